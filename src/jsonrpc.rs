@@ -1,0 +1,230 @@
+//! JSON-RPC 2.0 message types: classify an incoming value, build responses.
+//!
+//! Knows nothing about MCP. Request ids are kept exactly as sent (integer or string), a
+//! response holds a result or an error, never both, by its type.
+
+use serde_json::{Map, Value, json};
+
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+pub const INTERNAL_ERROR: i64 = -32603;
+
+/// A request id: an integer or a string, echoed back exactly as it arrived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Id {
+    Number(serde_json::Number),
+    String(String),
+}
+
+impl Id {
+    /// Accepts strings and integers (anything that fits i64 or u64). Fractions, floats that
+    /// happen to be whole, booleans, null, arrays and objects are not ids.
+    pub fn from_value(v: &Value) -> Option<Id> {
+        match v {
+            Value::String(s) => Some(Id::String(s.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Some(Id::Number(n.clone())),
+            _ => None,
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        match self {
+            Id::Number(n) => Value::Number(n.clone()),
+            Id::String(s) => Value::String(s.clone()),
+        }
+    }
+}
+
+/// An error object: `code`, one-sentence `message`, optional `data`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorObject {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl ErrorObject {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(INVALID_PARAMS, message)
+    }
+
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+
+    fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("code".into(), json!(self.code));
+        m.insert("message".into(), json!(self.message));
+        if let Some(d) = &self.data {
+            m.insert("data".into(), d.clone());
+        }
+        Value::Object(m)
+    }
+}
+
+/// A request from the client: it must be answered exactly once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub id: Id,
+    pub method: String,
+    /// `None` when the member was absent. Present but not an object is kept as is so that the
+    /// adapter can answer -32602.
+    pub params: Option<Value>,
+}
+
+/// A notification: never answered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    pub method: String,
+    pub params: Option<Value>,
+}
+
+/// What one JSON value on the wire turned out to be.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    Request(Request),
+    Notification(Notification),
+    /// A response sent by the client. This server sends no requests, so it is dropped.
+    Response,
+    /// Not a JSON-RPC message: answered with -32600 and the id when one could be read.
+    Invalid {
+        id: Option<Id>,
+        reason: String,
+    },
+}
+
+/// Classifies one parsed value that is not an array (batches are the server's business).
+pub fn classify(value: Value) -> Incoming {
+    let Value::Object(mut obj) = value else {
+        return Incoming::Invalid {
+            id: None,
+            reason: "a JSON-RPC message must be an object".into(),
+        };
+    };
+    let raw_id = obj.get("id");
+    let valid_id = raw_id.and_then(Id::from_value);
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Incoming::Invalid {
+            id: valid_id,
+            reason: "\"jsonrpc\" must be \"2.0\"".into(),
+        };
+    }
+    match obj.get("method") {
+        Some(Value::String(_)) => {}
+        Some(_) => {
+            return Incoming::Invalid {
+                id: valid_id,
+                reason: "\"method\" must be a string".into(),
+            };
+        }
+        None => {
+            if obj.contains_key("result") || obj.contains_key("error") {
+                return Incoming::Response;
+            }
+            return Incoming::Invalid {
+                id: valid_id,
+                reason: "a request needs a \"method\"".into(),
+            };
+        }
+    }
+    let method = match obj.remove("method") {
+        Some(Value::String(m)) => m,
+        _ => String::new(),
+    };
+    let params = obj.remove("params");
+    match obj.get("id") {
+        None => Incoming::Notification(Notification { method, params }),
+        Some(raw) => match Id::from_value(raw) {
+            Some(id) => Incoming::Request(Request { id, method, params }),
+            None => Incoming::Invalid {
+                id: None,
+                reason: "\"id\" must be a string or an integer".into(),
+            },
+        },
+    }
+}
+
+/// Builds a success response.
+pub fn result_response(id: &Id, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+}
+
+/// Builds an error response; `id` is `None` (written as null) when the request's id could not
+/// be read.
+pub fn error_response(id: Option<&Id>, error: &ErrorObject) -> Value {
+    let id = id.map_or(Value::Null, Id::to_value);
+    json!({"jsonrpc": "2.0", "id": id, "error": error.to_value()})
+}
+
+/// Builds a notification message.
+pub fn notification(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classify_request_keeps_id_type() {
+        let got = classify(json!({"jsonrpc":"2.0","id":"1","method":"ping"}));
+        assert_eq!(
+            got,
+            Incoming::Request(Request {
+                id: Id::String("1".into()),
+                method: "ping".into(),
+                params: None
+            })
+        );
+        let got = classify(json!({"jsonrpc":"2.0","id":1,"method":"ping"}));
+        let Incoming::Request(r) = got else {
+            panic!("not a request")
+        };
+        assert_eq!(r.id.to_value(), json!(1));
+    }
+
+    #[test]
+    fn classify_bad_ids_are_invalid_with_null_id() {
+        for id in [json!(1.5), json!(null), json!(true), json!({}), json!([1])] {
+            let got = classify(json!({"jsonrpc":"2.0","id":id,"method":"ping"}));
+            assert!(
+                matches!(got, Incoming::Invalid { id: None, .. }),
+                "{id}: {got:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn classify_wrong_version_echoes_valid_id() {
+        let got = classify(json!({"jsonrpc":"1.0","id":7,"method":"ping"}));
+        assert!(matches!(got, Incoming::Invalid { id: Some(_), .. }));
+    }
+
+    #[test]
+    fn classify_response_and_notification() {
+        assert_eq!(
+            classify(json!({"jsonrpc":"2.0","id":1,"result":{}})),
+            Incoming::Response
+        );
+        assert!(matches!(
+            classify(json!({"jsonrpc":"2.0","method":"x"})),
+            Incoming::Notification(_)
+        ));
+    }
+}

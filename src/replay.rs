@@ -1,0 +1,1 @@
+//! Transcript replay: feed recorded client lines to a server and compare what comes back.

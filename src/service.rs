@@ -1,0 +1,442 @@
+//! The era-neutral service: list, call, get and read operations over tools, prompts and
+//! resources.
+//!
+//! Both era adapters call [`Service::handle`] for the methods the eras share. It returns the
+//! result object without any era decoration (`resultType`, cache hints and `_meta` are the
+//! modern adapter's business) and typed [`ServiceError`]s that each adapter maps to its era's
+//! wire form. Results are shaped by the request's [`Version`] only through
+//! [`Version::features`].
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use serde_json::{Map, Value, json};
+
+use crate::era::{Features, Version};
+use crate::prompts::{self, PromptError};
+use crate::resources::{self, ResourceError};
+use crate::store::Store;
+use crate::tools::{self, ToolError, ToolSpec};
+
+pub const SERVER_NAME: &str = "review-mcp";
+pub const SERVER_TITLE: &str = "Review MCP";
+pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Shown to the assistant at `initialize` and `server/discover`.
+pub const INSTRUCTIONS: &str = "Durable memory of CAD design reviews, bound to the exact revision (sha256) of a part. \
+Recall before asking the engineer again: `recall` and `recall_decisions` by artifact, entity, text or tags. \
+Records marked `stale: true` were written for another revision: treat them as claims to re-check against the current part. \
+This server never opens the CAD file and never measures: take every number from a geometry server. \
+Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
+and a `question` when it is unresolved or conflicting; ask the engineer for verdicts rather than inventing them.";
+
+/// Methods served by [`Service::handle`] in both eras.
+pub const SHARED_METHODS: [&str; 7] = [
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+];
+
+/// How many items a static list (tools, prompts, templates) returns per page.
+const STATIC_PAGE_SIZE: usize = 50;
+
+/// A failure the adapters turn into a JSON-RPC error.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServiceError {
+    /// -32602 in every era.
+    InvalidParams(String),
+    /// -32602 "Invalid cursor" in every era.
+    InvalidCursor,
+    /// -32002 in legacy sessions, -32602 with `data.uri` in the modern era.
+    ResourceNotFound { uri: String },
+    /// -32603: a storage or internal failure outside a tool call.
+    Internal(String),
+}
+
+impl std::fmt::Display for ServiceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServiceError::InvalidParams(m) => write!(f, "Invalid params: {m}"),
+            ServiceError::InvalidCursor => f.write_str("Invalid cursor"),
+            ServiceError::ResourceNotFound { .. } => f.write_str("Resource not found"),
+            ServiceError::Internal(m) => write!(f, "Internal error: {m}"),
+        }
+    }
+}
+
+/// One tool with its input validator, compiled on first use.
+struct RegisteredTool {
+    spec: ToolSpec,
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+/// The tool, prompt and resource registry over one store.
+pub struct Service {
+    store: Store,
+    tools: Vec<RegisteredTool>,
+}
+
+impl Service {
+    pub fn new(store: Store) -> Self {
+        let tools = tools::catalog()
+            .into_iter()
+            .map(|spec| RegisteredTool {
+                spec,
+                validator: OnceLock::new(),
+            })
+            .collect();
+        Self { store, tools }
+    }
+
+    pub fn store(&mut self) -> &mut Store {
+        &mut self.store
+    }
+
+    /// Serves one of [`SHARED_METHODS`]; `None` for any other method.
+    pub fn handle(
+        &mut self,
+        method: &str,
+        params: &Map<String, Value>,
+        version: Version,
+    ) -> Option<Result<Value, ServiceError>> {
+        let f = version.features();
+        let out = match method {
+            "tools/list" => self.list_tools(params, f),
+            "tools/call" => self.call_tool(params, version),
+            "prompts/list" => list_prompts(params, f),
+            "prompts/get" => get_prompt(params),
+            "resources/list" => self.list_resources(params, f),
+            "resources/read" => self.read_resource(params),
+            "resources/templates/list" => list_templates(params, f),
+            _ => return None,
+        };
+        Some(out)
+    }
+
+    fn list_tools(&self, params: &Map<String, Value>, f: Features) -> Result<Value, ServiceError> {
+        let items: Vec<Value> = self.tools.iter().map(|t| tool_entry(&t.spec, f)).collect();
+        let (page, next) = static_page("tools", items, cursor_param(params)?)?;
+        Ok(list_result("tools", page, next))
+    }
+
+    fn call_tool(
+        &mut self,
+        params: &Map<String, Value>,
+        version: Version,
+    ) -> Result<Value, ServiceError> {
+        let name = match params.get("name") {
+            Some(Value::String(n)) => n.clone(),
+            Some(_) => return Err(invalid("\"name\" must be a string")),
+            None => return Err(invalid("tools/call needs \"name\"")),
+        };
+        let empty = Value::Object(Map::new());
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => &empty,
+            Some(v @ Value::Object(_)) => v,
+            Some(_) => return Err(invalid("\"arguments\" must be an object")),
+        };
+        let Some(tool) = self.tools.iter().find(|t| t.spec.name == name) else {
+            return Err(ServiceError::InvalidParams(format!("Unknown tool: {name}")));
+        };
+        let f = version.features();
+        let started = Instant::now();
+        let schema_failure = validate_args(tool, args);
+        let (result, outcome) = match schema_failure {
+            Some(msg) if !f.schema_errors_as_tool_results => {
+                log_call(&name, version, "invalid-arguments", started);
+                return Err(ServiceError::InvalidParams(msg));
+            }
+            Some(msg) => (tool_error_result(&msg), "invalid-arguments"),
+            None => match tools::run(&mut self.store, &name, args) {
+                Ok(out) => {
+                    check_output(tool, &out.structured)?;
+                    (tool_success_result(&out.summary, out.structured, f), "ok")
+                }
+                Err(e @ ToolError::Invalid(_)) => (tool_error_result(&e.to_string()), "refused"),
+                Err(e @ ToolError::Storage(_)) => {
+                    (tool_error_result(&e.to_string()), "storage-error")
+                }
+            },
+        };
+        log_call(&name, version, outcome, started);
+        Ok(result)
+    }
+
+    fn list_resources(
+        &mut self,
+        params: &Map<String, Value>,
+        f: Features,
+    ) -> Result<Value, ServiceError> {
+        let cursor = cursor_param(params)?;
+        let (items, next) =
+            resources::list(&mut self.store, cursor).map_err(|e| map_resource_error(e, ""))?;
+        let items = items.into_iter().map(|v| shape_titles(v, f)).collect();
+        Ok(list_result("resources", items, next))
+    }
+
+    fn read_resource(&mut self, params: &Map<String, Value>) -> Result<Value, ServiceError> {
+        let uri = match params.get("uri") {
+            Some(Value::String(u)) => u.clone(),
+            _ => return Err(invalid("resources/read needs a string \"uri\"")),
+        };
+        let contents =
+            resources::read(&mut self.store, &uri).map_err(|e| map_resource_error(e, &uri))?;
+        Ok(json!({ "contents": contents }))
+    }
+}
+
+fn invalid(msg: &str) -> ServiceError {
+    ServiceError::InvalidParams(msg.to_string())
+}
+
+fn list_prompts(params: &Map<String, Value>, f: Features) -> Result<Value, ServiceError> {
+    let items: Vec<Value> = prompts::catalog()
+        .into_iter()
+        .map(|p| shape_titles(p, f))
+        .collect();
+    let (page, next) = static_page("prompts", items, cursor_param(params)?)?;
+    Ok(list_result("prompts", page, next))
+}
+
+fn get_prompt(params: &Map<String, Value>) -> Result<Value, ServiceError> {
+    let name = match params.get("name") {
+        Some(Value::String(n)) => n.as_str(),
+        _ => return Err(invalid("prompts/get needs a string \"name\"")),
+    };
+    let empty = Map::new();
+    let args = match params.get("arguments") {
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(invalid("\"arguments\" must be an object of strings")),
+    };
+    prompts::get(name, args).map_err(|e| match e {
+        PromptError::Unknown(n) => ServiceError::InvalidParams(format!("Unknown prompt: {n}")),
+        PromptError::MissingArgument(a) => {
+            ServiceError::InvalidParams(format!("Missing required argument: {a}"))
+        }
+        PromptError::InvalidArgument(m) => ServiceError::InvalidParams(m),
+    })
+}
+
+fn list_templates(params: &Map<String, Value>, f: Features) -> Result<Value, ServiceError> {
+    let items: Vec<Value> = resources::templates()
+        .into_iter()
+        .map(|t| shape_titles(t, f))
+        .collect();
+    let (page, next) = static_page("templates", items, cursor_param(params)?)?;
+    Ok(list_result("resourceTemplates", page, next))
+}
+
+fn map_resource_error(e: ResourceError, uri: &str) -> ServiceError {
+    match e {
+        ResourceError::NotFound => ServiceError::ResourceNotFound {
+            uri: uri.to_string(),
+        },
+        ResourceError::InvalidCursor => ServiceError::InvalidCursor,
+        ResourceError::Storage(m) => ServiceError::Internal(m),
+    }
+}
+
+/// `params.cursor`: absent, or a string.
+fn cursor_param(params: &Map<String, Value>) -> Result<Option<&str>, ServiceError> {
+    match params.get("cursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(c)) => Ok(Some(c)),
+        Some(_) => Err(ServiceError::InvalidCursor),
+    }
+}
+
+fn list_result(key: &str, items: Vec<Value>, next: Option<String>) -> Value {
+    let mut m = Map::new();
+    m.insert(key.to_string(), Value::Array(items));
+    if let Some(c) = next {
+        m.insert("nextCursor".into(), Value::String(c));
+    }
+    Value::Object(m)
+}
+
+/// Pages a static list. Cursors are `<list>.<offset>`: self-contained (a modern request may
+/// reach a fresh process), and a cursor minted for another list is refused.
+fn static_page(
+    list: &str,
+    items: Vec<Value>,
+    cursor: Option<&str>,
+) -> Result<(Vec<Value>, Option<String>), ServiceError> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => {
+            let offset = c
+                .strip_prefix(list)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|&n| n > 0 && n < items.len() && n % STATIC_PAGE_SIZE == 0);
+            offset.ok_or(ServiceError::InvalidCursor)?
+        }
+    };
+    let end = (start + STATIC_PAGE_SIZE).min(items.len());
+    let next = (end < items.len()).then(|| format!("{list}.{end}"));
+    let page = items.into_iter().skip(start).take(end - start).collect();
+    Ok((page, next))
+}
+
+/// Removes `title` keys from versions that predate them.
+fn shape_titles(mut v: Value, f: Features) -> Value {
+    if !f.titles {
+        if let Value::Object(m) = &mut v {
+            m.remove("title");
+        }
+    }
+    v
+}
+
+fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
+    let mut m = Map::new();
+    m.insert("name".into(), json!(spec.name));
+    if f.titles {
+        m.insert("title".into(), json!(spec.title));
+    }
+    m.insert("description".into(), json!(spec.description));
+    m.insert("inputSchema".into(), spec.input_schema.clone());
+    if f.structured_content {
+        m.insert("outputSchema".into(), spec.output_schema.clone());
+    }
+    if f.annotations {
+        let mut ann = spec.annotations.clone();
+        if !f.titles {
+            if let Value::Object(a) = &mut ann {
+                a.remove("title");
+            }
+        }
+        m.insert("annotations".into(), ann);
+    }
+    Value::Object(m)
+}
+
+/// Validates tool arguments against the tool's `inputSchema`; `Some(message)` on failure.
+fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
+    let compiled = tool.validator.get_or_init(|| {
+        jsonschema::validator_for(&tool.spec.input_schema).map_err(|e| e.to_string())
+    });
+    let validator = match compiled {
+        Ok(v) => v,
+        Err(e) => {
+            return Some(format!(
+                "the input schema of {} is broken: {e}",
+                tool.spec.name
+            ));
+        }
+    };
+    let errors: Vec<String> = validator
+        .iter_errors(args)
+        .take(5)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            let at = if path.is_empty() {
+                "arguments".to_string()
+            } else {
+                path
+            };
+            format!("{at}: {}", truncate(&e.to_string(), 300))
+        })
+        .collect();
+    if errors.is_empty() {
+        None
+    } else {
+        Some(format!(
+            "Invalid arguments for tool {}: {}. See the tool's inputSchema for the expected shape.",
+            tool.spec.name,
+            errors.join("; ")
+        ))
+    }
+}
+
+/// Keeps error messages short even when the offending value is a megabyte string.
+fn truncate(s: &str, max_chars: usize) -> String {
+    if s.chars().count() <= max_chars {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max_chars).collect();
+    out.push('…');
+    out
+}
+
+/// In debug builds (and so in every test), a structured result that violates the tool's own
+/// `outputSchema` is an internal error instead of a silently wrong answer.
+fn check_output(tool: &RegisteredTool, structured: &Value) -> Result<(), ServiceError> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    let validator = jsonschema::validator_for(&tool.spec.output_schema)
+        .map_err(|e| ServiceError::Internal(format!("bad outputSchema: {e}")))?;
+    if let Some(e) = validator.iter_errors(structured).next() {
+        return Err(ServiceError::Internal(format!(
+            "{} produced output that violates its outputSchema at {}: {e}",
+            tool.spec.name,
+            e.instance_path()
+        )));
+    }
+    Ok(())
+}
+
+fn tool_success_result(summary: &str, structured: Value, f: Features) -> Value {
+    let text = serde_json::to_string(&structured).unwrap_or_default();
+    let mut m = Map::new();
+    m.insert(
+        "content".into(),
+        json!([
+            {"type": "text", "text": summary},
+            {"type": "text", "text": text}
+        ]),
+    );
+    if f.structured_content {
+        m.insert("structuredContent".into(), structured);
+    }
+    Value::Object(m)
+}
+
+fn tool_error_result(message: &str) -> Value {
+    json!({"content": [{"type": "text", "text": message}], "isError": true})
+}
+
+fn log_call(tool: &str, version: Version, outcome: &str, started: Instant) {
+    let micros = started.elapsed().as_micros();
+    log::info!(
+        target: "review_mcp::tool",
+        "tool={tool} era={} outcome={outcome} duration_us={micros}",
+        version.as_str()
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn static_page_rejects_foreign_and_tampered_cursors() {
+        let items: Vec<Value> = (0..120).map(|i| json!(i)).collect();
+        let (p, next) = static_page("tools", items.clone(), None).unwrap();
+        assert_eq!(p.len(), 50);
+        assert_eq!(next.as_deref(), Some("tools.50"));
+        let (p, next) = static_page("tools", items.clone(), Some("tools.100")).unwrap();
+        assert_eq!(p.len(), 20);
+        assert_eq!(next, None);
+        for bad in [
+            "prompts.50",
+            "tools.51",
+            "tools.0",
+            "tools.1000",
+            "garbage",
+            "",
+        ] {
+            assert_eq!(
+                static_page("tools", items.clone(), Some(bad)),
+                Err(ServiceError::InvalidCursor),
+                "{bad}"
+            );
+        }
+    }
+}
