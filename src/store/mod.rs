@@ -244,8 +244,7 @@ fn inspect(path: &Path) -> Result<Found, StoreError> {
     if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
         return Err(not_sqlite("no SQLite header".into()));
     }
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let ro = Connection::open_with_flags(path, flags).map_err(|e| not_sqlite(e.to_string()))?;
+    let ro = open_for_inspection(path).map_err(|e| not_sqlite(e.to_string()))?;
     ro.busy_timeout(BUSY_TIMEOUT)?;
     let look = || -> rusqlite::Result<(i64, i64, i64)> {
         let app: i64 = ro.pragma_query_value(None, "application_id", |r| r.get(0))?;
@@ -260,6 +259,26 @@ fn inspect(path: &Path) -> Result<Found, StoreError> {
         _ => not_sqlite(e.to_string()),
     })?;
     schema::classify(path, app, version, tables)
+}
+
+/// A read-only connection that creates no file. Without a `-wal` file, the main file is all
+/// there is, so it is opened `immutable` (a plain read-only open of a WAL-mode file would
+/// create `-wal` and `-shm` files next to a file we may be about to refuse). With a `-wal`
+/// file, another process may be writing: a plain read-only open sees its committed data.
+fn open_for_inspection(path: &Path) -> rusqlite::Result<Connection> {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if !Path::new(&wal).exists() {
+        let uri = std::path::absolute(path)
+            .ok()
+            .and_then(|p| url::Url::from_file_path(p).ok());
+        if let Some(mut uri) = uri {
+            uri.set_query(Some("mode=ro&immutable=1"));
+            return Connection::open_with_flags(uri.as_str(), flags | OpenFlags::SQLITE_OPEN_URI);
+        }
+    }
+    Connection::open_with_flags(path, flags)
 }
 
 /// Switches to WAL, retrying briefly: the switch needs a lock that another process opening
