@@ -67,6 +67,8 @@ CREATE TABLE record_tags (
 ) WITHOUT ROWID;
 CREATE INDEX record_tags_rid ON record_tags (rid);
 
+-- Contentless full-text indexes whose rowid is the row's seq (not its rid), so a text
+-- search walks matches newest first and stops at the page size.
 CREATE VIRTUAL TABLE records_fts USING fts5 (
     name, note,
     content = '', contentless_delete = 1,
