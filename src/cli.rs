@@ -70,7 +70,7 @@ Options:
 
 Environment:
   {DB_ENV}  The database file when --db is not given (default ./{DEFAULT_DB}).
-  MCP_LOG_LEVEL       debug | info | warn | error (default info). Logs go to stderr.
+  MCP_LOG_LEVEL       debug | info | warn | error | off (default info). Logs go to stderr.
   MCP_LOG_FORMAT      json | human (default json: one JSON object per line).
   MCP_TRACE_ID        Added to every log line as trace_id (default: none).
 

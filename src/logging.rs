@@ -2,7 +2,7 @@
 //! redacted.
 //!
 //! Configuration comes from the environment, read once at start:
-//! - `MCP_LOG_LEVEL`: `debug` | `info` | `warn` | `error` (default `info`). Any other value is
+//! - `MCP_LOG_LEVEL`: `debug` | `info` | `warn` | `error` | `off` (default `info`). Any other value is
 //!   reported with a warning and `info` is used: a typo must not silence the logs.
 //! - `MCP_LOG_FORMAT`: `json` (default) or `human`.
 //! - `MCP_TRACE_ID`: added to every line as `trace_id`, so a host can correlate the lines of
@@ -69,9 +69,10 @@ impl Config {
                 "info" => LevelFilter::Info,
                 "warn" => LevelFilter::Warn,
                 "error" => LevelFilter::Error,
+                "off" => LevelFilter::Off,
                 _ => {
                     warnings.push(format!(
-                        "MCP_LOG_LEVEL={s:?} is not one of debug, info, warn, error; using info"
+                        "MCP_LOG_LEVEL={s:?} is not one of debug, info, warn, error, off; using info"
                     ));
                     LevelFilter::Info
                 }
@@ -358,6 +359,11 @@ mod tests {
             Config::from_values(Some("error"), None, None).level,
             LevelFilter::Error
         );
+        // Regression: `off` was refused with a warning on every start, so a host could not
+        // silence the server.
+        let off = Config::from_values(Some("off"), None, None);
+        assert_eq!(off.level, LevelFilter::Off);
+        assert!(off.warnings.is_empty());
     }
 
     #[test]
