@@ -86,7 +86,7 @@ impl Server {
 
     /// Answers one line of input.
     pub fn handle_line(&mut self, bytes: &[u8]) -> Vec<Value> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
+        if bytes.iter().all(is_json_whitespace) {
             return Vec::new();
         }
         let value: Value = match serde_json::from_slice(bytes) {
@@ -228,6 +228,13 @@ impl Server {
             log::debug!("notification {method}");
         }
     }
+}
+
+/// JSON's own whitespace (RFC 8259 §2): a line of nothing else is blank and ignored. Other
+/// ASCII "whitespace" such as a form feed is not JSON, so such a line gets -32700 like any
+/// other garbage instead of silently vanishing.
+fn is_json_whitespace(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
 /// Compact JSON never contains a raw newline, so one message is one line.

@@ -362,7 +362,17 @@ fn table() -> Vec<Case> {
             b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}".to_vec(),
             vec![parse_error()],
         ),
-        case("whitespace only", " \t ", vec![]),
+        case("whitespace only", " \t \r", vec![]),
+        case(
+            "a form feed is not JSON whitespace",
+            "\x0c",
+            vec![parse_error()],
+        ),
+        case(
+            "a vertical tab is not JSON whitespace",
+            " \x0b ",
+            vec![parse_error()],
+        ),
         case(
             "notification with wrong-typed params",
             line(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":7})),
