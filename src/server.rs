@@ -23,6 +23,11 @@ use crate::jsonrpc::{
 };
 use crate::service::Service;
 
+/// The most messages one batch may hold. Without a bound, a 16 MiB line such as `[1,1,1,...]`
+/// in a 2025-03-26 session asks for eight million answers: gigabytes of memory and output
+/// from one line (2 MB of input already took 1.6 GB). Real clients batch a handful.
+pub const MAX_BATCH_LEN: usize = 1000;
+
 /// One stdio server process: the service, the legacy session if one was opened, and the
 /// open `subscriptions/listen` streams.
 pub struct Server {
@@ -111,12 +116,18 @@ impl Server {
             .session
             .as_ref()
             .is_some_and(|s| s.version.accepts_batches());
-        if items.is_empty() || !batches_allowed {
-            let why = if items.is_empty() {
-                "Invalid Request: empty batch"
-            } else {
-                "Invalid Request: batches are only accepted in a 2025-03-26 session"
-            };
+        let why = if items.is_empty() {
+            Some("Invalid Request: empty batch".to_string())
+        } else if !batches_allowed {
+            Some("Invalid Request: batches are only accepted in a 2025-03-26 session".to_string())
+        } else if items.len() > MAX_BATCH_LEN {
+            Some(format!(
+                "Invalid Request: a batch may hold at most {MAX_BATCH_LEN} messages"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
             return vec![jsonrpc::error_response(
                 None,
                 &ErrorObject::new(INVALID_REQUEST, why),

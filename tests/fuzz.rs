@@ -27,7 +27,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use review_mcp::framing::{Frame, LineReader};
 use review_mcp::replay::Transcript;
-use review_mcp::server::Server;
+use review_mcp::server::{MAX_BATCH_LEN, Server};
 use review_mcp::service::Service;
 use review_mcp::store::Store;
 use serde_json::{Value, json};
@@ -455,7 +455,11 @@ fn check_frame(input: Option<&[u8]>, batches_allowed: bool, outputs: &[Value]) -
         return one_error(-32700);
     };
     match &value {
-        Value::Array(items) if items.is_empty() || !batches_allowed => one_error(-32600),
+        Value::Array(items)
+            if items.is_empty() || !batches_allowed || items.len() > MAX_BATCH_LEN =>
+        {
+            one_error(-32600)
+        }
         Value::Array(items) => {
             let requests: Vec<&Value> = items.iter().filter(|v| request_shaped(v)).collect();
             if requests.is_empty() {

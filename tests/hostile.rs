@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use review_mcp::framing::{Frame, MAX_LINE_BYTES};
-use review_mcp::server::Server;
+use review_mcp::server::{MAX_BATCH_LEN, Server};
 use review_mcp::service::Service;
 use review_mcp::store::Store;
 use serde_json::{Value, json};
@@ -503,6 +503,50 @@ fn hostile_bad_input_before_any_session_is_answered_the_same() -> Result<()> {
     Ok(())
 }
 
+/// A fresh server with a 2025-03-26 session, the one revision with batches.
+fn batch_session_server() -> Result<Server> {
+    let mut server = Server::new(Service::new(Store::open_in_memory()?));
+    let mut init = initialize(0);
+    init["params"]["protocolVersion"] = json!("2025-03-26");
+    let out = server.handle_line(&line(&init));
+    ensure!(
+        out.len() == 1 && out[0].pointer("/result/protocolVersion") == Some(&json!("2025-03-26")),
+        "initialize failed: {out:?}"
+    );
+    Ok(server)
+}
+
+fn too_big_batch() -> Value {
+    invalid(
+        Value::Null,
+        &format!("a batch may hold at most {MAX_BATCH_LEN} messages"),
+    )
+}
+
+#[test]
+fn hostile_batch_over_the_limit_is_one_error_and_serving_continues() -> Result<()> {
+    let mut server = batch_session_server()?;
+    // Two bytes of input per entry must not buy an answer each.
+    let over = format!("[{}1]", "1,".repeat(MAX_BATCH_LEN));
+    assert_answers(
+        "over the limit",
+        &server.handle_line(over.as_bytes()),
+        &[too_big_batch()],
+    )?;
+    // Exactly the limit is a batch like any other.
+    let pings: Vec<Value> = (0..MAX_BATCH_LEN)
+        .map(|i| json!({"jsonrpc":"2.0","id":i,"method":"ping"}))
+        .collect();
+    let out = server.handle_line(&line(&Value::Array(pings)));
+    ensure!(out.len() == 1, "one array expected");
+    let answers = out[0].as_array().ok_or_else(|| anyhow!("not an array"))?;
+    ensure!(answers.len() == MAX_BATCH_LEN, "{} answers", answers.len());
+    ensure!(
+        answers[MAX_BATCH_LEN - 1] == json!({"jsonrpc":"2.0","id":MAX_BATCH_LEN - 1,"result":{}})
+    );
+    assert_still_serving(&mut server, "after the batches")
+}
+
 // ---------------------------------------------------------------------------------------
 // Through the real binary.
 
@@ -581,6 +625,34 @@ fn hostile_binary_survives_a_17_mb_line() -> Result<()> {
         &[too_long(), json!({"jsonrpc":"2.0","id":2,"result":{}})],
     )?;
     ensure!(got[3].pointer("/result/tools").is_some_and(Value::is_array));
+    ensure!(status.success(), "exit status {status}");
+    Ok(())
+}
+
+/// The amplification case at full size: a line just under the limit holding eight million
+/// batch entries, in the one session that accepts batches.
+#[test]
+fn hostile_binary_answers_an_8_million_entry_batch_with_one_error() -> Result<()> {
+    let mut init = initialize(0);
+    init["params"]["protocolVersion"] = json!("2025-03-26");
+    let mut input = line(&init);
+    input.push(b'\n');
+    input.push(b'[');
+    input.extend("1,".repeat(8_000_000).into_bytes());
+    input.extend_from_slice(b"1]\n");
+    ensure!(
+        input.len() < MAX_LINE_BYTES + 200,
+        "the batch must fit the line limit"
+    );
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
+    let (lines, status) = run_binary(input, "bigbatch")?;
+    let got = parse_lines(&lines)?;
+    ensure!(got.len() == 3, "expected 3 lines, got {}", got.len());
+    assert_answers(
+        "8 million entries",
+        &got[1..],
+        &[too_big_batch(), json!({"jsonrpc":"2.0","id":2,"result":{}})],
+    )?;
     ensure!(status.success(), "exit status {status}");
     Ok(())
 }
