@@ -157,6 +157,17 @@ impl Server {
                         ),
                     ));
                 }
+                // The modern era has no batches. Serving an enveloped request here would also
+                // put a listen acknowledgement (a notification) inside a response array.
+                if in_batch && modern::has_envelope(req.params.as_ref()) {
+                    return Some(jsonrpc::error_response(
+                        Some(&req.id),
+                        &ErrorObject::new(
+                            INVALID_REQUEST,
+                            "Invalid Request: 2026-07-28 requests cannot be batched",
+                        ),
+                    ));
+                }
                 Some(self.handle_request_guarded(req))
             }
             Incoming::Notification(n) => {

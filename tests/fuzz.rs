@@ -427,6 +427,10 @@ fn check_frame(input: Option<&[u8]>, batches_allowed: bool, outputs: &[Value]) -
                 ensure!(!items.is_empty(), "an empty batch answer");
                 for item in items {
                     check_message(item)?;
+                    ensure!(
+                        item.get("method").is_none(),
+                        "a notification in a batch answer"
+                    );
                 }
             }
             single => check_message(single)?,

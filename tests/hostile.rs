@@ -544,6 +544,24 @@ fn hostile_batch_over_the_limit_is_one_error_and_serving_continues() -> Result<(
     ensure!(
         answers[MAX_BATCH_LEN - 1] == json!({"jsonrpc":"2.0","id":MAX_BATCH_LEN - 1,"result":{}})
     );
+    // The modern era has no batches: an enveloped entry is refused with its id, and a listen
+    // acknowledgement never lands inside the response array.
+    let meta = json!({PV: "2026-07-28", CC: {}});
+    let mixed = json!([
+        {"jsonrpc":"2.0","id":"legacy","method":"ping"},
+        {"jsonrpc":"2.0","id":"discover","method":"server/discover","params":{"_meta":meta}},
+        {"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":{"notifications":{},"_meta":meta}},
+    ]);
+    let refused = |id: &str| invalid(json!(id), "2026-07-28 requests cannot be batched");
+    assert_answers(
+        "modern entries in a batch",
+        &server.handle_line(&line(&mixed)),
+        &[json!([
+            {"jsonrpc":"2.0","id":"legacy","result":{}},
+            refused("discover"),
+            refused("listen"),
+        ])],
+    )?;
     assert_still_serving(&mut server, "after the batches")
 }
 
