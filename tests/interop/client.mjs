@@ -126,7 +126,8 @@ async function main() {
       readResource: uri => client.readResource({ uri }),
       getPrompt: (name, args) => client.getPrompt({ name, arguments: args }),
     };
-    await scenario.run(api, caps, msg => console.log(msg));
+    const summary = await scenario.run(api, caps, msg => console.log(msg));
+    console.log(`summary: ${version}; ${summary}`);
     await client.close();
   } catch (e) {
     problems.push(`error: ${e?.stack ?? e}`);

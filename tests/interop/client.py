@@ -265,6 +265,7 @@ async def run_scenario(client, spec, log):
                 if m.get("content", {}).get("type") == "text" and not m["content"].get("text"):
                     raise Failure(f"{where}: empty text message")
     log(f"got prompts: {len(prompts)}")
+    return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets"
 
 
 async def run(mode, command, args, problems, stderr_file):
@@ -294,7 +295,8 @@ async def run(mode, command, args, problems, stderr_file):
         if info is None or info.name != "review-mcp":
             raise Failure(f"serverInfo is {info!r}, expected name review-mcp")
         print(f"connected: python {mode} -> {version}, server {info.name} {info.version}", flush=True)
-        await run_scenario(client, spec, lambda m: print(m, flush=True))
+        summary = await run_scenario(client, spec, lambda m: print(m, flush=True))
+        print(f"summary: {version}; {summary}", flush=True)
 
 
 def describe(e):

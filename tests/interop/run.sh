@@ -5,11 +5,12 @@
 # tests/interop/node_modules and tests/interop/.venv on first use (both gitignored).
 #
 #   bash tests/interop/run.sh            run every client and mode
-#   bash tests/interop/run.sh --record   also re-record protocol-fixtures/recorded/<client>-<mode>.jsonl
+#   bash tests/interop/run.sh --record   also re-record tests/interop/recorded/<client>-<mode>.jsonl
 #   bash tests/interop/run.sh v2-auto    run only the named runs (names as printed)
 #
 # Environment: INTEROP_PROFILE=release builds and drives the release binary (default: the debug
-# binary, which `cargo test` has already built); REVIEW_MCP_BIN=PATH drives that binary instead.
+# binary, which `cargo test` has already built); REVIEW_MCP_BIN=PATH drives that binary instead;
+# INTEROP_RECORD_DIR=DIR records there instead of tests/interop/recorded.
 # Prints one PASS/FAIL line per client+mode and closes with "N passed, M failed".
 set -euo pipefail
 
@@ -84,7 +85,9 @@ fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/review-mcp-interop.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-recorded="$root/protocol-fixtures/recorded"
+# The recordings stay beside this suite until the transcript test (tests/transcripts.rs), which
+# refuses any file under protocol-fixtures/ that is not a replay-format transcript, takes them.
+recorded="${INTEROP_RECORD_DIR:-$here/recorded}"
 [ "$record" = 1 ] && mkdir -p "$recorded"
 
 passed=0
@@ -111,7 +114,8 @@ for name in "${runs[@]}"; do
     status=FAIL
     failed=$((failed + 1))
   fi
-  echo "$status $name ($((SECONDS - start)) s)"
+  summary="$(sed -n 's/^summary: //p' "$dir/out.log" | tail -n 1)"
+  echo "$status $name ($((SECONDS - start)) s)${summary:+: $summary}"
   if [ "$status" = FAIL ] || [ -n "${INTEROP_VERBOSE:-}" ]; then
     sed 's/^/    /' "$dir/out.log"
   fi

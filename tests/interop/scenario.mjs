@@ -198,5 +198,6 @@ export class Scenario {
       }
     }
     log(`got prompts: ${prompts.length}`);
+    return `${calls} tool calls, ${uris.length} resource reads, ${2 * prompts.length} prompt gets`;
   }
 }
