@@ -200,6 +200,13 @@ async def run_scenario(client, spec, log):
         where = f"tools/call {step['tool']} #{calls + 1}"
         content = r.get("content", [])
         text = "\n".join(c.get("text", "") for c in content if c.get("type") == "text")
+        if "error" in step:
+            if r.get("isError") is not True:
+                raise Failure(f"{where}: expected an isError result, got {json.dumps(r)}")
+            if step["error"] not in text:
+                raise Failure(f"{where}: error text does not mention {step['error']!r}: {text}")
+            calls += 1
+            continue
         if r.get("isError"):
             raise Failure(f"{where}: isError: {text}")
         sc = r.get("structuredContent")

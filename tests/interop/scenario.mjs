@@ -137,6 +137,12 @@ export class Scenario {
       const r = await api.callTool(step.tool, args);
       const where = `tools/call ${step.tool} #${calls + 1}`;
       const text = (r.content ?? []).filter(c => c.type === 'text').map(c => c.text).join('\n');
+      if (step.error !== undefined) {
+        if (r.isError !== true) fail(`${where}: expected an isError result, got ${JSON.stringify(r)}`);
+        if (!text.includes(step.error)) fail(`${where}: error text does not mention ${JSON.stringify(step.error)}: ${text}`);
+        calls++;
+        continue;
+      }
       if (r.isError) fail(`${where}: isError: ${text}`);
       const sc = r.structuredContent;
       if (sc === undefined || typeOf(sc) !== 'object') fail(`${where}: no structuredContent object`);
