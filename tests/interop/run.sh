@@ -90,6 +90,17 @@ trap 'rm -rf "$work"' EXIT
 recorded="${INTEROP_RECORD_DIR:-$here/recorded}"
 [ "$record" = 1 ] && mkdir -p "$recorded"
 
+# The official schemas: .ci/run exports MCP_SCHEMA_DIR when ../shared is beside the checkout.
+schema_dir="${MCP_SCHEMA_DIR:-}"
+if [ -z "$schema_dir" ] && [ -d "$root/../shared/protocol/schema" ]; then
+  schema_dir="$(cd "$root/../shared/protocol/schema" && pwd)"
+fi
+if [ -z "$schema_dir" ]; then
+  echo "interop: MCP_SCHEMA_DIR is not set: server messages are not checked against schema.json"
+elif [ "${INTEROP_TEE:-1}" = 0 ]; then
+  echo "interop: INTEROP_TEE=0: server messages are not checked against schema.json"
+fi
+
 passed=0
 failed=0
 for name in "${runs[@]}"; do
@@ -97,9 +108,11 @@ for name in "${runs[@]}"; do
   mode="${name#*-}"
   dir="$work/$name"
   mkdir -p "$dir"
-  server=("$bin")
-  if [ "$record" = 1 ]; then
-    server=("$py" "$here/tee.py" "$dir/wire" "$bin")
+  # Every run goes through the recording tee, so that each server line of a real session can be
+  # checked against the official schema afterwards (INTEROP_TEE=0 connects the client directly).
+  server=("$py" "$here/tee.py" "$dir/wire" "$bin")
+  if [ "${INTEROP_TEE:-1}" = 0 ]; then
+    server=("$bin")
   fi
   case "$client" in
     python) cmd=("$py" "$here/client.py" --mode "$mode" -- "${server[@]}") ;;
@@ -114,7 +127,19 @@ for name in "${runs[@]}"; do
     status=FAIL
     failed=$((failed + 1))
   fi
+  shopt -s nullglob
+  wires=("$dir"/wire.*.jsonl)
+  shopt -u nullglob
+  if [ "$status" = PASS ] && [ -n "$schema_dir" ] && [ ${#wires[@]} -gt 0 ]; then
+    if ! "$py" "$here/schema_check.py" "$schema_dir" "${wires[@]}" >>"$dir/out.log" 2>&1; then
+      status=FAIL
+      passed=$((passed - 1))
+      failed=$((failed + 1))
+    fi
+  fi
   summary="$(sed -n 's/^summary: //p' "$dir/out.log" | tail -n 1)"
+  checked="$(sed -n 's/^schema: \([0-9]*\) server messages checked.*/\1/p' "$dir/out.log" | tail -n 1)"
+  summary="$summary${checked:+; $checked server messages schema-valid}"
   echo "$status $name ($((SECONDS - start)) s)${summary:+: $summary}"
   if [ "$status" = FAIL ] || [ -n "${INTEROP_VERBOSE:-}" ]; then
     sed 's/^/    /' "$dir/out.log"
@@ -122,9 +147,6 @@ for name in "${runs[@]}"; do
   if [ "$record" = 1 ]; then
     # One transcript per server process, in spawn order. A v2 client in a probing mode spawns a
     # throw-away sibling for `server/discover` first; that one is kept as <name>-probe.
-    shopt -s nullglob
-    wires=("$dir"/wire.*.jsonl)
-    shopt -u nullglob
     rm -f "$recorded/$name.jsonl" "$recorded/$name-probe.jsonl"
     if [ ${#wires[@]} -eq 1 ]; then
       cp "${wires[0]}" "$recorded/$name.jsonl"
