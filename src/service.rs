@@ -355,13 +355,19 @@ fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
     }
 }
 
-/// Keeps error messages short even when the offending value is a megabyte string.
+/// Keeps error messages short even when the offending value is a megabyte string. The
+/// middle is cut, not the end: jsonschema puts the value first and the rule (e.g. "is longer
+/// than 200 characters") last, and the rule is what the caller needs to read.
 fn truncate(s: &str, max_chars: usize) -> String {
-    if s.chars().count() <= max_chars {
+    let n = s.chars().count();
+    if n <= max_chars {
         return s.to_string();
     }
-    let mut out: String = s.chars().take(max_chars).collect();
+    let tail = max_chars / 2;
+    let head = max_chars - tail;
+    let mut out: String = s.chars().take(head).collect();
     out.push('…');
+    out.extend(s.chars().skip(n - tail));
     out
 }
 
