@@ -236,8 +236,26 @@ async def run_scenario(client, spec, log):
         raise Failure("resources/list is empty after records were written")
     uris = [r["uri"] for r in resources]
     uris += [expand_template(t["uriTemplate"], spec["template_vars"], env) for t in templates]
+    reads = {substitute(u, env): c for u, c in spec["reads"].items()}
+    seen = set()
     for uri in uris:
         r = dump(await client.read_resource(uri))
+        want = reads.get(uri)
+        if want is not None:
+            seen.add(uri)
+            contents = r.get("contents") or []
+            if len(contents) != 1:
+                raise Failure(f"resources/read {uri}: expected one content, got {len(contents)}")
+            c = contents[0]
+            if "mimeType" in want and c.get("mimeType") != want["mimeType"]:
+                raise Failure(f"resources/read {uri}: mimeType {c.get('mimeType')}, expected {want['mimeType']}")
+            if "json" in want:
+                problems = match(json.loads(c["text"]), substitute(want["json"], env))
+                if problems:
+                    raise Failure(f"resources/read {uri}: {'; '.join(problems)}")
+            for needle in want.get("contains", []):
+                if needle not in c["text"]:
+                    raise Failure(f"resources/read {uri}: text lacks {needle!r}")
         if not r.get("contents"):
             raise Failure(f"resources/read {uri}: no contents")
         for c in r["contents"]:
@@ -250,6 +268,10 @@ async def run_scenario(client, spec, log):
                     json.loads(c["text"])
                 except ValueError as e:
                     raise Failure(f"resources/read {uri}: application/json content does not parse: {e}") from e
+    if templates:
+        for uri in reads:
+            if uri not in seen:
+                raise Failure(f"resources/read: {uri} was never read")
     log(f"read resources: {len(resources)} listed, {len(templates)} from templates")
 
     arg_values = spec["prompt_args"]

@@ -169,8 +169,24 @@ export class Scenario {
     }
     const uris = resources.map(r => r.uri);
     for (const t of templates) uris.push(expandTemplate(t, this.spec.template_vars, vars));
+    const reads = Object.fromEntries(Object.entries(this.spec.reads).map(([u, c]) => [substitute(u, vars), c]));
+    const seen = new Set();
     for (const uri of uris) {
       const r = await api.readResource(uri);
+      const want = reads[uri];
+      if (want !== undefined) {
+        seen.add(uri);
+        if (r.contents?.length !== 1) fail(`resources/read ${uri}: expected one content, got ${r.contents?.length}`);
+        const c = r.contents[0];
+        if (want.mimeType !== undefined && c.mimeType !== want.mimeType) fail(`resources/read ${uri}: mimeType ${c.mimeType}, expected ${want.mimeType}`);
+        if (want.json !== undefined) {
+          const problems = match(JSON.parse(c.text), substitute(want.json, vars));
+          if (problems.length) fail(`resources/read ${uri}: ${problems.join('; ')}`);
+        }
+        for (const needle of want.contains ?? []) {
+          if (!c.text.includes(needle)) fail(`resources/read ${uri}: text lacks ${JSON.stringify(needle)}`);
+        }
+      }
       if (!Array.isArray(r.contents) || r.contents.length === 0) fail(`resources/read ${uri}: no contents`);
       for (const c of r.contents) {
         if (typeof c.uri !== 'string') fail(`resources/read ${uri}: a content has no uri`);
@@ -183,6 +199,9 @@ export class Scenario {
           }
         }
       }
+    }
+    if (templates.length > 0) {
+      for (const uri of Object.keys(reads)) if (!seen.has(uri)) fail(`resources/read: ${uri} was never read`);
     }
     log(`read resources: ${resources.length} listed, ${templates.length} from templates`);
 
