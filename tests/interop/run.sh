@@ -137,6 +137,21 @@ for name in "${runs[@]}"; do
       failed=$((failed + 1))
     fi
   fi
+  # The session just recorded must replay against a fresh in-process server (`review-mcp replay`)
+  # once converted to a transcript: the same requests get the same answers.
+  if [ "$status" = PASS ] && [ ${#wires[@]} -gt 0 ]; then
+    transcripts=()
+    for w in "${wires[@]}"; do
+      "$py" "$here/to_transcript.py" "$w" >"${w%.jsonl}.transcript"
+      transcripts+=("${w%.jsonl}.transcript")
+    done
+    if ! MCP_LOG_LEVEL=off "$bin" replay "${transcripts[@]}" >>"$dir/out.log" 2>&1; then
+      echo "replay of the converted session failed (above)" >>"$dir/out.log"
+      status=FAIL
+      passed=$((passed - 1))
+      failed=$((failed + 1))
+    fi
+  fi
   summary="$(sed -n 's/^summary: //p' "$dir/out.log" | tail -n 1)"
   checked="$(sed -n 's/^schema: \([0-9]*\) server messages checked.*/\1/p' "$dir/out.log" | tail -n 1)"
   summary="$summary${checked:+; $checked server messages schema-valid}"
@@ -158,6 +173,31 @@ for name in "${runs[@]}"; do
     fi
   fi
 done
+
+# The committed recordings (tests/interop/recorded) must still replay against this server: a
+# changed answer means the server's behaviour changed; re-record on purpose with --record.
+if [ ${#only[@]} -eq 0 ] && [ "$record" = 0 ]; then
+  shopt -s nullglob
+  committed=("$here"/recorded/*.jsonl)
+  shopt -u nullglob
+  if [ ${#committed[@]} -gt 0 ]; then
+    mkdir -p "$work/recorded"
+    transcripts=()
+    for f in "${committed[@]}"; do
+      t="$work/recorded/$(basename "$f")"
+      "$py" "$here/to_transcript.py" "$f" >"$t"
+      transcripts+=("$t")
+    done
+    if MCP_LOG_LEVEL=off "$bin" replay "${transcripts[@]}" >"$work/recorded/out.log" 2>&1; then
+      passed=$((passed + 1))
+      echo "PASS recorded-replay: ${#transcripts[@]} committed recordings replay"
+    else
+      failed=$((failed + 1))
+      echo "FAIL recorded-replay (if the change is intended: bash tests/interop/run.sh --record)"
+      sed 's/^/    /' "$work/recorded/out.log" | grep -v '^    ok ' | head -n 60
+    fi
+  fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
