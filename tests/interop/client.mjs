@@ -125,6 +125,9 @@ async function main() {
       callTool: (name, args) => client.callTool({ name, arguments: args }),
       readResource: uri => client.readResource({ uri }),
       getPrompt: (name, args) => client.getPrompt({ name, arguments: args }),
+      setLogLevel: level => client.setLoggingLevel(level),
+      ping: () => client.ping(),
+      legacy: mode === 'legacy',
     };
     const summary = await scenario.run(api, caps, msg => console.log(msg));
     console.log(`summary: ${version}; ${summary}`);

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import mcp.types
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -148,7 +149,7 @@ def expand_template(template, values, env):
     return re.sub(r"\{(\w+)\}", one, template)
 
 
-async def run_scenario(client, spec, log):
+async def run_scenario(client, spec, log, legacy):
     env = dict(spec["vars"])
     caps = dump(client.server_capabilities)
 
@@ -172,6 +173,15 @@ async def run_scenario(client, spec, log):
         for cap in ("tools", "prompts", "resources"):
             if cap not in caps:
                 raise Failure(f"server capabilities lack {cap}: {json.dumps(caps)}")
+    # A legacy session gets `ping` (hosts use it as a keep-alive) and, when the server advertises
+    # logging, `logging/setLevel`, as hosts send it. Both are removed in 2026-07-28 (the client's
+    # deprecation warnings are about this script's calls, not the server's answers).
+    if legacy:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.send_ping()
+            if "logging" in caps:
+                await client.set_logging_level("debug")
     tools = await list_all(client.list_tools, "tools", "tools/list")
     prompts = await list_all(client.list_prompts, "prompts", "prompts/list")
     templates = await list_all(client.list_resource_templates, "resourceTemplates", "resources/templates/list")
@@ -309,6 +319,8 @@ async def run(mode, command, args, problems, stderr_file):
         stdio_client(params, errlog=stderr_file),
         mode=mode,
         message_handler=on_message,
+        # Modern connections: stamp the per-request `_meta` logLevel opt-in on every request.
+        log_level="debug",
         client_info=mcp.types.Implementation(name="review-mcp-interop-python", version="1.0.0"),
     ) as client:
         version = client.protocol_version
@@ -324,7 +336,7 @@ async def run(mode, command, args, problems, stderr_file):
         if info is None or info.name != "review-mcp":
             raise Failure(f"serverInfo is {info!r}, expected name review-mcp")
         print(f"connected: python {mode} -> {version}, server {info.name} {info.version}", flush=True)
-        summary = await run_scenario(client, spec, lambda m: print(m, flush=True))
+        summary = await run_scenario(client, spec, lambda m: print(m, flush=True), mode == "legacy")
         print(f"summary: {version}; {summary}", flush=True)
 
 

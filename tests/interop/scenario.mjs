@@ -114,6 +114,13 @@ export class Scenario {
     for (const cap of ['tools', 'prompts', 'resources']) {
       if (!caps[cap]) fail(`server capabilities lack ${cap}: ${JSON.stringify(caps)}`);
     }
+    // A legacy session gets `ping` (hosts use it as a keep-alive) and, when the server
+    // advertises logging, `logging/setLevel`, as hosts send it. Both are removed in 2026-07-28.
+    if (api.legacy) {
+      const pong = await api.ping();
+      if (typeOf(pong) !== 'object') fail(`ping: result is not an object: ${JSON.stringify(pong)}`);
+      if (caps.logging) await api.setLogLevel('debug');
+    }
     const tools = await listAll('tools/list', 'tools');
     const prompts = await listAll('prompts/list', 'prompts');
     const templates = await listAll('resources/templates/list', 'resourceTemplates');
