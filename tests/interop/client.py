@@ -1,6 +1,6 @@
 """Drives review-mcp over stdio with the official Python MCP client and asserts on every answer.
 
-Usage: python client.py --mode legacy|auto|2026-07-28 -- SERVER_COMMAND [ARGS...]
+Usage: python client.py --mode legacy|auto|2026-07-28 [--bulk no] -- SERVER_COMMAND [ARGS...]
 
 The server inherits this process's environment, so the caller sets REVIEW_MCP_DB_PATH to a
 fresh database. Exit 0 only when every check held and the client logged no warning or error
@@ -149,7 +149,7 @@ def expand_template(template, values, env):
     return re.sub(r"\{(\w+)\}", one, template)
 
 
-async def run_scenario(client, spec, log, legacy):
+async def run_scenario(client, spec, log, legacy, bulk):
     env = dict(spec["vars"])
     caps = dump(client.server_capabilities)
 
@@ -202,12 +202,14 @@ async def run_scenario(client, spec, log, legacy):
         raise Failure(f"tool {n} is offered but scenario.json has no step for it")
 
     calls = 0
-    for step in spec["calls"]:
-        if step["tool"] not in names:
-            continue
-        args = substitute(step["args"], env)
+
+    async def call(step, args):
+        """One tools/call: checks the result's shape; returns (structuredContent, where), or
+        None for an expected isError result."""
+        nonlocal calls
         r = dump(await client.call_tool(step["tool"], args))
-        where = f"tools/call {step['tool']} #{calls + 1}"
+        calls += 1
+        where = f"tools/call {step['tool']} #{calls}"
         content = r.get("content", [])
         text = "\n".join(c.get("text", "") for c in content if c.get("type") == "text")
         if "error" in step:
@@ -215,8 +217,7 @@ async def run_scenario(client, spec, log, legacy):
                 raise Failure(f"{where}: expected an isError result, got {json.dumps(r)}")
             if step["error"] not in text:
                 raise Failure(f"{where}: error text does not mention {step['error']!r}: {text}")
-            calls += 1
-            continue
+            return None
         if r.get("isError"):
             raise Failure(f"{where}: isError: {text}")
         sc = r.get("structuredContent")
@@ -233,17 +234,54 @@ async def run_scenario(client, spec, log, legacy):
 
         if not any(mirrors(c) for c in content):
             raise Failure(f"{where}: no text block carries the structuredContent JSON")
-        problems = match(sc, substitute(step["expect"], env))
-        if problems:
-            raise Failure(f"{where}: {'; '.join(problems)}\n  got {json.dumps(sc)}")
-        for name, path in step.get("save", {}).items():
-            env[name] = dig(sc, path)
-        calls += 1
+        return sc, where
+
+    for step in spec["calls"]:
+        if step["tool"] not in names or (step.get("bulk") and not bulk):
+            continue
+        for i in range(step.get("repeat", 1)):
+            if "repeat" in step:
+                env["i"] = i
+                env["hex_i"] = format(i, "064x")
+            args = substitute(step["args"], env)
+            if "pages" in step:
+                # Follow next_cursor to the end; the pattern applies to all pages together.
+                items, cursor, where = [], None, ""
+                for _ in range(1001):
+                    sc, where = await call(step, args if cursor is None else {**args, "cursor": cursor})
+                    if not isinstance(sc.get(step["pages"]), list):
+                        raise Failure(f"{where}: no {step['pages']} array")
+                    items += sc[step["pages"]]
+                    cursor = sc.get("next_cursor")
+                    if cursor is None:
+                        break
+                    if not isinstance(cursor, str):
+                        raise Failure(f"{where}: next_cursor is not a string")
+                else:
+                    raise Failure(f"{step['tool']}: more than 1000 pages")
+                ids = [x.get("id") for x in items]
+                if len(set(ids)) != len(ids):
+                    raise Failure(f"{where}: an item came back twice across pages")
+                problems = match(items, substitute(step["expect"], env))
+                if problems:
+                    raise Failure(f"{where} (all pages): {'; '.join(problems)}")
+                continue
+            out = await call(step, args)
+            if out is None:
+                continue
+            sc, where = out
+            problems = match(sc, substitute(step["expect"], env))
+            if problems:
+                raise Failure(f"{where}: {'; '.join(problems)}\n  got {json.dumps(sc)}")
+            for name, path in step.get("save", {}).items():
+                env[name] = dig(sc, path)
     log(f"called tools: {calls} calls over {len(names)} tools")
 
     resources = await list_all(client.list_resources, "resources", "resources/list")
     if "remember" in names and templates and not resources:
         raise Failure("resources/list is empty after records were written")
+    if bulk and templates and "remember" in names and len(resources) != spec["resources_total"]:
+        raise Failure(f"resources/list: {len(resources)} resources over all pages, expected {spec['resources_total']}")
     uris = [r["uri"] for r in resources]
     uris += [expand_template(t["uriTemplate"], spec["template_vars"], env) for t in templates]
     reads = {substitute(u, env): c for u, c in spec["reads"].items()}
@@ -307,7 +345,7 @@ async def run_scenario(client, spec, log, legacy):
     return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets"
 
 
-async def run(mode, command, args, problems, stderr_file):
+async def run(mode, bulk, command, args, problems, stderr_file):
     spec = json.loads((HERE / "scenario.json").read_text())
 
     async def on_message(message):
@@ -336,7 +374,7 @@ async def run(mode, command, args, problems, stderr_file):
         if info is None or info.name != "review-mcp":
             raise Failure(f"serverInfo is {info!r}, expected name review-mcp")
         print(f"connected: python {mode} -> {version}, server {info.name} {info.version}", flush=True)
-        summary = await run_scenario(client, spec, lambda m: print(m, flush=True), mode == "legacy")
+        summary = await run_scenario(client, spec, lambda m: print(m, flush=True), mode == "legacy", bulk)
         print(f"summary: {version}; {summary}", flush=True)
 
 
@@ -349,17 +387,19 @@ def describe(e):
 
 def main():
     argv = sys.argv[1:]
-    if "--" not in argv or argv.index("--") != 2 or argv[0] != "--mode" or len(argv) < 4:
-        print("usage: client.py --mode legacy|auto|2026-07-28 -- SERVER...", file=sys.stderr)
+    sep = argv.index("--") if "--" in argv else -1
+    opts = dict(zip(argv[0:sep:2], argv[1:sep:2])) if sep > 0 else {}
+    if sep < 0 or sep % 2 or "--mode" not in opts or sep + 1 >= len(argv) or set(opts) - {"--mode", "--bulk"}:
+        print("usage: client.py --mode legacy|auto|2026-07-28 [--bulk no] -- SERVER...", file=sys.stderr)
         return 2
-    mode, command, args = argv[1], argv[3], argv[4:]
+    mode, bulk, command, args = opts["--mode"], opts.get("--bulk") != "no", argv[sep + 1], argv[sep + 2 :]
     recorder = Recorder()
     logging.getLogger().addHandler(recorder)
     problems = []
     with tempfile.TemporaryFile("w+") as stderr_file, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            asyncio.run(asyncio.wait_for(run(mode, command, args, problems, stderr_file), timeout=60))
+            asyncio.run(asyncio.wait_for(run(mode, bulk, command, args, problems, stderr_file), timeout=60))
         except Exception as e:  # every failure is reported the same way, with its type
             problems.append(f"error: {describe(e)}")
         problems += recorder.records

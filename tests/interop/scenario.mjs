@@ -83,8 +83,10 @@ function expandTemplate(template, values, vars) {
 }
 
 export class Scenario {
-  constructor(spec) {
+  /** bulk: run the steps marked `bulk` (false when recording, to keep recordings small). */
+  constructor(spec, bulk = true) {
     this.spec = spec;
+    this.bulk = bulk;
   }
 
   /**
@@ -138,17 +140,17 @@ export class Scenario {
 
     // Tools: each step whose tool is offered.
     let calls = 0;
-    for (const step of this.spec.calls) {
-      if (!names.has(step.tool)) continue;
-      const args = substitute(step.args, vars);
+    // One tools/call: checks the result's shape and returns its structuredContent (or null for
+    // an expected isError result).
+    const call = async (step, args) => {
       const r = await api.callTool(step.tool, args);
-      const where = `tools/call ${step.tool} #${calls + 1}`;
+      calls++;
+      const where = `tools/call ${step.tool} #${calls}`;
       const text = (r.content ?? []).filter(c => c.type === 'text').map(c => c.text).join('\n');
       if (step.error !== undefined) {
         if (r.isError !== true) fail(`${where}: expected an isError result, got ${JSON.stringify(r)}`);
         if (!text.includes(step.error)) fail(`${where}: error text does not mention ${JSON.stringify(step.error)}: ${text}`);
-        calls++;
-        continue;
+        return null;
       }
       if (r.isError) fail(`${where}: isError: ${text}`);
       const sc = r.structuredContent;
@@ -162,10 +164,44 @@ export class Scenario {
         }
       });
       if (!mirrored) fail(`${where}: no text block carries the structuredContent JSON`);
-      const problems = match(sc, substitute(step.expect, vars));
-      if (problems.length) fail(`${where}: ${problems.join('; ')}\n  got ${JSON.stringify(sc)}`);
-      for (const [name, path] of Object.entries(step.save ?? {})) vars[name] = dig(sc, path);
-      calls++;
+      return [sc, where];
+    };
+    for (const step of this.spec.calls) {
+      if (!names.has(step.tool) || (step.bulk && !this.bulk)) continue;
+      for (let i = 0; i < (step.repeat ?? 1); i++) {
+        if (step.repeat !== undefined) {
+          vars.i = i;
+          vars.hex_i = i.toString(16).padStart(64, '0');
+        }
+        const args = substitute(step.args, vars);
+        if (step.pages !== undefined) {
+          // Follow next_cursor to the end; the pattern applies to all pages together.
+          const items = [];
+          let where;
+          let cursor;
+          for (let page = 0; ; page++) {
+            if (page > 1000) fail(`${step.tool}: more than 1000 pages`);
+            const [sc, w] = await call(step, cursor === undefined ? args : { ...args, cursor });
+            where = w;
+            if (!Array.isArray(sc[step.pages])) fail(`${where}: no ${step.pages} array`);
+            items.push(...sc[step.pages]);
+            if (sc.next_cursor === undefined || sc.next_cursor === null) break;
+            if (typeof sc.next_cursor !== 'string') fail(`${where}: next_cursor is not a string`);
+            cursor = sc.next_cursor;
+          }
+          const ids = items.map(x => x.id);
+          if (new Set(ids).size !== ids.length) fail(`${where}: an item came back twice across pages`);
+          const problems = match(items, substitute(step.expect, vars));
+          if (problems.length) fail(`${where} (all pages): ${problems.join('; ')}`);
+          continue;
+        }
+        const out = await call(step, args);
+        if (out === null) continue;
+        const [sc, where] = out;
+        const problems = match(sc, substitute(step.expect, vars));
+        if (problems.length) fail(`${where}: ${problems.join('; ')}\n  got ${JSON.stringify(sc)}`);
+        for (const [name, path] of Object.entries(step.save ?? {})) vars[name] = dig(sc, path);
+      }
     }
     log(`called tools: ${calls} calls over ${names.size} tools`);
 
@@ -173,6 +209,9 @@ export class Scenario {
     const resources = await listAll('resources/list', 'resources');
     if (names.has('remember') && templates.length > 0 && resources.length === 0) {
       fail('resources/list is empty after records were written');
+    }
+    if (this.bulk && templates.length > 0 && names.has('remember') && resources.length !== this.spec.resources_total) {
+      fail(`resources/list: ${resources.length} resources over all pages, expected ${this.spec.resources_total}`);
     }
     const uris = resources.map(r => r.uri);
     for (const t of templates) uris.push(expandTemplate(t, this.spec.template_vars, vars));
