@@ -127,6 +127,8 @@ async function main() {
       getPrompt: (name, args) => client.getPrompt({ name, arguments: args }),
       setLogLevel: level => client.setLoggingLevel(level),
       ping: () => client.ping(),
+      wireMark: () => seen.length,
+      wireErrorCodeSince: mark => seen.slice(mark).find(m => m.error !== undefined)?.error.code,
       legacy: mode === 'legacy',
     };
     const summary = await scenario.run(api, caps, msg => console.log(msg));

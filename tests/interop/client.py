@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import mcp.types
-from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -342,7 +342,30 @@ async def run_scenario(client, spec, log, legacy, bulk):
                 if m.get("content", {}).get("type") == "text" and not m["content"].get("text"):
                     raise Failure(f"{where}: empty text message")
     log(f"got prompts: {len(prompts)}")
-    return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets"
+
+    # Error answers, as the client surfaces them. Only for the features the server offers.
+    offered = {"readResource": bool(templates), "getPrompt": bool(prompts), "callTool": bool(names)}
+    errors = 0
+    for e in spec["errors"]:
+        if not offered[e["call"]]:
+            continue
+        want = e["legacy"] if legacy else e["modern"]
+        what = f"{e['call']} {e.get('uri') or e['name']}"
+        try:
+            if e["call"] == "readResource":
+                await client.read_resource(e["uri"], cache_mode="bypass")
+            elif e["call"] == "getPrompt":
+                await client.get_prompt(e["name"], e["arguments"])
+            else:
+                await client.call_tool(e["name"], e["arguments"])
+        except MCPError as err:
+            if err.code != want:
+                raise Failure(f"{what}: expected error {want}, got {err.code}: {err.message}") from err
+            errors += 1
+            continue
+        raise Failure(f"{what}: expected error {want}, got a result")
+    log(f"error answers: {errors}")
+    return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets, {errors} error answers"
 
 
 async def run(mode, bulk, command, args, problems, stderr_file):

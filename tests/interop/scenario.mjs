@@ -269,6 +269,30 @@ export class Scenario {
       }
     }
     log(`got prompts: ${prompts.length}`);
-    return `${calls} tool calls, ${uris.length} resource reads, ${2 * prompts.length} prompt gets`;
+
+    // Error answers, as each client surfaces them. Only for the features the server offers.
+    const offered = { readResource: templates.length > 0, getPrompt: prompts.length > 0, callTool: names.size > 0 };
+    let errors = 0;
+    for (const e of this.spec.errors) {
+      if (!offered[e.call]) continue;
+      const want = api.legacy ? e.legacy : e.modern;
+      let code;
+      const mark = api.wireMark();
+      try {
+        if (e.call === 'readResource') await api.readResource(e.uri);
+        else if (e.call === 'getPrompt') await api.getPrompt(e.name, e.arguments);
+        else await api.callTool(e.name, e.arguments);
+      } catch (err) {
+        // The code as the server sent it: the v2 client re-maps a legacy -32002 to its
+        // ResourceNotFoundError (code -32602), as the 2026-07-28 spec lets clients do.
+        code = api.wireErrorCodeSince(mark);
+        if (code !== want) fail(`${e.call} ${e.uri ?? e.name}: expected error ${want} on the wire, got ${code}: ${err?.message ?? err}`);
+        errors++;
+        continue;
+      }
+      fail(`${e.call} ${e.uri ?? e.name}: expected error ${want}, got a result`);
+    }
+    log(`error answers: ${errors}`);
+    return `${calls} tool calls, ${uris.length} resource reads, ${2 * prompts.length} prompt gets, ${errors} error answers`;
   }
 }
