@@ -60,3 +60,12 @@ fn read_only_directory_answers_is_error_and_keeps_serving_reads() -> anyhow::Res
     }
     Ok(())
 }
+
+#[test]
+fn read_only_database_at_start_is_refused_naming_the_file() -> anyhow::Result<()> {
+    match scenarios::read_only_at_start()? {
+        FaultOutcome::Ran { message, .. } => assert!(message.contains("cannot open")),
+        FaultOutcome::Skipped(why) => eprintln!("SKIP read_only_at_start: {why}"),
+    }
+    Ok(())
+}

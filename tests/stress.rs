@@ -90,6 +90,7 @@ fn run() -> anyhow::Result<()> {
     for (name, outcome) in [
         ("Disk full", scenarios::disk_full(20)?),
         ("Read-only directory", scenarios::read_only(20)?),
+        ("Read-only at start", scenarios::read_only_at_start()?),
     ] {
         match outcome {
             FaultOutcome::Ran {

@@ -1056,15 +1056,7 @@ pub fn read_only(attempts: usize) -> anyhow::Result<FaultOutcome> {
     for text in &refused {
         let lower = text.to_lowercase();
         ensure!(
-            [
-                "read-only",
-                "readonly",
-                "permission",
-                "not permitted",
-                "i/o error"
-            ]
-            .iter()
-            .any(|w| lower.contains(w)),
+            lower.contains("read-only") && lower.contains("nothing was written"),
             "the refusal does not say the database cannot be written: {text}"
         );
     }
@@ -1090,5 +1082,42 @@ pub fn read_only(attempts: usize) -> anyhow::Result<FaultOutcome> {
     Ok(FaultOutcome::Ran {
         failed_writes: refused.len(),
         message,
+    })
+}
+
+/// The server starts on a database whose file and directory are already read-only: it
+/// refuses with a message naming the file (SQLite alone says only "unable to open database
+/// file"), and the file is unchanged.
+pub fn read_only_at_start() -> anyhow::Result<FaultOutcome> {
+    let dir = TempDir::new("readonly-start")?;
+    let dbdir = dir.join("data");
+    std::fs::create_dir(&dbdir)?;
+    let db = dbdir.join("review.db");
+    seed_database(&db, 3)?;
+    let before = sha256_file(&db)?;
+    let paths = vec![db.clone(), dbdir.clone()];
+    if let Err(why) = chattr("+i", &paths)? {
+        let _ = chattr("-i", &paths);
+        return Ok(FaultOutcome::Skipped(format!(
+            "cannot make the files immutable: {why}"
+        )));
+    }
+    let guard = Immutable(paths);
+    let out = client::command(&db)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()?;
+    drop(guard);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    ensure!(!out.status.success(), "the server started: {stderr}");
+    ensure!(
+        stderr.contains(&db.display().to_string()) && stderr.contains("writable"),
+        "the refusal does not name the file and what to check: {stderr}"
+    );
+    ensure!(sha256_file(&db)? == before, "the file changed");
+    Ok(FaultOutcome::Ran {
+        failed_writes: 0,
+        message: stderr.trim().lines().last().unwrap_or_default().to_string(),
     })
 }
