@@ -28,10 +28,20 @@ fn servers_sharing_one_file_lose_nothing_and_show_no_torn_decision() -> anyhow::
         shared_names: 2,
         shared_writes_per_process: 6,
         read_every: 5,
+        victims: 1,
+        victim_kills: 2,
+        seed: 0x5EED_0003,
     };
     let figures = scenarios::concurrent_servers(&scale)?;
     assert_eq!(figures.writes_present, 120);
     assert_eq!(figures.errors, 0);
+    assert_eq!(figures.victim_kills, 2);
+    Ok(())
+}
+
+#[test]
+fn servers_started_together_on_a_new_file_all_start_and_write() -> anyhow::Result<()> {
+    assert_eq!(scenarios::startup_race(2, 4)?, 8);
     Ok(())
 }
 

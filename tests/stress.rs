@@ -60,12 +60,17 @@ fn run() -> anyhow::Result<()> {
         shared_names: 3,
         shared_writes_per_process: 25,
         read_every: 10,
+        victims: 2,
+        victim_kills: 10,
+        seed,
     };
     let c = scenarios::concurrent_servers(&scale)?;
     println!(
         "Concurrent servers: {} server processes (+1 reader) on one file, {} writes answered, \
          {} present afterwards, {} errors answered; {} replacements of {} shared names kept one \
-         row each; {} reads saw {} decisions, none half-written ({:.1} s)",
+         row each; {} reads saw {} decisions, none half-written; meanwhile {} SIGKILLs of \
+         other writing processes cost the others nothing and lost none of their {} answered \
+         writes ({:.1} s)",
         c.processes,
         c.writes_answered,
         c.writes_present,
@@ -74,6 +79,17 @@ fn run() -> anyhow::Result<()> {
         scale.shared_names,
         c.reads,
         c.decisions_read,
+        c.victim_kills,
+        c.victim_writes_answered,
+        started.elapsed().as_secs_f64()
+    );
+
+    let started = Instant::now();
+    let (rounds, processes) = (20, 8);
+    let n = scenarios::startup_race(rounds, processes)?;
+    println!(
+        "Started together on a new file: {rounds} rounds x {processes} processes, {n} started \
+         and wrote, none refused ({:.1} s)",
         started.elapsed().as_secs_f64()
     );
 

@@ -14,13 +14,14 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_review-mcp"))
 }
 
-/// A `Command` for the server on `db`, run from the db's directory so nothing lands in the
-/// checkout. Logs at `warn`: a line per call at `info` is noise in thousands of calls.
+/// A `Command` for the server on `db` (an absolute path), run from the temp dir so nothing
+/// lands in the checkout. Logs at `warn`: a line per call at `info` is noise in thousands of
+/// calls.
 pub fn command(db: &Path) -> Command {
     let mut cmd = Command::new(binary());
     cmd.env("REVIEW_MCP_DB_PATH", db)
         .env("MCP_LOG_LEVEL", "warn")
-        .current_dir(db.parent().unwrap_or(Path::new(".")));
+        .current_dir(std::env::temp_dir());
     cmd
 }
 

@@ -345,6 +345,12 @@ pub struct ConcurrencyScale {
     pub shared_writes_per_process: usize,
     /// A read (recall_decisions + recall) after every this many writes.
     pub read_every: usize,
+    /// Extra processes that stream writes of their own and are SIGKILLed mid-stream,
+    /// `victim_kills` times each, while the others write: a host crashing must cost the
+    /// others nothing (no error, no lock left behind).
+    pub victims: usize,
+    pub victim_kills: usize,
+    pub seed: u64,
 }
 
 #[derive(Debug, Default)]
@@ -356,6 +362,8 @@ pub struct ConcurrencyFigures {
     pub reads: usize,
     pub decisions_read: usize,
     pub errors: usize,
+    pub victim_kills: usize,
+    pub victim_writes_answered: usize,
 }
 
 /// One shared-name write as its writer saw it.
@@ -498,6 +506,13 @@ pub fn concurrent_servers(scale: &ConcurrencyScale) -> anyhow::Result<Concurrenc
             Ok(log)
         })
     };
+    let victims: Vec<_> = (0..scale.victims)
+        .map(|v| {
+            let db = Arc::clone(&db);
+            let scale = *scale;
+            std::thread::spawn(move || run_victim(&db, v, &scale))
+        })
+        .collect();
     let writers: Vec<_> = (0..scale.processes)
         .map(|p| {
             let db = Arc::clone(&db);
@@ -505,6 +520,14 @@ pub fn concurrent_servers(scale: &ConcurrencyScale) -> anyhow::Result<Concurrenc
             std::thread::spawn(move || run_writer(&db, p, &scale))
         })
         .collect();
+    let mut victim_cycles = Vec::new();
+    for (v, handle) in victims.into_iter().enumerate() {
+        let cycles = handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("victim {v} panicked"))?
+            .with_context(|| format!("victim {v}"))?;
+        victim_cycles.extend(cycles);
+    }
     let mut logs = Vec::new();
     let mut failure = None;
     for (p, w) in writers.into_iter().enumerate() {
@@ -530,6 +553,8 @@ pub fn concurrent_servers(scale: &ConcurrencyScale) -> anyhow::Result<Concurrenc
         errors: reader_log.errors.len(),
         ..Default::default()
     };
+    figures.victim_kills = victim_cycles.len();
+    figures.victim_writes_answered = victim_cycles.iter().map(|c| c.answered.len()).sum();
     let mut errors: Vec<String> = reader_log.errors;
     let mut shared: Vec<SharedWrite> = Vec::new();
     for log in logs {
@@ -637,9 +662,81 @@ pub fn concurrent_servers(scale: &ConcurrencyScale) -> anyhow::Result<Concurrenc
             "{name:?} holds {note:?}, which is no process's last write to it"
         );
     }
+    // What the killed processes were answered is there too.
+    for cycle in &victim_cycles {
+        verify_cycle(&mut server, cycle).context("a killed process's writes")?;
+    }
     server.close()?;
     check_database(&db)?;
     Ok(figures)
+}
+
+/// A process that streams writes and is SIGKILLed mid-stream, `victim_kills` times.
+fn run_victim(db: &Path, v: usize, scale: &ConcurrencyScale) -> anyhow::Result<Vec<Cycle>> {
+    let mut rng = Rng::new(scale.seed ^ (v as u64 + 1).wrapping_mul(0x9E37_79B9));
+    let mut cycles = Vec::new();
+    for round in 0..scale.victim_kills {
+        let (mut cycle, lines) = plan_cycle(&mut rng, 1_000 * (v + 1) + round, 80);
+        let kill_after = rng.below(60);
+        let delay = Duration::from_micros(rng.below(2_000));
+        for (id, answer) in write_until_killed(db, lines, kill_after, delay)? {
+            let w = (id - 1) as usize;
+            ensure!(answer.is_ok(), "victim {v} write {w} answered {answer:?}");
+            cycle.answered.insert(w);
+        }
+        cycles.push(cycle);
+    }
+    Ok(cycles)
+}
+
+/// `processes` servers started at the same instant on a file that does not exist yet, each
+/// writing once, `rounds` times: creating and initialising the file is a race they must all
+/// win (no refusal, no error, every write present).
+pub fn startup_race(rounds: usize, processes: usize) -> anyhow::Result<usize> {
+    let mut started = 0;
+    for round in 0..rounds {
+        let dir = TempDir::new("startup-race")?;
+        let db = Arc::new(dir.join("sub").join("review.db"));
+        let barrier = Arc::new(std::sync::Barrier::new(processes));
+        let handles: Vec<_> = (0..processes)
+            .map(|p| {
+                let (db, barrier) = (Arc::clone(&db), Arc::clone(&barrier));
+                // Beside the directory the servers create, which does not exist yet.
+                let log = dir.join(&format!("p{p}.stderr"));
+                std::thread::spawn(move || -> anyhow::Result<()> {
+                    barrier.wait();
+                    let mut server = Server::start_logging_to(&db, &log)?;
+                    let art = artifact("startup-race", "/reliability/startup-race.step");
+                    server
+                        .call(
+                            "remember",
+                            json!({"artifact": art, "entity_ids": [], "note": format!("p{p}")}),
+                        )?
+                        .ok()?;
+                    let status = server.close()?;
+                    ensure!(status.success(), "exited with {status}");
+                    Ok(())
+                })
+            })
+            .collect();
+        for (p, h) in handles.into_iter().enumerate() {
+            h.join()
+                .map_err(|_| anyhow::anyhow!("process {p} panicked"))?
+                .with_context(|| format!("round {round}, process {p}"))?;
+            started += 1;
+        }
+        let mut server = Server::start(&db)?;
+        let art = artifact("startup-race", "/reliability/startup-race.step");
+        let rows = server.page_all("recall", json!({"artifact": art, "limit": 200}), "records")?;
+        ensure!(
+            rows.len() == processes,
+            "round {round}: {} of {processes} writes present",
+            rows.len()
+        );
+        server.close()?;
+        check_database(&db)?;
+    }
+    Ok(started)
 }
 
 // ---------------------------------------------------------------------------------------------
