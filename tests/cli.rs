@@ -606,7 +606,10 @@ fn replay_bless_restores_a_stale_expectation_and_keeps_wildcards() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("protocol-fixtures/legacy/2025-11-25/0001_handshake_initialized_ping.jsonl");
     let original = std::fs::read_to_string(&fixture).unwrap();
-    assert!(original.contains("{{any}}"), "the fixture should carry a wildcard");
+    assert!(
+        original.contains("{{any}}"),
+        "the fixture should carry a wildcard"
+    );
     let copy = dir.path().join("t.jsonl");
     // A stale expectation: the ping answer as an older server might have written it.
     let stale = original.replacen(r#""result":{}"#, r#""result":{"old":true}"#, 1);
