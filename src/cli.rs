@@ -688,7 +688,16 @@ mod tests {
                 .unwrap()
                 .command,
             Command::Replay {
+                bless: false,
                 command: Some("./srv --x".into()),
+                files: vec!["t.jsonl".into()]
+            }
+        );
+        assert_eq!(
+            run(&["replay", "--bless", "t.jsonl"]).unwrap().command,
+            Command::Replay {
+                bless: true,
+                command: None,
                 files: vec!["t.jsonl".into()]
             }
         );
