@@ -212,6 +212,12 @@ fn recall_text_and_tags_across_revisions_mark_stale() {
     assert_eq!(recs[0]["stale"], true);
     assert_eq!(recs[1]["stale"], false);
 
+    // An artifact without uri: everything written for that revision, whatever its uri.
+    let at_b = c.ok("recall", json!({"artifact": art(REV_B)}));
+    assert_eq!(
+        names(&at_b["records"]),
+        ["unrelated", "the MATING surface moved"]
+    );
     let tags = c.ok(
         "recall",
         json!({"artifact": art(REV_B), "tags": ["critical"]}),

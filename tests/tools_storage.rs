@@ -367,3 +367,46 @@ fn store_revision_queries_count_and_order_by_activity() {
     assert_eq!(s.get_decision("dec_missing").unwrap(), None);
     assert_eq!(s.get_record("rec_missing").unwrap(), None);
 }
+
+#[test]
+fn store_acknowledged_writes_survive_the_process_being_killed() {
+    let dir = TempDir::new("kill");
+    let db = dir.path("review.db");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .env("REVIEW_MCP_DB_PATH", &db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "k", "version": "1"}}});
+    writeln!(stdin, "{init}").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let mut ids = Vec::new();
+    for i in 1..=20 {
+        let args = json!({"artifact": art(REV_A), "entity_ids": [], "note": format!("kept {i}")});
+        writeln!(stdin, "{}", call_line(i, "remember", args)).unwrap();
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        ids.push(answer["result"]["structuredContent"]["record"]["id"].clone());
+    }
+    // SIGKILL right after the last answer: no clean shutdown, no final checkpoint.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2025_11_25);
+    let back = c.ok("recall", json!({"limit": 50}));
+    let mut got: Vec<Value> = back["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].clone())
+        .collect();
+    got.reverse();
+    assert_eq!(got, ids);
+}
