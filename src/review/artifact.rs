@@ -66,6 +66,21 @@ impl Artifact {
         })
     }
 
+    /// The wire form, moving the fields (see `Record::into_wire`).
+    pub fn into_wire(self) -> serde_json::Value {
+        use serde_json::Value;
+        let mut m = serde_json::Map::new();
+        m.insert("revision".into(), Value::String(self.revision));
+        m.insert("format".into(), Value::String(self.format));
+        if let Some(u) = self.uri {
+            m.insert("uri".into(), Value::String(u));
+        }
+        if let Some(u) = self.units {
+            m.insert("units".into(), Value::String(u));
+        }
+        Value::Object(m)
+    }
+
     /// The grouping key of records: the URI when there is one, else the revision.
     pub fn locator(&self) -> &str {
         self.uri.as_deref().unwrap_or(&self.revision)

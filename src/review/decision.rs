@@ -1,10 +1,10 @@
 //! A decision: a disposition reached about one revision and the basis items it rests on.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::Artifact;
-use super::record::stale;
+use super::record::{stale, strings};
 
 /// Where a requirement came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,6 +154,59 @@ impl Decision {
     }
 }
 
+impl BasisItem {
+    fn into_wire(self) -> Value {
+        let mut m = Map::new();
+        m.insert("requirement".into(), Value::String(self.requirement));
+        m.insert("source".into(), Value::String(self.source.as_str().into()));
+        if let Some(v) = self.source_detail {
+            m.insert("sourceDetail".into(), Value::String(v));
+        }
+        if let Some(v) = self.evidence {
+            m.insert("evidence".into(), Value::String(v));
+        }
+        m.insert("state".into(), Value::String(self.state.as_str().into()));
+        if let Some(v) = self.question {
+            m.insert("question".into(), Value::String(v));
+        }
+        m.insert("faces".into(), strings(self.faces));
+        if let Some(v) = self.verdict {
+            let mut vm = Map::new();
+            vm.insert(
+                "judgement".into(),
+                Value::String(v.judgement.as_str().into()),
+            );
+            if let Some(r) = v.reason {
+                vm.insert("reason".into(), Value::String(r));
+            }
+            m.insert("verdict".into(), Value::Object(vm));
+        }
+        Value::Object(m)
+    }
+}
+
+impl Decision {
+    /// [`Decision::to_wire`] without copying (see `Record::into_wire`).
+    pub fn into_wire(self, current: Option<&str>) -> Value {
+        let mut m = Map::new();
+        m.insert("stale".into(), stale(&self.artifact.revision, current));
+        m.insert("id".into(), Value::String(self.id));
+        m.insert("subject".into(), Value::String(self.subject));
+        m.insert("disposition".into(), Value::String(self.disposition));
+        if let Some(s) = self.summary {
+            m.insert("summary".into(), Value::String(s));
+        }
+        m.insert(
+            "basis".into(),
+            Value::Array(self.basis.into_iter().map(BasisItem::into_wire).collect()),
+        );
+        m.insert("artifact".into(), self.artifact.into_wire());
+        m.insert("created_at".into(), Value::String(self.created_at));
+        m.insert("updated_at".into(), Value::String(self.updated_at));
+        Value::Object(m)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +223,25 @@ mod tests {
         assert_eq!(serde_json::to_value(&item).unwrap(), v);
         assert_eq!(Source::parse("shop-spec"), Some(Source::ShopSpec));
         assert_eq!(State::NotApplicable.as_str(), "not-applicable");
+    }
+
+    #[test]
+    fn into_wire_matches_to_wire() {
+        let d: Decision = serde_json::from_value(serde_json::json!({
+            "id": "dec_1", "subject": "s", "disposition": "hold", "summary": "x",
+            "basis": [
+                {"requirement": "r", "source": "drawing", "sourceDetail": "n4", "evidence": "e",
+                 "state": "unresolved", "question": "q", "faces": ["face:1"],
+                 "verdict": {"judgement": "rejected", "reason": "why"}},
+                {"requirement": "r2", "source": "standard", "state": "satisfied"}
+            ],
+            "artifact": {"revision": "sha256:x", "format": "step", "units": "mm"},
+            "created_at": "c", "updated_at": "u"
+        }))
+        .unwrap();
+        for cur in [None, Some("sha256:x"), Some("sha256:y")] {
+            assert_eq!(d.clone().into_wire(cur), d.to_wire(cur));
+        }
     }
 
     #[test]

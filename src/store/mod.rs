@@ -222,6 +222,13 @@ impl Store {
     fn setup(conn: Connection, wal: bool) -> Result<Store, StoreError> {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.set_prepared_statement_cache_capacity(128);
+        // Query planner stability: plans never depend on bound values. Without it, SQLite
+        // marks statements whose plan could use a parameter's value (partial indexes,
+        // STAT4) and re-prepares them on every bind, which was a quarter of a recall.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )?;
         conn.pragma_update(None, "foreign_keys", true)?;
         if wal {
             set_wal(&conn)?;

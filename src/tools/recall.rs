@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
-use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short};
 use crate::review::Kind;
 use crate::store::{PageRequest, RecordQuery, Store};
 
@@ -105,24 +105,30 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         (true, Some((_, pos))) => Some(cursor::encode(&fp, page.snapshot, *pos)),
         _ => None,
     };
-    let records: Vec<Value> = page
-        .items
-        .iter()
-        .map(|(r, _)| r.to_wire(current.as_deref()))
-        .collect();
     let stale = page
         .items
         .iter()
         .filter(|(r, _)| current.as_deref().is_some_and(|c| c != r.artifact.revision))
         .count();
-    let mut summary = format!(
-        "{} record{}",
-        records.len(),
-        if records.len() == 1 { "" } else { "s" }
-    );
-    if stale > 0 {
-        summary.push_str(&format!(", {stale} stale (written for another revision)"));
+    let n = page.items.len();
+    let mut summary = format!("{n} record{}", if n == 1 { "" } else { "s" });
+    for (r, _) in page.items.iter().take(3) {
+        match &r.name {
+            Some(name) => summary.push_str(&format!("; \"{}\"", short(name, 40))),
+            None => summary.push_str(&format!("; note {}", r.id)),
+        }
     }
+    if n > 3 {
+        summary.push_str("; ...");
+    }
+    if stale > 0 {
+        summary.push_str(&format!("; {stale} stale (written for another revision)"));
+    }
+    let records: Vec<Value> = page
+        .items
+        .into_iter()
+        .map(|(r, _)| r.into_wire(current.as_deref()))
+        .collect();
     summary.push_str(if next.is_some() {
         "; more follow: call again with next_cursor."
     } else {

@@ -104,15 +104,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         (true, Some((_, pos))) => Some(cursor::encode(&fp, page.snapshot, *pos)),
         _ => None,
     };
-    let decisions: Vec<Value> = page
-        .items
-        .iter()
-        .map(|(d, _)| d.to_wire(current.as_deref()))
-        .collect();
     let mut summary = format!(
         "{} decision{}",
-        decisions.len(),
-        if decisions.len() == 1 { "" } else { "s" }
+        page.items.len(),
+        if page.items.len() == 1 { "" } else { "s" }
     );
     for (d, _) in page.items.iter().take(3) {
         summary.push_str(&format!(
@@ -121,6 +116,11 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             super::short(&d.disposition, 20)
         ));
     }
+    let decisions: Vec<Value> = page
+        .items
+        .into_iter()
+        .map(|(d, _)| d.into_wire(current.as_deref()))
+        .collect();
     summary.push_str(if next.is_some() {
         "; more follow: call again with next_cursor."
     } else {

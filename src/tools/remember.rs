@@ -91,7 +91,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     );
     let current = record.artifact.revision.clone();
     Ok(ToolOutput {
-        structured: json!({"record": record.to_wire(Some(&current)), "replaced": replaced}),
+        structured: json!({"record": record.into_wire(Some(&current)), "replaced": replaced}),
         summary,
     })
 }

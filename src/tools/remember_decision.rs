@@ -89,7 +89,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     );
     let current = decision.artifact.revision.clone();
     Ok(ToolOutput {
-        structured: json!({"decision": decision.to_wire(Some(&current)), "replaced": replaced}),
+        structured: json!({"decision": decision.into_wire(Some(&current)), "replaced": replaced}),
         summary,
     })
 }
