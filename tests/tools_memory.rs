@@ -142,6 +142,16 @@ fn recall_entity_face3_never_matches_face30() {
         json!({"artifact": art(REV_A), "entity_id": "face:30"}),
     );
     assert_eq!(names(&hit["records"]), ["thirty"]);
+    let text = c.ok(
+        "recall",
+        json!({"artifact": art(REV_A), "entity_id": "face:3", "text": "thr"}),
+    );
+    assert_eq!(names(&text["records"]), ["three"]);
+    let text = c.ok(
+        "recall",
+        json!({"artifact": art(REV_A), "entity_id": "face:3", "text": "thirty"}),
+    );
+    assert_eq!(text["records"], json!([]));
     let none = c.ok(
         "recall",
         json!({"artifact": art(REV_A), "entity_id": "face"}),

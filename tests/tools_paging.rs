@@ -158,6 +158,10 @@ fn recall_pages_with_writes_between_serve_unchanged_records_exactly_once() {
             Era::V2025_11_25,
             json!({"artifact": art(REV_A), "tags": ["bulk"]}),
         ),
+        (
+            Era::V2026_07_28,
+            json!({"artifact": art(REV_A), "entity_id": "face:all", "text": "alpha"}),
+        ),
     ] {
         let mut c = Client::memory(era);
         let ids = seed(&mut c);

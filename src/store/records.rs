@@ -302,22 +302,50 @@ impl Store {
                 // unchanged rows is stable while other rows are written (bm25 would shift).
                 // The full-text rowid is the record's seq, so each tier is one index walk
                 // in result order that stops at the page size.
+                // With an entity filter, the full-text walk is confined to the seq span of
+                // the entity's records (usually written close together), found from the
+                // side table's index.
+                let entity_span = match &q.entity {
+                    Some((entity, rev)) => {
+                        let span: (Option<i64>, Option<i64>) = tx
+                            .prepare_cached(
+                                "SELECT min(seq), max(seq) FROM record_entities \
+                                 WHERE entity_id = ?1 AND revision = ?2 AND seq <= ?3",
+                            )?
+                            .query_row(params![entity, rev, snapshot], |r| {
+                                Ok((r.get(0)?, r.get(1)?))
+                            })?;
+                        match span {
+                            (Some(low), Some(high)) => Some((low, high)),
+                            _ => return Ok(empty),
+                        }
+                    }
+                    None => None,
+                };
                 let start_tier = page.after.map_or(0, |a| a.tier);
                 for (tier, expr) in [(0, name.clone()), (1, format!("({all}) NOT ({name})"))] {
                     if tier < start_tier {
                         continue;
                     }
                     let mut c = Clause::default();
-                    c.add("f.records_fts MATCH ?", [SqlValue::Text(expr)]);
-                    c.add("f.rowid <= ?", [SqlValue::Integer(snapshot)]);
+                    // One upper and one lower rowid bound, so FTS5 uses both for its walk.
+                    let mut upper = snapshot;
                     if let Some(after) = page.after.filter(|a| a.tier == tier) {
-                        c.add("f.rowid < ?", [SqlValue::Integer(after.seq)]);
+                        upper = upper.min(after.seq.saturating_sub(1));
                     }
-                    record_filters(&mut c, q, "r.seq", true);
+                    if let Some((_, high)) = entity_span {
+                        upper = upper.min(high);
+                    }
+                    c.add("f.records_fts MATCH ?", [SqlValue::Text(expr)]);
+                    c.add("f.rowid <= ?", [SqlValue::Integer(upper)]);
+                    if let Some((low, _)) = entity_span {
+                        c.add("f.rowid >= ?", [SqlValue::Integer(low)]);
+                    }
+                    record_filters(&mut c, q, "r.seq", Driver::Text);
                     let sql = format!(
                         "SELECT {RECORD_COLS}, {tier} AS tier FROM records_fts f \
-                         CROSS JOIN records r ON r.seq = f.rowid WHERE {} \
-                         ORDER BY f.rowid DESC LIMIT ?",
+                             CROSS JOIN records r ON r.seq = f.rowid WHERE {} \
+                             ORDER BY f.rowid DESC LIMIT ?",
                         c.joined()
                     );
                     segments.push((sql, c.params));
@@ -345,7 +373,14 @@ impl Store {
                     ("records r", "r.seq")
                 };
                 c.add(&format!("{seq_col} <= ?"), [SqlValue::Integer(snapshot)]);
-                record_filters(&mut c, q, seq_col, false);
+                let driver = if q.entity.is_some() {
+                    Driver::Entity
+                } else if q.tags.is_empty() {
+                    Driver::Records
+                } else {
+                    Driver::FirstTag
+                };
+                record_filters(&mut c, q, seq_col, driver);
                 if let Some(after) = page.after {
                     c.add(&format!("{seq_col} < ?"), [SqlValue::Integer(after.seq)]);
                 }
@@ -416,9 +451,22 @@ impl Store {
     }
 }
 
-/// The filters other than the driving one. With `text`, entity and tags are all checked by
-/// primary-key probes of the side tables (their rows carry the record's seq).
-fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, text: bool) {
+/// Which filter drives a scan (and so is not repeated as a condition).
+#[derive(Clone, Copy, PartialEq)]
+enum Driver {
+    /// The full-text index: entity and every tag are checked as conditions.
+    Text,
+    /// The entity side table.
+    Entity,
+    /// The first tag's side table.
+    FirstTag,
+    /// The records table (or one of its indexes).
+    Records,
+}
+
+/// The filters other than the driving one. Entity and tags are checked by primary-key
+/// probes of the side tables (their rows carry the record's seq).
+fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver) {
     if let Some(l) = &q.locator {
         c.add("r.locator = ?", [Clause::text(l)]);
     }
@@ -428,7 +476,7 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, text: bool) {
     if let Some(k) = q.kind {
         c.add("r.kind = ?", [Clause::text(k.as_str())]);
     }
-    if text {
+    if driver != Driver::Entity {
         if let Some((entity, rev)) = &q.entity {
             c.add(
                 "EXISTS (SELECT 1 FROM record_entities e WHERE e.entity_id = ? \
@@ -437,8 +485,7 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, text: bool) {
             );
         }
     }
-    // Without text and without an entity, the first tag drives the scan.
-    let skip = usize::from(!text && q.entity.is_none());
+    let skip = usize::from(driver == Driver::FirstTag);
     for t in q.tags.iter().skip(skip) {
         c.add(
             &format!("EXISTS (SELECT 1 FROM record_tags t WHERE t.tag = ? AND t.seq = {seq_col})"),
