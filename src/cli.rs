@@ -9,12 +9,18 @@
 //! was typed, [`RawArgs::validate`] turns it into an [`Invocation`] that can only hold a
 //! runnable command.
 
+pub mod transfer;
+
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
+use anyhow::{Context, anyhow};
 use sha2::{Digest, Sha256};
+
+use review_mcp::store::Store;
 
 /// The database file when neither `--db` nor `REVIEW_MCP_DB_PATH` names one.
 pub const DEFAULT_DB: &str = "review-mcp.db";
@@ -29,7 +35,7 @@ Usage: review-mcp [--db PATH] [serve]
        review-mcp [--db PATH] export [-o FILE]
        review-mcp [--db PATH] import FILE
        review-mcp [--db PATH] check
-       review-mcp replay [--command CMD] FILE...
+       review-mcp replay [--command CMD | --bless] FILE...
        review-mcp --help | --version
 Try 'review-mcp --help' for more.";
 
@@ -53,7 +59,7 @@ Usage:
                                           all or nothing; reports added, replaced, unchanged.
   review-mcp [--db PATH] check            Check the database's integrity and schema version;
                                           exit status 0 only when it is sound.
-  review-mcp replay [--command CMD] FILE...
+  review-mcp replay [--command CMD | --bless] FILE...
                                           Replay protocol transcripts against this server (or
                                           against CMD, run through the shell) and report
                                           the first difference per file.
@@ -63,6 +69,8 @@ Options:
                       Parent directories are created; a new file is readable by its owner only.
   -o, --output FILE   export: write to FILE instead of stdout.
   --command CMD       replay: the server command line to test (default: this server, in process).
+  --bless             replay: rewrite each FILE's expectations from this server's answers,
+                      keeping its sends, comments and {{any}} wildcards (review the diff).
   -h, --help          Print this help and exit.
   -V, --version       Print the version and exit.
   --                  Everything after it is a FILE, even when it starts with '-'.
@@ -114,6 +122,8 @@ pub enum Command {
     },
     Check,
     Replay {
+        /// Rewrite each file's expectations from this server's answers instead of comparing.
+        bless: bool,
         command: Option<String>,
         files: Vec<PathBuf>,
     },
@@ -137,6 +147,7 @@ pub struct RawArgs {
     command: Option<OsString>,
     help: bool,
     version: bool,
+    bless: bool,
     subcommand: Option<&'static str>,
     positionals: Vec<OsString>,
 }
@@ -200,7 +211,7 @@ impl RawArgs {
                 "--db" => Some(ValueFlag::Db),
                 "-o" | "--output" => Some(ValueFlag::Output),
                 "--command" => Some(ValueFlag::Command),
-                "-h" | "--help" | "-V" | "--version" => None,
+                "-h" | "--help" | "-V" | "--version" | "--bless" => None,
                 _ => return Err(UsageError(format!("unknown flag '{}'", short(flag)))),
             };
             match value_flag {
@@ -208,10 +219,10 @@ impl RawArgs {
                     if attached.is_some() {
                         return Err(UsageError(format!("{flag} takes no value")));
                     }
-                    let slot = if matches!(flag, "-h" | "--help") {
-                        &mut raw.help
-                    } else {
-                        &mut raw.version
+                    let slot = match flag {
+                        "-h" | "--help" => &mut raw.help,
+                        "--bless" => &mut raw.bless,
+                        _ => &mut raw.version,
                     };
                     if *slot {
                         return Err(UsageError(format!("{flag} given more than once")));
@@ -306,6 +317,17 @@ impl RawArgs {
                 "--command is only valid with 'replay', not '{sub}'"
             )));
         }
+        if self.bless && sub != "replay" {
+            return Err(UsageError(format!(
+                "--bless is only valid with 'replay', not '{sub}'"
+            )));
+        }
+        if self.bless && self.command.is_some() {
+            return Err(UsageError(
+                "--bless records this server's answers; it cannot be combined with --command"
+                    .into(),
+            ));
+        }
         let files: Vec<PathBuf> = self.positionals.into_iter().map(PathBuf::from).collect();
         let no_files = |files: &[PathBuf]| match files.first() {
             Some(f) => Err(UsageError(format!(
@@ -347,6 +369,7 @@ impl RawArgs {
                 return Err(UsageError("'replay' needs at least one FILE".into()));
             }
             "replay" => Command::Replay {
+                bless: self.bless,
                 command: self
                     .command
                     .map(|c| c.to_string_lossy().into_owned())
@@ -431,6 +454,159 @@ pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> 
     Ok(all)
 }
 
+/// Opens the database for a command that only reads or checks it: a missing file is an error
+/// (creating an empty database to export or check would hide a wrong path).
+fn open_existing(db: &Path) -> anyhow::Result<Store> {
+    if !db.exists() {
+        return Err(anyhow!(
+            "there is no database at {}: point --db or {DB_ENV} at an existing file",
+            db.display()
+        ));
+    }
+    open(db)
+}
+
+/// Opens (or creates) the database; a refusal carries the store's own message.
+fn open(db: &Path) -> anyhow::Result<Store> {
+    Store::open(db).map_err(|e| anyhow!("{e}"))
+}
+
+/// `review-mcp export [-o FILE]`: JSON Lines on stdout, or into FILE through a temporary file
+/// renamed into place, so a failed export never leaves a truncated backup behind.
+pub fn export(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut store = open_existing(db)?;
+    let records = store.all_records().map_err(|e| anyhow!("{e}"))?;
+    let decisions = store.all_decisions().map_err(|e| anyhow!("{e}"))?;
+    let Some(path) = output else {
+        let stdout = io::stdout();
+        let mut out = io::BufWriter::new(stdout.lock());
+        transfer::write_export(records, decisions, &mut out).context("cannot write the export")?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(".tmp");
+    let tmp = PathBuf::from(tmp_name);
+    let written = (|| -> anyhow::Result<(usize, usize)> {
+        let file = File::create(&tmp)?;
+        let mut out = io::BufWriter::new(file);
+        let counts = transfer::write_export(records, decisions, &mut out)?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        Ok(counts)
+    })();
+    match written {
+        Ok((r, d)) => {
+            log::info!(
+                "exported {r} records and {d} decisions to {}",
+                path.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e.context(format!("cannot write {}", path.display())))
+        }
+    }
+}
+
+/// `review-mcp import FILE`: validate every line, plan against the database, write the
+/// winners in one transaction, report what happened on stdout.
+pub fn import(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
+    let schemas = transfer::Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
+    let input = File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let lines = transfer::read_import(&mut BufReader::new(input), &schemas)
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let total = lines.len();
+    let mut store = open(db)?;
+    let records = store.all_records().map_err(|e| anyhow!("{e}"))?;
+    let decisions = store.all_decisions().map_err(|e| anyhow!("{e}"))?;
+    let plan = transfer::plan(records, decisions, lines);
+    if !plan.records.is_empty() || !plan.decisions.is_empty() {
+        store
+            .import(&plan.records, &plan.decisions)
+            .map_err(|e| anyhow!("{}: nothing was written: {e}", file.display()))?;
+    }
+    let mut out = io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{}: {total} lines: added {}, replaced {}, unchanged {}",
+        file.display(),
+        plan.added,
+        plan.replaced,
+        plan.unchanged
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `review-mcp replay --bless FILE...`: re-records each transcript's expectations from this
+/// server, in process, and writes the file back only when it changed. Sends, comments and
+/// `{{any}}` wildcards are kept, so the diff shows exactly what the server now answers.
+pub fn bless(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = false;
+    for file in files {
+        let result = std::fs::read_to_string(file)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                let blessed = review_mcp::replay::bless(&text).map_err(|e| e.to_string())?;
+                if blessed == text {
+                    return Ok(false);
+                }
+                std::fs::write(file, blessed).map_err(|e| e.to_string())?;
+                Ok(true)
+            });
+        match result {
+            Ok(changed) => {
+                let verb = if changed { "blessed" } else { "unchanged" };
+                writeln!(out, "{verb} {}", file.display())?;
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("review-mcp: {}: {e}", file.display());
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `review-mcp check`: SQLite's integrity and foreign-key checks, the full-text indexes and
+/// the schema version. Exit status 0 only when every check passes.
+pub fn check(db: &Path) -> anyhow::Result<ExitCode> {
+    let mut store = open_existing(db)?;
+    let version = store.schema_version().map_err(|e| anyhow!("{e}"))?;
+    let problems = store.check().map_err(|e| anyhow!("{e}"))?;
+    if !problems.is_empty() {
+        let mut err = io::stderr().lock();
+        for p in &problems {
+            let _ = writeln!(err, "review-mcp: {}: {p}", db.display());
+        }
+        let _ = writeln!(
+            err,
+            "review-mcp: {}: {} problem(s) found (schema version {version})",
+            db.display(),
+            problems.len()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let (records, decisions) = store
+        .revisions()
+        .map_err(|e| anyhow!("{e}"))?
+        .iter()
+        .fold((0, 0), |(r, d), s| (r + s.records, d + s.decisions));
+    let mut out = io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{}: ok: schema version {version}, integrity ok, {records} records, {decisions} decisions",
+        db.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,7 +688,16 @@ mod tests {
                 .unwrap()
                 .command,
             Command::Replay {
+                bless: false,
                 command: Some("./srv --x".into()),
+                files: vec!["t.jsonl".into()]
+            }
+        );
+        assert_eq!(
+            run(&["replay", "--bless", "t.jsonl"]).unwrap().command,
+            Command::Replay {
+                bless: true,
+                command: None,
                 files: vec!["t.jsonl".into()]
             }
         );

@@ -11,6 +11,7 @@
 //! are "rows with `seq <= snapshot`".
 
 mod admin;
+mod browse;
 mod decisions;
 mod records;
 mod schema;
