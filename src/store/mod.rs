@@ -288,10 +288,15 @@ fn inspect(path: &Path) -> Result<Found, StoreError> {
     }
     let ro = open_for_inspection(path).map_err(|e| not_sqlite(e.to_string()))?;
     ro.busy_timeout(BUSY_TIMEOUT)?;
+    // One read transaction for the three reads: as separate statements each saw its own
+    // snapshot, so a server starting while another initialised the file could read
+    // application_id 0 before that server's migration committed and its tables after, and
+    // refuse our own file as foreign.
     let look = || -> rusqlite::Result<(i64, i64, i64)> {
-        let app: i64 = ro.pragma_query_value(None, "application_id", |r| r.get(0))?;
-        let version: i64 = ro.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        let tables: i64 = ro.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+        let tx = ro.unchecked_transaction()?;
+        let app: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
         Ok((app, version, tables))
     };
     let (app, version, tables) = look().map_err(|e| match e.sqlite_error_code() {
