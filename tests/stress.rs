@@ -92,7 +92,7 @@ fn run() -> anyhow::Result<()> {
     );
 
     let started = Instant::now();
-    let (rounds, processes) = (20, 8);
+    let (rounds, processes) = (30, 16);
     let n = scenarios::startup_race(rounds, processes)?;
     println!(
         "Started together on a new file: {rounds} rounds x {processes} processes, {n} started \
