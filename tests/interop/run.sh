@@ -75,7 +75,10 @@ fi
 py="$here/.venv/bin/python"
 
 # --- the runs -------------------------------------------------------------------------------
-runs=(sdk1-legacy v2-legacy v2-auto v2-2026-07-28 python-legacy python-auto python-2026-07-28)
+# The v2-legacy-<revision> runs make the v2 client offer an older revision in its initialize
+# (supportedProtocolVersions), so that a real client reads the server's older result shapes.
+runs=(sdk1-legacy v2-legacy v2-auto v2-2026-07-28 python-legacy python-auto python-2026-07-28
+  v2-legacy-2025-06-18 v2-legacy-2025-03-26 v2-legacy-2024-11-05)
 if [ ${#only[@]} -gt 0 ]; then
   for name in "${only[@]}"; do
     printf '%s\n' "${runs[@]}" | grep -qx "$name" || { echo "run.sh: no run named $name (${runs[*]})" >&2; exit 2; }
