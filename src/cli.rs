@@ -35,7 +35,7 @@ Usage: review-mcp [--db PATH] [serve]
        review-mcp [--db PATH] export [-o FILE]
        review-mcp [--db PATH] import FILE
        review-mcp [--db PATH] check
-       review-mcp replay [--command CMD] FILE...
+       review-mcp replay [--command CMD | --bless] FILE...
        review-mcp --help | --version
 Try 'review-mcp --help' for more.";
 
@@ -59,7 +59,7 @@ Usage:
                                           all or nothing; reports added, replaced, unchanged.
   review-mcp [--db PATH] check            Check the database's integrity and schema version;
                                           exit status 0 only when it is sound.
-  review-mcp replay [--command CMD] FILE...
+  review-mcp replay [--command CMD | --bless] FILE...
                                           Replay protocol transcripts against this server (or
                                           against CMD, run through the shell) and report
                                           the first difference per file.
@@ -69,6 +69,8 @@ Options:
                       Parent directories are created; a new file is readable by its owner only.
   -o, --output FILE   export: write to FILE instead of stdout.
   --command CMD       replay: the server command line to test (default: this server, in process).
+  --bless             replay: rewrite each FILE's expectations from this server's answers,
+                      keeping its sends, comments and {{any}} wildcards (review the diff).
   -h, --help          Print this help and exit.
   -V, --version       Print the version and exit.
   --                  Everything after it is a FILE, even when it starts with '-'.
@@ -120,6 +122,8 @@ pub enum Command {
     },
     Check,
     Replay {
+        /// Rewrite each file's expectations from this server's answers instead of comparing.
+        bless: bool,
         command: Option<String>,
         files: Vec<PathBuf>,
     },
@@ -143,6 +147,7 @@ pub struct RawArgs {
     command: Option<OsString>,
     help: bool,
     version: bool,
+    bless: bool,
     subcommand: Option<&'static str>,
     positionals: Vec<OsString>,
 }
@@ -206,7 +211,7 @@ impl RawArgs {
                 "--db" => Some(ValueFlag::Db),
                 "-o" | "--output" => Some(ValueFlag::Output),
                 "--command" => Some(ValueFlag::Command),
-                "-h" | "--help" | "-V" | "--version" => None,
+                "-h" | "--help" | "-V" | "--version" | "--bless" => None,
                 _ => return Err(UsageError(format!("unknown flag '{}'", short(flag)))),
             };
             match value_flag {
@@ -214,10 +219,10 @@ impl RawArgs {
                     if attached.is_some() {
                         return Err(UsageError(format!("{flag} takes no value")));
                     }
-                    let slot = if matches!(flag, "-h" | "--help") {
-                        &mut raw.help
-                    } else {
-                        &mut raw.version
+                    let slot = match flag {
+                        "-h" | "--help" => &mut raw.help,
+                        "--bless" => &mut raw.bless,
+                        _ => &mut raw.version,
                     };
                     if *slot {
                         return Err(UsageError(format!("{flag} given more than once")));
@@ -312,6 +317,17 @@ impl RawArgs {
                 "--command is only valid with 'replay', not '{sub}'"
             )));
         }
+        if self.bless && sub != "replay" {
+            return Err(UsageError(format!(
+                "--bless is only valid with 'replay', not '{sub}'"
+            )));
+        }
+        if self.bless && self.command.is_some() {
+            return Err(UsageError(
+                "--bless records this server's answers; it cannot be combined with --command"
+                    .into(),
+            ));
+        }
         let files: Vec<PathBuf> = self.positionals.into_iter().map(PathBuf::from).collect();
         let no_files = |files: &[PathBuf]| match files.first() {
             Some(f) => Err(UsageError(format!(
@@ -353,6 +369,7 @@ impl RawArgs {
                 return Err(UsageError("'replay' needs at least one FILE".into()));
             }
             "replay" => Command::Replay {
+                bless: self.bless,
                 command: self
                     .command
                     .map(|c| c.to_string_lossy().into_owned())
@@ -521,6 +538,42 @@ pub fn import(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `review-mcp replay --bless FILE...`: re-records each transcript's expectations from this
+/// server, in process, and writes the file back only when it changed. Sends, comments and
+/// `{{any}}` wildcards are kept, so the diff shows exactly what the server now answers.
+pub fn bless(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = false;
+    for file in files {
+        let result = std::fs::read_to_string(file)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                let blessed = review_mcp::replay::bless(&text).map_err(|e| e.to_string())?;
+                if blessed == text {
+                    return Ok(false);
+                }
+                std::fs::write(file, blessed).map_err(|e| e.to_string())?;
+                Ok(true)
+            });
+        match result {
+            Ok(changed) => {
+                let verb = if changed { "blessed" } else { "unchanged" };
+                writeln!(out, "{verb} {}", file.display())?;
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("review-mcp: {}: {e}", file.display());
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 /// `review-mcp check`: SQLite's integrity and foreign-key checks, the full-text indexes and
 /// the schema version. Exit status 0 only when every check passes.
 pub fn check(db: &Path) -> anyhow::Result<ExitCode> {
@@ -635,7 +688,16 @@ mod tests {
                 .unwrap()
                 .command,
             Command::Replay {
+                bless: false,
                 command: Some("./srv --x".into()),
+                files: vec!["t.jsonl".into()]
+            }
+        );
+        assert_eq!(
+            run(&["replay", "--bless", "t.jsonl"]).unwrap().command,
+            Command::Replay {
+                bless: true,
+                command: None,
                 files: vec!["t.jsonl".into()]
             }
         );

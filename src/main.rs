@@ -59,7 +59,10 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
         Command::Export { output } => cli::export(&db, output.as_deref()),
         Command::Import { file } => cli::import(&db, &file),
         Command::Check => cli::check(&db),
-        Command::Replay { command, files } => {
+        Command::Replay {
+            bless: true, files, ..
+        } => cli::bless(&files),
+        Command::Replay { command, files, .. } => {
             let stdout = io::stdout();
             let mut out = stdout.lock();
             match review_mcp::replay::replay_files(command.as_deref(), &files, &mut out) {

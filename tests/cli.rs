@@ -599,3 +599,34 @@ fn check_and_serve_refuse_a_file_that_is_not_sqlite_and_leave_it_untouched() {
         assert_eq!(fs::read(dir.path().join("junk.db")).unwrap(), junk);
     }
 }
+
+#[test]
+fn replay_bless_restores_a_stale_expectation_and_keeps_wildcards() {
+    let dir = TempDir::new("bless");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/legacy/2025-11-25/0001_handshake_initialized_ping.jsonl");
+    let original = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        original.contains("{{any}}"),
+        "the fixture should carry a wildcard"
+    );
+    let copy = dir.path().join("t.jsonl");
+    // A stale expectation: the ping answer as an older server might have written it.
+    let stale = original.replacen(r#""result":{}"#, r#""result":{"old":true}"#, 1);
+    assert_ne!(stale, original);
+    std::fs::write(&copy, &stale).unwrap();
+    let o = run(dir.path(), &["replay", copy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "the stale file must not replay");
+    let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("blessed "), "{}", stdout(&o));
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), original);
+    let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
+    assert!(stdout(&o).starts_with("unchanged "), "{}", stdout(&o));
+}
+
+#[test]
+fn replay_bless_with_command_or_elsewhere_exits_2() {
+    assert_usage_error(&["replay", "--bless", "--command", "x", "a"], "--command");
+    assert_usage_error(&["check", "--bless"], "--bless is only valid with 'replay'");
+}
