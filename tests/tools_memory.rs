@@ -285,9 +285,18 @@ fn recall_text_of_quotes_and_operators_answers_without_error() {
         "{name}: x",
         "bore\" OR \"x",
         "",
+        // Letters Rust calls alphanumeric that the FTS5 tokenizer treats as separators,
+        // direction marks and NUL.
+        "\u{093E}",
+        "a\u{093E}b",
+        "\u{0301}",
+        "\u{200F}bore\u{200E}",
+        "bore\u{0000}x",
     ] {
         let out = c.ok("recall", json!({"text": q}));
         assert!(out["records"].is_array(), "{q}");
+        let out = c.ok("recall_decisions", json!({"text": q}));
+        assert!(out["decisions"].is_array(), "{q}");
     }
     let hit = c.ok("recall", json!({"text": "\"bore\" AND -shaft*"}));
     assert_eq!(hit["records"].as_array().map(Vec::len), Some(1));
@@ -728,4 +737,56 @@ fn recall_cursor_tampered_or_for_other_filters_refused() {
     );
     assert_eq!(next["records"].as_array().map(Vec::len), Some(3));
     assert!(next.get("next_cursor").is_none());
+}
+
+#[test]
+fn remember_named_feature_at_new_revision_replaces_and_moves_it() {
+    let uri = "/work/part.step";
+    let mut c = Client::memory(Era::V2025_11_25);
+    c.ok(
+        "remember",
+        json!({"artifact": art_uri(REV_A, uri), "entity_ids": ["face:3"],
+        "name": "bore", "tags": ["a"]}),
+    );
+    let moved = c.ok(
+        "remember",
+        json!({"artifact": art_uri(REV_B, uri), "entity_ids": ["face:7"],
+        "name": "bore"}),
+    );
+    assert_eq!(moved["replaced"], true);
+    assert_eq!(moved["record"]["artifact"]["revision"], REV_B);
+    // The entity filter follows the record to its new revision.
+    let old = c.ok(
+        "recall",
+        json!({"artifact": art_uri(REV_A, uri), "entity_id": "face:3"}),
+    );
+    assert_eq!(old["records"], json!([]));
+    let new = c.ok(
+        "recall",
+        json!({"artifact": art_uri(REV_B, uri), "entity_id": "face:7"}),
+    );
+    assert_eq!(names(&new["records"]), ["bore"]);
+    assert_eq!(c.ok("recall", json!({"tags": ["a"]}))["records"], json!([]));
+}
+
+#[test]
+fn remember_unusual_characters_round_trip() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    let name = "bore\u{0000}\u{200F}\u{202E}'; DROP TABLE records; --";
+    let note = "NEAR(\"x\" y) ^z \u{1F529} ∅12 H7";
+    let out = c.ok(
+        "remember",
+        json!({"artifact": art(REV_A), "entity_ids": ["face:1"],
+        "name": name, "note": note, "tags": ["ü", "\u{0000}"]}),
+    );
+    assert_eq!(out["record"]["name"], name);
+    let back = c.ok(
+        "recall",
+        json!({"artifact": art(REV_A), "entity_id": "face:1"}),
+    );
+    assert_eq!(back["records"][0]["name"], name);
+    assert_eq!(back["records"][0]["note"], note);
+    assert_eq!(back["records"][0]["tags"], json!(["ü", "\u{0000}"]));
+    let found = c.ok("recall", json!({"text": "drop table", "tags": ["ü"]}));
+    assert_eq!(found["records"].as_array().map(Vec::len), Some(1));
 }

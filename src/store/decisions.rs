@@ -113,6 +113,16 @@ pub(super) fn write_decision(
     let a = &decision.artifact;
     let rid = match rid {
         Some(rid) => {
+            // Clear the old rows first, while the decision still has its old seq (the
+            // full-text rowid).
+            for sql in [
+                "DELETE FROM decisions_fts WHERE rowid = (SELECT seq FROM decisions WHERE rid = ?1)",
+                "DELETE FROM basis_items WHERE decision_rid = ?1",
+                "DELETE FROM decision_faces WHERE rid = ?1",
+                "DELETE FROM decision_states WHERE rid = ?1",
+            ] {
+                tx.prepare_cached(sql)?.execute([rid])?;
+            }
             tx.prepare_cached(
                 "UPDATE decisions SET id = ?2, locator = ?3, subject = ?4, revision = ?5, \
                  format = ?6, uri = ?7, units = ?8, disposition = ?9, summary = ?10, \
@@ -133,14 +143,6 @@ pub(super) fn write_decision(
                 decision.updated_at,
                 seq
             ])?;
-            for sql in [
-                "DELETE FROM basis_items WHERE decision_rid = ?1",
-                "DELETE FROM decision_faces WHERE rid = ?1",
-                "DELETE FROM decision_states WHERE rid = ?1",
-                "DELETE FROM decisions_fts WHERE rowid = ?1",
-            ] {
-                tx.prepare_cached(sql)?.execute([rid])?;
-            }
             rid
         }
         None => {
@@ -204,7 +206,7 @@ pub(super) fn write_decision(
         }
     }
     tx.prepare_cached("INSERT INTO decisions_fts (rowid, subject, body) VALUES (?1, ?2, ?3)")?
-        .execute(params![rid, decision.subject, body.join("\n")])?;
+        .execute(params![seq, decision.subject, body.join("\n")])?;
     Ok(rid)
 }
 
@@ -212,8 +214,10 @@ pub(super) fn write_decision(
 pub(super) fn delete_decisions(tx: &Transaction<'_>, rids: &[i64]) -> Result<usize, StoreError> {
     let mut n = 0;
     for rid in rids {
-        tx.prepare_cached("DELETE FROM decisions_fts WHERE rowid = ?1")?
-            .execute([rid])?;
+        tx.prepare_cached(
+            "DELETE FROM decisions_fts WHERE rowid = (SELECT seq FROM decisions WHERE rid = ?1)",
+        )?
+        .execute([rid])?;
         n += tx
             .prepare_cached("DELETE FROM decisions WHERE rid = ?1")?
             .execute([rid])?;
@@ -291,40 +295,37 @@ impl Store {
             },
             None => None,
         };
-        let limit = i64::try_from(page.limit).unwrap_or(200);
-        let mut c = Clause::default();
-        let sql = match text {
+        let mut segments: Vec<(String, Vec<SqlValue>)> = Vec::new();
+        match text {
             Some((all, subject)) => {
-                let mut inner = Clause::default();
-                inner.add(
-                    "d.rid IN (SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ?)",
-                    [SqlValue::Text(all)],
-                );
-                inner.add("d.seq <= ?", [SqlValue::Integer(snapshot)]);
-                decision_filters(&mut inner, q, true);
-                c.params.push(SqlValue::Text(subject));
-                c.params.append(&mut inner.params);
-                if let Some(after) = page.after {
-                    c.add(
-                        "(tier > ? OR (tier = ? AND seq < ?))",
-                        [
-                            SqlValue::Integer(after.tier),
-                            SqlValue::Integer(after.tier),
-                            SqlValue::Integer(after.seq),
-                        ],
+                // As for records: tier 0 (subject holds every word) then tier 1, each newest
+                // first, walking the full-text index whose rowid is the decision's seq.
+                let start_tier = page.after.map_or(0, |a| a.tier);
+                for (tier, expr) in [
+                    (0, subject.clone()),
+                    (1, format!("({all}) NOT ({subject})")),
+                ] {
+                    if tier < start_tier {
+                        continue;
+                    }
+                    let mut c = Clause::default();
+                    c.add("f.decisions_fts MATCH ?", [SqlValue::Text(expr)]);
+                    c.add("f.rowid <= ?", [SqlValue::Integer(snapshot)]);
+                    if let Some(after) = page.after.filter(|a| a.tier == tier) {
+                        c.add("f.rowid < ?", [SqlValue::Integer(after.seq)]);
+                    }
+                    decision_filters(&mut c, q, true);
+                    let sql = format!(
+                        "SELECT {DECISION_COLS}, {tier} AS tier FROM decisions_fts f \
+                         CROSS JOIN decisions d ON d.seq = f.rowid WHERE {} \
+                         ORDER BY f.rowid DESC LIMIT ?",
+                        c.joined()
                     );
+                    segments.push((sql, c.params));
                 }
-                c.params.push(SqlValue::Integer(limit + 1));
-                format!(
-                    "SELECT * FROM (SELECT {DECISION_COLS}, CASE WHEN d.rid IN \
-                     (SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ?) THEN 0 ELSE 1 \
-                     END AS tier FROM decisions d WHERE {}) WHERE {} \
-                     ORDER BY tier, seq DESC LIMIT ?",
-                    inner.joined(),
-                    c.joined()
-                )
             }
             None => {
+                let mut c = Clause::default();
                 let (from, seq_col) = if let Some((face, rev)) = &q.face {
                     c.add(
                         "x.face = ? AND x.revision = ?",
@@ -348,25 +349,27 @@ impl Store {
                 if let Some(after) = page.after {
                     c.add(&format!("{seq_col} < ?"), [SqlValue::Integer(after.seq)]);
                 }
-                c.params.push(SqlValue::Integer(limit + 1));
-                format!(
+                let sql = format!(
                     "SELECT {DECISION_COLS}, 1 AS tier FROM {from} WHERE {} \
                      ORDER BY {seq_col} DESC LIMIT ?",
                     c.joined()
-                )
+                );
+                segments.push((sql, c.params));
             }
-        };
+        }
         let mut rows_out = Vec::new();
-        {
+        for (sql, mut params) in segments {
+            let want = page.limit + 1 - rows_out.len();
+            if want == 0 {
+                break;
+            }
+            params.push(SqlValue::Integer(i64::try_from(want).unwrap_or(201)));
             let mut stmt = tx.prepare_cached(&sql)?;
-            let mut rows = stmt.query(params_from_iter(c.params.iter()))?;
+            let mut rows = stmt.query(params_from_iter(params.iter()))?;
             while let Some(row) = rows.next()? {
                 let (rid, decision, seq) = decision_from_row(row)?;
                 let tier: i64 = row.get(12)?;
                 rows_out.push((rid, decision, Position { tier, seq }));
-                if rows_out.len() > page.limit {
-                    break;
-                }
             }
         }
         let more = rows_out.len() > page.limit;

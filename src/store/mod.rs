@@ -404,3 +404,36 @@ pub struct PageRequest {
     pub after: Option<Position>,
     pub limit: usize,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite_error(code: std::ffi::c_int) -> StoreError {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            None,
+        ))
+    }
+
+    #[test]
+    fn user_message_names_the_storage_condition() {
+        let busy = sqlite_error(rusqlite::ffi::SQLITE_BUSY).user_message();
+        assert!(
+            busy.contains("locked") && busy.contains("5000 ms"),
+            "{busy}"
+        );
+        let full = sqlite_error(rusqlite::ffi::SQLITE_FULL).user_message();
+        assert!(full.contains("disk is full"), "{full}");
+        let ro = sqlite_error(rusqlite::ffi::SQLITE_READONLY).user_message();
+        assert!(ro.contains("read-only"), "{ro}");
+        let io = sqlite_error(rusqlite::ffi::SQLITE_IOERR).user_message();
+        assert!(io.contains("I/O error"), "{io}");
+    }
+
+    #[test]
+    fn open_in_memory_is_at_current_schema() {
+        let s = Store::open_in_memory().unwrap();
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
+    }
+}

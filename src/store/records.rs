@@ -94,6 +94,7 @@ pub(super) fn write_record(
     let entities = json_text(&record.entity_ids);
     let rid = match rid {
         Some(rid) => {
+            clear_record_side_rows(tx, rid)?;
             tx.prepare_cached(
                 "UPDATE records SET id = ?2, kind = ?3, locator = ?4, name = ?5, note = ?6, \
                  tags = ?7, entity_ids = ?8, id_scheme = ?9, revision = ?10, format = ?11, \
@@ -118,7 +119,6 @@ pub(super) fn write_record(
                 record.updated_at,
                 seq
             ])?;
-            clear_record_side_rows(tx, rid)?;
             rid
         }
         None => {
@@ -162,18 +162,22 @@ pub(super) fn write_record(
             tag.execute(params![t, seq, rid])?;
         }
     }
+    // The full-text rowid is the record's seq: text results walk it newest first.
     tx.prepare_cached("INSERT INTO records_fts (rowid, name, note) VALUES (?1, ?2, ?3)")?
-        .execute(params![rid, record.name, record.note])?;
+        .execute(params![seq, record.name, record.note])?;
     Ok(rid)
 }
 
-/// Removes the side-table and full-text rows of record `rid` (before a rewrite).
+/// Removes the side-table and full-text rows of record `rid` (before a rewrite, while the
+/// row still has its old seq).
 fn clear_record_side_rows(tx: &Transaction<'_>, rid: i64) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "DELETE FROM records_fts WHERE rowid = (SELECT seq FROM records WHERE rid = ?1)",
+    )?
+    .execute([rid])?;
     tx.prepare_cached("DELETE FROM record_entities WHERE rid = ?1")?
         .execute([rid])?;
     tx.prepare_cached("DELETE FROM record_tags WHERE rid = ?1")?
-        .execute([rid])?;
-    tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
         .execute([rid])?;
     Ok(())
 }
@@ -182,8 +186,10 @@ fn clear_record_side_rows(tx: &Transaction<'_>, rid: i64) -> Result<(), StoreErr
 pub(super) fn delete_records(tx: &Transaction<'_>, rids: &[i64]) -> Result<usize, StoreError> {
     let mut n = 0;
     for rid in rids {
-        tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
-            .execute([rid])?;
+        tx.prepare_cached(
+            "DELETE FROM records_fts WHERE rowid = (SELECT seq FROM records WHERE rid = ?1)",
+        )?
+        .execute([rid])?;
         n += tx
             .prepare_cached("DELETE FROM records WHERE rid = ?1")?
             .execute([rid])?;
@@ -288,42 +294,37 @@ impl Store {
             },
             None => None,
         };
-        let limit = i64::try_from(page.limit).unwrap_or(200);
-        let mut c = Clause::default();
-        let sql = match text {
+        let mut segments: Vec<(String, Vec<SqlValue>)> = Vec::new();
+        match text {
             Some((all, name)) => {
-                // Text order: tier 0 when the name holds every word, then seq DESC. Both
-                // depend only on the row and the query, so the order of unchanged rows is
-                // stable while other rows are written (bm25 would shift).
-                let mut inner = Clause::default();
-                inner.add(
-                    "r.rid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)",
-                    [SqlValue::Text(all)],
-                );
-                inner.add("r.seq <= ?", [SqlValue::Integer(snapshot)]);
-                record_filters(&mut inner, q, "r.seq", true);
-                c.params.push(SqlValue::Text(name));
-                c.params.append(&mut inner.params);
-                if let Some(after) = page.after {
-                    c.add(
-                        "(tier > ? OR (tier = ? AND seq < ?))",
-                        [
-                            SqlValue::Integer(after.tier),
-                            SqlValue::Integer(after.tier),
-                            SqlValue::Integer(after.seq),
-                        ],
+                // Text order: tier 0 when the name holds every word, then tier 1; each tier
+                // newest first. Both depend only on the row and the query, so the order of
+                // unchanged rows is stable while other rows are written (bm25 would shift).
+                // The full-text rowid is the record's seq, so each tier is one index walk
+                // in result order that stops at the page size.
+                let start_tier = page.after.map_or(0, |a| a.tier);
+                for (tier, expr) in [(0, name.clone()), (1, format!("({all}) NOT ({name})"))] {
+                    if tier < start_tier {
+                        continue;
+                    }
+                    let mut c = Clause::default();
+                    c.add("f.records_fts MATCH ?", [SqlValue::Text(expr)]);
+                    c.add("f.rowid <= ?", [SqlValue::Integer(snapshot)]);
+                    if let Some(after) = page.after.filter(|a| a.tier == tier) {
+                        c.add("f.rowid < ?", [SqlValue::Integer(after.seq)]);
+                    }
+                    record_filters(&mut c, q, "r.seq", true);
+                    let sql = format!(
+                        "SELECT {RECORD_COLS}, {tier} AS tier FROM records_fts f \
+                         CROSS JOIN records r ON r.seq = f.rowid WHERE {} \
+                         ORDER BY f.rowid DESC LIMIT ?",
+                        c.joined()
                     );
+                    segments.push((sql, c.params));
                 }
-                c.params.push(SqlValue::Integer(limit + 1));
-                format!(
-                    "SELECT * FROM (SELECT {RECORD_COLS}, CASE WHEN r.rid IN \
-                     (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) THEN 0 ELSE 1 END \
-                     AS tier FROM records r WHERE {}) WHERE {} ORDER BY tier, seq DESC LIMIT ?",
-                    inner.joined(),
-                    c.joined()
-                )
             }
             None => {
+                let mut c = Clause::default();
                 // Drive from the most selective index that is already in seq order.
                 let (from, seq_col) = if let Some((entity, rev)) = &q.entity {
                     c.add(
@@ -348,18 +349,23 @@ impl Store {
                 if let Some(after) = page.after {
                     c.add(&format!("{seq_col} < ?"), [SqlValue::Integer(after.seq)]);
                 }
-                c.params.push(SqlValue::Integer(limit + 1));
-                format!(
+                let sql = format!(
                     "SELECT {RECORD_COLS}, 1 AS tier FROM {from} WHERE {} \
                      ORDER BY {seq_col} DESC LIMIT ?",
                     c.joined()
-                )
+                );
+                segments.push((sql, c.params));
             }
-        };
+        }
         let mut items = Vec::new();
-        {
+        for (sql, mut params) in segments {
+            let want = page.limit + 1 - items.len();
+            if want == 0 {
+                break;
+            }
+            params.push(SqlValue::Integer(i64::try_from(want).unwrap_or(201)));
             let mut stmt = tx.prepare_cached(&sql)?;
-            let mut rows = stmt.query(params_from_iter(c.params.iter()))?;
+            let mut rows = stmt.query(params_from_iter(params.iter()))?;
             while let Some(row) = rows.next()? {
                 let (record, seq) = record_from_row(row)?;
                 let tier: i64 = row.get(14)?;
