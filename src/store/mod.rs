@@ -266,9 +266,36 @@ fn create_private(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// The checks that must pass before anything may be written to an existing file. Reads
-/// the header bytes, then looks inside through a read-only connection.
+/// The checks that must pass before anything may be written to an existing file.
+///
+/// A refusal is confirmed by looking again a few times over ~300 ms before it stands: the
+/// file may be one that another server is initialising at this very moment, and a read that
+/// takes no lock (see [`open_for_inspection`]) can catch it half-written. Our own file
+/// settles within milliseconds; a foreign or newer file gives the same verdict every time.
 fn inspect(path: &Path) -> Result<Found, StoreError> {
+    const LOOKS: u64 = 6;
+    let mut look = 1;
+    loop {
+        match inspect_once(path) {
+            Err(
+                e @ (StoreError::NotSqlite { .. }
+                | StoreError::Foreign { .. }
+                | StoreError::Newer { .. }),
+            ) if look < LOOKS => {
+                log::debug!(
+                    "inspection of {} refused ({e}); looking again",
+                    path.display()
+                );
+                std::thread::sleep(Duration::from_millis(20 * look));
+                look += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// One look: the header bytes, then the inside through a read-only connection.
+fn inspect_once(path: &Path) -> Result<Found, StoreError> {
     let not_sqlite = |detail: String| StoreError::NotSqlite {
         path: path.to_path_buf(),
         detail,
