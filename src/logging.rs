@@ -1,10 +1,493 @@
-//! Logging to stderr (stdout is the protocol wire).
+//! Logging to stderr (stdout is the protocol wire): JSON lines or a human form, with secrets
+//! redacted.
+//!
+//! Configuration comes from the environment, read once at start:
+//! - `MCP_LOG_LEVEL`: `debug` | `info` | `warn` | `error` | `off` (default `info`). Any other value is
+//!   reported with a warning and `info` is used: a typo must not silence the logs.
+//! - `MCP_LOG_FORMAT`: `json` (default) or `human`.
+//! - `MCP_TRACE_ID`: added to every line as `trace_id`, so a host can correlate the lines of
+//!   one server process with its own.
+//!
+//! A JSON line is `{"ts","level","target","msg","trace_id"?}` with `ts` in RFC 3339 UTC
+//! (milliseconds). Before a message is written, the values of secret-like fields inside it
+//! (`token=...`, `"password":"..."`, `Authorization: Bearer ...`) are replaced by
+//! `[REDACTED]`; see [`redact`]. The formatter and the redaction are pure functions so that
+//! they are tested without touching the process-wide logger.
 
-/// Sets up `env_logger` on stderr. `MCP_LOG_LEVEL` picks the level (default `info`).
+use std::io::Write;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use log::{Level, LevelFilter};
+use serde_json::{Map, Value};
+
+/// How each line is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Human,
+}
+
+/// The logging configuration and the complaints found while reading it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub level: LevelFilter,
+    pub format: Format,
+    pub trace_id: Option<String>,
+    /// Invalid settings, logged as warnings once the logger is up.
+    pub warnings: Vec<String>,
+}
+
+/// The replacement for a secret value.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Key fragments that mark a field as secret (compared lowercased, with `-` read as `_`).
+const SECRET_KEYS: [&str; 14] = [
+    "token",
+    "password",
+    "passwd",
+    "secret",
+    "authorization",
+    "api_key",
+    "apikey",
+    "access_key",
+    "private_key",
+    "cookie",
+    "credential",
+    "session_id",
+    "signature",
+    "bearer",
+];
+
+impl Config {
+    /// Reads the three settings; `None` or an empty string means unset.
+    pub fn from_values(level: Option<&str>, format: Option<&str>, trace_id: Option<&str>) -> Self {
+        let mut warnings = Vec::new();
+        let level = match level.map(str::trim).filter(|s| !s.is_empty()) {
+            None => LevelFilter::Info,
+            Some(s) => match s.to_ascii_lowercase().as_str() {
+                "debug" => LevelFilter::Debug,
+                "info" => LevelFilter::Info,
+                "warn" => LevelFilter::Warn,
+                "error" => LevelFilter::Error,
+                "off" => LevelFilter::Off,
+                _ => {
+                    warnings.push(format!(
+                        "MCP_LOG_LEVEL={s:?} is not one of debug, info, warn, error, off; using info"
+                    ));
+                    LevelFilter::Info
+                }
+            },
+        };
+        let format = match format.map(str::trim).filter(|s| !s.is_empty()) {
+            None => Format::Json,
+            Some(s) => match s.to_ascii_lowercase().as_str() {
+                "json" => Format::Json,
+                "human" => Format::Human,
+                _ => {
+                    warnings.push(format!(
+                        "MCP_LOG_FORMAT={s:?} is not one of json, human; using json"
+                    ));
+                    Format::Json
+                }
+            },
+        };
+        let trace_id = trace_id
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+        Config {
+            level,
+            format,
+            trace_id,
+            warnings,
+        }
+    }
+
+    /// Reads `MCP_LOG_LEVEL`, `MCP_LOG_FORMAT` and `MCP_TRACE_ID`.
+    pub fn from_env() -> Self {
+        let var = |k: &str| std::env::var(k).ok();
+        Self::from_values(
+            var("MCP_LOG_LEVEL").as_deref(),
+            var("MCP_LOG_FORMAT").as_deref(),
+            var("MCP_TRACE_ID").as_deref(),
+        )
+    }
+}
+
+/// Sets up `env_logger` on stderr from the environment (see the module docs).
 pub fn init() {
-    let level = std::env::var("MCP_LOG_LEVEL").unwrap_or_else(|_| "info".to_string());
-    let _ = env_logger::Builder::new()
-        .parse_filters(&level)
+    init_with(Config::from_env());
+}
+
+/// Sets up `env_logger` on stderr with `config`, then logs its warnings. A second call (tests)
+/// leaves the first logger in place.
+pub fn init_with(config: Config) {
+    let Config {
+        level,
+        format,
+        trace_id,
+        warnings,
+    } = config;
+    let installed = env_logger::Builder::new()
+        .filter_level(level)
         .target(env_logger::Target::Stderr)
-        .try_init();
+        .write_style(env_logger::WriteStyle::Never)
+        .format(move |buf, record| {
+            let line = format_line(
+                format,
+                &rfc3339_millis(SystemTime::now()),
+                record.level(),
+                record.target(),
+                &record.args().to_string(),
+                trace_id.as_deref(),
+            );
+            writeln!(buf, "{line}")
+        })
+        .try_init()
+        .is_ok();
+    if installed {
+        for w in warnings {
+            log::warn!("{w}");
+        }
+    }
+}
+
+/// One log line (without the newline), the message redacted.
+pub fn format_line(
+    format: Format,
+    ts: &str,
+    level: Level,
+    target: &str,
+    msg: &str,
+    trace_id: Option<&str>,
+) -> String {
+    let msg = redact(msg);
+    let level = level_name(level);
+    match format {
+        Format::Json => {
+            let mut m = Map::new();
+            m.insert("ts".into(), Value::from(ts));
+            m.insert("level".into(), Value::from(level));
+            m.insert("target".into(), Value::from(target));
+            m.insert("msg".into(), Value::from(msg));
+            if let Some(t) = trace_id {
+                m.insert("trace_id".into(), Value::from(t));
+            }
+            Value::Object(m).to_string()
+        }
+        Format::Human => {
+            // Newlines in a message would break "one event, one line"; show them escaped.
+            let msg = msg.replace('\n', "\\n").replace('\r', "\\r");
+            let trace = trace_id
+                .map(|t| format!(" trace_id={t}"))
+                .unwrap_or_default();
+            format!(
+                "{ts} {:<5} {target}: {msg}{trace}",
+                level.to_ascii_uppercase()
+            )
+        }
+    }
+}
+
+fn level_name(level: Level) -> &'static str {
+    match level {
+        Level::Error => "error",
+        Level::Warn => "warn",
+        Level::Info => "info",
+        Level::Debug => "debug",
+        Level::Trace => "trace",
+    }
+}
+
+/// Formats a time as RFC 3339 UTC with milliseconds, e.g. `2026-07-28T09:15:02.123Z`.
+pub fn rfc3339_millis(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let days = i64::try_from(secs / 86_400).unwrap_or(0);
+    let rem = secs % 86_400;
+    let (y, mo, da) = civil_from_days(days);
+    format!(
+        "{y:04}-{mo:02}-{da:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day): Howard Hinnant's
+/// `civil_from_days`, so no date crate is needed.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    (
+        y,
+        u32::try_from(m).unwrap_or(1),
+        u32::try_from(d).unwrap_or(1),
+    )
+}
+
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.'
+}
+
+fn is_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase().replace('-', "_");
+    SECRET_KEYS.iter().any(|s| k.contains(s))
+}
+
+/// Ends an unquoted value.
+fn ends_value(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b',' | b';' | b'&' | b')' | b'}' | b']' | b'"' | b'\'')
+}
+
+/// Replaces the values of secret-like fields in a message by [`REDACTED`].
+///
+/// A field is `key=value`, `key: value` or JSON `"key":"value"` (spaces allowed after the
+/// separator) whose key contains a secret word (`token`, `password`, `secret`,
+/// `authorization`, `api_key`, `apikey`, `access_key`, `private_key`, `cookie`, ...; case and
+/// `-`/`_` ignored). A quoted value is replaced up to its closing quote (escapes honoured); an
+/// unquoted one up to whitespace or `, ; & ) } ] " '`, and an auth scheme word (`Bearer`,
+/// `Basic`, `Token`) takes the credential after it along.
+pub fn redact(msg: &str) -> String {
+    let bytes = msg.as_bytes();
+    let mut out = String::with_capacity(msg.len());
+    let mut copied = 0; // bytes of `msg` already in `out`
+    let mut i = 0;
+    while i < bytes.len() {
+        let sep = bytes.get(i).copied().unwrap_or(0);
+        if sep != b'=' && sep != b':' {
+            i += 1;
+            continue;
+        }
+        // The key ends right before the separator, or before a closing quote (JSON).
+        let mut key_end = i;
+        if key_end > 0 && bytes.get(key_end - 1) == Some(&b'"') {
+            key_end -= 1;
+        }
+        let mut key_start = key_end;
+        while key_start > 0 && bytes.get(key_start - 1).copied().is_some_and(is_key_byte) {
+            key_start -= 1;
+        }
+        let key = msg.get(key_start..key_end).unwrap_or("");
+        if key.is_empty() || !is_secret_key(key) {
+            i += 1;
+            continue;
+        }
+        let mut v = i + 1;
+        while bytes.get(v).is_some_and(|&b| b == b' ' || b == b'\t') {
+            v += 1;
+        }
+        let (value_start, value_end) = if bytes.get(v) == Some(&b'"') {
+            let start = v + 1;
+            let mut j = start;
+            while let Some(&b) = bytes.get(j) {
+                if b == b'\\' {
+                    j += 2;
+                    continue;
+                }
+                if b == b'"' {
+                    break;
+                }
+                j += 1;
+            }
+            (start, j.min(bytes.len()))
+        } else {
+            let word_end = |from: usize| {
+                let mut j = from;
+                while bytes.get(j).is_some_and(|&b| !ends_value(b)) {
+                    j += 1;
+                }
+                j
+            };
+            let mut end = word_end(v);
+            let word = msg.get(v..end).unwrap_or("").to_ascii_lowercase();
+            if matches!(word.as_str(), "bearer" | "basic" | "token" | "digest")
+                && bytes.get(end) == Some(&b' ')
+            {
+                end = word_end(end + 1);
+            }
+            (v, end)
+        };
+        if value_end <= value_start {
+            i += 1;
+            continue;
+        }
+        out.push_str(msg.get(copied..value_start).unwrap_or(""));
+        out.push_str(REDACTED);
+        copied = value_end;
+        i = value_end;
+    }
+    out.push_str(msg.get(copied..).unwrap_or(""));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn config_defaults_are_info_json_no_trace() {
+        let c = Config::from_values(None, None, None);
+        assert_eq!(c.level, LevelFilter::Info);
+        assert_eq!(c.format, Format::Json);
+        assert_eq!(c.trace_id, None);
+        assert!(c.warnings.is_empty());
+        assert_eq!(Config::from_values(Some(""), Some(" "), Some("")), c);
+    }
+
+    #[test]
+    fn config_known_values_are_taken() {
+        let c = Config::from_values(Some("debug"), Some("human"), Some("abc-123"));
+        assert_eq!(c.level, LevelFilter::Debug);
+        assert_eq!(c.format, Format::Human);
+        assert_eq!(c.trace_id.as_deref(), Some("abc-123"));
+        assert_eq!(
+            Config::from_values(Some("WARN"), None, None).level,
+            LevelFilter::Warn
+        );
+        assert_eq!(
+            Config::from_values(Some("error"), None, None).level,
+            LevelFilter::Error
+        );
+        // Regression: `off` was refused with a warning on every start, so a host could not
+        // silence the server.
+        let off = Config::from_values(Some("off"), None, None);
+        assert_eq!(off.level, LevelFilter::Off);
+        assert!(off.warnings.is_empty());
+    }
+
+    #[test]
+    fn config_invalid_level_warns_and_uses_info() {
+        let c = Config::from_values(Some("verbose"), Some("xml"), None);
+        assert_eq!(c.level, LevelFilter::Info);
+        assert_eq!(c.format, Format::Json);
+        assert_eq!(c.warnings.len(), 2);
+        assert!(c.warnings[0].contains("MCP_LOG_LEVEL=\"verbose\""));
+        assert!(c.warnings[1].contains("MCP_LOG_FORMAT=\"xml\""));
+    }
+
+    #[test]
+    fn format_line_json_has_fields_and_optional_trace() {
+        let line = format_line(
+            Format::Json,
+            "2026-07-28T00:00:00.000Z",
+            Level::Info,
+            "review_mcp::tool",
+            "tool=recall era=2025-11-25 outcome=ok",
+            Some("t-1"),
+        );
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["ts"], "2026-07-28T00:00:00.000Z");
+        assert_eq!(v["level"], "info");
+        assert_eq!(v["target"], "review_mcp::tool");
+        assert_eq!(v["msg"], "tool=recall era=2025-11-25 outcome=ok");
+        assert_eq!(v["trace_id"], "t-1");
+        let line = format_line(Format::Json, "x", Level::Warn, "t", "m\n\"q\"", None);
+        assert!(!line.contains('\n'));
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v.as_object().unwrap().len(), 4);
+        assert_eq!(v["msg"], "m\n\"q\"");
+        assert_eq!(v["level"], "warn");
+    }
+
+    #[test]
+    fn format_line_human_is_one_readable_line() {
+        let line = format_line(
+            Format::Human,
+            "2026-07-28T00:00:00.000Z",
+            Level::Error,
+            "review_mcp",
+            "bad\nthing",
+            Some("t-9"),
+        );
+        assert_eq!(
+            line,
+            "2026-07-28T00:00:00.000Z ERROR review_mcp: bad\\nthing trace_id=t-9"
+        );
+    }
+
+    #[test]
+    fn format_line_redacts_the_message() {
+        let line = format_line(Format::Json, "x", Level::Info, "t", "token=abc", None);
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["msg"], "token=[REDACTED]");
+    }
+
+    #[test]
+    fn redact_key_value_pairs() {
+        assert_eq!(
+            redact("user=ann password=hunter2 tool=recall"),
+            "user=ann password=[REDACTED] tool=recall"
+        );
+        assert_eq!(
+            redact("api_key=k1,apikey=k2;access_key=k3&private_key=k4"),
+            "api_key=[REDACTED],apikey=[REDACTED];access_key=[REDACTED]&private_key=[REDACTED]"
+        );
+        assert_eq!(redact("X-Api-Key=zzz"), "X-Api-Key=[REDACTED]");
+        assert_eq!(redact("GITHUB_TOKEN=ghp_x"), "GITHUB_TOKEN=[REDACTED]");
+        assert_eq!(redact("cookie: sid=1"), "cookie: [REDACTED]");
+    }
+
+    #[test]
+    fn redact_json_fields() {
+        assert_eq!(
+            redact(r#"{"token":"abc","name":"bore","secret": "s\"x","n":1}"#),
+            r#"{"token":"[REDACTED]","name":"bore","secret": "[REDACTED]","n":1}"#
+        );
+        assert_eq!(
+            redact(r#"{"client_secret":42}"#),
+            r#"{"client_secret":[REDACTED]}"#
+        );
+    }
+
+    #[test]
+    fn redact_authorization_scheme_takes_the_credential() {
+        assert_eq!(
+            redact("Authorization: Bearer eyJabc.def next=1"),
+            "Authorization: [REDACTED] next=1"
+        );
+        assert_eq!(
+            redact("authorization=Basic dXNlcjpwYXNz"),
+            "authorization=[REDACTED]"
+        );
+    }
+
+    #[test]
+    fn redact_leaves_ordinary_messages_alone() {
+        for m in [
+            "tool=recall era=2025-11-25 outcome=ok duration_us=12",
+            "https://example.com:8080/a=b",
+            "token",
+            "password=",
+            "12:30:00",
+            "ünïcödé=ok — token-free",
+            "",
+        ] {
+            assert_eq!(redact(m), m);
+        }
+    }
+
+    #[test]
+    fn redact_unterminated_quote_redacts_to_end() {
+        assert_eq!(redact(r#""password":"abc"#), r#""password":"[REDACTED]"#);
+    }
+
+    #[test]
+    fn rfc3339_millis_formats_utc() {
+        assert_eq!(rfc3339_millis(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = UNIX_EPOCH + Duration::from_millis(1_785_197_702_123);
+        assert_eq!(rfc3339_millis(t), "2026-07-28T00:15:02.123Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
+        assert_eq!(rfc3339_millis(leap), "2000-02-29T00:00:00.000Z");
+    }
 }

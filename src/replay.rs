@@ -1,1 +1,757 @@
 //! Transcript replay: feed recorded client lines to a server and compare what comes back.
+//!
+//! A transcript (format in `protocol-fixtures/README.md`) is JSON Lines, one directive per
+//! line: `send` (a JSON message, written compactly plus `\n`), `send_raw` (exact bytes, for
+//! malformed input: a string, or a list of parts with `hex` and `repeat` so a 17 MB line needs
+//! no 17 MB file), `expect` (the next line the server must write, compared as JSON; the string
+//! `"{{any}}"` matches any value), `eof` (close the server's input) and `comment`.
+//!
+//! The server is either this crate's own, in-process (a fresh [`Server`] over an in-memory
+//! store per file, fed through the real [`LineReader`]), or any stdio command. After the last
+//! directive the input is closed and the server must have written exactly the expected lines,
+//! in order, and nothing else. The report names the first mismatch per file with the JSON
+//! path of the differing value.
+
+use std::io::{self, BufRead, BufReader, Cursor, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::era::Version;
+use crate::framing::{Frame, LineReader};
+use crate::server::Server;
+use crate::service::Service;
+use crate::store::Store;
+
+/// The wildcard: an expected value equal to this string matches any value (but not an absent
+/// member).
+pub const ANY: &str = "{{any}}";
+
+/// The most bytes one `repeat` part may produce, so a typo cannot ask for terabytes.
+const MAX_REPEAT_BYTES: usize = 256 * 1024 * 1024;
+
+/// How long an external server may take to write an expected line.
+const LINE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long an external server may take to exit once its input is closed.
+const EXIT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One step of a transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// Bytes to write to the server, exactly as given.
+    Send(Vec<u8>),
+    /// The next line the server must write.
+    Expect(Value),
+    /// Close the server's input here.
+    Eof,
+}
+
+/// A step and the transcript line it came from (1-based), for messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Directive {
+    pub line: usize,
+    pub step: Step,
+}
+
+/// A parsed transcript.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Transcript {
+    pub directives: Vec<Directive>,
+}
+
+/// A transcript that cannot be read: which line and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranscriptError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for TranscriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "transcript line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for TranscriptError {}
+
+impl Transcript {
+    /// Parses transcript text. Blank lines are skipped; every other line is one directive.
+    pub fn parse(text: &str) -> Result<Transcript, TranscriptError> {
+        let mut directives = Vec::new();
+        let mut closed = false;
+        for (i, raw) in text.lines().enumerate() {
+            let line = i + 1;
+            if raw.trim().is_empty() {
+                continue;
+            }
+            let fail = |message: String| TranscriptError { line, message };
+            let value: Value =
+                serde_json::from_str(raw).map_err(|e| fail(format!("not JSON: {e}")))?;
+            let Value::Object(obj) = value else {
+                return Err(fail("a directive must be a JSON object".into()));
+            };
+            let Some(step) = parse_directive(&obj).map_err(fail)? else {
+                continue;
+            };
+            if closed && matches!(step, Step::Send(_) | Step::Eof) {
+                return Err(fail("nothing can be sent after \"eof\"".into()));
+            }
+            closed |= step == Step::Eof;
+            directives.push(Directive { line, step });
+        }
+        Ok(Transcript { directives })
+    }
+
+    /// The expected server lines, in order.
+    pub fn expected(&self) -> Vec<(usize, &Value)> {
+        self.directives
+            .iter()
+            .filter_map(|d| match &d.step {
+                Step::Expect(v) => Some((d.line, v)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Every byte sent before the input closes.
+    pub fn input_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for d in &self.directives {
+            match &d.step {
+                Step::Send(bytes) => out.extend_from_slice(bytes),
+                Step::Eof => break,
+                Step::Expect(_) => {}
+            }
+        }
+        out
+    }
+}
+
+/// One directive object to a step; `None` for a comment.
+fn parse_directive(obj: &Map<String, Value>) -> Result<Option<Step>, String> {
+    let keys: Vec<&str> = obj
+        .keys()
+        .map(String::as_str)
+        .filter(|k| *k != "note")
+        .collect();
+    let [key] = keys.as_slice() else {
+        return Err(format!(
+            "a directive has exactly one of send, send_raw, expect, eof, comment (plus an optional note); found {keys:?}"
+        ));
+    };
+    let value = obj.get(*key).unwrap_or(&Value::Null);
+    match *key {
+        "send" => {
+            let mut bytes =
+                serde_json::to_vec(value).map_err(|e| format!("cannot encode send: {e}"))?;
+            bytes.push(b'\n');
+            Ok(Some(Step::Send(bytes)))
+        }
+        "send_raw" => raw_bytes(value).map(|b| Some(Step::Send(b))),
+        "expect" => Ok(Some(Step::Expect(value.clone()))),
+        "eof" if value == &Value::Bool(true) => Ok(Some(Step::Eof)),
+        "eof" => Err("\"eof\" must be true".into()),
+        "comment" => Ok(None),
+        other => Err(format!("unknown directive {other:?}")),
+    }
+}
+
+/// `send_raw`: a string (its UTF-8 bytes, no newline added) or a list of parts, each a string,
+/// `{"hex": "ff fe"}` or `{"repeat": "x", "count": 17000000}`.
+fn raw_bytes(value: &Value) -> Result<Vec<u8>, String> {
+    match value {
+        Value::String(s) => Ok(s.as_bytes().to_vec()),
+        Value::Array(parts) => {
+            let mut out = Vec::new();
+            for part in parts {
+                match part {
+                    Value::String(s) => out.extend_from_slice(s.as_bytes()),
+                    Value::Object(p) if p.len() == 1 && p.contains_key("hex") => {
+                        let hex = p.get("hex").and_then(Value::as_str).unwrap_or_default();
+                        out.extend(decode_hex(hex)?);
+                    }
+                    Value::Object(p)
+                        if p.len() == 2 && p.contains_key("repeat") && p.contains_key("count") =>
+                    {
+                        let unit = p.get("repeat").and_then(Value::as_str).unwrap_or_default();
+                        let count = p
+                            .get("count")
+                            .and_then(Value::as_u64)
+                            .and_then(|c| usize::try_from(c).ok())
+                            .ok_or("\"count\" must be a non-negative integer")?;
+                        let total = unit.len().saturating_mul(count);
+                        if unit.is_empty() || total > MAX_REPEAT_BYTES {
+                            return Err(format!(
+                                "\"repeat\" must be a non-empty string producing at most {MAX_REPEAT_BYTES} bytes"
+                            ));
+                        }
+                        out.extend_from_slice(unit.repeat(count).as_bytes());
+                    }
+                    other => return Err(format!("unknown send_raw part {other}")),
+                }
+            }
+            Ok(out)
+        }
+        _ => Err("\"send_raw\" must be a string or a list of parts".into()),
+    }
+}
+
+fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
+    let digits: Vec<u8> = hex
+        .bytes()
+        .filter(|b| !b.is_ascii_whitespace())
+        .map(|b| match b {
+            b'0'..=b'9' => Ok(b - b'0'),
+            b'a'..=b'f' => Ok(b - b'a' + 10),
+            b'A'..=b'F' => Ok(b - b'A' + 10),
+            _ => Err(format!("{:?} is not a hex digit", char::from(b))),
+        })
+        .collect::<Result<_, _>>()?;
+    if digits.len() % 2 != 0 {
+        return Err("odd number of hex digits".into());
+    }
+    Ok(digits
+        .chunks_exact(2)
+        .map(|pair| match pair {
+            [high, low] => high * 16 + low,
+            _ => 0,
+        })
+        .collect())
+}
+
+/// The smallest difference between an expected and an actual JSON value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    /// JSON pointer of the differing value (`""` is the whole message).
+    pub path: String,
+    /// The expected value, or `(absent)`.
+    pub expected: String,
+    /// The actual value, or `(absent)`.
+    pub got: String,
+}
+
+/// Compares `got` against `expected`, where [`ANY`] matches any value. Objects must have the
+/// same members, arrays the same length; numbers compare as serde_json does (`1` is not `1.0`).
+pub fn first_difference(expected: &Value, got: &Value) -> Option<Difference> {
+    diff_at(expected, got, String::new())
+}
+
+fn diff_at(expected: &Value, got: &Value, path: String) -> Option<Difference> {
+    if expected.as_str() == Some(ANY) {
+        return None;
+    }
+    match (expected, got) {
+        (Value::Object(e), Value::Object(g)) => {
+            for (k, ev) in e {
+                let p = format!("{path}/{}", escape_pointer(k));
+                match g.get(k) {
+                    Some(gv) => {
+                        if let Some(d) = diff_at(ev, gv, p) {
+                            return Some(d);
+                        }
+                    }
+                    None => return Some(difference(p, Some(ev), None)),
+                }
+            }
+            g.iter()
+                .find(|(k, _)| !e.contains_key(*k))
+                .map(|(k, gv)| difference(format!("{path}/{}", escape_pointer(k)), None, Some(gv)))
+        }
+        (Value::Array(e), Value::Array(g)) => {
+            for (i, (ev, gv)) in e.iter().zip(g).enumerate() {
+                if let Some(d) = diff_at(ev, gv, format!("{path}/{i}")) {
+                    return Some(d);
+                }
+            }
+            match e.len().cmp(&g.len()) {
+                std::cmp::Ordering::Equal => None,
+                std::cmp::Ordering::Greater => {
+                    let i = g.len();
+                    Some(difference(format!("{path}/{i}"), e.get(i), None))
+                }
+                std::cmp::Ordering::Less => {
+                    let i = e.len();
+                    Some(difference(format!("{path}/{i}"), None, g.get(i)))
+                }
+            }
+        }
+        _ if expected == got => None,
+        _ => Some(difference(path, Some(expected), Some(got))),
+    }
+}
+
+fn escape_pointer(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn difference(path: String, expected: Option<&Value>, got: Option<&Value>) -> Difference {
+    Difference {
+        path,
+        expected: expected.map_or_else(|| "(absent)".to_string(), short),
+        got: got.map_or_else(|| "(absent)".to_string(), short),
+    }
+}
+
+/// A value for the report, cut to a readable length.
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() <= 300 {
+        return s;
+    }
+    let mut cut: String = s.chars().take(300).collect();
+    cut.push_str("...");
+    cut
+}
+
+/// One line the server wrote: JSON, or the raw text when it was not JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Written {
+    Json(Value),
+    NotJson(String),
+}
+
+/// What one input frame made the in-process server write.
+#[derive(Debug)]
+pub struct Exchange {
+    /// The input line (empty for an oversized line, which was discarded unread).
+    pub input: Vec<u8>,
+    /// True when the line was over the limit.
+    pub too_long: bool,
+    /// The messages written in answer, in order.
+    pub outputs: Vec<Value>,
+    /// The legacy session's version after this frame, if one is open.
+    pub session: Option<Version>,
+}
+
+/// A failure to start the in-process server.
+#[derive(Debug)]
+pub struct StartError(pub String);
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot start the server: {}", self.0)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+/// Feeds the transcript's input to a fresh in-process server, frame by frame, through the
+/// same line reader the binary uses, and returns what each frame produced.
+pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartError> {
+    let store = Store::open_in_memory().map_err(|e| StartError(e.to_string()))?;
+    let mut server = Server::new(Service::new(store));
+    let mut reader = LineReader::new(Cursor::new(transcript.input_bytes()));
+    let mut exchanges = Vec::new();
+    loop {
+        // Reading from memory cannot fail; treat a failure as the end of input.
+        let frame = reader.next_frame().unwrap_or(Frame::Eof);
+        let (input, too_long) = match &frame {
+            Frame::Eof => return Ok(exchanges),
+            Frame::Line(bytes) => (bytes.clone(), false),
+            Frame::TooLong { .. } => (Vec::new(), true),
+        };
+        let outputs = server.handle_frame(frame);
+        exchanges.push(Exchange {
+            input,
+            too_long,
+            outputs,
+            session: server.session().map(|s| s.version),
+        });
+    }
+}
+
+/// How one file fared.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Every expected line matched and nothing else was written.
+    Match { lines: usize },
+    /// The first mismatch, described for a person.
+    Mismatch(String),
+    /// The transcript could not be read or the server not started.
+    Broken(String),
+}
+
+/// Replays one transcript file against the in-process server (`command` is `None`) or the
+/// given stdio command line (run by the platform shell).
+pub fn replay_file(command: Option<&str>, path: &Path) -> Outcome {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return Outcome::Broken(format!("cannot read: {e}")),
+    };
+    let transcript = match Transcript::parse(&text) {
+        Ok(t) => t,
+        Err(e) => return Outcome::Broken(e.to_string()),
+    };
+    let run = match command {
+        None => match serve_in_process(&transcript) {
+            Ok(exchanges) => Run {
+                written: exchanges
+                    .into_iter()
+                    .flat_map(|x| x.outputs)
+                    .map(Written::Json)
+                    .collect(),
+                ending: None,
+            },
+            Err(e) => return Outcome::Broken(e.to_string()),
+        },
+        Some(cmd) => match serve_command(cmd, &transcript) {
+            Ok(run) => run,
+            Err(e) => return Outcome::Broken(format!("cannot run {cmd:?}: {e}")),
+        },
+    };
+    compare(&transcript, &run)
+}
+
+/// Replays every file and writes one line per file (plus a diff for failures) to `out`.
+/// Returns whether all matched. The only error is a failure to write the report.
+pub fn replay_files(
+    command: Option<&str>,
+    files: &[PathBuf],
+    out: &mut dyn Write,
+) -> io::Result<bool> {
+    let mut all = true;
+    for path in files {
+        match replay_file(command, path) {
+            Outcome::Match { lines } => {
+                writeln!(out, "ok   {} ({lines} server lines)", path.display())?;
+            }
+            Outcome::Mismatch(why) => {
+                all = false;
+                writeln!(out, "FAIL {}\n{why}", path.display())?;
+            }
+            Outcome::Broken(why) => {
+                all = false;
+                writeln!(out, "FAIL {}\n  {why}", path.display())?;
+            }
+        }
+    }
+    let failed = if all { "all matched" } else { "some failed" };
+    writeln!(out, "{} transcript(s): {failed}", files.len())?;
+    out.flush()?;
+    Ok(all)
+}
+
+/// What a server wrote, and how it ended when that matters (an external server that timed
+/// out, did not exit, or exited with a failure status).
+struct Run {
+    written: Vec<Written>,
+    ending: Option<String>,
+}
+
+fn compare(transcript: &Transcript, run: &Run) -> Outcome {
+    let expected = transcript.expected();
+    for (n, (line, exp)) in expected.iter().enumerate() {
+        let which = format!(
+            "  transcript line {line} (server line {}):",
+            n.saturating_add(1)
+        );
+        match run.written.get(n) {
+            None => {
+                let why = run
+                    .ending
+                    .as_deref()
+                    .unwrap_or("the server wrote nothing more");
+                return Outcome::Mismatch(format!(
+                    "{which} expected a line, but {why}\n    expected: {}",
+                    short(exp)
+                ));
+            }
+            Some(Written::NotJson(text)) => {
+                return Outcome::Mismatch(format!(
+                    "{which} the server wrote a line that is not JSON\n    expected: {}\n    got:      {}",
+                    short(exp),
+                    short(&Value::String(text.clone()))
+                ));
+            }
+            Some(Written::Json(got)) => {
+                if let Some(d) = first_difference(exp, got) {
+                    let at = if d.path.is_empty() { "/" } else { &d.path };
+                    return Outcome::Mismatch(format!(
+                        "{which} differs at {at}\n    expected: {}\n    got:      {}\n    whole line: {}",
+                        d.expected,
+                        d.got,
+                        short(got)
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(extra) = run.written.get(expected.len()) {
+        let text = match extra {
+            Written::Json(v) => short(v),
+            Written::NotJson(t) => short(&Value::String(t.clone())),
+        };
+        return Outcome::Mismatch(format!(
+            "  after the last expected line the server wrote {} more line(s), first:\n    got:      {text}",
+            run.written.len() - expected.len()
+        ));
+    }
+    if let Some(why) = &run.ending {
+        return Outcome::Mismatch(format!("  all lines matched, but {why}"));
+    }
+    Outcome::Match {
+        lines: expected.len(),
+    }
+}
+
+/// Runs `command` through the platform shell with piped stdio, writes the transcript's input
+/// and reads as many lines as it expects (each within [`LINE_TIMEOUT`]); then closes the
+/// input and collects whatever else the server writes until it exits.
+fn serve_command(command: &str, transcript: &Transcript) -> io::Result<Run> {
+    let mut child = shell(command)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        return Err(io::Error::other("no stdio pipes"));
+    };
+    // A writer thread and a reader thread, so a server that answers while we are still
+    // writing a long input can never deadlock us.
+    let (to_writer, for_writer) = mpsc::channel::<Vec<u8>>();
+    let writer = thread::spawn(move || write_all_chunks(stdin, &for_writer));
+    let lines = spawn_line_reader(stdout);
+
+    let mut input = Some(to_writer);
+    let mut written = Vec::new();
+    let mut ending = None;
+    for d in &transcript.directives {
+        match &d.step {
+            Step::Send(bytes) => {
+                if let Some(tx) = &input {
+                    // A send error means the writer gave up (the server closed its input);
+                    // the missing answers will show as the mismatch.
+                    let _ = tx.send(bytes.clone());
+                }
+            }
+            Step::Eof => input = None,
+            Step::Expect(_) => match lines.recv_timeout(LINE_TIMEOUT) {
+                Ok(line) => written.push(line),
+                Err(RecvTimeoutError::Timeout) => {
+                    ending = Some(format!(
+                        "the server wrote nothing within {} s",
+                        LINE_TIMEOUT.as_secs()
+                    ));
+                    break;
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    ending = Some("the server closed its output".to_string());
+                    break;
+                }
+            },
+        }
+    }
+    drop(input);
+    if ending.is_none() {
+        // Input is closed: anything more the server writes is an extra line.
+        loop {
+            match lines.recv_timeout(EXIT_TIMEOUT) {
+                Ok(line) => written.push(line),
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    ending = Some(format!(
+                        "the server kept its output open {} s after its input closed",
+                        EXIT_TIMEOUT.as_secs()
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+    if ending.is_none() {
+        ending = exit_problem(&mut child);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = writer.join();
+    Ok(Run { written, ending })
+}
+
+#[cfg(unix)]
+fn shell(command: &str) -> Command {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(command);
+    c
+}
+
+#[cfg(not(unix))]
+fn shell(command: &str) -> Command {
+    let mut c = Command::new("cmd");
+    c.arg("/C").arg(command);
+    c
+}
+
+fn write_all_chunks(mut stdin: impl Write, chunks: &Receiver<Vec<u8>>) {
+    for chunk in chunks {
+        if stdin
+            .write_all(&chunk)
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Written> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || read_lines(BufReader::new(stdout), &tx));
+    rx
+}
+
+fn read_lines(mut reader: impl BufRead, tx: &Sender<Written>) {
+    loop {
+        let mut buf = Vec::new();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                if buf.last() == Some(&b'\n') {
+                    buf.pop();
+                }
+                let line = match serde_json::from_slice(&buf) {
+                    Ok(v) => Written::Json(v),
+                    Err(_) => Written::NotJson(String::from_utf8_lossy(&buf).into_owned()),
+                };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// After the output closed: the server must exit promptly and successfully.
+fn exit_problem(child: &mut Child) -> Option<String> {
+    let deadline = std::time::Instant::now() + EXIT_TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => return None,
+            Ok(Some(status)) => return Some(format!("the server exited with {status}")),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                thread::sleep(Duration::from_millis(10));
+            }
+            Ok(None) => {
+                return Some(format!(
+                    "the server did not exit within {} s of its input closing",
+                    EXIT_TIMEOUT.as_secs()
+                ));
+            }
+            Err(e) => return Some(format!("cannot wait for the server: {e}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parse_send_appends_newline_and_raw_is_exact() {
+        let t = Transcript::parse(
+            "{\"send\":{\"a\":1}}\n\n{\"send_raw\":\"x\\r\\n\"}\n{\"comment\":\"hi\"}\n{\"send_raw\":[{\"hex\":\"ff FE\"},{\"repeat\":\"ab\",\"count\":3},\"\\n\"]}\n{\"expect\":{\"b\":2},\"note\":\"why\"}\n{\"eof\":true}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            t.input_bytes(),
+            b"{\"a\":1}\nx\r\n\xff\xfeababab\n".to_vec()
+        );
+        assert_eq!(t.expected(), vec![(6, &json!({"b": 2}))]);
+        assert_eq!(t.directives.last().unwrap().step, Step::Eof);
+    }
+
+    #[test]
+    fn parse_rejects_unknown_directives_and_sends_after_eof() {
+        for bad in [
+            "{\"sned\":1}",
+            "{\"send\":1,\"expect\":2}",
+            "[1]",
+            "{\"eof\":false}",
+            "{\"send_raw\":[{\"hex\":\"f\"}]}",
+            "{\"send_raw\":[{\"repeat\":\"x\",\"count\":1000000000000}]}",
+            "{\"eof\":true}\n{\"send\":{}}",
+        ] {
+            assert!(Transcript::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn difference_wildcard_matches_any_value_but_not_absence() {
+        let exp = json!({"a": "{{any}}", "b": [1, {"c": "{{any}}"}]});
+        assert_eq!(
+            first_difference(&exp, &json!({"a": {"x": 1}, "b": [1, {"c": null}]})),
+            None
+        );
+        let d = first_difference(&exp, &json!({"b": [1, {"c": 1}]})).unwrap();
+        assert_eq!(d.path, "/a");
+        assert_eq!(d.got, "(absent)");
+    }
+
+    #[test]
+    fn difference_reports_path_of_smallest_change() {
+        let d = first_difference(
+            &json!({"result": {"list": [1, 2], "k/x": true}}),
+            &json!({"result": {"list": [1, 3], "k/x": true}}),
+        )
+        .unwrap();
+        assert_eq!(
+            d,
+            Difference {
+                path: "/result/list/1".into(),
+                expected: "2".into(),
+                got: "3".into()
+            }
+        );
+        let d = first_difference(&json!({"a": 1}), &json!({"a": 1, "z/": 2})).unwrap();
+        assert_eq!((d.path.as_str(), d.expected.as_str()), ("/z~1", "(absent)"));
+        let d = first_difference(&json!([1]), &json!([1, 2])).unwrap();
+        assert_eq!(d.path, "/1");
+        assert!(first_difference(&json!(1), &json!(1.0)).is_some());
+    }
+
+    #[test]
+    fn compare_reports_missing_and_extra_lines() {
+        let t = Transcript::parse("{\"expect\":1}\n{\"expect\":2}").unwrap();
+        let run = |w: Vec<Value>| Run {
+            written: w.into_iter().map(Written::Json).collect(),
+            ending: None,
+        };
+        assert_eq!(
+            compare(&t, &run(vec![json!(1), json!(2)])),
+            Outcome::Match { lines: 2 }
+        );
+        let Outcome::Mismatch(m) = compare(&t, &run(vec![json!(1)])) else {
+            panic!("missing line not reported")
+        };
+        assert!(m.contains("transcript line 2"), "{m}");
+        let Outcome::Mismatch(m) = compare(&t, &run(vec![json!(1), json!(2), json!(3)])) else {
+            panic!("extra line not reported")
+        };
+        assert!(m.contains("1 more line"), "{m}");
+    }
+
+    #[test]
+    fn in_process_replay_answers_ping_and_skips_notifications() {
+        let t = Transcript::parse(
+            r#"{"send":{"jsonrpc":"2.0","method":"notifications/initialized"}}
+{"send":{"jsonrpc":"2.0","id":1,"method":"ping"}}
+{"expect":{"jsonrpc":"2.0","id":1,"result":{}}}"#,
+        )
+        .unwrap();
+        let x = serve_in_process(&t).unwrap();
+        assert_eq!(x.len(), 2);
+        assert!(x[0].outputs.is_empty());
+        let written = x.into_iter().flat_map(|e| e.outputs).map(Written::Json);
+        let run = Run {
+            written: written.collect(),
+            ending: None,
+        };
+        assert_eq!(compare(&t, &run), Outcome::Match { lines: 1 });
+    }
+}

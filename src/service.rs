@@ -28,7 +28,8 @@ Recall before asking the engineer again: `recall` and `recall_decisions` by arti
 Records marked `stale: true` were written for another revision: treat them as claims to re-check against the current part. \
 This server never opens the CAD file and never measures: take every number from a geometry server. \
 Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
-and a `question` when it is unresolved or conflicting; ask the engineer for verdicts rather than inventing them.";
+and a `question` when it is unresolved or conflicting; ask the engineer for verdicts rather than inventing them. \
+The prompts `start_review`, `resume_review` and `record_decision` walk through a review with a geometry server.";
 
 /// Methods served by [`Service::handle`] in both eras.
 pub const SHARED_METHODS: [&str; 7] = [

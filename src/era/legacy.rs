@@ -75,6 +75,12 @@ pub fn handle(
     }
     let known = method == "logging/setLevel" || service::SHARED_METHODS.contains(&method);
     let Some(session) = session else {
+        if super::modern::OWN_METHODS.contains(&method) {
+            // A modern method without its envelope: what the modern ladder answers too.
+            return Err(ErrorObject::invalid_params(
+                "Invalid params: the _meta envelope is missing",
+            ));
+        }
         if known {
             return Err(ErrorObject::invalid_params(format!(
                 "{method} needs a session: send initialize first, or put the 2026-07-28 _meta envelope in params"

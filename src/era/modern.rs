@@ -19,6 +19,13 @@ pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
+/// The methods only the modern era has. Without the envelope and before any session they
+/// still get -32602 (the envelope is missing), not -32601: the conformance
+/// `missing-meta` probe is `server/discover` with `params: {}`.
+pub const DISCOVER: &str = "server/discover";
+pub const LISTEN: &str = "subscriptions/listen";
+pub const OWN_METHODS: [&str; 2] = [DISCOVER, LISTEN];
+
 /// -32022: the request's protocol version is not one we serve.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
@@ -55,8 +62,8 @@ pub fn handle(service: &mut Service, id: &Id, method: &str, params: Option<&Valu
         Err(e) => return Reply::Error(e),
     };
     match method {
-        "server/discover" => Reply::Result(decorate(discover_result(), Cache::Public)),
-        "subscriptions/listen" => Reply::Hold(jsonrpc::notification(
+        DISCOVER => Reply::Result(decorate(discover_result(), Cache::Public)),
+        LISTEN => Reply::Hold(jsonrpc::notification(
             "notifications/subscriptions/acknowledged",
             json!({"notifications": {}, "_meta": {META_SUBSCRIPTION_ID: id.to_value()}}),
         )),

@@ -1,0 +1,200 @@
+//! Replays every transcript under `protocol-fixtures/` in-process and through the real binary,
+//! and fails when a file there is not a transcript that was replayed.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use review_mcp::replay::{self, Outcome};
+
+/// The directories a transcript may live in: an era and, for the legacy era, the revision.
+const KNOWN_DIRS: [&str; 6] = [
+    "legacy/2025-11-25",
+    "legacy/2025-06-18",
+    "legacy/2025-03-26",
+    "legacy/2024-11-05",
+    "modern/2026-07-28",
+    "mixed",
+];
+
+fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-fixtures")
+}
+
+/// Every file under `dir`, recursively, sorted.
+fn all_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).with_context(|| format!("reading {}", d.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The transcripts, after checking that nothing else lies in the fixture tree: a file with
+/// another extension or in an unknown directory would otherwise never run.
+fn transcripts() -> Result<Vec<PathBuf>> {
+    let root = fixtures_root();
+    let mut found = Vec::new();
+    for path in all_files(&root)? {
+        let rel = path
+            .strip_prefix(&root)?
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel == "README.md" {
+            continue;
+        }
+        let Some((dir, name)) = rel.rsplit_once('/') else {
+            bail!("{rel}: transcripts belong in one of {KNOWN_DIRS:?}");
+        };
+        if !KNOWN_DIRS.contains(&dir) {
+            bail!("{rel}: unknown directory; transcripts belong in one of {KNOWN_DIRS:?}");
+        }
+        let Some(stem) = name.strip_suffix(".jsonl") else {
+            bail!("{rel}: not a .jsonl transcript");
+        };
+        let numbered = stem.len() > 5
+            && stem.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+            && stem.as_bytes()[4] == b'_';
+        if !numbered {
+            bail!("{rel}: transcript names are NNNN_what_it_shows.jsonl");
+        }
+        found.push(path);
+    }
+    Ok(found)
+}
+
+#[test]
+fn transcripts_every_file_replays_in_process() -> Result<()> {
+    let files = transcripts()?;
+    let mut replayed = BTreeSet::new();
+    let mut failures = Vec::new();
+    for path in &files {
+        match replay::replay_file(None, path) {
+            Outcome::Match { lines } if lines > 0 => {}
+            Outcome::Match { .. } => failures.push(format!("{}: expects nothing", path.display())),
+            Outcome::Mismatch(why) | Outcome::Broken(why) => {
+                failures.push(format!("{}\n{why}", path.display()));
+            }
+        }
+        replayed.insert(path.clone());
+    }
+    let on_disk: BTreeSet<PathBuf> = files.iter().cloned().collect();
+    assert_eq!(replayed, on_disk, "some transcripts were not replayed");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    Ok(())
+}
+
+#[test]
+fn transcripts_every_known_directory_has_transcripts() -> Result<()> {
+    let files = transcripts()?;
+    let root = fixtures_root();
+    for dir in KNOWN_DIRS {
+        let n = files
+            .iter()
+            .filter(|p| p.parent() == Some(root.join(dir).as_path()))
+            .count();
+        assert!(n > 0, "no transcripts in {dir}");
+    }
+    Ok(())
+}
+
+/// The same files through the built binary, as `review-mcp replay --command` runs them: the
+/// real stdin/stdout framing, a real SQLite file (a fresh one per file, like the in-process
+/// replay), and a prompt exit 0 at EOF.
+#[test]
+fn transcripts_every_file_replays_against_the_binary() -> Result<()> {
+    let dir = TempDir::new("binary")?;
+    let mut failures = Vec::new();
+    for (n, path) in transcripts()?.iter().enumerate() {
+        let command = format!(
+            "MCP_LOG_LEVEL=off REVIEW_MCP_DB_PATH='{}' exec '{}'",
+            dir.path().join(format!("{n}.db")).display(),
+            env!("CARGO_BIN_EXE_review-mcp")
+        );
+        match replay::replay_file(Some(&command), path) {
+            Outcome::Match { .. } => {}
+            Outcome::Mismatch(why) | Outcome::Broken(why) => {
+                failures.push(format!("{}\n{why}", path.display()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    Ok(())
+}
+
+#[test]
+fn replay_mismatch_report_names_line_and_path() -> Result<()> {
+    let dir = TempDir::new("mismatch")?;
+    let path = dir.path().join("0001_wrong.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"send":{"jsonrpc":"2.0","id":1,"method":"ping"}}"#,
+            "\n",
+            r#"{"expect":{"jsonrpc":"2.0","id":1,"result":{"unexpected":true}}}"#,
+            "\n"
+        ),
+    )?;
+    let mut report = Vec::new();
+    let all = replay::replay_files(None, &[path], &mut report)?;
+    let report = String::from_utf8(report)?;
+    assert!(!all);
+    assert!(report.contains("FAIL"), "{report}");
+    assert!(report.contains("transcript line 2"), "{report}");
+    assert!(report.contains("/result/unexpected"), "{report}");
+    Ok(())
+}
+
+#[test]
+fn replay_command_that_never_answers_is_reported_not_hung() -> Result<()> {
+    let dir = TempDir::new("silent")?;
+    let path = dir.path().join("0001_ping.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"send":{"jsonrpc":"2.0","id":1,"method":"ping"}}"#,
+            "\n",
+            r#"{"expect":{"jsonrpc":"2.0","id":1,"result":{}}}"#,
+            "\n"
+        ),
+    )?;
+    // A "server" that exits at once without writing anything.
+    let outcome = replay::replay_file(Some("exit 0"), &path);
+    let Outcome::Mismatch(why) = outcome else {
+        bail!("expected a mismatch, got {outcome:?}");
+    };
+    assert!(why.contains("closed its output"), "{why}");
+    Ok(())
+}
+
+/// A directory under the target dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Result<TempDir> {
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("transcripts-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path)?;
+        Ok(TempDir(path))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
