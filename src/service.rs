@@ -186,7 +186,10 @@ impl Service {
         };
         let contents =
             resources::read(&mut self.store, &uri).map_err(|e| map_resource_error(e, &uri))?;
-        Ok(json!({ "contents": contents }))
+        // Moved in, not `json!`: the macro would deep-copy every content block.
+        let mut m = Map::new();
+        m.insert("contents".into(), Value::from(contents));
+        Ok(Value::Object(m))
     }
 }
 
@@ -386,16 +389,21 @@ fn check_output(tool: &RegisteredTool, structured: &Value) -> Result<(), Service
 fn tool_success_result(summary: &str, structured: Value, f: Features) -> Value {
     let text = serde_json::to_string(&structured).unwrap_or_default();
     let mut m = Map::new();
+    // `text` (the whole result as JSON) is moved in; `json!` would copy it.
     m.insert(
         "content".into(),
-        json!([
-            {"type": "text", "text": summary},
-            {"type": "text", "text": text}
-        ]),
+        Value::Array(vec![text_block(summary.to_string()), text_block(text)]),
     );
     if f.structured_content {
         m.insert("structuredContent".into(), structured);
     }
+    Value::Object(m)
+}
+
+fn text_block(text: String) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), Value::from("text"));
+    m.insert("text".into(), Value::String(text));
     Value::Object(m)
 }
 
