@@ -59,8 +59,15 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
         Command::Export { .. } | Command::Import { .. } | Command::Check => {
             anyhow::bail!("this build cannot run export, import or check yet")
         }
-        Command::Replay { .. } => {
-            anyhow::bail!("this build cannot run replay yet")
+        Command::Replay { command, files } => {
+            let stdout = io::stdout();
+            let mut out = stdout.lock();
+            match review_mcp::replay::replay_files(command.as_deref(), &files, &mut out) {
+                Ok(true) => Ok(ExitCode::SUCCESS),
+                Ok(false) => Ok(ExitCode::FAILURE),
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::FAILURE),
+                Err(e) => Err(e.into()),
+            }
         }
     }
 }

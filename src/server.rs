@@ -29,6 +29,11 @@ use crate::jsonrpc::{
 };
 use crate::service::Service;
 
+/// The most messages one batch may hold. Without a bound, a 16 MiB line such as `[1,1,1,...]`
+/// in a 2025-03-26 session asks for eight million answers: gigabytes of memory and output
+/// from one line (2 MB of input already took 1.6 GB). Real clients batch a handful.
+pub const MAX_BATCH_LEN: usize = 1000;
+
 /// One stdio server process: the service, the legacy session if one was opened, and the
 /// open `subscriptions/listen` streams.
 pub struct Server {
@@ -151,7 +156,7 @@ impl Server {
     }
 
     fn answer_line(&mut self, bytes: &[u8]) -> Vec<Answer> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
+        if bytes.iter().all(is_json_whitespace) {
             return Vec::new();
         }
         let value: Value = match serde_json::from_slice(bytes) {
@@ -180,12 +185,18 @@ impl Server {
             .session
             .as_ref()
             .is_some_and(|s| s.version.accepts_batches());
-        if items.is_empty() || !batches_allowed {
-            let why = if items.is_empty() {
-                "Invalid Request: empty batch"
-            } else {
-                "Invalid Request: batches are only accepted in a 2025-03-26 session"
-            };
+        let why = if items.is_empty() {
+            Some("Invalid Request: empty batch".to_string())
+        } else if !batches_allowed {
+            Some("Invalid Request: batches are only accepted in a 2025-03-26 session".to_string())
+        } else if items.len() > MAX_BATCH_LEN {
+            Some(format!(
+                "Invalid Request: a batch may hold at most {MAX_BATCH_LEN} messages"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
             return vec![jsonrpc::error_response(
                 None,
                 &ErrorObject::new(INVALID_REQUEST, why),
@@ -213,6 +224,17 @@ impl Server {
                         &ErrorObject::new(
                             INVALID_REQUEST,
                             "Invalid Request: initialize cannot be batched",
+                        ),
+                    )));
+                }
+                // The modern era has no batches. Serving an enveloped request here would also
+                // put a listen acknowledgement (a notification) inside a response array.
+                if in_batch && modern::has_envelope(req.params.as_ref()) {
+                    return Some(Answer::Message(jsonrpc::error_response(
+                        Some(&req.id),
+                        &ErrorObject::new(
+                            INVALID_REQUEST,
+                            "Invalid Request: 2026-07-28 requests cannot be batched",
                         ),
                     )));
                 }
@@ -338,6 +360,13 @@ impl Server {
 fn splice_result(id: &Id, result: &str) -> String {
     let id = encode(&id.to_value());
     format!("{{\"id\":{id},\"jsonrpc\":\"2.0\",\"result\":{result}}}")
+}
+
+/// JSON's own whitespace (RFC 8259 §2): a line of nothing else is blank and ignored. Other
+/// ASCII "whitespace" such as a form feed is not JSON, so such a line gets -32700 like any
+/// other garbage instead of silently vanishing.
+fn is_json_whitespace(b: &u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
 /// Compact JSON never contains a raw newline, so one message is one line.

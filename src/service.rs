@@ -69,28 +69,44 @@ impl std::fmt::Display for ServiceError {
     }
 }
 
-/// One tool with its input validator, compiled on first use.
+/// One tool with its validators, each compiled on first use and kept for the life of the
+/// process (the catalog is fixed, so every `Service` shares one registry).
 struct RegisteredTool {
     spec: ToolSpec,
-    validator: OnceLock<Result<jsonschema::Validator, String>>,
+    input: OnceLock<Result<jsonschema::Validator, String>>,
+    output: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+fn registry() -> &'static [RegisteredTool] {
+    static REGISTRY: OnceLock<Vec<RegisteredTool>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        tools::catalog()
+            .into_iter()
+            .map(|spec| RegisteredTool {
+                spec,
+                input: OnceLock::new(),
+                output: OnceLock::new(),
+            })
+            .collect()
+    })
+}
+
+fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::validator_for(schema).map_err(|e| e.to_string())
 }
 
 /// The tool, prompt and resource registry over one store.
 pub struct Service {
     store: Store,
-    tools: Vec<RegisteredTool>,
+    tools: &'static [RegisteredTool],
 }
 
 impl Service {
     pub fn new(store: Store) -> Self {
-        let tools = tools::catalog()
-            .into_iter()
-            .map(|spec| RegisteredTool {
-                spec,
-                validator: OnceLock::new(),
-            })
-            .collect();
-        Self { store, tools }
+        Self {
+            store,
+            tools: registry(),
+        }
     }
 
     pub fn store(&mut self) -> &mut Store {
@@ -322,9 +338,7 @@ fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
 
 /// Validates tool arguments against the tool's `inputSchema`; `Some(message)` on failure.
 fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
-    let compiled = tool.validator.get_or_init(|| {
-        jsonschema::validator_for(&tool.spec.input_schema).map_err(|e| e.to_string())
-    });
+    let compiled = tool.input.get_or_init(|| compile(&tool.spec.input_schema));
     let validator = match compiled {
         Ok(v) => v,
         Err(e) => {
@@ -358,13 +372,19 @@ fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
     }
 }
 
-/// Keeps error messages short even when the offending value is a megabyte string.
+/// Keeps error messages short even when the offending value is a megabyte string. The
+/// middle is cut, not the end: jsonschema puts the value first and the rule (e.g. "is longer
+/// than 200 characters") last, and the rule is what the caller needs to read.
 fn truncate(s: &str, max_chars: usize) -> String {
-    if s.chars().count() <= max_chars {
+    let n = s.chars().count();
+    if n <= max_chars {
         return s.to_string();
     }
-    let mut out: String = s.chars().take(max_chars).collect();
+    let tail = max_chars / 2;
+    let head = max_chars - tail;
+    let mut out: String = s.chars().take(head).collect();
     out.push('…');
+    out.extend(s.chars().skip(n - tail));
     out
 }
 
@@ -374,7 +394,10 @@ fn check_output(tool: &RegisteredTool, structured: &Value) -> Result<(), Service
     if !cfg!(debug_assertions) {
         return Ok(());
     }
-    let validator = jsonschema::validator_for(&tool.spec.output_schema)
+    let validator = tool
+        .output
+        .get_or_init(|| compile(&tool.spec.output_schema))
+        .as_ref()
         .map_err(|e| ServiceError::Internal(format!("bad outputSchema: {e}")))?;
     if let Some(e) = validator.iter_errors(structured).next() {
         return Err(ServiceError::Internal(format!(

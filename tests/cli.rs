@@ -306,3 +306,16 @@ fn db_environment_variable_is_used_and_flag_wins() {
     assert!(dir.path().join("flag.db").exists());
     assert!(!dir.path().join("env2.db").exists());
 }
+
+#[test]
+fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
+    let dir = TempDir::new("replay");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/mixed/0001_legacy_session_then_modern_requests.jsonl");
+    let o = run(dir.path(), &["replay", fixture.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).starts_with("ok "), "{}", stdout(&o));
+    let o = run(dir.path(), &["replay", "missing.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("FAIL missing.jsonl"), "{}", stdout(&o));
+}

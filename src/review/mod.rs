@@ -1,2 +1,15 @@
 //! The review domain: artifacts (revision, locator, URI normalisation), records, decisions
 //! and the basis rules. No SQL, no JSON-RPC.
+//!
+//! The types here are the wire shapes (serde names are the wire names), so the tools, the
+//! resources and the export/import commands all read and write the same JSON.
+
+pub mod artifact;
+pub mod decision;
+pub mod id;
+pub mod record;
+pub mod time;
+
+pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
+pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict};
+pub use record::{Kind, Record};

@@ -1,16 +1,99 @@
 //! The only SQL in the crate: opening the database, pragmas, migrations and queries.
+//!
+//! Opening is careful about files that are not ours: before any pragma that writes (WAL,
+//! migrations), the file is inspected through a read-only connection, and a non-SQLite,
+//! foreign or newer file is refused with the file left byte-for-byte untouched.
+//!
+//! Every tool call is one transaction: writes use `BEGIN IMMEDIATE` so that several server
+//! processes sharing one file queue on the write lock (within `busy_timeout`) instead of
+//! failing half-way. Every insert or replace takes the next value of one global write
+//! counter (`seq`); "most recently updated first" is `seq DESC`, and pagination snapshots
+//! are "rows with `seq <= snapshot`".
 
-use std::path::Path;
+mod admin;
+mod browse;
+mod decisions;
+mod records;
+mod schema;
+mod search;
+
+use std::fs::OpenOptions;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+
+pub use admin::{ImportSummary, RevisionSummary};
+pub use decisions::{DecisionQuery, NewDecision};
+pub use records::{NewRecord, RecordQuery};
+pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use search::fts_words;
+
+/// How long a statement waits for another process's write lock before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
 
 /// A failure to open or use the database.
 #[derive(Debug)]
 pub enum StoreError {
+    /// The file is not an SQLite database (random bytes, truncated, another format).
+    NotSqlite {
+        path: PathBuf,
+        detail: String,
+    },
+    /// An SQLite database that belongs to another application.
+    Foreign {
+        path: PathBuf,
+        application_id: i64,
+    },
+    /// Written by a newer review-mcp whose schema this build does not know.
+    Newer {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    /// The file or its directory could not be created or read.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Stored data that does not parse (a hand-edited or damaged database).
+    Corrupt(String),
+    /// Data offered for import that breaks a rule.
+    Invalid(String),
     Sqlite(rusqlite::Error),
 }
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            StoreError::NotSqlite { path, detail } => write!(
+                f,
+                "{} is not a review-mcp database (not SQLite, or truncated: {detail}); it was left untouched. Point REVIEW_MCP_DB_PATH or --db at another file, or move this one away",
+                path.display()
+            ),
+            StoreError::Foreign {
+                path,
+                application_id,
+            } => write!(
+                f,
+                "{} is an SQLite database of another application (application_id {application_id:#010x}); it was left untouched. Point REVIEW_MCP_DB_PATH or --db at another file",
+                path.display()
+            ),
+            StoreError::Newer {
+                path,
+                found,
+                supported,
+            } => write!(
+                f,
+                "{} was written by a newer review-mcp (schema version {found}; this build knows up to {supported}); it was left untouched. Upgrade review-mcp, or point REVIEW_MCP_DB_PATH or --db at another file",
+                path.display()
+            ),
+            StoreError::Io { path, source } => {
+                write!(f, "cannot open {}: {source}", path.display())
+            }
+            StoreError::Corrupt(m) => write!(f, "damaged database: {m}"),
+            StoreError::Invalid(m) => f.write_str(m),
             StoreError::Sqlite(e) => write!(f, "database error: {e}"),
         }
     }
@@ -24,22 +107,254 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+impl StoreError {
+    /// A message for a tool result: what went wrong and what the user can do.
+    pub fn user_message(&self) -> String {
+        use rusqlite::ErrorCode as C;
+        if let StoreError::Sqlite(e) = self {
+            match e.sqlite_error_code() {
+                Some(C::DatabaseBusy | C::DatabaseLocked) => {
+                    return format!(
+                        "the database stayed locked by another process for more than {} ms; try again",
+                        BUSY_TIMEOUT.as_millis()
+                    );
+                }
+                Some(C::DiskFull) => return "the disk is full; free space and try again".into(),
+                Some(C::ReadOnly) => {
+                    return "the database file is read-only; check its permissions".into();
+                }
+                Some(C::SystemIoFailure) => {
+                    return format!("an I/O error occurred on the database file ({e})");
+                }
+                Some(C::DatabaseCorrupt | C::NotADatabase) => {
+                    return format!("the database file is damaged ({e}); run `review-mcp check`");
+                }
+                _ => {}
+            }
+        }
+        self.to_string()
+    }
+}
+
 /// The review database.
 pub struct Store {
-    #[allow(dead_code)]
-    conn: rusqlite::Connection,
+    conn: Connection,
+}
+
+/// What the read-only inspection found in an existing file.
+enum Found {
+    /// Empty, or an SQLite file with no tables and no application id: ours to initialise.
+    Fresh,
+    /// Ours, at this schema version.
+    Ours(i64),
 }
 
 impl Store {
+    /// Opens (creating if needed) the database at `path`. A new file and its parent
+    /// directories are created, the file readable by its owner only.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Ok(Store {
-            conn: rusqlite::Connection::open(path)?,
-        })
+        let io = |source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        if !path.exists() {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(io)?;
+            }
+            create_private(path).map_err(io)?;
+        }
+        inspect(path)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)?;
+        let store = Store::setup(conn, true)?;
+        schema::migrate(&store.conn, path)?;
+        Ok(store)
     }
 
+    /// A private database in memory (tests, dry runs).
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        Ok(Store {
-            conn: rusqlite::Connection::open_in_memory()?,
-        })
+        let store = Store::setup(Connection::open_in_memory()?, false)?;
+        schema::migrate(&store.conn, Path::new(":memory:"))?;
+        Ok(store)
     }
+
+    fn setup(conn: Connection, wal: bool) -> Result<Store, StoreError> {
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.set_prepared_statement_cache_capacity(128);
+        conn.pragma_update(None, "foreign_keys", true)?;
+        if wal {
+            set_wal(&conn)?;
+        }
+        // FULL: a write acknowledged to the client survives the process (or the machine)
+        // stopping right after the answer.
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        Ok(Store { conn })
+    }
+
+    /// Starts a write transaction: takes the write lock now (waiting up to
+    /// [`BUSY_TIMEOUT`]), so a read-then-write never fails half-way on a lock upgrade.
+    fn write(&mut self) -> Result<Transaction<'_>, StoreError> {
+        Ok(self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?)
+    }
+
+    /// A read transaction: one consistent snapshot for the whole call.
+    fn read(&mut self) -> Result<Transaction<'_>, StoreError> {
+        Ok(self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)?)
+    }
+}
+
+/// Creates an empty file readable and writable by its owner only, before SQLite sees it
+/// (SQLite gives its -wal and -shm files the same permissions).
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut opts = OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    match opts.open(path) {
+        Ok(_) => Ok(()),
+        // Another process created it first: fine, it is inspected like any existing file.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The checks that must pass before anything may be written to an existing file. Reads
+/// the header bytes, then looks inside through a read-only connection.
+fn inspect(path: &Path) -> Result<Found, StoreError> {
+    let not_sqlite = |detail: String| StoreError::NotSqlite {
+        path: path.to_path_buf(),
+        detail,
+    };
+    let mut header = Vec::with_capacity(100);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(100).read_to_end(&mut header))
+        .map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if header.is_empty() {
+        return Ok(Found::Fresh);
+    }
+    if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
+        return Err(not_sqlite("no SQLite header".into()));
+    }
+    let ro = open_for_inspection(path).map_err(|e| not_sqlite(e.to_string()))?;
+    ro.busy_timeout(BUSY_TIMEOUT)?;
+    let look = || -> rusqlite::Result<(i64, i64, i64)> {
+        let app: i64 = ro.pragma_query_value(None, "application_id", |r| r.get(0))?;
+        let version: i64 = ro.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let tables: i64 = ro.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+        Ok((app, version, tables))
+    };
+    let (app, version, tables) = look().map_err(|e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            StoreError::Sqlite(e)
+        }
+        _ => not_sqlite(e.to_string()),
+    })?;
+    schema::classify(path, app, version, tables)
+}
+
+/// A read-only connection that creates no file. Without a `-wal` file, the main file is all
+/// there is, so it is opened `immutable` (a plain read-only open of a WAL-mode file would
+/// create `-wal` and `-shm` files next to a file we may be about to refuse). With a `-wal`
+/// file, another process may be writing: a plain read-only open sees its committed data.
+fn open_for_inspection(path: &Path) -> rusqlite::Result<Connection> {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if !Path::new(&wal).exists() {
+        let uri = std::path::absolute(path)
+            .ok()
+            .and_then(|p| url::Url::from_file_path(p).ok());
+        if let Some(mut uri) = uri {
+            uri.set_query(Some("mode=ro&immutable=1"));
+            return Connection::open_with_flags(uri.as_str(), flags | OpenFlags::SQLITE_OPEN_URI);
+        }
+    }
+    Connection::open_with_flags(path, flags)
+}
+
+/// Switches to WAL, retrying briefly: the switch needs a lock that another process opening
+/// the same new file at the same moment may hold.
+fn set_wal(conn: &Connection) -> Result<(), StoreError> {
+    let mut attempt = 0;
+    loop {
+        let r: rusqlite::Result<String> =
+            conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0));
+        match r {
+            Ok(_) => return Ok(()),
+            Err(e)
+                if attempt < 50
+                    && matches!(
+                        e.sqlite_error_code(),
+                        Some(
+                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                        )
+                    ) =>
+            {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Parses a JSON array of strings stored in a TEXT column.
+fn json_strings(col: usize, s: &str) -> rusqlite::Result<Vec<String>> {
+    serde_json::from_str(s).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// Serialises a list of strings for a TEXT column.
+fn json_text(v: &[String]) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
+}
+
+/// Takes the next value of the global write counter (inside the caller's write transaction).
+fn next_seq(tx: &Transaction<'_>) -> Result<i64, StoreError> {
+    Ok(tx
+        .prepare_cached("UPDATE counters SET value = value + 1 WHERE name = 'seq' RETURNING value")?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// The current value of the write counter: the snapshot a first page is served at.
+fn current_seq(tx: &Transaction<'_>) -> Result<i64, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT value FROM counters WHERE name = 'seq'")?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// A keyset position in a result order: `tier` (0 = the name or subject matched the text,
+/// 1 otherwise; always 1 without text) ascending, then `seq` descending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub tier: i64,
+    pub seq: i64,
+}
+
+/// One page of a recall: the items with their positions, the snapshot the paging runs at,
+/// and whether more rows follow.
+#[derive(Debug)]
+pub struct Page<T> {
+    pub items: Vec<(T, Position)>,
+    pub snapshot: i64,
+    pub more: bool,
+}
+
+/// Where a page starts: the snapshot of the first page, and the last position served.
+#[derive(Debug, Clone, Copy)]
+pub struct PageRequest {
+    pub snapshot: Option<i64>,
+    pub after: Option<Position>,
+    pub limit: usize,
 }

@@ -2,11 +2,23 @@
 //!
 //! The service layer validates arguments against `input_schema` before calling [`run`], so a
 //! tool's code may rely on the schema's shape; domain rules the schema cannot express are
-//! checked here and answered as [`ToolError::Invalid`].
+//! checked here and answered as [`ToolError::Invalid`]. Each tool lives in its own file:
+//! its spec (schemas, annotations, description), its argument type, and its run function.
 
+mod cursor;
+mod forget;
+mod recall;
+mod recall_decisions;
+mod remember;
+mod remember_decision;
+pub mod schema;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::store::Store;
+use crate::review::{Artifact, DomainError};
+use crate::store::{Store, StoreError};
 
 /// A tool as `tools/list` describes it.
 pub struct ToolSpec {
@@ -44,12 +56,93 @@ impl std::fmt::Display for ToolError {
     }
 }
 
+impl From<StoreError> for ToolError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Invalid(m) => ToolError::Invalid(m),
+            other => {
+                log::error!("store: {other}");
+                ToolError::Storage(other.user_message())
+            }
+        }
+    }
+}
+
+impl From<DomainError> for ToolError {
+    fn from(e: DomainError) -> Self {
+        ToolError::Invalid(e.0)
+    }
+}
+
 /// Every tool, in the order `tools/list` shows them.
 pub fn catalog() -> Vec<ToolSpec> {
-    Vec::new()
+    vec![
+        remember::spec(),
+        recall::spec(),
+        remember_decision::spec(),
+        recall_decisions::spec(),
+        forget::spec(),
+    ]
 }
 
 /// Runs the named tool with arguments that already passed its input schema.
-pub fn run(_store: &mut Store, name: &str, _args: &Value) -> Result<ToolOutput, ToolError> {
-    Err(ToolError::Invalid(format!("Unknown tool: {name}")))
+pub fn run(store: &mut Store, name: &str, args: &Value) -> Result<ToolOutput, ToolError> {
+    match name {
+        remember::NAME => remember::run(store, parse(name, args)?),
+        recall::NAME => recall::run(store, parse(name, args)?),
+        remember_decision::NAME => remember_decision::run(store, parse(name, args)?),
+        recall_decisions::NAME => recall_decisions::run(store, parse(name, args)?),
+        forget::NAME => forget::run(store, parse(name, args)?),
+        _ => Err(ToolError::Invalid(format!("Unknown tool: {name}"))),
+    }
+}
+
+/// Reads arguments into the tool's type. The schema has already accepted them, so a failure
+/// here means the schema and the type disagree; the message still says what was wrong.
+fn parse<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolError> {
+    T::deserialize(args).map_err(|e| {
+        ToolError::Invalid(format!(
+            "Invalid arguments for tool {tool}: {e}. See the tool's inputSchema."
+        ))
+    })
+}
+
+/// `artifact` as the caller sends it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArtifactArg {
+    revision: String,
+    format: String,
+    uri: Option<String>,
+    units: Option<String>,
+}
+
+impl ArtifactArg {
+    /// Validates and normalises (a path becomes a `file:` URI, resolved against the
+    /// server's working directory).
+    fn normalise(&self) -> Result<Artifact, ToolError> {
+        Ok(Artifact::from_input(
+            &self.revision,
+            &self.format,
+            self.uri.as_deref(),
+            self.units.as_deref(),
+            || std::env::current_dir().ok(),
+        )?)
+    }
+}
+
+/// The first `n` characters of `s`, for summaries.
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(n).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// `sha256:0123abcd…` for summaries.
+fn short_rev(rev: &str) -> String {
+    short(rev, 15)
 }

@@ -1,0 +1,235 @@
+//! The artifact a record is bound to: its revision, format, optional URI and units, and the
+//! rules that turn what a caller supplies into what is stored (URI normalisation, locator).
+
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The only CAD format today.
+pub const FORMAT_STEP: &str = "step";
+
+/// The expected form of a revision, quoted in messages.
+pub const REVISION_FORM: &str = "sha256: followed by exactly 64 lowercase hex digits";
+
+/// A domain rule the arguments break; the message says how to fix it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DomainError(pub String);
+
+impl std::fmt::Display for DomainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DomainError {}
+
+/// An artifact reference as stored and returned: `uri` already normalised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Artifact {
+    pub revision: String,
+    pub format: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uri: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<String>,
+}
+
+impl Artifact {
+    /// Builds a stored artifact from caller input: checks the revision and format and
+    /// normalises the URI (a path resolves against `cwd`). Never opens the file.
+    pub fn from_input(
+        revision: &str,
+        format: &str,
+        uri: Option<&str>,
+        units: Option<&str>,
+        cwd: impl FnOnce() -> Option<PathBuf>,
+    ) -> Result<Artifact, DomainError> {
+        if !is_revision(revision) {
+            return Err(DomainError(format!(
+                "artifact.revision {revision:?} is malformed: expected {REVISION_FORM}, e.g. sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+            )));
+        }
+        if format != FORMAT_STEP {
+            return Err(DomainError(format!(
+                "artifact.format {format:?} is not supported: use \"step\""
+            )));
+        }
+        let uri = match uri {
+            Some(u) => Some(normalise_uri(u, cwd)?),
+            None => None,
+        };
+        Ok(Artifact {
+            revision: revision.to_string(),
+            format: format.to_string(),
+            uri,
+            units: units.map(str::to_string),
+        })
+    }
+
+    /// The grouping key of records: the URI when there is one, else the revision.
+    pub fn locator(&self) -> &str {
+        self.uri.as_deref().unwrap_or(&self.revision)
+    }
+}
+
+/// `sha256:` plus exactly 64 lowercase hex digits.
+pub fn is_revision(s: &str) -> bool {
+    s.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64
+            && hex
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
+}
+
+/// True when `s` starts with a URI scheme. A scheme needs two or more characters so that a
+/// Windows drive letter (`C:\x\part.step`) stays a file name, as it is on POSIX.
+fn has_scheme(s: &str) -> bool {
+    let Some((scheme, _)) = s.split_once(':') else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    scheme.len() >= 2
+        && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// Normalises a `uri` argument: a URI with a scheme is stored as the `url` crate normalises
+/// it; anything else is a path of this operating system, made absolute against `cwd`,
+/// lexically cleaned of `.` and `..`, and turned into a `file:` URI. The file is never opened.
+pub fn normalise_uri(
+    raw: &str,
+    cwd: impl FnOnce() -> Option<PathBuf>,
+) -> Result<String, DomainError> {
+    if has_scheme(raw) {
+        return url::Url::parse(raw).map(String::from).map_err(|e| {
+            DomainError(format!(
+                "artifact.uri {raw:?} is not a valid URI ({e}): give a URI such as file:///work/part.step or a filesystem path such as /work/part.step"
+            ))
+        });
+    }
+    let path = Path::new(raw);
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        let Some(base) = cwd() else {
+            return Err(DomainError(format!(
+                "artifact.uri {raw:?} is a relative path, but the server's working directory is unavailable: give an absolute path or a file: URI"
+            )));
+        };
+        base.join(path)
+    };
+    let cleaned = lexical_clean(&absolute);
+    url::Url::from_file_path(&cleaned)
+        .map(String::from)
+        .map_err(|()| {
+            DomainError(format!(
+                "artifact.uri {raw:?} cannot be turned into a file: URI: give an absolute path or a file: URI"
+            ))
+        })
+}
+
+/// Removes `.` and resolves `..` without touching the filesystem (symlinks are not
+/// followed: the file may not exist here).
+fn lexical_clean(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                // At the root, `..` stays at the root, as the OS resolves it.
+                if !matches!(
+                    out.components().next_back(),
+                    Some(Component::RootDir) | None
+                ) {
+                    out.pop();
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(dir: &str) -> impl FnOnce() -> Option<PathBuf> + use<> {
+        let d = PathBuf::from(dir);
+        move || Some(d)
+    }
+
+    const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn revision_well_formed_accepted_malformed_refused() {
+        assert!(is_revision(REV));
+        assert!(!is_revision(&REV.to_uppercase()));
+        assert!(!is_revision(&REV.replace('a', "A")));
+        assert!(!is_revision(&REV[..REV.len() - 1]));
+        assert!(!is_revision(&format!("{REV}0")));
+        assert!(!is_revision(&REV.replace("sha256:", "sha1:")));
+        assert!(!is_revision(&REV.replace('0', "g")));
+    }
+
+    #[test]
+    fn uri_absolute_path_and_file_uri_normalise_alike() {
+        let a = normalise_uri("/work/part.step", at("/x")).unwrap();
+        let b = normalise_uri("file:///work/part.step", at("/x")).unwrap();
+        assert_eq!(a, "file:///work/part.step");
+        assert_eq!(a, b);
+        let c = normalise_uri("file://localhost/work/./x/../part.step", at("/x")).unwrap();
+        assert_eq!(c, a);
+    }
+
+    #[test]
+    fn uri_relative_path_resolves_against_cwd() {
+        assert_eq!(
+            normalise_uri("parts/../part.step", at("/home/eng/proj")).unwrap(),
+            "file:///home/eng/proj/part.step"
+        );
+        assert_eq!(
+            normalise_uri("./a b.step", at("/w")).unwrap(),
+            "file:///w/a%20b.step"
+        );
+        assert_eq!(
+            normalise_uri("../../../../x.step", at("/w")).unwrap(),
+            "file:///x.step"
+        );
+    }
+
+    #[test]
+    fn uri_drive_letter_is_a_relative_file_name_on_posix() {
+        let u = normalise_uri(r"C:\x\part.step", at("/w")).unwrap();
+        assert!(u.starts_with("file:///w/C:"), "{u}");
+    }
+
+    #[test]
+    fn uri_with_scheme_kept_as_url_normalises_it() {
+        assert_eq!(
+            normalise_uri("HTTPS://Example.COM/a/../b.step", at("/w")).unwrap(),
+            "https://example.com/b.step"
+        );
+        assert_eq!(
+            normalise_uri("plm:part/123", at("/w")).unwrap(),
+            "plm:part/123"
+        );
+    }
+
+    #[test]
+    fn uri_relative_without_cwd_refused_with_fix() {
+        let e = normalise_uri("part.step", || None).unwrap_err();
+        assert!(e.0.contains("absolute path"), "{e}");
+    }
+
+    #[test]
+    fn artifact_locator_is_uri_else_revision() {
+        let a = Artifact::from_input(REV, "step", None, Some("mm"), at("/w")).unwrap();
+        assert_eq!(a.locator(), REV);
+        let b = Artifact::from_input(REV, "step", Some("/p.step"), None, at("/w")).unwrap();
+        assert_eq!(b.locator(), "file:///p.step");
+        let e = Artifact::from_input(&REV.to_uppercase(), "step", None, None, at("/w"));
+        assert!(e.unwrap_err().0.contains("64 lowercase hex"));
+    }
+}

@@ -1,0 +1,442 @@
+//! Records: remember (replace a named feature, append a note), recall with keyset pages,
+//! forget.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{OptionalExtension, Row, Transaction, params, params_from_iter};
+
+use super::search::{fts_words, match_all, match_column};
+use super::{
+    Page, PageRequest, Position, Store, StoreError, current_seq, json_strings, json_text, next_seq,
+};
+use crate::review::{Artifact, Kind, Record, id, time};
+
+/// What `remember` stores: the artifact already normalised.
+#[derive(Debug, Clone)]
+pub struct NewRecord {
+    pub artifact: Artifact,
+    pub name: Option<String>,
+    pub note: Option<String>,
+    pub tags: Vec<String>,
+    pub entity_ids: Vec<String>,
+    pub id_scheme: String,
+}
+
+/// The filters of `recall`, ANDed. `entity_id` is matched only at `entity_revision`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordQuery {
+    /// `artifact` with a `uri`: this locator, across revisions.
+    pub locator: Option<String>,
+    /// `artifact` without a `uri`: records written for this revision.
+    pub revision: Option<String>,
+    /// Exact entity id, with the revision it belongs to.
+    pub entity: Option<(String, String)>,
+    pub text: Option<String>,
+    pub tags: Vec<String>,
+    pub kind: Option<Kind>,
+}
+
+pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
+    r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq";
+
+/// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
+pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
+    let kind: String = row.get(1)?;
+    let kind = Kind::parse(&kind).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            1,
+            rusqlite::types::Type::Text,
+            format!("unknown record kind {kind:?}").into(),
+        )
+    })?;
+    let tags: String = row.get(4)?;
+    let entities: String = row.get(5)?;
+    Ok((
+        Record {
+            id: row.get(0)?,
+            kind,
+            name: row.get(2)?,
+            note: row.get(3)?,
+            tags: json_strings(4, &tags)?,
+            entity_ids: json_strings(5, &entities)?,
+            id_scheme: row.get(6)?,
+            artifact: Artifact {
+                revision: row.get(7)?,
+                format: row.get(8)?,
+                uri: row.get(9)?,
+                units: row.get(10)?,
+            },
+            created_at: row.get(11)?,
+            updated_at: row.get(12)?,
+        },
+        row.get(13)?,
+    ))
+}
+
+/// Keeps the first occurrence of each string: tags and entity ids are sets.
+pub(super) fn dedup(v: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    v.iter()
+        .filter(|s| seen.insert(s.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Writes `record` at `seq`: updates row `rid` when given, inserts otherwise, and rewrites
+/// its side-table and full-text rows. Returns the row id.
+pub(super) fn write_record(
+    tx: &Transaction<'_>,
+    rid: Option<i64>,
+    record: &Record,
+    seq: i64,
+) -> Result<i64, StoreError> {
+    let a = &record.artifact;
+    let tags = json_text(&record.tags);
+    let entities = json_text(&record.entity_ids);
+    let rid = match rid {
+        Some(rid) => {
+            tx.prepare_cached(
+                "UPDATE records SET id = ?2, kind = ?3, locator = ?4, name = ?5, note = ?6, \
+                 tags = ?7, entity_ids = ?8, id_scheme = ?9, revision = ?10, format = ?11, \
+                 uri = ?12, units = ?13, created_at = ?14, updated_at = ?15, seq = ?16 \
+                 WHERE rid = ?1",
+            )?
+            .execute(params![
+                rid,
+                record.id,
+                record.kind.as_str(),
+                a.locator(),
+                record.name,
+                record.note,
+                tags,
+                entities,
+                record.id_scheme,
+                a.revision,
+                a.format,
+                a.uri,
+                a.units,
+                record.created_at,
+                record.updated_at,
+                seq
+            ])?;
+            clear_record_side_rows(tx, rid)?;
+            rid
+        }
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO records (id, kind, locator, name, note, tags, entity_ids, \
+                 id_scheme, revision, format, uri, units, created_at, updated_at, seq) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            )?
+            .execute(params![
+                record.id,
+                record.kind.as_str(),
+                a.locator(),
+                record.name,
+                record.note,
+                tags,
+                entities,
+                record.id_scheme,
+                a.revision,
+                a.format,
+                a.uri,
+                a.units,
+                record.created_at,
+                record.updated_at,
+                seq
+            ])?;
+            tx.last_insert_rowid()
+        }
+    };
+    {
+        let mut ent = tx.prepare_cached(
+            "INSERT OR IGNORE INTO record_entities (entity_id, revision, seq, rid) \
+             VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        for e in &record.entity_ids {
+            ent.execute(params![e, a.revision, seq, rid])?;
+        }
+        let mut tag = tx.prepare_cached(
+            "INSERT OR IGNORE INTO record_tags (tag, seq, rid) VALUES (?1, ?2, ?3)",
+        )?;
+        for t in &record.tags {
+            tag.execute(params![t, seq, rid])?;
+        }
+    }
+    tx.prepare_cached("INSERT INTO records_fts (rowid, name, note) VALUES (?1, ?2, ?3)")?
+        .execute(params![rid, record.name, record.note])?;
+    Ok(rid)
+}
+
+/// Removes the side-table and full-text rows of record `rid` (before a rewrite).
+fn clear_record_side_rows(tx: &Transaction<'_>, rid: i64) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM record_entities WHERE rid = ?1")?
+        .execute([rid])?;
+    tx.prepare_cached("DELETE FROM record_tags WHERE rid = ?1")?
+        .execute([rid])?;
+    tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
+        .execute([rid])?;
+    Ok(())
+}
+
+/// Deletes records by row id (side rows follow by cascade; the full-text rows explicitly).
+pub(super) fn delete_records(tx: &Transaction<'_>, rids: &[i64]) -> Result<usize, StoreError> {
+    let mut n = 0;
+    for rid in rids {
+        tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
+            .execute([rid])?;
+        n += tx
+            .prepare_cached("DELETE FROM records WHERE rid = ?1")?
+            .execute([rid])?;
+    }
+    Ok(n)
+}
+
+/// A WHERE clause under construction: fragments and their positional parameters, kept in
+/// step so the SQL stays parameterised whatever the filters.
+#[derive(Default)]
+pub(super) struct Clause {
+    pub sql: Vec<String>,
+    pub params: Vec<SqlValue>,
+}
+
+impl Clause {
+    pub fn add(&mut self, sql: &str, params: impl IntoIterator<Item = SqlValue>) {
+        self.sql.push(sql.to_string());
+        self.params.extend(params);
+    }
+
+    pub fn text(s: &str) -> SqlValue {
+        SqlValue::Text(s.to_string())
+    }
+
+    pub fn joined(&self) -> String {
+        if self.sql.is_empty() {
+            "1".into()
+        } else {
+            self.sql.join(" AND ")
+        }
+    }
+}
+
+impl Store {
+    /// Saves a record: a named feature replaces the one with the same (locator, name),
+    /// keeping its id and `created_at`; an anonymous note is always new. Returns the stored
+    /// record and whether it replaced one.
+    pub fn remember(&mut self, new: &NewRecord) -> Result<(Record, bool), StoreError> {
+        let tx = self.write()?;
+        let seq = next_seq(&tx)?;
+        let now = time::now();
+        let existing: Option<(i64, String, String)> = match &new.name {
+            Some(name) => tx
+                .prepare_cached(
+                    "SELECT rid, id, created_at FROM records WHERE locator = ?1 AND name = ?2",
+                )?
+                .query_row(params![new.artifact.locator(), name], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })
+                .optional()?,
+            None => None,
+        };
+        let replaced = existing.is_some();
+        let (rid, id, created_at) = match existing {
+            Some((rid, id, created)) => (Some(rid), id, created),
+            None => (None, id::mint("rec", seq), now.clone()),
+        };
+        let record = Record {
+            id,
+            kind: if new.name.is_some() {
+                Kind::Feature
+            } else {
+                Kind::Note
+            },
+            name: new.name.clone(),
+            note: new.note.clone(),
+            tags: dedup(&new.tags),
+            entity_ids: dedup(&new.entity_ids),
+            id_scheme: new.id_scheme.clone(),
+            artifact: new.artifact.clone(),
+            created_at,
+            updated_at: now,
+        };
+        write_record(&tx, rid, &record, seq)?;
+        tx.commit()?;
+        Ok((record, replaced))
+    }
+
+    /// One page of records matching `q`, most recently updated first (with text: records
+    /// whose name matches every word first, then the rest, each group newest first).
+    pub fn recall(
+        &mut self,
+        q: &RecordQuery,
+        page: PageRequest,
+    ) -> Result<Page<Record>, StoreError> {
+        let tx = self.read()?;
+        let snapshot = match page.snapshot {
+            Some(s) => s,
+            None => current_seq(&tx)?,
+        };
+        let empty = Page {
+            items: Vec::new(),
+            snapshot,
+            more: false,
+        };
+        let words = q.text.as_deref().map(fts_words);
+        let text = match &words {
+            Some(w) => match (match_all(w), match_column("name", w)) {
+                (Some(all), Some(name)) => Some((all, name)),
+                _ => return Ok(empty),
+            },
+            None => None,
+        };
+        let limit = i64::try_from(page.limit).unwrap_or(200);
+        let mut c = Clause::default();
+        let sql = match text {
+            Some((all, name)) => {
+                // Text order: tier 0 when the name holds every word, then seq DESC. Both
+                // depend only on the row and the query, so the order of unchanged rows is
+                // stable while other rows are written (bm25 would shift).
+                let mut inner = Clause::default();
+                inner.add(
+                    "r.rid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)",
+                    [SqlValue::Text(all)],
+                );
+                inner.add("r.seq <= ?", [SqlValue::Integer(snapshot)]);
+                record_filters(&mut inner, q, "r.seq", true);
+                c.params.push(SqlValue::Text(name));
+                c.params.append(&mut inner.params);
+                if let Some(after) = page.after {
+                    c.add(
+                        "(tier > ? OR (tier = ? AND seq < ?))",
+                        [
+                            SqlValue::Integer(after.tier),
+                            SqlValue::Integer(after.tier),
+                            SqlValue::Integer(after.seq),
+                        ],
+                    );
+                }
+                c.params.push(SqlValue::Integer(limit + 1));
+                format!(
+                    "SELECT * FROM (SELECT {RECORD_COLS}, CASE WHEN r.rid IN \
+                     (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) THEN 0 ELSE 1 END \
+                     AS tier FROM records r WHERE {}) WHERE {} ORDER BY tier, seq DESC LIMIT ?",
+                    inner.joined(),
+                    c.joined()
+                )
+            }
+            None => {
+                // Drive from the most selective index that is already in seq order.
+                let (from, seq_col) = if let Some((entity, rev)) = &q.entity {
+                    c.add(
+                        "d.entity_id = ? AND d.revision = ?",
+                        [Clause::text(entity), Clause::text(rev)],
+                    );
+                    (
+                        "record_entities d CROSS JOIN records r ON r.rid = d.rid",
+                        "d.seq",
+                    )
+                } else if let Some(first) = q.tags.first() {
+                    c.add("d.tag = ?", [Clause::text(first)]);
+                    (
+                        "record_tags d CROSS JOIN records r ON r.rid = d.rid",
+                        "d.seq",
+                    )
+                } else {
+                    ("records r", "r.seq")
+                };
+                c.add(&format!("{seq_col} <= ?"), [SqlValue::Integer(snapshot)]);
+                record_filters(&mut c, q, seq_col, false);
+                if let Some(after) = page.after {
+                    c.add(&format!("{seq_col} < ?"), [SqlValue::Integer(after.seq)]);
+                }
+                c.params.push(SqlValue::Integer(limit + 1));
+                format!(
+                    "SELECT {RECORD_COLS}, 1 AS tier FROM {from} WHERE {} \
+                     ORDER BY {seq_col} DESC LIMIT ?",
+                    c.joined()
+                )
+            }
+        };
+        let mut items = Vec::new();
+        {
+            let mut stmt = tx.prepare_cached(&sql)?;
+            let mut rows = stmt.query(params_from_iter(c.params.iter()))?;
+            while let Some(row) = rows.next()? {
+                let (record, seq) = record_from_row(row)?;
+                let tier: i64 = row.get(14)?;
+                items.push((record, Position { tier, seq }));
+            }
+        }
+        let more = items.len() > page.limit;
+        items.truncate(page.limit);
+        Ok(Page {
+            items,
+            snapshot,
+            more,
+        })
+    }
+
+    /// Deletes the named feature at `locator`. Returns how many rows went (0 or 1).
+    pub fn forget_feature(&mut self, locator: &str, name: &str) -> Result<usize, StoreError> {
+        let tx = self.write()?;
+        let rids: Vec<i64> = tx
+            .prepare_cached("SELECT rid FROM records WHERE locator = ?1 AND name = ?2")?
+            .query_map(params![locator, name], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let n = delete_records(&tx, &rids)?;
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Deletes the anonymous notes written for `revision` (and `locator`, when given) whose
+    /// entity set contains `entity_id`.
+    pub fn forget_notes(
+        &mut self,
+        revision: &str,
+        locator: Option<&str>,
+        entity_id: &str,
+    ) -> Result<usize, StoreError> {
+        let tx = self.write()?;
+        let rids: Vec<i64> = tx
+            .prepare_cached(
+                "SELECT r.rid FROM record_entities d CROSS JOIN records r ON r.rid = d.rid \
+                 WHERE d.entity_id = ?1 AND d.revision = ?2 AND r.kind = 'note' \
+                 AND (?3 IS NULL OR r.locator = ?3)",
+            )?
+            .query_map(params![entity_id, revision, locator], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let n = delete_records(&tx, &rids)?;
+        tx.commit()?;
+        Ok(n)
+    }
+}
+
+/// The filters other than the driving one. With `text`, entity and tags are all checked by
+/// primary-key probes of the side tables (their rows carry the record's seq).
+fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, text: bool) {
+    if let Some(l) = &q.locator {
+        c.add("r.locator = ?", [Clause::text(l)]);
+    }
+    if let Some(rev) = &q.revision {
+        c.add("r.revision = ?", [Clause::text(rev)]);
+    }
+    if let Some(k) = q.kind {
+        c.add("r.kind = ?", [Clause::text(k.as_str())]);
+    }
+    if text {
+        if let Some((entity, rev)) = &q.entity {
+            c.add(
+                "EXISTS (SELECT 1 FROM record_entities e WHERE e.entity_id = ? \
+                 AND e.revision = ? AND e.seq = r.seq)",
+                [Clause::text(entity), Clause::text(rev)],
+            );
+        }
+    }
+    // Without text and without an entity, the first tag drives the scan.
+    let skip = usize::from(!text && q.entity.is_none());
+    for t in q.tags.iter().skip(skip) {
+        c.add(
+            &format!("EXISTS (SELECT 1 FROM record_tags t WHERE t.tag = ? AND t.seq = {seq_col})"),
+            [Clause::text(t)],
+        );
+    }
+}

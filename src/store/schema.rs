@@ -1,0 +1,231 @@
+//! The table shapes: an append-only list of migrations keyed on `user_version`, and the
+//! `application_id` that marks a file as ours.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::{Found, StoreError};
+
+/// 'RVMC' in ASCII: recognises our files among other SQLite databases.
+pub const APPLICATION_ID: i64 = 0x5256_4D43;
+
+/// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
+/// entry; add a new one.
+const MIGRATIONS: &[&str] = &[V1];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+const V1: &str = r#"
+CREATE TABLE counters (
+    name  TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO counters (name, value) VALUES ('seq', 0);
+
+CREATE TABLE records (
+    rid        INTEGER PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    kind       TEXT NOT NULL CHECK (kind IN ('feature', 'note')),
+    locator    TEXT NOT NULL,
+    name       TEXT,
+    note       TEXT,
+    tags       TEXT NOT NULL,
+    entity_ids TEXT NOT NULL,
+    id_scheme  TEXT NOT NULL,
+    revision   TEXT NOT NULL,
+    format     TEXT NOT NULL,
+    uri        TEXT,
+    units      TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    seq        INTEGER NOT NULL UNIQUE,
+    CHECK ((kind = 'feature') = (name IS NOT NULL))
+);
+CREATE UNIQUE INDEX records_feature_key ON records (locator, name) WHERE name IS NOT NULL;
+CREATE INDEX records_locator_seq ON records (locator, seq);
+CREATE INDEX records_revision_seq ON records (revision, seq);
+CREATE INDEX records_kind_seq ON records (kind, seq);
+
+-- Side tables carry the record's revision and seq so that an entity or tag filter is one
+-- index range scan already in result order.
+CREATE TABLE record_entities (
+    entity_id TEXT NOT NULL,
+    revision  TEXT NOT NULL,
+    seq       INTEGER NOT NULL,
+    rid       INTEGER NOT NULL REFERENCES records (rid) ON DELETE CASCADE,
+    PRIMARY KEY (entity_id, revision, seq)
+) WITHOUT ROWID;
+CREATE INDEX record_entities_rid ON record_entities (rid);
+
+CREATE TABLE record_tags (
+    tag TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    rid INTEGER NOT NULL REFERENCES records (rid) ON DELETE CASCADE,
+    PRIMARY KEY (tag, seq)
+) WITHOUT ROWID;
+CREATE INDEX record_tags_rid ON record_tags (rid);
+
+CREATE VIRTUAL TABLE records_fts USING fts5 (
+    name, note,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE decisions (
+    rid         INTEGER PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    locator     TEXT NOT NULL,
+    subject     TEXT NOT NULL,
+    revision    TEXT NOT NULL,
+    format      TEXT NOT NULL,
+    uri         TEXT,
+    units       TEXT,
+    disposition TEXT NOT NULL,
+    summary     TEXT,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL,
+    seq         INTEGER NOT NULL UNIQUE,
+    UNIQUE (locator, subject, revision)
+);
+CREATE INDEX decisions_locator_seq ON decisions (locator, seq);
+CREATE INDEX decisions_revision_seq ON decisions (revision, seq);
+CREATE INDEX decisions_subject_seq ON decisions (subject, seq);
+
+CREATE TABLE basis_items (
+    decision_rid      INTEGER NOT NULL REFERENCES decisions (rid) ON DELETE CASCADE,
+    position          INTEGER NOT NULL,
+    requirement       TEXT NOT NULL,
+    source            TEXT NOT NULL,
+    source_detail     TEXT,
+    evidence          TEXT,
+    state             TEXT NOT NULL,
+    question          TEXT,
+    faces             TEXT NOT NULL,
+    verdict_judgement TEXT,
+    verdict_reason    TEXT,
+    PRIMARY KEY (decision_rid, position)
+) WITHOUT ROWID;
+CREATE INDEX basis_items_state ON basis_items (state);
+
+CREATE TABLE decision_faces (
+    face     TEXT NOT NULL,
+    revision TEXT NOT NULL,
+    seq      INTEGER NOT NULL,
+    rid      INTEGER NOT NULL REFERENCES decisions (rid) ON DELETE CASCADE,
+    PRIMARY KEY (face, revision, seq)
+) WITHOUT ROWID;
+CREATE INDEX decision_faces_rid ON decision_faces (rid);
+
+CREATE TABLE decision_states (
+    state TEXT NOT NULL,
+    seq   INTEGER NOT NULL,
+    rid   INTEGER NOT NULL REFERENCES decisions (rid) ON DELETE CASCADE,
+    PRIMARY KEY (state, seq)
+) WITHOUT ROWID;
+CREATE INDEX decision_states_rid ON decision_states (rid);
+
+CREATE VIRTUAL TABLE decisions_fts USING fts5 (
+    subject, body,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+"#;
+
+/// Decides from what a read-only look found whether the file may be opened for writing.
+pub(super) fn classify(
+    path: &Path,
+    application_id: i64,
+    version: i64,
+    tables: i64,
+) -> Result<Found, StoreError> {
+    if application_id == APPLICATION_ID {
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::Newer {
+                path: path.to_path_buf(),
+                found: version,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        return Ok(Found::Ours(version));
+    }
+    if application_id == 0 && tables == 0 && version == 0 {
+        return Ok(Found::Fresh);
+    }
+    Err(StoreError::Foreign {
+        path: path.to_path_buf(),
+        application_id,
+    })
+}
+
+/// Brings the schema up to [`SCHEMA_VERSION`] in one write transaction. The checks are
+/// repeated inside the transaction: another process may have initialised the file between
+/// our read-only look and now.
+pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    // IMMEDIATE: take the write lock first so two processes initialising one new file run
+    // one after the other.
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let app: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    let start = match classify(path, app, version, tables)? {
+        Found::Fresh => 0,
+        Found::Ours(v) => v,
+    };
+    if start == SCHEMA_VERSION {
+        return Ok(());
+    }
+    for (i, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(usize::try_from(start).unwrap_or(0))
+    {
+        tx.execute_batch(sql)?;
+        log::info!("database schema upgraded to version {}", i + 1);
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.commit()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrate_twice_is_harmless() {
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, Path::new(":memory:")).unwrap();
+        migrate(&conn, Path::new(":memory:")).unwrap();
+        let v: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let n: i64 = conn
+            .query_row("SELECT value FROM counters WHERE name = 'seq'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn classify_newer_and_foreign_refused() {
+        let p = Path::new("x.db");
+        assert!(matches!(
+            classify(p, APPLICATION_ID, SCHEMA_VERSION + 1, 9),
+            Err(StoreError::Newer { .. })
+        ));
+        assert!(matches!(
+            classify(p, 0, 0, 3),
+            Err(StoreError::Foreign { .. })
+        ));
+        assert!(matches!(
+            classify(p, 7, 0, 0),
+            Err(StoreError::Foreign { .. })
+        ));
+        assert!(matches!(classify(p, 0, 0, 0), Ok(Found::Fresh)));
+    }
+}

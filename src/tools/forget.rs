@@ -1,0 +1,75 @@
+//! `forget`: delete a named feature, the anonymous notes on an entity, or a decision by
+//! subject. Idempotent: forgetting what is not there deletes nothing and succeeds.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::schema::{self as s, MAX_NAME, MAX_SUBJECT};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use crate::store::Store;
+
+pub const NAME: &str = "forget";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    artifact: ArtifactArg,
+    name: Option<String>,
+    entity_id: Option<String>,
+    subject: Option<String>,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: NAME,
+        title: "Forget a record or decision",
+        description: "Delete one kind of thing at an artifact, named by exactly one of: `name` (the named feature at the artifact's locator: its uri, else its revision), `entity_id` (the anonymous notes written for the artifact's revision whose entity set contains that id), or `subject` (the decision for that subject at the artifact's revision). \
+Idempotent: forgetting what is not there returns deleted: 0. Deletion is permanent. \
+Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"name\":\"mating face\"}.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "artifact": s::artifact_input(),
+                "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                "entity_id": s::entity_id(),
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT}
+            },
+            "required": ["artifact"],
+            "oneOf": [{"required": ["name"]}, {"required": ["entity_id"]}, {"required": ["subject"]}],
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {"deleted": {"type": "integer", "minimum": 0}},
+            "required": ["deleted"]
+        }),
+        annotations: s::annotations("Forget a record or decision", false, true, true),
+    }
+}
+
+pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+    let a = args.artifact.normalise()?;
+    let (deleted, what) = match (&args.name, &args.entity_id, &args.subject) {
+        (Some(name), None, None) => (
+            store.forget_feature(a.locator(), name)?,
+            format!("feature \"{name}\""),
+        ),
+        (None, Some(entity), None) => (
+            store.forget_notes(&a.revision, a.uri.as_deref(), entity)?,
+            format!("notes on {entity}"),
+        ),
+        (None, None, Some(subject)) => (
+            store.forget_decision(a.locator(), subject, &a.revision)?,
+            format!("decision \"{subject}\""),
+        ),
+        _ => {
+            return Err(ToolError::Invalid(
+                "forget needs exactly one of name, entity_id or subject".into(),
+            ));
+        }
+    };
+    Ok(ToolOutput {
+        structured: json!({"deleted": deleted}),
+        summary: format!("Deleted {deleted} ({what})."),
+    })
+}

@@ -1,0 +1,140 @@
+//! `recall`: records by artifact, entity, free text or tags, each marked stale against the
+//! supplied current revision, in keyset pages.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::cursor;
+use super::schema::{self as s, MAX_TAG, MAX_TAGS};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use crate::review::Kind;
+use crate::store::{PageRequest, RecordQuery, Store};
+
+pub const NAME: &str = "recall";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    artifact: Option<ArtifactArg>,
+    entity_id: Option<String>,
+    text: Option<String>,
+    tags: Option<Vec<String>>,
+    kind: Option<Kind>,
+    limit: Option<u64>,
+    cursor: Option<String>,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: NAME,
+        title: "Recall features and notes",
+        description: "Find what was remembered before asking the engineer again. All filters are optional and combine with AND. \
+`artifact` with `uri`: every record for that file across revisions; without `uri`: records written for that revision. The artifact's `revision` is the current one: each record carries stale: true when it was written for another revision (re-check it), false when for this one, null when no artifact was given. \
+`entity_id` (needs `artifact`) matches exactly and only records of the supplied revision, because entity ids do not travel between revisions. \
+`text` matches words in names and notes across revisions (prefix matching, best match first); `tags` must all be present; `kind` is \"feature\" or \"note\". \
+Results come most recently updated first, `limit` per page (default 50, max 200); while the answer has `next_cursor`, call again with the same filters and that `cursor` to get every match exactly once. \
+Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"text\":\"mating\"}.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "artifact": s::artifact_input(),
+                "entity_id": s::entity_id(),
+                "text": s::query_text(),
+                "tags": s::strings(MAX_TAGS, MAX_TAG, "Every one of these tags must be present."),
+                "kind": {"type": "string", "enum": ["feature", "note"]},
+                "limit": s::limit(),
+                "cursor": s::cursor()
+            },
+            "allOf": [{"if": {"required": ["entity_id"]}, "then": {"required": ["artifact"]}}],
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "records": {"type": "array", "items": s::record_output()},
+                "next_cursor": {"type": "string", "description": "Present when more records follow."}
+            },
+            "required": ["records"]
+        }),
+        annotations: s::annotations("Recall features and notes", true, false, true),
+    }
+}
+
+pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+    let artifact = args
+        .artifact
+        .as_ref()
+        .map(ArtifactArg::normalise)
+        .transpose()?;
+    let current = artifact.as_ref().map(|a| a.revision.clone());
+    let query = RecordQuery {
+        locator: artifact.as_ref().and_then(|a| a.uri.clone()),
+        revision: artifact
+            .as_ref()
+            .filter(|a| a.uri.is_none())
+            .map(|a| a.revision.clone()),
+        entity: match (&args.entity_id, &current) {
+            (Some(e), Some(rev)) => Some((e.clone(), rev.clone())),
+            (Some(_), None) => {
+                return Err(ToolError::Invalid(
+                    "entity_id needs artifact: entity ids only mean something at one revision, so send the artifact whose revision produced the id".into(),
+                ));
+            }
+            _ => None,
+        },
+        text: args.text.clone(),
+        tags: args.tags.clone().unwrap_or_default(),
+        kind: args.kind,
+    };
+    let fp = cursor::fingerprint(NAME, &query);
+    let start = args
+        .cursor
+        .as_deref()
+        .map(|c| cursor::decode(&fp, c))
+        .transpose()?;
+    let limit = usize::try_from(args.limit.unwrap_or(s::DEFAULT_PAGE)).unwrap_or(50);
+    let page = store.recall(
+        &query,
+        PageRequest {
+            snapshot: start.map(|c| c.snapshot),
+            after: start.map(|c| c.after),
+            limit,
+        },
+    )?;
+    let next = match (page.more, page.items.last()) {
+        (true, Some((_, pos))) => Some(cursor::encode(&fp, page.snapshot, *pos)),
+        _ => None,
+    };
+    let records: Vec<Value> = page
+        .items
+        .iter()
+        .map(|(r, _)| r.to_wire(current.as_deref()))
+        .collect();
+    let stale = page
+        .items
+        .iter()
+        .filter(|(r, _)| current.as_deref().is_some_and(|c| c != r.artifact.revision))
+        .count();
+    let mut summary = format!(
+        "{} record{}",
+        records.len(),
+        if records.len() == 1 { "" } else { "s" }
+    );
+    if stale > 0 {
+        summary.push_str(&format!(", {stale} stale (written for another revision)"));
+    }
+    summary.push_str(if next.is_some() {
+        "; more follow: call again with next_cursor."
+    } else {
+        "."
+    });
+    let mut out = serde_json::Map::new();
+    out.insert("records".into(), Value::Array(records));
+    if let Some(c) = next {
+        out.insert("next_cursor".into(), Value::String(c));
+    }
+    Ok(ToolOutput {
+        structured: Value::Object(out),
+        summary,
+    })
+}

@@ -1,0 +1,138 @@
+//! `recall_decisions`: decisions newest first, each marked stale when it belongs to another
+//! revision, in keyset pages.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::cursor;
+use super::schema::{self as s, MAX_SUBJECT};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use crate::review::State;
+use crate::store::{DecisionQuery, PageRequest, Store};
+
+pub const NAME: &str = "recall_decisions";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    artifact: Option<ArtifactArg>,
+    subject: Option<String>,
+    entity_id: Option<String>,
+    text: Option<String>,
+    state: Option<State>,
+    limit: Option<u64>,
+    cursor: Option<String>,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: NAME,
+        title: "Recall review decisions",
+        description: "Find decisions already reached, so a settled question is recalled rather than decided again. Filters are optional and combine with AND. \
+`artifact` with `uri`: decisions for that file across revisions; without `uri`: decisions at that revision. Its `revision` is the current one: a decision made for another revision comes back stale: true, still carrying its own revision (stale: null when no artifact was given). \
+`subject` matches exactly; `entity_id` (needs `artifact`) matches basis `faces` exactly, only in decisions of the supplied revision; `text` matches words in subject, disposition, summary, requirements and evidence (subject matches first); `state` keeps decisions with at least one basis item in that state (e.g. \"unresolved\" to find open questions). \
+Newest first, `limit` per page (default 50, max 200); follow `next_cursor` with the same filters until it is absent. \
+Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"state\":\"unresolved\"}.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "artifact": s::artifact_input(),
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "The exact subject."},
+                "entity_id": s::entity_id(),
+                "text": s::query_text(),
+                "state": {"type": "string", "enum": State::ALL},
+                "limit": s::limit(),
+                "cursor": s::cursor()
+            },
+            "allOf": [{"if": {"required": ["entity_id"]}, "then": {"required": ["artifact"]}}],
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "decisions": {"type": "array", "items": s::decision_output()},
+                "next_cursor": {"type": "string"}
+            },
+            "required": ["decisions"]
+        }),
+        annotations: s::annotations("Recall review decisions", true, false, true),
+    }
+}
+
+pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+    let artifact = args
+        .artifact
+        .as_ref()
+        .map(ArtifactArg::normalise)
+        .transpose()?;
+    let current = artifact.as_ref().map(|a| a.revision.clone());
+    let query = DecisionQuery {
+        locator: artifact.as_ref().and_then(|a| a.uri.clone()),
+        revision: artifact
+            .as_ref()
+            .filter(|a| a.uri.is_none())
+            .map(|a| a.revision.clone()),
+        subject: args.subject.clone(),
+        face: match (&args.entity_id, &current) {
+            (Some(e), Some(rev)) => Some((e.clone(), rev.clone())),
+            (Some(_), None) => {
+                return Err(ToolError::Invalid(
+                    "entity_id needs artifact: face ids only mean something at one revision, so send the artifact whose revision produced the id".into(),
+                ));
+            }
+            _ => None,
+        },
+        text: args.text.clone(),
+        state: args.state,
+    };
+    let fp = cursor::fingerprint(NAME, &query);
+    let start = args
+        .cursor
+        .as_deref()
+        .map(|c| cursor::decode(&fp, c))
+        .transpose()?;
+    let limit = usize::try_from(args.limit.unwrap_or(s::DEFAULT_PAGE)).unwrap_or(50);
+    let page = store.recall_decisions(
+        &query,
+        PageRequest {
+            snapshot: start.map(|c| c.snapshot),
+            after: start.map(|c| c.after),
+            limit,
+        },
+    )?;
+    let next = match (page.more, page.items.last()) {
+        (true, Some((_, pos))) => Some(cursor::encode(&fp, page.snapshot, *pos)),
+        _ => None,
+    };
+    let decisions: Vec<Value> = page
+        .items
+        .iter()
+        .map(|(d, _)| d.to_wire(current.as_deref()))
+        .collect();
+    let mut summary = format!(
+        "{} decision{}",
+        decisions.len(),
+        if decisions.len() == 1 { "" } else { "s" }
+    );
+    for (d, _) in page.items.iter().take(3) {
+        summary.push_str(&format!(
+            "; \"{}\": {}",
+            super::short(&d.subject, 40),
+            super::short(&d.disposition, 20)
+        ));
+    }
+    summary.push_str(if next.is_some() {
+        "; more follow: call again with next_cursor."
+    } else {
+        "."
+    });
+    let mut out = serde_json::Map::new();
+    out.insert("decisions".into(), Value::Array(decisions));
+    if let Some(c) = next {
+        out.insert("next_cursor".into(), Value::String(c));
+    }
+    Ok(ToolOutput {
+        structured: Value::Object(out),
+        summary,
+    })
+}

@@ -1,0 +1,95 @@
+//! `remember_decision`: save the disposition reached about one revision and the basis items
+//! it rests on; the same subject at the same revision replaces.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::schema::{self as s, MAX_BASIS, MAX_DISPOSITION, MAX_SUBJECT, MAX_TEXT};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short, short_rev};
+use crate::review::{BasisItem, State};
+use crate::store::{NewDecision, Store};
+
+pub const NAME: &str = "remember_decision";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    artifact: ArtifactArg,
+    subject: String,
+    disposition: String,
+    summary: Option<String>,
+    basis: Vec<BasisItem>,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: NAME,
+        title: "Remember a review decision",
+        description: "Record the disposition a review reached about one exact revision (e.g. \"hold\", \"release\") and its basis: one item per requirement-check. \
+Each basis item names the `requirement`, its `source` (model-pmi, drawing, shop-spec, supplier-cert, standard, prior-decision, engineer-stated, or assistant-proposed for your own proposals), optional `sourceDetail` and `evidence` (quote the value with its provenance; never invent measurements), its `state` (satisfied, violated, unresolved, conflicting, not-applicable), a `question` that would settle it (required when unresolved or conflicting), the `faces` it concerns (ids of this revision; omit for the whole part), and a `verdict` only when the engineer gave one. \
+Unresolved and conflicting items are complete records of where the work stands. \
+The decision is keyed by (locator, subject, revision): the same subject at the same revision replaces it (replaced: true); at another revision it is a new decision and the old one is kept. \
+Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\"},\"subject\":\"bore tolerance\",\"disposition\":\"hold\",\"basis\":[{\"requirement\":\"Bore 12H7\",\"source\":\"drawing\",\"sourceDetail\":\"note 4\",\"state\":\"unresolved\",\"question\":\"Which reamer does the shop use?\",\"faces\":[\"face:3\"]}]}.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "artifact": s::artifact_input(),
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "What the decision is about; with the locator and revision, its key."},
+                "disposition": {"type": "string", "minLength": 1, "maxLength": MAX_DISPOSITION, "description": "The conclusion in a word or two, e.g. \"hold\", \"release\", \"rework\"."},
+                "summary": s::text(MAX_TEXT, "A short account of the reasoning."),
+                "basis": {
+                    "type": "array",
+                    "items": s::basis_item_input(),
+                    "maxItems": MAX_BASIS,
+                    "description": "The requirement-checks the decision rests on (may be empty)."
+                }
+            },
+            "required": ["artifact", "subject", "disposition", "basis"],
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "decision": s::decision_output(),
+                "replaced": {"type": "boolean"}
+            },
+            "required": ["decision", "replaced"]
+        }),
+        annotations: s::annotations("Remember a review decision", false, true, true),
+    }
+}
+
+pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+    let artifact = args.artifact.normalise()?;
+    for (i, item) in args.basis.iter().enumerate() {
+        item.check(i)?;
+    }
+    let new = NewDecision {
+        artifact,
+        subject: args.subject,
+        disposition: args.disposition,
+        summary: args.summary,
+        basis: args.basis,
+    };
+    let (decision, replaced) = store.remember_decision(&new)?;
+    let open = decision
+        .basis
+        .iter()
+        .filter(|b| matches!(b.state, State::Unresolved | State::Conflicting))
+        .count();
+    let summary = format!(
+        "{} decision \"{}\" = {} ({}) on {}: {} basis item{}, {open} open.",
+        if replaced { "Replaced" } else { "Saved" },
+        short(&decision.subject, 60),
+        short(&decision.disposition, 40),
+        decision.id,
+        short_rev(&decision.artifact.revision),
+        decision.basis.len(),
+        if decision.basis.len() == 1 { "" } else { "s" },
+    );
+    let current = decision.artifact.revision.clone();
+    Ok(ToolOutput {
+        structured: json!({"decision": decision.to_wire(Some(&current)), "replaced": replaced}),
+        summary,
+    })
+}

@@ -1,0 +1,207 @@
+//! JSON Schema fragments shared by the tools: the artifact, records, decisions, basis items
+//! and the limits. Core dialect only (no `$schema`), so any client's validator reads them.
+
+use serde_json::{Value, json};
+
+use crate::review::{Judgement, Source, State};
+
+/// `name`: characters.
+pub const MAX_NAME: u64 = 200;
+/// `note`, `summary`, `requirement`, `evidence`, `question`, `sourceDetail`: 64 KiB each,
+/// counted in characters (what JSON Schema's `maxLength` counts).
+pub const MAX_TEXT: u64 = 65_536;
+pub const MAX_TAGS: u64 = 64;
+pub const MAX_TAG: u64 = 64;
+pub const MAX_ENTITIES: u64 = 10_000;
+pub const MAX_ENTITY: u64 = 256;
+pub const MAX_BASIS: u64 = 1_000;
+/// `text` of a recall.
+pub const MAX_QUERY: u64 = 1_000;
+/// Limits the issue leaves open, chosen generously.
+pub const MAX_SUBJECT: u64 = 1_000;
+pub const MAX_DISPOSITION: u64 = 200;
+pub const MAX_URI: u64 = 4_096;
+pub const MAX_SHORT: u64 = 64;
+pub const MAX_PAGE: u64 = 200;
+pub const DEFAULT_PAGE: u64 = 50;
+
+pub const REVISION_PATTERN: &str = "^sha256:[0-9a-f]{64}$";
+
+pub fn artifact_input() -> Value {
+    json!({
+        "type": "object",
+        "description": "The exact part revision. Records are grouped by `uri` when given, else by `revision`.",
+        "properties": {
+            "revision": {
+                "type": "string",
+                "pattern": REVISION_PATTERN,
+                "description": "`sha256:` plus exactly 64 lowercase hex digits, as the geometry producer reported it."
+            },
+            "format": {"type": "string", "enum": ["step"], "description": "The CAD format: \"step\"."},
+            "uri": {
+                "type": "string", "minLength": 1, "maxLength": MAX_URI,
+                "description": "A URI (file:, https:, plm: ...) or a filesystem path (absolute, or relative to the server's working directory); a path is stored as a file: URI. The file is never opened."
+            },
+            "units": {"type": "string", "minLength": 1, "maxLength": MAX_SHORT, "description": "Length units of the model, e.g. \"mm\"."}
+        },
+        "required": ["revision", "format"],
+        "additionalProperties": false
+    })
+}
+
+pub fn artifact_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "revision": {"type": "string"},
+            "format": {"type": "string"},
+            "uri": {"type": "string"},
+            "units": {"type": "string"}
+        },
+        "required": ["revision", "format"]
+    })
+}
+
+pub fn strings(max_items: u64, max_len: u64, description: &str) -> Value {
+    json!({
+        "type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": max_len},
+        "maxItems": max_items,
+        "description": description
+    })
+}
+
+pub fn text(max: u64, description: &str) -> Value {
+    json!({"type": "string", "maxLength": max, "description": description})
+}
+
+pub fn entity_id() -> Value {
+    json!({
+        "type": "string", "minLength": 1, "maxLength": MAX_ENTITY,
+        "description": "One entity id, matched exactly and only at the artifact's revision (face:3 never matches face:30). Needs `artifact`."
+    })
+}
+
+pub fn limit() -> Value {
+    json!({
+        "type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": DEFAULT_PAGE,
+        "description": "Page size, 1 to 200 (default 50)."
+    })
+}
+
+pub fn cursor() -> Value {
+    json!({
+        "type": "string", "minLength": 1, "maxLength": 512,
+        "description": "The `next_cursor` of the previous page. Send the same filters again with it."
+    })
+}
+
+pub fn query_text() -> Value {
+    json!({
+        "type": "string", "maxLength": MAX_QUERY,
+        "description": "Plain words, each matched as a word prefix; all must occur. Punctuation and operators are ignored. Matches across revisions."
+    })
+}
+
+pub fn record_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "kind": {"type": "string", "enum": ["feature", "note"]},
+            "name": {"type": "string"},
+            "note": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "entity_ids": {"type": "array", "items": {"type": "string"}},
+            "id_scheme": {"type": "string"},
+            "artifact": artifact_output(),
+            "created_at": {"type": "string"},
+            "updated_at": {"type": "string"},
+            "stale": {"type": ["boolean", "null"], "description": "true: written for another revision than the one supplied; null: no revision supplied."}
+        },
+        "required": ["id", "kind", "tags", "entity_ids", "id_scheme", "artifact", "created_at", "updated_at", "stale"]
+    })
+}
+
+pub fn basis_item_input() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "requirement": text(MAX_TEXT, "What has to hold, stated so it can be checked."),
+            "source": {"type": "string", "enum": Source::ALL, "description": "Where the requirement came from. Use assistant-proposed for your own proposals."},
+            "sourceDetail": text(MAX_TEXT, "The clause, note number or document a reader can follow."),
+            "evidence": text(MAX_TEXT, "The value as it was reported, quoted with its provenance."),
+            "state": {"type": "string", "enum": State::ALL},
+            "question": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "description": "Required for unresolved and conflicting: what would settle it."},
+            "faces": strings(MAX_ENTITIES, MAX_ENTITY, "Entity ids of this revision the item is about; empty or absent when it is about the whole part."),
+            "verdict": {
+                "type": "object",
+                "properties": {
+                    "judgement": {"type": "string", "enum": Judgement::ALL},
+                    "reason": text(MAX_TEXT, "Why, when the engineer said.")
+                },
+                "required": ["judgement"],
+                "additionalProperties": false,
+                "description": "The engineer's judgement. Record only what the engineer said."
+            }
+        },
+        "required": ["requirement", "source", "state"],
+        "additionalProperties": false,
+        "allOf": [{
+            "if": {"properties": {"state": {"enum": ["unresolved", "conflicting"]}}, "required": ["state"]},
+            "then": {"required": ["question"]}
+        }]
+    })
+}
+
+pub fn decision_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "subject": {"type": "string"},
+            "disposition": {"type": "string"},
+            "summary": {"type": "string"},
+            "basis": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "requirement": {"type": "string"},
+                        "source": {"type": "string", "enum": Source::ALL},
+                        "sourceDetail": {"type": "string"},
+                        "evidence": {"type": "string"},
+                        "state": {"type": "string", "enum": State::ALL},
+                        "question": {"type": "string"},
+                        "faces": {"type": "array", "items": {"type": "string"}},
+                        "verdict": {
+                            "type": "object",
+                            "properties": {
+                                "judgement": {"type": "string", "enum": Judgement::ALL},
+                                "reason": {"type": "string"}
+                            },
+                            "required": ["judgement"]
+                        }
+                    },
+                    "required": ["requirement", "source", "state", "faces"]
+                }
+            },
+            "artifact": artifact_output(),
+            "created_at": {"type": "string"},
+            "updated_at": {"type": "string"},
+            "stale": {"type": ["boolean", "null"]}
+        },
+        "required": ["id", "subject", "disposition", "basis", "artifact", "created_at", "updated_at", "stale"]
+    })
+}
+
+/// Tool annotations; every tool works on the local database only.
+pub fn annotations(title: &str, read_only: bool, destructive: bool, idempotent: bool) -> Value {
+    json!({
+        "title": title,
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": false
+    })
+}

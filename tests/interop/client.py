@@ -1,0 +1,336 @@
+"""Drives review-mcp over stdio with the official Python MCP client and asserts on every answer.
+
+Usage: python client.py --mode legacy|auto|2026-07-28 -- SERVER_COMMAND [ARGS...]
+
+The server inherits this process's environment, so the caller sets REVIEW_MCP_DB_PATH to a
+fresh database. Exit 0 only when every check held and the client logged no warning or error
+and raised no Python warning. The session logic mirrors scenario.mjs (keep the two in step).
+"""
+
+import asyncio
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from urllib.parse import quote
+
+import mcp.types
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+HERE = Path(__file__).resolve().parent
+MODERN = "2026-07-28"
+
+
+class Failure(Exception):
+    pass
+
+
+class Recorder(logging.Handler):
+    """Keeps every WARNING-or-worse record any logger (the client's included) emits."""
+
+    def __init__(self):
+        super().__init__(level=logging.WARNING)
+        self.records = []
+
+    def emit(self, record):
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += f" ({type(record.exc_info[1]).__name__}: {record.exc_info[1]})"
+        self.records.append(f"log {record.levelname} {record.name}: {text}")
+
+
+def type_of(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
+def substitute(value, env):
+    if isinstance(value, str):
+        whole = re.fullmatch(r"\$\{(\w+)\}", value)
+        if whole:
+            if whole.group(1) not in env:
+                raise Failure(f"scenario uses ${{{whole.group(1)}}} before it is known")
+            return env[whole.group(1)]
+
+        def one(m):
+            if m.group(1) not in env:
+                raise Failure(f"scenario uses ${{{m.group(1)}}} before it is known")
+            return str(env[m.group(1)])
+
+        return re.sub(r"\$\{(\w+)\}", one, value)
+    if isinstance(value, list):
+        return [substitute(v, env) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute(v, env) for k, v in value.items()}
+    return value
+
+
+def same(a, b):
+    """JSON equality (True is not 1 here, unlike Python's ==)."""
+    return type_of(a) == type_of(b) and json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def match(actual, expect, path="$"):
+    """The mismatches between actual and the scenario.json pattern expect."""
+    if isinstance(expect, dict):
+        if "$type" in expect:
+            return [] if type_of(actual) == expect["$type"] else [f"{path}: expected a {expect['$type']}, got {json.dumps(actual)}"]
+        if "$len" in expect or "$each" in expect:
+            if not isinstance(actual, list):
+                return [f"{path}: expected an array, got {json.dumps(actual)}"]
+            out = []
+            if "$len" in expect and len(actual) != expect["$len"]:
+                out.append(f"{path}: expected {expect['$len']} items, got {len(actual)}")
+            if "$each" in expect:
+                for i, a in enumerate(actual):
+                    out += match(a, expect["$each"], f"{path}[{i}]")
+            return out
+        if not isinstance(actual, dict):
+            return [f"{path}: expected an object, got {json.dumps(actual)}"]
+        out = []
+        for k, e in expect.items():
+            if isinstance(e, dict) and e.get("$absent"):
+                if k in actual:
+                    out.append(f"{path}.{k}: expected absent, got {json.dumps(actual[k])}")
+            elif k not in actual:
+                out.append(f"{path}.{k}: missing")
+            else:
+                out += match(actual[k], e, f"{path}.{k}")
+        return out
+    if isinstance(expect, list):
+        if not isinstance(actual, list):
+            return [f"{path}: expected an array, got {json.dumps(actual)}"]
+        if len(actual) != len(expect):
+            return [f"{path}: expected {len(expect)} items, got {len(actual)}"]
+        out = []
+        for i, e in enumerate(expect):
+            out += match(actual[i], e, f"{path}[{i}]")
+        return out
+    return [] if same(actual, expect) else [f"{path}: expected {json.dumps(expect)}, got {json.dumps(actual)}"]
+
+
+def dig(value, dotted):
+    for k in dotted.split("."):
+        value = value.get(k) if isinstance(value, dict) else None
+    return value
+
+
+def dump(model):
+    """A result model as the JSON the server sent (wire names, explicit nulls kept)."""
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def expand_template(template, values, env):
+    def one(m):
+        v = values.get(m.group(1))
+        if isinstance(v, dict):
+            word = next((w for w in v if w in template), None)
+            v = v.get(word) if word is not None else None
+        if not isinstance(v, str):
+            raise Failure(f"no value for {{{m.group(1)}}} in template {template}")
+        return quote(substitute(v, env), safe=":")
+
+    return re.sub(r"\{(\w+)\}", one, template)
+
+
+async def run_scenario(client, spec, log):
+    env = dict(spec["vars"])
+    caps = dump(client.server_capabilities)
+
+    async def list_all(fetch, key, method):
+        items, cursor = [], None
+        for _ in range(101):
+            page = dump(await fetch(cursor=cursor))
+            if not isinstance(page.get(key), list):
+                raise Failure(f"{method}: no {key} array")
+            items += page[key]
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                return items
+            if not isinstance(cursor, str):
+                raise Failure(f"{method}: nextCursor is not a string")
+        raise Failure(f"{method}: more than 100 pages")
+
+    # A pinned client synthesizes its discover result, so it knows no capabilities: list anyway
+    # (the server serves every list method). Where the capabilities are known, they must say so.
+    if caps:
+        for cap in ("tools", "prompts", "resources"):
+            if cap not in caps:
+                raise Failure(f"server capabilities lack {cap}: {json.dumps(caps)}")
+    tools = await list_all(client.list_tools, "tools", "tools/list")
+    prompts = await list_all(client.list_prompts, "prompts", "prompts/list")
+    templates = await list_all(client.list_resource_templates, "resourceTemplates", "resources/templates/list")
+    log(f"offered: {len(tools)} tools, {len(prompts)} prompts, {len(templates)} resource templates")
+    names = set()
+    for t in tools:
+        if t["name"] in names:
+            raise Failure(f"tools/list: duplicate tool {t['name']}")
+        names.add(t["name"])
+        if t.get("inputSchema", {}).get("type") != "object":
+            raise Failure(f"tool {t['name']}: inputSchema.type is not \"object\"")
+        if "outputSchema" in t and t["outputSchema"].get("type") != "object":
+            raise Failure(f"tool {t['name']}: outputSchema.type is not \"object\"")
+        if not t.get("description"):
+            raise Failure(f"tool {t['name']}: no description")
+    covered = {c["tool"] for c in spec["calls"]}
+    for n in sorted(names - covered):
+        raise Failure(f"tool {n} is offered but scenario.json has no step for it")
+
+    calls = 0
+    for step in spec["calls"]:
+        if step["tool"] not in names:
+            continue
+        args = substitute(step["args"], env)
+        r = dump(await client.call_tool(step["tool"], args))
+        where = f"tools/call {step['tool']} #{calls + 1}"
+        content = r.get("content", [])
+        text = "\n".join(c.get("text", "") for c in content if c.get("type") == "text")
+        if r.get("isError"):
+            raise Failure(f"{where}: isError: {text}")
+        sc = r.get("structuredContent")
+        if not isinstance(sc, dict):
+            raise Failure(f"{where}: no structuredContent object")
+
+        def mirrors(c):
+            if c.get("type") != "text":
+                return False
+            try:
+                return same(json.loads(c["text"]), sc)
+            except ValueError:
+                return False
+
+        if not any(mirrors(c) for c in content):
+            raise Failure(f"{where}: no text block carries the structuredContent JSON")
+        problems = match(sc, substitute(step["expect"], env))
+        if problems:
+            raise Failure(f"{where}: {'; '.join(problems)}\n  got {json.dumps(sc)}")
+        for name, path in step.get("save", {}).items():
+            env[name] = dig(sc, path)
+        calls += 1
+    log(f"called tools: {calls} calls over {len(names)} tools")
+
+    resources = await list_all(client.list_resources, "resources", "resources/list")
+    if "remember" in names and templates and not resources:
+        raise Failure("resources/list is empty after records were written")
+    uris = [r["uri"] for r in resources]
+    uris += [expand_template(t["uriTemplate"], spec["template_vars"], env) for t in templates]
+    for uri in uris:
+        r = dump(await client.read_resource(uri))
+        if not r.get("contents"):
+            raise Failure(f"resources/read {uri}: no contents")
+        for c in r["contents"]:
+            if not isinstance(c.get("uri"), str):
+                raise Failure(f"resources/read {uri}: a content has no uri")
+            if not isinstance(c.get("text"), str) and not isinstance(c.get("blob"), str):
+                raise Failure(f"resources/read {uri}: content without text or blob")
+            if c.get("mimeType") == "application/json":
+                try:
+                    json.loads(c["text"])
+                except ValueError as e:
+                    raise Failure(f"resources/read {uri}: application/json content does not parse: {e}") from e
+    log(f"read resources: {len(resources)} listed, {len(templates)} from templates")
+
+    arg_values = spec["prompt_args"]
+    for p in prompts:
+        declared = p.get("arguments") or []
+
+        def value(a):
+            return substitute(arg_values.get(a["name"], arg_values["default"]), env)
+
+        required = {a["name"]: value(a) for a in declared if a.get("required")}
+        every = {a["name"]: value(a) for a in declared}
+        for args in (required, every):
+            r = dump(await client.get_prompt(p["name"], args))
+            where = f"prompts/get {p['name']} {sorted(args)}"
+            if not r.get("messages"):
+                raise Failure(f"{where}: no messages")
+            for m in r["messages"]:
+                if m.get("role") not in ("user", "assistant"):
+                    raise Failure(f"{where}: role {m.get('role')}")
+                if m.get("content", {}).get("type") == "text" and not m["content"].get("text"):
+                    raise Failure(f"{where}: empty text message")
+    log(f"got prompts: {len(prompts)}")
+    return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets"
+
+
+async def run(mode, command, args, problems, stderr_file):
+    spec = json.loads((HERE / "scenario.json").read_text())
+
+    async def on_message(message):
+        if isinstance(message, Exception):
+            problems.append(f"message_handler got an exception: {type(message).__name__}: {message}")
+
+    params = StdioServerParameters(command=command, args=args, env=dict(os.environ))
+    async with Client(
+        stdio_client(params, errlog=stderr_file),
+        mode=mode,
+        message_handler=on_message,
+        client_info=mcp.types.Implementation(name="review-mcp-interop-python", version="1.0.0"),
+    ) as client:
+        version = client.protocol_version
+        want = LATEST_HANDSHAKE_VERSION if mode == "legacy" else MODERN
+        if version != want:
+            raise Failure(f"negotiated {version}, expected {want}")
+        info = client.server_info
+        if info is None and mode == MODERN:
+            # A pinned client adopts a synthesized discover result without a probe, so the
+            # server's identity is only on each result's _meta: take it from the first list.
+            meta = dump(await client.list_tools(cache_mode="bypass")).get("_meta", {})
+            info = mcp.types.Implementation.model_validate(meta.get("io.modelcontextprotocol/serverInfo", {}))
+        if info is None or info.name != "review-mcp":
+            raise Failure(f"serverInfo is {info!r}, expected name review-mcp")
+        print(f"connected: python {mode} -> {version}, server {info.name} {info.version}", flush=True)
+        summary = await run_scenario(client, spec, lambda m: print(m, flush=True))
+        print(f"summary: {version}; {summary}", flush=True)
+
+
+def describe(e):
+    """One line per leaf exception, so a failure inside a task group says what it was."""
+    if isinstance(e, BaseExceptionGroup):
+        return "; ".join(describe(x) for x in e.exceptions)
+    return f"{type(e).__name__}: {e}"
+
+
+def main():
+    argv = sys.argv[1:]
+    if "--" not in argv or argv.index("--") != 2 or argv[0] != "--mode" or len(argv) < 4:
+        print("usage: client.py --mode legacy|auto|2026-07-28 -- SERVER...", file=sys.stderr)
+        return 2
+    mode, command, args = argv[1], argv[3], argv[4:]
+    recorder = Recorder()
+    logging.getLogger().addHandler(recorder)
+    problems = []
+    with tempfile.TemporaryFile("w+") as stderr_file, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            asyncio.run(asyncio.wait_for(run(mode, command, args, problems, stderr_file), timeout=60))
+        except Exception as e:  # every failure is reported the same way, with its type
+            problems.append(f"error: {describe(e)}")
+        problems += recorder.records
+        problems += [f"warning {w.category.__name__}: {w.message}" for w in caught]
+        if problems:
+            stderr_file.seek(0)
+            print(f"server stderr:\n{stderr_file.read()}")
+            for p in problems:
+                print(f"PROBLEM: {p}")
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Interop suite: drives the built review-mcp binary over stdio with the official MCP clients
+# (npm @modelcontextprotocol/sdk 1.32.2, npm @modelcontextprotocol/client 2.4.0, PyPI mcp 2.3.0)
+# in every negotiation mode, one fresh database per run. Installs the clients, pinned, into
+# tests/interop/node_modules and tests/interop/.venv on first use (both gitignored).
+#
+#   bash tests/interop/run.sh            run every client and mode
+#   bash tests/interop/run.sh --record   also re-record tests/interop/recorded/<client>-<mode>.jsonl
+#   bash tests/interop/run.sh v2-auto    run only the named runs (names as printed)
+#
+# Environment: INTEROP_PROFILE=release builds and drives the release binary (default: the debug
+# binary, which `cargo test` has already built); REVIEW_MCP_BIN=PATH drives that binary instead;
+# INTEROP_RECORD_DIR=DIR records there instead of tests/interop/recorded.
+# Prints one PASS/FAIL line per client+mode and closes with "N passed, M failed".
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+record=0
+only=()
+for arg in "$@"; do
+  case "$arg" in
+    --record) record=1 ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run.sh: unknown option $arg" >&2; exit 2 ;;
+    *) only+=("$arg") ;;
+  esac
+done
+
+for tool in node npm python3 cargo; do
+  command -v "$tool" >/dev/null || { echo "run.sh: $tool is required but not on PATH" >&2; exit 2; }
+done
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$node_major" -lt 20 ]; then
+  echo "run.sh: Node.js >= 20 is required (@modelcontextprotocol/client 2.4.0), found $(node --version)" >&2
+  exit 2
+fi
+
+# --- the binary -----------------------------------------------------------------------------
+if [ -n "${REVIEW_MCP_BIN:-}" ]; then
+  bin="$REVIEW_MCP_BIN"
+else
+  profile_flag=()
+  [ "${INTEROP_PROFILE:-debug}" = release ] && profile_flag=(--release)
+  echo "interop: cargo build ${profile_flag[*]:-}"
+  bin="$(cargo build --locked ${profile_flag[@]+"${profile_flag[@]}"} --bin review-mcp --message-format=json-render-diagnostics |
+    python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["executable"])' | tail -n 1)"
+fi
+[ -x "$bin" ] || { echo "run.sh: no executable at '$bin'" >&2; exit 2; }
+
+# --- the clients (installed once; reinstalled when the pinned lists change) -----------------
+stamp_ok() { [ -f "$2" ] && cmp -s "$1" "$2"; }
+if ! stamp_ok "$here/package-lock.json" "$here/node_modules/.interop-stamp"; then
+  echo "interop: npm ci (pinned by tests/interop/package-lock.json)"
+  start=$SECONDS
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$here/package-lock.json" "$here/node_modules/.interop-stamp"
+  echo "interop: npm ci took $((SECONDS - start)) s"
+fi
+if ! stamp_ok "$here/requirements.txt" "$here/.venv/.interop-stamp"; then
+  echo "interop: pip install (pinned by tests/interop/requirements.txt)"
+  start=$SECONDS
+  rm -rf "$here/.venv"
+  python3 -m venv "$here/.venv"
+  "$here/.venv/bin/pip" install --quiet --disable-pip-version-check --require-virtualenv -r "$here/requirements.txt"
+  cp "$here/requirements.txt" "$here/.venv/.interop-stamp"
+  echo "interop: pip install took $((SECONDS - start)) s"
+fi
+py="$here/.venv/bin/python"
+
+# --- the runs -------------------------------------------------------------------------------
+runs=(sdk1-legacy v2-legacy v2-auto v2-2026-07-28 python-legacy python-auto python-2026-07-28)
+if [ ${#only[@]} -gt 0 ]; then
+  for name in "${only[@]}"; do
+    printf '%s\n' "${runs[@]}" | grep -qx "$name" || { echo "run.sh: no run named $name (${runs[*]})" >&2; exit 2; }
+  done
+  runs=("${only[@]}")
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/review-mcp-interop.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+# The recordings stay beside this suite until the transcript test (tests/transcripts.rs), which
+# refuses any file under protocol-fixtures/ that is not a replay-format transcript, takes them.
+recorded="${INTEROP_RECORD_DIR:-$here/recorded}"
+[ "$record" = 1 ] && mkdir -p "$recorded"
+
+passed=0
+failed=0
+for name in "${runs[@]}"; do
+  client="${name%%-*}"
+  mode="${name#*-}"
+  dir="$work/$name"
+  mkdir -p "$dir"
+  server=("$bin")
+  if [ "$record" = 1 ]; then
+    server=("$py" "$here/tee.py" "$dir/wire" "$bin")
+  fi
+  case "$client" in
+    python) cmd=("$py" "$here/client.py" --mode "$mode" -- "${server[@]}") ;;
+    *) cmd=(node "$here/client.mjs" --client "$client" --mode "$mode" -- "${server[@]}") ;;
+  esac
+  start=$SECONDS
+  # The clients kill their own runs at 60 s; the outer timeout only catches a wedged runtime.
+  if (cd "$dir" && REVIEW_MCP_DB_PATH="$dir/review.db" timeout 120 "${cmd[@]}" >"$dir/out.log" 2>&1 </dev/null); then
+    status=PASS
+    passed=$((passed + 1))
+  else
+    status=FAIL
+    failed=$((failed + 1))
+  fi
+  summary="$(sed -n 's/^summary: //p' "$dir/out.log" | tail -n 1)"
+  echo "$status $name ($((SECONDS - start)) s)${summary:+: $summary}"
+  if [ "$status" = FAIL ] || [ -n "${INTEROP_VERBOSE:-}" ]; then
+    sed 's/^/    /' "$dir/out.log"
+  fi
+  if [ "$record" = 1 ]; then
+    # One transcript per server process, in spawn order. A v2 client in a probing mode spawns a
+    # throw-away sibling for `server/discover` first; that one is kept as <name>-probe.
+    shopt -s nullglob
+    wires=("$dir"/wire.*.jsonl)
+    shopt -u nullglob
+    rm -f "$recorded/$name.jsonl" "$recorded/$name-probe.jsonl"
+    if [ ${#wires[@]} -eq 1 ]; then
+      cp "${wires[0]}" "$recorded/$name.jsonl"
+    elif [ ${#wires[@]} -eq 2 ]; then
+      cp "$dir/wire.0.jsonl" "$recorded/$name-probe.jsonl"
+      cp "$dir/wire.1.jsonl" "$recorded/$name.jsonl"
+    else
+      echo "    (recording: ${#wires[@]} server processes, expected 1 or 2; nothing recorded)"
+    fi
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
