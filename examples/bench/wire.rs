@@ -218,6 +218,23 @@ impl Server {
         Ok(kib * 1024)
     }
 
+    /// CPU time (user + system) the server process has used so far.
+    pub fn cpu_time(&self) -> Result<Duration> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))?;
+        // Fields after the command name (which may hold spaces) in parentheses: utime and
+        // stime are the 12th and 13th, in clock ticks (100 per second on Linux).
+        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let ticks = |i: usize| -> Result<u64> {
+            Ok(fields
+                .get(i)
+                .context("short /proc/<pid>/stat")?
+                .parse::<u64>()?)
+        };
+        let total = ticks(11)? + ticks(12)?;
+        Ok(Duration::from_millis(total * 10))
+    }
+
     /// Closes stdin (the host's "we are done") and times until the process has exited.
     pub fn close(mut self) -> Result<Duration> {
         let t = Instant::now();
