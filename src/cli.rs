@@ -9,12 +9,18 @@
 //! was typed, [`RawArgs::validate`] turns it into an [`Invocation`] that can only hold a
 //! runnable command.
 
+pub mod transfer;
+
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
+use anyhow::{Context, anyhow};
 use sha2::{Digest, Sha256};
+
+use review_mcp::store::Store;
 
 /// The database file when neither `--db` nor `REVIEW_MCP_DB_PATH` names one.
 pub const DEFAULT_DB: &str = "review-mcp.db";
@@ -429,6 +435,123 @@ pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> 
         }
     }
     Ok(all)
+}
+
+/// Opens the database for a command that only reads or checks it: a missing file is an error
+/// (creating an empty database to export or check would hide a wrong path).
+fn open_existing(db: &Path) -> anyhow::Result<Store> {
+    if !db.exists() {
+        return Err(anyhow!(
+            "there is no database at {}: point --db or {DB_ENV} at an existing file",
+            db.display()
+        ));
+    }
+    open(db)
+}
+
+/// Opens (or creates) the database; a refusal carries the store's own message.
+fn open(db: &Path) -> anyhow::Result<Store> {
+    Store::open(db).map_err(|e| anyhow!("{e}"))
+}
+
+/// `review-mcp export [-o FILE]`: JSON Lines on stdout, or into FILE through a temporary file
+/// renamed into place, so a failed export never leaves a truncated backup behind.
+pub fn export(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
+    let mut store = open_existing(db)?;
+    let records = store.all_records().map_err(|e| anyhow!("{e}"))?;
+    let decisions = store.all_decisions().map_err(|e| anyhow!("{e}"))?;
+    let Some(path) = output else {
+        let stdout = io::stdout();
+        let mut out = io::BufWriter::new(stdout.lock());
+        transfer::write_export(records, decisions, &mut out).context("cannot write the export")?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(".tmp");
+    let tmp = PathBuf::from(tmp_name);
+    let written = (|| -> anyhow::Result<(usize, usize)> {
+        let file = File::create(&tmp)?;
+        let mut out = io::BufWriter::new(file);
+        let counts = transfer::write_export(records, decisions, &mut out)?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        Ok(counts)
+    })();
+    match written {
+        Ok((r, d)) => {
+            log::info!(
+                "exported {r} records and {d} decisions to {}",
+                path.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e.context(format!("cannot write {}", path.display())))
+        }
+    }
+}
+
+/// `review-mcp import FILE`: validate every line, plan against the database, write the
+/// winners in one transaction, report what happened on stdout.
+pub fn import(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
+    let schemas = transfer::Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
+    let input = File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let lines = transfer::read_import(&mut BufReader::new(input), &schemas)
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let total = lines.len();
+    let mut store = open(db)?;
+    let records = store.all_records().map_err(|e| anyhow!("{e}"))?;
+    let decisions = store.all_decisions().map_err(|e| anyhow!("{e}"))?;
+    let plan = transfer::plan(records, decisions, lines);
+    if !plan.records.is_empty() || !plan.decisions.is_empty() {
+        store
+            .import(&plan.records, &plan.decisions)
+            .map_err(|e| anyhow!("{}: nothing was written: {e}", file.display()))?;
+    }
+    let mut out = io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{}: {total} lines: added {}, replaced {}, unchanged {}",
+        file.display(),
+        plan.added,
+        plan.replaced,
+        plan.unchanged
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `review-mcp check`: SQLite's integrity and foreign-key checks, the full-text indexes and
+/// the schema version. Exit status 0 only when every check passes.
+pub fn check(db: &Path) -> anyhow::Result<ExitCode> {
+    let mut store = open_existing(db)?;
+    let version = store.schema_version().map_err(|e| anyhow!("{e}"))?;
+    let problems = store.check().map_err(|e| anyhow!("{e}"))?;
+    if !problems.is_empty() {
+        let mut err = io::stderr().lock();
+        for p in &problems {
+            let _ = writeln!(err, "review-mcp: {}: {p}", db.display());
+        }
+        let _ = writeln!(
+            err,
+            "review-mcp: {}: {} problem(s) found (schema version {version})",
+            db.display(),
+            problems.len()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let (records, decisions) = store
+        .revisions()
+        .map_err(|e| anyhow!("{e}"))?
+        .iter()
+        .fold((0, 0), |(r, d), s| (r + s.records, d + s.decisions));
+    let mut out = io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{}: ok: schema version {version}, integrity ok, {records} records, {decisions} decisions",
+        db.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]

@@ -56,9 +56,9 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
                 Err(e) => Err(e.into()),
             }
         }
-        Command::Export { .. } | Command::Import { .. } | Command::Check => {
-            anyhow::bail!("this build cannot run export, import or check yet")
-        }
+        Command::Export { output } => cli::export(&db, output.as_deref()),
+        Command::Import { file } => cli::import(&db, &file),
+        Command::Check => cli::check(&db),
         Command::Replay { command, files } => {
             let stdout = io::stdout();
             let mut out = stdout.lock();

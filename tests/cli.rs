@@ -319,3 +319,283 @@ fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("FAIL missing.jsonl"), "{}", stdout(&o));
 }
+// ---- export / import / check ------------------------------------------------------------
+
+fn rev(i: usize) -> String {
+    format!(
+        "sha256:{}",
+        sha256_hex(format!("part revision {i}").as_bytes())
+    )
+}
+
+fn ts(i: usize) -> String {
+    // 2026-01-01T00:00:00.000Z plus i seconds, fixed width.
+    let s = i % 60;
+    let m = (i / 60) % 60;
+    let h = i / 3600;
+    format!("2026-01-01T{h:02}:{m:02}:{s:02}.{:03}Z", i % 1000)
+}
+
+/// `n` mixed lines: named features, notes and decisions (with every basis field) over a few
+/// revisions, some with a uri and units, in a shuffled order.
+fn mixed_lines(n: usize) -> Vec<serde_json::Value> {
+    use serde_json::json;
+    let mut lines = Vec::new();
+    for i in 0..n {
+        let mut artifact = json!({"revision": rev(i % 7), "format": "step"});
+        if i % 3 != 0 {
+            artifact["uri"] = json!(format!("file:///work/part{}.step", i % 5));
+        }
+        if i % 4 == 0 {
+            artifact["units"] = json!("mm");
+        }
+        let (created, updated) = (ts(i), ts(i + 500));
+        let line = match i % 5 {
+            0 | 1 => json!({"record": {
+                "id": format!("rec_{i:016x}"), "kind": "feature", "name": format!("feature {i}"),
+                "note": format!("note with \"quotes\", ünïcode and a\nnewline {i}"),
+                "tags": ["mating", format!("t{}", i % 9)], "entity_ids": [format!("face:{i}")],
+                "id_scheme": "occt-topo", "artifact": artifact,
+                "created_at": created, "updated_at": updated}}),
+            2 => json!({"record": {
+                "id": format!("rec_{i:016x}"), "kind": "note", "note": format!("plain note {i}"),
+                "tags": [], "entity_ids": [], "id_scheme": "opaque", "artifact": artifact,
+                "created_at": created, "updated_at": updated}}),
+            _ => json!({"decision": {
+                "id": format!("dec_{i:016x}"), "subject": format!("subject {i}"),
+                "disposition": if i % 2 == 0 { "hold" } else { "accept" },
+                "summary": format!("summary {i}"),
+                "basis": [
+                    {"requirement": "Bore Ø10 H7", "source": "drawing", "sourceDetail": "note 4",
+                     "evidence": "geometry.measure: 10.012 mm", "state": "satisfied",
+                     "faces": ["face:3"], "verdict": {"judgement": "accepted", "reason": "ok"}},
+                    {"requirement": "Wall ≥ 2 mm", "source": "assistant-proposed",
+                     "state": "unresolved", "question": "Which wall?", "faces": []}
+                ],
+                "artifact": artifact, "created_at": created, "updated_at": updated}}),
+        };
+        lines.push(line);
+    }
+    // A deterministic shuffle, so the file is not already in export order.
+    let len = lines.len();
+    for i in 0..len {
+        lines.swap(i, (i * 7919 + 13) % len);
+    }
+    lines
+}
+
+fn write_lines(path: &Path, lines: &[serde_json::Value]) {
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(&l.to_string());
+        text.push('\n');
+    }
+    fs::write(path, text).unwrap();
+}
+
+fn export(dir: &Path, db: &str) -> Vec<u8> {
+    let o = run(dir, &["--db", db, "export"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    o.stdout
+}
+
+fn sorted_values(text: &[u8]) -> Vec<String> {
+    let mut v: Vec<String> = String::from_utf8_lossy(text)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn export_import_export_round_trip_is_byte_identical() {
+    let dir = TempDir::new("roundtrip");
+    let lines = mixed_lines(1000);
+    write_lines(&dir.path().join("in.jsonl"), &lines);
+
+    let o = run(dir.path(), &["--db", "one.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("added 1000, replaced 0, unchanged 0"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = run(dir.path(), &["--db", "one.db", "export", "-o", "one.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let first = fs::read(dir.path().join("one.jsonl")).unwrap();
+    assert_eq!(first.iter().filter(|&&b| b == b'\n').count(), 1000);
+    // Every record and decision came back exactly (ids and timestamps included).
+    let given: Vec<u8> = fs::read(dir.path().join("in.jsonl")).unwrap();
+    assert_eq!(sorted_values(&first), sorted_values(&given));
+
+    let o = run(dir.path(), &["--db", "two.db", "import", "one.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let second = export(dir.path(), "two.db");
+    assert!(first == second, "export -> import -> export differs");
+    // Stable: exporting again without changes gives the same bytes.
+    assert!(export(dir.path(), "one.db") == first);
+}
+
+#[test]
+fn import_same_file_twice_changes_nothing() {
+    let dir = TempDir::new("import-twice");
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(200));
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = export(dir.path(), "r.db");
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("added 0, replaced 0, unchanged 200"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(export(dir.path(), "r.db") == before);
+}
+
+#[test]
+fn import_with_one_bad_line_changes_nothing() {
+    let dir = TempDir::new("import-bad");
+    let mut lines = mixed_lines(300);
+    write_lines(&dir.path().join("in.jsonl"), &lines);
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = export(dir.path(), "r.db");
+
+    // Every line newer (so each would replace), one new line, and one malformed revision.
+    for l in &mut lines {
+        let inner = l.as_object_mut().unwrap().values_mut().next().unwrap();
+        inner["updated_at"] = serde_json::json!("2027-01-01T00:00:00.000Z");
+    }
+    let mut extra = mixed_lines(1).remove(0);
+    extra["record"]["id"] = serde_json::json!("rec_new");
+    lines.push(extra);
+    lines[150]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+        .next()
+        .unwrap()["artifact"]["revision"] = serde_json::json!("sha256:NOT-HEX");
+    write_lines(&dir.path().join("bad.jsonl"), &lines);
+
+    let o = run(dir.path(), &["--db", "r.db", "import", "bad.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("line 151"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(export(dir.path(), "r.db") == before);
+}
+
+#[test]
+fn import_later_updated_at_wins_and_keeps_its_own_id() {
+    use serde_json::json;
+    let dir = TempDir::new("import-wins");
+    let base = json!({"record": {"id": "rec_old", "kind": "feature", "name": "bore",
+        "note": "first", "tags": [], "entity_ids": ["face:1"], "id_scheme": "opaque",
+        "artifact": {"revision": rev(1), "format": "step", "uri": "file:///w/p.step"},
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z"}});
+    write_lines(&dir.path().join("a.jsonl"), std::slice::from_ref(&base));
+    assert_eq!(
+        run(dir.path(), &["--db", "r.db", "import", "a.jsonl"])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    // Same key (locator + name), another id, older: the database keeps its line.
+    let mut older = base.clone();
+    older["record"]["id"] = json!("rec_older");
+    older["record"]["updated_at"] = json!("2026-01-01T12:00:00.000Z");
+    older["record"]["note"] = json!("older");
+    write_lines(&dir.path().join("b.jsonl"), &[older]);
+    let o = run(dir.path(), &["--db", "r.db", "import", "b.jsonl"]);
+    assert!(
+        stdout(&o).contains("added 0, replaced 0, unchanged 1"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(String::from_utf8_lossy(&export(dir.path(), "r.db")).contains("rec_old\""));
+
+    // Newer: it replaces the held one and keeps its own id.
+    let mut newer = base.clone();
+    newer["record"]["id"] = json!("rec_newer");
+    newer["record"]["updated_at"] = json!("2026-02-01T00:00:00.000Z");
+    newer["record"]["note"] = json!("newer");
+    write_lines(&dir.path().join("c.jsonl"), &[newer]);
+    let o = run(dir.path(), &["--db", "r.db", "import", "c.jsonl"]);
+    assert!(
+        stdout(&o).contains("added 0, replaced 1, unchanged 0"),
+        "{}",
+        stdout(&o)
+    );
+    let out = String::from_utf8_lossy(&export(dir.path(), "r.db")).into_owned();
+    assert_eq!(out.lines().count(), 1);
+    assert!(out.contains("\"id\":\"rec_newer\"") && out.contains("\"note\":\"newer\""));
+}
+
+#[test]
+fn import_missing_file_fails_and_creates_nothing_wrong() {
+    let dir = TempDir::new("import-missing");
+    let o = run(dir.path(), &["--db", "r.db", "import", "nope.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("nope.jsonl"), "{}", stderr(&o));
+}
+
+#[test]
+fn check_honours_db_and_reports_schema_version() {
+    let dir = TempDir::new("check");
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(10));
+    let o = run(dir.path(), &["--db", "sub/c.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(dir.path(), &["--db", "sub/c.db", "check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("sub/c.db") && out.contains("schema version"),
+        "{out}"
+    );
+    assert!(
+        out.contains("6 records") && out.contains("4 decisions"),
+        "{out}"
+    );
+    let o = cmd(dir.path())
+        .env("REVIEW_MCP_DB_PATH", "sub/c.db")
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!dir.path().join("review-mcp.db").exists());
+}
+
+#[test]
+fn check_missing_database_fails_without_creating_it() {
+    let dir = TempDir::new("check-missing");
+    let o = run(dir.path(), &["--db", "absent.db", "check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("absent.db"), "{}", stderr(&o));
+    assert!(!dir.path().join("absent.db").exists());
+    let o = run(dir.path(), &["--db", "absent.db", "export"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!dir.path().join("absent.db").exists());
+}
+
+#[test]
+fn check_and_serve_refuse_a_file_that_is_not_sqlite_and_leave_it_untouched() {
+    let dir = TempDir::new("check-foreign");
+    let junk = b"this is not a database, just some text long enough to look like a file\n";
+    fs::write(dir.path().join("junk.db"), junk).unwrap();
+    for args in [&["--db", "junk.db", "check"][..], &["--db", "junk.db"][..]] {
+        let o = run(dir.path(), args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(o.stdout.is_empty());
+        assert!(stderr(&o).contains("junk.db"), "{}", stderr(&o));
+        assert_eq!(fs::read(dir.path().join("junk.db")).unwrap(), junk);
+    }
+}

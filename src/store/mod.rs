@@ -61,6 +61,11 @@ pub enum StoreError {
     Corrupt(String),
     /// Data offered for import that breaks a rule.
     Invalid(String),
+    /// SQLite could not open the file for writing, or prepare it (WAL, schema).
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
     Sqlite(rusqlite::Error),
 }
 
@@ -94,6 +99,11 @@ impl std::fmt::Display for StoreError {
             }
             StoreError::Corrupt(m) => write!(f, "damaged database: {m}"),
             StoreError::Invalid(m) => f.write_str(m),
+            StoreError::Open { path, source } => write!(
+                f,
+                "cannot open {} for reading and writing ({source}); check that the file and its directory are writable and the disk is not full",
+                path.display()
+            ),
             StoreError::Sqlite(e) => write!(f, "database error: {e}"),
         }
     }
@@ -123,6 +133,11 @@ impl StoreError {
                 Some(C::ReadOnly) => {
                     return "the database file is read-only; check its permissions".into();
                 }
+                Some(C::SystemIoFailure) if is_write_failure(e) => {
+                    return format!(
+                        "the database file could not be written ({e}); the file or its directory may have become read-only, or the disk is failing. Reads still work"
+                    );
+                }
                 Some(C::SystemIoFailure) => {
                     return format!("an I/O error occurred on the database file ({e})");
                 }
@@ -134,6 +149,23 @@ impl StoreError {
         }
         self.to_string()
     }
+}
+
+/// An I/O error while writing, as opposed to reading: SQLite says only "disk I/O error",
+/// its extended code says which (a write refused by a read-only or immutable file is
+/// `SQLITE_IOERR_WRITE`).
+fn is_write_failure(e: &rusqlite::Error) -> bool {
+    use rusqlite::ffi;
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _) if matches!(
+            f.extended_code,
+            ffi::SQLITE_IOERR_WRITE
+                | ffi::SQLITE_IOERR_FSYNC
+                | ffi::SQLITE_IOERR_DIR_FSYNC
+                | ffi::SQLITE_IOERR_TRUNCATE
+        )
+    )
 }
 
 /// The review database.
@@ -164,10 +196,19 @@ impl Store {
             create_private(path).map_err(io)?;
         }
         inspect(path)?;
+        // SQLite's own messages ("unable to open database file", "attempt to write a
+        // readonly database") do not say which file: name it.
+        let named = |e: StoreError| match e {
+            StoreError::Sqlite(source) => StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            },
+            other => other,
+        };
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags)?;
-        let store = Store::setup(conn, true)?;
-        schema::migrate(&store.conn, path)?;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| named(e.into()))?;
+        let store = Store::setup(conn, true).map_err(named)?;
+        schema::migrate(&store.conn, path).map_err(named)?;
         Ok(store)
     }
 

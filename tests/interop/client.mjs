@@ -1,6 +1,6 @@
 // Drives review-mcp over stdio with an official MCP TypeScript client and asserts on every answer.
 //
-// Usage: node client.mjs --client sdk1|v2 --mode legacy|auto|2026-07-28 -- SERVER_COMMAND [ARGS...]
+// Usage: node client.mjs --client sdk1|v2 --mode legacy|auto|2026-07-28 [--bulk no] -- SERVER_COMMAND [ARGS...]
 //
 // sdk1 = npm @modelcontextprotocol/sdk 1.x (legacy only); v2 = npm @modelcontextprotocol/client
 // 2.x with `versionNegotiation`. The server inherits this process's environment, so the caller
@@ -20,7 +20,7 @@ function parseArgs(argv) {
   if (sep < 0 || sep === argv.length - 1) throw new Error('usage: client.mjs --client C --mode M -- SERVER...');
   const opts = {};
   for (let i = 0; i < sep; i += 2) opts[argv[i].replace(/^--/, '')] = argv[i + 1];
-  return { client: opts.client, mode: opts.mode, command: argv[sep + 1], args: argv.slice(sep + 2) };
+  return { client: opts.client, mode: opts.mode, bulk: opts.bulk !== 'no', command: argv[sep + 1], args: argv.slice(sep + 2) };
 }
 
 // Everything the client or the runtime reports about the server's answers lands here; any entry
@@ -72,10 +72,10 @@ function observe(transport, seen) {
 }
 
 async function main() {
-  const { client: kind, mode, command, args } = parseArgs(process.argv.slice(2));
+  const { client: kind, mode, bulk, command, args } = parseArgs(process.argv.slice(2));
   if (kind === 'sdk1' && mode !== 'legacy') throw new Error('the 1.x SDK speaks the legacy era only');
   const { Client, StdioClientTransport, latestLegacy } = await loadClient(kind);
-  const scenario = new Scenario(JSON.parse(readFileSync(join(here, 'scenario.json'), 'utf8')));
+  const scenario = new Scenario(JSON.parse(readFileSync(join(here, 'scenario.json'), 'utf8')), bulk);
 
   const options = kind === 'v2' ? { versionNegotiation: versionNegotiation(mode) } : {};
   const client = new Client({ name: `review-mcp-interop-${kind}`, version: '1.0.0' }, options);
@@ -125,6 +125,11 @@ async function main() {
       callTool: (name, args) => client.callTool({ name, arguments: args }),
       readResource: uri => client.readResource({ uri }),
       getPrompt: (name, args) => client.getPrompt({ name, arguments: args }),
+      setLogLevel: level => client.setLoggingLevel(level),
+      ping: () => client.ping(),
+      wireMark: () => seen.length,
+      wireErrorCodeSince: mark => seen.slice(mark).find(m => m.error !== undefined)?.error.code,
+      legacy: mode === 'legacy',
     };
     const summary = await scenario.run(api, caps, msg => console.log(msg));
     console.log(`summary: ${version}; ${summary}`);

@@ -1,6 +1,6 @@
 """Drives review-mcp over stdio with the official Python MCP client and asserts on every answer.
 
-Usage: python client.py --mode legacy|auto|2026-07-28 -- SERVER_COMMAND [ARGS...]
+Usage: python client.py --mode legacy|auto|2026-07-28 [--bulk no] -- SERVER_COMMAND [ARGS...]
 
 The server inherits this process's environment, so the caller sets REVIEW_MCP_DB_PATH to a
 fresh database. Exit 0 only when every check held and the client logged no warning or error
@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import mcp.types
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -148,7 +149,7 @@ def expand_template(template, values, env):
     return re.sub(r"\{(\w+)\}", one, template)
 
 
-async def run_scenario(client, spec, log):
+async def run_scenario(client, spec, log, legacy, bulk):
     env = dict(spec["vars"])
     caps = dump(client.server_capabilities)
 
@@ -172,6 +173,15 @@ async def run_scenario(client, spec, log):
         for cap in ("tools", "prompts", "resources"):
             if cap not in caps:
                 raise Failure(f"server capabilities lack {cap}: {json.dumps(caps)}")
+    # A legacy session gets `ping` (hosts use it as a keep-alive) and, when the server advertises
+    # logging, `logging/setLevel`, as hosts send it. Both are removed in 2026-07-28 (the client's
+    # deprecation warnings are about this script's calls, not the server's answers).
+    if legacy:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.send_ping()
+            if "logging" in caps:
+                await client.set_logging_level("debug")
     tools = await list_all(client.list_tools, "tools", "tools/list")
     prompts = await list_all(client.list_prompts, "prompts", "prompts/list")
     templates = await list_all(client.list_resource_templates, "resourceTemplates", "resources/templates/list")
@@ -192,14 +202,22 @@ async def run_scenario(client, spec, log):
         raise Failure(f"tool {n} is offered but scenario.json has no step for it")
 
     calls = 0
-    for step in spec["calls"]:
-        if step["tool"] not in names:
-            continue
-        args = substitute(step["args"], env)
+
+    async def call(step, args):
+        """One tools/call: checks the result's shape; returns (structuredContent, where), or
+        None for an expected isError result."""
+        nonlocal calls
         r = dump(await client.call_tool(step["tool"], args))
-        where = f"tools/call {step['tool']} #{calls + 1}"
+        calls += 1
+        where = f"tools/call {step['tool']} #{calls}"
         content = r.get("content", [])
         text = "\n".join(c.get("text", "") for c in content if c.get("type") == "text")
+        if "error" in step:
+            if r.get("isError") is not True:
+                raise Failure(f"{where}: expected an isError result, got {json.dumps(r)}")
+            if step["error"] not in text:
+                raise Failure(f"{where}: error text does not mention {step['error']!r}: {text}")
+            return None
         if r.get("isError"):
             raise Failure(f"{where}: isError: {text}")
         sc = r.get("structuredContent")
@@ -216,21 +234,76 @@ async def run_scenario(client, spec, log):
 
         if not any(mirrors(c) for c in content):
             raise Failure(f"{where}: no text block carries the structuredContent JSON")
-        problems = match(sc, substitute(step["expect"], env))
-        if problems:
-            raise Failure(f"{where}: {'; '.join(problems)}\n  got {json.dumps(sc)}")
-        for name, path in step.get("save", {}).items():
-            env[name] = dig(sc, path)
-        calls += 1
+        return sc, where
+
+    for step in spec["calls"]:
+        if step["tool"] not in names or (step.get("bulk") and not bulk):
+            continue
+        for i in range(step.get("repeat", 1)):
+            if "repeat" in step:
+                env["i"] = i
+                env["hex_i"] = format(i, "064x")
+            args = substitute(step["args"], env)
+            if "pages" in step:
+                # Follow next_cursor to the end; the pattern applies to all pages together.
+                items, cursor, where = [], None, ""
+                for _ in range(1001):
+                    sc, where = await call(step, args if cursor is None else {**args, "cursor": cursor})
+                    if not isinstance(sc.get(step["pages"]), list):
+                        raise Failure(f"{where}: no {step['pages']} array")
+                    items += sc[step["pages"]]
+                    cursor = sc.get("next_cursor")
+                    if cursor is None:
+                        break
+                    if not isinstance(cursor, str):
+                        raise Failure(f"{where}: next_cursor is not a string")
+                else:
+                    raise Failure(f"{step['tool']}: more than 1000 pages")
+                ids = [x.get("id") for x in items]
+                if len(set(ids)) != len(ids):
+                    raise Failure(f"{where}: an item came back twice across pages")
+                problems = match(items, substitute(step["expect"], env))
+                if problems:
+                    raise Failure(f"{where} (all pages): {'; '.join(problems)}")
+                continue
+            out = await call(step, args)
+            if out is None:
+                continue
+            sc, where = out
+            problems = match(sc, substitute(step["expect"], env))
+            if problems:
+                raise Failure(f"{where}: {'; '.join(problems)}\n  got {json.dumps(sc)}")
+            for name, path in step.get("save", {}).items():
+                env[name] = dig(sc, path)
     log(f"called tools: {calls} calls over {len(names)} tools")
 
     resources = await list_all(client.list_resources, "resources", "resources/list")
     if "remember" in names and templates and not resources:
         raise Failure("resources/list is empty after records were written")
+    if bulk and templates and "remember" in names and len(resources) != spec["resources_total"]:
+        raise Failure(f"resources/list: {len(resources)} resources over all pages, expected {spec['resources_total']}")
     uris = [r["uri"] for r in resources]
     uris += [expand_template(t["uriTemplate"], spec["template_vars"], env) for t in templates]
+    reads = {substitute(u, env): c for u, c in spec["reads"].items()}
+    seen = set()
     for uri in uris:
         r = dump(await client.read_resource(uri))
+        want = reads.get(uri)
+        if want is not None:
+            seen.add(uri)
+            contents = r.get("contents") or []
+            if len(contents) != 1:
+                raise Failure(f"resources/read {uri}: expected one content, got {len(contents)}")
+            c = contents[0]
+            if "mimeType" in want and c.get("mimeType") != want["mimeType"]:
+                raise Failure(f"resources/read {uri}: mimeType {c.get('mimeType')}, expected {want['mimeType']}")
+            if "json" in want:
+                problems = match(json.loads(c["text"]), substitute(want["json"], env))
+                if problems:
+                    raise Failure(f"resources/read {uri}: {'; '.join(problems)}")
+            for needle in want.get("contains", []):
+                if needle not in c["text"]:
+                    raise Failure(f"resources/read {uri}: text lacks {needle!r}")
         if not r.get("contents"):
             raise Failure(f"resources/read {uri}: no contents")
         for c in r["contents"]:
@@ -243,6 +316,10 @@ async def run_scenario(client, spec, log):
                     json.loads(c["text"])
                 except ValueError as e:
                     raise Failure(f"resources/read {uri}: application/json content does not parse: {e}") from e
+    if templates:
+        for uri in reads:
+            if uri not in seen:
+                raise Failure(f"resources/read: {uri} was never read")
     log(f"read resources: {len(resources)} listed, {len(templates)} from templates")
 
     arg_values = spec["prompt_args"]
@@ -265,10 +342,33 @@ async def run_scenario(client, spec, log):
                 if m.get("content", {}).get("type") == "text" and not m["content"].get("text"):
                     raise Failure(f"{where}: empty text message")
     log(f"got prompts: {len(prompts)}")
-    return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets"
+
+    # Error answers, as the client surfaces them. Only for the features the server offers.
+    offered = {"readResource": bool(templates), "getPrompt": bool(prompts), "callTool": bool(names)}
+    errors = 0
+    for e in spec["errors"]:
+        if not offered[e["call"]]:
+            continue
+        want = e["legacy"] if legacy else e["modern"]
+        what = f"{e['call']} {e.get('uri') or e['name']}"
+        try:
+            if e["call"] == "readResource":
+                await client.read_resource(e["uri"], cache_mode="bypass")
+            elif e["call"] == "getPrompt":
+                await client.get_prompt(e["name"], e["arguments"])
+            else:
+                await client.call_tool(e["name"], e["arguments"])
+        except MCPError as err:
+            if err.code != want:
+                raise Failure(f"{what}: expected error {want}, got {err.code}: {err.message}") from err
+            errors += 1
+            continue
+        raise Failure(f"{what}: expected error {want}, got a result")
+    log(f"error answers: {errors}")
+    return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets, {errors} error answers"
 
 
-async def run(mode, command, args, problems, stderr_file):
+async def run(mode, bulk, command, args, problems, stderr_file):
     spec = json.loads((HERE / "scenario.json").read_text())
 
     async def on_message(message):
@@ -280,6 +380,8 @@ async def run(mode, command, args, problems, stderr_file):
         stdio_client(params, errlog=stderr_file),
         mode=mode,
         message_handler=on_message,
+        # Modern connections: stamp the per-request `_meta` logLevel opt-in on every request.
+        log_level="debug",
         client_info=mcp.types.Implementation(name="review-mcp-interop-python", version="1.0.0"),
     ) as client:
         version = client.protocol_version
@@ -295,7 +397,7 @@ async def run(mode, command, args, problems, stderr_file):
         if info is None or info.name != "review-mcp":
             raise Failure(f"serverInfo is {info!r}, expected name review-mcp")
         print(f"connected: python {mode} -> {version}, server {info.name} {info.version}", flush=True)
-        summary = await run_scenario(client, spec, lambda m: print(m, flush=True))
+        summary = await run_scenario(client, spec, lambda m: print(m, flush=True), mode == "legacy", bulk)
         print(f"summary: {version}; {summary}", flush=True)
 
 
@@ -308,17 +410,19 @@ def describe(e):
 
 def main():
     argv = sys.argv[1:]
-    if "--" not in argv or argv.index("--") != 2 or argv[0] != "--mode" or len(argv) < 4:
-        print("usage: client.py --mode legacy|auto|2026-07-28 -- SERVER...", file=sys.stderr)
+    sep = argv.index("--") if "--" in argv else -1
+    opts = dict(zip(argv[0:sep:2], argv[1:sep:2])) if sep > 0 else {}
+    if sep < 0 or sep % 2 or "--mode" not in opts or sep + 1 >= len(argv) or set(opts) - {"--mode", "--bulk"}:
+        print("usage: client.py --mode legacy|auto|2026-07-28 [--bulk no] -- SERVER...", file=sys.stderr)
         return 2
-    mode, command, args = argv[1], argv[3], argv[4:]
+    mode, bulk, command, args = opts["--mode"], opts.get("--bulk") != "no", argv[sep + 1], argv[sep + 2 :]
     recorder = Recorder()
     logging.getLogger().addHandler(recorder)
     problems = []
     with tempfile.TemporaryFile("w+") as stderr_file, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            asyncio.run(asyncio.wait_for(run(mode, command, args, problems, stderr_file), timeout=60))
+            asyncio.run(asyncio.wait_for(run(mode, bulk, command, args, problems, stderr_file), timeout=60))
         except Exception as e:  # every failure is reported the same way, with its type
             problems.append(f"error: {describe(e)}")
         problems += recorder.records

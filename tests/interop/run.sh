@@ -90,6 +90,17 @@ trap 'rm -rf "$work"' EXIT
 recorded="${INTEROP_RECORD_DIR:-$here/recorded}"
 [ "$record" = 1 ] && mkdir -p "$recorded"
 
+# The official schemas: .ci/run exports MCP_SCHEMA_DIR when ../shared is beside the checkout.
+schema_dir="${MCP_SCHEMA_DIR:-}"
+if [ -z "$schema_dir" ] && [ -d "$root/../shared/protocol/schema" ]; then
+  schema_dir="$(cd "$root/../shared/protocol/schema" && pwd)"
+fi
+if [ -z "$schema_dir" ]; then
+  echo "interop: MCP_SCHEMA_DIR is not set: server messages are not checked against schema.json"
+elif [ "${INTEROP_TEE:-1}" = 0 ]; then
+  echo "interop: INTEROP_TEE=0: server messages are not checked against schema.json"
+fi
+
 passed=0
 failed=0
 for name in "${runs[@]}"; do
@@ -97,13 +108,18 @@ for name in "${runs[@]}"; do
   mode="${name#*-}"
   dir="$work/$name"
   mkdir -p "$dir"
-  server=("$bin")
-  if [ "$record" = 1 ]; then
-    server=("$py" "$here/tee.py" "$dir/wire" "$bin")
+  # Every run goes through the recording tee, so that each server line of a real session can be
+  # checked against the official schema afterwards (INTEROP_TEE=0 connects the client directly).
+  server=("$py" "$here/tee.py" "$dir/wire" "$bin")
+  if [ "${INTEROP_TEE:-1}" = 0 ]; then
+    server=("$bin")
   fi
+  # Recording leaves out the scenario's bulk (paging) steps: the committed sessions stay small.
+  bulk=yes
+  [ "$record" = 1 ] && bulk=no
   case "$client" in
-    python) cmd=("$py" "$here/client.py" --mode "$mode" -- "${server[@]}") ;;
-    *) cmd=(node "$here/client.mjs" --client "$client" --mode "$mode" -- "${server[@]}") ;;
+    python) cmd=("$py" "$here/client.py" --mode "$mode" --bulk "$bulk" -- "${server[@]}") ;;
+    *) cmd=(node "$here/client.mjs" --client "$client" --mode "$mode" --bulk "$bulk" -- "${server[@]}") ;;
   esac
   start=$SECONDS
   # The clients kill their own runs at 60 s; the outer timeout only catches a wedged runtime.
@@ -114,7 +130,34 @@ for name in "${runs[@]}"; do
     status=FAIL
     failed=$((failed + 1))
   fi
+  shopt -s nullglob
+  wires=("$dir"/wire.*.jsonl)
+  shopt -u nullglob
+  if [ "$status" = PASS ] && [ -n "$schema_dir" ] && [ ${#wires[@]} -gt 0 ]; then
+    if ! "$py" "$here/schema_check.py" "$schema_dir" "${wires[@]}" >>"$dir/out.log" 2>&1; then
+      status=FAIL
+      passed=$((passed - 1))
+      failed=$((failed + 1))
+    fi
+  fi
+  # The session just recorded must replay against a fresh in-process server (`review-mcp replay`)
+  # once converted to a transcript: the same requests get the same answers.
+  if [ "$status" = PASS ] && [ ${#wires[@]} -gt 0 ]; then
+    transcripts=()
+    for w in "${wires[@]}"; do
+      "$py" "$here/to_transcript.py" "$w" >"${w%.jsonl}.transcript"
+      transcripts+=("${w%.jsonl}.transcript")
+    done
+    if ! MCP_LOG_LEVEL=off "$bin" replay "${transcripts[@]}" >>"$dir/out.log" 2>&1; then
+      echo "replay of the converted session failed (above)" >>"$dir/out.log"
+      status=FAIL
+      passed=$((passed - 1))
+      failed=$((failed + 1))
+    fi
+  fi
   summary="$(sed -n 's/^summary: //p' "$dir/out.log" | tail -n 1)"
+  checked="$(sed -n 's/^schema: \([0-9]*\) server messages checked.*/\1/p' "$dir/out.log" | tail -n 1)"
+  summary="$summary${checked:+; $checked server messages schema-valid}"
   echo "$status $name ($((SECONDS - start)) s)${summary:+: $summary}"
   if [ "$status" = FAIL ] || [ -n "${INTEROP_VERBOSE:-}" ]; then
     sed 's/^/    /' "$dir/out.log"
@@ -122,9 +165,6 @@ for name in "${runs[@]}"; do
   if [ "$record" = 1 ]; then
     # One transcript per server process, in spawn order. A v2 client in a probing mode spawns a
     # throw-away sibling for `server/discover` first; that one is kept as <name>-probe.
-    shopt -s nullglob
-    wires=("$dir"/wire.*.jsonl)
-    shopt -u nullglob
     rm -f "$recorded/$name.jsonl" "$recorded/$name-probe.jsonl"
     if [ ${#wires[@]} -eq 1 ]; then
       cp "${wires[0]}" "$recorded/$name.jsonl"
@@ -136,6 +176,31 @@ for name in "${runs[@]}"; do
     fi
   fi
 done
+
+# The committed recordings (tests/interop/recorded) must still replay against this server: a
+# changed answer means the server's behaviour changed; re-record on purpose with --record.
+if [ ${#only[@]} -eq 0 ] && [ "$record" = 0 ]; then
+  shopt -s nullglob
+  committed=("$here"/recorded/*.jsonl)
+  shopt -u nullglob
+  if [ ${#committed[@]} -gt 0 ]; then
+    mkdir -p "$work/recorded"
+    transcripts=()
+    for f in "${committed[@]}"; do
+      t="$work/recorded/$(basename "$f")"
+      "$py" "$here/to_transcript.py" "$f" >"$t"
+      transcripts+=("$t")
+    done
+    if MCP_LOG_LEVEL=off "$bin" replay "${transcripts[@]}" >"$work/recorded/out.log" 2>&1; then
+      passed=$((passed + 1))
+      echo "PASS recorded-replay: ${#transcripts[@]} committed recordings replay"
+    else
+      failed=$((failed + 1))
+      echo "FAIL recorded-replay (if the change is intended: bash tests/interop/run.sh --record)"
+      sed 's/^/    /' "$work/recorded/out.log" | grep -v '^    ok ' | head -n 60
+    fi
+  fi
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -83,8 +83,10 @@ function expandTemplate(template, values, vars) {
 }
 
 export class Scenario {
-  constructor(spec) {
+  /** bulk: run the steps marked `bulk` (false when recording, to keep recordings small). */
+  constructor(spec, bulk = true) {
     this.spec = spec;
+    this.bulk = bulk;
   }
 
   /**
@@ -114,6 +116,13 @@ export class Scenario {
     for (const cap of ['tools', 'prompts', 'resources']) {
       if (!caps[cap]) fail(`server capabilities lack ${cap}: ${JSON.stringify(caps)}`);
     }
+    // A legacy session gets `ping` (hosts use it as a keep-alive) and, when the server
+    // advertises logging, `logging/setLevel`, as hosts send it. Both are removed in 2026-07-28.
+    if (api.legacy) {
+      const pong = await api.ping();
+      if (typeOf(pong) !== 'object') fail(`ping: result is not an object: ${JSON.stringify(pong)}`);
+      if (caps.logging) await api.setLogLevel('debug');
+    }
     const tools = await listAll('tools/list', 'tools');
     const prompts = await listAll('prompts/list', 'prompts');
     const templates = await listAll('resources/templates/list', 'resourceTemplates');
@@ -131,12 +140,18 @@ export class Scenario {
 
     // Tools: each step whose tool is offered.
     let calls = 0;
-    for (const step of this.spec.calls) {
-      if (!names.has(step.tool)) continue;
-      const args = substitute(step.args, vars);
+    // One tools/call: checks the result's shape and returns its structuredContent (or null for
+    // an expected isError result).
+    const call = async (step, args) => {
       const r = await api.callTool(step.tool, args);
-      const where = `tools/call ${step.tool} #${calls + 1}`;
+      calls++;
+      const where = `tools/call ${step.tool} #${calls}`;
       const text = (r.content ?? []).filter(c => c.type === 'text').map(c => c.text).join('\n');
+      if (step.error !== undefined) {
+        if (r.isError !== true) fail(`${where}: expected an isError result, got ${JSON.stringify(r)}`);
+        if (!text.includes(step.error)) fail(`${where}: error text does not mention ${JSON.stringify(step.error)}: ${text}`);
+        return null;
+      }
       if (r.isError) fail(`${where}: isError: ${text}`);
       const sc = r.structuredContent;
       if (sc === undefined || typeOf(sc) !== 'object') fail(`${where}: no structuredContent object`);
@@ -149,10 +164,44 @@ export class Scenario {
         }
       });
       if (!mirrored) fail(`${where}: no text block carries the structuredContent JSON`);
-      const problems = match(sc, substitute(step.expect, vars));
-      if (problems.length) fail(`${where}: ${problems.join('; ')}\n  got ${JSON.stringify(sc)}`);
-      for (const [name, path] of Object.entries(step.save ?? {})) vars[name] = dig(sc, path);
-      calls++;
+      return [sc, where];
+    };
+    for (const step of this.spec.calls) {
+      if (!names.has(step.tool) || (step.bulk && !this.bulk)) continue;
+      for (let i = 0; i < (step.repeat ?? 1); i++) {
+        if (step.repeat !== undefined) {
+          vars.i = i;
+          vars.hex_i = i.toString(16).padStart(64, '0');
+        }
+        const args = substitute(step.args, vars);
+        if (step.pages !== undefined) {
+          // Follow next_cursor to the end; the pattern applies to all pages together.
+          const items = [];
+          let where;
+          let cursor;
+          for (let page = 0; ; page++) {
+            if (page > 1000) fail(`${step.tool}: more than 1000 pages`);
+            const [sc, w] = await call(step, cursor === undefined ? args : { ...args, cursor });
+            where = w;
+            if (!Array.isArray(sc[step.pages])) fail(`${where}: no ${step.pages} array`);
+            items.push(...sc[step.pages]);
+            if (sc.next_cursor === undefined || sc.next_cursor === null) break;
+            if (typeof sc.next_cursor !== 'string') fail(`${where}: next_cursor is not a string`);
+            cursor = sc.next_cursor;
+          }
+          const ids = items.map(x => x.id);
+          if (new Set(ids).size !== ids.length) fail(`${where}: an item came back twice across pages`);
+          const problems = match(items, substitute(step.expect, vars));
+          if (problems.length) fail(`${where} (all pages): ${problems.join('; ')}`);
+          continue;
+        }
+        const out = await call(step, args);
+        if (out === null) continue;
+        const [sc, where] = out;
+        const problems = match(sc, substitute(step.expect, vars));
+        if (problems.length) fail(`${where}: ${problems.join('; ')}\n  got ${JSON.stringify(sc)}`);
+        for (const [name, path] of Object.entries(step.save ?? {})) vars[name] = dig(sc, path);
+      }
     }
     log(`called tools: ${calls} calls over ${names.size} tools`);
 
@@ -161,10 +210,29 @@ export class Scenario {
     if (names.has('remember') && templates.length > 0 && resources.length === 0) {
       fail('resources/list is empty after records were written');
     }
+    if (this.bulk && templates.length > 0 && names.has('remember') && resources.length !== this.spec.resources_total) {
+      fail(`resources/list: ${resources.length} resources over all pages, expected ${this.spec.resources_total}`);
+    }
     const uris = resources.map(r => r.uri);
     for (const t of templates) uris.push(expandTemplate(t, this.spec.template_vars, vars));
+    const reads = Object.fromEntries(Object.entries(this.spec.reads).map(([u, c]) => [substitute(u, vars), c]));
+    const seen = new Set();
     for (const uri of uris) {
       const r = await api.readResource(uri);
+      const want = reads[uri];
+      if (want !== undefined) {
+        seen.add(uri);
+        if (r.contents?.length !== 1) fail(`resources/read ${uri}: expected one content, got ${r.contents?.length}`);
+        const c = r.contents[0];
+        if (want.mimeType !== undefined && c.mimeType !== want.mimeType) fail(`resources/read ${uri}: mimeType ${c.mimeType}, expected ${want.mimeType}`);
+        if (want.json !== undefined) {
+          const problems = match(JSON.parse(c.text), substitute(want.json, vars));
+          if (problems.length) fail(`resources/read ${uri}: ${problems.join('; ')}`);
+        }
+        for (const needle of want.contains ?? []) {
+          if (!c.text.includes(needle)) fail(`resources/read ${uri}: text lacks ${JSON.stringify(needle)}`);
+        }
+      }
       if (!Array.isArray(r.contents) || r.contents.length === 0) fail(`resources/read ${uri}: no contents`);
       for (const c of r.contents) {
         if (typeof c.uri !== 'string') fail(`resources/read ${uri}: a content has no uri`);
@@ -177,6 +245,9 @@ export class Scenario {
           }
         }
       }
+    }
+    if (templates.length > 0) {
+      for (const uri of Object.keys(reads)) if (!seen.has(uri)) fail(`resources/read: ${uri} was never read`);
     }
     log(`read resources: ${resources.length} listed, ${templates.length} from templates`);
 
@@ -198,6 +269,30 @@ export class Scenario {
       }
     }
     log(`got prompts: ${prompts.length}`);
-    return `${calls} tool calls, ${uris.length} resource reads, ${2 * prompts.length} prompt gets`;
+
+    // Error answers, as each client surfaces them. Only for the features the server offers.
+    const offered = { readResource: templates.length > 0, getPrompt: prompts.length > 0, callTool: names.size > 0 };
+    let errors = 0;
+    for (const e of this.spec.errors) {
+      if (!offered[e.call]) continue;
+      const want = api.legacy ? e.legacy : e.modern;
+      let code;
+      const mark = api.wireMark();
+      try {
+        if (e.call === 'readResource') await api.readResource(e.uri);
+        else if (e.call === 'getPrompt') await api.getPrompt(e.name, e.arguments);
+        else await api.callTool(e.name, e.arguments);
+      } catch (err) {
+        // The code as the server sent it: the v2 client re-maps a legacy -32002 to its
+        // ResourceNotFoundError (code -32602), as the 2026-07-28 spec lets clients do.
+        code = api.wireErrorCodeSince(mark);
+        if (code !== want) fail(`${e.call} ${e.uri ?? e.name}: expected error ${want} on the wire, got ${code}: ${err?.message ?? err}`);
+        errors++;
+        continue;
+      }
+      fail(`${e.call} ${e.uri ?? e.name}: expected error ${want}, got a result`);
+    }
+    log(`error answers: ${errors}`);
+    return `${calls} tool calls, ${uris.length} resource reads, ${2 * prompts.length} prompt gets, ${errors} error answers`;
   }
 }

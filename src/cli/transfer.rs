@@ -1,0 +1,589 @@
+//! `export` and `import`: every record and decision as JSON Lines, and back.
+//!
+//! The format, one JSON object per line and nothing else (no header, no timestamp of the
+//! export itself, so that export -> import into an empty database -> export is
+//! byte-identical):
+//!
+//! ```text
+//! {"record":{"id":"rec_…","kind":"feature","name":"mating face",…,"created_at":…,"updated_at":…}}
+//! {"decision":{"id":"dec_…","subject":"bore","disposition":"hold","basis":[…],…}}
+//! ```
+//!
+//! Records come first, then decisions, each sorted by (`created_at`, `id`). Both keep their
+//! `id` and `created_at` when they are replaced, so a replaced record changes its line in
+//! place and two exports of one database over time diff cleanly in git.
+//!
+//! Import reads the whole file first and validates every line (the record and decision shapes
+//! of the tools' output schemas, then the domain rules: revision form, normalised uri,
+//! feature/note naming, a `question` for unresolved and conflicting items, timestamp form).
+//! One bad line refuses the whole file and nothing is written. The valid lines are then
+//! planned against what the database holds, keyed naturally: a named feature by
+//! (locator, name), a note by its id, a decision by (locator, subject, revision). Where a key
+//! is already held, the line with the later `updated_at` wins and keeps its own id; an
+//! identical or older line leaves the database unchanged. The winners are written by the
+//! store in one transaction (all or nothing), so importing the same file twice changes
+//! nothing the second time.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+
+use serde_json::{Map, Value, json};
+
+use review_mcp::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
+use review_mcp::tools;
+
+/// The shapes an import line must have, built from the tools' own input schemas (the same
+/// limits and enums `remember` and `remember_decision` enforce) plus the stored fields a tool
+/// call does not send (`id`, `kind`, timestamps).
+pub struct Schemas {
+    record: jsonschema::Validator,
+    decision: jsonschema::Validator,
+}
+
+impl Schemas {
+    pub fn from_tools() -> Result<Schemas, String> {
+        let catalog = tools::catalog();
+        let input = |name: &str| -> Result<Map<String, Value>, String> {
+            catalog
+                .iter()
+                .find(|t| t.name == name)
+                .and_then(|t| t.input_schema.get("properties"))
+                .and_then(Value::as_object)
+                .cloned()
+                .ok_or_else(|| format!("the {name} tool has no input schema"))
+        };
+        let pick =
+            |from: &Map<String, Value>, keys: &[&str]| -> Result<Map<String, Value>, String> {
+                keys.iter()
+                    .map(|k| {
+                        from.get(*k)
+                            .cloned()
+                            .map(|v| (k.to_string(), v))
+                            .ok_or_else(|| format!("the tool schemas lack {k}"))
+                    })
+                    .collect()
+            };
+        let stored = |mut props: Map<String, Value>, id_prefix: &str| {
+            props.insert(
+                "id".into(),
+                json!({"type": "string", "minLength": 1, "maxLength": 128,
+                       "description": format!("e.g. {id_prefix}_3f9a0c1b2d4e5f60")}),
+            );
+            props.insert("created_at".into(), json!({"type": "string"}));
+            props.insert("updated_at".into(), json!({"type": "string"}));
+            props
+        };
+        let mut record_props = stored(
+            pick(
+                &input("remember")?,
+                &[
+                    "artifact",
+                    "entity_ids",
+                    "id_scheme",
+                    "name",
+                    "note",
+                    "tags",
+                ],
+            )?,
+            "rec",
+        );
+        record_props.insert(
+            "kind".into(),
+            json!({"type": "string", "enum": ["feature", "note"]}),
+        );
+        let record = json!({
+            "type": "object",
+            "properties": record_props,
+            "required": ["id", "kind", "tags", "entity_ids", "id_scheme", "artifact", "created_at", "updated_at"],
+            "additionalProperties": false
+        });
+        let decision_props = stored(
+            pick(
+                &input("remember_decision")?,
+                &["artifact", "subject", "disposition", "summary", "basis"],
+            )?,
+            "dec",
+        );
+        let decision = json!({
+            "type": "object",
+            "properties": decision_props,
+            "required": ["id", "subject", "disposition", "basis", "artifact", "created_at", "updated_at"],
+            "additionalProperties": false
+        });
+        let compile = |v: &Value| jsonschema::validator_for(v).map_err(|e| e.to_string());
+        Ok(Schemas {
+            record: compile(&record)?,
+            decision: compile(&decision)?,
+        })
+    }
+
+    /// Checks one line's JSON: `{"record":{…}}` or `{"decision":{…}}` in the tools' shapes.
+    pub fn validate(&self, line: &Value) -> Result<(), String> {
+        let (key, inner, validator) = match line.as_object() {
+            Some(obj) if obj.len() == 1 => match (obj.get("record"), obj.get("decision")) {
+                (Some(r), _) => ("record", r, &self.record),
+                (_, Some(d)) => ("decision", d, &self.decision),
+                _ => return Err(SHAPE.into()),
+            },
+            _ => return Err(SHAPE.into()),
+        };
+        let errors: Vec<String> = validator
+            .iter_errors(inner)
+            .take(3)
+            .map(|e| {
+                let msg = e.to_string();
+                let msg = if msg.chars().count() > 200 {
+                    msg.chars().take(200).chain(['…']).collect()
+                } else {
+                    msg
+                };
+                format!("{key}{}: {msg}", e.instance_path())
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors.join("; "))
+        }
+    }
+}
+
+const SHAPE: &str = "expected {\"record\":{…}} or {\"decision\":{…}}";
+
+/// One line of an export.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line {
+    Record(Record),
+    Decision(Decision),
+}
+
+/// Writes the export of `records` and `decisions` (in any order) to `out`.
+pub fn write_export(
+    mut records: Vec<Record>,
+    mut decisions: Vec<Decision>,
+    out: &mut dyn Write,
+) -> std::io::Result<(usize, usize)> {
+    records.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+    decisions.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+    // Serialised straight from the structs, so the key order is the field order whatever
+    // serde_json features the build enables.
+    for r in &records {
+        writeln!(out, "{{\"record\":{}}}", serde_json::to_string(r)?)?;
+    }
+    for d in &decisions {
+        writeln!(out, "{{\"decision\":{}}}", serde_json::to_string(d)?)?;
+    }
+    out.flush()?;
+    Ok((records.len(), decisions.len()))
+}
+
+/// Why an import file was refused: the first bad lines, each with its number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportError {
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the import file was refused and nothing was written:\n  {}",
+            self.problems.join("\n  ")
+        )
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// At most this many bad lines are reported; the rest are counted.
+const MAX_REPORTED: usize = 20;
+
+/// Reads and validates every line of an import file: its shape against [`Schemas`], then the
+/// domain rules.
+pub fn read_import(input: &mut dyn BufRead, schemas: &Schemas) -> Result<Vec<Line>, ImportError> {
+    let mut lines = Vec::new();
+    let mut problems = Vec::new();
+    let mut bad = 0usize;
+    let mut buf = String::new();
+    let mut number = 0usize;
+    loop {
+        buf.clear();
+        number += 1;
+        match input.read_line(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                problems.push(format!("line {number}: cannot be read: {e}"));
+                return Err(ImportError { problems });
+            }
+        }
+        let text = buf.trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            continue;
+        }
+        match parse_line(text, schemas) {
+            Ok(line) => lines.push(line),
+            Err(why) => {
+                bad += 1;
+                if problems.len() < MAX_REPORTED {
+                    problems.push(format!("line {number}: {why}"));
+                }
+            }
+        }
+    }
+    if bad > problems.len() {
+        problems.push(format!("… and {} more bad lines", bad - problems.len()));
+    }
+    if problems.is_empty() {
+        Ok(lines)
+    } else {
+        Err(ImportError { problems })
+    }
+}
+
+/// One line: `{"record":{…}}` or `{"decision":{…}}`, valid in shape and by the domain rules.
+pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Line, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    schemas.validate(&value)?;
+    let Value::Object(mut obj) = value else {
+        return Err(SHAPE.into());
+    };
+    if let Some(r) = obj.remove("record") {
+        let r: Record = serde_json::from_value(r).map_err(|e| format!("record: {e}"))?;
+        check_record(&r)?;
+        Ok(Line::Record(r))
+    } else if let Some(d) = obj.remove("decision") {
+        let d: Decision = serde_json::from_value(d).map_err(|e| format!("decision: {e}"))?;
+        check_decision(&d)?;
+        Ok(Line::Decision(d))
+    } else {
+        Err(SHAPE.into())
+    }
+}
+
+fn check_common(
+    what: &str,
+    id: &str,
+    artifact: &Artifact,
+    created_at: &str,
+    updated_at: &str,
+) -> Result<(), String> {
+    if id.trim().is_empty() {
+        return Err(format!("{what} has an empty id"));
+    }
+    if !is_revision(&artifact.revision) {
+        return Err(format!(
+            "{what} {id}: artifact.revision {:?} is not sha256: followed by 64 lowercase hex digits",
+            artifact.revision
+        ));
+    }
+    if artifact.format != "step" {
+        return Err(format!(
+            "{what} {id}: artifact.format {:?} is not \"step\"",
+            artifact.format
+        ));
+    }
+    if let Some(uri) = &artifact.uri {
+        // Stored uris are normalised; a path or a non-normalised spelling would address
+        // different records than the tools do.
+        match normalise_uri(uri, || None) {
+            Ok(n) if &n == uri => {}
+            _ => {
+                return Err(format!(
+                    "{what} {id}: artifact.uri {uri:?} is not a normalised URI (export writes \
+                     them normalised, e.g. file:///work/part.step)"
+                ));
+            }
+        }
+    }
+    for (field, ts) in [("created_at", created_at), ("updated_at", updated_at)] {
+        if !is_timestamp(ts) {
+            return Err(format!(
+                "{what} {id}: {field} {ts:?} is not an RFC 3339 UTC timestamp like \
+                 2026-07-28T09:15:02.123Z"
+            ));
+        }
+    }
+    if updated_at < created_at {
+        return Err(format!("{what} {id}: updated_at is before created_at"));
+    }
+    Ok(())
+}
+
+fn check_record(r: &Record) -> Result<(), String> {
+    check_common("record", &r.id, &r.artifact, &r.created_at, &r.updated_at)?;
+    match (r.kind, &r.name) {
+        (Kind::Feature, None) => Err(format!("record {}: a feature needs a name", r.id)),
+        (Kind::Note, Some(_)) => Err(format!("record {}: a note has no name", r.id)),
+        _ if r.name.is_none() && r.note.is_none() => {
+            Err(format!("record {}: needs a name or a note", r.id))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_decision(d: &Decision) -> Result<(), String> {
+    check_common("decision", &d.id, &d.artifact, &d.created_at, &d.updated_at)?;
+    for (i, item) in d.basis.iter().enumerate() {
+        item.check(i)
+            .map_err(|e| format!("decision {}: {e}", d.id))?;
+    }
+    Ok(())
+}
+
+/// The fixed-width form the store writes: `YYYY-MM-DDTHH:MM:SS.mmmZ` (it sorts in time order,
+/// which the "later `updated_at` wins" rule relies on).
+fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 24
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            4 | 7 => c == b'-',
+            10 => c == b'T',
+            13 | 16 => c == b':',
+            19 => c == b'.',
+            23 => c == b'Z',
+            _ => c.is_ascii_digit(),
+        })
+}
+
+/// What an import will do.
+#[derive(Debug, Default, PartialEq)]
+pub struct Plan {
+    pub records: Vec<Record>,
+    pub decisions: Vec<Decision>,
+    pub added: usize,
+    pub replaced: usize,
+    pub unchanged: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Feature {
+        locator: String,
+        name: String,
+    },
+    Note {
+        id: String,
+    },
+    Decision {
+        locator: String,
+        subject: String,
+        revision: String,
+    },
+}
+
+fn record_key(r: &Record) -> Key {
+    match &r.name {
+        Some(name) => Key::Feature {
+            locator: r.artifact.locator().to_string(),
+            name: name.clone(),
+        },
+        None => Key::Note { id: r.id.clone() },
+    }
+}
+
+fn decision_key(d: &Decision) -> Key {
+    Key::Decision {
+        locator: d.artifact.locator().to_string(),
+        subject: d.subject.clone(),
+        revision: d.artifact.revision.clone(),
+    }
+}
+
+/// Who holds a key while planning: the database's row, or a line of the file (only those
+/// are written).
+enum Holder {
+    Db(Line),
+    File(Line),
+}
+
+impl Holder {
+    fn line(&self) -> &Line {
+        match self {
+            Holder::Db(l) | Holder::File(l) => l,
+        }
+    }
+}
+
+fn updated_at(l: &Line) -> &str {
+    match l {
+        Line::Record(r) => &r.updated_at,
+        Line::Decision(d) => &d.updated_at,
+    }
+}
+
+/// Plans an import of `lines` into a database holding `records` and `decisions`: which lines
+/// to write, and how many lines were added, replaced an older holder of their key, or left
+/// the database unchanged (identical, or older than what is held). Later lines of the file
+/// compete with earlier ones by the same rule.
+pub fn plan(records: Vec<Record>, decisions: Vec<Decision>, lines: Vec<Line>) -> Plan {
+    let mut held: HashMap<Key, Holder> = HashMap::new();
+    for r in records {
+        held.insert(record_key(&r), Holder::Db(Line::Record(r)));
+    }
+    for d in decisions {
+        held.insert(decision_key(&d), Holder::Db(Line::Decision(d)));
+    }
+    let mut plan = Plan::default();
+    let mut order: Vec<Key> = Vec::new();
+    for line in lines {
+        let key = match &line {
+            Line::Record(r) => record_key(r),
+            Line::Decision(d) => decision_key(d),
+        };
+        match held.get(&key) {
+            None => {
+                plan.added += 1;
+                order.push(key.clone());
+                held.insert(key, Holder::File(line));
+            }
+            Some(h) if h.line() == &line => plan.unchanged += 1,
+            Some(h) if updated_at(&line) > updated_at(h.line()) => {
+                // Counted per line: a later line of the file that beats an earlier one
+                // replaced it too, so added + replaced + unchanged = the number of lines.
+                plan.replaced += 1;
+                order.push(key.clone());
+                held.insert(key, Holder::File(line));
+            }
+            Some(_) => plan.unchanged += 1,
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for key in order {
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        if let Some(Holder::File(line)) = held.remove(&key) {
+            match line {
+                Line::Record(r) => plan.records.push(r),
+                Line::Decision(d) => plan.decisions.push(d),
+            }
+        }
+    }
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn feature(id: &str, name: &str, updated: &str) -> Record {
+        Record {
+            id: id.into(),
+            kind: Kind::Feature,
+            name: Some(name.into()),
+            note: None,
+            tags: vec![],
+            entity_ids: vec![],
+            id_scheme: "opaque".into(),
+            artifact: Artifact {
+                revision: REV.into(),
+                format: "step".into(),
+                uri: Some("file:///w/p.step".into()),
+                units: None,
+            },
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            updated_at: updated.into(),
+        }
+    }
+
+    const T1: &str = "2026-01-01T00:00:00.000Z";
+    const T2: &str = "2026-01-02T00:00:00.000Z";
+
+    #[test]
+    fn plan_new_key_is_added_and_written() {
+        let p = plan(vec![], vec![], vec![Line::Record(feature("a", "bore", T1))]);
+        assert_eq!((p.added, p.replaced, p.unchanged), (1, 0, 0));
+        assert_eq!(p.records.len(), 1);
+    }
+
+    #[test]
+    fn plan_identical_line_is_unchanged_and_not_written() {
+        let held = feature("a", "bore", T1);
+        let p = plan(vec![held.clone()], vec![], vec![Line::Record(held)]);
+        assert_eq!((p.added, p.replaced, p.unchanged), (0, 0, 1));
+        assert!(p.records.is_empty());
+    }
+
+    #[test]
+    fn plan_later_updated_at_wins_with_its_own_id() {
+        let p = plan(
+            vec![feature("a", "bore", T1)],
+            vec![],
+            vec![Line::Record(feature("b", "bore", T2))],
+        );
+        assert_eq!((p.added, p.replaced, p.unchanged), (0, 1, 0));
+        assert_eq!(p.records[0].id, "b");
+    }
+
+    #[test]
+    fn plan_older_or_equal_line_leaves_the_database_unchanged() {
+        for t in [T1, "2025-12-31T00:00:00.000Z"] {
+            let p = plan(
+                vec![feature("a", "bore", T1)],
+                vec![],
+                vec![Line::Record(feature("b", "bore", t))],
+            );
+            assert_eq!((p.added, p.replaced, p.unchanged), (0, 0, 1), "{t}");
+            assert!(p.records.is_empty());
+        }
+    }
+
+    #[test]
+    fn plan_duplicate_key_in_file_writes_only_the_latest() {
+        let p = plan(
+            vec![],
+            vec![],
+            vec![
+                Line::Record(feature("a", "bore", T1)),
+                Line::Record(feature("b", "bore", T2)),
+            ],
+        );
+        assert_eq!((p.added, p.replaced, p.unchanged), (1, 1, 0));
+        assert_eq!(p.records.len(), 1);
+        assert_eq!(p.records[0].id, "b");
+    }
+
+    #[test]
+    fn is_timestamp_accepts_only_the_stored_form() {
+        assert!(is_timestamp("2026-07-28T09:15:02.123Z"));
+        for bad in [
+            "2026-07-28T09:15:02Z",
+            "2026-07-28T09:15:02.123+00:00",
+            "2026-07-28 09:15:02.123Z",
+            "",
+        ] {
+            assert!(!is_timestamp(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn write_export_orders_records_then_decisions_by_creation() {
+        let mut late = feature("z", "late", T2);
+        late.created_at = T2.into();
+        let early = feature("y", "early", T1);
+        let mut out = Vec::new();
+        write_export(vec![late, early], vec![], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let ids: Vec<&str> = text
+            .lines()
+            .map(|l| if l.contains("\"id\":\"y\"") { "y" } else { "z" })
+            .collect();
+        assert_eq!(ids, ["y", "z"]);
+        assert!(text.starts_with("{\"record\":{\"id\":\"y\""));
+    }
+
+    #[test]
+    fn schemas_refuse_over_limit_and_unknown_fields() {
+        let s = Schemas::from_tools().unwrap();
+        let mut r = serde_json::to_value(feature("a", "bore", T1)).unwrap();
+        assert_eq!(s.validate(&json!({ "record": r.clone() })), Ok(()));
+        r["name"] = json!("x".repeat(201));
+        let e = s.validate(&json!({ "record": r })).unwrap_err();
+        assert!(e.starts_with("record/name"), "{e}");
+        assert!(s.validate(&json!({"record": {}, "decision": {}})).is_err());
+        assert!(s.validate(&json!({"other": {}})).is_err());
+    }
+}

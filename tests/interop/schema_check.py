@@ -1,0 +1,128 @@
+"""Validates every server line of recorded sessions against the official schema.json of its revision.
+
+Usage: python schema_check.py SCHEMA_DIR WIRE.jsonl...
+
+Each WIRE file is one server process as tee.py recorded it ({"dir":"c2s"|"s2c","raw":...}).
+A client line that carries the modern `_meta` envelope makes the answer to it a 2026-07-28
+message; everything else belongs to the legacy session that `initialize` negotiated. A server
+message is checked against the JSON-RPC envelope of its revision and, for a result, against the
+result definition of the method it answers (`tools/list` -> ListToolsResult ...), the same
+mapping tests/schema_validation.rs uses for the transcripts. Prints one line per problem; exit 1
+if there is any.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+from jsonschema import Draft202012Validator, Draft7Validator
+
+MODERN = "2026-07-28"
+ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
+SKIP = {"ClientRequest", "ClientNotification", "ClientResult", "ServerRequest", "ServerNotification", "ServerResult"}
+
+
+class Revision:
+    def __init__(self, path):
+        doc = json.loads(path.read_text())
+        self.key = "$defs" if "$defs" in doc else "definitions"
+        self.doc = doc
+        self.defs = doc[self.key]
+        self.cls = Draft202012Validator if "2020-12" in doc.get("$schema", "") else Draft7Validator
+        self.result_defs = {}
+        self.error_defs = {}
+        for name, d in self.defs.items():
+            if name in SKIP:
+                continue
+            props = d.get("properties", {})
+            method = props.get("method", {}).get("const")
+            if method and name.endswith("Request") and f"{name[:-7]}Result" in self.defs:
+                self.result_defs[method] = f"{name[:-7]}Result"
+            for part in props.get("error", {}).get("allOf", []):
+                code = part.get("properties", {}).get("code", {}).get("const")
+                if isinstance(code, int):
+                    self.error_defs[code] = name
+        self.validators = {}
+
+    def errors(self, name, instance):
+        if name not in self.validators:
+            schema = {"$schema": self.doc.get("$schema"), "$ref": f"#/{self.key}/{name}", self.key: self.defs}
+            self.validators[name] = self.cls(schema)
+        return [f"{name}{'/' + '/'.join(map(str, e.absolute_path)) if e.absolute_path else ''}: {e.message[:200]}"
+                for e in self.validators[name].iter_errors(instance)]
+
+    def check(self, msg, method):
+        if "method" in msg:
+            return self.errors("JSONRPCNotification" if "id" not in msg else "JSONRPCRequest", msg)
+        if "error" in msg:
+            code = msg["error"].get("code") if isinstance(msg["error"], dict) else None
+            name = self.error_defs.get(code) or (
+                "JSONRPCErrorResponse" if "JSONRPCErrorResponse" in self.defs else "JSONRPCError")
+            return self.errors(name, msg)
+        envelope = "JSONRPCResultResponse" if "JSONRPCResultResponse" in self.defs else "JSONRPCResponse"
+        out = self.errors(envelope, msg)
+        if method in self.result_defs:
+            out += self.errors(self.result_defs[method], msg.get("result"))
+        return out
+
+
+def main():
+    if len(sys.argv) < 3:
+        print("usage: schema_check.py SCHEMA_DIR WIRE.jsonl...", file=sys.stderr)
+        return 2
+    schema_dir = Path(sys.argv[1])
+    revisions = {}
+
+    def revision(v):
+        if v not in revisions:
+            path = schema_dir / v / "schema.json"
+            if not path.is_file():
+                return None
+            revisions[v] = Revision(path)
+        return revisions[v]
+
+    problems = 0
+    checked = 0
+    for wire in sys.argv[2:]:
+        pending = {}  # request id (as JSON) -> (method, version)
+        legacy = None
+        for n, line in enumerate(Path(wire).read_text().splitlines(), 1):
+            entry = json.loads(line)
+            try:
+                msg = json.loads(entry["raw"])
+            except ValueError:
+                continue  # not JSON: nothing to validate (the server never sends such a line)
+            if not isinstance(msg, dict):
+                continue
+            if entry["dir"] == "c2s":
+                if "method" in msg and "id" in msg:
+                    meta = (msg.get("params") or {}).get("_meta") or {}
+                    version = meta.get(ENVELOPE_KEY) if isinstance(meta, dict) else None
+                    if msg["method"] == "initialize" and "protocolVersion" in (msg.get("params") or {}):
+                        version = None
+                    pending[json.dumps(msg["id"])] = (msg["method"], version)
+                continue
+            key = json.dumps(msg.get("id"))
+            method, version = pending.pop(key, (None, None))
+            if method == "initialize" and isinstance(msg.get("result"), dict):
+                legacy = msg["result"].get("protocolVersion")
+            version = version or legacy
+            if version is None:
+                print(f"{wire}:{n}: no revision known for this server message")
+                problems += 1
+                continue
+            rev = revision(version)
+            if rev is None:
+                print(f"{wire}:{n}: no schema.json for revision {version}")
+                problems += 1
+                continue
+            checked += 1
+            for err in rev.check(msg, method):
+                print(f"{wire}:{n}: {method or msg.get('method')} ({version}): {err}")
+                problems += 1
+    print(f"schema: {checked} server messages checked, {problems} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Converts a recorded session (tee.py's raw form) into a replay transcript (protocol-fixtures/README.md).
+
+Usage: python to_transcript.py RECORDED.jsonl > TRANSCRIPT.jsonl
+
+Client lines become `send_raw` (byte for byte, newline added back); server lines become
+`expect`, with "{{any}}" in place of what legitimately differs between two runs of the same
+session: timestamps (`created_at`, `updated_at`), server-generated ids (an `id` member inside a
+result), the server's version and instructions, the text blocks of successful tool results
+(they repeat the structuredContent JSON, ids and timestamps included), resource contents'
+text and the `description` of resources/list entries (they carry ids and times too).
+
+A request that names a server-generated id (e.g. `resources/read review://records/rec_...`)
+cannot replay: the replayed server generates other ids and the format has no capture. Such a
+request and its answer are left out, and a `comment` line says so. Everything else is kept in
+the recorded order.
+"""
+
+import json
+import sys
+
+ANY = "{{any}}"
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+
+def wildcard_volatile(value, inside_result):
+    """Replaces timestamps and generated ids in place; returns the generated ids it saw."""
+    seen = set()
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k in ("created_at", "updated_at") and isinstance(v, str):
+                value[k] = ANY
+            elif k == "id" and inside_result and isinstance(v, str):
+                seen.add(v)
+                value[k] = ANY
+            else:
+                seen |= wildcard_volatile(v, inside_result)
+    elif isinstance(value, list):
+        for v in value:
+            seen |= wildcard_volatile(v, inside_result)
+    return seen
+
+
+def loosen(msg, method):
+    """The expectation for one server message; returns (expectation, generated ids in it)."""
+    result = msg.get("result")
+    if not isinstance(result, dict):
+        return msg, set()
+    ids = wildcard_volatile(result, True)
+    # The ids also appear inside text (tool summaries, resource JSON): collect them from there.
+    for block in result.get("content", []) if isinstance(result.get("content"), list) else []:
+        if isinstance(block, dict) and block.get("type") == "text" and not result.get("isError"):
+            try:
+                ids |= wildcard_volatile(json.loads(block["text"]), True)
+            except (ValueError, TypeError):
+                pass
+            block["text"] = ANY
+    for content in result.get("contents", []) if isinstance(result.get("contents"), list) else []:
+        if isinstance(content, dict) and "text" in content:
+            try:
+                ids |= wildcard_volatile(json.loads(content["text"]), True)
+            except (ValueError, TypeError):
+                pass
+            content["text"] = ANY
+    if method == "resources/list":
+        for r in result.get("resources", []):
+            if isinstance(r, dict) and "description" in r:
+                r["description"] = ANY
+    info = result.get("serverInfo")
+    if isinstance(info, dict) and "version" in info:
+        info["version"] = ANY
+    meta = result.get("_meta")
+    if isinstance(meta, dict) and isinstance(meta.get(SERVER_INFO), dict) and "version" in meta[SERVER_INFO]:
+        meta[SERVER_INFO]["version"] = ANY
+    if "instructions" in result:
+        result["instructions"] = ANY
+    return msg, ids
+
+
+def convert(lines, source):
+    out = [{"comment": f"Recorded from a real client session ({source}) by tests/interop/run.sh --record; "
+                       "converted by tests/interop/to_transcript.py."}]
+    generated = set()
+    methods = {}  # JSON-RPC id (as JSON) of a kept request -> method
+    dropped = set()  # JSON-RPC ids (as JSON) of requests left out
+    for line in lines:
+        entry = json.loads(line)
+        raw = entry["raw"]
+        if entry["dir"] == "c2s":
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                msg = None
+            if isinstance(msg, dict) and "id" in msg and any(g in raw for g in generated):
+                dropped.add(json.dumps(msg["id"]))
+                out.append({"comment": f"left out: {msg.get('method')} naming a server-generated id"})
+                continue
+            if isinstance(msg, dict) and "method" in msg and "id" in msg:
+                methods[json.dumps(msg["id"])] = msg["method"]
+            out.append({"send_raw": raw + "\n"})
+        else:
+            msg = json.loads(raw)
+            key = json.dumps(msg.get("id")) if isinstance(msg, dict) else None
+            if key in dropped:
+                continue
+            expect, ids = loosen(msg, methods.get(key))
+            generated |= {i for i in ids if len(i) >= 8}
+            out.append({"expect": expect})
+    return out
+
+
+def main():
+    if len(sys.argv) != 2:
+        print("usage: to_transcript.py RECORDED.jsonl", file=sys.stderr)
+        return 2
+    with open(sys.argv[1], encoding="utf-8") as f:
+        lines = [line for line in f.read().splitlines() if line.strip()]
+    for directive in convert(lines, sys.argv[1].rsplit("/", 1)[-1]):
+        print(json.dumps(directive, ensure_ascii=False, separators=(",", ":")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
