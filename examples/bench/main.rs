@@ -191,6 +191,8 @@ struct Startup {
     discover: Stats,
     exits: Stats,
     tools_list: Stats,
+    /// `ping` answers `{}` at once: the round trip of the pipes and the scheduler right now.
+    ping: Stats,
     tool_count: usize,
 }
 
@@ -270,16 +272,18 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
     let (init, discover, exits) = cold_starts(&opts.bin, &cold_db, opts.runs)?;
 
     // tools/list does not depend on the data, so it is timed once, on the empty database.
-    let (tools, tools_list) = {
+    let (tools, tools_list, ping) = {
         let mut s = Server::spawn(&opts.bin, &cold_db)?;
         s.initialize()?;
         let names = s.tool_names()?;
         let mut times = Vec::with_capacity(opts.calls);
+        let mut pings = Vec::with_capacity(opts.calls);
         for _ in 0..opts.calls {
             times.push(s.round_trip_method("tools/list", json!({}))?.0);
+            pings.push(s.round_trip_method("ping", json!({}))?.0);
         }
         s.close()?;
-        (names, Stats::new(times))
+        (names, Stats::new(times), Stats::new(pings))
     };
     let have_tools = [
         "remember",
@@ -340,6 +344,7 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
         discover,
         exits,
         tools_list,
+        ping,
         tool_count: tools.len(),
     };
     let table = render(&startup, &reports, have_tools);
@@ -505,6 +510,7 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
         discover,
         exits,
         tools_list,
+        ping,
         tool_count,
     } = startup;
     for (label, st) in [
@@ -529,6 +535,10 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
     r.p99 = fmt_dur(tools_list.p99());
     r.target = "≤ 40 µs".into();
     r.verdict = verdict(us(tools_list.p50()) <= 40.0);
+    rows.push(r);
+    let mut r = Row::new("ping round trip (pipe + scheduler floor)");
+    r.p50 = fmt_dur(ping.p50());
+    r.p99 = fmt_dur(ping.p99());
     rows.push(r);
 
     if !have_tools || reports.is_empty() {
