@@ -84,9 +84,15 @@ impl<R: BufRead> LineReader<R> {
 }
 
 /// Writes one message as one line and flushes, so the peer sees it at once.
+///
+/// Line and newline go out in one `write_all`: written separately through stdout's
+/// `LineWriter`, a line over its 1 KiB buffer leaves in one write and the newline in a second,
+/// so the host wakes twice and reads a partial line first.
 pub fn write_line<W: Write>(out: &mut W, line: &str) -> io::Result<()> {
-    out.write_all(line.as_bytes())?;
-    out.write_all(b"\n")?;
+    let mut buf = Vec::with_capacity(line.len() + 1);
+    buf.extend_from_slice(line.as_bytes());
+    buf.push(b'\n');
+    out.write_all(&buf)?;
     out.flush()
 }
 

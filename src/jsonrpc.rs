@@ -162,19 +162,34 @@ pub fn classify(value: Value) -> Incoming {
 
 /// Builds a success response.
 pub fn result_response(id: &Id, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+    envelope(id.to_value(), "result", result)
 }
 
 /// Builds an error response; `id` is `None` (written as null) when the request's id could not
 /// be read.
 pub fn error_response(id: Option<&Id>, error: &ErrorObject) -> Value {
     let id = id.map_or(Value::Null, Id::to_value);
-    json!({"jsonrpc": "2.0", "id": id, "error": error.to_value()})
+    envelope(id, "error", error.to_value())
 }
 
 /// Builds a notification message.
 pub fn notification(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": method, "params": params})
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), Value::from("2.0"));
+    m.insert("method".into(), Value::from(method));
+    m.insert("params".into(), params);
+    Value::Object(m)
+}
+
+/// `{"jsonrpc":"2.0","id":..,<key>:<body>}`, moving `body` in. Not `json!`: the macro runs
+/// every interpolated expression through `serde_json::to_value`, which deep-copies a whole
+/// result (a 20 KB `tools/list` or a page of records) on every answer.
+fn envelope(id: Value, key: &str, body: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("jsonrpc".into(), Value::from("2.0"));
+    m.insert("id".into(), id);
+    m.insert(key.into(), body);
+    Value::Object(m)
 }
 
 #[cfg(test)]

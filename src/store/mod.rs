@@ -273,9 +273,36 @@ fn create_private(path: &Path) -> std::io::Result<()> {
     }
 }
 
-/// The checks that must pass before anything may be written to an existing file. Reads
-/// the header bytes, then looks inside through a read-only connection.
+/// The checks that must pass before anything may be written to an existing file.
+///
+/// A refusal is confirmed by looking again a few times over ~300 ms before it stands: the
+/// file may be one that another server is initialising at this very moment, and a read that
+/// takes no lock (see [`open_for_inspection`]) can catch it half-written. Our own file
+/// settles within milliseconds; a foreign or newer file gives the same verdict every time.
 fn inspect(path: &Path) -> Result<Found, StoreError> {
+    const LOOKS: u64 = 6;
+    let mut look = 1;
+    loop {
+        match inspect_once(path) {
+            Err(
+                e @ (StoreError::NotSqlite { .. }
+                | StoreError::Foreign { .. }
+                | StoreError::Newer { .. }),
+            ) if look < LOOKS => {
+                log::debug!(
+                    "inspection of {} refused ({e}); looking again",
+                    path.display()
+                );
+                std::thread::sleep(Duration::from_millis(20 * look));
+                look += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// One look: the header bytes, then the inside through a read-only connection.
+fn inspect_once(path: &Path) -> Result<Found, StoreError> {
     let not_sqlite = |detail: String| StoreError::NotSqlite {
         path: path.to_path_buf(),
         detail,
@@ -295,10 +322,15 @@ fn inspect(path: &Path) -> Result<Found, StoreError> {
     }
     let ro = open_for_inspection(path).map_err(|e| not_sqlite(e.to_string()))?;
     ro.busy_timeout(BUSY_TIMEOUT)?;
+    // One read transaction for the three reads: as separate statements each saw its own
+    // snapshot, so a server starting while another initialised the file could read
+    // application_id 0 before that server's migration committed and its tables after, and
+    // refuse our own file as foreign.
     let look = || -> rusqlite::Result<(i64, i64, i64)> {
-        let app: i64 = ro.pragma_query_value(None, "application_id", |r| r.get(0))?;
-        let version: i64 = ro.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        let tables: i64 = ro.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+        let tx = ro.unchecked_transaction()?;
+        let app: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
+        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
         Ok((app, version, tables))
     };
     let (app, version, tables) = look().map_err(|e| match e.sqlite_error_code() {

@@ -51,9 +51,15 @@ async function loadClient(kind) {
   throw new Error(`unknown client ${kind}`);
 }
 
-function versionNegotiation(mode) {
-  if (mode === 'legacy' || mode === 'auto') return { mode };
-  return { mode: { pin: mode } };
+// `legacy-<revision>` is the v2 client in legacy mode offering an older 2025-era revision
+// (`supportedProtocolVersions`), to drive the server's older result shapes with a real client.
+function clientOptions(kind, mode) {
+  if (kind !== 'v2') return {};
+  if (mode.startsWith('legacy-')) {
+    return { versionNegotiation: { mode: 'legacy' }, supportedProtocolVersions: [mode.slice('legacy-'.length)] };
+  }
+  if (mode === 'legacy' || mode === 'auto') return { versionNegotiation: { mode } };
+  return { versionNegotiation: { mode: { pin: mode } } };
 }
 
 /** Wraps transport.onmessage so every message the server sends is seen here first. */
@@ -77,7 +83,8 @@ async function main() {
   const { Client, StdioClientTransport, latestLegacy } = await loadClient(kind);
   const scenario = new Scenario(JSON.parse(readFileSync(join(here, 'scenario.json'), 'utf8')), bulk);
 
-  const options = kind === 'v2' ? { versionNegotiation: versionNegotiation(mode) } : {};
+  const options = clientOptions(kind, mode);
+  const legacy = mode === 'legacy' || mode.startsWith('legacy-');
   const client = new Client({ name: `review-mcp-interop-${kind}`, version: '1.0.0' }, options);
   client.onerror = e => problems.push(`client.onerror: ${e?.stack ?? e}`);
 
@@ -98,13 +105,13 @@ async function main() {
     if (kind === 'v2') {
       const era = client.getProtocolEra();
       version = client.getNegotiatedProtocolVersion();
-      const wantEra = mode === 'legacy' ? 'legacy' : 'modern';
+      const wantEra = legacy ? 'legacy' : 'modern';
       check(era === wantEra, `era is ${era}, expected ${wantEra}`);
     } else {
       const init = seen.find(m => m.result && typeof m.result.protocolVersion === 'string');
       version = init?.result.protocolVersion;
     }
-    const wantVersion = mode === 'legacy' ? latestLegacy : MODERN;
+    const wantVersion = mode.startsWith('legacy-') ? mode.slice('legacy-'.length) : legacy ? latestLegacy : MODERN;
     check(version === wantVersion, `negotiated ${version}, expected ${wantVersion}`);
     const info = client.getServerVersion();
     check(info?.name === 'review-mcp', `serverInfo.name is ${JSON.stringify(info?.name)}`);
@@ -129,7 +136,8 @@ async function main() {
       ping: () => client.ping(),
       wireMark: () => seen.length,
       wireErrorCodeSince: mark => seen.slice(mark).find(m => m.error !== undefined)?.error.code,
-      legacy: mode === 'legacy',
+      legacy,
+      version,
     };
     const summary = await scenario.run(api, caps, msg => console.log(msg));
     console.log(`summary: ${version}; ${summary}`);

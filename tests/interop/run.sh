@@ -8,9 +8,15 @@
 #   bash tests/interop/run.sh --record   also re-record tests/interop/recorded/<client>-<mode>.jsonl
 #   bash tests/interop/run.sh v2-auto    run only the named runs (names as printed)
 #
-# Environment: INTEROP_PROFILE=release builds and drives the release binary (default: the debug
-# binary, which `cargo test` has already built); REVIEW_MCP_BIN=PATH drives that binary instead;
-# INTEROP_RECORD_DIR=DIR records there instead of tests/interop/recorded.
+# Environment:
+#   INTEROP_PROFILE=release  build and drive the release binary (default: the debug binary,
+#                            which `cargo test` has already built)
+#   REVIEW_MCP_BIN=PATH      drive that binary instead of building one
+#   MCP_SCHEMA_DIR=DIR       the official schemas (default ../shared/protocol/schema if present):
+#                            every server line of every session is checked against them
+#   INTEROP_VERBOSE=1        show each run's output, not only a failed one's
+#   INTEROP_TEE=0            connect the clients directly (no tee: no schema check, no replay)
+#   INTEROP_RECORD_DIR=DIR   where --record writes (default tests/interop/recorded)
 # Prints one PASS/FAIL line per client+mode and closes with "N passed, M failed".
 set -euo pipefail
 
@@ -23,11 +29,22 @@ only=()
 for arg in "$@"; do
   case "$arg" in
     --record) record=1 ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $arg" >&2; exit 2 ;;
     *) only+=("$arg") ;;
   esac
 done
+
+# The v2-legacy-<revision> runs make the v2 client offer an older revision in its initialize
+# (supportedProtocolVersions), so that a real client reads the server's older result shapes.
+runs=(sdk1-legacy v2-legacy v2-auto v2-2026-07-28 python-legacy python-auto python-2026-07-28
+  v2-legacy-2025-06-18 v2-legacy-2025-03-26 v2-legacy-2024-11-05)
+if [ ${#only[@]} -gt 0 ]; then
+  for name in "${only[@]}"; do
+    printf '%s\n' "${runs[@]}" | grep -qx "$name" || { echo "run.sh: no run named $name (${runs[*]})" >&2; exit 2; }
+  done
+  runs=("${only[@]}")
+fi
 
 for tool in node npm python3 cargo; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is required but not on PATH" >&2; exit 2; }
@@ -75,14 +92,6 @@ fi
 py="$here/.venv/bin/python"
 
 # --- the runs -------------------------------------------------------------------------------
-runs=(sdk1-legacy v2-legacy v2-auto v2-2026-07-28 python-legacy python-auto python-2026-07-28)
-if [ ${#only[@]} -gt 0 ]; then
-  for name in "${only[@]}"; do
-    printf '%s\n' "${runs[@]}" | grep -qx "$name" || { echo "run.sh: no run named $name (${runs[*]})" >&2; exit 2; }
-  done
-  runs=("${only[@]}")
-fi
-
 work="$(mktemp -d "${TMPDIR:-/tmp}/review-mcp-interop.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 # The recordings stay beside this suite until the transcript test (tests/transcripts.rs), which

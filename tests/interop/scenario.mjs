@@ -1,5 +1,6 @@
 // The review session of scenario.json, played through any client that offers list/call/read/get.
-// client.py carries the same logic for the Python client; keep the two in step.
+// client.py carries the same logic for the Python client; keep the two in step. (The branches on
+// the negotiated revision are here only: the Python client always negotiates the latest one.)
 
 import { isDeepStrictEqual } from 'node:util';
 
@@ -142,28 +143,50 @@ export class Scenario {
     let calls = 0;
     // One tools/call: checks the result's shape and returns its structuredContent (or null for
     // an expected isError result).
+    // What the negotiated revision changes (only the v2 client can offer revisions before
+    // 2025-11-25): structuredContent exists from 2025-06-18 on; before 2025-11-25 an input-schema
+    // failure is a JSON-RPC -32602 error rather than an isError result.
+    const structured = api.version >= '2025-06-18';
+    const schemaFailureIsResult = api.version >= '2025-11-25';
     const call = async (step, args) => {
-      const r = await api.callTool(step.tool, args);
+      const mark = api.wireMark();
+      let r;
+      try {
+        r = await api.callTool(step.tool, args);
+      } catch (err) {
+        calls++;
+        const code = api.wireErrorCodeSince(mark);
+        if (step.error !== undefined && !schemaFailureIsResult && code === -32602) return null;
+        throw err;
+      }
       calls++;
       const where = `tools/call ${step.tool} #${calls}`;
       const text = (r.content ?? []).filter(c => c.type === 'text').map(c => c.text).join('\n');
       if (step.error !== undefined) {
+        if (!schemaFailureIsResult) fail(`${where}: expected a -32602 error in ${api.version}, got ${JSON.stringify(r)}`);
         if (r.isError !== true) fail(`${where}: expected an isError result, got ${JSON.stringify(r)}`);
         if (!text.includes(step.error)) fail(`${where}: error text does not mention ${JSON.stringify(step.error)}: ${text}`);
         return null;
       }
       if (r.isError) fail(`${where}: isError: ${text}`);
-      const sc = r.structuredContent;
-      if (sc === undefined || typeOf(sc) !== 'object') fail(`${where}: no structuredContent object`);
-      const mirrored = (r.content ?? []).some(c => {
-        if (c.type !== 'text') return false;
+      const parsed = (r.content ?? []).flatMap(c => {
+        if (c.type !== 'text') return [];
         try {
-          return isDeepStrictEqual(JSON.parse(c.text), sc);
+          const v = JSON.parse(c.text);
+          return typeOf(v) === 'object' ? [v] : [];
         } catch {
-          return false;
+          return [];
         }
       });
-      if (!mirrored) fail(`${where}: no text block carries the structuredContent JSON`);
+      let sc = r.structuredContent;
+      if (structured) {
+        if (sc === undefined || typeOf(sc) !== 'object') fail(`${where}: no structuredContent object`);
+        if (!parsed.some(v => isDeepStrictEqual(v, sc))) fail(`${where}: no text block carries the structuredContent JSON`);
+      } else {
+        if (sc !== undefined) fail(`${where}: structuredContent in ${api.version}, which has none`);
+        if (parsed.length !== 1) fail(`${where}: expected one JSON text block, found ${parsed.length}`);
+        sc = parsed[0];
+      }
       return [sc, where];
     };
     for (const step of this.spec.calls) {
