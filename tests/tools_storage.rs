@@ -410,3 +410,124 @@ fn store_acknowledged_writes_survive_the_process_being_killed() {
     got.reverse();
     assert_eq!(got, ids);
 }
+
+fn side_file(db: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push(suffix);
+    s.into()
+}
+
+/// The user_version and application_id in the main file's header (offsets 60 and 68).
+fn header_numbers(db: &Path) -> (i64, i64) {
+    let bytes = std::fs::read(db).unwrap();
+    let at = |i: usize| i64::from(i32::from_be_bytes(bytes[i..i + 4].try_into().unwrap()));
+    (at(60), at(68))
+}
+
+#[test]
+fn store_server_that_wrote_and_exited_leaves_everything_readable() {
+    let dir = TempDir::new("exit-wal");
+    let db = dir.path("review.db");
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+        .to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+    ];
+    for i in 0..20 {
+        lines.push(call_line(
+            i + 1,
+            "remember",
+            json!({"artifact": art(REV_A), "entity_ids": [format!("face:{i}")],
+                   "name": format!("kept {i}")}),
+        ));
+    }
+    let out = spawn_server(&db, lines).join().unwrap();
+    assert_eq!(out.len(), 21);
+    // Closing does not checkpoint: the writes live in the WAL the server left behind, and
+    // every later reader must see them there.
+    assert!(side_file(&db, "-wal").exists());
+    let check = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .args(["check"])
+        .env("REVIEW_MCP_DB_PATH", &db)
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{check:?}");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(said.contains("20 records"), "{said}");
+    let export = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .args(["export"])
+        .env("REVIEW_MCP_DB_PATH", &db)
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{export:?}");
+    assert_eq!(String::from_utf8_lossy(&export.stdout).lines().count(), 20);
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    let got = c.ok(
+        "recall",
+        json!({"artifact": art(REV_A), "entity_id": "face:19"}),
+    );
+    assert_eq!(got["records"][0]["name"], "kept 19");
+}
+
+#[test]
+fn store_new_file_header_says_ours_after_the_first_open() {
+    let dir = TempDir::new("header");
+    let db = dir.path("review.db");
+    drop(Store::open(&db).unwrap());
+    // The migration is copied into the main file at once, so later starts can recognise
+    // the file from its header.
+    assert_eq!(header_numbers(&db), (SCHEMA_VERSION, APPLICATION_ID));
+    for _ in 0..2 {
+        let s = Store::open(&db).unwrap();
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
+    }
+}
+
+/// A change committed only to the WAL, by a connection that does not checkpoint on close,
+/// leaving the main file's header as it was.
+fn commit_to_wal_only(db: &Path, sql: &str) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )
+    .unwrap();
+    conn.execute_batch(sql).unwrap();
+}
+
+#[test]
+fn store_stale_header_saying_ours_does_not_hide_a_newer_or_foreign_wal() {
+    let dir = TempDir::new("stale-header");
+    for (name, sql, expect) in [
+        (
+            "newer.db",
+            format!("PRAGMA user_version = {}", SCHEMA_VERSION + 1),
+            "newer review-mcp",
+        ),
+        (
+            "foreign.db",
+            "PRAGMA application_id = 305419896".to_string(),
+            "another application",
+        ),
+    ] {
+        let db = dir.path(name);
+        drop(Store::open(&db).unwrap());
+        commit_to_wal_only(&db, &sql);
+        // The header still says "ours, current version": only the WAL knows better.
+        assert_eq!(header_numbers(&db), (SCHEMA_VERSION, APPLICATION_ID));
+        let before = digest(&db);
+        let err = match Store::open(&db) {
+            Ok(_) => panic!("{name} was opened"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(expect), "{err}");
+        assert!(err.contains("untouched"), "{err}");
+        assert_eq!(digest(&db), before, "{name} changed");
+    }
+}

@@ -192,6 +192,13 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.commit()?;
+    // Copy the migration into the main file now (once per file and version) rather than at
+    // the next auto-checkpoint, ~1000 pages later: until then the main file's header would
+    // not show the file is ours, and every start would pay the full read-only inspection.
+    // Best effort: a reader holding an older snapshot can make it partial, which is harmless.
+    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+        log::debug!("checkpoint after the migration of {}: {e}", path.display());
+    }
     Ok(())
 }
 
