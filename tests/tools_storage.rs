@@ -531,3 +531,31 @@ fn store_stale_header_saying_ours_does_not_hide_a_newer_or_foreign_wal() {
         assert_eq!(digest(&db), before, "{name} changed");
     }
 }
+
+#[test]
+fn store_many_short_lived_writers_keep_the_wal_bounded() {
+    let dir = TempDir::new("wal-bound");
+    let db = dir.path("review.db");
+    // Each open writes and closes without a checkpoint; the auto-checkpoint during writes
+    // must still keep the WAL from growing (about 2,000 pages are written in all).
+    for p in 0..80 {
+        let mut c = Client::new(Store::open(&db).unwrap(), Era::V2025_11_25);
+        for i in 0..4 {
+            c.ok(
+                "remember",
+                json!({"artifact": art(REV_A), "entity_ids": [format!("face:{p}")],
+                       "name": format!("n{p}-{i}"), "note": "x".repeat(300), "tags": ["t"]}),
+            );
+        }
+    }
+    let wal = std::fs::metadata(side_file(&db, "-wal")).unwrap().len();
+    assert!(wal < 2 * 1024 * 1024, "the WAL grew to {wal} bytes");
+    let mut store = Store::open(&db).unwrap();
+    assert_eq!(store.check().unwrap(), Vec::<String>::new());
+    let mut c = Client::new(store, Era::V2025_11_25);
+    let last = c.ok(
+        "recall",
+        json!({"artifact": art(REV_A), "entity_id": "face:79"}),
+    );
+    assert_eq!(last["records"].as_array().unwrap().len(), 4);
+}

@@ -243,7 +243,7 @@ impl Store {
         // file with two fsyncs, 9-36 ms between a host closing stdin and the process exiting.
         // Nothing is less durable: every commit's WAL frames were already synced
         // (synchronous=FULL), SQLite's auto-checkpoint still runs during writes (so the WAL
-        // stays near 1000 pages), and the next open of the file reads the WAL. It also keeps
+        // stays bounded, see below), and the next open of the file reads the WAL. It also keeps
         // a refused open (see `ours_by_header`) from writing to the main file on close. The
         // cost: the `-wal` file stays next to the database after exit.
         conn.set_db_config(
@@ -253,6 +253,11 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", true)?;
         if wal {
             set_wal(&conn)?;
+            // The next process to open the file reads the WAL left at exit (about 3,000
+            // instructions a page): with SQLite's default of 1000 pages that is up to +1 ms
+            // on a cold start; 200 pages bound it to ~0.2 ms. The checkpoints run five times
+            // as often but each is smaller (measured: remember p50 unchanged, p99 lower).
+            conn.pragma_update(None, "wal_autocheckpoint", 200)?;
         }
         // FULL: a write acknowledged to the client survives the process (or the machine)
         // stopping right after the answer.
