@@ -509,31 +509,29 @@ pub fn export(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `review-mcp import FILE`: validate every line, plan against the database, write the
-/// winners in one transaction, report what happened on stdout.
+/// `review-mcp import FILE`: validate every line, then let the store judge and write them in
+/// one transaction, and report what it did on stdout.
 pub fn import(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let schemas = transfer::Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
     let input = File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
     let lines = transfer::read_import(&mut BufReader::new(input), &schemas)
         .map_err(|e| anyhow!("{}: {e}", file.display()))?;
     let total = lines.len();
+    let (records, decisions) = transfer::split(lines);
     let mut store = open(db)?;
-    let records = store.all_records().map_err(|e| anyhow!("{e}"))?;
-    let decisions = store.all_decisions().map_err(|e| anyhow!("{e}"))?;
-    let plan = transfer::plan(records, decisions, lines);
-    if !plan.records.is_empty() || !plan.decisions.is_empty() {
-        store
-            .import(&plan.records, &plan.decisions)
-            .map_err(|e| anyhow!("{}: nothing was written: {e}", file.display()))?;
-    }
+    // The counts come from the same transaction that wrote, so they describe what happened
+    // even when a server wrote the database a moment before.
+    let summary = store
+        .import(&records, &decisions)
+        .map_err(|e| anyhow!("{}: nothing was written: {e}", file.display()))?;
     let mut out = io::stdout().lock();
     let _ = writeln!(
         out,
         "{}: {total} lines: added {}, replaced {}, unchanged {}",
         file.display(),
-        plan.added,
-        plan.replaced,
-        plan.unchanged
+        summary.added,
+        summary.replaced,
+        summary.unchanged
     );
     Ok(ExitCode::SUCCESS)
 }

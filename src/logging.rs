@@ -15,7 +15,6 @@
 //! they are tested without touching the process-wide logger.
 
 use std::io::Write;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use log::{Level, LevelFilter};
 use serde_json::{Map, Value};
@@ -135,7 +134,7 @@ pub fn init_with(config: Config) {
         .format(move |buf, record| {
             let line = format_line(
                 format,
-                &rfc3339_millis(SystemTime::now()),
+                &crate::review::time::now(),
                 record.level(),
                 record.target(),
                 &record.args().to_string(),
@@ -197,42 +196,6 @@ fn level_name(level: Level) -> &'static str {
         Level::Debug => "debug",
         Level::Trace => "trace",
     }
-}
-
-/// Formats a time as RFC 3339 UTC with milliseconds, e.g. `2026-07-28T09:15:02.123Z`.
-pub fn rfc3339_millis(t: SystemTime) -> String {
-    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = d.as_secs();
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    let (y, mo, da) = civil_from_days(days);
-    format!(
-        "{y:04}-{mo:02}-{da:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60,
-        d.subsec_millis()
-    )
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day): Howard Hinnant's
-/// `civil_from_days`, so no date crate is needed.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    (
-        y,
-        u32::try_from(m).unwrap_or(1),
-        u32::try_from(d).unwrap_or(1),
-    )
 }
 
 fn is_key_byte(b: u8) -> bool {
@@ -333,7 +296,6 @@ pub fn redact(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn config_defaults_are_info_json_no_trace() {
@@ -480,14 +442,5 @@ mod tests {
     #[test]
     fn redact_unterminated_quote_redacts_to_end() {
         assert_eq!(redact(r#""password":"abc"#), r#""password":"[REDACTED]"#);
-    }
-
-    #[test]
-    fn rfc3339_millis_formats_utc() {
-        assert_eq!(rfc3339_millis(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        let t = UNIX_EPOCH + Duration::from_millis(1_785_197_702_123);
-        assert_eq!(rfc3339_millis(t), "2026-07-28T00:15:02.123Z");
-        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
-        assert_eq!(rfc3339_millis(leap), "2000-02-29T00:00:00.000Z");
     }
 }

@@ -540,6 +540,86 @@ fn import_later_updated_at_wins_and_keeps_its_own_id() {
     assert!(out.contains("\"id\":\"rec_newer\"") && out.contains("\"note\":\"newer\""));
 }
 
+/// A server's `remember` at `path`: a named feature "bore" written now (later than any
+/// timestamp the import files below carry, which are in 2026-01).
+fn server_remembers_bore(path: &Path) -> review_mcp::review::Record {
+    let mut store = review_mcp::store::Store::open(path).unwrap();
+    let new = review_mcp::store::NewRecord {
+        artifact: review_mcp::review::Artifact {
+            revision: rev(1),
+            format: "step".into(),
+            uri: Some("file:///w/p.step".into()),
+            units: None,
+        },
+        name: Some("bore".into()),
+        note: Some("written by the server".into()),
+        tags: vec![],
+        entity_ids: vec![],
+        id_scheme: "opaque".into(),
+    };
+    store.remember(&new).unwrap().0
+}
+
+fn bore_line(id: &str, updated_at: &str, note: &str) -> serde_json::Value {
+    serde_json::json!({"record": {"id": id, "kind": "feature", "name": "bore",
+        "note": note, "tags": [], "entity_ids": [], "id_scheme": "opaque",
+        "artifact": {"revision": rev(1), "format": "step", "uri": "file:///w/p.step"},
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": updated_at}})
+}
+
+#[test]
+fn import_older_line_than_a_server_write_leaves_the_server_write() {
+    // The database is written by a server after the file was made (T2 = now); the file holds
+    // the same key at T1 < T2. The import judges at write time, so the older line loses.
+    let dir = TempDir::new("import-race");
+    let held = server_remembers_bore(&dir.path().join("r.db"));
+    write_lines(
+        &dir.path().join("old.jsonl"),
+        &[bore_line(
+            "rec_file",
+            "2026-01-01T12:00:00.000Z",
+            "from the file",
+        )],
+    );
+    let o = run(dir.path(), &["--db", "r.db", "import", "old.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("1 lines: added 0, replaced 0, unchanged 1"),
+        "{}",
+        stdout(&o)
+    );
+    let out = String::from_utf8_lossy(&export(dir.path(), "r.db")).into_owned();
+    assert_eq!(out.lines().count(), 1);
+    assert!(
+        out.contains(&format!("\"id\":\"{}\"", held.id)) && out.contains("written by the server"),
+        "{out}"
+    );
+}
+
+#[test]
+fn import_line_whose_id_is_held_by_another_key_refuses_the_file() {
+    let dir = TempDir::new("import-id-clash");
+    let held = server_remembers_bore(&dir.path().join("r.db"));
+    let before = export(dir.path(), "r.db");
+    // The server's id on another feature ("slot"), newer than anything: refused all the same,
+    // and the valid new line before it is not written either.
+    let mut clash = bore_line(&held.id, "2099-01-01T00:00:00.000Z", "renamed");
+    clash["record"]["name"] = serde_json::json!("slot");
+    let mut fresh = bore_line("rec_fresh", "2026-01-01T12:00:00.000Z", "new");
+    fresh["record"]["name"] = serde_json::json!("datum");
+    write_lines(&dir.path().join("clash.jsonl"), &[fresh, clash]);
+    let o = run(dir.path(), &["--db", "r.db", "import", "clash.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("nothing was written")
+            && err.contains(&held.id)
+            && err.contains("already held"),
+        "{err}"
+    );
+    assert!(export(dir.path(), "r.db") == before);
+}
+
 #[test]
 fn import_missing_file_fails_and_creates_nothing_wrong() {
     let dir = TempDir::new("import-missing");

@@ -306,11 +306,15 @@ fn store_export_import_round_trip_keeps_ids_and_timestamps() {
 
     let mut dst = Store::open_in_memory().unwrap();
     let summary = dst.import(&back, &decisions).unwrap();
-    assert_eq!(summary.records, 1);
+    assert_eq!(
+        (summary.added, summary.replaced, summary.unchanged),
+        (1, 0, 0)
+    );
     assert_eq!(dst.all_records().unwrap(), records);
     assert_eq!(dst.get_record(&rec.id).unwrap(), Some(rec.clone()));
-    // Importing twice overwrites by id instead of duplicating.
-    dst.import(&back, &decisions).unwrap();
+    // Importing twice changes nothing instead of duplicating.
+    let again = dst.import(&back, &decisions).unwrap();
+    assert_eq!((again.added, again.replaced, again.unchanged), (0, 0, 1));
     assert_eq!(dst.all_records().unwrap().len(), 1);
     assert_eq!(dst.check().unwrap(), Vec::<String>::new());
     // The imported record is searchable and keyed as before.
@@ -324,6 +328,44 @@ fn store_export_import_round_trip_keeps_ids_and_timestamps() {
     );
     assert_eq!(again["replaced"], true);
     assert_eq!(again["record"]["created_at"], rec.created_at.as_str());
+}
+
+#[test]
+fn store_import_after_another_handle_writes_judges_the_new_state() {
+    // Two connections to one file, as `review-mcp import` and a server would be: the importer
+    // opens first, the server writes the key now, then the importer offers an older line.
+    let dir = TempDir::new("import-race");
+    let db = dir.path("r.db");
+    let mut importer = Store::open(&db).unwrap();
+    let mut server = Store::open(&db).unwrap();
+    let new = review_mcp::store::NewRecord {
+        artifact: review_mcp::review::Artifact {
+            revision: REV_A.into(),
+            format: "step".into(),
+            uri: Some("file:///w/a.step".into()),
+            units: None,
+        },
+        name: Some("datum".into()),
+        note: Some("server".into()),
+        tags: vec![],
+        entity_ids: vec![],
+        id_scheme: "opaque".into(),
+    };
+    let (held, _) = server.remember(&new).unwrap();
+    let mut older = held.clone();
+    older.id = "rec_file".into();
+    older.note = Some("file".into());
+    older.updated_at = "2000-01-01T00:00:00.000Z".into();
+    older.created_at = older.updated_at.clone();
+    let s = importer.import(std::slice::from_ref(&older), &[]).unwrap();
+    assert_eq!((s.added, s.replaced, s.unchanged), (0, 0, 1));
+    assert_eq!(server.all_records().unwrap(), vec![held.clone()]);
+    // A line later than the server's write does replace it, keeping its own id.
+    let mut newer = older;
+    newer.updated_at = "2999-01-01T00:00:00.000Z".into();
+    let s = importer.import(std::slice::from_ref(&newer), &[]).unwrap();
+    assert_eq!((s.added, s.replaced, s.unchanged), (0, 1, 0));
+    assert_eq!(server.all_records().unwrap(), vec![newer]);
 }
 
 #[test]

@@ -16,15 +16,16 @@
 //! Import reads the whole file first and validates every line (the record and decision shapes
 //! of the tools' output schemas, then the domain rules: revision form, normalised uri,
 //! feature/note naming, a `question` for unresolved and conflicting items, timestamp form).
-//! One bad line refuses the whole file and nothing is written. The valid lines are then
-//! planned against what the database holds, keyed naturally: a named feature by
-//! (locator, name), a note by its id, a decision by (locator, subject, revision). Where a key
-//! is already held, the line with the later `updated_at` wins and keeps its own id; an
-//! identical or older line leaves the database unchanged. The winners are written by the
-//! store in one transaction (all or nothing), so importing the same file twice changes
-//! nothing the second time.
+//! One bad line refuses the whole file and nothing is written. The valid lines then go to
+//! `Store::import`, which judges each one against what the database holds *at that moment*,
+//! inside its one write transaction (so a server writing the same file meanwhile is never
+//! overwritten by an older line), keyed naturally: a named feature by (locator, name), a note
+//! by its id, a decision by (locator, subject, revision). Where a key is already held, the
+//! line with the later `updated_at` wins and keeps its own id; an identical, older or equally
+//! old line leaves the database unchanged. A line whose id is held by a row with another key
+//! refuses the whole import. All or nothing, so importing the same file twice changes nothing
+//! the second time.
 
-use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 use serde_json::{Map, Value, json};
@@ -346,121 +347,20 @@ fn is_timestamp(s: &str) -> bool {
         })
 }
 
-/// What an import will do.
-#[derive(Debug, Default, PartialEq)]
-pub struct Plan {
-    pub records: Vec<Record>,
-    pub decisions: Vec<Decision>,
-    pub added: usize,
-    pub replaced: usize,
-    pub unchanged: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Feature {
-        locator: String,
-        name: String,
-    },
-    Note {
-        id: String,
-    },
-    Decision {
-        locator: String,
-        subject: String,
-        revision: String,
-    },
-}
-
-fn record_key(r: &Record) -> Key {
-    match &r.name {
-        Some(name) => Key::Feature {
-            locator: r.artifact.locator().to_string(),
-            name: name.clone(),
-        },
-        None => Key::Note { id: r.id.clone() },
-    }
-}
-
-fn decision_key(d: &Decision) -> Key {
-    Key::Decision {
-        locator: d.artifact.locator().to_string(),
-        subject: d.subject.clone(),
-        revision: d.artifact.revision.clone(),
-    }
-}
-
-/// Who holds a key while planning: the database's row, or a line of the file (only those
-/// are written).
-enum Holder {
-    Db(Line),
-    File(Line),
-}
-
-impl Holder {
-    fn line(&self) -> &Line {
-        match self {
-            Holder::Db(l) | Holder::File(l) => l,
-        }
-    }
-}
-
-fn updated_at(l: &Line) -> &str {
-    match l {
-        Line::Record(r) => &r.updated_at,
-        Line::Decision(d) => &d.updated_at,
-    }
-}
-
-/// Plans an import of `lines` into a database holding `records` and `decisions`: which lines
-/// to write, and how many lines were added, replaced an older holder of their key, or left
-/// the database unchanged (identical, or older than what is held). Later lines of the file
-/// compete with earlier ones by the same rule.
-pub fn plan(records: Vec<Record>, decisions: Vec<Decision>, lines: Vec<Line>) -> Plan {
-    let mut held: HashMap<Key, Holder> = HashMap::new();
-    for r in records {
-        held.insert(record_key(&r), Holder::Db(Line::Record(r)));
-    }
-    for d in decisions {
-        held.insert(decision_key(&d), Holder::Db(Line::Decision(d)));
-    }
-    let mut plan = Plan::default();
-    let mut order: Vec<Key> = Vec::new();
+/// Splits validated lines into the records and decisions [`Store::import`] takes, each in
+/// file order (the two never share a key, so only the order within each matters).
+///
+/// [`Store::import`]: review_mcp::store::Store::import
+pub fn split(lines: Vec<Line>) -> (Vec<Record>, Vec<Decision>) {
+    let mut records = Vec::new();
+    let mut decisions = Vec::new();
     for line in lines {
-        let key = match &line {
-            Line::Record(r) => record_key(r),
-            Line::Decision(d) => decision_key(d),
-        };
-        match held.get(&key) {
-            None => {
-                plan.added += 1;
-                order.push(key.clone());
-                held.insert(key, Holder::File(line));
-            }
-            Some(h) if h.line() == &line => plan.unchanged += 1,
-            Some(h) if updated_at(&line) > updated_at(h.line()) => {
-                // Counted per line: a later line of the file that beats an earlier one
-                // replaced it too, so added + replaced + unchanged = the number of lines.
-                plan.replaced += 1;
-                order.push(key.clone());
-                held.insert(key, Holder::File(line));
-            }
-            Some(_) => plan.unchanged += 1,
+        match line {
+            Line::Record(r) => records.push(r),
+            Line::Decision(d) => decisions.push(d),
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    for key in order {
-        if !seen.insert(key.clone()) {
-            continue;
-        }
-        if let Some(Holder::File(line)) = held.remove(&key) {
-            match line {
-                Line::Record(r) => plan.records.push(r),
-                Line::Decision(d) => plan.decisions.push(d),
-            }
-        }
-    }
-    plan
+    (records, decisions)
 }
 
 #[cfg(test)]
@@ -493,57 +393,16 @@ mod tests {
     const T2: &str = "2026-01-02T00:00:00.000Z";
 
     #[test]
-    fn plan_new_key_is_added_and_written() {
-        let p = plan(vec![], vec![], vec![Line::Record(feature("a", "bore", T1))]);
-        assert_eq!((p.added, p.replaced, p.unchanged), (1, 0, 0));
-        assert_eq!(p.records.len(), 1);
-    }
-
-    #[test]
-    fn plan_identical_line_is_unchanged_and_not_written() {
-        let held = feature("a", "bore", T1);
-        let p = plan(vec![held.clone()], vec![], vec![Line::Record(held)]);
-        assert_eq!((p.added, p.replaced, p.unchanged), (0, 0, 1));
-        assert!(p.records.is_empty());
-    }
-
-    #[test]
-    fn plan_later_updated_at_wins_with_its_own_id() {
-        let p = plan(
-            vec![feature("a", "bore", T1)],
-            vec![],
-            vec![Line::Record(feature("b", "bore", T2))],
+    fn split_keeps_file_order_within_each_kind() {
+        let (r, d) = split(vec![
+            Line::Record(feature("a", "bore", T1)),
+            Line::Record(feature("b", "slot", T2)),
+        ]);
+        assert_eq!(
+            r.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
         );
-        assert_eq!((p.added, p.replaced, p.unchanged), (0, 1, 0));
-        assert_eq!(p.records[0].id, "b");
-    }
-
-    #[test]
-    fn plan_older_or_equal_line_leaves_the_database_unchanged() {
-        for t in [T1, "2025-12-31T00:00:00.000Z"] {
-            let p = plan(
-                vec![feature("a", "bore", T1)],
-                vec![],
-                vec![Line::Record(feature("b", "bore", t))],
-            );
-            assert_eq!((p.added, p.replaced, p.unchanged), (0, 0, 1), "{t}");
-            assert!(p.records.is_empty());
-        }
-    }
-
-    #[test]
-    fn plan_duplicate_key_in_file_writes_only_the_latest() {
-        let p = plan(
-            vec![],
-            vec![],
-            vec![
-                Line::Record(feature("a", "bore", T1)),
-                Line::Record(feature("b", "bore", T2)),
-            ],
-        );
-        assert_eq!((p.added, p.replaced, p.unchanged), (1, 1, 0));
-        assert_eq!(p.records.len(), 1);
-        assert_eq!(p.records[0].id, "b");
+        assert!(d.is_empty());
     }
 
     #[test]

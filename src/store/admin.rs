@@ -3,10 +3,8 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::decisions::{
-    DECISION_COLS, decision_from_row, delete_decisions, load_basis, write_decision,
-};
-use super::records::{RECORD_COLS, delete_records, record_from_row, write_record};
+use super::decisions::{DECISION_COLS, decision_from_row, load_basis, write_decision};
+use super::records::{RECORD_COLS, record_from_row, write_record};
 use super::{SCHEMA_VERSION, Store, StoreError, next_seq};
 use crate::review::{Decision, Kind, Record, is_revision};
 
@@ -22,11 +20,147 @@ pub struct RevisionSummary {
     pub last_seq: i64,
 }
 
-/// What an import wrote.
+/// What an import did, line by line (added + replaced + unchanged = lines offered), as
+/// decided inside its write transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ImportSummary {
-    pub records: usize,
-    pub decisions: usize,
+    /// Lines whose key was free.
+    pub added: usize,
+    /// Lines later than the holder of their key, which they replaced.
+    pub replaced: usize,
+    /// Lines identical to, older than, or as old as the holder of their key.
+    pub unchanged: usize,
+}
+
+impl ImportSummary {
+    fn count(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Added => self.added += 1,
+            Outcome::Replaced => self.replaced += 1,
+            Outcome::Unchanged => self.unchanged += 1,
+        }
+    }
+}
+
+/// What one imported line did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Added,
+    Replaced,
+    Unchanged,
+}
+
+/// The row holding a line's natural key: its row id and `updated_at`.
+struct Holder {
+    rid: i64,
+    updated_at: String,
+}
+
+/// Decides one line against the holder of its key, as read in the write transaction.
+fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
+    match holder {
+        None => Outcome::Added,
+        // Timestamps are fixed-width UTC, so they compare as strings; an identical line has
+        // the same `updated_at` and so leaves the row alone.
+        Some(h) if updated_at > h.updated_at.as_str() => Outcome::Replaced,
+        Some(_) => Outcome::Unchanged,
+    }
+}
+
+fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError> {
+    let holder = match &r.name {
+        Some(name) => tx
+            .prepare_cached("SELECT rid, updated_at FROM records WHERE locator = ?1 AND name = ?2")?
+            .query_row(params![r.artifact.locator(), name], |row| {
+                Ok(Holder {
+                    rid: row.get(0)?,
+                    updated_at: row.get(1)?,
+                })
+            })
+            .optional()?,
+        // A note's key is its id.
+        None => tx
+            .prepare_cached("SELECT rid, updated_at FROM records WHERE id = ?1 AND kind = 'note'")?
+            .query_row([&r.id], |row| {
+                Ok(Holder {
+                    rid: row.get(0)?,
+                    updated_at: row.get(1)?,
+                })
+            })
+            .optional()?,
+    };
+    let by_id: Option<(i64, String, Option<String>, String)> = tx
+        .prepare_cached("SELECT rid, kind, name, locator FROM records WHERE id = ?1")?
+        .query_row([&r.id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
+        .optional()?;
+    if let Some((rid, kind, name, locator)) = by_id
+        && holder.as_ref().map(|h| h.rid) != Some(rid)
+    {
+        let held = match name {
+            Some(name) => format!("{kind} {name:?} at {locator}"),
+            None => format!("{kind} at {locator}"),
+        };
+        let wanted = match &r.name {
+            Some(name) => format!("feature {name:?} at {}", r.artifact.locator()),
+            None => format!("note at {}", r.artifact.locator()),
+        };
+        return Err(StoreError::Invalid(format!(
+            "record {}: the id is already held by another record ({held}), not by the line's \
+             key ({wanted}); an id names one record, so give the line a new id",
+            r.id
+        )));
+    }
+    let outcome = judge(holder.as_ref(), &r.updated_at);
+    if outcome != Outcome::Unchanged {
+        // The winner takes the holder's row (and its own id), so nothing else moves.
+        let seq = next_seq(tx)?;
+        write_record(tx, holder.map(|h| h.rid), r, seq)?;
+    }
+    Ok(outcome)
+}
+
+fn import_decision(tx: &Transaction<'_>, d: &Decision) -> Result<Outcome, StoreError> {
+    let a = &d.artifact;
+    let holder = tx
+        .prepare_cached(
+            "SELECT rid, updated_at FROM decisions WHERE locator = ?1 AND subject = ?2 \
+             AND revision = ?3",
+        )?
+        .query_row(params![a.locator(), d.subject, a.revision], |row| {
+            Ok(Holder {
+                rid: row.get(0)?,
+                updated_at: row.get(1)?,
+            })
+        })
+        .optional()?;
+    let by_id: Option<(i64, String, String, String)> = tx
+        .prepare_cached("SELECT rid, subject, locator, revision FROM decisions WHERE id = ?1")?
+        .query_row([&d.id], |row| {
+            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+        })
+        .optional()?;
+    if let Some((rid, subject, locator, revision)) = by_id
+        && holder.as_ref().map(|h| h.rid) != Some(rid)
+    {
+        return Err(StoreError::Invalid(format!(
+            "decision {}: the id is already held by another decision ({subject:?} at {locator}, \
+             {revision}), not by the line's key ({:?} at {}, {}); an id names one decision, so \
+             give the line a new id",
+            d.id,
+            d.subject,
+            a.locator(),
+            a.revision
+        )));
+    }
+    let outcome = judge(holder.as_ref(), &d.updated_at);
+    if outcome != Outcome::Unchanged {
+        // The winner takes the holder's row (and its own id), so nothing else moves.
+        let seq = next_seq(tx)?;
+        write_decision(tx, holder.map(|h| h.rid), d, seq)?;
+    }
+    Ok(outcome)
 }
 
 fn decisions_with_basis(
@@ -172,9 +306,24 @@ impl Store {
         decisions_with_basis(&tx, rows)
     }
 
-    /// Writes exported records and decisions in one transaction, keeping their ids and
-    /// timestamps: an id already present is overwritten; a named feature (or a decision)
-    /// whose key is held by another id replaces that one. All or nothing.
+    /// Imports exported records and decisions, keeping their ids and timestamps, in one
+    /// write transaction (all or nothing).
+    ///
+    /// Each line is judged against what the database holds for its natural key *inside*
+    /// that transaction (a named feature by locator + name, a note by its id, a decision by
+    /// locator + subject + revision), so a server writing the same file concurrently is never
+    /// overwritten by an older line: the line is added when the key is free, replaces the
+    /// holder (taking its own id) when its `updated_at` is later, and otherwise leaves the
+    /// database unchanged (an equal `updated_at` keeps the database's version). Lines are
+    /// taken in order, so a later line of the same import competes with an earlier one by
+    /// the same rule.
+    ///
+    /// An id names one record (or decision) for good: the store never moves an id to
+    /// another key. A line whose id is already held by a row with a *different* natural key
+    /// contradicts the database (a hand-edited file, or two lines sharing an id), so the
+    /// whole import is refused with [`StoreError::Invalid`] naming both, whatever the
+    /// timestamps, and nothing is written: overwriting by id would silently destroy a row
+    /// that no line of the file addressed by its key.
     pub fn import(
         &mut self,
         records: &[Record],
@@ -195,48 +344,20 @@ impl Store {
                     .map_err(|e| StoreError::Invalid(format!("decision {} (#{i}): {e}", d.id)))?;
             }
         }
+        // IMMEDIATE: the write lock is taken before the first read, so nothing can change
+        // between a comparison and the write it decides.
         let tx = self.write()?;
+        let mut summary = ImportSummary::default();
         for r in records {
-            let seq = next_seq(&tx)?;
-            let by_id: Option<i64> = tx
-                .prepare_cached("SELECT rid FROM records WHERE id = ?1")?
-                .query_row([&r.id], |row| row.get(0))
-                .optional()?;
-            if let Some(name) = &r.name {
-                let holders: Vec<i64> = tx
-                    .prepare_cached(
-                        "SELECT rid FROM records WHERE locator = ?1 AND name = ?2 AND id <> ?3",
-                    )?
-                    .query_map(params![r.artifact.locator(), name, r.id], |row| row.get(0))?
-                    .collect::<Result<_, _>>()?;
-                delete_records(&tx, &holders)?;
-            }
-            write_record(&tx, by_id, r, seq)?;
+            let outcome = import_record(&tx, r)?;
+            summary.count(outcome);
         }
         for d in decisions {
-            let seq = next_seq(&tx)?;
-            let by_id: Option<i64> = tx
-                .prepare_cached("SELECT rid FROM decisions WHERE id = ?1")?
-                .query_row([&d.id], |row| row.get(0))
-                .optional()?;
-            let holders: Vec<i64> = tx
-                .prepare_cached(
-                    "SELECT rid FROM decisions WHERE locator = ?1 AND subject = ?2 \
-                     AND revision = ?3 AND id <> ?4",
-                )?
-                .query_map(
-                    params![d.artifact.locator(), d.subject, d.artifact.revision, d.id],
-                    |row| row.get(0),
-                )?
-                .collect::<Result<_, _>>()?;
-            delete_decisions(&tx, &holders)?;
-            write_decision(&tx, by_id, d, seq)?;
+            let outcome = import_decision(&tx, d)?;
+            summary.count(outcome);
         }
         tx.commit()?;
-        Ok(ImportSummary {
-            records: records.len(),
-            decisions: decisions.len(),
-        })
+        Ok(summary)
     }
 
     /// SQLite's integrity and foreign-key checks plus the full-text indexes' own check.
@@ -290,4 +411,212 @@ fn check_imported_record(r: &Record) -> Result<(), StoreError> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::{Artifact, BasisItem, Source, State};
+
+    const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    const T1: &str = "2026-01-01T00:00:00.000Z";
+    const T2: &str = "2026-01-02T00:00:00.000Z";
+    const T3: &str = "2026-01-03T00:00:00.000Z";
+
+    fn artifact() -> Artifact {
+        Artifact {
+            revision: REV.into(),
+            format: "step".into(),
+            uri: Some("file:///w/p.step".into()),
+            units: None,
+        }
+    }
+
+    fn feature(id: &str, name: &str, updated: &str, note: &str) -> Record {
+        Record {
+            id: id.into(),
+            kind: Kind::Feature,
+            name: Some(name.into()),
+            note: Some(note.into()),
+            tags: vec![],
+            entity_ids: vec![],
+            id_scheme: "opaque".into(),
+            artifact: artifact(),
+            created_at: T1.into(),
+            updated_at: updated.into(),
+        }
+    }
+
+    fn note(id: &str, updated: &str, text: &str) -> Record {
+        Record {
+            kind: Kind::Note,
+            name: None,
+            ..feature(id, "unused", updated, text)
+        }
+    }
+
+    fn decision(id: &str, subject: &str, updated: &str, disposition: &str) -> Decision {
+        Decision {
+            id: id.into(),
+            subject: subject.into(),
+            disposition: disposition.into(),
+            summary: None,
+            basis: vec![BasisItem {
+                requirement: "Bore 10 H7".into(),
+                source: Source::Drawing,
+                source_detail: None,
+                evidence: None,
+                state: State::Satisfied,
+                question: None,
+                faces: vec![],
+                verdict: None,
+            }],
+            artifact: artifact(),
+            created_at: T1.into(),
+            updated_at: updated.into(),
+        }
+    }
+
+    fn counts(s: ImportSummary) -> (usize, usize, usize) {
+        (s.added, s.replaced, s.unchanged)
+    }
+
+    fn store_with(records: &[Record], decisions: &[Decision]) -> Store {
+        let mut s = Store::open_in_memory().unwrap();
+        s.import(records, decisions).unwrap();
+        s
+    }
+
+    #[test]
+    fn import_free_key_is_added() {
+        let mut s = Store::open_in_memory().unwrap();
+        let r = feature("a", "bore", T1, "x");
+        let d = decision("d", "bore", T1, "hold");
+        let sum = s
+            .import(std::slice::from_ref(&r), std::slice::from_ref(&d))
+            .unwrap();
+        assert_eq!(counts(sum), (2, 0, 0));
+        assert_eq!(s.all_records().unwrap(), vec![r]);
+        assert_eq!(s.all_decisions().unwrap(), vec![d]);
+    }
+
+    #[test]
+    fn import_newer_line_replaces_the_holder_with_its_own_id() {
+        let mut s = store_with(
+            &[feature("a", "bore", T2, "held")],
+            &[decision("d", "bore", T2, "hold")],
+        );
+        let r = feature("b", "bore", T3, "newer");
+        let d = decision("e", "bore", T3, "accept");
+        let sum = s
+            .import(std::slice::from_ref(&r), std::slice::from_ref(&d))
+            .unwrap();
+        assert_eq!(counts(sum), (0, 2, 0));
+        assert_eq!(s.all_records().unwrap(), vec![r]);
+        assert_eq!(s.all_decisions().unwrap(), vec![d]);
+        assert_eq!(s.get_record("a").unwrap(), None);
+        assert_eq!(s.check().unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn import_older_or_equal_line_leaves_the_database_unchanged() {
+        let held = feature("a", "bore", T2, "held");
+        let held_note = note("n", T2, "held note");
+        let held_dec = decision("d", "bore", T2, "hold");
+        let mut s = store_with(
+            &[held.clone(), held_note.clone()],
+            std::slice::from_ref(&held_dec),
+        );
+        for t in [T1, T2] {
+            let sum = s
+                .import(
+                    &[feature("b", "bore", t, "other"), note("n", t, "other note")],
+                    &[decision("e", "bore", t, "accept")],
+                )
+                .unwrap();
+            assert_eq!(counts(sum), (0, 0, 3), "{t}");
+            assert_eq!(
+                s.all_records().unwrap(),
+                vec![held.clone(), held_note.clone()]
+            );
+            assert_eq!(s.all_decisions().unwrap(), vec![held_dec.clone()]);
+        }
+    }
+
+    #[test]
+    fn import_judges_against_a_write_made_after_the_file_was_read() {
+        // The lost update the old pre-transaction plan allowed: the file was read (and, then,
+        // planned) against a database holding the key at T1; a server then wrote the key at
+        // T3; the file's T2 line must now lose, since the judgement is made at write time.
+        let file = [feature("b", "bore", T2, "from the file")];
+        let mut s = store_with(&[feature("a", "bore", T1, "old")], &[]);
+        let server = feature("a", "bore", T3, "server wrote this meanwhile");
+        s.import(std::slice::from_ref(&server), &[]).unwrap();
+        let sum = s.import(&file, &[]).unwrap();
+        assert_eq!(counts(sum), (0, 0, 1));
+        assert_eq!(s.all_records().unwrap(), vec![server]);
+    }
+
+    #[test]
+    fn import_later_line_of_the_same_file_competes_with_an_earlier_one() {
+        let mut s = Store::open_in_memory().unwrap();
+        let sum = s
+            .import(
+                &[
+                    feature("a", "bore", T1, "first"),
+                    feature("b", "bore", T3, "latest"),
+                    feature("c", "bore", T2, "middle"),
+                ],
+                &[],
+            )
+            .unwrap();
+        assert_eq!(counts(sum), (1, 1, 1));
+        let all = s.all_records().unwrap();
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].id, "b");
+    }
+
+    #[test]
+    fn import_id_held_by_another_key_refuses_everything() {
+        let held = feature("a", "bore", T1, "held");
+        let held_dec = decision("d", "bore", T1, "hold");
+        let mut s = store_with(std::slice::from_ref(&held), std::slice::from_ref(&held_dec));
+        let fresh = feature("z", "fresh", T1, "would be added");
+        // The same id on another feature, whatever its timestamp.
+        for t in [T1, T3] {
+            let e = s
+                .import(&[fresh.clone(), feature("a", "slot", t, "renamed?")], &[])
+                .unwrap_err();
+            let msg = e.to_string();
+            assert!(
+                msg.contains("record a") && msg.contains("\"bore\""),
+                "{msg}"
+            );
+        }
+        // A note whose id is a feature's.
+        assert!(s.import(&[note("a", T3, "note")], &[]).is_err());
+        // A decision id on another subject.
+        let e = s
+            .import(&[], &[decision("d", "slot", T3, "accept")])
+            .unwrap_err();
+        assert!(e.to_string().contains("decision d"), "{e}");
+        assert_eq!(s.all_records().unwrap(), vec![held]);
+        assert_eq!(s.all_decisions().unwrap(), vec![held_dec]);
+    }
+
+    #[test]
+    fn import_two_lines_sharing_an_id_on_different_keys_refuse_everything() {
+        let mut s = Store::open_in_memory().unwrap();
+        let e = s
+            .import(
+                &[
+                    feature("a", "bore", T1, "one"),
+                    feature("a", "slot", T2, "two"),
+                ],
+                &[],
+            )
+            .unwrap_err();
+        assert!(matches!(e, StoreError::Invalid(_)), "{e}");
+        assert!(s.all_records().unwrap().is_empty());
+    }
 }

@@ -9,7 +9,7 @@
 use sha2::{Digest, Sha256};
 
 use super::ToolError;
-use crate::store::Position;
+use crate::store::{Page, PageRequest, Position};
 
 /// Where the next page starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +61,29 @@ pub fn decode(fingerprint: &str, cursor: &str) -> Result<Cursor, ToolError> {
 pub fn fingerprint(tool: &str, filters: &impl std::fmt::Debug) -> String {
     let digest = Sha256::digest(format!("{tool}|{filters:?}"));
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Where a recall page starts: the first page (no cursor) or just after a decoded cursor of
+/// the same query.
+pub fn page_request(
+    fingerprint: &str,
+    cursor: Option<&str>,
+    limit: u64,
+) -> Result<PageRequest, ToolError> {
+    let start = cursor.map(|c| decode(fingerprint, c)).transpose()?;
+    Ok(PageRequest {
+        snapshot: start.map(|c| c.snapshot),
+        after: start.map(|c| c.after),
+        limit: usize::try_from(limit).unwrap_or(50),
+    })
+}
+
+/// The `next_cursor` of a page: present only when more rows follow.
+pub fn next<T>(fingerprint: &str, page: &Page<T>) -> Option<String> {
+    match (page.more, page.items.last()) {
+        (true, Some((_, pos))) => Some(encode(fingerprint, page.snapshot, *pos)),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

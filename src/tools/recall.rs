@@ -8,7 +8,7 @@ use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short};
 use crate::review::Kind;
-use crate::store::{PageRequest, RecordQuery, Store};
+use crate::store::{RecordQuery, Store};
 
 pub const NAME: &str = "recall";
 
@@ -87,24 +87,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         kind: args.kind,
     };
     let fp = cursor::fingerprint(NAME, &query);
-    let start = args
-        .cursor
-        .as_deref()
-        .map(|c| cursor::decode(&fp, c))
-        .transpose()?;
-    let limit = usize::try_from(args.limit.unwrap_or(s::DEFAULT_PAGE)).unwrap_or(50);
-    let page = store.recall(
-        &query,
-        PageRequest {
-            snapshot: start.map(|c| c.snapshot),
-            after: start.map(|c| c.after),
-            limit,
-        },
+    let request = cursor::page_request(
+        &fp,
+        args.cursor.as_deref(),
+        args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
-    let next = match (page.more, page.items.last()) {
-        (true, Some((_, pos))) => Some(cursor::encode(&fp, page.snapshot, *pos)),
-        _ => None,
-    };
+    let page = store.recall(&query, request)?;
+    let next = cursor::next(&fp, &page);
     let stale = page
         .items
         .iter()

@@ -8,7 +8,7 @@ use super::cursor;
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::State;
-use crate::store::{DecisionQuery, PageRequest, Store};
+use crate::store::{DecisionQuery, Store};
 
 pub const NAME: &str = "recall_decisions";
 
@@ -86,24 +86,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         state: args.state,
     };
     let fp = cursor::fingerprint(NAME, &query);
-    let start = args
-        .cursor
-        .as_deref()
-        .map(|c| cursor::decode(&fp, c))
-        .transpose()?;
-    let limit = usize::try_from(args.limit.unwrap_or(s::DEFAULT_PAGE)).unwrap_or(50);
-    let page = store.recall_decisions(
-        &query,
-        PageRequest {
-            snapshot: start.map(|c| c.snapshot),
-            after: start.map(|c| c.after),
-            limit,
-        },
+    let request = cursor::page_request(
+        &fp,
+        args.cursor.as_deref(),
+        args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
-    let next = match (page.more, page.items.last()) {
-        (true, Some((_, pos))) => Some(cursor::encode(&fp, page.snapshot, *pos)),
-        _ => None,
-    };
+    let page = store.recall_decisions(&query, request)?;
+    let next = cursor::next(&fp, &page);
     let mut summary = format!(
         "{} decision{}",
         page.items.len(),
