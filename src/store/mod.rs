@@ -218,7 +218,17 @@ impl Store {
             ))));
         }
         let store = Store::setup(conn, true).map_err(named)?;
-        schema::migrate(&store.conn, path).map_err(named)?;
+        if let Err(e) = schema::migrate(&store.conn, path) {
+            // A refused file is left exactly as it is: no checkpoint of its WAL into it when
+            // this connection closes. (A normal close does checkpoint, on purpose: after the
+            // last server exits, `review.db` alone holds every write, so copying that one file
+            // is a complete backup. That costs two fsyncs, a few ms, at exit.)
+            let _ = store.conn.set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            );
+            return Err(named(e));
+        }
         Ok(store)
     }
 
@@ -239,24 +249,13 @@ impl Store {
             rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
             true,
         )?;
-        // No checkpoint when the last connection closes: it copies the WAL into the main
-        // file with two fsyncs, 9-36 ms between a host closing stdin and the process exiting.
-        // Nothing is less durable: every commit's WAL frames were already synced
-        // (synchronous=FULL), SQLite's auto-checkpoint still runs during writes (so the WAL
-        // stays bounded, see below), and the next open of the file reads the WAL. It also keeps
-        // a refused open (see `ours_by_header`) from writing to the main file on close. The
-        // cost: the `-wal` file stays next to the database after exit.
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        )?;
         conn.pragma_update(None, "foreign_keys", true)?;
         if wal {
             set_wal(&conn)?;
-            // The next process to open the file reads the WAL left at exit (about 3,000
-            // instructions a page): with SQLite's default of 1000 pages that is up to +1 ms
-            // on a cold start; 200 pages bound it to ~0.2 ms. The checkpoints run five times
-            // as often but each is smaller (measured: remember p50 unchanged, p99 lower).
+            // A smaller WAL than SQLite's default of 1000 pages: a process that was killed
+            // leaves a WAL the next start must read (about 3,000 instructions a page), and the
+            // checkpoint at a clean exit copies fewer pages. Checkpoints run five times as often
+            // but each is smaller (measured: remember p50 unchanged, p99 lower).
             conn.pragma_update(None, "wal_autocheckpoint", 200)?;
         }
         // FULL: a write acknowledged to the client survives the process (or the machine)
