@@ -30,7 +30,7 @@ pub fn initialize(params: &Map<String, Value>) -> (Session, Value) {
         .and_then(Value::as_str)
         .unwrap_or_default();
     let version = Version::negotiate_legacy(requested);
-    if version.as_str() != requested {
+    if !Version::speaks_legacy(requested) {
         log::info!(
             "client asked for protocol {requested:?}; offering {}",
             version.as_str()

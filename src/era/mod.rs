@@ -84,6 +84,11 @@ impl Version {
         Self::parse_in(&LEGACY, requested).unwrap_or(Self::LATEST_LEGACY)
     }
 
+    /// True when `requested` is a handshake-era version we speak as asked (no counter-offer).
+    pub fn speaks_legacy(requested: &str) -> bool {
+        Self::parse_in(&LEGACY, requested).is_some()
+    }
+
     /// A modern request's version, if we serve it.
     pub fn parse_modern(s: &str) -> Option<Version> {
         Self::parse_in(&MODERN, s)
@@ -137,6 +142,13 @@ mod tests {
         for v in LEGACY {
             assert_eq!(Version::negotiate_legacy(v.as_str()), v);
         }
+    }
+
+    #[test]
+    fn speaks_legacy_only_for_handshake_versions() {
+        assert!(Version::speaks_legacy("2024-11-05"));
+        assert!(!Version::speaks_legacy("2026-07-28"));
+        assert!(!Version::speaks_legacy("1999-01-01"));
     }
 
     #[test]
