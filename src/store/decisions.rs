@@ -2,12 +2,13 @@
 //! keyset pages, forget.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{OptionalExtension, Row, Transaction, params, params_from_iter};
+use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::records::{Clause, dedup};
 use super::search::{fts_words, match_all, match_column};
 use super::{
-    Page, PageRequest, Position, Store, StoreError, current_seq, json_strings, json_text, next_seq,
+    Page, PageRequest, Position, Segment, Store, StoreError, current_seq, json_strings, json_text,
+    next_seq, run_segments,
 };
 use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, id, time};
 
@@ -295,7 +296,7 @@ impl Store {
             },
             None => None,
         };
-        let mut segments: Vec<(String, Vec<SqlValue>)> = Vec::new();
+        let mut segments: Vec<Segment> = Vec::new();
         match text {
             Some((all, subject)) => {
                 // As for records: tier 0 (subject holds every word) then tier 1, each newest
@@ -357,21 +358,11 @@ impl Store {
                 segments.push((sql, c.params));
             }
         }
-        let mut rows_out = Vec::new();
-        for (sql, mut params) in segments {
-            let want = page.limit + 1 - rows_out.len();
-            if want == 0 {
-                break;
-            }
-            params.push(SqlValue::Integer(i64::try_from(want).unwrap_or(201)));
-            let mut stmt = tx.prepare_cached(&sql)?;
-            let mut rows = stmt.query(params_from_iter(params.iter()))?;
-            while let Some(row) = rows.next()? {
-                let (rid, decision, seq) = decision_from_row(row)?;
-                let tier: i64 = row.get(12)?;
-                rows_out.push((rid, decision, Position { tier, seq }));
-            }
-        }
+        let mut rows_out = run_segments(&tx, segments, page.limit, |row| {
+            let (rid, decision, seq) = decision_from_row(row)?;
+            let tier: i64 = row.get(12)?;
+            Ok((rid, decision, Position { tier, seq }))
+        })?;
         let more = rows_out.len() > page.limit;
         rows_out.truncate(page.limit);
         let mut items = Vec::with_capacity(rows_out.len());

@@ -461,6 +461,36 @@ fn set_wal(conn: &Connection) -> Result<(), StoreError> {
     }
 }
 
+/// One query of a page: its SQL (ending in `LIMIT ?`) and its parameters without the limit.
+type Segment = (String, Vec<rusqlite::types::Value>);
+
+/// Runs the segments of one recall page in order (tier 0 before tier 1), each limited to
+/// the rows still wanted, until `limit + 1` rows are in: the extra row says whether more
+/// follow. `map` turns a row into an item.
+fn run_segments<T>(
+    tx: &Transaction<'_>,
+    segments: Vec<Segment>,
+    limit: usize,
+    mut map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>, StoreError> {
+    let mut out = Vec::new();
+    for (sql, mut params) in segments {
+        let want = limit + 1 - out.len();
+        if want == 0 {
+            break;
+        }
+        params.push(rusqlite::types::Value::Integer(
+            i64::try_from(want).unwrap_or(201),
+        ));
+        let mut stmt = tx.prepare_cached(&sql)?;
+        let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
+        while let Some(row) = rows.next()? {
+            out.push(map(row)?);
+        }
+    }
+    Ok(out)
+}
+
 /// Parses a JSON array of strings stored in a TEXT column.
 fn json_strings(col: usize, s: &str) -> rusqlite::Result<Vec<String>> {
     serde_json::from_str(s).map_err(|e| {

@@ -2,11 +2,12 @@
 //! forget.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{OptionalExtension, Row, Transaction, params, params_from_iter};
+use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::search::{fts_words, match_all, match_column};
 use super::{
-    Page, PageRequest, Position, Store, StoreError, current_seq, json_strings, json_text, next_seq,
+    Page, PageRequest, Position, Segment, Store, StoreError, current_seq, json_strings, json_text,
+    next_seq, run_segments,
 };
 use crate::review::{Artifact, Kind, Record, id, time};
 
@@ -294,7 +295,7 @@ impl Store {
             },
             None => None,
         };
-        let mut segments: Vec<(String, Vec<SqlValue>)> = Vec::new();
+        let mut segments: Vec<Segment> = Vec::new();
         match text {
             Some((all, name)) => {
                 // Text order: tier 0 when the name holds every word, then tier 1; each tier
@@ -392,21 +393,11 @@ impl Store {
                 segments.push((sql, c.params));
             }
         }
-        let mut items = Vec::new();
-        for (sql, mut params) in segments {
-            let want = page.limit + 1 - items.len();
-            if want == 0 {
-                break;
-            }
-            params.push(SqlValue::Integer(i64::try_from(want).unwrap_or(201)));
-            let mut stmt = tx.prepare_cached(&sql)?;
-            let mut rows = stmt.query(params_from_iter(params.iter()))?;
-            while let Some(row) = rows.next()? {
-                let (record, seq) = record_from_row(row)?;
-                let tier: i64 = row.get(14)?;
-                items.push((record, Position { tier, seq }));
-            }
-        }
+        let mut items = run_segments(&tx, segments, page.limit, |row| {
+            let (record, seq) = record_from_row(row)?;
+            let tier: i64 = row.get(14)?;
+            Ok((record, Position { tier, seq }))
+        })?;
         let more = items.len() > page.limit;
         items.truncate(page.limit);
         Ok(Page {
