@@ -112,6 +112,21 @@ pub(super) fn write_decision(
     seq: i64,
 ) -> Result<i64, StoreError> {
     let a = &decision.artifact;
+    // The same values, numbered alike, for the update (row `rid` as ?13) and the insert.
+    let values = params![
+        decision.id,
+        a.locator(),
+        decision.subject,
+        a.revision,
+        a.format,
+        a.uri,
+        a.units,
+        decision.disposition,
+        decision.summary,
+        decision.created_at,
+        decision.updated_at,
+        seq
+    ];
     let rid = match rid {
         Some(rid) => {
             // Clear the old rows first, while the decision still has its old seq (the
@@ -125,25 +140,13 @@ pub(super) fn write_decision(
                 tx.prepare_cached(sql)?.execute([rid])?;
             }
             tx.prepare_cached(
-                "UPDATE decisions SET id = ?2, locator = ?3, subject = ?4, revision = ?5, \
-                 format = ?6, uri = ?7, units = ?8, disposition = ?9, summary = ?10, \
-                 created_at = ?11, updated_at = ?12, seq = ?13 WHERE rid = ?1",
+                "UPDATE decisions SET id = ?1, locator = ?2, subject = ?3, revision = ?4, \
+                 format = ?5, uri = ?6, units = ?7, disposition = ?8, summary = ?9, \
+                 created_at = ?10, updated_at = ?11, seq = ?12 WHERE rid = ?13",
             )?
-            .execute(params![
-                rid,
-                decision.id,
-                a.locator(),
-                decision.subject,
-                a.revision,
-                a.format,
-                a.uri,
-                a.units,
-                decision.disposition,
-                decision.summary,
-                decision.created_at,
-                decision.updated_at,
-                seq
-            ])?;
+            .execute(rusqlite::params_from_iter(
+                values.iter().copied().chain([&rid as &dyn rusqlite::ToSql]),
+            ))?;
             rid
         }
         None => {
@@ -152,20 +155,7 @@ pub(super) fn write_decision(
                  disposition, summary, created_at, updated_at, seq) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?
-            .execute(params![
-                decision.id,
-                a.locator(),
-                decision.subject,
-                a.revision,
-                a.format,
-                a.uri,
-                a.units,
-                decision.disposition,
-                decision.summary,
-                decision.created_at,
-                decision.updated_at,
-                seq
-            ])?;
+            .execute(values)?;
             tx.last_insert_rowid()
         }
     };

@@ -93,33 +93,36 @@ pub(super) fn write_record(
     let a = &record.artifact;
     let tags = json_text(&record.tags);
     let entities = json_text(&record.entity_ids);
+    // The same values, numbered alike, for the update (row `rid` as ?16) and the insert.
+    let values = params![
+        record.id,
+        record.kind.as_str(),
+        a.locator(),
+        record.name,
+        record.note,
+        tags,
+        entities,
+        record.id_scheme,
+        a.revision,
+        a.format,
+        a.uri,
+        a.units,
+        record.created_at,
+        record.updated_at,
+        seq
+    ];
     let rid = match rid {
         Some(rid) => {
             clear_record_side_rows(tx, rid)?;
             tx.prepare_cached(
-                "UPDATE records SET id = ?2, kind = ?3, locator = ?4, name = ?5, note = ?6, \
-                 tags = ?7, entity_ids = ?8, id_scheme = ?9, revision = ?10, format = ?11, \
-                 uri = ?12, units = ?13, created_at = ?14, updated_at = ?15, seq = ?16 \
-                 WHERE rid = ?1",
+                "UPDATE records SET id = ?1, kind = ?2, locator = ?3, name = ?4, note = ?5, \
+                 tags = ?6, entity_ids = ?7, id_scheme = ?8, revision = ?9, format = ?10, \
+                 uri = ?11, units = ?12, created_at = ?13, updated_at = ?14, seq = ?15 \
+                 WHERE rid = ?16",
             )?
-            .execute(params![
-                rid,
-                record.id,
-                record.kind.as_str(),
-                a.locator(),
-                record.name,
-                record.note,
-                tags,
-                entities,
-                record.id_scheme,
-                a.revision,
-                a.format,
-                a.uri,
-                a.units,
-                record.created_at,
-                record.updated_at,
-                seq
-            ])?;
+            .execute(rusqlite::params_from_iter(
+                values.iter().copied().chain([&rid as &dyn rusqlite::ToSql]),
+            ))?;
             rid
         }
         None => {
@@ -128,23 +131,7 @@ pub(super) fn write_record(
                  id_scheme, revision, format, uri, units, created_at, updated_at, seq) \
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             )?
-            .execute(params![
-                record.id,
-                record.kind.as_str(),
-                a.locator(),
-                record.name,
-                record.note,
-                tags,
-                entities,
-                record.id_scheme,
-                a.revision,
-                a.format,
-                a.uri,
-                a.units,
-                record.created_at,
-                record.updated_at,
-                seq
-            ])?;
+            .execute(values)?;
             tx.last_insert_rowid()
         }
     };
