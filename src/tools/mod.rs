@@ -146,3 +146,27 @@ fn short(s: &str, n: usize) -> String {
 fn short_rev(rev: &str) -> String {
     short(rev, 15)
 }
+
+/// The output of a recall page: `{<key>: items, next_cursor?}`, and the summary ended by a
+/// hint to follow the cursor when more rows follow.
+fn page_output(
+    key: &str,
+    items: Vec<Value>,
+    next: Option<String>,
+    mut summary: String,
+) -> ToolOutput {
+    summary.push_str(if next.is_some() {
+        "; more follow: call again with next_cursor."
+    } else {
+        "."
+    });
+    let mut out = serde_json::Map::new();
+    out.insert(key.into(), Value::Array(items));
+    if let Some(c) = next {
+        out.insert("next_cursor".into(), Value::String(c));
+    }
+    ToolOutput {
+        structured: Value::Object(out),
+        summary,
+    }
+}

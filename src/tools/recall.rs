@@ -118,18 +118,5 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         .into_iter()
         .map(|(r, _)| r.into_wire(current.as_deref()))
         .collect();
-    summary.push_str(if next.is_some() {
-        "; more follow: call again with next_cursor."
-    } else {
-        "."
-    });
-    let mut out = serde_json::Map::new();
-    out.insert("records".into(), Value::Array(records));
-    if let Some(c) = next {
-        out.insert("next_cursor".into(), Value::String(c));
-    }
-    Ok(ToolOutput {
-        structured: Value::Object(out),
-        summary,
-    })
+    Ok(super::page_output("records", records, next, summary))
 }
