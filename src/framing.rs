@@ -88,9 +88,10 @@ impl<R: BufRead> LineReader<R> {
 /// Line and newline go out in one `write_all`: written separately through stdout's
 /// `LineWriter`, a line over its 1 KiB buffer leaves in one write and the newline in a second,
 /// so the host wakes twice and reads a partial line first.
-pub fn write_line<W: Write>(out: &mut W, line: &str) -> io::Result<()> {
-    let mut buf = Vec::with_capacity(line.len() + 1);
-    buf.extend_from_slice(line.as_bytes());
+/// The line is taken by value so the newline goes on its end in place: an answer can be tens
+/// of kilobytes, and copying it once more per write was measurable.
+pub fn write_line<W: Write>(out: &mut W, line: String) -> io::Result<()> {
+    let mut buf = line.into_bytes();
     buf.push(b'\n');
     out.write_all(&buf)?;
     out.flush()

@@ -165,6 +165,49 @@ pub fn result_response(id: &Id, result: Value) -> Value {
     envelope(id.to_value(), "result", result)
 }
 
+/// The result of a request: a JSON value, or a JSON object already encoded as compact text.
+///
+/// A tool answer of a page of records is tens of kilobytes that travel twice (as
+/// `structuredContent` and as the text block that holds it as a string): built as a value
+/// tree and then encoded, it cost more than the query. Such results are written straight to
+/// text once and passed through as [`Body::Encoded`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    Value(Value),
+    /// Compact JSON of an object, as serde_json writes it.
+    Encoded(String),
+}
+
+impl Body {
+    /// The result as a value (decodes an encoded one: for tests and in-process callers).
+    pub fn into_value(self) -> Value {
+        match self {
+            Body::Value(v) => v,
+            Body::Encoded(s) => serde_json::from_str(&s).unwrap_or_else(|e| {
+                log::error!("an encoded result is not JSON: {e}");
+                Value::Null
+            }),
+        }
+    }
+}
+
+/// The whole response line (without its newline) for `id` with an already encoded `result`:
+/// the same bytes as encoding [`result_response`], whose keys serde_json writes sorted.
+pub fn encoded_result_response(id: &Id, result: &str) -> String {
+    let id = match id {
+        Id::Number(n) => n.to_string(),
+        Id::String(s) => Value::String(s.clone()).to_string(),
+    };
+    // Room for the envelope and the newline the writer appends.
+    let mut line = String::with_capacity(result.len() + id.len() + 40);
+    line.push_str("{\"id\":");
+    line.push_str(&id);
+    line.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
+    line.push_str(result);
+    line.push('}');
+    line
+}
+
 /// Builds an error response; `id` is `None` (written as null) when the request's id could not
 /// be read.
 pub fn error_response(id: Option<&Id>, error: &ErrorObject) -> Value {

@@ -25,7 +25,7 @@ use crate::era::legacy::{self, Session};
 use crate::era::modern::{self, Reply};
 use crate::framing::{self, Frame, LineReader};
 use crate::jsonrpc::{
-    self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Id, Incoming, PARSE_ERROR, Request,
+    self, Body, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Id, Incoming, PARSE_ERROR, Request,
 };
 use crate::service::Service;
 
@@ -68,6 +68,14 @@ enum Answer {
 }
 
 impl Answer {
+    /// The success response to `id`, kept encoded when the result already is.
+    fn result(id: &Id, body: Body) -> Answer {
+        match body {
+            Body::Value(v) => Answer::Message(jsonrpc::result_response(id, v)),
+            Body::Encoded(s) => Answer::Encoded(jsonrpc::encoded_result_response(id, &s)),
+        }
+    }
+
     fn into_line(self) -> String {
         match self {
             Answer::Message(v) => encode(&v),
@@ -111,7 +119,7 @@ impl Server {
                 return Ok(());
             }
             for answer in self.answer_frame(frame) {
-                framing::write_line(output, &answer.into_line())?;
+                framing::write_line(output, answer.into_line())?;
             }
         }
     }
@@ -258,7 +266,7 @@ impl Server {
     /// Serves a request, reusing the encoded result of an identical static list request.
     fn answer_request(&mut self, req: Request) -> Answer {
         if !STATIC_METHODS.contains(&req.method.as_str()) {
-            return Answer::Message(self.handle_request_guarded(req));
+            return self.handle_request_guarded(req);
         }
         let modern = modern::has_envelope(req.params.as_ref());
         let key = MemoKey {
@@ -277,33 +285,35 @@ impl Server {
         // Without a session, a legacy list request is an error: never memoised.
         let cacheable = modern || key.legacy.is_some();
         if let Some(result) = self.memo.get(&key) {
-            return Answer::Encoded(splice_result(&req.id, result));
+            return Answer::Encoded(jsonrpc::encoded_result_response(&req.id, result));
         }
-        let response = self.handle_request_guarded(req);
+        let answer = self.handle_request_guarded(req);
         if cacheable && self.memo.len() < MEMO_CAPACITY {
-            if let Some(result) = response.get("result") {
-                self.memo.insert(key, encode(result));
+            if let Answer::Message(response) = &answer {
+                if let Some(result) = response.get("result") {
+                    self.memo.insert(key, encode(result));
+                }
             }
         }
-        Answer::Message(response)
+        answer
     }
 
     /// A panic in a handler must not end the process: it becomes -32603 for that request.
-    fn handle_request_guarded(&mut self, req: Request) -> Value {
+    fn handle_request_guarded(&mut self, req: Request) -> Answer {
         let id = req.id.clone();
         match catch_unwind(AssertUnwindSafe(|| self.handle_request(req))) {
-            Ok(v) => v,
+            Ok(answer) => answer,
             Err(_) => {
                 log::error!("a handler panicked; answered -32603 and kept serving");
-                jsonrpc::error_response(
+                Answer::Message(jsonrpc::error_response(
                     Some(&id),
                     &ErrorObject::new(INTERNAL_ERROR, "Internal error"),
-                )
+                ))
             }
         }
     }
 
-    fn handle_request(&mut self, req: Request) -> Value {
+    fn handle_request(&mut self, req: Request) -> Answer {
         let Request { id, method, params } = req;
         let legacy_handshake = method == "initialize"
             && params
@@ -315,15 +325,15 @@ impl Server {
             let p = params.as_ref().and_then(Value::as_object).unwrap_or(&empty);
             let (session, result) = legacy::initialize(p);
             self.session = Some(session);
-            return jsonrpc::result_response(&id, result);
+            return Answer::Message(jsonrpc::result_response(&id, result));
         }
         if modern::has_envelope(params.as_ref()) {
             return match modern::handle(&mut self.service, &id, &method, params.as_ref()) {
-                Reply::Result(r) => jsonrpc::result_response(&id, r),
-                Reply::Error(e) => jsonrpc::error_response(Some(&id), &e),
+                Reply::Result(r) => Answer::result(&id, r),
+                Reply::Error(e) => Answer::Message(jsonrpc::error_response(Some(&id), &e)),
                 Reply::Hold(ack) => {
                     self.listening.push(id);
-                    ack
+                    Answer::Message(ack)
                 }
             };
         }
@@ -334,8 +344,8 @@ impl Server {
             params.as_ref(),
         );
         match answer {
-            Ok(r) => jsonrpc::result_response(&id, r),
-            Err(e) => jsonrpc::error_response(Some(&id), &e),
+            Ok(r) => Answer::result(&id, r),
+            Err(e) => Answer::Message(jsonrpc::error_response(Some(&id), &e)),
         }
     }
 
@@ -353,13 +363,6 @@ impl Server {
             log::debug!("notification {method}");
         }
     }
-}
-
-/// The response to `id` with an already encoded result: the same bytes [`encode`] writes for
-/// `jsonrpc::result_response` (serde_json's maps keep their keys sorted).
-fn splice_result(id: &Id, result: &str) -> String {
-    let id = encode(&id.to_value());
-    format!("{{\"id\":{id},\"jsonrpc\":\"2.0\",\"result\":{result}}}")
 }
 
 /// JSON's own whitespace (RFC 8259 §2): a line of nothing else is blank and ignored. Other

@@ -2,7 +2,7 @@
 //! resources.
 //!
 //! Both era adapters call [`Service::handle`] for the methods the eras share. It returns the
-//! result object without any era decoration (`resultType`, cache hints and `_meta` are the
+//! result object (a tool answer already encoded as text, see [`Body`]) without any era decoration (`resultType`, cache hints and `_meta` are the
 //! modern adapter's business) and typed [`ServiceError`]s that each adapter maps to its era's
 //! wire form. Results are shaped by the request's [`Version`] only through
 //! [`Version::features`].
@@ -13,6 +13,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use crate::era::{Features, Version};
+use crate::jsonrpc::Body;
 use crate::prompts::{self, PromptError};
 use crate::resources::{self, ResourceError};
 use crate::store::Store;
@@ -118,11 +119,11 @@ impl Service {
         method: &str,
         params: &Map<String, Value>,
         version: Version,
-    ) -> Option<Result<Value, ServiceError>> {
+    ) -> Option<Result<Body, ServiceError>> {
         let f = version.features();
         let out = match method {
+            "tools/call" => return Some(self.call_tool(params, version)),
             "tools/list" => self.list_tools(params, f),
-            "tools/call" => self.call_tool(params, version),
             "prompts/list" => list_prompts(params, f),
             "prompts/get" => get_prompt(params),
             "resources/list" => self.list_resources(params, f),
@@ -130,7 +131,7 @@ impl Service {
             "resources/templates/list" => list_templates(params, f),
             _ => return None,
         };
-        Some(out)
+        Some(out.map(Body::Value))
     }
 
     fn list_tools(&self, params: &Map<String, Value>, f: Features) -> Result<Value, ServiceError> {
@@ -143,7 +144,7 @@ impl Service {
         &mut self,
         params: &Map<String, Value>,
         version: Version,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<Body, ServiceError> {
         let name = match params.get("name") {
             Some(Value::String(n)) => n.clone(),
             Some(_) => return Err(invalid("\"name\" must be a string")),
@@ -170,11 +171,15 @@ impl Service {
             None => match tools::run(&mut self.store, &name, args) {
                 Ok(out) => {
                     check_output(tool, &out.structured)?;
-                    (tool_success_result(&out.summary, out.structured, f), "ok")
+                    (tool_success_result(&out.summary, &out.structured, f), "ok")
                 }
                 Err(e @ ToolError::Invalid(_)) => (tool_error_result(&e.to_string()), "refused"),
                 Err(e @ ToolError::Storage(_)) => {
                     (tool_error_result(&e.to_string()), "storage-error")
+                }
+                Err(e @ ToolError::Internal(_)) => {
+                    log::error!("tool {name}: {e}");
+                    (tool_error_result(&e.to_string()), "internal-error")
                 }
             },
         };
@@ -389,16 +394,22 @@ fn truncate(s: &str, max_chars: usize) -> String {
 
 /// In debug builds (and so in every test), a structured result that violates the tool's own
 /// `outputSchema` is an internal error instead of a silently wrong answer.
-fn check_output(tool: &RegisteredTool, structured: &Value) -> Result<(), ServiceError> {
+fn check_output(tool: &RegisteredTool, structured: &str) -> Result<(), ServiceError> {
     if !cfg!(debug_assertions) {
         return Ok(());
     }
+    let structured: Value = serde_json::from_str(structured).map_err(|e| {
+        ServiceError::Internal(format!(
+            "{} produced output that is not JSON: {e}",
+            tool.spec.name
+        ))
+    })?;
     let validator = tool
         .output
         .get_or_init(|| compile(&tool.spec.output_schema))
         .as_ref()
         .map_err(|e| ServiceError::Internal(format!("bad outputSchema: {e}")))?;
-    if let Some(e) = validator.iter_errors(structured).next() {
+    if let Some(e) = validator.iter_errors(&structured).next() {
         return Err(ServiceError::Internal(format!(
             "{} produced output that violates its outputSchema at {}: {e}",
             tool.spec.name,
@@ -408,29 +419,50 @@ fn check_output(tool: &RegisteredTool, structured: &Value) -> Result<(), Service
     Ok(())
 }
 
-fn tool_success_result(summary: &str, structured: Value, f: Features) -> Value {
-    let text = serde_json::to_string(&structured).unwrap_or_default();
-    let mut m = Map::new();
-    // `text` (the whole result as JSON) is moved in; `json!` would copy it.
-    m.insert(
-        "content".into(),
-        Value::Array(vec![text_block(summary.to_string()), text_block(text)]),
-    );
+/// A successful tool result, encoded: the summary and the whole result as text blocks (the
+/// JSON copy is what the spec asks of a tool with an output schema, for clients that read only
+/// `content`), then `structuredContent` where the version has it. Keys in sorted order, the
+/// same bytes serde_json writes for the equivalent value.
+fn tool_success_result(summary: &str, structured: &str, f: Features) -> Body {
+    let summary = Value::String(summary.to_string()).to_string();
+    let escapes = structured
+        .bytes()
+        .filter(|&b| b == b'"' || b == b'\\')
+        .count();
+    let copies = if f.structured_content { 2 } else { 1 };
+    let mut out = String::with_capacity(summary.len() + structured.len() * copies + escapes + 128);
+    out.push_str("{\"content\":[{\"text\":");
+    out.push_str(&summary);
+    out.push_str(",\"type\":\"text\"},{\"text\":\"");
+    push_json_as_string_contents(structured, &mut out);
+    out.push_str("\",\"type\":\"text\"}]");
     if f.structured_content {
-        m.insert("structuredContent".into(), structured);
+        out.push_str(",\"structuredContent\":");
+        out.push_str(structured);
     }
-    Value::Object(m)
+    out.push('}');
+    Body::Encoded(out)
 }
 
-fn text_block(text: String) -> Value {
-    let mut m = Map::new();
-    m.insert("type".into(), Value::from("text"));
-    m.insert("text".into(), Value::String(text));
-    Value::Object(m)
+/// Appends `json` as the inside of a JSON string. `json` is serde_json's compact output, which
+/// holds no control character (serde_json escapes them inside strings and writes no
+/// whitespace outside), so only `"` and `\` need a backslash: byte for byte what serde_json
+/// writes for the same string, without its per-character escape table and small writes (it
+/// was a fifth of a recall's CPU).
+fn push_json_as_string_contents(json: &str, out: &mut String) {
+    let mut start = 0;
+    for (i, b) in json.bytes().enumerate() {
+        if b == b'"' || b == b'\\' {
+            out.push_str(&json[start..i]);
+            out.push('\\');
+            start = i;
+        }
+    }
+    out.push_str(&json[start..]);
 }
 
-fn tool_error_result(message: &str) -> Value {
-    json!({"content": [{"type": "text", "text": message}], "isError": true})
+fn tool_error_result(message: &str) -> Body {
+    Body::Value(json!({"content": [{"type": "text", "text": message}], "isError": true}))
 }
 
 fn log_call(tool: &str, version: Version, outcome: &str, started: Instant) {
@@ -468,6 +500,55 @@ mod tests {
                 Err(ServiceError::InvalidCursor),
                 "{bad}"
             );
+        }
+    }
+
+    /// Strings that stress escaping: quotes, backslashes, every control character, non-ASCII
+    /// (including U+2028, which JSON allows raw) and DEL.
+    fn awkward_values() -> Vec<Value> {
+        let controls: String = (0u8..0x20).map(char::from).collect();
+        vec![
+            json!({}),
+            json!({"a": "plain", "n": 1, "f": -2.5e-7, "b": [true, false, null]}),
+            json!({"q": "say \"hi\" \\ back\\\\slash", "c": controls}),
+            json!({"u": "Größe ∅ 𝔸 \u{2028} \u{7f} \u{fffd}", "nested": {"k\"ey": ["\\\""]}}),
+            json!({"nul": "a\u{0}b", "bell": "\u{7}"}),
+        ]
+    }
+
+    #[test]
+    fn json_as_string_contents_matches_serde_json_escaping() {
+        for v in awkward_values() {
+            let compact = v.to_string();
+            let mut inside = String::new();
+            push_json_as_string_contents(&compact, &mut inside);
+            assert_eq!(format!("\"{inside}\""), Value::String(compact).to_string());
+        }
+    }
+
+    #[test]
+    fn tool_success_result_is_the_bytes_of_the_equivalent_value() {
+        for structured in awkward_values() {
+            let encoded = structured.to_string();
+            let versions = [
+                Version::parse_modern("2026-07-28"),
+                Some(Version::negotiate_legacy("2025-06-18")),
+                Some(Version::negotiate_legacy("2024-11-05")),
+            ];
+            for version in versions.into_iter().flatten() {
+                let f = version.features();
+                let mut want = json!({"content": [
+                    {"type": "text", "text": "sum \"mary\"\n"},
+                    {"type": "text", "text": encoded},
+                ]});
+                if f.structured_content {
+                    want["structuredContent"] = structured.clone();
+                }
+                let Body::Encoded(got) = tool_success_result("sum \"mary\"\n", &encoded, f) else {
+                    panic!("a tool result is sent encoded");
+                };
+                assert_eq!(got, want.to_string());
+            }
         }
     }
 }

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{LOG_LEVELS, Version};
-use crate::jsonrpc::{ErrorObject, INVALID_PARAMS};
+use crate::jsonrpc::{Body, ErrorObject, INVALID_PARAMS};
 use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 
 /// -32002: resource not found, as every legacy revision specifies it.
@@ -63,7 +63,7 @@ pub fn handle(
     session: Option<&mut Session>,
     method: &str,
     params: Option<&Value>,
-) -> Result<Value, ErrorObject> {
+) -> Result<Body, ErrorObject> {
     let empty = Map::new();
     let params = match params {
         None | Some(Value::Null) => &empty,
@@ -71,7 +71,7 @@ pub fn handle(
         Some(_) => return Err(ErrorObject::invalid_params("\"params\" must be an object")),
     };
     if method == "ping" {
-        return Ok(json!({}));
+        return Ok(Body::Value(json!({})));
     }
     let known = method == "logging/setLevel" || service::SHARED_METHODS.contains(&method);
     let Some(session) = session else {
@@ -89,7 +89,7 @@ pub fn handle(
         return Err(ErrorObject::method_not_found(method));
     };
     if method == "logging/setLevel" {
-        return set_level(session, params);
+        return set_level(session, params).map(Body::Value);
     }
     match service.handle(method, params, session.version) {
         Some(Ok(result)) => Ok(result),

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{LOG_LEVELS, Version};
-use crate::jsonrpc::{self, ErrorObject, Id};
+use crate::jsonrpc::{self, Body, ErrorObject, Id};
 use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -39,7 +39,7 @@ const ENVELOPE_KEYS: [&str; 4] = [
 /// What a modern request produces.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    Result(Value),
+    Result(Body),
     Error(ErrorObject),
     /// `subscriptions/listen`: write this acknowledgement now and answer nothing until the
     /// client cancels the stream (then nothing at all) or the input ends.
@@ -62,7 +62,7 @@ pub fn handle(service: &mut Service, id: &Id, method: &str, params: Option<&Valu
         Err(e) => return Reply::Error(e),
     };
     match method {
-        DISCOVER => Reply::Result(decorate(discover_result(), Cache::Public)),
+        DISCOVER => Reply::Result(decorate(Body::Value(discover_result()), Cache::Public)),
         LISTEN => Reply::Hold(jsonrpc::notification(
             "notifications/subscriptions/acknowledged",
             json!({"notifications": {}, "_meta": {META_SUBSCRIPTION_ID: id.to_value()}}),
@@ -153,25 +153,72 @@ fn discover_result() -> Value {
 }
 
 /// Adds `resultType`, the server's identity in `_meta`, and the cache hints.
-fn decorate(mut result: Value, cache: Cache) -> Value {
-    if let Value::Object(m) = &mut result {
-        m.insert("resultType".into(), json!("complete"));
-        let scope = match cache {
-            Cache::None => None,
-            Cache::Public => Some("public"),
-            Cache::Private => Some("private"),
-        };
-        if let Some(scope) = scope {
-            m.insert("ttlMs".into(), json!(0));
-            m.insert("cacheScope".into(), json!(scope));
+fn decorate(result: Body, cache: Cache) -> Body {
+    let mut members = Map::new();
+    members.insert("resultType".into(), json!("complete"));
+    let scope = match cache {
+        Cache::None => None,
+        Cache::Public => Some("public"),
+        Cache::Private => Some("private"),
+    };
+    if let Some(scope) = scope {
+        members.insert("ttlMs".into(), json!(0));
+        members.insert("cacheScope".into(), json!(scope));
+    }
+    let server_info =
+        json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION});
+    match result {
+        Body::Value(mut v) => {
+            if let Value::Object(m) = &mut v {
+                let meta = m.entry("_meta").or_insert_with(|| json!({}));
+                if let Value::Object(meta) = meta {
+                    meta.insert(META_SERVER_INFO.into(), server_info);
+                }
+                m.extend(members);
+            }
+            Body::Value(v)
         }
-        let meta = m.entry("_meta").or_insert_with(|| json!({}));
-        if let Value::Object(meta) = meta {
-            meta.insert(
-                META_SERVER_INFO.into(),
-                json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION}),
-            );
+        Body::Encoded(object) => {
+            // An encoded result is a tool answer (`content`, `structuredContent`, `isError`):
+            // it has no `_meta` of its own, so the members go in front of its own.
+            members.insert("_meta".into(), json!({META_SERVER_INFO: server_info}));
+            Body::Encoded(prepend_members(
+                &Value::Object(members).to_string(),
+                &object,
+            ))
         }
     }
-    result
+}
+
+/// `{a..}` and `{b..}` (compact JSON objects) as one object `{a.., b..}`.
+fn prepend_members(front: &str, object: &str) -> String {
+    let front = front.strip_suffix('}').unwrap_or(front);
+    match object.strip_prefix('{') {
+        Some("}") => format!("{front}}}"),
+        Some(rest) => format!("{front},{rest}"),
+        None => {
+            log::error!("an encoded result is not an object; answered without it");
+            format!("{front}}}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decorate_encoded_result_equals_decorate_of_its_value() {
+        for result in [
+            json!({}),
+            json!({"content": [{"type": "text", "text": "{\"a\":1}"}]}),
+        ] {
+            for cache in [Cache::None, Cache::Public, Cache::Private] {
+                let from_value = decorate(Body::Value(result.clone()), cache).into_value();
+                let encoded = decorate(Body::Encoded(result.to_string()), cache);
+                assert!(matches!(encoded, Body::Encoded(_)));
+                assert_eq!(encoded.into_value(), from_value);
+            }
+        }
+    }
 }

@@ -34,6 +34,17 @@ pub struct Artifact {
     pub units: Option<String>,
 }
 
+/// An artifact as answers carry it: keys in alphabetical order, like every answer's.
+#[derive(Debug, Serialize)]
+pub struct ArtifactWire<'a> {
+    format: &'a str,
+    revision: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    units: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<&'a str>,
+}
+
 impl Artifact {
     /// Builds a stored artifact from caller input: checks the revision and format and
     /// normalises the URI (a path resolves against `cwd`). Never opens the file.
@@ -66,19 +77,14 @@ impl Artifact {
         })
     }
 
-    /// The wire form, moving the fields (see `Record::into_wire`).
-    pub fn into_wire(self) -> serde_json::Value {
-        use serde_json::Value;
-        let mut m = serde_json::Map::new();
-        m.insert("revision".into(), Value::String(self.revision));
-        m.insert("format".into(), Value::String(self.format));
-        if let Some(u) = self.uri {
-            m.insert("uri".into(), Value::String(u));
+    /// The wire form (see [`super::record::RecordWire`]).
+    pub fn wire(&self) -> ArtifactWire<'_> {
+        ArtifactWire {
+            format: &self.format,
+            revision: &self.revision,
+            units: self.units.as_deref(),
+            uri: self.uri.as_deref(),
         }
-        if let Some(u) = self.units {
-            m.insert("units".into(), Value::String(u));
-        }
-        Value::Object(m)
     }
 
     /// The grouping key of records: the URI when there is one, else the revision.

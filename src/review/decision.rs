@@ -1,10 +1,11 @@
 //! A decision: a disposition reached about one revision and the basis items it rests on.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::Artifact;
-use super::record::{stale, strings};
+use super::artifact::ArtifactWire;
+use super::record::stale;
 
 /// Where a requirement came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,67 +144,74 @@ pub struct Decision {
     pub updated_at: String,
 }
 
+/// A decision as `remember_decision` and `recall_decisions` answer it: the stored fields
+/// plus `stale`, borrowed, keys in alphabetical order (see [`super::record::RecordWire`]).
+#[derive(Debug, Serialize)]
+pub struct DecisionWire<'a> {
+    artifact: ArtifactWire<'a>,
+    basis: Vec<BasisWire<'a>>,
+    created_at: &'a str,
+    disposition: &'a str,
+    id: &'a str,
+    stale: Option<bool>,
+    subject: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+    updated_at: &'a str,
+}
+
+/// A basis item as answers carry it, keys in alphabetical order.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BasisWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<&'a str>,
+    faces: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    question: Option<&'a str>,
+    requirement: &'a str,
+    source: Source,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source_detail: Option<&'a str>,
+    state: State,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<&'a Verdict>,
+}
+
 impl Decision {
-    /// The wire form with `stale` (see [`super::Record::to_wire`]).
-    pub fn to_wire(&self, current: Option<&str>) -> Value {
-        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
-        if let Value::Object(m) = &mut v {
-            m.insert("stale".into(), stale(&self.artifact.revision, current));
+    /// The wire form with `stale` (see [`super::Record::wire`]).
+    pub fn wire(&self, current: Option<&str>) -> DecisionWire<'_> {
+        DecisionWire {
+            artifact: self.artifact.wire(),
+            basis: self.basis.iter().map(BasisItem::wire).collect(),
+            created_at: &self.created_at,
+            disposition: &self.disposition,
+            id: &self.id,
+            stale: stale(&self.artifact.revision, current),
+            subject: &self.subject,
+            summary: self.summary.as_deref(),
+            updated_at: &self.updated_at,
         }
-        v
+    }
+
+    /// [`Decision::wire`] as a JSON value (for resources).
+    pub fn to_wire(&self, current: Option<&str>) -> Value {
+        serde_json::to_value(self.wire(current)).unwrap_or(Value::Null)
     }
 }
 
 impl BasisItem {
-    fn into_wire(self) -> Value {
-        let mut m = Map::new();
-        m.insert("requirement".into(), Value::String(self.requirement));
-        m.insert("source".into(), Value::String(self.source.as_str().into()));
-        if let Some(v) = self.source_detail {
-            m.insert("sourceDetail".into(), Value::String(v));
+    fn wire(&self) -> BasisWire<'_> {
+        BasisWire {
+            evidence: self.evidence.as_deref(),
+            faces: &self.faces,
+            question: self.question.as_deref(),
+            requirement: &self.requirement,
+            source: self.source,
+            source_detail: self.source_detail.as_deref(),
+            state: self.state,
+            verdict: self.verdict.as_ref(),
         }
-        if let Some(v) = self.evidence {
-            m.insert("evidence".into(), Value::String(v));
-        }
-        m.insert("state".into(), Value::String(self.state.as_str().into()));
-        if let Some(v) = self.question {
-            m.insert("question".into(), Value::String(v));
-        }
-        m.insert("faces".into(), strings(self.faces));
-        if let Some(v) = self.verdict {
-            let mut vm = Map::new();
-            vm.insert(
-                "judgement".into(),
-                Value::String(v.judgement.as_str().into()),
-            );
-            if let Some(r) = v.reason {
-                vm.insert("reason".into(), Value::String(r));
-            }
-            m.insert("verdict".into(), Value::Object(vm));
-        }
-        Value::Object(m)
-    }
-}
-
-impl Decision {
-    /// [`Decision::to_wire`] without copying (see `Record::into_wire`).
-    pub fn into_wire(self, current: Option<&str>) -> Value {
-        let mut m = Map::new();
-        m.insert("stale".into(), stale(&self.artifact.revision, current));
-        m.insert("id".into(), Value::String(self.id));
-        m.insert("subject".into(), Value::String(self.subject));
-        m.insert("disposition".into(), Value::String(self.disposition));
-        if let Some(s) = self.summary {
-            m.insert("summary".into(), Value::String(s));
-        }
-        m.insert(
-            "basis".into(),
-            Value::Array(self.basis.into_iter().map(BasisItem::into_wire).collect()),
-        );
-        m.insert("artifact".into(), self.artifact.into_wire());
-        m.insert("created_at".into(), Value::String(self.created_at));
-        m.insert("updated_at".into(), Value::String(self.updated_at));
-        Value::Object(m)
     }
 }
 
@@ -226,7 +234,7 @@ mod tests {
     }
 
     #[test]
-    fn into_wire_matches_to_wire() {
+    fn wire_is_stored_form_plus_stale_in_sorted_key_order() {
         let d: Decision = serde_json::from_value(serde_json::json!({
             "id": "dec_1", "subject": "s", "disposition": "hold", "summary": "x",
             "basis": [
@@ -240,7 +248,11 @@ mod tests {
         }))
         .unwrap();
         for cur in [None, Some("sha256:x"), Some("sha256:y")] {
-            assert_eq!(d.clone().into_wire(cur), d.to_wire(cur));
+            // The stored form through serde_json's sorted maps, plus `stale`.
+            let mut want = serde_json::to_value(&d).unwrap();
+            want["stale"] = cur.map_or(Value::Null, |c| Value::Bool(c != "sha256:x"));
+            let got = serde_json::to_string(&d.wire(cur)).unwrap();
+            assert_eq!(got, want.to_string());
         }
     }
 

@@ -1,7 +1,9 @@
 //! A remembered record: a named feature (keyed by locator and name) or an anonymous note.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use super::artifact::ArtifactWire;
 
 use super::Artifact;
 
@@ -51,65 +53,77 @@ pub struct Record {
     pub updated_at: String,
 }
 
+/// A record as `remember` and `recall` answer it: the stored fields plus `stale`, borrowed.
+///
+/// Answers are serialised straight from these (a page of fifty records is ~25 KB of JSON;
+/// building it as a `serde_json::Value` tree first cost more than the query). The fields are
+/// in alphabetical order because every other answer's keys are (serde_json sorts its maps),
+/// and the text block of a tool answer carries these bytes verbatim.
+#[derive(Debug, Serialize)]
+pub struct RecordWire<'a> {
+    artifact: ArtifactWire<'a>,
+    created_at: &'a str,
+    entity_ids: &'a [String],
+    id: &'a str,
+    id_scheme: &'a str,
+    kind: Kind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+    stale: Option<bool>,
+    tags: &'a [String],
+    updated_at: &'a str,
+}
+
 impl Record {
     /// The wire form with `stale`: `true` when the record's revision differs from `current`,
     /// `false` when equal, `null` when no current revision was supplied.
+    pub fn wire(&self, current: Option<&str>) -> RecordWire<'_> {
+        RecordWire {
+            artifact: self.artifact.wire(),
+            created_at: &self.created_at,
+            entity_ids: &self.entity_ids,
+            id: &self.id,
+            id_scheme: &self.id_scheme,
+            kind: self.kind,
+            name: self.name.as_deref(),
+            note: self.note.as_deref(),
+            stale: stale(&self.artifact.revision, current),
+            tags: &self.tags,
+            updated_at: &self.updated_at,
+        }
+    }
+
+    /// [`Record::wire`] as a JSON value (for resources, which embed records in documents).
     pub fn to_wire(&self, current: Option<&str>) -> Value {
-        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
-        if let Value::Object(m) = &mut v {
-            m.insert("stale".into(), stale(&self.artifact.revision, current));
-        }
-        v
+        serde_json::to_value(self.wire(current)).unwrap_or(Value::Null)
     }
-}
-
-impl Record {
-    /// [`Record::to_wire`] without copying: the fields move into the JSON value. Recall
-    /// builds dozens of these per call, and the copies were most of its allocations.
-    pub fn into_wire(self, current: Option<&str>) -> Value {
-        let mut m = Map::new();
-        m.insert("stale".into(), stale(&self.artifact.revision, current));
-        m.insert("id".into(), Value::String(self.id));
-        m.insert("kind".into(), Value::String(self.kind.as_str().into()));
-        if let Some(n) = self.name {
-            m.insert("name".into(), Value::String(n));
-        }
-        if let Some(n) = self.note {
-            m.insert("note".into(), Value::String(n));
-        }
-        m.insert("tags".into(), strings(self.tags));
-        m.insert("entity_ids".into(), strings(self.entity_ids));
-        m.insert("id_scheme".into(), Value::String(self.id_scheme));
-        m.insert("artifact".into(), self.artifact.into_wire());
-        m.insert("created_at".into(), Value::String(self.created_at));
-        m.insert("updated_at".into(), Value::String(self.updated_at));
-        Value::Object(m)
-    }
-}
-
-/// A list of strings as a JSON array, moving the strings.
-pub(crate) fn strings(v: Vec<String>) -> Value {
-    Value::Array(v.into_iter().map(Value::String).collect())
 }
 
 /// `stale` as both recalls report it.
-pub fn stale(revision: &str, current: Option<&str>) -> Value {
-    match current {
-        Some(c) => Value::Bool(c != revision),
-        None => Value::Null,
-    }
+pub fn stale(revision: &str, current: Option<&str>) -> Option<bool> {
+    current.map(|c| c != revision)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// What the wire form must be: the stored form plus `stale`, keys sorted (the order
+    /// serde_json's own maps give).
+    fn sorted_with_stale(r: &Record, current: Option<&str>) -> String {
+        let mut v = serde_json::to_value(r).unwrap();
+        v["stale"] = current.map_or(Value::Null, |c| Value::Bool(c != r.artifact.revision));
+        v.to_string()
+    }
+
     #[test]
-    fn into_wire_matches_to_wire() {
-        let r = Record {
+    fn wire_is_stored_form_plus_stale_in_sorted_key_order() {
+        let mut r = Record {
             id: "rec_1".into(),
             kind: Kind::Feature,
-            name: Some("n".into()),
+            name: Some("n \"q\"".into()),
             note: None,
             tags: vec!["t".into()],
             entity_ids: vec!["face:1".into(), "face:2".into()],
@@ -118,13 +132,22 @@ mod tests {
                 revision: "sha256:x".into(),
                 format: "step".into(),
                 uri: Some("file:///a".into()),
-                units: None,
+                units: Some("mm".into()),
             },
             created_at: "c".into(),
             updated_at: "u".into(),
         };
         for cur in [None, Some("sha256:x"), Some("sha256:y")] {
-            assert_eq!(r.clone().into_wire(cur), r.to_wire(cur));
+            let got = serde_json::to_string(&r.wire(cur)).unwrap();
+            assert_eq!(got, sorted_with_stale(&r, cur));
         }
+        r.kind = Kind::Note;
+        r.name = None;
+        r.note = Some("a\nb".into());
+        r.artifact.uri = None;
+        r.artifact.units = None;
+        let got = serde_json::to_string(&r.wire(Some("sha256:y"))).unwrap();
+        assert_eq!(got, sorted_with_stale(&r, Some("sha256:y")));
+        assert_eq!(r.to_wire(None)["stale"], Value::Null);
     }
 }

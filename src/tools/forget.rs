@@ -68,8 +68,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ));
         }
     };
-    Ok(ToolOutput {
-        structured: json!({"deleted": deleted}),
-        summary: format!("Deleted {deleted} ({what})."),
-    })
+    ToolOutput::new(
+        &json!({"deleted": deleted}),
+        format!("Deleted {deleted} ({what})."),
+    )
 }

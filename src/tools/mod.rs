@@ -13,8 +13,8 @@ mod remember;
 mod remember_decision;
 pub mod schema;
 
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::review::{Artifact, DomainError};
@@ -31,11 +31,25 @@ pub struct ToolSpec {
     pub annotations: Value,
 }
 
-/// A successful call: the structured result and a one-line summary a person can read.
+/// A successful call: the structured result, already encoded as compact JSON (a page of
+/// records goes from the rows straight to text, never through a `Value` tree), and a
+/// one-line summary a person can read.
 #[derive(Debug)]
 pub struct ToolOutput {
-    pub structured: Value,
+    pub structured: String,
     pub summary: String,
+}
+
+impl ToolOutput {
+    /// Encodes `structured` (an object) with its summary.
+    fn new(structured: &impl Serialize, summary: String) -> Result<ToolOutput, ToolError> {
+        let structured = serde_json::to_string(structured)
+            .map_err(|e| ToolError::Internal(format!("could not encode the answer: {e}")))?;
+        Ok(ToolOutput {
+            structured,
+            summary,
+        })
+    }
 }
 
 /// A failed call, answered as an `isError` result whose text says what to fix.
@@ -45,6 +59,8 @@ pub enum ToolError {
     Invalid(String),
     /// The database refused (full disk, read-only file, ...). Nothing was written.
     Storage(String),
+    /// The server could not build its answer: a bug, reported rather than hidden.
+    Internal(String),
 }
 
 impl std::fmt::Display for ToolError {
@@ -52,6 +68,7 @@ impl std::fmt::Display for ToolError {
         match self {
             ToolError::Invalid(m) => f.write_str(m),
             ToolError::Storage(m) => write!(f, "Storage error, nothing was written: {m}"),
+            ToolError::Internal(m) => write!(f, "Internal error: {m}"),
         }
     }
 }
@@ -147,26 +164,64 @@ fn short_rev(rev: &str) -> String {
     short(rev, 15)
 }
 
-/// The output of a recall page: `{<key>: items, next_cursor?}`, and the summary ended by a
-/// hint to follow the cursor when more rows follow.
-fn page_output(
-    key: &str,
-    items: Vec<Value>,
+/// The output of a recall page: `{<key>: items, next_cursor?}` (keys in sorted order, as in
+/// every answer), and the summary ended by a hint to follow the cursor when more rows follow.
+fn page_output<T: Serialize>(
+    key: &'static str,
+    items: &[T],
     next: Option<String>,
     mut summary: String,
-) -> ToolOutput {
+) -> Result<ToolOutput, ToolError> {
     summary.push_str(if next.is_some() {
         "; more follow: call again with next_cursor."
     } else {
         "."
     });
-    let mut out = serde_json::Map::new();
-    out.insert(key.into(), Value::Array(items));
-    if let Some(c) = next {
-        out.insert("next_cursor".into(), Value::String(c));
+    ToolOutput::new(&PageOut { key, items, next }, summary)
+}
+
+/// A page of a recall as its answer object.
+struct PageOut<'a, T> {
+    key: &'static str,
+    items: &'a [T],
+    next: Option<String>,
+}
+
+impl<T: Serialize> Serialize for PageOut<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        let items_first = self.key < "next_cursor";
+        if items_first {
+            map.serialize_entry(self.key, self.items)?;
+        }
+        if let Some(c) = &self.next {
+            map.serialize_entry("next_cursor", c)?;
+        }
+        if !items_first {
+            map.serialize_entry(self.key, self.items)?;
+        }
+        map.end()
     }
-    ToolOutput {
-        structured: Value::Object(out),
-        summary,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_output_keys_come_sorted_with_and_without_cursor() {
+        for key in ["decisions", "records"] {
+            for next in [None, Some("c1.x".to_string())] {
+                let out = page_output(key, &[1, 2], next.clone(), "2".into()).unwrap();
+                let mut want = serde_json::Map::new();
+                want.insert(key.into(), serde_json::json!([1, 2]));
+                if let Some(c) = &next {
+                    want.insert("next_cursor".into(), Value::String(c.clone()));
+                }
+                assert_eq!(out.structured, Value::Object(want).to_string());
+                assert_eq!(out.summary.ends_with("next_cursor."), next.is_some());
+            }
+        }
     }
 }

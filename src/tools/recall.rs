@@ -2,7 +2,7 @@
 //! supplied current revision, in keyset pages.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
@@ -113,10 +113,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (written for another revision)"));
     }
-    let records: Vec<Value> = page
+    let records: Vec<_> = page
         .items
-        .into_iter()
-        .map(|(r, _)| r.into_wire(current.as_deref()))
+        .iter()
+        .map(|(r, _)| r.wire(current.as_deref()))
         .collect();
-    Ok(super::page_output("records", records, next, summary))
+    super::page_output("records", &records, next, summary)
 }

@@ -2,7 +2,7 @@
 //! revision, in keyset pages.
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::cursor;
 use super::schema::{self as s, MAX_SUBJECT};
@@ -105,10 +105,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             super::short(&d.disposition, 20)
         ));
     }
-    let decisions: Vec<Value> = page
+    let decisions: Vec<_> = page
         .items
-        .into_iter()
-        .map(|(d, _)| d.into_wire(current.as_deref()))
+        .iter()
+        .map(|(d, _)| d.wire(current.as_deref()))
         .collect();
-    Ok(super::page_output("decisions", decisions, next, summary))
+    super::page_output("decisions", &decisions, next, summary)
 }

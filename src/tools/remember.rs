@@ -1,7 +1,7 @@
 //! `remember`: save a named feature (re-remembering replaces) or an anonymous note
 //! (re-remembering appends) against an entity set of one revision.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::schema::{
@@ -9,6 +9,7 @@ use super::schema::{
 };
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short, short_rev};
 use crate::review::Kind;
+use crate::review::record::RecordWire;
 use crate::store::{NewRecord, Store};
 
 pub const NAME: &str = "remember";
@@ -89,9 +90,19 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             "ies"
         }
     );
-    let current = record.artifact.revision.clone();
-    Ok(ToolOutput {
-        structured: json!({"record": record.into_wire(Some(&current)), "replaced": replaced}),
+    let current = Some(record.artifact.revision.as_str());
+    ToolOutput::new(
+        &Saved {
+            record: record.wire(current),
+            replaced,
+        },
         summary,
-    })
+    )
+}
+
+/// The answer: the record as stored, and whether it replaced an earlier one.
+#[derive(Serialize)]
+struct Saved<'a> {
+    record: RecordWire<'a>,
+    replaced: bool,
 }

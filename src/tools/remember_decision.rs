@@ -1,11 +1,12 @@
 //! `remember_decision`: save the disposition reached about one revision and the basis items
 //! it rests on; the same subject at the same revision replaces.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::schema::{self as s, MAX_BASIS, MAX_DISPOSITION, MAX_SUBJECT, MAX_TEXT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short, short_rev};
+use crate::review::decision::DecisionWire;
 use crate::review::{BasisItem, State};
 use crate::store::{NewDecision, Store};
 
@@ -87,9 +88,19 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         decision.basis.len(),
         if decision.basis.len() == 1 { "" } else { "s" },
     );
-    let current = decision.artifact.revision.clone();
-    Ok(ToolOutput {
-        structured: json!({"decision": decision.into_wire(Some(&current)), "replaced": replaced}),
+    let current = Some(decision.artifact.revision.as_str());
+    ToolOutput::new(
+        &Saved {
+            decision: decision.wire(current),
+            replaced,
+        },
         summary,
-    })
+    )
+}
+
+/// The answer: the decision as stored, and whether it replaced an earlier one.
+#[derive(Serialize)]
+struct Saved<'a> {
+    decision: DecisionWire<'a>,
+    replaced: bool,
 }
