@@ -425,12 +425,11 @@ fn check_output(tool: &RegisteredTool, structured: &str) -> Result<(), ServiceEr
 /// same bytes serde_json writes for the equivalent value.
 fn tool_success_result(summary: &str, structured: &str, f: Features) -> Body {
     let summary = Value::String(summary.to_string()).to_string();
-    let escapes = structured
-        .bytes()
-        .filter(|&b| b == b'"' || b == b'\\')
-        .count();
+    // Escaping adds a byte per quote: about one in twelve bytes of a page of records. A
+    // quarter is room enough that the buffer is allocated once, without counting first.
     let copies = if f.structured_content { 2 } else { 1 };
-    let mut out = String::with_capacity(summary.len() + structured.len() * copies + escapes + 128);
+    let capacity = summary.len() + structured.len() * copies + structured.len() / 4 + 128;
+    let mut out = String::with_capacity(capacity);
     out.push_str("{\"content\":[{\"text\":");
     out.push_str(&summary);
     out.push_str(",\"type\":\"text\"},{\"text\":\"");
@@ -447,18 +446,42 @@ fn tool_success_result(summary: &str, structured: &str, f: Features) -> Body {
 /// Appends `json` as the inside of a JSON string. `json` is serde_json's compact output, which
 /// holds no control character (serde_json escapes them inside strings and writes no
 /// whitespace outside), so only `"` and `\` need a backslash: byte for byte what serde_json
-/// writes for the same string, without its per-character escape table and small writes (it
-/// was a fifth of a recall's CPU).
+/// writes for the same string. It skips eight bytes at a time where neither occurs, since
+/// this copy was a sixth of a recall's CPU with serde_json's per-character escaping.
 fn push_json_as_string_contents(json: &str, out: &mut String) {
-    let mut start = 0;
-    for (i, b) in json.bytes().enumerate() {
-        if b == b'"' || b == b'\\' {
-            out.push_str(&json[start..i]);
-            out.push('\\');
-            start = i;
+    let bytes = json.as_bytes();
+    let mut run = 0; // start of the bytes not yet copied
+    let mut i = 0;
+    while i < bytes.len() {
+        let word = bytes
+            .get(i..i + 8)
+            .and_then(|c| <[u8; 8]>::try_from(c).ok())
+            .map(u64::from_le_bytes);
+        if word.is_some_and(|w| !has_byte(w, b'"') && !has_byte(w, b'\\')) {
+            i += 8;
+            continue;
+        }
+        let end = (i + 8).min(bytes.len());
+        while i < end {
+            if matches!(bytes.get(i), Some(b'"' | b'\\')) {
+                // `i` is at an ASCII byte, so both slices are on character boundaries.
+                out.push_str(json.get(run..i).unwrap_or_default());
+                out.push('\\');
+                run = i;
+            }
+            i += 1;
         }
     }
-    out.push_str(&json[start..]);
+    out.push_str(json.get(run..).unwrap_or_default());
+}
+
+/// Whether any of the eight bytes of `word` is `b` (the classic zero-byte test on `word ^ b`;
+/// exact for "any", which is all it is used for).
+fn has_byte(word: u64, b: u8) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let x = word ^ (ONES * u64::from(b));
+    x.wrapping_sub(ONES) & !x & HIGHS != 0
 }
 
 fn tool_error_result(message: &str) -> Body {
@@ -523,6 +546,46 @@ mod tests {
             let mut inside = String::new();
             push_json_as_string_contents(&compact, &mut inside);
             assert_eq!(format!("\"{inside}\""), Value::String(compact).to_string());
+        }
+    }
+
+    #[test]
+    fn json_as_string_contents_handles_quotes_at_every_offset_of_a_word() {
+        for len in 0..40 {
+            for at in 0..len {
+                for special in ['"', '\\', 'é', '\n'] {
+                    let text: String = (0..len)
+                        .map(|k| {
+                            if k == at || k == len - 1 - at / 2 {
+                                special
+                            } else {
+                                'a'
+                            }
+                        })
+                        .collect();
+                    let compact = Value::String(text).to_string();
+                    let mut inside = String::new();
+                    push_json_as_string_contents(&compact, &mut inside);
+                    assert_eq!(format!("\"{inside}\""), Value::String(compact).to_string());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn has_byte_finds_a_byte_anywhere_in_the_word_and_nothing_else() {
+        for pos in 0..8 {
+            for b in [b'"', b'\\'] {
+                for fill in [0u8, b'a', 0x80, 0xff, b ^ 0x80, b + 1, b - 1] {
+                    let mut w = [fill; 8];
+                    assert!(!has_byte(u64::from_le_bytes(w), b), "{fill:#x} alone");
+                    w[pos] = b;
+                    assert!(
+                        has_byte(u64::from_le_bytes(w), b),
+                        "{b:#x} at {pos} in {fill:#x}"
+                    );
+                }
+            }
         }
     }
 
