@@ -192,20 +192,20 @@ impl Body {
 }
 
 /// The whole response line (without its newline) for `id` with an already encoded `result`:
-/// the same bytes as encoding [`result_response`], whose keys serde_json writes sorted.
-pub fn encoded_result_response(id: &Id, result: &str) -> String {
+/// the same bytes as encoding [`result_response`], whose keys serde_json writes sorted. The
+/// envelope is written around `result` in its own buffer: a fresh copy of a 100 KB answer
+/// cost more in page faults than in copying.
+pub fn encoded_result_response(id: &Id, mut result: String) -> String {
     let id = match id {
         Id::Number(n) => n.to_string(),
         Id::String(s) => Value::String(s.clone()).to_string(),
     };
-    // Room for the envelope and the newline the writer appends.
-    let mut line = String::with_capacity(result.len() + id.len() + 40);
-    line.push_str("{\"id\":");
-    line.push_str(&id);
-    line.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
-    line.push_str(result);
-    line.push('}');
-    line
+    let head = format!("{{\"id\":{id},\"jsonrpc\":\"2.0\",\"result\":");
+    // The head, the closing brace and the newline the writer appends.
+    result.reserve(head.len() + 2);
+    result.insert_str(0, &head);
+    result.push('}');
+    result
 }
 
 /// Builds an error response; `id` is `None` (written as null) when the request's id could not

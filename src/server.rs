@@ -72,7 +72,7 @@ impl Answer {
     fn result(id: &Id, body: Body) -> Answer {
         match body {
             Body::Value(v) => Answer::Message(jsonrpc::result_response(id, v)),
-            Body::Encoded(s) => Answer::Encoded(jsonrpc::encoded_result_response(id, &s)),
+            Body::Encoded(s) => Answer::Encoded(jsonrpc::encoded_result_response(id, s)),
         }
     }
 
@@ -285,7 +285,10 @@ impl Server {
         // Without a session, a legacy list request is an error: never memoised.
         let cacheable = modern || key.legacy.is_some();
         if let Some(result) = self.memo.get(&key) {
-            return Answer::Encoded(jsonrpc::encoded_result_response(&req.id, result));
+            // Room for the envelope, so it goes around the copy without growing it.
+            let mut body = String::with_capacity(result.len() + 64);
+            body.push_str(result);
+            return Answer::Encoded(jsonrpc::encoded_result_response(&req.id, body));
         }
         let answer = self.handle_request_guarded(req);
         if cacheable && self.memo.len() < MEMO_CAPACITY {
