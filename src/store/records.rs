@@ -41,24 +41,25 @@ pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.en
 
 /// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
 pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
-    let kind: String = row.get(1)?;
-    let kind = Kind::parse(&kind).ok_or_else(|| {
+    // The kind and the two JSON columns are read in place, without an owned copy.
+    let kind = row.get_ref(1)?.as_str()?;
+    let kind = Kind::parse(kind).ok_or_else(|| {
         rusqlite::Error::FromSqlConversionFailure(
             1,
             rusqlite::types::Type::Text,
             format!("unknown record kind {kind:?}").into(),
         )
     })?;
-    let tags: String = row.get(4)?;
-    let entities: String = row.get(5)?;
+    let tags = json_strings(4, row.get_ref(4)?.as_str()?)?;
+    let entity_ids = json_strings(5, row.get_ref(5)?.as_str()?)?;
     Ok((
         Record {
             id: row.get(0)?,
             kind,
             name: row.get(2)?,
             note: row.get(3)?,
-            tags: json_strings(4, &tags)?,
-            entity_ids: json_strings(5, &entities)?,
+            tags,
+            entity_ids,
             id_scheme: row.get(6)?,
             artifact: Artifact {
                 revision: row.get(7)?,
