@@ -686,6 +686,119 @@ mod tests {
         assert_eq!(json_strings(4, &json_text(&written)).unwrap(), written);
     }
 
+    /// A version-1 file (row ids apart from seqs, side rows carrying them) upgrades to the
+    /// current schema with every record, side row and full-text row still found, and a
+    /// rewrite after the upgrade leaves no stale side row behind.
+    #[test]
+    fn v1_file_upgrades_and_keeps_its_records() {
+        use crate::review::{Artifact, Kind};
+        const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        const T: &str = "2026-01-01T00:00:00.000Z";
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.execute_batch(&format!(
+            "INSERT INTO records (rid, id, kind, locator, name, note, tags, entity_ids, \
+                id_scheme, revision, format, uri, units, created_at, updated_at, seq) VALUES \
+             (7, 'rec_a', 'feature', 'file:///p.step', 'bore', 'deep hole', '[\"a\",\"b\"]', \
+                '[\"face:1\"]', 'opaque', '{REV}', 'step', 'file:///p.step', NULL, '{T}', '{T}', 3), \
+             (5, 'rec_b', 'note', 'file:///p.step', NULL, 'bore chamfer', '[\"a\"]', \
+                '[\"face:1\",\"face:2\"]', 'opaque', '{REV}', 'step', 'file:///p.step', NULL, '{T}', '{T}', 4); \
+             INSERT INTO record_tags (tag, seq, rid) VALUES ('a', 3, 7), ('b', 3, 7), ('a', 4, 5); \
+             INSERT INTO record_entities (entity_id, revision, seq, rid) VALUES \
+                ('face:1', '{REV}', 3, 7), ('face:1', '{REV}', 4, 5), ('face:2', '{REV}', 4, 5); \
+             INSERT INTO records_fts (rowid, name, note) VALUES (3, 'bore', 'deep hole'), \
+                (4, NULL, 'bore chamfer'); \
+             UPDATE counters SET value = 4 WHERE name = 'seq';"
+        ))
+        .unwrap();
+        let mut store = Store::setup(conn, false).unwrap();
+        schema::migrate(&store.conn, Path::new(":memory:")).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        assert!(store.check().unwrap().is_empty());
+
+        let first = PageRequest {
+            snapshot: None,
+            after: None,
+            limit: 10,
+        };
+        let ids = |store: &mut Store, q: RecordQuery| -> Vec<(String, i64)> {
+            let page = store.recall(&q, first).unwrap();
+            page.items.into_iter().map(|(r, p)| (r.id, p.seq)).collect()
+        };
+        let tags = |t: &[&str]| RecordQuery {
+            tags: t.iter().map(|t| t.to_string()).collect(),
+            ..RecordQuery::default()
+        };
+        let entity = |e: &str| RecordQuery {
+            entity: Some((e.into(), REV.into())),
+            ..RecordQuery::default()
+        };
+        let text = |w: &str| RecordQuery {
+            text: Some(w.into()),
+            ..RecordQuery::default()
+        };
+        let both = vec![("rec_b".to_string(), 4), ("rec_a".to_string(), 3)];
+        assert_eq!(ids(&mut store, tags(&["a"])), both);
+        assert_eq!(ids(&mut store, tags(&["b"])), vec![("rec_a".into(), 3)]);
+        assert_eq!(ids(&mut store, entity("face:1")), both);
+        assert_eq!(ids(&mut store, entity("face:2")), vec![("rec_b".into(), 4)]);
+        // The name holds the word: the feature first, then the note.
+        assert_eq!(
+            ids(&mut store, text("bore")),
+            vec![("rec_a".to_string(), 3), ("rec_b".to_string(), 4)]
+        );
+
+        // Rewriting the feature moves it to a new seq, keeping its id and creation time,
+        // and takes its old tag, entity and text rows with it.
+        let (r, replaced) = store
+            .remember(&NewRecord {
+                artifact: Artifact {
+                    revision: REV.into(),
+                    format: "step".into(),
+                    uri: Some("file:///p.step".into()),
+                    units: None,
+                },
+                name: Some("bore".into()),
+                note: Some("through".into()),
+                tags: vec!["c".into()],
+                entity_ids: vec!["face:3".into()],
+                id_scheme: "opaque".into(),
+            })
+            .unwrap();
+        assert!(replaced);
+        assert_eq!(
+            (r.id.as_str(), r.kind, r.created_at.as_str()),
+            ("rec_a", Kind::Feature, T)
+        );
+        assert_eq!(ids(&mut store, tags(&["b"])), vec![]);
+        assert_eq!(ids(&mut store, tags(&["a"])), vec![("rec_b".into(), 4)]);
+        assert_eq!(ids(&mut store, tags(&["c"])), vec![("rec_a".into(), 5)]);
+        assert_eq!(ids(&mut store, entity("face:1")), vec![("rec_b".into(), 4)]);
+        assert_eq!(ids(&mut store, entity("face:3")), vec![("rec_a".into(), 5)]);
+        assert_eq!(ids(&mut store, text("deep")), vec![]);
+        assert_eq!(ids(&mut store, text("through")), vec![("rec_a".into(), 5)]);
+        assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
+        assert_eq!(ids(&mut store, tags(&["c"])), vec![]);
+        assert_eq!(ids(&mut store, entity("face:3")), vec![]);
+        assert_eq!(ids(&mut store, text("through")), vec![]);
+        assert_eq!(store.forget_notes(REV, None, "face:2").unwrap(), 1);
+        assert_eq!(ids(&mut store, tags(&["a"])), vec![]);
+        assert_eq!(ids(&mut store, text("bore")), vec![]);
+        let side: i64 = store
+            .conn
+            .query_row(
+                "SELECT (SELECT count(*) FROM record_tags) + (SELECT count(*) FROM record_entities)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(side, 0);
+        assert!(store.check().unwrap().is_empty());
+    }
+
     #[test]
     fn open_in_memory_is_at_current_schema() {
         let s = Store::open_in_memory().unwrap();

@@ -83,26 +83,33 @@ pub(super) fn dedup(v: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Writes `record` at `seq`: updates row `rid` when given, inserts otherwise, and rewrites
-/// its side-table and full-text rows. Returns the row id.
+/// Writes `record` at `seq`, its side-table and full-text rows included. A rewrite
+/// (`old` = the seq the record is stored at now) deletes the old row first: a record's row
+/// id is its seq.
 pub(super) fn write_record(
     tx: &Transaction<'_>,
-    rid: Option<i64>,
+    old: Option<i64>,
     record: &Record,
     seq: i64,
-) -> Result<i64, StoreError> {
+) -> Result<(), StoreError> {
+    if let Some(old) = old {
+        delete_record(tx, old)?;
+    }
     let a = &record.artifact;
-    let tags = json_text(&record.tags);
-    let entities = json_text(&record.entity_ids);
-    // The same values, numbered alike, for the update (row `rid` as ?16) and the insert.
-    let values = params![
+    tx.prepare_cached(
+        "INSERT INTO records (seq, id, kind, locator, name, note, tags, entity_ids, \
+         id_scheme, revision, format, uri, units, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?
+    .execute(params![
+        seq,
         record.id,
         record.kind.as_str(),
         a.locator(),
         record.name,
         record.note,
-        tags,
-        entities,
+        json_text(&record.tags),
+        json_text(&record.entity_ids),
         record.id_scheme,
         a.revision,
         a.format,
@@ -110,78 +117,60 @@ pub(super) fn write_record(
         a.units,
         record.created_at,
         record.updated_at,
-        seq
-    ];
-    let rid = match rid {
-        Some(rid) => {
-            clear_record_side_rows(tx, rid)?;
-            tx.prepare_cached(
-                "UPDATE records SET id = ?1, kind = ?2, locator = ?3, name = ?4, note = ?5, \
-                 tags = ?6, entity_ids = ?7, id_scheme = ?8, revision = ?9, format = ?10, \
-                 uri = ?11, units = ?12, created_at = ?13, updated_at = ?14, seq = ?15 \
-                 WHERE rid = ?16",
-            )?
-            .execute(rusqlite::params_from_iter(
-                values.iter().copied().chain([&rid as &dyn rusqlite::ToSql]),
-            ))?;
-            rid
-        }
-        None => {
-            tx.prepare_cached(
-                "INSERT INTO records (id, kind, locator, name, note, tags, entity_ids, \
-                 id_scheme, revision, format, uri, units, created_at, updated_at, seq) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            )?
-            .execute(values)?;
-            tx.last_insert_rowid()
-        }
-    };
+    ])?;
     {
         let mut ent = tx.prepare_cached(
-            "INSERT OR IGNORE INTO record_entities (entity_id, revision, seq, rid) \
-             VALUES (?1, ?2, ?3, ?4)",
+            "INSERT OR IGNORE INTO record_entities (entity_id, revision, seq) VALUES (?1, ?2, ?3)",
         )?;
         for e in &record.entity_ids {
-            ent.execute(params![e, a.revision, seq, rid])?;
+            ent.execute(params![e, a.revision, seq])?;
         }
-        let mut tag = tx.prepare_cached(
-            "INSERT OR IGNORE INTO record_tags (tag, seq, rid) VALUES (?1, ?2, ?3)",
-        )?;
+        let mut tag =
+            tx.prepare_cached("INSERT OR IGNORE INTO record_tags (tag, seq) VALUES (?1, ?2)")?;
         for t in &record.tags {
-            tag.execute(params![t, seq, rid])?;
+            tag.execute(params![t, seq])?;
         }
     }
     // The full-text rowid is the record's seq: text results walk it newest first.
     tx.prepare_cached("INSERT INTO records_fts (rowid, name, note) VALUES (?1, ?2, ?3)")?
         .execute(params![seq, record.name, record.note])?;
-    Ok(rid)
-}
-
-/// Removes the side-table and full-text rows of record `rid` (before a rewrite, while the
-/// row still has its old seq).
-fn clear_record_side_rows(tx: &Transaction<'_>, rid: i64) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "DELETE FROM records_fts WHERE rowid = (SELECT seq FROM records WHERE rid = ?1)",
-    )?
-    .execute([rid])?;
-    tx.prepare_cached("DELETE FROM record_entities WHERE rid = ?1")?
-        .execute([rid])?;
-    tx.prepare_cached("DELETE FROM record_tags WHERE rid = ?1")?
-        .execute([rid])?;
     Ok(())
 }
 
-/// Deletes records by row id (side rows follow by cascade; the full-text rows explicitly).
-pub(super) fn delete_records(tx: &Transaction<'_>, rids: &[i64]) -> Result<usize, StoreError> {
+/// Deletes the record stored at `seq` with its side-table rows (found by their keys from
+/// the record's own lists) and its full-text row. Returns how many records went (0 or 1).
+fn delete_record(tx: &Transaction<'_>, seq: i64) -> Result<usize, StoreError> {
+    let row: Option<(String, String, String)> = tx
+        .prepare_cached("SELECT revision, tags, entity_ids FROM records WHERE seq = ?1")?
+        .query_row([seq], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    let Some((revision, tags, entities)) = row else {
+        return Ok(0);
+    };
+    {
+        let mut ent = tx.prepare_cached(
+            "DELETE FROM record_entities WHERE entity_id = ?1 AND revision = ?2 AND seq = ?3",
+        )?;
+        for e in json_strings(2, &entities)? {
+            ent.execute(params![e, revision, seq])?;
+        }
+        let mut tag = tx.prepare_cached("DELETE FROM record_tags WHERE tag = ?1 AND seq = ?2")?;
+        for t in json_strings(1, &tags)? {
+            tag.execute(params![t, seq])?;
+        }
+    }
+    tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
+        .execute([seq])?;
+    Ok(tx
+        .prepare_cached("DELETE FROM records WHERE seq = ?1")?
+        .execute([seq])?)
+}
+
+/// Deletes records by seq, with their side-table and full-text rows.
+pub(super) fn delete_records(tx: &Transaction<'_>, seqs: &[i64]) -> Result<usize, StoreError> {
     let mut n = 0;
-    for rid in rids {
-        tx.prepare_cached(
-            "DELETE FROM records_fts WHERE rowid = (SELECT seq FROM records WHERE rid = ?1)",
-        )?
-        .execute([rid])?;
-        n += tx
-            .prepare_cached("DELETE FROM records WHERE rid = ?1")?
-            .execute([rid])?;
+    for &seq in seqs {
+        n += delete_record(tx, seq)?;
     }
     Ok(n)
 }
@@ -224,7 +213,7 @@ impl Store {
         let existing: Option<(i64, String, String)> = match &new.name {
             Some(name) => tx
                 .prepare_cached(
-                    "SELECT rid, id, created_at FROM records WHERE locator = ?1 AND name = ?2",
+                    "SELECT seq, id, created_at FROM records WHERE locator = ?1 AND name = ?2",
                 )?
                 .query_row(params![new.artifact.locator(), name], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?))
@@ -233,8 +222,8 @@ impl Store {
             None => None,
         };
         let replaced = existing.is_some();
-        let (rid, id, created_at) = match existing {
-            Some((rid, id, created)) => (Some(rid), id, created),
+        let (old, id, created_at) = match existing {
+            Some((old, id, created)) => (Some(old), id, created),
             None => (None, id::mint("rec", seq), now.clone()),
         };
         let record = Record {
@@ -253,7 +242,7 @@ impl Store {
             created_at,
             updated_at: now,
         };
-        write_record(&tx, rid, &record, seq)?;
+        write_record(&tx, old, &record, seq)?;
         tx.commit()?;
         Ok((record, replaced))
     }
@@ -349,13 +338,13 @@ impl Store {
                         [Clause::text(entity), Clause::text(rev)],
                     );
                     (
-                        "record_entities d CROSS JOIN records r ON r.rid = d.rid",
+                        "record_entities d CROSS JOIN records r ON r.seq = d.seq",
                         "d.seq",
                     )
                 } else if let Some(first) = q.tags.first() {
                     c.add("d.tag = ?", [Clause::text(first)]);
                     (
-                        "record_tags d CROSS JOIN records r ON r.rid = d.rid",
+                        "record_tags d CROSS JOIN records r ON r.seq = d.seq",
                         "d.seq",
                     )
                 } else {
@@ -398,11 +387,11 @@ impl Store {
     /// Deletes the named feature at `locator`. Returns how many rows went (0 or 1).
     pub fn forget_feature(&mut self, locator: &str, name: &str) -> Result<usize, StoreError> {
         let tx = self.write()?;
-        let rids: Vec<i64> = tx
-            .prepare_cached("SELECT rid FROM records WHERE locator = ?1 AND name = ?2")?
+        let seqs: Vec<i64> = tx
+            .prepare_cached("SELECT seq FROM records WHERE locator = ?1 AND name = ?2")?
             .query_map(params![locator, name], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let n = delete_records(&tx, &rids)?;
+        let n = delete_records(&tx, &seqs)?;
         tx.commit()?;
         Ok(n)
     }
@@ -416,15 +405,15 @@ impl Store {
         entity_id: &str,
     ) -> Result<usize, StoreError> {
         let tx = self.write()?;
-        let rids: Vec<i64> = tx
+        let seqs: Vec<i64> = tx
             .prepare_cached(
-                "SELECT r.rid FROM record_entities d CROSS JOIN records r ON r.rid = d.rid \
+                "SELECT r.seq FROM record_entities d CROSS JOIN records r ON r.seq = d.seq \
                  WHERE d.entity_id = ?1 AND d.revision = ?2 AND r.kind = 'note' \
                  AND (?3 IS NULL OR r.locator = ?3)",
             )?
             .query_map(params![entity_id, revision, locator], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let n = delete_records(&tx, &rids)?;
+        let n = delete_records(&tx, &seqs)?;
         tx.commit()?;
         Ok(n)
     }
