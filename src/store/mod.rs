@@ -471,11 +471,23 @@ fn run_segments<T>(
     tx: &Transaction<'_>,
     segments: Vec<Segment>,
     limit: usize,
-    mut map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
 ) -> Result<Vec<T>, StoreError> {
     let mut out = Vec::new();
+    run_segments_into(tx, segments, limit, &mut out, map)?;
+    Ok(out)
+}
+
+/// [`run_segments`] after the rows already in `out`.
+fn run_segments_into<T>(
+    tx: &Transaction<'_>,
+    segments: Vec<Segment>,
+    limit: usize,
+    out: &mut Vec<T>,
+    mut map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Result<(), StoreError> {
     for (sql, mut params) in segments {
-        let want = limit + 1 - out.len();
+        let want = (limit + 1).saturating_sub(out.len());
         if want == 0 {
             break;
         }
@@ -488,7 +500,7 @@ fn run_segments<T>(
             out.push(map(row)?);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Parses a JSON array of strings stored in a TEXT column.
@@ -797,6 +809,84 @@ mod tests {
             .unwrap();
         assert_eq!(side, 0);
         assert!(store.check().unwrap().is_empty());
+    }
+
+    /// A first page of a text recall serves the name matches (tier 0) and then the other
+    /// matches, leaving the name matches out of tier 1 by the rowids tier 0 returned; every
+    /// later page continues from its cursor. Each match is served exactly once, in order,
+    /// with filters applied alike to both tiers.
+    #[test]
+    fn text_recall_serves_each_match_once_across_tiers() {
+        use crate::review::Artifact;
+        const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        let mut store = Store::open_in_memory().unwrap();
+        // Interleaved seqs: name matches and note matches alternate, some of each tagged.
+        let mut expect_name = Vec::new();
+        let mut expect_note = Vec::new();
+        for i in 0..12 {
+            let in_name = i % 2 == 0;
+            let tagged = i % 3 != 0;
+            let (r, _) = store
+                .remember(&NewRecord {
+                    artifact: Artifact {
+                        revision: REV.into(),
+                        format: "step".into(),
+                        uri: None,
+                        units: None,
+                    },
+                    name: Some(if in_name {
+                        format!("flange {i}")
+                    } else {
+                        format!("part {i}")
+                    }),
+                    note: Some(if in_name {
+                        "plain".into()
+                    } else {
+                        "flanged edge".into()
+                    }),
+                    tags: if tagged { vec!["t".into()] } else { vec![] },
+                    entity_ids: vec![],
+                    id_scheme: "opaque".into(),
+                })
+                .unwrap();
+            if tagged {
+                if in_name {
+                    expect_name.push(r.id);
+                } else {
+                    expect_note.push(r.id);
+                }
+            }
+        }
+        expect_name.reverse();
+        expect_note.reverse();
+        let expect: Vec<String> = expect_name.into_iter().chain(expect_note).collect();
+        let q = RecordQuery {
+            text: Some("flange".into()),
+            tags: vec!["t".into()],
+            ..RecordQuery::default()
+        };
+        for limit in 1..=10 {
+            let mut got = Vec::new();
+            let mut request = PageRequest {
+                snapshot: None,
+                after: None,
+                limit,
+            };
+            loop {
+                let page = store.recall(&q, request).unwrap();
+                let last = page.items.last().map(|(_, p)| *p);
+                got.extend(page.items.into_iter().map(|(r, _)| r.id));
+                if !page.more {
+                    break;
+                }
+                request = PageRequest {
+                    snapshot: Some(page.snapshot),
+                    after: last,
+                    limit,
+                };
+            }
+            assert_eq!(got, expect, "limit {limit}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 use super::search::{fts_words, match_all, match_column};
 use super::{
     Page, PageRequest, Position, Segment, Store, StoreError, current_seq, json_strings, json_text,
-    next_seq, run_segments,
+    next_seq, run_segments_into,
 };
 use crate::review::{Artifact, Kind, Record, id, time};
 
@@ -72,6 +72,13 @@ pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> 
         },
         row.get(13)?,
     ))
+}
+
+/// Maps a recall row: [`RECORD_COLS`], then the tier.
+fn record_at(row: &Row<'_>) -> rusqlite::Result<(Record, Position)> {
+    let (record, seq) = record_from_row(row)?;
+    let tier: i64 = row.get(14)?;
+    Ok((record, Position { tier, seq }))
 }
 
 /// Keeps the first occurrence of each string: tags and entity ids are sets.
@@ -272,6 +279,7 @@ impl Store {
             },
             None => None,
         };
+        let mut items = Vec::new();
         let mut segments: Vec<Segment> = Vec::new();
         match text {
             Some((all, name)) => {
@@ -301,10 +309,7 @@ impl Store {
                     None => None,
                 };
                 let start_tier = page.after.map_or(0, |a| a.tier);
-                for (tier, expr) in [(0, name.clone()), (1, format!("({all}) NOT ({name})"))] {
-                    if tier < start_tier {
-                        continue;
-                    }
+                let segment = |tier: i64, expr: String, skip: &[i64]| -> Segment {
                     let mut c = Clause::default();
                     // One upper and one lower rowid bound, so FTS5 uses both for its walk.
                     let mut upper = snapshot;
@@ -319,6 +324,13 @@ impl Store {
                     if let Some((low, _)) = entity_span {
                         c.add("f.rowid >= ?", [SqlValue::Integer(low)]);
                     }
+                    if !skip.is_empty() {
+                        let list = skip.iter().map(i64::to_string).collect::<Vec<_>>();
+                        c.add(
+                            "f.rowid NOT IN (SELECT value FROM json_each(?))",
+                            [SqlValue::Text(format!("[{}]", list.join(",")))],
+                        );
+                    }
                     record_filters(&mut c, q, "r.seq", Driver::Text);
                     let sql = format!(
                         "SELECT {RECORD_COLS}, {tier} AS tier FROM records_fts f \
@@ -326,7 +338,30 @@ impl Store {
                              ORDER BY f.rowid DESC LIMIT ?",
                         c.joined()
                     );
-                    segments.push((sql, c.params));
+                    (sql, c.params)
+                };
+                if start_tier == 0 {
+                    run_segments_into(
+                        &tx,
+                        vec![segment(0, name.clone(), &[])],
+                        page.limit,
+                        &mut items,
+                        record_at,
+                    )?;
+                }
+                // Tier 1: every word somewhere, not every word in the name. On a first page,
+                // tier 0 has just been walked from the top to its end (unless it filled the
+                // page, and then tier 1 is not run), so the rows it returned are all the name
+                // matches under these bounds and filters: leaving those out by rowid spares
+                // FTS5 a second walk of the name's doclists for the NOT, a third of the
+                // full-text work of a one-word query. A later page uses the NOT.
+                if items.len() <= page.limit {
+                    let (expr, skip) = if page.after.is_none() {
+                        (all, items.iter().map(|(_, p)| p.seq).collect::<Vec<_>>())
+                    } else {
+                        (format!("({all}) NOT ({name})"), Vec::new())
+                    };
+                    segments.push(segment(1, expr, &skip));
                 }
             }
             None => {
@@ -370,11 +405,7 @@ impl Store {
                 segments.push((sql, c.params));
             }
         }
-        let mut items = run_segments(&tx, segments, page.limit, |row| {
-            let (record, seq) = record_from_row(row)?;
-            let tier: i64 = row.get(14)?;
-            Ok((record, Position { tier, seq }))
-        })?;
+        run_segments_into(&tx, segments, page.limit, &mut items, record_at)?;
         let more = items.len() > page.limit;
         items.truncate(page.limit);
         Ok(Page {
