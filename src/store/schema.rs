@@ -174,14 +174,16 @@ SELECT seq, id, kind, locator, name, note, tags, entity_ids, id_scheme,
     revision, format, uri, units, created_at, updated_at
 FROM records ORDER BY seq;
 
+-- Revision first: the entity rows of one revision (the one under review is written many
+-- times in a row) share a few leaves instead of one leaf per entity id.
 CREATE TABLE record_entities_v2 (
-    entity_id TEXT NOT NULL,
     revision  TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
     seq       INTEGER NOT NULL,
-    PRIMARY KEY (entity_id, revision, seq)
+    PRIMARY KEY (revision, entity_id, seq)
 ) WITHOUT ROWID;
-INSERT INTO record_entities_v2 (entity_id, revision, seq)
-SELECT entity_id, revision, seq FROM record_entities ORDER BY entity_id, revision, seq;
+INSERT INTO record_entities_v2 (revision, entity_id, seq)
+SELECT revision, entity_id, seq FROM record_entities ORDER BY revision, entity_id, seq;
 
 CREATE TABLE record_tags_v2 (
     tag TEXT NOT NULL,
