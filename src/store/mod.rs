@@ -811,6 +811,50 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
     }
 
+    /// An upgrade rewrites whole tables through the WAL: the file is left with an empty WAL,
+    /// not one the size of the tables, while the server runs.
+    #[test]
+    fn upgrade_of_a_file_truncates_its_wal() {
+        let dir = std::env::temp_dir().join(format!(
+            "review-mcp-upgrade-wal-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("review.db");
+        {
+            let conn = Connection::open(&db).unwrap();
+            conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+            conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            let tx = conn.unchecked_transaction().unwrap();
+            for i in 1..=2000 {
+                tx.execute(
+                    "INSERT INTO records (id, kind, locator, note, tags, entity_ids, id_scheme, \
+                     revision, format, created_at, updated_at, seq) \
+                     VALUES (?1, 'note', 'l', 'some note text', '[]', '[]', 'opaque', 'r', \
+                     'step', 't', 't', ?2)",
+                    rusqlite::params![format!("rec_{i}"), i],
+                )
+                .unwrap();
+            }
+            tx.commit().unwrap();
+        }
+        let store = Store::open(&db).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        let n: i64 = store
+            .conn
+            .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 2000);
+        let wal = std::fs::metadata(dir.join("review.db-wal")).unwrap().len();
+        assert_eq!(wal, 0);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A first page of a text recall serves the name matches (tier 0) and then the other
     /// matches, leaving the name matches out of tier 1 by the rowids tier 0 returned; every
     /// later page continues from its cursor. Each match is served exactly once, in order,
