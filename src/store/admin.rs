@@ -50,7 +50,8 @@ enum Outcome {
     Unchanged,
 }
 
-/// The row holding a line's natural key: its row id and `updated_at`.
+/// The row holding a line's natural key: its row id (a record's is its seq) and
+/// `updated_at`.
 struct Holder {
     rid: i64,
     updated_at: String,
@@ -70,7 +71,7 @@ fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
 fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError> {
     let holder = match &r.name {
         Some(name) => tx
-            .prepare_cached("SELECT rid, updated_at FROM records WHERE locator = ?1 AND name = ?2")?
+            .prepare_cached("SELECT seq, updated_at FROM records WHERE locator = ?1 AND name = ?2")?
             .query_row(params![r.artifact.locator(), name], |row| {
                 Ok(Holder {
                     rid: row.get(0)?,
@@ -80,7 +81,7 @@ fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError
             .optional()?,
         // A note's key is its id.
         None => tx
-            .prepare_cached("SELECT rid, updated_at FROM records WHERE id = ?1 AND kind = 'note'")?
+            .prepare_cached("SELECT seq, updated_at FROM records WHERE id = ?1 AND kind = 'note'")?
             .query_row([&r.id], |row| {
                 Ok(Holder {
                     rid: row.get(0)?,
@@ -90,7 +91,7 @@ fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError
             .optional()?,
     };
     let by_id: Option<(i64, String, Option<String>, String)> = tx
-        .prepare_cached("SELECT rid, kind, name, locator FROM records WHERE id = ?1")?
+        .prepare_cached("SELECT seq, kind, name, locator FROM records WHERE id = ?1")?
         .query_row([&r.id], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })

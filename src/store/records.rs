@@ -7,7 +7,7 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 use super::search::{fts_words, match_all, match_column};
 use super::{
     Page, PageRequest, Position, Segment, Store, StoreError, current_seq, json_strings, json_text,
-    next_seq, run_segments,
+    next_seq, run_segments_into,
 };
 use crate::review::{Artifact, Kind, Record, id, time};
 
@@ -41,24 +41,25 @@ pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.en
 
 /// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
 pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
-    let kind: String = row.get(1)?;
-    let kind = Kind::parse(&kind).ok_or_else(|| {
+    // The kind and the two JSON columns are read in place, without an owned copy.
+    let kind = row.get_ref(1)?.as_str()?;
+    let kind = Kind::parse(kind).ok_or_else(|| {
         rusqlite::Error::FromSqlConversionFailure(
             1,
             rusqlite::types::Type::Text,
             format!("unknown record kind {kind:?}").into(),
         )
     })?;
-    let tags: String = row.get(4)?;
-    let entities: String = row.get(5)?;
+    let tags = json_strings(4, row.get_ref(4)?.as_str()?)?;
+    let entity_ids = json_strings(5, row.get_ref(5)?.as_str()?)?;
     Ok((
         Record {
             id: row.get(0)?,
             kind,
             name: row.get(2)?,
             note: row.get(3)?,
-            tags: json_strings(4, &tags)?,
-            entity_ids: json_strings(5, &entities)?,
+            tags,
+            entity_ids,
             id_scheme: row.get(6)?,
             artifact: Artifact {
                 revision: row.get(7)?,
@@ -73,6 +74,13 @@ pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> 
     ))
 }
 
+/// Maps a recall row: [`RECORD_COLS`], then the tier.
+fn record_at(row: &Row<'_>) -> rusqlite::Result<(Record, Position)> {
+    let (record, seq) = record_from_row(row)?;
+    let tier: i64 = row.get(14)?;
+    Ok((record, Position { tier, seq }))
+}
+
 /// Keeps the first occurrence of each string: tags and entity ids are sets.
 pub(super) fn dedup(v: &[String]) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
@@ -82,26 +90,33 @@ pub(super) fn dedup(v: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Writes `record` at `seq`: updates row `rid` when given, inserts otherwise, and rewrites
-/// its side-table and full-text rows. Returns the row id.
+/// Writes `record` at `seq`, its side-table and full-text rows included. A rewrite
+/// (`old` = the seq the record is stored at now) deletes the old row first: a record's row
+/// id is its seq.
 pub(super) fn write_record(
     tx: &Transaction<'_>,
-    rid: Option<i64>,
+    old: Option<i64>,
     record: &Record,
     seq: i64,
-) -> Result<i64, StoreError> {
+) -> Result<(), StoreError> {
+    if let Some(old) = old {
+        delete_record(tx, old)?;
+    }
     let a = &record.artifact;
-    let tags = json_text(&record.tags);
-    let entities = json_text(&record.entity_ids);
-    // The same values, numbered alike, for the update (row `rid` as ?16) and the insert.
-    let values = params![
+    tx.prepare_cached(
+        "INSERT INTO records (seq, id, kind, locator, name, note, tags, entity_ids, \
+         id_scheme, revision, format, uri, units, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?
+    .execute(params![
+        seq,
         record.id,
         record.kind.as_str(),
         a.locator(),
         record.name,
         record.note,
-        tags,
-        entities,
+        json_text(&record.tags),
+        json_text(&record.entity_ids),
         record.id_scheme,
         a.revision,
         a.format,
@@ -109,78 +124,60 @@ pub(super) fn write_record(
         a.units,
         record.created_at,
         record.updated_at,
-        seq
-    ];
-    let rid = match rid {
-        Some(rid) => {
-            clear_record_side_rows(tx, rid)?;
-            tx.prepare_cached(
-                "UPDATE records SET id = ?1, kind = ?2, locator = ?3, name = ?4, note = ?5, \
-                 tags = ?6, entity_ids = ?7, id_scheme = ?8, revision = ?9, format = ?10, \
-                 uri = ?11, units = ?12, created_at = ?13, updated_at = ?14, seq = ?15 \
-                 WHERE rid = ?16",
-            )?
-            .execute(rusqlite::params_from_iter(
-                values.iter().copied().chain([&rid as &dyn rusqlite::ToSql]),
-            ))?;
-            rid
-        }
-        None => {
-            tx.prepare_cached(
-                "INSERT INTO records (id, kind, locator, name, note, tags, entity_ids, \
-                 id_scheme, revision, format, uri, units, created_at, updated_at, seq) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            )?
-            .execute(values)?;
-            tx.last_insert_rowid()
-        }
-    };
+    ])?;
     {
         let mut ent = tx.prepare_cached(
-            "INSERT OR IGNORE INTO record_entities (entity_id, revision, seq, rid) \
-             VALUES (?1, ?2, ?3, ?4)",
+            "INSERT OR IGNORE INTO record_entities (entity_id, revision, seq) VALUES (?1, ?2, ?3)",
         )?;
         for e in &record.entity_ids {
-            ent.execute(params![e, a.revision, seq, rid])?;
+            ent.execute(params![e, a.revision, seq])?;
         }
-        let mut tag = tx.prepare_cached(
-            "INSERT OR IGNORE INTO record_tags (tag, seq, rid) VALUES (?1, ?2, ?3)",
-        )?;
+        let mut tag =
+            tx.prepare_cached("INSERT OR IGNORE INTO record_tags (tag, seq) VALUES (?1, ?2)")?;
         for t in &record.tags {
-            tag.execute(params![t, seq, rid])?;
+            tag.execute(params![t, seq])?;
         }
     }
     // The full-text rowid is the record's seq: text results walk it newest first.
     tx.prepare_cached("INSERT INTO records_fts (rowid, name, note) VALUES (?1, ?2, ?3)")?
         .execute(params![seq, record.name, record.note])?;
-    Ok(rid)
-}
-
-/// Removes the side-table and full-text rows of record `rid` (before a rewrite, while the
-/// row still has its old seq).
-fn clear_record_side_rows(tx: &Transaction<'_>, rid: i64) -> Result<(), StoreError> {
-    tx.prepare_cached(
-        "DELETE FROM records_fts WHERE rowid = (SELECT seq FROM records WHERE rid = ?1)",
-    )?
-    .execute([rid])?;
-    tx.prepare_cached("DELETE FROM record_entities WHERE rid = ?1")?
-        .execute([rid])?;
-    tx.prepare_cached("DELETE FROM record_tags WHERE rid = ?1")?
-        .execute([rid])?;
     Ok(())
 }
 
-/// Deletes records by row id (side rows follow by cascade; the full-text rows explicitly).
-pub(super) fn delete_records(tx: &Transaction<'_>, rids: &[i64]) -> Result<usize, StoreError> {
+/// Deletes the record stored at `seq` with its side-table rows (found by their keys from
+/// the record's own lists) and its full-text row. Returns how many records went (0 or 1).
+fn delete_record(tx: &Transaction<'_>, seq: i64) -> Result<usize, StoreError> {
+    let row: Option<(String, String, String)> = tx
+        .prepare_cached("SELECT revision, tags, entity_ids FROM records WHERE seq = ?1")?
+        .query_row([seq], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    let Some((revision, tags, entities)) = row else {
+        return Ok(0);
+    };
+    {
+        let mut ent = tx.prepare_cached(
+            "DELETE FROM record_entities WHERE entity_id = ?1 AND revision = ?2 AND seq = ?3",
+        )?;
+        for e in json_strings(2, &entities)? {
+            ent.execute(params![e, revision, seq])?;
+        }
+        let mut tag = tx.prepare_cached("DELETE FROM record_tags WHERE tag = ?1 AND seq = ?2")?;
+        for t in json_strings(1, &tags)? {
+            tag.execute(params![t, seq])?;
+        }
+    }
+    tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
+        .execute([seq])?;
+    Ok(tx
+        .prepare_cached("DELETE FROM records WHERE seq = ?1")?
+        .execute([seq])?)
+}
+
+/// Deletes records by seq, with their side-table and full-text rows.
+pub(super) fn delete_records(tx: &Transaction<'_>, seqs: &[i64]) -> Result<usize, StoreError> {
     let mut n = 0;
-    for rid in rids {
-        tx.prepare_cached(
-            "DELETE FROM records_fts WHERE rowid = (SELECT seq FROM records WHERE rid = ?1)",
-        )?
-        .execute([rid])?;
-        n += tx
-            .prepare_cached("DELETE FROM records WHERE rid = ?1")?
-            .execute([rid])?;
+    for &seq in seqs {
+        n += delete_record(tx, seq)?;
     }
     Ok(n)
 }
@@ -223,7 +220,7 @@ impl Store {
         let existing: Option<(i64, String, String)> = match &new.name {
             Some(name) => tx
                 .prepare_cached(
-                    "SELECT rid, id, created_at FROM records WHERE locator = ?1 AND name = ?2",
+                    "SELECT seq, id, created_at FROM records WHERE locator = ?1 AND name = ?2",
                 )?
                 .query_row(params![new.artifact.locator(), name], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?))
@@ -232,8 +229,8 @@ impl Store {
             None => None,
         };
         let replaced = existing.is_some();
-        let (rid, id, created_at) = match existing {
-            Some((rid, id, created)) => (Some(rid), id, created),
+        let (old, id, created_at) = match existing {
+            Some((old, id, created)) => (Some(old), id, created),
             None => (None, id::mint("rec", seq), now.clone()),
         };
         let record = Record {
@@ -252,7 +249,7 @@ impl Store {
             created_at,
             updated_at: now,
         };
-        write_record(&tx, rid, &record, seq)?;
+        write_record(&tx, old, &record, seq)?;
         tx.commit()?;
         Ok((record, replaced))
     }
@@ -282,6 +279,7 @@ impl Store {
             },
             None => None,
         };
+        let mut items = Vec::new();
         let mut segments: Vec<Segment> = Vec::new();
         match text {
             Some((all, name)) => {
@@ -311,10 +309,7 @@ impl Store {
                     None => None,
                 };
                 let start_tier = page.after.map_or(0, |a| a.tier);
-                for (tier, expr) in [(0, name.clone()), (1, format!("({all}) NOT ({name})"))] {
-                    if tier < start_tier {
-                        continue;
-                    }
+                let segment = |tier: i64, expr: String, skip: &[i64]| -> Segment {
                     let mut c = Clause::default();
                     // One upper and one lower rowid bound, so FTS5 uses both for its walk.
                     let mut upper = snapshot;
@@ -329,6 +324,13 @@ impl Store {
                     if let Some((low, _)) = entity_span {
                         c.add("f.rowid >= ?", [SqlValue::Integer(low)]);
                     }
+                    if !skip.is_empty() {
+                        let list = skip.iter().map(i64::to_string).collect::<Vec<_>>();
+                        c.add(
+                            "f.rowid NOT IN (SELECT value FROM json_each(?))",
+                            [SqlValue::Text(format!("[{}]", list.join(",")))],
+                        );
+                    }
                     record_filters(&mut c, q, "r.seq", Driver::Text);
                     let sql = format!(
                         "SELECT {RECORD_COLS}, {tier} AS tier FROM records_fts f \
@@ -336,7 +338,30 @@ impl Store {
                              ORDER BY f.rowid DESC LIMIT ?",
                         c.joined()
                     );
-                    segments.push((sql, c.params));
+                    (sql, c.params)
+                };
+                if start_tier == 0 {
+                    run_segments_into(
+                        &tx,
+                        vec![segment(0, name.clone(), &[])],
+                        page.limit,
+                        &mut items,
+                        record_at,
+                    )?;
+                }
+                // Tier 1: every word somewhere, not every word in the name. On a first page,
+                // tier 0 has just been walked from the top to its end (unless it filled the
+                // page, and then tier 1 is not run), so the rows it returned are all the name
+                // matches under these bounds and filters: leaving those out by rowid spares
+                // FTS5 a second walk of the name's doclists for the NOT, a third of the
+                // full-text work of a one-word query. A later page uses the NOT.
+                if items.len() <= page.limit {
+                    let (expr, skip) = if page.after.is_none() {
+                        (all, items.iter().map(|(_, p)| p.seq).collect::<Vec<_>>())
+                    } else {
+                        (format!("({all}) NOT ({name})"), Vec::new())
+                    };
+                    segments.push(segment(1, expr, &skip));
                 }
             }
             None => {
@@ -348,13 +373,13 @@ impl Store {
                         [Clause::text(entity), Clause::text(rev)],
                     );
                     (
-                        "record_entities d CROSS JOIN records r ON r.rid = d.rid",
+                        "record_entities d CROSS JOIN records r ON r.seq = d.seq",
                         "d.seq",
                     )
                 } else if let Some(first) = q.tags.first() {
                     c.add("d.tag = ?", [Clause::text(first)]);
                     (
-                        "record_tags d CROSS JOIN records r ON r.rid = d.rid",
+                        "record_tags d CROSS JOIN records r ON r.seq = d.seq",
                         "d.seq",
                     )
                 } else {
@@ -380,11 +405,7 @@ impl Store {
                 segments.push((sql, c.params));
             }
         }
-        let mut items = run_segments(&tx, segments, page.limit, |row| {
-            let (record, seq) = record_from_row(row)?;
-            let tier: i64 = row.get(14)?;
-            Ok((record, Position { tier, seq }))
-        })?;
+        run_segments_into(&tx, segments, page.limit, &mut items, record_at)?;
         let more = items.len() > page.limit;
         items.truncate(page.limit);
         Ok(Page {
@@ -397,11 +418,11 @@ impl Store {
     /// Deletes the named feature at `locator`. Returns how many rows went (0 or 1).
     pub fn forget_feature(&mut self, locator: &str, name: &str) -> Result<usize, StoreError> {
         let tx = self.write()?;
-        let rids: Vec<i64> = tx
-            .prepare_cached("SELECT rid FROM records WHERE locator = ?1 AND name = ?2")?
+        let seqs: Vec<i64> = tx
+            .prepare_cached("SELECT seq FROM records WHERE locator = ?1 AND name = ?2")?
             .query_map(params![locator, name], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let n = delete_records(&tx, &rids)?;
+        let n = delete_records(&tx, &seqs)?;
         tx.commit()?;
         Ok(n)
     }
@@ -415,15 +436,15 @@ impl Store {
         entity_id: &str,
     ) -> Result<usize, StoreError> {
         let tx = self.write()?;
-        let rids: Vec<i64> = tx
+        let seqs: Vec<i64> = tx
             .prepare_cached(
-                "SELECT r.rid FROM record_entities d CROSS JOIN records r ON r.rid = d.rid \
+                "SELECT r.seq FROM record_entities d CROSS JOIN records r ON r.seq = d.seq \
                  WHERE d.entity_id = ?1 AND d.revision = ?2 AND r.kind = 'note' \
                  AND (?3 IS NULL OR r.locator = ?3)",
             )?
             .query_map(params![entity_id, revision, locator], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let n = delete_records(&tx, &rids)?;
+        let n = delete_records(&tx, &seqs)?;
         tx.commit()?;
         Ok(n)
     }

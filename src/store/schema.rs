@@ -12,7 +12,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-const MIGRATIONS: &[&str] = &[V1];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -138,6 +138,72 @@ CREATE VIRTUAL TABLE decisions_fts USING fts5 (
 );
 "#;
 
+/// Records keyed by their seq, side tables without a row-id column.
+///
+/// A record's row id is its `seq` (a rewrite deletes the row and inserts it at its new seq),
+/// so the full-text rowid and the side tables' seq lead straight to the row: the unique
+/// index on `seq` goes, and with it a second B-tree descent per full-text match (a page read
+/// per row once the table outgrows the page cache). The side tables lose their `rid` column,
+/// its index and the cascade that needed it: a record's side rows are deleted by their keys,
+/// read from the record's own lists. Together a `remember` writes about 4.7 pages fewer
+/// (28 before, at 100,000 records). Side rows whose record is gone (only a hand-edited file
+/// can have them) are harmless: every query joins them to `records`, and seqs are never
+/// reused.
+const V2: &str = r#"
+CREATE TABLE records_v2 (
+    seq        INTEGER PRIMARY KEY,
+    id         TEXT NOT NULL UNIQUE,
+    kind       TEXT NOT NULL CHECK (kind IN ('feature', 'note')),
+    locator    TEXT NOT NULL,
+    name       TEXT,
+    note       TEXT,
+    tags       TEXT NOT NULL,
+    entity_ids TEXT NOT NULL,
+    id_scheme  TEXT NOT NULL,
+    revision   TEXT NOT NULL,
+    format     TEXT NOT NULL,
+    uri        TEXT,
+    units      TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    CHECK ((kind = 'feature') = (name IS NOT NULL))
+);
+INSERT INTO records_v2 (seq, id, kind, locator, name, note, tags, entity_ids, id_scheme,
+    revision, format, uri, units, created_at, updated_at)
+SELECT seq, id, kind, locator, name, note, tags, entity_ids, id_scheme,
+    revision, format, uri, units, created_at, updated_at
+FROM records ORDER BY seq;
+
+-- Revision first: the entity rows of one revision (the one under review is written many
+-- times in a row) share a few leaves instead of one leaf per entity id.
+CREATE TABLE record_entities_v2 (
+    revision  TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    seq       INTEGER NOT NULL,
+    PRIMARY KEY (revision, entity_id, seq)
+) WITHOUT ROWID;
+INSERT INTO record_entities_v2 (revision, entity_id, seq)
+SELECT revision, entity_id, seq FROM record_entities ORDER BY revision, entity_id, seq;
+
+CREATE TABLE record_tags_v2 (
+    tag TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (tag, seq)
+) WITHOUT ROWID;
+INSERT INTO record_tags_v2 (tag, seq) SELECT tag, seq FROM record_tags ORDER BY tag, seq;
+
+-- Children first: then dropping `records` has no foreign keys left to act on.
+DROP TABLE record_entities;
+DROP TABLE record_tags;
+DROP TABLE records;
+ALTER TABLE records_v2 RENAME TO records;
+ALTER TABLE record_entities_v2 RENAME TO record_entities;
+ALTER TABLE record_tags_v2 RENAME TO record_tags;
+CREATE UNIQUE INDEX records_feature_key ON records (locator, name) WHERE name IS NOT NULL;
+CREATE INDEX records_locator_seq ON records (locator, seq);
+CREATE INDEX records_revision_seq ON records (revision, seq);
+"#;
+
 /// Decides from what a read-only look found whether the file may be opened for writing.
 pub(super) fn classify(
     path: &Path,
@@ -196,7 +262,15 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
     // the next auto-checkpoint, ~1000 pages later: until then the main file's header would
     // not show the file is ours, and every start would pay the full read-only inspection.
     // Best effort: a reader holding an older snapshot can make it partial, which is harmless.
-    if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+    // An upgrade of an existing file rewrites whole tables (80 MB of WAL at 100,000
+    // records), so it also truncates the WAL rather than leave it that size while the server
+    // runs; a new file's few pages need no truncation (and no extra fsync at a first start).
+    let sql = if start > 0 {
+        "PRAGMA wal_checkpoint(TRUNCATE)"
+    } else {
+        "PRAGMA wal_checkpoint(PASSIVE)"
+    };
+    if let Err(e) = conn.query_row(sql, [], |_| Ok(())) {
         log::debug!("checkpoint after the migration of {}: {e}", path.display());
     }
     Ok(())
