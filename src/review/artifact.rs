@@ -34,15 +34,27 @@ pub struct Artifact {
     pub units: Option<String>,
 }
 
-/// An artifact as answers carry it: keys in alphabetical order, like every answer's.
+/// An artifact borrowed, as answers carry it: keys in alphabetical order, like every answer's.
 #[derive(Debug, Serialize)]
 pub struct ArtifactWire<'a> {
-    format: &'a str,
-    revision: &'a str,
+    pub format: &'a str,
+    pub revision: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    units: Option<&'a str>,
+    pub units: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    uri: Option<&'a str>,
+    pub uri: Option<&'a str>,
+}
+
+impl ArtifactWire<'_> {
+    /// An owned copy.
+    pub fn into_owned(self) -> Artifact {
+        Artifact {
+            revision: self.revision.to_string(),
+            format: self.format.to_string(),
+            uri: self.uri.map(str::to_string),
+            units: self.units.map(str::to_string),
+        }
+    }
 }
 
 impl Artifact {

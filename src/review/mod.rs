@@ -12,4 +12,4 @@ pub mod time;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
 pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict};
-pub use record::{Kind, Record};
+pub use record::{Kind, Record, RecordRef};

@@ -6,10 +6,11 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::search::{fts_words, match_all, match_column};
 use super::{
-    Page, PageRequest, Position, Segment, Store, StoreError, current_seq, json_strings, json_text,
-    next_seq, run_segments_into,
+    Page, PageRequest, Position, Segment, Store, StoreError, current_seq, json_strings, json_strs,
+    json_text, next_seq, run_segments_into,
 };
-use crate::review::{Artifact, Kind, Record, id, time};
+use crate::review::artifact::ArtifactWire;
+use crate::review::{Artifact, Kind, Record, RecordRef, id, time};
 
 /// What `remember` stores: the artifact already normalised.
 #[derive(Debug, Clone)]
@@ -41,8 +42,16 @@ pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.en
 
 /// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
 pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
-    // The kind and the two JSON columns are read in place, without an owned copy.
-    let kind = row.get_ref(1)?.as_str()?;
+    let (record, seq) = record_ref_from_row(row)?;
+    Ok((record.into_owned(), seq))
+}
+
+/// [`record_from_row`] borrowing from the row: no field is copied.
+fn record_ref_from_row<'r>(row: &'r Row<'_>) -> rusqlite::Result<(RecordRef<'r>, i64)> {
+    let text = |i: usize| -> rusqlite::Result<&'r str> { Ok(row.get_ref(i)?.as_str()?) };
+    let optional =
+        |i: usize| -> rusqlite::Result<Option<&'r str>> { Ok(row.get_ref(i)?.as_str_or_null()?) };
+    let kind = text(1)?;
     let kind = Kind::parse(kind).ok_or_else(|| {
         rusqlite::Error::FromSqlConversionFailure(
             1,
@@ -50,35 +59,26 @@ pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> 
             format!("unknown record kind {kind:?}").into(),
         )
     })?;
-    let tags = json_strings(4, row.get_ref(4)?.as_str()?)?;
-    let entity_ids = json_strings(5, row.get_ref(5)?.as_str()?)?;
     Ok((
-        Record {
-            id: row.get(0)?,
+        RecordRef {
+            id: text(0)?,
             kind,
-            name: row.get(2)?,
-            note: row.get(3)?,
-            tags,
-            entity_ids,
-            id_scheme: row.get(6)?,
-            artifact: Artifact {
-                revision: row.get(7)?,
-                format: row.get(8)?,
-                uri: row.get(9)?,
-                units: row.get(10)?,
+            name: optional(2)?,
+            note: optional(3)?,
+            tags: json_strs(4, text(4)?)?,
+            entity_ids: json_strs(5, text(5)?)?,
+            id_scheme: text(6)?,
+            artifact: ArtifactWire {
+                revision: text(7)?,
+                format: text(8)?,
+                uri: optional(9)?,
+                units: optional(10)?,
             },
-            created_at: row.get(11)?,
-            updated_at: row.get(12)?,
+            created_at: text(11)?,
+            updated_at: text(12)?,
         },
         row.get(13)?,
     ))
-}
-
-/// Maps a recall row: [`RECORD_COLS`], then the tier.
-fn record_at(row: &Row<'_>) -> rusqlite::Result<(Record, Position)> {
-    let (record, seq) = record_from_row(row)?;
-    let tier: i64 = row.get(14)?;
-    Ok((record, Position { tier, seq }))
 }
 
 /// Keeps the first occurrence of each string: tags and entity ids are sets.
@@ -261,6 +261,38 @@ impl Store {
         q: &RecordQuery,
         page: PageRequest,
     ) -> Result<Page<Record>, StoreError> {
+        let mut records = Vec::new();
+        let page = self.recall_each(q, page, |r| records.push(r.into_owned()))?;
+        Ok(Page {
+            items: records
+                .into_iter()
+                .zip(page.items)
+                .map(|(r, ((), pos))| (r, pos))
+                .collect(),
+            snapshot: page.snapshot,
+            more: page.more,
+        })
+    }
+
+    /// [`Store::recall`] handing each record of the page to `each` in order, borrowed from
+    /// its row while it is read (a recall tool serialises it there and then).
+    pub fn recall_each(
+        &mut self,
+        q: &RecordQuery,
+        page: PageRequest,
+        mut each: impl FnMut(RecordRef<'_>),
+    ) -> Result<Page<()>, StoreError> {
+        // Up to `limit + 1` rows are read: the last one only says whether more follow.
+        let mut seen = 0;
+        let mut at = |row: &Row<'_>| -> rusqlite::Result<((), Position)> {
+            let seq: i64 = row.get(13)?;
+            let tier: i64 = row.get(14)?;
+            if seen < page.limit {
+                each(record_ref_from_row(row)?.0);
+            }
+            seen += 1;
+            Ok(((), Position { tier, seq }))
+        };
         let tx = self.read()?;
         let snapshot = match page.snapshot {
             Some(s) => s,
@@ -346,7 +378,7 @@ impl Store {
                         vec![segment(0, name.clone(), &[])],
                         page.limit,
                         &mut items,
-                        record_at,
+                        &mut at,
                     )?;
                 }
                 // Tier 1: every word somewhere, not every word in the name. On a first page,
@@ -405,7 +437,7 @@ impl Store {
                 segments.push((sql, c.params));
             }
         }
-        run_segments_into(&tx, segments, page.limit, &mut items, record_at)?;
+        run_segments_into(&tx, segments, page.limit, &mut items, &mut at)?;
         let more = items.len() > page.limit;
         items.truncate(page.limit);
         Ok(Page {

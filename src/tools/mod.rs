@@ -166,9 +166,9 @@ fn short_rev(rev: &str) -> String {
 
 /// The output of a recall page: `{<key>: items, next_cursor?}` (keys in sorted order, as in
 /// every answer), and the summary ended by a hint to follow the cursor when more rows follow.
-fn page_output<T: Serialize>(
+fn page_output(
     key: &'static str,
-    items: &[T],
+    items: JsonArray,
     next: Option<String>,
     mut summary: String,
 ) -> Result<ToolOutput, ToolError> {
@@ -177,31 +177,63 @@ fn page_output<T: Serialize>(
     } else {
         "."
     });
-    ToolOutput::new(&PageOut { key, items, next }, summary)
+    let items = items.finish()?;
+    let cursor = next.map(|c| Value::String(c).to_string());
+    let mut members = vec![(key, items.as_str())];
+    if let Some(c) = &cursor {
+        members.push(("next_cursor", c.as_str()));
+    }
+    members.sort_unstable_by_key(|(name, _)| *name);
+    let mut structured = String::with_capacity(items.len() + 64);
+    for (name, json) in members {
+        structured.push(if structured.is_empty() { '{' } else { ',' });
+        // Both names are plain identifiers: nothing to escape.
+        structured.push('"');
+        structured.push_str(name);
+        structured.push_str("\":");
+        structured.push_str(json);
+    }
+    structured.push('}');
+    Ok(ToolOutput {
+        structured,
+        summary,
+    })
 }
 
-/// A page of a recall as its answer object.
-struct PageOut<'a, T> {
-    key: &'static str,
-    items: &'a [T],
-    next: Option<String>,
+/// A JSON array written one item at a time, as the items come (a recall serialises each
+/// record while it is borrowed from its row).
+struct JsonArray {
+    buf: Vec<u8>,
+    error: Option<serde_json::Error>,
 }
 
-impl<T: Serialize> Serialize for PageOut<'_, T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(None)?;
-        let items_first = self.key < "next_cursor";
-        if items_first {
-            map.serialize_entry(self.key, self.items)?;
+impl JsonArray {
+    fn new() -> Self {
+        JsonArray {
+            buf: b"[".to_vec(),
+            error: None,
         }
-        if let Some(c) = &self.next {
-            map.serialize_entry("next_cursor", c)?;
+    }
+
+    fn push(&mut self, item: &impl Serialize) {
+        if self.buf.len() > 1 {
+            self.buf.push(b',');
         }
-        if !items_first {
-            map.serialize_entry(self.key, self.items)?;
+        if let Err(e) = serde_json::to_writer(&mut self.buf, item) {
+            self.error.get_or_insert(e);
         }
-        map.end()
+    }
+
+    /// The array as text, or the first error an item met.
+    fn finish(mut self) -> Result<String, ToolError> {
+        if let Some(e) = self.error {
+            return Err(ToolError::Internal(format!(
+                "could not encode the answer: {e}"
+            )));
+        }
+        self.buf.push(b']');
+        String::from_utf8(self.buf)
+            .map_err(|e| ToolError::Internal(format!("the answer is not UTF-8: {e}")))
     }
 }
 
@@ -213,7 +245,10 @@ mod tests {
     fn page_output_keys_come_sorted_with_and_without_cursor() {
         for key in ["decisions", "records"] {
             for next in [None, Some("c1.x".to_string())] {
-                let out = page_output(key, &[1, 2], next.clone(), "2".into()).unwrap();
+                let mut items = JsonArray::new();
+                items.push(&1);
+                items.push(&2);
+                let out = page_output(key, items, next.clone(), "2".into()).unwrap();
                 let mut want = serde_json::Map::new();
                 want.insert(key.into(), serde_json::json!([1, 2]));
                 if let Some(c) = &next {

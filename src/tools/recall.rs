@@ -92,20 +92,28 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         args.cursor.as_deref(),
         args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
-    let page = store.recall(&query, request)?;
+    let current = current.as_deref();
+    let mut records = super::JsonArray::new();
+    let mut firsts = Vec::new();
+    let mut stale = 0;
+    let page = store.recall_each(&query, request, |r| {
+        if current.is_some_and(|c| c != r.artifact.revision) {
+            stale += 1;
+        }
+        if firsts.len() < 3 {
+            firsts.push(match r.name {
+                Some(name) => format!("\"{}\"", short(name, 40)),
+                None => format!("note {}", r.id),
+            });
+        }
+        records.push(&r.wire(current));
+    })?;
     let next = cursor::next(&fp, &page);
-    let stale = page
-        .items
-        .iter()
-        .filter(|(r, _)| current.as_deref().is_some_and(|c| c != r.artifact.revision))
-        .count();
     let n = page.items.len();
     let mut summary = format!("{n} record{}", if n == 1 { "" } else { "s" });
-    for (r, _) in page.items.iter().take(3) {
-        match &r.name {
-            Some(name) => summary.push_str(&format!("; \"{}\"", short(name, 40))),
-            None => summary.push_str(&format!("; note {}", r.id)),
-        }
+    for first in &firsts {
+        summary.push_str("; ");
+        summary.push_str(first);
     }
     if n > 3 {
         summary.push_str("; ...");
@@ -113,10 +121,5 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (written for another revision)"));
     }
-    let records: Vec<_> = page
-        .items
-        .iter()
-        .map(|(r, _)| r.wire(current.as_deref()))
-        .collect();
-    super::page_output("records", &records, next, summary)
+    super::page_output("records", records, next, summary)
 }

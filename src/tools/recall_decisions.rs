@@ -105,10 +105,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             super::short(&d.disposition, 20)
         ));
     }
-    let decisions: Vec<_> = page
-        .items
-        .iter()
-        .map(|(d, _)| d.wire(current.as_deref()))
-        .collect();
-    super::page_output("decisions", &decisions, next, summary)
+    let mut decisions = super::JsonArray::new();
+    for (d, _) in &page.items {
+        decisions.push(&d.wire(current.as_deref()));
+    }
+    super::page_output("decisions", decisions, next, summary)
 }
