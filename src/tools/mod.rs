@@ -177,23 +177,23 @@ fn page_output(
     } else {
         "."
     });
-    let items = items.finish()?;
-    let cursor = next.map(|c| Value::String(c).to_string());
-    let mut members = vec![(key, items.as_str())];
-    if let Some(c) = &cursor {
-        members.push(("next_cursor", c.as_str()));
+    // `{"next_cursor":..,"records":[..]}` or `{"decisions":[..],"next_cursor":..}`: the
+    // other members go around the items in the items' own buffer. Both names are plain
+    // identifiers, with nothing to escape.
+    let mut structured = items.finish()?;
+    let cursor = next.map(|c| format!("\"next_cursor\":{}", Value::String(c)));
+    let mut head = format!("{{\"{key}\":");
+    let mut tail = String::from("}");
+    if let Some(c) = cursor {
+        if key < "next_cursor" {
+            tail.insert_str(0, &format!(",{c}"));
+        } else {
+            head.insert_str(1, &format!("{c},"));
+        }
     }
-    members.sort_unstable_by_key(|(name, _)| *name);
-    let mut structured = String::with_capacity(items.len() + 64);
-    for (name, json) in members {
-        structured.push(if structured.is_empty() { '{' } else { ',' });
-        // Both names are plain identifiers: nothing to escape.
-        structured.push('"');
-        structured.push_str(name);
-        structured.push_str("\":");
-        structured.push_str(json);
-    }
-    structured.push('}');
+    structured.reserve(head.len() + tail.len());
+    structured.insert_str(0, &head);
+    structured.push_str(&tail);
     Ok(ToolOutput {
         structured,
         summary,
@@ -209,10 +209,15 @@ struct JsonArray {
 
 impl JsonArray {
     fn new() -> Self {
-        JsonArray {
-            buf: b"[".to_vec(),
-            error: None,
-        }
+        Self::with_room(0, 0)
+    }
+
+    /// An array with room for `items` items of about `bytes_each` bytes: a page of records is
+    /// then written without the buffer growing (and being copied) a dozen times on the way.
+    fn with_room(items: usize, bytes_each: usize) -> Self {
+        let mut buf = Vec::with_capacity(items.saturating_mul(bytes_each).saturating_add(2));
+        buf.push(b'[');
+        JsonArray { buf, error: None }
     }
 
     fn push(&mut self, item: &impl Serialize) {

@@ -93,7 +93,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
     let current = current.as_deref();
-    let mut records = super::JsonArray::new();
+    // A record's wire form is 400 to 700 bytes with typical names, notes and lists.
+    let mut records = super::JsonArray::with_room(request.limit, 640);
     let mut firsts = Vec::new();
     let mut stale = 0;
     let page = store.recall_each(&query, request, |r| {
