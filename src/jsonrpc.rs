@@ -165,47 +165,105 @@ pub fn result_response(id: &Id, result: Value) -> Value {
     envelope(id.to_value(), "result", result)
 }
 
-/// The result of a request: a JSON value, or a JSON object already encoded as compact text.
+/// The result of a request: a JSON value, or an object whose members are already encoded.
 ///
 /// A tool answer of a page of records is tens of kilobytes that travel twice (as
 /// `structuredContent` and as the text block that holds it as a string): built as a value
 /// tree and then encoded, it cost more than the query. Such results are written straight to
-/// text once and passed through as [`Body::Encoded`].
+/// text once, member by member, and passed through as [`Body::Members`], so an adapter can
+/// still add members (the modern era's `_meta` and `resultType`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
     Value(Value),
-    /// Compact JSON of an object, as serde_json writes it.
-    Encoded(String),
+    /// `(name, compact JSON of the value)` pairs, names distinct. Written in sorted order of
+    /// their names, as serde_json writes every other object.
+    Members(Vec<(String, String)>),
 }
 
 impl Body {
-    /// The result as a value (decodes an encoded one: for tests and in-process callers).
+    /// The result as a value (decodes encoded members: for tests and in-process callers).
     pub fn into_value(self) -> Value {
         match self {
             Body::Value(v) => v,
-            Body::Encoded(s) => serde_json::from_str(&s).unwrap_or_else(|e| {
-                log::error!("an encoded result is not JSON: {e}");
-                Value::Null
-            }),
+            Body::Members(members) => Value::Object(
+                members
+                    .into_iter()
+                    .map(|(name, json)| {
+                        let v = serde_json::from_str(&json).unwrap_or_else(|e| {
+                            log::error!("an encoded member {name:?} is not JSON: {e}");
+                            Value::Null
+                        });
+                        (name, v)
+                    })
+                    .collect(),
+            ),
         }
     }
 }
 
-/// The whole response line (without its newline) for `id` with an already encoded `result`:
-/// the same bytes as encoding [`result_response`], whose keys serde_json writes sorted. The
-/// envelope is written around `result` in its own buffer: a fresh copy of a 100 KB answer
-/// cost more in page faults than in copying.
-pub fn encoded_result_response(id: &Id, mut result: String) -> String {
-    let id = match id {
+/// The whole response line (without its newline) for `id` with a result of encoded members:
+/// the same bytes as encoding [`result_response`] of the equivalent value.
+///
+/// The line is assembled in the buffer of the largest member when it has the room (a tool
+/// answer's `content` is made with room for the rest): a fresh 50-100 KB buffer per answer
+/// cost more in page faults than the copy itself.
+pub fn encoded_result_response(id: &Id, mut members: Vec<(String, String)>) -> String {
+    members.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let id = id_json(id);
+    let largest = (0..members.len()).max_by_key(|&i| members.get(i).map_or(0, |m| m.1.len()));
+    let mut before = format!("{{\"id\":{id},\"jsonrpc\":\"2.0\",\"result\":{{");
+    let mut after = String::new();
+    let mut kept = String::new();
+    for (i, (name, json)) in members.into_iter().enumerate() {
+        let out = if largest.is_some_and(|l| i > l) {
+            &mut after
+        } else {
+            &mut before
+        };
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(name).to_string());
+        out.push(':');
+        if largest == Some(i) {
+            kept = json;
+        } else {
+            out.push_str(&json);
+        }
+    }
+    after.push_str("}}");
+    // Room for the newline the writer appends, too.
+    kept.reserve(before.len() + after.len() + 1);
+    kept.insert_str(0, &before);
+    kept.push_str(&after);
+    kept
+}
+
+/// [`encoded_result_response`] for a result already encoded whole (a memoised list).
+pub fn encoded_object_response(id: &Id, object: &str) -> String {
+    let mut line = response_head(id, object.len());
+    line.push_str(object);
+    line.push('}');
+    line
+}
+
+/// The id as JSON text, exactly as it arrived.
+fn id_json(id: &Id) -> String {
+    match id {
         Id::Number(n) => n.to_string(),
         Id::String(s) => Value::String(s.clone()).to_string(),
-    };
-    let head = format!("{{\"id\":{id},\"jsonrpc\":\"2.0\",\"result\":");
-    // The head, the closing brace and the newline the writer appends.
-    result.reserve(head.len() + 2);
-    result.insert_str(0, &head);
-    result.push('}');
-    result
+    }
+}
+
+/// `{"id":<id>,"jsonrpc":"2.0","result":` in a buffer with room for `body` more bytes, the
+/// closing braces and the newline the writer appends.
+fn response_head(id: &Id, body: usize) -> String {
+    let id = id_json(id);
+    let mut line = String::with_capacity(body + id.len() + 40);
+    line.push_str("{\"id\":");
+    line.push_str(&id);
+    line.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
+    line
 }
 
 /// Builds an error response; `id` is `None` (written as null) when the request's id could not

@@ -72,7 +72,7 @@ impl Answer {
     fn result(id: &Id, body: Body) -> Answer {
         match body {
             Body::Value(v) => Answer::Message(jsonrpc::result_response(id, v)),
-            Body::Encoded(s) => Answer::Encoded(jsonrpc::encoded_result_response(id, s)),
+            Body::Members(m) => Answer::Encoded(jsonrpc::encoded_result_response(id, m)),
         }
     }
 
@@ -285,10 +285,7 @@ impl Server {
         // Without a session, a legacy list request is an error: never memoised.
         let cacheable = modern || key.legacy.is_some();
         if let Some(result) = self.memo.get(&key) {
-            // Room for the envelope, so it goes around the copy without growing it.
-            let mut body = String::with_capacity(result.len() + 64);
-            body.push_str(result);
-            return Answer::Encoded(jsonrpc::encoded_result_response(&req.id, body));
+            return Answer::Encoded(jsonrpc::encoded_object_response(&req.id, result));
         }
         let answer = self.handle_request_guarded(req);
         if cacheable && self.memo.len() < MEMO_CAPACITY {

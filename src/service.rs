@@ -171,7 +171,7 @@ impl Service {
             None => match tools::run(&mut self.store, &name, args) {
                 Ok(out) => {
                     check_output(tool, &out.structured)?;
-                    (tool_success_result(&out.summary, &out.structured, f), "ok")
+                    (tool_success_result(&out.summary, out.structured, f), "ok")
                 }
                 Err(e @ ToolError::Invalid(_)) => (tool_error_result(&e.to_string()), "refused"),
                 Err(e @ ToolError::Storage(_)) => {
@@ -421,26 +421,26 @@ fn check_output(tool: &RegisteredTool, structured: &str) -> Result<(), ServiceEr
 
 /// A successful tool result, encoded: the summary and the whole result as text blocks (the
 /// JSON copy is what the spec asks of a tool with an output schema, for clients that read only
-/// `content`), then `structuredContent` where the version has it. Keys in sorted order, the
-/// same bytes serde_json writes for the equivalent value.
-fn tool_success_result(summary: &str, structured: &str, f: Features) -> Body {
+/// `content`), then `structuredContent` where the version has it. Each member is the bytes
+/// serde_json writes for the equivalent value.
+fn tool_success_result(summary: &str, structured: String, f: Features) -> Body {
     let summary = Value::String(summary.to_string()).to_string();
-    // Escaping adds a byte per quote: about one in twelve bytes of a page of records. A
-    // quarter is room enough that the buffer is allocated once, without counting first.
+    // Escaping adds a byte per quote: about one in eight bytes of a page of records, so a
+    // quarter more is room enough, without counting first. The response line is assembled in
+    // this buffer (see `jsonrpc::encoded_result_response`): room for `structuredContent` too.
     let copies = if f.structured_content { 2 } else { 1 };
-    let capacity = summary.len() + structured.len() * copies + structured.len() / 4 + 128;
-    let mut out = String::with_capacity(capacity);
-    out.push_str("{\"content\":[{\"text\":");
-    out.push_str(&summary);
-    out.push_str(",\"type\":\"text\"},{\"text\":\"");
-    push_json_as_string_contents(structured, &mut out);
-    out.push_str("\",\"type\":\"text\"}]");
+    let capacity = summary.len() + structured.len() * copies + structured.len() / 4 + 256;
+    let mut content = String::with_capacity(capacity);
+    content.push_str("[{\"text\":");
+    content.push_str(&summary);
+    content.push_str(",\"type\":\"text\"},{\"text\":\"");
+    push_json_as_string_contents(&structured, &mut content);
+    content.push_str("\",\"type\":\"text\"}]");
+    let mut members = vec![("content".to_string(), content)];
     if f.structured_content {
-        out.push_str(",\"structuredContent\":");
-        out.push_str(structured);
+        members.push(("structuredContent".to_string(), structured));
     }
-    out.push('}');
-    Body::Encoded(out)
+    Body::Members(members)
 }
 
 /// Appends `json` as the inside of a JSON string. `json` is serde_json's compact output, which
@@ -607,10 +607,13 @@ mod tests {
                 if f.structured_content {
                     want["structuredContent"] = structured.clone();
                 }
-                let Body::Encoded(got) = tool_success_result("sum \"mary\"\n", &encoded, f) else {
+                let body = tool_success_result("sum \"mary\"\n", encoded.clone(), f);
+                let Body::Members(members) = body else {
                     panic!("a tool result is sent encoded");
                 };
-                assert_eq!(got, want.to_string());
+                let id = crate::jsonrpc::Id::Number(1.into());
+                let line = crate::jsonrpc::encoded_result_response(&id, members);
+                assert_eq!(line, crate::jsonrpc::result_response(&id, want).to_string());
             }
         }
     }

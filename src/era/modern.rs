@@ -178,27 +178,19 @@ fn decorate(result: Body, cache: Cache) -> Body {
             }
             Body::Value(v)
         }
-        Body::Encoded(object) => {
-            // An encoded result is a tool answer (`content`, `structuredContent`, `isError`):
-            // it has no `_meta` of its own, so the members go in front of its own.
-            members.insert("_meta".into(), json!({META_SERVER_INFO: server_info}));
-            Body::Encoded(prepend_members(
-                &Value::Object(members).to_string(),
-                &object,
-            ))
-        }
-    }
-}
-
-/// `{a..}` and `{b..}` (compact JSON objects) as one object `{a.., b..}`.
-fn prepend_members(front: &str, object: &str) -> String {
-    let front = front.strip_suffix('}').unwrap_or(front);
-    match object.strip_prefix('{') {
-        Some("}") => format!("{front}}}"),
-        Some(rest) => format!("{front},{rest}"),
-        None => {
-            log::error!("an encoded result is not an object; answered without it");
-            format!("{front}}}")
+        Body::Members(mut encoded) => {
+            // A `_meta` of the result's own keeps its keys; the server's identity joins them.
+            let mut meta = match encoded.iter().position(|(name, _)| name == "_meta") {
+                Some(i) => {
+                    serde_json::from_str(&encoded.swap_remove(i).1).unwrap_or_else(|_| Map::new())
+                }
+                None => Map::new(),
+            };
+            meta.insert(META_SERVER_INFO.into(), server_info);
+            members.insert("_meta".into(), Value::Object(meta));
+            encoded.retain(|(name, _)| !members.contains_key(name));
+            encoded.extend(members.into_iter().map(|(name, v)| (name, v.to_string())));
+            Body::Members(encoded)
         }
     }
 }
@@ -208,16 +200,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decorate_encoded_result_equals_decorate_of_its_value() {
-        for result in [
+    fn decorate_encoded_members_gives_the_bytes_of_decorating_the_value() {
+        let id = Id::Number(7.into());
+        let results = [
             json!({}),
-            json!({"content": [{"type": "text", "text": "{\"a\":1}"}]}),
-        ] {
+            json!({"content": [{"type": "text", "text": "{\"a\":1}"}], "structuredContent": {"a": 1}}),
+            json!({"_meta": {"x": 1}, "content": [], "isError": true, "resultType": "old"}),
+        ];
+        for result in results {
             for cache in [Cache::None, Cache::Public, Cache::Private] {
                 let from_value = decorate(Body::Value(result.clone()), cache).into_value();
-                let encoded = decorate(Body::Encoded(result.to_string()), cache);
-                assert!(matches!(encoded, Body::Encoded(_)));
-                assert_eq!(encoded.into_value(), from_value);
+                let Value::Object(m) = &result else { continue };
+                let members = m.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+                let Body::Members(encoded) = decorate(Body::Members(members), cache) else {
+                    panic!("members stay members");
+                };
+                let line = jsonrpc::encoded_result_response(&id, encoded);
+                let want = jsonrpc::result_response(&id, from_value).to_string();
+                assert_eq!(line, want);
             }
         }
     }
