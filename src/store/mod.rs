@@ -710,6 +710,56 @@ mod tests {
         assert_eq!(json_strings(4, &json_text(&written)).unwrap(), written);
     }
 
+    /// Regression (found in review): side rows are deleted by the keys in the record's own
+    /// lists, so a list that no longer parses made the record impossible to rewrite or forget.
+    /// Its side rows are now found by seq.
+    #[test]
+    fn record_with_damaged_lists_can_still_be_rewritten_and_forgotten() {
+        use crate::review::Artifact;
+        const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        let mut store = Store::open_in_memory().unwrap();
+        let new = |tag: &str| NewRecord {
+            artifact: Artifact {
+                revision: REV.into(),
+                format: "step".into(),
+                uri: Some("file:///p.step".into()),
+                units: None,
+            },
+            name: Some("bore".into()),
+            note: None,
+            tags: vec![tag.into()],
+            entity_ids: vec!["face:1".into()],
+            id_scheme: "opaque".into(),
+        };
+        let side_rows = |store: &Store| -> i64 {
+            store
+                .conn
+                .query_row(
+                    "SELECT (SELECT count(*) FROM record_tags) + (SELECT count(*) FROM record_entities)",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap()
+        };
+        store.remember(&new("a")).unwrap();
+        for damage in [
+            "UPDATE records SET tags = '[\"a\"'",
+            "UPDATE records SET entity_ids = 7",
+        ] {
+            store.conn.execute_batch(damage).unwrap();
+            let (_, replaced) = store.remember(&new("b")).unwrap();
+            assert!(replaced, "{damage}");
+            assert_eq!(side_rows(&store), 2, "{damage}: the old side rows went");
+        }
+        store
+            .conn
+            .execute_batch("UPDATE records SET tags = 'not json'")
+            .unwrap();
+        assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
+        assert_eq!(side_rows(&store), 0);
+        assert!(store.check().unwrap().is_empty());
+    }
+
     /// A version-1 file (row ids apart from seqs, side rows carrying them) upgrades to the
     /// current schema with every record, side row and full-text row still found, and a
     /// rewrite after the upgrade leaves no stale side row behind.

@@ -147,23 +147,45 @@ pub(super) fn write_record(
 /// Deletes the record stored at `seq` with its side-table rows (found by their keys from
 /// the record's own lists) and its full-text row. Returns how many records went (0 or 1).
 fn delete_record(tx: &Transaction<'_>, seq: i64) -> Result<usize, StoreError> {
-    let row: Option<(String, String, String)> = tx
+    // The lists as text, or `None` when a column is not text (a damaged file).
+    let row: Option<(String, Option<String>, Option<String>)> = tx
         .prepare_cached("SELECT revision, tags, entity_ids FROM records WHERE seq = ?1")?
-        .query_row([seq], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_row([seq], |r| {
+            let text = |i: usize| -> rusqlite::Result<Option<String>> {
+                Ok(r.get_ref(i)?.as_str().ok().map(str::to_string))
+            };
+            Ok((r.get(0)?, text(1)?, text(2)?))
+        })
         .optional()?;
     let Some((revision, tags, entities)) = row else {
         return Ok(0);
     };
-    {
-        let mut ent = tx.prepare_cached(
-            "DELETE FROM record_entities WHERE entity_id = ?1 AND revision = ?2 AND seq = ?3",
-        )?;
-        for e in json_strings(2, &entities)? {
-            ent.execute(params![e, revision, seq])?;
+    let lists = |text: Option<String>| text.and_then(|t| json_strings(0, &t).ok());
+    match (lists(tags), lists(entities)) {
+        (Some(tags), Some(entities)) => {
+            let mut ent = tx.prepare_cached(
+                "DELETE FROM record_entities WHERE entity_id = ?1 AND revision = ?2 AND seq = ?3",
+            )?;
+            for e in entities {
+                ent.execute(params![e, revision, seq])?;
+            }
+            let mut tag =
+                tx.prepare_cached("DELETE FROM record_tags WHERE tag = ?1 AND seq = ?2")?;
+            for t in tags {
+                tag.execute(params![t, seq])?;
+            }
         }
-        let mut tag = tx.prepare_cached("DELETE FROM record_tags WHERE tag = ?1 AND seq = ?2")?;
-        for t in json_strings(1, &tags)? {
-            tag.execute(params![t, seq])?;
+        _ => {
+            // A list that no longer parses (only a damaged or hand-edited file has one): the
+            // record's side rows are found by their seq instead, scanning both tables, so the
+            // record can still be rewritten or forgotten.
+            log::warn!(
+                "record at seq {seq} has a damaged tag or entity list; its index rows are found by scanning"
+            );
+            tx.prepare_cached("DELETE FROM record_entities WHERE seq = ?1")?
+                .execute([seq])?;
+            tx.prepare_cached("DELETE FROM record_tags WHERE seq = ?1")?
+                .execute([seq])?;
         }
     }
     tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
