@@ -204,14 +204,14 @@ impl Body {
 /// The whole response line (without its newline) for `id` with a result of encoded members:
 /// the same bytes as encoding [`result_response`] of the equivalent value.
 ///
-/// The line is assembled in the buffer of the largest member when it has the room (a tool
-/// answer's `content` is made with room for the rest): a fresh 50-100 KB buffer per answer
-/// cost more in page faults than the copy itself.
+/// The line is assembled in the buffer of the largest member (a tool answer's `content` is
+/// made with room for the rest): a fresh 50-100 KB buffer per answer cost more in page
+/// faults than the copy itself.
 pub fn encoded_result_response(id: &Id, mut members: Vec<(String, String)>) -> String {
     members.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let id = id_json(id);
     let largest = (0..members.len()).max_by_key(|&i| members.get(i).map_or(0, |m| m.1.len()));
-    let mut before = format!("{{\"id\":{id},\"jsonrpc\":\"2.0\",\"result\":{{");
+    let mut before = response_head(id, 64);
+    before.push('{');
     let mut after = String::new();
     let mut kept = String::new();
     for (i, (name, json)) in members.into_iter().enumerate() {
