@@ -612,6 +612,18 @@ pub struct PageRequest {
 mod tests {
     use super::*;
 
+    const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    /// The artifact these tests write for: revision [`REV`], at `uri` when given.
+    fn artifact(uri: Option<&str>) -> crate::review::Artifact {
+        crate::review::Artifact {
+            revision: REV.into(),
+            format: "step".into(),
+            uri: uri.map(str::to_string),
+            units: None,
+        }
+    }
+
     fn sqlite_error(code: std::ffi::c_int) -> StoreError {
         StoreError::Sqlite(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(code),
@@ -715,16 +727,9 @@ mod tests {
     /// Its side rows are now found by seq.
     #[test]
     fn record_with_damaged_lists_can_still_be_rewritten_and_forgotten() {
-        use crate::review::Artifact;
-        const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
         let mut store = Store::open_in_memory().unwrap();
         let new = |tag: &str| NewRecord {
-            artifact: Artifact {
-                revision: REV.into(),
-                format: "step".into(),
-                uri: Some("file:///p.step".into()),
-                units: None,
-            },
+            artifact: artifact(Some("file:///p.step")),
             name: Some("bore".into()),
             note: None,
             tags: vec![tag.into()],
@@ -765,8 +770,7 @@ mod tests {
     /// rewrite after the upgrade leaves no stale side row behind.
     #[test]
     fn v1_file_upgrades_and_keeps_its_records() {
-        use crate::review::{Artifact, Kind};
-        const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        use crate::review::Kind;
         const T: &str = "2026-01-01T00:00:00.000Z";
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(schema::MIGRATIONS[0]).unwrap();
@@ -829,12 +833,7 @@ mod tests {
         // and takes its old tag, entity and text rows with it.
         let (r, replaced) = store
             .remember(&NewRecord {
-                artifact: Artifact {
-                    revision: REV.into(),
-                    format: "step".into(),
-                    uri: Some("file:///p.step".into()),
-                    units: None,
-                },
+                artifact: artifact(Some("file:///p.step")),
                 name: Some("bore".into()),
                 note: Some("through".into()),
                 tags: vec!["c".into()],
@@ -923,8 +922,6 @@ mod tests {
     /// with filters applied alike to both tiers.
     #[test]
     fn text_recall_serves_each_match_once_across_tiers() {
-        use crate::review::Artifact;
-        const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
         let mut store = Store::open_in_memory().unwrap();
         // Interleaved seqs: name matches and note matches alternate, some of each tagged.
         let mut expect_name = Vec::new();
@@ -934,12 +931,7 @@ mod tests {
             let tagged = i % 3 != 0;
             let (r, _) = store
                 .remember(&NewRecord {
-                    artifact: Artifact {
-                        revision: REV.into(),
-                        format: "step".into(),
-                        uri: None,
-                        units: None,
-                    },
+                    artifact: artifact(None),
                     name: Some(if in_name {
                         format!("flange {i}")
                     } else {
