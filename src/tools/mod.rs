@@ -148,6 +148,52 @@ impl ArtifactArg {
     }
 }
 
+/// What the optional `artifact` and `entity_id` of both recalls select.
+struct RecallScope {
+    /// The supplied revision: records of any other are marked stale.
+    current: Option<String>,
+    /// With a `uri`: every revision of that file.
+    locator: Option<String>,
+    /// Without a `uri`: only that revision.
+    revision: Option<String>,
+    /// `(entity_id, revision)`: entity ids only mean something at the revision that made them.
+    entity: Option<(String, String)>,
+}
+
+impl RecallScope {
+    /// `ids` names the ids in the refusal of an `entity_id` without an artifact.
+    fn of(
+        artifact: Option<&ArtifactArg>,
+        entity_id: Option<&str>,
+        ids: &str,
+    ) -> Result<RecallScope, ToolError> {
+        let artifact = artifact.map(ArtifactArg::normalise).transpose()?;
+        let current = artifact.as_ref().map(|a| a.revision.clone());
+        let entity = match (entity_id, &current) {
+            (Some(e), Some(rev)) => Some((e.to_string(), rev.clone())),
+            (Some(_), None) => {
+                return Err(ToolError::Invalid(format!(
+                    "entity_id needs artifact: {ids} only mean something at one revision, so send the artifact whose revision produced the id"
+                )));
+            }
+            (None, _) => None,
+        };
+        let (locator, revision) = match artifact {
+            Some(a) => match a.uri {
+                Some(uri) => (Some(uri), None),
+                None => (None, Some(a.revision)),
+            },
+            None => (None, None),
+        };
+        Ok(RecallScope {
+            current,
+            locator,
+            revision,
+            entity,
+        })
+    }
+}
+
 /// The first `n` characters of `s`, for summaries.
 fn short(s: &str, n: usize) -> String {
     if s.chars().count() <= n {

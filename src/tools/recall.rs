@@ -61,27 +61,16 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
 }
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
-    let artifact = args
-        .artifact
-        .as_ref()
-        .map(ArtifactArg::normalise)
-        .transpose()?;
-    let current = artifact.as_ref().map(|a| a.revision.clone());
+    let scope = super::RecallScope::of(
+        args.artifact.as_ref(),
+        args.entity_id.as_deref(),
+        "entity ids",
+    )?;
+    let current = scope.current;
     let query = RecordQuery {
-        locator: artifact.as_ref().and_then(|a| a.uri.clone()),
-        revision: artifact
-            .as_ref()
-            .filter(|a| a.uri.is_none())
-            .map(|a| a.revision.clone()),
-        entity: match (&args.entity_id, &current) {
-            (Some(e), Some(rev)) => Some((e.clone(), rev.clone())),
-            (Some(_), None) => {
-                return Err(ToolError::Invalid(
-                    "entity_id needs artifact: entity ids only mean something at one revision, so send the artifact whose revision produced the id".into(),
-                ));
-            }
-            _ => None,
-        },
+        locator: scope.locator,
+        revision: scope.revision,
+        entity: scope.entity,
         text: args.text.clone(),
         tags: args.tags.clone().unwrap_or_default(),
         kind: args.kind,
