@@ -446,42 +446,47 @@ fn tool_success_result(summary: &str, structured: String, f: Features) -> Body {
 /// Appends `json` as the inside of a JSON string. `json` is serde_json's compact output, which
 /// holds no control character (serde_json escapes them inside strings and writes no
 /// whitespace outside), so only `"` and `\` need a backslash: byte for byte what serde_json
-/// writes for the same string. It skips eight bytes at a time where neither occurs, since
-/// this copy was a sixth of a recall's CPU with serde_json's per-character escaping.
+/// writes for the same string. It reads eight bytes at a time and jumps from one `"` or `\`
+/// to the next by the bits of a mask: in a page of records about one byte in eight is a
+/// quote, so a word-at-a-time test that fell back to a byte loop on a hit saved little
+/// (measured on a 23 kB page: 34 µs byte loop on a hit, 21 µs this way).
 fn push_json_as_string_contents(json: &str, out: &mut String) {
-    let bytes = json.as_bytes();
     let mut run = 0; // start of the bytes not yet copied
-    let mut i = 0;
-    while i < bytes.len() {
-        let word = bytes
-            .get(i..i + 8)
-            .and_then(|c| <[u8; 8]>::try_from(c).ok())
-            .map(u64::from_le_bytes);
-        if word.is_some_and(|w| !has_byte(w, b'"') && !has_byte(w, b'\\')) {
-            i += 8;
-            continue;
+    let mut escape_at = |at: usize, out: &mut String| {
+        // `at` is at an ASCII byte, so both slices are on character boundaries.
+        out.push_str(json.get(run..at).unwrap_or_default());
+        out.push('\\');
+        run = at;
+    };
+    let mut words = json.as_bytes().chunks_exact(8);
+    let mut base = 0;
+    for word in &mut words {
+        let word = <[u8; 8]>::try_from(word).map_or(0, u64::from_le_bytes);
+        let mut hits = byte_mask(word, b'"') | byte_mask(word, b'\\');
+        while hits != 0 {
+            escape_at(base + (hits.trailing_zeros() / 8) as usize, out);
+            hits &= hits - 1;
         }
-        let end = (i + 8).min(bytes.len());
-        while i < end {
-            if matches!(bytes.get(i), Some(b'"' | b'\\')) {
-                // `i` is at an ASCII byte, so both slices are on character boundaries.
-                out.push_str(json.get(run..i).unwrap_or_default());
-                out.push('\\');
-                run = i;
-            }
-            i += 1;
+        base += 8;
+    }
+    for (k, b) in words.remainder().iter().enumerate() {
+        if matches!(b, b'"' | b'\\') {
+            escape_at(base + k, out);
         }
     }
     out.push_str(json.get(run..).unwrap_or_default());
 }
 
-/// Whether any of the eight bytes of `word` is `b` (the classic zero-byte test on `word ^ b`;
-/// exact for "any", which is all it is used for).
-fn has_byte(word: u64, b: u8) -> bool {
+/// The high bit of each of the eight bytes of `word` that equals `b`, and no other bit. (The
+/// classic `(x - 0x01..) & !x` test is exact only for "is there any": its borrow can mark
+/// the byte after a match.)
+fn byte_mask(word: u64, b: u8) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     let x = word ^ (ONES * u64::from(b));
-    x.wrapping_sub(ONES) & !x & HIGHS != 0
+    // A byte of `x` is zero exactly when adding 0x7f to its low seven bits leaves its high
+    // bit clear and its own high bit is clear.
+    !((x & LOWS).wrapping_add(LOWS) | x | LOWS)
 }
 
 fn tool_error_result(message: &str) -> Body {
@@ -551,7 +556,9 @@ mod tests {
 
     #[test]
     fn json_as_string_contents_handles_quotes_at_every_offset_of_a_word() {
-        for len in 0..40 {
+        // '#' and ']' are one more than '"' and '\\': the bytes a borrowing zero-byte test
+        // wrongly marks right after a match.
+        for (len, fill) in (0..40).flat_map(|len| ['a', '#', ']'].map(|fill| (len, fill))) {
             for at in 0..len {
                 for special in ['"', '\\', 'é', '\n'] {
                     let text: String = (0..len)
@@ -559,7 +566,7 @@ mod tests {
                             if k == at || k == len - 1 - at / 2 {
                                 special
                             } else {
-                                'a'
+                                fill
                             }
                         })
                         .collect();
@@ -573,17 +580,22 @@ mod tests {
     }
 
     #[test]
-    fn has_byte_finds_a_byte_anywhere_in_the_word_and_nothing_else() {
-        for pos in 0..8 {
-            for b in [b'"', b'\\'] {
-                for fill in [0u8, b'a', 0x80, 0xff, b ^ 0x80, b + 1, b - 1] {
+    fn byte_mask_marks_exactly_the_bytes_equal_to_b() {
+        for b in [b'"', b'\\'] {
+            for fill in [0u8, b'a', 0x80, 0xff, b ^ 0x80, b + 1, b - 1] {
+                assert_eq!(byte_mask(u64::from_le_bytes([fill; 8]), b), 0, "{fill:#x}");
+                // Every subset of positions, so a match next to another or at either end
+                // is covered.
+                for set in 0u16..256 {
                     let mut w = [fill; 8];
-                    assert!(!has_byte(u64::from_le_bytes(w), b), "{fill:#x} alone");
-                    w[pos] = b;
-                    assert!(
-                        has_byte(u64::from_le_bytes(w), b),
-                        "{b:#x} at {pos} in {fill:#x}"
-                    );
+                    let mut want = 0u64;
+                    for (pos, byte) in w.iter_mut().enumerate() {
+                        if set & (1 << pos) != 0 {
+                            *byte = b;
+                            want |= 0x80 << (pos * 8);
+                        }
+                    }
+                    assert_eq!(byte_mask(u64::from_le_bytes(w), b), want, "{w:?}");
                 }
             }
         }
