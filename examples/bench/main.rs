@@ -152,6 +152,7 @@ struct Row {
     p99: String,
     tmpfs: String,
     cpu: String,
+    answer: String,
     target: String,
     verdict: String,
 }
@@ -165,6 +166,7 @@ impl Row {
             p99: String::new(),
             tmpfs: String::new(),
             cpu: String::new(),
+            answer: String::new(),
             target: String::new(),
             verdict: String::new(),
         }
@@ -183,6 +185,8 @@ struct OpFigures {
     /// The server's own CPU time (user + system) per call, on disk: what remains when the
     /// machine's other load and the disk are taken away.
     cpu: Duration,
+    /// The mean length of the answer line, in bytes.
+    answer_bytes: usize,
 }
 
 /// Figures that do not depend on the data.
@@ -219,9 +223,15 @@ enum Op {
     RecallText,
     RecallTags,
     RecallDecisions,
+    RecallTextSmall,
+    RecallTagsSmall,
 }
 
-const OPS: [Op; 7] = [
+/// The page size of the `limit 10` rows: the same lookups as the default page of 50, a fifth
+/// of the answer, to show how much of a recall is the size of what it sends.
+const SMALL_PAGE: u64 = 10;
+
+const OPS: [Op; 9] = [
     Op::RememberNamed,
     Op::RememberAnon,
     Op::Decision,
@@ -229,6 +239,8 @@ const OPS: [Op; 7] = [
     Op::RecallText,
     Op::RecallTags,
     Op::RecallDecisions,
+    Op::RecallTextSmall,
+    Op::RecallTagsSmall,
 ];
 
 impl Op {
@@ -241,6 +253,8 @@ impl Op {
             Op::RecallText => "recall by text (FTS5)",
             Op::RecallTags => "recall by tags",
             Op::RecallDecisions => "recall_decisions by state",
+            Op::RecallTextSmall => "recall by text, limit 10",
+            Op::RecallTagsSmall => "recall by tags, limit 10",
         }
     }
 
@@ -420,6 +434,7 @@ fn measure_size(
     for op in OPS.into_iter().take(op_count) {
         let cpu_before = s.cpu_time()?;
         let mut times = Vec::with_capacity(n);
+        let mut answer_bytes = 0;
         for k in 0..n {
             let (tool, args) = match op {
                 Op::RememberNamed => corpus.remember_named(size, k),
@@ -429,9 +444,12 @@ fn measure_size(
                 Op::RecallText => corpus.recall_text(k),
                 Op::RecallTags => corpus.recall_tags(k),
                 Op::RecallDecisions => corpus.recall_decisions(k),
+                Op::RecallTextSmall => with_limit(corpus.recall_text(k), SMALL_PAGE),
+                Op::RecallTagsSmall => with_limit(corpus.recall_tags(k), SMALL_PAGE),
             };
             let (t, _) = s.call(tool, args)?;
             times.push(t);
+            answer_bytes += s.last_line_len();
         }
         let cpu = s.cpu_time()?.saturating_sub(cpu_before) / u32::try_from(n.max(1))?;
         ops.push(OpFigures {
@@ -440,6 +458,7 @@ fn measure_size(
             tmpfs: None,
             tmpfs_cpu: None,
             cpu,
+            answer_bytes: answer_bytes / n.max(1),
         });
     }
     let paging = if op_count == OPS.len() {
@@ -465,6 +484,12 @@ fn measure_size(
 
 /// Follows `next_cursor` through the `sweep` tag (one record in ten) until it is absent or
 /// `target` records were read; returns (records, time).
+/// `call` with its `limit` argument set.
+fn with_limit((tool, mut args): (&'static str, Value), limit: u64) -> (&'static str, Value) {
+    args["limit"] = json!(limit);
+    (tool, args)
+}
+
 fn page_through(s: &mut Server, target: usize) -> Result<(usize, Duration)> {
     let mut cursor: Option<String> = None;
     let mut got = 0usize;
@@ -555,6 +580,7 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
                 disk: st,
                 tmpfs: tmp,
                 cpu,
+                answer_bytes,
                 ..
             }) = rep.ops.iter().find(|f| f.op == op)
             else {
@@ -566,6 +592,7 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
             r.p99 = fmt_dur(st.p99());
             r.tmpfs = tmp.as_ref().map(|t| fmt_dur(t.p50())).unwrap_or_default();
             r.cpu = fmt_dur(*cpu);
+            r.answer = fmt_bytes(*answer_bytes);
             if let Some((limit, text)) = op.target_us(rep.size) {
                 r.target = text.into();
                 let disk_ok = us(st.p50()) <= limit;
@@ -655,6 +682,15 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
     format_table(&rows)
 }
 
+/// An answer's size: bytes below 10 kB, kB above.
+fn fmt_bytes(n: usize) -> String {
+    if n < 10_000 {
+        format!("{n} B")
+    } else {
+        format!("{:.1} kB", n as f64 / 1000.0)
+    }
+}
+
 fn format_table(rows: &[Row]) -> String {
     let header = Row {
         what: "measure".into(),
@@ -663,6 +699,7 @@ fn format_table(rows: &[Row]) -> String {
         p99: "p99".into(),
         tmpfs: "p50 tmpfs".into(),
         cpu: "server CPU/call".into(),
+        answer: "answer".into(),
         target: "target".into(),
         verdict: "verdict".into(),
     };
@@ -674,12 +711,13 @@ fn format_table(rows: &[Row]) -> String {
             r.p99.clone(),
             r.tmpfs.clone(),
             r.cpu.clone(),
+            r.answer.clone(),
             r.target.clone(),
             r.verdict.clone(),
         ]
     };
-    let all: Vec<[String; 8]> = std::iter::once(&header).chain(rows).map(cells).collect();
-    let mut widths = [0usize; 8];
+    let all: Vec<[String; 9]> = std::iter::once(&header).chain(rows).map(cells).collect();
+    let mut widths = [0usize; 9];
     for row in &all {
         for (w, c) in widths.iter_mut().zip(row) {
             *w = (*w).max(c.chars().count());

@@ -136,6 +136,11 @@ impl Server {
         Ok((elapsed, result))
     }
 
+    /// The length of the last answer line, in bytes (its newline included).
+    pub fn last_line_len(&self) -> usize {
+        self.line.len()
+    }
+
     /// A timed `tools/call`; returns its `structuredContent`. A tool error stops the benchmark:
     /// figures of failing calls would be meaningless.
     pub fn call(&mut self, tool: &str, args: Value) -> Result<(Duration, Value)> {
