@@ -482,14 +482,14 @@ fn measure_size(
     })
 }
 
-/// Follows `next_cursor` through the `sweep` tag (one record in ten) until it is absent or
-/// `target` records were read; returns (records, time).
 /// `call` with its `limit` argument set.
 fn with_limit((tool, mut args): (&'static str, Value), limit: u64) -> (&'static str, Value) {
     args["limit"] = json!(limit);
     (tool, args)
 }
 
+/// Follows `next_cursor` through the `sweep` tag (one record in ten) until it is absent or
+/// `target` records were read; returns (records, time).
 fn page_through(s: &mut Server, target: usize) -> Result<(usize, Duration)> {
     let mut cursor: Option<String> = None;
     let mut got = 0usize;
