@@ -46,6 +46,25 @@ pub struct ArtifactWire<'a> {
 }
 
 impl ArtifactWire<'_> {
+    /// Appends the JSON serde_json writes for this struct (see [`super::json`]).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        use super::json::{push_key, push_str};
+        out.push(b'{');
+        push_key(out, "format", true);
+        push_str(out, self.format);
+        push_key(out, "revision", false);
+        push_str(out, self.revision);
+        if let Some(units) = self.units {
+            push_key(out, "units", false);
+            push_str(out, units);
+        }
+        if let Some(uri) = self.uri {
+            push_key(out, "uri", false);
+            push_str(out, uri);
+        }
+        out.push(b'}');
+    }
+
     /// An owned copy.
     pub fn into_owned(self) -> Artifact {
         Artifact {

@@ -7,6 +7,7 @@
 pub mod artifact;
 pub mod decision;
 pub mod id;
+pub mod json;
 pub mod record;
 pub mod time;
 

@@ -164,6 +164,42 @@ fn borrowed_strs(v: &[String]) -> Vec<Cow<'_, str>> {
     v.iter().map(|s| Cow::Borrowed(s.as_str())).collect()
 }
 
+impl RecordWire<'_> {
+    /// Appends the JSON serde_json writes for this struct (see [`super::json`]): a recall
+    /// writes each record of its page this way.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        use super::json::{push_key, push_opt_bool, push_str, push_strs};
+        out.push(b'{');
+        push_key(out, "artifact", true);
+        self.artifact.write_json(out);
+        push_key(out, "created_at", false);
+        push_str(out, self.created_at);
+        push_key(out, "entity_ids", false);
+        push_strs(out, &self.entity_ids);
+        push_key(out, "id", false);
+        push_str(out, self.id);
+        push_key(out, "id_scheme", false);
+        push_str(out, self.id_scheme);
+        push_key(out, "kind", false);
+        push_str(out, self.kind.as_str());
+        if let Some(name) = self.name {
+            push_key(out, "name", false);
+            push_str(out, name);
+        }
+        if let Some(note) = self.note {
+            push_key(out, "note", false);
+            push_str(out, note);
+        }
+        push_key(out, "stale", false);
+        push_opt_bool(out, self.stale);
+        push_key(out, "tags", false);
+        push_strs(out, &self.tags);
+        push_key(out, "updated_at", false);
+        push_str(out, self.updated_at);
+        out.push(b'}');
+    }
+}
+
 /// `stale` as both recalls report it.
 pub fn stale(revision: &str, current: Option<&str>) -> Option<bool> {
     current.map(|c| c != revision)
@@ -213,5 +249,47 @@ mod tests {
         assert_eq!(got, sorted_with_stale(&r, Some("sha256:y")));
         assert_eq!(r.borrowed().into_owned(), r);
         assert_eq!(r.to_wire(None)["stale"], Value::Null);
+    }
+
+    #[test]
+    fn write_json_is_the_bytes_serde_json_writes() {
+        let strings = crate::review::json::tests::awkward_strings();
+        let pick = |i: usize| strings[i % strings.len()].clone();
+        for i in 0..strings.len() * 2 {
+            let r = Record {
+                id: pick(i),
+                kind: if i % 2 == 0 {
+                    Kind::Feature
+                } else {
+                    Kind::Note
+                },
+                name: (i % 3 != 0).then(|| pick(i + 1)),
+                note: (i % 4 != 0).then(|| pick(i + 2)),
+                tags: (0..i % 4).map(|k| pick(i + k)).collect(),
+                entity_ids: (0..i % 3).map(|k| pick(i * 7 + k)).collect(),
+                id_scheme: pick(i + 3),
+                artifact: Artifact {
+                    revision: pick(i + 4),
+                    format: pick(i + 5),
+                    uri: (i % 5 != 0).then(|| pick(i + 6)),
+                    units: (i % 2 == 0).then(|| pick(i + 7)),
+                },
+                created_at: pick(i + 8),
+                updated_at: pick(i + 9),
+            };
+            for cur in [
+                None,
+                Some(r.artifact.revision.clone()),
+                Some("other".into()),
+            ] {
+                let wire = r.wire(cur.as_deref());
+                let mut out = Vec::new();
+                wire.write_json(&mut out);
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    serde_json::to_string(&wire).unwrap()
+                );
+            }
+        }
     }
 }

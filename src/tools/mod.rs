@@ -275,6 +275,14 @@ impl JsonArray {
         }
     }
 
+    /// Appends an item that writes its own JSON (see `review::json`).
+    fn push_json(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        if self.buf.len() > 1 {
+            self.buf.push(b',');
+        }
+        write(&mut self.buf);
+    }
+
     /// The array as text, or the first error an item met.
     fn finish(mut self) -> Result<String, ToolError> {
         if let Some(e) = self.error {

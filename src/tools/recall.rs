@@ -96,7 +96,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 None => format!("note {}", r.id),
             });
         }
-        records.push(&r.wire(current));
+        records.push_json(|out| r.wire(current).write_json(out));
     })?;
     let next = cursor::next(&fp, &page);
     let n = page.items.len();
