@@ -171,7 +171,10 @@ impl Service {
             None => match tools::run(&mut self.store, &name, args) {
                 Ok(out) => {
                     check_output(tool, &out.structured)?;
-                    (tool_success_result(&out.summary, out.structured, f), "ok")
+                    (
+                        tool_success_result(&out.summary, out.structured, out.quoted, f),
+                        "ok",
+                    )
                 }
                 Err(e @ ToolError::Invalid(_)) => (tool_error_result(&e.to_string()), "refused"),
                 Err(e @ ToolError::Storage(_)) => {
@@ -422,8 +425,14 @@ fn check_output(tool: &RegisteredTool, structured: &str) -> Result<(), ServiceEr
 /// A successful tool result, encoded: the summary and the whole result as text blocks (the
 /// JSON copy is what the spec asks of a tool with an output schema, for clients that read only
 /// `content`), then `structuredContent` where the version has it. Each member is the bytes
-/// serde_json writes for the equivalent value.
-fn tool_success_result(summary: &str, structured: String, f: Features) -> Body {
+/// serde_json writes for the equivalent value. `quoted` is the JSON copy already escaped, when
+/// the tool wrote it alongside `structured`.
+fn tool_success_result(
+    summary: &str,
+    structured: String,
+    quoted: Option<String>,
+    f: Features,
+) -> Body {
     let summary = Value::String(summary.to_string()).to_string();
     // Escaping adds a byte per quote: about one in eight bytes of a page of records, so a
     // quarter more is room enough, without counting first. The response line is assembled in
@@ -434,7 +443,10 @@ fn tool_success_result(summary: &str, structured: String, f: Features) -> Body {
     content.push_str("[{\"text\":");
     content.push_str(&summary);
     content.push_str(",\"type\":\"text\"},{\"text\":\"");
-    push_json_as_string_contents(&structured, &mut content);
+    match quoted {
+        Some(q) => content.push_str(&q),
+        None => push_json_as_string_contents(&structured, &mut content),
+    }
     content.push_str("\",\"type\":\"text\"}]");
     let mut members = vec![("content".to_string(), content)];
     if f.structured_content {
@@ -619,13 +631,21 @@ mod tests {
                 if f.structured_content {
                     want["structuredContent"] = structured.clone();
                 }
-                let body = tool_success_result("sum \"mary\"\n", encoded.clone(), f);
-                let Body::Members(members) = body else {
-                    panic!("a tool result is sent encoded");
-                };
-                let id = crate::jsonrpc::Id::Number(1.into());
-                let line = crate::jsonrpc::encoded_result_response(&id, members);
-                assert_eq!(line, crate::jsonrpc::result_response(&id, want).to_string());
+                // The text copy escaped here, or handed over already escaped.
+                let as_string = Value::String(encoded.clone()).to_string();
+                let escaped = as_string[1..as_string.len() - 1].to_string();
+                for quoted in [None, Some(escaped)] {
+                    let body = tool_success_result("sum \"mary\"\n", encoded.clone(), quoted, f);
+                    let Body::Members(members) = body else {
+                        panic!("a tool result is sent encoded");
+                    };
+                    let id = crate::jsonrpc::Id::Number(1.into());
+                    let line = crate::jsonrpc::encoded_result_response(&id, members);
+                    assert_eq!(
+                        line,
+                        crate::jsonrpc::result_response(&id, want.clone()).to_string()
+                    );
+                }
             }
         }
     }

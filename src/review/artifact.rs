@@ -5,6 +5,8 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::json::{JsonOut, key};
+
 /// The only CAD format today.
 pub const FORMAT_STEP: &str = "step";
 
@@ -47,22 +49,21 @@ pub struct ArtifactWire<'a> {
 
 impl ArtifactWire<'_> {
     /// Appends the JSON serde_json writes for this struct (see [`super::json`]).
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        use super::json::{push_key, push_str};
-        out.push(b'{');
-        push_key(out, "format", true);
-        push_str(out, self.format);
-        push_key(out, "revision", false);
-        push_str(out, self.revision);
+    pub fn write_json(&self, out: &mut JsonOut) {
+        out.push_plain("{");
+        out.push_key(key!(first "format"));
+        out.push_str(self.format);
+        out.push_key(key!("revision"));
+        out.push_str(self.revision);
         if let Some(units) = self.units {
-            push_key(out, "units", false);
-            push_str(out, units);
+            out.push_key(key!("units"));
+            out.push_str(units);
         }
         if let Some(uri) = self.uri {
-            push_key(out, "uri", false);
-            push_str(out, uri);
+            out.push_key(key!("uri"));
+            out.push_str(uri);
         }
-        out.push(b'}');
+        out.push_plain("}");
     }
 
     /// An owned copy.

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::artifact::ArtifactWire;
+use super::json::{JsonOut, key};
 
 use super::Artifact;
 
@@ -167,36 +168,35 @@ fn borrowed_strs(v: &[String]) -> Vec<Cow<'_, str>> {
 impl RecordWire<'_> {
     /// Appends the JSON serde_json writes for this struct (see [`super::json`]): a recall
     /// writes each record of its page this way.
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        use super::json::{push_key, push_opt_bool, push_str, push_strs};
-        out.push(b'{');
-        push_key(out, "artifact", true);
+    pub fn write_json(&self, out: &mut JsonOut) {
+        out.push_plain("{");
+        out.push_key(key!(first "artifact"));
         self.artifact.write_json(out);
-        push_key(out, "created_at", false);
-        push_str(out, self.created_at);
-        push_key(out, "entity_ids", false);
-        push_strs(out, &self.entity_ids);
-        push_key(out, "id", false);
-        push_str(out, self.id);
-        push_key(out, "id_scheme", false);
-        push_str(out, self.id_scheme);
-        push_key(out, "kind", false);
-        push_str(out, self.kind.as_str());
+        out.push_key(key!("created_at"));
+        out.push_str(self.created_at);
+        out.push_key(key!("entity_ids"));
+        out.push_strs(&self.entity_ids);
+        out.push_key(key!("id"));
+        out.push_str(self.id);
+        out.push_key(key!("id_scheme"));
+        out.push_str(self.id_scheme);
+        out.push_key(key!("kind"));
+        out.push_str(self.kind.as_str());
         if let Some(name) = self.name {
-            push_key(out, "name", false);
-            push_str(out, name);
+            out.push_key(key!("name"));
+            out.push_str(name);
         }
         if let Some(note) = self.note {
-            push_key(out, "note", false);
-            push_str(out, note);
+            out.push_key(key!("note"));
+            out.push_str(note);
         }
-        push_key(out, "stale", false);
-        push_opt_bool(out, self.stale);
-        push_key(out, "tags", false);
-        push_strs(out, &self.tags);
-        push_key(out, "updated_at", false);
-        push_str(out, self.updated_at);
-        out.push(b'}');
+        out.push_key(key!("stale"));
+        out.push_opt_bool(self.stale);
+        out.push_key(key!("tags"));
+        out.push_strs(&self.tags);
+        out.push_key(key!("updated_at"));
+        out.push_str(self.updated_at);
+        out.push_plain("}");
     }
 }
 
@@ -283,12 +283,10 @@ mod tests {
                 Some("other".into()),
             ] {
                 let wire = r.wire(cur.as_deref());
-                let mut out = Vec::new();
+                let mut out = JsonOut::with_capacity(0, true);
                 wire.write_json(&mut out);
-                assert_eq!(
-                    String::from_utf8(out).unwrap(),
-                    serde_json::to_string(&wire).unwrap()
-                );
+                assert_eq!(out.plain, serde_json::to_string(&wire).unwrap());
+                crate::review::json::tests::assert_quoted_matches(&out);
             }
         }
     }

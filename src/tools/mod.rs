@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::review::json::JsonOut;
 use crate::review::{Artifact, DomainError};
 use crate::store::{Store, StoreError};
 
@@ -38,6 +39,10 @@ pub struct ToolSpec {
 pub struct ToolOutput {
     pub structured: String,
     pub summary: String,
+    /// `structured` escaped as the inside of a JSON string, when it was written alongside
+    /// (a recall page: see `review::json`); otherwise the answer's text copy is escaped from
+    /// `structured`.
+    pub quoted: Option<String>,
 }
 
 impl ToolOutput {
@@ -48,6 +53,7 @@ impl ToolOutput {
         Ok(ToolOutput {
             structured,
             summary,
+            quoted: None,
         })
     }
 }
@@ -224,9 +230,9 @@ fn page_output(
         "."
     });
     // `{"next_cursor":..,"records":[..]}` or `{"decisions":[..],"next_cursor":..}`: the
-    // other members go around the items in the items' own buffer. Both names are plain
+    // other members go around the items in the items' own buffers. Both names are plain
     // identifiers, with nothing to escape.
-    let mut structured = items.finish()?;
+    let (mut structured, quoted) = items.finish()?;
     let cursor = next.map(|c| format!("\"next_cursor\":{}", Value::String(c)));
     let mut head = format!("{{\"{key}\":");
     let mut tail = String::from("}");
@@ -237,19 +243,32 @@ fn page_output(
             head.insert_str(1, &format!("{c},"));
         }
     }
-    structured.reserve(head.len() + tail.len());
-    structured.insert_str(0, &head);
-    structured.push_str(&tail);
+    let around = |text: &mut String, head: &str, tail: &str| {
+        text.reserve(head.len() + tail.len());
+        text.insert_str(0, head);
+        text.push_str(tail);
+    };
+    let quoted = quoted.map(|mut q| {
+        let escape = |s: &str| {
+            let mut out = JsonOut::with_capacity(0, true);
+            out.push_json(s);
+            out.quoted.unwrap_or_default()
+        };
+        around(&mut q, &escape(&head), &escape(&tail));
+        q
+    });
+    around(&mut structured, &head, &tail);
     Ok(ToolOutput {
         structured,
         summary,
+        quoted,
     })
 }
 
 /// A JSON array written one item at a time, as the items come (a recall serialises each
 /// record while it is borrowed from its row).
 struct JsonArray {
-    buf: Vec<u8>,
+    out: JsonOut,
     error: Option<serde_json::Error>,
 }
 
@@ -260,39 +279,48 @@ impl JsonArray {
 
     /// An array with room for `items` items of about `bytes_each` bytes: a page of records is
     /// then written without the buffer growing (and being copied) a dozen times on the way.
+    /// Items pushed with [`JsonArray::push_json`] also write the escaped text copy.
     fn with_room(items: usize, bytes_each: usize) -> Self {
-        let mut buf = Vec::with_capacity(items.saturating_mul(bytes_each).saturating_add(2));
-        buf.push(b'[');
-        JsonArray { buf, error: None }
+        let bytes = items.saturating_mul(bytes_each).saturating_add(2);
+        let mut out = JsonOut::with_capacity(bytes, true);
+        out.push_plain("[");
+        JsonArray { out, error: None }
     }
 
+    fn comma(&mut self) {
+        if self.out.plain.len() > 1 {
+            self.out.push_plain(",");
+        }
+    }
+
+    /// Appends an item through serde (the escaped copy is then made from the whole later).
     fn push(&mut self, item: &impl Serialize) {
-        if self.buf.len() > 1 {
-            self.buf.push(b',');
-        }
-        if let Err(e) = serde_json::to_writer(&mut self.buf, item) {
-            self.error.get_or_insert(e);
+        self.comma();
+        self.out.quoted = None;
+        match serde_json::to_string(item) {
+            Ok(json) => self.out.plain.push_str(&json),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
         }
     }
 
-    /// Appends an item that writes its own JSON (see `review::json`).
-    fn push_json(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
-        if self.buf.len() > 1 {
-            self.buf.push(b',');
-        }
-        write(&mut self.buf);
+    /// Appends an item that writes its own JSON, and its escaped copy (see `review::json`).
+    fn push_json(&mut self, write: impl FnOnce(&mut JsonOut)) {
+        self.comma();
+        write(&mut self.out);
     }
 
-    /// The array as text, or the first error an item met.
-    fn finish(mut self) -> Result<String, ToolError> {
+    /// The array as text, and its escaped copy when every item wrote one; or the first error
+    /// an item met.
+    fn finish(mut self) -> Result<(String, Option<String>), ToolError> {
         if let Some(e) = self.error {
             return Err(ToolError::Internal(format!(
                 "could not encode the answer: {e}"
             )));
         }
-        self.buf.push(b']');
-        String::from_utf8(self.buf)
-            .map_err(|e| ToolError::Internal(format!("the answer is not UTF-8: {e}")))
+        self.out.push_plain("]");
+        Ok((self.out.plain, self.out.quoted))
     }
 }
 
@@ -315,6 +343,42 @@ mod tests {
                 }
                 assert_eq!(out.structured, Value::Object(want).to_string());
                 assert_eq!(out.summary.ends_with("next_cursor."), next.is_some());
+                // Items pushed through serde leave the escaping to the answer.
+                assert_eq!(out.quoted, None);
+            }
+        }
+    }
+
+    #[test]
+    fn page_output_of_self_written_items_carries_its_escaped_copy() {
+        for key in ["decisions", "records"] {
+            for next in [None, Some("c1.\"x\\".to_string())] {
+                for n in 0..3 {
+                    let mut items = JsonArray::with_room(n, 16);
+                    for i in 0..n {
+                        items.push_json(|out| {
+                            out.push_plain("{");
+                            out.push_key(crate::review::json::key!(first "q"));
+                            out.push_str(&format!("say \"{i}\"\n"));
+                            out.push_plain("}");
+                        });
+                    }
+                    let out = page_output(key, items, next.clone(), "s".into()).unwrap();
+                    let items: Vec<Value> = (0..n)
+                        .map(|i| serde_json::json!({"q": format!("say \"{i}\"\n")}))
+                        .collect();
+                    let mut want = serde_json::Map::new();
+                    want.insert(key.into(), Value::Array(items));
+                    if let Some(c) = &next {
+                        want.insert("next_cursor".into(), Value::String(c.clone()));
+                    }
+                    assert_eq!(out.structured, Value::Object(want).to_string());
+                    let as_string = Value::String(out.structured.clone()).to_string();
+                    assert_eq!(
+                        out.quoted.as_deref(),
+                        Some(&as_string[1..as_string.len() - 1])
+                    );
+                }
             }
         }
     }
