@@ -10,8 +10,6 @@
 //! quotes are known, instead of searching a finished page for them afterwards: that search
 //! was a fifth of a recall by tags (one byte in eight of a page is a quote).
 
-use std::borrow::Cow;
-
 /// A member's key as `JsonOut::push_key` writes it: `,"name":` (or `"name":` for an object's
 /// first member, `key!(first "name")`) and its escaped copy, both made at compile time.
 macro_rules! key {
@@ -102,9 +100,9 @@ impl JsonOut {
     }
 
     /// Appends `strings` as a JSON array of strings.
-    pub fn push_strs(&mut self, strings: &[Cow<'_, str>]) {
+    pub fn push_strs<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>) {
         self.push_plain("[");
-        for (i, s) in strings.iter().enumerate() {
+        for (i, s) in strings.into_iter().enumerate() {
             if i > 0 {
                 self.push_plain(",");
             }
@@ -195,11 +193,11 @@ pub(crate) mod tests {
     fn push_strs_and_keys_write_what_serde_json_writes() {
         let all = awkward_strings();
         for n in [0, 1, 2, all.len()] {
-            let strings: Vec<Cow<'_, str>> = all.iter().take(n).map(|s| s.into()).collect();
+            let strings: Vec<&str> = all.iter().take(n).map(String::as_str).collect();
             let mut out = JsonOut::with_capacity(0, true);
             out.push_plain("{");
             out.push_key(key!(first "list"));
-            out.push_strs(&strings);
+            out.push_strs(strings.iter().copied());
             out.push_key(key!("flag"));
             out.push_opt_bool(Some(n > 1));
             out.push_plain("}");

@@ -175,7 +175,7 @@ impl RecordWire<'_> {
         out.push_key(key!("created_at"));
         out.push_str(self.created_at);
         out.push_key(key!("entity_ids"));
-        out.push_strs(&self.entity_ids);
+        out.push_strs(self.entity_ids.iter().map(AsRef::as_ref));
         out.push_key(key!("id"));
         out.push_str(self.id);
         out.push_key(key!("id_scheme"));
@@ -193,7 +193,7 @@ impl RecordWire<'_> {
         out.push_key(key!("stale"));
         out.push_opt_bool(self.stale);
         out.push_key(key!("tags"));
-        out.push_strs(&self.tags);
+        out.push_strs(self.tags.iter().map(AsRef::as_ref));
         out.push_key(key!("updated_at"));
         out.push_str(self.updated_at);
         out.push_plain("}");

@@ -223,7 +223,7 @@ fn page_output(
     items: JsonArray,
     next: Option<String>,
     mut summary: String,
-) -> Result<ToolOutput, ToolError> {
+) -> ToolOutput {
     summary.push_str(if next.is_some() {
         "; more follow: call again with next_cursor."
     } else {
@@ -232,7 +232,7 @@ fn page_output(
     // `{"next_cursor":..,"records":[..]}` or `{"decisions":[..],"next_cursor":..}`: the
     // other members go around the items in the items' own buffers. Both names are plain
     // identifiers, with nothing to escape.
-    let (mut structured, quoted) = items.finish()?;
+    let (mut structured, mut quoted) = items.finish();
     let cursor = next.map(|c| format!("\"next_cursor\":{}", Value::String(c)));
     let mut head = format!("{{\"{key}\":");
     let mut tail = String::from("}");
@@ -248,79 +248,50 @@ fn page_output(
         text.insert_str(0, head);
         text.push_str(tail);
     };
-    let quoted = quoted.map(|mut q| {
-        let escape = |s: &str| {
-            let mut out = JsonOut::with_capacity(0, true);
-            out.push_json(s);
-            out.quoted.unwrap_or_default()
-        };
-        around(&mut q, &escape(&head), &escape(&tail));
-        q
-    });
+    let escape = |s: &str| {
+        let mut out = JsonOut::with_capacity(0, true);
+        out.push_json(s);
+        out.quoted.unwrap_or_default()
+    };
+    around(&mut quoted, &escape(&head), &escape(&tail));
     around(&mut structured, &head, &tail);
-    Ok(ToolOutput {
+    ToolOutput {
         structured,
         summary,
-        quoted,
-    })
+        quoted: Some(quoted),
+    }
 }
 
 /// A JSON array written one item at a time, as the items come (a recall serialises each
-/// record while it is borrowed from its row).
+/// record while it is borrowed from its row), with its escaped copy for the answer's text
+/// block written alongside (see `review::json`).
 struct JsonArray {
     out: JsonOut,
-    error: Option<serde_json::Error>,
 }
 
 impl JsonArray {
-    fn new() -> Self {
-        Self::with_room(0, 0)
-    }
-
     /// An array with room for `items` items of about `bytes_each` bytes: a page of records is
     /// then written without the buffer growing (and being copied) a dozen times on the way.
-    /// Items pushed with [`JsonArray::push_json`] also write the escaped text copy.
     fn with_room(items: usize, bytes_each: usize) -> Self {
         let bytes = items.saturating_mul(bytes_each).saturating_add(2);
         let mut out = JsonOut::with_capacity(bytes, true);
         out.push_plain("[");
-        JsonArray { out, error: None }
+        JsonArray { out }
     }
 
-    fn comma(&mut self) {
+    /// Appends an item that writes its own JSON.
+    fn push_json(&mut self, write: impl FnOnce(&mut JsonOut)) {
         if self.out.plain.len() > 1 {
             self.out.push_plain(",");
         }
-    }
-
-    /// Appends an item through serde (the escaped copy is then made from the whole later).
-    fn push(&mut self, item: &impl Serialize) {
-        self.comma();
-        self.out.quoted = None;
-        match serde_json::to_string(item) {
-            Ok(json) => self.out.plain.push_str(&json),
-            Err(e) => {
-                self.error.get_or_insert(e);
-            }
-        }
-    }
-
-    /// Appends an item that writes its own JSON, and its escaped copy (see `review::json`).
-    fn push_json(&mut self, write: impl FnOnce(&mut JsonOut)) {
-        self.comma();
         write(&mut self.out);
     }
 
-    /// The array as text, and its escaped copy when every item wrote one; or the first error
-    /// an item met.
-    fn finish(mut self) -> Result<(String, Option<String>), ToolError> {
-        if let Some(e) = self.error {
-            return Err(ToolError::Internal(format!(
-                "could not encode the answer: {e}"
-            )));
-        }
+    /// The array as JSON text, and that text escaped as the inside of a JSON string.
+    fn finish(mut self) -> (String, String) {
         self.out.push_plain("]");
-        Ok((self.out.plain, self.out.quoted))
+        let quoted = self.out.quoted.unwrap_or_default();
+        (self.out.plain, quoted)
     }
 }
 
@@ -329,28 +300,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn page_output_keys_come_sorted_with_and_without_cursor() {
-        for key in ["decisions", "records"] {
-            for next in [None, Some("c1.x".to_string())] {
-                let mut items = JsonArray::new();
-                items.push(&1);
-                items.push(&2);
-                let out = page_output(key, items, next.clone(), "2".into()).unwrap();
-                let mut want = serde_json::Map::new();
-                want.insert(key.into(), serde_json::json!([1, 2]));
-                if let Some(c) = &next {
-                    want.insert("next_cursor".into(), Value::String(c.clone()));
-                }
-                assert_eq!(out.structured, Value::Object(want).to_string());
-                assert_eq!(out.summary.ends_with("next_cursor."), next.is_some());
-                // Items pushed through serde leave the escaping to the answer.
-                assert_eq!(out.quoted, None);
-            }
-        }
-    }
-
-    #[test]
-    fn page_output_of_self_written_items_carries_its_escaped_copy() {
+    fn page_output_keys_come_sorted_and_carry_the_escaped_copy() {
         for key in ["decisions", "records"] {
             for next in [None, Some("c1.\"x\\".to_string())] {
                 for n in 0..3 {
@@ -363,7 +313,7 @@ mod tests {
                             out.push_plain("}");
                         });
                     }
-                    let out = page_output(key, items, next.clone(), "s".into()).unwrap();
+                    let out = page_output(key, items, next.clone(), "s".into());
                     let items: Vec<Value> = (0..n)
                         .map(|i| serde_json::json!({"q": format!("say \"{i}\"\n")}))
                         .collect();

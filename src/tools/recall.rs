@@ -111,5 +111,5 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (written for another revision)"));
     }
-    super::page_output("records", records, next, summary)
+    Ok(super::page_output("records", records, next, summary))
 }

@@ -94,9 +94,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             super::short(&d.disposition, 20)
         ));
     }
-    let mut decisions = super::JsonArray::new();
+    // A decision with a few basis items is 1 to 5 KB.
+    let mut decisions = super::JsonArray::with_room(page.items.len(), 2048);
     for (d, _) in &page.items {
-        decisions.push(&d.wire(current.as_deref()));
+        decisions.push_json(|out| d.wire(current.as_deref()).write_json(out));
     }
-    super::page_output("decisions", decisions, next, summary)
+    Ok(super::page_output("decisions", decisions, next, summary))
 }
