@@ -136,6 +136,46 @@ impl Server {
         Ok((elapsed, result))
     }
 
+    /// Timed `tools/call`s sent back to back: every request line is built first, and each is
+    /// written the moment the previous answer has been read, so the server never sits idle
+    /// between them (the answers are checked after the clock, all of them). Returns the
+    /// round trips and the answers' total size in bytes.
+    pub fn calls_back_to_back(
+        &mut self,
+        calls: Vec<(&'static str, Value)>,
+    ) -> Result<(Vec<Duration>, usize)> {
+        let requests: Vec<(&str, u64, String)> = calls
+            .into_iter()
+            .map(|(tool, args)| {
+                let (id, line) =
+                    self.request_line("tools/call", json!({"name": tool, "arguments": args}));
+                (tool, id, line)
+            })
+            .collect();
+        let mut times = Vec::with_capacity(requests.len());
+        let mut answers = Vec::with_capacity(requests.len());
+        for (_, _, line) in &requests {
+            let t = Instant::now();
+            self.stdin()?.write_all(line.as_bytes())?;
+            self.read_line()?;
+            times.push(t.elapsed());
+            // A copy, so the line buffer keeps its capacity for the next answer.
+            answers.push(self.line.clone());
+        }
+        let mut bytes = 0;
+        for ((tool, id, _), line) in requests.iter().zip(&answers) {
+            bytes += line.len();
+            let answer: Value = serde_json::from_str(line)
+                .with_context(|| format!("answer is not JSON: {}", line.trim_end()))?;
+            if answer.get("id") != Some(&json!(id)) {
+                bail!("answer for another id: {}", line.trim_end());
+            }
+            let result = answer.get("result").context("no result")?;
+            check_tool_result(tool, result)?;
+        }
+        Ok((times, bytes))
+    }
+
     /// The length of the last answer line, in bytes (its newline included).
     pub fn last_line_len(&self) -> usize {
         self.line.len()
