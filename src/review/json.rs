@@ -170,6 +170,29 @@ pub(crate) mod tests {
         v
     }
 
+    /// An artifact of awkward strings, its optional members present or not depending on `i`.
+    pub fn awkward_artifact(i: usize) -> crate::review::Artifact {
+        let strings = awkward_strings();
+        let pick = |k: usize| strings[k % strings.len()].clone();
+        crate::review::Artifact {
+            revision: pick(i + 4),
+            format: pick(i + 5),
+            uri: (i % 3 != 0).then(|| pick(i + 6)),
+            units: (i % 2 == 0).then(|| pick(i + 7)),
+        }
+    }
+
+    /// `write` must append the bytes serde_json writes for `wire`, and their escaped copy.
+    pub fn assert_writes_like_serde(
+        wire: &impl serde::Serialize,
+        write: impl FnOnce(&mut JsonOut),
+    ) {
+        let mut out = JsonOut::with_capacity(0, true);
+        write(&mut out);
+        assert_eq!(out.plain, serde_json::to_string(wire).unwrap());
+        assert_quoted_matches(&out);
+    }
+
     /// `out`'s quoted copy must be the plain JSON escaped as the inside of a JSON string.
     pub fn assert_quoted_matches(out: &JsonOut) {
         let quoted = out.quoted.as_deref().unwrap();
