@@ -53,7 +53,7 @@ impl JsonOut {
         }
     }
 
-    /// Appends JSON text that holds no `"` or `\\` (punctuation, literals, numbers): the same
+    /// Appends JSON text that holds no `"` or `\` (punctuation, literals, numbers): the same
     /// bytes in both copies.
     pub fn push_plain(&mut self, text: &str) {
         self.plain.push_str(text);
