@@ -12,6 +12,11 @@
 //! the real disk) and a fresh server measures there, one request at a time, as a host does.
 //! The same measurements are repeated on a tmpfs copy: the difference between the two columns
 //! is the price of the disk flush that `synchronous=FULL` pays on every write.
+//!
+//! Two kinds of extra row explain the recalls' figures: `limit 10` runs the same lookups with
+//! a fifth of the answer to write, and `back to back` sends each request the moment the
+//! previous answer is read, where the host-like rows first parse and check it (on these
+//! machines a core left idle for a millisecond comes back with cold caches).
 
 #![allow(clippy::print_stdout)] // the table on stdout is this program's output
 
