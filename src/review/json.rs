@@ -6,9 +6,10 @@
 //! serde_json's per-character escaper. That escaper was a tenth of a recall by tags.
 //!
 //! A tool answer also carries its JSON as text, escaped as the inside of a JSON string (every
-//! `"` and `\` gets a backslash). [`JsonOut`] can write that copy in the same pass, where the
+//! `"` and `\` gets a backslash). [`JsonOut`] writes that copy in the same pass, where the
 //! quotes are known, instead of searching a finished page for them afterwards: that search
-//! was a fifth of a recall by tags (one byte in eight of a page is a quote).
+//! was a fifth of a recall by tags (one byte in eight of a page is a quote). Answers built
+//! any other way are escaped afterwards by [`push_json_as_string_contents`].
 
 /// A member's key as `JsonOut::push_key` writes it: `,"name":` (or `"name":` for an object's
 /// first member, `key!(first "name")`) and its escaped copy, both made at compile time.
@@ -34,22 +35,21 @@ pub struct Key {
     pub quoted: &'static str,
 }
 
-/// A wire form's JSON, and when asked for, the same JSON escaped as the inside of a JSON
-/// string, written together.
+/// A wire form's JSON, and the same JSON escaped as the inside of a JSON string, written
+/// together.
 #[derive(Debug, Default)]
 pub struct JsonOut {
     pub plain: String,
-    /// `None` when not kept.
-    pub quoted: Option<String>,
+    pub quoted: String,
 }
 
 impl JsonOut {
-    /// Room for `bytes` of JSON; `quoted`: keep the escaped copy as well.
-    pub fn with_capacity(bytes: usize, quoted: bool) -> JsonOut {
+    /// Room for `bytes` of JSON.
+    pub fn with_capacity(bytes: usize) -> JsonOut {
         JsonOut {
             plain: String::with_capacity(bytes),
             // Escaping adds a byte per quote: about one in eight bytes of a page of records.
-            quoted: quoted.then(|| String::with_capacity(bytes + bytes / 4)),
+            quoted: String::with_capacity(bytes + bytes / 4),
         }
     }
 
@@ -57,22 +57,14 @@ impl JsonOut {
     /// bytes in both copies.
     pub fn push_plain(&mut self, text: &str) {
         self.plain.push_str(text);
-        if let Some(q) = &mut self.quoted {
-            q.push_str(text);
-        }
+        self.quoted.push_str(text);
     }
 
-    /// Appends any JSON text, escaping it for the quoted copy.
+    /// Appends any compact JSON text (as serde_json writes it), escaping it for the quoted
+    /// copy.
     pub fn push_json(&mut self, json: &str) {
         self.plain.push_str(json);
-        if let Some(q) = &mut self.quoted {
-            for c in json.chars() {
-                if c == '"' || c == '\\' {
-                    q.push('\\');
-                }
-                q.push(c);
-            }
-        }
+        push_json_as_string_contents(json, &mut self.quoted);
     }
 
     /// Appends `s` as a JSON string.
@@ -86,11 +78,9 @@ impl JsonOut {
             self.plain.push('"');
             self.plain.push_str(s);
             self.plain.push('"');
-            if let Some(q) = &mut self.quoted {
-                q.push_str("\\\"");
-                q.push_str(s);
-                q.push_str("\\\"");
-            }
+            self.quoted.push_str("\\\"");
+            self.quoted.push_str(s);
+            self.quoted.push_str("\\\"");
         } else {
             // serde_json's own escaping (short forms, `\u00XX`), for the rare string that
             // needs it. Encoding a string cannot fail.
@@ -114,9 +104,7 @@ impl JsonOut {
     /// Appends a member's key (see [`key!`]).
     pub fn push_key(&mut self, key: Key) {
         self.plain.push_str(key.plain);
-        if let Some(q) = &mut self.quoted {
-            q.push_str(key.quoted);
-        }
+        self.quoted.push_str(key.quoted);
     }
 
     /// Appends `null`, `true` or `false`.
@@ -127,6 +115,52 @@ impl JsonOut {
             Some(false) => "false",
         });
     }
+}
+
+/// Appends `json` as the inside of a JSON string. `json` is serde_json's compact output, which
+/// holds no control character (serde_json escapes them inside strings and writes no
+/// whitespace outside), so only `"` and `\` need a backslash: byte for byte what serde_json
+/// writes for the same string. It reads eight bytes at a time and jumps from one `"` or `\`
+/// to the next by the bits of a mask: in a page of records about one byte in eight is a
+/// quote, so a word-at-a-time test that fell back to a byte loop on a hit saved little
+/// (measured on a 23 kB page: 34 µs byte loop on a hit, 21 µs this way).
+pub fn push_json_as_string_contents(json: &str, out: &mut String) {
+    let mut run = 0; // start of the bytes not yet copied
+    let mut escape_at = |at: usize, out: &mut String| {
+        // `at` is at an ASCII byte, so both slices are on character boundaries.
+        out.push_str(json.get(run..at).unwrap_or_default());
+        out.push('\\');
+        run = at;
+    };
+    let mut words = json.as_bytes().chunks_exact(8);
+    let mut base = 0;
+    for word in &mut words {
+        let word = <[u8; 8]>::try_from(word).map_or(0, u64::from_le_bytes);
+        let mut hits = byte_mask(word, b'"') | byte_mask(word, b'\\');
+        while hits != 0 {
+            escape_at(base + (hits.trailing_zeros() / 8) as usize, out);
+            hits &= hits - 1;
+        }
+        base += 8;
+    }
+    for (k, b) in words.remainder().iter().enumerate() {
+        if matches!(b, b'"' | b'\\') {
+            escape_at(base + k, out);
+        }
+    }
+    out.push_str(json.get(run..).unwrap_or_default());
+}
+
+/// The high bit of each of the eight bytes of `word` that equals `b`, and no other bit. (The
+/// classic `(x - 0x01..) & !x` test is exact only for "is there any": its borrow can mark
+/// the byte after a match.)
+fn byte_mask(word: u64, b: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let x = word ^ (ONES * u64::from(b));
+    // A byte of `x` is zero exactly when adding 0x7f to its low seven bits leaves its high
+    // bit clear and its own high bit is clear.
+    !((x & LOWS).wrapping_add(LOWS) | x | LOWS)
 }
 
 #[cfg(test)]
@@ -187,7 +221,7 @@ pub(crate) mod tests {
         wire: &impl serde::Serialize,
         write: impl FnOnce(&mut JsonOut),
     ) {
-        let mut out = JsonOut::with_capacity(0, true);
+        let mut out = JsonOut::with_capacity(0);
         write(&mut out);
         assert_eq!(out.plain, serde_json::to_string(wire).unwrap());
         assert_quoted_matches(&out);
@@ -195,7 +229,7 @@ pub(crate) mod tests {
 
     /// `out`'s quoted copy must be the plain JSON escaped as the inside of a JSON string.
     pub fn assert_quoted_matches(out: &JsonOut) {
-        let quoted = out.quoted.as_deref().unwrap();
+        let quoted = &out.quoted;
         assert_eq!(
             format!("\"{quoted}\""),
             serde_json::to_string(&out.plain).unwrap()
@@ -205,7 +239,7 @@ pub(crate) mod tests {
     #[test]
     fn push_str_writes_what_serde_json_writes() {
         for s in awkward_strings() {
-            let mut out = JsonOut::with_capacity(0, true);
+            let mut out = JsonOut::with_capacity(0);
             out.push_str(&s);
             assert_eq!(out.plain, serde_json::to_string(&s).unwrap(), "{s:?}");
             assert_quoted_matches(&out);
@@ -217,7 +251,7 @@ pub(crate) mod tests {
         let all = awkward_strings();
         for n in [0, 1, 2, all.len()] {
             let strings: Vec<&str> = all.iter().take(n).map(String::as_str).collect();
-            let mut out = JsonOut::with_capacity(0, true);
+            let mut out = JsonOut::with_capacity(0);
             out.push_plain("{");
             out.push_key(key!(first "list"));
             out.push_strs(strings.iter().copied());
@@ -235,10 +269,52 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn without_quoted_only_plain_is_written() {
-        let mut out = JsonOut::with_capacity(0, false);
-        out.push_str("a\"b");
-        assert_eq!(out.plain, r#""a\"b""#);
-        assert!(out.quoted.is_none());
+    fn json_as_string_contents_handles_quotes_at_every_offset_of_a_word() {
+        // '#' and ']' are one more than '"' and '\\': the bytes a borrowing zero-byte test
+        // wrongly marks right after a match.
+        for (len, fill) in (0..40).flat_map(|len| ['a', '#', ']'].map(|fill| (len, fill))) {
+            for at in 0..len {
+                for special in ['"', '\\', 'é', '\n'] {
+                    let text: String = (0..len)
+                        .map(|k| {
+                            if k == at || k == len - 1 - at / 2 {
+                                special
+                            } else {
+                                fill
+                            }
+                        })
+                        .collect();
+                    let compact = serde_json::Value::String(text).to_string();
+                    let mut inside = String::new();
+                    push_json_as_string_contents(&compact, &mut inside);
+                    assert_eq!(
+                        format!("\"{inside}\""),
+                        serde_json::Value::String(compact).to_string()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn byte_mask_marks_exactly_the_bytes_equal_to_b() {
+        for b in [b'"', b'\\'] {
+            for fill in [0u8, b'a', 0x80, 0xff, b ^ 0x80, b + 1, b - 1] {
+                assert_eq!(byte_mask(u64::from_le_bytes([fill; 8]), b), 0, "{fill:#x}");
+                // Every subset of positions, so a match next to another or at either end
+                // is covered.
+                for set in 0u16..256 {
+                    let mut w = [fill; 8];
+                    let mut want = 0u64;
+                    for (pos, byte) in w.iter_mut().enumerate() {
+                        if set & (1 << pos) != 0 {
+                            *byte = b;
+                            want |= 0x80 << (pos * 8);
+                        }
+                    }
+                    assert_eq!(byte_mask(u64::from_le_bytes(w), b), want, "{w:?}");
+                }
+            }
+        }
     }
 }

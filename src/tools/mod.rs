@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::review::json::JsonOut;
+use crate::review::json::{JsonOut, push_json_as_string_contents};
 use crate::review::{Artifact, DomainError};
 use crate::store::{Store, StoreError};
 
@@ -248,10 +248,10 @@ fn page_output(
         text.insert_str(0, head);
         text.push_str(tail);
     };
-    let escape = |s: &str| {
-        let mut out = JsonOut::with_capacity(0, true);
-        out.push_json(s);
-        out.quoted.unwrap_or_default()
+    let escape = |json: &str| {
+        let mut quoted = String::new();
+        push_json_as_string_contents(json, &mut quoted);
+        quoted
     };
     around(&mut quoted, &escape(&head), &escape(&tail));
     around(&mut structured, &head, &tail);
@@ -274,7 +274,7 @@ impl JsonArray {
     /// then written without the buffer growing (and being copied) a dozen times on the way.
     fn with_room(items: usize, bytes_each: usize) -> Self {
         let bytes = items.saturating_mul(bytes_each).saturating_add(2);
-        let mut out = JsonOut::with_capacity(bytes, true);
+        let mut out = JsonOut::with_capacity(bytes);
         out.push_plain("[");
         JsonArray { out }
     }
@@ -290,8 +290,7 @@ impl JsonArray {
     /// The array as JSON text, and that text escaped as the inside of a JSON string.
     fn finish(mut self) -> (String, String) {
         self.out.push_plain("]");
-        let quoted = self.out.quoted.unwrap_or_default();
-        (self.out.plain, quoted)
+        (self.out.plain, self.out.quoted)
     }
 }
 
