@@ -1,6 +1,6 @@
 //! The command line: raw arguments, the validated invocation, help and usage texts, and the
 //! subcommands that are not the stdio server (`revision`, `export`, `import`, `check`,
-//! `replay`).
+//! `backup`, `replay`).
 //!
 //! Parsing is hand-written and strict: an unknown flag, a flag without its value, a repeated
 //! flag, a flag given to a subcommand that does not take it, or a wrong number of files is a
@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 use sha2::{Digest, Sha256};
 
-use review_mcp::store::Store;
+use review_mcp::store::{self, Store};
 
 /// The database file when neither `--db` nor `REVIEW_MCP_DB_PATH` names one.
 pub const DEFAULT_DB: &str = "review-mcp.db";
@@ -35,6 +35,7 @@ Usage: review-mcp [--db PATH] [serve]
        review-mcp [--db PATH] export [-o FILE]
        review-mcp [--db PATH] import FILE
        review-mcp [--db PATH] check
+       review-mcp [--db PATH] backup FILE
        review-mcp replay [--command CMD | --bless] FILE...
        review-mcp --help | --version
 Try 'review-mcp --help' for more.";
@@ -59,6 +60,9 @@ Usage:
                                           all or nothing; reports added, replaced, unchanged.
   review-mcp [--db PATH] check            Check the database's integrity and schema version;
                                           exit status 0 only when it is sound.
+  review-mcp [--db PATH] backup FILE      Write a complete copy of the database to FILE (a new
+                                          file), consistent even while servers write.
+  export, check and backup only read the database: they work on a read-only file.
   review-mcp replay [--command CMD | --bless] FILE...
                                           Replay protocol transcripts against this server (or
                                           against CMD, run through the shell) and report
@@ -121,6 +125,9 @@ pub enum Command {
         file: PathBuf,
     },
     Check,
+    Backup {
+        file: PathBuf,
+    },
     Replay {
         /// Rewrite each file's expectations from this server's answers instead of comparing.
         bless: bool,
@@ -137,7 +144,9 @@ pub struct Invocation {
 }
 
 /// The subcommands, as typed.
-const SUBCOMMANDS: [&str; 6] = ["serve", "revision", "export", "import", "check", "replay"];
+const SUBCOMMANDS: [&str; 7] = [
+    "serve", "revision", "export", "import", "check", "backup", "replay",
+];
 
 /// The command line as typed, before any rule beyond "is this a known flag" is applied.
 #[derive(Debug, Default)]
@@ -351,13 +360,14 @@ impl RawArgs {
                     output: self.output.map(PathBuf::from),
                 }
             }
-            "import" => {
+            "import" | "backup" => {
                 let mut files = files.into_iter();
                 match (files.next(), files.next()) {
-                    (Some(file), None) => Command::Import { file },
-                    (None, _) => return Err(UsageError("'import' needs a FILE".into())),
+                    (Some(file), None) if sub == "import" => Command::Import { file },
+                    (Some(file), None) => Command::Backup { file },
+                    (None, _) => return Err(UsageError(format!("'{sub}' needs a FILE"))),
                     (Some(_), Some(_)) => {
-                        return Err(UsageError("'import' takes exactly one FILE".into()));
+                        return Err(UsageError(format!("'{sub}' takes exactly one FILE")));
                     }
                 }
             }
@@ -454,8 +464,8 @@ pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> 
     Ok(all)
 }
 
-/// Opens the database for a command that only reads or checks it: a missing file is an error
-/// (creating an empty database to export or check would hide a wrong path).
+/// Opens the database for a command that only reads or checks it, read-only: a missing file
+/// is an error (creating an empty database to export or check would hide a wrong path).
 fn open_existing(db: &Path) -> anyhow::Result<Store> {
     if !db.exists() {
         return Err(anyhow!(
@@ -463,7 +473,20 @@ fn open_existing(db: &Path) -> anyhow::Result<Store> {
             db.display()
         ));
     }
-    open(db)
+    Store::open_read_only(db).map_err(|e| anyhow!("{e}"))
+}
+
+/// Refuses an output path that is the database itself or one of its companion files, as
+/// `cp f f` refuses: writing there would destroy what is being read.
+fn refuse_database_target(db: &Path, target: &Path) -> anyhow::Result<()> {
+    if store::file::is_database_file(db, target) {
+        return Err(anyhow!(
+            "{} is the database {} (or one of its journal files); choose another output file",
+            target.display(),
+            db.display()
+        ));
+    }
+    Ok(())
 }
 
 /// Opens (or creates) the database; a refusal carries the store's own message.
@@ -474,6 +497,9 @@ fn open(db: &Path) -> anyhow::Result<Store> {
 /// `review-mcp export [-o FILE]`: JSON Lines on stdout, or into FILE through a temporary file
 /// renamed into place, so a failed export never leaves a truncated backup behind.
 pub fn export(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
+    if let Some(path) = output {
+        refuse_database_target(db, path)?;
+    }
     let mut store = open_existing(db)?;
     let records = store.all_records().map_err(|e| anyhow!("{e}"))?;
     let decisions = store.all_decisions().map_err(|e| anyhow!("{e}"))?;
@@ -572,6 +598,88 @@ pub fn bless(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// `review-mcp backup FILE`: a complete, self-contained copy of the database, taken in one
+/// read transaction (SQLite's `VACUUM INTO`) so it is consistent while servers write. FILE
+/// must not exist: the copy is written to a private temporary file beside it (the
+/// database's permissions), synced, and renamed into place.
+pub fn backup(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
+    refuse_database_target(db, target)?;
+    if target.exists() || target.is_symlink() {
+        return Err(anyhow!(
+            "{} exists; backup writes a new file only (remove it or choose another name)",
+            target.display()
+        ));
+    }
+    let mut store = open_existing(db)?;
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "backup".into());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let made = (|| -> anyhow::Result<()> {
+        // Created empty and exclusively (never through a planted link) with the owner-only
+        // mode of a database, then filled by SQLite, which accepts an empty file.
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        opts.open(&tmp)?;
+        store.backup_into(&tmp).map_err(|e| anyhow!("{e}"))?;
+        std::fs::hard_link(&tmp, target).or_else(|e| {
+            // A file system without hard links: rename (may replace a file created since).
+            if target.exists() {
+                Err(e)
+            } else {
+                std::fs::rename(&tmp, target)
+            }
+        })?;
+        let _ = std::fs::remove_file(&tmp);
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if let Err(e) = made {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e.context(format!("cannot write the backup {}", target.display())));
+    }
+    drop(store);
+    let mut copy = Store::open_read_only(target).map_err(|e| anyhow!("{e}"))?;
+    let problems = copy.check().map_err(|e| anyhow!("{e}"))?;
+    if !problems.is_empty() {
+        return Err(anyhow!(
+            "the backup {} does not pass its check: {}",
+            target.display(),
+            problems.join("; ")
+        ));
+    }
+    let (records, decisions) = counts(&mut copy)?;
+    let mut out = io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{}: backup of {}: {records} records, {decisions} decisions, integrity ok",
+        target.display(),
+        db.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How many records and decisions the database holds.
+fn counts(store: &mut Store) -> anyhow::Result<(u64, u64)> {
+    Ok(store
+        .revisions()
+        .map_err(|e| anyhow!("{e}"))?
+        .iter()
+        .fold((0, 0), |(r, d), s| (r + s.records, d + s.decisions)))
+}
+
 /// `review-mcp check`: SQLite's integrity and foreign-key checks, the full-text indexes and
 /// the schema version. Exit status 0 only when every check passes.
 pub fn check(db: &Path) -> anyhow::Result<ExitCode> {
@@ -591,11 +699,7 @@ pub fn check(db: &Path) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
-    let (records, decisions) = store
-        .revisions()
-        .map_err(|e| anyhow!("{e}"))?
-        .iter()
-        .fold((0, 0), |(r, d), s| (r + s.records, d + s.decisions));
+    let (records, decisions) = counts(&mut store)?;
     let mut out = io::stdout().lock();
     let _ = writeln!(
         out,

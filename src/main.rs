@@ -59,6 +59,7 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
         Command::Export { output } => cli::export(&db, output.as_deref()),
         Command::Import { file } => cli::import(&db, &file),
         Command::Check => cli::check(&db),
+        Command::Backup { file } => cli::backup(&db, &file),
         Command::Replay {
             bless: true, files, ..
         } => cli::bless(&files),
@@ -75,11 +76,12 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The stdio server: open the store, serve until EOF. A store that refuses the file (newer
-/// schema, foreign or not SQLite) ends the process with its message before any protocol
-/// traffic.
+/// The stdio server: check the database file, serve until EOF. A file that is refused (newer
+/// schema, foreign, not SQLite, not a regular file, hard-linked, not writable) ends the
+/// process with its message before any protocol traffic. The file itself is opened (and a new
+/// one created) at the first request that needs it, see [`Store::lazy`].
 fn serve(db: &Path) -> anyhow::Result<ExitCode> {
-    let store = match Store::open(db) {
+    let store = match Store::lazy(db) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("review-mcp: {e}");

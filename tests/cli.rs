@@ -269,7 +269,32 @@ fn serve_at_eof_exits_0_and_logs_json_lines_with_trace_id() {
             assert!(l[k].is_string(), "{l}");
         }
     }
-    assert!(dir.path().join("r.db").exists());
+    // A server that was asked nothing created nothing.
+    assert!(!dir.path().join("r.db").exists());
+}
+
+/// A server reading `stdin` (a handshake and one write), in `dir`, with `env` and `args`.
+fn serve_one_write(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let rev = format!("sha256:{}", "ab".repeat(32));
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"remember","arguments":{{"artifact":{{"revision":"{rev}","format":"step"}},"entity_ids":[],"note":"n"}}}}}}"#
+        ),
+    ];
+    let mut c = cmd(dir);
+    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for l in &lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
 }
 
 #[test]
@@ -291,17 +316,14 @@ fn serve_invalid_log_level_warns_and_uses_info() {
 #[test]
 fn db_environment_variable_is_used_and_flag_wins() {
     let dir = TempDir::new("db-env");
-    let o = cmd(dir.path())
-        .env("REVIEW_MCP_DB_PATH", "env.db")
-        .output()
-        .unwrap();
+    let o = serve_one_write(dir.path(), &[("REVIEW_MCP_DB_PATH", "env.db")], &[]);
     assert_eq!(o.status.code(), Some(0));
     assert!(dir.path().join("env.db").exists());
-    let o = cmd(dir.path())
-        .env("REVIEW_MCP_DB_PATH", "env2.db")
-        .args(["--db", "flag.db"])
-        .output()
-        .unwrap();
+    let o = serve_one_write(
+        dir.path(),
+        &[("REVIEW_MCP_DB_PATH", "env2.db")],
+        &["--db", "flag.db"],
+    );
     assert_eq!(o.status.code(), Some(0));
     assert!(dir.path().join("flag.db").exists());
     assert!(!dir.path().join("env2.db").exists());

@@ -1,9 +1,8 @@
 //! The only SQL in the crate: opening the database, pragmas, migrations and queries.
 //!
-//! Opening is careful about files that are not ours: before any pragma that writes (WAL,
-//! migrations), the file is inspected (its header, and unless that shows it is ours, through
-//! a read-only connection), and a non-SQLite, foreign or newer file is refused with the file
-//! left byte-for-byte untouched.
+//! Opening (the journal, refusals, the lazy open of a server, read-only opens and backups)
+//! lives in `open.rs`; what a path names on disk, and whether it still names the file a
+//! server opened, in `file.rs`.
 //!
 //! Every tool call is one transaction: writes use `BEGIN IMMEDIATE` so that several server
 //! processes sharing one file queue on the write lock (within `busy_timeout`) instead of
@@ -14,20 +13,22 @@
 mod admin;
 mod browse;
 mod decisions;
+pub mod file;
+mod open;
 mod records;
 mod schema;
 mod search;
 
 use std::borrow::Cow;
-use std::fs::OpenOptions;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use admin::{ImportSummary, RevisionSummary};
 pub use decisions::{DecisionQuery, NewDecision};
+pub use file::FileChange;
+pub use open::Journal;
 pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
@@ -69,6 +70,37 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
     Sqlite(rusqlite::Error),
+    /// The path is not a regular file (a FIFO, a device, a directory).
+    NotAFile {
+        path: PathBuf,
+        kind: &'static str,
+    },
+    /// The file has more than one name.
+    HardLinked {
+        path: PathBuf,
+        links: u64,
+    },
+    /// The path no longer names the file this server opened.
+    FileChanged {
+        path: PathBuf,
+        change: FileChange,
+    },
+    /// An existing file that cannot be opened for writing.
+    ReadOnlyFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is in WAL mode and another process keeps it open, so it cannot be switched
+    /// to the rollback journal.
+    JournalBusy {
+        path: PathBuf,
+    },
+    /// A read-only command on a file no server has written yet.
+    Empty {
+        path: PathBuf,
+    },
+    /// A query on a store whose connection is gone (a bug).
+    NotOpen,
 }
 
 impl std::fmt::Display for StoreError {
@@ -107,11 +139,59 @@ impl std::fmt::Display for StoreError {
                 path.display()
             ),
             StoreError::Sqlite(e) => write!(f, "database error: {e}"),
+            StoreError::NotAFile { path, kind } => write!(
+                f,
+                "{} is {kind}, not a database file; nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a regular file (or a path where one may be created)",
+                path.display()
+            ),
+            StoreError::HardLinked { path, links } => write!(
+                f,
+                "{} has {links} hard links (names); SQLite would keep a separate journal for each name and a crash could damage the file. Keep one name (remove the other links, or copy the file with `review-mcp backup`) and start again",
+                path.display()
+            ),
+            StoreError::FileChanged { path, change } => {
+                let what = match change {
+                    FileChange::Deleted => "was deleted".to_string(),
+                    FileChange::Replaced => {
+                        "was replaced by another file (a restored backup, `git checkout`, a sync client)".to_string()
+                    }
+                    FileChange::Linked(n) => format!("gained a second name ({n} hard links)"),
+                };
+                write!(
+                    f,
+                    "{} {what} while this server was running; nothing was read or written, so that no write goes into a file nobody can see. Restart the server (reconnect it in your MCP host) to use the file the path names now",
+                    path.display()
+                )
+            }
+            StoreError::ReadOnlyFile { path, source } => write!(
+                f,
+                "cannot open {} for writing ({source}); a server needs it writable: check the file's permissions and attributes (lsattr) and that its file system is mounted read-write. `review-mcp export`, `check` and `backup` work on a read-only file",
+                path.display()
+            ),
+            StoreError::JournalBusy { path } => write!(
+                f,
+                "{} is in WAL mode (written by review-mcp 0.1) and another process has it open, so it cannot be switched to this version's journal. Stop every other review-mcp (and any other program) using the file, then try again",
+                path.display()
+            ),
+            StoreError::Empty { path } => write!(
+                f,
+                "{} is empty: no review-mcp server has written to it yet",
+                path.display()
+            ),
+            StoreError::NotOpen => f.write_str("the database connection is closed"),
         }
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Io { source, .. } | StoreError::ReadOnlyFile { source, .. } => Some(source),
+            StoreError::Open { source, .. } | StoreError::Sqlite(source) => Some(source),
+            _ => None,
+        }
+    }
+}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> Self {
@@ -170,295 +250,48 @@ fn is_write_failure(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// The review database.
+/// The review database: one connection, opened at the first query for a serving process
+/// (see [`Store::lazy`]), and the file it belongs to.
 pub struct Store {
-    conn: Connection,
+    conn: Option<Connection>,
+    /// `None` in memory.
+    file: Option<open::OnDisk>,
+    /// A private directory this store reads from and removes when dropped (an upgraded copy
+    /// of an older file, see `open.rs`).
+    temp_dir: Option<PathBuf>,
+    /// An empty database in memory that answers reads while the file does not exist yet, so
+    /// that listing an empty review creates no file.
+    scratch: Option<Connection>,
 }
 
-/// What the read-only inspection found in an existing file.
-enum Found {
-    /// Empty, or an SQLite file with no tables and no application id: ours to initialise.
-    Fresh,
-    /// Ours, at this schema version.
-    Ours(i64),
+impl Drop for Store {
+    fn drop(&mut self) {
+        if let Some(dir) = self.temp_dir.take() {
+            // Close the connection before its file goes.
+            self.conn = None;
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 impl Store {
-    /// Opens (creating if needed) the database at `path`. A new file and its parent
-    /// directories are created, the file readable by its owner only.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let io = |source| StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        if !path.exists() {
-            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(io)?;
-            }
-            create_private(path).map_err(io)?;
-        }
-        inspect(path)?;
-        // SQLite's own messages ("unable to open database file", "attempt to write a
-        // readonly database") do not say which file: name it.
-        let named = |e: StoreError| match e {
-            StoreError::Sqlite(source) => StoreError::Open {
-                path: path.to_path_buf(),
-                source,
-            },
-            other => other,
-        };
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| named(e.into()))?;
-        // SQLite falls back to a read-only open when the file cannot be written. With a `-wal`
-        // file present (one is left after every exit, see `setup`), such a connection even
-        // starts a write transaction, and only each write would fail: refuse at start instead.
-        if conn.is_readonly(rusqlite::MAIN_DB)? {
-            return Err(named(StoreError::Sqlite(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_READONLY),
-                Some("the file is read-only".into()),
-            ))));
-        }
-        let store = Store::setup(conn, true).map_err(named)?;
-        if let Err(e) = schema::migrate(&store.conn, path) {
-            // A refused file is left exactly as it is: no checkpoint of its WAL into it when
-            // this connection closes. (A normal close does checkpoint, on purpose: after the
-            // last server exits, `review.db` alone holds every write, so copying that one file
-            // is a complete backup. That costs two fsyncs, a few ms, at exit.)
-            let _ = store.conn.set_db_config(
-                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-                true,
-            );
-            return Err(named(e));
-        }
-        Ok(store)
-    }
-
-    /// A private database in memory (tests, dry runs).
-    pub fn open_in_memory() -> Result<Store, StoreError> {
-        let store = Store::setup(Connection::open_in_memory()?, false)?;
-        schema::migrate(&store.conn, Path::new(":memory:"))?;
-        Ok(store)
-    }
-
-    fn setup(conn: Connection, wal: bool) -> Result<Store, StoreError> {
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.set_prepared_statement_cache_capacity(128);
-        // Query planner stability: plans never depend on bound values. Without it, SQLite
-        // marks statements whose plan could use a parameter's value (partial indexes,
-        // STAT4) and re-prepares them on every bind, which was a quarter of a recall.
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-            true,
-        )?;
-        conn.pragma_update(None, "foreign_keys", true)?;
-        if wal {
-            set_wal(&conn)?;
-            // A smaller WAL than SQLite's default of 1000 pages: a process that was killed
-            // leaves a WAL the next start must read (about 3,000 instructions a page), and the
-            // checkpoint at a clean exit copies fewer pages. Checkpoints run five times as often
-            // but each is smaller (measured: remember p50 unchanged, p99 lower).
-            conn.pragma_update(None, "wal_autocheckpoint", 200)?;
-        }
-        // FULL: a write acknowledged to the client survives the process (or the machine)
-        // stopping right after the answer.
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        Ok(Store { conn })
-    }
-
     /// Starts a write transaction: takes the write lock now (waiting up to
     /// [`BUSY_TIMEOUT`]), so a read-then-write never fails half-way on a lock upgrade.
     fn write(&mut self) -> Result<Transaction<'_>, StoreError> {
         Ok(self
-            .conn
+            .conn()?
             .transaction_with_behavior(TransactionBehavior::Immediate)?)
     }
 
-    /// A read transaction: one consistent snapshot for the whole call.
+    /// A read transaction: one consistent snapshot for the whole call. Before the file of a
+    /// lazy store exists, an empty scratch database answers instead (nothing to read, and
+    /// nothing created for it).
     fn read(&mut self) -> Result<Transaction<'_>, StoreError> {
-        Ok(self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Deferred)?)
-    }
-}
-
-/// Creates an empty file readable and writable by its owner only, before SQLite sees it
-/// (SQLite gives its -wal and -shm files the same permissions).
-fn create_private(path: &Path) -> std::io::Result<()> {
-    let mut opts = OpenOptions::new();
-    opts.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    match opts.open(path) {
-        Ok(_) => Ok(()),
-        // Another process created it first: fine, it is inspected like any existing file.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-/// The checks that must pass before anything may be written to an existing file.
-///
-/// A refusal is confirmed by looking again a few times over ~300 ms before it stands: the
-/// file may be one that another server is initialising at this very moment, and a read that
-/// takes no lock (see [`open_for_inspection`]) can catch it half-written. Our own file
-/// settles within milliseconds; a foreign or newer file gives the same verdict every time.
-fn inspect(path: &Path) -> Result<Found, StoreError> {
-    const LOOKS: u64 = 6;
-    let mut look = 1;
-    loop {
-        match inspect_once(path) {
-            Err(
-                e @ (StoreError::NotSqlite { .. }
-                | StoreError::Foreign { .. }
-                | StoreError::Newer { .. }),
-            ) if look < LOOKS => {
-                log::debug!(
-                    "inspection of {} refused ({e}); looking again",
-                    path.display()
-                );
-                std::thread::sleep(Duration::from_millis(20 * look));
-                look += 1;
-            }
-            other => return other,
-        }
-    }
-}
-
-/// One look: the header bytes, then (unless they show our own file) the inside through a
-/// read-only connection.
-fn inspect_once(path: &Path) -> Result<Found, StoreError> {
-    let not_sqlite = |detail: String| StoreError::NotSqlite {
-        path: path.to_path_buf(),
-        detail,
-    };
-    let mut header = Vec::with_capacity(100);
-    let file_len = std::fs::File::open(path)
-        .and_then(|f| {
-            let len = f.metadata()?.len();
-            f.take(100).read_to_end(&mut header)?;
-            Ok(len)
-        })
-        .map_err(|source| StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    if header.is_empty() {
-        return Ok(Found::Fresh);
-    }
-    if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
-        return Err(not_sqlite("no SQLite header".into()));
-    }
-    if let Some(version) = ours_by_header(&header, file_len) {
-        return Ok(Found::Ours(version));
-    }
-    let ro = open_for_inspection(path).map_err(|e| not_sqlite(e.to_string()))?;
-    ro.busy_timeout(BUSY_TIMEOUT)?;
-    // One read transaction for the three reads: as separate statements each saw its own
-    // snapshot, so a server starting while another initialised the file could read
-    // application_id 0 before that server's migration committed and its tables after, and
-    // refuse our own file as foreign.
-    let look = || -> rusqlite::Result<(i64, i64, i64)> {
-        let tx = ro.unchecked_transaction()?;
-        let app: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
-        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
-        Ok((app, version, tables))
-    };
-    let (app, version, tables) = look().map_err(|e| match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            StoreError::Sqlite(e)
-        }
-        _ => not_sqlite(e.to_string()),
-    })?;
-    schema::classify(path, app, version, tables)
-}
-
-/// The fast path of an inspection: the schema version when the file's 100-byte header alone
-/// shows it is ours, at a version this build knows, and whole.
-///
-/// Opening a connection only to read these two numbers parses the whole schema, a quarter of
-/// the instructions of a cold start; the real connection parses it again anyway. Only this
-/// positive verdict may skip the read-only look. In WAL mode the main file's header can be
-/// older than the database (a migration, or another application's change, committed to the
-/// WAL only): that is safe because [`schema::migrate`] reads both numbers again under the
-/// write lock and refuses before writing, and nothing before it writes to a file already in
-/// WAL mode (closing does not checkpoint: see [`Store::setup`]). A file in rollback mode
-/// has no WAL, so its header is the truth. Anything else
-/// (another id, a newer version, a header whose page count disagrees with the file's length,
-/// as in a truncated copy) falls through to the full inspection.
-fn ours_by_header(header: &[u8], file_len: u64) -> Option<i64> {
-    let be32 = |at: usize| -> Option<u32> {
-        let b: [u8; 4] = header.get(at..at + 4)?.try_into().ok()?;
-        Some(u32::from_be_bytes(b))
-    };
-    // Both are signed 32-bit integers in the header, as the pragmas return them.
-    let version = i64::from(be32(60)? as i32);
-    let app = i64::from(be32(68)? as i32);
-    if app != APPLICATION_ID || !(1..=SCHEMA_VERSION).contains(&version) {
-        return None;
-    }
-    // The page size: a power of two from 512 to 32768, or 1 meaning 65536.
-    let page_size = match u16::from_be_bytes(header.get(16..18)?.try_into().ok()?) {
-        1 => 65536,
-        n if n >= 512 && n.is_power_of_two() => u64::from(n),
-        _ => return None,
-    };
-    // The in-header page count is valid only when the change counter (offset 24) matches
-    // "version valid for" (offset 92); SQLite then trusts it, and a file shorter than it
-    // says is corrupt.
-    let pages = u64::from(be32(28)?);
-    if pages == 0 || be32(24)? != be32(92)? || pages.checked_mul(page_size)? != file_len {
-        return None;
-    }
-    Some(version)
-}
-
-/// A read-only connection that creates no file. Without a `-wal` file, the main file is all
-/// there is, so it is opened `immutable` (a plain read-only open of a WAL-mode file would
-/// create `-wal` and `-shm` files next to a file we may be about to refuse). With a `-wal`
-/// file, another process may be writing: a plain read-only open sees its committed data.
-fn open_for_inspection(path: &Path) -> rusqlite::Result<Connection> {
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    if !Path::new(&wal).exists() {
-        let uri = std::path::absolute(path)
-            .ok()
-            .and_then(|p| url::Url::from_file_path(p).ok());
-        if let Some(mut uri) = uri {
-            uri.set_query(Some("mode=ro&immutable=1"));
-            return Connection::open_with_flags(uri.as_str(), flags | OpenFlags::SQLITE_OPEN_URI);
-        }
-    }
-    Connection::open_with_flags(path, flags)
-}
-
-/// Switches to WAL, retrying briefly: the switch needs a lock that another process opening
-/// the same new file at the same moment may hold.
-fn set_wal(conn: &Connection) -> Result<(), StoreError> {
-    let mut attempt = 0;
-    loop {
-        let r: rusqlite::Result<String> =
-            conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0));
-        match r {
-            Ok(_) => return Ok(()),
-            Err(e)
-                if attempt < 50
-                    && matches!(
-                        e.sqlite_error_code(),
-                        Some(
-                            rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-                        )
-                    ) =>
-            {
-                attempt += 1;
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            Err(e) => return Err(e.into()),
-        }
+        let conn = match self.scratch_until_created()? {
+            true => self.scratch.as_mut().ok_or(StoreError::NotOpen)?,
+            false => self.conn()?,
+        };
+        Ok(conn.transaction_with_behavior(TransactionBehavior::Deferred)?)
     }
 }
 
@@ -656,22 +489,22 @@ mod tests {
         h[28..32].copy_from_slice(&3u32.to_be_bytes());
         h[60..64].copy_from_slice(&(SCHEMA_VERSION as u32).to_be_bytes());
         h[68..72].copy_from_slice(&(APPLICATION_ID as u32).to_be_bytes());
-        assert_eq!(ours_by_header(&h, 3 * 4096), Some(SCHEMA_VERSION));
+        assert_eq!(open::ours_by_header(&h, 3 * 4096), Some(SCHEMA_VERSION));
         // Truncated, or longer than the header says.
-        assert_eq!(ours_by_header(&h, 2 * 4096), None);
-        assert_eq!(ours_by_header(&h, 4 * 4096), None);
+        assert_eq!(open::ours_by_header(&h, 2 * 4096), None);
+        assert_eq!(open::ours_by_header(&h, 4 * 4096), None);
         let mut stale = h.clone();
         stale[92..96].copy_from_slice(&6u32.to_be_bytes());
-        assert_eq!(ours_by_header(&stale, 3 * 4096), None);
+        assert_eq!(open::ours_by_header(&stale, 3 * 4096), None);
         let mut newer = h.clone();
         newer[60..64].copy_from_slice(&((SCHEMA_VERSION + 1) as u32).to_be_bytes());
-        assert_eq!(ours_by_header(&newer, 3 * 4096), None);
+        assert_eq!(open::ours_by_header(&newer, 3 * 4096), None);
         let mut foreign = h.clone();
         foreign[68..72].copy_from_slice(&0x1234_5678u32.to_be_bytes());
-        assert_eq!(ours_by_header(&foreign, 3 * 4096), None);
+        assert_eq!(open::ours_by_header(&foreign, 3 * 4096), None);
         let mut odd_page = h;
         odd_page[16..18].copy_from_slice(&1000u16.to_be_bytes());
-        assert_eq!(ours_by_header(&odd_page, 3 * 1000), None);
+        assert_eq!(open::ours_by_header(&odd_page, 3 * 1000), None);
     }
 
     #[test]
@@ -736,9 +569,10 @@ mod tests {
             entity_ids: vec!["face:1".into()],
             id_scheme: "opaque".into(),
         };
-        let side_rows = |store: &Store| -> i64 {
+        let side_rows = |store: &mut Store| -> i64 {
             store
-                .conn
+                .conn()
+            .unwrap()
                 .query_row(
                     "SELECT (SELECT count(*) FROM record_tags) + (SELECT count(*) FROM record_entities)",
                     [],
@@ -751,17 +585,18 @@ mod tests {
             "UPDATE records SET tags = '[\"a\"'",
             "UPDATE records SET entity_ids = 7",
         ] {
-            store.conn.execute_batch(damage).unwrap();
+            store.conn().unwrap().execute_batch(damage).unwrap();
             let (_, replaced) = store.remember(&new("b")).unwrap();
             assert!(replaced, "{damage}");
-            assert_eq!(side_rows(&store), 2, "{damage}: the old side rows went");
+            assert_eq!(side_rows(&mut store), 2, "{damage}: the old side rows went");
         }
         store
-            .conn
+            .conn()
+            .unwrap()
             .execute_batch("UPDATE records SET tags = 'not json'")
             .unwrap();
         assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
-        assert_eq!(side_rows(&store), 0);
+        assert_eq!(side_rows(&mut store), 0);
         assert!(store.check().unwrap().is_empty());
     }
 
@@ -792,8 +627,8 @@ mod tests {
              UPDATE counters SET value = 4 WHERE name = 'seq';"
         ))
         .unwrap();
-        let mut store = Store::setup(conn, false).unwrap();
-        schema::migrate(&store.conn, Path::new(":memory:")).unwrap();
+        let mut store = Store::from_connection(conn).unwrap();
+        schema::migrate(store.conn().unwrap(), std::path::Path::new(":memory:")).unwrap();
         assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
         assert!(store.check().unwrap().is_empty());
 
@@ -861,7 +696,8 @@ mod tests {
         assert_eq!(ids(&mut store, tags(&["a"])), vec![]);
         assert_eq!(ids(&mut store, text("bore")), vec![]);
         let side: i64 = store
-            .conn
+            .conn()
+            .unwrap()
             .query_row(
                 "SELECT (SELECT count(*) FROM record_tags) + (SELECT count(*) FROM record_entities)",
                 [],
@@ -872,10 +708,10 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
     }
 
-    /// An upgrade rewrites whole tables through the WAL: the file is left with an empty WAL,
-    /// not one the size of the tables, while the server runs.
+    /// A file 0.1 left in WAL mode is switched to the rollback journal at its first open
+    /// (and upgraded): no `-wal` or `-shm` file is left, and the header says so.
     #[test]
-    fn upgrade_of_a_file_truncates_its_wal() {
+    fn upgrade_of_a_wal_file_switches_it_to_the_rollback_journal() {
         let dir = std::env::temp_dir().join(format!(
             "review-mcp-upgrade-wal-{}-{:?}",
             std::process::id(),
@@ -903,15 +739,28 @@ mod tests {
             }
             tx.commit().unwrap();
         }
-        let store = Store::open(&db).unwrap();
+        let mut store = Store::open(&db).unwrap();
         assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
         let n: i64 = store
-            .conn
+            .conn()
+            .unwrap()
             .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 2000);
-        let wal = std::fs::metadata(dir.join("review.db-wal")).unwrap().len();
-        assert_eq!(wal, 0);
+        assert!(!dir.join("review.db-wal").exists(), "the WAL was left");
+        assert!(
+            !dir.join("review.db-shm").exists(),
+            "the -shm file was left"
+        );
+        let mode: String = store
+            .conn()
+            .unwrap()
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "persist");
+        // The main file's header says rollback mode (read and write versions 1).
+        let header = std::fs::read(&db).unwrap();
+        assert_eq!(header.get(18..20), Some(&[1u8, 1][..]));
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -989,7 +838,7 @@ mod tests {
 
     #[test]
     fn open_in_memory_is_at_current_schema() {
-        let s = Store::open_in_memory().unwrap();
+        let mut s = Store::open_in_memory().unwrap();
         assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
     }
 }

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use super::{Found, StoreError};
+use super::StoreError;
+use super::open::Found;
 
 /// 'RVMC' in ASCII: recognises our files among other SQLite databases.
 pub const APPLICATION_ID: i64 = 0x5256_4D43;
@@ -230,6 +231,21 @@ pub(super) fn classify(
     })
 }
 
+/// The application id, schema version and number of schema objects, read in one snapshot
+/// (the caller's transaction, or one of its own).
+pub(super) fn identify(conn: &Connection) -> rusqlite::Result<(i64, i64, i64)> {
+    let tx = if conn.is_autocommit() {
+        Some(conn.unchecked_transaction()?)
+    } else {
+        None
+    };
+    let app: i64 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    drop(tx);
+    Ok((app, version, tables))
+}
+
 /// Brings the schema up to [`SCHEMA_VERSION`] in one write transaction. The checks are
 /// repeated inside the transaction: another process may have initialised the file between
 /// our read-only look and now.
@@ -237,9 +253,7 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
     // IMMEDIATE: take the write lock first so two processes initialising one new file run
     // one after the other.
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
-    let app: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
-    let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
-    let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    let (app, version, tables) = identify(&tx)?;
     let start = match classify(path, app, version, tables)? {
         Found::Fresh => 0,
         Found::Ours(v) => v,

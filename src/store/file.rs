@@ -1,0 +1,255 @@
+//! The database file on disk: which file a path names, what kind of file it is, and whether
+//! the path still names the file a server opened.
+//!
+//! SQLite opens a path once and then writes through its descriptor. When the path is later
+//! made to name another file (a backup restored with `mv`, `git checkout`, a sync client) or
+//! no file at all, every write still succeeds, into a file nobody can see any more. So the
+//! store remembers the device and inode it opened and compares them with what the path names
+//! before each transaction (one `stat`, about a microsecond). SQLite's own unix layer notices
+//! the same conditions ("file unlinked while open", "file renamed while open", "multiple
+//! links to file") but only logs them through a callback that rusqlite installs with
+//! `unsafe`, which this crate forbids; checking here also lets a tool say what happened.
+
+use std::fs::Metadata;
+use std::path::{Path, PathBuf};
+
+use super::StoreError;
+
+/// The suffixes of the files SQLite keeps beside a database.
+pub const COMPANIONS: [&str; 3] = ["-journal", "-wal", "-shm"];
+
+/// What happened to the file a server opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileChange {
+    /// The path names no file any more.
+    Deleted,
+    /// The path names another file (another inode or device).
+    Replaced,
+    /// The file gained another name: a second hard link.
+    Linked(u64),
+}
+
+/// The path as SQLite must see it: absolute, so that a path such as `file:review.db?mode=memory`
+/// is a file of that name in the working directory and never a URI (SQLite reads a filename
+/// beginning with `file:` as a URI; an absolute path begins with `/`). Resolved once, at
+/// start, so a later change of working directory changes nothing.
+pub fn absolute(path: &Path) -> Result<PathBuf, StoreError> {
+    std::path::absolute(path).map_err(|source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The path of one of SQLite's companion files of `db`.
+pub fn companion(db: &Path, suffix: &str) -> PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Refuses what must never be opened as a database: anything but a regular file (a FIFO
+/// would block the open, a device would be overwritten), and a file with more than one name
+/// (each name would get its own journal, and a crash would leave one of them to roll back the
+/// other's pages). `meta` follows symbolic links: a link to a regular file is that file.
+pub fn check_kind(path: &Path, meta: &Metadata) -> Result<(), StoreError> {
+    let ft = meta.file_type();
+    if !ft.is_file() {
+        return Err(StoreError::NotAFile {
+            path: path.to_path_buf(),
+            kind: kind_name(&ft),
+        });
+    }
+    match links(meta) {
+        n if n > 1 => Err(StoreError::HardLinked {
+            path: path.to_path_buf(),
+            links: n,
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn kind_name(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if ft.is_char_device() || ft.is_block_device() {
+            return "a device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    if ft.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(unix)]
+fn links(meta: &Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.nlink()
+}
+
+#[cfg(not(unix))]
+fn links(_meta: &Metadata) -> u64 {
+    1
+}
+
+/// The file a store opened: its path and its device and inode at that moment.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+}
+
+impl Identity {
+    /// What `path` names now.
+    pub fn of(path: &Path) -> Result<Identity, StoreError> {
+        let meta = std::fs::metadata(path).map_err(|source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let (dev, ino) = dev_ino(&meta);
+        Ok(Identity {
+            path: path.to_path_buf(),
+            dev,
+            ino,
+        })
+    }
+
+    /// Whether the path still names this file, with this one name.
+    pub fn verify(&self) -> Result<(), StoreError> {
+        let changed = |change| StoreError::FileChanged {
+            path: self.path.clone(),
+            change,
+        };
+        match std::fs::metadata(&self.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(changed(FileChange::Deleted)),
+            Err(source) => Err(StoreError::Io {
+                path: self.path.clone(),
+                source,
+            }),
+            Ok(meta) if dev_ino(&meta) != (self.dev, self.ino) => {
+                Err(changed(FileChange::Replaced))
+            }
+            Ok(meta) if links(&meta) > 1 => Err(changed(FileChange::Linked(links(&meta)))),
+            Ok(_) => Ok(()),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn dev_ino(meta: &Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn dev_ino(_meta: &Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+/// Whether `target` is `db` itself or one of its companion files, by identity where the file
+/// exists (a link or another spelling of the same file counts) and by name otherwise.
+pub fn is_database_file(db: &Path, target: &Path) -> bool {
+    let (Ok(db), Ok(target)) = (std::path::absolute(db), std::path::absolute(target)) else {
+        return false;
+    };
+    let same = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => dev_ino(&x) == dev_ino(&y),
+        _ => {
+            // Compare the names with the directories resolved (`./x.db` and `x.db`).
+            let canon = |p: &Path| match (p.parent().map(std::fs::canonicalize), p.file_name()) {
+                (Some(Ok(dir)), Some(name)) => dir.join(name),
+                _ => p.to_path_buf(),
+            };
+            canon(a) == canon(b)
+        }
+    };
+    std::iter::once(db.clone())
+        .chain(COMPANIONS.iter().map(|s| companion(&db, s)))
+        .any(|f| same(&f, &target))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "review-mcp-file-{tag}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn identity_notices_delete_replace_and_link() {
+        let d = dir("identity");
+        let db = d.join("r.db");
+        std::fs::write(&db, b"a").unwrap();
+        let id = Identity::of(&db).unwrap();
+        assert!(id.verify().is_ok());
+        std::fs::hard_link(&db, d.join("other.db")).unwrap();
+        assert!(matches!(
+            id.verify(),
+            Err(StoreError::FileChanged {
+                change: FileChange::Linked(2),
+                ..
+            })
+        ));
+        std::fs::remove_file(d.join("other.db")).unwrap();
+        std::fs::write(d.join("new.db"), b"b").unwrap();
+        std::fs::rename(d.join("new.db"), &db).unwrap();
+        assert!(matches!(
+            id.verify(),
+            Err(StoreError::FileChanged {
+                change: FileChange::Replaced,
+                ..
+            })
+        ));
+        std::fs::remove_file(&db).unwrap();
+        assert!(matches!(
+            id.verify(),
+            Err(StoreError::FileChanged {
+                change: FileChange::Deleted,
+                ..
+            })
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn is_database_file_names_the_file_and_its_companions() {
+        let d = dir("same");
+        let db = d.join("r.db");
+        std::fs::write(&db, b"a").unwrap();
+        assert!(is_database_file(&db, &db));
+        assert!(is_database_file(&db, &d.join(".").join("r.db")));
+        assert!(is_database_file(&db, &d.join("r.db-journal")));
+        assert!(is_database_file(&db, &d.join("r.db-wal")));
+        assert!(!is_database_file(&db, &d.join("backup.jsonl")));
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&db, d.join("link.db")).unwrap();
+            assert!(is_database_file(&db, &d.join("link.db")));
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn absolute_keeps_a_file_colon_name_a_file() {
+        let p = absolute(Path::new("file:review.db?mode=memory")).unwrap();
+        assert!(p.is_absolute());
+        assert!(p.ends_with("file:review.db?mode=memory"));
+    }
+}
