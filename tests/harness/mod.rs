@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod client;
+pub mod file_events;
 pub mod scenarios;
 
 use std::path::{Path, PathBuf};
@@ -49,6 +50,13 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
     }
+}
+
+/// The path of SQLite's companion file `suffix` (`-journal`, `-wal`, `-shm`) of `db`.
+pub fn side(db: &Path, suffix: &str) -> PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
 }
 
 /// SplitMix64: small, seedable, and the same sequence on every machine, so a failing run can

@@ -1,0 +1,461 @@
+//! The database file under what people do to files, through the real binary: replaced,
+//! deleted, companions deleted, hard-linked, named like a URI, a FIFO or a device, stopped by
+//! a signal, copied while servers write, locked by another process, never needed by the
+//! handshake, read-only, and exported onto itself. The long versions of the file events run
+//! in the stress command.
+
+mod harness;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use harness::client::{self, Answer, Server};
+use harness::file_events::{self, check_ok, exported_names, run_cli};
+use harness::{TempDir, artifact, sha256_file, side};
+
+fn art() -> Value {
+    artifact("database-file", "/database-file/part.step")
+}
+
+fn remember(server: &mut Server, name: &str) -> anyhow::Result<Answer> {
+    server.call(
+        "remember",
+        json!({"artifact": art(), "entity_ids": [], "name": name, "note": "n"}),
+    )
+}
+
+fn stderr_of(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn replaced_file_refuses_writes_and_leaves_the_restored_file_intact() -> anyhow::Result<()> {
+    assert_eq!(file_events::replaced_while_serving(3, 4)?, 4);
+    Ok(())
+}
+
+#[test]
+fn deleted_file_refuses_writes_instead_of_acknowledging_them() -> anyhow::Result<()> {
+    assert_eq!(file_events::deleted_while_serving(20)?, 20);
+    Ok(())
+}
+
+#[test]
+fn deleted_companion_files_lose_no_acknowledged_write() -> anyhow::Result<()> {
+    assert_eq!(file_events::companions_deleted_while_serving(4, 5)?, 20);
+    Ok(())
+}
+
+#[test]
+fn hard_linked_file_is_refused_at_start_and_while_serving() -> anyhow::Result<()> {
+    let message = file_events::hard_link()?;
+    assert!(message.contains("hard links"), "{message}");
+    Ok(())
+}
+
+#[test]
+fn signal_after_an_answer_leaves_review_db_complete() -> anyhow::Result<()> {
+    for signal in ["TERM", "INT", "HUP"] {
+        assert_eq!(file_events::stopped_by_signal(signal, 5)?, 5);
+    }
+    Ok(())
+}
+
+/// A path beginning with `file:` is a file of that name, never an SQLite URI: no write goes
+/// to memory, and no other file is touched.
+#[test]
+fn file_colon_path_is_a_file_of_that_name() -> anyhow::Result<()> {
+    let dir = TempDir::new("file-colon")?;
+    // An application's database that `file:<abs path>` would name as a URI.
+    let other = dir.join("other.db");
+    {
+        let conn = rusqlite::Connection::open(&other)?;
+        conn.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")?;
+    }
+    let other_hash = sha256_file(&other)?;
+    for name in [
+        "file:review.db?mode=memory".to_string(),
+        format!("file:{}", other.display()),
+    ] {
+        let mut cmd = client::command(Path::new(&name));
+        cmd.current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn()?;
+        let mut stdin = child.stdin.take().ok_or_else(|| anyhow::anyhow!("stdin"))?;
+        let mut stdout = BufReader::new(child.stdout.take().ok_or_else(|| anyhow::anyhow!("o"))?);
+        for line in client::handshake_lines() {
+            writeln!(stdin, "{line}")?;
+        }
+        let call = client::tool_call_line(
+            1,
+            "remember",
+            &json!({"artifact": art(), "entity_ids": [], "name": "kept", "note": "n"}),
+        );
+        writeln!(stdin, "{call}")?;
+        stdin.flush()?;
+        let mut line = String::new();
+        stdout.read_line(&mut line)?; // initialize
+        line.clear();
+        stdout.read_line(&mut line)?;
+        let answer = Answer::from_response(&serde_json::from_str(&line)?);
+        assert!(answer.is_ok(), "{name}: {answer:?}");
+        drop(stdin);
+        assert!(child.wait()?.success());
+        let file = dir.path().join(&name);
+        assert!(
+            file.is_file(),
+            "{name} is not a file in the working directory"
+        );
+        assert_eq!(exported_names(&file)?, vec!["kept".to_string()], "{name}");
+    }
+    assert_eq!(
+        sha256_file(&other)?,
+        other_hash,
+        "another file was modified"
+    );
+    Ok(())
+}
+
+/// A FIFO or a device as the database: refused with a message, nothing created beside it,
+/// and nothing said about a schema upgrade.
+#[test]
+fn fifo_or_device_path_is_refused_and_nothing_is_created() -> anyhow::Result<()> {
+    let dir = TempDir::new("fifo")?;
+    let fifo = dir.join("review.db");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status()?;
+    assert!(made.success());
+    for (path, kind) in [(fifo.as_path(), "FIFO"), (Path::new("/dev/null"), "device")] {
+        let out = client::command(path)
+            .env("MCP_LOG_LEVEL", "info")
+            .stdin(Stdio::null())
+            .output()?;
+        let err = stderr_of(&out);
+        assert!(!out.status.success(), "{}: started", path.display());
+        assert!(err.contains(kind), "{err}");
+        assert!(!err.contains("upgraded"), "{err}");
+        for suffix in ["-journal", "-wal", "-shm"] {
+            assert!(!side(path, suffix).exists(), "{suffix} created");
+        }
+        // The read-only commands refuse it too.
+        let out = run_cli(path, &["check"])?;
+        assert!(!out.status.success() && stderr_of(&out).contains(kind));
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path())?.collect();
+    assert_eq!(names.len(), 1, "files were created beside the FIFO");
+    Ok(())
+}
+
+/// `initialize`, `server/discover`, `ping` and every list answer without the database: a
+/// process that only answers them creates and writes nothing.
+#[test]
+fn handshake_and_lists_create_no_file() -> anyhow::Result<()> {
+    let dir = TempDir::new("no-db")?;
+    let db = dir.join("sub/review.db");
+    let modern_meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let mut server = Server::start_logging_to(&db, &dir.join("stderr"))?;
+    for method in [
+        "ping",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    ] {
+        let r = server.request(method, json!({}))?;
+        assert!(r.get("result").is_some(), "{method}: {r}");
+    }
+    let r = server.request("server/discover", json!({"_meta": modern_meta}))?;
+    assert!(r.get("result").is_some(), "{r}");
+    let r = server.request("resources/list", json!({"_meta": modern_meta}))?;
+    assert_eq!(r["result"]["resources"], json!([]), "{r}");
+    assert!(server.close()?.success());
+    assert!(!dir.join("sub").exists(), "the handshake created files");
+    Ok(())
+}
+
+/// Another process holds the file locked (SQLite's exclusive locking mode): the handshake is
+/// answered at once, and the first tool call says the database is locked within the busy
+/// timeout instead of waiting silently.
+#[test]
+fn locked_database_answers_the_handshake_and_reports_the_lock() -> anyhow::Result<()> {
+    let dir = TempDir::new("locked")?;
+    let db = dir.join("review.db");
+    {
+        let mut server = Server::start(&db)?;
+        assert!(remember(&mut server, "before")?.is_ok());
+        server.close()?;
+    }
+    let holder = rusqlite::Connection::open(&db)?;
+    holder.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+    holder.execute_batch("BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS hold (x); COMMIT;")?;
+    let started = Instant::now();
+    let mut server = Server::start(&db)?;
+    let handshake = started.elapsed();
+    assert!(
+        handshake < Duration::from_secs(3),
+        "handshake took {handshake:?}"
+    );
+    let started = Instant::now();
+    let answer = remember(&mut server, "during")?;
+    let waited = started.elapsed();
+    match answer {
+        Answer::ToolError(text) => assert!(text.contains("locked"), "{text}"),
+        other => panic!("a write on a locked file was answered {other:?}"),
+    }
+    // The documented busy timeout is 5 s; the answer comes soon after it.
+    assert!(waited < Duration::from_secs(12), "waited {waited:?}");
+    drop(holder);
+    assert!(remember(&mut server, "after")?.is_ok());
+    server.close()?;
+    Ok(())
+}
+
+/// A file 0.1 left in WAL mode is switched to the rollback journal by the first server,
+/// keeping its records; while another process has it open in WAL mode, the server says so
+/// within the busy timeout.
+#[test]
+fn wal_file_from_0_1_is_switched_and_keeps_its_records() -> anyhow::Result<()> {
+    let dir = TempDir::new("wal-0-1")?;
+    let db = dir.join("review.db");
+    let mut store = review_mcp::store::Store::open_with(&db, review_mcp::store::Journal::Wal)?;
+    let mut c = harness_store_write(&mut store)?;
+    c.sort();
+    let held_open = rusqlite::Connection::open(&db)?;
+    held_open.query_row("SELECT count(*) FROM records", [], |r| r.get::<_, i64>(0))?;
+    drop(store);
+    let mut server = Server::start(&db)?;
+    match remember(&mut server, "blocked")? {
+        Answer::ToolError(text) => assert!(text.contains("WAL mode"), "{text}"),
+        other => panic!("served while another process held the WAL: {other:?}"),
+    }
+    drop(held_open);
+    assert!(remember(&mut server, "added")?.is_ok());
+    server.close()?;
+    assert!(!side(&db, "-wal").exists(), "the WAL is still there");
+    let header = std::fs::read(&db)?;
+    assert_eq!(header.get(18..20), Some(&[1u8, 1][..]), "still in WAL mode");
+    c.push("added".into());
+    c.sort();
+    assert_eq!(exported_names(&db)?, c);
+    Ok(())
+}
+
+/// Two features written through the library, as a 0.1 server would have.
+fn harness_store_write(store: &mut review_mcp::store::Store) -> anyhow::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for name in ["old-a", "old-b"] {
+        let rec = review_mcp::store::NewRecord {
+            artifact: serde_json::from_value(json!({
+                "revision": art()["revision"], "format": "step", "uri": "file:///database-file/part.step"
+            }))?,
+            name: Some(name.into()),
+            note: Some("n".into()),
+            tags: vec![],
+            entity_ids: vec![],
+            id_scheme: "opaque".into(),
+        };
+        store.remember(&rec)?;
+        names.push(name.to_string());
+    }
+    Ok(names)
+}
+
+/// `backup` while two servers write: the copy opens, passes `check`, and holds every write
+/// answered before the backup started.
+#[test]
+fn backup_while_servers_write_is_complete_and_consistent() -> anyhow::Result<()> {
+    let dir = TempDir::new("backup")?;
+    let db = dir.join("review.db");
+    let mut first = Server::start(&db)?;
+    for i in 0..20 {
+        assert!(remember(&mut first, &format!("early-{i}"))?.is_ok());
+    }
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let db = db.clone();
+            std::thread::spawn(move || -> anyhow::Result<usize> {
+                let mut s = Server::start(&db)?;
+                for i in 0..60 {
+                    let a = remember(&mut s, &format!("w{w}-{i}"))?;
+                    anyhow::ensure!(a.is_ok(), "{a:?}");
+                }
+                s.close()?;
+                Ok(60)
+            })
+        })
+        .collect();
+    let copy = dir.join("copy.db");
+    let out = run_cli(&db, &["backup", copy.to_str().unwrap_or_default()])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    for w in writers {
+        assert_eq!(
+            w.join().map_err(|_| anyhow::anyhow!("writer panicked"))??,
+            60
+        );
+    }
+    first.close()?;
+    check_ok(&copy)?;
+    let names = exported_names(&copy)?;
+    for i in 0..20 {
+        assert!(names.contains(&format!("early-{i}")), "early-{i} missing");
+    }
+    // A self-contained file: nothing beside it is needed.
+    assert!(!side(&copy, "-wal").exists() && !side(&copy, "-journal").exists());
+    // backup never overwrites.
+    let again = run_cli(&db, &["backup", copy.to_str().unwrap_or_default()])?;
+    assert!(!again.status.success() && stderr_of(&again).contains("exists"));
+    Ok(())
+}
+
+/// `export -o` or `backup` onto the database or one of its companion files is refused, and
+/// the database is unchanged.
+#[test]
+fn export_onto_the_database_is_refused() -> anyhow::Result<()> {
+    let dir = TempDir::new("export-self")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    let before = sha256_file(&db)?;
+    let dotted = dir.path().join(".").join("review.db");
+    for target in [
+        db.clone(),
+        dotted,
+        side(&db, "-journal"),
+        side(&db, "-wal"),
+        side(&db, "-shm"),
+    ] {
+        let t = target.to_str().unwrap_or_default();
+        let out = run_cli(&db, &["export", "-o", t])?;
+        assert!(!out.status.success(), "export -o {t} ran");
+        assert!(
+            stderr_of(&out).contains("is the database"),
+            "{}",
+            stderr_of(&out)
+        );
+        let out = run_cli(&db, &["backup", t])?;
+        assert!(!out.status.success(), "backup {t} ran");
+    }
+    assert_eq!(sha256_file(&db)?, before);
+    assert_eq!(exported_names(&db)?, vec!["kept".to_string()]);
+    Ok(())
+}
+
+/// The persistent journal is truncated back to its limit after a large write, so it does not
+/// stay the size of the largest transaction.
+#[test]
+fn journal_shrinks_back_after_a_large_import() -> anyhow::Result<()> {
+    let dir = TempDir::new("journal-size")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "first")?.is_ok());
+    server.close()?;
+    // An import of ~12 MB of notes in one transaction.
+    let export = dir.join("big.jsonl");
+    let mut lines = String::new();
+    let rev = art()["revision"].as_str().unwrap_or_default().to_string();
+    for i in 0..200 {
+        let rec = json!({"record": {
+            "id": format!("rec_{:016x}", i + 1), "kind": "note", "note": "x".repeat(60_000),
+            "tags": [], "entity_ids": [], "id_scheme": "opaque",
+            "artifact": {"revision": rev, "format": "step"},
+            "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}});
+        lines.push_str(&rec.to_string());
+        lines.push('\n');
+    }
+    std::fs::write(&export, lines)?;
+    let out = run_cli(&db, &["import", export.to_str().unwrap_or_default()])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "second")?.is_ok());
+    server.close()?;
+    let journal = std::fs::metadata(side(&db, "-journal")).map_or(0, |m| m.len());
+    assert!(journal <= 4 * 1024 * 1024, "journal is {journal} bytes");
+    assert!(!side(&db, "-wal").exists());
+    check_ok(&db)?;
+    Ok(())
+}
+
+/// `export`, `check` and `backup` only read: they work on a file and directory made
+/// immutable (`chattr +i`, which stops root too); `serve` refuses such a file at start.
+#[test]
+fn read_only_file_can_be_exported_checked_and_backed_up() -> anyhow::Result<()> {
+    let dir = TempDir::new("ro-commands")?;
+    let data = dir.join("data");
+    std::fs::create_dir(&data)?;
+    let db = data.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    let before = sha256_file(&db)?;
+    let paths = [db.clone(), data.clone()];
+    let chattr = |flag: &str| {
+        std::process::Command::new("chattr")
+            .arg(flag)
+            .args(&paths)
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    if !chattr("+i") {
+        chattr("-i");
+        eprintln!("SKIP read_only_file_can_be_exported_checked_and_backed_up: no chattr +i here");
+        return Ok(());
+    }
+    let copy = dir.join("copy.db");
+    let results = (
+        exported_names(&db),
+        check_ok(&db),
+        run_cli(&db, &["backup", copy.to_str().unwrap_or_default()]),
+        run_cli(&db, &[]),
+    );
+    chattr("-i");
+    assert_eq!(results.0?, vec!["kept".to_string()]);
+    results.1?;
+    let backup = results.2?;
+    assert!(backup.status.success(), "{}", stderr_of(&backup));
+    let serve = results.3?;
+    assert!(!serve.status.success());
+    assert!(
+        stderr_of(&serve).contains("writable"),
+        "{}",
+        stderr_of(&serve)
+    );
+    assert_eq!(exported_names(&copy)?, vec!["kept".to_string()]);
+    assert_eq!(sha256_file(&db)?, before);
+    Ok(())
+}
+
+/// `export` and `check` of a file of an older schema version read an upgraded private copy
+/// and leave the file itself untouched.
+#[test]
+fn read_only_commands_do_not_upgrade_an_older_file() -> anyhow::Result<()> {
+    let dir = TempDir::new("ro-old")?;
+    let db = dir.join("review.db");
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(OLD_V1)?;
+    }
+    let before = sha256_file(&db)?;
+    check_ok(&db)?;
+    assert_eq!(exported_names(&db)?, vec!["v1 feature".to_string()]);
+    assert_eq!(
+        sha256_file(&db)?,
+        before,
+        "a read-only command upgraded the file"
+    );
+    Ok(())
+}
+
+/// A schema-version-1 file with one feature, as review-mcp 0.1.0 wrote before schema 2.
+const OLD_V1: &str = include_str!("fixtures/schema_v1.sql");
