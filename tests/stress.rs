@@ -9,6 +9,7 @@ mod harness;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use harness::file_events;
 use harness::scenarios::{self, ConcurrencyScale, FaultOutcome, KillScale};
 
 fn main() -> ExitCode {
@@ -109,6 +110,24 @@ fn run() -> anyhow::Result<()> {
             r.stderr.trim().lines().last().unwrap_or_default()
         );
     }
+
+    let started = Instant::now();
+    let rounds = 20;
+    let (mut replaced, mut deleted, mut companions, mut signalled) = (0, 0, 0, 0);
+    let mut link_message = String::new();
+    for _ in 0..rounds {
+        replaced += file_events::replaced_while_serving(20, 5)?;
+        deleted += file_events::deleted_while_serving(20)?;
+        companions += file_events::companions_deleted_while_serving(5, 10)?;
+        link_message = file_events::hard_link()?;
+        for signal in ["TERM", "INT", "HUP"] {
+            signalled += file_events::stopped_by_signal(signal, 10)?;
+        }
+    }
+    println!(
+        "File events, {rounds} rounds each ({:.1} s): replaced by an older copy while serving:          {replaced} later writes refused, 0 acknowledged, the restored file intact and nothing          left beside it; deleted while serving: {deleted} writes refused, 0 acknowledged;          companion files deleted between writes: {companions} acknowledged writes, all present          after SIGKILL, check ok; hard link: refused at start and while serving ({link_message:?});          SIGTERM/SIGINT/SIGHUP right after an answer: {signalled} answered writes, all in a copy          of review.db alone",
+        started.elapsed().as_secs_f64()
+    );
 
     let while_running = "writes answered isError, reads kept working, stored records intact";
     for (name, what, outcome) in [

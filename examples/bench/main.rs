@@ -21,6 +21,7 @@
 #![allow(clippy::print_stdout)] // the table on stdout is this program's output
 
 mod corpus;
+mod journal;
 mod wire;
 
 use std::fmt::Write as _;
@@ -197,6 +198,10 @@ struct OpFigures {
 /// Figures that do not depend on the data.
 struct Startup {
     init: Stats,
+    /// `initialize` as the first line of a server whose database path does not exist yet.
+    init_new: Stats,
+    journal_disk: journal::JournalCost,
+    journal_tmpfs: journal::JournalCost,
     discover: Stats,
     exits: Stats,
     tools_list: Stats,
@@ -316,6 +321,10 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
     eprintln!("bench: cold starts ({} runs per era)...", opts.runs);
     let cold_db = run_dir.join("cold.db");
     let (init, discover, exits) = cold_starts(&opts.bin, &cold_db, opts.runs)?;
+    let init_new = cold_starts_on_new_paths(&opts.bin, &run_dir, opts.runs)?;
+    eprintln!("bench: the journal's cost, WAL against rollback, on disk and on tmpfs...");
+    let journal_disk = journal::measure(&run_dir, opts.calls)?;
+    let journal_tmpfs = journal::measure(&opts.shm, opts.calls)?;
 
     // tools/list does not depend on the data, so it is timed once, on the empty database.
     let (tools, tools_list, ping) = {
@@ -387,6 +396,9 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
 
     let startup = Startup {
         init,
+        init_new,
+        journal_disk,
+        journal_tmpfs,
         discover,
         exits,
         tools_list,
@@ -402,7 +414,7 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
         kernel()
     );
     println!(
-        "durability: every write is committed with SQLite synchronous=FULL (WAL) before it is answered"
+        "durability: every write is committed with SQLite synchronous=FULL in the rollback journal (PERSIST: in review.db itself) before it is answered"
     );
     println!(
         "database: {} ({}); the smallest durable SQLite commit there takes {} (p50; re-measured before each size as \"floor\"), in tmpfs {}",
@@ -433,7 +445,9 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
 fn cold_starts(bin: &Path, db: &Path, runs: usize) -> Result<(Stats, Stats, Stats)> {
     let init = wire::initialize_line(1);
     let discover = wire::discover_line(1);
-    // One untimed start creates the database and warms the page cache of the binary.
+    // The database exists (a server opens it at its first query, so a start alone would not
+    // create it); one untimed start warms the page cache of the binary.
+    drop(review_mcp::store::Store::open(db)?);
     Server::cold_start(bin, db, &init)?;
     let mut init_t = Vec::new();
     let mut disc_t = Vec::new();
@@ -446,6 +460,20 @@ fn cold_starts(bin: &Path, db: &Path, runs: usize) -> Result<(Stats, Stats, Stat
         }
     }
     Ok((Stats::new(init_t), Stats::new(disc_t), Stats::new(exits)))
+}
+
+/// Spawn-to-first-answer for `initialize` on a database path that does not exist yet (a new
+/// directory each run): the handshake needs no database, so it costs what a start on an
+/// existing file costs.
+fn cold_starts_on_new_paths(bin: &Path, dir: &Path, runs: usize) -> Result<Stats> {
+    let init = wire::initialize_line(1);
+    let mut times = Vec::new();
+    for i in 0..runs {
+        let db = dir.join(format!("new-{i}")).join("review.db");
+        let (first, _) = Server::cold_start(bin, &db, &init)?;
+        times.push(first);
+    }
+    Ok(Stats::new(times))
 }
 
 /// All timed operations at one database size (the first `op_count` of [`OPS`]), with a fresh
@@ -558,6 +586,9 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
 
     let Startup {
         init,
+        init_new,
+        journal_disk,
+        journal_tmpfs,
         discover,
         exits,
         tools_list,
@@ -573,6 +604,38 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
         r.p99 = format!("max {}", fmt_dur(st.max()));
         r.target = "≤ 3 ms".into();
         r.verdict = verdict(us(st.p50()) <= 3000.0);
+        rows.push(r);
+    }
+    let mut r = Row::new("cold start: initialize, new path");
+    r.p50 = fmt_dur(init_new.p50());
+    r.p99 = format!("max {}", fmt_dur(init_new.max()));
+    let ratio = init_new.p50().as_secs_f64() / init.p50().as_secs_f64();
+    r.target = "≤ 1.5x existing".into();
+    r.verdict = format!("{ratio:.2}x: {}", verdict(ratio <= 1.5));
+    rows.push(r);
+    for (label, cost) in [
+        ("remember (named), store only, WAL as 0.1", false),
+        ("remember (named), store only, rollback journal", true),
+    ] {
+        let pick = |c: &journal::JournalCost| {
+            if cost {
+                c.persist.clone()
+            } else {
+                c.wal.clone()
+            }
+        };
+        let (d, t) = (pick(journal_disk), pick(journal_tmpfs));
+        let mut r = Row::new(label);
+        r.p50 = fmt_dur(d.p50());
+        r.p99 = fmt_dur(d.p99());
+        r.tmpfs = fmt_dur(t.p50());
+        if cost {
+            r.verdict = format!(
+                "{} of WAL (tmpfs {})",
+                journal::ratio(journal_disk),
+                journal::ratio(journal_tmpfs)
+            );
+        }
         rows.push(r);
     }
     let mut r = Row::new("exit after stdin closes (empty db)");
@@ -692,7 +755,7 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
         rows.push(r);
     }
     for rep in reports {
-        let mut r = Row::new("bytes on disk per record (db + wal)");
+        let mut r = Row::new("bytes on disk per record (db file)");
         r.records = rep.records_at_end.to_string();
         r.p50 = format!("{:.0} B", rep.bytes_per_record);
         rows.push(r);
@@ -782,14 +845,14 @@ fn fmt_dur(d: Duration) -> String {
 }
 
 /// The p50 of the smallest durable SQLite write in `dir`: one 100-byte row per transaction,
-/// WAL, `synchronous=FULL`, as the server opens its database. No tool call that writes can be
+/// rollback journal (PERSIST), `synchronous=FULL`, as the server opens its database. No tool call that writes can be
 /// answered sooner than this on this disk, whatever the server does.
 fn commit_floor(dir: &Path) -> Result<Duration> {
     let path = dir.join("commit-probe.db");
     remove_db(&path);
     let times = {
         let conn = rusqlite::Connection::open(&path)?;
-        conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))?;
+        conn.pragma_update_and_check(None, "journal_mode", "PERSIST", |r| r.get::<_, String>(0))?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.execute_batch("CREATE TABLE t (x TEXT)")?;
         let row = "x".repeat(100);
@@ -842,7 +905,14 @@ fn copy_db(from: &Path, to: &Path, size: usize) -> Result<()> {
 }
 
 fn remove_db(db: &Path) {
-    for p in [db.to_path_buf(), wal_of(db), shm_of(db)] {
+    let mut journal = db.as_os_str().to_owned();
+    journal.push("-journal");
+    for p in [
+        db.to_path_buf(),
+        wal_of(db),
+        shm_of(db),
+        PathBuf::from(journal),
+    ] {
         let _ = fs::remove_file(p);
     }
 }
