@@ -459,3 +459,61 @@ fn read_only_commands_do_not_upgrade_an_older_file() -> anyhow::Result<()> {
 
 /// A schema-version-1 file with one feature, as review-mcp 0.1.0 wrote before schema 2.
 const OLD_V1: &str = include_str!("fixtures/schema_v1.sql");
+
+/// The state a server killed in the middle of a commit leaves: the main file half-written and a
+/// hot journal beside it, made by copying both files while a transaction that spilled pages
+/// to the main file is still open. Returns the copy's path.
+fn crash_state(db: &Path, into: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let conn = rusqlite::Connection::open(db)?;
+    conn.pragma_update(None, "journal_mode", "PERSIST")?;
+    conn.pragma_update(None, "cache_size", 2)?;
+    conn.execute_batch(
+        "BEGIN IMMEDIATE; CREATE TABLE junk (x); \
+         WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 400) \
+         INSERT INTO junk SELECT randomblob(3000) FROM c; \
+         UPDATE records SET note = 'torn' ;",
+    )?;
+    let copy = into.join("review.db");
+    std::fs::copy(db, &copy)?;
+    std::fs::copy(side(db, "-journal"), side(&copy, "-journal"))?;
+    conn.execute_batch("ROLLBACK")?;
+    let journal = std::fs::read(side(&copy, "-journal"))?;
+    anyhow::ensure!(
+        journal.get(..8).is_some_and(|h| h.iter().any(|&b| b != 0)),
+        "the copied journal is not hot"
+    );
+    Ok(copy)
+}
+
+/// A server killed mid-commit: the next start (and `check`, `export`, `backup`) rolls the
+/// interrupted commit back and finds every acknowledged write.
+#[test]
+fn hot_journal_after_a_kill_mid_commit_is_recovered_at_the_next_start() -> anyhow::Result<()> {
+    let dir = TempDir::new("hot-journal")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    for name in ["a", "b", "c"] {
+        assert!(remember(&mut server, name)?.is_ok());
+    }
+    server.close()?;
+    let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+    for (i, what) in ["serve", "check", "export"].iter().enumerate() {
+        let sub = dir.join(&format!("crash-{i}"));
+        std::fs::create_dir(&sub)?;
+        let copy = crash_state(&db, &sub)?;
+        match *what {
+            "serve" => {
+                let mut s = Server::start_logging_to(&copy, &sub.join("stderr"))?;
+                assert!(remember(&mut s, "d")?.is_ok(), "{}", s.stderr());
+                s.close()?;
+                let mut want = names.clone();
+                want.push("d".into());
+                assert_eq!(exported_names(&copy)?, want);
+            }
+            "check" => check_ok(&copy)?,
+            _ => assert_eq!(exported_names(&copy)?, names),
+        }
+        check_ok(&copy)?;
+    }
+    Ok(())
+}

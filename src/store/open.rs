@@ -540,15 +540,32 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
         let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
         Ok((app, version, tables))
     };
-    let (app, version, tables) = look().map_err(|e| match e.sqlite_error_code() {
+    let look = look().map_err(|e| match e.sqlite_error_code() {
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
             StoreError::Sqlite(e)
         }
-        // A hot journal that a read-only connection may not roll back: the file is ours or
-        // not, but only a writer can tell; let the caller's open decide.
         Some(rusqlite::ErrorCode::ReadOnly) => StoreError::Sqlite(e),
         _ => not_sqlite(e.to_string()),
-    })?;
+    });
+    let (app, version, tables) = match look {
+        Ok(found) => found,
+        // A hot journal (a server killed in the middle of a commit) that a read-only
+        // connection may not roll back. When the header names our application, the file is
+        // ours: the writing connection rolls the interrupted commit back, as SQLite does at
+        // any open, and the migration reads the numbers again under the write lock. Any other
+        // file is not rolled back by us.
+        Err(StoreError::Sqlite(e))
+            if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) =>
+        {
+            match header_numbers(&header) {
+                Some((APPLICATION_ID, version)) => {
+                    return Ok(Found::Ours(version.min(SCHEMA_VERSION)));
+                }
+                _ => return Err(not_sqlite(e.to_string())),
+            }
+        }
+        Err(e) => return Err(e),
+    };
     schema::classify(path, app, version, tables)
 }
 
@@ -568,9 +585,7 @@ pub(super) fn ours_by_header(header: &[u8], file_len: u64) -> Option<i64> {
         let b: [u8; 4] = header.get(at..at + 4)?.try_into().ok()?;
         Some(u32::from_be_bytes(b))
     };
-    // Both are signed 32-bit integers in the header, as the pragmas return them.
-    let version = i64::from(be32(60)? as i32);
-    let app = i64::from(be32(68)? as i32);
+    let (app, version) = header_numbers(header)?;
     if app != APPLICATION_ID || !(1..=SCHEMA_VERSION).contains(&version) {
         return None;
     }
@@ -588,6 +603,16 @@ pub(super) fn ours_by_header(header: &[u8], file_len: u64) -> Option<i64> {
         return None;
     }
     Some(version)
+}
+
+/// The application id and schema version in a database header (offsets 68 and 60: signed
+/// 32-bit integers, as the pragmas return them).
+fn header_numbers(header: &[u8]) -> Option<(i64, i64)> {
+    let be32 = |at: usize| -> Option<i32> {
+        let b: [u8; 4] = header.get(at..at + 4)?.try_into().ok()?;
+        Some(i32::from_be_bytes(b))
+    };
+    Some((i64::from(be32(68)?), i64::from(be32(60)?)))
 }
 
 /// A read-only connection that creates no file. A file in WAL mode without a `-wal` file has

@@ -120,7 +120,11 @@ impl Server {
     pub fn start_logging_to(db: &Path, stderr_path: &Path) -> anyhow::Result<Server> {
         let mut server = Server::spawn(db, stderr_path)?;
         let [init, initialized] = handshake_lines();
-        server.send(&init)?;
+        if let Err(e) = server.send(&init) {
+            // The server exited at start: what it said is the reason.
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            bail!("cannot send initialize ({e}); stderr: {}", server.stderr());
+        }
         let answer = server.receive()?;
         anyhow::ensure!(
             answer.get("result").is_some(),
