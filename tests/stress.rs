@@ -125,7 +125,7 @@ fn run() -> anyhow::Result<()> {
         }
     }
     println!(
-        "File events, {rounds} rounds each ({:.1} s): replaced by an older copy while serving:          {replaced} later writes refused, 0 acknowledged, the restored file intact and nothing          left beside it; deleted while serving: {deleted} writes refused, 0 acknowledged;          companion files deleted between writes: {companions} acknowledged writes, all present          after SIGKILL, check ok; hard link: refused at start and while serving ({link_message:?});          SIGTERM/SIGINT/SIGHUP right after an answer: {signalled} answered writes, all in a copy          of review.db alone",
+        "File events, {rounds} rounds each ({:.1} s): replaced by an older copy while serving: {replaced} later writes refused, 0 acknowledged, the restored file intact and nothing left beside it; deleted while serving: {deleted} writes refused, 0 acknowledged; companion files deleted between writes: {companions} acknowledged writes, all present after SIGKILL, check ok; hard link: refused at start and while serving ({link_message:?}); SIGTERM/SIGINT/SIGHUP right after an answer: {signalled} answered writes, all in a copy of review.db alone",
         started.elapsed().as_secs_f64()
     );
 
