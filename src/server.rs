@@ -21,6 +21,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
+use crate::bounds;
 use crate::era::legacy::{self, Session};
 use crate::era::modern::{self, Reply};
 use crate::framing::{self, Frame, LineReader};
@@ -167,6 +168,10 @@ impl Server {
         if bytes.iter().all(is_json_whitespace) {
             return Vec::new();
         }
+        let shape = bounds::count_values(bytes, bounds::MAX_LINE_VALUES);
+        if shape.values > bounds::MAX_LINE_VALUES {
+            return self.refuse_costly_line(bytes, shape).into_iter().collect();
+        }
         let value: Value = match serde_json::from_slice(bytes) {
             Ok(v) => v,
             Err(e) => {
@@ -187,24 +192,61 @@ impl Server {
         }
     }
 
-    /// A JSON array: a batch in a 2025-03-26 session, an invalid request anywhere else.
-    fn handle_batch(&mut self, items: Vec<Value>) -> Vec<Value> {
+    /// A line holding more than [`bounds::MAX_LINE_VALUES`] JSON values, refused without
+    /// parsing it into values (that alone would cost 16 times the line). A batch gets the
+    /// answer a batch of its length gets; a request gets -32600 with its id, so the client
+    /// is not left waiting; a notification or a response gets nothing, as always.
+    fn refuse_costly_line(&mut self, bytes: &[u8], shape: bounds::Shape) -> Option<Answer> {
+        let too_many = format!(
+            "Invalid Request: a message may hold at most {} JSON values",
+            bounds::MAX_LINE_VALUES
+        );
+        log::warn!(
+            "refused a {}-byte line of more than {} JSON values unparsed",
+            bytes.len(),
+            bounds::MAX_LINE_VALUES
+        );
+        let first = bytes.iter().find(|b| !is_json_whitespace(b));
+        let (id, why) = if first == Some(&b'[') {
+            let why = self
+                .batch_refusal(shape.top_level_items)
+                .unwrap_or(too_many);
+            (None, why)
+        } else {
+            match jsonrpc::peek(bytes) {
+                jsonrpc::Peeked::Request(id) => (Some(id), too_many),
+                jsonrpc::Peeked::Invalid(id) => (id, too_many),
+                jsonrpc::Peeked::Notification | jsonrpc::Peeked::Response => return None,
+            }
+        };
+        Some(Answer::Message(jsonrpc::error_response(
+            id.as_ref(),
+            &ErrorObject::new(INVALID_REQUEST, why),
+        )))
+    }
+
+    /// Why a batch of `len` messages is refused as a whole, if it is.
+    fn batch_refusal(&self, len: usize) -> Option<String> {
         let batches_allowed = self
             .session
             .as_ref()
             .is_some_and(|s| s.version.accepts_batches());
-        let why = if items.is_empty() {
+        if len == 0 {
             Some("Invalid Request: empty batch".to_string())
         } else if !batches_allowed {
             Some("Invalid Request: batches are only accepted in a 2025-03-26 session".to_string())
-        } else if items.len() > MAX_BATCH_LEN {
+        } else if len > MAX_BATCH_LEN {
             Some(format!(
                 "Invalid Request: a batch may hold at most {MAX_BATCH_LEN} messages"
             ))
         } else {
             None
-        };
-        if let Some(why) = why {
+        }
+    }
+
+    /// A JSON array: a batch in a 2025-03-26 session, an invalid request anywhere else.
+    fn handle_batch(&mut self, items: Vec<Value>) -> Vec<Value> {
+        if let Some(why) = self.batch_refusal(items.len()) {
             return vec![jsonrpc::error_response(
                 None,
                 &ErrorObject::new(INVALID_REQUEST, why),
