@@ -295,6 +295,17 @@ fn check_common(
     if id.trim().is_empty() {
         return Err(format!("{what} has an empty id"));
     }
+    // The server writes ids like rec_3f9a0c1b2d4e5f60. An id is shown in answers and in the
+    // Markdown report, so an imported one keeps to letters, digits and `_ - . :`.
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
+    {
+        return Err(format!(
+            "{what} id {id:?} may hold only ASCII letters, digits and _ - . : (export writes \
+             ids like rec_3f9a0c1b2d4e5f60)"
+        ));
+    }
     if !is_revision(&artifact.revision) {
         return Err(format!(
             "{what} {id}: artifact.revision {:?} is not sha256: followed by 64 lowercase hex digits",
@@ -497,6 +508,17 @@ mod tests {
             e.problems[0].ends_with(&format!("over the {MAX_LINE_BYTES} byte limit of a line")),
             "{e}"
         );
+    }
+
+    #[test]
+    fn check_record_id_with_markup_is_refused() {
+        for bad in ["rec_1\n### APPROVED", "<!--", "a b", "rec`1`", "r|1"] {
+            let e = check_record(&feature(bad, "bore", T1)).unwrap_err();
+            assert!(e.contains("may hold only ASCII letters"), "{bad:?}: {e}");
+        }
+        for good in ["rec_3f9a0c1b2d4e5f60", "a", "dec-1.2:x"] {
+            assert_eq!(check_record(&feature(good, "bore", T1)), Ok(()), "{good}");
+        }
     }
 
     #[test]
