@@ -35,6 +35,13 @@ use crate::service::Service;
 /// from one line (2 MB of input already took 1.6 GB). Real clients batch a handful.
 pub const MAX_BATCH_LEN: usize = 1000;
 
+/// The most `subscriptions/listen` streams held open at once. A client needs one (the TS SDK
+/// opens one per connection); 64 leaves room for several clients sharing a process.
+pub const MAX_LISTEN_STREAMS: usize = 64;
+
+/// The longest string id a listen stream keeps, in bytes (a number id is always small).
+pub const MAX_LISTEN_ID_BYTES: usize = 256;
+
 /// One stdio server process: the service, the legacy session if one was opened, and the
 /// open `subscriptions/listen` streams.
 pub struct Server {
@@ -373,10 +380,16 @@ impl Server {
             return match modern::handle(&mut self.service, &id, &method, params.as_ref()) {
                 Reply::Result(r) => Answer::result(&id, r),
                 Reply::Error(e) => Answer::Message(jsonrpc::error_response(Some(&id), &e)),
-                Reply::Hold(ack) => {
-                    self.listening.push(id);
-                    Answer::Message(ack)
-                }
+                Reply::Hold(ack) => match self.listen_refusal(&id) {
+                    Some(why) => Answer::Message(jsonrpc::error_response(
+                        Some(&id),
+                        &ErrorObject::new(INVALID_REQUEST, why),
+                    )),
+                    None => {
+                        self.listening.push(id);
+                        Answer::Message(ack)
+                    }
+                },
             };
         }
         let answer = legacy::handle(
@@ -388,6 +401,30 @@ impl Server {
         match answer {
             Ok(r) => Answer::result(&id, r),
             Err(e) => Answer::Message(jsonrpc::error_response(Some(&id), &e)),
+        }
+    }
+
+    /// Why a `subscriptions/listen` stream cannot be held open, if it cannot. Each open stream
+    /// keeps its request id until the client cancels it or the input ends, so both the number
+    /// of streams and the size of a kept id are bounded (100 streams with 4 MiB ids once held
+    /// 423 MiB). The refusal is an error response to that request, which also ends it.
+    fn listen_refusal(&self, id: &Id) -> Option<String> {
+        let id_bytes = match id {
+            Id::String(s) => s.len(),
+            Id::Number(_) => 0,
+        };
+        if id_bytes > MAX_LISTEN_ID_BYTES {
+            Some(format!(
+                "Invalid Request: a subscriptions/listen request id may be at most \
+                 {MAX_LISTEN_ID_BYTES} bytes, since the stream keeps it"
+            ))
+        } else if self.listening.len() >= MAX_LISTEN_STREAMS {
+            Some(format!(
+                "Invalid Request: at most {MAX_LISTEN_STREAMS} subscriptions/listen streams \
+                 may be open at once; cancel one (notifications/cancelled) first"
+            ))
+        } else {
+            None
         }
     }
 

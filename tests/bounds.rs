@@ -9,6 +9,9 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, ensure};
 use review_mcp::framing::MAX_LINE_BYTES;
+use review_mcp::server::{MAX_LISTEN_ID_BYTES, MAX_LISTEN_STREAMS, Server};
+use review_mcp::service::Service;
+use review_mcp::store::Store;
 use serde_json::{Value, json};
 
 const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -238,5 +241,69 @@ fn request_nested_failing_items_within_limits_report_the_first_error() -> Result
     );
     ensure!(peak <= MAX_PEAK_KB / 2, "peak {peak} KiB for a 2 MB line");
     server.finish()?;
+    Ok(())
+}
+
+fn listen(id: Value) -> Vec<u8> {
+    json!({"jsonrpc":"2.0","id":id,"method":"subscriptions/listen","params":{"notifications":{},
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+                 "io.modelcontextprotocol/clientCapabilities":{}}}})
+    .to_string()
+    .into_bytes()
+}
+
+fn is_ack(answers: &[Value]) -> bool {
+    matches!(answers, [a] if a["method"] == json!("notifications/subscriptions/acknowledged"))
+}
+
+fn server() -> Result<Server> {
+    Ok(Server::new(Service::new(Store::open_in_memory()?)))
+}
+
+/// Streams past the cap are refused with an error to that request; cancelling one makes room.
+#[test]
+fn listen_streams_past_the_cap_are_refused_until_one_is_cancelled() -> Result<()> {
+    let mut s = server()?;
+    for i in 0..MAX_LISTEN_STREAMS {
+        let got = s.handle_line(&listen(json!(i)));
+        ensure!(is_ack(&got), "stream {i}: {got:?}");
+    }
+    let refused = s.handle_line(&listen(json!("one too many")));
+    ensure!(
+        matches!(refused.as_slice(), [e] if e["id"] == json!("one too many")
+            && e["error"]["code"] == json!(-32600)
+            && e["error"]["message"].as_str().is_some_and(|m| m.contains("at most 64"))),
+        "{refused:?}"
+    );
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+                        "params":{"requestId":3}});
+    ensure!(s.handle_line(cancel.to_string().as_bytes()).is_empty());
+    ensure!(is_ack(&s.handle_line(&listen(json!("room again")))));
+    Ok(())
+}
+
+/// A long string id is refused instead of kept for the life of the stream.
+#[test]
+fn listen_with_an_id_over_the_byte_bound_is_refused_not_kept() -> Result<()> {
+    let mut s = server()?;
+    let long = "i".repeat(MAX_LISTEN_ID_BYTES + 1);
+    for _ in 0..(MAX_LISTEN_STREAMS + 1) {
+        let got = s.handle_line(&listen(json!(long)));
+        ensure!(
+            matches!(got.as_slice(), [e] if e["id"] == json!(long)
+                && e["error"]["code"] == json!(-32600)),
+            "{:.300}",
+            format!("{got:?}")
+        );
+    }
+    // None of them was kept: a full set of streams still fits.
+    for i in 0..MAX_LISTEN_STREAMS {
+        ensure!(is_ack(&s.handle_line(&listen(json!(i)))), "stream {i}");
+    }
+    let exact = "j".repeat(MAX_LISTEN_ID_BYTES);
+    ensure!(
+        !is_ack(&s.handle_line(&listen(json!(exact)))),
+        "the cap holds"
+    );
     Ok(())
 }
