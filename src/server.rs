@@ -439,7 +439,10 @@ impl Server {
                 self.listening.retain(|held| held != &id);
             }
         } else {
-            log::debug!("notification {method}");
+            log::debug!(
+                "notification {}",
+                crate::logging::clip(method, crate::logging::MAX_QUOTED_BYTES)
+            );
         }
     }
 }

@@ -307,3 +307,43 @@ fn listen_with_an_id_over_the_byte_bound_is_refused_not_kept() -> Result<()> {
     );
     Ok(())
 }
+
+/// A 4 MiB protocol version and a 4 MiB notification method reach the logs cut, with a
+/// marker, at the most verbose level.
+#[test]
+fn log_lines_quoting_client_values_of_megabytes_stay_short() -> Result<()> {
+    let mut server = Running::start("logs", "debug")?;
+    let huge = "9".repeat(4 << 20);
+    let answer = server.call(
+        &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":huge,"capabilities":{},"clientInfo":{"name":"bounds","version":"1"}}}),
+    )?;
+    ensure!(
+        answer["result"]["protocolVersion"] == json!("2025-11-25"),
+        "{answer:.300}"
+    );
+    server.send(
+        json!({"jsonrpc":"2.0","method":huge})
+            .to_string()
+            .as_bytes(),
+    )?;
+    let ping = server.call(&json!({"jsonrpc":"2.0","id":1,"method":"ping"}))?;
+    ensure!(ping["result"] == json!({}), "{ping}");
+    let stderr = server.finish()?;
+    let longest = stderr.lines().map(str::len).max().unwrap_or(0);
+    ensure!(longest < 8192, "a {longest}-byte log line");
+    let cut = format!("…[{} bytes cut]", huge.len() - 256);
+    ensure!(
+        stderr
+            .lines()
+            .any(|l| l.contains("client asked for protocol") && l.contains(&cut)),
+        "{stderr:.2000}"
+    );
+    ensure!(
+        stderr
+            .lines()
+            .any(|l| l.contains("notification 999") && l.contains(&cut)),
+        "{stderr:.2000}"
+    );
+    Ok(())
+}
