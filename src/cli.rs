@@ -62,13 +62,19 @@ Usage:
   review-mcp replay [--command CMD | --bless] FILE...
                                           Replay protocol transcripts against this server (or
                                           against CMD, run through the shell) and report
-                                          the first difference per file.
+                                          the first difference per file. CMD is started anew
+                                          for each FILE, in a new empty working directory
+                                          that is removed afterwards; {{dir}} in CMD is
+                                          replaced by its path, so
+                                          --command 'review-mcp --db {{dir}}/r.db' replays
+                                          every FILE on a fresh database.
 
 Options:
   --db PATH           The database file. Default: ${DB_ENV} when set, else ./{DEFAULT_DB}.
                       Parent directories are created; a new file is readable by its owner only.
   -o, --output FILE   export: write to FILE instead of stdout.
-  --command CMD       replay: the server command line to test (default: this server, in process).
+  --command CMD       replay: the server command line to test (default: this server, in
+                      process), run once per FILE in a fresh directory named by {{dir}}.
   --bless             replay: rewrite each FILE's expectations from this server's answers,
                       keeping its sends, comments and {{any}} wildcards (review the diff).
   -h, --help          Print this help and exit.

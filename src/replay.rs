@@ -7,7 +7,9 @@
 //! `"{{any}}"` matches any value), `eof` (close the server's input) and `comment`.
 //!
 //! The server is either this crate's own, in-process (a fresh [`Server`] over an in-memory
-//! store per file, fed through the real [`LineReader`]), or any stdio command. After the last
+//! store per file, fed through the real [`LineReader`]), or any stdio command, started anew
+//! for each file in a new empty working directory whose path replaces `{dir}` in the
+//! command (so `review-mcp --db {dir}/r.db` gives every file a fresh database). After the last
 //! directive the input is closed and the server must have written exactly the expected lines,
 //! in order, and nothing else. The report names the first mismatch per file with the JSON
 //! path of the differing value.
@@ -648,11 +650,66 @@ fn compare(transcript: &Transcript, run: &Run) -> Outcome {
     }
 }
 
-/// Runs `command` through the platform shell with piped stdio, writes the transcript's input
-/// and reads as many lines as it expects (each within [`LINE_TIMEOUT`]); then closes the
-/// input and collects whatever else the server writes until it exits.
+/// The placeholder in a `--command` line for the transcript's own working directory.
+pub const DIR_PLACEHOLDER: &str = "{dir}";
+
+/// A new, empty directory for one transcript's server, removed when dropped. Every
+/// transcript gets its own, so one that writes records cannot change what the next one
+/// lists: `--command 'review-mcp --db {dir}/r.db'` replays each on a fresh database.
+struct WorkDir(PathBuf);
+
+impl WorkDir {
+    fn new() -> io::Result<WorkDir> {
+        let base = std::env::temp_dir();
+        let pid = std::process::id();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let mut last = io::Error::other("no directory name was free");
+        for n in 0..100u32 {
+            let path = base.join(format!("review-mcp-replay-{pid}-{nanos}-{n}"));
+            // create_dir (not create_dir_all) fails on anything already there.
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(WorkDir(path)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last)
+    }
+
+    /// The path as one shell word: as it is when it needs no quoting, else single-quoted.
+    fn shell_word(&self) -> String {
+        let text = self.0.to_string_lossy();
+        let plain = text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | ':'));
+        if plain || cfg!(not(unix)) {
+            text.into_owned()
+        } else {
+            format!("'{}'", text.replace('\'', "'\\''"))
+        }
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::remove_dir_all(&self.0) {
+            log::warn!("cannot remove {}: {e}", self.0.display());
+        }
+    }
+}
+
+/// Runs `command` through the platform shell with piped stdio, in a new empty working
+/// directory (its path replaces every [`DIR_PLACEHOLDER`] in `command`), writes the
+/// transcript's input and reads as many lines as it expects (each within [`LINE_TIMEOUT`]);
+/// then closes the input and collects whatever else the server writes until it exits. The
+/// directory is removed afterwards.
 fn serve_command(command: &str, transcript: &Transcript) -> io::Result<Run> {
-    let mut child = shell(command)
+    let dir = WorkDir::new()?;
+    let command = command.replace(DIR_PLACEHOLDER, &dir.shell_word());
+    let mut child = shell(&command)
+        .current_dir(&dir.0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
