@@ -21,6 +21,7 @@
 #![allow(clippy::print_stdout)] // the table on stdout is this program's output
 
 mod corpus;
+mod request;
 mod wire;
 
 use std::fmt::Write as _;
@@ -418,6 +419,8 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
     );
     println!();
     print!("{table}");
+    println!();
+    print!("{}", request::rows(&opts.bin, &opts.dir)?);
     println!();
     println!(
         "total benchmark time: {:.0} s; load average (1 min) {} at the start, {} at the end, on {} cores",
