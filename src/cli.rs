@@ -66,13 +66,19 @@ Usage:
   review-mcp replay [--command CMD | --bless] FILE...
                                           Replay protocol transcripts against this server (or
                                           against CMD, run through the shell) and report
-                                          the first difference per file.
+                                          the first difference per file. CMD is started anew
+                                          for each FILE, in a new empty working directory
+                                          that is removed afterwards; {{dir}} in CMD is
+                                          replaced by its path, so
+                                          --command 'review-mcp --db {{dir}}/r.db' replays
+                                          every FILE on a fresh database.
 
 Options:
   --db PATH           The database file. Default: ${DB_ENV} when set, else ./{DEFAULT_DB}.
                       Parent directories are created; a new file is readable by its owner only.
   -o, --output FILE   export: write to FILE instead of stdout.
-  --command CMD       replay: the server command line to test (default: this server, in process).
+  --command CMD       replay: the server command line to test (default: this server, in
+                      process), run once per FILE in a fresh directory named by {{dir}}.
   --bless             replay: rewrite each FILE's expectations from this server's answers,
                       keeping its sends, comments and {{any}} wildcards (review the diff).
   -h, --help          Print this help and exit.
@@ -509,11 +515,9 @@ pub fn export(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
         transfer::write_export(records, decisions, &mut out).context("cannot write the export")?;
         return Ok(ExitCode::SUCCESS);
     };
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(".tmp");
-    let tmp = PathBuf::from(tmp_name);
+    let (tmp, file) =
+        create_temp_beside(path, db).with_context(|| format!("cannot write {}", path.display()))?;
     let written = (|| -> anyhow::Result<(usize, usize)> {
-        let file = File::create(&tmp)?;
         let mut out = io::BufWriter::new(file);
         let counts = transfer::write_export(records, decisions, &mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
@@ -533,6 +537,64 @@ pub fn export(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
             Err(e.context(format!("cannot write {}", path.display())))
         }
     }
+}
+
+/// The temporary file an export is written to before it is renamed over `path`: a new file
+/// in the same directory (so the rename is atomic), created exclusively (`create_new` fails
+/// on anything already there, a symlink included, and never follows one), with the
+/// database's permission bits, so the backup is no more readable than the data. A name that
+/// is taken is skipped for the next candidate.
+fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf, File)> {
+    let mode = db_mode(db)?;
+    let mut last = io::Error::other("no temporary name was free");
+    for candidate in temp_candidates(path).take(100) {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(mode);
+        }
+        match options.open(&candidate) {
+            Ok(file) => {
+                // The umask may have cleared bits of `mode`; the export gets exactly the
+                // database's.
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    if let Err(e) = file.set_permissions(std::fs::Permissions::from_mode(mode)) {
+                        let _ = std::fs::remove_file(&candidate);
+                        return Err(e);
+                    }
+                }
+                return Ok((candidate, file));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
+}
+
+/// Temporary names for an export to `path`: `.NAME.PID-N.tmp` beside it.
+fn temp_candidates(path: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    let name = path
+        .file_name()
+        .map_or_else(|| "export".into(), |n| n.to_string_lossy().into_owned());
+    let pid = std::process::id();
+    (0u32..).map(move |n| path.with_file_name(format!(".{name}.{pid}-{n}.tmp")))
+}
+
+/// The database file's permission bits (0600 for a file this server created).
+#[cfg(unix)]
+fn db_mode(db: &Path) -> io::Result<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    Ok(std::fs::metadata(db)?.permissions().mode() & 0o777)
+}
+
+#[cfg(not(unix))]
+fn db_mode(_db: &Path) -> io::Result<u32> {
+    Ok(0o600)
 }
 
 /// `review-mcp import FILE`: validate every line, then let the store judge and write them in
@@ -615,22 +677,12 @@ pub fn backup(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "backup".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // Created empty and exclusively (never through a planted link) with the database's
+    // mode, then filled by SQLite, which accepts an empty file.
+    let (tmp, file) = create_temp_beside(target, db)
+        .with_context(|| format!("cannot write the backup {}", target.display()))?;
+    drop(file);
     let made = (|| -> anyhow::Result<()> {
-        // Created empty and exclusively (never through a planted link) with the owner-only
-        // mode of a database, then filled by SQLite, which accepts an empty file.
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        opts.open(&tmp)?;
         store.backup_into(&tmp).map_err(|e| anyhow!("{e}"))?;
         std::fs::hard_link(&tmp, target).or_else(|e| {
             // A file system without hard links: rename (may replace a file created since).
@@ -891,6 +943,35 @@ mod tests {
         ] {
             assert!(h.contains(needle), "help lacks {needle}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn create_temp_beside_planted_symlink_is_skipped_not_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("review-mcp-cli-tmp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("r.db");
+        std::fs::write(&db, b"db").unwrap();
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let out = dir.join("out.jsonl");
+        let first = temp_candidates(&out).next().unwrap();
+        std::os::unix::fs::symlink(&victim, &first).unwrap();
+        let (tmp, mut file) = create_temp_beside(&out, &db).unwrap();
+        assert_ne!(tmp, first);
+        file.write_all(b"export").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(
+            std::fs::symlink_metadata(&first)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let mode = std::fs::metadata(&tmp).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -160,6 +160,108 @@ pub fn classify(value: Value) -> Incoming {
     }
 }
 
+/// What [`peek`] could tell about a line it did not parse into values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Peeked {
+    /// A request with this id: it must be answered.
+    Request(Id),
+    /// A notification (a `method` and no `id`): never answered.
+    Notification,
+    /// A response from the client: dropped.
+    Response,
+    /// Anything else, with the id when a valid one was there.
+    Invalid(Option<Id>),
+}
+
+/// Reads only the members that decide how a message is answered (`id`, `method`, `result`,
+/// `error`) from one JSON object, skipping everything else without building it. For a line
+/// too costly to parse whole, so that its refusal still carries the request's id.
+pub fn peek(bytes: &[u8]) -> Peeked {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default, deserialize_with = "present")]
+        id: Option<PeekedId>,
+        #[serde(default)]
+        method: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        result: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        error: Option<serde::de::IgnoredAny>,
+    }
+    fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PeekedId>, D::Error> {
+        serde::Deserialize::deserialize(d).map(Some)
+    }
+    let Ok(head) = serde_json::from_slice::<Head>(bytes) else {
+        return Peeked::Invalid(None);
+    };
+    let id = match head.id {
+        Some(PeekedId::Valid(id)) => Some(Some(id)),
+        Some(PeekedId::Other) => Some(None),
+        None => None,
+    };
+    match (head.method.is_some(), id) {
+        (true, Some(Some(id))) => Peeked::Request(id),
+        (true, Some(None)) => Peeked::Invalid(None),
+        (true, None) => Peeked::Notification,
+        (false, _) if head.result.is_some() || head.error.is_some() => Peeked::Response,
+        (false, id) => Peeked::Invalid(id.flatten()),
+    }
+}
+
+/// An `id` as [`peek`] reads it: a valid id, or anything else (skipped unbuilt).
+enum PeekedId {
+    Valid(Id),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for PeekedId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = PeekedId;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON-RPC id")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<PeekedId, E> {
+                Ok(PeekedId::Valid(Id::String(v.to_string())))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<PeekedId, E> {
+                Ok(PeekedId::Valid(Id::Number(v.into())))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<PeekedId, E> {
+                Ok(PeekedId::Valid(Id::Number(v.into())))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<PeekedId, E> {
+                Ok(PeekedId::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<PeekedId, E> {
+                Ok(PeekedId::Other)
+            }
+            fn visit_unit<E>(self) -> Result<PeekedId, E> {
+                Ok(PeekedId::Other)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<PeekedId, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(PeekedId::Other)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<PeekedId, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(PeekedId::Other)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
 /// Builds a success response.
 pub fn result_response(id: &Id, result: Value) -> Value {
     envelope(id.to_value(), "result", result)

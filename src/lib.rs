@@ -13,8 +13,10 @@
 //! ```
 //!
 //! Modules in reading order: [`framing`], [`jsonrpc`], [`server`], [`era`], [`service`],
-//! [`tools`], [`prompts`], [`resources`], [`review`], [`store`], [`replay`], [`logging`].
+//! [`tools`], [`prompts`], [`resources`], [`review`], [`store`], [`replay`], [`logging`],
+//! [`bounds`].
 
+pub mod bounds;
 pub mod era;
 pub mod framing;
 pub mod jsonrpc;

@@ -11,9 +11,12 @@
 //! A JSON line is `{"ts","level","target","msg","trace_id"?}` with `ts` in RFC 3339 UTC
 //! (milliseconds). Before a message is written, the values of secret-like fields inside it
 //! (`token=...`, `"password":"..."`, `Authorization: Bearer ...`) are replaced by
-//! `[REDACTED]`; see [`redact`]. The formatter and the redaction are pure functions so that
+//! `[REDACTED]`; see [`redact`]. A message longer than [`MAX_MESSAGE_BYTES`] is cut with a
+//! marker of how many bytes were cut, and client values quoted in messages are cut to
+//! [`MAX_QUOTED_BYTES`] where they are logged. The formatter and the redaction are pure functions so that
 //! they are tested without touching the process-wide logger.
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use log::{Level, LevelFilter};
@@ -151,7 +154,30 @@ pub fn init_with(config: Config) {
     }
 }
 
-/// One log line (without the newline), the message redacted.
+/// The most bytes of a message one log line carries; the rest is cut (see [`clip`]), so a
+/// client value that reaches a message cannot make a log line of megabytes.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+
+/// The most bytes of a client-supplied value (a protocol version, a method name) quoted in a
+/// log message.
+pub const MAX_QUOTED_BYTES: usize = 256;
+
+/// `s` cut to at most `max` bytes at a character boundary, followed by a marker of how many
+/// bytes were cut (`…[4194050 bytes cut]`); `s` itself when it fits.
+pub fn clip(s: &str, max: usize) -> Cow<'_, str> {
+    if s.len() <= max {
+        return Cow::Borrowed(s);
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = s.get(..end).unwrap_or_default();
+    Cow::Owned(format!("{kept}…[{} bytes cut]", s.len() - end))
+}
+
+/// One log line (without the newline), the message redacted, then cut to
+/// [`MAX_MESSAGE_BYTES`].
 pub fn format_line(
     format: Format,
     ts: &str,
@@ -160,7 +186,8 @@ pub fn format_line(
     msg: &str,
     trace_id: Option<&str>,
 ) -> String {
-    let msg = redact(msg);
+    let redacted = redact(msg);
+    let msg = clip(&redacted, MAX_MESSAGE_BYTES);
     let level = level_name(level);
     match format {
         Format::Json => {
@@ -168,7 +195,7 @@ pub fn format_line(
             m.insert("ts".into(), Value::from(ts));
             m.insert("level".into(), Value::from(level));
             m.insert("target".into(), Value::from(target));
-            m.insert("msg".into(), Value::from(msg));
+            m.insert("msg".into(), Value::from(msg.as_ref()));
             if let Some(t) = trace_id {
                 m.insert("trace_id".into(), Value::from(t));
             }
@@ -296,6 +323,24 @@ pub fn redact(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clip_cuts_at_a_char_boundary_and_says_how_much() {
+        assert_eq!(clip("short", 10), "short");
+        // "é" is two bytes: a cut at byte 3 falls inside the second one.
+        assert_eq!(clip("aééé", 4), "aé…[4 bytes cut]");
+        assert_eq!(clip(&"x".repeat(1000), 10), "xxxxxxxxxx…[990 bytes cut]");
+    }
+
+    #[test]
+    fn format_line_message_of_megabytes_is_cut_to_the_bound() {
+        let msg = format!("client asked for {}", "v".repeat(4 << 20));
+        for format in [Format::Json, Format::Human] {
+            let line = format_line(format, "t", Level::Info, "x", &msg, None);
+            assert!(line.len() < MAX_MESSAGE_BYTES + 200, "{} bytes", line.len());
+            assert!(line.contains(&format!("…[{} bytes cut]", msg.len() - MAX_MESSAGE_BYTES)));
+        }
+    }
 
     #[test]
     fn config_defaults_are_info_json_no_trace() {

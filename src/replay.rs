@@ -7,7 +7,9 @@
 //! `"{{any}}"` matches any value), `eof` (close the server's input) and `comment`.
 //!
 //! The server is either this crate's own, in-process (a fresh [`Server`] over an in-memory
-//! store per file, fed through the real [`LineReader`]), or any stdio command. After the last
+//! store per file, fed through the real [`LineReader`]), or any stdio command, started anew
+//! for each file in a new empty working directory whose path replaces `{dir}` in the
+//! command (so `review-mcp --db {dir}/r.db` gives every file a fresh database). After the last
 //! directive the input is closed and the server must have written exactly the expected lines,
 //! in order, and nothing else. The report names the first mismatch per file with the JSON
 //! path of the differing value.
@@ -31,8 +33,10 @@ use crate::store::Store;
 /// member).
 pub const ANY: &str = "{{any}}";
 
-/// The most bytes one `repeat` part may produce, so a typo cannot ask for terabytes.
-const MAX_REPEAT_BYTES: usize = 256 * 1024 * 1024;
+/// The most bytes a whole transcript may send, all its `send` and `send_raw` directives
+/// together, checked before anything is built: a bound per part let a 25 KB transcript of
+/// many `repeat` parts ask for 6 GiB. Four lines over the 16 MiB line limit still fit.
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
 
 /// How long an external server may take to write an expected line.
 const LINE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -84,6 +88,7 @@ impl Transcript {
     pub fn parse(text: &str) -> Result<Transcript, TranscriptError> {
         let mut directives = Vec::new();
         let mut closed = false;
+        let mut budget = MAX_INPUT_BYTES;
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             if raw.trim().is_empty() {
@@ -95,7 +100,7 @@ impl Transcript {
             let Value::Object(obj) = value else {
                 return Err(fail("a directive must be a JSON object".into()));
             };
-            let Some(step) = parse_directive(&obj).map_err(fail)? else {
+            let Some(step) = parse_directive(&obj, &mut budget).map_err(fail)? else {
                 continue;
             };
             if closed && matches!(step, Step::Send(_) | Step::Eof) {
@@ -133,7 +138,7 @@ impl Transcript {
 }
 
 /// One directive object to a step; `None` for a comment.
-fn parse_directive(obj: &Map<String, Value>) -> Result<Option<Step>, String> {
+fn parse_directive(obj: &Map<String, Value>, budget: &mut usize) -> Result<Option<Step>, String> {
     let keys: Vec<&str> = obj
         .keys()
         .map(String::as_str)
@@ -150,9 +155,10 @@ fn parse_directive(obj: &Map<String, Value>) -> Result<Option<Step>, String> {
             let mut bytes =
                 serde_json::to_vec(value).map_err(|e| format!("cannot encode send: {e}"))?;
             bytes.push(b'\n');
+            spend(budget, bytes.len())?;
             Ok(Some(Step::Send(bytes)))
         }
-        "send_raw" => raw_bytes(value).map(|b| Some(Step::Send(b))),
+        "send_raw" => raw_bytes(value, budget).map(|b| Some(Step::Send(b))),
         "expect" => Ok(Some(Step::Expect(value.clone()))),
         "eof" if value == &Value::Bool(true) => Ok(Some(Step::Eof)),
         "eof" => Err("\"eof\" must be true".into()),
@@ -163,16 +169,24 @@ fn parse_directive(obj: &Map<String, Value>) -> Result<Option<Step>, String> {
 
 /// `send_raw`: a string (its UTF-8 bytes, no newline added) or a list of parts, each a string,
 /// `{"hex": "ff fe"}` or `{"repeat": "x", "count": 17000000}`.
-fn raw_bytes(value: &Value) -> Result<Vec<u8>, String> {
+/// Every part is charged to `budget` (what the transcript may still send) before it is built.
+fn raw_bytes(value: &Value, budget: &mut usize) -> Result<Vec<u8>, String> {
     match value {
-        Value::String(s) => Ok(s.as_bytes().to_vec()),
+        Value::String(s) => {
+            spend(budget, s.len())?;
+            Ok(s.as_bytes().to_vec())
+        }
         Value::Array(parts) => {
             let mut out = Vec::new();
             for part in parts {
                 match part {
-                    Value::String(s) => out.extend_from_slice(s.as_bytes()),
+                    Value::String(s) => {
+                        spend(budget, s.len())?;
+                        out.extend_from_slice(s.as_bytes());
+                    }
                     Value::Object(p) if p.len() == 1 && p.contains_key("hex") => {
                         let hex = p.get("hex").and_then(Value::as_str).unwrap_or_default();
+                        spend(budget, hex.len() / 2)?;
                         out.extend(decode_hex(hex)?);
                     }
                     Value::Object(p)
@@ -184,12 +198,10 @@ fn raw_bytes(value: &Value) -> Result<Vec<u8>, String> {
                             .and_then(Value::as_u64)
                             .and_then(|c| usize::try_from(c).ok())
                             .ok_or("\"count\" must be a non-negative integer")?;
-                        let total = unit.len().saturating_mul(count);
-                        if unit.is_empty() || total > MAX_REPEAT_BYTES {
-                            return Err(format!(
-                                "\"repeat\" must be a non-empty string producing at most {MAX_REPEAT_BYTES} bytes"
-                            ));
+                        if unit.is_empty() {
+                            return Err("\"repeat\" must be a non-empty string".into());
                         }
+                        spend(budget, unit.len().saturating_mul(count))?;
                         out.extend_from_slice(unit.repeat(count).as_bytes());
                     }
                     other => return Err(format!("unknown send_raw part {other}")),
@@ -198,6 +210,20 @@ fn raw_bytes(value: &Value) -> Result<Vec<u8>, String> {
             Ok(out)
         }
         _ => Err("\"send_raw\" must be a string or a list of parts".into()),
+    }
+}
+
+/// Charges `bytes` to what the transcript may still send.
+fn spend(budget: &mut usize, bytes: usize) -> Result<(), String> {
+    match budget.checked_sub(bytes) {
+        Some(left) => {
+            *budget = left;
+            Ok(())
+        }
+        None => Err(format!(
+            "the transcript would send more than {MAX_INPUT_BYTES} bytes in all (the bound \
+             covers every send and send_raw together)"
+        )),
     }
 }
 
@@ -624,11 +650,66 @@ fn compare(transcript: &Transcript, run: &Run) -> Outcome {
     }
 }
 
-/// Runs `command` through the platform shell with piped stdio, writes the transcript's input
-/// and reads as many lines as it expects (each within [`LINE_TIMEOUT`]); then closes the
-/// input and collects whatever else the server writes until it exits.
+/// The placeholder in a `--command` line for the transcript's own working directory.
+pub const DIR_PLACEHOLDER: &str = "{dir}";
+
+/// A new, empty directory for one transcript's server, removed when dropped. Every
+/// transcript gets its own, so one that writes records cannot change what the next one
+/// lists: `--command 'review-mcp --db {dir}/r.db'` replays each on a fresh database.
+struct WorkDir(PathBuf);
+
+impl WorkDir {
+    fn new() -> io::Result<WorkDir> {
+        let base = std::env::temp_dir();
+        let pid = std::process::id();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let mut last = io::Error::other("no directory name was free");
+        for n in 0..100u32 {
+            let path = base.join(format!("review-mcp-replay-{pid}-{nanos}-{n}"));
+            // create_dir (not create_dir_all) fails on anything already there.
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(WorkDir(path)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last)
+    }
+
+    /// The path as one shell word: as it is when it needs no quoting, else single-quoted.
+    fn shell_word(&self) -> String {
+        let text = self.0.to_string_lossy();
+        let plain = text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | ':'));
+        if plain || cfg!(not(unix)) {
+            text.into_owned()
+        } else {
+            format!("'{}'", text.replace('\'', "'\\''"))
+        }
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::remove_dir_all(&self.0) {
+            log::warn!("cannot remove {}: {e}", self.0.display());
+        }
+    }
+}
+
+/// Runs `command` through the platform shell with piped stdio, in a new empty working
+/// directory (its path replaces every [`DIR_PLACEHOLDER`] in `command`), writes the
+/// transcript's input and reads as many lines as it expects (each within [`LINE_TIMEOUT`]);
+/// then closes the input and collects whatever else the server writes until it exits. The
+/// directory is removed afterwards.
 fn serve_command(command: &str, transcript: &Transcript) -> io::Result<Run> {
-    let mut child = shell(command)
+    let dir = WorkDir::new()?;
+    let command = command.replace(DIR_PLACEHOLDER, &dir.shell_word());
+    let mut child = shell(&command)
+        .current_dir(&dir.0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -804,6 +885,24 @@ mod tests {
         ] {
             assert!(Transcript::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn parse_many_repeat_parts_over_the_total_bound_is_refused_before_building() {
+        // 256 parts of 32 MiB: each part is far under the bound, the transcript is 8 GiB.
+        let part = format!("{{\"repeat\":\"x\",\"count\":{}}}", 32 * 1024 * 1024);
+        let parts = vec![part; 256].join(",");
+        let text = format!("{{\"send_raw\":[{parts}]}}\n");
+        let e = Transcript::parse(&text).unwrap_err();
+        assert!(e.message.contains("more than 67108864 bytes in all"), "{e}");
+        // The same across directives.
+        let line = format!(
+            "{{\"send_raw\":[{{\"repeat\":\"x\",\"count\":{}}}]}}\n",
+            20 << 20
+        );
+        let e = Transcript::parse(&line.repeat(4)).unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        assert!(Transcript::parse(&line.repeat(3)).is_ok());
     }
 
     #[test]

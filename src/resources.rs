@@ -276,8 +276,9 @@ impl RevisionView {
         })
     }
 
-    /// The Markdown report. Every user string goes through [`cell`] or [`line`], so a note
-    /// cannot break the table or inject headings.
+    /// The Markdown report. Every stored string (ids, timestamps and the revision included:
+    /// an imported file can carry anything) goes through [`line`], [`cell`] or [`code`], so
+    /// no field can add, end or hide a heading, list, table, link or HTML of its own.
     fn report(&self) -> String {
         let mut out = String::new();
         let uri = self
@@ -291,7 +292,7 @@ impl RevisionView {
             "# Review report: {}\n",
             line(&display_name(uri, &self.revision))
         );
-        let _ = writeln!(out, "- Revision: `{}`", self.revision);
+        let _ = writeln!(out, "- Revision: {}", code(&self.revision));
         if let Some(u) = uri {
             let _ = writeln!(out, "- File: {}", line(u));
         }
@@ -324,8 +325,10 @@ impl RevisionView {
             }
             let _ = writeln!(
                 out,
-                "Recorded {}, updated {}. Id `{}`.\n",
-                d.created_at, d.updated_at, d.id
+                "Recorded {}, updated {}. Id {}.\n",
+                line(&d.created_at),
+                line(&d.updated_at),
+                code(&d.id)
             );
             if d.basis.is_empty() {
                 out.push_str("No basis recorded.\n\n");
@@ -434,16 +437,21 @@ impl RevisionView {
         for d in &self.stale_decisions {
             let _ = writeln!(
                 out,
-                "- Decision **{}**: {} (at `{}`, updated {})",
+                "- Decision **{}**: {} (at {}, updated {})",
                 line(&d.subject),
                 line(&d.disposition),
-                d.artifact.revision,
-                d.updated_at
+                code(&d.artifact.revision),
+                line(&d.updated_at)
             );
         }
         for r in &self.stale_records {
             let text = record_line(r);
-            let _ = writeln!(out, "{} (at `{}`)", text.trim_end(), r.artifact.revision);
+            let _ = writeln!(
+                out,
+                "{} (at {})",
+                text.trim_end(),
+                code(&r.artifact.revision)
+            );
         }
     }
 }
@@ -467,7 +475,7 @@ fn record_line(r: &Record) -> String {
     } else {
         let shown: Vec<&str> = r.entity_ids.iter().take(10).map(String::as_str).collect();
         let more = r.entity_ids.len().saturating_sub(shown.len());
-        let _ = write!(s, " ({}: {}", r.id_scheme, line(&shown.join(", ")));
+        let _ = write!(s, " ({}: {}", line(&r.id_scheme), line(&shown.join(", ")));
         if more > 0 {
             let _ = write!(s, " and {more} more");
         }
@@ -488,22 +496,60 @@ fn count_verdicts(d: &Decision, judgement: &str) -> usize {
         .count()
 }
 
-/// User text on one Markdown line: newlines folded, leading `#` and `>` defused.
+/// User text as inline Markdown on one line: it renders as exactly its characters, with line
+/// breaks shown as spaces and the ends trimmed (a NUL shows as U+FFFD, as CommonMark renders
+/// it anyway).
+///
+/// Backslash escapes (CommonMark §2.4: any ASCII punctuation may be escaped) defuse every
+/// character that starts inline syntax anywhere: `\`, backticks, `*`, `_`, `~`, `[`, `]`, `<`
+/// (HTML, comments, autolinks), `&` (entity references), `#` (a heading's closing sequence)
+/// and `$` (math, which GitHub renders). A block can only start where a line starts, and no
+/// user text follows a newline, but the first character is defused too (`>`, `-`, `+`, `=`,
+/// `|`, and the `.` or `)` after leading digits), so the text is safe wherever it is put.
 fn line(s: &str) -> String {
-    let folded: String = s
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect();
-    let trimmed = folded.trim();
-    match trimmed.chars().next() {
-        Some('#' | '>' | '-' | '*' | '|') => format!("\\{trimmed}"),
-        _ => trimmed.to_string(),
-    }
+    escape(s, false)
 }
 
-/// User text inside a table cell: one line, pipes escaped.
+/// User text inside a table cell: as [`line`], and `|` escaped so it cannot end the cell.
 fn cell(s: &str) -> String {
-    line(s).replace('|', "\\|")
+    escape(s, true)
+}
+
+/// An identifier (id, revision) as a code span when it is plain, else as [`line`] text: a
+/// code span shows its content raw, so only characters that cannot end it or break the line
+/// are allowed in one.
+fn code(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
+    if plain { format!("`{s}`") } else { line(s) }
+}
+
+fn escape(s: &str, in_cell: bool) -> String {
+    let folded: String = s
+        .chars()
+        .map(|c| match c {
+            '\n' | '\r' => ' ',
+            '\0' => '\u{FFFD}',
+            c => c,
+        })
+        .collect();
+    let text = folded.trim();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 2);
+    for (i, c) in text.char_indices() {
+        let special = matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '~' | '[' | ']' | '<' | '&' | '#' | '$'
+        ) || (in_cell && c == '|')
+            || (i == 0 && matches!(c, '>' | '-' | '+' | '=' | '|'))
+            || (digits > 0 && i == digits && matches!(c, '.' | ')'));
+        if special {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision.
@@ -579,6 +625,9 @@ mod tests {
     fn cell_escapes_pipes_and_newlines() {
         assert_eq!(cell("a|b\nc"), "a\\|b c");
         assert_eq!(line("# heading"), "\\# heading");
+        assert_eq!(line("1. item <!-- x"), "1\\. item \\<!-- x");
+        assert_eq!(code("rec_0a"), "`rec_0a`");
+        assert_eq!(code("a`b"), "a\\`b");
     }
 
     #[test]

@@ -21,6 +21,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
+use crate::bounds;
 use crate::era::legacy::{self, Session};
 use crate::era::modern::{self, Reply};
 use crate::framing::{self, Frame, LineReader};
@@ -33,6 +34,13 @@ use crate::service::Service;
 /// in a 2025-03-26 session asks for eight million answers: gigabytes of memory and output
 /// from one line (2 MB of input already took 1.6 GB). Real clients batch a handful.
 pub const MAX_BATCH_LEN: usize = 1000;
+
+/// The most `subscriptions/listen` streams held open at once. A client needs one (the TS SDK
+/// opens one per connection); 64 leaves room for several clients sharing a process.
+pub const MAX_LISTEN_STREAMS: usize = 64;
+
+/// The longest string id a listen stream keeps, in bytes (a number id is always small).
+pub const MAX_LISTEN_ID_BYTES: usize = 256;
 
 /// One stdio server process: the service, the legacy session if one was opened, and the
 /// open `subscriptions/listen` streams.
@@ -167,6 +175,10 @@ impl Server {
         if bytes.iter().all(is_json_whitespace) {
             return Vec::new();
         }
+        let shape = bounds::count_values(bytes, bounds::MAX_LINE_VALUES);
+        if shape.values > bounds::MAX_LINE_VALUES {
+            return self.refuse_costly_line(bytes, shape).into_iter().collect();
+        }
         let value: Value = match serde_json::from_slice(bytes) {
             Ok(v) => v,
             Err(e) => {
@@ -187,24 +199,61 @@ impl Server {
         }
     }
 
-    /// A JSON array: a batch in a 2025-03-26 session, an invalid request anywhere else.
-    fn handle_batch(&mut self, items: Vec<Value>) -> Vec<Value> {
+    /// A line holding more than [`bounds::MAX_LINE_VALUES`] JSON values, refused without
+    /// parsing it into values (that alone would cost 16 times the line). A batch gets the
+    /// answer a batch of its length gets; a request gets -32600 with its id, so the client
+    /// is not left waiting; a notification or a response gets nothing, as always.
+    fn refuse_costly_line(&mut self, bytes: &[u8], shape: bounds::Shape) -> Option<Answer> {
+        let too_many = format!(
+            "Invalid Request: a message may hold at most {} JSON values",
+            bounds::MAX_LINE_VALUES
+        );
+        log::warn!(
+            "refused a {}-byte line of more than {} JSON values unparsed",
+            bytes.len(),
+            bounds::MAX_LINE_VALUES
+        );
+        let first = bytes.iter().find(|b| !is_json_whitespace(b));
+        let (id, why) = if first == Some(&b'[') {
+            let why = self
+                .batch_refusal(shape.top_level_items)
+                .unwrap_or(too_many);
+            (None, why)
+        } else {
+            match jsonrpc::peek(bytes) {
+                jsonrpc::Peeked::Request(id) => (Some(id), too_many),
+                jsonrpc::Peeked::Invalid(id) => (id, too_many),
+                jsonrpc::Peeked::Notification | jsonrpc::Peeked::Response => return None,
+            }
+        };
+        Some(Answer::Message(jsonrpc::error_response(
+            id.as_ref(),
+            &ErrorObject::new(INVALID_REQUEST, why),
+        )))
+    }
+
+    /// Why a batch of `len` messages is refused as a whole, if it is.
+    fn batch_refusal(&self, len: usize) -> Option<String> {
         let batches_allowed = self
             .session
             .as_ref()
             .is_some_and(|s| s.version.accepts_batches());
-        let why = if items.is_empty() {
+        if len == 0 {
             Some("Invalid Request: empty batch".to_string())
         } else if !batches_allowed {
             Some("Invalid Request: batches are only accepted in a 2025-03-26 session".to_string())
-        } else if items.len() > MAX_BATCH_LEN {
+        } else if len > MAX_BATCH_LEN {
             Some(format!(
                 "Invalid Request: a batch may hold at most {MAX_BATCH_LEN} messages"
             ))
         } else {
             None
-        };
-        if let Some(why) = why {
+        }
+    }
+
+    /// A JSON array: a batch in a 2025-03-26 session, an invalid request anywhere else.
+    fn handle_batch(&mut self, items: Vec<Value>) -> Vec<Value> {
+        if let Some(why) = self.batch_refusal(items.len()) {
             return vec![jsonrpc::error_response(
                 None,
                 &ErrorObject::new(INVALID_REQUEST, why),
@@ -331,10 +380,16 @@ impl Server {
             return match modern::handle(&mut self.service, &id, &method, params.as_ref()) {
                 Reply::Result(r) => Answer::result(&id, r),
                 Reply::Error(e) => Answer::Message(jsonrpc::error_response(Some(&id), &e)),
-                Reply::Hold(ack) => {
-                    self.listening.push(id);
-                    Answer::Message(ack)
-                }
+                Reply::Hold(ack) => match self.listen_refusal(&id) {
+                    Some(why) => Answer::Message(jsonrpc::error_response(
+                        Some(&id),
+                        &ErrorObject::new(INVALID_REQUEST, why),
+                    )),
+                    None => {
+                        self.listening.push(id);
+                        Answer::Message(ack)
+                    }
+                },
             };
         }
         let answer = legacy::handle(
@@ -349,6 +404,30 @@ impl Server {
         }
     }
 
+    /// Why a `subscriptions/listen` stream cannot be held open, if it cannot. Each open stream
+    /// keeps its request id until the client cancels it or the input ends, so both the number
+    /// of streams and the size of a kept id are bounded (100 streams with 4 MiB ids once held
+    /// 423 MiB). The refusal is an error response to that request, which also ends it.
+    fn listen_refusal(&self, id: &Id) -> Option<String> {
+        let id_bytes = match id {
+            Id::String(s) => s.len(),
+            Id::Number(_) => 0,
+        };
+        if id_bytes > MAX_LISTEN_ID_BYTES {
+            Some(format!(
+                "Invalid Request: a subscriptions/listen request id may be at most \
+                 {MAX_LISTEN_ID_BYTES} bytes, since the stream keeps it"
+            ))
+        } else if self.listening.len() >= MAX_LISTEN_STREAMS {
+            Some(format!(
+                "Invalid Request: at most {MAX_LISTEN_STREAMS} subscriptions/listen streams \
+                 may be open at once; cancel one (notifications/cancelled) first"
+            ))
+        } else {
+            None
+        }
+    }
+
     /// Notifications are never answered. `notifications/cancelled` closes a listen stream;
     /// everything else (initialized, progress, roots/list_changed, unknown) is ignored.
     fn handle_notification(&mut self, method: &str, params: Option<&Value>) {
@@ -360,7 +439,10 @@ impl Server {
                 self.listening.retain(|held| held != &id);
             }
         } else {
-            log::debug!("notification {method}");
+            log::debug!(
+                "notification {}",
+                crate::logging::clip(method, crate::logging::MAX_QUOTED_BYTES)
+            );
         }
     }
 }

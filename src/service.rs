@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 
+use crate::bounds;
 use crate::era::{Features, Version};
 use crate::jsonrpc::Body;
 use crate::prompts::{self, PromptError};
@@ -356,29 +357,34 @@ fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
             ));
         }
     };
-    let errors: Vec<String> = validator
-        .iter_errors(args)
-        .take(5)
+    // Bounded whatever the arguments hold: at most five errors, found without building the
+    // error of every failing item (see `bounds`).
+    let found = bounds::schema_errors(validator, &tool.spec.input_schema, args, MAX_LISTED_ERRORS);
+    if found.is_empty() {
+        return None;
+    }
+    let errors: Vec<String> = found
+        .errors
+        .iter()
         .map(|e| {
-            let path = e.instance_path().to_string();
-            let at = if path.is_empty() {
-                "arguments".to_string()
+            let at = if e.path.is_empty() {
+                "arguments"
             } else {
-                path
+                e.path.as_str()
             };
-            format!("{at}: {}", truncate(&e.to_string(), 300))
+            format!("{at}: {}", truncate(&e.message, 300))
         })
         .collect();
-    if errors.is_empty() {
-        None
-    } else {
-        Some(format!(
-            "Invalid arguments for tool {}: {}. See the tool's inputSchema for the expected shape.",
-            tool.spec.name,
-            errors.join("; ")
-        ))
-    }
+    Some(format!(
+        "Invalid arguments for tool {}: {}{}. See the tool's inputSchema for the expected shape.",
+        tool.spec.name,
+        errors.join("; "),
+        found.left_out_text()
+    ))
 }
+
+/// How many schema errors one refusal lists.
+const MAX_LISTED_ERRORS: usize = 5;
 
 /// Keeps error messages short even when the offending value is a megabyte string. The
 /// middle is cut, not the end: jsonschema puts the value first and the rule (e.g. "is longer

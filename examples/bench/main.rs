@@ -22,6 +22,7 @@
 
 mod corpus;
 mod journal;
+mod request;
 mod wire;
 
 use std::fmt::Write as _;
@@ -430,6 +431,8 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
     );
     println!();
     print!("{table}");
+    println!();
+    print!("{}", request::rows(&opts.bin, &opts.dir)?);
     println!();
     println!(
         "total benchmark time: {:.0} s; load average (1 min) {} at the start, {} at the end, on {} cores",

@@ -32,7 +32,8 @@ pub fn initialize(params: &Map<String, Value>) -> (Session, Value) {
     let version = Version::negotiate_legacy(requested);
     if !Version::speaks_legacy(requested) {
         log::info!(
-            "client asked for protocol {requested:?}; offering {}",
+            "client asked for protocol {:?}; offering {}",
+            crate::logging::clip(requested, crate::logging::MAX_QUOTED_BYTES),
             version.as_str()
         );
     }
