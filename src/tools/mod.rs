@@ -130,6 +130,28 @@ fn parse<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolError> 
     })
 }
 
+/// Reads an optional JSON Schema `integer`: JSON Schema counts any number with a zero
+/// fractional part as an integer (`50`, `50.0`, `5e1`; Python writes floats so), and
+/// whatever the input schema accepts the tool accepts. Range checks stay with the schema.
+fn integer<'de, D>(d: D) -> Result<Option<u64>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(u) = n.as_u64() {
+        return Ok(Some(u));
+    }
+    match n.as_f64() {
+        // Exactly representable and in range: u64::MAX as f64 rounds up to 2^64, hence `<`.
+        Some(f) if f.fract() == 0.0 && f >= 0.0 && f < u64::MAX as f64 => Ok(Some(f as u64)),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a non-negative integer, got {n}"
+        ))),
+    }
+}
+
 /// `artifact` as the caller sends it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

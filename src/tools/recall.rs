@@ -20,6 +20,7 @@ pub struct Args {
     text: Option<String>,
     tags: Option<Vec<String>>,
     kind: Option<Kind>,
+    #[serde(default, deserialize_with = "super::integer")]
     limit: Option<u64>,
     cursor: Option<String>,
 }

@@ -20,6 +20,7 @@ pub struct Args {
     entity_id: Option<String>,
     text: Option<String>,
     state: Option<State>,
+    #[serde(default, deserialize_with = "super::integer")]
     limit: Option<u64>,
     cursor: Option<String>,
 }
