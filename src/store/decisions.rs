@@ -252,8 +252,8 @@ impl Store {
                 })
                 .collect(),
             artifact: new.artifact.clone(),
+            updated_at: time::updated_after(now, &created_at),
             created_at,
-            updated_at: now,
         };
         write_decision(&tx, rid, &decision, seq)?;
         tx.commit()?;

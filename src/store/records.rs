@@ -268,8 +268,8 @@ impl Store {
             entity_ids: dedup(&new.entity_ids),
             id_scheme: new.id_scheme.clone(),
             artifact: new.artifact.clone(),
+            updated_at: time::updated_after(now, &created_at),
             created_at,
-            updated_at: now,
         };
         write_record(&tx, old, &record, seq)?;
         tx.commit()?;
