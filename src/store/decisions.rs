@@ -221,22 +221,26 @@ impl Store {
     /// `created_at`; another revision is a new decision and the old one stays.
     pub fn remember_decision(&mut self, new: &NewDecision) -> Result<(Decision, bool), StoreError> {
         let tx = self.write()?;
-        let seq = next_seq(&tx)?;
         let now = time::now();
-        let existing: Option<(i64, String, String)> = tx
+        let existing: Option<(i64, i64, String, String)> = tx
             .prepare_cached(
-                "SELECT rid, id, created_at FROM decisions \
+                "SELECT rid, seq, id, created_at FROM decisions \
                  WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
             )?
             .query_row(
                 params![new.artifact.locator(), new.subject, new.artifact.revision],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()?;
         let replaced = existing.is_some();
-        let (rid, id, created_at) = match existing {
-            Some((rid, id, created)) => (Some(rid), id, created),
-            None => (None, id::mint("dec", seq), now.clone()),
+        // A replacement keeps its seq (its place in the result order: see
+        // `Store::recall_each`); only a new decision takes the next seq.
+        let (rid, seq, id, created_at) = match existing {
+            Some((rid, seq, id, created)) => (Some(rid), seq, id, created),
+            None => {
+                let seq = next_seq(&tx)?;
+                (None, seq, id::mint("dec", seq), now.clone())
+            }
         };
         let decision = Decision {
             id,
@@ -261,7 +265,8 @@ impl Store {
     }
 
     /// One page of decisions matching `q`, newest first (with text: decisions whose subject
-    /// holds every word first).
+    /// holds every word first). "Newest" is the order of creation: a replaced decision keeps
+    /// its seq, so paging is exact as for records (see `Store::recall_each`).
     pub fn recall_decisions(
         &mut self,
         q: &DecisionQuery,

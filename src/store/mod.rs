@@ -7,9 +7,10 @@
 //!
 //! Every tool call is one transaction: writes use `BEGIN IMMEDIATE` so that several server
 //! processes sharing one file queue on the write lock (within `busy_timeout`) instead of
-//! failing half-way. Every insert or replace takes the next value of one global write
-//! counter (`seq`); "most recently updated first" is `seq DESC`, and pagination snapshots
-//! are "rows with `seq <= snapshot`".
+//! failing half-way. Every new record or decision takes the next value of one global
+//! counter (`seq`), which it keeps when it is replaced; "newest first" is `seq DESC`, and
+//! pagination snapshots are "rows with `seq <= snapshot`". A position that never moves is
+//! what makes paging exact while other writes happen (see `Store::recall_each`).
 
 mod admin;
 mod browse;
@@ -829,8 +830,8 @@ mod tests {
             vec![("rec_a".to_string(), 3), ("rec_b".to_string(), 4)]
         );
 
-        // Rewriting the feature moves it to a new seq, keeping its id and creation time,
-        // and takes its old tag, entity and text rows with it.
+        // Rewriting the feature keeps its seq, id and creation time, and replaces its old
+        // tag, entity and text rows.
         let (r, replaced) = store
             .remember(&NewRecord {
                 artifact: artifact(Some("file:///p.step")),
@@ -848,11 +849,11 @@ mod tests {
         );
         assert_eq!(ids(&mut store, tags(&["b"])), vec![]);
         assert_eq!(ids(&mut store, tags(&["a"])), vec![("rec_b".into(), 4)]);
-        assert_eq!(ids(&mut store, tags(&["c"])), vec![("rec_a".into(), 5)]);
+        assert_eq!(ids(&mut store, tags(&["c"])), vec![("rec_a".into(), 3)]);
         assert_eq!(ids(&mut store, entity("face:1")), vec![("rec_b".into(), 4)]);
-        assert_eq!(ids(&mut store, entity("face:3")), vec![("rec_a".into(), 5)]);
+        assert_eq!(ids(&mut store, entity("face:3")), vec![("rec_a".into(), 3)]);
         assert_eq!(ids(&mut store, text("deep")), vec![]);
-        assert_eq!(ids(&mut store, text("through")), vec![("rec_a".into(), 5)]);
+        assert_eq!(ids(&mut store, text("through")), vec![("rec_a".into(), 3)]);
         assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
         assert_eq!(ids(&mut store, tags(&["c"])), vec![]);
         assert_eq!(ids(&mut store, entity("face:3")), vec![]);

@@ -237,7 +237,6 @@ impl Store {
     /// record and whether it replaced one.
     pub fn remember(&mut self, new: &NewRecord) -> Result<(Record, bool), StoreError> {
         let tx = self.write()?;
-        let seq = next_seq(&tx)?;
         let now = time::now();
         let existing: Option<(i64, String, String)> = match &new.name {
             Some(name) => tx
@@ -251,9 +250,15 @@ impl Store {
             None => None,
         };
         let replaced = existing.is_some();
-        let (old, id, created_at) = match existing {
-            Some((old, id, created)) => (Some(old), id, created),
-            None => (None, id::mint("rec", seq), now.clone()),
+        // A replacement keeps its seq, its place in every result order, so a recall paging
+        // past it serves it exactly once (see `Store::recall_each`); only a new record takes
+        // the next seq.
+        let (old, seq, id, created_at) = match existing {
+            Some((old, id, created)) => (Some(old), old, id, created),
+            None => {
+                let seq = next_seq(&tx)?;
+                (None, seq, id::mint("rec", seq), now.clone())
+            }
         };
         let record = Record {
             id,
@@ -276,8 +281,9 @@ impl Store {
         Ok((record, replaced))
     }
 
-    /// One page of records matching `q`, most recently updated first (with text: records
-    /// whose name matches every word first, then the rest, each group newest first).
+    /// One page of records matching `q`, newest first (with text: records whose name matches
+    /// every word first, then the rest, each group newest first). "Newest" is the order of
+    /// creation: a replaced feature keeps its seq.
     pub fn recall(
         &mut self,
         q: &RecordQuery,
@@ -304,6 +310,12 @@ impl Store {
         page: PageRequest,
         mut each: impl FnMut(RecordRef<'_>),
     ) -> Result<Page<()>, StoreError> {
+        // Paging is exact because a row's position never changes: its seq is taken when it
+        // is created and kept when it is replaced. A cursor carries the snapshot (the write
+        // counter at page 1) and the last position served; every later page serves the rows
+        // after that position with `seq <= snapshot`, as they are when that page is read. So
+        // a row that matches throughout is served once, a row created after page 1 (seq above
+        // the snapshot) never, and a deleted row at most once (before it went).
         // Up to `limit + 1` rows are read: the last one only says whether more follow.
         let mut seen = 0;
         let mut at = |row: &Row<'_>| -> rusqlite::Result<((), Position)> {

@@ -33,7 +33,7 @@ pub fn spec() -> ToolSpec {
 `artifact` with `uri`: every record for that file across revisions; without `uri`: records written for that revision. The artifact's `revision` is the current one: each record carries stale: true when it was written for another revision (re-check it), false when for this one, null when no artifact was given. \
 `entity_id` (needs `artifact`) matches exactly and only records of the supplied revision, because entity ids do not travel between revisions. \
 `text` matches words in names and notes across revisions (prefix matching, best match first); `tags` must all be present; `kind` is \"feature\" or \"note\". \
-Results come most recently updated first, `limit` per page (default 50, max 200); while the answer has `next_cursor`, call again with the same filters and that `cursor` to get every match exactly once. \
+Results come newest first (a replaced feature keeps its place), `limit` per page (default 50, max 200); while the answer has `next_cursor`, call again with the same filters and that `cursor` to get every match exactly once. \
 Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"text\":\"mating\"}.",
         input_schema: json!({
             "type": "object",
