@@ -507,3 +507,44 @@ fn recall_decisions_replaced_between_pages_served_exactly_once_for_every_filter(
         assert!(count.values().all(|n| *n == 1), "{filters}: served twice");
     }
 }
+
+/// Regression (issue 12, item 2): a cursor minted by another database was accepted and served
+/// part of a foreign result. It is now refused there exactly like an edited cursor, for both
+/// recalls, while the database that issued it still accepts it.
+#[test]
+fn recall_cursor_from_another_database_refused_like_an_edited_one() {
+    let mut one = Client::memory(Era::V2025_11_25);
+    let mut other = Client::memory(Era::V2025_11_25);
+    for c in [&mut one, &mut other] {
+        for i in 0..5 {
+            c.ok(
+                "remember",
+                json!({"artifact": art(REV_A), "entity_ids": [], "name": format!("n{i}")}),
+            );
+            c.ok(
+                "remember_decision",
+                json!({"artifact": art(REV_A), "subject": format!("s{i}"),
+                       "disposition": "hold", "basis": []}),
+            );
+        }
+    }
+    for (tool, key) in [("recall", "records"), ("recall_decisions", "decisions")] {
+        let first = one.ok(tool, json!({"limit": 2}));
+        let cursor = first["next_cursor"].as_str().unwrap().to_string();
+        let edited = {
+            let mut b = cursor.clone().into_bytes();
+            let last = b.len() - 1;
+            b[last] = if b[last] == b'0' { b'1' } else { b'0' };
+            String::from_utf8(b).unwrap()
+        };
+        let refused_edit = one.refused(tool, json!({"limit": 2, "cursor": edited}));
+        let refused_foreign = other.refused(tool, json!({"limit": 2, "cursor": cursor}));
+        assert!(
+            refused_foreign.starts_with("Invalid cursor"),
+            "{refused_foreign}"
+        );
+        assert_eq!(refused_foreign, refused_edit);
+        let second = one.ok(tool, json!({"limit": 2, "cursor": cursor}));
+        assert_eq!(second[key].as_array().unwrap().len(), 2);
+    }
+}

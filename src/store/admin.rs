@@ -192,6 +192,28 @@ fn decisions_with_basis(
 }
 
 impl Store {
+    /// The file's secret that seals recall cursors, made by the schema upgrade. A file whose
+    /// row was deleted by hand gets a new one (its old cursors are then refused).
+    pub fn cursor_secret(&mut self) -> Result<Vec<u8>, StoreError> {
+        const READ: &str = "SELECT value FROM meta WHERE name = 'cursor_secret'";
+        let found: Option<Vec<u8>> = self
+            .conn
+            .prepare_cached(READ)?
+            .query_row([], |r| r.get(0))
+            .optional()?;
+        if let Some(secret) = found.filter(|s| s.len() >= 16) {
+            return Ok(secret);
+        }
+        let tx = self.write()?;
+        tx.execute(
+            "INSERT OR REPLACE INTO meta (name, value) VALUES ('cursor_secret', randomblob(32))",
+            [],
+        )?;
+        let secret: Vec<u8> = tx.query_row(READ, [], |r| r.get(0))?;
+        tx.commit()?;
+        Ok(secret)
+    }
+
     /// The schema version stored in the file.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
         Ok(self

@@ -12,7 +12,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -204,6 +204,18 @@ CREATE INDEX records_locator_seq ON records (locator, seq);
 CREATE INDEX records_revision_seq ON records (revision, seq);
 "#;
 
+/// A table of the file's own settings, and in it the secret that seals recall cursors: 32
+/// random bytes from SQLite's generator, made once per file, so a cursor minted by one
+/// database is refused by every other (see `tools::cursor`). A copy of the file keeps its
+/// secret, and so accepts its cursors, which is right: it holds the same rows.
+const V3: &str = r#"
+CREATE TABLE meta (
+    name  TEXT PRIMARY KEY,
+    value BLOB NOT NULL
+) WITHOUT ROWID;
+INSERT INTO meta (name, value) VALUES ('cursor_secret', randomblob(32));
+"#;
+
 /// Decides from what a read-only look found whether the file may be opened for writing.
 pub(super) fn classify(
     path: &Path,
@@ -295,6 +307,14 @@ mod tests {
             })
             .unwrap();
         assert_eq!(n, 0);
+        let secrets: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM meta WHERE name = 'cursor_secret' AND length(value) = 32",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(secrets, 1);
     }
 
     #[test]

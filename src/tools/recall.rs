@@ -77,7 +77,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         kind: args.kind,
     };
     let fp = cursor::fingerprint(NAME, &query);
+    let secret = store.cursor_secret()?;
     let request = cursor::page_request(
+        &secret,
         &fp,
         args.cursor.as_deref(),
         args.limit.unwrap_or(s::DEFAULT_PAGE),
@@ -99,7 +101,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         }
         records.push_json(|out| r.wire(current).write_json(out));
     })?;
-    let next = cursor::next(&fp, &page);
+    let next = cursor::next(&secret, &fp, &page);
     let n = page.items.len();
     let mut summary = format!("{n} record{}", if n == 1 { "" } else { "s" });
     for first in &firsts {

@@ -76,13 +76,15 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         state: args.state,
     };
     let fp = cursor::fingerprint(NAME, &query);
+    let secret = store.cursor_secret()?;
     let request = cursor::page_request(
+        &secret,
         &fp,
         args.cursor.as_deref(),
         args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
     let page = store.recall_decisions(&query, request)?;
-    let next = cursor::next(&fp, &page);
+    let next = cursor::next(&secret, &fp, &page);
     let mut summary = format!(
         "{} decision{}",
         page.items.len(),
