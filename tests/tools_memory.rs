@@ -734,7 +734,7 @@ fn recall_cursor_tampered_or_for_other_filters_refused() {
     for (args, why) in [
         (json!({"tags": ["t"], "cursor": bad}), "truncated"),
         (
-            json!({"tags": ["t"], "cursor": cursor.replace("c1.", "c2.")}),
+            json!({"tags": ["t"], "cursor": cursor.replace("c2.", "c3.")}),
             "edited",
         ),
         (json!({"tags": ["u"], "cursor": cursor}), "other filters"),
