@@ -466,28 +466,18 @@ fn set_wal(conn: &Connection) -> Result<(), StoreError> {
 /// One query of a page: its SQL (ending in `LIMIT ?`) and its parameters without the limit.
 type Segment = (String, Vec<rusqlite::types::Value>);
 
-/// Runs the segments of one recall page in order (tier 0 before tier 1), each limited to
-/// the rows still wanted, until `limit + 1` rows are in: the extra row says whether more
-/// follow. `map` turns a row into an item.
-fn run_segments<T>(
-    tx: &Transaction<'_>,
-    segments: Vec<Segment>,
-    limit: usize,
-    map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-) -> Result<Vec<T>, StoreError> {
-    let mut out = Vec::new();
-    run_segments_into(tx, segments, limit, &mut out, map)?;
-    Ok(out)
-}
-
-/// [`run_segments`] after the rows already in `out`.
+/// Runs the segments of one recall page in order (tier 0 before tier 1) after the rows
+/// already in `out`, each limited to the rows still wanted, until `limit + 1` rows are in:
+/// the extra row says whether more follow. `map` turns a row into an item, or ends the page
+/// early (`None`: the page is full in bytes, see `Store::recall_each`). Returns whether it
+/// did.
 fn run_segments_into<T>(
     tx: &Transaction<'_>,
     segments: Vec<Segment>,
     limit: usize,
     out: &mut Vec<T>,
-    mut map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-) -> Result<(), StoreError> {
+    mut map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<Option<T>>,
+) -> Result<bool, StoreError> {
     for (sql, mut params) in segments {
         let want = (limit + 1).saturating_sub(out.len());
         if want == 0 {
@@ -499,10 +489,13 @@ fn run_segments_into<T>(
         let mut stmt = tx.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
         while let Some(row) = rows.next()? {
-            out.push(map(row)?);
+            match map(row)? {
+                Some(item) => out.push(item),
+                None => return Ok(true),
+            }
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Parses a JSON array of strings stored in a TEXT column.
@@ -568,6 +561,24 @@ fn plain_json_strings(s: &str) -> Option<Vec<&str>> {
 /// Serialises a list of strings for a TEXT column.
 fn json_text(v: &[String]) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
+}
+
+/// Refuses to write an item (a record or decision, `what` naming it) that would cost an
+/// answer more than [`MAX_ANSWER_ITEMS_BYTES`] (see there): every item must fit in a page
+/// of its own, inside the answer line limit.
+///
+/// [`MAX_ANSWER_ITEMS_BYTES`]: crate::review::json::MAX_ANSWER_ITEMS_BYTES
+fn check_answer_size(what: &str, bytes: usize) -> Result<(), StoreError> {
+    use crate::review::json::MAX_ANSWER_ITEMS_BYTES;
+    if bytes > MAX_ANSWER_ITEMS_BYTES {
+        return Err(StoreError::Invalid(format!(
+            "{what} would take {bytes} bytes in an answer, which carries its JSON twice \
+             (structuredContent and the text copy; quotes, backslashes and control characters \
+             grow when escaped): at most {MAX_ANSWER_ITEMS_BYTES} bytes fit in one answer line. \
+             Split it over several, e.g. fewer entity ids or faces each. Nothing was written."
+        )));
+    }
+    Ok(())
 }
 
 /// Takes the next value of the global write counter (inside the caller's write transaction).

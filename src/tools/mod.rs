@@ -309,6 +309,23 @@ impl JsonArray {
         write(&mut self.out);
     }
 
+    /// Appends an item unless it would take the array (both copies) past `budget` bytes;
+    /// the first item is always taken. Returns whether it was: a page ends at the first
+    /// item refused (see [`MAX_ANSWER_ITEMS_BYTES`]).
+    ///
+    /// [`MAX_ANSWER_ITEMS_BYTES`]: crate::review::json::MAX_ANSWER_ITEMS_BYTES
+    fn push_json_within(&mut self, budget: usize, write: impl FnOnce(&mut JsonOut)) -> bool {
+        let (plain, quoted) = (self.out.plain.len(), self.out.quoted.len());
+        let first = plain <= 1;
+        self.push_json(write);
+        if !first && self.out.plain.len() + self.out.quoted.len() > budget {
+            self.out.plain.truncate(plain);
+            self.out.quoted.truncate(quoted);
+            return false;
+        }
+        true
+    }
+
     /// The array as JSON text, and that text escaped as the inside of a JSON string.
     fn finish(mut self) -> (String, String) {
         self.out.push_plain("]");

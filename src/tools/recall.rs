@@ -8,6 +8,7 @@ use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short};
 use crate::review::Kind;
+use crate::review::json::MAX_ANSWER_ITEMS_BYTES;
 use crate::store::{RecordQuery, Store};
 
 pub const NAME: &str = "recall";
@@ -89,17 +90,21 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let mut records = super::JsonArray::with_room(request.limit, 640);
     let mut firsts = Vec::new();
     let mut stale = 0;
+    // A page ends early when the next record would take the answer past its byte bound.
     let page = store.recall_each(&query, request, |r| {
-        if current.is_some_and(|c| c != r.artifact.revision) {
-            stale += 1;
+        let is_stale = current.is_some_and(|c| c != r.artifact.revision);
+        let first = (firsts.len() < 3).then(|| match r.name {
+            Some(name) => format!("\"{}\"", short(name, 40)),
+            None => format!("note {}", r.id),
+        });
+        if !records.push_json_within(MAX_ANSWER_ITEMS_BYTES, |out| {
+            r.wire(current).write_json(out)
+        }) {
+            return false;
         }
-        if firsts.len() < 3 {
-            firsts.push(match r.name {
-                Some(name) => format!("\"{}\"", short(name, 40)),
-                None => format!("note {}", r.id),
-            });
-        }
-        records.push_json(|out| r.wire(current).write_json(out));
+        stale += usize::from(is_stale);
+        firsts.extend(first);
+        true
     })?;
     let next = cursor::next(&secret, &fp, &page);
     let n = page.items.len();
