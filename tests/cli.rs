@@ -618,6 +618,59 @@ fn import_older_line_than_a_server_write_leaves_the_server_write() {
     );
 }
 
+/// Regression (issue 12, item 4): a record created by a clock ahead of this one and then
+/// edited here got `updated_at < created_at`, and its export no longer imported.
+#[test]
+fn export_of_future_record_edited_here_imports_into_empty_file() {
+    let dir = TempDir::new("future-created");
+    let mut line = bore_line("rec_future", "2099-01-01T00:00:00.000Z", "from the future");
+    line["record"]["created_at"] = serde_json::json!("2099-01-01T00:00:00.000Z");
+    write_lines(&dir.path().join("future.jsonl"), &[line]);
+    let o = run(dir.path(), &["--db", "r.db", "import", "future.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let edited = server_remembers_bore(&dir.path().join("r.db"));
+    assert_eq!(edited.created_at, "2099-01-01T00:00:00.000Z");
+    assert!(edited.updated_at >= edited.created_at, "{edited:?}");
+    fs::write(dir.path().join("out.jsonl"), export(dir.path(), "r.db")).unwrap();
+    let o = run(dir.path(), &["--db", "empty.db", "import", "out.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        sorted_values(&export(dir.path(), "empty.db")),
+        sorted_values(&export(dir.path(), "r.db"))
+    );
+}
+
+/// Regression (issue 12, item 4): a timestamp of the right shape but no real date or time
+/// was imported, and as a string it beat every later edit.
+#[test]
+fn import_impossible_timestamp_refuses_the_file_naming_the_line() {
+    let dir = TempDir::new("import-bad-time");
+    for (field, bad) in [
+        ("updated_at", "9999-99-99T99:99:99.999Z"),
+        ("created_at", "2026-02-30T00:00:00.000Z"),
+        ("updated_at", "2026-01-01T24:00:00.000Z"),
+    ] {
+        let mut line = bore_line("rec_bad", "2026-01-01T12:00:00.000Z", "bad time");
+        line["record"][field] = serde_json::json!(bad);
+        let good = bore_line("rec_good", "2026-01-01T12:00:00.000Z", "fine");
+        let mut good2 = good.clone();
+        good2["record"]["name"] = serde_json::json!("slot");
+        good2["record"]["id"] = serde_json::json!("rec_slot");
+        write_lines(&dir.path().join("bad.jsonl"), &[good2, line]);
+        let o = run(dir.path(), &["--db", "r.db", "import", "bad.jsonl"]);
+        assert_ne!(o.status.code(), Some(0), "{bad}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("line 2") && err.contains(field) && err.contains(bad),
+            "{err}"
+        );
+        assert!(
+            !dir.path().join("r.db").exists() || export(dir.path(), "r.db").is_empty(),
+            "nothing written"
+        );
+    }
+}
+
 #[test]
 fn import_line_whose_id_is_held_by_another_key_refuses_the_file() {
     let dir = TempDir::new("import-id-clash");

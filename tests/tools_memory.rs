@@ -261,13 +261,15 @@ fn recall_kind_filter_and_no_filter_newest_first() {
     assert_eq!(names(&all["records"]), ["c", "b", "a"]);
     let features = c.ok("recall", json!({"kind": "feature"}));
     assert_eq!(names(&features["records"]), ["c", "a"]);
-    // Replacing moves a feature to the front.
+    // Replacing keeps a feature's place (the order is creation order), so a recall paging
+    // past it serves it exactly once; the answer carries the new content.
     c.ok(
         "remember",
         json!({"artifact": art(REV_A), "entity_ids": [], "name": "a", "note": "x"}),
     );
     let all = c.ok("recall", json!({}));
-    assert_eq!(names(&all["records"]), ["a", "c", "b"]);
+    assert_eq!(names(&all["records"]), ["c", "b", "a"]);
+    assert_eq!(all["records"][2]["note"], "x");
 }
 
 #[test]
@@ -732,7 +734,7 @@ fn recall_cursor_tampered_or_for_other_filters_refused() {
     for (args, why) in [
         (json!({"tags": ["t"], "cursor": bad}), "truncated"),
         (
-            json!({"tags": ["t"], "cursor": cursor.replace("c1.", "c2.")}),
+            json!({"tags": ["t"], "cursor": cursor.replace("c2.", "c3.")}),
             "edited",
         ),
         (json!({"tags": ["u"], "cursor": cursor}), "other filters"),

@@ -334,7 +334,7 @@ fn check_common(
     for (field, ts) in [("created_at", created_at), ("updated_at", updated_at)] {
         if !is_timestamp(ts) {
             return Err(format!(
-                "{what} {id}: {field} {ts:?} is not an RFC 3339 UTC timestamp like \
+                "{what} {id}: {field} {ts:?} is not a real UTC date and time in the form \
                  2026-07-28T09:15:02.123Z"
             ));
         }
@@ -366,19 +366,10 @@ fn check_decision(d: &Decision) -> Result<(), String> {
     Ok(())
 }
 
-/// The fixed-width form the store writes: `YYYY-MM-DDTHH:MM:SS.mmmZ` (it sorts in time order,
-/// which the "later `updated_at` wins" rule relies on).
+/// The fixed-width form the store writes, `YYYY-MM-DDTHH:MM:SS.mmmZ`, at a real date and
+/// time (it sorts in time order, which the "later `updated_at` wins" rule relies on).
 fn is_timestamp(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 24
-        && b.iter().enumerate().all(|(i, &c)| match i {
-            4 | 7 => c == b'-',
-            10 => c == b'T',
-            13 | 16 => c == b':',
-            19 => c == b'.',
-            23 => c == b'Z',
-            _ => c.is_ascii_digit(),
-        })
+    review_mcp::review::time::is_timestamp(s)
 }
 
 /// Splits validated lines into the records and decisions [`Store::import`] takes, each in

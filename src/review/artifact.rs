@@ -147,19 +147,23 @@ fn has_scheme(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
-/// Normalises a `uri` argument: a URI with a scheme is stored as the `url` crate normalises
-/// it; anything else is a path of this operating system, made absolute against `cwd`,
-/// lexically cleaned of `.` and `..`, and turned into a `file:` URI. The file is never opened.
+/// Normalises a `uri` argument: a URI with a scheme is parsed by the `url` crate; anything
+/// else is a path of this operating system, made absolute against `cwd`, lexically cleaned of
+/// `.` and `..`, and turned into a `file:` URI (a `%` in a file name is then `%25`, so a path
+/// is always literal). Either way the result then gets [`equivalent_form`], so every
+/// spelling RFC 3986 calls equivalent is one locator. The file is never opened.
 pub fn normalise_uri(
     raw: &str,
     cwd: impl FnOnce() -> Option<PathBuf>,
 ) -> Result<String, DomainError> {
     if has_scheme(raw) {
-        return url::Url::parse(raw).map(String::from).map_err(|e| {
-            DomainError(format!(
-                "artifact.uri {raw:?} is not a valid URI ({e}): give a URI such as file:///work/part.step or a filesystem path such as /work/part.step"
-            ))
-        });
+        return url::Url::parse(raw)
+            .map(|u| equivalent_form(u.as_str()))
+            .map_err(|e| {
+                DomainError(format!(
+                    "artifact.uri {raw:?} is not a valid URI ({e}): give a URI such as file:///work/part.step or a filesystem path such as /work/part.step"
+                ))
+            });
     }
     let path = Path::new(raw);
     let absolute = if path.is_absolute() {
@@ -174,12 +178,139 @@ pub fn normalise_uri(
     };
     let cleaned = lexical_clean(&absolute);
     url::Url::from_file_path(&cleaned)
-        .map(String::from)
+        .map(|u| equivalent_form(u.as_str()))
         .map_err(|()| {
             DomainError(format!(
                 "artifact.uri {raw:?} cannot be turned into a file: URI: give an absolute path or a file: URI"
             ))
         })
+}
+
+/// The normal form of RFC 3986 §6.2.2 of a URI as the `url` crate serialises it (ASCII,
+/// scheme lowercased): the host lowercased (§6.2.2.1; the crate already does it for `file`,
+/// `http` and the other special schemes, not for `plm://HOST`), percent-encodings of
+/// unreserved characters decoded (`%62racket` is `bracket`, `%31` is `1`) and every other
+/// percent-encoding in uppercase hex (§6.2.2.2), dot segments removed from the path
+/// (§6.2.2.3, after the decoding, so `%2E%2E` goes too), and the fragment dropped (it names a
+/// part of a resource, never another file). Nothing else changes: reserved characters stay
+/// encoded (`%2F` is not `/`), and Unicode is never normalised (NFC and NFD spellings are
+/// different file names on Linux). Applying it twice changes nothing.
+pub fn equivalent_form(uri: &str) -> String {
+    let uri = uri.split_once('#').map_or(uri, |(before, _)| before);
+    let (scheme, rest) = uri.split_once(':').unwrap_or(("", uri));
+    let (rest, query) = match rest.split_once('?') {
+        Some((r, q)) => (r, Some(q)),
+        None => (rest, None),
+    };
+    let (authority, path) = match rest.strip_prefix("//") {
+        Some(after) => {
+            let end = after.find('/').unwrap_or(after.len());
+            (after.get(..end), after.get(end..).unwrap_or(""))
+        }
+        None => (None, rest),
+    };
+    let mut out = String::with_capacity(uri.len());
+    out.push_str(&scheme.to_ascii_lowercase());
+    out.push(':');
+    if let Some(authority) = authority {
+        out.push_str("//");
+        // userinfo@host:port: only the host (and its port digits) is case-insensitive.
+        let (userinfo, host) = match authority.rsplit_once('@') {
+            Some((u, h)) => (Some(u), h),
+            None => (None, authority),
+        };
+        if let Some(u) = userinfo {
+            out.push_str(&percent_normal(u));
+            out.push('@');
+        }
+        out.push_str(&percent_normal(&host.to_ascii_lowercase()));
+    }
+    out.push_str(&remove_dot_segments(&percent_normal(path)));
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(&percent_normal(q));
+    }
+    out
+}
+
+/// §6.2.2.2: `%XX` of an unreserved character (ALPHA, DIGIT, `-`, `.`, `_`, `~`) decoded,
+/// any other `%XX` with uppercase hex digits.
+fn percent_normal(s: &str) -> String {
+    let b = s.as_bytes();
+    let hex = |c: u8| (c as char).to_digit(16);
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        let pair = match (
+            c,
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(hi), Some(lo)) => Some(hi * 16 + lo),
+            _ => None,
+        };
+        match pair.and_then(|v| u8::try_from(v).ok()) {
+            Some(v) if v.is_ascii_alphanumeric() || matches!(v, b'-' | b'.' | b'_' | b'~') => {
+                out.push(char::from(v));
+                i += 3;
+            }
+            Some(v) => {
+                out.push_str(&format!("%{v:02X}"));
+                i += 3;
+            }
+            None => {
+                // Copy up to the next `%` whole: the rest of the text is passed through as it
+                // is (a `%` only ever starts an ASCII sequence, so this is a char boundary).
+                let next = s
+                    .get(i + 1..)
+                    .and_then(|r| r.find('%'))
+                    .map_or(s.len(), |n| i + 1 + n);
+                out.push_str(s.get(i..next).unwrap_or(""));
+                i = next;
+            }
+        }
+    }
+    out
+}
+
+/// RFC 3986 §5.2.4, `remove_dot_segments`.
+fn remove_dot_segments(path: &str) -> String {
+    let mut input = path;
+    let mut out = String::with_capacity(path.len());
+    let pop = |out: &mut String| {
+        let cut = out.rfind('/').unwrap_or(0);
+        out.truncate(cut);
+    };
+    while !input.is_empty() {
+        if let Some(rest) = input
+            .strip_prefix("../")
+            .or_else(|| input.strip_prefix("./"))
+        {
+            input = rest;
+        } else if input.starts_with("/./") {
+            input = &input[2..];
+        } else if input == "/." {
+            input = "/";
+        } else if input.starts_with("/../") {
+            input = &input[3..];
+            pop(&mut out);
+        } else if input == "/.." {
+            input = "/";
+            pop(&mut out);
+        } else if input == "." || input == ".." {
+            input = "";
+        } else {
+            // The first segment, with its leading `/` if any, up to the next `/`.
+            let start = usize::from(input.starts_with('/'));
+            let end = input
+                .get(start..)
+                .and_then(|r| r.find('/'))
+                .map_or(input.len(), |n| start + n);
+            out.push_str(&input[..end]);
+            input = &input[end..];
+        }
+    }
+    out
 }
 
 /// Removes `.` and resolves `..` without touching the filesystem (symlinks are not
@@ -268,6 +399,93 @@ mod tests {
             normalise_uri("plm:part/123", at("/w")).unwrap(),
             "plm:part/123"
         );
+    }
+
+    /// Regression (issue 12, item 3): spellings RFC 3986 §6.2.2 calls equivalent were
+    /// different locators.
+    #[test]
+    fn uri_rfc3986_equivalent_spellings_normalise_to_one_locator() {
+        let bracket = normalise_uri("/work/bracket.step", at("/x")).unwrap();
+        for same in [
+            "file:///work/%62racket.step",
+            "file:///work/%62%72%61%63%6B%65%74.step",
+            "FILE:///work/bracket.step",
+            "file://LOCALHOST/work/bracket.step",
+            "file:///work/./x/%2e%2E/bracket.step",
+            "file:///work/bracket.step#face-3",
+            "file:///work/bracket%2Estep",
+        ] {
+            assert_eq!(normalise_uri(same, at("/x")).unwrap(), bracket, "{same}");
+        }
+        assert_eq!(
+            normalise_uri("file:///work/part%31.step", at("/x")).unwrap(),
+            normalise_uri("/work/part1.step", at("/x")).unwrap()
+        );
+        // Paths and URIs get the same treatment: a non-ASCII name, and `~`.
+        assert_eq!(
+            normalise_uri("/work/ü~.step", at("/x")).unwrap(),
+            normalise_uri("file:///work/%c3%bc%7E.step", at("/x")).unwrap()
+        );
+        assert_eq!(
+            normalise_uri(
+                "HTTPS://Example.COM/a/%7euser/../b.step?rev=%3d#top",
+                at("/w")
+            )
+            .unwrap(),
+            "https://example.com/a/b.step?rev=%3D"
+        );
+        assert_eq!(
+            normalise_uri("plm://PDM.Example/Part/./7/../8#x", at("/w")).unwrap(),
+            "plm://pdm.example/Part/8"
+        );
+    }
+
+    /// What may be different files stays apart: reserved characters stay encoded, a literal
+    /// `%` in a path stays literal, and Unicode forms are not unified.
+    #[test]
+    fn uri_possibly_different_files_stay_apart() {
+        let a = normalise_uri("file:///work/a%2Fb.step", at("/x")).unwrap();
+        assert_eq!(a, "file:///work/a%2Fb.step");
+        assert_ne!(a, normalise_uri("/work/a/b.step", at("/x")).unwrap());
+        assert_eq!(
+            normalise_uri("file:///work/a%2fb.step", at("/x")).unwrap(),
+            a,
+            "hex case only"
+        );
+        let literal = normalise_uri("/work/%62racket.step", at("/x")).unwrap();
+        assert_eq!(literal, "file:///work/%2562racket.step");
+        let nfc = normalise_uri("/work/\u{e9}.step", at("/x")).unwrap();
+        let nfd = normalise_uri("/work/e\u{301}.step", at("/x")).unwrap();
+        assert_ne!(nfc, nfd);
+        assert_eq!(
+            normalise_uri("plm:Part/Case", at("/x")).unwrap(),
+            "plm:Part/Case",
+            "path case kept"
+        );
+    }
+
+    #[test]
+    fn equivalent_form_is_idempotent() {
+        for raw in [
+            "file:///work/%62racket.step#x",
+            "https://u%41:p@EXAMPLE.com:8080/a/../%7e/b?q=%2f%41",
+            "plm:../a/./b/..",
+            "urn:isbn:0451450523",
+            "file:///%2e%2e/x",
+        ] {
+            let once = normalise_uri(raw, at("/x")).unwrap();
+            assert_eq!(equivalent_form(&once), once, "{raw}");
+            assert_eq!(normalise_uri(&once, at("/x")).unwrap(), once, "{raw}");
+        }
+    }
+
+    #[test]
+    fn remove_dot_segments_matches_rfc_3986_examples() {
+        assert_eq!(remove_dot_segments("/a/b/c/./../../g"), "/a/g");
+        assert_eq!(remove_dot_segments("mid/content=5/../6"), "mid/6");
+        assert_eq!(remove_dot_segments("/../x"), "/x");
+        assert_eq!(remove_dot_segments("/a/.."), "/");
+        assert_eq!(remove_dot_segments(""), "");
     }
 
     #[test]

@@ -11,6 +11,15 @@
 //! was a fifth of a recall by tags (one byte in eight of a page is a quote). Answers built
 //! any other way are escaped afterwards by [`push_json_as_string_contents`].
 
+/// What the items of one answer (the records or decisions of a page, or the one a `remember`
+/// returns) may cost in bytes: their JSON plus its escaped copy, both of which the answer
+/// carries (`structuredContent` and the text block). The rest of the answer line (the
+/// envelope, the summary, `next_cursor`) fits in the 64 KiB left over, so no answer line is
+/// longer than a request line may be ([`crate::framing::MAX_LINE_BYTES`], 16 MiB). A page
+/// stops early when the next item would pass it; a record or decision that alone would is
+/// refused when it is written (see [`JsonOut::answer_bytes`]), so every item fits a page.
+pub const MAX_ANSWER_ITEMS_BYTES: usize = crate::framing::MAX_LINE_BYTES - 64 * 1024;
+
 /// A member's key as `JsonOut::push_key` writes it: `,"name":` (or `"name":` for an object's
 /// first member, `key!(first "name")`) and its escaped copy, both made at compile time.
 macro_rules! key {
@@ -44,6 +53,13 @@ pub struct JsonOut {
 }
 
 impl JsonOut {
+    /// What a wire form written by `write` costs an answer: its JSON and its escaped copy.
+    pub fn answer_bytes(write: impl FnOnce(&mut JsonOut)) -> usize {
+        let mut out = JsonOut::default();
+        write(&mut out);
+        out.plain.len() + out.quoted.len()
+    }
+
     /// Room for `bytes` of JSON.
     pub fn with_capacity(bytes: usize) -> JsonOut {
         JsonOut {

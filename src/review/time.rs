@@ -29,6 +29,54 @@ pub fn format_millis(ms: i64) -> String {
     )
 }
 
+/// The later of `now` and `created_at`, as a record's new `updated_at`: a record whose
+/// `created_at` came from a clock ahead of this one (another machine, an import) must never
+/// get `updated_at < created_at`, which an import refuses. Both are the fixed-width form, so
+/// they compare as strings.
+pub fn updated_after(now: String, created_at: &str) -> String {
+    if created_at > now.as_str() {
+        created_at.to_string()
+    } else {
+        now
+    }
+}
+
+/// True for the fixed-width form this module writes, `YYYY-MM-DDTHH:MM:SS.mmmZ`, naming a
+/// real instant: month 01-12, a day that month has (leap years included), hour 00-23,
+/// minute and second 00-59. `9999-99-99T99:99:99.999Z` has the shape but is no time, and
+/// as a string it would beat every later edit.
+pub fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    let shaped = b.len() == 24
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            4 | 7 => c == b'-',
+            10 => c == b'T',
+            13 | 16 => c == b':',
+            19 => c == b'.',
+            23 => c == b'Z',
+            _ => c.is_ascii_digit(),
+        });
+    if !shaped {
+        return false;
+    }
+    let num = |from: usize, to: usize| -> i64 {
+        b.get(from..to)
+            .unwrap_or_default()
+            .iter()
+            .fold(0, |n, &c| n * 10 + i64::from(c - b'0'))
+    };
+    let (year, month, day) = (num(0, 4), num(5, 7), num(8, 10));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day) && num(11, 13) < 24 && num(14, 16) < 60 && num(17, 19) < 60
+}
+
 /// Howard Hinnant's algorithm: days since 1970-01-01 to (year, month, day).
 fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
@@ -53,6 +101,47 @@ mod tests {
         assert_eq!(format_millis(951_782_400_000), "2000-02-29T00:00:00.000Z");
         assert_eq!(format_millis(1_795_994_231_123), "2026-11-29T23:17:11.123Z");
         assert_eq!(format_millis(4_107_542_399_999), "2100-02-28T23:59:59.999Z");
+    }
+
+    #[test]
+    fn is_timestamp_accepts_real_instants_only() {
+        for good in [
+            "2026-07-28T09:15:02.123Z",
+            "2000-02-29T23:59:59.999Z",
+            "2024-02-29T00:00:00.000Z",
+            "0000-01-01T00:00:00.000Z",
+            "9999-12-31T23:59:59.999Z",
+        ] {
+            assert!(is_timestamp(good), "{good}");
+        }
+        for bad in [
+            "9999-99-99T99:99:99.999Z",
+            "2026-13-01T00:00:00.000Z",
+            "2026-00-01T00:00:00.000Z",
+            "2026-04-31T00:00:00.000Z",
+            "2026-01-00T00:00:00.000Z",
+            "1900-02-29T00:00:00.000Z",
+            "2026-02-29T00:00:00.000Z",
+            "2026-01-01T24:00:00.000Z",
+            "2026-01-01T00:60:00.000Z",
+            "2026-01-01T00:00:60.000Z",
+            "2026-07-28T09:15:02Z",
+            "2026-07-28T09:15:02.123+00:00",
+            "2026-07-28 09:15:02.123Z",
+            "",
+        ] {
+            assert!(!is_timestamp(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn updated_after_never_goes_before_created_at() {
+        let now = "2026-01-01T00:00:00.000Z".to_string();
+        assert_eq!(
+            updated_after(now.clone(), "2099-01-01T00:00:00.000Z"),
+            "2099-01-01T00:00:00.000Z"
+        );
+        assert_eq!(updated_after(now.clone(), "2025-01-01T00:00:00.000Z"), now);
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub struct RevisionSummary {
     pub decisions: u64,
     /// The latest `updated_at` of anything at this revision.
     pub last_activity: String,
-    /// The write counter of the latest write at this revision (orders the list).
+    /// The seq of the newest record or decision at this revision (orders the list).
     pub last_seq: i64,
 }
 
@@ -115,8 +115,12 @@ fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError
     }
     let outcome = judge(holder.as_ref(), &r.updated_at);
     if outcome != Outcome::Unchanged {
-        // The winner takes the holder's row (and its own id), so nothing else moves.
-        let seq = next_seq(tx)?;
+        // The winner takes the holder's row, seq included (its own id), so nothing else
+        // moves, as when a tool replaces.
+        let seq = match &holder {
+            Some(h) => h.rid,
+            None => next_seq(tx)?,
+        };
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
     }
     Ok(outcome)
@@ -124,18 +128,25 @@ fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError
 
 fn import_decision(tx: &Transaction<'_>, d: &Decision) -> Result<Outcome, StoreError> {
     let a = &d.artifact;
-    let holder = tx
+    let holder: Option<(Holder, i64)> = tx
         .prepare_cached(
-            "SELECT rid, updated_at FROM decisions WHERE locator = ?1 AND subject = ?2 \
+            "SELECT rid, updated_at, seq FROM decisions WHERE locator = ?1 AND subject = ?2 \
              AND revision = ?3",
         )?
         .query_row(params![a.locator(), d.subject, a.revision], |row| {
-            Ok(Holder {
-                rid: row.get(0)?,
-                updated_at: row.get(1)?,
-            })
+            Ok((
+                Holder {
+                    rid: row.get(0)?,
+                    updated_at: row.get(1)?,
+                },
+                row.get(2)?,
+            ))
         })
         .optional()?;
+    let (holder, held_seq) = match holder {
+        Some((h, seq)) => (Some(h), Some(seq)),
+        None => (None, None),
+    };
     let by_id: Option<(i64, String, String, String)> = tx
         .prepare_cached("SELECT rid, subject, locator, revision FROM decisions WHERE id = ?1")?
         .query_row([&d.id], |row| {
@@ -157,8 +168,12 @@ fn import_decision(tx: &Transaction<'_>, d: &Decision) -> Result<Outcome, StoreE
     }
     let outcome = judge(holder.as_ref(), &d.updated_at);
     if outcome != Outcome::Unchanged {
-        // The winner takes the holder's row (and its own id), so nothing else moves.
-        let seq = next_seq(tx)?;
+        // The winner takes the holder's row, seq included (its own id), so nothing else
+        // moves, as when a tool replaces.
+        let seq = match held_seq {
+            Some(seq) => seq,
+            None => next_seq(tx)?,
+        };
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
     }
     Ok(outcome)
@@ -177,6 +192,29 @@ fn decisions_with_basis(
 }
 
 impl Store {
+    /// The file's secret that seals recall cursors, made by the schema upgrade. A file whose
+    /// row was deleted by hand gets a new one (its old cursors are then refused).
+    pub fn cursor_secret(&mut self) -> Result<Vec<u8>, StoreError> {
+        const READ: &str = "SELECT value FROM meta WHERE name = 'cursor_secret'";
+        let tx = self.read()?;
+        let found: Option<Vec<u8>> = tx
+            .prepare_cached(READ)?
+            .query_row([], |r| r.get(0))
+            .optional()?;
+        drop(tx);
+        if let Some(secret) = found.filter(|s| s.len() >= 16) {
+            return Ok(secret);
+        }
+        let tx = self.write()?;
+        tx.execute(
+            "INSERT OR REPLACE INTO meta (name, value) VALUES ('cursor_secret', randomblob(32))",
+            [],
+        )?;
+        let secret: Vec<u8> = tx.query_row(READ, [], |r| r.get(0))?;
+        tx.commit()?;
+        Ok(secret)
+    }
+
     /// The schema version stored in the file.
     pub fn schema_version(&mut self) -> Result<i64, StoreError> {
         Ok(self
@@ -212,7 +250,7 @@ impl Store {
         Ok(out)
     }
 
-    /// Everything written for `revision` (whatever its uri), most recently updated first.
+    /// Everything written for `revision` (whatever its uri), newest first.
     pub fn revision_contents(
         &mut self,
         revision: &str,

@@ -7,9 +7,10 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 use super::records::{Clause, dedup};
 use super::search::{fts_words, match_all, match_column};
 use super::{
-    Page, PageRequest, Position, Segment, Store, StoreError, current_seq, json_strings, json_text,
-    next_seq, run_segments,
+    Page, PageRequest, Position, Segment, Store, StoreError, check_answer_size, current_seq,
+    json_strings, json_text, next_seq, run_segments_into,
 };
+use crate::review::json::JsonOut;
 use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, id, time};
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.
@@ -112,6 +113,8 @@ pub(super) fn write_decision(
     seq: i64,
 ) -> Result<i64, StoreError> {
     let a = &decision.artifact;
+    let bytes = JsonOut::answer_bytes(|out| decision.wire(Some(&a.revision)).write_json(out));
+    check_answer_size(&format!("decision {:?}", decision.subject), bytes)?;
     // The same values, numbered alike, for the update (row `rid` as ?13) and the insert.
     let values = params![
         decision.id,
@@ -221,22 +224,26 @@ impl Store {
     /// `created_at`; another revision is a new decision and the old one stays.
     pub fn remember_decision(&mut self, new: &NewDecision) -> Result<(Decision, bool), StoreError> {
         let tx = self.write()?;
-        let seq = next_seq(&tx)?;
         let now = time::now();
-        let existing: Option<(i64, String, String)> = tx
+        let existing: Option<(i64, i64, String, String)> = tx
             .prepare_cached(
-                "SELECT rid, id, created_at FROM decisions \
+                "SELECT rid, seq, id, created_at FROM decisions \
                  WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
             )?
             .query_row(
                 params![new.artifact.locator(), new.subject, new.artifact.revision],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()?;
         let replaced = existing.is_some();
-        let (rid, id, created_at) = match existing {
-            Some((rid, id, created)) => (Some(rid), id, created),
-            None => (None, id::mint("dec", seq), now.clone()),
+        // A replacement keeps its seq (its place in the result order: see
+        // `Store::recall_each`); only a new decision takes the next seq.
+        let (rid, seq, id, created_at) = match existing {
+            Some((rid, seq, id, created)) => (Some(rid), seq, id, created),
+            None => {
+                let seq = next_seq(&tx)?;
+                (None, seq, id::mint("dec", seq), now.clone())
+            }
         };
         let decision = Decision {
             id,
@@ -252,8 +259,8 @@ impl Store {
                 })
                 .collect(),
             artifact: new.artifact.clone(),
+            updated_at: time::updated_after(now, &created_at),
             created_at,
-            updated_at: now,
         };
         write_decision(&tx, rid, &decision, seq)?;
         tx.commit()?;
@@ -261,12 +268,38 @@ impl Store {
     }
 
     /// One page of decisions matching `q`, newest first (with text: decisions whose subject
-    /// holds every word first).
+    /// holds every word first). "Newest" is the order of creation: a replaced decision keeps
+    /// its seq, so paging is exact as for records (see `Store::recall_each`).
     pub fn recall_decisions(
         &mut self,
         q: &DecisionQuery,
         page: PageRequest,
     ) -> Result<Page<Decision>, StoreError> {
+        let mut decisions = Vec::new();
+        let page = self.recall_decisions_each(q, page, |d| {
+            decisions.push(d);
+            true
+        })?;
+        Ok(Page {
+            items: decisions
+                .into_iter()
+                .zip(page.items)
+                .map(|(d, ((), pos))| (d, pos))
+                .collect(),
+            snapshot: page.snapshot,
+            more: page.more,
+        })
+    }
+
+    /// [`Store::recall_decisions`] handing each decision of the page, with its basis, to
+    /// `each` in order as it is read. `each` returns false to refuse a decision because the
+    /// page is full in bytes: the page then ends before it, with `more` set.
+    pub fn recall_decisions_each(
+        &mut self,
+        q: &DecisionQuery,
+        page: PageRequest,
+        mut each: impl FnMut(Decision) -> bool,
+    ) -> Result<Page<()>, StoreError> {
         let tx = self.read()?;
         let snapshot = match page.snapshot {
             Some(s) => s,
@@ -348,18 +381,35 @@ impl Store {
                 segments.push((sql, c.params));
             }
         }
-        let mut rows_out = run_segments(&tx, segments, page.limit, |row| {
-            let (rid, decision, seq) = decision_from_row(row)?;
+        // Each decision is read with its basis and handed on while its row is current, so
+        // a page holds one decision at a time besides what `each` keeps. The row after the
+        // page (`limit + 1`) only says whether more follow.
+        let mut items = Vec::new();
+        let mut seen = 0;
+        let mut basis_error = None;
+        let full = run_segments_into(&tx, segments, page.limit, &mut items, |row| {
+            let (rid, mut decision, seq) = decision_from_row(row)?;
             let tier: i64 = row.get(12)?;
-            Ok((rid, decision, Position { tier, seq }))
+            if seen < page.limit {
+                match load_basis(&tx, rid) {
+                    Ok(basis) => decision.basis = basis,
+                    Err(e) => {
+                        basis_error = Some(e);
+                        return Ok(None);
+                    }
+                }
+                if !each(decision) {
+                    return Ok(None);
+                }
+            }
+            seen += 1;
+            Ok(Some(((), Position { tier, seq })))
         })?;
-        let more = rows_out.len() > page.limit;
-        rows_out.truncate(page.limit);
-        let mut items = Vec::with_capacity(rows_out.len());
-        for (rid, mut decision, pos) in rows_out {
-            decision.basis = load_basis(&tx, rid)?;
-            items.push((decision, pos));
+        if let Some(e) = basis_error {
+            return Err(e);
         }
+        let more = full || items.len() > page.limit;
+        items.truncate(page.limit);
         Ok(Page {
             items,
             snapshot,

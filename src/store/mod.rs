@@ -6,9 +6,10 @@
 //!
 //! Every tool call is one transaction: writes use `BEGIN IMMEDIATE` so that several server
 //! processes sharing one file queue on the write lock (within `busy_timeout`) instead of
-//! failing half-way. Every insert or replace takes the next value of one global write
-//! counter (`seq`); "most recently updated first" is `seq DESC`, and pagination snapshots
-//! are "rows with `seq <= snapshot`".
+//! failing half-way. Every new record or decision takes the next value of one global
+//! counter (`seq`), which it keeps when it is replaced; "newest first" is `seq DESC`, and
+//! pagination snapshots are "rows with `seq <= snapshot`". A position that never moves is
+//! what makes paging exact while other writes happen (see `Store::recall_each`).
 
 mod admin;
 mod browse;
@@ -298,28 +299,18 @@ impl Store {
 /// One query of a page: its SQL (ending in `LIMIT ?`) and its parameters without the limit.
 type Segment = (String, Vec<rusqlite::types::Value>);
 
-/// Runs the segments of one recall page in order (tier 0 before tier 1), each limited to
-/// the rows still wanted, until `limit + 1` rows are in: the extra row says whether more
-/// follow. `map` turns a row into an item.
-fn run_segments<T>(
-    tx: &Transaction<'_>,
-    segments: Vec<Segment>,
-    limit: usize,
-    map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-) -> Result<Vec<T>, StoreError> {
-    let mut out = Vec::new();
-    run_segments_into(tx, segments, limit, &mut out, map)?;
-    Ok(out)
-}
-
-/// [`run_segments`] after the rows already in `out`.
+/// Runs the segments of one recall page in order (tier 0 before tier 1) after the rows
+/// already in `out`, each limited to the rows still wanted, until `limit + 1` rows are in:
+/// the extra row says whether more follow. `map` turns a row into an item, or ends the page
+/// early (`None`: the page is full in bytes, see `Store::recall_each`). Returns whether it
+/// did.
 fn run_segments_into<T>(
     tx: &Transaction<'_>,
     segments: Vec<Segment>,
     limit: usize,
     out: &mut Vec<T>,
-    mut map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-) -> Result<(), StoreError> {
+    mut map: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<Option<T>>,
+) -> Result<bool, StoreError> {
     for (sql, mut params) in segments {
         let want = (limit + 1).saturating_sub(out.len());
         if want == 0 {
@@ -331,10 +322,13 @@ fn run_segments_into<T>(
         let mut stmt = tx.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
         while let Some(row) = rows.next()? {
-            out.push(map(row)?);
+            match map(row)? {
+                Some(item) => out.push(item),
+                None => return Ok(true),
+            }
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Parses a JSON array of strings stored in a TEXT column.
@@ -400,6 +394,24 @@ fn plain_json_strings(s: &str) -> Option<Vec<&str>> {
 /// Serialises a list of strings for a TEXT column.
 fn json_text(v: &[String]) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "[]".into())
+}
+
+/// Refuses to write an item (a record or decision, `what` naming it) that would cost an
+/// answer more than [`MAX_ANSWER_ITEMS_BYTES`] (see there): every item must fit in a page
+/// of its own, inside the answer line limit.
+///
+/// [`MAX_ANSWER_ITEMS_BYTES`]: crate::review::json::MAX_ANSWER_ITEMS_BYTES
+fn check_answer_size(what: &str, bytes: usize) -> Result<(), StoreError> {
+    use crate::review::json::MAX_ANSWER_ITEMS_BYTES;
+    if bytes > MAX_ANSWER_ITEMS_BYTES {
+        return Err(StoreError::Invalid(format!(
+            "{what} would take {bytes} bytes in an answer, which carries its JSON twice \
+             (structuredContent and the text copy; quotes, backslashes and control characters \
+             grow when escaped): at most {MAX_ANSWER_ITEMS_BYTES} bytes fit in one answer line. \
+             Split it over several, e.g. fewer entity ids or faces each. Nothing was written."
+        )));
+    }
+    Ok(())
 }
 
 /// Takes the next value of the global write counter (inside the caller's write transaction).
@@ -664,8 +676,8 @@ mod tests {
             vec![("rec_a".to_string(), 3), ("rec_b".to_string(), 4)]
         );
 
-        // Rewriting the feature moves it to a new seq, keeping its id and creation time,
-        // and takes its old tag, entity and text rows with it.
+        // Rewriting the feature keeps its seq, id and creation time, and replaces its old
+        // tag, entity and text rows.
         let (r, replaced) = store
             .remember(&NewRecord {
                 artifact: artifact(Some("file:///p.step")),
@@ -683,11 +695,11 @@ mod tests {
         );
         assert_eq!(ids(&mut store, tags(&["b"])), vec![]);
         assert_eq!(ids(&mut store, tags(&["a"])), vec![("rec_b".into(), 4)]);
-        assert_eq!(ids(&mut store, tags(&["c"])), vec![("rec_a".into(), 5)]);
+        assert_eq!(ids(&mut store, tags(&["c"])), vec![("rec_a".into(), 3)]);
         assert_eq!(ids(&mut store, entity("face:1")), vec![("rec_b".into(), 4)]);
-        assert_eq!(ids(&mut store, entity("face:3")), vec![("rec_a".into(), 5)]);
+        assert_eq!(ids(&mut store, entity("face:3")), vec![("rec_a".into(), 3)]);
         assert_eq!(ids(&mut store, text("deep")), vec![]);
-        assert_eq!(ids(&mut store, text("through")), vec![("rec_a".into(), 5)]);
+        assert_eq!(ids(&mut store, text("through")), vec![("rec_a".into(), 3)]);
         assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
         assert_eq!(ids(&mut store, tags(&["c"])), vec![]);
         assert_eq!(ids(&mut store, entity("face:3")), vec![]);

@@ -6,10 +6,11 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::search::{fts_words, match_all, match_column};
 use super::{
-    Page, PageRequest, Position, Segment, Store, StoreError, current_seq, json_strings, json_strs,
-    json_text, next_seq, run_segments_into,
+    Page, PageRequest, Position, Segment, Store, StoreError, check_answer_size, current_seq,
+    json_strings, json_strs, json_text, next_seq, run_segments_into,
 };
 use crate::review::artifact::ArtifactWire;
+use crate::review::json::JsonOut;
 use crate::review::{Artifact, Kind, Record, RecordRef, id, time};
 
 /// What `remember` stores: the artifact already normalised.
@@ -99,6 +100,9 @@ pub(super) fn write_record(
     record: &Record,
     seq: i64,
 ) -> Result<(), StoreError> {
+    let bytes =
+        JsonOut::answer_bytes(|out| record.wire(Some(&record.artifact.revision)).write_json(out));
+    check_answer_size(&format!("record {}", record.id), bytes)?;
     if let Some(old) = old {
         delete_record(tx, old)?;
     }
@@ -237,7 +241,6 @@ impl Store {
     /// record and whether it replaced one.
     pub fn remember(&mut self, new: &NewRecord) -> Result<(Record, bool), StoreError> {
         let tx = self.write()?;
-        let seq = next_seq(&tx)?;
         let now = time::now();
         let existing: Option<(i64, String, String)> = match &new.name {
             Some(name) => tx
@@ -251,9 +254,15 @@ impl Store {
             None => None,
         };
         let replaced = existing.is_some();
-        let (old, id, created_at) = match existing {
-            Some((old, id, created)) => (Some(old), id, created),
-            None => (None, id::mint("rec", seq), now.clone()),
+        // A replacement keeps its seq, its place in every result order, so a recall paging
+        // past it serves it exactly once (see `Store::recall_each`); only a new record takes
+        // the next seq.
+        let (old, seq, id, created_at) = match existing {
+            Some((old, id, created)) => (Some(old), old, id, created),
+            None => {
+                let seq = next_seq(&tx)?;
+                (None, seq, id::mint("rec", seq), now.clone())
+            }
         };
         let record = Record {
             id,
@@ -268,23 +277,27 @@ impl Store {
             entity_ids: dedup(&new.entity_ids),
             id_scheme: new.id_scheme.clone(),
             artifact: new.artifact.clone(),
+            updated_at: time::updated_after(now, &created_at),
             created_at,
-            updated_at: now,
         };
         write_record(&tx, old, &record, seq)?;
         tx.commit()?;
         Ok((record, replaced))
     }
 
-    /// One page of records matching `q`, most recently updated first (with text: records
-    /// whose name matches every word first, then the rest, each group newest first).
+    /// One page of records matching `q`, newest first (with text: records whose name matches
+    /// every word first, then the rest, each group newest first). "Newest" is the order of
+    /// creation: a replaced feature keeps its seq.
     pub fn recall(
         &mut self,
         q: &RecordQuery,
         page: PageRequest,
     ) -> Result<Page<Record>, StoreError> {
         let mut records = Vec::new();
-        let page = self.recall_each(q, page, |r| records.push(r.into_owned()))?;
+        let page = self.recall_each(q, page, |r| {
+            records.push(r.into_owned());
+            true
+        })?;
         Ok(Page {
             items: records
                 .into_iter()
@@ -297,23 +310,31 @@ impl Store {
     }
 
     /// [`Store::recall`] handing each record of the page to `each` in order, borrowed from
-    /// its row while it is read (a recall tool serialises it there and then).
+    /// its row while it is read (a recall tool serialises it there and then). `each` returns
+    /// false to refuse a record because the page is full in bytes: the page then ends before
+    /// it, with `more` set, so the next page starts at that record.
     pub fn recall_each(
         &mut self,
         q: &RecordQuery,
         page: PageRequest,
-        mut each: impl FnMut(RecordRef<'_>),
+        mut each: impl FnMut(RecordRef<'_>) -> bool,
     ) -> Result<Page<()>, StoreError> {
+        // Paging is exact because a row's position never changes: its seq is taken when it
+        // is created and kept when it is replaced. A cursor carries the snapshot (the write
+        // counter at page 1) and the last position served; every later page serves the rows
+        // after that position with `seq <= snapshot`, as they are when that page is read. So
+        // a row that matches throughout is served once, a row created after page 1 (seq above
+        // the snapshot) never, and a deleted row at most once (before it went).
         // Up to `limit + 1` rows are read: the last one only says whether more follow.
         let mut seen = 0;
-        let mut at = |row: &Row<'_>| -> rusqlite::Result<((), Position)> {
+        let mut at = |row: &Row<'_>| -> rusqlite::Result<Option<((), Position)>> {
             let seq: i64 = row.get(13)?;
             let tier: i64 = row.get(14)?;
-            if seen < page.limit {
-                each(record_ref_from_row(row)?.0);
+            if seen < page.limit && !each(record_ref_from_row(row)?.0) {
+                return Ok(None);
             }
             seen += 1;
-            Ok(((), Position { tier, seq }))
+            Ok(Some(((), Position { tier, seq })))
         };
         let tx = self.read()?;
         let snapshot = match page.snapshot {
@@ -394,14 +415,20 @@ impl Store {
                     );
                     (sql, c.params)
                 };
-                if start_tier == 0 {
-                    run_segments_into(
+                if start_tier == 0
+                    && run_segments_into(
                         &tx,
                         vec![segment(0, name.clone(), &[])],
                         page.limit,
                         &mut items,
                         &mut at,
-                    )?;
+                    )?
+                {
+                    return Ok(Page {
+                        items,
+                        snapshot,
+                        more: true,
+                    });
                 }
                 // Tier 1: every word somewhere, not every word in the name. On a first page,
                 // tier 0 has just been walked from the top to its end (unless it filled the
@@ -459,8 +486,8 @@ impl Store {
                 segments.push((sql, c.params));
             }
         }
-        run_segments_into(&tx, segments, page.limit, &mut items, &mut at)?;
-        let more = items.len() > page.limit;
+        let full = run_segments_into(&tx, segments, page.limit, &mut items, &mut at)?;
+        let more = full || items.len() > page.limit;
         items.truncate(page.limit);
         Ok(Page {
             items,

@@ -130,6 +130,28 @@ fn parse<T: DeserializeOwned>(tool: &str, args: &Value) -> Result<T, ToolError> 
     })
 }
 
+/// Reads an optional JSON Schema `integer`: JSON Schema counts any number with a zero
+/// fractional part as an integer (`50`, `50.0`, `5e1`; Python writes floats so), and
+/// whatever the input schema accepts the tool accepts. Range checks stay with the schema.
+fn integer<'de, D>(d: D) -> Result<Option<u64>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let Some(n) = Option::<serde_json::Number>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Some(u) = n.as_u64() {
+        return Ok(Some(u));
+    }
+    match n.as_f64() {
+        // Exactly representable and in range: u64::MAX as f64 rounds up to 2^64, hence `<`.
+        Some(f) if f.fract() == 0.0 && f >= 0.0 && f < u64::MAX as f64 => Ok(Some(f as u64)),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a non-negative integer, got {n}"
+        ))),
+    }
+}
+
 /// `artifact` as the caller sends it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -285,6 +307,23 @@ impl JsonArray {
             self.out.push_plain(",");
         }
         write(&mut self.out);
+    }
+
+    /// Appends an item unless it would take the array (both copies) past `budget` bytes;
+    /// the first item is always taken. Returns whether it was: a page ends at the first
+    /// item refused (see [`MAX_ANSWER_ITEMS_BYTES`]).
+    ///
+    /// [`MAX_ANSWER_ITEMS_BYTES`]: crate::review::json::MAX_ANSWER_ITEMS_BYTES
+    fn push_json_within(&mut self, budget: usize, write: impl FnOnce(&mut JsonOut)) -> bool {
+        let (plain, quoted) = (self.out.plain.len(), self.out.quoted.len());
+        let first = plain <= 1;
+        self.push_json(write);
+        if !first && self.out.plain.len() + self.out.quoted.len() > budget {
+            self.out.plain.truncate(plain);
+            self.out.quoted.truncate(quoted);
+            return false;
+        }
+        true
     }
 
     /// The array as JSON text, and that text escaped as the inside of a JSON string.

@@ -8,6 +8,7 @@ use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short};
 use crate::review::Kind;
+use crate::review::json::MAX_ANSWER_ITEMS_BYTES;
 use crate::store::{RecordQuery, Store};
 
 pub const NAME: &str = "recall";
@@ -20,6 +21,7 @@ pub struct Args {
     text: Option<String>,
     tags: Option<Vec<String>>,
     kind: Option<Kind>,
+    #[serde(default, deserialize_with = "super::integer")]
     limit: Option<u64>,
     cursor: Option<String>,
 }
@@ -32,7 +34,7 @@ pub fn spec() -> ToolSpec {
 `artifact` with `uri`: every record for that file across revisions; without `uri`: records written for that revision. The artifact's `revision` is the current one: each record carries stale: true when it was written for another revision (re-check it), false when for this one, null when no artifact was given. \
 `entity_id` (needs `artifact`) matches exactly and only records of the supplied revision, because entity ids do not travel between revisions. \
 `text` matches words in names and notes across revisions (prefix matching, best match first); `tags` must all be present; `kind` is \"feature\" or \"note\". \
-Results come most recently updated first, `limit` per page (default 50, max 200); while the answer has `next_cursor`, call again with the same filters and that `cursor` to get every match exactly once. \
+Results come newest first (a replaced feature keeps its place), `limit` per page (default 50, max 200); while the answer has `next_cursor`, call again with the same filters and that `cursor` to get every match exactly once. \
 Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"text\":\"mating\"}.",
         input_schema: json!({
             "type": "object",
@@ -76,7 +78,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         kind: args.kind,
     };
     let fp = cursor::fingerprint(NAME, &query);
+    let secret = store.cursor_secret()?;
     let request = cursor::page_request(
+        &secret,
         &fp,
         args.cursor.as_deref(),
         args.limit.unwrap_or(s::DEFAULT_PAGE),
@@ -86,19 +90,23 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let mut records = super::JsonArray::with_room(request.limit, 640);
     let mut firsts = Vec::new();
     let mut stale = 0;
+    // A page ends early when the next record would take the answer past its byte bound.
     let page = store.recall_each(&query, request, |r| {
-        if current.is_some_and(|c| c != r.artifact.revision) {
-            stale += 1;
+        let is_stale = current.is_some_and(|c| c != r.artifact.revision);
+        let first = (firsts.len() < 3).then(|| match r.name {
+            Some(name) => format!("\"{}\"", short(name, 40)),
+            None => format!("note {}", r.id),
+        });
+        if !records.push_json_within(MAX_ANSWER_ITEMS_BYTES, |out| {
+            r.wire(current).write_json(out)
+        }) {
+            return false;
         }
-        if firsts.len() < 3 {
-            firsts.push(match r.name {
-                Some(name) => format!("\"{}\"", short(name, 40)),
-                None => format!("note {}", r.id),
-            });
-        }
-        records.push_json(|out| r.wire(current).write_json(out));
+        stale += usize::from(is_stale);
+        firsts.extend(first);
+        true
     })?;
-    let next = cursor::next(&fp, &page);
+    let next = cursor::next(&secret, &fp, &page);
     let n = page.items.len();
     let mut summary = format!("{n} record{}", if n == 1 { "" } else { "s" });
     for first in &firsts {

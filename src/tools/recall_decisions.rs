@@ -8,6 +8,7 @@ use super::cursor;
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::State;
+use crate::review::json::MAX_ANSWER_ITEMS_BYTES;
 use crate::store::{DecisionQuery, Store};
 
 pub const NAME: &str = "recall_decisions";
@@ -20,6 +21,7 @@ pub struct Args {
     entity_id: Option<String>,
     text: Option<String>,
     state: Option<State>,
+    #[serde(default, deserialize_with = "super::integer")]
     limit: Option<u64>,
     cursor: Option<String>,
 }
@@ -75,29 +77,37 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         state: args.state,
     };
     let fp = cursor::fingerprint(NAME, &query);
+    let secret = store.cursor_secret()?;
     let request = cursor::page_request(
+        &secret,
         &fp,
         args.cursor.as_deref(),
         args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
-    let page = store.recall_decisions(&query, request)?;
-    let next = cursor::next(&fp, &page);
-    let mut summary = format!(
-        "{} decision{}",
-        page.items.len(),
-        if page.items.len() == 1 { "" } else { "s" }
-    );
-    for (d, _) in page.items.iter().take(3) {
-        summary.push_str(&format!(
-            "; \"{}\": {}",
-            super::short(&d.subject, 40),
-            super::short(&d.disposition, 20)
-        ));
-    }
-    // A decision with a few basis items is 1 to 5 KB.
-    let mut decisions = super::JsonArray::with_room(page.items.len(), 2048);
-    for (d, _) in &page.items {
-        decisions.push_json(|out| d.wire(current.as_deref()).write_json(out));
+    // A decision with a few basis items is 1 to 5 KB. A page ends early when the next
+    // decision would take the answer past its byte bound.
+    let mut decisions = super::JsonArray::with_room(request.limit, 2048);
+    let mut firsts = Vec::new();
+    let page = store.recall_decisions_each(&query, request, |d| {
+        if !decisions.push_json_within(MAX_ANSWER_ITEMS_BYTES, |out| {
+            d.wire(current.as_deref()).write_json(out)
+        }) {
+            return false;
+        }
+        if firsts.len() < 3 {
+            firsts.push(format!(
+                "; \"{}\": {}",
+                super::short(&d.subject, 40),
+                super::short(&d.disposition, 20)
+            ));
+        }
+        true
+    })?;
+    let next = cursor::next(&secret, &fp, &page);
+    let n = page.items.len();
+    let mut summary = format!("{n} decision{}", if n == 1 { "" } else { "s" });
+    for first in &firsts {
+        summary.push_str(first);
     }
     Ok(super::page_output("decisions", decisions, next, summary))
 }
