@@ -619,8 +619,12 @@ mod tests {
         let (new_dec, _) = store
             .remember_decision(&decision(NORMAL, "release"))
             .unwrap();
-        store.conn.pragma_update(None, "user_version", 3).unwrap();
-        migrate(&store.conn, Path::new(":memory:")).unwrap();
+        store
+            .conn()
+            .unwrap()
+            .pragma_update(None, "user_version", 3)
+            .unwrap();
+        migrate(store.conn().unwrap(), Path::new(":memory:")).unwrap();
         assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
 
         let bore = store.get_record(&newer.id).unwrap().unwrap();
@@ -679,13 +683,17 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
 
         // Twice is harmless: nothing left to respell or keep apart.
-        migrate(&store.conn, Path::new(":memory:")).unwrap();
-        let tx = rusqlite::Transaction::new_unchecked(&store.conn, TransactionBehavior::Deferred)
-            .unwrap();
+        migrate(store.conn().unwrap(), Path::new(":memory:")).unwrap();
+        let tx = rusqlite::Transaction::new_unchecked(
+            store.conn().unwrap(),
+            TransactionBehavior::Deferred,
+        )
+        .unwrap();
         assert_eq!(renormalise_locators(&tx).unwrap(), Renormalised::default());
         drop(tx);
         let rows: i64 = store
-            .conn
+            .conn()
+            .unwrap()
             .query_row(
                 "SELECT (SELECT count(*) FROM records) + (SELECT count(*) FROM decisions)",
                 [],
