@@ -273,12 +273,12 @@ pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Line, String> {
         return Err(SHAPE.into());
     };
     if let Some(r) = obj.remove("record") {
-        let r: Record = serde_json::from_value(r).map_err(|e| format!("record: {e}"))?;
-        check_record(&r)?;
+        let mut r: Record = serde_json::from_value(r).map_err(|e| format!("record: {e}"))?;
+        check_record(&mut r)?;
         Ok(Line::Record(r))
     } else if let Some(d) = obj.remove("decision") {
-        let d: Decision = serde_json::from_value(d).map_err(|e| format!("decision: {e}"))?;
-        check_decision(&d)?;
+        let mut d: Decision = serde_json::from_value(d).map_err(|e| format!("decision: {e}"))?;
+        check_decision(&mut d)?;
         Ok(Line::Decision(d))
     } else {
         Err(SHAPE.into())
@@ -288,7 +288,7 @@ pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Line, String> {
 fn check_common(
     what: &str,
     id: &str,
-    artifact: &Artifact,
+    artifact: &mut Artifact,
     created_at: &str,
     updated_at: &str,
 ) -> Result<(), String> {
@@ -319,14 +319,17 @@ fn check_common(
         ));
     }
     if let Some(uri) = &artifact.uri {
-        // Stored uris are normalised; a path or a non-normalised spelling would address
-        // different records than the tools do.
+        // Stored uris are in the normal form the tools give them. An export of an older
+        // version may hold a spelling this version treats as the same file
+        // (`file:///work/%62racket.step`): it is imported under its normal form, as the
+        // upgrade of a database file does. A relative path (never exported) is refused: it
+        // names no file without a working directory.
         match normalise_uri(uri, || None) {
-            Ok(n) if &n == uri => {}
+            Ok(n) => artifact.uri = Some(n),
             _ => {
                 return Err(format!(
-                    "{what} {id}: artifact.uri {uri:?} is not a normalised URI (export writes \
-                     them normalised, e.g. file:///work/part.step)"
+                    "{what} {id}: artifact.uri {uri:?} is not a URI (export writes them \
+                     normalised, e.g. file:///work/part.step)"
                 ));
             }
         }
@@ -345,8 +348,14 @@ fn check_common(
     Ok(())
 }
 
-fn check_record(r: &Record) -> Result<(), String> {
-    check_common("record", &r.id, &r.artifact, &r.created_at, &r.updated_at)?;
+fn check_record(r: &mut Record) -> Result<(), String> {
+    check_common(
+        "record",
+        &r.id,
+        &mut r.artifact,
+        &r.created_at,
+        &r.updated_at,
+    )?;
     match (r.kind, &r.name) {
         (Kind::Feature, None) => Err(format!("record {}: a feature needs a name", r.id)),
         (Kind::Note, Some(_)) => Err(format!("record {}: a note has no name", r.id)),
@@ -357,8 +366,14 @@ fn check_record(r: &Record) -> Result<(), String> {
     }
 }
 
-fn check_decision(d: &Decision) -> Result<(), String> {
-    check_common("decision", &d.id, &d.artifact, &d.created_at, &d.updated_at)?;
+fn check_decision(d: &mut Decision) -> Result<(), String> {
+    check_common(
+        "decision",
+        &d.id,
+        &mut d.artifact,
+        &d.created_at,
+        &d.updated_at,
+    )?;
     for (i, item) in d.basis.iter().enumerate() {
         item.check(i)
             .map_err(|e| format!("decision {}: {e}", d.id))?;
@@ -501,14 +516,42 @@ mod tests {
         );
     }
 
+    /// An export written before locators were normalised (`%62racket`, a fragment, a dot
+    /// segment) still imports, under the normal form the tools now give the same file; a
+    /// relative path is refused.
+    #[test]
+    fn check_record_old_uri_spelling_is_imported_normalised() {
+        for old in [
+            "file:///w/%62racket.step",
+            "file:///w/./bracket.step#face-3",
+            "FILE:///w/x/../bracket.step",
+        ] {
+            let mut r = feature("rec_1", "bore", T1);
+            r.artifact.uri = Some(old.into());
+            assert_eq!(check_record(&mut r), Ok(()), "{old}");
+            assert_eq!(
+                r.artifact.uri.as_deref(),
+                Some("file:///w/bracket.step"),
+                "{old}"
+            );
+        }
+        let mut r = feature("rec_1", "bore", T1);
+        r.artifact.uri = Some("relative/part.step".into());
+        assert!(check_record(&mut r).unwrap_err().contains("is not a URI"));
+    }
+
     #[test]
     fn check_record_id_with_markup_is_refused() {
         for bad in ["rec_1\n### APPROVED", "<!--", "a b", "rec`1`", "r|1"] {
-            let e = check_record(&feature(bad, "bore", T1)).unwrap_err();
+            let e = check_record(&mut feature(bad, "bore", T1)).unwrap_err();
             assert!(e.contains("may hold only ASCII letters"), "{bad:?}: {e}");
         }
         for good in ["rec_3f9a0c1b2d4e5f60", "a", "dec-1.2:x"] {
-            assert_eq!(check_record(&feature(good, "bore", T1)), Ok(()), "{good}");
+            assert_eq!(
+                check_record(&mut feature(good, "bore", T1)),
+                Ok(()),
+                "{good}"
+            );
         }
     }
 
