@@ -67,8 +67,57 @@ pub fn rows(bin: &Path, dir: &Path) -> Result<String> {
             t.as_secs_f64() * 1000.0
         );
     }
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(dir.join(format!("largest-request.db{suffix}")));
+    let (hwm, t, answer_len, served) = largest_page(bin, &dir.join("largest-page.db"))?;
+    let _ = writeln!(
+        out,
+        "  largest page (recall over 12 records of 10,000 entity ids of 256 characters): {served} records in a {:.1} MB answer line (bound 16 MiB), peak resident memory (VmHWM) {:.1} MiB {}, answered in {:.0} ms",
+        answer_len as f64 / 1e6,
+        hwm as f64 / 1024.0 / 1024.0,
+        if hwm <= 256 * 1024 * 1024 {
+            "ok"
+        } else {
+            "OVER"
+        },
+        t.as_secs_f64() * 1000.0
+    );
+    for name in ["largest-request.db", "largest-page.db"] {
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(dir.join(format!("{name}{suffix}")));
+        }
     }
     Ok(out)
+}
+
+/// A recall whose page is cut by the answer's byte bound: twelve records as large as the
+/// limits allow (10,000 entity ids of 256 characters, about 2.6 MB each), then a recall of
+/// all of them on a fresh server. Returns its peak memory, the time, the answer line's
+/// length and how many records the page served.
+fn largest_page(bin: &Path, db: &Path) -> Result<(u64, Duration, usize, usize)> {
+    let mut s = Server::spawn(bin, db)?;
+    s.initialize()?;
+    for i in 0..12 {
+        let ids: Vec<String> = (0..10_000)
+            .map(|j| format!("face:{i:02}:{j:05}:{}", "x".repeat(240)))
+            .collect();
+        s.round_trip_method(
+            "tools/call",
+            json!({"name": "remember", "arguments": {
+                "artifact": {"revision": REV, "format": "step"},
+                "name": format!("large {i}"), "entity_ids": ids}}),
+        )?;
+    }
+    s.close()?;
+    let mut s = Server::spawn(bin, db)?;
+    s.initialize()?;
+    let (t, result) = s.round_trip_method(
+        "tools/call",
+        json!({"name": "recall", "arguments": {"artifact": {"revision": REV, "format": "step"}}}),
+    )?;
+    let answer_len = s.last_line_len();
+    let served = result["structuredContent"]["records"]
+        .as_array()
+        .map_or(0, Vec::len);
+    let hwm = s.vm_hwm()?;
+    s.close()?;
+    Ok((hwm, t, answer_len, served))
 }

@@ -238,7 +238,19 @@ pub fn stopped_by_signal(signal: &str, writes: usize) -> anyhow::Result<usize> {
         .arg(child.id().to_string())
         .status()?;
     ensure!(status.success(), "kill -{signal} failed");
-    child.wait()?;
+    // A signal the test's own parent ignores (SIGHUP under nohup) is ignored by the server
+    // too: fail saying so instead of waiting for ever.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while child.try_wait()?.is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!(
+                "the server did not stop within 10 s of SIG{signal} (is the signal ignored, as under nohup?)"
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     drop(stdin);
     let alone = TempDir::new("signal-copy")?;
     let copy = alone.join("review.db");
