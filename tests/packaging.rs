@@ -127,7 +127,10 @@ fn ask_server(dir: &TempDir, requests: &[Value]) -> Result<HashMap<u64, Value>> 
         .env("MCP_LOG_LEVEL", "warn")
         .current_dir(&dir.0);
     let results = exchange(cmd, requests)?;
-    ensure!(!dir.join("never.db").exists(), "listing created the database");
+    ensure!(
+        !dir.join("never.db").exists(),
+        "listing created the database"
+    );
     Ok(results)
 }
 
@@ -140,9 +143,13 @@ fn list_all(dir: &TempDir, method: &str, key: &str) -> Result<Vec<Value>> {
             Some(c) => json!({"cursor": c}),
             None => json!({}),
         };
-        let mut answers =
-            ask_server(dir, &[json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})])?;
-        let result = answers.remove(&1).ok_or_else(|| anyhow!("no answer to {method}"))?;
+        let mut answers = ask_server(
+            dir,
+            &[json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})],
+        )?;
+        let result = answers
+            .remove(&1)
+            .ok_or_else(|| anyhow!("no answer to {method}"))?;
         items.extend(result[key].as_array().cloned().unwrap_or_default());
         match result["nextCursor"].as_str() {
             Some(c) => cursor = Some(c.to_string()),
@@ -258,7 +265,10 @@ fn substitute(s: &str, dirname: &Path, home: &Path, user_config: &Map<String, Va
         .replace("${pathSeparator}", std::path::MAIN_SEPARATOR_STR)
         .replace("${/}", std::path::MAIN_SEPARATOR_STR);
     for (key, value) in user_config {
-        let v = value.as_str().map(str::to_string).unwrap_or(value.to_string());
+        let v = value
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or(value.to_string());
         out = out.replace(&format!("${{user_config.{key}}}"), &v);
     }
     out
@@ -275,7 +285,10 @@ fn generate_manifest(dir: &TempDir) -> Result<Value> {
         .arg(&out)
         .status()
         .context("running packaging/build-mcpb.sh (needs bash and python3)")?;
-    ensure!(status.success(), "build-mcpb.sh --manifest-only failed: {status}");
+    ensure!(
+        status.success(),
+        "build-mcpb.sh --manifest-only failed: {status}"
+    );
     read_json(&out)
 }
 
@@ -387,7 +400,11 @@ fn bundle_unpacked_serves_remember_and_recall_with_its_own_mcp_config() -> Resul
             "{doc} in the bundle differs from the repository's"
         );
     }
-    let entry = unpacked.join(manifest["server"]["entry_point"].as_str().unwrap_or_default());
+    let entry = unpacked.join(
+        manifest["server"]["entry_point"]
+            .as_str()
+            .unwrap_or_default(),
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -402,7 +419,11 @@ fn bundle_unpacked_serves_remember_and_recall_with_its_own_mcp_config() -> Resul
     let host_cwd = dir.join("host-cwd");
     std::fs::create_dir_all(&host_cwd)?;
     let mut user_config = Map::new();
-    for (key, option) in manifest["user_config"].as_object().cloned().unwrap_or_default() {
+    for (key, option) in manifest["user_config"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default()
+    {
         let default = option["default"].as_str().unwrap_or_default();
         let value = substitute(default, &unpacked, &home, &Map::new());
         user_config.insert(key, json!(value));
@@ -434,7 +455,10 @@ fn bundle_unpacked_serves_remember_and_recall_with_its_own_mcp_config() -> Resul
                 "name": "recall", "arguments": {"artifact": artifact, "tags": ["datum"]}}}),
         ],
     )?;
-    assert_eq!(answers[&0]["serverInfo"]["version"], json!(cargo_version()?));
+    assert_eq!(
+        answers[&0]["serverInfo"]["version"],
+        json!(cargo_version()?)
+    );
     assert_ne!(answers[&1]["isError"], true, "remember: {}", answers[&1]);
     let records = answers[&2]["structuredContent"]["records"]
         .as_array()
@@ -447,7 +471,11 @@ fn bundle_unpacked_serves_remember_and_recall_with_its_own_mcp_config() -> Resul
     let db = user_config["database"].as_str().unwrap_or_default();
     assert!(Path::new(db).is_file(), "no database at {db}");
     assert!(db.starts_with(&*home.join("Documents").to_string_lossy()));
-    assert_eq!(std::fs::read_dir(&host_cwd)?.count(), 0, "files left in the host's cwd");
+    assert_eq!(
+        std::fs::read_dir(&host_cwd)?.count(),
+        0,
+        "files left in the host's cwd"
+    );
     Ok(())
 }
 
@@ -572,7 +600,10 @@ fn bundle_zip_same_stage_twice_is_byte_identical() -> Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(stage.join("server/tool"), std::fs::Permissions::from_mode(0o755))?;
+        std::fs::set_permissions(
+            stage.join("server/tool"),
+            std::fs::Permissions::from_mode(0o755),
+        )?;
     }
     let mut zips = Vec::new();
     for n in 0..2 {
@@ -594,7 +625,9 @@ fn bundle_zip_same_stage_twice_is_byte_identical() -> Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(unpacked.join("server/tool"))?.permissions().mode();
+        let mode = std::fs::metadata(unpacked.join("server/tool"))?
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o755);
     }
     Ok(())
