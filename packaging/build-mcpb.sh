@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the MCP Bundle of review-mcp for this machine:
-#   target/mcpb/review-mcp-<version>-<os>-<arch>.mcpb
+#   target/mcpb/review-mcp-<version>-<os>-<arch>.mcpb    (under $CARGO_TARGET_DIR when set)
 # a zip of manifest.json, server/review-mcp (the release binary), README.md and LICENSE, that
 # Claude Desktop and other MCPB hosts install with a double click.
 #
@@ -21,6 +21,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
 
 bin=""
 manifest_only=""
@@ -55,7 +56,7 @@ if [ -z "$bin" ]; then
   if [ -z "$manifest_only" ]; then
     (cd "$root" && cargo build --release --locked)
   fi
-  bin="$root/target/release/review-mcp"
+  bin="$target/release/review-mcp"
 fi
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 [ -x "$bin" ] || { echo "build-mcpb.sh: no executable at $bin" >&2; exit 1; }
@@ -77,7 +78,7 @@ if [ -n "$manifest_only" ]; then
   exit 0
 fi
 
-out_dir="$root/target/mcpb"
+out_dir="$target/mcpb"
 stage="$out_dir/stage"
 bundle="$out_dir/review-mcp-$version-$os-$arch.mcpb"
 rm -rf "$stage"
