@@ -14,9 +14,11 @@
 //! in order, and nothing else. The report names the first mismatch per file with the JSON
 //! path of the differing value.
 
+use std::cell::RefCell;
 use std::io::{self, BufRead, BufReader, Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::rc::Rc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::Duration;
@@ -307,6 +309,7 @@ fn diff_at(expected: &Value, got: &Value, path: String) -> Option<Difference> {
             }
         }
         _ if expected == got => None,
+        (Value::String(e), Value::String(g)) if mask_seals(e) == mask_seals(g) => None,
         _ => Some(difference(path, Some(expected), Some(got))),
     }
 }
@@ -368,10 +371,33 @@ impl std::error::Error for StartError {}
 
 /// Feeds the transcript's input to a fresh in-process server, frame by frame, through the
 /// same line reader the binary uses, and returns what each frame produced.
+///
+/// Recall cursors are sealed with a secret of the database that issued them (see
+/// `tools/cursor.rs`), so a fresh server answers a recorded session with other seals: an
+/// expected cursor matches one whose position is the same (see [`mask_seals`]), and from then
+/// on the recorded cursor in what the transcript sends is replaced by the one this server
+/// issued, as a client would send back the cursor it was given.
 pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartError> {
     let store = Store::open_in_memory().map_err(|e| StartError(e.to_string()))?;
     let mut server = Server::new(Service::new(store));
-    let mut reader = LineReader::new(Cursor::new(transcript.input_bytes()));
+    let issued = Rc::new(RefCell::new(Vec::<(String, String)>::new()));
+    let input = SendReader {
+        chunks: transcript
+            .directives
+            .iter()
+            .map_while(|d| match &d.step {
+                Step::Send(bytes) => Some(Some(bytes.clone())),
+                Step::Expect(_) => Some(None),
+                Step::Eof => None,
+            })
+            .flatten()
+            .collect(),
+        current: Cursor::new(Vec::new()),
+        issued: Rc::clone(&issued),
+    };
+    let expected: Vec<&Value> = transcript.expected().into_iter().map(|(_, v)| v).collect();
+    let mut next_expected = 0;
+    let mut reader = LineReader::new(BufReader::new(input));
     let mut exchanges = Vec::new();
     loop {
         // Reading from memory cannot fail; treat a failure as the end of input.
@@ -382,12 +408,150 @@ pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartE
             Frame::TooLong { .. } => (Vec::new(), true),
         };
         let outputs = server.handle_frame(frame);
+        for out in &outputs {
+            if let Some(exp) = expected.get(next_expected) {
+                learn_seals(exp, out, &mut issued.borrow_mut());
+            }
+            next_expected += 1;
+        }
         exchanges.push(Exchange {
             input,
             too_long,
             outputs,
             session: server.session().map(|s| s.version),
         });
+    }
+}
+
+/// The transcript's sends, one at a time, each with the cursors it recorded replaced by the
+/// ones this server issued for them. A send is taken only when the line reader needs more
+/// bytes, that is after every line before it was answered, so the cursor it carries back
+/// has been issued by then.
+struct SendReader {
+    chunks: std::collections::VecDeque<Vec<u8>>,
+    current: Cursor<Vec<u8>>,
+    issued: Rc<RefCell<Vec<(String, String)>>>,
+}
+
+impl Read for SendReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let n = self.current.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let Some(mut chunk) = self.chunks.pop_front() else {
+                return Ok(0);
+            };
+            for (recorded, issued) in self.issued.borrow().iter() {
+                chunk = replace_bytes(&chunk, recorded.as_bytes(), issued.as_bytes());
+            }
+            self.current = Cursor::new(chunk);
+        }
+    }
+}
+
+fn replace_bytes(haystack: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    if from.is_empty() || from == to {
+        return haystack.to_vec();
+    }
+    let mut out = Vec::with_capacity(haystack.len());
+    let mut i = 0;
+    while i < haystack.len() {
+        if haystack.get(i..i + from.len()) == Some(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.extend(haystack.get(i).copied());
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The sealed cursors in a string, in order: each as (start, end of its position part, end)
+/// byte offsets. A cursor is `c2.<hex>.<hex>.<hex>.<32 hex>`; the last part is its seal.
+fn seals(s: &str) -> Vec<(usize, usize, usize)> {
+    let b = s.as_bytes();
+    let hex_run = |from: usize| {
+        b.get(from..).map_or(0, |rest| {
+            rest.iter().take_while(|c| c.is_ascii_hexdigit()).count()
+        })
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(off) = s.get(at..).and_then(|rest| rest.find("c2.")) {
+        let start = at + off;
+        let mut i = start + 3;
+        let mut ok = true;
+        for _ in 0..3 {
+            let n = hex_run(i);
+            if n == 0 || b.get(i + n) != Some(&b'.') {
+                ok = false;
+                break;
+            }
+            i += n + 1;
+        }
+        if ok && hex_run(i) == 32 {
+            found.push((start, i, i + 32));
+            at = i + 32;
+        } else {
+            at = start + 3;
+        }
+    }
+    found
+}
+
+/// `s` with the seal of every cursor in it blanked: two answers that hand out the same
+/// positions compare equal whichever database sealed them.
+pub fn mask_seals(s: &str) -> std::borrow::Cow<'_, str> {
+    let found = seals(s);
+    if found.is_empty() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for (_, seal_at, end) in found {
+        out.push_str(s.get(last..seal_at).unwrap_or_default());
+        out.push_str("(seal)");
+        last = end;
+    }
+    out.push_str(s.get(last..).unwrap_or_default());
+    std::borrow::Cow::Owned(out)
+}
+
+/// Every string in a JSON value, in document order.
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Pairs the cursors of an expected line with those of the line the server wrote, in order,
+/// where their positions agree, and records each recorded cursor with the one issued.
+fn learn_seals(expected: &Value, got: &Value, issued: &mut Vec<(String, String)>) {
+    let cursors = |v: &Value| {
+        let mut all = Vec::new();
+        strings(v, &mut all);
+        all.into_iter()
+            .flat_map(|s| {
+                seals(s)
+                    .into_iter()
+                    .filter_map(|(a, _, b)| s.get(a..b).map(str::to_string))
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    for (recorded, now) in cursors(expected).into_iter().zip(cursors(got)) {
+        if recorded != now
+            && mask_seals(&recorded) == mask_seals(&now)
+            && !issued.iter().any(|(r, _)| *r == recorded)
+        {
+            issued.push((recorded, now));
+        }
     }
 }
 
@@ -1015,5 +1179,122 @@ mod tests {
             ending: None,
         };
         assert_eq!(compare(&t, &run), Outcome::Match { lines: 1 });
+    }
+
+    fn run_in_process(t: &Transcript) -> Run {
+        let x = serve_in_process(t).unwrap();
+        Run {
+            written: x
+                .into_iter()
+                .flat_map(|e| e.outputs)
+                .map(Written::Json)
+                .collect(),
+            ending: None,
+        }
+    }
+
+    /// A recorded session that pages through a recall replays against a fresh server although
+    /// that server seals its cursors with another secret: the recorded cursor matches the one
+    /// issued at the same position, and the next page's request carries the issued one.
+    #[test]
+    fn in_process_replay_matches_cursors_sealed_by_another_database() {
+        let rev = format!("sha256:{}", "ab".repeat(32));
+        let mut text = String::from(
+            r#"{"send":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}}
+"#,
+        );
+        for i in 1..=3 {
+            text.push_str(&format!(
+                r#"{{"send":{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"remember","arguments":{{"artifact":{{"revision":"{rev}","format":"step"}},"entity_ids":[],"note":"n{i}"}}}}}}}}
+"#
+            ));
+        }
+        text.push_str(&format!(
+            r#"{{"send":{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"recall","arguments":{{"limit":1}}}}}}}}
+"#
+        ));
+        let blessed = bless(&text).unwrap();
+        let t = Transcript::parse(&blessed).unwrap();
+        let cursor = t
+            .expected()
+            .last()
+            .and_then(|(_, v)| v["result"]["structuredContent"]["next_cursor"].as_str())
+            .map(str::to_string)
+            .unwrap();
+        // The second page, as a client sends it: with the cursor it was given.
+        let page2 = format!(
+            r#"{{"send":{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"recall","arguments":{{"limit":1,"cursor":"{cursor}"}}}}}}}}
+"#
+        );
+        // Ids, timestamps and the text copy change from run to run: wildcards, as in fixtures.
+        let recorded: String = bless(&format!("{blessed}{page2}"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: Value = serde_json::from_str(l).unwrap();
+                if let Some(sc) = v.pointer_mut("/expect/result/structuredContent") {
+                    wildcard_volatile(sc);
+                }
+                if let Some(c) = v.pointer_mut("/expect/result/content") {
+                    *c = Value::String(ANY.into());
+                }
+                format!("{v}\n")
+            })
+            .collect();
+        // The recording as another database made it: the cursor it handed out and the one
+        // the client sent back are the same foreign one. (Each bless ran a fresh server, so
+        // the answer's cursor and the one in the send differ here.)
+        let answered = Transcript::parse(&recorded)
+            .unwrap()
+            .expected()
+            .get(4)
+            .and_then(|(_, v)| v["result"]["structuredContent"]["next_cursor"].as_str())
+            .map(str::to_string)
+            .unwrap();
+        let (_, seal_at, end) = seals(&cursor)[0];
+        let foreign = format!("{}{}", &cursor[..seal_at], "0".repeat(end - seal_at));
+        let foreign_text = recorded
+            .replace(&cursor, &foreign)
+            .replace(&answered, &foreign);
+        assert!(foreign_text.contains(&foreign));
+        let t = Transcript::parse(&foreign_text).unwrap();
+        assert_eq!(
+            compare(&t, &run_in_process(&t)),
+            Outcome::Match { lines: 6 }
+        );
+        // A cursor at another position still differs.
+        let moved = foreign_text.replace(&foreign, &foreign.replacen("c2.", "c2.1", 1));
+        let t = Transcript::parse(&moved).unwrap();
+        assert!(matches!(
+            compare(&t, &run_in_process(&t)),
+            Outcome::Mismatch(_)
+        ));
+    }
+
+    fn wildcard_volatile(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if matches!(k.as_str(), "id" | "created_at" | "updated_at") {
+                        *x = Value::String(ANY.into());
+                    } else {
+                        wildcard_volatile(x);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(wildcard_volatile),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn mask_seals_blanks_only_whole_cursors() {
+        let seal = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            mask_seals(&format!("x c2.3b.1.32.{seal} y")),
+            "x c2.3b.1.32.(seal) y"
+        );
+        assert_eq!(mask_seals("c2.3b.1.32.0123"), "c2.3b.1.32.0123");
+        assert_eq!(mask_seals("no cursor"), "no cursor");
     }
 }

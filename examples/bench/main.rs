@@ -450,7 +450,15 @@ fn cold_starts(bin: &Path, db: &Path, runs: usize) -> Result<(Stats, Stats, Stat
     let discover = wire::discover_line(1);
     // The database exists (a server opens it at its first query, so a start alone would not
     // create it); one untimed start warms the page cache of the binary.
-    drop(review_mcp::store::Store::open(db)?);
+    let mut s = Server::spawn(bin, db)?;
+    s.initialize()?;
+    s.round_trip_method(
+        "tools/call",
+        json!({"name": "remember", "arguments": {
+            "artifact": {"revision": format!("sha256:{}", "0".repeat(64)), "format": "step"},
+            "entity_ids": [], "note": "makes the file"}}),
+    )?;
+    s.close()?;
     Server::cold_start(bin, db, &init)?;
     let mut init_t = Vec::new();
     let mut disc_t = Vec::new();
