@@ -1209,10 +1209,10 @@ mod tests {
 "#
             ));
         }
-        text.push_str(&format!(
-            r#"{{"send":{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"recall","arguments":{{"limit":1}}}}}}}}
-"#
-        ));
+        text.push_str(
+            r#"{"send":{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"recall","arguments":{"limit":1}}}}
+"#,
+        );
         let blessed = bless(&text).unwrap();
         let t = Transcript::parse(&blessed).unwrap();
         let cursor = t
