@@ -374,13 +374,13 @@ impl std::error::Error for StartError {}
 ///
 /// Recall cursors are sealed with a secret of the database that issued them (see
 /// `tools/cursor.rs`), so a fresh server answers a recorded session with other seals: an
-/// expected cursor matches one whose position is the same (see [`mask_seals`]), and from then
-/// on the recorded cursor in what the transcript sends is replaced by the one this server
-/// issued, as a client would send back the cursor it was given.
+/// expected cursor matches one whose position is the same (see [`mask_seals`]), and a cursor
+/// in what the transcript sends that this server did not issue is replaced by the latest one
+/// it issued at the same position, as a client sends back the cursor it was given.
 pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartError> {
     let store = Store::open_in_memory().map_err(|e| StartError(e.to_string()))?;
     let mut server = Server::new(Service::new(store));
-    let issued = Rc::new(RefCell::new(Vec::<(String, String)>::new()));
+    let issued = Rc::new(RefCell::new(Vec::<String>::new()));
     let input = SendReader {
         chunks: transcript
             .directives
@@ -395,8 +395,6 @@ pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartE
         current: Cursor::new(Vec::new()),
         issued: Rc::clone(&issued),
     };
-    let expected: Vec<&Value> = transcript.expected().into_iter().map(|(_, v)| v).collect();
-    let mut next_expected = 0;
     let mut reader = LineReader::new(BufReader::new(input));
     let mut exchanges = Vec::new();
     loop {
@@ -409,10 +407,7 @@ pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartE
         };
         let outputs = server.handle_frame(frame);
         for out in &outputs {
-            if let Some(exp) = expected.get(next_expected) {
-                learn_seals(exp, out, &mut issued.borrow_mut());
-            }
-            next_expected += 1;
+            issued.borrow_mut().extend(cursors_in(out));
         }
         exchanges.push(Exchange {
             input,
@@ -423,14 +418,14 @@ pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartE
     }
 }
 
-/// The transcript's sends, one at a time, each with the cursors it recorded replaced by the
-/// ones this server issued for them. A send is taken only when the line reader needs more
+/// The transcript's sends, one at a time, each with the recorded cursors replaced by the ones
+/// this server issued at the same positions. A send is taken only when the line reader needs more
 /// bytes, that is after every line before it was answered, so the cursor it carries back
 /// has been issued by then.
 struct SendReader {
     chunks: std::collections::VecDeque<Vec<u8>>,
     current: Cursor<Vec<u8>>,
-    issued: Rc<RefCell<Vec<(String, String)>>>,
+    issued: Rc<RefCell<Vec<String>>>,
 }
 
 impl Read for SendReader {
@@ -443,9 +438,25 @@ impl Read for SendReader {
             let Some(mut chunk) = self.chunks.pop_front() else {
                 return Ok(0);
             };
-            for (recorded, issued) in self.issued.borrow().iter() {
-                chunk = replace_bytes(&chunk, recorded.as_bytes(), issued.as_bytes());
+            let issued = self.issued.borrow();
+            let recorded: Vec<String> = std::str::from_utf8(&chunk)
+                .map(|text| {
+                    seals(text)
+                        .into_iter()
+                        .filter_map(|(a, _, b)| text.get(a..b).map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            for old in recorded.iter().filter(|c| !issued.contains(c)) {
+                let now = issued
+                    .iter()
+                    .rev()
+                    .find(|i| mask_seals(i) == mask_seals(old));
+                if let Some(now) = now {
+                    chunk = replace_bytes(&chunk, old.as_bytes(), now.as_bytes());
+                }
             }
+            drop(issued);
             self.current = Cursor::new(chunk);
         }
     }
@@ -530,29 +541,18 @@ fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-/// Pairs the cursors of an expected line with those of the line the server wrote, in order,
-/// where their positions agree, and records each recorded cursor with the one issued.
-fn learn_seals(expected: &Value, got: &Value, issued: &mut Vec<(String, String)>) {
-    let cursors = |v: &Value| {
-        let mut all = Vec::new();
-        strings(v, &mut all);
-        all.into_iter()
-            .flat_map(|s| {
-                seals(s)
-                    .into_iter()
-                    .filter_map(|(a, _, b)| s.get(a..b).map(str::to_string))
-                    .collect::<Vec<_>>()
-            })
-            .collect::<Vec<_>>()
-    };
-    for (recorded, now) in cursors(expected).into_iter().zip(cursors(got)) {
-        if recorded != now
-            && mask_seals(&recorded) == mask_seals(&now)
-            && !issued.iter().any(|(r, _)| *r == recorded)
-        {
-            issued.push((recorded, now));
-        }
-    }
+/// Every cursor in the strings of a JSON value, in document order.
+fn cursors_in(v: &Value) -> Vec<String> {
+    let mut all = Vec::new();
+    strings(v, &mut all);
+    all.into_iter()
+        .flat_map(|s| {
+            seals(s)
+                .into_iter()
+                .filter_map(|(a, _, b)| s.get(a..b).map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Re-records a transcript's expectations from the in-process server, for when its answers

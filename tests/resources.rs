@@ -252,3 +252,42 @@ fn read_unknown_or_malformed_uri_is_not_found_in_each_era() {
         }
     }
 }
+
+/// A revision whose records are each as large as the limits allow (10,000 entity ids of 255
+/// characters, about 2.6 MB) is read within the answer line bound: the JSON and the report
+/// leave the newest that fit, count the rest as omitted, and every line stays under 16 MiB;
+/// one large record read by id fits too. (Before, eight such records made a 21.6 MB line.)
+#[test]
+fn revision_read_of_large_records_stays_within_the_line_limit() {
+    let limit = review_mcp::framing::MAX_LINE_BYTES;
+    let mut c = Client::memory(Era::V2025_11_25);
+    let mut ids = Vec::new();
+    for i in 0..8 {
+        let entity_ids: Vec<String> = (0..10_000)
+            .map(|j| format!("face:{i}:{j:05}:{}", "x".repeat(240)))
+            .collect();
+        let rec = c.ok(
+            "remember",
+            json!({"artifact": art(REV_A), "entity_ids": entity_ids, "name": format!("large {i}")}),
+        );
+        ids.push(rec["record"]["id"].as_str().unwrap().to_string());
+    }
+    let uri = format!("review://revisions/{REV_A}");
+    for u in [uri.clone(), format!("{uri}/report")] {
+        let answer = read(&mut c, &u);
+        let line = serde_json::to_string(&answer).unwrap();
+        assert!(line.len() <= limit, "{u}: a {} byte line", line.len());
+        let text = text_of(&answer);
+        if !u.ends_with("/report") {
+            let view: Value = serde_json::from_str(text).unwrap();
+            let shown = view["records"].as_array().unwrap().len();
+            assert!((1..8).contains(&shown), "{shown} records shown");
+            assert_eq!(view["omitted"]["records"], json!(8 - shown));
+        }
+    }
+    let answer = read(&mut c, &format!("review://records/{}", ids[0]));
+    let line = serde_json::to_string(&answer).unwrap();
+    assert!(line.len() <= limit, "a {} byte line", line.len());
+    let one: Value = serde_json::from_str(text_of(&answer)).unwrap();
+    assert_eq!(one["entity_ids"].as_array().map(Vec::len), Some(10_000));
+}
