@@ -735,9 +735,15 @@ fn counts(store: &mut Store) -> anyhow::Result<(u64, u64)> {
 /// `review-mcp check`: SQLite's integrity and foreign-key checks, the full-text indexes and
 /// the schema version. Exit status 0 only when every check passes.
 pub fn check(db: &Path) -> anyhow::Result<ExitCode> {
-    let mut store = open_existing(db)?;
-    let version = store.schema_version().map_err(|e| anyhow!("{e}"))?;
-    let problems = store.check().map_err(|e| anyhow!("{e}"))?;
+    if !db.exists() {
+        return Err(anyhow!(
+            "there is no database at {}: point --db or {DB_ENV} at an existing file",
+            db.display()
+        ));
+    }
+    // The file itself is checked, as it is on disk; the counts come from what a server would
+    // read (an older file through an upgraded private copy).
+    let (version, problems) = Store::check_in_place(db).map_err(|e| anyhow!("{e}"))?;
     if !problems.is_empty() {
         let mut err = io::stderr().lock();
         for p in &problems {
@@ -751,11 +757,17 @@ pub fn check(db: &Path) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
+    let mut store = open_existing(db)?;
     let (records, decisions) = counts(&mut store)?;
+    let upgrade = if version < store::SCHEMA_VERSION {
+        format!(" (a server upgrades it to {})", store::SCHEMA_VERSION)
+    } else {
+        String::new()
+    };
     let mut out = io::stdout().lock();
     let _ = writeln!(
         out,
-        "{}: ok: schema version {version}, integrity ok, {records} records, {decisions} decisions",
+        "{}: ok: schema version {version}{upgrade}, integrity ok, {records} records, {decisions} decisions",
         db.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -640,6 +640,44 @@ fn export_of_future_record_edited_here_imports_into_empty_file() {
     );
 }
 
+/// Regression (review of issue 12, item 4): a row an older version stored with
+/// `updated_at < created_at` exported a line import refuses; and an edit after the clock
+/// stepped back got an `updated_at` before the version it replaced, which an import of it
+/// into a database holding that version then lost as "unchanged".
+#[test]
+fn export_of_old_row_with_updated_before_created_imports_and_edits_never_go_back() {
+    let dir = TempDir::new("old-times");
+    let db = dir.path().join("r.db");
+    server_remembers_bore(&db);
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE records SET created_at = '2099-01-01T00:00:00.000Z', \
+             updated_at = '2098-01-01T00:00:00.000Z'",
+            [],
+        )
+        .unwrap();
+    }
+    fs::write(dir.path().join("out.jsonl"), export(dir.path(), "r.db")).unwrap();
+    let o = run(dir.path(), &["--db", "empty.db", "import", "out.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A clock behind the stored `updated_at`: the edit is still the later version.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE records SET created_at = '2026-01-01T00:00:00.000Z', \
+             updated_at = '2098-06-01T00:00:00.000Z'",
+            [],
+        )
+        .unwrap();
+    }
+    let edited = server_remembers_bore(&db);
+    assert!(
+        edited.updated_at.as_str() >= "2098-06-01T00:00:00.000Z",
+        "{edited:?}"
+    );
+}
+
 /// Regression (issue 12, item 4): a timestamp of the right shape but no real date or time
 /// was imported, and as a string it beat every later edit.
 #[test]

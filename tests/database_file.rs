@@ -517,3 +517,95 @@ fn hot_journal_after_a_kill_mid_commit_is_recovered_at_the_next_start() -> anyho
     }
     Ok(())
 }
+
+/// Regression (review of issue 11, item 3): `check` of a damaged file of an older schema
+/// version checked only its upgraded private copy (which `VACUUM` had rebuilt whole) and said
+/// ok. The file itself is checked now, and its own version is reported.
+#[test]
+fn check_of_damaged_older_file_reports_the_damage() -> anyhow::Result<()> {
+    let dir = TempDir::new("ro-old-damaged")?;
+    let db = dir.join("review.db");
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(OLD_V1)?;
+    }
+    let out = run_cli(&db, &["check"])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        said.contains("schema version 1 (a server upgrades it"),
+        "{said}"
+    );
+    // The header's freelist count (bytes 36..40) says 7 pages where there are none.
+    let mut bytes = std::fs::read(&db)?;
+    bytes.splice(36..40, 7u32.to_be_bytes());
+    std::fs::write(&db, bytes)?;
+    let out = run_cli(&db, &["check"])?;
+    assert!(!out.status.success(), "check said ok over a damaged file");
+    assert!(stderr_of(&out).contains("Freelist"), "{}", stderr_of(&out));
+    Ok(())
+}
+
+/// A `backup` copy is another database: it gets a cursor secret of its own, so a cursor the
+/// original issued is refused by the copy (they diverge from the moment of the copy).
+#[test]
+fn backup_copy_refuses_the_original_s_cursors() -> anyhow::Result<()> {
+    let dir = TempDir::new("backup-cursor")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    for name in ["a", "b", "c"] {
+        assert!(remember(&mut server, name)?.is_ok());
+    }
+    let page = server
+        .call("recall", json!({"artifact": art(), "limit": 1}))?
+        .ok()?;
+    let cursor = page["next_cursor"].as_str().unwrap_or_default().to_string();
+    assert!(!cursor.is_empty());
+    let next = json!({"artifact": art(), "limit": 1, "cursor": cursor});
+    assert!(server.call("recall", next.clone())?.is_ok());
+    server.close()?;
+    let copy = dir.join("copy.db");
+    let out = run_cli(&db, &["backup", copy.to_str().unwrap_or_default()])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let mut on_copy = Server::start(&copy)?;
+    match on_copy.call("recall", next)? {
+        Answer::ToolError(text) => assert!(text.contains("Invalid cursor"), "{text}"),
+        other => panic!("the copy accepted the original's cursor: {other:?}"),
+    }
+    on_copy.close()?;
+    Ok(())
+}
+
+/// Regression (review of issue 11, item 1): the file replaced while a write waited for
+/// another process's lock was answered "read-only; check its permissions". The identity is
+/// checked again once the lock is held.
+#[test]
+fn file_replaced_during_the_lock_wait_is_reported_as_replaced() -> anyhow::Result<()> {
+    let dir = TempDir::new("replace-in-wait")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "before")?.is_ok());
+    let copy = dir.join("copy.db");
+    let out = run_cli(&db, &["backup", copy.to_str().unwrap_or_default()])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let holder = rusqlite::Connection::open(&db)?;
+    holder.execute_batch("BEGIN IMMEDIATE")?;
+    server.send(&client::tool_call_line(
+        99,
+        "remember",
+        &json!({"artifact": art(), "entity_ids": [], "name": "during", "note": "n"}),
+    ))?;
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::rename(&copy, &db)?;
+    std::thread::sleep(Duration::from_millis(300));
+    holder.execute_batch("COMMIT")?;
+    drop(holder);
+    let answer = Answer::from_response(&server.receive()?);
+    match answer {
+        Answer::ToolError(text) => assert!(text.contains("was replaced"), "{text}"),
+        other => panic!("answered {other:?}"),
+    }
+    server.close()?;
+    assert_eq!(exported_names(&db)?, vec!["before".to_string()]);
+    Ok(())
+}

@@ -177,6 +177,22 @@ pub fn write_export(
 ) -> std::io::Result<(usize, usize)> {
     records.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
     decisions.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+    // A row an older version edited under a clock behind its `created_at` holds an
+    // `updated_at` before it, which import refuses: export it as edited when it was created,
+    // so every export imports back.
+    for (created, updated) in records
+        .iter_mut()
+        .map(|r| (&r.created_at, &mut r.updated_at))
+        .chain(
+            decisions
+                .iter_mut()
+                .map(|d| (&d.created_at, &mut d.updated_at)),
+        )
+    {
+        if *updated < *created {
+            updated.clone_from(created);
+        }
+    }
     // Serialised straight from the structs, so the key order is the field order whatever
     // serde_json features the build enables.
     for r in &records {
@@ -220,6 +236,9 @@ pub fn read_import(input: &mut dyn BufRead, schemas: &Schemas) -> Result<Vec<Lin
     // Lines are read with the server's own limit, so an import line costs what a request
     // line costs: at most 16 MiB read, and at most `MAX_LINE_VALUES` values parsed.
     let mut reader = LineReader::new(input);
+    // The key each line writes (a feature's locator and name, a decision's locator, subject
+    // and revision) and the line and id that wrote it first.
+    let mut keys: std::collections::HashMap<String, (usize, String)> = Default::default();
     loop {
         number += 1;
         let checked = match reader.next_frame() {
@@ -237,6 +256,27 @@ pub fn read_import(input: &mut dyn BufRead, schemas: &Schemas) -> Result<Vec<Lin
                 return Err(ImportError { problems });
             }
         };
+        // Two lines of one file that write the same key with different ids: in an export
+        // of an older version, two spellings of one file that are one locator now. Either
+        // would silently replace the other, so the file is refused naming both.
+        let checked = checked.and_then(|line| match key_of(&line) {
+            Some((key, id)) => match keys.get(&key) {
+                Some((first, held)) if *held != id => Err(format!(
+                    "{id} writes the same {} as {held} on line {first} (their uris are one \
+                     file once normalised); keep one of them, or rename one, and import again",
+                    if matches!(line, Line::Record(_)) {
+                        "feature (locator and name)"
+                    } else {
+                        "decision (locator, subject and revision)"
+                    }
+                )),
+                _ => {
+                    keys.insert(key, (number, id));
+                    Ok(line)
+                }
+            },
+            None => Ok(line),
+        });
         match checked {
             Ok(line) => lines.push(line),
             Err(why) => {
@@ -254,6 +294,27 @@ pub fn read_import(input: &mut dyn BufRead, schemas: &Schemas) -> Result<Vec<Lin
         Ok(lines)
     } else {
         Err(ImportError { problems })
+    }
+}
+
+/// The key a line writes, with its id: `None` for an anonymous note (every note is its own).
+fn key_of(line: &Line) -> Option<(String, String)> {
+    match line {
+        Line::Record(r) => r.name.as_ref().map(|n| {
+            (
+                format!("r\u{0}{}\u{0}{n}", r.artifact.locator()),
+                r.id.clone(),
+            )
+        }),
+        Line::Decision(d) => Some((
+            format!(
+                "d\u{0}{}\u{0}{}\u{0}{}",
+                d.artifact.locator(),
+                d.subject,
+                d.artifact.revision
+            ),
+            d.id.clone(),
+        )),
     }
 }
 
@@ -538,6 +599,26 @@ mod tests {
         let mut r = feature("rec_1", "bore", T1);
         r.artifact.uri = Some("relative/part.step".into());
         assert!(check_record(&mut r).unwrap_err().contains("is not a URI"));
+    }
+
+    /// Regression (review of issue 12, item 3): two lines of an older export whose uris are
+    /// one locator once normalised imported as one feature, the other silently lost.
+    #[test]
+    fn read_import_two_lines_of_one_key_are_refused_naming_both() {
+        let s = Schemas::from_tools().unwrap();
+        let mut a = feature("rec_a", "bore", T1);
+        a.artifact.uri = Some("file:///w/%62racket.step".into());
+        let mut b = feature("rec_b", "bore", T2);
+        b.artifact.uri = Some("file:///w/bracket.step".into());
+        let text: String = [a, b]
+            .iter()
+            .map(|r| format!("{{\"record\":{}}}\n", serde_json::to_string(r).unwrap()))
+            .collect();
+        let e = read_import(&mut text.as_bytes(), &s).unwrap_err();
+        assert!(
+            e.problems[0].contains("line 2") && e.problems[0].contains("rec_a"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -404,7 +404,8 @@ impl Store {
     pub fn check(&mut self) -> Result<Vec<String>, StoreError> {
         let mut problems = Vec::new();
         let version = self.schema_version()?;
-        if version != SCHEMA_VERSION {
+        // An older version is no problem (a server upgrades it); a newer one never opens.
+        if version > SCHEMA_VERSION {
             problems.push(format!(
                 "schema version {version}, expected {SCHEMA_VERSION}"
             ));

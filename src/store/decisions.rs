@@ -225,24 +225,26 @@ impl Store {
     pub fn remember_decision(&mut self, new: &NewDecision) -> Result<(Decision, bool), StoreError> {
         let tx = self.write()?;
         let now = time::now();
-        let existing: Option<(i64, i64, String, String)> = tx
+        // With the replaced decision, the time its new `updated_at` may not precede (see
+        // `Store::remember`).
+        let existing: Option<(i64, i64, String, String, String)> = tx
             .prepare_cached(
-                "SELECT rid, seq, id, created_at FROM decisions \
+                "SELECT rid, seq, id, created_at, max(created_at, updated_at) FROM decisions \
                  WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
             )?
             .query_row(
                 params![new.artifact.locator(), new.subject, new.artifact.revision],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
             )
             .optional()?;
         let replaced = existing.is_some();
         // A replacement keeps its seq (its place in the result order: see
         // `Store::recall_each`); only a new decision takes the next seq.
-        let (rid, seq, id, created_at) = match existing {
-            Some((rid, seq, id, created)) => (Some(rid), seq, id, created),
+        let (rid, seq, id, created_at, not_before) = match existing {
+            Some((rid, seq, id, created, not_before)) => (Some(rid), seq, id, created, not_before),
             None => {
                 let seq = next_seq(&tx)?;
-                (None, seq, id::mint("dec", seq), now.clone())
+                (None, seq, id::mint("dec", seq), now.clone(), now.clone())
             }
         };
         let decision = Decision {
@@ -259,7 +261,7 @@ impl Store {
                 })
                 .collect(),
             artifact: new.artifact.clone(),
-            updated_at: time::updated_after(now, &created_at),
+            updated_at: time::updated_after(now, &not_before),
             created_at,
         };
         write_decision(&tx, rid, &decision, seq)?;

@@ -213,6 +213,9 @@ impl StoreError {
                     );
                 }
                 Some(C::DiskFull) => return "the disk is full; free space and try again".into(),
+                Some(C::ReadOnly) if is_moved(e) => {
+                    return "the database file was moved or replaced while this server was running; nothing was written. Restart the server (reconnect it in your MCP host) to use the file the path names now".into();
+                }
                 Some(C::ReadOnly) => {
                     return "the database file is read-only; check its permissions".into();
                 }
@@ -232,6 +235,15 @@ impl StoreError {
         }
         self.to_string()
     }
+}
+
+/// SQLite's own notice that the file was renamed or unlinked under an open connection
+/// (`SQLITE_READONLY_DBMOVED`), which refuses the write.
+fn is_moved(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_READONLY_DBMOVED
+    )
 }
 
 /// An I/O error while writing, as opposed to reading: SQLite says only "disk I/O error",
@@ -278,10 +290,19 @@ impl Drop for Store {
 impl Store {
     /// Starts a write transaction: takes the write lock now (waiting up to
     /// [`BUSY_TIMEOUT`]), so a read-then-write never fails half-way on a lock upgrade.
+    ///
+    /// The file's identity is checked again once the lock is held: the wait for it can last
+    /// seconds, and the file can be replaced meanwhile.
     fn write(&mut self) -> Result<Transaction<'_>, StoreError> {
-        Ok(self
+        let identity = self.file.as_ref().and_then(|f| f.identity.clone());
+        let tx = self
             .conn()?
-            .transaction_with_behavior(TransactionBehavior::Immediate)?)
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(identity) = identity {
+            // Dropping the transaction rolls it back.
+            identity.verify()?;
+        }
+        Ok(tx)
     }
 
     /// A read transaction: one consistent snapshot for the whole call. Before the file of a

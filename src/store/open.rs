@@ -188,6 +188,32 @@ impl Store {
         Ok(store)
     }
 
+    /// The file's own schema version and the problems `check` finds in it, read through a
+    /// read-only connection to the file itself, whatever its schema version (an older file
+    /// is not upgraded for this: its pages are checked as they are on disk).
+    pub fn check_in_place(path: &Path) -> Result<(i64, Vec<String>), StoreError> {
+        let path = file::absolute(path)?;
+        let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        if !meta.is_file() {
+            file::check_kind(&path, &meta)?;
+        }
+        if let Found::Fresh = inspect(&path, BUSY_TIMEOUT)? {
+            return Err(StoreError::Empty { path });
+        }
+        let mut store = Store {
+            conn: Some(connect_read_only(&path)?),
+            file: None,
+            temp_dir: None,
+            scratch: None,
+        };
+        let version = store.schema_version()?;
+        let problems = store.check()?;
+        Ok((version, problems))
+    }
+
     /// The path of the file this store opens, `None` in memory.
     pub fn path(&self) -> Option<&Path> {
         self.file.as_ref().map(|f| f.path.as_path())
@@ -235,6 +261,24 @@ impl Store {
         // An absolute path is never read as a URI (see `file::absolute`).
         let name = target.to_string_lossy().into_owned();
         conn.execute("VACUUM INTO ?1", [&name])?;
+        // The copy is another database from now on: its cursors must not be accepted by this
+        // one, nor this one's by it, so it gets a secret of its own.
+        let copy = Connection::open_with_flags(
+            &target,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        let has_meta: i64 = copy.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'",
+            [],
+            |r| r.get(0),
+        )?;
+        if has_meta > 0 {
+            copy.execute(
+                "UPDATE meta SET value = randomblob(32) WHERE name = 'cursor_secret'",
+                [],
+            )?;
+        }
+        drop(copy);
         let synced = std::fs::File::open(&target).and_then(|f| f.sync_all());
         synced.map_err(|source| StoreError::Io {
             path: target,
@@ -582,9 +626,15 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
             if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) =>
         {
             match header_numbers(&header) {
-                Some((APPLICATION_ID, version)) => {
-                    return Ok(Found::Ours(version.min(SCHEMA_VERSION)));
+                // A newer version's file is refused before anything rolls its journal back.
+                Some((APPLICATION_ID, found)) if found > SCHEMA_VERSION => {
+                    return Err(StoreError::Newer {
+                        path: path.to_path_buf(),
+                        found,
+                        supported: SCHEMA_VERSION,
+                    });
                 }
+                Some((APPLICATION_ID, version)) => return Ok(Found::Ours(version)),
                 _ => return Err(not_sqlite(e.to_string())),
             }
         }

@@ -242,13 +242,16 @@ impl Store {
     pub fn remember(&mut self, new: &NewRecord) -> Result<(Record, bool), StoreError> {
         let tx = self.write()?;
         let now = time::now();
-        let existing: Option<(i64, String, String)> = match &new.name {
+        // With the replaced record, the time its new `updated_at` may not precede: its
+        // `created_at` and its last `updated_at` (a clock ahead of this one, or stepped back).
+        let existing: Option<(i64, String, String, String)> = match &new.name {
             Some(name) => tx
                 .prepare_cached(
-                    "SELECT seq, id, created_at FROM records WHERE locator = ?1 AND name = ?2",
+                    "SELECT seq, id, created_at, max(created_at, updated_at) FROM records \
+                     WHERE locator = ?1 AND name = ?2",
                 )?
                 .query_row(params![new.artifact.locator(), name], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
                 })
                 .optional()?,
             None => None,
@@ -257,11 +260,11 @@ impl Store {
         // A replacement keeps its seq, its place in every result order, so a recall paging
         // past it serves it exactly once (see `Store::recall_each`); only a new record takes
         // the next seq.
-        let (old, seq, id, created_at) = match existing {
-            Some((old, id, created)) => (Some(old), old, id, created),
+        let (old, seq, id, created_at, not_before) = match existing {
+            Some((old, id, created, not_before)) => (Some(old), old, id, created, not_before),
             None => {
                 let seq = next_seq(&tx)?;
-                (None, seq, id::mint("rec", seq), now.clone())
+                (None, seq, id::mint("rec", seq), now.clone(), now.clone())
             }
         };
         let record = Record {
@@ -277,7 +280,7 @@ impl Store {
             entity_ids: dedup(&new.entity_ids),
             id_scheme: new.id_scheme.clone(),
             artifact: new.artifact.clone(),
-            updated_at: time::updated_after(now, &created_at),
+            updated_at: time::updated_after(now, &not_before),
             created_at,
         };
         write_record(&tx, old, &record, seq)?;
