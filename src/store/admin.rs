@@ -194,7 +194,23 @@ fn decisions_with_basis(
 impl Store {
     /// The file's secret that seals recall cursors, made by the schema upgrade. A file whose
     /// row was deleted by hand gets a new one (its old cursors are then refused).
+    ///
+    /// Read once per store and kept: it never changes while the file is the same (a call
+    /// checks that), and in the rollback journal every read transaction costs a lock and a
+    /// look at the journal, a tenth of a small recall.
     pub fn cursor_secret(&mut self) -> Result<Vec<u8>, StoreError> {
+        if let Some(secret) = &self.cursor_secret {
+            return Ok(secret.clone());
+        }
+        let secret = self.read_cursor_secret()?;
+        // Not kept from the scratch database that answers before the file exists.
+        if self.conn.is_some() || self.file.is_none() {
+            self.cursor_secret = Some(secret.clone());
+        }
+        Ok(secret)
+    }
+
+    fn read_cursor_secret(&mut self) -> Result<Vec<u8>, StoreError> {
         const READ: &str = "SELECT value FROM meta WHERE name = 'cursor_secret'";
         let tx = self.read()?;
         let found: Option<Vec<u8>> = tx

@@ -275,6 +275,8 @@ pub struct Store {
     /// An empty database in memory that answers reads while the file does not exist yet, so
     /// that listing an empty review creates no file.
     scratch: Option<Connection>,
+    /// The file's cursor secret, once read (see `Store::cursor_secret`).
+    cursor_secret: Option<Vec<u8>>,
 }
 
 impl Drop for Store {

@@ -129,6 +129,7 @@ impl Store {
             }),
             temp_dir: None,
             scratch: None,
+            cursor_secret: None,
         })
     }
 
@@ -142,6 +143,7 @@ impl Store {
             file: None,
             temp_dir: None,
             scratch: None,
+            cursor_secret: None,
         })
     }
 
@@ -154,6 +156,7 @@ impl Store {
             file: None,
             temp_dir: None,
             scratch: None,
+            cursor_secret: None,
         })
     }
 
@@ -181,6 +184,7 @@ impl Store {
             file: None,
             temp_dir: None,
             scratch: None,
+            cursor_secret: None,
         };
         if version < SCHEMA_VERSION {
             return store.private_copy(&path);
@@ -208,6 +212,7 @@ impl Store {
             file: None,
             temp_dir: None,
             scratch: None,
+            cursor_secret: None,
         };
         let version = store.schema_version()?;
         let problems = store.check()?;
