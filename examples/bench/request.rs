@@ -50,7 +50,7 @@ pub fn rows(bin: &Path, dir: &Path) -> Result<String> {
     let db = dir.join("largest-request.db");
     let mut out = String::from("largest requests (fresh server each; target: peak ≤ 256 MiB):\n");
     for (what, params) in [
-        ("largest valid request", largest_valid()),
+        ("largest request line, schema-valid", largest_valid()),
         ("a million failing items, refused", million_failing()),
     ] {
         let (hwm, t, len) = measure(bin, &db, params)?;
