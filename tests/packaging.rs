@@ -372,8 +372,9 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 
 #[test]
 fn bundle_unpacked_serves_remember_and_recall_with_its_own_mcp_config() -> Result<()> {
+    let required = std::env::var_os("REVIEW_MCP_REQUIRE_BUNDLE").is_some_and(|v| v == "1");
     let Some(bundle) = find_bundle()? else {
-        if std::env::var_os("REVIEW_MCP_REQUIRE_BUNDLE").is_some_and(|v| v == "1") {
+        if required {
             bail!("REVIEW_MCP_REQUIRE_BUNDLE=1 but no target/mcpb/review-mcp-<version>-*.mcpb");
         }
         eprintln!(
@@ -387,18 +388,27 @@ fn bundle_unpacked_serves_remember_and_recall_with_its_own_mcp_config() -> Resul
     unpack(&bundle, &unpacked)?;
 
     let manifest = read_json(&unpacked.join("manifest.json"))?;
-    check_against_server(&manifest).with_context(|| {
-        format!(
-            "{} does not match this build: rebuild it with packaging/build-mcpb.sh",
-            bundle.display()
-        )
-    })?;
+    // A bundle left in target/ by an earlier build of other sources is stale: a failure where
+    // the bundle is required (.ci/run builds it first), else a skip, so that editing the
+    // README after building a bundle does not fail `cargo test`.
+    let mut stale = check_against_server(&manifest)
+        .err()
+        .map(|e| format!("{e:#}"));
     for doc in ["README.md", "LICENSE"] {
-        assert_eq!(
-            std::fs::read(unpacked.join(doc))?,
-            std::fs::read(root().join(doc))?,
-            "{doc} in the bundle differs from the repository's"
+        if std::fs::read(unpacked.join(doc))? != std::fs::read(root().join(doc))? {
+            stale.get_or_insert(format!("{doc} in the bundle differs from the repository's"));
+        }
+    }
+    if let Some(why) = stale {
+        let why = format!(
+            "{} does not match this build ({why}): rebuild it with packaging/build-mcpb.sh",
+            bundle.display()
         );
+        if required {
+            bail!(why);
+        }
+        eprintln!("skipped: {why}");
+        return Ok(());
     }
     let entry = unpacked.join(
         manifest["server"]["entry_point"]
