@@ -164,6 +164,16 @@ impl Store {
     /// works on a read-only file or mount. A file of an older schema version is upgraded in a
     /// private copy (see [`Store::private_copy`]), never in place.
     pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        let (path, version, store) = Store::read_only_in_place(path)?;
+        if version < SCHEMA_VERSION {
+            return store.private_copy(&path);
+        }
+        Ok(store)
+    }
+
+    /// A read-only store over the existing file itself (absolute path, schema version as
+    /// inspected): the first step of every read-only command.
+    fn read_only_in_place(path: &Path) -> Result<(PathBuf, i64, Store), StoreError> {
         let path = file::absolute(path)?;
         let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
             path: path.clone(),
@@ -173,47 +183,24 @@ impl Store {
             file::check_kind(&path, &meta)?;
         }
         let version = match inspect(&path, BUSY_TIMEOUT)? {
-            Found::Fresh => {
-                return Err(StoreError::Empty { path });
-            }
+            Found::Fresh => return Err(StoreError::Empty { path }),
             Found::Ours(v) => v,
         };
-        let conn = connect_read_only(&path)?;
         let store = Store {
-            conn: Some(conn),
-            file: None,
-            temp_dir: None,
-            scratch: None,
-            cursor_secret: None,
-        };
-        if version < SCHEMA_VERSION {
-            return store.private_copy(&path);
-        }
-        Ok(store)
-    }
-
-    /// The file's own schema version and the problems `check` finds in it, read through a
-    /// read-only connection to the file itself, whatever its schema version (an older file
-    /// is not upgraded for this: its pages are checked as they are on disk).
-    pub fn check_in_place(path: &Path) -> Result<(i64, Vec<String>), StoreError> {
-        let path = file::absolute(path)?;
-        let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        if !meta.is_file() {
-            file::check_kind(&path, &meta)?;
-        }
-        if let Found::Fresh = inspect(&path, BUSY_TIMEOUT)? {
-            return Err(StoreError::Empty { path });
-        }
-        let mut store = Store {
             conn: Some(connect_read_only(&path)?),
             file: None,
             temp_dir: None,
             scratch: None,
             cursor_secret: None,
         };
+        Ok((path, version, store))
+    }
+
+    /// The file's own schema version and the problems `check` finds in it, read through a
+    /// read-only connection to the file itself, whatever its schema version (an older file
+    /// is not upgraded for this: its pages are checked as they are on disk).
+    pub fn check_in_place(path: &Path) -> Result<(i64, Vec<String>), StoreError> {
+        let (_, _, mut store) = Store::read_only_in_place(path)?;
         let version = store.schema_version()?;
         let problems = store.check()?;
         Ok((version, problems))
