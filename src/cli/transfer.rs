@@ -396,7 +396,7 @@ fn check_common(
         }
     }
     for (field, ts) in [("created_at", created_at), ("updated_at", updated_at)] {
-        if !is_timestamp(ts) {
+        if !review_mcp::review::time::is_timestamp(ts) {
             return Err(format!(
                 "{what} {id}: {field} {ts:?} is not a real UTC date and time in the form \
                  2026-07-28T09:15:02.123Z"
@@ -440,12 +440,6 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
             .map_err(|e| format!("decision {}: {e}", d.id))?;
     }
     Ok(())
-}
-
-/// The fixed-width form the store writes, `YYYY-MM-DDTHH:MM:SS.mmmZ`, at a real date and
-/// time (it sorts in time order, which the "later `updated_at` wins" rule relies on).
-fn is_timestamp(s: &str) -> bool {
-    review_mcp::review::time::is_timestamp(s)
 }
 
 /// Splits validated lines into the records and decisions [`Store::import`] takes, each in
@@ -504,19 +498,6 @@ mod tests {
             ["a", "b"]
         );
         assert!(d.is_empty());
-    }
-
-    #[test]
-    fn is_timestamp_accepts_only_the_stored_form() {
-        assert!(is_timestamp("2026-07-28T09:15:02.123Z"));
-        for bad in [
-            "2026-07-28T09:15:02Z",
-            "2026-07-28T09:15:02.123+00:00",
-            "2026-07-28 09:15:02.123Z",
-            "",
-        ] {
-            assert!(!is_timestamp(bad), "{bad}");
-        }
     }
 
     #[test]

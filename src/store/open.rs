@@ -120,17 +120,23 @@ impl Store {
     }
 
     fn unopened(path: &Path, journal: Journal) -> Result<Store, StoreError> {
-        Ok(Store {
-            conn: None,
-            file: Some(OnDisk {
-                path: file::absolute(path)?,
-                journal,
-                identity: None,
-            }),
+        let disk = OnDisk {
+            path: file::absolute(path)?,
+            journal,
+            identity: None,
+        };
+        Ok(Store::over(None, Some(disk)))
+    }
+
+    /// A store of `conn` (opened later when `None`) for the file `disk` (`None` in memory).
+    fn over(conn: Option<Connection>, disk: Option<OnDisk>) -> Store {
+        Store {
+            conn,
+            file: disk,
             temp_dir: None,
             scratch: None,
             cursor_secret: None,
-        })
+        }
     }
 
     /// A private database in memory (tests, dry runs).
@@ -138,26 +144,14 @@ impl Store {
         let mut conn = Connection::open_in_memory()?;
         setup(&mut conn)?;
         schema::migrate(&conn, Path::new(":memory:"))?;
-        Ok(Store {
-            conn: Some(conn),
-            file: None,
-            temp_dir: None,
-            scratch: None,
-            cursor_secret: None,
-        })
+        Ok(Store::over(Some(conn), None))
     }
 
     /// A store over a connection a test prepared by hand.
     #[cfg(test)]
     pub(super) fn from_connection(mut conn: Connection) -> Result<Store, StoreError> {
         setup(&mut conn)?;
-        Ok(Store {
-            conn: Some(conn),
-            file: None,
-            temp_dir: None,
-            scratch: None,
-            cursor_secret: None,
-        })
+        Ok(Store::over(Some(conn), None))
     }
 
     /// Opens an existing database without writing to it, for `export`, `check` and `backup`:
@@ -186,13 +180,7 @@ impl Store {
             Found::Fresh => return Err(StoreError::Empty { path }),
             Found::Ours(v) => v,
         };
-        let store = Store {
-            conn: Some(connect_read_only(&path)?),
-            file: None,
-            temp_dir: None,
-            scratch: None,
-            cursor_secret: None,
-        };
+        let store = Store::over(Some(connect_read_only(&path)?), None);
         Ok((path, version, store))
     }
 
