@@ -3,7 +3,10 @@
 //! Knows nothing about MCP. Request ids are kept exactly as sent (integer or string), a
 //! response holds a result or an error, never both, by its type.
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
+
+use crate::wire::{self, Payload};
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
@@ -37,12 +40,23 @@ impl Id {
     }
 }
 
-/// An error object: `code`, one-sentence `message`, optional `data`.
-#[derive(Debug, Clone, PartialEq)]
+impl Serialize for Id {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Id::Number(n) => n.serialize(s),
+            Id::String(v) => v.serialize(s),
+        }
+    }
+}
+
+/// An error object: `code`, one-sentence `message`, optional `data` (members in sorted
+/// order, as they are written).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ErrorObject {
     pub code: i64,
-    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
+    pub message: String,
 }
 
 impl ErrorObject {
@@ -262,137 +276,104 @@ impl<'de> serde::Deserialize<'de> for PeekedId {
     }
 }
 
-/// Builds a success response.
-pub fn result_response(id: &Id, result: Value) -> Value {
-    envelope(id.to_value(), "result", result)
-}
-
-/// The result of a request: a JSON value, or an object whose members are already encoded.
-///
-/// A tool answer of a page of records is tens of kilobytes that travel twice (as
-/// `structuredContent` and as the text block that holds it as a string): built as a value
-/// tree and then encoded, it cost more than the query. Such results are written straight to
-/// text once, member by member, and passed through as [`Body::Members`], so an adapter can
-/// still add members (the modern era's `_meta` and `resultType`).
+/// A response: a result or an error, never both, by its type. The id is `None` (written as
+/// null) when the request's id could not be read.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Body {
-    Value(Value),
-    /// `(name, compact JSON of the value)` pairs, names distinct. Written in sorted order of
-    /// their names, as serde_json writes every other object.
-    Members(Vec<(String, String)>),
+pub struct Response {
+    pub id: Option<Id>,
+    pub outcome: Result<Payload, ErrorObject>,
 }
 
-impl Body {
-    /// The result as a value (decodes encoded members: for tests and in-process callers).
+impl Response {
+    pub fn result(id: Id, payload: Payload) -> Response {
+        Response {
+            id: Some(id),
+            outcome: Ok(payload),
+        }
+    }
+
+    pub fn error(id: Option<Id>, error: ErrorObject) -> Response {
+        Response {
+            id,
+            outcome: Err(error),
+        }
+    }
+
+    /// The response as one line of JSON, without its newline.
+    pub fn into_line(self) -> String {
+        match self.outcome {
+            Ok(payload) => wire::result_line(&self.id, payload),
+            Err(error) => wire::error_line(&self.id, &error),
+        }
+    }
+
+    /// The response as a value: for tests and in-process callers.
+    pub fn into_value(self) -> Value {
+        let mut m = Map::new();
+        m.insert("jsonrpc".into(), Value::from("2.0"));
+        m.insert(
+            "id".into(),
+            self.id.as_ref().map_or(Value::Null, Id::to_value),
+        );
+        match self.outcome {
+            Ok(payload) => m.insert("result".into(), payload.into_value()),
+            Err(error) => m.insert("error".into(), error.to_value()),
+        };
+        Value::Object(m)
+    }
+}
+
+/// A message the server writes: a response, a notification, or the answer to a batch.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outgoing {
+    Response(Response),
+    Notification(Notification),
+    Batch(Vec<Response>),
+}
+
+/// A notification as it is written: members in sorted order.
+#[derive(serde::Serialize)]
+struct NotificationLine<'a> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a Value>,
+}
+
+impl Outgoing {
+    /// The message as one line of JSON, without its newline.
+    pub fn into_line(self) -> String {
+        match self {
+            Outgoing::Response(r) => r.into_line(),
+            Outgoing::Notification(n) => wire::message_line(&NotificationLine {
+                jsonrpc: "2.0",
+                method: &n.method,
+                params: n.params.as_ref(),
+            }),
+            Outgoing::Batch(responses) => {
+                wire::batch_line(responses.into_iter().map(Response::into_line).collect())
+            }
+        }
+    }
+
+    /// The message as a value: for tests and in-process callers.
     pub fn into_value(self) -> Value {
         match self {
-            Body::Value(v) => v,
-            Body::Members(members) => Value::Object(
-                members
-                    .into_iter()
-                    .map(|(name, json)| {
-                        let v = serde_json::from_str(&json).unwrap_or_else(|e| {
-                            log::error!("an encoded member {name:?} is not JSON: {e}");
-                            Value::Null
-                        });
-                        (name, v)
-                    })
-                    .collect(),
-            ),
+            Outgoing::Response(r) => r.into_value(),
+            Outgoing::Notification(n) => {
+                let mut m = Map::new();
+                m.insert("jsonrpc".into(), Value::from("2.0"));
+                m.insert("method".into(), Value::from(n.method));
+                if let Some(p) = n.params {
+                    m.insert("params".into(), p);
+                }
+                Value::Object(m)
+            }
+            Outgoing::Batch(responses) => {
+                Value::Array(responses.into_iter().map(Response::into_value).collect())
+            }
         }
     }
-}
-
-/// The whole response line (without its newline) for `id` with a result of encoded members:
-/// the same bytes as encoding [`result_response`] of the equivalent value.
-///
-/// The line is assembled in the buffer of the largest member (a tool answer's `content` is
-/// made with room for the rest): a fresh 50-100 KB buffer per answer cost more in page
-/// faults than the copy itself.
-pub fn encoded_result_response(id: &Id, mut members: Vec<(String, String)>) -> String {
-    members.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let largest = (0..members.len()).max_by_key(|&i| members.get(i).map_or(0, |m| m.1.len()));
-    let mut before = response_head(id, 64);
-    before.push('{');
-    let mut after = String::new();
-    let mut kept = String::new();
-    for (i, (name, json)) in members.into_iter().enumerate() {
-        let out = if largest.is_some_and(|l| i > l) {
-            &mut after
-        } else {
-            &mut before
-        };
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&Value::String(name).to_string());
-        out.push(':');
-        if largest == Some(i) {
-            kept = json;
-        } else {
-            out.push_str(&json);
-        }
-    }
-    after.push_str("}}");
-    // Room for the newline the writer appends, too.
-    kept.reserve(before.len() + after.len() + 1);
-    kept.insert_str(0, &before);
-    kept.push_str(&after);
-    kept
-}
-
-/// [`encoded_result_response`] for a result already encoded whole (a memoised list).
-pub fn encoded_object_response(id: &Id, object: &str) -> String {
-    let mut line = response_head(id, object.len());
-    line.push_str(object);
-    line.push('}');
-    line
-}
-
-/// The id as JSON text, exactly as it arrived.
-fn id_json(id: &Id) -> String {
-    match id {
-        Id::Number(n) => n.to_string(),
-        Id::String(s) => Value::String(s.clone()).to_string(),
-    }
-}
-
-/// `{"id":<id>,"jsonrpc":"2.0","result":` in a buffer with room for `body` more bytes, the
-/// closing braces and the newline the writer appends.
-fn response_head(id: &Id, body: usize) -> String {
-    let id = id_json(id);
-    let mut line = String::with_capacity(body + id.len() + 40);
-    line.push_str("{\"id\":");
-    line.push_str(&id);
-    line.push_str(",\"jsonrpc\":\"2.0\",\"result\":");
-    line
-}
-
-/// Builds an error response; `id` is `None` (written as null) when the request's id could not
-/// be read.
-pub fn error_response(id: Option<&Id>, error: &ErrorObject) -> Value {
-    let id = id.map_or(Value::Null, Id::to_value);
-    envelope(id, "error", error.to_value())
-}
-
-/// Builds a notification message.
-pub fn notification(method: &str, params: Value) -> Value {
-    let mut m = Map::new();
-    m.insert("jsonrpc".into(), Value::from("2.0"));
-    m.insert("method".into(), Value::from(method));
-    m.insert("params".into(), params);
-    Value::Object(m)
-}
-
-/// `{"jsonrpc":"2.0","id":..,<key>:<body>}`, moving `body` in. Not `json!`: the macro runs
-/// every interpolated expression through `serde_json::to_value`, which deep-copies a whole
-/// result (a 20 KB `tools/list` or a page of records) on every answer.
-fn envelope(id: Value, key: &str, body: Value) -> Value {
-    let mut m = Map::new();
-    m.insert("jsonrpc".into(), Value::from("2.0"));
-    m.insert("id".into(), id);
-    m.insert(key.into(), body);
-    Value::Object(m)
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 //! [`bounds`].
 
 pub mod bounds;
+pub mod call;
 pub mod era;
 pub mod framing;
 pub mod jsonrpc;
@@ -29,3 +30,5 @@ pub mod server;
 pub mod service;
 pub mod store;
 pub mod tools;
+pub mod version;
+pub mod wire;

@@ -25,11 +25,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::era::Version;
 use crate::framing::{Frame, LineReader};
 use crate::server::Server;
 use crate::service::Service;
 use crate::store::Store;
+use crate::version::Version;
 
 /// The wildcard: an expected value equal to this string matches any value (but not an absent
 /// member).

@@ -16,9 +16,9 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::review::json::{JsonOut, MAX_ANSWER_ITEMS_BYTES};
 use crate::review::{Decision, Record, State, is_revision};
 use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store, StoreError};
+use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES};
 
 const SCHEME: &str = "review://";
 const REVISIONS: &str = "review://revisions/";
@@ -36,7 +36,7 @@ const READ_CAP: usize = 500;
 /// At most this many stale records or decisions per file are listed in a revision read.
 const STALE_CAP: usize = 100;
 /// What the items of one revision read may cost, counted as the answer bytes of their
-/// compact JSON (see `JsonOut::answer_bytes`): a quarter of the answer bound, so that the
+/// compact JSON (see `wire::answer_bytes`): a quarter of the answer bound, so that the
 /// pretty-printed JSON (indented, then escaped into the answer) and the Markdown report
 /// (escaped for the renderer) stay well under it. [`fit`] checks the text itself anyway.
 const VIEW_BUDGET: usize = MAX_ANSWER_ITEMS_BYTES / 4;
@@ -266,7 +266,7 @@ impl RevisionView {
         };
         store.recall_each(&rq, page(READ_CAP), |r| {
             let r = r.into_owned();
-            let bytes = JsonOut::answer_bytes(|out| r.wire(cur).write_json(out));
+            let bytes = wire::answer_bytes(&r.wire(cur));
             if !take(bytes, records.is_empty()) {
                 return false;
             }
@@ -279,7 +279,7 @@ impl RevisionView {
             ..DecisionQuery::default()
         };
         store.recall_decisions_each(&dq, page(READ_CAP), |d| {
-            let bytes = JsonOut::answer_bytes(|out| d.wire(cur).write_json(out));
+            let bytes = wire::answer_bytes(&d.wire(cur));
             if !take(bytes, records.is_empty() && decisions.is_empty()) {
                 return false;
             }
@@ -312,7 +312,7 @@ impl RevisionView {
                     return true;
                 }
                 let r = r.into_owned();
-                let bytes = JsonOut::answer_bytes(|out| r.wire(cur).write_json(out));
+                let bytes = wire::answer_bytes(&r.wire(cur));
                 if !take(bytes, false) {
                     return false;
                 }
@@ -327,7 +327,7 @@ impl RevisionView {
                 if d.artifact.revision == revision {
                     return true;
                 }
-                let bytes = JsonOut::answer_bytes(|out| d.wire(cur).write_json(out));
+                let bytes = wire::answer_bytes(&d.wire(cur));
                 if !take(bytes, false) {
                     return false;
                 }

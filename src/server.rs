@@ -9,30 +9,26 @@
 //!
 //! Nothing on the input stops the loop: every line gets exactly one answer if it is a
 //! request, none if it is a notification or a response, and the loop ends only at EOF.
-//!
-//! The catalogs (tools, prompts, templates) are fixed for the life of the process, so the
-//! encoded result of a successful list request is kept and reused for an identical request:
-//! `tools/list` is 20 KB of schemas that would otherwise be cloned and re-serialised on
-//! every call (issue 6 measured 110 µs of CPU for it; the reused answer costs a copy).
 
-use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde_json::Value;
 
 use crate::bounds;
+use crate::call;
 use crate::era::legacy::{self, Session};
 use crate::era::modern::{self, Reply};
 use crate::framing::{self, Frame, LineReader};
 use crate::jsonrpc::{
-    self, Body, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Id, Incoming, PARSE_ERROR, Request,
+    self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Id, Incoming, Outgoing, PARSE_ERROR,
+    Request, Response,
 };
 use crate::service::Service;
 
 /// The most messages one batch may hold. Without a bound, a 16 MiB line such as `[1,1,1,...]`
 /// in a 2025-03-26 session asks for eight million answers: gigabytes of memory and output
-/// from one line (2 MB of input already took 1.6 GB). Real clients batch a handful.
+/// from one line. Real clients batch a handful.
 pub const MAX_BATCH_LEN: usize = 1000;
 
 /// The most `subscriptions/listen` streams held open at once. A client needs one (the TS SDK
@@ -47,59 +43,13 @@ pub const MAX_LISTEN_ID_BYTES: usize = 256;
 pub struct Server {
     service: Service,
     session: Option<Session>,
+    /// The ids of the open listen streams, so that each is bounded and closed by its cancel.
     listening: Vec<Id>,
-    /// Encoded results of [`STATIC_METHODS`] requests, by what they depend on.
-    memo: HashMap<MemoKey, String>,
 }
 
-/// Methods whose successful result depends only on the era, the method and the params.
-const STATIC_METHODS: [&str; 3] = ["tools/list", "prompts/list", "resources/templates/list"];
-
-/// At most this many memoised answers: distinct `_meta` contents make distinct keys, and a
-/// client must not be able to grow the memory without bound.
-const MEMO_CAPACITY: usize = 64;
-
-/// What a static list result depends on.
-#[derive(PartialEq, Eq, Hash)]
-struct MemoKey {
-    /// The legacy session's version; `None` for an enveloped (modern) request.
-    legacy: Option<&'static str>,
-    method: String,
-    /// The params as compact JSON (the modern `_meta` included: its checks can fail).
-    params: String,
-}
-
-/// One message to write: built now, or reused already encoded.
-enum Answer {
-    Message(Value),
-    Encoded(String),
-}
-
-impl Answer {
-    /// The success response to `id`, kept encoded when the result already is.
-    fn result(id: &Id, body: Body) -> Answer {
-        match body {
-            Body::Value(v) => Answer::Message(jsonrpc::result_response(id, v)),
-            Body::Members(m) => Answer::Encoded(jsonrpc::encoded_result_response(id, m)),
-        }
-    }
-
-    fn into_line(self) -> String {
-        match self {
-            Answer::Message(v) => encode(&v),
-            Answer::Encoded(s) => s,
-        }
-    }
-
-    fn into_value(self) -> Value {
-        match self {
-            Answer::Message(v) => v,
-            Answer::Encoded(s) => serde_json::from_str(&s).unwrap_or_else(|e| {
-                log::error!("a memoised answer is not JSON: {e}");
-                Value::Null
-            }),
-        }
-    }
+/// An error response to the request `id` (null when it could not be read).
+fn refusal(id: Option<Id>, code: i64, message: impl Into<String>) -> Outgoing {
+    Outgoing::Response(Response::error(id, ErrorObject::new(code, message)))
 }
 
 impl Server {
@@ -108,7 +58,6 @@ impl Server {
             service,
             session: None,
             listening: Vec::new(),
-            memo: HashMap::new(),
         }
     }
 
@@ -126,8 +75,8 @@ impl Server {
                 log::debug!("input closed; exiting");
                 return Ok(());
             }
-            for answer in self.answer_frame(frame) {
-                framing::write_line(output, answer.into_line())?;
+            for message in self.answer_frame(frame) {
+                framing::write_line(output, message.into_line())?;
             }
         }
     }
@@ -136,11 +85,11 @@ impl Server {
     pub fn handle_frame(&mut self, frame: Frame) -> Vec<Value> {
         self.answer_frame(frame)
             .into_iter()
-            .map(Answer::into_value)
+            .map(Outgoing::into_value)
             .collect()
     }
 
-    fn answer_frame(&mut self, frame: Frame) -> Vec<Answer> {
+    fn answer_frame(&mut self, frame: Frame) -> Vec<Outgoing> {
         match frame {
             Frame::Eof => Vec::new(),
             Frame::TooLong { len } => {
@@ -148,16 +97,14 @@ impl Server {
                     "dropped a {len}-byte line: over the {} byte limit",
                     framing::MAX_LINE_BYTES
                 );
-                vec![Answer::Message(jsonrpc::error_response(
+                vec![refusal(
                     None,
-                    &ErrorObject::new(
-                        INVALID_REQUEST,
-                        format!(
-                            "Invalid Request: the line is longer than the {} byte limit",
-                            framing::MAX_LINE_BYTES
-                        ),
+                    INVALID_REQUEST,
+                    format!(
+                        "Invalid Request: the line is longer than the {} byte limit",
+                        framing::MAX_LINE_BYTES
                     ),
-                ))]
+                )]
             }
             Frame::Line(bytes) => self.answer_line(&bytes),
         }
@@ -167,11 +114,11 @@ impl Server {
     pub fn handle_line(&mut self, bytes: &[u8]) -> Vec<Value> {
         self.answer_line(bytes)
             .into_iter()
-            .map(Answer::into_value)
+            .map(Outgoing::into_value)
             .collect()
     }
 
-    fn answer_line(&mut self, bytes: &[u8]) -> Vec<Answer> {
+    fn answer_line(&mut self, bytes: &[u8]) -> Vec<Outgoing> {
         if bytes.iter().all(is_json_whitespace) {
             return Vec::new();
         }
@@ -183,18 +130,11 @@ impl Server {
             Ok(v) => v,
             Err(e) => {
                 log::debug!("parse error: {e}");
-                return vec![Answer::Message(jsonrpc::error_response(
-                    None,
-                    &ErrorObject::new(PARSE_ERROR, "Parse error"),
-                ))];
+                return vec![refusal(None, PARSE_ERROR, "Parse error")];
             }
         };
         match value {
-            Value::Array(items) => self
-                .handle_batch(items)
-                .into_iter()
-                .map(Answer::Message)
-                .collect(),
+            Value::Array(items) => self.handle_batch(items).into_iter().collect(),
             single => self.handle_value(single, false).into_iter().collect(),
         }
     }
@@ -203,7 +143,7 @@ impl Server {
     /// parsing it into values (that alone would cost 16 times the line). A batch gets the
     /// answer a batch of its length gets; a request gets -32600 with its id, so the client
     /// is not left waiting; a notification or a response gets nothing, as always.
-    fn refuse_costly_line(&mut self, bytes: &[u8], shape: bounds::Shape) -> Option<Answer> {
+    fn refuse_costly_line(&mut self, bytes: &[u8], shape: bounds::Shape) -> Option<Outgoing> {
         let too_many = format!(
             "Invalid Request: a message may hold at most {} JSON values",
             bounds::MAX_LINE_VALUES
@@ -226,10 +166,7 @@ impl Server {
                 jsonrpc::Peeked::Notification | jsonrpc::Peeked::Response => return None,
             }
         };
-        Some(Answer::Message(jsonrpc::error_response(
-            id.as_ref(),
-            &ErrorObject::new(INVALID_REQUEST, why),
-        )))
+        Some(refusal(id, INVALID_REQUEST, why))
     }
 
     /// Why a batch of `len` messages is refused as a whole, if it is.
@@ -252,50 +189,43 @@ impl Server {
     }
 
     /// A JSON array: a batch in a 2025-03-26 session, an invalid request anywhere else.
-    fn handle_batch(&mut self, items: Vec<Value>) -> Vec<Value> {
+    fn handle_batch(&mut self, items: Vec<Value>) -> Option<Outgoing> {
         if let Some(why) = self.batch_refusal(items.len()) {
-            return vec![jsonrpc::error_response(
-                None,
-                &ErrorObject::new(INVALID_REQUEST, why),
-            )];
+            return Some(refusal(None, INVALID_REQUEST, why));
         }
-        let answers: Vec<Value> = items
+        let answers: Vec<Response> = items
             .into_iter()
             .filter_map(|item| self.handle_value(item, true))
-            .map(Answer::into_value)
+            .filter_map(|answer| match answer {
+                Outgoing::Response(r) => Some(r),
+                // Nothing in a batch holds a stream open (see `handle_value`).
+                Outgoing::Notification(_) | Outgoing::Batch(_) => None,
+            })
             .collect();
-        if answers.is_empty() {
-            Vec::new()
-        } else {
-            vec![Value::Array(answers)]
-        }
+        (!answers.is_empty()).then_some(Outgoing::Batch(answers))
     }
 
     /// One message (not an array). Returns the single message to write, if any.
-    fn handle_value(&mut self, value: Value, in_batch: bool) -> Option<Answer> {
+    fn handle_value(&mut self, value: Value, in_batch: bool) -> Option<Outgoing> {
         match jsonrpc::classify(value) {
             Incoming::Request(req) => {
-                if in_batch && req.method == "initialize" {
-                    return Some(Answer::Message(jsonrpc::error_response(
-                        Some(&req.id),
-                        &ErrorObject::new(
-                            INVALID_REQUEST,
-                            "Invalid Request: initialize cannot be batched",
-                        ),
-                    )));
+                if in_batch && req.method == call::INITIALIZE {
+                    return Some(refusal(
+                        Some(req.id),
+                        INVALID_REQUEST,
+                        "Invalid Request: initialize cannot be batched",
+                    ));
                 }
                 // The modern era has no batches. Serving an enveloped request here would also
                 // put a listen acknowledgement (a notification) inside a response array.
                 if in_batch && modern::has_envelope(req.params.as_ref()) {
-                    return Some(Answer::Message(jsonrpc::error_response(
-                        Some(&req.id),
-                        &ErrorObject::new(
-                            INVALID_REQUEST,
-                            "Invalid Request: 2026-07-28 requests cannot be batched",
-                        ),
-                    )));
+                    return Some(refusal(
+                        Some(req.id),
+                        INVALID_REQUEST,
+                        "Invalid Request: 2026-07-28 requests cannot be batched",
+                    ));
                 }
-                Some(self.answer_request(req))
+                Some(self.handle_request_guarded(req))
             }
             Incoming::Notification(n) => {
                 self.handle_notification(&n.method, n.params.as_ref());
@@ -305,109 +235,58 @@ impl Server {
                 log::warn!("dropped a response from the client: this server sends no requests");
                 None
             }
-            Incoming::Invalid { id, reason } => Some(Answer::Message(jsonrpc::error_response(
-                id.as_ref(),
-                &ErrorObject::new(INVALID_REQUEST, format!("Invalid Request: {reason}")),
-            ))),
+            Incoming::Invalid { id, reason } => Some(refusal(
+                id,
+                INVALID_REQUEST,
+                format!("Invalid Request: {reason}"),
+            )),
         }
-    }
-
-    /// Serves a request, reusing the encoded result of an identical static list request.
-    fn answer_request(&mut self, req: Request) -> Answer {
-        if !STATIC_METHODS.contains(&req.method.as_str()) {
-            return self.handle_request_guarded(req);
-        }
-        let modern = modern::has_envelope(req.params.as_ref());
-        let key = MemoKey {
-            legacy: if modern {
-                None
-            } else {
-                self.session.as_ref().map(|s| s.version.as_str())
-            },
-            method: req.method.clone(),
-            params: req
-                .params
-                .as_ref()
-                .map(Value::to_string)
-                .unwrap_or_default(),
-        };
-        // Without a session, a legacy list request is an error: never memoised.
-        let cacheable = modern || key.legacy.is_some();
-        if let Some(result) = self.memo.get(&key) {
-            return Answer::Encoded(jsonrpc::encoded_object_response(&req.id, result));
-        }
-        let answer = self.handle_request_guarded(req);
-        if cacheable && self.memo.len() < MEMO_CAPACITY {
-            if let Answer::Message(response) = &answer {
-                if let Some(result) = response.get("result") {
-                    self.memo.insert(key, encode(result));
-                }
-            }
-        }
-        answer
     }
 
     /// A panic in a handler must not end the process: it becomes -32603 for that request.
-    fn handle_request_guarded(&mut self, req: Request) -> Answer {
+    fn handle_request_guarded(&mut self, req: Request) -> Outgoing {
         let id = req.id.clone();
         match catch_unwind(AssertUnwindSafe(|| self.handle_request(req))) {
             Ok(answer) => answer,
             Err(_) => {
                 log::error!("a handler panicked; answered -32603 and kept serving");
-                Answer::Message(jsonrpc::error_response(
-                    Some(&id),
-                    &ErrorObject::new(INTERNAL_ERROR, "Internal error"),
-                ))
+                refusal(Some(id), INTERNAL_ERROR, "Internal error")
             }
         }
     }
 
-    fn handle_request(&mut self, req: Request) -> Answer {
+    /// Routes a request to its era (see the module docs).
+    fn handle_request(&mut self, req: Request) -> Outgoing {
         let Request { id, method, params } = req;
-        let legacy_handshake = method == "initialize"
-            && params
-                .as_ref()
-                .and_then(|p| p.get("protocolVersion"))
-                .is_some_and(Value::is_string);
-        if legacy_handshake {
-            let empty = serde_json::Map::new();
-            let p = params.as_ref().and_then(Value::as_object).unwrap_or(&empty);
-            let (session, result) = legacy::initialize(p);
+        if method == call::INITIALIZE && legacy::is_handshake(params.as_ref()) {
+            let (session, result) = legacy::initialize(params.as_ref());
             self.session = Some(session);
-            return Answer::Message(jsonrpc::result_response(&id, result));
+            return Outgoing::Response(Response::result(id, result));
         }
         if modern::has_envelope(params.as_ref()) {
-            return match modern::handle(&mut self.service, &id, &method, params.as_ref()) {
-                Reply::Result(r) => Answer::result(&id, r),
-                Reply::Error(e) => Answer::Message(jsonrpc::error_response(Some(&id), &e)),
+            return match modern::handle(&mut self.service, &id, &method, params) {
+                Reply::Result(r) => Outgoing::Response(Response::result(id, r)),
+                Reply::Error(e) => Outgoing::Response(Response::error(Some(id), e)),
                 Reply::Hold(ack) => match self.listen_refusal(&id) {
-                    Some(why) => Answer::Message(jsonrpc::error_response(
-                        Some(&id),
-                        &ErrorObject::new(INVALID_REQUEST, why),
-                    )),
+                    Some(why) => refusal(Some(id), INVALID_REQUEST, why),
                     None => {
                         self.listening.push(id);
-                        Answer::Message(ack)
+                        Outgoing::Notification(ack)
                     }
                 },
             };
         }
-        let answer = legacy::handle(
-            &mut self.service,
-            self.session.as_mut(),
-            &method,
-            params.as_ref(),
-        );
-        match answer {
-            Ok(r) => Answer::result(&id, r),
-            Err(e) => Answer::Message(jsonrpc::error_response(Some(&id), &e)),
-        }
+        let outcome = legacy::handle(&mut self.service, self.session.as_mut(), &method, params);
+        Outgoing::Response(Response {
+            id: Some(id),
+            outcome,
+        })
     }
 
     /// Why a `subscriptions/listen` stream cannot be held open, if it cannot. Each open stream
     /// keeps its request id until the client cancels it or the input ends, so both the number
-    /// of streams and the size of a kept id are bounded (100 streams with 4 MiB ids once held
-    /// 423 MiB). The refusal is an error response to that request, which also ends it.
+    /// of streams and the size of a kept id are bounded. The refusal is an error response to
+    /// that request, which also ends it.
     fn listen_refusal(&self, id: &Id) -> Option<String> {
         let id_bytes = match id {
             Id::String(s) => s.len(),
@@ -431,7 +310,7 @@ impl Server {
     /// Notifications are never answered. `notifications/cancelled` closes a listen stream;
     /// everything else (initialized, progress, roots/list_changed, unknown) is ignored.
     fn handle_notification(&mut self, method: &str, params: Option<&Value>) {
-        if method == "notifications/cancelled" {
+        if method == call::CANCELLED {
             if let Some(id) = params
                 .and_then(|p| p.get("requestId"))
                 .and_then(Id::from_value)
@@ -454,15 +333,6 @@ fn is_json_whitespace(b: &u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-/// Compact JSON never contains a raw newline, so one message is one line.
-fn encode(message: &Value) -> String {
-    serde_json::to_string(message).unwrap_or_else(|e| {
-        log::error!("could not encode a message: {e}");
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#
-            .to_string()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,7 +347,7 @@ mod tests {
         let mut lines: Vec<String> = s
             .answer_line(msg.to_string().as_bytes())
             .into_iter()
-            .map(Answer::into_line)
+            .map(Outgoing::into_line)
             .collect();
         assert_eq!(lines.len(), 1);
         lines.remove(0)
@@ -499,7 +369,7 @@ mod tests {
                     "params":{"protocolVersion":"2025-06-18","capabilities":{},
                               "clientInfo":{"name":"t","version":"0"}}}),
         );
-        for method in STATIC_METHODS {
+        for method in ["tools/list", "prompts/list", "resources/templates/list"] {
             let legacy = |id: Value| json!({"jsonrpc":"2.0","id":id,"method":method});
             let modern = |id: Value| json!({"jsonrpc":"2.0","id":id,"method":method,"params":{"_meta":modern_meta()}});
             for build in [&legacy as &dyn Fn(Value) -> Value, &modern] {
@@ -555,6 +425,5 @@ mod tests {
         for _ in 0..2 {
             assert!(answer(&mut s, &bad).contains("-32022"));
         }
-        assert!(s.memo.is_empty());
     }
 }

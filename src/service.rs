@@ -1,25 +1,31 @@
 //! The era-neutral service: list, call, get and read operations over tools, prompts and
 //! resources.
 //!
-//! Both era adapters call [`Service::handle`] for the methods the eras share. It returns the
-//! result object (a tool answer already encoded as text, see [`Body`]) without any era decoration (`resultType`, cache hints and `_meta` are the
-//! modern adapter's business) and typed [`ServiceError`]s that each adapter maps to its era's
-//! wire form. Results are shaped by the request's [`Version`] only through
-//! [`Version::features`].
+//! Both era adapters call [`Service::serve`] with a parsed [`SharedCall`]. It returns the
+//! result as a [`Payload`] (a tool answer already encoded, see [`crate::wire`]) without any
+//! era decoration (`resultType`, cache hints and `_meta` are the modern adapter's business),
+//! or a typed [`ServiceError`] that each adapter maps to its era's wire form. Results are
+//! shaped by the request's [`Version`] only through [`Version::features`].
+//!
+//! The catalogs (tools, prompts, templates) are fixed for the life of the process, so the
+//! result of a static list call is kept, encoded, and reused for the same call at the same
+//! version: `tools/list` is 20 KB of schemas that would otherwise be rebuilt and encoded on
+//! every call.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 
 use crate::bounds;
-use crate::era::{Features, Version};
-use crate::jsonrpc::Body;
+use crate::call::{Method, SharedCall};
 use crate::prompts::{self, PromptError};
 use crate::resources::{self, ResourceError};
-use crate::review::json::push_json_as_string_contents;
 use crate::store::Store;
 use crate::tools::{self, ToolError, ToolSpec};
+use crate::version::{Features, Version};
+use crate::wire::{self, Payload};
 
 pub const SERVER_NAME: &str = "review-mcp";
 pub const SERVER_TITLE: &str = "Review MCP";
@@ -33,17 +39,6 @@ This server never opens the CAD file and never measures: take every number from 
 Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
 and a `question` when it is unresolved or conflicting; ask the engineer for verdicts rather than inventing them. \
 The prompts `start_review`, `resume_review` and `record_decision` walk through a review with a geometry server.";
-
-/// Methods served by [`Service::handle`] in both eras.
-pub const SHARED_METHODS: [&str; 7] = [
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-];
 
 /// How many items a static list (tools, prompts, templates) returns per page.
 const STATIC_PAGE_SIZE: usize = 50;
@@ -98,9 +93,17 @@ fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::validator_for(schema).map_err(|e| e.to_string())
 }
 
+/// At most this many memoised list answers: distinct cursors make distinct keys, and a
+/// client must not be able to grow the memory without bound.
+const MEMO_CAPACITY: usize = 64;
+
+/// What a static list result depends on: the version, the method and the cursor.
+type MemoKey = (Version, Method, Option<String>);
+
 /// The tool, prompt and resource registry over one store.
 pub struct Service {
     store: Store,
+    memo: HashMap<MemoKey, Payload>,
 }
 
 impl Service {
@@ -108,56 +111,54 @@ impl Service {
         // The tool registry is built on the first tools/list or tools/call, not here: a
         // host's first line (`initialize`, `server/discover`) needs none of its schemas, and
         // building them is a tenth of the server's start-up CPU.
-        Self { store }
+        Self {
+            store,
+            memo: HashMap::new(),
+        }
     }
 
     pub fn store(&mut self) -> &mut Store {
         &mut self.store
     }
 
-    /// Serves one of [`SHARED_METHODS`]; `None` for any other method.
-    pub fn handle(
-        &mut self,
-        method: &str,
-        params: &Map<String, Value>,
-        version: Version,
-    ) -> Option<Result<Body, ServiceError>> {
-        let f = version.features();
-        let out = match method {
-            "tools/call" => return Some(self.call_tool(params, version)),
-            "tools/list" => self.list_tools(params, f),
-            "prompts/list" => list_prompts(params, f),
-            "prompts/get" => get_prompt(params),
-            "resources/list" => self.list_resources(params, f),
-            "resources/read" => self.read_resource(params),
-            "resources/templates/list" => list_templates(params, f),
-            _ => return None,
-        };
-        Some(out.map(Body::Value))
+    /// Serves one shared call at `version`.
+    pub fn serve(&mut self, call: SharedCall, version: Version) -> Result<Payload, ServiceError> {
+        if !call.is_static() {
+            return self.serve_once(call, version);
+        }
+        let key = (version, call.method(), call.cursor().map(str::to_string));
+        if let Some(result) = self.memo.get(&key) {
+            return Ok(result.clone());
+        }
+        let result = self.serve_once(call, version)?.shared();
+        if self.memo.len() < MEMO_CAPACITY {
+            self.memo.insert(key, result.clone());
+        }
+        Ok(result)
     }
 
-    fn list_tools(&self, params: &Map<String, Value>, f: Features) -> Result<Value, ServiceError> {
-        let items: Vec<Value> = registry().iter().map(|t| tool_entry(&t.spec, f)).collect();
-        let (page, next) = static_page("tools", items, cursor_param(params)?)?;
-        Ok(list_result("tools", page, next))
+    fn serve_once(&mut self, call: SharedCall, version: Version) -> Result<Payload, ServiceError> {
+        let f = version.features();
+        let out = match call {
+            SharedCall::ToolsCall { name, arguments } => {
+                return self.call_tool(&name, &arguments, version);
+            }
+            SharedCall::ToolsList { cursor } => list_tools(cursor.as_deref(), f),
+            SharedCall::PromptsList { cursor } => list_prompts(cursor.as_deref(), f),
+            SharedCall::PromptsGet { name, arguments } => get_prompt(&name, &arguments),
+            SharedCall::ResourcesList { cursor } => self.list_resources(cursor.as_deref(), f),
+            SharedCall::ResourcesRead { uri } => self.read_resource(uri),
+            SharedCall::TemplatesList { cursor } => list_templates(cursor.as_deref(), f),
+        };
+        out.map(Payload::from_map)
     }
 
     fn call_tool(
         &mut self,
-        params: &Map<String, Value>,
+        name: &str,
+        args: &Value,
         version: Version,
-    ) -> Result<Body, ServiceError> {
-        let name = match params.get("name") {
-            Some(Value::String(n)) => n.clone(),
-            Some(_) => return Err(invalid("\"name\" must be a string")),
-            None => return Err(invalid("tools/call needs \"name\"")),
-        };
-        let empty = Value::Object(Map::new());
-        let args = match params.get("arguments") {
-            None | Some(Value::Null) => &empty,
-            Some(v @ Value::Object(_)) => v,
-            Some(_) => return Err(invalid("\"arguments\" must be an object")),
-        };
+    ) -> Result<Payload, ServiceError> {
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
             return Err(ServiceError::InvalidParams(format!("Unknown tool: {name}")));
         };
@@ -166,97 +167,88 @@ impl Service {
         let schema_failure = validate_args(tool, args);
         let (result, outcome) = match schema_failure {
             Some(msg) if !f.schema_errors_as_tool_results => {
-                log_call(&name, version, "invalid-arguments", started);
+                log_call(name, version, "invalid-arguments", started);
                 return Err(ServiceError::InvalidParams(msg));
             }
-            Some(msg) => (tool_error_result(&msg), "invalid-arguments"),
-            None => match tools::run(&mut self.store, &name, args) {
+            Some(msg) => (wire::tool_error(&msg), "invalid-arguments"),
+            None => match (tool.spec.run)(&mut self.store, args) {
                 Ok(out) => {
                     check_output(tool, &out.structured)?;
                     (
-                        tool_success_result(&out.summary, out.structured, out.quoted, f),
+                        wire::tool_result(&out.summary, out.structured, f.structured_content),
                         "ok",
                     )
                 }
-                Err(e @ ToolError::Invalid(_)) => (tool_error_result(&e.to_string()), "refused"),
+                Err(e @ ToolError::Invalid(_)) => (wire::tool_error(&e.to_string()), "refused"),
                 Err(e @ ToolError::Storage(_)) => {
-                    (tool_error_result(&e.to_string()), "storage-error")
+                    (wire::tool_error(&e.to_string()), "storage-error")
                 }
                 Err(e @ ToolError::Internal(_)) => {
                     log::error!("tool {name}: {e}");
-                    (tool_error_result(&e.to_string()), "internal-error")
+                    (wire::tool_error(&e.to_string()), "internal-error")
                 }
             },
         };
-        log_call(&name, version, outcome, started);
+        log_call(name, version, outcome, started);
         Ok(result)
     }
 
     fn list_resources(
         &mut self,
-        params: &Map<String, Value>,
+        cursor: Option<&str>,
         f: Features,
-    ) -> Result<Value, ServiceError> {
-        let cursor = cursor_param(params)?;
+    ) -> Result<Map<String, Value>, ServiceError> {
         let (items, next) =
             resources::list(&mut self.store, cursor).map_err(|e| map_resource_error(e, ""))?;
         let items = items.into_iter().map(|v| shape_titles(v, f)).collect();
         Ok(list_result("resources", items, next))
     }
 
-    fn read_resource(&mut self, params: &Map<String, Value>) -> Result<Value, ServiceError> {
-        let uri = match params.get("uri") {
-            Some(Value::String(u)) => u.clone(),
-            _ => return Err(invalid("resources/read needs a string \"uri\"")),
-        };
+    fn read_resource(&mut self, uri: String) -> Result<Map<String, Value>, ServiceError> {
         let contents =
             resources::read(&mut self.store, &uri).map_err(|e| map_resource_error(e, &uri))?;
         // Moved in, not `json!`: the macro would deep-copy every content block.
         let mut m = Map::new();
         m.insert("contents".into(), Value::from(contents));
-        Ok(Value::Object(m))
+        Ok(m)
     }
 }
 
-fn invalid(msg: &str) -> ServiceError {
-    ServiceError::InvalidParams(msg.to_string())
+fn list_tools(cursor: Option<&str>, f: Features) -> Result<Map<String, Value>, ServiceError> {
+    let items: Vec<Value> = registry().iter().map(|t| tool_entry(&t.spec, f)).collect();
+    let (page, next) = static_page("tools", items, cursor)?;
+    Ok(list_result("tools", page, next))
 }
 
-fn list_prompts(params: &Map<String, Value>, f: Features) -> Result<Value, ServiceError> {
+fn list_prompts(cursor: Option<&str>, f: Features) -> Result<Map<String, Value>, ServiceError> {
     let items: Vec<Value> = prompts::catalog()
         .into_iter()
         .map(|p| shape_titles(p, f))
         .collect();
-    let (page, next) = static_page("prompts", items, cursor_param(params)?)?;
+    let (page, next) = static_page("prompts", items, cursor)?;
     Ok(list_result("prompts", page, next))
 }
 
-fn get_prompt(params: &Map<String, Value>) -> Result<Value, ServiceError> {
-    let name = match params.get("name") {
-        Some(Value::String(n)) => n.as_str(),
-        _ => return Err(invalid("prompts/get needs a string \"name\"")),
-    };
-    let empty = Map::new();
-    let args = match params.get("arguments") {
-        None | Some(Value::Null) => &empty,
-        Some(Value::Object(m)) => m,
-        Some(_) => return Err(invalid("\"arguments\" must be an object of strings")),
-    };
-    prompts::get(name, args).map_err(|e| match e {
+fn get_prompt(name: &str, args: &Map<String, Value>) -> Result<Map<String, Value>, ServiceError> {
+    let result = prompts::get(name, args).map_err(|e| match e {
         PromptError::Unknown(n) => ServiceError::InvalidParams(format!("Unknown prompt: {n}")),
         PromptError::MissingArgument(a) => {
             ServiceError::InvalidParams(format!("Missing required argument: {a}"))
         }
         PromptError::InvalidArgument(m) => ServiceError::InvalidParams(m),
-    })
+    })?;
+    match result {
+        Value::Object(m) => Ok(m),
+        _ => Err(ServiceError::Internal("a prompt is not an object".into())),
+    }
 }
 
-fn list_templates(params: &Map<String, Value>, f: Features) -> Result<Value, ServiceError> {
+fn list_templates(cursor: Option<&str>, f: Features) -> Result<Map<String, Value>, ServiceError> {
     let items: Vec<Value> = resources::templates()
         .into_iter()
         .map(|t| shape_titles(t, f))
         .collect();
-    let (page, next) = static_page("templates", items, cursor_param(params)?)?;
+    let (page, next) = static_page("templates", items, cursor)?;
     Ok(list_result("resourceTemplates", page, next))
 }
 
@@ -270,22 +262,13 @@ fn map_resource_error(e: ResourceError, uri: &str) -> ServiceError {
     }
 }
 
-/// `params.cursor`: absent, or a string.
-fn cursor_param(params: &Map<String, Value>) -> Result<Option<&str>, ServiceError> {
-    match params.get("cursor") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(c)) => Ok(Some(c)),
-        Some(_) => Err(ServiceError::InvalidCursor),
-    }
-}
-
-fn list_result(key: &str, items: Vec<Value>, next: Option<String>) -> Value {
+fn list_result(key: &str, items: Vec<Value>, next: Option<String>) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert(key.to_string(), Value::Array(items));
     if let Some(c) = next {
         m.insert("nextCursor".into(), Value::String(c));
     }
-    Value::Object(m)
+    m
 }
 
 /// Pages a static list. Cursors are `<list>.<offset>`: self-contained (a modern request may
@@ -404,11 +387,11 @@ fn truncate(s: &str, max_chars: usize) -> String {
 
 /// In debug builds (and so in every test), a structured result that violates the tool's own
 /// `outputSchema` is an internal error instead of a silently wrong answer.
-fn check_output(tool: &RegisteredTool, structured: &str) -> Result<(), ServiceError> {
+fn check_output(tool: &RegisteredTool, structured: &wire::Encoded) -> Result<(), ServiceError> {
     if !cfg!(debug_assertions) {
         return Ok(());
     }
-    let structured: Value = serde_json::from_str(structured).map_err(|e| {
+    let structured = structured.to_value().map_err(|e| {
         ServiceError::Internal(format!(
             "{} produced output that is not JSON: {e}",
             tool.spec.name
@@ -427,43 +410,6 @@ fn check_output(tool: &RegisteredTool, structured: &str) -> Result<(), ServiceEr
         )));
     }
     Ok(())
-}
-
-/// A successful tool result, encoded: the summary and the whole result as text blocks (the
-/// JSON copy is what the spec asks of a tool with an output schema, for clients that read only
-/// `content`), then `structuredContent` where the version has it. Each member is the bytes
-/// serde_json writes for the equivalent value. `quoted` is the JSON copy already escaped, when
-/// the tool wrote it alongside `structured`.
-fn tool_success_result(
-    summary: &str,
-    structured: String,
-    quoted: Option<String>,
-    f: Features,
-) -> Body {
-    let summary = Value::String(summary.to_string()).to_string();
-    // Escaping adds a byte per quote: about one in eight bytes of a page of records, so a
-    // quarter more is room enough, without counting first. The response line is assembled in
-    // this buffer (see `jsonrpc::encoded_result_response`): room for `structuredContent` too.
-    let copies = if f.structured_content { 2 } else { 1 };
-    let capacity = summary.len() + structured.len() * copies + structured.len() / 4 + 256;
-    let mut content = String::with_capacity(capacity);
-    content.push_str("[{\"text\":");
-    content.push_str(&summary);
-    content.push_str(",\"type\":\"text\"},{\"text\":\"");
-    match quoted {
-        Some(q) => content.push_str(&q),
-        None => push_json_as_string_contents(&structured, &mut content),
-    }
-    content.push_str("\",\"type\":\"text\"}]");
-    let mut members = vec![("content".to_string(), content)];
-    if f.structured_content {
-        members.push(("structuredContent".to_string(), structured));
-    }
-    Body::Members(members)
-}
-
-fn tool_error_result(message: &str) -> Body {
-    Body::Value(json!({"content": [{"type": "text", "text": message}], "isError": true}))
 }
 
 fn log_call(tool: &str, version: Version, outcome: &str, started: Instant) {
@@ -501,66 +447,6 @@ mod tests {
                 Err(ServiceError::InvalidCursor),
                 "{bad}"
             );
-        }
-    }
-
-    /// Strings that stress escaping: quotes, backslashes, every control character, non-ASCII
-    /// (including U+2028, which JSON allows raw) and DEL.
-    fn awkward_values() -> Vec<Value> {
-        let controls: String = (0u8..0x20).map(char::from).collect();
-        vec![
-            json!({}),
-            json!({"a": "plain", "n": 1, "f": -2.5e-7, "b": [true, false, null]}),
-            json!({"q": "say \"hi\" \\ back\\\\slash", "c": controls}),
-            json!({"u": "Größe ∅ 𝔸 \u{2028} \u{7f} \u{fffd}", "nested": {"k\"ey": ["\\\""]}}),
-            json!({"nul": "a\u{0}b", "bell": "\u{7}"}),
-        ]
-    }
-
-    #[test]
-    fn json_as_string_contents_matches_serde_json_escaping() {
-        for v in awkward_values() {
-            let compact = v.to_string();
-            let mut inside = String::new();
-            push_json_as_string_contents(&compact, &mut inside);
-            assert_eq!(format!("\"{inside}\""), Value::String(compact).to_string());
-        }
-    }
-
-    #[test]
-    fn tool_success_result_is_the_bytes_of_the_equivalent_value() {
-        for structured in awkward_values() {
-            let encoded = structured.to_string();
-            let versions = [
-                Version::parse_modern("2026-07-28"),
-                Some(Version::negotiate_legacy("2025-06-18")),
-                Some(Version::negotiate_legacy("2024-11-05")),
-            ];
-            for version in versions.into_iter().flatten() {
-                let f = version.features();
-                let mut want = json!({"content": [
-                    {"type": "text", "text": "sum \"mary\"\n"},
-                    {"type": "text", "text": encoded},
-                ]});
-                if f.structured_content {
-                    want["structuredContent"] = structured.clone();
-                }
-                // The text copy escaped here, or handed over already escaped.
-                let as_string = Value::String(encoded.clone()).to_string();
-                let escaped = as_string[1..as_string.len() - 1].to_string();
-                for quoted in [None, Some(escaped)] {
-                    let body = tool_success_result("sum \"mary\"\n", encoded.clone(), quoted, f);
-                    let Body::Members(members) = body else {
-                        panic!("a tool result is sent encoded");
-                    };
-                    let id = crate::jsonrpc::Id::Number(1.into());
-                    let line = crate::jsonrpc::encoded_result_response(&id, members);
-                    assert_eq!(
-                        line,
-                        crate::jsonrpc::result_response(&id, want.clone()).to_string()
-                    );
-                }
-            }
         }
     }
 }

@@ -6,9 +6,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{LOG_LEVELS, Version};
-use crate::jsonrpc::{Body, ErrorObject, INVALID_PARAMS};
+use crate::call::{Call, Method};
+use crate::jsonrpc::ErrorObject;
 use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
+use crate::version::Version;
+use crate::wire::Payload;
 
 /// -32002: resource not found, as every legacy revision specifies it.
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
@@ -22,11 +24,19 @@ pub struct Session {
     pub log_level: Option<String>,
 }
 
+/// True when `params` make an `initialize` request the handshake: a string
+/// `protocolVersion`. Anything else named `initialize` is an unknown method.
+pub fn is_handshake(params: Option<&Value>) -> bool {
+    params
+        .and_then(|p| p.get("protocolVersion"))
+        .is_some_and(Value::is_string)
+}
+
 /// Runs the handshake: negotiates the version (a counter-offer, never an error) and returns
 /// the new session with the `InitializeResult`.
-pub fn initialize(params: &Map<String, Value>) -> (Session, Value) {
+pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
     let requested = params
-        .get("protocolVersion")
+        .and_then(|p| p.get("protocolVersion"))
         .and_then(Value::as_str)
         .unwrap_or_default();
     let version = Version::negotiate_legacy(requested);
@@ -43,12 +53,14 @@ pub fn initialize(params: &Map<String, Value>) -> (Session, Value) {
         server_info.insert("title".into(), json!(SERVER_TITLE));
     }
     server_info.insert("version".into(), json!(SERVER_VERSION));
-    let result = json!({
-        "protocolVersion": version.as_str(),
-        "capabilities": {"tools": {}, "prompts": {}, "resources": {}, "logging": {}},
-        "serverInfo": server_info,
-        "instructions": service::INSTRUCTIONS,
-    });
+    let mut result = Payload::default();
+    result.insert("protocolVersion", json!(version.as_str()));
+    result.insert(
+        "capabilities",
+        json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}}),
+    );
+    result.insert("serverInfo", Value::Object(server_info));
+    result.insert("instructions", json!(service::INSTRUCTIONS));
     (
         Session {
             version,
@@ -58,62 +70,51 @@ pub fn initialize(params: &Map<String, Value>) -> (Session, Value) {
     )
 }
 
-/// Answers one un-enveloped request (not `initialize`, which the router handles).
+/// Answers one un-enveloped request (not the handshake, which the router handles).
 pub fn handle(
     service: &mut Service,
     session: Option<&mut Session>,
-    method: &str,
-    params: Option<&Value>,
-) -> Result<Body, ErrorObject> {
-    let empty = Map::new();
+    name: &str,
+    params: Option<Value>,
+) -> Result<Payload, ErrorObject> {
     let params = match params {
-        None | Some(Value::Null) => &empty,
+        None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
         Some(_) => return Err(ErrorObject::invalid_params("\"params\" must be an object")),
     };
-    if method == "ping" {
-        return Ok(Body::Value(json!({})));
+    let method = Method::from_name(name);
+    let served = method.filter(|m| !m.is_modern_only());
+    if served == Some(Method::Ping) {
+        return Ok(Payload::default());
     }
-    let known = method == "logging/setLevel" || service::SHARED_METHODS.contains(&method);
     let Some(session) = session else {
-        if super::modern::OWN_METHODS.contains(&method) {
+        if method.is_some_and(Method::is_modern_only) {
             // A modern method without its envelope: what the modern ladder answers too.
             return Err(ErrorObject::invalid_params(
                 "Invalid params: the _meta envelope is missing",
             ));
         }
-        if known {
+        if served.is_some() {
             return Err(ErrorObject::invalid_params(format!(
-                "{method} needs a session: send initialize first, or put the 2026-07-28 _meta envelope in params"
+                "{name} needs a session: send initialize first, or put the 2026-07-28 _meta envelope in params"
             )));
         }
-        return Err(ErrorObject::method_not_found(method));
+        return Err(ErrorObject::method_not_found(name));
     };
-    if method == "logging/setLevel" {
-        return set_level(session, params).map(Body::Value);
-    }
-    match service.handle(method, params, session.version) {
-        Some(Ok(result)) => Ok(result),
-        Some(Err(e)) => Err(super::service_error(e, |uri| {
-            ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found")
-                .with_data(json!({"uri": uri}))
-        })),
-        None => Err(ErrorObject::method_not_found(method)),
-    }
-}
-
-fn set_level(session: &mut Session, params: &Map<String, Value>) -> Result<Value, ErrorObject> {
-    match params.get("level").and_then(Value::as_str) {
-        Some(level) if LOG_LEVELS.contains(&level) => {
-            session.log_level = Some(level.to_string());
-            Ok(json!({}))
+    let Some(method) = served else {
+        return Err(ErrorObject::method_not_found(name));
+    };
+    match Call::parse(method, params).map_err(super::call_error)? {
+        Call::SetLevel { level } => {
+            session.log_level = Some(level);
+            Ok(Payload::default())
         }
-        _ => Err(ErrorObject::new(
-            INVALID_PARAMS,
-            format!(
-                "Invalid log level: expected one of {}",
-                LOG_LEVELS.join(", ")
-            ),
-        )),
+        Call::Shared(call) => service.serve(call, session.version).map_err(|e| {
+            super::service_error(e, |uri| {
+                ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found")
+                    .with_data(json!({"uri": uri}))
+            })
+        }),
+        Call::Ping | Call::Discover | Call::Listen => Err(ErrorObject::method_not_found(name)),
     }
 }

@@ -8,9 +8,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{LOG_LEVELS, Version};
-use crate::jsonrpc::{self, Body, ErrorObject, Id};
+use crate::call::{self, Call, Method, SharedCall};
+use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
+use crate::version::{LOG_LEVELS, Version};
+use crate::wire::Payload;
 
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -18,13 +20,6 @@ pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
-
-/// The methods only the modern era has. Without the envelope and before any session they
-/// still get -32602 (the envelope is missing), not -32601: the conformance
-/// `missing-meta` probe is `server/discover` with `params: {}`.
-pub const DISCOVER: &str = "server/discover";
-pub const LISTEN: &str = "subscriptions/listen";
-pub const OWN_METHODS: [&str; 2] = [DISCOVER, LISTEN];
 
 /// -32022: the request's protocol version is not one we serve.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
@@ -39,11 +34,11 @@ const ENVELOPE_KEYS: [&str; 4] = [
 /// What a modern request produces.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    Result(Body),
+    Result(Payload),
     Error(ErrorObject),
     /// `subscriptions/listen`: write this acknowledgement now and answer nothing until the
     /// client cancels the stream (then nothing at all) or the input ends.
-    Hold(Value),
+    Hold(Notification),
 }
 
 /// True when `params._meta` carries any key of the modern envelope: the router's test for
@@ -56,29 +51,39 @@ pub fn has_envelope(params: Option<&Value>) -> bool {
 }
 
 /// Answers one modern request.
-pub fn handle(service: &mut Service, id: &Id, method: &str, params: Option<&Value>) -> Reply {
+pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>) -> Reply {
     let (version, params) = match check_envelope(params) {
         Ok(ok) => ok,
         Err(e) => return Reply::Error(e),
     };
-    match method {
-        DISCOVER => Reply::Result(decorate(Body::Value(discover_result()), Cache::Public)),
-        LISTEN => Reply::Hold(jsonrpc::notification(
-            "notifications/subscriptions/acknowledged",
-            json!({"notifications": {}, "_meta": {META_SUBSCRIPTION_ID: id.to_value()}}),
-        )),
-        _ => match service.handle(method, params, version) {
-            Some(Ok(result)) => Reply::Result(decorate(result, cache_for(method))),
-            Some(Err(e)) => Reply::Error(super::service_error(e, |uri| {
-                ErrorObject::invalid_params("Resource not found").with_data(json!({"uri": uri}))
-            })),
-            None => Reply::Error(ErrorObject::method_not_found(method)),
-        },
+    let Some(method) = Method::from_name(name).filter(|m| m.is_shared() || m.is_modern_only())
+    else {
+        return Reply::Error(ErrorObject::method_not_found(name));
+    };
+    match Call::parse(method, params) {
+        Err(e) => Reply::Error(super::call_error(e)),
+        Ok(Call::Discover) => Reply::Result(decorate(discover_result(), Cache::Public)),
+        Ok(Call::Listen) => Reply::Hold(Notification {
+            method: call::ACKNOWLEDGED.to_string(),
+            params: Some(
+                json!({"notifications": {}, "_meta": {META_SUBSCRIPTION_ID: id.to_value()}}),
+            ),
+        }),
+        Ok(Call::Shared(call)) => {
+            let cache = Cache::of(&call);
+            match service.serve(call, version) {
+                Ok(result) => Reply::Result(decorate(result, cache)),
+                Err(e) => Reply::Error(super::service_error(e, |uri| {
+                    ErrorObject::invalid_params("Resource not found").with_data(json!({"uri": uri}))
+                })),
+            }
+        }
+        Ok(Call::Ping | Call::SetLevel { .. }) => Reply::Error(ErrorObject::method_not_found(name)),
     }
 }
 
 /// Steps 1 to 3 of the ladder. Returns the version and the params object.
-fn check_envelope(params: Option<&Value>) -> Result<(Version, &Map<String, Value>), ErrorObject> {
+fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>), ErrorObject> {
     let params = match params {
         Some(Value::Object(p)) => p,
         Some(_) => {
@@ -136,89 +141,42 @@ enum Cache {
     Private,
 }
 
-fn cache_for(method: &str) -> Cache {
-    match method {
-        "tools/list" | "prompts/list" | "resources/templates/list" => Cache::Public,
-        "resources/list" | "resources/read" => Cache::Private,
-        _ => Cache::None,
+impl Cache {
+    fn of(call: &SharedCall) -> Cache {
+        match call {
+            SharedCall::ResourcesList { .. } | SharedCall::ResourcesRead { .. } => Cache::Private,
+            call if call.is_static() => Cache::Public,
+            _ => Cache::None,
+        }
     }
 }
 
-fn discover_result() -> Value {
-    json!({
-        "supportedVersions": Version::modern_strings(),
-        "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
-        "instructions": service::INSTRUCTIONS,
-    })
+fn discover_result() -> Payload {
+    let mut result = Payload::default();
+    result.insert("supportedVersions", json!(Version::modern_strings()));
+    result.insert(
+        "capabilities",
+        json!({"tools": {}, "prompts": {}, "resources": {}}),
+    );
+    result.insert("instructions", json!(service::INSTRUCTIONS));
+    result
 }
 
 /// Adds `resultType`, the server's identity in `_meta`, and the cache hints.
-fn decorate(result: Body, cache: Cache) -> Body {
-    let mut members = Map::new();
-    members.insert("resultType".into(), json!("complete"));
+fn decorate(mut result: Payload, cache: Cache) -> Payload {
+    result.insert("resultType", json!("complete"));
     let scope = match cache {
         Cache::None => None,
         Cache::Public => Some("public"),
         Cache::Private => Some("private"),
     };
     if let Some(scope) = scope {
-        members.insert("ttlMs".into(), json!(0));
-        members.insert("cacheScope".into(), json!(scope));
+        result.insert("ttlMs", json!(0));
+        result.insert("cacheScope", json!(scope));
     }
-    let server_info =
-        json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION});
-    match result {
-        Body::Value(mut v) => {
-            if let Value::Object(m) = &mut v {
-                let meta = m.entry("_meta").or_insert_with(|| json!({}));
-                if let Value::Object(meta) = meta {
-                    meta.insert(META_SERVER_INFO.into(), server_info);
-                }
-                m.extend(members);
-            }
-            Body::Value(v)
-        }
-        Body::Members(mut encoded) => {
-            // A `_meta` of the result's own keeps its keys; the server's identity joins them.
-            let mut meta = match encoded.iter().position(|(name, _)| name == "_meta") {
-                Some(i) => {
-                    serde_json::from_str(&encoded.swap_remove(i).1).unwrap_or_else(|_| Map::new())
-                }
-                None => Map::new(),
-            };
-            meta.insert(META_SERVER_INFO.into(), server_info);
-            members.insert("_meta".into(), Value::Object(meta));
-            encoded.retain(|(name, _)| !members.contains_key(name));
-            encoded.extend(members.into_iter().map(|(name, v)| (name, v.to_string())));
-            Body::Members(encoded)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decorate_encoded_members_gives_the_bytes_of_decorating_the_value() {
-        let id = Id::Number(7.into());
-        let results = [
-            json!({}),
-            json!({"content": [{"type": "text", "text": "{\"a\":1}"}], "structuredContent": {"a": 1}}),
-            json!({"_meta": {"x": 1}, "content": [], "isError": true, "resultType": "old"}),
-        ];
-        for result in results {
-            for cache in [Cache::None, Cache::Public, Cache::Private] {
-                let from_value = decorate(Body::Value(result.clone()), cache).into_value();
-                let Value::Object(m) = &result else { continue };
-                let members = m.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
-                let Body::Members(encoded) = decorate(Body::Members(members), cache) else {
-                    panic!("members stay members");
-                };
-                let line = jsonrpc::encoded_result_response(&id, encoded);
-                let want = jsonrpc::result_response(&id, from_value).to_string();
-                assert_eq!(line, want);
-            }
-        }
-    }
+    result.meta_mut().insert(
+        META_SERVER_INFO.into(),
+        json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION}),
+    );
+    result
 }

@@ -5,8 +5,6 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::json::{JsonOut, key};
-
 /// The only CAD format today.
 pub const FORMAT_STEP: &str = "step";
 
@@ -48,24 +46,6 @@ pub struct ArtifactWire<'a> {
 }
 
 impl ArtifactWire<'_> {
-    /// Appends the JSON serde_json writes for this struct (see [`super::json`]).
-    pub fn write_json(&self, out: &mut JsonOut) {
-        out.push_plain("{");
-        out.push_key(key!(first "format"));
-        out.push_str(self.format);
-        out.push_key(key!("revision"));
-        out.push_str(self.revision);
-        if let Some(units) = self.units {
-            out.push_key(key!("units"));
-            out.push_str(units);
-        }
-        if let Some(uri) = self.uri {
-            out.push_key(key!("uri"));
-            out.push_str(uri);
-        }
-        out.push_plain("}");
-    }
-
     /// An owned copy.
     pub fn into_owned(self) -> Artifact {
         Artifact {

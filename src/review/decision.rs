@@ -5,7 +5,6 @@ use serde_json::Value;
 
 use super::Artifact;
 use super::artifact::ArtifactWire;
-use super::json::{JsonOut, key};
 use super::record::stale;
 
 /// Where a requirement came from.
@@ -201,83 +200,6 @@ impl Decision {
     }
 }
 
-impl DecisionWire<'_> {
-    /// Appends the JSON serde_json writes for this struct (see [`super::json`]): a recall
-    /// writes each decision of its page this way.
-    pub fn write_json(&self, out: &mut JsonOut) {
-        out.push_plain("{");
-        out.push_key(key!(first "artifact"));
-        self.artifact.write_json(out);
-        out.push_key(key!("basis"));
-        out.push_plain("[");
-        for (i, item) in self.basis.iter().enumerate() {
-            if i > 0 {
-                out.push_plain(",");
-            }
-            item.write_json(out);
-        }
-        out.push_plain("]");
-        out.push_key(key!("created_at"));
-        out.push_str(self.created_at);
-        out.push_key(key!("disposition"));
-        out.push_str(self.disposition);
-        out.push_key(key!("id"));
-        out.push_str(self.id);
-        out.push_key(key!("stale"));
-        out.push_opt_bool(self.stale);
-        out.push_key(key!("subject"));
-        out.push_str(self.subject);
-        if let Some(summary) = self.summary {
-            out.push_key(key!("summary"));
-            out.push_str(summary);
-        }
-        out.push_key(key!("updated_at"));
-        out.push_str(self.updated_at);
-        out.push_plain("}");
-    }
-}
-
-impl BasisWire<'_> {
-    fn write_json(&self, out: &mut JsonOut) {
-        out.push_plain("{");
-        // The first member is `faces` unless `evidence` comes before it.
-        if let Some(evidence) = self.evidence {
-            out.push_key(key!(first "evidence"));
-            out.push_str(evidence);
-            out.push_key(key!("faces"));
-        } else {
-            out.push_key(key!(first "faces"));
-        }
-        out.push_strs(self.faces.iter().map(String::as_str));
-        if let Some(question) = self.question {
-            out.push_key(key!("question"));
-            out.push_str(question);
-        }
-        out.push_key(key!("requirement"));
-        out.push_str(self.requirement);
-        out.push_key(key!("source"));
-        out.push_str(self.source.as_str());
-        if let Some(detail) = self.source_detail {
-            out.push_key(key!("sourceDetail"));
-            out.push_str(detail);
-        }
-        out.push_key(key!("state"));
-        out.push_str(self.state.as_str());
-        if let Some(verdict) = self.verdict {
-            out.push_key(key!("verdict"));
-            out.push_plain("{");
-            out.push_key(key!(first "judgement"));
-            out.push_str(verdict.judgement.as_str());
-            if let Some(reason) = &verdict.reason {
-                out.push_key(key!("reason"));
-                out.push_str(reason);
-            }
-            out.push_plain("}");
-        }
-        out.push_plain("}");
-    }
-}
-
 impl BasisItem {
     fn wire(&self) -> BasisWire<'_> {
         BasisWire {
@@ -344,9 +266,10 @@ mod tests {
     }
 
     #[test]
-    fn write_json_is_the_bytes_serde_json_writes() {
-        use crate::review::json::tests::{assert_writes_like_serde, awkward_artifact};
-        let strings = crate::review::json::tests::awkward_strings();
+    fn wire_encodes_to_the_bytes_serde_json_writes() {
+        use crate::review::tests::awkward_artifact;
+        use crate::wire::tests::{assert_encodes_like_serde_json, awkward_strings};
+        let strings = awkward_strings();
         let pick = |i: usize| strings[i % strings.len()].clone();
         let sources = [Source::ModelPmi, Source::Drawing, Source::AssistantProposed];
         let states = [State::Satisfied, State::Unresolved, State::NotApplicable];
@@ -388,8 +311,7 @@ mod tests {
                 Some(d.artifact.revision.clone()),
                 Some("other".into()),
             ] {
-                let wire = d.wire(cur.as_deref());
-                assert_writes_like_serde(&wire, |out| wire.write_json(out));
+                assert_encodes_like_serde_json(&d.wire(cur.as_deref()));
             }
         }
     }

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::artifact::ArtifactWire;
-use super::json::{JsonOut, key};
 
 use super::Artifact;
 
@@ -165,41 +164,6 @@ fn borrowed_strs(v: &[String]) -> Vec<Cow<'_, str>> {
     v.iter().map(|s| Cow::Borrowed(s.as_str())).collect()
 }
 
-impl RecordWire<'_> {
-    /// Appends the JSON serde_json writes for this struct (see [`super::json`]): a recall
-    /// writes each record of its page this way.
-    pub fn write_json(&self, out: &mut JsonOut) {
-        out.push_plain("{");
-        out.push_key(key!(first "artifact"));
-        self.artifact.write_json(out);
-        out.push_key(key!("created_at"));
-        out.push_str(self.created_at);
-        out.push_key(key!("entity_ids"));
-        out.push_strs(self.entity_ids.iter().map(AsRef::as_ref));
-        out.push_key(key!("id"));
-        out.push_str(self.id);
-        out.push_key(key!("id_scheme"));
-        out.push_str(self.id_scheme);
-        out.push_key(key!("kind"));
-        out.push_str(self.kind.as_str());
-        if let Some(name) = self.name {
-            out.push_key(key!("name"));
-            out.push_str(name);
-        }
-        if let Some(note) = self.note {
-            out.push_key(key!("note"));
-            out.push_str(note);
-        }
-        out.push_key(key!("stale"));
-        out.push_opt_bool(self.stale);
-        out.push_key(key!("tags"));
-        out.push_strs(self.tags.iter().map(AsRef::as_ref));
-        out.push_key(key!("updated_at"));
-        out.push_str(self.updated_at);
-        out.push_plain("}");
-    }
-}
-
 /// `stale` as both recalls report it.
 pub fn stale(revision: &str, current: Option<&str>) -> Option<bool> {
     current.map(|c| c != revision)
@@ -252,9 +216,10 @@ mod tests {
     }
 
     #[test]
-    fn write_json_is_the_bytes_serde_json_writes() {
-        use crate::review::json::tests::{assert_writes_like_serde, awkward_artifact};
-        let strings = crate::review::json::tests::awkward_strings();
+    fn wire_encodes_to_the_bytes_serde_json_writes() {
+        use crate::review::tests::awkward_artifact;
+        use crate::wire::tests::{assert_encodes_like_serde_json, awkward_strings};
+        let strings = awkward_strings();
         let pick = |i: usize| strings[i % strings.len()].clone();
         for i in 0..strings.len() * 2 {
             let r = Record {
@@ -278,8 +243,7 @@ mod tests {
                 Some(r.artifact.revision.clone()),
                 Some("other".into()),
             ] {
-                let wire = r.wire(cur.as_deref());
-                assert_writes_like_serde(&wire, |out| wire.write_json(out));
+                assert_encodes_like_serde_json(&r.wire(cur.as_deref()));
             }
         }
     }

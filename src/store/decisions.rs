@@ -10,8 +10,8 @@ use super::{
     Page, PageRequest, Position, Segment, Store, StoreError, check_answer_size, current_seq,
     json_strings, json_text, next_seq, run_segments_into,
 };
-use crate::review::json::JsonOut;
 use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, id, time};
+use crate::wire;
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.
 #[derive(Debug, Clone)]
@@ -113,7 +113,7 @@ pub(super) fn write_decision(
     seq: i64,
 ) -> Result<i64, StoreError> {
     let a = &decision.artifact;
-    let bytes = JsonOut::answer_bytes(|out| decision.wire(Some(&a.revision)).write_json(out));
+    let bytes = wire::answer_bytes(&decision.wire(Some(&a.revision)));
     check_answer_size(&format!("decision {:?}", decision.subject), bytes)?;
     // The same values, numbered alike, for the update (row `rid` as ?13) and the insert.
     let values = params![

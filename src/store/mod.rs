@@ -423,9 +423,9 @@ fn json_text(v: &[String]) -> String {
 /// answer more than [`MAX_ANSWER_ITEMS_BYTES`] (see there): every item must fit in a page
 /// of its own, inside the answer line limit.
 ///
-/// [`MAX_ANSWER_ITEMS_BYTES`]: crate::review::json::MAX_ANSWER_ITEMS_BYTES
+/// [`MAX_ANSWER_ITEMS_BYTES`]: crate::wire::MAX_ANSWER_ITEMS_BYTES
 fn check_answer_size(what: &str, bytes: usize) -> Result<(), StoreError> {
-    use crate::review::json::MAX_ANSWER_ITEMS_BYTES;
+    use crate::wire::MAX_ANSWER_ITEMS_BYTES;
     if bytes > MAX_ANSWER_ITEMS_BYTES {
         return Err(StoreError::Invalid(format!(
             "{what} would take {bytes} bytes in an answer, which carries its JSON twice \

@@ -10,8 +10,8 @@ use super::{
     json_strings, json_strs, json_text, next_seq, run_segments_into,
 };
 use crate::review::artifact::ArtifactWire;
-use crate::review::json::JsonOut;
 use crate::review::{Artifact, Kind, Record, RecordRef, id, time};
+use crate::wire;
 
 /// What `remember` stores: the artifact already normalised.
 #[derive(Debug, Clone)]
@@ -100,8 +100,7 @@ pub(super) fn write_record(
     record: &Record,
     seq: i64,
 ) -> Result<(), StoreError> {
-    let bytes =
-        JsonOut::answer_bytes(|out| record.wire(Some(&record.artifact.revision)).write_json(out));
+    let bytes = wire::answer_bytes(&record.wire(Some(&record.artifact.revision)));
     check_answer_size(&format!("record {}", record.id), bytes)?;
     if let Some(old) = old {
         delete_record(tx, old)?;

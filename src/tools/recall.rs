@@ -8,8 +8,8 @@ use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short};
 use crate::review::Kind;
-use crate::review::json::MAX_ANSWER_ITEMS_BYTES;
 use crate::store::{RecordQuery, Store};
+use crate::wire::{MAX_ANSWER_ITEMS_BYTES, Page};
 
 pub const NAME: &str = "recall";
 
@@ -59,6 +59,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
             "required": ["records"]
         }),
         annotations: s::annotations("Recall features and notes", true, false, true),
+        run: |store, args| run(store, super::parse(NAME, args)?),
     }
 }
 
@@ -87,7 +88,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     )?;
     let current = current.as_deref();
     // A record's wire form is 400 to 700 bytes with typical names, notes and lists.
-    let mut records = super::JsonArray::with_room(request.limit, 640);
+    let mut records = Page::with_room("records", request.limit, 640);
     let mut firsts = Vec::new();
     let mut stale = 0;
     // A page ends early when the next record would take the answer past its byte bound.
@@ -97,9 +98,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             Some(name) => format!("\"{}\"", short(name, 40)),
             None => format!("note {}", r.id),
         });
-        if !records.push_json_within(MAX_ANSWER_ITEMS_BYTES, |out| {
-            r.wire(current).write_json(out)
-        }) {
+        if !records.push_within(MAX_ANSWER_ITEMS_BYTES, &r.wire(current)) {
             return false;
         }
         stale += usize::from(is_stale);
@@ -119,5 +118,5 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (written for another revision)"));
     }
-    Ok(super::page_output("records", records, next, summary))
+    ToolOutput::page(records, next, summary)
 }

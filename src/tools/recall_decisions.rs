@@ -8,8 +8,8 @@ use super::cursor;
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::State;
-use crate::review::json::MAX_ANSWER_ITEMS_BYTES;
 use crate::store::{DecisionQuery, Store};
+use crate::wire::{MAX_ANSWER_ITEMS_BYTES, Page};
 
 pub const NAME: &str = "recall_decisions";
 
@@ -58,6 +58,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
             "required": ["decisions"]
         }),
         annotations: s::annotations("Recall review decisions", true, false, true),
+        run: |store, args| run(store, super::parse(NAME, args)?),
     }
 }
 
@@ -86,12 +87,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     )?;
     // A decision with a few basis items is 1 to 5 KB. A page ends early when the next
     // decision would take the answer past its byte bound.
-    let mut decisions = super::JsonArray::with_room(request.limit, 2048);
+    let mut decisions = Page::with_room("decisions", request.limit, 2048);
     let mut firsts = Vec::new();
     let page = store.recall_decisions_each(&query, request, |d| {
-        if !decisions.push_json_within(MAX_ANSWER_ITEMS_BYTES, |out| {
-            d.wire(current.as_deref()).write_json(out)
-        }) {
+        if !decisions.push_within(MAX_ANSWER_ITEMS_BYTES, &d.wire(current.as_deref())) {
             return false;
         }
         if firsts.len() < 3 {
@@ -109,5 +108,5 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     for first in &firsts {
         summary.push_str(first);
     }
-    Ok(super::page_output("decisions", decisions, next, summary))
+    ToolOutput::page(decisions, next, summary)
 }

@@ -57,6 +57,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\"},\"
             "required": ["decision", "replaced"]
         }),
         annotations: s::annotations("Remember a review decision", false, true, true),
+        run: |store, args| run(store, super::parse(NAME, args)?),
     }
 }
 

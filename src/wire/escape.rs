@@ -1,92 +1,62 @@
-//! Compact JSON written by hand for the wire forms a recall sends by the page.
+//! The two copies every tool answer carries: compact JSON, and the same JSON escaped as the
+//! inside of a JSON string (the answer's text block).
 //!
-//! The bytes are exactly those serde_json writes for the same struct (the tests compare them
-//! on awkward values), without its general machinery: keys are literals, and a string that
-//! needs no escaping (nearly all of them) is copied in one piece instead of being scanned by
-//! serde_json's per-character escaper. That escaper was a tenth of a recall by tags.
-//!
-//! A tool answer also carries its JSON as text, escaped as the inside of a JSON string (every
-//! `"` and `\` gets a backslash). [`JsonOut`] writes that copy in the same pass, where the
-//! quotes are known, instead of searching a finished page for them afterwards: that search
-//! was a fifth of a recall by tags (one byte in eight of a page is a quote). Answers built
-//! any other way are escaped afterwards by [`push_json_as_string_contents`].
+//! [`Dual`] writes both in one pass, where the quotes are known, instead of searching a
+//! finished page for them afterwards (one byte in eight of a page of records is a quote).
+//! JSON made any other way is escaped afterwards by [`push_json_as_string_contents`].
 
-/// What the items of one answer (the records or decisions of a page, or the one a `remember`
-/// returns) may cost in bytes: their JSON plus its escaped copy, both of which the answer
-/// carries (`structuredContent` and the text block). The rest of the answer line (the
-/// envelope, the summary, `next_cursor`) fits in the 64 KiB left over, so no answer line is
-/// longer than a request line may be ([`crate::framing::MAX_LINE_BYTES`], 16 MiB). A page
-/// stops early when the next item would pass it; a record or decision that alone would is
-/// refused when it is written (see [`JsonOut::answer_bytes`]), so every item fits a page.
-pub const MAX_ANSWER_ITEMS_BYTES: usize = crate::framing::MAX_LINE_BYTES - 64 * 1024;
-
-/// A member's key as `JsonOut::push_key` writes it: `,"name":` (or `"name":` for an object's
-/// first member, `key!(first "name")`) and its escaped copy, both made at compile time.
-macro_rules! key {
-    (first $name:literal) => {
-        $crate::review::json::Key {
-            plain: concat!("\"", $name, "\":"),
-            quoted: concat!("\\\"", $name, "\\\":"),
-        }
-    };
-    ($name:literal) => {
-        $crate::review::json::Key {
-            plain: concat!(",\"", $name, "\":"),
-            quoted: concat!(",\\\"", $name, "\\\":"),
-        }
-    };
-}
-pub(crate) use key;
-
-/// See [`key!`].
-pub struct Key {
-    pub plain: &'static str,
-    pub quoted: &'static str,
-}
-
-/// A wire form's JSON, and the same JSON escaped as the inside of a JSON string, written
-/// together.
+/// Compact JSON and its escaped copy, written together.
 #[derive(Debug, Default)]
-pub struct JsonOut {
-    pub plain: String,
-    pub quoted: String,
+pub struct Dual {
+    pub(super) plain: String,
+    pub(super) quoted: String,
 }
 
-impl JsonOut {
-    /// What a wire form written by `write` costs an answer: its JSON and its escaped copy.
-    pub fn answer_bytes(write: impl FnOnce(&mut JsonOut)) -> usize {
-        let mut out = JsonOut::default();
-        write(&mut out);
-        out.plain.len() + out.quoted.len()
-    }
-
+impl Dual {
     /// Room for `bytes` of JSON.
-    pub fn with_capacity(bytes: usize) -> JsonOut {
-        JsonOut {
+    pub fn with_capacity(bytes: usize) -> Dual {
+        Dual {
             plain: String::with_capacity(bytes),
             // Escaping adds a byte per quote: about one in eight bytes of a page of records.
             quoted: String::with_capacity(bytes + bytes / 4),
         }
     }
 
+    /// The bytes both copies hold: what they cost an answer that carries both.
+    pub fn len(&self) -> usize {
+        self.plain.len() + self.quoted.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.plain.is_empty()
+    }
+
+    /// Cuts both copies back to lengths taken earlier with [`Dual::mark`].
+    pub(super) fn truncate(&mut self, mark: (usize, usize)) {
+        self.plain.truncate(mark.0);
+        self.quoted.truncate(mark.1);
+    }
+
+    pub(super) fn mark(&self) -> (usize, usize) {
+        (self.plain.len(), self.quoted.len())
+    }
+
     /// Appends JSON text that holds no `"` or `\` (punctuation, literals, numbers): the same
     /// bytes in both copies.
-    pub fn push_plain(&mut self, text: &str) {
+    pub(super) fn push_plain(&mut self, text: &str) {
         self.plain.push_str(text);
         self.quoted.push_str(text);
     }
 
-    /// Appends any compact JSON text (as serde_json writes it), escaping it for the quoted
-    /// copy.
-    pub fn push_json(&mut self, json: &str) {
+    /// Appends compact JSON text (as serde_json writes it), escaping it for the quoted copy.
+    pub(super) fn push_json(&mut self, json: &str) {
         self.plain.push_str(json);
         push_json_as_string_contents(json, &mut self.quoted);
     }
 
     /// Appends `s` as a JSON string.
-    pub fn push_str(&mut self, s: &str) {
-        // No early exit, so the compiler can test many bytes at once (a word-at-a-time test
-        // measured no better).
+    pub(super) fn push_str(&mut self, s: &str) {
+        // No early exit, so the compiler can test many bytes at once.
         let plain = s
             .bytes()
             .fold(true, |ok, b| ok & (b >= 0x20) & (b != b'"') & (b != b'\\'));
@@ -98,48 +68,19 @@ impl JsonOut {
             self.quoted.push_str(s);
             self.quoted.push_str("\\\"");
         } else {
-            // serde_json's own escaping (short forms, `\u00XX`), for the rare string that
-            // needs it. Encoding a string cannot fail.
+            // serde_json's own escaping (short forms, `\u00XX`) for the rare string that needs
+            // it. Encoding a string cannot fail.
             let json = serde_json::to_string(s).unwrap_or_default();
             self.push_json(&json);
         }
     }
-
-    /// Appends `strings` as a JSON array of strings.
-    pub fn push_strs<'s>(&mut self, strings: impl IntoIterator<Item = &'s str>) {
-        self.push_plain("[");
-        for (i, s) in strings.into_iter().enumerate() {
-            if i > 0 {
-                self.push_plain(",");
-            }
-            self.push_str(s);
-        }
-        self.push_plain("]");
-    }
-
-    /// Appends a member's key (see [`key!`]).
-    pub fn push_key(&mut self, key: Key) {
-        self.plain.push_str(key.plain);
-        self.quoted.push_str(key.quoted);
-    }
-
-    /// Appends `null`, `true` or `false`.
-    pub fn push_opt_bool(&mut self, b: Option<bool>) {
-        self.push_plain(match b {
-            None => "null",
-            Some(true) => "true",
-            Some(false) => "false",
-        });
-    }
 }
 
-/// Appends `json` as the inside of a JSON string. `json` is serde_json's compact output, which
-/// holds no control character (serde_json escapes them inside strings and writes no
+/// Appends `json` as the inside of a JSON string. `json` is compact JSON as serde_json writes
+/// it, which holds no control character (they are escaped inside strings and there is no
 /// whitespace outside), so only `"` and `\` need a backslash: byte for byte what serde_json
 /// writes for the same string. It reads eight bytes at a time and jumps from one `"` or `\`
-/// to the next by the bits of a mask: in a page of records about one byte in eight is a
-/// quote, so a word-at-a-time test that fell back to a byte loop on a hit saved little
-/// (measured on a 23 kB page: 34 µs byte loop on a hit, 21 µs this way).
+/// to the next by the bits of a mask, because a byte loop stalls on one quote in eight.
 pub fn push_json_as_string_contents(json: &str, out: &mut String) {
     let mut run = 0; // start of the bytes not yet copied
     let mut escape_at = |at: usize, out: &mut String| {
@@ -220,31 +161,8 @@ pub(crate) mod tests {
         v
     }
 
-    /// An artifact of awkward strings, its optional members present or not depending on `i`.
-    pub fn awkward_artifact(i: usize) -> crate::review::Artifact {
-        let strings = awkward_strings();
-        let pick = |k: usize| strings[k % strings.len()].clone();
-        crate::review::Artifact {
-            revision: pick(i + 4),
-            format: pick(i + 5),
-            uri: (i % 3 != 0).then(|| pick(i + 6)),
-            units: (i % 2 == 0).then(|| pick(i + 7)),
-        }
-    }
-
-    /// `write` must append the bytes serde_json writes for `wire`, and their escaped copy.
-    pub fn assert_writes_like_serde(
-        wire: &impl serde::Serialize,
-        write: impl FnOnce(&mut JsonOut),
-    ) {
-        let mut out = JsonOut::with_capacity(0);
-        write(&mut out);
-        assert_eq!(out.plain, serde_json::to_string(wire).unwrap());
-        assert_quoted_matches(&out);
-    }
-
     /// `out`'s quoted copy must be the plain JSON escaped as the inside of a JSON string.
-    pub fn assert_quoted_matches(out: &JsonOut) {
+    pub fn assert_quoted_matches(out: &Dual) {
         let quoted = &out.quoted;
         assert_eq!(
             format!("\"{quoted}\""),
@@ -255,31 +173,9 @@ pub(crate) mod tests {
     #[test]
     fn push_str_writes_what_serde_json_writes() {
         for s in awkward_strings() {
-            let mut out = JsonOut::with_capacity(0);
+            let mut out = Dual::with_capacity(0);
             out.push_str(&s);
             assert_eq!(out.plain, serde_json::to_string(&s).unwrap(), "{s:?}");
-            assert_quoted_matches(&out);
-        }
-    }
-
-    #[test]
-    fn push_strs_and_keys_write_what_serde_json_writes() {
-        let all = awkward_strings();
-        for n in [0, 1, 2, all.len()] {
-            let strings: Vec<&str> = all.iter().take(n).map(String::as_str).collect();
-            let mut out = JsonOut::with_capacity(0);
-            out.push_plain("{");
-            out.push_key(key!(first "list"));
-            out.push_strs(strings.iter().copied());
-            out.push_key(key!("flag"));
-            out.push_opt_bool(Some(n > 1));
-            out.push_plain("}");
-            let want = format!(
-                "{{\"list\":{},\"flag\":{}}}",
-                serde_json::to_string(&strings).unwrap(),
-                n > 1
-            );
-            assert_eq!(out.plain, want);
             assert_quoted_matches(&out);
         }
     }

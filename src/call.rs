@@ -1,0 +1,317 @@
+//! Every MCP method this server knows, named once, and each request's params parsed once
+//! into a typed [`Call`] that the adapters and the service dispatch on.
+//!
+//! An adapter runs its era's checks first (the legacy session, the 2026-07-28 envelope),
+//! then asks [`Method::from_name`] and [`Call::parse`]; nothing after that looks at a method
+//! name or a raw params object again.
+
+use serde_json::{Map, Value};
+
+use crate::version::LOG_LEVELS;
+
+/// `initialize`: handled by the router, which opens the legacy session.
+pub const INITIALIZE: &str = "initialize";
+/// Closes a `subscriptions/listen` stream (and would cancel any request).
+pub const CANCELLED: &str = "notifications/cancelled";
+/// The acknowledgement a `subscriptions/listen` stream opens with.
+pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+
+/// A request method an era adapter serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    Ping,
+    SetLevel,
+    Discover,
+    Listen,
+    ToolsList,
+    ToolsCall,
+    PromptsList,
+    PromptsGet,
+    ResourcesList,
+    ResourcesRead,
+    TemplatesList,
+}
+
+/// The methods and their wire names: the only place a method name is written.
+const NAMES: [(Method, &str); 11] = [
+    (Method::Ping, "ping"),
+    (Method::SetLevel, "logging/setLevel"),
+    (Method::Discover, "server/discover"),
+    (Method::Listen, "subscriptions/listen"),
+    (Method::ToolsList, "tools/list"),
+    (Method::ToolsCall, "tools/call"),
+    (Method::PromptsList, "prompts/list"),
+    (Method::PromptsGet, "prompts/get"),
+    (Method::ResourcesList, "resources/list"),
+    (Method::ResourcesRead, "resources/read"),
+    (Method::TemplatesList, "resources/templates/list"),
+];
+
+impl Method {
+    pub fn from_name(name: &str) -> Option<Method> {
+        NAMES.iter().find(|(_, n)| *n == name).map(|(m, _)| *m)
+    }
+
+    pub fn name(self) -> &'static str {
+        NAMES
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map_or("", |(_, n)| n)
+    }
+
+    /// Served by the service in both eras.
+    pub fn is_shared(self) -> bool {
+        !matches!(
+            self,
+            Method::Ping | Method::SetLevel | Method::Discover | Method::Listen
+        )
+    }
+
+    /// Only the 2026-07-28 revision has it.
+    pub fn is_modern_only(self) -> bool {
+        matches!(self, Method::Discover | Method::Listen)
+    }
+}
+
+/// One parsed request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    Ping,
+    SetLevel { level: String },
+    Discover,
+    Listen,
+    Shared(SharedCall),
+}
+
+/// A request the service answers alike in both eras.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SharedCall {
+    ToolsList {
+        cursor: Option<String>,
+    },
+    ToolsCall {
+        name: String,
+        /// Always an object.
+        arguments: Value,
+    },
+    PromptsList {
+        cursor: Option<String>,
+    },
+    PromptsGet {
+        name: String,
+        arguments: Map<String, Value>,
+    },
+    ResourcesList {
+        cursor: Option<String>,
+    },
+    ResourcesRead {
+        uri: String,
+    },
+    TemplatesList {
+        cursor: Option<String>,
+    },
+}
+
+impl SharedCall {
+    pub fn method(&self) -> Method {
+        match self {
+            SharedCall::ToolsList { .. } => Method::ToolsList,
+            SharedCall::ToolsCall { .. } => Method::ToolsCall,
+            SharedCall::PromptsList { .. } => Method::PromptsList,
+            SharedCall::PromptsGet { .. } => Method::PromptsGet,
+            SharedCall::ResourcesList { .. } => Method::ResourcesList,
+            SharedCall::ResourcesRead { .. } => Method::ResourcesRead,
+            SharedCall::TemplatesList { .. } => Method::TemplatesList,
+        }
+    }
+
+    /// The catalogs (tools, prompts, templates) are fixed for the life of the process: the
+    /// result of such a call depends only on the version and the cursor.
+    pub fn is_static(&self) -> bool {
+        matches!(
+            self,
+            SharedCall::ToolsList { .. }
+                | SharedCall::PromptsList { .. }
+                | SharedCall::TemplatesList { .. }
+        )
+    }
+
+    /// The cursor of a list call.
+    pub fn cursor(&self) -> Option<&str> {
+        match self {
+            SharedCall::ToolsList { cursor }
+            | SharedCall::PromptsList { cursor }
+            | SharedCall::ResourcesList { cursor }
+            | SharedCall::TemplatesList { cursor } => cursor.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// Params a method cannot take: -32602 in every era.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    InvalidParams(String),
+    /// "Invalid cursor".
+    InvalidCursor,
+}
+
+impl Call {
+    /// Reads `params` (already an object) for `method`.
+    pub fn parse(method: Method, mut params: Map<String, Value>) -> Result<Call, CallError> {
+        let shared = match method {
+            Method::Ping => return Ok(Call::Ping),
+            Method::Discover => return Ok(Call::Discover),
+            Method::Listen => return Ok(Call::Listen),
+            Method::SetLevel => {
+                return match params.remove("level") {
+                    Some(Value::String(level)) if LOG_LEVELS.contains(&level.as_str()) => {
+                        Ok(Call::SetLevel { level })
+                    }
+                    _ => Err(CallError::InvalidParams(format!(
+                        "Invalid log level: expected one of {}",
+                        LOG_LEVELS.join(", ")
+                    ))),
+                };
+            }
+            Method::ToolsList => SharedCall::ToolsList {
+                cursor: cursor(&mut params)?,
+            },
+            Method::PromptsList => SharedCall::PromptsList {
+                cursor: cursor(&mut params)?,
+            },
+            Method::ResourcesList => SharedCall::ResourcesList {
+                cursor: cursor(&mut params)?,
+            },
+            Method::TemplatesList => SharedCall::TemplatesList {
+                cursor: cursor(&mut params)?,
+            },
+            Method::ToolsCall => {
+                let name = match params.remove("name") {
+                    Some(Value::String(n)) => n,
+                    Some(_) => return Err(invalid("\"name\" must be a string")),
+                    None => return Err(invalid("tools/call needs \"name\"")),
+                };
+                let arguments = match params.remove("arguments") {
+                    None | Some(Value::Null) => Value::Object(Map::new()),
+                    Some(v @ Value::Object(_)) => v,
+                    Some(_) => return Err(invalid("\"arguments\" must be an object")),
+                };
+                SharedCall::ToolsCall { name, arguments }
+            }
+            Method::PromptsGet => {
+                let name = match params.remove("name") {
+                    Some(Value::String(n)) => n,
+                    _ => return Err(invalid("prompts/get needs a string \"name\"")),
+                };
+                let arguments = match params.remove("arguments") {
+                    None | Some(Value::Null) => Map::new(),
+                    Some(Value::Object(m)) => m,
+                    Some(_) => return Err(invalid("\"arguments\" must be an object of strings")),
+                };
+                SharedCall::PromptsGet { name, arguments }
+            }
+            Method::ResourcesRead => match params.remove("uri") {
+                Some(Value::String(uri)) => SharedCall::ResourcesRead { uri },
+                _ => return Err(invalid("resources/read needs a string \"uri\"")),
+            },
+        };
+        Ok(Call::Shared(shared))
+    }
+}
+
+fn invalid(msg: &str) -> CallError {
+    CallError::InvalidParams(msg.to_string())
+}
+
+/// `params.cursor`: absent, or a string.
+fn cursor(params: &mut Map<String, Value>) -> Result<Option<String>, CallError> {
+    match params.remove("cursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(c)) => Ok(Some(c)),
+        Some(_) => Err(CallError::InvalidCursor),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn method_names_round_trip_and_unknown_names_are_none() {
+        for (m, name) in NAMES {
+            assert_eq!(Method::from_name(name), Some(m));
+            assert_eq!(m.name(), name);
+        }
+        for other in [
+            "initialize",
+            "Tools/list",
+            "tools/list ",
+            "",
+            "notifications/cancelled",
+        ] {
+            assert_eq!(Method::from_name(other), None, "{other}");
+        }
+    }
+
+    fn params(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn parse_reads_each_methods_params_and_refuses_wrong_types() {
+        let ok = Call::parse(
+            Method::ToolsCall,
+            params(json!({"name": "recall", "arguments": null})),
+        );
+        assert_eq!(
+            ok,
+            Ok(Call::Shared(SharedCall::ToolsCall {
+                name: "recall".into(),
+                arguments: json!({})
+            }))
+        );
+        let cases = [
+            (
+                Method::ToolsCall,
+                json!({"name": 1}),
+                "\"name\" must be a string",
+            ),
+            (Method::ToolsCall, json!({}), "tools/call needs \"name\""),
+            (
+                Method::ToolsCall,
+                json!({"name": "x", "arguments": []}),
+                "\"arguments\" must be an object",
+            ),
+            (
+                Method::PromptsGet,
+                json!({"name": "x", "arguments": "a"}),
+                "\"arguments\" must be an object of strings",
+            ),
+            (
+                Method::ResourcesRead,
+                json!({"uri": 1}),
+                "resources/read needs a string \"uri\"",
+            ),
+        ];
+        for (m, p, want) in cases {
+            assert_eq!(
+                Call::parse(m, params(p)),
+                Err(CallError::InvalidParams(want.into()))
+            );
+        }
+        assert_eq!(
+            Call::parse(Method::ToolsList, params(json!({"cursor": 5}))),
+            Err(CallError::InvalidCursor)
+        );
+        assert!(matches!(
+            Call::parse(Method::SetLevel, params(json!({"level": "loud"}))),
+            Err(CallError::InvalidParams(_))
+        ));
+    }
+}

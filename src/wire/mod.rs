@@ -1,0 +1,351 @@
+//! The wire encoding, in one place: every byte of JSON the server writes is made here.
+//!
+//! The layers above hand this module typed values and get back opaque pieces:
+//! - [`Encoded`]: a value's compact JSON and its escaped copy, made together by a serde
+//!   serializer ([`serializer`]) that writes what serde_json writes, faster;
+//! - [`Page`]: the items of a recall page, written one at a time within a byte budget;
+//! - [`Payload`]: a result object whose members are values or raw JSON, which the
+//!   JSON-RPC layer encodes into a response line ([`envelope`]).
+//!
+//! A tool answer carries its JSON twice (`structuredContent` and the text block that holds it
+//! as a string), and a page of records is tens of kilobytes: built as a `serde_json::Value`
+//! tree and encoded, it cost more than the query. So answers go from the rows straight to
+//! text once, and the line is assembled in the buffer of its largest member.
+
+mod envelope;
+mod escape;
+mod map_key;
+mod page;
+mod serializer;
+
+use std::rc::Rc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+pub use envelope::{batch_line, error_line, message_line, result_line};
+pub use escape::{Dual, push_json_as_string_contents};
+pub use page::Page;
+pub use serializer::Error;
+
+/// What the items of one answer (the records or decisions of a page, or the one a `remember`
+/// returns) may cost in bytes: their JSON plus its escaped copy, both of which the answer
+/// carries. The rest of the answer line (the envelope, the summary, `next_cursor`) fits in the
+/// 64 KiB left over, so no answer line is longer than a request line may be
+/// ([`crate::framing::MAX_LINE_BYTES`], 16 MiB). A page stops early when the next item would
+/// pass it; a record or decision that alone would is refused when it is written (see
+/// [`answer_bytes`]), so every item fits a page.
+pub const MAX_ANSWER_ITEMS_BYTES: usize = crate::framing::MAX_LINE_BYTES - 64 * 1024;
+
+/// A value's compact JSON and the same JSON escaped as the inside of a JSON string: the two
+/// copies a tool answer carries.
+#[derive(Debug)]
+pub struct Encoded {
+    plain: String,
+    quoted: String,
+}
+
+impl Encoded {
+    /// Encodes `value` (a tool's structured answer).
+    pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Encoded, Error> {
+        let mut out = Dual::default();
+        serializer::write(value, &mut out)?;
+        Ok(Encoded {
+            plain: out.plain,
+            quoted: out.quoted,
+        })
+    }
+
+    /// The compact JSON.
+    pub fn json(&self) -> &str {
+        &self.plain
+    }
+
+    /// The value encoded: for checks in debug builds and tests.
+    pub fn to_value(&self) -> serde_json::Result<Value> {
+        serde_json::from_str(&self.plain)
+    }
+}
+
+/// What `value` costs an answer that carries it: its JSON and its escaped copy (a record too
+/// big to ever be answered is refused when it is written). A value that cannot be encoded
+/// counts as too big for any answer.
+pub fn answer_bytes<T: Serialize + ?Sized>(value: &T) -> usize {
+    let mut out = Dual::default();
+    match serializer::write(value, &mut out) {
+        Ok(()) => out.len(),
+        Err(e) => {
+            log::error!("a wire form could not be encoded: {e}");
+            usize::MAX
+        }
+    }
+}
+
+/// Compact JSON text made by this module: valid by construction, opaque to everyone else.
+/// Owned while an answer is built (the response line is assembled in its buffer), shared once
+/// it is kept (a memoised list), so a copy of it costs a reference count.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Raw(RawText);
+
+#[derive(Debug, Clone, PartialEq)]
+enum RawText {
+    Owned(String),
+    Shared(Rc<str>),
+}
+
+impl Raw {
+    fn owned(json: String) -> Raw {
+        Raw(RawText::Owned(json))
+    }
+
+    fn as_str(&self) -> &str {
+        match &self.0 {
+            RawText::Owned(s) => s,
+            RawText::Shared(s) => s,
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self.0 {
+            RawText::Owned(s) => s,
+            RawText::Shared(s) => s.to_string(),
+        }
+    }
+
+    fn share(self) -> Raw {
+        match self.0 {
+            RawText::Owned(s) => Raw(RawText::Shared(s.into())),
+            shared @ RawText::Shared(_) => Raw(shared),
+        }
+    }
+
+    /// The value the text encodes, for callers that want values (tests, in-process replay).
+    fn to_value(&self) -> Value {
+        serde_json::from_str(self.as_str()).unwrap_or_else(|e| {
+            log::error!("raw JSON made by the wire module does not parse: {e}");
+            Value::Null
+        })
+    }
+}
+
+/// One member of a result object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Member {
+    Value(Value),
+    Raw(Raw),
+}
+
+/// A result object: members by name, written in sorted order of their names, as serde_json
+/// writes every other object. `_meta` is kept apart as a value, so an adapter can add to it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Payload {
+    members: Vec<(String, Member)>,
+    meta: Option<Map<String, Value>>,
+}
+
+impl Payload {
+    /// The members of `object`.
+    pub fn from_map(mut object: Map<String, Value>) -> Payload {
+        let meta = object.remove("_meta").map(|m| match m {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        });
+        Payload {
+            members: object
+                .into_iter()
+                .map(|(name, v)| (name, Member::Value(v)))
+                .collect(),
+            meta,
+        }
+    }
+
+    /// Sets a member, replacing one of the same name.
+    pub fn insert(&mut self, name: &str, value: Value) {
+        if name == "_meta" {
+            *self.meta_mut() = match value {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            };
+            return;
+        }
+        self.set(name, Member::Value(value));
+    }
+
+    fn set(&mut self, name: &str, member: Member) {
+        match self.members.iter_mut().find(|(n, _)| n == name) {
+            Some(slot) => slot.1 = member,
+            None => self.members.push((name.to_string(), member)),
+        }
+    }
+
+    /// The result's `_meta` object, made empty if it was missing.
+    pub fn meta_mut(&mut self) -> &mut Map<String, Value> {
+        self.meta.get_or_insert_with(Map::new)
+    }
+
+    /// Every member, `_meta` included, in no particular order.
+    fn into_members(self) -> Vec<(String, Member)> {
+        let mut members = self.members;
+        if let Some(meta) = self.meta {
+            members.push(("_meta".to_string(), Member::Value(Value::Object(meta))));
+        }
+        members
+    }
+
+    /// The same result with every member encoded and shared: what a memo keeps, so that
+    /// answering from it costs one copy of the text.
+    pub fn shared(self) -> Payload {
+        Payload {
+            meta: self.meta,
+            members: self
+                .members
+                .into_iter()
+                .map(|(name, m)| {
+                    let raw = match m {
+                        Member::Raw(r) => r,
+                        Member::Value(v) => Raw::owned(envelope::value_json(&v)),
+                    };
+                    (name, Member::Raw(raw.share()))
+                })
+                .collect(),
+        }
+    }
+
+    /// The result as a value (decodes raw members): for tests and in-process callers.
+    pub fn into_value(self) -> Value {
+        Value::Object(
+            self.into_members()
+                .into_iter()
+                .map(|(name, m)| match m {
+                    Member::Value(v) => (name, v),
+                    Member::Raw(r) => (name, r.to_value()),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// A successful tool result: the summary and the whole structured answer as text blocks (the
+/// JSON copy is what the spec asks of a tool with an output schema, for clients that read only
+/// `content`), then `structuredContent` where the version has it.
+pub fn tool_result(summary: &str, structured: Encoded, with_structured_content: bool) -> Payload {
+    let summary = envelope::value_json(&Value::String(summary.to_string()));
+    // The response line is assembled in this buffer (see `envelope::result_line`): room
+    // for `structuredContent` and the envelope too.
+    let copies = if with_structured_content {
+        structured.plain.len()
+    } else {
+        0
+    };
+    let capacity = summary.len() + structured.quoted.len() + copies + 256;
+    let mut content = String::with_capacity(capacity);
+    content.push_str("[{\"text\":");
+    content.push_str(&summary);
+    content.push_str(",\"type\":\"text\"},{\"text\":\"");
+    content.push_str(&structured.quoted);
+    content.push_str("\",\"type\":\"text\"}]");
+    let mut payload = Payload::default();
+    payload.set("content", Member::Raw(Raw::owned(content)));
+    if with_structured_content {
+        payload.set(
+            "structuredContent",
+            Member::Raw(Raw::owned(structured.plain)),
+        );
+    }
+    payload
+}
+
+/// A failed tool call: its message as the one text block, with `isError`.
+pub fn tool_error(message: &str) -> Payload {
+    let mut payload = Payload::default();
+    payload.insert(
+        "content",
+        serde_json::json!([{"type": "text", "text": message}]),
+    );
+    payload.insert("isError", Value::Bool(true));
+    payload
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use serde_json::json;
+
+    use super::*;
+    pub use crate::wire::escape::tests::awkward_strings;
+
+    /// `value` must encode to the bytes serde_json writes, with the matching escaped copy.
+    pub fn assert_encodes_like_serde_json<T: Serialize>(value: &T) {
+        let encoded = Encoded::of(value).unwrap();
+        assert_eq!(encoded.plain, serde_json::to_string(value).unwrap());
+        let as_string = serde_json::to_string(&encoded.plain).unwrap();
+        assert_eq!(encoded.quoted, &as_string[1..as_string.len() - 1]);
+    }
+
+    /// Structured answers that stress escaping.
+    fn awkward_values() -> Vec<Value> {
+        let controls: String = (0u8..0x20).map(char::from).collect();
+        vec![
+            json!({}),
+            json!({"a": "plain", "n": 1, "f": -2.5e-7, "b": [true, false, null]}),
+            json!({"q": "say \"hi\" \\ back\\\\slash", "c": controls}),
+            json!({"u": "Größe ∅ 𝔸 \u{2028} \u{7f} \u{fffd}", "nested": {"k\"ey": ["\\\""]}}),
+            json!({"nul": "a\u{0}b", "bell": "\u{7}"}),
+        ]
+    }
+
+    #[test]
+    fn tool_result_is_the_bytes_of_the_equivalent_value() {
+        for structured in awkward_values() {
+            let text = structured.to_string();
+            for with in [false, true] {
+                let mut want = json!({"content": [
+                    {"type": "text", "text": "sum \"mary\"\n"},
+                    {"type": "text", "text": text},
+                ]});
+                if with {
+                    want["structuredContent"] = structured.clone();
+                }
+                let encoded = Encoded::of(&structured).unwrap();
+                let payload = tool_result("sum \"mary\"\n", encoded, with);
+                let line = result_line(&json!(1), payload);
+                assert_eq!(
+                    line,
+                    json!({"jsonrpc": "2.0", "id": 1, "result": want}).to_string()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn payload_meta_and_shared_members_encode_like_values() {
+        let results = [
+            json!({}),
+            json!({"content": [{"type": "text", "text": "{\"a\":1}"}], "structuredContent": {"a": 1}}),
+            json!({"_meta": {"x": 1}, "content": [], "isError": true, "resultType": "old"}),
+            json!({"_meta": "not an object", "z": 1}),
+        ];
+        for result in results {
+            let Value::Object(m) = result.clone() else {
+                continue;
+            };
+            let mut payload = Payload::from_map(m.clone());
+            payload.insert("resultType", json!("complete"));
+            payload.meta_mut().insert("k".into(), json!("v"));
+            let mut want = m;
+            want.insert("resultType".into(), json!("complete"));
+            let meta = want.entry("_meta").or_insert(json!({}));
+            if !meta.is_object() {
+                *meta = json!({});
+            }
+            meta["k"] = json!("v");
+            let want = json!({"jsonrpc": "2.0", "id": "i", "result": want});
+            for p in [payload.clone(), payload.clone().shared()] {
+                assert_eq!(result_line(&json!("i"), p.clone()), want.to_string());
+                assert_eq!(
+                    json!({"jsonrpc": "2.0", "id": "i", "result": p.into_value()}),
+                    want
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! A recall page: `{"records":[..]}` or `{"decisions":[..]}` with an optional `next_cursor`,
+//! its items written one at a time as the rows come (each one serialised while it is
+//! borrowed from its row), within the byte budget of one answer.
+
+use serde::Serialize;
+
+use super::escape::Dual;
+use super::serializer::{self, Error};
+use super::{Encoded, push_json_as_string_contents};
+
+/// The member that carries the cursor of the next page.
+const NEXT_CURSOR: &str = "next_cursor";
+
+/// A page being written.
+pub struct Page {
+    key: &'static str,
+    out: Dual,
+    /// The bytes of `{"key":[`, which the budget does not count.
+    head: usize,
+    items: usize,
+    error: Option<Error>,
+}
+
+impl Page {
+    /// A page of items under `key` (a plain identifier), with room for `items` items of about
+    /// `bytes_each` bytes: a page of records is then written without the buffer growing (and
+    /// being copied) a dozen times on the way.
+    pub fn with_room(key: &'static str, items: usize, bytes_each: usize) -> Page {
+        let bytes = items.saturating_mul(bytes_each).saturating_add(64);
+        let mut out = Dual::with_capacity(bytes);
+        out.push_plain("{");
+        out.push_str(key);
+        out.push_plain(":[");
+        Page {
+            key,
+            head: out.len(),
+            out,
+            items: 0,
+            error: None,
+        }
+    }
+
+    /// Appends `item` unless it would take the page (both copies) past `budget` bytes; the
+    /// first item is always taken. Returns whether it was: a page ends at the first item
+    /// refused, and at the first item that could not be encoded (reported by `finish`).
+    pub fn push_within(&mut self, budget: usize, item: &impl Serialize) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        let mark = self.out.mark();
+        if self.items > 0 {
+            self.out.push_plain(",");
+        }
+        if let Err(e) = serializer::write(item, &mut self.out) {
+            self.out.truncate(mark);
+            self.error = Some(e);
+            return false;
+        }
+        if self.items > 0 && self.out.len() - self.head > budget {
+            self.out.truncate(mark);
+            return false;
+        }
+        self.items += 1;
+        true
+    }
+
+    /// The page, with `next_cursor` when more items follow. The members come in sorted order,
+    /// as in every answer: `decisions` before `next_cursor`, `records` after it.
+    pub fn finish(mut self, next_cursor: Option<&str>) -> Result<Encoded, Error> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        self.out.push_plain("]");
+        if let Some(cursor) = next_cursor {
+            let mut member = Dual::default();
+            member.push_str(NEXT_CURSOR);
+            member.push_plain(":");
+            member.push_str(cursor);
+            if self.key < NEXT_CURSOR {
+                self.out.push_plain(",");
+                self.out.plain.push_str(&member.plain);
+                self.out.quoted.push_str(&member.quoted);
+            } else {
+                member.push_plain(",");
+                self.out.plain.insert_str(1, &member.plain);
+                self.out.quoted.insert_str(1, &member.quoted);
+            }
+        }
+        self.out.push_plain("}");
+        debug_assert_eq!(
+            {
+                let mut q = String::new();
+                push_json_as_string_contents(&self.out.plain, &mut q);
+                q
+            },
+            self.out.quoted
+        );
+        Ok(Encoded {
+            plain: self.out.plain,
+            quoted: self.out.quoted,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use super::*;
+
+    #[test]
+    fn page_keys_come_sorted_and_carry_the_escaped_copy() {
+        for key in ["decisions", "records"] {
+            for next in [None, Some("c2.\"x\\")] {
+                for n in 0..3 {
+                    let mut page = Page::with_room(key, n, 16);
+                    let items: Vec<Value> = (0..n)
+                        .map(|i| json!({"q": format!("say \"{i}\"\n")}))
+                        .collect();
+                    for item in &items {
+                        assert!(page.push_within(usize::MAX, item));
+                    }
+                    let out = page.finish(next).unwrap();
+                    let mut want = Map::new();
+                    want.insert(key.into(), Value::Array(items));
+                    if let Some(c) = next {
+                        want.insert(NEXT_CURSOR.into(), Value::String(c.to_string()));
+                    }
+                    let want = Value::Object(want).to_string();
+                    assert_eq!(out.plain, want);
+                    let as_string = Value::String(want).to_string();
+                    assert_eq!(out.quoted, &as_string[1..as_string.len() - 1]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn page_stops_at_the_first_item_past_the_budget_but_always_takes_one() {
+        let mut page = Page::with_room("records", 0, 0);
+        let big = json!({"s": "x".repeat(100)});
+        assert!(page.push_within(10, &big), "the first item is always taken");
+        assert!(!page.push_within(10, &json!(1)));
+        let out = page.finish(None).unwrap();
+        assert_eq!(out.plain, json!({"records": [big]}).to_string());
+    }
+}
