@@ -137,7 +137,7 @@ pub fn init_with(config: Config) {
         .format(move |buf, record| {
             let line = format_line(
                 format,
-                &crate::review::time::now(),
+                &crate::time::now(),
                 record.level(),
                 record.target(),
                 &record.args().to_string(),

@@ -9,7 +9,6 @@ pub mod decision;
 pub mod id;
 pub mod json;
 pub mod record;
-pub mod time;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
 pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict};

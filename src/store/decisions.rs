@@ -11,7 +11,8 @@ use super::{
     json_strings, json_text, next_seq, run_segments_into,
 };
 use crate::review::json::JsonOut;
-use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, id, time};
+use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, id};
+use crate::time;
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.
 #[derive(Debug, Clone)]

@@ -11,7 +11,8 @@ use super::{
 };
 use crate::review::artifact::ArtifactWire;
 use crate::review::json::JsonOut;
-use crate::review::{Artifact, Kind, Record, RecordRef, id, time};
+use crate::review::{Artifact, Kind, Record, RecordRef, id};
+use crate::time;
 
 /// What `remember` stores: the artifact already normalised.
 #[derive(Debug, Clone)]
