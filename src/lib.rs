@@ -14,7 +14,7 @@
 //!
 //! Modules in reading order: [`framing`], [`jsonrpc`], [`server`], [`era`], [`service`],
 //! [`tools`], [`prompts`], [`resources`], [`review`], [`store`], [`replay`], [`logging`],
-//! [`time`], [`bounds`].
+//! [`text`], [`time`], [`bounds`].
 
 pub mod bounds;
 pub mod era;
@@ -28,5 +28,6 @@ pub mod review;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod text;
 pub mod time;
 pub mod tools;

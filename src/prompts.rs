@@ -16,6 +16,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::text::prefix_chars;
+
 /// Why `prompts/get` failed; every case is -32602 on the wire.
 #[derive(Debug, PartialEq)]
 pub enum PromptError {
@@ -186,7 +188,7 @@ fn validate(spec: &PromptSpec, given: &Map<String, Value>) -> Result<Args, Promp
         return Err(PromptError::InvalidArgument(format!(
             "Prompt {} takes no argument \"{}\"; it accepts: {}",
             spec.name,
-            truncate(unknown, 100),
+            prefix_chars(unknown, 100),
             accepted.join(", ")
         )));
     }
@@ -224,7 +226,7 @@ fn check_form(arg: &ArgSpec, value: &str) -> Result<(), PromptError> {
              e.g. sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef \
              (`review-mcp revision FILE` prints it); got \"{}\"",
             arg.name,
-            truncate(value, 100)
+            prefix_chars(value, 100)
         ))),
         Form::Text(max) if value.chars().count() > max => Err(PromptError::InvalidArgument(
             format!("Argument \"{}\" is longer than {max} characters", arg.name),
@@ -252,15 +254,6 @@ fn kind_of(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-fn truncate(s: &str, max_chars: usize) -> String {
-    if s.chars().count() <= max_chars {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max_chars).collect();
-    out.push('…');
-    out
 }
 
 /// The `artifact` object to pass to every tool, as compact JSON (so quotes in a path are

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use crate::review::json::{JsonOut, MAX_ANSWER_ITEMS_BYTES};
 use crate::review::{Decision, Record, State, is_revision};
 use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store, StoreError};
+use crate::text::first_chars;
 
 const SCHEME: &str = "review://";
 const REVISIONS: &str = "review://revisions/";
@@ -675,12 +676,7 @@ fn escape(s: &str, in_cell: bool) -> String {
 
 /// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision.
 fn display_name(uri: Option<&str>, revision: &str) -> String {
-    let short: String = revision
-        .strip_prefix("sha256:")
-        .unwrap_or(revision)
-        .chars()
-        .take(12)
-        .collect();
+    let short = first_chars(revision.strip_prefix("sha256:").unwrap_or(revision), 12);
     let file = uri.and_then(|u| {
         let path = u.split(['?', '#']).next().unwrap_or(u);
         path.rsplit('/')
