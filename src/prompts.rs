@@ -16,6 +16,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::review::is_revision;
 use crate::text::prefix_chars;
 
 /// Why `prompts/get` failed; every case is -32602 on the wire.
@@ -233,16 +234,6 @@ fn check_form(arg: &ArgSpec, value: &str) -> Result<(), PromptError> {
         )),
         Form::Text(_) => Ok(()),
     }
-}
-
-/// `sha256:` + exactly 64 lowercase hex digits.
-fn is_revision(s: &str) -> bool {
-    s.strip_prefix("sha256:").is_some_and(|hex| {
-        hex.len() == 64
-            && hex
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    })
 }
 
 fn kind_of(v: &Value) -> &'static str {
