@@ -207,12 +207,9 @@ impl RevisionView {
         true
     }
 
-    fn current(&self) -> Option<&str> {
-        Some(&self.revision)
-    }
-
+    /// The revision resource as JSON, every item's `stale` judged against this revision.
     pub(super) fn to_json(&self) -> Value {
-        let cur = self.current();
+        let cur = Some(self.revision.as_str());
         json!({
             "revision": self.revision,
             "records": self.records.iter().map(|r| r.to_wire(cur)).collect::<Vec<_>>(),
