@@ -14,7 +14,7 @@
 //!
 //! Modules in reading order: [`framing`], [`jsonrpc`], [`server`], [`era`], [`service`],
 //! [`tools`], [`prompts`], [`resources`], [`review`], [`store`], [`replay`], [`logging`],
-//! [`bounds`].
+//! [`text`], [`time`], [`bounds`].
 
 pub mod bounds;
 pub mod call;
@@ -29,6 +29,8 @@ pub mod review;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod text;
+pub mod time;
 pub mod tools;
 pub mod version;
 pub mod wire;

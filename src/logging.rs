@@ -13,14 +13,16 @@
 //! (`token=...`, `"password":"..."`, `Authorization: Bearer ...`) are replaced by
 //! `[REDACTED]`; see [`redact`]. A message longer than [`MAX_MESSAGE_BYTES`] is cut with a
 //! marker of how many bytes were cut, and client values quoted in messages are cut to
-//! [`MAX_QUOTED_BYTES`] where they are logged. The formatter and the redaction are pure functions so that
-//! they are tested without touching the process-wide logger.
+//! [`MAX_QUOTED_BYTES`] where they are logged (both with [`clip_bytes`]). The formatter and
+//! the redaction are pure functions so that they are tested without touching the
+//! process-wide logger.
 
-use std::borrow::Cow;
 use std::io::Write;
 
 use log::{Level, LevelFilter};
 use serde_json::{Map, Value};
+
+use crate::text::clip_bytes;
 
 /// How each line is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +139,7 @@ pub fn init_with(config: Config) {
         .format(move |buf, record| {
             let line = format_line(
                 format,
-                &crate::review::time::now(),
+                &crate::time::now(),
                 record.level(),
                 record.target(),
                 &record.args().to_string(),
@@ -154,27 +156,13 @@ pub fn init_with(config: Config) {
     }
 }
 
-/// The most bytes of a message one log line carries; the rest is cut (see [`clip`]), so a
+/// The most bytes of a message one log line carries; the rest is cut (see [`clip_bytes`]), so a
 /// client value that reaches a message cannot make a log line of megabytes.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
 
 /// The most bytes of a client-supplied value (a protocol version, a method name) quoted in a
 /// log message.
 pub const MAX_QUOTED_BYTES: usize = 256;
-
-/// `s` cut to at most `max` bytes at a character boundary, followed by a marker of how many
-/// bytes were cut (`…[4194050 bytes cut]`); `s` itself when it fits.
-pub fn clip(s: &str, max: usize) -> Cow<'_, str> {
-    if s.len() <= max {
-        return Cow::Borrowed(s);
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    let kept = s.get(..end).unwrap_or_default();
-    Cow::Owned(format!("{kept}…[{} bytes cut]", s.len() - end))
-}
 
 /// One log line (without the newline), the message redacted, then cut to
 /// [`MAX_MESSAGE_BYTES`].
@@ -187,7 +175,7 @@ pub fn format_line(
     trace_id: Option<&str>,
 ) -> String {
     let redacted = redact(msg);
-    let msg = clip(&redacted, MAX_MESSAGE_BYTES);
+    let msg = clip_bytes(&redacted, MAX_MESSAGE_BYTES);
     let level = level_name(level);
     match format {
         Format::Json => {
@@ -323,14 +311,6 @@ pub fn redact(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn clip_cuts_at_a_char_boundary_and_says_how_much() {
-        assert_eq!(clip("short", 10), "short");
-        // "é" is two bytes: a cut at byte 3 falls inside the second one.
-        assert_eq!(clip("aééé", 4), "aé…[4 bytes cut]");
-        assert_eq!(clip(&"x".repeat(1000), 10), "xxxxxxxxxx…[990 bytes cut]");
-    }
 
     #[test]
     fn format_line_message_of_megabytes_is_cut_to_the_bound() {

@@ -320,7 +320,7 @@ impl Server {
         } else {
             log::debug!(
                 "notification {}",
-                crate::logging::clip(method, crate::logging::MAX_QUOTED_BYTES)
+                crate::text::clip_bytes(method, crate::logging::MAX_QUOTED_BYTES)
             );
         }
     }

@@ -20,9 +20,10 @@ use serde_json::{Map, Value, json};
 
 use crate::bounds;
 use crate::call::{Method, SharedCall};
-use crate::prompts::{self, PromptError};
+use crate::prompts;
 use crate::resources::{self, ResourceError};
 use crate::store::Store;
+use crate::text;
 use crate::tools::{self, ToolError, ToolSpec};
 use crate::version::{Features, Version};
 use crate::wire::{self, Payload};
@@ -230,13 +231,8 @@ fn list_prompts(cursor: Option<&str>, f: Features) -> Result<Map<String, Value>,
 }
 
 fn get_prompt(name: &str, args: &Map<String, Value>) -> Result<Map<String, Value>, ServiceError> {
-    let result = prompts::get(name, args).map_err(|e| match e {
-        PromptError::Unknown(n) => ServiceError::InvalidParams(format!("Unknown prompt: {n}")),
-        PromptError::MissingArgument(a) => {
-            ServiceError::InvalidParams(format!("Missing required argument: {a}"))
-        }
-        PromptError::InvalidArgument(m) => ServiceError::InvalidParams(m),
-    })?;
+    let result =
+        prompts::get(name, args).map_err(|e| ServiceError::InvalidParams(e.to_string()))?;
     match result {
         Value::Object(m) => Ok(m),
         _ => Err(ServiceError::Internal("a prompt is not an object".into())),
@@ -355,7 +351,10 @@ fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
             } else {
                 e.path.as_str()
             };
-            format!("{at}: {}", truncate(&e.message, 300))
+            // Short even when the offending value is a megabyte string. The middle is cut, not
+            // the end: jsonschema puts the value first and the rule last, and the rule is what
+            // the caller needs to read.
+            format!("{at}: {}", text::cut_middle(&e.message, 300))
         })
         .collect();
     Some(format!(
@@ -368,22 +367,6 @@ fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
 
 /// How many schema errors one refusal lists.
 const MAX_LISTED_ERRORS: usize = 5;
-
-/// Keeps error messages short even when the offending value is a megabyte string. The
-/// middle is cut, not the end: jsonschema puts the value first and the rule (e.g. "is longer
-/// than 200 characters") last, and the rule is what the caller needs to read.
-fn truncate(s: &str, max_chars: usize) -> String {
-    let n = s.chars().count();
-    if n <= max_chars {
-        return s.to_string();
-    }
-    let tail = max_chars / 2;
-    let head = max_chars - tail;
-    let mut out: String = s.chars().take(head).collect();
-    out.push('…');
-    out.extend(s.chars().skip(n - tail));
-    out
-}
 
 /// In debug builds (and so in every test), a structured result that violates the tool's own
 /// `outputSchema` is an internal error instead of a silently wrong answer.

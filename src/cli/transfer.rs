@@ -396,7 +396,7 @@ fn check_common(
         }
     }
     for (field, ts) in [("created_at", created_at), ("updated_at", updated_at)] {
-        if !review_mcp::review::time::is_timestamp(ts) {
+        if !review_mcp::time::is_timestamp(ts) {
             return Err(format!(
                 "{what} {id}: {field} {ts:?} is not a real UTC date and time in the form \
                  2026-07-28T09:15:02.123Z"

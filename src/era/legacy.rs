@@ -43,7 +43,7 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
     if !Version::speaks_legacy(requested) {
         log::info!(
             "client asked for protocol {:?}; offering {}",
-            crate::logging::clip(requested, crate::logging::MAX_QUOTED_BYTES),
+            crate::text::clip_bytes(requested, crate::logging::MAX_QUOTED_BYTES),
             version.as_str()
         );
     }

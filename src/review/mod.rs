@@ -8,7 +8,6 @@ pub mod artifact;
 pub mod decision;
 pub mod id;
 pub mod record;
-pub mod time;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
 pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict};

@@ -10,7 +10,8 @@ use super::{
     Page, PageRequest, Position, Segment, Store, StoreError, check_answer_size, current_seq,
     json_strings, json_text, next_seq, run_segments_into,
 };
-use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, id, time};
+use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, id};
+use crate::time;
 use crate::wire;
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.

@@ -10,7 +10,8 @@ use super::{
     json_strings, json_strs, json_text, next_seq, run_segments_into,
 };
 use crate::review::artifact::ArtifactWire;
-use crate::review::{Artifact, Kind, Record, RecordRef, id, time};
+use crate::review::{Artifact, Kind, Record, RecordRef, id};
+use crate::time;
 use crate::wire;
 
 /// What `remember` stores: the artifact already normalised.

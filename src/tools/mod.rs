@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::review::{Artifact, DomainError};
 use crate::store::{Store, StoreError};
+use crate::text::prefix_chars;
 use crate::wire::{self, Encoded, Page};
 
 /// A tool as `tools/list` describes it.
@@ -232,18 +233,7 @@ impl RecallScope {
     }
 }
 
-/// The first `n` characters of `s`, for summaries.
-fn short(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(n).collect();
-        out.push('…');
-        out
-    }
-}
-
 /// `sha256:0123abcd…` for summaries.
 fn short_rev(rev: &str) -> String {
-    short(rev, 15)
+    prefix_chars(rev, 15)
 }

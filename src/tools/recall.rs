@@ -6,9 +6,10 @@ use serde_json::json;
 
 use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
-use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::Kind;
 use crate::store::{RecordQuery, Store};
+use crate::text::prefix_chars;
 use crate::wire::{MAX_ANSWER_ITEMS_BYTES, Page};
 
 pub const NAME: &str = "recall";
@@ -95,7 +96,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let page = store.recall_each(&query, request, |r| {
         let is_stale = current.is_some_and(|c| c != r.artifact.revision);
         let first = (firsts.len() < 3).then(|| match r.name {
-            Some(name) => format!("\"{}\"", short(name, 40)),
+            Some(name) => format!("\"{}\"", prefix_chars(name, 40)),
             None => format!("note {}", r.id),
         });
         if !records.push_within(MAX_ANSWER_ITEMS_BYTES, &r.wire(current)) {

@@ -9,6 +9,7 @@ use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::State;
 use crate::store::{DecisionQuery, Store};
+use crate::text::prefix_chars;
 use crate::wire::{MAX_ANSWER_ITEMS_BYTES, Page};
 
 pub const NAME: &str = "recall_decisions";
@@ -96,8 +97,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         if firsts.len() < 3 {
             firsts.push(format!(
                 "; \"{}\": {}",
-                super::short(&d.subject, 40),
-                super::short(&d.disposition, 20)
+                prefix_chars(&d.subject, 40),
+                prefix_chars(&d.disposition, 20)
             ));
         }
         true

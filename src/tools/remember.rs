@@ -7,10 +7,11 @@ use serde_json::json;
 use super::schema::{
     self as s, MAX_ENTITIES, MAX_ENTITY, MAX_NAME, MAX_SHORT, MAX_TAG, MAX_TAGS, MAX_TEXT,
 };
-use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short, short_rev};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::Kind;
 use crate::review::record::RecordWire;
 use crate::store::{NewRecord, Store};
+use crate::text::prefix_chars;
 
 pub const NAME: &str = "remember";
 
@@ -75,7 +76,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     };
     let (record, replaced) = store.remember(&new)?;
     let what = match (record.kind, &record.name) {
-        (Kind::Feature, Some(n)) => format!("feature \"{}\"", short(n, 60)),
+        (Kind::Feature, Some(n)) => format!("feature \"{}\"", prefix_chars(n, 60)),
         _ => "note".to_string(),
     };
     let verb = if replaced { "Replaced" } else { "Saved" };

@@ -5,10 +5,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::schema::{self as s, MAX_BASIS, MAX_DISPOSITION, MAX_SUBJECT, MAX_TEXT};
-use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short, short_rev};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::{BasisItem, State};
 use crate::store::{NewDecision, Store};
+use crate::text::prefix_chars;
 
 pub const NAME: &str = "remember_decision";
 
@@ -82,8 +83,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let summary = format!(
         "{} decision \"{}\" = {} ({}) on {}: {} basis item{}, {open} open.",
         if replaced { "Replaced" } else { "Saved" },
-        short(&decision.subject, 60),
-        short(&decision.disposition, 40),
+        prefix_chars(&decision.subject, 60),
+        prefix_chars(&decision.disposition, 40),
         decision.id,
         short_rev(&decision.artifact.revision),
         decision.basis.len(),

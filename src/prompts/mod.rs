@@ -13,8 +13,15 @@
 //! `sha256:` + 64 lowercase hex digits) is [`PromptError::InvalidArgument`]. The service maps
 //! every case to -32602. An optional argument sent as an empty string (some clients send every
 //! form field) counts as absent.
+//!
+//! Here: the catalog, the argument checks and `prompts/get`; the prompt texts are in `texts`.
+
+mod texts;
 
 use serde_json::{Map, Value, json};
+
+use crate::review::is_revision;
+use crate::text::prefix_chars;
 
 /// Why `prompts/get` failed; every case is -32602 on the wire.
 #[derive(Debug, PartialEq)]
@@ -98,14 +105,14 @@ const PROMPTS: [PromptSpec; 3] = [
                 form: Form::Text(MAX_TEXT_CHARS),
             },
         ],
-        render: render_start_review,
+        render: texts::start_review,
     },
     PromptSpec {
         name: "resume_review",
         title: "Resume a design review",
         description: "Pick up a review where it was left: recall the records and decisions for a part, re-check stale ones against the current revision, and list the open questions.",
         args: &[REVISION_ARG, URI_ARG],
-        render: render_resume_review,
+        render: texts::resume_review,
     },
     PromptSpec {
         name: "record_decision",
@@ -124,7 +131,7 @@ const PROMPTS: [PromptSpec; 3] = [
             },
             URI_ARG,
         ],
-        render: render_record_decision,
+        render: texts::record_decision,
     },
 ];
 
@@ -186,7 +193,7 @@ fn validate(spec: &PromptSpec, given: &Map<String, Value>) -> Result<Args, Promp
         return Err(PromptError::InvalidArgument(format!(
             "Prompt {} takes no argument \"{}\"; it accepts: {}",
             spec.name,
-            truncate(unknown, 100),
+            prefix_chars(unknown, 100),
             accepted.join(", ")
         )));
     }
@@ -224,23 +231,13 @@ fn check_form(arg: &ArgSpec, value: &str) -> Result<(), PromptError> {
              e.g. sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef \
              (`review-mcp revision FILE` prints it); got \"{}\"",
             arg.name,
-            truncate(value, 100)
+            prefix_chars(value, 100)
         ))),
         Form::Text(max) if value.chars().count() > max => Err(PromptError::InvalidArgument(
             format!("Argument \"{}\" is longer than {max} characters", arg.name),
         )),
         Form::Text(_) => Ok(()),
     }
-}
-
-/// `sha256:` + exactly 64 lowercase hex digits.
-fn is_revision(s: &str) -> bool {
-    s.strip_prefix("sha256:").is_some_and(|hex| {
-        hex.len() == 64
-            && hex
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    })
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -254,148 +251,21 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-fn truncate(s: &str, max_chars: usize) -> String {
-    if s.chars().count() <= max_chars {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max_chars).collect();
-    out.push('…');
-    out
-}
-
-/// The `artifact` object to pass to every tool, as compact JSON (so quotes in a path are
-/// escaped correctly).
-fn artifact_json(revision: &str, uri: Option<&str>) -> String {
-    let mut m = Map::new();
-    m.insert("revision".into(), json!(revision));
-    m.insert("format".into(), json!("step"));
-    if let Some(u) = uri {
-        m.insert("uri".into(), json!(u));
-    }
-    Value::Object(m).to_string()
-}
-
-fn part_phrase(revision: &str, uri: Option<&str>) -> String {
-    match uri {
-        Some(u) => format!("the part {u} at revision {revision}"),
-        None => format!("the part at revision {revision}"),
-    }
-}
-
-/// The two-server setting every prompt starts from.
-const ROLES: &str = "Two servers work together here. This review server is the memory: names, notes, tags and \
-decisions bound to the exact revision of a part (tools `remember`, `recall`, `remember_decision`, \
-`recall_decisions`, `forget`). A geometry server is the authority for shape and numbers. This review \
-server never opens the CAD file and never measures anything.";
-
-/// The rules shared by every prompt, each one a numbered habit.
-const RULES: &str = "How to work:
-1. Recall before you ask. Before asking the engineer anything, call `recall` and `recall_decisions` with the artifact above and follow `next_cursor` until it is absent. Do not ask again for what is already recorded; quote it and ask only whether it still holds.
-2. `stale: true` means a claim to re-check, not a fact. Such a record or decision was written for another revision. Re-check it against the current revision with the geometry server before relying on it. Entity ids (faces, edges) do not carry over between revisions: re-identify the geometry in this revision before reusing any id.
-3. Every number comes from the geometry server. Take dimensions, tolerances, distances, areas and thicknesses from the geometry server's answers and quote them in `evidence` with their provenance (which tool, which entity, which units). Never estimate or compute a number yourself, and never present a recalled number as a fresh measurement. If no geometry server is connected, say so, and record a number only as the engineer states it (`source: \"engineer-stated\"`).
-4. One requirement, one basis item. In `remember_decision`, give every requirement-check its own item in `basis`: `requirement` stated so it can be checked; `source` told honestly: `drawing`, `model-pmi`, `shop-spec`, `supplier-cert`, `standard` or `prior-decision` only when you can name the document (put the clause or note number in `sourceDetail`), `engineer-stated` for what the engineer told you, and `assistant-proposed` for every requirement you propose yourself; `evidence` quoted with its provenance; `state` (`satisfied`, `violated`, `unresolved`, `conflicting`, `not-applicable`); `question` saying what would settle it whenever the state is `unresolved` or `conflicting`; `faces` with the entity ids in this revision (`[]` when the item is about the whole part).
-5. Verdicts are the engineer's. Never fill in `verdict` yourself. Ask the engineer to accept or reject each item, above all the `assistant-proposed` ones, and record `{\"judgement\": \"accepted\" | \"rejected\", \"reason\": ...}` as they give it. An unresolved item is a complete record of where the work stands, not a failure.
-6. Record as you go. Use `remember` for named features (for example the mating face) with the `entity_ids` and `id_scheme` the geometry server uses, and for notes worth keeping; use `remember_decision` with `subject`, `disposition` (for example \"hold\", \"accept\", \"rework\") and `basis` when a conclusion is reached. The same subject at the same revision replaces the earlier decision, so the new call must carry every basis item to keep.";
-
-fn render_start_review(args: &Args) -> String {
-    let revision = args.get("revision").unwrap_or_default();
-    let uri = args.get("uri");
-    let requirements = match args.get("requirements") {
-        Some(r) => format!(
-            "The engineer gave these requirements (split them into individually checkable \
-             statements, one basis item each, `source` as the text itself says or \
-             `engineer-stated`):\n--- requirements ---\n{r}\n--- end of requirements ---"
-        ),
-        None => "No requirements were given. After recalling what is already recorded, ask the \
-                 engineer for the governing requirements (drawing, specification, model PMI) \
-                 instead of assuming them; any requirement you suggest is `assistant-proposed`."
-            .to_string(),
-    };
-    format!(
-        "Start an engineering design review of {part}.\n\n{ROLES}\n\n\
-         Use this artifact in every review call: {artifact}\n\n{RULES}\n\n{requirements}\n\n\
-         Begin by recalling, then check each requirement with the geometry server, then ask the \
-         engineer for the verdicts and the disposition, and record the decision.",
-        part = part_phrase(revision, uri),
-        artifact = artifact_json(revision, uri),
-    )
-}
-
-fn render_resume_review(args: &Args) -> String {
-    let revision = args.get("revision").unwrap_or_default();
-    let uri = args.get("uri");
-    let scope = if uri.is_some() {
-        "With the `uri`, `recall` also returns what was recorded for earlier revisions of this \
-         file; those come back `stale: true`."
-    } else {
-        "Without a `uri`, only records written for exactly this revision come back; if the \
-         engineer knows the file's path, ask for it to find the records of earlier revisions."
-    };
-    format!(
-        "Resume the engineering design review of {part}.\n\n{ROLES}\n\n\
-         Use this artifact in every review call: {artifact}\n{scope}\n\n{RULES}\n\n\
-         Start with a short status for the engineer, built only from what you recalled: the \
-         decisions and their dispositions; the open questions (basis items that are \
-         `unresolved` or `conflicting`, with their `question`); the items still waiting for the \
-         engineer's verdict; and the stale records and decisions you will re-check against \
-         this revision with the geometry server. Then ask only what the memory cannot answer.",
-        part = part_phrase(revision, uri),
-        artifact = artifact_json(revision, uri),
-    )
-}
-
-fn render_record_decision(args: &Args) -> String {
-    let subject = args.get("subject").unwrap_or_default();
-    let subject_json = json!(subject).to_string();
-    let part = match args.get("revision") {
-        Some(revision) => format!(
-            "It concerns {}. Use this artifact: {}",
-            part_phrase(revision, args.get("uri")),
-            artifact_json(revision, args.get("uri"))
-        ),
-        None => {
-            let file = args
-                .get("uri")
-                .map(|u| format!(" of {u}"))
-                .unwrap_or_default();
-            format!(
-                "No revision was given. A decision is bound to the exact revision{file}: get \
-                 it from the geometry server or the engineer (`review-mcp revision FILE` prints \
-                 the value for a STEP file); never guess or reuse one. The artifact is \
-                 {{\"revision\": \"sha256:<64 hex>\", \"format\": \"step\"{uri}}}.",
-                uri = args
-                    .get("uri")
-                    .map(|u| format!(", \"uri\": {}", json!(u)))
-                    .unwrap_or_default()
-            )
-        }
-    };
-    format!(
-        "Record the review decision with subject {subject_json}.\n\n{part}\n\n{ROLES}\n\n{RULES}\n\n\
-         Steps: first call `recall_decisions` with this subject (and the artifact) to see \
-         whether a decision already exists at this revision or an earlier one, and recall the \
-         named features the basis will refer to. Then build the basis, one item per \
-         requirement, with the numbers from the geometry server. Show the basis to the engineer \
-         and ask for the disposition and for a verdict on each item; do not invent either. \
-         Finally call `remember_decision` with `artifact`, `subject`, `disposition`, an \
-         optional `summary`, and `basis`, and report whether it `replaced` an earlier decision."
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    pub(super) const REV: &str =
+        "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
-    fn args(pairs: &[(&str, Value)]) -> Map<String, Value> {
+    pub(super) fn args(pairs: &[(&str, Value)]) -> Map<String, Value> {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect()
     }
 
-    fn text_of(result: &Value) -> &str {
+    pub(super) fn text_of(result: &Value) -> &str {
         result["messages"][0]["content"]["text"]
             .as_str()
             .unwrap_or_default()
@@ -452,106 +322,6 @@ mod tests {
             assert_eq!(msgs[0]["content"]["type"], "text");
             assert!(!text_of(&r).is_empty());
         }
-    }
-
-    #[test]
-    fn get_prompt_text_teaches_the_review_habits() {
-        let a = args(&[("revision", json!(REV)), ("uri", json!("/work/part.step"))]);
-        for name in ["start_review", "resume_review"] {
-            let r = get(name, &a).unwrap();
-            let t = text_of(&r);
-            for needle in [
-                "Recall before you ask",
-                "`stale: true`",
-                "geometry server",
-                "never measures",
-                "`assistant-proposed`",
-                "`question`",
-                "Verdicts are the engineer's",
-                "`recall_decisions`",
-                "`remember_decision`",
-                "\"format\":\"step\"",
-                "\"uri\":\"/work/part.step\"",
-                REV,
-            ] {
-                assert!(t.contains(needle), "{name} lacks {needle}");
-            }
-        }
-    }
-
-    #[test]
-    fn get_prompt_text_names_only_real_tools_and_basis_fields() {
-        let tools = [
-            "remember",
-            "recall",
-            "remember_decision",
-            "recall_decisions",
-            "forget",
-        ];
-        let fields = [
-            "requirement",
-            "source",
-            "sourceDetail",
-            "evidence",
-            "state",
-            "question",
-            "faces",
-            "verdict",
-        ];
-        let t = text_of(
-            &get(
-                "start_review",
-                &args(&[("revision", json!(REV)), ("requirements", json!("x"))]),
-            )
-            .unwrap(),
-        )
-        .to_string();
-        for f in fields {
-            assert!(t.contains(&format!("`{f}`")), "missing field {f}");
-        }
-        // Every backticked snake_case word that looks like a tool must be one.
-        for word in t.split('`').skip(1).step_by(2) {
-            if word.starts_with("re") && word.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-                let known = tools.contains(&word) || ["requirement", "replaced"].contains(&word);
-                assert!(known, "unknown tool-like name `{word}`");
-            }
-        }
-    }
-
-    #[test]
-    fn get_start_review_includes_requirements_verbatim() {
-        let a = args(&[
-            ("revision", json!(REV)),
-            ("requirements", json!("Bore Ø10 H7\nFlatness 0.02")),
-        ]);
-        let t = text_of(&get("start_review", &a).unwrap()).to_string();
-        assert!(t.contains("--- requirements ---\nBore Ø10 H7\nFlatness 0.02\n--- end"));
-        let t =
-            text_of(&get("start_review", &args(&[("revision", json!(REV))])).unwrap()).to_string();
-        assert!(t.contains("No requirements were given"));
-    }
-
-    #[test]
-    fn get_record_decision_without_revision_says_never_guess() {
-        let t = text_of(
-            &get(
-                "record_decision",
-                &args(&[("subject", json!("bore \"A\""))]),
-            )
-            .unwrap(),
-        )
-        .to_string();
-        assert!(t.contains("subject \"bore \\\"A\\\"\""));
-        assert!(t.contains("never guess"));
-        let t = text_of(
-            &get(
-                "record_decision",
-                &args(&[("subject", json!("bore")), ("revision", json!(REV))]),
-            )
-            .unwrap(),
-        )
-        .to_string();
-        assert!(t.contains(&format!("\"revision\":\"{REV}\"")));
     }
 
     #[test]

@@ -1,0 +1,278 @@
+//! The stored review as resources: templates, the list of revisions, and reads.
+//!
+//! URIs (all `review://`):
+//! - `review://revisions/{revision}`: everything recorded for a revision, as JSON, plus what
+//!   was written for the same files at other revisions (stale against this one);
+//! - `review://revisions/{revision}/report`: the same as a Markdown review report;
+//! - `review://records/{id}` and `review://decisions/{id}`: one record or decision as JSON.
+//!
+//! A URI that is malformed, names an unknown id, or a revision with nothing recorded is "not
+//! found" (the adapters answer -32002 or -32602 by era). Reads have no current revision, so
+//! a record read by id carries `stale: null`; inside a revision resource `stale` is judged
+//! against that revision.
+//!
+//! Here: the URIs, templates, list and reads. `view` loads a revision within a byte budget
+//! and shrinks it to fit an answer line; `report` renders it as Markdown.
+
+mod report;
+mod view;
+
+use serde_json::{Value, json};
+
+use crate::review::is_revision;
+use crate::store::{Store, StoreError};
+use crate::text::first_chars;
+use view::{RevisionView, fit, pretty, pretty_within};
+
+const SCHEME: &str = "review://";
+const REVISIONS: &str = "review://revisions/";
+const RECORDS: &str = "review://records/";
+const DECISIONS: &str = "review://decisions/";
+const REPORT_SUFFIX: &str = "/report";
+const JSON: &str = "application/json";
+const MARKDOWN: &str = "text/markdown";
+
+/// Revisions per `resources/list` page.
+const LIST_PAGE_SIZE: usize = 50;
+
+/// Why a resource operation failed.
+#[derive(Debug, PartialEq)]
+pub enum ResourceError {
+    /// Unknown or malformed URI: -32002 (legacy) or -32602 with `data.uri` (modern).
+    NotFound,
+    InvalidCursor,
+    Storage(String),
+}
+
+impl From<StoreError> for ResourceError {
+    fn from(e: StoreError) -> Self {
+        ResourceError::Storage(e.user_message())
+    }
+}
+
+/// Every resource template (`uriTemplate`, `name`, `title`, `description`, `mimeType`).
+pub fn templates() -> Vec<Value> {
+    vec![
+        json!({
+            "uriTemplate": "review://revisions/{revision}",
+            "name": "revision",
+            "title": "Everything recorded for a revision",
+            "description": "Records and decisions written for one part revision (sha256:<64 hex>), each marked stale against it, plus what was written for the same files at other revisions.",
+            "mimeType": JSON,
+        }),
+        json!({
+            "uriTemplate": "review://revisions/{revision}/report",
+            "name": "revision-report",
+            "title": "Review report for a revision",
+            "description": "A Markdown review report a person reads: decisions with their basis as a table, open questions, verdicts, remembered features and notes, and what is stale against this revision.",
+            "mimeType": MARKDOWN,
+        }),
+        json!({
+            "uriTemplate": "review://records/{id}",
+            "name": "record",
+            "title": "One remembered feature or note",
+            "description": "A record by its id, as recall returns it (stale is null: no current revision is supplied).",
+            "mimeType": JSON,
+        }),
+        json!({
+            "uriTemplate": "review://decisions/{id}",
+            "name": "decision",
+            "title": "One review decision",
+            "description": "A decision by its id with its whole basis, as recall_decisions returns it (stale is null).",
+            "mimeType": JSON,
+        }),
+    ]
+}
+
+/// One page of `resources/list`: one entry per revision with records or decisions, most
+/// recent activity first, and the cursor of the next page.
+///
+/// The cursor is `r1.<last_seq>.<revision>` of the last entry served: a revision written to
+/// during paging moves to the front and is not served twice.
+pub fn list(
+    store: &mut Store,
+    cursor: Option<&str>,
+) -> Result<(Vec<Value>, Option<String>), ResourceError> {
+    let after = cursor.map(parse_list_cursor).transpose()?;
+    let revisions = store.revisions()?;
+    let remaining = revisions.into_iter().filter(|r| match &after {
+        // Order: last_seq DESC, then revision ASC.
+        Some((seq, rev)) => r.last_seq < *seq || (r.last_seq == *seq && r.revision > *rev),
+        None => true,
+    });
+    let mut page = Vec::new();
+    let mut more = false;
+    for summary in remaining {
+        if page.len() == LIST_PAGE_SIZE {
+            more = true;
+            break;
+        }
+        page.push(summary);
+    }
+    let next = match (more, page.last()) {
+        (true, Some(last)) => Some(format!("r1.{}.{}", last.last_seq, last.revision)),
+        _ => None,
+    };
+    let mut items = Vec::with_capacity(page.len());
+    for s in &page {
+        let uri = store.revision_uri(&s.revision)?;
+        let name = display_name(uri.as_deref(), &s.revision);
+        items.push(json!({
+            "uri": format!("{REVISIONS}{}", s.revision),
+            "name": name,
+            "title": format!("Review of {name}"),
+            "description": format!(
+                "{} and {} recorded for {}; last activity {}.",
+                plural(s.records, "record"),
+                plural(s.decisions, "decision"),
+                uri.as_deref().unwrap_or(&s.revision),
+                s.last_activity
+            ),
+            "mimeType": JSON,
+        }));
+    }
+    Ok((items, next))
+}
+
+fn parse_list_cursor(c: &str) -> Result<(i64, String), ResourceError> {
+    let rest = c.strip_prefix("r1.").ok_or(ResourceError::InvalidCursor)?;
+    let (seq, rev) = rest.split_once('.').ok_or(ResourceError::InvalidCursor)?;
+    let seq: i64 = seq.parse().map_err(|_| ResourceError::InvalidCursor)?;
+    if seq < 0 || !is_revision(rev) {
+        return Err(ResourceError::InvalidCursor);
+    }
+    Ok((seq, rev.to_string()))
+}
+
+/// The `contents` of one resource.
+pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
+    if !uri.starts_with(SCHEME) {
+        return Err(ResourceError::NotFound);
+    }
+    if let Some(rest) = uri.strip_prefix(REVISIONS) {
+        let (revision, report) = match rest.strip_suffix(REPORT_SUFFIX) {
+            Some(rev) => (rev, true),
+            None => (rest, false),
+        };
+        if !is_revision(revision) {
+            return Err(ResourceError::NotFound);
+        }
+        let mut view = RevisionView::load(store, revision)?;
+        let text = if report {
+            fit(&mut view, RevisionView::report)
+        } else {
+            fit(&mut view, |v| pretty(&v.to_json()))
+        };
+        let mime = if report { MARKDOWN } else { JSON };
+        return Ok(vec![text_content(uri, mime, text)]);
+    }
+    if let Some(id) = uri.strip_prefix(RECORDS) {
+        let record = store.get_record(id)?.ok_or(ResourceError::NotFound)?;
+        return Ok(vec![text_content(
+            uri,
+            JSON,
+            pretty_within(&record.to_wire(None)),
+        )]);
+    }
+    if let Some(id) = uri.strip_prefix(DECISIONS) {
+        let decision = store.get_decision(id)?.ok_or(ResourceError::NotFound)?;
+        return Ok(vec![text_content(
+            uri,
+            JSON,
+            pretty_within(&decision.to_wire(None)),
+        )]);
+    }
+    Err(ResourceError::NotFound)
+}
+
+fn text_content(uri: &str, mime: &str, text: String) -> Value {
+    json!({"uri": uri, "mimeType": mime, "text": text})
+}
+
+/// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision.
+fn display_name(uri: Option<&str>, revision: &str) -> String {
+    let short = first_chars(revision.strip_prefix("sha256:").unwrap_or(revision), 12);
+    let file = uri.and_then(|u| {
+        let path = u.split(['?', '#']).next().unwrap_or(u);
+        path.rsplit('/')
+            .next()
+            .filter(|f| !f.is_empty())
+            .map(percent_decode)
+    });
+    match file {
+        Some(f) => format!("{f} @ {short}"),
+        None => format!("sha256:{short}"),
+    }
+}
+
+/// Decodes `%XX` escapes of a file name for display (invalid escapes are kept as they are).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes.get(i), hex) {
+            (Some(b'%'), Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (Some(&b), _) => {
+                out.push(b);
+                i += 1;
+            }
+            (None, _) => break,
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_name_uses_file_name_and_short_revision() {
+        let rev = format!("sha256:{}", "ab".repeat(32));
+        assert_eq!(
+            display_name(Some("file:///work/my%20part.step"), &rev),
+            "my part.step @ abababababab"
+        );
+        assert_eq!(display_name(None, &rev), "sha256:abababababab");
+        assert_eq!(display_name(Some("plm:"), &rev), "plm: @ abababababab");
+    }
+
+    #[test]
+    fn list_cursor_rejects_tampering() {
+        let rev = format!("sha256:{}", "0".repeat(64));
+        assert_eq!(
+            parse_list_cursor(&format!("r1.5.{rev}")),
+            Ok((5, rev.clone()))
+        );
+        for bad in [
+            "",
+            "r1.",
+            "r1.x.sha256:00",
+            "r2.5.",
+            "r1.-1.sha256:0",
+            "tools.50",
+        ] {
+            assert_eq!(
+                parse_list_cursor(bad),
+                Err(ResourceError::InvalidCursor),
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! The Markdown review report of a revision view, and the escaping that keeps stored text
+//! from adding Markdown of its own.
+
+use std::fmt::Write as _;
+
+use super::view::RevisionView;
+use super::{display_name, plural};
+use crate::review::{Decision, Record, State};
+
+impl RevisionView {
+    /// The Markdown report. Every stored string (ids, timestamps and the revision included:
+    /// an imported file can carry anything) goes through [`line`], [`cell`] or [`code`], so
+    /// no field can add, end or hide a heading, list, table, link or HTML of its own.
+    pub(super) fn report(&self) -> String {
+        let mut out = String::new();
+        let uri = self
+            .records
+            .iter()
+            .map(|r| &r.artifact)
+            .chain(self.decisions.iter().map(|d| &d.artifact))
+            .find_map(|a| a.uri.as_deref());
+        let _ = writeln!(
+            out,
+            "# Review report: {}\n",
+            line(&display_name(uri, &self.revision))
+        );
+        let _ = writeln!(out, "- Revision: {}", code(&self.revision));
+        if let Some(u) = uri {
+            let _ = writeln!(out, "- File: {}", line(u));
+        }
+        let _ = writeln!(
+            out,
+            "- {} and {} at this revision.\n",
+            plural(self.decisions.len() as u64, "decision"),
+            plural(self.records.len() as u64, "record")
+        );
+        out.push_str(
+            "This report is the review's own account: requirements as stated and evidence as \
+             quoted. This server never measures; take numbers from the geometry.\n\n",
+        );
+        self.report_decisions(&mut out);
+        self.report_open_questions(&mut out);
+        self.report_records(&mut out);
+        self.report_stale(&mut out);
+        out
+    }
+
+    fn report_decisions(&self, out: &mut String) {
+        let _ = writeln!(out, "## Decisions\n");
+        if self.decisions.is_empty() {
+            out.push_str("No decision recorded for this revision.\n\n");
+        }
+        for d in &self.decisions {
+            let _ = writeln!(out, "### {}: {}\n", line(&d.subject), line(&d.disposition));
+            if let Some(s) = &d.summary {
+                let _ = writeln!(out, "{}\n", line(s));
+            }
+            let _ = writeln!(
+                out,
+                "Recorded {}, updated {}. Id {}.\n",
+                line(&d.created_at),
+                line(&d.updated_at),
+                code(&d.id)
+            );
+            if d.basis.is_empty() {
+                out.push_str("No basis recorded.\n\n");
+                continue;
+            }
+            let accepted = count_verdicts(d, "accepted");
+            let rejected = count_verdicts(d, "rejected");
+            let pending = d.basis.len() - accepted - rejected;
+            let _ = writeln!(
+                out,
+                "Verdicts: {accepted} accepted, {rejected} rejected, {pending} awaiting the engineer.\n"
+            );
+            out.push_str("| # | Requirement | Source | State | Evidence | Faces | Verdict |\n");
+            out.push_str("|---|---|---|---|---|---|---|\n");
+            for (i, b) in d.basis.iter().enumerate() {
+                let source = match &b.source_detail {
+                    Some(detail) => format!("{} ({})", b.source.as_str(), detail),
+                    None => b.source.as_str().to_string(),
+                };
+                let verdict = match &b.verdict {
+                    Some(v) => match &v.reason {
+                        Some(r) => format!("{}: {}", v.judgement.as_str(), r),
+                        None => v.judgement.as_str().to_string(),
+                    },
+                    None => "pending".to_string(),
+                };
+                let faces = if b.faces.is_empty() {
+                    "whole part".to_string()
+                } else {
+                    b.faces.join(", ")
+                };
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    i + 1,
+                    cell(&b.requirement),
+                    cell(&source),
+                    b.state.as_str(),
+                    cell(b.evidence.as_deref().unwrap_or("")),
+                    cell(&faces),
+                    cell(&verdict)
+                );
+            }
+            out.push('\n');
+        }
+        if self.omitted_decisions > 0 {
+            let _ = writeln!(
+                out,
+                "{} more not shown: use recall_decisions to page through them.\n",
+                plural(self.omitted_decisions as u64, "decision")
+            );
+        }
+    }
+
+    fn report_open_questions(&self, out: &mut String) {
+        let _ = writeln!(out, "## Open questions\n");
+        let mut any = false;
+        for d in &self.decisions {
+            for b in &d.basis {
+                if matches!(b.state, State::Unresolved | State::Conflicting) {
+                    any = true;
+                    let _ = writeln!(
+                        out,
+                        "- **{}** ({}, {}): {}. Question: {}",
+                        line(&d.subject),
+                        b.state.as_str(),
+                        b.source.as_str(),
+                        line(&b.requirement),
+                        line(b.question.as_deref().unwrap_or(""))
+                    );
+                }
+            }
+        }
+        out.push_str(if any { "\n" } else { "None.\n\n" });
+    }
+
+    fn report_records(&self, out: &mut String) {
+        let _ = writeln!(out, "## Features and notes\n");
+        if self.records.is_empty() {
+            out.push_str("None recorded for this revision.\n\n");
+            return;
+        }
+        for r in &self.records {
+            out.push_str(&record_line(r));
+        }
+        if self.omitted_records > 0 {
+            let _ = writeln!(
+                out,
+                "- … and {} more: use recall to page through them.",
+                plural(self.omitted_records as u64, "record")
+            );
+        }
+        out.push('\n');
+    }
+
+    fn report_stale(&self, out: &mut String) {
+        let _ = writeln!(out, "## Stale against this revision\n");
+        if self.stale_records.is_empty() && self.stale_decisions.is_empty() {
+            out.push_str("Nothing recorded for these files at other revisions.\n");
+            return;
+        }
+        out.push_str(
+            "Written for the same files at other revisions. Entity ids do not travel between \
+             revisions: re-check these claims against this revision before relying on them.\n\n",
+        );
+        for d in &self.stale_decisions {
+            let _ = writeln!(
+                out,
+                "- Decision **{}**: {} (at {}, updated {})",
+                line(&d.subject),
+                line(&d.disposition),
+                code(&d.artifact.revision),
+                line(&d.updated_at)
+            );
+        }
+        for r in &self.stale_records {
+            let text = record_line(r);
+            let _ = writeln!(
+                out,
+                "{} (at {})",
+                text.trim_end(),
+                code(&r.artifact.revision)
+            );
+        }
+    }
+}
+
+fn record_line(r: &Record) -> String {
+    let mut s = String::from("- ");
+    match &r.name {
+        Some(n) => {
+            let _ = write!(s, "**{}** (feature)", line(n));
+        }
+        None => s.push_str("Note"),
+    }
+    if let Some(note) = &r.note {
+        let _ = write!(s, ": {}", line(note));
+    }
+    if !r.tags.is_empty() {
+        let _ = write!(s, " [tags: {}]", line(&r.tags.join(", ")));
+    }
+    if r.entity_ids.is_empty() {
+        s.push_str(" (whole part)");
+    } else {
+        let shown: Vec<&str> = r.entity_ids.iter().take(10).map(String::as_str).collect();
+        let more = r.entity_ids.len().saturating_sub(shown.len());
+        let _ = write!(s, " ({}: {}", line(&r.id_scheme), line(&shown.join(", ")));
+        if more > 0 {
+            let _ = write!(s, " and {more} more");
+        }
+        s.push(')');
+    }
+    s.push('\n');
+    s
+}
+
+fn count_verdicts(d: &Decision, judgement: &str) -> usize {
+    d.basis
+        .iter()
+        .filter(|b| {
+            b.verdict
+                .as_ref()
+                .is_some_and(|v| v.judgement.as_str() == judgement)
+        })
+        .count()
+}
+
+/// User text as inline Markdown on one line: it renders as exactly its characters, with line
+/// breaks shown as spaces and the ends trimmed (a NUL shows as U+FFFD, as CommonMark renders
+/// it anyway).
+///
+/// Backslash escapes (CommonMark §2.4: any ASCII punctuation may be escaped) defuse every
+/// character that starts inline syntax anywhere: `\`, backticks, `*`, `_`, `~`, `[`, `]`, `<`
+/// (HTML, comments, autolinks), `&` (entity references), `#` (a heading's closing sequence)
+/// and `$` (math, which GitHub renders). A block can only start where a line starts, and no
+/// user text follows a newline, but the first character is defused too (`>`, `-`, `+`, `=`,
+/// `|`, and the `.` or `)` after leading digits), so the text is safe wherever it is put.
+fn line(s: &str) -> String {
+    escape(s, false)
+}
+
+/// User text inside a table cell: as [`line`], and `|` escaped so it cannot end the cell.
+fn cell(s: &str) -> String {
+    escape(s, true)
+}
+
+/// An identifier (id, revision) as a code span when it is plain, else as [`line`] text: a
+/// code span shows its content raw, so only characters that cannot end it or break the line
+/// are allowed in one.
+fn code(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
+    if plain { format!("`{s}`") } else { line(s) }
+}
+
+fn escape(s: &str, in_cell: bool) -> String {
+    let folded: String = s
+        .chars()
+        .map(|c| match c {
+            '\n' | '\r' => ' ',
+            '\0' => '\u{FFFD}',
+            c => c,
+        })
+        .collect();
+    let text = folded.trim();
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 2);
+    for (i, c) in text.char_indices() {
+        let special = matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '~' | '[' | ']' | '<' | '&' | '#' | '$'
+        ) || (in_cell && c == '|')
+            || (i == 0 && matches!(c, '>' | '-' | '+' | '=' | '|'))
+            || (digits > 0 && i == digits && matches!(c, '.' | ')'));
+        if special {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_escapes_pipes_and_newlines() {
+        assert_eq!(cell("a|b\nc"), "a\\|b c");
+        assert_eq!(line("# heading"), "\\# heading");
+        assert_eq!(line("1. item <!-- x"), "1\\. item \\<!-- x");
+        assert_eq!(code("rec_0a"), "`rec_0a`");
+        assert_eq!(code("a`b"), "a\\`b");
+    }
+}

@@ -1,0 +1,224 @@
+//! The revision view: what a revision resource shows, loaded within a byte budget and
+//! shrunk until its text fits in one answer line.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use super::ResourceError;
+use crate::review::{Decision, Record};
+use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store};
+use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES};
+
+/// At most this many records and decisions of a revision are inlined in one read; the rest
+/// are counted, and `recall` pages through all of them.
+const READ_CAP: usize = 500;
+/// At most this many stale records or decisions per file are listed in a revision read.
+const STALE_CAP: usize = 100;
+/// What the items of one revision read may cost, counted as the answer bytes of their
+/// compact JSON (see `wire::answer_bytes`): a quarter of the answer bound, so that the
+/// pretty-printed JSON (indented, then escaped into the answer) and the Markdown report
+/// (escaped for the renderer) stay well under it. [`fit`] checks the text itself anyway.
+const VIEW_BUDGET: usize = MAX_ANSWER_ITEMS_BYTES / 4;
+
+/// `v` as indented JSON.
+pub(super) fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// What `text` costs the answer line once escaped into its JSON string.
+fn escaped_len(text: &str) -> usize {
+    serde_json::to_string(text).map_or(usize::MAX, |s| s.len())
+}
+
+/// One item, pretty-printed when that fits in an answer line, else compact (every stored
+/// item fits compact: see `store::check_answer_size`).
+pub(super) fn pretty_within(v: &Value) -> String {
+    let text = pretty(v);
+    if escaped_len(&text) <= MAX_ANSWER_ITEMS_BYTES {
+        return text;
+    }
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// The text `build` makes of the view, with the view's newest items halved until the text
+/// fits in an answer line (what is left out is counted in the view's `omitted`).
+pub(super) fn fit(view: &mut RevisionView, build: impl Fn(&RevisionView) -> String) -> String {
+    loop {
+        let text = build(view);
+        if escaped_len(&text) <= MAX_ANSWER_ITEMS_BYTES || !view.shrink() {
+            return text;
+        }
+    }
+}
+
+/// Everything a revision resource shows.
+pub(super) struct RevisionView {
+    pub(super) revision: String,
+    pub(super) records: Vec<Record>,
+    pub(super) decisions: Vec<Decision>,
+    /// How many of the revision's records and decisions are not shown: cut by [`READ_CAP`],
+    /// the byte budget or [`fit`].
+    pub(super) omitted_records: usize,
+    pub(super) omitted_decisions: usize,
+    /// Written for the same files at other revisions: stale against this one.
+    pub(super) stale_records: Vec<Record>,
+    pub(super) stale_decisions: Vec<Decision>,
+}
+
+impl RevisionView {
+    /// The newest records and decisions of the revision, and what was written for the same
+    /// files at other revisions, each list cut at its count cap and all of them together at
+    /// [`VIEW_BUDGET`]: what is read is bounded in bytes, not only in rows (one record may be
+    /// megabytes), and what is left out is counted.
+    pub(super) fn load(store: &mut Store, revision: &str) -> Result<RevisionView, ResourceError> {
+        let cur = Some(revision);
+        let mut budget = VIEW_BUDGET;
+        // The first item of the view is taken whatever it costs ([`fit`] decides).
+        let mut take = |bytes: usize, first: bool| {
+            if bytes > budget && !first {
+                return false;
+            }
+            budget = budget.saturating_sub(bytes);
+            true
+        };
+        let page = |limit| PageRequest {
+            snapshot: None,
+            after: None,
+            limit,
+        };
+        let mut records = Vec::new();
+        let rq = RecordQuery {
+            revision: Some(revision.to_string()),
+            ..RecordQuery::default()
+        };
+        store.recall_each(&rq, page(READ_CAP), |r| {
+            let r = r.into_owned();
+            let bytes = wire::answer_bytes(&r.wire(cur));
+            if !take(bytes, records.is_empty()) {
+                return false;
+            }
+            records.push(r);
+            true
+        })?;
+        let mut decisions = Vec::new();
+        let dq = DecisionQuery {
+            revision: Some(revision.to_string()),
+            ..DecisionQuery::default()
+        };
+        store.recall_decisions_each(&dq, page(READ_CAP), |d| {
+            let bytes = wire::answer_bytes(&d.wire(cur));
+            if !take(bytes, records.is_empty() && decisions.is_empty()) {
+                return false;
+            }
+            decisions.push(d);
+            true
+        })?;
+        if records.is_empty() && decisions.is_empty() {
+            return Err(ResourceError::NotFound);
+        }
+        let (total_records, total_decisions) = store
+            .revisions()?
+            .into_iter()
+            .find(|s| s.revision == revision)
+            .map_or((0, 0), |s| (s.records, s.decisions));
+        let uris: BTreeSet<String> = records
+            .iter()
+            .map(|r| &r.artifact)
+            .chain(decisions.iter().map(|d| &d.artifact))
+            .filter_map(|a| a.uri.clone())
+            .collect();
+        let mut stale_records = Vec::new();
+        let mut stale_decisions = Vec::new();
+        for uri in &uris {
+            let q = RecordQuery {
+                locator: Some(uri.clone()),
+                ..RecordQuery::default()
+            };
+            store.recall_each(&q, page(STALE_CAP), |r| {
+                if r.artifact.revision == revision {
+                    return true;
+                }
+                let r = r.into_owned();
+                let bytes = wire::answer_bytes(&r.wire(cur));
+                if !take(bytes, false) {
+                    return false;
+                }
+                stale_records.push(r);
+                true
+            })?;
+            let q = DecisionQuery {
+                locator: Some(uri.clone()),
+                ..DecisionQuery::default()
+            };
+            store.recall_decisions_each(&q, page(STALE_CAP), |d| {
+                if d.artifact.revision == revision {
+                    return true;
+                }
+                let bytes = wire::answer_bytes(&d.wire(cur));
+                if !take(bytes, false) {
+                    return false;
+                }
+                stale_decisions.push(d);
+                true
+            })?;
+        }
+        let omitted = |total: u64, shown: usize| {
+            usize::try_from(total)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(shown)
+        };
+        Ok(RevisionView {
+            revision: revision.to_string(),
+            omitted_records: omitted(total_records, records.len()),
+            omitted_decisions: omitted(total_decisions, decisions.len()),
+            records,
+            decisions,
+            stale_records,
+            stale_decisions,
+        })
+    }
+
+    /// Leaves out the later half of the largest list (stale items first), counting what the
+    /// revision's own lists lose in `omitted`. False when there is nothing left to cut.
+    fn shrink(&mut self) -> bool {
+        if !self.stale_records.is_empty() || !self.stale_decisions.is_empty() {
+            self.stale_records.truncate(self.stale_records.len() / 2);
+            self.stale_decisions
+                .truncate(self.stale_decisions.len() / 2);
+            return true;
+        }
+        if self.records.len() + self.decisions.len() <= 1 {
+            return false;
+        }
+        let (list_len, is_records) = if self.records.len() >= self.decisions.len() {
+            (self.records.len(), true)
+        } else {
+            (self.decisions.len(), false)
+        };
+        let keep = list_len / 2;
+        if is_records {
+            self.omitted_records += self.records.len() - keep;
+            self.records.truncate(keep);
+        } else {
+            self.omitted_decisions += self.decisions.len() - keep;
+            self.decisions.truncate(keep);
+        }
+        true
+    }
+
+    /// The revision resource as JSON, every item's `stale` judged against this revision.
+    pub(super) fn to_json(&self) -> Value {
+        let cur = Some(self.revision.as_str());
+        json!({
+            "revision": self.revision,
+            "records": self.records.iter().map(|r| r.to_wire(cur)).collect::<Vec<_>>(),
+            "decisions": self.decisions.iter().map(|d| d.to_wire(cur)).collect::<Vec<_>>(),
+            "omitted": {"records": self.omitted_records, "decisions": self.omitted_decisions},
+            "stale": {
+                "records": self.stale_records.iter().map(|r| r.to_wire(cur)).collect::<Vec<_>>(),
+                "decisions": self.stale_decisions.iter().map(|d| d.to_wire(cur)).collect::<Vec<_>>(),
+            },
+        })
+    }
+}

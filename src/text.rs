@@ -1,0 +1,114 @@
+//! Shortening text for messages, logs and summaries: one function per way of cutting.
+//!
+//! - [`clip_bytes`]: at most a number of bytes, cut at a character boundary, with a marker of
+//!   how many bytes were cut (log lines, whose bound is in bytes);
+//! - [`prefix_chars`]: the first characters, with `…` when something was cut (summaries and
+//!   echoed values);
+//! - [`cut_middle`]: the first and last characters around a `…` (messages whose end matters,
+//!   such as a schema error that names the rule last);
+//! - [`first_chars`]: the first characters, nothing added (short display forms).
+//!
+//! A leaf: it imports nothing from the crate.
+
+use std::borrow::Cow;
+
+/// `s` cut to at most `max` bytes at a character boundary, followed by a marker of how many
+/// bytes were cut (`…[4194050 bytes cut]`); `s` itself when it fits.
+pub fn clip_bytes(s: &str, max: usize) -> Cow<'_, str> {
+    if s.len() <= max {
+        return Cow::Borrowed(s);
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let kept = s.get(..end).unwrap_or_default();
+    Cow::Owned(format!("{kept}…[{} bytes cut]", s.len() - end))
+}
+
+/// The longest start of `s` with at most `n` characters.
+pub fn first_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((end, _)) => s.get(..end).unwrap_or(s),
+        None => s,
+    }
+}
+
+/// The first `n` characters of `s` followed by `…` when `s` is longer; `s` itself otherwise.
+pub fn prefix_chars(s: &str, n: usize) -> String {
+    let head = first_chars(s, n);
+    if head.len() == s.len() {
+        return s.to_string();
+    }
+    format!("{head}…")
+}
+
+/// `s` with its middle replaced by `…` so that `max_chars` of its characters are kept: the
+/// first half (rounded up) and the last half. `s` itself when it has at most `max_chars`.
+pub fn cut_middle(s: &str, max_chars: usize) -> String {
+    let n = s.chars().count();
+    if n <= max_chars {
+        return s.to_string();
+    }
+    let tail = max_chars / 2;
+    let head = max_chars - tail;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_bytes_cuts_at_a_char_boundary_and_says_how_much() {
+        assert_eq!(clip_bytes("short", 10), "short");
+        assert_eq!(clip_bytes("exact", 5), "exact");
+        // "é" is two bytes: a cut at byte 3 falls inside the second one.
+        assert_eq!(clip_bytes("aééé", 4), "aé…[4 bytes cut]");
+        assert_eq!(
+            clip_bytes(&"x".repeat(1000), 10),
+            "xxxxxxxxxx…[990 bytes cut]"
+        );
+        assert_eq!(clip_bytes("é", 1), "…[2 bytes cut]");
+        assert!(matches!(clip_bytes("fits", 4), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn first_chars_counts_characters_not_bytes() {
+        assert_eq!(first_chars("abc", 5), "abc");
+        assert_eq!(first_chars("abc", 3), "abc");
+        assert_eq!(first_chars("abc", 2), "ab");
+        assert_eq!(first_chars("Øéx", 2), "Øé");
+        assert_eq!(first_chars("abc", 0), "");
+        assert_eq!(first_chars("", 3), "");
+    }
+
+    #[test]
+    fn prefix_chars_marks_a_cut_only() {
+        assert_eq!(prefix_chars("bore", 4), "bore");
+        assert_eq!(prefix_chars("bore", 10), "bore");
+        assert_eq!(prefix_chars("bore tolerance", 4), "bore…");
+        assert_eq!(prefix_chars("ØØØ", 1), "Ø…");
+        assert_eq!(prefix_chars("ab", 0), "…");
+        assert_eq!(prefix_chars("", 0), "");
+        let rev = format!("sha256:{}", "0123456789abcdef".repeat(4));
+        assert_eq!(prefix_chars(&rev, 15), "sha256:01234567…");
+    }
+
+    #[test]
+    fn cut_middle_keeps_both_ends() {
+        assert_eq!(cut_middle("abcdef", 6), "abcdef");
+        assert_eq!(cut_middle("abcdefgh", 4), "ab…gh");
+        assert_eq!(cut_middle("abcdefgh", 5), "abc…gh");
+        assert_eq!(cut_middle("ééééé", 2), "é…é");
+        assert_eq!(cut_middle("ab", 1), "a…");
+        assert_eq!(cut_middle("ab", 0), "…");
+        let msg = format!("\"{}\" is longer than 200 characters", "v".repeat(1000));
+        let cut = cut_middle(&msg, 300);
+        assert_eq!(cut.chars().count(), 301);
+        assert!(cut.ends_with("is longer than 200 characters"));
+    }
+}
