@@ -132,8 +132,8 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
 /// The fast path of an inspection: the schema version when the file's 100-byte header alone
 /// shows it is ours, at a version this build knows, and whole.
 ///
-/// Opening a connection only to read these two numbers parses the whole schema, a quarter of
-/// the instructions of a cold start; the real connection parses it again anyway. Only this
+/// Opening a connection only to read these two numbers parses the whole schema, a large part
+/// of a cold start, and the real connection parses it again anyway. Only this
 /// positive verdict may skip the read-only look. In WAL mode (a file 0.1 wrote) the main
 /// file's header can be older than the database: that is safe because [`migrate`](super::migrate::migrate)
 /// reads both numbers again under the write lock and refuses before writing. In rollback

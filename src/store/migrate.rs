@@ -53,8 +53,7 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
     // the next auto-checkpoint, ~1000 pages later: until then the main file's header would
     // not show the file is ours, and every start would pay the full read-only inspection.
     // Best effort: a reader holding an older snapshot can make it partial, which is harmless.
-    // An upgrade of an existing file rewrites whole tables (80 MB of WAL at 100,000
-    // records), so it also truncates the WAL rather than leave it that size while the server
+    // An upgrade of an existing file rewrites whole tables, so it also truncates the WAL rather than leave it that size while the server
     // runs; a new file's few pages need no truncation (and no extra fsync at a first start).
     let sql = if start > 0 {
         "PRAGMA wal_checkpoint(TRUNCATE)"

@@ -252,7 +252,7 @@ fn setup(conn: &mut Connection) -> Result<(), StoreError> {
     conn.set_prepared_statement_cache_capacity(128);
     // Query planner stability: plans never depend on bound values. Without it, SQLite marks
     // statements whose plan could use a parameter's value (partial indexes, STAT4) and
-    // re-prepares them on every bind, which was a quarter of a recall.
+    // re-prepares them on every bind, a cost every recall would pay.
     conn.set_db_config(
         rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
         true,
@@ -269,8 +269,7 @@ fn setup(conn: &mut Connection) -> Result<(), StoreError> {
 /// [`BUSY_TIMEOUT`] has passed since this wait began. SQLite's own `busy_timeout` sleeps
 /// longer and longer (up to 100 ms a look), so under a steady stream of writes from several
 /// processes a writer that has waited long polls least often and can lose every hand-over of
-/// the lock for the whole timeout: with the rollback journal's longer commits, eight servers
-/// writing at once on a loaded disk answered one write "locked" that way.
+/// the lock for the whole timeout, and answer "locked".
 fn fair_wait() -> impl FnMut(i32) -> bool + Send + 'static {
     let mut started = Instant::now();
     move |count| {

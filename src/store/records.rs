@@ -239,8 +239,8 @@ impl Store {
                 // tier 0 has just been walked from the top to its end (unless it filled the
                 // page, and then tier 1 is not run), so the rows it returned are all the name
                 // matches under these bounds and filters: leaving those out by rowid spares
-                // FTS5 a second walk of the name's doclists for the NOT, a third of the
-                // full-text work of a one-word query. A later page uses the NOT.
+                // FTS5 a second walk of the name's doclists for the NOT. A later page uses the
+                // NOT.
                 if items.len() <= page.limit {
                     let (expr, skip) = if page.after.is_none() {
                         (all, items.iter().map(|(_, p)| p.seq).collect::<Vec<_>>())

@@ -139,8 +139,8 @@ CREATE VIRTUAL TABLE decisions_fts USING fts5 (
 /// index on `seq` goes, and with it a second B-tree descent per full-text match (a page read
 /// per row once the table outgrows the page cache). The side tables lose their `rid` column,
 /// its index and the cascade that needed it: a record's side rows are deleted by their keys,
-/// read from the record's own lists. Together a `remember` writes about 4.7 pages fewer
-/// (28 before, at 100,000 records). Side rows whose record is gone (only a hand-edited file
+/// read from the record's own lists. Together a `remember` writes several pages fewer. Side
+/// rows whose record is gone (only a hand-edited file
 /// can have them) are harmless: every query joins them to `records`, and seqs are never
 /// reused.
 const V2: &str = r#"
