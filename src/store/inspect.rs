@@ -2,7 +2,6 @@
 //! this build knows, judged from its header alone when that suffices and otherwise through a
 //! read-only connection that creates no file.
 //!
-//!
 //! Before any pragma that writes, the file is inspected (its header, and unless
 //! that shows it is ours, through a read-only connection) and a non-SQLite, foreign or newer
 //! file is refused with the file left byte-for-byte untouched. A path that is not a regular

@@ -1,6 +1,5 @@
-//! Opening the database: the checks before anything is written, the connection's pragmas,
-//! the lazy open of a serving process, the read-only open of `export`, `check` and `backup`,
-//! and the online backup.
+//! Opening the database for writing: the connection's pragmas and journal, the lazy open of
+//! a serving process, and a private database in memory.
 //!
 //! **The journal.** Every write is committed in SQLite's rollback-journal mode
 //! (`journal_mode=PERSIST`, `synchronous=FULL`) before it is answered: the commit puts the
@@ -15,7 +14,8 @@
 //! (`examples/bench` prints the cost against WAL in the same run). A file left in WAL mode
 //! by 0.1 is switched at its first open, which needs no other process to have it open.
 //!
-//! Before any pragma that writes, the file is inspected (see `inspect.rs`).
+//! Before any pragma that writes, the file is inspected (see `inspect.rs`); the read-only
+//! open is in `read_only.rs`, the online backup in `backup.rs`.
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
