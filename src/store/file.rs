@@ -5,7 +5,7 @@
 //! made to name another file (a backup restored with `mv`, `git checkout`, a sync client) or
 //! no file at all, every write still succeeds, into a file nobody can see any more. So the
 //! store remembers the device and inode it opened and compares them with what the path names
-//! before each transaction (one `stat`, about a microsecond). SQLite's own unix layer notices
+//! before each transaction (one `stat`). SQLite's own unix layer notices
 //! the same conditions ("file unlinked while open", "file renamed while open", "multiple
 //! links to file") but only logs them through a callback that rusqlite installs with
 //! `unsafe`, which this crate forbids; checking here also lets a tool say what happened.

@@ -1,6 +1,5 @@
-//! Opening the database: the checks before anything is written, the connection's pragmas,
-//! the lazy open of a serving process, the read-only open of `export`, `check` and `backup`,
-//! and the online backup.
+//! Opening the database for writing: the connection's pragmas and journal, the lazy open of
+//! a serving process, and a private database in memory.
 //!
 //! **The journal.** Every write is committed in SQLite's rollback-journal mode
 //! (`journal_mode=PERSIST`, `synchronous=FULL`) before it is answered: the commit puts the
@@ -15,20 +14,19 @@
 //! (`examples/bench` prints the cost against WAL in the same run). A file left in WAL mode
 //! by 0.1 is switched at its first open, which needs no other process to have it open.
 //!
-//! **Refusals.** Before any pragma that writes, the file is inspected (its header, and unless
-//! that shows it is ours, through a read-only connection) and a non-SQLite, foreign or newer
-//! file is refused with the file left byte-for-byte untouched. A path that is not a regular
-//! file, or a file with a second hard link, is refused too (see [`super::file`]).
+//! Before any pragma that writes, the file is inspected (see `inspect.rs`); the read-only
+//! open is in `read_only.rs`, the online backup in `backup.rs`.
 
 use std::fs::OpenOptions;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 
 use super::file::{self, Identity};
-use super::{APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION, Store, StoreError, schema};
+use super::inspect::{self, inspect};
+use super::migrate::migrate;
+use super::{BUSY_TIMEOUT, Store, StoreError};
 
 /// The journal mode of a connection that writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,14 +60,6 @@ pub(super) struct OnDisk {
     pub journal: Journal,
     /// The file the open connection uses, once it is open.
     pub identity: Option<Identity>,
-}
-
-/// What the read-only inspection found in an existing file.
-pub(super) enum Found {
-    /// Empty, or an SQLite file with no tables and no application id: ours to initialise.
-    Fresh,
-    /// Ours, at this schema version.
-    Ours(i64),
 }
 
 impl Store {
@@ -129,7 +119,7 @@ impl Store {
     }
 
     /// A store of `conn` (opened later when `None`) for the file `disk` (`None` in memory).
-    fn over(conn: Option<Connection>, disk: Option<OnDisk>) -> Store {
+    pub(super) fn over(conn: Option<Connection>, disk: Option<OnDisk>) -> Store {
         Store {
             conn,
             file: disk,
@@ -143,7 +133,7 @@ impl Store {
     pub fn open_in_memory() -> Result<Store, StoreError> {
         let mut conn = Connection::open_in_memory()?;
         setup(&mut conn)?;
-        schema::migrate(&conn, Path::new(":memory:"))?;
+        migrate(&conn, Path::new(":memory:"))?;
         Ok(Store::over(Some(conn), None))
     }
 
@@ -152,46 +142,6 @@ impl Store {
     pub(super) fn from_connection(mut conn: Connection) -> Result<Store, StoreError> {
         setup(&mut conn)?;
         Ok(Store::over(Some(conn), None))
-    }
-
-    /// Opens an existing database without writing to it, for `export`, `check` and `backup`:
-    /// works on a read-only file or mount. A file of an older schema version is upgraded in a
-    /// private copy (see [`Store::private_copy`]), never in place.
-    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
-        let (path, version, store) = Store::read_only_in_place(path)?;
-        if version < SCHEMA_VERSION {
-            return store.private_copy(&path);
-        }
-        Ok(store)
-    }
-
-    /// A read-only store over the existing file itself (absolute path, schema version as
-    /// inspected): the first step of every read-only command.
-    fn read_only_in_place(path: &Path) -> Result<(PathBuf, i64, Store), StoreError> {
-        let path = file::absolute(path)?;
-        let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        if !meta.is_file() {
-            file::check_kind(&path, &meta)?;
-        }
-        let version = match inspect(&path, BUSY_TIMEOUT)? {
-            Found::Fresh => return Err(StoreError::Empty { path }),
-            Found::Ours(v) => v,
-        };
-        let store = Store::over(Some(connect_read_only(&path)?), None);
-        Ok((path, version, store))
-    }
-
-    /// The file's own schema version and the problems `check` finds in it, read through a
-    /// read-only connection to the file itself, whatever its schema version (an older file
-    /// is not upgraded for this: its pages are checked as they are on disk).
-    pub fn check_in_place(path: &Path) -> Result<(i64, Vec<String>), StoreError> {
-        let (_, _, mut store) = Store::read_only_in_place(path)?;
-        let version = store.schema_version()?;
-        let problems = store.check()?;
-        Ok((version, problems))
     }
 
     /// The path of the file this store opens, `None` in memory.
@@ -226,78 +176,10 @@ impl Store {
         if missing && self.scratch.is_none() {
             let mut conn = Connection::open_in_memory()?;
             setup(&mut conn)?;
-            schema::migrate(&conn, Path::new(":memory:"))?;
+            migrate(&conn, Path::new(":memory:"))?;
             self.scratch = Some(conn);
         }
         Ok(missing)
-    }
-
-    /// Writes a complete, self-contained copy of the database to `target` (which must not
-    /// exist) with SQLite's `VACUUM INTO`: one read transaction, so the copy is consistent
-    /// while other servers write. The copy is synced before this returns.
-    pub fn backup_into(&mut self, target: &Path) -> Result<(), StoreError> {
-        let target = file::absolute(target)?;
-        let conn = self.conn()?;
-        // An absolute path is never read as a URI (see `file::absolute`).
-        let name = target.to_string_lossy().into_owned();
-        conn.execute("VACUUM INTO ?1", [&name])?;
-        // The copy is another database from now on: its cursors must not be accepted by this
-        // one, nor this one's by it, so it gets a secret of its own.
-        let copy = Connection::open_with_flags(
-            &target,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        let has_meta: i64 = copy.query_row(
-            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'",
-            [],
-            |r| r.get(0),
-        )?;
-        if has_meta > 0 {
-            copy.execute(
-                "UPDATE meta SET value = randomblob(32) WHERE name = 'cursor_secret'",
-                [],
-            )?;
-        }
-        drop(copy);
-        let synced = std::fs::File::open(&target).and_then(|f| f.sync_all());
-        synced.map_err(|source| StoreError::Io {
-            path: target,
-            source,
-        })
-    }
-
-    /// A copy of the file at `path` in a private temporary directory, upgraded to this
-    /// build's schema: how the read-only commands read a file of an older version without
-    /// writing to it. The directory is removed when the store is dropped.
-    fn private_copy(mut self, path: &Path) -> Result<Store, StoreError> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()));
-        let io = |source| StoreError::Io {
-            path: dir.clone(),
-            source,
-        };
-        create_private_dir(&dir).map_err(io)?;
-        let copy = dir.join("copy.db");
-        let made = self
-            .backup_into(&copy)
-            .and_then(|()| Store::open(&copy))
-            .map(|mut s| {
-                s.temp_dir = Some(dir.clone());
-                s
-            });
-        drop(self);
-        if made.is_err() {
-            let _ = std::fs::remove_dir_all(&dir);
-        } else {
-            log::info!(
-                "{} has an older schema version: reading an upgraded private copy; the file itself is upgraded at the next start of a server",
-                path.display()
-            );
-        }
-        made
     }
 }
 
@@ -345,11 +227,11 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     // Leaving WAL mode folds the WAL into the main file: first make sure (through this
     // connection, which sees the WAL) that the file is ours. The header fast path of the
     // inspection cannot see a WAL that changed the schema version or application id.
-    let prepared = schema::identify(&conn)
+    let prepared = inspect::identify(&conn)
         .map_err(StoreError::from)
-        .and_then(|(app, version, tables)| schema::classify(path, app, version, tables))
+        .and_then(|(app, version, tables)| inspect::classify(path, app, version, tables))
         .and_then(|_| set_journal(&conn, path, journal))
-        .and_then(|()| schema::migrate(&conn, path));
+        .and_then(|()| migrate(&conn, path));
     if let Err(e) = prepared {
         // A refused file is left exactly as it is: no checkpoint of a WAL into it when this
         // connection closes.
@@ -370,7 +252,7 @@ fn setup(conn: &mut Connection) -> Result<(), StoreError> {
     conn.set_prepared_statement_cache_capacity(128);
     // Query planner stability: plans never depend on bound values. Without it, SQLite marks
     // statements whose plan could use a parameter's value (partial indexes, STAT4) and
-    // re-prepares them on every bind, which was a quarter of a recall.
+    // re-prepares them on every bind, a cost every recall would pay.
     conn.set_db_config(
         rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
         true,
@@ -387,8 +269,7 @@ fn setup(conn: &mut Connection) -> Result<(), StoreError> {
 /// [`BUSY_TIMEOUT`] has passed since this wait began. SQLite's own `busy_timeout` sleeps
 /// longer and longer (up to 100 ms a look), so under a steady stream of writes from several
 /// processes a writer that has waited long polls least often and can lose every hand-over of
-/// the lock for the whole timeout: with the rollback journal's longer commits, eight servers
-/// writing at once on a loaded disk answered one write "locked" that way.
+/// the lock for the whole timeout, and answer "locked".
 fn fair_wait() -> impl FnMut(i32) -> bool + Send + 'static {
     let mut started = Instant::now();
     move |count| {
@@ -440,50 +321,6 @@ fn set_journal(conn: &Connection, path: &Path, journal: Journal) -> Result<(), S
     Ok(())
 }
 
-/// A read-only connection to an existing file of ours. In rollback mode it takes SQLite's
-/// shared lock like any reader (consistent while servers write; a read-only mount is fine).
-/// A file still in WAL mode with no `-wal` beside it is opened `immutable`, which needs no
-/// `-shm` file either. A hot journal (a server killed in the middle of a commit) must be
-/// rolled back before the file can be read: that is done by a short read-write open when
-/// the file is writable, as any start of a server would.
-fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
-    let named = |source| StoreError::Open {
-        path: path.to_path_buf(),
-        source,
-    };
-    let conn = open_for_inspection(path).map_err(named)?;
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.set_prepared_statement_cache_capacity(128);
-    let probe = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
-        r.get::<_, i64>(0)
-    });
-    match probe {
-        Ok(_) => Ok(conn),
-        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) => {
-            drop(conn);
-            log::info!(
-                "{} holds an interrupted write (a server was stopped mid-commit); rolling it back",
-                path.display()
-            );
-            let rw = Connection::open_with_flags(
-                path,
-                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-            )
-            .map_err(named)?;
-            rw.busy_timeout(BUSY_TIMEOUT)?;
-            rw.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
-                r.get::<_, i64>(0)
-            })
-            .map_err(named)?;
-            drop(rw);
-            let conn = open_for_inspection(path).map_err(named)?;
-            conn.busy_timeout(BUSY_TIMEOUT)?;
-            Ok(conn)
-        }
-        Err(e) => Err(named(e)),
-    }
-}
-
 pub(super) fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
@@ -509,191 +346,73 @@ fn create_private(path: &Path) -> std::io::Result<()> {
     }
 }
 
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut b = std::fs::DirBuilder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir)
-}
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
 
-/// The checks that must pass before anything may be written to an existing file. `busy` is
-/// how long the read-only look waits for another process's lock.
-///
-/// A refusal is confirmed by looking again a few times over ~300 ms before it stands: the
-/// file may be one that another server is initialising at this very moment, and a read that
-/// takes no lock (see [`open_for_inspection`]) can catch it half-written. Our own file
-/// settles within milliseconds; a foreign or newer file gives the same verdict every time.
-fn inspect(path: &Path, busy: Duration) -> Result<Found, StoreError> {
-    const LOOKS: u64 = 6;
-    let mut look = 1;
-    loop {
-        match inspect_once(path, busy) {
-            Err(
-                e @ (StoreError::NotSqlite { .. }
-                | StoreError::Foreign { .. }
-                | StoreError::Newer { .. }),
-            ) if look < LOOKS => {
-                log::debug!(
-                    "inspection of {} refused ({e}); looking again",
-                    path.display()
-                );
-                std::thread::sleep(Duration::from_millis(20 * look));
-                look += 1;
-            }
-            other => return other,
-        }
-    }
-}
+    use super::super::schema::MIGRATIONS;
+    use super::super::{APPLICATION_ID, SCHEMA_VERSION};
+    use super::*;
 
-/// One look: the header bytes, then (unless they show our own file) the inside through a
-/// read-only connection.
-fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
-    let not_sqlite = |detail: String| StoreError::NotSqlite {
-        path: path.to_path_buf(),
-        detail,
-    };
-    let mut header = Vec::with_capacity(100);
-    let file_len = std::fs::File::open(path)
-        .and_then(|f| {
-            let len = f.metadata()?.len();
-            f.take(100).read_to_end(&mut header)?;
-            Ok(len)
-        })
-        .map_err(|source| StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    if header.is_empty() {
-        return Ok(Found::Fresh);
-    }
-    if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
-        return Err(not_sqlite("no SQLite header".into()));
-    }
-    if let Some(version) = ours_by_header(&header, file_len) {
-        return Ok(Found::Ours(version));
-    }
-    let ro = open_for_inspection(path).map_err(|e| not_sqlite(e.to_string()))?;
-    ro.busy_timeout(busy)?;
-    // One read transaction for the three reads: as separate statements each saw its own
-    // snapshot, so a server starting while another initialised the file could read
-    // application_id 0 before that server's migration committed and its tables after, and
-    // refuse our own file as foreign.
-    let look = || -> rusqlite::Result<(i64, i64, i64)> {
-        let tx = ro.unchecked_transaction()?;
-        let app: i64 = tx.pragma_query_value(None, "application_id", |r| r.get(0))?;
-        let version: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
-        Ok((app, version, tables))
-    };
-    let look = look().map_err(|e| match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            StoreError::Sqlite(e)
-        }
-        Some(rusqlite::ErrorCode::ReadOnly) => StoreError::Sqlite(e),
-        _ => not_sqlite(e.to_string()),
-    });
-    let (app, version, tables) = match look {
-        Ok(found) => found,
-        // A hot journal (a server killed in the middle of a commit) that a read-only
-        // connection may not roll back. When the header names our application, the file is
-        // ours: the writing connection rolls the interrupted commit back, as SQLite does at
-        // any open, and the migration reads the numbers again under the write lock. Any other
-        // file is not rolled back by us.
-        Err(StoreError::Sqlite(e))
-            if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) =>
+    /// (and upgraded): no `-wal` or `-shm` file is left, and the header says so.
+    #[test]
+    fn upgrade_of_a_wal_file_switches_it_to_the_rollback_journal() {
+        let dir = std::env::temp_dir().join(format!(
+            "review-mcp-upgrade-wal-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("review.db");
         {
-            match header_numbers(&header) {
-                // A newer version's file is refused before anything rolls its journal back.
-                Some((APPLICATION_ID, found)) if found > SCHEMA_VERSION => {
-                    return Err(StoreError::Newer {
-                        path: path.to_path_buf(),
-                        found,
-                        supported: SCHEMA_VERSION,
-                    });
-                }
-                Some((APPLICATION_ID, version)) => return Ok(Found::Ours(version)),
-                _ => return Err(not_sqlite(e.to_string())),
+            let conn = Connection::open(&db).unwrap();
+            conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+            conn.execute_batch(MIGRATIONS[0]).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+            conn.pragma_update(None, "application_id", APPLICATION_ID)
+                .unwrap();
+            let tx = conn.unchecked_transaction().unwrap();
+            for i in 1..=2000 {
+                tx.execute(
+                    "INSERT INTO records (id, kind, locator, note, tags, entity_ids, id_scheme, \
+                     revision, format, created_at, updated_at, seq) \
+                     VALUES (?1, 'note', 'l', 'some note text', '[]', '[]', 'opaque', 'r', \
+                     'step', 't', 't', ?2)",
+                    rusqlite::params![format!("rec_{i}"), i],
+                )
+                .unwrap();
             }
+            tx.commit().unwrap();
         }
-        Err(e) => return Err(e),
-    };
-    schema::classify(path, app, version, tables)
-}
-
-/// The fast path of an inspection: the schema version when the file's 100-byte header alone
-/// shows it is ours, at a version this build knows, and whole.
-///
-/// Opening a connection only to read these two numbers parses the whole schema, a quarter of
-/// the instructions of a cold start; the real connection parses it again anyway. Only this
-/// positive verdict may skip the read-only look. In WAL mode (a file 0.1 wrote) the main
-/// file's header can be older than the database: that is safe because [`schema::migrate`]
-/// reads both numbers again under the write lock and refuses before writing. In rollback
-/// mode the header is the truth. Anything else (another id, a newer version, a header whose
-/// page count disagrees with the file's length, as in a truncated copy) falls through to the
-/// full inspection.
-pub(super) fn ours_by_header(header: &[u8], file_len: u64) -> Option<i64> {
-    let be32 = |at: usize| -> Option<u32> {
-        let b: [u8; 4] = header.get(at..at + 4)?.try_into().ok()?;
-        Some(u32::from_be_bytes(b))
-    };
-    let (app, version) = header_numbers(header)?;
-    if app != APPLICATION_ID || !(1..=SCHEMA_VERSION).contains(&version) {
-        return None;
+        let mut store = Store::open(&db).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        let n: i64 = store
+            .conn()
+            .unwrap()
+            .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 2000);
+        assert!(!dir.join("review.db-wal").exists(), "the WAL was left");
+        assert!(
+            !dir.join("review.db-shm").exists(),
+            "the -shm file was left"
+        );
+        let mode: String = store
+            .conn()
+            .unwrap()
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "persist");
+        // The main file's header says rollback mode (read and write versions 1).
+        let header = std::fs::read(&db).unwrap();
+        assert_eq!(header.get(18..20), Some(&[1u8, 1][..]));
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
-    // The page size: a power of two from 512 to 32768, or 1 meaning 65536.
-    let page_size = match u16::from_be_bytes(header.get(16..18)?.try_into().ok()?) {
-        1 => 65536,
-        n if n >= 512 && n.is_power_of_two() => u64::from(n),
-        _ => return None,
-    };
-    // The in-header page count is valid only when the change counter (offset 24) matches
-    // "version valid for" (offset 92); SQLite then trusts it, and a file shorter than it
-    // says is corrupt.
-    let pages = u64::from(be32(28)?);
-    if pages == 0 || be32(24)? != be32(92)? || pages.checked_mul(page_size)? != file_len {
-        return None;
-    }
-    Some(version)
-}
 
-/// The application id and schema version in a database header (offsets 68 and 60: signed
-/// 32-bit integers, as the pragmas return them).
-fn header_numbers(header: &[u8]) -> Option<(i64, i64)> {
-    let be32 = |at: usize| -> Option<i32> {
-        let b: [u8; 4] = header.get(at..at + 4)?.try_into().ok()?;
-        Some(i32::from_be_bytes(b))
-    };
-    Some((i64::from(be32(68)?), i64::from(be32(60)?)))
-}
-
-/// A read-only connection that creates no file. A file in WAL mode without a `-wal` file has
-/// no writer and the main file is all there is, so it is opened `immutable` (a plain
-/// read-only open of a WAL-mode file would create `-wal` and `-shm` files next to a file we
-/// may be about to refuse). Otherwise a plain read-only open sees what writers committed.
-/// `path` is absolute, so SQLite never reads it as a URI.
-fn open_for_inspection(path: &Path) -> rusqlite::Result<Connection> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    if is_wal_mode(path) && !file::companion(path, "-wal").exists() {
-        let uri = std::path::absolute(path)
-            .ok()
-            .and_then(|p| url::Url::from_file_path(p).ok());
-        if let Some(mut uri) = uri {
-            uri.set_query(Some("mode=ro&immutable=1"));
-            return Connection::open_with_flags(uri.as_str(), flags | OpenFlags::SQLITE_OPEN_URI);
-        }
-    }
-    Connection::open_with_flags(path, flags)
-}
-
-/// Whether the file's header says WAL mode (its read and write versions are 2), or the file
-/// cannot be read (then the careful `immutable` open is taken).
-fn is_wal_mode(path: &Path) -> bool {
-    let mut header = [0u8; 20];
-    match std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut header)) {
-        Ok(()) => header[18] == 2 || header[19] == 2,
-        Err(_) => true,
+    #[test]
+    fn open_in_memory_is_at_current_schema() {
+        let mut s = Store::open_in_memory().unwrap();
+        assert_eq!(s.schema_version().unwrap(), SCHEMA_VERSION);
     }
 }

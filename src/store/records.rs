@@ -2,17 +2,16 @@
 //! forget.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{OptionalExtension, Row, Transaction, params};
+use rusqlite::{OptionalExtension, Row, params};
 
+use super::codec::dedup;
+use super::page::{Segment, current_seq, next_seq, run_segments_into};
+use super::query::Clause;
+use super::record_rows::{RECORD_COLS, delete_records, record_ref_from_row, write_record};
 use super::search::{fts_words, match_all, match_column};
-use super::{
-    Page, PageRequest, Position, Segment, Store, StoreError, check_answer_size, current_seq,
-    json_strings, json_strs, json_text, next_seq, run_segments_into,
-};
-use crate::review::artifact::ArtifactWire;
+use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::{Artifact, Kind, Record, RecordRef, id};
 use crate::time;
-use crate::wire;
 
 /// What `remember` stores: the artifact already normalised.
 #[derive(Debug, Clone)]
@@ -37,202 +36,6 @@ pub struct RecordQuery {
     pub text: Option<String>,
     pub tags: Vec<String>,
     pub kind: Option<Kind>,
-}
-
-pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
-    r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq";
-
-/// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
-pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
-    let (record, seq) = record_ref_from_row(row)?;
-    Ok((record.into_owned(), seq))
-}
-
-/// [`record_from_row`] borrowing from the row: no field is copied.
-fn record_ref_from_row<'r>(row: &'r Row<'_>) -> rusqlite::Result<(RecordRef<'r>, i64)> {
-    let text = |i: usize| -> rusqlite::Result<&'r str> { Ok(row.get_ref(i)?.as_str()?) };
-    let optional =
-        |i: usize| -> rusqlite::Result<Option<&'r str>> { Ok(row.get_ref(i)?.as_str_or_null()?) };
-    let kind = text(1)?;
-    let kind = Kind::parse(kind).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            1,
-            rusqlite::types::Type::Text,
-            format!("unknown record kind {kind:?}").into(),
-        )
-    })?;
-    Ok((
-        RecordRef {
-            id: text(0)?,
-            kind,
-            name: optional(2)?,
-            note: optional(3)?,
-            tags: json_strs(4, text(4)?)?,
-            entity_ids: json_strs(5, text(5)?)?,
-            id_scheme: text(6)?,
-            artifact: ArtifactWire {
-                revision: text(7)?,
-                format: text(8)?,
-                uri: optional(9)?,
-                units: optional(10)?,
-            },
-            created_at: text(11)?,
-            updated_at: text(12)?,
-        },
-        row.get(13)?,
-    ))
-}
-
-/// Keeps the first occurrence of each string: tags and entity ids are sets.
-pub(super) fn dedup(v: &[String]) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    v.iter()
-        .filter(|s| seen.insert(s.as_str()))
-        .cloned()
-        .collect()
-}
-
-/// Writes `record` at `seq`, its side-table and full-text rows included. A rewrite
-/// (`old` = the seq the record is stored at now) deletes the old row first: a record's row
-/// id is its seq.
-pub(super) fn write_record(
-    tx: &Transaction<'_>,
-    old: Option<i64>,
-    record: &Record,
-    seq: i64,
-) -> Result<(), StoreError> {
-    let bytes = wire::answer_bytes(&record.wire(Some(&record.artifact.revision)));
-    check_answer_size(&format!("record {}", record.id), bytes)?;
-    if let Some(old) = old {
-        delete_record(tx, old)?;
-    }
-    let a = &record.artifact;
-    tx.prepare_cached(
-        "INSERT INTO records (seq, id, kind, locator, name, note, tags, entity_ids, \
-         id_scheme, revision, format, uri, units, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-    )?
-    .execute(params![
-        seq,
-        record.id,
-        record.kind.as_str(),
-        a.locator(),
-        record.name,
-        record.note,
-        json_text(&record.tags),
-        json_text(&record.entity_ids),
-        record.id_scheme,
-        a.revision,
-        a.format,
-        a.uri,
-        a.units,
-        record.created_at,
-        record.updated_at,
-    ])?;
-    {
-        let mut ent = tx.prepare_cached(
-            "INSERT OR IGNORE INTO record_entities (entity_id, revision, seq) VALUES (?1, ?2, ?3)",
-        )?;
-        for e in &record.entity_ids {
-            ent.execute(params![e, a.revision, seq])?;
-        }
-        let mut tag =
-            tx.prepare_cached("INSERT OR IGNORE INTO record_tags (tag, seq) VALUES (?1, ?2)")?;
-        for t in &record.tags {
-            tag.execute(params![t, seq])?;
-        }
-    }
-    // The full-text rowid is the record's seq: text results walk it newest first.
-    tx.prepare_cached("INSERT INTO records_fts (rowid, name, note) VALUES (?1, ?2, ?3)")?
-        .execute(params![seq, record.name, record.note])?;
-    Ok(())
-}
-
-/// Deletes the record stored at `seq` with its side-table rows (found by their keys from
-/// the record's own lists) and its full-text row. Returns how many records went (0 or 1).
-fn delete_record(tx: &Transaction<'_>, seq: i64) -> Result<usize, StoreError> {
-    // The lists as text, or `None` when a column is not text (a damaged file).
-    let row: Option<(String, Option<String>, Option<String>)> = tx
-        .prepare_cached("SELECT revision, tags, entity_ids FROM records WHERE seq = ?1")?
-        .query_row([seq], |r| {
-            let text = |i: usize| -> rusqlite::Result<Option<String>> {
-                Ok(r.get_ref(i)?.as_str().ok().map(str::to_string))
-            };
-            Ok((r.get(0)?, text(1)?, text(2)?))
-        })
-        .optional()?;
-    let Some((revision, tags, entities)) = row else {
-        return Ok(0);
-    };
-    let lists = |text: Option<String>| text.and_then(|t| json_strings(0, &t).ok());
-    match (lists(tags), lists(entities)) {
-        (Some(tags), Some(entities)) => {
-            let mut ent = tx.prepare_cached(
-                "DELETE FROM record_entities WHERE entity_id = ?1 AND revision = ?2 AND seq = ?3",
-            )?;
-            for e in entities {
-                ent.execute(params![e, revision, seq])?;
-            }
-            let mut tag =
-                tx.prepare_cached("DELETE FROM record_tags WHERE tag = ?1 AND seq = ?2")?;
-            for t in tags {
-                tag.execute(params![t, seq])?;
-            }
-        }
-        _ => {
-            // A list that no longer parses (only a damaged or hand-edited file has one): the
-            // record's side rows are found by their seq instead, scanning both tables, so the
-            // record can still be rewritten or forgotten.
-            log::warn!(
-                "record at seq {seq} has a damaged tag or entity list; its index rows are found by scanning"
-            );
-            tx.prepare_cached("DELETE FROM record_entities WHERE seq = ?1")?
-                .execute([seq])?;
-            tx.prepare_cached("DELETE FROM record_tags WHERE seq = ?1")?
-                .execute([seq])?;
-        }
-    }
-    tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
-        .execute([seq])?;
-    Ok(tx
-        .prepare_cached("DELETE FROM records WHERE seq = ?1")?
-        .execute([seq])?)
-}
-
-/// Deletes records by seq, with their side-table and full-text rows.
-pub(super) fn delete_records(tx: &Transaction<'_>, seqs: &[i64]) -> Result<usize, StoreError> {
-    let mut n = 0;
-    for &seq in seqs {
-        n += delete_record(tx, seq)?;
-    }
-    Ok(n)
-}
-
-/// A WHERE clause under construction: fragments and their positional parameters, kept in
-/// step so the SQL stays parameterised whatever the filters.
-#[derive(Default)]
-pub(super) struct Clause {
-    pub sql: Vec<String>,
-    pub params: Vec<SqlValue>,
-}
-
-impl Clause {
-    pub fn add(&mut self, sql: &str, params: impl IntoIterator<Item = SqlValue>) {
-        self.sql.push(sql.to_string());
-        self.params.extend(params);
-    }
-
-    pub fn text(s: &str) -> SqlValue {
-        SqlValue::Text(s.to_string())
-    }
-
-    pub fn joined(&self) -> String {
-        if self.sql.is_empty() {
-            "1".into()
-        } else {
-            self.sql.join(" AND ")
-        }
-    }
 }
 
 impl Store {
@@ -437,8 +240,8 @@ impl Store {
                 // tier 0 has just been walked from the top to its end (unless it filled the
                 // page, and then tier 1 is not run), so the rows it returned are all the name
                 // matches under these bounds and filters: leaving those out by rowid spares
-                // FTS5 a second walk of the name's doclists for the NOT, a third of the
-                // full-text work of a one-word query. A later page uses the NOT.
+                // FTS5 a second walk of the name's doclists for the NOT. A later page uses the
+                // NOT.
                 if items.len() <= page.limit {
                     let (expr, skip) = if page.after.is_none() {
                         (all, items.iter().map(|(_, p)| p.seq).collect::<Vec<_>>())
@@ -574,5 +377,82 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver
             &format!("EXISTS (SELECT 1 FROM record_tags t WHERE t.tag = ? AND t.seq = {seq_col})"),
             [Clause::text(t)],
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::artifact;
+    use super::*;
+
+    /// A first page of a text recall serves the name matches (tier 0) and then the other
+    /// matches, leaving the name matches out of tier 1 by the rowids tier 0 returned; every
+    /// later page continues from its cursor. Each match is served exactly once, in order,
+    /// with filters applied alike to both tiers.
+    #[test]
+    fn text_recall_serves_each_match_once_across_tiers() {
+        let mut store = Store::open_in_memory().unwrap();
+        // Interleaved seqs: name matches and note matches alternate, some of each tagged.
+        let mut expect_name = Vec::new();
+        let mut expect_note = Vec::new();
+        for i in 0..12 {
+            let in_name = i % 2 == 0;
+            let tagged = i % 3 != 0;
+            let (r, _) = store
+                .remember(&NewRecord {
+                    artifact: artifact(None),
+                    name: Some(if in_name {
+                        format!("flange {i}")
+                    } else {
+                        format!("part {i}")
+                    }),
+                    note: Some(if in_name {
+                        "plain".into()
+                    } else {
+                        "flanged edge".into()
+                    }),
+                    tags: if tagged { vec!["t".into()] } else { vec![] },
+                    entity_ids: vec![],
+                    id_scheme: "opaque".into(),
+                })
+                .unwrap();
+            if tagged {
+                if in_name {
+                    expect_name.push(r.id);
+                } else {
+                    expect_note.push(r.id);
+                }
+            }
+        }
+        expect_name.reverse();
+        expect_note.reverse();
+        let expect: Vec<String> = expect_name.into_iter().chain(expect_note).collect();
+        let q = RecordQuery {
+            text: Some("flange".into()),
+            tags: vec!["t".into()],
+            ..RecordQuery::default()
+        };
+        for limit in 1..=10 {
+            let mut got = Vec::new();
+            let mut request = PageRequest {
+                snapshot: None,
+                after: None,
+                limit,
+            };
+            loop {
+                let page = store.recall(&q, request).unwrap();
+                let last = page.items.last().map(|(_, p)| *p);
+                got.extend(page.items.into_iter().map(|(r, _)| r.id));
+                if !page.more {
+                    break;
+                }
+                request = PageRequest {
+                    snapshot: Some(page.snapshot),
+                    after: last,
+                    limit,
+                };
+            }
+            assert_eq!(got, expect, "limit {limit}");
+        }
     }
 }

@@ -1,24 +1,13 @@
-//! Whole-store queries for resources and the command line: lookups by id, everything for a
-//! revision, the list of revisions, export order, import, and the integrity check.
+//! Import: exported records and decisions written back in one transaction, each line judged
+//! against the holder of its natural key at that moment.
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::decisions::{DECISION_COLS, decision_from_row, load_basis, write_decision};
-use super::records::{RECORD_COLS, record_from_row, write_record};
-use super::{SCHEMA_VERSION, Store, StoreError, next_seq};
+use super::decision_rows::write_decision;
+use super::page::next_seq;
+use super::record_rows::write_record;
+use super::{Store, StoreError};
 use crate::review::{Decision, Kind, Record, is_revision};
-
-/// One revision as `resources/list` shows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RevisionSummary {
-    pub revision: String,
-    pub records: u64,
-    pub decisions: u64,
-    /// The latest `updated_at` of anything at this revision.
-    pub last_activity: String,
-    /// The seq of the newest record or decision at this revision (orders the list).
-    pub last_seq: i64,
-}
 
 /// What an import did, line by line (added + replaced + unchanged = lines offered), as
 /// decided inside its write transaction.
@@ -179,188 +168,7 @@ fn import_decision(tx: &Transaction<'_>, d: &Decision) -> Result<Outcome, StoreE
     Ok(outcome)
 }
 
-fn decisions_with_basis(
-    tx: &Transaction<'_>,
-    rows: Vec<(i64, Decision, i64)>,
-) -> Result<Vec<Decision>, StoreError> {
-    rows.into_iter()
-        .map(|(rid, mut d, _)| {
-            d.basis = load_basis(tx, rid)?;
-            Ok(d)
-        })
-        .collect()
-}
-
 impl Store {
-    /// The file's secret that seals recall cursors, made by the schema upgrade. A file whose
-    /// row was deleted by hand gets a new one (its old cursors are then refused).
-    ///
-    /// Read once per store and kept: it never changes while the file is the same (a call
-    /// checks that), and in the rollback journal every read transaction costs a lock and a
-    /// look at the journal, a tenth of a small recall.
-    pub fn cursor_secret(&mut self) -> Result<Vec<u8>, StoreError> {
-        if let Some(secret) = &self.cursor_secret {
-            return Ok(secret.clone());
-        }
-        let secret = self.read_cursor_secret()?;
-        // Not kept from the scratch database that answers before the file exists.
-        if self.conn.is_some() || self.file.is_none() {
-            self.cursor_secret = Some(secret.clone());
-        }
-        Ok(secret)
-    }
-
-    fn read_cursor_secret(&mut self) -> Result<Vec<u8>, StoreError> {
-        const READ: &str = "SELECT value FROM meta WHERE name = 'cursor_secret'";
-        let tx = self.read()?;
-        let found: Option<Vec<u8>> = tx
-            .prepare_cached(READ)?
-            .query_row([], |r| r.get(0))
-            .optional()?;
-        drop(tx);
-        if let Some(secret) = found.filter(|s| s.len() >= 16) {
-            return Ok(secret);
-        }
-        let tx = self.write()?;
-        tx.execute(
-            "INSERT OR REPLACE INTO meta (name, value) VALUES ('cursor_secret', randomblob(32))",
-            [],
-        )?;
-        let secret: Vec<u8> = tx.query_row(READ, [], |r| r.get(0))?;
-        tx.commit()?;
-        Ok(secret)
-    }
-
-    /// The schema version stored in the file.
-    pub fn schema_version(&mut self) -> Result<i64, StoreError> {
-        Ok(self
-            .conn()?
-            .pragma_query_value(None, "user_version", |r| r.get(0))?)
-    }
-
-    /// A record by its id.
-    pub fn get_record(&mut self, id: &str) -> Result<Option<Record>, StoreError> {
-        let tx = self.read()?;
-        let r = tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r WHERE r.id = ?1"
-            ))?
-            .query_row([id], record_from_row)
-            .optional()?;
-        Ok(r.map(|(rec, _)| rec))
-    }
-
-    /// A decision by its id, with its basis.
-    pub fn get_decision(&mut self, id: &str) -> Result<Option<Decision>, StoreError> {
-        let tx = self.read()?;
-        let row = tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d WHERE d.id = ?1"
-            ))?
-            .query_row([id], decision_from_row)
-            .optional()?;
-        let out = match row {
-            Some(row) => decisions_with_basis(&tx, vec![row])?.pop(),
-            None => None,
-        };
-        Ok(out)
-    }
-
-    /// Everything written for `revision` (whatever its uri), newest first.
-    pub fn revision_contents(
-        &mut self,
-        revision: &str,
-    ) -> Result<(Vec<Record>, Vec<Decision>), StoreError> {
-        let tx = self.read()?;
-        let records = tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r WHERE r.revision = ?1 ORDER BY r.seq DESC"
-            ))?
-            .query_map([revision], record_from_row)?
-            .map(|r| r.map(|(rec, _)| rec))
-            .collect::<Result<Vec<_>, _>>()?;
-        let rows = tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d WHERE d.revision = ?1 ORDER BY d.seq DESC"
-            ))?
-            .query_map([revision], decision_from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        let decisions = decisions_with_basis(&tx, rows)?;
-        Ok((records, decisions))
-    }
-
-    /// Every revision with its counts, most recent activity first.
-    pub fn revisions(&mut self) -> Result<Vec<RevisionSummary>, StoreError> {
-        let tx = self.read()?;
-        let mut by_rev: std::collections::HashMap<String, RevisionSummary> = Default::default();
-        for (table, is_record) in [("records", true), ("decisions", false)] {
-            let sql = format!(
-                "SELECT revision, count(*), max(seq), max(updated_at) FROM {table} GROUP BY revision"
-            );
-            let mut stmt = tx.prepare_cached(&sql)?;
-            let rows = stmt.query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            })?;
-            for row in rows {
-                let (revision, count, seq, updated) = row?;
-                let e = by_rev.entry(revision.clone()).or_insert(RevisionSummary {
-                    revision,
-                    records: 0,
-                    decisions: 0,
-                    last_activity: String::new(),
-                    last_seq: 0,
-                });
-                let count = u64::try_from(count).unwrap_or(0);
-                if is_record {
-                    e.records = count;
-                } else {
-                    e.decisions = count;
-                }
-                e.last_seq = e.last_seq.max(seq);
-                if updated > e.last_activity {
-                    e.last_activity = updated;
-                }
-            }
-        }
-        let mut out: Vec<RevisionSummary> = by_rev.into_values().collect();
-        out.sort_by(|a, b| {
-            b.last_seq
-                .cmp(&a.last_seq)
-                .then(a.revision.cmp(&b.revision))
-        });
-        Ok(out)
-    }
-
-    /// Every record, oldest write first (export order: re-importing keeps the order).
-    pub fn all_records(&mut self) -> Result<Vec<Record>, StoreError> {
-        let tx = self.read()?;
-        let v = tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
-            ))?
-            .query_map([], record_from_row)?
-            .map(|r| r.map(|(rec, _)| rec))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(v)
-    }
-
-    /// Every decision with its basis, oldest write first.
-    pub fn all_decisions(&mut self) -> Result<Vec<Decision>, StoreError> {
-        let tx = self.read()?;
-        let rows = tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"
-            ))?
-            .query_map([], decision_from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        decisions_with_basis(&tx, rows)
-    }
-
     /// Imports exported records and decisions, keeping their ids and timestamps, in one
     /// write transaction (all or nothing).
     ///
@@ -414,39 +222,6 @@ impl Store {
         tx.commit()?;
         Ok(summary)
     }
-
-    /// SQLite's integrity check (which covers the full-text indexes) and foreign-key check.
-    /// Returns the problems found (empty when the file is sound).
-    pub fn check(&mut self) -> Result<Vec<String>, StoreError> {
-        let mut problems = Vec::new();
-        let version = self.schema_version()?;
-        // An older version is no problem (a server upgrades it); a newer one never opens.
-        if version > SCHEMA_VERSION {
-            problems.push(format!(
-                "schema version {version}, expected {SCHEMA_VERSION}"
-            ));
-        }
-        let tx = self.read()?;
-        {
-            let mut stmt = tx.prepare("PRAGMA integrity_check")?;
-            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-            for row in rows {
-                let row = row?;
-                if row != "ok" {
-                    problems.push(format!("integrity: {row}"));
-                }
-            }
-            let mut stmt = tx.prepare("PRAGMA foreign_key_check")?;
-            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-            for row in rows {
-                problems.push(format!("foreign key violation in table {}", row?));
-            }
-        }
-        // `PRAGMA integrity_check` also checks each full-text index (SQLite 3.44 and later
-        // call the FTS5 integrity method), so a read-only connection checks everything.
-        drop(tx);
-        Ok(problems)
-    }
 }
 
 fn check_imported_record(r: &Record) -> Result<(), StoreError> {
@@ -467,21 +242,16 @@ fn check_imported_record(r: &Record) -> Result<(), StoreError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixtures;
     use super::*;
     use crate::review::{Artifact, BasisItem, Source, State};
 
-    const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
     const T1: &str = "2026-01-01T00:00:00.000Z";
     const T2: &str = "2026-01-02T00:00:00.000Z";
     const T3: &str = "2026-01-03T00:00:00.000Z";
 
     fn artifact() -> Artifact {
-        Artifact {
-            revision: REV.into(),
-            format: "step".into(),
-            uri: Some("file:///w/p.step".into()),
-            units: None,
-        }
+        fixtures::artifact(Some("file:///w/p.step"))
     }
 
     fn feature(id: &str, name: &str, updated: &str, note: &str) -> Record {

@@ -1,0 +1,76 @@
+//! `review-mcp backup FILE`: a checked copy of the database in a new file.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow};
+
+use review_mcp::store::Store;
+
+use super::database::{counts, open_existing};
+use super::output::{create_temp_beside, refuse_database_target};
+
+/// `review-mcp backup FILE`: a complete, self-contained copy of the database, taken in one
+/// read transaction (SQLite's `VACUUM INTO`) so it is consistent while servers write. FILE
+/// must not exist: the copy is written to a private temporary file beside it (the
+/// database's permissions), synced, and renamed into place.
+pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
+    refuse_database_target(db, target)?;
+    if target.exists() || target.is_symlink() {
+        return Err(anyhow!(
+            "{} exists; backup writes a new file only (remove it or choose another name)",
+            target.display()
+        ));
+    }
+    let mut store = open_existing(db)?;
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    // Created empty and exclusively (never through a planted link) with the database's
+    // mode, then filled by SQLite, which accepts an empty file.
+    let (tmp, file) = create_temp_beside(target, db)
+        .with_context(|| format!("cannot write the backup {}", target.display()))?;
+    drop(file);
+    let made = (|| -> anyhow::Result<()> {
+        store.backup_into(&tmp).map_err(|e| anyhow!("{e}"))?;
+        std::fs::hard_link(&tmp, target).or_else(|e| {
+            // A file system without hard links: rename (may replace a file created since).
+            if target.exists() {
+                Err(e)
+            } else {
+                std::fs::rename(&tmp, target)
+            }
+        })?;
+        let _ = std::fs::remove_file(&tmp);
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if let Err(e) = made {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e.context(format!("cannot write the backup {}", target.display())));
+    }
+    drop(store);
+    let mut copy = Store::open_read_only(target).map_err(|e| anyhow!("{e}"))?;
+    let problems = copy.check().map_err(|e| anyhow!("{e}"))?;
+    if !problems.is_empty() {
+        return Err(anyhow!(
+            "the backup {} does not pass its check: {}",
+            target.display(),
+            problems.join("; ")
+        ));
+    }
+    let (records, decisions) = counts(&mut copy)?;
+    let mut out = io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{}: backup of {}: {records} records, {decisions} decisions, integrity ok",
+        target.display(),
+        db.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

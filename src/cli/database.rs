@@ -1,0 +1,37 @@
+//! The database as the commands that only read it see it: opened read-only, never created,
+//! and counted.
+
+use std::path::Path;
+
+use anyhow::anyhow;
+
+use review_mcp::store::Store;
+
+use super::invocation::DB_ENV;
+
+/// Opens the database for a command that only reads or checks it, read-only: a missing file
+/// is an error (creating an empty database to export or check would hide a wrong path).
+pub(super) fn open_existing(db: &Path) -> anyhow::Result<Store> {
+    require_existing(db)?;
+    Store::open_read_only(db).map_err(|e| anyhow!("{e}"))
+}
+
+/// Refuses a database path that names no file, saying where the path comes from.
+pub(super) fn require_existing(db: &Path) -> anyhow::Result<()> {
+    if !db.exists() {
+        return Err(anyhow!(
+            "there is no database at {}: point --db or {DB_ENV} at an existing file",
+            db.display()
+        ));
+    }
+    Ok(())
+}
+
+/// How many records and decisions the database holds.
+pub(super) fn counts(store: &mut Store) -> anyhow::Result<(u64, u64)> {
+    Ok(store
+        .revisions()
+        .map_err(|e| anyhow!("{e}"))?
+        .iter()
+        .fold((0, 0), |(r, d), s| (r + s.records, d + s.decisions)))
+}

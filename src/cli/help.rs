@@ -1,0 +1,123 @@
+//! What a person reads: the usage text of a mistake, `--help` and `--version`.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use super::invocation::{DB_ENV, DEFAULT_DB};
+
+/// Printed with every usage error.
+pub const USAGE: &str = "\
+Usage: review-mcp [--db PATH] [serve]
+       review-mcp revision FILE...
+       review-mcp [--db PATH] export [-o FILE]
+       review-mcp [--db PATH] import FILE
+       review-mcp [--db PATH] check
+       review-mcp [--db PATH] backup FILE
+       review-mcp replay [--command CMD | --bless] FILE...
+       review-mcp --help | --version
+Try 'review-mcp --help' for more.";
+
+/// The full `--help` text: every subcommand, flag and environment variable with defaults.
+pub fn help_text() -> String {
+    format!(
+        "\
+review-mcp {version}
+A local MCP server that remembers CAD design reviews: names, notes, tags and decisions
+bound to the exact revision (sha256) of a part, stored in SQLite.
+
+Usage:
+  review-mcp [--db PATH] [serve]          Serve MCP over stdin/stdout (the default when no
+                                          subcommand is given). Exits 0 when stdin closes.
+  review-mcp revision FILE...             Print `sha256:<64 hex>  FILE` for each file: the
+                                          value to pass as artifact.revision. Streams, so a
+                                          file of any size takes constant memory.
+  review-mcp [--db PATH] export [-o FILE] Write every record and decision as JSON Lines in a
+                                          stable order (to stdout unless -o is given).
+  review-mcp [--db PATH] import FILE      Add or replace records and decisions from an export,
+                                          all or nothing; reports added, replaced, unchanged.
+  review-mcp [--db PATH] check            Check the database's integrity and schema version;
+                                          exit status 0 only when it is sound.
+  review-mcp [--db PATH] backup FILE      Write a complete copy of the database to FILE (a new
+                                          file), consistent even while servers write.
+  export, check and backup only read the database: they work on a read-only file.
+  review-mcp replay [--command CMD | --bless] FILE...
+                                          Replay protocol transcripts against this server (or
+                                          against CMD, run through the shell) and report
+                                          the first difference per file. CMD is started anew
+                                          for each FILE, in a new empty working directory
+                                          that is removed afterwards; {{dir}} in CMD is
+                                          replaced by its path, so
+                                          --command 'review-mcp --db {{dir}}/r.db' replays
+                                          every FILE on a fresh database.
+
+Options:
+  --db PATH           The database file. Default: ${DB_ENV} when set, else ./{DEFAULT_DB}.
+                      Parent directories are created; a new file is readable by its owner only.
+  -o, --output FILE   export: write to FILE instead of stdout.
+  --command CMD       replay: the server command line to test (default: this server, in
+                      process), run once per FILE in a fresh directory named by {{dir}}.
+  --bless             replay: rewrite each FILE's expectations from this server's answers,
+                      keeping its sends, comments and {{any}} wildcards (review the diff).
+  -h, --help          Print this help and exit.
+  -V, --version       Print the version and exit.
+  --                  Everything after it is a FILE, even when it starts with '-'.
+  A flag's value may also be attached: --db=PATH.
+
+Environment:
+  {DB_ENV}  The database file when --db is not given (default ./{DEFAULT_DB}).
+  MCP_LOG_LEVEL       debug | info | warn | error | off (default info). Logs go to stderr.
+  MCP_LOG_FORMAT      json | human (default json: one JSON object per line).
+  MCP_TRACE_ID        Added to every log line as trace_id (default: none).
+
+Exit status: 0 success, 1 failure (details on stderr), 2 usage error.
+",
+        version = env!("CARGO_PKG_VERSION"),
+    )
+}
+
+/// The `--version` line.
+pub fn version_text() -> String {
+    format!("review-mcp {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Help and version go to stdout (a person asked for them); a closed pipe is not an error.
+pub fn print(text: &str) -> anyhow::Result<ExitCode> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_text_names_every_flag_subcommand_and_variable() {
+        let h = help_text();
+        for needle in [
+            "--db PATH",
+            "-o, --output FILE",
+            "--command CMD",
+            "-h, --help",
+            "-V, --version",
+            "serve",
+            "revision FILE...",
+            "export [-o FILE]",
+            "import FILE",
+            "check",
+            "replay",
+            "REVIEW_MCP_DB_PATH",
+            "./review-mcp.db",
+            "MCP_LOG_LEVEL",
+            "default info",
+            "MCP_LOG_FORMAT",
+            "default json",
+            "MCP_TRACE_ID",
+        ] {
+            assert!(h.contains(needle), "help lacks {needle}");
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! `review-mcp import FILE`: an export read back, every line validated, then written in one
+//! transaction.
+//!
+//! Import reads the whole file first and validates every line (the record and decision shapes
+//! of the tools' output schemas, then the domain rules: revision form, normalised uri,
+//! feature/note naming, a `question` for unresolved and conflicting items, timestamp form).
+//! One bad line refuses the whole file and nothing is written. The valid lines then go to
+//! `Store::import`, which judges each one against what the database holds *at that moment*,
+//! inside its one write transaction (so a server writing the same file meanwhile is never
+//! overwritten by an older line), keyed naturally: a named feature by (locator, name), a note
+//! by its id, a decision by (locator, subject, revision). Where a key is already held, the
+//! line with the later `updated_at` wins and keeps its own id; an identical, older or equally
+//! old line leaves the database unchanged. A line whose id is held by a row with another key
+//! refuses the whole import. All or nothing, so importing the same file twice changes nothing
+//! the second time.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow};
+use serde_json::Value;
+
+use review_mcp::bounds;
+use review_mcp::framing::{Frame, LineReader, MAX_LINE_BYTES};
+use review_mcp::review::{Decision, Record};
+use review_mcp::store::Store;
+
+use super::import_rules::{SHAPE, Schemas, check_decision, check_record};
+
+/// `review-mcp import FILE`: validate every line, then let the store judge and write them in
+/// one transaction, and report what it did on stdout.
+pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
+    let schemas = Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
+    let input = File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let lines = read_import(&mut BufReader::new(input), &schemas)
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    let total = lines.len();
+    let (records, decisions) = split(lines);
+    let mut store = Store::open(db).map_err(|e| anyhow!("{e}"))?;
+    // The counts come from the same transaction that wrote, so they describe what happened
+    // even when a server wrote the database a moment before.
+    let summary = store
+        .import(&records, &decisions)
+        .map_err(|e| anyhow!("{}: nothing was written: {e}", file.display()))?;
+    let mut out = io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "{}: {total} lines: added {}, replaced {}, unchanged {}",
+        file.display(),
+        summary.added,
+        summary.replaced,
+        summary.unchanged
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line of an export.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line {
+    Record(Record),
+    Decision(Decision),
+}
+
+/// Why an import file was refused: the first bad lines, each with its number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportError {
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the import file was refused and nothing was written:\n  {}",
+            self.problems.join("\n  ")
+        )
+    }
+}
+
+impl std::error::Error for ImportError {}
+
+/// At most this many bad lines are reported; the rest are counted.
+const MAX_REPORTED: usize = 20;
+
+/// Reads and validates every line of an import file: its shape against [`Schemas`], then the
+/// domain rules.
+pub fn read_import(input: &mut dyn BufRead, schemas: &Schemas) -> Result<Vec<Line>, ImportError> {
+    let mut lines = Vec::new();
+    let mut problems = Vec::new();
+    let mut bad = 0usize;
+    let mut number = 0usize;
+    // Lines are read with the server's own limit, so an import line costs what a request
+    // line costs: at most 16 MiB read, and at most `MAX_LINE_VALUES` values parsed.
+    let mut reader = LineReader::new(input);
+    // The key each line writes (a feature's locator and name, a decision's locator, subject
+    // and revision) and the line and id that wrote it first.
+    let mut keys: std::collections::HashMap<String, (usize, String)> = Default::default();
+    loop {
+        number += 1;
+        let checked = match reader.next_frame() {
+            Ok(Frame::Eof) => break,
+            Ok(Frame::TooLong { len }) => Err(format!(
+                "is {len} bytes long, over the {MAX_LINE_BYTES} byte limit of a line"
+            )),
+            Ok(Frame::Line(bytes)) => match String::from_utf8(bytes) {
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(text) => parse_line(&text, schemas),
+                Err(_) => Err("is not UTF-8".to_string()),
+            },
+            Err(e) => {
+                problems.push(format!("line {number}: cannot be read: {e}"));
+                return Err(ImportError { problems });
+            }
+        };
+        // Two lines of one file that write the same key with different ids: in an export
+        // of an older version, two spellings of one file that are one locator now. Either
+        // would silently replace the other, so the file is refused naming both.
+        let checked = checked.and_then(|line| match key_of(&line) {
+            Some((key, id)) => match keys.get(&key) {
+                Some((first, held)) if *held != id => Err(format!(
+                    "{id} writes the same {} as {held} on line {first} (their uris are one \
+                     file once normalised); keep one of them, or rename one, and import again",
+                    if matches!(line, Line::Record(_)) {
+                        "feature (locator and name)"
+                    } else {
+                        "decision (locator, subject and revision)"
+                    }
+                )),
+                _ => {
+                    keys.insert(key, (number, id));
+                    Ok(line)
+                }
+            },
+            None => Ok(line),
+        });
+        match checked {
+            Ok(line) => lines.push(line),
+            Err(why) => {
+                bad += 1;
+                if problems.len() < MAX_REPORTED {
+                    problems.push(format!("line {number}: {why}"));
+                }
+            }
+        }
+    }
+    if bad > problems.len() {
+        problems.push(format!("… and {} more bad lines", bad - problems.len()));
+    }
+    if problems.is_empty() {
+        Ok(lines)
+    } else {
+        Err(ImportError { problems })
+    }
+}
+
+/// The key a line writes, with its id: `None` for an anonymous note (every note is its own).
+fn key_of(line: &Line) -> Option<(String, String)> {
+    match line {
+        Line::Record(r) => r.name.as_ref().map(|n| {
+            (
+                format!("r\u{0}{}\u{0}{n}", r.artifact.locator()),
+                r.id.clone(),
+            )
+        }),
+        Line::Decision(d) => Some((
+            format!(
+                "d\u{0}{}\u{0}{}\u{0}{}",
+                d.artifact.locator(),
+                d.subject,
+                d.artifact.revision
+            ),
+            d.id.clone(),
+        )),
+    }
+}
+
+/// One line: `{"record":{…}}` or `{"decision":{…}}`, valid in shape and by the domain rules.
+pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Line, String> {
+    if bounds::count_values(text.as_bytes(), bounds::MAX_LINE_VALUES).values
+        > bounds::MAX_LINE_VALUES
+    {
+        return Err(format!(
+            "holds more than {} JSON values, the limit of a line",
+            bounds::MAX_LINE_VALUES
+        ));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    schemas.validate(&value)?;
+    let Value::Object(mut obj) = value else {
+        return Err(SHAPE.into());
+    };
+    if let Some(r) = obj.remove("record") {
+        let mut r: Record = serde_json::from_value(r).map_err(|e| format!("record: {e}"))?;
+        check_record(&mut r)?;
+        Ok(Line::Record(r))
+    } else if let Some(d) = obj.remove("decision") {
+        let mut d: Decision = serde_json::from_value(d).map_err(|e| format!("decision: {e}"))?;
+        check_decision(&mut d)?;
+        Ok(Line::Decision(d))
+    } else {
+        Err(SHAPE.into())
+    }
+}
+
+/// Splits validated lines into the records and decisions [`Store::import`] takes, each in
+/// file order (the two never share a key, so only the order within each matters).
+///
+/// [`Store::import`]: review_mcp::store::Store::import
+pub fn split(lines: Vec<Line>) -> (Vec<Record>, Vec<Decision>) {
+    let mut records = Vec::new();
+    let mut decisions = Vec::new();
+    for line in lines {
+        match line {
+            Line::Record(r) => records.push(r),
+            Line::Decision(d) => decisions.push(d),
+        }
+    }
+    (records, decisions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::export::ExportLine;
+    use super::super::fixtures::{T1, T2, feature};
+    use super::*;
+
+    #[test]
+    fn split_keeps_file_order_within_each_kind() {
+        let (r, d) = split(vec![
+            Line::Record(feature("a", "bore", T1)),
+            Line::Record(feature("b", "slot", T2)),
+        ]);
+        assert_eq!(
+            r.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert!(d.is_empty());
+    }
+
+    fn import_line(entity_ids: &str) -> String {
+        let line = serde_json::to_string(&ExportLine::Record(&feature("a", "bore", T1))).unwrap();
+        let line = line.replace(
+            "\"entity_ids\":[]",
+            &format!("\"entity_ids\":[{entity_ids}]"),
+        );
+        format!("{line}\n")
+    }
+
+    #[test]
+    fn read_import_line_of_a_million_failing_items_reports_three_errors() {
+        let s = Schemas::from_tools().unwrap();
+        let text = import_line(&vec!["0"; 1_000_000].join(","));
+        let e = read_import(&mut text.as_bytes(), &s).unwrap_err();
+        assert_eq!(e.problems.len(), 1, "{e}");
+        let p = &e.problems[0];
+        assert!(p.starts_with("line 1: record/entity_ids: [0,0,"), "{p}");
+        assert_eq!(p.matches("is not of type").count(), 2, "{p}");
+        assert!(p.ends_with("; and 9998 more errors"), "{p}");
+        assert!(p.len() < 1000, "{p}");
+    }
+
+    #[test]
+    fn read_import_line_over_the_value_or_byte_limit_is_refused_unparsed() {
+        let s = Schemas::from_tools().unwrap();
+        let many = import_line(&vec!["0"; 2_000_000].join(","));
+        let e = read_import(&mut many.as_bytes(), &s).unwrap_err();
+        assert_eq!(
+            e.problems,
+            [format!(
+                "line 1: holds more than {} JSON values, the limit of a line",
+                bounds::MAX_LINE_VALUES
+            )]
+        );
+        let long = import_line(&format!("\"{}\"", "f".repeat(MAX_LINE_BYTES)));
+        let e = read_import(&mut long.as_bytes(), &s).unwrap_err();
+        assert!(
+            e.problems[0].ends_with(&format!("over the {MAX_LINE_BYTES} byte limit of a line")),
+            "{e}"
+        );
+    }
+
+    /// Regression (review of issue 12, item 3): two lines of an older export whose uris are
+    /// one locator once normalised imported as one feature, the other silently lost.
+    #[test]
+    fn read_import_two_lines_of_one_key_are_refused_naming_both() {
+        let s = Schemas::from_tools().unwrap();
+        let mut a = feature("rec_a", "bore", T1);
+        a.artifact.uri = Some("file:///w/%62racket.step".into());
+        let mut b = feature("rec_b", "bore", T2);
+        b.artifact.uri = Some("file:///w/bracket.step".into());
+        let text: String = [a, b]
+            .iter()
+            .map(|r| serde_json::to_string(&ExportLine::Record(r)).unwrap() + "\n")
+            .collect();
+        let e = read_import(&mut text.as_bytes(), &s).unwrap_err();
+        assert!(
+            e.problems[0].contains("line 2") && e.problems[0].contains("rec_a"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,284 @@
+//! What an import line must be: the record and decision shapes of the tools' own schemas,
+//! then the domain rules (id form, revision, format, normal uri, timestamps, naming, basis).
+
+use serde_json::{Map, Value, json};
+
+use review_mcp::bounds;
+use review_mcp::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
+use review_mcp::tools;
+
+/// The shapes an import line must have, built from the tools' own input schemas (the same
+/// limits and enums `remember` and `remember_decision` enforce) plus the stored fields a tool
+/// call does not send (`id`, `kind`, timestamps).
+pub struct Schemas {
+    record: (Value, jsonschema::Validator),
+    decision: (Value, jsonschema::Validator),
+}
+
+impl Schemas {
+    pub fn from_tools() -> Result<Schemas, String> {
+        let catalog = tools::catalog();
+        let input = |name: &str| -> Result<Map<String, Value>, String> {
+            catalog
+                .iter()
+                .find(|t| t.name == name)
+                .and_then(|t| t.input_schema.get("properties"))
+                .and_then(Value::as_object)
+                .cloned()
+                .ok_or_else(|| format!("the {name} tool has no input schema"))
+        };
+        let pick =
+            |from: &Map<String, Value>, keys: &[&str]| -> Result<Map<String, Value>, String> {
+                keys.iter()
+                    .map(|k| {
+                        from.get(*k)
+                            .cloned()
+                            .map(|v| (k.to_string(), v))
+                            .ok_or_else(|| format!("the tool schemas lack {k}"))
+                    })
+                    .collect()
+            };
+        let stored = |mut props: Map<String, Value>, id_prefix: &str| {
+            props.insert(
+                "id".into(),
+                json!({"type": "string", "minLength": 1, "maxLength": 128,
+                       "description": format!("e.g. {id_prefix}_3f9a0c1b2d4e5f60")}),
+            );
+            props.insert("created_at".into(), json!({"type": "string"}));
+            props.insert("updated_at".into(), json!({"type": "string"}));
+            props
+        };
+        let mut record_props = stored(
+            pick(
+                &input("remember")?,
+                &[
+                    "artifact",
+                    "entity_ids",
+                    "id_scheme",
+                    "name",
+                    "note",
+                    "tags",
+                ],
+            )?,
+            "rec",
+        );
+        record_props.insert(
+            "kind".into(),
+            json!({"type": "string", "enum": ["feature", "note"]}),
+        );
+        let record = json!({
+            "type": "object",
+            "properties": record_props,
+            "required": ["id", "kind", "tags", "entity_ids", "id_scheme", "artifact", "created_at", "updated_at"],
+            "additionalProperties": false
+        });
+        let decision_props = stored(
+            pick(
+                &input("remember_decision")?,
+                &["artifact", "subject", "disposition", "summary", "basis"],
+            )?,
+            "dec",
+        );
+        let decision = json!({
+            "type": "object",
+            "properties": decision_props,
+            "required": ["id", "subject", "disposition", "basis", "artifact", "created_at", "updated_at"],
+            "additionalProperties": false
+        });
+        let compile = |v: Value| {
+            jsonschema::validator_for(&v)
+                .map(|compiled| (v, compiled))
+                .map_err(|e| e.to_string())
+        };
+        Ok(Schemas {
+            record: compile(record)?,
+            decision: compile(decision)?,
+        })
+    }
+
+    /// Checks one line's JSON: `{"record":{…}}` or `{"decision":{…}}` in the tools' shapes.
+    pub fn validate(&self, line: &Value) -> Result<(), String> {
+        let (key, inner, validator) = match line.as_object() {
+            Some(obj) if obj.len() == 1 => match (obj.get("record"), obj.get("decision")) {
+                (Some(r), _) => ("record", r, &self.record),
+                (_, Some(d)) => ("decision", d, &self.decision),
+                _ => return Err(SHAPE.into()),
+            },
+            _ => return Err(SHAPE.into()),
+        };
+        // Bounded like a tool call's arguments: three errors at most, found without building
+        // the error of every failing item.
+        let (schema, validator) = validator;
+        let found = bounds::schema_errors(validator, schema, inner, MAX_LINE_ERRORS);
+        if found.is_empty() {
+            return Ok(());
+        }
+        let errors: Vec<String> = found
+            .errors
+            .iter()
+            .map(|e| {
+                let msg = review_mcp::text::prefix_chars(&e.message, 200);
+                format!("{key}{}: {msg}", e.path)
+            })
+            .collect();
+        Err(format!("{}{}", errors.join("; "), found.left_out_text()))
+    }
+}
+
+/// How many schema errors are reported for one bad line.
+const MAX_LINE_ERRORS: usize = 3;
+
+pub(super) const SHAPE: &str = "expected {\"record\":{…}} or {\"decision\":{…}}";
+
+fn check_common(
+    what: &str,
+    id: &str,
+    artifact: &mut Artifact,
+    created_at: &str,
+    updated_at: &str,
+) -> Result<(), String> {
+    if id.trim().is_empty() {
+        return Err(format!("{what} has an empty id"));
+    }
+    // The server writes ids like rec_3f9a0c1b2d4e5f60. An id is shown in answers and in the
+    // Markdown report, so an imported one keeps to letters, digits and `_ - . :`.
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
+    {
+        return Err(format!(
+            "{what} id {id:?} may hold only ASCII letters, digits and _ - . : (export writes \
+             ids like rec_3f9a0c1b2d4e5f60)"
+        ));
+    }
+    if !is_revision(&artifact.revision) {
+        return Err(format!(
+            "{what} {id}: artifact.revision {:?} is not sha256: followed by 64 lowercase hex digits",
+            artifact.revision
+        ));
+    }
+    if artifact.format != "step" {
+        return Err(format!(
+            "{what} {id}: artifact.format {:?} is not \"step\"",
+            artifact.format
+        ));
+    }
+    if let Some(uri) = &artifact.uri {
+        // Stored uris are in the normal form the tools give them. An export of an older
+        // version may hold a spelling this version treats as the same file
+        // (`file:///work/%62racket.step`): it is imported under its normal form, as the
+        // upgrade of a database file does. A relative path (never exported) is refused: it
+        // names no file without a working directory.
+        match normalise_uri(uri, || None) {
+            Ok(n) => artifact.uri = Some(n),
+            _ => {
+                return Err(format!(
+                    "{what} {id}: artifact.uri {uri:?} is not a URI (export writes them \
+                     normalised, e.g. file:///work/part.step)"
+                ));
+            }
+        }
+    }
+    for (field, ts) in [("created_at", created_at), ("updated_at", updated_at)] {
+        if !review_mcp::time::is_timestamp(ts) {
+            return Err(format!(
+                "{what} {id}: {field} {ts:?} is not a real UTC date and time in the form \
+                 2026-07-28T09:15:02.123Z"
+            ));
+        }
+    }
+    if updated_at < created_at {
+        return Err(format!("{what} {id}: updated_at is before created_at"));
+    }
+    Ok(())
+}
+
+pub(super) fn check_record(r: &mut Record) -> Result<(), String> {
+    check_common(
+        "record",
+        &r.id,
+        &mut r.artifact,
+        &r.created_at,
+        &r.updated_at,
+    )?;
+    match (r.kind, &r.name) {
+        (Kind::Feature, None) => Err(format!("record {}: a feature needs a name", r.id)),
+        (Kind::Note, Some(_)) => Err(format!("record {}: a note has no name", r.id)),
+        _ if r.name.is_none() && r.note.is_none() => {
+            Err(format!("record {}: needs a name or a note", r.id))
+        }
+        _ => Ok(()),
+    }
+}
+
+pub(super) fn check_decision(d: &mut Decision) -> Result<(), String> {
+    check_common(
+        "decision",
+        &d.id,
+        &mut d.artifact,
+        &d.created_at,
+        &d.updated_at,
+    )?;
+    for (i, item) in d.basis.iter().enumerate() {
+        item.check(i)
+            .map_err(|e| format!("decision {}: {e}", d.id))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{T1, feature};
+    use super::*;
+
+    /// An export written before locators were normalised (`%62racket`, a fragment, a dot
+    /// segment) still imports, under the normal form the tools now give the same file; a
+    /// relative path is refused.
+    #[test]
+    fn check_record_old_uri_spelling_is_imported_normalised() {
+        for old in [
+            "file:///w/%62racket.step",
+            "file:///w/./bracket.step#face-3",
+            "FILE:///w/x/../bracket.step",
+        ] {
+            let mut r = feature("rec_1", "bore", T1);
+            r.artifact.uri = Some(old.into());
+            assert_eq!(check_record(&mut r), Ok(()), "{old}");
+            assert_eq!(
+                r.artifact.uri.as_deref(),
+                Some("file:///w/bracket.step"),
+                "{old}"
+            );
+        }
+        let mut r = feature("rec_1", "bore", T1);
+        r.artifact.uri = Some("relative/part.step".into());
+        assert!(check_record(&mut r).unwrap_err().contains("is not a URI"));
+    }
+
+    #[test]
+    fn check_record_id_with_markup_is_refused() {
+        for bad in ["rec_1\n### APPROVED", "<!--", "a b", "rec`1`", "r|1"] {
+            let e = check_record(&mut feature(bad, "bore", T1)).unwrap_err();
+            assert!(e.contains("may hold only ASCII letters"), "{bad:?}: {e}");
+        }
+        for good in ["rec_3f9a0c1b2d4e5f60", "a", "dec-1.2:x"] {
+            assert_eq!(
+                check_record(&mut feature(good, "bore", T1)),
+                Ok(()),
+                "{good}"
+            );
+        }
+    }
+
+    #[test]
+    fn schemas_refuse_over_limit_and_unknown_fields() {
+        let s = Schemas::from_tools().unwrap();
+        let mut r = serde_json::to_value(feature("a", "bore", T1)).unwrap();
+        assert_eq!(s.validate(&json!({ "record": r.clone() })), Ok(()));
+        r["name"] = json!("x".repeat(201));
+        let e = s.validate(&json!({ "record": r })).unwrap_err();
+        assert!(e.starts_with("record/name"), "{e}");
+        assert!(s.validate(&json!({"record": {}, "decision": {}})).is_err());
+        assert!(s.validate(&json!({"other": {}})).is_err());
+    }
+}

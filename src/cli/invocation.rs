@@ -1,0 +1,284 @@
+//! The validated command line: [`Invocation`], which can only hold a runnable [`Command`],
+//! made from [`RawArgs`] by applying each subcommand's rules and resolving the database path.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::args::{RawArgs, UsageError, short};
+
+/// The database file when neither `--db` nor `REVIEW_MCP_DB_PATH` names one.
+pub const DEFAULT_DB: &str = "review-mcp.db";
+
+/// The environment variable naming the database file.
+pub const DB_ENV: &str = "REVIEW_MCP_DB_PATH";
+
+/// What to run, after validation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    Serve,
+    Help,
+    Version,
+    Revision {
+        files: Vec<PathBuf>,
+    },
+    Export {
+        output: Option<PathBuf>,
+    },
+    Import {
+        file: PathBuf,
+    },
+    Check,
+    Backup {
+        file: PathBuf,
+    },
+    Replay {
+        /// Rewrite each file's expectations from this server's answers instead of comparing.
+        bless: bool,
+        command: Option<String>,
+        files: Vec<PathBuf>,
+    },
+}
+
+/// A validated command line: the command and the database it works on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    pub command: Command,
+    pub db: PathBuf,
+}
+
+impl RawArgs {
+    /// Applies the rules of each subcommand and resolves the database path: `--db` wins over
+    /// `env_db` (the value of `REVIEW_MCP_DB_PATH`), which wins over [`DEFAULT_DB`]. An empty
+    /// environment value counts as unset.
+    pub fn validate(self, env_db: Option<OsString>) -> Result<Invocation, UsageError> {
+        let db = self
+            .db
+            .clone()
+            .or(env_db.filter(|v| !v.is_empty()))
+            .map_or_else(|| PathBuf::from(DEFAULT_DB), PathBuf::from);
+        if self.help {
+            return Ok(Invocation {
+                command: Command::Help,
+                db,
+            });
+        }
+        if self.version {
+            return Ok(Invocation {
+                command: Command::Version,
+                db,
+            });
+        }
+        let sub = self.subcommand.unwrap_or("serve");
+        if self.output.is_some() && sub != "export" {
+            return Err(UsageError(format!(
+                "-o/--output is only valid with 'export', not '{sub}'"
+            )));
+        }
+        if self.command.is_some() && sub != "replay" {
+            return Err(UsageError(format!(
+                "--command is only valid with 'replay', not '{sub}'"
+            )));
+        }
+        if self.bless && sub != "replay" {
+            return Err(UsageError(format!(
+                "--bless is only valid with 'replay', not '{sub}'"
+            )));
+        }
+        if self.bless && self.command.is_some() {
+            return Err(UsageError(
+                "--bless records this server's answers; it cannot be combined with --command"
+                    .into(),
+            ));
+        }
+        let files: Vec<PathBuf> = self.positionals.into_iter().map(PathBuf::from).collect();
+        let no_files = |files: &[PathBuf]| match files.first() {
+            Some(f) => Err(UsageError(format!(
+                "'{sub}' takes no FILE, but got '{}'",
+                short(&f.to_string_lossy())
+            ))),
+            None => Ok(()),
+        };
+        let command = match sub {
+            "serve" => {
+                no_files(&files)?;
+                Command::Serve
+            }
+            "check" => {
+                no_files(&files)?;
+                Command::Check
+            }
+            "export" => {
+                no_files(&files)?;
+                Command::Export {
+                    output: self.output.map(PathBuf::from),
+                }
+            }
+            "import" | "backup" => {
+                let mut files = files.into_iter();
+                match (files.next(), files.next()) {
+                    (Some(file), None) if sub == "import" => Command::Import { file },
+                    (Some(file), None) => Command::Backup { file },
+                    (None, _) => return Err(UsageError(format!("'{sub}' needs a FILE"))),
+                    (Some(_), Some(_)) => {
+                        return Err(UsageError(format!("'{sub}' takes exactly one FILE")));
+                    }
+                }
+            }
+            "revision" if files.is_empty() => {
+                return Err(UsageError("'revision' needs at least one FILE".into()));
+            }
+            "revision" => Command::Revision { files },
+            "replay" if files.is_empty() => {
+                return Err(UsageError("'replay' needs at least one FILE".into()));
+            }
+            "replay" => Command::Replay {
+                bless: self.bless,
+                command: self
+                    .command
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .filter(|c| !c.trim().is_empty()),
+                files,
+            },
+            other => return Err(UsageError(format!("unknown subcommand '{other}'"))),
+        };
+        Ok(Invocation { command, db })
+    }
+}
+
+/// Parses the arguments after the program name, with the value of `REVIEW_MCP_DB_PATH`.
+pub fn parse(
+    args: impl IntoIterator<Item = OsString>,
+    env_db: Option<OsString>,
+) -> Result<Invocation, UsageError> {
+    RawArgs::parse(args)?.validate(env_db)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    fn run(args: &[&str]) -> Result<Invocation, UsageError> {
+        parse(os(args), None)
+    }
+
+    fn err(args: &[&str]) -> String {
+        match run(args) {
+            Err(UsageError(m)) => m,
+            Ok(i) => panic!("{args:?} parsed as {i:?}"),
+        }
+    }
+
+    #[test]
+    fn parse_no_arguments_serves_default_db() {
+        let i = run(&[]).unwrap();
+        assert_eq!(i.command, Command::Serve);
+        assert_eq!(i.db, PathBuf::from("review-mcp.db"));
+        assert_eq!(run(&["serve"]).unwrap().command, Command::Serve);
+    }
+
+    #[test]
+    fn parse_db_flag_wins_over_environment() {
+        let env = Some(OsString::from("/env.db"));
+        assert_eq!(
+            parse(os(&["--db", "/flag.db"]), env.clone()).unwrap().db,
+            PathBuf::from("/flag.db")
+        );
+        assert_eq!(
+            parse(os(&["check", "--db=/x.db"]), env.clone()).unwrap().db,
+            PathBuf::from("/x.db")
+        );
+        assert_eq!(parse(os(&[]), env).unwrap().db, PathBuf::from("/env.db"));
+        assert_eq!(
+            parse(os(&[]), Some(OsString::new())).unwrap().db,
+            PathBuf::from("review-mcp.db")
+        );
+    }
+
+    #[test]
+    fn parse_subcommands_with_their_arguments() {
+        assert_eq!(
+            run(&["revision", "a.step", "b.step"]).unwrap().command,
+            Command::Revision {
+                files: vec!["a.step".into(), "b.step".into()]
+            }
+        );
+        assert_eq!(
+            run(&["export"]).unwrap().command,
+            Command::Export { output: None }
+        );
+        assert_eq!(
+            run(&["export", "-o", "out.jsonl"]).unwrap().command,
+            Command::Export {
+                output: Some("out.jsonl".into())
+            }
+        );
+        assert_eq!(
+            run(&["--output=o.jsonl", "export"]).unwrap().command,
+            Command::Export {
+                output: Some("o.jsonl".into())
+            }
+        );
+        assert_eq!(
+            run(&["import", "in.jsonl"]).unwrap().command,
+            Command::Import {
+                file: "in.jsonl".into()
+            }
+        );
+        assert_eq!(run(&["check"]).unwrap().command, Command::Check);
+        assert_eq!(
+            run(&["replay", "--command", "./srv --x", "t.jsonl"])
+                .unwrap()
+                .command,
+            Command::Replay {
+                bless: false,
+                command: Some("./srv --x".into()),
+                files: vec!["t.jsonl".into()]
+            }
+        );
+        assert_eq!(
+            run(&["replay", "--bless", "t.jsonl"]).unwrap().command,
+            Command::Replay {
+                bless: true,
+                command: None,
+                files: vec!["t.jsonl".into()]
+            }
+        );
+        assert_eq!(
+            run(&["revision", "--", "-odd.step"]).unwrap().command,
+            Command::Revision {
+                files: vec!["-odd.step".into()]
+            }
+        );
+    }
+
+    #[test]
+    fn parse_help_and_version_win_over_subcommands() {
+        assert_eq!(run(&["--help"]).unwrap().command, Command::Help);
+        assert_eq!(run(&["check", "-h"]).unwrap().command, Command::Help);
+        assert_eq!(run(&["--version"]).unwrap().command, Command::Version);
+        assert_eq!(run(&["-V"]).unwrap().command, Command::Version);
+    }
+
+    #[test]
+    fn parse_unknown_subcommand_and_wrong_file_counts_are_refused() {
+        assert!(err(&["part.step"]).contains("unknown subcommand 'part.step'"));
+        assert!(err(&["revision"]).contains("at least one FILE"));
+        assert!(err(&["replay"]).contains("at least one FILE"));
+        assert!(err(&["import"]).contains("needs a FILE"));
+        assert!(err(&["import", "a", "b"]).contains("exactly one FILE"));
+        assert!(err(&["check", "x"]).contains("takes no FILE"));
+        assert!(err(&["serve", "x"]).contains("takes no FILE"));
+        assert!(err(&["export", "x"]).contains("takes no FILE"));
+    }
+
+    #[test]
+    fn parse_flag_for_another_subcommand_is_refused() {
+        assert!(err(&["check", "-o", "x"]).contains("only valid with 'export'"));
+        assert!(err(&["-o", "x"]).contains("only valid with 'export'"));
+        assert!(err(&["export", "--command", "x"]).contains("only valid with 'replay'"));
+    }
+}

@@ -1,0 +1,117 @@
+//! The files commands write: never the database itself, and always through a new temporary
+//! file beside the target, with the database's permissions, renamed into place.
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::anyhow;
+
+use review_mcp::store;
+
+/// Refuses an output path that is the database itself or one of its companion files, as
+/// `cp f f` refuses: writing there would destroy what is being read.
+pub(super) fn refuse_database_target(db: &Path, target: &Path) -> anyhow::Result<()> {
+    if store::file::is_database_file(db, target) {
+        return Err(anyhow!(
+            "{} is the database {} (or one of its journal files); choose another output file",
+            target.display(),
+            db.display()
+        ));
+    }
+    Ok(())
+}
+
+/// The temporary file an export is written to before it is renamed over `path`: a new file
+/// in the same directory (so the rename is atomic), created exclusively (`create_new` fails
+/// on anything already there, a symlink included, and never follows one), with the
+/// database's permission bits, so the backup is no more readable than the data. A name that
+/// is taken is skipped for the next candidate.
+pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf, File)> {
+    let mode = db_mode(db)?;
+    let mut last = io::Error::other("no temporary name was free");
+    for candidate in temp_candidates(path).take(100) {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(mode);
+        }
+        match options.open(&candidate) {
+            Ok(file) => {
+                // The umask may have cleared bits of `mode`; the export gets exactly the
+                // database's.
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    if let Err(e) = file.set_permissions(std::fs::Permissions::from_mode(mode)) {
+                        let _ = std::fs::remove_file(&candidate);
+                        return Err(e);
+                    }
+                }
+                return Ok((candidate, file));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
+}
+
+/// Temporary names for an export to `path`: `.NAME.PID-N.tmp` beside it.
+fn temp_candidates(path: &Path) -> impl Iterator<Item = PathBuf> + '_ {
+    let name = path
+        .file_name()
+        .map_or_else(|| "export".into(), |n| n.to_string_lossy().into_owned());
+    let pid = std::process::id();
+    (0u32..).map(move |n| path.with_file_name(format!(".{name}.{pid}-{n}.tmp")))
+}
+
+/// The database file's permission bits (0600 for a file this server created).
+#[cfg(unix)]
+fn db_mode(db: &Path) -> io::Result<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    Ok(std::fs::metadata(db)?.permissions().mode() & 0o777)
+}
+
+#[cfg(not(unix))]
+fn db_mode(_db: &Path) -> io::Result<u32> {
+    Ok(0o600)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn create_temp_beside_planted_symlink_is_skipped_not_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("review-mcp-cli-tmp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("r.db");
+        std::fs::write(&db, b"db").unwrap();
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, b"precious").unwrap();
+        let out = dir.join("out.jsonl");
+        let first = temp_candidates(&out).next().unwrap();
+        std::os::unix::fs::symlink(&victim, &first).unwrap();
+        let (tmp, mut file) = create_temp_beside(&out, &db).unwrap();
+        assert_ne!(tmp, first);
+        file.write_all(b"export").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(
+            std::fs::symlink_metadata(&first)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let mode = std::fs::metadata(&tmp).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

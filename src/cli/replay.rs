@@ -1,0 +1,54 @@
+//! `review-mcp replay`: protocol transcripts replayed against a server, or blessed.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Replays each transcript against `command` (this server, in process, when `None`) and
+/// reports the first difference per file: exit status 1 when any file differs.
+pub fn run(command: Option<&str>, files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match review_mcp::replay::replay_files(command, files, &mut out) {
+        Ok(true) => Ok(ExitCode::SUCCESS),
+        Ok(false) => Ok(ExitCode::FAILURE),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::FAILURE),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `review-mcp replay --bless FILE...`: re-records each transcript's expectations from this
+/// server, in process, and writes the file back only when it changed. Sends, comments and
+/// `{{any}}` wildcards are kept, so the diff shows exactly what the server now answers.
+pub fn bless(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = false;
+    for file in files {
+        let result = std::fs::read_to_string(file)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                let blessed = review_mcp::replay::bless(&text).map_err(|e| e.to_string())?;
+                if blessed == text {
+                    return Ok(false);
+                }
+                std::fs::write(file, blessed).map_err(|e| e.to_string())?;
+                Ok(true)
+            });
+        match result {
+            Ok(changed) => {
+                let verb = if changed { "blessed" } else { "unchanged" };
+                writeln!(out, "{verb} {}", file.display())?;
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("review-mcp: {}: {e}", file.display());
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}

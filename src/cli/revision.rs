@@ -1,0 +1,101 @@
+//! `review-mcp revision FILE...`: the sha256 revision of each file, streamed.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use sha2::{Digest, Sha256};
+
+/// The read buffer for hashing: fixed, so memory does not grow with the file.
+const HASH_BUFFER: usize = 64 * 1024;
+
+/// The revision of a file: `sha256:` + 64 lowercase hex digits of its bytes, read in fixed
+/// chunks (constant memory whatever the size; pipes and FIFOs work too).
+pub fn file_revision(path: &Path) -> io::Result<String> {
+    let mut file = File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; HASH_BUFFER];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(buf.get(..n).unwrap_or_default());
+    }
+    let digest = hasher.finalize();
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for b in digest.iter() {
+        out.push_str(&format!("{b:02x}"));
+    }
+    Ok(out)
+}
+
+/// `review-mcp revision FILE...`: one `sha256:<hex>  FILE` line per readable file on `out`,
+/// one message per unreadable file on `err`. Returns whether every file was hashed.
+pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<bool> {
+    let mut all = true;
+    for path in files {
+        match file_revision(path) {
+            Ok(rev) => {
+                writeln!(out, "{rev}  {}", path.display())?;
+                out.flush()?;
+            }
+            Err(e) => {
+                all = false;
+                writeln!(err, "review-mcp: {}: {e}", path.display())?;
+            }
+        }
+    }
+    Ok(all)
+}
+
+/// Runs `revision` on stdout and stderr: exit status 1 when a file could not be hashed.
+pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    match revision(files, &mut out, &mut err) {
+        Ok(true) => Ok(ExitCode::SUCCESS),
+        Ok(false) => Ok(ExitCode::FAILURE),
+        // The reader went away (`| head`): nothing left to tell it.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_revision_matches_known_digest() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-cli-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("abc.txt");
+        std::fs::write(&p, b"abc").unwrap();
+        assert_eq!(
+            file_revision(&p).unwrap(),
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let mut out = Vec::new();
+        let mut errs = Vec::new();
+        let missing = dir.join("missing.step");
+        let ok = revision(&[missing.clone(), p.clone()], &mut out, &mut errs).unwrap();
+        assert!(!ok);
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out,
+            format!(
+                "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  {}\n",
+                p.display()
+            )
+        );
+        assert!(String::from_utf8(errs).unwrap().contains("missing.step"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,45 @@
+//! The online backup: a complete, consistent copy of the database with SQLite's
+//! `VACUUM INTO`, given a cursor secret of its own.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::file;
+use super::{Store, StoreError};
+
+impl Store {
+    /// Writes a complete, self-contained copy of the database to `target` (which must not
+    /// exist) with SQLite's `VACUUM INTO`: one read transaction, so the copy is consistent
+    /// while other servers write. The copy is synced before this returns.
+    pub fn backup_into(&mut self, target: &Path) -> Result<(), StoreError> {
+        let target = file::absolute(target)?;
+        let conn = self.conn()?;
+        // An absolute path is never read as a URI (see `file::absolute`).
+        let name = target.to_string_lossy().into_owned();
+        conn.execute("VACUUM INTO ?1", [&name])?;
+        // The copy is another database from now on: its cursors must not be accepted by this
+        // one, nor this one's by it, so it gets a secret of its own.
+        let copy = Connection::open_with_flags(
+            &target,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        let has_meta: i64 = copy.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'",
+            [],
+            |r| r.get(0),
+        )?;
+        if has_meta > 0 {
+            copy.execute(
+                "UPDATE meta SET value = randomblob(32) WHERE name = 'cursor_secret'",
+                [],
+            )?;
+        }
+        drop(copy);
+        let synced = std::fs::File::open(&target).and_then(|f| f.sync_all());
+        synced.map_err(|source| StoreError::Io {
+            path: target,
+            source,
+        })
+    }
+}

@@ -1,0 +1,59 @@
+//! The integrity check behind `review-mcp check` and `backup`: SQLite's integrity and
+//! foreign-key checks (which cover the full-text indexes) and the schema version, through a
+//! store or on the file itself as it is on disk.
+
+use std::path::Path;
+
+use super::{SCHEMA_VERSION, Store, StoreError};
+
+impl Store {
+    /// The schema version stored in the file.
+    pub fn schema_version(&mut self) -> Result<i64, StoreError> {
+        Ok(self
+            .conn()?
+            .pragma_query_value(None, "user_version", |r| r.get(0))?)
+    }
+
+    /// SQLite's integrity check (which covers the full-text indexes) and foreign-key check.
+    /// Returns the problems found (empty when the file is sound).
+    pub fn check(&mut self) -> Result<Vec<String>, StoreError> {
+        let mut problems = Vec::new();
+        let version = self.schema_version()?;
+        // An older version is no problem (a server upgrades it); a newer one never opens.
+        if version > SCHEMA_VERSION {
+            problems.push(format!(
+                "schema version {version}, expected {SCHEMA_VERSION}"
+            ));
+        }
+        let tx = self.read()?;
+        {
+            let mut stmt = tx.prepare("PRAGMA integrity_check")?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            for row in rows {
+                let row = row?;
+                if row != "ok" {
+                    problems.push(format!("integrity: {row}"));
+                }
+            }
+            let mut stmt = tx.prepare("PRAGMA foreign_key_check")?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            for row in rows {
+                problems.push(format!("foreign key violation in table {}", row?));
+            }
+        }
+        // `PRAGMA integrity_check` also checks each full-text index (SQLite 3.44 and later
+        // call the FTS5 integrity method), so a read-only connection checks everything.
+        drop(tx);
+        Ok(problems)
+    }
+
+    /// The file's own schema version and the problems `check` finds in it, read through a
+    /// read-only connection to the file itself, whatever its schema version (an older file
+    /// is not upgraded for this: its pages are checked as they are on disk).
+    pub fn check_in_place(path: &Path) -> Result<(i64, Vec<String>), StoreError> {
+        let (_, _, mut store) = Store::read_only_in_place(path)?;
+        let version = store.schema_version()?;
+        let problems = store.check()?;
+        Ok((version, problems))
+    }
+}

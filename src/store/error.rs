@@ -1,0 +1,260 @@
+//! The store's one error type: what went wrong opening or using the database, its message,
+//! and the shorter message a tool result shows.
+
+use std::path::PathBuf;
+
+use super::BUSY_TIMEOUT;
+use super::file::FileChange;
+
+/// A failure to open or use the database.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The file is not an SQLite database (random bytes, truncated, another format).
+    NotSqlite {
+        path: PathBuf,
+        detail: String,
+    },
+    /// An SQLite database that belongs to another application.
+    Foreign {
+        path: PathBuf,
+        application_id: i64,
+    },
+    /// Written by a newer review-mcp whose schema this build does not know.
+    Newer {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+    /// The file or its directory could not be created or read.
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Stored data that does not parse (a hand-edited or damaged database).
+    Corrupt(String),
+    /// Data offered for import that breaks a rule.
+    Invalid(String),
+    /// SQLite could not open the file for writing, or prepare it (WAL, schema).
+    Open {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    Sqlite(rusqlite::Error),
+    /// The path is not a regular file (a FIFO, a device, a directory).
+    NotAFile {
+        path: PathBuf,
+        kind: &'static str,
+    },
+    /// The file has more than one name.
+    HardLinked {
+        path: PathBuf,
+        links: u64,
+    },
+    /// The path no longer names the file this server opened.
+    FileChanged {
+        path: PathBuf,
+        change: FileChange,
+    },
+    /// An existing file that cannot be opened for writing.
+    ReadOnlyFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The file is in WAL mode and another process keeps it open, so it cannot be switched
+    /// to the rollback journal.
+    JournalBusy {
+        path: PathBuf,
+    },
+    /// A read-only command on a file no server has written yet.
+    Empty {
+        path: PathBuf,
+    },
+    /// A query on a store whose connection is gone (a bug).
+    NotOpen,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::NotSqlite { path, detail } => write!(
+                f,
+                "{} is not a review-mcp database (not SQLite, or truncated: {detail}); it was left untouched. Point REVIEW_MCP_DB_PATH or --db at another file, or move this one away",
+                path.display()
+            ),
+            StoreError::Foreign {
+                path,
+                application_id,
+            } => write!(
+                f,
+                "{} is an SQLite database of another application (application_id {application_id:#010x}); it was left untouched. Point REVIEW_MCP_DB_PATH or --db at another file",
+                path.display()
+            ),
+            StoreError::Newer {
+                path,
+                found,
+                supported,
+            } => write!(
+                f,
+                "{} was written by a newer review-mcp (schema version {found}; this build knows up to {supported}); it was left untouched. Upgrade review-mcp, or point REVIEW_MCP_DB_PATH or --db at another file",
+                path.display()
+            ),
+            StoreError::Io { path, source } => {
+                write!(f, "cannot open {}: {source}", path.display())
+            }
+            StoreError::Corrupt(m) => write!(f, "damaged database: {m}"),
+            StoreError::Invalid(m) => f.write_str(m),
+            StoreError::Open { path, source } => write!(
+                f,
+                "cannot open {} for reading and writing ({source}); check that the file and its directory are writable and the disk is not full",
+                path.display()
+            ),
+            StoreError::Sqlite(e) => write!(f, "database error: {e}"),
+            StoreError::NotAFile { path, kind } => write!(
+                f,
+                "{} is {kind}, not a database file; nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a regular file (or a path where one may be created)",
+                path.display()
+            ),
+            StoreError::HardLinked { path, links } => write!(
+                f,
+                "{} has {links} hard links (names); SQLite would keep a separate journal for each name and a crash could damage the file. Keep one name (remove the other links, or copy the file with `review-mcp backup`) and start again",
+                path.display()
+            ),
+            StoreError::FileChanged { path, change } => {
+                let what = match change {
+                    FileChange::Deleted => "was deleted".to_string(),
+                    FileChange::Replaced => {
+                        "was replaced by another file (a restored backup, `git checkout`, a sync client)".to_string()
+                    }
+                    FileChange::Linked(n) => format!("gained a second name ({n} hard links)"),
+                };
+                write!(
+                    f,
+                    "{} {what} while this server was running; nothing was read or written, so that no write goes into a file nobody can see. Restart the server (reconnect it in your MCP host) to use the file the path names now",
+                    path.display()
+                )
+            }
+            StoreError::ReadOnlyFile { path, source } => write!(
+                f,
+                "cannot open {} for writing ({source}); a server needs it writable: check the file's permissions and attributes (lsattr) and that its file system is mounted read-write. `review-mcp export`, `check` and `backup` work on a read-only file",
+                path.display()
+            ),
+            StoreError::JournalBusy { path } => write!(
+                f,
+                "{} is in WAL mode (written by review-mcp 0.1) and another process has it open, so it cannot be switched to this version's journal. Stop every other review-mcp (and any other program) using the file, then try again",
+                path.display()
+            ),
+            StoreError::Empty { path } => write!(
+                f,
+                "{} is empty: no review-mcp server has written to it yet",
+                path.display()
+            ),
+            StoreError::NotOpen => f.write_str("the database connection is closed"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Io { source, .. } | StoreError::ReadOnlyFile { source, .. } => Some(source),
+            StoreError::Open { source, .. } | StoreError::Sqlite(source) => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sqlite(e)
+    }
+}
+
+impl StoreError {
+    /// A message for a tool result: what went wrong and what the user can do.
+    pub fn user_message(&self) -> String {
+        use rusqlite::ErrorCode as C;
+        if let StoreError::Sqlite(e) = self {
+            match e.sqlite_error_code() {
+                Some(C::DatabaseBusy | C::DatabaseLocked) => {
+                    return format!(
+                        "the database stayed locked by another process for more than {} ms; try again",
+                        BUSY_TIMEOUT.as_millis()
+                    );
+                }
+                Some(C::DiskFull) => return "the disk is full; free space and try again".into(),
+                Some(C::ReadOnly) if is_moved(e) => {
+                    return "the database file was moved or replaced while this server was running; nothing was written. Restart the server (reconnect it in your MCP host) to use the file the path names now".into();
+                }
+                Some(C::ReadOnly) => {
+                    return "the database file is read-only; check its permissions".into();
+                }
+                Some(C::SystemIoFailure) if is_write_failure(e) => {
+                    return format!(
+                        "the database file could not be written ({e}); the file or its directory may have become read-only, or the disk is failing. Reads still work"
+                    );
+                }
+                Some(C::SystemIoFailure) => {
+                    return format!("an I/O error occurred on the database file ({e})");
+                }
+                Some(C::DatabaseCorrupt | C::NotADatabase) => {
+                    return format!("the database file is damaged ({e}); run `review-mcp check`");
+                }
+                _ => {}
+            }
+        }
+        self.to_string()
+    }
+}
+
+/// SQLite's own notice that the file was renamed or unlinked under an open connection
+/// (`SQLITE_READONLY_DBMOVED`), which refuses the write.
+fn is_moved(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_READONLY_DBMOVED
+    )
+}
+
+/// An I/O error while writing, as opposed to reading: SQLite says only "disk I/O error",
+/// its extended code says which (a write refused by a read-only or immutable file is
+/// `SQLITE_IOERR_WRITE`).
+fn is_write_failure(e: &rusqlite::Error) -> bool {
+    use rusqlite::ffi;
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _) if matches!(
+            f.extended_code,
+            ffi::SQLITE_IOERR_WRITE
+                | ffi::SQLITE_IOERR_FSYNC
+                | ffi::SQLITE_IOERR_DIR_FSYNC
+                | ffi::SQLITE_IOERR_TRUNCATE
+        )
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sqlite_error(code: std::ffi::c_int) -> StoreError {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(code),
+            None,
+        ))
+    }
+
+    #[test]
+    fn user_message_names_the_storage_condition() {
+        let busy = sqlite_error(rusqlite::ffi::SQLITE_BUSY).user_message();
+        assert!(
+            busy.contains("locked") && busy.contains("5000 ms"),
+            "{busy}"
+        );
+        let full = sqlite_error(rusqlite::ffi::SQLITE_FULL).user_message();
+        assert!(full.contains("disk is full"), "{full}");
+        let ro = sqlite_error(rusqlite::ffi::SQLITE_READONLY).user_message();
+        assert!(ro.contains("read-only"), "{ro}");
+        let io = sqlite_error(rusqlite::ffi::SQLITE_IOERR).user_message();
+        assert!(io.contains("I/O error"), "{io}");
+    }
+}

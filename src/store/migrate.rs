@@ -1,0 +1,200 @@
+//! Bringing a file's schema up to this build's version, in one write transaction that checks
+//! again, under the write lock, that the file is ours.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use super::inspect::{Found, classify, identify};
+use super::renormalise::{RENORMALISED_AT, Renormalised, renormalise_locators};
+use super::schema::MIGRATIONS;
+use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
+
+/// Brings the schema up to [`SCHEMA_VERSION`] in one write transaction. The checks are
+/// repeated inside the transaction: another process may have initialised the file between
+/// our read-only look and now.
+pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    // IMMEDIATE: take the write lock first so two processes initialising one new file run
+    // one after the other.
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+    let (app, version, tables) = identify(&tx)?;
+    let start = match classify(path, app, version, tables)? {
+        Found::Fresh => 0,
+        Found::Ours(v) => v,
+    };
+    if start == SCHEMA_VERSION {
+        return Ok(());
+    }
+    for (i, sql) in MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(usize::try_from(start).unwrap_or(0))
+    {
+        tx.execute_batch(sql)?;
+        if i + 1 == RENORMALISED_AT {
+            let r = renormalise_locators(&tx)?;
+            if r != Renormalised::default() {
+                log::warn!(
+                    "schema upgrade: locators re-normalised (RFC 3986): {} records and {} decisions respelled, {} older features kept as notes, {} older decisions renamed, {} unparsable uris left as they were",
+                    r.records,
+                    r.decisions,
+                    r.features_to_notes,
+                    r.decisions_renamed,
+                    r.unparsable
+                );
+            }
+        }
+        log::info!("database schema upgraded to version {}", i + 1);
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+    tx.commit()?;
+    // Copy the migration into the main file now (once per file and version) rather than at
+    // the next auto-checkpoint, ~1000 pages later: until then the main file's header would
+    // not show the file is ours, and every start would pay the full read-only inspection.
+    // Best effort: a reader holding an older snapshot can make it partial, which is harmless.
+    // An upgrade of an existing file rewrites whole tables, so it also truncates the WAL rather than leave it that size while the server
+    // runs; a new file's few pages need no truncation (and no extra fsync at a first start).
+    let sql = if start > 0 {
+        "PRAGMA wal_checkpoint(TRUNCATE)"
+    } else {
+        "PRAGMA wal_checkpoint(PASSIVE)"
+    };
+    if let Err(e) = conn.query_row(sql, [], |_| Ok(())) {
+        log::debug!("checkpoint after the migration of {}: {e}", path.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::super::fixtures::{REV, artifact, side_rows};
+    use super::super::{NewRecord, PageRequest, RecordQuery, Store};
+    use super::*;
+
+    #[test]
+    fn migrate_twice_is_harmless() {
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, Path::new(":memory:")).unwrap();
+        migrate(&conn, Path::new(":memory:")).unwrap();
+        let v: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let n: i64 = conn
+            .query_row("SELECT value FROM counters WHERE name = 'seq'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(n, 0);
+        let secrets: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM meta WHERE name = 'cursor_secret' AND length(value) = 32",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(secrets, 1);
+    }
+
+    /// A version-1 file (row ids apart from seqs, side rows carrying them) upgrades to the
+    /// current schema with every record, side row and full-text row still found, and a
+    /// rewrite after the upgrade leaves no stale side row behind.
+    #[test]
+    fn v1_file_upgrades_and_keeps_its_records() {
+        use crate::review::Kind;
+        const T: &str = "2026-01-01T00:00:00.000Z";
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.execute_batch(&format!(
+            "INSERT INTO records (rid, id, kind, locator, name, note, tags, entity_ids, \
+                id_scheme, revision, format, uri, units, created_at, updated_at, seq) VALUES \
+             (7, 'rec_a', 'feature', 'file:///p.step', 'bore', 'deep hole', '[\"a\",\"b\"]', \
+                '[\"face:1\"]', 'opaque', '{REV}', 'step', 'file:///p.step', NULL, '{T}', '{T}', 3), \
+             (5, 'rec_b', 'note', 'file:///p.step', NULL, 'bore chamfer', '[\"a\"]', \
+                '[\"face:1\",\"face:2\"]', 'opaque', '{REV}', 'step', 'file:///p.step', NULL, '{T}', '{T}', 4); \
+             INSERT INTO record_tags (tag, seq, rid) VALUES ('a', 3, 7), ('b', 3, 7), ('a', 4, 5); \
+             INSERT INTO record_entities (entity_id, revision, seq, rid) VALUES \
+                ('face:1', '{REV}', 3, 7), ('face:1', '{REV}', 4, 5), ('face:2', '{REV}', 4, 5); \
+             INSERT INTO records_fts (rowid, name, note) VALUES (3, 'bore', 'deep hole'), \
+                (4, NULL, 'bore chamfer'); \
+             UPDATE counters SET value = 4 WHERE name = 'seq';"
+        ))
+        .unwrap();
+        let mut store = Store::from_connection(conn).unwrap();
+        migrate(store.conn().unwrap(), std::path::Path::new(":memory:")).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        assert!(store.check().unwrap().is_empty());
+
+        let first = PageRequest {
+            snapshot: None,
+            after: None,
+            limit: 10,
+        };
+        let ids = |store: &mut Store, q: RecordQuery| -> Vec<(String, i64)> {
+            let page = store.recall(&q, first).unwrap();
+            page.items.into_iter().map(|(r, p)| (r.id, p.seq)).collect()
+        };
+        let tags = |t: &[&str]| RecordQuery {
+            tags: t.iter().map(|t| t.to_string()).collect(),
+            ..RecordQuery::default()
+        };
+        let entity = |e: &str| RecordQuery {
+            entity: Some((e.into(), REV.into())),
+            ..RecordQuery::default()
+        };
+        let text = |w: &str| RecordQuery {
+            text: Some(w.into()),
+            ..RecordQuery::default()
+        };
+        let both = vec![("rec_b".to_string(), 4), ("rec_a".to_string(), 3)];
+        assert_eq!(ids(&mut store, tags(&["a"])), both);
+        assert_eq!(ids(&mut store, tags(&["b"])), vec![("rec_a".into(), 3)]);
+        assert_eq!(ids(&mut store, entity("face:1")), both);
+        assert_eq!(ids(&mut store, entity("face:2")), vec![("rec_b".into(), 4)]);
+        // The name holds the word: the feature first, then the note.
+        assert_eq!(
+            ids(&mut store, text("bore")),
+            vec![("rec_a".to_string(), 3), ("rec_b".to_string(), 4)]
+        );
+
+        // Rewriting the feature keeps its seq, id and creation time, and replaces its old
+        // tag, entity and text rows.
+        let (r, replaced) = store
+            .remember(&NewRecord {
+                artifact: artifact(Some("file:///p.step")),
+                name: Some("bore".into()),
+                note: Some("through".into()),
+                tags: vec!["c".into()],
+                entity_ids: vec!["face:3".into()],
+                id_scheme: "opaque".into(),
+            })
+            .unwrap();
+        assert!(replaced);
+        assert_eq!(
+            (r.id.as_str(), r.kind, r.created_at.as_str()),
+            ("rec_a", Kind::Feature, T)
+        );
+        assert_eq!(ids(&mut store, tags(&["b"])), vec![]);
+        assert_eq!(ids(&mut store, tags(&["a"])), vec![("rec_b".into(), 4)]);
+        assert_eq!(ids(&mut store, tags(&["c"])), vec![("rec_a".into(), 3)]);
+        assert_eq!(ids(&mut store, entity("face:1")), vec![("rec_b".into(), 4)]);
+        assert_eq!(ids(&mut store, entity("face:3")), vec![("rec_a".into(), 3)]);
+        assert_eq!(ids(&mut store, text("deep")), vec![]);
+        assert_eq!(ids(&mut store, text("through")), vec![("rec_a".into(), 3)]);
+        assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
+        assert_eq!(ids(&mut store, tags(&["c"])), vec![]);
+        assert_eq!(ids(&mut store, entity("face:3")), vec![]);
+        assert_eq!(ids(&mut store, text("through")), vec![]);
+        assert_eq!(store.forget_notes(REV, None, "face:2").unwrap(), 1);
+        assert_eq!(ids(&mut store, tags(&["a"])), vec![]);
+        assert_eq!(ids(&mut store, text("bore")), vec![]);
+        assert_eq!(side_rows(&mut store), 0);
+        assert!(store.check().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,131 @@
+//! The read-only open of `export`, `check` and `backup`: the file itself through a
+//! connection that never writes, or, for a file of an older schema version, an upgraded copy
+//! in a private temporary directory.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::file;
+use super::inspect::{Found, inspect, open_for_inspection};
+use super::{BUSY_TIMEOUT, SCHEMA_VERSION, Store, StoreError};
+
+impl Store {
+    /// Opens an existing database without writing to it, for `export`, `check` and `backup`:
+    /// works on a read-only file or mount. A file of an older schema version is upgraded in a
+    /// private copy (see [`Store::private_copy`]), never in place.
+    pub fn open_read_only(path: &Path) -> Result<Store, StoreError> {
+        let (path, version, store) = Store::read_only_in_place(path)?;
+        if version < SCHEMA_VERSION {
+            return store.private_copy(&path);
+        }
+        Ok(store)
+    }
+
+    /// A read-only store over the existing file itself (absolute path, schema version as
+    /// inspected): the first step of every read-only command.
+    pub(super) fn read_only_in_place(path: &Path) -> Result<(PathBuf, i64, Store), StoreError> {
+        let path = file::absolute(path)?;
+        let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        if !meta.is_file() {
+            file::check_kind(&path, &meta)?;
+        }
+        let version = match inspect(&path, BUSY_TIMEOUT)? {
+            Found::Fresh => return Err(StoreError::Empty { path }),
+            Found::Ours(v) => v,
+        };
+        let store = Store::over(Some(connect_read_only(&path)?), None);
+        Ok((path, version, store))
+    }
+
+    /// A copy of the file at `path` in a private temporary directory, upgraded to this
+    /// build's schema: how the read-only commands read a file of an older version without
+    /// writing to it. The directory is removed when the store is dropped.
+    fn private_copy(mut self, path: &Path) -> Result<Store, StoreError> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir =
+            std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()));
+        let io = |source| StoreError::Io {
+            path: dir.clone(),
+            source,
+        };
+        create_private_dir(&dir).map_err(io)?;
+        let copy = dir.join("copy.db");
+        let made = self
+            .backup_into(&copy)
+            .and_then(|()| Store::open(&copy))
+            .map(|mut s| {
+                s.temp_dir = Some(dir.clone());
+                s
+            });
+        drop(self);
+        if made.is_err() {
+            let _ = std::fs::remove_dir_all(&dir);
+        } else {
+            log::info!(
+                "{} has an older schema version: reading an upgraded private copy; the file itself is upgraded at the next start of a server",
+                path.display()
+            );
+        }
+        made
+    }
+}
+
+/// A read-only connection to an existing file of ours. In rollback mode it takes SQLite's
+/// shared lock like any reader (consistent while servers write; a read-only mount is fine).
+/// A file still in WAL mode with no `-wal` beside it is opened `immutable`, which needs no
+/// `-shm` file either. A hot journal (a server killed in the middle of a commit) must be
+/// rolled back before the file can be read: that is done by a short read-write open when
+/// the file is writable, as any start of a server would.
+fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
+    let named = |source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = open_for_inspection(path).map_err(named)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.set_prepared_statement_cache_capacity(128);
+    let probe = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+        r.get::<_, i64>(0)
+    });
+    match probe {
+        Ok(_) => Ok(conn),
+        Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) => {
+            drop(conn);
+            log::info!(
+                "{} holds an interrupted write (a server was stopped mid-commit); rolling it back",
+                path.display()
+            );
+            let rw = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(named)?;
+            rw.busy_timeout(BUSY_TIMEOUT)?;
+            rw.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map_err(named)?;
+            drop(rw);
+            let conn = open_for_inspection(path).map_err(named)?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            Ok(conn)
+        }
+        Err(e) => Err(named(e)),
+    }
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
+}

@@ -1,0 +1,211 @@
+//! A record's rows: the columns a query selects, a row read back as a record, and writing or
+//! deleting a record with its side-table (tag, entity) and full-text rows.
+
+use rusqlite::{OptionalExtension, Row, Transaction, params};
+
+use super::StoreError;
+use super::codec::{json_strings, json_strs, json_text};
+use super::page::check_answer_size;
+use crate::review::artifact::ArtifactWire;
+use crate::review::{Kind, Record, RecordRef};
+use crate::wire;
+
+pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
+    r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq";
+
+/// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
+pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
+    let (record, seq) = record_ref_from_row(row)?;
+    Ok((record.into_owned(), seq))
+}
+
+/// [`record_from_row`] borrowing from the row: no field is copied.
+pub(super) fn record_ref_from_row<'r>(row: &'r Row<'_>) -> rusqlite::Result<(RecordRef<'r>, i64)> {
+    let text = |i: usize| -> rusqlite::Result<&'r str> { Ok(row.get_ref(i)?.as_str()?) };
+    let optional =
+        |i: usize| -> rusqlite::Result<Option<&'r str>> { Ok(row.get_ref(i)?.as_str_or_null()?) };
+    let kind = text(1)?;
+    let kind = Kind::parse(kind).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            1,
+            rusqlite::types::Type::Text,
+            format!("unknown record kind {kind:?}").into(),
+        )
+    })?;
+    Ok((
+        RecordRef {
+            id: text(0)?,
+            kind,
+            name: optional(2)?,
+            note: optional(3)?,
+            tags: json_strs(4, text(4)?)?,
+            entity_ids: json_strs(5, text(5)?)?,
+            id_scheme: text(6)?,
+            artifact: ArtifactWire {
+                revision: text(7)?,
+                format: text(8)?,
+                uri: optional(9)?,
+                units: optional(10)?,
+            },
+            created_at: text(11)?,
+            updated_at: text(12)?,
+        },
+        row.get(13)?,
+    ))
+}
+
+/// Writes `record` at `seq`, its side-table and full-text rows included. A rewrite
+/// (`old` = the seq the record is stored at now) deletes the old row first: a record's row
+/// id is its seq.
+pub(super) fn write_record(
+    tx: &Transaction<'_>,
+    old: Option<i64>,
+    record: &Record,
+    seq: i64,
+) -> Result<(), StoreError> {
+    let bytes = wire::answer_bytes(&record.wire(Some(&record.artifact.revision)));
+    check_answer_size(&format!("record {}", record.id), bytes)?;
+    if let Some(old) = old {
+        delete_record(tx, old)?;
+    }
+    let a = &record.artifact;
+    tx.prepare_cached(
+        "INSERT INTO records (seq, id, kind, locator, name, note, tags, entity_ids, \
+         id_scheme, revision, format, uri, units, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    )?
+    .execute(params![
+        seq,
+        record.id,
+        record.kind.as_str(),
+        a.locator(),
+        record.name,
+        record.note,
+        json_text(&record.tags),
+        json_text(&record.entity_ids),
+        record.id_scheme,
+        a.revision,
+        a.format,
+        a.uri,
+        a.units,
+        record.created_at,
+        record.updated_at,
+    ])?;
+    {
+        let mut ent = tx.prepare_cached(
+            "INSERT OR IGNORE INTO record_entities (entity_id, revision, seq) VALUES (?1, ?2, ?3)",
+        )?;
+        for e in &record.entity_ids {
+            ent.execute(params![e, a.revision, seq])?;
+        }
+        let mut tag =
+            tx.prepare_cached("INSERT OR IGNORE INTO record_tags (tag, seq) VALUES (?1, ?2)")?;
+        for t in &record.tags {
+            tag.execute(params![t, seq])?;
+        }
+    }
+    // The full-text rowid is the record's seq: text results walk it newest first.
+    tx.prepare_cached("INSERT INTO records_fts (rowid, name, note) VALUES (?1, ?2, ?3)")?
+        .execute(params![seq, record.name, record.note])?;
+    Ok(())
+}
+
+/// Deletes the record stored at `seq` with its side-table rows (found by their keys from
+/// the record's own lists) and its full-text row. Returns how many records went (0 or 1).
+fn delete_record(tx: &Transaction<'_>, seq: i64) -> Result<usize, StoreError> {
+    // The lists as text, or `None` when a column is not text (a damaged file).
+    let row: Option<(String, Option<String>, Option<String>)> = tx
+        .prepare_cached("SELECT revision, tags, entity_ids FROM records WHERE seq = ?1")?
+        .query_row([seq], |r| {
+            let text = |i: usize| -> rusqlite::Result<Option<String>> {
+                Ok(r.get_ref(i)?.as_str().ok().map(str::to_string))
+            };
+            Ok((r.get(0)?, text(1)?, text(2)?))
+        })
+        .optional()?;
+    let Some((revision, tags, entities)) = row else {
+        return Ok(0);
+    };
+    let lists = |text: Option<String>| text.and_then(|t| json_strings(0, &t).ok());
+    match (lists(tags), lists(entities)) {
+        (Some(tags), Some(entities)) => {
+            let mut ent = tx.prepare_cached(
+                "DELETE FROM record_entities WHERE entity_id = ?1 AND revision = ?2 AND seq = ?3",
+            )?;
+            for e in entities {
+                ent.execute(params![e, revision, seq])?;
+            }
+            let mut tag =
+                tx.prepare_cached("DELETE FROM record_tags WHERE tag = ?1 AND seq = ?2")?;
+            for t in tags {
+                tag.execute(params![t, seq])?;
+            }
+        }
+        _ => {
+            // A list that no longer parses (only a damaged or hand-edited file has one): the
+            // record's side rows are found by their seq instead, scanning both tables, so the
+            // record can still be rewritten or forgotten.
+            log::warn!(
+                "record at seq {seq} has a damaged tag or entity list; its index rows are found by scanning"
+            );
+            tx.prepare_cached("DELETE FROM record_entities WHERE seq = ?1")?
+                .execute([seq])?;
+            tx.prepare_cached("DELETE FROM record_tags WHERE seq = ?1")?
+                .execute([seq])?;
+        }
+    }
+    tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?
+        .execute([seq])?;
+    Ok(tx
+        .prepare_cached("DELETE FROM records WHERE seq = ?1")?
+        .execute([seq])?)
+}
+
+/// Deletes records by seq, with their side-table and full-text rows.
+pub(super) fn delete_records(tx: &Transaction<'_>, seqs: &[i64]) -> Result<usize, StoreError> {
+    let mut n = 0;
+    for &seq in seqs {
+        n += delete_record(tx, seq)?;
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{artifact, side_rows};
+    use super::super::{NewRecord, Store};
+
+    /// Regression (found in review): side rows are deleted by the keys in the record's own
+    /// lists, so a list that no longer parses made the record impossible to rewrite or forget.
+    /// Its side rows are now found by seq.
+    #[test]
+    fn record_with_damaged_lists_can_still_be_rewritten_and_forgotten() {
+        let mut store = Store::open_in_memory().unwrap();
+        let new = |tag: &str| NewRecord {
+            artifact: artifact(Some("file:///p.step")),
+            name: Some("bore".into()),
+            note: None,
+            tags: vec![tag.into()],
+            entity_ids: vec!["face:1".into()],
+            id_scheme: "opaque".into(),
+        };
+        store.remember(&new("a")).unwrap();
+        for damage in [
+            "UPDATE records SET tags = '[\"a\"'",
+            "UPDATE records SET entity_ids = 7",
+        ] {
+            store.conn().unwrap().execute_batch(damage).unwrap();
+            let (_, replaced) = store.remember(&new("b")).unwrap();
+            assert!(replaced, "{damage}");
+            assert_eq!(side_rows(&mut store), 2, "{damage}: the old side rows went");
+        }
+        store
+            .conn()
+            .unwrap()
+            .execute_batch("UPDATE records SET tags = 'not json'")
+            .unwrap();
+        assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
+        assert_eq!(side_rows(&mut store), 0);
+        assert!(store.check().unwrap().is_empty());
+    }
+}
