@@ -4,7 +4,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::{ANY, StartError, Step, Transcript, TranscriptError, serve_in_process};
+use super::versions::{self, VERSION_PLACEHOLDER};
+use super::{ANY, StartError, Step, TranscriptError, format, serve_in_process};
 
 /// Re-records a transcript's expectations from the in-process server, for when its answers
 /// change on purpose (a new tool in `tools/list`). Every line but the `expect`s is kept as it
@@ -12,8 +13,48 @@ use super::{ANY, StartError, Step, Transcript, TranscriptError, serve_in_process
 /// writes for it. Where the old expectation at the same position had [`ANY`], the new one
 /// keeps it, so volatile values stay wildcards. Returns the new text; review the diff before
 /// committing it, since whatever the server says becomes the expectation.
+///
+/// A file that names several versions is blessed under each of them, and the version in
+/// every new expectation is written back as [`VERSION_PLACEHOLDER`]. That is one file only
+/// when every version now gets the same answers; when they differ the file is refused
+/// ([`BlessError::VersionsDiffer`]) and has to be split into one file per answer.
 pub fn bless(text: &str) -> Result<String, BlessError> {
-    let transcript = Transcript::parse(text).map_err(BlessError::Transcript)?;
+    let named = versions::versions(text).map_err(BlessError::Transcript)?;
+    let Some((first, others)) = named.split_first() else {
+        return bless_as(text, None);
+    };
+    let blessed = bless_as(text, Some(first))?;
+    for other in others {
+        let again = bless_as(text, Some(other))?;
+        if let Some(line) = first_different_line(&blessed, &again) {
+            return Err(BlessError::VersionsDiffer {
+                first: first.clone(),
+                other: other.clone(),
+                line,
+            });
+        }
+    }
+    Ok(blessed)
+}
+
+/// The first line (1-based) where two texts differ, if they do.
+fn first_different_line(a: &str, b: &str) -> Option<usize> {
+    let (mut a, mut b) = (a.lines(), b.lines());
+    let mut line = 0;
+    loop {
+        line += 1;
+        match (a.next(), b.next()) {
+            (None, None) => return None,
+            (x, y) if x != y => return Some(line),
+            _ => {}
+        }
+    }
+}
+
+/// [`bless`] for one run: the transcript as it runs under `version`, and the new expectations
+/// with that version turned back into the placeholder.
+fn bless_as(text: &str, version: Option<&str>) -> Result<String, BlessError> {
+    let transcript = format::parse_as(text, version).map_err(BlessError::Transcript)?;
     let old: Vec<&Value> = transcript.expected().into_iter().map(|(_, v)| v).collect();
     let exchanges = serve_in_process(&transcript).map_err(BlessError::Start)?;
 
@@ -54,6 +95,13 @@ pub fn bless(text: &str) -> Result<String, BlessError> {
             keep_wildcards(o, &mut v);
         }
         index += 1;
+        if let Some(version) = version {
+            let shared = versions::unexpand(&v, version);
+            if versions::expand(&shared, version) != v {
+                return Err(BlessError::Placeholder(version.to_string()));
+            }
+            v = shared;
+        }
         let mut m = Map::new();
         m.insert("expect".into(), v);
         serde_json::to_string(&Value::Object(m)).map_err(|e| BlessError::Encode(e.to_string()))
@@ -117,6 +165,16 @@ pub enum BlessError {
     Transcript(TranscriptError),
     Start(StartError),
     Encode(String),
+    /// A shared transcript's versions now get different answers, first at this line of
+    /// the blessed file.
+    VersionsDiffer {
+        first: String,
+        other: String,
+        line: usize,
+    },
+    /// The server wrote the placeholder itself under this version, so the answer cannot be
+    /// written back into a shared file.
+    Placeholder(String),
 }
 
 impl std::fmt::Display for BlessError {
@@ -125,6 +183,17 @@ impl std::fmt::Display for BlessError {
             BlessError::Transcript(e) => e.fmt(f),
             BlessError::Start(e) => e.fmt(f),
             BlessError::Encode(m) => write!(f, "cannot encode an expectation: {m}"),
+            BlessError::VersionsDiffer { first, other, line } => write!(
+                f,
+                "not blessed: under {first} and {other} the server now answers differently \
+                 (line {line} of the blessed file), so one file cannot hold both; split it \
+                 into a file per answer, each naming its versions"
+            ),
+            BlessError::Placeholder(v) => write!(
+                f,
+                "not blessed: under {v} the server wrote {VERSION_PLACEHOLDER} itself, which a \
+                 shared transcript cannot express"
+            ),
         }
     }
 }
@@ -134,7 +203,7 @@ impl std::error::Error for BlessError {}
 #[cfg(test)]
 mod tests {
     use super::super::cursors::seals;
-    use super::super::{Outcome, compare, in_process};
+    use super::super::{Outcome, Transcript, compare, in_process};
     use super::*;
 
     #[test]
@@ -258,5 +327,52 @@ mod tests {
             Value::Array(a) => a.iter_mut().for_each(wildcard_volatile),
             _ => {}
         }
+    }
+
+    const SHARED_HANDSHAKE: &str = r#"{"comment":"the handshake, shared"}
+{"versions":["2025-06-18","2025-11-25"]}
+{"send":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"{{version}}","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}
+{"expect":{"stale":true}}
+{"send":{"jsonrpc":"2.0","id":1,"method":"ping"}}
+"#;
+
+    #[test]
+    fn bless_writes_a_shared_transcript_back_with_the_placeholder() {
+        let blessed = bless(SHARED_HANDSHAKE).unwrap();
+        let lines: Vec<&str> = blessed.lines().collect();
+        assert_eq!(
+            lines[..3],
+            SHARED_HANDSHAKE.lines().collect::<Vec<_>>()[..3]
+        );
+        assert!(
+            lines[3].contains(r#""protocolVersion":"{{version}}""#),
+            "{blessed}"
+        );
+        assert!(!lines[3].contains("2025-"), "{blessed}");
+        assert_eq!(lines.len(), 6, "{blessed}");
+        assert_eq!(bless(&blessed).unwrap(), blessed, "blessing is idempotent");
+        for run in crate::replay::variants(&blessed).unwrap() {
+            let t = run.transcript;
+            assert!(
+                matches!(
+                    compare(&t, &in_process::run(&t).unwrap()),
+                    Outcome::Match { .. }
+                ),
+                "{:?}",
+                run.version
+            );
+        }
+    }
+
+    #[test]
+    fn bless_refuses_a_shared_transcript_whose_versions_now_answer_differently() {
+        // 2024-11-05 has no serverInfo.title: the answers differ.
+        let text = SHARED_HANDSHAKE.replace("2025-06-18", "2024-11-05");
+        let e = bless(&text).unwrap_err();
+        assert!(
+            matches!(&e, BlessError::VersionsDiffer { line: 4, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("split it"), "{e}");
     }
 }

@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value};
 
+use super::versions::{self, VERSION_PLACEHOLDER};
+
 /// The most bytes a whole transcript may send, all its `send` and `send_raw` directives
 /// together, checked before anything is built (a bound per part alone would let a small file
 /// of many `repeat` parts ask for gigabytes). Four lines over the 16 MiB line limit still fit.
@@ -48,31 +50,10 @@ impl std::error::Error for TranscriptError {}
 
 impl Transcript {
     /// Parses transcript text. Blank lines are skipped; every other line is one directive.
+    /// A file that names the versions it runs under is refused here: it is several
+    /// transcripts, one per version, see [`variants`](super::variants).
     pub fn parse(text: &str) -> Result<Transcript, TranscriptError> {
-        let mut directives = Vec::new();
-        let mut closed = false;
-        let mut budget = MAX_INPUT_BYTES;
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            if raw.trim().is_empty() {
-                continue;
-            }
-            let fail = |message: String| TranscriptError { line, message };
-            let value: Value =
-                serde_json::from_str(raw).map_err(|e| fail(format!("not JSON: {e}")))?;
-            let Value::Object(obj) = value else {
-                return Err(fail("a directive must be a JSON object".into()));
-            };
-            let Some(step) = parse_directive(&obj, &mut budget).map_err(fail)? else {
-                continue;
-            };
-            if closed && matches!(step, Step::Send(_) | Step::Eof) {
-                return Err(fail("nothing can be sent after \"eof\"".into()));
-            }
-            closed |= step == Step::Eof;
-            directives.push(Directive { line, step });
-        }
-        Ok(Transcript { directives })
+        parse_as(text, None)
     }
 
     /// The expected server lines, in order.
@@ -100,6 +81,61 @@ impl Transcript {
     }
 }
 
+/// Parses `text` as it runs under `version`: every [`VERSION_PLACEHOLDER`] in the strings of a
+/// `send`, `send_raw` or `expect` is replaced by it before the directive is read, and the
+/// `versions` directive (checked by [`versions::versions`]) is skipped. Without a version,
+/// both the directive and the placeholder are errors.
+pub(super) fn parse_as(text: &str, version: Option<&str>) -> Result<Transcript, TranscriptError> {
+    let mut directives = Vec::new();
+    let mut closed = false;
+    let mut budget = MAX_INPUT_BYTES;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let fail = |message: String| TranscriptError { line, message };
+        let value: Value = serde_json::from_str(raw).map_err(|e| fail(format!("not JSON: {e}")))?;
+        let Value::Object(mut obj) = value else {
+            return Err(fail("a directive must be a JSON object".into()));
+        };
+        if obj.contains_key("versions") {
+            if version.is_none() {
+                return Err(fail(
+                    "this transcript names the versions it runs under: it runs once per \
+                     version (replay::variants), not as one transcript"
+                        .into(),
+                ));
+            }
+            continue;
+        }
+        for (key, value) in obj.iter_mut() {
+            if matches!(key.as_str(), "comment" | "note") {
+                continue;
+            }
+            match version {
+                Some(v) => *value = versions::expand(value, v),
+                None if versions::has_placeholder(value) => {
+                    return Err(fail(format!(
+                        "{VERSION_PLACEHOLDER} is used, but the transcript names no versions \
+                         (a {{\"versions\": [...]}} directive)"
+                    )));
+                }
+                None => {}
+            }
+        }
+        let Some(step) = parse_directive(&obj, &mut budget).map_err(fail)? else {
+            continue;
+        };
+        if closed && matches!(step, Step::Send(_) | Step::Eof) {
+            return Err(fail("nothing can be sent after \"eof\"".into()));
+        }
+        closed |= step == Step::Eof;
+        directives.push(Directive { line, step });
+    }
+    Ok(Transcript { directives })
+}
+
 /// One directive object to a step; `None` for a comment.
 fn parse_directive(obj: &Map<String, Value>, budget: &mut usize) -> Result<Option<Step>, String> {
     let keys: Vec<&str> = obj
@@ -109,7 +145,7 @@ fn parse_directive(obj: &Map<String, Value>, budget: &mut usize) -> Result<Optio
         .collect();
     let [key] = keys.as_slice() else {
         return Err(format!(
-            "a directive has exactly one of send, send_raw, expect, eof, comment (plus an optional note); found {keys:?}"
+            "a directive has exactly one of send, send_raw, expect, eof, comment, versions (plus an optional note); found {keys:?}"
         ));
     };
     let value = obj.get(*key).unwrap_or(&Value::Null);

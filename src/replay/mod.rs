@@ -21,6 +21,7 @@ mod diff;
 mod format;
 mod in_process;
 mod process;
+mod versions;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -34,6 +35,7 @@ pub use diff::{Difference, first_difference};
 pub use format::{Directive, MAX_INPUT_BYTES, Step, Transcript, TranscriptError};
 pub use in_process::{Exchange, StartError, serve_in_process};
 pub use process::DIR_PLACEHOLDER;
+pub use versions::{VERSION_PLACEHOLDER, Variant, variants, versions};
 
 /// The wildcard: an expected value equal to this string matches any value (but not an absent
 /// member).
@@ -58,52 +60,93 @@ pub enum Outcome {
 }
 
 /// Replays one transcript file against the in-process server (`command` is `None`) or the
-/// given stdio command line (run by the platform shell).
-pub fn replay_file(command: Option<&str>, path: &Path) -> Outcome {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => return Outcome::Broken(format!("cannot read: {e}")),
-    };
-    let transcript = match Transcript::parse(&text) {
-        Ok(t) => t,
-        Err(e) => return Outcome::Broken(e.to_string()),
-    };
-    let run = match command {
-        None => in_process::run(&transcript).map_err(|e| e.to_string()),
-        Some(cmd) => process::run(cmd, &transcript).map_err(|e| format!("cannot run {cmd:?}: {e}")),
-    };
-    let run = match run {
-        Ok(run) => run,
-        Err(why) => return Outcome::Broken(why),
-    };
-    compare(&transcript, &run)
+/// given stdio command line (run by the platform shell), once per version the file names
+/// (once when it names none, see [`variants`]). Returns each run with its version; a file
+/// that cannot be read or parsed is a single broken run without one.
+pub fn replay_runs(command: Option<&str>, path: &Path) -> Vec<(Option<String>, Outcome)> {
+    let runs = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read: {e}"))
+        .and_then(|text| variants(&text).map_err(|e| e.to_string()));
+    match runs {
+        Ok(runs) => runs
+            .into_iter()
+            .map(|v| (v.version, replay(command, &v.transcript)))
+            .collect(),
+        Err(why) => vec![(None, Outcome::Broken(why))],
+    }
 }
 
-/// Replays every file and writes one line per file (plus a diff for failures) to `out`.
-/// Returns whether all matched. The only error is a failure to write the report.
+/// [`replay_runs`] summed up: a match of all their lines when every run matched, else the
+/// first run that did not, naming its version.
+pub fn replay_file(command: Option<&str>, path: &Path) -> Outcome {
+    let mut lines = 0;
+    for (version, outcome) in replay_runs(command, path) {
+        let under = version
+            .map(|v| format!("under version {v}"))
+            .unwrap_or_default();
+        match outcome {
+            Outcome::Match { lines: n } => lines += n,
+            Outcome::Mismatch(why) if !under.is_empty() => {
+                return Outcome::Mismatch(format!("  {under}:\n{why}"));
+            }
+            Outcome::Broken(why) if !under.is_empty() => {
+                return Outcome::Broken(format!("{under}: {why}"));
+            }
+            failed => return failed,
+        }
+    }
+    Outcome::Match { lines }
+}
+
+/// One run of a transcript.
+fn replay(command: Option<&str>, transcript: &Transcript) -> Outcome {
+    let run = match command {
+        None => in_process::run(transcript).map_err(|e| e.to_string()),
+        Some(cmd) => process::run(cmd, transcript).map_err(|e| format!("cannot run {cmd:?}: {e}")),
+    };
+    match run {
+        Ok(run) => compare(transcript, &run),
+        Err(why) => Outcome::Broken(why),
+    }
+}
+
+/// Replays every file and writes one line per run (plus a diff for failures) to `out`: the
+/// file, and the version it ran under when it names versions. Returns whether all matched.
+/// The only error is a failure to write the report.
 pub fn replay_files(
     command: Option<&str>,
     files: &[PathBuf],
     out: &mut dyn Write,
 ) -> io::Result<bool> {
     let mut all = true;
+    let mut count = 0usize;
     for path in files {
-        match replay_file(command, path) {
-            Outcome::Match { lines } => {
-                writeln!(out, "ok   {} ({lines} server lines)", path.display())?;
-            }
-            Outcome::Mismatch(why) => {
-                all = false;
-                writeln!(out, "FAIL {}\n{why}", path.display())?;
-            }
-            Outcome::Broken(why) => {
-                all = false;
-                writeln!(out, "FAIL {}\n  {why}", path.display())?;
+        for (version, outcome) in replay_runs(command, path) {
+            count += 1;
+            let name = match version {
+                Some(v) => format!("{} under {v}", path.display()),
+                None => path.display().to_string(),
+            };
+            match outcome {
+                Outcome::Match { lines } => writeln!(out, "ok   {name} ({lines} server lines)")?,
+                Outcome::Mismatch(why) => {
+                    all = false;
+                    writeln!(out, "FAIL {name}\n{why}")?;
+                }
+                Outcome::Broken(why) => {
+                    all = false;
+                    writeln!(out, "FAIL {name}\n  {why}")?;
+                }
             }
         }
     }
     let failed = if all { "all matched" } else { "some failed" };
-    writeln!(out, "{} transcript(s): {failed}", files.len())?;
+    let runs = if count == files.len() {
+        String::new()
+    } else {
+        format!(", {count} runs")
+    };
+    writeln!(out, "{} transcript(s){runs}: {failed}", files.len())?;
     out.flush()?;
     Ok(all)
 }
