@@ -797,8 +797,12 @@ fn check_and_serve_refuse_a_file_that_is_not_sqlite_and_leave_it_untouched() {
 fn replay_bless_restores_a_stale_expectation_and_keeps_wildcards() {
     let dir = TempDir::new("bless");
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("protocol-fixtures/legacy/2025-11-25/0001_handshake_initialized_ping.jsonl");
+        .join("protocol-fixtures/legacy/shared/0007_handshake_initialized_ping.jsonl");
     let original = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        original.contains("{{version}}"),
+        "the fixture should be shared by several versions"
+    );
     assert!(
         original.contains("{{any}}"),
         "the fixture should carry a wildcard"
@@ -816,6 +820,28 @@ fn replay_bless_restores_a_stale_expectation_and_keeps_wildcards() {
     assert_eq!(std::fs::read_to_string(&copy).unwrap(), original);
     let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
     assert!(stdout(&o).starts_with("unchanged "), "{}", stdout(&o));
+}
+
+/// A shared transcript whose versions now get different answers cannot stay one file: bless
+/// says so and leaves it as it was.
+#[test]
+fn replay_bless_refuses_a_shared_transcript_whose_versions_answer_differently() {
+    let dir = TempDir::new("bless-shared");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/legacy/shared/0001_handshake_initialized_ping.jsonl");
+    let original = std::fs::read_to_string(&fixture).unwrap();
+    // 2025-06-18 adds serverInfo.title: the two versions no longer answer alike.
+    let mixed = original.replace(
+        r#"{"versions":["2024-11-05","2025-03-26"]}"#,
+        r#"{"versions":["2024-11-05","2025-06-18"]}"#,
+    );
+    assert_ne!(mixed, original);
+    let copy = dir.path().join("t.jsonl");
+    std::fs::write(&copy, &mixed).unwrap();
+    let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("answers differently"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), mixed);
 }
 
 #[test]

@@ -26,7 +26,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use review_mcp::framing::{Frame, LineReader};
-use review_mcp::replay::Transcript;
+use review_mcp::replay;
 use review_mcp::server::{MAX_BATCH_LEN, Server};
 use review_mcp::service::Service;
 use review_mcp::store::Store;
@@ -101,16 +101,20 @@ fn seeds() -> Result<Vec<Vec<Vec<u8>>>> {
     let mut out = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(&path)?;
-        let transcript =
-            Transcript::parse(&text).with_context(|| format!("parsing {}", path.display()))?;
-        let lines: Vec<Vec<u8>> = transcript
-            .input_bytes()
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty() && l.len() <= MAX_SEED_LINE)
-            .map(<[u8]>::to_vec)
-            .collect();
-        if !lines.is_empty() {
-            out.push(lines);
+        // A shared transcript seeds once per version it names.
+        let runs =
+            replay::variants(&text).with_context(|| format!("parsing {}", path.display()))?;
+        for run in runs {
+            let lines: Vec<Vec<u8>> = run
+                .transcript
+                .input_bytes()
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty() && l.len() <= MAX_SEED_LINE)
+                .map(<[u8]>::to_vec)
+                .collect();
+            if !lines.is_empty() {
+                out.push(lines);
+            }
         }
     }
     ensure!(out.len() > 20, "too few seed transcripts: {}", out.len());
