@@ -7,6 +7,10 @@ use std::process::{Command, Output};
 
 use anyhow::{Result, ensure};
 
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
+
 fn fixtures() -> Result<Vec<PathBuf>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-fixtures");
     let mut files = Vec::new();
@@ -53,8 +57,8 @@ fn replay_command_with_dir_gives_every_transcript_a_fresh_database() -> Result<(
         runs > files.len(),
         "no shared transcripts among {runs} runs"
     );
-    let list = std::env::temp_dir().join(format!("review-mcp-replay-dirs-{}", std::process::id()));
-    let _ = std::fs::remove_file(&list);
+    let tmp = TempDir::new("replay-dirs")?;
+    let list = tmp.join("dirs");
     let command = format!(
         "echo \"$PWD {{dir}}\" >> '{}' && exec '{}' --db {{dir}}/r.db",
         list.display(),
@@ -71,7 +75,6 @@ fn replay_command_with_dir_gives_every_transcript_a_fresh_database() -> Result<(
         "{report}"
     );
     let seen = std::fs::read_to_string(&list)?;
-    std::fs::remove_file(&list)?;
     let dirs: Vec<&str> = seen.lines().collect();
     ensure!(dirs.len() == runs, "{} servers started", dirs.len());
     let mut unique = dirs.clone();

@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail, ensure};
 use review_mcp::replay::{self, Outcome};
 
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
+
 /// The directories a transcript may live in: an era and, for the legacy era, the revision.
 const KNOWN_DIRS: [&str; 7] = [
     "legacy/2025-11-25",
@@ -257,27 +261,4 @@ fn replay_command_that_never_answers_is_reported_not_hung() -> Result<()> {
     };
     assert!(why.contains("closed its output"), "{why}");
     Ok(())
-}
-
-/// A directory under the target dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Result<TempDir> {
-        let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("transcripts-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir(path))
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
