@@ -251,7 +251,7 @@ fn transcripts() -> Result<Vec<(PathBuf, Option<&'static str>)>> {
     Ok(out)
 }
 
-/// One run of every transcript, with the revision it falls back to: the directory's, or the
+/// The runs of one transcript, each with the revision it falls back to: the directory's, or the
 /// version a shared transcript runs under.
 fn runs(path: &Path, directory: Option<&'static str>) -> Result<Vec<(Transcript, &'static str)>> {
     let text = std::fs::read_to_string(path)?;

@@ -4,7 +4,9 @@
 //! line: `send` (a JSON message, written compactly plus `\n`), `send_raw` (exact bytes, for
 //! malformed input: a string, or a list of parts with `hex` and `repeat` so a 17 MB line needs
 //! no 17 MB file), `expect` (the next line the server must write, compared as JSON; the string
-//! `"{{any}}"` matches any value), `eof` (close the server's input) and `comment`.
+//! `"{{any}}"` matches any value), `eof` (close the server's input) and `comment`; and
+//! `versions`, which makes the file one transcript per version named, with `{{version}}`
+//! replaced by each in turn (see [`variants`]).
 //!
 //! The server is either this crate's own, in-process (a fresh
 //! [`Server`](crate::server::Server) over an in-memory store per file, fed through the real
