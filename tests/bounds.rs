@@ -4,7 +4,6 @@
 //! before the input is closed.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, ensure};
@@ -14,32 +13,14 @@ use review_mcp::service::Service;
 use review_mcp::store::Store;
 use serde_json::{Value, json};
 
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
+
 const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
 /// The bound the issue sets for any line within the limit.
 const MAX_PEAK_KB: u64 = 256 * 1024;
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Result<TempDir> {
-        let path = std::env::temp_dir().join(format!(
-            "review-mcp-bounds-{tag}-{}-{:?}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)?
-                .as_nanos()
-        ));
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir(path))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A running server, fed and read line by line.
 struct Running {
@@ -53,7 +34,7 @@ impl Running {
     fn start(tag: &str, log_level: &str) -> Result<Running> {
         let dir = TempDir::new(tag)?;
         let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
-            .env("REVIEW_MCP_DB_PATH", dir.0.join("review.db"))
+            .env("REVIEW_MCP_DB_PATH", dir.join("review.db"))
             .env("MCP_LOG_LEVEL", log_level)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -6,38 +6,16 @@
 
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use sha2::{Digest, Sha256};
 
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
+
 const BIN: &str = env!("CARGO_BIN_EXE_review-mcp");
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!(
-            "review-mcp-cli-{name}-{}-{:?}",
-            std::process::id(),
-            std::thread::current().id()
-        ));
-        let _ = fs::remove_dir_all(&p);
-        fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The binary with a clean environment for the variables it reads, run in `dir`.
 fn cmd(dir: &Path) -> Command {
@@ -72,7 +50,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 
 #[test]
 fn help_lists_flags_subcommands_and_environment() {
-    let dir = TempDir::new("help");
+    let dir = TempDir::new("help").unwrap();
     let o = run(dir.path(), &["--help"]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
@@ -101,7 +79,7 @@ fn help_lists_flags_subcommands_and_environment() {
 
 #[test]
 fn version_prints_name_and_version() {
-    let dir = TempDir::new("version");
+    let dir = TempDir::new("version").unwrap();
     let o = run(dir.path(), &["--version"]);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(
@@ -112,7 +90,7 @@ fn version_prints_name_and_version() {
 
 /// Every usage mistake: exit 2, nothing on stdout, the reason and the usage on stderr.
 fn assert_usage_error(args: &[&str], reason: &str) {
-    let dir = TempDir::new("usage");
+    let dir = TempDir::new("usage").unwrap();
     let o = run(dir.path(), args);
     assert_eq!(o.status.code(), Some(2), "{args:?}");
     assert!(o.stdout.is_empty(), "{args:?} wrote to stdout");
@@ -159,7 +137,7 @@ fn unknown_subcommand_and_wrong_arguments_exit_2_with_usage() {
 
 #[test]
 fn revision_prints_sha256_and_name_per_file() {
-    let dir = TempDir::new("revision");
+    let dir = TempDir::new("revision").unwrap();
     fs::write(dir.path().join("a.step"), b"ISO-10303-21;\n").unwrap();
     fs::write(dir.path().join("empty.step"), b"").unwrap();
     let o = run(dir.path(), &["revision", "a.step", "empty.step"]);
@@ -176,7 +154,7 @@ fn revision_prints_sha256_and_name_per_file() {
 
 #[test]
 fn revision_missing_file_fails_but_prints_the_others() {
-    let dir = TempDir::new("revision-missing");
+    let dir = TempDir::new("revision-missing").unwrap();
     fs::write(dir.path().join("b.step"), b"x").unwrap();
     let o = run(dir.path(), &["revision", "nope.step", "b.step"]);
     assert_eq!(o.status.code(), Some(1));
@@ -199,7 +177,7 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
 #[test]
 fn revision_large_file_streams_in_constant_memory() {
     const SIZE: u64 = 200 * 1024 * 1024;
-    let dir = TempDir::new("revision-large");
+    let dir = TempDir::new("revision-large").unwrap();
     let big = dir.path().join("big.step");
     // A sparse file: 200 MB of zeros without using the disk.
     File::create(&big).unwrap().set_len(SIZE).unwrap();
@@ -248,7 +226,7 @@ fn revision_large_file_streams_in_constant_memory() {
 
 #[test]
 fn serve_at_eof_exits_0_and_logs_json_lines_with_trace_id() {
-    let dir = TempDir::new("serve-log");
+    let dir = TempDir::new("serve-log").unwrap();
     let o = cmd(dir.path())
         .args(["--db", "r.db"])
         .env("MCP_LOG_LEVEL", "debug")
@@ -299,7 +277,7 @@ fn serve_one_write(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
 
 #[test]
 fn serve_invalid_log_level_warns_and_uses_info() {
-    let dir = TempDir::new("serve-badlevel");
+    let dir = TempDir::new("serve-badlevel").unwrap();
     let o = cmd(dir.path())
         .env("MCP_LOG_LEVEL", "loud")
         .env("MCP_LOG_FORMAT", "human")
@@ -315,7 +293,7 @@ fn serve_invalid_log_level_warns_and_uses_info() {
 
 #[test]
 fn db_environment_variable_is_used_and_flag_wins() {
-    let dir = TempDir::new("db-env");
+    let dir = TempDir::new("db-env").unwrap();
     let o = serve_one_write(dir.path(), &[("REVIEW_MCP_DB_PATH", "env.db")], &[]);
     assert_eq!(o.status.code(), Some(0));
     assert!(dir.path().join("env.db").exists());
@@ -331,7 +309,7 @@ fn db_environment_variable_is_used_and_flag_wins() {
 
 #[test]
 fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
-    let dir = TempDir::new("replay");
+    let dir = TempDir::new("replay").unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("protocol-fixtures/mixed/0001_legacy_session_then_modern_requests.jsonl");
     let o = run(dir.path(), &["replay", fixture.to_str().unwrap()]);
@@ -436,7 +414,7 @@ fn sorted_values(text: &[u8]) -> Vec<String> {
 
 #[test]
 fn export_import_export_round_trip_is_byte_identical() {
-    let dir = TempDir::new("roundtrip");
+    let dir = TempDir::new("roundtrip").unwrap();
     let lines = mixed_lines(1000);
     write_lines(&dir.path().join("in.jsonl"), &lines);
 
@@ -467,7 +445,7 @@ fn export_import_export_round_trip_is_byte_identical() {
 
 #[test]
 fn import_same_file_twice_changes_nothing() {
-    let dir = TempDir::new("import-twice");
+    let dir = TempDir::new("import-twice").unwrap();
     write_lines(&dir.path().join("in.jsonl"), &mixed_lines(200));
     let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -484,7 +462,7 @@ fn import_same_file_twice_changes_nothing() {
 
 #[test]
 fn import_with_one_bad_line_changes_nothing() {
-    let dir = TempDir::new("import-bad");
+    let dir = TempDir::new("import-bad").unwrap();
     let mut lines = mixed_lines(300);
     write_lines(&dir.path().join("in.jsonl"), &lines);
     let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
@@ -518,7 +496,7 @@ fn import_with_one_bad_line_changes_nothing() {
 #[test]
 fn import_later_updated_at_wins_and_keeps_its_own_id() {
     use serde_json::json;
-    let dir = TempDir::new("import-wins");
+    let dir = TempDir::new("import-wins").unwrap();
     let base = json!({"record": {"id": "rec_old", "kind": "feature", "name": "bore",
         "note": "first", "tags": [], "entity_ids": ["face:1"], "id_scheme": "opaque",
         "artifact": {"revision": rev(1), "format": "step", "uri": "file:///w/p.step"},
@@ -593,7 +571,7 @@ fn bore_line(id: &str, updated_at: &str, note: &str) -> serde_json::Value {
 fn import_older_line_than_a_server_write_leaves_the_server_write() {
     // The database is written by a server after the file was made (T2 = now); the file holds
     // the same key at T1 < T2. The import judges at write time, so the older line loses.
-    let dir = TempDir::new("import-race");
+    let dir = TempDir::new("import-race").unwrap();
     let held = server_remembers_bore(&dir.path().join("r.db"));
     write_lines(
         &dir.path().join("old.jsonl"),
@@ -622,7 +600,7 @@ fn import_older_line_than_a_server_write_leaves_the_server_write() {
 /// edited here got `updated_at < created_at`, and its export no longer imported.
 #[test]
 fn export_of_future_record_edited_here_imports_into_empty_file() {
-    let dir = TempDir::new("future-created");
+    let dir = TempDir::new("future-created").unwrap();
     let mut line = bore_line("rec_future", "2099-01-01T00:00:00.000Z", "from the future");
     line["record"]["created_at"] = serde_json::json!("2099-01-01T00:00:00.000Z");
     write_lines(&dir.path().join("future.jsonl"), &[line]);
@@ -646,7 +624,7 @@ fn export_of_future_record_edited_here_imports_into_empty_file() {
 /// into a database holding that version then lost as "unchanged".
 #[test]
 fn export_of_old_row_with_updated_before_created_imports_and_edits_never_go_back() {
-    let dir = TempDir::new("old-times");
+    let dir = TempDir::new("old-times").unwrap();
     let db = dir.path().join("r.db");
     server_remembers_bore(&db);
     {
@@ -682,7 +660,7 @@ fn export_of_old_row_with_updated_before_created_imports_and_edits_never_go_back
 /// was imported, and as a string it beat every later edit.
 #[test]
 fn import_impossible_timestamp_refuses_the_file_naming_the_line() {
-    let dir = TempDir::new("import-bad-time");
+    let dir = TempDir::new("import-bad-time").unwrap();
     for (field, bad) in [
         ("updated_at", "9999-99-99T99:99:99.999Z"),
         ("created_at", "2026-02-30T00:00:00.000Z"),
@@ -711,7 +689,7 @@ fn import_impossible_timestamp_refuses_the_file_naming_the_line() {
 
 #[test]
 fn import_line_whose_id_is_held_by_another_key_refuses_the_file() {
-    let dir = TempDir::new("import-id-clash");
+    let dir = TempDir::new("import-id-clash").unwrap();
     let held = server_remembers_bore(&dir.path().join("r.db"));
     let before = export(dir.path(), "r.db");
     // The server's id on another feature ("slot"), newer than anything: refused all the same,
@@ -735,7 +713,7 @@ fn import_line_whose_id_is_held_by_another_key_refuses_the_file() {
 
 #[test]
 fn import_missing_file_fails_and_creates_nothing_wrong() {
-    let dir = TempDir::new("import-missing");
+    let dir = TempDir::new("import-missing").unwrap();
     let o = run(dir.path(), &["--db", "r.db", "import", "nope.jsonl"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("nope.jsonl"), "{}", stderr(&o));
@@ -743,7 +721,7 @@ fn import_missing_file_fails_and_creates_nothing_wrong() {
 
 #[test]
 fn check_honours_db_and_reports_schema_version() {
-    let dir = TempDir::new("check");
+    let dir = TempDir::new("check").unwrap();
     write_lines(&dir.path().join("in.jsonl"), &mixed_lines(10));
     let o = run(dir.path(), &["--db", "sub/c.db", "import", "in.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -769,7 +747,7 @@ fn check_honours_db_and_reports_schema_version() {
 
 #[test]
 fn check_missing_database_fails_without_creating_it() {
-    let dir = TempDir::new("check-missing");
+    let dir = TempDir::new("check-missing").unwrap();
     let o = run(dir.path(), &["--db", "absent.db", "check"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("absent.db"), "{}", stderr(&o));
@@ -781,7 +759,7 @@ fn check_missing_database_fails_without_creating_it() {
 
 #[test]
 fn check_and_serve_refuse_a_file_that_is_not_sqlite_and_leave_it_untouched() {
-    let dir = TempDir::new("check-foreign");
+    let dir = TempDir::new("check-foreign").unwrap();
     let junk = b"this is not a database, just some text long enough to look like a file\n";
     fs::write(dir.path().join("junk.db"), junk).unwrap();
     for args in [&["--db", "junk.db", "check"][..], &["--db", "junk.db"][..]] {
@@ -795,10 +773,14 @@ fn check_and_serve_refuse_a_file_that_is_not_sqlite_and_leave_it_untouched() {
 
 #[test]
 fn replay_bless_restores_a_stale_expectation_and_keeps_wildcards() {
-    let dir = TempDir::new("bless");
+    let dir = TempDir::new("bless").unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("protocol-fixtures/legacy/2025-11-25/0001_handshake_initialized_ping.jsonl");
+        .join("protocol-fixtures/legacy/shared/0007_handshake_initialized_ping.jsonl");
     let original = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        original.contains("{{version}}"),
+        "the fixture should be shared by several versions"
+    );
     assert!(
         original.contains("{{any}}"),
         "the fixture should carry a wildcard"
@@ -816,6 +798,28 @@ fn replay_bless_restores_a_stale_expectation_and_keeps_wildcards() {
     assert_eq!(std::fs::read_to_string(&copy).unwrap(), original);
     let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
     assert!(stdout(&o).starts_with("unchanged "), "{}", stdout(&o));
+}
+
+/// A shared transcript whose versions now get different answers cannot stay one file: bless
+/// says so and leaves it as it was.
+#[test]
+fn replay_bless_refuses_a_shared_transcript_whose_versions_answer_differently() {
+    let dir = TempDir::new("bless-shared").unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/legacy/shared/0001_handshake_initialized_ping.jsonl");
+    let original = std::fs::read_to_string(&fixture).unwrap();
+    // 2025-06-18 adds serverInfo.title: the two versions no longer answer alike.
+    let mixed = original.replace(
+        r#"{"versions":["2024-11-05","2025-03-26"]}"#,
+        r#"{"versions":["2024-11-05","2025-06-18"]}"#,
+    );
+    assert_ne!(mixed, original);
+    let copy = dir.path().join("t.jsonl");
+    std::fs::write(&copy, &mixed).unwrap();
+    let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("answers differently"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), mixed);
 }
 
 #[test]

@@ -5,32 +5,14 @@
 #![cfg(unix)]
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use anyhow::{Result, ensure};
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Result<TempDir> {
-        let path = std::env::temp_dir().join(format!(
-            "review-mcp-export-{tag}-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)?
-                .as_nanos()
-        ));
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir(path))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
 
 fn run(dir: &Path, args: &[&str]) -> Result<Output> {
     Ok(Command::new(env!("CARGO_BIN_EXE_review-mcp"))
@@ -70,12 +52,12 @@ fn mode(path: &Path) -> Result<u32> {
 #[test]
 fn export_symlink_planted_at_the_old_temp_name_is_not_followed() -> Result<()> {
     let dir = TempDir::new("symlink")?;
-    database(&dir.0)?;
-    let victim = dir.0.join("victim");
+    database(dir.path())?;
+    let victim = dir.join("victim");
     std::fs::write(&victim, b"precious")?;
-    let planted = dir.0.join("out.jsonl.tmp");
+    let planted = dir.join("out.jsonl.tmp");
     std::os::unix::fs::symlink(&victim, &planted)?;
-    let o = run(&dir.0, &["--db", "r.db", "export", "-o", "out.jsonl"])?;
+    let o = run(dir.path(), &["--db", "r.db", "export", "-o", "out.jsonl"])?;
     ensure!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     ensure!(
         std::fs::read(&victim)? == b"precious",
@@ -86,10 +68,10 @@ fn export_symlink_planted_at_the_old_temp_name_is_not_followed() -> Result<()> {
             .file_type()
             .is_symlink()
     );
-    let export = std::fs::read_to_string(dir.0.join("out.jsonl"))?;
+    let export = std::fs::read_to_string(dir.join("out.jsonl"))?;
     ensure!(export.contains("\"name\":\"bore\""), "{export}");
     // Nothing is left behind but what was there and the export.
-    let mut names: Vec<String> = std::fs::read_dir(&dir.0)?
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())?
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| !n.starts_with("r.db"))
@@ -105,15 +87,15 @@ fn export_symlink_planted_at_the_old_temp_name_is_not_followed() -> Result<()> {
 #[test]
 fn export_file_mode_equals_the_database_mode() -> Result<()> {
     let dir = TempDir::new("mode")?;
-    database(&dir.0)?;
-    let db = dir.0.join("r.db");
+    database(dir.path())?;
+    let db = dir.join("r.db");
     ensure!(mode(&db)? == 0o600, "a new database is 0600");
     for want in [0o600, 0o640] {
         std::fs::set_permissions(&db, std::fs::Permissions::from_mode(want))?;
         let out = format!("out-{want:o}.jsonl");
-        let o = run(&dir.0, &["--db", "r.db", "export", "-o", &out])?;
+        let o = run(dir.path(), &["--db", "r.db", "export", "-o", &out])?;
         ensure!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let got = mode(&dir.0.join(&out))?;
+        let got = mode(&dir.join(&out))?;
         ensure!(got == want, "export is {got:o}, the database {want:o}");
     }
     Ok(())

@@ -21,16 +21,20 @@
 
 use std::io::{BufRead, BufReader, Cursor, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use review_mcp::framing::{Frame, LineReader};
-use review_mcp::replay::Transcript;
+use review_mcp::replay;
 use review_mcp::server::{MAX_BATCH_LEN, Server};
 use review_mcp::service::Service;
 use review_mcp::store::Store;
 use serde_json::{Value, json};
+
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
 
 const DEFAULT_CASES: usize = 1200;
 const DEFAULT_SEED: u64 = 0x5EED_F00D_CAFE_D00D;
@@ -101,16 +105,20 @@ fn seeds() -> Result<Vec<Vec<Vec<u8>>>> {
     let mut out = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(&path)?;
-        let transcript =
-            Transcript::parse(&text).with_context(|| format!("parsing {}", path.display()))?;
-        let lines: Vec<Vec<u8>> = transcript
-            .input_bytes()
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty() && l.len() <= MAX_SEED_LINE)
-            .map(<[u8]>::to_vec)
-            .collect();
-        if !lines.is_empty() {
-            out.push(lines);
+        // A shared transcript seeds once per version it names.
+        let runs =
+            replay::variants(&text).with_context(|| format!("parsing {}", path.display()))?;
+        for run in runs {
+            let lines: Vec<Vec<u8>> = run
+                .transcript
+                .input_bytes()
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty() && l.len() <= MAX_SEED_LINE)
+                .map(<[u8]>::to_vec)
+                .collect();
+            if !lines.is_empty() {
+                out.push(lines);
+            }
         }
     }
     ensure!(out.len() > 20, "too few seed transcripts: {}", out.len());
@@ -630,25 +638,6 @@ fn fuzz_oracle_rejects_wrong_answers() {
     );
 }
 
-/// A directory under the target dir for one test's database, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Result<TempDir> {
-        let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("fuzz-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir(path))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// What two servers fed the same stream must agree on, leaving out what each generates for
 /// itself (record ids, timestamps, cursors): the id, the kind of answer, the error code and
 /// message, the members of a result.
@@ -688,7 +677,7 @@ fn fuzz_binary_writes_what_the_in_process_server_writes() -> Result<()> {
 
     let dir = TempDir::new("binary")?;
     let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
-        .env("REVIEW_MCP_DB_PATH", dir.0.join("review.db"))
+        .env("REVIEW_MCP_DB_PATH", dir.join("review.db"))
         .env("MCP_LOG_LEVEL", "off")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

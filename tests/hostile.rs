@@ -4,7 +4,6 @@
 //! notifications and valid requests through the binary.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
@@ -13,6 +12,10 @@ use review_mcp::server::{MAX_BATCH_LEN, Server};
 use review_mcp::service::Service;
 use review_mcp::store::Store;
 use serde_json::{Value, json};
+
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
 
 const PV: &str = "io.modelcontextprotocol/protocolVersion";
 const CC: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -568,31 +571,12 @@ fn hostile_batch_over_the_limit_is_one_error_and_serving_continues() -> Result<(
 // ---------------------------------------------------------------------------------------
 // Through the real binary.
 
-/// A directory under the target dir for one test's database, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Result<TempDir> {
-        let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("hostile-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir(path))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// What the binary wrote for the given input, and its exit status. The input is written
 /// from another thread while stdout is drained here, so neither side can block the other.
 fn run_binary(input: Vec<u8>, tag: &str) -> Result<(Vec<String>, std::process::ExitStatus)> {
     let dir = TempDir::new(tag)?;
     let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
-        .env("REVIEW_MCP_DB_PATH", dir.0.join("review.db"))
+        .env("REVIEW_MCP_DB_PATH", dir.join("review.db"))
         .env("MCP_LOG_LEVEL", "off")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

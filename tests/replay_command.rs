@@ -7,6 +7,10 @@ use std::process::{Command, Output};
 
 use anyhow::{Result, ensure};
 
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
+
 fn fixtures() -> Result<Vec<PathBuf>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol-fixtures");
     let mut files = Vec::new();
@@ -25,6 +29,15 @@ fn fixtures() -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// How many servers replaying `files` starts: one per version a shared file names, else one.
+fn runs(files: &[PathBuf]) -> Result<usize> {
+    let mut n = 0;
+    for f in files {
+        n += review_mcp::replay::variants(&std::fs::read_to_string(f)?)?.len();
+    }
+    Ok(n)
+}
+
 fn replay(command: &str, files: &[PathBuf]) -> Result<Output> {
     Ok(Command::new(env!("CARGO_BIN_EXE_review-mcp"))
         .arg("replay")
@@ -39,8 +52,13 @@ fn replay(command: &str, files: &[PathBuf]) -> Result<Output> {
 fn replay_command_with_dir_gives_every_transcript_a_fresh_database() -> Result<()> {
     let files = fixtures()?;
     ensure!(files.len() > 50, "{} transcripts found", files.len());
-    let list = std::env::temp_dir().join(format!("review-mcp-replay-dirs-{}", std::process::id()));
-    let _ = std::fs::remove_file(&list);
+    let runs = runs(&files)?;
+    ensure!(
+        runs > files.len(),
+        "no shared transcripts among {runs} runs"
+    );
+    let tmp = TempDir::new("replay-dirs")?;
+    let list = tmp.join("dirs");
     let command = format!(
         "echo \"$PWD {{dir}}\" >> '{}' && exec '{}' --db {{dir}}/r.db",
         list.display(),
@@ -50,13 +68,15 @@ fn replay_command_with_dir_gives_every_transcript_a_fresh_database() -> Result<(
     let report = String::from_utf8_lossy(&o.stdout);
     ensure!(o.status.success(), "{report}");
     ensure!(
-        report.ends_with(&format!("{} transcript(s): all matched\n", files.len())),
+        report.ends_with(&format!(
+            "{} transcript(s), {runs} runs: all matched\n",
+            files.len()
+        )),
         "{report}"
     );
     let seen = std::fs::read_to_string(&list)?;
-    std::fs::remove_file(&list)?;
     let dirs: Vec<&str> = seen.lines().collect();
-    ensure!(dirs.len() == files.len(), "{} servers started", dirs.len());
+    ensure!(dirs.len() == runs, "{} servers started", dirs.len());
     let mut unique = dirs.clone();
     unique.sort_unstable();
     unique.dedup();

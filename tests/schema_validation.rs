@@ -1,5 +1,6 @@
 //! Every server message in every transcript, validated against the official `schema.json` of
-//! its revision (when `MCP_SCHEMA_DIR` points at the schema directory; skipped otherwise).
+//! its revision (when `MCP_SCHEMA_DIR` points at the schema directory; skipped otherwise). A
+//! shared transcript is validated once per version it names, against that version's schema.
 //!
 //! Mirrors the conformance suite's wire check (and `transcripts/validate.py` next to the
 //! schemas): requests and notifications by their `method` const, results by
@@ -215,8 +216,9 @@ fn fixtures_root() -> PathBuf {
 }
 
 /// Every `.jsonl` under the fixture tree with the revision its directory names (`mixed/`
-/// falls back to the latest legacy revision for un-enveloped traffic).
-fn transcripts() -> Result<Vec<(PathBuf, &'static str)>> {
+/// falls back to the latest legacy revision for un-enveloped traffic). A shared transcript's
+/// revisions come from its `versions` directive instead (`None` here).
+fn transcripts() -> Result<Vec<(PathBuf, Option<&'static str>)>> {
     let root = fixtures_root();
     let mut out = Vec::new();
     let mut stack = vec![root.clone()];
@@ -238,12 +240,35 @@ fn transcripts() -> Result<Vec<(PathBuf, &'static str)>> {
                 .iter()
                 .copied()
                 .find(|v| rel.contains(&format!("/{v}/")))
-                .or_else(|| rel.starts_with("mixed/").then_some(LATEST_LEGACY))
-                .ok_or_else(|| anyhow!("{rel}: no revision for this directory"))?;
+                .or_else(|| rel.starts_with("mixed/").then_some(LATEST_LEGACY));
+            if version.is_none() && !rel.starts_with("legacy/shared/") {
+                bail!("{rel}: no revision for this directory");
+            }
             out.push((path, version));
         }
     }
     out.sort();
+    Ok(out)
+}
+
+/// The runs of one transcript, each with the revision it falls back to: the directory's, or the
+/// version a shared transcript runs under.
+fn runs(path: &Path, directory: Option<&'static str>) -> Result<Vec<(Transcript, &'static str)>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut out = Vec::new();
+    for run in replay::variants(&text)? {
+        let version = match (run.version.as_deref(), directory) {
+            (Some(v), None) => VERSIONS
+                .iter()
+                .copied()
+                .find(|known| *known == v)
+                .ok_or_else(|| anyhow!("{}: no schema for {v}", path.display()))?,
+            (None, Some(d)) => d,
+            (Some(v), Some(d)) => bail!("{}: names {v} but lies in {d}", path.display()),
+            (None, None) => bail!("{}: names no versions", path.display()),
+        };
+        out.push((run.transcript, version));
+    }
     Ok(out)
 }
 
@@ -272,15 +297,15 @@ fn context_of(
     (version, method)
 }
 
-/// Validates what the in-process server wrote for one transcript; returns the failures.
+/// Validates what the in-process server wrote for one run of a transcript; returns the
+/// failures.
 fn validate_transcript(
     schemas: &mut Schemas,
     path: &Path,
+    transcript: &Transcript,
     fallback: &'static str,
 ) -> Result<(usize, Vec<String>)> {
-    let text = std::fs::read_to_string(path)?;
-    let transcript = Transcript::parse(&text)?;
-    let exchanges = replay::serve_in_process(&transcript)?;
+    let exchanges = replay::serve_in_process(transcript)?;
     let mut checked = 0;
     let mut failures = Vec::new();
     for x in &exchanges {
@@ -309,7 +334,7 @@ fn validate_transcript(
                 checked += 1;
                 if !errors.is_empty() {
                     failures.push(format!(
-                        "{} [{version} {}]: {msg}\n      {}",
+                        "{} (run as {fallback}) [{version} {}]: {msg}\n      {}",
                         path.display(),
                         names.join("+"),
                         errors.join("\n      ")
@@ -331,13 +356,17 @@ fn schema_every_server_message_in_every_transcript_validates() -> Result<()> {
     let mut failures = Vec::new();
     let mut checked = 0;
     let files = transcripts()?;
-    for (path, version) in &files {
-        let (n, f) = validate_transcript(&mut schemas, path, version)?;
-        checked += n;
-        failures.extend(f);
+    let mut count = 0;
+    for (path, directory) in &files {
+        for (transcript, version) in runs(path, *directory)? {
+            let (n, f) = validate_transcript(&mut schemas, path, &transcript, version)?;
+            checked += n;
+            count += 1;
+            failures.extend(f);
+        }
     }
     println!(
-        "validated {checked} server messages from {} transcripts",
+        "validated {checked} server messages from {} transcripts in {count} runs",
         files.len()
     );
     assert!(checked > 100, "only {checked} messages were validated");

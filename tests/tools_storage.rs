@@ -44,8 +44,8 @@ fn assert_refused_untouched(path: &Path, expect: &str) -> StoreError {
 
 #[test]
 fn store_file_records_survive_restart() {
-    let dir = TempDir::new("restart");
-    let db = dir.path("review.db");
+    let dir = TempDir::new("restart").unwrap();
+    let db = dir.join("review.db");
     {
         let mut c = Client::new(Store::open(&db).unwrap(), Era::V2025_11_25);
         c.ok(
@@ -71,8 +71,8 @@ fn store_file_records_survive_restart() {
 
 #[test]
 fn store_new_file_parents_created_owner_only() {
-    let dir = TempDir::new("create");
-    let db = dir.path("a/b %41/c #?/review.db");
+    let dir = TempDir::new("create").unwrap();
+    let db = dir.join("a/b %41/c #?/review.db");
     let mut store = Store::open(&db).unwrap();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     #[cfg(unix)]
@@ -91,9 +91,9 @@ fn store_new_file_parents_created_owner_only() {
 
 #[test]
 fn store_foreign_sqlite_file_refused_untouched() {
-    let dir = TempDir::new("foreign");
+    let dir = TempDir::new("foreign").unwrap();
     // Characters that mean something in a URI must not confuse the read-only look.
-    let db = dir.path("other %41 #1?.db");
+    let db = dir.join("other %41 #1?.db");
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(
@@ -102,7 +102,7 @@ fn store_foreign_sqlite_file_refused_untouched() {
         .unwrap();
     }
     assert_refused_untouched(&db, "another application");
-    let db2 = dir.path("other-app.db");
+    let db2 = dir.join("other-app.db");
     {
         let conn = rusqlite::Connection::open(&db2).unwrap();
         conn.pragma_update(None, "application_id", 0x1234_5678)
@@ -113,8 +113,8 @@ fn store_foreign_sqlite_file_refused_untouched() {
 
 #[test]
 fn store_newer_schema_version_refused_untouched() {
-    let dir = TempDir::new("newer");
-    let db = dir.path("review.db");
+    let dir = TempDir::new("newer").unwrap();
+    let db = dir.join("review.db");
     drop(Store::open(&db).unwrap());
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -131,20 +131,20 @@ fn store_newer_schema_version_refused_untouched() {
 
 #[test]
 fn store_non_sqlite_files_refused_untouched() {
-    let dir = TempDir::new("garbage");
-    let random = dir.path("random.db");
+    let dir = TempDir::new("garbage").unwrap();
+    let random = dir.join("random.db");
     let bytes: Vec<u8> = (0u32..8192)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     std::fs::write(&random, &bytes).unwrap();
     assert_refused_untouched(&random, "not a review-mcp database");
 
-    let text = dir.path("notes.txt");
+    let text = dir.join("notes.txt");
     std::fs::write(&text, "just some notes\n").unwrap();
     assert_refused_untouched(&text, "not a review-mcp database");
 
     // A real database cut short: first inside the header, then after page one.
-    let good = dir.path("good.db");
+    let good = dir.join("good.db");
     {
         let mut c = Client::new(Store::open(&good).unwrap(), Era::V2025_11_25);
         for i in 0..200 {
@@ -154,7 +154,7 @@ fn store_non_sqlite_files_refused_untouched() {
     let full = std::fs::read(&good).unwrap();
     assert!(full.len() > 8192);
     for (name, cut) in [("cut50.db", 50), ("cut4096.db", 4096)] {
-        let p = dir.path(name);
+        let p = dir.join(name);
         std::fs::write(&p, &full[..cut]).unwrap();
         assert_refused_untouched(&p, "not a review-mcp database");
     }
@@ -162,8 +162,8 @@ fn store_non_sqlite_files_refused_untouched() {
 
 #[test]
 fn store_cursor_from_one_server_works_on_another_sharing_the_file() {
-    let dir = TempDir::new("cursor");
-    let db = dir.path("review.db");
+    let dir = TempDir::new("cursor").unwrap();
+    let db = dir.join("review.db");
     let mut a = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
     for i in 0..5 {
         a.ok(
@@ -217,8 +217,8 @@ fn call_line(id: usize, tool: &str, args: Value) -> String {
 
 #[test]
 fn store_two_server_processes_writing_one_file_lose_nothing() {
-    let dir = TempDir::new("two-procs");
-    let db = dir.path("shared.db");
+    let dir = TempDir::new("two-procs").unwrap();
+    let db = dir.join("shared.db");
     // The file is new: both processes race to create and initialise it too.
     let per_process = 150;
     let handles: Vec<_> = ["p", "q"]
@@ -334,8 +334,8 @@ fn store_export_import_round_trip_keeps_ids_and_timestamps() {
 fn store_import_after_another_handle_writes_judges_the_new_state() {
     // Two connections to one file, as `review-mcp import` and a server would be: the importer
     // opens first, the server writes the key now, then the importer offers an older line.
-    let dir = TempDir::new("import-race");
-    let db = dir.path("r.db");
+    let dir = TempDir::new("import-race").unwrap();
+    let db = dir.join("r.db");
     let mut importer = Store::open(&db).unwrap();
     let mut server = Store::open(&db).unwrap();
     let new = review_mcp::store::NewRecord {
@@ -412,8 +412,8 @@ fn store_revision_queries_count_and_order_by_activity() {
 
 #[test]
 fn store_acknowledged_writes_survive_the_process_being_killed() {
-    let dir = TempDir::new("kill");
-    let db = dir.path("review.db");
+    let dir = TempDir::new("kill").unwrap();
+    let db = dir.join("review.db");
     let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
         .env("REVIEW_MCP_DB_PATH", &db)
         .stdin(Stdio::piped())
@@ -468,8 +468,8 @@ fn header_numbers(db: &Path) -> (i64, i64) {
 
 #[test]
 fn store_server_that_wrote_and_exited_leaves_everything_readable() {
-    let dir = TempDir::new("exit-wal");
-    let db = dir.path("review.db");
+    let dir = TempDir::new("exit-wal").unwrap();
+    let db = dir.join("review.db");
     let mut lines = vec![
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -490,7 +490,7 @@ fn store_server_that_wrote_and_exited_leaves_everything_readable() {
     // The last server to exit folds its WAL into the main file, so `review.db` alone is a
     // complete backup: a copy of just that file holds every acknowledged write.
     assert!(!side_file(&db, "-wal").exists(), "the WAL was left behind");
-    let copy = dir.path("copy.db");
+    let copy = dir.join("copy.db");
     std::fs::copy(&db, &copy).unwrap();
     let mut c = Client::new(Store::open(&copy).unwrap(), Era::V2025_11_25);
     let got = c.ok("recall", json!({"artifact": art(REV_A), "limit": 200}));
@@ -524,8 +524,8 @@ fn store_server_that_wrote_and_exited_leaves_everything_readable() {
 
 #[test]
 fn store_new_file_header_says_ours_after_the_first_open() {
-    let dir = TempDir::new("header");
-    let db = dir.path("review.db");
+    let dir = TempDir::new("header").unwrap();
+    let db = dir.join("review.db");
     drop(Store::open(&db).unwrap());
     // The migration is copied into the main file at once, so later starts can recognise
     // the file from its header.
@@ -550,7 +550,7 @@ fn commit_to_wal_only(db: &Path, sql: &str) {
 
 #[test]
 fn store_stale_header_saying_ours_does_not_hide_a_newer_or_foreign_wal() {
-    let dir = TempDir::new("stale-header");
+    let dir = TempDir::new("stale-header").unwrap();
     for (name, sql, expect) in [
         (
             "newer.db",
@@ -563,7 +563,7 @@ fn store_stale_header_saying_ours_does_not_hide_a_newer_or_foreign_wal() {
             "another application",
         ),
     ] {
-        let db = dir.path(name);
+        let db = dir.join(name);
         // A file as 0.1 left it, in WAL mode.
         drop(Store::open_with(&db, review_mcp::store::Journal::Wal).unwrap());
         commit_to_wal_only(&db, &sql);
@@ -582,8 +582,8 @@ fn store_stale_header_saying_ours_does_not_hide_a_newer_or_foreign_wal() {
 
 #[test]
 fn store_many_short_lived_writers_keep_the_journal_bounded() {
-    let dir = TempDir::new("wal-bound");
-    let db = dir.path("review.db");
+    let dir = TempDir::new("wal-bound").unwrap();
+    let db = dir.join("review.db");
     // Each open writes and closes; the auto-checkpoint during writes and the checkpoint at
     // close must keep the WAL from growing (about 2,000 pages are written in all).
     for p in 0..80 {

@@ -10,47 +10,13 @@ pub mod file_events;
 pub mod scenarios;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-/// A directory under the system temp dir, unique per call, removed on drop. Built by hand:
-/// the project has no dev-dependencies.
-pub struct TempDir {
-    path: PathBuf,
-}
-
-impl TempDir {
-    pub fn new(label: &str) -> anyhow::Result<TempDir> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "review-mcp-{label}-{}-{nanos}-{n}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir { path })
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    pub fn join(&self, name: &str) -> PathBuf {
-        self.path.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
-}
+#[path = "../support/tempdir.rs"]
+mod tempdir;
+pub use tempdir::TempDir;
 
 /// The path of SQLite's companion file `suffix` (`-journal`, `-wal`, `-shm`) of `db`.
 pub fn side(db: &Path, suffix: &str) -> PathBuf {

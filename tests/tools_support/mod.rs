@@ -3,12 +3,15 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
-
 use review_mcp::server::Server;
 use review_mcp::service::Service;
 use review_mcp::store::Store;
 use serde_json::{Value, json};
+
+#[path = "../support/tempdir.rs"]
+mod tempdir;
+#[allow(unused_imports)] // Only some of the tools_* binaries use it.
+pub use tempdir::TempDir;
 
 pub const REV_A: &str = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 pub const REV_B: &str = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
@@ -147,30 +150,4 @@ pub fn art(rev: &str) -> Value {
 
 pub fn art_uri(rev: &str, uri: &str) -> Value {
     json!({"revision": rev, "format": "step", "uri": uri})
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let p =
-            std::env::temp_dir().join(format!("review-mcp-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&p).expect("temp dir");
-        TempDir(p)
-    }
-
-    pub fn path(&self, file: &str) -> PathBuf {
-        self.0.join(file)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

@@ -1,0 +1,115 @@
+//! Sealed recall cursors in transcripts: finding them, masking their seals, swapping a
+//! recorded cursor for the one this server issued at the same position.
+
+use serde_json::Value;
+
+/// `haystack` with every occurrence of `from` replaced by `to`.
+pub(super) fn replace_bytes(haystack: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    if from.is_empty() || from == to {
+        return haystack.to_vec();
+    }
+    let mut out = Vec::with_capacity(haystack.len());
+    let mut i = 0;
+    while i < haystack.len() {
+        if haystack.get(i..i + from.len()) == Some(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.extend(haystack.get(i).copied());
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The sealed cursors in a string, in order: each as (start, end of its position part, end)
+/// byte offsets. A cursor is `c2.<hex>.<hex>.<hex>.<32 hex>`; the last part is its seal.
+pub(super) fn seals(s: &str) -> Vec<(usize, usize, usize)> {
+    let b = s.as_bytes();
+    let hex_run = |from: usize| {
+        b.get(from..).map_or(0, |rest| {
+            rest.iter().take_while(|c| c.is_ascii_hexdigit()).count()
+        })
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(off) = s.get(at..).and_then(|rest| rest.find("c2.")) {
+        let start = at + off;
+        let mut i = start + 3;
+        let mut ok = true;
+        for _ in 0..3 {
+            let n = hex_run(i);
+            if n == 0 || b.get(i + n) != Some(&b'.') {
+                ok = false;
+                break;
+            }
+            i += n + 1;
+        }
+        if ok && hex_run(i) == 32 {
+            found.push((start, i, i + 32));
+            at = i + 32;
+        } else {
+            at = start + 3;
+        }
+    }
+    found
+}
+
+/// `s` with the seal of every cursor in it blanked: two answers that hand out the same
+/// positions compare equal whichever database sealed them.
+pub fn mask_seals(s: &str) -> std::borrow::Cow<'_, str> {
+    let found = seals(s);
+    if found.is_empty() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for (_, seal_at, end) in found {
+        out.push_str(s.get(last..seal_at).unwrap_or_default());
+        out.push_str("(seal)");
+        last = end;
+    }
+    out.push_str(s.get(last..).unwrap_or_default());
+    std::borrow::Cow::Owned(out)
+}
+
+/// Every string in a JSON value, in document order.
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Every cursor in a string, in order.
+pub(super) fn cursors(s: &str) -> Vec<String> {
+    seals(s)
+        .into_iter()
+        .filter_map(|(a, _, b)| s.get(a..b).map(str::to_string))
+        .collect()
+}
+
+/// Every cursor in the strings of a JSON value, in document order.
+pub(super) fn cursors_in(v: &Value) -> Vec<String> {
+    let mut all = Vec::new();
+    strings(v, &mut all);
+    all.into_iter().flat_map(cursors).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_seals_blanks_only_whole_cursors() {
+        let seal = "0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            mask_seals(&format!("x c2.3b.1.32.{seal} y")),
+            "x c2.3b.1.32.(seal) y"
+        );
+        assert_eq!(mask_seals("c2.3b.1.32.0123"), "c2.3b.1.32.0123");
+        assert_eq!(mask_seals("no cursor"), "no cursor");
+    }
+}
