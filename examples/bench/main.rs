@@ -20,6 +20,7 @@
 
 #![allow(clippy::print_stdout)] // the table on stdout is this program's output
 
+mod against;
 mod corpus;
 mod journal;
 mod request;
@@ -48,6 +49,8 @@ struct Opts {
     runs: usize,
     page_target: usize,
     keep: bool,
+    /// Another build to compare this one with (`--against`).
+    against: Option<PathBuf>,
 }
 
 const HELP: &str = "\
@@ -58,14 +61,23 @@ usage: cargo run --release --example bench -- [options]
   --sizes LIST    database sizes in records (default: 0,10000,100000)
   --calls N       calls per timed operation (default: 1000)
   --runs N        cold starts per era (default: 40)
-  --keep          keep the databases afterwards";
+  --keep          keep the databases afterwards
+  --against PATH  only compare this build with another server binary (an earlier
+                  release), interleaved in one run, at the largest --sizes";
 
 fn main() -> Result<()> {
     let started = Instant::now();
     let opts = parse_args()?;
     fs::create_dir_all(&opts.dir).with_context(|| format!("creating {}", opts.dir.display()))?;
     fs::create_dir_all(&opts.shm).with_context(|| format!("creating {}", opts.shm.display()))?;
-    let result = run(&opts, started);
+    let result = match &opts.against {
+        Some(other) => {
+            let size = opts.sizes.last().copied().unwrap_or(10_000);
+            against::compare(&opts.bin, other, &opts.shm, size, opts.calls, opts.runs)
+                .map(|table| println!("{table}"))
+        }
+        None => run(&opts, started),
+    };
     if !opts.keep {
         let _ = fs::remove_dir_all(&opts.shm);
         let _ = fs::remove_dir_all(opts.dir.join("run"));
@@ -93,6 +105,7 @@ fn parse_args() -> Result<Opts> {
         runs: 40,
         page_target: 10_000,
         keep: false,
+        against: None,
     };
     let mut explicit_bin = false;
     let mut args = std::env::args().skip(1);
@@ -116,6 +129,7 @@ fn parse_args() -> Result<Opts> {
             "--calls" => opts.calls = value()?.parse()?,
             "--runs" => opts.runs = value()?.parse()?,
             "--keep" => opts.keep = true,
+            "--against" => opts.against = Some(PathBuf::from(value()?)),
             "-h" | "--help" => {
                 println!("{HELP}");
                 std::process::exit(0);

@@ -10,11 +10,11 @@ use serde_json::Value;
 
 use super::cursors::{cursors, cursors_in, mask_seals, replace_bytes};
 use super::{Run, Step, Transcript, Written};
-use crate::version::Version;
 use crate::framing::{Frame, LineReader};
 use crate::server::Server;
 use crate::service::Service;
 use crate::store::Store;
+use crate::version::Version;
 
 /// What one input frame made the in-process server write.
 #[derive(Debug)]

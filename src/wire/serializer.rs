@@ -58,6 +58,7 @@ impl Writer<'_> {
         Ok(())
     }
 
+    #[inline(always)]
     fn open(&mut self, text: &'static str, close: &'static str) -> Compound<'_> {
         self.out.push_plain(text);
         Compound {
@@ -85,6 +86,7 @@ pub struct Compound<'a> {
 }
 
 impl Compound<'_> {
+    #[inline(always)]
     fn comma(&mut self) {
         if !self.first {
             self.w.out.push_plain(",");
@@ -92,15 +94,16 @@ impl Compound<'_> {
         self.first = false;
     }
 
+    #[inline(always)]
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         self.comma();
         value.serialize(&mut self.w)
     }
 
-    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
-        self.comma();
-        self.w.out.push_str(key);
-        self.w.out.push_plain(":");
+    #[inline(always)]
+    fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
+        self.w.out.push_field_key(!self.first, key);
+        self.first = false;
         value.serialize(&mut self.w)
     }
 
@@ -121,6 +124,7 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
     type SerializeStruct = Compound<'b>;
     type SerializeStructVariant = Compound<'b>;
 
+    #[inline(always)]
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.out.push_plain(if v { "true" } else { "false" });
         Ok(())
@@ -165,6 +169,7 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
         self.out.push_str(v.encode_utf8(&mut [0; 4]));
         Ok(())
     }
+    #[inline(always)]
     fn serialize_str(self, v: &str) -> Result<(), Error> {
         self.out.push_str(v);
         Ok(())
@@ -179,6 +184,7 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
     fn serialize_none(self) -> Result<(), Error> {
         self.serialize_unit()
     }
+    #[inline(always)]
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
         value.serialize(self)
     }
@@ -189,6 +195,7 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
     fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
         self.serialize_unit()
     }
+    #[inline(always)]
     fn serialize_unit_variant(
         self,
         _name: &'static str,
@@ -216,6 +223,7 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
         self.out.push_plain("}");
         Ok(())
     }
+    #[inline(always)]
     fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'b>, Error> {
         Ok(self.open("[", "]"))
     }
@@ -242,6 +250,7 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'b>, Error> {
         Ok(self.open("{", "}"))
     }
+    #[inline(always)]
     fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'b>, Error> {
         Ok(self.open("{", "}"))
     }
@@ -260,9 +269,11 @@ impl<'a, 'b> ser::Serializer for &'b mut Writer<'a> {
 impl ser::SerializeSeq for Compound<'_> {
     type Ok = ();
     type Error = Error;
+    #[inline(always)]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         self.element(value)
     }
+    #[inline(always)]
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
@@ -271,9 +282,11 @@ impl ser::SerializeSeq for Compound<'_> {
 impl ser::SerializeTuple for Compound<'_> {
     type Ok = ();
     type Error = Error;
+    #[inline(always)]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         self.element(value)
     }
+    #[inline(always)]
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
@@ -285,6 +298,7 @@ impl ser::SerializeTupleStruct for Compound<'_> {
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         self.element(value)
     }
+    #[inline(always)]
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
@@ -296,6 +310,7 @@ impl ser::SerializeTupleVariant for Compound<'_> {
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         self.element(value)
     }
+    #[inline(always)]
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
@@ -313,6 +328,7 @@ impl ser::SerializeMap for Compound<'_> {
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         value.serialize(&mut self.w)
     }
+    #[inline(always)]
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
@@ -321,6 +337,7 @@ impl ser::SerializeMap for Compound<'_> {
 impl ser::SerializeStruct for Compound<'_> {
     type Ok = ();
     type Error = Error;
+    #[inline(always)]
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
         key: &'static str,
@@ -328,6 +345,7 @@ impl ser::SerializeStruct for Compound<'_> {
     ) -> Result<(), Error> {
         self.field(key, value)
     }
+    #[inline(always)]
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
@@ -336,6 +354,7 @@ impl ser::SerializeStruct for Compound<'_> {
 impl ser::SerializeStructVariant for Compound<'_> {
     type Ok = ();
     type Error = Error;
+    #[inline(always)]
     fn serialize_field<T: Serialize + ?Sized>(
         &mut self,
         key: &'static str,
@@ -343,6 +362,7 @@ impl ser::SerializeStructVariant for Compound<'_> {
     ) -> Result<(), Error> {
         self.field(key, value)
     }
+    #[inline(always)]
     fn end(self) -> Result<(), Error> {
         self.finish()
     }
