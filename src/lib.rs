@@ -2,19 +2,22 @@
 //! CAD design reviews, bound to the exact revision (sha256) of a part.
 //!
 //! Data flows one way: a line comes in, becomes a JSON-RPC message, is routed to the adapter
-//! of its era, which calls the era-neutral service (tools, prompts, resources), which calls
-//! the store; the answer goes back up the same path and out as one line.
+//! of its era, which parses it into a typed call of the era-neutral service (tools, prompts,
+//! resources), which calls the store; the answer goes back up the same path as a typed
+//! payload and is encoded once, by `wire`, into one line. `docs/architecture.md` follows one
+//! `tools/call` through the files.
 //!
 //! ```text
-//! stdin ─ framing ─ jsonrpc ─ server (routing, session) ─┬─ era::legacy ─┐
+//! stdin ─ framing ─ jsonrpc ─ server (routing, session) ─┬─ era::legacy ─┐  call
 //!                                                        └─ era::modern ─┴─ service ─┬─ tools ─┐
-//! stdout ─ framing ◄──────────────────────────────────────────────────────  prompts  ├─ store
+//! stdout ─ framing ◄─ wire (the only JSON writer) ◄───────────────────────  prompts  ├─ store
 //!                                                                           resources┘
 //! ```
 //!
-//! Modules in reading order: [`framing`], [`jsonrpc`], [`server`], [`era`], [`service`],
-//! [`tools`], [`prompts`], [`resources`], [`review`], [`store`], [`replay`], [`logging`],
-//! [`text`], [`time`], [`bounds`].
+//! Modules in reading order: [`framing`], [`jsonrpc`], [`wire`], [`server`], [`era`],
+//! [`version`], [`call`], [`service`], [`tools`], [`prompts`], [`resources`], [`review`],
+//! [`store`], [`replay`], [`logging`], [`text`], [`time`], [`bounds`]. Imports point down
+//! this diagram; `version`, `text` and `time` are leaves that import nothing from the crate.
 
 pub mod bounds;
 pub mod call;

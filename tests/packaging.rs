@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, anyhow, bail, ensure};
 use serde_json::{Map, Value, json};
@@ -29,32 +28,9 @@ fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_review-mcp"))
 }
 
-/// A directory under the system temp dir, unique per call, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(label: &str) -> Result<TempDir> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "review-mcp-packaging-{label}-{}-{n}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path)?;
-        Ok(TempDir(path))
-    }
-
-    fn join(&self, name: impl AsRef<Path>) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
 
 /// The `[package]` version of Cargo.toml (its first table, so the first `version =` line).
 fn cargo_version() -> Result<String> {
@@ -125,7 +101,7 @@ fn ask_server(dir: &TempDir, requests: &[Value]) -> Result<HashMap<u64, Value>> 
     let mut cmd = Command::new(binary());
     cmd.env("REVIEW_MCP_DB_PATH", dir.join("never.db"))
         .env("MCP_LOG_LEVEL", "warn")
-        .current_dir(&dir.0);
+        .current_dir(dir.path());
     let results = exchange(cmd, requests)?;
     ensure!(
         !dir.join("never.db").exists(),
@@ -189,7 +165,7 @@ fn check_against_server(manifest: &Value) -> Result<()> {
         manifest["version"],
         cargo_version()?
     );
-    let dir = TempDir::new("lists")?;
+    let dir = TempDir::new("packaging-lists")?;
     let tools: Vec<Value> = list_all(&dir, "tools/list", "tools")?
         .iter()
         .map(|t| json!({"name": t["name"], "description": t["description"]}))
@@ -294,7 +270,7 @@ fn generate_manifest(dir: &TempDir) -> Result<Value> {
 
 #[test]
 fn manifest_generated_from_the_binary_matches_its_lists_and_cargo_version() -> Result<()> {
-    let dir = TempDir::new("manifest")?;
+    let dir = TempDir::new("packaging-manifest")?;
     let manifest = generate_manifest(&dir)?;
     check_against_server(&manifest)?;
 
@@ -617,7 +593,7 @@ fn bundle_zip_same_stage_twice_is_byte_identical() -> Result<()> {
     }
     let mut zips = Vec::new();
     for n in 0..2 {
-        let out = dir.join(format!("b{n}.mcpb"));
+        let out = dir.join(&format!("b{n}.mcpb"));
         let status = Command::new("python3")
             .arg(root().join("packaging/mcpb.py"))
             .args(["zip", "--stage"])

@@ -286,15 +286,14 @@ mod tests {
     #[test]
     fn parse_many_repeat_parts_over_the_total_bound_is_refused_before_building() {
         // 256 parts of 32 MiB: each part is far under the bound, the transcript is 8 GiB.
-        let part = format!("{{\"repeat\":\"x\",\"count\":{}}}", 32 * 1024 * 1024);
-        let parts = vec![part; 256].join(",");
-        let text = format!("{{\"send_raw\":[{parts}]}}\n");
+        let part = json!({"repeat": "x", "count": 32 * 1024 * 1024});
+        let text = format!("{}\n", json!({"send_raw": vec![part; 256]}));
         let e = Transcript::parse(&text).unwrap_err();
         assert!(e.message.contains("more than 67108864 bytes in all"), "{e}");
         // The same across directives.
         let line = format!(
-            "{{\"send_raw\":[{{\"repeat\":\"x\",\"count\":{}}}]}}\n",
-            20 << 20
+            "{}\n",
+            json!({"send_raw": [{"repeat": "x", "count": 20 << 20}]})
         );
         let e = Transcript::parse(&line.repeat(4)).unwrap_err();
         assert_eq!(e.line, 4, "{e}");

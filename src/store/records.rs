@@ -206,10 +206,10 @@ impl Store {
                         c.add("f.rowid >= ?", [SqlValue::Integer(low)]);
                     }
                     if !skip.is_empty() {
-                        let list = skip.iter().map(i64::to_string).collect::<Vec<_>>();
+                        let list = serde_json::to_string(&skip).unwrap_or_else(|_| "[]".into());
                         c.add(
                             "f.rowid NOT IN (SELECT value FROM json_each(?))",
-                            [SqlValue::Text(format!("[{}]", list.join(",")))],
+                            [SqlValue::Text(list)],
                         );
                     }
                     record_filters(&mut c, q, "r.seq", Driver::Text);
