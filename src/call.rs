@@ -15,6 +15,12 @@ pub const INITIALIZE: &str = "initialize";
 pub const CANCELLED: &str = "notifications/cancelled";
 /// The acknowledgement a `subscriptions/listen` stream opens with.
 pub const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+/// What `resources/list` returns has changed.
+pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+/// A resource a client watches has changed (`params.uri`).
+pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
+/// A log message (`logging/setLevel`, handshake era).
+pub const MESSAGE: &str = "notifications/message";
 
 /// A request method an era adapter serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,10 +36,12 @@ pub enum Method {
     ResourcesList,
     ResourcesRead,
     TemplatesList,
+    Subscribe,
+    Unsubscribe,
 }
 
 /// The methods and their wire names: the only place a method name is written.
-const NAMES: [(Method, &str); 11] = [
+const NAMES: [(Method, &str); 13] = [
     (Method::Ping, "ping"),
     (Method::SetLevel, "logging/setLevel"),
     (Method::Discover, "server/discover"),
@@ -45,6 +53,8 @@ const NAMES: [(Method, &str); 11] = [
     (Method::ResourcesList, "resources/list"),
     (Method::ResourcesRead, "resources/read"),
     (Method::TemplatesList, "resources/templates/list"),
+    (Method::Subscribe, "resources/subscribe"),
+    (Method::Unsubscribe, "resources/unsubscribe"),
 ];
 
 impl Method {
@@ -61,9 +71,14 @@ impl Method {
 
     /// Served by the service in both eras.
     pub fn is_shared(self) -> bool {
-        !matches!(
+        !self.is_modern_only() && !self.is_legacy_only()
+    }
+
+    /// Only the handshake era has it (2026-07-28 removed it).
+    pub fn is_legacy_only(self) -> bool {
+        matches!(
             self,
-            Method::Ping | Method::SetLevel | Method::Discover | Method::Listen
+            Method::Ping | Method::SetLevel | Method::Subscribe | Method::Unsubscribe
         )
     }
 
@@ -78,9 +93,20 @@ impl Method {
 pub enum Call {
     Ping,
     SetLevel { level: String },
+    Subscribe { uri: String },
+    Unsubscribe { uri: String },
     Discover,
-    Listen,
+    Listen(Filter),
     Shared(SharedCall),
+}
+
+/// What a `subscriptions/listen` stream asks to be told (its `notifications` member).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filter {
+    pub tools_list_changed: bool,
+    pub prompts_list_changed: bool,
+    pub resources_list_changed: bool,
+    pub resource_subscriptions: Vec<String>,
 }
 
 /// A request the service answers alike in both eras.
@@ -162,7 +188,17 @@ impl Call {
         let shared = match method {
             Method::Ping => return Ok(Call::Ping),
             Method::Discover => return Ok(Call::Discover),
-            Method::Listen => return Ok(Call::Listen),
+            Method::Listen => return filter(params.remove("notifications")).map(Call::Listen),
+            Method::Subscribe | Method::Unsubscribe => {
+                let Some(Value::String(uri)) = params.remove("uri") else {
+                    return Err(invalid(&format!("{} needs a string \"uri\"", method.name())));
+                };
+                return Ok(if method == Method::Subscribe {
+                    Call::Subscribe { uri }
+                } else {
+                    Call::Unsubscribe { uri }
+                });
+            }
             Method::SetLevel => {
                 return match params.remove("level") {
                     Some(Value::String(level)) if LOG_LEVELS.contains(&level.as_str()) => {
@@ -218,6 +254,46 @@ impl Call {
         };
         Ok(Call::Shared(shared))
     }
+}
+
+/// The `notifications` of a listen request: absent is asking for nothing.
+fn filter(notifications: Option<Value>) -> Result<Filter, CallError> {
+    let mut m = match notifications {
+        None | Some(Value::Null) => return Ok(Filter::default()),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(invalid("\"notifications\" must be an object")),
+    };
+    let mut flag = |key: &str| match m.remove(key) {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(b),
+        Some(_) => Err(invalid(&format!("notifications.{key} must be a boolean"))),
+    };
+    let tools_list_changed = flag("toolsListChanged")?;
+    let prompts_list_changed = flag("promptsListChanged")?;
+    let resources_list_changed = flag("resourcesListChanged")?;
+    let resource_subscriptions = match m.remove("resourceSubscriptions") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(uris)) => uris
+            .into_iter()
+            .map(|u| match u {
+                Value::String(u) => Ok(u),
+                _ => Err(invalid(
+                    "notifications.resourceSubscriptions must be an array of strings",
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(invalid(
+                "notifications.resourceSubscriptions must be an array of strings",
+            ));
+        }
+    };
+    Ok(Filter {
+        tools_list_changed,
+        prompts_list_changed,
+        resources_list_changed,
+        resource_subscriptions,
+    })
 }
 
 fn invalid(msg: &str) -> CallError {

@@ -36,4 +36,5 @@ pub mod text;
 pub mod time;
 pub mod tools;
 pub mod version;
+pub mod watch;
 pub mod wire;

@@ -12,6 +12,9 @@
 
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -25,6 +28,7 @@ use crate::jsonrpc::{
     Request, Response,
 };
 use crate::service::Service;
+use crate::watch::{Interest, Watch};
 
 /// The most messages one batch may hold. Without a bound, a 16 MiB line such as `[1,1,1,...]`
 /// in a 2025-03-26 session asks for eight million answers: gigabytes of memory and output
@@ -38,13 +42,19 @@ pub const MAX_LISTEN_STREAMS: usize = 64;
 /// The longest string id a listen stream keeps, in bytes (a number id is always small).
 pub const MAX_LISTEN_ID_BYTES: usize = 256;
 
-/// One stdio server process: the service, the legacy session if one was opened, and the
-/// open `subscriptions/listen` streams.
+/// How often a server with someone to tell looks for commits by other processes: well
+/// within the second the notification must arrive in, for one pragma a look.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(200);
+
+/// One stdio server process: the service, the legacy session if one was opened, the open
+/// `subscriptions/listen` streams and what each wants to be told, and the state of the last
+/// look at what changed.
 pub struct Server {
     service: Service,
     session: Option<Session>,
-    /// The ids of the open listen streams, so that each is bounded and closed by its cancel.
-    listening: Vec<Id>,
+    /// Each open listen stream's id (it tags every notification) and what it asked for.
+    streams: Vec<(Id, Interest)>,
+    watch: Watch,
 }
 
 /// An error response to the request `id` (null when it could not be read).
@@ -57,7 +67,8 @@ impl Server {
         Self {
             service,
             session: None,
-            listening: Vec::new(),
+            streams: Vec::new(),
+            watch: Watch::default(),
         }
     }
 
@@ -67,18 +78,146 @@ impl Server {
     }
 
     /// Serves until EOF. Returns an error only when the output cannot be written.
-    pub fn run<R: BufRead, W: Write>(&mut self, input: R, output: &mut W) -> io::Result<()> {
-        let mut reader = LineReader::new(input);
+    ///
+    /// A thread reads the input, so that while someone can be told of changes (a legacy
+    /// session, an open listen stream) the loop also wakes every [`POLL_INTERVAL`] to look
+    /// for commits by other processes. With nobody to tell it only waits for input: a
+    /// 2026-07-28 process without a stream does no periodic work. Every message is written
+    /// here, whole, one at a time, so a notification never lands inside another message.
+    pub fn run<R, W>(&mut self, input: R, output: &mut W) -> io::Result<()>
+    where
+        R: BufRead + Send + 'static,
+        W: Write,
+    {
+        // Room for a few lines: the reader waits when the server is busy, so unread input
+        // stays in the pipe and costs no memory here.
+        let (frames, received) = mpsc::sync_channel::<io::Result<Frame>>(4);
+        thread::Builder::new()
+            .name("stdin".into())
+            .spawn(move || {
+                let mut reader = LineReader::new(input);
+                loop {
+                    let frame = reader.next_frame();
+                    let last = !matches!(frame, Ok(Frame::Line(_) | Frame::TooLong { .. }));
+                    if frames.send(frame).is_err() || last {
+                        return;
+                    }
+                }
+            })?;
+        let mut next_poll = Instant::now() + POLL_INTERVAL;
         loop {
-            let frame = reader.next_frame()?;
-            if frame == Frame::Eof {
-                log::debug!("input closed; exiting");
-                return Ok(());
-            }
-            for message in self.answer_frame(frame) {
+            let frame = if self.interested() {
+                let wait = next_poll.saturating_duration_since(Instant::now());
+                match received.recv_timeout(wait) {
+                    Ok(frame) => Some(frame?),
+                    Err(mpsc::RecvTimeoutError::Timeout) => None,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+                }
+            } else {
+                match received.recv() {
+                    Ok(frame) => Some(frame?),
+                    Err(mpsc::RecvError) => return Ok(()),
+                }
+            };
+            let messages = match frame {
+                Some(Frame::Eof) => {
+                    log::debug!("input closed; exiting");
+                    return Ok(());
+                }
+                Some(frame) => self.answer_frame(frame),
+                None => Vec::new(),
+            };
+            for message in messages {
                 framing::write_line(output, message.into_line())?;
             }
+            if self.interested() && Instant::now() >= next_poll {
+                next_poll = Instant::now() + POLL_INTERVAL;
+                for message in self.poll_other_processes() {
+                    framing::write_line(output, message.into_line())?;
+                }
+            }
         }
+    }
+
+    /// Whether anyone can be told of a change now.
+    fn interested(&self) -> bool {
+        self.session.is_some() || !self.streams.is_empty()
+    }
+
+    /// A commit by another process since the last poll becomes the notifications it calls
+    /// for, and one log message for the session.
+    fn poll_other_processes(&mut self) -> Vec<Outgoing> {
+        match self.watch.foreign_commit(self.service.store()) {
+            Ok(true) => {
+                let mut out = Vec::new();
+                if let Some(n) = self.session.as_ref().and_then(|s| {
+                    s.log_message("info", "another process changed the review database")
+                }) {
+                    out.push(Outgoing::Notification(n));
+                }
+                out.extend(self.changes());
+                out
+            }
+            Ok(false) => Vec::new(),
+            Err(e) => {
+                log::warn!("looking for changes by other processes: {e}");
+                Vec::new()
+            }
+        }
+    }
+
+    /// What changed since the last look, as the notifications of each audience: the legacy
+    /// session first, then each listen stream in the order they opened.
+    fn changes(&mut self) -> Vec<Outgoing> {
+        let mut interests: Vec<&Interest> = Vec::new();
+        if let Some(session) = &self.session {
+            interests.push(&session.interest);
+        }
+        interests.extend(self.streams.iter().map(|(_, i)| i));
+        if interests.is_empty() {
+            self.watch.disarm();
+            return Vec::new();
+        }
+        let changes = match self.watch.look(self.service.store(), &interests) {
+            Ok(c) => c,
+            Err(e) => {
+                log::warn!("looking for changes: {e}");
+                return Vec::new();
+            }
+        };
+        let mut changes = changes.into_iter();
+        let mut out = Vec::new();
+        if self.session.is_some() {
+            let session_changes = changes.next().unwrap_or_default();
+            out.extend(
+                session_changes
+                    .into_iter()
+                    .map(|c| Outgoing::Notification(legacy::notification(c))),
+            );
+        }
+        for ((id, _), stream_changes) in self.streams.iter().zip(changes) {
+            out.extend(
+                stream_changes
+                    .into_iter()
+                    .map(|c| Outgoing::Notification(modern::notification(id, c))),
+            );
+        }
+        out
+    }
+
+    /// After a request: the session's log messages for what the service reported, then the
+    /// notifications for what it changed.
+    fn after_request(&mut self, out: &mut Vec<Outgoing>) {
+        for (level, message) in self.service.take_log() {
+            if let Some(n) = self
+                .session
+                .as_ref()
+                .and_then(|s| s.log_message(level, &message))
+            {
+                out.push(Outgoing::Notification(n));
+            }
+        }
+        out.extend(self.changes());
     }
 
     /// Answers one frame: the messages to write, in order (usually zero or one).
@@ -90,6 +229,12 @@ impl Server {
     }
 
     fn answer_frame(&mut self, frame: Frame) -> Vec<Outgoing> {
+        let mut out = self.answer_frame_only(frame);
+        self.after_request(&mut out);
+        out
+    }
+
+    fn answer_frame_only(&mut self, frame: Frame) -> Vec<Outgoing> {
         match frame {
             Frame::Eof => Vec::new(),
             Frame::TooLong { len } => {
@@ -106,7 +251,7 @@ impl Server {
                     ),
                 )]
             }
-            Frame::Line(bytes) => self.answer_line(&bytes),
+            Frame::Line(bytes) => self.answer_line_only(&bytes),
         }
     }
 
@@ -119,6 +264,12 @@ impl Server {
     }
 
     fn answer_line(&mut self, bytes: &[u8]) -> Vec<Outgoing> {
+        let mut out = self.answer_line_only(bytes);
+        self.after_request(&mut out);
+        out
+    }
+
+    fn answer_line_only(&mut self, bytes: &[u8]) -> Vec<Outgoing> {
         if bytes.iter().all(is_json_whitespace) {
             return Vec::new();
         }
@@ -261,22 +412,39 @@ impl Server {
         if method == call::INITIALIZE && legacy::is_handshake(params.as_ref()) {
             let (session, result) = legacy::initialize(params.as_ref());
             self.session = Some(session);
+            if let Err(e) = self.watch.arm(self.service.store()) {
+                log::warn!("watching for changes: {e}");
+            }
             return Outgoing::Response(Response::result(id, result));
         }
         if modern::has_envelope(params.as_ref()) {
             return match modern::handle(&mut self.service, &id, &method, params) {
                 Reply::Result(r) => Outgoing::Response(Response::result(id, r)),
                 Reply::Error(e) => Outgoing::Response(Response::error(Some(id), e)),
-                Reply::Hold(ack) => match self.listen_refusal(&id) {
+                Reply::Hold { ack, interest } => match self.listen_refusal(&id) {
                     Some(why) => refusal(Some(id), INVALID_REQUEST, why),
                     None => {
-                        self.listening.push(id);
+                        let store = self.service.store();
+                        let mut tracked = self.watch.arm(store);
+                        for uri in &interest.uris {
+                            tracked = tracked.and_then(|()| self.watch.track(store, uri));
+                        }
+                        if let Err(e) = tracked {
+                            log::warn!("watching for changes: {e}");
+                        }
+                        self.streams.push((id, interest));
                         Outgoing::Notification(ack)
                     }
                 },
             };
         }
-        let outcome = legacy::handle(&mut self.service, self.session.as_mut(), &method, params);
+        let outcome = legacy::handle(
+            &mut self.service,
+            self.session.as_mut(),
+            &mut self.watch,
+            &method,
+            params,
+        );
         Outgoing::Response(Response {
             id: Some(id),
             outcome,
@@ -297,7 +465,7 @@ impl Server {
                 "Invalid Request: a subscriptions/listen request id may be at most \
                  {MAX_LISTEN_ID_BYTES} bytes, since the stream keeps it"
             ))
-        } else if self.listening.len() >= MAX_LISTEN_STREAMS {
+        } else if self.streams.len() >= MAX_LISTEN_STREAMS {
             Some(format!(
                 "Invalid Request: at most {MAX_LISTEN_STREAMS} subscriptions/listen streams \
                  may be open at once; cancel one (notifications/cancelled) first"
@@ -315,7 +483,7 @@ impl Server {
                 .and_then(|p| p.get("requestId"))
                 .and_then(Id::from_value)
             {
-                self.listening.retain(|held| held != &id);
+                self.streams.retain(|(held, _)| held != &id);
             }
         } else {
             log::debug!(

@@ -105,6 +105,11 @@ type MemoKey = (Version, Method, Option<String>);
 pub struct Service {
     store: Store,
     memo: HashMap<MemoKey, Payload>,
+    /// Log messages for the client (`notifications/message`): a tool failure, each once.
+    log: Vec<(&'static str, String)>,
+    /// The last storage failure reported, so that a database that stays unwritable is
+    /// reported once, not on every call.
+    last_storage_failure: Option<String>,
 }
 
 impl Service {
@@ -115,7 +120,14 @@ impl Service {
         Self {
             store,
             memo: HashMap::new(),
+            log: Vec::new(),
+            last_storage_failure: None,
         }
+    }
+
+    /// The log messages of the calls since the last take, with their levels.
+    pub fn take_log(&mut self) -> Vec<(&'static str, String)> {
+        std::mem::take(&mut self.log)
     }
 
     pub fn store(&mut self) -> &mut Store {
@@ -166,6 +178,10 @@ impl Service {
         let f = version.features();
         let started = Instant::now();
         let schema_failure = validate_args(tool, args);
+        if let Some(msg) = &schema_failure {
+            self.log
+                .push(("warning", format!("tool {name} refused the call: {msg}")));
+        }
         let (result, outcome) = match schema_failure {
             Some(msg) if !f.schema_errors_as_tool_results => {
                 log_call(name, version, "invalid-arguments", started);
@@ -180,16 +196,29 @@ impl Service {
                         "ok",
                     )
                 }
-                Err(e @ ToolError::Invalid(_)) => (wire::tool_error(&e.to_string()), "refused"),
+                Err(e @ ToolError::Invalid(_)) => {
+                    self.log
+                        .push(("warning", format!("tool {name} refused the call: {e}")));
+                    (wire::tool_error(&e.to_string()), "refused")
+                }
                 Err(e @ ToolError::Storage(_)) => {
-                    (wire::tool_error(&e.to_string()), "storage-error")
+                    let message = e.to_string();
+                    if self.last_storage_failure.as_ref() != Some(&message) {
+                        self.log.push(("error", format!("tool {name}: {message}")));
+                        self.last_storage_failure = Some(message.clone());
+                    }
+                    (wire::tool_error(&message), "storage-error")
                 }
                 Err(e @ ToolError::Internal(_)) => {
                     log::error!("tool {name}: {e}");
+                    self.log.push(("error", format!("tool {name}: {e}")));
                     (wire::tool_error(&e.to_string()), "internal-error")
                 }
             },
         };
+        if outcome == "ok" {
+            self.last_storage_failure = None;
+        }
         log_call(name, version, outcome, started);
         Ok(result)
     }

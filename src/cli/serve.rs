@@ -19,7 +19,8 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
         }
     };
     let mut server = Server::new(Service::new(store));
-    let stdin = io::stdin().lock();
+    // The reader thread owns stdin (see `Server::run`).
+    let stdin = io::BufReader::with_capacity(64 * 1024, io::stdin());
     let mut stdout = io::stdout().lock();
     match server.run(stdin, &mut stdout) {
         Ok(()) => Ok(ExitCode::SUCCESS),

@@ -4,12 +4,16 @@
 //! On stdio the process is the session: `initialize` negotiates a version that then holds for
 //! every un-enveloped request until another `initialize` replaces it.
 
+use std::collections::BTreeSet;
+
 use serde_json::{Map, Value, json};
 
-use crate::call::{Call, Method};
-use crate::jsonrpc::ErrorObject;
+use crate::call::{self, Call, Method};
+use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, Notification};
+use crate::resources;
 use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
-use crate::version::Version;
+use crate::version::{LOG_LEVELS, Version};
+use crate::watch::{Change, Interest, MAX_WATCHED_URIS, Watch};
 use crate::wire::Payload;
 
 /// -32002: resource not found, as every legacy revision specifies it.
@@ -19,9 +23,39 @@ pub const RESOURCE_NOT_FOUND: i64 = -32002;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
     pub version: Version,
-    /// Set by `logging/setLevel`. This server sends no `notifications/message`, so the level is
-    /// only remembered.
+    /// Set by `logging/setLevel`: `notifications/message` at this level and above are sent;
+    /// none before the client sets a level.
     pub log_level: Option<String>,
+    /// What the session is told of changes: the resource list (always: `listChanged` is
+    /// advertised) and the resources it subscribed to.
+    pub interest: Interest,
+}
+
+impl Session {
+    /// `notifications/message` for a log message at `level`, if the client asked for that
+    /// level or a less severe one.
+    pub fn log_message(&self, level: &str, message: &str) -> Option<Notification> {
+        let rank = |l: &str| LOG_LEVELS.iter().position(|x| *x == l);
+        let wanted = rank(self.log_level.as_deref()?)?;
+        (rank(level)? >= wanted).then(|| Notification {
+            method: call::MESSAGE.to_string(),
+            params: Some(json!({"level": level, "logger": SERVER_NAME, "data": message})),
+        })
+    }
+}
+
+/// A change as a handshake-era notification.
+pub fn notification(change: Change) -> Notification {
+    match change {
+        Change::ListChanged => Notification {
+            method: call::RESOURCES_LIST_CHANGED.to_string(),
+            params: None,
+        },
+        Change::Updated(uri) => Notification {
+            method: call::RESOURCE_UPDATED.to_string(),
+            params: Some(json!({"uri": uri})),
+        },
+    }
 }
 
 /// True when `params` make an `initialize` request the handshake: a string
@@ -57,7 +91,12 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
     result.insert("protocolVersion", json!(version.as_str()));
     result.insert(
         "capabilities",
-        json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}}),
+        json!({
+            "tools": {},
+            "prompts": {},
+            "resources": {"subscribe": true, "listChanged": true},
+            "logging": {},
+        }),
     );
     result.insert("serverInfo", Value::Object(server_info));
     result.insert("instructions", json!(service::INSTRUCTIONS));
@@ -65,6 +104,10 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
         Session {
             version,
             log_level: None,
+            interest: Interest {
+                list: true,
+                uris: BTreeSet::new(),
+            },
         },
         result,
     )
@@ -74,6 +117,7 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
 pub fn handle(
     service: &mut Service,
     session: Option<&mut Session>,
+    watch: &mut Watch,
     name: &str,
     params: Option<Value>,
 ) -> Result<Payload, ErrorObject> {
@@ -115,6 +159,31 @@ pub fn handle(
                     .with_data(json!({"uri": uri}))
             })
         }),
-        Call::Ping | Call::Discover | Call::Listen => Err(ErrorObject::method_not_found(name)),
+        Call::Subscribe { uri } => {
+            if resources::watched(&uri).is_none() {
+                return Err(ErrorObject::invalid_params(
+                    "Invalid params: not a resource of this server (review://revisions/<revision>, review://records/<id>, review://decisions/<id>)",
+                )
+                .with_data(json!({"uri": uri})));
+            }
+            if !session.interest.uris.contains(&uri)
+                && session.interest.uris.len() >= MAX_WATCHED_URIS
+            {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid params: a session may subscribe to at most {MAX_WATCHED_URIS} resources; unsubscribe from one first"
+                )));
+            }
+            watch.track(service.store(), &uri).map_err(|e| {
+                log::error!("subscribe: {e}");
+                ErrorObject::new(INTERNAL_ERROR, "Internal error")
+            })?;
+            session.interest.uris.insert(uri);
+            Ok(Payload::default())
+        }
+        Call::Unsubscribe { uri } => {
+            session.interest.uris.remove(&uri);
+            Ok(Payload::default())
+        }
+        Call::Ping | Call::Discover | Call::Listen(_) => Err(ErrorObject::method_not_found(name)),
     }
 }

@@ -8,10 +8,14 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::call::{self, Call, Method, SharedCall};
+use std::collections::BTreeSet;
+
+use crate::call::{self, Call, Filter, Method, SharedCall};
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
+use crate::resources;
 use crate::version::{LOG_LEVELS, Version};
+use crate::watch::{Change, Interest, MAX_WATCHED_URIS};
 use crate::wire::Payload;
 
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -36,9 +40,55 @@ const ENVELOPE_KEYS: [&str; 4] = [
 pub enum Reply {
     Result(Payload),
     Error(ErrorObject),
-    /// `subscriptions/listen`: write this acknowledgement now and answer nothing until the
-    /// client cancels the stream (then nothing at all) or the input ends.
-    Hold(Notification),
+    /// `subscriptions/listen`: write this acknowledgement now, deliver what `interest` asks
+    /// on the stream, and answer nothing until the client cancels it (then nothing at all) or
+    /// the input ends.
+    Hold {
+        ack: Notification,
+        interest: Interest,
+    },
+}
+
+/// A change as a notification on the listen stream `id`, tagged with it.
+pub fn notification(id: &Id, change: Change) -> Notification {
+    let meta = json!({META_SUBSCRIPTION_ID: id.to_value()});
+    match change {
+        Change::ListChanged => Notification {
+            method: call::RESOURCES_LIST_CHANGED.to_string(),
+            params: Some(json!({"_meta": meta})),
+        },
+        Change::Updated(uri) => Notification {
+            method: call::RESOURCE_UPDATED.to_string(),
+            params: Some(json!({"uri": uri, "_meta": meta})),
+        },
+    }
+}
+
+/// What a stream asked for that this server delivers: the resource list and subscriptions
+/// to its own resources (at most [`MAX_WATCHED_URIS`], the first ones asked). Tools and
+/// prompts never change at run time, so their list changes are never acknowledged.
+fn honoured(filter: Filter) -> (Value, Interest) {
+    let mut uris = BTreeSet::new();
+    for uri in filter.resource_subscriptions {
+        if uris.len() == MAX_WATCHED_URIS {
+            break;
+        }
+        if resources::watched(&uri).is_some() {
+            uris.insert(uri);
+        }
+    }
+    let mut ack = Map::new();
+    if filter.resources_list_changed {
+        ack.insert("resourcesListChanged".into(), Value::Bool(true));
+    }
+    if !uris.is_empty() {
+        ack.insert("resourceSubscriptions".into(), json!(uris));
+    }
+    let interest = Interest {
+        list: filter.resources_list_changed,
+        uris,
+    };
+    (Value::Object(ack), interest)
 }
 
 /// True when `params._meta` carries any key of the modern envelope: the router's test for
@@ -63,12 +113,19 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
     match Call::parse(method, params) {
         Err(e) => Reply::Error(super::call_error(e)),
         Ok(Call::Discover) => Reply::Result(decorate(discover_result(), Cache::Public)),
-        Ok(Call::Listen) => Reply::Hold(Notification {
-            method: call::ACKNOWLEDGED.to_string(),
-            params: Some(
-                json!({"notifications": {}, "_meta": {META_SUBSCRIPTION_ID: id.to_value()}}),
-            ),
-        }),
+        Ok(Call::Listen(filter)) => {
+            let (notifications, interest) = honoured(filter);
+            Reply::Hold {
+                ack: Notification {
+                    method: call::ACKNOWLEDGED.to_string(),
+                    params: Some(json!({
+                        "notifications": notifications,
+                        "_meta": {META_SUBSCRIPTION_ID: id.to_value()}
+                    })),
+                },
+                interest,
+            }
+        }
         Ok(Call::Shared(call)) => {
             let cache = Cache::of(&call);
             match service.serve(call, version) {
@@ -78,7 +135,9 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                 })),
             }
         }
-        Ok(Call::Ping | Call::SetLevel { .. }) => Reply::Error(ErrorObject::method_not_found(name)),
+        Ok(
+            Call::Ping | Call::SetLevel { .. } | Call::Subscribe { .. } | Call::Unsubscribe { .. },
+        ) => Reply::Error(ErrorObject::method_not_found(name)),
     }
 }
 
@@ -156,7 +215,11 @@ fn discover_result() -> Payload {
     result.insert("supportedVersions", json!(Version::modern_strings()));
     result.insert(
         "capabilities",
-        json!({"tools": {}, "prompts": {}, "resources": {}}),
+        json!({
+            "tools": {},
+            "prompts": {},
+            "resources": {"subscribe": true, "listChanged": true},
+        }),
     );
     result.insert("instructions", json!(service::INSTRUCTIONS));
     result

@@ -50,6 +50,38 @@ impl From<StoreError> for ResourceError {
     }
 }
 
+/// A resource a client can subscribe to, read from its URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Watched {
+    /// `review://revisions/{revision}` and its `/report`: both change together.
+    Revision(String),
+    Record(String),
+    Decision(String),
+}
+
+/// What `uri` names, if it is a resource this server serves (whether or not anything is
+/// recorded there yet: a client may subscribe to a revision before its first write).
+pub fn watched(uri: &str) -> Option<Watched> {
+    if let Some(rest) = uri.strip_prefix(REVISIONS) {
+        let revision = rest.strip_suffix(REPORT_SUFFIX).unwrap_or(rest);
+        return is_revision(revision).then(|| Watched::Revision(revision.to_string()));
+    }
+    let plain_id = |id: &str| {
+        !id.is_empty()
+            && id.len() <= 200
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_-.:".contains(&b))
+    };
+    if let Some(id) = uri.strip_prefix(RECORDS).filter(|id| plain_id(id)) {
+        return Some(Watched::Record(id.to_string()));
+    }
+    if let Some(id) = uri.strip_prefix(DECISIONS).filter(|id| plain_id(id)) {
+        return Some(Watched::Decision(id.to_string()));
+    }
+    None
+}
+
 /// Every resource template (`uriTemplate`, `name`, `title`, `description`, `mimeType`).
 pub fn templates() -> Vec<Value> {
     vec![

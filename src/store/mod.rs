@@ -25,12 +25,14 @@
 //! - `decision_rows.rs`: a decision's rows, its basis items included.
 //! - `decisions.rs`: remember, recall and forget decisions.
 //! - `browse.rs`: lookups by id and revision, the revision list, export order.
+//! - `changes.rs`: the change journal the triggers keep, and `data_version`.
 //! - `import.rs`: importing an export, judged line by line in one transaction.
 //! - `check.rs`: the integrity check and the schema version.
 //! - `fixtures.rs`: what the unit tests share.
 
 mod backup;
 mod browse;
+mod changes;
 mod check;
 mod codec;
 mod decision_rows;

@@ -6,7 +6,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -215,3 +215,58 @@ INSERT INTO meta (name, value) VALUES ('cursor_secret', randomblob(32));
 /// [`renormalise_locators`](super::renormalise::renormalise_locators), which
 /// [`migrate`](super::migrate::migrate) runs right after this entry.
 const V4: &str = "";
+
+/// The change journal: which revision and locator each write touched, in the order of one
+/// counter (`change`), kept by triggers so that every process writing the file (a server, an
+/// `import`) records its changes in the same transaction. A server tells its clients what
+/// changed (`resources/list`, a subscribed resource) from it, whoever wrote. One row per
+/// (revision, locator) pair ever written; the backfill gives existing pairs version 0. Every
+/// statement may run twice (a test replays the upgrades on a current file).
+const V5: &str = r#"
+INSERT OR IGNORE INTO counters (name, value) VALUES ('change', 0);
+CREATE TABLE IF NOT EXISTS changes (
+    revision TEXT NOT NULL,
+    locator  TEXT NOT NULL,
+    version  INTEGER NOT NULL,
+    PRIMARY KEY (revision, locator)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS changes_version ON changes (version);
+CREATE INDEX IF NOT EXISTS changes_locator ON changes (locator);
+INSERT OR IGNORE INTO changes (revision, locator, version)
+    SELECT DISTINCT revision, locator, 0 FROM records
+    UNION SELECT DISTINCT revision, locator, 0 FROM decisions;
+CREATE TRIGGER IF NOT EXISTS records_insert_change AFTER INSERT ON records BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'change';
+    INSERT OR REPLACE INTO changes (revision, locator, version)
+        VALUES (NEW.revision, NEW.locator, (SELECT value FROM counters WHERE name = 'change'));
+END;
+CREATE TRIGGER IF NOT EXISTS records_update_change AFTER UPDATE ON records BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'change';
+    INSERT OR REPLACE INTO changes (revision, locator, version)
+        VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
+    INSERT OR REPLACE INTO changes (revision, locator, version)
+        VALUES (NEW.revision, NEW.locator, (SELECT value FROM counters WHERE name = 'change'));
+END;
+CREATE TRIGGER IF NOT EXISTS records_delete_change AFTER DELETE ON records BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'change';
+    INSERT OR REPLACE INTO changes (revision, locator, version)
+        VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
+END;
+CREATE TRIGGER IF NOT EXISTS decisions_insert_change AFTER INSERT ON decisions BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'change';
+    INSERT OR REPLACE INTO changes (revision, locator, version)
+        VALUES (NEW.revision, NEW.locator, (SELECT value FROM counters WHERE name = 'change'));
+END;
+CREATE TRIGGER IF NOT EXISTS decisions_update_change AFTER UPDATE ON decisions BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'change';
+    INSERT OR REPLACE INTO changes (revision, locator, version)
+        VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
+    INSERT OR REPLACE INTO changes (revision, locator, version)
+        VALUES (NEW.revision, NEW.locator, (SELECT value FROM counters WHERE name = 'change'));
+END;
+CREATE TRIGGER IF NOT EXISTS decisions_delete_change AFTER DELETE ON decisions BEGIN
+    UPDATE counters SET value = value + 1 WHERE name = 'change';
+    INSERT OR REPLACE INTO changes (revision, locator, version)
+        VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
+END;
+"#;

@@ -1,0 +1,95 @@
+//! Reading the change journal (schema version 5): the counter every write moves, and which
+//! revisions a write touched since a given value of it. The triggers that keep it are in
+//! `schema.rs`; they run in every process that writes the file.
+
+use rusqlite::OptionalExtension;
+
+use super::{Store, StoreError};
+
+impl Store {
+    /// The change counter: it moves with every row a write inserts, replaces or deletes,
+    /// whichever process wrote it. 0 for a file not created yet.
+    pub fn change_version(&mut self) -> Result<i64, StoreError> {
+        let tx = self.read()?;
+        let v = tx
+            .prepare_cached("SELECT value FROM counters WHERE name = 'change'")?
+            .query_row([], |r| r.get(0))
+            .optional()?;
+        Ok(v.unwrap_or(0))
+    }
+
+    /// The revisions among `revisions` whose resource changed after change `since`: a write
+    /// to the revision itself, or to another revision of a file the revision has rows for
+    /// (the revision's resource shows those as stale), in one read.
+    pub fn revisions_changed_since(
+        &mut self,
+        since: i64,
+        revisions: &[&str],
+    ) -> Result<Vec<String>, StoreError> {
+        let tx = self.read()?;
+        let mut stmt = tx.prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM changes WHERE version > ?1 AND (revision = ?2 \
+             OR locator IN (SELECT locator FROM changes WHERE revision = ?2)))",
+        )?;
+        let mut changed = Vec::new();
+        for rev in revisions {
+            if stmt.query_row(rusqlite::params![since, rev], |r| r.get::<_, bool>(0))? {
+                changed.push((*rev).to_string());
+            }
+        }
+        Ok(changed)
+    }
+
+    /// `PRAGMA data_version` of the open file: it moves when another connection commits. `None`
+    /// while the file is not open yet (nothing to compare).
+    pub fn data_version(&mut self) -> Result<Option<i64>, StoreError> {
+        if self.conn.is_none() {
+            return Ok(None);
+        }
+        let conn = self.conn()?;
+        Ok(Some(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{REV, artifact};
+    use super::super::{NewRecord, Store};
+
+    fn note(store: &mut Store, revision: &str, uri: Option<&str>) {
+        let mut a = artifact(uri);
+        a.revision = revision.to_string();
+        store
+            .remember(&NewRecord {
+                artifact: a,
+                name: None,
+                note: Some("n".into()),
+                tags: vec![],
+                entity_ids: vec![],
+                id_scheme: "opaque".into(),
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn change_version_moves_with_every_write_and_names_the_revisions_touched() {
+        let mut store = Store::open_in_memory().unwrap();
+        let other = format!("sha256:{}", "b".repeat(64));
+        let unrelated = format!("sha256:{}", "c".repeat(64));
+        assert_eq!(store.change_version().unwrap(), 0);
+        note(&mut store, REV, Some("file:///p/a.step"));
+        note(&mut store, &unrelated, Some("file:///p/z.step"));
+        let v = store.change_version().unwrap();
+        assert!(v > 0);
+        // A write to another revision of the same file changes REV's resource (its stale
+        // part), not the unrelated one's.
+        note(&mut store, &other, Some("file:///p/a.step"));
+        let changed = store
+            .revisions_changed_since(v, &[REV, &other, &unrelated])
+            .unwrap();
+        assert_eq!(changed, vec![REV.to_string(), other.clone()]);
+        let now = store.change_version().unwrap();
+        assert!(now > v);
+        assert!(store.revisions_changed_since(now, &[REV]).unwrap().is_empty());
+    }
+}

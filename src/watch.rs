@@ -1,0 +1,167 @@
+//! Telling clients what changed: who is interested in what, and what changed since the last
+//! look, whoever wrote (this process or another one on the same file).
+//!
+//! Every write moves the store's change counter (triggers keep a journal of the revisions
+//! each write touched, see `store/changes.rs`). After a request that may have written, and
+//! when another process committed (`PRAGMA data_version`, polled by the server while someone
+//! can be told), [`Watch::look`] compares the counter with the last value it saw and turns
+//! the difference into at most one change per interest and URI: a burst of writes, an
+//! import of ten thousand rows, is one `list_changed` and one `updated` per resource.
+//!
+//! What an era makes of a change (a legacy notification, or one tagged with a listen stream's
+//! id) is its adapter's business.
+
+use std::collections::{BTreeSet, HashMap};
+
+use sha2::{Digest, Sha256};
+
+use crate::resources::{self, Watched};
+use crate::store::{Store, StoreError};
+
+/// The most URIs one session or stream may watch: each costs a lookup per change.
+pub const MAX_WATCHED_URIS: usize = 1000;
+
+/// What one audience (the legacy session, or one listen stream) wants to be told.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Interest {
+    /// `notifications/resources/list_changed`.
+    pub list: bool,
+    /// `notifications/resources/updated` for these URIs.
+    pub uris: BTreeSet<String>,
+}
+
+/// One thing to tell one audience.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    ListChanged,
+    Updated(String),
+}
+
+/// The last state looked at.
+#[derive(Debug, Default)]
+pub struct Watch {
+    /// The change counter at the last look; `None` while nobody is interested.
+    seen: Option<i64>,
+    /// A digest of each watched record or decision as last seen (`None`: absent).
+    items: HashMap<String, Option<[u8; 32]>>,
+    /// `PRAGMA data_version` at the last poll.
+    data_version: Option<i64>,
+}
+
+impl Watch {
+    /// Starts (or keeps) looking: from now on, changes count. Called when an interest is
+    /// created, so that what was written before it is not reported.
+    pub fn arm(&mut self, store: &mut Store) -> Result<(), StoreError> {
+        if self.seen.is_none() {
+            self.seen = Some(store.change_version()?);
+        }
+        Ok(())
+    }
+
+    /// Nobody is interested any more: forget the state, so that writes made meanwhile are
+    /// not reported to the next audience.
+    pub fn disarm(&mut self) {
+        *self = Watch::default();
+    }
+
+    /// Starts watching `uri` (already checked to be a resource): remembers how a record or
+    /// decision looks now.
+    pub fn track(&mut self, store: &mut Store, uri: &str) -> Result<(), StoreError> {
+        self.arm(store)?;
+        if let Some(item) = resources::watched(uri).filter(|w| !matches!(w, Watched::Revision(_)))
+        {
+            let digest = item_digest(store, &item)?;
+            self.items.insert(uri.to_string(), digest);
+        }
+        Ok(())
+    }
+
+    /// True when another connection committed to the file since the last poll: one cheap
+    /// pragma, no query.
+    pub fn foreign_commit(&mut self, store: &mut Store) -> Result<bool, StoreError> {
+        let now = store.data_version()?;
+        let moved = now.is_some() && self.data_version.is_some() && now != self.data_version;
+        self.data_version = now.or(self.data_version);
+        Ok(moved)
+    }
+
+    /// What changed since the last look, for each interest in order. Nothing when the change
+    /// counter has not moved.
+    pub fn look(
+        &mut self,
+        store: &mut Store,
+        interests: &[&Interest],
+    ) -> Result<Vec<Vec<Change>>, StoreError> {
+        let none = || interests.iter().map(|_| Vec::new()).collect();
+        let Some(seen) = self.seen else {
+            return Ok(none());
+        };
+        let now = store.change_version()?;
+        if now == seen {
+            return Ok(none());
+        }
+        self.seen = Some(now);
+        let watched: BTreeSet<&str> = interests
+            .iter()
+            .flat_map(|i| i.uris.iter().map(String::as_str))
+            .collect();
+        let revisions: Vec<(&str, String)> = watched
+            .iter()
+            .filter_map(|uri| match resources::watched(uri) {
+                Some(Watched::Revision(rev)) => Some((*uri, rev)),
+                _ => None,
+            })
+            .collect();
+        let revs: Vec<&str> = revisions.iter().map(|(_, r)| r.as_str()).collect();
+        let changed_revs = store.revisions_changed_since(seen, &revs)?;
+        let mut updated: BTreeSet<&str> = revisions
+            .iter()
+            .filter(|(_, rev)| changed_revs.contains(rev))
+            .map(|(uri, _)| *uri)
+            .collect();
+        for uri in &watched {
+            let Some(item) = resources::watched(uri).filter(|w| !matches!(w, Watched::Revision(_)))
+            else {
+                continue;
+            };
+            let digest = item_digest(store, &item)?;
+            if self.items.insert((*uri).to_string(), digest) != Some(digest) {
+                updated.insert(uri);
+            }
+        }
+        Ok(interests
+            .iter()
+            .map(|interest| {
+                let mut changes = Vec::new();
+                if interest.list {
+                    changes.push(Change::ListChanged);
+                }
+                changes.extend(
+                    interest
+                        .uris
+                        .iter()
+                        .filter(|u| updated.contains(u.as_str()))
+                        .map(|u| Change::Updated(u.clone())),
+                );
+                changes
+            })
+            .collect())
+    }
+}
+
+/// A digest of a record or decision as its resource shows it; `None` when it does not exist.
+fn item_digest(store: &mut Store, item: &Watched) -> Result<Option<[u8; 32]>, StoreError> {
+    let json = match item {
+        Watched::Record(id) => store
+            .get_record(id)?
+            .map(|r| serde_json::to_vec(&r.to_wire(None))),
+        Watched::Decision(id) => store
+            .get_decision(id)?
+            .map(|d| serde_json::to_vec(&d.to_wire(None))),
+        Watched::Revision(_) => None,
+    };
+    Ok(json
+        .transpose()
+        .map_err(|e| StoreError::Invalid(format!("could not encode a watched item: {e}")))?
+        .map(|bytes| Sha256::digest(bytes).into()))
+}
