@@ -191,7 +191,10 @@ impl Call {
             Method::Listen => return filter(params.remove("notifications")).map(Call::Listen),
             Method::Subscribe | Method::Unsubscribe => {
                 let Some(Value::String(uri)) = params.remove("uri") else {
-                    return Err(invalid(&format!("{} needs a string \"uri\"", method.name())));
+                    return Err(invalid(&format!(
+                        "{} needs a string \"uri\"",
+                        method.name()
+                    )));
                 };
                 return Ok(if method == Method::Subscribe {
                     Call::Subscribe { uri }

@@ -92,18 +92,16 @@ impl Server {
         // Room for a few lines: the reader waits when the server is busy, so unread input
         // stays in the pipe and costs no memory here.
         let (frames, received) = mpsc::sync_channel::<io::Result<Frame>>(4);
-        thread::Builder::new()
-            .name("stdin".into())
-            .spawn(move || {
-                let mut reader = LineReader::new(input);
-                loop {
-                    let frame = reader.next_frame();
-                    let last = !matches!(frame, Ok(Frame::Line(_) | Frame::TooLong { .. }));
-                    if frames.send(frame).is_err() || last {
-                        return;
-                    }
+        thread::Builder::new().name("stdin".into()).spawn(move || {
+            let mut reader = LineReader::new(input);
+            loop {
+                let frame = reader.next_frame();
+                let last = !matches!(frame, Ok(Frame::Line(_) | Frame::TooLong { .. }));
+                if frames.send(frame).is_err() || last {
+                    return;
                 }
-            })?;
+            }
+        })?;
         let mut next_poll = Instant::now() + POLL_INTERVAL;
         loop {
             let frame = if self.interested() {

@@ -68,8 +68,7 @@ impl Watch {
     /// decision looks now.
     pub fn track(&mut self, store: &mut Store, uri: &str) -> Result<(), StoreError> {
         self.arm(store)?;
-        if let Some(item) = resources::watched(uri).filter(|w| !matches!(w, Watched::Revision(_)))
-        {
+        if let Some(item) = resources::watched(uri).filter(|w| !matches!(w, Watched::Revision(_))) {
             let digest = item_digest(store, &item)?;
             self.items.insert(uri.to_string(), digest);
         }

@@ -23,6 +23,7 @@
 mod against;
 mod corpus;
 mod journal;
+mod notify;
 mod request;
 mod wire;
 
@@ -51,6 +52,10 @@ struct Opts {
     keep: bool,
     /// Another build to compare this one with (`--against`).
     against: Option<PathBuf>,
+    /// The idle span of the notification rows.
+    idle: Duration,
+    /// Only the notification rows.
+    notify_only: bool,
 }
 
 const HELP: &str = "\
@@ -62,6 +67,8 @@ usage: cargo run --release --example bench -- [options]
   --calls N       calls per timed operation (default: 1000)
   --runs N        cold starts per era (default: 40)
   --keep          keep the databases afterwards
+  --idle-secs N   the idle span of the notification rows (default: 60)
+  --notify-only   only the notification rows (idle CPU, a remember with a subscriber)
   --against PATH  only compare this build with another server binary (an earlier
                   release), interleaved in one run, at the largest --sizes";
 
@@ -76,6 +83,8 @@ fn main() -> Result<()> {
             against::compare(&opts.bin, other, &opts.shm, size, opts.calls, opts.runs)
                 .map(|table| println!("{table}"))
         }
+        None if opts.notify_only => notify::rows(&opts.bin, &opts.shm, opts.idle, opts.calls)
+            .map(|table| println!("{table}")),
         None => run(&opts, started),
     };
     if !opts.keep {
@@ -106,6 +115,8 @@ fn parse_args() -> Result<Opts> {
         page_target: 10_000,
         keep: false,
         against: None,
+        idle: Duration::from_secs(60),
+        notify_only: false,
     };
     let mut explicit_bin = false;
     let mut args = std::env::args().skip(1);
@@ -130,6 +141,8 @@ fn parse_args() -> Result<Opts> {
             "--runs" => opts.runs = value()?.parse()?,
             "--keep" => opts.keep = true,
             "--against" => opts.against = Some(PathBuf::from(value()?)),
+            "--idle-secs" => opts.idle = Duration::from_secs(value()?.parse()?),
+            "--notify-only" => opts.notify_only = true,
             "-h" | "--help" => {
                 println!("{HELP}");
                 std::process::exit(0);
@@ -447,6 +460,11 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
     print!("{table}");
     println!();
     print!("{}", request::rows(&opts.bin, &opts.dir)?);
+    println!();
+    print!(
+        "{}",
+        notify::rows(&opts.bin, &opts.shm, opts.idle, opts.calls)?
+    );
     println!();
     println!(
         "total benchmark time: {:.0} s; load average (1 min) {} at the start, {} at the end, on {} cores",

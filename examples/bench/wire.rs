@@ -43,6 +43,7 @@ pub struct Server {
     stdout: BufReader<ChildStdout>,
     next_id: u64,
     line: String,
+    notifications: u64,
 }
 
 fn command(bin: &Path, db: &Path) -> Command {
@@ -69,6 +70,7 @@ impl Server {
             stdout: BufReader::new(stdout),
             next_id: 100,
             line: String::new(),
+            notifications: 0,
         })
     }
 
@@ -90,13 +92,28 @@ impl Server {
         self.stdin.as_mut().context("stdin already closed")
     }
 
+    /// Reads the next answer line, passing over notifications (a legacy session is told of
+    /// every change to the resource list), as a host reads past them. Each notification
+    /// passed over is counted in [`Server::notifications`].
     fn read_line(&mut self) -> Result<()> {
-        self.line.clear();
-        let n = self.stdout.read_line(&mut self.line)?;
-        if n == 0 {
-            bail!("the server closed stdout (did it crash? run it by hand to see its stderr)");
+        loop {
+            self.line.clear();
+            let n = self.stdout.read_line(&mut self.line)?;
+            if n == 0 {
+                bail!("the server closed stdout (did it crash? run it by hand to see its stderr)");
+            }
+            // Answers carry an id before their method-less body; a notification is
+            // `{"jsonrpc":"2.0","method":...` (members in sorted order).
+            if !self.line.starts_with("{\"jsonrpc\":\"2.0\",\"method\":") {
+                return Ok(());
+            }
+            self.notifications += 1;
         }
-        Ok(())
+    }
+
+    /// How many notifications the answers read so far were interleaved with.
+    pub fn notifications(&self) -> u64 {
+        self.notifications
     }
 
     /// The legacy handshake a host performs before anything else.
@@ -174,6 +191,26 @@ impl Server {
             check_tool_result(tool, result)?;
         }
         Ok((times, bytes))
+    }
+
+    /// Writes one line as it is (a notification: nothing is read back).
+    pub fn send(&mut self, line: &str) -> Result<()> {
+        self.stdin()?.write_all(line.as_bytes())?;
+        Ok(())
+    }
+
+    /// Reads lines until one starts with `prefix` (for a notification that is not an
+    /// answer, such as a listen stream's acknowledgement).
+    pub fn read_until(&mut self, prefix: &str) -> Result<()> {
+        loop {
+            self.line.clear();
+            if self.stdout.read_line(&mut self.line)? == 0 {
+                bail!("the server closed stdout");
+            }
+            if self.line.starts_with(prefix) {
+                return Ok(());
+            }
+        }
     }
 
     /// The length of the last answer line, in bytes (its newline included).

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 
 use crate::call::{self, Call, Filter, Method, SharedCall};
 use crate::jsonrpc::{ErrorObject, Id, Notification};
-use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::resources;
+use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::version::{LOG_LEVELS, Version};
 use crate::watch::{Change, Interest, MAX_WATCHED_URIS};
 use crate::wire::Payload;

@@ -47,7 +47,9 @@ impl Store {
             return Ok(None);
         }
         let conn = self.conn()?;
-        Ok(Some(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?))
+        Ok(Some(
+            conn.query_row("PRAGMA data_version", [], |r| r.get(0))?,
+        ))
     }
 }
 
@@ -90,6 +92,11 @@ mod tests {
         assert_eq!(changed, vec![REV.to_string(), other.clone()]);
         let now = store.change_version().unwrap();
         assert!(now > v);
-        assert!(store.revisions_changed_since(now, &[REV]).unwrap().is_empty());
+        assert!(
+            store
+                .revisions_changed_since(now, &[REV])
+                .unwrap()
+                .is_empty()
+        );
     }
 }
