@@ -27,6 +27,15 @@ pub const DEFAULT_PAGE: u64 = 50;
 
 pub const REVISION_PATTERN: &str = "^sha256:[0-9a-f]{64}$";
 
+/// The `anyOf` branches of a nullable value: `ty` or `null`, one `type` each. A `type` array
+/// (`["boolean", "null"]`) says the same in JSON Schema, but several model providers map tool
+/// schemas onto a dialect with a single `type` per schema and reject or drop it (the MCP
+/// Inspector's schema portability check warns about it: rule `type-union`), so no schema of
+/// ours writes `type` as an array.
+pub fn or_null(ty: &str) -> Value {
+    json!([{"type": ty}, {"type": "null"}])
+}
+
 pub fn artifact_input() -> Value {
     json!({
         "type": "object",
@@ -117,7 +126,7 @@ pub fn record_output() -> Value {
             "artifact": artifact_output(),
             "created_at": {"type": "string"},
             "updated_at": {"type": "string"},
-            "stale": {"type": ["boolean", "null"], "description": "true: written for another revision than the one supplied; null: no revision supplied."}
+            "stale": {"anyOf": or_null("boolean"), "description": "true: written for another revision than the one supplied; null: no revision supplied."}
         },
         "required": ["id", "kind", "tags", "entity_ids", "id_scheme", "artifact", "created_at", "updated_at", "stale"]
     })
@@ -189,7 +198,7 @@ pub fn decision_output() -> Value {
             "artifact": artifact_output(),
             "created_at": {"type": "string"},
             "updated_at": {"type": "string"},
-            "stale": {"type": ["boolean", "null"]}
+            "stale": {"anyOf": or_null("boolean")}
         },
         "required": ["id", "subject", "disposition", "basis", "artifact", "created_at", "updated_at", "stale"]
     })
