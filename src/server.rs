@@ -117,16 +117,23 @@ impl Server {
                     Err(mpsc::RecvError) => return Ok(()),
                 }
             };
-            let messages = match frame {
+            match frame {
                 Some(Frame::Eof) => {
                     log::debug!("input closed; exiting");
                     return Ok(());
                 }
-                Some(frame) => self.answer_frame(frame),
-                None => Vec::new(),
-            };
-            for message in messages {
-                framing::write_line(output, message.into_line())?;
+                Some(frame) => {
+                    // The answers go out before the look at what changed, which may wait.
+                    for message in self.answer_frame_only(frame) {
+                        framing::write_line(output, message.into_line())?;
+                    }
+                    let mut after = Vec::new();
+                    self.after_request(&mut after);
+                    for message in after {
+                        framing::write_line(output, message.into_line())?;
+                    }
+                }
+                None => {}
             }
             if self.interested() && Instant::now() >= next_poll {
                 next_poll = Instant::now() + POLL_INTERVAL;

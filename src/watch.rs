@@ -92,10 +92,12 @@ impl Watch {
         interests: &[&Interest],
     ) -> Result<Vec<Vec<Change>>, StoreError> {
         let none = || interests.iter().map(|_| Vec::new()).collect();
+        let now = store.change_version()?;
         let Some(seen) = self.seen else {
+            // `arm` could not read the counter (another process held the lock): start here.
+            self.seen = Some(now);
             return Ok(none());
         };
-        let now = store.change_version()?;
         if now == seen {
             return Ok(none());
         }

@@ -426,8 +426,31 @@ fn check_answer_for(request: &Value, answer: &Value) -> Result<()> {
     Ok(())
 }
 
+/// What a server tells a client on its own after answering a frame: what changed, and log
+/// messages. These follow the frame's answers and are not answers.
+const TOLD_AFTER: [&str; 3] = [
+    "notifications/resources/list_changed",
+    "notifications/resources/updated",
+    "notifications/message",
+];
+
+fn is_told_after(v: &Value) -> bool {
+    v.get("method")
+        .and_then(Value::as_str)
+        .is_some_and(|m| TOLD_AFTER.contains(&m))
+}
+
 /// Properties 2 and 3 for one frame: `input` is `None` for an oversized line.
 fn check_frame(input: Option<&[u8]>, batches_allowed: bool, outputs: &[Value]) -> Result<()> {
+    let answered = outputs.iter().take_while(|v| !is_told_after(v)).count();
+    let (outputs, told) = outputs.split_at(answered);
+    for note in told {
+        ensure!(
+            is_told_after(note),
+            "an answer after the notifications of a change"
+        );
+        check_message(note)?;
+    }
     for out in outputs {
         let text = serde_json::to_string(out)?;
         ensure!(!text.contains('\n'), "a message spans lines");

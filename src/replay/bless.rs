@@ -10,8 +10,9 @@ use super::{ANY, StartError, Step, TranscriptError, format, serve_in_process};
 /// Re-records a transcript's expectations from the in-process server, for when its answers
 /// change on purpose (a new tool in `tools/list`). Every line but the `expect`s is kept as it
 /// was (comments, notes, the exact `send` text); after each send come the lines the server now
-/// writes for it. Where the old expectation at the same position had [`ANY`], the new one
-/// keeps it, so volatile values stay wildcards. Returns the new text; review the diff before
+/// writes for it. Where the old expectation of the same message (the next one answering the
+/// same id, or a notification of the same method) had [`ANY`], the new one keeps it, so
+/// volatile values stay wildcards. Returns the new text; review the diff before
 /// committing it, since whatever the server says becomes the expectation.
 ///
 /// A file that names several versions is blessed under each of them, and the version in
@@ -91,10 +92,16 @@ fn bless_as(text: &str, version: Option<&str>) -> Result<String, BlessError> {
 
     let mut index = 0usize;
     let mut next_expect = |mut v: Value| -> Result<String, BlessError> {
-        if let Some(o) = old.get(index) {
-            keep_wildcards(o, &mut v);
+        // The old expectation this line stands for: the next one that answers the same id
+        // (or, for a notification, has the same method), so a line the server now writes in
+        // between (a notification) does not shift every later wildcard onto the wrong line.
+        let same = |o: &&Value| o.get("id") == v.get("id") && o.get("method") == v.get("method");
+        if let Some(at) = old.iter().skip(index).position(|o| same(&o)) {
+            if let Some(o) = old.get(index + at) {
+                keep_wildcards(o, &mut v);
+            }
+            index += at + 1;
         }
-        index += 1;
         if let Some(version) = version {
             let shared = versions::unexpand(&v, version);
             if versions::expand(&shared, version) != v {
@@ -238,6 +245,37 @@ mod tests {
     /// A recorded session that pages through a recall replays against a fresh server although
     /// that server seals its cursors with another secret: the recorded cursor matches the one
     /// issued at the same position, and the next page's request carries the issued one.
+    /// Regression (issue 14): blessing a transcript after the server began writing a
+    /// notification between two answers kept each old wildcard on the line at the same
+    /// position, so every later answer lost its wildcards.
+    #[test]
+    fn bless_keeps_wildcards_on_the_answer_they_belong_to_when_a_line_is_inserted() {
+        let rev = format!("sha256:{}", "cd".repeat(32));
+        let text = format!(
+            r#"{{"send":{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}}}}}}}}
+{{"expect":{{"id":0,"jsonrpc":"2.0","result":"{{{{any}}}}"}}}}
+{{"send":{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"remember","arguments":{{"artifact":{{"revision":"{rev}","format":"step"}},"entity_ids":[],"note":"n"}}}}}}}}
+{{"expect":{{"id":1,"jsonrpc":"2.0","result":"{{{{any}}}}"}}}}
+{{"send":{{"jsonrpc":"2.0","id":2,"method":"ping"}}}}
+{{"expect":{{"id":2,"jsonrpc":"2.0","result":"{{{{any}}}}"}}}}
+"#
+        );
+        let blessed = bless(&text).unwrap();
+        let lines: Vec<&str> = blessed.lines().collect();
+        assert_eq!(
+            lines[3],
+            r#"{"expect":{"id":1,"jsonrpc":"2.0","result":"{{any}}"}}"#
+        );
+        assert!(
+            lines[4].contains("notifications/resources/list_changed"),
+            "{blessed}"
+        );
+        assert_eq!(
+            lines[6],
+            r#"{"expect":{"id":2,"jsonrpc":"2.0","result":"{{any}}"}}"#
+        );
+    }
+
     #[test]
     fn in_process_replay_matches_cursors_sealed_by_another_database() {
         let rev = format!("sha256:{}", "ab".repeat(32));
@@ -257,10 +295,12 @@ mod tests {
         );
         let blessed = bless(&text).unwrap();
         let t = Transcript::parse(&blessed).unwrap();
+        // The last answer that pages (notifications of the writes come between the answers).
         let cursor = t
             .expected()
-            .last()
-            .and_then(|(_, v)| v["result"]["structuredContent"]["next_cursor"].as_str())
+            .iter()
+            .rev()
+            .find_map(|(_, v)| v["result"]["structuredContent"]["next_cursor"].as_str())
             .map(str::to_string)
             .unwrap();
         // The second page, as a client sends it: with the cursor it was given.
@@ -289,7 +329,8 @@ mod tests {
         let answered = Transcript::parse(&recorded)
             .unwrap()
             .expected()
-            .get(4)
+            .iter()
+            .find(|(_, v)| v["id"] == 4)
             .and_then(|(_, v)| v["result"]["structuredContent"]["next_cursor"].as_str())
             .map(str::to_string)
             .unwrap();
@@ -300,9 +341,10 @@ mod tests {
             .replace(&answered, &foreign);
         assert!(foreign_text.contains(&foreign));
         let t = Transcript::parse(&foreign_text).unwrap();
+        // Six answers and the list_changed notification after each of the three writes.
         assert_eq!(
             compare(&t, &in_process::run(&t).unwrap()),
-            Outcome::Match { lines: 6 }
+            Outcome::Match { lines: 9 }
         );
         // A cursor at another position still differs.
         let moved = foreign_text.replace(&foreign, &foreign.replacen("c2.", "c2.1", 1));

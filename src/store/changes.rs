@@ -4,18 +4,22 @@
 
 use rusqlite::OptionalExtension;
 
+use super::open::without_waiting;
 use super::{Store, StoreError};
 
 impl Store {
     /// The change counter: it moves with every row a write inserts, replaces or deletes,
-    /// whichever process wrote it. 0 for a file not created yet.
+    /// whichever process wrote it. 0 for a file not created yet. Like every look here it does
+    /// not wait for a lock another process holds: it fails at once, to be tried again later.
     pub fn change_version(&mut self) -> Result<i64, StoreError> {
-        let tx = self.read()?;
-        let v = tx
-            .prepare_cached("SELECT value FROM counters WHERE name = 'change'")?
-            .query_row([], |r| r.get(0))
-            .optional()?;
-        Ok(v.unwrap_or(0))
+        without_waiting(|| {
+            let tx = self.read()?;
+            let v = tx
+                .prepare_cached("SELECT value FROM counters WHERE name = 'change'")?
+                .query_row([], |r| r.get(0))
+                .optional()?;
+            Ok(v.unwrap_or(0))
+        })
     }
 
     /// The revisions among `revisions` whose resource changed after change `since`: a write
@@ -26,18 +30,20 @@ impl Store {
         since: i64,
         revisions: &[&str],
     ) -> Result<Vec<String>, StoreError> {
-        let tx = self.read()?;
-        let mut stmt = tx.prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM changes WHERE version > ?1 AND (revision = ?2 \
-             OR locator IN (SELECT locator FROM changes WHERE revision = ?2)))",
-        )?;
-        let mut changed = Vec::new();
-        for rev in revisions {
-            if stmt.query_row(rusqlite::params![since, rev], |r| r.get::<_, bool>(0))? {
-                changed.push((*rev).to_string());
+        without_waiting(|| {
+            let tx = self.read()?;
+            let mut stmt = tx.prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM changes WHERE version > ?1 AND (revision = ?2 \
+                 OR locator IN (SELECT locator FROM changes WHERE revision = ?2)))",
+            )?;
+            let mut changed = Vec::new();
+            for rev in revisions {
+                if stmt.query_row(rusqlite::params![since, rev], |r| r.get::<_, bool>(0))? {
+                    changed.push((*rev).to_string());
+                }
             }
-        }
-        Ok(changed)
+            Ok(changed)
+        })
     }
 
     /// `PRAGMA data_version` of the open file: it moves when another connection commits. `None`

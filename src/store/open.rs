@@ -17,6 +17,7 @@
 //! Before any pragma that writes, the file is inspected (see `inspect.rs`); the read-only
 //! open is in `read_only.rs`, the online backup in `backup.rs`.
 
+use std::cell::Cell;
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -264,6 +265,23 @@ fn setup(conn: &mut Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
+thread_local! {
+    /// How long the busy handler of this thread's statements waits: [`BUSY_TIMEOUT`], except
+    /// inside [`without_waiting`]. SQLite calls the handler on the thread running the
+    /// statement, so a thread-local is exactly the statement's setting.
+    static PATIENCE: Cell<Duration> = const { Cell::new(BUSY_TIMEOUT) };
+}
+
+/// Runs `f` with statements that give up at once when another connection holds the lock:
+/// for looks that can wait for the next turn (is there a change to tell a client of?) and
+/// must not hold up the requests behind them.
+pub(super) fn without_waiting<T>(f: impl FnOnce() -> T) -> T {
+    let before = PATIENCE.with(|p| p.replace(Duration::ZERO));
+    let out = f();
+    PATIENCE.with(|p| p.set(before));
+    out
+}
+
 /// The busy handler: while another connection holds the lock, look again about every
 /// millisecond (with a little jitter, so that waiting processes do not poll in step) until
 /// [`BUSY_TIMEOUT`] has passed since this wait began. SQLite's own `busy_timeout` sleeps
@@ -276,7 +294,7 @@ fn fair_wait() -> impl FnMut(i32) -> bool + Send + 'static {
         if count == 0 {
             started = Instant::now();
         }
-        if started.elapsed() >= BUSY_TIMEOUT {
+        if started.elapsed() >= PATIENCE.with(Cell::get) {
             return false;
         }
         let jitter = std::time::SystemTime::now()

@@ -107,6 +107,7 @@ pub struct Server {
     stdout: Option<BufReader<ChildStdout>>,
     next_id: u64,
     stderr_path: PathBuf,
+    notifications: Vec<Value>,
 }
 
 impl Server {
@@ -151,6 +152,7 @@ impl Server {
             stdout: Some(stdout),
             next_id: 1,
             stderr_path: stderr_path.to_path_buf(),
+            notifications: Vec::new(),
         })
     }
 
@@ -162,7 +164,21 @@ impl Server {
         Ok(())
     }
 
+    /// The next message that is not a notification; notifications read on the way are kept
+    /// (see [`Server::take_notifications`]), as a host reads past them.
     pub fn receive(&mut self) -> anyhow::Result<Value> {
+        loop {
+            let message = self.receive_any()?;
+            if message.get("method").is_some() && message.get("id").is_none() {
+                self.notifications.push(message);
+                continue;
+            }
+            return Ok(message);
+        }
+    }
+
+    /// The next message, whatever it is.
+    pub fn receive_any(&mut self) -> anyhow::Result<Value> {
         let mut line = String::new();
         let stdout = self.stdout.as_mut().context("stdout already taken")?;
         let n = stdout.read_line(&mut line)?;
@@ -170,6 +186,11 @@ impl Server {
             bail!("the server closed its output; stderr: {}", self.stderr());
         }
         Ok(serde_json::from_str(&line)?)
+    }
+
+    /// The notifications `receive` has read past since the last call.
+    pub fn take_notifications(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.notifications)
     }
 
     /// Sends a request and returns the response message (checked to carry the same id).

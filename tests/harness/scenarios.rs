@@ -153,6 +153,10 @@ fn write_until_killed(
             }
             let response: Value = serde_json::from_str(&line)
                 .with_context(|| format!("a line that is not JSON: {line:?}"))?;
+            // What the session is told of its own writes: not an answer.
+            if response.get("method").is_some() && response.get("id").is_none() {
+                continue;
+            }
             let id = response["id"]
                 .as_u64()
                 .context("an answer without an integer id")?;
