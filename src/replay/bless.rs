@@ -96,7 +96,7 @@ fn bless_as(text: &str, version: Option<&str>) -> Result<String, BlessError> {
         // (or, for a notification, has the same method), so a line the server now writes in
         // between (a notification) does not shift every later wildcard onto the wrong line.
         let same = |o: &&Value| o.get("id") == v.get("id") && o.get("method") == v.get("method");
-        if let Some(at) = old.iter().skip(index).position(|o| same(&o)) {
+        if let Some(at) = old.iter().skip(index).position(same) {
             if let Some(o) = old.get(index + at) {
                 keep_wildcards(o, &mut v);
             }
