@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 
 use crate::version::LOG_LEVELS;
 
+mod complete;
+pub use complete::Reference;
+
 /// `initialize`: handled by the router, which opens the legacy session.
 pub const INITIALIZE: &str = "initialize";
 /// Closes a `subscriptions/listen` stream (and would cancel any request).
@@ -30,10 +33,11 @@ pub enum Method {
     ResourcesList,
     ResourcesRead,
     TemplatesList,
+    Complete,
 }
 
 /// The methods and their wire names: the only place a method name is written.
-const NAMES: [(Method, &str); 11] = [
+const NAMES: [(Method, &str); 12] = [
     (Method::Ping, "ping"),
     (Method::SetLevel, "logging/setLevel"),
     (Method::Discover, "server/discover"),
@@ -45,6 +49,7 @@ const NAMES: [(Method, &str); 11] = [
     (Method::ResourcesList, "resources/list"),
     (Method::ResourcesRead, "resources/read"),
     (Method::TemplatesList, "resources/templates/list"),
+    (Method::Complete, "completion/complete"),
 ];
 
 impl Method {
@@ -110,6 +115,14 @@ pub enum SharedCall {
     TemplatesList {
         cursor: Option<String>,
     },
+    /// `completion/complete`: the value typed so far for one argument of a prompt or one
+    /// variable of a resource template, with the arguments already chosen.
+    Complete {
+        reference: Reference,
+        argument: String,
+        value: String,
+        context: std::collections::BTreeMap<String, String>,
+    },
 }
 
 impl SharedCall {
@@ -122,6 +135,7 @@ impl SharedCall {
             SharedCall::ResourcesList { .. } => Method::ResourcesList,
             SharedCall::ResourcesRead { .. } => Method::ResourcesRead,
             SharedCall::TemplatesList { .. } => Method::TemplatesList,
+            SharedCall::Complete { .. } => Method::Complete,
         }
     }
 
@@ -215,6 +229,7 @@ impl Call {
                 Some(Value::String(uri)) => SharedCall::ResourcesRead { uri },
                 _ => return Err(invalid("resources/read needs a string \"uri\"")),
             },
+            Method::Complete => complete::parse(&mut params)?,
         };
         Ok(Call::Shared(shared))
     }

@@ -55,10 +55,11 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
     server_info.insert("version".into(), json!(SERVER_VERSION));
     let mut result = Payload::default();
     result.insert("protocolVersion", json!(version.as_str()));
-    result.insert(
-        "capabilities",
-        json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}}),
-    );
+    let mut capabilities = json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}});
+    if version.features().completions {
+        capabilities["completions"] = json!({});
+    }
+    result.insert("capabilities", capabilities);
     result.insert("serverInfo", Value::Object(server_info));
     result.insert("instructions", json!(service::INSTRUCTIONS));
     (

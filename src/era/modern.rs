@@ -156,7 +156,7 @@ fn discover_result() -> Payload {
     result.insert("supportedVersions", json!(Version::modern_strings()));
     result.insert(
         "capabilities",
-        json!({"tools": {}, "prompts": {}, "resources": {}}),
+        json!({"tools": {}, "prompts": {}, "resources": {}, "completions": {}}),
     );
     result.insert("instructions", json!(service::INSTRUCTIONS));
     result
