@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 
 use crate::version::LOG_LEVELS;
 
+mod complete;
+pub use complete::Reference;
+
 /// `initialize`: handled by the router, which opens the legacy session.
 pub const INITIALIZE: &str = "initialize";
 /// Closes a `subscriptions/listen` stream (and would cancel any request).
@@ -38,10 +41,11 @@ pub enum Method {
     TemplatesList,
     Subscribe,
     Unsubscribe,
+    Complete,
 }
 
 /// The methods and their wire names: the only place a method name is written.
-const NAMES: [(Method, &str); 13] = [
+const NAMES: [(Method, &str); 14] = [
     (Method::Ping, "ping"),
     (Method::SetLevel, "logging/setLevel"),
     (Method::Discover, "server/discover"),
@@ -55,6 +59,7 @@ const NAMES: [(Method, &str); 13] = [
     (Method::TemplatesList, "resources/templates/list"),
     (Method::Subscribe, "resources/subscribe"),
     (Method::Unsubscribe, "resources/unsubscribe"),
+    (Method::Complete, "completion/complete"),
 ];
 
 impl Method {
@@ -136,6 +141,14 @@ pub enum SharedCall {
     TemplatesList {
         cursor: Option<String>,
     },
+    /// `completion/complete`: the value typed so far for one argument of a prompt or one
+    /// variable of a resource template, with the arguments already chosen.
+    Complete {
+        reference: Reference,
+        argument: String,
+        value: String,
+        context: std::collections::BTreeMap<String, String>,
+    },
 }
 
 impl SharedCall {
@@ -148,6 +161,7 @@ impl SharedCall {
             SharedCall::ResourcesList { .. } => Method::ResourcesList,
             SharedCall::ResourcesRead { .. } => Method::ResourcesRead,
             SharedCall::TemplatesList { .. } => Method::TemplatesList,
+            SharedCall::Complete { .. } => Method::Complete,
         }
     }
 
@@ -254,6 +268,7 @@ impl Call {
                 Some(Value::String(uri)) => SharedCall::ResourcesRead { uri },
                 _ => return Err(invalid("resources/read needs a string \"uri\"")),
             },
+            Method::Complete => complete::parse(&mut params)?,
         };
         Ok(Call::Shared(shared))
     }

@@ -15,12 +15,14 @@
 //! ```
 //!
 //! Modules in reading order: [`framing`], [`jsonrpc`], [`wire`], [`server`], [`era`],
-//! [`version`], [`call`], [`service`], [`tools`], [`prompts`], [`resources`], [`review`],
-//! [`store`], [`replay`], [`logging`], [`text`], [`time`], [`bounds`]. Imports point down
-//! this diagram; `version`, `text` and `time` are leaves that import nothing from the crate.
+//! [`version`], [`call`], [`service`], [`tools`], [`prompts`], [`resources`],
+//! [`completions`], [`review`], [`store`], [`replay`], [`logging`], [`text`], [`time`],
+//! [`bounds`]. Imports point down this diagram; `version`, `text` and `time` are leaves that
+//! import nothing from the crate.
 
 pub mod bounds;
 pub mod call;
+pub mod completions;
 pub mod era;
 pub mod framing;
 pub mod jsonrpc;

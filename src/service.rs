@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 
 use crate::bounds;
 use crate::call::{Method, SharedCall};
+use crate::completions::{self, CompletionError};
 use crate::prompts;
 use crate::resources::{self, ResourceError};
 use crate::store::Store;
@@ -162,6 +163,16 @@ impl Service {
             SharedCall::ResourcesList { cursor } => self.list_resources(cursor.as_deref(), f),
             SharedCall::ResourcesRead { uri } => self.read_resource(uri),
             SharedCall::TemplatesList { cursor } => list_templates(cursor.as_deref(), f),
+            SharedCall::Complete {
+                reference,
+                argument,
+                value,
+                context,
+            } => completions::complete(&mut self.store, &reference, &argument, &value, &context)
+                .map_err(|e| match e {
+                    CompletionError::Invalid(m) => ServiceError::InvalidParams(m),
+                    CompletionError::Storage(m) => ServiceError::Internal(m),
+                }),
         };
         out.map(Payload::from_map)
     }

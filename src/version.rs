@@ -93,6 +93,7 @@ impl Version {
             titles: self >= Version::V2025_06_18,
             structured_content: self >= Version::V2025_06_18,
             schema_errors_as_tool_results: self >= Version::V2025_11_25,
+            completions: self >= Version::V2025_03_26,
         }
     }
 }
@@ -109,6 +110,9 @@ pub struct Features {
     /// Tool input-schema failures are `isError` results (2025-11-25 on, SEP-1303); before
     /// that they are JSON-RPC -32602.
     pub schema_errors_as_tool_results: bool,
+    /// The `completions` server capability (2025-03-26 on). `completion/complete` itself is
+    /// in every revision and is answered in every one.
+    pub completions: bool,
 }
 
 #[cfg(test)]
@@ -157,6 +161,9 @@ mod tests {
                 .features()
                 .schema_errors_as_tool_results
         );
+        assert!(!Version::V2024_11_05.features().completions);
+        assert!(Version::V2025_03_26.features().completions);
+        assert!(Version::V2026_07_28.features().completions);
         assert!(Version::V2025_03_26.accepts_batches());
         assert!(!Version::V2025_06_18.accepts_batches());
     }

@@ -806,12 +806,12 @@ fn replay_bless_restores_a_stale_expectation_and_keeps_wildcards() {
 fn replay_bless_refuses_a_shared_transcript_whose_versions_answer_differently() {
     let dir = TempDir::new("bless-shared").unwrap();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("protocol-fixtures/legacy/shared/0001_handshake_initialized_ping.jsonl");
+        .join("protocol-fixtures/legacy/shared/0007_handshake_initialized_ping.jsonl");
     let original = std::fs::read_to_string(&fixture).unwrap();
     // 2025-06-18 adds serverInfo.title: the two versions no longer answer alike.
     let mixed = original.replace(
-        r#"{"versions":["2024-11-05","2025-03-26"]}"#,
-        r#"{"versions":["2024-11-05","2025-06-18"]}"#,
+        r#"{"versions":["2025-06-18","2025-11-25"]}"#,
+        r#"{"versions":["2025-03-26","2025-06-18"]}"#,
     );
     assert_ne!(mixed, original);
     let copy = dir.path().join("t.jsonl");

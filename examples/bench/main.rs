@@ -21,6 +21,7 @@
 #![allow(clippy::print_stdout)] // the table on stdout is this program's output
 
 mod against;
+mod complete;
 mod corpus;
 mod journal;
 mod notify;
@@ -250,6 +251,8 @@ struct SizeReport {
     /// The disk's flush floor measured just before this size's disk run: it varies with what
     /// else the machine's disk is doing.
     floor: Duration,
+    /// `completion/complete` (the disk run only).
+    completions: Vec<complete::Figures>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -558,10 +561,11 @@ fn measure_size(
             answer_bytes: answer_bytes / n.max(1),
         });
     }
-    let paging = if op_count == OPS.len() {
-        Some(page_through(&mut s, opts.page_target)?)
+    let (paging, completions) = if op_count == OPS.len() {
+        let completions = complete::measure(&mut s, n)?;
+        (Some(page_through(&mut s, opts.page_target)?), completions)
     } else {
-        None
+        (None, Vec::new())
     };
     let hwm = s.vm_hwm()?;
     let exit = s.close()?;
@@ -576,6 +580,7 @@ fn measure_size(
         records_at_end,
         exit,
         floor: Duration::ZERO,
+        completions,
     })
 }
 
@@ -778,6 +783,11 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
             }
         }
     }
+    let completions: Vec<(usize, &[complete::Figures])> = reports
+        .iter()
+        .map(|r| (r.size, r.completions.as_slice()))
+        .collect();
+    rows.extend(complete::rows(&completions, fmt_dur));
     for rep in reports {
         if let Some((n, t)) = rep.paging {
             let mut r = Row::new(format!("paging next_cursor ({n} matches, 200/page)"));

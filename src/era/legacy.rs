@@ -89,15 +89,16 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
     server_info.insert("version".into(), json!(SERVER_VERSION));
     let mut result = Payload::default();
     result.insert("protocolVersion", json!(version.as_str()));
-    result.insert(
-        "capabilities",
-        json!({
-            "tools": {},
-            "prompts": {},
-            "resources": {"subscribe": true, "listChanged": true},
-            "logging": {},
-        }),
-    );
+    let mut capabilities = json!({
+        "tools": {},
+        "prompts": {},
+        "resources": {"subscribe": true, "listChanged": true},
+        "logging": {},
+    });
+    if version.features().completions {
+        capabilities["completions"] = json!({});
+    }
+    result.insert("capabilities", capabilities);
     result.insert("serverInfo", Value::Object(server_info));
     result.insert("instructions", json!(service::INSTRUCTIONS));
     (

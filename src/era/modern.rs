@@ -219,6 +219,7 @@ fn discover_result() -> Payload {
             "tools": {},
             "prompts": {},
             "resources": {"subscribe": true, "listChanged": true},
+            "completions": {},
         }),
     );
     result.insert("instructions", json!(service::INSTRUCTIONS));

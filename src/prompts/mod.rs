@@ -155,6 +155,12 @@ pub fn catalog() -> Vec<Value> {
         .collect()
 }
 
+/// The names of a prompt's arguments, `None` for an unknown prompt (`completion/complete`).
+pub fn argument_names(name: &str) -> Option<Vec<&'static str>> {
+    let spec = PROMPTS.iter().find(|p| p.name == name)?;
+    Some(spec.args.iter().map(|a| a.name).collect())
+}
+
 /// Renders a prompt: the `GetPromptResult` object (`description?`, `messages`).
 pub fn get(name: &str, args: &Map<String, Value>) -> Result<Value, PromptError> {
     let spec = PROMPTS

@@ -26,6 +26,7 @@
 //! - `decisions.rs`: remember, recall and forget decisions.
 //! - `browse.rs`: lookups by id and revision, the revision list, export order.
 //! - `changes.rs`: the change journal the triggers keep, and `data_version`.
+//! - `complete.rs`: the stored values that start with a prefix, for `completion/complete`.
 //! - `import.rs`: importing an export, judged line by line in one transaction.
 //! - `check.rs`: the integrity check and the schema version.
 //! - `fixtures.rs`: what the unit tests share.
@@ -35,6 +36,7 @@ mod browse;
 mod changes;
 mod check;
 mod codec;
+mod complete;
 mod decision_rows;
 mod decisions;
 mod error;
@@ -60,6 +62,7 @@ use std::time::Duration;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use browse::RevisionSummary;
+pub use complete::{Completable, Matches, Narrowing, prefix_upper_bound};
 pub use decisions::{DecisionQuery, NewDecision};
 pub use error::StoreError;
 pub use file::FileChange;
