@@ -76,11 +76,22 @@ impl Watch {
     }
 
     /// True when another connection committed to the file since the last poll: one cheap
-    /// pragma, no query.
+    /// pragma, no query. Before this process has opened the file (another one may create it)
+    /// it asks the change counter instead, which opens the file once it exists.
     pub fn foreign_commit(&mut self, store: &mut Store) -> Result<bool, StoreError> {
-        let now = store.data_version()?;
-        let moved = now.is_some() && self.data_version.is_some() && now != self.data_version;
-        self.data_version = now.or(self.data_version);
+        let Some(now) = store.data_version()? else {
+            return Ok(self
+                .seen
+                .is_some_and(|seen| store.change_version().is_ok_and(|v| v != seen)));
+        };
+        let moved = match self.data_version {
+            Some(before) => before != now,
+            // The first poll of an open file: what the counter says since the last look.
+            None => self
+                .seen
+                .is_some_and(|seen| store.change_version().is_ok_and(|v| v != seen)),
+        };
+        self.data_version = Some(now);
         Ok(moved)
     }
 
