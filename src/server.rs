@@ -211,7 +211,7 @@ impl Server {
     }
 
     /// After a request: the session's log messages for what the service reported, then the
-    /// notifications for what it changed.
+    /// notifications for what it changed (a request that wrote nothing needs no look).
     fn after_request(&mut self, out: &mut Vec<Outgoing>) {
         for (level, message) in self.service.take_log() {
             if let Some(n) = self
@@ -222,7 +222,9 @@ impl Server {
                 out.push(Outgoing::Notification(n));
             }
         }
-        out.extend(self.changes());
+        if self.watch.wrote(self.service.store()) {
+            out.extend(self.changes());
+        }
     }
 
     /// Answers one frame: the messages to write, in order (usually zero or one).

@@ -46,7 +46,17 @@ pub struct Watch {
     items: HashMap<String, Option<[u8; 32]>>,
     /// `PRAGMA data_version` at the last poll.
     data_version: Option<i64>,
+    /// The file's stat at the last poll: while it is the same, nobody committed.
+    file_stamp: Option<(std::time::SystemTime, std::time::SystemTime, u64)>,
+    /// Polls since the last full look at `data_version` (see `foreign_commit`).
+    polls_since_pragma: u32,
+    /// This connection's change count at the last look.
+    own_changes: u64,
 }
+
+/// A poll asks SQLite at least this often even when the file's stat is unchanged: a stat
+/// cannot tell two commits in one tick of the file system's clock apart.
+const PRAGMA_EVERY: u32 = 10;
 
 impl Watch {
     /// Starts (or keeps) looking: from now on, changes count. Called when an interest is
@@ -79,6 +89,13 @@ impl Watch {
     /// pragma, no query. Before this process has opened the file (another one may create it)
     /// it asks the change counter instead, which opens the file once it exists.
     pub fn foreign_commit(&mut self, store: &mut Store) -> Result<bool, StoreError> {
+        let stamp = store.file_stamp();
+        self.polls_since_pragma += 1;
+        if stamp.is_some() && stamp == self.file_stamp && self.polls_since_pragma < PRAGMA_EVERY {
+            return Ok(false);
+        }
+        self.file_stamp = stamp;
+        self.polls_since_pragma = 0;
         let Some(now) = store.data_version()? else {
             return Ok(self
                 .seen
@@ -95,6 +112,12 @@ impl Watch {
         Ok(moved)
     }
 
+    /// Whether this process wrote since the last look: a request that did not needs no look
+    /// (writes by others are found by the poll). No query.
+    pub fn wrote(&self, store: &Store) -> bool {
+        store.own_changes() != self.own_changes
+    }
+
     /// What changed since the last look, for each interest in order. Nothing when the change
     /// counter has not moved.
     pub fn look(
@@ -103,16 +126,7 @@ impl Watch {
         interests: &[&Interest],
     ) -> Result<Vec<Vec<Change>>, StoreError> {
         let none = || interests.iter().map(|_| Vec::new()).collect();
-        let now = store.change_version()?;
-        let Some(seen) = self.seen else {
-            // `arm` could not read the counter (another process held the lock): start here.
-            self.seen = Some(now);
-            return Ok(none());
-        };
-        if now == seen {
-            return Ok(none());
-        }
-        self.seen = Some(now);
+        self.own_changes = store.own_changes();
         let watched: BTreeSet<&str> = interests
             .iter()
             .flat_map(|i| i.uris.iter().map(String::as_str))
@@ -125,7 +139,14 @@ impl Watch {
             })
             .collect();
         let revs: Vec<&str> = revisions.iter().map(|(_, r)| r.as_str()).collect();
-        let changed_revs = store.revisions_changed_since(seen, &revs)?;
+        let (now, changed_revs) = store.changes_since(self.seen, &revs)?;
+        let Some(seen) = self.seen.replace(now) else {
+            // `arm` could not read the counter (another process held the lock): start here.
+            return Ok(none());
+        };
+        if now == seen {
+            return Ok(none());
+        }
         let mut updated: BTreeSet<&str> = revisions
             .iter()
             .filter(|(_, rev)| changed_revs.contains(rev))

@@ -21,7 +21,8 @@ use crate::corpus::Corpus;
 use crate::fmt_dur;
 use crate::wire::{Server, Stats};
 
-const ROUNDS: usize = 10;
+/// Rounds of the 2026-07-28 comparison (a stream is opened and cancelled per round).
+const ROUNDS: usize = 20;
 
 fn modern(params: Value) -> Value {
     let mut p = params;
@@ -79,33 +80,30 @@ pub fn rows(bin: &Path, dir: &Path, idle: Duration, calls: usize) -> Result<Stri
     )?;
     stateless.close()?;
 
-    // A remember with and without a subscriber, alternating rounds in one session.
+    // A remember with and without a subscriber, alternating call by call in one session
+    // (the subscribe and unsubscribe in between are not timed).
     let uri = format!("review://revisions/{rev}");
-    let per_round = calls.div_ceil(ROUNDS);
     let mut with = Vec::new();
     let mut without = Vec::new();
     let notified_before = watching.notifications();
-    let mut k = 1;
-    for round in 0..ROUNDS {
-        let subscribed = round % 2 == 0;
+    for k in 1..=calls {
+        let subscribed = k % 2 == 0;
         let method = if subscribed {
             "resources/subscribe"
         } else {
             "resources/unsubscribe"
         };
         watching.round_trip_method(method, json!({"uri": uri}))?;
-        for _ in 0..per_round {
-            let (tool, mut args) = corpus.remember_named(0, k);
-            args["artifact"]["revision"] = json!(rev);
-            k += 1;
-            let (t, _) = watching.call(tool, args)?;
-            if subscribed {
-                with.push(t)
-            } else {
-                without.push(t)
-            }
+        let (tool, mut args) = corpus.remember_named(0, k);
+        args["artifact"]["revision"] = json!(rev);
+        let (t, _) = watching.call(tool, args)?;
+        if subscribed {
+            with.push(t)
+        } else {
+            without.push(t)
         }
     }
+    let mut k = calls + 1;
     let notified = watching.notifications() - notified_before;
     watching.close()?;
     let (with, without) = (Stats::new(with), Stats::new(without));
@@ -117,49 +115,77 @@ pub fn rows(bin: &Path, dir: &Path, idle: Duration, calls: usize) -> Result<Stri
         with.p50().as_secs_f64() / without.p50().as_secs_f64().max(1e-9)
     )?;
 
-    // The same for a 2026-07-28 client: a listen stream subscribed to the revision, or none.
-    let mut s = Server::spawn(bin, &db)?;
+    // The same for 2026-07-28 clients: a listen stream of the resource list only (what
+    // Claude Code 2.1.328 opens), and one also subscribed to the revision; or no stream.
+    for (what, filter) in [
+        (
+            "list changes (as Claude Code listens)",
+            json!({"resourcesListChanged": true}),
+        ),
+        (
+            "list changes and the revision",
+            json!({"resourcesListChanged": true, "resourceSubscriptions": [uri]}),
+        ),
+    ] {
+        let (with, without) = listen_rounds(bin, &db, &corpus, &rev, &filter, calls, &mut k)?;
+        writeln!(
+            out,
+            "| remember p50 (2026-07-28), a stream listening to {what} | {} | no stream {} | ratio {:.2} |",
+            fmt_dur(with.p50()),
+            fmt_dur(without.p50()),
+            with.p50().as_secs_f64() / without.p50().as_secs_f64().max(1e-9)
+        )?;
+    }
+    let _ = std::fs::remove_file(&db);
+    Ok(out)
+}
+
+/// Remembers on a 2026-07-28 server in rounds alternating between a listen stream with
+/// `filter` open and none; the timings with and without.
+fn listen_rounds(
+    bin: &Path,
+    db: &Path,
+    corpus: &Corpus,
+    rev: &str,
+    filter: &Value,
+    calls: usize,
+    k: &mut usize,
+) -> Result<(Stats, Stats)> {
+    let mut s = Server::spawn(bin, db)?;
+    let per_round = calls.div_ceil(ROUNDS);
     let mut with = Vec::new();
     let mut without = Vec::new();
     let listen_id = 9_000_000u64;
     for round in 0..ROUNDS {
-        let subscribed = round % 2 == 0;
-        if subscribed {
+        let listening = round % 2 == 0;
+        if listening {
             let line = json!({"jsonrpc": "2.0", "id": listen_id, "method": "subscriptions/listen",
-                "params": modern(json!({"notifications": {"resourcesListChanged": true, "resourceSubscriptions": [uri]}}))});
+                "params": modern(json!({"notifications": filter}))});
             s.send(&format!("{line}\n"))?;
             s.read_until(
                 "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\"",
             )?;
         }
         for _ in 0..per_round {
-            let (tool, mut args) = corpus.remember_named(0, k);
+            let (tool, mut args) = corpus.remember_named(0, *k);
             args["artifact"]["revision"] = json!(rev);
-            k += 1;
+            *k += 1;
             let (t, _) = s.round_trip_method(
                 "tools/call",
                 modern(json!({"name": tool, "arguments": args})),
             )?;
-            if subscribed {
+            if listening {
                 with.push(t)
             } else {
                 without.push(t)
             }
         }
-        if subscribed {
-            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": listen_id}});
+        if listening {
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": listen_id}});
             s.send(&format!("{cancel}\n"))?;
         }
     }
     s.close()?;
-    let (with, without) = (Stats::new(with), Stats::new(without));
-    writeln!(
-        out,
-        "| remember p50 (2026-07-28), listen stream subscribed | {} | no stream {} | ratio {:.2} |",
-        fmt_dur(with.p50()),
-        fmt_dur(without.p50()),
-        with.p50().as_secs_f64() / without.p50().as_secs_f64().max(1e-9)
-    )?;
-    let _ = std::fs::remove_file(&db);
-    Ok(out)
+    Ok((Stats::new(with), Stats::new(without)))
 }

@@ -7,6 +7,10 @@ use rusqlite::OptionalExtension;
 use super::open::without_waiting;
 use super::{Store, StoreError};
 
+/// Whether revision `?2`'s resource changed after change `?1`.
+const CHANGED_SINCE: &str = "SELECT EXISTS (SELECT 1 FROM changes WHERE version > ?1 \
+    AND (revision = ?2 OR locator IN (SELECT locator FROM changes WHERE revision = ?2)))";
+
 impl Store {
     /// The change counter: it moves with every row a write inserts, replaces or deletes,
     /// whichever process wrote it. 0 for a file not created yet. Like every look here it does
@@ -22,6 +26,54 @@ impl Store {
         })
     }
 
+    /// The change counter now and, when it moved past `since`, which of `revisions` changed
+    /// meanwhile (see [`Store::revisions_changed_since`]): one read transaction.
+    pub fn changes_since(
+        &mut self,
+        since: Option<i64>,
+        revisions: &[&str],
+    ) -> Result<(i64, Vec<String>), StoreError> {
+        without_waiting(|| {
+            let tx = self.read()?;
+            let now: i64 = tx
+                .prepare_cached("SELECT value FROM counters WHERE name = 'change'")?
+                .query_row([], |r| r.get(0))
+                .optional()?
+                .unwrap_or(0);
+            let mut changed = Vec::new();
+            if let Some(since) = since.filter(|&s| s != now) {
+                let mut stmt = tx.prepare_cached(CHANGED_SINCE)?;
+                for rev in revisions {
+                    if stmt.query_row(rusqlite::params![since, rev], |r| r.get::<_, bool>(0))? {
+                        changed.push((*rev).to_string());
+                    }
+                }
+            }
+            Ok((now, changed))
+        })
+    }
+
+    /// How many rows this connection's statements have changed since it opened: no query,
+    /// no lock. A request that left it where it was wrote nothing.
+    pub fn own_changes(&self) -> u64 {
+        self.conn
+            .as_ref()
+            .map_or(0, rusqlite::Connection::total_changes)
+    }
+
+    /// The database file's modification time, change time and size, from one `stat`: a
+    /// commit by any process changes it. `None` in memory or before the file exists.
+    pub fn file_stamp(&self) -> Option<(std::time::SystemTime, std::time::SystemTime, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(self.path()?).ok()?;
+        let ctime = std::time::UNIX_EPOCH
+            + std::time::Duration::new(
+                u64::try_from(meta.ctime()).unwrap_or(0),
+                u32::try_from(meta.ctime_nsec()).unwrap_or(0),
+            );
+        Some((meta.modified().ok()?, ctime, meta.len()))
+    }
+
     /// The revisions among `revisions` whose resource changed after change `since`: a write
     /// to the revision itself, or to another revision of a file the revision has rows for
     /// (the revision's resource shows those as stale), in one read.
@@ -32,10 +84,7 @@ impl Store {
     ) -> Result<Vec<String>, StoreError> {
         without_waiting(|| {
             let tx = self.read()?;
-            let mut stmt = tx.prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM changes WHERE version > ?1 AND (revision = ?2 \
-                 OR locator IN (SELECT locator FROM changes WHERE revision = ?2)))",
-            )?;
+            let mut stmt = tx.prepare_cached(CHANGED_SINCE)?;
             let mut changed = Vec::new();
             for rev in revisions {
                 if stmt.query_row(rusqlite::params![since, rev], |r| r.get::<_, bool>(0))? {
