@@ -132,7 +132,9 @@ for name in "${runs[@]}"; do
   esac
   start=$SECONDS
   # The clients kill their own runs at 60 s; the outer timeout only catches a wedged runtime.
-  if (cd "$dir" && REVIEW_MCP_DB_PATH="$dir/review.db" timeout 120 "${cmd[@]}" >"$dir/out.log" 2>&1 </dev/null); then
+  # REVIEW_MCP_BIN: the binary itself, which the notification step spawns as a second process
+  # on the same database file (the clients get the tee as their server command).
+  if (cd "$dir" && REVIEW_MCP_DB_PATH="$dir/review.db" REVIEW_MCP_BIN="$bin" timeout 120 "${cmd[@]}" >"$dir/out.log" 2>&1 </dev/null); then
     status=PASS
     passed=$((passed + 1))
   else
