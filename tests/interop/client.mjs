@@ -233,15 +233,17 @@ async function notifyStep(ctx) {
   // The client's own handler saw it: the registered `updated` handler; for list_changed the
   // 1.x SDK's handler, or the v2 client's listChanged refetch (debounced, so waited for below).
   const handledSince = (t, method) => handled.find(h => h.t >= t && h.method === method && (method === LIST || h.uri === uri));
-  const expectBoth = async (mark, since, what) => {
+  // mark: the index in `seen` to look from; from: the time to look from in `handled`; since:
+  // the time the delays count from (and the wait of `wait_ms` starts).
+  const expectBoth = async (mark, from, since, what) => {
     const got = await waitFor(() => {
       const l = arrival(mark, LIST);
       const u = arrival(mark, UPDATED);
       return l !== undefined && u !== undefined && { l, u };
     }, Math.max(0, since + wait - performance.now()));
     check(got, `${what}: within ${wait} ms expected ${LIST} (${arrival(mark, LIST) === undefined ? 'missing' : 'seen'}) and ${UPDATED} ${uri} (${arrival(mark, UPDATED) === undefined ? 'missing' : 'seen'})`);
-    check(await waitFor(() => handledSince(since, UPDATED), 200), `${what}: the client's ${UPDATED} handler was not called`);
-    if (kind === 'sdk1') check(await waitFor(() => handledSince(since, LIST), 200), `${what}: the client's ${LIST} handler was not called`);
+    check(await waitFor(() => handledSince(from, UPDATED), 200), `${what}: the client's ${UPDATED} handler was not called`);
+    if (kind === 'sdk1') check(await waitFor(() => handledSince(from, LIST), 200), `${what}: the client's ${LIST} handler was not called`);
     return { list: got.l - since, updated: got.u - since };
   };
   // The v2 client refetches resources/list by itself on list_changed (300 ms debounce).
@@ -256,14 +258,17 @@ async function notifyStep(ctx) {
   let since = performance.now();
   const r = await client.callTool({ name: 'remember', arguments: n.session_write });
   check(!r.isError, `session write: isError: ${JSON.stringify(r)}`);
-  const own = await expectBoth(mark, since, 'session write');
+  const own = await expectBoth(mark, since, since, 'session write');
   if (kind === 'v2') await expectRefetch(since + own.list, 'session write');
 
   // 2. A second server process writes on the same file; the session sends nothing meanwhile.
+  // The delays count from the moment its answer was read (the session's notifications may even
+  // come first: its server polls every ~200 ms, and this process reads both pipes in turn).
   mark = seen.length;
   const sentMark = sent.length;
+  const spawnedAt = performance.now();
   const answeredAt = await secondProcessWrite(bin, n.second_write);
-  const foreign = await expectBoth(mark, answeredAt, 'second process write');
+  const foreign = await expectBoth(mark, spawnedAt, answeredAt, 'second process write');
   const during = sent.slice(sentMark).filter(m => m.method !== 'resources/list');
   check(during.length === 0, `the session sent ${during.map(m => m.method).join(', ')} while waiting for the second process's notifications`);
   if (kind === 'v2') await expectRefetch(answeredAt + foreign.list, 'second process write');
