@@ -8,7 +8,7 @@
 // client nor Node printed any warning or error about the server's answers.
 
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -168,6 +168,10 @@ async function secondProcessWrite(bin, args) {
   return answeredAt;
 }
 
+/** How many notifications of the kinds to_transcript.py counts (COUNTED) the session got so far. */
+const COUNTED = new Set(['notifications/resources/list_changed', 'notifications/resources/updated', 'notifications/message']);
+const counted = seen => seen.filter(m => m.id === undefined && COUNTED.has(m.method)).length;
+
 /** The server binary for the second process: REVIEW_MCP_BIN, else the last word of the server command. */
 function serverBinary(command, args) {
   return process.env.REVIEW_MCP_BIN || (args.length > 0 ? args[args.length - 1] : command);
@@ -262,13 +266,18 @@ async function notifyStep(ctx) {
   if (kind === 'v2') await expectRefetch(since + own.list, 'session write');
 
   // 2. A second server process writes on the same file; the session sends nothing meanwhile.
+  // Which notifications it caused goes to INTEROP_FOREIGN (if set) for the recording: a
+  // replay cannot bring them (see to_transcript.py --mark).
   // The delays count from the moment its answer was read (the session's notifications may even
   // come first: its server polls every ~200 ms, and this process reads both pipes in turn).
   mark = seen.length;
   const sentMark = sent.length;
+  const foreignFrom = counted(seen);
   const spawnedAt = performance.now();
   const answeredAt = await secondProcessWrite(bin, n.second_write);
   const foreign = await expectBoth(mark, spawnedAt, answeredAt, 'second process write');
+  const foreignTo = counted(seen);
+  if (process.env.INTEROP_FOREIGN) writeFileSync(process.env.INTEROP_FOREIGN, `${JSON.stringify({ foreign: [foreignFrom, foreignTo] })}\n`);
   const during = sent.slice(sentMark).filter(m => m.method !== 'resources/list');
   check(during.length === 0, `the session sent ${during.map(m => m.method).join(', ')} while waiting for the second process's notifications`);
   if (kind === 'v2') await expectRefetch(answeredAt + foreign.list, 'second process write');

@@ -31,6 +31,8 @@ MODERN = "2026-07-28"
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 LIST = "notifications/resources/list_changed"
 UPDATED = "notifications/resources/updated"
+# The notifications to_transcript.py counts when a driver names the foreign ones.
+COUNTED = (LIST, UPDATED, "notifications/message")
 
 
 class Failure(Exception):
@@ -451,6 +453,9 @@ async def notify_step(client, spec, legacy, notes, binary, stderr_file, log):
     def fail(what):
         raise Failure(f"notify: {what}")
 
+    def counted():
+        return sum(1 for _, m in notes if m.get("method") in COUNTED)
+
     stream = None
     events = []  # (time, event) from the listen stream's iterator (2026-07-28)
 
@@ -484,9 +489,14 @@ async def notify_step(client, spec, legacy, notes, binary, stderr_file, log):
             fail(f"session write: isError: {json.dumps(r)}")
         own = await expect_both(mark, since, since, "session write")
         # The second process; the session sends nothing while its notifications are awaited.
+        # Which notifications it caused goes to INTEROP_FOREIGN (if set) for the recording: a
+        # replay cannot bring them (see to_transcript.py --mark).
         mark, spawned = len(notes), time.perf_counter()
+        foreign_from = counted()
         answered = await second_process_write(binary, n["second_write"], stderr_file)
         foreign = await expect_both(mark, spawned, answered, "second process write")
+        if os.environ.get("INTEROP_FOREIGN"):
+            Path(os.environ["INTEROP_FOREIGN"]).write_text(json.dumps({"foreign": [foreign_from, counted()]}) + "\n")
         return own, foreign
 
     if legacy:
