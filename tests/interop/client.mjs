@@ -5,7 +5,10 @@
 // sdk1 = npm @modelcontextprotocol/sdk 1.x (legacy only); v2 = npm @modelcontextprotocol/client
 // 2.x with `versionNegotiation`. The server inherits this process's environment, so the caller
 // sets REVIEW_MCP_DB_PATH to a fresh database. Exit 0 only when every check held and neither the
-// client nor Node printed any warning or error about the server's answers.
+// client nor Node printed any warning or error about the server's answers. The notification
+// step last (scenario.json `notify`) spawns REVIEW_MCP_BIN (else the last word of the server
+// command) as a second server process on the same database, and names the notifications that
+// process caused in INTEROP_FOREIGN, if set (see to_transcript.py --mark).
 
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -4,7 +4,10 @@ Usage: python client.py --mode legacy|auto|2026-07-28 [--bulk no] -- SERVER_COMM
 
 The server inherits this process's environment, so the caller sets REVIEW_MCP_DB_PATH to a
 fresh database. Exit 0 only when every check held and the client logged no warning or error
-and raised no Python warning. The session logic mirrors scenario.mjs (keep the two in step).
+and raised no Python warning. The session logic mirrors scenario.mjs (keep the two in step);
+the notification step last (scenario.json `notify`) mirrors client.mjs: it spawns
+REVIEW_MCP_BIN (else the last word of the server command) as a second server process on the
+same database, and names the notifications that process caused in INTEROP_FOREIGN, if set.
 """
 
 import asyncio
