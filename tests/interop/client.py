@@ -4,7 +4,10 @@ Usage: python client.py --mode legacy|auto|2026-07-28 [--bulk no] -- SERVER_COMM
 
 The server inherits this process's environment, so the caller sets REVIEW_MCP_DB_PATH to a
 fresh database. Exit 0 only when every check held and the client logged no warning or error
-and raised no Python warning. The session logic mirrors scenario.mjs (keep the two in step).
+and raised no Python warning. The session logic mirrors scenario.mjs (keep the two in step);
+the notification step last (scenario.json `notify`) mirrors client.mjs: it spawns
+REVIEW_MCP_BIN (else the last word of the server command) as a second server process on the
+same database, and names the notifications that process caused in INTEROP_FOREIGN, if set.
 """
 
 import asyncio
@@ -14,6 +17,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 from urllib.parse import quote
@@ -23,9 +27,15 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
 HERE = Path(__file__).resolve().parent
 MODERN = "2026-07-28"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+LIST = "notifications/resources/list_changed"
+UPDATED = "notifications/resources/updated"
+# The notifications to_transcript.py counts when a driver names the foreign ones.
+COUNTED = (LIST, UPDATED, "notifications/message")
 
 
 class Failure(Exception):
@@ -368,12 +378,172 @@ async def run_scenario(client, spec, log, legacy, bulk):
     return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets, {errors} error answers"
 
 
+async def second_process_write(binary, arguments, stderr_file):
+    """The second process of the notification step: the server binary itself (not the tee), on
+    the same database file (REVIEW_MCP_DB_PATH, inherited), driven with raw JSON lines:
+    initialize, notifications/initialized, tools/call remember, then its input is closed.
+    Returns the time (time.perf_counter()) its tools/call answer was read."""
+    proc = await asyncio.create_subprocess_exec(
+        binary, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=stderr_file, env=dict(os.environ)
+    )
+
+    async def request(rid, method, params):
+        proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n").encode())
+        await proc.stdin.drain()
+        while True:
+            try:
+                line = await asyncio.wait_for(proc.stdout.readline(), timeout=10)
+            except asyncio.TimeoutError:
+                proc.kill()
+                raise Failure(f"second process ({binary}): no answer to {method} within 10 s") from None
+            if not line:
+                raise Failure(f"second process ({binary}): exited before answering {method}")
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(msg, dict) and msg.get("id") == rid:
+                return msg
+
+    init = await request(1, "initialize", {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "review-mcp-interop-second-process", "version": "1.0.0"},
+    })
+    if "result" not in init:
+        raise Failure(f"second process: initialize failed: {json.dumps(init)}")
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    answer = await request(2, "tools/call", {"name": "remember", "arguments": arguments})
+    answered_at = time.perf_counter()
+    if "result" not in answer or answer["result"].get("isError"):
+        raise Failure(f"second process: tools/call remember failed: {json.dumps(answer)}")
+    proc.stdin.close()
+    try:
+        code = await asyncio.wait_for(proc.wait(), timeout=5)
+    except asyncio.TimeoutError:
+        proc.kill()
+        raise Failure("second process: did not exit within 5 s of its input closing") from None
+    if code != 0:
+        raise Failure(f"second process: exited with {code}")
+    return answered_at
+
+
+def server_binary(command, args):
+    """The server binary for the second process: REVIEW_MCP_BIN, else the last word of the server command."""
+    return os.environ.get("REVIEW_MCP_BIN") or (args[-1] if args else command)
+
+
+async def wait_for(pred, seconds):
+    """Polls pred every 5 ms for up to `seconds`; returns its first truthy value, or its last value."""
+    end = time.perf_counter() + seconds
+    while True:
+        v = pred()
+        if v or time.perf_counter() >= end:
+            return v
+        await asyncio.sleep(0.005)
+
+
+async def notify_step(client, spec, legacy, notes, binary, stderr_file, log):
+    """The notification step (scenario.json `notify`), as client.mjs does it: the session's own
+    write, then one by a second server process on the same file, must each bring list_changed
+    and updated for the subscribed revision within wait_ms. `notes` is what message_handler
+    received: (time, notification as on the wire). Legacy subscribes with subscribe_resource;
+    2026-07-28 opens one stream with Client.listen(resources_list_changed=True,
+    resource_subscriptions=[uri]), whose typed events must arrive too."""
+    n = substitute(spec["notify"], spec["vars"])
+    uri, wait = n["uri"], n["wait_ms"] / 1000
+
+    def fail(what):
+        raise Failure(f"notify: {what}")
+
+    def counted():
+        return sum(1 for _, m in notes if m.get("method") in COUNTED)
+
+    stream = None
+    events = []  # (time, event) from the listen stream's iterator (2026-07-28)
+
+    def arrival(mark, method):
+        for t, m in notes[mark:]:
+            if m.get("method") != method or (method == UPDATED and m.get("params", {}).get("uri") != uri):
+                continue
+            sid = (m.get("params") or {}).get("_meta", {}).get(SUBSCRIPTION_ID)
+            if sid != stream:
+                fail(f"{method} came with subscriptionId {sid!r}, expected {stream!r}")
+            return t
+        return None
+
+    async def expect_both(mark, start, since, what):
+        got = await wait_for(lambda: arrival(mark, LIST) is not None and arrival(mark, UPDATED) is not None,
+                             max(0.0, since + wait - time.perf_counter()))
+        if not got:
+            fail(f"{what}: within {n['wait_ms']} ms expected {LIST} ({'seen' if arrival(mark, LIST) else 'missing'}) "
+                 f"and {UPDATED} {uri} ({'seen' if arrival(mark, UPDATED) else 'missing'})")
+        if not legacy:
+            # The typed events of Client.listen() came too.
+            for kind, want in (("ResourcesListChanged", ResourcesListChanged()), ("ResourceUpdated", ResourceUpdated(uri=uri))):
+                if not await wait_for(lambda: any(t >= start and e == want for t, e in events), 0.2):
+                    fail(f"{what}: the listen stream's iterator yielded no {kind}")
+        return (arrival(mark, LIST) - since) * 1000, (arrival(mark, UPDATED) - since) * 1000
+
+    async def steps():
+        mark, since = len(notes), time.perf_counter()
+        r = dump(await client.call_tool("remember", n["session_write"]))
+        if r.get("isError"):
+            fail(f"session write: isError: {json.dumps(r)}")
+        own = await expect_both(mark, since, since, "session write")
+        # The second process; the session sends nothing while its notifications are awaited.
+        # Which notifications it caused goes to INTEROP_FOREIGN (if set) for the recording: a
+        # replay cannot bring them (see to_transcript.py --mark).
+        mark, spawned = len(notes), time.perf_counter()
+        foreign_from = counted()
+        answered = await second_process_write(binary, n["second_write"], stderr_file)
+        foreign = await expect_both(mark, spawned, answered, "second process write")
+        if os.environ.get("INTEROP_FOREIGN"):
+            Path(os.environ["INTEROP_FOREIGN"]).write_text(json.dumps({"foreign": [foreign_from, counted()]}) + "\n")
+        return own, foreign
+
+    if legacy:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.subscribe_resource(uri)
+            own, foreign = await steps()
+            await client.unsubscribe_resource(uri)
+    else:
+        async with client.listen(resources_list_changed=True, resource_subscriptions=[uri]) as sub:
+            stream = sub.subscription_id
+            honored = sub.honored.model_dump(mode="json", by_alias=True, exclude_none=True)
+            want = {"resourcesListChanged": True, "resourceSubscriptions": [uri]}
+            if honored != want:
+                fail(f"listen honoured {json.dumps(honored)}, expected {json.dumps(want)}")
+
+            async def consume():
+                async for event in sub:
+                    events.append((time.perf_counter(), event))
+
+            consumer = asyncio.create_task(consume())
+            try:
+                own, foreign = await steps()
+            finally:
+                consumer.cancel()
+        try:
+            await consumer
+        except asyncio.CancelledError:
+            pass
+    ms = lambda x: f"{round(x)} ms"  # noqa: E731
+    log(f"notify: session write -> list_changed {ms(own[0])}, updated {ms(own[1])}; "
+        f"second process write -> list_changed {ms(foreign[0])}, updated {ms(foreign[1])} after its answer")
+    return f"notifications: own write {ms(own[0])}/{ms(own[1])}, second process {ms(foreign[0])}/{ms(foreign[1])} (list_changed/updated)"
+
+
 async def run(mode, bulk, command, args, problems, stderr_file):
     spec = json.loads((HERE / "scenario.json").read_text())
+    notes = []  # (time, notification as on the wire) for every notification message_handler gets
 
     async def on_message(message):
         if isinstance(message, Exception):
             problems.append(f"message_handler got an exception: {type(message).__name__}: {message}")
+        else:
+            notes.append((time.perf_counter(), message.model_dump(mode="json", by_alias=True, exclude_none=True)))
 
     params = StdioServerParameters(command=command, args=args, env=dict(os.environ))
     async with Client(
@@ -398,7 +568,9 @@ async def run(mode, bulk, command, args, problems, stderr_file):
             raise Failure(f"serverInfo is {info!r}, expected name review-mcp")
         print(f"connected: python {mode} -> {version}, server {info.name} {info.version}", flush=True)
         summary = await run_scenario(client, spec, lambda m: print(m, flush=True), mode == "legacy", bulk)
-        print(f"summary: {version}; {summary}", flush=True)
+        notified = await notify_step(client, spec, mode == "legacy", notes, server_binary(command, args), stderr_file,
+                                     lambda m: print(m, flush=True))
+        print(f"summary: {version}; {summary}; {notified}", flush=True)
 
 
 def describe(e):

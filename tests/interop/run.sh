@@ -132,7 +132,10 @@ for name in "${runs[@]}"; do
   esac
   start=$SECONDS
   # The clients kill their own runs at 60 s; the outer timeout only catches a wedged runtime.
-  if (cd "$dir" && REVIEW_MCP_DB_PATH="$dir/review.db" timeout 120 "${cmd[@]}" >"$dir/out.log" 2>&1 </dev/null); then
+  # REVIEW_MCP_BIN: the binary itself, which the notification step spawns as a second process
+  # on the same database file (the clients get the tee as their server command).
+  # INTEROP_FOREIGN: where the driver names the notifications that the second process caused.
+  if (cd "$dir" && REVIEW_MCP_DB_PATH="$dir/review.db" REVIEW_MCP_BIN="$bin" INTEROP_FOREIGN="$dir/foreign.json" timeout 120 "${cmd[@]}" >"$dir/out.log" 2>&1 </dev/null); then
     status=PASS
     passed=$((passed + 1))
   else
@@ -142,6 +145,14 @@ for name in "${runs[@]}"; do
   shopt -s nullglob
   wires=("$dir"/wire.*.jsonl)
   shopt -u nullglob
+  # The notifications caused by the second process's write cannot replay: mark them
+  # ("foreign": true) in the session's recording (the last process spawned), so that
+  # to_transcript.py leaves them out.
+  if [ -f "$dir/foreign.json" ] && [ ${#wires[@]} -gt 0 ]; then
+    if ! "$py" "$here/to_transcript.py" --mark "$dir/foreign.json" "${wires[${#wires[@]}-1]}" >>"$dir/out.log" 2>&1; then
+      [ "$status" = PASS ] && { status=FAIL; passed=$((passed - 1)); failed=$((failed + 1)); }
+    fi
+  fi
   if [ "$status" = PASS ] && [ -n "$schema_dir" ] && [ ${#wires[@]} -gt 0 ]; then
     if ! "$py" "$here/schema_check.py" "$schema_dir" "${wires[@]}" >>"$dir/out.log" 2>&1; then
       status=FAIL

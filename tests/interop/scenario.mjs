@@ -11,7 +11,7 @@ function typeOf(v) {
 }
 
 /** Replaces ${name} in every string of a JSON value. */
-function substitute(value, vars) {
+export function substitute(value, vars) {
   if (typeof value === 'string') {
     const whole = /^\$\{(\w+)\}$/.exec(value);
     if (whole) {

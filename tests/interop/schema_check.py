@@ -7,8 +7,11 @@ A client line that carries the modern `_meta` envelope makes the answer to it a 
 message; everything else belongs to the legacy session that `initialize` negotiated. A server
 message is checked against the JSON-RPC envelope of its revision and, for a result, against the
 result definition of the method it answers (`tools/list` -> ListToolsResult ...), the same
-mapping tests/schema_validation.rs uses for the transcripts. Prints one line per problem; exit 1
-if there is any.
+mapping tests/schema_validation.rs uses for the transcripts; a notification is checked against
+the JSON-RPC envelope and the definition of its method (`notifications/resources/updated` ->
+ResourceUpdatedNotification ...). A notification on a 2026-07-28 `subscriptions/listen` stream
+(its `_meta` names the stream's subscriptionId, the listen request's id) belongs to the revision
+of that listen request. Prints one line per problem; exit 1 if there is any.
 """
 
 import json
@@ -19,6 +22,7 @@ from jsonschema import Draft202012Validator, Draft7Validator
 
 MODERN = "2026-07-28"
 ENVELOPE_KEY = "io.modelcontextprotocol/protocolVersion"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 SKIP = {"ClientRequest", "ClientNotification", "ClientResult", "ServerRequest", "ServerNotification", "ServerResult"}
 
 
@@ -30,6 +34,7 @@ class Revision:
         self.defs = doc[self.key]
         self.cls = Draft202012Validator if "2020-12" in doc.get("$schema", "") else Draft7Validator
         self.result_defs = {}
+        self.notification_defs = {}
         self.error_defs = {}
         for name, d in self.defs.items():
             if name in SKIP:
@@ -38,6 +43,8 @@ class Revision:
             method = props.get("method", {}).get("const")
             if method and name.endswith("Request") and f"{name[:-7]}Result" in self.defs:
                 self.result_defs[method] = f"{name[:-7]}Result"
+            if method and name.endswith("Notification"):
+                self.notification_defs[method] = name
             for part in props.get("error", {}).get("allOf", []):
                 code = part.get("properties", {}).get("code", {}).get("const")
                 if isinstance(code, int):
@@ -52,8 +59,13 @@ class Revision:
                 for e in self.validators[name].iter_errors(instance)]
 
     def check(self, msg, method):
+        if "method" in msg and "id" not in msg:
+            out = self.errors("JSONRPCNotification", msg)
+            if msg["method"] in self.notification_defs:
+                out += self.errors(self.notification_defs[msg["method"]], msg)
+            return out
         if "method" in msg:
-            return self.errors("JSONRPCNotification" if "id" not in msg else "JSONRPCRequest", msg)
+            return self.errors("JSONRPCRequest", msg)
         if "error" in msg:
             code = msg["error"].get("code") if isinstance(msg["error"], dict) else None
             name = self.error_defs.get(code) or (
@@ -85,6 +97,7 @@ def main():
     checked = 0
     for wire in sys.argv[2:]:
         pending = {}  # request id (as JSON) -> (method, version)
+        listens = {}  # subscriptions/listen request id (as JSON) -> version
         legacy = None
         for n, line in enumerate(Path(wire).read_text().splitlines(), 1):
             entry = json.loads(line)
@@ -101,9 +114,14 @@ def main():
                     if msg["method"] == "initialize" and "protocolVersion" in (msg.get("params") or {}):
                         version = None
                     pending[json.dumps(msg["id"])] = (msg["method"], version)
+                    if msg["method"] == "subscriptions/listen":
+                        listens[json.dumps(msg["id"])] = version
                 continue
             key = json.dumps(msg.get("id"))
             method, version = pending.pop(key, (None, None))
+            meta = (msg.get("params") or {}).get("_meta") if isinstance(msg.get("params"), dict) else None
+            if "id" not in msg and isinstance(meta, dict) and SUBSCRIPTION_ID in meta:
+                version = listens.get(json.dumps(meta[SUBSCRIPTION_ID]))
             if method == "initialize" and isinstance(msg.get("result"), dict):
                 legacy = msg["result"].get("protocolVersion")
             version = version or legacy

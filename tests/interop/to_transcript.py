@@ -1,6 +1,7 @@
 """Converts a recorded session (tee.py's raw form) into a replay transcript (protocol-fixtures/README.md).
 
 Usage: python to_transcript.py RECORDED.jsonl > TRANSCRIPT.jsonl
+       python to_transcript.py --mark FOREIGN.json RECORDED.jsonl   (marks foreign lines in place)
 
 Client lines become `send_raw` (byte for byte, newline added back); server lines become
 `expect`, with "{{any}}" in place of what legitimately differs between two runs of the same
@@ -11,8 +12,16 @@ text and the `description` of resources/list entries (they carry ids and times t
 
 A request that names a server-generated id (e.g. `resources/read review://records/rec_...`)
 cannot replay: the replayed server generates other ids and the format has no capture. Such a
-request and its answer are left out, and a `comment` line says so. Everything else is kept in
-the recorded order.
+request and its answer are left out, and a `comment` line says so.
+
+Notifications caused by another process (the interop notification step has a second server
+process write on the same database file) arrive whenever the session's server polls and
+notices that write, and a replay against a fresh in-process server cannot bring them. The
+client driver knows which they were: it writes FOREIGN.json, {"foreign": [FROM, TO]}, the
+range of ordinals (0-based, counting only server notifications whose method is in COUNTED)
+that arrived while it waited for them. `--mark` adds "foreign": true to those server lines of
+the recording; converting leaves every line so marked out, with a `comment` saying so.
+Everything else is kept in the recorded order.
 """
 
 import json
@@ -20,6 +29,8 @@ import sys
 
 ANY = "{{any}}"
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+# The notifications a driver counts when it names the foreign ones (client.mjs, client.py).
+COUNTED = ("notifications/resources/list_changed", "notifications/resources/updated", "notifications/message")
 
 
 def wildcard_volatile(value, inside_result):
@@ -99,6 +110,10 @@ def convert(lines, source):
             out.append({"send_raw": raw + "\n"})
         else:
             msg = json.loads(raw)
+            if entry.get("foreign"):
+                out.append({"comment": f"left out: {msg.get('method')} caused by another process's write on the "
+                                       "same database file (a replay cannot bring it)"})
+                continue
             key = json.dumps(msg.get("id")) if isinstance(msg, dict) else None
             if key in dropped:
                 continue
@@ -108,9 +123,34 @@ def convert(lines, source):
     return out
 
 
+def mark(lines, first, end):
+    """The recording with "foreign": true on the counted server notifications first..end-1."""
+    out, n = [], 0
+    for line in lines:
+        entry = json.loads(line)
+        if entry["dir"] == "s2c":
+            msg = json.loads(entry["raw"])
+            if isinstance(msg, dict) and "id" not in msg and msg.get("method") in COUNTED:
+                if first <= n < end:
+                    entry["foreign"] = True
+                n += 1
+        out.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
+    if n < end:
+        raise SystemExit(f"to_transcript.py --mark: only {n} counted notifications, the foreign range ends at {end}")
+    return out
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--mark":
+        first, end = json.loads(open(sys.argv[2], encoding="utf-8").read())["foreign"]
+        with open(sys.argv[3], encoding="utf-8", errors="surrogateescape") as f:
+            lines = [line for line in f.read().splitlines() if line.strip()]
+        marked = mark(lines, first, end)
+        with open(sys.argv[3], "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write("".join(line + "\n" for line in marked))
+        return 0
     if len(sys.argv) != 2:
-        print("usage: to_transcript.py RECORDED.jsonl", file=sys.stderr)
+        print("usage: to_transcript.py RECORDED.jsonl | --mark FOREIGN.json RECORDED.jsonl", file=sys.stderr)
         return 2
     with open(sys.argv[1], encoding="utf-8") as f:
         lines = [line for line in f.read().splitlines() if line.strip()]
