@@ -160,7 +160,7 @@ impl Server {
                 }) {
                     out.push(Outgoing::Notification(n));
                 }
-                out.extend(self.changes());
+                out.extend(self.changes(false));
                 out
             }
             Ok(false) => Vec::new(),
@@ -172,8 +172,9 @@ impl Server {
     }
 
     /// What changed since the last look, as the notifications of each audience: the legacy
-    /// session first, then each listen stream in the order they opened.
-    fn changes(&mut self) -> Vec<Outgoing> {
+    /// session first, then each listen stream in the order they opened. `own_write`: the
+    /// look follows a request of this process that wrote.
+    fn changes(&mut self, own_write: bool) -> Vec<Outgoing> {
         let mut interests: Vec<&Interest> = Vec::new();
         if let Some(session) = &self.session {
             interests.push(&session.interest);
@@ -183,13 +184,19 @@ impl Server {
             self.watch.disarm();
             return Vec::new();
         }
-        let changes = match self.watch.look(self.service.store(), &interests) {
-            Ok(c) => c,
-            Err(e) => {
-                log::warn!("looking for changes: {e}");
-                return Vec::new();
-            }
+        let quick = if own_write {
+            self.watch.after_own_write(self.service.store(), &interests)
+        } else {
+            None
         };
+        let changes =
+            match quick.map_or_else(|| self.watch.look(self.service.store(), &interests), Ok) {
+                Ok(c) => c,
+                Err(e) => {
+                    log::warn!("looking for changes: {e}");
+                    return Vec::new();
+                }
+            };
         let mut changes = changes.into_iter();
         let mut out = Vec::new();
         if self.session.is_some() {
@@ -223,7 +230,7 @@ impl Server {
             }
         }
         if self.watch.wrote(self.service.store()) {
-            out.extend(self.changes());
+            out.extend(self.changes(true));
         }
     }
 

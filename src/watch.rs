@@ -52,6 +52,8 @@ pub struct Watch {
     polls_since_pragma: u32,
     /// This connection's change count at the last look.
     own_changes: u64,
+    /// `seen` is older than this process's last write (see [`Watch::after_own_write`]).
+    seen_is_stale: bool,
 }
 
 /// A poll asks SQLite at least this often even when the file's stat is unchanged: a stat
@@ -62,10 +64,40 @@ impl Watch {
     /// Starts (or keeps) looking: from now on, changes count. Called when an interest is
     /// created, so that what was written before it is not reported.
     pub fn arm(&mut self, store: &mut Store) -> Result<(), StoreError> {
-        if self.seen.is_none() {
+        if self.seen.is_none() || self.seen_is_stale {
             self.seen = Some(store.change_version()?);
+            self.seen_is_stale = false;
+            self.own_changes = store.own_changes();
         }
         Ok(())
+    }
+
+    /// What this process's own write changed, when no audience watches a resource by its URI
+    /// (a legacy session that subscribed to nothing, a stream of list changes only): the
+    /// resource list, since the write changed rows. No query, so a write costs such an
+    /// audience one notification; the counter is read again when a URI is watched.
+    pub fn after_own_write(
+        &mut self,
+        store: &Store,
+        interests: &[&Interest],
+    ) -> Option<Vec<Vec<Change>>> {
+        if self.seen.is_none() || interests.iter().any(|i| !i.uris.is_empty()) {
+            return None;
+        }
+        self.own_changes = store.own_changes();
+        self.seen_is_stale = true;
+        Some(
+            interests
+                .iter()
+                .map(|i| {
+                    if i.list {
+                        vec![Change::ListChanged]
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect(),
+        )
     }
 
     /// Nobody is interested any more: forget the state, so that writes made meanwhile are
@@ -89,6 +121,10 @@ impl Watch {
     /// pragma, no query. Before this process has opened the file (another one may create it)
     /// it asks the change counter instead, which opens the file once it exists.
     pub fn foreign_commit(&mut self, store: &mut Store) -> Result<bool, StoreError> {
+        if self.seen_is_stale && self.data_version.is_none() {
+            // Only the counter could tell, and it holds this process's own write too.
+            self.arm(store)?;
+        }
         let stamp = store.file_stamp();
         self.polls_since_pragma += 1;
         if stamp.is_some() && stamp == self.file_stamp && self.polls_since_pragma < PRAGMA_EVERY {
@@ -140,6 +176,7 @@ impl Watch {
             .collect();
         let revs: Vec<&str> = revisions.iter().map(|(_, r)| r.as_str()).collect();
         let (now, changed_revs) = store.changes_since(self.seen, &revs)?;
+        self.seen_is_stale = false;
         let Some(seen) = self.seen.replace(now) else {
             // `arm` could not read the counter (another process held the lock): start here.
             return Ok(none());

@@ -179,7 +179,8 @@ fn store_cursor_from_one_server_works_on_another_sharing_the_file() {
     assert!(rest.get("next_cursor").is_none());
 }
 
-/// Runs the server binary on `db` with `lines` as input; returns its output lines.
+/// Runs the server binary on `db` with `lines` as input; returns its answers (the
+/// notifications a session gets of changes are left out, as a host reads past them).
 fn spawn_server(db: &Path, lines: Vec<String>) -> std::thread::JoinHandle<Vec<Value>> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
         .env("REVIEW_MCP_DB_PATH", db)
@@ -201,7 +202,8 @@ fn spawn_server(db: &Path, lines: Vec<String>) -> std::thread::JoinHandle<Vec<Va
     std::thread::spawn(move || {
         let out: Vec<Value> = BufReader::new(stdout)
             .lines()
-            .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+            .map(|l| serde_json::from_str::<Value>(&l.unwrap()).unwrap())
+            .filter(|m| m.get("id").is_some())
             .collect();
         writer.join().unwrap();
         assert!(child.wait().unwrap().success());
@@ -433,9 +435,15 @@ fn store_acknowledged_writes_survive_the_process_being_killed() {
     for i in 1..=20 {
         let args = json!({"artifact": art(REV_A), "entity_ids": [], "note": format!("kept {i}")});
         writeln!(stdin, "{}", call_line(i, "remember", args)).unwrap();
-        line.clear();
-        stdout.read_line(&mut line).unwrap();
-        let answer: Value = serde_json::from_str(&line).unwrap();
+        // The answer, past the notification of the previous write.
+        let answer: Value = loop {
+            line.clear();
+            stdout.read_line(&mut line).unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v.get("id").is_some() {
+                break v;
+            }
+        };
         ids.push(answer["result"]["structuredContent"]["record"]["id"].clone());
     }
     // SIGKILL right after the last answer: no clean shutdown, no final checkpoint.

@@ -90,6 +90,9 @@ pub struct Store {
     scratch: Option<Connection>,
     /// The file's cursor secret, once read (see `Store::cursor_secret`).
     cursor_secret: Option<Vec<u8>>,
+    /// Rows this connection changed that are not the review's records and decisions (the
+    /// migration at open, the cursor secret), so that `own_changes` counts only the review.
+    internal_changes: u64,
 }
 
 impl Drop for Store {

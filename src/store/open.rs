@@ -121,12 +121,15 @@ impl Store {
 
     /// A store of `conn` (opened later when `None`) for the file `disk` (`None` in memory).
     pub(super) fn over(conn: Option<Connection>, disk: Option<OnDisk>) -> Store {
+        // What opening wrote (a migration) is not a change of the review.
+        let internal_changes = conn.as_ref().map_or(0, Connection::total_changes);
         Store {
             conn,
             file: disk,
             temp_dir: None,
             scratch: None,
             cursor_secret: None,
+            internal_changes,
         }
     }
 
@@ -159,6 +162,8 @@ impl Store {
                 (None, _) => {
                     let (conn, identity) = connect(&disk.path, disk.journal)?;
                     disk.identity = Some(identity);
+                    // What opening wrote (a migration) is not a change of the review.
+                    self.internal_changes = conn.total_changes();
                     self.conn = Some(conn);
                 }
                 (Some(_), None) => {}

@@ -140,6 +140,8 @@ impl Store {
         )?;
         let secret: Vec<u8> = tx.query_row(READ, [], |r| r.get(0))?;
         tx.commit()?;
+        // The secret is the file's, not the review's: not a change a client is told of.
+        self.internal_changes += self.conn.as_ref().map_or(0, |c| c.changes());
         Ok(secret)
     }
 }
