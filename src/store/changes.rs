@@ -27,7 +27,8 @@ impl Store {
     }
 
     /// The change counter now and, when it moved past `since`, which of `revisions` changed
-    /// meanwhile (see [`Store::revisions_changed_since`]): one read transaction.
+    /// meanwhile: a write to the revision itself, or to another revision of a file the
+    /// revision has rows for (its resource shows those as stale). One read transaction.
     pub fn changes_since(
         &mut self,
         since: Option<i64>,
@@ -72,27 +73,6 @@ impl Store {
                 u32::try_from(meta.ctime_nsec()).unwrap_or(0),
             );
         Some((meta.modified().ok()?, ctime, meta.len()))
-    }
-
-    /// The revisions among `revisions` whose resource changed after change `since`: a write
-    /// to the revision itself, or to another revision of a file the revision has rows for
-    /// (the revision's resource shows those as stale), in one read.
-    pub fn revisions_changed_since(
-        &mut self,
-        since: i64,
-        revisions: &[&str],
-    ) -> Result<Vec<String>, StoreError> {
-        without_waiting(|| {
-            let tx = self.read()?;
-            let mut stmt = tx.prepare_cached(CHANGED_SINCE)?;
-            let mut changed = Vec::new();
-            for rev in revisions {
-                if stmt.query_row(rusqlite::params![since, rev], |r| r.get::<_, bool>(0))? {
-                    changed.push((*rev).to_string());
-                }
-            }
-            Ok(changed)
-        })
     }
 
     /// `PRAGMA data_version` of the open file: it moves when another connection commits. `None`
@@ -141,17 +121,12 @@ mod tests {
         // A write to another revision of the same file changes REV's resource (its stale
         // part), not the unrelated one's.
         note(&mut store, &other, Some("file:///p/a.step"));
-        let changed = store
-            .revisions_changed_since(v, &[REV, &other, &unrelated])
+        let (now, changed) = store
+            .changes_since(Some(v), &[REV, &other, &unrelated])
             .unwrap();
         assert_eq!(changed, vec![REV.to_string(), other.clone()]);
-        let now = store.change_version().unwrap();
         assert!(now > v);
-        assert!(
-            store
-                .revisions_changed_since(now, &[REV])
-                .unwrap()
-                .is_empty()
-        );
+        assert_eq!(store.change_version().unwrap(), now);
+        assert!(store.changes_since(Some(now), &[REV]).unwrap().1.is_empty());
     }
 }

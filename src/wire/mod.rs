@@ -56,11 +56,6 @@ impl Encoded {
         })
     }
 
-    /// The compact JSON.
-    pub fn json(&self) -> &str {
-        &self.plain
-    }
-
     /// The value encoded: for checks in debug builds and tests.
     pub fn to_value(&self) -> serde_json::Result<Value> {
         serde_json::from_str(&self.plain)
