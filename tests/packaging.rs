@@ -88,6 +88,10 @@ fn exchange(mut cmd: Command, requests: &[Value]) -> Result<HashMap<u64, Value>>
         if let Some(err) = message.get("error") {
             bail!("error answer {message}: {err}");
         }
+        // What the session is told of its own writes: not an answer.
+        if message.get("id").is_none() && message.get("method").is_some() {
+            continue;
+        }
         let id = message["id"]
             .as_u64()
             .ok_or_else(|| anyhow!("no id: {message}"))?;
