@@ -64,9 +64,8 @@ impl Watch {
     /// Starts (or keeps) looking: from now on, changes count. Called when an interest is
     /// created, so that what was written before it is not reported.
     pub fn arm(&mut self, store: &mut Store) -> Result<(), StoreError> {
-        if self.seen.is_none() || self.seen_is_stale {
+        if self.seen.is_none() {
             self.seen = Some(store.change_version()?);
-            self.seen_is_stale = false;
             self.own_changes = store.own_changes();
         }
         Ok(())
@@ -74,11 +73,13 @@ impl Watch {
 
     /// What this process's own write changed, when no audience watches a resource by its URI
     /// (a legacy session that subscribed to nothing, a stream of list changes only): the
-    /// resource list, since the write changed rows. No query, so a write costs such an
-    /// audience one notification; the counter is read again when a URI is watched.
+    /// resource list, since the write changed rows. No query (but once per process the
+    /// `data_version` the polls compare with), so a write costs such an audience one
+    /// notification. The next full look starts from the last counter it read, so it may
+    /// report this write again: once too often, never once too few.
     pub fn after_own_write(
         &mut self,
-        store: &Store,
+        store: &mut Store,
         interests: &[&Interest],
     ) -> Option<Vec<Vec<Change>>> {
         if self.seen.is_none() || interests.iter().any(|i| !i.uris.is_empty()) {
@@ -86,6 +87,9 @@ impl Watch {
         }
         self.own_changes = store.own_changes();
         self.seen_is_stale = true;
+        if self.data_version.is_none() {
+            self.data_version = store.data_version().ok().flatten();
+        }
         Some(
             interests
                 .iter()
@@ -121,10 +125,6 @@ impl Watch {
     /// pragma, no query. Before this process has opened the file (another one may create it)
     /// it asks the change counter instead, which opens the file once it exists.
     pub fn foreign_commit(&mut self, store: &mut Store) -> Result<bool, StoreError> {
-        if self.seen_is_stale && self.data_version.is_none() {
-            // Only the counter could tell, and it holds this process's own write too.
-            self.arm(store)?;
-        }
         let stamp = store.file_stamp();
         self.polls_since_pragma += 1;
         if stamp.is_some() && stamp == self.file_stamp && self.polls_since_pragma < PRAGMA_EVERY {
@@ -139,10 +139,14 @@ impl Watch {
         };
         let moved = match self.data_version {
             Some(before) => before != now,
-            // The first poll of an open file: what the counter says since the last look.
-            None => self
-                .seen
-                .is_some_and(|seen| store.change_version().is_ok_and(|v| v != seen)),
+            // The first poll of an open file: what the counter says since the last look,
+            // unless that counter is older than this process's own last write.
+            None => {
+                !self.seen_is_stale
+                    && self
+                        .seen
+                        .is_some_and(|seen| store.change_version().is_ok_and(|v| v != seen))
+            }
         };
         self.data_version = Some(now);
         Ok(moved)
@@ -234,4 +238,65 @@ fn item_digest(store: &mut Store, item: &Watched) -> Result<Option<[u8; 32]>, St
         .transpose()
         .map_err(|e| StoreError::Invalid(format!("could not encode a watched item: {e}")))?
         .map(|bytes| Sha256::digest(bytes).into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::Artifact;
+    use crate::store::NewRecord;
+
+    const REV: &str = "sha256:5555555555555555555555555555555555555555555555555555555555555555";
+
+    fn note(store: &mut Store) {
+        store
+            .remember(&NewRecord {
+                artifact: Artifact {
+                    revision: REV.into(),
+                    format: "step".into(),
+                    uri: None,
+                    units: None,
+                },
+                name: None,
+                note: Some("n".into()),
+                tags: vec![],
+                entity_ids: vec![],
+                id_scheme: "opaque".into(),
+            })
+            .unwrap();
+    }
+
+    /// Regression (issue 14): after a write of its own that it reported without a look, the
+    /// watch re-read the counter when a client then subscribed, and so swallowed a commit
+    /// another process had made meanwhile.
+    #[test]
+    fn another_process_commit_after_an_own_write_is_reported_even_if_a_uri_is_watched_meanwhile() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-watch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("review.db");
+        let mut ours = Store::open(&db).unwrap();
+        let mut theirs = Store::open(&db).unwrap();
+        let mut watch = Watch::default();
+        let list_only = Interest {
+            list: true,
+            uris: BTreeSet::new(),
+        };
+        watch.arm(&mut ours).unwrap();
+        note(&mut ours);
+        assert!(watch.wrote(&ours));
+        let told = watch.after_own_write(&mut ours, &[&list_only]).unwrap();
+        assert_eq!(told, vec![vec![Change::ListChanged]]);
+        note(&mut theirs);
+        let uri = format!("review://revisions/{REV}");
+        watch.track(&mut ours, &uri).unwrap();
+        let watching = Interest {
+            list: true,
+            uris: BTreeSet::from([uri.clone()]),
+        };
+        assert!(watch.foreign_commit(&mut ours).unwrap());
+        let told = watch.look(&mut ours, &[&watching]).unwrap();
+        assert_eq!(told, vec![vec![Change::ListChanged, Change::Updated(uri)]]);
+        drop((ours, theirs));
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
