@@ -9,6 +9,10 @@
 //!
 //! Nothing on the input stops the loop: every line gets exactly one answer if it is a
 //! request, none if it is a notification or a response, and the loop ends only at EOF.
+//!
+//! Here: the loop, framing in and out, batches, routing and listen streams. `changes.rs`:
+//! what the clients are told of changes (the look after a write, the poll for other
+//! processes); `tests.rs`: the memo of static lists.
 
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -29,6 +33,8 @@ use crate::jsonrpc::{
 };
 use crate::service::Service;
 use crate::watch::{Interest, Watch};
+
+mod changes;
 
 /// The most messages one batch may hold. Without a bound, a 16 MiB line such as `[1,1,1,...]`
 /// in a 2025-03-26 session asks for eight million answers: gigabytes of memory and output
@@ -141,96 +147,6 @@ impl Server {
                     framing::write_line(output, message.into_line())?;
                 }
             }
-        }
-    }
-
-    /// Whether anyone can be told of a change now.
-    fn interested(&self) -> bool {
-        self.session.is_some() || !self.streams.is_empty()
-    }
-
-    /// A commit by another process since the last poll becomes the notifications it calls
-    /// for, and one log message for the session.
-    fn poll_other_processes(&mut self) -> Vec<Outgoing> {
-        match self.watch.foreign_commit(self.service.store()) {
-            Ok(true) => {
-                let mut out = Vec::new();
-                if let Some(n) = self.session.as_ref().and_then(|s| {
-                    s.log_message("info", "another process changed the review database")
-                }) {
-                    out.push(Outgoing::Notification(n));
-                }
-                out.extend(self.changes(false));
-                out
-            }
-            Ok(false) => Vec::new(),
-            Err(e) => {
-                log::warn!("looking for changes by other processes: {e}");
-                Vec::new()
-            }
-        }
-    }
-
-    /// What changed since the last look, as the notifications of each audience: the legacy
-    /// session first, then each listen stream in the order they opened. `own_write`: the
-    /// look follows a request of this process that wrote.
-    fn changes(&mut self, own_write: bool) -> Vec<Outgoing> {
-        let mut interests: Vec<&Interest> = Vec::new();
-        if let Some(session) = &self.session {
-            interests.push(&session.interest);
-        }
-        interests.extend(self.streams.iter().map(|(_, i)| i));
-        if interests.is_empty() {
-            self.watch.disarm();
-            return Vec::new();
-        }
-        let quick = if own_write {
-            self.watch.after_own_write(self.service.store(), &interests)
-        } else {
-            None
-        };
-        let changes =
-            match quick.map_or_else(|| self.watch.look(self.service.store(), &interests), Ok) {
-                Ok(c) => c,
-                Err(e) => {
-                    log::warn!("looking for changes: {e}");
-                    return Vec::new();
-                }
-            };
-        let mut changes = changes.into_iter();
-        let mut out = Vec::new();
-        if self.session.is_some() {
-            let session_changes = changes.next().unwrap_or_default();
-            out.extend(
-                session_changes
-                    .into_iter()
-                    .map(|c| Outgoing::Notification(legacy::notification(c))),
-            );
-        }
-        for ((id, _), stream_changes) in self.streams.iter().zip(changes) {
-            out.extend(
-                stream_changes
-                    .into_iter()
-                    .map(|c| Outgoing::Notification(modern::notification(id, c))),
-            );
-        }
-        out
-    }
-
-    /// After a request: the session's log messages for what the service reported, then the
-    /// notifications for what it changed (a request that wrote nothing needs no look).
-    fn after_request(&mut self, out: &mut Vec<Outgoing>) {
-        for (level, message) in self.service.take_log() {
-            if let Some(n) = self
-                .session
-                .as_ref()
-                .and_then(|s| s.log_message(level, &message))
-            {
-                out.push(Outgoing::Notification(n));
-            }
-        }
-        if self.watch.wrote(self.service.store()) {
-            out.extend(self.changes(true));
         }
     }
 
@@ -516,96 +432,4 @@ fn is_json_whitespace(b: &u8) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::Store;
-    use serde_json::json;
-
-    fn server() -> Server {
-        Server::new(Service::new(Store::open_in_memory().unwrap()))
-    }
-
-    fn answer(s: &mut Server, msg: &Value) -> String {
-        let mut lines: Vec<String> = s
-            .answer_line(msg.to_string().as_bytes())
-            .into_iter()
-            .map(Outgoing::into_line)
-            .collect();
-        assert_eq!(lines.len(), 1);
-        lines.remove(0)
-    }
-
-    fn modern_meta() -> Value {
-        json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}
-        })
-    }
-
-    #[test]
-    fn memo_repeated_list_request_is_byte_identical_to_first_answer() {
-        let mut s = server();
-        answer(
-            &mut s,
-            &json!({"jsonrpc":"2.0","id":0,"method":"initialize",
-                    "params":{"protocolVersion":"2025-06-18","capabilities":{},
-                              "clientInfo":{"name":"t","version":"0"}}}),
-        );
-        for method in ["tools/list", "prompts/list", "resources/templates/list"] {
-            let legacy = |id: Value| json!({"jsonrpc":"2.0","id":id,"method":method});
-            let modern = |id: Value| json!({"jsonrpc":"2.0","id":id,"method":method,"params":{"_meta":modern_meta()}});
-            for build in [&legacy as &dyn Fn(Value) -> Value, &modern] {
-                let first = answer(&mut s, &build(json!(1)));
-                let again = answer(&mut s, &build(json!(1)));
-                assert_eq!(first, again, "{method}");
-                let other_id = answer(&mut s, &build(json!("x\"y")));
-                let v: Value = serde_json::from_str(&other_id).unwrap();
-                assert_eq!(v["id"], json!("x\"y"));
-                assert_eq!(
-                    v["result"],
-                    serde_json::from_str::<Value>(&first).unwrap()["result"]
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn memo_is_kept_apart_per_era_and_session_version() {
-        let mut s = server();
-        let init = |v: &str| {
-            json!({"jsonrpc":"2.0","id":0,"method":"initialize",
-                   "params":{"protocolVersion":v,"capabilities":{},"clientInfo":{"name":"t","version":"0"}}})
-        };
-        let list = json!({"jsonrpc":"2.0","id":1,"method":"prompts/list"});
-        // Before any session the legacy list is an error, and the error is not remembered.
-        let before = answer(&mut s, &list);
-        assert!(before.contains("\"error\""));
-        answer(&mut s, &init("2025-06-18"));
-        let titled = answer(&mut s, &list);
-        assert!(titled.contains("\"result\""));
-        let modern = answer(
-            &mut s,
-            &json!({"jsonrpc":"2.0","id":1,"method":"prompts/list","params":{"_meta":modern_meta()}}),
-        );
-        assert!(modern.contains("resultType"));
-        assert!(!titled.contains("resultType"));
-        answer(&mut s, &init("2024-11-05"));
-        let old = answer(&mut s, &list);
-        let v: Value = serde_json::from_str(&old).unwrap();
-        // 2024-11-05 predates titles: the 2025-06-18 answer must not be reused.
-        for p in v["result"]["prompts"].as_array().unwrap() {
-            assert!(p.get("title").is_none());
-        }
-    }
-
-    #[test]
-    fn memo_bad_modern_envelope_is_answered_an_error_every_time() {
-        let mut s = server();
-        let bad = json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{
-            "io.modelcontextprotocol/protocolVersion": "1999-01-01",
-            "io.modelcontextprotocol/clientCapabilities": {}}}});
-        for _ in 0..2 {
-            assert!(answer(&mut s, &bad).contains("-32022"));
-        }
-    }
-}
+mod tests;
