@@ -114,11 +114,26 @@ impl Watch {
     /// decision looks now.
     pub fn track(&mut self, store: &mut Store, uri: &str) -> Result<(), StoreError> {
         self.arm(store)?;
+        // An item another audience already watches keeps the state it was last seen in, so
+        // that a change not yet looked at is still told to that audience.
+        if self.items.contains_key(uri) {
+            return Ok(());
+        }
         if let Some(item) = resources::watched(uri).filter(|w| !matches!(w, Watched::Revision(_))) {
             let digest = item_digest(store, &item)?;
             self.items.insert(uri.to_string(), digest);
         }
         Ok(())
+    }
+
+    /// Forgets the items no interest watches any more (after an unsubscribe, a cancelled
+    /// stream, a new session), so that the state kept is bounded by the live interests.
+    pub fn prune(&mut self, interests: &[&Interest]) {
+        if self.items.is_empty() {
+            return;
+        }
+        self.items
+            .retain(|uri, _| interests.iter().any(|i| i.uris.contains(uri)));
     }
 
     /// True when another connection committed to the file since the last poll: one cheap
@@ -130,9 +145,11 @@ impl Watch {
         if stamp.is_some() && stamp == self.file_stamp && self.polls_since_pragma < PRAGMA_EVERY {
             return Ok(false);
         }
-        self.file_stamp = stamp;
-        self.polls_since_pragma = 0;
+        // The stat is remembered only once the pragma answered (another process's lock
+        // makes it fail at once): a failed poll is tried again at the next one.
         let Some(now) = store.data_version()? else {
+            self.file_stamp = stamp;
+            self.polls_since_pragma = 0;
             return Ok(self
                 .seen
                 .is_some_and(|seen| store.change_version().is_ok_and(|v| v != seen)));
@@ -148,8 +165,17 @@ impl Watch {
                         .is_some_and(|seen| store.change_version().is_ok_and(|v| v != seen))
             }
         };
+        self.file_stamp = stamp;
+        self.polls_since_pragma = 0;
         self.data_version = Some(now);
         Ok(moved)
+    }
+
+    /// A look that failed after a poll saw a commit: the next poll looks again.
+    pub fn retry(&mut self) {
+        self.file_stamp = None;
+        self.polls_since_pragma = PRAGMA_EVERY;
+        self.data_version = None;
     }
 
     /// Whether this process wrote since the last look: a request that did not needs no look
@@ -180,12 +206,14 @@ impl Watch {
             .collect();
         let revs: Vec<&str> = revisions.iter().map(|(_, r)| r.as_str()).collect();
         let (now, changed_revs) = store.changes_since(self.seen, &revs)?;
-        self.seen_is_stale = false;
-        let Some(seen) = self.seen.replace(now) else {
+        let Some(seen) = self.seen else {
             // `arm` could not read the counter (another process held the lock): start here.
+            self.seen = Some(now);
+            self.seen_is_stale = false;
             return Ok(none());
         };
         if now == seen {
+            self.seen_is_stale = false;
             return Ok(none());
         }
         let mut updated: BTreeSet<&str> = revisions
@@ -193,16 +221,23 @@ impl Watch {
             .filter(|(_, rev)| changed_revs.contains(rev))
             .map(|(uri, _)| *uri)
             .collect();
+        // Every read first, then the new state: a failed read leaves the last one standing,
+        // so the next look tells what this one could not.
+        let mut digests = Vec::new();
         for uri in &watched {
             let Some(item) = resources::watched(uri).filter(|w| !matches!(w, Watched::Revision(_)))
             else {
                 continue;
             };
-            let digest = item_digest(store, &item)?;
-            if self.items.insert((*uri).to_string(), digest) != Some(digest) {
+            digests.push((*uri, item_digest(store, &item)?));
+        }
+        for (uri, digest) in digests {
+            if self.items.insert(uri.to_string(), digest) != Some(digest) {
                 updated.insert(uri);
             }
         }
+        self.seen = Some(now);
+        self.seen_is_stale = false;
         Ok(interests
             .iter()
             .map(|interest| {
@@ -224,7 +259,12 @@ impl Watch {
 }
 
 /// A digest of a record or decision as its resource shows it; `None` when it does not exist.
+/// Like every look, it does not wait for another process's lock.
 fn item_digest(store: &mut Store, item: &Watched) -> Result<Option<[u8; 32]>, StoreError> {
+    store.without_waiting(|store| item_digest_now(store, item))
+}
+
+fn item_digest_now(store: &mut Store, item: &Watched) -> Result<Option<[u8; 32]>, StoreError> {
     let json = match item {
         Watched::Record(id) => store
             .get_record(id)?
@@ -298,5 +338,37 @@ mod tests {
         assert_eq!(told, vec![vec![Change::ListChanged, Change::Updated(uri)]]);
         drop((ours, theirs));
         let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+#[cfg(test)]
+mod review_tests {
+    use super::*;
+
+    /// Regression (issue 14, review): a second audience watching a record reset the state
+    /// the first one was last told, so a change not yet looked at was never told to it; and
+    /// the state of items nobody watches any more was kept for ever.
+    #[test]
+    fn a_second_watcher_of_an_item_keeps_the_first_ones_state_and_unwatched_items_go() {
+        let mut store = Store::open_in_memory().unwrap();
+        let mut watch = Watch::default();
+        let uri = "review://records/rec_1".to_string();
+        watch.track(&mut store, &uri).unwrap();
+        let before = watch.items.get(&uri).copied();
+        watch.items.insert(uri.clone(), Some([7; 32]));
+        watch.track(&mut store, &uri).unwrap();
+        assert_eq!(watch.items.get(&uri).copied(), Some(Some([7; 32])));
+        assert_ne!(before, Some(Some([7; 32])));
+        for i in 0..100 {
+            watch
+                .track(&mut store, &format!("review://records/rec_x{i}"))
+                .unwrap();
+        }
+        let live = Interest {
+            list: false,
+            uris: BTreeSet::from([uri.clone()]),
+        };
+        watch.prune(&[&live]);
+        assert_eq!(watch.items.len(), 1);
     }
 }

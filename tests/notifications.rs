@@ -354,3 +354,55 @@ fn a_client_that_never_reads_does_not_grow_the_server() -> Result<()> {
     ensure!(status.success(), "{status}");
     Ok(())
 }
+
+/// Regression (issue 14, review): a stream opened after the last one was cancelled was told
+/// of writes made before it existed.
+#[test]
+fn a_new_stream_is_not_told_of_writes_made_before_it() -> Result<()> {
+    let dir = TempDir::new("notify-new-stream")?;
+    let db = dir.join("review.db");
+    let mut watching = Watched::spawn(&db)?;
+    let listen = |id: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": modern(json!({"notifications": {
+                "resourcesListChanged": true, "resourceSubscriptions": [revision_uri()]}}))})
+    };
+    watching.send(&listen("s1"))?;
+    let (ack, _) = watching.wait_for(Duration::from_secs(5), |n| !n.is_empty());
+    ensure!(ack.len() == 1, "{ack:?}");
+    watching.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": "s1"}}))?;
+    write_from_another_process(&db, REV, "before the stream")?;
+    let quiet = watching.lines_within(Duration::from_millis(500));
+    ensure!(quiet.is_empty(), "a cancelled stream was told: {quiet:?}");
+    watching.send(&listen("s2"))?;
+    let after = watching.lines_within(Duration::from_millis(800));
+    ensure!(
+        after.len() == 1 && method(&after[0]) == "notifications/subscriptions/acknowledged",
+        "a new stream was told of an earlier write: {after:?}"
+    );
+    watching.close()
+}
+
+/// Regression (issue 14, review): the poll for other processes' commits waited for a lock
+/// another process held, and the server answered nothing meanwhile.
+#[test]
+fn a_lock_held_by_another_process_does_not_hold_up_answers() -> Result<()> {
+    let dir = TempDir::new("notify-lock")?;
+    let db = dir.join("review.db");
+    let mut watching = Watched::spawn(&db)?;
+    initialize(&mut watching)?;
+    watching.request("tools/call", remember_args(REV, "made"))?;
+    let holder = rusqlite::Connection::open(&db)?;
+    holder.execute_batch(
+        "UPDATE records SET note = 'changed' WHERE name = 'made'; BEGIN EXCLUSIVE;",
+    )?;
+    thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    let (answer, _) = watching.request("ping", json!({}))?;
+    let waited = started.elapsed();
+    holder.execute_batch("COMMIT;")?;
+    ensure!(answer["result"] == json!({}), "{answer}");
+    ensure!(waited < Duration::from_secs(2), "a ping waited {waited:?} for the lock");
+    watching.close()
+}

@@ -56,7 +56,9 @@ impl Server {
             match quick.map_or_else(|| self.watch.look(self.service.store(), &interests), Ok) {
                 Ok(c) => c,
                 Err(e) => {
-                    log::warn!("looking for changes: {e}");
+                    // Another process holds the lock, most likely: the next poll looks again.
+                    log::debug!("looking for changes: {e}");
+                    self.watch.retry();
                     return Vec::new();
                 }
             };
@@ -94,6 +96,16 @@ impl Server {
         }
         if self.watch.wrote(self.service.store()) {
             out.extend(self.changes(true));
+        }
+        let mut interests: Vec<&Interest> = Vec::new();
+        if let Some(session) = &self.session {
+            interests.push(&session.interest);
+        }
+        interests.extend(self.streams.iter().map(|(_, i)| i));
+        if interests.is_empty() {
+            self.watch.disarm();
+        } else {
+            self.watch.prune(&interests);
         }
     }
 }

@@ -414,6 +414,10 @@ impl Server {
                 .and_then(Id::from_value)
             {
                 self.streams.retain(|(held, _)| held != &id);
+                if !self.interested() {
+                    // The next audience is not told of what was written before it.
+                    self.watch.disarm();
+                }
             }
         } else {
             log::debug!(

@@ -60,6 +60,7 @@ impl Store {
         self.conn
             .as_ref()
             .map_or(0, rusqlite::Connection::total_changes)
+            .saturating_sub(self.internal_changes)
     }
 
     /// The database file's modification time, change time and size, from one `stat`: a
@@ -75,16 +76,25 @@ impl Store {
         Some((meta.modified().ok()?, ctime, meta.len()))
     }
 
+    /// Runs `f` on this store with statements that give up at once when another process
+    /// holds the lock (for looks that can be tried again later).
+    pub fn without_waiting<T>(&mut self, f: impl FnOnce(&mut Store) -> T) -> T {
+        without_waiting(|| f(self))
+    }
+
     /// `PRAGMA data_version` of the open file: it moves when another connection commits. `None`
     /// while the file is not open yet (nothing to compare).
     pub fn data_version(&mut self) -> Result<Option<i64>, StoreError> {
-        if self.conn.is_none() {
+        // The open connection as it is: no check of the file's identity (the next
+        // transaction does it), since this runs several times a second while idle; and like
+        // every look here it does not wait for another process's lock.
+        let Some(conn) = self.conn.as_mut() else {
             return Ok(None);
-        }
-        let conn = self.conn()?;
-        Ok(Some(
-            conn.query_row("PRAGMA data_version", [], |r| r.get(0))?,
-        ))
+        };
+        without_waiting(|| {
+            let mut stmt = conn.prepare_cached("PRAGMA data_version")?;
+            Ok(Some(stmt.query_row([], |r| r.get(0))?))
+        })
     }
 }
 
