@@ -370,8 +370,10 @@ fn a_new_stream_is_not_told_of_writes_made_before_it() -> Result<()> {
     watching.send(&listen("s1"))?;
     let (ack, _) = watching.wait_for(Duration::from_secs(5), |n| !n.is_empty());
     ensure!(ack.len() == 1, "{ack:?}");
-    watching.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": "s1"}}))?;
+    watching.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": "s1"}}),
+    )?;
     write_from_another_process(&db, REV, "before the stream")?;
     let quiet = watching.lines_within(Duration::from_millis(500));
     ensure!(quiet.is_empty(), "a cancelled stream was told: {quiet:?}");
@@ -403,6 +405,9 @@ fn a_lock_held_by_another_process_does_not_hold_up_answers() -> Result<()> {
     let waited = started.elapsed();
     holder.execute_batch("COMMIT;")?;
     ensure!(answer["result"] == json!({}), "{answer}");
-    ensure!(waited < Duration::from_secs(2), "a ping waited {waited:?} for the lock");
+    ensure!(
+        waited < Duration::from_secs(2),
+        "a ping waited {waited:?} for the lock"
+    );
     watching.close()
 }
