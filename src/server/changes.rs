@@ -2,8 +2,9 @@
 //! that wrote, and the poll for commits by other processes (see `crate::watch`).
 
 use super::Server;
-use crate::era::{legacy, modern};
-use crate::jsonrpc::Outgoing;
+use crate::era::legacy::{self, Session};
+use crate::era::modern;
+use crate::jsonrpc::{Id, Outgoing};
 use crate::watch::Interest;
 
 impl Server {
@@ -38,11 +39,7 @@ impl Server {
     /// session first, then each listen stream in the order they opened. `own_write`: the
     /// look follows a request of this process that wrote.
     fn changes(&mut self, own_write: bool) -> Vec<Outgoing> {
-        let mut interests: Vec<&Interest> = Vec::new();
-        if let Some(session) = &self.session {
-            interests.push(&session.interest);
-        }
-        interests.extend(self.streams.iter().map(|(_, i)| i));
+        let interests = audiences(self.session.as_ref(), &self.streams);
         if interests.is_empty() {
             self.watch.disarm();
             return Vec::new();
@@ -97,15 +94,21 @@ impl Server {
         if self.watch.wrote(self.service.store()) {
             out.extend(self.changes(true));
         }
-        let mut interests: Vec<&Interest> = Vec::new();
-        if let Some(session) = &self.session {
-            interests.push(&session.interest);
-        }
-        interests.extend(self.streams.iter().map(|(_, i)| i));
+        let interests = audiences(self.session.as_ref(), &self.streams);
         if interests.is_empty() {
             self.watch.disarm();
         } else {
             self.watch.prune(&interests);
         }
     }
+}
+
+/// What each audience wants, in the order they are told: the legacy session first, then each
+/// listen stream in the order they opened.
+fn audiences<'a>(session: Option<&'a Session>, streams: &'a [(Id, Interest)]) -> Vec<&'a Interest> {
+    session
+        .map(|s| &s.interest)
+        .into_iter()
+        .chain(streams.iter().map(|(_, i)| i))
+        .collect()
 }

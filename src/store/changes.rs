@@ -7,6 +7,9 @@ use rusqlite::OptionalExtension;
 use super::open::without_waiting;
 use super::{Store, StoreError};
 
+/// The change counter.
+const CHANGE_COUNTER: &str = "SELECT value FROM counters WHERE name = 'change'";
+
 /// Whether revision `?2`'s resource changed after change `?1`.
 const CHANGED_SINCE: &str = "SELECT EXISTS (SELECT 1 FROM changes WHERE version > ?1 \
     AND (revision = ?2 OR locator IN (SELECT locator FROM changes WHERE revision = ?2)))";
@@ -16,14 +19,7 @@ impl Store {
     /// whichever process wrote it. 0 for a file not created yet. Like every look here it does
     /// not wait for a lock another process holds: it fails at once, to be tried again later.
     pub fn change_version(&mut self) -> Result<i64, StoreError> {
-        without_waiting(|| {
-            let tx = self.read()?;
-            let v = tx
-                .prepare_cached("SELECT value FROM counters WHERE name = 'change'")?
-                .query_row([], |r| r.get(0))
-                .optional()?;
-            Ok(v.unwrap_or(0))
-        })
+        Ok(self.changes_since(None, &[])?.0)
     }
 
     /// The change counter now and, when it moved past `since`, which of `revisions` changed
@@ -37,7 +33,7 @@ impl Store {
         without_waiting(|| {
             let tx = self.read()?;
             let now: i64 = tx
-                .prepare_cached("SELECT value FROM counters WHERE name = 'change'")?
+                .prepare_cached(CHANGE_COUNTER)?
                 .query_row([], |r| r.get(0))
                 .optional()?
                 .unwrap_or(0);
