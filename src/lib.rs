@@ -22,6 +22,7 @@
 
 pub mod bounds;
 pub mod call;
+pub mod client;
 pub mod completions;
 pub mod era;
 pub mod framing;

@@ -94,6 +94,8 @@ impl Version {
             structured_content: self >= Version::V2025_06_18,
             schema_errors_as_tool_results: self >= Version::V2025_11_25,
             completions: self >= Version::V2025_03_26,
+            elicitation: self >= Version::V2025_06_18,
+            elicitation_mode: self >= Version::V2025_11_25,
         }
     }
 }
@@ -113,6 +115,11 @@ pub struct Features {
     /// The `completions` server capability (2025-03-26 on). `completion/complete` itself is
     /// in every revision and is answered in every one.
     pub completions: bool,
+    /// Form elicitation (2025-06-18 on): a server request `elicitation/create` in legacy
+    /// sessions, an `input_required` result in 2026-07-28.
+    pub elicitation: bool,
+    /// `mode: "form"` in elicitation params (2025-11-25 on; absent means form).
+    pub elicitation_mode: bool,
 }
 
 #[cfg(test)]
@@ -164,6 +171,11 @@ mod tests {
         assert!(!Version::V2024_11_05.features().completions);
         assert!(Version::V2025_03_26.features().completions);
         assert!(Version::V2026_07_28.features().completions);
+        assert!(!Version::V2025_03_26.features().elicitation);
+        assert!(Version::V2025_06_18.features().elicitation);
+        assert!(!Version::V2025_06_18.features().elicitation_mode);
+        assert!(Version::V2025_11_25.features().elicitation_mode);
+        assert!(Version::V2026_07_28.features().elicitation_mode);
         assert!(Version::V2025_03_26.accepts_batches());
         assert!(!Version::V2025_06_18.accepts_batches());
     }

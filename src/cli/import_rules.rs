@@ -222,7 +222,19 @@ pub(super) fn check_decision(d: &mut Decision) -> Result<(), String> {
     for (i, item) in d.basis.iter().enumerate() {
         item.check(i)
             .map_err(|e| format!("decision {}: {e}", d.id))?;
+        if let Some(at) = item.verdict.as_ref().map(|v| v.at.as_str())
+            && !at.is_empty()
+            && !review_mcp::time::is_timestamp(at)
+        {
+            return Err(format!(
+                "decision {}: basis[{i}].verdict.at {at:?} is not a timestamp like 2026-01-02T03:04:05.678Z",
+                d.id
+            ));
+        }
     }
+    // Lines written before provenance existed: their verdicts are the assistant's (the
+    // default of `via`), given no later than the decision's last change.
+    d.date_verdicts();
     Ok(())
 }
 

@@ -40,6 +40,30 @@ pub enum Judgement {
     Rejected,
 }
 
+/// Where a verdict came from. Only the engineer's own channels (`request_verdicts`, the review
+/// card) record `elicitation` and `app`; a verdict written in tool arguments is the
+/// assistant's word, recorded but not proof.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Via {
+    /// The engineer answered the host's form (`request_verdicts`).
+    Elicitation,
+    /// The engineer clicked a verdict in the review card.
+    App,
+    /// Written in tool arguments by the assistant, e.g. relaying the chat. Files and exports
+    /// written before provenance existed read as this.
+    #[default]
+    Assistant,
+}
+
+impl Via {
+    /// `elicitation` and `app`: the engineer gave it through a channel the assistant cannot
+    /// write, so it outranks the assistant's word.
+    pub fn is_engineer(self) -> bool {
+        !matches!(self, Via::Assistant)
+    }
+}
+
 /// Wire names of the enums, for SQL columns and JSON Schema `enum`s.
 macro_rules! wire_names {
     ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
@@ -79,6 +103,12 @@ wire_names!(Judgement {
     Rejected => "rejected",
 });
 
+wire_names!(Via {
+    Elicitation => "elicitation",
+    App => "app",
+    Assistant => "assistant",
+});
+
 impl State {
     /// `unresolved` and `conflicting` need a `question`: what would settle it.
     pub fn needs_question(self) -> bool {
@@ -86,11 +116,28 @@ impl State {
     }
 }
 
+/// A judgement with its provenance. Fields in alphabetical order: the wire form is this
+/// struct's serde form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// When it was given. Empty only between reading an old export line and
+    /// [`Decision::date_verdicts`], which dates it with the decision's `updated_at`.
+    #[serde(default)]
+    pub at: String,
     pub judgement: Judgement,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default)]
+    pub via: Via,
+}
+
+impl Verdict {
+    /// The same judgement and reason (whoever gave it, whenever).
+    pub fn says_the_same(&self, other: &Verdict) -> bool {
+        self.judgement == other.judgement
+            && self.reason.as_deref().filter(|r| !r.is_empty())
+                == other.reason.as_deref().filter(|r| !r.is_empty())
+    }
 }
 
 /// One requirement-check that answers for itself.
@@ -126,6 +173,101 @@ impl BasisItem {
         }
         Ok(())
     }
+}
+
+/// An engineer's verdict that a replacing basis kept, because its item's requirement is
+/// unchanged: `offered` is the different verdict the new arguments carried, not written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeptVerdict {
+    pub index: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offered: Option<Verdict>,
+    pub requirement: String,
+    pub verdict: Verdict,
+}
+
+/// An engineer's verdict whose item the replacing basis left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RemovedVerdict {
+    pub requirement: String,
+    pub verdict: Verdict,
+}
+
+/// What [`merge_verdicts`] did to the engineer's verdicts.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outranked {
+    pub kept: Vec<KeptVerdict>,
+    pub removed: Vec<RemovedVerdict>,
+}
+
+/// The outranking rule, applied when `new` (from tool arguments) replaces `old`:
+/// - an item whose `requirement` is unchanged keeps the engineer's verdict (`elicitation`,
+///   `app`) of the old item, whatever verdict the new item offers (a different one is named
+///   in [`KeptVerdict::offered`]);
+/// - every other verdict in the new basis is the assistant's (`via: assistant`), dated `now`,
+///   or keeps its old date when the assistant repeats its own earlier verdict;
+/// - a new verdict claiming `elicitation` or `app` that is not the engineer's stored verdict
+///   of that requirement is refused: tool arguments never create the engineer's word;
+/// - engineer verdicts of old items that have no counterpart are reported as removed.
+///
+/// Items are matched by requirement text, in order (the k-th of a repeated requirement to the
+/// k-th).
+pub fn merge_verdicts(
+    old: &[BasisItem],
+    new: &mut [BasisItem],
+    now: &str,
+) -> Result<Outranked, super::DomainError> {
+    let mut used = vec![false; old.len()];
+    let mut out = Outranked::default();
+    for (i, item) in new.iter_mut().enumerate() {
+        let matched = old
+            .iter()
+            .enumerate()
+            .position(|(j, o)| !used[j] && o.requirement == item.requirement);
+        if let Some(j) = matched {
+            used[j] = true;
+        }
+        let before = matched.and_then(|j| old[j].verdict.as_ref());
+        let offered = item.verdict.take();
+        item.verdict = match (before, offered) {
+            (Some(engineer), offered) if engineer.via.is_engineer() => {
+                let offered = offered.filter(|o| !o.says_the_same(engineer));
+                out.kept.push(KeptVerdict {
+                    index: i,
+                    offered: offered.map(|o| Verdict {
+                        at: now.to_string(),
+                        via: Via::Assistant,
+                        ..o
+                    }),
+                    requirement: item.requirement.clone(),
+                    verdict: engineer.clone(),
+                });
+                Some(engineer.clone())
+            }
+            (_, None) => None,
+            (_, Some(o)) if o.via.is_engineer() => {
+                return Err(super::DomainError(format!(
+                    "basis[{i}].verdict claims via {:?}, but no verdict of the engineer is stored for this requirement: a verdict in tool arguments is recorded as the assistant's (leave out via and at), and request_verdicts asks the engineer directly",
+                    o.via.as_str()
+                )));
+            }
+            (Some(mine), Some(o)) if o.says_the_same(mine) => Some(mine.clone()),
+            (_, Some(o)) => Some(Verdict {
+                at: now.to_string(),
+                via: Via::Assistant,
+                ..o
+            }),
+        };
+    }
+    for (j, o) in old.iter().enumerate() {
+        if let Some(v) = o.verdict.as_ref().filter(|v| v.via.is_engineer() && !used[j]) {
+            out.removed.push(RemovedVerdict {
+                requirement: o.requirement.clone(),
+                verdict: v.clone(),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// A stored decision, as export writes it and import reads it (`stale` is added by
@@ -179,6 +321,30 @@ pub struct BasisWire<'a> {
 }
 
 impl Decision {
+    /// Dates the verdicts of a line written before provenance existed: they were given no
+    /// later than the decision's last change.
+    pub fn date_verdicts(&mut self) {
+        for v in self.basis.iter_mut().filter_map(|b| b.verdict.as_mut()) {
+            if v.at.is_empty() {
+                v.at = self.updated_at.clone();
+            }
+        }
+    }
+
+    /// A digest of the whole basis (every field of every item, verdicts included): a
+    /// question put to the engineer is answered only while the basis is still this one.
+    pub fn basis_digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for item in &self.basis {
+            // serde_json of a plain struct cannot fail; an empty line would only weaken the
+            // digest, never make two different bases equal by itself.
+            h.update(serde_json::to_vec(item).unwrap_or_default());
+            h.update(b"\n");
+        }
+        h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    }
+
     /// The wire form with `stale` (see [`super::Record::wire`]).
     pub fn wire(&self, current: Option<&str>) -> DecisionWire<'_> {
         DecisionWire {
@@ -224,7 +390,7 @@ mod tests {
         let v = serde_json::json!({
             "requirement": "bore H7", "source": "model-pmi", "sourceDetail": "PMI 4",
             "state": "not-applicable", "faces": ["face:3"],
-            "verdict": {"judgement": "accepted"}
+            "verdict": {"at": "2026-12-01T00:00:00.000Z", "judgement": "accepted", "via": "app"}
         });
         let item: BasisItem = serde_json::from_value(v.clone()).unwrap();
         assert_eq!(item.source, Source::ModelPmi);
@@ -240,7 +406,8 @@ mod tests {
             "basis": [
                 {"requirement": "r", "source": "drawing", "sourceDetail": "n4", "evidence": "e",
                  "state": "unresolved", "question": "q", "faces": ["face:1"],
-                 "verdict": {"judgement": "rejected", "reason": "why"}},
+                 "verdict": {"judgement": "rejected", "reason": "why", "via": "elicitation",
+                             "at": "2026-12-01T00:00:00.000Z"}},
                 {"requirement": "r2", "source": "standard", "state": "satisfied"}
             ],
             "artifact": {"revision": "sha256:x", "format": "step", "units": "mm"},
@@ -254,6 +421,47 @@ mod tests {
             let got = serde_json::to_string(&d.wire(cur)).unwrap();
             assert_eq!(got, want.to_string());
         }
+    }
+
+    /// A verdict written before provenance existed reads as the assistant's, dated by the
+    /// decision's last change.
+    #[test]
+    fn old_verdict_reads_as_the_assistants_dated_by_the_decision() {
+        let mut d: Decision = serde_json::from_value(serde_json::json!({
+            "id": "dec_1", "subject": "s", "disposition": "hold",
+            "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied",
+                       "verdict": {"judgement": "accepted"}}],
+            "artifact": {"revision": "sha256:x", "format": "step"},
+            "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z"
+        }))
+        .unwrap();
+        d.date_verdicts();
+        let v = d.basis[0].verdict.clone().unwrap();
+        assert_eq!(v.via, Via::Assistant);
+        assert_eq!(v.at, "2026-01-02T00:00:00.000Z");
+        assert!(!v.via.is_engineer());
+        assert!(Via::Elicitation.is_engineer() && Via::App.is_engineer());
+    }
+
+    #[test]
+    fn basis_digest_moves_with_any_field_of_the_basis() {
+        let mut d: Decision = serde_json::from_value(serde_json::json!({
+            "id": "dec_1", "subject": "s", "disposition": "hold",
+            "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}],
+            "artifact": {"revision": "sha256:x", "format": "step"},
+            "created_at": "c", "updated_at": "u"
+        }))
+        .unwrap();
+        let before = d.basis_digest();
+        d.disposition = "release".into();
+        assert_eq!(d.basis_digest(), before, "the disposition is not the basis");
+        d.basis[0].verdict = Some(Verdict {
+            at: "t".into(),
+            judgement: Judgement::Accepted,
+            reason: None,
+            via: Via::App,
+        });
+        assert_ne!(d.basis_digest(), before);
     }
 
     #[test]
@@ -286,12 +494,16 @@ mod tests {
                     verdict: match (i + k) % 3 {
                         0 => None,
                         1 => Some(Verdict {
+                            at: pick(i + k + 5),
                             judgement: Judgement::Accepted,
                             reason: None,
+                            via: Via::Elicitation,
                         }),
                         _ => Some(Verdict {
+                            at: pick(i + k + 6),
                             judgement: Judgement::Rejected,
                             reason: Some(pick(i + k + 4)),
+                            via: Via::Assistant,
                         }),
                     },
                 })

@@ -10,7 +10,7 @@ pub mod id;
 pub mod record;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
-pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict};
+pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict, Via};
 pub use record::{Kind, Record, RecordRef};
 
 #[cfg(test)]

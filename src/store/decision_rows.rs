@@ -7,7 +7,7 @@ use rusqlite::{Row, Transaction, params};
 use super::StoreError;
 use super::codec::{dedup, json_strings, json_text};
 use super::page::check_answer_size;
-use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict};
+use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, Via};
 use crate::wire;
 
 pub(super) const DECISION_COLS: &str = "d.rid, d.id, d.subject, d.disposition, d.summary, \
@@ -48,8 +48,8 @@ fn bad_enum(col: usize, what: &str, v: &str) -> rusqlite::Error {
 pub(super) fn load_basis(tx: &Transaction<'_>, rid: i64) -> Result<Vec<BasisItem>, StoreError> {
     let mut stmt = tx.prepare_cached(
         "SELECT requirement, source, source_detail, evidence, state, question, faces, \
-         verdict_judgement, verdict_reason FROM basis_items WHERE decision_rid = ?1 \
-         ORDER BY position",
+         verdict_judgement, verdict_reason, verdict_via, verdict_at FROM basis_items \
+         WHERE decision_rid = ?1 ORDER BY position",
     )?;
     let items = stmt
         .query_map([rid], |row| {
@@ -58,10 +58,19 @@ pub(super) fn load_basis(tx: &Transaction<'_>, rid: i64) -> Result<Vec<BasisItem
             let faces: String = row.get(6)?;
             let judgement: Option<String> = row.get(7)?;
             let verdict = match judgement {
-                Some(j) => Some(Verdict {
-                    judgement: Judgement::parse(&j).ok_or_else(|| bad_enum(7, "judgement", &j))?,
-                    reason: row.get(8)?,
-                }),
+                Some(j) => {
+                    let via: Option<String> = row.get(9)?;
+                    Some(Verdict {
+                        at: row.get::<_, Option<String>>(10)?.unwrap_or_default(),
+                        judgement: Judgement::parse(&j)
+                            .ok_or_else(|| bad_enum(7, "judgement", &j))?,
+                        reason: row.get(8)?,
+                        via: match via {
+                            Some(v) => Via::parse(&v).ok_or_else(|| bad_enum(9, "via", &v))?,
+                            None => Via::Assistant,
+                        },
+                    })
+                }
                 None => None,
             };
             Ok(BasisItem {
@@ -142,8 +151,9 @@ pub(super) fn write_decision(
     {
         let mut item_stmt = tx.prepare_cached(
             "INSERT INTO basis_items (decision_rid, position, requirement, source, \
-             source_detail, evidence, state, question, faces, verdict_judgement, verdict_reason) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             source_detail, evidence, state, question, faces, verdict_judgement, verdict_reason, \
+             verdict_via, verdict_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?;
         let mut face_stmt = tx.prepare_cached(
             "INSERT OR IGNORE INTO decision_faces (face, revision, seq, rid) VALUES (?1, ?2, ?3, ?4)",
@@ -165,6 +175,8 @@ pub(super) fn write_decision(
                 json_text(&faces),
                 item.verdict.as_ref().map(|v| v.judgement.as_str()),
                 item.verdict.as_ref().and_then(|v| v.reason.clone()),
+                item.verdict.as_ref().map(|v| v.via.as_str()),
+                item.verdict.as_ref().map(|v| v.at.as_str()),
             ])?;
             for f in &faces {
                 face_stmt.execute(params![f, a.revision, seq, rid])?;

@@ -12,6 +12,7 @@ use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError};
+use crate::review::decision::{Outranked, merge_verdicts};
 use crate::review::{Artifact, BasisItem, Decision, State, id};
 use crate::time;
 
@@ -40,7 +41,13 @@ pub struct DecisionQuery {
 impl Store {
     /// Saves a decision: the same (locator, subject, revision) replaces, keeping id and
     /// `created_at`; another revision is a new decision and the old one stays.
-    pub fn remember_decision(&mut self, new: &NewDecision) -> Result<(Decision, bool), StoreError> {
+    ///
+    /// The engineer's verdicts outrank the arguments (see [`merge_verdicts`]): what was kept,
+    /// refused or removed is returned with the decision.
+    pub fn remember_decision(
+        &mut self,
+        new: &NewDecision,
+    ) -> Result<(Decision, bool, Outranked), StoreError> {
         let tx = self.write()?;
         let now = time::now();
         // With the replaced decision, the time its new `updated_at` may not precede (see
@@ -65,26 +72,33 @@ impl Store {
                 (None, seq, id::mint("dec", seq), now.clone(), now.clone())
             }
         };
+        let mut basis: Vec<BasisItem> = new
+            .basis
+            .iter()
+            .map(|b| BasisItem {
+                faces: dedup(&b.faces),
+                ..b.clone()
+            })
+            .collect();
+        let old_basis = match rid {
+            Some(rid) => load_basis(&tx, rid)?,
+            None => Vec::new(),
+        };
+        let outranked = merge_verdicts(&old_basis, &mut basis, &now)
+            .map_err(|e| StoreError::Invalid(e.0))?;
         let decision = Decision {
             id,
             subject: new.subject.clone(),
             disposition: new.disposition.clone(),
             summary: new.summary.clone(),
-            basis: new
-                .basis
-                .iter()
-                .map(|b| BasisItem {
-                    faces: dedup(&b.faces),
-                    ..b.clone()
-                })
-                .collect(),
+            basis,
             artifact: new.artifact.clone(),
             updated_at: time::updated_after(now, &not_before),
             created_at,
         };
         write_decision(&tx, rid, &decision, seq)?;
         tx.commit()?;
-        Ok((decision, replaced))
+        Ok((decision, replaced, outranked))
     }
 
     /// One page of decisions matching `q`, newest first (with text: decisions whose subject

@@ -6,7 +6,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -269,4 +269,17 @@ CREATE TRIGGER IF NOT EXISTS decisions_delete_change AFTER DELETE ON decisions B
     INSERT OR REPLACE INTO changes (revision, locator, version)
         VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
 END;
+"#;
+
+/// Verdict provenance: where each verdict came from (`elicitation`, `app`, `assistant`) and
+/// when it was given. A verdict stored before provenance existed was written in tool
+/// arguments, so it is the assistant's, given no later than its decision's last change. The
+/// index serves `recall_decisions`' verdict filters.
+const V6: &str = r#"
+ALTER TABLE basis_items ADD COLUMN verdict_via TEXT;
+ALTER TABLE basis_items ADD COLUMN verdict_at TEXT;
+UPDATE basis_items SET verdict_via = 'assistant',
+    verdict_at = (SELECT updated_at FROM decisions WHERE rid = basis_items.decision_rid)
+    WHERE verdict_judgement IS NOT NULL;
+CREATE INDEX basis_items_verdict ON basis_items (decision_rid, verdict_judgement, verdict_via);
 "#;

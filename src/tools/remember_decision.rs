@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::schema::{self as s, MAX_BASIS, MAX_DISPOSITION, MAX_SUBJECT, MAX_TEXT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
-use crate::review::decision::DecisionWire;
+use crate::review::decision::{DecisionWire, KeptVerdict, Outranked, RemovedVerdict};
 use crate::review::{BasisItem, State};
 use crate::store::{NewDecision, Store};
 use crate::text::prefix_chars;
@@ -53,7 +53,33 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\"},\"
             "type": "object",
             "properties": {
                 "decision": s::decision_output(),
-                "replaced": {"type": "boolean"}
+                "replaced": {"type": "boolean"},
+                "engineer_verdicts_kept": {
+                    "type": "array",
+                    "description": "The engineer's verdicts (via elicitation or app) kept because their requirement is unchanged; offered: the different verdict these arguments carried, which was not written.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "index": {"type": "integer", "minimum": 0},
+                            "requirement": {"type": "string"},
+                            "verdict": s::verdict_output(),
+                            "offered": s::verdict_output()
+                        },
+                        "required": ["index", "requirement", "verdict"]
+                    }
+                },
+                "engineer_verdicts_removed": {
+                    "type": "array",
+                    "description": "The engineer's verdicts whose basis items these arguments left out.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "requirement": {"type": "string"},
+                            "verdict": s::verdict_output()
+                        },
+                        "required": ["requirement", "verdict"]
+                    }
+                }
             },
             "required": ["decision", "replaced"]
         }),
@@ -74,7 +100,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         summary: args.summary,
         basis: args.basis,
     };
-    let (decision, replaced) = store.remember_decision(&new)?;
+    let (decision, replaced, outranked) = store.remember_decision(&new)?;
     let open = decision
         .basis
         .iter()
@@ -90,19 +116,71 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         decision.basis.len(),
         if decision.basis.len() == 1 { "" } else { "s" },
     );
+    let summary = summary + &outranked_text(&outranked);
     let current = Some(decision.artifact.revision.as_str());
     ToolOutput::new(
         &Saved {
             decision: decision.wire(current),
+            engineer_verdicts_kept: &outranked.kept,
+            engineer_verdicts_removed: &outranked.removed,
             replaced,
         },
         summary,
     )
 }
 
-/// The answer: the decision as stored, and whether it replaced an earlier one.
+/// What the summary says of the engineer's verdicts: those an offered verdict did not
+/// replace, and those removed with their items. Kept verdicts nobody contested are in the
+/// structured answer only.
+fn outranked_text(o: &Outranked) -> String {
+    let mut text = String::new();
+    let contested: Vec<&KeptVerdict> = o.kept.iter().filter(|k| k.offered.is_some()).collect();
+    if !contested.is_empty() {
+        text.push_str(" The engineer's verdict outranks yours, so it was kept on ");
+        text.push_str(&listed(contested.iter().map(|k| {
+            format!(
+                "basis[{}] \"{}\" ({} {})",
+                k.index,
+                prefix_chars(&k.requirement, 60),
+                k.verdict.judgement.as_str(),
+                k.verdict.via.as_str()
+            )
+        })));
+        text.push_str("; your verdict was not written. Ask the engineer with request_verdicts to change it.");
+    }
+    if !o.removed.is_empty() {
+        text.push_str(" Removed with their items, the engineer's verdicts on ");
+        text.push_str(&listed(o.removed.iter().map(|r| {
+            format!(
+                "\"{}\" ({} {})",
+                prefix_chars(&r.requirement, 60),
+                r.verdict.judgement.as_str(),
+                r.verdict.via.as_str()
+            )
+        })));
+        text.push('.');
+    }
+    text
+}
+
+/// At most five items, then how many more.
+fn listed(items: impl Iterator<Item = String>) -> String {
+    let all: Vec<String> = items.collect();
+    let mut text = all.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+    if all.len() > 5 {
+        text.push_str(&format!(" and {} more", all.len() - 5));
+    }
+    text
+}
+
+/// The answer: the decision as stored, whether it replaced an earlier one, and what became
+/// of the engineer's verdicts (both lists present only when not empty).
 #[derive(Serialize)]
 struct Saved<'a> {
     decision: DecisionWire<'a>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    engineer_verdicts_kept: &'a [KeptVerdict],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    engineer_verdicts_removed: &'a [RemovedVerdict],
     replaced: bool,
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::review::{Judgement, Source, State};
+use crate::review::{Judgement, Source, State, Via};
 
 /// `name`: characters.
 pub const MAX_NAME: u64 = 200;
@@ -147,11 +147,13 @@ pub fn basis_item_input() -> Value {
                 "type": "object",
                 "properties": {
                     "judgement": {"type": "string", "enum": Judgement::ALL},
-                    "reason": text(MAX_TEXT, "Why, when the engineer said.")
+                    "reason": text(MAX_TEXT, "Why, when the engineer said."),
+                    "via": {"type": "string", "enum": Via::ALL, "description": "Set by the server: a verdict in these arguments is recorded as \"assistant\". A verdict copied from a recalled decision may keep its via and at; \"elicitation\" or \"app\" is accepted only where the engineer's verdict is already stored for that requirement."},
+                    "at": {"type": "string", "maxLength": 64, "description": "Set by the server (when the verdict was given)."}
                 },
                 "required": ["judgement"],
                 "additionalProperties": false,
-                "description": "The engineer's judgement. Record only what the engineer said."
+                "description": "The engineer's judgement as they said it in chat, recorded as relayed by you (via \"assistant\"). Prefer request_verdicts, which asks the engineer directly. A verdict the engineer gave through request_verdicts or the review card is kept when the requirement is unchanged."
             }
         },
         "required": ["requirement", "source", "state"],
@@ -183,14 +185,7 @@ pub fn decision_output() -> Value {
                         "state": {"type": "string", "enum": State::ALL},
                         "question": {"type": "string"},
                         "faces": {"type": "array", "items": {"type": "string"}},
-                        "verdict": {
-                            "type": "object",
-                            "properties": {
-                                "judgement": {"type": "string", "enum": Judgement::ALL},
-                                "reason": {"type": "string"}
-                            },
-                            "required": ["judgement"]
-                        }
+                        "verdict": verdict_output()
                     },
                     "required": ["requirement", "source", "state", "faces"]
                 }
@@ -201,6 +196,20 @@ pub fn decision_output() -> Value {
             "stale": {"anyOf": or_null("boolean")}
         },
         "required": ["id", "subject", "disposition", "basis", "artifact", "created_at", "updated_at", "stale"]
+    })
+}
+
+/// A stored verdict with its provenance.
+pub fn verdict_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "judgement": {"type": "string", "enum": Judgement::ALL},
+            "reason": {"type": "string"},
+            "via": {"type": "string", "enum": Via::ALL, "description": "elicitation: the engineer answered the host's form; app: the engineer clicked it in the review card; assistant: relayed by the assistant in tool arguments (recorded, not proof)."},
+            "at": {"type": "string", "description": "When it was given (RFC 3339 UTC)."}
+        },
+        "required": ["judgement", "via", "at"]
     })
 }
 
