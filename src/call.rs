@@ -13,6 +13,9 @@ mod complete;
 pub use complete::Reference;
 
 /// `initialize`: handled by the router, which opens the legacy session.
+/// The server's own request asking the user through the client (legacy sessions), and the
+/// method of an input request in a 2026-07-28 `input_required` result.
+pub const ELICIT: &str = "elicitation/create";
 pub const INITIALIZE: &str = "initialize";
 /// Closes a `subscriptions/listen` stream (and would cancel any request).
 pub const CANCELLED: &str = "notifications/cancelled";
@@ -114,6 +117,14 @@ pub struct Filter {
     pub resource_subscriptions: Vec<String>,
 }
 
+/// What a 2026-07-28 client sends back when it retries a call that answered
+/// `input_required`: the answers to the input requests, and the state echoed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Retry {
+    pub responses: Map<String, Value>,
+    pub state: Option<String>,
+}
+
 /// A request the service answers alike in both eras.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SharedCall {
@@ -124,6 +135,8 @@ pub enum SharedCall {
         name: String,
         /// Always an object.
         arguments: Value,
+        /// A 2026-07-28 retry of a call that answered `input_required`.
+        retry: Option<Retry>,
     },
     PromptsList {
         cursor: Option<String>,
@@ -250,7 +263,25 @@ impl Call {
                     Some(v @ Value::Object(_)) => v,
                     Some(_) => return Err(invalid("\"arguments\" must be an object")),
                 };
-                SharedCall::ToolsCall { name, arguments }
+                let responses = match params.remove("inputResponses") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Object(m)) => Some(m),
+                    Some(_) => return Err(invalid("\"inputResponses\" must be an object")),
+                };
+                let state = match params.remove("requestState") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::String(s)) => Some(s),
+                    Some(_) => return Err(invalid("\"requestState\" must be a string")),
+                };
+                let retry = (responses.is_some() || state.is_some()).then(|| Retry {
+                    responses: responses.unwrap_or_default(),
+                    state,
+                });
+                SharedCall::ToolsCall {
+                    name,
+                    arguments,
+                    retry,
+                }
             }
             Method::PromptsGet => {
                 let name = match params.remove("name") {
@@ -367,7 +398,23 @@ mod tests {
             ok,
             Ok(Call::Shared(SharedCall::ToolsCall {
                 name: "recall".into(),
-                arguments: json!({})
+                arguments: json!({}),
+                retry: None,
+            }))
+        );
+        let retry = Call::parse(
+            Method::ToolsCall,
+            params(json!({"name": "x", "inputResponses": {"k": {}}, "requestState": "s"})),
+        );
+        assert_eq!(
+            retry,
+            Ok(Call::Shared(SharedCall::ToolsCall {
+                name: "x".into(),
+                arguments: json!({}),
+                retry: Some(Retry {
+                    responses: params(json!({"k": {}})),
+                    state: Some("s".into()),
+                }),
             }))
         );
         let cases = [
@@ -377,6 +424,16 @@ mod tests {
                 "\"name\" must be a string",
             ),
             (Method::ToolsCall, json!({}), "tools/call needs \"name\""),
+            (
+                Method::ToolsCall,
+                json!({"name": "x", "requestState": 1}),
+                "\"requestState\" must be a string",
+            ),
+            (
+                Method::ToolsCall,
+                json!({"name": "x", "inputResponses": []}),
+                "\"inputResponses\" must be an object",
+            ),
             (
                 Method::ToolsCall,
                 json!({"name": "x", "arguments": []}),

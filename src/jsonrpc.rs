@@ -109,13 +109,22 @@ pub struct Notification {
     pub params: Option<Value>,
 }
 
+/// The client's response to a request the server sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientResponse {
+    /// `None` when it was null or not a valid id (it then matches nothing).
+    pub id: Option<Id>,
+    /// The `result`, or the `error`'s code and message.
+    pub outcome: Result<Value, (i64, String)>,
+}
+
 /// What one JSON value on the wire turned out to be.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {
     Request(Request),
     Notification(Notification),
-    /// A response sent by the client. This server sends no requests, so it is dropped.
-    Response,
+    /// A response sent by the client to a request of the server's own (`elicitation/create`).
+    Response(ClientResponse),
     /// Not a JSON-RPC message: answered with -32600 and the id when one could be read.
     Invalid {
         id: Option<Id>,
@@ -148,8 +157,22 @@ pub fn classify(value: Value) -> Incoming {
             };
         }
         None => {
-            if obj.contains_key("result") || obj.contains_key("error") {
-                return Incoming::Response;
+            if let Some(result) = obj.remove("result") {
+                return Incoming::Response(ClientResponse {
+                    id: valid_id,
+                    outcome: Ok(result),
+                });
+            }
+            if let Some(error) = obj.remove("error") {
+                let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+                let message = error
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                return Incoming::Response(ClientResponse {
+                    id: valid_id,
+                    outcome: Err((code, crate::text::clip_bytes(message, 500).into_owned())),
+                });
             }
             return Incoming::Invalid {
                 id: valid_id,
@@ -329,6 +352,21 @@ pub enum Outgoing {
     Response(Response),
     Notification(Notification),
     Batch(Vec<Response>),
+    /// A request of the server's own (`elicitation/create`), in its own id space.
+    Request {
+        id: Id,
+        method: String,
+        params: Value,
+    },
+}
+
+/// A server request as it is written: members in sorted order.
+#[derive(serde::Serialize)]
+struct RequestLine<'a> {
+    id: Value,
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a Value,
 }
 
 /// A notification as it is written: members in sorted order.
@@ -353,6 +391,12 @@ impl Outgoing {
             Outgoing::Batch(responses) => {
                 wire::batch_line(responses.into_iter().map(Response::into_line).collect())
             }
+            Outgoing::Request { id, method, params } => wire::message_line(&RequestLine {
+                id: id.to_value(),
+                jsonrpc: "2.0",
+                method: &method,
+                params: &params,
+            }),
         }
     }
 
@@ -372,6 +416,9 @@ impl Outgoing {
             Outgoing::Batch(responses) => {
                 Value::Array(responses.into_iter().map(Response::into_value).collect())
             }
+            Outgoing::Request { id, method, params } => serde_json::json!({
+                "jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params
+            }),
         }
     }
 }

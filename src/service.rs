@@ -14,18 +14,20 @@
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
 use crate::bounds;
-use crate::call::{Method, SharedCall};
+use crate::call::{Method, Retry, SharedCall};
+use crate::client::ClientCaps;
 use crate::completions::{self, CompletionError};
 use crate::prompts;
 use crate::resources::{self, ResourceError};
 use crate::store::Store;
 use crate::text;
-use crate::tools::{self, ToolError, ToolSpec};
+use crate::tools::request_verdicts::{self, FormReply, Question, Unsealed};
+use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec};
 use crate::version::{Features, Version};
 use crate::wire::{self, Payload};
 
@@ -95,12 +97,51 @@ fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::validator_for(schema).map_err(|e| e.to_string())
 }
 
+/// How long a question put to the engineer may wait for the answer by default: a legacy
+/// session's pending `elicitation/create`, and the life of a 2026-07-28 `requestState`.
+pub const DEFAULT_ANSWER_WAIT: Duration = Duration::from_secs(600);
+
+/// Who asks and in which revision: what a request's answer may depend on besides its params.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Context {
+    pub version: Version,
+    pub client: ClientCaps,
+}
+
+impl Context {
+    /// A client that declared nothing, at `version`.
+    pub fn plain(version: Version) -> Context {
+        Context {
+            version,
+            client: ClientCaps::default(),
+        }
+    }
+}
+
+/// What a served call produced.
+#[derive(Debug)]
+pub enum Served {
+    Done(Payload),
+    /// A tool needs the engineer's answer first; the era adapter puts the question.
+    Ask(Question),
+}
+
+impl Served {
+    /// The payload of a call that cannot ask (everything but `tools/call`).
+    fn done(self) -> Result<Payload, ServiceError> {
+        match self {
+            Served::Done(p) => Ok(p),
+            Served::Ask(_) => Err(ServiceError::Internal("a list asked a question".into())),
+        }
+    }
+}
+
 /// At most this many memoised list answers: distinct cursors make distinct keys, and a
 /// client must not be able to grow the memory without bound.
 const MEMO_CAPACITY: usize = 64;
 
-/// What a static list result depends on: the version, the method and the cursor.
-type MemoKey = (Version, Method, Option<String>);
+/// What a static list result depends on: the context, the method and the cursor.
+type MemoKey = (Context, Method, Option<String>);
 
 /// The tool, prompt and resource registry over one store.
 pub struct Service {
@@ -111,6 +152,8 @@ pub struct Service {
     /// The last storage failure reported, so that a database that stays unwritable is
     /// reported once, not on every call.
     last_storage_failure: Option<String>,
+    /// How long a question may wait for the engineer (see [`DEFAULT_ANSWER_WAIT`]).
+    answer_wait: Duration,
 }
 
 impl Service {
@@ -123,7 +166,17 @@ impl Service {
             memo: HashMap::new(),
             log: Vec::new(),
             last_storage_failure: None,
+            answer_wait: DEFAULT_ANSWER_WAIT,
         }
+    }
+
+    /// Sets how long a question may wait for the engineer.
+    pub fn set_answer_wait(&mut self, wait: Duration) {
+        self.answer_wait = wait;
+    }
+
+    pub fn answer_wait(&self) -> Duration {
+        self.answer_wait
     }
 
     /// The log messages of the calls since the last take, with their levels.
@@ -135,27 +188,38 @@ impl Service {
         &mut self.store
     }
 
-    /// Serves one shared call at `version`.
-    pub fn serve(&mut self, call: SharedCall, version: Version) -> Result<Payload, ServiceError> {
+    /// Serves one shared call in `ctx`.
+    pub fn serve(&mut self, call: SharedCall, ctx: Context) -> Result<Served, ServiceError> {
         if !call.is_static() {
-            return self.serve_once(call, version);
+            return self.serve_once(call, ctx);
         }
-        let key = (version, call.method(), call.cursor().map(str::to_string));
+        let key = (ctx, call.method(), call.cursor().map(str::to_string));
         if let Some(result) = self.memo.get(&key) {
-            return Ok(result.clone());
+            return Ok(Served::Done(result.clone()));
         }
-        let result = self.serve_once(call, version)?.shared();
+        let result = self.serve_once(call, ctx)?.done()?.shared();
         if self.memo.len() < MEMO_CAPACITY {
             self.memo.insert(key, result.clone());
         }
-        Ok(result)
+        Ok(Served::Done(result))
     }
 
-    fn serve_once(&mut self, call: SharedCall, version: Version) -> Result<Payload, ServiceError> {
+    fn serve_once(&mut self, call: SharedCall, ctx: Context) -> Result<Served, ServiceError> {
+        let version = ctx.version;
         let f = version.features();
         let out = match call {
-            SharedCall::ToolsCall { name, arguments } => {
-                return self.call_tool(&name, &arguments, version);
+            SharedCall::ToolsCall {
+                name,
+                arguments,
+                retry,
+            } => {
+                return match retry {
+                    Some(Retry {
+                        state: Some(state),
+                        responses,
+                    }) => self.retry_tool(&name, &arguments, &state, responses, version),
+                    _ => self.call_tool(&name, &arguments, version),
+                };
             }
             SharedCall::ToolsList { cursor } => list_tools(cursor.as_deref(), f),
             SharedCall::PromptsList { cursor } => list_prompts(cursor.as_deref(), f),
@@ -174,7 +238,112 @@ impl Service {
                     CompletionError::Storage(m) => ServiceError::Internal(m),
                 }),
         };
-        out.map(Payload::from_map)
+        out.map(|m| Served::Done(Payload::from_map(m)))
+    }
+
+    /// The engineer's answer to `q` (asked in a legacy session): the `tools/call` result.
+    pub fn answer(&mut self, q: &Question, reply: FormReply, version: Version) -> Payload {
+        let started = Instant::now();
+        let out = request_verdicts::finish(&mut self.store, q, reply);
+        self.tool_payload(request_verdicts::NAME, out, version, started)
+    }
+
+    /// The `tools/call` result of a question that could not be put or was not answered:
+    /// `why`, as an `isError` result. Nothing is written.
+    pub fn unanswered(&mut self, why: &str, version: Version) -> Payload {
+        log_call(
+            request_verdicts::NAME,
+            version,
+            "unanswered",
+            Instant::now(),
+        );
+        wire::tool_error(why)
+    }
+
+    /// The text of a question put to a legacy client that cannot show a form.
+    pub fn without_elicitation(&mut self, version: Version) -> Payload {
+        self.unanswered(&request_verdicts::without_elicitation(), version)
+    }
+
+    /// `requestState` for `q`, asked by the call with `arguments`: sealed under the
+    /// database's secret, valid for the answer wait.
+    pub fn seal(&mut self, q: &Question, arguments: &Value) -> Result<String, ServiceError> {
+        let secret = self
+            .store
+            .cursor_secret()
+            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let wait = i64::try_from(self.answer_wait.as_millis()).unwrap_or(i64::MAX);
+        Ok(request_verdicts::seal(
+            &secret,
+            q,
+            arguments,
+            crate::time::now_millis().saturating_add(wait),
+        ))
+    }
+
+    /// A 2026-07-28 retry: the sealed question with the client's answer, or asked again
+    /// when the answer is missing.
+    fn retry_tool(
+        &mut self,
+        name: &str,
+        args: &Value,
+        state: &str,
+        mut responses: Map<String, Value>,
+        version: Version,
+    ) -> Result<Served, ServiceError> {
+        if name != request_verdicts::NAME {
+            return Err(ServiceError::InvalidParams(format!(
+                "Invalid params: requestState was not issued for the tool {}; send the call again without requestState and inputResponses",
+                text::clip_bytes(name, 200)
+            )));
+        }
+        let secret = self
+            .store
+            .cursor_secret()
+            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let q = match request_verdicts::unseal(&secret, state, args, crate::time::now_millis()) {
+            Unsealed::Ok(q) => q,
+            Unsealed::Invalid => {
+                return Err(ServiceError::InvalidParams(
+                    "Invalid params: requestState was altered, issued by another database, or issued for other arguments; call request_verdicts again without requestState".into(),
+                ));
+            }
+            Unsealed::Expired => {
+                return Err(ServiceError::InvalidParams(
+                    "Invalid params: requestState expired (the engineer's answer came after the wait bound); call request_verdicts again without requestState".into(),
+                ));
+            }
+        };
+        let started = Instant::now();
+        match responses.remove(request_verdicts::INPUT_KEY) {
+            None => {
+                // The answer is missing: ask again (MRTR: a new input_required, not an error).
+                match request_verdicts::reask(&mut self.store, q) {
+                    Ok(Step::Ask(q)) => Ok(Served::Ask(q)),
+                    Ok(Step::Done(out)) => Ok(Served::Done(self.tool_payload(
+                        name,
+                        Ok(out),
+                        version,
+                        started,
+                    ))),
+                    Err(e) => Ok(Served::Done(self.tool_payload(
+                        name,
+                        Err(e),
+                        version,
+                        started,
+                    ))),
+                }
+            }
+            Some(result) => {
+                let Some(reply) = FormReply::read(&result) else {
+                    return Err(ServiceError::InvalidParams(format!(
+                        "Invalid params: inputResponses.{} is not an ElicitResult (action accept, decline or cancel; content an object)",
+                        request_verdicts::INPUT_KEY
+                    )));
+                };
+                Ok(Served::Done(self.answer(&q, reply, version)))
+            }
+        }
     }
 
     fn call_tool(
@@ -182,56 +351,86 @@ impl Service {
         name: &str,
         args: &Value,
         version: Version,
-    ) -> Result<Payload, ServiceError> {
+    ) -> Result<Served, ServiceError> {
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
             return Err(ServiceError::InvalidParams(format!("Unknown tool: {name}")));
         };
         let f = version.features();
         let started = Instant::now();
-        let schema_failure = validate_args(tool, args);
-        if let Some(msg) = &schema_failure {
+        if let Some(msg) = validate_args(tool, args) {
             self.log
                 .push(("warning", format!("tool {name} refused the call: {msg}")));
-        }
-        let (result, outcome) = match schema_failure {
-            Some(msg) if !f.schema_errors_as_tool_results => {
-                log_call(name, version, "invalid-arguments", started);
+            log_call(name, version, "invalid-arguments", started);
+            if !f.schema_errors_as_tool_results {
                 return Err(ServiceError::InvalidParams(msg));
             }
-            Some(msg) => (wire::tool_error(&msg), "invalid-arguments"),
-            None => match (tool.spec.run)(&mut self.store, args) {
-                Ok(out) => {
-                    check_output(tool, &out.structured)?;
-                    (
-                        wire::tool_result(&out.summary, out.structured, f.structured_content),
-                        "ok",
-                    )
-                }
-                Err(e @ ToolError::Invalid(_)) => {
-                    self.log
-                        .push(("warning", format!("tool {name} refused the call: {e}")));
-                    (wire::tool_error(&e.to_string()), "refused")
-                }
-                Err(e @ ToolError::Storage(_)) => {
-                    let message = e.to_string();
-                    if self.last_storage_failure.as_ref() != Some(&message) {
-                        self.log.push(("error", format!("tool {name}: {message}")));
-                        self.last_storage_failure = Some(message.clone());
-                    }
-                    (wire::tool_error(&message), "storage-error")
-                }
-                Err(e @ ToolError::Internal(_)) => {
+            return Ok(Served::Done(wire::tool_error(&msg)));
+        }
+        match (tool.spec.run)(&mut self.store, args) {
+            Ok(Step::Ask(q)) => {
+                log_call(name, version, "asked", started);
+                Ok(Served::Ask(q))
+            }
+            Ok(Step::Done(out)) => Ok(Served::Done(self.tool_payload(
+                name,
+                Ok(out),
+                version,
+                started,
+            ))),
+            Err(e) => Ok(Served::Done(self.tool_payload(
+                name,
+                Err(e),
+                version,
+                started,
+            ))),
+        }
+    }
+
+    /// A tool's outcome as its `tools/call` result, logged; a failure is an `isError`
+    /// result whose text says what to fix, and a storage failure is logged once.
+    fn tool_payload(
+        &mut self,
+        name: &str,
+        out: Result<ToolOutput, ToolError>,
+        version: Version,
+        started: Instant,
+    ) -> Payload {
+        let f = version.features();
+        let (result, outcome) = match out {
+            Ok(out) => match check_output(name, &out.structured) {
+                Ok(()) => (
+                    wire::tool_result(&out.summary, out.structured, f.structured_content),
+                    "ok",
+                ),
+                Err(e) => {
                     log::error!("tool {name}: {e}");
-                    self.log.push(("error", format!("tool {name}: {e}")));
                     (wire::tool_error(&e.to_string()), "internal-error")
                 }
             },
+            Err(e @ ToolError::Invalid(_)) => {
+                self.log
+                    .push(("warning", format!("tool {name} refused the call: {e}")));
+                (wire::tool_error(&e.to_string()), "refused")
+            }
+            Err(e @ ToolError::Storage(_)) => {
+                let message = e.to_string();
+                if self.last_storage_failure.as_ref() != Some(&message) {
+                    self.log.push(("error", format!("tool {name}: {message}")));
+                    self.last_storage_failure = Some(message.clone());
+                }
+                (wire::tool_error(&message), "storage-error")
+            }
+            Err(e @ ToolError::Internal(_)) => {
+                log::error!("tool {name}: {e}");
+                self.log.push(("error", format!("tool {name}: {e}")));
+                (wire::tool_error(&e.to_string()), "internal-error")
+            }
         };
         if outcome == "ok" {
             self.last_storage_failure = None;
         }
         log_call(name, version, outcome, started);
-        Ok(result)
+        result
     }
 
     fn list_resources(
@@ -410,10 +609,13 @@ const MAX_LISTED_ERRORS: usize = 5;
 
 /// In debug builds (and so in every test), a structured result that violates the tool's own
 /// `outputSchema` is an internal error instead of a silently wrong answer.
-fn check_output(tool: &RegisteredTool, structured: &wire::Encoded) -> Result<(), ServiceError> {
+fn check_output(name: &str, structured: &wire::Encoded) -> Result<(), ServiceError> {
     if !cfg!(debug_assertions) {
         return Ok(());
     }
+    let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
+        return Err(ServiceError::Internal(format!("no tool {name}")));
+    };
     let structured = structured.to_value().map_err(|e| {
         ServiceError::Internal(format!(
             "{} produced output that is not JSON: {e}",

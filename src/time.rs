@@ -7,11 +7,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Now, as an RFC 3339 UTC timestamp with milliseconds.
 pub fn now() -> String {
+    format_millis(now_millis())
+}
+
+/// Now, in milliseconds since the Unix epoch.
+pub fn now_millis() -> i64 {
     let ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis())
         .unwrap_or(0);
-    format_millis(i64::try_from(ms).unwrap_or(i64::MAX))
+    i64::try_from(ms).unwrap_or(i64::MAX)
 }
 
 /// Formats milliseconds since the Unix epoch.

@@ -8,10 +8,12 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use crate::call::{self, Call, Method};
+use crate::call::{self, Call, Method, SharedCall};
+use crate::client::ClientCaps;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, Notification};
 use crate::resources;
-use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
+use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Served, Service};
+use crate::tools::request_verdicts::Question;
 use crate::version::{LOG_LEVELS, Version};
 use crate::watch::{Change, Interest, MAX_WATCHED_URIS, Watch};
 use crate::wire::Payload;
@@ -29,9 +31,25 @@ pub struct Session {
     /// What the session is told of changes: the resource list (always: `listChanged` is
     /// advertised) and the resources it subscribed to.
     pub interest: Interest,
+    /// What the client declared in `initialize`.
+    pub client: ClientCaps,
 }
 
 impl Session {
+    /// The context its requests are served in.
+    pub fn context(&self) -> Context {
+        Context {
+            version: self.version,
+            client: self.client,
+        }
+    }
+
+    /// True when the server may send this client `elicitation/create` (form mode): the
+    /// revision has it and the client declared it.
+    pub fn can_elicit(&self) -> bool {
+        self.version.features().elicitation && self.client.elicitation_form
+    }
+
     /// `notifications/message` for a log message at `level`, if the client asked for that
     /// level or a less severe one.
     pub fn log_message(&self, level: &str, message: &str) -> Option<Notification> {
@@ -42,6 +60,15 @@ impl Session {
             params: Some(json!({"level": level, "logger": SERVER_NAME, "data": message})),
         })
     }
+}
+
+/// What an un-enveloped request produced.
+#[derive(Debug)]
+pub enum Answer {
+    Done(Result<Payload, ErrorObject>),
+    /// Put `Question` to the client as an `elicitation/create` request of the server's own,
+    /// and answer the request when the client's response arrives.
+    Ask(Question),
 }
 
 /// A change as a handshake-era notification.
@@ -101,6 +128,7 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
     result.insert("capabilities", capabilities);
     result.insert("serverInfo", Value::Object(server_info));
     result.insert("instructions", json!(service::INSTRUCTIONS));
+    let client = ClientCaps::read(params.and_then(|p| p.get("capabilities")));
     (
         Session {
             version,
@@ -109,6 +137,7 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
                 list: true,
                 uris: BTreeSet::new(),
             },
+            client,
         },
         result,
     )
@@ -121,7 +150,20 @@ pub fn handle(
     watch: &mut Watch,
     name: &str,
     params: Option<Value>,
-) -> Result<Payload, ErrorObject> {
+) -> Answer {
+    match handle_inner(service, session, watch, name, params) {
+        Ok(answer) => answer,
+        Err(e) => Answer::Done(Err(e)),
+    }
+}
+
+fn handle_inner(
+    service: &mut Service,
+    session: Option<&mut Session>,
+    watch: &mut Watch,
+    name: &str,
+    params: Option<Value>,
+) -> Result<Answer, ErrorObject> {
     let params = match params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
@@ -130,7 +172,7 @@ pub fn handle(
     let method = Method::from_name(name);
     let served = method.filter(|m| !m.is_modern_only());
     if served == Some(Method::Ping) {
-        return Ok(Payload::default());
+        return Ok(Answer::Done(Ok(Payload::default())));
     }
     let Some(session) = session else {
         if method.is_some_and(Method::is_modern_only) {
@@ -152,14 +194,26 @@ pub fn handle(
     match Call::parse(method, params).map_err(super::call_error)? {
         Call::SetLevel { level } => {
             session.log_level = Some(level);
-            Ok(Payload::default())
+            Ok(Answer::Done(Ok(Payload::default())))
         }
-        Call::Shared(call) => service.serve(call, session.version).map_err(|e| {
-            super::service_error(e, |uri| {
-                ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found")
-                    .with_data(json!({"uri": uri}))
+        Call::Shared(mut call) => {
+            // `inputResponses` and `requestState` are 2026-07-28 vocabulary: here they mean
+            // nothing, and a question is answered by the client's response.
+            if let SharedCall::ToolsCall { retry, .. } = &mut call {
+                *retry = None;
+            }
+            let served = service.serve(call, session.context()).map_err(|e| {
+                super::service_error(e, |uri| {
+                    ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found")
+                        .with_data(json!({"uri": uri}))
+                })
+            })?;
+            Ok(match served {
+                Served::Done(p) => Answer::Done(Ok(p)),
+                Served::Ask(q) if session.can_elicit() => Answer::Ask(q),
+                Served::Ask(_) => Answer::Done(Ok(service.without_elicitation(session.version))),
             })
-        }),
+        }
         Call::Subscribe { uri } => {
             if resources::watched(&uri).is_none() {
                 return Err(ErrorObject::invalid_params(
@@ -179,11 +233,11 @@ pub fn handle(
                 ErrorObject::new(INTERNAL_ERROR, "Internal error")
             })?;
             session.interest.uris.insert(uri);
-            Ok(Payload::default())
+            Ok(Answer::Done(Ok(Payload::default())))
         }
         Call::Unsubscribe { uri } => {
             session.interest.uris.remove(&uri);
-            Ok(Payload::default())
+            Ok(Answer::Done(Ok(Payload::default())))
         }
         Call::Ping | Call::Discover | Call::Listen(_) => Err(ErrorObject::method_not_found(name)),
     }

@@ -11,9 +11,11 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 use crate::call::{self, Call, Filter, Method, SharedCall};
+use crate::client::ClientCaps;
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
-use crate::service::{self, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
+use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Served, Service};
+use crate::tools::request_verdicts::{INPUT_KEY, Question};
 use crate::version::{LOG_LEVELS, Version};
 use crate::watch::{Change, Interest, MAX_WATCHED_URIS};
 use crate::wire::Payload;
@@ -27,6 +29,9 @@ pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// -32022: the request's protocol version is not one we serve.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// -32021: serving the request needs a client capability the request did not declare.
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 
 const ENVELOPE_KEYS: [&str; 4] = [
     META_PROTOCOL_VERSION,
@@ -106,6 +111,13 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
         Ok(ok) => ok,
         Err(e) => return Reply::Error(e),
     };
+    // Read from this request alone, never from an earlier one.
+    let client = ClientCaps::read(
+        params
+            .get("_meta")
+            .and_then(|m| m.get(META_CLIENT_CAPABILITIES)),
+    );
+    let ctx = Context { version, client };
     let Some(method) = Method::from_name(name).filter(|m| m.is_shared() || m.is_modern_only())
     else {
         return Reply::Error(ErrorObject::method_not_found(name));
@@ -128,11 +140,26 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
         }
         Ok(Call::Shared(call)) => {
             let cache = Cache::of(&call);
-            match service.serve(call, version) {
-                Ok(result) => Reply::Result(decorate(result, cache)),
-                Err(e) => Reply::Error(super::service_error(e, |uri| {
-                    ErrorObject::invalid_params("Resource not found").with_data(json!({"uri": uri}))
-                })),
+            let arguments = match &call {
+                SharedCall::ToolsCall { arguments, .. } => Some(arguments.clone()),
+                _ => None,
+            };
+            let not_found = |uri| {
+                ErrorObject::invalid_params("Resource not found").with_data(json!({"uri": uri}))
+            };
+            match service.serve(call, ctx) {
+                Ok(Served::Done(result)) => Reply::Result(decorate(result, cache)),
+                Ok(Served::Ask(q)) => {
+                    if !ctx.client.elicitation_form {
+                        return Reply::Error(missing_elicitation());
+                    }
+                    let arguments = arguments.unwrap_or_else(|| json!({}));
+                    match service.seal(&q, &arguments) {
+                        Ok(state) => Reply::Result(input_required(&q, state, version)),
+                        Err(e) => Reply::Error(super::service_error(e, not_found)),
+                    }
+                }
+                Err(e) => Reply::Error(super::service_error(e, not_found)),
             }
         }
         Ok(
@@ -223,6 +250,34 @@ fn discover_result() -> Payload {
         }),
     );
     result.insert("instructions", json!(service::INSTRUCTIONS));
+    result
+}
+
+/// -32021 for a call that must ask the engineer from a request that did not declare form
+/// elicitation.
+fn missing_elicitation() -> ErrorObject {
+    ErrorObject::new(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        "Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision.",
+    )
+    .with_data(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
+}
+
+/// `InputRequiredResult`: the form as the one input request, and the sealed question. No
+/// cache hints: it is not a complete result.
+fn input_required(q: &Question, state: String, version: Version) -> Payload {
+    let params = q.params(version);
+    let mut result = Payload::default();
+    result.insert("resultType", json!("input_required"));
+    result.insert(
+        "inputRequests",
+        json!({INPUT_KEY: {"method": call::ELICIT, "params": params}}),
+    );
+    result.insert("requestState", Value::String(state));
+    result.meta_mut().insert(
+        META_SERVER_INFO.into(),
+        json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION}),
+    );
     result
 }
 

@@ -260,7 +260,11 @@ pub fn merge_verdicts(
         };
     }
     for (j, o) in old.iter().enumerate() {
-        if let Some(v) = o.verdict.as_ref().filter(|v| v.via.is_engineer() && !used[j]) {
+        if let Some(v) = o
+            .verdict
+            .as_ref()
+            .filter(|v| v.via.is_engineer() && !used[j])
+        {
             out.removed.push(RemovedVerdict {
                 requirement: o.requirement.clone(),
                 verdict: v.clone(),
@@ -342,7 +346,11 @@ impl Decision {
             h.update(serde_json::to_vec(item).unwrap_or_default());
             h.update(b"\n");
         }
-        h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+        h.finalize()
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     /// The wire form with `stale` (see [`super::Record::wire`]).

@@ -24,17 +24,22 @@ use serde_json::Value;
 
 use crate::bounds;
 use crate::call;
-use crate::era::legacy::{self, Session};
+use crate::era::legacy::{self, Answer, Session};
 use crate::era::modern::{self, Reply};
 use crate::framing::{self, Frame, LineReader};
 use crate::jsonrpc::{
-    self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Id, Incoming, Outgoing, PARSE_ERROR,
-    Request, Response,
+    self, ClientResponse, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Id, Incoming, Outgoing,
+    PARSE_ERROR, Request, Response,
 };
 use crate::service::Service;
+use crate::tools::request_verdicts::FormReply;
+use crate::version::Version;
 use crate::watch::{Interest, Watch};
 
+mod asks;
 mod changes;
+
+use asks::{Asks, Pending};
 
 /// The most messages one batch may hold. Without a bound, a 16 MiB line such as `[1,1,1,...]`
 /// in a 2025-03-26 session asks for eight million answers: gigabytes of memory and output
@@ -61,6 +66,8 @@ pub struct Server {
     /// Each open listen stream's id (it tags every notification) and what it asked for.
     streams: Vec<(Id, Interest)>,
     watch: Watch,
+    /// Questions put to a legacy client, each with the call that waits for its answer.
+    asks: Asks,
 }
 
 /// An error response to the request `id` (null when it could not be read).
@@ -75,6 +82,7 @@ impl Server {
             session: None,
             streams: Vec::new(),
             watch: Watch::default(),
+            asks: Asks::default(),
         }
     }
 
@@ -110,8 +118,15 @@ impl Server {
         })?;
         let mut next_poll = Instant::now() + POLL_INTERVAL;
         loop {
-            let frame = if self.interested() {
-                let wait = next_poll.saturating_duration_since(Instant::now());
+            let wake = match (
+                self.interested().then_some(next_poll),
+                self.asks.next_deadline(),
+            ) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let frame = if let Some(wake) = wake {
+                let wait = wake.saturating_duration_since(Instant::now());
                 match received.recv_timeout(wait) {
                     Ok(frame) => Some(frame?),
                     Err(mpsc::RecvTimeoutError::Timeout) => None,
@@ -140,6 +155,9 @@ impl Server {
                     }
                 }
                 None => {}
+            }
+            for message in self.expire_questions(Instant::now()) {
+                framing::write_line(output, message.into_line())?;
             }
             if self.interested() && Instant::now() >= next_poll {
                 next_poll = Instant::now() + POLL_INTERVAL;
@@ -279,8 +297,9 @@ impl Server {
             .filter_map(|item| self.handle_value(item, true))
             .filter_map(|answer| match answer {
                 Outgoing::Response(r) => Some(r),
-                // Nothing in a batch holds a stream open (see `handle_value`).
-                Outgoing::Notification(_) | Outgoing::Batch(_) => None,
+                // Nothing in a batch holds a stream open (see `handle_value`) or asks: only a
+                // 2025-03-26 session batches, and that revision has no elicitation.
+                Outgoing::Notification(_) | Outgoing::Batch(_) | Outgoing::Request { .. } => None,
             })
             .collect();
         (!answers.is_empty()).then_some(Outgoing::Batch(answers))
@@ -308,14 +327,8 @@ impl Server {
                 }
                 Some(self.handle_request_guarded(req))
             }
-            Incoming::Notification(n) => {
-                self.handle_notification(&n.method, n.params.as_ref());
-                None
-            }
-            Incoming::Response => {
-                log::warn!("dropped a response from the client: this server sends no requests");
-                None
-            }
+            Incoming::Notification(n) => self.handle_notification(&n.method, n.params.as_ref()),
+            Incoming::Response(r) => self.take_answer(r),
             Incoming::Invalid { id, reason } => Some(refusal(
                 id,
                 INVALID_REQUEST,
@@ -368,17 +381,89 @@ impl Server {
                 },
             };
         }
-        let outcome = legacy::handle(
+        match legacy::handle(
             &mut self.service,
             self.session.as_mut(),
             &mut self.watch,
             &method,
             params,
-        );
-        Outgoing::Response(Response {
-            id: Some(id),
-            outcome,
-        })
+        ) {
+            Answer::Done(outcome) => Outgoing::Response(Response {
+                id: Some(id),
+                outcome,
+            }),
+            Answer::Ask(question) => {
+                let version = self
+                    .session
+                    .as_ref()
+                    .map_or(Version::LATEST_LEGACY, |s| s.version);
+                let wait = self.service.answer_wait();
+                match self.asks.put(id.clone(), question, version, wait) {
+                    Some(request) => request,
+                    None => {
+                        let why = format!(
+                            "{} questions already wait for the engineer's answer; answer or cancel one first. Nothing was written.",
+                            asks::MAX_PENDING
+                        );
+                        Outgoing::Response(Response::result(
+                            id,
+                            self.service.unanswered(&why, version),
+                        ))
+                    }
+                }
+            }
+        }
+    }
+
+    /// The client's response to a question: the answer of the call that waited for it.
+    fn take_answer(&mut self, r: ClientResponse) -> Option<Outgoing> {
+        let Some(p) = r.id.as_ref().and_then(|id| self.asks.answered(id)) else {
+            log::warn!("dropped a response from the client that answers no question of ours");
+            return None;
+        };
+        let Pending {
+            call,
+            question,
+            version,
+            ..
+        } = p;
+        let payload = match r.outcome {
+            Ok(result) => match FormReply::read(&result) {
+                Some(reply) => self.service.answer(&question, reply, version),
+                None => self.service.unanswered(
+                    "The host answered the form with something that is not an elicitation result (action accept, decline or cancel), so nothing was written. Ask the engineer in chat, then record their words with remember_decision.",
+                    version,
+                ),
+            },
+            Err((code, message)) => self.service.unanswered(
+                &format!(
+                    "The host could not show the form (error {code}: {message}), so nothing was written. Ask the engineer in chat, then record their words with remember_decision (stored as relayed by you, via \"assistant\")."
+                ),
+                version,
+            ),
+        };
+        Some(Outgoing::Response(Response::result(call, payload)))
+    }
+
+    /// Ends the waits that passed their bound: each call gets an `isError` answer, and the
+    /// form is withdrawn from the host.
+    pub fn expire_questions(&mut self, now: Instant) -> Vec<Outgoing> {
+        let mut out = Vec::new();
+        for p in self.asks.expired(now) {
+            let wait = self.service.answer_wait().as_secs();
+            let why = format!(
+                "The engineer did not answer the form within {wait} s, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
+            );
+            out.push(asks::withdraw(
+                &p.ask,
+                "the wait for the engineer's answer ended",
+            ));
+            out.push(Outgoing::Response(Response::result(
+                p.call,
+                self.service.unanswered(&why, p.version),
+            )));
+        }
+        out
     }
 
     /// Why a `subscriptions/listen` stream cannot be held open, if it cannot. Each open stream
@@ -407,7 +492,7 @@ impl Server {
 
     /// Notifications are never answered. `notifications/cancelled` closes a listen stream;
     /// everything else (initialized, progress, roots/list_changed, unknown) is ignored.
-    fn handle_notification(&mut self, method: &str, params: Option<&Value>) {
+    fn handle_notification(&mut self, method: &str, params: Option<&Value>) -> Option<Outgoing> {
         if method == call::CANCELLED {
             if let Some(id) = params
                 .and_then(|p| p.get("requestId"))
@@ -418,6 +503,12 @@ impl Server {
                     // The next audience is not told of what was written before it.
                     self.watch.disarm();
                 }
+                // A cancelled call that waits for the engineer: no answer, nothing written,
+                // and the host is told to close the form.
+                if let Some(p) = self.asks.cancelled(&id) {
+                    log::info!("a call waiting for the engineer's answer was cancelled");
+                    return Some(asks::withdraw(&p.ask, "the call was cancelled"));
+                }
             }
         } else {
             log::debug!(
@@ -425,6 +516,7 @@ impl Server {
                 crate::text::clip_bytes(method, crate::logging::MAX_QUOTED_BYTES)
             );
         }
+        None
     }
 }
 

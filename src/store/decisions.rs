@@ -84,8 +84,8 @@ impl Store {
             Some(rid) => load_basis(&tx, rid)?,
             None => Vec::new(),
         };
-        let outranked = merge_verdicts(&old_basis, &mut basis, &now)
-            .map_err(|e| StoreError::Invalid(e.0))?;
+        let outranked =
+            merge_verdicts(&old_basis, &mut basis, &now).map_err(|e| StoreError::Invalid(e.0))?;
         let decision = Decision {
             id,
             subject: new.subject.clone(),

@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 use super::inspect::{Found, classify, identify};
 use super::renormalise::{RENORMALISED_AT, Renormalised, renormalise_locators};
-use super::schema::MIGRATIONS;
+use super::schema::{MIGRATIONS, VERDICT_PROVENANCE_AT, add_verdict_provenance};
 use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 
 /// Brings the schema up to [`SCHEMA_VERSION`] in one write transaction. The checks are
@@ -30,6 +30,9 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
         .enumerate()
         .skip(usize::try_from(start).unwrap_or(0))
     {
+        if i + 1 == VERDICT_PROVENANCE_AT {
+            add_verdict_provenance(&tx)?;
+        }
         tx.execute_batch(sql)?;
         if i + 1 == RENORMALISED_AT {
             let r = renormalise_locators(&tx)?;

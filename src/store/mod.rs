@@ -55,6 +55,7 @@ mod records;
 mod renormalise;
 mod schema;
 mod search;
+mod verdicts;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -72,6 +73,7 @@ pub use page::{Page, PageRequest, Position};
 pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
+pub use verdicts::{DecisionRef, VerdictsOutcome};
 
 /// How long a statement waits for another process's write lock before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);

@@ -274,10 +274,10 @@ mod tests {
         let (slot, _) = store
             .remember(&feature("file:///work/%62racket.step#face-3", "slot", "s"))
             .unwrap();
-        let (old_dec, _) = store
+        let (old_dec, _, _) = store
             .remember_decision(&decision("file:///work/%62racket%2estep", "hold"))
             .unwrap();
-        let (new_dec, _) = store
+        let (new_dec, _, _) = store
             .remember_decision(&decision(NORMAL, "release"))
             .unwrap();
         store

@@ -274,12 +274,30 @@ END;
 /// Verdict provenance: where each verdict came from (`elicitation`, `app`, `assistant`) and
 /// when it was given. A verdict stored before provenance existed was written in tool
 /// arguments, so it is the assistant's, given no later than its decision's last change. The
-/// index serves `recall_decisions`' verdict filters.
+/// index serves `recall_decisions`' verdict filters. The two columns are added by
+/// [`add_verdict_provenance`] (SQLite has no `ADD COLUMN IF NOT EXISTS`, and every step may
+/// run twice), which [`migrate`](super::migrate::migrate) runs before this entry.
 const V6: &str = r#"
-ALTER TABLE basis_items ADD COLUMN verdict_via TEXT;
-ALTER TABLE basis_items ADD COLUMN verdict_at TEXT;
 UPDATE basis_items SET verdict_via = 'assistant',
     verdict_at = (SELECT updated_at FROM decisions WHERE rid = basis_items.decision_rid)
-    WHERE verdict_judgement IS NOT NULL;
-CREATE INDEX basis_items_verdict ON basis_items (decision_rid, verdict_judgement, verdict_via);
+    WHERE verdict_judgement IS NOT NULL AND verdict_via IS NULL;
+CREATE INDEX IF NOT EXISTS basis_items_verdict
+    ON basis_items (decision_rid, verdict_judgement, verdict_via);
 "#;
+
+/// The schema version whose entry [`add_verdict_provenance`] prepares.
+pub(super) const VERDICT_PROVENANCE_AT: usize = 6;
+
+/// Adds `basis_items.verdict_via` and `verdict_at` unless they are there.
+pub(super) fn add_verdict_provenance(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    let columns: Vec<String> = tx
+        .prepare("SELECT name FROM pragma_table_info('basis_items')")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for column in ["verdict_via", "verdict_at"] {
+        if !columns.iter().any(|c| c == column) {
+            tx.execute_batch(&format!("ALTER TABLE basis_items ADD COLUMN {column} TEXT"))?;
+        }
+    }
+    Ok(())
+}

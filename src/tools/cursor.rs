@@ -22,7 +22,7 @@ pub struct Cursor {
 
 /// HMAC-SHA256 (RFC 2104), written over `sha2` because the runtime dependencies have no
 /// MAC crate. The 64-byte block of SHA-256; a longer key is hashed first, as the RFC says.
-fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+pub(super) fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
     let mut block = [0u8; 64];
     if key.len() > block.len() {
         let digest = Sha256::digest(key);

@@ -11,6 +11,7 @@ mod recall;
 mod recall_decisions;
 mod remember;
 mod remember_decision;
+pub mod request_verdicts;
 pub mod schema;
 
 use serde::de::DeserializeOwned;
@@ -36,7 +37,17 @@ pub struct ToolSpec {
 }
 
 /// How a tool runs: arguments that passed its input schema, against the store.
-pub type Run = fn(&mut Store, &Value) -> Result<ToolOutput, ToolError>;
+pub type Run = fn(&mut Store, &Value) -> Result<Step, ToolError>;
+
+/// Where a call stands after its tool ran.
+#[derive(Debug)]
+pub enum Step {
+    /// Answered.
+    Done(ToolOutput),
+    /// The engineer must answer first (`request_verdicts`): the era adapter puts the question
+    /// to the client, and [`request_verdicts::finish`] takes the answer.
+    Ask(request_verdicts::Question),
+}
 
 /// A successful call: the structured result, already encoded (a page of records goes from
 /// the rows straight to text, never through a `Value` tree), and a one-line summary a person
@@ -127,6 +138,7 @@ pub fn catalog() -> Vec<ToolSpec> {
         recall::spec(),
         remember_decision::spec(),
         recall_decisions::spec(),
+        request_verdicts::spec(),
         forget::spec(),
     ]
 }

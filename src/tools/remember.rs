@@ -60,7 +60,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
             "required": ["record", "replaced"]
         }),
         annotations: s::annotations("Remember a feature or note", false, true, false),
-        run: |store, args| run(store, super::parse(NAME, args)?),
+        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

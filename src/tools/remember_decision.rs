@@ -84,7 +84,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\"},\"
             "required": ["decision", "replaced"]
         }),
         annotations: s::annotations("Remember a review decision", false, true, true),
-        run: |store, args| run(store, super::parse(NAME, args)?),
+        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 
@@ -146,7 +146,9 @@ fn outranked_text(o: &Outranked) -> String {
                 k.verdict.via.as_str()
             )
         })));
-        text.push_str("; your verdict was not written. Ask the engineer with request_verdicts to change it.");
+        text.push_str(
+            "; your verdict was not written. Ask the engineer with request_verdicts to change it.",
+        );
     }
     if !o.removed.is_empty() {
         text.push_str(" Removed with their items, the engineer's verdicts on ");

@@ -1,0 +1,262 @@
+//! The engineer's verdicts, given through a channel the assistant cannot write
+//! (`request_verdicts`' form, the review card): written onto the items of a stored decision
+//! in one transaction, only while its basis is still the one the engineer was shown.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::decision_rows::{DECISION_COLS, decision_from_row, load_basis};
+use super::{Store, StoreError};
+use crate::review::{Decision, Verdict};
+use crate::time;
+
+/// The decision to find: by its id, or by its natural key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DecisionRef<'a> {
+    Id(&'a str),
+    Key {
+        locator: &'a str,
+        subject: &'a str,
+        revision: &'a str,
+    },
+}
+
+/// What [`Store::record_verdicts`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VerdictsOutcome {
+    /// Written; the decision as it now stands.
+    Recorded(Decision),
+    /// Nothing written: the basis is no longer the one the engineer judged (the decision as
+    /// it now stands), or an index is past its end.
+    Changed(Decision),
+    /// Nothing written: no such decision (forgotten since).
+    Missing,
+}
+
+impl Store {
+    /// A decision with its basis.
+    pub fn find_decision(&mut self, at: &DecisionRef<'_>) -> Result<Option<Decision>, StoreError> {
+        let tx = self.read()?;
+        Ok(find(&tx, at)?.map(|(_, d)| d))
+    }
+
+    /// Writes `verdicts` (basis index, verdict) onto the decision `at`, in one write
+    /// transaction, when its [`Decision::basis_digest`] is still `digest` (`None`: whatever
+    /// it is). Moves the decision's `updated_at`, so an export carries the verdicts and the
+    /// change journal tells subscribers.
+    pub fn record_verdicts(
+        &mut self,
+        at: &DecisionRef<'_>,
+        digest: Option<&str>,
+        verdicts: &[(usize, Verdict)],
+    ) -> Result<VerdictsOutcome, StoreError> {
+        let tx = self.write()?;
+        let Some((rid, mut decision)) = find(&tx, at)? else {
+            return Ok(VerdictsOutcome::Missing);
+        };
+        let out_of_range = verdicts.iter().any(|(i, _)| *i >= decision.basis.len());
+        if out_of_range || digest.is_some_and(|d| d != decision.basis_digest()) {
+            return Ok(VerdictsOutcome::Changed(decision));
+        }
+        for (i, v) in verdicts {
+            tx.prepare_cached(
+                "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
+                 verdict_via = ?3, verdict_at = ?4 WHERE decision_rid = ?5 AND position = ?6",
+            )?
+            .execute(params![
+                v.judgement.as_str(),
+                v.reason,
+                v.via.as_str(),
+                v.at,
+                rid,
+                i64::try_from(*i).unwrap_or(i64::MAX)
+            ])?;
+            decision.basis[*i].verdict = Some(v.clone());
+        }
+        let not_before = std::cmp::max(&decision.created_at, &decision.updated_at).clone();
+        decision.updated_at = time::updated_after(time::now(), &not_before);
+        tx.prepare_cached("UPDATE decisions SET updated_at = ?1 WHERE rid = ?2")?
+            .execute(params![decision.updated_at, rid])?;
+        tx.commit()?;
+        Ok(VerdictsOutcome::Recorded(decision))
+    }
+}
+
+fn find(
+    tx: &rusqlite::Transaction<'_>,
+    at: &DecisionRef<'_>,
+) -> Result<Option<(i64, Decision)>, StoreError> {
+    let row = match at {
+        DecisionRef::Id(id) => tx
+            .prepare_cached(&format!(
+                "SELECT {DECISION_COLS} FROM decisions d WHERE d.id = ?1"
+            ))?
+            .query_row([id], decision_from_row)
+            .optional()?,
+        DecisionRef::Key {
+            locator,
+            subject,
+            revision,
+        } => tx
+            .prepare_cached(&format!(
+                "SELECT {DECISION_COLS} FROM decisions d \
+                 WHERE d.locator = ?1 AND d.subject = ?2 AND d.revision = ?3"
+            ))?
+            .query_row(params![locator, subject, revision], decision_from_row)
+            .optional()?,
+    };
+    match row {
+        Some((rid, mut d, _)) => {
+            d.basis = load_basis(tx, rid)?;
+            Ok(Some((rid, d)))
+        }
+        None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::NewDecision;
+    use super::super::fixtures::artifact;
+    use super::*;
+    use crate::review::{BasisItem, Judgement, Source, State, Via};
+
+    fn item(requirement: &str) -> BasisItem {
+        BasisItem {
+            requirement: requirement.into(),
+            source: Source::Drawing,
+            source_detail: None,
+            evidence: None,
+            state: State::Unresolved,
+            question: Some("which reamer?".into()),
+            faces: vec![],
+            verdict: None,
+        }
+    }
+
+    fn verdict(judgement: Judgement) -> Verdict {
+        Verdict {
+            at: time::now(),
+            judgement,
+            reason: Some("seen on the drawing".into()),
+            via: Via::Elicitation,
+        }
+    }
+
+    fn stored(store: &mut Store) -> Decision {
+        let new = NewDecision {
+            artifact: artifact(None),
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![item("Bore 12H7"), item("Chamfer 0.5")],
+        };
+        store.remember_decision(&new).unwrap().0
+    }
+
+    #[test]
+    fn verdicts_are_written_while_the_basis_is_the_one_judged() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let digest = d.basis_digest();
+        let at = DecisionRef::Id(&d.id);
+        let got = store
+            .record_verdicts(&at, Some(&digest), &[(1, verdict(Judgement::Rejected))])
+            .unwrap();
+        let VerdictsOutcome::Recorded(after) = got else {
+            panic!("{got:?}")
+        };
+        assert!(after.updated_at >= d.updated_at);
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        assert_eq!(back, after);
+        assert_eq!(back.basis[0].verdict, None);
+        assert_eq!(
+            back.basis[1].verdict.as_ref().map(|v| (v.judgement, v.via)),
+            Some((Judgement::Rejected, Via::Elicitation))
+        );
+        // The same question again: the basis now differs (it holds the answer), so a replayed
+        // answer writes nothing.
+        let again = store
+            .record_verdicts(&at, Some(&digest), &[(1, verdict(Judgement::Accepted))])
+            .unwrap();
+        assert!(matches!(again, VerdictsOutcome::Changed(_)), "{again:?}");
+        assert_eq!(store.get_decision(&d.id).unwrap().unwrap(), back);
+    }
+
+    #[test]
+    fn a_changed_missing_or_shorter_decision_writes_nothing() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let at = DecisionRef::Id(&d.id);
+        let out = store
+            .record_verdicts(&at, Some("0000"), &[(0, verdict(Judgement::Accepted))])
+            .unwrap();
+        assert!(matches!(out, VerdictsOutcome::Changed(_)));
+        let out = store
+            .record_verdicts(&at, None, &[(2, verdict(Judgement::Accepted))])
+            .unwrap();
+        assert!(matches!(out, VerdictsOutcome::Changed(_)));
+        assert_eq!(store.get_decision(&d.id).unwrap().unwrap(), d);
+        let out = store
+            .record_verdicts(&DecisionRef::Id("dec_none"), None, &[])
+            .unwrap();
+        assert_eq!(out, VerdictsOutcome::Missing);
+    }
+
+    /// The outranking rule through the store: an assistant's replacement keeps the engineer's
+    /// verdict of an unchanged requirement, names the removed one, and cannot claim one.
+    #[test]
+    fn an_assistant_replacement_cannot_overwrite_or_silently_erase_the_engineer() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let at = DecisionRef::Id(&d.id);
+        store
+            .record_verdicts(
+                &at,
+                None,
+                &[
+                    (0, verdict(Judgement::Accepted)),
+                    (1, verdict(Judgement::Rejected)),
+                ],
+            )
+            .unwrap();
+        let engineer = store.get_decision(&d.id).unwrap().unwrap();
+        let mut first = item("Bore 12H7");
+        first.verdict = Some(Verdict {
+            at: String::new(),
+            judgement: Judgement::Rejected,
+            reason: None,
+            via: Via::Assistant,
+        });
+        let new = NewDecision {
+            artifact: artifact(None),
+            subject: "bore".into(),
+            disposition: "release".into(),
+            summary: None,
+            basis: vec![first, item("Thread M6")],
+        };
+        let (after, replaced, outranked) = store.remember_decision(&new).unwrap();
+        assert!(replaced);
+        assert_eq!(after.basis[0].verdict, engineer.basis[0].verdict);
+        assert_eq!(outranked.kept.len(), 1);
+        assert_eq!(
+            outranked.kept[0].offered.as_ref().map(|v| v.judgement),
+            Some(Judgement::Rejected)
+        );
+        assert_eq!(outranked.removed.len(), 1);
+        assert_eq!(outranked.removed[0].requirement, "Chamfer 0.5");
+        assert_eq!(after.basis[1].verdict, None);
+        // A claim of the engineer's channel in arguments is refused and writes nothing.
+        let mut claim = item("Thread M6");
+        claim.verdict = Some(Verdict {
+            via: Via::Elicitation,
+            ..verdict(Judgement::Accepted)
+        });
+        let new = NewDecision {
+            basis: vec![item("Bore 12H7"), claim],
+            ..new
+        };
+        let err = store.remember_decision(&new).unwrap_err();
+        assert!(err.to_string().contains("request_verdicts"), "{err}");
+        assert_eq!(store.get_decision(&d.id).unwrap().unwrap(), after);
+    }
+}

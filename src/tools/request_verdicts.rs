@@ -1,0 +1,576 @@
+//! `request_verdicts`: ask the engineer, through the host's form (elicitation), to accept or
+//! reject basis items of one decision, and record the answers as the engineer's
+//! (`via: "elicitation"`) in one transaction.
+//!
+//! The tool runs in two steps with nothing held between them: [`prepare`] reads the decision
+//! and returns the [`Question`] (or a result when there is nothing to ask); the era adapter
+//! puts it to the client (a server request in legacy sessions, an `input_required` result in
+//! 2026-07-28) and [`finish`] takes the answer. A question names the decision by id and the
+//! digest of the basis it showed: an answer to a basis that changed meanwhile writes nothing.
+//!
+//! One form for all the items asked, not a form per item: the engineer sees the whole basis
+//! of the decision at once, the answers are recorded together, and 2026-07-28 needs one
+//! round trip. Each item is a required `judgement_<index>` (`accepted` / `rejected`) and an
+//! optional `reason_<index>`; the flat schema the revisions allow has no nesting.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::cursor::hmac_sha256;
+use super::schema::{self as s, MAX_SUBJECT};
+use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
+use crate::review::decision::DecisionWire;
+use crate::review::{Decision, Judgement, Verdict, Via};
+use crate::store::{DecisionRef, Store, VerdictsOutcome};
+use crate::text::prefix_chars;
+use crate::time;
+use crate::version::Version;
+
+pub const NAME: &str = "request_verdicts";
+
+/// The most items one form asks: a form is read by a person.
+pub const MAX_ASKED: usize = 20;
+
+/// The longest reason the form takes, in characters.
+pub const MAX_REASON: u64 = 2_000;
+
+/// How much of each field of an item the form shows, in characters.
+const SHOWN: usize = 300;
+
+/// The key of the one input request of an `input_required` result.
+pub const INPUT_KEY: &str = "verdicts";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    artifact: ArtifactArg,
+    subject: String,
+    items: Option<Vec<u64>>,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: NAME,
+        title: "Ask the engineer for verdicts",
+        description: "Ask the engineer directly, through the host's form, to accept or reject basis items of one decision, and record the answers as the engineer's own (via \"elicitation\"), which an assistant's remember_decision can never overwrite. \
+`artifact` and `subject` name the decision at that revision; `items` (basis indexes, from 0) picks the items, by default every item without an engineer verdict (at most 20 per form). \
+The engineer may decline or cancel: nothing is written and the answer says so. \
+Needs a host that supports elicitation; otherwise ask the engineer in chat and record their words with remember_decision (stored as relayed by you, via \"assistant\"). \
+Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"subject\":\"bore tolerance\"}.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "artifact": s::artifact_input(),
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "The decision's exact subject."},
+                "items": {
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 0, "maximum": s::MAX_BASIS - 1},
+                    "minItems": 1,
+                    "maxItems": MAX_ASKED,
+                    "uniqueItems": true,
+                    "description": "Basis indexes (from 0) to ask about; default: every item without an engineer verdict."
+                }
+            },
+            "required": ["artifact", "subject"],
+            "additionalProperties": false
+        }),
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "outcome": {
+                    "type": "string",
+                    "enum": Outcome::ALL,
+                    "description": "recorded: the engineer answered and the verdicts are stored; declined / cancelled: the engineer declined or dismissed the form, nothing was written; nothing_to_ask: every item already has an engineer verdict."
+                },
+                "decision": s::decision_output(),
+                "asked": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                "recorded": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                "remaining": {"type": "integer", "minimum": 0, "description": "Items still without an engineer verdict that this form did not ask (call again for them)."}
+            },
+            "required": ["outcome", "asked", "recorded"]
+        }),
+        annotations: s::annotations("Ask the engineer for verdicts", false, false, false),
+        run: |store, args| prepare(store, super::parse(NAME, args)?),
+    }
+}
+
+/// What became of a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Recorded,
+    Declined,
+    Cancelled,
+    NothingToAsk,
+}
+
+impl Outcome {
+    const ALL: [&'static str; 4] = ["recorded", "declined", "cancelled", "nothing_to_ask"];
+}
+
+/// A question put to the engineer: which decision, the basis it showed, which items. Small
+/// and self-contained, so a 2026-07-28 client can carry it sealed in `requestState`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    /// The decision's id.
+    pub decision: String,
+    /// [`Decision::basis_digest`] when asked.
+    pub digest: String,
+    /// The basis indexes asked, ascending.
+    pub items: Vec<usize>,
+    /// Unjudged items left out of this form (over [`MAX_ASKED`]).
+    pub remaining: usize,
+    /// The form: `elicitation/create` params without `mode` (the adapter adds it where the
+    /// revision has it). Not sealed: it is rebuilt from the decision on a retry.
+    #[serde(skip)]
+    pub form: Value,
+}
+
+impl Question {
+    /// The `elicitation/create` params at `version`: the form, with `mode` where the
+    /// revision has it.
+    pub fn params(&self, version: Version) -> Value {
+        let mut params = self.form.clone();
+        if version.features().elicitation_mode {
+            if let Value::Object(m) = &mut params {
+                m.insert("mode".into(), json!("form"));
+            }
+        }
+        params
+    }
+}
+
+/// The engineer's answer to a form, as the client reported it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormReply {
+    Accept(Map<String, Value>),
+    Decline,
+    Cancel,
+}
+
+impl FormReply {
+    /// Reads an `ElicitResult`; `None` when it is not one.
+    pub fn read(result: &Value) -> Option<FormReply> {
+        match result.get("action")?.as_str()? {
+            "accept" => match result.get("content") {
+                Some(Value::Object(m)) => Some(FormReply::Accept(m.clone())),
+                None | Some(Value::Null) => Some(FormReply::Accept(Map::new())),
+                Some(_) => None,
+            },
+            "decline" => Some(FormReply::Decline),
+            "cancel" => Some(FormReply::Cancel),
+            _ => None,
+        }
+    }
+}
+
+/// Step one: the question, or the answer when there is nothing to ask.
+pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
+    let artifact = args.artifact.normalise()?;
+    let at = DecisionRef::Key {
+        locator: artifact.locator(),
+        subject: &args.subject,
+        revision: &artifact.revision,
+    };
+    let Some(decision) = store.find_decision(&at)? else {
+        return Err(ToolError::Invalid(format!(
+            "No decision \"{}\" at {} for this artifact: check the subject with recall_decisions, or record it with remember_decision first.",
+            prefix_chars(&args.subject, 80),
+            short_rev(&artifact.revision)
+        )));
+    };
+    let unjudged: Vec<usize> = decision
+        .basis
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
+        .map(|(i, _)| i)
+        .collect();
+    let (mut items, remaining) = match args.items {
+        Some(asked) => {
+            let mut items = Vec::with_capacity(asked.len());
+            for i in asked {
+                match usize::try_from(i)
+                    .ok()
+                    .filter(|&i| i < decision.basis.len())
+                {
+                    Some(i) => items.push(i),
+                    None => {
+                        return Err(ToolError::Invalid(format!(
+                            "items: {i} is past the end of the basis of \"{}\", which has {} item{} (indexes from 0)",
+                            prefix_chars(&decision.subject, 80),
+                            decision.basis.len(),
+                            if decision.basis.len() == 1 { "" } else { "s" }
+                        )));
+                    }
+                }
+            }
+            let remaining = unjudged.iter().filter(|i| !items.contains(i)).count();
+            (items, remaining)
+        }
+        None => {
+            let remaining = unjudged.len().saturating_sub(MAX_ASKED);
+            (unjudged.into_iter().take(MAX_ASKED).collect(), remaining)
+        }
+    };
+    items.sort_unstable();
+    items.dedup();
+    if items.is_empty() {
+        let summary = format!(
+            "Nothing to ask: every basis item of \"{}\" already has the engineer's verdict.",
+            prefix_chars(&decision.subject, 60)
+        );
+        return answer(&decision, Outcome::NothingToAsk, &[], &[], 0, summary).map(Step::Done);
+    }
+    let form = form(&decision, &items, remaining);
+    Ok(Step::Ask(Question {
+        decision: decision.id.clone(),
+        digest: decision.basis_digest(),
+        items,
+        remaining,
+        form,
+    }))
+}
+
+/// The `elicitation/create` params (without `mode`): a message that shows each item asked,
+/// and the flat form.
+fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
+    let mut message = format!(
+        "Your verdicts on the decision \"{}\" ({}) about {} at {}. Accept or reject each requirement-check below; a reason is optional. Your answers are recorded as yours and the assistant cannot overwrite them.",
+        prefix_chars(&d.subject, 120),
+        prefix_chars(&d.disposition, 40),
+        prefix_chars(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
+        short_rev(&d.artifact.revision)
+    );
+    if remaining > 0 {
+        message.push_str(&format!(
+            " ({remaining} more item{} will be asked next.)",
+            if remaining == 1 { "" } else { "s" }
+        ));
+    }
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for &i in items {
+        let b = &d.basis[i];
+        let mut about = format!("source: {}", b.source.as_str());
+        if let Some(detail) = &b.source_detail {
+            about.push_str(&format!(" ({})", prefix_chars(detail, SHOWN)));
+        }
+        about.push_str(&format!("; state: {}", b.state.as_str()));
+        if let Some(e) = &b.evidence {
+            about.push_str(&format!("; evidence: {}", prefix_chars(e, SHOWN)));
+        }
+        if let Some(q) = &b.question {
+            about.push_str(&format!("; question: {}", prefix_chars(q, SHOWN)));
+        }
+        if !b.faces.is_empty() {
+            let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
+            about.push_str(&format!(
+                "; faces: {}",
+                prefix_chars(&faces.join(", "), SHOWN)
+            ));
+        }
+        if let Some(v) = &b.verdict {
+            about.push_str(&format!(
+                "; so far: {}, as relayed by the assistant",
+                v.judgement.as_str()
+            ));
+        }
+        message.push_str(&format!(
+            "\n#{i} {} ({about})",
+            prefix_chars(&b.requirement, SHOWN)
+        ));
+        let key = judgement_key(i);
+        properties.insert(
+            key.clone(),
+            json!({
+                "type": "string",
+                "title": format!("#{i} {}", prefix_chars(&b.requirement, 80)),
+                "description": about,
+                "enum": Judgement::ALL,
+            }),
+        );
+        properties.insert(
+            reason_key(i),
+            json!({
+                "type": "string",
+                "title": format!("#{i} reason (optional)"),
+                "maxLength": MAX_REASON,
+            }),
+        );
+        required.push(Value::String(key));
+    }
+    json!({
+        "message": message,
+        "requestedSchema": {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+        }
+    })
+}
+
+fn judgement_key(i: usize) -> String {
+    format!("judgement_{i}")
+}
+
+fn reason_key(i: usize) -> String {
+    format!("reason_{i}")
+}
+
+/// Step two: the engineer's answer. Writes only an accepted form that matches the question,
+/// to a basis that is still the one asked about.
+pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolOutput, ToolError> {
+    let content = match reply {
+        FormReply::Decline | FormReply::Cancel => {
+            let (outcome, word) = if reply == FormReply::Decline {
+                (Outcome::Declined, "declined")
+            } else {
+                (Outcome::Cancelled, "dismissed")
+            };
+            let summary = format!(
+                "The engineer {word} the form: nothing was written. Do not record verdicts for them; ask again later or in chat."
+            );
+            return match store.find_decision(&DecisionRef::Id(&q.decision))? {
+                Some(d) => answer(&d, outcome, &q.items, &[], q.remaining, summary),
+                None => answer_without(outcome, &q.items, summary),
+            };
+        }
+        FormReply::Accept(content) => content,
+    };
+    let verdicts = read_form(q, content)?;
+    match store.record_verdicts(&DecisionRef::Id(&q.decision), Some(&q.digest), &verdicts)? {
+        VerdictsOutcome::Recorded(d) => {
+            let accepted = verdicts
+                .iter()
+                .filter(|(_, v)| v.judgement == Judgement::Accepted)
+                .count();
+            let summary = format!(
+                "Recorded the engineer's verdicts on \"{}\": {accepted} accepted, {} rejected (via elicitation).",
+                prefix_chars(&d.subject, 60),
+                verdicts.len() - accepted
+            );
+            answer(&d, Outcome::Recorded, &q.items, &q.items, q.remaining, summary)
+        }
+        VerdictsOutcome::Changed(_) => Err(ToolError::Invalid(
+            "The decision changed while the engineer was answering (its basis is no longer the one shown), so nothing was written. Call request_verdicts again to ask about the basis as it is now."
+                .into(),
+        )),
+        VerdictsOutcome::Missing => Err(ToolError::Invalid(
+            "The decision was forgotten while the engineer was answering: nothing was written."
+                .into(),
+        )),
+    }
+}
+
+/// Reads an accepted form: a judgement for every item asked, an optional reason, nothing
+/// else.
+fn read_form(
+    q: &Question,
+    mut content: Map<String, Value>,
+) -> Result<Vec<(usize, Verdict)>, ToolError> {
+    let refused = |why: String| {
+        ToolError::Invalid(format!(
+            "The engineer's answer does not match the form ({why}), so nothing was written. Call request_verdicts again."
+        ))
+    };
+    let at = time::now();
+    let mut verdicts = Vec::with_capacity(q.items.len());
+    for &i in &q.items {
+        let judgement = match content.remove(&judgement_key(i)) {
+            Some(Value::String(j)) => Judgement::parse(&j).ok_or_else(|| {
+                refused(format!(
+                    "{} is {j:?}, not accepted or rejected",
+                    judgement_key(i)
+                ))
+            })?,
+            Some(_) => return Err(refused(format!("{} is not a string", judgement_key(i)))),
+            None => return Err(refused(format!("{} is missing", judgement_key(i)))),
+        };
+        let reason = match content.remove(&reason_key(i)) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(r)) if r.chars().count() as u64 > MAX_REASON => {
+                return Err(refused(format!(
+                    "{} is longer than {MAX_REASON} characters",
+                    reason_key(i)
+                )));
+            }
+            Some(Value::String(r)) => Some(r.trim().to_string()).filter(|r| !r.is_empty()),
+            Some(_) => return Err(refused(format!("{} is not a string", reason_key(i)))),
+        };
+        verdicts.push((
+            i,
+            Verdict {
+                at: at.clone(),
+                judgement,
+                reason,
+                via: Via::Elicitation,
+            },
+        ));
+    }
+    if let Some(extra) = content.keys().next() {
+        return Err(refused(format!(
+            "it has a field {:?} the form did not ask",
+            prefix_chars(extra, 60)
+        )));
+    }
+    Ok(verdicts)
+}
+
+/// The answer for a client that cannot show a form (legacy sessions without elicitation).
+pub fn without_elicitation() -> String {
+    "This host did not declare elicitation, so the engineer cannot be asked through a form here. Ask the engineer in chat for each verdict, then record their words with remember_decision (a verdict in its arguments is stored as relayed by you, via \"assistant\")."
+        .to_string()
+}
+
+#[derive(Serialize)]
+struct Answer<'a> {
+    asked: &'a [usize],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<DecisionWire<'a>>,
+    outcome: Outcome,
+    recorded: &'a [usize],
+    #[serde(skip_serializing_if = "is_zero")]
+    remaining: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn answer(
+    d: &Decision,
+    outcome: Outcome,
+    asked: &[usize],
+    recorded: &[usize],
+    remaining: usize,
+    summary: String,
+) -> Result<ToolOutput, ToolError> {
+    ToolOutput::new(
+        &Answer {
+            asked,
+            decision: Some(d.wire(Some(&d.artifact.revision))),
+            outcome,
+            recorded,
+            remaining,
+        },
+        summary,
+    )
+}
+
+fn answer_without(
+    outcome: Outcome,
+    asked: &[usize],
+    summary: String,
+) -> Result<ToolOutput, ToolError> {
+    ToolOutput::new(
+        &Answer {
+            asked,
+            decision: None,
+            outcome,
+            recorded: &[],
+            remaining: 0,
+        },
+        summary,
+    )
+}
+
+/// `requestState` for a 2026-07-28 client: the question, the digest of the call it answers
+/// (tool and arguments) and an expiry, sealed with HMAC-SHA256 under the database's secret.
+/// Hex, so it is one opaque token.
+pub fn seal(secret: &[u8], q: &Question, arguments: &Value, expires_ms: i64) -> String {
+    let body = json!({
+        "v": 1,
+        "q": q,
+        "call": call_digest(arguments),
+        "exp": expires_ms,
+    })
+    .to_string();
+    let hex: String = body.bytes().map(|b| format!("{b:02x}")).collect();
+    let mac = mac(secret, &hex);
+    format!("rv1.{hex}.{mac}")
+}
+
+/// Why a `requestState` is refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unsealed {
+    Ok(Question),
+    /// Altered, truncated, issued by another database, or for another call.
+    Invalid,
+    /// Older than the wait bound.
+    Expired,
+}
+
+/// Reads a `requestState` back for this call at `now_ms`.
+pub fn unseal(secret: &[u8], state: &str, arguments: &Value, now_ms: i64) -> Unsealed {
+    let Some(rest) = state.strip_prefix("rv1.") else {
+        return Unsealed::Invalid;
+    };
+    let Some((hex, seal)) = rest.split_once('.') else {
+        return Unsealed::Invalid;
+    };
+    if hex.len() > 16_384 || !constant_eq(mac(secret, hex).as_bytes(), seal.as_bytes()) {
+        return Unsealed::Invalid;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| {
+            hex.get(i..i + 2)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        })
+        .collect();
+    #[derive(Deserialize)]
+    struct Body {
+        v: u32,
+        q: Question,
+        call: String,
+        exp: i64,
+    }
+    let Some(body) = bytes.and_then(|b| serde_json::from_slice::<Body>(&b).ok()) else {
+        return Unsealed::Invalid;
+    };
+    if body.v != 1 || body.call != call_digest(arguments) {
+        return Unsealed::Invalid;
+    }
+    if now_ms > body.exp {
+        return Unsealed::Expired;
+    }
+    Unsealed::Ok(body.q)
+}
+
+fn mac(secret: &[u8], hex: &str) -> String {
+    let m = hmac_sha256(
+        secret,
+        format!("review-mcp requestState v1|{hex}").as_bytes(),
+    );
+    m.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+fn constant_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The tool and its arguments, as a retry must repeat them.
+fn call_digest(arguments: &Value) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::new()
+        .chain_update(NAME.as_bytes())
+        .chain_update(b"|")
+        .chain_update(arguments.to_string().as_bytes())
+        .finalize();
+    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Rebuilds the form of a sealed question (a retry that lacks the answer is asked again).
+pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
+    match store.find_decision(&DecisionRef::Id(&q.decision))? {
+        Some(d) if d.basis_digest() == q.digest => {
+            let form = form(&d, &q.items, q.remaining);
+            Ok(Step::Ask(Question { form, ..q }))
+        }
+        _ => Err(ToolError::Invalid(
+            "The decision changed since the engineer was asked, so nothing was written. Call request_verdicts again without requestState."
+                .into(),
+        )),
+    }
+}
