@@ -466,7 +466,17 @@ mod tests {
     fn classify_response_and_notification() {
         assert_eq!(
             classify(json!({"jsonrpc":"2.0","id":1,"result":{}})),
-            Incoming::Response
+            Incoming::Response(ClientResponse {
+                id: Some(Id::Number(1.into())),
+                outcome: Ok(json!({}))
+            })
+        );
+        assert_eq!(
+            classify(json!({"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"no"}})),
+            Incoming::Response(ClientResponse {
+                id: None,
+                outcome: Err((-1, "no".into()))
+            })
         );
         assert!(matches!(
             classify(json!({"jsonrpc":"2.0","method":"x"})),

@@ -340,6 +340,7 @@ fn ts(i: usize) -> String {
 /// revisions, some with a uri and units, in a shuffled order.
 fn mixed_lines(n: usize) -> Vec<serde_json::Value> {
     use serde_json::json;
+    const VIAS: [&str; 3] = ["elicitation", "app", "assistant"];
     let mut lines = Vec::new();
     for i in 0..n {
         let mut artifact = json!({"revision": rev(i % 7), "format": "step"});
@@ -368,7 +369,8 @@ fn mixed_lines(n: usize) -> Vec<serde_json::Value> {
                 "basis": [
                     {"requirement": "Bore Ø10 H7", "source": "drawing", "sourceDetail": "note 4",
                      "evidence": "geometry.measure: 10.012 mm", "state": "satisfied",
-                     "faces": ["face:3"], "verdict": {"judgement": "accepted", "reason": "ok"}},
+                     "faces": ["face:3"], "verdict": {"judgement": "accepted", "reason": "ok",
+                        "via": VIAS[i % 3], "at": created}},
                     {"requirement": "Wall ≥ 2 mm", "source": "assistant-proposed",
                      "state": "unresolved", "question": "Which wall?", "faces": []}
                 ],
@@ -382,6 +384,65 @@ fn mixed_lines(n: usize) -> Vec<serde_json::Value> {
         lines.swap(i, (i * 7919 + 13) % len);
     }
     lines
+}
+
+/// An export written before verdict provenance existed imports with every verdict the
+/// assistant's, dated by its decision's last change; an engineer's verdict keeps its
+/// provenance through export and import.
+#[test]
+fn import_of_old_verdicts_reads_them_as_the_assistants_and_keeps_the_engineers() {
+    let dir = TempDir::new("provenance").unwrap();
+    let line = |id: &str, subject: &str, verdict: serde_json::Value| {
+        serde_json::json!({"decision": {
+            "id": id, "subject": subject, "disposition": "hold",
+            "basis": [{"requirement": "Bore", "source": "drawing", "state": "satisfied",
+                       "faces": [], "verdict": verdict}],
+            "artifact": {"revision": rev(1), "format": "step"},
+            "created_at": ts(1), "updated_at": ts(2)}})
+    };
+    write_lines(
+        &dir.path().join("in.jsonl"),
+        &[
+            line(
+                "dec_0000000000000001",
+                "old",
+                serde_json::json!({"judgement": "accepted"}),
+            ),
+            line(
+                "dec_0000000000000002",
+                "engineer",
+                serde_json::json!({"judgement": "rejected", "via": "elicitation", "at": ts(1)}),
+            ),
+        ],
+    );
+    let o = run(dir.path(), &["--db", "a.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8(export(dir.path(), "a.db")).unwrap();
+    let verdicts: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|v| v["decision"]["basis"][0]["verdict"].clone())
+        .collect();
+    assert!(
+        verdicts.contains(
+            &serde_json::json!({"judgement": "accepted", "via": "assistant", "at": ts(2)})
+        )
+    );
+    assert!(verdicts.contains(
+        &serde_json::json!({"judgement": "rejected", "via": "elicitation", "at": ts(1)})
+    ));
+    // A verdict whose time is not a time is refused, naming it.
+    write_lines(
+        &dir.path().join("bad.jsonl"),
+        &[line(
+            "dec_0000000000000003",
+            "bad",
+            serde_json::json!({"judgement": "accepted", "via": "app", "at": "yesterday"}),
+        )],
+    );
+    let o = run(dir.path(), &["--db", "a.db", "import", "bad.jsonl"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("verdict.at"), "{}", stderr(&o));
 }
 
 fn write_lines(path: &Path, lines: &[serde_json::Value]) {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result, anyhow, ensure};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use review_mcp::resources;
 use review_mcp::review::{
-    Artifact, BasisItem, Decision, Judgement, Kind, Record, Source, State, Verdict,
+    Artifact, BasisItem, Decision, Judgement, Kind, Record, Source, State, Verdict, Via,
 };
 use review_mcp::store::Store;
 
@@ -103,8 +103,10 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
                 question: Some(format!("{h} question")),
                 faces: vec![format!("{h} f1"), "face:7".into()],
                 verdict: Some(Verdict {
+                    at: format!("{h} at"),
                     judgement: Judgement::Rejected,
                     reason: Some(format!("{h} reason")),
+                    via: Via::Elicitation,
                 }),
             },
             BasisItem {

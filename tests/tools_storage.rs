@@ -389,7 +389,7 @@ fn store_revision_queries_count_and_order_by_activity() {
     };
     s.remember(&note(REV_A, "one")).unwrap();
     s.remember(&note(REV_B, "two")).unwrap();
-    let (d, _) = s
+    let (d, _, _) = s
         .remember_decision(&review_mcp::store::NewDecision {
             artifact: art(REV_A),
             subject: "s".into(),

@@ -38,6 +38,17 @@ pub fn bless(text: &str) -> Result<String, BlessError> {
     Ok(blessed)
 }
 
+/// Every timestamp in a new expectation becomes [`ANY`]: the time a record, decision or
+/// verdict was written differs on every run.
+fn wildcard_timestamps(v: &mut Value) {
+    match v {
+        Value::String(s) if crate::time::is_timestamp(s) => *s = ANY.to_string(),
+        Value::Array(a) => a.iter_mut().for_each(wildcard_timestamps),
+        Value::Object(m) => m.values_mut().for_each(wildcard_timestamps),
+        _ => {}
+    }
+}
+
 /// The first line (1-based) where two texts differ, if they do.
 fn first_different_line(a: &str, b: &str) -> Option<usize> {
     let (mut a, mut b) = (a.lines(), b.lines());
@@ -102,6 +113,7 @@ fn bless_as(text: &str, version: Option<&str>) -> Result<String, BlessError> {
             }
             index += at + 1;
         }
+        wildcard_timestamps(&mut v);
         if let Some(version) = version {
             let shared = versions::unexpand(&v, version);
             if versions::expand(&shared, version) != v {
@@ -359,7 +371,7 @@ mod tests {
         match v {
             Value::Object(m) => {
                 for (k, x) in m.iter_mut() {
-                    if matches!(k.as_str(), "id" | "created_at" | "updated_at") {
+                    if matches!(k.as_str(), "id" | "created_at" | "updated_at" | "at") {
                         *x = Value::String(ANY.into());
                     } else {
                         wildcard_volatile(x);

@@ -31,7 +31,7 @@ pub(super) fn seals(s: &str) -> Vec<(usize, usize, usize)> {
             rest.iter().take_while(|c| c.is_ascii_hexdigit()).count()
         })
     };
-    let mut found = Vec::new();
+    let mut found = request_states(s);
     let mut at = 0;
     while let Some(off) = s.get(at..).and_then(|rest| rest.find("c2.")) {
         let start = at + off;
@@ -50,6 +50,33 @@ pub(super) fn seals(s: &str) -> Vec<(usize, usize, usize)> {
             at = i + 32;
         } else {
             at = start + 3;
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
+/// The sealed `requestState` tokens of `request_verdicts` in a string: `rv1.<hex>.<32 hex>`.
+/// The whole body is masked, not only the seal: it holds an expiry and a digest of the basis,
+/// both of which differ from one run to the next.
+fn request_states(s: &str) -> Vec<(usize, usize, usize)> {
+    let b = s.as_bytes();
+    let hex_run = |from: usize| {
+        b.get(from..).map_or(0, |rest| {
+            rest.iter().take_while(|c| c.is_ascii_hexdigit()).count()
+        })
+    };
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(off) = s.get(at..).and_then(|rest| rest.find("rv1.")) {
+        let start = at + off;
+        let body = hex_run(start + 4);
+        let seal_at = start + 4 + body + 1;
+        if body > 0 && b.get(seal_at - 1) == Some(&b'.') && hex_run(seal_at) == 32 {
+            found.push((start, start + 4, seal_at + 32));
+            at = seal_at + 32;
+        } else {
+            at = start + 4;
         }
     }
     found
@@ -111,5 +138,11 @@ mod tests {
         );
         assert_eq!(mask_seals("c2.3b.1.32.0123"), "c2.3b.1.32.0123");
         assert_eq!(mask_seals("no cursor"), "no cursor");
+        assert_eq!(
+            mask_seals(&format!("\"rv1.7b22.{seal}\" and c2.1.1.1.{seal}")),
+            "\"rv1.(seal)\" and c2.1.1.1.(seal)"
+        );
+        assert_eq!(cursors(&format!("rv1.7b22.{seal}")).len(), 1);
+        assert_eq!(mask_seals("rv1.zz.0123"), "rv1.zz.0123");
     }
 }

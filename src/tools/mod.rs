@@ -175,6 +175,24 @@ where
     }
 }
 
+/// Reads an optional list of JSON Schema `integer`s, each as [`integer`] reads one.
+fn integers<'de, D>(d: D) -> Result<Option<Vec<u64>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    let Some(list) = Option::<Vec<Value>>::deserialize(d)? else {
+        return Ok(None);
+    };
+    list.into_iter()
+        .map(|v| {
+            integer(v)
+                .map_err(serde::de::Error::custom)?
+                .ok_or_else(|| serde::de::Error::custom("expected an integer, got null"))
+        })
+        .collect::<Result<Vec<u64>, D::Error>>()
+        .map(Some)
+}
+
 /// `artifact` as the caller sends it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -45,6 +45,7 @@ pub const INPUT_KEY: &str = "verdicts";
 pub struct Args {
     artifact: ArtifactArg,
     subject: String,
+    #[serde(default, deserialize_with = "super::integers")]
     items: Option<Vec<u64>>,
 }
 
