@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
+import { ELICITATION_CAPABILITIES, elicitStep, installElicitation } from './elicit.mjs';
 import { Scenario, substitute } from './scenario.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -53,6 +54,7 @@ async function loadClient(kind) {
     return {
       Client,
       StdioClientTransport,
+      types,
       latestLegacy: types.LATEST_PROTOCOL_VERSION,
       // The 1.x SDK registers notification handlers by schema, the v2 client by method.
       notificationKey: {
@@ -64,7 +66,7 @@ async function loadClient(kind) {
   if (kind === 'v2') {
     const { Client, LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/client');
     const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-    return { Client, StdioClientTransport, latestLegacy: LATEST_PROTOCOL_VERSION, notificationKey: null };
+    return { Client, StdioClientTransport, types: null, latestLegacy: LATEST_PROTOCOL_VERSION, notificationKey: null };
   }
   throw new Error(`unknown client ${kind}`);
 }
@@ -298,7 +300,7 @@ async function notifyStep(ctx) {
 async function main() {
   const { client: kind, mode, bulk, command, args } = parseArgs(process.argv.slice(2));
   if (kind === 'sdk1' && mode !== 'legacy') throw new Error('the 1.x SDK speaks the legacy era only');
-  const { Client, StdioClientTransport, latestLegacy, notificationKey } = await loadClient(kind);
+  const { Client, StdioClientTransport, types, latestLegacy, notificationKey } = await loadClient(kind);
   const spec = JSON.parse(readFileSync(join(here, 'scenario.json'), 'utf8'));
   const scenario = new Scenario(spec, bulk);
 
@@ -316,8 +318,13 @@ async function main() {
       },
     };
   }
+  // The elicitation capability (form mode), as hosts that can show a form declare it; the
+  // handler answers request_verdicts' forms with what the elicitation step queued.
+  options.capabilities = ELICITATION_CAPABILITIES;
   const client = new Client({ name: `review-mcp-interop-${kind}`, version: '1.0.0' }, options);
   client.onerror = e => problems.push(`client.onerror: ${e?.stack ?? e}`);
+  const answers = { next: [], asked: [] };
+  installElicitation(client, kind, types, answers);
   const onNotification = method => notification => {
     handled.push({ t: performance.now(), method, uri: notification.params?.uri });
   };
@@ -382,11 +389,24 @@ async function main() {
       version,
     };
     const summary = await scenario.run(api, caps, msg => console.log(msg));
+    // A client of the same kind and mode without the elicitation capability, on the plain server
+    // binary (not the tee: run.sh expects one or two recordings per run), same database file.
+    const connectBare = async () => {
+      const bare = new Client({ name: `review-mcp-interop-${kind}-no-elicitation`, version: '1.0.0' }, clientOptions(kind, mode));
+      bare.onerror = e => problems.push(`client without elicitation: onerror: ${e?.stack ?? e}`);
+      const t = new StdioClientTransport({ command: serverBinary(command, args), args: [], env: { ...process.env }, stderr: 'pipe' });
+      t.stderr?.on('data', chunk => serverStderr.push(chunk.toString()));
+      await bare.connect(t);
+      return bare;
+    };
+    const elicited = spec.elicit === undefined ? 'elicitation: no step' : await elicitStep({
+      kind, client, legacy, version, spec, seen, sent, answers, connectBare, log: msg => console.log(msg),
+    });
     const notified = await notifyStep({
       kind, client, legacy, spec, seen, seenAt, sent, handled, refetches,
       bin: serverBinary(command, args), log: msg => console.log(msg),
     });
-    console.log(`summary: ${version}; ${summary}; ${notified}`);
+    console.log(`summary: ${version}; ${summary}; ${elicited}; ${notified}`);
     await client.close();
   } catch (e) {
     problems.push(`error: ${e?.stack ?? e}`);

@@ -38,7 +38,7 @@ def wildcard_volatile(value, inside_result):
     seen = set()
     if isinstance(value, dict):
         for k, v in value.items():
-            if k in ("created_at", "updated_at") and isinstance(v, str):
+            if k in ("created_at", "updated_at", "at") and isinstance(v, str):
                 value[k] = ANY
             elif k == "id" and inside_result and isinstance(v, str):
                 seen.add(v)
