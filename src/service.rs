@@ -262,7 +262,7 @@ impl Service {
 
     /// The text of a question put to a legacy client that cannot show a form.
     pub fn without_elicitation(&mut self, version: Version) -> Payload {
-        self.unanswered(&request_verdicts::without_elicitation(), version)
+        self.unanswered(&request_verdicts::without_elicitation(version), version)
     }
 
     /// `requestState` for `q`, asked by the call with `arguments`: sealed under the

@@ -418,10 +418,21 @@ fn read_form(
     Ok(verdicts)
 }
 
-/// The answer for a client that cannot show a form (legacy sessions without elicitation).
-pub fn without_elicitation() -> String {
-    "This host did not declare elicitation, so the engineer cannot be asked through a form here. Ask the engineer in chat for each verdict, then record their words with remember_decision (a verdict in its arguments is stored as relayed by you, via \"assistant\")."
-        .to_string()
+/// The answer for a client that cannot show a form (legacy sessions without elicitation):
+/// the host did not declare it, or the session's revision has none (before 2025-06-18), in
+/// which case the host may well have declared it and the assistant must not say otherwise.
+pub fn without_elicitation(version: Version) -> String {
+    let why = if version.features().elicitation {
+        "This host did not declare elicitation".to_string()
+    } else {
+        format!(
+            "This session's protocol revision ({}) has no elicitation",
+            version.as_str()
+        )
+    };
+    format!(
+        "{why}, so the engineer cannot be asked through a form here. Ask the engineer in chat for each verdict, then record their words with remember_decision (a verdict in its arguments is stored as relayed by you, via \"assistant\")."
+    )
 }
 
 #[derive(Serialize)]
