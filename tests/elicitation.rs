@@ -354,6 +354,46 @@ fn the_wait_bound_answers_is_error_withdraws_and_writes_nothing() -> Result<()> 
 }
 
 #[test]
+fn a_new_initialize_forgets_the_questions_of_the_session_it_replaces() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let old = the_ask(&send(&mut s, &ask(2)))?;
+    // A 2025-03-26 session now: the old session's answer, even inside a batch, answers nothing
+    // (it was once answered inside the batch answer, in the old session's result shape).
+    let out = send(
+        &mut s,
+        &request(
+            json!(10),
+            "initialize",
+            json!({"protocolVersion": "2025-03-26", "capabilities": {},
+                   "clientInfo": {"name": "again", "version": "0"}}),
+        ),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    let out = send(
+        &mut s,
+        &json!([
+            answer(&old, accept()),
+            request(json!(11), "ping", json!({}))
+        ]),
+    );
+    assert_eq!(
+        out,
+        vec![json!([{"jsonrpc": "2.0", "id": 11, "result": {}}])],
+        "only the ping is answered"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    // And a new question never takes an old one's id: the old answer stays unmatched.
+    form_session(&mut s)?;
+    let new = the_ask(&send(&mut s, &ask(12)))?;
+    assert_ne!(new, old);
+    assert!(send(&mut s, &answer(&old, accept())).is_empty());
+    let out = send(&mut s, &answer(&new, json!({"action": "decline"})));
+    assert_eq!(out[0]["id"], 12);
+    Ok(())
+}
+
+#[test]
 fn at_most_sixteen_questions_wait_at_once() -> Result<()> {
     let mut s = server_with_wait(None)?;
     form_session(&mut s)?;

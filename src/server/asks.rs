@@ -90,6 +90,13 @@ impl Asks {
         gone
     }
 
+    /// Forgets every waiting question (a new `initialize` replaced the session they belong
+    /// to) and returns how many there were. The counter is kept, so a late response from the
+    /// old session can never answer a question of the new one.
+    pub fn forget(&mut self) -> usize {
+        std::mem::take(&mut self.pending).len()
+    }
+
     /// When the next wait ends, if any question waits.
     pub fn next_deadline(&self) -> Option<Instant> {
         self.pending.iter().map(|p| p.deadline).min()

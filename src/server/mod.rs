@@ -355,6 +355,14 @@ impl Server {
         if method == call::INITIALIZE && legacy::is_handshake(params.as_ref()) {
             let (session, result) = legacy::initialize(params.as_ref());
             self.session = Some(session);
+            // The questions of the session it replaces are gone with it: their answers would
+            // come in another session's shapes (even inside a 2025-03-26 batch answer).
+            let forgotten = self.asks.forget();
+            if forgotten > 0 {
+                log::info!(
+                    "a new initialize replaced the session: {forgotten} question(s) waiting for the engineer were dropped, nothing was written"
+                );
+            }
             if let Err(e) = self.watch.arm(self.service.store()) {
                 log::warn!("watching for changes: {e}");
             }
