@@ -695,3 +695,69 @@ fn the_loop_ends_a_wait_at_its_bound_without_any_input() -> Result<()> {
     );
     Ok(())
 }
+
+#[test]
+fn a_decision_forgotten_while_its_form_is_open_takes_no_answer() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let out = send(
+        &mut s,
+        &call(
+            3,
+            "forget",
+            json!({"artifact": artifact(), "subject": "thread depth"}),
+        ),
+    );
+    assert_eq!(
+        out[0]["result"]["structuredContent"]["deleted"], 1,
+        "{out:?}"
+    );
+    let out = send(&mut s, &answer(&asked, accept()));
+    assert_eq!(out.len(), 1, "an answer and nothing written: {out:?}");
+    assert_eq!(out[0]["id"], 2);
+    assert_eq!(out[0]["result"]["isError"], true, "{out:?}");
+    // Nothing came back to life.
+    let out = send(
+        &mut s,
+        &call(
+            4,
+            "recall_decisions",
+            json!({"artifact": artifact(), "subject": "thread depth"}),
+        ),
+    );
+    assert_eq!(
+        out[0]["result"]["structuredContent"]["decisions"],
+        json!([]),
+        "{out:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
+    let mut s = server_with_wait(Some(Duration::from_millis(100)))?;
+    form_session(&mut s)?;
+    let out = send(&mut s, &modern_ask(2, json!({})));
+    let state = out[0]["result"]["requestState"]
+        .as_str()
+        .context("no requestState")?
+        .to_string();
+    thread::sleep(Duration::from_millis(250));
+    let out = send(
+        &mut s,
+        &modern_ask(
+            3,
+            json!({"requestState": state, "inputResponses": {"verdicts": accept()}}),
+        ),
+    );
+    assert_eq!(out[0]["error"]["code"], -32602, "{out:?}");
+    assert!(
+        out[0]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("expired")),
+        "{out:?}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
