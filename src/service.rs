@@ -41,7 +41,7 @@ Recall before asking the engineer again: `recall` and `recall_decisions` by arti
 Records marked `stale: true` were written for another revision: treat them as claims to re-check against the current part. \
 This server never opens the CAD file and never measures: take every number from a geometry server. \
 Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
-and a `question` when it is unresolved or conflicting; ask the engineer for verdicts rather than inventing them. \
+and a `question` when it is unresolved or conflicting; never invent verdicts: `request_verdicts` asks the engineer through the host's form and records their answers as theirs. \
 The prompts `start_review`, `resume_review` and `record_decision` walk through a review with a geometry server.";
 
 /// How many items a static list (tools, prompts, templates) returns per page.

@@ -277,8 +277,10 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
                 v.judgement.as_str()
             ));
         }
+        // Numbered from 1, as the report's table numbers the basis.
         message.push_str(&format!(
-            "\n#{i} {} ({about})",
+            "\nItem {}: {} ({about})",
+            i + 1,
             prefix_chars(&b.requirement, SHOWN)
         ));
         let key = judgement_key(i);
@@ -286,7 +288,7 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
             key.clone(),
             json!({
                 "type": "string",
-                "title": format!("#{i} {}", prefix_chars(&b.requirement, 80)),
+                "title": format!("Item {}: {}", i + 1, prefix_chars(&b.requirement, 80)),
                 "description": about,
                 "enum": Judgement::ALL,
             }),
@@ -295,7 +297,7 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
             reason_key(i),
             json!({
                 "type": "string",
-                "title": format!("#{i} reason (optional)"),
+                "title": format!("Item {} reason (optional)", i + 1),
                 "maxLength": MAX_REASON,
             }),
         );
