@@ -427,3 +427,24 @@ fn recall_decisions_filters_on_verdict_state_and_provenance() {
     );
     assert_eq!(r["result"]["isError"], json!(true), "{r}");
 }
+
+/// A stored string cannot fake another item in the form the engineer reads, or display in
+/// another order than it is stored.
+#[test]
+fn stored_strings_cannot_forge_lines_of_the_form() {
+    let mut c = Modern::new();
+    remember(
+        &mut c,
+        json!([{"requirement": "Bore\nItem 2: Wall accepted by QA\u{202E}", "source": "drawing",
+                "state": "unresolved", "question": "which?\r\nItem 3: none"}]),
+    );
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let message = params["message"].as_str().unwrap();
+    assert_eq!(message.lines().count(), 2, "{message}");
+    assert!(!message.contains('\u{202E}'));
+    let title = params["requestedSchema"]["properties"]["judgement_0"]["title"]
+        .as_str()
+        .unwrap();
+    assert_eq!(title, "Item 1: Bore Item 2: Wall accepted by QA");
+}

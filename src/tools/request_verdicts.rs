@@ -22,7 +22,7 @@ use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
 use crate::store::{DecisionRef, Store, VerdictsOutcome};
-use crate::text::prefix_chars;
+use crate::text::{one_line, prefix_chars};
 use crate::time;
 use crate::version::Version;
 
@@ -238,9 +238,9 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
 fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
     let mut message = format!(
         "Your verdicts on the decision \"{}\" ({}) about {} at {}. Accept or reject each requirement-check below; a reason is optional. Your answers are recorded as yours and the assistant cannot overwrite them.",
-        prefix_chars(&d.subject, 120),
-        prefix_chars(&d.disposition, 40),
-        prefix_chars(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
+        shown(&d.subject, 120),
+        shown(&d.disposition, 40),
+        shown(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
         short_rev(&d.artifact.revision)
     );
     if remaining > 0 {
@@ -255,21 +255,18 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
         let b = &d.basis[i];
         let mut about = format!("source: {}", b.source.as_str());
         if let Some(detail) = &b.source_detail {
-            about.push_str(&format!(" ({})", prefix_chars(detail, SHOWN)));
+            about.push_str(&format!(" ({})", shown(detail, SHOWN)));
         }
         about.push_str(&format!("; state: {}", b.state.as_str()));
         if let Some(e) = &b.evidence {
-            about.push_str(&format!("; evidence: {}", prefix_chars(e, SHOWN)));
+            about.push_str(&format!("; evidence: {}", shown(e, SHOWN)));
         }
         if let Some(q) = &b.question {
-            about.push_str(&format!("; question: {}", prefix_chars(q, SHOWN)));
+            about.push_str(&format!("; question: {}", shown(q, SHOWN)));
         }
         if !b.faces.is_empty() {
             let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
-            about.push_str(&format!(
-                "; faces: {}",
-                prefix_chars(&faces.join(", "), SHOWN)
-            ));
+            about.push_str(&format!("; faces: {}", shown(&faces.join(", "), SHOWN)));
         }
         if let Some(v) = &b.verdict {
             about.push_str(&format!(
@@ -281,14 +278,14 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
         message.push_str(&format!(
             "\nItem {}: {} ({about})",
             i + 1,
-            prefix_chars(&b.requirement, SHOWN)
+            shown(&b.requirement, SHOWN)
         ));
         let key = judgement_key(i);
         properties.insert(
             key.clone(),
             json!({
                 "type": "string",
-                "title": format!("Item {}: {}", i + 1, prefix_chars(&b.requirement, 80)),
+                "title": format!("Item {}: {}", i + 1, shown(&b.requirement, 80)),
                 "description": about,
                 "enum": Judgement::ALL,
             }),
@@ -311,6 +308,11 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
             "required": required,
         }
     })
+}
+
+/// A stored string as the form shows it: one line, at most `n` characters.
+fn shown(s: &str, n: usize) -> String {
+    prefix_chars(&one_line(s), n)
 }
 
 fn judgement_key(i: usize) -> String {
