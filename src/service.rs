@@ -26,7 +26,8 @@ use crate::prompts;
 use crate::resources::{self, ResourceError};
 use crate::store::Store;
 use crate::text;
-use crate::tools::request_verdicts::{self, FormReply, Question, Unsealed};
+use crate::tools::request_state::{self, Unsealed};
+use crate::tools::request_verdicts::{self, FormReply, Question};
 use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec};
 use crate::version::{Features, Version};
 use crate::wire::{self, Payload};
@@ -273,7 +274,7 @@ impl Service {
             .cursor_secret()
             .map_err(|e| ServiceError::Internal(e.to_string()))?;
         let wait = i64::try_from(self.answer_wait.as_millis()).unwrap_or(i64::MAX);
-        Ok(request_verdicts::seal(
+        Ok(request_state::seal(
             &secret,
             q,
             arguments,
@@ -301,7 +302,7 @@ impl Service {
             .store
             .cursor_secret()
             .map_err(|e| ServiceError::Internal(e.to_string()))?;
-        let q = match request_verdicts::unseal(&secret, state, args, crate::time::now_millis()) {
+        let q = match request_state::unseal(&secret, state, args, crate::time::now_millis()) {
             Unsealed::Ok(q) => q,
             Unsealed::Invalid => {
                 return Err(ServiceError::InvalidParams(
