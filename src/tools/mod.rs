@@ -11,6 +11,7 @@ mod recall;
 mod recall_decisions;
 mod remember;
 mod remember_decision;
+pub mod request_state;
 pub mod request_verdicts;
 pub mod schema;
 
