@@ -16,6 +16,10 @@ use review_mcp::service::Service;
 use review_mcp::store::Store;
 use serde_json::{Value, json};
 
+#[path = "support/tempdir.rs"]
+mod tempdir;
+use tempdir::TempDir;
+
 const REV: &str = "sha256:5555555555555555555555555555555555555555555555555555555555555555";
 
 fn artifact() -> Value {
@@ -759,5 +763,100 @@ fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
         "{out:?}"
     );
     assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+/// The binary, with the wait bound from `REVIEW_MCP_ELICITATION_TIMEOUT`: nothing more is sent
+/// after the question, and the call is answered at the bound, the form withdrawn.
+#[test]
+fn the_binary_ends_a_wait_at_the_bound_its_environment_sets() -> Result<()> {
+    use std::io::BufReader;
+    use std::process::{Command, Stdio};
+
+    let dir = TempDir::new("elicitation")?;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .env("REVIEW_MCP_DB_PATH", dir.join("review.db"))
+        .env("REVIEW_MCP_ELICITATION_TIMEOUT", "1")
+        .env("MCP_LOG_LEVEL", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut stdin = child.stdin.take().context("no stdin")?;
+    let stdout = child.stdout.take().context("no stdout")?;
+    let (tx, rx) = mpsc::channel::<(Instant, Value)>();
+    let reader = thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str(&line) {
+                let _ = tx.send((Instant::now(), v));
+            }
+        }
+    });
+    let next = |within: Duration| rx.recv_timeout(within).ok();
+    for msg in [
+        request(
+            json!(0),
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+                   "clientInfo": {"name": "binary", "version": "0"}}),
+        ),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        call(
+            1,
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
+                   "basis": [{"requirement": "M6 depth 8 mm", "source": "drawing", "state": "satisfied"}]}),
+        ),
+    ] {
+        writeln!(stdin, "{msg}")?;
+    }
+    let mut seen = Vec::new();
+    while !seen.iter().any(|m: &Value| m["id"] == 1) {
+        seen.push(
+            next(Duration::from_secs(10))
+                .context("no answer to remember_decision")?
+                .1,
+        );
+    }
+    writeln!(stdin, "{}", ask(2))?;
+    let (asked_at, asked) = loop {
+        let (t, m) = next(Duration::from_secs(10)).context("no elicitation/create")?;
+        if m["method"] == "elicitation/create" {
+            break (t, m);
+        }
+    };
+    let mut after = Vec::new();
+    let answered_at = loop {
+        let (t, m) = next(Duration::from_secs(10)).context("the wait never ended")?;
+        let done = m["id"] == 2;
+        after.push(m);
+        if done {
+            break t;
+        }
+    };
+    let waited = answered_at.duration_since(asked_at);
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
+        "answered after {waited:?} with a 1 s bound"
+    );
+    assert!(
+        after
+            .iter()
+            .any(|m| m["method"] == "notifications/cancelled"
+                && m["params"]["requestId"] == asked["id"]),
+        "{after:?}"
+    );
+    let answer = after.last().context("no answer")?;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("within 1 s")),
+        "{answer}"
+    );
+    drop(stdin);
+    let status = child.wait()?;
+    let _ = reader.join();
+    ensure!(status.success(), "the binary exited with {status}");
     Ok(())
 }
