@@ -1,7 +1,7 @@
 // The elicitation step (scenario.json `elicit`) for the TypeScript drivers: request_verdicts
-// asks the engineer through the host's form. DRAFT, meant to sit beside scenario.mjs in
-// tests/interop and be called from client.mjs between scenario.run() and notifyStep().
-// elicit_step.py carries the same logic for the Python client; keep the two in step.
+// asks the engineer through the host's form. client.mjs runs it between scenario.run() and
+// notifyStep(); elicit_step in client.py carries the same logic for the Python client: keep
+// the two in step.
 //
 // How each client does it (read from the installed packages):
 // - capability: ClientOptions `capabilities: { elicitation: { form: {} } }`, before connect;
