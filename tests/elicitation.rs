@@ -347,7 +347,8 @@ fn the_wait_bound_answers_is_error_withdraws_and_writes_nothing() -> Result<()> 
     assert!(
         out[1]["result"]["content"][0]["text"]
             .as_str()
-            .is_some_and(|t| t.contains("did not answer") && t.contains("nothing was written")),
+            .is_some_and(|t| t.contains("did not answer the form within 200 ms")
+                && t.contains("nothing was written")),
         "{out:?}"
     );
     // Once: a later look finds nothing, and the late answer answers nothing.

@@ -167,9 +167,14 @@ impl Server {
     pub fn expire_questions(&mut self, now: Instant) -> Vec<Outgoing> {
         let mut out = Vec::new();
         for p in self.asks.expired(now) {
-            let wait = self.service.answer_wait().as_secs();
+            let wait = self.service.answer_wait();
+            let wait = if wait.as_secs() > 0 {
+                format!("{} s", wait.as_secs())
+            } else {
+                format!("{} ms", wait.as_millis())
+            };
             let why = format!(
-                "The engineer did not answer the form within {wait} s, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
+                "The engineer did not answer the form within {wait}, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
             );
             out.push(withdraw(&p.ask, "the wait for the engineer's answer ended"));
             out.push(Outgoing::Response(Response::result(
