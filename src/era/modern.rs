@@ -221,8 +221,10 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
     Ok((version, params))
 }
 
-/// Cache hints: static lists are the same for every client (`public`); resources are the
-/// user's mutable data (`private`). Both with `ttlMs: 0`, so a host never serves a stale copy.
+/// Cache hints: static lists depend on nothing but the request itself (its revision and the
+/// capabilities it declares: `tools/list` shows the review card's links only to a request
+/// that declared the UI extension), so they are `public`; resources are the user's mutable
+/// data (`private`). Both with `ttlMs: 0`, so a host never serves a stale copy.
 #[derive(Clone, Copy)]
 enum Cache {
     None,
