@@ -169,7 +169,7 @@ after(async () => {
 });
 
 /** A host page with the card loaded, the host context `context`; every request recorded. */
-async function openCard({ context, colorScheme = "light" }) {
+async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) } }) {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1800 }, colorScheme });
   const requests = [];
   page.on("request", (r) => requests.push(r.url()));
@@ -180,7 +180,7 @@ async function openCard({ context, colorScheme = "light" }) {
   await page.setContent(HOST_PAGE);
   await page.evaluate(([ctx, input, result]) => {
     window.hostState = { context: ctx, toolInput: input, toolResult: result };
-  }, [context, { artifact: artifact(REV) }, showResult]);
+  }, [context, toolInput, showResult]);
   await page.evaluate((html) => window.loadCard(html), cardHtml);
   const card = page.frameLocator("#card");
   await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor();
@@ -290,6 +290,22 @@ test("card_without_a_host_theme_follows_prefers_color_scheme", async () => {
     assert.deepEqual(requests.filter((u) => !/^(about:|data:)/.test(u)), []);
     await page.close();
   }
+});
+
+test("card_shows_only_the_subject_of_show_reviews_input_even_after_an_echoed_call", async () => {
+  const { page, card } = await openCard({
+    context: { theme: "light" }, toolInput: { artifact: artifact(REV), subject: SUBJECT },
+  });
+  await card.getByText("Nothing recorded for these files at other revisions.").waitFor();
+  assert.equal(await card.getByText("bore tolerance").count(), 0);
+  // A host may echo the card's own calls as tool-input: record_verdict's arguments name no
+  // artifact and must not widen what the card shows.
+  await page.evaluate(() => window.sendToCard({ method: "ui/notifications/tool-input",
+    params: { arguments: { decision_id: "dec_x", index: 0, judgement: "accepted" } } }));
+  await card.getByRole("button", { name: "Accept item 4: Surface finish Ra 1.6" }).click();
+  await card.getByRole("status").getByText(/Recorded: accepted item 4/).waitFor();
+  assert.equal(await card.getByText("bore tolerance").count(), 0);
+  await page.close();
 });
 
 test("card_shows_a_refused_verdict_and_records_nothing", async () => {
