@@ -308,6 +308,22 @@ test("card_shows_only_the_subject_of_show_reviews_input_even_after_an_echoed_cal
   await page.close();
 });
 
+test("card_renders_a_result_without_structured_content_from_its_json_text_block", async () => {
+  // What a 2025-03-26 session gets: the same JSON as the second text block only.
+  const old = { content: showResult.content };
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
+  await page.exposeFunction("toServer", async () => ({ error: { code: -32603, message: "unused" } }));
+  await page.setContent(HOST_PAGE);
+  await page.evaluate(([input, result]) => {
+    window.hostState = { context: { theme: "light" }, toolInput: input, toolResult: result };
+  }, [{ artifact: artifact(REV) }, old]);
+  await page.evaluate((html) => window.loadCard(html), cardHtml);
+  const card = page.frameLocator("#card");
+  await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor();
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).waitFor();
+  await page.close();
+});
+
 test("card_shows_a_refused_verdict_and_records_nothing", async () => {
   // A tools/call the server refuses (the decision forgotten since the card was shown) is
   // reported in the card, not rendered as success.
