@@ -26,7 +26,8 @@ use crate::prompts;
 use crate::resources::{self, ResourceError};
 use crate::store::Store;
 use crate::text;
-use crate::tools::request_verdicts::{self, FormReply, Question, Unsealed};
+use crate::tools::request_state::{self, Unsealed};
+use crate::tools::request_verdicts::{self, FormReply, Question};
 use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec, Ui};
 use crate::version::{Features, Version};
 use crate::wire::{self, Payload};
@@ -41,7 +42,7 @@ Recall before asking the engineer again: `recall` and `recall_decisions` by arti
 Records marked `stale: true` were written for another revision: treat them as claims to re-check against the current part. \
 This server never opens the CAD file and never measures: take every number from a geometry server. \
 Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
-and a `question` when it is unresolved or conflicting; ask the engineer for verdicts rather than inventing them. \
+and a `question` when it is unresolved or conflicting; never invent verdicts: `request_verdicts` asks the engineer through the host's form and records their answers as theirs. \
 The prompts `start_review`, `resume_review` and `record_decision` walk through a review with a geometry server.";
 
 /// How many items a static list (tools, prompts, templates) returns per page.
@@ -278,7 +279,7 @@ impl Service {
             .cursor_secret()
             .map_err(|e| ServiceError::Internal(e.to_string()))?;
         let wait = i64::try_from(self.answer_wait.as_millis()).unwrap_or(i64::MAX);
-        Ok(request_verdicts::seal(
+        Ok(request_state::seal(
             &secret,
             q,
             arguments,
@@ -306,7 +307,7 @@ impl Service {
             .store
             .cursor_secret()
             .map_err(|e| ServiceError::Internal(e.to_string()))?;
-        let q = match request_verdicts::unseal(&secret, state, args, crate::time::now_millis()) {
+        let q = match request_state::unseal(&secret, state, args, crate::time::now_millis()) {
             Unsealed::Ok(q) => q,
             Unsealed::Invalid => {
                 return Err(ServiceError::InvalidParams(

@@ -12,6 +12,7 @@ mod recall_decisions;
 pub mod record_verdict;
 mod remember;
 mod remember_decision;
+pub mod request_state;
 pub mod request_verdicts;
 pub mod schema;
 pub mod show_review;
