@@ -64,6 +64,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
             "required": ["decisions"]
         }),
         annotations: s::annotations("Recall review decisions", true, false, true),
+        ui: super::Ui::None,
         run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }

@@ -85,6 +85,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\"},\"
             "required": ["decision", "replaced"]
         }),
         annotations: s::annotations("Remember a review decision", false, true, true),
+        ui: super::Ui::None,
         run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }

@@ -92,6 +92,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
             "required": ["outcome", "asked", "recorded"]
         }),
         annotations: s::annotations("Ask the engineer for verdicts", false, false, false),
+        ui: super::Ui::None,
         run: |store, args| prepare(store, super::parse(NAME, args)?),
     }
 }

@@ -26,6 +26,7 @@ import mcp.types
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from mcp import Client, StdioServerParameters
+from mcp.client import advertise
 from mcp.client.stdio import stdio_client
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
@@ -693,6 +694,56 @@ async def notify_step(client, spec, legacy, notes, binary, stderr_file, log):
     return f"notifications: own write {ms(own[0])}/{ms(own[1])}, second process {ms(foreign[0])}/{ms(foreign[1])} (list_changed/updated)"
 
 
+async def ui_step(client, mode, binary, stderr_file, log):
+    """The UI-extension step (MCP Apps, the review card), as client.mjs's uiStep: the session
+    declared nothing, so show_review has no `_meta.ui`, record_verdict is not listed and its call
+    is refused (legacy -32602, 2026-07-28 -32021). A second client, same mode, advertises
+    `io.modelcontextprotocol/ui` and talks to the binary directly on a database of its own (its
+    writes stay out of the session's transcript): it sees both links, reads the card, and a
+    record_verdict it sends is recorded via "app"."""
+    app, card = "text/html;profile=mcp-app", "ui://review-mcp/review-card"
+    tools = dump(await client.list_tools(cache_mode="bypass"))["tools"]
+    if any(t["name"] == "record_verdict" for t in tools):
+        raise Failure("ui: record_verdict listed to a client that declared no UI extension")
+    if any(t["name"] == "show_review" and "ui" in (t.get("_meta") or {}) for t in tools):
+        raise Failure("ui: show_review carries _meta.ui without the extension")
+    code = None
+    try:
+        await client.call_tool("record_verdict", {"decision_id": "dec_none", "index": 0, "judgement": "accepted"})
+    except MCPError as e:
+        code = e.error.code
+    want = -32602 if mode == "legacy" else -32021
+    if code != want:
+        raise Failure(f"ui: record_verdict without the extension answered {code}, expected {want}")
+
+    env = dict(os.environ, REVIEW_MCP_DB_PATH=os.environ.get("REVIEW_MCP_DB_PATH", "review") + ".ui.db")
+    async with Client(
+        stdio_client(StdioServerParameters(command=binary, args=[], env=env), errlog=stderr_file),
+        mode=mode,
+        extensions=[advertise("io.modelcontextprotocol/ui", {"mimeTypes": [app]})],
+        client_info=mcp.types.Implementation(name="review-mcp-interop-ui-host", version="1.0.0"),
+    ) as host:
+        listed = {t["name"]: t for t in dump(await host.list_tools(cache_mode="bypass"))["tools"]}
+        show = (listed.get("show_review", {}).get("_meta") or {}).get("ui", {})
+        record = (listed.get("record_verdict", {}).get("_meta") or {}).get("ui", {})
+        if show.get("resourceUri") != card or record.get("resourceUri") != card or record.get("visibility") != ["app"]:
+            raise Failure(f"ui: links are {show!r} and {record!r}")
+        contents = dump(await host.read_resource(card))["contents"]
+        if contents[0].get("mimeType") != app or not contents[0].get("text", "").startswith("<!DOCTYPE html>"):
+            raise Failure("ui: the card is not an mcp-app HTML document")
+        artifact = {"revision": "sha256:" + "d" * 64, "format": "step", "uri": "/work/ui.step"}
+        saved = dump(await host.call_tool("remember_decision", {
+            "artifact": artifact, "subject": "ui step", "disposition": "hold",
+            "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "unresolved", "question": "which reamer?"}],
+        }))
+        decision_id = saved["structuredContent"]["decision"]["id"]
+        verdict = dump(await host.call_tool("record_verdict", {"decision_id": decision_id, "index": 0, "judgement": "accepted"}))
+        if verdict.get("isError") or verdict["structuredContent"]["verdict"]["via"] != "app":
+            raise Failure(f"ui: record_verdict answered {verdict!r}")
+    log("ui: undeclared sees no card links and record_verdict is refused; declared sees both and records via app")
+    return "ui extension negotiated both ways"
+
+
 async def run(mode, bulk, command, args, problems, stderr_file):
     spec = json.loads((HERE / "scenario.json").read_text())
     notes = []  # (time, notification as on the wire) for every notification message_handler gets
@@ -735,7 +786,8 @@ async def run(mode, bulk, command, args, problems, stderr_file):
                                          lambda m: print(m, flush=True))
         notified = await notify_step(client, spec, mode == "legacy", notes, server_binary(command, args), stderr_file,
                                      lambda m: print(m, flush=True))
-        print(f"summary: {version}; {summary}; {elicited}; {notified}", flush=True)
+        ui = await ui_step(client, mode, server_binary(command, args), stderr_file, lambda m: print(m, flush=True))
+        print(f"summary: {version}; {summary}; {elicited}; {notified}; {ui}", flush=True)
 
 
 def describe(e):
