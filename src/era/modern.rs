@@ -221,10 +221,12 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
     Ok((version, params))
 }
 
-/// Cache hints: static lists depend on nothing but the request itself (its revision and the
-/// capabilities it declares: `tools/list` shows the review card's links only to a request
-/// that declared the UI extension), so they are `public`; resources are the user's mutable
-/// data (`private`). Both with `ttlMs: 0`, so a host never serves a stale copy.
+/// Cache hints: the prompt and template lists are the same for every caller (`public`).
+/// `tools/list` is `private`: it shows the review card's links and `record_verdict` only to a
+/// request that declared the UI extension, and a cache keys on the method and its params, not
+/// on `_meta`, so a shared cache must not hand one caller's list to another (the spec's
+/// "filtered list results that vary per user"). Resources are the user's mutable data
+/// (`private`). All with `ttlMs: 0`, so a host never serves a stale copy.
 #[derive(Clone, Copy)]
 enum Cache {
     None,
@@ -235,7 +237,9 @@ enum Cache {
 impl Cache {
     fn of(call: &SharedCall) -> Cache {
         match call {
-            SharedCall::ResourcesList { .. } | SharedCall::ResourcesRead { .. } => Cache::Private,
+            SharedCall::ResourcesList { .. }
+            | SharedCall::ResourcesRead { .. }
+            | SharedCall::ToolsList { .. } => Cache::Private,
             call if call.is_static() => Cache::Public,
             _ => Cache::None,
         }
