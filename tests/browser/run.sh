@@ -15,8 +15,10 @@ chromium_bin="${CHROMIUM:-/usr/bin/chromium}"
 if [ ! -x "$chromium_bin" ]; then
   echo "browser: apt-get install chromium (Debian's package)"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq chromium >/dev/null
+  sudo=()
+  if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then sudo=(sudo -E); fi
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq chromium >/dev/null
 fi
 [ -x "$chromium_bin" ] || { echo "run.sh: no Chromium at $chromium_bin" >&2; exit 2; }
 "$chromium_bin" --version 2>/dev/null | grep -v unexpected || true
