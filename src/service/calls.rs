@@ -1,0 +1,220 @@
+//! `tools/call`: the registry of tools with their compiled validators, a call validated and
+//! run, and its outcome as the result both eras answer.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::{Context, Served, Service, ServiceError};
+use crate::bounds;
+use crate::client::{APP_MIME_TYPE, UI_EXTENSION};
+use crate::text;
+use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec, Ui};
+use crate::version::Version;
+use crate::wire::{self, Payload};
+
+/// One tool with its validators, each compiled on first use and kept for the life of the
+/// process (the catalog is fixed, so every `Service` shares one registry).
+pub(super) struct RegisteredTool {
+    pub(super) spec: ToolSpec,
+    input: OnceLock<Result<jsonschema::Validator, String>>,
+    output: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+pub(super) fn registry() -> &'static [RegisteredTool] {
+    static REGISTRY: OnceLock<Vec<RegisteredTool>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        tools::catalog()
+            .into_iter()
+            .map(|spec| RegisteredTool {
+                spec,
+                input: OnceLock::new(),
+                output: OnceLock::new(),
+            })
+            .collect()
+    })
+}
+
+pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::validator_for(schema).map_err(|e| e.to_string())
+}
+
+impl Service {
+    pub(super) fn call_tool(
+        &mut self,
+        name: &str,
+        args: &Value,
+        ctx: Context,
+    ) -> Result<Served, ServiceError> {
+        let version = ctx.version;
+        let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
+            return Err(ServiceError::InvalidParams(format!("Unknown tool: {name}")));
+        };
+        if tool.spec.ui == Ui::AppOnly && !ctx.client.apps {
+            log_call(name, version, "app-only", Instant::now());
+            return Err(ServiceError::AppOnly(format!(
+                "{name} is the review card's own tool, served only to a client that declared the {UI_EXTENSION} extension (mimeTypes {APP_MIME_TYPE}); show_review answers every client"
+            )));
+        }
+        let f = version.features();
+        let started = Instant::now();
+        if let Some(msg) = validate_args(tool, args) {
+            self.log
+                .push(("warning", format!("tool {name} refused the call: {msg}")));
+            log_call(name, version, "invalid-arguments", started);
+            if !f.schema_errors_as_tool_results {
+                return Err(ServiceError::InvalidParams(msg));
+            }
+            return Ok(Served::Done(wire::tool_error(&msg)));
+        }
+        match (tool.spec.run)(&mut self.store, args) {
+            Ok(Step::Ask(q)) => {
+                log_call(name, version, "asked", started);
+                Ok(Served::Ask(q))
+            }
+            Ok(Step::Done(out)) => Ok(Served::Done(self.tool_payload(
+                name,
+                Ok(out),
+                version,
+                started,
+            ))),
+            Err(e) => Ok(Served::Done(self.tool_payload(
+                name,
+                Err(e),
+                version,
+                started,
+            ))),
+        }
+    }
+
+    /// A tool's outcome as its `tools/call` result, logged; a failure is an `isError`
+    /// result whose text says what to fix, and a storage failure is logged once.
+    pub(super) fn tool_payload(
+        &mut self,
+        name: &str,
+        out: Result<ToolOutput, ToolError>,
+        version: Version,
+        started: Instant,
+    ) -> Payload {
+        let f = version.features();
+        let (result, outcome) = match out {
+            Ok(out) => match check_output(name, &out.structured) {
+                Ok(()) => (
+                    wire::tool_result(&out.summary, out.structured, f.structured_content),
+                    "ok",
+                ),
+                Err(e) => {
+                    log::error!("tool {name}: {e}");
+                    (wire::tool_error(&e.to_string()), "internal-error")
+                }
+            },
+            Err(e @ ToolError::Invalid(_)) => {
+                self.log
+                    .push(("warning", format!("tool {name} refused the call: {e}")));
+                (wire::tool_error(&e.to_string()), "refused")
+            }
+            Err(e @ ToolError::Storage(_)) => {
+                let message = e.to_string();
+                if self.last_storage_failure.as_ref() != Some(&message) {
+                    self.log.push(("error", format!("tool {name}: {message}")));
+                    self.last_storage_failure = Some(message.clone());
+                }
+                (wire::tool_error(&message), "storage-error")
+            }
+            Err(e @ ToolError::Internal(_)) => {
+                log::error!("tool {name}: {e}");
+                self.log.push(("error", format!("tool {name}: {e}")));
+                (wire::tool_error(&e.to_string()), "internal-error")
+            }
+        };
+        if outcome == "ok" {
+            self.last_storage_failure = None;
+        }
+        log_call(name, version, outcome, started);
+        result
+    }
+}
+
+/// Validates tool arguments against the tool's `inputSchema`; `Some(message)` on failure.
+pub(super) fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
+    let compiled = tool.input.get_or_init(|| compile(&tool.spec.input_schema));
+    let validator = match compiled {
+        Ok(v) => v,
+        Err(e) => {
+            return Some(format!(
+                "the input schema of {} is broken: {e}",
+                tool.spec.name
+            ));
+        }
+    };
+    // Bounded whatever the arguments hold: at most five errors, found without building the
+    // error of every failing item (see `bounds`).
+    let found = bounds::schema_errors(validator, &tool.spec.input_schema, args, MAX_LISTED_ERRORS);
+    if found.is_empty() {
+        return None;
+    }
+    let errors: Vec<String> = found
+        .errors
+        .iter()
+        .map(|e| {
+            let at = if e.path.is_empty() {
+                "arguments"
+            } else {
+                e.path.as_str()
+            };
+            // Short even when the offending value is a megabyte string. The middle is cut, not
+            // the end: jsonschema puts the value first and the rule last, and the rule is what
+            // the caller needs to read.
+            format!("{at}: {}", text::cut_middle(&e.message, 300))
+        })
+        .collect();
+    Some(format!(
+        "Invalid arguments for tool {}: {}{}. See the tool's inputSchema for the expected shape.",
+        tool.spec.name,
+        errors.join("; "),
+        found.left_out_text()
+    ))
+}
+
+/// How many schema errors one refusal lists.
+const MAX_LISTED_ERRORS: usize = 5;
+
+/// In debug builds (and so in every test), a structured result that violates the tool's own
+/// `outputSchema` is an internal error instead of a silently wrong answer.
+pub(super) fn check_output(name: &str, structured: &wire::Encoded) -> Result<(), ServiceError> {
+    if !cfg!(debug_assertions) {
+        return Ok(());
+    }
+    let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
+        return Err(ServiceError::Internal(format!("no tool {name}")));
+    };
+    let structured = structured.to_value().map_err(|e| {
+        ServiceError::Internal(format!(
+            "{} produced output that is not JSON: {e}",
+            tool.spec.name
+        ))
+    })?;
+    let validator = tool
+        .output
+        .get_or_init(|| compile(&tool.spec.output_schema))
+        .as_ref()
+        .map_err(|e| ServiceError::Internal(format!("bad outputSchema: {e}")))?;
+    if let Some(e) = validator.iter_errors(&structured).next() {
+        return Err(ServiceError::Internal(format!(
+            "{} produced output that violates its outputSchema at {}: {e}",
+            tool.spec.name,
+            e.instance_path()
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn log_call(tool: &str, version: Version, outcome: &str, started: Instant) {
+    let micros = started.elapsed().as_micros();
+    log::info!(
+        target: "review_mcp::tool",
+        "tool={tool} era={} outcome={outcome} duration_us={micros}",
+        version.as_str()
+    );
+}

@@ -1,0 +1,122 @@
+//! The questions put to the engineer (`request_verdicts`): the answer of a legacy client,
+//! the calls it could not answer, and the sealed `requestState` of a 2026-07-28 retry.
+
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+
+use super::calls::log_call;
+use super::{Served, Service, ServiceError};
+use crate::text;
+use crate::tools::Step;
+use crate::tools::request_state::{self, Unsealed};
+use crate::tools::request_verdicts::{self, FormReply, Question};
+use crate::version::Version;
+use crate::wire::{self, Payload};
+
+impl Service {
+    /// The engineer's answer to `q` (asked in a legacy session): the `tools/call` result.
+    pub fn answer(&mut self, q: &Question, reply: FormReply, version: Version) -> Payload {
+        let started = Instant::now();
+        let out = request_verdicts::finish(&mut self.store, q, reply);
+        self.tool_payload(request_verdicts::NAME, out, version, started)
+    }
+
+    /// The `tools/call` result of a question that could not be put or was not answered:
+    /// `why`, as an `isError` result. Nothing is written.
+    pub fn unanswered(&mut self, why: &str, version: Version) -> Payload {
+        log_call(
+            request_verdicts::NAME,
+            version,
+            "unanswered",
+            Instant::now(),
+        );
+        wire::tool_error(why)
+    }
+
+    /// The text of a question put to a legacy client that cannot show a form.
+    pub fn without_elicitation(&mut self, version: Version) -> Payload {
+        self.unanswered(&request_verdicts::without_elicitation(version), version)
+    }
+
+    /// `requestState` for `q`, asked by the call with `arguments`: sealed under the
+    /// database's secret, valid for the answer wait.
+    pub fn seal(&mut self, q: &Question, arguments: &Value) -> Result<String, ServiceError> {
+        let secret = self
+            .store
+            .cursor_secret()
+            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let wait = i64::try_from(self.answer_wait.as_millis()).unwrap_or(i64::MAX);
+        Ok(request_state::seal(
+            &secret,
+            q,
+            arguments,
+            crate::time::now_millis().saturating_add(wait),
+        ))
+    }
+
+    /// A 2026-07-28 retry: the sealed question with the client's answer, or asked again
+    /// when the answer is missing.
+    pub(super) fn retry_tool(
+        &mut self,
+        name: &str,
+        args: &Value,
+        state: &str,
+        mut responses: Map<String, Value>,
+        version: Version,
+    ) -> Result<Served, ServiceError> {
+        if name != request_verdicts::NAME {
+            return Err(ServiceError::InvalidParams(format!(
+                "Invalid params: requestState was not issued for the tool {}; send the call again without requestState and inputResponses",
+                text::clip_bytes(name, 200)
+            )));
+        }
+        let secret = self
+            .store
+            .cursor_secret()
+            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let q = match request_state::unseal(&secret, state, args, crate::time::now_millis()) {
+            Unsealed::Ok(q) => q,
+            Unsealed::Invalid => {
+                return Err(ServiceError::InvalidParams(
+                    "Invalid params: requestState was altered, issued by another database, or issued for other arguments; call request_verdicts again without requestState".into(),
+                ));
+            }
+            Unsealed::Expired => {
+                return Err(ServiceError::InvalidParams(
+                    "Invalid params: requestState expired (the engineer's answer came after the wait bound); call request_verdicts again without requestState".into(),
+                ));
+            }
+        };
+        let started = Instant::now();
+        match responses.remove(request_verdicts::INPUT_KEY) {
+            None => {
+                // The answer is missing: ask again (MRTR: a new input_required, not an error).
+                match request_verdicts::reask(&mut self.store, q) {
+                    Ok(Step::Ask(q)) => Ok(Served::Ask(q)),
+                    Ok(Step::Done(out)) => Ok(Served::Done(self.tool_payload(
+                        name,
+                        Ok(out),
+                        version,
+                        started,
+                    ))),
+                    Err(e) => Ok(Served::Done(self.tool_payload(
+                        name,
+                        Err(e),
+                        version,
+                        started,
+                    ))),
+                }
+            }
+            Some(result) => {
+                let Some(reply) = FormReply::read(&result) else {
+                    return Err(ServiceError::InvalidParams(format!(
+                        "Invalid params: inputResponses.{} is not an ElicitResult (action accept, decline or cancel; content an object)",
+                        request_verdicts::INPUT_KEY
+                    )));
+                };
+                Ok(Served::Done(self.answer(&q, reply, version)))
+            }
+        }
+    }
+}
