@@ -533,13 +533,10 @@ impl Apply<'_, '_> {
             winner.id(),
             loser.id(),
             resolved
-                .conflict
-                .as_deref()
-                .and_then(|c| c
-                    .split_once("; kept the ")
-                    .and_then(|(_, rest)| rest.split_once("; ")))
-                .map(|(_, notes)| format!("; {notes}"))
-                .unwrap_or_default()
+                .notes
+                .iter()
+                .map(|n| format!("; {n}"))
+                .collect::<String>()
         ));
         self.delete_item(loser.kind(), loser.id())?;
         remove_file(&file_of(self.folder, loser.kind(), loser.id()))?;

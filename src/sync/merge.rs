@@ -29,6 +29,8 @@ pub struct Resolved {
     pub item: Item,
     /// `None` when one side was unchanged since the base (or both agree): no conflict.
     pub conflict: Option<String>,
+    /// What the rule did to the engineer's verdicts (also in `conflict`).
+    pub notes: Vec<String>,
 }
 
 /// Three-way merge of one item: a side unchanged since `base` takes the other side's
@@ -52,12 +54,14 @@ pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<
         return Ok(Resolved {
             item: ours.item.clone(),
             conflict: None,
+            notes: Vec::new(),
         });
     }
     if b.as_deref() == Some(o.as_str()) {
         return Ok(Resolved {
             item: theirs.item.clone(),
             conflict: None,
+            notes: Vec::new(),
         });
     }
     Ok(both_changed(base, ours, theirs, &o, &t))
@@ -90,7 +94,7 @@ pub fn both_changed(
         (w, _) => w.clone(),
     };
     let mut report = format!(
-        "{} {} changed on both sides: {} version of {}{}, {} version of {}{}; kept the {} (later)",
+        "{} {} changed on both sides: {} version of {}{}, {} version of {}{}; kept the {} version (the later)",
         ours.item.kind().as_str(),
         ours.item.id(),
         ours.name,
@@ -101,13 +105,14 @@ pub fn both_changed(
         author_of(theirs.item),
         winner.name,
     );
-    for n in notes {
+    for n in &notes {
         report.push_str("; ");
-        report.push_str(&n);
+        report.push_str(n);
     }
     Resolved {
         item,
         conflict: Some(report),
+        notes,
     }
 }
 
