@@ -2,17 +2,21 @@
 //! local database kept in step, both ways, by the three-way rule of `review_mcp::sync`.
 //!
 //! One run, in order:
+//! 0. on the first sync of a folder by this database, the files of every item the folder
+//!    lacks are written first, under a read snapshot, so that thousands of file flushes do
+//!    not hold the write lock (servers' writes would wait that long);
 //! 1. the database's write transaction is taken (`store::SyncTx`): everything below reads
 //!    and writes one snapshot, and servers on the same file keep reading (their writes wait
 //!    on the lock, at most `BUSY_TIMEOUT`);
 //! 2. every item of the database is put in its file form and hashed, every file of the folder
-//!    is read and hashed, and the folder's bases are read;
+//!    is read and hashed (on threads of its own, meanwhile), and the folder's bases are read;
 //! 3. every file that differs from both its base and the database is validated as `import`
 //!    validates a line (shape, then the domain rules, and its name must be its id); one bad
 //!    file refuses the sync, naming it, and nothing is changed;
 //! 4. each item is classified (`sync::classify`) and acted on: deletions first (so an item a
 //!    teammate renamed away never collides with its own ghost), then writes, imports and
-//!    merges (`sync::merge`); files are written to a temporary name, fsynced and renamed;
+//!    merges (`sync::merge`); files are written to a temporary name, fsynced and renamed, in
+//!    parallel batches;
 //! 5. the bases are updated and the transaction commits; the folder's directories are
 //!    fsynced.
 //!
@@ -95,45 +99,44 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         Store::open(db)
     }
     .map_err(|e| anyhow!("{e}"))?;
-    let tx = store.sync_transaction(&key).map_err(|e| anyhow!("{e}"))?;
-    log::debug!(
-        "sync: database open at {} ms",
-        started.elapsed().as_millis()
-    );
-    // The folder is scanned (read and hashed) on threads of its own while the database is
-    // read: the two are independent until their hashes meet.
-    let (entries, scanned) = std::thread::scope(|scope| {
-        let scans: Vec<_> = ItemKind::ALL
-            .map(|kind| {
-                let folder = &folder;
-                scope.spawn(move || scan(folder, kind))
-            })
-            .into_iter()
-            .collect();
-        let entries = read_database(&tx);
-        let scanned: Vec<_> = scans
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow!("a folder scan failed")))
-            })
-            .collect();
-        (entries, scanned)
-    });
-    let mut entries = entries?;
-    log::debug!(
-        "sync: database read at {} ms",
-        started.elapsed().as_millis()
-    );
-    for b in tx.bases().map_err(|e| anyhow!("{e}"))? {
-        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
-        else {
-            continue;
-        };
-        entries.entry((kind, b.id)).or_default().base = Some(h);
+    // The first sync of a folder by this database may have thousands of files to write:
+    // they are written first, under a read snapshot, so the write lock is not held while
+    // each is flushed to disk. The locked pass below then finds them in step and only
+    // records their bases; an item a server changed meanwhile meets its own earlier file
+    // there and is merged by the rule.
+    let mut written_early: HashSet<(ItemKind, String)> = HashSet::new();
+    if !dry_run {
+        let snapshot = store.sync_snapshot(&key).map_err(|e| anyhow!("{e}"))?;
+        if !snapshot.has_bases().map_err(|e| anyhow!("{e}"))? {
+            let entries = gather(&snapshot, &folder, &schemas)?;
+            drop(snapshot);
+            let early: Vec<(PathBuf, &Item)> = entries
+                .iter()
+                .filter(|(_, e)| action_of(e) == Action::ToFolder)
+                .filter_map(|((kind, id), e)| {
+                    e.db.as_ref()
+                        .map(|(_, item)| (file_of(&folder, *kind, id), item))
+                })
+                .collect();
+            log::debug!("sync: {} files written before the lock", early.len());
+            written_early.extend(
+                entries
+                    .iter()
+                    .filter(|(_, e)| action_of(e) == Action::ToFolder)
+                    .map(|(key, _)| key.clone()),
+            );
+            for part in early.chunks(WRITE_BATCH) {
+                let batch: Vec<(PathBuf, String)> = part
+                    .iter()
+                    .map(|(path, item)| (path.clone(), item.text()))
+                    .collect();
+                write_all(&batch)?;
+            }
+        }
     }
-    read_folder(&folder, &schemas, scanned, &mut entries)?;
-    log::debug!("sync: folder read at {} ms", started.elapsed().as_millis());
+    let tx = store.sync_transaction(&key).map_err(|e| anyhow!("{e}"))?;
+    let entries = gather(&tx, &folder, &schemas)?;
+    log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
     let mut counts = Counts::default();
     let mut out = io::stdout().lock();
@@ -148,6 +151,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         folder: &folder,
         counts: &mut counts,
         settled: HashSet::new(),
+        written_early,
         dirs_touched: false,
         pending: HashMap::new(),
     };
@@ -201,6 +205,40 @@ fn peak_memory() -> Option<u64> {
     let status = fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
     line.trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// Reads the database, the folder (on threads of its own, meanwhile: the two are independent
+/// until their hashes meet) and the bases, and validates the changed files.
+fn gather(
+    tx: &SyncTx<'_>,
+    folder: &Path,
+    schemas: &Schemas,
+) -> anyhow::Result<BTreeMap<(ItemKind, String), Entry>> {
+    let (entries, scanned) = std::thread::scope(|scope| {
+        let scans: Vec<_> = ItemKind::ALL
+            .map(|kind| scope.spawn(move || scan(folder, kind)))
+            .into_iter()
+            .collect();
+        let entries = read_database(tx);
+        let scanned: Vec<_> = scans
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow!("a folder scan failed")))
+            })
+            .collect();
+        (entries, scanned)
+    });
+    let mut entries = entries?;
+    for b in tx.bases().map_err(|e| anyhow!("{e}"))? {
+        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
+        else {
+            continue;
+        };
+        entries.entry((kind, b.id)).or_default().base = Some(h);
+    }
+    read_folder(folder, schemas, scanned, &mut entries)?;
+    Ok(entries)
 }
 
 fn action_of(e: &Entry) -> Action {
@@ -422,6 +460,29 @@ fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
     })
 }
 
+/// Writes files, each atomically, on [`WRITE_THREADS`] threads.
+fn write_all(batch: &[(PathBuf, String)]) -> anyhow::Result<()> {
+    if batch.is_empty() {
+        return Ok(());
+    }
+    let chunk = batch.len().div_ceil(WRITE_THREADS).max(1);
+    std::thread::scope(|scope| {
+        let writers: Vec<_> = batch
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .try_for_each(|(path, text)| write_atomic(path, text))
+                })
+            })
+            .collect();
+        writers.into_iter().try_for_each(|w| {
+            w.join()
+                .unwrap_or_else(|_| Err(anyhow!("a file writer failed")))
+        })
+    })
+}
+
 fn remove_file(path: &Path) -> anyhow::Result<()> {
     match fs::remove_file(path) {
         Ok(()) => Ok(()),
@@ -437,6 +498,8 @@ struct Apply<'a, 't> {
     counts: &'a mut Counts,
     /// Items already settled by a key conflict with another id.
     settled: HashSet<(ItemKind, String)>,
+    /// Files written before the lock was taken (counted when their bases are recorded).
+    written_early: HashSet<(ItemKind, String)>,
     dirs_touched: bool,
     /// Files to write, by path, written in parallel batches by [`Apply::flush`].
     pending: HashMap<PathBuf, String>,
@@ -456,7 +519,12 @@ impl Apply<'_, '_> {
         let file_item = e.file.as_ref().and_then(|(_, i)| i.as_ref());
         match action {
             Action::InSync => match &e.db {
-                Some((h, item)) if e.base != Some(*h) => self.set_base(item)?,
+                Some((h, item)) if e.base != Some(*h) => {
+                    self.set_base(item)?;
+                    if self.written_early.contains(&(kind, id.to_string())) {
+                        self.counts.written[k] += 1;
+                    }
+                }
                 Some(_) => {}
                 None if e.base.is_some() => self.drop_base(kind, id)?,
                 None => {}
@@ -578,28 +646,10 @@ impl Apply<'_, '_> {
         remove_file(path)
     }
 
-    /// Writes the queued files, each atomically, on [`WRITE_THREADS`] threads.
+    /// Writes the queued files.
     fn flush(&mut self) -> anyhow::Result<()> {
         let batch: Vec<(PathBuf, String)> = self.pending.drain().collect();
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let chunk = batch.len().div_ceil(WRITE_THREADS).max(1);
-        std::thread::scope(|scope| {
-            let writers: Vec<_> = batch
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .try_for_each(|(path, text)| write_atomic(path, text))
-                    })
-                })
-                .collect();
-            writers.into_iter().try_for_each(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(anyhow!("a file writer failed")))
-            })
-        })
+        write_all(&batch)
     }
 
     fn delete_item(&self, kind: ItemKind, id: &str) -> anyhow::Result<()> {

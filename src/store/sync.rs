@@ -40,9 +40,20 @@ pub struct SyncTx<'a> {
 impl Store {
     /// Starts the one write transaction of a sync of `folder` (its absolute path). The write
     /// lock is taken first, so nothing changes between what the sync reads and what it
-    /// writes; servers on the same file go on reading meanwhile (WAL) and their writes wait.
+    /// writes; servers on the same file go on reading meanwhile and their writes wait (at
+    /// most `BUSY_TIMEOUT`).
     pub fn sync_transaction(&mut self, folder: &str) -> Result<SyncTx<'_>, StoreError> {
         let tx = self.write()?;
+        Ok(SyncTx {
+            tx,
+            folder: folder.to_string(),
+        })
+    }
+
+    /// A read transaction over the same tables, for the look a sync takes before it locks:
+    /// only its reading methods are meant to be called.
+    pub fn sync_snapshot(&mut self, folder: &str) -> Result<SyncTx<'_>, StoreError> {
+        let tx = self.read()?;
         Ok(SyncTx {
             tx,
             folder: folder.to_string(),
@@ -90,6 +101,14 @@ impl SyncTx<'_> {
             })?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(v)
+    }
+
+    /// Whether this folder has been synced with this database before.
+    pub fn has_bases(&self) -> Result<bool, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM sync_bases WHERE folder = ?1)")?
+            .query_row([&self.folder], |r| r.get(0))?)
     }
 
     /// The file text of an item's base, if it has one.
