@@ -108,22 +108,20 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     if !dry_run {
         let snapshot = store.sync_snapshot(&key).map_err(|e| anyhow!("{e}"))?;
         if !snapshot.has_bases().map_err(|e| anyhow!("{e}"))? {
-            let entries = gather(&snapshot, &folder, &schemas)?;
+            // With no bases, an item is written to the folder when the folder lacks its file.
+            let entries = read_database(&snapshot)?;
             drop(snapshot);
             let early: Vec<(PathBuf, &Item)> = entries
-                .iter()
-                .filter(|(_, e)| action_of(e) == Action::ToFolder)
-                .filter_map(|((kind, id), e)| {
-                    e.db.as_ref()
-                        .map(|(_, item)| (file_of(&folder, *kind, id), item))
-                })
+                .values()
+                .filter_map(|e| e.db.as_ref().map(|(_, item)| item))
+                .map(|item| (file_of(&folder, item.kind(), item.id()), item))
+                .filter(|(path, _)| !path.exists())
                 .collect();
             log::debug!("sync: {} files written before the lock", early.len());
             written_early.extend(
-                entries
+                early
                     .iter()
-                    .filter(|(_, e)| action_of(e) == Action::ToFolder)
-                    .map(|(key, _)| key.clone()),
+                    .map(|(_, item)| (item.kind(), item.id().to_string())),
             );
             for part in early.chunks(WRITE_BATCH) {
                 let batch: Vec<(PathBuf, String)> = part
