@@ -260,3 +260,30 @@ fn merge_file_that_is_not_an_item_is_left_to_git() -> anyhow::Result<()> {
     assert!(!db.exists(), "merge-file opens no database");
     Ok(())
 }
+
+/// Regression (found in review): the first sync of a large database writes its files before
+/// taking the write lock; a bad file already in the folder must still refuse it before
+/// anything is written.
+#[test]
+fn sync_first_sync_of_many_items_with_a_bad_file_writes_nothing() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-first-bad")?;
+    let lines: Vec<String> = (0..600)
+        .map(|i| feature(&format!("rec_{i}"), &format!("f{i}"), "x", T1))
+        .collect();
+    let db = database(&dir, "a.db", &lines)?;
+    let folder = dir.join("review");
+    std::fs::create_dir_all(folder.join("records"))?;
+    std::fs::write(folder.join("records/rec_bad.json"), "{\"record\": 1}\n")?;
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("records/rec_bad.json"));
+    assert_eq!(snapshot(&folder)?.len(), 1, "only the bad file is there");
+    std::fs::remove_file(folder.join("records/rec_bad.json"))?;
+    let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    assert!(
+        out.contains("written to the folder: 600 (600 records"),
+        "{out}"
+    );
+    assert_eq!(snapshot(&folder)?.len(), 600);
+    Ok(())
+}

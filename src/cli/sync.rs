@@ -2,9 +2,10 @@
 //! local database kept in step, both ways, by the three-way rule of `review_mcp::sync`.
 //!
 //! One run, in order:
-//! 0. on the first sync of a folder by this database, the files of every item the folder
-//!    lacks are written first, under a read snapshot, so that thousands of file flushes do
-//!    not hold the write lock (servers' writes would wait that long);
+//! 0. on the first sync of a folder by this database, when the folder lacks the files of many
+//!    items, the folder is validated and those files are written first, under a read
+//!    snapshot, so that thousands of file flushes do not hold the write lock (servers' writes
+//!    would wait that long);
 //! 1. the database's write transaction is taken (`store::SyncTx`): everything below reads
 //!    and writes one snapshot, and servers on the same file keep reading (their writes wait
 //!    on the lock, at most `BUSY_TIMEOUT`);
@@ -110,13 +111,20 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         if !snapshot.has_bases().map_err(|e| anyhow!("{e}"))? {
             // With no bases, an item is written to the folder when the folder lacks its file.
             let entries = read_database(&snapshot)?;
-            drop(snapshot);
-            let early: Vec<(PathBuf, &Item)> = entries
+            let mut early: Vec<(PathBuf, &Item)> = entries
                 .values()
                 .filter_map(|e| e.db.as_ref().map(|(_, item)| item))
                 .map(|item| (file_of(&folder, item.kind(), item.id()), item))
                 .filter(|(path, _)| !path.exists())
                 .collect();
+            // Only worth it for many files; and nothing is written before the folder is known
+            // to validate (a refused sync changes nothing).
+            if early.len() < WRITE_BATCH {
+                early.clear();
+            } else {
+                gather(&snapshot, &folder, &schemas)?;
+            }
+            drop(snapshot);
             log::debug!("sync: {} files written before the lock", early.len());
             written_early.extend(
                 early
