@@ -13,7 +13,16 @@ pub struct ClientCaps {
     /// Form-mode elicitation: `elicitation: {}` (form only, for backwards compatibility) or
     /// `elicitation: {"form": {...}}`. A client declaring only `url` cannot show a form.
     pub elicitation_form: bool,
+    /// The MCP Apps extension: `extensions["io.modelcontextprotocol/ui"]` whose `mimeTypes`
+    /// include [`APP_MIME_TYPE`]. Such a host renders the review card in a sandboxed frame,
+    /// so the card's links and its app-only tool are listed to it, and to no one else.
+    pub apps: bool,
 }
+
+/// The extension identifier of MCP Apps.
+pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
+/// The one content type of MCP Apps views: an HTML5 document.
+pub const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
 
 impl ClientCaps {
     /// Reads a `ClientCapabilities` object; anything that is not one declares nothing.
@@ -21,7 +30,14 @@ impl ClientCaps {
         let elicitation = capabilities
             .and_then(|c| c.get("elicitation"))
             .and_then(Value::as_object);
+        let apps = capabilities
+            .and_then(|c| c.get("extensions"))
+            .and_then(|e| e.get(UI_EXTENSION))
+            .and_then(|ui| ui.get("mimeTypes"))
+            .and_then(Value::as_array)
+            .is_some_and(|types| types.iter().any(|t| t.as_str() == Some(APP_MIME_TYPE)));
         ClientCaps {
+            apps,
             elicitation_form: elicitation.is_some_and(|e| {
                 e.get("form").is_some_and(Value::is_object)
                     || !(e.contains_key("form") || e.contains_key("url"))
@@ -47,5 +63,25 @@ mod tests {
         assert!(!form(json!({"sampling": {}})));
         assert!(!form(json!([])));
         assert!(!ClientCaps::read(None).elicitation_form);
+    }
+
+    #[test]
+    fn apps_only_with_the_ui_extension_and_its_mime_type() {
+        let apps = |v: Value| ClientCaps::read(Some(&v)).apps;
+        let ui = |types: Value| json!({"extensions": {UI_EXTENSION: {"mimeTypes": types}}});
+        assert!(apps(ui(json!([APP_MIME_TYPE]))));
+        assert!(apps(ui(json!(["text/plain", APP_MIME_TYPE]))));
+        assert!(
+            !apps(ui(json!(["text/html"]))),
+            "plain HTML is not an app view"
+        );
+        assert!(!apps(ui(json!([]))));
+        assert!(!apps(ui(json!(APP_MIME_TYPE))), "not an array");
+        assert!(!apps(json!({"extensions": {UI_EXTENSION: {}}})));
+        assert!(!apps(
+            json!({"experimental": {UI_EXTENSION: {"mimeTypes": [APP_MIME_TYPE]}}})
+        ));
+        assert!(!apps(json!({"elicitation": {}})));
+        assert!(!ClientCaps::read(None).apps);
     }
 }

@@ -20,14 +20,15 @@ use serde_json::{Map, Value, json};
 
 use crate::bounds;
 use crate::call::{Method, Retry, SharedCall};
-use crate::client::ClientCaps;
+use crate::client::{APP_MIME_TYPE, ClientCaps, UI_EXTENSION};
 use crate::completions::{self, CompletionError};
 use crate::prompts;
 use crate::resources::{self, ResourceError};
 use crate::store::Store;
 use crate::text;
-use crate::tools::request_verdicts::{self, FormReply, Question, Unsealed};
-use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec};
+use crate::tools::request_state::{self, Unsealed};
+use crate::tools::request_verdicts::{self, FormReply, Question};
+use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec, Ui};
 use crate::version::{Features, Version};
 use crate::wire::{self, Payload};
 
@@ -41,7 +42,7 @@ Recall before asking the engineer again: `recall` and `recall_decisions` by arti
 Records marked `stale: true` were written for another revision: treat them as claims to re-check against the current part. \
 This server never opens the CAD file and never measures: take every number from a geometry server. \
 Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
-and a `question` when it is unresolved or conflicting; ask the engineer for verdicts rather than inventing them. \
+and a `question` when it is unresolved or conflicting; never invent verdicts: `request_verdicts` asks the engineer through the host's form and records their answers as theirs. \
 The prompts `start_review`, `resume_review` and `record_decision` walk through a review with a geometry server.";
 
 /// How many items a static list (tools, prompts, templates) returns per page.
@@ -58,6 +59,10 @@ pub enum ServiceError {
     ResourceNotFound { uri: String },
     /// -32603: a storage or internal failure outside a tool call.
     Internal(String),
+    /// A call of an app-only tool (the review card's `record_verdict`) from a client that did
+    /// not declare the UI extension: -32602 in legacy sessions (to that client the tool does
+    /// not exist), -32021 naming the extension in 2026-07-28.
+    AppOnly(String),
 }
 
 impl std::fmt::Display for ServiceError {
@@ -67,6 +72,7 @@ impl std::fmt::Display for ServiceError {
             ServiceError::InvalidCursor => f.write_str("Invalid cursor"),
             ServiceError::ResourceNotFound { .. } => f.write_str("Resource not found"),
             ServiceError::Internal(m) => write!(f, "Internal error: {m}"),
+            ServiceError::AppOnly(m) => f.write_str(m),
         }
     }
 }
@@ -218,10 +224,10 @@ impl Service {
                         state: Some(state),
                         responses,
                     }) => self.retry_tool(&name, &arguments, &state, responses, version),
-                    _ => self.call_tool(&name, &arguments, version),
+                    _ => self.call_tool(&name, &arguments, ctx),
                 };
             }
-            SharedCall::ToolsList { cursor } => list_tools(cursor.as_deref(), f),
+            SharedCall::ToolsList { cursor } => list_tools(cursor.as_deref(), f, ctx.client),
             SharedCall::PromptsList { cursor } => list_prompts(cursor.as_deref(), f),
             SharedCall::PromptsGet { name, arguments } => get_prompt(&name, &arguments),
             SharedCall::ResourcesList { cursor } => self.list_resources(cursor.as_deref(), f),
@@ -262,7 +268,7 @@ impl Service {
 
     /// The text of a question put to a legacy client that cannot show a form.
     pub fn without_elicitation(&mut self, version: Version) -> Payload {
-        self.unanswered(&request_verdicts::without_elicitation(), version)
+        self.unanswered(&request_verdicts::without_elicitation(version), version)
     }
 
     /// `requestState` for `q`, asked by the call with `arguments`: sealed under the
@@ -273,7 +279,7 @@ impl Service {
             .cursor_secret()
             .map_err(|e| ServiceError::Internal(e.to_string()))?;
         let wait = i64::try_from(self.answer_wait.as_millis()).unwrap_or(i64::MAX);
-        Ok(request_verdicts::seal(
+        Ok(request_state::seal(
             &secret,
             q,
             arguments,
@@ -301,7 +307,7 @@ impl Service {
             .store
             .cursor_secret()
             .map_err(|e| ServiceError::Internal(e.to_string()))?;
-        let q = match request_verdicts::unseal(&secret, state, args, crate::time::now_millis()) {
+        let q = match request_state::unseal(&secret, state, args, crate::time::now_millis()) {
             Unsealed::Ok(q) => q,
             Unsealed::Invalid => {
                 return Err(ServiceError::InvalidParams(
@@ -350,11 +356,18 @@ impl Service {
         &mut self,
         name: &str,
         args: &Value,
-        version: Version,
+        ctx: Context,
     ) -> Result<Served, ServiceError> {
+        let version = ctx.version;
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
             return Err(ServiceError::InvalidParams(format!("Unknown tool: {name}")));
         };
+        if tool.spec.ui == Ui::AppOnly && !ctx.client.apps {
+            log_call(name, version, "app-only", Instant::now());
+            return Err(ServiceError::AppOnly(format!(
+                "{name} is the review card's own tool, served only to a client that declared the {UI_EXTENSION} extension (mimeTypes {APP_MIME_TYPE}); show_review answers every client"
+            )));
+        }
         let f = version.features();
         let started = Instant::now();
         if let Some(msg) = validate_args(tool, args) {
@@ -454,8 +467,18 @@ impl Service {
     }
 }
 
-fn list_tools(cursor: Option<&str>, f: Features) -> Result<Map<String, Value>, ServiceError> {
-    let items: Vec<Value> = registry().iter().map(|t| tool_entry(&t.spec, f)).collect();
+/// The tools `client` may see: the app-only ones and the `_meta.ui` links only when it
+/// declared the UI extension (a host that cannot render the card must not be sent to it).
+fn list_tools(
+    cursor: Option<&str>,
+    f: Features,
+    client: ClientCaps,
+) -> Result<Map<String, Value>, ServiceError> {
+    let items: Vec<Value> = registry()
+        .iter()
+        .filter(|t| client.apps || t.spec.ui != Ui::AppOnly)
+        .map(|t| tool_entry(&t.spec, f, client))
+        .collect();
     let (page, next) = static_page("tools", items, cursor)?;
     Ok(list_result("tools", page, next))
 }
@@ -540,7 +563,7 @@ fn shape_titles(mut v: Value, f: Features) -> Value {
     v
 }
 
-fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
+fn tool_entry(spec: &ToolSpec, f: Features, client: ClientCaps) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), json!(spec.name));
     if f.titles {
@@ -559,6 +582,9 @@ fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
             }
         }
         m.insert("annotations".into(), ann);
+    }
+    if let Some(ui) = spec.ui.meta().filter(|_| client.apps) {
+        m.insert("_meta".into(), json!({"ui": ui}));
     }
     Value::Object(m)
 }

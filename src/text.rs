@@ -34,6 +34,24 @@ pub fn first_chars(s: &str, n: usize) -> &str {
     }
 }
 
+/// `s` as one line of plain text a person reads: line breaks, tabs and other control
+/// characters (Unicode line and paragraph separators included) become spaces, and the
+/// bidirectional controls that can make text display in another order than it is stored are
+/// dropped. A stored requirement can then not fake another line of a form's message, or show
+/// one thing and say another.
+pub fn one_line(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'))
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{0085}') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// The first `n` characters of `s` followed by `…` when `s` is longer; `s` itself otherwise.
 pub fn prefix_chars(s: &str, n: usize) -> String {
     let head = first_chars(s, n);
@@ -84,6 +102,14 @@ mod tests {
         assert_eq!(first_chars("Øéx", 2), "Øé");
         assert_eq!(first_chars("abc", 0), "");
         assert_eq!(first_chars("", 3), "");
+    }
+
+    #[test]
+    fn one_line_folds_breaks_and_drops_bidi_controls() {
+        assert_eq!(one_line("a\nb\r\nc\td"), "a b  c d");
+        assert_eq!(one_line("x\u{2028}y\u{0085}z"), "x y z");
+        assert_eq!(one_line("abc\u{202E}fed\u{202C}"), "abcfed");
+        assert_eq!(one_line("\u{2067}x\u{2069} é"), "x é");
     }
 
     #[test]

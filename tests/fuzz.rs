@@ -13,7 +13,11 @@
 //!    result and error, or a notification; a batch answer is a non-empty array of them) and
 //!    encodes to a single line;
 //! 3. every request-shaped line got exactly one answer carrying its id (or id null when the
-//!    id is unreadable), and notifications and client responses got none.
+//!    id is unreadable), and notifications and client responses got none. The one exception
+//!    is `request_verdicts` in a legacy session that declared elicitation: its `tools/call`
+//!    may be answered by the server's own `elicitation/create` request instead, and then the
+//!    client's response to that request gets the call's answer, and a `notifications/cancelled`
+//!    naming the call gets the withdrawal of the server's request.
 //!
 //! The seed is fixed and the run bounded by a case count, so a failure reproduces exactly;
 //! `FUZZ_CASES` and `FUZZ_SEED` override them for longer runs. A short run through the binary
@@ -372,13 +376,42 @@ fn answer_id(v: &Value) -> Value {
     }
 }
 
+/// The one request the server sends of its own: `request_verdicts` asking a legacy client
+/// that declared elicitation, with a string id of the server's.
+const SERVER_REQUEST: &str = "elicitation/create";
+
+/// The server's questions that wait for the client's response, in the order asked: the id of
+/// the server's request and the id of the `tools/call` that waits for it.
+#[derive(Default, Clone)]
+struct Asks(Vec<(Value, Value)>);
+
+fn is_server_request(v: &Value) -> bool {
+    v.get("method").is_some() && v.get("id").is_some()
+}
+
 /// Property 2 for one message.
 fn check_message(v: &Value) -> Result<()> {
     let obj = v.as_object().ok_or_else(|| anyhow!("not an object"))?;
     ensure!(obj.get("jsonrpc") == Some(&json!("2.0")), "jsonrpc");
     if let Some(method) = obj.get("method") {
         ensure!(method.is_string(), "method not a string");
-        ensure!(!obj.contains_key("id"), "the server sent a request");
+        if let Some(id) = obj.get("id") {
+            ensure!(
+                method == SERVER_REQUEST,
+                "the server sent a request other than {SERVER_REQUEST}"
+            );
+            ensure!(
+                id.as_str()
+                    .is_some_and(|s| s.starts_with("review-mcp-ask-")),
+                "the server's request id {id} is not one of its own"
+            );
+            ensure!(
+                obj.get("params").is_some_and(Value::is_object),
+                "the server's request without params"
+            );
+            ensure!(obj.len() == 4, "unexpected members in the server's request");
+            return Ok(());
+        }
         ensure!(
             obj.keys()
                 .all(|k| ["jsonrpc", "method", "params"].contains(&k.as_str())),
@@ -440,8 +473,22 @@ fn is_told_after(v: &Value) -> bool {
         .is_some_and(|m| TOLD_AFTER.contains(&m))
 }
 
-/// Properties 2 and 3 for one frame: `input` is `None` for an oversized line.
+/// Properties 2 and 3 for one frame with no question waiting (the oracle's own test).
 fn check_frame(input: Option<&[u8]>, batches_allowed: bool, outputs: &[Value]) -> Result<()> {
+    check_frame_asking(input, batches_allowed, outputs, &mut Asks::default())
+}
+
+/// Properties 2 and 3 for one frame: `input` is `None` for an oversized line. A `tools/call`
+/// may be answered by the server's own `elicitation/create` instead (the call then waits in
+/// `asks`); the client's response to that request is answered with the answer of the call,
+/// and a `notifications/cancelled` naming the waiting call with the withdrawal of the
+/// server's request (a notification naming it), nothing else.
+fn check_frame_asking(
+    input: Option<&[u8]>,
+    batches_allowed: bool,
+    outputs: &[Value],
+    asks: &mut Asks,
+) -> Result<()> {
     let answered = outputs.iter().take_while(|v| !is_told_after(v)).count();
     let (outputs, told) = outputs.split_at(answered);
     for note in told {
@@ -519,13 +566,69 @@ fn check_frame(input: Option<&[u8]>, batches_allowed: bool, outputs: &[Value]) -
         }
         single if request_shaped(single) => {
             ensure!(outputs.len() == 1, "{} answers, expected 1", outputs.len());
+            if is_server_request(&outputs[0]) {
+                ensure!(
+                    single.get("method") == Some(&json!("tools/call")),
+                    "a question for a request that is not tools/call"
+                );
+                let want = answer_id(single);
+                ensure!(!want.is_null(), "a question for a call without a valid id");
+                let ask = outputs[0]["id"].clone();
+                ensure!(
+                    asks.0.iter().all(|(a, _)| a != &ask),
+                    "the server's request id {ask} reused"
+                );
+                asks.0.push((ask, want));
+                return Ok(());
+            }
+            // A new session: the questions of the one it replaced are forgotten.
+            let handshake = single.get("method") == Some(&json!("initialize"))
+                && single
+                    .pointer("/params/protocolVersion")
+                    .is_some_and(Value::is_string);
+            if handshake && outputs[0].get("result").is_some() {
+                asks.0.clear();
+            }
             check_answer_for(single, &outputs[0])
         }
-        _ => {
-            ensure!(
-                outputs.is_empty(),
-                "a notification or response was answered"
-            );
+        other => {
+            let is_response = other.get("method").is_none();
+            let waiting = if is_response {
+                // The client's response to a question: the id of the server's request.
+                other
+                    .get("id")
+                    .and_then(|id| asks.0.iter().position(|(a, _)| a == id))
+            } else if other.get("method") == Some(&json!("notifications/cancelled")) {
+                // The first question of the call it names (ids compare as the server reads them).
+                other
+                    .pointer("/params/requestId")
+                    .filter(|id| is_valid_id(id))
+                    .and_then(|id| asks.0.iter().position(|(_, c)| c == id))
+            } else {
+                None
+            };
+            let Some(i) = waiting else {
+                ensure!(
+                    outputs.is_empty(),
+                    "a notification or response was answered"
+                );
+                return Ok(());
+            };
+            let (ask, call) = asks.0.remove(i);
+            ensure!(outputs.len() == 1, "{} messages, expected 1", outputs.len());
+            if is_response {
+                ensure!(
+                    outputs[0].get("method").is_none() && outputs[0].get("id") == Some(&call),
+                    "the answer to a question is not the waiting call's ({call})"
+                );
+            } else {
+                ensure!(
+                    outputs[0].get("method") == Some(&json!("notifications/cancelled"))
+                        && outputs[0].get("id").is_none()
+                        && outputs[0].pointer("/params/requestId") == Some(&ask),
+                    "a cancelled wait is not the withdrawal of {ask}"
+                );
+            }
             Ok(())
         }
     }
@@ -533,7 +636,7 @@ fn check_frame(input: Option<&[u8]>, batches_allowed: bool, outputs: &[Value]) -
 
 /// Feeds one case to `server`, frame by frame, checking every frame. Returns every message
 /// written, in order.
-fn run_case(server: &mut Server, bytes: &[u8]) -> Result<Vec<Value>> {
+fn run_case(server: &mut Server, asks: &mut Asks, bytes: &[u8]) -> Result<Vec<Value>> {
     let mut reader = LineReader::new(Cursor::new(bytes));
     let mut written = Vec::new();
     loop {
@@ -548,7 +651,7 @@ fn run_case(server: &mut Server, bytes: &[u8]) -> Result<Vec<Value>> {
             .is_some_and(|s| s.version.accepts_batches());
         let outputs = catch_unwind(AssertUnwindSafe(|| server.handle_frame(frame)))
             .map_err(|_| anyhow!("the server panicked"))?;
-        check_frame(input.as_deref(), batches, &outputs).with_context(|| {
+        check_frame_asking(input.as_deref(), batches, &outputs, asks).with_context(|| {
             format!(
                 "input {:.300} -> {:.600}",
                 String::from_utf8_lossy(input.as_deref().unwrap_or(b"<oversized>")),
@@ -574,13 +677,15 @@ fn fuzz_mutated_transcripts_keep_the_three_properties() -> Result<()> {
     // A fresh server (and database) every few cases: opening one costs more than a case, and
     // state carried between cases (a session, stored records) is more to fuzz, not less.
     let mut server = fresh_server()?;
+    let mut asks = Asks::default();
     for n in 0..cases {
         if n % CASES_PER_SERVER == 0 {
             server = fresh_server()?;
+            asks = Asks::default();
         }
         let case = make_case(&all, &mut rng);
-        let written =
-            run_case(&mut server, &case).with_context(|| format!("case {n} of seed {seed:#x}"))?;
+        let written = run_case(&mut server, &mut asks, &case)
+            .with_context(|| format!("case {n} of seed {seed:#x}"))?;
         frames += case.iter().filter(|&&b| b == b'\n').count();
         answered += written.len();
         // Still serving after whatever the case did.
@@ -659,6 +764,67 @@ fn fuzz_oracle_rejects_wrong_answers() {
         check_frame(None, false, &[parse]).is_err(),
         "oversized needs -32600"
     );
+
+    // The server's own request: only elicitation/create, only for a tools/call, and then the
+    // client's response and a cancellation are answered exactly as the question requires.
+    let call = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}"#;
+    let asked =
+        json!({"jsonrpc":"2.0","id":"review-mcp-ask-1","method":"elicitation/create","params":{}});
+    let sampling = json!({"jsonrpc":"2.0","id":"review-mcp-ask-1","method":"sampling/createMessage","params":{}});
+    assert!(check_frame(Some(call), false, std::slice::from_ref(&sampling)).is_err());
+    assert!(
+        check_frame(Some(ping), false, std::slice::from_ref(&asked)).is_err(),
+        "a question for a ping"
+    );
+    let mut asks = Asks::default();
+    assert!(check_frame_asking(Some(call), false, std::slice::from_ref(&asked), &mut asks).is_ok());
+    let response = br#"{"jsonrpc":"2.0","id":"review-mcp-ask-1","result":{"action":"decline"}}"#;
+    let for_call = json!({"jsonrpc":"2.0","id":5,"result":{}});
+    let for_other = json!({"jsonrpc":"2.0","id":6,"result":{}});
+    assert!(
+        check_frame_asking(
+            Some(response),
+            false,
+            &[for_other],
+            &mut Asks(asks.0.clone())
+        )
+        .is_err()
+    );
+    assert!(check_frame_asking(Some(response), false, &[], &mut Asks(asks.0.clone())).is_err());
+    let cancel =
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#;
+    let withdrawn = |id: &str| json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}});
+    assert!(
+        check_frame_asking(
+            Some(cancel),
+            false,
+            &[withdrawn("review-mcp-ask-2")],
+            &mut Asks(asks.0.clone())
+        )
+        .is_err()
+    );
+    assert!(
+        check_frame_asking(
+            Some(cancel),
+            false,
+            &[withdrawn("review-mcp-ask-1")],
+            &mut Asks(asks.0.clone())
+        )
+        .is_ok()
+    );
+    assert!(
+        check_frame_asking(
+            Some(response),
+            false,
+            std::slice::from_ref(&for_call),
+            &mut asks
+        )
+        .is_ok()
+    );
+    assert!(
+        check_frame_asking(Some(response), false, &[for_call], &mut asks).is_err(),
+        "a question answered twice"
+    );
 }
 
 /// What two servers fed the same stream must agree on, leaving out what each generates for
@@ -696,7 +862,7 @@ fn fuzz_binary_writes_what_the_in_process_server_writes() -> Result<()> {
     }
     stream.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"fuzz-alive\",\"method\":\"ping\"}\n");
     let mut server = fresh_server()?;
-    let expected = run_case(&mut server, &stream)?;
+    let expected = run_case(&mut server, &mut Asks::default(), &stream)?;
 
     let dir = TempDir::new("binary")?;
     let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))

@@ -103,7 +103,7 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
                 question: Some(format!("{h} question")),
                 faces: vec![format!("{h} f1"), "face:7".into()],
                 verdict: Some(Verdict {
-                    at: format!("{h} at"),
+                    at: "2026-12-01T10:00:00.000Z".into(),
                     judgement: Judgement::Rejected,
                     reason: Some(format!("{h} reason")),
                     via: Via::Elicitation,
@@ -213,10 +213,18 @@ fn expected_row(n: usize, b: &BasisItem) -> Vec<String> {
         seen(&b.faces.join(", "))
     };
     let verdict = match &b.verdict {
-        Some(v) => match &v.reason {
-            Some(r) => seen(&format!("{}: {r}", v.judgement.as_str())),
-            None => v.judgement.as_str().to_string(),
-        },
+        Some(v) => {
+            let who = match v.via {
+                Via::Elicitation => " by the engineer (form)",
+                Via::App => " by the engineer (review card)",
+                Via::Assistant => ", as relayed by the assistant",
+            };
+            let head = format!("{}{who}, {}", v.judgement.as_str(), &v.at[..10]);
+            match &v.reason {
+                Some(r) => seen(&format!("{head}: {r}")),
+                None => head,
+            }
+        }
         None => "pending".to_string(),
     };
     vec![

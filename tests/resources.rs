@@ -189,12 +189,12 @@ fn read_report_is_markdown_with_basis_table_questions_verdicts_and_stale() {
     );
     assert!(
         md.contains(
-            "| 2 | Material 6061 | shop-spec | satisfied | cert 12 | whole part | accepted |"
+            "| 2 | Material 6061 | shop-spec | satisfied | cert 12 | whole part | accepted, as relayed by the assistant, 20"
         ),
         "{md}"
     );
     assert!(
-        md.contains("Verdicts: 1 accepted, 0 rejected, 1 awaiting the engineer."),
+        md.contains("Verdicts: 1 accepted, 0 rejected (0 given by the engineer, 1 relayed by the assistant), 1 awaiting the engineer."),
         "{md}"
     );
     assert!(md.contains("## Open questions\n\n- **release** (unresolved, drawing): Bore H7. Question: Which fit?"), "{md}");

@@ -152,12 +152,17 @@ impl Revision {
     ) -> Result<(Vec<String>, Vec<String>)> {
         let mut targets: Vec<(String, Value)> = Vec::new();
         if let Some(method) = msg.get("method").and_then(Value::as_str) {
-            let name = match self.method_defs.get(method) {
-                Some(n) => n.clone(),
-                None if msg.get("id").is_some() => "JSONRPCRequest".to_string(),
-                None => "JSONRPCNotification".to_string(),
+            let envelope = if msg.get("id").is_some() {
+                "JSONRPCRequest"
+            } else {
+                "JSONRPCNotification"
             };
-            targets.push((name, msg.clone()));
+            // A server-to-client request (`elicitation/create`) or a notification: the
+            // JSON-RPC envelope, and the definition of its method.
+            if let Some(n) = self.method_defs.get(method) {
+                targets.push((n.clone(), msg.clone()));
+            }
+            targets.push((envelope.to_string(), msg.clone()));
         } else if let Some(error) = msg.get("error") {
             let code = error.get("code").and_then(Value::as_i64);
             let name = match code.and_then(|c| self.error_defs.get(&c)) {
@@ -175,7 +180,26 @@ impl Revision {
             targets.push((envelope.to_string(), msg.clone()));
             if let Some(result_def) = request_method.and_then(|m| self.result_defs.get(m)) {
                 let result = msg.get("result").cloned().unwrap_or(Value::Null);
-                targets.push((result_def.clone(), result));
+                // 2026-07-28: a request may be answered `input_required` instead of its own
+                // result; each of its input requests is checked against its method's definition.
+                let input_required = result.get("resultType").and_then(Value::as_str)
+                    == Some("input_required")
+                    && self.has("InputRequiredResult");
+                if input_required {
+                    let requests = result.get("inputRequests").and_then(Value::as_object);
+                    for request in requests.into_iter().flat_map(|m| m.values()) {
+                        let def = request
+                            .get("method")
+                            .and_then(Value::as_str)
+                            .and_then(|m| self.method_defs.get(m));
+                        if let Some(def) = def {
+                            targets.push((def.clone(), request.clone()));
+                        }
+                    }
+                    targets.push(("InputRequiredResult".to_string(), result));
+                } else {
+                    targets.push((result_def.clone(), result));
+                }
             }
         }
         let mut errors = Vec::new();
@@ -308,8 +332,22 @@ fn validate_transcript(
     let exchanges = replay::serve_in_process(transcript)?;
     let mut checked = 0;
     let mut failures = Vec::new();
+    // The requests still unanswered, by id: a legacy `tools/call` that waits for the client's
+    // answer to the server's `elicitation/create` is answered after a later line (the client's
+    // response), and its answer is checked as the request's.
+    let mut waiting: HashMap<String, (&'static str, Option<String>)> = HashMap::new();
     for x in &exchanges {
         let input: Option<Value> = serde_json::from_slice(&x.input).ok();
+        let requests: Vec<&Value> = match &input {
+            Some(Value::Array(batch)) => batch.iter().collect(),
+            Some(single) => vec![single],
+            None => Vec::new(),
+        };
+        for r in requests {
+            if let (Some(id), Some(_)) = (r.get("id"), r.get("method")) {
+                waiting.insert(id.to_string(), context_of(Some(r), x, fallback));
+            }
+        }
         for out in &x.outputs {
             // A batch answer is an array of responses, each checked on its own against the
             // request with the same id in the batch.
@@ -327,7 +365,12 @@ fn validate_transcript(
                         .find(|r| r.get("id").is_some() && r.get("id") == msg.get("id")),
                     other => other.as_ref(),
                 };
-                let (version, method) = context_of(request, x, fallback);
+                let answered = match (msg.get("method"), msg.get("id")) {
+                    (None, Some(id)) => waiting.remove(&id.to_string()),
+                    _ => None,
+                };
+                let (version, method) =
+                    answered.unwrap_or_else(|| context_of(request, x, fallback));
                 let (names, errors) = schemas
                     .revision(version)?
                     .check_message(msg, method.as_deref())?;
@@ -490,7 +533,61 @@ fn schema_validator_rejects_known_bad_messages() -> Result<()> {
             json!({"jsonrpc":"2.0","id":1.5,"result":{}}),
             "a fractional id",
         ),
+        (
+            LATEST_LEGACY,
+            "tools/call",
+            json!({"jsonrpc":"2.0","id":"review-mcp-ask-1","method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{"j":{"type":"object"}}}}}),
+            "a server's elicitation/create whose form field is an object (ElicitRequest)",
+        ),
+        (
+            LATEST_LEGACY,
+            "tools/call",
+            json!({"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}),
+            "a server request without jsonrpc and id (the JSON-RPC envelope)",
+        ),
+        (
+            MODERN,
+            "tools/call",
+            json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"verdicts":{"method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{"j":{"type":"array"}}}}}},"requestState":"s"}}),
+            "input_required whose elicitation request has an array field (ElicitRequest in inputRequests)",
+        ),
+        (
+            MODERN,
+            "tools/call",
+            json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"verdicts":{"method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{}}}}},"requestState":7}}),
+            "input_required whose requestState is not a string (InputRequiredResult)",
+        ),
     ];
+    // And the shapes this server sends pass: its elicitation/create with and without mode, and
+    // an input_required answer (not a CallToolResult: it has no content).
+    let form = json!({"type":"object","properties":{"judgement_0":{"type":"string","enum":["accepted","rejected"]},"reason_0":{"type":"string","maxLength":2000}},"required":["judgement_0"]});
+    let good = [
+        (
+            LATEST_LEGACY,
+            json!({"jsonrpc":"2.0","id":"review-mcp-ask-1","method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":form}}),
+        ),
+        (
+            "2025-06-18",
+            json!({"jsonrpc":"2.0","id":"review-mcp-ask-1","method":"elicitation/create","params":{"message":"m","requestedSchema":form}}),
+        ),
+        (
+            MODERN,
+            json!({"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"verdicts":{"method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":form}}},"requestState":"rv1.00.00"}}),
+        ),
+    ];
+    for (version, msg) in good {
+        let (names, errors) = schemas
+            .revision(version)?
+            .check_message(&msg, Some("tools/call"))?;
+        assert!(
+            errors.is_empty(),
+            "{version}: {msg} was refused: {errors:?}"
+        );
+        assert!(
+            names.iter().any(|n| n == "ElicitRequest"),
+            "{version}: {msg} was not checked against ElicitRequest: {names:?}"
+        );
+    }
     for (version, method, msg, what) in cases {
         let (_, errors) = schemas
             .revision(version)?

@@ -40,6 +40,7 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
                 "remember_decision",
                 "recall_decisions",
                 "request_verdicts",
+                "show_review",
                 "forget"
             ]
         );
@@ -55,7 +56,7 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
             .iter()
             .map(|t| t["annotations"]["readOnlyHint"] == json!(true))
             .collect();
-        assert_eq!(read_only, [false, true, false, true, false, false]);
+        assert_eq!(read_only, [false, true, false, true, false, true, false]);
     }
 }
 

@@ -179,8 +179,13 @@ fn walk(node: &Value, path: &str, keyword: Option<&str>, findings: &mut Vec<Stri
     }
 }
 
-/// The `tools/list` answer of one revision: a fresh server, the handshake for a legacy
-/// revision, every page followed.
+/// The `tools/list` answer of one revision to a host that renders the review card (so every
+/// tool, the app-only one included): a fresh server, the handshake for a legacy revision,
+/// every page followed.
+fn ui_caps() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
+}
+
 fn tools_of(version: Version) -> Vec<Value> {
     let mut server = Server::new(Service::new(Store::open_in_memory().unwrap()));
     let mut send = |msg: Value| server.handle_line(&serde_json::to_vec(&msg).unwrap());
@@ -189,7 +194,7 @@ fn tools_of(version: Version) -> Vec<Value> {
     if !modern {
         let init = send(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": v, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+            "protocolVersion": v, "capabilities": ui_caps(), "clientInfo": {"name": "t", "version": "1"}}}),
         );
         assert_eq!(init[0]["result"]["protocolVersion"], v);
         send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -201,7 +206,7 @@ fn tools_of(version: Version) -> Vec<Value> {
         if modern {
             params["_meta"] = json!({
                 "io.modelcontextprotocol/protocolVersion": v,
-                "io.modelcontextprotocol/clientCapabilities": {}
+                "io.modelcontextprotocol/clientCapabilities": ui_caps()
             });
         }
         if let Some(c) = cursor.take() {
@@ -369,8 +374,8 @@ fn nullable_stale_accepts_what_the_type_array_accepted() {
         checked += 1;
     }
     // remember, recall, remember_decision, recall_decisions, request_verdicts (its decision),
-    // in three revisions.
-    assert_eq!(checked, 15);
+    // show_review and record_verdict (its decision), in three revisions.
+    assert_eq!(checked, 21);
 }
 
 /// Runs the Inspector's own lint (`lintTools`, copied out of its CLI bundle) with node over

@@ -86,6 +86,10 @@ Options:
 
 Environment:
   {DB_ENV}  The database file when --db is not given (default ./{DEFAULT_DB}).
+  REVIEW_MCP_ELICITATION_TIMEOUT
+                      serve: how long request_verdicts waits for the engineer's answer to
+                      the host's form, in seconds (1 to 86400, default 600); in 2026-07-28
+                      also how long its requestState stays valid.
   MCP_LOG_LEVEL       debug | info | warn | error | off (default info). Logs go to stderr.
   MCP_LOG_FORMAT      json | human (default json: one JSON object per line).
   MCP_TRACE_ID        Added to every log line as trace_id (default: none).
@@ -140,6 +144,8 @@ mod tests {
             "MCP_LOG_FORMAT",
             "default json",
             "MCP_TRACE_ID",
+            "REVIEW_MCP_ELICITATION_TIMEOUT",
+            "default 600",
         ] {
             assert!(h.contains(needle), "help lacks {needle}");
         }

@@ -3,7 +3,9 @@
 use std::io;
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
+use review_mcp::service::DEFAULT_ANSWER_WAIT;
 use review_mcp::{server::Server, service::Service, store::Store};
 
 /// The stdio server: check the database file, serve until EOF. A file that is refused (newer
@@ -11,6 +13,13 @@ use review_mcp::{server::Server, service::Service, store::Store};
 /// process with its message before any protocol traffic. The file itself is opened (and a new
 /// one created) at the first request that needs it, see [`Store::lazy`].
 pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
+    let wait = match answer_wait(std::env::var_os(WAIT_ENV).as_deref()) {
+        Ok(wait) => wait,
+        Err(why) => {
+            eprintln!("review-mcp: {why}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let store = match Store::lazy(db) {
         Ok(s) => s,
         Err(e) => {
@@ -18,7 +27,9 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
-    let mut server = Server::new(Service::new(store));
+    let mut service = Service::new(store);
+    service.set_answer_wait(wait);
+    let mut server = Server::new(service);
     // The reader thread owns stdin (see `Server::run`).
     let stdin = io::BufReader::with_capacity(64 * 1024, io::stdin());
     let mut stdout = io::stdout().lock();
@@ -26,5 +37,48 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(e.into()),
+    }
+}
+
+/// How long `request_verdicts` waits for the engineer's answer, in seconds.
+pub const WAIT_ENV: &str = "REVIEW_MCP_ELICITATION_TIMEOUT";
+
+/// The longest wait the variable may ask for: a day.
+const MAX_WAIT_SECS: u64 = 86_400;
+
+/// Reads [`WAIT_ENV`]: whole seconds from 1 to a day; unset or empty is the default.
+fn answer_wait(value: Option<&std::ffi::OsStr>) -> Result<Duration, String> {
+    let Some(text) = value.map(|v| v.to_string_lossy().trim().to_string()) else {
+        return Ok(DEFAULT_ANSWER_WAIT);
+    };
+    if text.is_empty() {
+        return Ok(DEFAULT_ANSWER_WAIT);
+    }
+    match text.parse::<u64>() {
+        Ok(secs) if (1..=MAX_WAIT_SECS).contains(&secs) => Ok(Duration::from_secs(secs)),
+        _ => Err(format!(
+            "{WAIT_ENV}={text:?} is not a number of seconds from 1 to {MAX_WAIT_SECS}; unset it for the default ({} s)",
+            DEFAULT_ANSWER_WAIT.as_secs()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn answer_wait_reads_whole_seconds_and_refuses_the_rest() {
+        assert_eq!(answer_wait(None), Ok(DEFAULT_ANSWER_WAIT));
+        assert_eq!(answer_wait(Some(OsStr::new(""))), Ok(DEFAULT_ANSWER_WAIT));
+        assert_eq!(
+            answer_wait(Some(OsStr::new(" 90 "))),
+            Ok(Duration::from_secs(90))
+        );
+        for bad in ["0", "-5", "1.5", "10m", "86401"] {
+            let err = answer_wait(Some(OsStr::new(bad))).unwrap_err();
+            assert!(err.contains(WAIT_ENV), "{err}");
+        }
     }
 }

@@ -11,10 +11,12 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 use crate::call::{self, Call, Filter, Method, SharedCall};
-use crate::client::ClientCaps;
+use crate::client::{APP_MIME_TYPE, ClientCaps, UI_EXTENSION};
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
-use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Served, Service};
+use crate::service::{
+    self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Served, Service, ServiceError,
+};
 use crate::tools::request_verdicts::{INPUT_KEY, Question};
 use crate::version::{LOG_LEVELS, Version};
 use crate::watch::{Change, Interest, MAX_WATCHED_URIS};
@@ -159,6 +161,7 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                         Err(e) => Reply::Error(super::service_error(e, not_found)),
                     }
                 }
+                Err(ServiceError::AppOnly(m)) => Reply::Error(missing_ui(m)),
                 Err(e) => Reply::Error(super::service_error(e, not_found)),
             }
         }
@@ -218,8 +221,10 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
     Ok((version, params))
 }
 
-/// Cache hints: static lists are the same for every client (`public`); resources are the
-/// user's mutable data (`private`). Both with `ttlMs: 0`, so a host never serves a stale copy.
+/// Cache hints: static lists depend on nothing but the request itself (its revision and the
+/// capabilities it declares: `tools/list` shows the review card's links only to a request
+/// that declared the UI extension), so they are `public`; resources are the user's mutable
+/// data (`private`). Both with `ttlMs: 0`, so a host never serves a stale copy.
 #[derive(Clone, Copy)]
 enum Cache {
     None,
@@ -261,6 +266,16 @@ fn missing_elicitation() -> ErrorObject {
         "Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision.",
     )
     .with_data(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
+}
+
+/// -32021 for the review card's app-only tool called by a request that did not declare the UI
+/// extension: it names the extension, as the request would have to declare it.
+fn missing_ui(message: String) -> ErrorObject {
+    ErrorObject::new(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("Missing required client capability: the {UI_EXTENSION} extension. {message}"),
+    )
+    .with_data(json!({"requiredCapabilities": {"extensions": {UI_EXTENSION: {"mimeTypes": [APP_MIME_TYPE]}}}}))
 }
 
 /// `InputRequiredResult`: the form as the one input request, and the sealed question. No

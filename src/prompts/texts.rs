@@ -27,7 +27,7 @@ fn part_phrase(revision: &str, uri: Option<&str>) -> String {
 /// The two-server setting every prompt starts from.
 const ROLES: &str = "Two servers work together here. This review server is the memory: names, notes, tags and \
 decisions bound to the exact revision of a part (tools `remember`, `recall`, `remember_decision`, \
-`recall_decisions`, `forget`). A geometry server is the authority for shape and numbers. This review \
+`recall_decisions`, `request_verdicts`, `forget`). A geometry server is the authority for shape and numbers. This review \
 server never opens the CAD file and never measures anything.";
 
 /// The rules shared by every prompt, each one a numbered habit.
@@ -36,7 +36,7 @@ const RULES: &str = "How to work:
 2. `stale: true` means a claim to re-check, not a fact. Such a record or decision was written for another revision. Re-check it against the current revision with the geometry server before relying on it. Entity ids (faces, edges) do not carry over between revisions: re-identify the geometry in this revision before reusing any id.
 3. Every number comes from the geometry server. Take dimensions, tolerances, distances, areas and thicknesses from the geometry server's answers and quote them in `evidence` with their provenance (which tool, which entity, which units). Never estimate or compute a number yourself, and never present a recalled number as a fresh measurement. If no geometry server is connected, say so, and record a number only as the engineer states it (`source: \"engineer-stated\"`).
 4. One requirement, one basis item. In `remember_decision`, give every requirement-check its own item in `basis`: `requirement` stated so it can be checked; `source` told honestly: `drawing`, `model-pmi`, `shop-spec`, `supplier-cert`, `standard` or `prior-decision` only when you can name the document (put the clause or note number in `sourceDetail`), `engineer-stated` for what the engineer told you, and `assistant-proposed` for every requirement you propose yourself; `evidence` quoted with its provenance; `state` (`satisfied`, `violated`, `unresolved`, `conflicting`, `not-applicable`); `question` saying what would settle it whenever the state is `unresolved` or `conflicting`; `faces` with the entity ids in this revision (`[]` when the item is about the whole part).
-5. Verdicts are the engineer's. Never fill in `verdict` yourself. Ask the engineer to accept or reject each item, above all the `assistant-proposed` ones, and record `{\"judgement\": \"accepted\" | \"rejected\", \"reason\": ...}` as they give it. An unresolved item is a complete record of where the work stands, not a failure.
+5. Verdicts are the engineer's. Never fill in `verdict` yourself. Once the decision is recorded, call `request_verdicts` with its artifact and subject: when the host supports elicitation it shows the engineer a form to accept or reject each item, above all the `assistant-proposed` ones, and records the answers as the engineer's own (`via: \"elicitation\"`), which no later `remember_decision` can overwrite. If the engineer declines, record nothing. Only when the host cannot show the form (the tool says so), ask in chat and record `{\"judgement\": \"accepted\" | \"rejected\", \"reason\": ...}` exactly as they give it; it is stored as relayed by you (`via: \"assistant\"`). An unresolved item is a complete record of where the work stands, not a failure.
 6. Record as you go. Use `remember` for named features (for example the mating face) with the `entity_ids` and `id_scheme` the geometry server uses, and for notes worth keeping; use `remember_decision` with `subject`, `disposition` (for example \"hold\", \"accept\", \"rework\") and `basis` when a conclusion is reached. The same subject at the same revision replaces the earlier decision, so the new call must carry every basis item to keep.";
 
 pub(super) fn start_review(args: &Args) -> String {
@@ -79,8 +79,11 @@ pub(super) fn resume_review(args: &Args) -> String {
          Start with a short status for the engineer, built only from what you recalled: the \
          decisions and their dispositions; the open questions (basis items that are \
          `unresolved` or `conflicting`, with their `question`); the items still waiting for the \
-         engineer's verdict; and the stale records and decisions you will re-check against \
-         this revision with the geometry server. Then ask only what the memory cannot answer.",
+         engineer's verdict (`recall_decisions` with `verdict: \"none\"`, and `via: \"assistant\"` \
+         for verdicts only relayed); and the stale records and decisions you will re-check against \
+         this revision with the geometry server. Then ask only what the memory cannot answer: \
+         for the missing verdicts call `request_verdicts` per decision when the host supports \
+         elicitation (it records the engineer's answers as theirs).",
         part = part_phrase(revision, uri),
         artifact = artifact_json(revision, uri),
     )
@@ -118,9 +121,12 @@ pub(super) fn record_decision(args: &Args) -> String {
          whether a decision already exists at this revision or an earlier one, and recall the \
          named features the basis will refer to. Then build the basis, one item per \
          requirement, with the numbers from the geometry server. Show the basis to the engineer \
-         and ask for the disposition and for a verdict on each item; do not invent either. \
-         Finally call `remember_decision` with `artifact`, `subject`, `disposition`, an \
-         optional `summary`, and `basis`, and report whether it `replaced` an earlier decision."
+         and ask for the disposition; do not invent it. Call `remember_decision` with \
+         `artifact`, `subject`, `disposition`, an optional `summary`, and `basis` (no verdicts), \
+         and report whether it `replaced` an earlier decision and any engineer verdicts it kept \
+         or removed. Then call `request_verdicts` with the same artifact and subject so the \
+         engineer judges each item through the host's form; if the host cannot show it, ask in \
+         chat and record their words as verdicts with `remember_decision`."
     )
 }
 
@@ -146,6 +152,7 @@ mod tests {
                 "Verdicts are the engineer's",
                 "`recall_decisions`",
                 "`remember_decision`",
+                "`request_verdicts`",
                 "\"format\":\"step\"",
                 "\"uri\":\"/work/part.step\"",
                 REV,
@@ -155,15 +162,26 @@ mod tests {
         }
     }
 
+    /// The prompts that reach verdicts send the assistant to the engineer's own channel.
+    #[test]
+    fn record_decision_and_resume_review_ask_through_request_verdicts() {
+        let part = [("revision", json!(REV)), ("uri", json!("/work/part.step"))];
+        let mut with_subject = part.to_vec();
+        with_subject.push(("subject", json!("bore")));
+        for (name, a) in [
+            ("record_decision", args(&with_subject)),
+            ("resume_review", args(&part)),
+        ] {
+            let t = text_of(&get(name, &a).unwrap()).to_string();
+            assert!(t.contains("call `request_verdicts`"), "{name}");
+            assert!(t.contains("elicitation"), "{name}");
+            assert!(t.contains("`via: \"assistant\"`"), "{name}");
+        }
+    }
+
     #[test]
     fn get_prompt_text_names_only_real_tools_and_basis_fields() {
-        let tools = [
-            "remember",
-            "recall",
-            "remember_decision",
-            "recall_decisions",
-            "forget",
-        ];
+        let tools: Vec<&str> = crate::tools::catalog().iter().map(|t| t.name).collect();
         let fields = [
             "requirement",
             "source",

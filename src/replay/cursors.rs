@@ -100,6 +100,23 @@ pub fn mask_seals(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `chunk` (what a transcript sends) with every sealed token in it that the server did not
+/// issue replaced by the latest one it issued at the same position (`issued`, in order), as
+/// a client sends back the cursor or `requestState` it was given.
+pub(super) fn swap_issued(mut chunk: Vec<u8>, issued: &[String]) -> Vec<u8> {
+    let recorded: Vec<String> = std::str::from_utf8(&chunk).map(cursors).unwrap_or_default();
+    for old in recorded.iter().filter(|c| !issued.contains(c)) {
+        let now = issued
+            .iter()
+            .rev()
+            .find(|i| mask_seals(i) == mask_seals(old));
+        if let Some(now) = now {
+            chunk = replace_bytes(&chunk, old.as_bytes(), now.as_bytes());
+        }
+    }
+    chunk
+}
+
 /// Every string in a JSON value, in document order.
 fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     match v {
@@ -144,5 +161,34 @@ mod tests {
         );
         assert_eq!(cursors(&format!("rv1.7b22.{seal}")).len(), 1);
         assert_eq!(mask_seals("rv1.zz.0123"), "rv1.zz.0123");
+    }
+
+    #[test]
+    fn swap_issued_replaces_only_tokens_the_server_did_not_issue() {
+        let seal = |c: char| c.to_string().repeat(32);
+        let recorded = format!("rv1.aa.{}", seal('1'));
+        let issued = vec![
+            format!("rv1.bb.{}", seal('2')),
+            format!("rv1.cc.{}", seal('3')),
+        ];
+        let send = format!("{{\"requestState\":\"{recorded}\"}}");
+        // The latest issued token of the same kind replaces the recorded one.
+        assert_eq!(
+            swap_issued(send.clone().into_bytes(), &issued),
+            format!("{{\"requestState\":\"{}\"}}", issued[1]).into_bytes()
+        );
+        // Nothing issued yet, or the token is one the server issued: sent as written.
+        assert_eq!(swap_issued(send.clone().into_bytes(), &[]), send.as_bytes());
+        let own = format!("\"{}\"", issued[0]);
+        assert_eq!(
+            swap_issued(own.clone().into_bytes(), &issued),
+            own.as_bytes()
+        );
+        // A cursor is not swapped for a requestState.
+        let cursor = format!("c2.1.1.1.{}", seal('4'));
+        assert_eq!(
+            swap_issued(cursor.clone().into_bytes(), &issued),
+            cursor.as_bytes()
+        );
     }
 }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
-use super::cursors::{cursors, cursors_in, mask_seals, replace_bytes};
+use super::cursors::{cursors_in, swap_issued};
 use super::{Run, Step, Transcript, Written};
 use crate::framing::{Frame, LineReader};
 use crate::server::Server;
@@ -120,23 +120,10 @@ impl Read for SendReader {
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }
-            let Some(mut chunk) = self.chunks.pop_front() else {
+            let Some(chunk) = self.chunks.pop_front() else {
                 return Ok(0);
             };
-            let issued = self.issued.borrow();
-            let recorded: Vec<String> =
-                std::str::from_utf8(&chunk).map(cursors).unwrap_or_default();
-            for old in recorded.iter().filter(|c| !issued.contains(c)) {
-                let now = issued
-                    .iter()
-                    .rev()
-                    .find(|i| mask_seals(i) == mask_seals(old));
-                if let Some(now) = now {
-                    chunk = replace_bytes(&chunk, old.as_bytes(), now.as_bytes());
-                }
-            }
-            drop(issued);
-            self.current = Cursor::new(chunk);
+            self.current = Cursor::new(swap_issued(chunk, &self.issued.borrow()));
         }
     }
 }

@@ -8,6 +8,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::cursors::{cursors_in, swap_issued};
 use super::{Run, Step, Transcript, Written};
 
 /// How long an external server may take to write an expected line.
@@ -92,6 +93,9 @@ pub(super) fn run(command: &str, transcript: &Transcript) -> io::Result<Run> {
 
     let mut input = Some(to_writer);
     let mut written = Vec::new();
+    // The sealed tokens (recall cursors, `requestState`) the server wrote so far: a recorded
+    // one in a later send is replaced by the one this server issued, as a client would.
+    let mut issued: Vec<String> = Vec::new();
     let mut ending = None;
     for d in &transcript.directives {
         match &d.step {
@@ -99,12 +103,17 @@ pub(super) fn run(command: &str, transcript: &Transcript) -> io::Result<Run> {
                 if let Some(tx) = &input {
                     // A send error means the writer gave up (the server closed its input);
                     // the missing answers will show as the mismatch.
-                    let _ = tx.send(bytes.clone());
+                    let _ = tx.send(swap_issued(bytes.clone(), &issued));
                 }
             }
             Step::Eof => input = None,
             Step::Expect(_) => match lines.recv_timeout(LINE_TIMEOUT) {
-                Ok(line) => written.push(line),
+                Ok(line) => {
+                    if let Written::Json(v) = &line {
+                        issued.extend(cursors_in(v));
+                    }
+                    written.push(line);
+                }
                 Err(RecvTimeoutError::Timeout) => {
                     ending = Some(format!(
                         "the server wrote nothing within {} s",

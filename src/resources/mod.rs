@@ -11,6 +11,12 @@
 //! a record read by id carries `stale: null`; inside a revision resource `stale` is judged
 //! against that revision.
 //!
+//! One more resource is not the review's data but its view: [`CARD_URI`], the review card
+//! (an MCP App, `text/html;profile=mcp-app`), one self-contained HTML file kept in
+//! `card.html` beside this module. It is read by any client (it holds no data), linked from
+//! `show_review` only for clients that declared the UI extension, and not listed: hosts find
+//! it through the tool (the extension lets a server leave UI-only resources out of the list).
+//!
 //! Here: the URIs, templates, list and reads. `view` loads a revision within a byte budget
 //! and shrinks it to fit an answer line; `report` renders it as Markdown.
 
@@ -25,6 +31,10 @@ use crate::text::first_chars;
 use view::{RevisionView, fit, pretty, pretty_within};
 
 const SCHEME: &str = "review://";
+/// The review card: the `ui://` resource `show_review` links to.
+pub const CARD_URI: &str = "ui://review-mcp/review-card";
+/// The card's HTML: inline CSS and script, no external fetch of any kind.
+pub const CARD_HTML: &str = include_str!("card.html");
 const REVISIONS: &str = "review://revisions/";
 const RECORDS: &str = "review://records/";
 const DECISIONS: &str = "review://decisions/";
@@ -178,6 +188,9 @@ fn parse_list_cursor(c: &str) -> Result<(i64, String), ResourceError> {
 
 /// The `contents` of one resource.
 pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
+    if uri == CARD_URI {
+        return Ok(vec![card_content()]);
+    }
     if !uri.starts_with(SCHEME) {
         return Err(ResourceError::NotFound);
     }
@@ -215,6 +228,40 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         )]);
     }
     Err(ResourceError::NotFound)
+}
+
+/// The card's contents: its HTML, and an empty domain list for every CSP directive (the card
+/// loads nothing and connects nowhere; it talks to the host by `postMessage` only).
+fn card_content() -> Value {
+    json!({
+        "uri": CARD_URI,
+        "mimeType": crate::client::APP_MIME_TYPE,
+        "text": CARD_HTML,
+        "_meta": {"ui": {
+            "csp": {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []},
+            "prefersBorder": true
+        }}
+    })
+}
+
+/// The review `show_review` and `record_verdict` answer: the revision's decisions (only
+/// those about `subject` when given), records, open questions and what is stale against it,
+/// as structure and as the Markdown report, both fitted into one answer. A revision with
+/// nothing recorded is an empty review, not an error.
+pub fn review(
+    store: &mut Store,
+    revision: &str,
+    subject: Option<&str>,
+) -> Result<(Value, String), ResourceError> {
+    let mut view = match RevisionView::load(store, revision) {
+        Ok(v) => v,
+        Err(ResourceError::NotFound) => RevisionView::empty(revision),
+        Err(e) => return Err(e),
+    };
+    if let Some(s) = subject {
+        view.only_subject(s);
+    }
+    Ok(view.fit_review())
 }
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::view::RevisionView;
 use super::{display_name, plural};
-use crate::review::{Decision, Record, State};
+use crate::review::{Decision, Record, State, Verdict, Via};
 
 impl RevisionView {
     /// The Markdown report. Every stored string (ids, timestamps and the revision included:
@@ -69,9 +69,15 @@ impl RevisionView {
             let accepted = count_verdicts(d, "accepted");
             let rejected = count_verdicts(d, "rejected");
             let pending = d.basis.len() - accepted - rejected;
+            let engineer = d
+                .basis
+                .iter()
+                .filter(|b| b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
+                .count();
+            let relayed = accepted + rejected - engineer;
             let _ = writeln!(
                 out,
-                "Verdicts: {accepted} accepted, {rejected} rejected, {pending} awaiting the engineer.\n"
+                "Verdicts: {accepted} accepted, {rejected} rejected ({engineer} given by the engineer, {relayed} relayed by the assistant), {pending} awaiting the engineer.\n"
             );
             out.push_str("| # | Requirement | Source | State | Evidence | Faces | Verdict |\n");
             out.push_str("|---|---|---|---|---|---|---|\n");
@@ -81,10 +87,7 @@ impl RevisionView {
                     None => b.source.as_str().to_string(),
                 };
                 let verdict = match &b.verdict {
-                    Some(v) => match &v.reason {
-                        Some(r) => format!("{}: {}", v.judgement.as_str(), r),
-                        None => v.judgement.as_str().to_string(),
-                    },
+                    Some(v) => verdict_text(v),
                     None => "pending".to_string(),
                 };
                 let faces = if b.faces.is_empty() {
@@ -215,6 +218,23 @@ fn record_line(r: &Record) -> String {
     }
     s.push('\n');
     s
+}
+
+/// A verdict with who gave it and when: the engineer's own (through the form or the review
+/// card) reads differently from one the assistant relayed.
+fn verdict_text(v: &Verdict) -> String {
+    let day = v.at.get(..10).unwrap_or(&v.at);
+    let who = match v.via {
+        Via::Elicitation => " by the engineer (form)",
+        Via::App => " by the engineer (review card)",
+        Via::Assistant => ", as relayed by the assistant",
+    };
+    let mut text = format!("{}{who}, {day}", v.judgement.as_str());
+    if let Some(r) = &v.reason {
+        text.push_str(": ");
+        text.push_str(r);
+    }
+    text
 }
 
 fn count_verdicts(d: &Decision, judgement: &str) -> usize {

@@ -207,6 +207,67 @@ impl RevisionView {
         true
     }
 
+    /// A view of nothing recorded: what `show_review` answers for a revision before its first
+    /// write.
+    pub(super) fn empty(revision: &str) -> RevisionView {
+        RevisionView {
+            revision: revision.to_string(),
+            records: Vec::new(),
+            decisions: Vec::new(),
+            omitted_records: 0,
+            omitted_decisions: 0,
+            stale_records: Vec::new(),
+            stale_decisions: Vec::new(),
+        }
+    }
+
+    /// Keeps only the decisions (current and stale) about `subject`.
+    pub(super) fn only_subject(&mut self, subject: &str) {
+        self.decisions.retain(|d| d.subject == subject);
+        self.stale_decisions.retain(|d| d.subject == subject);
+    }
+
+    /// The review as `show_review` answers it: the revision resource's JSON plus the open
+    /// questions (every unresolved or conflicting basis item of this revision's decisions,
+    /// with the index the review card's verdict buttons send).
+    pub(super) fn to_review(&self) -> Value {
+        let mut v = self.to_json();
+        let open: Vec<Value> = self
+            .decisions
+            .iter()
+            .flat_map(|d| {
+                d.basis.iter().enumerate().filter_map(move |(i, b)| {
+                    let q = b.question.as_deref().filter(|_| b.state.needs_question())?;
+                    Some(json!({
+                        "decision_id": d.id,
+                        "subject": d.subject,
+                        "index": i,
+                        "requirement": b.requirement,
+                        "state": b.state.as_str(),
+                        "question": q,
+                    }))
+                })
+            })
+            .collect();
+        if let Value::Object(m) = &mut v {
+            m.insert("open_questions".into(), Value::Array(open));
+        }
+        v
+    }
+
+    /// The review and its Markdown report, the newest items halved until both fit in one
+    /// answer line together (a tool answer carries the text and the structure).
+    pub(super) fn fit_review(&mut self) -> (Value, String) {
+        loop {
+            let review = self.to_review();
+            let text = self.report();
+            let bytes = escaped_len(&text).saturating_add(wire::answer_bytes(&review));
+            if bytes <= MAX_ANSWER_ITEMS_BYTES || !self.shrink() {
+                return (review, text);
+            }
+        }
+    }
+
     /// The revision resource as JSON, every item's `stale` judged against this revision.
     pub(super) fn to_json(&self) -> Value {
         let cur = Some(self.revision.as_str());

@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::Server;
 use crate::call;
-use crate::jsonrpc::{Id, Notification, Outgoing};
-use crate::tools::request_verdicts::Question;
+use crate::jsonrpc::{ClientResponse, Id, Notification, Outgoing, Response};
+use crate::tools::request_verdicts::{FormReply, Question};
 use crate::version::Version;
 
 /// The most questions waiting at once: each holds a form in memory until it is answered, so
@@ -90,6 +91,13 @@ impl Asks {
         gone
     }
 
+    /// Forgets every waiting question (a new `initialize` replaced the session they belong
+    /// to) and returns how many there were. The counter is kept, so a late response from the
+    /// old session can never answer a question of the new one.
+    pub fn forget(&mut self) -> usize {
+        std::mem::take(&mut self.pending).len()
+    }
+
     /// When the next wait ends, if any question waits.
     pub fn next_deadline(&self) -> Option<Instant> {
         self.pending.iter().map(|p| p.deadline).min()
@@ -102,4 +110,78 @@ pub fn withdraw(ask: &Id, reason: &str) -> Outgoing {
         method: call::CANCELLED.to_string(),
         params: Some(json!({"requestId": ask.to_value(), "reason": reason})),
     })
+}
+
+impl Server {
+    /// Puts `question` to the legacy client for its call `id`: the server's request to write,
+    /// or an `isError` answer when too many questions already wait.
+    pub(super) fn ask(&mut self, id: Id, question: Question) -> Outgoing {
+        let version = self
+            .session
+            .as_ref()
+            .map_or(Version::LATEST_LEGACY, |s| s.version);
+        let wait = self.service.answer_wait();
+        match self.asks.put(id.clone(), question, version, wait) {
+            Some(request) => request,
+            None => {
+                let why = format!(
+                    "{MAX_PENDING} questions already wait for the engineer's answer; answer or cancel one first. Nothing was written."
+                );
+                Outgoing::Response(Response::result(id, self.service.unanswered(&why, version)))
+            }
+        }
+    }
+
+    /// The client's response to a question: the answer of the call that waited for it.
+    pub(super) fn take_answer(&mut self, r: ClientResponse) -> Option<Outgoing> {
+        let Some(p) = r.id.as_ref().and_then(|id| self.asks.answered(id)) else {
+            log::warn!("dropped a response from the client that answers no question of ours");
+            return None;
+        };
+        let Pending {
+            call,
+            question,
+            version,
+            ..
+        } = p;
+        let payload = match r.outcome {
+            Ok(result) => match FormReply::read(&result) {
+                Some(reply) => self.service.answer(&question, reply, version),
+                None => self.service.unanswered(
+                    "The host answered the form with something that is not an elicitation result (action accept, decline or cancel), so nothing was written. Ask the engineer in chat, then record their words with remember_decision.",
+                    version,
+                ),
+            },
+            Err((code, message)) => self.service.unanswered(
+                &format!(
+                    "The host could not show the form (error {code}: {message}), so nothing was written. Ask the engineer in chat, then record their words with remember_decision (stored as relayed by you, via \"assistant\")."
+                ),
+                version,
+            ),
+        };
+        Some(Outgoing::Response(Response::result(call, payload)))
+    }
+
+    /// Ends the waits that passed their bound: each call gets an `isError` answer, and the
+    /// form is withdrawn from the host.
+    pub fn expire_questions(&mut self, now: Instant) -> Vec<Outgoing> {
+        let mut out = Vec::new();
+        for p in self.asks.expired(now) {
+            let wait = self.service.answer_wait();
+            let wait = if wait.as_secs() > 0 {
+                format!("{} s", wait.as_secs())
+            } else {
+                format!("{} ms", wait.as_millis())
+            };
+            let why = format!(
+                "The engineer did not answer the form within {wait}, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
+            );
+            out.push(withdraw(&p.ask, "the wait for the engineer's answer ended"));
+            out.push(Outgoing::Response(Response::result(
+                p.call,
+                self.service.unanswered(&why, p.version),
+            )));
+        }
+        out
+    }
 }

@@ -12,7 +12,8 @@
 //!
 //! Here: the loop, framing in and out, batches, routing and listen streams. `changes.rs`:
 //! what the clients are told of changes (the look after a write, the poll for other
-//! processes); `tests.rs`: the memo of static lists.
+//! processes); `asks.rs`: the questions put to a legacy client while its call waits;
+//! `tests.rs`: the memo of static lists.
 
 use std::io::{self, BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -28,18 +29,16 @@ use crate::era::legacy::{self, Answer, Session};
 use crate::era::modern::{self, Reply};
 use crate::framing::{self, Frame, LineReader};
 use crate::jsonrpc::{
-    self, ClientResponse, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Id, Incoming, Outgoing,
-    PARSE_ERROR, Request, Response,
+    self, ErrorObject, INTERNAL_ERROR, INVALID_REQUEST, Id, Incoming, Outgoing, PARSE_ERROR,
+    Request, Response,
 };
 use crate::service::Service;
-use crate::tools::request_verdicts::FormReply;
-use crate::version::Version;
 use crate::watch::{Interest, Watch};
 
 mod asks;
 mod changes;
 
-use asks::{Asks, Pending};
+use asks::Asks;
 
 /// The most messages one batch may hold. Without a bound, a 16 MiB line such as `[1,1,1,...]`
 /// in a 2025-03-26 session asks for eight million answers: gigabytes of memory and output
@@ -355,6 +354,14 @@ impl Server {
         if method == call::INITIALIZE && legacy::is_handshake(params.as_ref()) {
             let (session, result) = legacy::initialize(params.as_ref());
             self.session = Some(session);
+            // The questions of the session it replaces are gone with it: their answers would
+            // come in another session's shapes (even inside a 2025-03-26 batch answer).
+            let forgotten = self.asks.forget();
+            if forgotten > 0 {
+                log::info!(
+                    "a new initialize replaced the session: {forgotten} question(s) waiting for the engineer were dropped, nothing was written"
+                );
+            }
             if let Err(e) = self.watch.arm(self.service.store()) {
                 log::warn!("watching for changes: {e}");
             }
@@ -392,78 +399,8 @@ impl Server {
                 id: Some(id),
                 outcome,
             }),
-            Answer::Ask(question) => {
-                let version = self
-                    .session
-                    .as_ref()
-                    .map_or(Version::LATEST_LEGACY, |s| s.version);
-                let wait = self.service.answer_wait();
-                match self.asks.put(id.clone(), question, version, wait) {
-                    Some(request) => request,
-                    None => {
-                        let why = format!(
-                            "{} questions already wait for the engineer's answer; answer or cancel one first. Nothing was written.",
-                            asks::MAX_PENDING
-                        );
-                        Outgoing::Response(Response::result(
-                            id,
-                            self.service.unanswered(&why, version),
-                        ))
-                    }
-                }
-            }
+            Answer::Ask(question) => self.ask(id, question),
         }
-    }
-
-    /// The client's response to a question: the answer of the call that waited for it.
-    fn take_answer(&mut self, r: ClientResponse) -> Option<Outgoing> {
-        let Some(p) = r.id.as_ref().and_then(|id| self.asks.answered(id)) else {
-            log::warn!("dropped a response from the client that answers no question of ours");
-            return None;
-        };
-        let Pending {
-            call,
-            question,
-            version,
-            ..
-        } = p;
-        let payload = match r.outcome {
-            Ok(result) => match FormReply::read(&result) {
-                Some(reply) => self.service.answer(&question, reply, version),
-                None => self.service.unanswered(
-                    "The host answered the form with something that is not an elicitation result (action accept, decline or cancel), so nothing was written. Ask the engineer in chat, then record their words with remember_decision.",
-                    version,
-                ),
-            },
-            Err((code, message)) => self.service.unanswered(
-                &format!(
-                    "The host could not show the form (error {code}: {message}), so nothing was written. Ask the engineer in chat, then record their words with remember_decision (stored as relayed by you, via \"assistant\")."
-                ),
-                version,
-            ),
-        };
-        Some(Outgoing::Response(Response::result(call, payload)))
-    }
-
-    /// Ends the waits that passed their bound: each call gets an `isError` answer, and the
-    /// form is withdrawn from the host.
-    pub fn expire_questions(&mut self, now: Instant) -> Vec<Outgoing> {
-        let mut out = Vec::new();
-        for p in self.asks.expired(now) {
-            let wait = self.service.answer_wait().as_secs();
-            let why = format!(
-                "The engineer did not answer the form within {wait} s, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
-            );
-            out.push(asks::withdraw(
-                &p.ask,
-                "the wait for the engineer's answer ended",
-            ));
-            out.push(Outgoing::Response(Response::result(
-                p.call,
-                self.service.unanswered(&why, p.version),
-            )));
-        }
-        out
     }
 
     /// Why a `subscriptions/listen` stream cannot be held open, if it cannot. Each open stream

@@ -13,7 +13,7 @@ use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::decision::{Outranked, merge_verdicts};
-use crate::review::{Artifact, BasisItem, Decision, State, id};
+use crate::review::{Artifact, BasisItem, Decision, State, Via, id};
 use crate::time;
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.
@@ -36,6 +36,24 @@ pub struct DecisionQuery {
     pub face: Option<(String, String)>,
     pub text: Option<String>,
     pub state: Option<State>,
+    /// Decisions with at least one basis item whose verdict is in this state and, with
+    /// `via`, came from there (both on the same item).
+    pub verdict: Option<VerdictState>,
+    pub via: Option<Via>,
+}
+
+/// A basis item's verdict state, as `recall_decisions` filters on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerdictState {
+    /// No verdict yet.
+    None,
+    Accepted,
+    Rejected,
+}
+
+impl VerdictState {
+    pub const ALL: &'static [&'static str] = &["none", "accepted", "rejected"];
 }
 
 impl Store {
@@ -291,6 +309,34 @@ fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
                 [Clause::text(face), Clause::text(rev)],
             );
         }
+    }
+    let mut verdict = Vec::new();
+    let mut verdict_params = Vec::new();
+    match q.verdict {
+        Some(VerdictState::None) => verdict.push("b.verdict_judgement IS NULL"),
+        Some(VerdictState::Accepted) => {
+            verdict.push("b.verdict_judgement = ?");
+            verdict_params.push(Clause::text("accepted"));
+        }
+        Some(VerdictState::Rejected) => {
+            verdict.push("b.verdict_judgement = ?");
+            verdict_params.push(Clause::text("rejected"));
+        }
+        None => {}
+    }
+    if let Some(via) = q.via {
+        // Rows written before provenance existed were upgraded to 'assistant' (schema 6).
+        verdict.push("b.verdict_judgement IS NOT NULL AND b.verdict_via = ?");
+        verdict_params.push(Clause::text(via.as_str()));
+    }
+    if !verdict.is_empty() {
+        c.add(
+            &format!(
+                "EXISTS (SELECT 1 FROM basis_items b WHERE b.decision_rid = d.rid AND {})",
+                verdict.join(" AND ")
+            ),
+            verdict_params,
+        );
     }
     let state_drives = !text && q.face.is_none() && q.state.is_some();
     if !state_drives {

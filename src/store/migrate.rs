@@ -200,4 +200,45 @@ mod tests {
         assert_eq!(side_rows(&mut store), 0);
         assert!(store.check().unwrap().is_empty());
     }
+
+    /// A schema-5 file (verdicts without provenance) upgrades with every verdict the
+    /// assistant's, dated by its decision's last change; an item without a verdict stays
+    /// without one.
+    #[test]
+    fn v5_verdicts_upgrade_as_the_assistants() {
+        use crate::review::{Judgement, Via};
+        let conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..5] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 5).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.execute_batch(&format!(
+            "INSERT INTO decisions (rid, id, locator, subject, revision, format, disposition, \
+                created_at, updated_at, seq) VALUES \
+             (1, 'dec_a', '{REV}', 'bore', '{REV}', 'step', 'hold', \
+                '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z', 1); \
+             INSERT INTO basis_items (decision_rid, position, requirement, source, state, faces, \
+                verdict_judgement, verdict_reason) VALUES \
+             (1, 0, 'Bore', 'drawing', 'satisfied', '[]', 'accepted', 'fine'), \
+             (1, 1, 'Wall', 'drawing', 'satisfied', '[]', NULL, NULL);"
+        ))
+        .unwrap();
+        migrate(&conn, Path::new(":memory:")).unwrap();
+        let mut store = Store::from_connection(conn).unwrap();
+        let d = store.get_decision("dec_a").unwrap().unwrap();
+        let v = d.basis[0].verdict.clone().unwrap();
+        assert_eq!(
+            (v.judgement, v.via, v.at.as_str(), v.reason.as_deref()),
+            (
+                Judgement::Accepted,
+                Via::Assistant,
+                "2026-01-02T00:00:00.000Z",
+                Some("fine")
+            )
+        );
+        assert_eq!(d.basis[1].verdict, None);
+        assert!(store.check().unwrap().is_empty());
+    }
 }

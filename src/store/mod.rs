@@ -66,7 +66,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use browse::RevisionSummary;
 pub use complete::{Completable, Matches, Narrowing, prefix_upper_bound};
-pub use decisions::{DecisionQuery, NewDecision};
+pub use decisions::{DecisionQuery, NewDecision, VerdictState};
 pub use error::StoreError;
 pub use file::FileChange;
 pub use import::ImportSummary;

@@ -44,6 +44,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
             "required": ["deleted"]
         }),
         annotations: s::annotations("Forget a record or decision", false, true, true),
+        ui: super::Ui::None,
         run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }

@@ -9,10 +9,13 @@ mod cursor;
 mod forget;
 mod recall;
 mod recall_decisions;
+pub mod record_verdict;
 mod remember;
 mod remember_decision;
+pub mod request_state;
 pub mod request_verdicts;
 pub mod schema;
+pub mod show_review;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -32,8 +35,38 @@ pub struct ToolSpec {
     pub output_schema: Value,
     /// `ToolAnnotations` (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`).
     pub annotations: Value,
+    /// How the tool takes part in the review card (MCP Apps).
+    pub ui: Ui,
     /// Runs the tool with arguments that already passed `input_schema`.
     pub run: Run,
+}
+
+/// A tool's part in the review card. Only a client that declared the UI extension is told of
+/// it: the others see `Card` tools as plain tools and never see `AppOnly` ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ui {
+    /// A plain tool.
+    None,
+    /// Its results render in the card (`_meta.ui.resourceUri`); the model and the card may
+    /// call it.
+    Card,
+    /// Called by the card only (`_meta.ui.visibility: ["app"]`): the host hides it from the
+    /// model, and the server refuses it to a client that did not declare the extension.
+    AppOnly,
+}
+
+impl Ui {
+    /// The tool's `_meta.ui` for a client that declared the extension.
+    pub fn meta(self) -> Option<Value> {
+        let uri = crate::resources::CARD_URI;
+        match self {
+            Ui::None => None,
+            Ui::Card => {
+                Some(serde_json::json!({"resourceUri": uri, "visibility": ["model", "app"]}))
+            }
+            Ui::AppOnly => Some(serde_json::json!({"resourceUri": uri, "visibility": ["app"]})),
+        }
+    }
 }
 
 /// How a tool runs: arguments that passed its input schema, against the store.
@@ -139,6 +172,8 @@ pub fn catalog() -> Vec<ToolSpec> {
         remember_decision::spec(),
         recall_decisions::spec(),
         request_verdicts::spec(),
+        show_review::spec(),
+        record_verdict::spec(),
         forget::spec(),
     ]
 }

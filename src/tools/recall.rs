@@ -60,6 +60,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
             "required": ["records"]
         }),
         annotations: s::annotations("Recall features and notes", true, false, true),
+        ui: super::Ui::None,
         run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }

@@ -28,7 +28,8 @@ pub fn spec() -> ToolSpec {
         name: NAME,
         title: "Remember a review decision",
         description: "Record the disposition a review reached about one exact revision (e.g. \"hold\", \"release\") and its basis: one item per requirement-check. \
-Each basis item names the `requirement`, its `source` (model-pmi, drawing, shop-spec, supplier-cert, standard, prior-decision, engineer-stated, or assistant-proposed for your own proposals), optional `sourceDetail` and `evidence` (quote the value with its provenance; never invent measurements), its `state` (satisfied, violated, unresolved, conflicting, not-applicable), a `question` that would settle it (required when unresolved or conflicting), the `faces` it concerns (ids of this revision; omit for the whole part), and a `verdict` only when the engineer gave one. \
+Each basis item names the `requirement`, its `source` (model-pmi, drawing, shop-spec, supplier-cert, standard, prior-decision, engineer-stated, or assistant-proposed for your own proposals), optional `sourceDetail` and `evidence` (quote the value with its provenance; never invent measurements), its `state` (satisfied, violated, unresolved, conflicting, not-applicable), a `question` that would settle it (required when unresolved or conflicting), the `faces` it concerns (ids of this revision; omit for the whole part), and a `verdict` only when the engineer gave one in chat (it is stored as relayed by you, via \"assistant\"; prefer request_verdicts, which asks the engineer directly). \
+The engineer's own verdicts (given through request_verdicts or the review card) outrank yours: an item whose requirement is unchanged keeps its engineer verdict whatever you send, and the answer names the verdicts kept and those removed with their items. \
 Unresolved and conflicting items are complete records of where the work stands. \
 The decision is keyed by (locator, subject, revision): the same subject at the same revision replaces it (replaced: true); at another revision it is a new decision and the old one is kept. \
 Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\"},\"subject\":\"bore tolerance\",\"disposition\":\"hold\",\"basis\":[{\"requirement\":\"Bore 12H7\",\"source\":\"drawing\",\"sourceDetail\":\"note 4\",\"state\":\"unresolved\",\"question\":\"Which reamer does the shop use?\",\"faces\":[\"face:3\"]}]}.",
@@ -84,6 +85,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\"},\"
             "required": ["decision", "replaced"]
         }),
         annotations: s::annotations("Remember a review decision", false, true, true),
+        ui: super::Ui::None,
         run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }

@@ -8,6 +8,8 @@
 //! 2026-07-28) and [`finish`] takes the answer. A question names the decision by id and the
 //! digest of the basis it showed: an answer to a basis that changed meanwhile writes nothing.
 //!
+//! The sealed `requestState` of the 2026-07-28 form is in `request_state.rs`.
+//!
 //! One form for all the items asked, not a form per item: the engineer sees the whole basis
 //! of the decision at once, the answers are recorded together, and 2026-07-28 needs one
 //! round trip. Each item is a required `judgement_<index>` (`accepted` / `rejected`) and an
@@ -16,13 +18,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::cursor::hmac_sha256;
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
 use crate::store::{DecisionRef, Store, VerdictsOutcome};
-use crate::text::prefix_chars;
+use crate::text::{one_line, prefix_chars};
 use crate::time;
 use crate::version::Version;
 
@@ -91,6 +92,7 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
             "required": ["outcome", "asked", "recorded"]
         }),
         annotations: s::annotations("Ask the engineer for verdicts", false, false, false),
+        ui: super::Ui::None,
         run: |store, args| prepare(store, super::parse(NAME, args)?),
     }
 }
@@ -238,9 +240,9 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
 fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
     let mut message = format!(
         "Your verdicts on the decision \"{}\" ({}) about {} at {}. Accept or reject each requirement-check below; a reason is optional. Your answers are recorded as yours and the assistant cannot overwrite them.",
-        prefix_chars(&d.subject, 120),
-        prefix_chars(&d.disposition, 40),
-        prefix_chars(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
+        shown(&d.subject, 120),
+        shown(&d.disposition, 40),
+        shown(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
         short_rev(&d.artifact.revision)
     );
     if remaining > 0 {
@@ -255,21 +257,18 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
         let b = &d.basis[i];
         let mut about = format!("source: {}", b.source.as_str());
         if let Some(detail) = &b.source_detail {
-            about.push_str(&format!(" ({})", prefix_chars(detail, SHOWN)));
+            about.push_str(&format!(" ({})", shown(detail, SHOWN)));
         }
         about.push_str(&format!("; state: {}", b.state.as_str()));
         if let Some(e) = &b.evidence {
-            about.push_str(&format!("; evidence: {}", prefix_chars(e, SHOWN)));
+            about.push_str(&format!("; evidence: {}", shown(e, SHOWN)));
         }
         if let Some(q) = &b.question {
-            about.push_str(&format!("; question: {}", prefix_chars(q, SHOWN)));
+            about.push_str(&format!("; question: {}", shown(q, SHOWN)));
         }
         if !b.faces.is_empty() {
             let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
-            about.push_str(&format!(
-                "; faces: {}",
-                prefix_chars(&faces.join(", "), SHOWN)
-            ));
+            about.push_str(&format!("; faces: {}", shown(&faces.join(", "), SHOWN)));
         }
         if let Some(v) = &b.verdict {
             about.push_str(&format!(
@@ -277,16 +276,18 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
                 v.judgement.as_str()
             ));
         }
+        // Numbered from 1, as the report's table numbers the basis.
         message.push_str(&format!(
-            "\n#{i} {} ({about})",
-            prefix_chars(&b.requirement, SHOWN)
+            "\nItem {}: {} ({about})",
+            i + 1,
+            shown(&b.requirement, SHOWN)
         ));
         let key = judgement_key(i);
         properties.insert(
             key.clone(),
             json!({
                 "type": "string",
-                "title": format!("#{i} {}", prefix_chars(&b.requirement, 80)),
+                "title": format!("Item {}: {}", i + 1, shown(&b.requirement, 80)),
                 "description": about,
                 "enum": Judgement::ALL,
             }),
@@ -295,7 +296,7 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
             reason_key(i),
             json!({
                 "type": "string",
-                "title": format!("#{i} reason (optional)"),
+                "title": format!("Item {} reason (optional)", i + 1),
                 "maxLength": MAX_REASON,
             }),
         );
@@ -309,6 +310,11 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
             "required": required,
         }
     })
+}
+
+/// A stored string as the form shows it: one line, at most `n` characters.
+fn shown(s: &str, n: usize) -> String {
+    prefix_chars(&one_line(s), n)
 }
 
 fn judgement_key(i: usize) -> String {
@@ -418,10 +424,21 @@ fn read_form(
     Ok(verdicts)
 }
 
-/// The answer for a client that cannot show a form (legacy sessions without elicitation).
-pub fn without_elicitation() -> String {
-    "This host did not declare elicitation, so the engineer cannot be asked through a form here. Ask the engineer in chat for each verdict, then record their words with remember_decision (a verdict in its arguments is stored as relayed by you, via \"assistant\")."
-        .to_string()
+/// The answer for a client that cannot show a form (legacy sessions without elicitation):
+/// the host did not declare it, or the session's revision has none (before 2025-06-18), in
+/// which case the host may well have declared it and the assistant must not say otherwise.
+pub fn without_elicitation(version: Version) -> String {
+    let why = if version.features().elicitation {
+        "This host did not declare elicitation".to_string()
+    } else {
+        format!(
+            "This session's protocol revision ({}) has no elicitation",
+            version.as_str()
+        )
+    };
+    format!(
+        "{why}, so the engineer cannot be asked through a form here. Ask the engineer in chat for each verdict, then record their words with remember_decision (a verdict in its arguments is stored as relayed by you, via \"assistant\")."
+    )
 }
 
 #[derive(Serialize)]
@@ -474,92 +491,6 @@ fn answer_without(
         },
         summary,
     )
-}
-
-/// `requestState` for a 2026-07-28 client: the question, the digest of the call it answers
-/// (tool and arguments) and an expiry, sealed with HMAC-SHA256 under the database's secret.
-/// Hex, so it is one opaque token.
-pub fn seal(secret: &[u8], q: &Question, arguments: &Value, expires_ms: i64) -> String {
-    let body = json!({
-        "v": 1,
-        "q": q,
-        "call": call_digest(arguments),
-        "exp": expires_ms,
-    })
-    .to_string();
-    let hex: String = body.bytes().map(|b| format!("{b:02x}")).collect();
-    let mac = mac(secret, &hex);
-    format!("rv1.{hex}.{mac}")
-}
-
-/// Why a `requestState` is refused.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Unsealed {
-    Ok(Question),
-    /// Altered, truncated, issued by another database, or for another call.
-    Invalid,
-    /// Older than the wait bound.
-    Expired,
-}
-
-/// Reads a `requestState` back for this call at `now_ms`.
-pub fn unseal(secret: &[u8], state: &str, arguments: &Value, now_ms: i64) -> Unsealed {
-    let Some(rest) = state.strip_prefix("rv1.") else {
-        return Unsealed::Invalid;
-    };
-    let Some((hex, seal)) = rest.split_once('.') else {
-        return Unsealed::Invalid;
-    };
-    if hex.len() > 16_384 || !constant_eq(mac(secret, hex).as_bytes(), seal.as_bytes()) {
-        return Unsealed::Invalid;
-    }
-    let bytes: Option<Vec<u8>> = (0..hex.len())
-        .step_by(2)
-        .map(|i| {
-            hex.get(i..i + 2)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        })
-        .collect();
-    #[derive(Deserialize)]
-    struct Body {
-        v: u32,
-        q: Question,
-        call: String,
-        exp: i64,
-    }
-    let Some(body) = bytes.and_then(|b| serde_json::from_slice::<Body>(&b).ok()) else {
-        return Unsealed::Invalid;
-    };
-    if body.v != 1 || body.call != call_digest(arguments) {
-        return Unsealed::Invalid;
-    }
-    if now_ms > body.exp {
-        return Unsealed::Expired;
-    }
-    Unsealed::Ok(body.q)
-}
-
-fn mac(secret: &[u8], hex: &str) -> String {
-    let m = hmac_sha256(
-        secret,
-        format!("review-mcp requestState v1|{hex}").as_bytes(),
-    );
-    m.iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
-
-fn constant_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// The tool and its arguments, as a retry must repeat them.
-fn call_digest(arguments: &Value) -> String {
-    use sha2::{Digest, Sha256};
-    let d = Sha256::new()
-        .chain_update(NAME.as_bytes())
-        .chain_update(b"|")
-        .chain_update(arguments.to_string().as_bytes())
-        .finalize();
-    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
 /// Rebuilds the form of a sealed question (a retry that lacks the answer is asked again).

@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
+import { ELICITATION_CAPABILITIES, elicitStep, installElicitation } from './elicit.mjs';
 import { Scenario, substitute } from './scenario.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -53,6 +54,7 @@ async function loadClient(kind) {
     return {
       Client,
       StdioClientTransport,
+      types,
       latestLegacy: types.LATEST_PROTOCOL_VERSION,
       // The 1.x SDK registers notification handlers by schema, the v2 client by method.
       notificationKey: {
@@ -64,7 +66,7 @@ async function loadClient(kind) {
   if (kind === 'v2') {
     const { Client, LATEST_PROTOCOL_VERSION } = await import('@modelcontextprotocol/client');
     const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
-    return { Client, StdioClientTransport, latestLegacy: LATEST_PROTOCOL_VERSION, notificationKey: null };
+    return { Client, StdioClientTransport, types: null, latestLegacy: LATEST_PROTOCOL_VERSION, notificationKey: null };
   }
   throw new Error(`unknown client ${kind}`);
 }
@@ -295,10 +297,71 @@ async function notifyStep(ctx) {
   return `notifications: own write ${ms(own.list)}/${ms(own.updated)}, second process ${ms(foreign.list)}/${ms(foreign.updated)} (list_changed/updated)`;
 }
 
+/**
+ * The UI-extension step (MCP Apps, the review card). The session itself declared nothing: its
+ * tools/list has show_review without `_meta.ui` and no record_verdict, and a call of
+ * record_verdict is refused (legacy -32602, 2026-07-28 -32021). A second client of the same
+ * kind and mode declares `extensions["io.modelcontextprotocol/ui"]` and connects to the
+ * binary directly, on a database of its own (its writes stay out of the session's
+ * transcript): it sees both links and the app-only tool, reads the card, and a
+ * record_verdict it sends is recorded via "app".
+ */
+async function uiStep(ctx) {
+  const { Client, StdioClientTransport, options, client, legacy, bin, log } = ctx;
+  const check = (cond, what) => {
+    if (!cond) throw new Error(`ui: ${what}`);
+  };
+  const APP = 'text/html;profile=mcp-app';
+  // structuredContent from 2025-06-18 on; before, the same JSON is the second text block.
+  const data = r => r.structuredContent ?? JSON.parse(r.content?.[1]?.text ?? 'null');
+  const CARD = 'ui://review-mcp/review-card';
+  const plain = await client.listTools();
+  check(!plain.tools.some(t => t.name === 'record_verdict'), 'record_verdict listed to a client that declared no UI extension');
+  check(plain.tools.find(t => t.name === 'show_review')?._meta?.ui === undefined, 'show_review carries _meta.ui without the extension');
+  let code;
+  try {
+    await client.callTool({ name: 'record_verdict', arguments: { decision_id: 'dec_none', index: 0, judgement: 'accepted' } });
+  } catch (e) {
+    code = e?.code;
+  }
+  const want = legacy ? -32602 : -32021;
+  check(code === want, `record_verdict without the extension answered ${code}, expected ${want}`);
+
+  const declared = new Client(
+    { name: 'review-mcp-interop-ui-host', version: '1.0.0' },
+    { ...options, capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [APP] } } } },
+  );
+  const env = { ...process.env, REVIEW_MCP_DB_PATH: `${process.env.REVIEW_MCP_DB_PATH ?? 'review'}.ui.db` };
+  await declared.connect(new StdioClientTransport({ command: bin, args: [], env, stderr: 'ignore' }));
+  try {
+    const listed = await declared.listTools();
+    const show = listed.tools.find(t => t.name === 'show_review')?._meta?.ui;
+    const record = listed.tools.find(t => t.name === 'record_verdict')?._meta?.ui;
+    check(show?.resourceUri === CARD, `show_review _meta.ui is ${JSON.stringify(show)}`);
+    check(record?.resourceUri === CARD && isDeepStrictEqual(record.visibility, ['app']), `record_verdict _meta.ui is ${JSON.stringify(record)}`);
+    const card = await declared.readResource({ uri: CARD });
+    check(card.contents[0]?.mimeType === APP && card.contents[0].text.startsWith('<!DOCTYPE html>'), 'the card is not an mcp-app HTML document');
+    const artifact = { revision: `sha256:${'d'.repeat(64)}`, format: 'step', uri: '/work/ui.step' };
+    const saved = await declared.callTool({ name: 'remember_decision', arguments: {
+      artifact, subject: 'ui step', disposition: 'hold',
+      basis: [{ requirement: 'Bore 12H7', source: 'drawing', state: 'unresolved', question: 'which reamer?' }],
+    } });
+    const id = data(saved).decision.id;
+    const shown = await declared.callTool({ name: 'show_review', arguments: { artifact } });
+    check(data(shown)?.open_questions?.length === 1, 'show_review lists the open question');
+    const verdict = await declared.callTool({ name: 'record_verdict', arguments: { decision_id: id, index: 0, judgement: 'accepted' } });
+    check(!verdict.isError && data(verdict)?.verdict?.via === 'app', `record_verdict answered ${JSON.stringify(verdict)}`);
+  } finally {
+    await declared.close();
+  }
+  log('ui: undeclared sees no card links and record_verdict is refused; declared sees both and records via app');
+  return 'ui extension negotiated both ways';
+}
+
 async function main() {
   const { client: kind, mode, bulk, command, args } = parseArgs(process.argv.slice(2));
   if (kind === 'sdk1' && mode !== 'legacy') throw new Error('the 1.x SDK speaks the legacy era only');
-  const { Client, StdioClientTransport, latestLegacy, notificationKey } = await loadClient(kind);
+  const { Client, StdioClientTransport, types, latestLegacy, notificationKey } = await loadClient(kind);
   const spec = JSON.parse(readFileSync(join(here, 'scenario.json'), 'utf8'));
   const scenario = new Scenario(spec, bulk);
 
@@ -316,8 +379,13 @@ async function main() {
       },
     };
   }
+  // The elicitation capability (form mode), as hosts that can show a form declare it; the
+  // handler answers request_verdicts' forms with what the elicitation step queued.
+  options.capabilities = ELICITATION_CAPABILITIES;
   const client = new Client({ name: `review-mcp-interop-${kind}`, version: '1.0.0' }, options);
   client.onerror = e => problems.push(`client.onerror: ${e?.stack ?? e}`);
+  const answers = { next: [], asked: [] };
+  installElicitation(client, kind, types, answers);
   const onNotification = method => notification => {
     handled.push({ t: performance.now(), method, uri: notification.params?.uri });
   };
@@ -382,11 +450,28 @@ async function main() {
       version,
     };
     const summary = await scenario.run(api, caps, msg => console.log(msg));
+    // A client of the same kind and mode without the elicitation capability, on the plain server
+    // binary (not the tee: run.sh expects one or two recordings per run), same database file.
+    const connectBare = async () => {
+      const bare = new Client({ name: `review-mcp-interop-${kind}-no-elicitation`, version: '1.0.0' }, clientOptions(kind, mode));
+      bare.onerror = e => problems.push(`client without elicitation: onerror: ${e?.stack ?? e}`);
+      const t = new StdioClientTransport({ command: serverBinary(command, args), args: [], env: { ...process.env }, stderr: 'pipe' });
+      t.stderr?.on('data', chunk => serverStderr.push(chunk.toString()));
+      await bare.connect(t);
+      return bare;
+    };
+    const elicited = spec.elicit === undefined ? 'elicitation: no step' : await elicitStep({
+      kind, client, legacy, version, spec, seen, sent, answers, connectBare, log: msg => console.log(msg),
+    });
     const notified = await notifyStep({
       kind, client, legacy, spec, seen, seenAt, sent, handled, refetches,
       bin: serverBinary(command, args), log: msg => console.log(msg),
     });
-    console.log(`summary: ${version}; ${summary}; ${notified}`);
+    const ui = await uiStep({
+      Client, StdioClientTransport, options: clientOptions(kind, mode), client, legacy,
+      bin: serverBinary(command, args), log: msg => console.log(msg),
+    });
+    console.log(`summary: ${version}; ${summary}; ${elicited}; ${notified}; ${ui}`);
     await client.close();
   } catch (e) {
     problems.push(`error: ${e?.stack ?? e}`);

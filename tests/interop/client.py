@@ -26,6 +26,7 @@ import mcp.types
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from mcp import Client, StdioServerParameters
+from mcp.client import advertise
 from mcp.client.stdio import stdio_client
 from mcp.client.subscriptions import ResourcesListChanged, ResourceUpdated
 
@@ -207,7 +208,8 @@ async def run_scenario(client, spec, log, legacy, bulk):
             raise Failure(f"tool {t['name']}: outputSchema.type is not \"object\"")
         if not t.get("description"):
             raise Failure(f"tool {t['name']}: no description")
-    covered = {c["tool"] for c in spec["calls"]}
+    # The elicitation step (elicit_step, run after this) covers its own tool.
+    covered = {c["tool"] for c in spec["calls"]} | ({spec["elicit"]["tool"]} if "elicit" in spec else set())
     for n in sorted(names - covered):
         raise Failure(f"tool {n} is offered but scenario.json has no step for it")
 
@@ -378,6 +380,163 @@ async def run_scenario(client, spec, log, legacy, bulk):
     return f"{calls} tool calls, {len(uris)} resource reads, {2 * len(prompts)} prompt gets, {errors} error answers"
 
 
+class ElicitationAnswers:
+    """The elicitation callback: answers each request with the next queued answer (an ElicitResult
+    as a dict) and keeps the params of every request it got."""
+
+    def __init__(self):
+        self.next = []
+        self.asked = []
+
+    async def __call__(self, context, params):
+        self.asked.append(params)
+        if not self.next:
+            return mcp.types.ErrorData(code=mcp.types.INVALID_REQUEST, message="elicitation/create came when the step expected none")
+        return mcp.types.ElicitResult.model_validate(self.next.pop(0))
+
+
+async def elicit_step(client, spec, version, answers, binary, stderr_file, log):
+    """request_verdicts through the client's elicitation callback; a second client without the
+    callback (on the plain server binary, not the tee) must be refused."""
+    e = substitute(spec["elicit"], spec["vars"])
+    tool = e["tool"]
+    modern = version == MODERN
+
+    def fail(what):
+        raise Failure(f"elicit: {what}")
+
+    def text(r):
+        return "\n".join(c.get("text", "") for c in r.get("content", []) if c.get("type") == "text")
+
+    def sc_of(r, where):
+        """The tool's structuredContent, which one text block must carry too."""
+        if r.get("isError"):
+            fail(f"{where}: isError: {text(r)}")
+        sc = r.get("structuredContent")
+        if not isinstance(sc, dict):
+            fail(f"{where}: no structuredContent object")
+
+        def mirrors(c):
+            try:
+                return c.get("type") == "text" and same(json.loads(c["text"]), sc)
+            except ValueError:
+                return False
+
+        if not any(mirrors(c) for c in r.get("content", [])):
+            fail(f"{where}: no text block carries the structuredContent JSON")
+        return sc
+
+    def expect(actual, pattern, where):
+        problems = match(actual, pattern)
+        if problems:
+            fail(f"{where}: {'; '.join(problems)}\n  got {json.dumps(actual)}")
+
+    def check_params(params, where):
+        """The elicitation request as the callback got it (a parsed model: mode defaults to "form",
+        so its absence cannot be seen here; both revisions the Python client speaks have it)."""
+        if not isinstance(params, mcp.types.ElicitRequestFormParams):
+            fail(f"{where}: not a form elicitation: {params!r}")
+        if not params.message:
+            fail(f"{where}: elicitation without a message")
+        if where == "accept":
+            expect(params.requested_schema, e["requested_schema"], f"{where}: requestedSchema")
+
+    async def ask(args, answer, where):
+        """One request_verdicts call, answered through the callback (answer None: not called)."""
+        before = len(answers.asked)
+        if answer is not None:
+            answers.next.append(answer)
+        r = dump(await client.call_tool(tool, args))
+        got = len(answers.asked) - before
+        if answers.next or got != (0 if answer is None else 1):
+            fail(f"{where}: the elicitation callback was called {got} times")
+        if answer is not None:
+            check_params(answers.asked[-1], where)
+        return r
+
+    def expect_refusal(r, where):
+        if not r.get("isError"):
+            fail(f"{where}: expected an isError result, got {json.dumps(r)}")
+        if e["refusal"] not in text(r):
+            fail(f"{where}: the refusal does not mention {e['refusal']!r}: {text(r)}")
+
+    summary = []
+    # 1. Two basis items; the engineer accepts one and rejects the other.
+    sc_of(dump(await client.call_tool("remember_decision", e["decision"])), "remember_decision")
+    expect(sc_of(await ask(e["target"], e["accept"], "accept"), "accept"), e["expect_accept"], f"{tool} (accept)")
+    expect(sc_of(await ask(e["target"], None, "again"), "again"), e["expect_again"], f"{tool} (again)")
+    expect(sc_of(dump(await client.call_tool("recall_decisions", e["recall"])), "recall_decisions"), e["expect_recall"],
+           "recall_decisions")
+    for uri, want in e["reads"].items():
+        uri = substitute(uri, spec["vars"])
+        contents = dump(await client.read_resource(uri, cache_mode="bypass")).get("contents") or []
+        if len(contents) != 1:
+            fail(f"resources/read {uri}: expected one content, got {len(contents)}")
+        c = contents[0]
+        if c.get("mimeType") != want["mimeType"]:
+            fail(f"resources/read {uri}: mimeType {c.get('mimeType')}")
+        if "json" in want:
+            expect(json.loads(c["text"]), want["json"], f"resources/read {uri}")
+        for needle in want.get("contains", []):
+            if needle not in c["text"]:
+                fail(f"resources/read {uri}: text lacks {needle!r}")
+    summary.append("accept recorded 2 verdicts")
+
+    # 2. Answers that record nothing: an invalid judgement (no client checks the content against
+    # requestedSchema: the server must), decline, cancel.
+    sc_of(dump(await client.call_tool("remember_decision", e["second"])), "remember_decision (second)")
+    for step in e["refused_answers"]:
+        where = "invalid" if "error" in step else step["answer"]["action"]
+        r = await ask(e["second_target"], step["answer"], where)
+        if "error" in step:
+            if not r.get("isError") or step["error"] not in text(r):
+                fail(f"{where}: expected an isError result naming {step['error']}, got {json.dumps(r)}")
+        else:
+            expect(sc_of(r, where), step["expect"], f"{tool} ({where})")
+        expect(sc_of(dump(await client.call_tool("recall_decisions", e["second_recall"])), "recall_decisions"),
+               e["expect_unchanged"], f"recall_decisions after {where}")
+    if modern:
+        # The manual multi-round-trip path, once: the InputRequiredResult as the server sent it,
+        # answered by hand (the callback is not involved), the requestState echoed.
+        first = await client.session.call_tool(tool, e["second_target"], allow_input_required=True)
+        if not isinstance(first, mcp.types.InputRequiredResult):
+            fail(f"manual: expected an InputRequiredResult, got {first!r}")
+        if list(first.input_requests or {}) != ["verdicts"] or not isinstance(first.request_state, str):
+            fail(f"manual: inputRequests {list(first.input_requests or {})}, requestState {first.request_state!r}")
+        req = first.input_requests["verdicts"]
+        if not isinstance(req, mcp.types.ElicitRequest):
+            fail(f"manual: inputRequests.verdicts is {req!r}")
+        check_params(req.params, "manual")
+        final = await client.session.call_tool(
+            tool, e["second_target"], allow_input_required=True, request_state=first.request_state,
+            input_responses={"verdicts": mcp.types.ElicitResult(action="decline")},
+        )
+        if not isinstance(final, mcp.types.CallToolResult):
+            fail(f"manual retry: expected a CallToolResult, got {final!r}")
+        expect(sc_of(dump(final), "manual retry"), e["refused_answers"][1]["expect"], f"{tool} (manual decline)")
+    summary.append("invalid/decline/cancel wrote nothing" + ("; manual retry" if modern else ""))
+
+    # 3. A client without the callback declares no elicitation capability.
+    params = StdioServerParameters(command=binary, args=[], env=dict(os.environ))
+    async with Client(stdio_client(params, errlog=stderr_file), mode="legacy" if not modern else client.mode,
+                      client_info=mcp.types.Implementation(name="review-mcp-interop-python-no-elicitation",
+                                                           version="1.0.0")) as bare:
+        if modern:
+            try:
+                await bare.call_tool(tool, e["second_target"])
+            except MCPError as err:
+                data = err.data if isinstance(err.data, dict) else {}
+                if err.code != -32021 or "elicitation" not in (data.get("requiredCapabilities") or {}):
+                    fail(f"without the capability: error {err.code} {err.message} {json.dumps(err.data)}")
+            else:
+                fail("without the capability: expected a -32021 error, got a result")
+        else:
+            expect_refusal(dump(await bare.call_tool(tool, e["second_target"])), f"{tool} without the capability")
+    summary.append("no capability: -32021" if modern else "no capability: isError")
+    log(f"elicit: {'; '.join(summary)}")
+    return f"elicitation: {', '.join(summary)}"
+
+
 async def second_process_write(binary, arguments, stderr_file):
     """The second process of the notification step: the server binary itself (not the tee), on
     the same database file (REVIEW_MCP_DB_PATH, inherited), driven with raw JSON lines:
@@ -535,6 +694,56 @@ async def notify_step(client, spec, legacy, notes, binary, stderr_file, log):
     return f"notifications: own write {ms(own[0])}/{ms(own[1])}, second process {ms(foreign[0])}/{ms(foreign[1])} (list_changed/updated)"
 
 
+async def ui_step(client, mode, binary, stderr_file, log):
+    """The UI-extension step (MCP Apps, the review card), as client.mjs's uiStep: the session
+    declared nothing, so show_review has no `_meta.ui`, record_verdict is not listed and its call
+    is refused (legacy -32602, 2026-07-28 -32021). A second client, same mode, advertises
+    `io.modelcontextprotocol/ui` and talks to the binary directly on a database of its own (its
+    writes stay out of the session's transcript): it sees both links, reads the card, and a
+    record_verdict it sends is recorded via "app"."""
+    app, card = "text/html;profile=mcp-app", "ui://review-mcp/review-card"
+    tools = dump(await client.list_tools(cache_mode="bypass"))["tools"]
+    if any(t["name"] == "record_verdict" for t in tools):
+        raise Failure("ui: record_verdict listed to a client that declared no UI extension")
+    if any(t["name"] == "show_review" and "ui" in (t.get("_meta") or {}) for t in tools):
+        raise Failure("ui: show_review carries _meta.ui without the extension")
+    code = None
+    try:
+        await client.call_tool("record_verdict", {"decision_id": "dec_none", "index": 0, "judgement": "accepted"})
+    except MCPError as e:
+        code = e.error.code
+    want = -32602 if mode == "legacy" else -32021
+    if code != want:
+        raise Failure(f"ui: record_verdict without the extension answered {code}, expected {want}")
+
+    env = dict(os.environ, REVIEW_MCP_DB_PATH=os.environ.get("REVIEW_MCP_DB_PATH", "review") + ".ui.db")
+    async with Client(
+        stdio_client(StdioServerParameters(command=binary, args=[], env=env), errlog=stderr_file),
+        mode=mode,
+        extensions=[advertise("io.modelcontextprotocol/ui", {"mimeTypes": [app]})],
+        client_info=mcp.types.Implementation(name="review-mcp-interop-ui-host", version="1.0.0"),
+    ) as host:
+        listed = {t["name"]: t for t in dump(await host.list_tools(cache_mode="bypass"))["tools"]}
+        show = (listed.get("show_review", {}).get("_meta") or {}).get("ui", {})
+        record = (listed.get("record_verdict", {}).get("_meta") or {}).get("ui", {})
+        if show.get("resourceUri") != card or record.get("resourceUri") != card or record.get("visibility") != ["app"]:
+            raise Failure(f"ui: links are {show!r} and {record!r}")
+        contents = dump(await host.read_resource(card))["contents"]
+        if contents[0].get("mimeType") != app or not contents[0].get("text", "").startswith("<!DOCTYPE html>"):
+            raise Failure("ui: the card is not an mcp-app HTML document")
+        artifact = {"revision": "sha256:" + "d" * 64, "format": "step", "uri": "/work/ui.step"}
+        saved = dump(await host.call_tool("remember_decision", {
+            "artifact": artifact, "subject": "ui step", "disposition": "hold",
+            "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "unresolved", "question": "which reamer?"}],
+        }))
+        decision_id = saved["structuredContent"]["decision"]["id"]
+        verdict = dump(await host.call_tool("record_verdict", {"decision_id": decision_id, "index": 0, "judgement": "accepted"}))
+        if verdict.get("isError") or verdict["structuredContent"]["verdict"]["via"] != "app":
+            raise Failure(f"ui: record_verdict answered {verdict!r}")
+    log("ui: undeclared sees no card links and record_verdict is refused; declared sees both and records via app")
+    return "ui extension negotiated both ways"
+
+
 async def run(mode, bulk, command, args, problems, stderr_file):
     spec = json.loads((HERE / "scenario.json").read_text())
     notes = []  # (time, notification as on the wire) for every notification message_handler gets
@@ -545,6 +754,8 @@ async def run(mode, bulk, command, args, problems, stderr_file):
         else:
             notes.append((time.perf_counter(), message.model_dump(mode="json", by_alias=True, exclude_none=True)))
 
+    # The elicitation callback: the client declares elicitation {form, url} because it has one.
+    answers = ElicitationAnswers()
     params = StdioServerParameters(command=command, args=args, env=dict(os.environ))
     async with Client(
         stdio_client(params, errlog=stderr_file),
@@ -552,6 +763,7 @@ async def run(mode, bulk, command, args, problems, stderr_file):
         message_handler=on_message,
         # Modern connections: stamp the per-request `_meta` logLevel opt-in on every request.
         log_level="debug",
+        elicitation_callback=answers,
         client_info=mcp.types.Implementation(name="review-mcp-interop-python", version="1.0.0"),
     ) as client:
         version = client.protocol_version
@@ -568,9 +780,14 @@ async def run(mode, bulk, command, args, problems, stderr_file):
             raise Failure(f"serverInfo is {info!r}, expected name review-mcp")
         print(f"connected: python {mode} -> {version}, server {info.name} {info.version}", flush=True)
         summary = await run_scenario(client, spec, lambda m: print(m, flush=True), mode == "legacy", bulk)
+        elicited = "elicitation: no step"
+        if "elicit" in spec:
+            elicited = await elicit_step(client, spec, version, answers, server_binary(command, args), stderr_file,
+                                         lambda m: print(m, flush=True))
         notified = await notify_step(client, spec, mode == "legacy", notes, server_binary(command, args), stderr_file,
                                      lambda m: print(m, flush=True))
-        print(f"summary: {version}; {summary}; {notified}", flush=True)
+        ui = await ui_step(client, mode, server_binary(command, args), stderr_file, lambda m: print(m, flush=True))
+        print(f"summary: {version}; {summary}; {elicited}; {notified}; {ui}", flush=True)
 
 
 def describe(e):

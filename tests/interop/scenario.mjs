@@ -136,7 +136,8 @@ export class Scenario {
       if (t.outputSchema !== undefined && t.outputSchema.type !== 'object') fail(`tool ${t.name}: outputSchema.type is not "object"`);
       if (typeof t.description !== 'string' || t.description === '') fail(`tool ${t.name}: no description`);
     }
-    const covered = new Set(this.spec.calls.map(c => c.tool));
+    // The elicitation step (elicit.mjs, run by client.mjs after this) covers its own tool.
+    const covered = new Set([...this.spec.calls.map(c => c.tool), ...(this.spec.elicit ? [this.spec.elicit.tool] : [])]);
     for (const n of names) if (!covered.has(n)) fail(`tool ${n} is offered but scenario.json has no step for it`);
 
     // Tools: each step whose tool is offered.

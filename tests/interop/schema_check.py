@@ -34,6 +34,7 @@ class Revision:
         self.defs = doc[self.key]
         self.cls = Draft202012Validator if "2020-12" in doc.get("$schema", "") else Draft7Validator
         self.result_defs = {}
+        self.request_defs = {}
         self.notification_defs = {}
         self.error_defs = {}
         for name, d in self.defs.items():
@@ -43,6 +44,8 @@ class Revision:
             method = props.get("method", {}).get("const")
             if method and name.endswith("Request") and f"{name[:-7]}Result" in self.defs:
                 self.result_defs[method] = f"{name[:-7]}Result"
+            if method and name.endswith("Request"):
+                self.request_defs[method] = name
             if method and name.endswith("Notification"):
                 self.notification_defs[method] = name
             for part in props.get("error", {}).get("allOf", []):
@@ -65,7 +68,11 @@ class Revision:
                 out += self.errors(self.notification_defs[msg["method"]], msg)
             return out
         if "method" in msg:
-            return self.errors("JSONRPCRequest", msg)
+            # A server-to-client request (elicitation/create in legacy sessions): its definition too.
+            out = self.errors("JSONRPCRequest", msg)
+            if msg["method"] in self.request_defs:
+                out += self.errors(self.request_defs[msg["method"]], msg)
+            return out
         if "error" in msg:
             code = msg["error"].get("code") if isinstance(msg["error"], dict) else None
             name = self.error_defs.get(code) or (
@@ -74,7 +81,19 @@ class Revision:
         envelope = "JSONRPCResultResponse" if "JSONRPCResultResponse" in self.defs else "JSONRPCResponse"
         out = self.errors(envelope, msg)
         if method in self.result_defs:
-            out += self.errors(self.result_defs[method], msg.get("result"))
+            result = msg.get("result")
+            name = self.result_defs[method]
+            # 2026-07-28: tools/call (prompts/get, resources/read) may answer InputRequiredResult.
+            if isinstance(result, dict) and result.get("resultType") == "input_required" and "InputRequiredResult" in self.defs:
+                name = "InputRequiredResult"
+                # Each request the client must fulfil, against its own definition (InputRequest is
+                # an anyOf, which says little about which of its members failed).
+                requests = result.get("inputRequests")
+                for key, req in (requests.items() if isinstance(requests, dict) else []):
+                    req_method = req.get("method") if isinstance(req, dict) else None
+                    if req_method in self.request_defs:
+                        out += [f"inputRequests/{key}: {e}" for e in self.errors(self.request_defs[req_method], req)]
+            out += self.errors(name, result)
         return out
 
 

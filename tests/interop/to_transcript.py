@@ -5,7 +5,7 @@ Usage: python to_transcript.py RECORDED.jsonl > TRANSCRIPT.jsonl
 
 Client lines become `send_raw` (byte for byte, newline added back); server lines become
 `expect`, with "{{any}}" in place of what legitimately differs between two runs of the same
-session: timestamps (`created_at`, `updated_at`), server-generated ids (an `id` member inside a
+session: timestamps (`created_at`, `updated_at`, a verdict's `at`), server-generated ids (an `id` or `decision_id` member inside a
 result), the server's version and instructions, the text blocks of successful tool results
 (they repeat the structuredContent JSON, ids and timestamps included), resource contents'
 text and the `description` of resources/list entries (they carry ids and times too).
@@ -38,9 +38,9 @@ def wildcard_volatile(value, inside_result):
     seen = set()
     if isinstance(value, dict):
         for k, v in value.items():
-            if k in ("created_at", "updated_at") and isinstance(v, str):
+            if k in ("created_at", "updated_at", "at") and isinstance(v, str):
                 value[k] = ANY
-            elif k == "id" and inside_result and isinstance(v, str):
+            elif k in ("id", "decision_id") and inside_result and isinstance(v, str):
                 seen.add(v)
                 value[k] = ANY
             else:

@@ -31,14 +31,27 @@ pub struct Client {
     server: Server,
     era: Era,
     next_id: i64,
+    /// The client capabilities it declares: in `initialize` (legacy) or in every request.
+    caps: Value,
+}
+
+/// The capabilities of a host that renders MCP Apps (the review card).
+pub fn ui_caps() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
 }
 
 impl Client {
     pub fn new(store: Store, era: Era) -> Client {
+        Client::declaring(store, era, json!({}))
+    }
+
+    /// A client that declares `caps`.
+    pub fn declaring(store: Store, era: Era, caps: Value) -> Client {
         let mut c = Client {
             server: Server::new(Service::new(store)),
             era,
             next_id: 0,
+            caps,
         };
         let version = match era {
             Era::V2025_06_18 => Some("2025-06-18"),
@@ -47,7 +60,7 @@ impl Client {
         };
         if let Some(v) = version {
             let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": v, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+                "protocolVersion": v, "capabilities": c.caps.clone(), "clientInfo": {"name": "t", "version": "1"}}});
             let out = c.send(&init);
             assert_eq!(out[0]["result"]["protocolVersion"], v);
             c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -69,12 +82,19 @@ impl Client {
     }
 
     /// Sends one request in this client's era; returns the whole response.
-    pub fn request(&mut self, method: &str, mut params: Value) -> Value {
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let caps = self.caps.clone();
+        self.request_declaring(method, params, caps)
+    }
+
+    /// Sends one request; a 2026-07-28 request declares `caps` in its `_meta` (a legacy
+    /// session keeps what it declared in `initialize`).
+    pub fn request_declaring(&mut self, method: &str, mut params: Value, caps: Value) -> Value {
         self.next_id += 1;
         if self.era == Era::V2026_07_28 {
             params["_meta"] = json!({
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}
+                "io.modelcontextprotocol/clientCapabilities": caps
             });
         }
         let msg = json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});

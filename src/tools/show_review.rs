@@ -1,0 +1,100 @@
+//! `show_review`: a revision's whole review at a glance, for the engineer as much as for the
+//! model. Its result renders in the review card (an MCP App) on hosts that show apps; the
+//! text content is the Markdown review report, complete on its own for every other host.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::schema::{self as s, MAX_SUBJECT};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use crate::resources::{self, ResourceError};
+use crate::review::State;
+use crate::store::Store;
+
+pub const NAME: &str = "show_review";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    artifact: ArtifactArg,
+    subject: Option<String>,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: NAME,
+        title: "Show the review",
+        description: "Show the engineer the review of one part revision: every decision with its disposition and basis (requirement, source, evidence, state, question, faces, verdict and who gave it), the open questions, the remembered features and notes, and what was written for the same file at other revisions (stale against this one). \
+`subject` narrows it to one decision. On hosts that render MCP Apps the result opens the review card, where the engineer accepts or rejects basis items themselves; elsewhere the text is the full review report. Read-only. \
+Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"}}.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "artifact": s::artifact_input(),
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "Only the decision with this exact subject."}
+            },
+            "required": ["artifact"],
+            "additionalProperties": false
+        }),
+        output_schema: review_output(),
+        annotations: s::annotations("Show the review", true, false, true),
+        ui: super::Ui::Card,
+        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+    }
+}
+
+/// The review as `show_review` answers it (see [`resources::review`]).
+pub fn review_output() -> Value {
+    let list = |item: Value| json!({"type": "array", "items": item});
+    json!({
+        "type": "object",
+        "properties": {
+            "revision": {"type": "string"},
+            "decisions": list(s::decision_output()),
+            "records": list(s::record_output()),
+            "omitted": {
+                "type": "object",
+                "properties": {
+                    "records": {"type": "integer", "minimum": 0},
+                    "decisions": {"type": "integer", "minimum": 0}
+                },
+                "required": ["records", "decisions"],
+                "description": "How many of the revision's records and decisions did not fit in this answer (recall and recall_decisions page through all)."
+            },
+            "stale": {
+                "type": "object",
+                "properties": {
+                    "records": list(s::record_output()),
+                    "decisions": list(s::decision_output())
+                },
+                "required": ["records", "decisions"],
+                "description": "Written for the same files at other revisions: claims to re-check against this one."
+            },
+            "open_questions": list(json!({
+                "type": "object",
+                "properties": {
+                    "decision_id": {"type": "string"},
+                    "subject": {"type": "string"},
+                    "index": {"type": "integer", "minimum": 0},
+                    "requirement": {"type": "string"},
+                    "state": {"type": "string", "enum": [State::Unresolved.as_str(), State::Conflicting.as_str()]},
+                    "question": {"type": "string"}
+                },
+                "required": ["decision_id", "subject", "index", "requirement", "state", "question"]
+            }))
+        },
+        "required": ["revision", "decisions", "records", "omitted", "stale", "open_questions"]
+    })
+}
+
+pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+    let a = args.artifact.normalise()?;
+    let (review, report) =
+        resources::review(store, &a.revision, args.subject.as_deref()).map_err(|e| match e {
+            ResourceError::Storage(m) => ToolError::Storage(m),
+            ResourceError::NotFound | ResourceError::InvalidCursor => {
+                ToolError::Internal("the review could not be read".into())
+            }
+        })?;
+    ToolOutput::new(&review, report)
+}

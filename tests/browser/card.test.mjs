@@ -1,0 +1,341 @@
+// The review card in a real browser: Debian's headless Chromium (driven by playwright-core,
+// no browser download) loads the card's HTML from the real binary's resources/read into a
+// sandboxed srcdoc iframe, and a small host page plays the host side of MCP Apps over
+// window.postMessage: it answers ui/initialize, feeds a real show_review result from the
+// binary (a legacy session that declared the UI extension), forwards the card's tools/call
+// to the binary, and the test reads the verdicts back with recall_decisions.
+//
+//   node --test tests/browser/card.test.mjs   (tests/browser/run.sh builds and installs first)
+//
+// Environment: REVIEW_MCP_BIN (default target/debug/review-mcp), CHROMIUM (default
+// /usr/bin/chromium), CARD_SCREENSHOTS=DIR (where card-light.png and card-dark.png go;
+// default docs/).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { HtmlValidate } from "html-validate";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const BIN = process.env.REVIEW_MCP_BIN || path.join(root, "target/debug/review-mcp");
+const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
+const SHOTS = process.env.CARD_SCREENSHOTS || path.join(root, "docs");
+const CARD_URI = "ui://review-mcp/review-card";
+const APP_MIME = "text/html;profile=mcp-app";
+const UI_CAPS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [APP_MIME] } } };
+
+const OLD = "sha256:" + "1".repeat(64);
+const REV = "sha256:" + "2".repeat(64);
+const FILE = "/work/parts/bracket.step";
+const SUBJECT = "bore and wall";
+const HOSTILE = '<img src=x onerror="parent.postMessage(\'pwned\',\'*\')">bracket & <b>bore</b>';
+
+/** The binary over stdio: one JSON line each way, answers matched by id. */
+class Server {
+  constructor(db) {
+    this.child = spawn(BIN, ["--db", db], { stdio: ["pipe", "pipe", "pipe"] });
+    this.nextId = 1;
+    this.waiting = new Map();
+    this.child.stderr.resume();
+    readline.createInterface({ input: this.child.stdout }).on("line", (line) => {
+      const m = JSON.parse(line);
+      const w = m.id !== undefined && m.method === undefined ? this.waiting.get(m.id) : undefined;
+      if (w) {
+        this.waiting.delete(m.id);
+        w(m);
+      }
+    });
+  }
+  send(method, params) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  }
+  notify(method, params) {
+    this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method, params }) + "\n");
+  }
+  async call(name, args) {
+    const m = await this.send("tools/call", { name, arguments: args });
+    assert.equal(m.error, undefined, JSON.stringify(m.error));
+    assert.notEqual(m.result.isError, true, JSON.stringify(m.result));
+    return m.result;
+  }
+  close() {
+    this.child.stdin.end();
+  }
+}
+
+const artifact = (revision) => ({ revision, format: "step", uri: FILE, units: "mm" });
+
+// The host page: the card in a sandboxed srcdoc iframe (scripts only: an opaque origin), and
+// the host's half of the protocol. Tool calls go to the test through window.toServer.
+const HOST_PAGE = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>host</title>
+<style>body{margin:0;background:#888}iframe{border:0;width:100%;display:block}</style></head>
+<body><iframe id="card" sandbox="allow-scripts" title="Review card"></iframe>
+<script>
+window.fromCard = [];
+window.hostState = { context: null, toolInput: null, toolResult: null };
+const frame = document.getElementById("card");
+function send(m) { frame.contentWindow.postMessage(Object.assign({ jsonrpc: "2.0" }, m), "*"); }
+window.sendToCard = send;
+window.addEventListener("message", async (event) => {
+  if (event.source !== frame.contentWindow) return;
+  const m = event.data;
+  window.fromCard.push(m);
+  if (m.method === "ui/initialize") {
+    send({ id: m.id, result: {
+      protocolVersion: "2026-01-26",
+      hostInfo: { name: "review-mcp browser test host", version: "1" },
+      hostCapabilities: { serverTools: {}, logging: {} },
+      hostContext: window.hostState.context,
+    } });
+  } else if (m.method === "ui/notifications/initialized") {
+    send({ method: "ui/notifications/tool-input", params: { arguments: window.hostState.toolInput } });
+    send({ method: "ui/notifications/tool-result", params: window.hostState.toolResult });
+  } else if (m.method === "ui/notifications/size-changed") {
+    if (typeof m.params.height === "number") frame.style.height = m.params.height + "px";
+  } else if (m.method === "tools/call") {
+    const answer = await window.toServer(m.params);
+    send(Object.assign({ id: m.id }, answer));
+  }
+});
+window.loadCard = (html) => { frame.srcdoc = html; };
+</script></body></html>`;
+
+let dir;
+let server;
+let browser;
+let cardHtml;
+let showResult;
+let decisionId;
+
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "review-card-"));
+  server = new Server(path.join(dir, "review.db"));
+  const init = await server.send("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: UI_CAPS,
+    clientInfo: { name: "browser-test-host", version: "1" },
+  });
+  assert.equal(init.result.protocolVersion, "2025-11-25");
+  server.notify("notifications/initialized", {});
+  // The same subject at an older revision of the file: stale against the current one.
+  await server.call("remember_decision", {
+    artifact: artifact(OLD),
+    subject: "bore tolerance",
+    disposition: "hold",
+    basis: [{ requirement: "Bore 12H7", source: "drawing", state: "violated", evidence: "measured 12.030 mm" }],
+  });
+  const current = await server.call("remember_decision", {
+    artifact: artifact(REV),
+    subject: SUBJECT,
+    disposition: "hold for the engineer",
+    summary: HOSTILE,
+    basis: [
+      { requirement: "Bore 12H7", source: "drawing", sourceDetail: "note 4", state: "satisfied",
+        evidence: "12.008 mm by the geometry server", faces: ["face:12"] },
+      { requirement: "Wall at least 2.0 mm", source: "shop-spec", state: "violated",
+        evidence: "1.6 mm at the slot", faces: ["face:3", "face:4"] },
+      { requirement: "Thread M6x1", source: "standard", state: "unresolved",
+        question: "Is the thread rolled or cut?" },
+      { requirement: "Surface finish Ra 1.6", source: "model-pmi", state: "conflicting",
+        question: "The drawing says Ra 3.2: which governs?", faces: ["face:7"] },
+    ],
+  });
+  decisionId = current.structuredContent.decision.id;
+  await server.call("remember", {
+    artifact: artifact(REV), name: "mating face", note: "Bolts to the frame", entity_ids: ["face:12"],
+  });
+  const read = await server.send("resources/read", { uri: CARD_URI });
+  assert.equal(read.error, undefined, JSON.stringify(read.error));
+  assert.equal(read.result.contents[0].mimeType, APP_MIME);
+  cardHtml = read.result.contents[0].text;
+  showResult = await server.call("show_review", { artifact: artifact(REV) });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A host page with the card loaded, the host context `context`; every request recorded. */
+async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) } }) {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 }, colorScheme });
+  const requests = [];
+  page.on("request", (r) => requests.push(r.url()));
+  await page.exposeFunction("toServer", async (params) => {
+    const m = await server.send("tools/call", params);
+    return m.error ? { error: m.error } : { result: m.result };
+  });
+  await page.setContent(HOST_PAGE);
+  await page.evaluate(([ctx, input, result]) => {
+    window.hostState = { context: ctx, toolInput: input, toolResult: result };
+  }, [context, toolInput, showResult]);
+  await page.evaluate((html) => window.loadCard(html), cardHtml);
+  const card = page.frameLocator("#card");
+  await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor();
+  return { page, card, requests };
+}
+
+const bodyBackground = (page) =>
+  page.frames().find((f) => f !== page.mainFrame())
+    .evaluate(() => getComputedStyle(document.body).backgroundColor);
+
+/** Until the card's last size-changed has been applied to the frame. */
+async function settle(page) {
+  let last = -1;
+  for (let i = 0; i < 20; i++) {
+    await page.waitForTimeout(100);
+    const n = await page.evaluate(() => window.fromCard.length);
+    if (n === last) return;
+    last = n;
+  }
+}
+
+const isDark = (rgb) => {
+  const [r, g, b] = rgb.match(/\d+/g).map(Number);
+  return (r + g + b) / 3 < 100;
+};
+
+test("card_html_is_valid_html5_and_under_64_kb", async () => {
+  const bytes = Buffer.byteLength(cardHtml, "utf8");
+  console.log(`card: ${bytes} bytes`);
+  assert.ok(bytes < 64 * 1024, `${bytes} bytes`);
+  const validator = new HtmlValidate({ extends: ["html-validate:recommended"] });
+  const report = await validator.validateString(cardHtml);
+  const messages = report.results.flatMap((r) => r.messages.map((m) => `${m.line}:${m.column} ${m.ruleId} ${m.message}`));
+  assert.deepEqual(messages, []);
+  assert.doesNotMatch(cardHtml, /https?:\/\//, "no external URL anywhere in the card");
+});
+
+test("card_handshake_render_verdicts_round_trip_through_the_binary", async () => {
+  const { page, card, requests } = await openCard({
+    context: { theme: "light", displayMode: "inline", styles: { variables: { "--font-sans": "sans-serif" } } },
+  });
+  // The handshake as the ext-apps SDK's types have it, then initialized after the answer.
+  const log = await page.evaluate(() => window.fromCard);
+  const init = log.find((m) => m.method === "ui/initialize");
+  assert.equal(init.params.protocolVersion, "2026-01-26");
+  assert.equal(typeof init.params.appInfo.name, "string");
+  assert.equal(typeof init.params.appInfo.version, "string");
+  assert.equal(typeof init.params.appCapabilities, "object");
+  const order = log.map((m) => m.method);
+  assert.ok(order.indexOf("ui/notifications/initialized") > order.indexOf("ui/initialize"));
+  assert.ok(log.some((m) => m.method === "ui/notifications/size-changed" && m.params.height > 200));
+
+  // The data is text, never markup: the hostile summary shows as written and adds no element.
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  assert.equal(await frame.evaluate(() => document.querySelectorAll("img, b").length), 0);
+  await card.getByText(HOSTILE, { exact: true }).first().waitFor();
+  assert.ok(!log.includes("pwned"));
+
+  // State colour-coded and spelled out; stale marked; verdict provenance absent so far.
+  for (const s of ["satisfied", "violated", "unresolved", "conflicting"]) {
+    await card.getByText(new RegExp(`^. ${s}$`)).first().waitFor();
+  }
+  await card.getByText("\u26a0 stale").first().waitFor();
+  await card.getByText("Is the thread rolled or cut?").first().waitFor();
+
+  // Accept item 3 with the mouse; Reject item 2 from the keyboard, with a reason.
+  await card.getByRole("button", { name: "Accept item 3: Thread M6x1" }).click();
+  await card.getByRole("status").getByText(/Recorded: accepted item 3/).waitFor();
+  await card.getByRole("textbox", { name: "Reason for item 2: Wall at least 2.0 mm" }).fill("Slot wall is fine for this load");
+  await card.getByRole("button", { name: "Reject item 2: Wall at least 2.0 mm" }).focus();
+  await page.keyboard.press("Enter");
+  await card.getByRole("status").getByText(/Recorded: rejected item 2/).waitFor();
+  // Re-rendered from record_verdict's result, with who gave each verdict.
+  assert.equal(await card.getByText(/by engineer \(review card\)/).count(), 2);
+
+  // Read back from the binary: both verdicts are the engineer's, via the app.
+  const back = await server.call("recall_decisions", { artifact: artifact(REV), subject: SUBJECT });
+  const basis = back.structuredContent.decisions[0].basis;
+  assert.equal(basis[2].verdict.judgement, "accepted");
+  assert.equal(basis[2].verdict.via, "app");
+  assert.equal(basis[1].verdict.judgement, "rejected");
+  assert.equal(basis[1].verdict.via, "app");
+  assert.equal(basis[1].verdict.reason, "Slot wall is fine for this load");
+  assert.equal(basis[0].verdict, undefined);
+  assert.equal(back.structuredContent.decisions[0].id, decisionId);
+
+  // The light theme, then the host switches to dark.
+  assert.ok(!isDark(await bodyBackground(page)));
+  await card.locator("body").evaluate(() => document.fonts.ready);
+  await settle(page);
+  await page.locator("#card").screenshot({ path: path.join(SHOTS, "card-light.png") });
+  await page.evaluate(() => window.sendToCard({ method: "ui/notifications/host-context-changed", params: { theme: "dark" } }));
+  await frame.waitForFunction(() => document.documentElement.getAttribute("data-theme") === "dark");
+  assert.ok(isDark(await bodyBackground(page)));
+  await settle(page);
+  await page.locator("#card").screenshot({ path: path.join(SHOTS, "card-dark.png") });
+
+  const outside = requests.filter((u) => !/^(about:|data:)/.test(u));
+  assert.deepEqual(outside, [], "the card made no network request");
+  await page.close();
+});
+
+test("card_without_a_host_theme_follows_prefers_color_scheme", async () => {
+  for (const [scheme, dark] of [["dark", true], ["light", false]]) {
+    const { page, requests } = await openCard({ context: {}, colorScheme: scheme });
+    assert.equal(isDark(await bodyBackground(page)), dark, scheme);
+    assert.deepEqual(requests.filter((u) => !/^(about:|data:)/.test(u)), []);
+    await page.close();
+  }
+});
+
+test("card_shows_only_the_subject_of_show_reviews_input_even_after_an_echoed_call", async () => {
+  const { page, card } = await openCard({
+    context: { theme: "light" }, toolInput: { artifact: artifact(REV), subject: SUBJECT },
+  });
+  await card.getByText("Nothing recorded for these files at other revisions.").waitFor();
+  assert.equal(await card.getByText("bore tolerance").count(), 0);
+  // A host may echo the card's own calls as tool-input: record_verdict's arguments name no
+  // artifact and must not widen what the card shows.
+  await page.evaluate(() => window.sendToCard({ method: "ui/notifications/tool-input",
+    params: { arguments: { decision_id: "dec_x", index: 0, judgement: "accepted" } } }));
+  await card.getByRole("button", { name: "Accept item 4: Surface finish Ra 1.6" }).click();
+  await card.getByRole("status").getByText(/Recorded: accepted item 4/).waitFor();
+  assert.equal(await card.getByText("bore tolerance").count(), 0);
+  await page.close();
+});
+
+test("card_renders_a_result_without_structured_content_from_its_json_text_block", async () => {
+  // What a 2025-03-26 session gets: the same JSON as the second text block only.
+  const old = { content: showResult.content };
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
+  await page.exposeFunction("toServer", async () => ({ error: { code: -32603, message: "unused" } }));
+  await page.setContent(HOST_PAGE);
+  await page.evaluate(([input, result]) => {
+    window.hostState = { context: { theme: "light" }, toolInput: input, toolResult: result };
+  }, [{ artifact: artifact(REV) }, old]);
+  await page.evaluate((html) => window.loadCard(html), cardHtml);
+  const card = page.frameLocator("#card");
+  await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor();
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).waitFor();
+  await page.close();
+});
+
+test("card_shows_a_refused_verdict_and_records_nothing", async () => {
+  // A tools/call the server refuses (the decision forgotten since the card was shown) is
+  // reported in the card, not rendered as success.
+  const { page, card } = await openCard({ context: { theme: "light" } });
+  await server.call("forget", { artifact: artifact(OLD), subject: "bore tolerance" });
+  await page.evaluate(() => {
+    const real = window.toServer;
+    window.toServer = (p) => real(Object.assign({}, p, { arguments: Object.assign({}, p.arguments, { decision_id: "dec_gone" }) }));
+  });
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).click();
+  await card.getByRole("status").getByText(/no decision dec_gone/).waitFor();
+  const back = await server.call("recall_decisions", { artifact: artifact(REV), subject: SUBJECT });
+  assert.equal(back.structuredContent.decisions[0].basis[0].verdict, undefined);
+  await page.close();
+});

@@ -1,0 +1,450 @@
+//! The engineer's verdicts: asked through the host's form (`request_verdicts`, here in its
+//! stateless 2026-07-28 form, whose two calls need no server memory), recorded with their
+//! provenance, never overwritten or silently erased by the assistant, and found again by
+//! `recall_decisions`' verdict filters, the revision resource and the report.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use review_mcp::server::Server;
+use review_mcp::service::Service;
+use review_mcp::store::Store;
+use serde_json::{Value, json};
+
+const REV: &str = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
+
+struct Modern {
+    server: Server,
+    id: i64,
+}
+
+fn artifact() -> Value {
+    json!({"revision": REV, "format": "step", "uri": "/work/bracket.step"})
+}
+
+impl Modern {
+    fn new() -> Modern {
+        Modern {
+            server: Server::new(Service::new(Store::open_in_memory().unwrap())),
+            id: 0,
+        }
+    }
+
+    /// One request with the envelope declaring `caps`; the response.
+    fn request(&mut self, method: &str, mut params: Value, caps: Value) -> Value {
+        self.id += 1;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": caps,
+        });
+        let line = json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params});
+        let out = self.server.handle_line(line.to_string().as_bytes());
+        out.into_iter()
+            .find(|m| m.get("id").is_some())
+            .expect("an answer")
+    }
+
+    fn call(&mut self, tool: &str, args: Value, caps: Value) -> Value {
+        self.request("tools/call", json!({"name": tool, "arguments": args}), caps)
+    }
+
+    fn structured(&mut self, tool: &str, args: Value) -> Value {
+        let r = self.call(tool, args, json!({}));
+        assert_ne!(r["result"]["isError"], json!(true), "{r}");
+        r["result"]["structuredContent"].clone()
+    }
+
+    /// request_verdicts's two calls: the question, then the retry carrying `answer`.
+    fn ask_and_answer(&mut self, args: Value, answer: Value) -> Value {
+        let asked = self.call("request_verdicts", args.clone(), form());
+        assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+        let state = asked["result"]["requestState"].clone();
+        self.request(
+            "tools/call",
+            json!({"name": "request_verdicts", "arguments": args,
+                   "inputResponses": {"verdicts": answer}, "requestState": state}),
+            form(),
+        )
+    }
+
+    fn decision(&mut self) -> Value {
+        let got = self.structured(
+            "recall_decisions",
+            json!({"artifact": artifact(), "subject": "bore"}),
+        );
+        got["decisions"][0].clone()
+    }
+}
+
+fn form() -> Value {
+    json!({"elicitation": {"form": {}}})
+}
+
+fn basis(verdict_on_first: Option<Value>) -> Value {
+    let mut first = json!({"requirement": "Bore 12H7", "source": "drawing", "state": "unresolved",
+                           "question": "Which reamer?"});
+    if let Some(v) = verdict_on_first {
+        first["verdict"] = v;
+    }
+    json!([
+        first,
+        {"requirement": "Wall at least 2 mm", "source": "assistant-proposed", "state": "satisfied",
+         "evidence": "measure: 2.4 mm"},
+        {"requirement": "Chamfer 0.5", "source": "drawing", "state": "satisfied"}
+    ])
+}
+
+fn remember(c: &mut Modern, basis: Value) -> Value {
+    c.structured(
+        "remember_decision",
+        json!({"artifact": artifact(), "subject": "bore", "disposition": "hold", "basis": basis}),
+    )
+}
+
+fn ask_args() -> Value {
+    json!({"artifact": artifact(), "subject": "bore"})
+}
+
+#[test]
+fn the_form_asks_every_item_without_an_engineer_verdict_and_records_the_answers_as_the_engineers() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(Some(json!({"judgement": "accepted"}))));
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required");
+    assert!(result.get("ttlMs").is_none() && result.get("content").is_none());
+    let params = &result["inputRequests"]["verdicts"]["params"];
+    assert_eq!(
+        result["inputRequests"]["verdicts"]["method"],
+        "elicitation/create"
+    );
+    assert_eq!(params["mode"], "form");
+    let schema = &params["requestedSchema"];
+    assert_eq!(schema["type"], "object");
+    // The assistant's relayed verdict on item 0 is not the engineer's: it is asked too.
+    assert_eq!(
+        schema["required"],
+        json!(["judgement_0", "judgement_1", "judgement_2"])
+    );
+    for (key, p) in schema["properties"].as_object().unwrap() {
+        assert_eq!(p["type"], "string", "{key}: flat primitives only");
+    }
+    assert_eq!(
+        schema["properties"]["judgement_1"]["enum"],
+        json!(["accepted", "rejected"])
+    );
+    let message = params["message"].as_str().unwrap();
+    for shown in [
+        "Bore 12H7",
+        "Which reamer?",
+        "measure: 2.4 mm",
+        "assistant-proposed",
+    ] {
+        assert!(message.contains(shown), "the form shows {shown}: {message}");
+    }
+
+    let state = result["requestState"].clone();
+    let done = c.request(
+        "tools/call",
+        json!({"name": "request_verdicts", "arguments": ask_args(), "requestState": state,
+               "inputResponses": {"verdicts": {"action": "accept", "content": {
+                   "judgement_0": "rejected", "reason_0": "reamer unknown",
+                   "judgement_1": "accepted", "judgement_2": "accepted", "reason_2": "  "}}}}),
+        form(),
+    );
+    let out = &done["result"]["structuredContent"];
+    assert_eq!(out["outcome"], "recorded", "{done}");
+    assert_eq!(out["recorded"], json!([0, 1, 2]));
+    let d = c.decision();
+    let v0 = &d["basis"][0]["verdict"];
+    assert_eq!(
+        (&v0["judgement"], &v0["via"], &v0["reason"]),
+        (
+            &json!("rejected"),
+            &json!("elicitation"),
+            &json!("reamer unknown")
+        )
+    );
+    assert!(v0["at"].as_str().unwrap().ends_with('Z'));
+    assert!(
+        d["basis"][2]["verdict"].get("reason").is_none(),
+        "a blank reason is none"
+    );
+
+    // Now nothing is left to ask.
+    let again = c.call("request_verdicts", ask_args(), form());
+    assert_eq!(
+        again["result"]["structuredContent"]["outcome"], "nothing_to_ask",
+        "{again}"
+    );
+    // The same answer replayed on the old state: the basis it showed is gone.
+    let replay = c.request(
+        "tools/call",
+        json!({"name": "request_verdicts", "arguments": ask_args(), "requestState": state,
+               "inputResponses": {"verdicts": {"action": "accept", "content": {
+                   "judgement_0": "accepted", "judgement_1": "accepted", "judgement_2": "accepted"}}}}),
+        form(),
+    );
+    assert_eq!(replay["result"]["isError"], json!(true), "{replay}");
+    assert_eq!(c.decision()["basis"][0]["verdict"]["judgement"], "rejected");
+
+    // The report and the revision resource show who gave it.
+    let report = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{REV}/report")}),
+        json!({}),
+    );
+    let text = report["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(text.contains("rejected by the engineer (form), "), "{text}");
+    assert!(
+        text.contains("3 given by the engineer, 0 relayed"),
+        "{text}"
+    );
+    let view = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{REV}")}),
+        json!({}),
+    );
+    let view: Value =
+        serde_json::from_str(view["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        view["decisions"][0]["basis"][0]["verdict"]["via"], "elicitation",
+        "{view}"
+    );
+}
+
+#[test]
+fn an_assistant_replacement_keeps_the_engineers_verdicts_and_says_so() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    let done = c.ask_and_answer(
+        json!({"artifact": artifact(), "subject": "bore", "items": [0, 2]}),
+        json!({"action": "accept", "content": {"judgement_0": "rejected", "judgement_2": "accepted"}}),
+    );
+    assert_eq!(
+        done["result"]["structuredContent"]["recorded"],
+        json!([0, 2])
+    );
+
+    // The assistant resends the basis: item 0 with its own verdict, item 2 left out.
+    let replaced = c.call(
+        "remember_decision",
+        json!({"artifact": artifact(), "subject": "bore", "disposition": "release", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+             "verdict": {"judgement": "accepted", "reason": "looks fine"}},
+            {"requirement": "Wall at least 2 mm", "source": "assistant-proposed", "state": "satisfied",
+             "verdict": {"judgement": "accepted"}}
+        ]}),
+        json!({}),
+    );
+    let out = &replaced["result"]["structuredContent"];
+    let kept = &out["engineer_verdicts_kept"][0];
+    assert_eq!(kept["index"], 0);
+    assert_eq!(kept["verdict"]["judgement"], "rejected");
+    assert_eq!(kept["offered"]["judgement"], "accepted");
+    assert_eq!(kept["offered"]["via"], "assistant");
+    assert_eq!(
+        out["engineer_verdicts_removed"][0]["requirement"],
+        "Chamfer 0.5"
+    );
+    let summary = replaced["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(summary.contains("outranks yours"), "{summary}");
+    assert!(summary.contains("Removed with their items"), "{summary}");
+    let d = c.decision();
+    assert_eq!(d["basis"][0]["verdict"]["via"], "elicitation");
+    assert_eq!(d["basis"][0]["verdict"]["judgement"], "rejected");
+    assert_eq!(d["basis"][1]["verdict"]["via"], "assistant");
+
+    // Copying the recalled decision back unchanged keeps everything, claims included.
+    let copy = c.call(
+        "remember_decision",
+        json!({"artifact": artifact(), "subject": "bore", "disposition": "release",
+               "basis": d["basis"].clone()}),
+        json!({}),
+    );
+    assert_ne!(copy["result"]["isError"], json!(true), "{copy}");
+    assert_eq!(c.decision()["basis"], d["basis"]);
+
+    // A verdict in arguments can never claim the engineer's channels.
+    for via in ["elicitation", "app"] {
+        let claim = c.call(
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "bore", "disposition": "release", "basis": [
+                {"requirement": "Wall at least 2 mm", "source": "assistant-proposed",
+                 "state": "satisfied", "verdict": {"judgement": "rejected", "via": via}}
+            ]}),
+            json!({}),
+        );
+        assert_eq!(claim["result"]["isError"], json!(true), "{claim}");
+        assert_eq!(c.decision()["basis"], d["basis"], "nothing written");
+    }
+}
+
+#[test]
+fn declined_cancelled_or_mismatched_answers_write_nothing() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    let before = c.decision();
+    for (action, outcome) in [("decline", "declined"), ("cancel", "cancelled")] {
+        let r = c.ask_and_answer(ask_args(), json!({"action": action}));
+        assert_eq!(r["result"]["structuredContent"]["outcome"], outcome, "{r}");
+        assert_ne!(r["result"]["isError"], json!(true));
+        assert_eq!(r["result"]["structuredContent"]["recorded"], json!([]));
+    }
+    for content in [
+        json!({"judgement_0": "maybe", "judgement_1": "accepted", "judgement_2": "accepted"}),
+        json!({"judgement_0": "accepted", "judgement_1": "accepted"}),
+        json!({"judgement_0": "accepted", "judgement_1": "accepted", "judgement_2": "accepted",
+               "judgement_7": "accepted"}),
+        json!({"judgement_0": true, "judgement_1": "accepted", "judgement_2": "accepted"}),
+    ] {
+        let r = c.ask_and_answer(ask_args(), json!({"action": "accept", "content": content}));
+        assert_eq!(r["result"]["isError"], json!(true), "{content}: {r}");
+    }
+    assert_eq!(c.decision(), before);
+}
+
+#[test]
+fn request_state_is_sealed_bound_to_its_call_and_the_capability_is_required() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    // No elicitation declared in this request: -32021, naming the capability.
+    let r = c.call("request_verdicts", ask_args(), json!({}));
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert!(r["error"]["data"]["requiredCapabilities"]["elicitation"].is_object());
+    let r = c.call(
+        "request_verdicts",
+        ask_args(),
+        json!({"elicitation": {"url": {}}}),
+    );
+    assert_eq!(
+        r["error"]["code"], -32021,
+        "url mode only cannot show a form"
+    );
+
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let state = asked["result"]["requestState"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answer = json!({"action": "accept", "content": {
+        "judgement_0": "accepted", "judgement_1": "accepted", "judgement_2": "accepted"}});
+    let retry = |c: &mut Modern, args: Value, state: &str| {
+        c.request(
+            "tools/call",
+            json!({"name": "request_verdicts", "arguments": args, "requestState": state,
+                   "inputResponses": {"verdicts": answer.clone()}}),
+            form(),
+        )
+    };
+    // One character changed anywhere: refused like a cursor.
+    let mut tampered = state.clone().into_bytes();
+    let at = tampered.len() / 2;
+    tampered[at] = if tampered[at] == b'0' { b'1' } else { b'0' };
+    let tampered = String::from_utf8(tampered).unwrap();
+    for bad in [tampered.as_str(), "rv1.00.00", "", "c2.1.1.1.0"] {
+        let r = retry(&mut c, ask_args(), bad);
+        assert_eq!(r["error"]["code"], -32602, "{bad}: {r}");
+    }
+    // The state of one call does not answer another.
+    let other = json!({"artifact": artifact(), "subject": "bore", "items": [1]});
+    let r = retry(&mut c, other, &state);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    // A state issued by another database is refused.
+    let mut elsewhere = Modern::new();
+    remember(&mut elsewhere, basis(None));
+    let r = retry(&mut elsewhere, ask_args(), &state);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    // A retry without the answer is asked again.
+    let r = c.request(
+        "tools/call",
+        json!({"name": "request_verdicts", "arguments": ask_args(), "requestState": state,
+               "inputResponses": {"other": {}}}),
+        form(),
+    );
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    // Nothing was written by any of it.
+    assert!(c.decision()["basis"][0].get("verdict").is_none());
+    // The genuine state still works.
+    let r = retry(&mut c, ask_args(), &state);
+    assert_eq!(
+        r["result"]["structuredContent"]["outcome"], "recorded",
+        "{r}"
+    );
+}
+
+#[test]
+fn recall_decisions_filters_on_verdict_state_and_provenance() {
+    let mut c = Modern::new();
+    let subjects = ["none", "relayed", "engineer"];
+    for s in subjects {
+        let verdict = (s == "relayed").then(|| json!({"judgement": "accepted"}));
+        let mut b = json!([{"requirement": "Bore", "source": "drawing", "state": "satisfied"}]);
+        if let Some(v) = verdict {
+            b[0]["verdict"] = v;
+        }
+        c.structured(
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": s, "disposition": "hold", "basis": b}),
+        );
+    }
+    c.ask_and_answer(
+        json!({"artifact": artifact(), "subject": "engineer"}),
+        json!({"action": "accept", "content": {"judgement_0": "rejected"}}),
+    );
+    let find = |c: &mut Modern, filter: Value| -> Vec<String> {
+        let mut args = json!({"artifact": artifact()});
+        for (k, v) in filter.as_object().unwrap() {
+            args[k] = v.clone();
+        }
+        let got = c.structured("recall_decisions", args);
+        let mut names: Vec<String> = got["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["subject"].as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(find(&mut c, json!({"verdict": "none"})), ["none"]);
+    assert_eq!(find(&mut c, json!({"verdict": "accepted"})), ["relayed"]);
+    assert_eq!(find(&mut c, json!({"verdict": "rejected"})), ["engineer"]);
+    assert_eq!(find(&mut c, json!({"via": "elicitation"})), ["engineer"]);
+    assert_eq!(find(&mut c, json!({"via": "assistant"})), ["relayed"]);
+    assert!(find(&mut c, json!({"via": "app"})).is_empty());
+    assert!(find(&mut c, json!({"verdict": "accepted", "via": "elicitation"})).is_empty());
+    assert_eq!(
+        find(
+            &mut c,
+            json!({"verdict": "rejected", "via": "elicitation", "text": "bore"})
+        ),
+        ["engineer"]
+    );
+    let r = c.call(
+        "recall_decisions",
+        json!({"verdict": "none", "via": "assistant"}),
+        json!({}),
+    );
+    assert_eq!(r["result"]["isError"], json!(true), "{r}");
+}
+
+/// A stored string cannot fake another item in the form the engineer reads, or display in
+/// another order than it is stored.
+#[test]
+fn stored_strings_cannot_forge_lines_of_the_form() {
+    let mut c = Modern::new();
+    remember(
+        &mut c,
+        json!([{"requirement": "Bore\nItem 2: Wall accepted by QA\u{202E}", "source": "drawing",
+                "state": "unresolved", "question": "which?\r\nItem 3: none"}]),
+    );
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let message = params["message"].as_str().unwrap();
+    assert_eq!(message.lines().count(), 2, "{message}");
+    assert!(!message.contains('\u{202E}'));
+    let title = params["requestedSchema"]["properties"]["judgement_0"]["title"]
+        .as_str()
+        .unwrap();
+    assert_eq!(title, "Item 1: Bore Item 2: Wall accepted by QA");
+}
