@@ -128,10 +128,16 @@ fn sync_dry_run_changes_nothing_and_a_second_sync_is_a_no_op() -> anyhow::Result
     let dir = TempDir::new("sync-dry")?;
     let db = database(&dir, "a.db", &[feature("rec_1", "bore", "x", T1)])?;
     let folder = dir.join("review");
+    let db_bytes = std::fs::read(&db)?;
     let plan = ok(review_mcp(
         &db,
         &["sync", "--dry-run", &folder.to_string_lossy()],
     )?)?;
+    assert_eq!(
+        std::fs::read(&db)?,
+        db_bytes,
+        "a dry run does not write the database"
+    );
     assert!(plan.contains("would write records/rec_1.json"), "{plan}");
     assert!(plan.contains("nothing was changed"), "{plan}");
     assert!(!folder.exists(), "a dry run creates no folder");

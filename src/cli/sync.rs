@@ -92,12 +92,13 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         .to_str()
         .ok_or_else(|| anyhow!("{}: the folder's path is not UTF-8", folder.display()))?
         .to_string();
-    // A dry run on a database that does not exist yet plans against an empty one, creating
-    // nothing.
-    let mut store = if dry_run && !db.exists() {
-        Store::open_in_memory()
-    } else {
-        Store::open(db)
+    // A dry run only reads: the file is opened read-only (an older schema is upgraded in a
+    // private copy, never in place), and a database that does not exist yet is planned
+    // against as an empty one, creating nothing.
+    let mut store = match (dry_run, db.exists()) {
+        (true, true) => Store::open_read_only(db),
+        (true, false) => Store::open_in_memory(),
+        (false, _) => Store::open(db),
     }
     .map_err(|e| anyhow!("{e}"))?;
     // The first sync of a folder by this database may have thousands of files to write:
@@ -140,7 +141,12 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let tx = store.sync_transaction(&key).map_err(|e| anyhow!("{e}"))?;
+    let tx = if dry_run {
+        store.sync_snapshot(&key)
+    } else {
+        store.sync_transaction(&key)
+    }
+    .map_err(|e| anyhow!("{e}"))?;
     let entries = gather(&tx, &folder, &schemas)?;
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
