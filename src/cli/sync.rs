@@ -111,20 +111,28 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         let snapshot = store.sync_snapshot(&key).map_err(|e| anyhow!("{e}"))?;
         if !snapshot.has_bases().map_err(|e| anyhow!("{e}"))? {
             // With no bases, an item is written to the folder when the folder lacks its file.
-            let entries = read_database(&snapshot)?;
-            let mut early: Vec<(PathBuf, &Item)> = entries
-                .values()
-                .filter_map(|e| e.db.as_ref().map(|(_, item)| item))
-                .map(|item| (file_of(&folder, item.kind(), item.id()), item))
-                .filter(|(path, _)| !path.exists())
-                .collect();
+            let lacking = |entries: &BTreeMap<(ItemKind, String), Entry>| -> usize {
+                entries
+                    .keys()
+                    .filter(|(kind, id)| !file_of(&folder, *kind, id).exists())
+                    .count()
+            };
+            let many = lacking(&read_database(&snapshot)?) >= WRITE_BATCH;
             // Only worth it for many files; and nothing is written before the folder is known
-            // to validate (a refused sync changes nothing).
-            if early.len() < WRITE_BATCH {
-                early.clear();
-            } else {
-                gather(&snapshot, &folder, &schemas)?;
-            }
+            // to validate (a refused sync changes nothing). The first look is dropped before
+            // `gather` reads the database again, so only one copy is held.
+            let entries = match many {
+                true => gather(&snapshot, &folder, &schemas)?,
+                false => BTreeMap::new(),
+            };
+            let early: Vec<(PathBuf, &Item)> = entries
+                .iter()
+                .filter(|(_, e)| action_of(e) == Action::ToFolder)
+                .filter_map(|((kind, id), e)| {
+                    e.db.as_ref()
+                        .map(|(_, item)| (file_of(&folder, *kind, id), item))
+                })
+                .collect();
             drop(snapshot);
             log::debug!("sync: {} files written before the lock", early.len());
             written_early.extend(
