@@ -21,6 +21,8 @@
 //! - `cli/import_rules.rs`: the shapes and rules every import line must meet.
 //! - `cli/backup.rs`: `backup`, a checked copy of the database.
 //! - `cli/check.rs`: `check`, the integrity check as an exit status.
+//! - `cli/sync.rs`: `sync`, a folder in the team's repository kept in step with the database.
+//! - `cli/merge_file.rs`: `merge-file`, the git merge driver of a synced folder.
 //! - `cli/replay.rs`: `replay`, transcripts against a server, or blessed.
 //! - `cli/fixtures.rs`: what the unit tests share.
 
@@ -35,9 +37,11 @@ pub mod help;
 pub mod import;
 mod import_rules;
 mod invocation;
+pub mod merge_file;
 mod output;
 pub mod replay;
 pub mod revision;
 pub mod serve;
+pub mod sync;
 
 pub use invocation::{Command, DB_ENV, Invocation, parse};

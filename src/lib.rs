@@ -16,7 +16,7 @@
 //!
 //! Modules in reading order: [`framing`], [`jsonrpc`], [`wire`], [`server`], [`era`],
 //! [`version`], [`call`], [`service`], [`tools`], [`prompts`], [`resources`],
-//! [`completions`], [`review`], [`store`], [`replay`], [`logging`], [`text`], [`time`],
+//! [`completions`], [`review`], [`store`], [`sync`], [`replay`], [`logging`], [`text`], [`time`],
 //! [`bounds`]. Imports point down this diagram; `version`, `text` and `time` are leaves that
 //! import nothing from the crate.
 
@@ -35,6 +35,7 @@ pub mod review;
 pub mod server;
 pub mod service;
 pub mod store;
+pub mod sync;
 pub mod text;
 pub mod time;
 pub mod tools;

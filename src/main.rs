@@ -47,6 +47,8 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
         Command::Import { file } => cli::import::run(&db, &file),
         Command::Check => cli::check::run(&db),
         Command::Backup { file } => cli::backup::run(&db, &file),
+        Command::Sync { dir, dry_run } => cli::sync::run(&db, &dir, dry_run),
+        Command::MergeFile { base, ours, theirs } => cli::merge_file::run(&base, &ours, &theirs),
         Command::Replay {
             bless: true, files, ..
         } => cli::replay::bless(&files),

@@ -16,8 +16,16 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// The subcommands, as typed.
-const SUBCOMMANDS: [&str; 7] = [
-    "serve", "revision", "export", "import", "check", "backup", "replay",
+const SUBCOMMANDS: [&str; 9] = [
+    "serve",
+    "revision",
+    "export",
+    "import",
+    "check",
+    "backup",
+    "sync",
+    "merge-file",
+    "replay",
 ];
 
 /// The command line as typed, before any rule beyond "is this a known flag" is applied.
@@ -29,6 +37,7 @@ pub struct RawArgs {
     pub(super) help: bool,
     pub(super) version: bool,
     pub(super) bless: bool,
+    pub(super) dry_run: bool,
     pub(super) subcommand: Option<&'static str>,
     pub(super) positionals: Vec<OsString>,
 }
@@ -92,7 +101,7 @@ impl RawArgs {
                 "--db" => Some(ValueFlag::Db),
                 "-o" | "--output" => Some(ValueFlag::Output),
                 "--command" => Some(ValueFlag::Command),
-                "-h" | "--help" | "-V" | "--version" | "--bless" => None,
+                "-h" | "--help" | "-V" | "--version" | "--bless" | "--dry-run" => None,
                 _ => return Err(UsageError(format!("unknown flag '{}'", short(flag)))),
             };
             match value_flag {
@@ -103,6 +112,7 @@ impl RawArgs {
                     let slot = match flag {
                         "-h" | "--help" => &mut raw.help,
                         "--bless" => &mut raw.bless,
+                        "--dry-run" => &mut raw.dry_run,
                         _ => &mut raw.version,
                     };
                     if *slot {

@@ -13,6 +13,8 @@ Usage: review-mcp [--db PATH] [serve]
        review-mcp [--db PATH] import FILE
        review-mcp [--db PATH] check
        review-mcp [--db PATH] backup FILE
+       review-mcp [--db PATH] sync [--dry-run] DIR
+       review-mcp merge-file BASE OURS THEIRS
        review-mcp replay [--command CMD | --bless] FILE...
        review-mcp --help | --version
 Try 'review-mcp --help' for more.";
@@ -40,6 +42,23 @@ Usage:
   review-mcp [--db PATH] backup FILE      Write a complete copy of the database to FILE (a new
                                           file), consistent even while servers write.
   export, check and backup only read the database: they work on a read-only file.
+  review-mcp [--db PATH] sync [--dry-run] DIR
+                                          Keep the folder DIR (in a team's git repository)
+                                          and the database in step, both ways: one file per
+                                          record and decision, three-way against what each
+                                          item was at the last sync of DIR; deletions travel,
+                                          conflicts are settled (the later edit wins, the
+                                          engineer's verdicts are kept) and reported. One
+                                          transaction; a file that does not validate refuses
+                                          the sync, naming it. Prints one line per kind of
+                                          change. --dry-run prints the plan, changes nothing.
+  review-mcp merge-file BASE OURS THEIRS  git merge driver for a synced folder: merge two
+                                          versions of an item file by the rule of sync, write
+                                          the result to OURS, exit 0; exit 1 and leave OURS
+                                          alone when a file is not an item. Set it up with
+                                          git config merge.review.driver \\
+                                            'review-mcp merge-file %O %A %B'
+                                          and `DIR/** merge=review` in .gitattributes.
   review-mcp replay [--command CMD | --bless] FILE...
                                           Replay protocol transcripts against this server (or
                                           against CMD, run through the shell) and report
@@ -56,6 +75,8 @@ Options:
   -o, --output FILE   export: write to FILE instead of stdout.
   --command CMD       replay: the server command line to test (default: this server, in
                       process), run once per FILE in a fresh directory named by {{dir}}.
+  --dry-run           sync: print what would be written, imported, deleted and merged, and
+                      change nothing (neither the folder nor the database).
   --bless             replay: rewrite each FILE's expectations from this server's answers,
                       keeping its sends, comments and {{any}} wildcards (review the diff).
   -h, --help          Print this help and exit.
@@ -113,6 +134,9 @@ mod tests {
             "import FILE",
             "check",
             "replay",
+            "sync [--dry-run] DIR",
+            "--dry-run",
+            "merge-file BASE OURS THEIRS",
             "REVIEW_MCP_DB_PATH",
             "./review-mcp.db",
             "MCP_LOG_LEVEL",

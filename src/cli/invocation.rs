@@ -31,6 +31,15 @@ pub enum Command {
     Backup {
         file: PathBuf,
     },
+    Sync {
+        dir: PathBuf,
+        dry_run: bool,
+    },
+    MergeFile {
+        base: PathBuf,
+        ours: PathBuf,
+        theirs: PathBuf,
+    },
     Replay {
         /// Rewrite each file's expectations from this server's answers instead of comparing.
         bless: bool,
@@ -84,6 +93,11 @@ impl RawArgs {
                 "--bless is only valid with 'replay', not '{sub}'"
             )));
         }
+        if self.dry_run && sub != "sync" {
+            return Err(UsageError(format!(
+                "--dry-run is only valid with 'sync', not '{sub}'"
+            )));
+        }
         if self.bless && self.command.is_some() {
             return Err(UsageError(
                 "--bless records this server's answers; it cannot be combined with --command"
@@ -124,6 +138,27 @@ impl RawArgs {
                     }
                 }
             }
+            "sync" => {
+                let mut files = files.into_iter();
+                match (files.next(), files.next()) {
+                    (Some(dir), None) => Command::Sync {
+                        dir,
+                        dry_run: self.dry_run,
+                    },
+                    (None, _) => return Err(UsageError("'sync' needs a DIR".into())),
+                    (Some(_), Some(_)) => {
+                        return Err(UsageError("'sync' takes exactly one DIR".into()));
+                    }
+                }
+            }
+            "merge-file" => match <[PathBuf; 3]>::try_from(files) {
+                Ok([base, ours, theirs]) => Command::MergeFile { base, ours, theirs },
+                Err(_) => {
+                    return Err(UsageError(
+                        "'merge-file' takes exactly three files: BASE OURS THEIRS".into(),
+                    ));
+                }
+            },
             "revision" if files.is_empty() => {
                 return Err(UsageError("'revision' needs at least one FILE".into()));
             }

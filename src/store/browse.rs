@@ -21,7 +21,7 @@ pub struct RevisionSummary {
     pub last_seq: i64,
 }
 
-fn decisions_with_basis(
+pub(super) fn decisions_with_basis(
     tx: &Transaction<'_>,
     rows: Vec<(i64, Decision, i64)>,
 ) -> Result<Vec<Decision>, StoreError> {

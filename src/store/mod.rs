@@ -28,6 +28,7 @@
 //! - `changes.rs`: the change journal the triggers keep, and `data_version`.
 //! - `complete.rs`: the stored values that start with a prefix, for `completion/complete`.
 //! - `import.rs`: importing an export, judged line by line in one transaction.
+//! - `sync.rs`: the one transaction of `review-mcp sync`: items by id and their bases.
 //! - `check.rs`: the integrity check and the schema version.
 //! - `fixtures.rs`: what the unit tests share.
 
@@ -55,6 +56,7 @@ mod records;
 mod renormalise;
 mod schema;
 mod search;
+mod sync;
 mod verdicts;
 
 use std::path::PathBuf;
@@ -73,6 +75,7 @@ pub use page::{Page, PageRequest, Position};
 pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
+pub use sync::{Base, DECISION, RECORD, SyncTx};
 pub use verdicts::{DecisionRef, VerdictsOutcome};
 
 /// How long a statement waits for another process's write lock before giving up.

@@ -6,7 +6,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -301,3 +301,18 @@ pub(super) fn add_verdict_provenance(tx: &rusqlite::Transaction<'_>) -> rusqlite
     }
     Ok(())
 }
+
+/// Sync bases: per folder kept in step by `review-mcp sync`, what each item looked like at the
+/// last sync (its canonical file text and that text's sha256), so a sync can tell which side
+/// changed an item since (see `store/sync.rs`). The folder is its absolute path. Every
+/// statement may run twice (a test replays the upgrades on a current file).
+const V7: &str = r#"
+CREATE TABLE IF NOT EXISTS sync_bases (
+    folder TEXT NOT NULL,
+    kind   TEXT NOT NULL CHECK (kind IN ('record', 'decision')),
+    id     TEXT NOT NULL,
+    hash   BLOB NOT NULL,
+    body   TEXT NOT NULL,
+    PRIMARY KEY (folder, kind, id)
+);
+"#;

@@ -1,0 +1,340 @@
+//! The rule for an item changed on both sides, shared by `sync` and `merge-file`.
+//!
+//! The later `updated_at` wins (equal times: the larger file text, so that every clone that
+//! meets the same two versions picks the same one, whichever side it calls its own). A
+//! decision's engineer verdicts (`via` `elicitation` or `app`) are then carried over, basis
+//! item by basis item, matched by requirement text as [`merge_verdicts`] matches them:
+//! - an item of the winner whose verdict is the assistant's (or missing) takes the loser's
+//!   engineer verdict on the same requirement: it is never replaced by an assistant's;
+//! - when both hold different engineer verdicts, the later `at` stands;
+//! - a loser's engineer verdict on a requirement the winner lacks is kept by appending that
+//!   item, unless the base already held that very verdict (then the winner removed the item
+//!   knowingly, and the removal is reported).
+//!
+//! [`merge_verdicts`]: crate::review::decision::merge_verdicts
+
+use super::Item;
+use crate::review::{BasisItem, Decision};
+
+/// One side of a merge: its version and what the report calls it (`database`, `ours`).
+#[derive(Debug, Clone, Copy)]
+pub struct Side<'a> {
+    pub item: &'a Item,
+    pub name: &'a str,
+}
+
+/// The outcome: the merged item and, when both sides had changed it, what the report says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub item: Item,
+    /// `None` when one side was unchanged since the base (or both agree): no conflict.
+    pub conflict: Option<String>,
+    /// What the rule did to the engineer's verdicts (also in `conflict`).
+    pub notes: Vec<String>,
+}
+
+/// Three-way merge of one item: a side unchanged since `base` takes the other side's
+/// version; otherwise the rule of this module. `Err` when the two are not the same kind of
+/// item or have different ids.
+pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<Resolved, String> {
+    if ours.item.kind() != theirs.item.kind() || ours.item.id() != theirs.item.id() {
+        return Err(format!(
+            "{} is {} {} but {} is {} {}: not two versions of one item",
+            ours.name,
+            ours.item.kind().as_str(),
+            ours.item.id(),
+            theirs.name,
+            theirs.item.kind().as_str(),
+            theirs.item.id()
+        ));
+    }
+    let (o, t) = (ours.item.text(), theirs.item.text());
+    let b = base.map(Item::text);
+    if o == t || b.as_deref() == Some(t.as_str()) {
+        return Ok(Resolved {
+            item: ours.item.clone(),
+            conflict: None,
+            notes: Vec::new(),
+        });
+    }
+    if b.as_deref() == Some(o.as_str()) {
+        return Ok(Resolved {
+            item: theirs.item.clone(),
+            conflict: None,
+            notes: Vec::new(),
+        });
+    }
+    Ok(both_changed(base, ours, theirs, &o, &t))
+}
+
+/// Settles two versions of one item that both changed (the ids and kinds agree), naming both
+/// in the report.
+pub fn both_changed(
+    base: Option<&Item>,
+    ours: Side<'_>,
+    theirs: Side<'_>,
+    ours_text: &str,
+    theirs_text: &str,
+) -> Resolved {
+    let ours_wins = (ours.item.updated_at(), ours_text) > (theirs.item.updated_at(), theirs_text);
+    let (winner, loser) = if ours_wins {
+        (ours, theirs)
+    } else {
+        (theirs, ours)
+    };
+    let mut notes = Vec::new();
+    let item = match (winner.item, loser.item) {
+        (Item::Decision(w), Item::Decision(l)) => {
+            let base = match base {
+                Some(Item::Decision(b)) => Some(b),
+                _ => None,
+            };
+            Item::Decision(carry_verdicts(base, w, l, loser.name, &mut notes))
+        }
+        (w, _) => w.clone(),
+    };
+    let mut report = format!(
+        "{} {} changed on both sides: {} version of {}{}, {} version of {}{}; kept the {} version (the later)",
+        ours.item.kind().as_str(),
+        ours.item.id(),
+        ours.name,
+        ours.item.updated_at(),
+        author_of(ours.item),
+        theirs.name,
+        theirs.item.updated_at(),
+        author_of(theirs.item),
+        winner.name,
+    );
+    for n in &notes {
+        report.push_str("; ");
+        report.push_str(n);
+    }
+    Resolved {
+        item,
+        conflict: Some(report),
+        notes,
+    }
+}
+
+/// Who wrote a version, for the report (nothing until items carry an author).
+fn author_of(_item: &Item) -> String {
+    String::new()
+}
+
+/// The winner's decision with the loser's engineer verdicts carried over (module docs).
+fn carry_verdicts(
+    base: Option<&Decision>,
+    winner: &Decision,
+    loser: &Decision,
+    loser_name: &str,
+    notes: &mut Vec<String>,
+) -> Decision {
+    let mut out = winner.clone();
+    let mut used = vec![false; loser.basis.len()];
+    for item in out.basis.iter_mut() {
+        let matched = loser.basis.iter().enumerate().position(|(j, o)| {
+            !used.get(j).copied().unwrap_or(true) && o.requirement == item.requirement
+        });
+        let Some(j) = matched else { continue };
+        if let Some(u) = used.get_mut(j) {
+            *u = true;
+        }
+        let Some(theirs) = loser.basis.get(j).and_then(|b| b.verdict.as_ref()) else {
+            continue;
+        };
+        if !theirs.via.is_engineer() {
+            continue;
+        }
+        let take = match &item.verdict {
+            Some(mine) if mine.via.is_engineer() => mine != theirs && theirs.at > mine.at,
+            _ => true,
+        };
+        if take {
+            item.verdict = Some(theirs.clone());
+            notes.push(format!(
+                "the engineer's verdict on {:?} kept from the {loser_name} version",
+                item.requirement
+            ));
+        }
+    }
+    for (j, item) in loser.basis.iter().enumerate() {
+        if used.get(j).copied().unwrap_or(true) {
+            continue;
+        }
+        let Some(v) = item.verdict.as_ref().filter(|v| v.via.is_engineer()) else {
+            continue;
+        };
+        let known = base.is_some_and(|b| {
+            b.basis.iter().any(|bi: &BasisItem| {
+                bi.requirement == item.requirement && bi.verdict.as_ref() == Some(v)
+            })
+        });
+        if known {
+            notes.push(format!(
+                "the engineer's verdict on {:?} went with its item, which the later version removed",
+                item.requirement
+            ));
+        } else {
+            out.basis.push(item.clone());
+            notes.push(format!(
+                "the {loser_name} version's item {:?} kept for its engineer verdict",
+                item.requirement
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::{Artifact, Judgement, Source, State, Verdict, Via};
+
+    const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+    fn item(requirement: &str, verdict: Option<(Judgement, Via, &str)>) -> BasisItem {
+        BasisItem {
+            requirement: requirement.into(),
+            source: Source::Drawing,
+            source_detail: None,
+            evidence: None,
+            state: State::Satisfied,
+            question: None,
+            faces: vec![],
+            verdict: verdict.map(|(judgement, via, at)| Verdict {
+                at: at.into(),
+                judgement,
+                reason: None,
+                via,
+            }),
+        }
+    }
+
+    fn decision(updated: &str, disposition: &str, basis: Vec<BasisItem>) -> Item {
+        Item::Decision(Decision {
+            id: "dec_1".into(),
+            subject: "bracket".into(),
+            disposition: disposition.into(),
+            summary: None,
+            basis,
+            artifact: Artifact {
+                revision: REV.into(),
+                format: "step".into(),
+                uri: Some("file:///w/p.step".into()),
+                units: None,
+            },
+            created_at: "2026-01-01T00:00:00.000Z".into(),
+            updated_at: updated.into(),
+        })
+    }
+
+    fn side<'a>(item: &'a Item, name: &'a str) -> Side<'a> {
+        Side { item, name }
+    }
+
+    fn basis(i: &Item) -> &[BasisItem] {
+        match i {
+            Item::Decision(d) => &d.basis,
+            Item::Record(_) => &[],
+        }
+    }
+
+    const T1: &str = "2026-01-01T00:00:00.000Z";
+    const T2: &str = "2026-01-02T00:00:00.000Z";
+    const T3: &str = "2026-01-03T00:00:00.000Z";
+
+    #[test]
+    fn resolve_one_side_unchanged_takes_the_other_without_conflict() {
+        let base = decision(T1, "hold", vec![item("Bore", None)]);
+        let changed = decision(T2, "release", vec![item("Bore", None)]);
+        let r = resolve(Some(&base), side(&base, "ours"), side(&changed, "theirs")).unwrap();
+        assert_eq!((r.item, r.conflict), (changed.clone(), None));
+        let r = resolve(Some(&base), side(&changed, "ours"), side(&base, "theirs")).unwrap();
+        assert_eq!((r.item, r.conflict), (changed, None));
+    }
+
+    #[test]
+    fn resolve_later_assistant_edit_keeps_the_engineers_verdict() {
+        let base = decision(T1, "hold", vec![item("Bore", None), item("Flatness", None)]);
+        let engineer = decision(
+            T2,
+            "hold",
+            vec![
+                item("Bore", Some((Judgement::Rejected, Via::Elicitation, T2))),
+                item("Flatness", None),
+            ],
+        );
+        let assistant = decision(
+            T3,
+            "release",
+            vec![
+                item("Bore", Some((Judgement::Accepted, Via::Assistant, T3))),
+                item("Flatness", None),
+            ],
+        );
+        for (ours, theirs) in [(&engineer, &assistant), (&assistant, &engineer)] {
+            let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let Item::Decision(d) = &r.item else { panic!() };
+            assert_eq!(d.disposition, "release", "the later version wins");
+            let v = d.basis[0].verdict.as_ref().unwrap();
+            assert_eq!(
+                (v.judgement, v.via),
+                (Judgement::Rejected, Via::Elicitation)
+            );
+            let report = r.conflict.unwrap();
+            assert!(report.contains("changed on both sides"), "{report}");
+            assert!(
+                report.contains("engineer's verdict on \"Bore\""),
+                "{report}"
+            );
+        }
+    }
+
+    #[test]
+    fn resolve_engineer_verdict_on_an_item_the_winner_lacks_is_appended() {
+        let base = decision(T1, "hold", vec![item("Bore", None)]);
+        let engineer = decision(
+            T2,
+            "hold",
+            vec![
+                item("Bore", None),
+                item("Thread", Some((Judgement::Accepted, Via::App, T2))),
+            ],
+        );
+        let other = decision(T3, "release", vec![item("Bore", None)]);
+        let r = resolve(Some(&base), side(&other, "ours"), side(&engineer, "theirs")).unwrap();
+        let reqs: Vec<&str> = basis(&r.item)
+            .iter()
+            .map(|b| b.requirement.as_str())
+            .collect();
+        assert_eq!(reqs, ["Bore", "Thread"]);
+        // The same verdict already in the base: the later version's removal stands.
+        let r = resolve(
+            Some(&engineer),
+            side(&other, "ours"),
+            side(&engineer, "theirs"),
+        )
+        .unwrap();
+        assert_eq!(r.item, other);
+    }
+
+    #[test]
+    fn resolve_picks_the_same_winner_from_either_side() {
+        let a = decision(T2, "hold", vec![item("Bore", None)]);
+        let b = decision(T2, "release", vec![item("Bore", None)]);
+        let ab = resolve(None, side(&a, "ours"), side(&b, "theirs")).unwrap();
+        let ba = resolve(None, side(&b, "ours"), side(&a, "theirs")).unwrap();
+        assert_eq!(ab.item, ba.item);
+        assert!(ab.conflict.is_some() && ba.conflict.is_some());
+    }
+
+    #[test]
+    fn resolve_two_different_items_is_refused() {
+        let a = decision(T2, "hold", vec![]);
+        let mut b = a.clone();
+        if let Item::Decision(d) = &mut b {
+            d.id = "dec_2".into();
+        }
+        assert!(resolve(None, side(&a, "ours"), side(&b, "theirs")).is_err());
+    }
+}

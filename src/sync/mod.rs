@@ -1,0 +1,236 @@
+//! Team review memory through git: the folder form of records and decisions, and the
+//! three-way rule `review-mcp sync` and `review-mcp merge-file` apply to each item.
+//!
+//! A folder holds one file per item, `records/<id>.json` and `decisions/<id>.json`, each the
+//! export line of that item (`{"record": {…}}` or `{"decision": {…}}`) pretty-printed, keys in
+//! the struct's field order, with a final newline ([`Item::text`]), so that a change to one
+//! item is a small readable diff and two engineers touching different items never touch the
+//! same file.
+//!
+//! For each item the database remembers its *base*, the text of its file at the last sync of
+//! that folder. [`classify`] compares the database's version, the folder's and the base by
+//! the sha256 of their text; [`merge::resolve`] settles an item changed on both sides. This
+//! module knows no SQL and does no I/O: `store::SyncTx` is the database side, the command
+//! (`cli/sync.rs`) reads and writes the folder.
+//!
+//! The files: `mod.rs` (items, their text, the per-item plan), `merge.rs` (the rule for an
+//! item changed on both sides).
+
+pub mod merge;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::review::{Decision, Record};
+use crate::store;
+
+/// A record or a decision, serialised as its export line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Item {
+    Record(Record),
+    Decision(Decision),
+}
+
+/// Which of the two an item is: its folder (`records`, `decisions`) and its base's kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ItemKind {
+    Record,
+    Decision,
+}
+
+impl ItemKind {
+    pub const ALL: [ItemKind; 2] = [ItemKind::Record, ItemKind::Decision];
+
+    /// The kind as the database's `sync_bases` table and messages spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemKind::Record => store::RECORD,
+            ItemKind::Decision => store::DECISION,
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ItemKind> {
+        match s {
+            store::RECORD => Some(ItemKind::Record),
+            store::DECISION => Some(ItemKind::Decision),
+            _ => None,
+        }
+    }
+
+    /// The subfolder its files live in.
+    pub fn dir(self) -> &'static str {
+        match self {
+            ItemKind::Record => "records",
+            ItemKind::Decision => "decisions",
+        }
+    }
+}
+
+/// The sha256 of an item's file text.
+pub type Hash = [u8; 32];
+
+/// The sha256 of `bytes`.
+pub fn hash(bytes: &[u8]) -> Hash {
+    Sha256::digest(bytes).into()
+}
+
+impl Item {
+    pub fn kind(&self) -> ItemKind {
+        match self {
+            Item::Record(_) => ItemKind::Record,
+            Item::Decision(_) => ItemKind::Decision,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        match self {
+            Item::Record(r) => &r.id,
+            Item::Decision(d) => &d.id,
+        }
+    }
+
+    pub fn updated_at(&self) -> &str {
+        match self {
+            Item::Record(r) => &r.updated_at,
+            Item::Decision(d) => &d.updated_at,
+        }
+    }
+
+    /// The item as its folder file holds it: the export line pretty-printed (two-space
+    /// indent, keys in field order) with a final newline. As in export, a row edited under a
+    /// clock behind its `created_at` is written as edited when it was created, so every file
+    /// imports back.
+    pub fn text(&self) -> String {
+        let clamped;
+        let item = match self {
+            Item::Record(r) if r.updated_at < r.created_at => {
+                let mut r = r.clone();
+                r.updated_at.clone_from(&r.created_at);
+                clamped = Item::Record(r);
+                &clamped
+            }
+            Item::Decision(d) if d.updated_at < d.created_at => {
+                let mut d = d.clone();
+                d.updated_at.clone_from(&d.created_at);
+                clamped = Item::Decision(d);
+                &clamped
+            }
+            _ => self,
+        };
+        // Serialising plain structs of strings, enums and vectors cannot fail; an empty
+        // object would be refused by the next sync rather than lose anything silently.
+        let mut text = serde_json::to_string_pretty(item).unwrap_or_else(|_| "{}".into());
+        text.push('\n');
+        text
+    }
+
+    /// The sha256 of [`Item::text`].
+    pub fn hash(&self) -> Hash {
+        hash(self.text().as_bytes())
+    }
+}
+
+/// What a sync does with one item, from the hashes of its database version, folder version
+/// and base (`None`: absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Both sides hold the same text (or neither holds it): only the base follows.
+    InSync,
+    /// Changed only in the database, or new there: written to the folder.
+    ToFolder,
+    /// Changed only in the folder, or new there: imported.
+    ToDatabase,
+    /// Deleted in the database, unchanged in the folder: the file is deleted.
+    DeleteFile,
+    /// Deleted in the folder, unchanged in the database: the item is deleted.
+    DeleteItem,
+    /// Deleted in the folder but changed in the database: kept, written back, reported.
+    KeepDatabase,
+    /// Deleted in the database but changed in the folder: kept, imported back, reported.
+    KeepFolder,
+    /// Changed on both sides (or new on both, differently): [`merge::resolve`], reported.
+    Resolve,
+}
+
+impl Action {
+    /// Whether the item is reported as a conflict.
+    pub fn is_conflict(self) -> bool {
+        matches!(
+            self,
+            Action::KeepDatabase | Action::KeepFolder | Action::Resolve
+        )
+    }
+}
+
+/// The three-way rule of one item.
+pub fn classify(db: Option<&Hash>, folder: Option<&Hash>, base: Option<&Hash>) -> Action {
+    if db == folder {
+        return Action::InSync;
+    }
+    let db_changed = db != base;
+    let folder_changed = folder != base;
+    match (db, folder) {
+        (Some(_), Some(_)) if !folder_changed => Action::ToFolder,
+        (Some(_), Some(_)) if !db_changed => Action::ToDatabase,
+        (Some(_), Some(_)) => Action::Resolve,
+        // Absent in the folder.
+        (Some(_), None) if base.is_none() => Action::ToFolder,
+        (Some(_), None) if db_changed => Action::KeepDatabase,
+        (Some(_), None) => Action::DeleteItem,
+        // Absent in the database.
+        (None, Some(_)) if base.is_none() => Action::ToDatabase,
+        (None, Some(_)) if folder_changed => Action::KeepFolder,
+        (None, Some(_)) => Action::DeleteFile,
+        // Unreachable: both absent is `db == folder`.
+        (None, None) => Action::InSync,
+    }
+}
+
+/// The README a synced folder carries, written by `review-mcp sync`.
+pub const README: &str = "\
+# Review memory
+
+This folder is written by `review-mcp sync`: the design-review records and decisions of
+this repository, one file per item (`records/<id>.json`, `decisions/<id>.json`), in the form
+`review-mcp export` writes them. Do not edit it by hand; record and edit through the
+assistant, then run `review-mcp sync` on this folder before you commit and after you pull.
+
+Two engineers who change the same item make git stop on that file. Let review-mcp merge it
+(once per clone):
+
+    git config merge.review.driver \"review-mcp merge-file %O %A %B\"
+
+with `<folder>/** merge=review` in `.gitattributes`.
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classify_follows_the_three_way_rule() {
+        let (a, b, c) = (hash(b"a"), hash(b"b"), hash(b"c"));
+        let cases = [
+            (Some(&a), Some(&a), Some(&b), Action::InSync),
+            (None, None, Some(&a), Action::InSync),
+            (Some(&b), Some(&a), Some(&a), Action::ToFolder),
+            (Some(&a), Some(&b), Some(&a), Action::ToDatabase),
+            (Some(&b), Some(&c), Some(&a), Action::Resolve),
+            (Some(&b), Some(&c), None, Action::Resolve),
+            (Some(&a), None, None, Action::ToFolder),
+            (None, Some(&a), None, Action::ToDatabase),
+            (None, Some(&a), Some(&a), Action::DeleteFile),
+            (Some(&a), None, Some(&a), Action::DeleteItem),
+            (Some(&b), None, Some(&a), Action::KeepDatabase),
+            (None, Some(&b), Some(&a), Action::KeepFolder),
+        ];
+        for (db, folder, base, want) in cases {
+            assert_eq!(
+                classify(db, folder, base),
+                want,
+                "{db:?} {folder:?} {base:?}"
+            );
+        }
+    }
+}
