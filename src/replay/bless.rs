@@ -38,11 +38,14 @@ pub fn bless(text: &str) -> Result<String, BlessError> {
     Ok(blessed)
 }
 
-/// Every timestamp in a new expectation becomes [`ANY`]: the time a record, decision or
-/// verdict was written differs on every run.
+/// Every timestamp and every sealed `requestState` in a new expectation becomes [`ANY`]: the
+/// time a record, decision or verdict was written differs on every run, and so does a
+/// `requestState` (it holds an expiry; the replay compares and swaps them by their mask).
 fn wildcard_timestamps(v: &mut Value) {
     match v {
-        Value::String(s) if crate::time::is_timestamp(s) => *s = ANY.to_string(),
+        Value::String(s) if crate::time::is_timestamp(s) || super::cursors::is_request_state(s) => {
+            *s = ANY.to_string()
+        }
         Value::Array(a) => a.iter_mut().for_each(wildcard_timestamps),
         Value::Object(m) => m.values_mut().for_each(wildcard_timestamps),
         _ => {}

@@ -82,6 +82,13 @@ fn request_states(s: &str) -> Vec<(usize, usize, usize)> {
     found
 }
 
+/// True when `s` is exactly one sealed `requestState` token.
+pub(super) fn is_request_state(s: &str) -> bool {
+    request_states(s)
+        .first()
+        .is_some_and(|&(start, _, end)| start == 0 && end == s.len())
+}
+
 /// `s` with the seal of every cursor in it blanked: two answers that hand out the same
 /// positions compare equal whichever database sealed them.
 pub fn mask_seals(s: &str) -> std::borrow::Cow<'_, str> {
@@ -160,6 +167,9 @@ mod tests {
             "\"rv1.(seal)\" and c2.1.1.1.(seal)"
         );
         assert_eq!(cursors(&format!("rv1.7b22.{seal}")).len(), 1);
+        assert!(is_request_state(&format!("rv1.7b22.{seal}")));
+        assert!(!is_request_state(&format!("x rv1.7b22.{seal}")));
+        assert!(!is_request_state("rv1.7b22"));
         assert_eq!(mask_seals("rv1.zz.0123"), "rv1.zz.0123");
     }
 
