@@ -7,6 +7,7 @@
 pub mod artifact;
 pub mod decision;
 pub mod id;
+pub mod outrank;
 pub mod record;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};

@@ -12,7 +12,7 @@ use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError};
-use crate::review::decision::{Outranked, merge_verdicts};
+use crate::review::outrank::{Outranked, merge_verdicts};
 use crate::review::{Artifact, BasisItem, Decision, State, Via, id};
 use crate::time;
 

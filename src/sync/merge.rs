@@ -11,7 +11,7 @@
 //!   item, unless the base already held that very verdict (then the winner removed the item
 //!   knowingly, and the removal is reported).
 //!
-//! [`merge_verdicts`]: crate::review::decision::merge_verdicts
+//! [`merge_verdicts`]: crate::review::outrank::merge_verdicts
 
 use super::Item;
 use crate::review::{BasisItem, Decision};

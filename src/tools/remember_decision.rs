@@ -6,7 +6,8 @@ use serde_json::json;
 
 use super::schema::{self as s, MAX_BASIS, MAX_DISPOSITION, MAX_SUBJECT, MAX_TEXT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
-use crate::review::decision::{DecisionWire, KeptVerdict, Outranked, RemovedVerdict};
+use crate::review::decision::DecisionWire;
+use crate::review::outrank::{KeptVerdict, Outranked, RemovedVerdict};
 use crate::review::{BasisItem, State};
 use crate::store::{NewDecision, Store};
 use crate::text::prefix_chars;
