@@ -165,6 +165,7 @@ fn artifact(i: usize) -> Artifact {
 fn corpus(items: usize) -> (Vec<Record>, Vec<Decision>) {
     let records = (0..items / 2)
         .map(|i| Record {
+            author: None,
             id: format!("rec_{i:016x}"),
             kind: Kind::Feature,
             name: Some(format!("feature {i}")),
@@ -179,6 +180,7 @@ fn corpus(items: usize) -> (Vec<Record>, Vec<Decision>) {
         .collect();
     let decisions = (0..items - items / 2)
         .map(|i| Decision {
+            author: None,
             id: format!("dec_{i:016x}"),
             subject: format!("subject {i}"),
             disposition: "hold".into(),
@@ -193,6 +195,7 @@ fn corpus(items: usize) -> (Vec<Record>, Vec<Decision>) {
                     question: None,
                     faces: vec![format!("face:{j}")],
                     verdict: (j == 0).then(|| Verdict {
+                        author: None,
                         at: T.into(),
                         judgement: Judgement::Accepted,
                         reason: None,

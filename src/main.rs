@@ -37,9 +37,13 @@ fn main() -> ExitCode {
 }
 
 fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
-    let Invocation { command, db } = invocation;
+    let Invocation {
+        command,
+        db,
+        author,
+    } = invocation;
     match command {
-        Command::Serve => cli::serve::run(&db),
+        Command::Serve => cli::serve::run(&db, author),
         Command::Help => cli::help::print(&cli::help::help_text()),
         Command::Version => cli::help::print(&format!("{}\n", cli::help::version_text())),
         Command::Revision { files } => cli::revision::run(&files),

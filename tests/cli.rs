@@ -24,6 +24,7 @@ fn cmd(dir: &Path) -> Command {
         .env_remove("REVIEW_MCP_DB_PATH")
         .env_remove("MCP_LOG_FORMAT")
         .env_remove("MCP_TRACE_ID")
+        .env_remove("REVIEW_MCP_AUTHOR")
         .env("MCP_LOG_LEVEL", "warn")
         .stdin(Stdio::null());
     c
@@ -887,4 +888,110 @@ fn replay_bless_refuses_a_shared_transcript_whose_versions_answer_differently() 
 fn replay_bless_with_command_or_elsewhere_exits_2() {
     assert_usage_error(&["replay", "--bless", "--command", "x", "a"], "--command");
     assert_usage_error(&["check", "--bless"], "--bless is only valid with 'replay'");
+}
+
+/// One session of the binary: `lines` in, the answers out.
+fn serve_lines(
+    dir: &Path,
+    args: &[&str],
+    env_author: Option<&str>,
+    lines: &[serde_json::Value],
+) -> Vec<serde_json::Value> {
+    let mut c = cmd(dir);
+    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+    if let Some(a) = env_author {
+        c.env("REVIEW_MCP_AUTHOR", a);
+    }
+    let mut child = c.spawn().unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for l in lines {
+            writeln!(stdin, "{l}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v.get("id").is_some())
+        .collect()
+}
+
+/// `--author` (or `REVIEW_MCP_AUTHOR`) names who a server's writes are recorded as: on
+/// records, decisions and the verdicts it records, in answers, the report and the export;
+/// a server without one writes no author, and the flag wins over the variable.
+#[test]
+fn author_is_recorded_on_what_a_server_writes() {
+    use serde_json::json;
+    let dir = TempDir::new("author").unwrap();
+    let art = json!({"revision": rev(1), "format": "step", "uri": "/w/b.step"});
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let call = |id: i64, name: &str, args: serde_json::Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": args}})
+    };
+    let lines = [
+        init.clone(),
+        call(
+            1,
+            "remember",
+            json!({"artifact": art, "entity_ids": [], "id_scheme": "opaque",
+                                   "name": "bore", "note": "n"}),
+        ),
+        call(
+            2,
+            "remember_decision",
+            json!({"artifact": art, "subject": "s", "disposition": "hold",
+            "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied",
+                       "verdict": {"judgement": "accepted", "author": "someone else"}}]}),
+        ),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+               "params": {"uri": format!("review://revisions/{}/report", rev(1))}}),
+    ];
+    let out = serve_lines(
+        dir.path(),
+        &["--db", "a.db", "--author", "Ada"],
+        Some("Bob"),
+        &lines,
+    );
+    let by_id = |n: i64| out.iter().find(|v| v["id"] == n).unwrap().clone();
+    assert_eq!(
+        by_id(1)["result"]["structuredContent"]["record"]["author"],
+        "Ada"
+    );
+    let d = &by_id(2)["result"]["structuredContent"]["decision"];
+    assert_eq!(d["author"], "Ada");
+    assert_eq!(
+        d["basis"][0]["verdict"]["author"], "Ada",
+        "the server sets it, not the arguments"
+    );
+    let report = by_id(3)["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(report.contains("by Ada. Id"), "{report}");
+    assert!(
+        report.contains("as relayed by the assistant of Ada"),
+        "{report}"
+    );
+    assert!(report.contains("— by Ada"), "{report}");
+    let export = String::from_utf8(export(dir.path(), "a.db")).unwrap();
+    assert_eq!(export.matches("\"author\":\"Ada\"").count(), 3, "{export}");
+
+    // The variable alone names the author; nothing names none.
+    let out = serve_lines(dir.path(), &["--db", "b.db"], Some("Bob"), &lines[..2]);
+    assert_eq!(
+        out[1]["result"]["structuredContent"]["record"]["author"],
+        "Bob"
+    );
+    let out = serve_lines(dir.path(), &["--db", "c.db"], None, &lines[..2]);
+    assert!(
+        out[1]["result"]["structuredContent"]["record"]
+            .get("author")
+            .is_none()
+    );
+    // Only serve takes --author.
+    let o = run(dir.path(), &["--author", "x", "check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

@@ -73,6 +73,7 @@ const URI: &str = "file:///w/%3C!--%20*b*%20%23%20%60x%60.step";
 fn record(i: usize, h: &str, revision: &str) -> Record {
     // Timestamps stay well formed: import may refuse others; the report escapes them anyway.
     Record {
+        author: None,
         id: format!("{h} rec {i} {revision}"),
         kind: Kind::Feature,
         // A feature's key is (file, name): the stale one needs a name of its own.
@@ -89,6 +90,7 @@ fn record(i: usize, h: &str, revision: &str) -> Record {
 
 fn decision(i: usize, h: &str, revision: &str) -> Decision {
     Decision {
+        author: None,
         id: format!("{h} dec {i} {revision}"),
         subject: format!("{h} subject"),
         disposition: format!("{h} disposition"),
@@ -103,6 +105,7 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
                 question: Some(format!("{h} question")),
                 faces: vec![format!("{h} f1"), "face:7".into()],
                 verdict: Some(Verdict {
+                    author: None,
                     at: "2026-12-01T10:00:00.000Z".into(),
                     judgement: Judgement::Rejected,
                     reason: Some(format!("{h} reason")),

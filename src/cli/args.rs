@@ -38,6 +38,7 @@ pub struct RawArgs {
     pub(super) version: bool,
     pub(super) bless: bool,
     pub(super) dry_run: bool,
+    pub(super) author: Option<OsString>,
     pub(super) subcommand: Option<&'static str>,
     pub(super) positionals: Vec<OsString>,
 }
@@ -48,6 +49,7 @@ enum ValueFlag {
     Db,
     Output,
     Command,
+    Author,
 }
 
 impl ValueFlag {
@@ -56,6 +58,7 @@ impl ValueFlag {
             ValueFlag::Db => "--db",
             ValueFlag::Output => "-o/--output",
             ValueFlag::Command => "--command",
+            ValueFlag::Author => "--author",
         }
     }
 
@@ -64,6 +67,7 @@ impl ValueFlag {
             ValueFlag::Db => "PATH",
             ValueFlag::Output => "FILE",
             ValueFlag::Command => "CMD",
+            ValueFlag::Author => "NAME",
         }
     }
 }
@@ -101,6 +105,7 @@ impl RawArgs {
                 "--db" => Some(ValueFlag::Db),
                 "-o" | "--output" => Some(ValueFlag::Output),
                 "--command" => Some(ValueFlag::Command),
+                "--author" => Some(ValueFlag::Author),
                 "-h" | "--help" | "-V" | "--version" | "--bless" | "--dry-run" => None,
                 _ => return Err(UsageError(format!("unknown flag '{}'", short(flag)))),
             };
@@ -145,6 +150,7 @@ impl RawArgs {
                         ValueFlag::Db => &mut raw.db,
                         ValueFlag::Output => &mut raw.output,
                         ValueFlag::Command => &mut raw.command,
+                        ValueFlag::Author => &mut raw.author,
                     };
                     if slot.is_some() {
                         return Err(UsageError(format!("{} given more than once", vf.name())));

@@ -11,6 +11,7 @@ pub(super) const T2: &str = "2026-01-02T00:00:00.000Z";
 /// A feature created at [`T1`] and last updated at `updated`.
 pub(super) fn feature(id: &str, name: &str, updated: &str) -> Record {
     Record {
+        author: None,
         id: id.into(),
         kind: Kind::Feature,
         name: Some(name.into()),

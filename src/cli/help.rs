@@ -5,9 +5,12 @@ use std::process::ExitCode;
 
 use super::invocation::{DB_ENV, DEFAULT_DB};
 
+/// Named in the help; read by `serve` (see `cli/serve.rs`).
+const AUTHOR_ENV: &str = "REVIEW_MCP_AUTHOR";
+
 /// Printed with every usage error.
 pub const USAGE: &str = "\
-Usage: review-mcp [--db PATH] [serve]
+Usage: review-mcp [--db PATH] [--author NAME] [serve]
        review-mcp revision FILE...
        review-mcp [--db PATH] export [-o FILE]
        review-mcp [--db PATH] import FILE
@@ -28,7 +31,8 @@ A local MCP server that remembers CAD design reviews: names, notes, tags and dec
 bound to the exact revision (sha256) of a part, stored in SQLite.
 
 Usage:
-  review-mcp [--db PATH] [serve]          Serve MCP over stdin/stdout (the default when no
+  review-mcp [--db PATH] [--author NAME] [serve]
+                                          Serve MCP over stdin/stdout (the default when no
                                           subcommand is given). Exits 0 when stdin closes.
   review-mcp revision FILE...             Print `sha256:<64 hex>  FILE` for each file: the
                                           value to pass as artifact.revision. Streams, so a
@@ -79,6 +83,8 @@ Options:
                       change nothing (neither the folder nor the database).
   --bless             replay: rewrite each FILE's expectations from this server's answers,
                       keeping its sends, comments and {{any}} wildcards (review the diff).
+  --author NAME       serve: who this server's writes are recorded as (records, decisions,
+                      verdicts); default ${AUTHOR_ENV} when set, else nobody.
   -h, --help          Print this help and exit.
   -V, --version       Print the version and exit.
   --                  Everything after it is a FILE, even when it starts with '-'.
@@ -86,6 +92,7 @@ Options:
 
 Environment:
   {DB_ENV}  The database file when --db is not given (default ./{DEFAULT_DB}).
+  REVIEW_MCP_AUTHOR   serve: the author when --author is not given (1 to 200 characters).
   REVIEW_MCP_ELICITATION_TIMEOUT
                       serve: how long request_verdicts waits for the engineer's answer to
                       the host's form, in seconds (1 to 86400, default 600); in 2026-07-28
@@ -145,6 +152,8 @@ mod tests {
             "default json",
             "MCP_TRACE_ID",
             "REVIEW_MCP_ELICITATION_TIMEOUT",
+            "--author NAME",
+            "REVIEW_MCP_AUTHOR",
             "default 600",
         ] {
             assert!(h.contains(needle), "help lacks {needle}");

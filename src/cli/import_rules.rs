@@ -44,6 +44,10 @@ impl Schemas {
                 json!({"type": "string", "minLength": 1, "maxLength": 128,
                        "description": format!("e.g. {id_prefix}_3f9a0c1b2d4e5f60")}),
             );
+            props.insert(
+                "author".into(),
+                json!({"type": "string", "minLength": 1, "maxLength": tools::schema::MAX_AUTHOR}),
+            );
             props.insert("created_at".into(), json!({"type": "string"}));
             props.insert("updated_at".into(), json!({"type": "string"}));
             props

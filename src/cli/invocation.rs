@@ -53,6 +53,8 @@ pub enum Command {
 pub struct Invocation {
     pub command: Command,
     pub db: PathBuf,
+    /// `--author` (serve only): who this server's writes are recorded as.
+    pub author: Option<String>,
 }
 
 impl RawArgs {
@@ -69,12 +71,14 @@ impl RawArgs {
             return Ok(Invocation {
                 command: Command::Help,
                 db,
+                author: None,
             });
         }
         if self.version {
             return Ok(Invocation {
                 command: Command::Version,
                 db,
+                author: None,
             });
         }
         let sub = self.subcommand.unwrap_or("serve");
@@ -93,6 +97,21 @@ impl RawArgs {
                 "--bless is only valid with 'replay', not '{sub}'"
             )));
         }
+        if self.author.is_some() && sub != "serve" {
+            return Err(UsageError(format!(
+                "--author is only valid with 'serve', not '{sub}'"
+            )));
+        }
+        let author = match self.author.as_ref().map(|a| a.to_str()) {
+            None => None,
+            Some(Some(a)) if a.trim().is_empty() || a.chars().count() > 200 => {
+                return Err(UsageError(
+                    "--author needs a name of 1 to 200 characters".into(),
+                ));
+            }
+            Some(Some(a)) => Some(a.trim().to_string()),
+            Some(None) => return Err(UsageError("--author must be valid UTF-8".into())),
+        };
         if self.dry_run && sub != "sync" {
             return Err(UsageError(format!(
                 "--dry-run is only valid with 'sync', not '{sub}'"
@@ -176,7 +195,11 @@ impl RawArgs {
             },
             other => return Err(UsageError(format!("unknown subcommand '{other}'"))),
         };
-        Ok(Invocation { command, db })
+        Ok(Invocation {
+            command,
+            db,
+            author,
+        })
     }
 }
 

@@ -12,7 +12,17 @@ use review_mcp::{server::Server, service::Service, store::Store};
 /// schema, foreign, not SQLite, not a regular file, hard-linked, not writable) ends the
 /// process with its message before any protocol traffic. The file itself is opened (and a new
 /// one created) at the first request that needs it, see [`Store::lazy`].
-pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
+pub fn run(db: &Path, author: Option<String>) -> anyhow::Result<ExitCode> {
+    let author = match author.map_or_else(
+        || env_author(std::env::var_os(AUTHOR_ENV).as_deref()),
+        |a| Ok(Some(a)),
+    ) {
+        Ok(author) => author,
+        Err(why) => {
+            eprintln!("review-mcp: {why}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
     let wait = match answer_wait(std::env::var_os(WAIT_ENV).as_deref()) {
         Ok(wait) => wait,
         Err(why) => {
@@ -27,6 +37,8 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::FAILURE);
         }
     };
+    let mut store = store;
+    store.set_author(author);
     let mut service = Service::new(store);
     service.set_answer_wait(wait);
     let mut server = Server::new(service);
@@ -38,6 +50,27 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Who this server's writes are recorded as, when `--author` is not given.
+pub const AUTHOR_ENV: &str = "REVIEW_MCP_AUTHOR";
+
+/// Reads [`AUTHOR_ENV`]: unset or blank is nobody; a name is 1 to 200 characters.
+fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<String>, String> {
+    let Some(v) = value else {
+        return Ok(None);
+    };
+    let Some(text) = v.to_str() else {
+        return Err(format!("{AUTHOR_ENV} is not valid UTF-8"));
+    };
+    let name = text.trim();
+    if name.is_empty() {
+        return Ok(None);
+    }
+    if name.chars().count() > 200 {
+        return Err(format!("{AUTHOR_ENV} is longer than 200 characters"));
+    }
+    Ok(Some(name.to_string()))
 }
 
 /// How long `request_verdicts` waits for the engineer's answer, in seconds.
@@ -67,6 +100,17 @@ fn answer_wait(value: Option<&std::ffi::OsStr>) -> Result<Duration, String> {
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    #[test]
+    fn env_author_is_a_trimmed_name_or_nobody() {
+        assert_eq!(env_author(None), Ok(None));
+        assert_eq!(env_author(Some(OsStr::new("  "))), Ok(None));
+        assert_eq!(
+            env_author(Some(OsStr::new(" Ada L. "))),
+            Ok(Some("Ada L.".into()))
+        );
+        assert!(env_author(Some(OsStr::new(&"x".repeat(201)))).is_err());
+    }
 
     #[test]
     fn answer_wait_reads_whole_seconds_and_refuses_the_rest() {

@@ -55,9 +55,14 @@ impl RevisionView {
             if let Some(s) = &d.summary {
                 let _ = writeln!(out, "{}\n", line(s));
             }
+            let by = d
+                .author
+                .as_deref()
+                .map(|a| format!(" by {}", line(a)))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "Recorded {}, updated {}. Id {}.\n",
+                "Recorded {}, updated {}{by}. Id {}.\n",
                 line(&d.created_at),
                 line(&d.updated_at),
                 code(&d.id)
@@ -216,6 +221,9 @@ fn record_line(r: &Record) -> String {
         }
         s.push(')');
     }
+    if let Some(a) = &r.author {
+        let _ = write!(s, " — by {}", line(a));
+    }
     s.push('\n');
     s
 }
@@ -224,10 +232,13 @@ fn record_line(r: &Record) -> String {
 /// card) reads differently from one the assistant relayed.
 fn verdict_text(v: &Verdict) -> String {
     let day = v.at.get(..10).unwrap_or(&v.at);
-    let who = match v.via {
-        Via::Elicitation => " by the engineer (form)",
-        Via::App => " by the engineer (review card)",
-        Via::Assistant => ", as relayed by the assistant",
+    let who = match (v.via, v.author.as_deref()) {
+        (Via::Elicitation, None) => " by the engineer (form)".to_string(),
+        (Via::Elicitation, Some(a)) => format!(" by the engineer (form, {a})"),
+        (Via::App, None) => " by the engineer (review card)".to_string(),
+        (Via::App, Some(a)) => format!(" by the engineer (review card, {a})"),
+        (Via::Assistant, None) => ", as relayed by the assistant".to_string(),
+        (Via::Assistant, Some(a)) => format!(", as relayed by the assistant of {a}"),
     };
     let mut text = format!("{}{who}, {day}", v.judgement.as_str());
     if let Some(r) = &v.reason {

@@ -124,6 +124,9 @@ pub struct Verdict {
     /// [`Decision::date_verdicts`], which dates it with the decision's `updated_at`.
     #[serde(default)]
     pub at: String,
+    /// Who recorded it: the author of the server it was given through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
     pub judgement: Judgement,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -187,6 +190,9 @@ pub struct Decision {
     #[serde(default)]
     pub basis: Vec<BasisItem>,
     pub artifact: Artifact,
+    /// Who recorded it (the author of the server that last wrote it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -196,6 +202,8 @@ pub struct Decision {
 #[derive(Debug, Serialize)]
 pub struct DecisionWire<'a> {
     artifact: ArtifactWire<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<&'a str>,
     basis: Vec<BasisWire<'a>>,
     created_at: &'a str,
     disposition: &'a str,
@@ -258,6 +266,7 @@ impl Decision {
     pub fn wire(&self, current: Option<&str>) -> DecisionWire<'_> {
         DecisionWire {
             artifact: self.artifact.wire(),
+            author: self.author.as_deref(),
             basis: self.basis.iter().map(BasisItem::wire).collect(),
             created_at: &self.created_at,
             disposition: &self.disposition,
@@ -365,6 +374,7 @@ mod tests {
         d.disposition = "release".into();
         assert_eq!(d.basis_digest(), before, "the disposition is not the basis");
         d.basis[0].verdict = Some(Verdict {
+            author: None,
             at: "t".into(),
             judgement: Judgement::Accepted,
             reason: None,
@@ -403,12 +413,14 @@ mod tests {
                     verdict: match (i + k) % 3 {
                         0 => None,
                         1 => Some(Verdict {
+                            author: None,
                             at: pick(i + k + 5),
                             judgement: Judgement::Accepted,
                             reason: None,
                             via: Via::Elicitation,
                         }),
                         _ => Some(Verdict {
+                            author: None,
                             at: pick(i + k + 6),
                             judgement: Judgement::Rejected,
                             reason: Some(pick(i + k + 4)),
@@ -418,6 +430,7 @@ mod tests {
                 })
                 .collect();
             let d = Decision {
+                author: None,
                 id: pick(i),
                 subject: pick(i + 1),
                 disposition: pick(i + 2),

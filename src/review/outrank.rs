@@ -44,10 +44,13 @@ pub struct Outranked {
 ///
 /// Items are matched by requirement text, in order (the k-th of a repeated requirement to the
 /// k-th).
+///
+/// A verdict the assistant writes now is recorded as `author`'s (the server's author).
 pub fn merge_verdicts(
     old: &[BasisItem],
     new: &mut [BasisItem],
     now: &str,
+    author: Option<&str>,
 ) -> Result<Outranked, DomainError> {
     let mut used = vec![false; old.len()];
     let mut out = Outranked::default();
@@ -68,6 +71,7 @@ pub fn merge_verdicts(
                     index: i,
                     offered: offered.map(|o| Verdict {
                         at: now.to_string(),
+                        author: author.map(str::to_string),
                         via: Via::Assistant,
                         ..o
                     }),
@@ -86,6 +90,7 @@ pub fn merge_verdicts(
             (Some(mine), Some(o)) if o.says_the_same(mine) => Some(mine.clone()),
             (_, Some(o)) => Some(Verdict {
                 at: now.to_string(),
+                author: author.map(str::to_string),
                 via: Via::Assistant,
                 ..o
             }),
@@ -122,6 +127,7 @@ mod tests {
             faces: vec![],
             verdict: verdict.map(|(judgement, via, at)| Verdict {
                 at: at.into(),
+                author: None,
                 judgement,
                 reason: None,
                 via,
@@ -142,7 +148,7 @@ mod tests {
             item("Bore", None),
             item("Wall", Some((Accepted, Via::Assistant, ""))),
         ];
-        let out = merge_verdicts(&old, &mut new, "now").unwrap();
+        let out = merge_verdicts(&old, &mut new, "now", None).unwrap();
         let got: Vec<_> = new
             .iter()
             .map(|b| {
@@ -180,13 +186,13 @@ mod tests {
             "Thread",
             Some((Judgement::Accepted, Via::Assistant, "old")),
         )];
-        merge_verdicts(&[], &mut new, "now").unwrap();
+        merge_verdicts(&[], &mut new, "now", None).unwrap();
         assert_eq!(new[0].verdict.as_ref().map(|v| v.at.as_str()), Some("now"));
         let mut claim = [item("Thread", Some((Judgement::Accepted, Via::App, "t")))];
-        let err = merge_verdicts(&[], &mut claim, "now").unwrap_err();
+        let err = merge_verdicts(&[], &mut claim, "now", None).unwrap_err();
         assert!(err.0.contains("basis[0]"), "{}", err.0);
         let old = [item("Thread", Some((Judgement::Rejected, Via::App, "t")))];
-        let out = merge_verdicts(&old, &mut [], "now").unwrap();
+        let out = merge_verdicts(&old, &mut [], "now", None).unwrap();
         assert_eq!(out.removed.len(), 1);
     }
 }

@@ -51,6 +51,9 @@ pub struct Record {
     pub entity_ids: Vec<String>,
     pub id_scheme: String,
     pub artifact: Artifact,
+    /// Who recorded it (`REVIEW_MCP_AUTHOR` or `--author` of the server that wrote it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -68,6 +71,7 @@ pub struct RecordRef<'a> {
     pub entity_ids: Vec<Cow<'a, str>>,
     pub id_scheme: &'a str,
     pub artifact: ArtifactWire<'a>,
+    pub author: Option<&'a str>,
     pub created_at: &'a str,
     pub updated_at: &'a str,
 }
@@ -81,6 +85,8 @@ pub struct RecordRef<'a> {
 #[derive(Debug, Serialize)]
 pub struct RecordWire<'a> {
     artifact: ArtifactWire<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<&'a str>,
     created_at: &'a str,
     entity_ids: Vec<Cow<'a, str>>,
     id: &'a str,
@@ -102,6 +108,7 @@ impl<'a> RecordRef<'a> {
         RecordWire {
             stale: stale(self.artifact.revision, current),
             artifact: self.artifact,
+            author: self.author,
             created_at: self.created_at,
             entity_ids: self.entity_ids,
             id: self.id,
@@ -126,6 +133,7 @@ impl<'a> RecordRef<'a> {
             entity_ids: strings(self.entity_ids),
             id_scheme: self.id_scheme.to_string(),
             artifact: self.artifact.into_owned(),
+            author: self.author.map(str::to_string),
             created_at: self.created_at.to_string(),
             updated_at: self.updated_at.to_string(),
         }
@@ -144,6 +152,7 @@ impl Record {
             entity_ids: borrowed_strs(&self.entity_ids),
             id_scheme: &self.id_scheme,
             artifact: self.artifact.wire(),
+            author: self.author.as_deref(),
             created_at: &self.created_at,
             updated_at: &self.updated_at,
         }
@@ -184,6 +193,7 @@ mod tests {
     #[test]
     fn wire_is_stored_form_plus_stale_in_sorted_key_order() {
         let mut r = Record {
+            author: None,
             id: "rec_1".into(),
             kind: Kind::Feature,
             name: Some("n \"q\"".into()),
@@ -223,6 +233,7 @@ mod tests {
         let pick = |i: usize| strings[i % strings.len()].clone();
         for i in 0..strings.len() * 2 {
             let r = Record {
+                author: None,
                 id: pick(i),
                 kind: if i % 2 == 0 {
                     Kind::Feature

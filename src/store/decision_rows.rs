@@ -11,7 +11,7 @@ use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Ver
 use crate::wire;
 
 pub(super) const DECISION_COLS: &str = "d.rid, d.id, d.subject, d.disposition, d.summary, \
-    d.revision, d.format, d.uri, d.units, d.created_at, d.updated_at, d.seq";
+    d.revision, d.format, d.uri, d.units, d.created_at, d.updated_at, d.seq, d.author";
 
 /// A decision row without its basis, which [`load_basis`] adds.
 pub(super) fn decision_from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Decision, i64)> {
@@ -29,6 +29,7 @@ pub(super) fn decision_from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Decisio
                 uri: row.get(7)?,
                 units: row.get(8)?,
             },
+            author: row.get(12)?,
             created_at: row.get(9)?,
             updated_at: row.get(10)?,
         },
@@ -48,7 +49,7 @@ fn bad_enum(col: usize, what: &str, v: &str) -> rusqlite::Error {
 pub(super) fn load_basis(tx: &Transaction<'_>, rid: i64) -> Result<Vec<BasisItem>, StoreError> {
     let mut stmt = tx.prepare_cached(
         "SELECT requirement, source, source_detail, evidence, state, question, faces, \
-         verdict_judgement, verdict_reason, verdict_via, verdict_at FROM basis_items \
+         verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author FROM basis_items \
          WHERE decision_rid = ?1 ORDER BY position",
     )?;
     let items = stmt
@@ -62,6 +63,7 @@ pub(super) fn load_basis(tx: &Transaction<'_>, rid: i64) -> Result<Vec<BasisItem
                     let via: Option<String> = row.get(9)?;
                     Some(Verdict {
                         at: row.get::<_, Option<String>>(10)?.unwrap_or_default(),
+                        author: row.get(11)?,
                         judgement: Judgement::parse(&j)
                             .ok_or_else(|| bad_enum(7, "judgement", &j))?,
                         reason: row.get(8)?,
@@ -99,7 +101,7 @@ pub(super) fn write_decision(
     let a = &decision.artifact;
     let bytes = wire::answer_bytes(&decision.wire(Some(&a.revision)));
     check_answer_size(&format!("decision {:?}", decision.subject), bytes)?;
-    // The same values, numbered alike, for the update (row `rid` as ?13) and the insert.
+    // The same values, numbered alike, for the update (row `rid` as ?14) and the insert.
     let values = params![
         decision.id,
         a.locator(),
@@ -112,7 +114,8 @@ pub(super) fn write_decision(
         decision.summary,
         decision.created_at,
         decision.updated_at,
-        seq
+        seq,
+        decision.author
     ];
     let rid = match rid {
         Some(rid) => {
@@ -129,7 +132,7 @@ pub(super) fn write_decision(
             tx.prepare_cached(
                 "UPDATE decisions SET id = ?1, locator = ?2, subject = ?3, revision = ?4, \
                  format = ?5, uri = ?6, units = ?7, disposition = ?8, summary = ?9, \
-                 created_at = ?10, updated_at = ?11, seq = ?12 WHERE rid = ?13",
+                 created_at = ?10, updated_at = ?11, seq = ?12, author = ?13 WHERE rid = ?14",
             )?
             .execute(rusqlite::params_from_iter(
                 values.iter().copied().chain([&rid as &dyn rusqlite::ToSql]),
@@ -139,8 +142,8 @@ pub(super) fn write_decision(
         None => {
             tx.prepare_cached(
                 "INSERT INTO decisions (id, locator, subject, revision, format, uri, units, \
-                 disposition, summary, created_at, updated_at, seq) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                 disposition, summary, created_at, updated_at, seq, author) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?
             .execute(values)?;
             tx.last_insert_rowid()
@@ -152,8 +155,8 @@ pub(super) fn write_decision(
         let mut item_stmt = tx.prepare_cached(
             "INSERT INTO basis_items (decision_rid, position, requirement, source, \
              source_detail, evidence, state, question, faces, verdict_judgement, verdict_reason, \
-             verdict_via, verdict_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             verdict_via, verdict_at, verdict_author) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         )?;
         let mut face_stmt = tx.prepare_cached(
             "INSERT OR IGNORE INTO decision_faces (face, revision, seq, rid) VALUES (?1, ?2, ?3, ?4)",
@@ -177,6 +180,7 @@ pub(super) fn write_decision(
                 item.verdict.as_ref().and_then(|v| v.reason.clone()),
                 item.verdict.as_ref().map(|v| v.via.as_str()),
                 item.verdict.as_ref().map(|v| v.at.as_str()),
+                item.verdict.as_ref().and_then(|v| v.author.as_deref()),
             ])?;
             for f in &faces {
                 face_stmt.execute(params![f, a.revision, seq, rid])?;

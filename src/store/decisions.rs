@@ -66,6 +66,7 @@ impl Store {
         &mut self,
         new: &NewDecision,
     ) -> Result<(Decision, bool, Outranked), StoreError> {
+        let author = self.author.clone();
         let tx = self.write()?;
         let now = time::now();
         // With the replaced decision, the time its new `updated_at` may not precede (see
@@ -102,8 +103,8 @@ impl Store {
             Some(rid) => load_basis(&tx, rid)?,
             None => Vec::new(),
         };
-        let outranked =
-            merge_verdicts(&old_basis, &mut basis, &now).map_err(|e| StoreError::Invalid(e.0))?;
+        let outranked = merge_verdicts(&old_basis, &mut basis, &now, author.as_deref())
+            .map_err(|e| StoreError::Invalid(e.0))?;
         let decision = Decision {
             id,
             subject: new.subject.clone(),
@@ -111,6 +112,7 @@ impl Store {
             summary: new.summary.clone(),
             basis,
             artifact: new.artifact.clone(),
+            author,
             updated_at: time::updated_after(now, &not_before),
             created_at,
         };
@@ -241,7 +243,7 @@ impl Store {
         let mut basis_error = None;
         let full = run_segments_into(&tx, segments, page.limit, &mut items, |row| {
             let (rid, mut decision, seq) = decision_from_row(row)?;
-            let tier: i64 = row.get(12)?;
+            let tier: i64 = row.get(13)?;
             if seen < page.limit {
                 match load_basis(&tx, rid) {
                     Ok(basis) => decision.basis = basis,

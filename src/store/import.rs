@@ -256,6 +256,7 @@ mod tests {
 
     fn feature(id: &str, name: &str, updated: &str, note: &str) -> Record {
         Record {
+            author: None,
             id: id.into(),
             kind: Kind::Feature,
             name: Some(name.into()),
@@ -279,6 +280,7 @@ mod tests {
 
     fn decision(id: &str, subject: &str, updated: &str, disposition: &str) -> Decision {
         Decision {
+            author: None,
             id: id.into(),
             subject: subject.into(),
             disposition: disposition.into(),

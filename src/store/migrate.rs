@@ -7,7 +7,9 @@ use rusqlite::{Connection, TransactionBehavior};
 
 use super::inspect::{Found, classify, identify};
 use super::renormalise::{RENORMALISED_AT, Renormalised, renormalise_locators};
-use super::schema::{MIGRATIONS, VERDICT_PROVENANCE_AT, add_verdict_provenance};
+use super::schema::{
+    AUTHORS_AT, MIGRATIONS, VERDICT_PROVENANCE_AT, add_authors, add_verdict_provenance,
+};
 use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 
 /// Brings the schema up to [`SCHEMA_VERSION`] in one write transaction. The checks are
@@ -32,6 +34,9 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
     {
         if i + 1 == VERDICT_PROVENANCE_AT {
             add_verdict_provenance(&tx)?;
+        }
+        if i + 1 == AUTHORS_AT {
+            add_authors(&tx)?;
         }
         tx.execute_batch(sql)?;
         if i + 1 == RENORMALISED_AT {

@@ -98,6 +98,21 @@ pub struct Store {
     /// Rows this connection changed that are not the review's records and decisions (the
     /// migration at open, the cursor secret), so that `own_changes` counts only the review.
     internal_changes: u64,
+    /// Who this server writes as (`REVIEW_MCP_AUTHOR`, `--author`): set on the records,
+    /// decisions and verdicts it writes.
+    author: Option<String>,
+}
+
+impl Store {
+    /// Sets who this store's writes are recorded as (`None`: nobody named).
+    pub fn set_author(&mut self, author: Option<String>) {
+        self.author = author;
+    }
+
+    /// Who this store's writes are recorded as.
+    pub fn author(&self) -> Option<&str> {
+        self.author.as_deref()
+    }
 }
 
 impl Drop for Store {

@@ -130,6 +130,7 @@ impl Store {
             scratch: None,
             cursor_secret: None,
             internal_changes,
+            author: None,
         }
     }
 

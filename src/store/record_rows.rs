@@ -11,7 +11,8 @@ use crate::review::{Kind, Record, RecordRef};
 use crate::wire;
 
 pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
-    r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq";
+    r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq, \
+    r.author";
 
 /// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
 pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
@@ -47,6 +48,7 @@ pub(super) fn record_ref_from_row<'r>(row: &'r Row<'_>) -> rusqlite::Result<(Rec
                 uri: optional(9)?,
                 units: optional(10)?,
             },
+            author: optional(14)?,
             created_at: text(11)?,
             updated_at: text(12)?,
         },
@@ -71,8 +73,8 @@ pub(super) fn write_record(
     let a = &record.artifact;
     tx.prepare_cached(
         "INSERT INTO records (seq, id, kind, locator, name, note, tags, entity_ids, \
-         id_scheme, revision, format, uri, units, created_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+         id_scheme, revision, format, uri, units, created_at, updated_at, author) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
     )?
     .execute(params![
         seq,
@@ -90,6 +92,7 @@ pub(super) fn write_record(
         a.units,
         record.created_at,
         record.updated_at,
+        record.author,
     ])?;
     {
         let mut ent = tx.prepare_cached(

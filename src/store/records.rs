@@ -43,6 +43,7 @@ impl Store {
     /// keeping its id and `created_at`; an anonymous note is always new. Returns the stored
     /// record and whether it replaced one.
     pub fn remember(&mut self, new: &NewRecord) -> Result<(Record, bool), StoreError> {
+        let author = self.author.clone();
         let tx = self.write()?;
         let now = time::now();
         // With the replaced record, the time its new `updated_at` may not precede: its
@@ -83,6 +84,7 @@ impl Store {
             entity_ids: dedup(&new.entity_ids),
             id_scheme: new.id_scheme.clone(),
             artifact: new.artifact.clone(),
+            author: author.clone(),
             updated_at: time::updated_after(now, &not_before),
             created_at,
         };
@@ -135,7 +137,7 @@ impl Store {
         let mut seen = 0;
         let mut at = |row: &Row<'_>| -> rusqlite::Result<Option<((), Position)>> {
             let seq: i64 = row.get(13)?;
-            let tier: i64 = row.get(14)?;
+            let tier: i64 = row.get(15)?;
             if seen < page.limit && !each(record_ref_from_row(row)?.0) {
                 return Ok(None);
             }

@@ -6,7 +6,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -290,13 +290,33 @@ pub(super) const VERDICT_PROVENANCE_AT: usize = 6;
 
 /// Adds `basis_items.verdict_via` and `verdict_at` unless they are there.
 pub(super) fn add_verdict_provenance(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    add_text_columns(tx, "basis_items", &["verdict_via", "verdict_at"])
+}
+
+/// The schema version whose entry [`add_authors`] prepares.
+pub(super) const AUTHORS_AT: usize = 8;
+
+/// Adds the `author` columns (records, decisions, verdicts) unless they are there.
+pub(super) fn add_authors(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    add_text_columns(tx, "records", &["author"])?;
+    add_text_columns(tx, "decisions", &["author"])?;
+    add_text_columns(tx, "basis_items", &["verdict_author"])
+}
+
+/// Adds each nullable TEXT column `table` lacks (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+/// The names are this file's constants, never input.
+fn add_text_columns(
+    tx: &rusqlite::Transaction<'_>,
+    table: &str,
+    wanted: &[&str],
+) -> rusqlite::Result<()> {
     let columns: Vec<String> = tx
-        .prepare("SELECT name FROM pragma_table_info('basis_items')")?
-        .query_map([], |r| r.get(0))?
+        .prepare("SELECT name FROM pragma_table_info(?1)")?
+        .query_map([table], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    for column in ["verdict_via", "verdict_at"] {
+    for column in wanted {
         if !columns.iter().any(|c| c == column) {
-            tx.execute_batch(&format!("ALTER TABLE basis_items ADD COLUMN {column} TEXT"))?;
+            tx.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} TEXT"))?;
         }
     }
     Ok(())
@@ -316,3 +336,9 @@ CREATE TABLE IF NOT EXISTS sync_bases (
     PRIMARY KEY (folder, kind, id)
 );
 "#;
+
+/// Who wrote it: an optional `author` on records, decisions and verdicts (the
+/// `REVIEW_MCP_AUTHOR` or `--author` of the server that wrote them). The columns are added by
+/// [`add_authors`], which [`migrate`](super::migrate::migrate) runs before this entry; existing
+/// rows upgrade with no author.
+const V8: &str = "";

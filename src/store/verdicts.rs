@@ -135,6 +135,7 @@ mod tests {
 
     fn verdict(judgement: Judgement) -> Verdict {
         Verdict {
+            author: None,
             at: time::now(),
             judgement,
             reason: Some("seen on the drawing".into()),
@@ -222,6 +223,7 @@ mod tests {
         let engineer = store.get_decision(&d.id).unwrap().unwrap();
         let mut first = item("Bore 12H7");
         first.verdict = Some(Verdict {
+            author: None,
             at: String::new(),
             judgement: Judgement::Rejected,
             reason: None,

@@ -202,6 +202,7 @@ mod tests {
             question: None,
             faces: vec![],
             verdict: verdict.map(|(judgement, via, at)| Verdict {
+                author: None,
                 at: at.into(),
                 judgement,
                 reason: None,
@@ -212,6 +213,7 @@ mod tests {
 
     fn decision(updated: &str, disposition: &str, basis: Vec<BasisItem>) -> Item {
         Item::Decision(Decision {
+            author: None,
             id: "dec_1".into(),
             subject: "bracket".into(),
             disposition: disposition.into(),

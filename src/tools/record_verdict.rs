@@ -72,6 +72,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let index = usize::try_from(args.index).unwrap_or(usize::MAX);
     let verdict = Verdict {
         at: time::now(),
+        author: store.author().map(str::to_string),
         judgement: args.judgement,
         reason: args.reason.filter(|r| !r.trim().is_empty()),
         via: Via::App,

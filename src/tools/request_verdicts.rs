@@ -345,7 +345,8 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
         }
         FormReply::Accept(content) => content,
     };
-    let verdicts = read_form(q, content)?;
+    let author = store.author().map(str::to_string);
+    let verdicts = read_form(q, content, author)?;
     match store.record_verdicts(&DecisionRef::Id(&q.decision), Some(&q.digest), &verdicts)? {
         VerdictsOutcome::Recorded(d) => {
             let accepted = verdicts
@@ -375,6 +376,7 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
 fn read_form(
     q: &Question,
     mut content: Map<String, Value>,
+    author: Option<String>,
 ) -> Result<Vec<(usize, Verdict)>, ToolError> {
     let refused = |why: String| {
         ToolError::Invalid(format!(
@@ -409,6 +411,7 @@ fn read_form(
             i,
             Verdict {
                 at: at.clone(),
+                author: author.clone(),
                 judgement,
                 reason,
                 via: Via::Elicitation,

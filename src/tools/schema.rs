@@ -23,6 +23,8 @@ pub const MAX_DISPOSITION: u64 = 200;
 pub const MAX_URI: u64 = 4_096;
 pub const MAX_SHORT: u64 = 64;
 pub const MAX_PAGE: u64 = 200;
+/// The longest author name, in characters.
+pub const MAX_AUTHOR: u64 = 200;
 pub const DEFAULT_PAGE: u64 = 50;
 
 pub const REVISION_PATTERN: &str = "^sha256:[0-9a-f]{64}$";
@@ -124,6 +126,7 @@ pub fn record_output() -> Value {
             "entity_ids": {"type": "array", "items": {"type": "string"}},
             "id_scheme": {"type": "string"},
             "artifact": artifact_output(),
+            "author": {"type": "string", "description": "Who recorded it, when the server that wrote it has an author set."},
             "created_at": {"type": "string"},
             "updated_at": {"type": "string"},
             "stale": {"anyOf": or_null("boolean"), "description": "true: written for another revision than the one supplied; null: no revision supplied."}
@@ -149,7 +152,8 @@ pub fn basis_item_input() -> Value {
                     "judgement": {"type": "string", "enum": Judgement::ALL},
                     "reason": text(MAX_TEXT, "Why, when the engineer said."),
                     "via": {"type": "string", "enum": Via::ALL, "description": "Set by the server: a verdict in these arguments is recorded as \"assistant\". A verdict copied from a recalled decision may keep its via and at; \"elicitation\" or \"app\" is accepted only where the engineer's verdict is already stored for that requirement."},
-                    "at": {"type": "string", "maxLength": 64, "description": "Set by the server (when the verdict was given)."}
+                    "at": {"type": "string", "maxLength": 64, "description": "Set by the server (when the verdict was given)."},
+                    "author": {"type": "string", "maxLength": MAX_AUTHOR, "description": "Set by the server (who recorded it)."}
                 },
                 "required": ["judgement"],
                 "additionalProperties": false,
@@ -191,6 +195,7 @@ pub fn decision_output() -> Value {
                 }
             },
             "artifact": artifact_output(),
+            "author": {"type": "string", "description": "Who last recorded it, when the server that wrote it has an author set."},
             "created_at": {"type": "string"},
             "updated_at": {"type": "string"},
             "stale": {"anyOf": or_null("boolean")}
@@ -207,7 +212,8 @@ pub fn verdict_output() -> Value {
             "judgement": {"type": "string", "enum": Judgement::ALL},
             "reason": {"type": "string"},
             "via": {"type": "string", "enum": Via::ALL, "description": "elicitation: the engineer answered the host's form; app: the engineer clicked it in the review card; assistant: relayed by the assistant in tool arguments (recorded, not proof)."},
-            "at": {"type": "string", "description": "When it was given (RFC 3339 UTC)."}
+            "at": {"type": "string", "description": "When it was given (RFC 3339 UTC)."},
+            "author": {"type": "string", "description": "Who recorded it: the author of the server it was given through, when one is set."}
         },
         "required": ["judgement", "via", "at"]
     })
