@@ -116,9 +116,13 @@ pub fn both_changed(
     }
 }
 
-/// Who wrote a version, for the report (nothing until items carry an author).
-fn author_of(_item: &Item) -> String {
-    String::new()
+/// Who wrote a version, for the report: " by NAME" when it carries an author.
+fn author_of(item: &Item) -> String {
+    let author = match item {
+        Item::Record(r) => r.author.as_deref(),
+        Item::Decision(d) => d.author.as_deref(),
+    };
+    author.map(|a| format!(" by {a}")).unwrap_or_default()
 }
 
 /// The winner's decision with the loser's engineer verdicts carried over (module docs).
@@ -290,6 +294,22 @@ mod tests {
                 "{report}"
             );
         }
+    }
+
+    /// A conflict names who wrote each version, when they carry an author.
+    #[test]
+    fn resolve_conflict_names_each_versions_author() {
+        let base = decision(T1, "hold", vec![]);
+        let mut ours = decision(T2, "hold", vec![]);
+        let mut theirs = decision(T3, "release", vec![]);
+        if let (Item::Decision(o), Item::Decision(t)) = (&mut ours, &mut theirs) {
+            o.author = Some("Ada".into());
+            t.author = Some("Bob".into());
+        }
+        let r = resolve(Some(&base), side(&ours, "ours"), side(&theirs, "theirs")).unwrap();
+        let report = r.conflict.unwrap();
+        assert!(report.contains(&format!("{T2} by Ada")), "{report}");
+        assert!(report.contains(&format!("{T3} by Bob")), "{report}");
     }
 
     #[test]
