@@ -77,7 +77,7 @@ impl Engineer {
             git_ok(&clone, &["config", k, v])?;
         }
         let db = root.join(format!("{name}.db"));
-        let server = Server::start(&db)?;
+        let server = Server::start_as(&db, name)?;
         Ok(Engineer {
             clone,
             db,
@@ -296,6 +296,13 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
 
     let (export_a, export_b) = (a.export()?, b.export()?);
     assert_eq!(export_a, export_b, "both databases export byte-identical");
+    // Who wrote what travelled with it: each server writes as its engineer.
+    for name in ["alice", "bob"] {
+        assert!(
+            export_a.contains(&format!("\"author\":\"{name}\"")),
+            "{name} is named as an author: {export_a}"
+        );
+    }
     let want = vec![
         ("bore".to_string(), "bob: ream 10 H7 and deburr".to_string()),
         ("chamfer".to_string(), "0.5 x 45".to_string()),

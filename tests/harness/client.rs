@@ -117,9 +117,20 @@ impl Server {
         Server::start_logging_to(db, &stderr_path_for(db))
     }
 
+    /// [`Server::start`] for a server that writes as `author` (`REVIEW_MCP_AUTHOR`).
+    pub fn start_as(db: &Path, author: &str) -> anyhow::Result<Server> {
+        let mut cmd = command(db);
+        cmd.env("REVIEW_MCP_AUTHOR", author);
+        Server::open(Server::spawn_command(cmd, &stderr_path_for(db))?)
+    }
+
     /// [`Server::start`] with stderr written to `stderr_path`.
     pub fn start_logging_to(db: &Path, stderr_path: &Path) -> anyhow::Result<Server> {
-        let mut server = Server::spawn(db, stderr_path)?;
+        Server::open(Server::spawn(db, stderr_path)?)
+    }
+
+    /// Opens the session of a spawned server.
+    fn open(mut server: Server) -> anyhow::Result<Server> {
         let [init, initialized] = handshake_lines();
         if let Err(e) = server.send(&init) {
             // The server exited at start: what it said is the reason.
@@ -138,7 +149,11 @@ impl Server {
 
     /// Spawns the server without a handshake.
     pub fn spawn(db: &Path, stderr_path: &Path) -> anyhow::Result<Server> {
-        let mut child = command(db)
+        Server::spawn_command(command(db), stderr_path)
+    }
+
+    fn spawn_command(mut cmd: Command, stderr_path: &Path) -> anyhow::Result<Server> {
+        let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(File::create(stderr_path)?)
