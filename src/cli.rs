@@ -21,7 +21,7 @@
 //! - `cli/import_rules.rs`: the shapes and rules every import line must meet.
 //! - `cli/backup.rs`: `backup`, a checked copy of the database.
 //! - `cli/check.rs`: `check`, the integrity check as an exit status.
-//! - `cli/sync.rs`: `sync`, a folder in the team's repository kept in step with the database.
+//! - `cli/sync/`: `sync`, a folder in the team's repository kept in step with the database.
 //! - `cli/merge_file.rs`: `merge-file`, the git merge driver of a synced folder.
 //! - `cli/replay.rs`: `replay`, transcripts against a server, or blessed.
 //! - `cli/fixtures.rs`: what the unit tests share.

@@ -11,7 +11,7 @@
 //! that folder. [`classify`] compares the database's version, the folder's and the base by
 //! the sha256 of their text; [`merge::resolve`] settles an item changed on both sides. This
 //! module knows no SQL and does no I/O: `store::SyncTx` is the database side, the command
-//! (`cli/sync.rs`) reads and writes the folder.
+//! (`cli/sync/`) reads and writes the folder.
 //!
 //! The files: `mod.rs` (items, their text, the per-item plan), `merge.rs` (the rule for an
 //! item changed on both sides).
