@@ -68,23 +68,25 @@ impl Service {
             }
             return Ok(Served::Done(wire::tool_error(&msg)));
         }
-        match (tool.spec.run)(&mut self.store, args) {
-            Ok(Step::Ask(q)) => {
-                log_call(name, version, "asked", started);
-                Ok(Served::Ask(q))
-            }
-            Ok(Step::Done(out)) => Ok(Served::Done(self.tool_payload(
-                name,
-                Ok(out),
-                version,
-                started,
-            ))),
-            Err(e) => Ok(Served::Done(self.tool_payload(
-                name,
-                Err(e),
-                version,
-                started,
-            ))),
+        let step = (tool.spec.run)(&mut self.store, args);
+        if matches!(step, Ok(Step::Ask(_))) {
+            log_call(name, version, "asked", started);
+        }
+        Ok(self.served(name, step, version, started))
+    }
+
+    /// A tool's step as what the call serves: the question to put, or the result.
+    pub(super) fn served(
+        &mut self,
+        name: &str,
+        step: Result<Step, ToolError>,
+        version: Version,
+        started: Instant,
+    ) -> Served {
+        match step {
+            Ok(Step::Ask(q)) => Served::Ask(q),
+            Ok(Step::Done(out)) => Served::Done(self.tool_payload(name, Ok(out), version, started)),
+            Err(e) => Served::Done(self.tool_payload(name, Err(e), version, started)),
         }
     }
 

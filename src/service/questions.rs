@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 use super::calls::log_call;
 use super::{Served, Service, ServiceError};
 use crate::text;
-use crate::tools::Step;
 use crate::tools::request_state::{self, Unsealed};
 use crate::tools::request_verdicts::{self, FormReply, Question};
 use crate::version::Version;
@@ -92,21 +91,8 @@ impl Service {
         match responses.remove(request_verdicts::INPUT_KEY) {
             None => {
                 // The answer is missing: ask again (MRTR: a new input_required, not an error).
-                match request_verdicts::reask(&mut self.store, q) {
-                    Ok(Step::Ask(q)) => Ok(Served::Ask(q)),
-                    Ok(Step::Done(out)) => Ok(Served::Done(self.tool_payload(
-                        name,
-                        Ok(out),
-                        version,
-                        started,
-                    ))),
-                    Err(e) => Ok(Served::Done(self.tool_payload(
-                        name,
-                        Err(e),
-                        version,
-                        started,
-                    ))),
-                }
+                let step = request_verdicts::reask(&mut self.store, q);
+                Ok(self.served(name, step, version, started))
             }
             Some(result) => {
                 let Some(reply) = FormReply::read(&result) else {
