@@ -75,7 +75,7 @@ pub use page::{Page, PageRequest, Position};
 pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
-pub use sync::{Base, DECISION, RECORD, SyncTx};
+pub use sync::{Base, DECISION, Pending, RECORD, SyncLock, SyncTx};
 pub use verdicts::{DecisionRef, VerdictsOutcome};
 
 /// How long a statement waits for another process's write lock before giving up.

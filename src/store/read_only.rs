@@ -44,7 +44,18 @@ impl Store {
     /// A copy of the file at `path` in a private temporary directory, upgraded to this
     /// build's schema: how the read-only commands read a file of an older version without
     /// writing to it. The directory is removed when the store is dropped.
-    fn private_copy(mut self, path: &Path) -> Result<Store, StoreError> {
+    fn private_copy(self, path: &Path) -> Result<Store, StoreError> {
+        let made = self.private_copy_quiet()?;
+        log::info!(
+            "{} has an older schema version: reading an upgraded private copy; the file itself is upgraded at the next start of a server",
+            path.display()
+        );
+        Ok(made)
+    }
+
+    /// [`Store::private_copy`] without its word in the log (`sync --dry-run` works on such a
+    /// copy whatever the file's version).
+    pub(super) fn private_copy_quiet(mut self) -> Result<Store, StoreError> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
@@ -66,11 +77,6 @@ impl Store {
         drop(self);
         if made.is_err() {
             let _ = std::fs::remove_dir_all(&dir);
-        } else {
-            log::info!(
-                "{} has an older schema version: reading an upgraded private copy; the file itself is upgraded at the next start of a server",
-                path.display()
-            );
         }
         made
     }

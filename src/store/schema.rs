@@ -6,7 +6,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -342,3 +342,22 @@ CREATE TABLE IF NOT EXISTS sync_bases (
 /// [`add_authors`], which [`migrate`](super::migrate::migrate) runs before this entry; existing
 /// rows upgrade with no author.
 const V8: &str = "";
+
+/// The journal of a sync's folder writes (`store/sync.rs`): the files a committed sync still
+/// has to bring to their bases (write the base's body, or delete the file when the item has no
+/// base), each with the hash its file had when the sync planned (`prior`, NULL: absent) and the
+/// run that owns the row. A sync killed after its commit leaves rows here; the next sync of
+/// the folder finishes them. `folder` is the folder's id (the id file `.review-mcp-folder`
+/// written at its first sync), as in `sync_bases` from this version on: bases still keyed by a
+/// folder's absolute path (written before it) are re-keyed to its id at that folder's next
+/// sync. Every statement may run twice.
+const V9: &str = r#"
+CREATE TABLE IF NOT EXISTS sync_pending (
+    folder TEXT NOT NULL,
+    kind   TEXT NOT NULL CHECK (kind IN ('record', 'decision')),
+    id     TEXT NOT NULL,
+    prior  BLOB,
+    run    TEXT NOT NULL,
+    PRIMARY KEY (folder, kind, id)
+);
+"#;

@@ -9,6 +9,8 @@
 //! found with [`SyncTx::record_holder`] / [`SyncTx::decision_holder`] and settled by the caller
 //! before the write.
 
+use std::path::Path;
+
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::browse::decisions_with_basis;
@@ -31,6 +33,15 @@ pub struct Base {
     pub hash: Vec<u8>,
 }
 
+/// One row of a sync's journal: a file the sync committed to bring to its base (see
+/// [`SyncTx::set_pending`]), and the hash the file had when the sync planned (`None`: absent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    pub kind: String,
+    pub id: String,
+    pub prior: Option<Vec<u8>>,
+}
+
 /// A sync's write transaction for one folder. Dropping it rolls everything back.
 pub struct SyncTx<'a> {
     tx: Transaction<'a>,
@@ -38,8 +49,8 @@ pub struct SyncTx<'a> {
 }
 
 impl Store {
-    /// Starts the one write transaction of a sync of `folder` (its absolute path). The write
-    /// lock is taken first, so nothing changes between what the sync reads and what it
+    /// Starts the one write transaction of a sync of the folder whose id is `folder`. The
+    /// write lock is taken first, so nothing changes between what the sync reads and what it
     /// writes; servers on the same file go on reading meanwhile and their writes wait (at
     /// most `BUSY_TIMEOUT`).
     pub fn sync_transaction(&mut self, folder: &str) -> Result<SyncTx<'_>, StoreError> {
@@ -50,14 +61,43 @@ impl Store {
         })
     }
 
-    /// A read transaction over the same tables, for the look a sync takes before it locks:
-    /// only its reading methods are meant to be called.
-    pub fn sync_snapshot(&mut self, folder: &str) -> Result<SyncTx<'_>, StoreError> {
+    /// A writable private copy of the database at `path` (in a temporary directory removed
+    /// when the store is dropped), for `sync --dry-run`: the dry run acts exactly as the sync
+    /// would, on the copy, so the plan it prints is the sync's own. The file itself is only
+    /// read.
+    pub fn sync_dry_run_copy(path: &Path) -> Result<Store, StoreError> {
+        let (_, _, store) = Store::read_only_in_place(path)?;
+        store.private_copy_quiet()
+    }
+
+    /// The journal rows of run `run` of `folder`, each with the body of its item's base (the
+    /// file's text to write; `None`: the file is to be deleted), in one read snapshot.
+    pub fn sync_journal(
+        &mut self,
+        folder: &str,
+        run: &str,
+    ) -> Result<Vec<(String, String, Option<String>)>, StoreError> {
         let tx = self.read()?;
-        Ok(SyncTx {
-            tx,
-            folder: folder.to_string(),
-        })
+        let v = tx
+            .prepare_cached(
+                "SELECT p.kind, p.id, b.body FROM sync_pending p LEFT JOIN sync_bases b \
+                 ON b.folder = p.folder AND b.kind = p.kind AND b.id = p.id \
+                 WHERE p.folder = ?1 AND p.run = ?2 ORDER BY p.kind, p.id",
+            )?
+            .query_map(params![folder, run], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(v)
+    }
+
+    /// Forgets the journal rows of run `run` of `folder`: its files are all written.
+    pub fn sync_journal_done(&mut self, folder: &str, run: &str) -> Result<(), StoreError> {
+        let tx = self.write()?;
+        tx.prepare_cached("DELETE FROM sync_pending WHERE folder = ?1 AND run = ?2")?
+            .execute(params![folder, run])?;
+        tx.commit()?;
+        Ok(())
     }
 }
 
@@ -109,6 +149,68 @@ impl SyncTx<'_> {
             .tx
             .prepare_cached("SELECT EXISTS (SELECT 1 FROM sync_bases WHERE folder = ?1)")?
             .query_row([&self.folder], |r| r.get(0))?)
+    }
+
+    /// Takes over the bases (and journal rows) kept under `legacy`, the folder's absolute path
+    /// (how versions before schema 9 keyed a folder), when the folder's id holds none: a
+    /// folder synced before it had an id file keeps its state. Returns how many bases moved.
+    pub fn adopt_legacy_bases(&self, legacy: &str) -> Result<usize, StoreError> {
+        if legacy == self.folder || self.has_bases()? {
+            return Ok(0);
+        }
+        let moved = self
+            .tx
+            .prepare_cached("UPDATE sync_bases SET folder = ?1 WHERE folder = ?2")?
+            .execute(params![self.folder, legacy])?;
+        self.tx
+            .prepare_cached("UPDATE OR IGNORE sync_pending SET folder = ?1 WHERE folder = ?2")?
+            .execute(params![self.folder, legacy])?;
+        Ok(moved)
+    }
+
+    /// This folder's journal: the files a sync committed to write or delete and may not have
+    /// (it was killed, or is still at work).
+    pub fn pending(&self) -> Result<Vec<Pending>, StoreError> {
+        let v = self
+            .tx
+            .prepare_cached("SELECT kind, id, prior FROM sync_pending WHERE folder = ?1")?
+            .query_map([&self.folder], |r| {
+                Ok(Pending {
+                    kind: r.get(0)?,
+                    id: r.get(1)?,
+                    prior: r.get(2)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(v)
+    }
+
+    /// Journals that run `run` brings the item's file to its base (writes the base's body;
+    /// deletes the file when the item has no base) once this transaction commits; `prior` is
+    /// the file's hash now (`None`: absent).
+    pub fn set_pending(
+        &self,
+        kind: &str,
+        id: &str,
+        prior: Option<&[u8]>,
+        run: &str,
+    ) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO sync_pending (folder, kind, id, prior, run) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT (folder, kind, id) DO UPDATE SET prior = excluded.prior, \
+                 run = excluded.run",
+            )?
+            .execute(params![self.folder, kind, id, prior, run])?;
+        Ok(())
+    }
+
+    /// Forgets one journal row (its file is done, or was changed by hand since).
+    pub fn drop_pending(&self, kind: &str, id: &str) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached("DELETE FROM sync_pending WHERE folder = ?1 AND kind = ?2 AND id = ?3")?
+            .execute(params![self.folder, kind, id])?;
+        Ok(())
     }
 
     /// The file text of an item's base, if it has one.
@@ -266,5 +368,52 @@ impl SyncTx<'_> {
     pub fn commit(self) -> Result<(), StoreError> {
         self.tx.commit()?;
         Ok(())
+    }
+}
+
+/// The lock that keeps two syncs of one folder apart: SQLite's own file lock on a small file
+/// of its own (`path`, created if need be), held by a connection until it is dropped or the
+/// process ends, however it ends (a killed sync leaves nothing to clean up). A sync takes it
+/// exclusive, a dry run shared.
+pub struct SyncLock {
+    _conn: rusqlite::Connection,
+}
+
+impl SyncLock {
+    /// Takes the lock; when another holder has it, calls `waiting` once and waits for it.
+    pub fn acquire(
+        path: &Path,
+        exclusive: bool,
+        waiting: &mut dyn FnMut(),
+    ) -> Result<SyncLock, StoreError> {
+        use rusqlite::{Connection, ErrorCode, OpenFlags};
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_NOFOLLOW,
+        )?;
+        conn.busy_timeout(std::time::Duration::ZERO)?;
+        let take = |conn: &Connection| -> rusqlite::Result<()> {
+            if exclusive {
+                conn.execute_batch("BEGIN EXCLUSIVE")
+            } else {
+                conn.execute_batch("BEGIN")?;
+                conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
+            }
+        };
+        match take(&conn) {
+            Ok(()) => {}
+            Err(e) if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) => {
+                waiting();
+                let _ = conn.execute_batch("ROLLBACK");
+                // A sync of a large folder takes seconds; a day is "until it ends".
+                conn.busy_timeout(std::time::Duration::from_secs(24 * 3600))?;
+                take(&conn)?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(SyncLock { _conn: conn })
     }
 }

@@ -195,6 +195,8 @@ This folder is written by `review-mcp sync`: the design-review records and decis
 this repository, one file per item (`records/<id>.json`, `decisions/<id>.json`), in the form
 `review-mcp export` writes them. Do not edit it by hand; record and edit through the
 assistant, then run `review-mcp sync` on this folder before you commit and after you pull.
+Commit `.review-mcp-folder` with it: it names this folder to every database that syncs it,
+wherever the checkout lives.
 
 Two engineers who change the same item make git stop on that file. Let review-mcp merge it
 (once per clone):

@@ -1,41 +1,139 @@
-//! Acting on a sync's plan inside its transaction: deletions, writes, imports and merges of
-//! each item, and the plan itself.
+//! Acting on a sync's plan: every change to the database inside its transaction, every file
+//! the sync will write or delete journaled there (`sync_pending`) with it, and the files
+//! brought in line after the commit ([`complete`]).
+//!
+//! Nothing in the folder changes before the commit: a sync killed before it leaves the folder
+//! and the database as they were. After it, the journal names every file still to do, and its
+//! content is the item's base; the next sync finishes them first ([`overlay`]), so a re-sync
+//! after a kill at any instant ends where the uninterrupted sync would have.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::Path;
 
 use anyhow::anyhow;
 
-use review_mcp::store::SyncTx;
+use review_mcp::store::{Store, SyncTx};
 use review_mcp::sync::merge::{self, Side};
 use review_mcp::sync::{Action, Hash, Item, ItemKind, hash};
 
 use super::folder::*;
+use super::owned::step;
 use super::*;
-
-/// The sync at work: the transaction, the folder, and what it did.
-pub(super) struct Apply<'a, 't> {
-    pub(super) tx: &'a SyncTx<'t>,
-    pub(super) folder: &'a Path,
-    pub(super) counts: &'a mut Counts,
-    /// Items already settled by a key conflict with another id.
-    pub(super) settled: HashSet<(ItemKind, String)>,
-    /// Files written before the lock was taken (counted when their bases are recorded).
-    pub(super) written_early: HashSet<(ItemKind, String)>,
-    pub(super) dirs_touched: bool,
-    /// Files to write, by path, written in parallel batches by [`Apply::flush`].
-    pub(super) pending: HashMap<PathBuf, String>,
-}
 
 /// How many files are written (and fsynced) at once: the file system commits concurrent
 /// fsyncs together, so 10,000 new files take seconds instead of one flush each.
 pub(super) const WRITE_THREADS: usize = 16;
 
-/// How many files wait before a batch is written.
+/// How many files are written per batch.
 pub(super) const WRITE_BATCH: usize = 512;
 
-impl Apply<'_, '_> {
+/// What becomes of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FileOp {
+    /// Written with the item's base.
+    Write,
+    Delete,
+}
+
+/// What becomes of an item of the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RowOp {
+    Put,
+    Delete,
+}
+
+type Key = (ItemKind, String);
+
+/// The journal as the sync found it: the files an earlier sync committed to and did not
+/// finish, whose plan is made as if they were finished (and which this sync finishes).
+#[derive(Default)]
+pub(super) struct Overlay {
+    /// The file each unfinished row really holds (`None`: absent), by item.
+    disk: HashMap<Key, Option<Hash>>,
+    /// Every row found.
+    rows: Vec<Key>,
+}
+
+/// Reads the journal and, for each file an earlier sync did not finish (it still holds what it
+/// held when that sync planned), plans as if it were finished. A file already done, or
+/// changed by hand since, is what it is.
+pub(super) fn overlay(
+    tx: &SyncTx<'_>,
+    entries: &mut BTreeMap<Key, Entry>,
+) -> anyhow::Result<Overlay> {
+    let mut out = Overlay::default();
+    for p in tx.pending().map_err(|e| anyhow!("{e}"))? {
+        let Some(kind) = ItemKind::parse(&p.kind) else {
+            continue;
+        };
+        let key = (kind, p.id);
+        out.rows.push(key.clone());
+        let e = entries.entry(key.clone()).or_default();
+        let disk = e.file.as_ref().map(|(h, _)| *h);
+        let prior = p.prior.as_deref().and_then(|b| Hash::try_from(b).ok());
+        if disk == e.base || disk != prior {
+            continue;
+        }
+        e.file = e.base.map(|h| (h, None));
+        out.disk.insert(key, disk);
+    }
+    Ok(out)
+}
+
+/// The sync at work: the transaction, what was known before it, and what it changed.
+pub(super) struct Apply<'a, 't> {
+    tx: &'a SyncTx<'t>,
+    entries: &'a BTreeMap<Key, Entry>,
+    overlay: Overlay,
+    pub(super) counts: &'a mut Counts,
+    /// Items already settled by a key conflict with another id.
+    pub(super) settled: HashSet<Key>,
+    files: BTreeMap<Key, FileOp>,
+    rows: BTreeMap<Key, RowOp>,
+}
+
+impl<'a, 't> Apply<'a, 't> {
+    pub(super) fn new(
+        tx: &'a SyncTx<'t>,
+        entries: &'a BTreeMap<Key, Entry>,
+        overlay: Overlay,
+        counts: &'a mut Counts,
+    ) -> Self {
+        // The files an earlier sync left unfinished are this sync's to finish.
+        let files = overlay
+            .disk
+            .keys()
+            .map(|key| {
+                let target = entries.get(key).and_then(|e| e.base);
+                let op = match target {
+                    Some(_) => FileOp::Write,
+                    None => FileOp::Delete,
+                };
+                (key.clone(), op)
+            })
+            .collect();
+        Apply {
+            tx,
+            entries,
+            overlay,
+            counts,
+            settled: HashSet::new(),
+            files,
+            rows: BTreeMap::new(),
+        }
+    }
+
+    /// The hash of the file as it really is now (`None`: absent).
+    fn disk(&self, key: &Key) -> Option<Hash> {
+        match self.overlay.disk.get(key) {
+            Some(h) => *h,
+            None => self
+                .entries
+                .get(key)
+                .and_then(|e| e.file.as_ref().map(|(h, _)| *h)),
+        }
+    }
+
     pub(super) fn act(
         &mut self,
         kind: ItemKind,
@@ -43,16 +141,12 @@ impl Apply<'_, '_> {
         e: &Entry,
         action: Action,
     ) -> anyhow::Result<()> {
-        let k = slot(kind);
         let db_item = e.db.as_ref().map(|(_, i)| i);
         let file_item = e.file.as_ref().and_then(|(_, i)| i.as_ref());
         match action {
             Action::InSync => match &e.db {
                 Some((h, item)) if e.base != Some(*h) => {
                     self.set_base(item)?;
-                    if self.written_early.contains(&(kind, id.to_string())) {
-                        self.counts.written[k] += 1;
-                    }
                 }
                 Some(_) => {}
                 None if e.base.is_some() => self.drop_base(kind, id)?,
@@ -61,8 +155,6 @@ impl Apply<'_, '_> {
             Action::ToFolder | Action::KeepDatabase => {
                 let item = db_item.ok_or_else(|| anyhow!("{id}: no database version"))?;
                 self.write_file(item)?;
-                self.set_base(item)?;
-                self.counts.written[k] += 1;
                 if action == Action::KeepDatabase {
                     self.counts.conflicts.push(format!(
                         "{} {id} was deleted in the folder but changed in the database: kept, \
@@ -73,8 +165,7 @@ impl Apply<'_, '_> {
             }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| anyhow!("{id}: no folder version"))?;
-                self.import(item, e.file.as_ref().map(|(h, _)| *h))?;
-                self.counts.imported[k] += 1;
+                self.import(item)?;
                 if action == Action::KeepFolder {
                     self.counts.conflicts.push(format!(
                         "{} {id} was deleted in the database but changed in the folder: kept, \
@@ -83,15 +174,10 @@ impl Apply<'_, '_> {
                     ));
                 }
             }
-            Action::DeleteFile => {
-                self.remove_file(&file_of(self.folder, kind, id))?;
-                self.drop_base(kind, id)?;
-                self.counts.deleted_files[k] += 1;
-            }
+            Action::DeleteFile => self.delete_file(kind, id)?,
             Action::DeleteItem => {
                 self.delete_item(kind, id)?;
                 self.drop_base(kind, id)?;
-                self.counts.deleted_items[k] += 1;
             }
             Action::Resolve => {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
@@ -113,16 +199,10 @@ impl Apply<'_, '_> {
                 if let Some(c) = resolved.conflict {
                     self.counts.conflicts.push(c);
                 }
-                let text = resolved.item.text();
-                if text != db.text() {
-                    self.import(&resolved.item, e.file.as_ref().map(|(h, _)| *h))?;
-                    self.counts.imported[k] += 1;
+                if resolved.item.text() != db.text() {
+                    self.import(&resolved.item)?;
                 } else {
                     self.write_file(db)?;
-                    self.set_base(db)?;
-                }
-                if text != file.text() {
-                    self.counts.written[k] += 1;
                 }
             }
         }
@@ -139,61 +219,71 @@ impl Apply<'_, '_> {
         Ok(body.and_then(|b| serde_json::from_str(&b).ok()))
     }
 
-    pub(super) fn set_base(&self, item: &Item) -> anyhow::Result<()> {
+    fn set_base(&self, item: &Item) -> anyhow::Result<Hash> {
         let text = item.text();
+        let h = hash(text.as_bytes());
         self.tx
-            .set_base(
-                item.kind().as_str(),
-                item.id(),
-                &hash(text.as_bytes()),
-                &text,
-            )
-            .map_err(|e| anyhow!("{e}"))
+            .set_base(item.kind().as_str(), item.id(), &h, &text)
+            .map_err(|e| anyhow!("{e}"))?;
+        Ok(h)
     }
 
-    pub(super) fn drop_base(&self, kind: ItemKind, id: &str) -> anyhow::Result<()> {
+    fn drop_base(&self, kind: ItemKind, id: &str) -> anyhow::Result<()> {
         self.tx
             .drop_base(kind.as_str(), id)
             .map_err(|e| anyhow!("{e}"))
     }
 
-    /// Queues the item's file; batches are written by [`Apply::flush`].
-    pub(super) fn write_file(&mut self, item: &Item) -> anyhow::Result<()> {
-        self.dirs_touched = true;
-        self.pending
-            .insert(file_of(self.folder, item.kind(), item.id()), item.text());
-        if self.pending.len() >= WRITE_BATCH {
-            self.flush()?;
+    /// The item's file is to hold `item`: its base becomes `item`, and the file is written
+    /// after the commit unless it already holds that text.
+    fn write_file(&mut self, item: &Item) -> anyhow::Result<()> {
+        let h = self.set_base(item)?;
+        let key = (item.kind(), item.id().to_string());
+        if self.disk(&key) == Some(h) {
+            self.files.remove(&key);
+        } else {
+            self.files.insert(key, FileOp::Write);
         }
         Ok(())
     }
 
-    /// Deletes a file (and any write of it still queued).
-    pub(super) fn remove_file(&mut self, path: &Path) -> anyhow::Result<()> {
-        self.dirs_touched = true;
-        self.pending.remove(path);
-        remove_file(path)
+    /// The item's file is to be gone: its base is dropped, and the file deleted after the
+    /// commit if there is one.
+    fn delete_file(&mut self, kind: ItemKind, id: &str) -> anyhow::Result<()> {
+        self.drop_base(kind, id)?;
+        let key = (kind, id.to_string());
+        if self.disk(&key).is_some() {
+            self.files.insert(key, FileOp::Delete);
+        } else {
+            self.files.remove(&key);
+        }
+        Ok(())
     }
 
-    /// Writes the queued files.
-    pub(super) fn flush(&mut self) -> anyhow::Result<()> {
-        let batch: Vec<(PathBuf, String)> = self.pending.drain().collect();
-        write_all(&batch)
+    fn put(&mut self, item: &Item) -> anyhow::Result<()> {
+        match item {
+            Item::Record(r) => self.tx.put_record(r),
+            Item::Decision(d) => self.tx.put_decision(d),
+        }
+        .map_err(|e| anyhow!("{e}"))?;
+        self.rows
+            .insert((item.kind(), item.id().to_string()), RowOp::Put);
+        Ok(())
     }
 
-    pub(super) fn delete_item(&self, kind: ItemKind, id: &str) -> anyhow::Result<()> {
+    fn delete_item(&mut self, kind: ItemKind, id: &str) -> anyhow::Result<()> {
         match kind {
             ItemKind::Record => self.tx.delete_record(id),
             ItemKind::Decision => self.tx.delete_decision(id),
         }
-        .map(|_| ())
-        .map_err(|e| anyhow!("{e}"))
+        .map_err(|e| anyhow!("{e}"))?;
+        self.rows.insert((kind, id.to_string()), RowOp::Delete);
+        Ok(())
     }
 
     /// Writes `item` to the database by id, settling another id at its natural key first;
-    /// then the file and the base follow what the database now holds (`file`: the hash of
-    /// the folder's file, rewritten only when it differs).
-    pub(super) fn import(&mut self, item: &Item, file: Option<Hash>) -> anyhow::Result<()> {
+    /// then the file and the base follow what the database now holds.
+    fn import(&mut self, item: &Item) -> anyhow::Result<()> {
         let holder = match item {
             Item::Record(r) => self.tx.record_holder(r).map(|h| h.map(Item::Record)),
             Item::Decision(d) => self.tx.decision_holder(d).map(|h| h.map(Item::Decision)),
@@ -207,11 +297,7 @@ impl Apply<'_, '_> {
             },
             None => item.clone(),
         };
-        match &item {
-            Item::Record(r) => self.tx.put_record(r),
-            Item::Decision(d) => self.tx.put_decision(d),
-        }
-        .map_err(|e| anyhow!("{e}"))?;
+        self.put(&item)?;
         // What the database holds now, as the next sync will read it.
         let stored = match &item {
             Item::Record(r) => self.tx.record(&r.id).map(|o| o.map(Item::Record)),
@@ -219,21 +305,14 @@ impl Apply<'_, '_> {
         }
         .map_err(|e| anyhow!("{e}"))?
         .ok_or_else(|| anyhow!("{} {}: not stored", item.kind().as_str(), item.id()))?;
-        if file != Some(stored.hash()) {
-            self.write_file(&stored)?;
-        }
-        self.set_base(&stored)
+        self.write_file(&stored)
     }
 
     /// Two ids at one natural key: `held` in the database, `incoming` from the folder (or a
     /// merge). The later keeps the key (a decision with the other's engineer verdicts); the
     /// other id is deleted on both sides. Returns the item to write when it is `incoming`'s
     /// id, or `None` when `held` kept the key (already written here).
-    pub(super) fn settle_key(
-        &mut self,
-        held: &Item,
-        incoming: &Item,
-    ) -> anyhow::Result<Option<Item>> {
+    fn settle_key(&mut self, held: &Item, incoming: &Item) -> anyhow::Result<Option<Item>> {
         let resolved = merge::both_changed(
             None,
             Side {
@@ -274,107 +353,145 @@ impl Apply<'_, '_> {
                 .collect::<String>()
         ));
         self.delete_item(loser.kind(), loser.id())?;
-        self.remove_file(&file_of(self.folder, loser.kind(), loser.id()))?;
-        self.drop_base(loser.kind(), loser.id())?;
+        self.delete_file(loser.kind(), loser.id())?;
         self.settled.insert((loser.kind(), loser.id().to_string()));
         self.settled
             .insert((winner.kind(), winner.id().to_string()));
         if winner.id() == held.id() {
             if winner != *held {
-                match &winner {
-                    Item::Record(r) => self.tx.put_record(r),
-                    Item::Decision(d) => self.tx.put_decision(d),
-                }
-                .map_err(|e| anyhow!("{e}"))?;
+                self.put(&winner)?;
             }
             self.write_file(&winner)?;
-            self.set_base(&winner)?;
             return Ok(None);
         }
         Ok(Some(winner))
     }
-}
 
-/// `--dry-run`: each item's action, and the counts it would give, without writing.
-pub(super) fn plan(
-    tx: &SyncTx<'_>,
-    entries: &BTreeMap<(ItemKind, String), Entry>,
-    counts: &mut Counts,
-    out: &mut dyn Write,
-) -> anyhow::Result<()> {
-    for ((kind, id), e) in entries {
-        let k = slot(*kind);
-        let file = format!("{}/{id}.json", kind.dir());
-        let line = match action_of(e) {
-            Action::InSync => continue,
-            Action::ToFolder => {
-                counts.written[k] += 1;
-                format!("would write {file}")
-            }
-            Action::ToDatabase => {
-                counts.imported[k] += 1;
-                format!("would import {file}")
-            }
-            Action::DeleteFile => {
-                counts.deleted_files[k] += 1;
-                format!("would delete {file} (deleted in the database)")
-            }
-            Action::DeleteItem => {
-                counts.deleted_items[k] += 1;
-                format!(
-                    "would delete {} {id} from the database (its file was deleted)",
-                    kind.as_str()
-                )
-            }
-            Action::KeepDatabase => {
-                counts.written[k] += 1;
-                counts.conflicts.push(String::new());
-                format!(
-                    "conflict: would write {file} back: deleted in the folder, changed in the database"
-                )
-            }
-            Action::KeepFolder => {
-                counts.imported[k] += 1;
-                counts.conflicts.push(String::new());
-                format!(
-                    "conflict: would import {file} back: deleted in the database, changed in the folder"
-                )
-            }
-            Action::Resolve => {
-                let (Some((_, db)), Some((_, Some(file_item)))) = (&e.db, &e.file) else {
-                    continue;
-                };
-                let base = tx
-                    .base_body(kind.as_str(), id)
-                    .map_err(|e| anyhow!("{e}"))?
-                    .and_then(|b| serde_json::from_str::<Item>(&b).ok());
-                let r = merge::resolve(
-                    base.as_ref(),
-                    Side {
-                        item: db,
-                        name: "database",
-                    },
-                    Side {
-                        item: file_item,
-                        name: "folder",
-                    },
-                )
-                .map_err(|e| anyhow!("{e}"))?;
-                let text = r.item.text();
-                if text != db.text() {
-                    counts.imported[k] += 1;
-                }
-                if text != file_item.text() {
-                    counts.written[k] += 1;
-                }
-                counts.conflicts.push(String::new());
-                format!(
-                    "conflict: would merge {file}: {}",
-                    r.conflict.unwrap_or_default()
-                )
+    /// Journals the files to write and delete under `run` (in the transaction, so they commit
+    /// with the database's changes), counts what the sync does, and returns the plan: one
+    /// line per change, as `--dry-run` prints it.
+    pub(super) fn finish(self, run: &str) -> anyhow::Result<Vec<String>> {
+        let Apply {
+            tx,
+            entries,
+            overlay,
+            counts,
+            files,
+            rows,
+            ..
+        } = self;
+        let disk = |key: &Key| -> Option<Hash> {
+            match overlay.disk.get(key) {
+                Some(h) => *h,
+                None => entries
+                    .get(key)
+                    .and_then(|e| e.file.as_ref().map(|(h, _)| *h)),
             }
         };
-        let _ = writeln!(out, "{line}");
+        for key in &overlay.rows {
+            if !files.contains_key(key) {
+                tx.drop_pending(key.0.as_str(), &key.1)
+                    .map_err(|e| anyhow!("{e}"))?;
+            }
+        }
+        for key in files.keys() {
+            let prior = disk(key);
+            tx.set_pending(key.0.as_str(), &key.1, prior.as_ref().map(|h| &h[..]), run)
+                .map_err(|e| anyhow!("{e}"))?;
+        }
+        let mut lines = Vec::new();
+        let mut deleted: [BTreeSet<&str>; 2] = Default::default();
+        let keys: BTreeSet<&Key> = files.keys().chain(rows.keys()).collect();
+        for key in keys {
+            let (kind, id) = (key.0, key.1.as_str());
+            let k = slot(kind);
+            let file = format!("{}/{id}.json", kind.dir());
+            let existed = entries.get(key).is_some_and(|e| e.db.is_some());
+            match rows.get(key) {
+                Some(RowOp::Put) => {
+                    counts.imported[k] += 1;
+                    lines.push(format!("import {file}"));
+                }
+                Some(RowOp::Delete) if existed => {
+                    counts.deleted_items[k] += 1;
+                    deleted[k].insert(id);
+                    lines.push(format!("delete {} {id} from the database", kind.as_str()));
+                }
+                _ => {}
+            }
+            match files.get(key) {
+                Some(FileOp::Write) => {
+                    counts.written[k] += 1;
+                    lines.push(format!("write {file}"));
+                }
+                Some(FileOp::Delete) => {
+                    counts.deleted_files[k] += 1;
+                    deleted[k].insert(id);
+                    lines.push(format!("delete {file}"));
+                }
+                None => {}
+            }
+        }
+        counts.deleted = [deleted[0].len(), deleted[1].len()];
+        Ok(lines)
+    }
+}
+
+/// After the commit: brings every file journaled under `run` to its base (writes first, in
+/// parallel batches, then deletions), writes the README when it is not current, fsyncs the
+/// folder's directories and forgets the journal rows. A sync killed here leaves the rows for
+/// the next sync to finish.
+pub(super) fn complete(
+    store: &mut Store,
+    folder: &Path,
+    folder_id: &str,
+    run: &str,
+    readme: Option<&str>,
+) -> anyhow::Result<()> {
+    let rows = store
+        .sync_journal(folder_id, run)
+        .map_err(|e| anyhow!("{e}"))?;
+    let touched = !rows.is_empty();
+    let mut writes = Vec::new();
+    let mut deletes = Vec::new();
+    for (kind, id, body) in rows {
+        let Some(kind) = ItemKind::parse(&kind) else {
+            continue;
+        };
+        let path = file_of(folder, kind, &id);
+        match body {
+            Some(text) => writes.push((path, text)),
+            None => deletes.push(path),
+        }
+    }
+    for part in writes.chunks(WRITE_BATCH) {
+        write_all(part)?;
+    }
+    drop(writes);
+    for path in &deletes {
+        remove_file(path)?;
+        step("file deleted");
+    }
+    if let Some(text) = readme {
+        write_atomic(&folder.join(owned::README_FILE), text)?;
+    }
+    if touched || readme.is_some() {
+        for d in ItemKind::ALL
+            .map(|k| folder.join(k.dir()))
+            .iter()
+            .chain([&folder.to_path_buf()])
+        {
+            if let Err(e) = std::fs::File::open(d).and_then(|f| f.sync_all()) {
+                log::debug!("fsync of {}: {e}", d.display());
+            }
+        }
+        step("directories fsynced");
+    }
+    if touched {
+        store
+            .sync_journal_done(folder_id, run)
+            .map_err(|e| anyhow!("{e}"))?;
+        step("journal cleared");
     }
     Ok(())
 }

@@ -177,7 +177,10 @@ pub(super) fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
-        fs::rename(&tmp, path)
+        super::owned::step("temporary written");
+        fs::rename(&tmp, path)?;
+        super::owned::step("file renamed into place");
+        Ok(())
     })();
     written.map_err(|e| {
         let _ = fs::remove_file(&tmp);
@@ -190,7 +193,13 @@ pub(super) fn write_all(batch: &[(PathBuf, String)]) -> anyhow::Result<()> {
     if batch.is_empty() {
         return Ok(());
     }
-    let chunk = batch.len().div_ceil(WRITE_THREADS).max(1);
+    // Under the test hook, one at a time: each run of a scenario takes the same steps.
+    let threads = if super::owned::hooked() {
+        1
+    } else {
+        WRITE_THREADS
+    };
+    let chunk = batch.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
         let writers: Vec<_> = batch
             .chunks(chunk)

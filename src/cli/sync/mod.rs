@@ -33,10 +33,10 @@
 //! settled as a conflict: the later version keeps the key with its own id, a decision taking
 //! the other's engineer verdicts, and the other id is deleted on both sides.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
@@ -48,6 +48,7 @@ use super::import_rules::Schemas;
 
 mod apply;
 mod folder;
+mod owned;
 
 use apply::*;
 pub(super) use folder::parse_item;
@@ -71,6 +72,8 @@ pub(super) struct Counts {
     imported: [usize; 2],
     deleted_files: [usize; 2],
     deleted_items: [usize; 2],
+    /// Items deleted on either side or both (each counted once).
+    deleted: [usize; 2],
     conflicts: Vec<String>,
 }
 
@@ -86,103 +89,72 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let schemas = Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
     if !dry_run {
-        for kind in ItemKind::ALL {
-            fs::create_dir_all(dir.join(kind.dir()))
-                .with_context(|| format!("cannot create {}", dir.join(kind.dir()).display()))?;
-        }
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let folder = match fs::canonicalize(dir) {
         Ok(p) => p,
         Err(_) if dry_run => std::path::absolute(dir)?,
         Err(e) => return Err(anyhow!("cannot read {}: {e}", dir.display())),
     };
-    let key = folder
-        .to_str()
-        .ok_or_else(|| anyhow!("{}: the folder's path is not UTF-8", folder.display()))?
-        .to_string();
-    // A dry run only reads: the file is opened read-only (an older schema is upgraded in a
-    // private copy, never in place), and a database that does not exist yet is planned
-    // against as an empty one, creating nothing.
+    // Two syncs of one folder never run at once: the second waits for the first.
+    let _lock = match folder.is_dir() {
+        true => Some(owned::lock(&folder, !dry_run)?),
+        false => None,
+    };
+    // What sync owns in the folder is checked before anything is written: a README it did
+    // not write, or an id file that is not one, refuses the sync.
+    let readme = owned::readme(&folder)?;
+    let found_id = owned::folder_id(&folder)?;
+    let stale = owned::stale_temporaries(&folder)?;
+    // A dry run acts exactly as the sync, on a private copy of the database (a database that
+    // does not exist yet is an empty one in memory), and writes no file.
     let mut store = match (dry_run, db.exists()) {
-        (true, true) => Store::open_read_only(db),
+        (true, true) => Store::sync_dry_run_copy(db),
         (true, false) => Store::open_in_memory(),
         (false, _) => Store::open(db),
     }
     .map_err(|e| anyhow!("{e}"))?;
-    // The first sync of a folder by this database may have thousands of files to write:
-    // they are written first, under a read snapshot, so the write lock is not held while
-    // each is flushed to disk. The locked pass below then finds them in step and only
-    // records their bases; an item a server changed meanwhile meets its own earlier file
-    // there and is merged by the rule.
-    let mut written_early: HashSet<(ItemKind, String)> = HashSet::new();
+    let mut lines: Vec<String> = stale
+        .iter()
+        .map(|p| {
+            let name = p.strip_prefix(&folder).unwrap_or(p);
+            format!("delete {} (left by an interrupted sync)", name.display())
+        })
+        .collect();
     if !dry_run {
-        let snapshot = store.sync_snapshot(&key).map_err(|e| anyhow!("{e}"))?;
-        if !snapshot.has_bases().map_err(|e| anyhow!("{e}"))? {
-            // With no bases, an item is written to the folder when the folder lacks its file.
-            let lacking = |entries: &BTreeMap<(ItemKind, String), Entry>| -> usize {
-                entries
-                    .keys()
-                    .filter(|(kind, id)| !file_of(&folder, *kind, id).exists())
-                    .count()
-            };
-            let many = lacking(&read_database(&snapshot)?) >= WRITE_BATCH;
-            // Only worth it for many files; and nothing is written before the folder is known
-            // to validate (a refused sync changes nothing). The first look is dropped before
-            // `gather` reads the database again, so only one copy is held.
-            let entries = match many {
-                true => gather(&snapshot, &folder, &schemas)?,
-                false => BTreeMap::new(),
-            };
-            let early: Vec<(PathBuf, &Item)> = entries
-                .iter()
-                .filter(|(_, e)| action_of(e) == Action::ToFolder)
-                .filter_map(|((kind, id), e)| {
-                    e.db.as_ref()
-                        .map(|(_, item)| (file_of(&folder, *kind, id), item))
-                })
-                .collect();
-            drop(snapshot);
-            log::debug!("sync: {} files written before the lock", early.len());
-            written_early.extend(
-                early
-                    .iter()
-                    .map(|(_, item)| (item.kind(), item.id().to_string())),
-            );
-            for part in early.chunks(WRITE_BATCH) {
-                let batch: Vec<(PathBuf, String)> = part
-                    .iter()
-                    .map(|(path, item)| (path.clone(), item.text()))
-                    .collect();
-                write_all(&batch)?;
-            }
+        for path in &stale {
+            remove_file(path)?;
+        }
+        for kind in ItemKind::ALL {
+            fs::create_dir_all(folder.join(kind.dir()))
+                .with_context(|| format!("cannot create {}", folder.join(kind.dir()).display()))?;
         }
     }
-    let tx = if dry_run {
-        store.sync_snapshot(&key)
-    } else {
-        store.sync_transaction(&key)
+    // The folder's id, written at its first sync, keys its state in the database, so a moved
+    // checkout or another clone is the same folder.
+    let id = match found_id {
+        Some(id) => id,
+        None => {
+            let id = owned::new_token(&folder);
+            lines.push(format!("write {} (the folder's id)", owned::ID_FILE));
+            if !dry_run {
+                write_atomic(&folder.join(owned::ID_FILE), &owned::id_text(&id))?;
+            }
+            id
+        }
+    };
+    let run = owned::new_token(&folder);
+    let tx = store.sync_transaction(&id).map_err(|e| anyhow!("{e}"))?;
+    // A folder last synced by a version that keyed it by its path keeps its bases.
+    if let Some(path) = folder.to_str() {
+        tx.adopt_legacy_bases(path).map_err(|e| anyhow!("{e}"))?;
     }
-    .map_err(|e| anyhow!("{e}"))?;
-    let entries = gather(&tx, &folder, &schemas)?;
+    let mut entries = gather(&tx, &folder, &schemas)?;
+    let unfinished = overlay(&tx, &mut entries)?;
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
     let mut counts = Counts::default();
-    let mut out = io::stdout().lock();
-    if dry_run {
-        plan(&tx, &entries, &mut counts, &mut out)?;
-        drop(tx);
-        summary(&counts, true, &mut out);
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut sync = Apply {
-        tx: &tx,
-        folder: &folder,
-        counts: &mut counts,
-        settled: HashSet::new(),
-        written_early,
-        dirs_touched: false,
-        pending: HashMap::new(),
-    };
+    let mut sync = Apply::new(&tx, &entries, unfinished, &mut counts);
     // Deletions first, then everything else.
     for pass in [true, false] {
         for ((kind, id), e) in &entries {
@@ -193,31 +165,39 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let readme = folder.join("README.md");
-    if fs::read(&readme).ok().as_deref() != Some(README.as_bytes()) {
-        write_atomic(&readme, README)?;
+    lines.extend(sync.finish(&run)?);
+    let readme_text = (readme != owned::Readme::Current).then_some(README);
+    if readme_text.is_some() {
+        lines.push(format!("write {}", owned::README_FILE));
     }
-    sync.flush()?;
-    let touched = sync.dirs_touched;
-    tx.commit().map_err(|e| anyhow!("{e}"))?;
-    if touched {
-        for d in ItemKind::ALL
-            .map(|k| folder.join(k.dir()))
-            .iter()
-            .chain([&folder])
-        {
-            if let Err(e) = fs::File::open(d).and_then(|f| f.sync_all()) {
-                log::debug!("fsync of {}: {e}", d.display());
-            }
+    let mut out = io::stdout().lock();
+    if dry_run {
+        drop(tx);
+        for c in &counts.conflicts {
+            let _ = writeln!(out, "conflict: {c}");
         }
+        for line in &lines {
+            let _ = writeln!(out, "would {line}");
+        }
+        summary(&counts, true, &mut out);
+        return Ok(ExitCode::SUCCESS);
     }
+    owned::step("before the commit");
+    tx.commit().map_err(|e| anyhow!("{e}"))?;
+    owned::step("committed");
+    let items = entries.len();
+    drop(entries);
+    complete(&mut store, &folder, &id, &run, readme_text).map_err(|e| {
+        anyhow!(
+            "{e}\nthe database is synced; the folder is not finished: run sync again to finish it"
+        )
+    })?;
     for c in &counts.conflicts {
         let _ = writeln!(out, "conflict: {c}");
     }
     summary(&counts, false, &mut out);
     log::info!(
-        "synced {} items with {} in {} ms{}",
-        entries.len(),
+        "synced {items} items with {} in {} ms{}",
         folder.display(),
         started.elapsed().as_millis(),
         peak_memory()
@@ -330,10 +310,7 @@ pub(super) fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
             n[1]
         )
     };
-    let deleted = [
-        c.deleted_files[0] + c.deleted_items[0],
-        c.deleted_files[1] + c.deleted_items[1],
-    ];
+    let deleted = c.deleted;
     let _ = writeln!(
         out,
         "{}",

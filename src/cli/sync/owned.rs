@@ -1,0 +1,212 @@
+//! What a sync owns in its folder and how it holds it: the folder's lock (two syncs of one
+//! folder never run at once), its id file (the folder's identity, which travels with git), its
+//! README (never a file sync did not write), the temporaries an interrupted sync left, and the
+//! test hook that stops a sync at a given step.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::anyhow;
+
+use review_mcp::store::SyncLock;
+use review_mcp::sync::{ItemKind, README};
+
+/// The id file: the folder's id on one line, written at its first sync and committed with
+/// the folder, so a moved checkout or another clone is the same folder to the database.
+pub(super) const ID_FILE: &str = ".review-mcp-folder";
+
+/// The README sync writes.
+pub(super) const README_FILE: &str = "README.md";
+
+/// How a README that sync wrote is recognised (every version of its text has this line).
+const README_MARKER: &str = "This folder is written by `review-mcp sync`";
+
+/// The largest README or id file read: sync's own are a few hundred bytes.
+const MAX_OWN_FILE: u64 = 64 * 1024;
+
+/// The environment variable of the test hook: `REVIEW_MCP_SYNC_FAIL_AT=N` stops the process
+/// (abort: no destructor, no rollback, as a kill) at the Nth step of a sync.
+pub(super) const FAIL_AT: &str = "REVIEW_MCP_SYNC_FAIL_AT";
+
+/// Takes the folder's lock (see [`SyncLock`]): exclusive for a sync, shared for a dry run
+/// (which then waits for a running sync, not for another dry run). A second sync of the
+/// folder waits for the first, saying so on stderr. The lock's file is in the temporary
+/// directory, named by the folder's path: nothing is added to the folder.
+pub(super) fn lock(folder: &Path, exclusive: bool) -> anyhow::Result<SyncLock> {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(folder.as_os_str().as_encoded_bytes());
+    let name: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let path = std::env::temp_dir().join(format!("review-mcp-sync-{name}.lock"));
+    SyncLock::acquire(&path, exclusive, &mut || {
+        eprintln!(
+            "review-mcp sync: another sync of {} is running; waiting for it to finish",
+            folder.display()
+        );
+    })
+    .map_err(|e| anyhow!("cannot lock {} ({}): {e}", folder.display(), path.display()))
+}
+
+/// A small file of sync's own: `None` when absent; refused when it is a symbolic link,
+/// not a regular file, too large or not UTF-8.
+fn read_own(path: &Path) -> anyhow::Result<Option<String>> {
+    let meta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(anyhow!("cannot read {}: {e}", path.display())),
+    };
+    let why = if meta.file_type().is_symlink() {
+        "is a symbolic link"
+    } else if !meta.is_file() {
+        "is not a regular file"
+    } else if meta.len() > MAX_OWN_FILE {
+        "is larger than sync ever writes it"
+    } else {
+        let bytes = fs::read(path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+        match String::from_utf8(bytes) {
+            Ok(text) => return Ok(Some(text)),
+            Err(_) => "is not UTF-8",
+        }
+    };
+    Err(anyhow!(
+        "{} {why}: review-mcp sync did not write it; nothing was changed",
+        path.display()
+    ))
+}
+
+/// What the folder's README is: absent, sync's current text, or sync's (an older text,
+/// recognised by its marker line) to be rewritten. Any other README refuses the sync: it is
+/// not sync's to replace (`sync .` at a project's root).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Readme {
+    Absent,
+    Current,
+    Older,
+}
+
+pub(super) fn readme(folder: &Path) -> anyhow::Result<Readme> {
+    let path = folder.join(README_FILE);
+    Ok(match read_own(&path)? {
+        None => Readme::Absent,
+        Some(text) if text == README => Readme::Current,
+        Some(text) if text.contains(README_MARKER) => Readme::Older,
+        Some(_) => {
+            return Err(anyhow!(
+                "{} is not the README review-mcp sync writes: sync keeps a folder of its own \
+                 (records/, decisions/, its README.md), such as {}; nothing was changed",
+                path.display(),
+                folder.join("review").display()
+            ));
+        }
+    })
+}
+
+/// Whether `id` is a folder id as sync writes them (and never a path: legacy keys are).
+fn is_folder_id(id: &str) -> bool {
+    (8..=64).contains(&id.len())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+}
+
+/// The folder's id from its id file, `None` before its first sync; a file that does not
+/// hold one refuses the sync.
+pub(super) fn folder_id(folder: &Path) -> anyhow::Result<Option<String>> {
+    let path = folder.join(ID_FILE);
+    let Some(text) = read_own(&path)? else {
+        return Ok(None);
+    };
+    let id = text.strip_suffix('\n').unwrap_or(&text);
+    if !is_folder_id(id) {
+        return Err(anyhow!(
+            "{} does not hold a folder id as review-mcp sync writes it (8 to 64 letters, \
+             digits, _ or -); nothing was changed",
+            path.display()
+        ));
+    }
+    Ok(Some(id.to_string()))
+}
+
+/// A new random token (32 hex digits): a folder's id, or a run's name in the journal. From
+/// the clock, the process, the thread and an address, hashed: unique, not secret.
+pub(super) fn new_token(salt: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let here = 0u8;
+    let mut h = Sha256::new();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.update(nanos.to_le_bytes());
+    h.update(std::process::id().to_le_bytes());
+    h.update(COUNT.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    h.update(format!("{:?}{:p}", std::thread::current().id(), &here).as_bytes());
+    h.update(salt.as_os_str().as_encoded_bytes());
+    h.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The id file's text.
+pub(super) fn id_text(id: &str) -> String {
+    format!("{id}\n")
+}
+
+/// Temporaries an interrupted sync left (`.<name>.tmp` in the folder and its subfolders):
+/// under the folder's lock no sync is writing them.
+pub(super) fn stale_temporaries(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let dirs = [folder.to_path_buf()]
+        .into_iter()
+        .chain(ItemKind::ALL.map(|k| folder.join(k.dir())));
+    for dir in dirs {
+        let listing = match fs::read_dir(&dir) {
+            Ok(l) => l,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => continue,
+            Err(e) => return Err(anyhow!("cannot read {}: {e}", dir.display())),
+        };
+        for entry in listing {
+            let entry = entry.map_err(|e| anyhow!("cannot read {}: {e}", dir.display()))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let kind = entry.file_type().ok();
+            let plain = kind.is_some_and(|t| t.is_file() || t.is_symlink());
+            if plain && name.starts_with('.') && name.ends_with(".tmp") {
+                out.push(entry.path());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The step `REVIEW_MCP_SYNC_FAIL_AT` stops at, if set.
+fn fail_at() -> Option<usize> {
+    static AT: OnceLock<Option<usize>> = OnceLock::new();
+    *AT.get_or_init(|| std::env::var(FAIL_AT).ok().and_then(|v| v.parse().ok()))
+}
+
+/// Whether the test hook is on (then files are written one at a time, so each run of a
+/// scenario counts the same steps).
+pub(super) fn hooked() -> bool {
+    fail_at().is_some()
+}
+
+/// One step of a sync that leaves something durable behind (a file renamed or deleted, the
+/// commit, …). With the test hook set to N, the Nth step ends the process at once.
+pub(super) fn step(what: &str) {
+    static STEPS: AtomicUsize = AtomicUsize::new(0);
+    let Some(at) = fail_at() else { return };
+    let n = STEPS.fetch_add(1, Ordering::SeqCst) + 1;
+    if n == at {
+        let _ = writeln!(
+            io::stderr(),
+            "review-mcp sync: stopped at step {n} ({what}) by the test hook {FAIL_AT}"
+        );
+        std::process::abort();
+    }
+}
