@@ -2,31 +2,40 @@
 //! local database kept in step, both ways, by the three-way rule of `review_mcp::sync`.
 //!
 //! One run, in order:
-//! 0. on the first sync of a folder by this database, when the folder lacks the files of many
-//!    items, the folder is validated and those files are written first, under a read
-//!    snapshot, so that thousands of file flushes do not hold the write lock (servers' writes
-//!    would wait that long);
-//! 1. the database's write transaction is taken (`store::SyncTx`): everything below reads
+//! 1. the folder's lock is taken (`owned::lock`: a second sync of the folder waits), and what
+//!    sync owns in the folder is checked before anything is written: a README.md it did not
+//!    write, or an id file that is not one, refuses the sync; temporaries an interrupted sync
+//!    left are removed; at a first sync the folder's id file (`.review-mcp-folder`) is
+//!    written: the folder's state in the database is keyed by that id, which travels with git;
+//! 2. the database's write transaction is taken (`store::SyncTx`): everything below reads
 //!    and writes one snapshot, and servers on the same file keep reading (their writes wait
-//!    on the lock, at most `BUSY_TIMEOUT`);
-//! 2. every item of the database is put in its file form and hashed, every file of the folder
-//!    is read and hashed (on threads of its own, meanwhile), and the folder's bases are read;
-//! 3. every file that differs from both its base and the database is validated as `import`
+//!    on the lock, at most `BUSY_TIMEOUT`); bases still keyed by the folder's path (written
+//!    before the id file existed) are adopted;
+//! 3. every item of the database is put in its file form and hashed, every file of the folder
+//!    is read and hashed (on threads of its own, meanwhile), and the folder's bases and
+//!    journal are read; a file an earlier sync committed to and did not finish is planned as
+//!    finished (`apply::overlay`);
+//! 4. every file that differs from both its base and the database is validated as `import`
 //!    validates a line (shape, then the domain rules, and its name must be its id); one bad
 //!    file refuses the sync, naming it, and nothing is changed;
-//! 4. each item is classified (`sync::classify`) and acted on: deletions first (so an item a
-//!    teammate renamed away never collides with its own ghost), then writes, imports and
-//!    merges (`sync::merge`); files are written to a temporary name, fsynced and renamed, in
-//!    parallel batches;
-//! 5. the bases are updated and the transaction commits; the folder's directories are
-//!    fsynced.
+//! 5. each item is classified (`sync::classify`) and acted on in the database: deletions
+//!    first (so an item a teammate renamed away never collides with its own ghost), then
+//!    imports and merges (`sync::merge`); each file to write or delete is journaled in the
+//!    same transaction (`sync_pending`), its text being the item's new base;
+//! 6. the transaction commits; then the journaled files are written (temporary name, fsync,
+//!    rename, in parallel batches), the files to delete are deleted, the README is written,
+//!    the directories are fsynced and the journal rows are forgotten (`apply::complete`).
 //!
-//! A failure before the commit rolls the database back. Files already renamed into place
-//! then hold the database's own versions (or merges of them), which the next sync finds in
-//! step or merges again to the same result, so a crash costs only a second run.
+//! Nothing in the folder changes before the commit, so a sync that dies before it changed
+//! nothing; one that dies after it leaves the journal, which the next sync finishes before
+//! anything else. A re-sync after a kill at any step ends where the uninterrupted sync would
+//! have (tests/sync_state.rs kills a sync at each of its steps: `REVIEW_MCP_SYNC_FAIL_AT`).
+//! `--dry-run` runs the same code on a private copy of the database and writes no file: the
+//! plan it prints is what the sync does.
 //!
 //! Here: the run and its summary; `folder.rs`: scanning, reading and atomically writing the
-//! folder's files; `apply.rs`: the plan and acting on it inside the transaction.
+//! folder's files; `apply.rs`: acting on the plan, the journal; `owned.rs`: the lock, the id
+//! file, the README and the test hook.
 //!
 //! An item whose natural key (a feature's locator and name, a decision's locator, subject and
 //! revision) is held in the database under another id (two engineers created it apart) is
