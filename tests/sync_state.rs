@@ -602,3 +602,20 @@ fn sync_twice_at_once_of_one_folder_both_succeed() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// A first sync refused for a bad file writes nothing at all: no id file, no README, no item.
+#[test]
+fn sync_refused_first_sync_writes_no_file() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-refused")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let folder = dir.join("review");
+    std::fs::create_dir_all(folder.join("records"))?;
+    std::fs::write(folder.join("records/rec_bad.json"), "{\"record\": 1}\n")?;
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    assert!(!out.status.success());
+    let names: Vec<PathBuf> = files(&folder)?.into_iter().map(|f| f.0).collect();
+    assert_eq!(names, vec![PathBuf::from("records/rec_bad.json")]);
+    Ok(())
+}

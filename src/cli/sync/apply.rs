@@ -451,6 +451,11 @@ pub(super) fn complete(
     let rows = store
         .sync_journal(folder_id, run)
         .map_err(|e| anyhow!("{e}"))?;
+    for kind in ItemKind::ALL {
+        let dir = folder.join(kind.dir());
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| anyhow!("cannot create {}: {e}", dir.display()))?;
+    }
     let touched = !rows.is_empty();
     let mut writes = Vec::new();
     let mut deletes = Vec::new();

@@ -130,28 +130,13 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             format!("delete {} (left by an interrupted sync)", name.display())
         })
         .collect();
-    if !dry_run {
-        for path in &stale {
-            remove_file(path)?;
-        }
-        for kind in ItemKind::ALL {
-            fs::create_dir_all(folder.join(kind.dir()))
-                .with_context(|| format!("cannot create {}", folder.join(kind.dir()).display()))?;
-        }
-    }
     // The folder's id, written at its first sync, keys its state in the database, so a moved
     // checkout or another clone is the same folder.
-    let id = match found_id {
-        Some(id) => id,
-        None => {
-            let id = owned::new_token(&folder);
-            lines.push(format!("write {} (the folder's id)", owned::ID_FILE));
-            if !dry_run {
-                write_atomic(&folder.join(owned::ID_FILE), &owned::id_text(&id))?;
-            }
-            id
-        }
-    };
+    let new_id = found_id.is_none();
+    let id = found_id.unwrap_or_else(|| owned::new_token(&folder));
+    if new_id {
+        lines.push(format!("write {} (the folder's id)", owned::ID_FILE));
+    }
     let run = owned::new_token(&folder);
     let tx = store.sync_transaction(&id).map_err(|e| anyhow!("{e}"))?;
     // A folder last synced by a version that keyed it by its path keeps its bases.
@@ -191,9 +176,18 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         summary(&counts, true, &mut out);
         return Ok(ExitCode::SUCCESS);
     }
+    // The id file is written before the commit that keys the folder's state by it (killed
+    // in between, the next sync finds the id with no state: a first sync again). A refused
+    // sync never gets here: it has written nothing.
+    if new_id {
+        write_atomic(&folder.join(owned::ID_FILE), &owned::id_text(&id))?;
+    }
     owned::step("before the commit");
     tx.commit().map_err(|e| anyhow!("{e}"))?;
     owned::step("committed");
+    for path in &stale {
+        remove_file(path)?;
+    }
     let items = entries.len();
     drop(entries);
     complete(&mut store, &folder, &id, &run, readme_text).map_err(|e| {
