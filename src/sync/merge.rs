@@ -1,4 +1,7 @@
-//! The rule for an item changed on both sides, shared by `sync` and `merge-file`.
+//! The rule for an item changed on both sides, shared by `sync` and `merge-file`, and the
+//! outranking rule of the tools for an item changed on one side only ([`one_sided`]): the
+//! changed version is taken, except that an engineer's verdict it would replace by the
+//! assistant's (or by none) stands, which is a conflict.
 //!
 //! The later `updated_at` wins (equal times: the larger file text, so that every clone that
 //! meets the same two versions picks the same one, whichever side it calls its own). A

@@ -10,6 +10,7 @@ use anyhow::anyhow;
 use review_mcp::store::SyncTx;
 use review_mcp::sync::merge::{self, Side};
 use review_mcp::sync::{Action, Hash, Item, ItemKind, hash};
+use review_mcp::text::escape_controls;
 
 use super::folder::*;
 use super::*;
@@ -60,8 +61,14 @@ impl Apply<'_, '_> {
             },
             Action::ToFolder | Action::KeepDatabase => {
                 let item = db_item.ok_or_else(|| anyhow!("{id}: no database version"))?;
-                self.write_file(item)?;
-                self.set_base(item)?;
+                // The rule of the tools against the folder's version (the base's text).
+                let r = self.outranked(kind, id, None, item, "database")?;
+                if r != *item {
+                    self.import(&r, e.file.as_ref().map(|(h, _)| *h))?;
+                } else {
+                    self.write_file(item)?;
+                    self.set_base(item)?;
+                }
                 self.counts.written[k] += 1;
                 if action == Action::KeepDatabase {
                     self.counts.conflicts.push(format!(
@@ -73,7 +80,12 @@ impl Apply<'_, '_> {
             }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| anyhow!("{id}: no folder version"))?;
-                self.import(item, e.file.as_ref().map(|(h, _)| *h))?;
+                // The rule of the tools against the database's version (or the base's).
+                let r = self.outranked(kind, id, db_item, item, "folder")?;
+                if r != *item {
+                    self.counts.written[k] += 1;
+                }
+                self.import(&r, e.file.as_ref().map(|(h, _)| *h))?;
                 self.counts.imported[k] += 1;
                 if action == Action::KeepFolder {
                     self.counts.conflicts.push(format!(
@@ -127,6 +139,50 @@ impl Apply<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// `changed`, the version of the side that changed alone, as it may replace `before` (the
+    /// other side's version; the base's when `None`) under the outranking rule of the tools
+    /// (`merge::one_sided`): an engineer's verdict is never replaced by the assistant's. A
+    /// verdict so kept is a conflict, reported.
+    pub(super) fn outranked(
+        &mut self,
+        kind: ItemKind,
+        id: &str,
+        before: Option<&Item>,
+        changed: &Item,
+        name: &str,
+    ) -> anyhow::Result<Item> {
+        if kind != ItemKind::Decision {
+            return Ok(changed.clone());
+        }
+        let base;
+        let before = match before {
+            Some(b) => Some(b),
+            None => {
+                base = self.base_item(kind, id)?;
+                base.as_ref()
+            }
+        };
+        let r = merge::one_sided(
+            before,
+            Side {
+                item: changed,
+                name,
+            },
+        );
+        if let Some(c) = r.conflict {
+            self.counts.conflicts.push(c);
+        }
+        Ok(r.item)
+    }
+
+    /// Reports the engineer's verdicts `after` takes from the folder: those none of `known`
+    /// (what the database held) holds.
+    pub(super) fn arrived(&mut self, known: &[&Item], after: &Item) {
+        self.counts
+            .arrived
+            .extend(merge::arrived_verdicts(known, after));
     }
 
     pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> anyhow::Result<Option<Item>> {
@@ -199,13 +255,23 @@ impl Apply<'_, '_> {
             Item::Decision(d) => self.tx.decision_holder(d).map(|h| h.map(Item::Decision)),
         }
         .map_err(|e| anyhow!("{e}"))?;
-        let item = match holder {
+        // What the database held before, for the report of the engineer's verdicts that
+        // arrive from the folder.
+        let previous = match item {
+            Item::Record(_) => None,
+            Item::Decision(d) => self
+                .tx
+                .decision(&d.id)
+                .map_err(|e| anyhow!("{e}"))?
+                .map(Item::Decision),
+        };
+        let (item, held) = match holder {
             Some(held) => match self.settle_key(&held, item)? {
-                Some(winner) => winner,
+                Some(winner) => (winner, Some(held)),
                 // The database's other id keeps the key: nothing more to write for `item`.
                 None => return Ok(()),
             },
-            None => item.clone(),
+            None => (item.clone(), None),
         };
         match &item {
             Item::Record(r) => self.tx.put_record(r),
@@ -222,6 +288,8 @@ impl Apply<'_, '_> {
         if file != Some(stored.hash()) {
             self.write_file(&stored)?;
         }
+        let known: Vec<&Item> = previous.iter().chain(held.iter()).collect();
+        self.arrived(&known, &stored);
         self.set_base(&stored)
     }
 
@@ -281,6 +349,7 @@ impl Apply<'_, '_> {
             .insert((winner.kind(), winner.id().to_string()));
         if winner.id() == held.id() {
             if winner != *held {
+                self.arrived(&[held], &winner);
                 match &winner {
                     Item::Record(r) => self.tx.put_record(r),
                     Item::Decision(d) => self.tx.put_decision(d),
@@ -309,11 +378,56 @@ pub(super) fn plan(
             Action::InSync => continue,
             Action::ToFolder => {
                 counts.written[k] += 1;
-                format!("would write {file}")
+                let Some((_, db)) = &e.db else {
+                    continue;
+                };
+                let base = planned_base(tx, *kind, id)?;
+                let r = merge::one_sided(
+                    base.as_ref(),
+                    Side {
+                        item: db,
+                        name: "database",
+                    },
+                );
+                match r.conflict {
+                    Some(c) => {
+                        if r.item != *db {
+                            counts.imported[k] += 1;
+                        }
+                        counts.conflicts.push(String::new());
+                        counts
+                            .arrived
+                            .extend(merge::arrived_verdicts(&[db], &r.item));
+                        format!("conflict: would write {file}: {c}")
+                    }
+                    None => format!("would write {file}"),
+                }
             }
             Action::ToDatabase => {
                 counts.imported[k] += 1;
-                format!("would import {file}")
+                let Some((_, Some(file_item))) = &e.file else {
+                    continue;
+                };
+                let db = e.db.as_ref().map(|(_, i)| i);
+                let r = merge::one_sided(
+                    db,
+                    Side {
+                        item: file_item,
+                        name: "folder",
+                    },
+                );
+                counts.arrived.extend(merge::arrived_verdicts(
+                    &db.into_iter().collect::<Vec<_>>(),
+                    &r.item,
+                ));
+                match r.conflict {
+                    Some(c) => {
+                        counts.written[k] += 1;
+                        counts.conflicts.push(String::new());
+                        format!("conflict: would import {file}: {c}")
+                    }
+                    None => format!("would import {file}"),
+                }
             }
             Action::DeleteFile => {
                 counts.deleted_files[k] += 1;
@@ -336,6 +450,17 @@ pub(super) fn plan(
             Action::KeepFolder => {
                 counts.imported[k] += 1;
                 counts.conflicts.push(String::new());
+                if let Some((_, Some(file_item))) = &e.file {
+                    let base = planned_base(tx, *kind, id)?;
+                    let r = merge::one_sided(
+                        base.as_ref(),
+                        Side {
+                            item: file_item,
+                            name: "folder",
+                        },
+                    );
+                    counts.arrived.extend(merge::arrived_verdicts(&[], &r.item));
+                }
                 format!(
                     "conflict: would import {file} back: deleted in the database, changed in the folder"
                 )
@@ -363,6 +488,9 @@ pub(super) fn plan(
                 let text = r.item.text();
                 if text != db.text() {
                     counts.imported[k] += 1;
+                    counts
+                        .arrived
+                        .extend(merge::arrived_verdicts(&[db], &r.item));
                 }
                 if text != file_item.text() {
                     counts.written[k] += 1;
@@ -374,7 +502,18 @@ pub(super) fn plan(
                 )
             }
         };
-        let _ = writeln!(out, "{line}");
+        let _ = writeln!(out, "{}", escape_controls(&line));
     }
     Ok(())
+}
+
+/// An item's base, for the plan (records need none: the rule is about verdicts).
+fn planned_base(tx: &SyncTx<'_>, kind: ItemKind, id: &str) -> anyhow::Result<Option<Item>> {
+    if kind != ItemKind::Decision {
+        return Ok(None);
+    }
+    Ok(tx
+        .base_body(kind.as_str(), id)
+        .map_err(|e| anyhow!("{e}"))?
+        .and_then(|b| serde_json::from_str::<Item>(&b).ok()))
 }

@@ -2,24 +2,31 @@
 //! local database kept in step, both ways, by the three-way rule of `review_mcp::sync`.
 //!
 //! One run, in order:
-//! 0. on the first sync of a folder by this database, when the folder lacks the files of many
-//!    items, the folder is validated and those files are written first, under a read
-//!    snapshot, so that thousands of file flushes do not hold the write lock (servers' writes
-//!    would wait that long);
-//! 1. the database's write transaction is taken (`store::SyncTx`): everything below reads
-//!    and writes one snapshot, and servers on the same file keep reading (their writes wait
-//!    on the lock, at most `BUSY_TIMEOUT`);
-//! 2. every item of the database is put in its file form and hashed, every file of the folder
-//!    is read and hashed (on threads of its own, meanwhile), and the folder's bases are read;
-//! 3. every file that differs from both its base and the database is validated as `import`
+//! 0. the folder's own entries are checked: DIR as named, `records`, `decisions` and
+//!    `README.md` must not be symbolic links (refused, named: a link would lead reads and
+//!    writes outside the folder);
+//! 1. without the write lock (under a read snapshot), the folder is read: every entry of
+//!    `records/` and `decisions/` must be a regular file of at most `MAX_FILE_BYTES` (a link,
+//!    device, FIFO or larger file is refused, named, never opened through or read past its
+//!    bound), each is hashed (on threads of its own, while the database is read), and every
+//!    file that differs from both its base and the database is validated as `import`
 //!    validates a line (shape, then the domain rules, and its name must be its id); one bad
-//!    file refuses the sync, naming it, and nothing is changed;
-//! 4. each item is classified (`sync::classify`) and acted on: deletions first (so an item a
+//!    file refuses the sync, naming it, and nothing is changed. On the first sync of a folder
+//!    by this database, when the folder lacks the files of many items, those files are
+//!    written here too, so that thousands of file flushes do not hold the write lock;
+//! 2. the database's write transaction is taken (`store::SyncTx`): every item of the database
+//!    is read again, put in its file form and hashed, with the bases, and met with the folder
+//!    as read in 1 (no folder file is read under the lock; an item a server changed meanwhile
+//!    whose file would now need validating sends the sync back to 1);
+//! 3. each item is classified (`sync::classify`) and acted on: deletions first (so an item a
 //!    teammate renamed away never collides with its own ghost), then writes, imports and
-//!    merges (`sync::merge`); files are written to a temporary name, fsynced and renamed, in
-//!    parallel batches;
-//! 5. the bases are updated and the transaction commits; the folder's directories are
-//!    fsynced.
+//!    merges (`sync::merge`, whose outranking rule also holds for a side changed alone: an
+//!    assistant's verdict never replaces an engineer's); files are written to a temporary
+//!    name created exclusively (never through a link), fsynced and renamed, in parallel
+//!    batches;
+//! 4. the bases are updated and the transaction commits; the folder's directories are
+//!    fsynced. Every engineer verdict taken from the folder is reported (the folder is
+//!    unsigned), and everything printed from the folder has its control characters escaped.
 //!
 //! A failure before the commit rolls the database back. Files already renamed into place
 //! then hold the database's own versions (or merges of them), which the next sync finds in
@@ -43,6 +50,7 @@ use anyhow::{Context, anyhow};
 
 use review_mcp::store::{Store, SyncTx};
 use review_mcp::sync::{Action, Hash, Item, ItemKind, README, classify};
+use review_mcp::text::escape_controls;
 
 use super::import_rules::Schemas;
 
@@ -50,8 +58,8 @@ mod apply;
 mod folder;
 
 use apply::*;
-pub(super) use folder::parse_item;
 use folder::*;
+pub(super) use folder::{MAX_FILE_BYTES, parse_item, read_regular, replace_file, shown};
 
 /// What is known of one item before the sync acts.
 #[derive(Default)]
@@ -72,6 +80,9 @@ pub(super) struct Counts {
     deleted_files: [usize; 2],
     deleted_items: [usize; 2],
     conflicts: Vec<String>,
+    /// The engineer's verdicts taken from the folder on its word (it is unsigned), one line
+    /// each naming the decision, the requirement and who gave it.
+    arrived: Vec<String>,
 }
 
 pub(super) fn slot(kind: ItemKind) -> usize {
@@ -85,20 +96,21 @@ pub(super) fn slot(kind: ItemKind) -> usize {
 pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let schemas = Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
+    refuse_links(dir)?;
     if !dry_run {
         for kind in ItemKind::ALL {
             fs::create_dir_all(dir.join(kind.dir()))
-                .with_context(|| format!("cannot create {}", dir.join(kind.dir()).display()))?;
+                .with_context(|| format!("cannot create {}", shown(&dir.join(kind.dir()))))?;
         }
     }
     let folder = match fs::canonicalize(dir) {
         Ok(p) => p,
         Err(_) if dry_run => std::path::absolute(dir)?,
-        Err(e) => return Err(anyhow!("cannot read {}: {e}", dir.display())),
+        Err(e) => return Err(anyhow!("cannot read {}: {e}", shown(dir))),
     };
     let key = folder
         .to_str()
-        .ok_or_else(|| anyhow!("{}: the folder's path is not UTF-8", folder.display()))?
+        .ok_or_else(|| anyhow!("{}: the folder's path is not UTF-8", shown(&folder)))?
         .to_string();
     // A dry run only reads: the file is opened read-only (an older schema is upgraded in a
     // private copy, never in place), and a database that does not exist yet is planned
@@ -109,71 +121,53 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         (false, _) => Store::open(db),
     }
     .map_err(|e| anyhow!("{e}"))?;
-    // The first sync of a folder by this database may have thousands of files to write:
-    // they are written first, under a read snapshot, so the write lock is not held while
-    // each is flushed to disk. The locked pass below then finds them in step and only
-    // records their bases; an item a server changed meanwhile meets its own earlier file
-    // there and is merged by the rule.
-    let mut written_early: HashSet<(ItemKind, String)> = HashSet::new();
-    if !dry_run {
-        let snapshot = store.sync_snapshot(&key).map_err(|e| anyhow!("{e}"))?;
-        if !snapshot.has_bases().map_err(|e| anyhow!("{e}"))? {
-            // With no bases, an item is written to the folder when the folder lacks its file.
-            let lacking = |entries: &BTreeMap<(ItemKind, String), Entry>| -> usize {
-                entries
-                    .keys()
-                    .filter(|(kind, id)| !file_of(&folder, *kind, id).exists())
-                    .count()
-            };
-            let many = lacking(&read_database(&snapshot)?) >= WRITE_BATCH;
-            // Only worth it for many files; and nothing is written before the folder is known
-            // to validate (a refused sync changes nothing). The first look is dropped before
-            // `gather` reads the database again, so only one copy is held.
-            let entries = match many {
-                true => gather(&snapshot, &folder, &schemas)?,
-                false => BTreeMap::new(),
-            };
-            let early: Vec<(PathBuf, &Item)> = entries
-                .iter()
-                .filter(|(_, e)| action_of(e) == Action::ToFolder)
-                .filter_map(|((kind, id), e)| {
-                    e.db.as_ref()
-                        .map(|(_, item)| (file_of(&folder, *kind, id), item))
-                })
-                .collect();
-            drop(snapshot);
-            log::debug!("sync: {} files written before the lock", early.len());
-            written_early.extend(
-                early
-                    .iter()
-                    .map(|(_, item)| (item.kind(), item.id().to_string())),
+    if dry_run {
+        let tx = store.sync_snapshot(&key).map_err(|e| anyhow!("{e}"))?;
+        let entries = gather(&tx, &folder, &schemas)?;
+        let mut counts = Counts::default();
+        let mut out = io::stdout().lock();
+        plan(&tx, &entries, &mut counts, &mut out)?;
+        drop(tx);
+        for a in &counts.arrived {
+            let _ = writeln!(
+                out,
+                "would take an engineer verdict from the folder: {}",
+                escape_controls(a)
             );
-            for part in early.chunks(WRITE_BATCH) {
-                let batch: Vec<(PathBuf, String)> = part
-                    .iter()
-                    .map(|(path, item)| (path.clone(), item.text()))
-                    .collect();
-                write_all(&batch)?;
+        }
+        summary(&counts, true, &mut out);
+        return Ok(ExitCode::SUCCESS);
+    }
+    // The folder is untrusted input: every file of it is read (regular files only, bounded),
+    // hashed and, when it differs from its base and the database, validated before the write
+    // lock is taken, so a slow or hostile folder never holds servers' writes up. Under the
+    // lock only the database is read; an item a server changed meanwhile whose file then
+    // needs reading too (rare) sends the sync back to read the folder again.
+    let mut written_early: HashSet<(ItemKind, String)> = HashSet::new();
+    let mut attempt = 0;
+    let (tx, entries, readme_current) = loop {
+        attempt += 1;
+        let (view, readme_current) =
+            read_before_lock(&mut store, &key, &folder, &schemas, &mut written_early)?;
+        let tx = store.sync_transaction(&key).map_err(|e| anyhow!("{e}"))?;
+        match combine(&tx, view)? {
+            Some(entries) => break (tx, entries, readme_current),
+            None if attempt < READ_ATTEMPTS => {
+                log::debug!("sync: the database changed an item whose file must be read again");
+            }
+            None => {
+                return Err(anyhow!(
+                    "the database kept changing items of the folder while it was read ({} \
+                     times); nothing was changed: run sync again",
+                    READ_ATTEMPTS
+                ));
             }
         }
-    }
-    let tx = if dry_run {
-        store.sync_snapshot(&key)
-    } else {
-        store.sync_transaction(&key)
-    }
-    .map_err(|e| anyhow!("{e}"))?;
-    let entries = gather(&tx, &folder, &schemas)?;
+    };
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
     let mut counts = Counts::default();
     let mut out = io::stdout().lock();
-    if dry_run {
-        plan(&tx, &entries, &mut counts, &mut out)?;
-        drop(tx);
-        summary(&counts, true, &mut out);
-        return Ok(ExitCode::SUCCESS);
-    }
     let mut sync = Apply {
         tx: &tx,
         folder: &folder,
@@ -193,9 +187,8 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let readme = folder.join("README.md");
-    if fs::read(&readme).ok().as_deref() != Some(README.as_bytes()) {
-        write_atomic(&readme, README)?;
+    if !readme_current {
+        write_atomic(&folder.join("README.md"), README)?;
     }
     sync.flush()?;
     let touched = sync.dirs_touched;
@@ -212,7 +205,14 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         }
     }
     for c in &counts.conflicts {
-        let _ = writeln!(out, "conflict: {c}");
+        let _ = writeln!(out, "conflict: {}", escape_controls(c));
+    }
+    for a in &counts.arrived {
+        let _ = writeln!(
+            out,
+            "engineer verdict from the folder: {}",
+            escape_controls(a)
+        );
     }
     summary(&counts, false, &mut out);
     log::info!(
@@ -225,6 +225,89 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             .unwrap_or_default()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many times a sync reads the folder before it gives up on a database that keeps
+/// changing the items whose files it must read.
+const READ_ATTEMPTS: usize = 3;
+
+/// A folder's item files as read before the lock: each one's hash, and the item when it had
+/// to be validated (it differed from both its base and the database then).
+type FolderView = BTreeMap<(ItemKind, String), (Hash, Option<Item>)>;
+
+/// Everything of the folder a sync needs, read without the write lock (under a read
+/// snapshot): its item files hashed and the changed ones validated (`gather`), whether its
+/// README is the tool's. On the first sync of a folder by this database, when the folder
+/// lacks the files of many items, those files are written here too, so that thousands of
+/// file flushes do not hold the write lock; the locked pass then finds them in step and only
+/// records their bases, and an item a server changed meanwhile meets its own earlier file
+/// there and is merged by the rule.
+fn read_before_lock(
+    store: &mut Store,
+    key: &str,
+    folder: &Path,
+    schemas: &Schemas,
+    written_early: &mut HashSet<(ItemKind, String)>,
+) -> anyhow::Result<(FolderView, bool)> {
+    let snapshot = store.sync_snapshot(key).map_err(|e| anyhow!("{e}"))?;
+    let first = !snapshot.has_bases().map_err(|e| anyhow!("{e}"))?;
+    let entries = gather(&snapshot, folder, schemas)?;
+    drop(snapshot);
+    let readme = read_regular(&folder.join("README.md"), README.len() as u64);
+    let readme_current = readme.as_deref().ok() == Some(README.as_bytes());
+    // With no bases, an item is written to the folder when the folder lacks its file. Only
+    // worth it for many files.
+    let lacking = entries
+        .values()
+        .filter(|e| e.db.is_some() && e.file.is_none())
+        .count();
+    let mut view: FolderView = BTreeMap::new();
+    let mut early: Vec<(PathBuf, String)> = Vec::new();
+    for ((kind, id), e) in entries {
+        if first && lacking >= WRITE_BATCH && action_of(&e) == Action::ToFolder {
+            if let Some((h, item)) = &e.db {
+                early.push((file_of(folder, kind, &id), item.text()));
+                written_early.insert((kind, id.clone()));
+                view.insert((kind, id), (*h, None));
+                continue;
+            }
+        }
+        if let Some(f) = e.file {
+            view.insert((kind, id), f);
+        }
+    }
+    log::debug!("sync: {} files written before the lock", early.len());
+    for part in early.chunks(WRITE_BATCH) {
+        write_all(part)?;
+    }
+    Ok((view, readme_current))
+}
+
+/// The entries of a locked pass: the database read now, its bases, and the folder as read
+/// before the lock. `None` when a file that must be validated now (it differs from both its
+/// base and the database) was not validated before the lock: a server changed that item
+/// meanwhile, and the folder is read again.
+fn combine(
+    tx: &SyncTx<'_>,
+    view: FolderView,
+) -> anyhow::Result<Option<BTreeMap<(ItemKind, String), Entry>>> {
+    let mut entries = read_database(tx)?;
+    for b in tx.bases().map_err(|e| anyhow!("{e}"))? {
+        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
+        else {
+            continue;
+        };
+        entries.entry((kind, b.id)).or_default().base = Some(h);
+    }
+    for (key, (h, item)) in view {
+        let e = entries.entry(key).or_default();
+        let known = e.base == Some(h) || e.db.as_ref().is_some_and(|(d, _)| *d == h);
+        if !known && item.is_none() {
+            return Ok(None);
+        }
+        e.file = Some((h, item));
+    }
+    Ok(Some(entries))
 }
 
 /// The process's peak resident memory (`VmHWM`), where `/proc` tells it: the figure the
@@ -352,6 +435,14 @@ pub(super) fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
         c.deleted_items[0] + c.deleted_items[1]
     );
     let _ = writeln!(out, "conflicts: {}", c.conflicts.len());
+    if !c.arrived.is_empty() {
+        let _ = writeln!(
+            out,
+            "{would}taken from the folder: {} engineer verdicts (the folder is unsigned: \
+             check in the pull request who gave each)",
+            c.arrived.len()
+        );
+    }
     if dry_run {
         let _ = writeln!(out, "dry run: nothing was changed");
     }
