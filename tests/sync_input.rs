@@ -175,6 +175,18 @@ fn first_verdict(v: &Value) -> (String, String) {
     )
 }
 
+/// The summary's counts, the dry run's "would be " taken off.
+fn counts(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| l.trim_start_matches("would be ").to_string())
+        .filter(|l| {
+            ["written", "imported", "deleted", "conflicts"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .collect()
+}
+
 fn sync(db: &Path, folder: &Path) -> anyhow::Result<Output> {
     review_mcp(db, &["sync", &folder.to_string_lossy()])
 }
@@ -220,6 +232,11 @@ fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Resul
         "the dry run says so: {plan}"
     );
     let out = ok(sync(&db, &folder)?)?;
+    assert_eq!(
+        counts(&plan),
+        counts(&out),
+        "the plan counts what the sync does"
+    );
     assert!(
         out.contains("conflict: decision dec_1 changed in the folder only")
             && out.contains("never replaces an engineer's")
@@ -248,7 +265,16 @@ fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Resul
         &db,
         &[decision(T3, "rework", &[("Bore 10 H7", assistant.clone())])],
     )?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
     let out = ok(sync(&db, &folder)?)?;
+    assert_eq!(
+        counts(&plan),
+        counts(&out),
+        "the plan counts what the sync does"
+    );
     assert!(
         out.contains("conflict: decision dec_1 changed in the database only")
             && out.contains("never replaces an engineer's"),

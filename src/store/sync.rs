@@ -103,6 +103,13 @@ impl SyncTx<'_> {
         Ok(v)
     }
 
+    /// SQLite's `data_version` of this connection: two reads of it give the same number
+    /// exactly when no other connection committed in between, so a sync that read the
+    /// database before taking its lock knows whether that read still holds.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        Ok(self.tx.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
     /// Whether this folder has been synced with this database before.
     pub fn has_bases(&self) -> Result<bool, StoreError> {
         Ok(self

@@ -65,6 +65,7 @@ impl Apply<'_, '_> {
                 let r = self.outranked(kind, id, None, item, "database")?;
                 if r != *item {
                     self.import(&r, e.file.as_ref().map(|(h, _)| *h))?;
+                    self.counts.imported[k] += 1;
                 } else {
                     self.write_file(item)?;
                     self.set_base(item)?;

@@ -147,9 +147,20 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     let mut attempt = 0;
     let (tx, entries, readme_current) = loop {
         attempt += 1;
-        let (view, readme_current) =
+        // Read on the file itself (not on the empty stand-in of a file not created yet), the
+        // database as read before the lock still holds when no one committed since.
+        let existed = db.exists();
+        let (read, version, readme_current) =
             read_before_lock(&mut store, &key, &folder, &schemas, &mut written_early)?;
         let tx = store.sync_transaction(&key).map_err(|e| anyhow!("{e}"))?;
+        if existed && tx.data_version().map_err(|e| anyhow!("{e}"))? == version {
+            break (tx, read, readme_current);
+        }
+        log::debug!("sync: the database changed since it was read: read again under the lock");
+        let view: FolderView = read
+            .into_iter()
+            .filter_map(|(k, e)| e.file.map(|f| (k, f)))
+            .collect();
         match combine(&tx, view)? {
             Some(entries) => break (tx, entries, readme_current),
             None if attempt < READ_ATTEMPTS => {
@@ -231,13 +242,17 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
 /// changing the items whose files it must read.
 const READ_ATTEMPTS: usize = 3;
 
+/// What is known of each item, by kind and id.
+pub(super) type Entries = BTreeMap<(ItemKind, String), Entry>;
+
 /// A folder's item files as read before the lock: each one's hash, and the item when it had
 /// to be validated (it differed from both its base and the database then).
 type FolderView = BTreeMap<(ItemKind, String), (Hash, Option<Item>)>;
 
 /// Everything of the folder a sync needs, read without the write lock (under a read
-/// snapshot): its item files hashed and the changed ones validated (`gather`), whether its
-/// README is the tool's. On the first sync of a folder by this database, when the folder
+/// snapshot): its item files hashed and the changed ones validated (`gather`, which reads the
+/// database too: returned with the snapshot's `data_version`), whether its README is the
+/// tool's. On the first sync of a folder by this database, when the folder
 /// lacks the files of many items, those files are written here too, so that thousands of
 /// file flushes do not hold the write lock; the locked pass then finds them in step and only
 /// records their bases, and an item a server changed meanwhile meets its own earlier file
@@ -248,10 +263,11 @@ fn read_before_lock(
     folder: &Path,
     schemas: &Schemas,
     written_early: &mut HashSet<(ItemKind, String)>,
-) -> anyhow::Result<(FolderView, bool)> {
+) -> anyhow::Result<(Entries, i64, bool)> {
     let snapshot = store.sync_snapshot(key).map_err(|e| anyhow!("{e}"))?;
     let first = !snapshot.has_bases().map_err(|e| anyhow!("{e}"))?;
-    let entries = gather(&snapshot, folder, schemas)?;
+    let mut entries = gather(&snapshot, folder, schemas)?;
+    let version = snapshot.data_version().map_err(|e| anyhow!("{e}"))?;
     drop(snapshot);
     let readme = read_regular(&folder.join("README.md"), README.len() as u64);
     let readme_current = readme.as_deref().ok() == Some(README.as_bytes());
@@ -261,26 +277,24 @@ fn read_before_lock(
         .values()
         .filter(|e| e.db.is_some() && e.file.is_none())
         .count();
-    let mut view: FolderView = BTreeMap::new();
     let mut early: Vec<(PathBuf, String)> = Vec::new();
-    for ((kind, id), e) in entries {
-        if first && lacking >= WRITE_BATCH && action_of(&e) == Action::ToFolder {
-            if let Some((h, item)) = &e.db {
-                early.push((file_of(folder, kind, &id), item.text()));
-                written_early.insert((kind, id.clone()));
-                view.insert((kind, id), (*h, None));
+    if first && lacking >= WRITE_BATCH {
+        for ((kind, id), e) in entries.iter_mut() {
+            if action_of(e) != Action::ToFolder {
                 continue;
             }
-        }
-        if let Some(f) = e.file {
-            view.insert((kind, id), f);
+            if let Some((h, item)) = &e.db {
+                early.push((file_of(folder, *kind, id), item.text()));
+                written_early.insert((*kind, id.clone()));
+                e.file = Some((*h, None));
+            }
         }
     }
     log::debug!("sync: {} files written before the lock", early.len());
     for part in early.chunks(WRITE_BATCH) {
         write_all(part)?;
     }
-    Ok((view, readme_current))
+    Ok((entries, version, readme_current))
 }
 
 /// The entries of a locked pass: the database read now, its bases, and the folder as read
