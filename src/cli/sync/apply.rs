@@ -64,7 +64,7 @@ impl Apply<'_, '_> {
                 // The rule of the tools against the folder's version (the base's text).
                 let r = self.outranked(kind, id, None, item, "database")?;
                 if r != *item {
-                    self.import(&r, e.file.as_ref().map(|(h, _)| *h))?;
+                    self.import(&r, e.file.as_ref().map(|(h, _)| *h), db_item)?;
                     self.counts.imported[k] += 1;
                 } else {
                     self.write_file(item)?;
@@ -86,7 +86,7 @@ impl Apply<'_, '_> {
                 if r != *item {
                     self.counts.written[k] += 1;
                 }
-                self.import(&r, e.file.as_ref().map(|(h, _)| *h))?;
+                self.import(&r, e.file.as_ref().map(|(h, _)| *h), db_item)?;
                 self.counts.imported[k] += 1;
                 if action == Action::KeepFolder {
                     self.counts.conflicts.push(format!(
@@ -128,7 +128,7 @@ impl Apply<'_, '_> {
                 }
                 let text = resolved.item.text();
                 if text != db.text() {
-                    self.import(&resolved.item, e.file.as_ref().map(|(h, _)| *h))?;
+                    self.import(&resolved.item, e.file.as_ref().map(|(h, _)| *h), db_item)?;
                     self.counts.imported[k] += 1;
                 } else {
                     self.write_file(db)?;
@@ -249,23 +249,19 @@ impl Apply<'_, '_> {
 
     /// Writes `item` to the database by id, settling another id at its natural key first;
     /// then the file and the base follow what the database now holds (`file`: the hash of
-    /// the folder's file, rewritten only when it differs).
-    pub(super) fn import(&mut self, item: &Item, file: Option<Hash>) -> anyhow::Result<()> {
+    /// the folder's file, rewritten only when it differs; `previous`: what the database held
+    /// at that id, for the report of the engineer's verdicts that arrive from the folder).
+    pub(super) fn import(
+        &mut self,
+        item: &Item,
+        file: Option<Hash>,
+        previous: Option<&Item>,
+    ) -> anyhow::Result<()> {
         let holder = match item {
             Item::Record(r) => self.tx.record_holder(r).map(|h| h.map(Item::Record)),
             Item::Decision(d) => self.tx.decision_holder(d).map(|h| h.map(Item::Decision)),
         }
         .map_err(|e| anyhow!("{e}"))?;
-        // What the database held before, for the report of the engineer's verdicts that
-        // arrive from the folder.
-        let previous = match item {
-            Item::Record(_) => None,
-            Item::Decision(d) => self
-                .tx
-                .decision(&d.id)
-                .map_err(|e| anyhow!("{e}"))?
-                .map(Item::Decision),
-        };
         let (item, held) = match holder {
             Some(held) => match self.settle_key(&held, item)? {
                 Some(winner) => (winner, Some(held)),
@@ -289,7 +285,7 @@ impl Apply<'_, '_> {
         if file != Some(stored.hash()) {
             self.write_file(&stored)?;
         }
-        let known: Vec<&Item> = previous.iter().chain(held.iter()).collect();
+        let known: Vec<&Item> = previous.into_iter().chain(held.as_ref()).collect();
         self.arrived(&known, &stored);
         self.set_base(&stored)
     }

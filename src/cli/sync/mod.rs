@@ -14,10 +14,11 @@
 //!    file refuses the sync, naming it, and nothing is changed. On the first sync of a folder
 //!    by this database, when the folder lacks the files of many items, those files are
 //!    written here too, so that thousands of file flushes do not hold the write lock;
-//! 2. the database's write transaction is taken (`store::SyncTx`): every item of the database
-//!    is read again, put in its file form and hashed, with the bases, and met with the folder
-//!    as read in 1 (no folder file is read under the lock; an item a server changed meanwhile
-//!    whose file would now need validating sends the sync back to 1);
+//! 2. the database's write transaction is taken (`store::SyncTx`). When no other connection
+//!    committed since 1 (`PRAGMA data_version`), what 1 read holds; otherwise every item of the
+//!    database is read again, put in its file form and hashed, with the bases, and met with
+//!    the folder as read in 1 (no folder file is read under the lock; an item a server changed
+//!    meanwhile whose file would now need validating sends the sync back to 1);
 //! 3. each item is classified (`sync::classify`) and acted on: deletions first (so an item a
 //!    teammate renamed away never collides with its own ghost), then writes, imports and
 //!    merges (`sync::merge`, whose outranking rule also holds for a side changed alone: an
@@ -277,22 +278,35 @@ fn read_before_lock(
         .values()
         .filter(|e| e.db.is_some() && e.file.is_none())
         .count();
-    let mut early: Vec<(PathBuf, String)> = Vec::new();
-    if first && lacking >= WRITE_BATCH {
-        for ((kind, id), e) in entries.iter_mut() {
-            if action_of(e) != Action::ToFolder {
-                continue;
-            }
-            if let Some((h, item)) = &e.db {
-                early.push((file_of(folder, *kind, id), item.text()));
-                written_early.insert((*kind, id.clone()));
-                e.file = Some((*h, None));
-            }
-        }
-    }
+    let early: Vec<(PathBuf, &Item)> = match first && lacking >= WRITE_BATCH {
+        true => entries
+            .iter()
+            .filter(|(_, e)| action_of(e) == Action::ToFolder)
+            .filter_map(|((kind, id), e)| {
+                e.db.as_ref()
+                    .map(|(_, item)| (file_of(folder, *kind, id), item))
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     log::debug!("sync: {} files written before the lock", early.len());
+    // Each batch's texts made as it is written, so that only one batch of them is held.
     for part in early.chunks(WRITE_BATCH) {
-        write_all(part)?;
+        let batch: Vec<(PathBuf, String)> = part
+            .iter()
+            .map(|(path, item)| (path.clone(), item.text()))
+            .collect();
+        write_all(&batch)?;
+    }
+    let early: Vec<(ItemKind, String)> = early
+        .iter()
+        .map(|(_, item)| (item.kind(), item.id().to_string()))
+        .collect();
+    for key in early {
+        if let Some(e) = entries.get_mut(&key) {
+            e.file = e.db.as_ref().map(|(h, _)| (*h, None));
+        }
+        written_early.insert(key);
     }
     Ok((entries, version, readme_current))
 }
