@@ -288,6 +288,37 @@ fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Resul
     assert_eq!(first_verdict(&on_disk), ("rejected".into(), "app".into()));
     assert_eq!(on_disk["decision"]["disposition"], "rework");
 
+    // Deleted in the folder while the database replaced the engineer's verdict: kept, and the
+    // engineer's verdict stands; the plan says what the sync then does.
+    std::fs::remove_file(&file)?;
+    import(
+        &dir,
+        &db,
+        &[decision(
+            "2026-01-03T12:00:00.000Z",
+            "scrap",
+            &[("Bore 10 H7", assistant.clone())],
+        )],
+    )?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    let out = ok(sync(&db, &folder)?)?;
+    assert_eq!(counts(&plan), counts(&out), "{plan}\n{out}");
+    assert!(
+        out.contains("was deleted in the folder but changed in the database")
+            && out.contains("never replaces an engineer's")
+            && out.contains("conflicts: 2"),
+        "{out}"
+    );
+    assert_eq!(
+        first_verdict(&exported_decision(&db)?),
+        ("rejected".into(), "app".into())
+    );
+    let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(&file)?)?;
+    assert_eq!(first_verdict(&on_disk), ("rejected".into(), "app".into()));
+
     // An engineer's verdict written into the folder is taken (the folder is the team's) and
     // reported, naming the decision, the requirement and who.
     let text = std::fs::read_to_string(&file)?;

@@ -10,7 +10,7 @@ use anyhow::anyhow;
 use review_mcp::store::SyncTx;
 use review_mcp::sync::merge::{self, Side};
 use review_mcp::sync::{Action, Hash, Item, ItemKind, hash};
-use review_mcp::text::escape_controls;
+use review_mcp::text::{escape_controls, escape_controls_but_newlines};
 
 use super::folder::*;
 use super::*;
@@ -395,7 +395,7 @@ pub(super) fn plan(
                         counts
                             .arrived
                             .extend(merge::arrived_verdicts(&[db], &r.item));
-                        format!("conflict: would write {file}: {c}")
+                        format!("conflict: would write {file}: {}", escape_controls(&c))
                     }
                     None => format!("would write {file}"),
                 }
@@ -421,7 +421,7 @@ pub(super) fn plan(
                     Some(c) => {
                         counts.written[k] += 1;
                         counts.conflicts.push(String::new());
-                        format!("conflict: would import {file}: {c}")
+                        format!("conflict: would import {file}: {}", escape_controls(&c))
                     }
                     None => format!("would import {file}"),
                 }
@@ -440,13 +440,36 @@ pub(super) fn plan(
             Action::KeepDatabase => {
                 counts.written[k] += 1;
                 counts.conflicts.push(String::new());
-                format!(
+                let mut line = format!(
                     "conflict: would write {file} back: deleted in the folder, changed in the database"
-                )
+                );
+                if let Some((_, db)) = &e.db {
+                    let base = planned_base(tx, *kind, id)?;
+                    let r = merge::one_sided(
+                        base.as_ref(),
+                        Side {
+                            item: db,
+                            name: "database",
+                        },
+                    );
+                    if let Some(c) = r.conflict {
+                        counts.imported[k] += 1;
+                        counts.conflicts.push(String::new());
+                        counts
+                            .arrived
+                            .extend(merge::arrived_verdicts(&[db], &r.item));
+                        line.push_str(&format!(
+                            "\nconflict: would write {file}: {}",
+                            escape_controls(&c)
+                        ));
+                    }
+                }
+                line
             }
             Action::KeepFolder => {
                 counts.imported[k] += 1;
                 counts.conflicts.push(String::new());
+                let mut outranked = None;
                 if let Some((_, Some(file_item))) = &e.file {
                     let base = planned_base(tx, *kind, id)?;
                     let r = merge::one_sided(
@@ -457,10 +480,19 @@ pub(super) fn plan(
                         },
                     );
                     counts.arrived.extend(merge::arrived_verdicts(&[], &r.item));
+                    if let Some(c) = r.conflict {
+                        counts.written[k] += 1;
+                        counts.conflicts.push(String::new());
+                        outranked = Some(format!(
+                            "\nconflict: would import {file}: {}",
+                            escape_controls(&c)
+                        ));
+                    }
                 }
-                format!(
+                let line = format!(
                     "conflict: would import {file} back: deleted in the database, changed in the folder"
-                )
+                );
+                line + &outranked.unwrap_or_default()
             }
             Action::Resolve => {
                 let (Some((_, db)), Some((_, Some(file_item)))) = (&e.db, &e.file) else {
@@ -495,11 +527,13 @@ pub(super) fn plan(
                 counts.conflicts.push(String::new());
                 format!(
                     "conflict: would merge {file}: {}",
-                    r.conflict.unwrap_or_default()
+                    escape_controls(&r.conflict.unwrap_or_default())
                 )
             }
         };
-        let _ = writeln!(out, "{}", escape_controls(&line));
+        // Each part from the folder was escaped where the line was made; the line breaks
+        // between a plan's own lines are kept.
+        let _ = writeln!(out, "{}", escape_controls_but_newlines(&line));
     }
     Ok(())
 }
