@@ -437,7 +437,8 @@ fn sync_never_follows_a_symbolic_link_in_the_folder() -> anyhow::Result<()> {
     );
     let readme = std::fs::symlink_metadata(folder.join("README.md"))?;
     assert!(readme.file_type().is_file(), "README.md is a regular file");
-    std::fs::remove_file(folder.join(".README.md.tmp"))?;
+    // (A sync that removes what an interrupted sync left may have removed the link itself.)
+    let _ = std::fs::remove_file(folder.join(".README.md.tmp"));
 
     // Inside the item folders, every link is refused, named, and nothing changes.
     let secret = outside.join("secret.json");
