@@ -523,6 +523,46 @@ fn sync_never_follows_a_symbolic_link_in_the_folder() -> anyhow::Result<()> {
     }
     // With every link gone, the folder syncs.
     ok(sync(&db, &folder)?)?;
+
+    // merge-file: a link at the temporary name it used for OURS is not written through, and
+    // OURS itself being a link is refused.
+    let text = std::fs::read_to_string(folder.join("decisions/dec_1.json"))?;
+    let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+    std::fs::write(&base, &text)?;
+    std::fs::write(&ours, &text)?;
+    std::fs::write(
+        &theirs,
+        pretty(&decision(
+            "2026-01-05T00:00:00.000Z",
+            "scrap",
+            &[("Bore 10 H7", None)],
+        ))?,
+    )?;
+    symlink(&victim, dir.join(".ours.merge.tmp"))?;
+    let merge = || {
+        review_mcp(
+            &dir.join("unused.db"),
+            &[
+                "merge-file",
+                &base.to_string_lossy(),
+                &ours.to_string_lossy(),
+                &theirs.to_string_lossy(),
+            ],
+        )
+    };
+    let out = merge()?;
+    ensure!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&victim)?, "precious\n");
+    assert!(std::fs::symlink_metadata(&ours)?.file_type().is_file());
+    assert!(std::fs::read_to_string(&ours)?.contains("scrap"));
+    std::fs::remove_file(&ours)?;
+    symlink(&victim, &ours)?;
+    let err = refused(merge()?)?;
+    assert!(
+        err.contains("ours") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim)?, "precious\n");
     Ok(())
 }
 
