@@ -30,7 +30,13 @@ fn main() -> ExitCode {
     match run(invocation) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("review-mcp: {e:#}");
+            // A message may name a file or quote what it holds: no control character of
+            // either reaches the terminal (the parts are escaped where they are made; this is
+            // the last guard, keeping the message's own line breaks).
+            eprintln!(
+                "review-mcp: {}",
+                review_mcp::text::escape_controls_but_newlines(&format!("{e:#}"))
+            );
             ExitCode::FAILURE
         }
     }

@@ -6,7 +6,9 @@
 //!   echoed values);
 //! - [`cut_middle`]: the first and last characters around a `…` (messages whose end matters,
 //!   such as a schema error that names the rule last);
-//! - [`first_chars`]: the first characters, nothing added (short display forms).
+//! - [`first_chars`]: the first characters, nothing added (short display forms);
+//! - [`escape_controls`]: control and bidirectional characters shown as `\u{…}` escapes (text
+//!   from files printed on a terminal, which must not move the cursor or reorder the line).
 //!
 //! A leaf: it imports nothing from the crate.
 
@@ -50,6 +52,52 @@ pub fn one_line(s: &str) -> String {
             }
         })
         .collect()
+}
+
+/// Whether `c` can change what a terminal shows rather than being shown: C0 controls (line
+/// breaks and tabs included), DEL, C1 controls, the Unicode line and paragraph separators,
+/// and the bidirectional controls that make text display in another order than it is stored.
+pub fn is_control_like(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{061C}'
+        )
+}
+
+/// `s` with every character of [`is_control_like`] written as a visible escape (`\u{1b}`):
+/// what a file holds, shown on a terminal without an escape sequence acting, a line break
+/// faking another line, or reordered text. `s` itself when there is nothing to escape.
+/// Escaping twice changes nothing more (the escapes are plain characters), so a message may
+/// be guarded again where it is printed.
+pub fn escape_controls(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_control_like) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_control_like(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`escape_controls`] keeping line breaks (`\n`): a message of several lines built by the
+/// program, each part of which was escaped where it was made, shown as a last guard.
+pub fn escape_controls_but_newlines(s: &str) -> String {
+    s.split('\n')
+        .map(|line| escape_controls(line).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The first `n` characters of `s` followed by `…` when `s` is longer; `s` itself otherwise.
@@ -110,6 +158,28 @@ mod tests {
         assert_eq!(one_line("x\u{2028}y\u{0085}z"), "x y z");
         assert_eq!(one_line("abc\u{202E}fed\u{202C}"), "abcfed");
         assert_eq!(one_line("\u{2067}x\u{2069} é"), "x é");
+    }
+
+    #[test]
+    fn escape_controls_shows_every_control_and_bidi_character() {
+        assert!(matches!(
+            escape_controls("Ada Lovelace é"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(escape_controls("A\u{1b}[2Kda"), "A\\u{1b}[2Kda");
+        assert_eq!(escape_controls("a\nb\rc\td"), "a\\u{a}b\\u{d}c\\u{9}d");
+        assert_eq!(
+            escape_controls("\u{7f}\u{9b}\u{85}"),
+            "\\u{7f}\\u{9b}\\u{85}"
+        );
+        assert_eq!(
+            escape_controls("x\u{202e}y\u{2066}"),
+            "x\\u{202e}y\\u{2066}"
+        );
+        assert_eq!(escape_controls("x\u{2028}"), "x\\u{2028}");
+        let once = escape_controls("\u{1b}]8;;x\u{7}");
+        assert_eq!(escape_controls(&once), once, "idempotent");
+        assert_eq!(escape_controls_but_newlines("a\u{1b}\nb"), "a\\u{1b}\nb");
     }
 
     #[test]

@@ -1,35 +1,40 @@
 //! `review-mcp merge-file BASE OURS THEIRS`: the git merge driver of a synced folder. It
-//! resolves two versions of one item file by the rule `sync` applies (`sync::merge`), writes
-//! the result over OURS (atomically) and exits 0; a conflict is named on stderr, as git shows
-//! a driver's messages. A file that does not parse as an item (conflict markers, another
-//! file's text) is left to git: OURS is untouched and the exit status is 1.
+//! resolves two versions of one item file by the rule `sync` applies (`sync::merge`, with the
+//! outranking rule of the tools: an assistant's verdict never replaces an engineer's, whichever
+//! side changed), writes the result over OURS (atomically) and exits 0; a conflict is named on
+//! stderr, as git shows a driver's messages, with every control character escaped. A file
+//! that does not parse as an item (conflict markers, another file's text) is left to git: OURS
+//! is untouched and the exit status is 1. The three inputs are read as sync reads a folder's
+//! files: regular files only (never through a symbolic link, never a device or FIFO), each at
+//! most `MAX_FILE_BYTES`.
 //!
 //! git gives an empty BASE when both sides added the file: the merge then has no base.
 
-use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 
 use review_mcp::sync::Item;
 use review_mcp::sync::merge::{Side, resolve};
+use review_mcp::text::escape_controls;
 
 use super::import_rules::Schemas;
-use super::sync::parse_item;
+use super::sync::{MAX_FILE_BYTES, parse_item, read_regular, replace_file, shown};
 
 /// `review-mcp merge-file BASE OURS THEIRS`.
 pub fn run(base: &Path, ours: &Path, theirs: &Path) -> anyhow::Result<ExitCode> {
     let schemas = Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
     let read = |path: &Path| -> anyhow::Result<Vec<u8>> {
-        fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+        read_regular(path, MAX_FILE_BYTES).map_err(|why| anyhow!("{}: {why}", shown(path)))
     };
     let parse = |path: &Path, bytes: &[u8]| -> anyhow::Result<Item> {
         parse_item(bytes, &schemas).map_err(|e| {
             anyhow!(
-                "{}: {e}; the file is left to git to merge by hand",
-                path.display()
+                "{}: {}; the file is left to git to merge by hand",
+                shown(path),
+                escape_controls(&e)
             )
         })
     };
@@ -52,29 +57,20 @@ pub fn run(base: &Path, ours: &Path, theirs: &Path) -> anyhow::Result<ExitCode> 
             name: "theirs",
         },
     )
-    .map_err(|e| anyhow!("{e}; the file is left to git to merge by hand"))?;
-    write_over(ours, &resolved.item.text())?;
+    .map_err(|e| {
+        anyhow!(
+            "{}; the file is left to git to merge by hand",
+            escape_controls(&e)
+        )
+    })?;
+    replace_file(ours, &resolved.item.text())
+        .map_err(|e| anyhow!("cannot write {}: {e}", shown(ours)))?;
     if let Some(c) = resolved.conflict {
-        let _ = writeln!(std::io::stderr(), "review-mcp merge-file: conflict: {c}");
+        let _ = writeln!(
+            std::io::stderr(),
+            "review-mcp merge-file: conflict: {}",
+            escape_controls(&c)
+        );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Replaces `path` with `text` through a temporary file beside it, fsynced and renamed.
-fn write_over(path: &Path, text: &str) -> anyhow::Result<()> {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| anyhow!("{}: no file name", path.display()))?;
-    let tmp = path.with_file_name(format!(".{name}.merge.tmp"));
-    let written = (|| -> std::io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    written.map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        anyhow!("cannot write {}: {e}", path.display())
-    })
 }

@@ -1,6 +1,10 @@
-//! The outranking rule: when the assistant's `remember_decision` replaces a decision, the
-//! engineer's verdicts (`elicitation`, `app`) on unchanged requirements stay, and what was
-//! kept, refused or removed is reported.
+//! The outranking rule: an engineer's verdict (`elicitation`, `app`) is never replaced by one
+//! that is not the engineer's. When the assistant's `remember_decision` replaces a decision
+//! ([`merge_verdicts`]), and when a whole version of a decision arrives from a synced folder
+//! or a git merge ([`keep_engineer_verdicts`], used by `sync` and `merge-file` through
+//! `crate::sync::merge`), the engineer's verdicts on unchanged requirements stay, and what
+//! was kept, refused or removed is reported. Items are paired by [`pair_by_requirement`] and
+//! judged by [`outranks`]: one rule, one place.
 
 use serde::Serialize;
 
@@ -32,6 +36,58 @@ pub struct Outranked {
     pub removed: Vec<RemovedVerdict>,
 }
 
+/// Which item of `old` each item of `new` stands for: the same requirement text, in order
+/// (the k-th of a repeated requirement to the k-th); `None` for a new requirement.
+pub fn pair_by_requirement(old: &[BasisItem], new: &[BasisItem]) -> Vec<Option<usize>> {
+    let mut used = vec![false; old.len()];
+    new.iter()
+        .map(|item| {
+            let j = old.iter().enumerate().position(|(j, o)| {
+                !used.get(j).copied().unwrap_or(true) && o.requirement == item.requirement
+            })?;
+            if let Some(u) = used.get_mut(j) {
+                *u = true;
+            }
+            Some(j)
+        })
+        .collect()
+}
+
+/// The rule itself: whether `engineer`, the verdict an item holds, outranks `other`, a verdict
+/// (or none) that would replace it. An engineer's verdict is replaced only by another
+/// engineer's, never by the assistant's or by nothing.
+pub fn outranks(engineer: Option<&Verdict>, other: Option<&Verdict>) -> bool {
+    engineer.is_some_and(|e| e.via.is_engineer()) && !other.is_some_and(|o| o.via.is_engineer())
+}
+
+/// The rule applied to a version of a decision's basis that arrives whole (a synced folder's
+/// file, a side of a git merge) and replaces `old`: each item of `new` paired with an item of
+/// `old` whose engineer verdict it would replace by the assistant's (or by none) takes the
+/// engineer's verdict back. Returns the verdicts kept, `offered` naming the one `new` held.
+/// An engineer's verdict in `new` stands (the engineer may change their mind); an item left
+/// out of `new` goes with its verdict, as in [`merge_verdicts`].
+pub fn keep_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<KeptVerdict> {
+    let pairs = pair_by_requirement(old, new);
+    let mut kept = Vec::new();
+    for (index, (item, pair)) in new.iter_mut().zip(pairs).enumerate() {
+        let Some(engineer) = pair
+            .and_then(|j| old.get(j))
+            .and_then(|o| o.verdict.as_ref())
+        else {
+            continue;
+        };
+        if outranks(Some(engineer), item.verdict.as_ref()) {
+            kept.push(KeptVerdict {
+                index,
+                offered: item.verdict.replace(engineer.clone()),
+                requirement: item.requirement.clone(),
+                verdict: engineer.clone(),
+            });
+        }
+    }
+    kept
+}
+
 /// The outranking rule, applied when `new` (from tool arguments) replaces `old`:
 /// - an item whose `requirement` is unchanged keeps the engineer's verdict (`elicitation`,
 ///   `app`) of the old item, whatever verdict the new item offers (a different one is named
@@ -52,17 +108,18 @@ pub fn merge_verdicts(
     now: &str,
     author: Option<&str>,
 ) -> Result<Outranked, DomainError> {
+    let pairs = pair_by_requirement(old, new);
     let mut used = vec![false; old.len()];
-    let mut out = Outranked::default();
-    for (i, item) in new.iter_mut().enumerate() {
-        let matched = old
-            .iter()
-            .enumerate()
-            .position(|(j, o)| !used[j] && o.requirement == item.requirement);
-        if let Some(j) = matched {
-            used[j] = true;
+    for j in pairs.iter().flatten() {
+        if let Some(u) = used.get_mut(*j) {
+            *u = true;
         }
-        let before = matched.and_then(|j| old[j].verdict.as_ref());
+    }
+    let mut out = Outranked::default();
+    for (i, (item, matched)) in new.iter_mut().zip(pairs).enumerate() {
+        let before = matched
+            .and_then(|j| old.get(j))
+            .and_then(|o| o.verdict.as_ref());
         let offered = item.verdict.take();
         item.verdict = match (before, offered) {
             (Some(engineer), offered) if engineer.via.is_engineer() => {
@@ -96,12 +153,8 @@ pub fn merge_verdicts(
             }),
         };
     }
-    for (j, o) in old.iter().enumerate() {
-        if let Some(v) = o
-            .verdict
-            .as_ref()
-            .filter(|v| v.via.is_engineer() && !used[j])
-        {
+    for (o, used) in old.iter().zip(used) {
+        if let Some(v) = o.verdict.as_ref().filter(|v| v.via.is_engineer() && !used) {
             out.removed.push(RemovedVerdict {
                 requirement: o.requirement.clone(),
                 verdict: v.clone(),
@@ -178,6 +231,44 @@ mod tests {
             "no verdict offered, none contested"
         );
         assert!(out.removed.is_empty());
+    }
+
+    #[test]
+    fn a_version_arriving_whole_keeps_the_engineers_verdict_against_the_assistant_or_none() {
+        use Judgement::{Accepted, Rejected};
+        let old = [
+            item("Bore", Some((Rejected, Via::App, "t1"))),
+            item("Wall", Some((Rejected, Via::Elicitation, "t1"))),
+            item("Thread", Some((Rejected, Via::App, "t1"))),
+            item("Flat", Some((Accepted, Via::Assistant, "t1"))),
+        ];
+        let mut new = [
+            item("Bore", Some((Accepted, Via::Assistant, "t2"))),
+            item("Wall", None),
+            item("Thread", Some((Accepted, Via::Elicitation, "t2"))),
+            item("Flat", Some((Rejected, Via::Assistant, "t2"))),
+        ];
+        let kept = keep_engineer_verdicts(&old, &mut new);
+        let got: Vec<_> = new
+            .iter()
+            .map(|b| b.verdict.as_ref().map(|v| (v.judgement, v.via)))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some((Rejected, Via::App)),
+                Some((Rejected, Via::Elicitation)),
+                Some((Accepted, Via::Elicitation)),
+                Some((Rejected, Via::Assistant)),
+            ],
+            "the engineer's verdict stands against the assistant's or none; a new engineer's verdict replaces it"
+        );
+        assert_eq!(
+            kept.iter()
+                .map(|k| (k.index, k.offered.is_some()))
+                .collect::<Vec<_>>(),
+            [(0, true), (1, false)]
+        );
     }
 
     #[test]

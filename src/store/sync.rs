@@ -53,12 +53,48 @@ impl Store {
     /// write lock is taken first, so nothing changes between what the sync reads and what it
     /// writes; servers on the same file go on reading meanwhile and their writes wait (at
     /// most `BUSY_TIMEOUT`).
-    pub fn sync_transaction(&mut self, folder: &str) -> Result<SyncTx<'_>, StoreError> {
+    ///
+    /// `legacy` is the folder's absolute path: the bases (and journal rows) a version before
+    /// schema 9 kept under it are re-keyed to `folder` in this transaction when `folder` holds
+    /// none, so a folder synced before it had an id file keeps its state.
+    pub fn sync_transaction(
+        &mut self,
+        folder: &str,
+        legacy: Option<&str>,
+    ) -> Result<SyncTx<'_>, StoreError> {
         let tx = self.write()?;
-        Ok(SyncTx {
+        let sync = SyncTx {
             tx,
             folder: folder.to_string(),
-        })
+        };
+        if let Some(legacy) = legacy {
+            sync.adopt_legacy_bases(legacy)?;
+        }
+        Ok(sync)
+    }
+
+    /// A read transaction over the same tables, for the look a sync takes before it locks:
+    /// only its reading methods are meant to be called. It reads the bases a
+    /// [`Store::sync_transaction`] will (those kept under `legacy` when `folder` has none).
+    pub fn sync_snapshot(
+        &mut self,
+        folder: &str,
+        legacy: Option<&str>,
+    ) -> Result<SyncTx<'_>, StoreError> {
+        let tx = self.read()?;
+        let mut sync = SyncTx {
+            tx,
+            folder: folder.to_string(),
+        };
+        if let Some(legacy) = legacy {
+            if !sync.has_bases()? {
+                let own = std::mem::replace(&mut sync.folder, legacy.to_string());
+                if !sync.has_bases()? {
+                    sync.folder = own;
+                }
+            }
+        }
+        Ok(sync)
     }
 
     /// A writable private copy of the database at `path` (in a temporary directory removed
@@ -143,6 +179,13 @@ impl SyncTx<'_> {
         Ok(v)
     }
 
+    /// SQLite's `data_version` of this connection: two reads of it give the same number
+    /// exactly when no other connection committed in between, so a sync that read the
+    /// database before taking its lock knows whether that read still holds.
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        Ok(self.tx.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
     /// Whether this folder has been synced with this database before.
     pub fn has_bases(&self) -> Result<bool, StoreError> {
         Ok(self
@@ -154,7 +197,7 @@ impl SyncTx<'_> {
     /// Takes over the bases (and journal rows) kept under `legacy`, the folder's absolute path
     /// (how versions before schema 9 keyed a folder), when the folder's id holds none: a
     /// folder synced before it had an id file keeps its state. Returns how many bases moved.
-    pub fn adopt_legacy_bases(&self, legacy: &str) -> Result<usize, StoreError> {
+    fn adopt_legacy_bases(&self, legacy: &str) -> Result<usize, StoreError> {
         if legacy == self.folder || self.has_bases()? {
             return Ok(0);
         }

@@ -1,4 +1,7 @@
-//! The rule for an item changed on both sides, shared by `sync` and `merge-file`.
+//! The rule for an item changed on both sides, shared by `sync` and `merge-file`, and the
+//! outranking rule of the tools for an item changed on one side only ([`one_sided`]): the
+//! changed version is taken, except that an engineer's verdict it would replace by the
+//! assistant's (or by none) stands, which is a conflict.
 //!
 //! The later `updated_at` wins (equal times: the larger file text, so that every clone that
 //! meets the same two versions picks the same one, whichever side it calls its own). A
@@ -14,7 +17,8 @@
 //! [`merge_verdicts`]: crate::review::outrank::merge_verdicts
 
 use super::Item;
-use crate::review::{BasisItem, Decision};
+use crate::review::outrank::{keep_engineer_verdicts, outranks, pair_by_requirement};
+use crate::review::{BasisItem, Decision, Verdict};
 
 /// One side of a merge: its version and what the report calls it (`database`, `ours`).
 #[derive(Debug, Clone, Copy)]
@@ -50,21 +54,113 @@ pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<
     }
     let (o, t) = (ours.item.text(), theirs.item.text());
     let b = base.map(Item::text);
-    if o == t || b.as_deref() == Some(t.as_str()) {
+    if o == t {
         return Ok(Resolved {
             item: ours.item.clone(),
             conflict: None,
             notes: Vec::new(),
         });
     }
+    if b.as_deref() == Some(t.as_str()) {
+        return Ok(one_sided(Some(theirs.item), ours));
+    }
     if b.as_deref() == Some(o.as_str()) {
-        return Ok(Resolved {
-            item: theirs.item.clone(),
-            conflict: None,
-            notes: Vec::new(),
-        });
+        return Ok(one_sided(Some(ours.item), theirs));
     }
     Ok(both_changed(base, ours, theirs, &o, &t))
+}
+
+/// A version changed on one side only replaces `before` (the unchanged side, or the base when
+/// the other side deleted the item), under the outranking rule of the tools
+/// ([`keep_engineer_verdicts`]): an engineer's verdict of `before` that `changed` would replace
+/// by the assistant's, or by none, is kept, and the item is a conflict, reported. Otherwise
+/// `changed` is taken as it is, with no conflict.
+pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
+    let (Some(Item::Decision(b)), Item::Decision(c)) = (before, changed.item) else {
+        return Resolved {
+            item: changed.item.clone(),
+            conflict: None,
+            notes: Vec::new(),
+        };
+    };
+    let mut out = c.clone();
+    let kept = keep_engineer_verdicts(&b.basis, &mut out.basis);
+    if kept.is_empty() {
+        return Resolved {
+            item: changed.item.clone(),
+            conflict: None,
+            notes: Vec::new(),
+        };
+    }
+    let notes: Vec<String> = kept
+        .iter()
+        .map(|k| {
+            format!(
+                "the engineer's verdict on {:?} ({}) kept against the {} version's {}",
+                k.requirement,
+                describe(&k.verdict),
+                changed.name,
+                match &k.offered {
+                    Some(v) => format!("{} {}", v.via.as_str(), v.judgement.as_str()),
+                    None => "removal of the verdict".into(),
+                }
+            )
+        })
+        .collect();
+    let mut report = format!(
+        "{} {} changed in the {} only (version of {}{}), but an assistant's verdict never replaces an engineer's",
+        changed.item.kind().as_str(),
+        changed.item.id(),
+        changed.name,
+        changed.item.updated_at(),
+        author_of(changed.item),
+    );
+    for n in &notes {
+        report.push_str("; ");
+        report.push_str(n);
+    }
+    Resolved {
+        item: Item::Decision(out),
+        conflict: Some(report),
+        notes,
+    }
+}
+
+/// A verdict as the report names it: `rejected via app by Ada at 2026-…`.
+fn describe(v: &Verdict) -> String {
+    format!(
+        "{} via {}{} at {}",
+        v.judgement.as_str(),
+        v.via.as_str(),
+        v.author
+            .as_deref()
+            .map(|a| format!(" by {a}"))
+            .unwrap_or_else(|| ", no author named,".into()),
+        v.at
+    )
+}
+
+/// The engineer's verdicts `after` holds that no version of `known` holds on the same
+/// requirement: what a sync takes from the folder on the folder's word alone (it is unsigned),
+/// one line each, naming the decision, the requirement and who gave it, for the report.
+pub fn arrived_verdicts(known: &[&Item], after: &Item) -> Vec<String> {
+    let Item::Decision(d) = after else {
+        return Vec::new();
+    };
+    d.basis
+        .iter()
+        .filter_map(|item| {
+            let v = item.verdict.as_ref().filter(|v| v.via.is_engineer())?;
+            let held = known.iter().any(|k| match k {
+                Item::Decision(k) => k
+                    .basis
+                    .iter()
+                    .any(|b| b.requirement == item.requirement && b.verdict.as_ref() == Some(v)),
+                Item::Record(_) => false,
+            });
+            (!held).then(|| format!("decision {} {:?}: {}", d.id, item.requirement, describe(v)))
+        })
+        .collect()
 }
 
 /// Settles two versions of one item that both changed (the ids and kinds agree), naming both
@@ -134,12 +230,10 @@ fn carry_verdicts(
     notes: &mut Vec<String>,
 ) -> Decision {
     let mut out = winner.clone();
+    let pairs = pair_by_requirement(&loser.basis, &out.basis);
     let mut used = vec![false; loser.basis.len()];
-    for item in out.basis.iter_mut() {
-        let matched = loser.basis.iter().enumerate().position(|(j, o)| {
-            !used.get(j).copied().unwrap_or(true) && o.requirement == item.requirement
-        });
-        let Some(j) = matched else { continue };
+    for (item, pair) in out.basis.iter_mut().zip(pairs) {
+        let Some(j) = pair else { continue };
         if let Some(u) = used.get_mut(j) {
             *u = true;
         }
@@ -149,10 +243,12 @@ fn carry_verdicts(
         if !theirs.via.is_engineer() {
             continue;
         }
-        let take = match &item.verdict {
-            Some(mine) if mine.via.is_engineer() => mine != theirs && theirs.at > mine.at,
-            _ => true,
-        };
+        // The rule of the tools, then between two engineer verdicts the later.
+        let take = outranks(Some(theirs), item.verdict.as_ref())
+            || item
+                .verdict
+                .as_ref()
+                .is_some_and(|mine| mine != theirs && theirs.at > mine.at);
         if take {
             item.verdict = Some(theirs.clone());
             notes.push(format!(
@@ -183,6 +279,17 @@ fn carry_verdicts(
             notes.push(format!(
                 "the {loser_name} version's item {:?} kept for its engineer verdict",
                 item.requirement
+            ));
+        }
+    }
+    // An engineer's verdict of the base that both sides replaced by the assistant's (or by
+    // none) stands too: the rule holds whichever side a version comes from.
+    if let Some(base) = base {
+        for k in keep_engineer_verdicts(&base.basis, &mut out.basis) {
+            notes.push(format!(
+                "the engineer's verdict on {:?} ({}) kept from the base: both versions replaced it",
+                k.requirement,
+                describe(&k.verdict)
             ));
         }
     }
@@ -294,6 +401,125 @@ mod tests {
                 "{report}"
             );
         }
+    }
+
+    /// Regression (issue 23, item 5): a version changed on one side only that turns the
+    /// engineer's rejection into the assistant's acceptance keeps the engineer's verdict and is
+    /// a conflict, whichever side changed; an engineer's new verdict replaces it silently.
+    #[test]
+    fn resolve_one_sided_change_never_lets_the_assistant_replace_the_engineer() {
+        let base = decision(
+            T1,
+            "hold",
+            vec![item("Bore", Some((Judgement::Rejected, Via::App, T1)))],
+        );
+        let assistant = decision(
+            T2,
+            "release",
+            vec![item(
+                "Bore",
+                Some((Judgement::Accepted, Via::Assistant, T2)),
+            )],
+        );
+        let none = decision(T2, "release", vec![item("Bore", None)]);
+        for changed in [&assistant, &none] {
+            for r in [
+                resolve(Some(&base), side(&base, "ours"), side(changed, "theirs")).unwrap(),
+                resolve(Some(&base), side(changed, "ours"), side(&base, "theirs")).unwrap(),
+            ] {
+                let Item::Decision(d) = &r.item else { panic!() };
+                assert_eq!(d.disposition, "release", "the rest of the change is taken");
+                let v = d.basis[0].verdict.as_ref().unwrap();
+                assert_eq!((v.judgement, v.via), (Judgement::Rejected, Via::App));
+                let report = r.conflict.unwrap();
+                assert!(
+                    report.contains("never replaces an engineer's")
+                        && report.contains("\"Bore\" (rejected via app"),
+                    "{report}"
+                );
+            }
+        }
+        let engineer = decision(
+            T2,
+            "release",
+            vec![item(
+                "Bore",
+                Some((Judgement::Accepted, Via::Elicitation, T2)),
+            )],
+        );
+        let r = resolve(Some(&base), side(&base, "ours"), side(&engineer, "theirs")).unwrap();
+        assert_eq!((r.item, r.conflict), (engineer, None));
+    }
+
+    /// Both sides replaced the base's engineer verdict by the assistant's: it stands.
+    #[test]
+    fn resolve_both_sides_replacing_the_engineer_keeps_the_base_verdict() {
+        let base = decision(
+            T1,
+            "hold",
+            vec![item(
+                "Bore",
+                Some((Judgement::Rejected, Via::Elicitation, T1)),
+            )],
+        );
+        let a = decision(
+            T2,
+            "release",
+            vec![item(
+                "Bore",
+                Some((Judgement::Accepted, Via::Assistant, T2)),
+            )],
+        );
+        let b = decision(T3, "rework", vec![item("Bore", None)]);
+        let r = resolve(Some(&base), side(&a, "ours"), side(&b, "theirs")).unwrap();
+        let v = basis(&r.item)[0].verdict.clone().unwrap();
+        assert_eq!(
+            (v.judgement, v.via),
+            (Judgement::Rejected, Via::Elicitation)
+        );
+        assert!(r.conflict.unwrap().contains("kept from the base"));
+    }
+
+    #[test]
+    fn arrived_verdicts_names_each_engineer_verdict_not_held_before() {
+        let mut v = Verdict {
+            author: Some("Ada".into()),
+            at: T2.into(),
+            judgement: Judgement::Rejected,
+            reason: None,
+            via: Via::App,
+        };
+        let with = |v: &Verdict| {
+            let mut b = item("Bore", None);
+            b.verdict = Some(v.clone());
+            decision(
+                T2,
+                "hold",
+                vec![
+                    b,
+                    item("Wall", Some((Judgement::Accepted, Via::Assistant, T2))),
+                ],
+            )
+        };
+        let after = with(&v);
+        let lines = arrived_verdicts(&[], &after);
+        assert_eq!(
+            lines,
+            [format!(
+                "decision dec_1 \"Bore\": rejected via app by Ada at {T2}"
+            )]
+        );
+        assert!(
+            arrived_verdicts(&[&after], &after).is_empty(),
+            "held already"
+        );
+        v.author = Some("Bob".into());
+        let before = with(&v);
+        assert_eq!(
+            arrived_verdicts(&[&before], &after).len(),
+            1,
+            "another author is news"
+        );
     }
 
     /// A conflict names who wrote each version, when they carry an author.

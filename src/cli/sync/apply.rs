@@ -154,7 +154,13 @@ impl<'a, 't> Apply<'a, 't> {
             },
             Action::ToFolder | Action::KeepDatabase => {
                 let item = db_item.ok_or_else(|| anyhow!("{id}: no database version"))?;
-                self.write_file(item)?;
+                // The rule of the tools against the folder's version (the base's text).
+                let r = self.outranked(kind, id, None, item, "database")?;
+                if r != *item {
+                    self.import(&r, db_item)?;
+                } else {
+                    self.write_file(item)?;
+                }
                 if action == Action::KeepDatabase {
                     self.counts.conflicts.push(format!(
                         "{} {id} was deleted in the folder but changed in the database: kept, \
@@ -165,7 +171,9 @@ impl<'a, 't> Apply<'a, 't> {
             }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| anyhow!("{id}: no folder version"))?;
-                self.import(item)?;
+                // The rule of the tools against the database's version (or the base's).
+                let r = self.outranked(kind, id, db_item, item, "folder")?;
+                self.import(&r, db_item)?;
                 if action == Action::KeepFolder {
                     self.counts.conflicts.push(format!(
                         "{} {id} was deleted in the database but changed in the folder: kept, \
@@ -200,13 +208,57 @@ impl<'a, 't> Apply<'a, 't> {
                     self.counts.conflicts.push(c);
                 }
                 if resolved.item.text() != db.text() {
-                    self.import(&resolved.item)?;
+                    self.import(&resolved.item, db_item)?;
                 } else {
                     self.write_file(db)?;
                 }
             }
         }
         Ok(())
+    }
+
+    /// `changed`, the version of the side that changed alone, as it may replace `before` (the
+    /// other side's version; the base's when `None`) under the outranking rule of the tools
+    /// (`merge::one_sided`): an engineer's verdict is never replaced by the assistant's. A
+    /// verdict so kept is a conflict, reported.
+    pub(super) fn outranked(
+        &mut self,
+        kind: ItemKind,
+        id: &str,
+        before: Option<&Item>,
+        changed: &Item,
+        name: &str,
+    ) -> anyhow::Result<Item> {
+        if kind != ItemKind::Decision {
+            return Ok(changed.clone());
+        }
+        let base;
+        let before = match before {
+            Some(b) => Some(b),
+            None => {
+                base = self.base_item(kind, id)?;
+                base.as_ref()
+            }
+        };
+        let r = merge::one_sided(
+            before,
+            Side {
+                item: changed,
+                name,
+            },
+        );
+        if let Some(c) = r.conflict {
+            self.counts.conflicts.push(c);
+        }
+        Ok(r.item)
+    }
+
+    /// Reports the engineer's verdicts `after` takes from the folder: those none of `known`
+    /// (what the database held) holds.
+    pub(super) fn arrived(&mut self, known: &[&Item], after: &Item) {
+        self.counts
+            .arrived
+            .extend(merge::arrived_verdicts(known, after));
     }
 
     pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> anyhow::Result<Option<Item>> {
@@ -282,20 +334,22 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     /// Writes `item` to the database by id, settling another id at its natural key first;
-    /// then the file and the base follow what the database now holds.
-    fn import(&mut self, item: &Item) -> anyhow::Result<()> {
+    /// then the file and the base follow what the database now holds (`previous`: what the
+    /// database held at that id, for the report of the engineer's verdicts that arrive from
+    /// the folder).
+    fn import(&mut self, item: &Item, previous: Option<&Item>) -> anyhow::Result<()> {
         let holder = match item {
             Item::Record(r) => self.tx.record_holder(r).map(|h| h.map(Item::Record)),
             Item::Decision(d) => self.tx.decision_holder(d).map(|h| h.map(Item::Decision)),
         }
         .map_err(|e| anyhow!("{e}"))?;
-        let item = match holder {
+        let (item, held) = match holder {
             Some(held) => match self.settle_key(&held, item)? {
-                Some(winner) => winner,
+                Some(winner) => (winner, Some(held)),
                 // The database's other id keeps the key: nothing more to write for `item`.
                 None => return Ok(()),
             },
-            None => item.clone(),
+            None => (item.clone(), None),
         };
         self.put(&item)?;
         // What the database holds now, as the next sync will read it.
@@ -305,6 +359,8 @@ impl<'a, 't> Apply<'a, 't> {
         }
         .map_err(|e| anyhow!("{e}"))?
         .ok_or_else(|| anyhow!("{} {}: not stored", item.kind().as_str(), item.id()))?;
+        let known: Vec<&Item> = previous.into_iter().chain(held.as_ref()).collect();
+        self.arrived(&known, &stored);
         self.write_file(&stored)
     }
 
@@ -359,6 +415,7 @@ impl<'a, 't> Apply<'a, 't> {
             .insert((winner.kind(), winner.id().to_string()));
         if winner.id() == held.id() {
             if winner != *held {
+                self.arrived(&[held], &winner);
                 self.put(&winner)?;
             }
             self.write_file(&winner)?;

@@ -1,5 +1,8 @@
 //! The folder side of a sync: its files scanned, read and hashed on threads of their own, and
-//! written atomically (temporary name, fsync, rename) in parallel batches.
+//! written atomically (temporary name, fsync, rename) in parallel batches. The folder is
+//! untrusted input (a `git pull` away from anyone's commit): no symbolic link in it is
+//! followed, for reading or writing; only regular files are read, each at most
+//! [`MAX_FILE_BYTES`]; a path is shown with its control characters escaped.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -9,6 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, anyhow};
 
 use review_mcp::sync::{Hash, Item, ItemKind, hash};
+use review_mcp::text::escape_controls;
 
 use super::super::import::{Line, parse_line};
 use super::super::import_rules::Schemas;
@@ -29,6 +33,127 @@ pub(super) const MAX_REPORTED: usize = 20;
 /// How many threads hash the database's items.
 pub(super) const HASH_THREADS: usize = 4;
 
+/// The largest item file read (32 MiB): twice the 16 MiB of an import line, more than the
+/// pretty-printed form of any item a line can hold. A larger file is refused unread.
+pub(in crate::cli) const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Why a folder file was not read: said after its name.
+pub(in crate::cli) fn not_a_plain_file(meta: &fs::Metadata) -> Option<String> {
+    let t = meta.file_type();
+    if t.is_symlink() {
+        return Some(
+            "is a symbolic link, and sync never follows a link in the folder: replace it with \
+             the file itself (or delete it)"
+                .into(),
+        );
+    }
+    if !t.is_file() {
+        return Some(
+            "is not a regular file (a directory, device, FIFO or socket): only regular files \
+             are read; remove it"
+                .into(),
+        );
+    }
+    None
+}
+
+/// `O_NOFOLLOW | O_NONBLOCK` where their values are known (Linux on the common
+/// architectures): opening a link then fails, and opening a FIFO never waits for a writer.
+/// Elsewhere the checks of [`read_regular`] before and after opening do the same.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "x86", target_arch = "riscv64")
+))]
+const OPEN_FLAGS: i32 = 0o400000 | 0o4000;
+#[cfg(all(target_os = "linux", any(target_arch = "aarch64", target_arch = "arm")))]
+const OPEN_FLAGS: i32 = 0o100000 | 0o4000;
+#[cfg(not(all(
+    target_os = "linux",
+    any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "riscv64",
+        target_arch = "aarch64",
+        target_arch = "arm"
+    )
+)))]
+const OPEN_FLAGS: i32 = 0;
+
+/// The bytes of `path`, read only if it is a regular file (never through a symbolic link,
+/// never a device or FIFO) of at most `bound` bytes: checked before opening (the link
+/// itself), on the opened handle (the same file, still regular), and while reading (at most
+/// `bound + 1` bytes are read). `Err` says why, to be put after the file's name.
+pub(in crate::cli) fn read_regular(path: &Path, bound: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let meta = fs::symlink_metadata(path).map_err(|e| format!("cannot be read: {e}"))?;
+    if let Some(why) = not_a_plain_file(&meta) {
+        return Err(why);
+    }
+    let too_big = |len: u64| format!("is {len} bytes long, over the {bound} byte limit of a file");
+    if meta.len() > bound {
+        return Err(too_big(meta.len()));
+    }
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(OPEN_FLAGS)
+        .open(path)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    let opened = file
+        .metadata()
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if !opened.file_type().is_file() || opened.dev() != meta.dev() || opened.ino() != meta.ino() {
+        return Err("changed while it was opened; run the command again".into());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(bound + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if bytes.len() as u64 > bound {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// A path of the folder as messages show it: control characters escaped.
+pub(in crate::cli) fn shown(path: &Path) -> String {
+    escape_controls(&path.display().to_string()).into_owned()
+}
+
+/// Refuses a folder whose own entries are symbolic links: DIR itself as named, its
+/// `records`, `decisions` and `README.md`. A link there would make sync read or write outside
+/// the folder (a committed link is one `git pull` away). The path leading to DIR is the
+/// user's and is followed.
+pub(super) fn refuse_links(dir: &Path) -> anyhow::Result<()> {
+    // Without a trailing `/`, which would make the look follow a link.
+    let dir: PathBuf = dir.components().collect();
+    let dir = dir.as_path();
+    let names = std::iter::once(dir.to_path_buf()).chain(
+        ItemKind::ALL
+            .iter()
+            .map(|k| dir.join(k.dir()))
+            .chain([dir.join("README.md")]),
+    );
+    for path in names {
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(anyhow!(
+                    "{}: is a symbolic link, and sync never follows a link in the folder: \
+                     replace it with the {} itself (or delete it); nothing was changed",
+                    shown(&path),
+                    if path.as_path() == dir || path.extension().is_none() {
+                        "directory"
+                    } else {
+                        "file"
+                    }
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// One subfolder read: each item file's id and hash, and the names that are no item file.
 pub(super) struct Scan {
     kind: ItemKind,
@@ -37,7 +162,9 @@ pub(super) struct Scan {
 }
 
 /// Reads and hashes every file of one kind's subfolder. Hidden files (a temporary file of an
-/// interrupted sync, `.gitkeep`) are skipped.
+/// interrupted sync, `.gitkeep`) are skipped, unless they are links. A symbolic link, a
+/// device, a FIFO or a file over [`MAX_FILE_BYTES`] is a problem, named; none is followed or
+/// read.
 pub(super) fn scan(folder: &Path, kind: ItemKind) -> anyhow::Result<Scan> {
     let mut out = Scan {
         kind,
@@ -51,27 +178,37 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> anyhow::Result<Scan> {
         Err(e) => return Err(anyhow!("cannot read {}: {e}", dir.display())),
     };
     for entry in listing {
-        let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+        let entry = entry.with_context(|| format!("cannot read {}", shown(&dir)))?;
         let path = entry.path();
         let name = entry.file_name();
+        let link = entry.file_type().is_ok_and(|t| t.is_symlink());
         let Some(name) = name.to_str() else {
             out.problems
-                .push(format!("{}: not an item file (<id>.json)", path.display()));
+                .push(format!("{}: not an item file (<id>.json)", shown(&path)));
             continue;
         };
-        if name.starts_with('.') {
+        if name.starts_with('.') && !link {
             continue;
         }
         let Some(id) = name.strip_suffix(".json").filter(|id| is_file_id(id)) else {
-            out.problems.push(format!(
-                "{}: not an item file ({}/<id>.json)",
-                path.display(),
-                kind.dir()
-            ));
+            out.problems.push(match link {
+                true => format!(
+                    "{}: is a symbolic link, and sync never follows a link in the folder: \
+                     delete it",
+                    shown(&path)
+                ),
+                false => format!(
+                    "{}: not an item file ({}/<id>.json)",
+                    shown(&path),
+                    kind.dir()
+                ),
+            });
             continue;
         };
-        let bytes = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-        out.files.push((id.to_string(), hash(&bytes)));
+        match read_regular(&path, MAX_FILE_BYTES) {
+            Ok(bytes) => out.files.push((id.to_string(), hash(&bytes))),
+            Err(why) => out.problems.push(format!("{}: {why}", shown(&path))),
+        }
     }
     Ok(out)
 }
@@ -96,8 +233,13 @@ pub(super) fn read_folder(
             let item = if known {
                 None
             } else {
-                let bytes =
-                    fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                let bytes = match read_regular(&path, MAX_FILE_BYTES) {
+                    Ok(b) => b,
+                    Err(why) => {
+                        problems.push(format!("{}: {why}", shown(&path)));
+                        continue;
+                    }
+                };
                 let id = path
                     .file_stem()
                     .and_then(|s| s.to_str())
@@ -112,7 +254,7 @@ pub(super) fn read_folder(
                         continue;
                     }
                     Err(why) => {
-                        problems.push(format!("{}: {why}", path.display()));
+                        problems.push(format!("{}: {}", shown(&path), escape_controls(&why)));
                         continue;
                     }
                 }
@@ -168,13 +310,31 @@ pub(super) fn file_of(folder: &Path, kind: ItemKind, id: &str) -> PathBuf {
 
 /// Writes `text` to `path` through a temporary file beside it, fsynced, renamed into place.
 pub(super) fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
+    replace_file(path, text).map_err(|e| anyhow!("cannot write {}: {e}", shown(path)))
+}
+
+/// Replaces `path` with a regular file holding `text`: written to a temporary file beside it
+/// created exclusively (`O_CREAT | O_EXCL`, which never follows a link; a unique name per
+/// process and call, so nothing planted at a name is ever written through and two writers
+/// never share one), fsynced, then renamed over `path` (a rename replaces a link itself,
+/// never its target).
+pub(in crate::cli) fn replace_file(path: &Path, text: &str) -> io::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
-        .ok_or_else(|| anyhow!("{}: no file name", path.display()))?;
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
+        .ok_or_else(|| io::Error::other("no file name"))?;
+    let tmp = path.with_file_name(format!(
+        ".{name}.{}-{}.tmp",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
     let written = (|| -> io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
         super::owned::step("temporary written");
@@ -182,10 +342,10 @@ pub(super) fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
         super::owned::step("file renamed into place");
         Ok(())
     })();
-    written.map_err(|e| {
+    if written.is_err() {
         let _ = fs::remove_file(&tmp);
-        anyhow!("cannot write {}: {e}", path.display())
-    })
+    }
+    written
 }
 
 /// Writes files, each atomically, on [`WRITE_THREADS`] threads.
@@ -221,6 +381,6 @@ pub(super) fn remove_file(path: &Path) -> anyhow::Result<()> {
     match fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(anyhow!("cannot delete {}: {e}", path.display())),
+        Err(e) => Err(anyhow!("cannot delete {}: {e}", shown(path))),
     }
 }

@@ -2,29 +2,40 @@
 //! local database kept in step, both ways, by the three-way rule of `review_mcp::sync`.
 //!
 //! One run, in order:
-//! 1. the folder's lock is taken (`owned::lock`: a second sync of the folder waits), and what
-//!    sync owns in the folder is checked before anything is written: a README.md it did not
-//!    write, or an id file that is not one, refuses the sync; temporaries an interrupted sync
-//!    left are removed; at a first sync the folder's id file (`.review-mcp-folder`) is
-//!    written: the folder's state in the database is keyed by that id, which travels with git;
-//! 2. the database's write transaction is taken (`store::SyncTx`): everything below reads
-//!    and writes one snapshot, and servers on the same file keep reading (their writes wait
-//!    on the lock, at most `BUSY_TIMEOUT`); bases still keyed by the folder's path (written
-//!    before the id file existed) are adopted;
-//! 3. every item of the database is put in its file form and hashed, every file of the folder
-//!    is read and hashed (on threads of its own, meanwhile), and the folder's bases and
-//!    journal are read; a file an earlier sync committed to and did not finish is planned as
-//!    finished (`apply::overlay`);
-//! 4. every file that differs from both its base and the database is validated as `import`
+//! 0. the folder's own entries are checked: DIR as named, `records`, `decisions` and
+//!    `README.md` must not be symbolic links (refused, named: a link would lead reads and
+//!    writes outside the folder); the folder's lock is taken (`owned::lock`: a second sync of
+//!    the folder waits), and what sync owns in the folder is checked before anything is
+//!    written: a README.md it did not write, or an id file that is not one, refuses the sync.
+//!    The folder's state in the database is keyed by its id (`.review-mcp-folder`, written at
+//!    its first sync), which travels with git; bases still keyed by the folder's path
+//!    (written before the id file existed) are adopted;
+//! 1. without the write lock (under a read snapshot), the folder is read: every entry of
+//!    `records/` and `decisions/` must be a regular file of at most `MAX_FILE_BYTES` (a link,
+//!    device, FIFO or larger file is refused, named, never opened through or read past its
+//!    bound), each is hashed (on threads of its own, while the database is read), and every
+//!    file that differs from both its base and the database is validated as `import`
 //!    validates a line (shape, then the domain rules, and its name must be its id); one bad
 //!    file refuses the sync, naming it, and nothing is changed;
-//! 5. each item is classified (`sync::classify`) and acted on in the database: deletions
+//! 2. the database's write transaction is taken (`store::SyncTx`). When no other connection
+//!    committed since 1 (`PRAGMA data_version`), what 1 read holds; otherwise every item of the
+//!    database is read again, put in its file form and hashed, with the bases, and met with
+//!    the folder as read in 1 (no folder file is read under the lock; an item a server changed
+//!    meanwhile whose file would now need validating sends the sync back to 1). The folder's
+//!    journal is read: a file an earlier sync committed to and did not finish is planned as
+//!    finished (`apply::overlay`);
+//! 3. each item is classified (`sync::classify`) and acted on in the database: deletions
 //!    first (so an item a teammate renamed away never collides with its own ghost), then
-//!    imports and merges (`sync::merge`); each file to write or delete is journaled in the
-//!    same transaction (`sync_pending`), its text being the item's new base;
-//! 6. the transaction commits; then the journaled files are written (temporary name, fsync,
-//!    rename, in parallel batches), the files to delete are deleted, the README is written,
-//!    the directories are fsynced and the journal rows are forgotten (`apply::complete`).
+//!    imports and merges (`sync::merge`, whose outranking rule also holds for a side changed
+//!    alone: an assistant's verdict never replaces an engineer's); each file to write or
+//!    delete is journaled in the same transaction (`sync_pending`), its text being the item's
+//!    new base;
+//! 4. the transaction commits; then, outside the lock, the journaled files are written (to a
+//!    temporary name created exclusively, never through a link, fsynced and renamed, in
+//!    parallel batches), the files to delete are deleted, the README is written, the
+//!    directories are fsynced and the journal rows are forgotten (`apply::complete`). Every
+//!    engineer verdict taken from the folder is reported (the folder is unsigned), and
+//!    everything printed from the folder has its control characters escaped.
 //!
 //! Nothing in the folder changes before the commit, so a sync that dies before it changed
 //! nothing; one that dies after it leaves the journal, which the next sync finishes before
@@ -52,6 +63,7 @@ use anyhow::{Context, anyhow};
 
 use review_mcp::store::{Store, SyncTx};
 use review_mcp::sync::{Action, Hash, Item, ItemKind, README, classify};
+use review_mcp::text::escape_controls;
 
 use super::import_rules::Schemas;
 
@@ -60,8 +72,8 @@ mod folder;
 mod owned;
 
 use apply::*;
-pub(super) use folder::parse_item;
 use folder::*;
+pub(super) use folder::{MAX_FILE_BYTES, parse_item, read_regular, replace_file, shown};
 
 /// What is known of one item before the sync acts.
 #[derive(Default)]
@@ -84,6 +96,9 @@ pub(super) struct Counts {
     /// Items deleted on either side or both (each counted once).
     deleted: [usize; 2],
     conflicts: Vec<String>,
+    /// The engineer's verdicts taken from the folder on its word (it is unsigned), one line
+    /// each naming the decision, the requirement and who gave it.
+    arrived: Vec<String>,
 }
 
 pub(super) fn slot(kind: ItemKind) -> usize {
@@ -97,13 +112,14 @@ pub(super) fn slot(kind: ItemKind) -> usize {
 pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let schemas = Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
+    refuse_links(dir)?;
     if !dry_run {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", shown(dir)))?;
     }
     let folder = match fs::canonicalize(dir) {
         Ok(p) => p,
         Err(_) if dry_run => std::path::absolute(dir)?,
-        Err(e) => return Err(anyhow!("cannot read {}: {e}", dir.display())),
+        Err(e) => return Err(anyhow!("cannot read {}: {e}", shown(dir))),
     };
     // Two syncs of one folder never run at once: the second waits for the first.
     let _lock = match folder.is_dir() {
@@ -138,12 +154,45 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         lines.push(format!("write {} (the folder's id)", owned::ID_FILE));
     }
     let run = owned::new_token(&folder);
-    let tx = store.sync_transaction(&id).map_err(|e| anyhow!("{e}"))?;
     // A folder last synced by a version that keyed it by its path keeps its bases.
-    if let Some(path) = folder.to_str() {
-        tx.adopt_legacy_bases(path).map_err(|e| anyhow!("{e}"))?;
-    }
-    let mut entries = gather(&tx, &folder, &schemas)?;
+    let legacy = folder.to_str();
+    // The folder is untrusted input: every file of it is read (regular files only, bounded),
+    // hashed and, when it differs from its base and the database, validated before the write
+    // lock is taken, so a slow or hostile folder never holds servers' writes up. Under the
+    // lock only the database is read; an item a server changed meanwhile whose file then
+    // needs reading too (rare) sends the sync back to read the folder again.
+    let mut attempt = 0;
+    let (tx, mut entries) = loop {
+        attempt += 1;
+        // Read on the file itself (not on the empty stand-in of a file not created yet), the
+        // database as read before the lock still holds when no one committed since.
+        let existed = db.exists();
+        let (read, version) = read_before_lock(&mut store, &id, legacy, &folder, &schemas)?;
+        let tx = store
+            .sync_transaction(&id, legacy)
+            .map_err(|e| anyhow!("{e}"))?;
+        if existed && tx.data_version().map_err(|e| anyhow!("{e}"))? == version {
+            break (tx, read);
+        }
+        log::debug!("sync: the database changed since it was read: read again under the lock");
+        let view: FolderView = read
+            .into_iter()
+            .filter_map(|(k, e)| e.file.map(|f| (k, f)))
+            .collect();
+        match combine(&tx, view)? {
+            Some(entries) => break (tx, entries),
+            None if attempt < READ_ATTEMPTS => {
+                log::debug!("sync: the database changed an item whose file must be read again");
+            }
+            None => {
+                return Err(anyhow!(
+                    "the database kept changing items of the folder while it was read ({} \
+                     times); nothing was changed: run sync again",
+                    READ_ATTEMPTS
+                ));
+            }
+        }
+    };
     let unfinished = overlay(&tx, &mut entries)?;
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
@@ -168,10 +217,17 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     if dry_run {
         drop(tx);
         for c in &counts.conflicts {
-            let _ = writeln!(out, "conflict: {c}");
+            let _ = writeln!(out, "conflict: {}", escape_controls(c));
+        }
+        for a in &counts.arrived {
+            let _ = writeln!(
+                out,
+                "would take an engineer verdict from the folder: {}",
+                escape_controls(a)
+            );
         }
         for line in &lines {
-            let _ = writeln!(out, "would {line}");
+            let _ = writeln!(out, "would {}", escape_controls(line));
         }
         summary(&counts, true, &mut out);
         return Ok(ExitCode::SUCCESS);
@@ -196,18 +252,81 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         )
     })?;
     for c in &counts.conflicts {
-        let _ = writeln!(out, "conflict: {c}");
+        let _ = writeln!(out, "conflict: {}", escape_controls(c));
+    }
+    for a in &counts.arrived {
+        let _ = writeln!(
+            out,
+            "engineer verdict from the folder: {}",
+            escape_controls(a)
+        );
     }
     summary(&counts, false, &mut out);
     log::info!(
         "synced {items} items with {} in {} ms{}",
-        folder.display(),
+        shown(&folder),
         started.elapsed().as_millis(),
         peak_memory()
             .map(|kib| format!("; peak resident memory {kib} KiB"))
             .unwrap_or_default()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many times a sync reads the folder before it gives up on a database that keeps
+/// changing the items whose files it must read.
+const READ_ATTEMPTS: usize = 3;
+
+/// What is known of each item, by kind and id.
+pub(super) type Entries = BTreeMap<(ItemKind, String), Entry>;
+
+/// A folder's item files as read before the lock: each one's hash, and the item when it had
+/// to be validated (it differed from both its base and the database then).
+type FolderView = BTreeMap<(ItemKind, String), (Hash, Option<Item>)>;
+
+/// Everything of the folder a sync needs, read without the write lock (under a read
+/// snapshot): its item files hashed and the changed ones validated (`gather`, which reads the
+/// database too: returned with the snapshot's `data_version`).
+fn read_before_lock(
+    store: &mut Store,
+    id: &str,
+    legacy: Option<&str>,
+    folder: &Path,
+    schemas: &Schemas,
+) -> anyhow::Result<(Entries, i64)> {
+    let snapshot = store
+        .sync_snapshot(id, legacy)
+        .map_err(|e| anyhow!("{e}"))?;
+    let entries = gather(&snapshot, folder, schemas)?;
+    let version = snapshot.data_version().map_err(|e| anyhow!("{e}"))?;
+    Ok((entries, version))
+}
+
+/// The entries of a locked pass: the database read now, its bases, and the folder as read
+/// before the lock. `None` when a file that must be validated now (it differs from both its
+/// base and the database) was not validated before the lock: a server changed that item
+/// meanwhile, and the folder is read again.
+fn combine(
+    tx: &SyncTx<'_>,
+    view: FolderView,
+) -> anyhow::Result<Option<BTreeMap<(ItemKind, String), Entry>>> {
+    let mut entries = read_database(tx)?;
+    for b in tx.bases().map_err(|e| anyhow!("{e}"))? {
+        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
+        else {
+            continue;
+        };
+        entries.entry((kind, b.id)).or_default().base = Some(h);
+    }
+    for (key, (h, item)) in view {
+        let e = entries.entry(key).or_default();
+        let known = e.base == Some(h) || e.db.as_ref().is_some_and(|(d, _)| *d == h);
+        if !known && item.is_none() {
+            return Ok(None);
+        }
+        e.file = Some((h, item));
+    }
+    Ok(Some(entries))
 }
 
 /// The process's peak resident memory (`VmHWM`), where `/proc` tells it: the figure the
@@ -332,6 +451,14 @@ pub(super) fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
         c.deleted_items[0] + c.deleted_items[1]
     );
     let _ = writeln!(out, "conflicts: {}", c.conflicts.len());
+    if !c.arrived.is_empty() {
+        let _ = writeln!(
+            out,
+            "{would}taken from the folder: {} engineer verdicts (the folder is unsigned: \
+             check in the pull request who gave each)",
+            c.arrived.len()
+        );
+    }
     if dry_run {
         let _ = writeln!(out, "dry run: nothing was changed");
     }
