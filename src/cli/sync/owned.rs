@@ -4,7 +4,7 @@
 //! test hook that stops a sync at a given step.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -61,13 +61,26 @@ fn read_own(path: &Path) -> anyhow::Result<Option<String>> {
         "is a symbolic link"
     } else if !meta.is_file() {
         "is not a regular file"
-    } else if meta.len() > MAX_OWN_FILE {
-        "is larger than sync ever writes it"
     } else {
-        let bytes = fs::read(path).map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
-        match String::from_utf8(bytes) {
-            Ok(text) => return Ok(Some(text)),
-            Err(_) => "is not UTF-8",
+        // Read through the handle, bounded: what is read is what was checked, however the
+        // entry changes meanwhile.
+        let cannot = |e: io::Error| anyhow!("cannot read {}: {e}", path.display());
+        let f = fs::File::open(path).map_err(cannot)?;
+        let mut bytes = Vec::new();
+        if !f.metadata().map_err(cannot)?.is_file() {
+            "is not a regular file"
+        } else if f
+            .take(MAX_OWN_FILE + 1)
+            .read_to_end(&mut bytes)
+            .map_err(cannot)?
+            > MAX_OWN_FILE as usize
+        {
+            "is larger than sync ever writes it"
+        } else {
+            match String::from_utf8(bytes) {
+                Ok(text) => return Ok(Some(text)),
+                Err(_) => "is not UTF-8",
+            }
         }
     };
     Err(anyhow!(
