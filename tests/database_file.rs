@@ -609,3 +609,66 @@ fn file_replaced_during_the_lock_wait_is_reported_as_replaced() -> anyhow::Resul
     assert_eq!(exported_names(&db)?, vec!["before".to_string()]);
     Ok(())
 }
+
+/// A session of a server on `db` logging at `info` to `log`.
+fn start_at_info(db: &Path, log: &Path) -> anyhow::Result<Server> {
+    let mut cmd = client::command(db);
+    cmd.env("MCP_LOG_LEVEL", "info");
+    Server::start_command(cmd, log)
+}
+
+/// The stderr lines of a server that speak of the schema.
+fn schema_lines(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("schema"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue 23 ("Also"): a new database logged "database schema upgraded to version 1…8" (eight
+/// lines) on a read-only session that creates no file, then eight more at the first write.
+/// What happened is logged once, and only when a file was created or upgraded: nothing for
+/// the reads, one line naming the version when the first write creates the file, nothing at
+/// a later start, and one line from → to when an older file is upgraded.
+#[test]
+fn schema_setup_is_logged_once_and_only_when_a_file_is_created_or_upgraded() -> anyhow::Result<()> {
+    let dir = TempDir::new("schema-log")?;
+    let db = dir.join("review.db");
+    let log = dir.join("stderr-1");
+    let mut server = start_at_info(&db, &log)?;
+    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+    assert!(
+        server
+            .call("recall_decisions", json!({"artifact": art()}))?
+            .is_ok()
+    );
+    assert!(!db.exists(), "the reads created the file");
+    assert_eq!(schema_lines(&server.stderr()), Vec::<String>::new());
+    assert!(remember(&mut server, "a")?.is_ok());
+    assert!(remember(&mut server, "b")?.is_ok());
+    assert!(server.close()?.success());
+    let said = schema_lines(&std::fs::read_to_string(&log)?);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("created (schema version"), "{said:?}");
+
+    let log = dir.join("stderr-2");
+    let mut server = start_at_info(&db, &log)?;
+    assert!(remember(&mut server, "c")?.is_ok());
+    assert!(server.close()?.success());
+    assert_eq!(
+        schema_lines(&std::fs::read_to_string(&log)?),
+        Vec::<String>::new()
+    );
+
+    let old = dir.join("old.db");
+    rusqlite::Connection::open(&old)?.execute_batch(OLD_V1)?;
+    let log = dir.join("stderr-3");
+    let mut server = start_at_info(&old, &log)?;
+    assert!(remember(&mut server, "d")?.is_ok());
+    assert!(server.close()?.success());
+    let said = schema_lines(&std::fs::read_to_string(&log)?);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("upgraded from version 1 to "), "{said:?}");
+    Ok(())
+}

@@ -622,3 +622,65 @@ fn bundle_zip_same_stage_twice_is_byte_identical() -> Result<()> {
     }
     Ok(())
 }
+
+/// Issue 23 ("Also"): the bundle had no setting for the author. `user_config.author` is an
+/// optional string passed to the server as `REVIEW_MCP_AUTHOR`: filled in, what the server
+/// writes carries that name; left empty (a host substitutes nothing), it carries none.
+#[test]
+fn manifest_passes_the_optional_author_setting_to_the_server() -> Result<()> {
+    let dir = TempDir::new("packaging-author")?;
+    let manifest = generate_manifest(&dir)?;
+    let author = &manifest["user_config"]["author"];
+    assert_eq!(author["type"], "string", "{manifest}");
+    assert_ne!(author["required"], true, "the author is optional");
+    assert!(
+        author.get("default").is_none(),
+        "no one is the default author"
+    );
+    let env = manifest["server"]["mcp_config"]["env"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(env["REVIEW_MCP_AUTHOR"], "${user_config.author}");
+    // The same setting in server.json for registry installs.
+    let doc = server_json()?;
+    for package in doc["packages"].as_array().cloned().unwrap_or_default() {
+        let var = package["environmentVariables"].as_array().and_then(|vs| {
+            vs.iter()
+                .find(|v| v["name"] == "REVIEW_MCP_AUTHOR")
+                .cloned()
+        });
+        let var = var.ok_or_else(|| anyhow!("server.json: no REVIEW_MCP_AUTHOR"))?;
+        assert_ne!(var["isRequired"], true);
+    }
+
+    let home = dir.join("home");
+    let artifact = json!({"revision": REVISION, "format": "step", "uri": "/work/bracket.step"});
+    for (name, want) in [("Ada Lovelace", Some("Ada Lovelace")), ("", None)] {
+        let mut user_config = Map::new();
+        user_config.insert("database".into(), json!(dir.join("review.db")));
+        user_config.insert("author".into(), json!(name));
+        let mut cmd = Command::new(binary());
+        cmd.env_clear().current_dir(dir.path());
+        for (var, value) in &env {
+            let value = substitute(
+                value.as_str().unwrap_or_default(),
+                dir.path(),
+                &home,
+                &user_config,
+            );
+            cmd.env(var, value);
+        }
+        let answers = exchange(
+            cmd,
+            &[
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "remember", "arguments": {"artifact": artifact, "entity_ids": [],
+                    "name": format!("feature {name}"), "note": "n"}}}),
+            ],
+        )?;
+        let record = &answers[&1]["structuredContent"]["record"];
+        assert_eq!(record["author"].as_str(), want, "{name:?}: {}", answers[&1]);
+    }
+    Ok(())
+}

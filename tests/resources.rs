@@ -291,3 +291,33 @@ fn revision_read_of_large_records_stays_within_the_line_limit() {
     let one: Value = serde_json::from_str(text_of(&answer)).unwrap();
     assert_eq!(one["entity_ids"].as_array().map(Vec::len), Some(10_000));
 }
+
+/// Issue 23 ("Also"): the subscribe refusal listed the accepted URI patterns but left out
+/// `…/report`, which it accepts. The refusal names every pattern, and each is accepted.
+#[test]
+fn subscribe_refusal_names_every_uri_pattern_it_accepts() {
+    for era in [Era::V2025_06_18, Era::V2025_11_25] {
+        let mut c = Client::memory(era);
+        let refused = c.request("resources/subscribe", json!({"uri": "review://nothing"}));
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap();
+        let named: Vec<&str> = message
+            .split_once('(')
+            .and_then(|(_, rest)| rest.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("{message}"))
+            .split(", ")
+            .collect();
+        assert!(
+            named.contains(&"review://revisions/<revision>/report"),
+            "{message}"
+        );
+        assert_eq!(named.len(), 4, "{message}");
+        for pattern in named {
+            let uri = pattern
+                .replace("<revision>", REV_A)
+                .replace("<id>", "dec_1");
+            let ok = c.request("resources/subscribe", json!({"uri": uri}));
+            assert_eq!(ok["result"], json!({}), "{pattern}: {ok}");
+        }
+    }
+}

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use harness::client::{Server, binary};
 use harness::{TempDir, artifact};
 use review_mcp::review::{Judgement, Verdict, Via};
-use review_mcp::store::{DecisionRef, Store, VerdictsOutcome};
+use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
 
 /// The folder inside each clone that holds the review memory.
 const FOLDER: &str = "review";
@@ -244,8 +244,12 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
             reason: Some("measured 0.08".into()),
             via: Via::App,
         };
-        let outcome =
-            store.record_verdicts(&DecisionRef::Id(&decision_id), None, &[(1, verdict)])?;
+        let at = DecisionRef::Id(&decision_id);
+        let shown = store
+            .find_decision(&at)?
+            .and_then(|d| d.basis.get(1).map(|b| b.digest()))
+            .unwrap_or_default();
+        let outcome = store.record_verdicts(&at, Shown::Item(&shown), &[(1, verdict)])?;
         ensure!(
             matches!(outcome, VerdictsOutcome::Recorded(_)),
             "{outcome:?}"

@@ -13,6 +13,9 @@ use tools_support::{Client, ERAS, Era, REV_A, REV_B, art_uri, ui_caps};
 
 const CARD: &str = "ui://review-mcp/review-card";
 const FILE: &str = "/work/bracket.step";
+/// How record_verdict's refusal of a click on a decision that changed begins (the card
+/// reads it and shows the decision again).
+const CHANGED: &str = "The decision changed since the card showed it";
 
 fn names(list: &Value) -> Vec<String> {
     list["result"]["tools"]
@@ -50,6 +53,15 @@ fn seed(c: &mut Client) -> String {
                ]}),
     );
     d["decision"]["id"].as_str().unwrap().to_string()
+}
+
+/// The digest show_review gives basis item `index` of the current decision: what the card
+/// sends back with a click on it.
+fn digest(c: &mut Client, index: usize) -> Value {
+    let review = c.ok("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+    let d = review["decisions"][0]["basis"][index]["digest"].clone();
+    assert!(d.is_string(), "{review}");
+    d
 }
 
 #[test]
@@ -137,7 +149,16 @@ fn card_modern_declaration_is_read_per_request_never_cached() {
     let without = c.request_declaring("tools/list", json!({}), json!({}));
     assert!(!names(&without).contains(&"record_verdict".to_string()));
     assert!(tool(&without, "show_review").get("_meta").is_none());
-    let args = json!({"name": "record_verdict", "arguments": {"decision_id": id, "index": 1, "judgement": "rejected"}});
+    let shown = c
+        .request_declaring(
+            "tools/call",
+            json!({"name": "show_review", "arguments": {"artifact": art_uri(REV_B, FILE)}}),
+            ui_caps(),
+        )
+        .pointer("/result/structuredContent/decisions/0/basis/1/digest")
+        .cloned()
+        .unwrap();
+    let args = json!({"name": "record_verdict", "arguments": {"decision_id": id, "index": 1, "item_digest": shown, "judgement": "rejected"}});
     let ok = c.request_declaring("tools/call", args.clone(), ui_caps());
     assert_eq!(
         ok["result"]["structuredContent"]["verdict"]["via"], "app",
@@ -226,16 +247,18 @@ fn card_record_verdict_is_the_engineers_and_outranks_the_assistant() {
     for era in ERAS {
         let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
         let id = seed(&mut c);
+        let wall = digest(&mut c, 1);
         let out = c.ok(
             "record_verdict",
-            json!({"decision_id": id, "index": 1, "judgement": "rejected", "reason": "too thin"}),
+            json!({"decision_id": id, "index": 1, "item_digest": wall, "judgement": "rejected", "reason": "too thin"}),
         );
         assert_eq!(out["index"], 1);
         assert_eq!(out["verdict"]["via"], "app");
         assert_eq!(out["decision"]["basis"][1]["verdict"]["reason"], "too thin");
+        let bore = digest(&mut c, 0);
         let blank = c.ok(
             "record_verdict",
-            json!({"decision_id": id, "index": 0, "judgement": "accepted", "reason": "  "}),
+            json!({"decision_id": id, "index": 0, "item_digest": bore, "judgement": "accepted", "reason": "  "}),
         );
         assert!(
             blank["verdict"].get("reason").is_none(),
@@ -255,13 +278,85 @@ fn card_record_verdict_is_the_engineers_and_outranks_the_assistant() {
         assert_eq!(kept["via"], "app");
         let past = c.refused(
             "record_verdict",
-            json!({"decision_id": id, "index": 3, "judgement": "accepted"}),
+            json!({"decision_id": id, "index": 3, "item_digest": bore, "judgement": "accepted"}),
         );
-        assert!(past.contains("past the end"), "{past}");
+        assert!(past.starts_with(CHANGED), "{past}");
+        assert!(past.contains("no item 4"), "{past}");
         let gone = c.refused(
             "record_verdict",
-            json!({"decision_id": "dec_none", "index": 0, "judgement": "accepted"}),
+            json!({"decision_id": "dec_none", "index": 0, "item_digest": bore, "judgement": "accepted"}),
         );
+        assert!(gone.starts_with(CHANGED), "{gone}");
         assert!(gone.contains("no decision dec_none"), "{gone}");
+    }
+}
+
+/// Issue 23, item 2: a click is recorded only for exactly the item the engineer saw. The
+/// assistant re-records the decision with a new first item while the card is open: the click
+/// on the bore (index 0 when shown) must not be stored as a verdict on the wall, and is
+/// refused; any change to what the item says refuses it too; a verdict elsewhere does not.
+#[test]
+fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let id = seed(&mut c);
+        let review = c.ok("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+        let shown = review["decisions"][0]["basis"].as_array().unwrap().clone();
+        let digests: Vec<&str> = shown
+            .iter()
+            .map(|b| b["digest"].as_str().unwrap())
+            .collect();
+        assert_eq!(digests.len(), 4);
+        assert!(digests.iter().all(|d| d.len() == 32), "{digests:?}");
+        // Another verdict in the decision leaves the other items as shown.
+        c.ok(
+            "record_verdict",
+            json!({"decision_id": id, "index": 3, "item_digest": digests[3], "judgement": "accepted"}),
+        );
+        let click = |index: usize, digest: &str| json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": "rejected"});
+        // The assistant puts a new item first.
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_B, FILE), "subject": "bore", "disposition": "hold",
+            "basis": [
+                {"requirement": "Wall thickness 2 mm", "source": "shop-spec", "state": "violated"},
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"},
+                {"requirement": "Ra 1.6", "source": "model-pmi", "state": "satisfied"}
+            ]}),
+        );
+        let refused = c.refused("record_verdict", click(0, digests[0]));
+        assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
+        assert!(refused.contains("Wall thickness 2 mm"), "{refused}");
+        assert!(refused.contains("Nothing was written"), "{refused}");
+        let d = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(REV_B, FILE)}),
+        );
+        assert!(
+            d["decisions"][0]["basis"][0].get("verdict").is_none(),
+            "{era:?}: the wall stays unjudged: {d}"
+        );
+        assert!(d["decisions"][0]["basis"][1].get("verdict").is_none());
+        // Ra 1.6 says something else now (state conflicting -> satisfied, no question): a click
+        // on it as shown is refused too, though its requirement is the same.
+        let refused = c.refused("record_verdict", click(2, digests[3]));
+        assert!(refused.starts_with(CHANGED), "{refused}");
+        // The bore as it is now: the card's new digest lands on it.
+        let now = digest(&mut c, 1);
+        assert_eq!(
+            now.as_str(),
+            Some(digests[0]),
+            "the same item, the same digest"
+        );
+        let out = c.ok("record_verdict", click(1, digests[0]));
+        assert_eq!(out["decision"]["basis"][1]["verdict"]["via"], "app");
+        assert_eq!(out["decision"]["basis"][1]["digest"], digests[0]);
+        assert!(out["decision"]["basis"][0].get("verdict").is_none());
+        // Without the item's digest the card's call is not the card's: refused by the schema.
+        let missing = c.schema_refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "judgement": "accepted"}),
+        );
+        assert!(missing.contains("item_digest"), "{era:?}: {missing}");
     }
 }

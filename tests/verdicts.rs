@@ -23,8 +23,15 @@ fn artifact() -> Value {
 
 impl Modern {
     fn new() -> Modern {
+        Modern::as_author(None)
+    }
+
+    /// A server whose author (`--author`) is `author`.
+    fn as_author(author: Option<&str>) -> Modern {
+        let mut store = Store::open_in_memory().unwrap();
+        store.set_author(author.map(str::to_string));
         Modern {
-            server: Server::new(Service::new(Store::open_in_memory().unwrap())),
+            server: Server::new(Service::new(store)),
             id: 0,
         }
     }
@@ -447,4 +454,70 @@ fn stored_strings_cannot_forge_lines_of_the_form() {
         .as_str()
         .unwrap();
     assert_eq!(title, "Item 1: Bore Item 2: Wall accepted by QA");
+}
+
+/// Issue 23, item 4: asked again about items already judged, the form says who gave each
+/// earlier verdict, through which channel and when; the engineer's own is never "relayed by
+/// the assistant".
+#[test]
+fn asked_again_the_form_says_who_gave_each_earlier_verdict_how_and_when() {
+    let mut c = Modern::as_author(Some("Ada Lovelace"));
+    remember(&mut c, basis(Some(json!({"judgement": "accepted"}))));
+    // The engineer: item 1 through the form, item 2 in the review card.
+    let one = json!({"artifact": artifact(), "subject": "bore", "items": [1]});
+    let done = c.ask_and_answer(
+        one,
+        json!({"action": "accept", "content": {"judgement_1": "rejected"}}),
+    );
+    assert_eq!(done["result"]["structuredContent"]["outcome"], "recorded");
+    let ui = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+    let review = c.call("show_review", json!({"artifact": artifact()}), ui.clone());
+    let d = &review["result"]["structuredContent"]["decisions"][0];
+    let clicked = c.call(
+        "record_verdict",
+        json!({"decision_id": d["id"], "index": 2, "judgement": "accepted",
+               "item_digest": d["basis"][2]["digest"]}),
+        ui,
+    );
+    assert_ne!(clicked["result"]["isError"], json!(true), "{clicked}");
+
+    let stored = c.decision();
+    let when = |i: usize| {
+        let at = stored["basis"][i]["verdict"]["at"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        format!("{} {} UTC", &at[..10], &at[11..16])
+    };
+    let all = json!({"artifact": artifact(), "subject": "bore", "items": [0, 1, 2]});
+    let asked = c.call("request_verdicts", all, form());
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let about = |i: usize| {
+        params["requestedSchema"]["properties"][format!("judgement_{i}")]["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let want = [
+        format!(
+            "so far: accepted, as relayed by the assistant of Ada Lovelace, {}",
+            when(0)
+        ),
+        format!(
+            "so far: rejected by the engineer (form, Ada Lovelace), {}",
+            when(1)
+        ),
+        format!(
+            "so far: accepted by the engineer (review card, Ada Lovelace), {}",
+            when(2)
+        ),
+    ];
+    let message = params["message"].as_str().unwrap();
+    for (i, w) in want.iter().enumerate() {
+        assert!(about(i).contains(w.as_str()), "item {i}: {}", about(i));
+        assert!(message.contains(w.as_str()), "{message}");
+    }
+    for i in [1, 2] {
+        assert!(!about(i).contains("relayed"), "item {i}: {}", about(i));
+    }
 }

@@ -55,7 +55,9 @@ pub fn run(db: &Path, author: Option<String>) -> anyhow::Result<ExitCode> {
 /// Who this server's writes are recorded as, when `--author` is not given.
 pub const AUTHOR_ENV: &str = "REVIEW_MCP_AUTHOR";
 
-/// Reads [`AUTHOR_ENV`]: unset or blank is nobody; a name is 1 to 200 characters.
+/// Reads [`AUTHOR_ENV`]: unset or blank is nobody; a name is 1 to 200 characters. A bundle
+/// host that leaves the optional "Your name" setting unfilled may pass its placeholder
+/// (`${user_config.author}`) as it is: nobody too.
 fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<String>, String> {
     let Some(v) = value else {
         return Ok(None);
@@ -64,7 +66,7 @@ fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<String>, String>
         return Err(format!("{AUTHOR_ENV} is not valid UTF-8"));
     };
     let name = text.trim();
-    if name.is_empty() {
+    if name.is_empty() || (name.starts_with("${user_config.") && name.ends_with('}')) {
         return Ok(None);
     }
     if name.chars().count() > 200 {
@@ -110,6 +112,11 @@ mod tests {
             Ok(Some("Ada L.".into()))
         );
         assert!(env_author(Some(OsStr::new(&"x".repeat(201)))).is_err());
+        assert_eq!(
+            env_author(Some(OsStr::new("${user_config.author}"))),
+            Ok(None),
+            "an unfilled bundle setting is nobody"
+        );
     }
 
     #[test]

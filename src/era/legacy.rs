@@ -216,9 +216,10 @@ fn handle_inner(
         }
         Call::Subscribe { uri } => {
             if resources::watched(&uri).is_none() {
-                return Err(ErrorObject::invalid_params(
-                    "Invalid params: not a resource of this server (review://revisions/<revision>, review://records/<id>, review://decisions/<id>)",
-                )
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid params: not a resource of this server ({})",
+                    resources::watchable()
+                ))
                 .with_data(json!({"uri": uri})));
             }
             if !session.interest.uris.contains(&uri)

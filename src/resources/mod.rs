@@ -69,13 +69,53 @@ pub enum Watched {
     Decision(String),
 }
 
+/// What a watchable URI names.
+#[derive(Clone, Copy)]
+enum WatchedKind {
+    Revision,
+    Record,
+    Decision,
+}
+
+/// A watchable URI: `prefix`, a `placeholder` part, `suffix`. The one list both
+/// [`watched`] accepts and [`watchable`] names, so the two cannot drift apart.
+struct WatchPattern {
+    prefix: &'static str,
+    placeholder: &'static str,
+    suffix: &'static str,
+    kind: WatchedKind,
+}
+
+const WATCH_PATTERNS: [WatchPattern; 4] = [
+    WatchPattern {
+        prefix: REVISIONS,
+        placeholder: "<revision>",
+        suffix: "",
+        kind: WatchedKind::Revision,
+    },
+    WatchPattern {
+        prefix: REVISIONS,
+        placeholder: "<revision>",
+        suffix: REPORT_SUFFIX,
+        kind: WatchedKind::Revision,
+    },
+    WatchPattern {
+        prefix: RECORDS,
+        placeholder: "<id>",
+        suffix: "",
+        kind: WatchedKind::Record,
+    },
+    WatchPattern {
+        prefix: DECISIONS,
+        placeholder: "<id>",
+        suffix: "",
+        kind: WatchedKind::Decision,
+    },
+];
+
 /// What `uri` names, if it is a resource this server serves (whether or not anything is
 /// recorded there yet: a client may subscribe to a revision before its first write).
 pub fn watched(uri: &str) -> Option<Watched> {
-    if let Some(rest) = uri.strip_prefix(REVISIONS) {
-        let revision = rest.strip_suffix(REPORT_SUFFIX).unwrap_or(rest);
-        return is_revision(revision).then(|| Watched::Revision(revision.to_string()));
-    }
     let plain_id = |id: &str| {
         !id.is_empty()
             && id.len() <= 200
@@ -83,13 +123,24 @@ pub fn watched(uri: &str) -> Option<Watched> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"_-.:".contains(&b))
     };
-    if let Some(id) = uri.strip_prefix(RECORDS).filter(|id| plain_id(id)) {
-        return Some(Watched::Record(id.to_string()));
-    }
-    if let Some(id) = uri.strip_prefix(DECISIONS).filter(|id| plain_id(id)) {
-        return Some(Watched::Decision(id.to_string()));
-    }
-    None
+    WATCH_PATTERNS.iter().find_map(|p| {
+        let part = uri.strip_prefix(p.prefix)?.strip_suffix(p.suffix)?;
+        match p.kind {
+            WatchedKind::Revision => is_revision(part).then(|| Watched::Revision(part.into())),
+            WatchedKind::Record => plain_id(part).then(|| Watched::Record(part.into())),
+            WatchedKind::Decision => plain_id(part).then(|| Watched::Decision(part.into())),
+        }
+    })
+}
+
+/// Every URI pattern [`watched`] accepts, as a refusal names them:
+/// `review://revisions/<revision>, review://revisions/<revision>/report, ...`.
+pub fn watchable() -> String {
+    WATCH_PATTERNS
+        .iter()
+        .map(|p| format!("{}{}{}", p.prefix, p.placeholder, p.suffix))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Every resource template (`uriTemplate`, `name`, `title`, `description`, `mimeType`).
@@ -320,6 +371,32 @@ fn plural(n: u64, word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every pattern a subscribe refusal names is accepted, and only those.
+    #[test]
+    fn watchable_names_exactly_what_watched_accepts() {
+        let rev = format!("sha256:{}", "ab".repeat(32));
+        let named = watchable();
+        let patterns: Vec<&str> = named.split(", ").collect();
+        assert_eq!(patterns.len(), WATCH_PATTERNS.len());
+        assert!(
+            patterns.contains(&"review://revisions/<revision>/report"),
+            "{named}"
+        );
+        for p in &patterns {
+            let uri = p.replace("<revision>", &rev).replace("<id>", "dec_1");
+            assert!(watched(&uri).is_some(), "{p} is named but {uri} is refused");
+        }
+        for uri in [
+            format!("review://revisions/{rev}/other"),
+            format!("review://revisions/{rev}/report/report"),
+            "review://records/".to_string(),
+            "review://decisions/a b".to_string(),
+            format!("ui://review-mcp/{rev}"),
+        ] {
+            assert!(watched(&uri).is_none(), "{uri}");
+        }
+    }
 
     #[test]
     fn display_name_uses_file_name_and_short_revision() {

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::view::RevisionView;
 use super::{display_name, plural};
-use crate::review::{Decision, Record, State, Verdict, Via};
+use crate::review::{Decision, Record, State, Verdict};
 
 impl RevisionView {
     /// The Markdown report. Every stored string (ids, timestamps and the revision included:
@@ -232,14 +232,7 @@ fn record_line(r: &Record) -> String {
 /// card) reads differently from one the assistant relayed.
 fn verdict_text(v: &Verdict) -> String {
     let day = v.at.get(..10).unwrap_or(&v.at);
-    let who = match (v.via, v.author.as_deref()) {
-        (Via::Elicitation, None) => " by the engineer (form)".to_string(),
-        (Via::Elicitation, Some(a)) => format!(" by the engineer (form, {a})"),
-        (Via::App, None) => " by the engineer (review card)".to_string(),
-        (Via::App, Some(a)) => format!(" by the engineer (review card, {a})"),
-        (Via::Assistant, None) => ", as relayed by the assistant".to_string(),
-        (Via::Assistant, Some(a)) => format!(", as relayed by the assistant of {a}"),
-    };
+    let who = v.given_by();
     let mut text = format!("{}{who}, {day}", v.judgement.as_str());
     if let Some(r) = &v.reason {
         text.push_str(": ");

@@ -227,11 +227,21 @@ impl RevisionView {
         self.stale_decisions.retain(|d| d.subject == subject);
     }
 
-    /// The review as `show_review` answers it: the revision resource's JSON plus the open
-    /// questions (every unresolved or conflicting basis item of this revision's decisions,
-    /// with the index the review card's verdict buttons send).
+    /// The review as `show_review` answers it: the revision resource's JSON, each basis item
+    /// with the `digest` the review card's verdict buttons send back, plus the open questions
+    /// (every unresolved or conflicting basis item of this revision's decisions, with the
+    /// index the buttons send).
     pub(super) fn to_review(&self) -> Value {
         let mut v = self.to_json();
+        let cur = Some(self.revision.as_str());
+        let card =
+            |list: &[Decision]| -> Value { list.iter().map(|d| d.to_card_wire(cur)).collect() };
+        if let Some(d) = v.get_mut("decisions") {
+            *d = card(&self.decisions);
+        }
+        if let Some(d) = v.get_mut("stale").and_then(|s| s.get_mut("decisions")) {
+            *d = card(&self.stale_decisions);
+        }
         let open: Vec<Value> = self
             .decisions
             .iter()

@@ -135,6 +135,19 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// Who gave it and how, as the report and the engineer's form say it: " by the engineer
+    /// (review card, Ada)", ", as relayed by the assistant of Bob".
+    pub fn given_by(&self) -> String {
+        match (self.via, self.author.as_deref()) {
+            (Via::Elicitation, None) => " by the engineer (form)".to_string(),
+            (Via::Elicitation, Some(a)) => format!(" by the engineer (form, {a})"),
+            (Via::App, None) => " by the engineer (review card)".to_string(),
+            (Via::App, Some(a)) => format!(" by the engineer (review card, {a})"),
+            (Via::Assistant, None) => ", as relayed by the assistant".to_string(),
+            (Via::Assistant, Some(a)) => format!(", as relayed by the assistant of {a}"),
+        }
+    }
+
     /// The same judgement and reason (whoever gave it, whenever).
     pub fn says_the_same(&self, other: &Verdict) -> bool {
         self.judgement == other.judgement
@@ -164,6 +177,28 @@ pub struct BasisItem {
 }
 
 impl BasisItem {
+    /// A digest of what the item says (every field but its verdict): the review card sends it
+    /// back with a click, and the click is recorded only while the item at that index still
+    /// says exactly this (see `record_verdict`).
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let shown = BasisItem {
+            verdict: None,
+            ..self.clone()
+        };
+        // serde_json of a plain struct cannot fail; an empty body would only weaken the
+        // digest, never make two different items equal by itself.
+        let bytes = serde_json::to_vec(&shown).unwrap_or_default();
+        Sha256::new()
+            .chain_update(b"review-mcp basis item v1\n")
+            .chain_update(bytes)
+            .finalize()
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     /// The rule the input schema also states: an unresolved or conflicting item carries a
     /// non-empty `question`. Checked again here so import cannot bypass it.
     pub fn check(&self, index: usize) -> Result<(), super::DomainError> {
@@ -282,6 +317,20 @@ impl Decision {
     pub fn to_wire(&self, current: Option<&str>) -> Value {
         serde_json::to_value(self.wire(current)).unwrap_or(Value::Null)
     }
+
+    /// [`Decision::to_wire`] with each basis item's [`BasisItem::digest`] as `digest`: what
+    /// the review card is given (`show_review`, `record_verdict`) and sends back with a click.
+    pub fn to_card_wire(&self, current: Option<&str>) -> Value {
+        let mut v = self.to_wire(current);
+        if let Some(Value::Array(items)) = v.get_mut("basis") {
+            for (item, b) in items.iter_mut().zip(&self.basis) {
+                if let Value::Object(m) = item {
+                    m.insert("digest".into(), Value::String(b.digest()));
+                }
+            }
+        }
+        v
+    }
 }
 
 impl BasisItem {
@@ -381,6 +430,62 @@ mod tests {
             via: Via::App,
         });
         assert_ne!(d.basis_digest(), before);
+    }
+
+    /// What the card binds a click to: everything the item says, not its verdict.
+    #[test]
+    fn item_digest_moves_with_what_the_item_says_not_with_its_verdict() {
+        let item: BasisItem = serde_json::from_value(serde_json::json!({
+            "requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+            "evidence": "12.008", "faces": ["face:1"]
+        }))
+        .unwrap();
+        let before = item.digest();
+        assert_eq!(before.len(), 32);
+        let judged = BasisItem {
+            verdict: Some(Verdict {
+                author: Some("Ada".into()),
+                at: "t".into(),
+                judgement: Judgement::Rejected,
+                reason: None,
+                via: Via::App,
+            }),
+            ..item.clone()
+        };
+        assert_eq!(judged.digest(), before);
+        let changes = [
+            BasisItem {
+                requirement: "Bore 12H8".into(),
+                ..item.clone()
+            },
+            BasisItem {
+                state: State::Violated,
+                ..item.clone()
+            },
+            BasisItem {
+                evidence: None,
+                ..item.clone()
+            },
+            BasisItem {
+                faces: vec!["face:2".into()],
+                ..item.clone()
+            },
+            BasisItem {
+                source: Source::Standard,
+                ..item.clone()
+            },
+            BasisItem {
+                source_detail: Some("note 4".into()),
+                ..item.clone()
+            },
+            BasisItem {
+                question: Some("which?".into()),
+                ..item.clone()
+            },
+        ];
+        for c in changes {
+            assert_ne!(c.digest(), before, "{c:?}");
+        }
     }
 
     #[test]

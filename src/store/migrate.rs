@@ -52,11 +52,26 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
                 );
             }
         }
-        log::info!("database schema upgraded to version {}", i + 1);
+        log::debug!("schema migration {} applied", i + 1);
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     tx.pragma_update(None, "application_id", APPLICATION_ID)?;
     tx.commit()?;
+    // Once, and only for a file: an in-memory database (a read-only session's scratch
+    // before the first write, tests, dry runs) is set up, not upgraded.
+    if path != Path::new(":memory:") {
+        if start == 0 {
+            log::info!(
+                "database {} created (schema version {SCHEMA_VERSION})",
+                path.display()
+            );
+        } else {
+            log::info!(
+                "database {} schema upgraded from version {start} to {SCHEMA_VERSION}",
+                path.display()
+            );
+        }
+    }
     // Copy the migration into the main file now (once per file and version) rather than at
     // the next auto-checkpoint, ~1000 pages later: until then the main file's header would
     // not show the file is ours, and every start would pay the full read-only inspection.

@@ -76,7 +76,7 @@ pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
 pub use sync::{Base, DECISION, Pending, RECORD, SyncLock, SyncTx};
-pub use verdicts::{DecisionRef, VerdictsOutcome};
+pub use verdicts::{DecisionRef, Shown, VerdictsOutcome};
 
 /// How long a statement waits for another process's write lock before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);

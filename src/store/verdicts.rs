@@ -20,6 +20,17 @@ pub enum DecisionRef<'a> {
     },
 }
 
+/// What the engineer was shown when they gave their verdicts: they are recorded only while
+/// the decision still says exactly that.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shown<'a> {
+    /// The whole basis, as [`Decision::basis_digest`] (the form of `request_verdicts`).
+    Basis(&'a str),
+    /// The judged item, as [`crate::review::BasisItem::digest`] (a click in the review card):
+    /// every verdict's index must still hold an item that says this.
+    Item(&'a str),
+}
+
 /// What [`Store::record_verdicts`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum VerdictsOutcome {
@@ -40,33 +51,44 @@ impl Store {
     }
 
     /// Writes `verdicts` (basis index, verdict) onto the decision `at`, in one write
-    /// transaction, when its [`Decision::basis_digest`] is still `digest` (`None`: whatever
-    /// it is). Moves the decision's `updated_at`, so an export carries the verdicts and the
+    /// transaction, only while the decision still says what the engineer was `shown`. Each
+    /// verdict is written whole, its author included: nothing of the verdict it replaces
+    /// stays. Moves the decision's `updated_at`, so an export carries the verdicts and the
     /// change journal tells subscribers.
     pub fn record_verdicts(
         &mut self,
         at: &DecisionRef<'_>,
-        digest: Option<&str>,
+        shown: Shown<'_>,
         verdicts: &[(usize, Verdict)],
     ) -> Result<VerdictsOutcome, StoreError> {
         let tx = self.write()?;
         let Some((rid, mut decision)) = find(&tx, at)? else {
             return Ok(VerdictsOutcome::Missing);
         };
-        let out_of_range = verdicts.iter().any(|(i, _)| *i >= decision.basis.len());
-        if out_of_range || digest.is_some_and(|d| d != decision.basis_digest()) {
+        let still = match shown {
+            Shown::Basis(digest) => {
+                verdicts.iter().all(|(i, _)| *i < decision.basis.len())
+                    && digest == decision.basis_digest()
+            }
+            Shown::Item(digest) => verdicts
+                .iter()
+                .all(|(i, _)| decision.basis.get(*i).is_some_and(|b| b.digest() == digest)),
+        };
+        if !still {
             return Ok(VerdictsOutcome::Changed(decision));
         }
         for (i, v) in verdicts {
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
-                 verdict_via = ?3, verdict_at = ?4 WHERE decision_rid = ?5 AND position = ?6",
+                 verdict_via = ?3, verdict_at = ?4, verdict_author = ?5 \
+                 WHERE decision_rid = ?6 AND position = ?7",
             )?
             .execute(params![
                 v.judgement.as_str(),
                 v.reason,
                 v.via.as_str(),
                 v.at,
+                v.author,
                 rid,
                 i64::try_from(*i).unwrap_or(i64::MAX)
             ])?;
@@ -161,7 +183,11 @@ mod tests {
         let digest = d.basis_digest();
         let at = DecisionRef::Id(&d.id);
         let got = store
-            .record_verdicts(&at, Some(&digest), &[(1, verdict(Judgement::Rejected))])
+            .record_verdicts(
+                &at,
+                Shown::Basis(&digest),
+                &[(1, verdict(Judgement::Rejected))],
+            )
             .unwrap();
         let VerdictsOutcome::Recorded(after) = got else {
             panic!("{got:?}")
@@ -177,7 +203,11 @@ mod tests {
         // The same question again: the basis now differs (it holds the answer), so a replayed
         // answer writes nothing.
         let again = store
-            .record_verdicts(&at, Some(&digest), &[(1, verdict(Judgement::Accepted))])
+            .record_verdicts(
+                &at,
+                Shown::Basis(&digest),
+                &[(1, verdict(Judgement::Accepted))],
+            )
             .unwrap();
         assert!(matches!(again, VerdictsOutcome::Changed(_)), "{again:?}");
         assert_eq!(store.get_decision(&d.id).unwrap().unwrap(), back);
@@ -189,18 +219,107 @@ mod tests {
         let d = stored(&mut store);
         let at = DecisionRef::Id(&d.id);
         let out = store
-            .record_verdicts(&at, Some("0000"), &[(0, verdict(Judgement::Accepted))])
+            .record_verdicts(
+                &at,
+                Shown::Basis("0000"),
+                &[(0, verdict(Judgement::Accepted))],
+            )
             .unwrap();
         assert!(matches!(out, VerdictsOutcome::Changed(_)));
         let out = store
-            .record_verdicts(&at, None, &[(2, verdict(Judgement::Accepted))])
+            .record_verdicts(
+                &at,
+                Shown::Item(&d.basis[1].digest()),
+                &[(2, verdict(Judgement::Accepted))],
+            )
             .unwrap();
         assert!(matches!(out, VerdictsOutcome::Changed(_)));
         assert_eq!(store.get_decision(&d.id).unwrap().unwrap(), d);
         let out = store
-            .record_verdicts(&DecisionRef::Id("dec_none"), None, &[])
+            .record_verdicts(&DecisionRef::Id("dec_none"), Shown::Basis(""), &[])
             .unwrap();
         assert_eq!(out, VerdictsOutcome::Missing);
+    }
+
+    /// A click names the item it judged by its digest: recorded only while that index still
+    /// holds an item saying exactly that, whatever else changed in the decision.
+    #[test]
+    fn a_card_verdict_lands_only_on_the_item_it_was_given_for() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let at = DecisionRef::Id(&d.id);
+        let bore = d.basis[0].digest();
+        assert_ne!(bore, d.basis[1].digest());
+        // The other item's digest at this index: refused.
+        let out = store
+            .record_verdicts(
+                &at,
+                Shown::Item(&d.basis[1].digest()),
+                &[(0, verdict(Judgement::Rejected))],
+            )
+            .unwrap();
+        assert!(matches!(out, VerdictsOutcome::Changed(_)), "{out:?}");
+        // A verdict elsewhere in the basis leaves the item as shown: recorded.
+        store
+            .record_verdicts(
+                &at,
+                Shown::Item(&d.basis[1].digest()),
+                &[(1, verdict(Judgement::Accepted))],
+            )
+            .unwrap();
+        let out = store
+            .record_verdicts(
+                &at,
+                Shown::Item(&bore),
+                &[(0, verdict(Judgement::Rejected))],
+            )
+            .unwrap();
+        assert!(matches!(out, VerdictsOutcome::Recorded(_)), "{out:?}");
+        // The assistant re-records the decision with a new first item: the bore's click now
+        // finds another requirement at index 0 and writes nothing.
+        let new = NewDecision {
+            artifact: artifact(None),
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![item("Wall 2 mm"), item("Bore 12H7")],
+        };
+        let before = store.remember_decision(&new).unwrap().0;
+        let out = store
+            .record_verdicts(
+                &at,
+                Shown::Item(&bore),
+                &[(0, verdict(Judgement::Accepted))],
+            )
+            .unwrap();
+        assert!(matches!(out, VerdictsOutcome::Changed(_)), "{out:?}");
+        assert_eq!(store.get_decision(&d.id).unwrap().unwrap(), before);
+        // Any change to what the item says (here its evidence) is another item.
+        let mut changed = item("Bore 12H7");
+        changed.evidence = Some("12.030 mm".into());
+        assert_ne!(changed.digest(), item("Bore 12H7").digest());
+    }
+
+    /// Each verdict keeps the author it was given with, never the one of the verdict it
+    /// replaced, and none when it was given without one.
+    #[test]
+    fn a_verdict_is_stored_with_its_own_author_and_nothing_else() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let at = DecisionRef::Id(&d.id);
+        let by = |author: Option<&str>| Verdict {
+            author: author.map(str::to_string),
+            ..verdict(Judgement::Rejected)
+        };
+        let shown = d.basis[0].digest();
+        for author in [Some("Ada"), Some("Bob"), None, Some("Ada")] {
+            store
+                .record_verdicts(&at, Shown::Item(&shown), &[(0, by(author))])
+                .unwrap();
+            let back = store.get_decision(&d.id).unwrap().unwrap();
+            let v = back.basis[0].verdict.clone().unwrap();
+            assert_eq!(v.author.as_deref(), author);
+        }
     }
 
     /// The outranking rule through the store: an assistant's replacement keeps the engineer's
@@ -213,7 +332,7 @@ mod tests {
         store
             .record_verdicts(
                 &at,
-                None,
+                Shown::Basis(&d.basis_digest()),
                 &[
                     (0, verdict(Judgement::Accepted)),
                     (1, verdict(Judgement::Rejected)),

@@ -3,8 +3,11 @@
 //! that did not declare the UI extension, so what it records is the engineer's click
 //! (`via: "app"`), which outranks the assistant's word as an answer to the host's form does.
 //!
-//! One write transaction ([`Store::record_verdicts`] with no digest: a click judges the item
-//! as the card shows it, and the card re-renders from the decision this answers).
+//! A click is bound to the item the engineer saw: the card sends back the item's `digest`
+//! (given with every basis item in `show_review`'s and this tool's structured content), and
+//! the verdict is written ([`Store::record_verdicts`], one write transaction) only while the
+//! item at that index still says exactly that. Otherwise nothing is written and the refusal
+//! says [`CHANGED`], which the card reads as "show the decision again".
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -13,11 +16,15 @@ use super::request_verdicts::MAX_REASON;
 use super::schema as s;
 use super::{ToolError, ToolOutput, ToolSpec};
 use crate::review::{Judgement, Verdict, Via};
-use crate::store::{DecisionRef, Store, VerdictsOutcome};
+use crate::store::{DecisionRef, Shown, Store, VerdictsOutcome};
 use crate::text::prefix_chars;
 use crate::time;
 
 pub const NAME: &str = "record_verdict";
+
+/// How every refusal of a click the decision no longer matches begins (the card looks for
+/// it, and then shows the decision again): stable wording, part of the tool's contract.
+pub const CHANGED: &str = "The decision changed since the card showed it";
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -25,6 +32,7 @@ pub struct Args {
     decision_id: String,
     #[serde(deserialize_with = "index")]
     index: u64,
+    item_digest: String,
     judgement: Judgement,
     reason: Option<String>,
 }
@@ -41,16 +49,18 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Record the engineer's verdict",
-        description: "The review card's Accept and Reject buttons: records the engineer's verdict on one basis item (via \"app\"). Only the review card calls it; it is refused to clients that do not render MCP Apps.",
+        description: "The review card's Accept and Reject buttons: records the engineer's verdict on one basis item (via \"app\", with this server's author). Only the review card calls it; it is refused to clients that do not render MCP Apps. \
+`item_digest` is the `digest` the card was given with the item (show_review, or this tool's last answer): the verdict is recorded only while the item at `index` still says exactly what the engineer saw; otherwise nothing is written and the refusal begins \"The decision changed since the card showed it\" (show the decision again with show_review).",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "decision_id": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The decision's id, as show_review gave it."},
                 "index": {"type": "integer", "minimum": 0, "maximum": s::MAX_BASIS - 1, "description": "The basis item's index, from 0."},
+                "item_digest": {"type": "string", "minLength": 1, "maxLength": 64, "description": "The item's digest as the card was given it (basis[index].digest): binds the click to the item the engineer saw."},
                 "judgement": {"type": "string", "enum": Judgement::ALL},
                 "reason": {"type": "string", "maxLength": MAX_REASON, "description": "Why, in the engineer's words (optional)."}
             },
-            "required": ["decision_id", "index", "judgement"],
+            "required": ["decision_id", "index", "item_digest", "judgement"],
             "additionalProperties": false
         }),
         output_schema: json!({
@@ -58,7 +68,7 @@ pub fn spec() -> ToolSpec {
             "properties": {
                 "index": {"type": "integer", "minimum": 0},
                 "verdict": s::verdict_output(),
-                "decision": s::decision_output()
+                "decision": s::card_decision_output()
             },
             "required": ["index", "verdict", "decision"]
         }),
@@ -78,18 +88,32 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         via: Via::App,
     };
     let at = DecisionRef::Id(&args.decision_id);
-    let decision = match store.record_verdicts(&at, None, &[(index, verdict.clone())])? {
+    let shown = Shown::Item(&args.item_digest);
+    let decision = match store.record_verdicts(&at, shown, &[(index, verdict.clone())])? {
         VerdictsOutcome::Recorded(d) => d,
         VerdictsOutcome::Changed(d) => {
+            let now = match d.basis.get(index) {
+                Some(b) => format!(
+                    "item {} is now \"{}\" ({}), not the item you judged",
+                    index.saturating_add(1),
+                    prefix_chars(&b.requirement, 60),
+                    b.state.as_str()
+                ),
+                None => format!(
+                    "it has {} item{} now, so there is no item {}",
+                    d.basis.len(),
+                    if d.basis.len() == 1 { "" } else { "s" },
+                    index.saturating_add(1)
+                ),
+            };
             return Err(ToolError::Invalid(format!(
-                "basis index {index} is past the end of decision {} ({} items): the decision changed since the card showed it; nothing was written, call show_review again",
-                d.id,
-                d.basis.len()
+                "{CHANGED}: {now} in \"{}\". Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now.",
+                prefix_chars(&d.subject, 60)
             )));
         }
         VerdictsOutcome::Missing => {
             return Err(ToolError::Invalid(format!(
-                "no decision {}: it was forgotten since the card showed it; nothing was written, call show_review again",
+                "{CHANGED}: no decision {} (it was forgotten or replaced by another revision). Nothing was written: show the review again (show_review).",
                 prefix_chars(&args.decision_id, 80)
             )));
         }
@@ -107,7 +131,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let structured: Value = json!({
         "index": index,
         "verdict": verdict,
-        "decision": decision.to_wire(None),
+        "decision": decision.to_card_wire(None),
     });
     ToolOutput::new(&structured, summary)
 }

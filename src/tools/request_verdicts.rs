@@ -22,7 +22,7 @@ use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
-use crate::store::{DecisionRef, Store, VerdictsOutcome};
+use crate::store::{DecisionRef, Shown, Store, VerdictsOutcome};
 use crate::text::{one_line, prefix_chars};
 use crate::time;
 use crate::version::Version;
@@ -271,9 +271,13 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
             about.push_str(&format!("; faces: {}", shown(&faces.join(", "), SHOWN)));
         }
         if let Some(v) = &b.verdict {
+            // Who gave it, through which channel, and when: the engineer's own earlier
+            // verdict reads as theirs, one the assistant relayed as relayed.
             about.push_str(&format!(
-                "; so far: {}, as relayed by the assistant",
-                v.judgement.as_str()
+                "; so far: {}{}, {}",
+                v.judgement.as_str(),
+                shown(&v.given_by(), 120),
+                when(&v.at)
             ));
         }
         // Numbered from 1, as the report's table numbers the basis.
@@ -312,6 +316,15 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
     })
 }
 
+/// When a verdict was given, as the form shows it: `2026-12-01 14:02 UTC` from the stored
+/// RFC 3339 time (anything else as stored, on one line).
+fn when(at: &str) -> String {
+    match (at.get(..10), at.get(10..11), at.get(11..16)) {
+        (Some(day), Some("T"), Some(time)) => format!("{day} {time} UTC"),
+        _ => shown(at, 40),
+    }
+}
+
 /// A stored string as the form shows it: one line, at most `n` characters.
 fn shown(s: &str, n: usize) -> String {
     prefix_chars(&one_line(s), n)
@@ -347,7 +360,8 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
     };
     let author = store.author().map(str::to_string);
     let verdicts = read_form(q, content, author)?;
-    match store.record_verdicts(&DecisionRef::Id(&q.decision), Some(&q.digest), &verdicts)? {
+    let seen = Shown::Basis(&q.digest);
+    match store.record_verdicts(&DecisionRef::Id(&q.decision), seen, &verdicts)? {
         VerdictsOutcome::Recorded(d) => {
             let accepted = verdicts
                 .iter()

@@ -204,6 +204,21 @@ pub fn decision_output() -> Value {
     })
 }
 
+/// A decision as the review card is given it (`show_review`, `record_verdict`): each basis
+/// item also carries its `digest`, which the card sends back with a verdict.
+pub fn card_decision_output() -> Value {
+    let mut d = decision_output();
+    let item = &mut d["properties"]["basis"]["items"];
+    item["properties"]["digest"] = json!({
+        "type": "string",
+        "description": "What this item says (everything but its verdict), digested: record_verdict takes it as item_digest and records a verdict only while the item still says this."
+    });
+    if let Some(Value::Array(required)) = item.get_mut("required") {
+        required.push(json!("digest"));
+    }
+    d
+}
+
 /// A stored verdict with its provenance.
 pub fn verdict_output() -> Value {
     json!({

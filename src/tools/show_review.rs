@@ -50,7 +50,7 @@ pub fn review_output() -> Value {
         "type": "object",
         "properties": {
             "revision": {"type": "string"},
-            "decisions": list(s::decision_output()),
+            "decisions": list(s::card_decision_output()),
             "records": list(s::record_output()),
             "omitted": {
                 "type": "object",
@@ -65,7 +65,7 @@ pub fn review_output() -> Value {
                 "type": "object",
                 "properties": {
                     "records": list(s::record_output()),
-                    "decisions": list(s::decision_output())
+                    "decisions": list(s::card_decision_output())
                 },
                 "required": ["records", "decisions"],
                 "description": "Written for the same files at other revisions: claims to re-check against this one."

@@ -34,12 +34,13 @@ const OLD = "sha256:" + "1".repeat(64);
 const REV = "sha256:" + "2".repeat(64);
 const FILE = "/work/parts/bracket.step";
 const SUBJECT = "bore and wall";
+const AUTHOR = "Ada Lovelace";
 const HOSTILE = '<img src=x onerror="parent.postMessage(\'pwned\',\'*\')">bracket & <b>bore</b>';
 
 /** The binary over stdio: one JSON line each way, answers matched by id. */
 class Server {
   constructor(db) {
-    this.child = spawn(BIN, ["--db", db], { stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(BIN, ["--db", db, "--author", AUTHOR], { stdio: ["pipe", "pipe", "pipe"] });
     this.nextId = 1;
     this.waiting = new Map();
     this.child.stderr.resume();
@@ -169,7 +170,7 @@ after(async () => {
 });
 
 /** A host page with the card loaded, the host context `context`; every request recorded. */
-async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) } }) {
+async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) }, result = showResult }) {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1800 }, colorScheme });
   const requests = [];
   page.on("request", (r) => requests.push(r.url()));
@@ -180,7 +181,7 @@ async function openCard({ context, colorScheme = "light", toolInput = { artifact
   await page.setContent(HOST_PAGE);
   await page.evaluate(([ctx, input, result]) => {
     window.hostState = { context: ctx, toolInput: input, toolResult: result };
-  }, [context, toolInput, showResult]);
+  }, [context, toolInput, result]);
   await page.evaluate((html) => window.loadCard(html), cardHtml);
   const card = page.frameLocator("#card");
   await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor();
@@ -253,8 +254,9 @@ test("card_handshake_render_verdicts_round_trip_through_the_binary", async () =>
   await card.getByRole("button", { name: "Reject item 2: Wall at least 2.0 mm" }).focus();
   await page.keyboard.press("Enter");
   await card.getByRole("status").getByText(/Recorded: rejected item 2/).waitFor();
-  // Re-rendered from record_verdict's result, with who gave each verdict.
-  assert.equal(await card.getByText(/by engineer \(review card\)/).count(), 2);
+  // Re-rendered from record_verdict's result, with who gave each verdict, through which
+  // channel.
+  assert.equal(await card.getByText(/by the engineer \(review card, Ada Lovelace\)/).count(), 2);
 
   // Read back from the binary: both verdicts are the engineer's, via the app.
   const back = await server.call("recall_decisions", { artifact: artifact(REV), subject: SUBJECT });
@@ -264,6 +266,8 @@ test("card_handshake_render_verdicts_round_trip_through_the_binary", async () =>
   assert.equal(basis[1].verdict.judgement, "rejected");
   assert.equal(basis[1].verdict.via, "app");
   assert.equal(basis[1].verdict.reason, "Slot wall is fine for this load");
+  assert.equal(basis[1].verdict.author, AUTHOR);
+  assert.equal(basis[2].verdict.author, AUTHOR);
   assert.equal(basis[0].verdict, undefined);
   assert.equal(back.structuredContent.decisions[0].id, decisionId);
 
@@ -337,5 +341,55 @@ test("card_shows_a_refused_verdict_and_records_nothing", async () => {
   await card.getByRole("status").getByText(/no decision dec_gone/).waitFor();
   const back = await server.call("recall_decisions", { artifact: artifact(REV), subject: SUBJECT });
   assert.equal(back.structuredContent.decisions[0].basis[0].verdict, undefined);
+  await page.close();
+});
+
+test("card_click_on_an_item_that_changed_is_refused_and_the_card_shows_the_decision_again", async () => {
+  // The card shows "Bore is H7" first; while it is open, the assistant re-records the
+  // decision with a new first item. The click on the bore must not land on the wall.
+  const rev = "sha256:" + "3".repeat(64);
+  const subject = "bracket wall";
+  const item = (requirement, state) => ({ requirement, source: "drawing", state, evidence: "e" });
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject, disposition: "hold",
+    basis: [item("Bore is H7", "satisfied"), item("Flatness 0.05", "satisfied")],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page, card } = await openCard({
+    context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown,
+  });
+  await card.getByRole("button", { name: "Reject item 1: Bore is H7" }).waitFor();
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject, disposition: "hold",
+    basis: [item("Wall thickness 2 mm", "violated"), item("Bore is H7", "satisfied"),
+      item("Flatness 0.05", "satisfied")],
+  });
+  const calls = () => page.evaluate(() => window.fromCard
+    .filter((m) => m.method === "tools/call").map((m) => m.params));
+  await card.getByRole("button", { name: "Reject item 1: Bore is H7" }).click();
+  await card.getByRole("status").getByText(/The decision changed since you saw it/).waitFor();
+  await card.getByRole("status").getByText(/Wall thickness 2 mm/).waitFor();
+  // The click carried the digest of the item shown; the card then asked for the review again
+  // through the host, with show_review's own arguments, and shows the decision as it is now.
+  const sent = await calls();
+  assert.equal(sent[0].name, "record_verdict");
+  const digest = shown.structuredContent.decisions[0].basis[0].digest;
+  assert.equal(typeof digest, "string");
+  assert.equal(sent[0].arguments.item_digest, digest);
+  assert.deepEqual(sent[1], { name: "show_review", arguments: { artifact: artifact(rev) } });
+  await card.getByRole("button", { name: "Reject item 1: Wall thickness 2 mm" }).waitFor();
+  await card.getByRole("button", { name: "Reject item 2: Bore is H7" }).waitFor();
+  let back = await server.call("recall_decisions", { artifact: artifact(rev), subject });
+  assert.deepEqual(back.structuredContent.decisions[0].basis.map((b) => b.verdict), [undefined, undefined, undefined],
+    "nothing was recorded, on the wall least of all");
+  // Given again on the item as it is now, it lands on the bore.
+  await card.getByRole("button", { name: "Reject item 2: Bore is H7" }).click();
+  await card.getByRole("status").getByText(/Recorded: rejected item 2/).waitFor();
+  back = await server.call("recall_decisions", { artifact: artifact(rev), subject });
+  const basis = back.structuredContent.decisions[0].basis;
+  assert.equal(basis[0].verdict, undefined);
+  assert.equal(basis[1].verdict.judgement, "rejected");
+  assert.equal(basis[1].verdict.via, "app");
+  assert.equal(basis[1].verdict.author, AUTHOR);
   await page.close();
 });

@@ -304,7 +304,8 @@ async function notifyStep(ctx) {
  * kind and mode declares `extensions["io.modelcontextprotocol/ui"]` and connects to the
  * binary directly, on a database of its own (its writes stay out of the session's
  * transcript): it sees both links and the app-only tool, reads the card, and a
- * record_verdict it sends is recorded via "app".
+ * record_verdict it sends with the item's digest from show_review is recorded via "app"; one
+ * with another item's digest is refused.
  */
 async function uiStep(ctx) {
   const { Client, StdioClientTransport, options, client, legacy, bin, log } = ctx;
@@ -320,7 +321,7 @@ async function uiStep(ctx) {
   check(plain.tools.find(t => t.name === 'show_review')?._meta?.ui === undefined, 'show_review carries _meta.ui without the extension');
   let code;
   try {
-    await client.callTool({ name: 'record_verdict', arguments: { decision_id: 'dec_none', index: 0, judgement: 'accepted' } });
+    await client.callTool({ name: 'record_verdict', arguments: { decision_id: 'dec_none', index: 0, item_digest: '0'.repeat(32), judgement: 'accepted' } });
   } catch (e) {
     code = e?.code;
   }
@@ -349,8 +350,14 @@ async function uiStep(ctx) {
     const id = data(saved).decision.id;
     const shown = await declared.callTool({ name: 'show_review', arguments: { artifact } });
     check(data(shown)?.open_questions?.length === 1, 'show_review lists the open question');
-    const verdict = await declared.callTool({ name: 'record_verdict', arguments: { decision_id: id, index: 0, judgement: 'accepted' } });
+    // The card sends back the digest show_review gave the item it showed.
+    const digest = data(shown)?.decisions?.[0]?.basis?.[0]?.digest;
+    check(typeof digest === 'string', `show_review gave no basis digest: ${JSON.stringify(data(shown))}`);
+    const verdict = await declared.callTool({ name: 'record_verdict', arguments: { decision_id: id, index: 0, item_digest: digest, judgement: 'accepted' } });
     check(!verdict.isError && data(verdict)?.verdict?.via === 'app', `record_verdict answered ${JSON.stringify(verdict)}`);
+    // A click on an item that is not (or no longer) the one shown is refused, and writes nothing.
+    const moved = await declared.callTool({ name: 'record_verdict', arguments: { decision_id: id, index: 0, item_digest: '0'.repeat(32), judgement: 'rejected' } });
+    check(moved.isError === true && moved.content?.[0]?.text?.startsWith('The decision changed since the card showed it'), `a click on another item answered ${JSON.stringify(moved)}`);
   } finally {
     await declared.close();
   }

@@ -700,7 +700,8 @@ async def ui_step(client, mode, binary, stderr_file, log):
     is refused (legacy -32602, 2026-07-28 -32021). A second client, same mode, advertises
     `io.modelcontextprotocol/ui` and talks to the binary directly on a database of its own (its
     writes stay out of the session's transcript): it sees both links, reads the card, and a
-    record_verdict it sends is recorded via "app"."""
+    record_verdict it sends with the item's digest from show_review is recorded via "app"; one
+    with another item's digest is refused."""
     app, card = "text/html;profile=mcp-app", "ui://review-mcp/review-card"
     tools = dump(await client.list_tools(cache_mode="bypass"))["tools"]
     if any(t["name"] == "record_verdict" for t in tools):
@@ -709,7 +710,7 @@ async def ui_step(client, mode, binary, stderr_file, log):
         raise Failure("ui: show_review carries _meta.ui without the extension")
     code = None
     try:
-        await client.call_tool("record_verdict", {"decision_id": "dec_none", "index": 0, "judgement": "accepted"})
+        await client.call_tool("record_verdict", {"decision_id": "dec_none", "index": 0, "item_digest": "0" * 32, "judgement": "accepted"})
     except MCPError as e:
         code = e.error.code
     want = -32602 if mode == "legacy" else -32021
@@ -737,9 +738,21 @@ async def ui_step(client, mode, binary, stderr_file, log):
             "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "unresolved", "question": "which reamer?"}],
         }))
         decision_id = saved["structuredContent"]["decision"]["id"]
-        verdict = dump(await host.call_tool("record_verdict", {"decision_id": decision_id, "index": 0, "judgement": "accepted"}))
+        # The card sends back the digest show_review gave the item it showed.
+        shown = dump(await host.call_tool("show_review", {"artifact": artifact}))
+        digest = shown["structuredContent"]["decisions"][0]["basis"][0].get("digest")
+        if not isinstance(digest, str):
+            raise Failure(f"ui: show_review gave no basis digest: {shown!r}")
+        verdict = dump(await host.call_tool("record_verdict", {
+            "decision_id": decision_id, "index": 0, "item_digest": digest, "judgement": "accepted"}))
         if verdict.get("isError") or verdict["structuredContent"]["verdict"]["via"] != "app":
             raise Failure(f"ui: record_verdict answered {verdict!r}")
+        # A click on an item that is not (or no longer) the one shown is refused.
+        moved = dump(await host.call_tool("record_verdict", {
+            "decision_id": decision_id, "index": 0, "item_digest": "0" * 32, "judgement": "rejected"}))
+        text = (moved.get("content") or [{}])[0].get("text", "")
+        if not moved.get("isError") or not text.startswith("The decision changed since the card showed it"):
+            raise Failure(f"ui: a click on another item answered {moved!r}")
     log("ui: undeclared sees no card links and record_verdict is refused; declared sees both and records via app")
     return "ui extension negotiated both ways"
 
