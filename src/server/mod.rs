@@ -37,6 +37,7 @@ use crate::watch::{Interest, Watch};
 
 mod asks;
 mod changes;
+mod checkpoint;
 
 use asks::Asks;
 
@@ -116,14 +117,16 @@ impl Server {
             }
         })?;
         let mut next_poll = Instant::now() + POLL_INTERVAL;
+        let mut retry_checkpoint: Option<Instant> = None;
         loop {
-            let wake = match (
+            let wake = [
                 self.interested().then_some(next_poll),
                 self.asks.next_deadline(),
-            ) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+                retry_checkpoint,
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             let frame = if let Some(wake) = wake {
                 let wait = wake.saturating_duration_since(Instant::now());
                 match received.recv_timeout(wait) {
@@ -147,13 +150,19 @@ impl Server {
                     for message in self.answer_frame_only(frame) {
                         framing::write_line(output, message.into_line())?;
                     }
+                    // The answer is flushed: now the log goes into the database file.
+                    retry_checkpoint = self.checkpoint();
                     let mut after = Vec::new();
                     self.after_request(&mut after);
                     for message in after {
                         framing::write_line(output, message.into_line())?;
                     }
                 }
-                None => {}
+                None => {
+                    if retry_checkpoint.is_some_and(|at| Instant::now() >= at) {
+                        retry_checkpoint = self.checkpoint();
+                    }
+                }
             }
             for message in self.expire_questions(Instant::now()) {
                 framing::write_line(output, message.into_line())?;

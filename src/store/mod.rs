@@ -70,7 +70,7 @@ pub use decisions::{DecisionQuery, NewDecision, VerdictState};
 pub use error::StoreError;
 pub use file::FileChange;
 pub use import::ImportSummary;
-pub use open::Journal;
+pub use open::{Checkpoint, JOURNAL_SIZE_LIMIT, Journal};
 pub use page::{Page, PageRequest, Position};
 pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};

@@ -76,17 +76,22 @@ impl Store {
     }
 }
 
-/// A read-only connection to an existing file of ours. In rollback mode it takes SQLite's
-/// shared lock like any reader (consistent while servers write; a read-only mount is fine).
-/// A file still in WAL mode with no `-wal` beside it is opened `immutable`, which needs no
-/// `-shm` file either. A hot journal (a server killed in the middle of a commit) must be
-/// rolled back before the file can be read: that is done by a short read-write open when
-/// the file is writable, as any start of a server would.
+/// A read-only connection to an existing file of ours. A `-wal` left beside it (a process
+/// stopped between an answer and its checkpoint) is applied first when the file can be
+/// written (see [`apply_left_wal`]). In WAL mode the reader then sees what writers committed
+/// without blocking them, through the `-wal` and `-shm` they keep; a file in WAL mode with no
+/// `-wal` beside it has no writer and is opened `immutable`, which creates no file (a
+/// read-only directory or mount is fine). In rollback mode (a file of the previous version)
+/// it takes SQLite's shared lock like any reader. A hot journal (a server of the previous
+/// version killed in the middle of a commit) must be rolled back before the file can be
+/// read: that is done by a short read-write open when the file is writable, as any start of
+/// a server would.
 fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
     let named = |source| StoreError::Open {
         path: path.to_path_buf(),
         source,
     };
+    apply_left_wal(path);
     let conn = open_for_inspection(path).map_err(named)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.set_prepared_statement_cache_capacity(128);
@@ -117,6 +122,39 @@ fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
             Ok(conn)
         }
         Err(e) => Err(named(e)),
+    }
+}
+
+/// When a `-wal` is beside the file and the file can be written: opens it for writing a
+/// moment, checkpoints the log into the file (without waiting: a server writing right now
+/// checkpoints its own log), and closes, which removes the `-wal` and `-shm` when no other
+/// connection has the file open. So a read-only command reads, and leaves, a file that
+/// holds everything on its own. Best effort: when it cannot, the reader still sees the
+/// log's commits through it.
+fn apply_left_wal(path: &Path) {
+    let wal = file::companion(path, "-wal");
+    let Ok(meta) = std::fs::metadata(&wal) else {
+        return;
+    };
+    if std::fs::OpenOptions::new().write(true).open(path).is_err() {
+        return;
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let applied = Connection::open_with_flags(path, flags)
+        .map_err(StoreError::from)
+        .and_then(|conn| super::open::truncate_wal(&conn).map(|busy| (conn, busy)));
+    match applied {
+        Ok((conn, busy)) => {
+            if meta.len() > 0 && !busy {
+                log::info!(
+                    "{} had a write-ahead log left beside it ({} bytes); applied it",
+                    path.display(),
+                    meta.len()
+                );
+            }
+            drop(conn);
+        }
+        Err(e) => log::debug!("applying the log beside {}: {e}", path.display()),
     }
 }
 

@@ -200,6 +200,10 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     sync.flush()?;
     let touched = sync.dirs_touched;
     tx.commit().map_err(|e| anyhow!("{e}"))?;
+    // The log into the database file now, as a server does after each answer.
+    if let Err(e) = store.checkpoint() {
+        log::debug!("checkpoint after the sync: {e}");
+    }
     if touched {
         for d in ItemKind::ALL
             .map(|k| folder.join(k.dir()))
