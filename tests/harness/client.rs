@@ -124,6 +124,12 @@ impl Server {
         Server::open(Server::spawn_command(cmd, &stderr_path_for(db))?)
     }
 
+    /// Starts the server `cmd` runs (a wrapper such as `strace` around [`binary`]) and opens
+    /// a session.
+    pub fn start_command(cmd: Command, stderr_path: &Path) -> anyhow::Result<Server> {
+        Server::open(Server::spawn_command(cmd, stderr_path)?)
+    }
+
     /// [`Server::start`] with stderr written to `stderr_path`.
     pub fn start_logging_to(db: &Path, stderr_path: &Path) -> anyhow::Result<Server> {
         Server::open(Server::spawn(db, stderr_path)?)
