@@ -20,7 +20,7 @@ impl Server {
         match self.service.store().checkpoint() {
             Ok(Checkpoint::Nothing) => None,
             Ok(Checkpoint::Complete) => {
-                log::trace!("checkpoint in {:?}", started.elapsed());
+                log::debug!("checkpoint_us={}", started.elapsed().as_micros());
                 None
             }
             Ok(Checkpoint::Incomplete) => {

@@ -152,7 +152,7 @@ impl Identity {
     }
 
     /// Whether the path still names this file, with this one name (the companions aside).
-    pub fn verify_file(&self) -> Result<(), StoreError> {
+    fn verify_file(&self) -> Result<(), StoreError> {
         let changed = |change| StoreError::FileChanged {
             path: self.path.clone(),
             change,

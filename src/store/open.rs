@@ -185,9 +185,16 @@ impl Store {
     /// The connection, opened now if this is the first query, after checking that the path
     /// still names the file it opened.
     pub(super) fn conn(&mut self) -> Result<&mut Connection, StoreError> {
+        self.conn_verified(true)
+    }
+
+    /// [`Store::conn`], checking the file's identity only when `verify` (a write checks it
+    /// once it holds the lock instead, see `Store::write`).
+    pub(super) fn conn_verified(&mut self, verify: bool) -> Result<&mut Connection, StoreError> {
         if let Some(disk) = &mut self.file {
             match (&self.conn, &disk.identity) {
-                (Some(_), Some(identity)) => identity.verify()?,
+                (Some(_), Some(identity)) if verify => identity.verify()?,
+                (Some(_), Some(_)) => {}
                 (None, _) => {
                     let (conn, identity) = connect(&disk.path, disk.journal)?;
                     disk.identity = Some(identity);
@@ -216,14 +223,9 @@ impl Store {
         if disk.journal != Journal::Wal || (changes == disk.checkpointed && !disk.incomplete) {
             return Ok(Checkpoint::Nothing);
         }
-        // Never into a file the path no longer names: the `-wal` and `-shm` beside the path
-        // may be another file's by now, and marking that log copied would lose its writes.
-        // A `-wal` deleted under this connection is still copied (through the descriptor
-        // SQLite holds) into the file it belongs to, which the path still names: the
-        // answered writes in it are not lost with it.
-        if let Some(identity) = &disk.identity {
-            identity.verify_file()?;
-        }
+        // No identity check: even when the path no longer names the file (replaced, deleted)
+        // or its log, copying the log into the file this connection opened and emptying it
+        // is what leaves nothing beside the path that SQLite would apply to another file.
         let busy = without_waiting(|| truncate_wal(conn))?;
         disk.incomplete = busy;
         disk.checkpointed = changes;
