@@ -347,36 +347,75 @@ fn read_only_opens_see_and_apply_a_left_log() -> anyhow::Result<()> {
     );
     let plan = String::from_utf8_lossy(&out.stdout);
     ensure!(plan.contains("1"), "the dry run planned nothing: {plan}");
-    // A read-only directory: export still sees the write, and creates nothing.
+    // A read-only directory, with the log's index left beside it and without: export still
+    // sees the write, and creates nothing.
     #[cfg(unix)]
-    {
+    for keep_index in [true, false] {
         use std::os::unix::fs::PermissionsExt;
-        let c = dir.join("c/review.db");
+        let cdir = dir.join(if keep_index { "c" } else { "d" });
+        let c = cdir.join("review.db");
         left(&c)?;
-        let cdir = dir.join("c");
+        if !keep_index {
+            std::fs::remove_file(side(&c, "-shm"))?;
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let _ =
+                std::fs::set_permissions(side(&c, suffix), std::fs::Permissions::from_mode(0o644));
+        }
         std::fs::set_permissions(&cdir, std::fs::Permissions::from_mode(0o555))?;
-        let writable = std::fs::File::create(cdir.join("probe")).is_ok();
         let before: Vec<_> = std::fs::read_dir(&cdir)?
             .filter_map(Result::ok)
             .map(|e| e.file_name())
             .collect();
-        let names = exported_names(&c);
+        let out = export_as_another_user(&c);
         std::fs::set_permissions(&cdir, std::fs::Permissions::from_mode(0o755))?;
-        if !writable {
-            assert_eq!(names?, vec!["in-the-log".to_string()]);
-            let after: Vec<_> = std::fs::read_dir(&cdir)?
-                .filter_map(Result::ok)
-                .map(|e| e.file_name())
-                .collect();
-            assert_eq!(
-                before, after,
-                "files were created in the read-only directory"
-            );
-        } else {
-            // Running as root: the directory stays writable; the log is applied as above.
-            assert_eq!(names?, vec!["in-the-log".to_string()]);
-        }
+        let out = out?;
+        ensure!(
+            out.status.success(),
+            "export in a read-only directory (index kept: {keep_index}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        ensure!(
+            String::from_utf8_lossy(&out.stdout).contains("in-the-log"),
+            "export in a read-only directory missed the write in the log"
+        );
+        let after: Vec<_> = std::fs::read_dir(&cdir)?
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            before, after,
+            "files were created or removed in the read-only directory"
+        );
     }
     drop(store);
     Ok(())
+}
+
+/// `review-mcp export` on `db` by a process that cannot write its directory: this one when it
+/// is not root (the directory is mode 555), otherwise the same command as user `nobody`
+/// through `setpriv` (root writes anywhere).
+#[cfg(unix)]
+fn export_as_another_user(db: &Path) -> anyhow::Result<std::process::Output> {
+    let parent = db.parent().context("parent")?;
+    let root = std::fs::File::create(parent.join("probe")).is_ok();
+    let _ = std::fs::remove_file(parent.join("probe"));
+    let mut cmd = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(client::binary());
+        c
+    } else {
+        Command::new(client::binary())
+    };
+    let out = cmd
+        .arg("--db")
+        .arg(db)
+        .arg("export")
+        .env("MCP_LOG_LEVEL", "warn")
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .output()
+        .context("running export as another user (as root this needs setpriv, util-linux)")?;
+    Ok(out)
 }

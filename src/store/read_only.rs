@@ -37,19 +37,70 @@ impl Store {
             Found::Fresh => return Err(StoreError::Empty { path }),
             Found::Ours(v) => v,
         };
-        let store = Store::over(Some(connect_read_only(&path)?), None);
+        let store = match connect_read_only(&path) {
+            Ok(conn) => Store::over(Some(conn), None),
+            // A log without its index in a directory this process cannot write: SQLite
+            // cannot read the log in place, and no writer can be using it (a writer keeps
+            // the index). Read a private copy of both instead.
+            Err(e) if log_without_index(&path) => {
+                log::debug!(
+                    "{}: {e}; reading a private copy with its log",
+                    path.display()
+                );
+                Store::log_copy(&path)?
+            }
+            Err(e) => return Err(e),
+        };
         Ok((path, version, store))
+    }
+
+    /// A copy of the file at `path` and the `-wal` beside it in a private temporary
+    /// directory, the log applied to the copy: how a read-only command reads a log left
+    /// without its `-shm` in a directory it cannot write. The directory is removed when the
+    /// store is dropped.
+    fn log_copy(path: &Path) -> Result<Store, StoreError> {
+        let dir = private_dir_name();
+        let io = |source| StoreError::Io {
+            path: dir.clone(),
+            source,
+        };
+        create_private_dir(&dir).map_err(io)?;
+        let copy = dir.join("copy.db");
+        let made = std::fs::copy(path, &copy)
+            .and_then(|_| {
+                std::fs::copy(
+                    file::companion(path, "-wal"),
+                    file::companion(&copy, "-wal"),
+                )
+            })
+            .map_err(io)
+            .and_then(|_| {
+                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                let conn = Connection::open_with_flags(&copy, flags)?;
+                conn.busy_timeout(BUSY_TIMEOUT)?;
+                conn.set_prepared_statement_cache_capacity(128);
+                super::open::truncate_wal(&conn)?;
+                conn.pragma_update(None, "query_only", true)?;
+                Ok(conn)
+            });
+        match made {
+            Ok(conn) => {
+                let mut store = Store::over(Some(conn), None);
+                store.temp_dir = Some(dir);
+                Ok(store)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                Err(e)
+            }
+        }
     }
 
     /// A copy of the file at `path` in a private temporary directory, upgraded to this
     /// build's schema: how the read-only commands read a file of an older version without
     /// writing to it. The directory is removed when the store is dropped.
     fn private_copy(mut self, path: &Path) -> Result<Store, StoreError> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()));
+        let dir = private_dir_name();
         let io = |source| StoreError::Io {
             path: dir.clone(),
             source,
@@ -156,6 +207,19 @@ fn apply_left_wal(path: &Path) {
         }
         Err(e) => log::debug!("applying the log beside {}: {e}", path.display()),
     }
+}
+
+/// A new name for a private temporary directory.
+fn private_dir_name() -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()))
+}
+
+/// Whether a `-wal` lies beside the file without the `-shm` index SQLite needs to read it.
+fn log_without_index(path: &Path) -> bool {
+    file::companion(path, "-wal").exists() && !file::companion(path, "-shm").exists()
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
