@@ -337,7 +337,9 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
 /// `PRAGMA wal_checkpoint(TRUNCATE)`: true when it could not complete (SQLite then did what
 /// a `PASSIVE` checkpoint does). A connection not in WAL mode answers "not busy".
 pub(super) fn truncate_wal(conn: &Connection) -> Result<bool, StoreError> {
-    let busy: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+    let busy: i64 = conn
+        .prepare_cached("PRAGMA wal_checkpoint(TRUNCATE)")?
+        .query_row([], |r| r.get(0))?;
     Ok(busy != 0)
 }
 
