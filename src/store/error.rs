@@ -116,7 +116,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::HardLinked { path, links } => write!(
                 f,
-                "{} has {links} hard links (names); SQLite would keep a separate journal for each name and a crash could damage the file. Keep one name (remove the other links, or copy the file with `review-mcp backup`) and start again",
+                "{} has {links} hard links (names); SQLite would keep a separate log (`-wal` and `-shm`) for each name and a crash could damage the file. Keep one name (remove the other links, or copy the file with `review-mcp backup`) and start again",
                 path.display()
             ),
             StoreError::FileChanged {
