@@ -27,12 +27,11 @@ impl Server {
                 log::debug!("checkpoint incomplete (another process reads); trying again");
                 Some(Instant::now() + RETRY_INTERVAL)
             }
+            // An I/O error (a full disk, a file made read-only): no timer that would repeat
+            // it every interval; the checkpoint after the next write tries again.
             Err(e) => {
                 log::warn!("checkpoint after the answer: {e}");
-                self.service
-                    .store()
-                    .checkpoint_incomplete()
-                    .then(|| Instant::now() + RETRY_INTERVAL)
+                None
             }
         }
     }

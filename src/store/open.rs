@@ -236,11 +236,6 @@ impl Store {
         })
     }
 
-    /// Whether the last checkpoint left part of the log out (see [`Store::checkpoint`]).
-    pub fn checkpoint_incomplete(&self) -> bool {
-        self.file.as_ref().is_some_and(|d| d.incomplete)
-    }
-
     /// Whether reads go to the scratch database (creating it if needed): a lazy store whose
     /// file does not exist yet.
     pub(super) fn scratch_until_created(&mut self) -> Result<bool, StoreError> {
