@@ -120,14 +120,14 @@ impl Server {
             }
         })?;
         let mut next_poll = Instant::now() + POLL_INTERVAL;
-        let mut retry_checkpoint: Option<Instant> = None;
+        let mut retry_checkpoint: Option<checkpoint::Retry> = None;
         // Nothing waits to be told to read (the reader is gone) when this fails.
         let _ = want.send(());
         loop {
             let wake = [
                 self.interested().then_some(next_poll),
                 self.asks.next_deadline(),
-                retry_checkpoint,
+                retry_checkpoint.map(|r| r.at),
             ]
             .into_iter()
             .flatten()
@@ -157,7 +157,7 @@ impl Server {
                     }
                     // The answer is flushed: now the log goes into the database file,
                     // before the next request is read.
-                    retry_checkpoint = self.checkpoint();
+                    retry_checkpoint = self.checkpoint(None);
                     let _ = want.send(());
                     let mut after = Vec::new();
                     self.after_request(&mut after);
@@ -166,8 +166,8 @@ impl Server {
                     }
                 }
                 None => {
-                    if retry_checkpoint.is_some_and(|at| Instant::now() >= at) {
-                        retry_checkpoint = self.checkpoint();
+                    if let Some(retry) = retry_checkpoint.filter(|r| Instant::now() >= r.at) {
+                        retry_checkpoint = self.checkpoint(Some(retry));
                     }
                 }
             }
