@@ -105,9 +105,19 @@ fn file_colon_path_is_a_file_of_that_name() -> anyhow::Result<()> {
         stdout.read_line(&mut line)?;
         let answer = Answer::from_response(&serde_json::from_str(&line)?);
         assert!(answer.is_ok(), "{name}: {answer:?}");
+        // The log and its index are files beside it, named after it, while the server runs.
+        let file = dir.path().join(&name);
+        for suffix in ["-wal", "-shm"] {
+            assert!(
+                side(&file, suffix).is_file(),
+                "{name}{suffix} is not beside it"
+            );
+        }
         drop(stdin);
         assert!(child.wait()?.success());
-        let file = dir.path().join(&name);
+        for suffix in ["-wal", "-shm"] {
+            assert!(!side(&file, suffix).exists(), "{name}{suffix} was left");
+        }
         assert!(
             file.is_file(),
             "{name} is not a file in the working directory"
