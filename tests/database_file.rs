@@ -46,7 +46,7 @@ fn deleted_file_refuses_writes_instead_of_acknowledging_them() -> anyhow::Result
 
 #[test]
 fn deleted_companion_files_lose_no_acknowledged_write() -> anyhow::Result<()> {
-    assert_eq!(file_events::companions_deleted_while_serving(4, 5)?, 20);
+    assert_eq!(file_events::companions_deleted_while_serving(4, 5)?, 21);
     Ok(())
 }
 
@@ -59,7 +59,7 @@ fn hard_linked_file_is_refused_at_start_and_while_serving() -> anyhow::Result<()
 
 #[test]
 fn signal_after_an_answer_leaves_review_db_complete() -> anyhow::Result<()> {
-    for signal in ["TERM", "INT", "HUP"] {
+    for signal in ["TERM", "INT", "HUP", "KILL"] {
         assert_eq!(file_events::stopped_by_signal(signal, 5)?, 5);
     }
     Ok(())
@@ -105,9 +105,19 @@ fn file_colon_path_is_a_file_of_that_name() -> anyhow::Result<()> {
         stdout.read_line(&mut line)?;
         let answer = Answer::from_response(&serde_json::from_str(&line)?);
         assert!(answer.is_ok(), "{name}: {answer:?}");
+        // The log and its index are files beside it, named after it, while the server runs.
+        let file = dir.path().join(&name);
+        for suffix in ["-wal", "-shm"] {
+            assert!(
+                side(&file, suffix).is_file(),
+                "{name}{suffix} is not beside it"
+            );
+        }
         drop(stdin);
         assert!(child.wait()?.success());
-        let file = dir.path().join(&name);
+        for suffix in ["-wal", "-shm"] {
+            assert!(!side(&file, suffix).exists(), "{name}{suffix} was left");
+        }
         assert!(
             file.is_file(),
             "{name} is not a file in the working directory"
@@ -219,30 +229,85 @@ fn locked_database_answers_the_handshake_and_reports_the_lock() -> anyhow::Resul
     Ok(())
 }
 
-/// A file 0.1 left in WAL mode is switched to the rollback journal by the first server,
-/// keeping its records; while another process has it open in WAL mode, the server says so
-/// within the busy timeout.
+/// A file 0.1 left in WAL mode, with the `-wal` a 0.1 server stopped by a signal left beside
+/// it (its writes not yet in the main file), opens: the next open of anything (here
+/// `export` on one copy, a server on another) applies the log first and keeps every record.
 #[test]
-fn wal_file_from_0_1_is_switched_and_keeps_its_records() -> anyhow::Result<()> {
+fn wal_file_from_0_1_with_its_log_left_opens_and_keeps_its_records() -> anyhow::Result<()> {
     let dir = TempDir::new("wal-0-1")?;
     let db = dir.join("review.db");
     let mut store = review_mcp::store::Store::open_with(&db, review_mcp::store::Journal::Wal)?;
     let mut c = harness_store_write(&mut store)?;
     c.sort();
-    let held_open = rusqlite::Connection::open(&db)?;
-    held_open.query_row("SELECT count(*) FROM records", [], |r| r.get::<_, i64>(0))?;
-    drop(store);
-    let mut server = Server::start(&db)?;
-    match remember(&mut server, "blocked")? {
-        Answer::ToolError(text) => assert!(text.contains("WAL mode"), "{text}"),
-        other => panic!("served while another process held the WAL: {other:?}"),
+    // The writes are in the log only (nothing checkpointed them): copy both files as a
+    // kill would have left them.
+    let wal_len = std::fs::metadata(side(&db, "-wal"))?.len();
+    assert!(wal_len > 0, "the writes are not in the log");
+    for copy in ["export.db", "serve.db"] {
+        std::fs::copy(&db, dir.join(copy))?;
+        std::fs::copy(side(&db, "-wal"), side(&dir.join(copy), "-wal"))?;
     }
-    drop(held_open);
+    drop(store);
+    let exported = dir.join("export.db");
+    assert_eq!(exported_names(&exported)?, c);
+    assert!(
+        !side(&exported, "-wal").exists(),
+        "export left the log beside the file"
+    );
+    // The main file alone now holds them.
+    let alone = dir.join("alone.db");
+    std::fs::copy(&exported, &alone)?;
+    assert_eq!(exported_names(&alone)?, c);
+
+    let served = dir.join("serve.db");
+    let mut server = Server::start(&served)?;
     assert!(remember(&mut server, "added")?.is_ok());
     server.close()?;
-    assert!(!side(&db, "-wal").exists(), "the WAL is still there");
+    assert!(!side(&served, "-wal").exists(), "the WAL is still there");
+    c.push("added".into());
+    c.sort();
+    assert_eq!(exported_names(&served)?, c);
+    Ok(())
+}
+
+/// A file of the previous version (the rollback journal, `journal_mode=PERSIST`, its inert
+/// journal beside it) is switched to WAL by the first server and keeps its records; its
+/// `-journal` goes. While another process holds a read transaction on it in rollback mode
+/// the switch waits, and the call says why within the busy timeout.
+#[test]
+fn rollback_file_of_the_last_version_is_switched_to_wal() -> anyhow::Result<()> {
+    let dir = TempDir::new("rollback-last")?;
+    let db = dir.join("review.db");
+    let mut store = review_mcp::store::Store::open_with(&db, review_mcp::store::Journal::Persist)?;
+    let mut c = harness_store_write(&mut store)?;
+    c.sort();
+    drop(store);
+    assert!(side(&db, "-journal").exists(), "no persistent journal");
     let header = std::fs::read(&db)?;
-    assert_eq!(header.get(18..20), Some(&[1u8, 1][..]), "still in WAL mode");
+    assert_eq!(
+        header.get(18..20),
+        Some(&[1u8, 1][..]),
+        "not in rollback mode"
+    );
+    let reader = rusqlite::Connection::open(&db)?;
+    reader.execute_batch("BEGIN")?;
+    reader.query_row("SELECT count(*) FROM records", [], |r| r.get::<_, i64>(0))?;
+    let mut server = Server::start(&db)?;
+    let started = Instant::now();
+    match remember(&mut server, "blocked")? {
+        Answer::ToolError(text) => {
+            assert!(text.contains("switched to the write-ahead log"), "{text}")
+        }
+        other => panic!("switched while another process read: {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(12));
+    reader.execute_batch("COMMIT")?;
+    drop(reader);
+    assert!(remember(&mut server, "added")?.is_ok());
+    let header = std::fs::read(&db)?;
+    assert_eq!(header.get(18..20), Some(&[2u8, 2][..]), "not in WAL mode");
+    assert!(!side(&db, "-journal").exists(), "the old journal is left");
+    server.close()?;
     c.push("added".into());
     c.sort();
     assert_eq!(exported_names(&db)?, c);

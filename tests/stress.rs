@@ -120,12 +120,12 @@ fn run() -> anyhow::Result<()> {
         deleted += file_events::deleted_while_serving(20)?;
         companions += file_events::companions_deleted_while_serving(5, 10)?;
         link_message = file_events::hard_link()?;
-        for signal in ["TERM", "INT", "HUP"] {
+        for signal in ["TERM", "INT", "HUP", "KILL"] {
             signalled += file_events::stopped_by_signal(signal, 10)?;
         }
     }
     println!(
-        "File events, {rounds} rounds each ({:.1} s): replaced by an older copy while serving: {replaced} later writes refused, 0 acknowledged, the restored file intact and nothing left beside it; deleted while serving: {deleted} writes refused, 0 acknowledged; companion files deleted between writes: {companions} acknowledged writes, all present after SIGKILL, check ok; hard link: refused at start and while serving ({link_message:?}); SIGTERM/SIGINT/SIGHUP right after an answer: {signalled} answered writes, all in a copy of review.db alone",
+        "File events, {rounds} rounds each ({:.1} s): replaced by an older copy while serving: {replaced} later writes refused, 0 acknowledged, the restored file intact and nothing left beside it; deleted while serving: {deleted} writes refused, 0 acknowledged; companion files (-wal, -shm, both, -journal) deleted while serving: later calls refused after -wal or -shm went, {companions} acknowledged writes, all present after SIGKILL, check ok; hard link: refused at start and while serving ({link_message:?}); SIGTERM/SIGINT/SIGHUP/SIGKILL 50 ms after an answer: {signalled} answered writes, all in a copy of review.db alone",
         started.elapsed().as_secs_f64()
     );
 

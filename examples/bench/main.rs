@@ -23,6 +23,7 @@
 mod against;
 mod complete;
 mod corpus;
+mod durability;
 mod journal;
 mod notify;
 mod request;
@@ -53,6 +54,8 @@ struct Opts {
     keep: bool,
     /// Another build to compare this one with (`--against`).
     against: Option<PathBuf>,
+    /// A build of the previous version, for the write path before and after (`--journals`).
+    journals: Option<PathBuf>,
     /// The idle span of the notification rows.
     idle: Duration,
     /// Only the notification rows.
@@ -71,13 +74,27 @@ usage: cargo run --release --example bench -- [options]
   --idle-secs N   the idle span of the notification rows (default: 60)
   --notify-only   only the notification rows (idle CPU, a remember with a subscriber)
   --against PATH  only compare this build with another server binary (an earlier
-                  release), interleaved in one run, at the largest --sizes";
+                  release), interleaved in one run, at the largest --sizes
+  --journals PATH only the write path before and after, in one run on the --dir disk:
+                  PATH is a build of the previous version (rollback journal), e.g.
+                  `git worktree add /tmp/before 9be7d31 && cargo build --release` there";
 
 fn main() -> Result<()> {
     let started = Instant::now();
     let opts = parse_args()?;
     fs::create_dir_all(&opts.dir).with_context(|| format!("creating {}", opts.dir.display()))?;
     fs::create_dir_all(&opts.shm).with_context(|| format!("creating {}", opts.shm.display()))?;
+    if let Some(before) = &opts.journals {
+        let run_dir = opts.dir.join("run");
+        fs::create_dir_all(&run_dir)?;
+        let result = durability::compare(&opts.bin, before, &run_dir, opts.calls)
+            .map(|table| println!("{table}"));
+        if !opts.keep {
+            let _ = fs::remove_dir_all(&opts.shm);
+            let _ = fs::remove_dir_all(&run_dir);
+        }
+        return result;
+    }
     let result = match &opts.against {
         Some(other) => {
             let size = opts.sizes.last().copied().unwrap_or(10_000);
@@ -116,6 +133,7 @@ fn parse_args() -> Result<Opts> {
         page_target: 10_000,
         keep: false,
         against: None,
+        journals: None,
         idle: Duration::from_secs(60),
         notify_only: false,
     };
@@ -142,6 +160,7 @@ fn parse_args() -> Result<Opts> {
             "--runs" => opts.runs = value()?.parse()?,
             "--keep" => opts.keep = true,
             "--against" => opts.against = Some(PathBuf::from(value()?)),
+            "--journals" => opts.journals = Some(PathBuf::from(value()?)),
             "--idle-secs" => opts.idle = Duration::from_secs(value()?.parse()?),
             "--notify-only" => opts.notify_only = true,
             "-h" | "--help" => {
@@ -445,7 +464,7 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
         kernel()
     );
     println!(
-        "durability: every write is committed with SQLite synchronous=FULL in the rollback journal (PERSIST: in review.db itself) before it is answered"
+        "durability: every write is committed with SQLite synchronous=FULL in the write-ahead log before it is answered, and checkpointed into review.db after the answer"
     );
     println!(
         "database: {} ({}); the smallest durable SQLite commit there takes {} (p50; re-measured before each size as \"floor\"), in tmpfs {}",
@@ -662,8 +681,11 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
     r.verdict = format!("{ratio:.2}x: {}", verdict(ratio <= 1.5));
     rows.push(r);
     for (label, cost) in [
-        ("remember (named), store only, WAL as 0.1", false),
-        ("remember (named), store only, rollback journal", true),
+        ("remember (named), store only, WAL (this version)", false),
+        (
+            "remember (named), store only, rollback journal (previous version)",
+            true,
+        ),
     ] {
         let pick = |c: &journal::JournalCost| {
             if cost {

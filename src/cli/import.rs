@@ -44,6 +44,10 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let summary = store
         .import(&records, &decisions)
         .map_err(|e| anyhow!("{}: nothing was written: {e}", file.display()))?;
+    // The log into the database file now, as a server does after each answer.
+    if let Err(e) = store.checkpoint() {
+        log::debug!("checkpoint after the import: {e}");
+    }
     let mut out = io::stdout().lock();
     let _ = writeln!(
         out,

@@ -37,6 +37,7 @@ use crate::watch::{Interest, Watch};
 
 mod asks;
 mod changes;
+mod checkpoint;
 
 use asks::Asks;
 
@@ -102,12 +103,15 @@ impl Server {
         R: BufRead + Send + 'static,
         W: Write,
     {
-        // Room for a few lines: the reader waits when the server is busy, so unread input
-        // stays in the pipe and costs no memory here.
-        let (frames, received) = mpsc::sync_channel::<io::Result<Frame>>(4);
+        // The reader reads a line only when the loop asks for one: unread input stays in the
+        // pipe (costing no memory here), and a request is read only once the answer before
+        // it and the checkpoint after that answer are done, so its own commit is the one
+        // sync between reading it and answering it.
+        let (frames, received) = mpsc::sync_channel::<io::Result<Frame>>(1);
+        let (want, wanted) = mpsc::channel::<()>();
         thread::Builder::new().name("stdin".into()).spawn(move || {
             let mut reader = LineReader::new(input);
-            loop {
+            while wanted.recv().is_ok() {
                 let frame = reader.next_frame();
                 let last = !matches!(frame, Ok(Frame::Line(_) | Frame::TooLong { .. }));
                 if frames.send(frame).is_err() || last {
@@ -116,14 +120,18 @@ impl Server {
             }
         })?;
         let mut next_poll = Instant::now() + POLL_INTERVAL;
+        let mut retry_checkpoint: Option<checkpoint::Retry> = None;
+        // Nothing waits to be told to read (the reader is gone) when this fails.
+        let _ = want.send(());
         loop {
-            let wake = match (
+            let wake = [
                 self.interested().then_some(next_poll),
                 self.asks.next_deadline(),
-            ) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+                retry_checkpoint.map(|r| r.at),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
             let frame = if let Some(wake) = wake {
                 let wait = wake.saturating_duration_since(Instant::now());
                 match received.recv_timeout(wait) {
@@ -147,13 +155,21 @@ impl Server {
                     for message in self.answer_frame_only(frame) {
                         framing::write_line(output, message.into_line())?;
                     }
+                    // The answer is flushed: now the log goes into the database file,
+                    // before the next request is read.
+                    retry_checkpoint = self.checkpoint(None);
+                    let _ = want.send(());
                     let mut after = Vec::new();
                     self.after_request(&mut after);
                     for message in after {
                         framing::write_line(output, message.into_line())?;
                     }
                 }
-                None => {}
+                None => {
+                    if let Some(retry) = retry_checkpoint.filter(|r| Instant::now() >= r.at) {
+                        retry_checkpoint = self.checkpoint(Some(retry));
+                    }
+                }
             }
             for message in self.expire_questions(Instant::now()) {
                 framing::write_line(output, message.into_line())?;

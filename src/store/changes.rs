@@ -59,17 +59,28 @@ impl Store {
             .saturating_sub(self.internal_changes)
     }
 
-    /// The database file's modification time, change time and size, from one `stat`: a
-    /// commit by any process changes it. `None` in memory or before the file exists.
+    /// The database file's and its `-wal`'s latest modification and change times and their
+    /// sizes together, from two `stat`s: a commit by any process changes the log (and the
+    /// checkpoint after it the file). `None` in memory or before the file exists.
     pub fn file_stamp(&self) -> Option<(std::time::SystemTime, std::time::SystemTime, u64)> {
         use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(self.path()?).ok()?;
-        let ctime = std::time::UNIX_EPOCH
-            + std::time::Duration::new(
-                u64::try_from(meta.ctime()).unwrap_or(0),
-                u32::try_from(meta.ctime_nsec()).unwrap_or(0),
-            );
-        Some((meta.modified().ok()?, ctime, meta.len()))
+        let path = self.path()?;
+        let meta = std::fs::metadata(path).ok()?;
+        let wal = std::fs::metadata(super::file::companion(path, "-wal")).ok();
+        let times = |m: &std::fs::Metadata| {
+            let ctime = std::time::UNIX_EPOCH
+                + std::time::Duration::new(
+                    u64::try_from(m.ctime()).unwrap_or(0),
+                    u32::try_from(m.ctime_nsec()).unwrap_or(0),
+                );
+            (m.modified().ok(), ctime, m.len())
+        };
+        let (modified, ctime, len) = times(&meta);
+        let (modified, ctime, len) = match wal.as_ref().map(times) {
+            Some((m, c, l)) => (modified.max(m), ctime.max(c), len.wrapping_add(l)),
+            None => (modified, ctime, len),
+        };
+        Some((modified?, ctime, len))
     }
 
     /// Runs `f` on this store with statements that give up at once when another process

@@ -60,8 +60,8 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// The file is in WAL mode and another process keeps it open, so it cannot be switched
-    /// to the rollback journal.
+    /// The file's journal mode cannot be set: switching a file of the previous version from
+    /// its rollback journal to WAL needs a moment when no other process reads or writes it.
     JournalBusy {
         path: PathBuf,
     },
@@ -116,7 +116,16 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::HardLinked { path, links } => write!(
                 f,
-                "{} has {links} hard links (names); SQLite would keep a separate journal for each name and a crash could damage the file. Keep one name (remove the other links, or copy the file with `review-mcp backup`) and start again",
+                "{} has {links} hard links (names); SQLite would keep a separate log (`-wal` and `-shm`) for each name and a crash could damage the file. Keep one name (remove the other links, or copy the file with `review-mcp backup`) and start again",
+                path.display()
+            ),
+            StoreError::FileChanged {
+                path,
+                change: FileChange::Companion(suffix),
+            } => write!(
+                f,
+                "{}{suffix}, the write-ahead log this server holds open beside {}, was deleted or replaced while the server was running (a cleanup script?); nothing more is read or written, so that no write goes into a log nobody else can see. Restart the server (reconnect it in your MCP host)",
+                path.display(),
                 path.display()
             ),
             StoreError::FileChanged { path, change } => {
@@ -126,6 +135,7 @@ impl std::fmt::Display for StoreError {
                         "was replaced by another file (a restored backup, `git checkout`, a sync client)".to_string()
                     }
                     FileChange::Linked(n) => format!("gained a second name ({n} hard links)"),
+                    FileChange::Companion(suffix) => format!("lost its {suffix} file"),
                 };
                 write!(
                     f,
@@ -140,7 +150,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::JournalBusy { path } => write!(
                 f,
-                "{} is in WAL mode (written by review-mcp 0.1) and another process has it open, so it cannot be switched to this version's journal. Stop every other review-mcp (and any other program) using the file, then try again",
+                "{} could not be switched to the write-ahead log (WAL) within the busy timeout: another process kept it busy (an older review-mcp, or another program reading it). Stop the other programs using the file, then try again",
                 path.display()
             ),
             StoreError::Empty { path } => write!(

@@ -27,6 +27,10 @@ pub enum FileChange {
     Replaced,
     /// The file gained another name: a second hard link.
     Linked(u64),
+    /// A companion file SQLite holds open in WAL mode (`-wal` or `-shm`, the suffix) is gone
+    /// from its path, or the path names another file: SQLite would go on writing into the
+    /// unlinked file while any other connection used a new one.
+    Companion(&'static str),
 }
 
 /// The path as SQLite must see it: absolute, so that a path such as `file:review.db?mode=memory`
@@ -100,12 +104,14 @@ fn links(_meta: &Metadata) -> u64 {
     1
 }
 
-/// The file a store opened: its path and its device and inode at that moment.
+/// The file a store opened: its path and its device and inode at that moment, and those of
+/// the companion files its connection holds open (the `-wal` and `-shm` in WAL mode).
 #[derive(Debug, Clone)]
 pub struct Identity {
     path: PathBuf,
     dev: u64,
     ino: u64,
+    companions: Vec<(&'static str, PathBuf, (u64, u64))>,
 }
 
 impl Identity {
@@ -120,11 +126,33 @@ impl Identity {
             path: path.to_path_buf(),
             dev,
             ino,
+            companions: Vec::new(),
         })
     }
 
-    /// Whether the path still names this file, with this one name.
+    /// Also remembers what each of the companion files `suffixes` names now (they exist: the
+    /// connection holds them open).
+    pub fn with_companions(mut self, suffixes: &[&'static str]) -> Result<Identity, StoreError> {
+        for &suffix in suffixes {
+            let path = companion(&self.path, suffix);
+            let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            self.companions.push((suffix, path, dev_ino(&meta)));
+        }
+        Ok(self)
+    }
+
+    /// Whether the path still names this file, with this one name, and its companion files
+    /// are still the ones the connection holds.
     pub fn verify(&self) -> Result<(), StoreError> {
+        self.verify_file()?;
+        self.verify_companions()
+    }
+
+    /// Whether the path still names this file, with this one name (the companions aside).
+    fn verify_file(&self) -> Result<(), StoreError> {
         let changed = |change| StoreError::FileChanged {
             path: self.path.clone(),
             change,
@@ -141,6 +169,33 @@ impl Identity {
             Ok(meta) if links(&meta) > 1 => Err(changed(FileChange::Linked(links(&meta)))),
             Ok(_) => Ok(()),
         }
+    }
+
+    fn verify_companions(&self) -> Result<(), StoreError> {
+        for (suffix, path, id) in &self.companions {
+            match std::fs::metadata(path) {
+                Ok(meta) if dev_ino(&meta) == *id => {}
+                Ok(_) => {
+                    return Err(StoreError::FileChanged {
+                        path: self.path.clone(),
+                        change: FileChange::Companion(suffix),
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(StoreError::FileChanged {
+                        path: self.path.clone(),
+                        change: FileChange::Companion(suffix),
+                    });
+                }
+                Err(source) => {
+                    return Err(StoreError::Io {
+                        path: path.clone(),
+                        source,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 }
 

@@ -72,20 +72,8 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
             );
         }
     }
-    // Copy the migration into the main file now (once per file and version) rather than at
-    // the next auto-checkpoint, ~1000 pages later: until then the main file's header would
-    // not show the file is ours, and every start would pay the full read-only inspection.
-    // Best effort: a reader holding an older snapshot can make it partial, which is harmless.
-    // An upgrade of an existing file rewrites whole tables, so it also truncates the WAL rather than leave it that size while the server
-    // runs; a new file's few pages need no truncation (and no extra fsync at a first start).
-    let sql = if start > 0 {
-        "PRAGMA wal_checkpoint(TRUNCATE)"
-    } else {
-        "PRAGMA wal_checkpoint(PASSIVE)"
-    };
-    if let Err(e) = conn.query_row(sql, [], |_| Ok(())) {
-        log::debug!("checkpoint after the migration of {}: {e}", path.display());
-    }
+    // The connection's open checkpoints the migration into the main file right after
+    // (see `open::connect`), so the main file's header shows the file is ours.
     Ok(())
 }
 

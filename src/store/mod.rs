@@ -70,7 +70,7 @@ pub use decisions::{DecisionQuery, NewDecision, VerdictState};
 pub use error::StoreError;
 pub use file::FileChange;
 pub use import::ImportSummary;
-pub use open::Journal;
+pub use open::{Checkpoint, JOURNAL_SIZE_LIMIT, Journal};
 pub use page::{Page, PageRequest, Position};
 pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
@@ -129,14 +129,14 @@ impl Store {
     /// Starts a write transaction: takes the write lock now (waiting up to
     /// [`BUSY_TIMEOUT`]), so a read-then-write never fails half-way on a lock upgrade.
     ///
-    /// The file's identity is checked again once the lock is held: the wait for it can last
-    /// seconds, and the file can be replaced meanwhile.
+    /// The file's identity (and its `-wal`'s and `-shm`'s) is checked once the lock is held,
+    /// not before: the wait for it can last seconds, and the file can be replaced meanwhile.
     fn write(&mut self) -> Result<Transaction<'_>, StoreError> {
-        let identity = self.file.as_ref().and_then(|f| f.identity.clone());
-        let tx = self
-            .conn()?
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if let Some(identity) = identity {
+        // Opened now if needed (an open checks the file itself).
+        self.conn_verified(false)?;
+        let conn = self.conn.as_mut().ok_or(StoreError::NotOpen)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(identity) = self.file.as_ref().and_then(|f| f.identity.as_ref()) {
             // Dropping the transaction rolls it back.
             identity.verify()?;
         }

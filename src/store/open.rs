@@ -1,18 +1,26 @@
 //! Opening the database for writing: the connection's pragmas and journal, the lazy open of
 //! a serving process, and a private database in memory.
 //!
-//! **The journal.** Every write is committed in SQLite's rollback-journal mode
-//! (`journal_mode=PERSIST`, `synchronous=FULL`) before it is answered: the commit puts the
-//! pages in `review.db` itself, so the moment a write is answered `review.db` alone holds it,
-//! however the process ends next (EOF, SIGTERM, SIGINT, SIGHUP from a host that does not
-//! close stdin first, or SIGKILL). WAL mode, which 0.1 used, keeps answered writes in the
-//! `-wal` file until a checkpoint; a server stopped by a signal never ran its closing
-//! checkpoint, so a copy of `review.db` missed that session, a deleted `-wal` lost
-//! acknowledged writes, and a `-wal` left beside a restored file was applied to it. The
-//! persistent journal's header is zeroed (and synced) at each commit rather than the file
-//! deleted, which keeps the commit durable without a directory sync and costs no unlink
-//! (`examples/bench` prints the cost against WAL in the same run). A file left in WAL mode
-//! by 0.1 is switched at its first open, which needs no other process to have it open.
+//! **The journal.** Every write is committed in SQLite's write-ahead log
+//! (`journal_mode=WAL`, `synchronous=FULL`) before it is answered: the commit appends the
+//! pages to `review.db-wal` and syncs it once, so an answered write survives the process (or
+//! the machine) stopping right after. Readers and the writer do not block each other: a
+//! `sqlite3` shell or a long `export` holding a read transaction no longer stops a write.
+//!
+//! `review.db` alone is complete soon after every answer: SQLite's automatic checkpoint is
+//! off (it would run inside the commit, before the answer), and the server checkpoints
+//! after it has written the answer and before it reads the next request
+//! ([`Store::checkpoint`]: `TRUNCATE`, which becomes `PASSIVE` when another connection
+//! holds the write lock or a reader holds an older snapshot; an incomplete one is tried
+//! again until it completes). The commands that write (`import`, `sync`) checkpoint at
+//! their end. The next open of the file by anything (a server, `check`, `backup`, `export`,
+//! a dry run) applies a `-wal` left by a process stopped between its answer and its
+//! checkpoint first. [`Journal::Persist`], the rollback journal of the previous version,
+//! stays only so the benchmark can measure both in one run.
+//!
+//! The `-wal` and `-shm` files belong to the open connection: their device and inode are
+//! checked with the database's before every transaction (see `file.rs`), so a cleanup
+//! script deleting them stops the server's writes instead of splitting the file's state.
 //!
 //! Before any pragma that writes, the file is inspected (see `inspect.rs`); the read-only
 //! open is in `read_only.rs`, the online backup in `backup.rs`.
@@ -32,12 +40,13 @@ use super::{BUSY_TIMEOUT, Store, StoreError};
 /// The journal mode of a connection that writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Journal {
-    /// A rollback journal whose header is zeroed at each commit: every answered write is in
-    /// the main file. What the server uses.
-    Persist,
-    /// Write-ahead logging, as 0.1 wrote: kept only so the benchmark can measure what the
-    /// rollback journal costs against it in one run. Not reachable from the command line.
+    /// Write-ahead logging with one sync per commit, checkpointed after each answer. What
+    /// the server uses.
     Wal,
+    /// The previous version's rollback journal whose header is zeroed at each commit (four
+    /// syncs per commit): kept only so the benchmark can measure both in one run. Not
+    /// reachable from the command line.
+    Persist,
 }
 
 impl Journal {
@@ -49,9 +58,10 @@ impl Journal {
     }
 }
 
-/// The journal of a rollback-mode file stays at most this large between writes: a large
-/// import grows it, and SQLite truncates it back to this size after the commit.
-const JOURNAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
+/// The `-wal` stays at most this large once it can be reset: a write under a long read
+/// transaction (or a large import) grows it, and SQLite truncates it back to this size when
+/// the log restarts; the server's checkpoint truncates it to nothing.
+pub const JOURNAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
 
 /// A database file that a store opens on its first query.
 #[derive(Debug)]
@@ -61,13 +71,29 @@ pub(super) struct OnDisk {
     pub journal: Journal,
     /// The file the open connection uses, once it is open.
     pub identity: Option<Identity>,
+    /// The connection's change count when its last checkpoint completed.
+    pub checkpointed: u64,
+    /// The last checkpoint could not copy the whole log (a reader's snapshot, another
+    /// writer): it is tried again.
+    pub incomplete: bool,
+}
+
+/// What a checkpoint did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checkpoint {
+    /// Nothing was written since the last complete one (or no file, or not in WAL mode).
+    Nothing,
+    /// The whole log is in the database file, and the log is empty.
+    Complete,
+    /// Another connection's snapshot or lock kept part of the log out: try again later.
+    Incomplete,
 }
 
 impl Store {
     /// Opens (creating if needed) the database at `path` now. A new file and its parent
     /// directories are created, the file readable by its owner only.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::open_with(path, Journal::Persist)
+        Store::open_with(path, Journal::Wal)
     }
 
     /// [`Store::open`] with another journal mode (the benchmark's comparison).
@@ -84,7 +110,7 @@ impl Store {
     /// database locked by another process is reported by the first tool call that needs it,
     /// within [`BUSY_TIMEOUT`], instead of delaying the handshake.
     pub fn lazy(path: &Path) -> Result<Store, StoreError> {
-        let store = Store::unopened(path, Journal::Persist)?;
+        let store = Store::unopened(path, Journal::Wal)?;
         let path = store.path().map(Path::to_path_buf).unwrap_or_default();
         match std::fs::metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(store),
@@ -115,6 +141,8 @@ impl Store {
             path: file::absolute(path)?,
             journal,
             identity: None,
+            checkpointed: 0,
+            incomplete: false,
         };
         Ok(Store::over(None, Some(disk)))
     }
@@ -157,20 +185,55 @@ impl Store {
     /// The connection, opened now if this is the first query, after checking that the path
     /// still names the file it opened.
     pub(super) fn conn(&mut self) -> Result<&mut Connection, StoreError> {
+        self.conn_verified(true)
+    }
+
+    /// [`Store::conn`], checking the file's identity only when `verify` (a write checks it
+    /// once it holds the lock instead, see `Store::write`).
+    pub(super) fn conn_verified(&mut self, verify: bool) -> Result<&mut Connection, StoreError> {
         if let Some(disk) = &mut self.file {
             match (&self.conn, &disk.identity) {
-                (Some(_), Some(identity)) => identity.verify()?,
+                (Some(_), Some(identity)) if verify => identity.verify()?,
+                (Some(_), Some(_)) => {}
                 (None, _) => {
                     let (conn, identity) = connect(&disk.path, disk.journal)?;
                     disk.identity = Some(identity);
                     // What opening wrote (a migration) is not a change of the review.
                     self.internal_changes = conn.total_changes();
+                    disk.checkpointed = conn.total_changes();
                     self.conn = Some(conn);
                 }
                 (Some(_), None) => {}
             }
         }
         self.conn.as_mut().ok_or(StoreError::NotOpen)
+    }
+
+    /// Copies what this connection committed since its last complete checkpoint from the
+    /// `-wal` into the database file and empties the log (`TRUNCATE`), without waiting: when
+    /// another connection holds the write lock or a reader holds an older snapshot it copies
+    /// what it can (`PASSIVE`) and says [`Checkpoint::Incomplete`], to be tried again. The
+    /// server calls it after writing each answer, the writing commands at their end. No
+    /// query runs when nothing was written (no system call either).
+    pub fn checkpoint(&mut self) -> Result<Checkpoint, StoreError> {
+        let (Some(conn), Some(disk)) = (&self.conn, &mut self.file) else {
+            return Ok(Checkpoint::Nothing);
+        };
+        let changes = conn.total_changes();
+        if disk.journal != Journal::Wal || (changes == disk.checkpointed && !disk.incomplete) {
+            return Ok(Checkpoint::Nothing);
+        }
+        // No identity check: even when the path no longer names the file (replaced, deleted)
+        // or its log, copying the log into the file this connection opened and emptying it
+        // is what leaves nothing beside the path that SQLite would apply to another file.
+        let busy = without_waiting(|| truncate_wal(conn))?;
+        disk.incomplete = busy;
+        disk.checkpointed = changes;
+        Ok(if busy {
+            Checkpoint::Incomplete
+        } else {
+            Checkpoint::Complete
+        })
     }
 
     /// Whether reads go to the scratch database (creating it if needed): a lazy store whose
@@ -231,9 +294,10 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
         ))));
     }
     setup(&mut conn).map_err(named)?;
-    // Leaving WAL mode folds the WAL into the main file: first make sure (through this
-    // connection, which sees the WAL) that the file is ours. The header fast path of the
-    // inspection cannot see a WAL that changed the schema version or application id.
+    // Setting the journal writes the header (and a checkpoint folds a left WAL into the
+    // main file): first make sure (through this connection, which sees the WAL) that the
+    // file is ours. The header fast path of the inspection cannot see a WAL that changed
+    // the schema version or application id.
     let prepared = inspect::identify(&conn)
         .map_err(StoreError::from)
         .and_then(|(app, version, tables)| inspect::classify(path, app, version, tables))
@@ -250,7 +314,28 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     }
     // The file set up is the file the path named before SQLite opened it.
     before.verify()?;
+    if journal == Journal::Wal {
+        // A log left by a process stopped between an answer and its checkpoint, and the
+        // migration just committed, go into the database file now.
+        if without_waiting(|| truncate_wal(&conn))? {
+            log::debug!(
+                "{}: the log could not be emptied at open (another process reads it)",
+                path.display()
+            );
+        }
+        // The connection holds the `-wal` and `-shm` open from now on.
+        return Ok((conn, before.with_companions(&["-wal", "-shm"])?));
+    }
     Ok((conn, before))
+}
+
+/// `PRAGMA wal_checkpoint(TRUNCATE)`: true when it could not complete (SQLite then did what
+/// a `PASSIVE` checkpoint does). A connection not in WAL mode answers "not busy".
+pub(super) fn truncate_wal(conn: &Connection) -> Result<bool, StoreError> {
+    let busy: i64 = conn
+        .prepare_cached("PRAGMA wal_checkpoint(TRUNCATE)")?
+        .query_row([], |r| r.get(0))?;
+    Ok(busy != 0)
 }
 
 /// The pragmas of every connection.
@@ -311,9 +396,11 @@ fn fair_wait() -> impl FnMut(i32) -> bool + Send + 'static {
     }
 }
 
-/// Sets the journal mode, within [`BUSY_TIMEOUT`] in all: leaving WAL mode (a file 0.1
-/// wrote) needs every other connection to the file closed, and entering it (the benchmark)
-/// a lock that another process opening the same new file may hold.
+/// Sets the journal mode, within [`BUSY_TIMEOUT`] in all: entering WAL mode from the
+/// rollback journal (a file of the previous version) needs a moment when no other
+/// connection reads or writes the file, and a lock that another process opening the same
+/// new file may hold; leaving it (the benchmark's rollback journal) needs every other
+/// connection closed.
 fn set_journal(conn: &Connection, path: &Path, journal: Journal) -> Result<(), StoreError> {
     let want = journal.pragma();
     let deadline = Instant::now() + BUSY_TIMEOUT;
@@ -340,7 +427,9 @@ fn set_journal(conn: &Connection, path: &Path, journal: Journal) -> Result<(), S
     }
     conn.pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)?;
     if journal == Journal::Wal {
-        conn.pragma_update(None, "wal_autocheckpoint", 200)?;
+        // No checkpoint inside a commit, before its answer: the server checkpoints after
+        // it (see `Store::checkpoint`).
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
     }
     Ok(())
 }
@@ -378,9 +467,11 @@ mod tests {
     use super::super::{APPLICATION_ID, SCHEMA_VERSION};
     use super::*;
 
-    /// (and upgraded): no `-wal` or `-shm` file is left, and the header says so.
+    /// A 0.1 file (WAL mode) is upgraded in place and stays in WAL mode; the upgrade is in
+    /// the main file when the open returns (the log is empty), and once the store closes no
+    /// `-wal` or `-shm` file is left.
     #[test]
-    fn upgrade_of_a_wal_file_switches_it_to_the_rollback_journal() {
+    fn upgrade_of_a_wal_file_keeps_it_in_wal_and_checkpoints() {
         let dir = std::env::temp_dir().join(format!(
             "review-mcp-upgrade-wal-{}-{:?}",
             std::process::id(),
@@ -416,21 +507,23 @@ mod tests {
             .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 2000);
-        assert!(!dir.join("review.db-wal").exists(), "the WAL was left");
-        assert!(
-            !dir.join("review.db-shm").exists(),
-            "the -shm file was left"
-        );
+        let wal = std::fs::metadata(dir.join("review.db-wal")).unwrap();
+        assert_eq!(wal.len(), 0, "the upgrade is still in the log");
         let mode: String = store
             .conn()
             .unwrap()
             .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .unwrap();
-        assert_eq!(mode, "persist");
-        // The main file's header says rollback mode (read and write versions 1).
+        assert_eq!(mode, "wal");
+        // The main file's header says WAL mode (read and write versions 2).
         let header = std::fs::read(&db).unwrap();
-        assert_eq!(header.get(18..20), Some(&[1u8, 1][..]));
+        assert_eq!(header.get(18..20), Some(&[2u8, 2][..]));
         drop(store);
+        assert!(!dir.join("review.db-wal").exists(), "the WAL was left");
+        assert!(
+            !dir.join("review.db-shm").exists(),
+            "the -shm file was left"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

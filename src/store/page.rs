@@ -108,8 +108,8 @@ impl Store {
     /// row was deleted by hand gets a new one (its old cursors are then refused).
     ///
     /// Read once per store and kept: it never changes while the file is the same (a call
-    /// checks that), and in the rollback journal every read transaction costs a lock and a
-    /// look at the journal.
+    /// checks that), and every read transaction costs SQLite a lock and a look at the
+    /// log.
     pub fn cursor_secret(&mut self) -> Result<Vec<u8>, StoreError> {
         if let Some(secret) = &self.cursor_secret {
             return Ok(secret.clone());

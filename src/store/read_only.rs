@@ -37,8 +37,63 @@ impl Store {
             Found::Fresh => return Err(StoreError::Empty { path }),
             Found::Ours(v) => v,
         };
-        let store = Store::over(Some(connect_read_only(&path)?), None);
+        let store = match connect_read_only(&path) {
+            Ok(conn) => Store::over(Some(conn), None),
+            // A log without its index in a directory this process cannot write: SQLite
+            // cannot read the log in place, and no writer can be using it (a writer keeps
+            // the index). Read a private copy of both instead.
+            Err(e) if log_without_index(&path) => {
+                log::debug!(
+                    "{}: {e}; reading a private copy with its log",
+                    path.display()
+                );
+                Store::log_copy(&path)?
+            }
+            Err(e) => return Err(e),
+        };
         Ok((path, version, store))
+    }
+
+    /// A copy of the file at `path` and the `-wal` beside it in a private temporary
+    /// directory, the log applied to the copy: how a read-only command reads a log left
+    /// without its `-shm` in a directory it cannot write. The directory is removed when the
+    /// store is dropped.
+    fn log_copy(path: &Path) -> Result<Store, StoreError> {
+        let dir = private_dir_name();
+        let io = |source| StoreError::Io {
+            path: dir.clone(),
+            source,
+        };
+        create_private_dir(&dir).map_err(io)?;
+        let copy = dir.join("copy.db");
+        let made = std::fs::copy(path, &copy)
+            .and_then(|_| {
+                std::fs::copy(
+                    file::companion(path, "-wal"),
+                    file::companion(&copy, "-wal"),
+                )
+            })
+            .map_err(io)
+            .and_then(|_| {
+                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                let conn = Connection::open_with_flags(&copy, flags)?;
+                conn.busy_timeout(BUSY_TIMEOUT)?;
+                conn.set_prepared_statement_cache_capacity(128);
+                super::open::truncate_wal(&conn)?;
+                conn.pragma_update(None, "query_only", true)?;
+                Ok(conn)
+            });
+        match made {
+            Ok(conn) => {
+                let mut store = Store::over(Some(conn), None);
+                store.temp_dir = Some(dir);
+                Ok(store)
+            }
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                Err(e)
+            }
+        }
     }
 
     /// A copy of the file at `path` in a private temporary directory, upgraded to this
@@ -56,11 +111,7 @@ impl Store {
     /// [`Store::private_copy`] without its word in the log (`sync --dry-run` works on such a
     /// copy whatever the file's version).
     pub(super) fn private_copy_quiet(mut self) -> Result<Store, StoreError> {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir =
-            std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()));
+        let dir = private_dir_name();
         let io = |source| StoreError::Io {
             path: dir.clone(),
             source,
@@ -82,17 +133,22 @@ impl Store {
     }
 }
 
-/// A read-only connection to an existing file of ours. In rollback mode it takes SQLite's
-/// shared lock like any reader (consistent while servers write; a read-only mount is fine).
-/// A file still in WAL mode with no `-wal` beside it is opened `immutable`, which needs no
-/// `-shm` file either. A hot journal (a server killed in the middle of a commit) must be
-/// rolled back before the file can be read: that is done by a short read-write open when
-/// the file is writable, as any start of a server would.
+/// A read-only connection to an existing file of ours. A `-wal` left beside it (a process
+/// stopped between an answer and its checkpoint) is applied first when the file can be
+/// written (see [`apply_left_wal`]). In WAL mode the reader then sees what writers committed
+/// without blocking them, through the `-wal` and `-shm` they keep; a file in WAL mode with no
+/// `-wal` beside it has no writer and is opened `immutable`, which creates no file (a
+/// read-only directory or mount is fine). In rollback mode (a file of the previous version)
+/// it takes SQLite's shared lock like any reader. A hot journal (a server of the previous
+/// version killed in the middle of a commit) must be rolled back before the file can be
+/// read: that is done by a short read-write open when the file is writable, as any start of
+/// a server would.
 fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
     let named = |source| StoreError::Open {
         path: path.to_path_buf(),
         source,
     };
+    apply_left_wal(path);
     let conn = open_for_inspection(path).map_err(named)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.set_prepared_statement_cache_capacity(128);
@@ -124,6 +180,52 @@ fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
         }
         Err(e) => Err(named(e)),
     }
+}
+
+/// When a `-wal` is beside the file and the file can be written: opens it for writing a
+/// moment, checkpoints the log into the file (without waiting: a server writing right now
+/// checkpoints its own log), and closes, which removes the `-wal` and `-shm` when no other
+/// connection has the file open. So a read-only command reads, and leaves, a file that
+/// holds everything on its own. Best effort: when it cannot, the reader still sees the
+/// log's commits through it.
+fn apply_left_wal(path: &Path) {
+    let wal = file::companion(path, "-wal");
+    let Ok(meta) = std::fs::metadata(&wal) else {
+        return;
+    };
+    if std::fs::OpenOptions::new().write(true).open(path).is_err() {
+        return;
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let applied = Connection::open_with_flags(path, flags)
+        .map_err(StoreError::from)
+        .and_then(|conn| super::open::truncate_wal(&conn).map(|busy| (conn, busy)));
+    match applied {
+        Ok((conn, busy)) => {
+            if meta.len() > 0 && !busy {
+                log::info!(
+                    "{} had a write-ahead log left beside it ({} bytes); applied it",
+                    path.display(),
+                    meta.len()
+                );
+            }
+            drop(conn);
+        }
+        Err(e) => log::debug!("applying the log beside {}: {e}", path.display()),
+    }
+}
+
+/// A new name for a private temporary directory.
+fn private_dir_name() -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()))
+}
+
+/// Whether a `-wal` lies beside the file without the `-shm` index SQLite needs to read it.
+fn log_without_index(path: &Path) -> bool {
+    file::companion(path, "-wal").exists() && !file::companion(path, "-shm").exists()
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

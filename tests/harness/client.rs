@@ -124,8 +124,8 @@ impl Server {
         Server::open(Server::spawn_command(cmd, &stderr_path_for(db))?)
     }
 
-    /// A session of the server `cmd` runs (from [`command`], changed), stderr to
-    /// `stderr_path`.
+    /// A session of the server `cmd` runs (from [`command`], changed, or a wrapper such as
+    /// `strace` around [`binary`]), stderr to `stderr_path`.
     pub fn start_command(cmd: Command, stderr_path: &Path) -> anyhow::Result<Server> {
         Server::open(Server::spawn_command(cmd, stderr_path)?)
     }

@@ -251,6 +251,10 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             "{e}\nthe database is synced; the folder is not finished: run sync again to finish it"
         )
     })?;
+    // The log into the database file now, as a server does after each answer.
+    if let Err(e) = store.checkpoint() {
+        log::debug!("checkpoint after the sync: {e}");
+    }
     for c in &counts.conflicts {
         let _ = writeln!(out, "conflict: {}", escape_controls(c));
     }
