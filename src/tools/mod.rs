@@ -101,6 +101,15 @@ impl ToolOutput {
         })
     }
 
+    /// Refuses this answer when it would not fit in an answer line, naming the item it
+    /// carries (`what`): a tool calls this before its write commits, so an item too big to be
+    /// served, even in a page of its own, is never stored.
+    fn refuse_if_too_big(self, what: impl FnOnce() -> String) -> Result<ToolOutput, ToolError> {
+        wire::check_item_fits(&what(), self.structured.answer_bytes())
+            .map_err(ToolError::Invalid)?;
+        Ok(self)
+    }
+
     /// A recall page with its summary, ended by a hint to follow the cursor when more rows
     /// follow.
     fn page(
