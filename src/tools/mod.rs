@@ -72,14 +72,26 @@ impl Ui {
 /// How a tool runs: arguments that passed its input schema, against the store.
 pub type Run = fn(&mut Store, &Value) -> Result<Step, ToolError>;
 
-/// Where a call stands after its tool ran.
+/// Where a call stands: done with its answer (a tool's output, then the call's payload, then
+/// the era's result or error), or waiting for the engineer. The one "done or ask" type from
+/// the tool up to the server.
 #[derive(Debug)]
-pub enum Step {
+pub enum Step<T = ToolOutput> {
     /// Answered.
-    Done(ToolOutput),
+    Done(T),
     /// The engineer must answer first (`request_verdicts`): the era adapter puts the question
     /// to the client, and [`request_verdicts::finish`] takes the answer.
     Ask(request_verdicts::Question),
+}
+
+impl<T> Step<T> {
+    /// The same step with its answer made into another.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Step<U> {
+        match self {
+            Step::Done(t) => Step::Done(f(t)),
+            Step::Ask(q) => Step::Ask(q),
+        }
+    }
 }
 
 /// A successful call: the structured result, already encoded (a page of records goes from

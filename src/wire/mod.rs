@@ -133,14 +133,6 @@ impl Raw {
             shared @ RawText::Shared(_) => Raw(shared),
         }
     }
-
-    /// The value the text encodes, for callers that want values (tests, in-process replay).
-    fn to_value(&self) -> Value {
-        serde_json::from_str(self.as_str()).unwrap_or_else(|e| {
-            log::error!("raw JSON made by the wire module does not parse: {e}");
-            Value::Null
-        })
-    }
 }
 
 /// One member of a result object.
@@ -224,19 +216,6 @@ impl Payload {
                 })
                 .collect(),
         }
-    }
-
-    /// The result as a value (decodes raw members): for tests and in-process callers.
-    pub fn into_value(self) -> Value {
-        Value::Object(
-            self.into_members()
-                .into_iter()
-                .map(|(name, m)| match m {
-                    Member::Value(v) => (name, v),
-                    Member::Raw(r) => (name, r.to_value()),
-                })
-                .collect(),
-        )
     }
 }
 
@@ -346,11 +325,7 @@ mod tests {
             meta["k"] = json!("v");
             let want = json!({"jsonrpc": "2.0", "id": "i", "result": want});
             for p in [payload.clone(), payload.clone().shared()] {
-                assert_eq!(result_line(&json!("i"), p.clone()), want.to_string());
-                assert_eq!(
-                    json!({"jsonrpc": "2.0", "id": "i", "result": p.into_value()}),
-                    want
-                );
+                assert_eq!(result_line(&json!("i"), p), want.to_string());
             }
         }
     }
