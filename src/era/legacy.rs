@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value, json};
 
 use crate::call::{self, Call, Method, SharedCall};
-use crate::client::ClientCaps;
+use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, Notification};
 use crate::resources;
 use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};

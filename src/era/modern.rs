@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 use crate::call::{self, Call, Filter, Method, SharedCall};
-use crate::client::{APP_MIME_TYPE, ClientCaps, UI_EXTENSION};
+use crate::client_caps::{APP_MIME_TYPE, ClientCaps, UI_EXTENSION};
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
 use crate::service::{

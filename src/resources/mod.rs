@@ -229,7 +229,7 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
 fn card_content() -> Value {
     json!({
         "uri": CARD_URI,
-        "mimeType": crate::client::APP_MIME_TYPE,
+        "mimeType": crate::client_caps::APP_MIME_TYPE,
         "text": CARD_HTML,
         "_meta": {"ui": {
             "csp": {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []},

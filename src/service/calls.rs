@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{Context, Service, ServiceError};
 use crate::bounds;
-use crate::client::{APP_MIME_TYPE, UI_EXTENSION};
+use crate::client_caps::{APP_MIME_TYPE, UI_EXTENSION};
 use crate::text;
 use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec, Ui};
 use crate::version::Version;

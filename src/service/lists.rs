@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::calls::registry;
 use super::{STATIC_PAGE_SIZE, ServiceError};
-use crate::client::ClientCaps;
+use crate::client_caps::ClientCaps;
 use crate::cursor;
 use crate::prompts;
 use crate::resources::{self, ResourceError};

@@ -22,15 +22,16 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::call::{Method, Retry, SharedCall};
-use crate::client::ClientCaps;
-use crate::completions::{self, CompletionError};
+use crate::client_caps::ClientCaps;
 use crate::resources::{self};
 use crate::store::Store;
 use crate::tools::Step;
 use crate::version::{Features, Version};
 use crate::wire::Payload;
+use completion::CompletionError;
 
 mod calls;
+mod completion;
 mod lists;
 mod questions;
 
@@ -215,7 +216,7 @@ impl Service {
                 argument,
                 value,
                 context,
-            } => completions::complete(&mut self.store, &reference, &argument, &value, &context)
+            } => completion::complete(&mut self.store, &reference, &argument, &value, &context)
                 .map_err(|e| match e {
                     CompletionError::Invalid(m) => ServiceError::InvalidParams(m),
                     CompletionError::Storage(m) => ServiceError::Internal(m),

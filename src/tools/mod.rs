@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::review::{Artifact, DomainError};
 use crate::store::{Store, StoreError};
 use crate::text::prefix_chars;
-use crate::wire::{self, Encoded, Page};
+use crate::wire::{self, Encoded, PageWriter};
 
 /// A tool as `tools/list` describes it.
 pub struct ToolSpec {
@@ -125,7 +125,7 @@ impl ToolOutput {
     /// A recall page with its summary, ended by a hint to follow the cursor when more rows
     /// follow.
     fn page(
-        page: Page,
+        page: PageWriter,
         next: Option<String>,
         mut summary: String,
     ) -> Result<ToolOutput, ToolError> {

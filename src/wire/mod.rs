@@ -2,7 +2,7 @@
 //!
 //! The layers above hand this module typed values and get back opaque pieces:
 //! - [`Encoded`]: a value's compact JSON (serde_json's) and its escaped copy;
-//! - [`Page`]: the items of a recall page, written one at a time within a byte budget;
+//! - [`PageWriter`]: the items of a recall page, written one at a time within a byte budget;
 //! - [`Payload`]: a result object whose members are values or raw JSON, which the
 //!   JSON-RPC layer encodes into a response line ([`envelope`]).
 //!
@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 pub use envelope::{batch_line, error_line, message_line, result_line};
 use escape::quotes;
 pub use escape::{escaped_len, push_json_as_string_contents};
-pub use page::Page;
+pub use page::PageWriter;
 /// Why a value could not be encoded.
 pub type Error = serde_json::Error;
 

@@ -10,7 +10,7 @@ use super::{Encoded, Error, quotes};
 const NEXT_CURSOR: &str = "next_cursor";
 
 /// A page being written.
-pub struct Page {
+pub struct PageWriter {
     key: &'static str,
     /// The compact JSON so far.
     out: Vec<u8>,
@@ -20,17 +20,17 @@ pub struct Page {
     error: Option<Error>,
 }
 
-impl Page {
+impl PageWriter {
     /// A page of items under `key` (a plain identifier), with room for `items` items of about
     /// `bytes_each` bytes: a page of records is then written without the buffer growing (and
     /// being copied) a dozen times on the way.
-    pub fn with_room(key: &'static str, items: usize, bytes_each: usize) -> Page {
+    pub fn with_room(key: &'static str, items: usize, bytes_each: usize) -> PageWriter {
         let bytes = items.saturating_mul(bytes_each).saturating_add(64);
         let mut out = Vec::with_capacity(bytes);
         out.extend_from_slice(b"{\"");
         out.extend_from_slice(key.as_bytes());
         out.extend_from_slice(b"\":[");
-        Page {
+        PageWriter {
             key,
             out,
             cost: 0,
@@ -102,7 +102,7 @@ mod tests {
         for key in ["decisions", "records"] {
             for next in [None, Some("c2.\"x\\")] {
                 for n in 0..3 {
-                    let mut page = Page::with_room(key, n, 16);
+                    let mut page = PageWriter::with_room(key, n, 16);
                     let items: Vec<Value> = (0..n)
                         .map(|i| json!({"q": format!("say \"{i}\"\n")}))
                         .collect();
@@ -126,7 +126,7 @@ mod tests {
 
     #[test]
     fn page_stops_at_the_first_item_past_the_budget_but_always_takes_one() {
-        let mut page = Page::with_room("records", 0, 0);
+        let mut page = PageWriter::with_room("records", 0, 0);
         let big = json!({"s": "x".repeat(100)});
         assert!(page.push_within(10, &big), "the first item is always taken");
         assert!(!page.push_within(10, &json!(1)));

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::version::LOG_LEVELS;
 
-mod complete;
-pub use complete::Reference;
+mod completion;
+pub use completion::Reference;
 
 /// `initialize`: handled by the router, which opens the legacy session.
 /// The server's own request asking the user through the client (legacy sessions), and the
@@ -299,7 +299,7 @@ impl Call {
                 Some(Value::String(uri)) => SharedCall::ResourcesRead { uri },
                 _ => return Err(invalid("resources/read needs a string \"uri\"")),
             },
-            Method::Complete => complete::parse(&mut params)?,
+            Method::Complete => completion::parse(&mut params)?,
         };
         Ok(Call::Shared(shared))
     }
