@@ -330,25 +330,12 @@ mod tests {
     /// (`r1.<seq>.<revision>`), of another list, or edited, is refused as invalid.
     #[test]
     fn list_pages_in_the_one_cursor_format_and_refuses_others() {
-        use crate::review::Artifact;
-        use crate::store::NewRecord;
+        use crate::store::fixtures::note_at;
         let mut store = Store::open_in_memory().unwrap();
         let rev = |n: usize| format!("sha256:{n:064x}");
         for n in 0..LIST_PAGE_SIZE + 3 {
-            let new = NewRecord {
-                artifact: Artifact {
-                    revision: rev(n),
-                    format: "step".into(),
-                    uri: (n % 2 == 0).then(|| format!("file:///w/p{n}.step")),
-                    units: None,
-                },
-                name: None,
-                note: Some("n".into()),
-                tags: vec![],
-                entity_ids: vec![],
-                id_scheme: "opaque".into(),
-            };
-            store.remember(&new).unwrap();
+            let uri = (n % 2 == 0).then(|| format!("file:///w/p{n}.step"));
+            store.remember(&note_at(&rev(n), uri)).unwrap();
         }
         let (first, next) = list(&mut store, None).unwrap();
         assert_eq!(first.len(), LIST_PAGE_SIZE);

@@ -43,7 +43,7 @@ mod decisions;
 mod error;
 pub mod file;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod import;
 mod inspect;
 mod migrate;
