@@ -6,8 +6,8 @@
 /// whitespace outside), so only `"` and `\` need a backslash: byte for byte what serde_json
 /// writes for the same string. It reads eight bytes at a time and jumps from one `"` or `\`
 /// to the next by the bits of a mask, because a byte loop stalls on one quote in eight.
-pub fn push_json_as_string_contents(json: &str, out: &mut String) {
-    out.reserve(escaped_len(json));
+pub(super) fn push_json_as_string_contents(json: &str, out: &mut String) {
+    out.reserve(json.len() + quotes(json.as_bytes()));
     let mut run = 0; // start of the bytes not yet copied
     let mut escape_at = |at: usize, out: &mut String| {
         // `at` is at an ASCII byte, so both slices are on character boundaries.
@@ -32,11 +32,6 @@ pub fn push_json_as_string_contents(json: &str, out: &mut String) {
         }
     }
     out.push_str(json.get(run..).unwrap_or_default());
-}
-
-/// The length of compact JSON `json` escaped by [`push_json_as_string_contents`].
-pub fn escaped_len(json: &str) -> usize {
-    json.len() + quotes(json.as_bytes())
 }
 
 /// How many bytes of `json` the escaped copy adds a backslash before.
@@ -84,7 +79,7 @@ mod tests {
                         format!("\"{inside}\""),
                         serde_json::Value::String(compact.clone()).to_string()
                     );
-                    assert_eq!(escaped_len(&compact), inside.len());
+                    assert_eq!(compact.len() + quotes(compact.as_bytes()), inside.len());
                 }
             }
         }

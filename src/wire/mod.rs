@@ -21,8 +21,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use envelope::{batch_line, error_line, message_line, result_line};
-use escape::quotes;
-pub use escape::{escaped_len, push_json_as_string_contents};
+use escape::{push_json_as_string_contents, quotes};
 pub use page::PageWriter;
 /// Why a value could not be encoded.
 pub type Error = serde_json::Error;
