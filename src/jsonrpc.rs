@@ -4,7 +4,7 @@
 //! response holds a result or an error, never both, by its type.
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::wire::{self, Payload};
 
@@ -79,16 +79,6 @@ impl ErrorObject {
 
     pub fn method_not_found(method: &str) -> Self {
         Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
-    }
-
-    fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("code".into(), json!(self.code));
-        m.insert("message".into(), json!(self.message));
-        if let Some(d) = &self.data {
-            m.insert("data".into(), d.clone());
-        }
-        Value::Object(m)
     }
 }
 
@@ -329,21 +319,6 @@ impl Response {
             Err(error) => wire::error_line(&self.id, &error),
         }
     }
-
-    /// The response as a value: for tests and in-process callers.
-    pub fn into_value(self) -> Value {
-        let mut m = Map::new();
-        m.insert("jsonrpc".into(), Value::from("2.0"));
-        m.insert(
-            "id".into(),
-            self.id.as_ref().map_or(Value::Null, Id::to_value),
-        );
-        match self.outcome {
-            Ok(payload) => m.insert("result".into(), payload.into_value()),
-            Err(error) => m.insert("error".into(), error.to_value()),
-        };
-        Value::Object(m)
-    }
 }
 
 /// A message the server writes: a response, a notification, or the answer to a batch.
@@ -399,33 +374,12 @@ impl Outgoing {
             }),
         }
     }
-
-    /// The message as a value: for tests and in-process callers.
-    pub fn into_value(self) -> Value {
-        match self {
-            Outgoing::Response(r) => r.into_value(),
-            Outgoing::Notification(n) => {
-                let mut m = Map::new();
-                m.insert("jsonrpc".into(), Value::from("2.0"));
-                m.insert("method".into(), Value::from(n.method));
-                if let Some(p) = n.params {
-                    m.insert("params".into(), p);
-                }
-                Value::Object(m)
-            }
-            Outgoing::Batch(responses) => {
-                Value::Array(responses.into_iter().map(Response::into_value).collect())
-            }
-            Outgoing::Request { id, method, params } => serde_json::json!({
-                "jsonrpc": "2.0", "id": id.to_value(), "method": method, "params": params
-            }),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn classify_request_keeps_id_type() {

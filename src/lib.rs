@@ -16,14 +16,14 @@
 //!
 //! Modules in reading order: [`framing`], [`jsonrpc`], [`wire`], [`server`], [`era`],
 //! [`version`], [`call`], [`service`], [`tools`], [`prompts`], [`resources`],
-//! [`completions`], [`review`], [`store`], [`sync`], [`replay`], [`logging`], [`text`], [`time`],
-//! [`bounds`]. Imports point down this diagram; `version`, `text` and `time` are leaves that
-//! import nothing from the crate.
+//! [`review`], [`store`], [`sync`], [`replay`], [`logging`], [`text`], [`time`],
+//! [`bounds`], [`cursor`]. Imports point down this diagram; `version`, `text`, `time` and
+//! `cursor` are leaves that import nothing from the crate.
 
 pub mod bounds;
 pub mod call;
-pub mod client;
-pub mod completions;
+pub mod client_caps;
+pub mod cursor;
 pub mod era;
 pub mod framing;
 pub mod jsonrpc;

@@ -283,26 +283,12 @@ fn item_digest_now(store: &mut Store, item: &Watched) -> Result<Option<[u8; 32]>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::Artifact;
-    use crate::store::NewRecord;
 
     const REV: &str = "sha256:5555555555555555555555555555555555555555555555555555555555555555";
 
     fn note(store: &mut Store) {
         store
-            .remember(&NewRecord {
-                artifact: Artifact {
-                    revision: REV.into(),
-                    format: "step".into(),
-                    uri: None,
-                    units: None,
-                },
-                name: None,
-                note: Some("n".into()),
-                tags: vec![],
-                entity_ids: vec![],
-                id_scheme: "opaque".into(),
-            })
+            .remember(&crate::store::fixtures::note_at(REV, None))
             .unwrap();
     }
 

@@ -337,7 +337,7 @@ fn the_wait_bound_answers_is_error_withdraws_and_writes_nothing() -> Result<()> 
     let out: Vec<Value> = s
         .expire_questions(start + wait + Duration::from_millis(50))
         .into_iter()
-        .map(|m| m.into_value())
+        .map(|m| serde_json::from_str(&m.into_line()).unwrap())
         .collect();
     assert_eq!(out.len(), 2, "{out:?}");
     assert_eq!(out[0]["method"], "notifications/cancelled");

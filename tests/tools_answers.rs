@@ -137,6 +137,33 @@ fn remember_record_too_big_for_any_answer_refused_and_nothing_written() {
     assert_eq!(all["records"], json!([]));
 }
 
+/// A decision no answer line could hold is refused before its write commits: nothing is
+/// stored, and a smaller one is then saved as usual.
+#[test]
+fn remember_decision_too_big_for_any_answer_refused_and_nothing_written() {
+    let mut c = Client::memory(Era::V2025_11_25);
+    let long = "\u{1}".repeat(65_000);
+    let basis: Vec<Value> = (0..40)
+        .map(|i| {
+            json!({"requirement": format!("{i} {long}"), "source": "drawing",
+                   "evidence": long, "state": "satisfied"})
+        })
+        .collect();
+    let text = c.refused(
+        "remember_decision",
+        json!({"artifact": art(REV_A), "subject": "huge", "disposition": "hold", "basis": basis}),
+    );
+    assert!(text.contains("decision \"huge\""), "{text}");
+    assert!(text.contains("fit in one answer line"), "{text}");
+    let all = c.ok("recall_decisions", json!({}));
+    assert_eq!(all["decisions"], json!([]));
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art(REV_A), "subject": "huge", "disposition": "hold",
+               "basis": [basis[0].clone()]}),
+    );
+}
+
 /// Decisions page in bytes the same way.
 #[test]
 fn recall_decisions_of_large_decisions_pages_in_bytes_within_the_line_limit() {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use review_mcp::bounds;
 use review_mcp::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
-use review_mcp::tools;
+use review_mcp::{tools, wire};
 
 /// The shapes an import line must have, built from the tools' own input schemas (the same
 /// limits and enums `remember` and `remember_decision` enforce) plus the stored fields a tool
@@ -211,7 +211,10 @@ pub(super) fn check_record(r: &mut Record) -> Result<(), String> {
         _ if r.name.is_none() && r.note.is_none() => {
             Err(format!("record {}: needs a name or a note", r.id))
         }
-        _ => Ok(()),
+        _ => wire::check_item_fits(
+            &format!("record {}", r.id),
+            wire::answer_bytes(&r.wire(Some(&r.artifact.revision))),
+        ),
     }
 }
 
@@ -239,7 +242,10 @@ pub(super) fn check_decision(d: &mut Decision) -> Result<(), String> {
     // Lines written before provenance existed: their verdicts are the assistant's (the
     // default of `via`), given no later than the decision's last change.
     d.date_verdicts();
-    Ok(())
+    wire::check_item_fits(
+        &format!("decision {:?}", d.subject),
+        wire::answer_bytes(&d.wire(Some(&d.artifact.revision))),
+    )
 }
 
 #[cfg(test)]
@@ -284,6 +290,35 @@ mod tests {
                 "{good}"
             );
         }
+    }
+
+    /// A line whose record or decision no answer could carry (control characters grow
+    /// sixfold in JSON and the answer carries it twice) is refused when it is read, as
+    /// `remember` refuses it, so import and sync never store an item recall cannot serve.
+    #[test]
+    fn check_item_too_big_for_any_answer_is_refused() {
+        let ids: Vec<String> = (0..3000)
+            .map(|i| format!("{i}{}", "\u{1}".repeat(1000)))
+            .collect();
+        let mut r = feature("rec_1", "bore", T1);
+        r.entity_ids = ids.clone();
+        let e = check_record(&mut r).unwrap_err();
+        assert!(e.contains("fit in one answer line"), "{e}");
+        r.entity_ids.truncate(10);
+        assert_eq!(check_record(&mut r), Ok(()));
+        let mut d = Decision {
+            author: None,
+            id: "dec_1".into(),
+            subject: "bore".into(),
+            disposition: "accept".into(),
+            summary: Some(ids.concat()),
+            basis: vec![],
+            artifact: r.artifact,
+            created_at: T1.into(),
+            updated_at: T1.into(),
+        };
+        let e = check_decision(&mut d).unwrap_err();
+        assert!(e.contains("fit in one answer line"), "{e}");
     }
 
     #[test]

@@ -9,11 +9,11 @@ use std::collections::BTreeSet;
 use serde_json::{Map, Value, json};
 
 use crate::call::{self, Call, Method, SharedCall};
-use crate::client::ClientCaps;
+use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, Notification};
 use crate::resources;
-use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Served, Service};
-use crate::tools::request_verdicts::Question;
+use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
+use crate::tools::Step;
 use crate::version::{LOG_LEVELS, Version};
 use crate::watch::{Change, Interest, MAX_WATCHED_URIS, Watch};
 use crate::wire::Payload;
@@ -60,15 +60,6 @@ impl Session {
             params: Some(json!({"level": level, "logger": SERVER_NAME, "data": message})),
         })
     }
-}
-
-/// What an un-enveloped request produced.
-#[derive(Debug)]
-pub enum Answer {
-    Done(Result<Payload, ErrorObject>),
-    /// Put `Question` to the client as an `elicitation/create` request of the server's own,
-    /// and answer the request when the client's response arrives.
-    Ask(Question),
 }
 
 /// A change as a handshake-era notification.
@@ -150,10 +141,10 @@ pub fn handle(
     watch: &mut Watch,
     name: &str,
     params: Option<Value>,
-) -> Answer {
+) -> Step<Result<Payload, ErrorObject>> {
     match handle_inner(service, session, watch, name, params) {
         Ok(answer) => answer,
-        Err(e) => Answer::Done(Err(e)),
+        Err(e) => Step::Done(Err(e)),
     }
 }
 
@@ -163,7 +154,7 @@ fn handle_inner(
     watch: &mut Watch,
     name: &str,
     params: Option<Value>,
-) -> Result<Answer, ErrorObject> {
+) -> Result<Step<Result<Payload, ErrorObject>>, ErrorObject> {
     let params = match params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
@@ -172,7 +163,7 @@ fn handle_inner(
     let method = Method::from_name(name);
     let served = method.filter(|m| !m.is_modern_only());
     if served == Some(Method::Ping) {
-        return Ok(Answer::Done(Ok(Payload::default())));
+        return Ok(Step::Done(Ok(Payload::default())));
     }
     let Some(session) = session else {
         if method.is_some_and(Method::is_modern_only) {
@@ -194,7 +185,7 @@ fn handle_inner(
     match Call::parse(method, params).map_err(super::call_error)? {
         Call::SetLevel { level } => {
             session.log_level = Some(level);
-            Ok(Answer::Done(Ok(Payload::default())))
+            Ok(Step::Done(Ok(Payload::default())))
         }
         Call::Shared(mut call) => {
             // `inputResponses` and `requestState` are 2026-07-28 vocabulary: here they mean
@@ -209,9 +200,10 @@ fn handle_inner(
                 })
             })?;
             Ok(match served {
-                Served::Done(p) => Answer::Done(Ok(p)),
-                Served::Ask(q) if session.can_elicit() => Answer::Ask(q),
-                Served::Ask(_) => Answer::Done(Ok(service.without_elicitation(session.version))),
+                Step::Ask(_) if !session.can_elicit() => {
+                    Step::Done(Ok(service.without_elicitation(session.version)))
+                }
+                step => step.map(Ok),
             })
         }
         Call::Subscribe { uri } => {
@@ -234,11 +226,11 @@ fn handle_inner(
                 ErrorObject::new(INTERNAL_ERROR, "Internal error")
             })?;
             session.interest.uris.insert(uri);
-            Ok(Answer::Done(Ok(Payload::default())))
+            Ok(Step::Done(Ok(Payload::default())))
         }
         Call::Unsubscribe { uri } => {
             session.interest.uris.remove(&uri);
-            Ok(Answer::Done(Ok(Payload::default())))
+            Ok(Step::Done(Ok(Payload::default())))
         }
         Call::Ping | Call::Discover | Call::Listen(_) => Err(ErrorObject::method_not_found(name)),
     }

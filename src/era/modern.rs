@@ -11,12 +11,13 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 use crate::call::{self, Call, Filter, Method, SharedCall};
-use crate::client::{APP_MIME_TYPE, ClientCaps, UI_EXTENSION};
+use crate::client_caps::{APP_MIME_TYPE, ClientCaps, UI_EXTENSION};
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
 use crate::service::{
-    self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Served, Service, ServiceError,
+    self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service, ServiceError,
 };
+use crate::tools::Step;
 use crate::tools::request_verdicts::{INPUT_KEY, Question};
 use crate::version::{LOG_LEVELS, Version};
 use crate::watch::{Change, Interest, MAX_WATCHED_URIS};
@@ -150,8 +151,8 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                 ErrorObject::invalid_params("Resource not found").with_data(json!({"uri": uri}))
             };
             match service.serve(call, ctx) {
-                Ok(Served::Done(result)) => Reply::Result(decorate(result, cache)),
-                Ok(Served::Ask(q)) => {
+                Ok(Step::Done(result)) => Reply::Result(decorate(result, cache)),
+                Ok(Step::Ask(q)) => {
                     if !ctx.client.elicitation_form {
                         return Reply::Error(missing_elicitation());
                     }

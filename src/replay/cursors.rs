@@ -1,4 +1,4 @@
-//! Sealed recall cursors in transcripts: finding them, masking their seals, swapping a
+//! Sealed cursors (every list's, see `crate::cursor`) in transcripts: finding them, masking their seals, swapping a
 //! recorded cursor for the one this server issued at the same position.
 
 use serde_json::Value;

@@ -25,6 +25,7 @@ mod view;
 
 use serde_json::{Value, json};
 
+use crate::cursor;
 use crate::review::is_revision;
 use crate::store::{Store, StoreError};
 use crate::text::first_chars;
@@ -180,61 +181,54 @@ pub fn templates() -> Vec<Value> {
 /// One page of `resources/list`: one entry per revision with records or decisions, most
 /// recent activity first, and the cursor of the next page.
 ///
-/// The cursor is `r1.<last_seq>.<revision>` of the last entry served: a revision written to
+/// The cursor is the one format of every list ([`crate::cursor`]), sealed with the
+/// database's secret, at the `last_seq` of the last entry served: a revision written to
 /// during paging moves to the front and is not served twice.
 pub fn list(
     store: &mut Store,
     cursor: Option<&str>,
 ) -> Result<(Vec<Value>, Option<String>), ResourceError> {
-    let after = cursor.map(parse_list_cursor).transpose()?;
-    let revisions = store.revisions()?;
-    let remaining = revisions.into_iter().filter(|r| match &after {
-        // Order: last_seq DESC, then revision ASC.
-        Some((seq, rev)) => r.last_seq < *seq || (r.last_seq == *seq && r.revision > *rev),
-        None => true,
-    });
-    let mut page = Vec::new();
-    let mut more = false;
-    for summary in remaining {
-        if page.len() == LIST_PAGE_SIZE {
-            more = true;
-            break;
+    const LIST: &str = "resources/list";
+    let before = match cursor {
+        None => None,
+        Some(c) => {
+            let secret = store.cursor_secret()?;
+            let at = cursor::decode(&secret, LIST, c).map_err(|_| ResourceError::InvalidCursor)?;
+            Some(at.seq)
         }
-        page.push(summary);
-    }
+    };
+    let (page, more) = store.revisions_page(before, LIST_PAGE_SIZE)?;
     let next = match (more, page.last()) {
-        (true, Some(last)) => Some(format!("r1.{}.{}", last.last_seq, last.revision)),
+        (true, Some(last)) => {
+            let at = cursor::Cursor {
+                snapshot: 0,
+                tier: 0,
+                seq: last.last_seq,
+            };
+            Some(cursor::encode(&store.cursor_secret()?, LIST, at))
+        }
         _ => None,
     };
-    let mut items = Vec::with_capacity(page.len());
-    for s in &page {
-        let uri = store.revision_uri(&s.revision)?;
-        let name = display_name(uri.as_deref(), &s.revision);
-        items.push(json!({
-            "uri": format!("{REVISIONS}{}", s.revision),
-            "name": name,
-            "title": format!("Review of {name}"),
-            "description": format!(
-                "{} and {} recorded for {}; last activity {}.",
-                plural(s.records, "record"),
-                plural(s.decisions, "decision"),
-                uri.as_deref().unwrap_or(&s.revision),
-                s.last_activity
-            ),
-            "mimeType": JSON,
-        }));
-    }
+    let items = page
+        .into_iter()
+        .map(|s| {
+            let name = display_name(s.uri.as_deref(), &s.revision);
+            json!({
+                "uri": format!("{REVISIONS}{}", s.revision),
+                "name": name,
+                "title": format!("Review of {name}"),
+                "description": format!(
+                    "{} and {} recorded for {}; last activity {}.",
+                    plural(s.records, "record"),
+                    plural(s.decisions, "decision"),
+                    s.uri.as_deref().unwrap_or(&s.revision),
+                    s.last_activity
+                ),
+                "mimeType": JSON,
+            })
+        })
+        .collect();
     Ok((items, next))
-}
-
-fn parse_list_cursor(c: &str) -> Result<(i64, String), ResourceError> {
-    let rest = c.strip_prefix("r1.").ok_or(ResourceError::InvalidCursor)?;
-    let (seq, rev) = rest.split_once('.').ok_or(ResourceError::InvalidCursor)?;
-    let seq: i64 = seq.parse().map_err(|_| ResourceError::InvalidCursor)?;
-    if seq < 0 || !is_revision(rev) {
-        return Err(ResourceError::InvalidCursor);
-    }
-    Ok((seq, rev.to_string()))
 }
 
 /// The `contents` of one resource.
@@ -286,7 +280,7 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
 fn card_content() -> Value {
     json!({
         "uri": CARD_URI,
-        "mimeType": crate::client::APP_MIME_TYPE,
+        "mimeType": crate::client_caps::APP_MIME_TYPE,
         "text": CARD_HTML,
         "_meta": {"ui": {
             "csp": {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []},
@@ -409,24 +403,51 @@ mod tests {
         assert_eq!(display_name(Some("plm:"), &rev), "plm: @ abababababab");
     }
 
+    /// `resources/list` pages in the one cursor format; a cursor of the format it had before
+    /// (`r1.<seq>.<revision>`), of another list, or edited, is refused as invalid.
     #[test]
-    fn list_cursor_rejects_tampering() {
-        let rev = format!("sha256:{}", "0".repeat(64));
+    fn list_pages_in_the_one_cursor_format_and_refuses_others() {
+        use crate::store::fixtures::note_at;
+        let mut store = Store::open_in_memory().unwrap();
+        let rev = |n: usize| format!("sha256:{n:064x}");
+        for n in 0..LIST_PAGE_SIZE + 3 {
+            let uri = (n % 2 == 0).then(|| format!("file:///w/p{n}.step"));
+            store.remember(&note_at(&rev(n), uri)).unwrap();
+        }
+        let (first, next) = list(&mut store, None).unwrap();
+        assert_eq!(first.len(), LIST_PAGE_SIZE);
         assert_eq!(
-            parse_list_cursor(&format!("r1.5.{rev}")),
-            Ok((5, rev.clone()))
+            first[0]["name"],
+            format!(
+                "p{}.step @ {}",
+                LIST_PAGE_SIZE + 2,
+                &rev(LIST_PAGE_SIZE + 2)[7..19]
+            )
         );
+        let next = next.unwrap();
+        assert!(
+            next.starts_with("c2.0.0.4."),
+            "after the fourth write: {next}"
+        );
+        let (rest, end) = list(&mut store, Some(&next)).unwrap();
+        assert_eq!(rest.len(), 3);
+        assert_eq!(rest[2]["uri"], format!("{REVISIONS}{}", rev(0)));
+        assert_eq!(end, None);
+        let at = cursor::Cursor {
+            snapshot: 0,
+            tier: 0,
+            seq: 4,
+        };
         for bad in [
-            "",
-            "r1.",
-            "r1.x.sha256:00",
-            "r2.5.",
-            "r1.-1.sha256:0",
-            "tools.50",
+            format!("r1.4.{}", rev(2)),
+            cursor::encode(cursor::STATIC_KEY, "resources/list", at),
+            cursor::encode(&store.cursor_secret().unwrap(), "tools", at),
+            next.replacen("c2.0.0.4.", "c2.0.0.5.", 1),
+            String::new(),
         ] {
             assert_eq!(
-                parse_list_cursor(bad),
-                Err(ResourceError::InvalidCursor),
+                list(&mut store, Some(&bad)).err(),
+                Some(ResourceError::InvalidCursor),
                 "{bad}"
             );
         }

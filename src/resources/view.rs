@@ -32,7 +32,7 @@ fn escaped_len(text: &str) -> usize {
 }
 
 /// One item, pretty-printed when that fits in an answer line, else compact (every stored
-/// item fits compact: see `store::check_answer_size`).
+/// item fits compact: see `wire::check_item_fits`).
 pub(super) fn pretty_within(v: &Value) -> String {
     let text = pretty(v);
     if escaped_len(&text) <= MAX_ANSWER_ITEMS_BYTES {

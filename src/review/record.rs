@@ -224,38 +224,4 @@ mod tests {
         assert_eq!(r.borrowed().into_owned(), r);
         assert_eq!(r.to_wire(None)["stale"], Value::Null);
     }
-
-    #[test]
-    fn wire_encodes_to_the_bytes_serde_json_writes() {
-        use crate::review::tests::awkward_artifact;
-        use crate::wire::tests::{assert_encodes_like_serde_json, awkward_strings};
-        let strings = awkward_strings();
-        let pick = |i: usize| strings[i % strings.len()].clone();
-        for i in 0..strings.len() * 2 {
-            let r = Record {
-                author: None,
-                id: pick(i),
-                kind: if i % 2 == 0 {
-                    Kind::Feature
-                } else {
-                    Kind::Note
-                },
-                name: (i % 3 != 0).then(|| pick(i + 1)),
-                note: (i % 4 != 0).then(|| pick(i + 2)),
-                tags: (0..i % 4).map(|k| pick(i + k)).collect(),
-                entity_ids: (0..i % 3).map(|k| pick(i * 7 + k)).collect(),
-                id_scheme: pick(i + 3),
-                artifact: awkward_artifact(i),
-                created_at: pick(i + 8),
-                updated_at: pick(i + 9),
-            };
-            for cur in [
-                None,
-                Some(r.artifact.revision.clone()),
-                Some("other".into()),
-            ] {
-                assert_encodes_like_serde_json(&r.wire(cur.as_deref()));
-            }
-        }
-    }
 }

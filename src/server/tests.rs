@@ -9,13 +9,13 @@ fn server() -> Server {
 }
 
 fn answer(s: &mut Server, msg: &Value) -> String {
-    let mut lines: Vec<String> = s
-        .answer_line(msg.to_string().as_bytes())
-        .into_iter()
-        .map(Outgoing::into_line)
-        .collect();
+    let mut out = Vec::new();
+    s.serve_frame(Frame::Line(msg.to_string().into_bytes()), &mut out)
+        .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 1);
-    lines.remove(0)
+    lines[0].to_string()
 }
 
 fn modern_meta() -> Value {

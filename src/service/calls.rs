@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{Context, Served, Service, ServiceError};
+use super::{Context, Service, ServiceError};
 use crate::bounds;
-use crate::client::{APP_MIME_TYPE, UI_EXTENSION};
+use crate::client_caps::{APP_MIME_TYPE, UI_EXTENSION};
 use crate::text;
 use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec, Ui};
 use crate::version::Version;
@@ -46,7 +46,7 @@ impl Service {
         name: &str,
         args: &Value,
         ctx: Context,
-    ) -> Result<Served, ServiceError> {
+    ) -> Result<Step<Payload>, ServiceError> {
         let version = ctx.version;
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
             return Err(ServiceError::InvalidParams(format!("Unknown tool: {name}")));
@@ -66,7 +66,7 @@ impl Service {
             if !f.schema_errors_as_tool_results {
                 return Err(ServiceError::InvalidParams(msg));
             }
-            return Ok(Served::Done(wire::tool_error(&msg)));
+            return Ok(Step::Done(wire::tool_error(&msg)));
         }
         let step = (tool.spec.run)(&mut self.store, args);
         if matches!(step, Ok(Step::Ask(_))) {
@@ -82,11 +82,10 @@ impl Service {
         step: Result<Step, ToolError>,
         version: Version,
         started: Instant,
-    ) -> Served {
+    ) -> Step<Payload> {
         match step {
-            Ok(Step::Ask(q)) => Served::Ask(q),
-            Ok(Step::Done(out)) => Served::Done(self.tool_payload(name, Ok(out), version, started)),
-            Err(e) => Served::Done(self.tool_payload(name, Err(e), version, started)),
+            Ok(step) => step.map(|out| self.tool_payload(name, Ok(out), version, started)),
+            Err(e) => Step::Done(self.tool_payload(name, Err(e), version, started)),
         }
     }
 

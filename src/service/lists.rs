@@ -5,7 +5,8 @@ use serde_json::{Map, Value, json};
 
 use super::calls::registry;
 use super::{STATIC_PAGE_SIZE, ServiceError};
-use crate::client::ClientCaps;
+use crate::client_caps::ClientCaps;
+use crate::cursor;
 use crate::prompts;
 use crate::resources::{self, ResourceError};
 use crate::tools::{ToolSpec, Ui};
@@ -86,8 +87,9 @@ pub(super) fn list_result(
     m
 }
 
-/// Pages a static list. Cursors are `<list>.<offset>`: self-contained (a modern request may
-/// reach a fresh process), and a cursor minted for another list is refused.
+/// Pages a static list. Its cursors are the one format of every list ([`crate::cursor`]),
+/// sealed with [`cursor::STATIC_KEY`] for `list`: self-contained (a modern request may reach
+/// a fresh process), and a cursor minted for another list is refused.
 pub(super) fn static_page(
     list: &str,
     items: Vec<Value>,
@@ -95,17 +97,21 @@ pub(super) fn static_page(
 ) -> Result<(Vec<Value>, Option<String>), ServiceError> {
     let start = match cursor {
         None => 0,
-        Some(c) => {
-            let offset = c
-                .strip_prefix(list)
-                .and_then(|rest| rest.strip_prefix('.'))
-                .and_then(|n| n.parse::<usize>().ok())
-                .filter(|&n| n > 0 && n < items.len() && n % STATIC_PAGE_SIZE == 0);
-            offset.ok_or(ServiceError::InvalidCursor)?
-        }
+        Some(c) => cursor::decode(cursor::STATIC_KEY, list, c)
+            .ok()
+            .and_then(|c| usize::try_from(c.seq).ok())
+            .filter(|&n| n > 0 && n < items.len() && n % STATIC_PAGE_SIZE == 0)
+            .ok_or(ServiceError::InvalidCursor)?,
     };
     let end = (start + STATIC_PAGE_SIZE).min(items.len());
-    let next = (end < items.len()).then(|| format!("{list}.{end}"));
+    let next = (end < items.len()).then(|| {
+        let at = cursor::Cursor {
+            snapshot: 0,
+            tier: 0,
+            seq: i64::try_from(end).unwrap_or(i64::MAX),
+        };
+        cursor::encode(cursor::STATIC_KEY, list, at)
+    });
     let page = items.into_iter().skip(start).take(end - start).collect();
     Ok((page, next))
 }
@@ -156,20 +162,33 @@ mod tests {
         let items: Vec<Value> = (0..120).map(|i| json!(i)).collect();
         let (p, next) = static_page("tools", items.clone(), None).unwrap();
         assert_eq!(p.len(), 50);
-        assert_eq!(next.as_deref(), Some("tools.50"));
-        let (p, next) = static_page("tools", items.clone(), Some("tools.100")).unwrap();
+        let next = next.unwrap();
+        assert!(next.starts_with("c2."), "the one cursor format: {next}");
+        let (p, again) = static_page("tools", items.clone(), Some(&next)).unwrap();
+        assert_eq!(p.first(), Some(&json!(50)));
+        let (p, last) = static_page("tools", items.clone(), again.as_deref()).unwrap();
         assert_eq!(p.len(), 20);
-        assert_eq!(next, None);
+        assert_eq!(last, None);
+        let at = |list: &str, seq: i64| {
+            let c = cursor::Cursor {
+                snapshot: 0,
+                tier: 0,
+                seq,
+            };
+            cursor::encode(cursor::STATIC_KEY, list, c)
+        };
         for bad in [
-            "prompts.50",
-            "tools.51",
-            "tools.0",
-            "tools.1000",
-            "garbage",
-            "",
+            at("prompts", 50),
+            at("tools", 51),
+            at("tools", 0),
+            at("tools", 1000),
+            next.replacen("c2.0.0.32.", "c2.0.0.64.", 1),
+            "tools.50".into(),
+            "garbage".into(),
+            String::new(),
         ] {
             assert_eq!(
-                static_page("tools", items.clone(), Some(bad)),
+                static_page("tools", items.clone(), Some(&bad)),
                 Err(ServiceError::InvalidCursor),
                 "{bad}"
             );

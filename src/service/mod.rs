@@ -22,15 +22,16 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::call::{Method, Retry, SharedCall};
-use crate::client::ClientCaps;
-use crate::completions::{self, CompletionError};
+use crate::client_caps::ClientCaps;
 use crate::resources::{self};
 use crate::store::Store;
-use crate::tools::request_verdicts::Question;
+use crate::tools::Step;
 use crate::version::{Features, Version};
 use crate::wire::Payload;
+use completion::CompletionError;
 
 mod calls;
+mod completion;
 mod lists;
 mod questions;
 
@@ -105,20 +106,12 @@ impl Context {
     }
 }
 
-/// What a served call produced.
-#[derive(Debug)]
-pub enum Served {
-    Done(Payload),
-    /// A tool needs the engineer's answer first; the era adapter puts the question.
-    Ask(Question),
-}
-
-impl Served {
+impl Step<Payload> {
     /// The payload of a call that cannot ask (everything but `tools/call`).
     fn done(self) -> Result<Payload, ServiceError> {
         match self {
-            Served::Done(p) => Ok(p),
-            Served::Ask(_) => Err(ServiceError::Internal("a list asked a question".into())),
+            Step::Done(p) => Ok(p),
+            Step::Ask(_) => Err(ServiceError::Internal("a list asked a question".into())),
         }
     }
 }
@@ -176,22 +169,26 @@ impl Service {
     }
 
     /// Serves one shared call in `ctx`.
-    pub fn serve(&mut self, call: SharedCall, ctx: Context) -> Result<Served, ServiceError> {
+    pub fn serve(&mut self, call: SharedCall, ctx: Context) -> Result<Step<Payload>, ServiceError> {
         if !call.is_static() {
             return self.serve_once(call, ctx);
         }
         let key = (ctx, call.method(), call.cursor().map(str::to_string));
         if let Some(result) = self.memo.get(&key) {
-            return Ok(Served::Done(result.clone()));
+            return Ok(Step::Done(result.clone()));
         }
         let result = self.serve_once(call, ctx)?.done()?.shared();
         if self.memo.len() < MEMO_CAPACITY {
             self.memo.insert(key, result.clone());
         }
-        Ok(Served::Done(result))
+        Ok(Step::Done(result))
     }
 
-    fn serve_once(&mut self, call: SharedCall, ctx: Context) -> Result<Served, ServiceError> {
+    fn serve_once(
+        &mut self,
+        call: SharedCall,
+        ctx: Context,
+    ) -> Result<Step<Payload>, ServiceError> {
         let version = ctx.version;
         let f = version.features();
         let out = match call {
@@ -219,13 +216,13 @@ impl Service {
                 argument,
                 value,
                 context,
-            } => completions::complete(&mut self.store, &reference, &argument, &value, &context)
+            } => completion::complete(&mut self.store, &reference, &argument, &value, &context)
                 .map_err(|e| match e {
                     CompletionError::Invalid(m) => ServiceError::InvalidParams(m),
                     CompletionError::Storage(m) => ServiceError::Internal(m),
                 }),
         };
-        out.map(|m| Served::Done(Payload::from_map(m)))
+        out.map(|m| Step::Done(Payload::from_map(m)))
     }
 
     fn list_resources(

@@ -6,8 +6,9 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::calls::log_call;
-use super::{Served, Service, ServiceError};
+use super::{Service, ServiceError};
 use crate::text;
+use crate::tools::Step;
 use crate::tools::request_state::{self, Unsealed};
 use crate::tools::request_verdicts::{self, FormReply, Question};
 use crate::version::Version;
@@ -63,7 +64,7 @@ impl Service {
         state: &str,
         mut responses: Map<String, Value>,
         version: Version,
-    ) -> Result<Served, ServiceError> {
+    ) -> Result<Step<Payload>, ServiceError> {
         if name != request_verdicts::NAME {
             return Err(ServiceError::InvalidParams(format!(
                 "Invalid params: requestState was not issued for the tool {}; send the call again without requestState and inputResponses",
@@ -101,7 +102,7 @@ impl Service {
                         request_verdicts::INPUT_KEY
                     )));
                 };
-                Ok(Served::Done(self.answer(&q, reply, version)))
+                Ok(Step::Done(self.answer(&q, reply, version)))
             }
         }
     }

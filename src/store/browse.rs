@@ -2,7 +2,7 @@
 //! for a revision, the list of revisions with their counts and the uri a revision was last
 //! written under, and every record and decision in export order.
 
-use rusqlite::{OptionalExtension, Transaction};
+use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::decision_rows::{DECISION_COLS, decision_from_row, load_basis};
 use super::record_rows::{RECORD_COLS, record_from_row};
@@ -19,6 +19,8 @@ pub struct RevisionSummary {
     pub last_activity: String,
     /// The seq of the newest record or decision at this revision (orders the list).
     pub last_seq: i64,
+    /// The `uri` of the newest record or decision at this revision that has one.
+    pub uri: Option<String>,
 }
 
 pub(super) fn decisions_with_basis(
@@ -87,49 +89,57 @@ impl Store {
 
     /// Every revision with its counts, most recent activity first.
     pub fn revisions(&mut self) -> Result<Vec<RevisionSummary>, StoreError> {
+        Ok(self.revisions_page(None, usize::MAX)?.0)
+    }
+
+    /// One page of [`Store::revisions`]: at most `limit` revisions whose `last_seq` is below
+    /// `before` (all when `None`), and whether more follow. Paged in SQL: a page costs its own rows, not every revision's.
+    /// A revision's `last_seq` is the seq of one item, so no two revisions share it, and a
+    /// revision written to while a client pages moves to the front and is not served twice.
+    pub fn revisions_page(
+        &mut self,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<(Vec<RevisionSummary>, bool), StoreError> {
         let tx = self.read()?;
-        let mut by_rev: std::collections::HashMap<String, RevisionSummary> = Default::default();
-        for (table, is_record) in [("records", true), ("decisions", false)] {
-            let sql = format!(
-                "SELECT revision, count(*), max(seq), max(updated_at) FROM {table} GROUP BY revision"
-            );
-            let mut stmt = tx.prepare_cached(&sql)?;
-            let rows = stmt.query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            })?;
-            for row in rows {
-                let (revision, count, seq, updated) = row?;
-                let e = by_rev.entry(revision.clone()).or_insert(RevisionSummary {
-                    revision,
-                    records: 0,
-                    decisions: 0,
-                    last_activity: String::new(),
-                    last_seq: 0,
-                });
-                let count = u64::try_from(count).unwrap_or(0);
-                if is_record {
-                    e.records = count;
-                } else {
-                    e.decisions = count;
-                }
-                e.last_seq = e.last_seq.max(seq);
-                if updated > e.last_activity {
-                    e.last_activity = updated;
-                }
-            }
-        }
-        let mut out: Vec<RevisionSummary> = by_rev.into_values().collect();
-        out.sort_by(|a, b| {
-            b.last_seq
-                .cmp(&a.last_seq)
-                .then(a.revision.cmp(&b.revision))
-        });
-        Ok(out)
+        let fetch = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
+        let mut stmt = tx.prepare_cached(
+            "WITH per AS ( \
+               SELECT revision, count(*) AS records, 0 AS decisions, max(seq) AS last_seq, \
+                      max(updated_at) AS last_activity FROM records GROUP BY revision \
+               UNION ALL \
+               SELECT revision, 0, count(*), max(seq), max(updated_at) FROM decisions \
+               GROUP BY revision), \
+             page AS ( \
+               SELECT revision, sum(records) AS records, sum(decisions) AS decisions, \
+                      max(last_seq) AS last_seq, max(last_activity) AS last_activity \
+               FROM per GROUP BY revision HAVING ?1 IS NULL OR max(last_seq) < ?1 \
+               ORDER BY last_seq DESC, revision LIMIT ?2) \
+             SELECT revision, records, decisions, last_seq, last_activity, \
+               (SELECT uri FROM ( \
+                  SELECT seq, uri FROM records r WHERE r.revision = page.revision \
+                    AND uri IS NOT NULL \
+                  UNION ALL \
+                  SELECT seq, uri FROM decisions d WHERE d.revision = page.revision \
+                    AND uri IS NOT NULL) \
+                ORDER BY seq DESC LIMIT 1) \
+             FROM page ORDER BY last_seq DESC, revision",
+        )?;
+        let rows = stmt.query_map(params![before, fetch], |r| {
+            let count = |i| r.get::<_, i64>(i).map(|n| u64::try_from(n).unwrap_or(0));
+            Ok(RevisionSummary {
+                revision: r.get(0)?,
+                records: count(1)?,
+                decisions: count(2)?,
+                last_seq: r.get(3)?,
+                last_activity: r.get(4)?,
+                uri: r.get(5)?,
+            })
+        })?;
+        let mut page = rows.collect::<Result<Vec<_>, _>>()?;
+        let more = page.len() > limit;
+        page.truncate(limit);
+        Ok((page, more))
     }
 
     /// Every record, oldest write first (export order: re-importing keeps the order).
@@ -155,26 +165,5 @@ impl Store {
             .query_map([], decision_from_row)?
             .collect::<Result<Vec<_>, _>>()?;
         decisions_with_basis(&tx, rows)
-    }
-
-    /// The `uri` of the most recent record or decision at `revision` that has one.
-    pub fn revision_uri(&mut self, revision: &str) -> Result<Option<String>, StoreError> {
-        let tx = self.read()?;
-        let mut best: Option<(i64, String)> = None;
-        for sql in [
-            "SELECT seq, uri FROM records WHERE revision = ?1 AND uri IS NOT NULL ORDER BY seq DESC LIMIT 1",
-            "SELECT seq, uri FROM decisions WHERE revision = ?1 AND uri IS NOT NULL ORDER BY seq DESC LIMIT 1",
-        ] {
-            let row: Option<(i64, String)> = tx
-                .prepare_cached(sql)?
-                .query_row([revision], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()?;
-            if let Some(row) = row {
-                if best.as_ref().is_none_or(|b| row.0 > b.0) {
-                    best = Some(row);
-                }
-            }
-        }
-        Ok(best.map(|(_, uri)| uri))
     }
 }

@@ -6,9 +6,7 @@ use rusqlite::{Row, Transaction, params};
 
 use super::StoreError;
 use super::codec::{dedup, json_strings, json_text};
-use super::page::check_answer_size;
 use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, Via};
-use crate::wire;
 
 pub(super) const DECISION_COLS: &str = "d.rid, d.id, d.subject, d.disposition, d.summary, \
     d.revision, d.format, d.uri, d.units, d.created_at, d.updated_at, d.seq, d.author";
@@ -99,8 +97,6 @@ pub(super) fn write_decision(
     seq: i64,
 ) -> Result<i64, StoreError> {
     let a = &decision.artifact;
-    let bytes = wire::answer_bytes(&decision.wire(Some(&a.revision)));
-    check_answer_size(&format!("decision {:?}", decision.subject), bytes)?;
     // The same values, numbered alike, for the update (row `rid` as ?14) and the insert.
     let values = params![
         decision.id,

@@ -2,7 +2,7 @@
 //! keyset pages, forget.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::codec::dedup;
 use super::decision_rows::{
@@ -66,59 +66,24 @@ impl Store {
         &mut self,
         new: &NewDecision,
     ) -> Result<(Decision, bool, Outranked), StoreError> {
+        self.remember_decision_answered(new, |d, replaced, outranked| {
+            Ok::<_, StoreError>((d.clone(), replaced, outranked))
+        })
+    }
+
+    /// [`Store::remember_decision`], handing what it wrote to `answer` before the
+    /// transaction commits (see [`Store::remember_answered`]).
+    pub fn remember_decision_answered<T, E: From<StoreError>>(
+        &mut self,
+        new: &NewDecision,
+        answer: impl FnOnce(&Decision, bool, Outranked) -> Result<T, E>,
+    ) -> Result<T, E> {
         let author = self.author.clone();
         let tx = self.write()?;
-        let now = time::now();
-        // With the replaced decision, the time its new `updated_at` may not precede (see
-        // `Store::remember`).
-        let existing: Option<(i64, i64, String, String, String)> = tx
-            .prepare_cached(
-                "SELECT rid, seq, id, created_at, max(created_at, updated_at) FROM decisions \
-                 WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
-            )?
-            .query_row(
-                params![new.artifact.locator(), new.subject, new.artifact.revision],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )
-            .optional()?;
-        let replaced = existing.is_some();
-        // A replacement keeps its seq (its place in the result order: see
-        // `Store::recall_each`); only a new decision takes the next seq.
-        let (rid, seq, id, created_at, not_before) = match existing {
-            Some((rid, seq, id, created, not_before)) => (Some(rid), seq, id, created, not_before),
-            None => {
-                let seq = next_seq(&tx)?;
-                (None, seq, id::mint("dec", seq), now.clone(), now.clone())
-            }
-        };
-        let mut basis: Vec<BasisItem> = new
-            .basis
-            .iter()
-            .map(|b| BasisItem {
-                faces: dedup(&b.faces),
-                ..b.clone()
-            })
-            .collect();
-        let old_basis = match rid {
-            Some(rid) => load_basis(&tx, rid)?,
-            None => Vec::new(),
-        };
-        let outranked = merge_verdicts(&old_basis, &mut basis, &now, author.as_deref())
-            .map_err(|e| StoreError::Invalid(e.0))?;
-        let decision = Decision {
-            id,
-            subject: new.subject.clone(),
-            disposition: new.disposition.clone(),
-            summary: new.summary.clone(),
-            basis,
-            artifact: new.artifact.clone(),
-            author,
-            updated_at: time::updated_after(now, &not_before),
-            created_at,
-        };
-        write_decision(&tx, rid, &decision, seq)?;
-        tx.commit()?;
-        Ok((decision, replaced, outranked))
+        let (decision, replaced, outranked) = remember_decision_in(&tx, author, new)?;
+        let answered = answer(&decision, replaced, outranked)?;
+        tx.commit().map_err(StoreError::from)?;
+        Ok(answered)
     }
 
     /// One page of decisions matching `q`, newest first (with text: decisions whose subject
@@ -289,6 +254,64 @@ impl Store {
         tx.commit()?;
         Ok(n)
     }
+}
+
+/// The write of [`Store::remember_decision`], inside `tx`, uncommitted.
+fn remember_decision_in(
+    tx: &Transaction<'_>,
+    author: Option<String>,
+    new: &NewDecision,
+) -> Result<(Decision, bool, Outranked), StoreError> {
+    let now = time::now();
+    // With the replaced decision, the time its new `updated_at` may not precede (see
+    // `Store::remember`).
+    let existing: Option<(i64, i64, String, String, String)> = tx
+        .prepare_cached(
+            "SELECT rid, seq, id, created_at, max(created_at, updated_at) FROM decisions \
+             WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
+        )?
+        .query_row(
+            params![new.artifact.locator(), new.subject, new.artifact.revision],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .optional()?;
+    let replaced = existing.is_some();
+    // A replacement keeps its seq (its place in the result order: see
+    // `Store::recall_each`); only a new decision takes the next seq.
+    let (rid, seq, id, created_at, not_before) = match existing {
+        Some((rid, seq, id, created, not_before)) => (Some(rid), seq, id, created, not_before),
+        None => {
+            let seq = next_seq(tx)?;
+            (None, seq, id::mint("dec", seq), now.clone(), now.clone())
+        }
+    };
+    let mut basis: Vec<BasisItem> = new
+        .basis
+        .iter()
+        .map(|b| BasisItem {
+            faces: dedup(&b.faces),
+            ..b.clone()
+        })
+        .collect();
+    let old_basis = match rid {
+        Some(rid) => load_basis(tx, rid)?,
+        None => Vec::new(),
+    };
+    let outranked = merge_verdicts(&old_basis, &mut basis, &now, author.as_deref())
+        .map_err(|e| StoreError::Invalid(e.0))?;
+    let decision = Decision {
+        id,
+        subject: new.subject.clone(),
+        disposition: new.disposition.clone(),
+        summary: new.summary.clone(),
+        basis,
+        artifact: new.artifact.clone(),
+        author,
+        updated_at: time::updated_after(now, &not_before),
+        created_at,
+    };
+    write_decision(tx, rid, &decision, seq)?;
+    Ok((decision, replaced, outranked))
 }
 
 /// The filters other than the driving one (see [`DecisionQuery`]).

@@ -1,7 +1,7 @@
 //! What the store's unit tests share: a revision, an artifact at it, and a count of the
-//! records' side rows.
+//! records' side rows; and for the crate's other unit tests, a note to remember.
 
-use super::Store;
+use super::{NewRecord, Store};
 
 pub(super) const REV: &str =
     "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -27,4 +27,22 @@ pub(super) fn side_rows(store: &mut Store) -> i64 {
             |r| r.get(0),
         )
         .unwrap()
+}
+
+/// A note "n" to remember at `revision`, under `uri` when given (for the crate's unit tests
+/// that need something stored).
+pub(crate) fn note_at(revision: &str, uri: Option<String>) -> NewRecord {
+    NewRecord {
+        artifact: crate::review::Artifact {
+            revision: revision.into(),
+            format: "step".into(),
+            uri,
+            units: None,
+        },
+        name: None,
+        note: Some("n".into()),
+        tags: vec![],
+        entity_ids: vec![],
+        id_scheme: "opaque".into(),
+    }
 }

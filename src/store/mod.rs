@@ -26,7 +26,7 @@
 //! - `decisions.rs`: remember, recall and forget decisions.
 //! - `browse.rs`: lookups by id and revision, the revision list, export order.
 //! - `changes.rs`: the change journal the triggers keep, and `data_version`.
-//! - `complete.rs`: the stored values that start with a prefix, for `completion/complete`.
+//! - `completion.rs`: the stored values that start with a prefix, for `completion/complete`.
 //! - `import.rs`: importing an export, judged line by line in one transaction.
 //! - `sync.rs`: the one transaction of `review-mcp sync`: items by id and their bases.
 //! - `check.rs`: the integrity check and the schema version.
@@ -37,13 +37,13 @@ mod browse;
 mod changes;
 mod check;
 mod codec;
-mod complete;
+mod completion;
 mod decision_rows;
 mod decisions;
 mod error;
 pub mod file;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod import;
 mod inspect;
 mod migrate;
@@ -65,7 +65,7 @@ use std::time::Duration;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use browse::RevisionSummary;
-pub use complete::{Completable, Matches, Narrowing, prefix_upper_bound};
+pub use completion::{Completable, Matches, Narrowing, prefix_upper_bound};
 pub use decisions::{DecisionQuery, NewDecision, VerdictState};
 pub use error::StoreError;
 pub use file::FileChange;

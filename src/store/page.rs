@@ -85,24 +85,6 @@ pub(super) fn run_segments_into<T>(
     Ok(false)
 }
 
-/// Refuses to write an item (a record or decision, `what` naming it) that would cost an
-/// answer more than [`MAX_ANSWER_ITEMS_BYTES`] (see there): every item must fit in a page
-/// of its own, inside the answer line limit.
-///
-/// [`MAX_ANSWER_ITEMS_BYTES`]: crate::wire::MAX_ANSWER_ITEMS_BYTES
-pub(super) fn check_answer_size(what: &str, bytes: usize) -> Result<(), StoreError> {
-    use crate::wire::MAX_ANSWER_ITEMS_BYTES;
-    if bytes > MAX_ANSWER_ITEMS_BYTES {
-        return Err(StoreError::Invalid(format!(
-            "{what} would take {bytes} bytes in an answer, which carries its JSON twice \
-             (structuredContent and the text copy; quotes, backslashes and control characters \
-             grow when escaped): at most {MAX_ANSWER_ITEMS_BYTES} bytes fit in one answer line. \
-             Split it over several, e.g. fewer entity ids or faces each. Nothing was written."
-        )));
-    }
-    Ok(())
-}
-
 impl Store {
     /// The file's secret that seals recall cursors, made by the schema upgrade. A file whose
     /// row was deleted by hand gets a new one (its old cursors are then refused).

@@ -5,10 +5,8 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::StoreError;
 use super::codec::{json_strings, json_strs, json_text};
-use super::page::check_answer_size;
 use crate::review::artifact::ArtifactWire;
 use crate::review::{Kind, Record, RecordRef};
-use crate::wire;
 
 pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
     r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq, \
@@ -65,8 +63,6 @@ pub(super) fn write_record(
     record: &Record,
     seq: i64,
 ) -> Result<(), StoreError> {
-    let bytes = wire::answer_bytes(&record.wire(Some(&record.artifact.revision)));
-    check_answer_size(&format!("record {}", record.id), bytes)?;
     if let Some(old) = old {
         delete_record(tx, old)?;
     }

@@ -2,7 +2,7 @@
 //! forget.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{OptionalExtension, Row, params};
+use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::codec::dedup;
 use super::page::{Segment, current_seq, next_seq, run_segments_into};
@@ -43,54 +43,25 @@ impl Store {
     /// keeping its id and `created_at`; an anonymous note is always new. Returns the stored
     /// record and whether it replaced one.
     pub fn remember(&mut self, new: &NewRecord) -> Result<(Record, bool), StoreError> {
+        self.remember_answered(new, |r, replaced| {
+            Ok::<_, StoreError>((r.clone(), replaced))
+        })
+    }
+
+    /// [`Store::remember`], handing the stored record (and whether it replaced one) to
+    /// `answer` before the transaction commits: an error from `answer` (an answer too large
+    /// to send, say) writes nothing. So a tool encodes its answer once, inside the call.
+    pub fn remember_answered<T, E: From<StoreError>>(
+        &mut self,
+        new: &NewRecord,
+        answer: impl FnOnce(&Record, bool) -> Result<T, E>,
+    ) -> Result<T, E> {
         let author = self.author.clone();
         let tx = self.write()?;
-        let now = time::now();
-        // With the replaced record, the time its new `updated_at` may not precede: its
-        // `created_at` and its last `updated_at` (a clock ahead of this one, or stepped back).
-        let existing: Option<(i64, String, String, String)> = match &new.name {
-            Some(name) => tx
-                .prepare_cached(
-                    "SELECT seq, id, created_at, max(created_at, updated_at) FROM records \
-                     WHERE locator = ?1 AND name = ?2",
-                )?
-                .query_row(params![new.artifact.locator(), name], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                })
-                .optional()?,
-            None => None,
-        };
-        let replaced = existing.is_some();
-        // A replacement keeps its seq, its place in every result order, so a recall paging
-        // past it serves it exactly once (see `Store::recall_each`); only a new record takes
-        // the next seq.
-        let (old, seq, id, created_at, not_before) = match existing {
-            Some((old, id, created, not_before)) => (Some(old), old, id, created, not_before),
-            None => {
-                let seq = next_seq(&tx)?;
-                (None, seq, id::mint("rec", seq), now.clone(), now.clone())
-            }
-        };
-        let record = Record {
-            id,
-            kind: if new.name.is_some() {
-                Kind::Feature
-            } else {
-                Kind::Note
-            },
-            name: new.name.clone(),
-            note: new.note.clone(),
-            tags: dedup(&new.tags),
-            entity_ids: dedup(&new.entity_ids),
-            id_scheme: new.id_scheme.clone(),
-            artifact: new.artifact.clone(),
-            author: author.clone(),
-            updated_at: time::updated_after(now, &not_before),
-            created_at,
-        };
-        write_record(&tx, old, &record, seq)?;
-        tx.commit()?;
-        Ok((record, replaced))
+        let (record, replaced) = remember_in(&tx, author, new)?;
+        let answered = answer(&record, replaced)?;
+        tx.commit().map_err(StoreError::from)?;
+        Ok(answered)
     }
 
     /// One page of records matching `q`, newest first (with text: records whose name matches
@@ -337,6 +308,59 @@ impl Store {
         tx.commit()?;
         Ok(n)
     }
+}
+
+/// The write of [`Store::remember`], inside `tx`, uncommitted.
+fn remember_in(
+    tx: &Transaction<'_>,
+    author: Option<String>,
+    new: &NewRecord,
+) -> Result<(Record, bool), StoreError> {
+    let now = time::now();
+    // With the replaced record, the time its new `updated_at` may not precede: its
+    // `created_at` and its last `updated_at` (a clock ahead of this one, or stepped back).
+    let existing: Option<(i64, String, String, String)> = match &new.name {
+        Some(name) => tx
+            .prepare_cached(
+                "SELECT seq, id, created_at, max(created_at, updated_at) FROM records \
+                 WHERE locator = ?1 AND name = ?2",
+            )?
+            .query_row(params![new.artifact.locator(), name], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()?,
+        None => None,
+    };
+    let replaced = existing.is_some();
+    // A replacement keeps its seq, its place in every result order, so a recall paging
+    // past it serves it exactly once (see `Store::recall_each`); only a new record takes
+    // the next seq.
+    let (old, seq, id, created_at, not_before) = match existing {
+        Some((old, id, created, not_before)) => (Some(old), old, id, created, not_before),
+        None => {
+            let seq = next_seq(tx)?;
+            (None, seq, id::mint("rec", seq), now.clone(), now.clone())
+        }
+    };
+    let record = Record {
+        id,
+        kind: if new.name.is_some() {
+            Kind::Feature
+        } else {
+            Kind::Note
+        },
+        name: new.name.clone(),
+        note: new.note.clone(),
+        tags: dedup(&new.tags),
+        entity_ids: dedup(&new.entity_ids),
+        id_scheme: new.id_scheme.clone(),
+        artifact: new.artifact.clone(),
+        author,
+        updated_at: time::updated_after(now, &not_before),
+        created_at,
+    };
+    write_record(tx, old, &record, seq)?;
+    Ok((record, replaced))
 }
 
 /// Which filter drives a scan (and so is not repeated as a condition).

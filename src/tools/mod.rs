@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::review::{Artifact, DomainError};
 use crate::store::{Store, StoreError};
 use crate::text::prefix_chars;
-use crate::wire::{self, Encoded, Page};
+use crate::wire::{self, Encoded, PageWriter};
 
 /// A tool as `tools/list` describes it.
 pub struct ToolSpec {
@@ -72,14 +72,26 @@ impl Ui {
 /// How a tool runs: arguments that passed its input schema, against the store.
 pub type Run = fn(&mut Store, &Value) -> Result<Step, ToolError>;
 
-/// Where a call stands after its tool ran.
+/// Where a call stands: done with its answer (a tool's output, then the call's payload, then
+/// the era's result or error), or waiting for the engineer. The one "done or ask" type from
+/// the tool up to the server.
 #[derive(Debug)]
-pub enum Step {
+pub enum Step<T = ToolOutput> {
     /// Answered.
-    Done(ToolOutput),
+    Done(T),
     /// The engineer must answer first (`request_verdicts`): the era adapter puts the question
     /// to the client, and [`request_verdicts::finish`] takes the answer.
     Ask(request_verdicts::Question),
+}
+
+impl<T> Step<T> {
+    /// The same step with its answer made into another.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Step<U> {
+        match self {
+            Step::Done(t) => Step::Done(f(t)),
+            Step::Ask(q) => Step::Ask(q),
+        }
+    }
 }
 
 /// A successful call: the structured result, already encoded (a page of records goes from
@@ -101,10 +113,19 @@ impl ToolOutput {
         })
     }
 
+    /// Refuses this answer when it would not fit in an answer line, naming the item it
+    /// carries (`what`): a tool calls this before its write commits, so an item too big to be
+    /// served, even in a page of its own, is never stored.
+    fn refuse_if_too_big(self, what: impl FnOnce() -> String) -> Result<ToolOutput, ToolError> {
+        wire::check_item_fits(&what(), self.structured.answer_bytes())
+            .map_err(ToolError::Invalid)?;
+        Ok(self)
+    }
+
     /// A recall page with its summary, ended by a hint to follow the cursor when more rows
     /// follow.
     fn page(
-        page: Page,
+        page: PageWriter,
         next: Option<String>,
         mut summary: String,
     ) -> Result<ToolOutput, ToolError> {

@@ -10,7 +10,7 @@ use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::Kind;
 use crate::store::{RecordQuery, Store};
 use crate::text::prefix_chars;
-use crate::wire::{MAX_ANSWER_ITEMS_BYTES, Page};
+use crate::wire::{MAX_ANSWER_ITEMS_BYTES, PageWriter};
 
 pub const NAME: &str = "recall";
 
@@ -90,7 +90,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     )?;
     let current = current.as_deref();
     // A record's wire form is 400 to 700 bytes with typical names, notes and lists.
-    let mut records = Page::with_room("records", request.limit, 640);
+    let mut records = PageWriter::with_room("records", request.limit, 640);
     let mut firsts = Vec::new();
     let mut stale = 0;
     // A page ends early when the next record would take the answer past its byte bound.

@@ -10,7 +10,7 @@ use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::{State, Via};
 use crate::store::{DecisionQuery, Store, VerdictState};
 use crate::text::prefix_chars;
-use crate::wire::{MAX_ANSWER_ITEMS_BYTES, Page};
+use crate::wire::{MAX_ANSWER_ITEMS_BYTES, PageWriter};
 
 pub const NAME: &str = "recall_decisions";
 
@@ -101,7 +101,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     )?;
     // A decision with a few basis items is 1 to 5 KB. A page ends early when the next
     // decision would take the answer past its byte bound.
-    let mut decisions = Page::with_room("decisions", request.limit, 2048);
+    let mut decisions = PageWriter::with_room("decisions", request.limit, 2048);
     let mut firsts = Vec::new();
     let page = store.recall_decisions_each(&query, request, |d| {
         if !decisions.push_within(MAX_ANSWER_ITEMS_BYTES, &d.wire(current.as_deref())) {

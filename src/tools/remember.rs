@@ -75,32 +75,34 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         entity_ids: args.entity_ids,
         id_scheme: args.id_scheme.unwrap_or_else(|| "opaque".into()),
     };
-    let (record, replaced) = store.remember(&new)?;
-    let what = match (record.kind, &record.name) {
-        (Kind::Feature, Some(n)) => format!("feature \"{}\"", prefix_chars(n, 60)),
-        _ => "note".to_string(),
-    };
-    let verb = if replaced { "Replaced" } else { "Saved" };
-    let summary = format!(
-        "{verb} {what} ({}) on {} of {}, {} entit{}.",
-        record.id,
-        short_rev(&record.artifact.revision),
-        record.artifact.locator(),
-        record.entity_ids.len(),
-        if record.entity_ids.len() == 1 {
-            "y"
-        } else {
-            "ies"
-        }
-    );
-    let current = Some(record.artifact.revision.as_str());
-    ToolOutput::new(
-        &Saved {
-            record: record.wire(current),
-            replaced,
-        },
-        summary,
-    )
+    store.remember_answered(&new, |record, replaced| {
+        let what = match (record.kind, &record.name) {
+            (Kind::Feature, Some(n)) => format!("feature \"{}\"", prefix_chars(n, 60)),
+            _ => "note".to_string(),
+        };
+        let verb = if replaced { "Replaced" } else { "Saved" };
+        let summary = format!(
+            "{verb} {what} ({}) on {} of {}, {} entit{}.",
+            record.id,
+            short_rev(&record.artifact.revision),
+            record.artifact.locator(),
+            record.entity_ids.len(),
+            if record.entity_ids.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            }
+        );
+        let current = Some(record.artifact.revision.as_str());
+        ToolOutput::new(
+            &Saved {
+                record: record.wire(current),
+                replaced,
+            },
+            summary,
+        )?
+        .refuse_if_too_big(|| format!("record {}", record.id))
+    })
 }
 
 /// The answer: the record as stored, and whether it replaced an earlier one.

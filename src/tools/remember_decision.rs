@@ -103,33 +103,35 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         summary: args.summary,
         basis: args.basis,
     };
-    let (decision, replaced, outranked) = store.remember_decision(&new)?;
-    let open = decision
-        .basis
-        .iter()
-        .filter(|b| matches!(b.state, State::Unresolved | State::Conflicting))
-        .count();
-    let summary = format!(
-        "{} decision \"{}\" = {} ({}) on {}: {} basis item{}, {open} open.",
-        if replaced { "Replaced" } else { "Saved" },
-        prefix_chars(&decision.subject, 60),
-        prefix_chars(&decision.disposition, 40),
-        decision.id,
-        short_rev(&decision.artifact.revision),
-        decision.basis.len(),
-        if decision.basis.len() == 1 { "" } else { "s" },
-    );
-    let summary = summary + &outranked_text(&outranked);
-    let current = Some(decision.artifact.revision.as_str());
-    ToolOutput::new(
-        &Saved {
-            decision: decision.wire(current),
-            engineer_verdicts_kept: &outranked.kept,
-            engineer_verdicts_removed: &outranked.removed,
-            replaced,
-        },
-        summary,
-    )
+    store.remember_decision_answered(&new, |decision, replaced, outranked| {
+        let open = decision
+            .basis
+            .iter()
+            .filter(|b| matches!(b.state, State::Unresolved | State::Conflicting))
+            .count();
+        let summary = format!(
+            "{} decision \"{}\" = {} ({}) on {}: {} basis item{}, {open} open.",
+            if replaced { "Replaced" } else { "Saved" },
+            prefix_chars(&decision.subject, 60),
+            prefix_chars(&decision.disposition, 40),
+            decision.id,
+            short_rev(&decision.artifact.revision),
+            decision.basis.len(),
+            if decision.basis.len() == 1 { "" } else { "s" },
+        );
+        let summary = summary + &outranked_text(&outranked);
+        let current = Some(decision.artifact.revision.as_str());
+        ToolOutput::new(
+            &Saved {
+                decision: decision.wire(current),
+                engineer_verdicts_kept: &outranked.kept,
+                engineer_verdicts_removed: &outranked.removed,
+                replaced,
+            },
+            summary,
+        )?
+        .refuse_if_too_big(|| format!("decision {:?}", decision.subject))
+    })
 }
 
 /// What the summary says of the engineer's verdicts: those an offered verdict did not

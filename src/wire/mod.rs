@@ -1,9 +1,8 @@
 //! The wire encoding, in one place: every byte of JSON the server writes is made here.
 //!
 //! The layers above hand this module typed values and get back opaque pieces:
-//! - [`Encoded`]: a value's compact JSON and its escaped copy, made together by a serde
-//!   serializer ([`serializer`]) that writes what serde_json writes, faster;
-//! - [`Page`]: the items of a recall page, written one at a time within a byte budget;
+//! - [`Encoded`]: a value's compact JSON (serde_json's) and its escaped copy;
+//! - [`PageWriter`]: the items of a recall page, written one at a time within a byte budget;
 //! - [`Payload`]: a result object whose members are values or raw JSON, which the
 //!   JSON-RPC layer encodes into a response line ([`envelope`]).
 //!
@@ -14,9 +13,7 @@
 
 mod envelope;
 mod escape;
-mod map_key;
 mod page;
-mod serializer;
 
 use std::rc::Rc;
 
@@ -24,17 +21,18 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use envelope::{batch_line, error_line, message_line, result_line};
-pub use escape::{Dual, push_json_as_string_contents};
-pub use page::Page;
-pub use serializer::Error;
+use escape::{push_json_as_string_contents, quotes};
+pub use page::PageWriter;
+/// Why a value could not be encoded.
+pub type Error = serde_json::Error;
 
 /// What the items of one answer (the records or decisions of a page, or the one a `remember`
 /// returns) may cost in bytes: their JSON plus its escaped copy, both of which the answer
 /// carries. The rest of the answer line (the envelope, the summary, `next_cursor`) fits in the
 /// 64 KiB left over, so no answer line is longer than a request line may be
 /// ([`crate::framing::MAX_LINE_BYTES`], 16 MiB). A page stops early when the next item would
-/// pass it; a record or decision that alone would is refused when it is written (see
-/// [`answer_bytes`]), so every item fits a page.
+/// pass it; a record or decision that alone would is refused before it is written (see
+/// [`check_item_fits`]), so every item fits a page.
 pub const MAX_ANSWER_ITEMS_BYTES: usize = crate::framing::MAX_LINE_BYTES - 64 * 1024;
 
 /// A value's compact JSON and the same JSON escaped as the inside of a JSON string: the two
@@ -48,12 +46,19 @@ pub struct Encoded {
 impl Encoded {
     /// Encodes `value` (a tool's structured answer).
     pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Encoded, Error> {
-        let mut out = Dual::default();
-        serializer::write(value, &mut out)?;
-        Ok(Encoded {
-            plain: out.plain,
-            quoted: out.quoted,
-        })
+        Ok(Encoded::from_json(serde_json::to_string(value)?))
+    }
+
+    /// `plain`, compact JSON made by serde_json, with its escaped copy.
+    fn from_json(plain: String) -> Encoded {
+        let mut quoted = String::new();
+        push_json_as_string_contents(&plain, &mut quoted);
+        Encoded { plain, quoted }
+    }
+
+    /// What the answer that carries this value pays for it: its JSON and the escaped copy.
+    pub fn answer_bytes(&self) -> usize {
+        self.plain.len() + self.quoted.len()
     }
 
     /// The value encoded: for checks in debug builds and tests.
@@ -62,18 +67,32 @@ impl Encoded {
     }
 }
 
-/// What `value` costs an answer that carries it: its JSON and its escaped copy (a record too
-/// big to ever be answered is refused when it is written). A value that cannot be encoded
-/// counts as too big for any answer.
+/// What `value` costs an answer that carries it: its JSON and its escaped copy. A value that
+/// cannot be encoded counts as too big for any answer.
 pub fn answer_bytes<T: Serialize + ?Sized>(value: &T) -> usize {
-    let mut out = Dual::default();
-    match serializer::write(value, &mut out) {
-        Ok(()) => out.len(),
+    match serde_json::to_string(value) {
+        Ok(json) => 2 * json.len() + quotes(json.as_bytes()),
         Err(e) => {
             log::error!("a wire form could not be encoded: {e}");
             usize::MAX
         }
     }
+}
+
+/// Refuses an item (a record or decision, `what` naming it) that would cost an answer
+/// `bytes` (see [`answer_bytes`]), more than [`MAX_ANSWER_ITEMS_BYTES`]: every item must fit
+/// in a page of its own, inside the answer line limit. The tools check what they write, and
+/// import and sync what they read, before it is committed.
+pub fn check_item_fits(what: &str, bytes: usize) -> Result<(), String> {
+    if bytes > MAX_ANSWER_ITEMS_BYTES {
+        return Err(format!(
+            "{what} would take {bytes} bytes in an answer, which carries its JSON twice \
+             (structuredContent and the text copy; quotes, backslashes and control characters \
+             grow when escaped): at most {MAX_ANSWER_ITEMS_BYTES} bytes fit in one answer line. \
+             Split it over several, e.g. fewer entity ids or faces each. Nothing was written."
+        ));
+    }
+    Ok(())
 }
 
 /// Compact JSON text made by this module: valid by construction, opaque to everyone else.
@@ -112,14 +131,6 @@ impl Raw {
             RawText::Owned(s) => Raw(RawText::Shared(s.into())),
             shared @ RawText::Shared(_) => Raw(shared),
         }
-    }
-
-    /// The value the text encodes, for callers that want values (tests, in-process replay).
-    fn to_value(&self) -> Value {
-        serde_json::from_str(self.as_str()).unwrap_or_else(|e| {
-            log::error!("raw JSON made by the wire module does not parse: {e}");
-            Value::Null
-        })
     }
 }
 
@@ -205,19 +216,6 @@ impl Payload {
                 .collect(),
         }
     }
-
-    /// The result as a value (decodes raw members): for tests and in-process callers.
-    pub fn into_value(self) -> Value {
-        Value::Object(
-            self.into_members()
-                .into_iter()
-                .map(|(name, m)| match m {
-                    Member::Value(v) => (name, v),
-                    Member::Raw(r) => (name, r.to_value()),
-                })
-                .collect(),
-        )
-    }
 }
 
 /// A successful tool result: the summary and the whole structured answer as text blocks (the
@@ -262,19 +260,10 @@ pub fn tool_error(message: &str) -> Payload {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use serde_json::json;
 
     use super::*;
-    pub use crate::wire::escape::tests::awkward_strings;
-
-    /// `value` must encode to the bytes serde_json writes, with the matching escaped copy.
-    pub fn assert_encodes_like_serde_json<T: Serialize>(value: &T) {
-        let encoded = Encoded::of(value).unwrap();
-        assert_eq!(encoded.plain, serde_json::to_string(value).unwrap());
-        let as_string = serde_json::to_string(&encoded.plain).unwrap();
-        assert_eq!(encoded.quoted, &as_string[1..as_string.len() - 1]);
-    }
 
     /// Structured answers that stress escaping.
     fn awkward_values() -> Vec<Value> {
@@ -335,11 +324,7 @@ pub(crate) mod tests {
             meta["k"] = json!("v");
             let want = json!({"jsonrpc": "2.0", "id": "i", "result": want});
             for p in [payload.clone(), payload.clone().shared()] {
-                assert_eq!(result_line(&json!("i"), p.clone()), want.to_string());
-                assert_eq!(
-                    json!({"jsonrpc": "2.0", "id": "i", "result": p.into_value()}),
-                    want
-                );
+                assert_eq!(result_line(&json!("i"), p), want.to_string());
             }
         }
     }

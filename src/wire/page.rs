@@ -4,37 +4,36 @@
 
 use serde::Serialize;
 
-use super::escape::Dual;
-use super::serializer::{self, Error};
-use super::{Encoded, push_json_as_string_contents};
+use super::{Encoded, Error, quotes};
 
 /// The member that carries the cursor of the next page.
 const NEXT_CURSOR: &str = "next_cursor";
 
 /// A page being written.
-pub struct Page {
+pub struct PageWriter {
     key: &'static str,
-    out: Dual,
-    /// The bytes of `{"key":[`, which the budget does not count.
-    head: usize,
+    /// The compact JSON so far.
+    out: Vec<u8>,
+    /// What the items cost so far: their JSON and its escaped copy.
+    cost: usize,
     items: usize,
     error: Option<Error>,
 }
 
-impl Page {
+impl PageWriter {
     /// A page of items under `key` (a plain identifier), with room for `items` items of about
     /// `bytes_each` bytes: a page of records is then written without the buffer growing (and
     /// being copied) a dozen times on the way.
-    pub fn with_room(key: &'static str, items: usize, bytes_each: usize) -> Page {
+    pub fn with_room(key: &'static str, items: usize, bytes_each: usize) -> PageWriter {
         let bytes = items.saturating_mul(bytes_each).saturating_add(64);
-        let mut out = Dual::with_capacity(bytes);
-        out.push_plain("{");
-        out.push_str(key);
-        out.push_plain(":[");
-        Page {
+        let mut out = Vec::with_capacity(bytes);
+        out.extend_from_slice(b"{\"");
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":[");
+        PageWriter {
             key,
-            head: out.len(),
             out,
+            cost: 0,
             items: 0,
             error: None,
         }
@@ -47,19 +46,22 @@ impl Page {
         if self.error.is_some() {
             return false;
         }
-        let mark = self.out.mark();
+        let mark = self.out.len();
         if self.items > 0 {
-            self.out.push_plain(",");
+            self.out.push(b',');
         }
-        if let Err(e) = serializer::write(item, &mut self.out) {
+        if let Err(e) = serde_json::to_writer(&mut self.out, item) {
             self.out.truncate(mark);
             self.error = Some(e);
             return false;
         }
-        if self.items > 0 && self.out.len() - self.head > budget {
+        let added = self.out.get(mark..).unwrap_or_default();
+        let cost = self.cost + 2 * added.len() + quotes(added);
+        if self.items > 0 && cost > budget {
             self.out.truncate(mark);
             return false;
         }
+        self.cost = cost;
         self.items += 1;
         true
     }
@@ -70,35 +72,22 @@ impl Page {
         if let Some(e) = self.error {
             return Err(e);
         }
-        self.out.push_plain("]");
+        self.out.push(b']');
         if let Some(cursor) = next_cursor {
-            let mut member = Dual::default();
-            member.push_str(NEXT_CURSOR);
-            member.push_plain(":");
-            member.push_str(cursor);
+            let member = format!("\"{NEXT_CURSOR}\":{}", serde_json::to_string(cursor)?);
             if self.key < NEXT_CURSOR {
-                self.out.push_plain(",");
-                self.out.plain.push_str(&member.plain);
-                self.out.quoted.push_str(&member.quoted);
+                self.out.push(b',');
+                self.out.extend_from_slice(member.as_bytes());
             } else {
-                member.push_plain(",");
-                self.out.plain.insert_str(1, &member.plain);
-                self.out.quoted.insert_str(1, &member.quoted);
+                let at = 1.min(self.out.len());
+                self.out.splice(at..at, member.bytes().chain([b',']));
             }
         }
-        self.out.push_plain("}");
-        debug_assert_eq!(
-            {
-                let mut q = String::new();
-                push_json_as_string_contents(&self.out.plain, &mut q);
-                q
-            },
-            self.out.quoted
-        );
-        Ok(Encoded {
-            plain: self.out.plain,
-            quoted: self.out.quoted,
-        })
+        self.out.push(b'}');
+        let plain = String::from_utf8(self.out).map_err(|e| {
+            <Error as serde::ser::Error>::custom(format!("a page is not UTF-8: {e}"))
+        })?;
+        Ok(Encoded::from_json(plain))
     }
 }
 
@@ -113,7 +102,7 @@ mod tests {
         for key in ["decisions", "records"] {
             for next in [None, Some("c2.\"x\\")] {
                 for n in 0..3 {
-                    let mut page = Page::with_room(key, n, 16);
+                    let mut page = PageWriter::with_room(key, n, 16);
                     let items: Vec<Value> = (0..n)
                         .map(|i| json!({"q": format!("say \"{i}\"\n")}))
                         .collect();
@@ -137,7 +126,7 @@ mod tests {
 
     #[test]
     fn page_stops_at_the_first_item_past_the_budget_but_always_takes_one() {
-        let mut page = Page::with_room("records", 0, 0);
+        let mut page = PageWriter::with_room("records", 0, 0);
         let big = json!({"s": "x".repeat(100)});
         assert!(page.push_within(10, &big), "the first item is always taken");
         assert!(!page.push_within(10, &json!(1)));

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{CallError, SharedCall, invalid};
+use super::{CallError, SharedCall, invalid, optional, required};
 
 /// What a completion is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,22 +30,23 @@ pub(super) fn parse(params: &mut Map<String, Value>) -> Result<SharedCall, CallE
             ));
         }
     };
-    let Some(Value::Object(mut argument)) = params.remove("argument") else {
-        return Err(invalid(
-            "completion/complete needs \"argument\": {\"name\": ..., \"value\": ...}",
-        ));
-    };
-    let Some(Value::String(name)) = argument.remove("name") else {
-        return Err(invalid("\"argument.name\" must be a string"));
-    };
-    let Some(Value::String(value)) = argument.remove("value") else {
-        return Err(invalid("\"argument.value\" must be a string"));
-    };
-    let context = match params.remove("context") {
-        None | Some(Value::Null) => BTreeMap::new(),
-        Some(Value::Object(mut c)) => context_arguments(c.remove("arguments"))?,
-        Some(_) => return Err(invalid("\"context\" must be an object")),
-    };
+    let needs_argument = "completion/complete needs \"argument\": {\"name\": ..., \"value\": ...}";
+    let mut argument: Map<String, Value> =
+        required(params, "argument", needs_argument, needs_argument)?;
+    let name_wrong = "\"argument.name\" must be a string";
+    let name = required(&mut argument, "name", name_wrong, name_wrong)?;
+    let value_wrong = "\"argument.value\" must be a string";
+    let value = required(&mut argument, "value", value_wrong, value_wrong)?;
+    let context =
+        match optional::<Map<String, Value>>(params, "context", "\"context\" must be an object")? {
+            Some(mut c) => optional(
+                &mut c,
+                "arguments",
+                "\"context.arguments\" must be an object of strings",
+            )?
+            .unwrap_or_default(),
+            None => BTreeMap::new(),
+        };
     Ok(SharedCall::Complete {
         reference,
         argument: name,
@@ -69,21 +70,6 @@ fn reference(r: &Map<String, Value>) -> Result<Reference, CallError> {
         _ => Err(invalid(
             "\"ref.type\" must be \"ref/prompt\" or \"ref/resource\"",
         )),
-    }
-}
-
-fn context_arguments(arguments: Option<Value>) -> Result<BTreeMap<String, String>, CallError> {
-    let refused = || invalid("\"context.arguments\" must be an object of strings");
-    match arguments {
-        None | Some(Value::Null) => Ok(BTreeMap::new()),
-        Some(Value::Object(m)) => m
-            .into_iter()
-            .map(|(k, v)| match v {
-                Value::String(s) => Ok((k, s)),
-                _ => Err(refused()),
-            })
-            .collect(),
-        Some(_) => Err(refused()),
     }
 }
 

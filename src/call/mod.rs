@@ -5,12 +5,13 @@
 //! then asks [`Method::from_name`] and [`Call::parse`]; nothing after that looks at a method
 //! name or a raw params object again.
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::version::LOG_LEVELS;
 
-mod complete;
-pub use complete::Reference;
+mod completion;
+pub use completion::Reference;
 
 /// `initialize`: handled by the router, which opens the legacy session.
 /// The server's own request asking the user through the client (legacy sessions), and the
@@ -217,12 +218,8 @@ impl Call {
             Method::Discover => return Ok(Call::Discover),
             Method::Listen => return filter(params.remove("notifications")).map(Call::Listen),
             Method::Subscribe | Method::Unsubscribe => {
-                let Some(Value::String(uri)) = params.remove("uri") else {
-                    return Err(invalid(&format!(
-                        "{} needs a string \"uri\"",
-                        method.name()
-                    )));
-                };
+                let wrong = format!("{} needs a string \"uri\"", method.name());
+                let uri = required(&mut params, "uri", &wrong, &wrong)?;
                 return Ok(if method == Method::Subscribe {
                     Call::Subscribe { uri }
                 } else {
@@ -230,15 +227,18 @@ impl Call {
                 });
             }
             Method::SetLevel => {
-                return match params.remove("level") {
-                    Some(Value::String(level)) if LOG_LEVELS.contains(&level.as_str()) => {
-                        Ok(Call::SetLevel { level })
-                    }
-                    _ => Err(CallError::InvalidParams(format!(
+                let refused = || {
+                    CallError::InvalidParams(format!(
                         "Invalid log level: expected one of {}",
                         LOG_LEVELS.join(", ")
-                    ))),
+                    ))
                 };
+                let level: String =
+                    required(&mut params, "level", "", "").map_err(|_| refused())?;
+                if !LOG_LEVELS.contains(&level.as_str()) {
+                    return Err(refused());
+                }
+                return Ok(Call::SetLevel { level });
             }
             Method::ToolsList => SharedCall::ToolsList {
                 cursor: cursor(&mut params)?,
@@ -253,53 +253,54 @@ impl Call {
                 cursor: cursor(&mut params)?,
             },
             Method::ToolsCall => {
-                let name = match params.remove("name") {
-                    Some(Value::String(n)) => n,
-                    Some(_) => return Err(invalid("\"name\" must be a string")),
-                    None => return Err(invalid("tools/call needs \"name\"")),
-                };
-                let arguments = match params.remove("arguments") {
-                    None | Some(Value::Null) => Value::Object(Map::new()),
-                    Some(v @ Value::Object(_)) => v,
-                    Some(_) => return Err(invalid("\"arguments\" must be an object")),
-                };
-                let responses = match params.remove("inputResponses") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::Object(m)) => Some(m),
-                    Some(_) => return Err(invalid("\"inputResponses\" must be an object")),
-                };
-                let state = match params.remove("requestState") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::String(s)) => Some(s),
-                    Some(_) => return Err(invalid("\"requestState\" must be a string")),
-                };
+                let name = required(
+                    &mut params,
+                    "name",
+                    "tools/call needs \"name\"",
+                    "\"name\" must be a string",
+                )?;
+                let arguments: Map<String, Value> =
+                    optional(&mut params, "arguments", "\"arguments\" must be an object")?
+                        .unwrap_or_default();
+                let responses = optional(
+                    &mut params,
+                    "inputResponses",
+                    "\"inputResponses\" must be an object",
+                )?;
+                let state = optional(
+                    &mut params,
+                    "requestState",
+                    "\"requestState\" must be a string",
+                )?;
                 let retry = (responses.is_some() || state.is_some()).then(|| Retry {
                     responses: responses.unwrap_or_default(),
                     state,
                 });
                 SharedCall::ToolsCall {
                     name,
-                    arguments,
+                    arguments: Value::Object(arguments),
                     retry,
                 }
             }
             Method::PromptsGet => {
-                let name = match params.remove("name") {
-                    Some(Value::String(n)) => n,
-                    _ => return Err(invalid("prompts/get needs a string \"name\"")),
-                };
-                let arguments = match params.remove("arguments") {
-                    None | Some(Value::Null) => Map::new(),
-                    Some(Value::Object(m)) => m,
-                    Some(_) => return Err(invalid("\"arguments\" must be an object of strings")),
-                };
-                SharedCall::PromptsGet { name, arguments }
+                let wrong = "prompts/get needs a string \"name\"";
+                SharedCall::PromptsGet {
+                    name: required(&mut params, "name", wrong, wrong)?,
+                    arguments: optional(
+                        &mut params,
+                        "arguments",
+                        "\"arguments\" must be an object of strings",
+                    )?
+                    .unwrap_or_default(),
+                }
             }
-            Method::ResourcesRead => match params.remove("uri") {
-                Some(Value::String(uri)) => SharedCall::ResourcesRead { uri },
-                _ => return Err(invalid("resources/read needs a string \"uri\"")),
-            },
-            Method::Complete => complete::parse(&mut params)?,
+            Method::ResourcesRead => {
+                let wrong = "resources/read needs a string \"uri\"";
+                SharedCall::ResourcesRead {
+                    uri: required(&mut params, "uri", wrong, wrong)?,
+                }
+            }
+            Method::Complete => completion::parse(&mut params)?,
         };
         Ok(Call::Shared(shared))
     }
@@ -307,41 +308,29 @@ impl Call {
 
 /// The `notifications` of a listen request: absent is asking for nothing.
 fn filter(notifications: Option<Value>) -> Result<Filter, CallError> {
-    let mut m = match notifications {
+    let mut m: Map<String, Value> = match notifications {
         None | Some(Value::Null) => return Ok(Filter::default()),
         Some(Value::Object(m)) => m,
         Some(_) => return Err(invalid("\"notifications\" must be an object")),
     };
-    let mut flag = |key: &str| match m.remove(key) {
-        None | Some(Value::Null) => Ok(false),
-        Some(Value::Bool(b)) => Ok(b),
-        Some(_) => Err(invalid(&format!("notifications.{key} must be a boolean"))),
-    };
-    let tools_list_changed = flag("toolsListChanged")?;
-    let prompts_list_changed = flag("promptsListChanged")?;
-    let resources_list_changed = flag("resourcesListChanged")?;
-    let resource_subscriptions = match m.remove("resourceSubscriptions") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(uris)) => uris
-            .into_iter()
-            .map(|u| match u {
-                Value::String(u) => Ok(u),
-                _ => Err(invalid(
-                    "notifications.resourceSubscriptions must be an array of strings",
-                )),
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => {
-            return Err(invalid(
-                "notifications.resourceSubscriptions must be an array of strings",
-            ));
-        }
+    let mut flag = |key: &str| {
+        optional(
+            &mut m,
+            key,
+            &format!("notifications.{key} must be a boolean"),
+        )
+        .map(Option::unwrap_or_default)
     };
     Ok(Filter {
-        tools_list_changed,
-        prompts_list_changed,
-        resources_list_changed,
-        resource_subscriptions,
+        tools_list_changed: flag("toolsListChanged")?,
+        prompts_list_changed: flag("promptsListChanged")?,
+        resources_list_changed: flag("resourcesListChanged")?,
+        resource_subscriptions: optional(
+            &mut m,
+            "resourceSubscriptions",
+            "notifications.resourceSubscriptions must be an array of strings",
+        )?
+        .unwrap_or_default(),
     })
 }
 
@@ -349,13 +338,38 @@ fn invalid(msg: &str) -> CallError {
     CallError::InvalidParams(msg.to_string())
 }
 
+/// `params[key]` read by serde as a `T`: absent or null is `None`; any other value that is
+/// not a `T` is refused with `wrong`.
+fn optional<T: DeserializeOwned>(
+    params: &mut Map<String, Value>,
+    key: &str,
+    wrong: &str,
+) -> Result<Option<T>, CallError> {
+    match params.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v)
+            .map(Some)
+            .map_err(|_| invalid(wrong)),
+    }
+}
+
+/// `params[key]` read by serde as a `T`, refused with `missing` when it is absent and with
+/// `wrong` when it is not a `T` (null included).
+fn required<T: DeserializeOwned>(
+    params: &mut Map<String, Value>,
+    key: &str,
+    missing: &str,
+    wrong: &str,
+) -> Result<T, CallError> {
+    match params.remove(key) {
+        None => Err(invalid(missing)),
+        Some(v) => serde_json::from_value(v).map_err(|_| invalid(wrong)),
+    }
+}
+
 /// `params.cursor`: absent, or a string.
 fn cursor(params: &mut Map<String, Value>) -> Result<Option<String>, CallError> {
-    match params.remove("cursor") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(c)) => Ok(Some(c)),
-        Some(_) => Err(CallError::InvalidCursor),
-    }
+    optional(params, "cursor", "").map_err(|_| CallError::InvalidCursor)
 }
 
 #[cfg(test)]
