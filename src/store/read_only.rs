@@ -120,6 +120,7 @@ impl Store {
         let copy = dir.join("copy.db");
         let made = self
             .backup_into(&copy)
+            .and_then(|()| super::open::upgrade_quietly(&copy))
             .and_then(|()| Store::open(&copy))
             .map(|mut s| {
                 s.temp_dir = Some(dir.clone());
