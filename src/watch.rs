@@ -155,7 +155,14 @@ impl Watch {
                 .is_some_and(|seen| store.change_version().is_ok_and(|v| v != seen)));
         };
         let moved = match self.data_version {
-            Some(before) => before != now,
+            // data_version also moves when another process only checkpoints or restarts the
+            // log (no row changed): the change counter says whether the review changed.
+            Some(before) => {
+                before != now
+                    && self
+                        .seen
+                        .is_none_or(|seen| store.change_version().map_or(true, |v| v != seen))
+            }
             // The first poll of an open file: what the counter says since the last look,
             // unless that counter is older than this process's own last write.
             None => {

@@ -411,3 +411,28 @@ fn a_lock_held_by_another_process_does_not_hold_up_answers() -> Result<()> {
     );
     watching.close()
 }
+
+/// Regression (interop, WAL): another process's commit that changes no row of the review (a
+/// `VACUUM`, a pragma, a checkpoint restarting the log) moved `data_version`, and the server
+/// told its session "another process changed the review database" and resent list_changed:
+/// at random, a second time after a real write. Only a change of the review is announced.
+#[test]
+fn another_process_commit_that_changes_no_review_row_is_not_announced() -> Result<()> {
+    let dir = TempDir::new("notify-vacuum")?;
+    let db = dir.join("review.db");
+    let mut watching = Watched::spawn(&db)?;
+    initialize(&mut watching)?;
+    watching.request("logging/setLevel", json!({"level": "info"}))?;
+    watching.request("resources/subscribe", json!({"uri": revision_uri()}))?;
+    watching.request("tools/call", remember_args(REV, "made"))?;
+    let _ = watching.lines_within(Duration::from_millis(700));
+    let other = rusqlite::Connection::open(&db)?;
+    other.execute_batch("PRAGMA user_version = 9; VACUUM; PRAGMA wal_checkpoint(TRUNCATE);")?;
+    drop(other);
+    let lines = watching.lines_within(Duration::from_millis(1500));
+    ensure!(
+        lines.is_empty(),
+        "announced a change of no review row: {lines:?}"
+    );
+    watching.close()
+}
