@@ -56,6 +56,7 @@ mod records;
 mod renormalise;
 mod schema;
 mod search;
+mod sizing;
 mod sync;
 mod verdicts;
 
@@ -75,6 +76,7 @@ pub use page::{Page, PageRequest, Position};
 pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
+pub use sizing::EntityTable;
 pub use sync::{Base, DECISION, Pending, RECORD, SyncLock, SyncTx};
 pub use verdicts::{DecisionRef, Shown, VerdictsOutcome};
 

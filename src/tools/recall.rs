@@ -8,9 +8,10 @@ use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::Kind;
-use crate::store::{RecordQuery, Store};
+use crate::review::artifact::ArtifactTable;
+use crate::store::{EntityTable, RecordQuery, Store};
 use crate::text::prefix_chars;
-use crate::wire::{MAX_ANSWER_ITEMS_BYTES, PageWriter};
+use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
 
 pub const NAME: &str = "recall";
 
@@ -54,10 +55,11 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
         output_schema: json!({
             "type": "object",
             "properties": {
-                "records": {"type": "array", "items": s::record_output()},
+                "artifacts": s::page_artifacts(),
+                "records": {"type": "array", "items": s::record_page_output()},
                 "next_cursor": {"type": "string", "description": "Present when more records follow."}
             },
-            "required": ["records"]
+            "required": ["artifacts", "records"]
         }),
         annotations: s::annotations("Recall features and notes", true, false, true),
         ui: super::Ui::None,
@@ -82,6 +84,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     };
     let fp = cursor::fingerprint(NAME, &query);
     let secret = store.cursor_secret()?;
+    let first_page = args.cursor.is_none();
     let request = cursor::page_request(
         &secret,
         &fp,
@@ -89,8 +92,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
     let current = current.as_deref();
-    // A record's wire form is 400 to 700 bytes with typical names, notes and lists.
-    let mut records = PageWriter::with_room("records", request.limit, 640);
+    // A record's page form is 200 to 400 bytes with typical names, notes and lists; its
+    // artifact is said once per page, in the `artifacts` table.
+    let mut records = PageWriter::with_artifacts("records", request.limit, 320);
+    let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
     let mut stale = 0;
     // A page ends early when the next record would take the answer past its byte bound.
@@ -100,8 +105,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             Some(name) => format!("\"{}\"", prefix_chars(name, 40)),
             None => format!("note {}", r.id),
         });
-        if !records.push_within(MAX_ANSWER_ITEMS_BYTES, &r.wire(current)) {
+        let (index, entry) = table.find(&r.artifact, Some(r.id_scheme), current);
+        if !records.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &r.page_wire(index)) {
             return false;
+        }
+        if let Some(e) = &entry {
+            table.keep(e);
         }
         stale += usize::from(is_stale);
         firsts.extend(first);
@@ -119,6 +128,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     }
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (written for another revision)"));
+    }
+    if n == 0 && first_page {
+        if let (Some((entity, rev)), Some(a)) = (&query.entity, args.artifact.as_ref()) {
+            let locator = query.locator.as_deref();
+            let elsewhere = store.entity_elsewhere(EntityTable::Records, entity, rev, locator)?;
+            summary.push_str(&super::elsewhere_hint(entity, elsewhere, a.uri.is_some()));
+        }
     }
     ToolOutput::page(records, next, summary)
 }

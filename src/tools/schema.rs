@@ -244,3 +244,96 @@ pub fn annotations(title: &str, read_only: bool, destructive: bool, idempotent: 
         "openWorldHint": false
     })
 }
+
+/// The `artifacts` table of a page: each artifact once, with its staleness; items name theirs
+/// by index.
+pub fn page_artifacts() -> Value {
+    let mut a = artifact_output();
+    a["properties"]["stale"] = json!({"anyOf": or_null("boolean"), "description": "true: another revision than the one supplied; null: none supplied."});
+    a["properties"]["id_scheme"] =
+        json!({"type": "string", "description": "Of the records' entity ids."});
+    if let Some(Value::Array(required)) = a.get_mut("required") {
+        required.push(json!("stale"));
+    }
+    json!({"type": "array", "items": a, "description": "Every artifact of the page once; an item's `artifact` is its index here."})
+}
+
+/// The index of an item's artifact in its page's `artifacts` table.
+fn artifact_index() -> Value {
+    json!({"type": "integer", "minimum": 0})
+}
+
+/// A record in a `recall` page: the record with its artifact (and staleness) by index.
+pub fn record_page_output() -> Value {
+    let mut r = record_output();
+    let props = &mut r["properties"];
+    props["artifact"] = artifact_index();
+    props["updated_at"] =
+        json!({"type": "string", "description": "Absent when equal to created_at."});
+    if let Value::Object(p) = props {
+        p.remove("stale");
+        p.remove("id_scheme");
+    }
+    r["required"] = json!(["id", "kind", "tags", "entity_ids", "artifact", "created_at"]);
+    r
+}
+
+/// A decision in a `recall_decisions` page at full detail: its artifact by index.
+pub fn decision_page_output() -> Value {
+    let mut d = decision_output();
+    d["properties"]["artifact"] = artifact_index();
+    if let Value::Object(p) = &mut d["properties"] {
+        p.remove("stale");
+    }
+    d["required"] = json!([
+        "id",
+        "subject",
+        "disposition",
+        "basis",
+        "artifact",
+        "created_at",
+        "updated_at"
+    ]);
+    d
+}
+
+/// A decision in summary form: what a model decides with, without the basis itself.
+pub fn decision_summary_output() -> Value {
+    let counts =
+        json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}});
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "subject": {"type": "string"},
+            "disposition": {"type": "string"},
+            "summary": {"type": "string"},
+            "artifact": artifact_index(),
+            "items": {"type": "integer", "minimum": 0, "description": "Basis items."},
+            "states": counts.clone(),
+            "verdicts": counts,
+            "open_questions": {"type": "array", "items": open_question_output()},
+            "author": {"type": "string"},
+            "updated_at": {"type": "string"}
+        },
+        "required": ["id", "subject", "disposition", "artifact", "items", "states", "verdicts", "open_questions", "updated_at"]
+    })
+}
+
+/// An open question of a decision summary: the basis item's index, state and question.
+pub fn open_question_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "index": {"type": "integer", "minimum": 0},
+            "state": {"type": "string", "enum": [State::Unresolved.as_str(), State::Conflicting.as_str()]},
+            "question": {"type": "string"}
+        },
+        "required": ["index", "state", "question"]
+    })
+}
+
+/// `detail`: the summary form by default, every field on request.
+pub fn detail() -> Value {
+    json!({"type": "string", "enum": ["summary", "full"], "default": "summary"})
+}
