@@ -32,19 +32,16 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Recall features and notes",
-        description: "Find what was remembered before asking the engineer again. All filters are optional and combine with AND. \
-`artifact` with `uri`: every record for that file across revisions; without `uri`: records written for that revision. The artifact's `revision` is the current one: each record carries stale: true when it was written for another revision (re-check it), false when for this one, null when no artifact was given. \
-`entity_id` (needs `artifact`) matches exactly and only records of the supplied revision, because entity ids do not travel between revisions. \
-`text` matches words in names and notes across revisions (prefix matching, best match first); `tags` must all be present; `kind` is \"feature\" or \"note\". \
-Results come newest first (a replaced feature keeps its place), `limit` per page (default 50, max 200); while the answer has `next_cursor`, call again with the same filters and that `cursor` to get every match exactly once. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"text\":\"mating\"}.",
+        description: "Find what was remembered before asking the engineer again. Optional filters, ANDed. \
+`artifact` with `uri`: that file at every revision; without: that revision. Its `revision` is the current one: the page's `artifacts` table (records give their index) marks other revisions stale: true (re-check them). \
+Newest first; while `next_cursor` is present, call again with it and the same filters.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
                 "entity_id": s::entity_id(),
                 "text": s::query_text(),
-                "tags": s::strings(MAX_TAGS, MAX_TAG, "Every one of these tags must be present."),
+                "tags": s::strings(MAX_TAGS, MAX_TAG, "All must be present."),
                 "kind": {"type": "string", "enum": ["feature", "note"]},
                 "limit": s::limit(),
                 "cursor": s::cursor()

@@ -37,24 +37,21 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Recall review decisions",
-        description: "Find decisions already reached, so a settled question is recalled rather than decided again. Filters are optional and combine with AND. \
-`artifact` with `uri`: decisions for that file across revisions; without `uri`: decisions at that revision. Its `revision` is the current one: a decision made for another revision comes back stale: true, still carrying its own revision (stale: null when no artifact was given). \
-`subject` matches exactly; `entity_id` (needs `artifact`) matches basis `faces` exactly, only in decisions of the supplied revision; `text` matches words in subject, disposition, summary, requirements and evidence (subject matches first); `state` keeps decisions with at least one basis item in that state (e.g. \"unresolved\" to find open questions). \
-`verdict` (none, accepted, rejected) keeps decisions with at least one basis item in that verdict state, and `via` (elicitation: the engineer's form, app: the review card, assistant: relayed by you) with at least one verdict from there; given together they hold for the same item. What the engineer has not judged yet: {\"verdict\":\"none\"}, then {\"via\":\"assistant\"} for verdicts only relayed; ask with request_verdicts. \
-Newest first, `limit` per page (default 50, max 200); follow `next_cursor` with the same filters until it is absent. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"state\":\"unresolved\"}.",
+        description: "Find decisions already reached, so a settled question is recalled, not decided again. Optional filters, ANDed; `artifact` as in recall. \
+By default the newest decision of each subject on each file (current_only: false for all), as a summary: basis counts per state and verdict, open questions. `detail` \"full\", `subject` or `decision_id` give the basis. \
+`state`, `verdict` (none: not judged yet) and `via` keep decisions with such an item (verdict with via: the same item). Follow `next_cursor` with the same filters.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
-                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "The exact subject."},
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT},
                 "entity_id": s::entity_id(),
                 "text": s::query_text(),
                 "state": {"type": "string", "enum": State::ALL},
-                "verdict": {"type": "string", "enum": VerdictState::ALL, "description": "none: an item without a verdict; accepted / rejected: an item with that judgement."},
+                "verdict": {"type": "string", "enum": VerdictState::ALL},
                 "via": {"type": "string", "enum": Via::ALL},
                 "decision_id": {"type": "string", "minLength": 1, "maxLength": 200},
-                "current_only": {"type": "boolean", "default": true, "description": "Only the newest decision of each subject on each file."},
+                "current_only": {"type": "boolean", "default": true},
                 "detail": s::detail(),
                 "limit": s::limit(),
                 "cursor": s::cursor()

@@ -41,19 +41,17 @@ pub fn or_null(ty: &str) -> Value {
 pub fn artifact_input() -> Value {
     json!({
         "type": "object",
-        "description": "The exact part revision. Records are grouped by `uri` when given, else by `revision`.",
         "properties": {
             "revision": {
                 "type": "string",
-                "pattern": REVISION_PATTERN,
-                "description": "`sha256:` plus exactly 64 lowercase hex digits, as the geometry producer reported it."
+                "pattern": REVISION_PATTERN
             },
-            "format": {"type": "string", "enum": ["step"], "description": "The CAD format: \"step\"."},
+            "format": {"type": "string", "enum": ["step"]},
             "uri": {
                 "type": "string", "minLength": 1, "maxLength": MAX_URI,
-                "description": "A URI (file:, https:, plm: ...) or a filesystem path (absolute, or relative to the server's working directory); a path is stored as a file: URI. The file is never opened."
+                "description": "URI or file path."
             },
-            "units": {"type": "string", "minLength": 1, "maxLength": MAX_SHORT, "description": "Length units of the model, e.g. \"mm\"."}
+            "units": {"type": "string", "minLength": 1, "maxLength": MAX_SHORT}
         },
         "required": ["revision", "format"],
         "additionalProperties": false
@@ -83,34 +81,37 @@ pub fn strings(max_items: u64, max_len: u64, description: &str) -> Value {
 }
 
 pub fn text(max: u64, description: &str) -> Value {
+    if description.is_empty() {
+        return json!({"type": "string", "maxLength": max});
+    }
     json!({"type": "string", "maxLength": max, "description": description})
 }
 
 pub fn entity_id() -> Value {
     json!({
         "type": "string", "minLength": 1, "maxLength": MAX_ENTITY,
-        "description": "One entity id, matched exactly and only at the artifact's revision (face:3 never matches face:30). Needs `artifact`."
+        "description": "Matched exactly, only at the artifact's revision."
     })
 }
 
 pub fn limit() -> Value {
     json!({
         "type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": DEFAULT_PAGE,
-        "description": "Page size, 1 to 200 (default 50)."
+        "description": "Most items per page."
     })
 }
 
 pub fn cursor() -> Value {
     json!({
         "type": "string", "minLength": 1, "maxLength": 512,
-        "description": "The `next_cursor` of the previous page. Send the same filters again with it."
+        "description": "next_cursor of the previous page."
     })
 }
 
 pub fn query_text() -> Value {
     json!({
         "type": "string", "maxLength": MAX_QUERY,
-        "description": "Plain words, each matched as a word prefix; all must occur. Punctuation and operators are ignored. Matches across revisions."
+        "description": "Words (prefixes), all must occur."
     })
 }
 
@@ -139,25 +140,25 @@ pub fn basis_item_input() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "requirement": text(MAX_TEXT, "What has to hold, stated so it can be checked."),
-            "source": {"type": "string", "enum": Source::ALL, "description": "Where the requirement came from. Use assistant-proposed for your own proposals."},
-            "sourceDetail": text(MAX_TEXT, "The clause, note number or document a reader can follow."),
-            "evidence": text(MAX_TEXT, "The value as it was reported, quoted with its provenance."),
+            "requirement": text(MAX_TEXT, "What has to hold, checkably."),
+            "source": {"type": "string", "enum": Source::ALL, "description": "assistant-proposed for your own proposals."},
+            "sourceDetail": text(MAX_TEXT, "Clause, note or document."),
+            "evidence": text(MAX_TEXT, "The value as reported, quoted with its provenance; never invented."),
             "state": {"type": "string", "enum": State::ALL},
-            "question": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "description": "Required for unresolved and conflicting: what would settle it."},
-            "faces": strings(MAX_ENTITIES, MAX_ENTITY, "Entity ids of this revision the item is about; empty or absent when it is about the whole part."),
+            "question": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "description": "What would settle it."},
+            "faces": strings(MAX_ENTITIES, MAX_ENTITY, "Entity ids of this revision; none: the whole part."),
             "verdict": {
                 "type": "object",
                 "properties": {
                     "judgement": {"type": "string", "enum": Judgement::ALL},
-                    "reason": text(MAX_TEXT, "Why, when the engineer said."),
-                    "via": {"type": "string", "enum": Via::ALL, "description": "Set by the server: a verdict in these arguments is recorded as \"assistant\". A verdict copied from a recalled decision may keep its via and at; \"elicitation\" or \"app\" is accepted only where the engineer's verdict is already stored for that requirement."},
-                    "at": {"type": "string", "maxLength": 64, "description": "Set by the server (when the verdict was given)."},
-                    "author": {"type": "string", "maxLength": MAX_AUTHOR, "description": "Set by the server (who recorded it)."}
+                    "reason": text(MAX_TEXT, ""),
+                    "via": {"type": "string", "enum": Via::ALL},
+                    "at": {"type": "string", "maxLength": 64},
+                    "author": {"type": "string", "maxLength": MAX_AUTHOR}
                 },
                 "required": ["judgement"],
                 "additionalProperties": false,
-                "description": "The engineer's judgement as they said it in chat, recorded as relayed by you (via \"assistant\"). Prefer request_verdicts, which asks the engineer directly. A verdict the engineer gave through request_verdicts or the review card is kept when the requirement is unchanged."
+                "description": "Only what the engineer said in chat; stored as relayed by you (via, at and author are the server's: copy them only from a recalled decision)."
             }
         },
         "required": ["requirement", "source", "state"],

@@ -25,14 +25,13 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Show the review",
-        description: "Show the engineer the review of one part revision: every decision with its disposition and basis (requirement, source, evidence, state, question, faces, verdict and who gave it), the open questions, the remembered features and notes, and what was written for the same file at other revisions (stale against this one). \
-`subject` narrows it to one decision. On hosts that render MCP Apps the result opens the review card, where the engineer accepts or rejects basis items themselves; elsewhere the text is the full review report. Read-only. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"}}.",
+        description: "Show the engineer the review of one part revision. Answers a summary: each decision's disposition, staleness, basis counts and open questions, how many records there are, and the `report` resource with the full Markdown review. \
+On hosts that render MCP Apps the review card opens, where the engineer accepts or rejects basis items. `subject`: one decision; `detail` \"full\": every basis item.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
-                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "Only the decision with this exact subject."},
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT},
                 "detail": s::detail()
             },
             "required": ["artifact"],
