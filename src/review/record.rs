@@ -117,9 +117,7 @@ pub struct RecordPageWire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
     tags: Vec<Cow<'a, str>>,
-    /// Absent when it equals `created_at` (never changed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    updated_at: Option<&'a str>,
+    updated_at: &'a str,
 }
 
 impl<'a> RecordRef<'a> {
@@ -143,7 +141,7 @@ impl<'a> RecordRef<'a> {
                 .iter()
                 .map(|s| Cow::Borrowed(s.as_ref()))
                 .collect(),
-            updated_at: (self.updated_at != self.created_at).then_some(self.updated_at),
+            updated_at: self.updated_at,
         }
     }
 

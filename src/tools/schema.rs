@@ -269,13 +269,19 @@ pub fn record_page_output() -> Value {
     let mut r = record_output();
     let props = &mut r["properties"];
     props["artifact"] = artifact_index();
-    props["updated_at"] =
-        json!({"type": "string", "description": "Absent when equal to created_at."});
     if let Value::Object(p) = props {
         p.remove("stale");
         p.remove("id_scheme");
     }
-    r["required"] = json!(["id", "kind", "tags", "entity_ids", "artifact", "created_at"]);
+    r["required"] = json!([
+        "id",
+        "kind",
+        "tags",
+        "entity_ids",
+        "artifact",
+        "created_at",
+        "updated_at"
+    ]);
     r
 }
 

@@ -179,8 +179,7 @@ pub fn art_uri(rev: &str, uri: &str) -> Value {
 
 /// The items under `key` of a recall page in the form they had before pages said each
 /// artifact once (issue 26): each with its artifact inline and its `stale` (and a record's
-/// `id_scheme`) from the page's `artifacts` table, and `updated_at` when it equals
-/// `created_at`.
+/// `id_scheme`) from the page's `artifacts` table.
 pub fn inlined(page: &Value, key: &str) -> Vec<Value> {
     let table = page["artifacts"].as_array().cloned().unwrap_or_default();
     page[key]
@@ -199,9 +198,6 @@ pub fn inlined(page: &Value, key: &str) -> Vec<Value> {
             }
             a.as_object_mut().unwrap().remove("stale");
             item["artifact"] = a;
-            if item.get("updated_at").is_none() {
-                item["updated_at"] = item["created_at"].clone();
-            }
             item
         })
         .collect()
