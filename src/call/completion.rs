@@ -7,9 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use serde::Deserialize;
 
-use super::{CallError, SharedCall, invalid, optional, required};
+use super::{CallError, Field, Object, SharedCall, invalid, members};
 
 /// What a completion is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,52 +21,69 @@ pub enum Reference {
     Template(String),
 }
 
-pub(super) fn parse(params: &mut Map<String, Value>) -> Result<SharedCall, CallError> {
-    let reference = match params.remove("ref") {
-        Some(Value::Object(r)) => reference(&r)?,
-        _ => {
-            return Err(invalid(
-                "completion/complete needs \"ref\": {\"type\": \"ref/prompt\", \"name\": ...} or {\"type\": \"ref/resource\", \"uri\": ...}",
-            ));
-        }
-    };
+/// `params` of `completion/complete`.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(super) struct Params {
+    r#ref: Field<Object>,
+    argument: Field<Object>,
+    context: Field<Object>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct RefParams {
+    r#type: Field<String>,
+    name: Field<String>,
+    uri: Field<String>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ArgumentParams {
+    name: Field<String>,
+    value: Field<String>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ContextParams {
+    arguments: Field<BTreeMap<String, String>>,
+}
+
+pub(super) fn parse(p: Params) -> Result<SharedCall, CallError> {
+    let needs_ref = "completion/complete needs \"ref\": {\"type\": \"ref/prompt\", \"name\": ...} or {\"type\": \"ref/resource\", \"uri\": ...}";
+    let reference = reference(members(p.r#ref.required(needs_ref, needs_ref)?))?;
     let needs_argument = "completion/complete needs \"argument\": {\"name\": ..., \"value\": ...}";
-    let mut argument: Map<String, Value> =
-        required(params, "argument", needs_argument, needs_argument)?;
+    let argument: ArgumentParams = members(p.argument.required(needs_argument, needs_argument)?);
     let name_wrong = "\"argument.name\" must be a string";
-    let name = required(&mut argument, "name", name_wrong, name_wrong)?;
     let value_wrong = "\"argument.value\" must be a string";
-    let value = required(&mut argument, "value", value_wrong, value_wrong)?;
-    let context =
-        match optional::<Map<String, Value>>(params, "context", "\"context\" must be an object")? {
-            Some(mut c) => optional(
-                &mut c,
-                "arguments",
-                "\"context.arguments\" must be an object of strings",
-            )?
+    let context = match p.context.optional("\"context\" must be an object")? {
+        Some(c) => members::<ContextParams>(c)
+            .arguments
+            .optional("\"context.arguments\" must be an object of strings")?
             .unwrap_or_default(),
-            None => BTreeMap::new(),
-        };
+        None => BTreeMap::new(),
+    };
     Ok(SharedCall::Complete {
         reference,
-        argument: name,
-        value,
+        argument: argument.name.required(name_wrong, name_wrong)?,
+        value: argument.value.required(value_wrong, value_wrong)?,
         context,
     })
 }
 
-fn reference(r: &Map<String, Value>) -> Result<Reference, CallError> {
-    let text = |key: &str| match r.get(key) {
-        Some(Value::String(s)) => Some(s.clone()),
-        _ => None,
-    };
-    match r.get("type").and_then(Value::as_str) {
-        Some("ref/prompt") => text("name")
-            .map(Reference::Prompt)
-            .ok_or_else(|| invalid("a \"ref/prompt\" reference needs a string \"name\"")),
-        Some("ref/resource") => text("uri")
-            .map(Reference::Template)
-            .ok_or_else(|| invalid("a \"ref/resource\" reference needs a string \"uri\"")),
+fn reference(r: RefParams) -> Result<Reference, CallError> {
+    let kind = r.r#type.optional("").ok().flatten();
+    match kind.as_deref() {
+        Some("ref/prompt") => {
+            let wrong = "a \"ref/prompt\" reference needs a string \"name\"";
+            r.name.required(wrong, wrong).map(Reference::Prompt)
+        }
+        Some("ref/resource") => {
+            let wrong = "a \"ref/resource\" reference needs a string \"uri\"";
+            r.uri.required(wrong, wrong).map(Reference::Template)
+        }
         _ => Err(invalid(
             "\"ref.type\" must be \"ref/prompt\" or \"ref/resource\"",
         )),
@@ -75,7 +92,7 @@ fn reference(r: &Map<String, Value>) -> Result<Reference, CallError> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::super::{Call, Method};
     use super::*;
@@ -128,6 +145,10 @@ mod tests {
             json!({"ref": {"type": "ref/resource", "uri": 3}, "argument": arg}),
             json!({"ref": prompt}),
             json!({"ref": prompt, "argument": {"value": ""}}),
+            // A struct is read from an object only, never from an array in field order.
+            json!({"ref": ["ref/prompt", "start_review"], "argument": arg}),
+            json!({"ref": prompt, "argument": ["revision", ""]}),
+            json!({"ref": prompt, "argument": arg, "context": [{"uri": "a"}]}),
             json!({"ref": prompt, "argument": {"name": "revision"}}),
             json!({"ref": prompt, "argument": {"name": "revision", "value": 7}}),
             json!({"ref": prompt, "argument": arg, "context": []}),

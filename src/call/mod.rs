@@ -6,6 +6,7 @@
 //! name or a raw params object again.
 
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::version::LOG_LEVELS;
@@ -210,16 +211,125 @@ pub enum CallError {
     InvalidCursor,
 }
 
+/// One member of a params object as sent. Reading a params struct never fails: each member
+/// says what is wrong with it when it is asked for, in words a client can act on.
+#[derive(Debug, Default)]
+enum Field<T> {
+    #[default]
+    Absent,
+    Null,
+    Is(T),
+    /// Present, and not a `T`.
+    Not,
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Field<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Value::deserialize(d)? {
+            Value::Null => Field::Null,
+            v => serde_json::from_value(v).map_or(Field::Not, Field::Is),
+        })
+    }
+}
+
+impl<T> Field<T> {
+    /// Absent or null is `None`; a value that is not a `T` is refused with `wrong`.
+    fn optional(self, wrong: &str) -> Result<Option<T>, CallError> {
+        match self {
+            Field::Absent | Field::Null => Ok(None),
+            Field::Is(t) => Ok(Some(t)),
+            Field::Not => Err(invalid(wrong)),
+        }
+    }
+
+    /// Refused with `missing` when absent and with `wrong` when not a `T` (null included).
+    fn required(self, missing: &str, wrong: &str) -> Result<T, CallError> {
+        match self {
+            Field::Absent => Err(invalid(missing)),
+            Field::Null | Field::Not => Err(invalid(wrong)),
+            Field::Is(t) => Ok(t),
+        }
+    }
+}
+
+/// A JSON object: what a params struct is read from (never a JSON array, which serde would
+/// also take for a struct).
+type Object = Map<String, Value>;
+
+/// The members of `params` this server reads, each as a [`Field`]; the others are ignored.
+fn members<T: DeserializeOwned + Default>(params: Object) -> T {
+    serde_json::from_value(Value::Object(params)).unwrap_or_default()
+}
+
+/// `params` of `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct UriParams {
+    uri: Field<String>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct SetLevelParams {
+    level: Field<String>,
+}
+
+/// `params` of the list methods.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ListParams {
+    cursor: Field<String>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct ToolsCallParams {
+    name: Field<String>,
+    arguments: Field<Map<String, Value>>,
+    input_responses: Field<Map<String, Value>>,
+    request_state: Field<String>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct PromptsGetParams {
+    name: Field<String>,
+    arguments: Field<Map<String, Value>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ListenParams {
+    notifications: Field<Object>,
+}
+
+/// The `notifications` member of `subscriptions/listen`.
+#[derive(Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct NotificationsParams {
+    tools_list_changed: Field<bool>,
+    prompts_list_changed: Field<bool>,
+    resources_list_changed: Field<bool>,
+    resource_subscriptions: Field<Vec<String>>,
+}
+
 impl Call {
     /// Reads `params` (already an object) for `method`.
-    pub fn parse(method: Method, mut params: Map<String, Value>) -> Result<Call, CallError> {
+    pub fn parse(method: Method, params: Map<String, Value>) -> Result<Call, CallError> {
         let shared = match method {
             Method::Ping => return Ok(Call::Ping),
             Method::Discover => return Ok(Call::Discover),
-            Method::Listen => return filter(params.remove("notifications")).map(Call::Listen),
+            Method::Listen => {
+                let notifications = members::<ListenParams>(params)
+                    .notifications
+                    .optional("\"notifications\" must be an object")?;
+                return notifications
+                    .map_or(Ok(Filter::default()), |n| filter(members(n)))
+                    .map(Call::Listen);
+            }
             Method::Subscribe | Method::Unsubscribe => {
                 let wrong = format!("{} needs a string \"uri\"", method.name());
-                let uri = required(&mut params, "uri", &wrong, &wrong)?;
+                let uri = members::<UriParams>(params).uri.required(&wrong, &wrong)?;
                 return Ok(if method == Method::Subscribe {
                     Call::Subscribe { uri }
                 } else {
@@ -227,51 +337,44 @@ impl Call {
                 });
             }
             Method::SetLevel => {
-                let refused = || {
-                    CallError::InvalidParams(format!(
+                let level = members::<SetLevelParams>(params).level;
+                return match level {
+                    Field::Is(level) if LOG_LEVELS.contains(&level.as_str()) => {
+                        Ok(Call::SetLevel { level })
+                    }
+                    _ => Err(CallError::InvalidParams(format!(
                         "Invalid log level: expected one of {}",
                         LOG_LEVELS.join(", ")
-                    ))
+                    ))),
                 };
-                let level: String =
-                    required(&mut params, "level", "", "").map_err(|_| refused())?;
-                if !LOG_LEVELS.contains(&level.as_str()) {
-                    return Err(refused());
-                }
-                return Ok(Call::SetLevel { level });
             }
             Method::ToolsList => SharedCall::ToolsList {
-                cursor: cursor(&mut params)?,
+                cursor: cursor(params)?,
             },
             Method::PromptsList => SharedCall::PromptsList {
-                cursor: cursor(&mut params)?,
+                cursor: cursor(params)?,
             },
             Method::ResourcesList => SharedCall::ResourcesList {
-                cursor: cursor(&mut params)?,
+                cursor: cursor(params)?,
             },
             Method::TemplatesList => SharedCall::TemplatesList {
-                cursor: cursor(&mut params)?,
+                cursor: cursor(params)?,
             },
             Method::ToolsCall => {
-                let name = required(
-                    &mut params,
-                    "name",
-                    "tools/call needs \"name\"",
-                    "\"name\" must be a string",
-                )?;
-                let arguments: Map<String, Value> =
-                    optional(&mut params, "arguments", "\"arguments\" must be an object")?
-                        .unwrap_or_default();
-                let responses = optional(
-                    &mut params,
-                    "inputResponses",
-                    "\"inputResponses\" must be an object",
-                )?;
-                let state = optional(
-                    &mut params,
-                    "requestState",
-                    "\"requestState\" must be a string",
-                )?;
+                let p: ToolsCallParams = members(params);
+                let name = p
+                    .name
+                    .required("tools/call needs \"name\"", "\"name\" must be a string")?;
+                let arguments = p
+                    .arguments
+                    .optional("\"arguments\" must be an object")?
+                    .unwrap_or_default();
+                let responses = p
+                    .input_responses
+                    .optional("\"inputResponses\" must be an object")?;
+                let state = p
+                    .request_state
+                    .optional("\"requestState\" must be a string")?;
                 let retry = (responses.is_some() || state.is_some()).then(|| Retry {
                     responses: responses.unwrap_or_default(),
                     state,
@@ -283,54 +386,42 @@ impl Call {
                 }
             }
             Method::PromptsGet => {
+                let p: PromptsGetParams = members(params);
                 let wrong = "prompts/get needs a string \"name\"";
                 SharedCall::PromptsGet {
-                    name: required(&mut params, "name", wrong, wrong)?,
-                    arguments: optional(
-                        &mut params,
-                        "arguments",
-                        "\"arguments\" must be an object of strings",
-                    )?
-                    .unwrap_or_default(),
+                    name: p.name.required(wrong, wrong)?,
+                    arguments: p
+                        .arguments
+                        .optional("\"arguments\" must be an object of strings")?
+                        .unwrap_or_default(),
                 }
             }
             Method::ResourcesRead => {
                 let wrong = "resources/read needs a string \"uri\"";
                 SharedCall::ResourcesRead {
-                    uri: required(&mut params, "uri", wrong, wrong)?,
+                    uri: members::<UriParams>(params).uri.required(wrong, wrong)?,
                 }
             }
-            Method::Complete => completion::parse(&mut params)?,
+            Method::Complete => completion::parse(members(params))?,
         };
         Ok(Call::Shared(shared))
     }
 }
 
-/// The `notifications` of a listen request: absent is asking for nothing.
-fn filter(notifications: Option<Value>) -> Result<Filter, CallError> {
-    let mut m: Map<String, Value> = match notifications {
-        None | Some(Value::Null) => return Ok(Filter::default()),
-        Some(Value::Object(m)) => m,
-        Some(_) => return Err(invalid("\"notifications\" must be an object")),
-    };
-    let mut flag = |key: &str| {
-        optional(
-            &mut m,
-            key,
-            &format!("notifications.{key} must be a boolean"),
-        )
-        .map(Option::unwrap_or_default)
+/// The `notifications` of a listen request.
+fn filter(n: NotificationsParams) -> Result<Filter, CallError> {
+    let flag = |f: Field<bool>, key: &str| {
+        f.optional(&format!("notifications.{key} must be a boolean"))
+            .map(Option::unwrap_or_default)
     };
     Ok(Filter {
-        tools_list_changed: flag("toolsListChanged")?,
-        prompts_list_changed: flag("promptsListChanged")?,
-        resources_list_changed: flag("resourcesListChanged")?,
-        resource_subscriptions: optional(
-            &mut m,
-            "resourceSubscriptions",
-            "notifications.resourceSubscriptions must be an array of strings",
-        )?
-        .unwrap_or_default(),
+        tools_list_changed: flag(n.tools_list_changed, "toolsListChanged")?,
+        prompts_list_changed: flag(n.prompts_list_changed, "promptsListChanged")?,
+        resources_list_changed: flag(n.resources_list_changed, "resourcesListChanged")?,
+        resource_subscriptions: n
+            .resource_subscriptions
+            .optional("notifications.resourceSubscriptions must be an array of strings")?
+            .unwrap_or_default(),
     })
 }
 
@@ -338,38 +429,12 @@ fn invalid(msg: &str) -> CallError {
     CallError::InvalidParams(msg.to_string())
 }
 
-/// `params[key]` read by serde as a `T`: absent or null is `None`; any other value that is
-/// not a `T` is refused with `wrong`.
-fn optional<T: DeserializeOwned>(
-    params: &mut Map<String, Value>,
-    key: &str,
-    wrong: &str,
-) -> Result<Option<T>, CallError> {
-    match params.remove(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => serde_json::from_value(v)
-            .map(Some)
-            .map_err(|_| invalid(wrong)),
-    }
-}
-
-/// `params[key]` read by serde as a `T`, refused with `missing` when it is absent and with
-/// `wrong` when it is not a `T` (null included).
-fn required<T: DeserializeOwned>(
-    params: &mut Map<String, Value>,
-    key: &str,
-    missing: &str,
-    wrong: &str,
-) -> Result<T, CallError> {
-    match params.remove(key) {
-        None => Err(invalid(missing)),
-        Some(v) => serde_json::from_value(v).map_err(|_| invalid(wrong)),
-    }
-}
-
 /// `params.cursor`: absent, or a string.
-fn cursor(params: &mut Map<String, Value>) -> Result<Option<String>, CallError> {
-    optional(params, "cursor", "").map_err(|_| CallError::InvalidCursor)
+fn cursor(params: Map<String, Value>) -> Result<Option<String>, CallError> {
+    members::<ListParams>(params)
+        .cursor
+        .optional("")
+        .map_err(|_| CallError::InvalidCursor)
 }
 
 #[cfg(test)]
@@ -470,6 +535,24 @@ mod tests {
                 Err(CallError::InvalidParams(want.into()))
             );
         }
+        assert_eq!(
+            Call::parse(Method::Listen, params(json!({"notifications": [true]}))),
+            Err(CallError::InvalidParams(
+                "\"notifications\" must be an object".into()
+            ))
+        );
+        assert_eq!(
+            Call::parse(
+                Method::Listen,
+                params(json!({"notifications": {"toolsListChanged": true,
+                    "resourceSubscriptions": ["review://revisions"], "other": 1}})),
+            ),
+            Ok(Call::Listen(Filter {
+                tools_list_changed: true,
+                resource_subscriptions: vec!["review://revisions".into()],
+                ..Filter::default()
+            }))
+        );
         assert_eq!(
             Call::parse(Method::ToolsList, params(json!({"cursor": 5}))),
             Err(CallError::InvalidCursor)
