@@ -260,46 +260,23 @@ fn members<T: DeserializeOwned + Default>(params: Object) -> T {
     serde_json::from_value(Value::Object(params)).unwrap_or_default()
 }
 
-/// `params` of `resources/read`, `resources/subscribe` and `resources/unsubscribe`.
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct UriParams {
-    uri: Field<String>,
-}
-
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct SetLevelParams {
-    level: Field<String>,
-}
-
-/// `params` of the list methods.
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct ListParams {
-    cursor: Field<String>,
-}
-
+/// The members of a request's params that some method reads; each method takes its own
+/// (`tools/call`: `name`, `arguments`, `inputResponses`, `requestState`; the lists: `cursor`;
+/// `completion/complete`: `ref`, `argument`, `context`; ...).
 #[derive(Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-struct ToolsCallParams {
+struct Params {
+    cursor: Field<String>,
+    uri: Field<String>,
+    level: Field<String>,
     name: Field<String>,
-    arguments: Field<Map<String, Value>>,
-    input_responses: Field<Map<String, Value>>,
+    arguments: Field<Object>,
+    input_responses: Field<Object>,
     request_state: Field<String>,
-}
-
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct PromptsGetParams {
-    name: Field<String>,
-    arguments: Field<Map<String, Value>>,
-}
-
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct ListenParams {
     notifications: Field<Object>,
+    r#ref: Field<Object>,
+    argument: Field<Object>,
+    context: Field<Object>,
 }
 
 /// The `notifications` member of `subscriptions/listen`.
@@ -315,11 +292,12 @@ struct NotificationsParams {
 impl Call {
     /// Reads `params` (already an object) for `method`.
     pub fn parse(method: Method, params: Map<String, Value>) -> Result<Call, CallError> {
+        let p: Params = members(params);
         let shared = match method {
             Method::Ping => return Ok(Call::Ping),
             Method::Discover => return Ok(Call::Discover),
             Method::Listen => {
-                let notifications = members::<ListenParams>(params)
+                let notifications = p
                     .notifications
                     .optional("\"notifications\" must be an object")?;
                 return notifications
@@ -328,7 +306,7 @@ impl Call {
             }
             Method::Subscribe | Method::Unsubscribe => {
                 let wrong = format!("{} needs a string \"uri\"", method.name());
-                let uri = members::<UriParams>(params).uri.required(&wrong, &wrong)?;
+                let uri = p.uri.required(&wrong, &wrong)?;
                 return Ok(if method == Method::Subscribe {
                     Call::Subscribe { uri }
                 } else {
@@ -336,8 +314,7 @@ impl Call {
                 });
             }
             Method::SetLevel => {
-                let level = members::<SetLevelParams>(params).level;
-                return match level {
+                return match p.level {
                     Field::Is(level) if LOG_LEVELS.contains(&level.as_str()) => {
                         Ok(Call::SetLevel { level })
                     }
@@ -348,19 +325,18 @@ impl Call {
                 };
             }
             Method::ToolsList => SharedCall::ToolsList {
-                cursor: cursor(params)?,
+                cursor: cursor(p.cursor)?,
             },
             Method::PromptsList => SharedCall::PromptsList {
-                cursor: cursor(params)?,
+                cursor: cursor(p.cursor)?,
             },
             Method::ResourcesList => SharedCall::ResourcesList {
-                cursor: cursor(params)?,
+                cursor: cursor(p.cursor)?,
             },
             Method::TemplatesList => SharedCall::TemplatesList {
-                cursor: cursor(params)?,
+                cursor: cursor(p.cursor)?,
             },
             Method::ToolsCall => {
-                let p: ToolsCallParams = members(params);
                 let name = p
                     .name
                     .required("tools/call needs \"name\"", "\"name\" must be a string")?;
@@ -385,7 +361,6 @@ impl Call {
                 }
             }
             Method::PromptsGet => {
-                let p: PromptsGetParams = members(params);
                 let wrong = "prompts/get needs a string \"name\"";
                 SharedCall::PromptsGet {
                     name: p.name.required(wrong, wrong)?,
@@ -398,10 +373,10 @@ impl Call {
             Method::ResourcesRead => {
                 let wrong = "resources/read needs a string \"uri\"";
                 SharedCall::ResourcesRead {
-                    uri: members::<UriParams>(params).uri.required(wrong, wrong)?,
+                    uri: p.uri.required(wrong, wrong)?,
                 }
             }
-            Method::Complete => completion(members(params))?,
+            Method::Complete => completion(p)?,
         };
         Ok(Call::Shared(shared))
     }
@@ -429,11 +404,8 @@ fn invalid(msg: &str) -> CallError {
 }
 
 /// `params.cursor`: absent, or a string.
-fn cursor(params: Map<String, Value>) -> Result<Option<String>, CallError> {
-    members::<ListParams>(params)
-        .cursor
-        .optional("")
-        .map_err(|_| CallError::InvalidCursor)
+fn cursor(cursor: Field<String>) -> Result<Option<String>, CallError> {
+    cursor.optional("").map_err(|_| CallError::InvalidCursor)
 }
 
 /// What a completion is for (`completion/complete`'s `ref`). Every revision that has the
@@ -446,17 +418,6 @@ pub enum Reference {
     /// `{"type": "ref/resource", "uri": ...}`: a URI template as `resources/templates/list`
     /// gives it.
     Template(String),
-}
-
-/// `params` of `completion/complete`: `ref` (a prompt by name or a resource template by its
-/// URI template), `argument` (`name` and the `value` typed so far) and the optional
-/// `context.arguments` (the arguments already chosen, all strings).
-#[derive(Default, Deserialize)]
-#[serde(default)]
-struct CompleteParams {
-    r#ref: Field<Object>,
-    argument: Field<Object>,
-    context: Field<Object>,
 }
 
 #[derive(Default, Deserialize)]
@@ -480,7 +441,10 @@ struct ContextParams {
     arguments: Field<BTreeMap<String, String>>,
 }
 
-fn completion(p: CompleteParams) -> Result<SharedCall, CallError> {
+/// `completion/complete`: `ref` (a prompt by name or a resource template by its URI
+/// template), `argument` (`name` and the `value` typed so far) and the optional
+/// `context.arguments` (the arguments already chosen, all strings).
+fn completion(p: Params) -> Result<SharedCall, CallError> {
     let needs_ref = "completion/complete needs \"ref\": {\"type\": \"ref/prompt\", \"name\": ...} or {\"type\": \"ref/resource\", \"uri\": ...}";
     let reference = reference(members(p.r#ref.required(needs_ref, needs_ref)?))?;
     let needs_argument = "completion/complete needs \"argument\": {\"name\": ..., \"value\": ...}";
