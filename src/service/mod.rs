@@ -14,7 +14,9 @@
 //!
 //! Here: the context, the service and its dispatch. `calls.rs`: `tools/call` (the registry,
 //! validation, the outcome as a result); `lists.rs`: the static lists and `prompts/get`;
-//! `questions.rs`: the answers to the questions `request_verdicts` puts to the engineer.
+//! `asks.rs`: the answers to the questions `request_verdicts` puts to the engineer;
+//! `completion.rs`: `completion/complete`; `changes.rs`: who wants to be told of which
+//! changes, and what changed since the last look.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -30,10 +32,11 @@ use crate::version::{Features, Version};
 use crate::wire::Payload;
 use completion::CompletionError;
 
+mod asks;
 mod calls;
+pub mod changes;
 mod completion;
 mod lists;
-mod questions;
 
 use lists::{
     get_prompt, list_prompts, list_result, list_templates, list_tools, map_resource_error,

@@ -1,13 +1,12 @@
 //! Decisions: remember (replace at the same locator, subject and revision), recall with
 //! keyset pages, forget.
 
+pub(super) mod rows;
+
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::codec::dedup;
-use super::decision_rows::{
-    DECISION_COLS, decision_from_row, delete_decisions, load_basis, write_decision,
-};
 use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
@@ -15,6 +14,7 @@ use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::outrank::{Outranked, merge_verdicts};
 use crate::review::{Artifact, BasisItem, Decision, State, Via, id};
 use crate::time;
+use rows::{DECISION_COLS, decision_from_row, delete_decisions, load_basis, write_decision};
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.
 #[derive(Debug, Clone)]
