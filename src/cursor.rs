@@ -53,17 +53,25 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
     out
 }
 
-/// The seal: the first 16 bytes (128 bits) of the MAC, in hex.
+/// The first 16 bytes (128 bits) of a digest, in hex: the seals and fingerprints.
+pub fn hex16(digest: &[u8]) -> String {
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The seal of `message`: its MAC under `secret`, cut by [`hex16`].
+pub fn mac(secret: &[u8], message: &str) -> String {
+    hex16(&hmac_sha256(secret, message.as_bytes()))
+}
+
+/// The seal of cursor `c`.
 fn seal(secret: &[u8], fingerprint: &str, c: Cursor) -> String {
-    let mac = hmac_sha256(
+    mac(
         secret,
-        format!(
+        &format!(
             "review-mcp cursor v2|{fingerprint}|{}|{}|{}",
             c.snapshot, c.tier, c.seq
-        )
-        .as_bytes(),
-    );
-    mac.iter().take(16).map(|b| format!("{b:02x}")).collect()
+        ),
+    )
 }
 
 /// Mints the cursor `c` for the list whose filters `fingerprint` describes.
@@ -98,7 +106,7 @@ pub fn decode(secret: &[u8], fingerprint: &str, cursor: &str) -> Result<Cursor, 
 
 /// Whether two strings are equal, comparing every byte whatever the first difference, so
 /// the time taken does not tell how much of a forged seal was right.
-fn same_bytes(a: &str, b: &str) -> bool {
+pub fn same_bytes(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())

@@ -15,7 +15,8 @@ pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
 
 /// A request id: an integer or a string, echoed back exactly as it arrived.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
 pub enum Id {
     Number(serde_json::Number),
     String(String),
@@ -36,15 +37,6 @@ impl Id {
         match self {
             Id::Number(n) => Value::Number(n.clone()),
             Id::String(s) => Value::String(s.clone()),
-        }
-    }
-}
-
-impl Serialize for Id {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Id::Number(n) => n.serialize(s),
-            Id::String(v) => v.serialize(s),
         }
     }
 }

@@ -40,5 +40,4 @@ pub mod text;
 pub mod time;
 pub mod tools;
 pub mod version;
-pub mod watch;
 pub mod wire;

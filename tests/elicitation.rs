@@ -976,7 +976,10 @@ impl Host {
 
     /// A click in the review card on item `index` as show_review showed it.
     fn click(&mut self, index: usize, judgement: &str) -> Result<Value> {
-        let review = self.ok("show_review", json!({"artifact": artifact()}))?;
+        let review = self.ok(
+            "show_review",
+            json!({"artifact": artifact(), "detail": "full"}),
+        )?;
         let d = &review["decisions"][0];
         self.ok(
             "record_verdict",

@@ -321,7 +321,10 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
     for e in [&mut a, &mut b] {
         let v = e
             .server
-            .call("recall_decisions", json!({"artifact": art()}))?
+            .call(
+                "recall_decisions",
+                json!({"artifact": art(), "detail": "full"}),
+            )?
             .ok()?;
         let d = &v["decisions"][0];
         assert_eq!(d["id"], json!(decision_id));

@@ -58,7 +58,10 @@ fn seed(c: &mut Client) -> String {
 /// The digest show_review gives basis item `index` of the current decision: what the card
 /// sends back with a click on it.
 fn digest(c: &mut Client, index: usize) -> Value {
-    let review = c.ok("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+    let review = c.ok(
+        "show_review",
+        json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+    );
     let d = review["decisions"][0]["basis"][index]["digest"].clone();
     assert!(d.is_string(), "{review}");
     d
@@ -152,7 +155,7 @@ fn card_modern_declaration_is_read_per_request_never_cached() {
     let shown = c
         .request_declaring(
             "tools/call",
-            json!({"name": "show_review", "arguments": {"artifact": art_uri(REV_B, FILE)}}),
+            json!({"name": "show_review", "arguments": {"artifact": art_uri(REV_B, FILE), "detail": "full"}}),
             ui_caps(),
         )
         .pointer("/result/structuredContent/decisions/0/basis/1/digest")
@@ -202,7 +205,10 @@ fn card_show_review_answers_decisions_open_questions_stale_and_a_text_report() {
             "remember",
             json!({"artifact": art_uri(REV_B, FILE), "name": "mating face", "note": "to the frame", "entity_ids": ["face:1"]}),
         );
-        let review = c.ok("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+        let review = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+        );
         assert_eq!(review["revision"], REV_B);
         assert_eq!(review["decisions"][0]["id"], id.as_str());
         assert_eq!(review["decisions"][0]["stale"], false);
@@ -220,20 +226,41 @@ fn card_show_review_answers_decisions_open_questions_stale_and_a_text_report() {
             .map(|q| (q["index"].as_u64().unwrap(), q["state"].as_str().unwrap()))
             .collect();
         assert_eq!(open, [(2, "unresolved"), (3, "conflicting")]);
+        // By default the summary: the model reads counts and open questions, and is told
+        // where the full report is.
         let resp = c.call("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
         let text = resp["result"]["content"][0]["text"].as_str().unwrap();
-        assert!(text.starts_with("# Review report"), "{text}");
-        assert!(text.contains("rolled or cut?") && text.contains("Stale against"));
+        let report = format!("review://revisions/{REV_B}/report");
+        assert!(text.contains(&report), "{text}");
+        let summary = c.ok("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+        assert_eq!(summary["detail"], "summary");
+        assert_eq!(summary["report"], report.as_str());
+        let d = &summary["decisions"][0];
+        assert_eq!((&d["id"], &d["items"]), (&json!(id), &json!(4)));
+        assert!(d.get("basis").is_none());
+        let open: Vec<u64> = d["open_questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["index"].as_u64().unwrap())
+            .collect();
+        assert_eq!(open, [2, 3]);
+        assert_eq!(
+            summary["artifacts"][d["artifact"].as_u64().unwrap() as usize]["stale"],
+            false
+        );
+        assert_eq!(summary["stale_decisions"].as_array().unwrap().len(), 1);
+        assert_eq!(summary["counts"]["records"], 1);
         // An unknown subject and a revision with nothing recorded: an empty review.
         let none = c.ok(
             "show_review",
-            json!({"artifact": art_uri(REV_B, FILE), "subject": "no such"}),
+            json!({"artifact": art_uri(REV_B, FILE), "subject": "no such", "detail": "full"}),
         );
         assert_eq!(none["decisions"], json!([]));
         assert_eq!(none["stale"]["decisions"], json!([]));
         let empty = c.ok(
             "show_review",
-            json!({"artifact": art_uri(&format!("sha256:{}", "c".repeat(64)), "/x.step")}),
+            json!({"artifact": art_uri(&format!("sha256:{}", "c".repeat(64)), "/x.step"), "detail": "full"}),
         );
         assert_eq!(empty["decisions"], json!([]));
         assert_eq!(empty["records"], json!([]));
@@ -300,7 +327,10 @@ fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
     for era in ERAS {
         let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
         let id = seed(&mut c);
-        let review = c.ok("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+        let review = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+        );
         let shown = review["decisions"][0]["basis"].as_array().unwrap().clone();
         let digests: Vec<&str> = shown
             .iter()

@@ -88,7 +88,7 @@ fn remember_named_feature_twice_replaces_and_keeps_id() {
     assert_eq!(r2["tags"], json!([]));
     let all = c.ok("recall", json!({"artifact": art(REV_A)}));
     assert_eq!(all["records"].as_array().map(Vec::len), Some(1));
-    assert_eq!(all["records"][0], *r2);
+    assert_eq!(tools_support::inlined(&all, "records")[0], *r2);
 }
 
 #[test]
@@ -181,7 +181,7 @@ fn recall_entity_filter_on_another_revision_finds_nothing() {
     assert_eq!(names(&same["records"]), ["bore"]);
     // Without the entity filter, the locator finds it across revisions, marked stale.
     let all = c.ok("recall", json!({"artifact": art_uri(REV_B, uri)}));
-    assert_eq!(all["records"][0]["stale"], true);
+    assert_eq!(tools_support::inlined(&all, "records")[0]["stale"], true);
 }
 
 #[test]
@@ -217,7 +217,7 @@ fn recall_text_and_tags_across_revisions_mark_stale() {
         "recall",
         json!({"artifact": art_uri(REV_B, uri), "text": "mating"}),
     );
-    let recs = text["records"].as_array().expect("records");
+    let recs = tools_support::inlined(&text, "records");
     assert_eq!(recs.len(), 2);
     // Best match first: the record whose name holds the words.
     assert_eq!(recs[0]["name"], "mating face");
@@ -507,8 +507,11 @@ fn remember_decision_same_revision_replaces_other_revision_kept() {
     assert_eq!(other["replaced"], false);
     assert_ne!(other["decision"]["id"], first["decision"]["id"]);
 
-    let all = c.ok("recall_decisions", json!({"artifact": art_uri(REV_B, uri)}));
-    let ds = all["decisions"].as_array().expect("decisions");
+    let all = c.ok(
+        "recall_decisions",
+        json!({"artifact": art_uri(REV_B, uri), "current_only": false, "detail": "full"}),
+    );
+    let ds = tools_support::inlined(&all, "decisions");
     assert_eq!(ds.len(), 2);
     assert_eq!(ds[0]["disposition"], "hold");
     assert_eq!(ds[0]["stale"], false);
@@ -607,9 +610,7 @@ fn recall_decisions_filters_by_state_entity_subject_and_text() {
     );
 
     let subjects = |v: &Value| -> Vec<String> {
-        v["decisions"]
-            .as_array()
-            .expect("decisions")
+        tools_support::inlined(v, "decisions")
             .iter()
             .map(|d| {
                 format!(
@@ -622,7 +623,10 @@ fn recall_decisions_filters_by_state_entity_subject_and_text() {
     };
     let open = c.ok("recall_decisions", json!({"state": "unresolved"}));
     assert_eq!(subjects(&open), ["bore tolerance@a"]);
-    assert_eq!(open["decisions"][0]["stale"], Value::Null);
+    assert_eq!(
+        tools_support::inlined(&open, "decisions")[0]["stale"],
+        Value::Null
+    );
     let face = c.ok(
         "recall_decisions",
         json!({"artifact": art(REV_A), "entity_id": "face:3"}),
@@ -633,7 +637,10 @@ fn recall_decisions_filters_by_state_entity_subject_and_text() {
         json!({"artifact": art(REV_B), "entity_id": "face:30"}),
     );
     assert_eq!(face_b["decisions"], json!([]));
-    let subj = c.ok("recall_decisions", json!({"subject": "bore tolerance"}));
+    let subj = c.ok(
+        "recall_decisions",
+        json!({"subject": "bore tolerance", "current_only": false}),
+    );
     assert_eq!(subjects(&subj), ["bore tolerance@b", "bore tolerance@a"]);
     // Subject matches rank before matches in the summary.
     let text = c.ok("recall_decisions", json!({"text": "bore"}));
@@ -650,7 +657,10 @@ fn recall_decisions_filters_by_state_entity_subject_and_text() {
         "artifact": art(REV_A)}),
     );
     assert_eq!(subjects(&text), ["flatness@a"]);
-    assert_eq!(text["decisions"][0]["stale"], false);
+    assert_eq!(
+        tools_support::inlined(&text, "decisions")[0]["stale"],
+        false
+    );
 }
 
 #[test]

@@ -65,7 +65,10 @@ fn store_file_records_survive_restart() {
         json!({"artifact": art(REV_A), "entity_id": "face:1"}),
     );
     assert_eq!(recs["records"][0]["name"], "kept");
-    let decs = c.ok("recall_decisions", json!({"text": "hold"}));
+    let decs = c.ok(
+        "recall_decisions",
+        json!({"text": "hold", "detail": "full"}),
+    );
     assert_eq!(decs["decisions"][0]["basis"][0]["source"], "standard");
 }
 

@@ -471,7 +471,11 @@ fn asked_again_the_form_says_who_gave_each_earlier_verdict_how_and_when() {
     );
     assert_eq!(done["result"]["structuredContent"]["outcome"], "recorded");
     let ui = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
-    let review = c.call("show_review", json!({"artifact": artifact()}), ui.clone());
+    let review = c.call(
+        "show_review",
+        json!({"artifact": artifact(), "detail": "full"}),
+        ui.clone(),
+    );
     let d = &review["result"]["structuredContent"]["decisions"][0];
     let clicked = c.call(
         "record_verdict",

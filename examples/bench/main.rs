@@ -21,6 +21,7 @@
 #![allow(clippy::print_stdout)] // the table on stdout is this program's output
 
 mod against;
+mod answers;
 mod complete;
 mod corpus;
 mod durability;
@@ -60,6 +61,8 @@ struct Opts {
     idle: Duration,
     /// Only the notification rows.
     notify_only: bool,
+    /// Only the answer sizes (`--answers`), beside an earlier build when one is given.
+    answers: Option<Option<PathBuf>>,
 }
 
 const HELP: &str = "\
@@ -73,6 +76,9 @@ usage: cargo run --release --example bench -- [options]
   --keep          keep the databases afterwards
   --idle-secs N   the idle span of the notification rows (default: 60)
   --notify-only   only the notification rows (idle CPU, a remember with a subscriber)
+  --answers       only the answer sizes over a heavy revision (bytes on the wire, bytes
+                  per item, tools/list's model-visible size)
+  --answers-before PATH  the same beside an earlier build (before and after)
   --against PATH  only compare this build with another server binary (an earlier
                   release), interleaved in one run, at the largest --sizes
   --journals PATH only the write path before and after, in one run on the --dir disk:
@@ -92,6 +98,14 @@ fn main() -> Result<()> {
         if !opts.keep {
             let _ = fs::remove_dir_all(&opts.shm);
             let _ = fs::remove_dir_all(&run_dir);
+        }
+        return result;
+    }
+    if let Some(before) = &opts.answers {
+        let result = answers::table(&opts.bin, before.as_deref(), &opts.shm)
+            .map(|table| println!("{table}"));
+        if !opts.keep {
+            let _ = fs::remove_dir_all(&opts.shm);
         }
         return result;
     }
@@ -136,6 +150,7 @@ fn parse_args() -> Result<Opts> {
         journals: None,
         idle: Duration::from_secs(60),
         notify_only: false,
+        answers: None,
     };
     let mut explicit_bin = false;
     let mut args = std::env::args().skip(1);
@@ -163,6 +178,8 @@ fn parse_args() -> Result<Opts> {
             "--journals" => opts.journals = Some(PathBuf::from(value()?)),
             "--idle-secs" => opts.idle = Duration::from_secs(value()?.parse()?),
             "--notify-only" => opts.notify_only = true,
+            "--answers" => opts.answers = Some(None),
+            "--answers-before" => opts.answers = Some(Some(PathBuf::from(value()?))),
             "-h" | "--help" => {
                 println!("{HELP}");
                 std::process::exit(0);

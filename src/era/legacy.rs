@@ -12,10 +12,10 @@ use crate::call::{self, Call, Method, SharedCall};
 use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, Notification};
 use crate::resources;
+use crate::service::changes::{Change, Interest, MAX_WATCHED_URIS, Watch};
 use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::tools::Step;
 use crate::version::{LOG_LEVELS, Version};
-use crate::watch::{Change, Interest, MAX_WATCHED_URIS, Watch};
 use crate::wire::Payload;
 
 /// -32002: resource not found, as every legacy revision specifies it.

@@ -14,13 +14,13 @@ use crate::call::{self, Call, Filter, Method, SharedCall};
 use crate::client_caps::{APP_MIME_TYPE, ClientCaps, UI_EXTENSION};
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
+use crate::service::changes::{Change, Interest, MAX_WATCHED_URIS};
 use crate::service::{
     self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service, ServiceError,
 };
 use crate::tools::Step;
 use crate::tools::request_verdicts::{INPUT_KEY, Question};
 use crate::version::{LOG_LEVELS, Version};
-use crate::watch::{Change, Interest, MAX_WATCHED_URIS};
 use crate::wire::Payload;
 
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";

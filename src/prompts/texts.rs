@@ -33,7 +33,7 @@ server never opens the CAD file and never measures anything.";
 /// The rules shared by every prompt, each one a numbered habit.
 const RULES: &str = "How to work:
 1. Recall before you ask. Before asking the engineer anything, call `recall` and `recall_decisions` with the artifact above and follow `next_cursor` until it is absent. Do not ask again for what is already recorded; quote it and ask only whether it still holds.
-2. `stale: true` means a claim to re-check, not a fact. Such a record or decision was written for another revision. Re-check it against the current revision with the geometry server before relying on it. Entity ids (faces, edges) do not carry over between revisions: re-identify the geometry in this revision before reusing any id.
+2. `stale: true` means a claim to re-check, not a fact. Such a record or decision was written for another revision (a recall page says it once per artifact, in its `artifacts` table; each item names its entry by index). Re-check it against the current revision with the geometry server before relying on it. Entity ids (faces, edges) do not carry over between revisions: re-identify the geometry in this revision before reusing any id.
 3. Every number comes from the geometry server. Take dimensions, tolerances, distances, areas and thicknesses from the geometry server's answers and quote them in `evidence` with their provenance (which tool, which entity, which units). Never estimate or compute a number yourself, and never present a recalled number as a fresh measurement. If no geometry server is connected, say so, and record a number only as the engineer states it (`source: \"engineer-stated\"`).
 4. One requirement, one basis item. In `remember_decision`, give every requirement-check its own item in `basis`: `requirement` stated so it can be checked; `source` told honestly: `drawing`, `model-pmi`, `shop-spec`, `supplier-cert`, `standard` or `prior-decision` only when you can name the document (put the clause or note number in `sourceDetail`), `engineer-stated` for what the engineer told you, and `assistant-proposed` for every requirement you propose yourself; `evidence` quoted with its provenance; `state` (`satisfied`, `violated`, `unresolved`, `conflicting`, `not-applicable`); `question` saying what would settle it whenever the state is `unresolved` or `conflicting`; `faces` with the entity ids in this revision (`[]` when the item is about the whole part).
 5. Verdicts are the engineer's. Never fill in `verdict` yourself. Once the decision is recorded, call `request_verdicts` with its artifact and subject: when the host supports elicitation it shows the engineer a form to accept or reject each item, above all the `assistant-proposed` ones, and records the answers as the engineer's own (`via: \"elicitation\"`), which no later `remember_decision` can overwrite. If the engineer declines, record nothing. Only when the host cannot show the form (the tool says so), ask in chat and record `{\"judgement\": \"accepted\" | \"rejected\", \"reason\": ...}` exactly as they give it; it is stored as relayed by you (`via: \"assistant\"`). An unresolved item is a complete record of where the work stands, not a failure.
@@ -68,7 +68,9 @@ pub(super) fn resume_review(args: &Args) -> String {
     let uri = args.get("uri");
     let scope = if uri.is_some() {
         "With the `uri`, `recall` also returns what was recorded for earlier revisions of this \
-         file; those come back `stale: true`."
+         file; those come back `stale: true`. `recall_decisions` answers the current decision of \
+         each subject in summary form: ask with `detail: \"full\"` or one `subject` for the basis, \
+         and with `current_only: false` for the older decisions it counts."
     } else {
         "Without a `uri`, only records written for exactly this revision come back; if the \
          engineer knows the file's path, ask for it to find the records of earlier revisions."

@@ -289,14 +289,16 @@ fn card_content() -> Value {
     })
 }
 
-/// The review `show_review` and `record_verdict` answer: the revision's decisions (only
-/// those about `subject` when given), records, open questions and what is stale against it,
-/// as structure and as the Markdown report, both fitted into one answer. A revision with
-/// nothing recorded is an empty review, not an error.
+/// The review `show_review` answers: the revision's decisions (only those about `subject`
+/// when given), records, open questions and what is stale against it, fitted into the answer
+/// bound; at full detail (the review card's) every field, else in summary form. With it a
+/// one-line summary that names the report resource. A revision with nothing recorded is an
+/// empty review, not an error.
 pub fn review(
     store: &mut Store,
     revision: &str,
     subject: Option<&str>,
+    full: bool,
 ) -> Result<(Value, String), ResourceError> {
     let mut view = match RevisionView::load(store, revision) {
         Ok(v) => v,
@@ -306,7 +308,36 @@ pub fn review(
     if let Some(s) = subject {
         view.only_subject(s);
     }
-    Ok(view.fit_review())
+    let totals = view.totals();
+    let open: usize = view
+        .decisions
+        .iter()
+        .map(|d| d.open_questions().count())
+        .sum();
+    let line = format!(
+        "Review of {}: {} and {} ({} open question{}; {} stale against it). The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
+        display_name(
+            view.decisions
+                .first()
+                .and_then(|d| d.artifact.uri.as_deref())
+                .or_else(|| view.records.first().and_then(|r| r.artifact.uri.as_deref())),
+            revision
+        ),
+        plural(totals.1, "decision"),
+        plural(totals.0, "record"),
+        open,
+        if open == 1 { "" } else { "s" },
+        plural(
+            u64::try_from(view.stale_decisions.len() + view.stale_records.len())
+                .unwrap_or(u64::MAX),
+            "item"
+        ),
+    );
+    if full {
+        Ok((view.fit_review(), line))
+    } else {
+        Ok((view.summary(totals), line))
+    }
 }
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {

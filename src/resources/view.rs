@@ -6,9 +6,10 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::ResourceError;
+use crate::review::artifact::ArtifactTable;
 use crate::review::{Decision, Record};
 use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store};
-use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES};
+use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES, PAGE_ITEMS_BUDGET};
 
 /// At most this many records and decisions of a revision are inlined in one read; the rest
 /// are counted, and `recall` pages through all of them.
@@ -42,11 +43,11 @@ pub(super) fn pretty_within(v: &Value) -> String {
 }
 
 /// The text `build` makes of the view, with the view's newest items halved until the text
-/// fits in an answer line (what is left out is counted in the view's `omitted`).
+/// fits in the answer bound (what is left out is counted in the view's `omitted`).
 pub(super) fn fit(view: &mut RevisionView, build: impl Fn(&RevisionView) -> String) -> String {
     loop {
         let text = build(view);
-        if escaped_len(&text) <= MAX_ANSWER_ITEMS_BYTES || !view.shrink() {
+        if escaped_len(&text) <= PAGE_ITEMS_BUDGET || !view.shrink() {
             return text;
         }
     }
@@ -265,17 +266,83 @@ impl RevisionView {
         v
     }
 
-    /// The review and its Markdown report, the newest items halved until both fit in one
-    /// answer line together (a tool answer carries the text and the structure).
-    pub(super) fn fit_review(&mut self) -> (Value, String) {
+    /// The review at full detail, the newest items halved until it fits in the answer bound
+    /// (a tool answer carries the structure and its text copy).
+    pub(super) fn fit_review(&mut self) -> Value {
         loop {
             let review = self.to_review();
-            let text = self.report();
-            let bytes = escaped_len(&text).saturating_add(wire::answer_bytes(&review));
-            if bytes <= MAX_ANSWER_ITEMS_BYTES || !self.shrink() {
-                return (review, text);
+            if wire::answer_bytes(&review) <= PAGE_ITEMS_BUDGET || !self.shrink() {
+                return review;
             }
         }
+    }
+
+    /// The review in summary form: each decision (this revision's, then the stale ones) as
+    /// a summary with its open questions, as many as fit in the answer bound, and how many
+    /// records and decisions there are; the Markdown report resource has the rest.
+    pub(super) fn summary(&self, counts: (u64, u64)) -> Value {
+        let cur = Some(self.revision.as_str());
+        let mut table = ArtifactTable::default();
+        let mut artifacts = Vec::new();
+        let mut spent = 1024;
+        let mut lists = [Vec::new(), Vec::new()];
+        let mut left_out = [0usize, 0usize];
+        for (i, list) in [&self.decisions, &self.stale_decisions]
+            .into_iter()
+            .enumerate()
+        {
+            for d in list {
+                let a = d.artifact.wire();
+                let (index, entry) = table.find(&a, None, cur);
+                let item = serde_json::to_value(d.summary_wire(index)).unwrap_or(Value::Null);
+                let mut bytes = wire::answer_bytes(&item);
+                if let Some(e) = &entry {
+                    bytes += wire::answer_bytes(e);
+                }
+                if spent + bytes > PAGE_ITEMS_BUDGET {
+                    left_out[i] += 1;
+                    continue;
+                }
+                spent += bytes;
+                if let Some(e) = entry {
+                    table.keep(&e);
+                    artifacts.push(serde_json::to_value(e).unwrap_or(Value::Null));
+                }
+                if let Some(l) = lists.get_mut(i) {
+                    l.push(item);
+                }
+            }
+        }
+        let [decisions, stale_decisions] = lists;
+        let (records, all_decisions) = counts;
+        json!({
+            "revision": self.revision,
+            "detail": "summary",
+            "report": format!("{}{}{}", super::REVISIONS, self.revision, super::REPORT_SUFFIX),
+            "artifacts": artifacts,
+            "decisions": decisions,
+            "stale_decisions": stale_decisions,
+            "counts": {
+                "records": records,
+                "decisions": all_decisions,
+                "stale_records": self.stale_records.len(),
+                "stale_decisions": self.stale_decisions.len(),
+            },
+            "omitted": {
+                "records": records,
+                "decisions": self.omitted_decisions + left_out[0],
+                "stale_decisions": left_out[1],
+            },
+        })
+    }
+
+    /// How many records and decisions the revision has (shown or not).
+    pub(super) fn totals(&self) -> (u64, u64) {
+        let n = |shown: usize, omitted: usize| u64::try_from(shown + omitted).unwrap_or(u64::MAX);
+        (
+            n(self.records.len(), self.omitted_records),
+            n(self.decisions.len(), self.omitted_decisions),
+        )
     }
 
     /// The revision resource as JSON, every item's `stale` judged against this revision.

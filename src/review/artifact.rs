@@ -45,6 +45,86 @@ pub struct ArtifactWire<'a> {
     pub uri: Option<&'a str>,
 }
 
+/// An entry of a page's `artifacts` table: the artifact and whether it is stale against the
+/// supplied current revision (null when none was supplied). Items of the page refer to it by
+/// its index.
+#[derive(Debug, Serialize)]
+pub struct PageArtifact<'a> {
+    pub format: &'a str,
+    /// The id scheme of the entity ids of the records that refer to this entry (a page of
+    /// records has one entry per artifact and scheme; decisions have none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_scheme: Option<&'a str>,
+    pub revision: &'a str,
+    pub stale: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub units: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uri: Option<&'a str>,
+}
+
+type TableKey = (
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    Option<String>,
+);
+
+/// The artifacts a page has written so far, to find an item's index in its table.
+#[derive(Debug, Default)]
+pub struct ArtifactTable {
+    /// Revision, uri, units, format and id scheme of each entry.
+    seen: Vec<TableKey>,
+}
+
+impl ArtifactTable {
+    /// The index of `a` in the table, and the entry to write when it is new there (then
+    /// call [`ArtifactTable::keep`] once the item referring to it is taken).
+    pub fn find<'a>(
+        &self,
+        a: &ArtifactWire<'a>,
+        id_scheme: Option<&'a str>,
+        current: Option<&str>,
+    ) -> (usize, Option<PageArtifact<'a>>) {
+        let found = self
+            .seen
+            .iter()
+            .position(|(rev, uri, units, format, scheme)| {
+                rev == a.revision
+                    && uri.as_deref() == a.uri
+                    && units.as_deref() == a.units
+                    && format == a.format
+                    && scheme.as_deref() == id_scheme
+            });
+        match found {
+            Some(i) => (i, None),
+            None => (
+                self.seen.len(),
+                Some(PageArtifact {
+                    format: a.format,
+                    id_scheme,
+                    revision: a.revision,
+                    stale: current.map(|c| c != a.revision),
+                    units: a.units,
+                    uri: a.uri,
+                }),
+            ),
+        }
+    }
+
+    /// Adds the entry [`ArtifactTable::find`] made.
+    pub fn keep(&mut self, entry: &PageArtifact<'_>) {
+        self.seen.push((
+            entry.revision.to_string(),
+            entry.uri.map(str::to_string),
+            entry.units.map(str::to_string),
+            entry.format.to_string(),
+            entry.id_scheme.map(str::to_string),
+        ));
+    }
+}
+
 impl ArtifactWire<'_> {
     /// An owned copy.
     pub fn into_owned(self) -> Artifact {

@@ -268,7 +268,107 @@ pub struct BasisWire<'a> {
     verdict: Option<&'a Verdict>,
 }
 
+/// A decision in a `recall_decisions` page at full detail: the wire form with its artifact
+/// (and so its staleness) named by index in the page's `artifacts` table.
+#[derive(Debug, Serialize)]
+pub struct DecisionPageWire<'a> {
+    artifact: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<&'a str>,
+    basis: Vec<BasisWire<'a>>,
+    created_at: &'a str,
+    disposition: &'a str,
+    id: &'a str,
+    subject: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+    updated_at: &'a str,
+}
+
+/// A decision in summary form: what a model decides with (subject, disposition, its artifact
+/// and staleness by index, how many basis items are in each state and each verdict state, and
+/// the open questions) without the basis itself.
+#[derive(Debug, Serialize)]
+pub struct DecisionSummaryWire<'a> {
+    artifact: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<&'a str>,
+    disposition: &'a str,
+    id: &'a str,
+    items: usize,
+    open_questions: Vec<OpenQuestion<'a>>,
+    states: std::collections::BTreeMap<&'static str, usize>,
+    subject: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+    updated_at: &'a str,
+    verdicts: std::collections::BTreeMap<&'static str, usize>,
+}
+
+/// An unresolved or conflicting basis item of a summary: its index, state and question.
+#[derive(Debug, Serialize)]
+pub struct OpenQuestion<'a> {
+    index: usize,
+    question: &'a str,
+    state: State,
+}
+
 impl Decision {
+    /// The full page form, its artifact being entry `artifact` of the page's table.
+    pub fn page_wire(&self, artifact: usize) -> DecisionPageWire<'_> {
+        DecisionPageWire {
+            artifact,
+            author: self.author.as_deref(),
+            basis: self.basis.iter().map(BasisItem::wire).collect(),
+            created_at: &self.created_at,
+            disposition: &self.disposition,
+            id: &self.id,
+            subject: &self.subject,
+            summary: self.summary.as_deref(),
+            updated_at: &self.updated_at,
+        }
+    }
+
+    /// The summary form (see [`DecisionSummaryWire`]).
+    pub fn summary_wire(&self, artifact: usize) -> DecisionSummaryWire<'_> {
+        let mut states = std::collections::BTreeMap::new();
+        let mut verdicts = std::collections::BTreeMap::new();
+        for b in &self.basis {
+            *states.entry(b.state.as_str()).or_insert(0) += 1;
+            let v = match b.verdict.as_ref().map(|v| v.judgement) {
+                None => "none",
+                Some(j) => j.as_str(),
+            };
+            *verdicts.entry(v).or_insert(0) += 1;
+        }
+        DecisionSummaryWire {
+            artifact,
+            author: self.author.as_deref(),
+            disposition: &self.disposition,
+            id: &self.id,
+            items: self.basis.len(),
+            open_questions: self.open_questions().collect(),
+            states,
+            subject: &self.subject,
+            summary: self.summary.as_deref(),
+            updated_at: &self.updated_at,
+            verdicts,
+        }
+    }
+
+    /// The basis items still open (unresolved or conflicting), with their questions.
+    pub fn open_questions(&self) -> impl Iterator<Item = OpenQuestion<'_>> {
+        self.basis
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.state.needs_question())
+            .map(|(index, b)| OpenQuestion {
+                index,
+                question: b.question.as_deref().unwrap_or(""),
+                state: b.state,
+            })
+    }
+
     /// Dates the verdicts of a line written before provenance existed: they were given no
     /// later than the decision's last change.
     pub fn date_verdicts(&mut self) {

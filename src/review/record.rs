@@ -101,7 +101,50 @@ pub struct RecordWire<'a> {
     updated_at: &'a str,
 }
 
+/// A record as a page of `recall` carries it: the wire form with its artifact, its id scheme
+/// and its staleness named by its index in the page's `artifacts` table, said once per page.
+#[derive(Debug, Serialize)]
+pub struct RecordPageWire<'a> {
+    artifact: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<&'a str>,
+    created_at: &'a str,
+    entity_ids: Vec<Cow<'a, str>>,
+    id: &'a str,
+    kind: Kind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+    tags: Vec<Cow<'a, str>>,
+    updated_at: &'a str,
+}
+
 impl<'a> RecordRef<'a> {
+    /// The page form, its artifact being entry `artifact` of the page's table.
+    pub fn page_wire(&self, artifact: usize) -> RecordPageWire<'_> {
+        RecordPageWire {
+            artifact,
+            author: self.author,
+            created_at: self.created_at,
+            entity_ids: self
+                .entity_ids
+                .iter()
+                .map(|s| Cow::Borrowed(s.as_ref()))
+                .collect(),
+            id: self.id,
+            kind: self.kind,
+            name: self.name,
+            note: self.note,
+            tags: self
+                .tags
+                .iter()
+                .map(|s| Cow::Borrowed(s.as_ref()))
+                .collect(),
+            updated_at: self.updated_at,
+        }
+    }
+
     /// The wire form with `stale`: `true` when the record's revision differs from `current`,
     /// `false` when equal, `null` when no current revision was supplied.
     pub fn wire(self, current: Option<&str>) -> RecordWire<'a> {

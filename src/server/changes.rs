@@ -1,11 +1,11 @@
 //! What the server tells its clients of changes: who can be told, the look after a request
-//! that wrote, and the poll for commits by other processes (see `crate::watch`).
+//! that wrote, and the poll for commits by other processes (see `crate::service::changes`).
 
 use super::Server;
 use crate::era::legacy::{self, Session};
 use crate::era::modern;
 use crate::jsonrpc::{Id, Outgoing};
-use crate::watch::Interest;
+use crate::service::changes::Interest;
 
 impl Server {
     /// Whether anyone can be told of a change now.

@@ -33,8 +33,8 @@ use crate::jsonrpc::{
     Request, Response,
 };
 use crate::service::Service;
+use crate::service::changes::{Interest, Watch};
 use crate::tools::Step;
-use crate::watch::{Interest, Watch};
 
 mod asks;
 mod changes;

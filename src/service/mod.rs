@@ -14,7 +14,9 @@
 //!
 //! Here: the context, the service and its dispatch. `calls.rs`: `tools/call` (the registry,
 //! validation, the outcome as a result); `lists.rs`: the static lists and `prompts/get`;
-//! `questions.rs`: the answers to the questions `request_verdicts` puts to the engineer.
+//! `asks.rs`: the answers to the questions `request_verdicts` puts to the engineer;
+//! `completion.rs`: `completion/complete`; `changes.rs`: who wants to be told of which
+//! changes, and what changed since the last look.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -30,10 +32,11 @@ use crate::version::{Features, Version};
 use crate::wire::Payload;
 use completion::CompletionError;
 
+mod asks;
 mod calls;
+pub mod changes;
 mod completion;
 mod lists;
-mod questions;
 
 use lists::{
     get_prompt, list_prompts, list_result, list_templates, list_tools, map_resource_error,
@@ -47,7 +50,9 @@ pub const SERVER_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Shown to the assistant at `initialize` and `server/discover`.
 pub const INSTRUCTIONS: &str = "Durable memory of CAD design reviews, bound to the exact revision (sha256) of a part. \
 Recall before asking the engineer again: `recall` and `recall_decisions` by artifact, entity, text or tags. \
-Records marked `stale: true` were written for another revision: treat them as claims to re-check against the current part. \
+Items whose artifact is marked `stale: true` were written for another revision: treat them as claims to re-check against the current part. \
+Answers stay under 32 KB: lists come as summaries, each artifact once per page (items name it by index); ask `detail: \"full\"` or one `subject` for a decision's basis, and follow `next_cursor` for more. \
+A path in `artifact.uri` is stored as a file: URI; entity ids match only at the revision that produced them. \
 This server never opens the CAD file and never measures: take every number from a geometry server. \
 Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
 and a `question` when it is unresolved or conflicting; never invent verdicts: `request_verdicts` asks the engineer through the host's form and records their answers as theirs. \

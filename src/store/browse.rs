@@ -4,8 +4,8 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::decision_rows::{DECISION_COLS, decision_from_row, load_basis};
-use super::record_rows::{RECORD_COLS, record_from_row};
+use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
+use super::records::rows::{RECORD_COLS, record_from_row};
 use super::{Store, StoreError};
 use crate::review::{Decision, Record};
 

@@ -3,9 +3,9 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::decision_rows::write_decision;
+use super::decisions::rows::write_decision;
 use super::page::next_seq;
-use super::record_rows::write_record;
+use super::records::rows::write_record;
 use super::{Store, StoreError};
 use crate::review::{Decision, Kind, Record, is_revision};
 

@@ -20,10 +20,10 @@
 //! - `query.rs`: building a parameterised WHERE clause from optional filters.
 //! - `search.rs`: turning user text into a full-text query.
 //! - `codec.rs`: the lists of strings a row keeps as JSON text.
-//! - `record_rows.rs`: a record's rows: reading, writing and deleting them.
-//! - `records.rs`: remember, recall and forget records.
-//! - `decision_rows.rs`: a decision's rows, its basis items included.
-//! - `decisions.rs`: remember, recall and forget decisions.
+//! - `records/`: remember, recall and forget records (`mod.rs`); a record's rows: reading,
+//!   writing and deleting them (`rows.rs`).
+//! - `decisions/`: remember, recall and forget decisions (`mod.rs`); a decision's rows, its
+//!   basis items included (`rows.rs`).
 //! - `browse.rs`: lookups by id and revision, the revision list, export order.
 //! - `changes.rs`: the change journal the triggers keep, and `data_version`.
 //! - `completion.rs`: the stored values that start with a prefix, for `completion/complete`.
@@ -38,7 +38,6 @@ mod changes;
 mod check;
 mod codec;
 mod completion;
-mod decision_rows;
 mod decisions;
 mod error;
 pub mod file;
@@ -51,11 +50,11 @@ mod open;
 mod page;
 mod query;
 mod read_only;
-mod record_rows;
 mod records;
 mod renormalise;
 mod schema;
 mod search;
+mod sizing;
 mod sync;
 mod verdicts;
 
@@ -75,6 +74,7 @@ pub use page::{Page, PageRequest, Position};
 pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
+pub use sizing::EntityTable;
 pub use sync::{Base, DECISION, Pending, RECORD, SyncLock, SyncTx};
 pub use verdicts::{DecisionRef, Shown, VerdictsOutcome};
 

@@ -14,9 +14,9 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::browse::decisions_with_basis;
-use super::decision_rows::{DECISION_COLS, decision_from_row, delete_decisions, write_decision};
+use super::decisions::rows::{DECISION_COLS, decision_from_row, delete_decisions, write_decision};
 use super::page::next_seq;
-use super::record_rows::{RECORD_COLS, delete_records, record_from_row, write_record};
+use super::records::rows::{RECORD_COLS, delete_records, record_from_row, write_record};
 use super::{Store, StoreError};
 use crate::review::{Decision, Record};
 

@@ -4,7 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::decision_rows::{DECISION_COLS, decision_from_row, load_basis};
+use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
 use super::{Store, StoreError};
 use crate::review::{Decision, Verdict};
 use crate::time;

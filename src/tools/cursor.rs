@@ -4,14 +4,12 @@
 use sha2::{Digest, Sha256};
 
 use super::ToolError;
-pub(super) use crate::cursor::hmac_sha256;
 use crate::cursor::{self, Cursor};
 use crate::store::{Page, PageRequest, Position};
 
 /// A fingerprint of a tool's filters (not its page size).
 pub fn fingerprint(tool: &str, filters: &impl std::fmt::Debug) -> String {
-    let digest = Sha256::digest(format!("{tool}|{filters:?}"));
-    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+    cursor::hex16(&Sha256::digest(format!("{tool}|{filters:?}")))
 }
 
 /// Where a recall page starts: the first page (no cursor) or just after a decoded cursor of

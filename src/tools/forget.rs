@@ -23,9 +23,7 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Forget a record or decision",
-        description: "Delete one kind of thing at an artifact, named by exactly one of: `name` (the named feature at the artifact's locator: its uri, else its revision), `entity_id` (the anonymous notes written for the artifact's revision whose entity set contains that id), or `subject` (the decision for that subject at the artifact's revision). \
-Idempotent: forgetting what is not there returns deleted: 0. Deletion is permanent. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"name\":\"mating face\"}.",
+        description: "Delete, permanently, exactly one of: the feature `name` at the artifact's locator, the notes of the artifact's revision whose entity set holds `entity_id`, or the decision `subject` at the artifact's revision. Forgetting what is not there answers deleted: 0.",
         input_schema: json!({
             "type": "object",
             "properties": {

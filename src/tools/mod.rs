@@ -319,6 +319,27 @@ impl RecallScope {
     }
 }
 
+/// How much of each item a list answers: the summary form by default, every field on request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Detail {
+    Summary,
+    Full,
+}
+
+/// What the summary of an entity filter that matched nothing at the supplied revision adds:
+/// where else the id is known ("; face:3 is known at 2 other revisions of this file").
+fn elsewhere_hint(entity: &str, revisions: u64, of_file: bool) -> String {
+    if revisions == 0 {
+        return format!("; {entity} is not known at any other revision either");
+    }
+    let scope = if of_file { " of this file" } else { "" };
+    format!(
+        "; {entity} is known at {revisions} other revision{}{scope} (entity ids do not travel between revisions: recall without entity_id, or with that revision's artifact)",
+        if revisions == 1 { "" } else { "s" }
+    )
+}
+
 /// `sha256:0123abcd…` for summaries.
 fn short_rev(rev: &str) -> String {
     prefix_chars(rev, 15)

@@ -8,9 +8,10 @@ use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::Kind;
-use crate::store::{RecordQuery, Store};
+use crate::review::artifact::ArtifactTable;
+use crate::store::{EntityTable, RecordQuery, Store};
 use crate::text::prefix_chars;
-use crate::wire::{MAX_ANSWER_ITEMS_BYTES, PageWriter};
+use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
 
 pub const NAME: &str = "recall";
 
@@ -31,19 +32,16 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Recall features and notes",
-        description: "Find what was remembered before asking the engineer again. All filters are optional and combine with AND. \
-`artifact` with `uri`: every record for that file across revisions; without `uri`: records written for that revision. The artifact's `revision` is the current one: each record carries stale: true when it was written for another revision (re-check it), false when for this one, null when no artifact was given. \
-`entity_id` (needs `artifact`) matches exactly and only records of the supplied revision, because entity ids do not travel between revisions. \
-`text` matches words in names and notes across revisions (prefix matching, best match first); `tags` must all be present; `kind` is \"feature\" or \"note\". \
-Results come newest first (a replaced feature keeps its place), `limit` per page (default 50, max 200); while the answer has `next_cursor`, call again with the same filters and that `cursor` to get every match exactly once. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"text\":\"mating\"}.",
+        description: "Find what was remembered before asking the engineer again. Optional filters, ANDed. \
+`artifact` with `uri`: that file at every revision; without: that revision. Its `revision` is the current one: the page's `artifacts` table (records give their index) marks other revisions stale: true (re-check them). \
+Newest first; while `next_cursor` is present, call again with it and the same filters.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
                 "entity_id": s::entity_id(),
                 "text": s::query_text(),
-                "tags": s::strings(MAX_TAGS, MAX_TAG, "Every one of these tags must be present."),
+                "tags": s::strings(MAX_TAGS, MAX_TAG, "All must be present."),
                 "kind": {"type": "string", "enum": ["feature", "note"]},
                 "limit": s::limit(),
                 "cursor": s::cursor()
@@ -54,10 +52,11 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
         output_schema: json!({
             "type": "object",
             "properties": {
-                "records": {"type": "array", "items": s::record_output()},
+                "artifacts": s::page_artifacts(),
+                "records": {"type": "array", "items": s::record_page_output()},
                 "next_cursor": {"type": "string", "description": "Present when more records follow."}
             },
-            "required": ["records"]
+            "required": ["artifacts", "records"]
         }),
         annotations: s::annotations("Recall features and notes", true, false, true),
         ui: super::Ui::None,
@@ -82,6 +81,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     };
     let fp = cursor::fingerprint(NAME, &query);
     let secret = store.cursor_secret()?;
+    let first_page = args.cursor.is_none();
     let request = cursor::page_request(
         &secret,
         &fp,
@@ -89,8 +89,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
     let current = current.as_deref();
-    // A record's wire form is 400 to 700 bytes with typical names, notes and lists.
-    let mut records = PageWriter::with_room("records", request.limit, 640);
+    // A record's page form is 200 to 400 bytes with typical names, notes and lists; its
+    // artifact is said once per page, in the `artifacts` table.
+    let mut records = PageWriter::with_artifacts("records", request.limit, 320);
+    let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
     let mut stale = 0;
     // A page ends early when the next record would take the answer past its byte bound.
@@ -100,8 +102,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             Some(name) => format!("\"{}\"", prefix_chars(name, 40)),
             None => format!("note {}", r.id),
         });
-        if !records.push_within(MAX_ANSWER_ITEMS_BYTES, &r.wire(current)) {
+        let (index, entry) = table.find(&r.artifact, Some(r.id_scheme), current);
+        if !records.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &r.page_wire(index)) {
             return false;
+        }
+        if let Some(e) = &entry {
+            table.keep(e);
         }
         stale += usize::from(is_stale);
         firsts.extend(first);
@@ -119,6 +125,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     }
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (written for another revision)"));
+    }
+    if n == 0 && first_page {
+        if let (Some((entity, rev)), Some(a)) = (&query.entity, args.artifact.as_ref()) {
+            let locator = query.locator.as_deref();
+            let elsewhere = store.entity_elsewhere(EntityTable::Records, entity, rev, locator)?;
+            summary.push_str(&super::elsewhere_hint(entity, elsewhere, a.uri.is_some()));
+        }
     }
     ToolOutput::page(records, next, summary)
 }

@@ -7,10 +7,11 @@ use serde_json::json;
 use super::cursor;
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use crate::review::artifact::ArtifactTable;
 use crate::review::{State, Via};
-use crate::store::{DecisionQuery, Store, VerdictState};
+use crate::store::{DecisionQuery, EntityTable, Store, VerdictState};
 use crate::text::prefix_chars;
-use crate::wire::{MAX_ANSWER_ITEMS_BYTES, PageWriter};
+use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
 
 pub const NAME: &str = "recall_decisions";
 
@@ -24,6 +25,9 @@ pub struct Args {
     state: Option<State>,
     verdict: Option<VerdictState>,
     via: Option<Via>,
+    decision_id: Option<String>,
+    current_only: Option<bool>,
+    detail: Option<super::Detail>,
     #[serde(default, deserialize_with = "super::integer")]
     limit: Option<u64>,
     cursor: Option<String>,
@@ -33,22 +37,22 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Recall review decisions",
-        description: "Find decisions already reached, so a settled question is recalled rather than decided again. Filters are optional and combine with AND. \
-`artifact` with `uri`: decisions for that file across revisions; without `uri`: decisions at that revision. Its `revision` is the current one: a decision made for another revision comes back stale: true, still carrying its own revision (stale: null when no artifact was given). \
-`subject` matches exactly; `entity_id` (needs `artifact`) matches basis `faces` exactly, only in decisions of the supplied revision; `text` matches words in subject, disposition, summary, requirements and evidence (subject matches first); `state` keeps decisions with at least one basis item in that state (e.g. \"unresolved\" to find open questions). \
-`verdict` (none, accepted, rejected) keeps decisions with at least one basis item in that verdict state, and `via` (elicitation: the engineer's form, app: the review card, assistant: relayed by you) with at least one verdict from there; given together they hold for the same item. What the engineer has not judged yet: {\"verdict\":\"none\"}, then {\"via\":\"assistant\"} for verdicts only relayed; ask with request_verdicts. \
-Newest first, `limit` per page (default 50, max 200); follow `next_cursor` with the same filters until it is absent. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"state\":\"unresolved\"}.",
+        description: "Find decisions already reached, so a settled question is recalled, not decided again. Optional filters, ANDed; `artifact` as in recall. \
+By default the newest decision of each subject on each file (current_only: false for all), as a summary: basis counts per state and verdict, open questions. `detail` \"full\", `subject` or `decision_id` give the basis. \
+`state`, `verdict` (none: not judged yet) and `via` keep decisions with such an item (verdict with via: the same item). Follow `next_cursor` with the same filters.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
-                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "The exact subject."},
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT},
                 "entity_id": s::entity_id(),
                 "text": s::query_text(),
                 "state": {"type": "string", "enum": State::ALL},
-                "verdict": {"type": "string", "enum": VerdictState::ALL, "description": "none: an item without a verdict; accepted / rejected: an item with that judgement."},
-                "via": {"type": "string", "enum": Via::ALL, "description": "An item whose verdict came from there: elicitation (the engineer's form), app (the review card), assistant (relayed in tool arguments)."},
+                "verdict": {"type": "string", "enum": VerdictState::ALL},
+                "via": {"type": "string", "enum": Via::ALL},
+                "decision_id": {"type": "string", "minLength": 1, "maxLength": 200},
+                "current_only": {"type": "boolean", "default": true},
+                "detail": s::detail(),
                 "limit": s::limit(),
                 "cursor": s::cursor()
             },
@@ -58,10 +62,11 @@ Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"u
         output_schema: json!({
             "type": "object",
             "properties": {
-                "decisions": {"type": "array", "items": s::decision_output()},
+                "artifacts": s::page_artifacts(),
+                "decisions": {"type": "array", "items": {"anyOf": [s::decision_summary_output(), s::decision_page_output()]}},
                 "next_cursor": {"type": "string"}
             },
-            "required": ["decisions"]
+            "required": ["artifacts", "decisions"]
         }),
         annotations: s::annotations("Recall review decisions", true, false, true),
         ui: super::Ui::None,
@@ -81,31 +86,52 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         ));
     }
     let current = scope.current;
+    let full = match args.detail {
+        Some(d) => d == super::Detail::Full,
+        // Asked for one decision: its whole basis.
+        None => args.subject.is_some() || args.decision_id.is_some(),
+    };
     let query = DecisionQuery {
         locator: scope.locator,
         revision: scope.revision,
         face: scope.entity,
         subject: args.subject.clone(),
+        id: args.decision_id.clone(),
         text: args.text.clone(),
         state: args.state,
         verdict: args.verdict,
         via: args.via,
+        current_only: args.current_only.unwrap_or(true) && args.decision_id.is_none(),
     };
-    let fp = cursor::fingerprint(NAME, &query);
+    let fp = cursor::fingerprint(NAME, &(&query, full));
     let secret = store.cursor_secret()?;
+    let first_page = args.cursor.is_none();
     let request = cursor::page_request(
         &secret,
         &fp,
         args.cursor.as_deref(),
         args.limit.unwrap_or(s::DEFAULT_PAGE),
     )?;
-    // A decision with a few basis items is 1 to 5 KB. A page ends early when the next
-    // decision would take the answer past its byte bound.
-    let mut decisions = PageWriter::with_room("decisions", request.limit, 2048);
+    // A decision's summary is 300 to 800 bytes, its full form 1 to 5 KB. A page ends early
+    // when the next decision would take the answer past its byte bound.
+    let room = if full { 2048 } else { 512 };
+    let mut decisions = PageWriter::with_artifacts("decisions", request.limit, room);
+    let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
+    let current_rev = current.as_deref();
     let page = store.recall_decisions_each(&query, request, |d| {
-        if !decisions.push_within(MAX_ANSWER_ITEMS_BYTES, &d.wire(current.as_deref())) {
+        let artifact = d.artifact.wire();
+        let (index, entry) = table.find(&artifact, None, current_rev);
+        let taken = if full {
+            decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &d.page_wire(index))
+        } else {
+            decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &d.summary_wire(index))
+        };
+        if !taken {
             return false;
+        }
+        if let Some(e) = &entry {
+            table.keep(e);
         }
         if firsts.len() < 3 {
             firsts.push(format!(
@@ -119,8 +145,27 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let next = cursor::next(&secret, &fp, &page);
     let n = page.items.len();
     let mut summary = format!("{n} decision{}", if n == 1 { "" } else { "s" });
+    if !full && n > 0 {
+        summary.push_str(" (summaries; detail \"full\" or a subject gives the basis)");
+    }
     for first in &firsts {
         summary.push_str(first);
+    }
+    if first_page && query.current_only {
+        let older = store.count_older_decisions(&query)?;
+        if older > 0 {
+            summary.push_str(&format!(
+                "; {older} older decision{} of the same subjects not shown (current_only: false lists them)",
+                if older == 1 { "" } else { "s" }
+            ));
+        }
+    }
+    if n == 0 && first_page {
+        if let (Some((face, rev)), Some(a)) = (&query.face, args.artifact.as_ref()) {
+            let locator = query.locator.as_deref();
+            let elsewhere = store.entity_elsewhere(EntityTable::Decisions, face, rev, locator)?;
+            summary.push_str(&super::elsewhere_hint(face, elsewhere, a.uri.is_some()));
+        }
     }
     ToolOutput::page(decisions, next, summary)
 }

@@ -49,16 +49,15 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Record the engineer's verdict",
-        description: "The review card's Accept and Reject buttons: records the engineer's verdict on one basis item (via \"app\", with this server's author). Only the review card calls it; it is refused to clients that do not render MCP Apps. \
-`item_digest` is the `digest` the card was given with the item (show_review, or this tool's last answer): the verdict is recorded only while the item at `index` still says exactly what the engineer saw; otherwise nothing is written and the refusal begins \"The decision changed since the card showed it\" (show the decision again with show_review).",
+        description: "The review card's Accept and Reject buttons (called by the card only): records the engineer's verdict on one basis item (via \"app\"), only while the item at `index` still says what its `item_digest` (the card's `digest`) says; otherwise nothing is written and the refusal begins \"The decision changed since the card showed it\".",
         input_schema: json!({
             "type": "object",
             "properties": {
-                "decision_id": {"type": "string", "minLength": 1, "maxLength": 200, "description": "The decision's id, as show_review gave it."},
-                "index": {"type": "integer", "minimum": 0, "maximum": s::MAX_BASIS - 1, "description": "The basis item's index, from 0."},
-                "item_digest": {"type": "string", "minLength": 1, "maxLength": 64, "description": "The item's digest as the card was given it (basis[index].digest): binds the click to the item the engineer saw."},
+                "decision_id": {"type": "string", "minLength": 1, "maxLength": 200},
+                "index": {"type": "integer", "minimum": 0, "maximum": s::MAX_BASIS - 1},
+                "item_digest": {"type": "string", "minLength": 1, "maxLength": 64},
                 "judgement": {"type": "string", "enum": Judgement::ALL},
-                "reason": {"type": "string", "maxLength": MAX_REASON, "description": "Why, in the engineer's words (optional)."}
+                "reason": {"type": "string", "maxLength": MAX_REASON}
             },
             "required": ["decision_id", "index", "item_digest", "judgement"],
             "additionalProperties": false

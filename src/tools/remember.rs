@@ -31,21 +31,18 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Remember a feature or note",
-        description: "Save what you learned about geometry of one exact part revision, so it can be recalled later instead of asked again. \
-With `name`: a named feature (e.g. \"mating face\"), keyed by the artifact's locator (its uri, else its revision) and the name; remembering the same name again REPLACES it (entity ids, note, tags, revision) and returns replaced: true. \
-Without `name`: an anonymous note; every call APPENDS a new note (replaced: false). \
-`entity_ids` are the ids the geometry server gave you for this revision (empty array = the whole part); `id_scheme` names their scheme (default \"opaque\"). \
-Supply the artifact's actual `revision` (sha256:<64 lowercase hex>); `uri` may be a URI or a filesystem path. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\",\"units\":\"mm\"},\"entity_ids\":[\"face:12\"],\"name\":\"mating face\",\"note\":\"Mates with the housing flange\",\"tags\":[\"interface\"]}.",
+        description: "Save what you learned about the geometry of one exact part revision, to recall it instead of asking again. \
+With `name`: a feature keyed by the artifact's locator (uri, else revision) and name; the same name again REPLACES it (replaced: true). Without `name`: a new note each call. \
+`entity_ids`: the geometry server's ids at this revision ([]: the whole part), in scheme `id_scheme` (default \"opaque\").",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
                 "entity_ids": s::strings(MAX_ENTITIES, MAX_ENTITY, "The entity set this record is about, as ids of this revision; [] for the whole part."),
-                "id_scheme": {"type": "string", "minLength": 1, "maxLength": MAX_SHORT, "description": "The scheme the entity ids belong to (default \"opaque\")."},
-                "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME, "description": "A feature name; re-remembering it replaces the feature."},
-                "note": s::text(MAX_TEXT, "Free text: what matters about this geometry."),
-                "tags": s::strings(MAX_TAGS, MAX_TAG, "Labels that recall can filter on (all must match).")
+                "id_scheme": {"type": "string", "minLength": 1, "maxLength": MAX_SHORT},
+                "name": {"type": "string", "minLength": 1, "maxLength": MAX_NAME},
+                "note": s::text(MAX_TEXT, ""),
+                "tags": s::strings(MAX_TAGS, MAX_TAG, "Labels recall filters on.")
             },
             "required": ["artifact", "entity_ids"],
             "anyOf": [{"required": ["name"]}, {"required": ["note"]}],

@@ -28,24 +28,20 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Remember a review decision",
-        description: "Record the disposition a review reached about one exact revision (e.g. \"hold\", \"release\") and its basis: one item per requirement-check. \
-Each basis item names the `requirement`, its `source` (model-pmi, drawing, shop-spec, supplier-cert, standard, prior-decision, engineer-stated, or assistant-proposed for your own proposals), optional `sourceDetail` and `evidence` (quote the value with its provenance; never invent measurements), its `state` (satisfied, violated, unresolved, conflicting, not-applicable), a `question` that would settle it (required when unresolved or conflicting), the `faces` it concerns (ids of this revision; omit for the whole part), and a `verdict` only when the engineer gave one in chat (it is stored as relayed by you, via \"assistant\"; prefer request_verdicts, which asks the engineer directly). \
-The engineer's own verdicts (given through request_verdicts or the review card) outrank yours: an item whose requirement is unchanged keeps its engineer verdict whatever you send, and the answer names the verdicts kept and those removed with their items. \
-Unresolved and conflicting items are complete records of where the work stands. \
-The decision is keyed by (locator, subject, revision): the same subject at the same revision replaces it (replaced: true); at another revision it is a new decision and the old one is kept. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\"},\"subject\":\"bore tolerance\",\"disposition\":\"hold\",\"basis\":[{\"requirement\":\"Bore 12H7\",\"source\":\"drawing\",\"sourceDetail\":\"note 4\",\"state\":\"unresolved\",\"question\":\"Which reamer does the shop use?\",\"faces\":[\"face:3\"]}]}.",
+        description: "Record a review's disposition about one exact revision (e.g. \"hold\") and its basis, one item per requirement-check; an unresolved or conflicting item needs a `question`. Give a `verdict` only if the engineer said it in chat (prefer request_verdicts). \
+The engineer's own verdicts outrank yours: an unchanged requirement keeps its engineer verdict; the answer names what was kept or removed. \
+The same (locator, subject, revision) replaces (replaced: true); another revision is a new decision beside the old.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
-                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "What the decision is about; with the locator and revision, its key."},
-                "disposition": {"type": "string", "minLength": 1, "maxLength": MAX_DISPOSITION, "description": "The conclusion in a word or two, e.g. \"hold\", \"release\", \"rework\"."},
-                "summary": s::text(MAX_TEXT, "A short account of the reasoning."),
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT},
+                "disposition": {"type": "string", "minLength": 1, "maxLength": MAX_DISPOSITION},
+                "summary": s::text(MAX_TEXT, ""),
                 "basis": {
                     "type": "array",
                     "items": s::basis_item_input(),
-                    "maxItems": MAX_BASIS,
-                    "description": "The requirement-checks the decision rests on (may be empty)."
+                    "maxItems": MAX_BASIS
                 }
             },
             "required": ["artifact", "subject", "disposition", "basis"],

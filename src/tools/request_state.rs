@@ -6,8 +6,8 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::cursor::hmac_sha256;
 use super::request_verdicts::{NAME, Question};
+use crate::cursor::{hex16, mac, same_bytes};
 
 /// The state for `q`, asked by the call with `arguments`, valid until `expires_ms`. Hex, so it
 /// is one opaque token.
@@ -20,8 +20,8 @@ pub fn seal(secret: &[u8], q: &Question, arguments: &Value, expires_ms: i64) -> 
     })
     .to_string();
     let hex: String = body.bytes().map(|b| format!("{b:02x}")).collect();
-    let mac = mac(secret, &hex);
-    format!("rv1.{hex}.{mac}")
+    let seal = seal_of(secret, &hex);
+    format!("rv1.{hex}.{seal}")
 }
 
 /// Why a `requestState` is refused.
@@ -42,7 +42,7 @@ pub fn unseal(secret: &[u8], state: &str, arguments: &Value, now_ms: i64) -> Uns
     let Some((hex, seal)) = rest.split_once('.') else {
         return Unsealed::Invalid;
     };
-    if hex.len() > 16_384 || !constant_eq(mac(secret, hex).as_bytes(), seal.as_bytes()) {
+    if hex.len() > 16_384 || !same_bytes(&seal_of(secret, hex), seal) {
         return Unsealed::Invalid;
     }
     let bytes: Option<Vec<u8>> = (0..hex.len())
@@ -71,16 +71,8 @@ pub fn unseal(secret: &[u8], state: &str, arguments: &Value, now_ms: i64) -> Uns
     Unsealed::Ok(body.q)
 }
 
-fn mac(secret: &[u8], hex: &str) -> String {
-    let m = hmac_sha256(
-        secret,
-        format!("review-mcp requestState v1|{hex}").as_bytes(),
-    );
-    m.iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
-
-fn constant_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+fn seal_of(secret: &[u8], hex: &str) -> String {
+    mac(secret, &format!("review-mcp requestState v1|{hex}"))
 }
 
 /// The tool and its arguments, as a retry must repeat them.
@@ -91,7 +83,7 @@ fn call_digest(arguments: &Value) -> String {
         .chain_update(b"|")
         .chain_update(arguments.to_string().as_bytes())
         .finalize();
-    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
+    hex16(&d)
 }
 
 #[cfg(test)]

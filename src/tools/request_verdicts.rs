@@ -54,23 +54,19 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Ask the engineer for verdicts",
-        description: "Ask the engineer directly, through the host's form, to accept or reject basis items of one decision, and record the answers as the engineer's own (via \"elicitation\"), which an assistant's remember_decision can never overwrite. \
-`artifact` and `subject` name the decision at that revision; `items` (basis indexes, from 0) picks the items, by default every item without an engineer verdict (at most 20 per form). \
-The engineer may decline or cancel: nothing is written and the answer says so. \
-Needs a host that supports elicitation; otherwise ask the engineer in chat and record their words with remember_decision (stored as relayed by you, via \"assistant\"). \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"},\"subject\":\"bore tolerance\"}.",
+        description: "Ask the engineer, through the host's form, to accept or reject basis items of one decision; the answers are stored as the engineer's own (via \"elicitation\") and outrank yours. \
+`items`: basis indexes from 0 (default: every item without an engineer verdict; at most 20). A decline or cancel writes nothing. Without elicitation support, ask in chat and record their words with remember_decision.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
-                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "The decision's exact subject."},
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT},
                 "items": {
                     "type": "array",
                     "items": {"type": "integer", "minimum": 0, "maximum": s::MAX_BASIS - 1},
                     "minItems": 1,
                     "maxItems": MAX_ASKED,
-                    "uniqueItems": true,
-                    "description": "Basis indexes (from 0) to ask about; default: every item without an engineer verdict."
+                    "uniqueItems": true
                 }
             },
             "required": ["artifact", "subject"],

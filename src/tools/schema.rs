@@ -41,19 +41,17 @@ pub fn or_null(ty: &str) -> Value {
 pub fn artifact_input() -> Value {
     json!({
         "type": "object",
-        "description": "The exact part revision. Records are grouped by `uri` when given, else by `revision`.",
         "properties": {
             "revision": {
                 "type": "string",
-                "pattern": REVISION_PATTERN,
-                "description": "`sha256:` plus exactly 64 lowercase hex digits, as the geometry producer reported it."
+                "pattern": REVISION_PATTERN
             },
-            "format": {"type": "string", "enum": ["step"], "description": "The CAD format: \"step\"."},
+            "format": {"type": "string", "enum": ["step"]},
             "uri": {
                 "type": "string", "minLength": 1, "maxLength": MAX_URI,
-                "description": "A URI (file:, https:, plm: ...) or a filesystem path (absolute, or relative to the server's working directory); a path is stored as a file: URI. The file is never opened."
+                "description": "URI or file path."
             },
-            "units": {"type": "string", "minLength": 1, "maxLength": MAX_SHORT, "description": "Length units of the model, e.g. \"mm\"."}
+            "units": {"type": "string", "minLength": 1, "maxLength": MAX_SHORT}
         },
         "required": ["revision", "format"],
         "additionalProperties": false
@@ -83,34 +81,37 @@ pub fn strings(max_items: u64, max_len: u64, description: &str) -> Value {
 }
 
 pub fn text(max: u64, description: &str) -> Value {
+    if description.is_empty() {
+        return json!({"type": "string", "maxLength": max});
+    }
     json!({"type": "string", "maxLength": max, "description": description})
 }
 
 pub fn entity_id() -> Value {
     json!({
         "type": "string", "minLength": 1, "maxLength": MAX_ENTITY,
-        "description": "One entity id, matched exactly and only at the artifact's revision (face:3 never matches face:30). Needs `artifact`."
+        "description": "Matched exactly, only at the artifact's revision."
     })
 }
 
 pub fn limit() -> Value {
     json!({
         "type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": DEFAULT_PAGE,
-        "description": "Page size, 1 to 200 (default 50)."
+        "description": "Most items per page."
     })
 }
 
 pub fn cursor() -> Value {
     json!({
         "type": "string", "minLength": 1, "maxLength": 512,
-        "description": "The `next_cursor` of the previous page. Send the same filters again with it."
+        "description": "next_cursor of the previous page."
     })
 }
 
 pub fn query_text() -> Value {
     json!({
         "type": "string", "maxLength": MAX_QUERY,
-        "description": "Plain words, each matched as a word prefix; all must occur. Punctuation and operators are ignored. Matches across revisions."
+        "description": "Words (prefixes), all must occur."
     })
 }
 
@@ -139,25 +140,25 @@ pub fn basis_item_input() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "requirement": text(MAX_TEXT, "What has to hold, stated so it can be checked."),
-            "source": {"type": "string", "enum": Source::ALL, "description": "Where the requirement came from. Use assistant-proposed for your own proposals."},
-            "sourceDetail": text(MAX_TEXT, "The clause, note number or document a reader can follow."),
-            "evidence": text(MAX_TEXT, "The value as it was reported, quoted with its provenance."),
+            "requirement": text(MAX_TEXT, "What has to hold, checkably."),
+            "source": {"type": "string", "enum": Source::ALL, "description": "assistant-proposed for your own proposals."},
+            "sourceDetail": text(MAX_TEXT, "Clause, note or document."),
+            "evidence": text(MAX_TEXT, "The value as reported, quoted with its provenance; never invented."),
             "state": {"type": "string", "enum": State::ALL},
-            "question": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "description": "Required for unresolved and conflicting: what would settle it."},
-            "faces": strings(MAX_ENTITIES, MAX_ENTITY, "Entity ids of this revision the item is about; empty or absent when it is about the whole part."),
+            "question": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "description": "What would settle it."},
+            "faces": strings(MAX_ENTITIES, MAX_ENTITY, "Entity ids of this revision; none: the whole part."),
             "verdict": {
                 "type": "object",
                 "properties": {
                     "judgement": {"type": "string", "enum": Judgement::ALL},
-                    "reason": text(MAX_TEXT, "Why, when the engineer said."),
-                    "via": {"type": "string", "enum": Via::ALL, "description": "Set by the server: a verdict in these arguments is recorded as \"assistant\". A verdict copied from a recalled decision may keep its via and at; \"elicitation\" or \"app\" is accepted only where the engineer's verdict is already stored for that requirement."},
-                    "at": {"type": "string", "maxLength": 64, "description": "Set by the server (when the verdict was given)."},
-                    "author": {"type": "string", "maxLength": MAX_AUTHOR, "description": "Set by the server (who recorded it)."}
+                    "reason": text(MAX_TEXT, ""),
+                    "via": {"type": "string", "enum": Via::ALL},
+                    "at": {"type": "string", "maxLength": 64},
+                    "author": {"type": "string", "maxLength": MAX_AUTHOR}
                 },
                 "required": ["judgement"],
                 "additionalProperties": false,
-                "description": "The engineer's judgement as they said it in chat, recorded as relayed by you (via \"assistant\"). Prefer request_verdicts, which asks the engineer directly. A verdict the engineer gave through request_verdicts or the review card is kept when the requirement is unchanged."
+                "description": "Only what the engineer said in chat; stored as relayed by you (via, at and author are the server's: copy them only from a recalled decision)."
             }
         },
         "required": ["requirement", "source", "state"],
@@ -243,4 +244,103 @@ pub fn annotations(title: &str, read_only: bool, destructive: bool, idempotent: 
         "idempotentHint": idempotent,
         "openWorldHint": false
     })
+}
+
+/// The `artifacts` table of a page: each artifact once, with its staleness; items name theirs
+/// by index.
+pub fn page_artifacts() -> Value {
+    let mut a = artifact_output();
+    a["properties"]["stale"] = json!({"anyOf": or_null("boolean"), "description": "true: another revision than the one supplied; null: none supplied."});
+    a["properties"]["id_scheme"] =
+        json!({"type": "string", "description": "Of the records' entity ids."});
+    if let Some(Value::Array(required)) = a.get_mut("required") {
+        required.push(json!("stale"));
+    }
+    json!({"type": "array", "items": a, "description": "Every artifact of the page once; an item's `artifact` is its index here."})
+}
+
+/// The index of an item's artifact in its page's `artifacts` table.
+fn artifact_index() -> Value {
+    json!({"type": "integer", "minimum": 0})
+}
+
+/// A record in a `recall` page: the record with its artifact (and staleness) by index.
+pub fn record_page_output() -> Value {
+    let mut r = record_output();
+    let props = &mut r["properties"];
+    props["artifact"] = artifact_index();
+    if let Value::Object(p) = props {
+        p.remove("stale");
+        p.remove("id_scheme");
+    }
+    r["required"] = json!([
+        "id",
+        "kind",
+        "tags",
+        "entity_ids",
+        "artifact",
+        "created_at",
+        "updated_at"
+    ]);
+    r
+}
+
+/// A decision in a `recall_decisions` page at full detail: its artifact by index.
+pub fn decision_page_output() -> Value {
+    let mut d = decision_output();
+    d["properties"]["artifact"] = artifact_index();
+    if let Value::Object(p) = &mut d["properties"] {
+        p.remove("stale");
+    }
+    d["required"] = json!([
+        "id",
+        "subject",
+        "disposition",
+        "basis",
+        "artifact",
+        "created_at",
+        "updated_at"
+    ]);
+    d
+}
+
+/// A decision in summary form: what a model decides with, without the basis itself.
+pub fn decision_summary_output() -> Value {
+    let counts =
+        json!({"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}});
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "subject": {"type": "string"},
+            "disposition": {"type": "string"},
+            "summary": {"type": "string"},
+            "artifact": artifact_index(),
+            "items": {"type": "integer", "minimum": 0, "description": "Basis items."},
+            "states": counts.clone(),
+            "verdicts": counts,
+            "open_questions": {"type": "array", "items": open_question_output()},
+            "author": {"type": "string"},
+            "updated_at": {"type": "string"}
+        },
+        "required": ["id", "subject", "disposition", "artifact", "items", "states", "verdicts", "open_questions", "updated_at"]
+    })
+}
+
+/// An open question of a decision summary: the basis item's index, state and question.
+pub fn open_question_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "index": {"type": "integer", "minimum": 0},
+            "state": {"type": "string", "enum": [State::Unresolved.as_str(), State::Conflicting.as_str()]},
+            "question": {"type": "string"}
+        },
+        "required": ["index", "state", "question"]
+    })
+}
+
+/// `detail`: the summary form by default, every field on request.
+pub fn detail() -> Value {
+    json!({"type": "string", "enum": ["summary", "full"], "default": "summary"})
 }

@@ -18,20 +18,21 @@ pub const NAME: &str = "show_review";
 pub struct Args {
     artifact: ArtifactArg,
     subject: Option<String>,
+    detail: Option<super::Detail>,
 }
 
 pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Show the review",
-        description: "Show the engineer the review of one part revision: every decision with its disposition and basis (requirement, source, evidence, state, question, faces, verdict and who gave it), the open questions, the remembered features and notes, and what was written for the same file at other revisions (stale against this one). \
-`subject` narrows it to one decision. On hosts that render MCP Apps the result opens the review card, where the engineer accepts or rejects basis items themselves; elsewhere the text is the full review report. Read-only. \
-Example: {\"artifact\":{\"revision\":\"sha256:<64 hex>\",\"format\":\"step\",\"uri\":\"/work/bracket.step\"}}.",
+        description: "Show the engineer the review of one part revision. Answers a summary: each decision's disposition, staleness, basis counts and open questions, how many records there are, and the `report` resource with the full Markdown review. \
+On hosts that render MCP Apps the review card opens, where the engineer accepts or rejects basis items. `subject`: one decision; `detail` \"full\": every basis item.",
         input_schema: json!({
             "type": "object",
             "properties": {
                 "artifact": s::artifact_input(),
-                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT, "description": "Only the decision with this exact subject."}
+                "subject": {"type": "string", "minLength": 1, "maxLength": MAX_SUBJECT},
+                "detail": s::detail()
             },
             "required": ["artifact"],
             "additionalProperties": false
@@ -50,14 +51,16 @@ pub fn review_output() -> Value {
         "type": "object",
         "properties": {
             "revision": {"type": "string"},
-            "decisions": list(s::card_decision_output()),
+            "detail": {"type": "string", "enum": ["summary"], "description": "Present in the summary form (the default); the review card asks for detail \"full\"."},
+            "report": {"type": "string", "description": "The Markdown report resource of the revision."},
+            "artifacts": s::page_artifacts(),
+            "decisions": list(json!({"anyOf": [s::card_decision_output(), s::decision_summary_output()]})),
+            "stale_decisions": list(s::decision_summary_output()),
+            "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
             "records": list(s::record_output()),
             "omitted": {
                 "type": "object",
-                "properties": {
-                    "records": {"type": "integer", "minimum": 0},
-                    "decisions": {"type": "integer", "minimum": 0}
-                },
+                "additionalProperties": {"type": "integer", "minimum": 0},
                 "required": ["records", "decisions"],
                 "description": "How many of the revision's records and decisions did not fit in this answer (recall and recall_decisions page through all)."
             },
@@ -83,14 +86,15 @@ pub fn review_output() -> Value {
                 "required": ["decision_id", "subject", "index", "requirement", "state", "question"]
             }))
         },
-        "required": ["revision", "decisions", "records", "omitted", "stale", "open_questions"]
+        "required": ["revision", "decisions", "omitted"]
     })
 }
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let a = args.artifact.normalise()?;
-    let (review, report) =
-        resources::review(store, &a.revision, args.subject.as_deref()).map_err(|e| match e {
+    let full = args.detail == Some(super::Detail::Full);
+    let (review, report) = resources::review(store, &a.revision, args.subject.as_deref(), full)
+        .map_err(|e| match e {
             ResourceError::Storage(m) => ToolError::Storage(m),
             ResourceError::NotFound | ResourceError::InvalidCursor => {
                 ToolError::Internal("the review could not be read".into())

@@ -35,6 +35,16 @@ pub type Error = serde_json::Error;
 /// [`check_item_fits`]), so every item fits a page.
 pub const MAX_ANSWER_ITEMS_BYTES: usize = crate::framing::MAX_LINE_BYTES - 64 * 1024;
 
+/// The most bytes a tool or resource answer takes on the wire at default arguments, and a page
+/// asked for with a larger `limit` or full detail still: the reader of every answer is a
+/// model with a context window, and hosts warn at about 10,000 tokens of tool output.
+pub const ANSWER_BOUND: usize = 32 * 1000;
+
+/// What the items of one page (both copies, and the page's artifacts table) may cost within
+/// [`ANSWER_BOUND`]: the rest (the envelope, `_meta`, the summary line, `next_cursor`) fits in
+/// what is left.
+pub const PAGE_ITEMS_BUDGET: usize = ANSWER_BOUND - 3 * 1024;
+
 /// A value's compact JSON and the same JSON escaped as the inside of a JSON string: the two
 /// copies a tool answer carries.
 #[derive(Debug)]

@@ -17,6 +17,9 @@ pub struct PageWriter {
     /// What the items cost so far: their JSON and its escaped copy.
     cost: usize,
     items: usize,
+    /// The page's artifacts table (`"artifacts":[..]`), when its items refer to artifacts by
+    /// index: every artifact once per page, not once per item.
+    artifacts: Option<Vec<u8>>,
     error: Option<Error>,
 }
 
@@ -35,8 +38,59 @@ impl PageWriter {
             out,
             cost: 0,
             items: 0,
+            artifacts: None,
             error: None,
         }
+    }
+
+    /// A page whose items refer to an `artifacts` table written once before them (see
+    /// [`PageWriter::push_referring`]).
+    pub fn with_artifacts(key: &'static str, items: usize, bytes_each: usize) -> PageWriter {
+        let mut page = PageWriter::with_room(key, items, bytes_each);
+        page.artifacts = Some(Vec::new());
+        page
+    }
+
+    /// Appends `item` as [`PageWriter::push_within`] does; `artifact`, when given, is a new
+    /// entry of the page's artifacts table that the item is the first to refer to, and its
+    /// bytes count against `budget` with the item's. Either both are taken or neither.
+    pub fn push_referring(
+        &mut self,
+        budget: usize,
+        artifact: Option<&impl Serialize>,
+        item: &impl Serialize,
+    ) -> bool {
+        let entry = match artifact.map(serde_json::to_vec).transpose() {
+            Ok(e) => e,
+            Err(e) => {
+                self.error = Some(e);
+                return false;
+            }
+        };
+        let extra = entry.as_ref().map_or(0, |e| 2 * e.len() + quotes(e) + 2);
+        let before = self.cost;
+        self.cost += extra;
+        if !self.push_within(budget, item) {
+            self.cost = before;
+            return false;
+        }
+        if let (Some(entry), Some(table)) = (entry, self.artifacts.as_mut()) {
+            if !table.is_empty() {
+                table.push(b',');
+            }
+            table.extend_from_slice(&entry);
+        }
+        true
+    }
+
+    /// How many items the page holds.
+    pub fn len(&self) -> usize {
+        self.items
+    }
+
+    /// Whether the page holds no item.
+    pub fn is_empty(&self) -> bool {
+        self.items == 0
     }
 
     /// Appends `item` unless it would take the page (both copies) past `budget` bytes; the
@@ -82,6 +136,11 @@ impl PageWriter {
                 let at = 1.min(self.out.len());
                 self.out.splice(at..at, member.bytes().chain([b',']));
             }
+        }
+        if let Some(table) = self.artifacts.take() {
+            let at = 1.min(self.out.len());
+            let member = [b"\"artifacts\":[".as_slice(), &table, b"],"].concat();
+            self.out.splice(at..at, member);
         }
         self.out.push(b'}');
         let plain = String::from_utf8(self.out).map_err(|e| {

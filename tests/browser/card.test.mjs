@@ -116,6 +116,7 @@ let server;
 let browser;
 let cardHtml;
 let showResult;
+let showFull;
 let decisionId;
 
 before(async () => {
@@ -160,6 +161,7 @@ before(async () => {
   assert.equal(read.result.contents[0].mimeType, APP_MIME);
   cardHtml = read.result.contents[0].text;
   showResult = await server.call("show_review", { artifact: artifact(REV) });
+  showFull = await server.call("show_review", { artifact: artifact(REV), detail: "full" });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
 });
 
@@ -313,8 +315,9 @@ test("card_shows_only_the_subject_of_show_reviews_input_even_after_an_echoed_cal
 });
 
 test("card_renders_a_result_without_structured_content_from_its_json_text_block", async () => {
-  // What a 2025-03-26 session gets: the same JSON as the second text block only.
-  const old = { content: showResult.content };
+  // What a 2025-03-26 session gets: the same JSON as the second text block only (here the
+  // full review the card asks for, answered without structuredContent).
+  const old = { content: showFull.content };
   const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
   await page.exposeFunction("toServer", async () => ({ error: { code: -32603, message: "unused" } }));
   await page.setContent(HOST_PAGE);
@@ -355,6 +358,7 @@ test("card_click_on_an_item_that_changed_is_refused_and_the_card_shows_the_decis
     basis: [item("Bore is H7", "satisfied"), item("Flatness 0.05", "satisfied")],
   });
   const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const shownFull = await server.call("show_review", { artifact: artifact(rev), detail: "full" });
   const { page, card } = await openCard({
     context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown,
   });
@@ -369,14 +373,17 @@ test("card_click_on_an_item_that_changed_is_refused_and_the_card_shows_the_decis
   await card.getByRole("button", { name: "Reject item 1: Bore is H7" }).click();
   await card.getByRole("status").getByText(/The decision changed since you saw it/).waitFor();
   await card.getByRole("status").getByText(/Wall thickness 2 mm/).waitFor();
-  // The click carried the digest of the item shown; the card then asked for the review again
-  // through the host, with show_review's own arguments, and shows the decision as it is now.
+  // The model was answered the summary: the card first asked for the full review through the
+  // host. The click carried the digest of the item shown; the card then asked for the review
+  // again, with show_review's own arguments, and shows the decision as it is now.
   const sent = await calls();
-  assert.equal(sent[0].name, "record_verdict");
-  const digest = shown.structuredContent.decisions[0].basis[0].digest;
+  assert.equal(shown.structuredContent.detail, "summary");
+  assert.deepEqual(sent[0], { name: "show_review", arguments: { detail: "full", artifact: artifact(rev) } });
+  assert.equal(sent[1].name, "record_verdict");
+  const digest = shownFull.structuredContent.decisions[0].basis[0].digest;
   assert.equal(typeof digest, "string");
-  assert.equal(sent[0].arguments.item_digest, digest);
-  assert.deepEqual(sent[1], { name: "show_review", arguments: { artifact: artifact(rev) } });
+  assert.equal(sent[1].arguments.item_digest, digest);
+  assert.deepEqual(sent[2], { name: "show_review", arguments: { detail: "full", artifact: artifact(rev) } });
   await card.getByRole("button", { name: "Reject item 1: Wall thickness 2 mm" }).waitFor();
   await card.getByRole("button", { name: "Reject item 2: Bore is H7" }).waitFor();
   let back = await server.call("recall_decisions", { artifact: artifact(rev), subject });

@@ -204,7 +204,7 @@ fn verify_cycle(server: &mut Server, cycle: &Cycle) -> anyhow::Result<usize> {
     )?;
     let decisions = server.page_all(
         "recall_decisions",
-        json!({"artifact": cycle.artifact, "limit": 200}),
+        json!({"artifact": cycle.artifact, "limit": 200, "detail": "full", "current_only": false}),
         "decisions",
     )?;
 
@@ -404,7 +404,7 @@ fn shared_artifact() -> Value {
 fn read_decisions(server: &mut Server, limit: u64, log: &mut WriterLog) -> anyhow::Result<()> {
     let answer = server.call(
         "recall_decisions",
-        json!({"artifact": main_artifact(), "limit": limit}),
+        json!({"artifact": main_artifact(), "limit": limit, "detail": "full", "current_only": false}),
     )?;
     log.reads += 1;
     match answer {
@@ -588,7 +588,7 @@ pub fn concurrent_servers(scale: &ConcurrencyScale) -> anyhow::Result<Concurrenc
     )?;
     let decisions = server.page_all(
         "recall_decisions",
-        json!({"artifact": main_artifact(), "limit": 200}),
+        json!({"artifact": main_artifact(), "limit": 200, "detail": "full", "current_only": false}),
         "decisions",
     )?;
     let mut keys = BTreeSet::new();

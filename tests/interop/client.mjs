@@ -348,8 +348,10 @@ async function uiStep(ctx) {
       basis: [{ requirement: 'Bore 12H7', source: 'drawing', state: 'unresolved', question: 'which reamer?' }],
     } });
     const id = data(saved).decision.id;
-    const shown = await declared.callTool({ name: 'show_review', arguments: { artifact } });
-    check(data(shown)?.open_questions?.length === 1, 'show_review lists the open question');
+    const summary = await declared.callTool({ name: 'show_review', arguments: { artifact } });
+    check(data(summary)?.decisions?.[0]?.open_questions?.length === 1, 'show_review lists the open question');
+    // The card is given the summary and asks for the full review (the basis and its digests).
+    const shown = await declared.callTool({ name: 'show_review', arguments: { artifact, detail: 'full' } });
     // The card sends back the digest show_review gave the item it showed.
     const digest = data(shown)?.decisions?.[0]?.basis?.[0]?.digest;
     check(typeof digest === 'string', `show_review gave no basis digest: ${JSON.stringify(data(shown))}`);

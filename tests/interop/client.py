@@ -739,7 +739,7 @@ async def ui_step(client, mode, binary, stderr_file, log):
         }))
         decision_id = saved["structuredContent"]["decision"]["id"]
         # The card sends back the digest show_review gave the item it showed.
-        shown = dump(await host.call_tool("show_review", {"artifact": artifact}))
+        shown = dump(await host.call_tool("show_review", {"artifact": artifact, "detail": "full"}))
         digest = shown["structuredContent"]["decisions"][0]["basis"][0].get("digest")
         if not isinstance(digest, str):
             raise Failure(f"ui: show_review gave no basis digest: {shown!r}")

@@ -176,3 +176,29 @@ pub fn art(rev: &str) -> Value {
 pub fn art_uri(rev: &str, uri: &str) -> Value {
     json!({"revision": rev, "format": "step", "uri": uri})
 }
+
+/// The items under `key` of a recall page in the form they had before pages said each
+/// artifact once (issue 26): each with its artifact inline and its `stale` (and a record's
+/// `id_scheme`) from the page's `artifacts` table.
+pub fn inlined(page: &Value, key: &str) -> Vec<Value> {
+    let table = page["artifacts"].as_array().cloned().unwrap_or_default();
+    page[key]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|mut item| {
+            let Some(i) = item["artifact"].as_u64() else {
+                return item;
+            };
+            let mut a = table[usize::try_from(i).unwrap()].clone();
+            item["stale"] = a["stale"].take();
+            if let Some(scheme) = a.as_object_mut().and_then(|m| m.remove("id_scheme")) {
+                item["id_scheme"] = scheme;
+            }
+            a.as_object_mut().unwrap().remove("stale");
+            item["artifact"] = a;
+            item
+        })
+        .collect()
+}

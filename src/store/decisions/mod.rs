@@ -1,13 +1,12 @@
 //! Decisions: remember (replace at the same locator, subject and revision), recall with
 //! keyset pages, forget.
 
+pub(super) mod rows;
+
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::codec::dedup;
-use super::decision_rows::{
-    DECISION_COLS, decision_from_row, delete_decisions, load_basis, write_decision,
-};
 use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
@@ -15,6 +14,7 @@ use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::outrank::{Outranked, merge_verdicts};
 use crate::review::{Artifact, BasisItem, Decision, State, Via, id};
 use crate::time;
+use rows::{DECISION_COLS, decision_from_row, delete_decisions, load_basis, write_decision};
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.
 #[derive(Debug, Clone)]
@@ -32,6 +32,8 @@ pub struct DecisionQuery {
     pub locator: Option<String>,
     pub revision: Option<String>,
     pub subject: Option<String>,
+    /// Exact decision id.
+    pub id: Option<String>,
     /// Exact face id (in basis `faces`), with the revision it belongs to.
     pub face: Option<(String, String)>,
     pub text: Option<String>,
@@ -40,6 +42,8 @@ pub struct DecisionQuery {
     /// `via`, came from there (both on the same item).
     pub verdict: Option<VerdictState>,
     pub via: Option<Via>,
+    /// Only the newest decision of each subject on each file (locator).
+    pub current_only: bool,
 }
 
 /// A basis item's verdict state, as `recall_decisions` filters on it.
@@ -315,7 +319,14 @@ fn remember_decision_in(
 }
 
 /// The filters other than the driving one (see [`DecisionQuery`]).
-fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
+/// The condition that a decision `d` is the newest of its subject on its file.
+pub(super) const CURRENT_DECISION: &str = "NOT EXISTS (SELECT 1 FROM decisions n \
+     WHERE n.locator = d.locator AND n.subject = d.subject AND n.seq > d.seq)";
+
+pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
+    if q.current_only {
+        c.add(CURRENT_DECISION, Vec::new());
+    }
     if let Some(l) = &q.locator {
         c.add("d.locator = ?", [Clause::text(l)]);
     }
@@ -324,6 +335,9 @@ fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
     }
     if let Some(s) = &q.subject {
         c.add("d.subject = ?", [Clause::text(s)]);
+    }
+    if let Some(id) = &q.id {
+        c.add("d.id = ?", [Clause::text(id)]);
     }
     let face_drives = !text && q.face.is_some();
     if !face_drives {

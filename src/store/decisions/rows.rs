@@ -4,15 +4,15 @@
 
 use rusqlite::{Row, Transaction, params};
 
-use super::StoreError;
-use super::codec::{dedup, json_strings, json_text};
 use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, Via};
+use crate::store::StoreError;
+use crate::store::codec::{dedup, json_strings, json_text};
 
-pub(super) const DECISION_COLS: &str = "d.rid, d.id, d.subject, d.disposition, d.summary, \
+pub(in crate::store) const DECISION_COLS: &str = "d.rid, d.id, d.subject, d.disposition, d.summary, \
     d.revision, d.format, d.uri, d.units, d.created_at, d.updated_at, d.seq, d.author";
 
 /// A decision row without its basis, which [`load_basis`] adds.
-pub(super) fn decision_from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Decision, i64)> {
+pub(in crate::store) fn decision_from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Decision, i64)> {
     Ok((
         row.get(0)?,
         Decision {
@@ -44,7 +44,10 @@ fn bad_enum(col: usize, what: &str, v: &str) -> rusqlite::Error {
 }
 
 /// The basis items of decision `rid`, in their stored order.
-pub(super) fn load_basis(tx: &Transaction<'_>, rid: i64) -> Result<Vec<BasisItem>, StoreError> {
+pub(in crate::store) fn load_basis(
+    tx: &Transaction<'_>,
+    rid: i64,
+) -> Result<Vec<BasisItem>, StoreError> {
     let mut stmt = tx.prepare_cached(
         "SELECT requirement, source, source_detail, evidence, state, question, faces, \
          verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author FROM basis_items \
@@ -90,7 +93,7 @@ pub(super) fn load_basis(tx: &Transaction<'_>, rid: i64) -> Result<Vec<BasisItem
 
 /// Writes `decision` at `seq` (update row `rid` when given), with its basis items, side
 /// rows and full-text row. Returns the row id.
-pub(super) fn write_decision(
+pub(in crate::store) fn write_decision(
     tx: &Transaction<'_>,
     rid: Option<i64>,
     decision: &Decision,
@@ -192,7 +195,10 @@ pub(super) fn write_decision(
 }
 
 /// Deletes decisions by row id (basis and side rows by cascade, full-text rows explicitly).
-pub(super) fn delete_decisions(tx: &Transaction<'_>, rids: &[i64]) -> Result<usize, StoreError> {
+pub(in crate::store) fn delete_decisions(
+    tx: &Transaction<'_>,
+    rids: &[i64],
+) -> Result<usize, StoreError> {
     let mut n = 0;
     for rid in rids {
         tx.prepare_cached(

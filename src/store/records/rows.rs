@@ -3,23 +3,25 @@
 
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
-use super::StoreError;
-use super::codec::{json_strings, json_strs, json_text};
 use crate::review::artifact::ArtifactWire;
 use crate::review::{Kind, Record, RecordRef};
+use crate::store::StoreError;
+use crate::store::codec::{json_strings, json_strs, json_text};
 
-pub(super) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
+pub(in crate::store) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
     r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq, \
     r.author";
 
 /// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
-pub(super) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
+pub(in crate::store) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
     let (record, seq) = record_ref_from_row(row)?;
     Ok((record.into_owned(), seq))
 }
 
 /// [`record_from_row`] borrowing from the row: no field is copied.
-pub(super) fn record_ref_from_row<'r>(row: &'r Row<'_>) -> rusqlite::Result<(RecordRef<'r>, i64)> {
+pub(in crate::store) fn record_ref_from_row<'r>(
+    row: &'r Row<'_>,
+) -> rusqlite::Result<(RecordRef<'r>, i64)> {
     let text = |i: usize| -> rusqlite::Result<&'r str> { Ok(row.get_ref(i)?.as_str()?) };
     let optional =
         |i: usize| -> rusqlite::Result<Option<&'r str>> { Ok(row.get_ref(i)?.as_str_or_null()?) };
@@ -57,7 +59,7 @@ pub(super) fn record_ref_from_row<'r>(row: &'r Row<'_>) -> rusqlite::Result<(Rec
 /// Writes `record` at `seq`, its side-table and full-text rows included. A rewrite
 /// (`old` = the seq the record is stored at now) deletes the old row first: a record's row
 /// id is its seq.
-pub(super) fn write_record(
+pub(in crate::store) fn write_record(
     tx: &Transaction<'_>,
     old: Option<i64>,
     record: &Record,
@@ -161,7 +163,10 @@ fn delete_record(tx: &Transaction<'_>, seq: i64) -> Result<usize, StoreError> {
 }
 
 /// Deletes records by seq, with their side-table and full-text rows.
-pub(super) fn delete_records(tx: &Transaction<'_>, seqs: &[i64]) -> Result<usize, StoreError> {
+pub(in crate::store) fn delete_records(
+    tx: &Transaction<'_>,
+    seqs: &[i64],
+) -> Result<usize, StoreError> {
     let mut n = 0;
     for &seq in seqs {
         n += delete_record(tx, seq)?;
@@ -171,8 +176,8 @@ pub(super) fn delete_records(tx: &Transaction<'_>, seqs: &[i64]) -> Result<usize
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{artifact, side_rows};
-    use super::super::{NewRecord, Store};
+    use crate::store::fixtures::{artifact, side_rows};
+    use crate::store::{NewRecord, Store};
 
     /// Regression (found in review): side rows are deleted by the keys in the record's own
     /// lists, so a list that no longer parses made the record impossible to rewrite or forget.

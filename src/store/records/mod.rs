@@ -1,17 +1,19 @@
 //! Records: remember (replace a named feature, append a note), recall with keyset pages,
 //! forget.
 
+pub(super) mod rows;
+
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::codec::dedup;
 use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
-use super::record_rows::{RECORD_COLS, delete_records, record_ref_from_row, write_record};
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::{Artifact, Kind, Record, RecordRef, id};
 use crate::time;
+use rows::{RECORD_COLS, delete_records, record_ref_from_row, write_record};
 
 /// What `remember` stores: the artifact already normalised.
 #[derive(Debug, Clone)]
