@@ -20,15 +20,15 @@
 //! [`bounds`], [`cursor`]. Imports point down this diagram; `version`, `text`, `time` and
 //! `cursor` are leaves that import nothing from the crate.
 
-pub mod bounds;
-pub mod call;
-pub mod client_caps;
-pub mod cursor;
+mod bounds;
+mod call;
+mod client_caps;
+mod cursor;
 pub mod era;
 pub mod framing;
-pub mod jsonrpc;
+mod jsonrpc;
 pub mod logging;
-pub mod prompts;
+mod prompts;
 pub mod replay;
 pub mod resources;
 pub mod review;
@@ -40,5 +40,5 @@ pub mod text;
 pub mod time;
 pub mod tools;
 pub mod version;
-pub mod watch;
-pub mod wire;
+mod watch;
+mod wire;
