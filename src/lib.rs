@@ -14,11 +14,16 @@
 //!                                                                           resources┘
 //! ```
 //!
-//! Modules in reading order: [`framing`], [`jsonrpc`], [`wire`], [`server`], [`era`],
-//! [`version`], [`call`], [`service`], [`tools`], [`prompts`], [`resources`],
+//! Modules in reading order: [`framing`], `jsonrpc`, `wire`, [`server`], [`era`],
+//! [`version`], `call`, [`service`], [`tools`], `prompts`, [`resources`],
 //! [`review`], [`store`], [`sync`], [`replay`], [`logging`], [`text`], [`time`],
-//! [`bounds`], [`cursor`]. Imports point down this diagram; `version`, `text`, `time` and
-//! `cursor` are leaves that import nothing from the crate.
+//! `bounds`, `cursor`. Imports point down this diagram; `version`, `text`, `time` and
+//! `cursor` are leaves that import nothing from the crate. Beside the server path, used by the
+//! command line only: [`sync`] (export, import, sync and merge-file, with all their rules) and
+//! [`replay`] (transcripts); the server path imports neither.
+//!
+//! Public are the modules the binary and `tests/` use; the others (`bounds`, `call`,
+//! `client_caps`, `cursor`, `jsonrpc`, `prompts`, `watch`, `wire`) are the crate's own.
 
 mod bounds;
 mod call;
