@@ -409,3 +409,44 @@ pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
     }
     Ok(entries)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{T1, feature};
+    use super::*;
+
+    /// A dry run plans what the sync then does, line for line and count for count: an item
+    /// file imported, then, once deleted from the folder, the item deleted from the database.
+    #[test]
+    fn dry_run_plans_what_the_sync_does() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-sync-unit-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let (db, folder) = (dir.join("r.db"), dir.join("review"));
+        fs::create_dir_all(folder.join("records")).unwrap();
+        let file = folder.join("records/rec_a.json");
+        fs::write(&file, Item::Record(feature("rec_a", "bore", T1)).text()).unwrap();
+        let mut plans = Vec::new();
+        for _ in 0..2 {
+            let dry = run(&db, &folder, true, &mut |_| {}).unwrap();
+            let real = run(&db, &folder, false, &mut |_| {}).unwrap();
+            assert_eq!(dry.plan, real.plan);
+            assert_eq!(format!("{:?}", dry.counts), format!("{:?}", real.counts));
+            plans.push(real.plan);
+            let _ = fs::remove_file(&file);
+        }
+        assert_eq!(
+            plans,
+            [
+                vec![
+                    "write .review-mcp-folder (the folder's id)".to_string(),
+                    "import records/rec_a.json".into(),
+                    "write README.md".into()
+                ],
+                vec!["delete record rec_a from the database".into()]
+            ]
+        );
+        let again = run(&db, &folder, true, &mut |_| {}).unwrap();
+        assert!(again.plan.is_empty(), "{:?}", again.plan);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
