@@ -66,7 +66,7 @@ impl Overlay {
 /// changed by hand since, is what it is.
 pub(super) fn overlay(tx: &SyncTx<'_>, entries: &mut Entries) -> Result<Overlay> {
     let mut out = Overlay::default();
-    for p in tx.pending().map_err(|e| fail!("{e}"))? {
+    for p in tx.pending()? {
         let Some(kind) = ItemKind::parse(&p.kind) else {
             continue;
         };
@@ -200,8 +200,7 @@ impl<'a, 't> Apply<'a, 't> {
                         item: file,
                         name: "folder",
                     },
-                )
-                .map_err(|e| fail!("{e}"))?;
+                )?;
                 if let Some(c) = resolved.conflict {
                     self.counts.conflicts.push(c);
                 }
@@ -260,10 +259,7 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> Result<Option<Item>> {
-        let body = self
-            .tx
-            .base_body(kind.as_str(), id)
-            .map_err(|e| fail!("{e}"))?;
+        let body = self.tx.base_body(kind.as_str(), id)?;
         // A base that no longer parses (written by a later version) only costs the merge its
         // knowledge of what was removed knowingly.
         Ok(body.and_then(|b| serde_json::from_str(&b).ok()))
@@ -273,15 +269,12 @@ impl<'a, 't> Apply<'a, 't> {
         let text = item.text();
         let h = hash(text.as_bytes());
         self.tx
-            .set_base(item.kind().as_str(), item.id(), &h, &text)
-            .map_err(|e| fail!("{e}"))?;
+            .set_base(item.kind().as_str(), item.id(), &h, &text)?;
         Ok(h)
     }
 
     fn drop_base(&self, kind: ItemKind, id: &str) -> Result<()> {
-        self.tx
-            .drop_base(kind.as_str(), id)
-            .map_err(|e| fail!("{e}"))
+        Ok(self.tx.drop_base(kind.as_str(), id)?)
     }
 
     /// The item's file is to hold `item`: its base becomes `item`, and the file is written
@@ -314,8 +307,7 @@ impl<'a, 't> Apply<'a, 't> {
         match item {
             Item::Record(r) => self.tx.put_record(r),
             Item::Decision(d) => self.tx.put_decision(d),
-        }
-        .map_err(|e| fail!("{e}"))?;
+        }?;
         self.rows
             .insert((item.kind(), item.id().to_string()), RowOp::Put);
         Ok(())
@@ -325,8 +317,7 @@ impl<'a, 't> Apply<'a, 't> {
         match kind {
             ItemKind::Record => self.tx.delete_record(id),
             ItemKind::Decision => self.tx.delete_decision(id),
-        }
-        .map_err(|e| fail!("{e}"))?;
+        }?;
         self.rows.insert((kind, id.to_string()), RowOp::Delete);
         Ok(())
     }
@@ -339,8 +330,7 @@ impl<'a, 't> Apply<'a, 't> {
         let holder = match item {
             Item::Record(r) => self.tx.record_holder(r).map(|h| h.map(Item::Record)),
             Item::Decision(d) => self.tx.decision_holder(d).map(|h| h.map(Item::Decision)),
-        }
-        .map_err(|e| fail!("{e}"))?;
+        }?;
         let (item, held) = match holder {
             Some(held) => match self.settle_key(&held, item)? {
                 Some(winner) => (winner, Some(held)),
@@ -354,8 +344,7 @@ impl<'a, 't> Apply<'a, 't> {
         let stored = match &item {
             Item::Record(r) => self.tx.record(&r.id).map(|o| o.map(Item::Record)),
             Item::Decision(d) => self.tx.decision(&d.id).map(|o| o.map(Item::Decision)),
-        }
-        .map_err(|e| fail!("{e}"))?
+        }?
         .ok_or_else(|| fail!("{} {}: not stored", item.kind().as_str(), item.id()))?;
         let known: Vec<&Item> = previous.into_iter().chain(held.as_ref()).collect();
         self.arrived(&known, &stored);
@@ -434,14 +423,12 @@ impl<'a, 't> Apply<'a, 't> {
         } = self;
         for key in &overlay.rows {
             if !files.contains_key(key) {
-                tx.drop_pending(key.0.as_str(), &key.1)
-                    .map_err(|e| fail!("{e}"))?;
+                tx.drop_pending(key.0.as_str(), &key.1)?;
             }
         }
         for key in files.keys() {
             let prior = overlay.disk(entries, key);
-            tx.set_pending(key.0.as_str(), &key.1, prior.as_ref().map(|h| &h[..]), run)
-                .map_err(|e| fail!("{e}"))?;
+            tx.set_pending(key.0.as_str(), &key.1, prior.as_ref().map(|h| &h[..]), run)?;
         }
         let mut lines = Vec::new();
         let mut deleted: [BTreeSet<&str>; 2] = Default::default();
@@ -492,9 +479,7 @@ pub(super) fn complete(
     run: &str,
     readme: Option<&str>,
 ) -> Result<()> {
-    let rows = store
-        .sync_journal(folder_id, run)
-        .map_err(|e| fail!("{e}"))?;
+    let rows = store.sync_journal(folder_id, run)?;
     for kind in ItemKind::ALL {
         let dir = folder.join(kind.dir());
         std::fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", dir.display()))?;
@@ -536,9 +521,7 @@ pub(super) fn complete(
         step("directories fsynced");
     }
     if touched {
-        store
-            .sync_journal_done(folder_id, run)
-            .map_err(|e| fail!("{e}"))?;
+        store.sync_journal_done(folder_id, run)?;
         step("journal cleared");
     }
     Ok(())

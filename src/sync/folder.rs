@@ -371,7 +371,7 @@ pub(super) fn remove_file(path: &Path) -> Result<()> {
 /// item (conflict markers, another file's text) is refused and OURS left untouched, for git to
 /// merge by hand. An empty BASE (both sides added the file) is a merge without a base.
 pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<String>> {
-    let schemas = Schemas::from_tools().map_err(|e| fail!("{e}"))?;
+    let schemas = Schemas::from_tools()?;
     let read = |path: &Path| -> Result<Vec<u8>> {
         read_regular(path, MAX_FILE_BYTES).map_err(|why| fail!("{}: {why}", shown(path)))
     };

@@ -35,13 +35,13 @@ pub struct Imported {
 /// Validates every line of `file`, then lets the store judge and write them in one
 /// transaction (into the database `db`).
 pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
-    let schemas = Schemas::from_tools().map_err(|e| fail!("{e}"))?;
+    let schemas = Schemas::from_tools()?;
     let input = File::open(file).map_err(|e| fail!("cannot read {}: {e}", file.display()))?;
     let lines = read_import(&mut BufReader::new(input), &schemas)
         .map_err(|e| fail!("{}: {e}", file.display()))?;
     let total = lines.len();
     let (records, decisions) = split(lines);
-    let mut store = Store::open(db).map_err(|e| fail!("{e}"))?;
+    let mut store = Store::open(db)?;
     // The counts come from the same transaction that wrote, so they describe what happened
     // even when a server wrote the database a moment before.
     let summary = store

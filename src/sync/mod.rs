@@ -117,6 +117,18 @@ impl From<std::io::Error> for Error {
     }
 }
 
+impl From<String> for Error {
+    fn from(message: String) -> Self {
+        Error(message)
+    }
+}
+
+impl From<store::StoreError> for Error {
+    fn from(e: store::StoreError) -> Self {
+        Error(e.to_string())
+    }
+}
+
 /// The result of a step of a sync, an import or a merge.
 pub type Result<T> = std::result::Result<T, Error>;
 

@@ -128,7 +128,7 @@ pub fn run(
     waiting: &mut dyn FnMut(&Path),
 ) -> Result<Outcome> {
     let started = std::time::Instant::now();
-    let schemas = Schemas::from_tools().map_err(|e| fail!("{e}"))?;
+    let schemas = Schemas::from_tools()?;
     refuse_links(dir)?;
     if !dry_run {
         fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
@@ -154,8 +154,7 @@ pub fn run(
         (true, true) => Store::sync_dry_run_copy(db),
         (true, false) => Store::open_in_memory(),
         (false, _) => Store::open(db),
-    }
-    .map_err(|e| fail!("{e}"))?;
+    }?;
     let mut lines: Vec<String> = stale
         .iter()
         .map(|p| {
@@ -185,10 +184,8 @@ pub fn run(
         // database as read before the lock still holds when no one committed since.
         let existed = db.exists();
         let (read, version) = read_before_lock(&mut store, &id, legacy, &folder, &schemas)?;
-        let tx = store
-            .sync_transaction(&id, legacy)
-            .map_err(|e| fail!("{e}"))?;
-        if existed && tx.data_version().map_err(|e| fail!("{e}"))? == version {
+        let tx = store.sync_transaction(&id, legacy)?;
+        if existed && tx.data_version()? == version {
             break (tx, read);
         }
         log::debug!("sync: the database changed since it was read: read again under the lock");
@@ -244,7 +241,7 @@ pub fn run(
         write_atomic(&folder.join(owned::ID_FILE), &owned::id_text(&id))?;
     }
     owned::step("before the commit");
-    tx.commit().map_err(|e| fail!("{e}"))?;
+    tx.commit()?;
     owned::step("committed");
     for path in &stale {
         remove_file(path)?;
@@ -295,9 +292,9 @@ fn read_before_lock(
     folder: &Path,
     schemas: &Schemas,
 ) -> Result<(Entries, i64)> {
-    let snapshot = store.sync_snapshot(id, legacy).map_err(|e| fail!("{e}"))?;
+    let snapshot = store.sync_snapshot(id, legacy)?;
     let entries = gather(&snapshot, folder, schemas)?;
-    let version = snapshot.data_version().map_err(|e| fail!("{e}"))?;
+    let version = snapshot.data_version()?;
     Ok((entries, version))
 }
 
@@ -352,7 +349,7 @@ pub(super) fn gather(tx: &SyncTx<'_>, folder: &Path, schemas: &Schemas) -> Resul
 
 /// Adds the folder's bases to `entries`.
 fn add_bases(tx: &SyncTx<'_>, entries: &mut Entries) -> Result<()> {
-    for b in tx.bases().map_err(|e| fail!("{e}"))? {
+    for b in tx.bases()? {
         let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
         else {
             continue;
@@ -372,8 +369,8 @@ pub(super) fn action_of(e: &Entry) -> Action {
 
 pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
     let mut entries: Entries = BTreeMap::new();
-    let records = tx.records().map_err(|e| fail!("{e}"))?;
-    let decisions = tx.decisions().map_err(|e| fail!("{e}"))?;
+    let records = tx.records()?;
+    let decisions = tx.decisions()?;
     let items: Vec<Item> = records
         .into_iter()
         .map(Item::Record)
