@@ -526,3 +526,38 @@ pub(super) fn complete(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The journal's rule after a kill: a file the earlier sync did not finish (it still holds
+    /// what it held when that sync planned) is planned as finished and is this sync's to
+    /// write; a file done since, or changed by hand since, is what it is.
+    #[test]
+    fn overlay_plans_only_the_unfinished_files_as_finished() {
+        let (old, new, hand) = (hash(b"old"), hash(b"new"), hash(b"hand"));
+        let mut store = Store::open_in_memory().unwrap();
+        let tx = store.sync_transaction("folder_id_1", None).unwrap();
+        let mut entries = Entries::new();
+        for (id, disk) in [("unfinished", old), ("done", new), ("by_hand", hand)] {
+            tx.set_pending("record", id, Some(&old), "run_1").unwrap();
+            let e = entries.entry((ItemKind::Record, id.into())).or_default();
+            e.base = Some(new);
+            e.file = Some((disk, None));
+        }
+        let overlay = overlay(&tx, &mut entries).unwrap();
+        let file = |id: &str| entries[&(ItemKind::Record, id.to_string())].file_hash();
+        assert_eq!(file("unfinished"), Some(new));
+        assert_eq!(file("done"), Some(new));
+        assert_eq!(file("by_hand"), Some(hand));
+        let unfinished = (ItemKind::Record, "unfinished".to_string());
+        assert_eq!(overlay.disk.keys().collect::<Vec<_>>(), [&unfinished]);
+        assert_eq!(overlay.disk(&entries, &unfinished), Some(old));
+        assert_eq!(overlay.rows.len(), 3);
+        let mut counts = Counts::default();
+        let apply = Apply::new(&tx, &entries, overlay, &mut counts);
+        assert_eq!(apply.files.get(&unfinished), Some(&FileOp::Write));
+        assert_eq!(apply.files.len(), 1);
+    }
+}
