@@ -1,5 +1,6 @@
-//! Team review memory through git: the folder form of records and decisions, and the
-//! three-way rule `review-mcp sync` and `review-mcp merge-file` apply to each item.
+//! Records and decisions outside the database, with every rule of the commands that move
+//! them: `export` and `import` (the export line), and team review memory through git (`sync`'s
+//! folder and three-way rule, `merge-file`). The server path never imports this module.
 //!
 //! A folder holds one file per item, `records/<id>.json` and `decisions/<id>.json`, each the
 //! export line of that item (`{"record": {…}}` or `{"decision": {…}}`) pretty-printed, keys in
@@ -10,13 +11,13 @@
 //! For each item the database remembers its *base*, the text of its file at the last sync of
 //! that folder. [`classify`] compares the database's version, the folder's and the base by
 //! the sha256 of their text; [`merge::resolve`] settles an item changed on both sides. This
-//! knows no SQL: `store::SyncTx` is the database side; the command line (`cli/sync.rs`,
+//! module knows no SQL: `store::SyncTx` is the database side; the command line (`cli/sync.rs`,
 //! `cli/import.rs`, `cli/merge_file.rs`) parses the arguments and prints what these files did.
 //!
 //! The files: `mod.rs` (items, their text, the per-item plan), `line.rs` (what an export line
 //! and an item file must be: the import rules), `import.rs` (an export file read back),
-//! `merge.rs` (the rule for an item changed on both sides, and `merge-file`), `run.rs` (one
-//! sync, in order), `folder.rs` (the folder's files read and written), `apply.rs` (the plan
+//! `merge.rs` (the rule for an item changed on both sides), `run.rs` (one sync, in order),
+//! `folder.rs` (the folder's files read and written, `merge_files`), `apply.rs` (the plan
 //! acted on, the journal), `owned.rs` (the lock, the id file, the README, the test hook).
 
 /// A [`Error`] from a message, as `format!` takes it.
