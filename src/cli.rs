@@ -7,6 +7,10 @@
 //! [`RawArgs`](args::RawArgs) records what was typed, `RawArgs::validate` turns it into an
 //! [`Invocation`] that can only hold a runnable command.
 //!
+//! Each file parses nothing and decides nothing beyond its command's arguments and output:
+//! the rules (export, import, sync, merge-file) are the library's, in `review_mcp::sync`,
+//! where its unit tests reach them.
+//!
 //! The files, in reading order:
 //!
 //! - `cli/args.rs`: the arguments as typed, and the usage error that refuses them.
@@ -18,24 +22,19 @@
 //! - `cli/output.rs`: writing a new file beside the target, never over the database.
 //! - `cli/export.rs`: `export` and the JSON Lines it writes.
 //! - `cli/import.rs`: `import`, reading an export back.
-//! - `cli/import_rules.rs`: the shapes and rules every import line must meet.
 //! - `cli/backup.rs`: `backup`, a checked copy of the database.
 //! - `cli/check.rs`: `check`, the integrity check as an exit status.
-//! - `cli/sync/`: `sync`, a folder in the team's repository kept in step with the database.
+//! - `cli/sync.rs`: `sync`, a folder in the team's repository kept in step with the database.
 //! - `cli/merge_file.rs`: `merge-file`, the git merge driver of a synced folder.
 //! - `cli/replay.rs`: `replay`, transcripts against a server, or blessed.
-//! - `cli/fixtures.rs`: what the unit tests share.
 
 mod args;
 pub mod backup;
 pub mod check;
 mod database;
 pub mod export;
-#[cfg(test)]
-mod fixtures;
 pub mod help;
 pub mod import;
-mod import_rules;
 mod invocation;
 pub mod merge_file;
 mod output;

@@ -14,21 +14,26 @@
 //!                                                                           resources┘
 //! ```
 //!
-//! Modules in reading order: [`framing`], [`jsonrpc`], [`wire`], [`server`], [`era`],
-//! [`version`], [`call`], [`service`], [`tools`], [`prompts`], [`resources`],
+//! Modules in reading order: [`framing`], `jsonrpc`, `wire`, [`server`], [`era`],
+//! [`version`], `call`, [`service`], [`tools`], `prompts`, [`resources`],
 //! [`review`], [`store`], [`sync`], [`replay`], [`logging`], [`text`], [`time`],
-//! [`bounds`], [`cursor`]. Imports point down this diagram; `version`, `text`, `time` and
-//! `cursor` are leaves that import nothing from the crate.
+//! `bounds`, `cursor`. Imports point down this diagram; `version`, `text`, `time` and
+//! `cursor` are leaves that import nothing from the crate. Beside the server path, used by the
+//! command line only: [`sync`] (export, import, sync and merge-file, with all their rules) and
+//! [`replay`] (transcripts); the server path imports neither.
+//!
+//! Public are the modules the binary and `tests/` use; the others (`bounds`, `call`,
+//! `client_caps`, `cursor`, `jsonrpc`, `prompts`, `watch`, `wire`) are the crate's own.
 
-pub mod bounds;
-pub mod call;
-pub mod client_caps;
-pub mod cursor;
+mod bounds;
+mod call;
+mod client_caps;
+mod cursor;
 pub mod era;
 pub mod framing;
-pub mod jsonrpc;
+mod jsonrpc;
 pub mod logging;
-pub mod prompts;
+mod prompts;
 pub mod replay;
 pub mod resources;
 pub mod review;
@@ -40,4 +45,4 @@ pub mod text;
 pub mod time;
 pub mod tools;
 pub mod version;
-pub mod wire;
+mod wire;

@@ -13,14 +13,13 @@
 //! `id` and `created_at` when they are replaced, so a replaced record changes its line in
 //! place and two exports of one database over time diff cleanly in git.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
-use serde::Serialize;
 
-use review_mcp::review::{Decision, Record};
+use review_mcp::sync::line::write_export;
 
 use super::database::open_existing;
 use super::output::{create_temp_beside, refuse_database_target};
@@ -61,73 +60,5 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
             let _ = std::fs::remove_file(&tmp);
             Err(e.context(format!("cannot write {}", path.display())))
         }
-    }
-}
-
-/// One line of an export as it is written: `{"record":{…}}` or `{"decision":{…}}`, the item
-/// serialised straight from its struct, so the key order is the field order whatever
-/// serde_json features the build enables.
-#[derive(Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExportLine<'a> {
-    Record(&'a Record),
-    Decision(&'a Decision),
-}
-
-/// Writes the export of `records` and `decisions` (in any order) to `out`.
-pub fn write_export(
-    mut records: Vec<Record>,
-    mut decisions: Vec<Decision>,
-    out: &mut dyn Write,
-) -> std::io::Result<(usize, usize)> {
-    records.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
-    decisions.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
-    // A row an older version edited under a clock behind its `created_at` holds an
-    // `updated_at` before it, which import refuses: export it as edited when it was created,
-    // so every export imports back.
-    for (created, updated) in records
-        .iter_mut()
-        .map(|r| (&r.created_at, &mut r.updated_at))
-        .chain(
-            decisions
-                .iter_mut()
-                .map(|d| (&d.created_at, &mut d.updated_at)),
-        )
-    {
-        if *updated < *created {
-            updated.clone_from(created);
-        }
-    }
-    let lines = records
-        .iter()
-        .map(ExportLine::Record)
-        .chain(decisions.iter().map(ExportLine::Decision));
-    for line in lines {
-        serde_json::to_writer(&mut *out, &line)?;
-        out.write_all(b"\n")?;
-    }
-    out.flush()?;
-    Ok((records.len(), decisions.len()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::fixtures::{T1, T2, feature};
-    use super::*;
-
-    #[test]
-    fn write_export_orders_records_then_decisions_by_creation() {
-        let mut late = feature("z", "late", T2);
-        late.created_at = T2.into();
-        let early = feature("y", "early", T1);
-        let mut out = Vec::new();
-        write_export(vec![late, early], vec![], &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let ids: Vec<&str> = text
-            .lines()
-            .map(|l| if l.contains("\"id\":\"y\"") { "y" } else { "z" })
-            .collect();
-        assert_eq!(ids, ["y", "z"]);
-        assert!(text.starts_with("{\"record\":{\"id\":\"y\""));
     }
 }

@@ -25,17 +25,7 @@ pub fn bless(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut out = stdout.lock();
     let mut failed = false;
     for file in files {
-        let result = std::fs::read_to_string(file)
-            .map_err(|e| e.to_string())
-            .and_then(|text| {
-                let blessed = review_mcp::replay::bless(&text).map_err(|e| e.to_string())?;
-                if blessed == text {
-                    return Ok(false);
-                }
-                std::fs::write(file, blessed).map_err(|e| e.to_string())?;
-                Ok(true)
-            });
-        match result {
+        match review_mcp::replay::bless_file(file) {
             Ok(changed) => {
                 let verb = if changed { "blessed" } else { "unchanged" };
                 writeln!(out, "{verb} {}", file.display())?;

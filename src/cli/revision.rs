@@ -1,38 +1,10 @@
-//! `review-mcp revision FILE...`: the sha256 revision of each file, streamed.
+//! `review-mcp revision FILE...`: the sha256 revision of each file (`review::file_revision`).
 
-use std::fs::File;
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use sha2::{Digest, Sha256};
-
-/// The read buffer for hashing: fixed, so memory does not grow with the file.
-const HASH_BUFFER: usize = 64 * 1024;
-
-/// The revision of a file: `sha256:` + 64 lowercase hex digits of its bytes, read in fixed
-/// chunks (constant memory whatever the size; pipes and FIFOs work too).
-pub fn file_revision(path: &Path) -> io::Result<String> {
-    let mut file = File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; HASH_BUFFER];
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        hasher.update(buf.get(..n).unwrap_or_default());
-    }
-    let digest = hasher.finalize();
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for b in digest.iter() {
-        out.push_str(&format!("{b:02x}"));
-    }
-    Ok(out)
-}
+use review_mcp::review::file_revision;
 
 /// `review-mcp revision FILE...`: one `sha256:<hex>  FILE` line per readable file on `out`,
 /// one message per unreadable file on `err`. Returns whether every file was hashed.

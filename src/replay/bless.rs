@@ -7,6 +7,18 @@ use serde_json::{Map, Value};
 use super::versions::{self, VERSION_PLACEHOLDER};
 use super::{ANY, StartError, Step, TranscriptError, format, serve_in_process};
 
+/// `review-mcp replay --bless FILE`: the transcript at `path` [`bless`]ed, written back only
+/// when it changed. Whether it changed, or why it could not be blessed.
+pub fn bless_file(path: &std::path::Path) -> Result<bool, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let blessed = bless(&text).map_err(|e| e.to_string())?;
+    if blessed == text {
+        return Ok(false);
+    }
+    std::fs::write(path, blessed).map_err(|e| e.to_string())?;
+    Ok(true)
+}
+
 /// Re-records a transcript's expectations from the in-process server, for when its answers
 /// change on purpose (a new tool in `tools/list`). Every line but the `expect`s is kept as it
 /// was (comments, notes, the exact `send` text); after each send come the lines the server now

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-pub use bless::{BlessError, bless};
+pub use bless::{BlessError, bless, bless_file};
 pub use cursors::mask_seals;
 use diff::short;
 pub use diff::{Difference, first_difference};

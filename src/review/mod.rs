@@ -10,6 +10,6 @@ pub mod id;
 pub mod outrank;
 pub mod record;
 
-pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
+pub use artifact::{Artifact, DomainError, FORMAT_STEP, file_revision, is_revision, normalise_uri};
 pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict, Via};
 pub use record::{Kind, Record, RecordRef};

@@ -1,5 +1,6 @@
-//! Team review memory through git: the folder form of records and decisions, and the
-//! three-way rule `review-mcp sync` and `review-mcp merge-file` apply to each item.
+//! Records and decisions outside the database, with every rule of the commands that move
+//! them: `export` and `import` (the export line), and team review memory through git (`sync`'s
+//! folder and three-way rule, `merge-file`). The server path never imports this module.
 //!
 //! A folder holds one file per item, `records/<id>.json` and `decisions/<id>.json`, each the
 //! export line of that item (`{"record": {…}}` or `{"decision": {…}}`) pretty-printed, keys in
@@ -10,13 +11,36 @@
 //! For each item the database remembers its *base*, the text of its file at the last sync of
 //! that folder. [`classify`] compares the database's version, the folder's and the base by
 //! the sha256 of their text; [`merge::resolve`] settles an item changed on both sides. This
-//! module knows no SQL and does no I/O: `store::SyncTx` is the database side, the command
-//! (`cli/sync/`) reads and writes the folder.
+//! module knows no SQL: `store::SyncTx` is the database side; the command line (`cli/sync.rs`,
+//! `cli/import.rs`, `cli/merge_file.rs`) parses the arguments and prints what these files did.
 //!
-//! The files: `mod.rs` (items, their text, the per-item plan), `merge.rs` (the rule for an
-//! item changed on both sides).
+//! The files: `mod.rs` (items, their text, the per-item plan), `line.rs` (what an export line
+//! and an item file must be: the import rules), `import.rs` (an export file read back),
+//! `merge.rs` (the rule for an item changed on both sides), `run.rs` (one sync, in order),
+//! `folder.rs` (the folder's files read and written, `merge_files`), `apply.rs` (the plan
+//! acted on, the journal), `owned.rs` (the lock, the id file, the README, the test hook).
 
+/// A [`Error`] from a message, as `format!` takes it.
+macro_rules! fail {
+    ($($arg:tt)*) => {
+        $crate::sync::Error(format!($($arg)*))
+    };
+}
+
+mod apply;
+#[cfg(test)]
+mod fixtures;
+mod folder;
+pub mod import;
+pub mod line;
 pub mod merge;
+mod owned;
+mod run;
+
+pub use folder::merge_files;
+pub use run::{Counts, Outcome, run};
+
+use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -58,6 +82,14 @@ impl ItemKind {
         }
     }
 
+    /// What two items of this kind share when they are one under two ids: their natural key.
+    pub fn key_name(self) -> &'static str {
+        match self {
+            ItemKind::Record => "feature (locator and name)",
+            ItemKind::Decision => "decision (locator, subject and revision)",
+        }
+    }
+
     /// The subfolder its files live in.
     pub fn dir(self) -> &'static str {
         match self {
@@ -66,6 +98,40 @@ impl ItemKind {
         }
     }
 }
+
+/// Why a sync, an import or a merge stopped: a message for the engineer, every part taken
+/// from a file or the folder already escaped where it was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error(pub String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error(e.to_string())
+    }
+}
+
+impl From<String> for Error {
+    fn from(message: String) -> Self {
+        Error(message)
+    }
+}
+
+impl From<store::StoreError> for Error {
+    fn from(e: store::StoreError) -> Self {
+        Error(e.to_string())
+    }
+}
+
+/// The result of a step of a sync, an import or a merge.
+pub type Result<T> = std::result::Result<T, Error>;
 
 /// The sha256 of an item's file text.
 pub type Hash = [u8; 32];
@@ -97,30 +163,35 @@ impl Item {
         }
     }
 
+    pub fn created_at(&self) -> &str {
+        match self {
+            Item::Record(r) => &r.created_at,
+            Item::Decision(d) => &d.created_at,
+        }
+    }
+
+    /// The item as export and sync write it: a row an older version edited under a clock
+    /// behind its `created_at` holds an `updated_at` before it, which import refuses; it is
+    /// written as edited when it was created, so every line and file imports back.
+    pub fn clamped(&self) -> Cow<'_, Item> {
+        if self.updated_at() >= self.created_at() {
+            return Cow::Borrowed(self);
+        }
+        let mut item = self.clone();
+        match &mut item {
+            Item::Record(r) => r.updated_at.clone_from(&r.created_at),
+            Item::Decision(d) => d.updated_at.clone_from(&d.created_at),
+        }
+        Cow::Owned(item)
+    }
+
     /// The item as its folder file holds it: the export line pretty-printed (two-space
-    /// indent, keys in field order) with a final newline. As in export, a row edited under a
-    /// clock behind its `created_at` is written as edited when it was created, so every file
-    /// imports back.
+    /// indent, keys in field order) with a final newline, [`clamped`](Item::clamped).
     pub fn text(&self) -> String {
-        let clamped;
-        let item = match self {
-            Item::Record(r) if r.updated_at < r.created_at => {
-                let mut r = r.clone();
-                r.updated_at.clone_from(&r.created_at);
-                clamped = Item::Record(r);
-                &clamped
-            }
-            Item::Decision(d) if d.updated_at < d.created_at => {
-                let mut d = d.clone();
-                d.updated_at.clone_from(&d.created_at);
-                clamped = Item::Decision(d);
-                &clamped
-            }
-            _ => self,
-        };
         // Serialising plain structs of strings, enums and vectors cannot fail; an empty
         // object would be refused by the next sync rather than lose anything silently.
-        let mut text = serde_json::to_string_pretty(item).unwrap_or_else(|_| "{}".into());
+        let mut text =
+            serde_json::to_string_pretty(&*self.clamped()).unwrap_or_else(|_| "{}".into());
         text.push('\n');
         text
     }

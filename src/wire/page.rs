@@ -83,16 +83,6 @@ impl PageWriter {
         true
     }
 
-    /// How many items the page holds.
-    pub fn len(&self) -> usize {
-        self.items
-    }
-
-    /// Whether the page holds no item.
-    pub fn is_empty(&self) -> bool {
-        self.items == 0
-    }
-
     /// Appends `item` unless it would take the page (both copies) past `budget` bytes; the
     /// first item is always taken. Returns whether it was: a page ends at the first item
     /// refused, and at the first item that could not be encoded (reported by `finish`).

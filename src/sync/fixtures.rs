@@ -1,15 +1,15 @@
-//! What the command line's unit tests share: timestamps, and a feature record at a fixed
+//! What the unit tests of `sync` share: timestamps, and a feature record at a fixed
 //! revision and file.
 
-use review_mcp::review::{Artifact, Kind, Record};
+use crate::review::{Artifact, Kind, Record};
 
-pub(super) const REV: &str =
+pub(crate) const REV: &str =
     "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-pub(super) const T1: &str = "2026-01-01T00:00:00.000Z";
-pub(super) const T2: &str = "2026-01-02T00:00:00.000Z";
+pub(crate) const T1: &str = "2026-01-01T00:00:00.000Z";
+pub(crate) const T2: &str = "2026-01-02T00:00:00.000Z";
 
 /// A feature created at [`T1`] and last updated at `updated`.
-pub(super) fn feature(id: &str, name: &str, updated: &str) -> Record {
+pub(crate) fn feature(id: &str, name: &str, updated: &str) -> Record {
     Record {
         author: None,
         id: id.into(),

@@ -10,15 +10,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-use anyhow::anyhow;
-
-use review_mcp::store::{Store, SyncTx};
-use review_mcp::sync::merge::{self, Side};
-use review_mcp::sync::{Action, Hash, Item, ItemKind, hash};
-
-use super::folder::*;
-use super::owned::step;
-use super::*;
+use super::folder::{file_of, remove_file, write_all, write_atomic};
+use super::merge::{self, Side};
+use super::owned::{self, step};
+use super::run::{Counts, Entries, Entry, slot};
+use super::{Action, Hash, Item, ItemKind, Result, hash};
+use crate::store::{Store, SyncTx};
 
 /// How many files are written (and fsynced) at once: the file system commits concurrent
 /// fsyncs together, so 10,000 new files take seconds instead of one flush each.
@@ -54,22 +51,29 @@ pub(super) struct Overlay {
     rows: Vec<Key>,
 }
 
+impl Overlay {
+    /// The hash of the item's file as it really is now (`None`: absent).
+    fn disk(&self, entries: &Entries, key: &Key) -> Option<Hash> {
+        match self.disk.get(key) {
+            Some(h) => *h,
+            None => entries.get(key).and_then(Entry::file_hash),
+        }
+    }
+}
+
 /// Reads the journal and, for each file an earlier sync did not finish (it still holds what it
 /// held when that sync planned), plans as if it were finished. A file already done, or
 /// changed by hand since, is what it is.
-pub(super) fn overlay(
-    tx: &SyncTx<'_>,
-    entries: &mut BTreeMap<Key, Entry>,
-) -> anyhow::Result<Overlay> {
+pub(super) fn overlay(tx: &SyncTx<'_>, entries: &mut Entries) -> Result<Overlay> {
     let mut out = Overlay::default();
-    for p in tx.pending().map_err(|e| anyhow!("{e}"))? {
+    for p in tx.pending()? {
         let Some(kind) = ItemKind::parse(&p.kind) else {
             continue;
         };
         let key = (kind, p.id);
         out.rows.push(key.clone());
         let e = entries.entry(key.clone()).or_default();
-        let disk = e.file.as_ref().map(|(h, _)| *h);
+        let disk = e.file_hash();
         let prior = p.prior.as_deref().and_then(|b| Hash::try_from(b).ok());
         if disk == e.base || disk != prior {
             continue;
@@ -83,7 +87,7 @@ pub(super) fn overlay(
 /// The sync at work: the transaction, what was known before it, and what it changed.
 pub(super) struct Apply<'a, 't> {
     tx: &'a SyncTx<'t>,
-    entries: &'a BTreeMap<Key, Entry>,
+    entries: &'a Entries,
     overlay: Overlay,
     pub(super) counts: &'a mut Counts,
     /// Items already settled by a key conflict with another id.
@@ -95,7 +99,7 @@ pub(super) struct Apply<'a, 't> {
 impl<'a, 't> Apply<'a, 't> {
     pub(super) fn new(
         tx: &'a SyncTx<'t>,
-        entries: &'a BTreeMap<Key, Entry>,
+        entries: &'a Entries,
         overlay: Overlay,
         counts: &'a mut Counts,
     ) -> Self {
@@ -125,13 +129,7 @@ impl<'a, 't> Apply<'a, 't> {
 
     /// The hash of the file as it really is now (`None`: absent).
     fn disk(&self, key: &Key) -> Option<Hash> {
-        match self.overlay.disk.get(key) {
-            Some(h) => *h,
-            None => self
-                .entries
-                .get(key)
-                .and_then(|e| e.file.as_ref().map(|(h, _)| *h)),
-        }
+        self.overlay.disk(self.entries, key)
     }
 
     pub(super) fn act(
@@ -140,7 +138,7 @@ impl<'a, 't> Apply<'a, 't> {
         id: &str,
         e: &Entry,
         action: Action,
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         let db_item = e.db.as_ref().map(|(_, i)| i);
         let file_item = e.file.as_ref().and_then(|(_, i)| i.as_ref());
         match action {
@@ -153,7 +151,7 @@ impl<'a, 't> Apply<'a, 't> {
                 None => {}
             },
             Action::ToFolder | Action::KeepDatabase => {
-                let item = db_item.ok_or_else(|| anyhow!("{id}: no database version"))?;
+                let item = db_item.ok_or_else(|| fail!("{id}: no database version"))?;
                 // The rule of the tools against the folder's version (the base's text).
                 let r = self.outranked(kind, id, None, item, "database")?;
                 if r != *item {
@@ -170,7 +168,7 @@ impl<'a, 't> Apply<'a, 't> {
                 }
             }
             Action::ToDatabase | Action::KeepFolder => {
-                let item = file_item.ok_or_else(|| anyhow!("{id}: no folder version"))?;
+                let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
                 // The rule of the tools against the database's version (or the base's).
                 let r = self.outranked(kind, id, db_item, item, "folder")?;
                 self.import(&r, db_item)?;
@@ -189,7 +187,7 @@ impl<'a, 't> Apply<'a, 't> {
             }
             Action::Resolve => {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
-                    return Err(anyhow!("{id}: a conflict needs both versions"));
+                    return Err(fail!("{id}: a conflict needs both versions"));
                 };
                 let base = self.base_item(kind, id)?;
                 let resolved = merge::resolve(
@@ -202,8 +200,7 @@ impl<'a, 't> Apply<'a, 't> {
                         item: file,
                         name: "folder",
                     },
-                )
-                .map_err(|e| anyhow!("{e}"))?;
+                )?;
                 if let Some(c) = resolved.conflict {
                     self.counts.conflicts.push(c);
                 }
@@ -228,7 +225,7 @@ impl<'a, 't> Apply<'a, 't> {
         before: Option<&Item>,
         changed: &Item,
         name: &str,
-    ) -> anyhow::Result<Item> {
+    ) -> Result<Item> {
         if kind != ItemKind::Decision {
             return Ok(changed.clone());
         }
@@ -261,34 +258,28 @@ impl<'a, 't> Apply<'a, 't> {
             .extend(merge::arrived_verdicts(known, after));
     }
 
-    pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> anyhow::Result<Option<Item>> {
-        let body = self
-            .tx
-            .base_body(kind.as_str(), id)
-            .map_err(|e| anyhow!("{e}"))?;
+    pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> Result<Option<Item>> {
+        let body = self.tx.base_body(kind.as_str(), id)?;
         // A base that no longer parses (written by a later version) only costs the merge its
         // knowledge of what was removed knowingly.
         Ok(body.and_then(|b| serde_json::from_str(&b).ok()))
     }
 
-    fn set_base(&self, item: &Item) -> anyhow::Result<Hash> {
+    fn set_base(&self, item: &Item) -> Result<Hash> {
         let text = item.text();
         let h = hash(text.as_bytes());
         self.tx
-            .set_base(item.kind().as_str(), item.id(), &h, &text)
-            .map_err(|e| anyhow!("{e}"))?;
+            .set_base(item.kind().as_str(), item.id(), &h, &text)?;
         Ok(h)
     }
 
-    fn drop_base(&self, kind: ItemKind, id: &str) -> anyhow::Result<()> {
-        self.tx
-            .drop_base(kind.as_str(), id)
-            .map_err(|e| anyhow!("{e}"))
+    fn drop_base(&self, kind: ItemKind, id: &str) -> Result<()> {
+        Ok(self.tx.drop_base(kind.as_str(), id)?)
     }
 
     /// The item's file is to hold `item`: its base becomes `item`, and the file is written
     /// after the commit unless it already holds that text.
-    fn write_file(&mut self, item: &Item) -> anyhow::Result<()> {
+    fn write_file(&mut self, item: &Item) -> Result<()> {
         let h = self.set_base(item)?;
         let key = (item.kind(), item.id().to_string());
         if self.disk(&key) == Some(h) {
@@ -301,7 +292,7 @@ impl<'a, 't> Apply<'a, 't> {
 
     /// The item's file is to be gone: its base is dropped, and the file deleted after the
     /// commit if there is one.
-    fn delete_file(&mut self, kind: ItemKind, id: &str) -> anyhow::Result<()> {
+    fn delete_file(&mut self, kind: ItemKind, id: &str) -> Result<()> {
         self.drop_base(kind, id)?;
         let key = (kind, id.to_string());
         if self.disk(&key).is_some() {
@@ -312,23 +303,21 @@ impl<'a, 't> Apply<'a, 't> {
         Ok(())
     }
 
-    fn put(&mut self, item: &Item) -> anyhow::Result<()> {
+    fn put(&mut self, item: &Item) -> Result<()> {
         match item {
             Item::Record(r) => self.tx.put_record(r),
             Item::Decision(d) => self.tx.put_decision(d),
-        }
-        .map_err(|e| anyhow!("{e}"))?;
+        }?;
         self.rows
             .insert((item.kind(), item.id().to_string()), RowOp::Put);
         Ok(())
     }
 
-    fn delete_item(&mut self, kind: ItemKind, id: &str) -> anyhow::Result<()> {
+    fn delete_item(&mut self, kind: ItemKind, id: &str) -> Result<()> {
         match kind {
             ItemKind::Record => self.tx.delete_record(id),
             ItemKind::Decision => self.tx.delete_decision(id),
-        }
-        .map_err(|e| anyhow!("{e}"))?;
+        }?;
         self.rows.insert((kind, id.to_string()), RowOp::Delete);
         Ok(())
     }
@@ -337,12 +326,11 @@ impl<'a, 't> Apply<'a, 't> {
     /// then the file and the base follow what the database now holds (`previous`: what the
     /// database held at that id, for the report of the engineer's verdicts that arrive from
     /// the folder).
-    fn import(&mut self, item: &Item, previous: Option<&Item>) -> anyhow::Result<()> {
+    fn import(&mut self, item: &Item, previous: Option<&Item>) -> Result<()> {
         let holder = match item {
             Item::Record(r) => self.tx.record_holder(r).map(|h| h.map(Item::Record)),
             Item::Decision(d) => self.tx.decision_holder(d).map(|h| h.map(Item::Decision)),
-        }
-        .map_err(|e| anyhow!("{e}"))?;
+        }?;
         let (item, held) = match holder {
             Some(held) => match self.settle_key(&held, item)? {
                 Some(winner) => (winner, Some(held)),
@@ -356,9 +344,8 @@ impl<'a, 't> Apply<'a, 't> {
         let stored = match &item {
             Item::Record(r) => self.tx.record(&r.id).map(|o| o.map(Item::Record)),
             Item::Decision(d) => self.tx.decision(&d.id).map(|o| o.map(Item::Decision)),
-        }
-        .map_err(|e| anyhow!("{e}"))?
-        .ok_or_else(|| anyhow!("{} {}: not stored", item.kind().as_str(), item.id()))?;
+        }?
+        .ok_or_else(|| fail!("{} {}: not stored", item.kind().as_str(), item.id()))?;
         let known: Vec<&Item> = previous.into_iter().chain(held.as_ref()).collect();
         self.arrived(&known, &stored);
         self.write_file(&stored)
@@ -368,7 +355,7 @@ impl<'a, 't> Apply<'a, 't> {
     /// merge). The later keeps the key (a decision with the other's engineer verdicts); the
     /// other id is deleted on both sides. Returns the item to write when it is `incoming`'s
     /// id, or `None` when `held` kept the key (already written here).
-    fn settle_key(&mut self, held: &Item, incoming: &Item) -> anyhow::Result<Option<Item>> {
+    fn settle_key(&mut self, held: &Item, incoming: &Item) -> Result<Option<Item>> {
         let resolved = merge::both_changed(
             None,
             Side {
@@ -396,10 +383,7 @@ impl<'a, 't> Apply<'a, 't> {
             held.updated_at(),
             incoming.id(),
             incoming.updated_at(),
-            match held {
-                Item::Record(_) => "feature (locator and name)",
-                Item::Decision(_) => "decision (locator, subject and revision)",
-            },
+            held.kind().key_name(),
             winner.id(),
             loser.id(),
             resolved
@@ -427,7 +411,7 @@ impl<'a, 't> Apply<'a, 't> {
     /// Journals the files to write and delete under `run` (in the transaction, so they commit
     /// with the database's changes), counts what the sync does, and returns the plan: one
     /// line per change, as `--dry-run` prints it.
-    pub(super) fn finish(self, run: &str) -> anyhow::Result<Vec<String>> {
+    pub(super) fn finish(self, run: &str) -> Result<Vec<String>> {
         let Apply {
             tx,
             entries,
@@ -437,24 +421,14 @@ impl<'a, 't> Apply<'a, 't> {
             rows,
             ..
         } = self;
-        let disk = |key: &Key| -> Option<Hash> {
-            match overlay.disk.get(key) {
-                Some(h) => *h,
-                None => entries
-                    .get(key)
-                    .and_then(|e| e.file.as_ref().map(|(h, _)| *h)),
-            }
-        };
         for key in &overlay.rows {
             if !files.contains_key(key) {
-                tx.drop_pending(key.0.as_str(), &key.1)
-                    .map_err(|e| anyhow!("{e}"))?;
+                tx.drop_pending(key.0.as_str(), &key.1)?;
             }
         }
         for key in files.keys() {
-            let prior = disk(key);
-            tx.set_pending(key.0.as_str(), &key.1, prior.as_ref().map(|h| &h[..]), run)
-                .map_err(|e| anyhow!("{e}"))?;
+            let prior = overlay.disk(entries, key);
+            tx.set_pending(key.0.as_str(), &key.1, prior.as_ref().map(|h| &h[..]), run)?;
         }
         let mut lines = Vec::new();
         let mut deleted: [BTreeSet<&str>; 2] = Default::default();
@@ -504,14 +478,11 @@ pub(super) fn complete(
     folder_id: &str,
     run: &str,
     readme: Option<&str>,
-) -> anyhow::Result<()> {
-    let rows = store
-        .sync_journal(folder_id, run)
-        .map_err(|e| anyhow!("{e}"))?;
+) -> Result<()> {
+    let rows = store.sync_journal(folder_id, run)?;
     for kind in ItemKind::ALL {
         let dir = folder.join(kind.dir());
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| anyhow!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", dir.display()))?;
     }
     let touched = !rows.is_empty();
     let mut writes = Vec::new();
@@ -550,10 +521,43 @@ pub(super) fn complete(
         step("directories fsynced");
     }
     if touched {
-        store
-            .sync_journal_done(folder_id, run)
-            .map_err(|e| anyhow!("{e}"))?;
+        store.sync_journal_done(folder_id, run)?;
         step("journal cleared");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The journal's rule after a kill: a file the earlier sync did not finish (it still holds
+    /// what it held when that sync planned) is planned as finished and is this sync's to
+    /// write; a file done since, or changed by hand since, is what it is.
+    #[test]
+    fn overlay_plans_only_the_unfinished_files_as_finished() {
+        let (old, new, hand) = (hash(b"old"), hash(b"new"), hash(b"hand"));
+        let mut store = Store::open_in_memory().unwrap();
+        let tx = store.sync_transaction("folder_id_1", None).unwrap();
+        let mut entries = Entries::new();
+        for (id, disk) in [("unfinished", old), ("done", new), ("by_hand", hand)] {
+            tx.set_pending("record", id, Some(&old), "run_1").unwrap();
+            let e = entries.entry((ItemKind::Record, id.into())).or_default();
+            e.base = Some(new);
+            e.file = Some((disk, None));
+        }
+        let overlay = overlay(&tx, &mut entries).unwrap();
+        let file = |id: &str| entries[&(ItemKind::Record, id.to_string())].file_hash();
+        assert_eq!(file("unfinished"), Some(new));
+        assert_eq!(file("done"), Some(new));
+        assert_eq!(file("by_hand"), Some(hand));
+        let unfinished = (ItemKind::Record, "unfinished".to_string());
+        assert_eq!(overlay.disk.keys().collect::<Vec<_>>(), [&unfinished]);
+        assert_eq!(overlay.disk(&entries, &unfinished), Some(old));
+        assert_eq!(overlay.rows.len(), 3);
+        let mut counts = Counts::default();
+        let apply = Apply::new(&tx, &entries, overlay, &mut counts);
+        assert_eq!(apply.files.get(&unfinished), Some(&FileOp::Write));
+        assert_eq!(apply.files.len(), 1);
+    }
 }

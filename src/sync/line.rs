@@ -1,11 +1,16 @@
-//! What an import line must be: the record and decision shapes of the tools' own schemas,
-//! then the domain rules (id form, revision, format, normal uri, timestamps, naming, basis).
+//! What an export line must be to be read back, by `import` (a line of its file), `sync` (an
+//! item file of the folder) and `merge-file` (the three versions git gives it): the record and
+//! decision shapes of the tools' own schemas, then the domain rules (id form, revision,
+//! format, normal uri, timestamps, naming, basis). One rule, one place: [`parse_line`].
+
+use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use review_mcp::bounds;
-use review_mcp::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
-use review_mcp::{tools, wire};
+use super::Item;
+use crate::bounds;
+use crate::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
+use crate::{tools, wire};
 
 /// The shapes an import line must have, built from the tools' own input schemas (the same
 /// limits and enums `remember` and `remember_decision` enforce) plus the stored fields a tool
@@ -121,7 +126,7 @@ impl Schemas {
             .errors
             .iter()
             .map(|e| {
-                let msg = review_mcp::text::prefix_chars(&e.message, 200);
+                let msg = crate::text::prefix_chars(&e.message, 200);
                 format!("{key}{}: {msg}", e.path)
             })
             .collect();
@@ -132,7 +137,48 @@ impl Schemas {
 /// How many schema errors are reported for one bad line.
 const MAX_LINE_ERRORS: usize = 3;
 
-pub(super) const SHAPE: &str = "expected {\"record\":{…}} or {\"decision\":{…}}";
+const SHAPE: &str = "expected {\"record\":{…}} or {\"decision\":{…}}";
+
+/// One line: `{"record":{…}}` or `{"decision":{…}}`, valid in shape and by the domain rules.
+pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Item, String> {
+    if bounds::count_values(text.as_bytes(), bounds::MAX_LINE_VALUES).values
+        > bounds::MAX_LINE_VALUES
+    {
+        return Err(format!(
+            "holds more than {} JSON values, the limit of a line",
+            bounds::MAX_LINE_VALUES
+        ));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    schemas.validate(&value)?;
+    let Value::Object(mut obj) = value else {
+        return Err(SHAPE.into());
+    };
+    if let Some(r) = obj.remove("record") {
+        let mut r: Record = serde_json::from_value(r).map_err(|e| format!("record: {e}"))?;
+        check_record(&mut r)?;
+        Ok(Item::Record(r))
+    } else if let Some(d) = obj.remove("decision") {
+        let mut d: Decision = serde_json::from_value(d).map_err(|e| format!("decision: {e}"))?;
+        check_decision(&mut d)?;
+        Ok(Item::Decision(d))
+    } else {
+        Err(SHAPE.into())
+    }
+}
+
+/// An item file's bytes (or a line's), validated as an import line is.
+pub fn parse_item(bytes: &[u8], schemas: &Schemas) -> Result<Item, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8".to_string())?;
+    parse_line(text, schemas)
+}
+
+/// Whether `id` keeps to the characters an imported id may hold: ASCII letters, digits and
+/// `_ - . :` (an id is shown in answers and in the Markdown report, and names a file).
+pub(super) fn is_id_text(id: &str) -> bool {
+    id.chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
+}
 
 fn check_common(
     what: &str,
@@ -146,10 +192,7 @@ fn check_common(
     }
     // The server writes ids like rec_3f9a0c1b2d4e5f60. An id is shown in answers and in the
     // Markdown report, so an imported one keeps to letters, digits and `_ - . :`.
-    if !id
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
-    {
+    if !is_id_text(id) {
         return Err(format!(
             "{what} id {id:?} may hold only ASCII letters, digits and _ - . : (export writes \
              ids like rec_3f9a0c1b2d4e5f60)"
@@ -184,7 +227,7 @@ fn check_common(
         }
     }
     for (field, ts) in [("created_at", created_at), ("updated_at", updated_at)] {
-        if !review_mcp::time::is_timestamp(ts) {
+        if !crate::time::is_timestamp(ts) {
             return Err(format!(
                 "{what} {id}: {field} {ts:?} is not a real UTC date and time in the form \
                  2026-07-28T09:15:02.123Z"
@@ -197,7 +240,7 @@ fn check_common(
     Ok(())
 }
 
-pub(super) fn check_record(r: &mut Record) -> Result<(), String> {
+fn check_record(r: &mut Record) -> Result<(), String> {
     check_common(
         "record",
         &r.id,
@@ -218,7 +261,7 @@ pub(super) fn check_record(r: &mut Record) -> Result<(), String> {
     }
 }
 
-pub(super) fn check_decision(d: &mut Decision) -> Result<(), String> {
+fn check_decision(d: &mut Decision) -> Result<(), String> {
     check_common(
         "decision",
         &d.id,
@@ -231,7 +274,7 @@ pub(super) fn check_decision(d: &mut Decision) -> Result<(), String> {
             .map_err(|e| format!("decision {}: {e}", d.id))?;
         if let Some(at) = item.verdict.as_ref().map(|v| v.at.as_str())
             && !at.is_empty()
-            && !review_mcp::time::is_timestamp(at)
+            && !crate::time::is_timestamp(at)
         {
             return Err(format!(
                 "decision {}: basis[{i}].verdict.at {at:?} is not a timestamp like 2026-01-02T03:04:05.678Z",
@@ -248,9 +291,36 @@ pub(super) fn check_decision(d: &mut Decision) -> Result<(), String> {
     )
 }
 
+/// Writes the export of `records` and `decisions` (in any order) to `out`, one line per
+/// item (`{"record":{…}}` or `{"decision":{…}}`, the item serialised straight from its struct,
+/// so the key order is the field order whatever serde_json features the build enables):
+/// records first, then decisions, each sorted by (`created_at`, `id`), each
+/// [`clamped`](Item::clamped) so that every line imports back. Returns the two counts.
+pub fn write_export(
+    records: Vec<Record>,
+    decisions: Vec<Decision>,
+    out: &mut dyn Write,
+) -> io::Result<(usize, usize)> {
+    let counts = (records.len(), decisions.len());
+    let mut items: Vec<Item> = records
+        .into_iter()
+        .map(Item::Record)
+        .chain(decisions.into_iter().map(Item::Decision))
+        .collect();
+    items.sort_by(|a, b| {
+        (a.kind(), a.created_at(), a.id()).cmp(&(b.kind(), b.created_at(), b.id()))
+    });
+    for item in &items {
+        serde_json::to_writer(&mut *out, &*item.clamped())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(counts)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{T1, feature};
+    use super::super::fixtures::{T1, T2, feature};
     use super::*;
 
     /// An export written before locators were normalised (`%62racket`, a fragment, a dot
@@ -331,5 +401,21 @@ mod tests {
         assert!(e.starts_with("record/name"), "{e}");
         assert!(s.validate(&json!({"record": {}, "decision": {}})).is_err());
         assert!(s.validate(&json!({"other": {}})).is_err());
+    }
+
+    #[test]
+    fn write_export_orders_records_then_decisions_by_creation() {
+        let mut late = feature("z", "late", T2);
+        late.created_at = T2.into();
+        let early = feature("y", "early", T1);
+        let mut out = Vec::new();
+        write_export(vec![late, early], vec![], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let ids: Vec<&str> = text
+            .lines()
+            .map(|l| if l.contains("\"id\":\"y\"") { "y" } else { "z" })
+            .collect();
+        assert_eq!(ids, ["y", "z"]);
+        assert!(text.starts_with("{\"record\":{\"id\":\"y\""));
     }
 }

@@ -4,27 +4,20 @@
 //! followed, for reading or writing; only regular files are read, each at most
 //! [`MAX_FILE_BYTES`]; a path is shown with its control characters escaped.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, anyhow};
-
-use review_mcp::sync::{Hash, Item, ItemKind, hash};
-use review_mcp::text::escape_controls;
-
-use super::super::import::{Line, parse_line};
-use super::super::import_rules::Schemas;
-use super::*;
+use super::apply::WRITE_THREADS;
+use super::line::{Schemas, is_id_text, parse_item};
+use super::merge::{Side, resolve};
+use super::run::Entries;
+use super::{Hash, Item, ItemKind, Result, hash, owned};
+use crate::text::escape_controls;
 
 /// Ids as `import` allows them, which are also safe file names.
 pub(super) fn is_file_id(id: &str) -> bool {
-    !id.is_empty()
-        && !id.starts_with('.')
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'))
+    !id.is_empty() && !id.starts_with('.') && is_id_text(id)
 }
 
 /// At most this many bad files are named; the rest are counted.
@@ -35,10 +28,10 @@ pub(super) const HASH_THREADS: usize = 4;
 
 /// The largest item file read (32 MiB): twice the 16 MiB of an import line, more than the
 /// pretty-printed form of any item a line can hold. A larger file is refused unread.
-pub(in crate::cli) const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+pub(super) const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Why a folder file was not read: said after its name.
-pub(in crate::cli) fn not_a_plain_file(meta: &fs::Metadata) -> Option<String> {
+fn not_a_plain_file(meta: &fs::Metadata) -> Option<String> {
     let t = meta.file_type();
     if t.is_symlink() {
         return Some(
@@ -83,7 +76,7 @@ const OPEN_FLAGS: i32 = 0;
 /// never a device or FIFO) of at most `bound` bytes: checked before opening (the link
 /// itself), on the opened handle (the same file, still regular), and while reading (at most
 /// `bound + 1` bytes are read). `Err` says why, to be put after the file's name.
-pub(in crate::cli) fn read_regular(path: &Path, bound: u64) -> Result<Vec<u8>, String> {
+pub(super) fn read_regular(path: &Path, bound: u64) -> std::result::Result<Vec<u8>, String> {
     use std::io::Read;
     use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
     let meta = fs::symlink_metadata(path).map_err(|e| format!("cannot be read: {e}"))?;
@@ -116,7 +109,7 @@ pub(in crate::cli) fn read_regular(path: &Path, bound: u64) -> Result<Vec<u8>, S
 }
 
 /// A path of the folder as messages show it: control characters escaped.
-pub(in crate::cli) fn shown(path: &Path) -> String {
+pub(super) fn shown(path: &Path) -> String {
     escape_controls(&path.display().to_string()).into_owned()
 }
 
@@ -124,7 +117,7 @@ pub(in crate::cli) fn shown(path: &Path) -> String {
 /// `records`, `decisions` and `README.md`. A link there would make sync read or write outside
 /// the folder (a committed link is one `git pull` away). The path leading to DIR is the
 /// user's and is followed.
-pub(super) fn refuse_links(dir: &Path) -> anyhow::Result<()> {
+pub(super) fn refuse_links(dir: &Path) -> Result<()> {
     // Without a trailing `/`, which would make the look follow a link.
     let dir: PathBuf = dir.components().collect();
     let dir = dir.as_path();
@@ -137,7 +130,7 @@ pub(super) fn refuse_links(dir: &Path) -> anyhow::Result<()> {
     for path in names {
         match fs::symlink_metadata(&path) {
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(anyhow!(
+                return Err(fail!(
                     "{}: is a symbolic link, and sync never follows a link in the folder: \
                      replace it with the {} itself (or delete it); nothing was changed",
                     shown(&path),
@@ -165,7 +158,7 @@ pub(super) struct Scan {
 /// interrupted sync, `.gitkeep`) are skipped, unless they are links. A symbolic link, a
 /// device, a FIFO or a file over [`MAX_FILE_BYTES`] is a problem, named; none is followed or
 /// read.
-pub(super) fn scan(folder: &Path, kind: ItemKind) -> anyhow::Result<Scan> {
+pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
     let mut out = Scan {
         kind,
         files: Vec::new(),
@@ -175,10 +168,10 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> anyhow::Result<Scan> {
     let listing = match fs::read_dir(&dir) {
         Ok(l) => l,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(anyhow!("cannot read {}: {e}", dir.display())),
+        Err(e) => return Err(fail!("cannot read {}: {e}", dir.display())),
     };
     for entry in listing {
-        let entry = entry.with_context(|| format!("cannot read {}", shown(&dir)))?;
+        let entry = entry.map_err(|e| fail!("cannot read {}: {e}", shown(&dir)))?;
         let path = entry.path();
         let name = entry.file_name();
         let link = entry.file_type().is_ok_and(|t| t.is_symlink());
@@ -218,9 +211,9 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> anyhow::Result<Scan> {
 pub(super) fn read_folder(
     folder: &Path,
     schemas: &Schemas,
-    scanned: Vec<anyhow::Result<Scan>>,
-    entries: &mut BTreeMap<(ItemKind, String), Entry>,
-) -> anyhow::Result<()> {
+    scanned: Vec<Result<Scan>>,
+    entries: &mut Entries,
+) -> Result<()> {
     let mut problems = Vec::new();
     for scan in scanned {
         let scan = scan?;
@@ -229,8 +222,7 @@ pub(super) fn read_folder(
         for (id, h) in scan.files {
             let path = file_of(folder, kind, &id);
             let e = entries.entry((kind, id)).or_default();
-            let known = e.base == Some(h) || e.db.as_ref().is_some_and(|(d, _)| *d == h);
-            let item = if known {
+            let item = if e.knows(&h) {
                 None
             } else {
                 let bytes = match read_regular(&path, MAX_FILE_BYTES) {
@@ -270,7 +262,7 @@ pub(super) fn read_folder(
     if n > MAX_REPORTED {
         problems.push(format!("… and {} more bad files", n - MAX_REPORTED));
     }
-    Err(anyhow!(
+    Err(fail!(
         "the folder was refused and nothing was changed:\n  {}",
         problems.join("\n  ")
     ))
@@ -282,7 +274,7 @@ pub(super) fn parse_file(
     schemas: &Schemas,
     kind: ItemKind,
     id: &str,
-) -> Result<Item, String> {
+) -> std::result::Result<Item, String> {
     let item = parse_item(bytes, schemas)?;
     if item.kind() != kind || item.id() != id {
         return Err(format!(
@@ -295,22 +287,13 @@ pub(super) fn parse_file(
     Ok(item)
 }
 
-/// An item file's text, validated as an import line is.
-pub(in crate::cli) fn parse_item(bytes: &[u8], schemas: &Schemas) -> Result<Item, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8".to_string())?;
-    Ok(match parse_line(text, schemas)? {
-        Line::Record(r) => Item::Record(r),
-        Line::Decision(d) => Item::Decision(d),
-    })
-}
-
 pub(super) fn file_of(folder: &Path, kind: ItemKind, id: &str) -> PathBuf {
     folder.join(kind.dir()).join(format!("{id}.json"))
 }
 
 /// Writes `text` to `path` through a temporary file beside it, fsynced, renamed into place.
-pub(super) fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    replace_file(path, text).map_err(|e| anyhow!("cannot write {}: {e}", shown(path)))
+pub(super) fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    replace_file(path, text).map_err(|e| fail!("cannot write {}: {e}", shown(path)))
 }
 
 /// Replaces `path` with a regular file holding `text`: written to a temporary file beside it
@@ -318,7 +301,7 @@ pub(super) fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
 /// process and call, so nothing planted at a name is ever written through and two writers
 /// never share one), fsynced, then renamed over `path` (a rename replaces a link itself,
 /// never its target).
-pub(in crate::cli) fn replace_file(path: &Path, text: &str) -> io::Result<()> {
+fn replace_file(path: &Path, text: &str) -> io::Result<()> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let name = path
@@ -337,9 +320,9 @@ pub(in crate::cli) fn replace_file(path: &Path, text: &str) -> io::Result<()> {
     let written = (|| -> io::Result<()> {
         f.write_all(text.as_bytes())?;
         f.sync_all()?;
-        super::owned::step("temporary written");
+        owned::step("temporary written");
         fs::rename(&tmp, path)?;
-        super::owned::step("file renamed into place");
+        owned::step("file renamed into place");
         Ok(())
     })();
     if written.is_err() {
@@ -349,16 +332,12 @@ pub(in crate::cli) fn replace_file(path: &Path, text: &str) -> io::Result<()> {
 }
 
 /// Writes files, each atomically, on [`WRITE_THREADS`] threads.
-pub(super) fn write_all(batch: &[(PathBuf, String)]) -> anyhow::Result<()> {
+pub(super) fn write_all(batch: &[(PathBuf, String)]) -> Result<()> {
     if batch.is_empty() {
         return Ok(());
     }
     // Under the test hook, one at a time: each run of a scenario takes the same steps.
-    let threads = if super::owned::hooked() {
-        1
-    } else {
-        WRITE_THREADS
-    };
+    let threads = if owned::hooked() { 1 } else { WRITE_THREADS };
     let chunk = batch.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
         let writers: Vec<_> = batch
@@ -372,15 +351,64 @@ pub(super) fn write_all(batch: &[(PathBuf, String)]) -> anyhow::Result<()> {
             .collect();
         writers.into_iter().try_for_each(|w| {
             w.join()
-                .unwrap_or_else(|_| Err(anyhow!("a file writer failed")))
+                .unwrap_or_else(|_| Err(fail!("a file writer failed")))
         })
     })
 }
 
-pub(super) fn remove_file(path: &Path) -> anyhow::Result<()> {
+pub(super) fn remove_file(path: &Path) -> Result<()> {
     match fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(anyhow!("cannot delete {}: {e}", shown(path))),
+        Err(e) => Err(fail!("cannot delete {}: {e}", shown(path))),
     }
+}
+
+/// `review-mcp merge-file BASE OURS THEIRS`, git's merge driver of a synced folder: the three
+/// versions of one item file read as sync reads the folder's files (regular files only, never
+/// through a link, each at most [`MAX_FILE_BYTES`]), resolved by [`resolve`] and written over
+/// OURS atomically. Returns the conflict to report, if any. A file that does not parse as an
+/// item (conflict markers, another file's text) is refused and OURS left untouched, for git to
+/// merge by hand. An empty BASE (both sides added the file) is a merge without a base.
+pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<String>> {
+    let schemas = Schemas::from_tools()?;
+    let read = |path: &Path| -> Result<Vec<u8>> {
+        read_regular(path, MAX_FILE_BYTES).map_err(|why| fail!("{}: {why}", shown(path)))
+    };
+    let parse = |path: &Path, bytes: &[u8]| -> Result<Item> {
+        parse_item(bytes, &schemas).map_err(|e| {
+            fail!(
+                "{}: {}; the file is left to git to merge by hand",
+                shown(path),
+                escape_controls(&e)
+            )
+        })
+    };
+    let base_bytes = read(base)?;
+    let base_item = if base_bytes.iter().all(u8::is_ascii_whitespace) {
+        None
+    } else {
+        Some(parse(base, &base_bytes)?)
+    };
+    let ours_item = parse(ours, &read(ours)?)?;
+    let theirs_item = parse(theirs, &read(theirs)?)?;
+    let resolved = resolve(
+        base_item.as_ref(),
+        Side {
+            item: &ours_item,
+            name: "ours",
+        },
+        Side {
+            item: &theirs_item,
+            name: "theirs",
+        },
+    )
+    .map_err(|e| {
+        fail!(
+            "{}; the file is left to git to merge by hand",
+            escape_controls(&e)
+        )
+    })?;
+    write_atomic(ours, &resolved.item.text())?;
+    Ok(resolved.conflict)
 }

@@ -1,5 +1,5 @@
 //! `review-mcp sync DIR [--dry-run]`: the folder DIR inside the team's repository and the
-//! local database kept in step, both ways, by the three-way rule of `review_mcp::sync`.
+//! local database kept in step, both ways, by the three-way rule of `crate::sync`.
 //!
 //! One run, in order:
 //! 0. the folder's own entries are checked: DIR as named, `records`, `decisions` and
@@ -44,9 +44,7 @@
 //! `--dry-run` runs the same code on a private copy of the database and writes no file: the
 //! plan it prints is what the sync does.
 //!
-//! Here: the run and its summary; `folder.rs`: scanning, reading and atomically writing the
-//! folder's files; `apply.rs`: acting on the plan, the journal; `owned.rs`: the lock, the id
-//! file, the README and the test hook.
+//! Here: the run, and what it did for the command to print (`Outcome`).
 //!
 //! An item whose natural key (a feature's locator and name, a decision's locator, subject and
 //! revision) is held in the database under another id (two engineers created it apart) is
@@ -55,50 +53,63 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{self, Write};
 use std::path::Path;
-use std::process::ExitCode;
 
-use anyhow::{Context, anyhow};
-
-use review_mcp::store::{Store, SyncTx};
-use review_mcp::sync::{Action, Hash, Item, ItemKind, README, classify};
-use review_mcp::text::escape_controls;
-
-use super::import_rules::Schemas;
-
-mod apply;
-mod folder;
-mod owned;
-
-use apply::*;
-use folder::*;
-pub(super) use folder::{MAX_FILE_BYTES, parse_item, read_regular, replace_file, shown};
+use super::apply::{Apply, complete, overlay};
+use super::folder::{
+    HASH_THREADS, is_file_id, read_folder, refuse_links, remove_file, scan, shown, write_atomic,
+};
+use super::line::Schemas;
+use super::owned;
+use super::{Action, Hash, Item, ItemKind, README, Result, classify};
+use crate::store::{Store, SyncTx};
 
 /// What is known of one item before the sync acts.
 #[derive(Default)]
 pub(super) struct Entry {
     /// The database's version and the hash of its file text.
-    db: Option<(Hash, Item)>,
+    pub(super) db: Option<(Hash, Item)>,
     /// The folder's file: its hash, and the item when it had to be validated (it differs from
     /// both the base and the database).
-    file: Option<(Hash, Option<Item>)>,
-    base: Option<Hash>,
+    pub(super) file: Option<(Hash, Option<Item>)>,
+    pub(super) base: Option<Hash>,
 }
 
-/// How many items each action touched, by kind.
-#[derive(Default)]
-pub(super) struct Counts {
-    written: [usize; 2],
-    imported: [usize; 2],
-    deleted_files: [usize; 2],
-    deleted_items: [usize; 2],
+/// How many items each action touched, by kind (`[records, decisions]`).
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub written: [usize; 2],
+    pub imported: [usize; 2],
+    pub deleted_files: [usize; 2],
+    pub deleted_items: [usize; 2],
     /// Items deleted on either side or both (each counted once).
-    deleted: [usize; 2],
-    conflicts: Vec<String>,
+    pub deleted: [usize; 2],
+    pub conflicts: Vec<String>,
     /// The engineer's verdicts taken from the folder on its word (it is unsigned), one line
     /// each naming the decision, the requirement and who gave it.
-    arrived: Vec<String>,
+    pub arrived: Vec<String>,
+}
+
+/// What a sync did (or, in a dry run, would do), for the command to print; every text taken
+/// from the folder is still to be escaped when it is printed.
+#[derive(Debug)]
+pub struct Outcome {
+    pub counts: Counts,
+    /// The plan, one line per change (`write records/<id>.json`, …), as `--dry-run` prints it.
+    pub plan: Vec<String>,
+}
+
+impl Entry {
+    /// Whether a file of hash `h` is known: the base's or the database's text, so it needs
+    /// no validating.
+    pub(super) fn knows(&self, h: &Hash) -> bool {
+        self.base == Some(*h) || self.db.as_ref().is_some_and(|(d, _)| d == h)
+    }
+
+    /// The hash of the folder's file as read (`None`: absent).
+    pub(super) fn file_hash(&self) -> Option<Hash> {
+        self.file.as_ref().map(|(h, _)| *h)
+    }
 }
 
 pub(super) fn slot(kind: ItemKind) -> usize {
@@ -108,22 +119,28 @@ pub(super) fn slot(kind: ItemKind) -> usize {
     }
 }
 
-/// `review-mcp sync DIR [--dry-run]`.
-pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
+/// Syncs the folder `dir` with the database `db` (a dry run: on a private copy of the
+/// database, writing no file). `waiting` is told when another sync of the folder holds it.
+pub fn run(
+    db: &Path,
+    dir: &Path,
+    dry_run: bool,
+    waiting: &mut dyn FnMut(&Path),
+) -> Result<Outcome> {
     let started = std::time::Instant::now();
-    let schemas = Schemas::from_tools().map_err(|e| anyhow!("{e}"))?;
+    let schemas = Schemas::from_tools()?;
     refuse_links(dir)?;
     if !dry_run {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", shown(dir)))?;
+        fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
     }
     let folder = match fs::canonicalize(dir) {
         Ok(p) => p,
         Err(_) if dry_run => std::path::absolute(dir)?,
-        Err(e) => return Err(anyhow!("cannot read {}: {e}", shown(dir))),
+        Err(e) => return Err(fail!("cannot read {}: {e}", shown(dir))),
     };
     // Two syncs of one folder never run at once: the second waits for the first.
     let _lock = match folder.is_dir() {
-        true => Some(owned::lock(&folder, !dry_run)?),
+        true => Some(owned::lock(&folder, !dry_run, waiting)?),
         false => None,
     };
     // What sync owns in the folder is checked before anything is written: a README it did
@@ -137,8 +154,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         (true, true) => Store::sync_dry_run_copy(db),
         (true, false) => Store::open_in_memory(),
         (false, _) => Store::open(db),
-    }
-    .map_err(|e| anyhow!("{e}"))?;
+    }?;
     let mut lines: Vec<String> = stale
         .iter()
         .map(|p| {
@@ -168,10 +184,8 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         // database as read before the lock still holds when no one committed since.
         let existed = db.exists();
         let (read, version) = read_before_lock(&mut store, &id, legacy, &folder, &schemas)?;
-        let tx = store
-            .sync_transaction(&id, legacy)
-            .map_err(|e| anyhow!("{e}"))?;
-        if existed && tx.data_version().map_err(|e| anyhow!("{e}"))? == version {
+        let tx = store.sync_transaction(&id, legacy)?;
+        if existed && tx.data_version()? == version {
             break (tx, read);
         }
         log::debug!("sync: the database changed since it was read: read again under the lock");
@@ -185,7 +199,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
                 log::debug!("sync: the database changed an item whose file must be read again");
             }
             None => {
-                return Err(anyhow!(
+                return Err(fail!(
                     "the database kept changing items of the folder while it was read ({} \
                      times); nothing was changed: run sync again",
                     READ_ATTEMPTS
@@ -213,24 +227,12 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     if readme_text.is_some() {
         lines.push(format!("write {}", owned::README_FILE));
     }
-    let mut out = io::stdout().lock();
     if dry_run {
         drop(tx);
-        for c in &counts.conflicts {
-            let _ = writeln!(out, "conflict: {}", escape_controls(c));
-        }
-        for a in &counts.arrived {
-            let _ = writeln!(
-                out,
-                "would take an engineer verdict from the folder: {}",
-                escape_controls(a)
-            );
-        }
-        for line in &lines {
-            let _ = writeln!(out, "would {}", escape_controls(line));
-        }
-        summary(&counts, true, &mut out);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Outcome {
+            counts,
+            plan: lines,
+        });
     }
     // The id file is written before the commit that keys the folder's state by it (killed
     // in between, the next sync finds the id with no state: a first sync again). A refused
@@ -239,7 +241,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         write_atomic(&folder.join(owned::ID_FILE), &owned::id_text(&id))?;
     }
     owned::step("before the commit");
-    tx.commit().map_err(|e| anyhow!("{e}"))?;
+    tx.commit()?;
     owned::step("committed");
     for path in &stale {
         remove_file(path)?;
@@ -247,7 +249,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     let items = entries.len();
     drop(entries);
     complete(&mut store, &folder, &id, &run, readme_text).map_err(|e| {
-        anyhow!(
+        fail!(
             "{e}\nthe database is synced; the folder is not finished: run sync again to finish it"
         )
     })?;
@@ -255,17 +257,6 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     if let Err(e) = store.checkpoint() {
         log::debug!("checkpoint after the sync: {e}");
     }
-    for c in &counts.conflicts {
-        let _ = writeln!(out, "conflict: {}", escape_controls(c));
-    }
-    for a in &counts.arrived {
-        let _ = writeln!(
-            out,
-            "engineer verdict from the folder: {}",
-            escape_controls(a)
-        );
-    }
-    summary(&counts, false, &mut out);
     log::info!(
         "synced {items} items with {} in {} ms{}",
         shown(&folder),
@@ -274,7 +265,10 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             .map(|kib| format!("; peak resident memory {kib} KiB"))
             .unwrap_or_default()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(Outcome {
+        counts,
+        plan: lines,
+    })
 }
 
 /// How many times a sync reads the folder before it gives up on a database that keeps
@@ -297,12 +291,10 @@ fn read_before_lock(
     legacy: Option<&str>,
     folder: &Path,
     schemas: &Schemas,
-) -> anyhow::Result<(Entries, i64)> {
-    let snapshot = store
-        .sync_snapshot(id, legacy)
-        .map_err(|e| anyhow!("{e}"))?;
+) -> Result<(Entries, i64)> {
+    let snapshot = store.sync_snapshot(id, legacy)?;
     let entries = gather(&snapshot, folder, schemas)?;
-    let version = snapshot.data_version().map_err(|e| anyhow!("{e}"))?;
+    let version = snapshot.data_version()?;
     Ok((entries, version))
 }
 
@@ -310,22 +302,12 @@ fn read_before_lock(
 /// before the lock. `None` when a file that must be validated now (it differs from both its
 /// base and the database) was not validated before the lock: a server changed that item
 /// meanwhile, and the folder is read again.
-fn combine(
-    tx: &SyncTx<'_>,
-    view: FolderView,
-) -> anyhow::Result<Option<BTreeMap<(ItemKind, String), Entry>>> {
+fn combine(tx: &SyncTx<'_>, view: FolderView) -> Result<Option<Entries>> {
     let mut entries = read_database(tx)?;
-    for b in tx.bases().map_err(|e| anyhow!("{e}"))? {
-        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
-        else {
-            continue;
-        };
-        entries.entry((kind, b.id)).or_default().base = Some(h);
-    }
+    add_bases(tx, &mut entries)?;
     for (key, (h, item)) in view {
         let e = entries.entry(key).or_default();
-        let known = e.base == Some(h) || e.db.as_ref().is_some_and(|(d, _)| *d == h);
-        if !known && item.is_none() {
+        if !e.knows(&h) && item.is_none() {
             return Ok(None);
         }
         e.file = Some((h, item));
@@ -343,11 +325,7 @@ pub(super) fn peak_memory() -> Option<u64> {
 
 /// Reads the database, the folder (on threads of its own, meanwhile: the two are independent
 /// until their hashes meet) and the bases, and validates the changed files.
-pub(super) fn gather(
-    tx: &SyncTx<'_>,
-    folder: &Path,
-    schemas: &Schemas,
-) -> anyhow::Result<BTreeMap<(ItemKind, String), Entry>> {
+pub(super) fn gather(tx: &SyncTx<'_>, folder: &Path, schemas: &Schemas) -> Result<Entries> {
     let (entries, scanned) = std::thread::scope(|scope| {
         let scans: Vec<_> = ItemKind::ALL
             .map(|kind| scope.spawn(move || scan(folder, kind)))
@@ -358,21 +336,27 @@ pub(super) fn gather(
             .into_iter()
             .map(|h| {
                 h.join()
-                    .unwrap_or_else(|_| Err(anyhow!("a folder scan failed")))
+                    .unwrap_or_else(|_| Err(fail!("a folder scan failed")))
             })
             .collect();
         (entries, scanned)
     });
     let mut entries = entries?;
-    for b in tx.bases().map_err(|e| anyhow!("{e}"))? {
+    add_bases(tx, &mut entries)?;
+    read_folder(folder, schemas, scanned, &mut entries)?;
+    Ok(entries)
+}
+
+/// Adds the folder's bases to `entries`.
+fn add_bases(tx: &SyncTx<'_>, entries: &mut Entries) -> Result<()> {
+    for b in tx.bases()? {
         let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
         else {
             continue;
         };
         entries.entry((kind, b.id)).or_default().base = Some(h);
     }
-    read_folder(folder, schemas, scanned, &mut entries)?;
-    Ok(entries)
+    Ok(())
 }
 
 pub(super) fn action_of(e: &Entry) -> Action {
@@ -383,12 +367,10 @@ pub(super) fn action_of(e: &Entry) -> Action {
     )
 }
 
-pub(super) fn read_database(
-    tx: &SyncTx<'_>,
-) -> anyhow::Result<BTreeMap<(ItemKind, String), Entry>> {
-    let mut entries: BTreeMap<(ItemKind, String), Entry> = BTreeMap::new();
-    let records = tx.records().map_err(|e| anyhow!("{e}"))?;
-    let decisions = tx.decisions().map_err(|e| anyhow!("{e}"))?;
+pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
+    let mut entries: Entries = BTreeMap::new();
+    let records = tx.records()?;
+    let decisions = tx.decisions()?;
     let items: Vec<Item> = records
         .into_iter()
         .map(Item::Record)
@@ -408,11 +390,11 @@ pub(super) fn read_database(
             .collect()
     });
     if hashes.len() != items.len() {
-        return Err(anyhow!("hashing the database's items failed"));
+        return Err(fail!("hashing the database's items failed"));
     }
     for (item, h) in items.into_iter().zip(hashes) {
         if !is_file_id(item.id()) {
-            return Err(anyhow!(
+            return Err(fail!(
                 "{} {}: the id cannot be a file name (only ASCII letters, digits and _ - . :, \
                  not starting with '.'); nothing was changed",
                 item.kind().as_str(),
@@ -425,45 +407,43 @@ pub(super) fn read_database(
     Ok(entries)
 }
 
-/// The one-line summary per kind of change.
-pub(super) fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
-    let would = if dry_run { "would be " } else { "" };
-    let line = |what: &str, n: [usize; 2]| {
-        format!(
-            "{what}: {} ({} records, {} decisions)",
-            n[0] + n[1],
-            n[0],
-            n[1]
-        )
-    };
-    let deleted = c.deleted;
-    let _ = writeln!(
-        out,
-        "{}",
-        line(&format!("{would}written to the folder"), c.written)
-    );
-    let _ = writeln!(
-        out,
-        "{}",
-        line(&format!("{would}imported into the database"), c.imported)
-    );
-    let _ = writeln!(
-        out,
-        "{}: {} from the folder, {} from the database",
-        line(&format!("{would}deleted"), deleted),
-        c.deleted_files[0] + c.deleted_files[1],
-        c.deleted_items[0] + c.deleted_items[1]
-    );
-    let _ = writeln!(out, "conflicts: {}", c.conflicts.len());
-    if !c.arrived.is_empty() {
-        let _ = writeln!(
-            out,
-            "{would}taken from the folder: {} engineer verdicts (the folder is unsigned: \
-             check in the pull request who gave each)",
-            c.arrived.len()
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::{T1, feature};
+    use super::*;
+
+    /// A dry run plans what the sync then does, line for line and count for count: an item
+    /// file imported, then, once deleted from the folder, the item deleted from the database.
+    #[test]
+    fn dry_run_plans_what_the_sync_does() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-sync-unit-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let (db, folder) = (dir.join("r.db"), dir.join("review"));
+        fs::create_dir_all(folder.join("records")).unwrap();
+        let file = folder.join("records/rec_a.json");
+        fs::write(&file, Item::Record(feature("rec_a", "bore", T1)).text()).unwrap();
+        let mut plans = Vec::new();
+        for _ in 0..2 {
+            let dry = run(&db, &folder, true, &mut |_| {}).unwrap();
+            let real = run(&db, &folder, false, &mut |_| {}).unwrap();
+            assert_eq!(dry.plan, real.plan);
+            assert_eq!(format!("{:?}", dry.counts), format!("{:?}", real.counts));
+            plans.push(real.plan);
+            let _ = fs::remove_file(&file);
+        }
+        assert_eq!(
+            plans,
+            [
+                vec![
+                    "write .review-mcp-folder (the folder's id)".to_string(),
+                    "import records/rec_a.json".into(),
+                    "write README.md".into()
+                ],
+                vec!["delete record rec_a from the database".into()]
+            ]
         );
-    }
-    if dry_run {
-        let _ = writeln!(out, "dry run: nothing was changed");
+        let again = run(&db, &folder, true, &mut |_| {}).unwrap();
+        assert!(again.plan.is_empty(), "{:?}", again.plan);
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -9,10 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use anyhow::anyhow;
-
-use review_mcp::store::SyncLock;
-use review_mcp::sync::{ItemKind, README};
+use super::{ItemKind, README, Result};
+use crate::store::SyncLock;
 
 /// The id file: the folder's id on one line, written at its first sync and committed with
 /// the folder, so a moved checkout or another clone is the same folder to the database.
@@ -35,27 +33,24 @@ pub(super) const FAIL_AT: &str = "REVIEW_MCP_SYNC_FAIL_AT";
 /// (which then waits for a running sync, not for another dry run). A second sync of the
 /// folder waits for the first, saying so on stderr. The lock's file is in the temporary
 /// directory, named by the folder's path: nothing is added to the folder.
-pub(super) fn lock(folder: &Path, exclusive: bool) -> anyhow::Result<SyncLock> {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(folder.as_os_str().as_encoded_bytes());
-    let name: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+pub(super) fn lock(
+    folder: &Path,
+    exclusive: bool,
+    waiting: &mut dyn FnMut(&Path),
+) -> Result<SyncLock> {
+    let name = hex16(folder.as_os_str().as_encoded_bytes());
     let path = std::env::temp_dir().join(format!("review-mcp-sync-{name}.lock"));
-    SyncLock::acquire(&path, exclusive, &mut || {
-        eprintln!(
-            "review-mcp sync: another sync of {} is running; waiting for it to finish",
-            folder.display()
-        );
-    })
-    .map_err(|e| anyhow!("cannot lock {} ({}): {e}", folder.display(), path.display()))
+    SyncLock::acquire(&path, exclusive, &mut || waiting(folder))
+        .map_err(|e| fail!("cannot lock {} ({}): {e}", folder.display(), path.display()))
 }
 
 /// A small file of sync's own: `None` when absent; refused when it is a symbolic link,
 /// not a regular file, too large or not UTF-8.
-fn read_own(path: &Path) -> anyhow::Result<Option<String>> {
+fn read_own(path: &Path) -> Result<Option<String>> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(anyhow!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(fail!("cannot read {}: {e}", path.display())),
     };
     let why = if meta.file_type().is_symlink() {
         "is a symbolic link"
@@ -64,7 +59,7 @@ fn read_own(path: &Path) -> anyhow::Result<Option<String>> {
     } else {
         // Read through the handle, bounded: what is read is what was checked, however the
         // entry changes meanwhile.
-        let cannot = |e: io::Error| anyhow!("cannot read {}: {e}", path.display());
+        let cannot = |e: io::Error| fail!("cannot read {}: {e}", path.display());
         let f = fs::File::open(path).map_err(cannot)?;
         let mut bytes = Vec::new();
         if !f.metadata().map_err(cannot)?.is_file() {
@@ -83,7 +78,7 @@ fn read_own(path: &Path) -> anyhow::Result<Option<String>> {
             }
         }
     };
-    Err(anyhow!(
+    Err(fail!(
         "{} {why}: review-mcp sync did not write it; nothing was changed",
         path.display()
     ))
@@ -99,14 +94,14 @@ pub(super) enum Readme {
     Older,
 }
 
-pub(super) fn readme(folder: &Path) -> anyhow::Result<Readme> {
+pub(super) fn readme(folder: &Path) -> Result<Readme> {
     let path = folder.join(README_FILE);
     Ok(match read_own(&path)? {
         None => Readme::Absent,
         Some(text) if text == README => Readme::Current,
         Some(text) if text.contains(README_MARKER) => Readme::Older,
         Some(_) => {
-            return Err(anyhow!(
+            return Err(fail!(
                 "{} is not the README review-mcp sync writes: sync keeps a folder of its own \
                  (records/, decisions/, its README.md), such as {}; nothing was changed",
                 path.display(),
@@ -126,14 +121,14 @@ fn is_folder_id(id: &str) -> bool {
 
 /// The folder's id from its id file, `None` before its first sync; a file that does not
 /// hold one refuses the sync.
-pub(super) fn folder_id(folder: &Path) -> anyhow::Result<Option<String>> {
+pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
     let path = folder.join(ID_FILE);
     let Some(text) = read_own(&path)? else {
         return Ok(None);
     };
     let id = text.strip_suffix('\n').unwrap_or(&text);
     if !is_folder_id(id) {
-        return Err(anyhow!(
+        return Err(fail!(
             "{} does not hold a folder id as review-mcp sync writes it (8 to 64 letters, \
              digits, _ or -); nothing was changed",
             path.display()
@@ -145,19 +140,24 @@ pub(super) fn folder_id(folder: &Path) -> anyhow::Result<Option<String>> {
 /// A new random token (32 hex digits): a folder's id, or a run's name in the journal. From
 /// the clock, the process, the thread and an address, hashed: unique, not secret.
 pub(super) fn new_token(salt: &Path) -> String {
-    use sha2::{Digest, Sha256};
     static COUNT: AtomicUsize = AtomicUsize::new(0);
     let here = 0u8;
-    let mut h = Sha256::new();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    h.update(nanos.to_le_bytes());
-    h.update(std::process::id().to_le_bytes());
-    h.update(COUNT.fetch_add(1, Ordering::Relaxed).to_le_bytes());
-    h.update(format!("{:?}{:p}", std::thread::current().id(), &here).as_bytes());
-    h.update(salt.as_os_str().as_encoded_bytes());
-    h.finalize()[..16]
+    let mut seed = Vec::new();
+    seed.extend(nanos.to_le_bytes());
+    seed.extend(std::process::id().to_le_bytes());
+    seed.extend(COUNT.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    seed.extend(format!("{:?}{:p}", std::thread::current().id(), &here).as_bytes());
+    seed.extend(salt.as_os_str().as_encoded_bytes());
+    hex16(&seed)
+}
+
+/// The first 16 bytes of the sha256 of `bytes`, in hex.
+fn hex16(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)[..16]
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
@@ -170,7 +170,7 @@ pub(super) fn id_text(id: &str) -> String {
 
 /// Temporaries an interrupted sync left (`.<name>.tmp` in the folder and its subfolders):
 /// under the folder's lock no sync is writing them.
-pub(super) fn stale_temporaries(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn stale_temporaries(folder: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let dirs = [folder.to_path_buf()]
         .into_iter()
@@ -180,10 +180,10 @@ pub(super) fn stale_temporaries(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
             Ok(l) => l,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) if e.kind() == io::ErrorKind::NotADirectory => continue,
-            Err(e) => return Err(anyhow!("cannot read {}: {e}", dir.display())),
+            Err(e) => return Err(fail!("cannot read {}: {e}", dir.display())),
         };
         for entry in listing {
-            let entry = entry.map_err(|e| anyhow!("cannot read {}: {e}", dir.display()))?;
+            let entry = entry.map_err(|e| fail!("cannot read {}: {e}", dir.display()))?;
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
             let kind = entry.file_type().ok();
