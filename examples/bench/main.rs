@@ -365,8 +365,8 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
     let _ = fs::remove_dir_all(&run_dir);
     fs::create_dir_all(&run_dir)?;
     let load_before = load_average();
-    let floor = commit_floor(&run_dir)?;
-    let shm_floor = commit_floor(&opts.shm)?;
+    let floor = durability::commit_floor(&run_dir, "WAL")?;
+    let shm_floor = durability::commit_floor(&opts.shm, "WAL")?;
 
     eprintln!("bench: cold starts ({} runs per era)...", opts.runs);
     let cold_db = run_dir.join("cold.db");
@@ -423,7 +423,7 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
             let shm_db = opts.shm.join(format!("bench-{size}.db"));
             copy_db(&seed_db, &disk_db, size)?;
             copy_db(&seed_db, &shm_db, size)?;
-            let floor = commit_floor(&run_dir)?;
+            let floor = durability::commit_floor(&run_dir, "WAL")?;
             let mut on_disk = measure_size(opts, &corpus, &disk_db, size, OPS.len())?;
             on_disk.floor = floor;
             // Only the writes touch the flush; the reads are repeated nowhere.
@@ -467,7 +467,7 @@ fn run(opts: &Opts, started: Instant) -> Result<()> {
         "durability: every write is committed with SQLite synchronous=FULL in the write-ahead log before it is answered, and checkpointed into review.db after the answer"
     );
     println!(
-        "database: {} ({}); the smallest durable SQLite commit there takes {} (p50; re-measured before each size as \"floor\"), in tmpfs {}",
+        "database: {} ({}); the smallest durable SQLite commit there (WAL, appending: one sync) takes {} (p50; re-measured before each size as \"floor\"), in tmpfs {}",
         opts.dir.display(),
         fs_type(&opts.dir),
         fmt_dur(floor),
@@ -917,32 +917,6 @@ fn fmt_dur(d: Duration) -> String {
     } else {
         format!("{:.2} s", us / 1e6)
     }
-}
-
-/// The p50 of the smallest durable SQLite write in `dir`: one 100-byte row per transaction,
-/// rollback journal (PERSIST), `synchronous=FULL`, as the server opens its database. No tool call that writes can be
-/// answered sooner than this on this disk, whatever the server does.
-fn commit_floor(dir: &Path) -> Result<Duration> {
-    let path = dir.join("commit-probe.db");
-    remove_db(&path);
-    let times = {
-        let conn = rusqlite::Connection::open(&path)?;
-        conn.pragma_update_and_check(None, "journal_mode", "PERSIST", |r| r.get::<_, String>(0))?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.execute_batch("CREATE TABLE t (x TEXT)")?;
-        let row = "x".repeat(100);
-        let mut times = Vec::new();
-        for _ in 0..40 {
-            let t = Instant::now();
-            conn.execute_batch("BEGIN IMMEDIATE")?;
-            conn.execute("INSERT INTO t (x) VALUES (?1)", [&row])?;
-            conn.execute_batch("COMMIT")?;
-            times.push(t.elapsed());
-        }
-        times
-    };
-    remove_db(&path);
-    Ok(Stats::new(times).p50())
 }
 
 /// The load average of the last minute: the machine is shared, and every figure above it is

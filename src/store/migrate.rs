@@ -14,8 +14,9 @@ use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 
 /// Brings the schema up to [`SCHEMA_VERSION`] in one write transaction. The checks are
 /// repeated inside the transaction: another process may have initialised the file between
-/// our read-only look and now.
-pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+/// our read-only look and now. `announce`: say in the log what happened to the file (not for
+/// an in-memory database, nor for a private copy whose reader says so itself).
+pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<(), StoreError> {
     // IMMEDIATE: take the write lock first so two processes initialising one new file run
     // one after the other.
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
@@ -59,7 +60,7 @@ pub(super) fn migrate(conn: &Connection, path: &Path) -> Result<(), StoreError> 
     tx.commit()?;
     // Once, and only for a file: an in-memory database (a read-only session's scratch
     // before the first write, tests, dry runs) is set up, not upgraded.
-    if path != Path::new(":memory:") {
+    if announce {
         if start == 0 {
             log::info!(
                 "database {} created (schema version {SCHEMA_VERSION})",
@@ -88,8 +89,8 @@ mod tests {
     #[test]
     fn migrate_twice_is_harmless() {
         let conn = Connection::open_in_memory().unwrap();
-        migrate(&conn, Path::new(":memory:")).unwrap();
-        migrate(&conn, Path::new(":memory:")).unwrap();
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
         let v: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
@@ -138,7 +139,12 @@ mod tests {
         ))
         .unwrap();
         let mut store = Store::from_connection(conn).unwrap();
-        migrate(store.conn().unwrap(), std::path::Path::new(":memory:")).unwrap();
+        migrate(
+            store.conn().unwrap(),
+            std::path::Path::new(":memory:"),
+            false,
+        )
+        .unwrap();
         assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
         assert!(store.check().unwrap().is_empty());
 
@@ -233,7 +239,7 @@ mod tests {
              (1, 1, 'Wall', 'drawing', 'satisfied', '[]', NULL, NULL);"
         ))
         .unwrap();
-        migrate(&conn, Path::new(":memory:")).unwrap();
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
         let mut store = Store::from_connection(conn).unwrap();
         let d = store.get_decision("dec_a").unwrap().unwrap();
         let v = d.basis[0].verdict.clone().unwrap();

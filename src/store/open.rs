@@ -166,7 +166,7 @@ impl Store {
     pub fn open_in_memory() -> Result<Store, StoreError> {
         let mut conn = Connection::open_in_memory()?;
         setup(&mut conn)?;
-        migrate(&conn, Path::new(":memory:"))?;
+        migrate(&conn, Path::new(":memory:"), false)?;
         Ok(Store::over(Some(conn), None))
     }
 
@@ -246,7 +246,7 @@ impl Store {
         if missing && self.scratch.is_none() {
             let mut conn = Connection::open_in_memory()?;
             setup(&mut conn)?;
-            migrate(&conn, Path::new(":memory:"))?;
+            migrate(&conn, Path::new(":memory:"), false)?;
             self.scratch = Some(conn);
         }
         Ok(missing)
@@ -302,7 +302,7 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
         .map_err(StoreError::from)
         .and_then(|(app, version, tables)| inspect::classify(path, app, version, tables))
         .and_then(|_| set_journal(&conn, path, journal))
-        .and_then(|()| migrate(&conn, path));
+        .and_then(|()| migrate(&conn, path, true));
     if let Err(e) = prepared {
         // A refused file is left exactly as it is: no checkpoint of a WAL into it when this
         // connection closes.
@@ -336,6 +336,17 @@ pub(super) fn truncate_wal(conn: &Connection) -> Result<bool, StoreError> {
         .prepare_cached("PRAGMA wal_checkpoint(TRUNCATE)")?
         .query_row([], |r| r.get(0))?;
     Ok(busy != 0)
+}
+
+/// Brings the private copy at `path` (nothing else has it open) to this build's schema
+/// without a word in the log: its reader says what it is doing, once.
+pub(super) fn upgrade_quietly(path: &Path) -> Result<(), StoreError> {
+    let mut conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    setup(&mut conn)?;
+    migrate(&conn, path, false)
 }
 
 /// The pragmas of every connection.

@@ -59,41 +59,22 @@ impl Store {
     /// without its `-shm` in a directory it cannot write. The directory is removed when the
     /// store is dropped.
     fn log_copy(path: &Path) -> Result<Store, StoreError> {
-        let dir = private_dir_name();
-        let io = |source| StoreError::Io {
-            path: dir.clone(),
-            source,
-        };
-        create_private_dir(&dir).map_err(io)?;
-        let copy = dir.join("copy.db");
-        let made = std::fs::copy(path, &copy)
-            .and_then(|_| {
-                std::fs::copy(
-                    file::companion(path, "-wal"),
-                    file::companion(&copy, "-wal"),
-                )
-            })
-            .map_err(io)
-            .and_then(|_| {
-                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-                let conn = Connection::open_with_flags(&copy, flags)?;
-                conn.busy_timeout(BUSY_TIMEOUT)?;
-                conn.set_prepared_statement_cache_capacity(128);
-                super::open::truncate_wal(&conn)?;
-                conn.pragma_update(None, "query_only", true)?;
-                Ok(conn)
-            });
-        match made {
-            Ok(conn) => {
-                let mut store = Store::over(Some(conn), None);
-                store.temp_dir = Some(dir);
-                Ok(store)
-            }
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                Err(e)
-            }
-        }
+        in_private_dir(|dir, copy| {
+            let io = |source| StoreError::Io {
+                path: dir.to_path_buf(),
+                source,
+            };
+            std::fs::copy(path, copy).map_err(io)?;
+            std::fs::copy(file::companion(path, "-wal"), file::companion(copy, "-wal"))
+                .map_err(io)?;
+            let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(copy, flags)?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.set_prepared_statement_cache_capacity(128);
+            super::open::truncate_wal(&conn)?;
+            conn.pragma_update(None, "query_only", true)?;
+            Ok(Store::over(Some(conn), None))
+        })
     }
 
     /// A copy of the file at `path` in a private temporary directory, upgraded to this
@@ -111,25 +92,34 @@ impl Store {
     /// [`Store::private_copy`] without its word in the log (`sync --dry-run` works on such a
     /// copy whatever the file's version).
     pub(super) fn private_copy_quiet(mut self) -> Result<Store, StoreError> {
-        let dir = private_dir_name();
-        let io = |source| StoreError::Io {
-            path: dir.clone(),
-            source,
-        };
-        create_private_dir(&dir).map_err(io)?;
-        let copy = dir.join("copy.db");
-        let made = self
-            .backup_into(&copy)
-            .and_then(|()| Store::open(&copy))
-            .map(|mut s| {
-                s.temp_dir = Some(dir.clone());
-                s
-            });
-        drop(self);
-        if made.is_err() {
-            let _ = std::fs::remove_dir_all(&dir);
+        in_private_dir(|_, copy| {
+            self.backup_into(copy)?;
+            drop(self);
+            super::open::upgrade_quietly(copy)?;
+            Store::open(copy)
+        })
+    }
+}
+
+/// The store `make` makes of `copy.db` in a new private temporary directory (given both),
+/// which is removed when that store is dropped, or at once when `make` fails.
+fn in_private_dir(
+    make: impl FnOnce(&Path, &Path) -> Result<Store, StoreError>,
+) -> Result<Store, StoreError> {
+    let dir = private_dir_name();
+    create_private_dir(&dir).map_err(|source| StoreError::Io {
+        path: dir.clone(),
+        source,
+    })?;
+    match make(&dir, &dir.join("copy.db")) {
+        Ok(mut store) => {
+            store.temp_dir = Some(dir);
+            Ok(store)
         }
-        made
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e)
+        }
     }
 }
 

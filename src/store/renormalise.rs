@@ -285,7 +285,7 @@ mod tests {
             .unwrap()
             .pragma_update(None, "user_version", 3)
             .unwrap();
-        migrate(store.conn().unwrap(), Path::new(":memory:")).unwrap();
+        migrate(store.conn().unwrap(), Path::new(":memory:"), false).unwrap();
         assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
 
         let bore = store.get_record(&newer.id).unwrap().unwrap();
@@ -344,7 +344,7 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
 
         // Twice is harmless: nothing left to respell or keep apart.
-        migrate(store.conn().unwrap(), Path::new(":memory:")).unwrap();
+        migrate(store.conn().unwrap(), Path::new(":memory:"), false).unwrap();
         let tx = rusqlite::Transaction::new_unchecked(
             store.conn().unwrap(),
             TransactionBehavior::Deferred,

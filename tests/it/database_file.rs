@@ -735,3 +735,33 @@ fn schema_setup_is_logged_once_and_only_when_a_file_is_created_or_upgraded() -> 
     assert!(said[0].contains("upgraded from version 1 to "), "{said:?}");
     Ok(())
 }
+
+/// Issue 23 ("Also", log what happened once): `export` (and every read-only command) on a
+/// file of an older schema reads an upgraded private copy. It said so twice: once for the
+/// copy's migration, naming a temporary file the user never sees, and once for the file
+/// itself. One line now, naming the user's file; the file itself is not changed.
+#[test]
+fn a_read_only_command_on_an_older_file_says_what_it_does_once() -> anyhow::Result<()> {
+    let dir = TempDir::new("older-file-export")?;
+    let old = dir.join("old.db");
+    rusqlite::Connection::open(&old)?.execute_batch(OLD_V1)?;
+    let before = std::fs::read(&old)?;
+    let out = std::process::Command::new(client::binary())
+        .arg("--db")
+        .arg(&old)
+        .args(["export", "-o"])
+        .arg(dir.join("out.jsonl"))
+        .env("MCP_LOG_LEVEL", "info")
+        .stdin(Stdio::null())
+        .output()?;
+    assert!(out.status.success(), "{out:?}");
+    let said = schema_lines(&String::from_utf8_lossy(&out.stderr));
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains(&old.display().to_string()), "{said:?}");
+    assert_eq!(
+        std::fs::read(&old)?,
+        before,
+        "a read-only command changed the file"
+    );
+    Ok(())
+}
