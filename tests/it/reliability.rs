@@ -1,6 +1,6 @@
 //! Crashes, storage faults and several servers on one file, driven through the real binary at
 //! a scale that keeps `cargo test` fast. The long versions of the same scenarios run with
-//! `REVIEW_MCP_STRESS=1 cargo test --release --test stress` (see tests/stress/README.md).
+//! `cargo test --release --test it stress:: -- --ignored --nocapture` (see tests/stress/README.md).
 
 use crate::support::scenarios::{self, ConcurrencyScale, FaultOutcome, KillScale};
 
