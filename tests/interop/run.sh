@@ -94,7 +94,7 @@ py="$here/.venv/bin/python"
 # --- the runs -------------------------------------------------------------------------------
 work="$(mktemp -d "${TMPDIR:-/tmp}/review-mcp-interop.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-# The recordings stay beside this suite until the transcript test (tests/transcripts.rs), which
+# The recordings stay beside this suite until the transcript test (tests/it/transcripts.rs), which
 # refuses any file under protocol-fixtures/ that is not a replay-format transcript, takes them.
 recorded="${INTEROP_RECORD_DIR:-$here/recorded}"
 [ "$record" = 1 ] && mkdir -p "$recorded"

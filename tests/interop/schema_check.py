@@ -7,7 +7,7 @@ A client line that carries the modern `_meta` envelope makes the answer to it a 
 message; everything else belongs to the legacy session that `initialize` negotiated. A server
 message is checked against the JSON-RPC envelope of its revision and, for a result, against the
 result definition of the method it answers (`tools/list` -> ListToolsResult ...), the same
-mapping tests/schema_validation.rs uses for the transcripts; a notification is checked against
+mapping tests/it/schema_validation.rs uses for the transcripts; a notification is checked against
 the JSON-RPC envelope and the definition of its method (`notifications/resources/updated` ->
 ResourceUpdatedNotification ...). A notification on a 2026-07-28 `subscriptions/listen` stream
 (its `_meta` names the stream's subscriptionId, the listen request's id) belongs to the revision

@@ -1,0 +1,988 @@
+//! The `review-mcp` binary end to end: flags, usage errors, `revision` and the database
+//! subcommands, each run in its own temporary directory.
+
+// A failed set-up step in a helper is a failed test, like in the tests themselves.
+#![allow(clippy::unwrap_used)]
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use sha2::{Digest, Sha256};
+
+use crate::support::{TempDir, sha256_hex};
+
+const BIN: &str = env!("CARGO_BIN_EXE_review-mcp");
+
+/// The binary with a clean environment for the variables it reads, run in `dir`.
+fn cmd(dir: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.current_dir(dir)
+        .env_remove("REVIEW_MCP_DB_PATH")
+        .env_remove("MCP_LOG_FORMAT")
+        .env_remove("MCP_TRACE_ID")
+        .env_remove("REVIEW_MCP_AUTHOR")
+        .env("MCP_LOG_LEVEL", "warn")
+        .stdin(Stdio::null());
+    c
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    cmd(dir).args(args).output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn help_lists_flags_subcommands_and_environment() {
+    let dir = TempDir::new("help").unwrap();
+    let o = run(dir.path(), &["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    for needle in [
+        "--db PATH",
+        "--help",
+        "--version",
+        "-o, --output FILE",
+        "--command CMD",
+        "revision FILE...",
+        "export [-o FILE]",
+        "import FILE",
+        "check",
+        "replay",
+        "REVIEW_MCP_DB_PATH",
+        "./review-mcp.db",
+        "MCP_LOG_LEVEL",
+        "MCP_LOG_FORMAT",
+        "MCP_TRACE_ID",
+    ] {
+        assert!(out.contains(needle), "--help lacks {needle}");
+    }
+    assert_eq!(stdout(&run(dir.path(), &["-h"])), out);
+    assert!(!dir.path().join("review-mcp.db").exists());
+}
+
+#[test]
+fn version_prints_name_and_version() {
+    let dir = TempDir::new("version").unwrap();
+    let o = run(dir.path(), &["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        format!("review-mcp {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+/// Every usage mistake: exit 2, nothing on stdout, the reason and the usage on stderr.
+fn assert_usage_error(args: &[&str], reason: &str) {
+    let dir = TempDir::new("usage").unwrap();
+    let o = run(dir.path(), args);
+    assert_eq!(o.status.code(), Some(2), "{args:?}");
+    assert!(o.stdout.is_empty(), "{args:?} wrote to stdout");
+    let err = stderr(&o);
+    assert!(err.contains(reason), "{args:?}: {err}");
+    assert!(err.contains("Usage: review-mcp"), "{args:?}: {err}");
+    assert!(
+        !dir.path().join("review-mcp.db").exists(),
+        "{args:?} created a database"
+    );
+}
+
+#[test]
+fn unknown_flag_exits_2_with_usage() {
+    assert_usage_error(&["--verbose"], "unknown flag '--verbose'");
+    assert_usage_error(&["check", "--dbpath", "x"], "unknown flag '--dbpath'");
+    assert_usage_error(&["-q"], "unknown flag '-q'");
+}
+
+#[test]
+fn repeated_db_flag_exits_2_with_usage() {
+    assert_usage_error(
+        &["--db", "a.db", "--db", "b.db"],
+        "--db given more than once",
+    );
+    assert_usage_error(&["--db=a.db", "check", "--db", "a.db"], "more than once");
+}
+
+#[test]
+fn missing_flag_value_exits_2_with_usage() {
+    assert_usage_error(&["--db"], "--db needs a value (PATH)");
+    assert_usage_error(&["export", "-o"], "needs a value (FILE)");
+    assert_usage_error(&["replay", "t.jsonl", "--command"], "needs a value (CMD)");
+}
+
+#[test]
+fn unknown_subcommand_and_wrong_arguments_exit_2_with_usage() {
+    assert_usage_error(&["part.step"], "unknown subcommand 'part.step'");
+    assert_usage_error(&["revision"], "at least one FILE");
+    assert_usage_error(&["import"], "needs a FILE");
+    assert_usage_error(&["check", "extra"], "takes no FILE");
+    assert_usage_error(&["check", "-o", "x"], "only valid with 'export'");
+}
+
+#[test]
+fn revision_prints_sha256_and_name_per_file() {
+    let dir = TempDir::new("revision").unwrap();
+    fs::write(dir.path().join("a.step"), b"ISO-10303-21;\n").unwrap();
+    fs::write(dir.path().join("empty.step"), b"").unwrap();
+    let o = run(dir.path(), &["revision", "a.step", "empty.step"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "sha256:{}  a.step\nsha256:{}  empty.step\n",
+            sha256_hex(b"ISO-10303-21;\n"),
+            sha256_hex(b"")
+        )
+    );
+}
+
+#[test]
+fn revision_missing_file_fails_but_prints_the_others() {
+    let dir = TempDir::new("revision-missing").unwrap();
+    fs::write(dir.path().join("b.step"), b"x").unwrap();
+    let o = run(dir.path(), &["revision", "nope.step", "b.step"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), format!("sha256:{}  b.step\n", sha256_hex(b"x")));
+    let err = stderr(&o);
+    assert!(err.contains("nope.step"), "{err}");
+    assert!(err.to_lowercase().contains("no such file"), "{err}");
+}
+
+/// VmHWM (peak resident set) of a live process, in KiB.
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Hashes a 200 MB file and reads the process's peak memory while it is still alive: the
+/// second argument is a FIFO, so after printing the big file's line the process blocks
+/// opening it until the test has read `/proc/<pid>/status`. No timing is involved.
+#[test]
+fn revision_large_file_streams_in_constant_memory() {
+    const SIZE: u64 = 200 * 1024 * 1024;
+    let dir = TempDir::new("revision-large").unwrap();
+    let big = dir.path().join("big.step");
+    // A sparse file: 200 MB of zeros without using the disk.
+    File::create(&big).unwrap().set_len(SIZE).unwrap();
+    let expected = {
+        let mut h = Sha256::new();
+        let zeros = vec![0u8; 1024 * 1024];
+        for _ in 0..SIZE / (1024 * 1024) {
+            h.update(&zeros);
+        }
+        h.finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    let fifo = dir.path().join("pipe.step");
+    let mk = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(mk.success());
+
+    let mut child = cmd(dir.path())
+        .args(["revision", "big.step", "pipe.step"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    lines.read_line(&mut first).unwrap();
+    assert_eq!(first, format!("sha256:{expected}  big.step\n"));
+
+    // The process now waits for a writer on the FIFO: its peak memory is final for the big file.
+    let peak = peak_rss_kib(child.id()).unwrap();
+    assert!(
+        peak < 32 * 1024,
+        "peak RSS {peak} KiB while hashing a 200 MB file"
+    );
+
+    File::create(&fifo).unwrap().write_all(b"streamed").unwrap();
+    let mut rest = String::new();
+    lines.read_to_string(&mut rest).unwrap();
+    assert_eq!(
+        rest,
+        format!("sha256:{}  pipe.step\n", sha256_hex(b"streamed"))
+    );
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn serve_at_eof_exits_0_and_logs_json_lines_with_trace_id() {
+    let dir = TempDir::new("serve-log").unwrap();
+    let o = cmd(dir.path())
+        .args(["--db", "r.db"])
+        .env("MCP_LOG_LEVEL", "debug")
+        .env("MCP_TRACE_ID", "trace-42")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    let lines: Vec<serde_json::Value> = err
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert!(!lines.is_empty(), "no debug line at EOF");
+    for l in &lines {
+        assert_eq!(l["trace_id"], "trace-42");
+        for k in ["ts", "level", "target", "msg"] {
+            assert!(l[k].is_string(), "{l}");
+        }
+    }
+    // A server that was asked nothing created nothing.
+    assert!(!dir.path().join("r.db").exists());
+}
+
+/// A server reading `stdin` (a handshake and one write), in `dir`, with `env` and `args`.
+fn serve_one_write(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let rev = format!("sha256:{}", "ab".repeat(32));
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"remember","arguments":{{"artifact":{{"revision":"{rev}","format":"step"}},"entity_ids":[],"note":"n"}}}}}}"#
+        ),
+    ];
+    let mut c = cmd(dir);
+    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for l in &lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn serve_invalid_log_level_warns_and_uses_info() {
+    let dir = TempDir::new("serve-badlevel").unwrap();
+    let o = cmd(dir.path())
+        .env("MCP_LOG_LEVEL", "loud")
+        .env("MCP_LOG_FORMAT", "human")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let err = stderr(&o);
+    assert!(err.contains("WARN"), "{err}");
+    assert!(err.contains("MCP_LOG_LEVEL=\"loud\""), "{err}");
+    // info, not debug: the debug line at EOF is filtered out.
+    assert!(!err.contains("DEBUG"), "{err}");
+}
+
+#[test]
+fn db_environment_variable_is_used_and_flag_wins() {
+    let dir = TempDir::new("db-env").unwrap();
+    let o = serve_one_write(dir.path(), &[("REVIEW_MCP_DB_PATH", "env.db")], &[]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(dir.path().join("env.db").exists());
+    let o = serve_one_write(
+        dir.path(),
+        &[("REVIEW_MCP_DB_PATH", "env2.db")],
+        &["--db", "flag.db"],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(dir.path().join("flag.db").exists());
+    assert!(!dir.path().join("env2.db").exists());
+}
+
+#[test]
+fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
+    let dir = TempDir::new("replay").unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/mixed/0001_legacy_session_then_modern_requests.jsonl");
+    let o = run(dir.path(), &["replay", fixture.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).starts_with("ok "), "{}", stdout(&o));
+    let o = run(dir.path(), &["replay", "missing.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("FAIL missing.jsonl"), "{}", stdout(&o));
+}
+// ---- export / import / check ------------------------------------------------------------
+
+fn rev(i: usize) -> String {
+    format!(
+        "sha256:{}",
+        sha256_hex(format!("part revision {i}").as_bytes())
+    )
+}
+
+fn ts(i: usize) -> String {
+    // 2026-01-01T00:00:00.000Z plus i seconds, fixed width.
+    let s = i % 60;
+    let m = (i / 60) % 60;
+    let h = i / 3600;
+    format!("2026-01-01T{h:02}:{m:02}:{s:02}.{:03}Z", i % 1000)
+}
+
+/// `n` mixed lines: named features, notes and decisions (with every basis field) over a few
+/// revisions, some with a uri and units, in a shuffled order.
+fn mixed_lines(n: usize) -> Vec<serde_json::Value> {
+    use serde_json::json;
+    const VIAS: [&str; 3] = ["elicitation", "app", "assistant"];
+    let mut lines = Vec::new();
+    for i in 0..n {
+        let mut artifact = json!({"revision": rev(i % 7), "format": "step"});
+        if i % 3 != 0 {
+            artifact["uri"] = json!(format!("file:///work/part{}.step", i % 5));
+        }
+        if i % 4 == 0 {
+            artifact["units"] = json!("mm");
+        }
+        let (created, updated) = (ts(i), ts(i + 500));
+        let line = match i % 5 {
+            0 | 1 => json!({"record": {
+                "id": format!("rec_{i:016x}"), "kind": "feature", "name": format!("feature {i}"),
+                "note": format!("note with \"quotes\", ünïcode and a\nnewline {i}"),
+                "tags": ["mating", format!("t{}", i % 9)], "entity_ids": [format!("face:{i}")],
+                "id_scheme": "occt-topo", "artifact": artifact,
+                "created_at": created, "updated_at": updated}}),
+            2 => json!({"record": {
+                "id": format!("rec_{i:016x}"), "kind": "note", "note": format!("plain note {i}"),
+                "tags": [], "entity_ids": [], "id_scheme": "opaque", "artifact": artifact,
+                "created_at": created, "updated_at": updated}}),
+            _ => json!({"decision": {
+                "id": format!("dec_{i:016x}"), "subject": format!("subject {i}"),
+                "disposition": if i % 2 == 0 { "hold" } else { "accept" },
+                "summary": format!("summary {i}"),
+                "basis": [
+                    {"requirement": "Bore Ø10 H7", "source": "drawing", "sourceDetail": "note 4",
+                     "evidence": "geometry.measure: 10.012 mm", "state": "satisfied",
+                     "faces": ["face:3"], "verdict": {"judgement": "accepted", "reason": "ok",
+                        "via": VIAS[i % 3], "at": created}},
+                    {"requirement": "Wall ≥ 2 mm", "source": "assistant-proposed",
+                     "state": "unresolved", "question": "Which wall?", "faces": []}
+                ],
+                "artifact": artifact, "created_at": created, "updated_at": updated}}),
+        };
+        lines.push(line);
+    }
+    // A deterministic shuffle, so the file is not already in export order.
+    let len = lines.len();
+    for i in 0..len {
+        lines.swap(i, (i * 7919 + 13) % len);
+    }
+    lines
+}
+
+/// An export written before verdict provenance existed imports with every verdict the
+/// assistant's, dated by its decision's last change; an engineer's verdict keeps its
+/// provenance through export and import.
+#[test]
+fn import_of_old_verdicts_reads_them_as_the_assistants_and_keeps_the_engineers() {
+    let dir = TempDir::new("provenance").unwrap();
+    let line = |id: &str, subject: &str, verdict: serde_json::Value| {
+        serde_json::json!({"decision": {
+            "id": id, "subject": subject, "disposition": "hold",
+            "basis": [{"requirement": "Bore", "source": "drawing", "state": "satisfied",
+                       "faces": [], "verdict": verdict}],
+            "artifact": {"revision": rev(1), "format": "step"},
+            "created_at": ts(1), "updated_at": ts(2)}})
+    };
+    write_lines(
+        &dir.path().join("in.jsonl"),
+        &[
+            line(
+                "dec_0000000000000001",
+                "old",
+                serde_json::json!({"judgement": "accepted"}),
+            ),
+            line(
+                "dec_0000000000000002",
+                "engineer",
+                serde_json::json!({"judgement": "rejected", "via": "elicitation", "at": ts(1)}),
+            ),
+        ],
+    );
+    let o = run(dir.path(), &["--db", "a.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8(export(dir.path(), "a.db")).unwrap();
+    let verdicts: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|v| v["decision"]["basis"][0]["verdict"].clone())
+        .collect();
+    assert!(
+        verdicts.contains(
+            &serde_json::json!({"judgement": "accepted", "via": "assistant", "at": ts(2)})
+        )
+    );
+    assert!(verdicts.contains(
+        &serde_json::json!({"judgement": "rejected", "via": "elicitation", "at": ts(1)})
+    ));
+    // A verdict whose time is not a time is refused, naming it.
+    write_lines(
+        &dir.path().join("bad.jsonl"),
+        &[line(
+            "dec_0000000000000003",
+            "bad",
+            serde_json::json!({"judgement": "accepted", "via": "app", "at": "yesterday"}),
+        )],
+    );
+    let o = run(dir.path(), &["--db", "a.db", "import", "bad.jsonl"]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("verdict.at"), "{}", stderr(&o));
+}
+
+fn write_lines(path: &Path, lines: &[serde_json::Value]) {
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(&l.to_string());
+        text.push('\n');
+    }
+    fs::write(path, text).unwrap();
+}
+
+fn export(dir: &Path, db: &str) -> Vec<u8> {
+    let o = run(dir, &["--db", db, "export"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    o.stdout
+}
+
+fn sorted_values(text: &[u8]) -> Vec<String> {
+    let mut v: Vec<String> = String::from_utf8_lossy(text)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn export_import_export_round_trip_is_byte_identical() {
+    let dir = TempDir::new("roundtrip").unwrap();
+    let lines = mixed_lines(1000);
+    write_lines(&dir.path().join("in.jsonl"), &lines);
+
+    let o = run(dir.path(), &["--db", "one.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("added 1000, replaced 0, unchanged 0"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = run(dir.path(), &["--db", "one.db", "export", "-o", "one.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let first = fs::read(dir.path().join("one.jsonl")).unwrap();
+    assert_eq!(first.iter().filter(|&&b| b == b'\n').count(), 1000);
+    // Every record and decision came back exactly (ids and timestamps included).
+    let given: Vec<u8> = fs::read(dir.path().join("in.jsonl")).unwrap();
+    assert_eq!(sorted_values(&first), sorted_values(&given));
+
+    let o = run(dir.path(), &["--db", "two.db", "import", "one.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let second = export(dir.path(), "two.db");
+    assert!(first == second, "export -> import -> export differs");
+    // Stable: exporting again without changes gives the same bytes.
+    assert!(export(dir.path(), "one.db") == first);
+}
+
+#[test]
+fn import_same_file_twice_changes_nothing() {
+    let dir = TempDir::new("import-twice").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(200));
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = export(dir.path(), "r.db");
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("added 0, replaced 0, unchanged 200"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(export(dir.path(), "r.db") == before);
+}
+
+#[test]
+fn import_with_one_bad_line_changes_nothing() {
+    let dir = TempDir::new("import-bad").unwrap();
+    let mut lines = mixed_lines(300);
+    write_lines(&dir.path().join("in.jsonl"), &lines);
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = export(dir.path(), "r.db");
+
+    // Every line newer (so each would replace), one new line, and one malformed revision.
+    for l in &mut lines {
+        let inner = l.as_object_mut().unwrap().values_mut().next().unwrap();
+        inner["updated_at"] = serde_json::json!("2027-01-01T00:00:00.000Z");
+    }
+    let mut extra = mixed_lines(1).remove(0);
+    extra["record"]["id"] = serde_json::json!("rec_new");
+    lines.push(extra);
+    lines[150]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+        .next()
+        .unwrap()["artifact"]["revision"] = serde_json::json!("sha256:NOT-HEX");
+    write_lines(&dir.path().join("bad.jsonl"), &lines);
+
+    let o = run(dir.path(), &["--db", "r.db", "import", "bad.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("line 151"), "{err}");
+    assert!(err.contains("nothing was written"), "{err}");
+    assert!(export(dir.path(), "r.db") == before);
+}
+
+#[test]
+fn import_later_updated_at_wins_and_keeps_its_own_id() {
+    use serde_json::json;
+    let dir = TempDir::new("import-wins").unwrap();
+    let base = json!({"record": {"id": "rec_old", "kind": "feature", "name": "bore",
+        "note": "first", "tags": [], "entity_ids": ["face:1"], "id_scheme": "opaque",
+        "artifact": {"revision": rev(1), "format": "step", "uri": "file:///w/p.step"},
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z"}});
+    write_lines(&dir.path().join("a.jsonl"), std::slice::from_ref(&base));
+    assert_eq!(
+        run(dir.path(), &["--db", "r.db", "import", "a.jsonl"])
+            .status
+            .code(),
+        Some(0)
+    );
+
+    // Same key (locator + name), another id, older: the database keeps its line.
+    let mut older = base.clone();
+    older["record"]["id"] = json!("rec_older");
+    older["record"]["updated_at"] = json!("2026-01-01T12:00:00.000Z");
+    older["record"]["note"] = json!("older");
+    write_lines(&dir.path().join("b.jsonl"), &[older]);
+    let o = run(dir.path(), &["--db", "r.db", "import", "b.jsonl"]);
+    assert!(
+        stdout(&o).contains("added 0, replaced 0, unchanged 1"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(String::from_utf8_lossy(&export(dir.path(), "r.db")).contains("rec_old\""));
+
+    // Newer: it replaces the held one and keeps its own id.
+    let mut newer = base.clone();
+    newer["record"]["id"] = json!("rec_newer");
+    newer["record"]["updated_at"] = json!("2026-02-01T00:00:00.000Z");
+    newer["record"]["note"] = json!("newer");
+    write_lines(&dir.path().join("c.jsonl"), &[newer]);
+    let o = run(dir.path(), &["--db", "r.db", "import", "c.jsonl"]);
+    assert!(
+        stdout(&o).contains("added 0, replaced 1, unchanged 0"),
+        "{}",
+        stdout(&o)
+    );
+    let out = String::from_utf8_lossy(&export(dir.path(), "r.db")).into_owned();
+    assert_eq!(out.lines().count(), 1);
+    assert!(out.contains("\"id\":\"rec_newer\"") && out.contains("\"note\":\"newer\""));
+}
+
+/// A server's `remember` at `path`: a named feature "bore" written now (later than any
+/// timestamp the import files below carry, which are in 2026-01).
+fn server_remembers_bore(path: &Path) -> review_mcp::review::Record {
+    let mut store = review_mcp::store::Store::open(path).unwrap();
+    let new = review_mcp::store::NewRecord {
+        artifact: review_mcp::review::Artifact {
+            revision: rev(1),
+            format: "step".into(),
+            uri: Some("file:///w/p.step".into()),
+            units: None,
+        },
+        name: Some("bore".into()),
+        note: Some("written by the server".into()),
+        tags: vec![],
+        entity_ids: vec![],
+        id_scheme: "opaque".into(),
+    };
+    store.remember(&new).unwrap().0
+}
+
+fn bore_line(id: &str, updated_at: &str, note: &str) -> serde_json::Value {
+    serde_json::json!({"record": {"id": id, "kind": "feature", "name": "bore",
+        "note": note, "tags": [], "entity_ids": [], "id_scheme": "opaque",
+        "artifact": {"revision": rev(1), "format": "step", "uri": "file:///w/p.step"},
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": updated_at}})
+}
+
+#[test]
+fn import_older_line_than_a_server_write_leaves_the_server_write() {
+    // The database is written by a server after the file was made (T2 = now); the file holds
+    // the same key at T1 < T2. The import judges at write time, so the older line loses.
+    let dir = TempDir::new("import-race").unwrap();
+    let held = server_remembers_bore(&dir.path().join("r.db"));
+    write_lines(
+        &dir.path().join("old.jsonl"),
+        &[bore_line(
+            "rec_file",
+            "2026-01-01T12:00:00.000Z",
+            "from the file",
+        )],
+    );
+    let o = run(dir.path(), &["--db", "r.db", "import", "old.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("1 lines: added 0, replaced 0, unchanged 1"),
+        "{}",
+        stdout(&o)
+    );
+    let out = String::from_utf8_lossy(&export(dir.path(), "r.db")).into_owned();
+    assert_eq!(out.lines().count(), 1);
+    assert!(
+        out.contains(&format!("\"id\":\"{}\"", held.id)) && out.contains("written by the server"),
+        "{out}"
+    );
+}
+
+/// Regression (issue 12, item 4): a record created by a clock ahead of this one and then
+/// edited here got `updated_at < created_at`, and its export no longer imported.
+#[test]
+fn export_of_future_record_edited_here_imports_into_empty_file() {
+    let dir = TempDir::new("future-created").unwrap();
+    let mut line = bore_line("rec_future", "2099-01-01T00:00:00.000Z", "from the future");
+    line["record"]["created_at"] = serde_json::json!("2099-01-01T00:00:00.000Z");
+    write_lines(&dir.path().join("future.jsonl"), &[line]);
+    let o = run(dir.path(), &["--db", "r.db", "import", "future.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let edited = server_remembers_bore(&dir.path().join("r.db"));
+    assert_eq!(edited.created_at, "2099-01-01T00:00:00.000Z");
+    assert!(edited.updated_at >= edited.created_at, "{edited:?}");
+    fs::write(dir.path().join("out.jsonl"), export(dir.path(), "r.db")).unwrap();
+    let o = run(dir.path(), &["--db", "empty.db", "import", "out.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        sorted_values(&export(dir.path(), "empty.db")),
+        sorted_values(&export(dir.path(), "r.db"))
+    );
+}
+
+/// Regression (review of issue 12, item 4): a row an older version stored with
+/// `updated_at < created_at` exported a line import refuses; and an edit after the clock
+/// stepped back got an `updated_at` before the version it replaced, which an import of it
+/// into a database holding that version then lost as "unchanged".
+#[test]
+fn export_of_old_row_with_updated_before_created_imports_and_edits_never_go_back() {
+    let dir = TempDir::new("old-times").unwrap();
+    let db = dir.path().join("r.db");
+    server_remembers_bore(&db);
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE records SET created_at = '2099-01-01T00:00:00.000Z', \
+             updated_at = '2098-01-01T00:00:00.000Z'",
+            [],
+        )
+        .unwrap();
+    }
+    fs::write(dir.path().join("out.jsonl"), export(dir.path(), "r.db")).unwrap();
+    let o = run(dir.path(), &["--db", "empty.db", "import", "out.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A clock behind the stored `updated_at`: the edit is still the later version.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE records SET created_at = '2026-01-01T00:00:00.000Z', \
+             updated_at = '2098-06-01T00:00:00.000Z'",
+            [],
+        )
+        .unwrap();
+    }
+    let edited = server_remembers_bore(&db);
+    assert!(
+        edited.updated_at.as_str() >= "2098-06-01T00:00:00.000Z",
+        "{edited:?}"
+    );
+}
+
+/// Regression (issue 12, item 4): a timestamp of the right shape but no real date or time
+/// was imported, and as a string it beat every later edit.
+#[test]
+fn import_impossible_timestamp_refuses_the_file_naming_the_line() {
+    let dir = TempDir::new("import-bad-time").unwrap();
+    for (field, bad) in [
+        ("updated_at", "9999-99-99T99:99:99.999Z"),
+        ("created_at", "2026-02-30T00:00:00.000Z"),
+        ("updated_at", "2026-01-01T24:00:00.000Z"),
+    ] {
+        let mut line = bore_line("rec_bad", "2026-01-01T12:00:00.000Z", "bad time");
+        line["record"][field] = serde_json::json!(bad);
+        let good = bore_line("rec_good", "2026-01-01T12:00:00.000Z", "fine");
+        let mut good2 = good.clone();
+        good2["record"]["name"] = serde_json::json!("slot");
+        good2["record"]["id"] = serde_json::json!("rec_slot");
+        write_lines(&dir.path().join("bad.jsonl"), &[good2, line]);
+        let o = run(dir.path(), &["--db", "r.db", "import", "bad.jsonl"]);
+        assert_ne!(o.status.code(), Some(0), "{bad}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("line 2") && err.contains(field) && err.contains(bad),
+            "{err}"
+        );
+        assert!(
+            !dir.path().join("r.db").exists() || export(dir.path(), "r.db").is_empty(),
+            "nothing written"
+        );
+    }
+}
+
+#[test]
+fn import_line_whose_id_is_held_by_another_key_refuses_the_file() {
+    let dir = TempDir::new("import-id-clash").unwrap();
+    let held = server_remembers_bore(&dir.path().join("r.db"));
+    let before = export(dir.path(), "r.db");
+    // The server's id on another feature ("slot"), newer than anything: refused all the same,
+    // and the valid new line before it is not written either.
+    let mut clash = bore_line(&held.id, "2099-01-01T00:00:00.000Z", "renamed");
+    clash["record"]["name"] = serde_json::json!("slot");
+    let mut fresh = bore_line("rec_fresh", "2026-01-01T12:00:00.000Z", "new");
+    fresh["record"]["name"] = serde_json::json!("datum");
+    write_lines(&dir.path().join("clash.jsonl"), &[fresh, clash]);
+    let o = run(dir.path(), &["--db", "r.db", "import", "clash.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("nothing was written")
+            && err.contains(&held.id)
+            && err.contains("already held"),
+        "{err}"
+    );
+    assert!(export(dir.path(), "r.db") == before);
+}
+
+#[test]
+fn import_missing_file_fails_and_creates_nothing_wrong() {
+    let dir = TempDir::new("import-missing").unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "nope.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("nope.jsonl"), "{}", stderr(&o));
+}
+
+#[test]
+fn check_honours_db_and_reports_schema_version() {
+    let dir = TempDir::new("check").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(10));
+    let o = run(dir.path(), &["--db", "sub/c.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(dir.path(), &["--db", "sub/c.db", "check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("sub/c.db") && out.contains("schema version"),
+        "{out}"
+    );
+    assert!(
+        out.contains("6 records") && out.contains("4 decisions"),
+        "{out}"
+    );
+    let o = cmd(dir.path())
+        .env("REVIEW_MCP_DB_PATH", "sub/c.db")
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!dir.path().join("review-mcp.db").exists());
+}
+
+#[test]
+fn check_missing_database_fails_without_creating_it() {
+    let dir = TempDir::new("check-missing").unwrap();
+    let o = run(dir.path(), &["--db", "absent.db", "check"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("absent.db"), "{}", stderr(&o));
+    assert!(!dir.path().join("absent.db").exists());
+    let o = run(dir.path(), &["--db", "absent.db", "export"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!dir.path().join("absent.db").exists());
+}
+
+#[test]
+fn check_and_serve_refuse_a_file_that_is_not_sqlite_and_leave_it_untouched() {
+    let dir = TempDir::new("check-foreign").unwrap();
+    let junk = b"this is not a database, just some text long enough to look like a file\n";
+    fs::write(dir.path().join("junk.db"), junk).unwrap();
+    for args in [&["--db", "junk.db", "check"][..], &["--db", "junk.db"][..]] {
+        let o = run(dir.path(), args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(o.stdout.is_empty());
+        assert!(stderr(&o).contains("junk.db"), "{}", stderr(&o));
+        assert_eq!(fs::read(dir.path().join("junk.db")).unwrap(), junk);
+    }
+}
+
+#[test]
+fn replay_bless_restores_a_stale_expectation_and_keeps_wildcards() {
+    let dir = TempDir::new("bless").unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/legacy/shared/0007_handshake_initialized_ping.jsonl");
+    let original = std::fs::read_to_string(&fixture).unwrap();
+    assert!(
+        original.contains("{{version}}"),
+        "the fixture should be shared by several versions"
+    );
+    assert!(
+        original.contains("{{any}}"),
+        "the fixture should carry a wildcard"
+    );
+    let copy = dir.path().join("t.jsonl");
+    // A stale expectation: the ping answer as an older server might have written it.
+    let stale = original.replacen(r#""result":{}"#, r#""result":{"old":true}"#, 1);
+    assert_ne!(stale, original);
+    std::fs::write(&copy, &stale).unwrap();
+    let o = run(dir.path(), &["replay", copy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "the stale file must not replay");
+    let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("blessed "), "{}", stdout(&o));
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), original);
+    let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
+    assert!(stdout(&o).starts_with("unchanged "), "{}", stdout(&o));
+}
+
+/// A shared transcript whose versions now get different answers cannot stay one file: bless
+/// says so and leaves it as it was.
+#[test]
+fn replay_bless_refuses_a_shared_transcript_whose_versions_answer_differently() {
+    let dir = TempDir::new("bless-shared").unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/legacy/shared/0007_handshake_initialized_ping.jsonl");
+    let original = std::fs::read_to_string(&fixture).unwrap();
+    // 2025-06-18 adds serverInfo.title: the two versions no longer answer alike.
+    let mixed = original.replace(
+        r#"{"versions":["2025-06-18","2025-11-25"]}"#,
+        r#"{"versions":["2025-03-26","2025-06-18"]}"#,
+    );
+    assert_ne!(mixed, original);
+    let copy = dir.path().join("t.jsonl");
+    std::fs::write(&copy, &mixed).unwrap();
+    let o = run(dir.path(), &["replay", "--bless", copy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stderr(&o).contains("answers differently"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), mixed);
+}
+
+#[test]
+fn replay_bless_with_command_or_elsewhere_exits_2() {
+    assert_usage_error(&["replay", "--bless", "--command", "x", "a"], "--command");
+    assert_usage_error(&["check", "--bless"], "--bless is only valid with 'replay'");
+}
+
+/// One session of the binary: `lines` in, the answers out.
+fn serve_lines(
+    dir: &Path,
+    args: &[&str],
+    env_author: Option<&str>,
+    lines: &[serde_json::Value],
+) -> Vec<serde_json::Value> {
+    let mut c = cmd(dir);
+    c.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+    if let Some(a) = env_author {
+        c.env("REVIEW_MCP_AUTHOR", a);
+    }
+    let mut child = c.spawn().unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for l in lines {
+            writeln!(stdin, "{l}").unwrap();
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &serde_json::Value| v.get("id").is_some())
+        .collect()
+}
+
+/// `--author` (or `REVIEW_MCP_AUTHOR`) names who a server's writes are recorded as: on
+/// records, decisions and the verdicts it records, in answers, the report and the export;
+/// a server without one writes no author, and the flag wins over the variable.
+#[test]
+fn author_is_recorded_on_what_a_server_writes() {
+    use serde_json::json;
+    let dir = TempDir::new("author").unwrap();
+    let art = json!({"revision": rev(1), "format": "step", "uri": "/w/b.step"});
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let call = |id: i64, name: &str, args: serde_json::Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": args}})
+    };
+    let lines = [
+        init.clone(),
+        call(
+            1,
+            "remember",
+            json!({"artifact": art, "entity_ids": [], "id_scheme": "opaque",
+                                   "name": "bore", "note": "n"}),
+        ),
+        call(
+            2,
+            "remember_decision",
+            json!({"artifact": art, "subject": "s", "disposition": "hold",
+            "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied",
+                       "verdict": {"judgement": "accepted", "author": "someone else"}}]}),
+        ),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+               "params": {"uri": format!("review://revisions/{}/report", rev(1))}}),
+    ];
+    let out = serve_lines(
+        dir.path(),
+        &["--db", "a.db", "--author", "Ada"],
+        Some("Bob"),
+        &lines,
+    );
+    let by_id = |n: i64| out.iter().find(|v| v["id"] == n).unwrap().clone();
+    assert_eq!(
+        by_id(1)["result"]["structuredContent"]["record"]["author"],
+        "Ada"
+    );
+    let d = &by_id(2)["result"]["structuredContent"]["decision"];
+    assert_eq!(d["author"], "Ada");
+    assert_eq!(
+        d["basis"][0]["verdict"]["author"], "Ada",
+        "the server sets it, not the arguments"
+    );
+    let report = by_id(3)["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(report.contains("by Ada. Id"), "{report}");
+    assert!(
+        report.contains("as relayed by the assistant of Ada"),
+        "{report}"
+    );
+    assert!(report.contains("— by Ada"), "{report}");
+    let export = String::from_utf8(export(dir.path(), "a.db")).unwrap();
+    assert_eq!(export.matches("\"author\":\"Ada\"").count(), 3, "{export}");
+
+    // The variable alone names the author; nothing names none.
+    let out = serve_lines(dir.path(), &["--db", "b.db"], Some("Bob"), &lines[..2]);
+    assert_eq!(
+        out[1]["result"]["structuredContent"]["record"]["author"],
+        "Bob"
+    );
+    let out = serve_lines(dir.path(), &["--db", "c.db"], None, &lines[..2]);
+    assert!(
+        out[1]["result"]["structuredContent"]["record"]
+            .get("author")
+            .is_none()
+    );
+    // Only serve takes --author.
+    let o = run(dir.path(), &["--author", "x", "check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

@@ -1,0 +1,767 @@
+//! The database file under what people do to files, through the real binary: replaced,
+//! deleted, companions deleted, hard-linked, named like a URI, a FIFO or a device, stopped by
+//! a signal, copied while servers write, locked by another process, never needed by the
+//! handshake, read-only, and exported onto itself. The long versions of the file events run
+//! in the stress command.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::client::{self, Answer, Server};
+use crate::support::file_events::{self, check_ok, exported_names, run_cli};
+use crate::support::{TempDir, artifact, sha256_file, side};
+
+fn art() -> Value {
+    artifact("database-file", "/database-file/part.step")
+}
+
+fn remember(server: &mut Server, name: &str) -> anyhow::Result<Answer> {
+    server.call(
+        "remember",
+        json!({"artifact": art(), "entity_ids": [], "name": name, "note": "n"}),
+    )
+}
+
+fn stderr_of(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn replaced_file_refuses_writes_and_leaves_the_restored_file_intact() -> anyhow::Result<()> {
+    assert_eq!(file_events::replaced_while_serving(3, 4)?, 4);
+    Ok(())
+}
+
+#[test]
+fn deleted_file_refuses_writes_instead_of_acknowledging_them() -> anyhow::Result<()> {
+    assert_eq!(file_events::deleted_while_serving(20)?, 20);
+    Ok(())
+}
+
+#[test]
+fn deleted_companion_files_lose_no_acknowledged_write() -> anyhow::Result<()> {
+    assert_eq!(file_events::companions_deleted_while_serving(4, 5)?, 21);
+    Ok(())
+}
+
+#[test]
+fn hard_linked_file_is_refused_at_start_and_while_serving() -> anyhow::Result<()> {
+    let message = file_events::hard_link()?;
+    assert!(message.contains("hard links"), "{message}");
+    Ok(())
+}
+
+#[test]
+fn signal_after_an_answer_leaves_review_db_complete() -> anyhow::Result<()> {
+    for signal in ["TERM", "INT", "HUP", "KILL"] {
+        assert_eq!(file_events::stopped_by_signal(signal, 5)?, 5);
+    }
+    Ok(())
+}
+
+/// A path beginning with `file:` is a file of that name, never an SQLite URI: no write goes
+/// to memory, and no other file is touched.
+#[test]
+fn file_colon_path_is_a_file_of_that_name() -> anyhow::Result<()> {
+    let dir = TempDir::new("file-colon")?;
+    // An application's database that `file:<abs path>` would name as a URI.
+    let other = dir.join("other.db");
+    {
+        let conn = rusqlite::Connection::open(&other)?;
+        conn.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")?;
+    }
+    let other_hash = sha256_file(&other)?;
+    for name in [
+        "file:review.db?mode=memory".to_string(),
+        format!("file:{}", other.display()),
+    ] {
+        let mut cmd = client::command(Path::new(&name));
+        cmd.current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn()?;
+        let mut stdin = child.stdin.take().ok_or_else(|| anyhow::anyhow!("stdin"))?;
+        let mut stdout = BufReader::new(child.stdout.take().ok_or_else(|| anyhow::anyhow!("o"))?);
+        for line in client::handshake_lines() {
+            writeln!(stdin, "{line}")?;
+        }
+        let call = client::tool_call_line(
+            1,
+            "remember",
+            &json!({"artifact": art(), "entity_ids": [], "name": "kept", "note": "n"}),
+        );
+        writeln!(stdin, "{call}")?;
+        stdin.flush()?;
+        let mut line = String::new();
+        stdout.read_line(&mut line)?; // initialize
+        line.clear();
+        stdout.read_line(&mut line)?;
+        let answer = Answer::from_response(&serde_json::from_str(&line)?);
+        assert!(answer.is_ok(), "{name}: {answer:?}");
+        // The log and its index are files beside it, named after it, while the server runs.
+        let file = dir.path().join(&name);
+        for suffix in ["-wal", "-shm"] {
+            assert!(
+                side(&file, suffix).is_file(),
+                "{name}{suffix} is not beside it"
+            );
+        }
+        drop(stdin);
+        assert!(child.wait()?.success());
+        for suffix in ["-wal", "-shm"] {
+            assert!(!side(&file, suffix).exists(), "{name}{suffix} was left");
+        }
+        assert!(
+            file.is_file(),
+            "{name} is not a file in the working directory"
+        );
+        assert_eq!(exported_names(&file)?, vec!["kept".to_string()], "{name}");
+    }
+    assert_eq!(
+        sha256_file(&other)?,
+        other_hash,
+        "another file was modified"
+    );
+    Ok(())
+}
+
+/// A FIFO or a device as the database: refused with a message, nothing created beside it,
+/// and nothing said about a schema upgrade.
+#[test]
+fn fifo_or_device_path_is_refused_and_nothing_is_created() -> anyhow::Result<()> {
+    let dir = TempDir::new("fifo")?;
+    let fifo = dir.join("review.db");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status()?;
+    assert!(made.success());
+    for (path, kind) in [(fifo.as_path(), "FIFO"), (Path::new("/dev/null"), "device")] {
+        let out = client::command(path)
+            .env("MCP_LOG_LEVEL", "info")
+            .stdin(Stdio::null())
+            .output()?;
+        let err = stderr_of(&out);
+        assert!(!out.status.success(), "{}: started", path.display());
+        assert!(err.contains(kind), "{err}");
+        assert!(!err.contains("upgraded"), "{err}");
+        for suffix in ["-journal", "-wal", "-shm"] {
+            assert!(!side(path, suffix).exists(), "{suffix} created");
+        }
+        // The read-only commands refuse it too.
+        let out = run_cli(path, &["check"])?;
+        assert!(!out.status.success() && stderr_of(&out).contains(kind));
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path())?.collect();
+    assert_eq!(names.len(), 1, "files were created beside the FIFO");
+    Ok(())
+}
+
+/// `initialize`, `server/discover`, `ping` and every list answer without the database: a
+/// process that only answers them creates and writes nothing.
+#[test]
+fn handshake_and_lists_create_no_file() -> anyhow::Result<()> {
+    let dir = TempDir::new("no-db")?;
+    let db = dir.join("sub/review.db");
+    let modern_meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let mut server = Server::start_logging_to(&db, &dir.join("stderr"))?;
+    for method in [
+        "ping",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    ] {
+        let r = server.request(method, json!({}))?;
+        assert!(r.get("result").is_some(), "{method}: {r}");
+    }
+    let r = server.request("server/discover", json!({"_meta": modern_meta}))?;
+    assert!(r.get("result").is_some(), "{r}");
+    let r = server.request("resources/list", json!({"_meta": modern_meta}))?;
+    assert_eq!(r["result"]["resources"], json!([]), "{r}");
+    assert!(server.close()?.success());
+    assert!(!dir.join("sub").exists(), "the handshake created files");
+    Ok(())
+}
+
+/// Another process holds the file locked (SQLite's exclusive locking mode): the handshake is
+/// answered at once, and the first tool call says the database is locked within the busy
+/// timeout instead of waiting silently.
+#[test]
+fn locked_database_answers_the_handshake_and_reports_the_lock() -> anyhow::Result<()> {
+    let dir = TempDir::new("locked")?;
+    let db = dir.join("review.db");
+    {
+        let mut server = Server::start(&db)?;
+        assert!(remember(&mut server, "before")?.is_ok());
+        server.close()?;
+    }
+    let holder = rusqlite::Connection::open(&db)?;
+    holder.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+    holder.execute_batch("BEGIN EXCLUSIVE; CREATE TABLE IF NOT EXISTS hold (x); COMMIT;")?;
+    let started = Instant::now();
+    let mut server = Server::start(&db)?;
+    let handshake = started.elapsed();
+    assert!(
+        handshake < Duration::from_secs(3),
+        "handshake took {handshake:?}"
+    );
+    let started = Instant::now();
+    let answer = remember(&mut server, "during")?;
+    let waited = started.elapsed();
+    match answer {
+        Answer::ToolError(text) => assert!(text.contains("locked"), "{text}"),
+        other => panic!("a write on a locked file was answered {other:?}"),
+    }
+    // The documented busy timeout is 5 s; the answer comes soon after it.
+    assert!(waited < Duration::from_secs(12), "waited {waited:?}");
+    drop(holder);
+    assert!(remember(&mut server, "after")?.is_ok());
+    server.close()?;
+    Ok(())
+}
+
+/// A file 0.1 left in WAL mode, with the `-wal` a 0.1 server stopped by a signal left beside
+/// it (its writes not yet in the main file), opens: the next open of anything (here
+/// `export` on one copy, a server on another) applies the log first and keeps every record.
+#[test]
+fn wal_file_from_0_1_with_its_log_left_opens_and_keeps_its_records() -> anyhow::Result<()> {
+    let dir = TempDir::new("wal-0-1")?;
+    let db = dir.join("review.db");
+    let mut store = review_mcp::store::Store::open_with(&db, review_mcp::store::Journal::Wal)?;
+    let mut c = harness_store_write(&mut store)?;
+    c.sort();
+    // The writes are in the log only (nothing checkpointed them): copy both files as a
+    // kill would have left them.
+    let wal_len = std::fs::metadata(side(&db, "-wal"))?.len();
+    assert!(wal_len > 0, "the writes are not in the log");
+    for copy in ["export.db", "serve.db"] {
+        std::fs::copy(&db, dir.join(copy))?;
+        std::fs::copy(side(&db, "-wal"), side(&dir.join(copy), "-wal"))?;
+    }
+    drop(store);
+    let exported = dir.join("export.db");
+    assert_eq!(exported_names(&exported)?, c);
+    assert!(
+        !side(&exported, "-wal").exists(),
+        "export left the log beside the file"
+    );
+    // The main file alone now holds them.
+    let alone = dir.join("alone.db");
+    std::fs::copy(&exported, &alone)?;
+    assert_eq!(exported_names(&alone)?, c);
+
+    let served = dir.join("serve.db");
+    let mut server = Server::start(&served)?;
+    assert!(remember(&mut server, "added")?.is_ok());
+    server.close()?;
+    assert!(!side(&served, "-wal").exists(), "the WAL is still there");
+    c.push("added".into());
+    c.sort();
+    assert_eq!(exported_names(&served)?, c);
+    Ok(())
+}
+
+/// A file of the previous version (the rollback journal, `journal_mode=PERSIST`, its inert
+/// journal beside it) is switched to WAL by the first server and keeps its records; its
+/// `-journal` goes. While another process holds a read transaction on it in rollback mode
+/// the switch waits, and the call says why within the busy timeout.
+#[test]
+fn rollback_file_of_the_last_version_is_switched_to_wal() -> anyhow::Result<()> {
+    let dir = TempDir::new("rollback-last")?;
+    let db = dir.join("review.db");
+    let mut store = review_mcp::store::Store::open_with(&db, review_mcp::store::Journal::Persist)?;
+    let mut c = harness_store_write(&mut store)?;
+    c.sort();
+    drop(store);
+    assert!(side(&db, "-journal").exists(), "no persistent journal");
+    let header = std::fs::read(&db)?;
+    assert_eq!(
+        header.get(18..20),
+        Some(&[1u8, 1][..]),
+        "not in rollback mode"
+    );
+    let reader = rusqlite::Connection::open(&db)?;
+    reader.execute_batch("BEGIN")?;
+    reader.query_row("SELECT count(*) FROM records", [], |r| r.get::<_, i64>(0))?;
+    let mut server = Server::start(&db)?;
+    let started = Instant::now();
+    match remember(&mut server, "blocked")? {
+        Answer::ToolError(text) => {
+            assert!(text.contains("switched to the write-ahead log"), "{text}")
+        }
+        other => panic!("switched while another process read: {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(12));
+    reader.execute_batch("COMMIT")?;
+    drop(reader);
+    assert!(remember(&mut server, "added")?.is_ok());
+    let header = std::fs::read(&db)?;
+    assert_eq!(header.get(18..20), Some(&[2u8, 2][..]), "not in WAL mode");
+    assert!(!side(&db, "-journal").exists(), "the old journal is left");
+    server.close()?;
+    c.push("added".into());
+    c.sort();
+    assert_eq!(exported_names(&db)?, c);
+    Ok(())
+}
+
+/// Two features written through the library, as a 0.1 server would have.
+fn harness_store_write(store: &mut review_mcp::store::Store) -> anyhow::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for name in ["old-a", "old-b"] {
+        let rec = review_mcp::store::NewRecord {
+            artifact: serde_json::from_value(json!({
+                "revision": art()["revision"], "format": "step", "uri": "file:///database-file/part.step"
+            }))?,
+            name: Some(name.into()),
+            note: Some("n".into()),
+            tags: vec![],
+            entity_ids: vec![],
+            id_scheme: "opaque".into(),
+        };
+        store.remember(&rec)?;
+        names.push(name.to_string());
+    }
+    Ok(names)
+}
+
+/// `backup` while two servers write: the copy opens, passes `check`, and holds every write
+/// answered before the backup started.
+#[test]
+fn backup_while_servers_write_is_complete_and_consistent() -> anyhow::Result<()> {
+    let dir = TempDir::new("backup")?;
+    let db = dir.join("review.db");
+    let mut first = Server::start(&db)?;
+    for i in 0..20 {
+        assert!(remember(&mut first, &format!("early-{i}"))?.is_ok());
+    }
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let db = db.clone();
+            std::thread::spawn(move || -> anyhow::Result<usize> {
+                let mut s = Server::start(&db)?;
+                for i in 0..60 {
+                    let a = remember(&mut s, &format!("w{w}-{i}"))?;
+                    anyhow::ensure!(a.is_ok(), "{a:?}");
+                }
+                s.close()?;
+                Ok(60)
+            })
+        })
+        .collect();
+    let copy = dir.join("copy.db");
+    let out = run_cli(&db, &["backup", copy.to_str().unwrap_or_default()])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    for w in writers {
+        assert_eq!(
+            w.join().map_err(|_| anyhow::anyhow!("writer panicked"))??,
+            60
+        );
+    }
+    first.close()?;
+    check_ok(&copy)?;
+    let names = exported_names(&copy)?;
+    for i in 0..20 {
+        assert!(names.contains(&format!("early-{i}")), "early-{i} missing");
+    }
+    // A self-contained file: nothing beside it is needed.
+    assert!(!side(&copy, "-wal").exists() && !side(&copy, "-journal").exists());
+    // backup never overwrites.
+    let again = run_cli(&db, &["backup", copy.to_str().unwrap_or_default()])?;
+    assert!(!again.status.success() && stderr_of(&again).contains("exists"));
+    Ok(())
+}
+
+/// `export -o` or `backup` onto the database or one of its companion files is refused, and
+/// the database is unchanged.
+#[test]
+fn export_onto_the_database_is_refused() -> anyhow::Result<()> {
+    let dir = TempDir::new("export-self")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    let before = sha256_file(&db)?;
+    let dotted = dir.path().join(".").join("review.db");
+    for target in [
+        db.clone(),
+        dotted,
+        side(&db, "-journal"),
+        side(&db, "-wal"),
+        side(&db, "-shm"),
+    ] {
+        let t = target.to_str().unwrap_or_default();
+        let out = run_cli(&db, &["export", "-o", t])?;
+        assert!(!out.status.success(), "export -o {t} ran");
+        assert!(
+            stderr_of(&out).contains("is the database"),
+            "{}",
+            stderr_of(&out)
+        );
+        let out = run_cli(&db, &["backup", t])?;
+        assert!(!out.status.success(), "backup {t} ran");
+    }
+    assert_eq!(sha256_file(&db)?, before);
+    assert_eq!(exported_names(&db)?, vec!["kept".to_string()]);
+    Ok(())
+}
+
+/// The persistent journal is truncated back to its limit after a large write, so it does not
+/// stay the size of the largest transaction.
+#[test]
+fn journal_shrinks_back_after_a_large_import() -> anyhow::Result<()> {
+    let dir = TempDir::new("journal-size")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "first")?.is_ok());
+    server.close()?;
+    // An import of ~12 MB of notes in one transaction.
+    let export = dir.join("big.jsonl");
+    let mut lines = String::new();
+    let rev = art()["revision"].as_str().unwrap_or_default().to_string();
+    for i in 0..200 {
+        let rec = json!({"record": {
+            "id": format!("rec_{:016x}", i + 1), "kind": "note", "note": "x".repeat(60_000),
+            "tags": [], "entity_ids": [], "id_scheme": "opaque",
+            "artifact": {"revision": rev, "format": "step"},
+            "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}});
+        lines.push_str(&rec.to_string());
+        lines.push('\n');
+    }
+    std::fs::write(&export, lines)?;
+    let out = run_cli(&db, &["import", export.to_str().unwrap_or_default()])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "second")?.is_ok());
+    server.close()?;
+    let journal = std::fs::metadata(side(&db, "-journal")).map_or(0, |m| m.len());
+    assert!(journal <= 4 * 1024 * 1024, "journal is {journal} bytes");
+    assert!(!side(&db, "-wal").exists());
+    check_ok(&db)?;
+    Ok(())
+}
+
+/// `export`, `check` and `backup` only read: they work on a file and directory made
+/// immutable (`chattr +i`, which stops root too); `serve` refuses such a file at start.
+#[test]
+fn read_only_file_can_be_exported_checked_and_backed_up() -> anyhow::Result<()> {
+    let dir = TempDir::new("ro-commands")?;
+    let data = dir.join("data");
+    std::fs::create_dir(&data)?;
+    let db = data.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    let before = sha256_file(&db)?;
+    let paths = [db.clone(), data.clone()];
+    let chattr = |flag: &str| {
+        std::process::Command::new("chattr")
+            .arg(flag)
+            .args(&paths)
+            .stderr(Stdio::null())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false)
+    };
+    if !chattr("+i") {
+        chattr("-i");
+        eprintln!("SKIP read_only_file_can_be_exported_checked_and_backed_up: no chattr +i here");
+        return Ok(());
+    }
+    let copy = dir.join("copy.db");
+    let results = (
+        exported_names(&db),
+        check_ok(&db),
+        run_cli(&db, &["backup", copy.to_str().unwrap_or_default()]),
+        run_cli(&db, &[]),
+    );
+    chattr("-i");
+    assert_eq!(results.0?, vec!["kept".to_string()]);
+    results.1?;
+    let backup = results.2?;
+    assert!(backup.status.success(), "{}", stderr_of(&backup));
+    let serve = results.3?;
+    assert!(!serve.status.success());
+    assert!(
+        stderr_of(&serve).contains("writable"),
+        "{}",
+        stderr_of(&serve)
+    );
+    assert_eq!(exported_names(&copy)?, vec!["kept".to_string()]);
+    assert_eq!(sha256_file(&db)?, before);
+    Ok(())
+}
+
+/// `export` and `check` of a file of an older schema version read an upgraded private copy
+/// and leave the file itself untouched.
+#[test]
+fn read_only_commands_do_not_upgrade_an_older_file() -> anyhow::Result<()> {
+    let dir = TempDir::new("ro-old")?;
+    let db = dir.join("review.db");
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(OLD_V1)?;
+    }
+    let before = sha256_file(&db)?;
+    check_ok(&db)?;
+    assert_eq!(exported_names(&db)?, vec!["v1 feature".to_string()]);
+    assert_eq!(
+        sha256_file(&db)?,
+        before,
+        "a read-only command upgraded the file"
+    );
+    Ok(())
+}
+
+/// A schema-version-1 file with one feature, as review-mcp 0.1.0 wrote before schema 2.
+const OLD_V1: &str = include_str!("../fixtures/schema_v1.sql");
+
+/// The state a server killed in the middle of a commit leaves: the main file half-written and a
+/// hot journal beside it, made by copying both files while a transaction that spilled pages
+/// to the main file is still open. Returns the copy's path.
+fn crash_state(db: &Path, into: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let conn = rusqlite::Connection::open(db)?;
+    conn.pragma_update(None, "journal_mode", "PERSIST")?;
+    conn.pragma_update(None, "cache_size", 2)?;
+    conn.execute_batch(
+        "BEGIN IMMEDIATE; CREATE TABLE junk (x); \
+         WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 400) \
+         INSERT INTO junk SELECT randomblob(3000) FROM c; \
+         UPDATE records SET note = 'torn' ;",
+    )?;
+    let copy = into.join("review.db");
+    std::fs::copy(db, &copy)?;
+    std::fs::copy(side(db, "-journal"), side(&copy, "-journal"))?;
+    conn.execute_batch("ROLLBACK")?;
+    let journal = std::fs::read(side(&copy, "-journal"))?;
+    anyhow::ensure!(
+        journal.get(..8).is_some_and(|h| h.iter().any(|&b| b != 0)),
+        "the copied journal is not hot"
+    );
+    Ok(copy)
+}
+
+/// A server killed mid-commit: the next start (and `check`, `export`, `backup`) rolls the
+/// interrupted commit back and finds every acknowledged write.
+#[test]
+fn hot_journal_after_a_kill_mid_commit_is_recovered_at_the_next_start() -> anyhow::Result<()> {
+    let dir = TempDir::new("hot-journal")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    for name in ["a", "b", "c"] {
+        assert!(remember(&mut server, name)?.is_ok());
+    }
+    server.close()?;
+    let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+    for (i, what) in ["serve", "check", "export"].iter().enumerate() {
+        let sub = dir.join(&format!("crash-{i}"));
+        std::fs::create_dir(&sub)?;
+        let copy = crash_state(&db, &sub)?;
+        match *what {
+            "serve" => {
+                let mut s = Server::start_logging_to(&copy, &sub.join("stderr"))?;
+                assert!(remember(&mut s, "d")?.is_ok(), "{}", s.stderr());
+                s.close()?;
+                let mut want = names.clone();
+                want.push("d".into());
+                assert_eq!(exported_names(&copy)?, want);
+            }
+            "check" => check_ok(&copy)?,
+            _ => assert_eq!(exported_names(&copy)?, names),
+        }
+        check_ok(&copy)?;
+    }
+    Ok(())
+}
+
+/// Regression (review of issue 11, item 3): `check` of a damaged file of an older schema
+/// version checked only its upgraded private copy (which `VACUUM` had rebuilt whole) and said
+/// ok. The file itself is checked now, and its own version is reported.
+#[test]
+fn check_of_damaged_older_file_reports_the_damage() -> anyhow::Result<()> {
+    let dir = TempDir::new("ro-old-damaged")?;
+    let db = dir.join("review.db");
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(OLD_V1)?;
+    }
+    let out = run_cli(&db, &["check"])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        said.contains("schema version 1 (a server upgrades it"),
+        "{said}"
+    );
+    // The header's freelist count (bytes 36..40) says 7 pages where there are none.
+    let mut bytes = std::fs::read(&db)?;
+    bytes.splice(36..40, 7u32.to_be_bytes());
+    std::fs::write(&db, bytes)?;
+    let out = run_cli(&db, &["check"])?;
+    assert!(!out.status.success(), "check said ok over a damaged file");
+    assert!(stderr_of(&out).contains("Freelist"), "{}", stderr_of(&out));
+    Ok(())
+}
+
+/// A `backup` copy is another database: it gets a cursor secret of its own, so a cursor the
+/// original issued is refused by the copy (they diverge from the moment of the copy).
+#[test]
+fn backup_copy_refuses_the_original_s_cursors() -> anyhow::Result<()> {
+    let dir = TempDir::new("backup-cursor")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    for name in ["a", "b", "c"] {
+        assert!(remember(&mut server, name)?.is_ok());
+    }
+    let page = server
+        .call("recall", json!({"artifact": art(), "limit": 1}))?
+        .ok()?;
+    let cursor = page["next_cursor"].as_str().unwrap_or_default().to_string();
+    assert!(!cursor.is_empty());
+    let next = json!({"artifact": art(), "limit": 1, "cursor": cursor});
+    assert!(server.call("recall", next.clone())?.is_ok());
+    server.close()?;
+    let copy = dir.join("copy.db");
+    let out = run_cli(&db, &["backup", copy.to_str().unwrap_or_default()])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let mut on_copy = Server::start(&copy)?;
+    match on_copy.call("recall", next)? {
+        Answer::ToolError(text) => assert!(text.contains("Invalid cursor"), "{text}"),
+        other => panic!("the copy accepted the original's cursor: {other:?}"),
+    }
+    on_copy.close()?;
+    Ok(())
+}
+
+/// Regression (review of issue 11, item 1): the file replaced while a write waited for
+/// another process's lock was answered "read-only; check its permissions". The identity is
+/// checked again once the lock is held.
+#[test]
+fn file_replaced_during_the_lock_wait_is_reported_as_replaced() -> anyhow::Result<()> {
+    let dir = TempDir::new("replace-in-wait")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "before")?.is_ok());
+    let copy = dir.join("copy.db");
+    let out = run_cli(&db, &["backup", copy.to_str().unwrap_or_default()])?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let holder = rusqlite::Connection::open(&db)?;
+    holder.execute_batch("BEGIN IMMEDIATE")?;
+    server.send(&client::tool_call_line(
+        99,
+        "remember",
+        &json!({"artifact": art(), "entity_ids": [], "name": "during", "note": "n"}),
+    ))?;
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::rename(&copy, &db)?;
+    std::thread::sleep(Duration::from_millis(300));
+    holder.execute_batch("COMMIT")?;
+    drop(holder);
+    let answer = Answer::from_response(&server.receive()?);
+    match answer {
+        Answer::ToolError(text) => assert!(text.contains("was replaced"), "{text}"),
+        other => panic!("answered {other:?}"),
+    }
+    server.close()?;
+    assert_eq!(exported_names(&db)?, vec!["before".to_string()]);
+    Ok(())
+}
+
+/// A session of a server on `db` logging at `info` to `log`.
+fn start_at_info(db: &Path, log: &Path) -> anyhow::Result<Server> {
+    let mut cmd = client::command(db);
+    cmd.env("MCP_LOG_LEVEL", "info");
+    Server::start_command(cmd, log)
+}
+
+/// The stderr lines of a server that speak of the schema.
+fn schema_lines(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("schema"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Issue 23 ("Also"): a new database logged "database schema upgraded to version 1…8" (eight
+/// lines) on a read-only session that creates no file, then eight more at the first write.
+/// What happened is logged once, and only when a file was created or upgraded: nothing for
+/// the reads, one line naming the version when the first write creates the file, nothing at
+/// a later start, and one line from → to when an older file is upgraded.
+#[test]
+fn schema_setup_is_logged_once_and_only_when_a_file_is_created_or_upgraded() -> anyhow::Result<()> {
+    let dir = TempDir::new("schema-log")?;
+    let db = dir.join("review.db");
+    let log = dir.join("stderr-1");
+    let mut server = start_at_info(&db, &log)?;
+    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+    assert!(
+        server
+            .call("recall_decisions", json!({"artifact": art()}))?
+            .is_ok()
+    );
+    assert!(!db.exists(), "the reads created the file");
+    assert_eq!(schema_lines(&server.stderr()), Vec::<String>::new());
+    assert!(remember(&mut server, "a")?.is_ok());
+    assert!(remember(&mut server, "b")?.is_ok());
+    assert!(server.close()?.success());
+    let said = schema_lines(&std::fs::read_to_string(&log)?);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("created (schema version"), "{said:?}");
+
+    let log = dir.join("stderr-2");
+    let mut server = start_at_info(&db, &log)?;
+    assert!(remember(&mut server, "c")?.is_ok());
+    assert!(server.close()?.success());
+    assert_eq!(
+        schema_lines(&std::fs::read_to_string(&log)?),
+        Vec::<String>::new()
+    );
+
+    let old = dir.join("old.db");
+    rusqlite::Connection::open(&old)?.execute_batch(OLD_V1)?;
+    let log = dir.join("stderr-3");
+    let mut server = start_at_info(&old, &log)?;
+    assert!(remember(&mut server, "d")?.is_ok());
+    assert!(server.close()?.success());
+    let said = schema_lines(&std::fs::read_to_string(&log)?);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains("upgraded from version 1 to "), "{said:?}");
+    Ok(())
+}
+
+/// Issue 23 ("Also", log what happened once): `export` (and every read-only command) on a
+/// file of an older schema reads an upgraded private copy. It said so twice: once for the
+/// copy's migration, naming a temporary file the user never sees, and once for the file
+/// itself. One line now, naming the user's file; the file itself is not changed.
+#[test]
+fn a_read_only_command_on_an_older_file_says_what_it_does_once() -> anyhow::Result<()> {
+    let dir = TempDir::new("older-file-export")?;
+    let old = dir.join("old.db");
+    rusqlite::Connection::open(&old)?.execute_batch(OLD_V1)?;
+    let before = std::fs::read(&old)?;
+    let out = std::process::Command::new(client::binary())
+        .arg("--db")
+        .arg(&old)
+        .args(["export", "-o"])
+        .arg(dir.join("out.jsonl"))
+        .env("MCP_LOG_LEVEL", "info")
+        .stdin(Stdio::null())
+        .output()?;
+    assert!(out.status.success(), "{out:?}");
+    let said = schema_lines(&String::from_utf8_lossy(&out.stderr));
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].contains(&old.display().to_string()), "{said:?}");
+    assert_eq!(
+        std::fs::read(&old)?,
+        before,
+        "a read-only command changed the file"
+    );
+    Ok(())
+}

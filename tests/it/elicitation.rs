@@ -1,0 +1,1107 @@
+//! request_verdicts' waiting machinery in legacy sessions, through `Server::handle_line` and
+//! the real loop (`Server::run`): the server's own `elicitation/create` request, other
+//! requests served while it waits, the client's response matched by id, a cancelled wait,
+//! the wait bound, the bound on pending questions, and the revisions that never ask. Also the
+//! 2026-07-28 `requestState` seal, which a client must not be able to alter.
+
+use std::io::{self, BufRead, Read, Write};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, ensure};
+use review_mcp::server::Server;
+use review_mcp::service::Service;
+use review_mcp::store::Store;
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+
+const REV: &str = "sha256:5555555555555555555555555555555555555555555555555555555555555555";
+
+fn artifact() -> Value {
+    json!({"revision": REV, "format": "step", "uri": "file:///parts/elicit.step"})
+}
+
+fn server_with_wait(wait: Option<Duration>) -> Result<Server> {
+    let mut service = Service::new(Store::open_in_memory()?);
+    if let Some(wait) = wait {
+        service.set_answer_wait(wait);
+    }
+    Ok(Server::new(service))
+}
+
+fn send(server: &mut Server, msg: &Value) -> Vec<Value> {
+    server.handle_line(msg.to_string().as_bytes())
+}
+
+fn request(id: Value, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn call(id: u64, name: &str, arguments: Value) -> Value {
+    request(
+        json!(id),
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+}
+
+fn ask(id: u64) -> Value {
+    call(
+        id,
+        "request_verdicts",
+        json!({"artifact": artifact(), "subject": "thread depth"}),
+    )
+}
+
+fn answer(ask_id: &str, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": ask_id, "result": result})
+}
+
+fn accept() -> Value {
+    json!({"action": "accept", "content": {"judgement_0": "accepted", "judgement_1": "rejected", "reason_1": "not at the boss"}})
+}
+
+/// A legacy session of `version` whose client declared `capabilities`, with one decision of
+/// two basis items, none with a verdict.
+fn session(server: &mut Server, version: &str, capabilities: Value) -> Result<()> {
+    let out = send(
+        server,
+        &request(
+            json!(0),
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": capabilities,
+                   "clientInfo": {"name": "elicitation-test", "version": "0"}}),
+        ),
+    );
+    ensure!(
+        out.len() == 1 && out[0]["result"]["protocolVersion"] == version,
+        "initialize: {out:?}"
+    );
+    send(
+        server,
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    let out = send(
+        server,
+        &call(
+            1,
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
+                   "basis": [
+                       {"requirement": "M6 depth 8 mm", "source": "drawing", "state": "satisfied"},
+                       {"requirement": "Wall 2 mm", "source": "assistant-proposed", "state": "unresolved",
+                        "question": "Is 1.8 mm fine?"}]}),
+        ),
+    );
+    ensure!(
+        out.first().is_some_and(|r| r["result"]["isError"] != true),
+        "remember_decision: {out:?}"
+    );
+    Ok(())
+}
+
+fn form_session(server: &mut Server) -> Result<()> {
+    session(server, "2025-11-25", json!({"elicitation": {"form": {}}}))
+}
+
+/// The judgements recall_decisions shows for the decision, in basis order (`None`: no verdict).
+fn verdicts(server: &mut Server) -> Result<Vec<Option<(String, String)>>> {
+    let out = send(
+        server,
+        &call(
+            900,
+            "recall_decisions",
+            json!({"artifact": artifact(), "subject": "thread depth"}),
+        ),
+    );
+    let answer = out
+        .iter()
+        .find(|m| m["id"] == 900)
+        .context("no recall_decisions answer")?;
+    // structuredContent from 2025-06-18 on; before, the JSON is one of the text blocks.
+    let from_text = answer["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["text"].as_str())
+        .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+        .find(|v| v.get("decisions").is_some());
+    let json = match answer["result"].get("structuredContent") {
+        Some(v) => v.clone(),
+        None => from_text.context("no JSON text block")?,
+    };
+    let basis = json["decisions"][0]["basis"]
+        .as_array()
+        .context("no basis")?;
+    Ok(basis
+        .iter()
+        .map(|b| {
+            b.get("verdict").map(|v| {
+                (
+                    v["judgement"].as_str().unwrap_or_default().to_string(),
+                    v["via"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+        })
+        .collect())
+}
+
+/// The one server request in `out`, which must be all there is: its id.
+fn the_ask(out: &[Value]) -> Result<String> {
+    ensure!(
+        out.len() == 1,
+        "expected only the server's request, got {out:?}"
+    );
+    ensure!(
+        out[0]["method"] == "elicitation/create",
+        "not an elicitation: {out:?}"
+    );
+    out[0]["id"]
+        .as_str()
+        .map(str::to_string)
+        .context("the server's request id is not a string")
+}
+
+fn is_list_changed(m: &Value) -> bool {
+    m["method"] == "notifications/resources/list_changed"
+}
+
+#[test]
+fn other_requests_are_served_while_questions_wait_and_each_answer_finds_its_call() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let first = the_ask(&send(&mut s, &ask(2)))?;
+    assert_eq!(first, "review-mcp-ask-1");
+
+    // While the call waits, every other request is answered at once, and only it.
+    let out = send(&mut s, &request(json!(3), "ping", json!({})));
+    assert_eq!(out, vec![json!({"jsonrpc": "2.0", "id": 3, "result": {}})]);
+    let out = send(&mut s, &request(json!(4), "tools/list", json!({})));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0]["id"], 4);
+    assert!(
+        out[0]["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
+    let out = send(&mut s, &call(5, "recall", json!({"artifact": artifact()})));
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0]["id"], 5);
+    assert_eq!(
+        verdicts(&mut s)?,
+        vec![None, None],
+        "written before any answer"
+    );
+
+    // A second question for another call; the answers come in the other order, and each
+    // completes the call that asked it.
+    let second = the_ask(&send(&mut s, &ask(6)))?;
+    assert_eq!(second, "review-mcp-ask-2");
+    let out = send(&mut s, &answer(&second, json!({"action": "decline"})));
+    assert_eq!(
+        out.len(),
+        1,
+        "a decline writes nothing, so no list_changed: {out:?}"
+    );
+    assert_eq!(out[0]["id"], 6);
+    assert_eq!(out[0]["result"]["structuredContent"]["outcome"], "declined");
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+
+    let out = send(&mut s, &answer(&first, accept()));
+    assert_eq!(out[0]["id"], 2, "{out:?}");
+    assert_eq!(out[0]["result"]["structuredContent"]["outcome"], "recorded");
+    assert!(out.iter().skip(1).any(is_list_changed), "{out:?}");
+    assert_eq!(
+        verdicts(&mut s)?,
+        vec![
+            Some(("accepted".into(), "elicitation".into())),
+            Some(("rejected".into(), "elicitation".into()))
+        ]
+    );
+    Ok(())
+}
+
+#[test]
+fn a_response_is_matched_by_the_servers_request_id_only() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    // Neither an unknown id nor the id of the client's own waiting call answers the question.
+    for id in [json!("review-mcp-ask-9"), json!(2), json!("2"), json!(null)] {
+        let out = send(
+            &mut s,
+            &json!({"jsonrpc": "2.0", "id": id, "result": accept()}),
+        );
+        assert!(
+            out.is_empty(),
+            "a response with id {id} was answered: {out:?}"
+        );
+    }
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "id": "review-mcp-ask-9", "error": {"code": -32603, "message": "x"}}),
+    );
+    assert!(out.is_empty(), "{out:?}");
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+
+    // The question still waits, and its own id answers it, once.
+    let out = send(&mut s, &answer(&asked, accept()));
+    assert_eq!(out[0]["id"], 2);
+    assert_eq!(out[0]["result"]["structuredContent"]["outcome"], "recorded");
+    let again = send(&mut s, &answer(&asked, json!({"action": "decline"})));
+    assert!(
+        again.is_empty(),
+        "a second answer to one question: {again:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_client_error_response_answers_is_error_and_writes_nothing() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "id": asked, "error": {"code": -32601, "message": "Method not found"}}),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 2);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert!(
+        out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("-32601") && t.contains("in chat")),
+        "{out:?}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+#[test]
+fn a_cancelled_wait_gets_no_answer_withdraws_the_form_and_writes_nothing() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let other = the_ask(&send(&mut s, &ask(3)))?;
+
+    // Cancelling a request that is not waiting withdraws nothing.
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 77}}),
+    );
+    assert!(out.is_empty(), "{out:?}");
+
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "stop"}}),
+    );
+    assert_eq!(
+        out.len(),
+        1,
+        "exactly the withdrawal, no answer to the call: {out:?}"
+    );
+    assert_eq!(out[0]["method"], "notifications/cancelled");
+    assert_eq!(out[0]["params"]["requestId"], json!(asked));
+    assert!(out[0].get("id").is_none());
+
+    // The engineer's late answer finds no question, and the other question still waits.
+    assert!(send(&mut s, &answer(&asked, accept())).is_empty());
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    let out = send(&mut s, &answer(&other, json!({"action": "cancel"})));
+    assert_eq!(out[0]["id"], 3);
+    assert_eq!(
+        out[0]["result"]["structuredContent"]["outcome"],
+        "cancelled"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+#[test]
+fn the_wait_bound_answers_is_error_withdraws_and_writes_nothing() -> Result<()> {
+    let wait = Duration::from_millis(200);
+    let mut s = server_with_wait(Some(wait))?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let start = Instant::now();
+    assert!(
+        s.expire_questions(start).is_empty(),
+        "expired before its bound"
+    );
+    let out: Vec<Value> = s
+        .expire_questions(start + wait + Duration::from_millis(50))
+        .into_iter()
+        .map(|m| serde_json::from_str(&m.into_line()).unwrap())
+        .collect();
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(out[0]["method"], "notifications/cancelled");
+    assert_eq!(out[0]["params"]["requestId"], json!(asked));
+    assert_eq!(out[1]["id"], 2);
+    assert_eq!(out[1]["result"]["isError"], true);
+    assert!(
+        out[1]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("did not answer the form within 200 ms")
+                && t.contains("nothing was written")),
+        "{out:?}"
+    );
+    // Once: a later look finds nothing, and the late answer answers nothing.
+    assert!(s.expire_questions(Instant::now() + wait * 10).is_empty());
+    assert!(send(&mut s, &answer(&asked, accept())).is_empty());
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+#[test]
+fn a_new_initialize_forgets_the_questions_of_the_session_it_replaces() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let old = the_ask(&send(&mut s, &ask(2)))?;
+    // A 2025-03-26 session now: the old session's answer, even inside a batch, answers nothing
+    // (it was once answered inside the batch answer, in the old session's result shape).
+    let out = send(
+        &mut s,
+        &request(
+            json!(10),
+            "initialize",
+            json!({"protocolVersion": "2025-03-26", "capabilities": {},
+                   "clientInfo": {"name": "again", "version": "0"}}),
+        ),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    let out = send(
+        &mut s,
+        &json!([
+            answer(&old, accept()),
+            request(json!(11), "ping", json!({}))
+        ]),
+    );
+    assert_eq!(
+        out,
+        vec![json!([{"jsonrpc": "2.0", "id": 11, "result": {}}])],
+        "only the ping is answered"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    // And a new question never takes an old one's id: the old answer stays unmatched.
+    form_session(&mut s)?;
+    let new = the_ask(&send(&mut s, &ask(12)))?;
+    assert_ne!(new, old);
+    assert!(send(&mut s, &answer(&old, accept())).is_empty());
+    let out = send(&mut s, &answer(&new, json!({"action": "decline"})));
+    assert_eq!(out[0]["id"], 12);
+    Ok(())
+}
+
+#[test]
+fn at_most_sixteen_questions_wait_at_once() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let mut asks = Vec::new();
+    for i in 0..16 {
+        asks.push(the_ask(&send(&mut s, &ask(10 + i)))?);
+    }
+    let out = send(&mut s, &ask(40));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 40);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert!(
+        out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("16 questions")),
+        "{out:?}"
+    );
+    // One answered makes room for one more.
+    let out = send(&mut s, &answer(&asks[3], json!({"action": "decline"})));
+    assert_eq!(out[0]["id"], 13);
+    assert_eq!(the_ask(&send(&mut s, &ask(41)))?, "review-mcp-ask-17");
+    let out = send(&mut s, &ask(42));
+    assert_eq!(out[0]["result"]["isError"], true, "{out:?}");
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+#[test]
+fn revisions_without_elicitation_never_ask_alone_or_in_a_batch() -> Result<()> {
+    for version in ["2025-03-26", "2024-11-05"] {
+        let mut s = server_with_wait(None)?;
+        session(&mut s, version, json!({"elicitation": {"form": {}}}))?;
+        let out = send(&mut s, &ask(2));
+        assert_eq!(out.len(), 1, "{version}: {out:?}");
+        assert_eq!(out[0]["id"], 2);
+        assert_eq!(out[0]["result"]["isError"], true, "{version}: {out:?}");
+        // The host declared elicitation: the answer must not tell the assistant otherwise.
+        let text = out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            text.contains(&format!("revision ({version}) has no elicitation"))
+                && !text.contains("did not declare")
+                && text.contains("in chat"),
+            "{version}: {text}"
+        );
+        if version == "2025-03-26" {
+            let out = send(
+                &mut s,
+                &json!([ask(3), request(json!(4), "ping", json!({})), ask(5)]),
+            );
+            assert_eq!(out.len(), 1, "one array: {out:?}");
+            let items = out[0].as_array().context("not a batch answer")?;
+            assert_eq!(items.len(), 3, "{items:?}");
+            assert!(items.iter().all(|m| m.get("method").is_none()), "{items:?}");
+            for (item, id) in items.iter().zip([3, 4, 5]) {
+                assert_eq!(item["id"], id);
+            }
+            assert_eq!(items[0]["result"]["isError"], true);
+            assert_eq!(items[2]["result"]["isError"], true);
+        }
+        assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    }
+    Ok(())
+}
+
+#[test]
+fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Result<()> {
+    for caps in [
+        json!({}),
+        json!({"elicitation": {"url": {}}}),
+        json!({"sampling": {}}),
+    ] {
+        let mut s = server_with_wait(None)?;
+        session(&mut s, "2025-11-25", caps.clone())?;
+        let out = send(&mut s, &ask(2));
+        assert_eq!(out.len(), 1, "{caps}: {out:?}");
+        assert_eq!(out[0]["result"]["isError"], true, "{caps}: {out:?}");
+        assert!(
+            out[0]["result"]["content"][0]["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("did not declare elicitation") && t.contains("in chat")),
+            "{out:?}"
+        );
+    }
+    // 2025-06-18 knows only forms: an empty elicitation capability is enough, and its request
+    // has no mode.
+    let mut s = server_with_wait(None)?;
+    session(&mut s, "2025-06-18", json!({"elicitation": {}}))?;
+    let out = send(&mut s, &ask(2));
+    the_ask(&out)?;
+    assert!(out[0]["params"].get("mode").is_none(), "{out:?}");
+    Ok(())
+}
+
+const MODERN: &str = "2026-07-28";
+
+fn modern_meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": MODERN,
+           "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}})
+}
+
+fn modern_ask(id: u64, extra: Value) -> Value {
+    let mut params = json!({"name": "request_verdicts",
+        "arguments": {"artifact": artifact(), "subject": "thread depth"}, "_meta": modern_meta()});
+    if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+        p.extend(e.clone());
+    }
+    request(json!(id), "tools/call", params)
+}
+
+#[test]
+fn an_altered_request_state_is_refused_and_writes_nothing() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    // The decision, written in a legacy session of the same process (the store is shared).
+    form_session(&mut s)?;
+    let out = send(&mut s, &modern_ask(2, json!({})));
+    assert_eq!(out.len(), 1, "no server request in 2026-07-28: {out:?}");
+    assert_eq!(out[0]["result"]["resultType"], "input_required");
+    let state = out[0]["result"]["requestState"]
+        .as_str()
+        .context("no requestState")?
+        .to_string();
+    let (body, seal) = state.rsplit_once('.').context("no seal")?;
+    let flip = |c: char| if c == '0' { '1' } else { '0' };
+    let mut altered = Vec::new();
+    // One character of the body, then one of the seal, then the seal of another token.
+    let mut b: Vec<char> = body.chars().collect();
+    let at = b.len() - 3;
+    b[at] = flip(b[at]);
+    altered.push(format!("{}.{seal}", b.iter().collect::<String>()));
+    let mut z: Vec<char> = seal.chars().collect();
+    z[0] = flip(z[0]);
+    altered.push(format!("{body}.{}", z.iter().collect::<String>()));
+    altered.push(format!("{body}.{}", "0".repeat(32)));
+    for (i, bad) in altered.iter().enumerate() {
+        let out = send(
+            &mut s,
+            &modern_ask(
+                10 + i as u64,
+                json!({"requestState": bad, "inputResponses": {"verdicts": accept()}}),
+            ),
+        );
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0]["error"]["code"], -32602, "{bad}: {out:?}");
+    }
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    // The token as issued still works.
+    let out = send(
+        &mut s,
+        &modern_ask(
+            20,
+            json!({"requestState": state, "inputResponses": {"verdicts": accept()}}),
+        ),
+    );
+    assert_eq!(
+        out[0]["result"]["structuredContent"]["outcome"], "recorded",
+        "{out:?}"
+    );
+    assert_eq!(
+        verdicts(&mut s)?,
+        vec![
+            Some(("accepted".into(), "elicitation".into())),
+            Some(("rejected".into(), "elicitation".into()))
+        ]
+    );
+    Ok(())
+}
+
+/// Input for `Server::run` that the test feeds line by line and closes by dropping its sender.
+struct Lines {
+    rx: Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    at: usize,
+}
+
+impl Read for Lines {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.fill_buf()?.len().min(out.len());
+        out[..n].copy_from_slice(&self.buf[self.at..self.at + n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Lines {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.at == self.buf.len() {
+            match self.rx.recv() {
+                Ok(line) => {
+                    self.buf = line;
+                    self.at = 0;
+                }
+                Err(_) => return Ok(&[]),
+            }
+        }
+        Ok(&self.buf[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at += n;
+    }
+}
+
+/// Output for `Server::run`: every line with the moment it was written.
+#[derive(Clone, Default)]
+struct Written(Arc<Mutex<Vec<(Instant, Value)>>>);
+
+impl Written {
+    fn lines(&self) -> Vec<(Instant, Value)> {
+        self.0.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+}
+
+impl Write for Written {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        let mut lines = self.0.lock().map_err(|_| io::Error::other("poisoned"))?;
+        for line in b.split(|c| *c == b'\n').filter(|l| !l.is_empty()) {
+            lines.push((Instant::now(), serde_json::from_slice(line)?));
+        }
+        Ok(b.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_loop_ends_a_wait_at_its_bound_without_any_input() -> Result<()> {
+    let wait = Duration::from_millis(300);
+    let mut s = server_with_wait(Some(wait))?;
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    let out = Written::default();
+    let watched = out.clone();
+    let input = Lines {
+        rx,
+        buf: Vec::new(),
+        at: 0,
+    };
+    // The client: four lines, then nothing until the waiting call is answered (or 5 s), then
+    // the input closes. The server's loop runs here, on this thread.
+    let client = thread::spawn(move || -> Instant {
+        for msg in [
+            request(
+                json!(0),
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+                       "clientInfo": {"name": "loop", "version": "0"}}),
+            ),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            call(
+                1,
+                "remember_decision",
+                json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
+                       "basis": [{"requirement": "M6 depth 8 mm", "source": "drawing", "state": "satisfied"}]}),
+            ),
+            ask(2),
+        ] {
+            let _ = tx.send(format!("{msg}\n").into_bytes());
+        }
+        let sent = Instant::now();
+        let deadline = sent + Duration::from_secs(5);
+        while Instant::now() < deadline && !watched.lines().iter().any(|(_, m)| m["id"] == 2) {
+            thread::sleep(Duration::from_millis(10));
+        }
+        drop(tx);
+        sent
+    });
+    let mut sink = out.clone();
+    s.run(input, &mut sink)?;
+    let sent = client
+        .join()
+        .map_err(|_| anyhow::anyhow!("the client thread panicked"))?;
+    let lines = out.lines();
+    let msgs: Vec<&Value> = lines.iter().map(|(_, m)| m).collect();
+    assert!(
+        msgs.iter().any(|m| m["method"] == "elicitation/create"),
+        "{msgs:?}"
+    );
+    let (at, answered) = lines
+        .iter()
+        .find(|(_, m)| m["id"] == 2)
+        .context("the waiting call was never answered")?;
+    let elapsed = at.duration_since(sent);
+    assert!(
+        elapsed + Duration::from_millis(20) >= wait,
+        "answered after {elapsed:?}, before the bound"
+    );
+    assert!(
+        elapsed < wait + Duration::from_secs(3),
+        "answered only after {elapsed:?}"
+    );
+    assert_eq!(answered["result"]["isError"], true);
+    assert!(
+        msgs.iter().any(|m| m["method"] == "notifications/cancelled"
+            && m["params"]["requestId"] == "review-mcp-ask-1"),
+        "{msgs:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_decision_forgotten_while_its_form_is_open_takes_no_answer() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let out = send(
+        &mut s,
+        &call(
+            3,
+            "forget",
+            json!({"artifact": artifact(), "subject": "thread depth"}),
+        ),
+    );
+    assert_eq!(
+        out[0]["result"]["structuredContent"]["deleted"], 1,
+        "{out:?}"
+    );
+    let out = send(&mut s, &answer(&asked, accept()));
+    assert_eq!(out.len(), 1, "an answer and nothing written: {out:?}");
+    assert_eq!(out[0]["id"], 2);
+    assert_eq!(out[0]["result"]["isError"], true, "{out:?}");
+    // Nothing came back to life.
+    let out = send(
+        &mut s,
+        &call(
+            4,
+            "recall_decisions",
+            json!({"artifact": artifact(), "subject": "thread depth"}),
+        ),
+    );
+    assert_eq!(
+        out[0]["result"]["structuredContent"]["decisions"],
+        json!([]),
+        "{out:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
+    let mut s = server_with_wait(Some(Duration::from_millis(100)))?;
+    form_session(&mut s)?;
+    let out = send(&mut s, &modern_ask(2, json!({})));
+    let state = out[0]["result"]["requestState"]
+        .as_str()
+        .context("no requestState")?
+        .to_string();
+    thread::sleep(Duration::from_millis(250));
+    let out = send(
+        &mut s,
+        &modern_ask(
+            3,
+            json!({"requestState": state, "inputResponses": {"verdicts": accept()}}),
+        ),
+    );
+    assert_eq!(out[0]["error"]["code"], -32602, "{out:?}");
+    assert!(
+        out[0]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("expired")),
+        "{out:?}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+/// The binary, with the wait bound from `REVIEW_MCP_ELICITATION_TIMEOUT`: nothing more is sent
+/// after the question, and the call is answered at the bound, the form withdrawn.
+#[test]
+fn the_binary_ends_a_wait_at_the_bound_its_environment_sets() -> Result<()> {
+    use std::io::BufReader;
+    use std::process::{Command, Stdio};
+
+    let dir = TempDir::new("elicitation")?;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .env("REVIEW_MCP_DB_PATH", dir.join("review.db"))
+        .env("REVIEW_MCP_ELICITATION_TIMEOUT", "1")
+        .env("MCP_LOG_LEVEL", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut stdin = child.stdin.take().context("no stdin")?;
+    let stdout = child.stdout.take().context("no stdout")?;
+    let (tx, rx) = mpsc::channel::<(Instant, Value)>();
+    let reader = thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str(&line) {
+                let _ = tx.send((Instant::now(), v));
+            }
+        }
+    });
+    let next = |within: Duration| rx.recv_timeout(within).ok();
+    for msg in [
+        request(
+            json!(0),
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+                   "clientInfo": {"name": "binary", "version": "0"}}),
+        ),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        call(
+            1,
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
+                   "basis": [{"requirement": "M6 depth 8 mm", "source": "drawing", "state": "satisfied"}]}),
+        ),
+    ] {
+        writeln!(stdin, "{msg}")?;
+    }
+    let mut seen = Vec::new();
+    while !seen.iter().any(|m: &Value| m["id"] == 1) {
+        seen.push(
+            next(Duration::from_secs(10))
+                .context("no answer to remember_decision")?
+                .1,
+        );
+    }
+    writeln!(stdin, "{}", ask(2))?;
+    let (asked_at, asked) = loop {
+        let (t, m) = next(Duration::from_secs(10)).context("no elicitation/create")?;
+        if m["method"] == "elicitation/create" {
+            break (t, m);
+        }
+    };
+    let mut after = Vec::new();
+    let answered_at = loop {
+        let (t, m) = next(Duration::from_secs(10)).context("the wait never ended")?;
+        let done = m["id"] == 2;
+        after.push(m);
+        if done {
+            break t;
+        }
+    };
+    let waited = answered_at.duration_since(asked_at);
+    assert!(
+        waited >= Duration::from_millis(900) && waited < Duration::from_secs(4),
+        "answered after {waited:?} with a 1 s bound"
+    );
+    assert!(
+        after
+            .iter()
+            .any(|m| m["method"] == "notifications/cancelled"
+                && m["params"]["requestId"] == asked["id"]),
+        "{after:?}"
+    );
+    let answer = after.last().context("no answer")?;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("within 1 s")),
+        "{answer}"
+    );
+    drop(stdin);
+    let status = child.wait()?;
+    let _ = reader.join();
+    ensure!(status.success(), "the binary exited with {status}");
+    Ok(())
+}
+
+/// A stored verdict as (judgement, via, author).
+type Given = (String, String, Option<String>);
+
+/// One engineer's or assistant's server on a shared database file, in a legacy session of
+/// `legacy` or in 2026-07-28 (`None`), declaring the form and the review card.
+struct Host {
+    server: Server,
+    legacy: Option<&'static str>,
+    next: u64,
+}
+
+impl Host {
+    fn new(
+        db: &std::path::Path,
+        author: Option<&str>,
+        legacy: Option<&'static str>,
+    ) -> Result<Host> {
+        let mut store = Store::open(db)?;
+        store.set_author(author.map(str::to_string));
+        let mut host = Host {
+            server: Server::new(Service::new(store)),
+            legacy,
+            next: 100,
+        };
+        if let Some(version) = legacy {
+            let out = send(
+                &mut host.server,
+                &request(
+                    json!(0),
+                    "initialize",
+                    json!({"protocolVersion": version, "capabilities": Host::caps(),
+                           "clientInfo": {"name": "author-test", "version": "0"}}),
+                ),
+            );
+            ensure!(out[0]["result"]["protocolVersion"] == version, "{out:?}");
+            send(
+                &mut host.server,
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            );
+        }
+        Ok(host)
+    }
+
+    fn caps() -> Value {
+        json!({"elicitation": {"form": {}},
+               "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
+    }
+
+    /// A `tools/call` (with `extra` params); every message the server wrote back.
+    fn raw_call(&mut self, name: &str, arguments: &Value, extra: Value) -> Vec<Value> {
+        self.next += 1;
+        let mut params = json!({"name": name, "arguments": arguments});
+        if self.legacy.is_none() {
+            params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": Host::caps()});
+        }
+        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        send(
+            &mut self.server,
+            &request(json!(self.next), "tools/call", params),
+        )
+    }
+
+    /// A call that must succeed: its structured content.
+    fn ok(&mut self, name: &str, arguments: Value) -> Result<Value> {
+        let out = self.raw_call(name, &arguments, json!({}));
+        let answer = out
+            .iter()
+            .find(|m| m["id"] == self.next)
+            .context("no answer")?;
+        ensure!(answer["result"]["isError"] != true, "{name}: {answer}");
+        Ok(answer["result"]["structuredContent"].clone())
+    }
+
+    /// request_verdicts on `items`, the engineer accepting each through the form: by the
+    /// server's own request (legacy) or the input_required retry (2026-07-28).
+    fn form(&mut self, items: &[u64]) -> Result<Value> {
+        let args = json!({"artifact": artifact(), "subject": "thread depth", "items": items});
+        let content: serde_json::Map<String, Value> = items
+            .iter()
+            .map(|i| (format!("judgement_{i}"), json!("accepted")))
+            .collect();
+        let reply = json!({"action": "accept", "content": content});
+        let out = self.raw_call("request_verdicts", &args, json!({}));
+        let answer = match self.legacy {
+            Some(_) => {
+                let ask = the_ask(&out)?;
+                let call = self.next;
+                send(&mut self.server, &answer(&ask, reply))
+                    .into_iter()
+                    .find(|m| m["id"] == call)
+                    .context("no answer to the form's call")?
+            }
+            None => {
+                let state = out[0]["result"]["requestState"].clone();
+                ensure!(state.is_string(), "{out:?}");
+                let retry = json!({"inputResponses": {"verdicts": reply}, "requestState": state});
+                let out = self.raw_call("request_verdicts", &args, retry);
+                out.into_iter()
+                    .find(|m| m.get("result").is_some())
+                    .context("no retry answer")?
+            }
+        };
+        ensure!(
+            answer["result"]["structuredContent"]["outcome"] == "recorded",
+            "{answer}"
+        );
+        Ok(answer["result"]["structuredContent"].clone())
+    }
+
+    /// A click in the review card on item `index` as show_review showed it.
+    fn click(&mut self, index: usize, judgement: &str) -> Result<Value> {
+        let review = self.ok(
+            "show_review",
+            json!({"artifact": artifact(), "detail": "full"}),
+        )?;
+        let d = &review["decisions"][0];
+        self.ok(
+            "record_verdict",
+            json!({"decision_id": d["id"], "index": index, "judgement": judgement,
+                   "item_digest": d["basis"][index]["digest"]}),
+        )
+    }
+
+    /// Each basis item's stored verdict as (judgement, via, author).
+    fn stored(&mut self) -> Result<Vec<Option<Given>>> {
+        let got = self.ok(
+            "recall_decisions",
+            json!({"artifact": artifact(), "subject": "thread depth"}),
+        )?;
+        let basis = got["decisions"][0]["basis"]
+            .as_array()
+            .context("no basis")?;
+        Ok(basis
+            .iter()
+            .map(|b| {
+                b.get("verdict").map(|v| {
+                    (
+                        v["judgement"].as_str().unwrap_or_default().to_string(),
+                        v["via"].as_str().unwrap_or_default().to_string(),
+                        v["author"].as_str().map(str::to_string),
+                    )
+                })
+            })
+            .collect())
+    }
+}
+
+/// Issue 23, item 3: every verdict stores who gave it at the moment it was given (the
+/// author of the server it came through), in every channel and both eras; a verdict it
+/// replaces lends it nothing, and a verdict the outranking rule keeps keeps its own author.
+#[test]
+fn every_channel_stores_the_author_of_the_verdict_and_nothing_else() -> Result<()> {
+    for legacy in [Some("2025-11-25"), Some("2025-06-18"), None] {
+        let dir = TempDir::new("verdict-authors")?;
+        let db = dir.join("review.db");
+        let mut bob = Host::new(&db, Some("Bob"), legacy)?;
+        let mut ada = Host::new(&db, Some("Ada"), legacy)?;
+        let mut anonymous = Host::new(&db, None, legacy)?;
+        let item = |r: &str, v: Option<&str>| {
+            let mut b = json!({"requirement": r, "source": "drawing", "state": "satisfied"});
+            if let Some(j) = v {
+                b["verdict"] = json!({"judgement": j});
+            }
+            b
+        };
+        let basis = |v: Option<&str>| {
+            json!([
+                item("M6 depth 8 mm", v),
+                item("Wall 2 mm", v),
+                item("Chamfer 0.5", v)
+            ])
+        };
+        let remember = |h: &mut Host, v: Option<&str>| {
+            h.ok(
+                "remember_decision",
+                json!({"artifact": artifact(), "subject": "thread depth",
+                       "disposition": "hold", "basis": basis(v)}),
+            )
+        };
+        let s = |j: &str, via: &str, a: Option<&str>| {
+            Some((j.to_string(), via.to_string(), a.map(str::to_string)))
+        };
+
+        // The assistant of Bob's server relays three verdicts: Bob's.
+        remember(&mut bob, Some("rejected"))?;
+        let bobs = s("rejected", "assistant", Some("Bob"));
+        assert_eq!(
+            bob.stored()?,
+            vec![bobs.clone(), bobs.clone(), bobs.clone()]
+        );
+
+        // Ada clicks item 0 in the card and answers the form for item 1: hers, each, and not
+        // Bob's (the verdicts they replace lend them nothing), as the answers say too.
+        let clicked = ada.click(0, "accepted")?;
+        assert_eq!(clicked["verdict"]["author"], "Ada", "{legacy:?}");
+        let answered = ada.form(&[1])?;
+        assert_eq!(
+            answered["decision"]["basis"][1]["verdict"]["author"], "Ada",
+            "{legacy:?}"
+        );
+        assert_eq!(
+            ada.stored()?,
+            vec![
+                s("accepted", "app", Some("Ada")),
+                s("accepted", "elicitation", Some("Ada")),
+                bobs.clone()
+            ],
+            "{legacy:?}"
+        );
+
+        // A server without an author: its engineer's verdict has none, not Ada's.
+        anonymous.click(1, "rejected")?;
+        anonymous.form(&[2])?;
+        assert_eq!(
+            anonymous.stored()?,
+            vec![
+                s("accepted", "app", Some("Ada")),
+                s("rejected", "app", None),
+                s("accepted", "elicitation", None)
+            ],
+            "{legacy:?}"
+        );
+
+        // Bob's assistant replaces the decision with other verdicts: the engineer's verdicts
+        // are kept, each with its own author.
+        let replaced = remember(&mut bob, Some("rejected"))?;
+        assert_eq!(
+            replaced["decision"]["basis"][0]["verdict"]["author"], "Ada",
+            "{replaced}"
+        );
+        assert_eq!(
+            bob.stored()?,
+            vec![
+                s("accepted", "app", Some("Ada")),
+                s("rejected", "app", None),
+                s("accepted", "elicitation", None)
+            ],
+            "{legacy:?}"
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,100 @@
+//! `export -o FILE` writes through a temporary file beside FILE (issue 12): created
+//! exclusively, so a symlink planted at a temporary name is never followed, and with the
+//! database's permission bits, so a backup is no more readable than the database.
+
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use anyhow::{Result, ensure};
+
+use crate::support::TempDir;
+
+fn run(dir: &Path, args: &[&str]) -> Result<Output> {
+    Ok(Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("REVIEW_MCP_DB_PATH")
+        .env("MCP_LOG_LEVEL", "off")
+        .stdin(Stdio::null())
+        .output()?)
+}
+
+/// A database with one record, made by serving one `remember` call.
+fn database(dir: &Path) -> Result<()> {
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"artifact":{"revision":"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","format":"step"},"entity_ids":[],"name":"bore"}}}"#,
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .args(["--db", "r.db"])
+        .current_dir(dir)
+        .env("MCP_LOG_LEVEL", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(format!("{}\n", lines.join("\n")).as_bytes())?;
+    }
+    ensure!(child.wait()?.success());
+    Ok(())
+}
+
+fn mode(path: &Path) -> Result<u32> {
+    Ok(std::fs::metadata(path)?.permissions().mode() & 0o777)
+}
+
+#[test]
+fn export_symlink_planted_at_the_old_temp_name_is_not_followed() -> Result<()> {
+    let dir = TempDir::new("symlink")?;
+    database(dir.path())?;
+    let victim = dir.join("victim");
+    std::fs::write(&victim, b"precious")?;
+    let planted = dir.join("out.jsonl.tmp");
+    std::os::unix::fs::symlink(&victim, &planted)?;
+    let o = run(dir.path(), &["--db", "r.db", "export", "-o", "out.jsonl"])?;
+    ensure!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ensure!(
+        std::fs::read(&victim)? == b"precious",
+        "the symlink was followed"
+    );
+    ensure!(
+        std::fs::symlink_metadata(&planted)?
+            .file_type()
+            .is_symlink()
+    );
+    let export = std::fs::read_to_string(dir.join("out.jsonl"))?;
+    ensure!(export.contains("\"name\":\"bore\""), "{export}");
+    // Nothing is left behind but what was there and the export.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("r.db"))
+        .collect();
+    names.sort();
+    ensure!(
+        names == ["out.jsonl", "out.jsonl.tmp", "victim"],
+        "{names:?}"
+    );
+    Ok(())
+}
+
+#[test]
+fn export_file_mode_equals_the_database_mode() -> Result<()> {
+    let dir = TempDir::new("mode")?;
+    database(dir.path())?;
+    let db = dir.join("r.db");
+    ensure!(mode(&db)? == 0o600, "a new database is 0600");
+    for want in [0o600, 0o640] {
+        std::fs::set_permissions(&db, std::fs::Permissions::from_mode(want))?;
+        let out = format!("out-{want:o}.jsonl");
+        let o = run(dir.path(), &["--db", "r.db", "export", "-o", &out])?;
+        ensure!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let got = mode(&dir.join(&out))?;
+        ensure!(got == want, "export is {got:o}, the database {want:o}");
+    }
+    Ok(())
+}

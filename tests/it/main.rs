@@ -1,0 +1,41 @@
+//! The one integration test binary: a module per area (each was a binary of its own until
+//! issue 24), sharing one support module. One binary is linked once instead of thirty times;
+//! a single file or area runs with a filter on the module path, e.g.
+//! `cargo test --test it wal::` or `cargo test --test it tools_`.
+
+mod support;
+
+mod bounds;
+mod capabilities;
+mod cli;
+mod completions;
+mod database_file;
+mod elicitation;
+mod export_file;
+mod fuzz;
+mod hostile;
+mod librules_layers;
+mod notifications;
+mod packaging;
+mod reliability;
+mod replay_command;
+mod report_markdown;
+mod resources;
+mod schema_validation;
+mod sizing_bounds;
+mod stress;
+mod sync_folder;
+mod sync_input;
+mod sync_servers;
+mod sync_state;
+mod sync_team;
+mod tools_answers;
+mod tools_card;
+mod tools_memory;
+mod tools_paging;
+mod tools_schema_args;
+mod tools_schema_portable;
+mod tools_storage;
+mod transcripts;
+mod verdicts;
+mod wal;

@@ -1,0 +1,338 @@
+//! Answers sized for the model that reads them (issue 26): every tool and resource answer at
+//! default arguments stays within the answer bound over a heavy revision, in every era;
+//! following cursors still serves every item exactly once; `tools/list` stays small.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::collections::HashSet;
+
+use crate::support::inproc::{Client, ERAS, REV_A, REV_B, art_uri, ui_caps};
+use serde_json::{Value, json};
+
+/// The bound of issue 26, in bytes of the answer line.
+const BOUND: usize = 32_000;
+/// Names, descriptions and input schemas of today's tools, together.
+const TOOLS_BUDGET: usize = 12_000;
+/// The same per tool on average: a tool added later brings 1,500 bytes more at most.
+const PER_TOOL_AVERAGE: usize = 1_500;
+/// And no one tool larger than this.
+const PER_TOOL_MAX: usize = 3_000;
+const URI: &str = "file:///work/heavy.step";
+const DECISIONS: usize = 50;
+const RECORDS: usize = 500;
+
+fn long(seed: usize, words: usize) -> String {
+    (0..words)
+        .map(|w| format!("w{}x{}", seed % 97, w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// 50 decisions of 10 items with long evidence and 500 records at REV_A, and an older
+/// decision of ten of those subjects at REV_B.
+fn seed(c: &mut Client) {
+    for i in 0..RECORDS {
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(REV_A, URI), "name": format!("feature {i}"),
+                   "note": long(i, 8), "tags": ["heavy", format!("t{}", i % 7)],
+                   "entity_ids": [format!("face:{i}"), format!("edge:{i}")], "id_scheme": "occt-topods-hash"}),
+        );
+    }
+    for (rev, n) in [(REV_B, 10), (REV_A, DECISIONS)] {
+        for i in 0..n {
+            let basis: Vec<Value> = (0..10)
+                .map(|k| {
+                    let mut b = json!({"requirement": format!("requirement {k} of {i}: {}", long(k, 6)),
+                        "source": "drawing", "evidence": long(i * 10 + k, 80),
+                        "state": if k % 4 == 0 { "unresolved" } else { "satisfied" },
+                        "faces": [format!("face:{k}")]});
+                    if k % 4 == 0 {
+                        b["question"] = json!(format!("question {k}: {}", long(k, 10)));
+                    }
+                    b
+                })
+                .collect();
+            c.ok(
+                "remember_decision",
+                json!({"artifact": art_uri(rev, URI), "subject": format!("subject {i}"),
+                       "disposition": "accept with conditions", "summary": long(i, 10), "basis": basis}),
+            );
+        }
+    }
+}
+
+fn line_bytes(resp: &Value) -> usize {
+    serde_json::to_string(resp).unwrap().len()
+}
+
+fn call_bytes(c: &mut Client, tool: &str, args: Value) -> (usize, Value) {
+    let resp = c.call(tool, args.clone());
+    assert!(resp.get("error").is_none(), "{tool} {args}: {resp}");
+    assert_ne!(
+        resp["result"]["isError"],
+        json!(true),
+        "{tool} {args}: {resp}"
+    );
+    (
+        line_bytes(&resp),
+        resp["result"]["structuredContent"].clone(),
+    )
+}
+
+fn art() -> Value {
+    art_uri(REV_A, URI)
+}
+
+#[test]
+fn every_answer_at_default_arguments_fits_the_bound_in_every_era() {
+    for era in ERAS {
+        let mut c = Client::declaring(
+            review_mcp::store::Store::open_in_memory().unwrap(),
+            era,
+            ui_caps(),
+        );
+        seed(&mut c);
+        let decision = c.ok("recall_decisions", json!({"artifact": art(), "limit": 1}));
+        let id = decision["decisions"][0]["id"].as_str().unwrap().to_string();
+        let record = c.ok("recall", json!({"limit": 1}));
+        let rid = record["records"][0]["id"].as_str().unwrap().to_string();
+        let calls = [
+            ("recall", json!({})),
+            ("recall", json!({"artifact": art()})),
+            ("recall", json!({"tags": ["heavy"]})),
+            ("recall", json!({"text": "feature"})),
+            ("recall", json!({"artifact": art(), "entity_id": "face:3"})),
+            ("recall_decisions", json!({})),
+            ("recall_decisions", json!({"artifact": art()})),
+            (
+                "recall_decisions",
+                json!({"artifact": art(), "state": "unresolved"}),
+            ),
+            ("recall_decisions", json!({"text": "requirement"})),
+            ("recall_decisions", json!({"subject": "subject 3"})),
+            ("recall_decisions", json!({"decision_id": id})),
+            (
+                "recall_decisions",
+                json!({"artifact": art(), "detail": "full", "limit": 200}),
+            ),
+            ("recall", json!({"limit": 200})),
+            ("show_review", json!({"artifact": art()})),
+            ("show_review", json!({"artifact": art(), "detail": "full"})),
+            (
+                "show_review",
+                json!({"artifact": art(), "subject": "subject 3"}),
+            ),
+        ];
+        for (tool, args) in calls {
+            let (bytes, _) = call_bytes(&mut c, tool, args.clone());
+            assert!(bytes <= BOUND, "{era:?} {tool} {args}: {bytes} bytes");
+        }
+        let mut uris = vec![
+            format!("review://revisions/{REV_A}"),
+            format!("review://revisions/{REV_A}/report"),
+            format!("review://revisions/{REV_B}"),
+            format!("review://records/{rid}"),
+            format!("review://decisions/{id}"),
+            "ui://review-mcp/review-card".to_string(),
+        ];
+        let list = c.request("resources/list", json!({}));
+        assert!(line_bytes(&list) <= BOUND);
+        uris.extend(
+            list["result"]["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["uri"].as_str().unwrap().to_string()),
+        );
+        for uri in uris {
+            let resp = c.request("resources/read", json!({"uri": uri}));
+            assert!(resp.get("error").is_none(), "{uri}: {resp}");
+            let bytes = line_bytes(&resp);
+            assert!(bytes <= BOUND, "{era:?} read {uri}: {bytes} bytes");
+        }
+        for method in ["prompts/list", "resources/templates/list"] {
+            let resp = c.request(method, json!({}));
+            assert!(line_bytes(&resp) <= BOUND, "{method}");
+        }
+    }
+}
+
+/// Follows `next_cursor` and returns every id served, checking each page against the bound.
+fn follow(c: &mut Client, tool: &str, key: &str, args: Value) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..1000 {
+        let mut a = args.clone();
+        if let Some(cur) = &cursor {
+            a["cursor"] = json!(cur);
+        }
+        let (bytes, page) = call_bytes(c, tool, a);
+        assert!(bytes <= BOUND, "{tool} page: {bytes} bytes");
+        ids.extend(
+            page[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["id"].as_str().unwrap().to_string()),
+        );
+        match page.get("next_cursor") {
+            Some(Value::String(n)) => cursor = Some(n.clone()),
+            _ => return ids,
+        }
+    }
+    panic!("paging does not end");
+}
+
+#[test]
+fn following_cursors_serves_every_item_exactly_once() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        seed(&mut c);
+        for (tool, key, args, want) in [
+            ("recall", "records", json!({}), RECORDS),
+            ("recall", "records", json!({"limit": 200}), RECORDS),
+            (
+                "recall_decisions",
+                "decisions",
+                json!({"artifact": art()}),
+                DECISIONS,
+            ),
+            (
+                "recall_decisions",
+                "decisions",
+                json!({"artifact": art(), "detail": "full", "limit": 200}),
+                DECISIONS,
+            ),
+            (
+                "recall_decisions",
+                "decisions",
+                json!({"current_only": false}),
+                DECISIONS + 10,
+            ),
+            ("recall_decisions", "decisions", json!({}), DECISIONS),
+        ] {
+            let ids = follow(&mut c, tool, key, args.clone());
+            let unique: HashSet<&String> = ids.iter().collect();
+            assert_eq!(unique.len(), ids.len(), "{tool} {args}: served twice");
+            assert_eq!(ids.len(), want, "{era:?} {tool} {args}");
+        }
+    }
+}
+
+#[test]
+fn a_record_page_says_each_artifact_once_and_stays_small() {
+    let mut c = Client::memory(ERAS[2]);
+    seed(&mut c);
+    let page = c.ok("recall", json!({"artifact": art()}));
+    let records = page["records"].as_array().unwrap();
+    // 50 asked for; the page stops by bytes first (both copies of ~280 B records).
+    assert!(records.len() >= 45, "{}", records.len());
+    assert_eq!(page["artifacts"].as_array().unwrap().len(), 1);
+    assert_eq!(page["artifacts"][0]["revision"], REV_A);
+    assert_eq!(page["artifacts"][0]["stale"], false);
+    assert_eq!(page["artifacts"][0]["id_scheme"], "occt-topods-hash");
+    let per_record = serde_json::to_string(&page["records"]).unwrap().len() / records.len();
+    // 489 B a record before (the artifact, about 170 B, in every record): the artifact, its
+    // staleness and the id scheme are now said once per page.
+    assert!(per_record <= 290, "{per_record} bytes a record");
+    for r in records {
+        assert_eq!(r["artifact"], 0);
+        for field in [
+            "id",
+            "kind",
+            "name",
+            "note",
+            "tags",
+            "entity_ids",
+            "created_at",
+        ] {
+            assert!(r.get(field).is_some(), "{field} lost: {r}");
+        }
+    }
+}
+
+#[test]
+fn decisions_answer_in_summary_form_current_only_and_say_what_is_elsewhere() {
+    let mut c = Client::memory(ERAS[2]);
+    seed(&mut c);
+    let resp = c.call(
+        "recall_decisions",
+        json!({"artifact": {"revision": REV_B, "format": "step", "uri": URI}, "limit": 5}),
+    );
+    let page = &resp["result"]["structuredContent"];
+    let d = &page["decisions"][0];
+    assert!(d.get("basis").is_none(), "summary form by default: {d}");
+    assert_eq!(d["items"], 10);
+    assert_eq!(d["states"], json!({"satisfied": 7, "unresolved": 3}));
+    assert_eq!(d["verdicts"], json!({"none": 10}));
+    assert_eq!(d["open_questions"].as_array().unwrap().len(), 3);
+    // The newest decision of each subject is at REV_A: stale against REV_B.
+    let a = &page["artifacts"][d["artifact"].as_u64().unwrap() as usize];
+    assert_eq!((&a["revision"], &a["stale"]), (&json!(REV_A), &json!(true)));
+    let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("10 older decisions"), "{text}");
+    // Current only: the ten subjects decided at both revisions come once, at REV_A.
+    let all = follow(
+        &mut c,
+        "recall_decisions",
+        "decisions",
+        json!({"subject": "subject 3"}),
+    );
+    assert_eq!(all.len(), 1);
+    let one = c.ok("recall_decisions", json!({"subject": "subject 3"}));
+    assert_eq!(one["decisions"][0]["basis"].as_array().unwrap().len(), 10);
+    // Full decisions of this size fill a page each: the byte bound holds, the cursor follows.
+    let older = follow(
+        &mut c,
+        "recall_decisions",
+        "decisions",
+        json!({"subject": "subject 3", "current_only": false}),
+    );
+    assert_eq!(older.len(), 2);
+    // face:3 is on decisions at both revisions; face:12 nowhere; a face known only at REV_A
+    // asked at a third revision says where it is known.
+    let rev_c = format!("sha256:{}", "c".repeat(64));
+    let resp = c.call("recall_decisions", json!({"artifact": {"revision": rev_c, "format": "step", "uri": URI}, "entity_id": "face:3"}));
+    let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("face:3 is known at 2 other revisions of this file"),
+        "{text}"
+    );
+    let resp = c.call("recall", json!({"artifact": {"revision": rev_c, "format": "step", "uri": URI}, "entity_id": "face:3"}));
+    let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("face:3 is known at 1 other revision of this file"),
+        "{text}"
+    );
+}
+
+#[test]
+fn tools_list_puts_little_in_front_of_the_model() {
+    let mut c = Client::declaring(
+        review_mcp::store::Store::open_in_memory().unwrap(),
+        ERAS[1],
+        ui_caps(),
+    );
+    let list = c.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let mut total = 0;
+    for t in tools {
+        let visible = json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]});
+        let bytes = serde_json::to_string(&visible).unwrap().len();
+        println!("{}: {bytes} bytes", t["name"]);
+        total += bytes;
+    }
+    for t in tools {
+        let visible = json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]});
+        let bytes = serde_json::to_string(&visible).unwrap().len();
+        assert!(bytes <= PER_TOOL_MAX, "{}: {bytes} bytes", t["name"]);
+    }
+    assert!(
+        total <= PER_TOOL_AVERAGE * tools.len(),
+        "{total} bytes for {} tools",
+        tools.len()
+    );
+    println!("tools/list model-visible: {total} bytes");
+    assert!(total <= TOOLS_BUDGET, "{total} bytes");
+}

@@ -1,0 +1,293 @@
+//! `review-mcp sync` and `merge-file` end to end on small folders: validation refuses and
+//! changes nothing, a dry run changes nothing, deletions against edits are kept and reported,
+//! two ids for one key settle, and the merge driver leaves a file it cannot read to git.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use anyhow::ensure;
+
+use crate::support::TempDir;
+use crate::support::client::binary;
+
+const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+
+fn review_mcp(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
+    Ok(Command::new(binary())
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("MCP_LOG_LEVEL", "warn")
+        .output()?)
+}
+
+fn ok(out: Output) -> anyhow::Result<String> {
+    ensure!(
+        out.status.success(),
+        "failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn feature(id: &str, name: &str, note: &str, updated: &str) -> String {
+    format!(
+        r#"{{"record":{{"id":"{id}","kind":"feature","name":"{name}","note":"{note}","tags":[],"entity_ids":[],"id_scheme":"opaque","artifact":{{"revision":"{REV}","format":"step","uri":"file:///w/p.step"}},"created_at":"2026-01-01T00:00:00.000Z","updated_at":"{updated}"}}}}"#
+    )
+}
+
+fn decision(id: &str, disposition: &str, updated: &str) -> String {
+    format!(
+        r#"{{"decision":{{"id":"{id}","subject":"bracket","disposition":"{disposition}","basis":[{{"requirement":"Bore 10 H7","source":"drawing","state":"satisfied","faces":[]}}],"artifact":{{"revision":"{REV}","format":"step","uri":"file:///w/p.step"}},"created_at":"2026-01-01T00:00:00.000Z","updated_at":"{updated}"}}}}"#
+    )
+}
+
+const T1: &str = "2026-01-01T00:00:00.000Z";
+const T2: &str = "2026-01-02T00:00:00.000Z";
+const T3: &str = "2026-01-03T00:00:00.000Z";
+
+/// A database holding `lines` (imported).
+fn database(dir: &TempDir, name: &str, lines: &[String]) -> anyhow::Result<PathBuf> {
+    let db = dir.join(name);
+    let file = dir.join(&format!("{name}.jsonl"));
+    std::fs::write(&file, lines.join("\n") + "\n")?;
+    ok(review_mcp(&db, &["import", &file.to_string_lossy()])?)?;
+    Ok(db)
+}
+
+fn export(db: &Path) -> anyhow::Result<String> {
+    ok(review_mcp(db, &["export"])?)
+}
+
+/// Every file under `dir` with its text, sorted.
+fn snapshot(dir: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
+    let mut out = Vec::new();
+    if !dir.exists() {
+        return Ok(out);
+    }
+    for kind in ["records", "decisions"] {
+        let sub = dir.join(kind);
+        if !sub.exists() {
+            continue;
+        }
+        for e in std::fs::read_dir(sub)? {
+            let p = e?.path();
+            out.push((p.clone(), std::fs::read_to_string(&p)?));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[test]
+fn sync_folder_file_that_does_not_validate_refuses_and_changes_nothing() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-refuse")?;
+    let db = database(
+        &dir,
+        "a.db",
+        &[
+            feature("rec_1", "bore", "x", T1),
+            decision("dec_1", "hold", T1),
+        ],
+    )?;
+    let folder = dir.join("review");
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    // A valid edit of one file, and a file holding a feature without a name.
+    let rec = folder.join("records/rec_1.json");
+    let edited = std::fs::read_to_string(&rec)?
+        .replace("\"x\"", "\"edited\"")
+        .replace(T1, T2);
+    std::fs::write(&rec, &edited)?;
+    let bad = folder.join("decisions/dec_1.json");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(&bad)?.replace("\"hold\"", "7"),
+    )?;
+    let before = (export(&db)?, snapshot(&folder)?);
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("decisions/dec_1.json"),
+        "names the file: {err}"
+    );
+    assert!(err.contains("nothing was changed"), "{err}");
+    assert_eq!(
+        (export(&db)?, snapshot(&folder)?),
+        before,
+        "nothing changed"
+    );
+    Ok(())
+}
+
+#[test]
+fn sync_dry_run_changes_nothing_and_a_second_sync_is_a_no_op() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-dry")?;
+    let db = database(&dir, "a.db", &[feature("rec_1", "bore", "x", T1)])?;
+    let folder = dir.join("review");
+    let db_bytes = std::fs::read(&db)?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert_eq!(
+        std::fs::read(&db)?,
+        db_bytes,
+        "a dry run does not write the database"
+    );
+    assert!(plan.contains("would write records/rec_1.json"), "{plan}");
+    assert!(plan.contains("nothing was changed"), "{plan}");
+    assert!(!folder.exists(), "a dry run creates no folder");
+    let fresh = dir.join("fresh.db");
+    ok(review_mcp(
+        &fresh,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert!(!fresh.exists(), "a dry run creates no database");
+
+    let first = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    assert!(
+        first.contains("written to the folder: 1 (1 records"),
+        "{first}"
+    );
+    let text = std::fs::read_to_string(folder.join("records/rec_1.json"))?;
+    assert!(
+        text.starts_with("{\n  \"record\": {\n    \"id\": \"rec_1\""),
+        "{text}"
+    );
+    assert!(text.ends_with("}\n"));
+    assert!(folder.join("README.md").exists());
+    let before = (export(&db)?, snapshot(&folder)?);
+    let second = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    assert!(
+        second.contains("written to the folder: 0")
+            && second.contains("imported into the database: 0")
+            && second.contains("deleted: 0"),
+        "{second}"
+    );
+    assert_eq!((export(&db)?, snapshot(&folder)?), before);
+    Ok(())
+}
+
+#[test]
+fn sync_deleted_on_one_side_and_changed_on_the_other_is_kept_and_reported() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-keep")?;
+    let db = database(
+        &dir,
+        "a.db",
+        &[
+            feature("rec_1", "bore", "x", T1),
+            feature("rec_2", "slot", "y", T1),
+        ],
+    )?;
+    let folder = dir.join("review");
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    // rec_1: changed in the database (a later import), deleted in the folder.
+    let update = dir.join("update.jsonl");
+    std::fs::write(&update, feature("rec_1", "bore", "changed", T2) + "\n")?;
+    ok(review_mcp(&db, &["import", &update.to_string_lossy()])?)?;
+    std::fs::remove_file(folder.join("records/rec_1.json"))?;
+    let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    assert!(
+        out.contains(
+            "conflict: record rec_1 was deleted in the folder but changed in the database: kept"
+        ),
+        "{out}"
+    );
+    assert!(std::fs::read_to_string(folder.join("records/rec_1.json"))?.contains("changed"));
+    // Unchanged on the other side, a deletion travels.
+    std::fs::remove_file(folder.join("records/rec_2.json"))?;
+    let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    assert!(
+        out.contains("deleted: 1 (1 records, 0 decisions): 0 from the folder, 1 from the database"),
+        "{out}"
+    );
+    assert!(!export(&db)?.contains("rec_2"));
+    Ok(())
+}
+
+#[test]
+fn sync_two_ids_for_one_feature_keep_the_later_on_both_sides() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-key")?;
+    let a = database(&dir, "a.db", &[feature("rec_a", "bore", "alice", T2)])?;
+    let b = database(&dir, "b.db", &[feature("rec_b", "bore", "bob", T3)])?;
+    let folder = dir.join("review");
+    ok(review_mcp(&a, &["sync", &folder.to_string_lossy()])?)?;
+    let out = ok(review_mcp(&b, &["sync", &folder.to_string_lossy()])?)?;
+    assert!(
+        out.contains("are one feature (locator and name) under two ids: kept rec_b, deleted rec_a"),
+        "{out}"
+    );
+    assert!(!folder.join("records/rec_a.json").exists());
+    ok(review_mcp(&a, &["sync", &folder.to_string_lossy()])?)?;
+    assert_eq!(export(&a)?, export(&b)?);
+    assert!(export(&a)?.contains("\"bob\""));
+    Ok(())
+}
+
+#[test]
+fn merge_file_that_is_not_an_item_is_left_to_git() -> anyhow::Result<()> {
+    let dir = TempDir::new("merge-file")?;
+    let db = dir.join("unused.db");
+    let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+    let pretty = |line: &str| -> anyhow::Result<String> {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        Ok(serde_json::to_string_pretty(&v)? + "\n")
+    };
+    std::fs::write(&base, pretty(&decision("dec_1", "hold", T1))?)?;
+    std::fs::write(&ours, "<<<<<<< ours\n{}\n=======\n")?;
+    std::fs::write(&theirs, pretty(&decision("dec_1", "release", T2))?)?;
+    let args = [
+        base.to_string_lossy().into_owned(),
+        ours.to_string_lossy().into_owned(),
+        theirs.to_string_lossy().into_owned(),
+    ];
+    let run = |args: &[String]| -> anyhow::Result<Output> {
+        let mut a = vec!["merge-file"];
+        a.extend(args.iter().map(String::as_str));
+        review_mcp(&db, &a)
+    };
+    let out = run(&args)?;
+    assert!(!out.status.success());
+    assert_eq!(
+        std::fs::read_to_string(&ours)?,
+        "<<<<<<< ours\n{}\n=======\n",
+        "OURS untouched"
+    );
+    // Two real versions: the later is written to OURS, the conflict named on stderr.
+    std::fs::write(&ours, pretty(&decision("dec_1", "rework", T3))?)?;
+    let out = run(&args)?;
+    assert!(out.status.success());
+    assert!(std::fs::read_to_string(&ours)?.contains("\"rework\""));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("changed on both sides"));
+    assert!(!db.exists(), "merge-file opens no database");
+    Ok(())
+}
+
+/// Regression (found in review): the first sync of a large database writes its files before
+/// taking the write lock; a bad file already in the folder must still refuse it before
+/// anything is written.
+#[test]
+fn sync_first_sync_of_many_items_with_a_bad_file_writes_nothing() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-first-bad")?;
+    let lines: Vec<String> = (0..600)
+        .map(|i| feature(&format!("rec_{i}"), &format!("f{i}"), "x", T1))
+        .collect();
+    let db = database(&dir, "a.db", &lines)?;
+    let folder = dir.join("review");
+    std::fs::create_dir_all(folder.join("records"))?;
+    std::fs::write(folder.join("records/rec_bad.json"), "{\"record\": 1}\n")?;
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("records/rec_bad.json"));
+    assert_eq!(snapshot(&folder)?.len(), 1, "only the bad file is there");
+    std::fs::remove_file(folder.join("records/rec_bad.json"))?;
+    let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    assert!(
+        out.contains("written to the folder: 600 (600 records"),
+        "{out}"
+    );
+    assert_eq!(snapshot(&folder)?.len(), 600);
+    Ok(())
+}

@@ -1,0 +1,716 @@
+//! The synced folder as untrusted input (issue 23, items 5, 6, 7 and 9): an assistant's
+//! verdict arriving from the folder (or from a git merge) never replaces an engineer's, and
+//! every engineer verdict the folder brings is reported; sync never follows a symbolic link
+//! in the folder, for reading or writing; only regular files are read, each bounded, and
+//! nothing blocks; what a folder file holds reaches the terminal with its control characters
+//! escaped. Every run of the binary here has a time limit and a memory limit, so a
+//! regression fails the test instead of hanging it or exhausting the machine.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure};
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+use crate::support::client::binary;
+
+const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+const T1: &str = "2026-01-01T00:00:00.000Z";
+const T2: &str = "2026-01-02T00:00:00.000Z";
+const T3: &str = "2026-01-03T00:00:00.000Z";
+
+/// How long one run of the binary may take here.
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// Runs `review-mcp --db DB ARGS` with at most 1 GiB of address space and [`LIMIT`] of time
+/// (killed after), its stdin an open pipe nobody writes to. `Err` when it had to be killed.
+fn review_mcp(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576; exec \"$@\"")
+        .arg("sh")
+        .arg(binary())
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("MCP_LOG_LEVEL", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stdin = child.stdin.take();
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let out_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        if let Some(s) = stdout.as_mut() {
+            let _ = s.read_to_end(&mut b);
+        }
+        b
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.read_to_end(&mut b);
+        }
+        b
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() > LIMIT {
+            child.kill()?;
+            child.wait()?;
+            drop(stdin);
+            bail!("review-mcp {args:?} did not finish in {LIMIT:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    Ok(Output {
+        status,
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+    })
+}
+
+fn ok(out: Output) -> anyhow::Result<String> {
+    ensure!(
+        out.status.success(),
+        "failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn refused(out: Output) -> anyhow::Result<String> {
+    ensure!(
+        !out.status.success(),
+        "succeeded: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    Ok(String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn verdict(judgement: &str, via: &str, at: &str, author: Option<&str>) -> Value {
+    let mut v = json!({"judgement": judgement, "via": via, "at": at});
+    if let Some(a) = author {
+        v["author"] = json!(a);
+    }
+    v
+}
+
+/// A decision `dec_1` whose basis items are (requirement, verdict).
+fn decision(updated: &str, disposition: &str, basis: &[(&str, Option<Value>)]) -> Value {
+    let basis: Vec<Value> = basis
+        .iter()
+        .map(|(req, v)| {
+            let mut item =
+                json!({"requirement": req, "source": "drawing", "state": "satisfied", "faces": []});
+            if let Some(v) = v {
+                item["verdict"] = v.clone();
+            }
+            item
+        })
+        .collect();
+    json!({"decision": {
+        "id": "dec_1", "subject": "bracket", "disposition": disposition, "basis": basis,
+        "artifact": {"revision": REV, "format": "step", "uri": "file:///w/p.step"},
+        "created_at": T1, "updated_at": updated
+    }})
+}
+
+fn feature(id: &str, name: &str, author: Option<&str>, updated: &str) -> Value {
+    let mut r = json!({"record": {
+        "id": id, "kind": "feature", "name": name, "note": "n", "tags": [], "entity_ids": [],
+        "id_scheme": "opaque",
+        "artifact": {"revision": REV, "format": "step", "uri": "file:///w/p.step"},
+        "created_at": T1, "updated_at": updated
+    }});
+    if let Some(a) = author {
+        r["record"]["author"] = json!(a);
+    }
+    r
+}
+
+/// The file text sync writes for an item.
+fn pretty(v: &Value) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(v)? + "\n")
+}
+
+fn import(dir: &TempDir, db: &Path, lines: &[Value]) -> anyhow::Result<()> {
+    let file = dir.join("import.jsonl");
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&file, text.join("\n") + "\n")?;
+    ok(review_mcp(db, &["import", &file.to_string_lossy()])?)?;
+    Ok(())
+}
+
+/// The decisions of the database's export, as JSON.
+fn exported_decision(db: &Path) -> anyhow::Result<Value> {
+    let text = ok(review_mcp(db, &["export"])?)?;
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line)?;
+        if v.get("decision").is_some() {
+            return Ok(v);
+        }
+    }
+    bail!("no decision exported: {text}")
+}
+
+fn first_verdict(v: &Value) -> (String, String) {
+    let d = v.get("decision").unwrap_or(v);
+    let verdict = &d["basis"][0]["verdict"];
+    (
+        verdict["judgement"].as_str().unwrap_or("").to_string(),
+        verdict["via"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+/// The summary's counts, the dry run's "would be " taken off.
+fn counts(out: &str) -> Vec<String> {
+    out.lines()
+        .map(|l| l.trim_start_matches("would be ").to_string())
+        .filter(|l| {
+            ["written", "imported", "deleted", "conflicts"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .collect()
+}
+
+fn sync(db: &Path, folder: &Path) -> anyhow::Result<Output> {
+    review_mcp(db, &["sync", &folder.to_string_lossy()])
+}
+
+/// Regression (item 5): a one-sided change of a synced decision that turns the engineer's
+/// rejection (via app) into the assistant's acceptance, from the folder (a hand edit, a
+/// teammate's commit) or from the database, keeps the engineer's verdict and is a conflict;
+/// every engineer verdict that arrives from the folder is reported, naming who and where.
+#[test]
+fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-outrank")?;
+    let db = dir.join("a.db");
+    let engineer = Some(verdict("rejected", "app", T1, Some("Ada")));
+    import(
+        &dir,
+        &db,
+        &[decision(T1, "hold", &[("Bore 10 H7", engineer.clone())])],
+    )?;
+    let folder = dir.join("review");
+    let first = ok(sync(&db, &folder)?)?;
+    assert!(
+        !first.contains("engineer verdict from the folder"),
+        "nothing arrived from the folder: {first}"
+    );
+    let file = folder.join("decisions/dec_1.json");
+
+    // The folder turns it into the assistant's acceptance (and changes the disposition).
+    let assistant = Some(verdict("accepted", "assistant", T2, Some("Bob")));
+    std::fs::write(
+        &file,
+        pretty(&decision(
+            T2,
+            "release",
+            &[("Bore 10 H7", assistant.clone())],
+        ))?,
+    )?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert!(
+        plan.contains("never replaces an engineer's") && plan.contains("conflicts: 1"),
+        "the dry run says so: {plan}"
+    );
+    let out = ok(sync(&db, &folder)?)?;
+    assert_eq!(
+        counts(&plan),
+        counts(&out),
+        "the plan counts what the sync does"
+    );
+    assert!(
+        out.contains("conflict: decision dec_1 changed in the folder only")
+            && out.contains("never replaces an engineer's")
+            && out.contains("\"Bore 10 H7\" (rejected via app by Ada")
+            && out.contains("conflicts: 1"),
+        "{out}"
+    );
+    let stored = exported_decision(&db)?;
+    assert_eq!(first_verdict(&stored), ("rejected".into(), "app".into()));
+    assert_eq!(
+        stored["decision"]["disposition"], "release",
+        "the rest is taken"
+    );
+    let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(&file)?)?;
+    assert_eq!(
+        first_verdict(&on_disk),
+        ("rejected".into(), "app".into()),
+        "the folder is corrected too"
+    );
+    let again = ok(sync(&db, &folder)?)?;
+    assert!(again.contains("conflicts: 0"), "settled: {again}");
+
+    // The same from the database side (an import, which replaces the row as it is).
+    import(
+        &dir,
+        &db,
+        &[decision(T3, "rework", &[("Bore 10 H7", assistant.clone())])],
+    )?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    let out = ok(sync(&db, &folder)?)?;
+    assert_eq!(
+        counts(&plan),
+        counts(&out),
+        "the plan counts what the sync does"
+    );
+    assert!(
+        out.contains("conflict: decision dec_1 changed in the database only")
+            && out.contains("never replaces an engineer's"),
+        "{out}"
+    );
+    assert_eq!(
+        first_verdict(&exported_decision(&db)?),
+        ("rejected".into(), "app".into())
+    );
+    let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(&file)?)?;
+    assert_eq!(first_verdict(&on_disk), ("rejected".into(), "app".into()));
+    assert_eq!(on_disk["decision"]["disposition"], "rework");
+
+    // Deleted in the folder while the database replaced the engineer's verdict: kept, and the
+    // engineer's verdict stands; the plan says what the sync then does.
+    std::fs::remove_file(&file)?;
+    import(
+        &dir,
+        &db,
+        &[decision(
+            "2026-01-03T12:00:00.000Z",
+            "scrap",
+            &[("Bore 10 H7", assistant.clone())],
+        )],
+    )?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    let out = ok(sync(&db, &folder)?)?;
+    assert_eq!(counts(&plan), counts(&out), "{plan}\n{out}");
+    assert!(
+        out.contains("was deleted in the folder but changed in the database")
+            && out.contains("never replaces an engineer's")
+            && out.contains("conflicts: 2"),
+        "{out}"
+    );
+    assert_eq!(
+        first_verdict(&exported_decision(&db)?),
+        ("rejected".into(), "app".into())
+    );
+    let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(&file)?)?;
+    assert_eq!(first_verdict(&on_disk), ("rejected".into(), "app".into()));
+
+    // An engineer's verdict written into the folder is taken (the folder is the team's) and
+    // reported, naming the decision, the requirement and who.
+    let text = std::fs::read_to_string(&file)?;
+    let mut v: Value = serde_json::from_str(&text)?;
+    v["decision"]["updated_at"] = json!("2026-01-04T00:00:00.000Z");
+    if let Some(basis) = v["decision"]["basis"].as_array_mut() {
+        basis.push(json!({"requirement": "Wall 2 mm", "source": "drawing",
+            "state": "satisfied", "faces": [],
+            "verdict": verdict("accepted", "elicitation", T3, Some("Mallory"))}));
+    }
+    std::fs::write(&file, pretty(&v)?)?;
+    let out = ok(sync(&db, &folder)?)?;
+    assert!(
+        out.contains(
+            "engineer verdict from the folder: decision dec_1 \"Wall 2 mm\": accepted via elicitation by Mallory"
+        ) && out.contains("taken from the folder: 1 engineer verdicts")
+            && out.contains("conflicts: 0"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("\"Bore 10 H7\""),
+        "a verdict the database held is not news: {out}"
+    );
+    Ok(())
+}
+
+/// Regression (item 5): `merge-file` applies the same rule to a side changed alone.
+#[test]
+fn merge_file_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Result<()> {
+    let dir = TempDir::new("merge-outrank")?;
+    let db = dir.join("unused.db");
+    let base_v = decision(
+        T1,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("rejected", "app", T1, Some("Ada"))),
+        )],
+    );
+    let changed = decision(
+        T2,
+        "release",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("accepted", "assistant", T2, None)),
+        )],
+    );
+    for (ours_v, theirs_v) in [(&base_v, &changed), (&changed, &base_v)] {
+        let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+        std::fs::write(&base, pretty(&base_v)?)?;
+        std::fs::write(&ours, pretty(ours_v)?)?;
+        std::fs::write(&theirs, pretty(theirs_v)?)?;
+        let out = review_mcp(
+            &db,
+            &[
+                "merge-file",
+                &base.to_string_lossy(),
+                &ours.to_string_lossy(),
+                &theirs.to_string_lossy(),
+            ],
+        )?;
+        ensure!(out.status.success(), "{out:?}");
+        let merged: Value = serde_json::from_str(&std::fs::read_to_string(&ours)?)?;
+        assert_eq!(first_verdict(&merged), ("rejected".into(), "app".into()));
+        assert_eq!(merged["decision"]["disposition"], "release");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("never replaces an engineer's"), "{err}");
+    }
+    Ok(())
+}
+
+/// A database with one decision, synced once to `DIR/review`.
+fn synced(dir: &TempDir) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let db = dir.join("a.db");
+    import(
+        dir,
+        &db,
+        &[
+            decision(T1, "hold", &[("Bore 10 H7", None)]),
+            feature("rec_1", "bore", None, T1),
+        ],
+    )?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    Ok((db, folder))
+}
+
+/// Regression (item 6): a symbolic link planted at a temporary name sync used to write
+/// through is never written through, and no file sync writes becomes a link; a link at an
+/// item's name, at `records`/`decisions`, at `README.md` or at DIR itself is refused, named,
+/// and nothing outside the folder is read or written.
+#[test]
+fn sync_never_follows_a_symbolic_link_in_the_folder() -> anyhow::Result<()> {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new("sync-links")?;
+    let (db, folder) = synced(&dir)?;
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(&outside)?;
+    let victim = outside.join("victim.txt");
+    std::fs::write(&victim, "precious\n")?;
+
+    // The temporary name of README.md, and README.md gone (so sync writes it).
+    symlink(&victim, folder.join(".README.md.tmp"))?;
+    std::fs::remove_file(folder.join("README.md"))?;
+    // A change in the database, so sync writes the decision's file.
+    import(
+        &dir,
+        &db,
+        &[decision(T2, "release", &[("Bore 10 H7", None)])],
+    )?;
+    ok(sync(&db, &folder)?)?;
+    assert_eq!(
+        std::fs::read_to_string(&victim)?,
+        "precious\n",
+        "not written through"
+    );
+    let readme = std::fs::symlink_metadata(folder.join("README.md"))?;
+    assert!(readme.file_type().is_file(), "README.md is a regular file");
+    // (A sync that removes what an interrupted sync left may have removed the link itself.)
+    let _ = std::fs::remove_file(folder.join(".README.md.tmp"));
+
+    // Inside the item folders, every link is refused, named, and nothing changes.
+    let secret = outside.join("secret.json");
+    std::fs::write(&secret, pretty(&feature("rec_9", "leaked", None, T2))?)?;
+    let plants: [(PathBuf, &Path); 4] = [
+        (folder.join("decisions/.dec_1.json.tmp"), &victim),
+        (folder.join("records/rec_9.json"), &secret),
+        (folder.join("records/.hidden.json"), &secret),
+        (
+            folder.join("records/rec_2.json"),
+            Path::new("/nonexistent/x"),
+        ),
+    ];
+    for (link, target) in &plants {
+        symlink(target, link)?;
+        import(
+            &dir,
+            &db,
+            &[decision(T3, "rework", &[("Bore 10 H7", None)])],
+        )?;
+        let err = refused(sync(&db, &folder)?)?;
+        let name = link.strip_prefix(&folder)?.to_string_lossy().into_owned();
+        assert!(
+            err.contains(&name)
+                && err.contains("symbolic link")
+                && err.contains("nothing was changed"),
+            "names {name}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&victim)?, "precious\n");
+        assert!(
+            !ok(review_mcp(&db, &["export"])?)?.contains("leaked"),
+            "nothing read through a link"
+        );
+        std::fs::remove_file(link)?;
+    }
+
+    // An item file that is a link (where sync would write), the subfolders, README.md and DIR.
+    let item = folder.join("decisions/dec_1.json");
+    std::fs::remove_file(&item)?;
+    symlink(&victim, &item)?;
+    let err = refused(sync(&db, &folder)?)?;
+    assert!(
+        err.contains("decisions/dec_1.json") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim)?, "precious\n");
+    std::fs::remove_file(&item)?;
+
+    let records = folder.join("records");
+    std::fs::rename(&records, outside.join("records"))?;
+    symlink(outside.join("records"), &records)?;
+    let err = refused(sync(&db, &folder)?)?;
+    assert!(
+        err.contains("records") && err.contains("symbolic link"),
+        "{err}"
+    );
+    std::fs::remove_file(&records)?;
+    std::fs::rename(outside.join("records"), &records)?;
+
+    let readme = folder.join("README.md");
+    std::fs::remove_file(&readme)?;
+    symlink(&victim, &readme)?;
+    let err = refused(sync(&db, &folder)?)?;
+    assert!(
+        err.contains("README.md") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim)?, "precious\n");
+    std::fs::remove_file(&readme)?;
+
+    let linked = dir.join("linked");
+    symlink(&folder, &linked)?;
+    for arg in [
+        linked.clone(),
+        PathBuf::from(format!("{}/", linked.display())),
+    ] {
+        let err = refused(sync(&db, &arg)?)?;
+        assert!(
+            err.contains("linked") && err.contains("symbolic link"),
+            "{err}"
+        );
+    }
+    // With every link gone, the folder syncs.
+    ok(sync(&db, &folder)?)?;
+
+    // merge-file: a link at the temporary name it used for OURS is not written through, and
+    // OURS itself being a link is refused.
+    let text = std::fs::read_to_string(folder.join("decisions/dec_1.json"))?;
+    let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+    std::fs::write(&base, &text)?;
+    std::fs::write(&ours, &text)?;
+    std::fs::write(
+        &theirs,
+        pretty(&decision(
+            "2026-01-05T00:00:00.000Z",
+            "scrap",
+            &[("Bore 10 H7", None)],
+        ))?,
+    )?;
+    symlink(&victim, dir.join(".ours.merge.tmp"))?;
+    let merge = || {
+        review_mcp(
+            &dir.join("unused.db"),
+            &[
+                "merge-file",
+                &base.to_string_lossy(),
+                &ours.to_string_lossy(),
+                &theirs.to_string_lossy(),
+            ],
+        )
+    };
+    let out = merge()?;
+    ensure!(out.status.success(), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&victim)?, "precious\n");
+    assert!(std::fs::symlink_metadata(&ours)?.file_type().is_file());
+    assert!(std::fs::read_to_string(&ours)?.contains("scrap"));
+    std::fs::remove_file(&ours)?;
+    symlink(&victim, &ours)?;
+    let err = refused(merge()?)?;
+    assert!(
+        err.contains("ours") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&victim)?, "precious\n");
+    Ok(())
+}
+
+/// Regression (item 7): a folder file that is a FIFO, a link to `/dev/zero` or to
+/// `/dev/stdin`, or a regular file over the bound is refused, named, at once: sync neither
+/// blocks (which held the database's write lock) nor grows without bound. `merge-file`'s three
+/// inputs are read the same way.
+#[test]
+fn sync_reads_only_regular_files_each_bounded_and_never_blocks() -> anyhow::Result<()> {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new("sync-devices")?;
+    let (db, folder) = synced(&dir)?;
+    let fifo = folder.join("records/rec_fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status()?;
+    ensure!(made.success(), "mkfifo");
+    let err = refused(sync(&db, &folder)?)?;
+    assert!(
+        err.contains("records/rec_fifo.json") && err.contains("not a regular file"),
+        "{err}"
+    );
+    // Not even while another process writes the database: the refusal came before the lock.
+    std::fs::remove_file(&fifo)?;
+    for target in ["/dev/zero", "/dev/stdin"] {
+        let link = folder.join("records/rec_dev.json");
+        symlink(target, &link)?;
+        let started = Instant::now();
+        let err = refused(sync(&db, &folder)?)?;
+        assert!(err.contains("rec_dev.json"), "{target}: {err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{target}: at once"
+        );
+        std::fs::remove_file(&link)?;
+    }
+    let big = folder.join("records/rec_big.json");
+    std::fs::File::create(&big)?.set_len(32 * 1024 * 1024 + 1)?;
+    let err = refused(sync(&db, &folder)?)?;
+    assert!(
+        err.contains("rec_big.json") && err.contains("over the 33554432 byte limit"),
+        "{err}"
+    );
+    std::fs::remove_file(&big)?;
+    ok(sync(&db, &folder)?)?;
+
+    // merge-file: each input a FIFO or a device is refused, OURS untouched.
+    let text = std::fs::read_to_string(folder.join("decisions/dec_1.json"))?;
+    let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+    std::fs::write(&base, &text)?;
+    std::fs::write(&ours, &text)?;
+    let made = Command::new("mkfifo").arg(&theirs).status()?;
+    ensure!(made.success(), "mkfifo");
+    let merge = |theirs: &Path| {
+        review_mcp(
+            &dir.join("unused.db"),
+            &[
+                "merge-file",
+                &base.to_string_lossy(),
+                &ours.to_string_lossy(),
+                &theirs.to_string_lossy(),
+            ],
+        )
+    };
+    let err = refused(merge(&theirs)?)?;
+    assert!(err.contains("not a regular file"), "{err}");
+    let zero = dir.join("zero");
+    symlink("/dev/zero", &zero)?;
+    let err = refused(merge(&zero)?)?;
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_to_string(&ours)?, text, "OURS untouched");
+    Ok(())
+}
+
+/// Regression (item 9): an `author` holding terminal escape sequences, a requirement holding
+/// a line break and a bidi override, and a file name holding an escape reach stdout and
+/// stderr escaped, from sync's conflict and report lines, its dry run, its refusal, and
+/// `merge-file`'s message.
+#[test]
+fn sync_and_merge_file_escape_control_characters_from_the_folder() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-escape")?;
+    let db = dir.join("a.db");
+    let evil = "Eve\u{1b}[2K\u{1b}[1A\r";
+    let requirement = "Bore\nconflicts: 0 \u{202e}7H";
+    import(&dir, &db, &[decision(T1, "hold", &[(requirement, None)])])?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    // Both sides change: the database (an import) and the folder, whose version carries an
+    // engineer verdict by the evil author.
+    import(
+        &dir,
+        &db,
+        &[decision(T2, "release", &[(requirement, None)])],
+    )?;
+    let mut theirs_v = decision(
+        T3,
+        "rework",
+        &[(
+            requirement,
+            Some(verdict("rejected", "app", T3, Some(evil))),
+        )],
+    );
+    theirs_v["decision"]["author"] = json!(evil);
+    std::fs::write(folder.join("decisions/dec_1.json"), pretty(&theirs_v)?)?;
+    let clean = |s: &str| {
+        !s.chars()
+            .any(|c| c.is_control() && c != '\n' || c == '\u{202e}')
+    };
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert!(clean(&plan) && plan.contains("\\u{1b}[2K"), "{plan:?}");
+    let out = ok(sync(&db, &folder)?)?;
+    assert!(clean(&out), "{out:?}");
+    let shown = "by Eve\\u{1b}[2K\\u{1b}[1A\\u{d}";
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("conflict: ") && l.contains(shown))
+            && out
+                .lines()
+                .any(|l| l.starts_with("engineer verdict from the folder: ") && l.contains(shown)),
+        "{out}"
+    );
+
+    // merge-file's message.
+    let text = std::fs::read_to_string(folder.join("decisions/dec_1.json"))?;
+    let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+    std::fs::write(
+        &base,
+        pretty(&decision(T1, "hold", &[(requirement, None)]))?,
+    )?;
+    std::fs::write(&ours, &text)?;
+    let mut other = decision(T3, "scrap", &[(requirement, None)]);
+    other["decision"]["author"] = json!(evil);
+    std::fs::write(&theirs, pretty(&other)?)?;
+    let out = review_mcp(
+        &dir.join("unused.db"),
+        &[
+            "merge-file",
+            &base.to_string_lossy(),
+            &ours.to_string_lossy(),
+            &theirs.to_string_lossy(),
+        ],
+    )?;
+    ensure!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(clean(&err) && err.contains("Eve\\u{1b}[2K"), "{err:?}");
+
+    // A file name with an escape, refused by name.
+    std::fs::write(folder.join("records/x\u{1b}[2J.json"), "{}")?;
+    let err = refused(sync(&db, &folder)?)?;
+    assert!(clean(&err) && err.contains("x\\u{1b}[2J.json"), "{err:?}");
+    Ok(())
+}

@@ -1,0 +1,619 @@
+//! Sync's state is exact: a sync killed at any step and run again ends where the
+//! uninterrupted sync ends; the dry run prints what the sync then does; a forget answered
+//! during a sync holds; a moved checkout is the same folder; two syncs of one folder at once
+//! both end well; sync never replaces a README it did not write.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use anyhow::{Context, ensure};
+use serde_json::json;
+
+use crate::support::TempDir;
+use crate::support::client::{Server, binary};
+
+const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+const T1: &str = "2026-01-01T00:00:00.000Z";
+const T2: &str = "2026-01-02T00:00:00.000Z";
+const T3: &str = "2026-01-03T00:00:00.000Z";
+
+fn review_mcp(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
+    review_mcp_with(db, args, &[])
+}
+
+fn review_mcp_with(db: &Path, args: &[&str], env: &[(&str, String)]) -> anyhow::Result<Output> {
+    let mut cmd = Command::new(binary());
+    cmd.arg("--db")
+        .arg(db)
+        .args(args)
+        .env("MCP_LOG_LEVEL", "warn");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    Ok(cmd.output()?)
+}
+
+fn ok(out: Output) -> anyhow::Result<String> {
+    ensure!(
+        out.status.success(),
+        "failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn sync(db: &Path, folder: &Path) -> anyhow::Result<String> {
+    ok(review_mcp(db, &["sync", &folder.to_string_lossy()])?)
+}
+
+fn feature(id: &str, name: &str, note: &str, updated: &str) -> String {
+    format!(
+        r#"{{"record":{{"id":"{id}","kind":"feature","name":"{name}","note":"{note}","tags":[],"entity_ids":[],"id_scheme":"opaque","artifact":{{"revision":"{REV}","format":"step","uri":"file:///w/p.step"}},"created_at":"{T1}","updated_at":"{updated}"}}}}"#
+    )
+}
+
+/// A decision on "bracket" with one basis item, and, when `verdict` is given, the engineer's
+/// verdict on it from the review card.
+fn decision(id: &str, disposition: &str, updated: &str, verdict: Option<&str>) -> String {
+    let verdict = verdict
+        .map(|j| {
+            format!(
+                r#","verdict":{{"at":"{updated}","author":"Ada","judgement":"{j}","reason":"measured","via":"app"}}"#
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        r#"{{"decision":{{"id":"{id}","subject":"bracket","disposition":"{disposition}","basis":[{{"requirement":"Bore 10 H7","source":"drawing","state":"satisfied","faces":[]{verdict}}}],"artifact":{{"revision":"{REV}","format":"step","uri":"file:///w/p.step"}},"created_at":"{T1}","updated_at":"{updated}"}}}}"#
+    )
+}
+
+/// An export line as its folder file: pretty-printed with a final newline.
+fn pretty(line: &str) -> anyhow::Result<String> {
+    let v: serde_json::Value = serde_json::from_str(line)?;
+    Ok(serde_json::to_string_pretty(&v)? + "\n")
+}
+
+fn import(dir: &Path, db: &Path, lines: &[String]) -> anyhow::Result<()> {
+    let file = dir.join("import.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n")?;
+    ok(review_mcp(db, &["import", &file.to_string_lossy()])?)?;
+    Ok(())
+}
+
+fn export(db: &Path) -> anyhow::Result<String> {
+    ok(review_mcp(db, &["export"])?)
+}
+
+/// Every file under `dir` (hidden ones too) with its bytes, by path relative to `dir`.
+fn files(dir: &Path) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir)?.to_path_buf();
+                out.push((rel, std::fs::read(&p)?));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let target = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_tree(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Forgets the feature `name` through a server, as an assistant would.
+fn forget(db: &Path, name: &str) -> anyhow::Result<i64> {
+    let mut server = Server::start(db)?;
+    let deleted = forget_on(&mut server, name)?;
+    ensure!(server.close()?.success());
+    Ok(deleted)
+}
+
+fn forget_on(server: &mut Server, name: &str) -> anyhow::Result<i64> {
+    let art = json!({"revision": REV, "format": "step", "uri": "file:///w/p.step"});
+    let v = server
+        .call("forget", json!({"artifact": art, "name": name}))?
+        .ok()?;
+    v["deleted"].as_i64().context("deleted")
+}
+
+/// A sync with every kind of change waiting, in `root/scenario` (`a.db` and `review/`): on
+/// the database side a new, an updated and a forgotten feature; on the folder side a new, an
+/// edited and a deleted file; and a decision reached under two ids, the folder's (earlier)
+/// carrying the engineer's card rejection that the database's (later) must take over.
+fn scenario(root: &Path) -> anyhow::Result<PathBuf> {
+    let dir = root.join("scenario");
+    std::fs::create_dir_all(&dir)?;
+    let db = dir.join("a.db");
+    let folder = dir.join("review");
+    import(
+        &dir,
+        &db,
+        &[
+            feature("rec_keep", "keep", "k", T1),
+            feature("rec_upd", "upd", "old", T1),
+            feature("rec_gone", "gone", "g", T1),
+            feature("rec_fedit", "fedit", "old", T1),
+            feature("rec_fdel", "fdel", "d", T1),
+        ],
+    )?;
+    sync(&db, &folder)?;
+    import(
+        &dir,
+        &db,
+        &[
+            feature("rec_new", "new", "n", T2),
+            feature("rec_upd", "upd", "new", T2),
+            decision("dec_d", "release", T3, None),
+        ],
+    )?;
+    ensure!(forget(&db, "gone")? == 1);
+    let records = folder.join("records");
+    std::fs::write(
+        records.join("rec_fnew.json"),
+        pretty(&feature("rec_fnew", "fnew", "f", T2))?,
+    )?;
+    std::fs::write(
+        records.join("rec_fedit.json"),
+        pretty(&feature("rec_fedit", "fedit", "edited", T2))?,
+    )?;
+    std::fs::remove_file(records.join("rec_fdel.json"))?;
+    std::fs::write(
+        folder.join("decisions/dec_f.json"),
+        pretty(&decision("dec_f", "hold", T2, Some("rejected")))?,
+    )?;
+    Ok(dir)
+}
+
+/// The database's export and every file of the folder.
+type State = (String, Vec<(PathBuf, Vec<u8>)>);
+
+fn state(dir: &Path) -> anyhow::Result<State> {
+    Ok((export(&dir.join("a.db"))?, files(&dir.join("review"))?))
+}
+
+/// A fresh copy of the scenario at `root/work` (always the same path).
+fn fresh(scenario: &Path, root: &Path) -> anyhow::Result<PathBuf> {
+    let work = root.join("work");
+    if work.exists() {
+        std::fs::remove_dir_all(&work)?;
+    }
+    copy_tree(scenario, &work)?;
+    Ok(work)
+}
+
+/// Kills a sync of a fresh copy of `scenario` at each of its steps in turn (the test hook ends
+/// the process as a kill does: no rollback, no cleanup), runs it again each time, and checks
+/// the result is the uninterrupted sync's `want`, in the database and in every byte of the
+/// folder (the id of a folder synced for the first time is new each time: only its presence
+/// is compared). Returns how many steps were killed.
+fn kill_everywhere(scenario: &Path, root: &Path, want: &State) -> anyhow::Result<usize> {
+    let mut killed = 0;
+    for n in 1.. {
+        let work = fresh(scenario, root)?;
+        let (db, folder) = (work.join("a.db"), work.join("review"));
+        let out = review_mcp_with(
+            &db,
+            &["sync", &folder.to_string_lossy()],
+            &[("REVIEW_MCP_SYNC_FAIL_AT", n.to_string())],
+        )?;
+        if out.status.success() {
+            break;
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("stopped at step {n} ")),
+            "step {n}: {err}"
+        );
+        killed += 1;
+        sync(&db, &folder).with_context(|| format!("the sync after a kill at step {n}"))?;
+        let got = state(&work)?;
+        assert_eq!(got.0, want.0, "database after a kill at step {n}: {err}");
+        let names = |s: &State| s.1.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+        assert_eq!(
+            names(&got),
+            names(want),
+            "files after a kill at step {n}: {err}"
+        );
+        assert!(
+            without_id(&got) == without_id(want),
+            "file bytes after a kill at step {n}: {err}"
+        );
+    }
+    Ok(killed)
+}
+
+fn without_id(s: &State) -> Vec<(PathBuf, Vec<u8>)> {
+    s.1.iter()
+        .filter(|(p, _)| p != Path::new(".review-mcp-folder"))
+        .cloned()
+        .collect()
+}
+
+/// Issue 23 item 1: a sync stopped at every one of its steps, then run again, ends exactly
+/// where the uninterrupted sync ends; the engineer's verdict of the id that lost the key is
+/// never lost. Two scenarios: a sync with every kind of change, and a first sync (the
+/// folder's id and README written, a file of the folder imported).
+#[test]
+fn sync_killed_at_every_step_then_run_again_equals_the_uninterrupted_sync() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-kill")?;
+    let root = tmp.path();
+    let scenario = scenario(root)?;
+    let work = fresh(&scenario, root)?;
+    let (db, folder) = (work.join("a.db"), work.join("review"));
+    let out = sync(&db, &folder)?;
+    assert!(out.contains("kept dec_d, deleted dec_f"), "{out}");
+    let want = state(&work)?;
+    assert!(
+        want.0.contains("\"via\":\"app\""),
+        "the engineer's verdict moved to dec_d: {}",
+        want.0
+    );
+    assert!(!want.0.contains("rec_gone") && !want.0.contains("rec_fdel"));
+    assert!(want.0.contains("rec_fnew") && want.0.contains("\"edited\""));
+    ensure!(
+        sync(&db, &folder)?.contains("written to the folder: 0"),
+        "a second sync is a no-op"
+    );
+    assert_eq!(state(&work)?, want);
+    let killed = kill_everywhere(&scenario, root, &want)?;
+    // The commit, each file written (two steps each), deleted, the fsyncs, the journal.
+    assert!(killed >= 12, "only {killed} steps");
+
+    let first = root.join("first");
+    std::fs::create_dir_all(first.join("review/decisions"))?;
+    import(
+        &first,
+        &first.join("a.db"),
+        &[
+            feature("rec_1", "bore", "x", T1),
+            decision("dec_d", "release", T3, None),
+        ],
+    )?;
+    std::fs::write(
+        first.join("review/decisions/dec_f.json"),
+        pretty(&decision("dec_f", "hold", T2, Some("rejected")))?,
+    )?;
+    let work = fresh(&first, root)?;
+    sync(&work.join("a.db"), &work.join("review"))?;
+    let want = state(&work)?;
+    assert!(want.0.contains("\"via\":\"app\""));
+    let killed = kill_everywhere(&first, root, &want)?;
+    assert!(killed >= 6, "only {killed} steps");
+    Ok(())
+}
+
+/// Issue 23 item 1, by a failed write on any version: a sync that fails after it has settled
+/// two ids of one decision (here: README.md is a directory) leaves the engineer's verdict to
+/// the next sync, which keeps it.
+#[test]
+fn sync_that_fails_after_settling_two_ids_keeps_the_engineers_verdict() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-fail")?;
+    let root = tmp.path();
+    let dir = scenario(root)?;
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    std::fs::remove_file(folder.join("README.md"))?;
+    std::fs::create_dir(folder.join("README.md"))?;
+    let failed = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    assert!(!failed.status.success());
+    std::fs::remove_dir(folder.join("README.md"))?;
+    sync(&db, &folder)?;
+    let exported = export(&db)?;
+    assert!(
+        exported.contains("\"via\":\"app\"") && exported.contains("\"judgement\":\"rejected\""),
+        "the engineer's rejection survived: {exported}"
+    );
+    assert!(!folder.join("decisions/dec_f.json").exists());
+    assert!(std::fs::read_to_string(folder.join("decisions/dec_d.json"))?.contains("\"app\""));
+    Ok(())
+}
+
+/// The files a plan names, by its lines (`would write X`, `would delete X`).
+fn planned(plan: &str, verb: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = plan
+        .lines()
+        .filter_map(|l| l.strip_prefix(&format!("would {verb} ")))
+        .filter(|rest| !rest.contains(" from the database"))
+        .map(|rest| PathBuf::from(rest.split(" (").next().unwrap_or(rest)))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The summary lines (`… written …`, `… imported …`, `… deleted …`, `conflicts: …`) with
+/// the dry run's "would be " taken out.
+fn summary(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| {
+            l.contains("written to the folder:")
+                || l.contains("imported into the database:")
+                || l.contains("deleted:")
+                || l.starts_with("conflicts:")
+        })
+        .map(|l| l.replace("would be ", ""))
+        .collect()
+}
+
+/// Issue 23 item 12: the dry run prints exactly what the sync then does: the same counts, and
+/// every file written or deleted (two ids for one key included), and the sync's summary
+/// counts the id deleted on both sides.
+#[test]
+fn sync_dry_run_plans_exactly_what_the_sync_does() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-plan")?;
+    let root = tmp.path();
+    let scenario = scenario(root)?;
+    let work = fresh(&scenario, root)?;
+    let (db, folder) = (work.join("a.db"), work.join("review"));
+    let before = files(&folder)?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert_eq!(files(&folder)?, before, "the dry run wrote nothing");
+    let done = sync(&db, &folder)?;
+    assert_eq!(summary(&plan), summary(&done), "{plan}\n---\n{done}");
+    assert!(
+        done.contains(
+            "deleted: 3 (2 records, 1 decisions): 2 from the folder, 1 from the database"
+        ),
+        "{done}"
+    );
+    assert!(
+        plan.contains("would delete decisions/dec_f.json"),
+        "the dry run names the deletion: {plan}"
+    );
+    let after = files(&folder)?;
+    let changed: Vec<PathBuf> = after
+        .iter()
+        .filter(|(p, b)| !before.iter().any(|(q, c)| q == p && c == b))
+        .map(|(p, _)| p.clone())
+        .collect();
+    let gone: Vec<PathBuf> = before
+        .iter()
+        .filter(|(p, _)| !after.iter().any(|(q, _)| q == p))
+        .map(|(p, _)| p.clone())
+        .collect();
+    assert_eq!(planned(&plan, "write"), changed, "{plan}");
+    assert_eq!(planned(&plan, "delete"), gone, "{plan}");
+    Ok(())
+}
+
+/// Issue 23 item 8: sync never replaces a README it did not write (`sync .` at a project's
+/// root): it refuses, dry run too, and changes nothing; the README of a folder sync wrote
+/// (an older text of it too) goes on being sync's; the dry run of a first sync names every
+/// file it would write.
+#[test]
+fn sync_never_replaces_a_readme_it_did_not_write() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-readme")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project)?;
+    let theirs = "# Bracket\n\nThe project's own README.\n";
+    std::fs::write(project.join("README.md"), theirs)?;
+    for args in [vec!["sync"], vec!["sync", "--dry-run"]] {
+        let mut args = args.clone();
+        let p = project.to_string_lossy().into_owned();
+        args.push(&p);
+        let out = review_mcp(&db, &args)?;
+        assert!(!out.status.success(), "{args:?} refused");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("README.md") && err.contains("nothing was changed"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(project.join("README.md"))?, theirs);
+        assert_eq!(files(&project)?.len(), 1, "nothing written");
+        assert!(!project.join("records").exists());
+    }
+
+    let folder = dir.join("review");
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert!(plan.contains("would write README.md"), "{plan}");
+    assert!(plan.contains("would write .review-mcp-folder"), "{plan}");
+    assert!(plan.contains("would write records/rec_1.json"), "{plan}");
+    sync(&db, &folder)?;
+    let readme = std::fs::read_to_string(folder.join("README.md"))?;
+    // A folder synced by an earlier version carries an earlier text: still sync's own.
+    let older = readme.replace("Commit `.review-mcp-folder`", "Commit the id file");
+    std::fs::write(folder.join("README.md"), &older)?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert!(plan.contains("would write README.md"), "{plan}");
+    sync(&db, &folder)?;
+    assert_eq!(std::fs::read_to_string(folder.join("README.md"))?, readme);
+    Ok(())
+}
+
+/// Issue 23 item 11: a moved checkout is the same folder: an item forgotten since the last
+/// sync is deleted from the folder, not imported back.
+#[test]
+fn sync_of_a_moved_checkout_keeps_its_state() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-moved")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(
+        dir,
+        &db,
+        &[
+            feature("rec_1", "bore", "x", T1),
+            feature("rec_2", "slot", "y", T1),
+        ],
+    )?;
+    let folder = dir.join("checkout/review");
+    sync(&db, &folder)?;
+    ensure!(forget(&db, "slot")? == 1);
+    let moved = dir.join("moved");
+    std::fs::rename(dir.join("checkout"), &moved)?;
+    let out = sync(&db, &moved.join("review"))?;
+    assert!(
+        !export(&db)?.contains("rec_2"),
+        "the forgotten item stays forgotten: {out}"
+    );
+    assert!(!moved.join("review/records/rec_2.json").exists(), "{out}");
+    assert!(out.contains("1 from the folder"), "{out}");
+    Ok(())
+}
+
+/// Issue 23 item 11, the migration: a folder synced by a version that kept its state by the
+/// folder's path (schema 8, no id file) keeps that state when synced at the same path, and
+/// gets its id file.
+#[test]
+fn sync_of_a_folder_synced_by_path_keeps_its_state() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-legacy")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(
+        dir,
+        &db,
+        &[
+            feature("rec_1", "bore", "x", T1),
+            feature("rec_2", "slot", "y", T1),
+        ],
+    )?;
+    let folder = dir.join("review");
+    sync(&db, &folder)?;
+    // What an earlier version left: bases keyed by the folder's path, no id file, schema 8.
+    let path = std::fs::canonicalize(&folder)?;
+    std::fs::remove_file(folder.join(".review-mcp-folder"))?;
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute(
+            "UPDATE sync_bases SET folder = ?1",
+            [path.to_string_lossy().as_ref()],
+        )?;
+        conn.execute_batch("DROP TABLE sync_pending; PRAGMA user_version = 8;")?;
+    }
+    ensure!(forget(&db, "slot")? == 1);
+    let out = sync(&db, &folder)?;
+    assert!(!export(&db)?.contains("rec_2"), "{out}");
+    assert!(!folder.join("records/rec_2.json").exists(), "{out}");
+    assert!(folder.join(".review-mcp-folder").exists());
+    assert!(sync(&db, &folder)?.contains("written to the folder: 0"));
+    Ok(())
+}
+
+/// Issue 23 item 10: every forget a server answered while a first sync of many items ran
+/// holds after it: the item stays deleted, and the next sync deletes its file.
+#[test]
+fn sync_first_sync_keeps_every_forget_answered_meanwhile() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-forget")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    let n = 1500;
+    let lines: Vec<String> = (0..n)
+        .map(|i| feature(&format!("rec_{i}"), &format!("f{i}"), "x", T1))
+        .collect();
+    import(dir, &db, &lines)?;
+    let folder = dir.join("review");
+    let mut server = Server::start(&db)?;
+    let forgotten = std::thread::scope(|scope| -> anyhow::Result<Vec<usize>> {
+        let running = scope.spawn(|| review_mcp(&db, &["sync", &folder.to_string_lossy()]));
+        let mut forgotten = Vec::new();
+        let mut i = n;
+        while !running.is_finished() && i > 0 {
+            i -= 1;
+            if forget_on(&mut server, &format!("f{i}"))? == 1 {
+                forgotten.push(i);
+            }
+        }
+        let out = running
+            .join()
+            .map_err(|_| anyhow::anyhow!("the sync thread panicked"))??;
+        ok(out)?;
+        Ok(forgotten)
+    })?;
+    ensure!(server.close()?.success());
+    ensure!(!forgotten.is_empty(), "no forget ran during the sync");
+    let exported = export(&db)?;
+    for i in &forgotten {
+        assert!(
+            !exported.contains(&format!("\"rec_{i}\"")),
+            "rec_{i} was forgotten during the sync ({} forgets) and came back",
+            forgotten.len()
+        );
+    }
+    sync(&db, &folder)?;
+    for i in &forgotten {
+        assert!(!folder.join(format!("records/rec_{i}.json")).exists());
+    }
+    Ok(())
+}
+
+/// Issue 23 item 13: two syncs of one folder at once (here: two first syncs of many items)
+/// both end well, one after the other, and leave what one sync leaves.
+#[test]
+fn sync_twice_at_once_of_one_folder_both_succeed() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-twice")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    let lines: Vec<String> = (0..800)
+        .map(|i| feature(&format!("rec_{i}"), &format!("f{i}"), "x", T1))
+        .collect();
+    import(dir, &db, &lines)?;
+    for round in 0..3 {
+        let folder = dir.join(format!("review{round}"));
+        let (a, b) = std::thread::scope(|scope| {
+            let a = scope.spawn(|| review_mcp(&db, &["sync", &folder.to_string_lossy()]));
+            let b = scope.spawn(|| review_mcp(&db, &["sync", &folder.to_string_lossy()]));
+            (a.join(), b.join())
+        });
+        let (a, b) = (
+            a.map_err(|_| anyhow::anyhow!("panicked"))??,
+            b.map_err(|_| anyhow::anyhow!("panicked"))??,
+        );
+        let (a, b) = (ok(a)?, ok(b)?);
+        assert!(
+            a.contains("written to the folder: 800") != b.contains("written to the folder: 800"),
+            "one of the two wrote the files:\n{a}\n{b}"
+        );
+        let files = files(&folder)?;
+        assert_eq!(
+            files.len(),
+            800 + 2,
+            "800 items, the README and the id file"
+        );
+        assert!(sync(&db, &folder)?.contains("written to the folder: 0"));
+    }
+    Ok(())
+}
+
+/// A first sync refused for a bad file writes nothing at all: no id file, no README, no item.
+#[test]
+fn sync_refused_first_sync_writes_no_file() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-refused")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let folder = dir.join("review");
+    std::fs::create_dir_all(folder.join("records"))?;
+    std::fs::write(folder.join("records/rec_bad.json"), "{\"record\": 1}\n")?;
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    assert!(!out.status.success());
+    let names: Vec<PathBuf> = files(&folder)?.into_iter().map(|f| f.0).collect();
+    assert_eq!(names, vec![PathBuf::from("records/rec_bad.json")]);
+    Ok(())
+}

@@ -1,0 +1,361 @@
+//! A team sharing review memory through git: a bare repository and two clones on this
+//! machine, each with its own database and a running server, playing edits, a forget, a
+//! decision both edit and an engineer's verdict, through `git pull` (with the merge driver),
+//! `review-mcp sync`, `git commit` and `git push`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use anyhow::{Context, bail, ensure};
+use serde_json::{Value, json};
+
+use crate::support::client::{Server, binary};
+use crate::support::{TempDir, artifact};
+use review_mcp::review::{Judgement, Verdict, Via};
+use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
+
+/// The folder inside each clone that holds the review memory.
+const FOLDER: &str = "review";
+
+fn run(cmd: &mut Command) -> anyhow::Result<Output> {
+    let out = cmd
+        .output()
+        .with_context(|| format!("cannot run {cmd:?}"))?;
+    Ok(out)
+}
+
+fn git(dir: &Path, args: &[&str]) -> anyhow::Result<Output> {
+    let out = run(Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .env("GIT_TERMINAL_PROMPT", "0"))?;
+    Ok(out)
+}
+
+fn git_ok(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
+    let out = git(dir, args)?;
+    ensure!(
+        out.status.success(),
+        "git {args:?} in {} failed: {}{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    ))
+}
+
+/// One engineer: a clone, a database, a server on it, and everything sync and git said.
+struct Engineer {
+    clone: PathBuf,
+    db: PathBuf,
+    server: Server,
+    said: String,
+}
+
+impl Engineer {
+    fn start(root: &Path, bare: &Path, name: &str) -> anyhow::Result<Engineer> {
+        let clone = root.join(name);
+        git_ok(root, &["clone", "-q", &bare.to_string_lossy(), name])?;
+        for (k, v) in [
+            ("user.name", name),
+            ("user.email", &format!("{name}@example.com")),
+            ("pull.rebase", "false"),
+            ("merge.review.name", "review-mcp"),
+            (
+                "merge.review.driver",
+                &format!("{} merge-file %O %A %B", binary().display()),
+            ),
+        ] {
+            git_ok(&clone, &["config", k, v])?;
+        }
+        let db = root.join(format!("{name}.db"));
+        let server = Server::start_as(&db, name)?;
+        Ok(Engineer {
+            clone,
+            db,
+            server,
+            said: String::new(),
+        })
+    }
+
+    fn sync(&mut self) -> anyhow::Result<String> {
+        let out = run(Command::new(binary())
+            .arg("--db")
+            .arg(&self.db)
+            .arg("sync")
+            .arg(self.clone.join(FOLDER))
+            .env("MCP_LOG_LEVEL", "warn"))?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        ensure!(
+            out.status.success(),
+            "sync failed: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.said.push_str(&text);
+        Ok(text)
+    }
+
+    fn pull(&mut self) -> anyhow::Result<()> {
+        let said = git_ok(&self.clone, &["pull", "-q", "--no-edit", "origin", "main"])?;
+        self.said.push_str(&said);
+        Ok(())
+    }
+
+    /// Sync, commit and push; when the push is refused (a teammate pushed first), pull
+    /// (the merge driver settles the item files), sync again, commit and push.
+    fn publish(&mut self, message: &str) -> anyhow::Result<()> {
+        self.sync()?;
+        self.commit(message)?;
+        let push = git(&self.clone, &["push", "-q", "origin", "HEAD:main"])?;
+        if push.status.success() {
+            return Ok(());
+        }
+        self.pull()?;
+        self.sync()?;
+        self.commit(message)?;
+        git_ok(&self.clone, &["push", "-q", "origin", "HEAD:main"])?;
+        Ok(())
+    }
+
+    fn commit(&mut self, message: &str) -> anyhow::Result<()> {
+        git_ok(&self.clone, &["add", "-A"])?;
+        let staged = git(&self.clone, &["diff", "--cached", "--quiet"])?;
+        if !staged.status.success() {
+            git_ok(&self.clone, &["commit", "-q", "-m", message])?;
+        }
+        Ok(())
+    }
+
+    fn remember(&mut self, name: &str, note: &str) -> anyhow::Result<Value> {
+        let v = self
+            .server
+            .call(
+                "remember",
+                json!({"artifact": art(), "name": name, "note": note, "entity_ids": []}),
+            )?
+            .ok()?;
+        Ok(v["record"].clone())
+    }
+
+    fn features(&mut self) -> anyhow::Result<Vec<(String, String)>> {
+        let v = self
+            .server
+            .call("recall", json!({"artifact": art(), "limit": 50}))?
+            .ok()?;
+        let mut out: Vec<(String, String)> = v["records"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap_or_default().to_string(),
+                    r["note"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    fn decide(&mut self, disposition: &str, flatness: Option<&str>) -> anyhow::Result<Value> {
+        let mut flat = json!({"requirement": "Flatness 0.05", "source": "drawing",
+                              "state": "satisfied", "faces": ["face:2"]});
+        if let Some(j) = flatness {
+            flat["verdict"] = json!({"judgement": j});
+        }
+        let v = self
+            .server
+            .call(
+                "remember_decision",
+                json!({"artifact": art(), "subject": "bracket", "disposition": disposition,
+                "basis": [
+                    {"requirement": "Bore 10 H7", "source": "drawing",
+                     "state": "satisfied", "faces": ["face:1"]},
+                    flat
+                ]}),
+            )?
+            .ok()?;
+        Ok(v["decision"].clone())
+    }
+
+    fn export(&self) -> anyhow::Result<String> {
+        let out = run(Command::new(binary())
+            .arg("--db")
+            .arg(&self.db)
+            .arg("export")
+            .env("MCP_LOG_LEVEL", "warn"))?;
+        ensure!(out.status.success(), "export failed");
+        Ok(String::from_utf8(out.stdout)?)
+    }
+}
+
+fn art() -> Value {
+    artifact("bracket rev A", "/work/bracket.step")
+}
+
+#[test]
+fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team")?;
+    let bare = root.join("team.git");
+    git_ok(
+        root.path(),
+        &["init", "-q", "--bare", "-b", "main", "team.git"],
+    )?;
+    // The first clone sets the repository up: the merge driver's attribute, a first commit.
+    let mut a = Engineer::start(root.path(), &bare, "alice")?;
+    std::fs::write(
+        a.clone.join(".gitattributes"),
+        format!("{FOLDER}/** merge=review\n"),
+    )?;
+    git_ok(&a.clone, &["checkout", "-q", "-b", "main"])?;
+    a.remember("bore", "ream to size")?;
+    a.remember("slot", "to be dropped")?;
+    let decision = a.decide("hold", None)?;
+    let decision_id = decision["id"].as_str().unwrap_or_default().to_string();
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.sync()?;
+    assert_eq!(
+        b.features()?,
+        [
+            ("bore".to_string(), "ream to size".to_string()),
+            ("slot".to_string(), "to be dropped".to_string())
+        ],
+        "bob's running server sees what his sync imported"
+    );
+
+    // Alice: the engineer rejects the flatness item through her own channel (the review
+    // card's path, `Store::record_verdicts`, while her server runs), and she adds a feature.
+    // She commits but has not pushed when Bob pushes.
+    {
+        let mut store = Store::open(&a.db)?;
+        let verdict = Verdict {
+            author: None,
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: Some("measured 0.08".into()),
+            via: Via::App,
+        };
+        let at = DecisionRef::Id(&decision_id);
+        let shown = store
+            .find_decision(&at)?
+            .and_then(|d| d.basis.get(1).map(|b| b.digest()))
+            .unwrap_or_default();
+        let outcome = store.record_verdicts(&at, Shown::Item(&shown), &[(1, verdict)])?;
+        ensure!(
+            matches!(outcome, VerdictsOutcome::Recorded(_)),
+            "{outcome:?}"
+        );
+    }
+    a.remember("chamfer", "0.5 x 45")?;
+    a.sync()?;
+    a.commit("alice: flatness rejected, chamfer")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+
+    // Bob, later: edits bore, forgets slot, adds thread, and his assistant releases the
+    // decision, accepting flatness in its own words.
+    b.remember("bore", "ream to size, then hone")?;
+    b.server
+        .call("forget", json!({"artifact": art(), "name": "slot"}))?
+        .ok()?;
+    b.remember("thread", "M6 through")?;
+    b.decide("release", Some("accepted"))?;
+    b.publish("bob: release")?;
+    // Alice's push is refused; her pull meets Bob's version of the decision file.
+    a.publish("alice: flatness rejected, chamfer")?;
+    b.pull()?;
+    b.sync()?;
+
+    // Second round: both edit bore without syncing in between; Alice publishes first, Bob's
+    // sync then meets her version in the folder and his own in the database.
+    a.remember("bore", "alice: ream 10 H7")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream 10 H7 and deburr")?;
+    a.publish("alice: bore")?;
+    b.pull()?;
+    b.publish("bob: bore")?;
+    for e in [&mut a, &mut b] {
+        e.pull()?;
+        e.publish("settle")?;
+    }
+    // Settled: a sync after a pull changes nothing on either side.
+    for e in [&mut a, &mut b] {
+        e.pull()?;
+        let settled = e.sync()?;
+        ensure!(
+            settled.contains("written to the folder: 0")
+                && settled.contains("imported into the database: 0")
+                && settled.contains("conflicts: 0"),
+            "a settled sync changes nothing: {settled}"
+        );
+    }
+
+    let (export_a, export_b) = (a.export()?, b.export()?);
+    assert_eq!(export_a, export_b, "both databases export byte-identical");
+    // Who wrote what travelled with it: each server writes as its engineer.
+    for name in ["alice", "bob"] {
+        assert!(
+            export_a.contains(&format!("\"author\":\"{name}\"")),
+            "{name} is named as an author: {export_a}"
+        );
+    }
+    let want = vec![
+        ("bore".to_string(), "bob: ream 10 H7 and deburr".to_string()),
+        ("chamfer".to_string(), "0.5 x 45".to_string()),
+        ("thread".to_string(), "M6 through".to_string()),
+    ];
+    assert_eq!(
+        a.features()?,
+        want,
+        "nothing acknowledged is missing; slot is gone"
+    );
+    assert_eq!(b.features()?, want);
+    for e in [&mut a, &mut b] {
+        let v = e
+            .server
+            .call(
+                "recall_decisions",
+                json!({"artifact": art(), "detail": "full"}),
+            )?
+            .ok()?;
+        let d = &v["decisions"][0];
+        assert_eq!(d["id"], json!(decision_id));
+        assert_eq!(d["disposition"], "release", "the later edit won");
+        assert_eq!(
+            d["basis"][1]["verdict"]["via"], "app",
+            "the engineer's verdict survived the assistant's later edit: {d}"
+        );
+        assert_eq!(d["basis"][1]["verdict"]["judgement"], "rejected");
+    }
+    // Every conflict was reported: the decision both changed (by the merge driver, through
+    // git), bore changed on both sides (by Bob's sync).
+    let said = format!("{}{}", a.said, b.said);
+    if !said.contains(&format!("decision {decision_id} changed on both sides")) {
+        bail!("the decision conflict was not reported: {said}");
+    }
+    ensure!(
+        a.said.contains("review-mcp merge-file: conflict: decision"),
+        "the merge driver did not settle the decision file in alice's pull: {}",
+        a.said
+    );
+    ensure!(
+        said.contains("engineer's verdict on \"Flatness 0.05\" kept"),
+        "the kept verdict was not named: {said}"
+    );
+    ensure!(
+        b.said.contains("conflict: record ") && b.said.contains("changed on both sides"),
+        "bob's sync did not report the bore conflict: {}",
+        b.said
+    );
+    for e in [a, b] {
+        let status = e.server.close()?;
+        ensure!(status.success(), "server exited with {status}");
+    }
+    Ok(())
+}

@@ -1,0 +1,390 @@
+//! The review card (MCP Apps): `show_review` and its `_meta.ui` link, the `ui://` card
+//! resource, and the app-only `record_verdict`, listed only to a client that declared the UI
+//! extension and refused to any other, in both eras (2026-07-28 reads the declaration from
+//! each request, never from an earlier one).
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use crate::support::inproc::{Client, ERAS, Era, REV_A, REV_B, art_uri, ui_caps};
+use review_mcp::store::Store;
+use serde_json::{Value, json};
+
+const CARD: &str = "ui://review-mcp/review-card";
+const FILE: &str = "/work/bracket.step";
+/// How record_verdict's refusal of a click on a decision that changed begins (the card
+/// reads it and shows the decision again).
+const CHANGED: &str = "The decision changed since the card showed it";
+
+fn names(list: &Value) -> Vec<String> {
+    list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn tool<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not listed: {list}"))
+}
+
+/// A decision at REV_B with an item of each state, and one at REV_A (stale against REV_B).
+fn seed(c: &mut Client) -> String {
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(REV_A, FILE), "subject": "bore", "disposition": "hold",
+               "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "violated"}]}),
+    );
+    let d = c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(REV_B, FILE), "subject": "bore", "disposition": "hold",
+               "basis": [
+                   {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"},
+                   {"requirement": "Wall 2 mm", "source": "shop-spec", "state": "violated"},
+                   {"requirement": "Thread M6", "source": "standard", "state": "unresolved", "question": "rolled or cut?"},
+                   {"requirement": "Ra 1.6", "source": "model-pmi", "state": "conflicting", "question": "drawing says 3.2"}
+               ]}),
+    );
+    d["decision"]["id"].as_str().unwrap().to_string()
+}
+
+/// The digest show_review gives basis item `index` of the current decision: what the card
+/// sends back with a click on it.
+fn digest(c: &mut Client, index: usize) -> Value {
+    let review = c.ok(
+        "show_review",
+        json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+    );
+    let d = review["decisions"][0]["basis"][index]["digest"].clone();
+    assert!(d.is_string(), "{review}");
+    d
+}
+
+#[test]
+fn card_links_and_app_tool_listed_only_to_a_client_that_declared_the_ui_extension() {
+    for era in ERAS {
+        let mut plain = Client::memory(era);
+        let list = plain.request("tools/list", json!({}));
+        assert!(
+            !names(&list).contains(&"record_verdict".to_string()),
+            "{era:?}"
+        );
+        assert!(tool(&list, "show_review").get("_meta").is_none(), "{era:?}");
+
+        let mut host = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let list = host.request("tools/list", json!({}));
+        let show = &tool(&list, "show_review")["_meta"]["ui"];
+        assert_eq!(show["resourceUri"], CARD, "{era:?}");
+        assert_eq!(show["visibility"], json!(["model", "app"]));
+        let record = &tool(&list, "record_verdict")["_meta"]["ui"];
+        assert_eq!(record["resourceUri"], CARD);
+        assert_eq!(record["visibility"], json!(["app"]));
+        // Only show_review and record_verdict carry links.
+        let linked = list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t.get("_meta").is_some())
+            .count();
+        assert_eq!(linked, 2);
+    }
+}
+
+#[test]
+fn card_ui_extension_without_the_app_mime_type_declares_nothing() {
+    let caps = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html"]}}});
+    let mut c = Client::declaring(Store::open_in_memory().unwrap(), Era::V2025_11_25, caps);
+    let list = c.request("tools/list", json!({}));
+    assert!(!names(&list).contains(&"record_verdict".to_string()));
+}
+
+#[test]
+fn card_record_verdict_refused_without_the_extension_in_each_era_and_writes_nothing() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let id = seed(&mut c);
+        let resp = c.call(
+            "record_verdict",
+            json!({"decision_id": id, "index": 0, "judgement": "accepted"}),
+        );
+        let error = &resp["error"];
+        match era {
+            Era::V2026_07_28 => {
+                assert_eq!(error["code"], -32021, "{resp}");
+                assert_eq!(
+                    error["data"]["requiredCapabilities"],
+                    ui_caps(),
+                    "names the extension as the request must declare it"
+                );
+            }
+            _ => assert_eq!(error["code"], -32602, "{era:?}: {resp}"),
+        }
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("io.modelcontextprotocol/ui"),
+            "{resp}"
+        );
+        let back = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(REV_B, FILE)}),
+        );
+        assert!(back["decisions"][0]["basis"][0].get("verdict").is_none());
+    }
+}
+
+/// 2026-07-28: one request declares the extension and the next does not; the second is
+/// served as if nothing had ever been declared.
+#[test]
+fn card_modern_declaration_is_read_per_request_never_cached() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    let id = seed(&mut c);
+    let with = c.request_declaring("tools/list", json!({}), ui_caps());
+    assert!(names(&with).contains(&"record_verdict".to_string()));
+    let without = c.request_declaring("tools/list", json!({}), json!({}));
+    assert!(!names(&without).contains(&"record_verdict".to_string()));
+    assert!(tool(&without, "show_review").get("_meta").is_none());
+    let shown = c
+        .request_declaring(
+            "tools/call",
+            json!({"name": "show_review", "arguments": {"artifact": art_uri(REV_B, FILE), "detail": "full"}}),
+            ui_caps(),
+        )
+        .pointer("/result/structuredContent/decisions/0/basis/1/digest")
+        .cloned()
+        .unwrap();
+    let args = json!({"name": "record_verdict", "arguments": {"decision_id": id, "index": 1, "item_digest": shown, "judgement": "rejected"}});
+    let ok = c.request_declaring("tools/call", args.clone(), ui_caps());
+    assert_eq!(
+        ok["result"]["structuredContent"]["verdict"]["via"], "app",
+        "{ok}"
+    );
+    let refused = c.request_declaring("tools/call", args, json!({}));
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+}
+
+#[test]
+fn card_resource_is_one_self_contained_html_file_with_empty_csp_domains() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let read = c.request("resources/read", json!({"uri": CARD}));
+        let content = &read["result"]["contents"][0];
+        assert_eq!(content["uri"], CARD);
+        assert_eq!(content["mimeType"], "text/html;profile=mcp-app");
+        let html = content["text"].as_str().unwrap();
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        assert!(html.len() < 64 * 1024, "{} bytes", html.len());
+        assert!(!html.contains("http://") && !html.contains("https://"));
+        assert!(!html.contains("innerHTML"), "data goes in as text");
+        let csp = &content["_meta"]["ui"]["csp"];
+        for key in [
+            "connectDomains",
+            "resourceDomains",
+            "frameDomains",
+            "baseUriDomains",
+        ] {
+            assert_eq!(csp[key], json!([]), "{key}");
+        }
+    }
+}
+
+#[test]
+fn card_show_review_answers_decisions_open_questions_stale_and_a_text_report() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let id = seed(&mut c);
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(REV_B, FILE), "name": "mating face", "note": "to the frame", "entity_ids": ["face:1"]}),
+        );
+        let review = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+        );
+        assert_eq!(review["revision"], REV_B);
+        assert_eq!(review["decisions"][0]["id"], id.as_str());
+        assert_eq!(review["decisions"][0]["stale"], false);
+        assert_eq!(review["decisions"][0]["basis"].as_array().unwrap().len(), 4);
+        assert_eq!(review["records"][0]["name"], "mating face");
+        assert_eq!(
+            review["stale"]["decisions"][0]["artifact"]["revision"],
+            REV_A
+        );
+        assert_eq!(review["stale"]["decisions"][0]["stale"], true);
+        let open: Vec<(u64, &str)> = review["open_questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| (q["index"].as_u64().unwrap(), q["state"].as_str().unwrap()))
+            .collect();
+        assert_eq!(open, [(2, "unresolved"), (3, "conflicting")]);
+        // By default the summary: the model reads counts and open questions, and is told
+        // where the full report is.
+        let resp = c.call("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+        let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+        let report = format!("review://revisions/{REV_B}/report");
+        assert!(text.contains(&report), "{text}");
+        let summary = c.ok("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+        assert_eq!(summary["detail"], "summary");
+        assert_eq!(summary["report"], report.as_str());
+        let d = &summary["decisions"][0];
+        assert_eq!((&d["id"], &d["items"]), (&json!(id), &json!(4)));
+        assert!(d.get("basis").is_none());
+        let open: Vec<u64> = d["open_questions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| q["index"].as_u64().unwrap())
+            .collect();
+        assert_eq!(open, [2, 3]);
+        assert_eq!(
+            summary["artifacts"][d["artifact"].as_u64().unwrap() as usize]["stale"],
+            false
+        );
+        assert_eq!(summary["stale_decisions"].as_array().unwrap().len(), 1);
+        assert_eq!(summary["counts"]["records"], 1);
+        // An unknown subject and a revision with nothing recorded: an empty review.
+        let none = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "subject": "no such", "detail": "full"}),
+        );
+        assert_eq!(none["decisions"], json!([]));
+        assert_eq!(none["stale"]["decisions"], json!([]));
+        let empty = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(&format!("sha256:{}", "c".repeat(64)), "/x.step"), "detail": "full"}),
+        );
+        assert_eq!(empty["decisions"], json!([]));
+        assert_eq!(empty["records"], json!([]));
+    }
+}
+
+/// A click is the engineer's word: recorded via app, and an assistant's remember_decision of
+/// the same requirement keeps it (the outranking rule of elicitation).
+#[test]
+fn card_record_verdict_is_the_engineers_and_outranks_the_assistant() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let id = seed(&mut c);
+        let wall = digest(&mut c, 1);
+        let out = c.ok(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "item_digest": wall, "judgement": "rejected", "reason": "too thin"}),
+        );
+        assert_eq!(out["index"], 1);
+        assert_eq!(out["verdict"]["via"], "app");
+        assert_eq!(out["decision"]["basis"][1]["verdict"]["reason"], "too thin");
+        let bore = digest(&mut c, 0);
+        let blank = c.ok(
+            "record_verdict",
+            json!({"decision_id": id, "index": 0, "item_digest": bore, "judgement": "accepted", "reason": "  "}),
+        );
+        assert!(
+            blank["verdict"].get("reason").is_none(),
+            "a blank reason is none"
+        );
+        let replaced = c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_B, FILE), "subject": "bore", "disposition": "release",
+            "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"},
+                {"requirement": "Wall 2 mm", "source": "shop-spec", "state": "satisfied",
+                 "verdict": {"judgement": "accepted"}}
+            ]}),
+        );
+        let kept = &replaced["decision"]["basis"][1]["verdict"];
+        assert_eq!(kept["judgement"], "rejected", "{replaced}");
+        assert_eq!(kept["via"], "app");
+        let past = c.refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 3, "item_digest": bore, "judgement": "accepted"}),
+        );
+        assert!(past.starts_with(CHANGED), "{past}");
+        assert!(past.contains("no item 4"), "{past}");
+        let gone = c.refused(
+            "record_verdict",
+            json!({"decision_id": "dec_none", "index": 0, "item_digest": bore, "judgement": "accepted"}),
+        );
+        assert!(gone.starts_with(CHANGED), "{gone}");
+        assert!(gone.contains("no decision dec_none"), "{gone}");
+    }
+}
+
+/// Issue 23, item 2: a click is recorded only for exactly the item the engineer saw. The
+/// assistant re-records the decision with a new first item while the card is open: the click
+/// on the bore (index 0 when shown) must not be stored as a verdict on the wall, and is
+/// refused; any change to what the item says refuses it too; a verdict elsewhere does not.
+#[test]
+fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let id = seed(&mut c);
+        let review = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+        );
+        let shown = review["decisions"][0]["basis"].as_array().unwrap().clone();
+        let digests: Vec<&str> = shown
+            .iter()
+            .map(|b| b["digest"].as_str().unwrap())
+            .collect();
+        assert_eq!(digests.len(), 4);
+        assert!(digests.iter().all(|d| d.len() == 32), "{digests:?}");
+        // Another verdict in the decision leaves the other items as shown.
+        c.ok(
+            "record_verdict",
+            json!({"decision_id": id, "index": 3, "item_digest": digests[3], "judgement": "accepted"}),
+        );
+        let click = |index: usize, digest: &str| json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": "rejected"});
+        // The assistant puts a new item first.
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_B, FILE), "subject": "bore", "disposition": "hold",
+            "basis": [
+                {"requirement": "Wall thickness 2 mm", "source": "shop-spec", "state": "violated"},
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"},
+                {"requirement": "Ra 1.6", "source": "model-pmi", "state": "satisfied"}
+            ]}),
+        );
+        let refused = c.refused("record_verdict", click(0, digests[0]));
+        assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
+        assert!(refused.contains("Wall thickness 2 mm"), "{refused}");
+        assert!(refused.contains("Nothing was written"), "{refused}");
+        let d = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(REV_B, FILE)}),
+        );
+        assert!(
+            d["decisions"][0]["basis"][0].get("verdict").is_none(),
+            "{era:?}: the wall stays unjudged: {d}"
+        );
+        assert!(d["decisions"][0]["basis"][1].get("verdict").is_none());
+        // Ra 1.6 says something else now (state conflicting -> satisfied, no question): a click
+        // on it as shown is refused too, though its requirement is the same.
+        let refused = c.refused("record_verdict", click(2, digests[3]));
+        assert!(refused.starts_with(CHANGED), "{refused}");
+        // The bore as it is now: the card's new digest lands on it.
+        let now = digest(&mut c, 1);
+        assert_eq!(
+            now.as_str(),
+            Some(digests[0]),
+            "the same item, the same digest"
+        );
+        let out = c.ok("record_verdict", click(1, digests[0]));
+        assert_eq!(out["decision"]["basis"][1]["verdict"]["via"], "app");
+        assert_eq!(out["decision"]["basis"][1]["digest"], digests[0]);
+        assert!(out["decision"]["basis"][0].get("verdict").is_none());
+        // Without the item's digest the card's call is not the card's: refused by the schema.
+        let missing = c.schema_refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "judgement": "accepted"}),
+        );
+        assert!(missing.contains("item_digest"), "{era:?}: {missing}");
+    }
+}

@@ -1,0 +1,185 @@
+//! Whatever a tool's input schema accepts, the tool accepts: arguments generated from each
+//! tool's `inputSchema` as `tools/list` serves it (integral floats for integers, boundary
+//! lengths and counts, every enum value, optional members absent and present), and every
+//! one the schema validates must not be refused by the Rust side's argument parsing.
+
+// Helpers outside #[test] functions may panic too: a failed expectation is a failed test.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use crate::support::inproc::{Client, Era, REV_A};
+use serde_json::{Map, Value, json};
+
+/// The refusal the Rust side gives when arguments the schema accepted do not fit the tool's
+/// argument type (see `tools::parse`).
+const PARSE_REFUSAL: &str = "Invalid arguments for tool";
+
+/// Candidate values for a schema: each one of its kind, covering the boundaries. Objects get
+/// their required members plus each optional member in turn, with each candidate of it.
+fn candidates(schema: &Value) -> Vec<Value> {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return values.clone();
+    }
+    let num = |k: &str| schema.get(k).and_then(Value::as_u64);
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => {
+            let min = num("minimum").unwrap_or(0);
+            let max = num("maximum").unwrap_or(min + 100);
+            let mut out = Vec::new();
+            for n in [min, max, num("default").unwrap_or(min), (min + max) / 2] {
+                out.push(json!(n));
+                // An integral float is an integer by JSON Schema: 50.0, and 1e1-style values
+                // (serde_json reads `1e1` as the float 10.0).
+                out.push(json!(n as f64));
+            }
+            out
+        }
+        Some("number") => vec![json!(0), json!(1.5)],
+        Some("boolean") => vec![json!(true), json!(false)],
+        Some("string") => {
+            if schema.get("pattern").and_then(Value::as_str) == Some("^sha256:[0-9a-f]{64}$") {
+                return vec![json!(REV_A)];
+            }
+            let min = num("minLength").unwrap_or(0);
+            let max = num("maxLength").unwrap_or(min + 8);
+            let mut out: Vec<Value> = [min, min.max(1), max]
+                .iter()
+                .map(|&n| json!("x".repeat(usize::try_from(n).unwrap())))
+                .collect();
+            out.push(json!("face 1 \"quoted\" ünïcode"));
+            out.dedup();
+            out
+        }
+        Some("array") => {
+            let items = schema.get("items").cloned().unwrap_or(json!({}));
+            let first = candidates(&items).into_iter().next().unwrap_or(json!("x"));
+            let max = num("maxItems").unwrap_or(3).min(1000);
+            let mut out = vec![json!([])];
+            out.extend(candidates(&items).into_iter().map(|v| json!([v])));
+            // At the item limit: distinct items where they are strings (tags, ids).
+            out.push(Value::Array(
+                (0..max)
+                    .map(|i| match &first {
+                        Value::String(_) => json!(format!("i{i}")),
+                        other => other.clone(),
+                    })
+                    .collect(),
+            ));
+            out
+        }
+        Some("object") | None => object_candidates(schema),
+        Some(other) => panic!("schema type {other} has no generator"),
+    }
+}
+
+fn object_candidates(schema: &Value) -> Vec<Value> {
+    let empty = Map::new();
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut base = Map::new();
+    for name in &required {
+        if let Some(first) = props
+            .get(*name)
+            .and_then(|s| candidates(s).into_iter().next())
+        {
+            base.insert((*name).to_string(), first);
+        }
+    }
+    let mut out = vec![Value::Object(base.clone())];
+    for (name, sub) in props {
+        for v in candidates(sub) {
+            let mut with = base.clone();
+            with.insert(name.clone(), v.clone());
+            out.push(Value::Object(with.clone()));
+            // Combined with each other member present, so members that the schema only
+            // accepts together (`anyOf` / `if`-`then`) are tried too.
+            for (other, other_sub) in props {
+                if other != name && !with.contains_key(other) {
+                    if let Some(first) = candidates(other_sub).into_iter().next() {
+                        let mut both = with.clone();
+                        both.insert(other.clone(), first);
+                        out.push(Value::Object(both));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Regression (issue 12, item 5): `limit: 50.0` is an integer by the tool's own schema but
+/// was refused with "expected u64".
+#[test]
+fn tools_every_schema_valid_argument_is_accepted_by_the_tool() {
+    let mut c = Client::memory(Era::V2025_11_25);
+    let listed = c.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    // Every tool a client without the UI extension sees: all but the card's app-only one.
+    let plain = review_mcp::tools::catalog()
+        .into_iter()
+        .filter(|t| t.ui != review_mcp::tools::Ui::AppOnly)
+        .count();
+    assert_eq!(tools.len(), plain);
+    let mut floats_tried = 0;
+    for tool in &tools {
+        let name = tool["name"].as_str().unwrap();
+        let schema = &tool["inputSchema"];
+        let validator = jsonschema::validator_for(schema).unwrap();
+        let mut accepted = 0;
+        for args in candidates(schema) {
+            if !validator.is_valid(&args) {
+                continue;
+            }
+            accepted += 1;
+            if args.to_string().contains(".0") {
+                floats_tried += 1;
+            }
+            let resp = c.call(name, args.clone());
+            assert!(resp.get("error").is_none(), "{name} {args}: {resp}");
+            if resp["result"]["isError"] == json!(true) {
+                let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+                assert!(
+                    !text.contains(PARSE_REFUSAL),
+                    "{name}: the schema accepted {args} but the tool refused it: {text}"
+                );
+            }
+        }
+        assert!(accepted >= 10, "{name}: only {accepted} schema-valid cases");
+    }
+    assert!(floats_tried >= 8, "integral floats tried: {floats_tried}");
+}
+
+/// The literal forms a client may write for an integer, sent as raw JSON text.
+#[test]
+fn recall_limit_written_as_float_or_exponent_is_accepted() {
+    for era in [Era::V2025_06_18, Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::memory(era);
+        for i in 0..12 {
+            c.ok(
+                "remember",
+                json!({"artifact": {"revision": REV_A, "format": "step"}, "entity_ids": [],
+                       "note": format!("n{i}")}),
+            );
+        }
+        for (tool, key) in [("recall", "records"), ("recall_decisions", "decisions")] {
+            for literal in ["10", "10.0", "1e1", "1E1", "1.0e1", "100e-1"] {
+                let args: Value = serde_json::from_str(&format!("{{\"limit\": {literal}}}"))
+                    .expect("literal parses");
+                let page = c.ok(tool, args);
+                let n = page[key].as_array().unwrap().len();
+                if tool == "recall" {
+                    assert_eq!(n, 10, "{era:?} {literal}");
+                    assert!(page.get("next_cursor").is_some());
+                }
+            }
+            let text = c.schema_refused(tool, json!({"limit": 10.5}));
+            assert!(text.contains("limit") || text.contains("integer"), "{text}");
+        }
+    }
+}
