@@ -40,7 +40,7 @@
 //! Nothing in the folder changes before the commit, so a sync that dies before it changed
 //! nothing; one that dies after it leaves the journal, which the next sync finishes before
 //! anything else. A re-sync after a kill at any step ends where the uninterrupted sync would
-//! have (tests/sync_state.rs kills a sync at each of its steps: `REVIEW_MCP_SYNC_FAIL_AT`).
+//! have (tests/it/sync_state.rs kills a sync at each of its steps: `REVIEW_MCP_SYNC_FAIL_AT`).
 //! `--dry-run` runs the same code on a private copy of the database and writes no file: the
 //! plan it prints is what the sync does.
 //!
