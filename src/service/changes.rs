@@ -73,10 +73,9 @@ impl Watch {
 
     /// What this process's own write changed, when no audience watches a resource by its URI
     /// (a legacy session that subscribed to nothing, a stream of list changes only): the
-    /// resource list, since the write changed rows. No query (but once per process the
-    /// `data_version` the polls compare with), so a write costs such an audience one
-    /// notification. The next full look starts from the last counter it read, so it may
-    /// report this write again: once too often, never once too few.
+    /// resource list, since the write changed rows. One query, the change counter after the
+    /// write (and once per process the `data_version` the polls compare with), so a write
+    /// costs such an audience one notification and is not reported again.
     pub fn after_own_write(
         &mut self,
         store: &mut Store,
@@ -86,7 +85,12 @@ impl Watch {
             return None;
         }
         self.own_changes = store.own_changes();
-        self.seen_is_stale = true;
+        // The counter after this write (one small query): a later commit by another process
+        // that changes no row (its checkpoint) is then not taken for a change of the review.
+        match store.change_version() {
+            Ok(now) => self.seen = Some(now),
+            Err(_) => self.seen_is_stale = true,
+        }
         if self.data_version.is_none() {
             self.data_version = store.data_version().ok().flatten();
         }
