@@ -5,11 +5,13 @@
 //! resources and the export/import commands all read and write the same JSON.
 
 pub mod artifact;
+pub mod carry;
 pub mod decision;
 pub mod id;
 pub mod outrank;
 pub mod record;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, file_revision, is_revision, normalise_uri};
+pub use carry::{Carried, CarryState, DecisionCarried, Superseded};
 pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict, Via};
 pub use record::{Kind, Record, RecordRef};

@@ -8,7 +8,8 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::inspect::{Found, classify, identify};
 use super::renormalise::{RENORMALISED_AT, Renormalised, renormalise_locators};
 use super::schema::{
-    AUTHORS_AT, MIGRATIONS, VERDICT_PROVENANCE_AT, add_authors, add_verdict_provenance,
+    AUTHORS_AT, CARRY_AT, MIGRATIONS, VERDICT_PROVENANCE_AT, add_authors, add_carry_columns,
+    add_verdict_provenance,
 };
 use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 
@@ -38,6 +39,9 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
         }
         if i + 1 == AUTHORS_AT {
             add_authors(&tx)?;
+        }
+        if i + 1 == CARRY_AT {
+            add_carry_columns(&tx)?;
         }
         tx.execute_batch(sql)?;
         if i + 1 == RENORMALISED_AT {

@@ -5,6 +5,7 @@
 //! checked here and answered as [`ToolError::Invalid`]. Each tool lives in its own file:
 //! its spec (schemas, annotations, description), its argument type, and its run function.
 
+mod carry_forward;
 mod cursor;
 mod forget;
 mod recall;
@@ -192,6 +193,7 @@ pub fn catalog() -> Vec<ToolSpec> {
         recall::spec(),
         remember_decision::spec(),
         recall_decisions::spec(),
+        carry_forward::spec(),
         request_verdicts::spec(),
         show_review::spec(),
         record_verdict::spec(),

@@ -74,6 +74,8 @@ fn record(i: usize, h: &str, revision: &str) -> Record {
     // Timestamps stay well formed: import may refuse others; the report escapes them anyway.
     Record {
         author: None,
+        carried: None,
+        superseded: None,
         id: format!("{h} rec {i} {revision}"),
         kind: Kind::Feature,
         // A feature's key is (file, name): the stale one needs a name of its own.
@@ -91,12 +93,15 @@ fn record(i: usize, h: &str, revision: &str) -> Record {
 fn decision(i: usize, h: &str, revision: &str) -> Decision {
     Decision {
         author: None,
+        carried: None,
+        superseded: None,
         id: format!("{h} dec {i} {revision}"),
         subject: format!("{h} subject"),
         disposition: format!("{h} disposition"),
         summary: Some(format!("{h} summary")),
         basis: vec![
             BasisItem {
+                carried: None,
                 requirement: format!("{h} requirement"),
                 source: Source::Drawing,
                 source_detail: Some(format!("{h} detail")),
@@ -113,6 +118,7 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
                 }),
             },
             BasisItem {
+                carried: None,
                 requirement: h.into(),
                 source: Source::ShopSpec,
                 source_detail: None,
