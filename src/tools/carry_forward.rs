@@ -41,13 +41,13 @@ pub fn spec() -> ToolSpec {
         name: NAME,
         title: "Carry the review to a new revision",
         description: "When the part's revision changes, carry its review instead of starting again: every record and decision of `from` goes to `to`. \
-`map`: old to new entity ids from the geometry server (absent: unmapped); `changed`: old ids it reports changed. \
-Items touching changed or unmapped ids (whole-part items when anything changed) are marked re-verify, the rest inherited; no verdict carries over. Re-state or get a verdict to make one fresh.",
+`map`: old to new entity ids (unlisted: unmapped); `changed`: old ids reported changed. Items touching those (whole-part items when anything changed) are marked re-verify, the rest inherited; no verdict carries over.",
         input_schema: json!({
             "type": "object",
+            "$defs": {"artifact": s::artifact_input()},
             "properties": {
-                "from": s::artifact_input(),
-                "to": s::artifact_input(),
+                "from": {"$ref": "#/$defs/artifact"},
+                "to": {"$ref": "#/$defs/artifact"},
                 "map": {
                     "type": "array", "maxItems": MAX_ENTITIES,
                     "items": {
@@ -61,7 +61,7 @@ Items touching changed or unmapped ids (whole-part items when anything changed) 
                     }
                 },
                 "changed": s::strings(MAX_ENTITIES, MAX_ENTITY, ""),
-                "change": s::text(MAX_TEXT, "Change order or reason.")
+                "change": s::text(MAX_TEXT, "Change order or reason")
             },
             "required": ["from", "to", "map"],
             "additionalProperties": false

@@ -342,7 +342,7 @@ pub fn open_question_output() -> Value {
 
 /// `carried`: the worklist of a revision `carry_forward` wrote (items in that state).
 pub fn carried_filter() -> Value {
-    json!({"type": "string", "enum": crate::review::CarryState::ALL, "description": "Carried by carry_forward: re-verify first, then inherited."})
+    json!({"type": "string", "enum": crate::review::CarryState::ALL})
 }
 
 /// `detail`: the summary form by default, every field on request.

@@ -11,8 +11,10 @@ use serde_json::{Value, json};
 
 /// The bound of issue 26, in bytes of the answer line.
 const BOUND: usize = 32_000;
-/// Names, descriptions and input schemas of today's tools, together.
+/// Names, descriptions and input schemas of today's tools (the eight of issue 26), together.
 const TOOLS_BUDGET: usize = 12_000;
+/// How many tools that budget is for.
+const TODAYS_TOOLS: usize = 8;
 /// The same per tool on average: a tool added later brings 1,500 bytes more at most.
 const PER_TOOL_AVERAGE: usize = 1_500;
 /// And no one tool larger than this.
@@ -334,5 +336,10 @@ fn tools_list_puts_little_in_front_of_the_model() {
         tools.len()
     );
     println!("tools/list model-visible: {total} bytes");
-    assert!(total <= TOOLS_BUDGET, "{total} bytes");
+    // A tool added later (carry_forward, issue 27) brings PER_TOOL_AVERAGE more at most.
+    let later = tools.len().saturating_sub(TODAYS_TOOLS);
+    assert!(
+        total <= TOOLS_BUDGET + PER_TOOL_AVERAGE * later,
+        "{total} bytes"
+    );
 }
