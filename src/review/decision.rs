@@ -181,6 +181,21 @@ pub struct BasisItem {
 }
 
 impl BasisItem {
+    /// The revision this item is inherited from (carried by `carry_forward`, not re-verified
+    /// and not stated again at its decision's revision); `None` for an item stated at its own
+    /// revision or one to re-verify (see [`BasisItem::carry_state`]).
+    pub fn inherited_from(&self) -> Option<&str> {
+        self.carried
+            .as_ref()
+            .filter(|c| c.state == CarryState::Inherited)
+            .map(|c| c.from.as_str())
+    }
+
+    /// How the item was carried: `None` when it was stated at its decision's revision.
+    pub fn carry_state(&self) -> Option<CarryState> {
+        self.carried.as_ref().map(|c| c.state)
+    }
+
     /// A digest of what the item says (every field but its verdict): the review card sends it
     /// back with a click, and the click is recorded only while the item at that index still
     /// says exactly this (see `record_verdict`).

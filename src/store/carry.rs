@@ -49,6 +49,14 @@ pub struct Supersession {
     pub superseded_by: Option<(String, Option<String>)>,
 }
 
+impl Supersession {
+    /// Whether the revision holds a review carried from an earlier one (a partial, delta
+    /// review in AS9102 terms: what was carried is inherited or to re-verify).
+    pub fn is_carried(&self) -> bool {
+        !self.supersedes.is_empty()
+    }
+}
+
 impl Store {
     /// Carries `plan.from` to `plan.to` (see [`CarryPlan`]) in one transaction, handing what it
     /// wrote to `answer` before the commit (an error from `answer` writes nothing).

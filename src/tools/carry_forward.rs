@@ -40,28 +40,27 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Carry the review to a new revision",
-        description: "When the part's revision changes, carry its review instead of starting again: every record and decision of `from` goes to `to`. \
-`map`: old to new entity ids (unlisted: unmapped); `changed`: old ids reported changed. Items touching those (whole-part items when anything changed) are marked re-verify, the rest inherited; no verdict carries over.",
+        description: "When the part's revision changes, carry its review from `from` to `to` (`change`: why), not start again. \
+`map`: old to new entity ids (others: unmapped); `changed`: old ids that changed. Items touching either (whole-part ones if anything changed) become re-verify, the rest inherited; no verdict carries over.",
         input_schema: json!({
             "type": "object",
-            "$defs": {"artifact": s::artifact_input()},
             "properties": {
-                "from": {"$ref": "#/$defs/artifact"},
-                "to": {"$ref": "#/$defs/artifact"},
+                "from": s::artifact_input(),
+                "to": s::artifact_input(),
                 "map": {
                     "type": "array", "maxItems": MAX_ENTITIES,
                     "items": {
                         "type": "object",
                         "properties": {
-                            "from": {"type": "string", "minLength": 1, "maxLength": MAX_ENTITY},
-                            "to": {"type": "string", "minLength": 1, "maxLength": MAX_ENTITY}
+                            "from": {"type": "string", "maxLength": MAX_ENTITY},
+                            "to": {"type": "string", "maxLength": MAX_ENTITY}
                         },
                         "required": ["from", "to"],
                         "additionalProperties": false
                     }
                 },
-                "changed": s::strings(MAX_ENTITIES, MAX_ENTITY, ""),
-                "change": s::text(MAX_TEXT, "Change order or reason")
+                "changed": {"type": "array", "items": {"type": "string", "maxLength": MAX_ENTITY}, "maxItems": MAX_ENTITIES},
+                "change": s::text(MAX_TEXT, "")
             },
             "required": ["from", "to", "map"],
             "additionalProperties": false

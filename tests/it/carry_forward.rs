@@ -457,3 +457,47 @@ fn carry_forward_survives_export_import_and_sync() {
     assert_eq!(names(&old), ["flange"]);
     assert_eq!(old["records"][0]["superseded"]["by"], json!(r2()));
 }
+
+/// A large carry answers within the answer bound (issue 26), listing what fits and counting
+/// the rest, and the worklist pages through everything.
+#[test]
+fn carry_forward_answer_of_a_large_revision_stays_within_the_bound() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[2]);
+    let a = art_uri(&r1(), FILE);
+    for i in 0..120 {
+        let faces: Vec<String> = (0..40)
+            .map(|j| format!("face:{i}-{j}-{}", "x".repeat(60)))
+            .collect();
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": format!("subject {i} {}", "s".repeat(200)),
+                   "disposition": "hold", "basis": [
+                {"requirement": "r", "source": "drawing", "state": "satisfied", "faces": faces},
+                {"requirement": "r2", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}
+            ]}),
+        );
+    }
+    let resp = c.call(
+        "carry_forward",
+        json!({"from": a, "to": art_uri(&r2(), FILE), "map": map(), "changed": []}),
+    );
+    let line = serde_json::to_string(&resp).unwrap();
+    assert!(line.len() <= 32_000, "{} bytes", line.len());
+    let out = &resp["result"]["structuredContent"];
+    assert!(out["omitted"].as_u64().unwrap() > 0, "{out}");
+    let mut seen = 0;
+    let mut cursor: Option<Value> = None;
+    loop {
+        let mut args = json!({"artifact": art(&r2()), "carried": "re-verify", "limit": 200});
+        if let Some(cur) = &cursor {
+            args["cursor"] = cur.clone();
+        }
+        let page = c.ok("recall_decisions", args);
+        seen += page["decisions"].as_array().unwrap().len();
+        match page.get("next_cursor") {
+            Some(n) => cursor = Some(n.clone()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, 120);
+}
