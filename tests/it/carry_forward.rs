@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use crate::support::TempDir;
 use crate::support::client::binary;
-use crate::support::inproc::{Client, ERAS, art, art_uri, rev, ui_caps};
+use crate::support::inproc::{Client, ERAS, Era, art, art_uri, rev, ui_caps};
 
 const FILE: &str = "/work/bracket.step";
 const CHANGE: &str = "ECO-17: hole 12 -> 12.5";
@@ -342,6 +342,27 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
             "{summary}"
         );
         assert_eq!(summary["stale_decisions"], json!([]));
+
+        // The engineer is asked about what must be re-verified, not about what is inherited,
+        // and the form shows each carried item's history.
+        if era == Era::V2026_07_28 {
+            let asked = c.request_declaring(
+                "tools/call",
+                json!({"name": "request_verdicts", "arguments": {"artifact": art_uri(&r2(), FILE), "subject": "bore"}}),
+                json!({"elicitation": {"form": {}}}),
+            );
+            let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+            assert_eq!(
+                params["requestedSchema"]["required"],
+                json!(["judgement_0", "judgement_2", "judgement_3"]),
+                "{asked}"
+            );
+            let message = params["message"].as_str().unwrap();
+            assert!(
+                message.contains("rejected by the engineer (review card) at revision"),
+                "{message}"
+            );
+        }
 
         // The same carry again changes nothing.
         let settled = state(&mut c);
