@@ -76,6 +76,9 @@ pub(super) struct OnDisk {
     /// The last checkpoint could not copy the whole log (a reader's snapshot, another
     /// writer): it is tried again.
     pub incomplete: bool,
+    /// The log has its header for the next write (see [`Store::begin_next_log`]): false
+    /// after this connection emptied it.
+    pub log_begun: bool,
 }
 
 /// What a checkpoint did.
@@ -142,6 +145,7 @@ impl Store {
             journal,
             identity: None,
             checkpointed: 0,
+            log_begun: false,
             incomplete: false,
         };
         Ok(Store::over(None, Some(disk)))
@@ -201,6 +205,7 @@ impl Store {
                     // What opening wrote (a migration) is not a change of the review.
                     self.internal_changes = conn.total_changes();
                     disk.checkpointed = conn.total_changes();
+                    disk.log_begun = false;
                     self.conn = Some(conn);
                 }
                 (Some(_), None) => {}
@@ -229,11 +234,58 @@ impl Store {
         let busy = without_waiting(|| truncate_wal(conn))?;
         disk.incomplete = busy;
         disk.checkpointed = changes;
+        disk.log_begun &= busy;
         Ok(if busy {
             Checkpoint::Incomplete
         } else {
             Checkpoint::Complete
         })
+    }
+
+    /// Begins the emptied log for the next write, after a complete checkpoint (or the open) emptied it: the first
+    /// commit into an empty log writes its header and syncs it before the commit's own sync,
+    /// so without this the next answered write would wait for two syncs instead of one. The
+    /// commit here changes no review row (the schema version is written back with its own
+    /// value, in one `BEGIN IMMEDIATE` so no other writer comes between) and carries nothing
+    /// worth keeping, so it runs with `synchronous=NORMAL`: only the new header is synced.
+    /// It gives up at once (nothing written) when another connection holds the lock, when
+    /// the file or its log is no longer the one this connection opened, or in a rollback
+    /// journal. `review.db` alone still holds every answered write: what this puts in the
+    /// log is a page 1 identical to the file's, but for its change counter.
+    pub fn begin_next_log(&mut self) -> Result<(), StoreError> {
+        let (Some(conn), Some(disk)) = (&self.conn, &mut self.file) else {
+            return Ok(());
+        };
+        if disk.journal != Journal::Wal || disk.incomplete || disk.log_begun {
+            return Ok(());
+        }
+        if let Some(identity) = &disk.identity {
+            identity.verify()?;
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let written = without_waiting(|| -> Result<(), StoreError> {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            let rewrite = conn
+                .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))
+                .and_then(|v| conn.pragma_update(None, "user_version", v));
+            match rewrite {
+                Ok(()) => conn.execute_batch("COMMIT")?,
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    return Err(e.into());
+                }
+            }
+            Ok(())
+        });
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        match written {
+            Err(StoreError::Sqlite(e)) if is_busy(&e) => Ok(()),
+            Err(e) => Err(e),
+            Ok(()) => {
+                disk.log_begun = true;
+                Ok(())
+            }
+        }
     }
 
     /// Whether reads go to the scratch database (creating it if needed): a lazy store whose
