@@ -87,10 +87,12 @@ fn events(trace: &str, probes: usize) -> Vec<Event> {
 /// directory are not synced before the answer), and there are exactly two: the log's header,
 /// which SQLite writes and syncs whenever a commit starts a new log, and the commit itself
 /// (the first write of a process also syncs the directory, once, for the `-wal` it made).
-/// The log starts anew at every commit because the checkpoint after each answer empties it
-/// (`TRUNCATE`), which is what keeps a `-wal` holding frames from ever being left beside the
-/// file between answers. The checkpoint's syncs (the log, then `review.db`) come after the
-/// answer, before the next request is read. Needs strace; `.ci/run` runs it.
+/// One sync of the log between reading a `remember` and writing its answer. The checkpoint
+/// after each answer empties the log (`TRUNCATE`, which keeps a `-wal` holding frames from
+/// being left beside the file between answers), and SQLite syncs a fresh log's header before
+/// its first commit: the server begins the log after the checkpoint, so that sync too comes
+/// after the answer, with the checkpoint's (the log, then `review.db`), before the next request
+/// is read. Needs strace; `.ci/run` runs it.
 #[test]
 #[ignore = "needs strace (run by .ci/run with --ignored)"]
 fn only_the_log_is_synced_between_reading_a_remember_and_answering_it() -> anyhow::Result<()> {
