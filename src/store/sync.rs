@@ -86,12 +86,12 @@ impl Store {
             tx,
             folder: folder.to_string(),
         };
-        if let Some(legacy) = legacy {
+        if let Some(legacy) = legacy
+            && !sync.has_bases()?
+        {
+            let own = std::mem::replace(&mut sync.folder, legacy.to_string());
             if !sync.has_bases()? {
-                let own = std::mem::replace(&mut sync.folder, legacy.to_string());
-                if !sync.has_bases()? {
-                    sync.folder = own;
-                }
+                sync.folder = own;
             }
         }
         Ok(sync)
