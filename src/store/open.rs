@@ -108,10 +108,11 @@ impl Store {
 
     /// A store for a serving process: checks now what can be checked without creating or
     /// writing anything (the kind of file, its links, a foreign, newer or damaged file, a
-    /// file that cannot be written), and opens the file at the first query. A process that
-    /// only answers `initialize`, `server/discover`, `ping` or a list creates nothing, and a
-    /// database locked by another process is reported by the first tool call that needs it,
-    /// within [`BUSY_TIMEOUT`], instead of delaying the handshake.
+    /// file that cannot be written), and opens the file after the first answer when it
+    /// exists ([`Store::open_if_present`]), else at the first query that needs it. A process
+    /// that only answers `initialize`, `server/discover`, `ping` or a list creates nothing,
+    /// and a database locked by another process is reported by the first tool call that
+    /// needs it, within [`BUSY_TIMEOUT`], instead of delaying the handshake.
     pub fn lazy(path: &Path) -> Result<Store, StoreError> {
         let store = Store::unopened(path, Journal::Wal)?;
         let path = store.path().map(Path::to_path_buf).unwrap_or_default();
@@ -212,6 +213,26 @@ impl Store {
             }
         }
         self.conn.as_mut().ok_or(StoreError::NotOpen)
+    }
+
+    /// Opens the file now if it exists and is not open yet, without waiting for a lock
+    /// another process holds (the first query then opens it, and waits as always). The
+    /// server calls it after an answer, so that what an open writes and syncs (a left log
+    /// applied, the log begun) is done before a request waits on it. Returns whether the
+    /// store is open on its file.
+    pub fn open_if_present(&mut self) -> bool {
+        match (&self.conn, &self.file) {
+            (Some(_), _) => return true,
+            (None, Some(disk)) if disk.path.exists() => {}
+            _ => return false,
+        }
+        match without_waiting(|| self.conn().map(|_| ())) {
+            Ok(()) => true,
+            Err(e) => {
+                log::debug!("the file is opened by the first query instead: {e}");
+                false
+            }
+        }
     }
 
     /// Copies what this connection committed since its last complete checkpoint from the
@@ -324,7 +345,9 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
         Err(e) => return Err(io(e)),
     };
     file::check_kind(path, &meta)?;
-    inspect(path, BUSY_TIMEOUT)?;
+    // As long as this thread's statements wait (nothing inside `without_waiting`).
+    let patience = PATIENCE.with(Cell::get);
+    inspect(path, patience)?;
     let before = Identity::of(path)?;
     // SQLite's own messages ("unable to open database file", "attempt to write a readonly
     // database") do not say which file: name it.
@@ -353,7 +376,7 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     let prepared = inspect::identify(&conn)
         .map_err(StoreError::from)
         .and_then(|(app, version, tables)| inspect::classify(path, app, version, tables))
-        .and_then(|_| set_journal(&conn, path, journal))
+        .and_then(|_| set_journal(&conn, path, journal, patience))
         .and_then(|()| migrate(&conn, path, true));
     if let Err(e) = prepared {
         // A refused file is left exactly as it is: no checkpoint of a WAL into it when this
@@ -464,9 +487,14 @@ fn fair_wait() -> impl FnMut(i32) -> bool + Send + 'static {
 /// connection reads or writes the file, and a lock that another process opening the same
 /// new file may hold; leaving it (the benchmark's rollback journal) needs every other
 /// connection closed.
-fn set_journal(conn: &Connection, path: &Path, journal: Journal) -> Result<(), StoreError> {
+fn set_journal(
+    conn: &Connection,
+    path: &Path,
+    journal: Journal,
+    patience: Duration,
+) -> Result<(), StoreError> {
     let want = journal.pragma();
-    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let deadline = Instant::now() + patience;
     let mode = loop {
         let r: rusqlite::Result<String> =
             conn.pragma_update_and_check(None, "journal_mode", want, |r| r.get(0));
