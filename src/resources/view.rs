@@ -393,6 +393,32 @@ impl RevisionView {
             }
             e
         };
+        // The worklist of a carried revision, counted over what is shown: items (records and
+        // basis items) to re-verify, inherited, and stated at this revision.
+        let mut counts = [0usize; 3];
+        let ranks = self.records.iter().map(Record::worklist_rank).chain(
+            self.decisions
+                .iter()
+                .flat_map(|d| &d.basis)
+                .map(|b| match b.carry_state() {
+                    Some(crate::review::CarryState::Reverify) => 0,
+                    Some(crate::review::CarryState::Inherited) => 1,
+                    None => 2,
+                }),
+        );
+        for rank in ranks {
+            if let Some(c) = counts.get_mut(usize::from(rank)) {
+                *c += 1;
+            }
+        }
+        if let [re_verify, inherited, stated_here] = counts
+            && re_verify + inherited > 0
+        {
+            m.insert(
+                "worklist".into(),
+                json!({"re_verify": re_verify, "inherited": inherited, "stated_here": stated_here}),
+            );
+        }
         let s = &self.supersession;
         if !s.supersedes.is_empty() {
             m.insert(

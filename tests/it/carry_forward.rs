@@ -325,6 +325,10 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
             json!({"artifact": art_uri(&r2(), FILE), "detail": "full"}),
         );
         assert_eq!(card["supersedes"][0]["revision"], json!(r1()), "{card}");
+        assert_eq!(
+            card["worklist"],
+            json!({"re_verify": 6, "inherited": 2, "stated_here": 1})
+        );
         assert_eq!(card["stale"]["decisions"], json!([]));
         assert_eq!(card["stale"]["records"], json!([]));
         assert_eq!(card["decisions"][0]["subject"], "bore", "re-verify first");
