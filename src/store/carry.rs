@@ -350,3 +350,86 @@ pub fn carried_disposition(d: &Decision, from: &str) -> String {
         d.basis.len()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::artifact;
+    use super::super::{NewRecord, Store};
+    use super::*;
+    use crate::review::CarryState;
+
+    fn at(n: u8) -> Artifact {
+        Artifact {
+            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
+            ..artifact(Some("file:///p.step"))
+        }
+    }
+
+    fn carry(store: &mut Store, from: u8, to: u8, pairs: &[(&str, &str)]) -> CarryOutcome {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let plan = CarryPlan {
+            from: at(from),
+            to: at(to),
+            map: EntityMap::new(&pairs, &[]).unwrap(),
+            change: Some(format!("change {to}")),
+        };
+        store
+            .carry_forward_answered(&plan, |o| Ok::<_, StoreError>(o.clone()))
+            .unwrap()
+    }
+
+    /// Carried twice: an item inherited both times still says the revision it was stated at,
+    /// one to re-verify stays so even where all its ids map, and each revision knows the ones
+    /// around it.
+    #[test]
+    fn carried_twice_keeps_the_origin_and_the_re_verify() {
+        let mut store = Store::open_in_memory().unwrap();
+        for (name, ids) in [("flange", vec!["face:1"]), ("boss", vec!["face:7"])] {
+            store
+                .remember(&NewRecord {
+                    artifact: at(1),
+                    name: Some(name.into()),
+                    note: None,
+                    tags: vec![],
+                    entity_ids: ids.into_iter().map(str::to_string).collect(),
+                    id_scheme: "opaque".into(),
+                })
+                .unwrap();
+        }
+        let first = carry(&mut store, 1, 2, &[("face:1", "face:11")]);
+        assert_eq!(first.records.len(), 2);
+        let second = carry(&mut store, 2, 3, &[("face:11", "face:21")]);
+        let by = |o: &CarryOutcome, name: &str| {
+            o.records
+                .iter()
+                .find(|r| r.name.as_deref() == Some(name))
+                .and_then(|r| r.carried.clone())
+                .unwrap()
+        };
+        let flange = by(&second, "flange");
+        assert_eq!(
+            (flange.state, flange.from),
+            (CarryState::Inherited, at(1).revision)
+        );
+        let boss = by(&second, "boss");
+        assert_eq!(boss.state, CarryState::Reverify, "still to re-verify");
+        let s = store.supersession(&at(2).revision).unwrap();
+        assert_eq!(
+            s.supersedes,
+            vec![(at(1).revision, Some("change 2".into()))]
+        );
+        assert_eq!(
+            s.superseded_by,
+            Some((at(3).revision, Some("change 3".into())))
+        );
+        assert!(s.is_carried());
+        assert!(!store.supersession(&at(1).revision).unwrap().is_carried());
+        assert_eq!(
+            store.superseded_revision_of(&at(1).revision).unwrap(),
+            Some((at(2).revision, Some("change 2".into())))
+        );
+    }
+}
