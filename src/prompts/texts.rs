@@ -107,8 +107,9 @@ pub(super) fn record_decision(args: &Args) -> String {
                 .unwrap_or_default();
             format!(
                 "No revision was given. A decision is bound to the exact revision{file}: get \
-                 it from the geometry server or the engineer (`review-mcp revision FILE` prints \
-                 the value for a STEP file); never guess or reuse one. The artifact is \
+                 it from the `artifact_revision` tool (given the file's absolute path), the \
+                 geometry server or the engineer (`review-mcp revision FILE` prints it too); \
+                 never guess or reuse one. The artifact is \
                  {{\"revision\": \"sha256:<64 hex>\", \"format\": \"step\"{uri}}}.",
                 uri = args
                     .get("uri")
