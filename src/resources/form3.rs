@@ -45,6 +45,10 @@ pub const COLUMNS: [&str; 18] = [
     "Basis Item",
 ];
 
+/// At most this many file URIs are named in the header (a URI may be 4 KiB: three and the
+/// rest of the header stay well within one answer); the others are counted.
+const MAX_FILES_SHOWN: usize = 3;
+
 /// The lines before the table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form3Header {
@@ -232,11 +236,27 @@ impl Form3 {
 
     fn write_header(&self, shown: usize, out: &mut String) {
         let h = &self.header;
-        let files = if h.files.is_empty() {
+        let mut files = if h.files.is_empty() {
             "(no file recorded: the revision only)".to_string()
         } else {
-            h.files.join("; ")
+            h.files
+                .iter()
+                .take(MAX_FILES_SHOWN)
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join("; ")
         };
+        if let Some(more) = h
+            .files
+            .len()
+            .checked_sub(MAX_FILES_SHOWN)
+            .filter(|n| *n > 0)
+        {
+            let _ = write!(
+                files,
+                "; and {more} more (each row's Decision Id names its decision)"
+            );
+        }
         let fai = match &h.partial_of {
             Some(from) => {
                 format!("Partial FAI: carried from {from}; only what changed was re-verified")
@@ -547,6 +567,25 @@ mod tests {
             ),
             "{fresh}"
         );
+    }
+
+    #[test]
+    fn header_names_three_files_and_counts_the_rest() {
+        let form = Form3 {
+            header: Form3Header {
+                revision: format!("sha256:{}", "2".repeat(64)),
+                files: (0..5).map(|i| format!("file:///w/{i}.step")).collect(),
+                partial_of: None,
+            },
+            rows: vec![],
+            total: 0,
+        };
+        let csv = form.csv();
+        assert!(
+            csv.contains("Part File,file:///w/0.step; file:///w/1.step; file:///w/2.step; and 2 more (each row's Decision Id names its decision),"),
+            "{csv}"
+        );
+        assert!(csv.contains("Rows,0 of 0,"));
     }
 
     #[test]

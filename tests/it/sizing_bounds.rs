@@ -146,6 +146,7 @@ fn every_answer_at_default_arguments_fits_the_bound_in_every_era() {
         let mut uris = vec![
             format!("review://revisions/{REV_A}"),
             format!("review://revisions/{REV_A}/report"),
+            format!("review://revisions/{REV_A}/form3.csv"),
             format!("review://revisions/{REV_B}"),
             format!("review://records/{rid}"),
             format!("review://decisions/{id}"),
