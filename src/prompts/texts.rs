@@ -28,7 +28,8 @@ fn part_phrase(revision: &str, uri: Option<&str>) -> String {
 const ROLES: &str = "Two servers work together here. This review server is the memory: names, notes, tags and \
 decisions bound to the exact revision of a part (tools `remember`, `recall`, `remember_decision`, \
 `recall_decisions`, `request_verdicts`, `forget`). A geometry server is the authority for shape and numbers. This review \
-server never opens the CAD file and never measures anything.";
+server never parses the CAD file (`artifact_revision` only hashes its bytes, for its revision) \
+and never measures anything.";
 
 /// The rules shared by every prompt, each one a numbered habit.
 const RULES: &str = "How to work:

@@ -528,6 +528,9 @@ fn artifact_revision_refuses_fifo_without_blocking() {
             let mut c = Client::memory(era);
             let e = c.refused("artifact_revision", json!({"path": "/dev/zero"}));
             assert!(e.contains("a device"), "{e}");
+            // The server's own stdin (a pipe, a tty or /dev/null): never read, never waited on.
+            let e = c.refused("artifact_revision", json!({"path": "/dev/stdin"}));
+            assert!(e.contains("not a regular file"), "{e}");
             let e = c.refused("artifact_revision", json!({"path": "/proc/self/status"}));
             assert!(e.contains("did not hold the size it reported"), "{e}");
         }

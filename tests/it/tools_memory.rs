@@ -55,7 +55,10 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
             .iter()
             .map(|t| t["annotations"]["readOnlyHint"] == json!(true))
             .collect();
-        assert_eq!(read_only, [false, true, false, true, false, true, false, true]);
+        assert_eq!(
+            read_only,
+            [false, true, false, true, false, true, false, true]
+        );
     }
 }
 
