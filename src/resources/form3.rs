@@ -82,6 +82,18 @@ pub struct Form3Row {
     /// `Some(revision)`: carried from that revision and not re-verified at this one. Its
     /// evidence and verdict are that revision's, never this revision's results.
     pub inherited_from: Option<String>,
+    /// `Some`: carried from an earlier revision marked to be re-verified (it touches an
+    /// entity that changed or could not be carried). Not a result of this revision either;
+    /// an item is inherited or to re-verify, not both (re-verify wins).
+    pub reverify: Option<Reverify>,
+}
+
+/// A carried item still to re-verify: where it came from and the entities of that revision
+/// that could not be carried (changed or unmapped; empty when it is about the whole part).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reverify {
+    pub from: String,
+    pub entities: Vec<String>,
 }
 
 /// A Form 3: the header, the rows it shows, and how many rows the revision has in all
@@ -113,8 +125,10 @@ impl Form3Row {
                 faces: b.faces.clone(),
                 verdict: b.verdict.clone(),
                 // INTEGRATION (issue 27, carry_forward): the revision an inherited item came
-                // from, from the item's carried mark, once the store has it.
+                // from, and the re-verify mark of a carried item (its from-revision and the
+                // entities not carried), from the item's carried mark, once the store has it.
                 inherited_from: None,
+                reverify: None,
             })
             .collect()
     }
@@ -313,13 +327,30 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
     if let Some(q) = &r.question {
         let _ = write!(comments, " Question: {q}");
     }
-    let (results, state, qif, verdict_cells) = match &r.inherited_from {
-        Some(from) => {
+    let carried = match (&r.reverify, &r.inherited_from) {
+        (Some(rv), _) => {
             let _ = write!(
                 comments,
-                " Inherited from {from}, not re-verified at this revision; there: {}",
-                r.state.as_str()
+                " Carried from {} to re-verify at this revision",
+                rv.from
             );
+            if !rv.entities.is_empty() {
+                let _ = write!(comments, " (not carried: {})", rv.entities.join(", "));
+            }
+            Some("re-verify")
+        }
+        (None, Some(from)) => {
+            let _ = write!(
+                comments,
+                " Inherited from {from}, not re-verified at this revision"
+            );
+            Some("inherited")
+        }
+        (None, None) => None,
+    };
+    let (results, state, qif, verdict_cells) = match carried {
+        Some(mark) => {
+            let _ = write!(comments, "; there: {}", r.state.as_str());
             if let Some(e) = &r.evidence {
                 let _ = write!(comments, ", evidence: {e}");
             }
@@ -329,7 +360,7 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
             comments.push('.');
             (
                 String::new(),
-                format!("inherited ({})", r.state.as_str()),
+                format!("{mark} ({})", r.state.as_str()),
                 "NOT_ANALYZED",
                 [
                     String::new(),
@@ -526,6 +557,7 @@ mod tests {
                 via: crate::review::Via::Elicitation,
             }),
             inherited_from: inherited.map(str::to_string),
+            reverify: None,
         }
     }
 
@@ -566,6 +598,38 @@ mod tests {
                 ",satisfied,PASS,accepted,engineer,elicitation,Ada,2026-01-02T03:04:05Z,,dec_1,1"
             ),
             "{fresh}"
+        );
+    }
+
+    /// A row to re-verify is not a result of this revision either: empty Results and
+    /// verdict columns, NOT_ANALYZED, the entities not carried named in the comments.
+    #[test]
+    fn reverify_rows_are_not_results_either() {
+        let from = format!("sha256:{}", "1".repeat(64));
+        let mut r = row(None);
+        r.reverify = Some(Reverify {
+            from: from.clone(),
+            entities: vec!["face:3".into()],
+        });
+        let form = Form3 {
+            header: Form3Header {
+                revision: format!("sha256:{}", "2".repeat(64)),
+                files: vec![],
+                partial_of: Some(from.clone()),
+            },
+            rows: vec![r],
+            total: 1,
+        };
+        let csv = form.csv();
+        let line = csv.split("\r\n").nth(7).unwrap();
+        assert!(line.starts_with("1,face:3,,Ø10 H7,,,,"), "{line}");
+        assert!(
+            line.contains(&format!("Carried from {from} to re-verify at this revision (not carried: face:3); there: satisfied, evidence: 10.008 measured; verdict there: accepted by the engineer (form, Ada)")),
+            "{line}"
+        );
+        assert!(
+            line.contains(",re-verify (satisfied),NOT_ANALYZED,,,,,,,dec_1,1"),
+            "{line}"
         );
     }
 
