@@ -100,12 +100,13 @@ fn object_candidates(schema: &Value) -> Vec<Value> {
             // Combined with each other member present, so members that the schema only
             // accepts together (`anyOf` / `if`-`then`) are tried too.
             for (other, other_sub) in props {
-                if other != name && !with.contains_key(other) {
-                    if let Some(first) = candidates(other_sub).into_iter().next() {
-                        let mut both = with.clone();
-                        both.insert(other.clone(), first);
-                        out.push(Value::Object(both));
-                    }
+                if other != name
+                    && !with.contains_key(other)
+                    && let Some(first) = candidates(other_sub).into_iter().next()
+                {
+                    let mut both = with.clone();
+                    both.insert(other.clone(), first);
+                    out.push(Value::Object(both));
                 }
             }
         }
