@@ -296,7 +296,7 @@ impl Form3 {
             ("Rows", &rows),
             (
                 "Note",
-                "Requirements as stated and evidence as quoted in the review: this server never measures. Inherited rows are an earlier revision's results, not this one's. A cell that would start a spreadsheet formula starts with '.",
+                "Requirements as stated and evidence as quoted in the review: this server never measures. Inherited and re-verify rows are an earlier revision's results (in their comments), not this one's. A cell that would start a spreadsheet formula starts with '.",
             ),
         ];
         for (key, value) in lines {
