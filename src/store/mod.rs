@@ -47,6 +47,7 @@ pub mod file;
 pub(crate) mod fixtures;
 mod import;
 mod inspect;
+mod left_log;
 mod migrate;
 mod open;
 mod page;

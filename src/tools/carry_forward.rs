@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::schema::{self as s, MAX_ENTITIES, MAX_ENTITY, MAX_TEXT};
+use super::schema::{self as s, MAX_ENTITIES, MAX_ENTITY, MAX_SHORT, MAX_TEXT, MAX_URI};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::CarryState;
 use crate::review::carry::EntityMap;
@@ -40,31 +40,35 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Carry the review to a new revision",
-        description: "When the part's revision changes, carry its review from `from` to `to` (`change`: why), not start again. \
-`map`: old to new entity ids (others: unmapped); `changed`: old ids that changed. Items touching either (whole-part ones if anything changed) become re-verify, the rest inherited; no verdict carries over.",
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "from": s::artifact_input(),
-                "to": s::artifact_input(),
-                "map": {
-                    "type": "array", "maxItems": MAX_ENTITIES,
-                    "items": {
+        description: "Part revision changed: carry its review from `from` to `to` (artifacts; `change`: why), not start again. \
+`map`: old to new entity ids, others unmapped; `changed`: old ids that changed. Items touching those (whole-part ones if any changed) become re-verify, the rest inherited; no verdict carries over.",
+        input_schema: {
+            // Kept to about 1 KB in front of the model: the limits (revision form, lengths)
+            // are checked by `run` with a message each.
+            // `units` is read too (as in remember); any other member is refused by name.
+            let artifact = json!({
+                "type": "object",
+                "properties": {"revision": {"type": "string"}, "format": {"type": "string"}, "uri": {"type": "string"}},
+                "required": ["revision", "format"]
+            });
+            let text = json!({"type": "string"});
+            json!({
+                "type": "object",
+                "properties": {
+                    "from": artifact,
+                    "to": artifact,
+                    "map": {"type": "array", "items": {
                         "type": "object",
-                        "properties": {
-                            "from": {"type": "string", "maxLength": MAX_ENTITY},
-                            "to": {"type": "string", "maxLength": MAX_ENTITY}
-                        },
-                        "required": ["from", "to"],
-                        "additionalProperties": false
-                    }
+                        "properties": {"from": text, "to": text},
+                        "required": ["from", "to"]
+                    }},
+                    "changed": {"type": "array", "items": text},
+                    "change": text
                 },
-                "changed": {"type": "array", "items": {"type": "string", "maxLength": MAX_ENTITY}, "maxItems": MAX_ENTITIES},
-                "change": s::text(MAX_TEXT, "")
-            },
-            "required": ["from", "to", "map"],
-            "additionalProperties": false
-        }),
+                "required": ["from", "to", "map"],
+                "additionalProperties": false
+            })
+        },
         output_schema: json!({
             "type": "object",
             "properties": {
@@ -81,7 +85,53 @@ pub fn spec() -> ToolSpec {
     }
 }
 
+/// The limits the input schema leaves out (to stay small in front of the model), each
+/// refused with what to fix; nothing is written.
+fn check_limits(args: &Args) -> Result<(), ToolError> {
+    let too_long = |what: &str, len: usize, max: u64| -> Result<(), ToolError> {
+        if u64::try_from(len).unwrap_or(u64::MAX) > max {
+            return Err(ToolError::Invalid(format!(
+                "{what} is {len} bytes long, over its limit of {max}; nothing was written"
+            )));
+        }
+        Ok(())
+    };
+    for (name, a) in [("from", &args.from), ("to", &args.to)] {
+        too_long(
+            &format!("{name}.uri"),
+            a.uri.as_deref().map_or(0, str::len),
+            MAX_URI,
+        )?;
+        too_long(
+            &format!("{name}.units"),
+            a.units.as_deref().map_or(0, str::len),
+            MAX_SHORT,
+        )?;
+    }
+    for (what, n) in [("map", args.map.len()), ("changed", args.changed.len())] {
+        if u64::try_from(n).unwrap_or(u64::MAX) > MAX_ENTITIES {
+            return Err(ToolError::Invalid(format!(
+                "{what} has {n} entries, over its limit of {MAX_ENTITIES}; nothing was written"
+            )));
+        }
+    }
+    for id in args
+        .map
+        .iter()
+        .flat_map(|p| [&p.from, &p.to])
+        .chain(&args.changed)
+    {
+        too_long("an entity id", id.len(), MAX_ENTITY)?;
+    }
+    too_long(
+        "change",
+        args.change.as_deref().map_or(0, str::len),
+        MAX_TEXT,
+    )
+}
+
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+    check_limits(&args)?;
     let from = args.from.normalise()?;
     let to = args.to.normalise()?;
     if from.revision == to.revision {

@@ -158,7 +158,15 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
         assert!(e.contains("same revision"), "{e}");
         let mut empty = carry_args();
         empty["to"]["revision"] = json!("");
-        c.schema_refused("carry_forward", empty);
+        let e = c.refused("carry_forward", empty);
+        assert!(e.contains("malformed"), "{e}");
+        let mut long = carry_args();
+        long["map"][0]["to"] = json!("f".repeat(300));
+        let e = c.refused("carry_forward", long);
+        assert!(
+            e.contains("over its limit") && e.contains("nothing was written"),
+            "{e}"
+        );
         assert_eq!(
             state(&mut c),
             before,
@@ -291,6 +299,30 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
         assert_eq!(v1["superseded_by"]["revision"], json!(r2()), "{v1}");
         let rep1 = report(&mut c, &r1());
         assert!(rep1.contains("Superseded by revision"), "{rep1}");
+
+        // The Form 3 of revision 2: a partial FAI whose carried rows are not its results.
+        let csv = read(&mut c, &format!("review://revisions/{}/form3.csv", r2()));
+        assert!(
+            csv.contains(&format!("Partial FAI: carried from {}", r1())),
+            "{csv}"
+        );
+        let row = |needle: &str| {
+            csv.lines()
+                .find(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle} in {csv}"))
+                .to_string()
+        };
+        assert!(
+            row("Flange flat").contains("inherited (satisfied)"),
+            "{csv}"
+        );
+        assert!(row("Flange flat").contains(&r1()), "{csv}");
+        assert!(row("Bore 12H7").contains("re-verify (violated)"), "{csv}");
+        assert!(row("Boss height").contains("face:7"), "{csv}");
+        assert!(
+            !row("Flange flat").contains(",PASS,"),
+            "not a result of revision 2: {csv}"
+        );
 
         // A decision stated at revision 2 itself: newer, yet after the worklist.
         c.ok(

@@ -40,7 +40,8 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
                 "carry_forward",
                 "request_verdicts",
                 "show_review",
-                "forget"
+                "forget",
+                "artifact_revision"
             ]
         );
         for t in &tools {
@@ -57,7 +58,7 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
             .collect();
         assert_eq!(
             read_only,
-            [false, true, false, true, false, false, true, false]
+            [false, true, false, true, false, false, true, false, true]
         );
     }
 }

@@ -422,3 +422,61 @@ fn export_as_another_user(db: &Path) -> anyhow::Result<std::process::Output> {
         .context("running export as another user (as root this needs setpriv, util-linux)")?;
     Ok(out)
 }
+
+/// A server stopped by a signal leaves its begun log beside the file (one commit of the
+/// file's first page). A backup restored over `review.db` with that log left beside it would
+/// be given the old file's first page at its next open, which damages it: the next open
+/// (a server, `export`) refuses, untouched, saying what to do; once the log is moved away the
+/// restored file opens whole.
+#[test]
+fn a_file_restored_beside_a_stopped_servers_log_is_not_given_that_log() -> anyhow::Result<()> {
+    let dir = TempDir::new("wal-restored")?;
+    let db = dir.join("review.db");
+    let backup = dir.join("backup.db");
+    let mut server = Server::start(&db)?;
+    ensure!(remember(&mut server, "kept", "n")?.is_ok());
+    server.close()?;
+    std::fs::copy(&db, &backup)?;
+    // More writes, then the server is killed between answers.
+    let mut server = Server::start(&db)?;
+    for i in 0..40 {
+        ensure!(remember(&mut server, &format!("later-{i}"), &"x".repeat(400))?.is_ok());
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let (mut child, _stdin, _stdout) = server.into_parts()?;
+    child.kill()?;
+    child.wait()?;
+    ensure!(
+        std::fs::metadata(side(&db, "-wal")).map_or(0, |m| m.len()) > 0,
+        "the killed server left no log: this test no longer tests anything"
+    );
+    // The original file with its log opens: nothing answered is lost.
+    let original = dir.join("original.db");
+    std::fs::copy(&db, &original)?;
+    std::fs::copy(side(&db, "-wal"), side(&original, "-wal"))?;
+    ensure!(exported_names(&original)?.len() == 41);
+    // The backup put over the file, the log left beside it.
+    std::fs::copy(&backup, &db)?;
+    let out = Command::new(client::binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("export")
+        .env("MCP_LOG_LEVEL", "warn")
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(!out.status.success(), "export opened it: {stderr}");
+    ensure!(
+        stderr.contains("holds a log that is not") && stderr.contains("move"),
+        "{stderr}"
+    );
+    ensure!(
+        std::fs::read(&db)? == std::fs::read(&backup)?,
+        "the refusal changed the file"
+    );
+    // Moved away, as the message says: the restored file opens whole.
+    std::fs::rename(side(&db, "-wal"), dir.join("old-wal"))?;
+    let _ = std::fs::rename(side(&db, "-shm"), dir.join("old-shm"));
+    ensure!(exported_names(&db)? == vec!["kept".to_string()]);
+    crate::support::check_database(&db)?;
+    Ok(())
+}
