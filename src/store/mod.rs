@@ -121,6 +121,9 @@ impl Store {
 
 impl Drop for Store {
     fn drop(&mut self) {
+        // SQLite deletes the log when its last connection closes, but not when the path no
+        // longer names the file: then the begun log would stay beside the path, emptied here.
+        self.empty_log();
         if let Some(dir) = self.temp_dir.take() {
             // Close the connection before its file goes.
             self.conn = None;
