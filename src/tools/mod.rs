@@ -6,6 +6,7 @@
 //! its spec (schemas, annotations, description), its argument type, and its run function.
 
 mod artifact_revision;
+mod carry_forward;
 mod cursor;
 mod forget;
 mod recall;
@@ -193,6 +194,7 @@ pub fn catalog() -> Vec<ToolSpec> {
         recall::spec(),
         remember_decision::spec(),
         recall_decisions::spec(),
+        carry_forward::spec(),
         request_verdicts::spec(),
         show_review::spec(),
         record_verdict::spec(),
