@@ -41,3 +41,4 @@ mod tools_storage;
 mod transcripts;
 mod verdicts;
 mod wal;
+mod wal_guard;
