@@ -251,6 +251,8 @@ fn carry_verdicts(
                 .is_some_and(|mine| mine != theirs && theirs.at > mine.at);
         if take {
             item.verdict = Some(theirs.clone());
+            // Judged at its own revision: no longer carried (as `record_verdict` does).
+            item.carried = None;
             notes.push(format!(
                 "the engineer's verdict on {:?} kept from the {loser_name} version",
                 item.requirement
@@ -587,5 +589,42 @@ mod tests {
             d.id = "dec_2".into();
         }
         assert!(resolve(None, side(&a, "ours"), side(&b, "theirs")).is_err());
+    }
+
+    /// A carried item the engineer judged at the new revision on one side, while the other
+    /// side changed the decision later: the merged item holds that verdict as this
+    /// revision's, no longer marked carried (an item with both was shown as inherited, its
+    /// verdict of this revision as the earlier revision's history).
+    #[test]
+    fn resolve_an_engineer_verdict_taken_into_a_carried_item_makes_it_fresh() {
+        use crate::review::{Carried, CarryState};
+        let carried = |mut b: BasisItem| {
+            b.carried = Some(Carried {
+                changed: vec![],
+                from: REV.replace('0', "1"),
+                state: CarryState::Inherited,
+                unmapped: vec![],
+                verdict: None,
+            });
+            b
+        };
+        let base = decision(T1, "carried", vec![carried(item("Bore", None))]);
+        let judged = decision(
+            T2,
+            "carried",
+            vec![item("Bore", Some((Judgement::Accepted, Via::App, T2)))],
+        );
+        let later = decision(T3, "hold", vec![carried(item("Bore", None))]);
+        for (ours, theirs) in [(&judged, &later), (&later, &judged)] {
+            let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let b = &basis(&r.item)[0];
+            assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
+            assert_eq!(b.carried, None, "judged at this revision: fresh");
+        }
+        // Changed on one side only: the same.
+        let r = one_sided(Some(&judged), side(&later, "theirs"));
+        let b = &basis(&r.item)[0];
+        assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
+        assert_eq!(b.carried, None);
     }
 }
