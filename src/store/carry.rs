@@ -191,6 +191,28 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
             ..CarryOutcome::default()
         });
     }
+    // A revision carried on already is behind `to`'s file history: carrying into it would
+    // make it both superseded by and superseding the same revisions.
+    let to_locator = to.uri.as_ref().map(|_| to.locator());
+    let onward: Option<String> = tx
+        .prepare_cached(
+            "SELECT superseded FROM records WHERE revision = ?1 AND superseded IS NOT NULL \
+             AND (?2 IS NULL OR locator = ?2) \
+             UNION ALL SELECT superseded FROM decisions WHERE revision = ?1 \
+             AND superseded IS NOT NULL AND (?2 IS NULL OR locator = ?2) LIMIT 1",
+        )?
+        .query_row(params![to.revision, to_locator], |r| r.get(0))
+        .optional()?;
+    if let Some(by) = onward
+        .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
+        .map(|s| s.by)
+    {
+        return Err(StoreError::Invalid(format!(
+            "revision {} was carried to revision {by} already: carry to the latest revision \
+             instead; nothing was written",
+            to.revision
+        )));
+    }
     // Something of the part changed: a changed entity reported, or an entity of an item
     // that the map does not carry. Whole-part items are then re-verified.
     let map = &plan.map;
@@ -431,5 +453,42 @@ mod tests {
             store.superseded_revision_of(&at(1).revision).unwrap(),
             Some((at(2).revision, Some("change 2".into())))
         );
+    }
+
+    /// A carry back to a revision that was itself carried on (1 -> 2, then 2 -> 1) is refused
+    /// and writes nothing: revision 1 would say both that revision 2 superseded it and that it
+    /// supersedes revision 2, and its items that they are inherited from revision 1 itself.
+    #[test]
+    fn a_carry_back_to_a_superseded_revision_is_refused() {
+        let mut store = Store::open_in_memory().unwrap();
+        store
+            .remember(&NewRecord {
+                artifact: at(1),
+                name: Some("flange".into()),
+                note: None,
+                tags: vec![],
+                entity_ids: vec!["face:1".into()],
+                id_scheme: "opaque".into(),
+            })
+            .unwrap();
+        carry(&mut store, 1, 2, &[("face:1", "face:11")]);
+        let back = CarryPlan {
+            from: at(2),
+            to: at(1),
+            map: EntityMap::new(&[("face:11".into(), "face:1".into())], &[]).unwrap(),
+            change: None,
+        };
+        let e = store
+            .carry_forward_answered(&back, |o| Ok::<_, StoreError>(o.clone()))
+            .unwrap_err();
+        assert!(e.to_string().contains("was carried to"), "{e}");
+        assert!(
+            store
+                .supersession(&at(2).revision)
+                .unwrap()
+                .superseded_by
+                .is_none()
+        );
+        assert!(!store.supersession(&at(1).revision).unwrap().is_carried());
     }
 }
