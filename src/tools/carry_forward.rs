@@ -86,25 +86,23 @@ pub fn spec() -> ToolSpec {
 }
 
 /// The limits the input schema leaves out (to stay small in front of the model), each
-/// refused with what to fix; nothing is written.
+/// refused with what to fix; nothing is written. Lengths are in characters, as JSON Schema's
+/// `maxLength` counts them in the other tools (an id `remember` took can be mapped).
 fn check_limits(args: &Args) -> Result<(), ToolError> {
     let too_long = |what: &str, len: usize, max: u64| -> Result<(), ToolError> {
         if u64::try_from(len).unwrap_or(u64::MAX) > max {
             return Err(ToolError::Invalid(format!(
-                "{what} is {len} bytes long, over its limit of {max}; nothing was written"
+                "{what} is {len} characters long, over its limit of {max}; nothing was written"
             )));
         }
         Ok(())
     };
+    let chars = |s: Option<&str>| s.map_or(0, |s| s.chars().count());
     for (name, a) in [("from", &args.from), ("to", &args.to)] {
-        too_long(
-            &format!("{name}.uri"),
-            a.uri.as_deref().map_or(0, str::len),
-            MAX_URI,
-        )?;
+        too_long(&format!("{name}.uri"), chars(a.uri.as_deref()), MAX_URI)?;
         too_long(
             &format!("{name}.units"),
-            a.units.as_deref().map_or(0, str::len),
+            chars(a.units.as_deref()),
             MAX_SHORT,
         )?;
     }
@@ -121,13 +119,9 @@ fn check_limits(args: &Args) -> Result<(), ToolError> {
         .flat_map(|p| [&p.from, &p.to])
         .chain(&args.changed)
     {
-        too_long("an entity id", id.len(), MAX_ENTITY)?;
+        too_long("an entity id", chars(Some(id)), MAX_ENTITY)?;
     }
-    too_long(
-        "change",
-        args.change.as_deref().map_or(0, str::len),
-        MAX_TEXT,
-    )
+    too_long("change", chars(args.change.as_deref()), MAX_TEXT)
 }
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {

@@ -7,6 +7,7 @@ mod support;
 
 mod bounds;
 mod capabilities;
+mod carry_attacks;
 mod carry_forward;
 mod cli;
 mod completions;
