@@ -64,6 +64,88 @@ fn a_hostile_large_carry_answers_within_the_bound_in_every_era() {
         );
         let line = serde_json::to_string(&resp).unwrap();
         assert!(line.len() <= 32_000, "{era:?}: {} bytes", line.len());
-        assert!(resp["result"].get("isError").is_none_or(|e| e == false), "{resp}");
+        assert!(
+            resp["result"].get("isError").is_none_or(|e| e == false),
+            "{resp}"
+        );
     }
+}
+
+fn cli_out(db: &std::path::Path, args: &[&str]) -> String {
+    let out = crate::support::file_events::run_cli(db, args).unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A review carried twice (1 -> 2 -> 3), with a verdict given at revision 2 and an item
+/// re-stated there, survives export -> import -> export byte for byte, and `check` finds
+/// nothing wrong in either database.
+#[test]
+fn a_review_carried_twice_round_trips_byte_for_byte() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+    use crate::support::inproc::ui_caps;
+
+    let dir = TempDir::new("carry-twice").unwrap();
+    let a = dir.join("a.db");
+    {
+        let mut c = Client::declaring(Store::open(&a).unwrap(), ERAS[2], ui_caps());
+        let r1 = art_uri(&rev(1), FILE);
+        c.ok(
+            "remember",
+            json!({"artifact": r1, "name": "bore", "entity_ids": ["face:3"], "note": "12H7"}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": r1, "entity_ids": ["face:7"], "note": "boss"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "rework", "summary": "s", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"]},
+                {"requirement": "Boss 8", "source": "drawing", "state": "satisfied", "faces": ["face:7"]}
+            ]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": r1, "to": art_uri(&rev(2), FILE),
+                   "map": [{"from": "face:3", "to": "face:13"}, {"from": "face:7", "to": "face:17"}],
+                   "changed": ["face:3"], "change": "ECO-1"}),
+        );
+        let review = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(&rev(2), FILE), "detail": "full"}),
+        );
+        let id = review["decisions"][0]["id"].clone();
+        let digest = review["decisions"][0]["basis"][1]["digest"].clone();
+        c.ok(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(2), FILE), "to": art_uri(&rev(3), FILE),
+                   "map": [{"from": "face:13", "to": "face:23"}, {"from": "face:17", "to": "face:27"}],
+                   "changed": [], "change": "ECO-2"}),
+        );
+    }
+    let exported = cli_out(&a, &["export"]);
+    let file = dir.join("a.jsonl");
+    std::fs::write(&file, &exported).unwrap();
+    let b = dir.join("b.db");
+    cli_out(&b, &["import", &file.to_string_lossy()]);
+    assert_eq!(
+        cli_out(&b, &["export"]),
+        exported,
+        "round trip byte-identical"
+    );
+    cli_out(&a, &["check"]);
+    cli_out(&b, &["check"]);
+    let form = cli_out(&b, &["form3", &rev(3)]);
+    assert!(form.contains("Partial FAI: carried from"), "{form}");
 }
