@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::schema::{self as s, MAX_ENTITIES, MAX_ENTITY, MAX_SHORT, MAX_TEXT, MAX_URI};
+use super::schema::{self as s, MAX_ENTITIES, MAX_ENTITY, MAX_SHORT, MAX_URI};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::CarryState;
 use crate::review::carry::EntityMap;
@@ -13,6 +13,12 @@ use crate::text::prefix_chars;
 use crate::wire::{self, PAGE_ITEMS_BUDGET};
 
 pub const NAME: &str = "carry_forward";
+
+/// The longest `change` (characters): a change order and its reason in a line or two. It is
+/// copied into every item of the superseded revision and shown beside each, so it is kept
+/// as short as a decision's subject (the longest text, 65,536, made every item of both
+/// revisions over the answer bound).
+pub const MAX_CHANGE: u64 = 1_000;
 
 /// At most this many entity ids are named per re-verify entry of the answer (recall with
 /// `carried` gives every item whole).
@@ -121,7 +127,7 @@ fn check_limits(args: &Args) -> Result<(), ToolError> {
     {
         too_long("an entity id", chars(Some(id)), MAX_ENTITY)?;
     }
-    too_long("change", chars(args.change.as_deref()), MAX_TEXT)
+    too_long("change", chars(args.change.as_deref()), MAX_CHANGE)
 }
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {

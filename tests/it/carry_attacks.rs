@@ -60,7 +60,7 @@ fn a_hostile_large_carry_answers_within_the_bound_in_every_era() {
         let resp = c.call(
             "carry_forward",
             json!({"from": a, "to": art_uri(&rev(2), FILE), "map": [], "changed": [],
-                   "change": "\u{1}".repeat(4000)}),
+                   "change": "\u{1}".repeat(1000)}),
         );
         let line = serde_json::to_string(&resp).unwrap();
         assert!(line.len() <= 32_000, "{era:?}: {} bytes", line.len());
@@ -148,4 +148,108 @@ fn a_review_carried_twice_round_trips_byte_for_byte() {
     cli_out(&b, &["check"]);
     let form = cli_out(&b, &["form3", &rev(3)]);
     assert!(form.contains("Partial FAI: carried from"), "{form}");
+}
+
+/// Every resource of a superseded revision says so (issue 27: "recalls and resources of
+/// revision 1 say superseded by"): its Form 3 too, which called itself a plain full FAI.
+#[test]
+fn the_form3_of_a_superseded_revision_says_it_was_superseded() {
+    let mut c = Client::memory(ERAS[2]);
+    let r1 = art_uri(&rev(1), FILE);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": r1, "subject": "bore", "disposition": "rework", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"]}
+        ]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": r1, "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:3", "to": "face:13"}], "changed": ["face:3"],
+               "change": "ECO-17"}),
+    );
+    let r = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{}/form3.csv", rev(1))}),
+    );
+    let csv = r["result"]["contents"][0]["text"].as_str().unwrap();
+    let fai = csv.lines().find(|l| l.starts_with("FAI,")).unwrap();
+    assert!(
+        fai.contains(&format!("superseded by revision {}", rev(2))) && fai.contains("ECO-17"),
+        "{csv}"
+    );
+}
+
+/// A `change` travels into every item of the superseded revision and the header lines of
+/// both: with the longest `change` carry_forward accepts (1,000 characters, all escapes),
+/// every answer and resource that shows it stays within the answer bound; a longer one is
+/// refused, nothing written (65,536, the longest text of the other tools, made every answer
+/// about either revision 850 KB).
+#[test]
+fn a_longest_change_keeps_every_answer_within_the_bound() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let r1 = art_uri(&rev(1), FILE);
+        for i in 0..3 {
+            c.ok(
+                "remember",
+                json!({"artifact": r1, "name": format!("f{i}"), "entity_ids": ["face:3"], "note": "n"}),
+            );
+            c.ok(
+                "remember_decision",
+                json!({"artifact": r1, "subject": format!("s{i}"), "disposition": "rework", "basis": [
+                    {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"]}
+                ]}),
+            );
+        }
+        let long = c.refused(
+            "carry_forward",
+            json!({"from": r1, "to": art_uri(&rev(2), FILE), "map": [], "change": "x".repeat(1_001)}),
+        );
+        assert!(long.contains("over its limit of 1000"), "{long}");
+        let change = "\u{1}".repeat(1_000);
+        let out = c.call(
+            "carry_forward",
+            json!({"from": r1, "to": art_uri(&rev(2), FILE),
+                   "map": [{"from": "face:3", "to": "face:13"}], "changed": [], "change": change}),
+        );
+        let mut sizes = vec![(
+            "carry_forward".to_string(),
+            serde_json::to_string(&out).unwrap().len(),
+        )];
+        for r in [rev(1), rev(2)] {
+            for (tool, args) in [
+                ("recall", json!({"artifact": art_uri(&r, FILE)})),
+                (
+                    "recall",
+                    json!({"artifact": art_uri(&r, FILE), "entity_id": "face:3"}),
+                ),
+                (
+                    "recall_decisions",
+                    json!({"artifact": art_uri(&r, FILE), "current_only": false, "detail": "full"}),
+                ),
+                ("show_review", json!({"artifact": art_uri(&r, FILE)})),
+                (
+                    "show_review",
+                    json!({"artifact": art_uri(&r, FILE), "detail": "full"}),
+                ),
+            ] {
+                let resp = c.call(tool, args.clone());
+                sizes.push((
+                    format!("{tool} {args}"),
+                    serde_json::to_string(&resp).unwrap().len(),
+                ));
+            }
+            for uri in [
+                format!("review://revisions/{r}"),
+                format!("review://revisions/{r}/report"),
+                format!("review://revisions/{r}/form3.csv"),
+            ] {
+                let resp = c.request("resources/read", json!({"uri": uri}));
+                sizes.push((uri, serde_json::to_string(&resp).unwrap().len()));
+            }
+        }
+        let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 32_000).collect();
+        assert!(over.is_empty(), "{era:?}: over the bound: {over:?}");
+    }
 }
