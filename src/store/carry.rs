@@ -274,7 +274,7 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
                 }
                 let snap_seq = next_seq(tx)?;
                 let snapshot = Record {
-                    id: id::mint("rec", snap_seq),
+                    id: free_id(tx, "rec", &["superseded", &r.id, &from.revision], snap_seq)?,
                     ..old
                 };
                 write_record(tx, None, &snapshot, snap_seq)?;
@@ -289,7 +289,7 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
                 write_record(tx, Some(seq), &old, seq)?;
                 let new_seq = next_seq(tx)?;
                 let note = Record {
-                    id: id::mint("rec", new_seq),
+                    id: free_id(tx, "rec", &["carried", &r.id, &to.revision], new_seq)?,
                     created_at: now.clone(),
                     updated_at: now.clone(),
                     ..moved
@@ -337,7 +337,7 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
             .collect();
         let seq = next_seq(tx)?;
         let mut new = Decision {
-            id: id::mint("dec", seq),
+            id: free_id(tx, "dec", &["carried", &d.id, &to.revision], seq)?,
             subject: d.subject.clone(),
             disposition: String::new(),
             summary: d.summary.clone(),
@@ -359,6 +359,31 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
         out.decisions.push(new);
     }
     Ok(out)
+}
+
+/// The id of an item `carry_forward` writes: derived from `parts` (see [`id::derive`]), so
+/// that the same carry in two clones of a review writes the same ids; a fresh one in the rare
+/// case that id is taken here (an item carried, moved back by a remember, carried again).
+fn free_id(
+    tx: &Transaction<'_>,
+    prefix: &str,
+    parts: &[&str],
+    seq: i64,
+) -> Result<String, StoreError> {
+    let derived = id::derive(prefix, parts);
+    let sql = if prefix == "dec" {
+        "SELECT EXISTS (SELECT 1 FROM decisions WHERE id = ?1)"
+    } else {
+        "SELECT EXISTS (SELECT 1 FROM records WHERE id = ?1)"
+    };
+    let taken: bool = tx
+        .prepare_cached(sql)?
+        .query_row([&derived], |r| r.get(0))?;
+    Ok(if taken {
+        id::mint(prefix, seq)
+    } else {
+        derived
+    })
 }
 
 /// A carried decision's disposition: that it was carried and how many items need
@@ -490,5 +515,30 @@ mod tests {
                 .is_none()
         );
         assert!(!store.supersession(&at(1).revision).unwrap().is_carried());
+    }
+
+    /// The ids a carry writes are derived (the same carry in two clones writes the same
+    /// ids); when one is taken (a feature carried, moved back by a remember at the old
+    /// revision, carried again) a fresh one is used and the carry succeeds.
+    #[test]
+    fn a_feature_carried_again_gets_a_fresh_id_for_its_second_old_copy() {
+        let mut store = Store::open_in_memory().unwrap();
+        let bore = |store: &mut Store| {
+            store
+                .remember(&NewRecord {
+                    artifact: at(1),
+                    name: Some("bore".into()),
+                    note: None,
+                    tags: vec![],
+                    entity_ids: vec!["face:1".into()],
+                    id_scheme: "opaque".into(),
+                })
+                .unwrap()
+        };
+        bore(&mut store);
+        carry(&mut store, 1, 2, &[("face:1", "face:11")]);
+        bore(&mut store);
+        let again = carry(&mut store, 1, 2, &[("face:1", "face:11")]);
+        assert_eq!(again.records.len(), 1);
     }
 }

@@ -253,3 +253,94 @@ fn a_longest_change_keeps_every_answer_within_the_bound() {
         assert!(over.is_empty(), "{era:?}: over the bound: {over:?}");
     }
 }
+
+/// Two clones of one review each carry revision 1 to revision 2 (two engineers, the same
+/// change), then sync through a shared folder: the sync succeeds, and revision 2 holds one
+/// review, not two copies of every carried note and decision.
+#[test]
+fn the_same_carry_in_two_clones_syncs_into_one_review() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-clones").unwrap();
+    let a = dir.join("a.db");
+    let b = dir.join("b.db");
+    let r1 = art_uri(&rev(1), FILE);
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        c.ok(
+            "remember",
+            json!({"artifact": r1, "name": "bore", "entity_ids": ["face:3"], "note": "12H7"}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": r1, "entity_ids": ["face:7"], "note": "boss"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "rework", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"]}
+            ]}),
+        );
+    }
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    cli_out(&a, &["sync", &folder]);
+    cli_out(&b, &["sync", &folder]);
+    let carry = json!({"from": r1, "to": art_uri(&rev(2), FILE),
+        "map": [{"from": "face:3", "to": "face:13"}, {"from": "face:7", "to": "face:17"}],
+        "changed": ["face:3"], "change": "ECO-1"});
+    for db in [&a, &b] {
+        let mut c = Client::new(Store::open(db).unwrap(), ERAS[2]);
+        c.ok("carry_forward", carry.clone());
+    }
+    for db in [&a, &b, &a] {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(
+            out.status.success(),
+            "sync: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for db in [&a, &b] {
+        let mut c = Client::new(Store::open(db).unwrap(), ERAS[2]);
+        let recs = c.ok("recall", json!({"artifact": art(&rev(2)), "limit": 50}));
+        let decs = c.ok(
+            "recall_decisions",
+            json!({"artifact": art(&rev(2)), "current_only": false, "limit": 50}),
+        );
+        assert_eq!(
+            (
+                recs["records"].as_array().unwrap().len(),
+                decs["decisions"].as_array().unwrap().len()
+            ),
+            (2, 1),
+            "{db:?}: {recs} {decs}"
+        );
+        // What revision 1 said stays once too: the feature's superseded copy, the note, the
+        // decision.
+        let recs = c.ok("recall", json!({"artifact": art(&rev(1)), "limit": 50}));
+        let decs = c.ok(
+            "recall_decisions",
+            json!({"artifact": art(&rev(1)), "current_only": false, "limit": 50}),
+        );
+        let at_r1 = |v: &serde_json::Value, key: &str| {
+            v[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|i| {
+                    let n = i["artifact"].as_u64().unwrap() as usize;
+                    v["artifacts"][n]["revision"] == json!(rev(1))
+                })
+                .count()
+        };
+        assert_eq!(
+            (at_r1(&recs, "records"), at_r1(&decs, "decisions")),
+            (2, 1),
+            "{db:?}: {recs} {decs}"
+        );
+    }
+}
