@@ -189,6 +189,7 @@ pub fn both_changed(
         }
         (w, _) => w.clone(),
     };
+    let item = keep_superseded(item, loser, &mut notes);
     let mut report = format!(
         "{} {} changed on both sides: {} version of {}{}, {} version of {}{}; kept the {} version (the later)",
         ours.item.kind().as_str(),
@@ -210,6 +211,31 @@ pub fn both_changed(
         conflict: Some(report),
         notes,
     }
+}
+
+/// A revision carried on stays carried on: the winner of a merge keeps the loser's
+/// `superseded` mark when it has none (a verdict given at the old revision in one clone while
+/// another carried it to the next must not make the old revision live again, its decisions
+/// rivals of the carried ones).
+fn keep_superseded(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> Item {
+    let mark = match (&mut item, loser.item) {
+        (Item::Decision(w), Item::Decision(l)) if w.superseded.is_none() => {
+            w.superseded.clone_from(&l.superseded);
+            l.superseded.as_ref()
+        }
+        (Item::Record(w), Item::Record(l)) if w.superseded.is_none() => {
+            w.superseded.clone_from(&l.superseded);
+            l.superseded.as_ref()
+        }
+        _ => None,
+    };
+    if let Some(m) = mark {
+        notes.push(format!(
+            "kept the {} version's mark: superseded by revision {}",
+            loser.name, m.by
+        ));
+    }
+    item
 }
 
 /// Who wrote a version, for the report: " by NAME" when it carries an author.
@@ -626,5 +652,33 @@ mod tests {
         let b = &basis(&r.item)[0];
         assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
         assert_eq!(b.carried, None);
+    }
+
+    /// One clone carried the revision on (the decision marked superseded), the other gave
+    /// the engineer's verdict at that revision later: the merge keeps both, and the old
+    /// decision stays superseded.
+    #[test]
+    fn resolve_keeps_the_superseded_mark_of_either_side() {
+        use crate::review::Superseded;
+        let base = decision(T1, "rework", vec![item("Bore", None)]);
+        let mut carried = decision(T2, "rework", vec![item("Bore", None)]);
+        if let Item::Decision(d) = &mut carried {
+            d.superseded = Some(Superseded {
+                at: T2.into(),
+                by: REV.replace('0', "2"),
+                change: None,
+            });
+        }
+        let judged = decision(
+            T3,
+            "rework",
+            vec![item("Bore", Some((Judgement::Rejected, Via::App, T3)))],
+        );
+        for (ours, theirs) in [(&carried, &judged), (&judged, &carried)] {
+            let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let Item::Decision(d) = &r.item else { panic!() };
+            assert!(d.superseded.is_some(), "the carry's mark was lost");
+            assert_eq!(d.basis[0].verdict.as_ref().map(|v| v.via), Some(Via::App));
+        }
     }
 }
