@@ -269,19 +269,15 @@ pub fn record_page_output() -> Value {
     let mut r = record_output();
     let props = &mut r["properties"];
     props["artifact"] = artifact_index();
+    props["name"] = json!({"type": "string", "description": "A feature's name; a note has none (kind is implied)."});
+    props["updated_at"] =
+        json!({"type": "string", "description": "Absent while equal to created_at."});
     if let Value::Object(p) = props {
         p.remove("stale");
         p.remove("id_scheme");
+        p.remove("kind");
     }
-    r["required"] = json!([
-        "id",
-        "kind",
-        "tags",
-        "entity_ids",
-        "artifact",
-        "created_at",
-        "updated_at"
-    ]);
+    r["required"] = json!(["id", "tags", "entity_ids", "artifact", "created_at"]);
     r
 }
 
