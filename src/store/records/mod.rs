@@ -358,7 +358,11 @@ fn remember_in(
         id_scheme: new.id_scheme.clone(),
         artifact: new.artifact.clone(),
         author,
-        updated_at: time::updated_after(now, &not_before),
+        updated_at: if replaced {
+            time::updated_strictly_after(now, &not_before)
+        } else {
+            time::updated_after(now, &not_before)
+        },
         created_at,
     };
     write_record(tx, old, &record, seq)?;
