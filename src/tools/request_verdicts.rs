@@ -486,7 +486,8 @@ fn answer(
             remaining,
         },
         summary,
-    )
+    )?
+    .fit_member("decision", crate::resources::DECISIONS)
 }
 
 fn answer_without(

@@ -130,9 +130,26 @@ pub fn record_output() -> Value {
             "author": {"type": "string", "description": "Who recorded it, when the server that wrote it has an author set."},
             "created_at": {"type": "string"},
             "updated_at": {"type": "string"},
-            "stale": {"anyOf": or_null("boolean"), "description": "true: written for another revision than the one supplied; null: no revision supplied."}
+            "stale": {"anyOf": or_null("boolean"), "description": "true: written for another revision than the one supplied; null: no revision supplied."},
+            "truncated": truncated_output()
         },
         "required": ["id", "kind", "tags", "entity_ids", "id_scheme", "artifact", "created_at", "updated_at", "stale"]
+    })
+}
+
+/// `truncated`: on an item too large for one answer, what was cut to fit and where the whole
+/// item is read (see `wire::fit_item`).
+pub fn truncated_output() -> Value {
+    let n = json!({"type": "integer", "minimum": 0});
+    json!({
+        "type": "object",
+        "description": "Only on an item cut to fit one answer (cut strings end in …): each field (JSON Pointer) cut and by how much; `whole`: the item entire, in parts.",
+        "properties": {
+            "fields": {"type": "array", "items": {"type": "object", "properties": {"field": {"type": "string"}, "cut_bytes": n, "cut_items": n}, "required": ["field"]}},
+            "more_fields": n,
+            "whole": {"type": "string"}
+        },
+        "required": ["fields", "whole"]
     })
 }
 
@@ -199,7 +216,8 @@ pub fn decision_output() -> Value {
             "author": {"type": "string", "description": "Who last recorded it, when the server that wrote it has an author set."},
             "created_at": {"type": "string"},
             "updated_at": {"type": "string"},
-            "stale": {"anyOf": or_null("boolean")}
+            "stale": {"anyOf": or_null("boolean")},
+            "truncated": truncated_output()
         },
         "required": ["id", "subject", "disposition", "basis", "artifact", "created_at", "updated_at", "stale"]
     })
@@ -317,7 +335,8 @@ pub fn decision_summary_output() -> Value {
             "verdicts": counts,
             "open_questions": {"type": "array", "items": open_question_output()},
             "author": {"type": "string"},
-            "updated_at": {"type": "string"}
+            "updated_at": {"type": "string"},
+            "truncated": truncated_output()
         },
         "required": ["id", "subject", "disposition", "artifact", "items", "states", "verdicts", "open_questions", "updated_at"]
     })
