@@ -148,6 +148,11 @@ impl ToolOutput {
         next: Option<String>,
         mut summary: String,
     ) -> Result<ToolOutput, ToolError> {
+        if page.has_cut_item() {
+            summary.push_str(
+                "; the first is too large for one answer and comes cut to fit (its `truncated` names what was cut and where it is whole)",
+            );
+        }
         summary.push_str(if next.is_some() {
             "; more follow: call again with next_cursor."
         } else {

@@ -140,15 +140,10 @@ pub fn record_output() -> Value {
 /// `truncated`: on an item too large for one answer, what was cut to fit and where the whole
 /// item is read (see `wire::fit_item`).
 pub fn truncated_output() -> Value {
-    let n = json!({"type": "integer", "minimum": 0});
     json!({
         "type": "object",
-        "description": "Only on an item cut to fit one answer (cut strings end in …): each field (JSON Pointer) cut and by how much; `whole`: the item entire, in parts.",
-        "properties": {
-            "fields": {"type": "array", "items": {"type": "object", "properties": {"field": {"type": "string"}, "cut_bytes": n, "cut_items": n}, "required": ["field"]}},
-            "more_fields": n,
-            "whole": {"type": "string"}
-        },
+        "description": "Only on an item cut to fit one answer: fields cut (cut strings end in …); whole: it entire, in parts.",
+        "properties": {"fields": {"type": "array"}, "more_fields": {"type": "integer"}, "whole": {"type": "string"}},
         "required": ["fields", "whole"]
     })
 }

@@ -23,6 +23,8 @@ pub struct PageWriter {
     artifacts: Option<Vec<u8>>,
     /// Where an item is read whole: `{resource}{id}/part/1` (see [`super::fit_item`]).
     resource: Option<&'static str>,
+    /// Whether an item was cut to fit.
+    cut: bool,
     error: Option<Error>,
 }
 
@@ -43,6 +45,7 @@ impl PageWriter {
             items: 0,
             artifacts: None,
             resource: None,
+            cut: false,
             error: None,
         }
     }
@@ -133,10 +136,16 @@ impl PageWriter {
             }
             let added = self.out.get(mark..).unwrap_or_default();
             cost = self.cost + 2 * added.len() + quotes(added);
+            self.cut = true;
         }
         self.cost = cost;
         self.items += 1;
         true
+    }
+
+    /// Whether an item of the page was cut to fit (it says so in its `truncated`).
+    pub fn has_cut_item(&self) -> bool {
+        self.cut
     }
 
     /// The page, with `next_cursor` when more items follow. The members come in sorted order,

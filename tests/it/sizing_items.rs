@@ -187,6 +187,11 @@ fn an_item_larger_than_the_bound_is_served_cut_and_says_where_it_is_whole() {
             let resp = c.call(tool, args.clone());
             bounded(&format!("{era:?} {tool} {args}"), &resp);
             let out = structured(&resp);
+            let summary = resp["result"]["content"][0]["text"].as_str().unwrap();
+            let first = out["records"].get(0).or_else(|| out["decisions"].get(0));
+            if tool != "show_review" && first.is_some_and(|f| f.get("truncated").is_some()) {
+                assert!(summary.contains("cut to fit"), "{summary}");
+            }
             // Wherever the large items are served, they say they were cut.
             let mut items: Vec<&Value> = Vec::new();
             for key in ["records", "decisions", "stale_decisions"] {
