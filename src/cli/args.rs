@@ -16,10 +16,11 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// The subcommands, as typed.
-const SUBCOMMANDS: [&str; 9] = [
+const SUBCOMMANDS: [&str; 10] = [
     "serve",
     "revision",
     "export",
+    "form3",
     "import",
     "check",
     "backup",

@@ -185,6 +185,7 @@ mod tests {
                 reason: None,
                 via,
             }),
+            carried: None,
         }
     }
 

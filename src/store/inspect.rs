@@ -39,7 +39,8 @@ pub(super) fn inspect(path: &Path, busy: Duration) -> Result<Found, StoreError> 
             Err(
                 e @ (StoreError::NotSqlite { .. }
                 | StoreError::Foreign { .. }
-                | StoreError::Newer { .. }),
+                | StoreError::Newer { .. }
+                | StoreError::ForeignLog { .. }),
             ) if look < LOOKS => {
                 log::debug!(
                     "inspection of {} refused ({e}); looking again",
@@ -71,6 +72,8 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
             path: path.to_path_buf(),
             source,
         })?;
+    // Before anything (SQLite included) reads the log beside the file.
+    super::left_log::check(path)?;
     if header.is_empty() {
         return Ok(Found::Fresh);
     }

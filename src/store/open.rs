@@ -10,13 +10,15 @@
 //! `review.db` alone is complete soon after every answer: SQLite's automatic checkpoint is
 //! off (it would run inside the commit, before the answer), and the server checkpoints
 //! after it has written the answer and before it reads the next request
-//! ([`Store::checkpoint`]: `TRUNCATE`, which becomes `PASSIVE` when another connection
-//! holds the write lock or a reader holds an older snapshot; an incomplete one is tried
-//! again until it completes). The commands that write (`import`, `sync`) checkpoint at
-//! their end. The next open of the file by anything (a server, `check`, `backup`, `export`,
-//! a dry run) applies a `-wal` left by a process stopped between its answer and its
-//! checkpoint first. [`Journal::Persist`], the rollback journal of the previous version,
-//! stays only so the benchmark can measure both in one run.
+//! ([`Store::checkpoint_and_begin_log`]: `RESTART`, which becomes `PASSIVE` when another
+//! connection holds the write lock or a reader holds an older snapshot; an incomplete one is
+//! tried again until it completes), then begins the emptied log for the next write, so that
+//! write syncs once. The commands that write (`import`, `sync`) checkpoint at their end
+//! (`TRUNCATE`). The next open of the file by anything (a server, `check`, `backup`,
+//! `export`, a dry run) applies a `-wal` left by a process stopped between its answer and its
+//! checkpoint first, once `left_log.rs` has checked it is this file's.
+//! [`Journal::Persist`], the rollback journal of the previous version, stays only so the
+//! benchmark can measure both in one run.
 //!
 //! The `-wal` and `-shm` files belong to the open connection: their device and inode are
 //! checked with the database's before every transaction (see `file.rs`), so a cleanup
@@ -60,7 +62,7 @@ impl Journal {
 
 /// The `-wal` stays at most this large once it can be reset: a write under a long read
 /// transaction (or a large import) grows it, and SQLite truncates it back to this size when
-/// the log restarts; the server's checkpoint truncates it to nothing.
+/// the log restarts (the server's first commit after each checkpoint).
 pub const JOURNAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
 
 /// A database file that a store opens on its first query.
@@ -76,6 +78,9 @@ pub(super) struct OnDisk {
     /// The last checkpoint could not copy the whole log (a reader's snapshot, another
     /// writer): it is tried again.
     pub incomplete: bool,
+    /// The log has its header for the next write (see [`Store::begin_next_log`]): false
+    /// after this connection emptied it.
+    pub log_begun: bool,
 }
 
 /// What a checkpoint did.
@@ -105,10 +110,11 @@ impl Store {
 
     /// A store for a serving process: checks now what can be checked without creating or
     /// writing anything (the kind of file, its links, a foreign, newer or damaged file, a
-    /// file that cannot be written), and opens the file at the first query. A process that
-    /// only answers `initialize`, `server/discover`, `ping` or a list creates nothing, and a
-    /// database locked by another process is reported by the first tool call that needs it,
-    /// within [`BUSY_TIMEOUT`], instead of delaying the handshake.
+    /// file that cannot be written), and opens the file after the first answer when it
+    /// exists ([`Store::open_if_present`]), else at the first query that needs it. A process
+    /// that only answers `initialize`, `server/discover`, `ping` or a list creates nothing,
+    /// and a database locked by another process is reported by the first tool call that
+    /// needs it, within [`BUSY_TIMEOUT`], instead of delaying the handshake.
     pub fn lazy(path: &Path) -> Result<Store, StoreError> {
         let store = Store::unopened(path, Journal::Wal)?;
         let path = store.path().map(Path::to_path_buf).unwrap_or_default();
@@ -142,6 +148,7 @@ impl Store {
             journal,
             identity: None,
             checkpointed: 0,
+            log_begun: false,
             incomplete: false,
         };
         Ok(Store::over(None, Some(disk)))
@@ -201,12 +208,33 @@ impl Store {
                     // What opening wrote (a migration) is not a change of the review.
                     self.internal_changes = conn.total_changes();
                     disk.checkpointed = conn.total_changes();
+                    disk.log_begun = false;
                     self.conn = Some(conn);
                 }
                 (Some(_), None) => {}
             }
         }
         self.conn.as_mut().ok_or(StoreError::NotOpen)
+    }
+
+    /// Opens the file now if it exists and is not open yet, without waiting for a lock
+    /// another process holds (the first query then opens it, and waits as always). The
+    /// server calls it after an answer, so that what an open writes and syncs (a left log
+    /// applied, the log begun) is done before a request waits on it. Returns whether the
+    /// store is open on its file.
+    pub fn open_if_present(&mut self) -> bool {
+        match (&self.conn, &self.file) {
+            (Some(_), _) => return true,
+            (None, Some(disk)) if disk.path.exists() => {}
+            _ => return false,
+        }
+        match without_waiting(|| self.conn().map(|_| ())) {
+            Ok(()) => true,
+            Err(e) => {
+                log::debug!("the file is opened by the first query instead: {e}");
+                false
+            }
+        }
     }
 
     /// Copies what this connection committed since its last complete checkpoint from the
@@ -216,6 +244,47 @@ impl Store {
     /// server calls it after writing each answer, the writing commands at their end. No
     /// query runs when nothing was written (no system call either).
     pub fn checkpoint(&mut self) -> Result<Checkpoint, StoreError> {
+        self.checkpoint_in(TRUNCATE)
+    }
+
+    /// The server's checkpoint after an answer: [`Store::checkpoint`], then the emptied log
+    /// begun for the next write ([`Store::begin_next_log`]), so the next answered write
+    /// syncs once. When the path still names the file and log this connection opened, the
+    /// checkpoint is `RESTART`: the log keeps its length (at most [`JOURNAL_SIZE_LIMIT`])
+    /// and the new header the next commit writes makes its old frames invalid, which spares
+    /// the file system a truncation and a regrowth per write (a fifth of a `remember`'s CPU
+    /// on tmpfs, and on ext4 a sync that only writes data, not the file's new size).
+    /// Otherwise it is `TRUNCATE`, and the log is not begun: nothing with frames is left
+    /// beside a path that names another file.
+    pub fn checkpoint_and_begin_log(&mut self) -> Result<Checkpoint, StoreError> {
+        // Nothing written and the log begun: no system call.
+        let ours = match (&self.conn, &self.file) {
+            (Some(conn), Some(disk)) if disk.journal == Journal::Wal => {
+                if conn.total_changes() == disk.checkpointed && !disk.incomplete && disk.log_begun {
+                    return Ok(Checkpoint::Nothing);
+                }
+                disk.identity.as_ref().is_none_or(|i| i.verify().is_ok())
+            }
+            _ => return Ok(Checkpoint::Nothing),
+        };
+        let done = self.checkpoint_in(if ours { RESTART } else { TRUNCATE })?;
+        if ours && done != Checkpoint::Incomplete {
+            self.begin_next_log()?;
+        }
+        Ok(done)
+    }
+
+    /// Empties the log of a writing connection on its file (`TRUNCATE`, without waiting),
+    /// whatever it holds; for the close of the store.
+    pub(super) fn empty_log(&mut self) {
+        if let (Some(conn), Some(disk)) = (&self.conn, &self.file)
+            && disk.journal == Journal::Wal
+        {
+            let _ = without_waiting(|| truncate_wal(conn));
+        }
+    }
+
+    fn checkpoint_in(&mut self, mode: &str) -> Result<Checkpoint, StoreError> {
         let (Some(conn), Some(disk)) = (&self.conn, &mut self.file) else {
             return Ok(Checkpoint::Nothing);
         };
@@ -226,14 +295,57 @@ impl Store {
         // No identity check: even when the path no longer names the file (replaced, deleted)
         // or its log, copying the log into the file this connection opened and emptying it
         // is what leaves nothing beside the path that SQLite would apply to another file.
-        let busy = without_waiting(|| truncate_wal(conn))?;
+        let busy = without_waiting(|| checkpoint_wal(conn, mode))?;
         disk.incomplete = busy;
         disk.checkpointed = changes;
+        disk.log_begun &= busy;
         Ok(if busy {
             Checkpoint::Incomplete
         } else {
             Checkpoint::Complete
         })
+    }
+
+    /// Begins the emptied log for the next write, after a complete checkpoint (or the open) emptied it: the first
+    /// commit into an empty log writes its header and syncs it before the commit's own sync,
+    /// so without this the next answered write would wait for two syncs instead of one. The
+    /// commit here changes no review row (the schema version is written back with its own
+    /// value, in one `BEGIN IMMEDIATE` so no other writer comes between) and carries nothing
+    /// worth keeping, so it runs with `synchronous=NORMAL`: only the new header is synced.
+    /// It gives up at once (nothing written) when another connection holds the lock (whose
+    /// next commit then begins the log), or in a rollback journal. `review.db` alone still holds every answered write: what this puts in the
+    /// log is a page 1 identical to the file's, but for its change counter.
+    fn begin_next_log(&mut self) -> Result<(), StoreError> {
+        let (Some(conn), Some(disk)) = (&self.conn, &mut self.file) else {
+            return Ok(());
+        };
+        if disk.journal != Journal::Wal || disk.incomplete || disk.log_begun {
+            return Ok(());
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let written = without_waiting(|| -> Result<(), StoreError> {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            let rewrite = conn
+                .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))
+                .and_then(|v| conn.pragma_update(None, "user_version", v));
+            match rewrite {
+                Ok(()) => conn.execute_batch("COMMIT")?,
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    return Err(e.into());
+                }
+            }
+            Ok(())
+        });
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        match written {
+            Err(StoreError::Sqlite(e)) if is_busy(&e) => Ok(()),
+            Err(e) => Err(e),
+            Ok(()) => {
+                disk.log_begun = true;
+                Ok(())
+            }
+        }
     }
 
     /// Whether reads go to the scratch database (creating it if needed): a lazy store whose
@@ -272,7 +384,9 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
         Err(e) => return Err(io(e)),
     };
     file::check_kind(path, &meta)?;
-    inspect(path, BUSY_TIMEOUT)?;
+    // As long as this thread's statements wait (nothing inside `without_waiting`).
+    let patience = PATIENCE.with(Cell::get);
+    inspect(path, patience)?;
     let before = Identity::of(path)?;
     // SQLite's own messages ("unable to open database file", "attempt to write a readonly
     // database") do not say which file: name it.
@@ -301,7 +415,7 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     let prepared = inspect::identify(&conn)
         .map_err(StoreError::from)
         .and_then(|(app, version, tables)| inspect::classify(path, app, version, tables))
-        .and_then(|_| set_journal(&conn, path, journal))
+        .and_then(|_| set_journal(&conn, path, journal, patience))
         .and_then(|()| migrate(&conn, path, true));
     if let Err(e) = prepared {
         // A refused file is left exactly as it is: no checkpoint of a WAL into it when this
@@ -332,8 +446,18 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
 /// `PRAGMA wal_checkpoint(TRUNCATE)`: true when it could not complete (SQLite then did what
 /// a `PASSIVE` checkpoint does). A connection not in WAL mode answers "not busy".
 pub(super) fn truncate_wal(conn: &Connection) -> Result<bool, StoreError> {
+    checkpoint_wal(conn, TRUNCATE)
+}
+
+/// The statements of the two checkpoints the store runs.
+const TRUNCATE: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
+const RESTART: &str = "PRAGMA wal_checkpoint(RESTART)";
+
+/// Runs checkpoint `statement` ([`TRUNCATE`] or [`RESTART`]): true when it could not
+/// complete (SQLite then did what a `PASSIVE` checkpoint does).
+fn checkpoint_wal(conn: &Connection, statement: &str) -> Result<bool, StoreError> {
     let busy: i64 = conn
-        .prepare_cached("PRAGMA wal_checkpoint(TRUNCATE)")?
+        .prepare_cached(statement)?
         .query_row([], |r| r.get(0))?;
     Ok(busy != 0)
 }
@@ -412,9 +536,14 @@ fn fair_wait() -> impl FnMut(i32) -> bool + Send + 'static {
 /// connection reads or writes the file, and a lock that another process opening the same
 /// new file may hold; leaving it (the benchmark's rollback journal) needs every other
 /// connection closed.
-fn set_journal(conn: &Connection, path: &Path, journal: Journal) -> Result<(), StoreError> {
+fn set_journal(
+    conn: &Connection,
+    path: &Path,
+    journal: Journal,
+    patience: Duration,
+) -> Result<(), StoreError> {
     let want = journal.pragma();
-    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let deadline = Instant::now() + patience;
     let mode = loop {
         let r: rusqlite::Result<String> =
             conn.pragma_update_and_check(None, "journal_mode", want, |r| r.get(0));

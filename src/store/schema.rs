@@ -6,7 +6,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -360,4 +360,32 @@ CREATE TABLE IF NOT EXISTS sync_pending (
     run    TEXT NOT NULL,
     PRIMARY KEY (folder, kind, id)
 );
+"#;
+
+/// The schema version whose entry [`add_carry_columns`] prepares.
+pub(super) const CARRY_AT: usize = 10;
+
+/// Adds the columns of `carry_forward` unless they are there: `carried` (records, decisions,
+/// basis items: where a carried item came from, JSON) and `superseded` (records, decisions:
+/// the revision an item's revision was carried to, JSON).
+pub(super) fn add_carry_columns(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    add_text_columns(tx, "records", &["carried", "superseded"])?;
+    add_text_columns(tx, "decisions", &["carried", "superseded"])?;
+    add_text_columns(tx, "basis_items", &["carried"])
+}
+
+/// Carrying a review to the next revision (`carry_forward`): the columns are added by
+/// [`add_carry_columns`], which [`migrate`](super::migrate::migrate) runs before this entry;
+/// existing rows upgrade as stated at their own revision, superseded by none. A named feature
+/// is unique per (locator, name) among the rows not superseded: when a feature moves to the
+/// next revision, what the old revision said of it stays as a superseded row. Every
+/// statement may run twice.
+const V10: &str = r#"
+DROP INDEX IF EXISTS records_feature_key;
+CREATE UNIQUE INDEX IF NOT EXISTS records_feature_key ON records (locator, name)
+    WHERE name IS NOT NULL AND superseded IS NULL;
+CREATE INDEX IF NOT EXISTS records_superseded_by ON records (json_extract(superseded, '$.by'))
+    WHERE superseded IS NOT NULL;
+CREATE INDEX IF NOT EXISTS decisions_superseded_by
+    ON decisions (json_extract(superseded, '$.by')) WHERE superseded IS NOT NULL;
 "#;

@@ -5,6 +5,8 @@
 //! checked here and answered as [`ToolError::Invalid`]. Each tool lives in its own file:
 //! its spec (schemas, annotations, description), its argument type, and its run function.
 
+mod artifact_revision;
+mod carry_forward;
 mod cursor;
 mod forget;
 mod recall;
@@ -216,10 +218,12 @@ pub fn catalog() -> Vec<ToolSpec> {
         recall::spec(),
         remember_decision::spec(),
         recall_decisions::spec(),
+        carry_forward::spec(),
         request_verdicts::spec(),
         show_review::spec(),
         record_verdict::spec(),
         forget::spec(),
+        artifact_revision::spec(),
     ]
 }
 

@@ -350,6 +350,11 @@ pub fn open_question_output() -> Value {
     })
 }
 
+/// `carried`: the worklist of a revision `carry_forward` wrote (items in that state).
+pub fn carried_filter() -> Value {
+    json!({"type": "string", "enum": crate::review::CarryState::ALL})
+}
+
 /// `detail`: the summary form by default, every field on request.
 pub fn detail() -> Value {
     json!({"type": "string", "enum": ["summary", "full"], "default": "summary"})

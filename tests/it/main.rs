@@ -7,11 +7,13 @@ mod support;
 
 mod bounds;
 mod capabilities;
+mod carry_forward;
 mod cli;
 mod completions;
 mod database_file;
 mod elicitation;
 mod export_file;
+mod form3_csv;
 mod fuzz;
 mod hostile;
 mod librules_layers;
