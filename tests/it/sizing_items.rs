@@ -275,6 +275,7 @@ fn an_item_larger_than_the_bound_is_served_cut_and_says_where_it_is_whole() {
         for uri in [
             format!("review://revisions/{REV_A}"),
             format!("review://revisions/{REV_A}/report"),
+            format!("review://revisions/{REV_A}/form3.csv"),
             format!("review://records/{}", s.record),
             format!("review://decisions/{}", s.decision),
         ] {
