@@ -184,13 +184,13 @@ fn rows() -> Vec<Row> {
             None,
         ),
         (
-            "recall {artifact C} (one 66 KB record)",
+            "recall {artifact C} (one 117 KB record)",
             "tools/call",
             tool("recall", json!({"artifact": art_c()})),
             Some("records"),
         ),
         (
-            "recall_decisions {artifact C, full} (one 120 KB decision)",
+            "recall_decisions {artifact C, full} (one 132 KB decision)",
             "tools/call",
             tool(
                 "recall_decisions",
