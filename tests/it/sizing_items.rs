@@ -98,6 +98,13 @@ fn announced(resp: &Value, member: &str, resource: &str) -> String {
     id
 }
 
+fn announced_decision(resp: &Value, whole: &str) {
+    bounded("record_verdict", resp);
+    let out = structured(resp);
+    assert_eq!(out["verdict"]["judgement"], "accepted", "{out}");
+    check_truncated(&out["decision"], whole);
+}
+
 fn check_truncated(item: &Value, whole: &str) {
     let t = &item["truncated"];
     assert_eq!(t["whole"], whole, "{item}");
@@ -211,6 +218,18 @@ fn an_item_larger_than_the_bound_is_served_cut_and_says_where_it_is_whole() {
         // recall twice, the decision's five recalls, and show_review at full detail (the
         // summary form counts it among its decisions too).
         assert!(announced >= 8, "{announced}");
+        // The card's verdict on an item of the cut decision: the digest it was given (never
+        // cut) is the item's, and the answer, with the decision, is bounded and cut too.
+        let shown = structured(&c.call(
+            "show_review",
+            json!({"artifact": art(), "subject": "huge", "detail": "full"}),
+        ));
+        let digest = shown["decisions"][0]["basis"][0]["digest"].clone();
+        let resp = c.call(
+            "record_verdict",
+            json!({"decision_id": s.decision, "index": 0, "item_digest": digest, "judgement": "accepted"}),
+        );
+        announced_decision(&resp, &decision_whole);
         // The paged tools serve every item once, the large ones cut.
         for (tool, key, args, want) in [
             ("recall", "records", json!({"limit": 200}), 6),
