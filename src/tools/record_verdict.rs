@@ -132,5 +132,5 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         "verdict": verdict,
         "decision": decision.to_card_wire(None),
     });
-    ToolOutput::new(&structured, summary)
+    ToolOutput::new(&structured, summary)?.fit_member("decision", crate::resources::DECISIONS)
 }

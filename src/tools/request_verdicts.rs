@@ -503,7 +503,8 @@ fn answer(
             remaining,
         },
         summary,
-    )
+    )?
+    .fit_member("decision", crate::resources::DECISIONS)
 }
 
 fn answer_without(
