@@ -16,8 +16,9 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// The subcommands, as typed.
-const SUBCOMMANDS: [&str; 9] = [
+const SUBCOMMANDS: [&str; 10] = [
     "serve",
+    "review",
     "revision",
     "export",
     "import",

@@ -11,5 +11,5 @@ pub mod outrank;
 pub mod record;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, file_revision, is_revision, normalise_uri};
-pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict, Via};
+pub use decision::{BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via};
 pub use record::{Kind, Record, RecordRef};

@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
 use super::{Store, StoreError};
-use crate::review::{Decision, Verdict};
+use crate::review::{Decision, Meaning, Verdict};
 use crate::time;
 
 /// The decision to find: by its id, or by its natural key.
@@ -80,7 +80,7 @@ impl Store {
         for (i, v) in verdicts {
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
-                 verdict_via = ?3, verdict_at = ?4, verdict_author = ?5 \
+                 verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, verdict_meaning = ?8 \
                  WHERE decision_rid = ?6 AND position = ?7",
             )?
             .execute(params![
@@ -90,7 +90,8 @@ impl Store {
                 v.at,
                 v.author,
                 rid,
-                i64::try_from(*i).unwrap_or(i64::MAX)
+                i64::try_from(*i).unwrap_or(i64::MAX),
+                v.meaning.map(Meaning::as_str)
             ])?;
             decision.basis[*i].verdict = Some(v.clone());
         }
@@ -157,6 +158,7 @@ mod tests {
 
     fn verdict(judgement: Judgement) -> Verdict {
         Verdict {
+            meaning: None,
             author: None,
             at: time::now(),
             judgement,
@@ -308,6 +310,7 @@ mod tests {
         let d = stored(&mut store);
         let at = DecisionRef::Id(&d.id);
         let by = |author: Option<&str>| Verdict {
+            meaning: None,
             author: author.map(str::to_string),
             ..verdict(Judgement::Rejected)
         };
@@ -342,6 +345,7 @@ mod tests {
         let engineer = store.get_decision(&d.id).unwrap().unwrap();
         let mut first = item("Bore 12H7");
         first.verdict = Some(Verdict {
+            meaning: None,
             author: None,
             at: String::new(),
             judgement: Judgement::Rejected,
@@ -369,6 +373,7 @@ mod tests {
         // A claim of the engineer's channel in arguments is refused and writes nothing.
         let mut claim = item("Thread M6");
         claim.verdict = Some(Verdict {
+            meaning: None,
             via: Via::Elicitation,
             ..verdict(Judgement::Accepted)
         });

@@ -80,6 +80,7 @@ pub fn spec() -> ToolSpec {
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let index = usize::try_from(args.index).unwrap_or(usize::MAX);
     let verdict = Verdict {
+        meaning: None,
         at: time::now(),
         author: store.author().map(str::to_string),
         judgement: args.judgement,

@@ -105,6 +105,7 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
                 question: Some(format!("{h} question")),
                 faces: vec![format!("{h} f1"), "face:7".into()],
                 verdict: Some(Verdict {
+                    meaning: None,
                     author: None,
                     at: "2026-12-01T10:00:00.000Z".into(),
                     judgement: Judgement::Rejected,
@@ -220,6 +221,7 @@ fn expected_row(n: usize, b: &BasisItem) -> Vec<String> {
             let who = match v.via {
                 Via::Elicitation => " by the engineer (form)",
                 Via::App => " by the engineer (review card)",
+                Via::Terminal => " by the engineer (terminal)",
                 Via::Assistant => ", as relayed by the assistant",
             };
             let head = format!("{}{who}, {}", v.judgement.as_str(), &v.at[..10]);

@@ -4,7 +4,9 @@
 
 use rusqlite::{Row, Transaction, params};
 
-use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, Via};
+use crate::review::{
+    Artifact, BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via,
+};
 use crate::store::StoreError;
 use crate::store::codec::{dedup, json_strings, json_text};
 
@@ -50,7 +52,8 @@ pub(in crate::store) fn load_basis(
 ) -> Result<Vec<BasisItem>, StoreError> {
     let mut stmt = tx.prepare_cached(
         "SELECT requirement, source, source_detail, evidence, state, question, faces, \
-         verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author FROM basis_items \
+         verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author, \
+         verdict_meaning FROM basis_items \
          WHERE decision_rid = ?1 ORDER BY position",
     )?;
     let items = stmt
@@ -62,11 +65,18 @@ pub(in crate::store) fn load_basis(
             let verdict = match judgement {
                 Some(j) => {
                     let via: Option<String> = row.get(9)?;
+                    let meaning: Option<String> = row.get(12)?;
                     Some(Verdict {
                         at: row.get::<_, Option<String>>(10)?.unwrap_or_default(),
                         author: row.get(11)?,
                         judgement: Judgement::parse(&j)
                             .ok_or_else(|| bad_enum(7, "judgement", &j))?,
+                        meaning: match meaning {
+                            Some(m) => Some(
+                                Meaning::parse(&m).ok_or_else(|| bad_enum(12, "meaning", &m))?,
+                            ),
+                            None => None,
+                        },
                         reason: row.get(8)?,
                         via: match via {
                             Some(v) => Via::parse(&v).ok_or_else(|| bad_enum(9, "via", &v))?,
@@ -154,8 +164,8 @@ pub(in crate::store) fn write_decision(
         let mut item_stmt = tx.prepare_cached(
             "INSERT INTO basis_items (decision_rid, position, requirement, source, \
              source_detail, evidence, state, question, faces, verdict_judgement, verdict_reason, \
-             verdict_via, verdict_at, verdict_author) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+             verdict_via, verdict_at, verdict_author, verdict_meaning) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
         let mut face_stmt = tx.prepare_cached(
             "INSERT OR IGNORE INTO decision_faces (face, revision, seq, rid) VALUES (?1, ?2, ?3, ?4)",
@@ -180,6 +190,9 @@ pub(in crate::store) fn write_decision(
                 item.verdict.as_ref().map(|v| v.via.as_str()),
                 item.verdict.as_ref().map(|v| v.at.as_str()),
                 item.verdict.as_ref().and_then(|v| v.author.as_deref()),
+                item.verdict
+                    .as_ref()
+                    .and_then(|v| v.meaning.map(Meaning::as_str)),
             ])?;
             for f in &faces {
                 face_stmt.execute(params![f, a.revision, seq, rid])?;
