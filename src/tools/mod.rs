@@ -5,6 +5,7 @@
 //! checked here and answered as [`ToolError::Invalid`]. Each tool lives in its own file:
 //! its spec (schemas, annotations, description), its argument type, and its run function.
 
+pub mod card_proof;
 mod cursor;
 mod forget;
 mod recall;
@@ -101,6 +102,9 @@ impl<T> Step<T> {
 pub struct ToolOutput {
     pub structured: Encoded,
     pub summary: String,
+    /// The result's `_meta`, for the app a host renders and not for the model (the review
+    /// card's proofs, see [`card_proof`]).
+    pub meta: Option<serde_json::Map<String, Value>>,
 }
 
 impl ToolOutput {
@@ -110,6 +114,7 @@ impl ToolOutput {
         Ok(ToolOutput {
             structured,
             summary,
+            meta: None,
         })
     }
 
@@ -138,6 +143,7 @@ impl ToolOutput {
         Ok(ToolOutput {
             structured,
             summary,
+            meta: None,
         })
     }
 }

@@ -980,15 +980,20 @@ impl Host {
 
     /// A click in the review card on item `index` as show_review showed it.
     fn click(&mut self, index: usize, judgement: &str) -> Result<Value> {
-        let review = self.ok(
-            "show_review",
-            json!({"artifact": artifact(), "detail": "full"}),
-        )?;
-        let d = &review["decisions"][0];
+        let args = json!({"artifact": artifact(), "detail": "full"});
+        let out = self.raw_call("show_review", &args, json!({}));
+        let answer = out
+            .iter()
+            .find(|m| m["id"] == self.next)
+            .context("no answer")?;
+        let d = &answer["result"]["structuredContent"]["decisions"][0];
+        // The card's proof, given to the card in the result's _meta.
+        let id = d["id"].as_str().context("no decision")?;
+        let card_proof = answer["result"]["_meta"]["review-mcp/card"]["proofs"][id].clone();
         self.ok(
             "record_verdict",
             json!({"decision_id": d["id"], "index": index, "judgement": judgement,
-                   "item_digest": d["basis"][index]["digest"]}),
+                   "item_digest": d["basis"][index]["digest"], "card_proof": card_proof}),
         )
     }
 

@@ -537,10 +537,12 @@ fn asked_again_the_form_says_who_gave_each_earlier_verdict_how_and_when() {
         ui.clone(),
     );
     let d = &review["result"]["structuredContent"]["decisions"][0];
+    let card_proof =
+        &review["result"]["_meta"]["review-mcp/card"]["proofs"][d["id"].as_str().unwrap()];
     let clicked = c.call(
         "record_verdict",
         json!({"decision_id": d["id"], "index": 2, "judgement": "accepted",
-               "item_digest": d["basis"][2]["digest"]}),
+               "item_digest": d["basis"][2]["digest"], "card_proof": card_proof}),
         ui,
     );
     assert_ne!(clicked["result"]["isError"], json!(true), "{clicked}");
