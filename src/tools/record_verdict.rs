@@ -105,9 +105,18 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     match store.find_decision(&at)? {
         Some(d) if card_proof::verify(&d, proof) => {}
         Some(d) => {
+            // The item clicked changed: say what it is now, as for any changed item. Else
+            // another item changed, or the proof is not this decision's (made up, or from
+            // before the server restarted).
+            let why = match item_now(&d, index, &args.item_digest) {
+                Some(now) => format!("{CHANGED}: {now} in \"{}\"", prefix_chars(&d.subject, 60)),
+                None => format!(
+                    "{CHANGED}, or the card_proof is not the one the card was given for \"{}\" (its items changed, or the server restarted since)",
+                    prefix_chars(&d.subject, 60)
+                ),
+            };
             return Err(ToolError::Invalid(format!(
-                "{CHANGED}, or the card_proof is not the one the card was given for \"{}\" (its items changed, or the server restarted since). Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now.",
-                prefix_chars(&d.subject, 60)
+                "{why}. Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now."
             )));
         }
         None => {
@@ -121,20 +130,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let decision = match store.record_verdicts(&at, shown, &[(index, verdict.clone())])? {
         VerdictsOutcome::Recorded(d) => d,
         VerdictsOutcome::Changed(d) => {
-            let now = match d.basis.get(index) {
-                Some(b) => format!(
-                    "item {} is now \"{}\" ({}), not the item you judged",
-                    index.saturating_add(1),
-                    prefix_chars(&b.requirement, 60),
-                    b.state.as_str()
-                ),
-                None => format!(
-                    "it has {} item{} now, so there is no item {}",
-                    d.basis.len(),
-                    if d.basis.len() == 1 { "" } else { "s" },
+            let now = item_now(&d, index, &args.item_digest).unwrap_or_else(|| {
+                format!(
+                    "item {} is not the item you judged",
                     index.saturating_add(1)
-                ),
-            };
+                )
+            });
             return Err(ToolError::Invalid(format!(
                 "{CHANGED}: {now} in \"{}\". Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now.",
                 prefix_chars(&d.subject, 60)
@@ -166,4 +167,24 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let mut out = ToolOutput::new(&structured, summary)?;
     out.meta = meta;
     Ok(out)
+}
+
+/// What item `index` of `d` is now, when it is not the item of `digest` the card showed
+/// (`None`: it still is).
+fn item_now(d: &crate::review::Decision, index: usize, digest: &str) -> Option<String> {
+    match d.basis.get(index) {
+        Some(b) if b.digest() == digest => None,
+        Some(b) => Some(format!(
+            "item {} is now \"{}\" ({}), not the item you judged",
+            index.saturating_add(1),
+            prefix_chars(&b.requirement, 60),
+            b.state.as_str()
+        )),
+        None => Some(format!(
+            "it has {} item{} now, so there is no item {}",
+            d.basis.len(),
+            if d.basis.len() == 1 { "" } else { "s" },
+            index.saturating_add(1)
+        )),
+    }
 }
