@@ -265,7 +265,7 @@ fn discover_result() -> Payload {
 fn missing_elicitation() -> ErrorObject {
     ErrorObject::new(
         MISSING_REQUIRED_CLIENT_CAPABILITY,
-        "Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision.",
+        "Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision. The engineer's own channels outside a form: `review-mcp review --db PATH FILE` in their terminal, or the review card (show_review) where the host renders MCP Apps.",
     )
     .with_data(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
 }

@@ -325,3 +325,41 @@ fn it_refuses_to_run_without_a_terminal_on_stdin_and_stdout() -> Result<()> {
     server.close()?;
     Ok(())
 }
+
+/// A terminal verdict and its meaning travel through export and import byte-identically (an
+/// export line is checked against the tools' shapes, which know `meaning`).
+#[test]
+fn a_terminal_verdict_and_its_meaning_survive_export_and_import() -> Result<()> {
+    use crate::support::file_events::run_cli;
+    let dir = TempDir::new("channel-terminal-export")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    remember(&mut server)?;
+    server.close()?;
+    let (shown, ok) = in_terminal(
+        &db,
+        Some("Ada"),
+        &revision(SEED),
+        &["r", "burr on the edge", "a", "q"],
+        "pty",
+    )?;
+    ensure!(ok, "{shown}");
+    let first = run_cli(&db, &["export"])?;
+    ensure!(first.status.success(), "{first:?}");
+    let text = String::from_utf8(first.stdout.clone())?;
+    ensure!(
+        text.contains(r#""meaning":"approval""#) && text.contains(r#""via":"terminal""#),
+        "{text}"
+    );
+    let file = dir.join("export.jsonl");
+    std::fs::write(&file, &first.stdout)?;
+    let other = dir.join("other.db");
+    let imported = run_cli(&other, &["import", file.to_str().context("path")?])?;
+    ensure!(imported.status.success(), "{imported:?}");
+    let again = run_cli(&other, &["export"])?;
+    ensure!(
+        again.stdout == first.stdout,
+        "export -> import -> export differs"
+    );
+    Ok(())
+}

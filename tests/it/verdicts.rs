@@ -378,6 +378,12 @@ fn request_state_is_sealed_bound_to_its_call_and_the_capability_is_required() {
     let r = c.call("request_verdicts", ask_args(), json!({}));
     assert_eq!(r["error"]["code"], -32021, "{r}");
     assert!(r["error"]["data"]["requiredCapabilities"]["elicitation"].is_object());
+    // Issue 28: a host without forms is told the engineer's own channels too.
+    let m = r["error"]["message"].as_str().unwrap();
+    assert!(
+        m.contains("`review-mcp review") && m.contains("review card"),
+        "{m}"
+    );
     let r = c.call(
         "request_verdicts",
         ask_args(),
