@@ -271,7 +271,8 @@ impl RevisionView {
     pub(super) fn fit_review(&mut self) -> Value {
         loop {
             let review = self.to_review();
-            if wire::answer_bytes(&review) <= PAGE_ITEMS_BUDGET || !self.shrink() {
+            let bytes = wire::answer_bytes(&review).saturating_add(card_proof_bytes(&review));
+            if bytes <= PAGE_ITEMS_BUDGET || !self.shrink() {
                 return review;
             }
         }
@@ -359,4 +360,23 @@ impl RevisionView {
             },
         })
     }
+}
+
+/// What the review card's proofs cost the answer that carries `review` (`show_review` puts
+/// one per decision shown whole in its `_meta`, see `tools/card_proof.rs`): each entry is
+/// `"<id>":"cp1.<32 hex>",`, and the members around them.
+fn card_proof_bytes(review: &Value) -> usize {
+    let lists = [
+        review.get("decisions"),
+        review.get("stale").and_then(|s| s.get("decisions")),
+    ];
+    let entries: usize = lists
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter(|d| d.get("basis").is_some_and(Value::is_array))
+        .map(|d| d.get("id").and_then(Value::as_str).map_or(0, str::len) + 43)
+        .sum();
+    if entries == 0 { 0 } else { entries + 40 }
 }

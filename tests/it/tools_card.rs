@@ -480,3 +480,36 @@ fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
         assert!(missing.contains("item_digest"), "{era:?}: {missing}");
     }
 }
+
+/// Issue 28: the card's proofs ride in `_meta` of show_review's answer, and the answer stays
+/// within the bound of every answer (32,000 bytes) with them: a revision of many small
+/// decisions, each shown whole with its proof.
+#[test]
+fn card_proofs_keep_a_full_review_within_the_answer_bound() {
+    let mut c = Client::memory(Era::V2025_11_25);
+    for i in 0..150 {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_B, FILE), "subject": format!("d{i}"), "disposition": "ok",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+        );
+    }
+    let resp = c.call(
+        "show_review",
+        json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+    );
+    let line = serde_json::to_string(&resp).unwrap();
+    assert!(line.len() <= 32_000, "{} bytes", line.len());
+    let shown = resp["result"]["structuredContent"]["decisions"]
+        .as_array()
+        .unwrap();
+    assert!(shown.len() > 10, "{}", shown.len());
+    let proofs = resp["result"]["_meta"]["review-mcp/card"]["proofs"]
+        .as_object()
+        .unwrap();
+    assert_eq!(
+        proofs.len(),
+        shown.len(),
+        "a proof for every decision shown"
+    );
+}
