@@ -203,13 +203,13 @@ pub fn schema_errors(
             found.left_out = LeftOut::Count(more);
         }
     } else {
-        if room > 0 {
-            if let Err(e) = validator.validate(rest) {
-                found.errors.push(SchemaError {
-                    path: e.instance_path().to_string(),
-                    message: e.to_string(),
-                });
-            }
+        if room > 0
+            && let Err(e) = validator.validate(rest)
+        {
+            found.errors.push(SchemaError {
+                path: e.instance_path().to_string(),
+                message: e.to_string(),
+            });
         }
         found.left_out = LeftOut::Unknown;
     }

@@ -22,6 +22,7 @@
 //! - `cli/database.rs`: the database opened read-only by the commands that only read it.
 //! - `cli/output.rs`: writing a new file beside the target, never over the database.
 //! - `cli/export.rs`: `export` and the JSON Lines it writes.
+//! - `cli/form3.rs`: `form3`, a revision's review as an AS9102 Form 3 (CSV).
 //! - `cli/import.rs`: `import`, reading an export back.
 //! - `cli/backup.rs`: `backup`, a checked copy of the database.
 //! - `cli/check.rs`: `check`, the integrity check as an exit status.
@@ -34,6 +35,7 @@ pub mod backup;
 pub mod check;
 mod database;
 pub mod export;
+pub mod form3;
 pub mod help;
 pub mod import;
 mod invocation;

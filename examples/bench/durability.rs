@@ -48,7 +48,11 @@ pub fn compare(this: &Path, before: &Path, dir: &Path, calls: usize) -> Result<S
     let mut k = 0;
     while k < calls {
         let end = (k + BLOCK).min(calls);
-        let order = if (k / BLOCK) % 2 == 0 { [0, 1] } else { [1, 0] };
+        let order = if (k / BLOCK).is_multiple_of(2) {
+            [0, 1]
+        } else {
+            [1, 0]
+        };
         for b in order {
             let server = &mut servers[b];
             let started = server.cpu_time()?;
@@ -68,7 +72,11 @@ pub fn compare(this: &Path, before: &Path, dir: &Path, calls: usize) -> Result<S
     let mut k = 0;
     while k < idle_calls {
         let end = (k + BLOCK).min(idle_calls);
-        let order = if (k / BLOCK) % 2 == 0 { [1, 0] } else { [0, 1] };
+        let order = if (k / BLOCK).is_multiple_of(2) {
+            [1, 0]
+        } else {
+            [0, 1]
+        };
         for b in order {
             for i in k..end {
                 let (tool, args) = corpus.remember_named(0, calls + 2 + i);

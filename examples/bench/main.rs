@@ -784,42 +784,42 @@ fn render(startup: &Startup, reports: &[SizeReport], have_tools: bool) -> String
             }
             rows.push(r);
         }
-        if matches!(op, Op::RememberNamed | Op::RememberAnon) {
-            if let (Some(a), Some(b)) = (at0, at100k) {
-                let p = |rep: &SizeReport, tmpfs: bool| {
-                    rep.ops
-                        .iter()
-                        .find(|f| f.op == op)
-                        .and_then(|f| {
-                            if tmpfs {
-                                f.tmpfs.clone()
-                            } else {
-                                Some(f.disk.clone())
-                            }
-                        })
-                        .map_or(f64::NAN, |s| us(s.p50()))
-                };
-                let cpu = |rep: &SizeReport| {
-                    rep.ops
-                        .iter()
-                        .find(|f| f.op == op)
-                        .and_then(|f| f.tmpfs_cpu)
-                        .map_or(f64::NAN, us)
-                };
-                let ratio = p(b, false) / p(a, false);
-                let ratio_tmp = p(b, true) / p(a, true);
-                let ratio_cpu = cpu(b) / cpu(a);
-                let mut r = Row::new(format!("  {} 100k/0 ratio", op.label()));
-                r.p50 = format!("{ratio:.2}x");
-                r.tmpfs = format!("{ratio_tmp:.2}x");
-                r.cpu = format!("{ratio_cpu:.2}x (tmpfs)");
-                r.target = "≤ 1.5x".into();
-                // On disk both ends are bound by the flush, whose latency drifts with the
-                // machine's other I/O (see each size's floor): only the tmpfs ratio says
-                // whether the server slows down as the data grows.
-                r.verdict = format!("tmpfs {} (disk: flush-bound)", verdict(ratio_tmp <= 1.5));
-                rows.push(r);
-            }
+        if matches!(op, Op::RememberNamed | Op::RememberAnon)
+            && let (Some(a), Some(b)) = (at0, at100k)
+        {
+            let p = |rep: &SizeReport, tmpfs: bool| {
+                rep.ops
+                    .iter()
+                    .find(|f| f.op == op)
+                    .and_then(|f| {
+                        if tmpfs {
+                            f.tmpfs.clone()
+                        } else {
+                            Some(f.disk.clone())
+                        }
+                    })
+                    .map_or(f64::NAN, |s| us(s.p50()))
+            };
+            let cpu = |rep: &SizeReport| {
+                rep.ops
+                    .iter()
+                    .find(|f| f.op == op)
+                    .and_then(|f| f.tmpfs_cpu)
+                    .map_or(f64::NAN, us)
+            };
+            let ratio = p(b, false) / p(a, false);
+            let ratio_tmp = p(b, true) / p(a, true);
+            let ratio_cpu = cpu(b) / cpu(a);
+            let mut r = Row::new(format!("  {} 100k/0 ratio", op.label()));
+            r.p50 = format!("{ratio:.2}x");
+            r.tmpfs = format!("{ratio_tmp:.2}x");
+            r.cpu = format!("{ratio_cpu:.2}x (tmpfs)");
+            r.target = "≤ 1.5x".into();
+            // On disk both ends are bound by the flush, whose latency drifts with the
+            // machine's other I/O (see each size's floor): only the tmpfs ratio says
+            // whether the server slows down as the data grows.
+            r.verdict = format!("tmpfs {} (disk: flush-bound)", verdict(ratio_tmp <= 1.5));
+            rows.push(r);
         }
     }
     let completions: Vec<(usize, &[complete::Figures])> = reports

@@ -14,6 +14,7 @@ Usage: review-mcp [--db PATH] [--author NAME] [serve]
        review-mcp [--db PATH] [--author NAME] review FILE-OR-REVISION
        review-mcp revision FILE...
        review-mcp [--db PATH] export [-o FILE]
+       review-mcp [--db PATH] form3 REVISION [-o FILE]
        review-mcp [--db PATH] import FILE
        review-mcp [--db PATH] check
        review-mcp [--db PATH] backup FILE
@@ -47,16 +48,22 @@ Usage:
                                           machine, not who (the author is the name given).
   review-mcp revision FILE...             Print `sha256:<64 hex>  FILE` for each file: the
                                           value to pass as artifact.revision. Streams, so a
-                                          file of any size takes constant memory.
+                                          file of any size takes constant memory. Only a
+                                          regular file is read: a FIFO, device, socket or
+                                          directory is refused without waiting on it.
   review-mcp [--db PATH] export [-o FILE] Write every record and decision as JSON Lines in a
                                           stable order (to stdout unless -o is given).
+  review-mcp [--db PATH] form3 REVISION [-o FILE]
+                                          Write the review of REVISION (sha256:<64 hex>) as
+                                          an AS9102 Form 3 in CSV: one row per basis
+                                          requirement of its decisions (stdout unless -o).
   review-mcp [--db PATH] import FILE      Add or replace records and decisions from an export,
                                           all or nothing; reports added, replaced, unchanged.
   review-mcp [--db PATH] check            Check the database's integrity and schema version;
                                           exit status 0 only when it is sound.
   review-mcp [--db PATH] backup FILE      Write a complete copy of the database to FILE (a new
                                           file), consistent even while servers write.
-  export, check and backup only read the database: they work on a read-only file.
+  export, form3, check and backup only read the database: they work on a read-only file.
   review-mcp [--db PATH] sync [--dry-run] DIR
                                           Keep the folder DIR (in a team's git repository)
                                           and the database in step, both ways: one file per
@@ -87,7 +94,8 @@ Usage:
 Options:
   --db PATH           The database file. Default: ${DB_ENV} when set, else ./{DEFAULT_DB}.
                       Parent directories are created; a new file is readable by its owner only.
-  -o, --output FILE   export: write to FILE instead of stdout.
+  -o, --output FILE   export, form3: write to FILE instead of stdout, through a temporary
+                      file renamed into place (never a partial FILE; a symlink is refused).
   --command CMD       replay: the server command line to test (default: this server, in
                       process), run once per FILE in a fresh directory named by {{dir}}.
   --dry-run           sync: print what would be written, imported, deleted and merged, and

@@ -24,6 +24,11 @@ pub enum Command {
     Export {
         output: Option<PathBuf>,
     },
+    /// The AS9102 Form 3 of a revision, as CSV.
+    Form3 {
+        revision: String,
+        output: Option<PathBuf>,
+    },
     Import {
         file: PathBuf,
     },
@@ -87,9 +92,9 @@ impl RawArgs {
             });
         }
         let sub = self.subcommand.unwrap_or("serve");
-        if self.output.is_some() && sub != "export" {
+        if self.output.is_some() && !matches!(sub, "export" | "form3") {
             return Err(UsageError(format!(
-                "-o/--output is only valid with 'export', not '{sub}'"
+                "-o/--output is only valid with 'export' or 'form3', not '{sub}'"
             )));
         }
         if self.command.is_some() && sub != "replay" {
@@ -163,6 +168,26 @@ impl RawArgs {
                             "'review' takes exactly one FILE or revision".into(),
                         ));
                     }
+                }
+            }
+            "form3" => {
+                let mut files = files.into_iter();
+                let revision = match (files.next(), files.next()) {
+                    (Some(r), None) => r.to_string_lossy().into_owned(),
+                    (None, _) => return Err(UsageError("'form3' needs a REVISION".into())),
+                    (Some(_), Some(_)) => {
+                        return Err(UsageError("'form3' takes exactly one REVISION".into()));
+                    }
+                };
+                if !review_mcp::review::is_revision(&revision) {
+                    return Err(UsageError(format!(
+                        "'form3' needs a REVISION of the form sha256:<64 lowercase hex> (`review-mcp revision FILE` prints it), not '{}'",
+                        short(&revision)
+                    )));
+                }
+                Command::Form3 {
+                    revision,
+                    output: self.output.map(PathBuf::from),
                 }
             }
             "import" | "backup" => {
@@ -350,12 +375,23 @@ mod tests {
         assert!(err(&["check", "x"]).contains("takes no FILE"));
         assert!(err(&["serve", "x"]).contains("takes no FILE"));
         assert!(err(&["export", "x"]).contains("takes no FILE"));
+        assert!(err(&["form3"]).contains("needs a REVISION"));
+        assert!(err(&["form3", "sha256:ab"]).contains("sha256:<64 lowercase hex>"));
+        let rev = format!("sha256:{}", "a".repeat(64));
+        assert!(err(&["form3", &rev, &rev]).contains("exactly one REVISION"));
+        assert_eq!(
+            run(&["form3", &rev, "-o", "f3.csv"]).unwrap().command,
+            Command::Form3 {
+                revision: rev.clone(),
+                output: Some("f3.csv".into())
+            }
+        );
     }
 
     #[test]
     fn parse_flag_for_another_subcommand_is_refused() {
-        assert!(err(&["check", "-o", "x"]).contains("only valid with 'export'"));
-        assert!(err(&["-o", "x"]).contains("only valid with 'export'"));
+        assert!(err(&["check", "-o", "x"]).contains("only valid with 'export' or 'form3'"));
+        assert!(err(&["-o", "x"]).contains("only valid with 'export' or 'form3'"));
         assert!(err(&["export", "--command", "x"]).contains("only valid with 'replay'"));
     }
 }

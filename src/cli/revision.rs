@@ -1,4 +1,5 @@
-//! `review-mcp revision FILE...`: the sha256 revision of each file (`review::file_revision`).
+//! `review-mcp revision FILE...`: the sha256 revision of each file (`review::file_revision`,
+//! the library function the `artifact_revision` tool uses too: a regular file only).
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -57,7 +58,12 @@ mod tests {
         let mut out = Vec::new();
         let mut errs = Vec::new();
         let missing = dir.join("missing.step");
-        let ok = revision(&[missing.clone(), p.clone()], &mut out, &mut errs).unwrap();
+        let ok = revision(
+            &[missing.clone(), dir.clone(), p.clone()],
+            &mut out,
+            &mut errs,
+        )
+        .unwrap();
         assert!(!ok);
         let out = String::from_utf8(out).unwrap();
         assert_eq!(
@@ -67,7 +73,12 @@ mod tests {
                 p.display()
             )
         );
-        assert!(String::from_utf8(errs).unwrap().contains("missing.step"));
+        let errs = String::from_utf8(errs).unwrap();
+        assert!(errs.contains("missing.step: no such file"), "{errs}");
+        assert!(
+            errs.contains("is a directory, not a regular file"),
+            "{errs}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -208,13 +208,13 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
                 .with_data(json!({"supported": Version::modern_strings(), "requested": requested})),
         );
     };
-    if let Some(level) = meta.get(META_LOG_LEVEL) {
-        if !level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l)) {
-            return Err(ErrorObject::invalid_params(format!(
-                "Invalid params: {META_LOG_LEVEL} must be one of {}",
-                LOG_LEVELS.join(", ")
-            )));
-        }
+    if let Some(level) = meta.get(META_LOG_LEVEL)
+        && !level.as_str().is_some_and(|l| LOG_LEVELS.contains(&l))
+    {
+        return Err(ErrorObject::invalid_params(format!(
+            "Invalid params: {META_LOG_LEVEL} must be one of {}",
+            LOG_LEVELS.join(", ")
+        )));
     }
     Ok((version, params))
 }

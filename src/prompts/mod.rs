@@ -78,7 +78,7 @@ const MAX_SUBJECT_CHARS: usize = 1000;
 
 const REVISION_ARG: ArgSpec = ArgSpec {
     name: "revision",
-    description: "The part's revision: \"sha256:\" followed by the 64 lowercase hex digits of the STEP file's SHA-256 (`review-mcp revision FILE` prints it).",
+    description: "The part's revision: \"sha256:\" followed by the 64 lowercase hex digits of the STEP file's SHA-256 (the artifact_revision tool or `review-mcp revision FILE` gives it).",
     required: true,
     form: Form::Revision,
 };
@@ -235,7 +235,7 @@ fn check_form(arg: &ArgSpec, value: &str) -> Result<(), PromptError> {
         Form::Revision => Err(PromptError::InvalidArgument(format!(
             "Argument \"{}\" must be \"sha256:\" followed by exactly 64 lowercase hex digits, \
              e.g. sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef \
-             (`review-mcp revision FILE` prints it); got \"{}\"",
+             (the artifact_revision tool or `review-mcp revision FILE` gives it); got \"{}\"",
             arg.name,
             prefix_chars(value, 100)
         ))),

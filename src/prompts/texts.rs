@@ -28,7 +28,8 @@ fn part_phrase(revision: &str, uri: Option<&str>) -> String {
 const ROLES: &str = "Two servers work together here. This review server is the memory: names, notes, tags and \
 decisions bound to the exact revision of a part (tools `remember`, `recall`, `remember_decision`, \
 `recall_decisions`, `request_verdicts`, `forget`). A geometry server is the authority for shape and numbers. This review \
-server never opens the CAD file and never measures anything.";
+server never parses the CAD file (`artifact_revision` only hashes its bytes, for its revision) \
+and never measures anything.";
 
 /// The rules shared by every prompt, each one a numbered habit.
 const RULES: &str = "How to work:
@@ -107,8 +108,9 @@ pub(super) fn record_decision(args: &Args) -> String {
                 .unwrap_or_default();
             format!(
                 "No revision was given. A decision is bound to the exact revision{file}: get \
-                 it from the geometry server or the engineer (`review-mcp revision FILE` prints \
-                 the value for a STEP file); never guess or reuse one. The artifact is \
+                 it from the `artifact_revision` tool (given the file's absolute path), the \
+                 geometry server or the engineer (`review-mcp revision FILE` prints it too); \
+                 never guess or reuse one. The artifact is \
                  {{\"revision\": \"sha256:<64 hex>\", \"format\": \"step\"{uri}}}.",
                 uri = args
                     .get("uri")

@@ -237,7 +237,7 @@ fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
             _ => Err(format!("{:?} is not a hex digit", char::from(b))),
         })
         .collect::<Result<_, _>>()?;
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err("odd number of hex digits".into());
     }
     Ok(digits

@@ -4,6 +4,8 @@
 //! - `review://revisions/{revision}`: everything recorded for a revision, as JSON, plus what
 //!   was written for the same files at other revisions (stale against this one);
 //! - `review://revisions/{revision}/report`: the same as a Markdown review report;
+//! - `review://revisions/{revision}/form3.csv`: its basis requirements as an AS9102 Form 3
+//!   (CSV; `form3`), the rows that fit one answer, saying so when that is not all;
 //! - `review://records/{id}` and `review://decisions/{id}`: one record or decision as JSON.
 //!
 //! A URI that is malformed, names an unknown id, or a revision with nothing recorded is "not
@@ -18,8 +20,10 @@
 //! it through the tool (the extension lets a server leave UI-only resources out of the list).
 //!
 //! Here: the URIs, templates, list and reads. `view` loads a revision within a byte budget
-//! and shrinks it to fit an answer line; `report` renders it as Markdown.
+//! and shrinks it to fit an answer line; `report` renders it as Markdown; `form3` builds
+//! the Form 3 (also written whole by the `review-mcp form3` command).
 
+pub mod form3;
 mod report;
 mod view;
 
@@ -29,6 +33,7 @@ use crate::cursor;
 use crate::review::is_revision;
 use crate::store::{Store, StoreError};
 use crate::text::first_chars;
+use crate::wire::PAGE_ITEMS_BUDGET;
 use view::{RevisionView, fit, pretty, pretty_within};
 
 const SCHEME: &str = "review://";
@@ -40,6 +45,8 @@ const REVISIONS: &str = "review://revisions/";
 const RECORDS: &str = "review://records/";
 const DECISIONS: &str = "review://decisions/";
 const REPORT_SUFFIX: &str = "/report";
+const FORM3_SUFFIX: &str = "/form3.csv";
+const CSV: &str = "text/csv";
 const JSON: &str = "application/json";
 const MARKDOWN: &str = "text/markdown";
 
@@ -64,7 +71,7 @@ impl From<StoreError> for ResourceError {
 /// A resource a client can subscribe to, read from its URI.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Watched {
-    /// `review://revisions/{revision}` and its `/report`: both change together.
+    /// `review://revisions/{revision}`, its `/report` and `/form3.csv`: all change together.
     Revision(String),
     Record(String),
     Decision(String),
@@ -87,7 +94,7 @@ struct WatchPattern {
     kind: WatchedKind,
 }
 
-const WATCH_PATTERNS: [WatchPattern; 4] = [
+const WATCH_PATTERNS: [WatchPattern; 5] = [
     WatchPattern {
         prefix: REVISIONS,
         placeholder: "<revision>",
@@ -98,6 +105,12 @@ const WATCH_PATTERNS: [WatchPattern; 4] = [
         prefix: REVISIONS,
         placeholder: "<revision>",
         suffix: REPORT_SUFFIX,
+        kind: WatchedKind::Revision,
+    },
+    WatchPattern {
+        prefix: REVISIONS,
+        placeholder: "<revision>",
+        suffix: FORM3_SUFFIX,
         kind: WatchedKind::Revision,
     },
     WatchPattern {
@@ -160,6 +173,13 @@ pub fn templates() -> Vec<Value> {
             "title": "Review report for a revision",
             "description": "A Markdown review report a person reads: decisions with their basis as a table, open questions, verdicts, remembered features and notes, and what is stale against this revision.",
             "mimeType": MARKDOWN,
+        }),
+        json!({
+            "uriTemplate": "review://revisions/{revision}/form3.csv",
+            "name": "revision-form3",
+            "title": "AS9102 Form 3 of a revision (CSV)",
+            "description": "One row per basis requirement in the columns of AS9102 Rev C Form 3, then state, QIF status, verdict and origin. Cut to whole rows when too long for one answer (the header says so; `review-mcp form3` writes all).",
+            "mimeType": CSV,
         }),
         json!({
             "uriTemplate": "review://records/{id}",
@@ -238,6 +258,19 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
     }
     if !uri.starts_with(SCHEME) {
         return Err(ResourceError::NotFound);
+    }
+    if let Some(rest) = uri.strip_prefix(REVISIONS)
+        && let Some(revision) = rest.strip_suffix(FORM3_SUFFIX)
+    {
+        if !is_revision(revision) {
+            return Err(ResourceError::NotFound);
+        }
+        let form = form3::Form3::load(store, revision, Some(PAGE_ITEMS_BUDGET))?;
+        return Ok(vec![text_content(
+            uri,
+            CSV,
+            form.csv_within(PAGE_ITEMS_BUDGET),
+        )]);
     }
     if let Some(rest) = uri.strip_prefix(REVISIONS) {
         let (revision, report) = match rest.strip_suffix(REPORT_SUFFIX) {

@@ -1,11 +1,9 @@
 //! The artifact a record is bound to: its revision, format, optional URI and units, and the
 //! rules that turn what a caller supplies into what is stored (URI normalisation, locator).
 
-use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// The only CAD format today.
 pub const FORMAT_STEP: &str = "step";
@@ -195,33 +193,6 @@ pub fn is_revision(s: &str) -> bool {
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     })
-}
-
-/// The read buffer for hashing: fixed, so memory does not grow with the file.
-const HASH_BUFFER: usize = 64 * 1024;
-
-/// The revision of a file: `sha256:` + 64 lowercase hex digits of its bytes, read in fixed
-/// chunks (constant memory whatever the size; pipes and FIFOs work too).
-pub fn file_revision(path: &Path) -> io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; HASH_BUFFER];
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        hasher.update(buf.get(..n).unwrap_or_default());
-    }
-    let digest = hasher.finalize();
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for b in digest.iter() {
-        out.push_str(&format!("{b:02x}"));
-    }
-    Ok(out)
 }
 
 /// True when `s` starts with a URI scheme. A scheme needs two or more characters so that a

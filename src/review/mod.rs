@@ -1,15 +1,18 @@
 //! The review domain: artifacts (revision, locator, URI normalisation), records, decisions
-//! and the basis rules. No SQL, no JSON-RPC.
+//! and the basis rules. No SQL, no JSON-RPC. `hashing` computes a file's revision: the one
+//! place this program reads a CAD file (its bytes only, never its geometry).
 //!
 //! The types here are the wire shapes (serde names are the wire names), so the tools, the
 //! resources and the export/import commands all read and write the same JSON.
 
 pub mod artifact;
 pub mod decision;
+pub mod hashing;
 pub mod id;
 pub mod outrank;
 pub mod record;
 
-pub use artifact::{Artifact, DomainError, FORMAT_STEP, file_revision, is_revision, normalise_uri};
+pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
 pub use decision::{BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via};
+pub use hashing::{HashError, file_digest, file_revision};
 pub use record::{Kind, Record, RecordRef};

@@ -30,7 +30,18 @@ impl Server {
     /// one is (`None` after an answer).
     pub(super) fn checkpoint(&mut self, previous: Option<Retry>) -> Option<Retry> {
         let started = Instant::now();
-        match self.service.store().checkpoint() {
+        let done = self.service.store().checkpoint();
+        if let Ok(Checkpoint::Nothing | Checkpoint::Complete) = done
+            && self.service.store().open_if_present()
+        {
+            // The next answered write then syncs the log once (see `begin_next_log`): after
+            // the open (done here, after the handshake's answer, for a file that exists) and
+            // after each complete checkpoint.
+            if let Err(e) = self.service.store().begin_next_log() {
+                log::debug!("the log is begun by the next write instead: {e}");
+            }
+        }
+        match done {
             Ok(Checkpoint::Nothing) => None,
             Ok(Checkpoint::Complete) => {
                 log::debug!("checkpoint_us={}", started.elapsed().as_micros());

@@ -9,7 +9,8 @@
 //! - prompt argument `subject`: the decision subjects; with `context.arguments.revision`
 //!   and/or `uri`, only those of that revision and/or file;
 //! - any other argument of the prompt (`requirements`): no values;
-//! - template variable `{revision}` of `review://revisions/{revision}` and of its `/report`:
+//! - template variable `{revision}` of `review://revisions/{revision}`, its `/report` and
+//!   its `/form3.csv`:
 //!   the stored revisions; `{id}` of `review://records/{id}` the record ids, of
 //!   `review://decisions/{id}` the decision ids.
 //!
@@ -68,7 +69,7 @@ const PROMPT_ARGUMENTS: [(&str, Completable, Context); 3] = [
 ];
 
 /// Each resource template's variable and what it completes.
-const TEMPLATE_VARIABLES: [(&str, &str, Completable); 4] = [
+const TEMPLATE_VARIABLES: [(&str, &str, Completable); 5] = [
     (
         "review://revisions/{revision}",
         "revision",
@@ -76,6 +77,11 @@ const TEMPLATE_VARIABLES: [(&str, &str, Completable); 4] = [
     ),
     (
         "review://revisions/{revision}/report",
+        "revision",
+        Completable::Revision,
+    ),
+    (
+        "review://revisions/{revision}/form3.csv",
         "revision",
         Completable::Revision,
     ),

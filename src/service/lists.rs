@@ -123,10 +123,10 @@ pub(super) fn static_page(
 
 /// Removes `title` keys from versions that predate them.
 pub(super) fn shape_titles(mut v: Value, f: Features) -> Value {
-    if !f.titles {
-        if let Value::Object(m) = &mut v {
-            m.remove("title");
-        }
+    if !f.titles
+        && let Value::Object(m) = &mut v
+    {
+        m.remove("title");
     }
     v
 }
@@ -144,10 +144,10 @@ pub(super) fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
     }
     if f.annotations {
         let mut ann = spec.annotations.clone();
-        if !f.titles {
-            if let Value::Object(a) = &mut ann {
-                a.remove("title");
-            }
+        if !f.titles
+            && let Value::Object(a) = &mut ann
+        {
+            a.remove("title");
         }
         m.insert("annotations".into(), ann);
     }

@@ -53,7 +53,7 @@ Recall before asking the engineer again: `recall` and `recall_decisions` by arti
 Items whose artifact is marked `stale: true` were written for another revision: treat them as claims to re-check against the current part. \
 Answers stay under 32 KB: lists come as summaries, each artifact once per page (items name it by index); ask `detail: \"full\"` or one `subject` for a decision's basis, and follow `next_cursor` for more. \
 A path in `artifact.uri` is stored as a file: URI; entity ids match only at the revision that produced them. \
-This server never opens the CAD file and never measures: take every number from a geometry server. \
+This server never parses the CAD file (`artifact_revision` only hashes its bytes, to give its revision) and never measures: take every number from a geometry server. \
 Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
 and a `question` when it is unresolved or conflicting; never invent verdicts: `request_verdicts` asks the engineer through the host's form and records their answers as theirs. \
 The prompts `start_review`, `resume_review` and `record_decision` walk through a review with a geometry server.";

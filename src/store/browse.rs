@@ -87,6 +87,37 @@ impl Store {
         Ok((records, decisions))
     }
 
+    /// Every decision at `revision` (whatever its file) with its basis, oldest first
+    /// (`created_at`, then `id`: both survive a replacement, so the order is stable), each
+    /// handed to `each` while it is read (one decision in memory at a time here), until
+    /// `each` says stop. Returns whether anything (a record or a decision) is recorded at
+    /// `revision`.
+    pub fn decisions_of_revision(
+        &mut self,
+        revision: &str,
+        mut each: impl FnMut(Decision) -> bool,
+    ) -> Result<bool, StoreError> {
+        let tx = self.read()?;
+        let any_record: bool = tx
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM records WHERE revision = ?1)")?
+            .query_row([revision], |r| r.get(0))?;
+        let mut stmt = tx.prepare_cached(&format!(
+            "SELECT {DECISION_COLS} FROM decisions d WHERE d.revision = ?1 \
+             ORDER BY d.created_at, d.id"
+        ))?;
+        let mut rows = stmt.query([revision])?;
+        let mut any_decision = false;
+        while let Some(row) = rows.next()? {
+            any_decision = true;
+            let (rid, mut decision, _) = decision_from_row(row)?;
+            decision.basis = load_basis(&tx, rid)?;
+            if !each(decision) {
+                break;
+            }
+        }
+        Ok(any_record || any_decision)
+    }
+
     /// Every revision with its counts, most recent activity first.
     pub fn revisions(&mut self) -> Result<Vec<RevisionSummary>, StoreError> {
         Ok(self.revisions_page(None, usize::MAX)?.0)

@@ -25,6 +25,11 @@ pub enum StoreError {
         found: i64,
         supported: i64,
     },
+    /// The `-wal` beside the file holds another file's first page (the file was replaced
+    /// after a server that had it open was stopped): see `left_log.rs`.
+    ForeignLog {
+        path: PathBuf,
+    },
     /// The file or its directory could not be created or read.
     Io {
         path: PathBuf,
@@ -98,6 +103,19 @@ impl std::fmt::Display for StoreError {
                 "{} was written by a newer review-mcp (schema version {found}; this build knows up to {supported}); it was left untouched. Upgrade review-mcp, or point REVIEW_MCP_DB_PATH or --db at another file",
                 path.display()
             ),
+            StoreError::ForeignLog { path } => {
+                let wal = super::file::companion(path, "-wal");
+                let shm = super::file::companion(path, "-shm");
+                write!(
+                    f,
+                    "{} holds a log that is not {}'s: the file was replaced (a backup restored, a copy put over it) after a server using it was stopped, and SQLite would apply the old file's first page to it, damaging it; nothing was opened or changed. If {} is the file you want, stop every review-mcp using it, move {} and {} away, and start again; otherwise put the original file back",
+                    wal.display(),
+                    path.display(),
+                    path.display(),
+                    wal.display(),
+                    shm.display()
+                )
+            }
             StoreError::Io { path, source } => {
                 write!(f, "cannot open {}: {source}", path.display())
             }

@@ -39,7 +39,8 @@ pub(super) fn inspect(path: &Path, busy: Duration) -> Result<Found, StoreError> 
             Err(
                 e @ (StoreError::NotSqlite { .. }
                 | StoreError::Foreign { .. }
-                | StoreError::Newer { .. }),
+                | StoreError::Newer { .. }
+                | StoreError::ForeignLog { .. }),
             ) if look < LOOKS => {
                 log::debug!(
                     "inspection of {} refused ({e}); looking again",
@@ -74,6 +75,8 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
     if header.is_empty() {
         return Ok(Found::Fresh);
     }
+    // Before anything (SQLite included) reads the log beside the file.
+    super::left_log::check(path)?;
     if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
         return Err(not_sqlite("no SQLite header".into()));
     }

@@ -45,6 +45,7 @@ pub mod file;
 pub(crate) mod fixtures;
 mod import;
 mod inspect;
+mod left_log;
 mod migrate;
 mod open;
 mod page;
@@ -75,7 +76,7 @@ pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
 pub use sizing::EntityTable;
-pub use sync::{Base, DECISION, Pending, RECORD, SyncLock, SyncTx};
+pub use sync::{Base, DECISION, Pending, RECORD, SyncTx};
 pub use verdicts::{DecisionRef, Shown, VerdictsOutcome};
 
 /// How long a statement waits for another process's write lock before giving up.

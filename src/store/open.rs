@@ -76,6 +76,9 @@ pub(super) struct OnDisk {
     /// The last checkpoint could not copy the whole log (a reader's snapshot, another
     /// writer): it is tried again.
     pub incomplete: bool,
+    /// The log has its header for the next write (see [`Store::begin_next_log`]): false
+    /// after this connection emptied it.
+    pub log_begun: bool,
 }
 
 /// What a checkpoint did.
@@ -105,10 +108,11 @@ impl Store {
 
     /// A store for a serving process: checks now what can be checked without creating or
     /// writing anything (the kind of file, its links, a foreign, newer or damaged file, a
-    /// file that cannot be written), and opens the file at the first query. A process that
-    /// only answers `initialize`, `server/discover`, `ping` or a list creates nothing, and a
-    /// database locked by another process is reported by the first tool call that needs it,
-    /// within [`BUSY_TIMEOUT`], instead of delaying the handshake.
+    /// file that cannot be written), and opens the file after the first answer when it
+    /// exists ([`Store::open_if_present`]), else at the first query that needs it. A process
+    /// that only answers `initialize`, `server/discover`, `ping` or a list creates nothing,
+    /// and a database locked by another process is reported by the first tool call that
+    /// needs it, within [`BUSY_TIMEOUT`], instead of delaying the handshake.
     pub fn lazy(path: &Path) -> Result<Store, StoreError> {
         let store = Store::unopened(path, Journal::Wal)?;
         let path = store.path().map(Path::to_path_buf).unwrap_or_default();
@@ -142,6 +146,7 @@ impl Store {
             journal,
             identity: None,
             checkpointed: 0,
+            log_begun: false,
             incomplete: false,
         };
         Ok(Store::over(None, Some(disk)))
@@ -201,12 +206,33 @@ impl Store {
                     // What opening wrote (a migration) is not a change of the review.
                     self.internal_changes = conn.total_changes();
                     disk.checkpointed = conn.total_changes();
+                    disk.log_begun = false;
                     self.conn = Some(conn);
                 }
                 (Some(_), None) => {}
             }
         }
         self.conn.as_mut().ok_or(StoreError::NotOpen)
+    }
+
+    /// Opens the file now if it exists and is not open yet, without waiting for a lock
+    /// another process holds (the first query then opens it, and waits as always). The
+    /// server calls it after an answer, so that what an open writes and syncs (a left log
+    /// applied, the log begun) is done before a request waits on it. Returns whether the
+    /// store is open on its file.
+    pub fn open_if_present(&mut self) -> bool {
+        match (&self.conn, &self.file) {
+            (Some(_), _) => return true,
+            (None, Some(disk)) if disk.path.exists() => {}
+            _ => return false,
+        }
+        match without_waiting(|| self.conn().map(|_| ())) {
+            Ok(()) => true,
+            Err(e) => {
+                log::debug!("the file is opened by the first query instead: {e}");
+                false
+            }
+        }
     }
 
     /// Copies what this connection committed since its last complete checkpoint from the
@@ -229,11 +255,58 @@ impl Store {
         let busy = without_waiting(|| truncate_wal(conn))?;
         disk.incomplete = busy;
         disk.checkpointed = changes;
+        disk.log_begun &= busy;
         Ok(if busy {
             Checkpoint::Incomplete
         } else {
             Checkpoint::Complete
         })
+    }
+
+    /// Begins the emptied log for the next write, after a complete checkpoint (or the open) emptied it: the first
+    /// commit into an empty log writes its header and syncs it before the commit's own sync,
+    /// so without this the next answered write would wait for two syncs instead of one. The
+    /// commit here changes no review row (the schema version is written back with its own
+    /// value, in one `BEGIN IMMEDIATE` so no other writer comes between) and carries nothing
+    /// worth keeping, so it runs with `synchronous=NORMAL`: only the new header is synced.
+    /// It gives up at once (nothing written) when another connection holds the lock, when
+    /// the file or its log is no longer the one this connection opened, or in a rollback
+    /// journal. `review.db` alone still holds every answered write: what this puts in the
+    /// log is a page 1 identical to the file's, but for its change counter.
+    pub fn begin_next_log(&mut self) -> Result<(), StoreError> {
+        let (Some(conn), Some(disk)) = (&self.conn, &mut self.file) else {
+            return Ok(());
+        };
+        if disk.journal != Journal::Wal || disk.incomplete || disk.log_begun {
+            return Ok(());
+        }
+        if let Some(identity) = &disk.identity {
+            identity.verify()?;
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let written = without_waiting(|| -> Result<(), StoreError> {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            let rewrite = conn
+                .pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0))
+                .and_then(|v| conn.pragma_update(None, "user_version", v));
+            match rewrite {
+                Ok(()) => conn.execute_batch("COMMIT")?,
+                Err(e) => {
+                    let _ = conn.execute_batch("ROLLBACK");
+                    return Err(e.into());
+                }
+            }
+            Ok(())
+        });
+        conn.pragma_update(None, "synchronous", "FULL")?;
+        match written {
+            Err(StoreError::Sqlite(e)) if is_busy(&e) => Ok(()),
+            Err(e) => Err(e),
+            Ok(()) => {
+                disk.log_begun = true;
+                Ok(())
+            }
+        }
     }
 
     /// Whether reads go to the scratch database (creating it if needed): a lazy store whose
@@ -272,7 +345,9 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
         Err(e) => return Err(io(e)),
     };
     file::check_kind(path, &meta)?;
-    inspect(path, BUSY_TIMEOUT)?;
+    // As long as this thread's statements wait (nothing inside `without_waiting`).
+    let patience = PATIENCE.with(Cell::get);
+    inspect(path, patience)?;
     let before = Identity::of(path)?;
     // SQLite's own messages ("unable to open database file", "attempt to write a readonly
     // database") do not say which file: name it.
@@ -301,7 +376,7 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     let prepared = inspect::identify(&conn)
         .map_err(StoreError::from)
         .and_then(|(app, version, tables)| inspect::classify(path, app, version, tables))
-        .and_then(|_| set_journal(&conn, path, journal))
+        .and_then(|_| set_journal(&conn, path, journal, patience))
         .and_then(|()| migrate(&conn, path, true));
     if let Err(e) = prepared {
         // A refused file is left exactly as it is: no checkpoint of a WAL into it when this
@@ -412,9 +487,14 @@ fn fair_wait() -> impl FnMut(i32) -> bool + Send + 'static {
 /// connection reads or writes the file, and a lock that another process opening the same
 /// new file may hold; leaving it (the benchmark's rollback journal) needs every other
 /// connection closed.
-fn set_journal(conn: &Connection, path: &Path, journal: Journal) -> Result<(), StoreError> {
+fn set_journal(
+    conn: &Connection,
+    path: &Path,
+    journal: Journal,
+    patience: Duration,
+) -> Result<(), StoreError> {
     let want = journal.pragma();
-    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let deadline = Instant::now() + patience;
     let mode = loop {
         let r: rusqlite::Result<String> =
             conn.pragma_update_and_check(None, "journal_mode", want, |r| r.get(0));

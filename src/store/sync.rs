@@ -86,12 +86,12 @@ impl Store {
             tx,
             folder: folder.to_string(),
         };
-        if let Some(legacy) = legacy {
+        if let Some(legacy) = legacy
+            && !sync.has_bases()?
+        {
+            let own = std::mem::replace(&mut sync.folder, legacy.to_string());
             if !sync.has_bases()? {
-                let own = std::mem::replace(&mut sync.folder, legacy.to_string());
-                if !sync.has_bases()? {
-                    sync.folder = own;
-                }
+                sync.folder = own;
             }
         }
         Ok(sync)
@@ -411,52 +411,5 @@ impl SyncTx<'_> {
     pub fn commit(self) -> Result<(), StoreError> {
         self.tx.commit()?;
         Ok(())
-    }
-}
-
-/// The lock that keeps two syncs of one folder apart: SQLite's own file lock on a small file
-/// of its own (`path`, created if need be), held by a connection until it is dropped or the
-/// process ends, however it ends (a killed sync leaves nothing to clean up). A sync takes it
-/// exclusive, a dry run shared.
-pub struct SyncLock {
-    _conn: rusqlite::Connection,
-}
-
-impl SyncLock {
-    /// Takes the lock; when another holder has it, calls `waiting` once and waits for it.
-    pub fn acquire(
-        path: &Path,
-        exclusive: bool,
-        waiting: &mut dyn FnMut(),
-    ) -> Result<SyncLock, StoreError> {
-        use rusqlite::{Connection, ErrorCode, OpenFlags};
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                | OpenFlags::SQLITE_OPEN_NOFOLLOW,
-        )?;
-        conn.busy_timeout(std::time::Duration::ZERO)?;
-        let take = |conn: &Connection| -> rusqlite::Result<()> {
-            if exclusive {
-                conn.execute_batch("BEGIN EXCLUSIVE")
-            } else {
-                conn.execute_batch("BEGIN")?;
-                conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))
-            }
-        };
-        match take(&conn) {
-            Ok(()) => {}
-            Err(e) if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) => {
-                waiting();
-                let _ = conn.execute_batch("ROLLBACK");
-                // A sync of a large folder takes seconds; a day is "until it ends".
-                conn.busy_timeout(std::time::Duration::from_secs(24 * 3600))?;
-                take(&conn)?;
-            }
-            Err(e) => return Err(e.into()),
-        }
-        Ok(SyncLock { _conn: conn })
     }
 }

@@ -10,7 +10,6 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{ItemKind, README, Result};
-use crate::store::SyncLock;
 
 /// The id file: the folder's id on one line, written at its first sync and committed with
 /// the folder, so a moved checkout or another clone is the same folder to the database.
@@ -29,19 +28,47 @@ const MAX_OWN_FILE: u64 = 64 * 1024;
 /// (abort: no destructor, no rollback, as a kill) at the Nth step of a sync.
 pub(super) const FAIL_AT: &str = "REVIEW_MCP_SYNC_FAIL_AT";
 
-/// Takes the folder's lock (see [`SyncLock`]): exclusive for a sync, shared for a dry run
-/// (which then waits for a running sync, not for another dry run). A second sync of the
-/// folder waits for the first, saying so on stderr. The lock's file is in the temporary
-/// directory, named by the folder's path: nothing is added to the folder.
+/// The folder's lock, held until it is dropped or the process ends, however it ends.
+#[derive(Debug)]
+pub(super) struct FolderLock {
+    _dir: fs::File,
+}
+
+/// Takes the folder's lock: `flock` on the folder's own directory handle, exclusive for a
+/// sync, shared for a dry run (which then waits for a running sync, not for another dry
+/// run). A second sync of the folder waits for the first, saying so through `waiting`. No
+/// file is created for it, in the folder or anywhere else: nothing a killed sync leaves
+/// behind, and no lock file in a shared temporary directory that another user could create
+/// first or hold. `folder` is the canonical path of an existing directory.
 pub(super) fn lock(
     folder: &Path,
     exclusive: bool,
     waiting: &mut dyn FnMut(&Path),
-) -> Result<SyncLock> {
-    let name = hex16(folder.as_os_str().as_encoded_bytes());
-    let path = std::env::temp_dir().join(format!("review-mcp-sync-{name}.lock"));
-    SyncLock::acquire(&path, exclusive, &mut || waiting(folder))
-        .map_err(|e| fail!("cannot lock {} ({}): {e}", folder.display(), path.display()))
+) -> Result<FolderLock> {
+    let cannot = |e: io::Error| fail!("cannot lock {}: {e}", folder.display());
+    let dir = fs::File::open(folder).map_err(cannot)?;
+    if !dir.metadata().map_err(cannot)?.is_dir() {
+        return Err(fail!("cannot lock {}: not a directory", folder.display()));
+    }
+    let tried = if exclusive {
+        dir.try_lock()
+    } else {
+        dir.try_lock_shared()
+    };
+    match tried {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            waiting(folder);
+            if exclusive {
+                dir.lock()
+            } else {
+                dir.lock_shared()
+            }
+            .map_err(cannot)?;
+        }
+        Err(fs::TryLockError::Error(e)) => return Err(cannot(e)),
+    }
+    Ok(FolderLock { _dir: dir })
 }
 
 /// A small file of sync's own: `None` when absent; refused when it is a symbolic link,

@@ -5,6 +5,7 @@
 //! checked here and answered as [`ToolError::Invalid`]. Each tool lives in its own file:
 //! its spec (schemas, annotations, description), its argument type, and its run function.
 
+mod artifact_revision;
 pub mod card_proof;
 mod cursor;
 mod forget;
@@ -202,6 +203,7 @@ pub fn catalog() -> Vec<ToolSpec> {
         show_review::spec(),
         record_verdict::spec(),
         forget::spec(),
+        artifact_revision::spec(),
     ]
 }
 

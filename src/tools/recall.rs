@@ -126,12 +126,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (written for another revision)"));
     }
-    if n == 0 && first_page {
-        if let (Some((entity, rev)), Some(a)) = (&query.entity, args.artifact.as_ref()) {
-            let locator = query.locator.as_deref();
-            let elsewhere = store.entity_elsewhere(EntityTable::Records, entity, rev, locator)?;
-            summary.push_str(&super::elsewhere_hint(entity, elsewhere, a.uri.is_some()));
-        }
+    if n == 0
+        && first_page
+        && let (Some((entity, rev)), Some(a)) = (&query.entity, args.artifact.as_ref())
+    {
+        let locator = query.locator.as_deref();
+        let elsewhere = store.entity_elsewhere(EntityTable::Records, entity, rev, locator)?;
+        summary.push_str(&super::elsewhere_hint(entity, elsewhere, a.uri.is_some()));
     }
     ToolOutput::page(records, next, summary)
 }

@@ -160,12 +160,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ));
         }
     }
-    if n == 0 && first_page {
-        if let (Some((face, rev)), Some(a)) = (&query.face, args.artifact.as_ref()) {
-            let locator = query.locator.as_deref();
-            let elsewhere = store.entity_elsewhere(EntityTable::Decisions, face, rev, locator)?;
-            summary.push_str(&super::elsewhere_hint(face, elsewhere, a.uri.is_some()));
-        }
+    if n == 0
+        && first_page
+        && let (Some((face, rev)), Some(a)) = (&query.face, args.artifact.as_ref())
+    {
+        let locator = query.locator.as_deref();
+        let elsewhere = store.entity_elsewhere(EntityTable::Decisions, face, rev, locator)?;
+        summary.push_str(&super::elsewhere_hint(face, elsewhere, a.uri.is_some()));
     }
     ToolOutput::page(decisions, next, summary)
 }

@@ -144,10 +144,10 @@ impl Question {
     /// revision has it.
     pub fn params(&self, version: Version) -> Value {
         let mut params = self.form.clone();
-        if version.features().elicitation_mode {
-            if let Value::Object(m) = &mut params {
-                m.insert("mode".into(), json!("form"));
-            }
+        if version.features().elicitation_mode
+            && let Value::Object(m) = &mut params
+        {
+            m.insert("mode".into(), json!("form"));
         }
         params
     }

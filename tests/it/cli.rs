@@ -163,12 +163,15 @@ fn peak_rss_kib(pid: u32) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Hashes a 200 MB file and reads the process's peak memory while it is still alive: the
-/// second argument is a FIFO, so after printing the big file's line the process blocks
-/// opening it until the test has read `/proc/<pid>/status`. No timing is involved.
+/// Hashes a 200 MB file and reads the process's peak memory while it is still alive: after
+/// the big file come enough small files that their lines fill the stdout pipe the test does
+/// not read yet, so the process blocks writing until the test has read
+/// `/proc/<pid>/status`. No timing is involved. (A FIFO held it before; a FIFO is now refused
+/// without being opened: see `revision_refuses_fifo_without_blocking`.)
 #[test]
 fn revision_large_file_streams_in_constant_memory() {
     const SIZE: u64 = 200 * 1024 * 1024;
+    const SMALL: usize = 3000;
     let dir = TempDir::new("revision-large").unwrap();
     let big = dir.path().join("big.step");
     // A sparse file: 200 MB of zeros without using the disk.
@@ -184,12 +187,12 @@ fn revision_large_file_streams_in_constant_memory() {
             .map(|b| format!("{b:02x}"))
             .collect::<String>()
     };
-    let fifo = dir.path().join("pipe.step");
-    let mk = Command::new("mkfifo").arg(&fifo).status().unwrap();
-    assert!(mk.success());
+    fs::write(dir.path().join("small.step"), b"streamed").unwrap();
+    let mut args = vec!["revision", "big.step"];
+    args.extend(std::iter::repeat_n("small.step", SMALL));
 
     let mut child = cmd(dir.path())
-        .args(["revision", "big.step", "pipe.step"])
+        .args(&args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -199,21 +202,58 @@ fn revision_large_file_streams_in_constant_memory() {
     lines.read_line(&mut first).unwrap();
     assert_eq!(first, format!("sha256:{expected}  big.step\n"));
 
-    // The process now waits for a writer on the FIFO: its peak memory is final for the big file.
+    // 3000 lines of 84 bytes do not fit the pipe: the process is alive (blocked writing) and
+    // its peak memory is final for the big file.
     let peak = peak_rss_kib(child.id()).unwrap();
     assert!(
         peak < 32 * 1024,
         "peak RSS {peak} KiB while hashing a 200 MB file"
     );
 
-    File::create(&fifo).unwrap().write_all(b"streamed").unwrap();
     let mut rest = String::new();
     lines.read_to_string(&mut rest).unwrap();
-    assert_eq!(
-        rest,
-        format!("sha256:{}  pipe.step\n", sha256_hex(b"streamed"))
-    );
+    let small = format!("sha256:{}  small.step\n", sha256_hex(b"streamed"));
+    assert_eq!(rest, small.repeat(SMALL));
     assert!(child.wait().unwrap().success());
+}
+
+/// A FIFO with no writer is refused at once, named, and the files after it are still hashed:
+/// the command never blocks opening or reading it (it used to wait for a writer).
+#[cfg(unix)]
+#[test]
+fn revision_refuses_fifo_without_blocking() {
+    let dir = TempDir::new("revision-fifo").unwrap();
+    let mk = Command::new("mkfifo")
+        .arg(dir.path().join("pipe.step"))
+        .status()
+        .unwrap();
+    assert!(mk.success());
+    fs::write(dir.path().join("b.step"), b"x").unwrap();
+    let mut child = cmd(dir.path())
+        .args(["revision", "pipe.step", "b.step"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("review-mcp revision blocked on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert_eq!(stdout(&o), format!("sha256:{}  b.step\n", sha256_hex(b"x")));
+    let err = stderr(&o);
+    assert!(
+        err.contains("pipe.step: is a FIFO (named pipe), not a regular file"),
+        "{err}"
+    );
 }
 
 #[test]

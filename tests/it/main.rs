@@ -13,6 +13,7 @@ mod completions;
 mod database_file;
 mod elicitation;
 mod export_file;
+mod form3_csv;
 mod fuzz;
 mod hostile;
 mod librules_layers;

@@ -11,8 +11,23 @@ use serde_json::{Value, json};
 
 /// The bound of issue 26, in bytes of the answer line.
 const BOUND: usize = 32_000;
-/// Names, descriptions and input schemas of today's tools, together.
+/// Names, descriptions and input schemas of the tools of issue 26, together.
 const TOOLS_BUDGET: usize = 12_000;
+/// The tools `TOOLS_BUDGET` counts; every tool added since brings at most
+/// [`ADDED_TOOL_MAX`] bytes.
+const BUDGETED_TOOLS: [&str; 8] = [
+    "remember",
+    "recall",
+    "remember_decision",
+    "recall_decisions",
+    "request_verdicts",
+    "show_review",
+    "record_verdict",
+    "forget",
+];
+/// A tool added after issue 26 (issue 27: `artifact_revision`): about 1 KB, rules in
+/// docs/tools.md and the prompts.
+const ADDED_TOOL_MAX: usize = 1_000;
 /// The same per tool on average: a tool added later brings 1,500 bytes more at most.
 const PER_TOOL_AVERAGE: usize = 1_500;
 /// And no one tool larger than this.
@@ -131,6 +146,7 @@ fn every_answer_at_default_arguments_fits_the_bound_in_every_era() {
         let mut uris = vec![
             format!("review://revisions/{REV_A}"),
             format!("review://revisions/{REV_A}/report"),
+            format!("review://revisions/{REV_A}/form3.csv"),
             format!("review://revisions/{REV_B}"),
             format!("review://records/{rid}"),
             format!("review://decisions/{id}"),
@@ -317,11 +333,18 @@ fn tools_list_puts_little_in_front_of_the_model() {
     let list = c.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
     let mut total = 0;
+    let mut budgeted = 0;
     for t in tools {
         let visible = json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]});
         let bytes = serde_json::to_string(&visible).unwrap().len();
         println!("{}: {bytes} bytes", t["name"]);
         total += bytes;
+        let name = t["name"].as_str().unwrap();
+        if BUDGETED_TOOLS.contains(&name) {
+            budgeted += bytes;
+        } else {
+            assert!(bytes <= ADDED_TOOL_MAX, "{name}: {bytes} bytes");
+        }
     }
     for t in tools {
         let visible = json!({"name": t["name"], "description": t["description"], "inputSchema": t["inputSchema"]});
@@ -334,5 +357,5 @@ fn tools_list_puts_little_in_front_of_the_model() {
         tools.len()
     );
     println!("tools/list model-visible: {total} bytes");
-    assert!(total <= TOOLS_BUDGET, "{total} bytes");
+    assert!(budgeted <= TOOLS_BUDGET, "{budgeted} bytes");
 }

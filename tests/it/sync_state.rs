@@ -617,3 +617,59 @@ fn sync_refused_first_sync_writes_no_file() -> anyhow::Result<()> {
     assert_eq!(names, vec![PathBuf::from("records/rec_bad.json")]);
     Ok(())
 }
+
+/// The folder's lock is held on the folder itself: a sync creates no lock file in the
+/// temporary directory (where another user could create it first, or hold it), waits while
+/// another holder has the folder locked, saying so, and runs once it is released.
+#[test]
+fn the_folder_lock_is_the_folder_itself_and_a_second_sync_waits_for_it() -> anyhow::Result<()> {
+    let dir = crate::support::TempDir::new("sync-lock")?;
+    let db = dir.join("a.db");
+    let folder = dir.join("review");
+    std::fs::create_dir(&folder)?;
+    import(dir.path(), &db, &[feature("f1", "bore", "n", T1)])?;
+    // Its own temporary directory: whatever the sync creates there is seen.
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp)?;
+    let out = review_mcp_with(
+        &db,
+        &["sync", &folder.to_string_lossy()],
+        &[("TMPDIR", tmp.to_string_lossy().into_owned())],
+    )?;
+    ok(out)?;
+    let left: Vec<_> = std::fs::read_dir(&tmp)?.filter_map(Result::ok).collect();
+    ensure!(left.is_empty(), "the sync left files in TMPDIR: {left:?}");
+    // Another holder (as a running sync) has the folder: the sync waits and says so.
+    let held = std::fs::File::open(&folder)?;
+    held.lock()?;
+    import(dir.path(), &db, &[feature("f2", "slot", "n", T2)])?;
+    let mut child = Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .args(["sync", &folder.to_string_lossy()])
+        .env("MCP_LOG_LEVEL", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    while std::time::Instant::now() < deadline {
+        ensure!(
+            child.try_wait()?.is_none(),
+            "the sync ran while another holder had the folder locked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drop(held);
+    let out = child.wait_with_output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(out.status.success(), "{stderr}");
+    ensure!(
+        stderr.contains("another sync of") && stderr.contains("waiting for it to finish"),
+        "{stderr}"
+    );
+    ensure!(
+        folder.join("records").read_dir()?.count() == 2,
+        "the waiting sync did not write the second record"
+    );
+    Ok(())
+}

@@ -39,7 +39,8 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
                 "recall_decisions",
                 "request_verdicts",
                 "show_review",
-                "forget"
+                "forget",
+                "artifact_revision"
             ]
         );
         for t in &tools {
@@ -54,7 +55,10 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
             .iter()
             .map(|t| t["annotations"]["readOnlyHint"] == json!(true))
             .collect();
-        assert_eq!(read_only, [false, true, false, true, false, true, false]);
+        assert_eq!(
+            read_only,
+            [false, true, false, true, false, true, false, true]
+        );
     }
 }
 

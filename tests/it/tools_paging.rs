@@ -337,7 +337,7 @@ fn recall_replaced_between_pages_served_exactly_once_for_every_filter() {
         let mut c = Client::memory(Era::V2025_11_25);
         let remember = |c: &mut Client, i: usize, note: &str| -> String {
             // Every name holds "alpha" for half of them, the note always: both text tiers.
-            let name = if i % 2 == 0 {
+            let name = if i.is_multiple_of(2) {
                 format!("alpha {i}")
             } else {
                 format!("rec {i}")

@@ -161,10 +161,10 @@ fn walk(node: &Value, path: &str, keyword: Option<&str>, findings: &mut Vec<Stri
     if let Some(t) = obj.get("type").filter(|t| t.is_array()) {
         findings.push(format!("type-union at {path}: \"type\": {t}"));
     }
-    if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
-        if !r.starts_with('#') {
-            findings.push(format!("remote-ref at {path}: {r}"));
-        }
+    if let Some(r) = obj.get("$ref").and_then(Value::as_str)
+        && !r.starts_with('#')
+    {
+        findings.push(format!("remote-ref at {path}: {r}"));
     }
     let constrains = obj.keys().any(|k| CONSTRAINING.contains(&k.as_str()))
         || (obj.contains_key("if") && (obj.contains_key("then") || obj.contains_key("else")));

@@ -340,14 +340,12 @@ pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
         c.add("d.id = ?", [Clause::text(id)]);
     }
     let face_drives = !text && q.face.is_some();
-    if !face_drives {
-        if let Some((face, rev)) = &q.face {
-            c.add(
-                "EXISTS (SELECT 1 FROM decision_faces f WHERE f.face = ? AND f.revision = ? \
+    if !face_drives && let Some((face, rev)) = &q.face {
+        c.add(
+            "EXISTS (SELECT 1 FROM decision_faces f WHERE f.face = ? AND f.revision = ? \
                  AND f.seq = d.seq)",
-                [Clause::text(face), Clause::text(rev)],
-            );
-        }
+            [Clause::text(face), Clause::text(rev)],
+        );
     }
     let mut verdict = Vec::new();
     let mut verdict_params = Vec::new();
@@ -378,12 +376,10 @@ pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
         );
     }
     let state_drives = !text && q.face.is_none() && q.state.is_some();
-    if !state_drives {
-        if let Some(state) = q.state {
-            c.add(
-                "EXISTS (SELECT 1 FROM decision_states s WHERE s.state = ? AND s.seq = d.seq)",
-                [Clause::text(state.as_str())],
-            );
-        }
+    if !state_drives && let Some(state) = q.state {
+        c.add(
+            "EXISTS (SELECT 1 FROM decision_states s WHERE s.state = ? AND s.seq = d.seq)",
+            [Clause::text(state.as_str())],
+        );
     }
 }

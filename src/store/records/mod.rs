@@ -390,14 +390,14 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver
     if let Some(k) = q.kind {
         c.add("r.kind = ?", [Clause::text(k.as_str())]);
     }
-    if driver != Driver::Entity {
-        if let Some((entity, rev)) = &q.entity {
-            c.add(
-                "EXISTS (SELECT 1 FROM record_entities e WHERE e.entity_id = ? \
+    if driver != Driver::Entity
+        && let Some((entity, rev)) = &q.entity
+    {
+        c.add(
+            "EXISTS (SELECT 1 FROM record_entities e WHERE e.entity_id = ? \
                  AND e.revision = ? AND e.seq = r.seq)",
-                [Clause::text(entity), Clause::text(rev)],
-            );
-        }
+            [Clause::text(entity), Clause::text(rev)],
+        );
     }
     let skip = usize::from(driver == Driver::FirstTag);
     for t in q.tags.iter().skip(skip) {

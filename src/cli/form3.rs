@@ -1,0 +1,88 @@
+//! `review-mcp form3 REVISION [-o FILE]`: the review of a revision as an AS9102 Form 3 in
+//! CSV, every row (the resource `review://revisions/{revision}/form3.csv` serves the same
+//! bytes when they fit one answer). The rules of the form are the library's
+//! (`review_mcp::resources::form3`).
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, anyhow};
+
+use review_mcp::resources::ResourceError;
+use review_mcp::resources::form3::Form3;
+
+use super::database::open_existing;
+use super::output::{create_temp_beside, refuse_database_target};
+
+/// Writes the Form 3 of `revision` to stdout, or to `output` through a temporary file beside
+/// it renamed into place: a failure never leaves a partial file, and a symlink, a directory
+/// or the database itself is refused as the target.
+pub fn run(db: &Path, revision: &str, output: Option<&Path>) -> anyhow::Result<ExitCode> {
+    if let Some(path) = output {
+        refuse_database_target(db, path)?;
+        refuse_link_or_directory(path)?;
+    }
+    let mut store = open_existing(db)?;
+    let form = match Form3::load(&mut store, revision, None) {
+        Ok(f) => f,
+        Err(ResourceError::NotFound) => {
+            return Err(anyhow!(
+                "nothing is recorded for {revision} in {}: check the revision (`review-mcp revision FILE`) and --db",
+                db.display()
+            ));
+        }
+        Err(ResourceError::Storage(m)) => return Err(anyhow!("{m}")),
+        Err(ResourceError::InvalidCursor) => return Err(anyhow!("invalid cursor")),
+    };
+    let csv = form.csv();
+    let Some(path) = output else {
+        let mut out = io::stdout().lock();
+        return match out.write_all(csv.as_bytes()).and_then(|()| out.flush()) {
+            Ok(()) => Ok(ExitCode::SUCCESS),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+            Err(e) => Err(anyhow!(e).context("cannot write the Form 3")),
+        };
+    };
+    let (tmp, mut file) =
+        create_temp_beside(path, db).with_context(|| format!("cannot write {}", path.display()))?;
+    let written = (|| -> anyhow::Result<()> {
+        file.write_all(csv.as_bytes())?;
+        file.sync_all()?;
+        drop(file);
+        // Checked again just before the rename: a link planted meanwhile is refused too (the
+        // rename would replace the link itself, never write through it, either way).
+        refuse_link_or_directory(path)?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    match written {
+        Ok(()) => {
+            log::info!(
+                "wrote the Form 3 of {revision}: {} rows to {}",
+                form.rows.len(),
+                path.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e.context(format!("cannot write {}", path.display())))
+        }
+    }
+}
+
+/// Refuses an output path that is a symlink (whatever it points to) or a directory.
+fn refuse_link_or_directory(path: &Path) -> anyhow::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(anyhow!(
+            "{} is a symbolic link: the Form 3 is not written through a link; name the file itself",
+            path.display()
+        )),
+        Ok(m) if m.is_dir() => Err(anyhow!(
+            "{} is a directory: name the file to write",
+            path.display()
+        )),
+        _ => Ok(()),
+    }
+}

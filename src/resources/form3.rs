@@ -1,0 +1,680 @@
+//! The review of a revision as an AS9102 Rev C Form 3 (Characteristic Accountability,
+//! Verification and Compatibility Evaluation), in CSV: one row per basis requirement of
+//! every decision of the revision. The `review-mcp form3` command writes it whole; the
+//! resource `review://revisions/{revision}/form3.csv` serves it within the answer bound.
+//!
+//! Two steps: [`Form3::load`] fills the typed input ([`Form3Header`], [`Form3Row`]) from the
+//! store; [`Form3::csv`] is a pure function of that input to bytes. The CSV is RFC 4180
+//! (CRLF after every record, a field quoted when it holds a comma, quote, CR or LF, quotes
+//! doubled), UTF-8 without a byte-order mark, every record with the same number of fields
+//! (the header lines are padded), and the same input always gives the same bytes.
+//!
+//! Every stored string goes through [`cell`]: line breaks inside a cell become LF (so the
+//! only CRLFs of the file end records), other control and bidirectional characters are shown
+//! as `\u{…}` escapes, and a cell a spreadsheet would run as a formula (its first character,
+//! after any leading whitespace, one of `=` `+` `-` `@` or their full-width forms; a tab or
+//! CR first is escaped already) gets a leading `'`.
+
+use std::fmt::Write as _;
+
+use crate::review::{Decision, State, Verdict};
+use crate::store::Store;
+use crate::text::is_control_like;
+
+use super::ResourceError;
+
+/// The column headings, in order: AS9102 Rev C Form 3 fields 5 to 12, then this product's.
+pub const COLUMNS: [&str; 18] = [
+    "5. Char. No.",
+    "6. Reference Location",
+    "7. Characteristic Designator",
+    "8. Requirement",
+    "9. Results",
+    "10. Designed / Qualified Tooling",
+    "11. Nonconformance Number",
+    "12. Additional Data / Comments",
+    "State",
+    "QIF Status",
+    "Verdict",
+    "Verdict Given By",
+    "Verdict Channel",
+    "Verdict Recorded By",
+    "Verdict At",
+    "Inherited From",
+    "Decision Id",
+    "Basis Item",
+];
+
+/// At most this many file URIs are named in the header (a URI may be 4 KiB: three and the
+/// rest of the header stay well within one answer); the others are counted.
+const MAX_FILES_SHOWN: usize = 3;
+
+/// The lines before the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Form3Header {
+    pub revision: String,
+    /// The file URIs the revision's decisions were recorded under, sorted, each once.
+    pub files: Vec<String>,
+    /// `Some(earlier revision)` for a partial (delta) FAI: this revision was carried from
+    /// that one and only what changed was re-verified. `None`: a full FAI.
+    pub partial_of: Option<String>,
+}
+
+/// One basis requirement: one row of the table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Form3Row {
+    pub decision_id: String,
+    pub subject: String,
+    pub disposition: String,
+    /// The item's place in its decision's basis, from 1.
+    pub item: usize,
+    pub requirement: String,
+    pub source: String,
+    pub source_detail: Option<String>,
+    pub evidence: Option<String>,
+    pub state: State,
+    pub question: Option<String>,
+    /// Empty: the whole part.
+    pub faces: Vec<String>,
+    /// The verdict on this item. For an inherited row, the one given at `inherited_from`:
+    /// history, shown in the comments, never in this revision's verdict columns.
+    pub verdict: Option<Verdict>,
+    /// `Some(revision)`: carried from that revision and not re-verified at this one. Its
+    /// evidence and verdict are that revision's, never this revision's results.
+    pub inherited_from: Option<String>,
+    /// `Some`: carried from an earlier revision marked to be re-verified (it touches an
+    /// entity that changed or could not be carried). Not a result of this revision either;
+    /// an item is inherited or to re-verify, not both (re-verify wins).
+    pub reverify: Option<Reverify>,
+}
+
+/// A carried item still to re-verify: where it came from and the entities of that revision
+/// that could not be carried (changed or unmapped; empty when it is about the whole part).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reverify {
+    pub from: String,
+    pub entities: Vec<String>,
+}
+
+/// A Form 3: the header, the rows it shows, and how many rows the revision has in all
+/// (`rows.len() < total` only when the resource cut it to fit one answer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Form3 {
+    pub header: Form3Header,
+    pub rows: Vec<Form3Row>,
+    pub total: usize,
+}
+
+impl Form3Row {
+    /// The rows of one stored decision, in basis order.
+    pub fn of(d: &Decision) -> Vec<Form3Row> {
+        d.basis
+            .iter()
+            .enumerate()
+            .map(|(i, b)| Form3Row {
+                decision_id: d.id.clone(),
+                subject: d.subject.clone(),
+                disposition: d.disposition.clone(),
+                item: i + 1,
+                requirement: b.requirement.clone(),
+                source: b.source.as_str().to_string(),
+                source_detail: b.source_detail.clone(),
+                evidence: b.evidence.clone(),
+                state: b.state,
+                question: b.question.clone(),
+                faces: b.faces.clone(),
+                verdict: b.verdict.clone(),
+                // INTEGRATION (issue 27, carry_forward): the revision an inherited item came
+                // from, and the re-verify mark of a carried item (its from-revision and the
+                // entities not carried), from the item's carried mark, once the store has it.
+                inherited_from: None,
+                reverify: None,
+            })
+            .collect()
+    }
+
+    /// What the row costs in the CSV at least (its text, before quoting): what
+    /// [`Form3::load`] budgets with.
+    fn min_bytes(&self) -> usize {
+        self.requirement.len()
+            + self.evidence.as_deref().map_or(0, str::len)
+            + self.question.as_deref().map_or(0, str::len)
+            + self.subject.len()
+            + self.faces.iter().map(|f| f.len() + 2).sum::<usize>()
+    }
+}
+
+/// The QIF characteristic status of a basis state: `satisfied` PASS, `violated` FAIL,
+/// `unresolved` NOT_ANALYZED (nobody has judged it yet), `conflicting` INDETERMINATE (it
+/// was analysed and the evidence disagrees: the result cannot be determined, which is what
+/// INDETERMINATE says; OTHER would say nothing), `not-applicable` OTHER (QIF has no status
+/// for a requirement that does not apply; the State column says which).
+pub fn qif_status(state: State) -> &'static str {
+    match state {
+        State::Satisfied => "PASS",
+        State::Violated => "FAIL",
+        State::Unresolved => "NOT_ANALYZED",
+        State::Conflicting => "INDETERMINATE",
+        State::NotApplicable => "OTHER",
+    }
+}
+
+impl Form3 {
+    /// The Form 3 of `revision` from the store: every decision at it (whatever its file),
+    /// oldest first, each basis in order. With `budget`, rows are kept only while their text
+    /// totals at most that many bytes (the rest are counted in `total`, not held), so a read
+    /// holds no more than it can serve. Not found when nothing is recorded at `revision`.
+    pub fn load(
+        store: &mut Store,
+        revision: &str,
+        budget: Option<usize>,
+    ) -> Result<Form3, ResourceError> {
+        let mut rows = Vec::new();
+        let mut files: Vec<String> = Vec::new();
+        let mut total = 0;
+        let mut spent = 0usize;
+        let mut full = false;
+        let any = store.decisions_of_revision(revision, |d| {
+            if let Some(u) = &d.artifact.uri
+                && !files.contains(u)
+            {
+                files.push(u.clone());
+            }
+            for row in Form3Row::of(&d) {
+                total += 1;
+                spent = spent.saturating_add(row.min_bytes());
+                full = full || budget.is_some_and(|b| spent > b);
+                if !full {
+                    rows.push(row);
+                }
+            }
+            true
+        })?;
+        if !any {
+            return Err(ResourceError::NotFound);
+        }
+        files.sort();
+        Ok(Form3 {
+            header: Form3Header {
+                revision: revision.to_string(),
+                files,
+                // INTEGRATION (issue 27, carry_forward): the revision this one was carried
+                // from (its supersession record), once the store has it.
+                partial_of: None,
+            },
+            rows,
+            total,
+        })
+    }
+
+    /// The CSV, every row shown (see the module's rules).
+    pub fn csv(&self) -> String {
+        let mut out = String::new();
+        self.write_header(self.rows.len(), &mut out);
+        for (i, row) in self.rows.iter().enumerate() {
+            out.push_str(&row_csv(i + 1, row));
+        }
+        out
+    }
+
+    /// The CSV cut to the first rows whose text, escaped into a JSON string, takes at most
+    /// `bound` bytes with the header: the header then says how many rows of how many are
+    /// shown and names the command that writes them all. Nothing is cut inside a row. The
+    /// same bytes as [`Form3::csv`] when everything fits.
+    pub fn csv_within(&self, bound: usize) -> String {
+        let whole = self.csv();
+        if self.rows.len() == self.total && escaped_len(&whole) <= bound {
+            return whole;
+        }
+        let mut head = String::new();
+        self.write_header(self.total, &mut head);
+        // Room for the longer truncation line (its digits and words) the header gets.
+        let mut used = escaped_len(&head) + 200;
+        let mut rows = String::new();
+        let mut shown = 0;
+        for (i, row) in self.rows.iter().enumerate() {
+            let text = row_csv(i + 1, row);
+            let cost = escaped_len(&text).saturating_sub(2);
+            if used + cost > bound {
+                break;
+            }
+            used += cost;
+            rows.push_str(&text);
+            shown += 1;
+        }
+        let mut out = String::new();
+        self.write_header(shown, &mut out);
+        out.push_str(&rows);
+        out
+    }
+
+    fn write_header(&self, shown: usize, out: &mut String) {
+        let h = &self.header;
+        let mut files = if h.files.is_empty() {
+            "(no file recorded: the revision only)".to_string()
+        } else {
+            h.files
+                .iter()
+                .take(MAX_FILES_SHOWN)
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        if let Some(more) = h
+            .files
+            .len()
+            .checked_sub(MAX_FILES_SHOWN)
+            .filter(|n| *n > 0)
+        {
+            let _ = write!(
+                files,
+                "; and {more} more (each row's Decision Id names its decision)"
+            );
+        }
+        let fai = match &h.partial_of {
+            Some(from) => {
+                format!("Partial FAI: carried from {from}; only what changed was re-verified")
+            }
+            None => "Full FAI".to_string(),
+        };
+        let rows = if shown < self.total {
+            format!(
+                "{shown} of {}: truncated to fit one answer; run `review-mcp form3 {}` on the server's database for every row",
+                self.total, h.revision
+            )
+        } else {
+            format!("{shown} of {}", self.total)
+        };
+        let lines: [(&str, &str); 6] = [
+            (
+                "Form",
+                "AS9102 Rev C Form 3: Characteristic Accountability, Verification and Compatibility Evaluation",
+            ),
+            ("Part File", &files),
+            ("Revision", &h.revision),
+            ("FAI", &fai),
+            ("Rows", &rows),
+            (
+                "Note",
+                "Requirements as stated and evidence as quoted in the review: this server never measures. Inherited and re-verify rows are an earlier revision's results (in their comments), not this one's. A cell that would start a spreadsheet formula starts with '.",
+            ),
+        ];
+        for (key, value) in lines {
+            let mut fields = vec![cell(key), cell(value)];
+            fields.resize(COLUMNS.len(), String::new());
+            push_record(out, &fields);
+        }
+        let headings: Vec<String> = COLUMNS.iter().map(|c| cell(c)).collect();
+        push_record(out, &headings);
+    }
+}
+
+/// One data row as a CSV record.
+fn row_csv(number: usize, r: &Form3Row) -> String {
+    let location = if r.faces.is_empty() {
+        "whole part".to_string()
+    } else {
+        r.faces.join(", ")
+    };
+    let source = match &r.source_detail {
+        Some(d) => format!("{} ({d})", r.source),
+        None => r.source.clone(),
+    };
+    let mut comments = format!(
+        "Decision \"{}\": {}. Source: {source}.",
+        r.subject, r.disposition
+    );
+    if let Some(q) = &r.question {
+        let _ = write!(comments, " Question: {q}");
+    }
+    let carried = match (&r.reverify, &r.inherited_from) {
+        (Some(rv), _) => {
+            let _ = write!(
+                comments,
+                " Carried from {} to re-verify at this revision",
+                rv.from
+            );
+            if !rv.entities.is_empty() {
+                let _ = write!(comments, " (not carried: {})", rv.entities.join(", "));
+            }
+            Some("re-verify")
+        }
+        (None, Some(from)) => {
+            let _ = write!(
+                comments,
+                " Inherited from {from}, not re-verified at this revision"
+            );
+            Some("inherited")
+        }
+        (None, None) => None,
+    };
+    let (results, state, qif, verdict_cells) = match carried {
+        Some(mark) => {
+            let _ = write!(comments, "; there: {}", r.state.as_str());
+            if let Some(e) = &r.evidence {
+                let _ = write!(comments, ", evidence: {e}");
+            }
+            if let Some(v) = &r.verdict {
+                let _ = write!(comments, "; verdict there: {}", verdict_sentence(v));
+            }
+            comments.push('.');
+            (
+                String::new(),
+                format!("{mark} ({})", r.state.as_str()),
+                "NOT_ANALYZED",
+                [
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                    String::new(),
+                ],
+            )
+        }
+        None => (
+            r.evidence.clone().unwrap_or_default(),
+            r.state.as_str().to_string(),
+            qif_status(r.state),
+            verdict_columns(r.verdict.as_ref()),
+        ),
+    };
+    let [verdict, given_by, channel, recorded_by, at] = verdict_cells;
+    let fields = [
+        number.to_string(),
+        location,
+        String::new(),
+        r.requirement.clone(),
+        results,
+        String::new(),
+        String::new(),
+        comments,
+        state,
+        qif.to_string(),
+        verdict,
+        given_by,
+        channel,
+        recorded_by,
+        at,
+        r.inherited_from.clone().unwrap_or_default(),
+        r.decision_id.clone(),
+        r.item.to_string(),
+    ];
+    let fields: Vec<String> = fields.iter().map(|f| cell(f)).collect();
+    let mut out = String::new();
+    push_record(&mut out, &fields);
+    out
+}
+
+/// Verdict, given by, channel, recorded by, at: `pending` and empty cells without one.
+fn verdict_columns(v: Option<&Verdict>) -> [String; 5] {
+    let Some(v) = v else {
+        return [
+            "pending".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ];
+    };
+    let mut judgement = v.judgement.as_str().to_string();
+    if let Some(r) = v.reason.as_deref().filter(|r| !r.is_empty()) {
+        let _ = write!(judgement, ": {r}");
+    }
+    let by = if v.via.is_engineer() {
+        "engineer"
+    } else {
+        "assistant"
+    };
+    [
+        judgement,
+        by.to_string(),
+        v.via.as_str().to_string(),
+        v.author.clone().unwrap_or_default(),
+        v.at.clone(),
+    ]
+}
+
+/// "accepted by the engineer (form, Ada), 2026-…: reason".
+fn verdict_sentence(v: &Verdict) -> String {
+    let mut s = format!("{}{}, {}", v.judgement.as_str(), v.given_by(), v.at);
+    if let Some(r) = v.reason.as_deref().filter(|r| !r.is_empty()) {
+        let _ = write!(s, ": {r}");
+    }
+    s
+}
+
+/// Appends one record: the fields (already [`cell`]-made) quoted where RFC 4180 needs it,
+/// separated by commas, ended by CRLF.
+fn push_record(out: &mut String, fields: &[String]) {
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if f.contains([',', '"', '\r', '\n']) {
+            out.push('"');
+            out.push_str(&f.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(f);
+        }
+    }
+    out.push_str("\r\n");
+}
+
+/// A stored string made safe as a cell (see the module's rules): line breaks as LF, other
+/// control and bidirectional characters escaped, and a formula start defused with `'`.
+pub fn cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 1);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                out.push('\n');
+            }
+            '\n' => out.push('\n'),
+            c if is_control_like(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    let first = out.trim_start().chars().next();
+    if matches!(
+        first,
+        Some('=' | '+' | '-' | '@' | '\u{FF1D}' | '\u{FF0B}' | '\u{FF0D}' | '\u{FF20}')
+    ) {
+        out.insert(0, '\'');
+    }
+    out
+}
+
+/// What `text` costs an answer once escaped into its JSON string.
+fn escaped_len(text: &str) -> usize {
+    serde_json::to_string(text).map_or(usize::MAX, |s| s.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_defuses_formulas_and_controls() {
+        assert_eq!(cell("=1+2"), "'=1+2");
+        assert_eq!(cell("  @SUM(A1)"), "'  @SUM(A1)");
+        assert_eq!(cell("\n-2"), "'\n-2");
+        assert_eq!(cell("\t=x"), "\\u{9}=x");
+        assert_eq!(cell("\r=x"), "'\n=x");
+        assert_eq!(cell("＝HYPERLINK()"), "'＝HYPERLINK()");
+        assert_eq!(cell("a\r\nb\rc"), "a\nb\nc");
+        assert_eq!(cell("x\u{202E}y\0"), "x\\u{202e}y\\u{0}");
+        assert_eq!(cell("0.02 mm"), "0.02 mm");
+    }
+
+    #[test]
+    fn record_quotes_only_what_rfc_4180_needs() {
+        let mut out = String::new();
+        push_record(
+            &mut out,
+            &[
+                "a".into(),
+                "b,c".into(),
+                "say \"hi\"".into(),
+                "l1\nl2".into(),
+            ],
+        );
+        assert_eq!(out, "a,\"b,c\",\"say \"\"hi\"\"\",\"l1\nl2\"\r\n");
+    }
+
+    #[test]
+    fn qif_status_of_each_state() {
+        assert_eq!(qif_status(State::Satisfied), "PASS");
+        assert_eq!(qif_status(State::Violated), "FAIL");
+        assert_eq!(qif_status(State::Unresolved), "NOT_ANALYZED");
+        assert_eq!(qif_status(State::Conflicting), "INDETERMINATE");
+    }
+
+    fn row(inherited: Option<&str>) -> Form3Row {
+        Form3Row {
+            decision_id: "dec_1".into(),
+            subject: "bore".into(),
+            disposition: "accept".into(),
+            item: 1,
+            requirement: "Ø10 H7".into(),
+            source: "drawing".into(),
+            source_detail: None,
+            evidence: Some("10.008 measured".into()),
+            state: State::Satisfied,
+            question: None,
+            faces: vec!["face:3".into()],
+            verdict: Some(Verdict {
+                at: "2026-01-02T03:04:05Z".into(),
+                author: Some("Ada".into()),
+                judgement: crate::review::Judgement::Accepted,
+                meaning: None,
+                reason: None,
+                via: crate::review::Via::Elicitation,
+            }),
+            inherited_from: inherited.map(str::to_string),
+            reverify: None,
+        }
+    }
+
+    /// An inherited row never shows the earlier revision's evidence, status or verdict as
+    /// this revision's: Results and the verdict columns are empty, QIF says NOT_ANALYZED, and
+    /// the history is in the comments; the header says partial.
+    #[test]
+    fn inherited_rows_are_history_not_results() {
+        let from = format!("sha256:{}", "1".repeat(64));
+        let form = Form3 {
+            header: Form3Header {
+                revision: format!("sha256:{}", "2".repeat(64)),
+                files: vec![],
+                partial_of: Some(from.clone()),
+            },
+            rows: vec![row(Some(&from)), row(None)],
+            total: 2,
+        };
+        let csv = form.csv();
+        let lines: Vec<&str> = csv.split("\r\n").collect();
+        assert!(lines[3].starts_with(&format!("FAI,Partial FAI: carried from {from}")));
+        let inherited = lines[7];
+        assert!(
+            inherited.starts_with("1,face:3,,Ø10 H7,,,,\"Decision \"\"bore\"\": accept."),
+            "{inherited}"
+        );
+        assert!(
+            inherited.contains(&format!(
+                ",inherited (satisfied),NOT_ANALYZED,,,,,,{from},dec_1,1"
+            )),
+            "{inherited}"
+        );
+        assert!(inherited.contains("verdict there: accepted by the engineer (form, Ada)"));
+        let fresh = lines[8];
+        assert!(fresh.contains(",10.008 measured,"), "{fresh}");
+        assert!(
+            fresh.ends_with(
+                ",satisfied,PASS,accepted,engineer,elicitation,Ada,2026-01-02T03:04:05Z,,dec_1,1"
+            ),
+            "{fresh}"
+        );
+    }
+
+    /// A row to re-verify is not a result of this revision either: empty Results and
+    /// verdict columns, NOT_ANALYZED, the entities not carried named in the comments.
+    #[test]
+    fn reverify_rows_are_not_results_either() {
+        let from = format!("sha256:{}", "1".repeat(64));
+        let mut r = row(None);
+        r.reverify = Some(Reverify {
+            from: from.clone(),
+            entities: vec!["face:3".into()],
+        });
+        let form = Form3 {
+            header: Form3Header {
+                revision: format!("sha256:{}", "2".repeat(64)),
+                files: vec![],
+                partial_of: Some(from.clone()),
+            },
+            rows: vec![r],
+            total: 1,
+        };
+        let csv = form.csv();
+        let line = csv.split("\r\n").nth(7).unwrap();
+        assert!(line.starts_with("1,face:3,,Ø10 H7,,,,"), "{line}");
+        assert!(
+            line.contains(&format!("Carried from {from} to re-verify at this revision (not carried: face:3); there: satisfied, evidence: 10.008 measured; verdict there: accepted by the engineer (form, Ada)")),
+            "{line}"
+        );
+        assert!(
+            line.contains(",re-verify (satisfied),NOT_ANALYZED,,,,,,,dec_1,1"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn header_names_three_files_and_counts_the_rest() {
+        let form = Form3 {
+            header: Form3Header {
+                revision: format!("sha256:{}", "2".repeat(64)),
+                files: (0..5).map(|i| format!("file:///w/{i}.step")).collect(),
+                partial_of: None,
+            },
+            rows: vec![],
+            total: 0,
+        };
+        let csv = form.csv();
+        assert!(
+            csv.contains("Part File,file:///w/0.step; file:///w/1.step; file:///w/2.step; and 2 more (each row's Decision Id names its decision),"),
+            "{csv}"
+        );
+        assert!(csv.contains("Rows,0 of 0,"));
+    }
+
+    #[test]
+    fn csv_within_cuts_whole_rows_and_says_so() {
+        let mut long = row(None);
+        long.evidence = Some("x".repeat(3000));
+        let form = Form3 {
+            header: Form3Header {
+                revision: format!("sha256:{}", "2".repeat(64)),
+                files: vec!["file:///w/p.step".into()],
+                partial_of: None,
+            },
+            rows: vec![long; 20],
+            total: 25,
+        };
+        let text = form.csv_within(10_000);
+        assert!(escaped_len(&text) <= 10_000);
+        assert!(text.contains("Rows,2 of 25: truncated"), "{text}");
+        assert_eq!(text.matches("\r\n").count(), 7 + 2);
+        let small = Form3 {
+            rows: vec![row(None)],
+            total: 1,
+            ..form
+        };
+        assert_eq!(small.csv_within(10_000), small.csv());
+    }
+}

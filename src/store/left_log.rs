@@ -1,0 +1,245 @@
+//! A log left beside the file: is it this file's?
+//!
+//! Between answers the server's `review.db-wal` is not empty: after each checkpoint the server
+//! begins the emptied log with one commit of the file's first page, its change counter moved
+//! (see [`Store::begin_next_log`](super::Store::begin_next_log)), so the next answered write
+//! syncs once. A server stopped by a signal leaves that log beside the file. If `review.db` is
+//! then replaced (a backup restored, a copy put over it) and the log is not, SQLite would apply
+//! the old file's first page to the new file at its next open: its page count, free list and
+//! schema table, which damages it. So before any open, a log that holds exactly one committed
+//! frame, of page 1, must hold the file's own first page (apart from the counters SQLite
+//! moves at every commit, and the schema version and application id the inspection judges);
+//! otherwise the file is refused, untouched, with what to do. A log with more frames is a
+//! server's writes not yet in the file (a server stopped during its checkpoint, or
+//! one serving now): it is applied, as always.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use super::StoreError;
+use super::file::companion;
+
+/// The log's header: magic, version, page size, checkpoint sequence, two salts, checksum.
+const WAL_HEADER: usize = 32;
+/// A frame's header: page number, size after commit, two salts, checksum.
+const FRAME_HEADER: usize = 24;
+/// The magic of a log whose checksums read words little-endian (`| 1`: big-endian).
+const WAL_MAGIC: u32 = 0x377f_0682;
+
+/// The bytes of page 1 whose change alters nothing of the file's structure: the change
+/// counter (24..28) and the "version valid for" number with the SQLite version that wrote it
+/// (92..100), which every commit of page 1 moves, and the schema version and application id
+/// (60..64, 68..72), which the inspection judges once the log is applied (a log that only
+/// changed them is a newer or another application's file, and is refused as that).
+fn is_counter(offset: usize) -> bool {
+    [24..28, 60..64, 68..72, 92..100]
+        .iter()
+        .any(|r| r.contains(&offset))
+}
+
+/// Refuses the file when its left log would give it another file's first page (see the
+/// module). No log, an empty one, or one with more than a first-page commit passes.
+pub(super) fn check(path: &Path) -> Result<(), StoreError> {
+    let io = |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let wal_path = companion(path, "-wal");
+    // The file's first page first: a server committing meanwhile changes the log after it,
+    // which the inspection's next look sees consistent again.
+    let mut head = [0u8; 100];
+    let page = match File::open(path).and_then(|mut f| f.read_exact(&mut head).map(|()| f)) {
+        Ok(mut f) => {
+            let Some(size) = page_size(&head) else {
+                return Ok(());
+            };
+            let mut page = head.to_vec();
+            page.resize(size, 0);
+            read_full(&mut f, &mut page[100..]).map_err(io)?;
+            page
+        }
+        // Too short for a header, or gone: the inspection says what it is.
+        Err(_) => return Ok(()),
+    };
+    let mut wal = match File::open(&wal_path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(e)),
+    };
+    // The header, the first frame, and the second frame's header and page (to tell a log of
+    // one commit from a longer one): never more.
+    let frame = FRAME_HEADER + page.len();
+    let mut bytes = Vec::new();
+    (&mut wal)
+        .take((WAL_HEADER + 2 * frame) as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    match first_page_only(&bytes, page.len()) {
+        Some(logged) if differs(logged, &page) => Err(StoreError::ForeignLog {
+            path: path.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Reads until `buf` is full or the file ends (a short file leaves zeros).
+fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        match f.read(&mut buf[done..])? {
+            0 => break,
+            n => done += n,
+        }
+    }
+    Ok(())
+}
+
+/// The page size a database header gives (bytes 16..18; 1 means 65536).
+fn page_size(head: &[u8; 100]) -> Option<usize> {
+    match u16::from_be_bytes([head[16], head[17]]) {
+        1 => Some(65_536),
+        n if n >= 512 && n.is_power_of_two() => Some(usize::from(n)),
+        _ => None,
+    }
+}
+
+/// Whether a logged first page differs from the file's beyond the numbers of [`is_counter`].
+fn differs(logged: &[u8], file: &[u8]) -> bool {
+    logged.len() != file.len()
+        || logged
+            .iter()
+            .zip(file)
+            .enumerate()
+            .any(|(i, (a, b))| a != b && !is_counter(i))
+}
+
+/// The page image of a log that holds exactly one valid committed frame, for page 1, of
+/// `page_size` bytes; `None` for any other log (empty, another page size, invalid, longer).
+fn first_page_only(bytes: &[u8], page_size: usize) -> Option<&[u8]> {
+    let word = |at: usize| -> Option<u32> {
+        let b = bytes.get(at..at + 4)?;
+        Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let magic = word(0)?;
+    if magic & !1 != WAL_MAGIC || word(8)? as usize != page_size {
+        return None;
+    }
+    let big_endian = magic & 1 == 1;
+    let header = bytes.get(..WAL_HEADER)?;
+    let mut sum = checksum(big_endian, header.get(..24)?, (0, 0));
+    if sum != (word(24)?, word(28)?) {
+        return None;
+    }
+    let salts = header.get(16..24)?;
+    let mut valid = Vec::new();
+    for n in 0..2 {
+        let at = WAL_HEADER + n * (FRAME_HEADER + page_size);
+        let Some(frame) = bytes.get(at..at + FRAME_HEADER + page_size) else {
+            break;
+        };
+        if frame.get(8..16)? != salts {
+            break;
+        }
+        sum = checksum(big_endian, frame.get(..8)?, sum);
+        sum = checksum(big_endian, frame.get(FRAME_HEADER..)?, sum);
+        if sum != (word(at + 16)?, word(at + 20)?) {
+            break;
+        }
+        valid.push((word(at)?, word(at + 4)?, frame.get(FRAME_HEADER..)?));
+    }
+    match valid.as_slice() {
+        // One frame, of page 1, that commits.
+        [(1, committed, data)] if *committed != 0 => Some(data),
+        _ => None,
+    }
+}
+
+/// SQLite's log checksum (`walChecksumBytes`) over `data`, continuing from `(s1, s2)`.
+fn checksum(big_endian: bool, data: &[u8], (mut s1, mut s2): (u32, u32)) -> (u32, u32) {
+    for pair in data.chunks_exact(8) {
+        let read = |b: &[u8]| {
+            let w = [b[0], b[1], b[2], b[3]];
+            if big_endian {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            }
+        };
+        s1 = s1.wrapping_add(read(&pair[..4])).wrapping_add(s2);
+        s2 = s2.wrapping_add(read(&pair[4..])).wrapping_add(s1);
+    }
+    (s1, s2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A log of the given frames (page number, commit size, page), as SQLite writes it.
+    fn log(page_size: usize, frames: &[(u32, u32, Vec<u8>)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&WAL_MAGIC.to_be_bytes());
+        out.extend_from_slice(&3_007_000u32.to_be_bytes());
+        out.extend_from_slice(&(page_size as u32).to_be_bytes());
+        out.extend_from_slice(&0u32.to_be_bytes());
+        out.extend_from_slice(&[7, 7, 7, 7, 9, 9, 9, 9]);
+        let mut sum = checksum(false, &out, (0, 0));
+        out.extend_from_slice(&sum.0.to_be_bytes());
+        out.extend_from_slice(&sum.1.to_be_bytes());
+        for (pgno, commit, data) in frames {
+            let mut head = Vec::new();
+            head.extend_from_slice(&pgno.to_be_bytes());
+            head.extend_from_slice(&commit.to_be_bytes());
+            sum = checksum(false, &head, sum);
+            head.extend_from_slice(&[7, 7, 7, 7, 9, 9, 9, 9]);
+            sum = checksum(false, data, sum);
+            head.extend_from_slice(&sum.0.to_be_bytes());
+            head.extend_from_slice(&sum.1.to_be_bytes());
+            out.extend_from_slice(&head);
+            out.extend_from_slice(data);
+        }
+        out
+    }
+
+    #[test]
+    fn only_a_log_of_one_first_page_commit_is_that_page() {
+        let page = vec![5u8; 512];
+        let one = log(512, &[(1, 3, page.clone())]);
+        assert_eq!(first_page_only(&one, 512), Some(&page[..]));
+        // Two commits, another page, no commit, a damaged checksum, another page size.
+        assert_eq!(
+            first_page_only(
+                &log(512, &[(1, 3, page.clone()), (2, 3, page.clone())]),
+                512
+            ),
+            None
+        );
+        assert_eq!(
+            first_page_only(&log(512, &[(2, 3, page.clone())]), 512),
+            None
+        );
+        assert_eq!(
+            first_page_only(&log(512, &[(1, 0, page.clone())]), 512),
+            None
+        );
+        let mut damaged = one.clone();
+        damaged[WAL_HEADER + FRAME_HEADER + 9] ^= 1;
+        assert_eq!(first_page_only(&damaged, 512), None);
+        assert_eq!(first_page_only(&one, 1024), None);
+        assert_eq!(first_page_only(&[], 512), None);
+    }
+
+    #[test]
+    fn the_commit_counters_are_not_a_difference() {
+        let file = vec![1u8; 512];
+        let mut logged = file.clone();
+        logged[25] = 9;
+        logged[95] = 9;
+        assert!(!differs(&logged, &file));
+        logged[61] = 9;
+        assert!(!differs(&logged, &file));
+        logged[28] = 9;
+        assert!(differs(&logged, &file));
+    }
+}

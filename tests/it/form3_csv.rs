@@ -1,0 +1,538 @@
+//! Issue 27, part B: `artifact_revision` (the one place a CAD file is read: bytes only,
+//! regular files only, never blocking) and the AS9102 Form 3 out, as the `review-mcp form3`
+//! command and the `review://revisions/{revision}/form3.csv` resource, parsed by a strict
+//! RFC 4180 reader.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use review_mcp::store::Store;
+use serde_json::{Value, json};
+
+use crate::support::inproc::{Client, ERAS, Era, art_uri};
+use crate::support::{TempDir, sha256_hex};
+
+const BIN: &str = env!("CARGO_BIN_EXE_review-mcp");
+const COLUMNS: usize = 18;
+const HEADER_LINES: usize = 6;
+
+fn cmd(dir: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.current_dir(dir)
+        .env_remove("REVIEW_MCP_DB_PATH")
+        .env("MCP_LOG_LEVEL", "warn")
+        .stdin(Stdio::null());
+    c
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    cmd(dir).args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A strict RFC 4180 reader: records end with CRLF (the last one too), a field is either
+/// plain (no comma, quote, CR or LF) or quoted (quotes doubled inside; CR and LF allowed
+/// there); anything else is an error naming the byte offset.
+fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let b: Vec<char> = text.chars().collect();
+    let mut records = Vec::new();
+    let mut record = Vec::new();
+    let mut i = 0;
+    if b.is_empty() {
+        return Ok(records);
+    }
+    loop {
+        let mut field = String::new();
+        if b.get(i) == Some(&'"') {
+            i += 1;
+            loop {
+                match b.get(i) {
+                    None => return Err(format!("unterminated quoted field at {i}")),
+                    Some('"') if b.get(i + 1) == Some(&'"') => {
+                        field.push('"');
+                        i += 2;
+                    }
+                    Some('"') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(c) => {
+                        field.push(*c);
+                        i += 1;
+                    }
+                }
+            }
+        } else {
+            while let Some(c) = b.get(i) {
+                match c {
+                    ',' | '\r' => break,
+                    '"' | '\n' => return Err(format!("bare {c:?} in a plain field at {i}")),
+                    c => {
+                        field.push(*c);
+                        i += 1;
+                    }
+                }
+            }
+        }
+        record.push(field);
+        match (b.get(i), b.get(i + 1)) {
+            (Some(','), _) => i += 1,
+            (Some('\r'), Some('\n')) => {
+                i += 2;
+                records.push(std::mem::take(&mut record));
+                if i == b.len() {
+                    return Ok(records);
+                }
+            }
+            (None, _) => return Err("the last record does not end with CRLF".into()),
+            (c, _) => return Err(format!("unexpected {c:?} after a field at {i}")),
+        }
+    }
+}
+
+#[test]
+fn strict_reader_refuses_what_rfc_4180_does() {
+    assert_eq!(
+        parse_csv("a,\"b,\"\"c\"\"\r\nd\"\r\n").unwrap(),
+        vec![vec!["a".to_string(), "b,\"c\"\r\nd".to_string()]]
+    );
+    for bad in [
+        "a,b",
+        "a\nb\r\n",
+        "a\"b\r\n",
+        "\"a\"b\r\n",
+        "\"a\r\n",
+        "a\rb\r\n",
+    ] {
+        assert!(parse_csv(bad).is_err(), "{bad:?}");
+    }
+}
+
+/// A cell a spreadsheet would run as a formula: its first character, after whitespace.
+fn formula_start(cell: &str) -> bool {
+    cell.starts_with(['\t', '\r'])
+        || cell
+            .trim_start()
+            .starts_with(['=', '+', '-', '@', '＝', '＋', '－', '＠'])
+}
+
+fn rev(i: usize) -> String {
+    format!(
+        "sha256:{}",
+        sha256_hex(format!("form3 revision {i}").as_bytes())
+    )
+}
+
+const HOSTILE_REQ: &str = "=HYPERLINK(\"http://evil\",\"click\")";
+const HOSTILE_EVIDENCE: &str = "+1,5 mm\r\n-2 \"quoted\"\rline3\nline4";
+const HOSTILE_QUESTION: &str = " \t@SUM(A1:A9)";
+
+/// A database with, at `rev(1)`: decision "bore" (created first) with an engineer's verdict
+/// and hostile strings, decision "wall" with every other state; at `rev(2)`: one decision
+/// that must not appear. Written by `review-mcp import`, as a team's export would be.
+fn seeded(dir: &Path) -> std::path::PathBuf {
+    let long = "0123456789 ".repeat(3000);
+    let lines = [
+        json!({"decision": {
+            "id": "dec_00000000000000b2", "subject": "wall", "disposition": "hold",
+            "basis": [
+                {"requirement": "Wall ≥ 2 mm", "source": "assistant-proposed", "state": "conflicting",
+                 "question": HOSTILE_QUESTION, "evidence": "-0.1 mm under, \u{202E}reversed\u{0007}bell", "faces": ["face:9"]},
+                {"requirement": "Edge break", "source": "shop-spec", "state": "not-applicable", "faces": []},
+                {"requirement": "Long evidence", "source": "drawing", "state": "violated",
+                 "evidence": long, "faces": ["face:1", "face:2"],
+                 "verdict": {"judgement": "rejected", "reason": "=cmd|' /C calc'!A0", "via": "assistant",
+                             "at": "2026-01-01T00:00:03.000Z"}},
+                {"requirement": "Thread", "source": "drawing", "state": "unresolved",
+                 "question": "Which class?", "faces": ["edge:4"]}
+            ],
+            "artifact": {"revision": rev(1), "format": "step", "uri": "file:///work/bracket.step"},
+            "created_at": "2026-01-01T00:00:02.000Z", "updated_at": "2026-01-01T00:00:02.000Z"}}),
+        json!({"decision": {
+            "id": "dec_00000000000000a1", "subject": "bore", "disposition": "accept",
+            "basis": [
+                {"requirement": HOSTILE_REQ, "source": "drawing", "sourceDetail": "note 4, sheet 2",
+                 "evidence": HOSTILE_EVIDENCE, "state": "satisfied", "faces": ["face:3", "face:7"],
+                 "verdict": {"judgement": "accepted", "via": "elicitation", "author": "Ada",
+                             "at": "2026-01-01T00:00:05.000Z"}}
+            ],
+            "artifact": {"revision": rev(1), "format": "step", "uri": "file:///work/bracket.step"},
+            "created_at": "2026-01-01T00:00:01.000Z", "updated_at": "2026-01-01T00:00:01.000Z"}}),
+        json!({"decision": {
+            "id": "dec_00000000000000c3", "subject": "other revision", "disposition": "hold",
+            "basis": [{"requirement": "Not here", "source": "drawing", "state": "satisfied", "faces": []}],
+            "artifact": {"revision": rev(2), "format": "step", "uri": "file:///work/bracket.step"},
+            "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(dir.join("in.jsonl"), text).unwrap();
+    let o = run(dir, &["--db", "r.db", "import", "in.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    dir.join("r.db")
+}
+
+fn read_resource(c: &mut Client, uri: &str) -> (Value, usize) {
+    let resp = c.request("resources/read", json!({"uri": uri}));
+    assert!(resp.get("error").is_none(), "{resp}");
+    let bytes = serde_json::to_string(&resp).unwrap().len();
+    (resp["result"]["contents"][0].clone(), bytes)
+}
+
+/// The command's bytes, parsed strictly: header, columns, one row per basis item of the
+/// revision's decisions in order, every mapping of the docs, and no cell a formula or a
+/// broken row; the same bytes twice, from `-o`, and from the resource in every era.
+#[test]
+fn form3_command_and_resource_give_one_strict_csv() {
+    let dir = TempDir::new("form3").unwrap();
+    let db = seeded(dir.path());
+    let r1 = rev(1);
+    let o = run(dir.path(), &["--db", "r.db", "form3", &r1]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = o.stdout.clone();
+    let again = run(dir.path(), &["--db", "r.db", "form3", &r1]);
+    assert_eq!(again.stdout, bytes, "deterministic bytes");
+    let o = run(dir.path(), &["--db", "r.db", "form3", &r1, "-o", "f3.csv"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    assert_eq!(fs::read(dir.path().join("f3.csv")).unwrap(), bytes);
+
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(!text.starts_with('\u{FEFF}'));
+    let records = parse_csv(&text).unwrap();
+    for r in &records {
+        assert_eq!(r.len(), COLUMNS, "{r:?}");
+        for cell in r {
+            assert!(!formula_start(cell), "formula cell {cell:?}");
+            assert!(
+                !cell
+                    .chars()
+                    .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
+                "control character in {cell:?}"
+            );
+        }
+    }
+    assert_eq!(records[0][0], "Form");
+    assert!(records[0][1].contains("AS9102 Rev C Form 3"));
+    assert_eq!(records[1][..2], ["Part File", "file:///work/bracket.step"]);
+    assert_eq!(records[2][..2], ["Revision", r1.as_str()]);
+    assert_eq!(records[3][..2], ["FAI", "Full FAI"]);
+    assert_eq!(records[4][..2], ["Rows", "5 of 5"]);
+    let head = &records[HEADER_LINES];
+    assert_eq!(head[0], "5. Char. No.");
+    assert_eq!(head[4], "9. Results");
+    assert_eq!(head[7], "12. Additional Data / Comments");
+    assert_eq!(head[9], "QIF Status");
+    assert_eq!(head[15], "Inherited From");
+    let rows = &records[HEADER_LINES + 1..];
+    assert_eq!(rows.len(), 5, "one row per basis item of rev(1) only");
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let (no, loc, req, res, comm) = (0, 1, 3, 4, 7);
+    let (state, qif, verdict, by, via, who, at, inh, id, item) = (
+        col("State"),
+        col("QIF Status"),
+        col("Verdict"),
+        col("Verdict Given By"),
+        col("Verdict Channel"),
+        col("Verdict Recorded By"),
+        col("Verdict At"),
+        col("Inherited From"),
+        col("Decision Id"),
+        col("Basis Item"),
+    );
+    // Oldest decision first ("bore"), each basis in order.
+    let bore = &rows[0];
+    assert_eq!(bore[no], "1");
+    assert_eq!(bore[loc], "face:3, face:7");
+    assert_eq!(bore[req], format!("'{HOSTILE_REQ}"));
+    assert_eq!(bore[res], "'+1,5 mm\n-2 \"quoted\"\nline3\nline4");
+    assert!(
+        bore[comm].contains("Source: drawing (note 4, sheet 2)"),
+        "{}",
+        bore[comm]
+    );
+    assert_eq!(bore[state], "satisfied");
+    assert_eq!(bore[qif], "PASS");
+    assert_eq!(bore[verdict], "accepted");
+    assert_eq!(bore[by], "engineer");
+    assert_eq!(bore[via], "elicitation");
+    assert_eq!(bore[who], "Ada");
+    assert_eq!(bore[at], "2026-01-01T00:00:05.000Z");
+    assert_eq!(bore[inh], "");
+    assert_eq!(
+        (bore[id].as_str(), bore[item].as_str()),
+        ("dec_00000000000000a1", "1")
+    );
+    let states: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r[state].as_str(), r[qif].as_str()))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("satisfied", "PASS"),
+            ("conflicting", "INDETERMINATE"),
+            ("not-applicable", "OTHER"),
+            ("violated", "FAIL"),
+            ("unresolved", "NOT_ANALYZED")
+        ]
+    );
+    let wall = &rows[1];
+    assert_eq!(wall[res], "'-0.1 mm under, \\u{202e}reversed\\u{7}bell");
+    assert!(
+        wall[comm].contains("Question:  \\u{9}@SUM"),
+        "{}",
+        wall[comm]
+    );
+    assert_eq!(wall[verdict], "pending");
+    assert_eq!(rows[2][loc], "whole part");
+    let long = &rows[3];
+    assert_eq!(long[res].len(), 33_000, "long evidence whole");
+    assert_eq!(long[verdict], "rejected: =cmd|' /C calc'!A0");
+    assert_eq!(long[by], "assistant");
+    assert_eq!(long[via], "assistant");
+    assert_eq!(
+        rows.iter().map(|r| r[no].as_str()).collect::<Vec<_>>(),
+        ["1", "2", "3", "4", "5"]
+    );
+
+    // The resource: too long for one answer with the 33 KB evidence, so cut to whole rows
+    // and saying so, in every era, within the bound.
+    for era in ERAS {
+        let mut c = Client::new(Store::open(&db).unwrap(), era);
+        let uri = format!("review://revisions/{r1}/form3.csv");
+        let (content, line) = read_resource(&mut c, &uri);
+        assert!(line <= 32_000, "{era:?}: {line} bytes");
+        assert_eq!(content["mimeType"], "text/csv");
+        assert_eq!(content["uri"], uri);
+        let cut = content["text"].as_str().unwrap();
+        let parsed = parse_csv(cut).unwrap();
+        assert!(
+            parsed[4][1].starts_with("3 of 5: truncated to fit one answer; run `review-mcp form3 "),
+            "{:?}",
+            parsed[4]
+        );
+        assert_eq!(
+            parsed[HEADER_LINES + 1..],
+            rows[..3],
+            "a prefix of whole rows"
+        );
+        // Another revision's form fits: the same bytes as the command's.
+        let (content, _) =
+            read_resource(&mut c, &format!("review://revisions/{}/form3.csv", rev(2)));
+        let o = run(dir.path(), &["--db", "r.db", "form3", &rev(2)]);
+        assert_eq!(content["text"].as_str().unwrap().as_bytes(), o.stdout);
+        // Nothing recorded: not found, as every revision resource.
+        let resp = c.request(
+            "resources/read",
+            json!({"uri": format!("review://revisions/{}/form3.csv", rev(3))}),
+        );
+        assert!(resp.get("error").is_some(), "{resp}");
+    }
+}
+
+/// The resource within the bound over a heavy revision written through the tools, and the
+/// command's first rows equal to it; the template is listed.
+#[test]
+fn form3_resource_of_a_heavy_revision_is_a_prefix_within_the_bound() {
+    let dir = TempDir::new("form3-heavy").unwrap();
+    let db = dir.path().join("r.db");
+    let r = rev(7);
+    for era in ERAS {
+        let mut c = Client::new(Store::open(&db).unwrap(), era);
+        if era == Era::V2025_06_18 {
+            for i in 0..30 {
+                let basis: Vec<Value> = (0..10)
+                    .map(|k| json!({"requirement": format!("req {i}.{k}"), "source": "drawing",
+                        "evidence": format!("{}", "measured, \"ok\"\n".repeat(20)), "state": "satisfied",
+                        "faces": [format!("face:{k}")]}))
+                    .collect();
+                c.ok(
+                    "remember_decision",
+                    json!({"artifact": art_uri(&r, "/work/heavy.step"), "subject": format!("s{i}"),
+                           "disposition": "accept", "basis": basis}),
+                );
+            }
+        }
+        let t = c.request("resources/templates/list", json!({}));
+        let listed = t["result"]["resourceTemplates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| {
+                x["uriTemplate"] == "review://revisions/{revision}/form3.csv"
+                    && x["mimeType"] == "text/csv"
+            });
+        assert!(listed, "{t}");
+        let (content, line) = read_resource(&mut c, &format!("review://revisions/{r}/form3.csv"));
+        assert!(line <= 32_000, "{era:?}: {line}");
+        let cut = parse_csv(content["text"].as_str().unwrap()).unwrap();
+        let shown: usize = cut[4][1].split(' ').next().unwrap().parse().unwrap();
+        assert!(cut[4][1].starts_with(&format!("{shown} of 300: truncated")));
+        assert_eq!(cut.len(), HEADER_LINES + 1 + shown);
+        assert!(shown > 10, "{shown}");
+        drop(c);
+        let o = run(dir.path(), &["--db", "r.db", "form3", &r]);
+        let all = parse_csv(&String::from_utf8(o.stdout).unwrap()).unwrap();
+        assert_eq!(all.len(), HEADER_LINES + 1 + 300);
+        assert_eq!(
+            cut[HEADER_LINES..],
+            all[HEADER_LINES..HEADER_LINES + 1 + shown]
+        );
+    }
+}
+
+/// `-o` never writes through a symlink, never over a directory, and leaves no temporary or
+/// partial file behind when it refuses; an unknown revision fails with a message.
+#[cfg(unix)]
+#[test]
+fn form3_output_refuses_links_and_leaves_nothing_partial() {
+    let dir = TempDir::new("form3-out").unwrap();
+    seeded(dir.path());
+    let r1 = rev(1);
+    fs::write(dir.path().join("victim"), b"precious").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("victim"), dir.path().join("link.csv")).unwrap();
+    fs::create_dir(dir.path().join("adir")).unwrap();
+    let listing = || -> Vec<std::ffi::OsString> {
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| !n.to_string_lossy().starts_with("r.db"))
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing();
+    for (target, says) in [
+        ("link.csv", "symbolic link"),
+        ("adir", "directory"),
+        ("r.db", "database"),
+    ] {
+        let o = run(dir.path(), &["--db", "r.db", "form3", &r1, "-o", target]);
+        assert_eq!(o.status.code(), Some(1), "{target}");
+        assert!(stderr(&o).contains(says), "{target}: {}", stderr(&o));
+    }
+    assert_eq!(fs::read(dir.path().join("victim")).unwrap(), b"precious");
+    let o = run(
+        dir.path(),
+        &["--db", "r.db", "form3", &rev(9), "-o", "new.csv"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("nothing is recorded for"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(dir.path(), &["--db", "r.db", "form3", "sha256:nothex"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(before, listing(), "no file left behind");
+    let help = run(dir.path(), &["--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("form3 REVISION [-o FILE]"));
+}
+
+fn sha256sum(path: &Path) -> String {
+    let o = Command::new("sha256sum").arg(path).output().unwrap();
+    assert!(o.status.success());
+    let out = String::from_utf8(o.stdout).unwrap();
+    format!("sha256:{}", out.split_whitespace().next().unwrap())
+}
+
+/// `artifact_revision` in every era: a regular file's revision is `sha256sum`'s, by path and
+/// by file: URI; a directory, a missing file, a relative path and a non-file URI are refused
+/// with what to do; the revision is accepted as artifact.revision by the other tools.
+#[test]
+fn artifact_revision_hashes_regular_files_only() {
+    let dir = TempDir::new("artrev").unwrap();
+    let part = dir.path().join("bracket v2.step");
+    let body: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    fs::write(&part, &body).unwrap();
+    let expected = sha256sum(&part);
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let got = c.ok("artifact_revision", json!({"path": part.to_str().unwrap()}));
+        assert_eq!(got["revision"], expected);
+        assert_eq!(got["bytes"], 200_000);
+        let uri = got["uri"].as_str().unwrap().to_string();
+        assert!(
+            uri.starts_with("file:///") && uri.ends_with("bracket%20v2.step"),
+            "{uri}"
+        );
+        assert_eq!(
+            c.ok("artifact_revision", json!({"path": uri}))["revision"],
+            expected
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": {"revision": expected, "format": "step", "uri": uri}, "note": "hashed here", "entity_ids": []}),
+        );
+        let e = c.refused(
+            "artifact_revision",
+            json!({"path": dir.path().to_str().unwrap()}),
+        );
+        assert!(e.contains("is a directory, not a regular file"), "{e}");
+        let e = c.refused(
+            "artifact_revision",
+            json!({"path": dir.path().join("nope.step").to_str().unwrap()}),
+        );
+        assert!(e.contains("no such file"), "{e}");
+        let e = c.refused("artifact_revision", json!({"path": "parts/bracket.step"}));
+        assert!(e.contains("relative") && e.contains("absolute path"), "{e}");
+        let e = c.refused(
+            "artifact_revision",
+            json!({"path": "https://example.com/p.step"}),
+        );
+        assert!(e.contains("only a local file"), "{e}");
+        c.schema_refused("artifact_revision", json!({}));
+        c.schema_refused("artifact_revision", json!({"path": "/x", "extra": 1}));
+    }
+}
+
+/// A FIFO with no writer is refused at once, named as a FIFO: the call never waits for a
+/// writer (it is opened non-blocking only after `stat` says it is a regular file).
+#[cfg(unix)]
+#[test]
+fn artifact_revision_refuses_fifo_without_blocking() {
+    let dir = TempDir::new("artrev-fifo").unwrap();
+    let fifo = dir.path().join("pipe.step");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let path = fifo.to_str().unwrap().to_string();
+    for era in ERAS {
+        let (tx, rx) = mpsc::channel();
+        let p = path.clone();
+        std::thread::spawn(move || {
+            let mut c = Client::memory(era);
+            let _ = tx.send(c.refused("artifact_revision", json!({"path": p})));
+        });
+        let e = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("artifact_revision blocked on a FIFO");
+        assert!(
+            e.contains("is a FIFO (named pipe), not a regular file"),
+            "{era:?}: {e}"
+        );
+        #[cfg(target_os = "linux")]
+        {
+            let mut c = Client::memory(era);
+            let e = c.refused("artifact_revision", json!({"path": "/dev/zero"}));
+            assert!(e.contains("a device"), "{e}");
+            // The server's own stdin (a pipe, a tty or /dev/null): never read, never waited on.
+            let e = c.refused("artifact_revision", json!({"path": "/dev/stdin"}));
+            assert!(e.contains("not a regular file"), "{e}");
+            let e = c.refused("artifact_revision", json!({"path": "/proc/self/status"}));
+            assert!(e.contains("did not hold the size it reported"), "{e}");
+        }
+    }
+}
