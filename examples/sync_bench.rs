@@ -166,6 +166,8 @@ fn corpus(items: usize) -> (Vec<Record>, Vec<Decision>) {
     let records = (0..items / 2)
         .map(|i| Record {
             author: None,
+            carried: None,
+            superseded: None,
             id: format!("rec_{i:016x}"),
             kind: Kind::Feature,
             name: Some(format!("feature {i}")),
@@ -181,12 +183,15 @@ fn corpus(items: usize) -> (Vec<Record>, Vec<Decision>) {
     let decisions = (0..items - items / 2)
         .map(|i| Decision {
             author: None,
+            carried: None,
+            superseded: None,
             id: format!("dec_{i:016x}"),
             subject: format!("subject {i}"),
             disposition: "hold".into(),
             summary: Some(format!("summary of decision {i}")),
             basis: (0..3)
                 .map(|j| BasisItem {
+                    carried: None,
                     requirement: format!("requirement {j} of decision {i}"),
                     source: Source::Drawing,
                     source_detail: None,

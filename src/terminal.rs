@@ -19,7 +19,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use crate::review::{Decision, Judgement, Meaning, Verdict, Via};
+use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
 use crate::store::{
     DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
 };
@@ -110,14 +110,25 @@ fn decisions_at(store: &mut Store, revision: &str) -> Result<Vec<Decision>, Stor
     }
 }
 
-/// The items of `d` awaiting the engineer: no verdict of the engineer's own.
+/// The items of `d` awaiting the engineer (no verdict of the engineer's own), those carried
+/// from an earlier revision to re-verify first, then in their order.
 fn open_items(d: &Decision) -> Vec<usize> {
-    d.basis
+    let mut open: Vec<usize> = d
+        .basis
         .iter()
         .enumerate()
         .filter(|(_, b)| !b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
         .map(|(i, _)| i)
-        .collect()
+        .collect();
+    open.sort_by_key(|&i| {
+        let reverify = d
+            .basis
+            .get(i)
+            .and_then(|b| b.carry_state())
+            .is_some_and(|s| s == CarryState::Reverify);
+        (!reverify, i)
+    });
+    open
 }
 
 /// One answer to "accept, reject, skip or quit".
@@ -221,6 +232,38 @@ fn show_item(out: &mut dyn Write, d: &Decision, i: usize) -> io::Result<()> {
     if !b.faces.is_empty() {
         let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
         writeln!(out, "    faces: {}", shown(&faces.join(", "), SHOWN))?;
+    }
+    if let Some(c) = &b.carried {
+        let mut line = format!(
+            "    carried from {}: {}",
+            shown(&c.from, 80),
+            match c.state {
+                CarryState::Reverify => "re-verify first",
+                CarryState::Inherited => "inherited, not re-verified",
+            }
+        );
+        if !c.changed.is_empty() {
+            line.push_str(&format!(
+                "; changed: {}",
+                shown(&c.changed.join(", "), SHOWN)
+            ));
+        }
+        if !c.unmapped.is_empty() {
+            line.push_str(&format!(
+                "; unmapped: {}",
+                shown(&c.unmapped.join(", "), SHOWN)
+            ));
+        }
+        writeln!(out, "{line}")?;
+        if let Some(v) = &c.verdict {
+            writeln!(
+                out,
+                "    at that revision: {}{}, {}",
+                v.judgement.as_str(),
+                shown(&v.given_by(), 200),
+                shown(&v.at, 40)
+            )?;
+        }
     }
     if let Some(v) = &b.verdict {
         writeln!(
@@ -394,6 +437,7 @@ mod tests {
             question: None,
             faces: vec![],
             verdict: None,
+            carried: None,
         }
     }
 
@@ -460,5 +504,28 @@ mod tests {
             back.basis[2].verdict, None,
             "quit: the rest is not recorded"
         );
+    }
+
+    /// Issue 28: items carried from an earlier revision to re-verify are asked first; an
+    /// inherited one keeps its place.
+    #[test]
+    fn items_to_re_verify_come_first() {
+        use crate::review::{Carried, CarryState};
+        let mut store = Store::open_in_memory().unwrap();
+        let mut d = stored(&mut store);
+        let carried = |state| Carried {
+            changed: vec!["face:3".into()],
+            from: format!("sha256:{}", "cd".repeat(32)),
+            state,
+            unmapped: vec![],
+            verdict: None,
+        };
+        d.basis[0].carried = Some(carried(CarryState::Inherited));
+        d.basis[2].carried = Some(carried(CarryState::Reverify));
+        assert_eq!(open_items(&d), vec![2, 0, 1]);
+        let mut out = Vec::new();
+        show_item(&mut out, &d, 2).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("re-verify first; changed: face:3"), "{text}");
     }
 }

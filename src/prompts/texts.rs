@@ -27,7 +27,7 @@ fn part_phrase(revision: &str, uri: Option<&str>) -> String {
 /// The two-server setting every prompt starts from.
 const ROLES: &str = "Two servers work together here. This review server is the memory: names, notes, tags and \
 decisions bound to the exact revision of a part (tools `remember`, `recall`, `remember_decision`, \
-`recall_decisions`, `request_verdicts`, `forget`). A geometry server is the authority for shape and numbers. This review \
+`recall_decisions`, `request_verdicts`, `carry_forward`, `forget`). A geometry server is the authority for shape and numbers. This review \
 server never parses the CAD file (`artifact_revision` only hashes its bytes, for its revision) \
 and never measures anything.";
 
@@ -38,7 +38,8 @@ const RULES: &str = "How to work:
 3. Every number comes from the geometry server. Take dimensions, tolerances, distances, areas and thicknesses from the geometry server's answers and quote them in `evidence` with their provenance (which tool, which entity, which units). Never estimate or compute a number yourself, and never present a recalled number as a fresh measurement. If no geometry server is connected, say so, and record a number only as the engineer states it (`source: \"engineer-stated\"`).
 4. One requirement, one basis item. In `remember_decision`, give every requirement-check its own item in `basis`: `requirement` stated so it can be checked; `source` told honestly: `drawing`, `model-pmi`, `shop-spec`, `supplier-cert`, `standard` or `prior-decision` only when you can name the document (put the clause or note number in `sourceDetail`), `engineer-stated` for what the engineer told you, and `assistant-proposed` for every requirement you propose yourself; `evidence` quoted with its provenance; `state` (`satisfied`, `violated`, `unresolved`, `conflicting`, `not-applicable`); `question` saying what would settle it whenever the state is `unresolved` or `conflicting`; `faces` with the entity ids in this revision (`[]` when the item is about the whole part).
 5. Verdicts are the engineer's. Never fill in `verdict` yourself. Once the decision is recorded, call `request_verdicts` with its artifact and subject: when the host supports elicitation it shows the engineer a form to accept or reject each item, above all the `assistant-proposed` ones, and records the answers as the engineer's own (`via: \"elicitation\"`), which no later `remember_decision` can overwrite. If the engineer declines, record nothing. If the answer says the engineer may not have been reached, or the host cannot show the form, pass on the channels it names (their own terminal: `review-mcp review`; the review card). Only when the host cannot show the form (the tool says so), ask in chat and record `{\"judgement\": \"accepted\" | \"rejected\", \"reason\": ...}` exactly as they give it; it is stored as relayed by you (`via: \"assistant\"`). An unresolved item is a complete record of where the work stands, not a failure.
-6. Record as you go. Use `remember` for named features (for example the mating face) with the `entity_ids` and `id_scheme` the geometry server uses, and for notes worth keeping; use `remember_decision` with `subject`, `disposition` (for example \"hold\", \"accept\", \"rework\") and `basis` when a conclusion is reached. The same subject at the same revision replaces the earlier decision, so the new call must carry every basis item to keep.";
+6. Record as you go. Use `remember` for named features (for example the mating face) with the `entity_ids` and `id_scheme` the geometry server uses, and for notes worth keeping; use `remember_decision` with `subject`, `disposition` (for example \"hold\", \"accept\", \"rework\") and `basis` when a conclusion is reached. The same subject at the same revision replaces the earlier decision, so the new call must carry every basis item to keep.
+7. When the revision changes, carry the review; do not start again. If `recall` (with the file's `uri`) shows the review at an earlier revision of the same file, ask the geometry server for the map of old to new entity ids and the ids that changed, and call `carry_forward` once with `from` (the earlier artifact), `to` (this one), `map`, `changed` and the engineer's `change` (the change order or reason). Do not re-type records or decisions, and never copy an earlier verdict as a verdict of this revision. Then work through the worklist: `recall` and `recall_decisions` with `carried: \"re-verify\"` first (re-measure each item with the geometry server and state it again at this revision with `remember` or `remember_decision`), then `carried: \"inherited\"` (carried as it was, not re-verified: say so, and ask the engineer through `request_verdicts` only for what they want to judge again).";
 
 pub(super) fn start_review(args: &Args) -> String {
     let revision = args.get("revision").unwrap_or_default();
@@ -71,7 +72,9 @@ pub(super) fn resume_review(args: &Args) -> String {
         "With the `uri`, `recall` also returns what was recorded for earlier revisions of this \
          file; those come back `stale: true`. `recall_decisions` answers the current decision of \
          each subject in summary form: ask with `detail: \"full\"` or one `subject` for the basis, \
-         and with `current_only: false` for the older decisions it counts."
+         and with `current_only: false` for the older decisions it counts. If the review so far \
+         is at an earlier revision and was never carried here, carry it with `carry_forward` \
+         (rule 7) before anything else."
     } else {
         "Without a `uri`, only records written for exactly this revision come back; if the \
          engineer knows the file's path, ask for it to find the records of earlier revisions."
@@ -157,6 +160,9 @@ mod tests {
                 "`recall_decisions`",
                 "`remember_decision`",
                 "`request_verdicts`",
+                "When the revision changes, carry the review",
+                "`carry_forward`",
+                "`carried: \"re-verify\"`",
                 "\"format\":\"step\"",
                 "\"uri\":\"/work/part.step\"",
                 REV,

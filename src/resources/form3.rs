@@ -17,7 +17,7 @@
 
 use std::fmt::Write as _;
 
-use crate::review::{Decision, State, Verdict};
+use crate::review::{CarryState, Decision, State, Verdict};
 use crate::store::Store;
 use crate::text::is_control_like;
 
@@ -123,12 +123,21 @@ impl Form3Row {
                 state: b.state,
                 question: b.question.clone(),
                 faces: b.faces.clone(),
-                verdict: b.verdict.clone(),
-                // INTEGRATION (issue 27, carry_forward): the revision an inherited item came
-                // from, and the re-verify mark of a carried item (its from-revision and the
-                // entities not carried), from the item's carried mark, once the store has it.
-                inherited_from: None,
-                reverify: None,
+                // A carried item has no verdict of this revision: the engineer's at the
+                // earlier one is its history (`carried.verdict`).
+                verdict: b
+                    .verdict
+                    .clone()
+                    .or_else(|| b.carried.as_ref().and_then(|c| c.verdict.clone())),
+                inherited_from: b.inherited_from().map(str::to_string),
+                reverify: b
+                    .carried
+                    .as_ref()
+                    .filter(|c| c.state == CarryState::Reverify)
+                    .map(|c| Reverify {
+                        from: c.from.clone(),
+                        entities: c.changed.iter().chain(&c.unmapped).cloned().collect(),
+                    }),
             })
             .collect()
     }
@@ -194,13 +203,18 @@ impl Form3 {
             return Err(ResourceError::NotFound);
         }
         files.sort();
+        let supersedes = store
+            .supersession(revision)?
+            .supersedes
+            .into_iter()
+            .map(|(rev, _)| rev)
+            .next_back();
         Ok(Form3 {
             header: Form3Header {
                 revision: revision.to_string(),
                 files,
-                // INTEGRATION (issue 27, carry_forward): the revision this one was carried
-                // from (its supersession record), once the store has it.
-                partial_of: None,
+                // Partial (delta) FAI: the revision this one was carried from.
+                partial_of: supersedes,
             },
             rows,
             total,

@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 
 use super::view::RevisionView;
 use super::{display_name, plural};
-use crate::review::{Decision, Record, State, Verdict};
+use crate::review::carry::short_revision;
+use crate::review::{CarryState, Decision, Record, State, Verdict};
 
 impl RevisionView {
     /// The Markdown report. Every stored string (ids, timestamps and the revision included:
@@ -28,6 +29,24 @@ impl RevisionView {
         if let Some(u) = uri {
             let _ = writeln!(out, "- File: {}", line(u));
         }
+        for (rev, change) in &self.supersession.supersedes {
+            let _ = writeln!(
+                out,
+                "- Supersedes revision {}{}: its review was carried here (carry_forward); what it \
+                 said is inherited or to re-verify below, not a result of this revision.",
+                code(rev),
+                change_text(change.as_deref())
+            );
+        }
+        if let Some((rev, change)) = &self.supersession.superseded_by {
+            let _ = writeln!(
+                out,
+                "- Superseded by revision {}{}: this review was carried there; what it says here \
+                 stays as it was.",
+                code(rev),
+                change_text(change.as_deref())
+            );
+        }
         let _ = writeln!(
             out,
             "- {} and {} at this revision.\n",
@@ -38,11 +57,82 @@ impl RevisionView {
             "This report is the review's own account: requirements as stated and evidence as \
              quoted. This server never measures; take numbers from the geometry.\n\n",
         );
+        self.report_worklist(&mut out);
         self.report_decisions(&mut out);
         self.report_open_questions(&mut out);
         self.report_records(&mut out);
         self.report_stale(&mut out);
         out
+    }
+
+    /// For a carried revision: what must be re-verified first, then what is inherited (from
+    /// which revision, with the engineer's verdict there as history), then how much was
+    /// stated at this revision.
+    fn report_worklist(&self, out: &mut String) {
+        let mut re_verify = Vec::new();
+        let mut inherited = Vec::new();
+        let mut fresh = 0usize;
+        for r in &self.records {
+            let name = match &r.name {
+                Some(n) => format!("**{}** (feature)", line(n)),
+                None => format!("Note {}", code(&r.id)),
+            };
+            match &r.carried {
+                Some(c) if c.state == CarryState::Reverify => {
+                    re_verify.push(format!("- {name}: {}", line(&c.describe())));
+                }
+                Some(c) => inherited.push(format!("- {name}: {}", line(&c.describe()))),
+                None => fresh += 1,
+            }
+        }
+        for d in &self.decisions {
+            for (i, b) in d.basis.iter().enumerate() {
+                let item = format!(
+                    "- Decision **{}**, item {}: {}",
+                    line(&d.subject),
+                    i + 1,
+                    line(&b.requirement)
+                );
+                match &b.carried {
+                    Some(c) if c.state == CarryState::Reverify => {
+                        re_verify.push(format!("{item}: {}", line(&c.describe())));
+                    }
+                    Some(c) => inherited.push(format!("{item}: {}", line(&c.describe()))),
+                    None => fresh += 1,
+                }
+            }
+        }
+        if re_verify.is_empty() && inherited.is_empty() {
+            return;
+        }
+        out.push_str("## Worklist\n\n");
+        out.push_str(
+            "Carried from an earlier revision: no result or verdict of that revision counts as \
+             one of this revision until it is stated again here.\n\n",
+        );
+        let _ = writeln!(out, "### Re-verify first ({})\n", re_verify.len());
+        for l in &re_verify {
+            let _ = writeln!(out, "{l}");
+        }
+        if re_verify.is_empty() {
+            out.push_str("None.\n");
+        }
+        let _ = writeln!(
+            out,
+            "\n### Inherited, not re-verified ({})\n",
+            inherited.len()
+        );
+        for l in &inherited {
+            let _ = writeln!(out, "{l}");
+        }
+        if inherited.is_empty() {
+            out.push_str("None.\n");
+        }
+        let _ = writeln!(
+            out,
+            "\n### Verified at this revision\n\n{} stated at this revision.\n",
+            plural(fresh as u64, "item")
+        );
     }
 
     fn report_decisions(&self, out: &mut String) {
@@ -54,6 +144,25 @@ impl RevisionView {
             let _ = writeln!(out, "### {}: {}\n", line(&d.subject), line(&d.disposition));
             if let Some(s) = &d.summary {
                 let _ = writeln!(out, "{}\n", line(s));
+            }
+            if let Some(c) = &d.carried {
+                let _ = writeln!(
+                    out,
+                    "Carried from decision {} at revision {}{}, whose disposition there was \"{}\": \
+                     not restated as a disposition of this revision.\n",
+                    code(&c.source),
+                    code(&c.from),
+                    change_text(c.change.as_deref()),
+                    line(&c.disposition)
+                );
+            }
+            if let Some(sup) = &d.superseded {
+                let _ = writeln!(
+                    out,
+                    "Superseded by revision {}{}.\n",
+                    code(&sup.by),
+                    change_text(sup.change.as_deref())
+                );
             }
             let by = d
                 .author
@@ -91,9 +200,10 @@ impl RevisionView {
                     Some(detail) => format!("{} ({})", b.source.as_str(), detail),
                     None => b.source.as_str().to_string(),
                 };
-                let verdict = match &b.verdict {
-                    Some(v) => verdict_text(v),
-                    None => "pending".to_string(),
+                let verdict = match (&b.verdict, &b.carried) {
+                    (Some(v), _) => verdict_text(v),
+                    (None, Some(c)) => format!("pending at this revision ({})", c.describe()),
+                    (None, None) => "pending".to_string(),
                 };
                 let faces = if b.faces.is_empty() {
                     "whole part".to_string()
@@ -196,6 +306,13 @@ impl RevisionView {
     }
 }
 
+/// ` (change: …)` when a change was given.
+fn change_text(change: Option<&str>) -> String {
+    change
+        .map(|c| format!(" (change: {})", line(&crate::text::prefix_chars(c, 200))))
+        .unwrap_or_default()
+}
+
 fn record_line(r: &Record) -> String {
     let mut s = String::from("- ");
     match &r.name {
@@ -223,6 +340,16 @@ fn record_line(r: &Record) -> String {
     }
     if let Some(a) = &r.author {
         let _ = write!(s, " — by {}", line(a));
+    }
+    if let Some(c) = &r.carried {
+        let _ = write!(s, " — {}", line(&c.describe()));
+    }
+    if let Some(sup) = &r.superseded {
+        let _ = write!(
+            s,
+            " — superseded by revision {}",
+            line(&short_revision(&sup.by))
+        );
     }
     s.push('\n');
     s

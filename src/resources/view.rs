@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::ResourceError;
 use crate::review::artifact::ArtifactTable;
 use crate::review::{Decision, Record};
-use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store};
+use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store, Supersession};
 use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES, PAGE_ITEMS_BUDGET};
 
 /// At most this many records and decisions of a revision are inlined in one read; the rest
@@ -65,6 +65,8 @@ pub(super) struct RevisionView {
     /// Written for the same files at other revisions: stale against this one.
     pub(super) stale_records: Vec<Record>,
     pub(super) stale_decisions: Vec<Decision>,
+    /// The revisions carried to this one and the one it was carried to (`carry_forward`).
+    pub(super) supersession: Supersession,
 }
 
 impl RevisionView {
@@ -137,7 +139,11 @@ impl RevisionView {
                 ..RecordQuery::default()
             };
             store.recall_each(&q, page(STALE_CAP), |r| {
-                if r.artifact.revision == revision {
+                // What was carried here is shown as carried (its copy at this revision), not
+                // as a rival stale claim.
+                if r.artifact.revision == revision
+                    || r.superseded.as_ref().is_some_and(|s| s.by == revision)
+                {
                     return true;
                 }
                 let r = r.into_owned();
@@ -153,7 +159,9 @@ impl RevisionView {
                 ..DecisionQuery::default()
             };
             store.recall_decisions_each(&q, page(STALE_CAP), |d| {
-                if d.artifact.revision == revision {
+                if d.artifact.revision == revision
+                    || d.superseded.as_ref().is_some_and(|s| s.by == revision)
+                {
                     return true;
                 }
                 let bytes = wire::answer_bytes(&d.wire(cur));
@@ -164,6 +172,12 @@ impl RevisionView {
                 true
             })?;
         }
+        // The worklist of a carried revision: what must be re-verified first, then what is
+        // inherited, then what was stated at this revision (a stable sort: newest first
+        // within each).
+        records.sort_by_key(Record::worklist_rank);
+        decisions.sort_by_key(Decision::worklist_rank);
+        let supersession = store.supersession(revision)?;
         let omitted = |total: u64, shown: usize| {
             usize::try_from(total)
                 .unwrap_or(usize::MAX)
@@ -177,6 +191,7 @@ impl RevisionView {
             decisions,
             stale_records,
             stale_decisions,
+            supersession,
         })
     }
 
@@ -219,6 +234,7 @@ impl RevisionView {
             omitted_decisions: 0,
             stale_records: Vec::new(),
             stale_decisions: Vec::new(),
+            supersession: Supersession::default(),
         }
     }
 
@@ -316,7 +332,7 @@ impl RevisionView {
         }
         let [decisions, stale_decisions] = lists;
         let (records, all_decisions) = counts;
-        json!({
+        let mut v = json!({
             "revision": self.revision,
             "detail": "summary",
             "report": format!("{}{}{}", super::REVISIONS, self.revision, super::REPORT_SUFFIX),
@@ -334,7 +350,9 @@ impl RevisionView {
                 "decisions": self.omitted_decisions + left_out[0],
                 "stale_decisions": left_out[1],
             },
-        })
+        });
+        self.add_supersession(&mut v);
+        v
     }
 
     /// How many records and decisions the revision has (shown or not).
@@ -349,7 +367,7 @@ impl RevisionView {
     /// The revision resource as JSON, every item's `stale` judged against this revision.
     pub(super) fn to_json(&self) -> Value {
         let cur = Some(self.revision.as_str());
-        json!({
+        let mut v = json!({
             "revision": self.revision,
             "records": self.records.iter().map(|r| r.to_wire(cur)).collect::<Vec<_>>(),
             "decisions": self.decisions.iter().map(|d| d.to_wire(cur)).collect::<Vec<_>>(),
@@ -358,7 +376,60 @@ impl RevisionView {
                 "records": self.stale_records.iter().map(|r| r.to_wire(cur)).collect::<Vec<_>>(),
                 "decisions": self.stale_decisions.iter().map(|d| d.to_wire(cur)).collect::<Vec<_>>(),
             },
-        })
+        });
+        self.add_supersession(&mut v);
+        v
+    }
+
+    /// `supersedes` (the revisions carried to this one) and `superseded_by` (the revision this
+    /// one was carried to), each with its `change`, when there are any.
+    pub(super) fn add_supersession(&self, v: &mut Value) {
+        let Value::Object(m) = v else {
+            return;
+        };
+        let entry = |(rev, change): &(String, Option<String>)| {
+            let mut e = json!({"revision": rev});
+            if let (Some(c), Value::Object(o)) = (change, &mut e) {
+                o.insert("change".into(), json!(crate::text::prefix_chars(c, 200)));
+            }
+            e
+        };
+        // The worklist of a carried revision, counted over what is shown: items (records and
+        // basis items) to re-verify, inherited, and stated at this revision.
+        let mut counts = [0usize; 3];
+        let ranks = self.records.iter().map(Record::worklist_rank).chain(
+            self.decisions
+                .iter()
+                .flat_map(|d| &d.basis)
+                .map(|b| match b.carry_state() {
+                    Some(crate::review::CarryState::Reverify) => 0,
+                    Some(crate::review::CarryState::Inherited) => 1,
+                    None => 2,
+                }),
+        );
+        for rank in ranks {
+            if let Some(c) = counts.get_mut(usize::from(rank)) {
+                *c += 1;
+            }
+        }
+        if let [re_verify, inherited, stated_here] = counts
+            && re_verify + inherited > 0
+        {
+            m.insert(
+                "worklist".into(),
+                json!({"re_verify": re_verify, "inherited": inherited, "stated_here": stated_here}),
+            );
+        }
+        let s = &self.supersession;
+        if !s.supersedes.is_empty() {
+            m.insert(
+                "supersedes".into(),
+                s.supersedes.iter().take(10).map(entry).collect(),
+            );
+        }
+        if let Some(by) = &s.superseded_by {
+            m.insert("superseded_by".into(), entry(by));
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::Artifact;
 use super::artifact::ArtifactWire;
+use super::carry::{Carried, CarryState, DecisionCarried, Superseded};
 use super::record::stale;
 
 /// Where a requirement came from.
@@ -206,9 +207,27 @@ pub struct BasisItem {
     pub faces: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
+    /// Carried from an earlier revision by `carry_forward` (absent: stated at this one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried: Option<Carried>,
 }
 
 impl BasisItem {
+    /// The revision this item is inherited from (carried by `carry_forward`, not re-verified
+    /// and not stated again at its decision's revision); `None` for an item stated at its own
+    /// revision or one to re-verify (see [`BasisItem::carry_state`]).
+    pub fn inherited_from(&self) -> Option<&str> {
+        self.carried
+            .as_ref()
+            .filter(|c| c.state == CarryState::Inherited)
+            .map(|c| c.from.as_str())
+    }
+
+    /// How the item was carried: `None` when it was stated at its decision's revision.
+    pub fn carry_state(&self) -> Option<CarryState> {
+        self.carried.as_ref().map(|c| c.state)
+    }
+
     /// A digest of what the item says (every field but its verdict): the review card sends it
     /// back with a click, and the click is recorded only while the item at that index still
     /// says exactly this (see `record_verdict`).
@@ -260,6 +279,12 @@ pub struct Decision {
     /// Who recorded it (the author of the server that last wrote it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
+    /// Carried from a decision of an earlier revision by `carry_forward`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried: Option<DecisionCarried>,
+    /// Its revision was carried to a later one: kept as it was, marked superseded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<Superseded>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -272,6 +297,8 @@ pub struct DecisionWire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     author: Option<&'a str>,
     basis: Vec<BasisWire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried: Option<&'a DecisionCarried>,
     created_at: &'a str,
     disposition: &'a str,
     id: &'a str,
@@ -279,6 +306,8 @@ pub struct DecisionWire<'a> {
     subject: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    superseded: Option<&'a Superseded>,
     updated_at: &'a str,
 }
 
@@ -286,6 +315,8 @@ pub struct DecisionWire<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BasisWire<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried: Option<&'a Carried>,
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence: Option<&'a str>,
     faces: &'a [String],
@@ -308,12 +339,16 @@ pub struct DecisionPageWire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     author: Option<&'a str>,
     basis: Vec<BasisWire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried: Option<&'a DecisionCarried>,
     created_at: &'a str,
     disposition: &'a str,
     id: &'a str,
     subject: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    superseded: Option<&'a Superseded>,
     updated_at: &'a str,
 }
 
@@ -325,6 +360,8 @@ pub struct DecisionSummaryWire<'a> {
     artifact: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     author: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried: Option<CarriedCounts<'a>>,
     disposition: &'a str,
     id: &'a str,
     items: usize,
@@ -333,8 +370,19 @@ pub struct DecisionSummaryWire<'a> {
     subject: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    superseded: Option<&'a Superseded>,
     updated_at: &'a str,
     verdicts: std::collections::BTreeMap<&'static str, usize>,
+}
+
+/// A carried decision in summary form: where it came from and how many of its basis items
+/// are still inherited or to re-verify (the rest were stated again at this revision).
+#[derive(Debug, Serialize)]
+pub struct CarriedCounts<'a> {
+    from: &'a str,
+    inherited: usize,
+    re_verify: usize,
 }
 
 /// An unresolved or conflicting basis item of a summary: its index, state and question.
@@ -352,11 +400,13 @@ impl Decision {
             artifact,
             author: self.author.as_deref(),
             basis: self.basis.iter().map(BasisItem::wire).collect(),
+            carried: self.carried.as_ref(),
             created_at: &self.created_at,
             disposition: &self.disposition,
             id: &self.id,
             subject: &self.subject,
             summary: self.summary.as_deref(),
+            superseded: self.superseded.as_ref(),
             updated_at: &self.updated_at,
         }
     }
@@ -376,6 +426,11 @@ impl Decision {
         DecisionSummaryWire {
             artifact,
             author: self.author.as_deref(),
+            carried: self.carried.as_ref().map(|c| CarriedCounts {
+                from: &c.from,
+                inherited: self.carried_count(CarryState::Inherited),
+                re_verify: self.carried_count(CarryState::Reverify),
+            }),
             disposition: &self.disposition,
             id: &self.id,
             items: self.basis.len(),
@@ -383,8 +438,29 @@ impl Decision {
             states,
             subject: &self.subject,
             summary: self.summary.as_deref(),
+            superseded: self.superseded.as_ref(),
             updated_at: &self.updated_at,
             verdicts,
+        }
+    }
+
+    /// How many basis items are carried in `state`.
+    pub fn carried_count(&self, state: CarryState) -> usize {
+        self.basis
+            .iter()
+            .filter(|b| b.carried.as_ref().is_some_and(|c| c.state == state))
+            .count()
+    }
+
+    /// Where the decision stands in the worklist of a carried revision: 0 when an item must
+    /// be re-verified, 1 when an item is inherited, 2 when all was stated at this revision.
+    pub fn worklist_rank(&self) -> u8 {
+        if self.carried_count(CarryState::Reverify) > 0 {
+            0
+        } else if self.carried_count(CarryState::Inherited) > 0 {
+            1
+        } else {
+            2
         }
     }
 
@@ -435,12 +511,14 @@ impl Decision {
             artifact: self.artifact.wire(),
             author: self.author.as_deref(),
             basis: self.basis.iter().map(BasisItem::wire).collect(),
+            carried: self.carried.as_ref(),
             created_at: &self.created_at,
             disposition: &self.disposition,
             id: &self.id,
             stale: stale(&self.artifact.revision, current),
             subject: &self.subject,
             summary: self.summary.as_deref(),
+            superseded: self.superseded.as_ref(),
             updated_at: &self.updated_at,
         }
     }
@@ -468,6 +546,7 @@ impl Decision {
 impl BasisItem {
     fn wire(&self) -> BasisWire<'_> {
         BasisWire {
+            carried: self.carried.as_ref(),
             evidence: self.evidence.as_deref(),
             faces: &self.faces,
             question: self.question.as_deref(),

@@ -6,6 +6,7 @@
 //! resources and the export/import commands all read and write the same JSON.
 
 pub mod artifact;
+pub mod carry;
 pub mod decision;
 pub mod hashing;
 pub mod id;
@@ -13,6 +14,7 @@ pub mod outrank;
 pub mod record;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
+pub use carry::{Carried, CarryState, DecisionCarried, Superseded};
 pub use decision::{BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via};
 pub use hashing::{HashError, file_digest, file_revision};
 pub use record::{Kind, Record, RecordRef};

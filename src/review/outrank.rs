@@ -188,6 +188,7 @@ mod tests {
                 reason: None,
                 via,
             }),
+            carried: None,
         }
     }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::artifact::ArtifactWire;
 
 use super::Artifact;
+use super::carry::{Carried, Superseded};
 
 /// `feature` when the record has a name (re-remembering replaces), `note` otherwise
 /// (every call appends).
@@ -54,6 +55,12 @@ pub struct Record {
     /// Who recorded it (`REVIEW_MCP_AUTHOR` or `--author` of the server that wrote it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
+    /// Carried from an earlier revision by `carry_forward` (absent: stated at its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried: Option<Carried>,
+    /// Its revision was carried to a later one: what it said stays, marked superseded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<Superseded>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -72,6 +79,8 @@ pub struct RecordRef<'a> {
     pub id_scheme: &'a str,
     pub artifact: ArtifactWire<'a>,
     pub author: Option<&'a str>,
+    pub carried: Option<Carried>,
+    pub superseded: Option<Superseded>,
     pub created_at: &'a str,
     pub updated_at: &'a str,
 }
@@ -87,6 +96,8 @@ pub struct RecordWire<'a> {
     artifact: ArtifactWire<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     author: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried: Option<Carried>,
     created_at: &'a str,
     entity_ids: Vec<Cow<'a, str>>,
     id: &'a str,
@@ -97,6 +108,8 @@ pub struct RecordWire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
     stale: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    superseded: Option<Superseded>,
     tags: Vec<Cow<'a, str>>,
     updated_at: &'a str,
 }
@@ -108,6 +121,8 @@ pub struct RecordPageWire<'a> {
     artifact: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     author: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried: Option<Carried>,
     created_at: &'a str,
     entity_ids: Vec<Cow<'a, str>>,
     id: &'a str,
@@ -116,6 +131,8 @@ pub struct RecordPageWire<'a> {
     name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    superseded: Option<Superseded>,
     tags: Vec<Cow<'a, str>>,
     updated_at: &'a str,
 }
@@ -126,6 +143,7 @@ impl<'a> RecordRef<'a> {
         RecordPageWire {
             artifact,
             author: self.author,
+            carried: self.carried.clone(),
             created_at: self.created_at,
             entity_ids: self
                 .entity_ids
@@ -136,6 +154,7 @@ impl<'a> RecordRef<'a> {
             kind: self.kind,
             name: self.name,
             note: self.note,
+            superseded: self.superseded.clone(),
             tags: self
                 .tags
                 .iter()
@@ -152,6 +171,7 @@ impl<'a> RecordRef<'a> {
             stale: stale(self.artifact.revision, current),
             artifact: self.artifact,
             author: self.author,
+            carried: self.carried,
             created_at: self.created_at,
             entity_ids: self.entity_ids,
             id: self.id,
@@ -159,6 +179,7 @@ impl<'a> RecordRef<'a> {
             kind: self.kind,
             name: self.name,
             note: self.note,
+            superseded: self.superseded,
             tags: self.tags,
             updated_at: self.updated_at,
         }
@@ -177,6 +198,8 @@ impl<'a> RecordRef<'a> {
             id_scheme: self.id_scheme.to_string(),
             artifact: self.artifact.into_owned(),
             author: self.author.map(str::to_string),
+            carried: self.carried,
+            superseded: self.superseded,
             created_at: self.created_at.to_string(),
             updated_at: self.updated_at.to_string(),
         }
@@ -184,6 +207,16 @@ impl<'a> RecordRef<'a> {
 }
 
 impl Record {
+    /// Where the record stands in the worklist of a carried revision: 0 re-verify, 1
+    /// inherited, 2 stated at its own revision.
+    pub fn worklist_rank(&self) -> u8 {
+        match self.carried.as_ref().map(|c| c.state) {
+            Some(super::carry::CarryState::Reverify) => 0,
+            Some(super::carry::CarryState::Inherited) => 1,
+            None => 2,
+        }
+    }
+
     /// The record, borrowed.
     pub fn borrowed(&self) -> RecordRef<'_> {
         RecordRef {
@@ -196,6 +229,8 @@ impl Record {
             id_scheme: &self.id_scheme,
             artifact: self.artifact.wire(),
             author: self.author.as_deref(),
+            carried: self.carried.clone(),
+            superseded: self.superseded.clone(),
             created_at: &self.created_at,
             updated_at: &self.updated_at,
         }
@@ -237,6 +272,8 @@ mod tests {
     fn wire_is_stored_form_plus_stale_in_sorted_key_order() {
         let mut r = Record {
             author: None,
+            carried: None,
+            superseded: None,
             id: "rec_1".into(),
             kind: Kind::Feature,
             name: Some("n \"q\"".into()),

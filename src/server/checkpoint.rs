@@ -30,17 +30,11 @@ impl Server {
     /// one is (`None` after an answer).
     pub(super) fn checkpoint(&mut self, previous: Option<Retry>) -> Option<Retry> {
         let started = Instant::now();
-        let done = self.service.store().checkpoint();
-        if let Ok(Checkpoint::Nothing | Checkpoint::Complete) = done
-            && self.service.store().open_if_present()
-        {
-            // The next answered write then syncs the log once (see `begin_next_log`): after
-            // the open (done here, after the handshake's answer, for a file that exists) and
-            // after each complete checkpoint.
-            if let Err(e) = self.service.store().begin_next_log() {
-                log::debug!("the log is begun by the next write instead: {e}");
-            }
-        }
+        // An existing file is opened after the first answer (so the open's own syncs are
+        // not paid inside the first write), and the log is begun after each checkpoint
+        // (see `Store::checkpoint_and_begin_log`): the next answered write syncs once.
+        self.service.store().open_if_present();
+        let done = self.service.store().checkpoint_and_begin_log();
         match done {
             Ok(Checkpoint::Nothing) => None,
             Ok(Checkpoint::Complete) => {

@@ -3,6 +3,24 @@
 
 use std::borrow::Cow;
 
+/// An optional JSON value kept in a nullable TEXT column (a carried item's marker, say).
+pub(super) fn json_opt<T: serde::de::DeserializeOwned>(
+    col: usize,
+    s: Option<&str>,
+) -> rusqlite::Result<Option<T>> {
+    match s {
+        None => Ok(None),
+        Some(s) => serde_json::from_str(s).map(Some).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
+        }),
+    }
+}
+
+/// The column text of an optional value ([`json_opt`] reads it back).
+pub(super) fn opt_json<T: serde::Serialize>(v: Option<&T>) -> Option<String> {
+    v.and_then(|v| serde_json::to_string(v).ok())
+}
+
 /// Parses a JSON array of strings stored in a TEXT column.
 pub(super) fn json_strings(col: usize, s: &str) -> rusqlite::Result<Vec<String>> {
     Ok(json_strs(col, s)?

@@ -58,9 +58,15 @@ fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
 }
 
 fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError> {
-    let holder = match &r.name {
+    // A live feature's key is its file and name; what an old revision said of a feature
+    // (superseded, see `carry_forward`) is keyed by its id, as a note is.
+    let name = r.name.as_ref().filter(|_| r.superseded.is_none());
+    let holder = match name {
         Some(name) => tx
-            .prepare_cached("SELECT seq, updated_at FROM records WHERE locator = ?1 AND name = ?2")?
+            .prepare_cached(
+                "SELECT seq, updated_at FROM records WHERE locator = ?1 AND name = ?2 \
+                 AND superseded IS NULL",
+            )?
             .query_row(params![r.artifact.locator(), name], |row| {
                 Ok(Holder {
                     rid: row.get(0)?,
@@ -69,8 +75,19 @@ fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError
             })
             .optional()?,
         // A note's key is its id.
-        None => tx
+        None if r.name.is_none() => tx
             .prepare_cached("SELECT seq, updated_at FROM records WHERE id = ?1 AND kind = 'note'")?
+            .query_row([&r.id], |row| {
+                Ok(Holder {
+                    rid: row.get(0)?,
+                    updated_at: row.get(1)?,
+                })
+            })
+            .optional()?,
+        None => tx
+            .prepare_cached(
+                "SELECT seq, updated_at FROM records WHERE id = ?1 AND superseded IS NOT NULL",
+            )?
             .query_row([&r.id], |row| {
                 Ok(Holder {
                     rid: row.get(0)?,
@@ -257,6 +274,8 @@ mod tests {
     fn feature(id: &str, name: &str, updated: &str, note: &str) -> Record {
         Record {
             author: None,
+            carried: None,
+            superseded: None,
             id: id.into(),
             kind: Kind::Feature,
             name: Some(name.into()),
@@ -281,6 +300,8 @@ mod tests {
     fn decision(id: &str, subject: &str, updated: &str, disposition: &str) -> Decision {
         Decision {
             author: None,
+            carried: None,
+            superseded: None,
             id: id.into(),
             subject: subject.into(),
             disposition: disposition.into(),
@@ -294,6 +315,7 @@ mod tests {
                 question: None,
                 faces: vec![],
                 verdict: None,
+                carried: None,
             }],
             artifact: artifact(),
             created_at: T1.into(),

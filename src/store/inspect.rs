@@ -72,11 +72,11 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
             path: path.to_path_buf(),
             source,
         })?;
+    // Before anything (SQLite included) reads the log beside the file.
+    super::left_log::check(path)?;
     if header.is_empty() {
         return Ok(Found::Fresh);
     }
-    // Before anything (SQLite included) reads the log beside the file.
-    super::left_log::check(path)?;
     if header.len() < 100 || !header.starts_with(b"SQLite format 3\0") {
         return Err(not_sqlite("no SQLite header".into()));
     }

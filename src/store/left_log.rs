@@ -9,9 +9,10 @@
 //! schema table, which damages it. So before any open, a log that holds exactly one committed
 //! frame, of page 1, must hold the file's own first page (apart from the counters SQLite
 //! moves at every commit, and the schema version and application id the inspection judges);
-//! otherwise the file is refused, untouched, with what to do. A log with more frames is a
-//! server's writes not yet in the file (a server stopped during its checkpoint, or
-//! one serving now): it is applied, as always.
+//! otherwise the file is refused, untouched, with what to do; and an empty file (one deleted
+//! and made again) is never given a log's commit. A log with more frames is a server's writes
+//! not yet in the file (a server stopped during its checkpoint, or one serving now): it is
+//! applied, as always.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -47,20 +48,25 @@ pub(super) fn check(path: &Path) -> Result<(), StoreError> {
     };
     let wal_path = companion(path, "-wal");
     // The file's first page first: a server committing meanwhile changes the log after it,
-    // which the inspection's next look sees consistent again.
+    // which the inspection's next look sees consistent again. An empty file (a new one, or
+    // one created where a file was deleted) has none.
     let mut head = [0u8; 100];
-    let page = match File::open(path).and_then(|mut f| f.read_exact(&mut head).map(|()| f)) {
-        Ok(mut f) => {
-            let Some(size) = page_size(&head) else {
-                return Ok(());
-            };
-            let mut page = head.to_vec();
-            page.resize(size, 0);
-            read_full(&mut f, &mut page[100..]).map_err(io)?;
-            page
-        }
-        // Too short for a header, or gone: the inspection says what it is.
-        Err(_) => return Ok(()),
+    let page = match File::open(path) {
+        Ok(mut f) => match f.read_exact(&mut head) {
+            Ok(()) => {
+                let Some(size) = page_size(&head) else {
+                    return Ok(());
+                };
+                let mut page = head.to_vec();
+                page.resize(size, 0);
+                read_full(&mut f, &mut page[100..]).map_err(io)?;
+                Some(page)
+            }
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => None,
+            Err(e) => return Err(io(e)),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io(e)),
     };
     let mut wal = match File::open(&wal_path) {
         Ok(f) => f,
@@ -68,18 +74,33 @@ pub(super) fn check(path: &Path) -> Result<(), StoreError> {
         Err(e) => return Err(io(e)),
     };
     // The header, the first frame, and the second frame's header and page (to tell a log of
-    // one commit from a longer one): never more.
-    let frame = FRAME_HEADER + page.len();
-    let mut bytes = Vec::new();
+    // one commit from a longer one): never more. Without a file, its page size is the log's.
+    let mut header = [0u8; WAL_HEADER];
+    if wal.read_exact(&mut header).is_err() {
+        return Ok(());
+    }
+    let size = page.as_ref().map_or_else(
+        || u32::from_be_bytes([header[8], header[9], header[10], header[11]]) as usize,
+        Vec::len,
+    );
+    let mut bytes = header.to_vec();
     (&mut wal)
-        .take((WAL_HEADER + 2 * frame) as u64)
+        .take((2 * (FRAME_HEADER + size)) as u64)
         .read_to_end(&mut bytes)
         .map_err(io)?;
-    match first_page_only(&bytes, page.len()) {
-        Some(logged) if differs(logged, &page) => Err(StoreError::ForeignLog {
+    let frames = committed_frames(&bytes, size);
+    let foreign = match (&page, frames.as_slice()) {
+        // An empty file has never been in WAL mode: any commit in a log beside it is another
+        // file's (SQLite writes the file's header before its first log).
+        (None, [_, ..]) => true,
+        (Some(page), [(1, logged)]) => differs(logged, page),
+        _ => false,
+    };
+    match foreign {
+        true => Err(StoreError::ForeignLog {
             path: path.to_path_buf(),
         }),
-        _ => Ok(()),
+        false => Ok(()),
     }
 }
 
@@ -114,45 +135,49 @@ fn differs(logged: &[u8], file: &[u8]) -> bool {
             .any(|(i, (a, b))| a != b && !is_counter(i))
 }
 
-/// The page image of a log that holds exactly one valid committed frame, for page 1, of
-/// `page_size` bytes; `None` for any other log (empty, another page size, invalid, longer).
-fn first_page_only(bytes: &[u8], page_size: usize) -> Option<&[u8]> {
+/// The valid frames at the start of a log of `page_size` pages, up to the last that commits
+/// (at most two are read): `(page number, page)` each. Empty for an empty, invalid or
+/// uncommitted log, or one of another page size.
+fn committed_frames(bytes: &[u8], page_size: usize) -> Vec<(u32, &[u8])> {
     let word = |at: usize| -> Option<u32> {
         let b = bytes.get(at..at + 4)?;
         Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     };
-    let magic = word(0)?;
-    if magic & !1 != WAL_MAGIC || word(8)? as usize != page_size {
-        return None;
+    let (Some(magic), Some(size), Some(header)) = (word(0), word(8), bytes.get(..WAL_HEADER))
+    else {
+        return Vec::new();
+    };
+    if magic & !1 != WAL_MAGIC || size as usize != page_size {
+        return Vec::new();
     }
     let big_endian = magic & 1 == 1;
-    let header = bytes.get(..WAL_HEADER)?;
-    let mut sum = checksum(big_endian, header.get(..24)?, (0, 0));
-    if sum != (word(24)?, word(28)?) {
-        return None;
+    let mut sum = checksum(big_endian, &header[..24], (0, 0));
+    if Some(sum) != word(24).zip(word(28)) {
+        return Vec::new();
     }
-    let salts = header.get(16..24)?;
     let mut valid = Vec::new();
+    let mut committed = 0;
     for n in 0..2 {
         let at = WAL_HEADER + n * (FRAME_HEADER + page_size);
         let Some(frame) = bytes.get(at..at + FRAME_HEADER + page_size) else {
             break;
         };
-        if frame.get(8..16)? != salts {
+        let (head, data) = frame.split_at(FRAME_HEADER);
+        if head[8..16] != header[16..24] {
             break;
         }
-        sum = checksum(big_endian, frame.get(..8)?, sum);
-        sum = checksum(big_endian, frame.get(FRAME_HEADER..)?, sum);
-        if sum != (word(at + 16)?, word(at + 20)?) {
+        sum = checksum(big_endian, &head[..8], sum);
+        sum = checksum(big_endian, data, sum);
+        if Some(sum) != word(at + 16).zip(word(at + 20)) {
             break;
         }
-        valid.push((word(at)?, word(at + 4)?, frame.get(FRAME_HEADER..)?));
+        valid.push((word(at).unwrap_or(0), data));
+        if word(at + 4).is_some_and(|c| c != 0) {
+            committed = valid.len();
+        }
     }
-    match valid.as_slice() {
-        // One frame, of page 1, that commits.
-        [(1, committed, data)] if *committed != 0 => Some(data),
-        _ => None,
-    }
+    valid.truncate(committed);
+    valid
 }
 
 /// SQLite's log checksum (`walChecksumBytes`) over `data`, continuing from `(s1, s2)`.
@@ -203,31 +228,33 @@ mod tests {
     }
 
     #[test]
-    fn only_a_log_of_one_first_page_commit_is_that_page() {
+    fn the_committed_frames_of_a_log_are_read_as_sqlite_reads_them() {
         let page = vec![5u8; 512];
+        let other = vec![6u8; 512];
         let one = log(512, &[(1, 3, page.clone())]);
-        assert_eq!(first_page_only(&one, 512), Some(&page[..]));
-        // Two commits, another page, no commit, a damaged checksum, another page size.
+        assert_eq!(committed_frames(&one, 512), vec![(1, &page[..])]);
+        // Two frames committed together, then a frame that does not commit.
         assert_eq!(
-            first_page_only(
-                &log(512, &[(1, 3, page.clone()), (2, 3, page.clone())]),
+            committed_frames(
+                &log(512, &[(1, 0, page.clone()), (2, 3, other.clone())]),
                 512
             ),
-            None
+            vec![(1, &page[..]), (2, &other[..])]
         );
         assert_eq!(
-            first_page_only(&log(512, &[(2, 3, page.clone())]), 512),
-            None
+            committed_frames(
+                &log(512, &[(1, 3, page.clone()), (2, 0, other.clone())]),
+                512
+            ),
+            vec![(1, &page[..])]
         );
-        assert_eq!(
-            first_page_only(&log(512, &[(1, 0, page.clone())]), 512),
-            None
-        );
+        assert!(committed_frames(&log(512, &[(1, 0, page.clone())]), 512).is_empty());
+        // A damaged page, another page size, nothing.
         let mut damaged = one.clone();
         damaged[WAL_HEADER + FRAME_HEADER + 9] ^= 1;
-        assert_eq!(first_page_only(&damaged, 512), None);
-        assert_eq!(first_page_only(&one, 1024), None);
-        assert_eq!(first_page_only(&[], 512), None);
+        assert!(committed_frames(&damaged, 512).is_empty());
+        assert!(committed_frames(&one, 1024).is_empty());
+        assert!(committed_frames(&[], 512).is_empty());
     }
 
     #[test]

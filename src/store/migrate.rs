@@ -8,8 +8,8 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::inspect::{Found, classify, identify};
 use super::renormalise::{RENORMALISED_AT, Renormalised, renormalise_locators};
 use super::schema::{
-    AUTHORS_AT, MIGRATIONS, VERDICT_MEANING_AT, VERDICT_PROVENANCE_AT, add_authors,
-    add_verdict_meaning, add_verdict_provenance,
+    AUTHORS_AT, CARRY_AT, MIGRATIONS, VERDICT_MEANING_AT, VERDICT_PROVENANCE_AT, add_authors,
+    add_carry_columns, add_verdict_meaning, add_verdict_provenance,
 };
 use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 
@@ -39,6 +39,9 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
         }
         if i + 1 == AUTHORS_AT {
             add_authors(&tx)?;
+        }
+        if i + 1 == CARRY_AT {
+            add_carry_columns(&tx)?;
         }
         if i + 1 == VERDICT_MEANING_AT {
             add_verdict_meaning(&tx)?;
@@ -260,11 +263,11 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
     }
 
-    /// A schema-9 file (verdicts without a meaning: every file before `review-mcp review`)
+    /// A schema-10 file (verdicts without a meaning: every file before `review-mcp review`)
     /// upgrades with its verdicts as they were, without a meaning, and then keeps the meaning
     /// an engineer gives.
     #[test]
-    fn v9_verdicts_upgrade_without_a_meaning_and_take_one() {
+    fn v10_verdicts_upgrade_without_a_meaning_and_take_one() {
         use super::super::NewDecision;
         use super::super::{DecisionRef, Shown, VerdictsOutcome};
         use crate::review::{BasisItem, Judgement, Meaning, Source, State, Verdict, Via};
@@ -287,6 +290,7 @@ mod tests {
                 reason: None,
                 via: Via::Assistant,
             }),
+            carried: None,
         };
         let d = store
             .remember_decision(&NewDecision {
@@ -298,11 +302,11 @@ mod tests {
             })
             .unwrap()
             .0;
-        // Back to what version 9 had: no meaning column.
+        // Back to what version 10 had: no meaning column.
         let conn = store.conn().unwrap();
         conn.execute_batch("ALTER TABLE basis_items DROP COLUMN verdict_meaning")
             .unwrap();
-        conn.pragma_update(None, "user_version", 9).unwrap();
+        conn.pragma_update(None, "user_version", 10).unwrap();
         migrate(conn, Path::new(":memory:"), false).unwrap();
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
@@ -330,6 +334,117 @@ mod tests {
         assert!(matches!(got, VerdictsOutcome::Recorded(_)), "{got:?}");
         let back = store.get_decision(&d.id).unwrap().unwrap();
         assert_eq!(back.basis[1].verdict.as_ref(), Some(&given));
+        assert!(store.check().unwrap().is_empty());
+    }
+
+    /// Issue 27: a schema-9 file (features, a decision with the engineer's verdict) upgrades
+    /// to 10 keeping everything, every item stated at its own revision; after the upgrade a
+    /// carried feature and what its old revision said of it share a name, and a remember of
+    /// that name still replaces the live one only.
+    #[test]
+    fn v9_file_upgrades_keeps_everything_and_carries() {
+        use super::super::carry::CarryPlan;
+        use crate::review::carry::EntityMap;
+        use crate::review::{Artifact, Judgement, Via};
+        const T: &str = "2026-01-01T00:00:00.000Z";
+        let conn = Connection::open_in_memory().unwrap();
+        {
+            let tx = rusqlite::Transaction::new_unchecked(
+                &conn,
+                rusqlite::TransactionBehavior::Immediate,
+            )
+            .unwrap();
+            for (i, sql) in MIGRATIONS[..9].iter().enumerate() {
+                if i + 1 == VERDICT_PROVENANCE_AT {
+                    add_verdict_provenance(&tx).unwrap();
+                }
+                if i + 1 == AUTHORS_AT {
+                    add_authors(&tx).unwrap();
+                }
+                tx.execute_batch(sql).unwrap();
+            }
+            tx.commit().unwrap();
+        }
+        conn.pragma_update(None, "user_version", 9).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.execute_batch(&format!(
+            "INSERT INTO records (seq, id, kind, locator, name, note, tags, entity_ids, \
+                id_scheme, revision, format, uri, units, created_at, updated_at, author) VALUES \
+             (1, 'rec_a', 'feature', 'file:///p.step', 'bore', 'deep', '[]', '[\"face:1\"]', \
+                'opaque', '{REV}', 'step', 'file:///p.step', NULL, '{T}', '{T}', 'Ada'); \
+             INSERT INTO record_entities (revision, entity_id, seq) VALUES ('{REV}', 'face:1', 1); \
+             INSERT INTO records_fts (rowid, name, note) VALUES (1, 'bore', 'deep'); \
+             INSERT INTO decisions (rid, id, locator, subject, revision, format, uri, disposition, \
+                created_at, updated_at, seq) VALUES \
+             (1, 'dec_a', 'file:///p.step', 'bore', '{REV}', 'step', 'file:///p.step', 'hold', \
+                '{T}', '{T}', 2); \
+             INSERT INTO basis_items (decision_rid, position, requirement, source, state, faces, \
+                verdict_judgement, verdict_via, verdict_at) VALUES \
+             (1, 0, 'Bore', 'drawing', 'satisfied', '[\"face:1\"]', 'accepted', 'app', '{T}'); \
+             INSERT INTO decision_faces (face, revision, seq, rid) VALUES ('face:1', '{REV}', 2, 1); \
+             INSERT INTO decisions_fts (rowid, subject, body) VALUES (2, 'bore', 'hold'); \
+             UPDATE counters SET value = 2 WHERE name = 'seq';"
+        ))
+        .unwrap();
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
+        let mut store = Store::from_connection(conn).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        assert!(store.check().unwrap().is_empty());
+        let r = store.get_record("rec_a").unwrap().unwrap();
+        assert_eq!(
+            (
+                r.name.as_deref(),
+                r.author.as_deref(),
+                &r.carried,
+                &r.superseded
+            ),
+            (Some("bore"), Some("Ada"), &None, &None)
+        );
+        let d = store.get_decision("dec_a").unwrap().unwrap();
+        let v = d.basis[0].verdict.clone().unwrap();
+        assert_eq!((v.judgement, v.via), (Judgement::Accepted, Via::App));
+        assert_eq!(
+            (&d.carried, &d.superseded, &d.basis[0].carried),
+            (&None, &None, &None)
+        );
+
+        let to = Artifact {
+            revision: format!("sha256:{}", "e".repeat(64)),
+            ..artifact(Some("file:///p.step"))
+        };
+        let plan = CarryPlan {
+            from: artifact(Some("file:///p.step")),
+            to: to.clone(),
+            map: EntityMap::new(&[("face:1".into(), "face:2".into())], &[]).unwrap(),
+            change: None,
+        };
+        let out = store
+            .carry_forward_answered(&plan, |o| Ok::<_, StoreError>(o.clone()))
+            .unwrap();
+        assert_eq!((out.records.len(), out.decisions.len()), (1, 1));
+        assert_eq!(out.records[0].id, "rec_a", "the feature moves, its id kept");
+        let named: i64 = store
+            .conn()
+            .unwrap()
+            .query_row(
+                "SELECT count(*) FROM records WHERE name = 'bore'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(named, 2, "the moved feature and what revision 1 said of it");
+        let (again, replaced) = store
+            .remember(&NewRecord {
+                artifact: to,
+                name: Some("bore".into()),
+                note: Some("re-measured".into()),
+                tags: vec![],
+                entity_ids: vec!["face:2".into()],
+                id_scheme: "opaque".into(),
+            })
+            .unwrap();
+        assert!(replaced && again.id == "rec_a" && again.carried.is_none());
         assert!(store.check().unwrap().is_empty());
     }
 }

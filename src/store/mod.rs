@@ -25,6 +25,7 @@
 //! - `decisions/`: remember, recall and forget decisions (`mod.rs`); a decision's rows, its
 //!   basis items included (`rows.rs`).
 //! - `browse.rs`: lookups by id and revision, the revision list, export order.
+//! - `carry.rs`: `carry_forward` in one transaction, and which revisions superseded which.
 //! - `changes.rs`: the change journal the triggers keep, and `data_version`.
 //! - `completion.rs`: the stored values that start with a prefix, for `completion/complete`.
 //! - `import.rs`: importing an export, judged line by line in one transaction.
@@ -34,6 +35,7 @@
 
 mod backup;
 mod browse;
+mod carry;
 mod changes;
 mod check;
 mod codec;
@@ -65,6 +67,7 @@ use std::time::Duration;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 pub use browse::RevisionSummary;
+pub use carry::{CarryOutcome, CarryPlan, Supersession};
 pub use completion::{Completable, Matches, Narrowing, prefix_upper_bound};
 pub use decisions::{DecisionQuery, NewDecision, VerdictState};
 pub use error::StoreError;
@@ -118,6 +121,9 @@ impl Store {
 
 impl Drop for Store {
     fn drop(&mut self) {
+        // SQLite deletes the log when its last connection closes, but not when the path no
+        // longer names the file: then the begun log would stay beside the path, emptied here.
+        self.empty_log();
         if let Some(dir) = self.temp_dir.take() {
             // Close the connection before its file goes.
             self.conn = None;

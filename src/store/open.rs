@@ -10,13 +10,15 @@
 //! `review.db` alone is complete soon after every answer: SQLite's automatic checkpoint is
 //! off (it would run inside the commit, before the answer), and the server checkpoints
 //! after it has written the answer and before it reads the next request
-//! ([`Store::checkpoint`]: `TRUNCATE`, which becomes `PASSIVE` when another connection
-//! holds the write lock or a reader holds an older snapshot; an incomplete one is tried
-//! again until it completes). The commands that write (`import`, `sync`) checkpoint at
-//! their end. The next open of the file by anything (a server, `check`, `backup`, `export`,
-//! a dry run) applies a `-wal` left by a process stopped between its answer and its
-//! checkpoint first. [`Journal::Persist`], the rollback journal of the previous version,
-//! stays only so the benchmark can measure both in one run.
+//! ([`Store::checkpoint_and_begin_log`]: `RESTART`, which becomes `PASSIVE` when another
+//! connection holds the write lock or a reader holds an older snapshot; an incomplete one is
+//! tried again until it completes), then begins the emptied log for the next write, so that
+//! write syncs once. The commands that write (`import`, `sync`) checkpoint at their end
+//! (`TRUNCATE`). The next open of the file by anything (a server, `check`, `backup`,
+//! `export`, a dry run) applies a `-wal` left by a process stopped between its answer and its
+//! checkpoint first, once `left_log.rs` has checked it is this file's.
+//! [`Journal::Persist`], the rollback journal of the previous version, stays only so the
+//! benchmark can measure both in one run.
 //!
 //! The `-wal` and `-shm` files belong to the open connection: their device and inode are
 //! checked with the database's before every transaction (see `file.rs`), so a cleanup
@@ -60,7 +62,7 @@ impl Journal {
 
 /// The `-wal` stays at most this large once it can be reset: a write under a long read
 /// transaction (or a large import) grows it, and SQLite truncates it back to this size when
-/// the log restarts; the server's checkpoint truncates it to nothing.
+/// the log restarts (the server's first commit after each checkpoint).
 pub const JOURNAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
 
 /// A database file that a store opens on its first query.
@@ -242,6 +244,47 @@ impl Store {
     /// server calls it after writing each answer, the writing commands at their end. No
     /// query runs when nothing was written (no system call either).
     pub fn checkpoint(&mut self) -> Result<Checkpoint, StoreError> {
+        self.checkpoint_in(TRUNCATE)
+    }
+
+    /// The server's checkpoint after an answer: [`Store::checkpoint`], then the emptied log
+    /// begun for the next write ([`Store::begin_next_log`]), so the next answered write
+    /// syncs once. When the path still names the file and log this connection opened, the
+    /// checkpoint is `RESTART`: the log keeps its length (at most [`JOURNAL_SIZE_LIMIT`])
+    /// and the new header the next commit writes makes its old frames invalid, which spares
+    /// the file system a truncation and a regrowth per write (a fifth of a `remember`'s CPU
+    /// on tmpfs, and on ext4 a sync that only writes data, not the file's new size).
+    /// Otherwise it is `TRUNCATE`, and the log is not begun: nothing with frames is left
+    /// beside a path that names another file.
+    pub fn checkpoint_and_begin_log(&mut self) -> Result<Checkpoint, StoreError> {
+        // Nothing written and the log begun: no system call.
+        let ours = match (&self.conn, &self.file) {
+            (Some(conn), Some(disk)) if disk.journal == Journal::Wal => {
+                if conn.total_changes() == disk.checkpointed && !disk.incomplete && disk.log_begun {
+                    return Ok(Checkpoint::Nothing);
+                }
+                disk.identity.as_ref().is_none_or(|i| i.verify().is_ok())
+            }
+            _ => return Ok(Checkpoint::Nothing),
+        };
+        let done = self.checkpoint_in(if ours { RESTART } else { TRUNCATE })?;
+        if ours && done != Checkpoint::Incomplete {
+            self.begin_next_log()?;
+        }
+        Ok(done)
+    }
+
+    /// Empties the log of a writing connection on its file (`TRUNCATE`, without waiting),
+    /// whatever it holds; for the close of the store.
+    pub(super) fn empty_log(&mut self) {
+        if let (Some(conn), Some(disk)) = (&self.conn, &self.file)
+            && disk.journal == Journal::Wal
+        {
+            let _ = without_waiting(|| truncate_wal(conn));
+        }
+    }
+
+    fn checkpoint_in(&mut self, mode: &str) -> Result<Checkpoint, StoreError> {
         let (Some(conn), Some(disk)) = (&self.conn, &mut self.file) else {
             return Ok(Checkpoint::Nothing);
         };
@@ -252,7 +295,7 @@ impl Store {
         // No identity check: even when the path no longer names the file (replaced, deleted)
         // or its log, copying the log into the file this connection opened and emptying it
         // is what leaves nothing beside the path that SQLite would apply to another file.
-        let busy = without_waiting(|| truncate_wal(conn))?;
+        let busy = without_waiting(|| checkpoint_wal(conn, mode))?;
         disk.incomplete = busy;
         disk.checkpointed = changes;
         disk.log_begun &= busy;
@@ -269,19 +312,15 @@ impl Store {
     /// commit here changes no review row (the schema version is written back with its own
     /// value, in one `BEGIN IMMEDIATE` so no other writer comes between) and carries nothing
     /// worth keeping, so it runs with `synchronous=NORMAL`: only the new header is synced.
-    /// It gives up at once (nothing written) when another connection holds the lock, when
-    /// the file or its log is no longer the one this connection opened, or in a rollback
-    /// journal. `review.db` alone still holds every answered write: what this puts in the
+    /// It gives up at once (nothing written) when another connection holds the lock (whose
+    /// next commit then begins the log), or in a rollback journal. `review.db` alone still holds every answered write: what this puts in the
     /// log is a page 1 identical to the file's, but for its change counter.
-    pub fn begin_next_log(&mut self) -> Result<(), StoreError> {
+    fn begin_next_log(&mut self) -> Result<(), StoreError> {
         let (Some(conn), Some(disk)) = (&self.conn, &mut self.file) else {
             return Ok(());
         };
         if disk.journal != Journal::Wal || disk.incomplete || disk.log_begun {
             return Ok(());
-        }
-        if let Some(identity) = &disk.identity {
-            identity.verify()?;
         }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         let written = without_waiting(|| -> Result<(), StoreError> {
@@ -407,8 +446,18 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
 /// `PRAGMA wal_checkpoint(TRUNCATE)`: true when it could not complete (SQLite then did what
 /// a `PASSIVE` checkpoint does). A connection not in WAL mode answers "not busy".
 pub(super) fn truncate_wal(conn: &Connection) -> Result<bool, StoreError> {
+    checkpoint_wal(conn, TRUNCATE)
+}
+
+/// The statements of the two checkpoints the store runs.
+const TRUNCATE: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
+const RESTART: &str = "PRAGMA wal_checkpoint(RESTART)";
+
+/// Runs checkpoint `statement` ([`TRUNCATE`] or [`RESTART`]): true when it could not
+/// complete (SQLite then did what a `PASSIVE` checkpoint does).
+fn checkpoint_wal(conn: &Connection, statement: &str) -> Result<bool, StoreError> {
     let busy: i64 = conn
-        .prepare_cached("PRAGMA wal_checkpoint(TRUNCATE)")?
+        .prepare_cached(statement)?
         .query_row([], |r| r.get(0))?;
     Ok(busy != 0)
 }

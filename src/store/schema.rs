@@ -362,9 +362,33 @@ CREATE TABLE IF NOT EXISTS sync_pending (
 );
 "#;
 
-/// Version 10 belongs to issue 27 (`carry_forward`, on its own branch): an empty place here
-/// until that branch's version 10 takes it, so this branch's version is 11 on both.
-const V10: &str = "";
+/// The schema version whose entry [`add_carry_columns`] prepares.
+pub(super) const CARRY_AT: usize = 10;
+
+/// Adds the columns of `carry_forward` unless they are there: `carried` (records, decisions,
+/// basis items: where a carried item came from, JSON) and `superseded` (records, decisions:
+/// the revision an item's revision was carried to, JSON).
+pub(super) fn add_carry_columns(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    add_text_columns(tx, "records", &["carried", "superseded"])?;
+    add_text_columns(tx, "decisions", &["carried", "superseded"])?;
+    add_text_columns(tx, "basis_items", &["carried"])
+}
+
+/// Carrying a review to the next revision (`carry_forward`): the columns are added by
+/// [`add_carry_columns`], which [`migrate`](super::migrate::migrate) runs before this entry;
+/// existing rows upgrade as stated at their own revision, superseded by none. A named feature
+/// is unique per (locator, name) among the rows not superseded: when a feature moves to the
+/// next revision, what the old revision said of it stays as a superseded row. Every
+/// statement may run twice.
+const V10: &str = r#"
+DROP INDEX IF EXISTS records_feature_key;
+CREATE UNIQUE INDEX IF NOT EXISTS records_feature_key ON records (locator, name)
+    WHERE name IS NOT NULL AND superseded IS NULL;
+CREATE INDEX IF NOT EXISTS records_superseded_by ON records (json_extract(superseded, '$.by'))
+    WHERE superseded IS NOT NULL;
+CREATE INDEX IF NOT EXISTS decisions_superseded_by
+    ON decisions (json_extract(superseded, '$.by')) WHERE superseded IS NOT NULL;
+"#;
 
 /// The meaning of an engineer's verdict (review or approval, given in `review-mcp review`):
 /// `basis_items.verdict_meaning`, added by [`add_verdict_meaning`], which

@@ -322,13 +322,17 @@ impl SyncTx<'_> {
 
     /// The record holding `r`'s natural key (a feature's locator and name) under another id.
     pub fn record_holder(&self, r: &Record) -> Result<Option<Record>, StoreError> {
-        let Some(name) = &r.name else {
-            // A note's key is its id.
+        let Some(name) = r.name.as_ref().filter(|_| r.superseded.is_none()) else {
+            // A note's key is its id, and so is a superseded feature's (what an old revision
+            // said of it: see `carry_forward`).
             return Ok(None);
         };
         let id: Option<String> = self
             .tx
-            .prepare_cached("SELECT id FROM records WHERE locator = ?1 AND name = ?2 AND id <> ?3")?
+            .prepare_cached(
+                "SELECT id FROM records WHERE locator = ?1 AND name = ?2 AND id <> ?3 \
+                 AND superseded IS NULL",
+            )?
             .query_row(params![r.artifact.locator(), name, r.id], |row| row.get(0))
             .optional()?;
         match id {

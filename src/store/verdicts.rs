@@ -80,7 +80,8 @@ impl Store {
         for (i, v) in verdicts {
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
-                 verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, verdict_meaning = ?8 \
+                 verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, carried = NULL, \
+                 verdict_meaning = ?8 \
                  WHERE decision_rid = ?6 AND position = ?7",
             )?
             .execute(params![
@@ -94,6 +95,8 @@ impl Store {
                 v.meaning.map(Meaning::as_str)
             ])?;
             decision.basis[*i].verdict = Some(v.clone());
+            // The engineer judged it at this revision: no longer inherited, nor to re-verify.
+            decision.basis[*i].carried = None;
         }
         let not_before = std::cmp::max(&decision.created_at, &decision.updated_at).clone();
         decision.updated_at = time::updated_after(time::now(), &not_before);
@@ -153,6 +156,7 @@ mod tests {
             question: Some("which reamer?".into()),
             faces: vec![],
             verdict: None,
+            carried: None,
         }
     }
 

@@ -12,6 +12,8 @@ pub(crate) const T2: &str = "2026-01-02T00:00:00.000Z";
 pub(crate) fn feature(id: &str, name: &str, updated: &str) -> Record {
     Record {
         author: None,
+        carried: None,
+        superseded: None,
         id: id.into(),
         kind: Kind::Feature,
         name: Some(name.into()),

@@ -151,7 +151,8 @@ pub fn read_import(
 /// The key a line writes, with its id: `None` for an anonymous note (every note is its own).
 fn key_of(line: &Item) -> Option<(String, String)> {
     match line {
-        Item::Record(r) => r.name.as_ref().map(|n| {
+        // A superseded feature (what an old revision said of it) is keyed by its id.
+        Item::Record(r) => r.name.as_ref().filter(|_| r.superseded.is_none()).map(|n| {
             (
                 format!("r\u{0}{}\u{0}{n}", r.artifact.locator()),
                 r.id.clone(),

@@ -75,19 +75,57 @@ impl Schemas {
             "kind".into(),
             json!({"type": "string", "enum": ["feature", "note"]}),
         );
+        // What `carry_forward` wrote: where a carried item came from, and the revision an
+        // item's own was carried to. Lines without them (older exports) import as before.
+        let mut verdict = tools::schema::basis_item_input()["properties"]["verdict"].clone();
+        // A verdict's meaning (review or approval) is given in the engineer's terminal only,
+        // never in tool arguments, but a line carries it.
+        if let Some(Value::Object(props)) = verdict.get_mut("properties") {
+            props.insert(
+                "meaning".into(),
+                json!({"type": "string", "enum": crate::review::Meaning::ALL}),
+            );
+        }
+        let carried = carried_schema(&verdict);
+        record_props.insert("carried".into(), carried.clone());
+        record_props.insert("superseded".into(), superseded_schema());
         let record = json!({
             "type": "object",
             "properties": record_props,
             "required": ["id", "kind", "tags", "entity_ids", "id_scheme", "artifact", "created_at", "updated_at"],
             "additionalProperties": false
         });
-        let decision_props = stored(
+        let mut decision_props = stored(
             pick(
                 &input("remember_decision")?,
                 &["artifact", "subject", "disposition", "summary", "basis"],
             )?,
             "dec",
         );
+        if let Some(Value::Object(item)) = decision_props
+            .get_mut("basis")
+            .and_then(|b| b.get_mut("items"))
+            .and_then(|i| i.get_mut("properties"))
+        {
+            item.insert("carried".into(), carried);
+            item.insert("verdict".into(), verdict);
+        }
+        let text = json!({"type": "string", "minLength": 1, "maxLength": 200});
+        decision_props.insert(
+            "carried".into(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "change": {"type": "string", "maxLength": tools::schema::MAX_TEXT},
+                    "disposition": {"type": "string", "maxLength": tools::schema::MAX_DISPOSITION},
+                    "from": {"type": "string"},
+                    "source": text
+                },
+                "required": ["disposition", "from", "source"],
+                "additionalProperties": false
+            }),
+        );
+        decision_props.insert("superseded".into(), superseded_schema());
         let decision = json!({
             "type": "object",
             "properties": decision_props,
@@ -132,6 +170,77 @@ impl Schemas {
             .collect();
         Err(format!("{}{}", errors.join("; "), found.left_out_text()))
     }
+}
+
+/// A carried item's marker (`review::Carried`) in an export line.
+fn carried_schema(verdict: &Value) -> Value {
+    let ids = json!({"type": "array", "items": {"type": "string", "minLength": 1,
+        "maxLength": tools::schema::MAX_ENTITY}, "maxItems": tools::schema::MAX_ENTITIES});
+    json!({
+        "type": "object",
+        "properties": {
+            "changed": ids,
+            "from": {"type": "string"},
+            "state": {"type": "string", "enum": crate::review::CarryState::ALL},
+            "unmapped": ids,
+            "verdict": verdict
+        },
+        "required": ["from", "state"],
+        "additionalProperties": false
+    })
+}
+
+/// What an item of a superseded revision says (`review::Superseded`) in an export line.
+fn superseded_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "at": {"type": "string"},
+            "by": {"type": "string"},
+            "change": {"type": "string", "maxLength": tools::schema::MAX_TEXT}
+        },
+        "required": ["at", "by"],
+        "additionalProperties": false
+    })
+}
+
+/// The revisions and times `carry_forward` wrote into an item, checked as the item's own.
+fn check_lineage(
+    what: &str,
+    id: &str,
+    from: Option<&str>,
+    superseded: Option<&crate::review::Superseded>,
+    verdict_at: Option<&str>,
+) -> Result<(), String> {
+    if let Some(from) = from
+        && !is_revision(from)
+    {
+        return Err(format!(
+            "{what} {id}: carried.from {from:?} is not sha256: followed by 64 lowercase hex digits"
+        ));
+    }
+    if let Some(s) = superseded {
+        if !is_revision(&s.by) {
+            return Err(format!(
+                "{what} {id}: superseded.by {:?} is not sha256: followed by 64 lowercase hex digits",
+                s.by
+            ));
+        }
+        if !crate::time::is_timestamp(&s.at) {
+            return Err(format!(
+                "{what} {id}: superseded.at {:?} is not a timestamp",
+                s.at
+            ));
+        }
+    }
+    if let Some(at) = verdict_at
+        && !crate::time::is_timestamp(at)
+    {
+        return Err(format!(
+            "{what} {id}: carried.verdict.at {at:?} is not a timestamp"
+        ));
+    }
+    Ok(())
 }
 
 /// How many schema errors are reported for one bad line.
@@ -248,6 +357,16 @@ fn check_record(r: &mut Record) -> Result<(), String> {
         &r.created_at,
         &r.updated_at,
     )?;
+    check_lineage(
+        "record",
+        &r.id,
+        r.carried.as_ref().map(|c| c.from.as_str()),
+        r.superseded.as_ref(),
+        r.carried
+            .as_ref()
+            .and_then(|c| c.verdict.as_ref())
+            .map(|v| v.at.as_str()),
+    )?;
     match (r.kind, &r.name) {
         (Kind::Feature, None) => Err(format!("record {}: a feature needs a name", r.id)),
         (Kind::Note, Some(_)) => Err(format!("record {}: a note has no name", r.id)),
@@ -269,9 +388,25 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
         &d.created_at,
         &d.updated_at,
     )?;
+    check_lineage(
+        "decision",
+        &d.id,
+        d.carried.as_ref().map(|c| c.from.as_str()),
+        d.superseded.as_ref(),
+        None,
+    )?;
     for (i, item) in d.basis.iter().enumerate() {
         item.check(i)
             .map_err(|e| format!("decision {}: {e}", d.id))?;
+        if let Some(c) = &item.carried {
+            check_lineage(
+                "decision",
+                &d.id,
+                Some(&c.from),
+                None,
+                c.verdict.as_ref().map(|v| v.at.as_str()),
+            )?;
+        }
         if let Some(at) = item.verdict.as_ref().map(|v| v.at.as_str())
             && !at.is_empty()
             && !crate::time::is_timestamp(at)
@@ -378,6 +513,8 @@ mod tests {
         assert_eq!(check_record(&mut r), Ok(()));
         let mut d = Decision {
             author: None,
+            carried: None,
+            superseded: None,
             id: "dec_1".into(),
             subject: "bore".into(),
             disposition: "accept".into(),

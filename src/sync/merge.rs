@@ -320,12 +320,15 @@ mod tests {
                 reason: None,
                 via,
             }),
+            carried: None,
         }
     }
 
     fn decision(updated: &str, disposition: &str, basis: Vec<BasisItem>) -> Item {
         Item::Decision(Decision {
             author: None,
+            carried: None,
+            superseded: None,
             id: "dec_1".into(),
             subject: "bracket".into(),
             disposition: disposition.into(),

@@ -7,6 +7,7 @@
 
 mod artifact_revision;
 pub mod card_proof;
+mod carry_forward;
 mod cursor;
 mod forget;
 mod recall;
@@ -199,6 +200,7 @@ pub fn catalog() -> Vec<ToolSpec> {
         recall::spec(),
         remember_decision::spec(),
         recall_decisions::spec(),
+        carry_forward::spec(),
         request_verdicts::spec(),
         show_review::spec(),
         record_verdict::spec(),

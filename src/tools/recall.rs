@@ -7,8 +7,8 @@ use serde_json::json;
 use super::cursor;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
-use crate::review::Kind;
 use crate::review::artifact::ArtifactTable;
+use crate::review::{CarryState, Kind};
 use crate::store::{EntityTable, RecordQuery, Store};
 use crate::text::prefix_chars;
 use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
@@ -23,6 +23,7 @@ pub struct Args {
     text: Option<String>,
     tags: Option<Vec<String>>,
     kind: Option<Kind>,
+    carried: Option<CarryState>,
     #[serde(default, deserialize_with = "super::integer")]
     limit: Option<u64>,
     cursor: Option<String>,
@@ -43,6 +44,7 @@ Newest first; while `next_cursor` is present, call again with it and the same fi
                 "text": s::query_text(),
                 "tags": s::strings(MAX_TAGS, MAX_TAG, "All must be present."),
                 "kind": {"type": "string", "enum": ["feature", "note"]},
+                "carried": s::carried_filter(),
                 "limit": s::limit(),
                 "cursor": s::cursor()
             },
@@ -78,6 +80,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         text: args.text.clone(),
         tags: args.tags.clone().unwrap_or_default(),
         kind: args.kind,
+        carried: args.carried,
     };
     let fp = cursor::fingerprint(NAME, &query);
     let secret = store.cursor_secret()?;
@@ -95,6 +98,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
     let mut stale = 0;
+    let mut superseded = 0;
+    let mut re_verify = 0;
     // A page ends early when the next record would take the answer past its byte bound.
     let page = store.recall_each(&query, request, |r| {
         let is_stale = current.is_some_and(|c| c != r.artifact.revision);
@@ -110,6 +115,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             table.keep(e);
         }
         stale += usize::from(is_stale);
+        superseded += usize::from(r.superseded.is_some());
+        re_verify += usize::from(
+            r.carried
+                .as_ref()
+                .is_some_and(|c| c.state == CarryState::Reverify),
+        );
         firsts.extend(first);
         true
     })?;
@@ -125,6 +136,14 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     }
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (written for another revision)"));
+    }
+    if re_verify > 0 {
+        summary.push_str(&format!("; {re_verify} carried to re-verify"));
+    }
+    if superseded > 0 {
+        summary.push_str(&format!(
+            "; {superseded} superseded (their revision was carried to a later one: see superseded.by)"
+        ));
     }
     if n == 0
         && first_page

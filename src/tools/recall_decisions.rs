@@ -8,7 +8,7 @@ use super::cursor;
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::artifact::ArtifactTable;
-use crate::review::{State, Via};
+use crate::review::{CarryState, State, Via};
 use crate::store::{DecisionQuery, EntityTable, Store, VerdictState};
 use crate::text::prefix_chars;
 use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
@@ -27,6 +27,7 @@ pub struct Args {
     via: Option<Via>,
     decision_id: Option<String>,
     current_only: Option<bool>,
+    carried: Option<CarryState>,
     detail: Option<super::Detail>,
     #[serde(default, deserialize_with = "super::integer")]
     limit: Option<u64>,
@@ -52,6 +53,7 @@ By default the newest decision of each subject on each file (current_only: false
                 "via": {"type": "string", "enum": Via::ALL},
                 "decision_id": {"type": "string", "minLength": 1, "maxLength": 200},
                 "current_only": {"type": "boolean", "default": true},
+                "carried": s::carried_filter(),
                 "detail": s::detail(),
                 "limit": s::limit(),
                 "cursor": s::cursor()
@@ -102,6 +104,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         verdict: args.verdict,
         via: args.via,
         current_only: args.current_only.unwrap_or(true) && args.decision_id.is_none(),
+        carried: args.carried,
     };
     let fp = cursor::fingerprint(NAME, &(&query, full));
     let secret = store.cursor_secret()?;
@@ -134,8 +137,16 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             table.keep(e);
         }
         if firsts.len() < 3 {
+            let state = match (&d.superseded, &d.carried) {
+                (Some(s), _) => format!(" (superseded by {})", super::short_rev(&s.by)),
+                (None, Some(_)) => format!(
+                    " ({} to re-verify)",
+                    d.carried_count(crate::review::CarryState::Reverify)
+                ),
+                (None, None) => String::new(),
+            };
             firsts.push(format!(
-                "; \"{}\": {}",
+                "; \"{}\": {}{state}",
                 prefix_chars(&d.subject, 40),
                 prefix_chars(&d.disposition, 20)
             ));

@@ -57,7 +57,7 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Record the engineer's verdict",
-        description: "The review card's Accept and Reject buttons (called by the card only, with the card_proof it was given): records the engineer's verdict on one basis item (via \"app\") while the item at `index` still says what `item_digest` says; otherwise nothing is written and the refusal begins \"The decision changed since the card showed it\".",
+        description: "The review card's Accept/Reject (its own, with card_proof): records the engineer's verdict on a basis item (via \"app\") while the item at `index` still says what `item_digest` says; else nothing is written and the refusal begins \"The decision changed since the card showed it\".",
         input_schema: json!({
             "type": "object",
             "properties": {

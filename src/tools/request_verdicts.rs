@@ -60,7 +60,7 @@ pub fn spec() -> ToolSpec {
         name: NAME,
         title: "Ask the engineer for verdicts",
         description: "Ask the engineer, through the host's form, to accept or reject basis items of one decision; the answers are stored as the engineer's own (via \"elicitation\") and outrank yours. \
-`items`: basis indexes from 0 (default: every item without an engineer verdict; at most 20). A decline or cancel writes nothing. Without elicitation support, ask in chat and record their words with remember_decision.",
+`items`: basis indexes from 0 (default: items the engineer has not judged, inherited ones aside; at most 20). A decline or cancel writes nothing. Without elicitation support, ask in chat and record their words with remember_decision.",
         input_schema: json!({
             "type": "object",
             "properties": {
@@ -197,8 +197,16 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         .iter()
         .enumerate()
         .filter(|(_, b)| !b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
+        // An item inherited by `carry_forward` stands as inherited (its verdict at the earlier
+        // revision is its history): asked only when named in `items`.
+        .filter(|(_, b)| b.carry_state() != Some(crate::review::CarryState::Inherited))
         .map(|(i, _)| i)
         .collect();
+    let inherited = decision
+        .basis
+        .iter()
+        .filter(|b| b.inherited_from().is_some())
+        .count();
     let (mut items, remaining) = match args.items {
         Some(asked) => {
             let mut items = Vec::with_capacity(asked.len());
@@ -229,10 +237,16 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     items.sort_unstable();
     items.dedup();
     if items.is_empty() {
-        let summary = format!(
-            "Nothing to ask: every basis item of \"{}\" already has the engineer's verdict.",
+        let mut summary = format!(
+            "Nothing to ask: every basis item of \"{}\" already has the engineer's verdict",
             prefix_chars(&decision.subject, 60)
         );
+        if inherited > 0 {
+            summary.push_str(&format!(
+                " or is inherited from an earlier revision ({inherited}; name them in `items` to ask again)"
+            ));
+        }
+        summary.push('.');
         return answer(&decision, Outcome::NothingToAsk, &[], &[], 0, summary).map(Step::Done);
     }
     let form = form(&decision, &items, remaining);
@@ -292,6 +306,9 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
                 shown(&v.given_by(), 120),
                 when(&v.at)
             ));
+        }
+        if let Some(c) = &b.carried {
+            about.push_str(&format!("; {}", shown(&c.describe(), SHOWN)));
         }
         // Numbered from 1, as the report's table numbers the basis.
         let key = judgement_key(i);

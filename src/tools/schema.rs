@@ -154,8 +154,7 @@ pub fn basis_item_input() -> Value {
                     "reason": text(MAX_TEXT, ""),
                     "via": {"type": "string", "enum": Via::ALL},
                     "at": {"type": "string", "maxLength": 64},
-                    "author": {"type": "string", "maxLength": MAX_AUTHOR},
-                    "meaning": {"type": "string", "enum": Meaning::ALL}
+                    "author": {"type": "string", "maxLength": MAX_AUTHOR}
                 },
                 "required": ["judgement"],
                 "additionalProperties": false,
@@ -340,6 +339,11 @@ pub fn open_question_output() -> Value {
         },
         "required": ["index", "state", "question"]
     })
+}
+
+/// `carried`: the worklist of a revision `carry_forward` wrote (items in that state).
+pub fn carried_filter() -> Value {
+    json!({"type": "string", "enum": crate::review::CarryState::ALL})
 }
 
 /// `detail`: the summary form by default, every field on request.

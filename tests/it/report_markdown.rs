@@ -74,6 +74,8 @@ fn record(i: usize, h: &str, revision: &str) -> Record {
     // Timestamps stay well formed: import may refuse others; the report escapes them anyway.
     Record {
         author: None,
+        carried: None,
+        superseded: None,
         id: format!("{h} rec {i} {revision}"),
         kind: Kind::Feature,
         // A feature's key is (file, name): the stale one needs a name of its own.
@@ -91,12 +93,15 @@ fn record(i: usize, h: &str, revision: &str) -> Record {
 fn decision(i: usize, h: &str, revision: &str) -> Decision {
     Decision {
         author: None,
+        carried: None,
+        superseded: None,
         id: format!("{h} dec {i} {revision}"),
         subject: format!("{h} subject"),
         disposition: format!("{h} disposition"),
         summary: Some(format!("{h} summary")),
         basis: vec![
             BasisItem {
+                carried: None,
                 requirement: format!("{h} requirement"),
                 source: Source::Drawing,
                 source_detail: Some(format!("{h} detail")),
@@ -114,6 +119,7 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
                 }),
             },
             BasisItem {
+                carried: None,
                 requirement: h.into(),
                 source: Source::ShopSpec,
                 source_detail: None,
@@ -439,5 +445,91 @@ fn report_id_scheme_cannot_forge_an_approved_heading() -> Result<()> {
         "the report's last section is still there: {:?}",
         got.headings
     );
+    Ok(())
+}
+
+/// Issue 27: what carry_forward wrote (entity ids, the change, the old disposition, the
+/// engineer's verdict reason), hostile in every field, renders as the report's own worklist
+/// and carried decision only: no heading, HTML, link or code block of its own.
+#[test]
+fn report_carried_items_with_hostile_strings_keep_the_structure() -> Result<()> {
+    use review_mcp::review::{Carried, CarryState, DecisionCarried, Superseded};
+    for (n, h) in HOSTILE.iter().enumerate() {
+        let mut store = Store::open_in_memory()?;
+        let carried = |state| Carried {
+            changed: vec![format!("{h} changed")],
+            from: OLD.into(),
+            state,
+            unmapped: vec![h.to_string()],
+            verdict: Some(Verdict {
+                author: Some(h.to_string()),
+                at: T1.into(),
+                judgement: Judgement::Accepted,
+                meaning: None,
+                reason: Some(h.to_string()),
+                via: Via::App,
+            }),
+        };
+        let mut r = record(n, h, REV);
+        r.id = format!("rec_{n}");
+        r.carried = Some(carried(CarryState::Reverify));
+        let mut old = record(n, h, OLD);
+        old.id = format!("rec_old_{n}");
+        old.name = None;
+        old.kind = Kind::Note;
+        old.superseded = Some(Superseded {
+            at: T2.into(),
+            by: REV.into(),
+            change: Some(h.to_string()),
+        });
+        let mut d = decision(n, h, REV);
+        d.id = format!("dec_{n}");
+        d.carried = Some(DecisionCarried {
+            change: Some(h.to_string()),
+            disposition: h.to_string(),
+            from: OLD.into(),
+            source: format!("dec_old_{n}"),
+        });
+        for (i, b) in d.basis.iter_mut().enumerate() {
+            b.verdict = None;
+            b.carried = Some(carried(if i == 0 {
+                CarryState::Reverify
+            } else {
+                CarryState::Inherited
+            }));
+        }
+        store
+            .import(&[r, old], &[d.clone()])
+            .map_err(|e| anyhow!("{e}"))?;
+        let md = report(&mut store)?;
+        let got = render(&md);
+        ensure!(
+            got.foreign.is_empty(),
+            "{h:?}: foreign events: {:?}",
+            got.foreign
+        );
+        let levels: Vec<String> = got
+            .headings
+            .iter()
+            .skip(1)
+            .map(|(l, t)| format!("{l} {t}"))
+            .collect();
+        let want = [
+            "2 Worklist".to_string(),
+            "3 Re-verify first (2)".to_string(),
+            "3 Inherited, not re-verified (1)".to_string(),
+            "3 Verified at this revision".to_string(),
+            "2 Decisions".to_string(),
+            format!("3 {}: {}", seen(&d.subject), seen(&d.disposition)),
+            "2 Open questions".to_string(),
+            "2 Features and notes".to_string(),
+            "2 Stale against this revision".to_string(),
+        ];
+        ensure!(levels == want, "{h:?}: headings {levels:#?}");
+        ensure!(
+            md.contains("Supersedes revision"),
+            "{h:?}: the superseded note's revision is named: {md}"
+        );
+    }
     Ok(())
 }

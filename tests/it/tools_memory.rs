@@ -37,6 +37,7 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
                 "recall",
                 "remember_decision",
                 "recall_decisions",
+                "carry_forward",
                 "request_verdicts",
                 "show_review",
                 "forget",
@@ -57,7 +58,7 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
             .collect();
         assert_eq!(
             read_only,
-            [false, true, false, true, false, true, false, true]
+            [false, true, false, true, false, false, true, false, true]
         );
     }
 }

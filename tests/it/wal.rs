@@ -480,3 +480,38 @@ fn a_file_restored_beside_a_stopped_servers_log_is_not_given_that_log() -> anyho
     crate::support::check_database(&db)?;
     Ok(())
 }
+
+/// `review.db` deleted after its server was killed, its log left beside the path: a new file
+/// made there is never given that log's commit (SQLite would give the empty file the old
+/// file's first page, naming tables it does not have). The write is refused, saying what to
+/// do; once the log is moved away the new file takes writes.
+#[test]
+fn a_file_made_where_one_was_deleted_is_not_given_its_log() -> anyhow::Result<()> {
+    let dir = TempDir::new("wal-deleted")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    ensure!(remember(&mut server, "old", "n")?.is_ok());
+    std::thread::sleep(Duration::from_millis(100));
+    let (mut child, _stdin, _stdout) = server.into_parts()?;
+    child.kill()?;
+    child.wait()?;
+    ensure!(
+        std::fs::metadata(side(&db, "-wal")).map_or(0, |m| m.len()) > 0,
+        "the killed server left no log: this test no longer tests anything"
+    );
+    std::fs::remove_file(&db)?;
+    let mut server = Server::start(&db)?;
+    let refused = remember(&mut server, "new", "n")?;
+    ensure!(!refused.is_ok(), "written beside the old log: {refused:?}");
+    let text = format!("{refused:?}");
+    ensure!(text.contains("holds a log that is not"), "{text}");
+    server.close()?;
+    std::fs::rename(side(&db, "-wal"), dir.join("old-wal"))?;
+    let _ = std::fs::rename(side(&db, "-shm"), dir.join("old-shm"));
+    let mut server = Server::start(&db)?;
+    ensure!(remember(&mut server, "new", "n")?.is_ok());
+    server.close()?;
+    ensure!(exported_names(&db)? == vec!["new".to_string()]);
+    crate::support::check_database(&db)?;
+    Ok(())
+}

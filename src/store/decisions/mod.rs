@@ -12,9 +12,12 @@ use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::outrank::{Outranked, merge_verdicts};
-use crate::review::{Artifact, BasisItem, Decision, State, Via, id};
+use crate::review::{Artifact, BasisItem, CarryState, Decision, State, Via, id};
 use crate::time;
-use rows::{DECISION_COLS, decision_from_row, delete_decisions, load_basis, write_decision};
+use rows::{
+    DECISION_COLS, DECISION_COLS_LEN, decision_from_row, delete_decisions, load_basis,
+    write_decision,
+};
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.
 #[derive(Debug, Clone)]
@@ -44,6 +47,8 @@ pub struct DecisionQuery {
     pub via: Option<Via>,
     /// Only the newest decision of each subject on each file (locator).
     pub current_only: bool,
+    /// Decisions with at least one basis item carried in this state.
+    pub carried: Option<CarryState>,
 }
 
 /// A basis item's verdict state, as `recall_decisions` filters on it.
@@ -212,7 +217,7 @@ impl Store {
         let mut basis_error = None;
         let full = run_segments_into(&tx, segments, page.limit, &mut items, |row| {
             let (rid, mut decision, seq) = decision_from_row(row)?;
-            let tier: i64 = row.get(13)?;
+            let tier: i64 = row.get(DECISION_COLS_LEN)?;
             if seen < page.limit {
                 match load_basis(&tx, rid) {
                     Ok(basis) => decision.basis = basis,
@@ -294,6 +299,8 @@ fn remember_decision_in(
         .iter()
         .map(|b| BasisItem {
             faces: dedup(&b.faces),
+            // Stated at this revision: fresh, whatever was carried here before.
+            carried: None,
             ..b.clone()
         })
         .collect();
@@ -311,6 +318,8 @@ fn remember_decision_in(
         basis,
         artifact: new.artifact.clone(),
         author,
+        carried: None,
+        superseded: None,
         updated_at: time::updated_after(now, &not_before),
         created_at,
     };
@@ -365,6 +374,13 @@ pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
         // Rows written before provenance existed were upgraded to 'assistant' (schema 6).
         verdict.push("b.verdict_judgement IS NOT NULL AND b.verdict_via = ?");
         verdict_params.push(Clause::text(via.as_str()));
+    }
+    if let Some(state) = q.carried {
+        c.add(
+            "EXISTS (SELECT 1 FROM basis_items b WHERE b.decision_rid = d.rid \
+             AND json_extract(b.carried, '$.state') = ?)",
+            [Clause::text(state.as_str())],
+        );
     }
     if !verdict.is_empty() {
         c.add(

@@ -8,10 +8,14 @@ use crate::review::{
     Artifact, BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via,
 };
 use crate::store::StoreError;
-use crate::store::codec::{dedup, json_strings, json_text};
+use crate::store::codec::{dedup, json_opt, json_strings, json_text, opt_json};
 
 pub(in crate::store) const DECISION_COLS: &str = "d.rid, d.id, d.subject, d.disposition, d.summary, \
-    d.revision, d.format, d.uri, d.units, d.created_at, d.updated_at, d.seq, d.author";
+    d.revision, d.format, d.uri, d.units, d.created_at, d.updated_at, d.seq, d.author, d.carried, \
+    d.superseded";
+
+/// How many columns [`DECISION_COLS`] selects: a query's own columns follow.
+pub(in crate::store) const DECISION_COLS_LEN: usize = 15;
 
 /// A decision row without its basis, which [`load_basis`] adds.
 pub(in crate::store) fn decision_from_row(row: &Row<'_>) -> rusqlite::Result<(i64, Decision, i64)> {
@@ -30,6 +34,8 @@ pub(in crate::store) fn decision_from_row(row: &Row<'_>) -> rusqlite::Result<(i6
                 units: row.get(8)?,
             },
             author: row.get(12)?,
+            carried: json_opt(13, row.get_ref(13)?.as_str_or_null()?)?,
+            superseded: json_opt(14, row.get_ref(14)?.as_str_or_null()?)?,
             created_at: row.get(9)?,
             updated_at: row.get(10)?,
         },
@@ -52,7 +58,7 @@ pub(in crate::store) fn load_basis(
 ) -> Result<Vec<BasisItem>, StoreError> {
     let mut stmt = tx.prepare_cached(
         "SELECT requirement, source, source_detail, evidence, state, question, faces, \
-         verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author, \
+         verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author, carried, \
          verdict_meaning FROM basis_items \
          WHERE decision_rid = ?1 ORDER BY position",
     )?;
@@ -65,7 +71,7 @@ pub(in crate::store) fn load_basis(
             let verdict = match judgement {
                 Some(j) => {
                     let via: Option<String> = row.get(9)?;
-                    let meaning: Option<String> = row.get(12)?;
+                    let meaning: Option<String> = row.get(13)?;
                     Some(Verdict {
                         at: row.get::<_, Option<String>>(10)?.unwrap_or_default(),
                         author: row.get(11)?,
@@ -73,7 +79,7 @@ pub(in crate::store) fn load_basis(
                             .ok_or_else(|| bad_enum(7, "judgement", &j))?,
                         meaning: match meaning {
                             Some(m) => Some(
-                                Meaning::parse(&m).ok_or_else(|| bad_enum(12, "meaning", &m))?,
+                                Meaning::parse(&m).ok_or_else(|| bad_enum(13, "meaning", &m))?,
                             ),
                             None => None,
                         },
@@ -95,6 +101,7 @@ pub(in crate::store) fn load_basis(
                 question: row.get(5)?,
                 faces: json_strings(6, &faces)?,
                 verdict,
+                carried: json_opt(12, row.get_ref(12)?.as_str_or_null()?)?,
             })
         })?
         .collect::<Result<_, _>>()?;
@@ -124,7 +131,9 @@ pub(in crate::store) fn write_decision(
         decision.created_at,
         decision.updated_at,
         seq,
-        decision.author
+        decision.author,
+        opt_json(decision.carried.as_ref()),
+        opt_json(decision.superseded.as_ref())
     ];
     let rid = match rid {
         Some(rid) => {
@@ -141,7 +150,8 @@ pub(in crate::store) fn write_decision(
             tx.prepare_cached(
                 "UPDATE decisions SET id = ?1, locator = ?2, subject = ?3, revision = ?4, \
                  format = ?5, uri = ?6, units = ?7, disposition = ?8, summary = ?9, \
-                 created_at = ?10, updated_at = ?11, seq = ?12, author = ?13 WHERE rid = ?14",
+                 created_at = ?10, updated_at = ?11, seq = ?12, author = ?13, carried = ?14, \
+                 superseded = ?15 WHERE rid = ?16",
             )?
             .execute(rusqlite::params_from_iter(
                 values.iter().copied().chain([&rid as &dyn rusqlite::ToSql]),
@@ -151,8 +161,8 @@ pub(in crate::store) fn write_decision(
         None => {
             tx.prepare_cached(
                 "INSERT INTO decisions (id, locator, subject, revision, format, uri, units, \
-                 disposition, summary, created_at, updated_at, seq, author) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                 disposition, summary, created_at, updated_at, seq, author, carried, superseded) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             )?
             .execute(values)?;
             tx.last_insert_rowid()
@@ -164,8 +174,8 @@ pub(in crate::store) fn write_decision(
         let mut item_stmt = tx.prepare_cached(
             "INSERT INTO basis_items (decision_rid, position, requirement, source, \
              source_detail, evidence, state, question, faces, verdict_judgement, verdict_reason, \
-             verdict_via, verdict_at, verdict_author, verdict_meaning) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+             verdict_via, verdict_at, verdict_author, carried, verdict_meaning) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         )?;
         let mut face_stmt = tx.prepare_cached(
             "INSERT OR IGNORE INTO decision_faces (face, revision, seq, rid) VALUES (?1, ?2, ?3, ?4)",
@@ -190,6 +200,7 @@ pub(in crate::store) fn write_decision(
                 item.verdict.as_ref().map(|v| v.via.as_str()),
                 item.verdict.as_ref().map(|v| v.at.as_str()),
                 item.verdict.as_ref().and_then(|v| v.author.as_deref()),
+                opt_json(item.carried.as_ref()),
                 item.verdict
                     .as_ref()
                     .and_then(|v| v.meaning.map(Meaning::as_str)),

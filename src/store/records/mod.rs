@@ -11,9 +11,9 @@ use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError};
-use crate::review::{Artifact, Kind, Record, RecordRef, id};
+use crate::review::{Artifact, CarryState, Kind, Record, RecordRef, id};
 use crate::time;
-use rows::{RECORD_COLS, delete_records, record_ref_from_row, write_record};
+use rows::{RECORD_COLS, RECORD_COLS_LEN, delete_records, record_ref_from_row, write_record};
 
 /// What `remember` stores: the artifact already normalised.
 #[derive(Debug, Clone)]
@@ -38,6 +38,8 @@ pub struct RecordQuery {
     pub text: Option<String>,
     pub tags: Vec<String>,
     pub kind: Option<Kind>,
+    /// Only records carried in this state (inherited, or to re-verify).
+    pub carried: Option<CarryState>,
 }
 
 impl Store {
@@ -110,7 +112,7 @@ impl Store {
         let mut seen = 0;
         let mut at = |row: &Row<'_>| -> rusqlite::Result<Option<((), Position)>> {
             let seq: i64 = row.get(13)?;
-            let tier: i64 = row.get(15)?;
+            let tier: i64 = row.get(RECORD_COLS_LEN)?;
             if seen < page.limit && !each(record_ref_from_row(row)?.0) {
                 return Ok(None);
             }
@@ -321,15 +323,32 @@ fn remember_in(
     let now = time::now();
     // With the replaced record, the time its new `updated_at` may not precede: its
     // `created_at` and its last `updated_at` (a clock ahead of this one, or stepped back).
+    // A feature replaces the one of its name that is not superseded (what an old revision
+    // said of it stays). A note with entities replaces a note carried to this revision with
+    // the same entities: stating it again at this revision makes it fresh.
+    let row = |r: &Row<'_>| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?));
     let existing: Option<(i64, String, String, String)> = match &new.name {
         Some(name) => tx
             .prepare_cached(
                 "SELECT seq, id, created_at, max(created_at, updated_at) FROM records \
-                 WHERE locator = ?1 AND name = ?2",
+                 WHERE locator = ?1 AND name = ?2 AND superseded IS NULL",
             )?
-            .query_row(params![new.artifact.locator(), name], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
+            .query_row(params![new.artifact.locator(), name], row)
+            .optional()?,
+        None if !new.entity_ids.is_empty() => tx
+            .prepare_cached(
+                "SELECT seq, id, created_at, max(created_at, updated_at) FROM records \
+                 WHERE revision = ?1 AND locator = ?2 AND kind = 'note' AND entity_ids = ?3 \
+                 AND carried IS NOT NULL ORDER BY seq LIMIT 1",
+            )?
+            .query_row(
+                params![
+                    new.artifact.revision,
+                    new.artifact.locator(),
+                    super::codec::json_text(&dedup(&new.entity_ids))
+                ],
+                row,
+            )
             .optional()?,
         None => None,
     };
@@ -358,6 +377,8 @@ fn remember_in(
         id_scheme: new.id_scheme.clone(),
         artifact: new.artifact.clone(),
         author,
+        carried: None,
+        superseded: None,
         updated_at: time::updated_after(now, &not_before),
         created_at,
     };
@@ -389,6 +410,12 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver
     }
     if let Some(k) = q.kind {
         c.add("r.kind = ?", [Clause::text(k.as_str())]);
+    }
+    if let Some(state) = q.carried {
+        c.add(
+            "json_extract(r.carried, '$.state') = ?",
+            [Clause::text(state.as_str())],
+        );
     }
     if driver != Driver::Entity
         && let Some((entity, rev)) = &q.entity

@@ -6,11 +6,14 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 use crate::review::artifact::ArtifactWire;
 use crate::review::{Kind, Record, RecordRef};
 use crate::store::StoreError;
-use crate::store::codec::{json_strings, json_strs, json_text};
+use crate::store::codec::{json_opt, json_strings, json_strs, json_text, opt_json};
 
 pub(in crate::store) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
     r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq, \
-    r.author";
+    r.author, r.carried, r.superseded";
+
+/// How many columns [`RECORD_COLS`] selects: a query's own columns follow.
+pub(in crate::store) const RECORD_COLS_LEN: usize = 17;
 
 /// Maps a row selected with [`RECORD_COLS`] (plus anything after) to a record and its seq.
 pub(in crate::store) fn record_from_row(row: &Row<'_>) -> rusqlite::Result<(Record, i64)> {
@@ -49,6 +52,8 @@ pub(in crate::store) fn record_ref_from_row<'r>(
                 units: optional(10)?,
             },
             author: optional(14)?,
+            carried: json_opt(15, optional(15)?)?,
+            superseded: json_opt(16, optional(16)?)?,
             created_at: text(11)?,
             updated_at: text(12)?,
         },
@@ -71,8 +76,9 @@ pub(in crate::store) fn write_record(
     let a = &record.artifact;
     tx.prepare_cached(
         "INSERT INTO records (seq, id, kind, locator, name, note, tags, entity_ids, \
-         id_scheme, revision, format, uri, units, created_at, updated_at, author) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+         id_scheme, revision, format, uri, units, created_at, updated_at, author, carried, \
+         superseded) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     )?
     .execute(params![
         seq,
@@ -91,6 +97,8 @@ pub(in crate::store) fn write_record(
         record.created_at,
         record.updated_at,
         record.author,
+        opt_json(record.carried.as_ref()),
+        opt_json(record.superseded.as_ref()),
     ])?;
     {
         let mut ent = tx.prepare_cached(

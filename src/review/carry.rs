@@ -1,0 +1,312 @@
+//! Carrying a review to the next revision of its file (`carry_forward`): which items are
+//! inherited and which must be re-verified, what a carried item remembers of where it came
+//! from, and what an item of the old revision says of the revision that superseded it.
+//!
+//! The rule (AS9102 partial/delta FAI, ISO 9001 8.3.6): after a change only the affected
+//! characteristics are re-verified, and a result carried from an earlier revision is shown as
+//! inherited, never restated as a fresh result. So no verdict becomes a verdict of the new
+//! revision: an engineer's verdict travels as the carried item's history
+//! ([`Carried::verdict`]), the assistant's does not travel at all.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::{DomainError, Verdict};
+
+/// Whether a carried item still holds as it was (`inherited`) or touches what changed
+/// (`re-verify`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum CarryState {
+    /// Re-verify first: it touches a changed or unmapped entity, or is about the whole part
+    /// and something changed.
+    #[serde(rename = "re-verify")]
+    Reverify,
+    /// Its entities are all mapped and none changed: carried as it was, not re-verified.
+    #[serde(rename = "inherited")]
+    Inherited,
+}
+
+impl CarryState {
+    pub const ALL: &'static [&'static str] = &["re-verify", "inherited"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CarryState::Reverify => "re-verify",
+            CarryState::Inherited => "inherited",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<CarryState> {
+        match s {
+            "re-verify" => Some(CarryState::Reverify),
+            "inherited" => Some(CarryState::Inherited),
+            _ => None,
+        }
+    }
+}
+
+/// What a carried item (a record, or a basis item of a decision) says of its origin. Absent
+/// on an item stated at its own revision (fresh). Fields in alphabetical order (the wire
+/// form is this struct's serde form).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Carried {
+    /// Old entity ids the geometry server reported as changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+    /// The revision it was last stated at (inherited from): the revision it was carried
+    /// from, or that one's own origin when it was carried there unchanged.
+    pub from: String,
+    pub state: CarryState,
+    /// Old entity ids absent from the map: they could not be carried.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmapped: Vec<String>,
+    /// The engineer's verdict on the item at revision `from`: its history, never a verdict
+    /// of this revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+}
+
+impl Carried {
+    /// One line for people: "inherited from revision sha256:1234abcd… (accepted by the
+    /// engineer (form) at that revision, 2026-12-01)", "re-verify: face:3 changed, face:9
+    /// unmapped".
+    pub fn describe(&self) -> String {
+        let from = short_revision(&self.from);
+        let mut s = match self.state {
+            CarryState::Inherited => format!("inherited from revision {from}"),
+            CarryState::Reverify => {
+                let mut why: Vec<String> = Vec::new();
+                if !self.changed.is_empty() {
+                    why.push(format!("{} changed", self.changed.join(", ")));
+                }
+                if !self.unmapped.is_empty() {
+                    why.push(format!(
+                        "{} not carried (unmapped)",
+                        self.unmapped.join(", ")
+                    ));
+                }
+                if why.is_empty() {
+                    why.push("the part changed".into());
+                }
+                format!(
+                    "re-verify ({}), carried from revision {from}",
+                    why.join("; ")
+                )
+            }
+        };
+        if let Some(v) = &self.verdict {
+            let day = v.at.get(..10).unwrap_or(&v.at);
+            s.push_str(&format!(
+                "; {}{} at revision {from}, {day}",
+                v.judgement.as_str(),
+                v.given_by()
+            ));
+        }
+        s
+    }
+}
+
+/// What a carried decision says of the decision it was carried from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DecisionCarried {
+    /// The change order or reason given to `carry_forward`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+    /// The old decision's disposition, as it was at revision `from`.
+    pub disposition: String,
+    /// The revision it was carried from.
+    pub from: String,
+    /// The old decision's id.
+    pub source: String,
+}
+
+/// What an item of an old revision says of the revision that superseded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Superseded {
+    /// When it was carried.
+    pub at: String,
+    /// The revision it was carried to.
+    pub by: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+}
+
+/// A revision shortened for prose: `sha256:` and 12 hex digits.
+pub fn short_revision(rev: &str) -> String {
+    match rev.get(..19) {
+        Some(head) if rev.len() > 19 => format!("{head}…"),
+        _ => rev.to_string(),
+    }
+}
+
+/// The checked entity map of one carry: old id to new id, and the old ids reported changed.
+#[derive(Debug, Clone, Default)]
+pub struct EntityMap {
+    map: BTreeMap<String, String>,
+    changed: BTreeSet<String>,
+}
+
+/// How one item's entities carry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mapped {
+    /// The new ids, in the old order, each once.
+    pub ids: Vec<String>,
+    pub changed: Vec<String>,
+    pub unmapped: Vec<String>,
+}
+
+impl EntityMap {
+    /// The map as given: refused when an old id is mapped to two different ids, or an id is
+    /// empty. The same pair twice is one pair.
+    pub fn new(pairs: &[(String, String)], changed: &[String]) -> Result<EntityMap, DomainError> {
+        let mut map = BTreeMap::new();
+        for (from, to) in pairs {
+            if from.trim().is_empty() || to.trim().is_empty() {
+                return Err(DomainError(
+                    "the entity map has an empty id: give each pair a \"from\" and a \"to\" id"
+                        .into(),
+                ));
+            }
+            if let Some(prior) = map.insert(from.clone(), to.clone())
+                && prior != *to
+            {
+                return Err(DomainError(format!(
+                    "the entity map maps {from:?} to two ids ({prior:?} and {to:?}): an old id \
+                     maps to at most one new id; leave a split entity out of the map (its items \
+                     are then re-verified)"
+                )));
+            }
+        }
+        Ok(EntityMap {
+            map,
+            changed: changed.iter().cloned().collect(),
+        })
+    }
+
+    /// Whether the geometry server reported anything changed.
+    pub fn anything_changed(&self) -> bool {
+        !self.changed.is_empty()
+    }
+
+    /// How `ids` (an item's entities at the old revision) carry.
+    pub fn apply(&self, ids: &[String]) -> Mapped {
+        let mut out = Mapped {
+            ids: Vec::new(),
+            changed: Vec::new(),
+            unmapped: Vec::new(),
+        };
+        for id in ids {
+            match self.map.get(id) {
+                Some(new) => {
+                    if !out.ids.contains(new) {
+                        out.ids.push(new.clone());
+                    }
+                }
+                None => out.unmapped.push(id.clone()),
+            }
+            if self.changed.contains(id) {
+                out.changed.push(id.clone());
+            }
+        }
+        out
+    }
+
+    /// The carry marker of an item whose old entities are `ids`, carried from revision
+    /// `from`, that carried `prior` (its own marker at the old revision, if it was carried
+    /// there) and whose engineer's verdict at the old revision was `verdict`. `anything`:
+    /// something of the part changed (a changed entity reported, or an item with an
+    /// unmapped entity), which sends whole-part items to re-verify.
+    pub fn carried(
+        &self,
+        ids: &[String],
+        from: &str,
+        prior: Option<&Carried>,
+        verdict: Option<Verdict>,
+        anything: bool,
+    ) -> (Carried, Vec<String>) {
+        let m = self.apply(ids);
+        let touched = !m.changed.is_empty() || !m.unmapped.is_empty();
+        let whole = ids.is_empty() && anything;
+        let still = prior.is_some_and(|p| p.state == CarryState::Reverify);
+        let state = if touched || whole || still {
+            CarryState::Reverify
+        } else {
+            CarryState::Inherited
+        };
+        // Inherited unchanged again: it was last stated where its prior marker says.
+        let (origin, verdict) = match prior {
+            Some(p) => (p.from.clone(), verdict.or_else(|| p.verdict.clone())),
+            None => (from.to_string(), verdict),
+        };
+        (
+            Carried {
+                changed: m.changed,
+                from: origin,
+                state,
+                unmapped: m.unmapped,
+                verdict,
+            },
+            m.ids,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_old_id_mapped_to_two_ids_is_refused_the_same_pair_twice_is_not() {
+        let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+        let e = EntityMap::new(&[p("face:3", "face:5"), p("face:3", "face:6")], &[]).unwrap_err();
+        assert!(e.0.contains("two ids"), "{}", e.0);
+        assert!(EntityMap::new(&[p("face:3", "face:5"), p("face:3", "face:5")], &[]).is_ok());
+        assert!(EntityMap::new(&[p("", "face:5")], &[]).is_err());
+    }
+
+    #[test]
+    fn inherited_only_when_every_entity_is_mapped_and_none_changed() {
+        let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+        let m = EntityMap::new(
+            &[p("face:1", "face:11"), p("face:2", "face:12")],
+            &ids(&["face:2"]),
+        )
+        .unwrap();
+        let (c, new) = m.carried(&ids(&["face:1"]), "r1", None, None, true);
+        assert_eq!((c.state, new), (CarryState::Inherited, ids(&["face:11"])));
+        let (c, _) = m.carried(&ids(&["face:1", "face:2"]), "r1", None, None, true);
+        assert_eq!(
+            (c.state, c.changed),
+            (CarryState::Reverify, ids(&["face:2"]))
+        );
+        let (c, new) = m.carried(&ids(&["face:1", "face:9"]), "r1", None, None, true);
+        assert_eq!(
+            (c.state, c.unmapped, new),
+            (CarryState::Reverify, ids(&["face:9"]), ids(&["face:11"]))
+        );
+        // The whole part: re-verify when anything changed, inherited otherwise.
+        assert_eq!(
+            m.carried(&[], "r1", None, None, true).0.state,
+            CarryState::Reverify
+        );
+        assert_eq!(
+            m.carried(&[], "r1", None, None, false).0.state,
+            CarryState::Inherited
+        );
+        // Carried on again unchanged: still from its origin, still to re-verify if it was.
+        let prior = Carried {
+            changed: vec![],
+            from: "r0".into(),
+            state: CarryState::Reverify,
+            unmapped: vec![],
+            verdict: None,
+        };
+        let (c, _) = m.carried(&ids(&["face:1"]), "r1", Some(&prior), None, false);
+        assert_eq!((c.from.as_str(), c.state), ("r0", CarryState::Reverify));
+    }
+}

@@ -1,0 +1,435 @@
+//! `carry_forward`: the records and decisions of one revision of a file carried to its next
+//! revision in one write transaction (the rules are `review::carry`'s), and what a revision
+//! says of the revisions it superseded or was superseded by.
+
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::browse::decisions_with_basis;
+use super::codec::opt_json;
+use super::decisions::rows::{DECISION_COLS, decision_from_row, write_decision};
+use super::page::next_seq;
+use super::records::rows::{RECORD_COLS, record_from_row, write_record};
+use super::{Store, StoreError};
+use crate::review::carry::{EntityMap, short_revision};
+use crate::review::{
+    Artifact, BasisItem, CarryState, Decision, DecisionCarried, Record, Superseded, id,
+};
+use crate::time;
+
+/// What to carry: every record and decision at `from` (of `from`'s file, when it has a uri)
+/// that no later revision superseded yet, to `to`.
+#[derive(Debug, Clone)]
+pub struct CarryPlan {
+    pub from: Artifact,
+    pub to: Artifact,
+    pub map: EntityMap,
+    pub change: Option<String>,
+}
+
+/// What one carry wrote.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CarryOutcome {
+    /// Everything at `from` was carried to `to` before: nothing written.
+    pub already_carried: bool,
+    /// The records now at `to`, with their markers.
+    pub records: Vec<Record>,
+    /// The decisions now at `to`, carried.
+    pub decisions: Vec<Decision>,
+    /// Items left where they were because they were already stated at `to` (a feature of the
+    /// same name, a decision of the same subject): marked superseded, not carried.
+    pub already_stated: usize,
+}
+
+/// The revisions around one revision: the ones carried to it, and the one it was carried to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Supersession {
+    /// The revisions carried to this one, each with its `change`, oldest first.
+    pub supersedes: Vec<(String, Option<String>)>,
+    /// The revision this one was carried to, with its `change`.
+    pub superseded_by: Option<(String, Option<String>)>,
+}
+
+impl Supersession {
+    /// Whether the revision holds a review carried from an earlier one (a partial, delta
+    /// review in AS9102 terms: what was carried is inherited or to re-verify).
+    pub fn is_carried(&self) -> bool {
+        !self.supersedes.is_empty()
+    }
+}
+
+impl Store {
+    /// Carries `plan.from` to `plan.to` (see [`CarryPlan`]) in one transaction, handing what it
+    /// wrote to `answer` before the commit (an error from `answer` writes nothing).
+    pub fn carry_forward_answered<T, E: From<StoreError>>(
+        &mut self,
+        plan: &CarryPlan,
+        answer: impl FnOnce(&CarryOutcome) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let tx = self.write()?;
+        let outcome = carry_in(&tx, plan)?;
+        let answered = answer(&outcome)?;
+        if !outcome.already_carried {
+            tx.commit().map_err(StoreError::from)?;
+        }
+        Ok(answered)
+    }
+
+    /// The revisions carried to `revision` and the one it was carried to (see
+    /// [`Supersession`]).
+    pub fn supersession(&mut self, revision: &str) -> Result<Supersession, StoreError> {
+        let tx = self.read()?;
+        supersession_in(&tx, revision)
+    }
+
+    /// The revision `revision` was carried to, with the `change` given, if any.
+    pub fn superseded_revision_of(
+        &mut self,
+        revision: &str,
+    ) -> Result<Option<(String, Option<String>)>, StoreError> {
+        Ok(self.supersession(revision)?.superseded_by)
+    }
+}
+
+pub(super) fn supersession_in(
+    tx: &Transaction<'_>,
+    revision: &str,
+) -> Result<Supersession, StoreError> {
+    let by: Option<String> = tx
+        .prepare_cached(
+            "SELECT superseded FROM records WHERE revision = ?1 AND superseded IS NOT NULL \
+             UNION ALL SELECT superseded FROM decisions WHERE revision = ?1 \
+             AND superseded IS NOT NULL LIMIT 1",
+        )?
+        .query_row([revision], |r| r.get(0))
+        .optional()?;
+    let superseded_by = by
+        .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
+        .map(|s| (s.by, s.change));
+    let mut supersedes: Vec<(String, Option<String>)> = Vec::new();
+    let rows: Vec<(String, Option<String>)> = tx
+        .prepare_cached(
+            "SELECT revision, superseded FROM records \
+             WHERE json_extract(superseded, '$.by') = ?1 \
+             UNION SELECT revision, superseded FROM decisions \
+             WHERE json_extract(superseded, '$.by') = ?1",
+        )?
+        .query_map([revision], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (rev, text) in rows {
+        let change = text
+            .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
+            .and_then(|s| s.change);
+        if !supersedes.iter().any(|(r, _)| *r == rev) {
+            supersedes.push((rev, change));
+        }
+    }
+    supersedes.sort();
+    Ok(Supersession {
+        supersedes,
+        superseded_by,
+    })
+}
+
+fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, StoreError> {
+    let from = &plan.from;
+    let to = &plan.to;
+    let locator = from.uri.as_ref().map(|_| from.locator());
+    let records: Vec<(Record, i64)> = tx
+        .prepare_cached(&format!(
+            "SELECT {RECORD_COLS} FROM records r WHERE r.revision = ?1 \
+             AND (?2 IS NULL OR r.locator = ?2) ORDER BY r.seq"
+        ))?
+        .query_map(params![from.revision, locator], record_from_row)?
+        .collect::<Result<_, _>>()?;
+    let rows: Vec<(i64, Decision, i64)> = tx
+        .prepare_cached(&format!(
+            "SELECT {DECISION_COLS} FROM decisions d WHERE d.revision = ?1 \
+             AND (?2 IS NULL OR d.locator = ?2) ORDER BY d.seq"
+        ))?
+        .query_map(params![from.revision, locator], decision_from_row)?
+        .collect::<Result<_, _>>()?;
+    let rids: Vec<(i64, i64)> = rows.iter().map(|(rid, _, seq)| (*rid, *seq)).collect();
+    let decisions: Vec<(Decision, i64)> = decisions_with_basis(tx, rows)?
+        .into_iter()
+        .zip(rids.iter().map(|(rid, _)| *rid))
+        .collect();
+    if records.is_empty() && decisions.is_empty() {
+        let of = from
+            .uri
+            .as_deref()
+            .map(|u| format!(" of {u}"))
+            .unwrap_or_default();
+        return Err(StoreError::Invalid(format!(
+            "nothing is recorded at revision {}{of}: check `from` (its revision, and its uri when \
+             given); nothing was written",
+            from.revision
+        )));
+    }
+    let elsewhere = records
+        .iter()
+        .filter_map(|(r, _)| r.superseded.as_ref())
+        .chain(decisions.iter().filter_map(|(d, _)| d.superseded.as_ref()))
+        .find(|s| s.by != to.revision);
+    if let Some(s) = elsewhere {
+        return Err(StoreError::Invalid(format!(
+            "revision {} was already carried to revision {}: carry from that revision instead; \
+             nothing was written",
+            from.revision, s.by
+        )));
+    }
+    let live_records: Vec<(Record, i64)> = records
+        .into_iter()
+        .filter(|(r, _)| r.superseded.is_none())
+        .collect();
+    let live_decisions: Vec<(Decision, i64)> = decisions
+        .into_iter()
+        .filter(|(d, _)| d.superseded.is_none())
+        .collect();
+    if live_records.is_empty() && live_decisions.is_empty() {
+        return Ok(CarryOutcome {
+            already_carried: true,
+            ..CarryOutcome::default()
+        });
+    }
+    // Something of the part changed: a changed entity reported, or an entity of an item
+    // that the map does not carry. Whole-part items are then re-verified.
+    let map = &plan.map;
+    let anything = map.anything_changed()
+        || live_records
+            .iter()
+            .any(|(r, _)| !map.apply(&r.entity_ids).unmapped.is_empty())
+        || live_decisions.iter().any(|(d, _)| {
+            d.basis
+                .iter()
+                .any(|b| !map.apply(&b.faces).unmapped.is_empty())
+        });
+    let now = time::now();
+    let superseded = Superseded {
+        at: now.clone(),
+        by: to.revision.clone(),
+        change: plan.change.clone(),
+    };
+    let mut out = CarryOutcome::default();
+    for (r, seq) in live_records {
+        let (carried, ids) = map.carried(
+            &r.entity_ids,
+            &from.revision,
+            r.carried.as_ref(),
+            None,
+            anything,
+        );
+        let updated = time::updated_after(now.clone(), std::cmp::max(&r.created_at, &r.updated_at));
+        let old = Record {
+            superseded: Some(superseded.clone()),
+            updated_at: updated.clone(),
+            ..r.clone()
+        };
+        let moved = Record {
+            entity_ids: ids,
+            artifact: to.clone(),
+            carried: Some(carried),
+            superseded: None,
+            ..r.clone()
+        };
+        match &r.name {
+            Some(name) => {
+                // A feature is keyed by file and name: it moves to the new revision (its id
+                // and place kept), and what the old revision said of it stays as a superseded
+                // row of its own.
+                let holder: Option<i64> = tx
+                    .prepare_cached(
+                        "SELECT seq FROM records WHERE locator = ?1 AND name = ?2 \
+                         AND superseded IS NULL AND seq <> ?3",
+                    )?
+                    .query_row(params![to.locator(), name, seq], |row| row.get(0))
+                    .optional()?;
+                if holder.is_some() {
+                    // Already stated at the new file's key: that one is fresh, this one stays
+                    // where it was, superseded.
+                    write_record(tx, Some(seq), &old, seq)?;
+                    out.already_stated += 1;
+                    continue;
+                }
+                let snap_seq = next_seq(tx)?;
+                let snapshot = Record {
+                    id: id::mint("rec", snap_seq),
+                    ..old
+                };
+                write_record(tx, None, &snapshot, snap_seq)?;
+                let moved = Record {
+                    updated_at: updated,
+                    ..moved
+                };
+                write_record(tx, Some(seq), &moved, seq)?;
+                out.records.push(moved);
+            }
+            None => {
+                write_record(tx, Some(seq), &old, seq)?;
+                let new_seq = next_seq(tx)?;
+                let note = Record {
+                    id: id::mint("rec", new_seq),
+                    created_at: now.clone(),
+                    updated_at: now.clone(),
+                    ..moved
+                };
+                write_record(tx, None, &note, new_seq)?;
+                out.records.push(note);
+            }
+        }
+    }
+    for (d, rid) in live_decisions {
+        let updated = time::updated_after(now.clone(), std::cmp::max(&d.created_at, &d.updated_at));
+        tx.prepare_cached("UPDATE decisions SET superseded = ?1, updated_at = ?2 WHERE rid = ?3")?
+            .execute(params![opt_json(Some(&superseded)), updated, rid])?;
+        let stated: Option<i64> = tx
+            .prepare_cached(
+                "SELECT rid FROM decisions WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
+            )?
+            .query_row(params![to.locator(), d.subject, to.revision], |row| {
+                row.get(0)
+            })
+            .optional()?;
+        if stated.is_some() {
+            out.already_stated += 1;
+            continue;
+        }
+        let basis: Vec<BasisItem> = d
+            .basis
+            .iter()
+            .map(|b| {
+                let engineer = b.verdict.clone().filter(|v| v.via.is_engineer());
+                let (carried, faces) = map.carried(
+                    &b.faces,
+                    &from.revision,
+                    b.carried.as_ref(),
+                    engineer,
+                    anything,
+                );
+                BasisItem {
+                    faces,
+                    verdict: None,
+                    carried: Some(carried),
+                    ..b.clone()
+                }
+            })
+            .collect();
+        let seq = next_seq(tx)?;
+        let mut new = Decision {
+            id: id::mint("dec", seq),
+            subject: d.subject.clone(),
+            disposition: String::new(),
+            summary: d.summary.clone(),
+            basis,
+            artifact: to.clone(),
+            author: d.author.clone(),
+            carried: Some(DecisionCarried {
+                change: plan.change.clone(),
+                disposition: d.disposition.clone(),
+                from: from.revision.clone(),
+                source: d.id.clone(),
+            }),
+            superseded: None,
+            created_at: now.clone(),
+            updated_at: now.clone(),
+        };
+        new.disposition = carried_disposition(&new, &from.revision);
+        write_decision(tx, None, &new, seq)?;
+        out.decisions.push(new);
+    }
+    Ok(out)
+}
+
+/// A carried decision's disposition: that it was carried and how many items need
+/// re-verification, never the old disposition restated as fresh (that one is kept in its
+/// `carried`). At most 200 characters, as every disposition.
+pub fn carried_disposition(d: &Decision, from: &str) -> String {
+    let re = d.carried_count(CarryState::Reverify);
+    format!(
+        "carried from revision {}: {re} of {} basis items to re-verify",
+        short_revision(from),
+        d.basis.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::artifact;
+    use super::super::{NewRecord, Store};
+    use super::*;
+    use crate::review::CarryState;
+
+    fn at(n: u8) -> Artifact {
+        Artifact {
+            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
+            ..artifact(Some("file:///p.step"))
+        }
+    }
+
+    fn carry(store: &mut Store, from: u8, to: u8, pairs: &[(&str, &str)]) -> CarryOutcome {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let plan = CarryPlan {
+            from: at(from),
+            to: at(to),
+            map: EntityMap::new(&pairs, &[]).unwrap(),
+            change: Some(format!("change {to}")),
+        };
+        store
+            .carry_forward_answered(&plan, |o| Ok::<_, StoreError>(o.clone()))
+            .unwrap()
+    }
+
+    /// Carried twice: an item inherited both times still says the revision it was stated at,
+    /// one to re-verify stays so even where all its ids map, and each revision knows the ones
+    /// around it.
+    #[test]
+    fn carried_twice_keeps_the_origin_and_the_re_verify() {
+        let mut store = Store::open_in_memory().unwrap();
+        for (name, ids) in [("flange", vec!["face:1"]), ("boss", vec!["face:7"])] {
+            store
+                .remember(&NewRecord {
+                    artifact: at(1),
+                    name: Some(name.into()),
+                    note: None,
+                    tags: vec![],
+                    entity_ids: ids.into_iter().map(str::to_string).collect(),
+                    id_scheme: "opaque".into(),
+                })
+                .unwrap();
+        }
+        let first = carry(&mut store, 1, 2, &[("face:1", "face:11")]);
+        assert_eq!(first.records.len(), 2);
+        let second = carry(&mut store, 2, 3, &[("face:11", "face:21")]);
+        let by = |o: &CarryOutcome, name: &str| {
+            o.records
+                .iter()
+                .find(|r| r.name.as_deref() == Some(name))
+                .and_then(|r| r.carried.clone())
+                .unwrap()
+        };
+        let flange = by(&second, "flange");
+        assert_eq!(
+            (flange.state, flange.from),
+            (CarryState::Inherited, at(1).revision)
+        );
+        let boss = by(&second, "boss");
+        assert_eq!(boss.state, CarryState::Reverify, "still to re-verify");
+        let s = store.supersession(&at(2).revision).unwrap();
+        assert_eq!(
+            s.supersedes,
+            vec![(at(1).revision, Some("change 2".into()))]
+        );
+        assert_eq!(
+            s.superseded_by,
+            Some((at(3).revision, Some("change 3".into())))
+        );
+        assert!(s.is_carried());
+        assert!(!store.supersession(&at(1).revision).unwrap().is_carried());
+        assert_eq!(
+            store.superseded_revision_of(&at(1).revision).unwrap(),
+            Some((at(2).revision, Some("change 2".into())))
+        );
+    }
+}

@@ -1,0 +1,251 @@
+//! `carry_forward`: carry the records and decisions of one revision of a file to its next
+//! revision, in one transaction (the rules: `review::carry`; the write: `store/carry.rs`).
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::schema::{self as s, MAX_ENTITIES, MAX_ENTITY, MAX_SHORT, MAX_TEXT, MAX_URI};
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
+use crate::review::CarryState;
+use crate::review::carry::EntityMap;
+use crate::store::{CarryPlan, Store};
+use crate::text::prefix_chars;
+use crate::wire::{self, PAGE_ITEMS_BUDGET};
+
+pub const NAME: &str = "carry_forward";
+
+/// At most this many entity ids are named per re-verify entry of the answer (recall with
+/// `carried` gives every item whole).
+const NAMED_IDS: usize = 8;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    from: ArtifactArg,
+    to: ArtifactArg,
+    map: Vec<Pair>,
+    #[serde(default)]
+    changed: Vec<String>,
+    change: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Pair {
+    from: String,
+    to: String,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: NAME,
+        title: "Carry the review to a new revision",
+        description: "Part revision changed: carry its review from `from` to `to` (artifacts; `change`: why), not start again. \
+`map`: old to new entity ids, others unmapped; `changed`: old ids that changed. Items touching those (whole-part ones if any changed) become re-verify, the rest inherited; no verdict carries over.",
+        input_schema: {
+            // Kept to about 1 KB in front of the model: the limits (revision form, lengths)
+            // are checked by `run` with a message each.
+            // `units` is read too (as in remember); any other member is refused by name.
+            let artifact = json!({
+                "type": "object",
+                "properties": {"revision": {"type": "string"}, "format": {"type": "string"}, "uri": {"type": "string"}},
+                "required": ["revision", "format"]
+            });
+            let text = json!({"type": "string"});
+            json!({
+                "type": "object",
+                "properties": {
+                    "from": artifact,
+                    "to": artifact,
+                    "map": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {"from": text, "to": text},
+                        "required": ["from", "to"]
+                    }},
+                    "changed": {"type": "array", "items": text},
+                    "change": text
+                },
+                "required": ["from", "to", "map"],
+                "additionalProperties": false
+            })
+        },
+        output_schema: json!({
+            "type": "object",
+            "properties": {
+                "already_carried": {"type": "boolean"},
+                "records": {"type": "object"},
+                "decisions": {"type": "array"},
+                "re_verify": {"type": "array"}
+            },
+            "required": ["already_carried", "records", "decisions", "re_verify"]
+        }),
+        annotations: s::annotations("Carry the review to a new revision", false, false, true),
+        ui: super::Ui::None,
+        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+    }
+}
+
+/// The limits the input schema leaves out (to stay small in front of the model), each
+/// refused with what to fix; nothing is written.
+fn check_limits(args: &Args) -> Result<(), ToolError> {
+    let too_long = |what: &str, len: usize, max: u64| -> Result<(), ToolError> {
+        if u64::try_from(len).unwrap_or(u64::MAX) > max {
+            return Err(ToolError::Invalid(format!(
+                "{what} is {len} bytes long, over its limit of {max}; nothing was written"
+            )));
+        }
+        Ok(())
+    };
+    for (name, a) in [("from", &args.from), ("to", &args.to)] {
+        too_long(
+            &format!("{name}.uri"),
+            a.uri.as_deref().map_or(0, str::len),
+            MAX_URI,
+        )?;
+        too_long(
+            &format!("{name}.units"),
+            a.units.as_deref().map_or(0, str::len),
+            MAX_SHORT,
+        )?;
+    }
+    for (what, n) in [("map", args.map.len()), ("changed", args.changed.len())] {
+        if u64::try_from(n).unwrap_or(u64::MAX) > MAX_ENTITIES {
+            return Err(ToolError::Invalid(format!(
+                "{what} has {n} entries, over its limit of {MAX_ENTITIES}; nothing was written"
+            )));
+        }
+    }
+    for id in args
+        .map
+        .iter()
+        .flat_map(|p| [&p.from, &p.to])
+        .chain(&args.changed)
+    {
+        too_long("an entity id", id.len(), MAX_ENTITY)?;
+    }
+    too_long(
+        "change",
+        args.change.as_deref().map_or(0, str::len),
+        MAX_TEXT,
+    )
+}
+
+pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+    check_limits(&args)?;
+    let from = args.from.normalise()?;
+    let to = args.to.normalise()?;
+    if from.revision == to.revision {
+        return Err(ToolError::Invalid(format!(
+            "from and to are the same revision ({}): carry_forward carries a review to another \
+             revision of the file; nothing was written",
+            from.revision
+        )));
+    }
+    let pairs: Vec<(String, String)> = args.map.into_iter().map(|p| (p.from, p.to)).collect();
+    let map = EntityMap::new(&pairs, &args.changed)
+        .map_err(|e| ToolError::Invalid(format!("{}; nothing was written", e.0)))?;
+    let plan = CarryPlan {
+        from,
+        to,
+        map,
+        change: args.change.filter(|c| !c.trim().is_empty()),
+    };
+    store.carry_forward_answered(&plan, |out| {
+        let count = |state: CarryState| {
+            let records = out
+                .records
+                .iter()
+                .filter(|r| r.carried.as_ref().is_some_and(|c| c.state == state))
+                .count();
+            let items: usize = out.decisions.iter().map(|d| d.carried_count(state)).sum();
+            (records, items)
+        };
+        let (ri, bi) = count(CarryState::Inherited);
+        let (rr, br) = count(CarryState::Reverify);
+        // What must be re-verified, item by item, while the answer has room; the rest is
+        // counted (recall and recall_decisions with carried "re-verify" page through all).
+        let mut spent = 1024;
+        let mut re_verify = Vec::new();
+        let mut left_out = 0usize;
+        let ids = |v: &[String]| -> Vec<String> {
+            v.iter()
+                .take(NAMED_IDS)
+                .map(|s| prefix_chars(s, 64).to_string())
+                .collect()
+        };
+        let entries = out
+            .records
+            .iter()
+            .filter_map(|r| {
+                let c = r.carried.as_ref().filter(|c| c.state == CarryState::Reverify)?;
+                Some(json!({"record": r.id, "changed": ids(&c.changed), "unmapped": ids(&c.unmapped)}))
+            })
+            .chain(out.decisions.iter().flat_map(|d| {
+                d.basis.iter().enumerate().filter_map(move |(i, b)| {
+                    let c = b.carried.as_ref().filter(|c| c.state == CarryState::Reverify)?;
+                    Some(json!({"decision": d.id, "index": i, "changed": ids(&c.changed), "unmapped": ids(&c.unmapped)}))
+                })
+            }));
+        for e in entries {
+            let bytes = wire::answer_bytes(&e);
+            if spent + bytes > PAGE_ITEMS_BUDGET / 2 {
+                left_out += 1;
+                continue;
+            }
+            spent += bytes;
+            re_verify.push(e);
+        }
+        let mut decisions = Vec::new();
+        for d in &out.decisions {
+            let e = json!({
+                "id": d.id,
+                "subject": prefix_chars(&d.subject, 120),
+                "source": d.carried.as_ref().map(|c| c.source.as_str()),
+                "inherited": d.carried_count(CarryState::Inherited),
+                "re_verify": d.carried_count(CarryState::Reverify),
+            });
+            let bytes = wire::answer_bytes(&e);
+            if spent + bytes > PAGE_ITEMS_BUDGET {
+                left_out += 1;
+                continue;
+            }
+            spent += bytes;
+            decisions.push(e);
+        }
+        let mut answer = json!({
+            "from": plan.from.revision,
+            "to": plan.to.revision,
+            "already_carried": out.already_carried,
+            "records": {"inherited": ri, "re_verify": rr},
+            "decisions": decisions,
+            "re_verify": re_verify,
+            "already_stated": out.already_stated,
+        });
+        if left_out > 0
+            && let Value::Object(m) = &mut answer
+        {
+            m.insert("omitted".into(), json!(left_out));
+        }
+        let summary = if out.already_carried {
+            format!(
+                "Already carried: {} was carried to {} before; nothing changed.",
+                short_rev(&plan.from.revision),
+                short_rev(&plan.to.revision)
+            )
+        } else {
+            format!(
+                "Carried {} record{} and {} decision{} from {} to {}: {} item{} to re-verify, {} inherited (not re-verified); no verdict carried over. recall and recall_decisions with carried \"re-verify\" list the worklist.",
+                out.records.len(),
+                if out.records.len() == 1 { "" } else { "s" },
+                out.decisions.len(),
+                if out.decisions.len() == 1 { "" } else { "s" },
+                short_rev(&plan.from.revision),
+                short_rev(&plan.to.revision),
+                rr + br,
+                if rr + br == 1 { "" } else { "s" },
+                ri + bi,
+            )
+        };
+        ToolOutput::new(&answer, summary)
+    })
+}

@@ -1,0 +1,571 @@
+//! Issue 27 (part A): a review follows the part to its next revision. Over the wire, in each
+//! era: a review at revision 1 with the engineer's verdicts (given in the review card),
+//! carried to revision 2 with a map where one face changed and one is unmapped; what is
+//! inherited, what must be re-verified, that no verdict counts at revision 2, supersession in
+//! recalls, the report and the card's data, idempotence, refusals that write nothing, the
+//! worklist filters and order, and what makes an item fresh again. Then the export round
+//! trip and a sync between two databases carry all of it.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use review_mcp::store::Store;
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+use crate::support::client::binary;
+use crate::support::inproc::{Client, ERAS, Era, art, art_uri, rev, ui_caps};
+
+const FILE: &str = "/work/bracket.step";
+const CHANGE: &str = "ECO-17: hole 12 -> 12.5";
+
+fn r1() -> String {
+    rev(1)
+}
+
+fn r2() -> String {
+    rev(2)
+}
+
+/// The map of the geometry server: face:1 and face:3 carry (face:3 changed), face:7 is gone.
+fn map() -> Value {
+    json!([{"from": "face:1", "to": "face:11"}, {"from": "face:3", "to": "face:13"}])
+}
+
+fn carry_args() -> Value {
+    json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE), "map": map(),
+           "changed": ["face:3"], "change": CHANGE})
+}
+
+/// Revision 1: two features, two notes, a decision of four items with the engineer's
+/// verdicts on two (the card) and the assistant's on one. Returns the decision's id.
+fn review_at_r1(c: &mut Client) -> String {
+    let a = art_uri(&r1(), FILE);
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "bore", "entity_ids": ["face:3"], "note": "12H7"}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "flange", "entity_ids": ["face:1"], "note": "flat"}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": a, "entity_ids": ["face:7"], "note": "boss 8 mm high"}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": a, "entity_ids": [], "note": "material 6061-T6"}),
+    );
+    let d = c.ok(
+        "remember_decision",
+        json!({"artifact": a, "subject": "bore", "disposition": "rework", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"],
+             "evidence": "measure: 12.031"},
+            {"requirement": "Flange flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:1"]},
+            {"requirement": "Boss height 8", "source": "model-pmi", "state": "satisfied", "faces": ["face:7"],
+             "verdict": {"judgement": "accepted"}},
+            {"requirement": "Material 6061-T6", "source": "shop-spec", "state": "satisfied"}
+        ]}),
+    );
+    let id = d["decision"]["id"].as_str().unwrap().to_string();
+    // The engineer, in the review card: the bore rejected, the flange accepted.
+    for (index, judgement) in [(0, "rejected"), (1, "accepted")] {
+        let shown = c.call("show_review", json!({"artifact": a, "detail": "full"}));
+        let digest =
+            shown["result"]["structuredContent"]["decisions"][0]["basis"][index]["digest"].clone();
+        // The card's proof, given to the card in the result's _meta (issue 28).
+        let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
+        let out = c.ok(
+            "record_verdict",
+            json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": judgement,
+                   "card_proof": proof}),
+        );
+        assert_eq!(out["verdict"]["via"], "app");
+    }
+    id
+}
+
+fn read(c: &mut Client, uri: &str) -> String {
+    let r = c.request("resources/read", json!({"uri": uri}));
+    r["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{uri}: {r}"))
+        .to_string()
+}
+
+fn resource(c: &mut Client, revision: &str) -> Value {
+    serde_json::from_str(&read(c, &format!("review://revisions/{revision}"))).unwrap()
+}
+
+fn report(c: &mut Client, revision: &str) -> String {
+    read(c, &format!("review://revisions/{revision}/report"))
+}
+
+/// Everything both revisions hold, as the resources and recalls show it: what a refused or
+/// repeated carry must leave as it was.
+fn state(c: &mut Client) -> Value {
+    let mut s = json!({});
+    for r in [r1(), r2()] {
+        let rs = c.ok("recall", json!({"artifact": art(&r), "limit": 100}));
+        let ds = c.ok(
+            "recall_decisions",
+            json!({"artifact": art(&r), "current_only": false, "detail": "full", "limit": 100}),
+        );
+        s[&r] = json!({"records": rs, "decisions": ds});
+    }
+    s
+}
+
+fn names(page: &Value) -> Vec<String> {
+    let mut v: Vec<String> = page["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["name"]
+                .as_str()
+                .or(r["note"].as_str())
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let old_id = review_at_r1(&mut c);
+        let before = state(&mut c);
+
+        // Refused, each with a message, and nothing written.
+        let mut bad = carry_args();
+        bad["map"] =
+            json!([{"from": "face:1", "to": "face:11"}, {"from": "face:1", "to": "face:12"}]);
+        let e = c.refused("carry_forward", bad);
+        assert!(
+            e.contains("two ids") && e.contains("nothing was written"),
+            "{e}"
+        );
+        let mut unknown = carry_args();
+        unknown["from"] = art_uri(&rev(9), FILE);
+        let e = c.refused("carry_forward", unknown);
+        assert!(e.contains("nothing is recorded at revision"), "{e}");
+        let mut same = carry_args();
+        same["to"] = art_uri(&r1(), FILE);
+        let e = c.refused("carry_forward", same);
+        assert!(e.contains("same revision"), "{e}");
+        let mut empty = carry_args();
+        empty["to"]["revision"] = json!("");
+        let e = c.refused("carry_forward", empty);
+        assert!(e.contains("malformed"), "{e}");
+        let mut long = carry_args();
+        long["map"][0]["to"] = json!("f".repeat(300));
+        let e = c.refused("carry_forward", long);
+        assert!(
+            e.contains("over its limit") && e.contains("nothing was written"),
+            "{e}"
+        );
+        assert_eq!(
+            state(&mut c),
+            before,
+            "{era:?}: a refused carry writes nothing"
+        );
+
+        let out = c.ok("carry_forward", carry_args());
+        assert_eq!(out["already_carried"], false);
+        assert_eq!(out["records"], json!({"inherited": 1, "re_verify": 3}));
+        assert_eq!(out["decisions"][0]["inherited"], 1, "{out}");
+        assert_eq!(out["decisions"][0]["re_verify"], 3, "{out}");
+        assert_eq!(out["decisions"][0]["source"], json!(old_id));
+
+        // Inherited: every entity mapped, none changed; its ids mapped.
+        let r2a = art(&r2());
+        let inherited = c.ok("recall", json!({"artifact": r2a, "carried": "inherited"}));
+        assert_eq!(names(&inherited), ["flange"]);
+        let flange = &inherited["records"][0];
+        assert_eq!(flange["entity_ids"], json!(["face:11"]));
+        assert_eq!(flange["carried"]["from"], json!(r1()));
+        assert_eq!(flange["carried"]["state"], "inherited");
+        // Re-verify: a changed face, an unmapped face, the whole part when anything changed.
+        let re = c.ok("recall", json!({"artifact": r2a, "carried": "re-verify"}));
+        assert_eq!(
+            names(&re),
+            ["bore", "boss 8 mm high", "material 6061-T6"],
+            "{re}"
+        );
+        for r in re["records"].as_array().unwrap() {
+            match r["name"].as_str().or(r["note"].as_str()).unwrap() {
+                "bore" => {
+                    assert_eq!(r["carried"]["changed"], json!(["face:3"]));
+                    assert_eq!(r["entity_ids"], json!(["face:13"]));
+                }
+                "boss 8 mm high" => {
+                    assert_eq!(r["carried"]["unmapped"], json!(["face:7"]));
+                    assert_eq!(r["entity_ids"], json!([]));
+                }
+                _ => assert_eq!(r["entity_ids"], json!([])),
+            }
+        }
+
+        // The carried decision: its subject kept, its disposition not restated, no verdict
+        // of revision 2; the engineer's verdicts travel as history, the assistant's do not.
+        let full = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+        );
+        let d = &full["decisions"][0];
+        assert_eq!(d["subject"], "bore");
+        let disposition = d["disposition"].as_str().unwrap();
+        assert!(
+            disposition.starts_with("carried from revision") && disposition.contains("3 of 4"),
+            "{disposition}"
+        );
+        assert!(!disposition.contains("rework"), "{disposition}");
+        assert_eq!(d["carried"]["disposition"], "rework");
+        assert_eq!(d["carried"]["change"], CHANGE);
+        let b = d["basis"].as_array().unwrap();
+        for item in b {
+            assert!(
+                item.get("verdict").is_none(),
+                "no verdict at revision 2: {item}"
+            );
+        }
+        assert_eq!(b[0]["carried"]["state"], "re-verify");
+        assert_eq!(b[0]["carried"]["changed"], json!(["face:3"]));
+        assert_eq!(b[0]["faces"], json!(["face:13"]));
+        assert_eq!(b[0]["carried"]["verdict"]["judgement"], "rejected");
+        assert_eq!(b[0]["carried"]["verdict"]["via"], "app");
+        assert_eq!(b[1]["carried"]["state"], "inherited");
+        assert_eq!(b[1]["carried"]["verdict"]["judgement"], "accepted");
+        assert_eq!(b[2]["carried"]["unmapped"], json!(["face:7"]));
+        assert!(
+            b[2]["carried"].get("verdict").is_none(),
+            "the assistant's verdict does not travel"
+        );
+        assert_eq!(b[3]["carried"]["state"], "re-verify", "whole part");
+        let judged = c.ok(
+            "recall_decisions",
+            json!({"artifact": r2a, "verdict": "accepted"}),
+        );
+        assert_eq!(
+            judged["decisions"],
+            json!([]),
+            "no verdict counts at revision 2"
+        );
+        let engineer = c.ok("recall_decisions", json!({"artifact": r2a, "via": "app"}));
+        assert_eq!(engineer["decisions"], json!([]));
+
+        // The worklist filters of recall_decisions.
+        for (filter, n) in [("inherited", 1), ("re-verify", 1)] {
+            let got = c.ok(
+                "recall_decisions",
+                json!({"artifact": r2a, "carried": filter}),
+            );
+            assert_eq!(got["decisions"].as_array().unwrap().len(), n, "{filter}");
+        }
+        let at_r1 = c.ok(
+            "recall_decisions",
+            json!({"artifact": art(&r1()), "carried": "re-verify", "current_only": false}),
+        );
+        assert_eq!(at_r1["decisions"], json!([]));
+
+        // Revision 1 says it was superseded, and what it said stays reachable by entity.
+        let by_entity = c.call(
+            "recall",
+            json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:3"}),
+        );
+        let text = by_entity["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("superseded"), "{text}");
+        let page = &by_entity["result"]["structuredContent"];
+        assert_eq!(names(page), ["bore"]);
+        assert_eq!(page["records"][0]["entity_ids"], json!(["face:3"]));
+        assert_eq!(page["records"][0]["superseded"]["by"], json!(r2()));
+        assert_eq!(page["records"][0]["superseded"]["change"], CHANGE);
+        let old = c.ok(
+            "recall_decisions",
+            json!({"artifact": art(&r1()), "current_only": false, "detail": "full"}),
+        );
+        let od = &old["decisions"][0];
+        assert_eq!(od["id"], json!(old_id));
+        assert_eq!(od["disposition"], "rework", "kept as it was");
+        assert_eq!(od["superseded"]["by"], json!(r2()));
+        assert_eq!(
+            od["basis"][1]["verdict"]["via"], "app",
+            "kept at revision 1"
+        );
+        let v1 = resource(&mut c, &r1());
+        assert_eq!(v1["superseded_by"]["revision"], json!(r2()), "{v1}");
+        let rep1 = report(&mut c, &r1());
+        assert!(rep1.contains("Superseded by revision"), "{rep1}");
+
+        // The Form 3 of revision 2: a partial FAI whose carried rows are not its results.
+        let csv = read(&mut c, &format!("review://revisions/{}/form3.csv", r2()));
+        assert!(
+            csv.contains(&format!("Partial FAI: carried from {}", r1())),
+            "{csv}"
+        );
+        let row = |needle: &str| {
+            csv.lines()
+                .find(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle} in {csv}"))
+                .to_string()
+        };
+        assert!(
+            row("Flange flat").contains("inherited (satisfied)"),
+            "{csv}"
+        );
+        assert!(row("Flange flat").contains(&r1()), "{csv}");
+        assert!(row("Bore 12H7").contains("re-verify (violated)"), "{csv}");
+        assert!(row("Boss height").contains("face:7"), "{csv}");
+        assert!(
+            !row("Flange flat").contains(",PASS,"),
+            "not a result of revision 2: {csv}"
+        );
+
+        // A decision stated at revision 2 itself: newer, yet after the worklist.
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&r2(), FILE), "subject": "paint", "disposition": "release",
+                   "basis": [{"requirement": "RAL 7035", "source": "drawing", "state": "satisfied"}]}),
+        );
+
+        // The report: revision 1 as what was carried, not a rival stale decision; the
+        // worklist first (re-verify, inherited with its history, verified here).
+        let rep = report(&mut c, &r2());
+        assert!(rep.contains("Supersedes revision"), "{rep}");
+        assert!(rep.contains("ECO-17"), "{rep}");
+        assert!(!rep.contains("Decision **bore**: rework"), "{rep}");
+        assert!(
+            rep.contains("Nothing recorded for these files at other revisions"),
+            "{rep}"
+        );
+        let at = |s: &str| rep.find(s).unwrap_or_else(|| panic!("{s} in {rep}"));
+        assert!(at("Re-verify first (6)") < at("Inherited, not re-verified (2)"));
+        assert!(at("Inherited, not re-verified (2)") < at("Verified at this revision"));
+        assert!(at("Verified at this revision") < at("## Decisions"));
+        assert!(
+            rep.contains("accepted by the engineer (review card) at revision"),
+            "{rep}"
+        );
+        assert!(rep.contains("0 given by the engineer"), "{rep}");
+
+        // show_review: the same, as the card's data and as the model's summary.
+        let card = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(&r2(), FILE), "detail": "full"}),
+        );
+        assert_eq!(card["supersedes"][0]["revision"], json!(r1()), "{card}");
+        assert_eq!(
+            card["worklist"],
+            json!({"re_verify": 6, "inherited": 2, "stated_here": 1})
+        );
+        assert_eq!(card["stale"]["decisions"], json!([]));
+        assert_eq!(card["stale"]["records"], json!([]));
+        assert_eq!(card["decisions"][0]["subject"], "bore", "re-verify first");
+        assert_eq!(card["decisions"][1]["subject"], "paint");
+        assert_eq!(
+            card["decisions"][0]["basis"][0]["carried"]["state"],
+            "re-verify"
+        );
+        assert_eq!(card["records"][0]["carried"]["state"], "re-verify");
+        let last = card["records"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(last["name"], "flange", "inherited after re-verify");
+        let summary = c.ok("show_review", json!({"artifact": art_uri(&r2(), FILE)}));
+        assert_eq!(
+            summary["decisions"][0]["carried"]["re_verify"], 3,
+            "{summary}"
+        );
+        assert_eq!(summary["stale_decisions"], json!([]));
+
+        // The engineer is asked about what must be re-verified, not about what is inherited,
+        // and the form shows each carried item's history.
+        if era == Era::V2026_07_28 {
+            let asked = c.request_declaring(
+                "tools/call",
+                json!({"name": "request_verdicts", "arguments": {"artifact": art_uri(&r2(), FILE), "subject": "bore"}}),
+                json!({"elicitation": {"form": {}}}),
+            );
+            let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+            assert_eq!(
+                params["requestedSchema"]["required"],
+                json!(["judgement_0", "judgement_2", "judgement_3"]),
+                "{asked}"
+            );
+            // Said once, in the fields (issue 28: no detail twice in the form).
+            let fields = params["requestedSchema"]["properties"].to_string();
+            assert!(
+                fields.contains("rejected by the engineer (review card) at revision"),
+                "{fields}"
+            );
+        }
+
+        // The same carry again changes nothing.
+        let settled = state(&mut c);
+        let again = c.ok("carry_forward", carry_args());
+        assert_eq!(again["already_carried"], true, "{again}");
+        assert_eq!(state(&mut c), settled, "{era:?}: idempotent");
+        // Carrying revision 1 elsewhere now is refused.
+        let mut fork = carry_args();
+        fork["to"] = art_uri(&rev(3), FILE);
+        let e = c.refused("carry_forward", fork);
+        assert!(e.contains("already carried to revision"), "{e}");
+
+        // Re-stating makes an item fresh: the assistant re-measured the bore; the engineer
+        // judged the flange item at revision 2.
+        let bore = c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r2(), FILE), "name": "bore", "entity_ids": ["face:13"], "note": "12.5H7"}),
+        );
+        assert_eq!(bore["replaced"], true);
+        assert!(bore["record"].get("carried").is_none(), "{bore}");
+        let re = c.ok("recall", json!({"artifact": r2a, "carried": "re-verify"}));
+        assert_eq!(names(&re), ["boss 8 mm high", "material 6061-T6"]);
+        let shown = c.call(
+            "show_review",
+            json!({"artifact": art_uri(&r2(), FILE), "detail": "full"}),
+        );
+        let review = &shown["result"]["structuredContent"];
+        let carried_id = review["decisions"][0]["id"].clone();
+        let digest = review["decisions"][0]["basis"][1]["digest"].clone();
+        // The card's proof, given to the card in the result's _meta (issue 28).
+        let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"]
+            [carried_id.as_str().unwrap()]
+        .clone();
+        c.ok(
+            "record_verdict",
+            json!({"decision_id": carried_id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": proof}),
+        );
+        let none = c.ok(
+            "recall_decisions",
+            json!({"artifact": r2a, "carried": "inherited"}),
+        );
+        assert_eq!(none["decisions"], json!([]));
+        let judged = c.ok("recall_decisions", json!({"artifact": r2a, "via": "app"}));
+        assert_eq!(judged["decisions"].as_array().unwrap().len(), 1);
+    }
+}
+
+fn cli(db: &Path, args: &[&str]) -> String {
+    let out = Command::new(binary())
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("MCP_LOG_LEVEL", "warn")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Export, import and sync carry what carry_forward wrote: export -> import -> export is
+/// byte-identical, and a sync through a folder into another database gives the same export.
+#[test]
+fn carry_forward_survives_export_import_and_sync() {
+    let dir = TempDir::new("carry-export").unwrap();
+    let a = dir.join("a.db");
+    let d = dir.join("d.db");
+    {
+        let mut c = Client::declaring(Store::open(&d).unwrap(), ERAS[0], ui_caps());
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r1(), FILE), "name": "flange", "entity_ids": ["face:1"], "note": "old"}),
+        );
+    }
+    {
+        let mut c = Client::declaring(Store::open(&a).unwrap(), ERAS[2], ui_caps());
+        review_at_r1(&mut c);
+        c.ok("carry_forward", carry_args());
+    }
+    let exported = cli(&a, &["export"]);
+    for marker in [
+        "\"carried\":",
+        "\"superseded\":",
+        "\"re-verify\"",
+        "\"inherited\"",
+    ] {
+        assert!(exported.contains(marker), "{marker}: {exported}");
+    }
+    let file = dir.join("a.jsonl");
+    std::fs::write(&file, &exported).unwrap();
+    let b = dir.join("b.db");
+    cli(&b, &["import", &file.to_string_lossy()]);
+    assert_eq!(cli(&b, &["export"]), exported, "round trip byte-identical");
+
+    let folder = dir.join("shared");
+    cli(&a, &["sync", &folder.to_string_lossy()]);
+    let c = dir.join("c.db");
+    cli(&c, &["sync", &folder.to_string_lossy()]);
+    assert_eq!(cli(&c, &["export"]), exported, "a sync carries it too");
+
+    // Imported into a database that holds an older flange at revision 1: the feature moves
+    // to revision 2, and what revision 1 said stays as its superseded copy.
+    cli(&d, &["import", &file.to_string_lossy()]);
+    let mut c = Client::new(Store::open(&d).unwrap(), ERAS[2]);
+    let live = c.ok(
+        "recall",
+        json!({"artifact": art(&r2()), "carried": "inherited"}),
+    );
+    assert_eq!(names(&live), ["flange"]);
+    let old = c.ok(
+        "recall",
+        json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:1"}),
+    );
+    assert_eq!(names(&old), ["flange"]);
+    assert_eq!(old["records"][0]["superseded"]["by"], json!(r2()));
+}
+
+/// A large carry answers within the answer bound (issue 26), listing what fits and counting
+/// the rest, and the worklist pages through everything.
+#[test]
+fn carry_forward_answer_of_a_large_revision_stays_within_the_bound() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[2]);
+    let a = art_uri(&r1(), FILE);
+    for i in 0..120 {
+        let faces: Vec<String> = (0..40)
+            .map(|j| format!("face:{i}-{j}-{}", "x".repeat(60)))
+            .collect();
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": format!("subject {i} {}", "s".repeat(200)),
+                   "disposition": "hold", "basis": [
+                {"requirement": "r", "source": "drawing", "state": "satisfied", "faces": faces},
+                {"requirement": "r2", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}
+            ]}),
+        );
+    }
+    let resp = c.call(
+        "carry_forward",
+        json!({"from": a, "to": art_uri(&r2(), FILE), "map": map(), "changed": []}),
+    );
+    let line = serde_json::to_string(&resp).unwrap();
+    assert!(line.len() <= 32_000, "{} bytes", line.len());
+    let out = &resp["result"]["structuredContent"];
+    assert!(out["omitted"].as_u64().unwrap() > 0, "{out}");
+    let mut seen = 0;
+    let mut cursor: Option<Value> = None;
+    loop {
+        let mut args = json!({"artifact": art(&r2()), "carried": "re-verify", "limit": 200});
+        if let Some(cur) = &cursor {
+            args["cursor"] = cur.clone();
+        }
+        let page = c.ok("recall_decisions", args);
+        seen += page["decisions"].as_array().unwrap().len();
+        match page.get("next_cursor") {
+            Some(n) => cursor = Some(n.clone()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, 120);
+}
