@@ -46,6 +46,40 @@ pub fn updated_after(now: String, created_at: &str) -> String {
     }
 }
 
+/// A replacement's `updated_at`: `now`, or the millisecond after `not_before` when `now` is
+/// not later (the same millisecond, a clock behind), so a replaced record's `updated_at` is
+/// always later than its `created_at`: a recall page leaves out an `updated_at` equal to its
+/// `created_at`, which then says "never replaced". A `not_before` this module did not write
+/// is kept as [`updated_after`] keeps it.
+pub fn updated_strictly_after(now: String, not_before: &str) -> String {
+    if now.as_str() > not_before {
+        return now;
+    }
+    match millis_of(not_before) {
+        Some(ms) => format_millis(ms.saturating_add(1)),
+        None => updated_after(now, not_before),
+    }
+}
+
+/// Milliseconds since the Unix epoch of a timestamp in this module's form.
+fn millis_of(s: &str) -> Option<i64> {
+    if !is_timestamp(s) {
+        return None;
+    }
+    let num = |from: usize, to: usize| s.get(from..to).and_then(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+    // Howard Hinnant's days_from_civil, the inverse of `civil_from_days`.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + num(11, 13)? * 3600 + num(14, 16)? * 60 + num(17, 19)?;
+    Some(secs * 1000 + num(20, 23)?)
+}
+
 /// True for the fixed-width form this module writes, `YYYY-MM-DDTHH:MM:SS.mmmZ`, naming a
 /// real instant: month 01-12, a day that month has (leap years included), hour 00-23,
 /// minute and second 00-59. `9999-99-99T99:99:99.999Z` has the shape but is no time, and
@@ -99,6 +133,23 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn updated_strictly_after_is_later_than_not_before() {
+        for ms in [0, 951_782_399_999, 1_795_994_231_123, 4_107_542_399_999] {
+            let t = format_millis(ms);
+            assert_eq!(millis_of(&t), Some(ms), "{t}");
+            assert_eq!(updated_strictly_after(t.clone(), &t), format_millis(ms + 1));
+            assert_eq!(
+                updated_strictly_after(format_millis(ms + 5), &t),
+                format_millis(ms + 5)
+            );
+            assert_eq!(
+                updated_strictly_after(format_millis(ms - 5), &t),
+                format_millis(ms + 1)
+            );
+        }
+    }
 
     #[test]
     fn format_millis_known_instants_match() {

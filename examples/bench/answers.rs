@@ -15,6 +15,7 @@ use crate::wire::Server;
 
 const REV_A: &str = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const REV_B: &str = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+const REV_C: &str = "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
 const URI: &str = "file:///work/heavy.step";
 
 fn words(seed: usize, n: usize) -> String {
@@ -28,7 +29,32 @@ fn art(rev: &str) -> Value {
     json!({"revision": rev, "format": "step", "uri": URI})
 }
 
+fn art_c() -> Value {
+    json!({"revision": REV_C, "format": "step", "uri": "file:///work/huge.step"})
+}
+
 fn seed(s: &mut Server) -> Result<()> {
+    // One record and one decision larger than the answer bound, alone at REV_C of another
+    // file (seeded first, so the heavy pages do not meet them): served cut to fit (issue 26),
+    // before whole.
+    let ids: Vec<String> = (0..2_000)
+        .map(|i| format!("face:{i}:{}", words(i, 4)))
+        .collect();
+    s.call(
+        "remember",
+        json!({"artifact": art_c(), "name": "huge", "note": words(1, 6_000), "entity_ids": ids}),
+    )?;
+    let basis: Vec<Value> = (0..30)
+        .map(|k| {
+            json!({"requirement": format!("requirement {k}: {}", words(k, 50)), "source": "drawing",
+                   "evidence": words(k, 500), "state": "satisfied", "faces": [format!("face:{k}")]})
+        })
+        .collect();
+    s.call(
+        "remember_decision",
+        json!({"artifact": art_c(), "subject": "huge", "disposition": "hold",
+               "summary": words(2, 1_000), "basis": basis}),
+    )?;
     for i in 0..500 {
         s.call(
             "remember",
@@ -155,6 +181,42 @@ fn rows() -> Vec<Row> {
             "read review://revisions/A/report",
             "resources/read",
             json!({"uri": format!("review://revisions/{REV_A}/report")}),
+            None,
+        ),
+        (
+            "recall {artifact C} (one 117 KB record)",
+            "tools/call",
+            tool("recall", json!({"artifact": art_c()})),
+            Some("records"),
+        ),
+        (
+            "recall_decisions {artifact C, full} (one 132 KB decision)",
+            "tools/call",
+            tool(
+                "recall_decisions",
+                json!({"artifact": art_c(), "detail": "full"}),
+            ),
+            Some("decisions"),
+        ),
+        (
+            "show_review {artifact C, full}",
+            "tools/call",
+            tool(
+                "show_review",
+                json!({"artifact": art_c(), "detail": "full"}),
+            ),
+            Some("decisions"),
+        ),
+        (
+            "read review://revisions/C",
+            "resources/read",
+            json!({"uri": format!("review://revisions/{REV_C}")}),
+            None,
+        ),
+        (
+            "read review://revisions/C/report",
+            "resources/read",
+            json!({"uri": format!("review://revisions/{REV_C}/report")}),
             None,
         ),
     ]

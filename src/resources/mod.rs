@@ -34,7 +34,7 @@ use crate::review::is_revision;
 use crate::store::{Store, StoreError};
 use crate::text::first_chars;
 use crate::wire::PAGE_ITEMS_BUDGET;
-use view::{RevisionView, fit, pretty, pretty_within};
+use view::{RevisionView, cut_text, fit, item_text, pretty};
 
 const SCHEME: &str = "review://";
 /// The review card: the `ui://` resource `show_review` links to.
@@ -42,8 +42,9 @@ pub const CARD_URI: &str = "ui://review-mcp/review-card";
 /// The card's HTML: inline CSS and script, no external fetch of any kind.
 pub const CARD_HTML: &str = include_str!("card.html");
 const REVISIONS: &str = "review://revisions/";
-const RECORDS: &str = "review://records/";
-const DECISIONS: &str = "review://decisions/";
+/// Where records and decisions are read by id (and whole, in parts: `{id}/part/{n}`).
+pub const RECORDS: &str = "review://records/";
+pub const DECISIONS: &str = "review://decisions/";
 const REPORT_SUFFIX: &str = "/report";
 const FORM3_SUFFIX: &str = "/form3.csv";
 const CSV: &str = "text/csv";
@@ -52,6 +53,9 @@ const MARKDOWN: &str = "text/markdown";
 
 /// Revisions per `resources/list` page.
 const LIST_PAGE_SIZE: usize = 50;
+/// What the entries of one `resources/list` page may cost, about (a URI of 4 KiB is named
+/// in an entry's `name`, `title` and `description`).
+const LIST_BUDGET: usize = 24_000;
 
 /// Why a resource operation failed.
 #[derive(Debug, PartialEq)]
@@ -217,7 +221,22 @@ pub fn list(
             Some(at.seq)
         }
     };
-    let (page, more) = store.revisions_page(before, LIST_PAGE_SIZE)?;
+    let (mut page, mut more) = store.revisions_page(before, LIST_PAGE_SIZE)?;
+    let items: Vec<Value> = page.iter().map(list_entry).collect();
+    // Long file URIs (an entry names its file three times) end a page early.
+    let mut spent = 0;
+    let fit = items
+        .iter()
+        .take_while(|item| {
+            spent += crate::wire::answer_bytes(item) / 2;
+            spent <= LIST_BUDGET
+        })
+        .count()
+        .max(1);
+    if fit < page.len() {
+        page.truncate(fit);
+        more = true;
+    }
     let next = match (more, page.last()) {
         (true, Some(last)) => {
             let at = cursor::Cursor {
@@ -229,26 +248,25 @@ pub fn list(
         }
         _ => None,
     };
-    let items = page
-        .into_iter()
-        .map(|s| {
-            let name = display_name(s.uri.as_deref(), &s.revision);
-            json!({
-                "uri": format!("{REVISIONS}{}", s.revision),
-                "name": name,
-                "title": format!("Review of {name}"),
-                "description": format!(
-                    "{} and {} recorded for {}; last activity {}.",
-                    plural(s.records, "record"),
-                    plural(s.decisions, "decision"),
-                    s.uri.as_deref().unwrap_or(&s.revision),
-                    s.last_activity
-                ),
-                "mimeType": JSON,
-            })
-        })
-        .collect();
-    Ok((items, next))
+    Ok((items.into_iter().take(fit).collect(), next))
+}
+
+/// The `resources/list` entry of a revision.
+fn list_entry(s: &crate::store::RevisionSummary) -> Value {
+    let name = display_name(s.uri.as_deref(), &s.revision);
+    json!({
+        "uri": format!("{REVISIONS}{}", s.revision),
+        "name": name,
+        "title": format!("Review of {name}"),
+        "description": format!(
+            "{} and {} recorded for {}; last activity {}.",
+            plural(s.records, "record"),
+            plural(s.decisions, "decision"),
+            s.uri.as_deref().unwrap_or(&s.revision),
+            s.last_activity
+        ),
+        "mimeType": JSON,
+    })
 }
 
 /// The `contents` of one resource.
@@ -282,28 +300,40 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         }
         let mut view = RevisionView::load(store, revision)?;
         let text = if report {
-            fit(&mut view, RevisionView::report)
+            let text = fit(&mut view, false, RevisionView::report);
+            // One item alone too large for the report: it is cut, and says where it is whole.
+            let note = format!(
+                "*This report is cut here to fit one answer. The whole items, in parts: {}.*",
+                view.whole_items()
+            );
+            cut_text(text, &note)
         } else {
-            fit(&mut view, |v| pretty(&v.to_json()))
+            fit(&mut view, true, |v| pretty(&v.to_json()))
         };
         let mime = if report { MARKDOWN } else { JSON };
         return Ok(vec![text_content(uri, mime, text)]);
     }
-    if let Some(id) = uri.strip_prefix(RECORDS) {
+    if let Some(rest) = uri.strip_prefix(RECORDS) {
+        let (id, part) = split_part(rest)?;
         let record = store.get_record(id)?.ok_or(ResourceError::NotFound)?;
-        return Ok(vec![text_content(
+        return Ok(vec![item_content(
             uri,
-            JSON,
-            pretty_within(&record.to_wire(None)),
-        )]);
+            RECORDS,
+            id,
+            part,
+            record.to_wire(None),
+        )?]);
     }
-    if let Some(id) = uri.strip_prefix(DECISIONS) {
+    if let Some(rest) = uri.strip_prefix(DECISIONS) {
+        let (id, part) = split_part(rest)?;
         let decision = store.get_decision(id)?.ok_or(ResourceError::NotFound)?;
-        return Ok(vec![text_content(
+        return Ok(vec![item_content(
             uri,
-            JSON,
-            pretty_within(&decision.to_wire(None)),
-        )]);
+            DECISIONS,
+            id,
+            part,
+            decision.to_wire(None),
+        )?]);
     }
     Err(ResourceError::NotFound)
 }
@@ -332,6 +362,47 @@ fn served_card() -> &'static str {
         }
         out
     })
+}
+
+/// What a part of an item's JSON may cost, as it is carried: a string member of the part's
+/// JSON document, which the answer carries as a string again. The rest of the answer (the
+/// envelope, the URI, the other members) fits in what is left of the bound.
+const PART_BUDGET: usize = 24_000;
+
+/// `{id}` or `{id}/part/{n}` (n from 1).
+fn split_part(rest: &str) -> Result<(&str, Option<usize>), ResourceError> {
+    let Some((id, n)) = rest.split_once("/part/") else {
+        return Ok((rest, None));
+    };
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ResourceError::NotFound);
+    }
+    let n = n.parse().map_err(|_| ResourceError::NotFound)?;
+    Ok((id, Some(n)))
+}
+
+/// The contents of item `id` (its wire form `wire`) read at `resource`: the item, cut to fit
+/// when it alone is too large (naming its parts), or part `n` of its compact JSON: a JSON
+/// document `{id, part, parts, next, json}` whose `json` strings, joined in order, are the
+/// whole item.
+fn item_content(
+    uri: &str,
+    resource: &str,
+    id: &str,
+    part: Option<usize>,
+    wire: Value,
+) -> Result<Value, ResourceError> {
+    let Some(n) = part else {
+        let whole = format!("{resource}{id}/part/1");
+        return Ok(text_content(uri, JSON, item_text(wire, &whole)));
+    };
+    let json = serde_json::to_string(&wire).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let (slice, parts) = crate::wire::part(&json, n, PART_BUDGET).ok_or(ResourceError::NotFound)?;
+    let mut doc = json!({"id": id, "part": n, "parts": parts, "json": slice});
+    if n < parts {
+        doc["next"] = json!(format!("{resource}{id}/part/{}", n + 1));
+    }
+    Ok(text_content(uri, JSON, doc.to_string()))
 }
 
 /// The card's contents: its HTML, and an empty domain list for every CSP directive (the card

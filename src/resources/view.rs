@@ -32,25 +32,68 @@ fn escaped_len(text: &str) -> usize {
     serde_json::to_string(text).map_or(usize::MAX, |s| s.len())
 }
 
-/// One item, pretty-printed when that fits in an answer line, else compact (every stored
-/// item fits compact: see `wire::check_item_fits`).
-pub(super) fn pretty_within(v: &Value) -> String {
-    let text = pretty(v);
-    if escaped_len(&text) <= MAX_ANSWER_ITEMS_BYTES {
+/// One item as a resource's text: pretty-printed when that fits in the answer bound, else
+/// compact, else cut to fit (see [`wire::fit_item`]), naming `whole`, where its parts are.
+pub(super) fn item_text(v: Value, whole: &str) -> String {
+    let text = pretty(&v);
+    if escaped_len(&text) <= PAGE_ITEMS_BUDGET {
         return text;
     }
-    serde_json::to_string(v).unwrap_or_default()
+    let compact = serde_json::to_string(&v).unwrap_or_default();
+    if escaped_len(&compact) <= PAGE_ITEMS_BUDGET {
+        return compact;
+    }
+    let cut = wire::fit_item(v, PAGE_ITEMS_BUDGET, whole);
+    let text = pretty(&cut);
+    if escaped_len(&text) <= PAGE_ITEMS_BUDGET {
+        return text;
+    }
+    serde_json::to_string(&cut).unwrap_or_default()
 }
 
 /// The text `build` makes of the view, with the view's newest items halved until the text
-/// fits in the answer bound (what is left out is counted in the view's `omitted`).
-pub(super) fn fit(view: &mut RevisionView, build: impl Fn(&RevisionView) -> String) -> String {
+/// fits in the answer bound (what is left out is counted in the view's `omitted`), then,
+/// when `cut_items` and one item alone is too large, that item cut to fit (see
+/// [`RevisionView::tighten`]). The caller checks the text: a Markdown report of one item too
+/// large is cut by [`cut_text`].
+pub(super) fn fit(
+    view: &mut RevisionView,
+    cut_items: bool,
+    build: impl Fn(&RevisionView) -> String,
+) -> String {
     loop {
         let text = build(view);
-        if escaped_len(&text) <= PAGE_ITEMS_BUDGET || !view.shrink() {
+        if escaped_len(&text) <= PAGE_ITEMS_BUDGET
+            || !(view.shrink() || (cut_items && view.tighten()))
+        {
             return text;
         }
     }
+}
+
+/// `text` cut where it would pass the answer bound, ended by `note` (which says so).
+pub(super) fn cut_text(mut text: String, note: &str) -> String {
+    if escaped_len(&text) <= PAGE_ITEMS_BUDGET {
+        return text;
+    }
+    let room = PAGE_ITEMS_BUDGET.saturating_sub(escaped_len(note) + 64);
+    let mut spent = 0;
+    let mut end = text.len();
+    for (i, c) in text.char_indices() {
+        spent += match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if u32::from(c) < 0x20 => 6,
+            c => c.len_utf8(),
+        };
+        if spent > room {
+            end = i;
+            break;
+        }
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("\n\n{note} ({cut} bytes cut here.)\n"));
+    text
 }
 
 /// Everything a revision resource shows.
@@ -67,6 +110,9 @@ pub(super) struct RevisionView {
     pub(super) stale_decisions: Vec<Decision>,
     /// The revisions carried to this one and the one it was carried to (`carry_forward`).
     pub(super) supersession: Supersession,
+    /// What one item may cost an answer (see `wire::answer_bytes`) before it is cut to fit:
+    /// no limit until one item alone is too large for the answer (see [`Self::tighten`]).
+    item_allowance: usize,
 }
 
 impl RevisionView {
@@ -192,7 +238,42 @@ impl RevisionView {
             stale_records,
             stale_decisions,
             supersession,
+            item_allowance: usize::MAX,
         })
+    }
+
+    /// Halves what one item may cost (from the whole answer's budget), for a view whose one
+    /// item is too large: false when there is nothing left to cut.
+    fn tighten(&mut self) -> bool {
+        if self.item_allowance < 1024 {
+            return false;
+        }
+        self.item_allowance = if self.item_allowance == usize::MAX {
+            PAGE_ITEMS_BUDGET
+        } else {
+            self.item_allowance / 2
+        };
+        true
+    }
+
+    /// `v`, the wire form of item `id` read at `resource`, cut to the view's item allowance.
+    fn fitted(&self, v: Value, resource: &str, id: &str) -> Value {
+        if self.item_allowance == usize::MAX {
+            return v;
+        }
+        wire::fit_item(v, self.item_allowance, &format!("{resource}{id}/part/1"))
+    }
+
+    /// Where the whole of each item shown is read, for a Markdown report cut short.
+    pub(super) fn whole_items(&self) -> String {
+        let records = self.records.iter().chain(&self.stale_records);
+        let decisions = self.decisions.iter().chain(&self.stale_decisions);
+        records
+            .map(|r| format!("{}{}/part/1", super::RECORDS, r.id))
+            .chain(decisions.map(|d| format!("{}{}/part/1", super::DECISIONS, d.id)))
+            .take(5)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Leaves out the later half of the largest list (stale items first), counting what the
@@ -235,6 +316,7 @@ impl RevisionView {
             stale_records: Vec::new(),
             stale_decisions: Vec::new(),
             supersession: Supersession::default(),
+            item_allowance: usize::MAX,
         }
     }
 
@@ -251,31 +333,43 @@ impl RevisionView {
     pub(super) fn to_review(&self) -> Value {
         let mut v = self.to_json();
         let cur = Some(self.revision.as_str());
-        let card =
-            |list: &[Decision]| -> Value { list.iter().map(|d| d.to_card_wire(cur)).collect() };
-        if let Some(d) = v.get_mut("decisions") {
-            *d = card(&self.decisions);
-        }
-        if let Some(d) = v.get_mut("stale").and_then(|s| s.get_mut("decisions")) {
-            *d = card(&self.stale_decisions);
-        }
-        let open: Vec<Value> = self
-            .decisions
+        let card = |list: &[Decision]| -> Vec<Value> {
+            list.iter()
+                .map(|d| self.fitted(d.to_card_wire(cur), super::DECISIONS, &d.id))
+                .collect()
+        };
+        let decisions = card(&self.decisions);
+        // The open questions of the decisions as shown (a decision cut to fit says so).
+        let open: Vec<Value> = decisions
             .iter()
             .flat_map(|d| {
-                d.basis.iter().enumerate().filter_map(move |(i, b)| {
-                    let q = b.question.as_deref().filter(|_| b.state.needs_question())?;
-                    Some(json!({
-                        "decision_id": d.id,
-                        "subject": d.subject,
-                        "index": i,
-                        "requirement": b.requirement,
-                        "state": b.state.as_str(),
-                        "question": q,
-                    }))
-                })
+                let basis = d.get("basis").and_then(Value::as_array);
+                basis
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                    .filter_map(move |(i, b)| {
+                        let state = b.get("state").and_then(Value::as_str)?;
+                        let q = b.get("question").filter(|_| {
+                            crate::review::State::parse(state).is_some_and(|s| s.needs_question())
+                        })?;
+                        Some(json!({
+                            "decision_id": d.get("id"),
+                            "subject": d.get("subject"),
+                            "index": i,
+                            "requirement": b.get("requirement"),
+                            "state": state,
+                            "question": q,
+                        }))
+                    })
             })
             .collect();
+        if let Some(d) = v.get_mut("decisions") {
+            *d = Value::Array(decisions);
+        }
+        if let Some(d) = v.get_mut("stale").and_then(|s| s.get_mut("decisions")) {
+            *d = Value::Array(card(&self.stale_decisions));
+        }
         if let Value::Object(m) = &mut v {
             m.insert("open_questions".into(), Value::Array(open));
         }
@@ -288,7 +382,7 @@ impl RevisionView {
         loop {
             let review = self.to_review();
             let bytes = wire::answer_bytes(&review).saturating_add(card_proof_bytes(&review));
-            if bytes <= PAGE_ITEMS_BUDGET || !self.shrink() {
+            if bytes <= PAGE_ITEMS_BUDGET || !(self.shrink() || self.tighten()) {
                 return review;
             }
         }
@@ -312,6 +406,9 @@ impl RevisionView {
                 let a = d.artifact.wire();
                 let (index, entry) = table.find(&a, None, cur);
                 let item = serde_json::to_value(d.summary_wire(index)).unwrap_or(Value::Null);
+                // One summary larger than half the answer is cut to fit, saying so.
+                let whole = format!("{}{}/part/1", super::DECISIONS, d.id);
+                let item = wire::fit_item(item, PAGE_ITEMS_BUDGET / 2, &whole);
                 let mut bytes = wire::answer_bytes(&item);
                 if let Some(e) = &entry {
                     bytes += wire::answer_bytes(e);
@@ -369,12 +466,12 @@ impl RevisionView {
         let cur = Some(self.revision.as_str());
         let mut v = json!({
             "revision": self.revision,
-            "records": self.records.iter().map(|r| r.to_wire(cur)).collect::<Vec<_>>(),
-            "decisions": self.decisions.iter().map(|d| d.to_wire(cur)).collect::<Vec<_>>(),
+            "records": self.records.iter().map(|r| self.fitted(r.to_wire(cur), super::RECORDS, &r.id)).collect::<Vec<_>>(),
+            "decisions": self.decisions.iter().map(|d| self.fitted(d.to_wire(cur), super::DECISIONS, &d.id)).collect::<Vec<_>>(),
             "omitted": {"records": self.omitted_records, "decisions": self.omitted_decisions},
             "stale": {
-                "records": self.stale_records.iter().map(|r| r.to_wire(cur)).collect::<Vec<_>>(),
-                "decisions": self.stale_decisions.iter().map(|d| d.to_wire(cur)).collect::<Vec<_>>(),
+                "records": self.stale_records.iter().map(|r| self.fitted(r.to_wire(cur), super::RECORDS, &r.id)).collect::<Vec<_>>(),
+                "decisions": self.stale_decisions.iter().map(|d| self.fitted(d.to_wire(cur), super::DECISIONS, &d.id)).collect::<Vec<_>>(),
             },
         });
         self.add_supersession(&mut v);

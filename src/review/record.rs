@@ -116,6 +116,9 @@ pub struct RecordWire<'a> {
 
 /// A record as a page of `recall` carries it: the wire form with its artifact, its id scheme
 /// and its staleness named by its index in the page's `artifacts` table, said once per page.
+/// No byte is said twice: `kind` is left out (a record has a `name` exactly when it is a
+/// feature: the store's CHECK and import hold it), and so is `updated_at` while it equals
+/// `created_at` (a record never replaced).
 #[derive(Debug, Serialize)]
 pub struct RecordPageWire<'a> {
     artifact: usize,
@@ -126,7 +129,6 @@ pub struct RecordPageWire<'a> {
     created_at: &'a str,
     entity_ids: Vec<Cow<'a, str>>,
     id: &'a str,
-    kind: Kind,
     #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,7 +136,8 @@ pub struct RecordPageWire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     superseded: Option<Superseded>,
     tags: Vec<Cow<'a, str>>,
-    updated_at: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated_at: Option<&'a str>,
 }
 
 impl<'a> RecordRef<'a> {
@@ -151,7 +154,6 @@ impl<'a> RecordRef<'a> {
                 .map(|s| Cow::Borrowed(s.as_ref()))
                 .collect(),
             id: self.id,
-            kind: self.kind,
             name: self.name,
             note: self.note,
             superseded: self.superseded.clone(),
@@ -160,7 +162,7 @@ impl<'a> RecordRef<'a> {
                 .iter()
                 .map(|s| Cow::Borrowed(s.as_ref()))
                 .collect(),
-            updated_at: self.updated_at,
+            updated_at: (self.updated_at != self.created_at).then_some(self.updated_at),
         }
     }
 

@@ -181,7 +181,23 @@ pub fn complete(
     Ok(result(values, has_more))
 }
 
-fn result(values: Vec<String>, has_more: bool) -> Map<String, Value> {
+/// What the values of one completion may cost on the wire: long subjects or URIs (100 of
+/// them of a few kilobytes each) end the list early, with `hasMore`, as the answer bound asks.
+const VALUES_BUDGET: usize = 24_000;
+
+fn result(mut values: Vec<String>, mut has_more: bool) -> Map<String, Value> {
+    let mut spent = 0;
+    let fit = values
+        .iter()
+        .take_while(|v| {
+            spent += crate::wire::answer_bytes(v.as_str()) / 2 + 1;
+            spent <= VALUES_BUDGET
+        })
+        .count();
+    if fit < values.len() {
+        values.truncate(fit);
+        has_more = true;
+    }
     let mut completion = Map::new();
     if !has_more {
         completion.insert("total".into(), json!(values.len()));

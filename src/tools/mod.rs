@@ -129,6 +129,25 @@ impl ToolOutput {
         Ok(self)
     }
 
+    /// This answer with the item under `member` cut to fit the answer bound when the answer
+    /// would pass it, the item naming where it is read whole (`resource` + its id, in parts:
+    /// see [`wire::fit_item`]).
+    fn fit_member(self, member: &str, resource: &str) -> Result<ToolOutput, ToolError> {
+        let bytes = self.structured.answer_bytes();
+        if bytes <= wire::PAGE_ITEMS_BUDGET {
+            return Ok(self);
+        }
+        let mut v = self.structured.to_value().map_err(encoding_failed)?;
+        if let Some(item) = v.get_mut(member) {
+            let rest = bytes.saturating_sub(wire::answer_bytes(item));
+            let id = item.get("id").and_then(Value::as_str).unwrap_or_default();
+            let whole = format!("{resource}{id}/part/1");
+            let taken = std::mem::take(item);
+            *item = wire::fit_item(taken, wire::PAGE_ITEMS_BUDGET.saturating_sub(rest), &whole);
+        }
+        ToolOutput::new(&v, self.summary)
+    }
+
     /// A recall page with its summary, ended by a hint to follow the cursor when more rows
     /// follow.
     fn page(
@@ -136,6 +155,11 @@ impl ToolOutput {
         next: Option<String>,
         mut summary: String,
     ) -> Result<ToolOutput, ToolError> {
+        if page.has_cut_item() {
+            summary.push_str(
+                "; the first is too large for one answer and comes cut to fit (its `truncated` names what was cut and where it is whole)",
+            );
+        }
         summary.push_str(if next.is_some() {
             "; more follow: call again with next_cursor."
         } else {

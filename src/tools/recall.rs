@@ -94,7 +94,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let current = current.as_deref();
     // A record's page form is 200 to 400 bytes with typical names, notes and lists; its
     // artifact is said once per page, in the `artifacts` table.
-    let mut records = PageWriter::with_artifacts("records", request.limit, 320);
+    let mut records =
+        PageWriter::with_artifacts("records", request.limit, 320, crate::resources::RECORDS);
     let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
     let mut stale = 0;

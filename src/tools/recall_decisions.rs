@@ -118,7 +118,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     // A decision's summary is 300 to 800 bytes, its full form 1 to 5 KB. A page ends early
     // when the next decision would take the answer past its byte bound.
     let room = if full { 2048 } else { 512 };
-    let mut decisions = PageWriter::with_artifacts("decisions", request.limit, room);
+    let mut decisions = PageWriter::with_artifacts(
+        "decisions",
+        request.limit,
+        room,
+        crate::resources::DECISIONS,
+    );
     let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
     let current_rev = current.as_deref();

@@ -164,7 +164,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         "decision": decision.to_card_wire(None),
     });
     let meta = card_proof::meta_for(&json!({"decision": &structured["decision"]}));
-    let mut out = ToolOutput::new(&structured, summary)?;
+    let mut out = ToolOutput::new(&structured, summary)?
+        .fit_member("decision", crate::resources::DECISIONS)?;
     out.meta = meta;
     Ok(out)
 }

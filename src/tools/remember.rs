@@ -98,7 +98,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             },
             summary,
         )?
-        .refuse_if_too_big(|| format!("record {}", record.id))
+        .refuse_if_too_big(|| format!("record {}", record.id))?
+        .fit_member("record", crate::resources::RECORDS)
     })
 }
 

@@ -126,7 +126,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             },
             summary,
         )?
-        .refuse_if_too_big(|| format!("decision {:?}", decision.subject))
+        .refuse_if_too_big(|| format!("decision {:?}", decision.subject))?
+        .fit_member("decision", crate::resources::DECISIONS)
     })
 }
 

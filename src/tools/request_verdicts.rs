@@ -603,7 +603,8 @@ fn answer_full(
             remaining,
         },
         summary,
-    )
+    )?
+    .fit_member("decision", crate::resources::DECISIONS)
 }
 
 fn answer_without(

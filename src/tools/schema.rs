@@ -130,9 +130,21 @@ pub fn record_output() -> Value {
             "author": {"type": "string", "description": "Who recorded it, when the server that wrote it has an author set."},
             "created_at": {"type": "string"},
             "updated_at": {"type": "string"},
-            "stale": {"anyOf": or_null("boolean"), "description": "true: written for another revision than the one supplied; null: no revision supplied."}
+            "stale": {"anyOf": or_null("boolean"), "description": "true: written for another revision than the one supplied; null: no revision supplied."},
+            "truncated": truncated_output()
         },
         "required": ["id", "kind", "tags", "entity_ids", "id_scheme", "artifact", "created_at", "updated_at", "stale"]
+    })
+}
+
+/// `truncated`: on an item too large for one answer, what was cut to fit and where the whole
+/// item is read (see `wire::fit_item`).
+pub fn truncated_output() -> Value {
+    json!({
+        "type": "object",
+        "description": "Only on an item cut to fit one answer: fields cut (cut strings end in …); whole: it entire, in parts.",
+        "properties": {"fields": {"type": "array"}, "more_fields": {"type": "integer"}, "whole": {"type": "string"}},
+        "required": ["fields", "whole"]
     })
 }
 
@@ -199,7 +211,8 @@ pub fn decision_output() -> Value {
             "author": {"type": "string", "description": "Who last recorded it, when the server that wrote it has an author set."},
             "created_at": {"type": "string"},
             "updated_at": {"type": "string"},
-            "stale": {"anyOf": or_null("boolean")}
+            "stale": {"anyOf": or_null("boolean")},
+            "truncated": truncated_output()
         },
         "required": ["id", "subject", "disposition", "basis", "artifact", "created_at", "updated_at", "stale"]
     })
@@ -270,19 +283,15 @@ pub fn record_page_output() -> Value {
     let mut r = record_output();
     let props = &mut r["properties"];
     props["artifact"] = artifact_index();
+    props["name"] = json!({"type": "string", "description": "A feature's name; a note has none (kind is implied)."});
+    props["updated_at"] =
+        json!({"type": "string", "description": "Absent while equal to created_at."});
     if let Value::Object(p) = props {
         p.remove("stale");
         p.remove("id_scheme");
+        p.remove("kind");
     }
-    r["required"] = json!([
-        "id",
-        "kind",
-        "tags",
-        "entity_ids",
-        "artifact",
-        "created_at",
-        "updated_at"
-    ]);
+    r["required"] = json!(["id", "tags", "entity_ids", "artifact", "created_at"]);
     r
 }
 
@@ -322,7 +331,8 @@ pub fn decision_summary_output() -> Value {
             "verdicts": counts,
             "open_questions": {"type": "array", "items": open_question_output()},
             "author": {"type": "string"},
-            "updated_at": {"type": "string"}
+            "updated_at": {"type": "string"},
+            "truncated": truncated_output()
         },
         "required": ["id", "subject", "disposition", "artifact", "items", "states", "verdicts", "open_questions", "updated_at"]
     })

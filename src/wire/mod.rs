@@ -13,6 +13,7 @@
 
 mod envelope;
 mod escape;
+mod fit;
 mod page;
 
 use std::rc::Rc;
@@ -22,6 +23,7 @@ use serde_json::{Map, Value};
 
 pub use envelope::{batch_line, error_line, message_line, result_line};
 use escape::{push_json_as_string_contents, quotes};
+pub use fit::{fit_item, part};
 pub use page::PageWriter;
 /// Why a value could not be encoded.
 pub type Error = serde_json::Error;

@@ -3,8 +3,9 @@
 //! borrowed from its row), within the byte budget of one answer.
 
 use serde::Serialize;
+use serde_json::Value;
 
-use super::{Encoded, Error, quotes};
+use super::{Encoded, Error, fit_item, quotes};
 
 /// The member that carries the cursor of the next page.
 const NEXT_CURSOR: &str = "next_cursor";
@@ -20,6 +21,10 @@ pub struct PageWriter {
     /// The page's artifacts table (`"artifacts":[..]`), when its items refer to artifacts by
     /// index: every artifact once per page, not once per item.
     artifacts: Option<Vec<u8>>,
+    /// Where an item is read whole: `{resource}{id}/part/1` (see [`super::fit_item`]).
+    resource: Option<&'static str>,
+    /// Whether an item was cut to fit.
+    cut: bool,
     error: Option<Error>,
 }
 
@@ -39,15 +44,24 @@ impl PageWriter {
             cost: 0,
             items: 0,
             artifacts: None,
+            resource: None,
+            cut: false,
             error: None,
         }
     }
 
     /// A page whose items refer to an `artifacts` table written once before them (see
-    /// [`PageWriter::push_referring`]).
-    pub fn with_artifacts(key: &'static str, items: usize, bytes_each: usize) -> PageWriter {
+    /// [`PageWriter::push_referring`]); each item is read whole at `resource` + its id (a
+    /// first item larger than the page is cut to fit and names it).
+    pub fn with_artifacts(
+        key: &'static str,
+        items: usize,
+        bytes_each: usize,
+        resource: &'static str,
+    ) -> PageWriter {
         let mut page = PageWriter::with_room(key, items, bytes_each);
         page.artifacts = Some(Vec::new());
+        page.resource = Some(resource);
         page
     }
 
@@ -84,8 +98,10 @@ impl PageWriter {
     }
 
     /// Appends `item` unless it would take the page (both copies) past `budget` bytes; the
-    /// first item is always taken. Returns whether it was: a page ends at the first item
-    /// refused, and at the first item that could not be encoded (reported by `finish`).
+    /// first item is always taken, cut to fit when it alone is larger (see
+    /// [`super::fit_item`]; a page without a resource to name takes it whole). Returns
+    /// whether it was: a page ends at the first item refused, and at the first item that
+    /// could not be encoded (reported by `finish`).
     pub fn push_within(&mut self, budget: usize, item: &impl Serialize) -> bool {
         if self.error.is_some() {
             return false;
@@ -100,14 +116,36 @@ impl PageWriter {
             return false;
         }
         let added = self.out.get(mark..).unwrap_or_default();
-        let cost = self.cost + 2 * added.len() + quotes(added);
+        let mut cost = self.cost + 2 * added.len() + quotes(added);
         if self.items > 0 && cost > budget {
             self.out.truncate(mark);
             return false;
         }
+        if let (true, Some(resource)) = (cost > budget, self.resource) {
+            // The first item, larger than a page: cut to fit, saying so.
+            let fitted = serde_json::from_slice::<Value>(added).map(|v| {
+                let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
+                let whole = format!("{resource}{id}/part/1");
+                fit_item(v, budget.saturating_sub(self.cost), &whole)
+            });
+            self.out.truncate(mark);
+            if let Err(e) = fitted.and_then(|v| serde_json::to_writer(&mut self.out, &v)) {
+                self.out.truncate(mark);
+                self.error = Some(e);
+                return false;
+            }
+            let added = self.out.get(mark..).unwrap_or_default();
+            cost = self.cost + 2 * added.len() + quotes(added);
+            self.cut = true;
+        }
         self.cost = cost;
         self.items += 1;
         true
+    }
+
+    /// Whether an item of the page was cut to fit (it says so in its `truncated`).
+    pub fn has_cut_item(&self) -> bool {
+        self.cut
     }
 
     /// The page, with `next_cursor` when more items follow. The members come in sorted order,

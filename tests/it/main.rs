@@ -26,6 +26,7 @@ mod report_markdown;
 mod resources;
 mod schema_validation;
 mod sizing_bounds;
+mod sizing_items;
 mod stress;
 mod sync_folder;
 mod sync_input;

@@ -249,23 +249,68 @@ fn a_record_page_says_each_artifact_once_and_stays_small() {
     assert_eq!(page["artifacts"][0]["stale"], false);
     assert_eq!(page["artifacts"][0]["id_scheme"], "occt-topods-hash");
     let per_record = serde_json::to_string(&page["records"]).unwrap().len() / records.len();
-    // 489 B a record before (the artifact, about 170 B, in every record): the artifact, its
-    // staleness and the id scheme are now said once per page.
-    assert!(per_record <= 290, "{per_record} bytes a record");
+    // 489 B a record before (the artifact, about 170 B, in every record); 275 B with the
+    // artifact, its staleness and the id scheme said once per page; at most 250 B with
+    // nothing said twice: `kind` follows from `name`, `updated_at` from `created_at`.
+    println!(
+        "recall page: {} records, {per_record} bytes a record",
+        records.len()
+    );
+    assert!(per_record <= 250, "{per_record} bytes a record");
+    assert_eq!(records.len(), 50, "the whole page of 50 fits now");
     for r in records {
         assert_eq!(r["artifact"], 0);
-        for field in [
-            "id",
-            "kind",
-            "name",
-            "note",
-            "tags",
-            "entity_ids",
-            "created_at",
-        ] {
+        for field in ["id", "name", "note", "tags", "entity_ids", "created_at"] {
             assert!(r.get(field).is_some(), "{field} lost: {r}");
         }
+        assert!(r.get("kind").is_none(), "kind is implied by name: {r}");
+        assert!(r.get("updated_at").is_none(), "never replaced: {r}");
     }
+    // No field lost: a note has no name (its kind), a replaced record says when.
+    let name = records[0]["name"].as_str().unwrap().to_string();
+    c.ok(
+        "remember",
+        json!({"artifact": art(), "name": name, "note": "again", "entity_ids": ["face:1"], "id_scheme": "occt-topods-hash"}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": art(), "note": "a note", "entity_ids": [], "id_scheme": "occt-topods-hash"}),
+    );
+    let page = c.ok("recall", json!({"artifact": art(), "limit": 2}));
+    let note = &page["records"][0];
+    assert!(
+        note.get("name").is_none() && note.get("kind").is_none(),
+        "{note}"
+    );
+    let replaced = &page["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(
+            c.ok("recall", json!({"text": "again"}))["records"]
+                .as_array()
+                .unwrap(),
+        )
+        .find(|r| r["name"] == json!(name))
+        .cloned()
+        .unwrap();
+    let (created, updated) = (&replaced["created_at"], &replaced["updated_at"]);
+    assert!(
+        updated.as_str().unwrap() > created.as_str().unwrap(),
+        "{replaced}"
+    );
+    // The full form (remember's answer, the record resource) still names the kind.
+    let rid = note["id"].as_str().unwrap();
+    let read = c.request(
+        "resources/read",
+        json!({"uri": format!("review://records/{rid}")}),
+    );
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap();
+    let full: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        (&full["kind"], &full["updated_at"]),
+        (&json!("note"), &full["created_at"])
+    );
 }
 
 #[test]

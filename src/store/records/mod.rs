@@ -379,7 +379,11 @@ fn remember_in(
         author,
         carried: None,
         superseded: None,
-        updated_at: time::updated_after(now, &not_before),
+        updated_at: if replaced {
+            time::updated_strictly_after(now, &not_before)
+        } else {
+            time::updated_after(now, &not_before)
+        },
         created_at,
     };
     write_record(tx, old, &record, seq)?;

@@ -176,7 +176,8 @@ pub fn art_uri(rev: &str, uri: &str) -> Value {
 
 /// The items under `key` of a recall page in the form they had before pages said each
 /// artifact once (issue 26): each with its artifact inline and its `stale` (and a record's
-/// `id_scheme`) from the page's `artifacts` table.
+/// `id_scheme`) from the page's `artifacts` table, and a record's `kind` and `updated_at`
+/// from what implies them (its `name`; its `created_at` when absent).
 pub fn inlined(page: &Value, key: &str) -> Vec<Value> {
     let table = page["artifacts"].as_array().cloned().unwrap_or_default();
     page[key]
@@ -195,6 +196,17 @@ pub fn inlined(page: &Value, key: &str) -> Vec<Value> {
             }
             a.as_object_mut().unwrap().remove("stale");
             item["artifact"] = a;
+            if key == "records" {
+                let kind = if item.get("name").is_some() {
+                    "feature"
+                } else {
+                    "note"
+                };
+                item["kind"] = json!(kind);
+                if item.get("updated_at").is_none() {
+                    item["updated_at"] = item["created_at"].clone();
+                }
+            }
             item
         })
         .collect()
