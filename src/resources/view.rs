@@ -532,7 +532,7 @@ impl RevisionView {
 
 /// What the review card's proofs cost the answer that carries `review` (`show_review` puts
 /// one per decision shown whole in its `_meta`, see `tools/card_proof.rs`): each entry is
-/// `"<id>":"cp1.<32 hex>",`, and the members around them.
+/// `"<id>":"cp1.<n>.<32 hex>",` (`n` up to four digits), and the members around them.
 fn card_proof_bytes(review: &Value) -> usize {
     let lists = [
         review.get("decisions"),
@@ -544,7 +544,7 @@ fn card_proof_bytes(review: &Value) -> usize {
         .filter_map(Value::as_array)
         .flatten()
         .filter(|d| d.get("basis").is_some_and(Value::is_array))
-        .map(|d| d.get("id").and_then(Value::as_str).map_or(0, str::len) + 43)
+        .map(|d| d.get("id").and_then(Value::as_str).map_or(0, str::len) + 48)
         .sum();
     if entries == 0 { 0 } else { entries + 40 }
 }

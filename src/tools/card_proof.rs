@@ -26,7 +26,8 @@ use crate::review::Decision;
 /// Where a result's `_meta` carries the proofs: `{"proofs": {"<decision id>": "<proof>"}}`.
 pub const META_KEY: &str = "review-mcp/card";
 
-/// How every proof begins (the rest is 32 hex digits).
+/// How every proof begins; then how many of the decision's items were shown (an answer cut
+/// to its bound may show the first ones only), a dot and 32 hex digits.
 pub const PREFIX: &str = "cp1.";
 
 /// The process's key: 32 bytes from the operating system, drawn once.
@@ -90,27 +91,39 @@ fn hmac(key: &[u8; 32], message: &[u8]) -> [u8; 32] {
     out
 }
 
-/// The proof of decision `id` shown with items of these `digests`, in order.
+/// The proof of decision `id` shown with its first items, of these `digests`, in order.
 fn proof_of<'a>(id: &str, digests: impl Iterator<Item = &'a str>) -> String {
-    let mut message = format!("review-mcp card proof v1\n{id}\n");
+    let mut message = String::new();
+    let mut n = 0usize;
     for d in digests {
         message.push_str(d);
         message.push('\n');
+        n += 1;
     }
+    let message = format!("review-mcp card proof v1\n{id}\n{n}\n{message}");
     let mac = hmac(key(), message.as_bytes());
     let hex: String = mac.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    format!("{PREFIX}{hex}")
+    format!("{PREFIX}{n}.{hex}")
 }
 
-/// The proof of `d` as it stands.
-pub fn proof(d: &Decision) -> String {
-    let digests: Vec<String> = d.basis.iter().map(|b| b.digest()).collect();
-    proof_of(&d.id, digests.iter().map(String::as_str))
+/// How many items the proof `given` covers (the first ones of its decision), when it has
+/// the form of a proof.
+pub fn items_shown(given: &str) -> Option<usize> {
+    let (n, hex) = given.strip_prefix(PREFIX)?.split_once('.')?;
+    if hex.len() != 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    n.parse().ok()
 }
 
-/// Whether `given` is the proof of `d` as it stands (compared in constant time).
+/// Whether `given` is the proof of `d` as it stands now, shown with its first
+/// [`items_shown`] items (compared in constant time).
 pub fn verify(d: &Decision, given: &str) -> bool {
-    let want = proof(d);
+    let Some(n) = items_shown(given).filter(|&n| n <= d.basis.len()) else {
+        return false;
+    };
+    let digests: Vec<String> = d.basis.iter().take(n).map(|b| b.digest()).collect();
+    let want = proof_of(&d.id, digests.iter().map(String::as_str));
     want.len() == given.len()
         && want
             .bytes()
@@ -185,7 +198,12 @@ mod tests {
     #[test]
     fn a_proof_binds_the_decision_and_every_item_digest() {
         let p = proof_of("dec_a", ["d1", "d2"].into_iter());
-        assert!(p.starts_with(PREFIX) && p.len() == PREFIX.len() + 32);
+        assert!(
+            p.starts_with("cp1.2.") && p.len() == PREFIX.len() + 2 + 32,
+            "{p}"
+        );
+        assert_eq!(items_shown(&p), Some(2));
+        assert_eq!(items_shown("cp1.2.zz"), None);
         assert_eq!(p, proof_of("dec_a", ["d1", "d2"].into_iter()));
         assert_ne!(p, proof_of("dec_b", ["d1", "d2"].into_iter()));
         assert_ne!(p, proof_of("dec_a", ["d1", "d3"].into_iter()));

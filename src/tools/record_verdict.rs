@@ -103,7 +103,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     };
     let at = DecisionRef::Id(&args.decision_id);
     match store.find_decision(&at)? {
-        Some(d) if card_proof::verify(&d, proof) => {}
+        Some(d)
+            if card_proof::verify(&d, proof) && card_proof::items_shown(proof) > Some(index) => {}
         Some(d) => {
             // The item clicked changed: say what it is now, as for any changed item. Else
             // another item changed, or the proof is not this decision's (made up, or from

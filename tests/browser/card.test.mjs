@@ -266,7 +266,7 @@ test("card_handshake_render_verdicts_round_trip_through_the_binary", async () =>
   const sentNow = await page.evaluate(() => window.fromCard);
   const clicks = sentNow.filter((m) => m.method === "tools/call" && m.params.name === "record_verdict");
   assert.equal(clicks.length, 2);
-  for (const c of clicks) assert.match(c.params.arguments.card_proof, /^cp1\.[0-9a-f]{32}$/);
+  for (const c of clicks) assert.match(c.params.arguments.card_proof, /^cp1\.\d+\.[0-9a-f]{32}$/);
   for (const name of ["ui/log", "notifications/message"]) {
     const logged = sentNow.filter((m) => m.method === name);
     assert.ok(logged.some((m) => m.params.level === "info" && /recorded accepted on item 3/.test(m.params.data)),

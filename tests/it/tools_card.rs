@@ -153,6 +153,7 @@ fn card_record_verdict_without_the_card_proof_is_refused_in_every_host_and_write
             assert!(refused.contains("review-mcp review"), "{refused}");
             for forged in [
                 json!("cp1.00000000000000000000000000000000"),
+                json!("cp1.4.00000000000000000000000000000000"),
                 json!("not a proof"),
             ] {
                 let refused = c.refused(
