@@ -8,6 +8,7 @@ mod support;
 mod bounds;
 mod capabilities;
 mod carry_forward;
+mod channel_terminal;
 mod cli;
 mod completions;
 mod database_file;
