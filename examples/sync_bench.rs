@@ -203,6 +203,7 @@ fn corpus(items: usize) -> (Vec<Record>, Vec<Decision>) {
                         author: None,
                         at: T.into(),
                         judgement: Judgement::Accepted,
+                        meaning: None,
                         reason: None,
                         via: Via::App,
                     }),

@@ -17,6 +17,7 @@
 //! - `cli/invocation.rs`: the validated [`Invocation`] and its [`Command`].
 //! - `cli/help.rs`: the usage, `--help` and `--version` texts.
 //! - `cli/serve.rs`: the stdio server (the default command).
+//! - `cli/review.rs`: `review`, the engineer's verdicts in their own terminal.
 //! - `cli/revision.rs`: `revision`, a file's sha256.
 //! - `cli/database.rs`: the database opened read-only by the commands that only read it.
 //! - `cli/output.rs`: writing a new file beside the target, never over the database.
@@ -41,6 +42,7 @@ mod invocation;
 pub mod merge_file;
 mod output;
 pub mod replay;
+pub mod review;
 pub mod revision;
 pub mod serve;
 pub mod sync;

@@ -16,11 +16,12 @@
 //!
 //! Modules in reading order: [`framing`], `jsonrpc`, `wire`, [`server`], [`era`],
 //! [`version`], `call`, [`service`], [`tools`], `prompts`, [`resources`],
-//! [`review`], [`store`], [`sync`], [`replay`], [`logging`], [`text`], [`time`],
+//! [`review`], [`store`], [`sync`], [`terminal`], [`replay`], [`logging`], [`text`], [`time`],
 //! `bounds`, `cursor`. Imports point down this diagram; `version`, `text`, `time` and
 //! `cursor` are leaves that import nothing from the crate. Beside the server path, used by the
-//! command line only: [`sync`] (export, import, sync and merge-file, with all their rules) and
-//! [`replay`] (transcripts); the server path imports neither.
+//! command line only: [`sync`] (export, import, sync and merge-file, with all their rules),
+//! [`terminal`] (`review-mcp review`, the engineer's verdicts in their terminal) and
+//! [`replay`] (transcripts); the server path imports none of them.
 //!
 //! Public are the modules the binary and `tests/` use; the others (`bounds`, `call`,
 //! `client_caps`, `cursor`, `jsonrpc`, `prompts`, `watch`, `wire`) are the crate's own.
@@ -41,6 +42,7 @@ pub mod server;
 pub mod service;
 pub mod store;
 pub mod sync;
+pub mod terminal;
 pub mod text;
 pub mod time;
 pub mod tools;

@@ -57,6 +57,7 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
         Command::Form3 { revision, output } => cli::form3::run(&db, &revision, output.as_deref()),
         Command::Import { file } => cli::import::run(&db, &file),
         Command::Check => cli::check::run(&db),
+        Command::Review { target } => cli::review::run(&db, author, &target),
         Command::Backup { file } => cli::backup::run(&db, &file),
         Command::Sync { dir, dry_run } => cli::sync::run(&db, &dir, dry_run),
         Command::MergeFile { base, ours, theirs } => cli::merge_file::run(&base, &ours, &theirs),

@@ -16,8 +16,9 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// The subcommands, as typed.
-const SUBCOMMANDS: [&str; 10] = [
+const SUBCOMMANDS: [&str; 11] = [
     "serve",
+    "review",
     "revision",
     "export",
     "form3",

@@ -11,6 +11,7 @@ const AUTHOR_ENV: &str = "REVIEW_MCP_AUTHOR";
 /// Printed with every usage error.
 pub const USAGE: &str = "\
 Usage: review-mcp [--db PATH] [--author NAME] [serve]
+       review-mcp [--db PATH] [--author NAME] review FILE-OR-REVISION
        review-mcp revision FILE...
        review-mcp [--db PATH] export [-o FILE]
        review-mcp [--db PATH] form3 REVISION [-o FILE]
@@ -35,6 +36,16 @@ Usage:
   review-mcp [--db PATH] [--author NAME] [serve]
                                           Serve MCP over stdin/stdout (the default when no
                                           subcommand is given). Exits 0 when stdin closes.
+  review-mcp [--db PATH] [--author NAME] review FILE-OR-REVISION
+                                          The engineer's own verdicts, in this terminal: shows
+                                          each decision at the file's revision with its items
+                                          awaiting you, and takes accept / reject / skip /
+                                          quit, a reason and the meaning (review or approval)
+                                          per item, each recorded as you answer it (via
+                                          \"terminal\"). Runs only with a terminal on stdin and
+                                          stdout, so an assistant's shell tool cannot run it;
+                                          it proves a person typed at a terminal on this
+                                          machine, not who (the author is the name given).
   review-mcp revision FILE...             Print `sha256:<64 hex>  FILE` for each file: the
                                           value to pass as artifact.revision. Streams, so a
                                           file of any size takes constant memory. Only a
@@ -92,7 +103,8 @@ Options:
   --bless             replay: rewrite each FILE's expectations from this server's answers,
                       keeping its sends, comments and {{any}} wildcards (review the diff).
   --author NAME       serve: who this server's writes are recorded as (records, decisions,
-                      verdicts); default ${AUTHOR_ENV} when set, else nobody.
+                      verdicts); review: who your verdicts are recorded as. Default
+                      ${AUTHOR_ENV} when set, else nobody.
   -h, --help          Print this help and exit.
   -V, --version       Print the version and exit.
   --                  Everything after it is a FILE, even when it starts with '-'.
@@ -100,7 +112,8 @@ Options:
 
 Environment:
   {DB_ENV}  The database file when --db is not given (default ./{DEFAULT_DB}).
-  REVIEW_MCP_AUTHOR   serve: the author when --author is not given (1 to 200 characters).
+  REVIEW_MCP_AUTHOR   serve, review: the author when --author is not given (1 to 200
+                      characters).
   REVIEW_MCP_ELICITATION_TIMEOUT
                       serve: how long request_verdicts waits for the engineer's answer to
                       the host's form, in seconds (1 to 86400, default 600); in 2026-07-28
@@ -145,6 +158,7 @@ mod tests {
             "-V, --version",
             "serve",
             "revision FILE...",
+            "review FILE-OR-REVISION",
             "export [-o FILE]",
             "import FILE",
             "check",

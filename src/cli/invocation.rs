@@ -33,6 +33,11 @@ pub enum Command {
         file: PathBuf,
     },
     Check,
+    /// `review`: the engineer's verdicts in their terminal, on the revision of `target` (a
+    /// file, or a `sha256:` revision).
+    Review {
+        target: PathBuf,
+    },
     Backup {
         file: PathBuf,
     },
@@ -58,7 +63,7 @@ pub enum Command {
 pub struct Invocation {
     pub command: Command,
     pub db: PathBuf,
-    /// `--author` (serve only): who this server's writes are recorded as.
+    /// `--author` (serve and review): who the writes are recorded as.
     pub author: Option<String>,
 }
 
@@ -102,9 +107,9 @@ impl RawArgs {
                 "--bless is only valid with 'replay', not '{sub}'"
             )));
         }
-        if self.author.is_some() && sub != "serve" {
+        if self.author.is_some() && sub != "serve" && sub != "review" {
             return Err(UsageError(format!(
-                "--author is only valid with 'serve', not '{sub}'"
+                "--author is only valid with 'serve' and 'review', not '{sub}'"
             )));
         }
         let author = match self.author.as_ref().map(|a| a.to_str()) {
@@ -149,6 +154,20 @@ impl RawArgs {
                 no_files(&files)?;
                 Command::Export {
                     output: self.output.map(PathBuf::from),
+                }
+            }
+            "review" => {
+                let mut files = files.into_iter();
+                match (files.next(), files.next()) {
+                    (Some(target), None) => Command::Review { target },
+                    (None, _) => {
+                        return Err(UsageError("'review' needs a FILE or a revision".into()));
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err(UsageError(
+                            "'review' takes exactly one FILE or revision".into(),
+                        ));
+                    }
                 }
             }
             "form3" => {

@@ -58,7 +58,7 @@ pub const AUTHOR_ENV: &str = "REVIEW_MCP_AUTHOR";
 /// Reads [`AUTHOR_ENV`]: unset or blank is nobody; a name is 1 to 200 characters. A bundle
 /// host that leaves the optional "Your name" setting unfilled may pass its placeholder
 /// (`${user_config.author}`) as it is: nobody too.
-fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<String>, String> {
+pub(super) fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<String>, String> {
     let Some(v) = value else {
         return Ok(None);
     };

@@ -21,8 +21,6 @@ pub fn service_error(
 ) -> ErrorObject {
     match e {
         ServiceError::InvalidParams(m) => ErrorObject::new(INVALID_PARAMS, m),
-        // To a legacy session that did not declare the UI extension the tool does not exist.
-        ServiceError::AppOnly(m) => ErrorObject::new(INVALID_PARAMS, format!("Unknown tool: {m}")),
         ServiceError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, "Invalid cursor"),
         ServiceError::ResourceNotFound { uri } => not_found(uri),
         ServiceError::Internal(m) => {

@@ -11,13 +11,11 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 use crate::call::{self, Call, Filter, Method, SharedCall};
-use crate::client_caps::{APP_MIME_TYPE, ClientCaps, UI_EXTENSION};
+use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
 use crate::service::changes::{Change, Interest, MAX_WATCHED_URIS};
-use crate::service::{
-    self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service, ServiceError,
-};
+use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::tools::Step;
 use crate::tools::request_verdicts::{INPUT_KEY, Question};
 use crate::version::{LOG_LEVELS, Version};
@@ -162,7 +160,6 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                         Err(e) => Reply::Error(super::service_error(e, not_found)),
                     }
                 }
-                Err(ServiceError::AppOnly(m)) => Reply::Error(missing_ui(m)),
                 Err(e) => Reply::Error(super::service_error(e, not_found)),
             }
         }
@@ -268,19 +265,9 @@ fn discover_result() -> Payload {
 fn missing_elicitation() -> ErrorObject {
     ErrorObject::new(
         MISSING_REQUIRED_CLIENT_CAPABILITY,
-        "Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision.",
+        "Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision. The engineer's own channels outside a form: `review-mcp review --db PATH FILE` in their terminal, or the review card (show_review) where the host renders MCP Apps.",
     )
     .with_data(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
-}
-
-/// -32021 for the review card's app-only tool called by a request that did not declare the UI
-/// extension: it names the extension, as the request would have to declare it.
-fn missing_ui(message: String) -> ErrorObject {
-    ErrorObject::new(
-        MISSING_REQUIRED_CLIENT_CAPABILITY,
-        format!("Missing required client capability: the {UI_EXTENSION} extension. {message}"),
-    )
-    .with_data(json!({"requiredCapabilities": {"extensions": {UI_EXTENSION: {"mimeTypes": [APP_MIME_TYPE]}}}}))
 }
 
 /// `InputRequiredResult`: the form as the one input request, and the sealed question. No

@@ -578,6 +578,7 @@ mod tests {
                 at: "2026-01-02T03:04:05Z".into(),
                 author: Some("Ada".into()),
                 judgement: crate::review::Judgement::Accepted,
+                meaning: None,
                 reason: None,
                 via: crate::review::Via::Elicitation,
             }),

@@ -338,6 +338,32 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
     Err(ResourceError::NotFound)
 }
 
+/// The card as served: [`CARD_HTML`] without the indentation of its lines and without the
+/// script's whole-line `//` comments, which are for its readers here, not for the browser
+/// (the card's answer stays within the answer bound). Nothing in the page depends on
+/// leading whitespace: no `<pre>`, no text area, no string spanning lines.
+fn served_card() -> &'static str {
+    static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SERVED.get_or_init(|| {
+        let mut out = String::with_capacity(CARD_HTML.len());
+        let mut in_script = false;
+        for line in CARD_HTML.lines() {
+            let line = line.trim_start();
+            if line.starts_with("<script") {
+                in_script = true;
+            } else if line.starts_with("</script") {
+                in_script = false;
+            }
+            if in_script && line.starts_with("//") {
+                continue;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    })
+}
+
 /// What a part of an item's JSON may cost, as it is carried: a string member of the part's
 /// JSON document, which the answer carries as a string again. The rest of the answer (the
 /// envelope, the URI, the other members) fits in what is left of the bound.
@@ -385,7 +411,7 @@ fn card_content() -> Value {
     json!({
         "uri": CARD_URI,
         "mimeType": crate::client_caps::APP_MIME_TYPE,
-        "text": CARD_HTML,
+        "text": served_card(),
         "_meta": {"ui": {
             "csp": {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []},
             "prefersBorder": true

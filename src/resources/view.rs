@@ -381,9 +381,8 @@ impl RevisionView {
     pub(super) fn fit_review(&mut self) -> Value {
         loop {
             let review = self.to_review();
-            if wire::answer_bytes(&review) <= PAGE_ITEMS_BUDGET
-                || !(self.shrink() || self.tighten())
-            {
+            let bytes = wire::answer_bytes(&review).saturating_add(card_proof_bytes(&review));
+            if bytes <= PAGE_ITEMS_BUDGET || !(self.shrink() || self.tighten()) {
                 return review;
             }
         }
@@ -529,4 +528,23 @@ impl RevisionView {
             m.insert("superseded_by".into(), entry(by));
         }
     }
+}
+
+/// What the review card's proofs cost the answer that carries `review` (`show_review` puts
+/// one per decision shown whole in its `_meta`, see `tools/card_proof.rs`): each entry is
+/// `"<id>":"cp1.<n>.<32 hex>",` (`n` up to four digits), and the members around them.
+fn card_proof_bytes(review: &Value) -> usize {
+    let lists = [
+        review.get("decisions"),
+        review.get("stale").and_then(|s| s.get("decisions")),
+    ];
+    let entries: usize = lists
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_array)
+        .flatten()
+        .filter(|d| d.get("basis").is_some_and(Value::is_array))
+        .map(|d| d.get("id").and_then(Value::as_str).map_or(0, str::len) + 48)
+        .sum();
+    if entries == 0 { 0 } else { entries + 40 }
 }

@@ -51,6 +51,8 @@ pub enum Via {
     Elicitation,
     /// The engineer clicked a verdict in the review card.
     App,
+    /// The engineer answered `review-mcp review` in their own terminal.
+    Terminal,
     /// Written in tool arguments by the assistant, e.g. relaying the chat. Files and exports
     /// written before provenance existed read as this.
     #[default]
@@ -58,7 +60,7 @@ pub enum Via {
 }
 
 impl Via {
-    /// `elicitation` and `app`: the engineer gave it through a channel the assistant cannot
+    /// `elicitation`, `app` and `terminal`: the engineer gave it through a channel the assistant cannot
     /// write, so it outranks the assistant's word.
     pub fn is_engineer(self) -> bool {
         !matches!(self, Via::Assistant)
@@ -107,6 +109,7 @@ wire_names!(Judgement {
 wire_names!(Via {
     Elicitation => "elicitation",
     App => "app",
+    Terminal => "terminal",
     Assistant => "assistant",
 });
 
@@ -116,6 +119,21 @@ impl State {
         matches!(self, State::Unresolved | State::Conflicting)
     }
 }
+
+/// What an engineer's verdict attests (21 CFR 11.50's "meaning of the signature", as far as
+/// this product goes): a review of the item, or its approval. Given in the engineer's
+/// terminal; a verdict without one reads as a review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Meaning {
+    Review,
+    Approval,
+}
+
+wire_names!(Meaning {
+    Review => "review",
+    Approval => "approval",
+});
 
 /// A judgement with its provenance. Fields in alphabetical order: the wire form is this
 /// struct's serde form.
@@ -129,6 +147,9 @@ pub struct Verdict {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
     pub judgement: Judgement,
+    /// What the engineer's verdict attests, when they said (the terminal asks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meaning: Option<Meaning>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     #[serde(default)]
@@ -139,11 +160,22 @@ impl Verdict {
     /// Who gave it and how, as the report and the engineer's form say it: " by the engineer
     /// (review card, Ada)", ", as relayed by the assistant of Bob".
     pub fn given_by(&self) -> String {
+        let who = self.given_through();
+        // An approval says so; a review is what a verdict is by default.
+        match (self.meaning, who.strip_suffix(')')) {
+            (Some(Meaning::Approval), Some(open)) => format!("{open}, approval)"),
+            _ => who,
+        }
+    }
+
+    fn given_through(&self) -> String {
         match (self.via, self.author.as_deref()) {
             (Via::Elicitation, None) => " by the engineer (form)".to_string(),
             (Via::Elicitation, Some(a)) => format!(" by the engineer (form, {a})"),
             (Via::App, None) => " by the engineer (review card)".to_string(),
             (Via::App, Some(a)) => format!(" by the engineer (review card, {a})"),
+            (Via::Terminal, None) => " by the engineer (terminal)".to_string(),
+            (Via::Terminal, Some(a)) => format!(" by the engineer (terminal, {a})"),
             (Via::Assistant, None) => ", as relayed by the assistant".to_string(),
             (Via::Assistant, Some(a)) => format!(", as relayed by the assistant of {a}"),
         }
@@ -602,6 +634,7 @@ mod tests {
         d.disposition = "release".into();
         assert_eq!(d.basis_digest(), before, "the disposition is not the basis");
         d.basis[0].verdict = Some(Verdict {
+            meaning: None,
             author: None,
             at: "t".into(),
             judgement: Judgement::Accepted,
@@ -623,6 +656,7 @@ mod tests {
         assert_eq!(before.len(), 32);
         let judged = BasisItem {
             verdict: Some(Verdict {
+                meaning: None,
                 author: Some("Ada".into()),
                 at: "t".into(),
                 judgement: Judgement::Rejected,

@@ -15,6 +15,6 @@ pub mod record;
 
 pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
 pub use carry::{Carried, CarryState, DecisionCarried, Superseded};
-pub use decision::{BasisItem, Decision, Judgement, Source, State, Verdict, Via};
+pub use decision::{BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via};
 pub use hashing::{HashError, file_digest, file_revision};
 pub use record::{Kind, Record, RecordRef};

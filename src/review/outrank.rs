@@ -129,6 +129,7 @@ pub fn merge_verdicts(
                 out.kept.push(KeptVerdict {
                     index: i,
                     offered: offered.map(|o| Verdict {
+                        meaning: None,
                         at: now.to_string(),
                         author: author.map(str::to_string),
                         via: Via::Assistant,
@@ -148,6 +149,7 @@ pub fn merge_verdicts(
             }
             (Some(mine), Some(o)) if o.says_the_same(mine) => Some(mine.clone()),
             (_, Some(o)) => Some(Verdict {
+                meaning: None,
                 at: now.to_string(),
                 author: author.map(str::to_string),
                 via: Via::Assistant,
@@ -181,6 +183,7 @@ mod tests {
             question: None,
             faces: vec![],
             verdict: verdict.map(|(judgement, via, at)| Verdict {
+                meaning: None,
                 at: at.into(),
                 author: None,
                 judgement,

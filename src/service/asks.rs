@@ -23,7 +23,8 @@ impl Service {
     }
 
     /// The `tools/call` result of a question that could not be put or was not answered:
-    /// `why`, as an `isError` result. Nothing is written.
+    /// `why`, as an `isError` result, followed by the engineer's other channels (their
+    /// terminal, the review card). Nothing is written.
     pub fn unanswered(&mut self, why: &str, version: Version) -> Payload {
         log_call(
             request_verdicts::NAME,
@@ -31,7 +32,10 @@ impl Service {
             "unanswered",
             Instant::now(),
         );
-        wire::tool_error(why)
+        let terminal = request_verdicts::terminal_command(self.store.path(), None);
+        wire::tool_error(&format!(
+            "{why} The engineer's own channels outside this form: in their terminal, `{terminal}` (FILE: the part's file or its sha256 revision); or the review card (show_review) where the host renders MCP Apps."
+        ))
     }
 
     /// The text of a question put to a legacy client that cannot show a form.

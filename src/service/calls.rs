@@ -8,9 +8,8 @@ use serde_json::Value;
 
 use super::{Context, Service, ServiceError};
 use crate::bounds;
-use crate::client_caps::{APP_MIME_TYPE, UI_EXTENSION};
 use crate::text;
-use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec, Ui};
+use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec};
 use crate::version::Version;
 use crate::wire::{self, Payload};
 
@@ -51,12 +50,6 @@ impl Service {
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
             return Err(ServiceError::InvalidParams(format!("Unknown tool: {name}")));
         };
-        if tool.spec.ui == Ui::AppOnly && !ctx.client.apps {
-            log_call(name, version, "app-only", Instant::now());
-            return Err(ServiceError::AppOnly(format!(
-                "{name} is the review card's own tool, served only to a client that declared the {UI_EXTENSION} extension (mimeTypes {APP_MIME_TYPE}); show_review answers every client"
-            )));
-        }
         let f = version.features();
         let started = Instant::now();
         if let Some(msg) = validate_args(tool, args) {
@@ -101,10 +94,14 @@ impl Service {
         let f = version.features();
         let (result, outcome) = match out {
             Ok(out) => match check_output(name, &out.structured) {
-                Ok(()) => (
-                    wire::tool_result(&out.summary, out.structured, f.structured_content),
-                    "ok",
-                ),
+                Ok(()) => {
+                    let mut result =
+                        wire::tool_result(&out.summary, out.structured, f.structured_content);
+                    if let Some(meta) = out.meta {
+                        result.meta_mut().extend(meta);
+                    }
+                    (result, "ok")
+                }
                 Err(e) => {
                     log::error!("tool {name}: {e}");
                     (wire::tool_error(&e.to_string()), "internal-error")

@@ -12,8 +12,13 @@ use crate::resources::{self, ResourceError};
 use crate::tools::{ToolSpec, Ui};
 use crate::version::Features;
 
-/// The tools `client` may see: the app-only ones and the `_meta.ui` links only when it
-/// declared the UI extension (a host that cannot render the card must not be sent to it).
+/// The tools `client` may see. The card's links (`_meta.ui`) go to every client: a host that
+/// renders MCP Apps without declaring the extension (VS Code) renders the card, and one that
+/// renders none ignores them. The app-only `record_verdict` is listed only to a client that
+/// declared the extension, which the specification binds to keep it from the model
+/// (`visibility: ["app"]`); a host that declares nothing may show every listed tool to its
+/// model. Either way it records only a click that carries the card's proof
+/// (`tools/card_proof.rs`).
 pub(super) fn list_tools(
     cursor: Option<&str>,
     f: Features,
@@ -22,7 +27,7 @@ pub(super) fn list_tools(
     let items: Vec<Value> = registry()
         .iter()
         .filter(|t| client.apps || t.spec.ui != Ui::AppOnly)
-        .map(|t| tool_entry(&t.spec, f, client))
+        .map(|t| tool_entry(&t.spec, f))
         .collect();
     let (page, next) = static_page("tools", items, cursor)?;
     Ok(list_result("tools", page, next))
@@ -126,7 +131,7 @@ pub(super) fn shape_titles(mut v: Value, f: Features) -> Value {
     v
 }
 
-pub(super) fn tool_entry(spec: &ToolSpec, f: Features, client: ClientCaps) -> Value {
+pub(super) fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), json!(spec.name));
     if f.titles {
@@ -146,7 +151,7 @@ pub(super) fn tool_entry(spec: &ToolSpec, f: Features, client: ClientCaps) -> Va
         }
         m.insert("annotations".into(), ann);
     }
-    if let Some(ui) = spec.ui.meta().filter(|_| client.apps) {
+    if let Some(ui) = spec.ui.meta() {
         m.insert("_meta".into(), json!({"ui": ui}));
     }
     Value::Object(m)

@@ -72,10 +72,6 @@ pub enum ServiceError {
     ResourceNotFound { uri: String },
     /// -32603: a storage or internal failure outside a tool call.
     Internal(String),
-    /// A call of an app-only tool (the review card's `record_verdict`) from a client that did
-    /// not declare the UI extension: -32602 in legacy sessions (to that client the tool does
-    /// not exist), -32021 naming the extension in 2026-07-28.
-    AppOnly(String),
 }
 
 impl std::fmt::Display for ServiceError {
@@ -85,7 +81,6 @@ impl std::fmt::Display for ServiceError {
             ServiceError::InvalidCursor => f.write_str("Invalid cursor"),
             ServiceError::ResourceNotFound { .. } => f.write_str("Resource not found"),
             ServiceError::Internal(m) => write!(f, "Internal error: {m}"),
-            ServiceError::AppOnly(m) => f.write_str(m),
         }
     }
 }

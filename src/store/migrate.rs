@@ -8,8 +8,8 @@ use rusqlite::{Connection, TransactionBehavior};
 use super::inspect::{Found, classify, identify};
 use super::renormalise::{RENORMALISED_AT, Renormalised, renormalise_locators};
 use super::schema::{
-    AUTHORS_AT, CARRY_AT, MIGRATIONS, VERDICT_PROVENANCE_AT, add_authors, add_carry_columns,
-    add_verdict_provenance,
+    AUTHORS_AT, CARRY_AT, MIGRATIONS, VERDICT_MEANING_AT, VERDICT_PROVENANCE_AT, add_authors,
+    add_carry_columns, add_verdict_meaning, add_verdict_provenance,
 };
 use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 
@@ -42,6 +42,9 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
         }
         if i + 1 == CARRY_AT {
             add_carry_columns(&tx)?;
+        }
+        if i + 1 == VERDICT_MEANING_AT {
+            add_verdict_meaning(&tx)?;
         }
         tx.execute_batch(sql)?;
         if i + 1 == RENORMALISED_AT {
@@ -257,6 +260,80 @@ mod tests {
             )
         );
         assert_eq!(d.basis[1].verdict, None);
+        assert!(store.check().unwrap().is_empty());
+    }
+
+    /// A schema-10 file (verdicts without a meaning: every file before `review-mcp review`)
+    /// upgrades with its verdicts as they were, without a meaning, and then keeps the meaning
+    /// an engineer gives.
+    #[test]
+    fn v10_verdicts_upgrade_without_a_meaning_and_take_one() {
+        use super::super::NewDecision;
+        use super::super::{DecisionRef, Shown, VerdictsOutcome};
+        use crate::review::{BasisItem, Judgement, Meaning, Source, State, Verdict, Via};
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
+        let mut store = Store::from_connection(conn).unwrap();
+        let item = |r: &str| BasisItem {
+            requirement: r.into(),
+            source: Source::Drawing,
+            source_detail: None,
+            evidence: None,
+            state: State::Satisfied,
+            question: None,
+            faces: vec![],
+            verdict: Some(Verdict {
+                at: String::new(),
+                author: None,
+                judgement: Judgement::Accepted,
+                meaning: None,
+                reason: None,
+                via: Via::Assistant,
+            }),
+            carried: None,
+        };
+        let d = store
+            .remember_decision(&NewDecision {
+                artifact: artifact(None),
+                subject: "bore".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: vec![item("Bore"), item("Wall")],
+            })
+            .unwrap()
+            .0;
+        // Back to what version 10 had: no meaning column.
+        let conn = store.conn().unwrap();
+        conn.execute_batch("ALTER TABLE basis_items DROP COLUMN verdict_meaning")
+            .unwrap();
+        conn.pragma_update(None, "user_version", 10).unwrap();
+        migrate(conn, Path::new(":memory:"), false).unwrap();
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        assert_eq!(back.basis, d.basis, "verdicts upgrade as they were");
+        assert_eq!(back.basis[0].verdict.as_ref().unwrap().meaning, None);
+        let given = Verdict {
+            at: crate::time::now(),
+            author: Some("Ada".into()),
+            judgement: Judgement::Rejected,
+            meaning: Some(Meaning::Approval),
+            reason: Some("wall too thin".into()),
+            via: Via::Terminal,
+        };
+        let digest = back.basis[1].digest();
+        let got = store
+            .record_verdicts(
+                &DecisionRef::Id(&d.id),
+                Shown::Item(&digest),
+                &[(1, given.clone())],
+            )
+            .unwrap();
+        assert!(matches!(got, VerdictsOutcome::Recorded(_)), "{got:?}");
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        assert_eq!(back.basis[1].verdict.as_ref(), Some(&given));
         assert!(store.check().unwrap().is_empty());
     }
 

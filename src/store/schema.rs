@@ -6,7 +6,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -389,3 +389,17 @@ CREATE INDEX IF NOT EXISTS records_superseded_by ON records (json_extract(supers
 CREATE INDEX IF NOT EXISTS decisions_superseded_by
     ON decisions (json_extract(superseded, '$.by')) WHERE superseded IS NOT NULL;
 "#;
+
+/// The meaning of an engineer's verdict (review or approval, given in `review-mcp review`):
+/// `basis_items.verdict_meaning`, added by [`add_verdict_meaning`], which
+/// [`migrate`](super::migrate::migrate) runs before this entry; existing verdicts upgrade
+/// without one (they read as reviews).
+const V11: &str = "";
+
+/// The schema version whose entry [`add_verdict_meaning`] prepares.
+pub(super) const VERDICT_MEANING_AT: usize = 11;
+
+/// Adds `basis_items.verdict_meaning` unless it is there.
+pub(super) fn add_verdict_meaning(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    add_text_columns(tx, "basis_items", &["verdict_meaning"])
+}

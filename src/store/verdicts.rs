@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
 use super::{Store, StoreError};
-use crate::review::{Decision, Verdict};
+use crate::review::{Decision, Meaning, Verdict};
 use crate::time;
 
 /// The decision to find: by its id, or by its natural key.
@@ -80,7 +80,8 @@ impl Store {
         for (i, v) in verdicts {
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
-                 verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, carried = NULL \
+                 verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, carried = NULL, \
+                 verdict_meaning = ?8 \
                  WHERE decision_rid = ?6 AND position = ?7",
             )?
             .execute(params![
@@ -90,7 +91,8 @@ impl Store {
                 v.at,
                 v.author,
                 rid,
-                i64::try_from(*i).unwrap_or(i64::MAX)
+                i64::try_from(*i).unwrap_or(i64::MAX),
+                v.meaning.map(Meaning::as_str)
             ])?;
             decision.basis[*i].verdict = Some(v.clone());
             // The engineer judged it at this revision: no longer inherited, nor to re-verify.
@@ -160,6 +162,7 @@ mod tests {
 
     fn verdict(judgement: Judgement) -> Verdict {
         Verdict {
+            meaning: None,
             author: None,
             at: time::now(),
             judgement,
@@ -311,6 +314,7 @@ mod tests {
         let d = stored(&mut store);
         let at = DecisionRef::Id(&d.id);
         let by = |author: Option<&str>| Verdict {
+            meaning: None,
             author: author.map(str::to_string),
             ..verdict(Judgement::Rejected)
         };
@@ -345,6 +349,7 @@ mod tests {
         let engineer = store.get_decision(&d.id).unwrap().unwrap();
         let mut first = item("Bore 12H7");
         first.verdict = Some(Verdict {
+            meaning: None,
             author: None,
             at: String::new(),
             judgement: Judgement::Rejected,
@@ -372,6 +377,7 @@ mod tests {
         // A claim of the engineer's channel in arguments is refused and writes nothing.
         let mut claim = item("Thread M6");
         claim.verdict = Some(Verdict {
+            meaning: None,
             via: Via::Elicitation,
             ..verdict(Judgement::Accepted)
         });

@@ -77,7 +77,15 @@ impl Schemas {
         );
         // What `carry_forward` wrote: where a carried item came from, and the revision an
         // item's own was carried to. Lines without them (older exports) import as before.
-        let verdict = tools::schema::basis_item_input()["properties"]["verdict"].clone();
+        let mut verdict = tools::schema::basis_item_input()["properties"]["verdict"].clone();
+        // A verdict's meaning (review or approval) is given in the engineer's terminal only,
+        // never in tool arguments, but a line carries it.
+        if let Some(Value::Object(props)) = verdict.get_mut("properties") {
+            props.insert(
+                "meaning".into(),
+                json!({"type": "string", "enum": crate::review::Meaning::ALL}),
+            );
+        }
         let carried = carried_schema(&verdict);
         record_props.insert("carried".into(), carried.clone());
         record_props.insert("superseded".into(), superseded_schema());
@@ -100,6 +108,7 @@ impl Schemas {
             .and_then(|i| i.get_mut("properties"))
         {
             item.insert("carried".into(), carried);
+            item.insert("verdict".into(), verdict);
         }
         let text = json!({"type": "string", "minLength": 1, "maxLength": 200});
         decision_props.insert(

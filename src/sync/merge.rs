@@ -341,6 +341,7 @@ mod tests {
             question: None,
             faces: vec![],
             verdict: verdict.map(|(judgement, via, at)| Verdict {
+                meaning: None,
                 author: None,
                 at: at.into(),
                 judgement,
@@ -514,6 +515,7 @@ mod tests {
     #[test]
     fn arrived_verdicts_names_each_engineer_verdict_not_held_before() {
         let mut v = Verdict {
+            meaning: None,
             author: Some("Ada".into()),
             at: T2.into(),
             judgement: Judgement::Rejected,

@@ -6,6 +6,7 @@
 //! its spec (schemas, annotations, description), its argument type, and its run function.
 
 mod artifact_revision;
+pub mod card_proof;
 mod carry_forward;
 mod cursor;
 mod forget;
@@ -103,6 +104,9 @@ impl<T> Step<T> {
 pub struct ToolOutput {
     pub structured: Encoded,
     pub summary: String,
+    /// The result's `_meta`, for the app a host renders and not for the model (the review
+    /// card's proofs, see [`card_proof`]).
+    pub meta: Option<serde_json::Map<String, Value>>,
 }
 
 impl ToolOutput {
@@ -112,6 +116,7 @@ impl ToolOutput {
         Ok(ToolOutput {
             structured,
             summary,
+            meta: None,
         })
     }
 
@@ -164,6 +169,7 @@ impl ToolOutput {
         Ok(ToolOutput {
             structured,
             summary,
+            meta: None,
         })
     }
 }

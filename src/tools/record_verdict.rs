@@ -1,7 +1,10 @@
-//! `record_verdict`: the review card's Accept and Reject buttons. App-only: the host hides it
-//! from the model (`_meta.ui.visibility: ["app"]`) and the service refuses it to a client
-//! that did not declare the UI extension, so what it records is the engineer's click
-//! (`via: "app"`), which outranks the assistant's word as an answer to the host's form does.
+//! `record_verdict`: the review card's Accept and Reject buttons. App-only: a host that
+//! declared the UI extension hides it from the model (`_meta.ui.visibility: ["app"]`), and
+//! it is listed to no other client. What makes a call the engineer's click, in any host, is
+//! the card's proof (`card_proof`): given to the card in `_meta` with the decisions it shows,
+//! never to the model, and sent back with the click. A call without it writes nothing. So
+//! what it records is the engineer's click (`via: "app"`), which outranks the assistant's
+//! word as an answer to the host's form does.
 //!
 //! A click is bound to the item the engineer saw: the card sends back the item's `digest`
 //! (given with every basis item in `show_review`'s and this tool's structured content), and
@@ -14,7 +17,7 @@ use serde_json::{Value, json};
 
 use super::request_verdicts::MAX_REASON;
 use super::schema as s;
-use super::{ToolError, ToolOutput, ToolSpec};
+use super::{ToolError, ToolOutput, ToolSpec, card_proof};
 use crate::review::{Judgement, Verdict, Via};
 use crate::store::{DecisionRef, Shown, Store, VerdictsOutcome};
 use crate::text::prefix_chars;
@@ -35,7 +38,12 @@ pub struct Args {
     item_digest: String,
     judgement: Judgement,
     reason: Option<String>,
+    card_proof: Option<String>,
 }
+
+/// How the refusal of a call without the card's proof begins: stable wording.
+pub const NOT_FROM_THE_CARD: &str =
+    "record_verdict records a click in the review card only, and this call carries no card_proof";
 
 /// A required JSON Schema `integer`, read as [`super::integer`] reads an optional one.
 fn index<'de, D>(d: D) -> Result<u64, D::Error>
@@ -49,7 +57,7 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Record the engineer's verdict",
-        description: "The review card's Accept and Reject buttons (called by the card only): records the engineer's verdict on one basis item (via \"app\"), only while the item at `index` still says what its `item_digest` (the card's `digest`) says; otherwise nothing is written and the refusal begins \"The decision changed since the card showed it\".",
+        description: "The review card's Accept/Reject (its own, with card_proof): records the engineer's verdict on a basis item (via \"app\") while the item at `index` still says what `item_digest` says; else nothing is written and the refusal begins \"The decision changed since the card showed it\".",
         input_schema: json!({
             "type": "object",
             "properties": {
@@ -57,7 +65,8 @@ pub fn spec() -> ToolSpec {
                 "index": {"type": "integer", "minimum": 0, "maximum": s::MAX_BASIS - 1},
                 "item_digest": {"type": "string", "minLength": 1, "maxLength": 64},
                 "judgement": {"type": "string", "enum": Judgement::ALL},
-                "reason": {"type": "string", "maxLength": MAX_REASON}
+                "reason": {"type": "string", "maxLength": MAX_REASON},
+                "card_proof": {"type": "string", "maxLength": 64}
             },
             "required": ["decision_id", "index", "item_digest", "judgement"],
             "additionalProperties": false
@@ -80,31 +89,54 @@ pub fn spec() -> ToolSpec {
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let index = usize::try_from(args.index).unwrap_or(usize::MAX);
     let verdict = Verdict {
+        meaning: None,
         at: time::now(),
         author: store.author().map(str::to_string),
         judgement: args.judgement,
         reason: args.reason.filter(|r| !r.trim().is_empty()),
         via: Via::App,
     };
+    let Some(proof) = args.card_proof.as_deref() else {
+        return Err(ToolError::Invalid(format!(
+            "{NOT_FROM_THE_CARD} (the proof the card is given with the decisions it shows, never the model). Nothing was written. The engineer gives verdicts through the card, the host's form (request_verdicts) or their terminal (review-mcp review); what they tell you in chat goes in remember_decision."
+        )));
+    };
     let at = DecisionRef::Id(&args.decision_id);
+    match store.find_decision(&at)? {
+        Some(d)
+            if card_proof::verify(&d, proof) && card_proof::items_shown(proof) > Some(index) => {}
+        Some(d) => {
+            // The item clicked changed: say what it is now, as for any changed item. Else
+            // another item changed, or the proof is not this decision's (made up, or from
+            // before the server restarted).
+            let why = match item_now(&d, index, &args.item_digest) {
+                Some(now) => format!("{CHANGED}: {now} in \"{}\"", prefix_chars(&d.subject, 60)),
+                None => format!(
+                    "{CHANGED}, or the card_proof is not the one the card was given for \"{}\" (its items changed, or the server restarted since)",
+                    prefix_chars(&d.subject, 60)
+                ),
+            };
+            return Err(ToolError::Invalid(format!(
+                "{why}. Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now."
+            )));
+        }
+        None => {
+            return Err(ToolError::Invalid(format!(
+                "{CHANGED}: no decision {} (it was forgotten or replaced by another revision). Nothing was written: show the review again (show_review).",
+                prefix_chars(&args.decision_id, 80)
+            )));
+        }
+    }
     let shown = Shown::Item(&args.item_digest);
     let decision = match store.record_verdicts(&at, shown, &[(index, verdict.clone())])? {
         VerdictsOutcome::Recorded(d) => d,
         VerdictsOutcome::Changed(d) => {
-            let now = match d.basis.get(index) {
-                Some(b) => format!(
-                    "item {} is now \"{}\" ({}), not the item you judged",
-                    index.saturating_add(1),
-                    prefix_chars(&b.requirement, 60),
-                    b.state.as_str()
-                ),
-                None => format!(
-                    "it has {} item{} now, so there is no item {}",
-                    d.basis.len(),
-                    if d.basis.len() == 1 { "" } else { "s" },
+            let now = item_now(&d, index, &args.item_digest).unwrap_or_else(|| {
+                format!(
+                    "item {} is not the item you judged",
                     index.saturating_add(1)
-                ),
-            };
+                )
+            });
             return Err(ToolError::Invalid(format!(
                 "{CHANGED}: {now} in \"{}\". Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now.",
                 prefix_chars(&d.subject, 60)
@@ -132,5 +164,29 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         "verdict": verdict,
         "decision": decision.to_card_wire(None),
     });
-    ToolOutput::new(&structured, summary)?.fit_member("decision", crate::resources::DECISIONS)
+    let meta = card_proof::meta_for(&json!({"decision": &structured["decision"]}));
+    let mut out = ToolOutput::new(&structured, summary)?
+        .fit_member("decision", crate::resources::DECISIONS)?;
+    out.meta = meta;
+    Ok(out)
+}
+
+/// What item `index` of `d` is now, when it is not the item of `digest` the card showed
+/// (`None`: it still is).
+fn item_now(d: &crate::review::Decision, index: usize, digest: &str) -> Option<String> {
+    match d.basis.get(index) {
+        Some(b) if b.digest() == digest => None,
+        Some(b) => Some(format!(
+            "item {} is now \"{}\" ({}), not the item you judged",
+            index.saturating_add(1),
+            prefix_chars(&b.requirement, 60),
+            b.state.as_str()
+        )),
+        None => Some(format!(
+            "it has {} item{} now, so there is no item {}",
+            d.basis.len(),
+            if d.basis.len() == 1 { "" } else { "s" },
+            index.saturating_add(1)
+        )),
+    }
 }

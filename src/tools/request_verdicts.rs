@@ -35,6 +35,11 @@ pub const MAX_ASKED: usize = 20;
 /// The longest reason the form takes, in characters.
 pub const MAX_REASON: u64 = 2_000;
 
+/// The form's first line: whose answers these are, in under 80 characters (a host that shows
+/// one line of the message shows this one).
+pub const FIRST_LINE: &str =
+    "Your answers are recorded as your own verdicts; the assistant cannot edit them.";
+
 /// How much of each field of an item the form shows, in characters.
 const SHOWN: usize = 300;
 
@@ -78,11 +83,20 @@ pub fn spec() -> ToolSpec {
                 "outcome": {
                     "type": "string",
                     "enum": Outcome::ALL,
-                    "description": "recorded: the engineer answered and the verdicts are stored; declined / cancelled: the engineer declined or dismissed the form, nothing was written; nothing_to_ask: every item already has an engineer verdict."
+                    "description": "recorded: the engineer answered, the verdicts are stored; declined: the engineer refused, nothing was written; cancelled: the host closed the form unanswered (the engineer may not have seen it), nothing was written, see other_channels; nothing_to_ask: every item has an engineer verdict."
                 },
                 "decision": s::decision_output(),
                 "asked": {"type": "array", "items": {"type": "integer", "minimum": 0}},
                 "recorded": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                "other_channels": {
+                    "type": "object",
+                    "properties": {
+                        "note": {"type": "string"},
+                        "card": {"type": "string"},
+                        "terminal": {"type": "string"}
+                    },
+                    "required": ["note", "card", "terminal"]
+                },
                 "remaining": {"type": "integer", "minimum": 0, "description": "Items still without an engineer verdict that this form did not ask (call again for them)."}
             },
             "required": ["outcome", "asked", "recorded"]
@@ -248,8 +262,11 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
 /// The `elicitation/create` params (without `mode`): a message that shows each item asked,
 /// and the flat form.
 fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
+    // The first line is what a host that shows one line shows: who the answers belong to
+    // (under 80 characters). Each item's details are in its field (title and description)
+    // only, never repeated here.
     let mut message = format!(
-        "Your verdicts on the decision \"{}\" ({}) about {} at {}. Accept or reject each requirement-check below; a reason is optional. Your answers are recorded as yours and the assistant cannot overwrite them.",
+        "{FIRST_LINE}\nDecision \"{}\" ({}) on {} at {}: accept or reject each item; a reason is optional.",
         shown(&d.subject, 120),
         shown(&d.disposition, 40),
         shown(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
@@ -294,11 +311,6 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
             about.push_str(&format!("; {}", shown(&c.describe(), SHOWN)));
         }
         // Numbered from 1, as the report's table numbers the basis.
-        message.push_str(&format!(
-            "\nItem {}: {} ({about})",
-            i + 1,
-            shown(&b.requirement, SHOWN)
-        ));
         let key = judgement_key(i);
         properties.insert(
             key.clone(),
@@ -355,18 +367,38 @@ fn reason_key(i: usize) -> String {
 /// to a basis that is still the one asked about.
 pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolOutput, ToolError> {
     let content = match reply {
-        FormReply::Decline | FormReply::Cancel => {
-            let (outcome, word) = if reply == FormReply::Decline {
-                (Outcome::Declined, "declined")
-            } else {
-                (Outcome::Cancelled, "dismissed")
-            };
-            let summary = format!(
-                "The engineer {word} the form: nothing was written. Do not record verdicts for them; ask again later or in chat."
-            );
+        FormReply::Decline => {
+            let summary = "The engineer declined the form (an explicit refusal): nothing was written. Do not record verdicts for them; ask again later or in chat.".to_string();
             return match store.find_decision(&DecisionRef::Id(&q.decision))? {
-                Some(d) => answer(&d, outcome, &q.items, &[], q.remaining, summary),
-                None => answer_without(outcome, &q.items, summary),
+                Some(d) => answer(&d, Outcome::Declined, &q.items, &[], q.remaining, summary),
+                None => answer_without(Outcome::Declined, &q.items, summary),
+            };
+        }
+        FormReply::Cancel => {
+            // A cancel is not the engineer's word: a host that never shows the form (`claude
+            // -p`) cancels it by itself. Say so, and name the channels that do reach them.
+            let found = store.find_decision(&DecisionRef::Id(&q.decision))?;
+            let revision = found.as_ref().map(|d| d.artifact.revision.as_str());
+            let other = OtherChannels::new(store.path(), revision);
+            let summary = format!(
+                "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, `{}`; or the review card (show_review) where the host renders MCP Apps. Do not record verdicts for them.",
+                other.terminal
+            );
+            let other = OtherChannels {
+                note: summary.clone(),
+                ..other
+            };
+            return match &found {
+                Some(d) => answer_full(
+                    d,
+                    Outcome::Cancelled,
+                    &q.items,
+                    &[],
+                    q.remaining,
+                    Some(&other),
+                    summary,
+                ),
+                None => answer_without(Outcome::Cancelled, &q.items, summary),
             };
         }
         FormReply::Accept(content) => content,
@@ -437,6 +469,7 @@ fn read_form(
         verdicts.push((
             i,
             Verdict {
+                meaning: None,
                 at: at.clone(),
                 author: author.clone(),
                 judgement,
@@ -476,10 +509,64 @@ struct Answer<'a> {
     asked: &'a [usize],
     #[serde(skip_serializing_if = "Option::is_none")]
     decision: Option<DecisionWire<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other_channels: Option<&'a OtherChannels>,
     outcome: Outcome,
     recorded: &'a [usize],
     #[serde(skip_serializing_if = "is_zero")]
     remaining: usize,
+}
+
+/// The engineer's other channels, named when the host cancelled the form: a host may pass
+/// only the structured content to the model, so what the text says is here too.
+#[derive(Debug, Clone, Serialize)]
+pub struct OtherChannels {
+    /// What happened and what to do, as the text block says it.
+    pub note: String,
+    /// The review card: where it renders and how it is shown.
+    pub card: &'static str,
+    /// The command line the engineer runs in their own terminal.
+    pub terminal: String,
+}
+
+/// Where the review card reaches the engineer.
+const CARD_CHANNEL: &str = "call show_review: hosts that render MCP Apps (Claude Desktop, claude.ai, VS Code) show the review card, where the engineer clicks Accept or Reject";
+
+impl OtherChannels {
+    /// The channels for the database at `db` (none: in memory) and `revision`.
+    pub fn new(db: Option<&std::path::Path>, revision: Option<&str>) -> OtherChannels {
+        OtherChannels {
+            note: String::new(),
+            card: CARD_CHANNEL,
+            terminal: terminal_command(db, revision),
+        }
+    }
+}
+
+/// `review-mcp review --db PATH REVISION`, quoted for a POSIX shell, on one line.
+pub fn terminal_command(db: Option<&std::path::Path>, revision: Option<&str>) -> String {
+    let mut cmd = String::from("review-mcp review");
+    if let Some(db) = db {
+        cmd.push_str(" --db ");
+        cmd.push_str(&shell_quote(&one_line(&db.to_string_lossy())));
+    }
+    cmd.push(' ');
+    match revision {
+        Some(r) => cmd.push_str(&shell_quote(&one_line(r))),
+        None => cmd.push_str("FILE"),
+    }
+    cmd
+}
+
+/// `s` as one POSIX shell word: as it is when it is made of safe characters only, else in
+/// single quotes.
+fn shell_quote(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=+@%,".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -494,10 +581,23 @@ fn answer(
     remaining: usize,
     summary: String,
 ) -> Result<ToolOutput, ToolError> {
+    answer_full(d, outcome, asked, recorded, remaining, None, summary)
+}
+
+fn answer_full(
+    d: &Decision,
+    outcome: Outcome,
+    asked: &[usize],
+    recorded: &[usize],
+    remaining: usize,
+    other_channels: Option<&OtherChannels>,
+    summary: String,
+) -> Result<ToolOutput, ToolError> {
     ToolOutput::new(
         &Answer {
             asked,
             decision: Some(d.wire(Some(&d.artifact.revision))),
+            other_channels,
             outcome,
             recorded,
             remaining,
@@ -516,6 +616,7 @@ fn answer_without(
         &Answer {
             asked,
             decision: None,
+            other_channels: None,
             outcome,
             recorded: &[],
             remaining: 0,

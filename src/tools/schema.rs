@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::review::{Judgement, Source, State, Via};
+use crate::review::{Judgement, Meaning, Source, State, Via};
 
 /// `name`: characters.
 pub const MAX_NAME: u64 = 200;
@@ -240,7 +240,8 @@ pub fn verdict_output() -> Value {
         "properties": {
             "judgement": {"type": "string", "enum": Judgement::ALL},
             "reason": {"type": "string"},
-            "via": {"type": "string", "enum": Via::ALL, "description": "elicitation: the engineer answered the host's form; app: the engineer clicked it in the review card; assistant: relayed by the assistant in tool arguments (recorded, not proof)."},
+            "via": {"type": "string", "enum": Via::ALL, "description": "elicitation: the engineer answered the host's form; app: the engineer clicked it in the review card; terminal: the engineer answered review-mcp review; assistant: relayed by the assistant in tool arguments (recorded, not proof)."},
+            "meaning": {"type": "string", "enum": Meaning::ALL},
             "at": {"type": "string", "description": "When it was given (RFC 3339 UTC)."},
             "author": {"type": "string", "description": "Who recorded it: the author of the server it was given through, when one is set."}
         },

@@ -100,5 +100,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 ToolError::Internal("the review could not be read".into())
             }
         })?;
-    ToolOutput::new(&review, report)
+    // The card's proof of each decision shown whole, in `_meta`: the host gives it to the
+    // card and not to the model (see `card_proof`).
+    let meta = super::card_proof::meta_for(&review);
+    let mut out = ToolOutput::new(&review, report)?;
+    out.meta = meta;
+    Ok(out)
 }

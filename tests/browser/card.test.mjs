@@ -2,8 +2,9 @@
 // no browser download) loads the card's HTML from the real binary's resources/read into a
 // sandboxed srcdoc iframe, and a small host page plays the host side of MCP Apps over
 // window.postMessage: it answers ui/initialize, feeds a real show_review result from the
-// binary (a legacy session that declared the UI extension), forwards the card's tools/call
-// to the binary, and the test reads the verdicts back with recall_decisions.
+// binary (a legacy session that declared the UI extension, and one of a host that declared
+// nothing, as VS Code renders the card), forwards the card's tools/call to the binary, and
+// the test reads the verdicts back with recall_decisions.
 //
 //   node --test tests/browser/card.test.mjs   (tests/browser/run.sh builds and installs first)
 //
@@ -41,6 +42,7 @@ const HOSTILE = '<img src=x onerror="parent.postMessage(\'pwned\',\'*\')">bracke
 class Server {
   constructor(db) {
     this.child = spawn(BIN, ["--db", db, "--author", AUTHOR], { stdio: ["pipe", "pipe", "pipe"] });
+    this.db = db;
     this.nextId = 1;
     this.waiting = new Map();
     this.child.stderr.resume();
@@ -172,19 +174,19 @@ after(async () => {
 });
 
 /** A host page with the card loaded, the host context `context`; every request recorded. */
-async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) }, result = showResult }) {
+async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) }, result = showResult, via = server, html = cardHtml }) {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1800 }, colorScheme });
   const requests = [];
   page.on("request", (r) => requests.push(r.url()));
   await page.exposeFunction("toServer", async (params) => {
-    const m = await server.send("tools/call", params);
+    const m = await via.send("tools/call", params);
     return m.error ? { error: m.error } : { result: m.result };
   });
   await page.setContent(HOST_PAGE);
   await page.evaluate(([ctx, input, result]) => {
     window.hostState = { context: ctx, toolInput: input, toolResult: result };
   }, [context, toolInput, result]);
-  await page.evaluate((html) => window.loadCard(html), cardHtml);
+  await page.evaluate((html) => window.loadCard(html), html);
   const card = page.frameLocator("#card");
   await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor();
   return { page, card, requests };
@@ -259,6 +261,17 @@ test("card_handshake_render_verdicts_round_trip_through_the_binary", async () =>
   // Re-rendered from record_verdict's result, with who gave each verdict, through which
   // channel.
   assert.equal(await card.getByText(/by the engineer \(review card, Ada Lovelace\)/).count(), 2);
+  // Each click carried the card's proof (from show_review's _meta), and the card logged it
+  // under both MCP Apps names of a log line.
+  const sentNow = await page.evaluate(() => window.fromCard);
+  const clicks = sentNow.filter((m) => m.method === "tools/call" && m.params.name === "record_verdict");
+  assert.equal(clicks.length, 2);
+  for (const c of clicks) assert.match(c.params.arguments.card_proof, /^cp1\.\d+\.[0-9a-f]{32}$/);
+  for (const name of ["ui/log", "notifications/message"]) {
+    const logged = sentNow.filter((m) => m.method === name);
+    assert.ok(logged.some((m) => m.params.level === "info" && /recorded accepted on item 3/.test(m.params.data)),
+      `${name}: ${JSON.stringify(logged)}`);
+  }
 
   // Read back from the binary: both verdicts are the engineer's, via the app.
   const back = await server.call("recall_decisions", { artifact: artifact(REV), subject: SUBJECT });
@@ -383,6 +396,7 @@ test("card_click_on_an_item_that_changed_is_refused_and_the_card_shows_the_decis
   const digest = shownFull.structuredContent.decisions[0].basis[0].digest;
   assert.equal(typeof digest, "string");
   assert.equal(sent[1].arguments.item_digest, digest);
+  assert.match(sent[1].arguments.card_proof, /^cp1\./);
   assert.deepEqual(sent[2], { name: "show_review", arguments: { detail: "full", artifact: artifact(rev) } });
   await card.getByRole("button", { name: "Reject item 1: Wall thickness 2 mm" }).waitFor();
   await card.getByRole("button", { name: "Reject item 2: Bore is H7" }).waitFor();
@@ -399,4 +413,63 @@ test("card_click_on_an_item_that_changed_is_refused_and_the_card_shows_the_decis
   assert.equal(basis[1].verdict.via, "app");
   assert.equal(basis[1].verdict.author, AUTHOR);
   await page.close();
+});
+
+test("card_in_a_host_that_never_declared_the_extension_gets_its_data_and_records_the_click", async () => {
+  // VS Code renders MCP Apps without declaring the extension: its session declares nothing.
+  // The card is linked all the same, gets the review and its proofs, and records the click;
+  // the same record_verdict call without the card's proof (what a model could send) is
+  // refused and writes nothing.
+  const plain = new Server(server.db);
+  try {
+    const init = await plain.send("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "vscode-like-host", version: "1" },
+    });
+    assert.equal(init.error, undefined);
+    plain.notify("notifications/initialized", {});
+    const tools = (await plain.send("tools/list", {})).result.tools;
+    const show = tools.find((t) => t.name === "show_review");
+    assert.equal(show._meta.ui.resourceUri, CARD_URI, "the card is linked for every host");
+    assert.equal(tools.find((t) => t.name === "record_verdict"), undefined,
+      "not listed to a host that may show every tool to its model");
+    const rev = "sha256:" + "4".repeat(64);
+    const subject = "plain host";
+    await plain.call("remember_decision", {
+      artifact: artifact(rev), subject, disposition: "hold",
+      basis: [{ requirement: "Hole depth 18 mm", source: "drawing", state: "satisfied" },
+        { requirement: "Edge break 0.2", source: "shop-spec", state: "unresolved", question: "all edges?" }],
+    });
+    const read = await plain.send("resources/read", { uri: show._meta.ui.resourceUri });
+    const html = read.result.contents[0].text;
+    const shown = await plain.call("show_review", { artifact: artifact(rev) });
+    const { page, card } = await openCard({
+      context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown, via: plain, html,
+    });
+    await card.getByRole("button", { name: "Accept item 1: Hole depth 18 mm" }).click();
+    await card.getByRole("status").getByText(/Recorded: accepted item 1/).waitFor();
+    let back = await plain.call("recall_decisions", { artifact: artifact(rev), subject });
+    let basis = back.structuredContent.decisions[0].basis;
+    assert.equal(basis[0].verdict.via, "app");
+    assert.equal(basis[0].verdict.judgement, "accepted");
+
+    // The card's own call, replayed on item 2 without its proof: refused, nothing written.
+    const sent = await page.evaluate(() => window.fromCard
+      .filter((m) => m.method === "tools/call" && m.params.name === "record_verdict").map((m) => m.params));
+    assert.equal(sent.length, 1);
+    const { card_proof, ...bare } = sent[0].arguments;
+    assert.match(card_proof, /^cp1\./);
+    const full = await plain.call("show_review", { artifact: artifact(rev), detail: "full" });
+    const forged = await plain.send("tools/call", { name: "record_verdict", arguments: {
+      ...bare, index: 1, item_digest: full.structuredContent.decisions[0].basis[1].digest } });
+    assert.equal(forged.result.isError, true, JSON.stringify(forged));
+    assert.match(forged.result.content[0].text, /carries no card_proof/);
+    back = await plain.call("recall_decisions", { artifact: artifact(rev), subject });
+    basis = back.structuredContent.decisions[0].basis;
+    assert.equal(basis[1].verdict, undefined, "nothing was written");
+    await page.close();
+  } finally {
+    plain.close();
+  }
 });

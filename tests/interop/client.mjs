@@ -299,13 +299,14 @@ async function notifyStep(ctx) {
 
 /**
  * The UI-extension step (MCP Apps, the review card). The session itself declared nothing: its
- * tools/list has show_review without `_meta.ui` and no record_verdict, and a call of
- * record_verdict is refused (legacy -32602, 2026-07-28 -32021). A second client of the same
- * kind and mode declares `extensions["io.modelcontextprotocol/ui"]` and connects to the
- * binary directly, on a database of its own (its writes stay out of the session's
- * transcript): it sees both links and the app-only tool, reads the card, and a
- * record_verdict it sends with the item's digest from show_review is recorded via "app"; one
- * with another item's digest is refused.
+ * tools/list has show_review with its `_meta.ui` link (a host may render the card without
+ * declaring the extension) and no record_verdict, and a call of record_verdict without the
+ * card's proof is an isError result that writes nothing. A second client of the same kind and
+ * mode declares `extensions["io.modelcontextprotocol/ui"]` and connects to the binary
+ * directly, on a database of its own (its writes stay out of the session's transcript): it
+ * sees both links and the app-only tool, reads the card, and a record_verdict it sends with
+ * the item's digest and the card's proof from show_review's `_meta` is recorded via "app";
+ * one with another item's digest is refused.
  */
 async function uiStep(ctx) {
   const { Client, StdioClientTransport, options, client, legacy, bin, log } = ctx;
@@ -318,15 +319,9 @@ async function uiStep(ctx) {
   const CARD = 'ui://review-mcp/review-card';
   const plain = await client.listTools();
   check(!plain.tools.some(t => t.name === 'record_verdict'), 'record_verdict listed to a client that declared no UI extension');
-  check(plain.tools.find(t => t.name === 'show_review')?._meta?.ui === undefined, 'show_review carries _meta.ui without the extension');
-  let code;
-  try {
-    await client.callTool({ name: 'record_verdict', arguments: { decision_id: 'dec_none', index: 0, item_digest: '0'.repeat(32), judgement: 'accepted' } });
-  } catch (e) {
-    code = e?.code;
-  }
-  const want = legacy ? -32602 : -32021;
-  check(code === want, `record_verdict without the extension answered ${code}, expected ${want}`);
+  check(plain.tools.find(t => t.name === 'show_review')?._meta?.ui?.resourceUri === CARD, 'show_review links no card for a client that declared no UI extension');
+  const bare = await client.callTool({ name: 'record_verdict', arguments: { decision_id: 'dec_none', index: 0, item_digest: '0'.repeat(32), judgement: 'accepted' } });
+  check(bare.isError === true && /carries no card_proof/.test(bare.content?.[0]?.text ?? ''), `record_verdict without the card's proof answered ${JSON.stringify(bare)}`);
 
   const declared = new Client(
     { name: 'review-mcp-interop-ui-host', version: '1.0.0' },
@@ -355,15 +350,18 @@ async function uiStep(ctx) {
     // The card sends back the digest show_review gave the item it showed.
     const digest = data(shown)?.decisions?.[0]?.basis?.[0]?.digest;
     check(typeof digest === 'string', `show_review gave no basis digest: ${JSON.stringify(data(shown))}`);
-    const verdict = await declared.callTool({ name: 'record_verdict', arguments: { decision_id: id, index: 0, item_digest: digest, judgement: 'accepted' } });
+    // ... and the proof show_review gave the card in the result's _meta.
+    const proof = shown._meta?.['review-mcp/card']?.proofs?.[id];
+    check(typeof proof === 'string', `show_review gave no card proof: ${JSON.stringify(shown._meta)}`);
+    const verdict = await declared.callTool({ name: 'record_verdict', arguments: { decision_id: id, index: 0, item_digest: digest, judgement: 'accepted', card_proof: proof } });
     check(!verdict.isError && data(verdict)?.verdict?.via === 'app', `record_verdict answered ${JSON.stringify(verdict)}`);
     // A click on an item that is not (or no longer) the one shown is refused, and writes nothing.
-    const moved = await declared.callTool({ name: 'record_verdict', arguments: { decision_id: id, index: 0, item_digest: '0'.repeat(32), judgement: 'rejected' } });
+    const moved = await declared.callTool({ name: 'record_verdict', arguments: { decision_id: id, index: 0, item_digest: '0'.repeat(32), judgement: 'rejected', card_proof: proof } });
     check(moved.isError === true && moved.content?.[0]?.text?.startsWith('The decision changed since the card showed it'), `a click on another item answered ${JSON.stringify(moved)}`);
   } finally {
     await declared.close();
   }
-  log('ui: undeclared sees no card links and record_verdict is refused; declared sees both and records via app');
+  log('ui: undeclared sees the card link, not record_verdict, and a call without the proof is refused; declared sees both and records via app with the proof');
   return 'ui extension negotiated both ways';
 }
 

@@ -696,26 +696,23 @@ async def notify_step(client, spec, legacy, notes, binary, stderr_file, log):
 
 async def ui_step(client, mode, binary, stderr_file, log):
     """The UI-extension step (MCP Apps, the review card), as client.mjs's uiStep: the session
-    declared nothing, so show_review has no `_meta.ui`, record_verdict is not listed and its call
-    is refused (legacy -32602, 2026-07-28 -32021). A second client, same mode, advertises
+    declared nothing, so show_review has its `_meta.ui` link (a host may render the card without
+    declaring the extension), record_verdict is not listed and its call without the card's
+    proof is an isError result. A second client, same mode, advertises
     `io.modelcontextprotocol/ui` and talks to the binary directly on a database of its own (its
     writes stay out of the session's transcript): it sees both links, reads the card, and a
-    record_verdict it sends with the item's digest from show_review is recorded via "app"; one
-    with another item's digest is refused."""
+    record_verdict it sends with the item's digest and the card's proof from show_review's
+    `_meta` is recorded via "app"; one with another item's digest is refused."""
     app, card = "text/html;profile=mcp-app", "ui://review-mcp/review-card"
     tools = dump(await client.list_tools(cache_mode="bypass"))["tools"]
     if any(t["name"] == "record_verdict" for t in tools):
         raise Failure("ui: record_verdict listed to a client that declared no UI extension")
-    if any(t["name"] == "show_review" and "ui" in (t.get("_meta") or {}) for t in tools):
-        raise Failure("ui: show_review carries _meta.ui without the extension")
-    code = None
-    try:
-        await client.call_tool("record_verdict", {"decision_id": "dec_none", "index": 0, "item_digest": "0" * 32, "judgement": "accepted"})
-    except MCPError as e:
-        code = e.error.code
-    want = -32602 if mode == "legacy" else -32021
-    if code != want:
-        raise Failure(f"ui: record_verdict without the extension answered {code}, expected {want}")
+    if not any(t["name"] == "show_review" and ((t.get("_meta") or {}).get("ui") or {}).get("resourceUri") == card for t in tools):
+        raise Failure("ui: show_review links no card for a client that declared no UI extension")
+    bare = dump(await client.call_tool("record_verdict", {"decision_id": "dec_none", "index": 0, "item_digest": "0" * 32, "judgement": "accepted"}))
+    text = (bare.get("content") or [{}])[0].get("text", "")
+    if not bare.get("isError") or "carries no card_proof" not in text:
+        raise Failure(f"ui: record_verdict without the card's proof answered {bare!r}")
 
     env = dict(os.environ, REVIEW_MCP_DB_PATH=os.environ.get("REVIEW_MCP_DB_PATH", "review") + ".ui.db")
     async with Client(
@@ -743,17 +740,23 @@ async def ui_step(client, mode, binary, stderr_file, log):
         digest = shown["structuredContent"]["decisions"][0]["basis"][0].get("digest")
         if not isinstance(digest, str):
             raise Failure(f"ui: show_review gave no basis digest: {shown!r}")
+        # ... and the proof show_review gave the card in the result's _meta.
+        proof = ((shown.get("_meta") or {}).get("review-mcp/card") or {}).get("proofs", {}).get(decision_id)
+        if not isinstance(proof, str):
+            raise Failure(f"ui: show_review gave no card proof: {shown.get('_meta')!r}")
         verdict = dump(await host.call_tool("record_verdict", {
-            "decision_id": decision_id, "index": 0, "item_digest": digest, "judgement": "accepted"}))
+            "decision_id": decision_id, "index": 0, "item_digest": digest, "judgement": "accepted",
+            "card_proof": proof}))
         if verdict.get("isError") or verdict["structuredContent"]["verdict"]["via"] != "app":
             raise Failure(f"ui: record_verdict answered {verdict!r}")
         # A click on an item that is not (or no longer) the one shown is refused.
         moved = dump(await host.call_tool("record_verdict", {
-            "decision_id": decision_id, "index": 0, "item_digest": "0" * 32, "judgement": "rejected"}))
+            "decision_id": decision_id, "index": 0, "item_digest": "0" * 32, "judgement": "rejected",
+            "card_proof": proof}))
         text = (moved.get("content") or [{}])[0].get("text", "")
         if not moved.get("isError") or not text.startswith("The decision changed since the card showed it"):
             raise Failure(f"ui: a click on another item answered {moved!r}")
-    log("ui: undeclared sees no card links and record_verdict is refused; declared sees both and records via app")
+    log("ui: undeclared sees the card link, not record_verdict, and a call without the proof is refused; declared sees both and records via app with the proof")
     return "ui extension negotiated both ways"
 
 

@@ -8,7 +8,9 @@ Client lines become `send_raw` (byte for byte, newline added back); server lines
 session: timestamps (`created_at`, `updated_at`, a verdict's `at`), server-generated ids (an `id` or `decision_id` member inside a
 result), the server's version and instructions, the text blocks of successful tool results
 (they repeat the structuredContent JSON, ids and timestamps included), resource contents'
-text and the `description` of resources/list entries (they carry ids and times too).
+text and the `description` of resources/list entries (they carry ids and times too), the
+review card's proofs (`_meta["review-mcp/card"]`, keyed anew by each server process) and what
+names the run's database path (a cancelled form's `other_channels`, an unanswered form's text).
 
 A request that names a server-generated id (e.g. `resources/read review://records/rec_...`)
 cannot replay: the replayed server generates other ids and the format has no capture. Such a
@@ -40,6 +42,11 @@ def wildcard_volatile(value, inside_result):
         for k, v in value.items():
             if k in ("created_at", "updated_at", "at") and isinstance(v, str):
                 value[k] = ANY
+            elif k == "other_channels" and isinstance(v, dict):
+                # The terminal command names the run's database path.
+                for part in ("note", "terminal"):
+                    if part in v:
+                        v[part] = ANY
             elif k in ("id", "decision_id") and inside_result and isinstance(v, str):
                 seen.add(v)
                 value[k] = ANY
@@ -65,6 +72,9 @@ def loosen(msg, method):
             except (ValueError, TypeError):
                 pass
             block["text"] = ANY
+        elif isinstance(block, dict) and "`review-mcp review --db " in str(block.get("text", "")):
+            # An unanswered form names the terminal command, with the run's database path.
+            block["text"] = ANY
     for content in result.get("contents", []) if isinstance(result.get("contents"), list) else []:
         if isinstance(content, dict) and "text" in content:
             try:
@@ -82,6 +92,9 @@ def loosen(msg, method):
     meta = result.get("_meta")
     if isinstance(meta, dict) and isinstance(meta.get(SERVER_INFO), dict) and "version" in meta[SERVER_INFO]:
         meta[SERVER_INFO]["version"] = ANY
+    if isinstance(meta, dict) and "review-mcp/card" in meta:
+        # The review card's proofs: under a key drawn anew by each server process.
+        meta["review-mcp/card"] = ANY
     if "instructions" in result:
         result["instructions"] = ANY
     return msg, ids

@@ -73,11 +73,15 @@ fn review_at_r1(c: &mut Client) -> String {
     let id = d["decision"]["id"].as_str().unwrap().to_string();
     // The engineer, in the review card: the bore rejected, the flange accepted.
     for (index, judgement) in [(0, "rejected"), (1, "accepted")] {
-        let review = c.ok("show_review", json!({"artifact": a, "detail": "full"}));
-        let digest = review["decisions"][0]["basis"][index]["digest"].clone();
+        let shown = c.call("show_review", json!({"artifact": a, "detail": "full"}));
+        let digest =
+            shown["result"]["structuredContent"]["decisions"][0]["basis"][index]["digest"].clone();
+        // The card's proof, given to the card in the result's _meta (issue 28).
+        let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
         let out = c.ok(
             "record_verdict",
-            json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": judgement}),
+            json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": judgement,
+                   "card_proof": proof}),
         );
         assert_eq!(out["verdict"]["via"], "app");
     }
@@ -393,10 +397,11 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
                 json!(["judgement_0", "judgement_2", "judgement_3"]),
                 "{asked}"
             );
-            let message = params["message"].as_str().unwrap();
+            // Said once, in the fields (issue 28: no detail twice in the form).
+            let fields = params["requestedSchema"]["properties"].to_string();
             assert!(
-                message.contains("rejected by the engineer (review card) at revision"),
-                "{message}"
+                fields.contains("rejected by the engineer (review card) at revision"),
+                "{fields}"
             );
         }
 
@@ -421,15 +426,21 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
         assert!(bore["record"].get("carried").is_none(), "{bore}");
         let re = c.ok("recall", json!({"artifact": r2a, "carried": "re-verify"}));
         assert_eq!(names(&re), ["boss 8 mm high", "material 6061-T6"]);
-        let review = c.ok(
+        let shown = c.call(
             "show_review",
             json!({"artifact": art_uri(&r2(), FILE), "detail": "full"}),
         );
+        let review = &shown["result"]["structuredContent"];
         let carried_id = review["decisions"][0]["id"].clone();
         let digest = review["decisions"][0]["basis"][1]["digest"].clone();
+        // The card's proof, given to the card in the result's _meta (issue 28).
+        let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"]
+            [carried_id.as_str().unwrap()]
+        .clone();
         c.ok(
             "record_verdict",
-            json!({"decision_id": carried_id, "index": 1, "item_digest": digest, "judgement": "accepted"}),
+            json!({"decision_id": carried_id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": proof}),
         );
         let none = c.ok(
             "recall_decisions",

@@ -346,7 +346,8 @@ fn the_wait_bound_answers_is_error_withdraws_and_writes_nothing() -> Result<()> 
         out[1]["result"]["content"][0]["text"]
             .as_str()
             .is_some_and(|t| t.contains("did not answer the form within 200 ms")
-                && t.contains("nothing was written")),
+                && t.contains("nothing was written")
+                && t.contains("`review-mcp review")),
         "{out:?}"
     );
     // Once: a later look finds nothing, and the late answer answers nothing.
@@ -476,9 +477,14 @@ fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Res
         assert_eq!(out.len(), 1, "{caps}: {out:?}");
         assert_eq!(out[0]["result"]["isError"], true, "{caps}: {out:?}");
         assert!(
-            out[0]["result"]["content"][0]["text"]
-                .as_str()
-                .is_some_and(|t| t.contains("did not declare elicitation") && t.contains("in chat")),
+            out[0]["result"]["content"][0]["text"].as_str().is_some_and(
+                |t| t.contains("did not declare elicitation")
+                    && t.contains("in chat")
+                    // Issue 28: a host without forms (Gemini CLI) is told the engineer's own
+                    // channels: the terminal command and the card.
+                    && t.contains("in their terminal, `review-mcp review")
+                    && t.contains("review card (show_review)")
+            ),
             "{out:?}"
         );
     }
@@ -974,15 +980,20 @@ impl Host {
 
     /// A click in the review card on item `index` as show_review showed it.
     fn click(&mut self, index: usize, judgement: &str) -> Result<Value> {
-        let review = self.ok(
-            "show_review",
-            json!({"artifact": artifact(), "detail": "full"}),
-        )?;
-        let d = &review["decisions"][0];
+        let args = json!({"artifact": artifact(), "detail": "full"});
+        let out = self.raw_call("show_review", &args, json!({}));
+        let answer = out
+            .iter()
+            .find(|m| m["id"] == self.next)
+            .context("no answer")?;
+        let d = &answer["result"]["structuredContent"]["decisions"][0];
+        // The card's proof, given to the card in the result's _meta.
+        let id = d["id"].as_str().context("no decision")?;
+        let card_proof = answer["result"]["_meta"]["review-mcp/card"]["proofs"][id].clone();
         self.ok(
             "record_verdict",
             json!({"decision_id": d["id"], "index": index, "judgement": judgement,
-                   "item_digest": d["basis"][index]["digest"]}),
+                   "item_digest": d["basis"][index]["digest"], "card_proof": card_proof}),
         )
     }
 

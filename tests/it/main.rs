@@ -9,6 +9,7 @@ mod bounds;
 mod capabilities;
 mod carry_attacks;
 mod carry_forward;
+mod channel_terminal;
 mod cli;
 mod completions;
 mod database_file;

@@ -110,6 +110,7 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
                 question: Some(format!("{h} question")),
                 faces: vec![format!("{h} f1"), "face:7".into()],
                 verdict: Some(Verdict {
+                    meaning: None,
                     author: None,
                     at: "2026-12-01T10:00:00.000Z".into(),
                     judgement: Judgement::Rejected,
@@ -226,6 +227,7 @@ fn expected_row(n: usize, b: &BasisItem) -> Vec<String> {
             let who = match v.via {
                 Via::Elicitation => " by the engineer (form)",
                 Via::App => " by the engineer (review card)",
+                Via::Terminal => " by the engineer (terminal)",
                 Via::Assistant => ", as relayed by the assistant",
             };
             let head = format!("{}{who}, {}", v.judgement.as_str(), &v.at[..10]);
@@ -463,6 +465,7 @@ fn report_carried_items_with_hostile_strings_keep_the_structure() -> Result<()> 
                 author: Some(h.to_string()),
                 at: T1.into(),
                 judgement: Judgement::Accepted,
+                meaning: None,
                 reason: Some(h.to_string()),
                 via: Via::App,
             }),

@@ -220,14 +220,19 @@ fn an_item_larger_than_the_bound_is_served_cut_and_says_where_it_is_whole() {
         assert!(announced >= 8, "{announced}");
         // The card's verdict on an item of the cut decision: the digest it was given (never
         // cut) is the item's, and the answer, with the decision, is bounded and cut too.
-        let shown = structured(&c.call(
+        let shown_resp = c.call(
             "show_review",
             json!({"artifact": art(), "subject": "huge", "detail": "full"}),
-        ));
+        );
+        let shown = structured(&shown_resp);
         let digest = shown["decisions"][0]["basis"][0]["digest"].clone();
+        // The card's proof of the decision, in the result's _meta (issue 28), cut or not.
+        let proof =
+            shown_resp["result"]["_meta"]["review-mcp/card"]["proofs"][s.decision.as_str()].clone();
         let resp = c.call(
             "record_verdict",
-            json!({"decision_id": s.decision, "index": 0, "item_digest": digest, "judgement": "accepted"}),
+            json!({"decision_id": s.decision, "index": 0, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": proof}),
         );
         announced_decision(&resp, &decision_whole);
         // The paged tools serve every item once, the large ones cut.

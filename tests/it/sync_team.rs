@@ -236,6 +236,7 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
     {
         let mut store = Store::open(&a.db)?;
         let verdict = Verdict {
+            meaning: None,
             author: None,
             at: review_mcp::time::now(),
             judgement: Judgement::Rejected,

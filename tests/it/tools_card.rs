@@ -1,7 +1,8 @@
-//! The review card (MCP Apps): `show_review` and its `_meta.ui` link, the `ui://` card
-//! resource, and the app-only `record_verdict`, listed only to a client that declared the UI
-//! extension and refused to any other, in both eras (2026-07-28 reads the declaration from
-//! each request, never from an earlier one).
+//! The review card (MCP Apps): `show_review` and its `_meta.ui` link (given to every client:
+//! VS Code renders the card without declaring the extension), the `ui://` card resource, and
+//! the app-only `record_verdict`, listed only to a client that declared the UI extension
+//! (2026-07-28 reads the declaration from each request, never from an earlier one) and
+//! recording only a click that carries the card's proof, in every host (issue 28).
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -53,6 +54,26 @@ fn seed(c: &mut Client) -> String {
     d["decision"]["id"].as_str().unwrap().to_string()
 }
 
+/// The card's proof of the first decision of show_review's full answer, from the result's
+/// `_meta` (where the host gives it to the card and not to the model).
+fn proof(c: &mut Client) -> Value {
+    let resp = c.call(
+        "show_review",
+        json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+    );
+    let id = resp["result"]["structuredContent"]["decisions"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let p = resp["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
+    assert!(p.as_str().is_some_and(|p| p.starts_with("cp1.")), "{resp}");
+    p
+}
+
+/// How the refusal of a call without the card's proof begins.
+const NOT_FROM_THE_CARD: &str =
+    "record_verdict records a click in the review card only, and this call carries no card_proof";
+
 /// The digest show_review gives basis item `index` of the current decision: what the card
 /// sends back with a click on it.
 fn digest(c: &mut Client, index: usize) -> Value {
@@ -66,15 +87,21 @@ fn digest(c: &mut Client, index: usize) -> Value {
 }
 
 #[test]
-fn card_links_and_app_tool_listed_only_to_a_client_that_declared_the_ui_extension() {
+fn card_links_go_to_every_client_and_the_app_tool_only_to_one_that_declared_the_extension() {
     for era in ERAS {
+        // A host that declares nothing (VS Code renders the card all the same) gets the
+        // link, and never record_verdict: it may show every listed tool to its model.
         let mut plain = Client::memory(era);
         let list = plain.request("tools/list", json!({}));
         assert!(
             !names(&list).contains(&"record_verdict".to_string()),
             "{era:?}"
         );
-        assert!(tool(&list, "show_review").get("_meta").is_none(), "{era:?}");
+        assert_eq!(
+            tool(&list, "show_review")["_meta"]["ui"]["resourceUri"],
+            CARD,
+            "{era:?}"
+        );
 
         let mut host = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
         let list = host.request("tools/list", json!({}));
@@ -103,39 +130,81 @@ fn card_ui_extension_without_the_app_mime_type_declares_nothing() {
     assert!(!names(&list).contains(&"record_verdict".to_string()));
 }
 
+/// Issue 28: no model, in any host, records a verdict as the card's. A call without the
+/// card's proof is refused, whether or not the client declared the extension; one with a
+/// proof that is not the card's (made up, or of another decision) is refused as a change the
+/// card must show again. Nothing is written either way.
 #[test]
-fn card_record_verdict_refused_without_the_extension_in_each_era_and_writes_nothing() {
+fn card_record_verdict_without_the_card_proof_is_refused_in_every_host_and_writes_nothing() {
+    for era in ERAS {
+        for declared in [false, true] {
+            let mut c = if declared {
+                Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps())
+            } else {
+                Client::memory(era)
+            };
+            let id = seed(&mut c);
+            let bore = digest(&mut c, 0);
+            let refused = c.refused(
+                "record_verdict",
+                json!({"decision_id": id, "index": 0, "item_digest": bore, "judgement": "accepted"}),
+            );
+            assert!(refused.starts_with(NOT_FROM_THE_CARD), "{era:?}: {refused}");
+            assert!(refused.contains("review-mcp review"), "{refused}");
+            for forged in [
+                json!("cp1.00000000000000000000000000000000"),
+                json!("cp1.4.00000000000000000000000000000000"),
+                json!("not a proof"),
+            ] {
+                let refused = c.refused(
+                    "record_verdict",
+                    json!({"decision_id": id, "index": 0, "item_digest": bore,
+                           "judgement": "accepted", "card_proof": forged}),
+                );
+                assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
+                assert!(refused.contains("card_proof is not the one"), "{refused}");
+            }
+            let back = c.ok(
+                "recall_decisions",
+                json!({"artifact": art_uri(REV_B, FILE)}),
+            );
+            assert!(back["decisions"][0]["basis"][0].get("verdict").is_none());
+        }
+    }
+}
+
+/// Issue 28: a host that renders the card without declaring the extension (VS Code): the
+/// card gets the review and its proofs from show_review's result, and its click is recorded
+/// as the engineer's, in each era.
+#[test]
+fn card_in_a_host_that_never_declared_the_extension_records_the_click() {
     for era in ERAS {
         let mut c = Client::memory(era);
         let id = seed(&mut c);
-        let resp = c.call(
+        let read = c.request("resources/read", json!({"uri": CARD}));
+        assert_eq!(
+            read["result"]["contents"][0]["mimeType"],
+            "text/html;profile=mcp-app"
+        );
+        let card_proof = proof(&mut c);
+        let wall = digest(&mut c, 1);
+        let out = c.ok(
             "record_verdict",
-            json!({"decision_id": id, "index": 0, "judgement": "accepted"}),
+            json!({"decision_id": id, "index": 1, "item_digest": wall, "judgement": "rejected",
+                   "card_proof": card_proof}),
         );
-        let error = &resp["error"];
-        match era {
-            Era::V2026_07_28 => {
-                assert_eq!(error["code"], -32021, "{resp}");
-                assert_eq!(
-                    error["data"]["requiredCapabilities"],
-                    ui_caps(),
-                    "names the extension as the request must declare it"
-                );
-            }
-            _ => assert_eq!(error["code"], -32602, "{era:?}: {resp}"),
-        }
-        assert!(
-            error["message"]
-                .as_str()
-                .unwrap()
-                .contains("io.modelcontextprotocol/ui"),
-            "{resp}"
+        assert_eq!(out["verdict"]["via"], "app", "{era:?}");
+        // The result carries the decision's proof again (a verdict does not change it).
+        let bore = digest(&mut c, 0);
+        let again = c.call(
+            "record_verdict",
+            json!({"decision_id": id, "index": 0, "item_digest": bore,
+                   "judgement": "accepted", "card_proof": card_proof}),
         );
-        let back = c.ok(
-            "recall_decisions",
-            json!({"artifact": art_uri(REV_B, FILE)}),
+        assert_eq!(
+            again["result"]["_meta"]["review-mcp/card"]["proofs"][&id], card_proof,
+            "{again}"
         );
-        assert!(back["decisions"][0]["basis"][0].get("verdict").is_none());
     }
 }
 
@@ -149,24 +218,39 @@ fn card_modern_declaration_is_read_per_request_never_cached() {
     assert!(names(&with).contains(&"record_verdict".to_string()));
     let without = c.request_declaring("tools/list", json!({}), json!({}));
     assert!(!names(&without).contains(&"record_verdict".to_string()));
-    assert!(tool(&without, "show_review").get("_meta").is_none());
-    let shown = c
-        .request_declaring(
-            "tools/call",
-            json!({"name": "show_review", "arguments": {"artifact": art_uri(REV_B, FILE), "detail": "full"}}),
-            ui_caps(),
-        )
+    assert_eq!(
+        tool(&without, "show_review")["_meta"]["ui"]["resourceUri"],
+        CARD
+    );
+    let shown = c.request_declaring(
+        "tools/call",
+        json!({"name": "show_review", "arguments": {"artifact": art_uri(REV_B, FILE), "detail": "full"}}),
+        ui_caps(),
+    );
+    let digest = shown
         .pointer("/result/structuredContent/decisions/0/basis/1/digest")
         .cloned()
         .unwrap();
-    let args = json!({"name": "record_verdict", "arguments": {"decision_id": id, "index": 1, "item_digest": shown, "judgement": "rejected"}});
+    let card_proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
+    let args = json!({"name": "record_verdict", "arguments": {"decision_id": id, "index": 1, "item_digest": digest, "judgement": "rejected", "card_proof": card_proof}});
     let ok = c.request_declaring("tools/call", args.clone(), ui_caps());
     assert_eq!(
         ok["result"]["structuredContent"]["verdict"]["via"], "app",
         "{ok}"
     );
-    let refused = c.request_declaring("tools/call", args, json!({}));
-    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    // The next request declares nothing: the proof, not the declaration, makes the click.
+    let again = c.request_declaring("tools/call", args.clone(), json!({}));
+    assert_eq!(
+        again["result"]["structuredContent"]["verdict"]["via"], "app",
+        "{again}"
+    );
+    let mut without_proof = args;
+    without_proof["arguments"]
+        .as_object_mut()
+        .unwrap()
+        .remove("card_proof");
+    let refused = c.request_declaring("tools/call", without_proof, ui_caps());
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
 }
 
 #[test]
@@ -272,10 +356,11 @@ fn card_record_verdict_is_the_engineers_and_outranks_the_assistant() {
     for era in ERAS {
         let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
         let id = seed(&mut c);
+        let card_proof = proof(&mut c);
         let wall = digest(&mut c, 1);
         let out = c.ok(
             "record_verdict",
-            json!({"decision_id": id, "index": 1, "item_digest": wall, "judgement": "rejected", "reason": "too thin"}),
+            json!({"decision_id": id, "index": 1, "item_digest": wall, "judgement": "rejected", "reason": "too thin", "card_proof": card_proof}),
         );
         assert_eq!(out["index"], 1);
         assert_eq!(out["verdict"]["via"], "app");
@@ -283,7 +368,7 @@ fn card_record_verdict_is_the_engineers_and_outranks_the_assistant() {
         let bore = digest(&mut c, 0);
         let blank = c.ok(
             "record_verdict",
-            json!({"decision_id": id, "index": 0, "item_digest": bore, "judgement": "accepted", "reason": "  "}),
+            json!({"decision_id": id, "index": 0, "item_digest": bore, "judgement": "accepted", "reason": "  ", "card_proof": card_proof}),
         );
         assert!(
             blank["verdict"].get("reason").is_none(),
@@ -301,15 +386,16 @@ fn card_record_verdict_is_the_engineers_and_outranks_the_assistant() {
         let kept = &replaced["decision"]["basis"][1]["verdict"];
         assert_eq!(kept["judgement"], "rejected", "{replaced}");
         assert_eq!(kept["via"], "app");
+        let card_proof = proof(&mut c);
         let past = c.refused(
             "record_verdict",
-            json!({"decision_id": id, "index": 3, "item_digest": bore, "judgement": "accepted"}),
+            json!({"decision_id": id, "index": 3, "item_digest": bore, "judgement": "accepted", "card_proof": card_proof}),
         );
         assert!(past.starts_with(CHANGED), "{past}");
         assert!(past.contains("no item 4"), "{past}");
         let gone = c.refused(
             "record_verdict",
-            json!({"decision_id": "dec_none", "index": 0, "item_digest": bore, "judgement": "accepted"}),
+            json!({"decision_id": "dec_none", "index": 0, "item_digest": bore, "judgement": "accepted", "card_proof": card_proof}),
         );
         assert!(gone.starts_with(CHANGED), "{gone}");
         assert!(gone.contains("no decision dec_none"), "{gone}");
@@ -330,6 +416,7 @@ fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
             json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
         );
         let shown = review["decisions"][0]["basis"].as_array().unwrap().clone();
+        let card_proof = proof(&mut c);
         let digests: Vec<&str> = shown
             .iter()
             .map(|b| b["digest"].as_str().unwrap())
@@ -339,9 +426,9 @@ fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
         // Another verdict in the decision leaves the other items as shown.
         c.ok(
             "record_verdict",
-            json!({"decision_id": id, "index": 3, "item_digest": digests[3], "judgement": "accepted"}),
+            json!({"decision_id": id, "index": 3, "item_digest": digests[3], "judgement": "accepted", "card_proof": card_proof}),
         );
-        let click = |index: usize, digest: &str| json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": "rejected"});
+        let click = |index: usize, digest: &str, card_proof: &Value| json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": "rejected", "card_proof": card_proof});
         // The assistant puts a new item first.
         c.ok(
             "remember_decision",
@@ -352,7 +439,13 @@ fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
                 {"requirement": "Ra 1.6", "source": "model-pmi", "state": "satisfied"}
             ]}),
         );
-        let refused = c.refused("record_verdict", click(0, digests[0]));
+        let refused = c.refused("record_verdict", click(0, digests[0], &card_proof));
+        assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
+        assert!(refused.contains("Nothing was written"), "{refused}");
+        // With the proof of the decision as it is now, the stale digest is refused all the
+        // same, naming what the item says now.
+        let fresh = proof(&mut c);
+        let refused = c.refused("record_verdict", click(0, digests[0], &fresh));
         assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
         assert!(refused.contains("Wall thickness 2 mm"), "{refused}");
         assert!(refused.contains("Nothing was written"), "{refused}");
@@ -367,7 +460,7 @@ fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
         assert!(d["decisions"][0]["basis"][1].get("verdict").is_none());
         // Ra 1.6 says something else now (state conflicting -> satisfied, no question): a click
         // on it as shown is refused too, though its requirement is the same.
-        let refused = c.refused("record_verdict", click(2, digests[3]));
+        let refused = c.refused("record_verdict", click(2, digests[3], &fresh));
         assert!(refused.starts_with(CHANGED), "{refused}");
         // The bore as it is now: the card's new digest lands on it.
         let now = digest(&mut c, 1);
@@ -376,7 +469,7 @@ fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
             Some(digests[0]),
             "the same item, the same digest"
         );
-        let out = c.ok("record_verdict", click(1, digests[0]));
+        let out = c.ok("record_verdict", click(1, digests[0], &fresh));
         assert_eq!(out["decision"]["basis"][1]["verdict"]["via"], "app");
         assert_eq!(out["decision"]["basis"][1]["digest"], digests[0]);
         assert!(out["decision"]["basis"][0].get("verdict").is_none());
@@ -387,4 +480,37 @@ fn card_click_is_recorded_only_for_the_item_the_engineer_saw() {
         );
         assert!(missing.contains("item_digest"), "{era:?}: {missing}");
     }
+}
+
+/// Issue 28: the card's proofs ride in `_meta` of show_review's answer, and the answer stays
+/// within the bound of every answer (32,000 bytes) with them: a revision of many small
+/// decisions, each shown whole with its proof.
+#[test]
+fn card_proofs_keep_a_full_review_within_the_answer_bound() {
+    let mut c = Client::memory(Era::V2025_11_25);
+    for i in 0..150 {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_B, FILE), "subject": format!("d{i}"), "disposition": "ok",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+        );
+    }
+    let resp = c.call(
+        "show_review",
+        json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+    );
+    let line = serde_json::to_string(&resp).unwrap();
+    assert!(line.len() <= 32_000, "{} bytes", line.len());
+    let shown = resp["result"]["structuredContent"]["decisions"]
+        .as_array()
+        .unwrap();
+    assert!(shown.len() > 10, "{}", shown.len());
+    let proofs = resp["result"]["_meta"]["review-mcp/card"]["proofs"]
+        .as_object()
+        .unwrap();
+    assert_eq!(
+        proofs.len(),
+        shown.len(),
+        "a proof for every decision shown"
+    );
 }

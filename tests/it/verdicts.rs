@@ -139,14 +139,21 @@ fn the_form_asks_every_item_without_an_engineer_verdict_and_records_the_answers_
         schema["properties"]["judgement_1"]["enum"],
         json!(["accepted", "rejected"])
     );
+    // Issue 28: the first line (all a one-line host shows) says whose answers these are, in
+    // under 80 characters; each item's details are in its field only, never twice.
     let message = params["message"].as_str().unwrap();
+    let first = message.lines().next().unwrap();
+    assert!(first.chars().count() < 80, "{first}");
+    assert!(first.contains("recorded as your own verdicts"), "{first}");
+    let fields = schema["properties"].to_string();
     for shown in [
         "Bore 12H7",
         "Which reamer?",
         "measure: 2.4 mm",
         "assistant-proposed",
     ] {
-        assert!(message.contains(shown), "the form shows {shown}: {message}");
+        assert!(fields.contains(shown), "the form shows {shown}: {fields}");
+        assert!(!message.contains(shown), "said twice: {message}");
     }
 
     let state = result["requestState"].clone();
@@ -286,6 +293,59 @@ fn an_assistant_replacement_keeps_the_engineers_verdicts_and_says_so() {
     }
 }
 
+/// Issue 28: a host that never showed the form (`claude -p`) answers `cancel` by itself, so a
+/// cancel does not say the engineer dismissed it: it says they may not have been reached and
+/// names their other channels (the terminal command for this revision, the card), in the
+/// structured content too (a host may pass only that to the model). A decline is the
+/// engineer's explicit refusal and says so. Neither writes anything.
+#[test]
+fn a_cancelled_form_says_the_engineer_may_not_have_been_reached_and_names_the_other_channels() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    let before = c.decision();
+    let r = c.ask_and_answer(ask_args(), json!({"action": "cancel"}));
+    let result = &r["result"];
+    let text = result["content"][0]["text"].as_str().unwrap();
+    let s = &result["structuredContent"];
+    assert_eq!(s["outcome"], "cancelled");
+    assert!(!text.contains("dismissed"), "{text}");
+    assert!(text.contains("may not have been reached"), "{text}");
+    let terminal = s["other_channels"]["terminal"].as_str().unwrap();
+    assert_eq!(terminal, format!("review-mcp review {REV}"));
+    assert!(text.contains(terminal), "{text}");
+    assert!(
+        s["other_channels"]["card"]
+            .as_str()
+            .unwrap()
+            .contains("show_review")
+    );
+    assert_eq!(
+        s["other_channels"]["note"], text,
+        "the whole message, for the model"
+    );
+    assert_eq!(s["recorded"], json!([]));
+    assert_eq!(
+        s["asked"],
+        json!([0, 1, 2]),
+        "asked, and still awaiting the engineer"
+    );
+    assert_eq!(c.decision(), before, "nothing written");
+
+    let r = c.ask_and_answer(ask_args(), json!({"action": "decline"}));
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(r["result"]["structuredContent"]["outcome"], "declined");
+    assert!(
+        text.contains("declined") && text.contains("explicit refusal"),
+        "{text}"
+    );
+    assert!(
+        r["result"]["structuredContent"]
+            .get("other_channels")
+            .is_none()
+    );
+    assert_eq!(c.decision(), before, "nothing written");
+}
+
 #[test]
 fn declined_cancelled_or_mismatched_answers_write_nothing() {
     let mut c = Modern::new();
@@ -318,6 +378,12 @@ fn request_state_is_sealed_bound_to_its_call_and_the_capability_is_required() {
     let r = c.call("request_verdicts", ask_args(), json!({}));
     assert_eq!(r["error"]["code"], -32021, "{r}");
     assert!(r["error"]["data"]["requiredCapabilities"]["elicitation"].is_object());
+    // Issue 28: a host without forms is told the engineer's own channels too.
+    let m = r["error"]["message"].as_str().unwrap();
+    assert!(
+        m.contains("`review-mcp review") && m.contains("review card"),
+        "{m}"
+    );
     let r = c.call(
         "request_verdicts",
         ask_args(),
@@ -477,10 +543,12 @@ fn asked_again_the_form_says_who_gave_each_earlier_verdict_how_and_when() {
         ui.clone(),
     );
     let d = &review["result"]["structuredContent"]["decisions"][0];
+    let card_proof =
+        &review["result"]["_meta"]["review-mcp/card"]["proofs"][d["id"].as_str().unwrap()];
     let clicked = c.call(
         "record_verdict",
         json!({"decision_id": d["id"], "index": 2, "judgement": "accepted",
-               "item_digest": d["basis"][2]["digest"]}),
+               "item_digest": d["basis"][2]["digest"], "card_proof": card_proof}),
         ui,
     );
     assert_ne!(clicked["result"]["isError"], json!(true), "{clicked}");
@@ -519,7 +587,10 @@ fn asked_again_the_form_says_who_gave_each_earlier_verdict_how_and_when() {
     let message = params["message"].as_str().unwrap();
     for (i, w) in want.iter().enumerate() {
         assert!(about(i).contains(w.as_str()), "item {i}: {}", about(i));
-        assert!(message.contains(w.as_str()), "{message}");
+        assert!(
+            !message.contains(w.as_str()),
+            "said once, in the field: {message}"
+        );
     }
     for i in [1, 2] {
         assert!(!about(i).contains("relayed"), "item {i}: {}", about(i));

@@ -4,7 +4,9 @@
 
 use rusqlite::{Row, Transaction, params};
 
-use crate::review::{Artifact, BasisItem, Decision, Judgement, Source, State, Verdict, Via};
+use crate::review::{
+    Artifact, BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via,
+};
 use crate::store::StoreError;
 use crate::store::codec::{dedup, json_opt, json_strings, json_text, opt_json};
 
@@ -56,8 +58,8 @@ pub(in crate::store) fn load_basis(
 ) -> Result<Vec<BasisItem>, StoreError> {
     let mut stmt = tx.prepare_cached(
         "SELECT requirement, source, source_detail, evidence, state, question, faces, \
-         verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author, carried \
-         FROM basis_items \
+         verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author, carried, \
+         verdict_meaning FROM basis_items \
          WHERE decision_rid = ?1 ORDER BY position",
     )?;
     let items = stmt
@@ -69,11 +71,18 @@ pub(in crate::store) fn load_basis(
             let verdict = match judgement {
                 Some(j) => {
                     let via: Option<String> = row.get(9)?;
+                    let meaning: Option<String> = row.get(13)?;
                     Some(Verdict {
                         at: row.get::<_, Option<String>>(10)?.unwrap_or_default(),
                         author: row.get(11)?,
                         judgement: Judgement::parse(&j)
                             .ok_or_else(|| bad_enum(7, "judgement", &j))?,
+                        meaning: match meaning {
+                            Some(m) => Some(
+                                Meaning::parse(&m).ok_or_else(|| bad_enum(13, "meaning", &m))?,
+                            ),
+                            None => None,
+                        },
                         reason: row.get(8)?,
                         via: match via {
                             Some(v) => Via::parse(&v).ok_or_else(|| bad_enum(9, "via", &v))?,
@@ -165,8 +174,8 @@ pub(in crate::store) fn write_decision(
         let mut item_stmt = tx.prepare_cached(
             "INSERT INTO basis_items (decision_rid, position, requirement, source, \
              source_detail, evidence, state, question, faces, verdict_judgement, verdict_reason, \
-             verdict_via, verdict_at, verdict_author, carried) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+             verdict_via, verdict_at, verdict_author, carried, verdict_meaning) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         )?;
         let mut face_stmt = tx.prepare_cached(
             "INSERT OR IGNORE INTO decision_faces (face, revision, seq, rid) VALUES (?1, ?2, ?3, ?4)",
@@ -192,6 +201,9 @@ pub(in crate::store) fn write_decision(
                 item.verdict.as_ref().map(|v| v.at.as_str()),
                 item.verdict.as_ref().and_then(|v| v.author.as_deref()),
                 opt_json(item.carried.as_ref()),
+                item.verdict
+                    .as_ref()
+                    .and_then(|v| v.meaning.map(Meaning::as_str)),
             ])?;
             for f in &faces {
                 face_stmt.execute(params![f, a.revision, seq, rid])?;

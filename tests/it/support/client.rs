@@ -198,6 +198,11 @@ impl Server {
         }
     }
 
+    /// The notifications read past so far (oldest first), taken.
+    pub fn take_notifications(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.notifications)
+    }
+
     /// The next message, whatever it is.
     pub fn receive_any(&mut self) -> anyhow::Result<Value> {
         let mut line = String::new();

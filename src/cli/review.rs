@@ -1,0 +1,63 @@
+//! `review-mcp review [--db PATH] [--author NAME] FILE-OR-REVISION`: the engineer's verdicts
+//! in their own terminal (`review_mcp::terminal`, where the rules are). Refuses to run unless
+//! stdin and stdout are both terminals: a model's shell tool has none, so what this records
+//! was typed by a person at this machine.
+
+use std::io::{self, IsTerminal};
+use std::path::Path;
+use std::process::ExitCode;
+
+use review_mcp::review::{file_revision, is_revision};
+use review_mcp::store::Store;
+use review_mcp::terminal;
+use review_mcp::text::escape_controls;
+
+/// Why the command will not run without a terminal, and what to do.
+pub const NO_TERMINAL: &str = "review-mcp review needs a terminal on stdin and stdout: it records what you type as your own verdicts (via \"terminal\"), so it does not run from a pipe, a script or an assistant's shell tool (none of which has a terminal). Run it yourself, in a terminal window: review-mcp review [--db PATH] [--author NAME] FILE-OR-REVISION";
+
+/// Runs the session on this process's terminal.
+pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<ExitCode> {
+    if !(io::stdin().is_terminal() && io::stdout().is_terminal()) {
+        eprintln!("review-mcp: {NO_TERMINAL}");
+        return Ok(ExitCode::FAILURE);
+    }
+    let author = match author {
+        Some(a) => Some(a),
+        None => {
+            match super::serve::env_author(std::env::var_os(super::serve::AUTHOR_ENV).as_deref()) {
+                Ok(a) => a,
+                Err(why) => {
+                    eprintln!("review-mcp: {why}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+    };
+    let revision = match target.to_str().filter(|t| is_revision(t)) {
+        Some(r) => r.to_string(),
+        None => match file_revision(target) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!(
+                    "review-mcp: {}: {e} (give the part's file or its sha256:<64 hex> revision)",
+                    escape_controls(&target.display().to_string())
+                );
+                return Ok(ExitCode::FAILURE);
+            }
+        },
+    };
+    if !db.exists() {
+        eprintln!(
+            "review-mcp: no database at {} (give --db PATH or set REVIEW_MCP_DB_PATH to the server's database)",
+            escape_controls(&db.display().to_string())
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let mut store = Store::open(db)?;
+    store.set_author(author);
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut out = io::stdout().lock();
+    terminal::review(&mut store, &revision, &mut input, &mut out)?;
+    Ok(ExitCode::SUCCESS)
+}

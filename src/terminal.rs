@@ -1,0 +1,531 @@
+//! `review-mcp review`: the engineer gives verdicts in their own terminal, item by item, like
+//! `git add -p`. The rules are here (what is asked, what an answer records); `cli/review.rs`
+//! checks that stdin and stdout are terminals, opens the database and hands this module the
+//! terminal's reader and writer.
+//!
+//! Each decision at the revision is shown with its open items (those without a verdict of
+//! the engineer's own: `elicitation`, `app` or `terminal`); for each the engineer answers
+//! accept, reject, skip or quit, then a reason and the meaning (review or approval). Each
+//! answered item is recorded at once, in its own transaction, as the engineer's
+//! (`via: "terminal"`), only while the item still says what was shown
+//! ([`Shown::Item`]); quitting keeps what was answered and records nothing more. Every string
+//! read from the database (a model wrote it, a synced folder brought it) is shown escaped
+//! ([`escape_controls`]): it cannot move the cursor, fake a prompt or reorder text.
+//!
+//! What this proves, and what not: the answers were typed at a terminal on this machine by
+//! whoever sits at it. A model's shell tool has no terminal, so it cannot run this; anyone
+//! with a terminal and the database can, and the author recorded is the name given
+//! (`--author`, `REVIEW_MCP_AUTHOR`), not a checked identity.
+
+use std::io::{self, BufRead, Write};
+
+use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
+use crate::store::{
+    DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
+};
+use crate::text::{escape_controls, prefix_chars};
+use crate::time;
+
+/// What a session did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Decisions at the revision.
+    pub decisions: usize,
+    pub accepted: usize,
+    pub rejected: usize,
+    pub skipped: usize,
+    /// Items not recorded because their decision changed while shown.
+    pub changed: usize,
+    /// The engineer quit (or the input ended) before the last item.
+    pub quit: bool,
+}
+
+/// A failure of the session: the terminal or the database.
+#[derive(Debug)]
+pub enum TerminalError {
+    Io(io::Error),
+    Store(StoreError),
+}
+
+impl std::fmt::Display for TerminalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TerminalError::Io(e) => write!(f, "the terminal: {e}"),
+            TerminalError::Store(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for TerminalError {}
+
+impl From<io::Error> for TerminalError {
+    fn from(e: io::Error) -> Self {
+        TerminalError::Io(e)
+    }
+}
+
+impl From<StoreError> for TerminalError {
+    fn from(e: StoreError) -> Self {
+        TerminalError::Store(e)
+    }
+}
+
+/// The longest reason taken, in characters (as the form's).
+const MAX_REASON: usize = 2_000;
+
+/// How much of a stored field is shown, in characters.
+const SHOWN: usize = 400;
+
+/// A stored string as the terminal shows it: at most `n` characters, every control escaped.
+fn shown(s: &str, n: usize) -> String {
+    escape_controls(&prefix_chars(s, n)).into_owned()
+}
+
+/// Every decision at `revision`, newest first.
+fn decisions_at(store: &mut Store, revision: &str) -> Result<Vec<Decision>, StoreError> {
+    let q = DecisionQuery {
+        revision: Some(revision.to_string()),
+        ..DecisionQuery::default()
+    };
+    let mut all = Vec::new();
+    let mut request = PageRequest {
+        snapshot: None,
+        after: None,
+        limit: 100,
+    };
+    loop {
+        let page = store.recall_decisions(&q, request)?;
+        let last = page.items.last().map(|(_, p)| *p);
+        all.extend(page.items.into_iter().map(|(d, _)| d));
+        match last {
+            Some(after) if page.more => {
+                request = PageRequest {
+                    snapshot: Some(page.snapshot),
+                    after: Some(after),
+                    limit: 100,
+                };
+            }
+            _ => return Ok(all),
+        }
+    }
+}
+
+/// The items of `d` awaiting the engineer (no verdict of the engineer's own), those carried
+/// from an earlier revision to re-verify first, then in their order.
+fn open_items(d: &Decision) -> Vec<usize> {
+    let mut open: Vec<usize> = d
+        .basis
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
+        .map(|(i, _)| i)
+        .collect();
+    open.sort_by_key(|&i| {
+        let reverify = d
+            .basis
+            .get(i)
+            .and_then(|b| b.carry_state())
+            .is_some_and(|s| s == CarryState::Reverify);
+        (!reverify, i)
+    });
+    open
+}
+
+/// One answer to "accept, reject, skip or quit".
+enum Choice {
+    Judge(Judgement),
+    Skip,
+    Quit,
+}
+
+/// Reads one line; `None` at the end of the input.
+fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some(line.trim().to_string()))
+}
+
+fn ask_choice(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Choice> {
+    loop {
+        write!(out, "  Verdict? [a]ccept, [r]eject, [s]kip, [q]uit, [?]: ")?;
+        out.flush()?;
+        let Some(answer) = read_line(input)? else {
+            writeln!(out)?;
+            return Ok(Choice::Quit);
+        };
+        match answer.to_ascii_lowercase().as_str() {
+            "a" | "accept" | "y" => return Ok(Choice::Judge(Judgement::Accepted)),
+            "r" | "reject" | "n" => return Ok(Choice::Judge(Judgement::Rejected)),
+            "s" | "skip" => return Ok(Choice::Skip),
+            "q" | "quit" => return Ok(Choice::Quit),
+            _ => writeln!(
+                out,
+                "  a: accept the item; r: reject it; s: leave it open for now; q: stop here (what you answered is kept)."
+            )?,
+        }
+    }
+}
+
+fn ask_reason(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Option<Option<String>>> {
+    loop {
+        write!(out, "  Reason (optional, Enter for none): ")?;
+        out.flush()?;
+        let Some(reason) = read_line(input)? else {
+            writeln!(out)?;
+            return Ok(None);
+        };
+        if reason.chars().count() > MAX_REASON {
+            writeln!(out, "  At most {MAX_REASON} characters, please.")?;
+            continue;
+        }
+        // Typed at this terminal, but kept free of controls all the same.
+        let reason = crate::text::one_line(&reason).trim().to_string();
+        return Ok(Some(Some(reason).filter(|r| !r.is_empty())));
+    }
+}
+
+fn ask_meaning(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Option<Meaning>> {
+    loop {
+        write!(out, "  Meaning: [r]eview or [a]pproval? (Enter: review): ")?;
+        out.flush()?;
+        let Some(answer) = read_line(input)? else {
+            writeln!(out)?;
+            return Ok(None);
+        };
+        match answer.to_ascii_lowercase().as_str() {
+            "" | "r" | "review" => return Ok(Some(Meaning::Review)),
+            "a" | "approval" | "approve" => return Ok(Some(Meaning::Approval)),
+            _ => writeln!(
+                out,
+                "  r: you reviewed the item; a: you approve it (Enter is review)."
+            )?,
+        }
+    }
+}
+
+/// Shows one item: its requirement and what it rests on, every stored string escaped.
+fn show_item(out: &mut dyn Write, d: &Decision, i: usize) -> io::Result<()> {
+    let Some(b) = d.basis.get(i) else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\n  Item {} of {}: {}",
+        i + 1,
+        d.basis.len(),
+        shown(&b.requirement, SHOWN)
+    )?;
+    let mut about = format!("source: {}", b.source.as_str());
+    if let Some(detail) = &b.source_detail {
+        about.push_str(&format!(" ({})", shown(detail, SHOWN)));
+    }
+    about.push_str(&format!("; state: {}", b.state.as_str()));
+    writeln!(out, "    {about}")?;
+    if let Some(e) = &b.evidence {
+        writeln!(out, "    evidence: {}", shown(e, SHOWN))?;
+    }
+    if let Some(q) = &b.question {
+        writeln!(out, "    question: {}", shown(q, SHOWN))?;
+    }
+    if !b.faces.is_empty() {
+        let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
+        writeln!(out, "    faces: {}", shown(&faces.join(", "), SHOWN))?;
+    }
+    if let Some(c) = &b.carried {
+        let mut line = format!(
+            "    carried from {}: {}",
+            shown(&c.from, 80),
+            match c.state {
+                CarryState::Reverify => "re-verify first",
+                CarryState::Inherited => "inherited, not re-verified",
+            }
+        );
+        if !c.changed.is_empty() {
+            line.push_str(&format!(
+                "; changed: {}",
+                shown(&c.changed.join(", "), SHOWN)
+            ));
+        }
+        if !c.unmapped.is_empty() {
+            line.push_str(&format!(
+                "; unmapped: {}",
+                shown(&c.unmapped.join(", "), SHOWN)
+            ));
+        }
+        writeln!(out, "{line}")?;
+        if let Some(v) = &c.verdict {
+            writeln!(
+                out,
+                "    at that revision: {}{}, {}",
+                v.judgement.as_str(),
+                shown(&v.given_by(), 200),
+                shown(&v.at, 40)
+            )?;
+        }
+    }
+    if let Some(v) = &b.verdict {
+        writeln!(
+            out,
+            "    so far: {}{}, {}",
+            v.judgement.as_str(),
+            shown(&v.given_by(), 200),
+            shown(&v.at, 40)
+        )?;
+    }
+    Ok(())
+}
+
+/// The session: every decision at `revision` with its open items, answered one by one on
+/// `input`, shown on `out`. Each answer is recorded as it is given.
+pub fn review(
+    store: &mut Store,
+    revision: &str,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<Tally, TerminalError> {
+    let decisions = decisions_at(store, revision)?;
+    let mut tally = Tally {
+        decisions: decisions.len(),
+        ..Tally::default()
+    };
+    let who = match store.author() {
+        Some(a) => format!(" as {}", shown(a, 200)),
+        None => {
+            " (no author: give --author NAME or set REVIEW_MCP_AUTHOR to name yourself)".to_string()
+        }
+    };
+    writeln!(
+        out,
+        "Review of {}{who}.\nYour answers are recorded as your own verdicts (via terminal); the assistant cannot change them.",
+        shown(revision, 80)
+    )?;
+    if decisions.is_empty() {
+        writeln!(out, "No decision is recorded at this revision.")?;
+        return Ok(tally);
+    }
+    let open_total: usize = decisions.iter().map(|d| open_items(d).len()).sum();
+    if open_total == 0 {
+        writeln!(
+            out,
+            "Every item of the {} decision{} here has your verdict already.",
+            decisions.len(),
+            if decisions.len() == 1 { "" } else { "s" }
+        )?;
+        return Ok(tally);
+    }
+    let count = decisions.len();
+    'decisions: for (n, shown_decision) in decisions.into_iter().enumerate() {
+        let open = open_items(&shown_decision);
+        if open.is_empty() {
+            continue;
+        }
+        let mut d = shown_decision;
+        writeln!(
+            out,
+            "\nDecision {} of {count}: \"{}\" ({}) on {}: {} open item{} of {}",
+            n + 1,
+            shown(&d.subject, 200),
+            shown(&d.disposition, 60),
+            shown(d.artifact.uri.as_deref().unwrap_or("the part"), 200),
+            open.len(),
+            if open.len() == 1 { "" } else { "s" },
+            d.basis.len()
+        )?;
+        if let Some(summary) = &d.summary {
+            writeln!(out, "  {}", shown(summary, SHOWN))?;
+        }
+        for i in open {
+            show_item(out, &d, i)?;
+            let judgement = match ask_choice(input, out)? {
+                Choice::Judge(j) => j,
+                Choice::Skip => {
+                    tally.skipped += 1;
+                    continue;
+                }
+                Choice::Quit => {
+                    tally.quit = true;
+                    break 'decisions;
+                }
+            };
+            let Some(reason) = ask_reason(input, out)? else {
+                tally.quit = true;
+                break 'decisions;
+            };
+            let Some(meaning) = ask_meaning(input, out)? else {
+                tally.quit = true;
+                break 'decisions;
+            };
+            let digest = match d.basis.get(i) {
+                Some(b) => b.digest(),
+                None => continue,
+            };
+            let verdict = Verdict {
+                at: time::now(),
+                author: store.author().map(str::to_string),
+                judgement,
+                meaning: Some(meaning),
+                reason,
+                via: Via::Terminal,
+            };
+            match store.record_verdicts(
+                &DecisionRef::Id(&d.id),
+                Shown::Item(&digest),
+                &[(i, verdict)],
+            )? {
+                VerdictsOutcome::Recorded(now) => {
+                    d = now;
+                    if judgement == Judgement::Accepted {
+                        tally.accepted += 1;
+                    } else {
+                        tally.rejected += 1;
+                    }
+                    writeln!(
+                        out,
+                        "  Recorded: {} ({}).",
+                        judgement.as_str(),
+                        meaning.as_str()
+                    )?;
+                }
+                VerdictsOutcome::Changed(_) => {
+                    tally.changed += 1;
+                    writeln!(
+                        out,
+                        "  Not recorded: the decision changed while it was shown (someone replaced it). Run review-mcp review again to see it as it is now."
+                    )?;
+                    continue 'decisions;
+                }
+                VerdictsOutcome::Missing => {
+                    tally.changed += 1;
+                    writeln!(out, "  Not recorded: the decision was forgotten meanwhile.")?;
+                    continue 'decisions;
+                }
+            }
+        }
+    }
+    writeln!(
+        out,
+        "\n{}: {} accepted, {} rejected, {} skipped{}.",
+        if tally.quit { "Stopped" } else { "Done" },
+        tally.accepted,
+        tally.rejected,
+        tally.skipped,
+        if tally.changed > 0 {
+            format!(", {} not recorded (changed meanwhile)", tally.changed)
+        } else {
+            String::new()
+        }
+    )?;
+    out.flush()?;
+    Ok(tally)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::{BasisItem, Source, State};
+    use crate::store::NewDecision;
+
+    fn item(requirement: &str) -> BasisItem {
+        BasisItem {
+            requirement: requirement.into(),
+            source: Source::Drawing,
+            source_detail: None,
+            evidence: Some("seen\u{1b}[2J on the drawing".into()),
+            state: State::Satisfied,
+            question: None,
+            faces: vec![],
+            verdict: None,
+            carried: None,
+        }
+    }
+
+    fn stored(store: &mut Store) -> Decision {
+        let artifact = crate::review::Artifact {
+            revision: format!("sha256:{}", "ab".repeat(32)),
+            format: "step".into(),
+            uri: Some("file:///parts/bracket.step".into()),
+            units: None,
+        };
+        let new = NewDecision {
+            artifact,
+            subject: "bore\u{1b}]0;owned\u{7}".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![item("Bore 12H7"), item("Chamfer 0.5"), item("Thread M6")],
+        };
+        store.remember_decision(&new).unwrap().0
+    }
+
+    #[test]
+    fn answers_are_recorded_as_given_and_quit_keeps_them() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.set_author(Some("Ada".into()));
+        let d = stored(&mut store);
+        let mut input: &[u8] = b"x\na\n\n\nr\nno chamfer on the drawing\na\nq\n";
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        assert_eq!((tally.accepted, tally.rejected, tally.quit), (1, 1, true));
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            !text.contains('\u{1b}'),
+            "stored controls are escaped: {text}"
+        );
+        assert!(text.contains("\\u{1b}"), "{text}");
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        let v0 = back.basis[0].verdict.clone().unwrap();
+        assert_eq!(
+            (
+                v0.judgement,
+                v0.via,
+                v0.meaning,
+                v0.reason,
+                v0.author.as_deref()
+            ),
+            (
+                Judgement::Accepted,
+                Via::Terminal,
+                Some(Meaning::Review),
+                None,
+                Some("Ada")
+            )
+        );
+        let v1 = back.basis[1].verdict.clone().unwrap();
+        assert_eq!(
+            (v1.judgement, v1.meaning, v1.reason.as_deref()),
+            (
+                Judgement::Rejected,
+                Some(Meaning::Approval),
+                Some("no chamfer on the drawing")
+            )
+        );
+        assert_eq!(
+            back.basis[2].verdict, None,
+            "quit: the rest is not recorded"
+        );
+    }
+
+    /// Issue 28: items carried from an earlier revision to re-verify are asked first; an
+    /// inherited one keeps its place.
+    #[test]
+    fn items_to_re_verify_come_first() {
+        use crate::review::{Carried, CarryState};
+        let mut store = Store::open_in_memory().unwrap();
+        let mut d = stored(&mut store);
+        let carried = |state| Carried {
+            changed: vec!["face:3".into()],
+            from: format!("sha256:{}", "cd".repeat(32)),
+            state,
+            unmapped: vec![],
+            verdict: None,
+        };
+        d.basis[0].carried = Some(carried(CarryState::Inherited));
+        d.basis[2].carried = Some(carried(CarryState::Reverify));
+        assert_eq!(open_items(&d), vec![2, 0, 1]);
+        let mut out = Vec::new();
+        show_item(&mut out, &d, 2).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("re-verify first; changed: face:3"), "{text}");
+    }
+}

@@ -1,0 +1,365 @@
+//! `review-mcp review`, the engineer's verdicts in their own terminal (issue 28), run in a
+//! pseudo-terminal (python3's `pty` module drives it as a person would type): accept, reject
+//! with a reason and a meaning, quit half-way (what was answered is recorded, the rest is
+//! not); it refuses to run without a terminal on stdin and stdout; a server on the same file
+//! announces what it wrote as any other process's write; stored strings reach the terminal
+//! escaped.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, Result, ensure};
+use serde_json::{Value, json};
+
+use crate::support::client::{Server, binary};
+use crate::support::{TempDir, artifact, revision};
+
+const SEED: &str = "channel-terminal";
+const URI: &str = "/parts/bracket.step";
+
+/// Drives a command in a pseudo-terminal: answers each prompt (`Verdict? `, `Reason (`,
+/// `Meaning: `) with the next of the answers given, and closes the input (Ctrl-D) when they
+/// run out. Prints what the terminal showed; exits with the command's status. With
+/// `pipe-stdout`, the command's stdout is a pipe instead (stdin stays the terminal).
+const DRIVER: &str = r#"
+import json, os, pty, select, subprocess, sys, time
+mode, answers, cmd = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]
+master, slave = pty.openpty()
+out_to = subprocess.PIPE if mode == "pipe-stdout" else slave
+p = subprocess.Popen(cmd, stdin=slave, stdout=out_to, stderr=slave, close_fds=True)
+os.close(slave)
+seen, answered = b"", 0
+prompts = (b"Verdict? ", b"Reason (", b"Meaning: ")
+deadline = time.time() + 60
+while time.time() < deadline:
+    r, _, _ = select.select([master], [], [], 0.1)
+    if r:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            break
+        seen += data
+    elif p.poll() is not None:
+        break
+    asked = sum(seen.count(x) for x in prompts)
+    if asked > answered and seen.rstrip(b" ").endswith(b":"):
+        if answered < len(answers):
+            os.write(master, (answers[answered] + "\n").encode())
+        else:
+            os.write(master, b"\x04")
+        answered += 1
+else:
+    p.kill()
+    sys.stderr.write("the command did not end within 60 s\n")
+if out_to == subprocess.PIPE:
+    seen += p.stdout.read()
+code = p.wait()
+sys.stdout.buffer.write(seen)
+sys.exit(code)
+"#;
+
+/// Runs `review-mcp --db DB [--author NAME] review TARGET` in a pseudo-terminal with
+/// `answers`; what it showed and whether it succeeded.
+fn in_terminal(
+    db: &Path,
+    author: Option<&str>,
+    target: &str,
+    answers: &[&str],
+    mode: &str,
+) -> Result<(String, bool)> {
+    let mut cmd = Command::new("python3");
+    cmd.arg("-c")
+        .arg(DRIVER)
+        .arg(mode)
+        .arg(serde_json::to_string(answers)?)
+        .arg(binary())
+        .arg("--db")
+        .arg(db);
+    if let Some(a) = author {
+        cmd.arg("--author").arg(a);
+    }
+    let out = cmd
+        .arg("review")
+        .arg(target)
+        .env("MCP_LOG_LEVEL", "off")
+        .env_remove("REVIEW_MCP_AUTHOR")
+        .stdin(Stdio::null())
+        .output()
+        .context("python3 (its pty module drives the terminal) must be installed")?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        !stderr.contains("Traceback"),
+        "the pty driver failed: {stderr}"
+    );
+    Ok((
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.success(),
+    ))
+}
+
+/// A decision "bore" with three items (one of them carrying a terminal escape in its
+/// evidence, as a model or a synced folder could store it), recorded by a server.
+fn remember(server: &mut Server) -> Result<Value> {
+    let basis = json!([
+        {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+         "evidence": "reamed\u{1b}[2J\u{1b}]0;owned\u{7} to 12.01"},
+        {"requirement": "Chamfer 0.5x45", "source": "drawing", "state": "satisfied"},
+        {"requirement": "Thread M6", "source": "model-pmi", "state": "unresolved",
+         "question": "cut or rolled?"}
+    ]);
+    server
+        .call(
+            "remember_decision",
+            json!({"artifact": artifact(SEED, URI), "subject": "bore", "disposition": "hold",
+                   "basis": basis}),
+        )?
+        .ok()
+}
+
+fn stored(server: &mut Server) -> Result<Value> {
+    let page = server
+        .call(
+            "recall_decisions",
+            json!({"artifact": artifact(SEED, URI), "detail": "full"}),
+        )?
+        .ok()?;
+    page["decisions"]
+        .get(0)
+        .cloned()
+        .with_context(|| format!("no decision: {page}"))
+}
+
+#[test]
+fn accept_reject_with_a_reason_then_quit_records_what_was_answered() -> Result<()> {
+    let dir = TempDir::new("channel-terminal")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    remember(&mut server)?;
+    // Item 1: an unknown key is explained, then accept (Enter: a review). Item 2: reject with
+    // a reason, as an approval. Item 3: quit.
+    let (shown, ok) = in_terminal(
+        &db,
+        Some("Ada Lovelace"),
+        &revision(SEED),
+        &["x", "a", "", "", "r", "no chamfer on the drawing", "a", "q"],
+        "pty",
+    )?;
+    ensure!(ok, "{shown}");
+    ensure!(
+        shown.contains("Your answers are recorded as your own verdicts"),
+        "{shown}"
+    );
+    ensure!(shown.contains("Stopped: 1 accepted, 1 rejected"), "{shown}");
+    // The stored escape sequences are shown, not acted on.
+    ensure!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "{shown:?}"
+    );
+    ensure!(shown.contains("reamed\\u{1b}[2J"), "{shown}");
+
+    let d = stored(&mut server)?;
+    let v0 = &d["basis"][0]["verdict"];
+    ensure!(
+        v0["judgement"] == "accepted"
+            && v0["via"] == "terminal"
+            && v0["author"] == "Ada Lovelace"
+            && v0["meaning"] == "review"
+            && v0.get("reason").is_none(),
+        "{v0}"
+    );
+    let v1 = &d["basis"][1]["verdict"];
+    ensure!(
+        v1["judgement"] == "rejected"
+            && v1["via"] == "terminal"
+            && v1["meaning"] == "approval"
+            && v1["reason"] == "no chamfer on the drawing",
+        "{v1}"
+    );
+    ensure!(
+        d["basis"][2].get("verdict").is_none(),
+        "quit: item 3 is not recorded: {d}"
+    );
+
+    // Run again: only the item still open is shown; the input ending is a quit too.
+    let (shown, ok) = in_terminal(&db, None, &revision(SEED), &[], "pty")?;
+    ensure!(ok, "{shown}");
+    ensure!(
+        shown.contains("1 open item of 3") && shown.contains("Thread M6"),
+        "{shown}"
+    );
+    ensure!(!shown.contains("Item 1 of 3"), "{shown}");
+    ensure!(stored(&mut server)?["basis"][2].get("verdict").is_none());
+
+    // The assistant cannot overwrite the terminal's verdict.
+    let again = server
+        .call(
+            "remember_decision",
+            json!({"artifact": artifact(SEED, URI), "subject": "bore", "disposition": "release",
+                   "basis": [
+                       {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                        "evidence": "reamed\u{1b}[2J\u{1b}]0;owned\u{7} to 12.01",
+                        "verdict": {"judgement": "rejected"}}]}),
+        )?
+        .ok()?;
+    ensure!(
+        again["decision"]["basis"][0]["verdict"]["via"] == "terminal",
+        "{again}"
+    );
+    server.close()?;
+    Ok(())
+}
+
+#[test]
+fn a_file_names_its_revision_and_a_server_announces_the_terminal_s_write() -> Result<()> {
+    let dir = TempDir::new("channel-terminal-notify")?;
+    let db = dir.join("review.db");
+    let part = dir.join("bracket.step");
+    std::fs::write(&part, "ISO-10303-21; a bracket")?;
+    let rev = format!(
+        "sha256:{}",
+        crate::support::sha256_hex(b"ISO-10303-21; a bracket")
+    );
+    let mut server = Server::start(&db)?;
+    server
+        .call(
+            "remember_decision",
+            json!({"artifact": {"revision": rev, "format": "step", "uri": URI},
+                   "subject": "wall", "disposition": "hold",
+                   "basis": [{"requirement": "Wall 2 mm", "source": "drawing",
+                              "state": "satisfied"}]}),
+        )?
+        .ok()?;
+    let uri = format!("review://revisions/{rev}");
+    let sub = server.request("resources/subscribe", json!({"uri": uri}))?;
+    ensure!(sub.get("result").is_some(), "{sub}");
+    server.take_notifications();
+
+    let (shown, ok) = in_terminal(
+        &db,
+        Some("Ada"),
+        part.to_str().context("path")?,
+        &["a", "", "a"],
+        "pty",
+    )?;
+    ensure!(ok && shown.contains("Done: 1 accepted"), "{shown}");
+
+    // The server polls for other processes' commits while someone can be told: within a
+    // second or so the subscriber hears of the terminal's write.
+    let mut notes = Vec::new();
+    for _ in 0..30 {
+        std::thread::sleep(Duration::from_millis(100));
+        server.request("ping", json!({}))?;
+        notes.extend(server.take_notifications());
+        if notes
+            .iter()
+            .any(|n| n["method"] == "notifications/resources/updated" && n["params"]["uri"] == uri)
+        {
+            break;
+        }
+    }
+    ensure!(
+        notes
+            .iter()
+            .any(|n| n["method"] == "notifications/resources/updated" && n["params"]["uri"] == uri),
+        "no resources/updated after the terminal's write: {notes:?}"
+    );
+    let d = stored_at(&mut server, &rev)?;
+    ensure!(
+        d["basis"][0]["verdict"]["via"] == "terminal"
+            && d["basis"][0]["verdict"]["meaning"] == "approval",
+        "{d}"
+    );
+    server.close()?;
+    Ok(())
+}
+
+fn stored_at(server: &mut Server, rev: &str) -> Result<Value> {
+    let page = server
+        .call(
+            "recall_decisions",
+            json!({"artifact": {"revision": rev, "format": "step", "uri": URI}, "detail": "full"}),
+        )?
+        .ok()?;
+    page["decisions"]
+        .get(0)
+        .cloned()
+        .with_context(|| format!("no decision: {page}"))
+}
+
+#[test]
+fn it_refuses_to_run_without_a_terminal_on_stdin_and_stdout() -> Result<()> {
+    let dir = TempDir::new("channel-terminal-refuse")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    remember(&mut server)?;
+    let before = stored(&mut server)?;
+
+    // Pipes on both sides, as a model's shell tool runs a command.
+    let out = Command::new(binary())
+        .args(["--db"])
+        .arg(&db)
+        .args(["review", &revision(SEED)])
+        .env("MCP_LOG_LEVEL", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(out.status.code() == Some(1), "{:?} {stderr}", out.status);
+    ensure!(
+        stderr.contains("needs a terminal on stdin and stdout")
+            && stderr.contains("assistant's shell tool")
+            && stderr.contains("Run it yourself, in a terminal window"),
+        "{stderr}"
+    );
+    ensure!(out.stdout.is_empty(), "nothing on stdout");
+
+    // A terminal on stdin but a pipe on stdout is refused too, answers or not.
+    let (shown, ok) = in_terminal(&db, None, &revision(SEED), &["a", "", ""], "pipe-stdout")?;
+    ensure!(!ok, "{shown}");
+    ensure!(shown.contains("needs a terminal"), "{shown}");
+    ensure!(stored(&mut server)? == before, "nothing was written");
+    server.close()?;
+    Ok(())
+}
+
+/// A terminal verdict and its meaning travel through export and import byte-identically (an
+/// export line is checked against the tools' shapes, which know `meaning`).
+#[test]
+fn a_terminal_verdict_and_its_meaning_survive_export_and_import() -> Result<()> {
+    use crate::support::file_events::run_cli;
+    let dir = TempDir::new("channel-terminal-export")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    remember(&mut server)?;
+    server.close()?;
+    let (shown, ok) = in_terminal(
+        &db,
+        Some("Ada"),
+        &revision(SEED),
+        &["r", "burr on the edge", "a", "q"],
+        "pty",
+    )?;
+    ensure!(ok, "{shown}");
+    let first = run_cli(&db, &["export"])?;
+    ensure!(first.status.success(), "{first:?}");
+    let text = String::from_utf8(first.stdout.clone())?;
+    ensure!(
+        text.contains(r#""meaning":"approval""#) && text.contains(r#""via":"terminal""#),
+        "{text}"
+    );
+    let file = dir.join("export.jsonl");
+    std::fs::write(&file, &first.stdout)?;
+    let other = dir.join("other.db");
+    let imported = run_cli(&other, &["import", file.to_str().context("path")?])?;
+    ensure!(imported.status.success(), "{imported:?}");
+    let again = run_cli(&other, &["export"])?;
+    ensure!(
+        again.stdout == first.stdout,
+        "export -> import -> export differs"
+    );
+    Ok(())
+}
