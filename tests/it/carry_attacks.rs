@@ -117,15 +117,20 @@ fn a_review_carried_twice_round_trips_byte_for_byte() {
                    "map": [{"from": "face:3", "to": "face:13"}, {"from": "face:7", "to": "face:17"}],
                    "changed": ["face:3"], "change": "ECO-1"}),
         );
-        let review = c.ok(
+        let shown = c.call(
             "show_review",
             json!({"artifact": art_uri(&rev(2), FILE), "detail": "full"}),
         );
+        let review = &shown["result"]["structuredContent"];
         let id = review["decisions"][0]["id"].clone();
         let digest = review["decisions"][0]["basis"][1]["digest"].clone();
+        // The card's proof, given to the card in the result's _meta (issue 28).
+        let proof =
+            shown["result"]["_meta"]["review-mcp/card"]["proofs"][id.as_str().unwrap()].clone();
         c.ok(
             "record_verdict",
-            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted"}),
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": proof}),
         );
         c.ok(
             "carry_forward",
