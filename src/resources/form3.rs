@@ -58,6 +58,9 @@ pub struct Form3Header {
     /// `Some(earlier revision)` for a partial (delta) FAI: this revision was carried from
     /// that one and only what changed was re-verified. `None`: a full FAI.
     pub partial_of: Option<String>,
+    /// The revision this one was carried to (with the `change` given): this record is
+    /// superseded, and the FAI line says so.
+    pub superseded_by: Option<(String, Option<String>)>,
 }
 
 /// One basis requirement: one row of the table.
@@ -203,8 +206,8 @@ impl Form3 {
             return Err(ResourceError::NotFound);
         }
         files.sort();
-        let supersedes = store
-            .supersession(revision)?
+        let supersession = store.supersession(revision)?;
+        let supersedes = supersession
             .supersedes
             .into_iter()
             .map(|(rev, _)| rev)
@@ -215,6 +218,7 @@ impl Form3 {
                 files,
                 // Partial (delta) FAI: the revision this one was carried from.
                 partial_of: supersedes,
+                superseded_by: supersession.superseded_by,
             },
             rows,
             total,
@@ -285,12 +289,19 @@ impl Form3 {
                 "; and {more} more (each row's Decision Id names its decision)"
             );
         }
-        let fai = match &h.partial_of {
+        let mut fai = match &h.partial_of {
             Some(from) => {
                 format!("Partial FAI: carried from {from}; only what changed was re-verified")
             }
             None => "Full FAI".to_string(),
         };
+        if let Some((by, change)) = &h.superseded_by {
+            let _ = write!(fai, "; superseded by revision {by}");
+            if let Some(change) = change {
+                let _ = write!(fai, " ({change})");
+            }
+            fai.push_str(": carried there by carry_forward");
+        }
         let rows = if shown < self.total {
             format!(
                 "{shown} of {}: truncated to fit one answer; run `review-mcp form3 {}` on the server's database for every row",
@@ -587,6 +598,7 @@ mod tests {
                 revision: format!("sha256:{}", "2".repeat(64)),
                 files: vec![],
                 partial_of: Some(from.clone()),
+                superseded_by: None,
             },
             rows: vec![row(Some(&from)), row(None)],
             total: 2,
@@ -631,6 +643,7 @@ mod tests {
                 revision: format!("sha256:{}", "2".repeat(64)),
                 files: vec![],
                 partial_of: Some(from.clone()),
+                superseded_by: None,
             },
             rows: vec![r],
             total: 1,
@@ -655,6 +668,7 @@ mod tests {
                 revision: format!("sha256:{}", "2".repeat(64)),
                 files: (0..5).map(|i| format!("file:///w/{i}.step")).collect(),
                 partial_of: None,
+                superseded_by: None,
             },
             rows: vec![],
             total: 0,
@@ -676,6 +690,7 @@ mod tests {
                 revision: format!("sha256:{}", "2".repeat(64)),
                 files: vec!["file:///w/p.step".into()],
                 partial_of: None,
+                superseded_by: None,
             },
             rows: vec![long; 20],
             total: 25,

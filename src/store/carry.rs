@@ -191,6 +191,28 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
             ..CarryOutcome::default()
         });
     }
+    // A revision carried on already is behind `to`'s file history: carrying into it would
+    // make it both superseded by and superseding the same revisions.
+    let to_locator = to.uri.as_ref().map(|_| to.locator());
+    let onward: Option<String> = tx
+        .prepare_cached(
+            "SELECT superseded FROM records WHERE revision = ?1 AND superseded IS NOT NULL \
+             AND (?2 IS NULL OR locator = ?2) \
+             UNION ALL SELECT superseded FROM decisions WHERE revision = ?1 \
+             AND superseded IS NOT NULL AND (?2 IS NULL OR locator = ?2) LIMIT 1",
+        )?
+        .query_row(params![to.revision, to_locator], |r| r.get(0))
+        .optional()?;
+    if let Some(by) = onward
+        .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
+        .map(|s| s.by)
+    {
+        return Err(StoreError::Invalid(format!(
+            "revision {} was carried to revision {by} already: carry to the latest revision \
+             instead; nothing was written",
+            to.revision
+        )));
+    }
     // Something of the part changed: a changed entity reported, or an entity of an item
     // that the map does not carry. Whole-part items are then re-verified.
     let map = &plan.map;
@@ -252,7 +274,7 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
                 }
                 let snap_seq = next_seq(tx)?;
                 let snapshot = Record {
-                    id: id::mint("rec", snap_seq),
+                    id: free_id(tx, "rec", &["superseded", &r.id, &from.revision], snap_seq)?,
                     ..old
                 };
                 write_record(tx, None, &snapshot, snap_seq)?;
@@ -267,7 +289,7 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
                 write_record(tx, Some(seq), &old, seq)?;
                 let new_seq = next_seq(tx)?;
                 let note = Record {
-                    id: id::mint("rec", new_seq),
+                    id: free_id(tx, "rec", &["carried", &r.id, &to.revision], new_seq)?,
                     created_at: now.clone(),
                     updated_at: now.clone(),
                     ..moved
@@ -315,7 +337,7 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
             .collect();
         let seq = next_seq(tx)?;
         let mut new = Decision {
-            id: id::mint("dec", seq),
+            id: free_id(tx, "dec", &["carried", &d.id, &to.revision], seq)?,
             subject: d.subject.clone(),
             disposition: String::new(),
             summary: d.summary.clone(),
@@ -337,6 +359,31 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
         out.decisions.push(new);
     }
     Ok(out)
+}
+
+/// The id of an item `carry_forward` writes: derived from `parts` (see [`id::derive`]), so
+/// that the same carry in two clones of a review writes the same ids; a fresh one in the rare
+/// case that id is taken here (an item carried, moved back by a remember, carried again).
+fn free_id(
+    tx: &Transaction<'_>,
+    prefix: &str,
+    parts: &[&str],
+    seq: i64,
+) -> Result<String, StoreError> {
+    let derived = id::derive(prefix, parts);
+    let sql = if prefix == "dec" {
+        "SELECT EXISTS (SELECT 1 FROM decisions WHERE id = ?1)"
+    } else {
+        "SELECT EXISTS (SELECT 1 FROM records WHERE id = ?1)"
+    };
+    let taken: bool = tx
+        .prepare_cached(sql)?
+        .query_row([&derived], |r| r.get(0))?;
+    Ok(if taken {
+        id::mint(prefix, seq)
+    } else {
+        derived
+    })
 }
 
 /// A carried decision's disposition: that it was carried and how many items need
@@ -431,5 +478,67 @@ mod tests {
             store.superseded_revision_of(&at(1).revision).unwrap(),
             Some((at(2).revision, Some("change 2".into())))
         );
+    }
+
+    /// A carry back to a revision that was itself carried on (1 -> 2, then 2 -> 1) is refused
+    /// and writes nothing: revision 1 would say both that revision 2 superseded it and that it
+    /// supersedes revision 2, and its items that they are inherited from revision 1 itself.
+    #[test]
+    fn a_carry_back_to_a_superseded_revision_is_refused() {
+        let mut store = Store::open_in_memory().unwrap();
+        store
+            .remember(&NewRecord {
+                artifact: at(1),
+                name: Some("flange".into()),
+                note: None,
+                tags: vec![],
+                entity_ids: vec!["face:1".into()],
+                id_scheme: "opaque".into(),
+            })
+            .unwrap();
+        carry(&mut store, 1, 2, &[("face:1", "face:11")]);
+        let back = CarryPlan {
+            from: at(2),
+            to: at(1),
+            map: EntityMap::new(&[("face:11".into(), "face:1".into())], &[]).unwrap(),
+            change: None,
+        };
+        let e = store
+            .carry_forward_answered(&back, |o| Ok::<_, StoreError>(o.clone()))
+            .unwrap_err();
+        assert!(e.to_string().contains("was carried to"), "{e}");
+        assert!(
+            store
+                .supersession(&at(2).revision)
+                .unwrap()
+                .superseded_by
+                .is_none()
+        );
+        assert!(!store.supersession(&at(1).revision).unwrap().is_carried());
+    }
+
+    /// The ids a carry writes are derived (the same carry in two clones writes the same
+    /// ids); when one is taken (a feature carried, moved back by a remember at the old
+    /// revision, carried again) a fresh one is used and the carry succeeds.
+    #[test]
+    fn a_feature_carried_again_gets_a_fresh_id_for_its_second_old_copy() {
+        let mut store = Store::open_in_memory().unwrap();
+        let bore = |store: &mut Store| {
+            store
+                .remember(&NewRecord {
+                    artifact: at(1),
+                    name: Some("bore".into()),
+                    note: None,
+                    tags: vec![],
+                    entity_ids: vec!["face:1".into()],
+                    id_scheme: "opaque".into(),
+                })
+                .unwrap()
+        };
+        bore(&mut store);
+        carry(&mut store, 1, 2, &[("face:1", "face:11")]);
+        bore(&mut store);
+        let again = carry(&mut store, 1, 2, &[("face:1", "face:11")]);
+        assert_eq!(again.records.len(), 1);
     }
 }

@@ -10,9 +10,12 @@
 //! frame, of page 1, must hold the file's own first page (apart from the counters SQLite
 //! moves at every commit, and the schema version and application id the inspection judges);
 //! otherwise the file is refused, untouched, with what to do; and an empty file (one deleted
-//! and made again) is never given a log's commit. A log with more frames is a server's writes
-//! not yet in the file (a server stopped during its checkpoint, or one serving now): it is
-//! applied, as always.
+//! and made again) is never given a log's commit. The begun commit may be followed by writes
+//! already copied into the file (a reader's snapshot kept the checkpoint from restarting the
+//! log; a server stopped during its checkpoint, or between it and beginning the next log): a
+//! file whose first page is one of the log's committed first pages is this file. A log that
+//! does not begin with a first-page commit alone is a server's writes not yet in the file: it
+//! is applied, as always.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -40,7 +43,7 @@ fn is_counter(offset: usize) -> bool {
 }
 
 /// Refuses the file when its left log would give it another file's first page (see the
-/// module). No log, an empty one, or one with more than a first-page commit passes.
+/// module). No log, an empty one, or one that does not begin with a first-page commit passes.
 pub(super) fn check(path: &Path) -> Result<(), StoreError> {
     let io = |source| StoreError::Io {
         path: path.to_path_buf(),
@@ -68,40 +71,87 @@ pub(super) fn check(path: &Path) -> Result<(), StoreError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io(e)),
     };
-    let mut wal = match File::open(&wal_path) {
+    let wal = match File::open(&wal_path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io(e)),
     };
-    // The header, the first frame, and the second frame's header and page (to tell a log of
-    // one commit from a longer one): never more. Without a file, its page size is the log's.
-    let mut header = [0u8; WAL_HEADER];
-    if wal.read_exact(&mut header).is_err() {
-        return Ok(());
-    }
-    let size = page.as_ref().map_or_else(
-        || u32::from_be_bytes([header[8], header[9], header[10], header[11]]) as usize,
-        Vec::len,
-    );
-    let mut bytes = header.to_vec();
-    (&mut wal)
-        .take((2 * (FRAME_HEADER + size)) as u64)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    let frames = committed_frames(&bytes, size);
-    let foreign = match (&page, frames.as_slice()) {
-        // An empty file has never been in WAL mode: any commit in a log beside it is another
-        // file's (SQLite writes the file's header before its first log).
-        (None, [_, ..]) => true,
-        (Some(page), [(1, logged)]) => differs(logged, page),
-        _ => false,
-    };
-    match foreign {
+    match foreign(wal, page.as_deref()).map_err(io)? {
         true => Err(StoreError::ForeignLog {
             path: path.to_path_buf(),
         }),
         false => Ok(()),
     }
+}
+
+/// Whether the log `wal` would give the file whose first page is `page` (`None`: an empty
+/// file) another file's first page. An empty file has never been in WAL mode: any commit in
+/// a log beside it is another file's (SQLite writes the file's header before its first log).
+/// A log that begins with a commit of page 1 alone (the begun log) is this file's when the
+/// file's first page is one of the log's committed first pages: the begun one (nothing
+/// after it copied yet), or a later one (the writes after it already copied into the file,
+/// the log kept because a reader's snapshot kept the checkpoint from restarting it, or its
+/// server was stopped between the checkpoint and beginning the next log, or during the
+/// checkpoint). Reads frame by frame, and stops as soon as the answer is known: for a log of
+/// this file, at the first frame or at the first page of the write after it.
+fn foreign(wal: impl Read, page: Option<&[u8]>) -> io::Result<bool> {
+    let mut wal = io::BufReader::new(wal);
+    let mut header = [0u8; WAL_HEADER];
+    if wal.read_exact(&mut header).is_err() {
+        return Ok(false);
+    }
+    let word = |b: &[u8], at: usize| -> u32 {
+        b.get(at..at + 4)
+            .map_or(0, |w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let magic = word(&header, 0);
+    let size = word(&header, 8) as usize;
+    // Without a file, its page size is the log's.
+    if magic & !1 != WAL_MAGIC || page.is_some_and(|p| p.len() != size) || size < 512 {
+        return Ok(false);
+    }
+    let big_endian = magic & 1 == 1;
+    let mut sum = checksum(big_endian, &header[..24], (0, 0));
+    if sum != (word(&header, 24), word(&header, 28)) {
+        return Ok(false);
+    }
+    let mut frame = vec![0u8; FRAME_HEADER + size];
+    // Whether a first page like the file's is in the commit being read.
+    let mut matched = false;
+    // Whether the log begins with a commit of page 1 alone, not the file's.
+    let mut begun = false;
+    for n in 0usize.. {
+        if wal.read_exact(&mut frame).is_err() {
+            break;
+        }
+        let (head, data) = frame.split_at(FRAME_HEADER);
+        if head[8..16] != header[16..24] {
+            break;
+        }
+        sum = checksum(big_endian, &head[..8], sum);
+        sum = checksum(big_endian, data, sum);
+        if sum != (word(head, 16), word(head, 20)) {
+            break;
+        }
+        let (pgno, commit) = (word(head, 0), word(head, 4) != 0);
+        let Some(page) = page else {
+            if commit {
+                return Ok(true);
+            }
+            continue;
+        };
+        // Only a log that begins with a commit of page 1 alone is judged.
+        if n == 0 && !(pgno == 1 && commit) {
+            return Ok(false);
+        }
+        begun = true;
+        matched |= pgno == 1 && !differs(data, page);
+        if commit && matched {
+            return Ok(false);
+        }
+    }
+    // No committed first page of the begun log is the file's (without a file: no commit).
+    Ok(begun)
 }
 
 /// Reads until `buf` is full or the file ends (a short file leaves zeros).
@@ -133,51 +183,6 @@ fn differs(logged: &[u8], file: &[u8]) -> bool {
             .zip(file)
             .enumerate()
             .any(|(i, (a, b))| a != b && !is_counter(i))
-}
-
-/// The valid frames at the start of a log of `page_size` pages, up to the last that commits
-/// (at most two are read): `(page number, page)` each. Empty for an empty, invalid or
-/// uncommitted log, or one of another page size.
-fn committed_frames(bytes: &[u8], page_size: usize) -> Vec<(u32, &[u8])> {
-    let word = |at: usize| -> Option<u32> {
-        let b = bytes.get(at..at + 4)?;
-        Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    let (Some(magic), Some(size), Some(header)) = (word(0), word(8), bytes.get(..WAL_HEADER))
-    else {
-        return Vec::new();
-    };
-    if magic & !1 != WAL_MAGIC || size as usize != page_size {
-        return Vec::new();
-    }
-    let big_endian = magic & 1 == 1;
-    let mut sum = checksum(big_endian, &header[..24], (0, 0));
-    if Some(sum) != word(24).zip(word(28)) {
-        return Vec::new();
-    }
-    let mut valid = Vec::new();
-    let mut committed = 0;
-    for n in 0..2 {
-        let at = WAL_HEADER + n * (FRAME_HEADER + page_size);
-        let Some(frame) = bytes.get(at..at + FRAME_HEADER + page_size) else {
-            break;
-        };
-        let (head, data) = frame.split_at(FRAME_HEADER);
-        if head[8..16] != header[16..24] {
-            break;
-        }
-        sum = checksum(big_endian, &head[..8], sum);
-        sum = checksum(big_endian, data, sum);
-        if Some(sum) != word(at + 16).zip(word(at + 20)) {
-            break;
-        }
-        valid.push((word(at).unwrap_or(0), data));
-        if word(at + 4).is_some_and(|c| c != 0) {
-            committed = valid.len();
-        }
-    }
-    valid.truncate(committed);
-    valid
 }
 
 /// SQLite's log checksum (`walChecksumBytes`) over `data`, continuing from `(s1, s2)`.
@@ -227,34 +232,59 @@ mod tests {
         out
     }
 
+    /// The file's first page (512 B) with its page count `pages`.
+    fn first_page(pages: u8) -> Vec<u8> {
+        let mut p = vec![1u8; 512];
+        p[28..32].copy_from_slice(&[0, 0, 0, pages]);
+        p
+    }
+
+    fn judged(wal: &[u8], page: Option<&[u8]>) -> bool {
+        foreign(wal, page).unwrap()
+    }
+
     #[test]
-    fn the_committed_frames_of_a_log_are_read_as_sqlite_reads_them() {
-        let page = vec![5u8; 512];
-        let other = vec![6u8; 512];
-        let one = log(512, &[(1, 3, page.clone())]);
-        assert_eq!(committed_frames(&one, 512), vec![(1, &page[..])]);
-        // Two frames committed together, then a frame that does not commit.
-        assert_eq!(
-            committed_frames(
-                &log(512, &[(1, 0, page.clone()), (2, 3, other.clone())]),
-                512
-            ),
-            vec![(1, &page[..]), (2, &other[..])]
-        );
-        assert_eq!(
-            committed_frames(
-                &log(512, &[(1, 3, page.clone()), (2, 0, other.clone())]),
-                512
-            ),
-            vec![(1, &page[..])]
-        );
-        assert!(committed_frames(&log(512, &[(1, 0, page.clone())]), 512).is_empty());
-        // A damaged page, another page size, nothing.
-        let mut damaged = one.clone();
+    fn a_begun_log_is_judged_by_the_files_first_page() {
+        let (file, other) = (first_page(3), first_page(9));
+        let mut begun = file.clone();
+        begun[25] = 7;
+        // The begun log of this file; of another file; beside an empty file.
+        assert!(!judged(&log(512, &[(1, 3, begun.clone())]), Some(&file)));
+        assert!(judged(&log(512, &[(1, 3, other.clone())]), Some(&file)));
+        assert!(judged(&log(512, &[(1, 3, begun.clone())]), None));
+        // Nothing committed; a damaged page; another page size; nothing at all.
+        assert!(!judged(&log(512, &[(1, 0, other.clone())]), Some(&file)));
+        assert!(!judged(&log(512, &[(1, 0, other.clone())]), None));
+        let mut damaged = log(512, &[(1, 3, other.clone())]);
         damaged[WAL_HEADER + FRAME_HEADER + 9] ^= 1;
-        assert!(committed_frames(&damaged, 512).is_empty());
-        assert!(committed_frames(&one, 1024).is_empty());
-        assert!(committed_frames(&[], 512).is_empty());
+        assert!(!judged(&damaged, Some(&file)));
+        assert!(!judged(&log(1024, &[(1, 3, vec![1; 1024])]), Some(&file)));
+        assert!(!judged(&[], Some(&file)));
+        // A log that does not begin with a first-page commit alone is a server's writes.
+        assert!(!judged(
+            &log(512, &[(1, 0, other.clone()), (2, 3, vec![0; 512])]),
+            Some(&file)
+        ));
+    }
+
+    #[test]
+    fn writes_after_the_begun_commit_already_in_the_file_are_the_files() {
+        let (before, after) = (first_page(3), first_page(4));
+        // The begun commit, then a write that grew the file, already copied into it.
+        let wal = log(
+            512,
+            &[
+                (1, 3, before.clone()),
+                (4, 0, vec![0; 512]),
+                (1, 4, after.clone()),
+            ],
+        );
+        assert!(!judged(&wal, Some(&before)));
+        assert!(!judged(&wal, Some(&after)));
+        assert!(judged(&wal, Some(&first_page(5))));
+        // A first page in a write that never committed was never copied into any file.
+        let torn = log(512, &[(1, 3, before.clone()), (1, 0, after.clone())]);
+        assert!(judged(&torn, Some(&after)));
     }
 
     #[test]

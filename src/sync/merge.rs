@@ -189,6 +189,7 @@ pub fn both_changed(
         }
         (w, _) => w.clone(),
     };
+    let item = keep_superseded(item, loser, &mut notes);
     let mut report = format!(
         "{} {} changed on both sides: {} version of {}{}, {} version of {}{}; kept the {} version (the later)",
         ours.item.kind().as_str(),
@@ -210,6 +211,31 @@ pub fn both_changed(
         conflict: Some(report),
         notes,
     }
+}
+
+/// A revision carried on stays carried on: the winner of a merge keeps the loser's
+/// `superseded` mark when it has none (a verdict given at the old revision in one clone while
+/// another carried it to the next must not make the old revision live again, its decisions
+/// rivals of the carried ones).
+fn keep_superseded(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> Item {
+    let mark = match (&mut item, loser.item) {
+        (Item::Decision(w), Item::Decision(l)) if w.superseded.is_none() => {
+            w.superseded.clone_from(&l.superseded);
+            l.superseded.as_ref()
+        }
+        (Item::Record(w), Item::Record(l)) if w.superseded.is_none() => {
+            w.superseded.clone_from(&l.superseded);
+            l.superseded.as_ref()
+        }
+        _ => None,
+    };
+    if let Some(m) = mark {
+        notes.push(format!(
+            "kept the {} version's mark: superseded by revision {}",
+            loser.name, m.by
+        ));
+    }
+    item
 }
 
 /// Who wrote a version, for the report: " by NAME" when it carries an author.
@@ -251,6 +277,8 @@ fn carry_verdicts(
                 .is_some_and(|mine| mine != theirs && theirs.at > mine.at);
         if take {
             item.verdict = Some(theirs.clone());
+            // Judged at its own revision: no longer carried (as `record_verdict` does).
+            item.carried = None;
             notes.push(format!(
                 "the engineer's verdict on {:?} kept from the {loser_name} version",
                 item.requirement
@@ -589,5 +617,70 @@ mod tests {
             d.id = "dec_2".into();
         }
         assert!(resolve(None, side(&a, "ours"), side(&b, "theirs")).is_err());
+    }
+
+    /// A carried item the engineer judged at the new revision on one side, while the other
+    /// side changed the decision later: the merged item holds that verdict as this
+    /// revision's, no longer marked carried (an item with both was shown as inherited, its
+    /// verdict of this revision as the earlier revision's history).
+    #[test]
+    fn resolve_an_engineer_verdict_taken_into_a_carried_item_makes_it_fresh() {
+        use crate::review::{Carried, CarryState};
+        let carried = |mut b: BasisItem| {
+            b.carried = Some(Carried {
+                changed: vec![],
+                from: REV.replace('0', "1"),
+                state: CarryState::Inherited,
+                unmapped: vec![],
+                verdict: None,
+            });
+            b
+        };
+        let base = decision(T1, "carried", vec![carried(item("Bore", None))]);
+        let judged = decision(
+            T2,
+            "carried",
+            vec![item("Bore", Some((Judgement::Accepted, Via::App, T2)))],
+        );
+        let later = decision(T3, "hold", vec![carried(item("Bore", None))]);
+        for (ours, theirs) in [(&judged, &later), (&later, &judged)] {
+            let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let b = &basis(&r.item)[0];
+            assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
+            assert_eq!(b.carried, None, "judged at this revision: fresh");
+        }
+        // Changed on one side only: the same.
+        let r = one_sided(Some(&judged), side(&later, "theirs"));
+        let b = &basis(&r.item)[0];
+        assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
+        assert_eq!(b.carried, None);
+    }
+
+    /// One clone carried the revision on (the decision marked superseded), the other gave
+    /// the engineer's verdict at that revision later: the merge keeps both, and the old
+    /// decision stays superseded.
+    #[test]
+    fn resolve_keeps_the_superseded_mark_of_either_side() {
+        use crate::review::Superseded;
+        let base = decision(T1, "rework", vec![item("Bore", None)]);
+        let mut carried = decision(T2, "rework", vec![item("Bore", None)]);
+        if let Item::Decision(d) = &mut carried {
+            d.superseded = Some(Superseded {
+                at: T2.into(),
+                by: REV.replace('0', "2"),
+                change: None,
+            });
+        }
+        let judged = decision(
+            T3,
+            "rework",
+            vec![item("Bore", Some((Judgement::Rejected, Via::App, T3)))],
+        );
+        for (ours, theirs) in [(&carried, &judged), (&judged, &carried)] {
+            let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let Item::Decision(d) = &r.item else { panic!() };
+            assert!(d.superseded.is_some(), "the carry's mark was lost");
+            assert_eq!(d.basis[0].verdict.as_ref().map(|v| v.via), Some(Via::App));
+        }
     }
 }

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::schema::{self as s, MAX_ENTITIES, MAX_ENTITY, MAX_SHORT, MAX_TEXT, MAX_URI};
+use super::schema::{self as s, MAX_ENTITIES, MAX_ENTITY, MAX_SHORT, MAX_URI};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::CarryState;
 use crate::review::carry::EntityMap;
@@ -13,6 +13,12 @@ use crate::text::prefix_chars;
 use crate::wire::{self, PAGE_ITEMS_BUDGET};
 
 pub const NAME: &str = "carry_forward";
+
+/// The longest `change` (characters): a change order and its reason in a line or two. It is
+/// copied into every item of the superseded revision and shown beside each, so it is kept
+/// as short as a decision's subject (the longest text, 65,536, made every item of both
+/// revisions over the answer bound).
+pub const MAX_CHANGE: u64 = 1_000;
 
 /// At most this many entity ids are named per re-verify entry of the answer (recall with
 /// `carried` gives every item whole).
@@ -86,25 +92,23 @@ pub fn spec() -> ToolSpec {
 }
 
 /// The limits the input schema leaves out (to stay small in front of the model), each
-/// refused with what to fix; nothing is written.
+/// refused with what to fix; nothing is written. Lengths are in characters, as JSON Schema's
+/// `maxLength` counts them in the other tools (an id `remember` took can be mapped).
 fn check_limits(args: &Args) -> Result<(), ToolError> {
     let too_long = |what: &str, len: usize, max: u64| -> Result<(), ToolError> {
         if u64::try_from(len).unwrap_or(u64::MAX) > max {
             return Err(ToolError::Invalid(format!(
-                "{what} is {len} bytes long, over its limit of {max}; nothing was written"
+                "{what} is {len} characters long, over its limit of {max}; nothing was written"
             )));
         }
         Ok(())
     };
+    let chars = |s: Option<&str>| s.map_or(0, |s| s.chars().count());
     for (name, a) in [("from", &args.from), ("to", &args.to)] {
-        too_long(
-            &format!("{name}.uri"),
-            a.uri.as_deref().map_or(0, str::len),
-            MAX_URI,
-        )?;
+        too_long(&format!("{name}.uri"), chars(a.uri.as_deref()), MAX_URI)?;
         too_long(
             &format!("{name}.units"),
-            a.units.as_deref().map_or(0, str::len),
+            chars(a.units.as_deref()),
             MAX_SHORT,
         )?;
     }
@@ -121,13 +125,9 @@ fn check_limits(args: &Args) -> Result<(), ToolError> {
         .flat_map(|p| [&p.from, &p.to])
         .chain(&args.changed)
     {
-        too_long("an entity id", id.len(), MAX_ENTITY)?;
+        too_long("an entity id", chars(Some(id)), MAX_ENTITY)?;
     }
-    too_long(
-        "change",
-        args.change.as_deref().map_or(0, str::len),
-        MAX_TEXT,
-    )
+    too_long("change", chars(args.change.as_deref()), MAX_CHANGE)
 }
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {

@@ -7,6 +7,7 @@ mod support;
 
 mod bounds;
 mod capabilities;
+mod carry_attacks;
 mod carry_forward;
 mod channel_terminal;
 mod cli;
@@ -43,3 +44,4 @@ mod tools_storage;
 mod transcripts;
 mod verdicts;
 mod wal;
+mod wal_guard;

@@ -1,0 +1,351 @@
+//! Hostile and unusual `carry_forward` calls (adversarial review of issue 27): what
+//! `remember` accepts, the carry accepts too.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use serde_json::json;
+
+use crate::support::inproc::{Client, ERAS, art, art_uri, rev};
+
+const FILE: &str = "/work/bracket.step";
+
+/// An entity id of 200 characters (600 bytes of UTF-8) is within `remember`'s limit (the
+/// input schema counts characters): the map may name it too. It was refused as "over its
+/// limit of 256", the limit counted in bytes.
+#[test]
+fn a_long_non_ascii_entity_id_remember_accepts_can_be_mapped() {
+    let mut c = Client::memory(ERAS[2]);
+    let id = "面".repeat(200);
+    let new = "新".repeat(200);
+    c.ok(
+        "remember",
+        json!({"artifact": art_uri(&rev(1), FILE), "name": "boss", "entity_ids": [id], "note": "n"}),
+    );
+    let out = c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": id, "to": new}], "changed": [], "change": "é".repeat(100)}),
+    );
+    assert_eq!(out["records"]["inherited"], 1, "{out}");
+    let got = c.ok(
+        "recall",
+        json!({"artifact": art(&rev(2)), "carried": "inherited"}),
+    );
+    assert_eq!(got["records"][0]["entity_ids"], json!([new]));
+}
+
+/// A carry of many items whose ids and subjects are all escapes answers within the bound in
+/// every era (the older eras repeat the structured answer as text).
+#[test]
+fn a_hostile_large_carry_answers_within_the_bound_in_every_era() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let a = art_uri(&rev(1), FILE);
+        for i in 0..60 {
+            let faces: Vec<String> = (0..40)
+                .map(|j| format!("{i}-{j}{}", "\u{1}\"\\".repeat(80)))
+                .collect();
+            c.ok(
+                "remember_decision",
+                json!({"artifact": a, "subject": format!("{i}{}", "\u{1}".repeat(300)),
+                       "disposition": "hold", "basis": [
+                    {"requirement": "r", "source": "drawing", "state": "satisfied", "faces": faces},
+                ]}),
+            );
+            c.ok(
+                "remember",
+                json!({"artifact": a, "entity_ids": [format!("{i}{}", "\u{1}".repeat(250))], "note": "n"}),
+            );
+        }
+        let resp = c.call(
+            "carry_forward",
+            json!({"from": a, "to": art_uri(&rev(2), FILE), "map": [], "changed": [],
+                   "change": "\u{1}".repeat(1000)}),
+        );
+        let line = serde_json::to_string(&resp).unwrap();
+        assert!(line.len() <= 32_000, "{era:?}: {} bytes", line.len());
+        assert!(
+            resp["result"].get("isError").is_none_or(|e| e == false),
+            "{resp}"
+        );
+    }
+}
+
+fn cli_out(db: &std::path::Path, args: &[&str]) -> String {
+    let out = crate::support::file_events::run_cli(db, args).unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A review carried twice (1 -> 2 -> 3), with a verdict given at revision 2 and an item
+/// re-stated there, survives export -> import -> export byte for byte, and `check` finds
+/// nothing wrong in either database.
+#[test]
+fn a_review_carried_twice_round_trips_byte_for_byte() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+    use crate::support::inproc::ui_caps;
+
+    let dir = TempDir::new("carry-twice").unwrap();
+    let a = dir.join("a.db");
+    {
+        let mut c = Client::declaring(Store::open(&a).unwrap(), ERAS[2], ui_caps());
+        let r1 = art_uri(&rev(1), FILE);
+        c.ok(
+            "remember",
+            json!({"artifact": r1, "name": "bore", "entity_ids": ["face:3"], "note": "12H7"}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": r1, "entity_ids": ["face:7"], "note": "boss"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "rework", "summary": "s", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"]},
+                {"requirement": "Boss 8", "source": "drawing", "state": "satisfied", "faces": ["face:7"]}
+            ]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": r1, "to": art_uri(&rev(2), FILE),
+                   "map": [{"from": "face:3", "to": "face:13"}, {"from": "face:7", "to": "face:17"}],
+                   "changed": ["face:3"], "change": "ECO-1"}),
+        );
+        let shown = c.call(
+            "show_review",
+            json!({"artifact": art_uri(&rev(2), FILE), "detail": "full"}),
+        );
+        let review = &shown["result"]["structuredContent"];
+        let id = review["decisions"][0]["id"].clone();
+        let digest = review["decisions"][0]["basis"][1]["digest"].clone();
+        // The card's proof, given to the card in the result's _meta (issue 28).
+        let proof =
+            shown["result"]["_meta"]["review-mcp/card"]["proofs"][id.as_str().unwrap()].clone();
+        c.ok(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": proof}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(2), FILE), "to": art_uri(&rev(3), FILE),
+                   "map": [{"from": "face:13", "to": "face:23"}, {"from": "face:17", "to": "face:27"}],
+                   "changed": [], "change": "ECO-2"}),
+        );
+    }
+    let exported = cli_out(&a, &["export"]);
+    let file = dir.join("a.jsonl");
+    std::fs::write(&file, &exported).unwrap();
+    let b = dir.join("b.db");
+    cli_out(&b, &["import", &file.to_string_lossy()]);
+    assert_eq!(
+        cli_out(&b, &["export"]),
+        exported,
+        "round trip byte-identical"
+    );
+    cli_out(&a, &["check"]);
+    cli_out(&b, &["check"]);
+    let form = cli_out(&b, &["form3", &rev(3)]);
+    assert!(form.contains("Partial FAI: carried from"), "{form}");
+}
+
+/// Every resource of a superseded revision says so (issue 27: "recalls and resources of
+/// revision 1 say superseded by"): its Form 3 too, which called itself a plain full FAI.
+#[test]
+fn the_form3_of_a_superseded_revision_says_it_was_superseded() {
+    let mut c = Client::memory(ERAS[2]);
+    let r1 = art_uri(&rev(1), FILE);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": r1, "subject": "bore", "disposition": "rework", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"]}
+        ]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": r1, "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:3", "to": "face:13"}], "changed": ["face:3"],
+               "change": "ECO-17"}),
+    );
+    let r = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{}/form3.csv", rev(1))}),
+    );
+    let csv = r["result"]["contents"][0]["text"].as_str().unwrap();
+    let fai = csv.lines().find(|l| l.starts_with("FAI,")).unwrap();
+    assert!(
+        fai.contains(&format!("superseded by revision {}", rev(2))) && fai.contains("ECO-17"),
+        "{csv}"
+    );
+}
+
+/// A `change` travels into every item of the superseded revision and the header lines of
+/// both: with the longest `change` carry_forward accepts (1,000 characters, all escapes),
+/// every answer and resource that shows it stays within the answer bound; a longer one is
+/// refused, nothing written (65,536, the longest text of the other tools, made every answer
+/// about either revision 850 KB).
+#[test]
+fn a_longest_change_keeps_every_answer_within_the_bound() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let r1 = art_uri(&rev(1), FILE);
+        for i in 0..3 {
+            c.ok(
+                "remember",
+                json!({"artifact": r1, "name": format!("f{i}"), "entity_ids": ["face:3"], "note": "n"}),
+            );
+            c.ok(
+                "remember_decision",
+                json!({"artifact": r1, "subject": format!("s{i}"), "disposition": "rework", "basis": [
+                    {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"]}
+                ]}),
+            );
+        }
+        let long = c.refused(
+            "carry_forward",
+            json!({"from": r1, "to": art_uri(&rev(2), FILE), "map": [], "change": "x".repeat(1_001)}),
+        );
+        assert!(long.contains("over its limit of 1000"), "{long}");
+        let change = "\u{1}".repeat(1_000);
+        let out = c.call(
+            "carry_forward",
+            json!({"from": r1, "to": art_uri(&rev(2), FILE),
+                   "map": [{"from": "face:3", "to": "face:13"}], "changed": [], "change": change}),
+        );
+        let mut sizes = vec![(
+            "carry_forward".to_string(),
+            serde_json::to_string(&out).unwrap().len(),
+        )];
+        for r in [rev(1), rev(2)] {
+            for (tool, args) in [
+                ("recall", json!({"artifact": art_uri(&r, FILE)})),
+                (
+                    "recall",
+                    json!({"artifact": art_uri(&r, FILE), "entity_id": "face:3"}),
+                ),
+                (
+                    "recall_decisions",
+                    json!({"artifact": art_uri(&r, FILE), "current_only": false, "detail": "full"}),
+                ),
+                ("show_review", json!({"artifact": art_uri(&r, FILE)})),
+                (
+                    "show_review",
+                    json!({"artifact": art_uri(&r, FILE), "detail": "full"}),
+                ),
+            ] {
+                let resp = c.call(tool, args.clone());
+                sizes.push((
+                    format!("{tool} {args}"),
+                    serde_json::to_string(&resp).unwrap().len(),
+                ));
+            }
+            for uri in [
+                format!("review://revisions/{r}"),
+                format!("review://revisions/{r}/report"),
+                format!("review://revisions/{r}/form3.csv"),
+            ] {
+                let resp = c.request("resources/read", json!({"uri": uri}));
+                sizes.push((uri, serde_json::to_string(&resp).unwrap().len()));
+            }
+        }
+        let over: Vec<_> = sizes.iter().filter(|(_, n)| *n > 32_000).collect();
+        assert!(over.is_empty(), "{era:?}: over the bound: {over:?}");
+    }
+}
+
+/// Two clones of one review each carry revision 1 to revision 2 (two engineers, the same
+/// change), then sync through a shared folder: the sync succeeds, and revision 2 holds one
+/// review, not two copies of every carried note and decision.
+#[test]
+fn the_same_carry_in_two_clones_syncs_into_one_review() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-clones").unwrap();
+    let a = dir.join("a.db");
+    let b = dir.join("b.db");
+    let r1 = art_uri(&rev(1), FILE);
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        c.ok(
+            "remember",
+            json!({"artifact": r1, "name": "bore", "entity_ids": ["face:3"], "note": "12H7"}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": r1, "entity_ids": ["face:7"], "note": "boss"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "rework", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "violated", "faces": ["face:3"]}
+            ]}),
+        );
+    }
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    cli_out(&a, &["sync", &folder]);
+    cli_out(&b, &["sync", &folder]);
+    let carry = json!({"from": r1, "to": art_uri(&rev(2), FILE),
+        "map": [{"from": "face:3", "to": "face:13"}, {"from": "face:7", "to": "face:17"}],
+        "changed": ["face:3"], "change": "ECO-1"});
+    for db in [&a, &b] {
+        let mut c = Client::new(Store::open(db).unwrap(), ERAS[2]);
+        c.ok("carry_forward", carry.clone());
+    }
+    for db in [&a, &b, &a] {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(
+            out.status.success(),
+            "sync: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for db in [&a, &b] {
+        let mut c = Client::new(Store::open(db).unwrap(), ERAS[2]);
+        let recs = c.ok("recall", json!({"artifact": art(&rev(2)), "limit": 50}));
+        let decs = c.ok(
+            "recall_decisions",
+            json!({"artifact": art(&rev(2)), "current_only": false, "limit": 50}),
+        );
+        assert_eq!(
+            (
+                recs["records"].as_array().unwrap().len(),
+                decs["decisions"].as_array().unwrap().len()
+            ),
+            (2, 1),
+            "{db:?}: {recs} {decs}"
+        );
+        // What revision 1 said stays once too: the feature's superseded copy, the note, the
+        // decision.
+        let recs = c.ok("recall", json!({"artifact": art(&rev(1)), "limit": 50}));
+        let decs = c.ok(
+            "recall_decisions",
+            json!({"artifact": art(&rev(1)), "current_only": false, "limit": 50}),
+        );
+        let at_r1 = |v: &serde_json::Value, key: &str| {
+            v[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|i| {
+                    let n = i["artifact"].as_u64().unwrap() as usize;
+                    v["artifacts"][n]["revision"] == json!(rev(1))
+                })
+                .count()
+        };
+        assert_eq!(
+            (at_r1(&recs, "records"), at_r1(&decs, "decisions")),
+            (2, 1),
+            "{db:?}: {recs} {decs}"
+        );
+    }
+}
