@@ -171,6 +171,33 @@ impl Identity {
         }
     }
 
+    /// Empties the companion `suffix` (the `-wal`) the path still names, if it is still the
+    /// one the connection held (checked on the opened file, not only by its path). For a
+    /// file the path no longer names, whose connection has closed: SQLite refuses every
+    /// write to a moved database, its checkpoint included, so a log it began would
+    /// otherwise stay beside the path.
+    pub fn empty_companion(&self, suffix: &str) {
+        let Some((_, path, id)) = self.companions.iter().find(|(s, _, _)| *s == suffix) else {
+            return;
+        };
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            // O_NONBLOCK (the same value on every Linux port): a FIFO put at the path does not
+            // block the exit; the inode check below is what decides.
+            #[cfg(target_os = "linux")]
+            opts.custom_flags(0o4000);
+        }
+        if let Ok(f) = opts.open(path)
+            && f.metadata()
+                .is_ok_and(|m| m.is_file() && dev_ino(&m) == *id)
+        {
+            let _ = f.set_len(0);
+        }
+    }
+
     fn verify_companions(&self) -> Result<(), StoreError> {
         for (suffix, path, id) in &self.companions {
             match std::fs::metadata(path) {

@@ -143,9 +143,11 @@ impl Store {
         self.conn_verified(false)?;
         let conn = self.conn.as_mut().ok_or(StoreError::NotOpen)?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if let Some(identity) = self.file.as_ref().and_then(|f| f.identity.as_ref()) {
+        if let Some(disk) = self.file.as_ref()
+            && let Some(identity) = disk.identity.as_ref()
+        {
             // Dropping the transaction rolls it back.
-            identity.verify()?;
+            identity.verify().inspect_err(|_| disk.moved.set(true))?;
         }
         Ok(tx)
     }

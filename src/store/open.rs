@@ -81,6 +81,9 @@ pub(super) struct OnDisk {
     /// The log has its header for the next write (see [`Store::begin_next_log`]): false
     /// after this connection emptied it.
     pub log_begun: bool,
+    /// A call was refused because the path no longer names the file (or log) this
+    /// connection opened: the checkpoint after the answer then looks again.
+    pub moved: Cell<bool>,
 }
 
 /// What a checkpoint did.
@@ -149,6 +152,7 @@ impl Store {
             identity: None,
             checkpointed: 0,
             log_begun: false,
+            moved: Cell::new(false),
             incomplete: false,
         };
         Ok(Store::over(None, Some(disk)))
@@ -200,7 +204,9 @@ impl Store {
     pub(super) fn conn_verified(&mut self, verify: bool) -> Result<&mut Connection, StoreError> {
         if let Some(disk) = &mut self.file {
             match (&self.conn, &disk.identity) {
-                (Some(_), Some(identity)) if verify => identity.verify()?,
+                (Some(_), Some(identity)) if verify => {
+                    identity.verify().inspect_err(|_| disk.moved.set(true))?;
+                }
                 (Some(_), Some(_)) => {}
                 (None, _) => {
                     let (conn, identity) = connect(&disk.path, disk.journal)?;
@@ -267,6 +273,11 @@ impl Store {
             }
             _ => return Ok(Checkpoint::Nothing),
         };
+        if !ours {
+            // The path names another file now (replaced, deleted): the log begun for the old
+            // one goes at once, so nothing of it stays beside the path.
+            self.empty_begun_log();
+        }
         let done = self.checkpoint_in(if ours { RESTART } else { TRUNCATE })?;
         if ours && done != Checkpoint::Incomplete {
             self.begin_next_log()?;
@@ -274,13 +285,44 @@ impl Store {
         Ok(done)
     }
 
-    /// Empties the log of a writing connection on its file (`TRUNCATE`, without waiting),
-    /// whatever it holds; for the close of the store.
-    pub(super) fn empty_log(&mut self) {
-        if let (Some(conn), Some(disk)) = (&self.conn, &self.file)
-            && disk.journal == Journal::Wal
+    /// Empties a log this connection began (`TRUNCATE`, without waiting): for the server,
+    /// once the path names another file.
+    fn empty_begun_log(&mut self) {
+        if let (Some(conn), Some(disk)) = (&self.conn, &mut self.file)
+            && disk.log_begun
+            && matches!(without_waiting(|| truncate_wal(conn)), Ok(false))
         {
-            let _ = without_waiting(|| truncate_wal(conn));
+            disk.log_begun = false;
+        }
+    }
+
+    /// At the close of the store: empties the log (`TRUNCATE`, without waiting) when the path
+    /// still names the file and log this connection opened (SQLite deletes it too when this
+    /// is the last connection). When the path names another file, no checkpoint from here
+    /// (another process may use a new file there with the same log, and SQLite refuses to
+    /// write a moved file anyway): only the log this connection began is emptied, after the
+    /// connection closed, if the path still names that very log.
+    pub(super) fn empty_log(&mut self) {
+        let (Some(conn), Some(disk)) = (&self.conn, &self.file) else {
+            return;
+        };
+        if disk.journal != Journal::Wal {
+            return;
+        }
+        match &disk.identity {
+            Some(identity) if identity.verify().is_err() => {
+                // Only a log this connection began (its first page, nothing else: every
+                // write was checkpointed after its answer) goes, once the connection is
+                // closed; a log with writes still to copy is left for the file they belong to.
+                if disk.log_begun && !disk.incomplete {
+                    let identity = identity.clone();
+                    self.conn = None;
+                    identity.empty_companion("-wal");
+                }
+            }
+            _ => {
+                let _ = without_waiting(|| truncate_wal(conn));
+            }
         }
     }
 
