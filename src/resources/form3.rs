@@ -469,13 +469,15 @@ fn verdict_sentence(v: &Verdict) -> String {
 }
 
 /// Appends one record: the fields (already [`cell`]-made) quoted where RFC 4180 needs it,
-/// separated by commas, ended by CRLF.
+/// and where a semicolon is (a spreadsheet in a locale whose list separator is `;` splits an
+/// unquoted field there, and a part that starts with `=` would run as a formula), separated
+/// by commas, ended by CRLF.
 fn push_record(out: &mut String, fields: &[String]) {
     for (i, f) in fields.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        if f.contains([',', '"', '\r', '\n']) {
+        if f.contains([',', ';', '"', '\r', '\n']) {
             out.push('"');
             out.push_str(&f.replace('"', "\"\""));
             out.push('"');
@@ -524,6 +526,16 @@ fn escaped_len(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_semicolon_never_splits_a_field_where_it_is_the_separator() {
+        let mut out = String::new();
+        push_record(
+            &mut out,
+            &[cell("x;=HYPERLINK(\"http://e\")"), cell("plain")],
+        );
+        assert_eq!(out, "\"x;=HYPERLINK(\"\"http://e\"\")\",plain\r\n");
+    }
 
     #[test]
     fn cell_defuses_formulas_and_controls() {
@@ -605,7 +617,7 @@ mod tests {
         };
         let csv = form.csv();
         let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert!(lines[3].starts_with(&format!("FAI,Partial FAI: carried from {from}")));
+        assert!(lines[3].starts_with(&format!("FAI,\"Partial FAI: carried from {from}")));
         let inherited = lines[7];
         assert!(
             inherited.starts_with("1,face:3,,Ø10 H7,,,,\"Decision \"\"bore\"\": accept."),
@@ -675,7 +687,7 @@ mod tests {
         };
         let csv = form.csv();
         assert!(
-            csv.contains("Part File,file:///w/0.step; file:///w/1.step; file:///w/2.step; and 2 more (each row's Decision Id names its decision),"),
+            csv.contains("Part File,\"file:///w/0.step; file:///w/1.step; file:///w/2.step; and 2 more (each row's Decision Id names its decision)\","),
             "{csv}"
         );
         assert!(csv.contains("Rows,0 of 0,"));
@@ -697,7 +709,7 @@ mod tests {
         };
         let text = form.csv_within(10_000);
         assert!(escaped_len(&text) <= 10_000);
-        assert!(text.contains("Rows,2 of 25: truncated"), "{text}");
+        assert!(text.contains("Rows,\"2 of 25: truncated"), "{text}");
         assert_eq!(text.matches("\r\n").count(), 7 + 2);
         let small = Form3 {
             rows: vec![row(None)],
