@@ -105,7 +105,8 @@ pub(super) fn supersession_in(
     let superseded_by = by
         .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
         .map(|s| (s.by, s.change));
-    let mut supersedes: Vec<(String, Option<String>)> = Vec::new();
+    // (when it was carried, revision, change): oldest first, as the field says.
+    let mut carried: Vec<(String, String, Option<String>)> = Vec::new();
     let rows: Vec<(String, Option<String>)> = tx
         .prepare_cached(
             "SELECT revision, superseded FROM records \
@@ -116,14 +117,17 @@ pub(super) fn supersession_in(
         .query_map([revision], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
     for (rev, text) in rows {
-        let change = text
-            .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
-            .and_then(|s| s.change);
-        if !supersedes.iter().any(|(r, _)| *r == rev) {
-            supersedes.push((rev, change));
+        let mark = text.and_then(|t| serde_json::from_str::<Superseded>(&t).ok());
+        let (at, change) = mark.map_or((String::new(), None), |s| (s.at, s.change));
+        if !carried.iter().any(|(_, r, _)| *r == rev) {
+            carried.push((at, rev, change));
         }
     }
-    supersedes.sort();
+    carried.sort();
+    let supersedes = carried
+        .into_iter()
+        .map(|(_, rev, change)| (rev, change))
+        .collect();
     Ok(Supersession {
         supersedes,
         superseded_by,
@@ -483,6 +487,35 @@ mod tests {
     /// A carry back to a revision that was itself carried on (1 -> 2, then 2 -> 1) is refused
     /// and writes nothing: revision 1 would say both that revision 2 superseded it and that it
     /// supersedes revision 2, and its items that they are inherited from revision 1 itself.
+    #[test]
+    fn the_revisions_carried_to_one_are_listed_oldest_first() {
+        let mut store = Store::open_in_memory().unwrap();
+        for n in [9, 1] {
+            store
+                .remember(&NewRecord {
+                    artifact: at(n),
+                    name: Some(format!("flange {n}")),
+                    note: None,
+                    tags: vec![],
+                    entity_ids: vec!["face:1".into()],
+                    id_scheme: "opaque".into(),
+                })
+                .unwrap();
+        }
+        // Revision 9 (whose hash sorts last) is carried first.
+        carry(&mut store, 9, 5, &[("face:1", "face:1")]);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        carry(&mut store, 1, 5, &[("face:1", "face:1")]);
+        let order: Vec<String> = store
+            .supersession(&at(5).revision)
+            .unwrap()
+            .supersedes
+            .into_iter()
+            .map(|(rev, _)| rev)
+            .collect();
+        assert_eq!(order, vec![at(9).revision, at(1).revision]);
+    }
+
     #[test]
     fn a_carry_back_to_a_superseded_revision_is_refused() {
         let mut store = Store::open_in_memory().unwrap();
