@@ -398,6 +398,15 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
     for (i, item) in d.basis.iter().enumerate() {
         item.check(i)
             .map_err(|e| format!("decision {}: {e}", d.id))?;
+        // A verdict given at this revision makes an item this revision's (every channel
+        // clears the mark): an item with both would show this revision's verdict as an
+        // earlier revision's history.
+        if item.carried.is_some() && item.verdict.is_some() {
+            return Err(format!(
+                "decision {}: basis[{i}] has a verdict and is marked carried: a verdict given at this revision makes the item this revision's (an earlier revision's verdict belongs in carried.verdict)",
+                d.id
+            ));
+        }
         if let Some(c) = &item.carried {
             check_lineage(
                 "decision",
@@ -526,6 +535,41 @@ mod tests {
         };
         let e = check_decision(&mut d).unwrap_err();
         assert!(e.contains("fit in one answer line"), "{e}");
+    }
+
+    /// A basis item carrying a verdict of its own and a carried mark is refused: the verdict
+    /// would be shown as an earlier revision's history (the adversarial review's one-sided
+    /// sync case; no channel of this server writes such an item).
+    #[test]
+    fn check_decision_refuses_a_carried_item_with_a_verdict_of_its_own() {
+        let rev = format!("sha256:{}", "a".repeat(64));
+        let item = |verdict: bool| {
+            let mut v = json!({"requirement": "Bore 10 H7", "source": "drawing",
+                "state": "satisfied", "faces": [],
+                "carried": {"from": rev, "state": "inherited"}});
+            if verdict {
+                v["verdict"] = json!({"at": T2, "judgement": "accepted", "via": "app"});
+            }
+            serde_json::from_value::<crate::review::BasisItem>(v).unwrap()
+        };
+        let r = feature("rec_1", "bore", T1);
+        let mut d = Decision {
+            author: None,
+            carried: None,
+            superseded: None,
+            id: "dec_1".into(),
+            subject: "bore".into(),
+            disposition: "accept".into(),
+            summary: None,
+            basis: vec![item(false)],
+            artifact: r.artifact,
+            created_at: T1.into(),
+            updated_at: T2.into(),
+        };
+        assert_eq!(check_decision(&mut d), Ok(()));
+        d.basis = vec![item(true)];
+        let e = check_decision(&mut d).unwrap_err();
+        assert!(e.contains("has a verdict and is marked carried"), "{e}");
     }
 
     #[test]
