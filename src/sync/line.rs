@@ -520,21 +520,27 @@ mod tests {
         assert!(e.contains("fit in one answer line"), "{e}");
         r.entity_ids.truncate(10);
         assert_eq!(check_record(&mut r), Ok(()));
-        let mut d = Decision {
+        let mut d = decision(vec![]);
+        d.summary = Some(ids.concat());
+        let e = check_decision(&mut d).unwrap_err();
+        assert!(e.contains("fit in one answer line"), "{e}");
+    }
+
+    /// Decision `dec_1` on "bore" with this basis, at the artifact of the `feature` fixture.
+    fn decision(basis: Vec<crate::review::BasisItem>) -> Decision {
+        Decision {
             author: None,
             carried: None,
             superseded: None,
             id: "dec_1".into(),
             subject: "bore".into(),
             disposition: "accept".into(),
-            summary: Some(ids.concat()),
-            basis: vec![],
-            artifact: r.artifact,
+            summary: None,
+            basis,
+            artifact: feature("rec_1", "bore", T1).artifact,
             created_at: T1.into(),
-            updated_at: T1.into(),
-        };
-        let e = check_decision(&mut d).unwrap_err();
-        assert!(e.contains("fit in one answer line"), "{e}");
+            updated_at: T2.into(),
+        }
     }
 
     /// A basis item carrying a verdict of its own and a carried mark is refused: the verdict
@@ -552,20 +558,7 @@ mod tests {
             }
             serde_json::from_value::<crate::review::BasisItem>(v).unwrap()
         };
-        let r = feature("rec_1", "bore", T1);
-        let mut d = Decision {
-            author: None,
-            carried: None,
-            superseded: None,
-            id: "dec_1".into(),
-            subject: "bore".into(),
-            disposition: "accept".into(),
-            summary: None,
-            basis: vec![item(false)],
-            artifact: r.artifact,
-            created_at: T1.into(),
-            updated_at: T2.into(),
-        };
+        let mut d = decision(vec![item(false)]);
         assert_eq!(check_decision(&mut d), Ok(()));
         d.basis = vec![item(true)];
         let e = check_decision(&mut d).unwrap_err();

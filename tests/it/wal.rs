@@ -442,14 +442,7 @@ fn a_file_restored_beside_a_stopped_servers_log_is_not_given_that_log() -> anyho
     for i in 0..40 {
         ensure!(remember(&mut server, &format!("later-{i}"), &"x".repeat(400))?.is_ok());
     }
-    std::thread::sleep(Duration::from_millis(100));
-    let (mut child, _stdin, _stdout) = server.into_parts()?;
-    child.kill()?;
-    child.wait()?;
-    ensure!(
-        std::fs::metadata(side(&db, "-wal")).map_or(0, |m| m.len()) > 0,
-        "the killed server left no log: this test no longer tests anything"
-    );
+    kill_between_answers(server, &db)?;
     // The original file with its log opens: nothing answered is lost.
     let original = dir.join("original.db");
     std::fs::copy(&db, &original)?;
@@ -491,14 +484,7 @@ fn a_file_made_where_one_was_deleted_is_not_given_its_log() -> anyhow::Result<()
     let db = dir.join("review.db");
     let mut server = Server::start(&db)?;
     ensure!(remember(&mut server, "old", "n")?.is_ok());
-    std::thread::sleep(Duration::from_millis(100));
-    let (mut child, _stdin, _stdout) = server.into_parts()?;
-    child.kill()?;
-    child.wait()?;
-    ensure!(
-        std::fs::metadata(side(&db, "-wal")).map_or(0, |m| m.len()) > 0,
-        "the killed server left no log: this test no longer tests anything"
-    );
+    kill_between_answers(server, &db)?;
     std::fs::remove_file(&db)?;
     let mut server = Server::start(&db)?;
     let refused = remember(&mut server, "new", "n")?;
@@ -513,5 +499,19 @@ fn a_file_made_where_one_was_deleted_is_not_given_its_log() -> anyhow::Result<()
     server.close()?;
     ensure!(exported_names(&db)? == vec!["new".to_string()]);
     crate::support::check_database(&db)?;
+    Ok(())
+}
+
+/// Kills `server` (on `db`) between answers, once its post-answer checkpoint has begun the
+/// log, and checks the log it leaves beside the file is not empty.
+fn kill_between_answers(server: Server, db: &Path) -> anyhow::Result<()> {
+    std::thread::sleep(Duration::from_millis(100));
+    let (mut child, _stdin, _stdout) = server.into_parts()?;
+    child.kill()?;
+    child.wait()?;
+    ensure!(
+        std::fs::metadata(side(db, "-wal")).map_or(0, |m| m.len()) > 0,
+        "the killed server left no log: this test no longer tests anything"
+    );
     Ok(())
 }
