@@ -9,6 +9,7 @@ pub mod artifact;
 pub mod carry;
 pub mod decision;
 pub mod hashing;
+pub mod history;
 pub mod id;
 pub mod outrank;
 pub mod record;

@@ -9,8 +9,9 @@ use super::codec::opt_json;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, write_decision};
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
-use super::{Store, StoreError};
+use super::{Store, StoreError, history};
 use crate::review::carry::{EntityMap, short_revision};
+use crate::review::history::{Channel, Written, carried_events};
 use crate::review::{
     Artifact, BasisItem, CarryState, Decision, DecisionCarried, Record, Superseded, id,
 };
@@ -65,8 +66,9 @@ impl Store {
         plan: &CarryPlan,
         answer: impl FnOnce(&CarryOutcome) -> Result<T, E>,
     ) -> Result<T, E> {
+        let author = self.author.clone();
         let tx = self.write()?;
-        let outcome = carry_in(&tx, plan)?;
+        let outcome = carry_in(&tx, plan, author.as_deref())?;
         let answered = answer(&outcome)?;
         if !outcome.already_carried {
             tx.commit().map_err(StoreError::from)?;
@@ -134,7 +136,11 @@ pub(super) fn supersession_in(
     })
 }
 
-fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, StoreError> {
+fn carry_in(
+    tx: &Transaction<'_>,
+    plan: &CarryPlan,
+    author: Option<&str>,
+) -> Result<CarryOutcome, StoreError> {
     let from = &plan.from;
     let to = &plan.to;
     let locator = from.uri.as_ref().map(|_| from.locator());
@@ -360,6 +366,12 @@ fn carry_in(tx: &Transaction<'_>, plan: &CarryPlan) -> Result<CarryOutcome, Stor
         };
         new.disposition = carried_disposition(&new, &from.revision);
         write_decision(tx, None, &new, seq)?;
+        let how = Written {
+            channel: Channel::Assistant,
+            at: &now,
+            author,
+        };
+        history::append(tx, &carried_events(&how, &d, &new))?;
         out.decisions.push(new);
     }
     Ok(out)

@@ -45,6 +45,7 @@ mod error;
 pub mod file;
 #[cfg(test)]
 pub(crate) mod fixtures;
+mod history;
 mod import;
 mod inspect;
 mod left_log;
@@ -72,6 +73,7 @@ pub use completion::{Completable, Matches, Narrowing, prefix_upper_bound};
 pub use decisions::{DecisionQuery, NewDecision, VerdictState};
 pub use error::StoreError;
 pub use file::FileChange;
+pub use history::HistoryQuery;
 pub use import::ImportSummary;
 pub use open::{Checkpoint, JOURNAL_SIZE_LIMIT, Journal};
 pub use page::{Page, PageRequest, Position};

@@ -6,7 +6,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
 /// entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11];
+pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -403,3 +403,31 @@ pub(super) const VERDICT_MEANING_AT: usize = 11;
 pub(super) fn add_verdict_meaning(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
     add_text_columns(tx, "basis_items", &["verdict_meaning"])
 }
+
+/// The review's history (see `crate::review::history`): one row per event, its wire form in
+/// `body`, never updated nor deleted (the triggers refuse). `seq` is this database's order of
+/// arrival: the reading order is (`at`, `seq`), and a history page's snapshot bounds `seq`. `history_since` is when this file began recording events (its creation,
+/// or its upgrade to this version): nothing before it was recorded.
+const V12: &str = r#"
+CREATE TABLE IF NOT EXISTS events (
+    seq      INTEGER PRIMARY KEY,
+    id       TEXT NOT NULL UNIQUE,
+    at       TEXT NOT NULL,
+    step     INTEGER NOT NULL,
+    of       TEXT NOT NULL,
+    locator  TEXT NOT NULL,
+    revision TEXT NOT NULL,
+    after    TEXT,
+    body     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_order ON events (at);
+CREATE INDEX IF NOT EXISTS events_of ON events (of, at);
+CREATE INDEX IF NOT EXISTS events_revision ON events (revision, at);
+CREATE INDEX IF NOT EXISTS events_locator ON events (locator, at);
+CREATE TRIGGER IF NOT EXISTS events_never_updated BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'the review history is append-only: an event is never changed'); END;
+CREATE TRIGGER IF NOT EXISTS events_never_deleted BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'the review history is append-only: an event is never deleted'); END;
+INSERT OR IGNORE INTO counters (name, value)
+    VALUES ('history_since', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+"#;

@@ -5,7 +5,8 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
-use super::{Store, StoreError};
+use super::{Store, StoreError, history};
+use crate::review::history::{Channel, Written, decision_events};
 use crate::review::{Decision, Meaning, Verdict};
 use crate::time;
 
@@ -61,6 +62,7 @@ impl Store {
         shown: Shown<'_>,
         verdicts: &[(usize, Verdict)],
     ) -> Result<VerdictsOutcome, StoreError> {
+        let author = self.author.clone();
         let tx = self.write()?;
         let Some((rid, mut decision)) = find(&tx, at)? else {
             return Ok(VerdictsOutcome::Missing);
@@ -77,6 +79,7 @@ impl Store {
         if !still {
             return Ok(VerdictsOutcome::Changed(decision));
         }
+        let before = decision.clone();
         for (i, v) in verdicts {
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
@@ -102,6 +105,17 @@ impl Store {
         decision.updated_at = time::updated_after(time::now(), &not_before);
         tx.prepare_cached("UPDATE decisions SET updated_at = ?1 WHERE rid = ?2")?
             .execute(params![decision.updated_at, rid])?;
+        // Each verdict event names the verdict's own channel and author (see
+        // `decision_events`); the write's are the server's.
+        let how = Written {
+            channel: Channel::Assistant,
+            at: &decision.updated_at,
+            author: author.as_deref(),
+        };
+        history::append(
+            &tx,
+            &decision_events(&how, Some(&before), Some(&decision), &[]),
+        )?;
         tx.commit()?;
         Ok(VerdictsOutcome::Recorded(decision))
     }

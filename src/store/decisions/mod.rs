@@ -7,16 +7,18 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::codec::dedup;
+use super::history;
 use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError};
+use crate::review::history::{Channel, Written, decision_events};
 use crate::review::outrank::{Outranked, merge_verdicts};
 use crate::review::{Artifact, BasisItem, CarryState, Decision, State, Via, id};
 use crate::time;
 use rows::{
     DECISION_COLS, DECISION_COLS_LEN, decision_from_row, delete_decisions, load_basis,
-    write_decision,
+    load_decision, write_decision,
 };
 
 /// What `remember_decision` stores: the artifact already normalised, the basis checked.
@@ -252,6 +254,7 @@ impl Store {
         subject: &str,
         revision: &str,
     ) -> Result<usize, StoreError> {
+        let author = self.author.clone();
         let tx = self.write()?;
         let rids: Vec<i64> = tx
             .prepare_cached(
@@ -259,6 +262,25 @@ impl Store {
             )?
             .query_map(params![locator, subject, revision], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
+        let at = time::now();
+        let how = Written {
+            channel: Channel::Assistant,
+            at: &at,
+            author: author.as_deref(),
+        };
+        for rid in &rids {
+            match load_decision(&tx, *rid) {
+                Ok(Some(old)) => {
+                    history::append(&tx, &decision_events(&how, Some(&old), None, &[]))?;
+                }
+                Ok(None) => {}
+                // A row that no longer reads (a hand-edited file) is still forgotten.
+                Err(StoreError::Sqlite(rusqlite::Error::FromSqlConversionFailure(..))) => {
+                    log::warn!("a damaged decision was forgotten without a history event");
+                }
+                Err(e) => return Err(e),
+            }
+        }
         let n = delete_decisions(&tx, &rids)?;
         tx.commit()?;
         Ok(n)
@@ -304,10 +326,11 @@ fn remember_decision_in(
             ..b.clone()
         })
         .collect();
-    let old_basis = match rid {
-        Some(rid) => load_basis(tx, rid)?,
-        None => Vec::new(),
+    let old = match rid {
+        Some(rid) => load_decision(tx, rid)?,
+        None => None,
     };
+    let old_basis = old.as_ref().map(|o| o.basis.clone()).unwrap_or_default();
     let outranked = merge_verdicts(&old_basis, &mut basis, &now, author.as_deref())
         .map_err(|e| StoreError::Invalid(e.0))?;
     let decision = Decision {
@@ -324,6 +347,15 @@ fn remember_decision_in(
         created_at,
     };
     write_decision(tx, rid, &decision, seq)?;
+    let how = Written {
+        channel: Channel::Assistant,
+        at: &decision.updated_at,
+        author: decision.author.as_deref(),
+    };
+    history::append(
+        tx,
+        &decision_events(&how, old.as_ref(), Some(&decision), &outranked.kept),
+    )?;
     Ok((decision, replaced, outranked))
 }
 

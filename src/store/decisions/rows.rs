@@ -108,6 +108,27 @@ pub(in crate::store) fn load_basis(
     Ok(items)
 }
 
+/// Decision `rid` with its basis, as stored now.
+pub(in crate::store) fn load_decision(
+    tx: &Transaction<'_>,
+    rid: i64,
+) -> Result<Option<Decision>, StoreError> {
+    use rusqlite::OptionalExtension;
+    let row = tx
+        .prepare_cached(&format!(
+            "SELECT {DECISION_COLS} FROM decisions d WHERE d.rid = ?1"
+        ))?
+        .query_row([rid], decision_from_row)
+        .optional()?;
+    match row {
+        Some((rid, mut d, _)) => {
+            d.basis = load_basis(tx, rid)?;
+            Ok(Some(d))
+        }
+        None => Ok(None),
+    }
+}
+
 /// Writes `decision` at `seq` (update row `rid` when given), with its basis items, side
 /// rows and full-text row. Returns the row id.
 pub(in crate::store) fn write_decision(

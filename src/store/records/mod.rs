@@ -10,10 +10,13 @@ use super::codec::dedup;
 use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
-use super::{Page, PageRequest, Position, Store, StoreError};
+use super::{Page, PageRequest, Position, Store, StoreError, history};
+use crate::review::history::{Channel, Written, record_events};
 use crate::review::{Artifact, CarryState, Kind, Record, RecordRef, id};
 use crate::time;
-use rows::{RECORD_COLS, RECORD_COLS_LEN, delete_records, record_ref_from_row, write_record};
+use rows::{
+    RECORD_COLS, RECORD_COLS_LEN, delete_records, load_record, record_ref_from_row, write_record,
+};
 
 /// What `remember` stores: the artifact already normalised.
 #[derive(Debug, Clone)]
@@ -386,7 +389,26 @@ fn remember_in(
         },
         created_at,
     };
+    // The text it replaces, for the history. A row whose lists no longer read (a hand-edited
+    // file) is still replaced, as it always was; its previous text then goes unrecorded.
+    let before = match old.map(|seq| load_record(tx, seq)) {
+        Some(Ok(r)) => r,
+        Some(Err(StoreError::Sqlite(rusqlite::Error::FromSqlConversionFailure(..)))) => {
+            log::warn!("a damaged record was replaced: its previous text is not in the history");
+            None
+        }
+        Some(Err(e)) => return Err(e),
+        None => None,
+    };
     write_record(tx, old, &record, seq)?;
+    if let Some(before) = &before {
+        let how = Written {
+            channel: Channel::Assistant,
+            at: &record.updated_at,
+            author: record.author.as_deref(),
+        };
+        history::append(tx, &record_events(&how, Some(before), &record))?;
+    }
     Ok((record, replaced))
 }
 

@@ -61,6 +61,20 @@ pub(in crate::store) fn record_ref_from_row<'r>(
     ))
 }
 
+/// The record stored at `seq`.
+pub(in crate::store) fn load_record(
+    tx: &Transaction<'_>,
+    seq: i64,
+) -> Result<Option<Record>, StoreError> {
+    Ok(tx
+        .prepare_cached(&format!(
+            "SELECT {RECORD_COLS} FROM records r WHERE r.seq = ?1"
+        ))?
+        .query_row([seq], record_from_row)
+        .optional()?
+        .map(|(r, _)| r))
+}
+
 /// Writes `record` at `seq`, its side-table and full-text rows included. A rewrite
 /// (`old` = the seq the record is stored at now) deletes the old row first: a record's row
 /// id is its seq.

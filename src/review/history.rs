@@ -1,0 +1,651 @@
+//! The review's history: one append-only event per change to a decision (created, replaced,
+//! carried, forgotten, arrived by import or sync) or to an engineer's verdict (given,
+//! replaced, kept against the assistant's attempt, removed), and the previous text of a
+//! feature or note that was replaced.
+//!
+//! An event is a fact of its own, addressed by its content: its `id` is a digest of every
+//! other field, so the same event arriving twice (an import, two clones syncing) is one
+//! event, two different events are never one, and an edited event no longer matches its id.
+//! The history of two databases merges as the union of their events. Events are read in the
+//! order of their time (`at`), then of their arrival. No SQL here: `store::history` keeps them.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::decision::{Decision, Meaning, Verdict, Via};
+use super::outrank::{KeptVerdict, pair_by_requirement};
+use super::record::Record;
+
+/// How a change reached the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Channel {
+    /// The engineer answered the host's form (`request_verdicts`).
+    Elicitation,
+    /// The engineer clicked in the review card.
+    App,
+    /// The engineer answered `review-mcp review` in their own terminal.
+    Terminal,
+    /// A tool call (the assistant).
+    Assistant,
+    /// `review-mcp import`.
+    Import,
+    /// `review-mcp sync` (or a git merge of a synced folder).
+    Sync,
+}
+
+impl Channel {
+    pub const ALL: &'static [&'static str] = &[
+        "elicitation",
+        "app",
+        "terminal",
+        "assistant",
+        "import",
+        "sync",
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Elicitation => "elicitation",
+            Channel::App => "app",
+            Channel::Terminal => "terminal",
+            Channel::Assistant => "assistant",
+            Channel::Import => "import",
+            Channel::Sync => "sync",
+        }
+    }
+
+    /// The channel a verdict was given through.
+    pub fn of_verdict(via: Via) -> Channel {
+        match via {
+            Via::Elicitation => Channel::Elicitation,
+            Via::App => Channel::App,
+            Via::Terminal => Channel::Terminal,
+            Via::Assistant => Channel::Assistant,
+        }
+    }
+
+    /// Import and sync bring changes made elsewhere, usually with their own events.
+    pub fn is_transfer(self) -> bool {
+        matches!(self, Channel::Import | Channel::Sync)
+    }
+}
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A decision was first remembered.
+    Created,
+    /// A decision was remembered again: its disposition, summary or basis changed.
+    Replaced,
+    /// A decision was carried to another revision (on the source) or began there as a
+    /// carried copy (on the new decision).
+    Carried,
+    /// A decision was forgotten: it ends here, its history stays.
+    Forgotten,
+    /// A decision, feature or note came in by import or sync without events that explain it:
+    /// what happened to it before is not recorded here.
+    Arrived,
+    VerdictGiven,
+    VerdictReplaced,
+    /// An engineer's verdict stayed although the assistant's arguments said otherwise.
+    VerdictKept,
+    VerdictRemoved,
+    /// A named feature or a note was replaced: `changes` hold its previous text.
+    TextReplaced,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Created => "created",
+            EventKind::Replaced => "replaced",
+            EventKind::Carried => "carried",
+            EventKind::Forgotten => "forgotten",
+            EventKind::Arrived => "arrived",
+            EventKind::VerdictGiven => "verdict_given",
+            EventKind::VerdictReplaced => "verdict_replaced",
+            EventKind::VerdictKept => "verdict_kept",
+            EventKind::VerdictRemoved => "verdict_removed",
+            EventKind::TextReplaced => "text_replaced",
+        }
+    }
+}
+
+/// One changed value: `field` of the decision (`disposition`, `summary`, `revision`) or of
+/// basis item `index` (`requirement`, `state`, `verdict`), or of a record (`name`, `note`,
+/// `tags`), from → to (absent: none).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Change {
+    pub field: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+}
+
+impl Change {
+    fn of(field: &str, from: Option<&str>, to: Option<&str>) -> Change {
+        Change {
+            field: field.into(),
+            from: from.map(str::to_string),
+            index: None,
+            requirement: None,
+            to: to.map(str::to_string),
+        }
+    }
+
+    fn item(mut self, index: usize, requirement: &str) -> Change {
+        self.index = Some(index);
+        self.requirement = Some(requirement.to_string());
+        self
+    }
+}
+
+/// One event. Fields in alphabetical order: the wire form (tool answers, export lines,
+/// synced files) is this struct's serde form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    /// The state the item was left in (see [`decision_state`], [`record_state`]); absent
+    /// when it was forgotten. Lets an import or sync tell whether the events it brings
+    /// explain what it writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    pub at: String,
+    /// Who: the verdict's author for a verdict, else the author of the server that wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default)]
+    pub changes: Vec<Change>,
+    pub channel: Channel,
+    /// `evt-` and 32 hex digits of the digest of every other field ([`Event::sealed`]).
+    pub id: String,
+    pub kind: EventKind,
+    /// The file (its uri) or, without one, the revision.
+    pub locator: String,
+    /// What an engineer's verdict attests (review, approval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meaning: Option<Meaning>,
+    /// The id of the decision or record it happened to.
+    pub of: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub revision: String,
+    /// Its place among the events written at the same time, by the same write.
+    pub step: u32,
+    /// The decision's subject, the feature's name, or `note`.
+    pub subject: String,
+}
+
+impl Event {
+    /// The id this event's content gives it.
+    pub fn content_id(&self) -> String {
+        let mut unsealed = self.clone();
+        unsealed.id = String::new();
+        // serde_json of a plain struct cannot fail.
+        let bytes = serde_json::to_vec(&unsealed).unwrap_or_default();
+        let digest = Sha256::digest(&bytes);
+        let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+        format!("evt-{hex}")
+    }
+
+    /// With its id set from its content.
+    pub fn sealed(mut self) -> Event {
+        self.id = self.content_id();
+        self
+    }
+
+    /// Whether `id` is the one its content gives (not edited since it was written).
+    pub fn is_sealed(&self) -> bool {
+        self.id == self.content_id()
+    }
+
+    /// The event's one line for a reader: "disposition hold → release, 2026-12-01 14:02,
+    /// Ada Lovelace, approval (terminal)".
+    pub fn line(&self) -> String {
+        let what = self.what();
+        let when = minute(&self.at);
+        let who = self.author.as_deref().unwrap_or("unnamed");
+        let meaning = self
+            .meaning
+            .map(|m| format!(", {}", m.as_str()))
+            .unwrap_or_default();
+        let reason = self
+            .reason
+            .as_deref()
+            .filter(|r| !r.is_empty())
+            .map(|r| format!(": \"{}\"", short(r, 80)))
+            .unwrap_or_default();
+        format!(
+            "{what}{reason}, {when}, {who}{meaning} ({})",
+            self.channel.as_str()
+        )
+    }
+
+    fn what(&self) -> String {
+        let changes: Vec<String> = self.changes.iter().map(change_words).collect();
+        let head = match self.kind {
+            EventKind::Created => "created",
+            EventKind::Replaced => "replaced",
+            EventKind::Carried => "carried",
+            EventKind::Forgotten => "forgotten",
+            EventKind::Arrived => "arrived without earlier history",
+            EventKind::VerdictGiven => "verdict given",
+            EventKind::VerdictReplaced => "verdict replaced",
+            EventKind::VerdictKept => "engineer's verdict kept",
+            EventKind::VerdictRemoved => "verdict removed",
+            EventKind::TextReplaced => "text replaced",
+        };
+        if changes.is_empty() {
+            head.to_string()
+        } else {
+            format!("{head}: {}", changes.join("; "))
+        }
+    }
+}
+
+fn change_words(c: &Change) -> String {
+    let field = match c.index {
+        Some(i) => format!("item {} {}", i + 1, c.field),
+        None => c.field.clone(),
+    };
+    let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| short(s, 60));
+    format!("{field} {} → {}", v(&c.from), v(&c.to))
+}
+
+/// At most `n` characters, an ellipsis marking a cut; control characters as spaces.
+fn short(s: &str, n: usize) -> String {
+    let clean: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if clean.chars().count() <= n {
+        clean
+    } else {
+        let cut: String = clean.chars().take(n.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+/// "2026-12-01T14:02:03.456Z" → "2026-12-01 14:02".
+fn minute(at: &str) -> String {
+    match (at.get(..10), at.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time}"),
+        _ => at.to_string(),
+    }
+}
+
+fn hex16(h: Sha256) -> String {
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A digest of what a decision says (disposition, summary, every basis item with its
+/// verdict), not of when or where it was written.
+pub fn decision_state(d: &Decision) -> String {
+    let mut h = Sha256::new();
+    h.update(d.disposition.as_bytes());
+    h.update([0]);
+    h.update(d.summary.as_deref().unwrap_or("").as_bytes());
+    h.update([0]);
+    h.update(d.basis_digest().as_bytes());
+    hex16(h)
+}
+
+/// A digest of what a record says (name, note, tags).
+pub fn record_state(r: &Record) -> String {
+    let mut h = Sha256::new();
+    h.update(r.name.as_deref().unwrap_or("").as_bytes());
+    h.update([0]);
+    h.update(r.note.as_deref().unwrap_or("").as_bytes());
+    h.update([0]);
+    for t in &r.tags {
+        h.update(t.as_bytes());
+        h.update([0]);
+    }
+    hex16(h)
+}
+
+/// How a write happened: its channel, time and author (the server's).
+#[derive(Debug, Clone)]
+pub struct Written<'a> {
+    pub channel: Channel,
+    pub at: &'a str,
+    pub author: Option<&'a str>,
+}
+
+/// Builds a write's events in order, numbering their steps.
+struct Events<'a> {
+    how: &'a Written<'a>,
+    out: Vec<Event>,
+}
+
+impl<'a> Events<'a> {
+    fn push(
+        &mut self,
+        kind: EventKind,
+        of: (&str, &str, &str, &str),
+        changes: Vec<Change>,
+        after: Option<String>,
+        verdict: Option<&Verdict>,
+        channel: Channel,
+    ) {
+        let (id, locator, revision, subject) = of;
+        let step = u32::try_from(self.out.len()).unwrap_or(u32::MAX);
+        let author = verdict
+            .and_then(|v| v.author.as_deref())
+            .or(self.how.author)
+            .map(str::to_string);
+        self.out.push(
+            Event {
+                after,
+                at: self.how.at.to_string(),
+                author,
+                changes,
+                channel,
+                id: String::new(),
+                kind,
+                locator: locator.to_string(),
+                meaning: verdict.and_then(|v| v.meaning),
+                of: id.to_string(),
+                reason: verdict.and_then(|v| v.reason.clone()),
+                revision: revision.to_string(),
+                step,
+                subject: subject.to_string(),
+            }
+            .sealed(),
+        );
+    }
+}
+
+fn decision_key(d: &Decision) -> (&str, &str, &str, &str) {
+    (
+        &d.id,
+        d.artifact.locator(),
+        &d.artifact.revision,
+        &d.subject,
+    )
+}
+
+fn judgement(v: Option<&Verdict>) -> Option<&'static str> {
+    v.map(|v| v.judgement.as_str())
+}
+
+/// The events of a decision going from `old` to `new` (either absent: created or
+/// forgotten). `kept` are the engineer's verdicts a replacement kept against the
+/// assistant's arguments. A verdict event's channel is the verdict's own when the write is
+/// the engineer's or the assistant's; an import or sync is its own channel.
+pub fn decision_events(
+    how: &Written<'_>,
+    old: Option<&Decision>,
+    new: Option<&Decision>,
+    kept: &[KeptVerdict],
+) -> Vec<Event> {
+    let mut ev = Events {
+        how,
+        out: Vec::new(),
+    };
+    let verdict_channel = |v: &Verdict| {
+        if how.channel.is_transfer() {
+            how.channel
+        } else {
+            Channel::of_verdict(v.via)
+        }
+    };
+    match (old, new) {
+        (None, None) => {}
+        (Some(o), None) => ev.push(
+            EventKind::Forgotten,
+            decision_key(o),
+            vec![Change::of("disposition", Some(&o.disposition), None)],
+            None,
+            None,
+            how.channel,
+        ),
+        (None, Some(n)) => {
+            let kind = if how.channel.is_transfer() {
+                EventKind::Arrived
+            } else {
+                EventKind::Created
+            };
+            let mut changes = vec![Change::of("disposition", None, Some(&n.disposition))];
+            changes.extend(n.basis.iter().enumerate().map(|(i, b)| {
+                Change::of("state", None, Some(b.state.as_str())).item(i, &b.requirement)
+            }));
+            ev.push(
+                kind,
+                decision_key(n),
+                changes,
+                Some(decision_state(n)),
+                None,
+                how.channel,
+            );
+            for (i, b) in n.basis.iter().enumerate() {
+                if let Some(v) = &b.verdict {
+                    ev.push(
+                        EventKind::VerdictGiven,
+                        decision_key(n),
+                        vec![
+                            Change::of("verdict", None, judgement(Some(v))).item(i, &b.requirement),
+                        ],
+                        Some(decision_state(n)),
+                        Some(v),
+                        verdict_channel(v),
+                    );
+                }
+            }
+        }
+        (Some(o), Some(n)) => {
+            let after = decision_state(n);
+            let mut changes = Vec::new();
+            if o.disposition != n.disposition {
+                changes.push(Change::of(
+                    "disposition",
+                    Some(&o.disposition),
+                    Some(&n.disposition),
+                ));
+            }
+            if o.summary != n.summary {
+                changes.push(Change::of(
+                    "summary",
+                    o.summary.as_deref(),
+                    n.summary.as_deref(),
+                ));
+            }
+            let pairs = pair_by_requirement(&o.basis, &n.basis);
+            let mut paired = vec![false; o.basis.len()];
+            let mut verdicts = Vec::new();
+            for (i, (b, pair)) in n.basis.iter().zip(&pairs).enumerate() {
+                let before = pair.and_then(|j| o.basis.get(j));
+                if let Some(j) = pair
+                    && let Some(p) = paired.get_mut(*j)
+                {
+                    *p = true;
+                }
+                let from_state = before.map(|x| x.state.as_str());
+                if from_state != Some(b.state.as_str()) {
+                    changes.push(
+                        Change::of("state", from_state, Some(b.state.as_str()))
+                            .item(i, &b.requirement),
+                    );
+                }
+                let (vo, vn) = (before.and_then(|x| x.verdict.as_ref()), b.verdict.as_ref());
+                if vo != vn {
+                    verdicts.push((i, b, vo, vn));
+                }
+            }
+            for (j, b) in o.basis.iter().enumerate() {
+                if !paired.get(j).copied().unwrap_or(true) {
+                    changes.push(
+                        Change::of("state", Some(b.state.as_str()), None).item(j, &b.requirement),
+                    );
+                    if let Some(v) = &b.verdict {
+                        ev.push(
+                            EventKind::VerdictRemoved,
+                            decision_key(n),
+                            vec![
+                                Change::of("verdict", judgement(Some(v)), None)
+                                    .item(j, &b.requirement),
+                            ],
+                            Some(after.clone()),
+                            None,
+                            how.channel,
+                        );
+                    }
+                }
+            }
+            if !changes.is_empty() {
+                // Sorted first: the decision's change, then what it did to verdicts.
+                let removed = std::mem::take(&mut ev.out);
+                ev.push(
+                    EventKind::Replaced,
+                    decision_key(n),
+                    changes,
+                    Some(after.clone()),
+                    None,
+                    how.channel,
+                );
+                for mut e in removed {
+                    e.step = u32::try_from(ev.out.len()).unwrap_or(u32::MAX);
+                    ev.out.push(e.sealed());
+                }
+            }
+            for (i, b, vo, vn) in verdicts {
+                let change =
+                    Change::of("verdict", judgement(vo), judgement(vn)).item(i, &b.requirement);
+                match vn {
+                    Some(v) => ev.push(
+                        if vo.is_some() {
+                            EventKind::VerdictReplaced
+                        } else {
+                            EventKind::VerdictGiven
+                        },
+                        decision_key(n),
+                        vec![change],
+                        Some(after.clone()),
+                        Some(v),
+                        verdict_channel(v),
+                    ),
+                    None => ev.push(
+                        EventKind::VerdictRemoved,
+                        decision_key(n),
+                        vec![change],
+                        Some(after.clone()),
+                        None,
+                        how.channel,
+                    ),
+                }
+            }
+            for k in kept {
+                let offered = k.offered.as_ref();
+                ev.push(
+                    EventKind::VerdictKept,
+                    decision_key(n),
+                    vec![
+                        Change::of("verdict", judgement(Some(&k.verdict)), judgement(offered))
+                            .item(k.index, &k.requirement),
+                    ],
+                    Some(after.clone()),
+                    Some(&k.verdict),
+                    how.channel,
+                );
+            }
+        }
+    }
+    ev.out
+}
+
+/// The events of `source` carried to `to`: one on each decision.
+pub fn carried_events(how: &Written<'_>, source: &Decision, to: &Decision) -> Vec<Event> {
+    let mut ev = Events {
+        how,
+        out: Vec::new(),
+    };
+    let revision = |d: &Decision| Some(d.artifact.revision.clone());
+    let change = Change {
+        field: "revision".into(),
+        from: revision(source),
+        index: None,
+        requirement: None,
+        to: revision(to),
+    };
+    ev.push(
+        EventKind::Carried,
+        decision_key(source),
+        vec![change.clone(), Change::of("decision", None, Some(&to.id))],
+        Some(decision_state(source)),
+        None,
+        how.channel,
+    );
+    ev.push(
+        EventKind::Carried,
+        decision_key(to),
+        vec![change, Change::of("decision", Some(&source.id), None)],
+        Some(decision_state(to)),
+        None,
+        how.channel,
+    );
+    ev.out
+}
+
+fn record_key(r: &Record) -> (&str, &str, &str, &str) {
+    (
+        &r.id,
+        r.artifact.locator(),
+        &r.artifact.revision,
+        r.name.as_deref().unwrap_or("note"),
+    )
+}
+
+/// The event of a record replaced from `old` to `new` (its previous text kept), or arrived
+/// by import or sync (`old` absent); nothing when nothing it says changed.
+pub fn record_events(how: &Written<'_>, old: Option<&Record>, new: &Record) -> Vec<Event> {
+    let mut ev = Events {
+        how,
+        out: Vec::new(),
+    };
+    match old {
+        None if how.channel.is_transfer() => ev.push(
+            EventKind::Arrived,
+            record_key(new),
+            Vec::new(),
+            Some(record_state(new)),
+            None,
+            how.channel,
+        ),
+        None => {}
+        Some(o) => {
+            let mut changes = Vec::new();
+            if o.name != new.name {
+                changes.push(Change::of("name", o.name.as_deref(), new.name.as_deref()));
+            }
+            if o.note != new.note {
+                changes.push(Change::of("note", o.note.as_deref(), new.note.as_deref()));
+            }
+            if o.tags != new.tags {
+                let tags = |r: &Record| r.tags.join(", ");
+                changes.push(Change::of("tags", Some(&tags(o)), Some(&tags(new))));
+            }
+            if !changes.is_empty() {
+                ev.push(
+                    EventKind::TextReplaced,
+                    record_key(new),
+                    changes,
+                    Some(record_state(new)),
+                    None,
+                    how.channel,
+                );
+            }
+        }
+    }
+    ev.out
+}

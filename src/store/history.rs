@@ -1,0 +1,306 @@
+//! The review's history kept: events appended in the transaction of the write they record,
+//! never changed nor deleted (the `events` table's triggers refuse both, whatever asks), and
+//! read newest first in pages.
+//!
+//! A page of history is exact without a keyset: events are only ever added, so the events
+//! present at the first page (`seq <= snapshot`) are the same set at every later page, and
+//! the position served is a plain count into their fixed order.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Transaction, params};
+
+use super::query::Clause;
+use super::{Page, PageRequest, Position, Store, StoreError};
+use crate::review::history::Event;
+use crate::time;
+
+/// Which events: ANDed filters, none for the whole history.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HistoryQuery {
+    /// The decision or record id.
+    pub of: Option<String>,
+    pub revision: Option<String>,
+    pub locator: Option<String>,
+}
+
+/// Appends `events` (already sealed) unless present: an event is its content, so one that
+/// arrives twice is kept once. Returns how many were new.
+pub(super) fn append(tx: &Transaction<'_>, events: &[Event]) -> Result<usize, StoreError> {
+    let mut added = 0;
+    for e in events {
+        let body = serde_json::to_string(e).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        added += tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO events (id, at, step, of, locator, revision, after, body) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                e.id, e.at, e.step, e.of, e.locator, e.revision, e.after, body
+            ])?;
+    }
+    Ok(added)
+}
+
+/// Whether an event already says that item `of` was left in state `after`: an import or
+/// sync that writes that state then brings nothing the history does not already tell.
+#[allow(dead_code)] // import and sync use it next
+pub(super) fn explained(tx: &Transaction<'_>, of: &str, after: &str) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after = ?2)")?
+        .query_row(params![of, after], |r| r.get(0))?)
+}
+
+fn parse(body: &str) -> Result<Event, StoreError> {
+    serde_json::from_str(body)
+        .map_err(|e| StoreError::Invalid(format!("a stored history event does not read: {e}")))
+}
+
+impl Store {
+    /// One page of the events matching `q`, newest first: by time, then (for events of the
+    /// same millisecond) last arrived first.
+    pub fn history(
+        &mut self,
+        q: &HistoryQuery,
+        page: PageRequest,
+    ) -> Result<Page<Event>, StoreError> {
+        let tx = self.read()?;
+        let snapshot = match page.snapshot {
+            Some(s) => s,
+            None => tx.query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| r.get(0))?,
+        };
+        let offset = page.after.map_or(0, |a| a.seq.max(0));
+        let mut c = Clause::default();
+        c.add("seq <= ?", [SqlValue::Integer(snapshot)]);
+        for (col, v) in [
+            ("of = ?", &q.of),
+            ("revision = ?", &q.revision),
+            ("locator = ?", &q.locator),
+        ] {
+            if let Some(v) = v {
+                c.add(col, [Clause::text(v)]);
+            }
+        }
+        let limit = i64::try_from(page.limit).unwrap_or(i64::MAX);
+        let sql = format!(
+            "SELECT body FROM events WHERE {} ORDER BY at DESC, seq DESC \
+             LIMIT ? OFFSET ?",
+            c.joined()
+        );
+        let mut params = c.params;
+        params.push(SqlValue::Integer(limit.saturating_add(1)));
+        params.push(SqlValue::Integer(offset));
+        let bodies: Vec<String> = tx
+            .prepare(&sql)?
+            .query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let more = bodies.len() > page.limit;
+        let mut items = Vec::new();
+        for (n, body) in bodies.iter().take(page.limit).enumerate() {
+            let served = offset + i64::try_from(n).unwrap_or(i64::MAX) + 1;
+            items.push((
+                parse(body)?,
+                Position {
+                    tier: 0,
+                    seq: served,
+                },
+            ));
+        }
+        Ok(Page {
+            items,
+            snapshot,
+            more,
+        })
+    }
+
+    /// Every event, oldest first (by time, then arrival): the order of an export, which an
+    /// import keeps, so export → import → export is byte-identical.
+    pub fn events(&mut self) -> Result<Vec<Event>, StoreError> {
+        let tx = self.read()?;
+        all_events(&tx)
+    }
+
+    /// When this database began recording its history: nothing before it was recorded.
+    pub fn history_since(&mut self) -> Result<Option<String>, StoreError> {
+        let tx = self.read()?;
+        since(&tx)
+    }
+}
+
+pub(super) fn all_events(tx: &Transaction<'_>) -> Result<Vec<Event>, StoreError> {
+    let bodies: Vec<String> = tx
+        .prepare_cached("SELECT body FROM events ORDER BY at, seq")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    bodies.iter().map(|b| parse(b)).collect()
+}
+
+pub(super) fn since(tx: &Transaction<'_>) -> Result<Option<String>, StoreError> {
+    use rusqlite::OptionalExtension;
+    let ms: Option<i64> = tx
+        .query_row(
+            "SELECT value FROM counters WHERE name = 'history_since'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(ms.map(time::format_millis))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::history::{Channel, Written, decision_events};
+    use crate::store::NewDecision;
+    use crate::store::fixtures::artifact;
+
+    #[test]
+    fn the_history_refuses_to_be_changed_or_shortened_whatever_asks() {
+        let mut store = Store::open_in_memory().unwrap();
+        let new = NewDecision {
+            artifact: artifact(None),
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![],
+        };
+        store.remember_decision(&new).unwrap();
+        let tx = store.write().unwrap();
+        let n: i64 = tx
+            .query_row("SELECT count(*) FROM events", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+        let update = tx.execute("UPDATE events SET at = 'x'", []);
+        assert!(update.is_err(), "{update:?}");
+        let delete = tx.execute("DELETE FROM events", []);
+        assert!(delete.is_err(), "{delete:?}");
+    }
+
+    #[test]
+    fn an_event_arriving_twice_is_kept_once() {
+        let mut store = Store::open_in_memory().unwrap();
+        let (d, _, _) = store
+            .remember_decision(&NewDecision {
+                artifact: artifact(None),
+                subject: "bore".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: vec![],
+            })
+            .unwrap();
+        let how = Written {
+            channel: Channel::Import,
+            at: "2026-12-01T14:02:00.000Z",
+            author: None,
+        };
+        let events = decision_events(&how, None, Some(&d), &[]);
+        let tx = store.write().unwrap();
+        assert_eq!(append(&tx, &events).unwrap(), 1);
+        assert_eq!(append(&tx, &events).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_decision_replaced_judged_and_forgotten_keeps_every_change_newest_first() {
+        use crate::review::{BasisItem, Judgement, Meaning, Source, State, Verdict, Via};
+        use crate::store::{DecisionRef, Shown};
+        let mut store = Store::open_in_memory().unwrap();
+        store.set_author(Some("Ada".into()));
+        let item = |state| BasisItem {
+            requirement: "Bore 12H7".into(),
+            source: Source::Drawing,
+            source_detail: None,
+            evidence: None,
+            state,
+            question: None,
+            faces: vec![],
+            verdict: None,
+            carried: None,
+        };
+        let mut new = NewDecision {
+            artifact: artifact(None),
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![item(State::Unresolved)],
+        };
+        store.remember_decision(&new).unwrap();
+        new.disposition = "release".into();
+        new.basis = vec![item(State::Satisfied)];
+        let (d, _, _) = store.remember_decision(&new).unwrap();
+        let verdict = Verdict {
+            at: crate::time::now(),
+            author: Some("Grace".into()),
+            judgement: Judgement::Accepted,
+            meaning: Some(Meaning::Approval),
+            reason: Some("measured".into()),
+            via: Via::Terminal,
+        };
+        let digest = d.basis_digest();
+        store
+            .record_verdicts(
+                &DecisionRef::Id(&d.id),
+                Shown::Basis(&digest),
+                &[(0, verdict)],
+            )
+            .unwrap();
+        let key = d.artifact.locator().to_string();
+        assert_eq!(
+            store
+                .forget_decision(&key, "bore", &d.artifact.revision)
+                .unwrap(),
+            1
+        );
+        let q = HistoryQuery {
+            of: Some(d.id.clone()),
+            ..HistoryQuery::default()
+        };
+        let page = store
+            .history(
+                &q,
+                PageRequest {
+                    snapshot: None,
+                    after: None,
+                    limit: 10,
+                },
+            )
+            .unwrap();
+        let kinds: Vec<&str> = page.items.iter().map(|(e, _)| e.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            ["forgotten", "verdict_given", "replaced", "created"],
+            "{page:?}"
+        );
+        let given = &page.items[1].0;
+        assert_eq!(given.channel, Channel::Terminal);
+        assert_eq!(given.author.as_deref(), Some("Grace"));
+        assert_eq!(given.meaning, Some(Meaning::Approval));
+        assert!(given.is_sealed());
+        let replaced = page.items[2].0.line();
+        assert!(
+            replaced.contains("disposition hold → release")
+                && replaced.contains("item 1 state unresolved → satisfied")
+                && replaced.contains(", Ada (assistant)"),
+            "{replaced}"
+        );
+        // Paged: two at a time, the same events in the same order.
+        let mut paged = Vec::new();
+        let mut req = PageRequest {
+            snapshot: None,
+            after: None,
+            limit: 2,
+        };
+        loop {
+            let p = store.history(&q, req).unwrap();
+            paged.extend(p.items.iter().map(|(e, _)| e.id.clone()));
+            if !p.more {
+                break;
+            }
+            req = PageRequest {
+                snapshot: Some(p.snapshot),
+                after: p.items.last().map(|(_, pos)| *pos),
+                limit: 2,
+            };
+        }
+        let all: Vec<String> = page.items.iter().map(|(e, _)| e.id.clone()).collect();
+        assert_eq!(paged, all);
+    }
+}
