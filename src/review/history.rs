@@ -212,8 +212,10 @@ impl Event {
         let what = self.what();
         let when = minute(&self.at);
         let who = self.author.as_deref().unwrap_or("unnamed");
+        // An engineer's verdict attests something: a review unless they said approval.
         let meaning = self
             .meaning
+            .or_else(|| self.is_engineers_verdict().then_some(Meaning::Review))
             .map(|m| format!(", {}", m.as_str()))
             .unwrap_or_default();
         let reason = self
@@ -226,6 +228,20 @@ impl Event {
             "{what}{reason}, {when}, {who}{meaning} ({})",
             self.channel.as_str()
         )
+    }
+
+    /// Whether this event is an engineer's verdict given, replaced, or kept against the
+    /// assistant's attempt (not one the assistant relayed, nor one that arrived by import
+    /// or sync, whose channel says only how it came).
+    pub fn is_engineers_verdict(&self) -> bool {
+        match self.kind {
+            EventKind::VerdictKept => true,
+            EventKind::VerdictGiven | EventKind::VerdictReplaced => matches!(
+                self.channel,
+                Channel::Elicitation | Channel::App | Channel::Terminal
+            ),
+            _ => false,
+        }
     }
 
     fn what(&self) -> String {

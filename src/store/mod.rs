@@ -46,6 +46,7 @@ pub mod file;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod history;
+mod history_read;
 mod import;
 mod inspect;
 mod left_log;
@@ -74,6 +75,7 @@ pub use decisions::{DecisionQuery, NewDecision, VerdictState};
 pub use error::StoreError;
 pub use file::FileChange;
 pub use history::HistoryQuery;
+pub use history_read::{HistoryAnswer, Trail};
 pub use import::ImportSummary;
 pub use open::{Checkpoint, JOURNAL_SIZE_LIMIT, Journal};
 pub use page::{Page, PageRequest, Position};
