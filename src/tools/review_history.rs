@@ -35,11 +35,11 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Review history",
-        description: "Who changed what, when and through which channel: the recorded changes of one decision or record (`id`), or of a file (`artifact` with `uri`, every revision) or revision, newest first. Engineer verdicts carry their meaning. Follow `next_cursor` with the same arguments.",
+        description: "Who changed what, when, through which channel: the recorded changes of a decision or record (`id`), or of `artifact` as in recall, newest first. Follow `next_cursor` with the same arguments.",
         input_schema: json!({
             "type": "object",
             "properties": {
-                "id": {"type": "string", "minLength": 1, "maxLength": 200, "description": "A decision or record id."},
+                "id": {"type": "string", "minLength": 1, "maxLength": 200},
                 "artifact": s::artifact_input(),
                 "limit": s::limit(),
                 "cursor": s::cursor()
