@@ -85,6 +85,8 @@ pub enum Watched {
     Revision(String),
     Record(String),
     Decision(String),
+    /// `review://decisions/{id}/history`: changes with each event the decision gets.
+    History(String),
 }
 
 /// What a watchable URI names.
@@ -93,6 +95,7 @@ enum WatchedKind {
     Revision,
     Record,
     Decision,
+    History,
 }
 
 /// A watchable URI: `prefix`, a `placeholder` part, `suffix`. The one list both
@@ -104,7 +107,7 @@ struct WatchPattern {
     kind: WatchedKind,
 }
 
-const WATCH_PATTERNS: [WatchPattern; 5] = [
+const WATCH_PATTERNS: [WatchPattern; 6] = [
     WatchPattern {
         prefix: REVISIONS,
         placeholder: "<revision>",
@@ -135,6 +138,12 @@ const WATCH_PATTERNS: [WatchPattern; 5] = [
         suffix: "",
         kind: WatchedKind::Decision,
     },
+    WatchPattern {
+        prefix: DECISIONS,
+        placeholder: "<id>",
+        suffix: HISTORY_SUFFIX,
+        kind: WatchedKind::History,
+    },
 ];
 
 /// What `uri` names, if it is a resource this server serves (whether or not anything is
@@ -153,6 +162,7 @@ pub fn watched(uri: &str) -> Option<Watched> {
             WatchedKind::Revision => is_revision(part).then(|| Watched::Revision(part.into())),
             WatchedKind::Record => plain_id(part).then(|| Watched::Record(part.into())),
             WatchedKind::Decision => plain_id(part).then(|| Watched::Decision(part.into())),
+            WatchedKind::History => plain_id(part).then(|| Watched::History(part.into())),
         }
     })
 }

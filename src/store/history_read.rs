@@ -103,6 +103,20 @@ impl Store {
         })
     }
 
+    /// How many events item `of` has and the id of the newest: what changes whenever its
+    /// history does (events are only ever added).
+    pub fn history_mark(&mut self, of: &str) -> Result<(u64, Option<String>), StoreError> {
+        let tx = self.read()?;
+        let count: i64 = tx
+            .prepare_cached("SELECT count(*) FROM events WHERE of = ?1")?
+            .query_row(params![of], |r| r.get(0))?;
+        let newest: Option<String> = tx
+            .prepare_cached("SELECT id FROM events WHERE of = ?1 ORDER BY seq DESC LIMIT 1")?
+            .query_row(params![of], |r| r.get(0))
+            .optional()?;
+        Ok((u64::try_from(count).unwrap_or(0), newest))
+    }
+
     /// The event `id`, if this database has it.
     pub fn event(&mut self, id: &str) -> Result<Option<Event>, StoreError> {
         let tx = self.read()?;

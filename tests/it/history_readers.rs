@@ -481,3 +481,48 @@ fn a_long_history_is_served_within_the_bound_and_whole() {
     assert_eq!(whole["changes"][0]["from"], note('a'));
     assert_eq!(whole["id"], e["id"]);
 }
+
+/// A legacy session subscribed to a decision's history is told when the history grows: at a
+/// replacement, and when the decision is forgotten (its history stays and grows).
+#[test]
+fn a_subscribed_history_is_announced_when_it_grows() {
+    let mut h = Host::new("2025-11-25");
+    let d = remember(&mut h, "hold", None, "unresolved");
+    let uri = format!("review://decisions/{}/history", d["id"].as_str().unwrap());
+    let sub = h.request("resources/subscribe", json!({"uri": uri}));
+    assert!(sub.get("error").is_none(), "{sub}");
+    let updated = |out: &[Value]| {
+        out.iter().any(|m| {
+            m["method"] == "notifications/resources/updated" && m["params"]["uri"] == json!(uri)
+        })
+    };
+    let write = |h: &mut Host, tool: &str, args: Value| {
+        h.id += 1;
+        let msg = json!({"jsonrpc": "2.0", "id": h.id, "method": "tools/call",
+                         "params": {"name": tool, "arguments": args}});
+        h.send(&msg)
+    };
+    let same = write(
+        &mut h,
+        "remember_decision",
+        json!({"artifact": artifact(), "subject": "bore", "disposition": "hold",
+               "basis": basis("unresolved")}),
+    );
+    assert!(
+        !updated(&same),
+        "nothing changed, nothing recorded: {same:?}"
+    );
+    let out = write(
+        &mut h,
+        "remember_decision",
+        json!({"artifact": artifact(), "subject": "bore", "disposition": "release",
+               "basis": basis("satisfied")}),
+    );
+    assert!(updated(&out), "{out:?}");
+    let out = write(
+        &mut h,
+        "forget",
+        json!({"artifact": artifact(), "subject": "bore"}),
+    );
+    assert!(updated(&out), "{out:?}");
+}
