@@ -89,7 +89,9 @@ pub enum EventKind {
     Arrived,
     VerdictGiven,
     VerdictReplaced,
-    /// An engineer's verdict stayed although the assistant's arguments said otherwise.
+    /// An engineer's verdict stayed although the assistant's arguments said otherwise: the
+    /// change is from the engineer's judgement to the one offered, which was not written; the
+    /// author is the assistant's server's.
     VerdictKept,
     VerdictRemoved,
     /// A named feature or a note was replaced: `changes` hold its previous text.
@@ -229,6 +231,19 @@ impl Event {
     }
 
     fn what(&self) -> String {
+        if self.kind == EventKind::VerdictKept
+            && let Some(c) = self.changes.first()
+        {
+            let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| short(s, 60));
+            let item = c
+                .index
+                .map_or(String::new(), |i| format!("item {} ", i + 1));
+            return format!(
+                "engineer's verdict kept: {item}{} (the assistant offered {})",
+                v(&c.from),
+                v(&c.to)
+            );
+        }
         let changes: Vec<String> = self.changes.iter().map(change_words).collect();
         let head = match self.kind {
             EventKind::Created => "created",
@@ -545,7 +560,9 @@ pub fn decision_events(
                     ),
                 }
             }
-            for k in kept {
+            // Only an attempt is an event: an engineer's verdict the arguments left alone
+            // (no verdict offered, or the same one) was not challenged.
+            for k in kept.iter().filter(|k| k.offered.is_some()) {
                 let offered = k.offered.as_ref();
                 ev.push(
                     EventKind::VerdictKept,
@@ -555,7 +572,7 @@ pub fn decision_events(
                             .item(k.index, &k.requirement),
                     ],
                     Some(after.clone()),
-                    Some(&k.verdict),
+                    None,
                     how.channel,
                 );
             }
