@@ -1,183 +1,86 @@
 //! The readers of the review's history (issue 28): `review_history`, the resource
 //! `review://decisions/{id}/history`, and each decision's trail in the Markdown report and
-//! the review card's data, over the wire in the legacy and the modern era; every answer
+//! the review card's data, over the wire in legacy sessions and in 2026-07-28; every answer
 //! within the bound, however long the history.
 
-#![allow(clippy::expect_used, clippy::unwrap_used)]
-
-use review_mcp::server::Server;
-use review_mcp::service::Service;
-use review_mcp::store::Store;
+use anyhow::{Context, Result, ensure};
 use serde_json::{Value, json};
+
+use crate::support::TempDir;
+use crate::support::host::Host;
 
 const REV: &str = "sha256:dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd";
 const FILE: &str = "file:///work/history.step";
 const BOUND: usize = 32_000;
 const AUTHOR: &str = "Ada Lovelace";
-/// A legacy era with the form (elicitation), and the modern one.
-const ERAS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
+/// Two legacy sessions with the form, and the modern era (`None`).
+const ERAS: [Option<&str>; 3] = [Some("2025-06-18"), Some("2025-11-25"), None];
+/// Stored text that must not become Markdown or HTML of its own.
+const HOSTILE: &str = "release <b>*now*</b> # [x](y)";
 
 fn artifact() -> Value {
     json!({"revision": REV, "format": "step", "uri": FILE})
 }
 
-/// A client of one era that declares the form and the review card, speaking to a server
-/// whose author is [`AUTHOR`].
-struct Host {
-    server: Server,
-    era: &'static str,
-    id: i64,
-    /// The length of the last answer line.
-    last_bytes: usize,
+fn host(dir: &TempDir, era: Option<&'static str>) -> Result<Host> {
+    Host::on(
+        &dir.join("review.db"),
+        Some(AUTHOR),
+        era,
+        artifact(),
+        "bore",
+    )
 }
 
-fn caps() -> Value {
-    json!({"elicitation": {"form": {}},
-           "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
+/// The answer to a request and its line's length.
+fn request(h: &mut Host, method: &str, params: Value) -> Result<(Value, usize)> {
+    let out = h.raw_request(method, params);
+    let answer = h.answer_in(&out)?;
+    Ok((answer.clone(), serde_json::to_string(&answer)?.len()))
 }
 
-impl Host {
-    fn new(era: &'static str) -> Host {
-        let mut store = Store::open_in_memory().unwrap();
-        store.set_author(Some(AUTHOR.into()));
-        let mut h = Host {
-            server: Server::new(Service::new(store)),
-            era,
-            id: 0,
-            last_bytes: 0,
-        };
-        if era != "2026-07-28" {
-            let out = h.send(
-                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": era, "capabilities": caps(),
-                "clientInfo": {"name": "history", "version": "1"}}}),
-            );
-            assert_eq!(out[0]["result"]["protocolVersion"], era);
-            h.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+/// A resource's text, its answer within the bound.
+fn read(h: &mut Host, uri: &str) -> Result<String> {
+    let (r, bytes) = request(h, "resources/read", json!({"uri": uri}))?;
+    ensure!(r.get("error").is_none(), "{uri}: {r}");
+    ensure!(bytes <= BOUND, "{uri}: {bytes} bytes");
+    r["result"]["contents"][0]["text"]
+        .as_str()
+        .map(str::to_string)
+        .context("no text")
+}
+
+/// A `review_history` page, within the bound.
+fn history(h: &mut Host, args: Value) -> Result<Value> {
+    let (r, bytes) = request(
+        h,
+        "tools/call",
+        json!({"name": "review_history", "arguments": args}),
+    )?;
+    ensure!(r["result"]["isError"] != true, "{r}");
+    ensure!(bytes <= BOUND, "{bytes} bytes");
+    Ok(r["result"]["structuredContent"].clone())
+}
+
+/// Every event `review_history` serves for `args`, following `next_cursor` in pages of
+/// `limit`.
+fn all_events(h: &mut Host, args: &Value, limit: u64) -> Result<Vec<Value>> {
+    let mut events = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..10_000 {
+        let mut a = args.clone();
+        a["limit"] = json!(limit);
+        if let Some(c) = &cursor {
+            a["cursor"] = json!(c);
         }
-        h
-    }
-
-    fn modern(&self) -> bool {
-        self.era == "2026-07-28"
-    }
-
-    fn send(&mut self, msg: &Value) -> Vec<Value> {
-        self.server.handle_line(msg.to_string().as_bytes())
-    }
-
-    /// The answer to request `id` among `out`, its line's length noted.
-    fn answer_of(&mut self, out: Vec<Value>, id: &Value) -> Value {
-        let a = out
-            .into_iter()
-            .find(|m| &m["id"] == id && m.get("method").is_none())
-            .expect("an answer");
-        self.last_bytes = serde_json::to_string(&a).unwrap().len();
-        a
-    }
-
-    fn request(&mut self, method: &str, mut params: Value) -> Value {
-        self.id += 1;
-        if self.modern() {
-            params["_meta"] = json!({
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": caps()
-            });
+        let page = history(h, a)?;
+        events.extend(page["events"].as_array().context("events")?.iter().cloned());
+        match page.get("next_cursor") {
+            Some(Value::String(c)) => cursor = Some(c.clone()),
+            _ => return Ok(events),
         }
-        let msg = json!({"jsonrpc": "2.0", "id": self.id, "method": method, "params": params});
-        let out = self.send(&msg);
-        self.answer_of(out, &json!(self.id))
     }
-
-    /// A tool call that must succeed: its structured answer (the JSON text block before
-    /// 2025-06-18's structuredContent is the same).
-    fn ok(&mut self, tool: &str, args: Value) -> Value {
-        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        assert!(
-            r.get("error").is_none() && r["result"]["isError"] != json!(true),
-            "{tool}: {}",
-            r.to_string().chars().take(2000).collect::<String>()
-        );
-        let _ = args;
-        let text: Value =
-            serde_json::from_str(r["result"]["content"][1]["text"].as_str().unwrap()).unwrap();
-        if let Some(s) = r["result"].get("structuredContent") {
-            assert_eq!(s, &text);
-        }
-        text
-    }
-
-    /// The one-line summary (first text block) of a call that must succeed.
-    fn summary(&mut self, tool: &str, args: Value) -> String {
-        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
-        r["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-
-    /// `request_verdicts` answered by the engineer with `content`, in the era's way: the
-    /// server's own `elicitation/create` (legacy) or the retry carrying the answer (modern).
-    fn form(&mut self, args: Value, content: Value) -> Value {
-        let answer = json!({"action": "accept", "content": content});
-        if self.modern() {
-            let asked = self.request(
-                "tools/call",
-                json!({"name": "request_verdicts", "arguments": args.clone()}),
-            );
-            assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
-            let state = asked["result"]["requestState"].clone();
-            return self.request(
-                "tools/call",
-                json!({"name": "request_verdicts", "arguments": args,
-                       "inputResponses": {"verdicts": answer}, "requestState": state}),
-            );
-        }
-        self.id += 1;
-        let call_id = json!(self.id);
-        let out = self.send(
-            &json!({"jsonrpc": "2.0", "id": call_id, "method": "tools/call",
-            "params": {"name": "request_verdicts", "arguments": args}}),
-        );
-        let ask = out
-            .iter()
-            .find(|m| m["method"] == "elicitation/create")
-            .expect("the form");
-        let ask_id = ask["id"].clone();
-        let out = self.send(&json!({"jsonrpc": "2.0", "id": ask_id, "result": answer}));
-        self.answer_of(out, &call_id)
-    }
-
-    fn read(&mut self, uri: &str) -> String {
-        let r = self.request("resources/read", json!({"uri": uri}));
-        assert!(r.get("error").is_none(), "{uri}: {r}");
-        r["result"]["contents"][0]["text"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-
-    /// Every event `review_history` serves for `args`, following `next_cursor` with pages of
-    /// `limit`, each answer within the bound.
-    fn all_events(&mut self, args: Value, limit: u64) -> Vec<Value> {
-        let mut events = Vec::new();
-        let mut cursor: Option<String> = None;
-        for _ in 0..10_000 {
-            let mut a = args.clone();
-            a["limit"] = json!(limit);
-            if let Some(c) = &cursor {
-                a["cursor"] = json!(c);
-            }
-            let page = self.ok("review_history", a);
-            assert!(self.last_bytes <= BOUND, "{} bytes", self.last_bytes);
-            events.extend(page["events"].as_array().unwrap().iter().cloned());
-            match page.get("next_cursor") {
-                Some(Value::String(c)) => cursor = Some(c.clone()),
-                _ => return events,
-            }
-        }
-        panic!("paging does not end");
-    }
+    anyhow::bail!("paging does not end")
 }
 
 fn basis(first_state: &str) -> Value {
@@ -185,266 +88,283 @@ fn basis(first_state: &str) -> Value {
     if first_state == "unresolved" {
         first["question"] = json!("Which reamer?");
     }
-    json!([first, {"requirement": "Wall <b>2</b> mm | *thin*", "source": "assistant-proposed",
+    json!([first, {"requirement": "Wall 2 mm", "source": "assistant-proposed",
                    "state": "satisfied", "evidence": "measure: 2.4 mm"}])
 }
 
-fn remember(h: &mut Host, disposition: &str, summary: Option<&str>, first_state: &str) -> Value {
+fn remember(h: &mut Host, disposition: &str, summary: Option<&str>, state: &str) -> Result<Value> {
     let mut args = json!({"artifact": artifact(), "subject": "bore", "disposition": disposition,
-                          "basis": basis(first_state)});
+                          "basis": basis(state)});
     if let Some(s) = summary {
         args["summary"] = json!(s);
     }
-    h.ok("remember_decision", args)["decision"].clone()
+    Ok(h.ok("remember_decision", args)?["decision"].clone())
 }
 
 fn kinds(events: &[Value]) -> Vec<&str> {
-    events.iter().map(|e| e["kind"].as_str().unwrap()).collect()
+    events.iter().filter_map(|e| e["kind"].as_str()).collect()
 }
 
+/// The Done-when of the history's readers: a decision replaced twice, judged through the form,
+/// one verdict replaced in the card, then forgotten; `review_history` returns every event
+/// newest first with who, when, channel and meaning, each once however it is paged; the
+/// resource says the same; the report and the card's data show the trail, escaped.
 #[test]
-fn review_history_tells_every_change_newest_first_with_who_when_channel_and_meaning() {
+fn review_history_tells_every_change_newest_first_with_who_when_channel_and_meaning() -> Result<()>
+{
     for era in ERAS {
-        let mut h = Host::new(era);
-        let d = remember(&mut h, "hold", None, "unresolved");
-        let id = d["id"].as_str().unwrap().to_string();
-        remember(&mut h, "release", None, "satisfied");
-        remember(&mut h, "release", Some("reamed and measured"), "satisfied");
-        let done = h.form(
-            json!({"artifact": artifact(), "subject": "bore"}),
-            json!({"judgement_0": "accepted", "judgement_1": "rejected",
-                   "reason_1": "wall *under* 2 mm <script>"}),
-        );
-        assert!(
-            done["result"]["content"][0]["text"]
-                .as_str()
-                .is_some_and(|t| !t.is_empty()),
-            "{era}: {done}"
-        );
+        let dir = TempDir::new("history-readers")?;
+        let mut h = host(&dir, era)?;
+        let d = remember(&mut h, "hold", None, "unresolved")?;
+        let id = d["id"].as_str().context("id")?.to_string();
+        remember(&mut h, "release", None, "satisfied")?;
+        remember(&mut h, HOSTILE, Some("reamed and measured"), "satisfied")?;
+        h.form(&[0, 1])?;
+        h.click(1, "rejected")?;
 
-        // The report shows the trail and each verdict as an attestation.
-        let report = h.read(&format!("review://revisions/{REV}/report"));
-        assert!(report.contains("History, newest first:"), "{era}: {report}");
-        assert!(
-            report.contains("- replaced: disposition hold → release"),
+        // The report shows the trail and each verdict as an attestation, escaped.
+        let report = read(&mut h, &format!("review://revisions/{REV}/report"))?;
+        ensure!(
+            report.contains("History, newest first:"),
+            "{era:?}: {report}"
+        );
+        let trail: Vec<&str> = report
+            .lines()
+            .skip_while(|l| !l.starts_with("History, newest first:"))
+            .skip(2)
+            .take_while(|l| l.starts_with("- "))
+            .collect();
+        ensure!(
+            trail.len() == 6 && trail[5].starts_with("- 1 earlier change: review\\_history"),
+            "the latest five, then how many more: {trail:?}"
+        );
+        ensure!(
+            trail[0].starts_with("- verdict replaced: item 2 verdict accepted → rejected, ")
+                && trail[0].ends_with(&format!(", {AUTHOR}, review (app)")),
+            "{trail:?}"
+        );
+        ensure!(
+            trail[1].ends_with(&format!(", {AUTHOR}, review (elicitation)")),
+            "{trail:?}"
+        );
+        ensure!(
+            trail[3].starts_with(
+                "- replaced: disposition release → release \\<b>\\*now\\*\\</b> \\# \\[x\\](y)"
+            ),
+            "escaped as Markdown: {trail:?}"
+        );
+        ensure!(
+            report.contains("- 1 earlier change: review\\_history with id `"),
             "{report}"
         );
-        assert!(
-            report.contains(&format!("{AUTHOR}, review (elicitation)")),
-            "the engineer's verdict says its meaning: {report}"
-        );
-        assert!(
-            report.contains(&format!("accepted by the engineer (form, {AUTHOR}), "))
-                && report.contains("UTC, meaning review"),
+        ensure!(
+            report.contains(&format!(
+                "rejected by the engineer (review card, {AUTHOR}), "
+            )) && report.contains("UTC, meaning review |"),
             "name, time and meaning: {report}"
         );
-        // Stored text cannot add Markdown or HTML of its own.
-        let unescaped = report.replace("\\<", "");
-        assert!(
-            !unescaped.contains("<script>") && !report.contains(" *under* "),
-            "{report}"
-        );
-        assert!(report.contains("\\<script>"), "{report}");
+        ensure!(!report.replace("\\<", "").contains("<b>"), "{report}");
 
-        // The card's data: the same trail, newest first.
+        // The card's data: the same trail, newest first, and how many more there are.
         let card = h.ok(
             "show_review",
             json!({"artifact": artifact(), "detail": "full"}),
-        );
+        )?;
         let trail = &card["decisions"][0]["trail"];
         let lines: Vec<&str> = trail["lines"]
             .as_array()
-            .unwrap()
+            .context("lines")?
             .iter()
-            .map(|l| l.as_str().unwrap())
+            .filter_map(Value::as_str)
             .collect();
-        assert_eq!(lines.len(), 5, "{era}: every change so far: {trail}");
-        assert!(
-            lines[0].starts_with("verdict given: item 2 verdict none → rejected"),
+        ensure!(lines.len() == 5, "{era:?}: {trail}");
+        ensure!(
+            lines[0].starts_with("verdict replaced: item 2 verdict accepted → rejected"),
             "{lines:?}"
         );
-        assert!(
-            lines[0].ends_with(&format!("{AUTHOR}, review (elicitation)")),
-            "{lines:?}"
+        ensure!(
+            lines[3].starts_with(&format!("replaced: disposition release → {HOSTILE}")),
+            "the card puts it in as text: {lines:?}"
         );
-        assert!(
-            lines[2].starts_with("replaced: summary none → reamed"),
-            "{lines:?}"
-        );
-        assert!(
-            lines[4].starts_with("created: disposition none → hold"),
-            "{lines:?}"
-        );
-        assert!(trail.get("earlier").is_none(), "{trail}");
-        assert!(trail.get("not_recorded_before").is_none(), "{trail}");
-        let v = &card["decisions"][0]["basis"][0]["verdict"];
-        assert_eq!(
-            (&v["via"], &v["author"]),
-            (&json!("elicitation"), &json!(AUTHOR))
-        );
+        ensure!(trail["earlier"] == 1, "{trail}");
+        ensure!(trail.get("not_recorded_before").is_none(), "{trail}");
 
         // Forgotten: the decision ends, its history stays.
-        let gone = h.ok("forget", json!({"artifact": artifact(), "subject": "bore"}));
-        assert_eq!(gone["deleted"], 1);
+        let gone = h.ok("forget", json!({"artifact": artifact(), "subject": "bore"}))?;
+        ensure!(gone["deleted"] == 1);
 
-        let page = h.ok("review_history", json!({"id": id}));
-        let events = page["events"].as_array().unwrap();
-        assert_eq!(
-            kinds(events),
-            [
-                "forgotten",
-                "verdict_given",
-                "verdict_given",
-                "replaced",
-                "replaced",
-                "created"
-            ],
-            "{era}: {page}"
+        let page = history(&mut h, json!({"id": id}))?;
+        let events = page["events"].as_array().context("events")?;
+        ensure!(
+            kinds(events)
+                == [
+                    "forgotten",
+                    "verdict_replaced",
+                    "verdict_given",
+                    "verdict_given",
+                    "replaced",
+                    "replaced",
+                    "created"
+                ],
+            "{era:?}: {page}"
         );
-        assert!(page.get("next_cursor").is_none());
-        assert!(
+        ensure!(page.get("next_cursor").is_none());
+        ensure!(
             page["history_since"]
                 .as_str()
                 .is_some_and(|s| s.ends_with('Z'))
         );
-        assert!(page.get("earlier_not_recorded").is_none(), "{page}");
+        ensure!(page.get("earlier_not_recorded").is_none(), "{page}");
         let mut last_at = "9".to_string();
-        for e in events {
-            assert_eq!(e["of"], json!(id));
-            assert_eq!(e["author"], AUTHOR, "{e}");
-            let at = e["at"].as_str().unwrap().to_string();
-            assert!(at <= last_at, "newest first: {page}");
+        for (e, channel) in events.iter().zip([
+            "assistant",
+            "app",
+            "elicitation",
+            "elicitation",
+            "assistant",
+            "assistant",
+            "assistant",
+        ]) {
+            ensure!(e["of"] == json!(id) && e["author"] == AUTHOR, "{e}");
+            ensure!(e["channel"] == channel, "{e}");
+            ensure!(e.get("meaning").is_none(), "no meaning said: a review: {e}");
+            let at = e["at"].as_str().context("at")?.to_string();
+            ensure!(at <= last_at, "newest first: {page}");
             last_at = at;
-            let channel = if e["kind"] == "verdict_given" {
-                "elicitation"
-            } else {
-                "assistant"
-            };
-            assert_eq!(e["channel"], channel, "{e}");
         }
-        let rejected = &events[1];
-        assert_eq!(rejected["changes"][0]["to"], "rejected", "{rejected}");
-        assert_eq!(rejected["reason"], "wall *under* 2 mm <script>");
-        assert!(rejected.get("meaning").is_none(), "absent: review");
-        assert_eq!(
-            events[3]["changes"],
-            json!([{"field": "summary", "to": "reamed and measured"}])
+        ensure!(
+            events[1]["changes"]
+                == json!([{"field": "verdict", "from": "accepted", "index": 1,
+                           "requirement": "Wall 2 mm", "to": "rejected"}]),
+            "{}",
+            events[1]
         );
-        let summary = h.summary("review_history", json!({"id": id}));
-        assert!(summary.starts_with("6 recorded changes of "), "{summary}");
-        assert!(summary.len() < 200, "short: {summary}");
+        let (r, _) = request(
+            &mut h,
+            "tools/call",
+            json!({"name": "review_history", "arguments": {"id": id}}),
+        )?;
+        let summary = r["result"]["content"][0]["text"].as_str().context("text")?;
+        ensure!(
+            summary.starts_with("7 recorded changes of ") && summary.len() < 200,
+            "{summary}"
+        );
 
-        // Paged two at a time: each event once, in the same order.
-        let paged = h.all_events(json!({"id": id}), 2);
-        assert_eq!(&paged, events, "{era}");
-        // By file and by revision: the same events (nothing else was written there).
-        assert_eq!(&h.all_events(json!({"artifact": artifact()}), 50), events);
-        let by_rev = h.all_events(json!({"artifact": {"revision": REV, "format": "step"}}), 3);
-        assert_eq!(&by_rev, events);
+        // Paged two at a time: each event once, in the same order; by file and by revision
+        // the same events (nothing else was written there).
+        ensure!(
+            all_events(&mut h, &json!({"id": id}), 2)? == *events,
+            "{era:?}"
+        );
+        ensure!(all_events(&mut h, &json!({"artifact": artifact()}), 50)? == *events);
+        let rev_only = json!({"artifact": {"revision": REV, "format": "step"}});
+        ensure!(all_events(&mut h, &rev_only, 3)? == *events);
 
         // The resource: the same answer, for the forgotten decision too.
         let res: Value =
-            serde_json::from_str(&h.read(&format!("review://decisions/{id}/history"))).unwrap();
-        assert_eq!(res, page, "{era}");
-        let missing = h.request(
+            serde_json::from_str(&read(&mut h, &format!("review://decisions/{id}/history"))?)?;
+        ensure!(res == page, "{era:?}: {res}");
+        let (missing, _) = request(
+            &mut h,
             "resources/read",
             json!({"uri": "review://decisions/dec_nothing/history"}),
-        );
-        assert!(missing.get("error").is_some(), "{missing}");
+        )?;
+        ensure!(missing.get("error").is_some(), "{missing}");
 
         // A cursor of another query is refused.
-        let first = h.ok("review_history", json!({"id": id, "limit": 1}));
-        let cursor = first["next_cursor"].as_str().unwrap();
-        let r = h.request(
+        let first = history(&mut h, json!({"id": id, "limit": 1}))?;
+        let cursor = first["next_cursor"].as_str().context("cursor")?;
+        let (r, _) = request(
+            &mut h,
             "tools/call",
             json!({"name": "review_history", "arguments": {"artifact": artifact(), "cursor": cursor}}),
-        );
-        assert_eq!(r["result"]["isError"], true, "{r}");
+        )?;
+        ensure!(r["result"]["isError"] == true, "{r}");
     }
+    Ok(())
 }
 
 #[test]
-fn review_history_is_listed_read_only_and_the_resource_template_completes() {
+fn review_history_is_listed_read_only_and_its_resource_template_completes() -> Result<()> {
     for era in ERAS {
-        let mut h = Host::new(era);
-        let list = h.request("tools/list", json!({}));
+        let dir = TempDir::new("history-readers")?;
+        let mut h = host(&dir, era)?;
+        let (list, _) = request(&mut h, "tools/list", json!({}))?;
         let tool = list["result"]["tools"]
             .as_array()
-            .unwrap()
+            .context("tools")?
             .iter()
             .find(|t| t["name"] == "review_history")
             .cloned()
-            .expect("listed");
-        assert_eq!(tool["annotations"]["readOnlyHint"], true);
-        assert_eq!(tool["annotations"]["destructiveHint"], false);
-        let templates = h.request("resources/templates/list", json!({}));
-        assert!(
+            .context("listed")?;
+        ensure!(tool["annotations"]["readOnlyHint"] == true, "{tool}");
+        ensure!(tool["annotations"]["destructiveHint"] == false, "{tool}");
+        let (templates, _) = request(&mut h, "resources/templates/list", json!({}))?;
+        ensure!(
             templates
                 .to_string()
                 .contains("review://decisions/{id}/history"),
             "{templates}"
         );
-        let d = remember(&mut h, "hold", None, "unresolved");
-        let id = d["id"].as_str().unwrap();
-        let done = h.request(
+        let d = remember(&mut h, "hold", None, "unresolved")?;
+        let id = d["id"].as_str().context("id")?;
+        let (done, _) = request(
+            &mut h,
             "completion/complete",
             json!({"ref": {"type": "ref/resource", "uri": "review://decisions/{id}/history"},
                    "argument": {"name": "id", "value": &id[..5]}}),
-        );
-        assert_eq!(
-            done["result"]["completion"]["values"],
-            json!([id]),
-            "{era}: {done}"
+        )?;
+        ensure!(
+            done["result"]["completion"]["values"] == json!([id]),
+            "{era:?}: {done}"
         );
         // Neither or both of id and artifact: refused.
-        let r = h.request(
-            "tools/call",
-            json!({"name": "review_history", "arguments": {}}),
-        );
-        assert!(
-            r.get("error").is_some() || r["result"]["isError"] == true,
-            "{r}"
-        );
+        for args in [json!({}), json!({"id": id, "artifact": artifact()})] {
+            let (r, _) = request(
+                &mut h,
+                "tools/call",
+                json!({"name": "review_history", "arguments": args}),
+            )?;
+            ensure!(
+                r.get("error").is_some() || r["result"]["isError"] == true,
+                "{r}"
+            );
+        }
     }
+    Ok(())
 }
 
 #[test]
-fn a_long_history_is_served_within_the_bound_and_whole() {
-    let mut h = Host::new("2026-07-28");
+fn a_long_history_is_served_within_the_bound_and_whole() -> Result<()> {
+    let dir = TempDir::new("history-readers")?;
+    let mut h = host(&dir, None)?;
     let long = "x\"<".repeat(600);
     let mut id = String::new();
     for n in 0..120 {
-        let d = remember(
-            &mut h,
-            if n % 2 == 0 { "hold" } else { "release" },
-            Some(&format!("{n} {long}")),
-            if n % 2 == 0 {
-                "unresolved"
-            } else {
-                "satisfied"
-            },
-        );
-        id = d["id"].as_str().unwrap().to_string();
+        let (disposition, state) = if n % 2 == 0 {
+            ("hold", "unresolved")
+        } else {
+            ("release", "satisfied")
+        };
+        let d = remember(&mut h, disposition, Some(&format!("{n} {long}")), state)?;
+        id = d["id"].as_str().context("id")?.to_string();
     }
-    let first = h.ok("review_history", json!({"id": id, "limit": 200}));
-    assert!(h.last_bytes <= BOUND, "{} bytes", h.last_bytes);
-    assert!(
+    let first = history(&mut h, json!({"id": id, "limit": 200}))?;
+    ensure!(
         first.get("next_cursor").is_some(),
         "cut by bytes, not by limit"
     );
-    let events = h.all_events(json!({"id": id}), 200);
-    assert_eq!(events.len(), 120);
-    let mut ids: Vec<&str> = events.iter().map(|e| e["id"].as_str().unwrap()).collect();
+    let events = all_events(&mut h, &json!({"id": id}), 200)?;
+    ensure!(events.len() == 120);
+    let mut ids: Vec<&str> = events.iter().filter_map(|e| e["id"].as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
-    assert_eq!(ids.len(), 120, "each event once");
-    let res = h.read(&format!("review://decisions/{id}/history"));
-    assert!(h.last_bytes <= BOUND, "resource: {} bytes", h.last_bytes);
-    assert!(res.contains("next_cursor"));
-    // The report and the card name what is not listed.
-    let report = h.read(&format!("review://revisions/{REV}/report"));
-    assert!(h.last_bytes <= BOUND);
-    assert!(
+    ensure!(ids.len() == 120, "each event once");
+    let res = read(&mut h, &format!("review://decisions/{id}/history"))?;
+    ensure!(res.contains("next_cursor"));
+    // The report names what its trail does not list.
+    let report = read(&mut h, &format!("review://revisions/{REV}/report"))?;
+    ensure!(
         report.contains("- 115 earlier changes: review\\_history with id"),
         "{report}"
     );
@@ -452,77 +372,82 @@ fn a_long_history_is_served_within_the_bound_and_whole() {
     // One event larger than an answer (a note's previous text) comes cut, naming where it is
     // whole, and is whole there.
     let note = |c: char| c.to_string().repeat(60_000);
-    let rec = h.ok(
+    let remembered = h.ok(
         "remember",
         json!({"artifact": artifact(), "name": "bore", "entity_ids": [], "note": note('a')}),
-    )["record"]["id"]
+    )?;
+    let rec = remembered["record"]["id"]
         .as_str()
-        .unwrap()
+        .context("record id")?
         .to_string();
     h.ok(
         "remember",
         json!({"artifact": artifact(), "name": "bore", "entity_ids": [], "note": note('b')}),
-    );
-    let page = h.ok("review_history", json!({"id": rec}));
-    assert!(h.last_bytes <= BOUND, "{} bytes", h.last_bytes);
+    )?;
+    let page = history(&mut h, json!({"id": rec}))?;
     let e = &page["events"][0];
-    assert_eq!(e["kind"], "text_replaced");
-    let whole = e["truncated"]["whole"].as_str().unwrap().to_string();
-    assert!(whole.starts_with("review://events/evt-"), "{whole}");
+    ensure!(e["kind"] == "text_replaced");
+    let whole = e["truncated"]["whole"]
+        .as_str()
+        .context("whole")?
+        .to_string();
+    ensure!(whole.starts_with("review://events/evt-"), "{whole}");
     let mut json = String::new();
     let mut uri = Some(whole);
     while let Some(u) = uri {
-        let part: Value = serde_json::from_str(&h.read(&u)).unwrap();
-        assert!(h.last_bytes <= BOUND);
-        json.push_str(part["json"].as_str().unwrap());
+        let part: Value = serde_json::from_str(&read(&mut h, &u)?)?;
+        json.push_str(part["json"].as_str().context("json")?);
         uri = part["next"].as_str().map(str::to_string);
     }
-    let whole: Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(whole["changes"][0]["from"], note('a'));
-    assert_eq!(whole["id"], e["id"]);
+    let whole: Value = serde_json::from_str(&json)?;
+    ensure!(whole["changes"][0]["from"] == json!(note('a')));
+    ensure!(whole["id"] == e["id"]);
+    Ok(())
 }
 
 /// A legacy session subscribed to a decision's history is told when the history grows: at a
-/// replacement, and when the decision is forgotten (its history stays and grows).
+/// replacement, and when the decision is forgotten (its history stays and grows); not at a
+/// write that changes nothing.
 #[test]
-fn a_subscribed_history_is_announced_when_it_grows() {
-    let mut h = Host::new("2025-11-25");
-    let d = remember(&mut h, "hold", None, "unresolved");
-    let uri = format!("review://decisions/{}/history", d["id"].as_str().unwrap());
-    let sub = h.request("resources/subscribe", json!({"uri": uri}));
-    assert!(sub.get("error").is_none(), "{sub}");
+fn a_subscribed_history_is_announced_when_it_grows() -> Result<()> {
+    let dir = TempDir::new("history-readers")?;
+    let mut h = host(&dir, Some("2025-11-25"))?;
+    let d = remember(&mut h, "hold", None, "unresolved")?;
+    let uri = format!(
+        "review://decisions/{}/history",
+        d["id"].as_str().context("id")?
+    );
+    let (sub, _) = request(&mut h, "resources/subscribe", json!({"uri": uri}))?;
+    ensure!(sub.get("error").is_none(), "{sub}");
     let updated = |out: &[Value]| {
         out.iter().any(|m| {
             m["method"] == "notifications/resources/updated" && m["params"]["uri"] == json!(uri)
         })
     };
-    let write = |h: &mut Host, tool: &str, args: Value| {
-        h.id += 1;
-        let msg = json!({"jsonrpc": "2.0", "id": h.id, "method": "tools/call",
-                         "params": {"name": tool, "arguments": args}});
-        h.send(&msg)
+    let decision = |disposition: &str, state: &str| {
+        json!({"artifact": artifact(), "subject": "bore", "disposition": disposition,
+               "basis": basis(state)})
     };
-    let same = write(
-        &mut h,
+    let same = h.raw_call(
         "remember_decision",
-        json!({"artifact": artifact(), "subject": "bore", "disposition": "hold",
-               "basis": basis("unresolved")}),
+        &decision("hold", "unresolved"),
+        json!({}),
     );
-    assert!(
+    ensure!(
         !updated(&same),
         "nothing changed, nothing recorded: {same:?}"
     );
-    let out = write(
-        &mut h,
+    let out = h.raw_call(
         "remember_decision",
-        json!({"artifact": artifact(), "subject": "bore", "disposition": "release",
-               "basis": basis("satisfied")}),
+        &decision("release", "satisfied"),
+        json!({}),
     );
-    assert!(updated(&out), "{out:?}");
-    let out = write(
-        &mut h,
+    ensure!(updated(&out), "{out:?}");
+    let out = h.raw_call(
         "forget",
-        json!({"artifact": artifact(), "subject": "bore"}),
+        &json!({"artifact": artifact(), "subject": "bore"}),
+        json!({}),
     );
-    assert!(updated(&out), "{out:?}");
+    ensure!(updated(&out), "{out:?}");
+    Ok(())
 }
