@@ -316,7 +316,7 @@ fn subscribe_refusal_names_every_uri_pattern_it_accepts() {
             named.contains(&"review://revisions/<revision>/report"),
             "{message}"
         );
-        assert_eq!(named.len(), 5, "{message}");
+        assert_eq!(named.len(), 6, "{message}");
         for pattern in named {
             let uri = pattern
                 .replace("<revision>", REV_A)
