@@ -383,7 +383,7 @@ pub fn card_trail(store: &mut Store, id: &str) -> Result<Value, StoreError> {
 }
 
 /// `review://decisions/{id}/history`: what `review_history` answers for decision `id`, its
-/// first page. A decision with no recorded change and not stored (never was, or forgotten
+/// first page. An id with no recorded change and nothing stored (never was, or forgotten
 /// before history was recorded) is not found.
 fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, ResourceError> {
     if id.is_empty() || id.contains('/') {
@@ -393,18 +393,14 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
         of: Some(id.to_string()),
         ..crate::store::HistoryQuery::default()
     };
-    let (answer, _) = crate::tools::review_history::answer(
+    let (answer, _, unknown) = crate::tools::review_history::answer(
         store,
         &query,
         None,
         crate::tools::schema::DEFAULT_PAGE,
     )
     .map_err(|e| ResourceError::Storage(e.to_string()))?;
-    let empty = answer
-        .get("events")
-        .and_then(Value::as_array)
-        .is_none_or(Vec::is_empty);
-    if empty && store.get_decision(id)?.is_none() {
+    if unknown {
         return Err(ResourceError::NotFound);
     }
     Ok(vec![text_content(uri, JSON, answer.to_string())])

@@ -19,6 +19,8 @@ pub struct HistoryAnswer {
     /// Whether a decision or record in scope began before `since`, so that its earlier
     /// changes were never recorded.
     pub earlier_unrecorded: bool,
+    /// For one id: that nothing is known of it here (no event, no decision or record).
+    pub unknown: bool,
 }
 
 /// A decision's latest changes, newest first, and how many it has in all.
@@ -96,10 +98,24 @@ impl Store {
         let page = history_page(&tx, q, page)?;
         let since = since(&tx)?;
         let earlier_unrecorded = began_before(&tx, q, since.as_deref())?;
+        let unknown = match &q.of {
+            Some(id) if page.items.is_empty() => {
+                let stored: bool = tx
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1) \
+                         OR EXISTS (SELECT 1 FROM decisions WHERE id = ?1) \
+                         OR EXISTS (SELECT 1 FROM records WHERE id = ?1)",
+                    )?
+                    .query_row(params![id], |r| r.get(0))?;
+                !stored
+            }
+            _ => false,
+        };
         Ok(HistoryAnswer {
             page,
             since,
             earlier_unrecorded,
+            unknown,
         })
     }
 

@@ -134,7 +134,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ));
         }
     };
-    let (structured, summary) = answer(
+    let (structured, summary, _) = answer(
         store,
         &query,
         args.cursor.as_deref(),
@@ -144,13 +144,14 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
 }
 
 /// The answer for `query`: the page (`events`, `history_since`, `earlier_not_recorded`,
-/// `next_cursor`) within the answer bound, and its one-line summary.
+/// `next_cursor`) within the answer bound, its one-line summary, and whether `query`'s id
+/// is unknown here (no event, no decision or record: what the resource answers not found).
 pub fn answer(
     store: &mut Store,
     query: &HistoryQuery,
     cursor_arg: Option<&str>,
     limit: u64,
-) -> Result<(Value, String), ToolError> {
+) -> Result<(Value, String, bool), ToolError> {
     let fp = cursor::fingerprint(NAME, query);
     let secret = store.cursor_secret()?;
     let request = cursor::page_request(&secret, &fp, cursor_arg, limit)?;
@@ -204,6 +205,9 @@ pub fn answer(
         "{n} recorded change{} {what}, newest first",
         if n == 1 { "" } else { "s" }
     );
+    if got.unknown {
+        summary.push_str("; no decision or record with this id is known here");
+    }
     if got.earlier_unrecorded {
         summary.push_str(&format!(
             "; changes before {} were not recorded",
@@ -215,5 +219,5 @@ pub fn answer(
     } else {
         "."
     });
-    Ok((Value::Object(out), summary))
+    Ok((Value::Object(out), summary, got.unknown))
 }

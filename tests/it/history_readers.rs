@@ -318,6 +318,19 @@ fn review_history_is_listed_read_only_and_its_resource_template_completes() -> R
             done["result"]["completion"]["values"] == json!([id]),
             "{era:?}: {done}"
         );
+        // An id nothing is known of: no events, and the answer says so.
+        let (r, _) = request(
+            &mut h,
+            "tools/call",
+            json!({"name": "review_history", "arguments": {"id": "dec_nothing"}}),
+        )?;
+        ensure!(
+            r["result"]["structuredContent"]["events"] == json!([])
+                && r["result"]["content"][0]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("no decision or record with this id")),
+            "{r}"
+        );
         // Neither or both of id and artifact: refused.
         for args in [json!({}), json!({"id": id, "artifact": artifact()})] {
             let (r, _) = request(
