@@ -30,6 +30,8 @@
 //! - `completion.rs`: the stored values that start with a prefix, for `completion/complete`.
 //! - `import.rs`: importing an export, judged line by line in one transaction.
 //! - `sync.rs`: the one transaction of `review-mcp sync`: items by id and their bases.
+//! - `history_read.rs`: the history as its readers ask for it (a page with when recording
+//!   began, one event, each decision's trail).
 //! - `check.rs`: the integrity check and the schema version.
 //! - `fixtures.rs`: what the unit tests share.
 
