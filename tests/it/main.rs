@@ -17,6 +17,7 @@ mod elicitation;
 mod export_file;
 mod form3_csv;
 mod fuzz;
+mod history_done_when;
 mod history_readers;
 mod hostile;
 mod librules_layers;
