@@ -503,7 +503,15 @@ pub fn decision_events(
                     }
                 }
             }
-            if !changes.is_empty() {
+            // What the basis says changed with no state or verdict of its own changing
+            // (an item's evidence, question or faces): still a replacement, so the history
+            // tells every state the decision was in.
+            let said_more = changes.is_empty()
+                && ev.out.is_empty()
+                && verdicts.is_empty()
+                && kept.is_empty()
+                && decision_state(o) != after;
+            if !changes.is_empty() || said_more {
                 // Sorted first: the decision's change, then what it did to verdicts.
                 let removed = std::mem::take(&mut ev.out);
                 ev.push(
@@ -648,4 +656,43 @@ pub fn record_events(how: &Written<'_>, old: Option<&Record>, new: &Record) -> V
         }
     }
     ev.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decision(evidence: &str) -> Decision {
+        serde_json::from_value(serde_json::json!({
+            "id": "dec_1", "subject": "bore", "disposition": "hold",
+            "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                       "evidence": evidence}],
+            "artifact": {"revision": format!("sha256:{}", "a".repeat(64)), "format": "step"},
+            "created_at": "2026-12-01T14:02:00.000Z", "updated_at": "2026-12-01T14:02:00.000Z"
+        }))
+        .unwrap()
+    }
+
+    /// Regression: a replacement that changed only an item's evidence left no event, so the
+    /// history did not tell the state the decision was left in (and an import of it then
+    /// said it `arrived`).
+    #[test]
+    fn a_replacement_that_changes_only_what_an_item_says_is_an_event() {
+        let how = Written {
+            channel: Channel::Assistant,
+            at: "2026-12-01T14:03:00.000Z",
+            author: Some("Ada"),
+        };
+        let (old, new) = (decision("12.008"), decision("12.009 measured"));
+        let events = decision_events(&how, Some(&old), Some(&new), &[]);
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(events[0].kind, EventKind::Replaced);
+        assert_eq!(
+            events[0].after.as_deref(),
+            Some(decision_state(&new).as_str())
+        );
+        assert!(events[0].is_sealed());
+        // Nothing said differently: no event.
+        assert!(decision_events(&how, Some(&old), Some(&old.clone()), &[]).is_empty());
+    }
 }

@@ -3,11 +3,14 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::decisions::rows::write_decision;
+use super::decisions::rows::{load_decision, write_decision};
+use super::history;
 use super::page::next_seq;
-use super::records::rows::write_record;
+use super::records::rows::{load_record, write_record};
 use super::{Store, StoreError};
+use crate::review::history::{Channel, Event, Written};
 use crate::review::{Decision, Kind, Record, is_revision};
+use crate::time;
 
 /// What an import did, line by line (added + replaced + unchanged = lines offered), as
 /// decided inside its write transaction.
@@ -19,6 +22,8 @@ pub struct ImportSummary {
     pub replaced: usize,
     /// Lines identical to, older than, or as old as the holder of their key.
     pub unchanged: usize,
+    /// Event lines new to the database (the others it held already).
+    pub events_added: usize,
 }
 
 impl ImportSummary {
@@ -57,7 +62,11 @@ fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
     }
 }
 
-fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError> {
+fn import_record(
+    tx: &Transaction<'_>,
+    r: &Record,
+    how: &Written<'_>,
+) -> Result<Outcome, StoreError> {
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
     let name = r.name.as_ref().filter(|_| r.superseded.is_none());
@@ -127,12 +136,21 @@ fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError
             Some(h) => h.rid,
             None => next_seq(tx)?,
         };
+        let old = match &holder {
+            Some(h) => load_record(tx, h.rid)?,
+            None => None,
+        };
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
+        history::transferred_record(tx, how, old.as_ref(), r)?;
     }
     Ok(outcome)
 }
 
-fn import_decision(tx: &Transaction<'_>, d: &Decision) -> Result<Outcome, StoreError> {
+fn import_decision(
+    tx: &Transaction<'_>,
+    d: &Decision,
+    how: &Written<'_>,
+) -> Result<Outcome, StoreError> {
     let a = &d.artifact;
     let holder: Option<(Holder, i64)> = tx
         .prepare_cached(
@@ -180,7 +198,12 @@ fn import_decision(tx: &Transaction<'_>, d: &Decision) -> Result<Outcome, StoreE
             Some(seq) => seq,
             None => next_seq(tx)?,
         };
+        let old = match &holder {
+            Some(h) => load_decision(tx, h.rid)?,
+            None => None,
+        };
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
+        history::transferred_decision(tx, how, old.as_ref(), Some(d))?;
     }
     Ok(outcome)
 }
@@ -209,6 +232,27 @@ impl Store {
         records: &[Record],
         decisions: &[Decision],
     ) -> Result<ImportSummary, StoreError> {
+        self.import_with_history(records, decisions, &[])
+    }
+
+    /// [`Store::import`] with the history that came with the lines: every event (each
+    /// sealed: its id is its content's) is added first unless present (a union: none is ever
+    /// changed or dropped), then each record or decision written records its own events with
+    /// channel `import`, unless those events already explain the state it writes (so
+    /// export → import → export is byte-identical, and an export without events, from before
+    /// the history, says its decisions `arrived`).
+    pub fn import_with_history(
+        &mut self,
+        records: &[Record],
+        decisions: &[Decision],
+        events: &[Event],
+    ) -> Result<ImportSummary, StoreError> {
+        if let Some(e) = events.iter().find(|e| !e.is_sealed()) {
+            return Err(StoreError::Invalid(format!(
+                "event {}: its id is not its content's: it was edited after it was written",
+                e.id
+            )));
+        }
         for r in records {
             check_imported_record(r)?;
         }
@@ -226,14 +270,25 @@ impl Store {
         }
         // IMMEDIATE: the write lock is taken before the first read, so nothing can change
         // between a comparison and the write it decides.
+        let author = self.author.clone();
         let tx = self.write()?;
-        let mut summary = ImportSummary::default();
+        let events_added = history::append(&tx, events)?;
+        let at = time::now();
+        let how = Written {
+            channel: Channel::Import,
+            at: &at,
+            author: author.as_deref(),
+        };
+        let mut summary = ImportSummary {
+            events_added,
+            ..ImportSummary::default()
+        };
         for r in records {
-            let outcome = import_record(&tx, r)?;
+            let outcome = import_record(&tx, r, &how)?;
             summary.count(outcome);
         }
         for d in decisions {
-            let outcome = import_decision(&tx, d)?;
+            let outcome = import_decision(&tx, d, &how)?;
             summary.count(outcome);
         }
         tx.commit()?;
