@@ -67,9 +67,15 @@ pub(super) fn ending_explained(
         .query_row(params![of, updated_at], |r| r.get(0))?)
 }
 
-/// The decision events of an import or a sync that writes `new` over `old` (absent: new
-/// here or deleted), unless the history already explains the state written (the events
-/// that came with it, in the same transaction, say it): appended in `tx`.
+/// The decision events of an import or a sync (`how`: its channel, and the time and author
+/// of a deletion) that writes `new` over `old` (absent: new here, or deleted), unless the
+/// history already explains the state written (the events that came with it, added first in
+/// the same transaction, say it): appended in `tx`.
+///
+/// A written version's events are dated with it (its `updated_at`) and signed by its
+/// author: the same version arriving in two clones is then the same event, kept once when
+/// their histories merge. A deletion not explained (no `forgotten` event came with it) is
+/// dated now.
 pub(super) fn transferred_decision(
     tx: &Transaction<'_>,
     how: &Written<'_>,
@@ -84,19 +90,21 @@ pub(super) fn transferred_decision(
     if explained {
         return Ok(0);
     }
-    // A transfer brings another's write: its author is the item's own.
-    let author = new.or(old).and_then(|d| d.author.as_deref());
-    let how = Written {
-        author: if new.is_some() { author } else { how.author },
-        ..how.clone()
+    let how = match new {
+        Some(n) => Written {
+            channel: how.channel,
+            at: &n.updated_at,
+            author: n.author.as_deref(),
+        },
+        None => how.clone(),
     };
     append(tx, &decision_events(&how, old, new, &[]))
 }
 
 /// The record event of an import or a sync that replaces `old` with `new` (its previous
-/// text kept), unless the history already explains the text written. A record new here has
-/// none: a feature's or note's history is the texts it replaced, and its creation is no
-/// event in any channel.
+/// text kept), dated and signed as [`transferred_decision`]'s, unless the history already
+/// explains the text written. A record new here has none: a feature's or note's history is
+/// the texts it replaced, and its creation is no event, whatever the channel.
 pub(super) fn transferred_record(
     tx: &Transaction<'_>,
     how: &Written<'_>,
@@ -108,8 +116,9 @@ pub(super) fn transferred_record(
         return Ok(0);
     }
     let how = Written {
-        author: new.author.as_deref().or(how.author),
-        ..how.clone()
+        channel: how.channel,
+        at: &new.updated_at,
+        author: new.author.as_deref(),
     };
     append(tx, &record_events(&how, Some(old), new))
 }
