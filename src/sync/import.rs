@@ -55,8 +55,8 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
     let mut items: Vec<Item> = Vec::new();
     for line in lines {
         match line {
-            Line::Item(i) => items.push(i),
-            Line::Event(e) => events.push(e),
+            Line::Item(i) => items.push(*i),
+            Line::Event(e) => events.push(*e),
         }
     }
     let (records, decisions) = split(items);

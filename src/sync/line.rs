@@ -258,8 +258,8 @@ pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Item, String> {
 /// A line of an export: an item, or an event of the history.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
-    Item(Item),
-    Event(Event),
+    Item(Box<Item>),
+    Event(Box<Event>),
 }
 
 /// One line of an export file: `{"record":{…}}`, `{"decision":{…}}` (see [`parse_line`]) or
@@ -271,8 +271,8 @@ pub fn parse_export_line(text: &str, schemas: &Schemas) -> Result<Line, String> 
         .filter(|o| o.len() == 1)
         .and_then(|o| o.get("event"))
     {
-        Some(_) => event_of(value).map(Line::Event),
-        None => item_of(value, schemas).map(Line::Item),
+        Some(_) => event_of(value).map(|e| Line::Event(Box::new(e))),
+        None => item_of(value, schemas).map(|i| Line::Item(Box::new(i))),
     }
 }
 
@@ -682,6 +682,59 @@ mod tests {
         assert!(e.starts_with("record/name"), "{e}");
         assert!(s.validate(&json!({"record": {}, "decision": {}})).is_err());
         assert!(s.validate(&json!({"other": {}})).is_err());
+    }
+
+    fn event() -> Event {
+        use crate::review::history::{Channel, Written, decision_events};
+        let how = Written {
+            channel: Channel::Assistant,
+            at: T1,
+            author: Some("Ada"),
+        };
+        decision_events(&how, None, Some(&decision(vec![])), &[]).remove(0)
+    }
+
+    #[test]
+    fn an_event_line_reads_back_and_an_edited_one_is_refused() {
+        let s = Schemas::from_tools().unwrap();
+        let e = event();
+        let line = serde_json::to_string(&json!({ "event": e })).unwrap();
+        assert_eq!(
+            parse_export_line(&line, &s),
+            Ok(Line::Event(Box::new(e.clone())))
+        );
+        assert_eq!(parse_event(event_text(&e).as_bytes()), Ok(e.clone()));
+        let edited = line.replace("\"author\":\"Ada\"", "\"author\":\"Eve\"");
+        let why = parse_export_line(&edited, &s).unwrap_err();
+        assert!(why.contains("its id is not its content's"), "{why}");
+        let extra = line.replacen("{\"after\"", "{\"signed\":true,\"after\"", 1);
+        let why = parse_export_line(&extra, &s).unwrap_err();
+        assert!(why.contains("unknown field"), "{why}");
+        let two = line.replacen("{\"event\":", "{\"other\":1,\"event\":", 1);
+        assert!(parse_export_line(&two, &s).is_err());
+        // An item line is still an item.
+        let item = serde_json::to_string(&Item::Record(feature("a", "bore", T1))).unwrap();
+        assert!(matches!(parse_export_line(&item, &s), Ok(Line::Item(_))));
+    }
+
+    #[test]
+    fn write_export_writes_the_events_last_in_the_order_given() {
+        let e = event();
+        let mut out = Vec::new();
+        write_export(
+            vec![feature("y", "early", T1)],
+            vec![],
+            std::slice::from_ref(&e),
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(
+            lines[1],
+            serde_json::to_string(&json!({ "event": e })).unwrap()
+        );
     }
 
     #[test]
