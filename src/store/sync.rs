@@ -448,24 +448,27 @@ impl SyncTx<'_> {
         }
     }
 
-    /// The events whose ids `present` lacks, oldest first (only those are parsed).
+    /// The events whose ids `present` lacks, oldest first (only those are read whole).
     pub fn events_missing(
         &self,
         present: &std::collections::BTreeSet<&str>,
     ) -> Result<Vec<Event>, StoreError> {
-        let rows: Vec<(String, String)> = self
+        let ids: Vec<String> = self
             .tx
-            .prepare_cached("SELECT id, body FROM events ORDER BY at, seq")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .prepare_cached("SELECT id FROM events ORDER BY at, seq")?
+            .query_map([], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        rows.into_iter()
-            .filter(|(id, _)| !present.contains(id.as_str()))
-            .map(|(_, body)| {
-                serde_json::from_str(&body).map_err(|e| {
-                    StoreError::Invalid(format!("a stored history event does not read: {e}"))
-                })
-            })
-            .collect()
+        let mut body = self
+            .tx
+            .prepare_cached("SELECT body FROM events WHERE id = ?1")?;
+        let mut out = Vec::new();
+        for id in ids.iter().filter(|id| !present.contains(id.as_str())) {
+            let text: String = body.query_row([id], |r| r.get(0))?;
+            out.push(serde_json::from_str(&text).map_err(|e| {
+                StoreError::Invalid(format!("a stored history event does not read: {e}"))
+            })?);
+        }
+        Ok(out)
     }
 
     /// Adds the events the database does not hold (each already checked sealed: the folder's
@@ -477,13 +480,18 @@ impl SyncTx<'_> {
                 e.id
             )));
         }
-        let mut added = Vec::new();
-        for e in events {
-            if history::append(&self.tx, std::slice::from_ref(e))? > 0 {
-                added.push(e.id.clone());
-            }
-        }
-        Ok(added)
+        let held: std::collections::HashSet<String> = self
+            .tx
+            .prepare_cached("SELECT id FROM events")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let new: Vec<Event> = events
+            .iter()
+            .filter(|e| !held.contains(&e.id))
+            .cloned()
+            .collect();
+        history::append(&self.tx, &new)?;
+        Ok(new.into_iter().map(|e| e.id).collect())
     }
 
     /// Commits everything the sync wrote.

@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::Result;
-use super::folder::{MAX_FILE_BYTES, read_regular, shown};
+use super::folder::{HASH_THREADS, MAX_FILE_BYTES, read_regular, shown};
 use super::line::{event_text, parse_event};
 use crate::review::history::Event;
 use crate::text::escape_controls;
@@ -63,6 +63,7 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
         Err(e) => return Err(fail!("cannot read {}: {e}", shown(&dir))),
     };
+    let mut files = Vec::new();
     for entry in listing {
         let entry = entry.map_err(|e| fail!("cannot read {}: {e}", shown(&dir)))?;
         let path = entry.path();
@@ -72,8 +73,9 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
         if name.is_some_and(|n| n.starts_with('.')) && !link {
             continue;
         }
-        let Some(id) = name.and_then(event_id_of) else {
-            out.problems.push(match link {
+        match name.and_then(event_id_of) {
+            Some(id) => files.push((path, id.to_string())),
+            None => out.problems.push(match link {
                 true => format!(
                     "{}: is a symbolic link, and sync never follows a link in the folder: \
                      delete it",
@@ -83,27 +85,55 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
                     "{}: not a history file ({HISTORY_DIR}/<event id>.json)",
                     shown(&path)
                 ),
-            });
-            continue;
-        };
-        let event = read_regular(&path, MAX_FILE_BYTES).and_then(|bytes| parse_event(&bytes));
-        match event {
-            Ok(e) if e.id == id => out.events.push(e),
-            Ok(e) => out.problems.push(format!(
-                "{}: holds event {}, but its name is {id}: an event file is named by its \
-                 event's id",
-                shown(&path),
-                e.id
-            )),
-            Err(why) => out
-                .problems
-                .push(format!("{}: {}", shown(&path), escape_controls(&why))),
+            }),
         }
+    }
+    // Read and checked on a few threads: a history holds more files than the items do.
+    let chunk = files.len().div_ceil(HASH_THREADS).max(1);
+    let read: Vec<(Vec<Event>, Vec<String>)> = std::thread::scope(|scope| {
+        let parts: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || read_files(part)))
+            .collect();
+        parts
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    (
+                        Vec::new(),
+                        vec![format!("{}: a reader failed", shown(&dir))],
+                    )
+                })
+            })
+            .collect()
+    });
+    for (events, problems) in read {
+        out.events.extend(events);
+        out.problems.extend(problems);
     }
     // The order events arrive in a database: by time, then by their place in their write.
     out.events
         .sort_by(|a, b| (&a.at, a.step, &a.id).cmp(&(&b.at, b.step, &b.id)));
     Ok(out)
+}
+
+/// Each event file of `files` (path, the id its name gives) read and checked.
+fn read_files(files: &[(PathBuf, String)]) -> (Vec<Event>, Vec<String>) {
+    let mut events = Vec::new();
+    let mut problems = Vec::new();
+    for (path, id) in files {
+        match read_regular(path, MAX_FILE_BYTES).and_then(|bytes| parse_event(&bytes)) {
+            Ok(e) if e.id == *id => events.push(e),
+            Ok(e) => problems.push(format!(
+                "{}: holds event {}, but its name is {id}: an event file is named by its \
+                 event's id",
+                shown(path),
+                e.id
+            )),
+            Err(why) => problems.push(format!("{}: {}", shown(path), escape_controls(&why))),
+        }
+    }
+    (events, problems)
 }
 
 /// The files of the events of `all` that `present` (the folder's ids) lacks: path and text.

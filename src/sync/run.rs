@@ -188,6 +188,11 @@ pub fn run(
     // The history files are read once, before the lock: they are only ever added to, and the
     // database's events are met with them under the lock.
     let history = read_history(&folder)?;
+    log::debug!(
+        "sync: {} history files read at {} ms",
+        history.events.len(),
+        started.elapsed().as_millis()
+    );
     let mut attempt = 0;
     let (tx, mut entries) = loop {
         attempt += 1;
