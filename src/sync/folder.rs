@@ -369,7 +369,9 @@ pub(super) fn remove_file(path: &Path) -> Result<()> {
 /// through a link, each at most [`MAX_FILE_BYTES`]), resolved by [`resolve`] and written over
 /// OURS atomically. Returns the conflict to report, if any. A file that does not parse as an
 /// item (conflict markers, another file's text) is refused and OURS left untouched, for git to
-/// merge by hand. An empty BASE (both sides added the file) is a merge without a base.
+/// merge by hand. An empty BASE (both sides added the file) is a merge without a base. A
+/// history file (an event, named by its content) is never merged: the same bytes on both
+/// sides are kept, two different ones refused.
 pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<String>> {
     let schemas = Schemas::from_tools()?;
     let read = |path: &Path| -> Result<Vec<u8>> {

@@ -1,7 +1,9 @@
 //! What an export line must be to be read back, by `import` (a line of its file), `sync` (an
 //! item file of the folder) and `merge-file` (the three versions git gives it): the record and
 //! decision shapes of the tools' own schemas, then the domain rules (id form, revision,
-//! format, normal uri, timestamps, naming, basis). One rule, one place: [`parse_line`].
+//! format, normal uri, timestamps, naming, basis). One rule, one place: [`parse_line`]. An
+//! export's event lines and the folder's history files are read by [`parse_export_line`] and
+//! [`parse_event`]: an event is taken only sealed ([`check_event`]), never repaired.
 
 use std::io::{self, Write};
 

@@ -10,7 +10,9 @@
 //!    The folder's state in the database is keyed by its id (`.review-mcp-folder`, written at
 //!    its first sync), which travels with git; bases still keyed by the folder's path
 //!    (written before the id file existed) are adopted;
-//! 1. without the write lock (under a read snapshot), the folder is read: every entry of
+//! 1. without the write lock (under a read snapshot), the folder is read: every file of
+//!    `history/` is read and checked (`history::read_history`: an event file named by its
+//!    sealed event's id, by the same rules as an item file), then every entry of
 //!    `records/` and `decisions/` must be a regular file of at most `MAX_FILE_BYTES` (a link,
 //!    device, FIFO or larger file is refused, named, never opened through or read past its
 //!    bound), each is hashed (on threads of its own, while the database is read), and every
@@ -24,7 +26,9 @@
 //!    meanwhile whose file would now need validating sends the sync back to 1). The folder's
 //!    journal is read: a file an earlier sync committed to and did not finish is planned as
 //!    finished (`apply::overlay`);
-//! 3. each item is classified (`sync::classify`) and acted on in the database: deletions
+//! 3. the folder's events the database lacks are added (a union: before any item is written,
+//!    so an item whose state they tell records no event of the sync's own); then each item is
+//!    classified (`sync::classify`) and acted on in the database: deletions
 //!    first (so an item a teammate renamed away never collides with its own ghost), then
 //!    imports and merges (`sync::merge`, whose outranking rule also holds for a side changed
 //!    alone: an assistant's verdict never replaces an engineer's); each file to write or
@@ -33,7 +37,9 @@
 //! 4. the transaction commits; then, outside the lock, the journaled files are written (to a
 //!    temporary name created exclusively, never through a link, fsynced and renamed, in
 //!    parallel batches), the files to delete are deleted, the README is written, the
-//!    directories are fsynced and the journal rows are forgotten (`apply::complete`). Every
+//!    directories are fsynced and the journal rows are forgotten (`apply::complete`); then
+//!    every event of the database the folder lacks is written to `history/` (not journaled:
+//!    one a killed sync did not write is still missing at the next, which writes it). Every
 //!    engineer verdict taken from the folder is reported (the folder is unsigned), and
 //!    everything printed from the folder has its control characters escaped.
 //!
