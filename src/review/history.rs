@@ -89,7 +89,9 @@ pub enum EventKind {
     Arrived,
     VerdictGiven,
     VerdictReplaced,
-    /// An engineer's verdict stayed although the assistant's arguments said otherwise.
+    /// An engineer's verdict stayed although the assistant's arguments said otherwise: the
+    /// change is from the engineer's judgement to the one offered, which was not written; the
+    /// author is the assistant's server's.
     VerdictKept,
     VerdictRemoved,
     /// A named feature or a note was replaced: `changes` hold its previous text.
@@ -229,6 +231,19 @@ impl Event {
     }
 
     fn what(&self) -> String {
+        if self.kind == EventKind::VerdictKept
+            && let Some(c) = self.changes.first()
+        {
+            let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| short(s, 60));
+            let item = c
+                .index
+                .map_or(String::new(), |i| format!("item {} ", i + 1));
+            return format!(
+                "engineer's verdict kept: {item}{} (the assistant offered {})",
+                v(&c.from),
+                v(&c.to)
+            );
+        }
         let changes: Vec<String> = self.changes.iter().map(change_words).collect();
         let head = match self.kind {
             EventKind::Created => "created",
@@ -553,7 +568,9 @@ pub fn decision_events(
                     ),
                 }
             }
-            for k in kept {
+            // Only an attempt is an event: an engineer's verdict the arguments left alone
+            // (no verdict offered, or the same one) was not challenged.
+            for k in kept.iter().filter(|k| k.offered.is_some()) {
                 let offered = k.offered.as_ref();
                 ev.push(
                     EventKind::VerdictKept,
@@ -563,7 +580,7 @@ pub fn decision_events(
                             .item(k.index, &k.requirement),
                     ],
                     Some(after.clone()),
-                    Some(&k.verdict),
+                    None,
                     how.channel,
                 );
             }
@@ -661,16 +678,127 @@ pub fn record_events(how: &Written<'_>, old: Option<&Record>, new: &Record) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::outrank::merge_verdicts;
+    use crate::review::{Artifact, BasisItem, Judgement, Source, State};
 
-    fn decision(evidence: &str) -> Decision {
-        serde_json::from_value(serde_json::json!({
-            "id": "dec_1", "subject": "bore", "disposition": "hold",
-            "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
-                       "evidence": evidence}],
-            "artifact": {"revision": format!("sha256:{}", "a".repeat(64)), "format": "step"},
-            "created_at": "2026-12-01T14:02:00.000Z", "updated_at": "2026-12-01T14:02:00.000Z"
-        }))
-        .unwrap()
+    fn item(requirement: &str, verdict: Option<(Judgement, Via)>) -> BasisItem {
+        BasisItem {
+            requirement: requirement.into(),
+            source: Source::Drawing,
+            source_detail: None,
+            evidence: None,
+            state: State::Satisfied,
+            question: None,
+            faces: vec![],
+            verdict: verdict.map(|(judgement, via)| Verdict {
+                at: "2026-12-01T14:00:00.000Z".into(),
+                author: Some("Ada".into()),
+                judgement,
+                meaning: None,
+                reason: None,
+                via,
+            }),
+            carried: None,
+        }
+    }
+
+    fn decision(basis: Vec<BasisItem>) -> Decision {
+        Decision {
+            id: "dec_1".into(),
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis,
+            artifact: Artifact {
+                revision: format!("sha256:{}", "a".repeat(64)),
+                format: "step".into(),
+                uri: None,
+                units: None,
+            },
+            author: None,
+            carried: None,
+            superseded: None,
+            created_at: "2026-12-01T14:00:00.000Z".into(),
+            updated_at: "2026-12-01T14:00:00.000Z".into(),
+        }
+    }
+
+    const HOW: Written<'static> = Written {
+        channel: Channel::Assistant,
+        at: "2026-12-01T14:02:00.000Z",
+        author: Some("Bob"),
+    };
+
+    fn kinds(events: &[Event]) -> Vec<&'static str> {
+        events.iter().map(|e| e.kind.as_str()).collect()
+    }
+
+    #[test]
+    fn an_engineer_verdict_left_alone_is_no_event_and_one_challenged_is_kept() {
+        let engineer = Some((Judgement::Rejected, Via::App));
+        let old = decision(vec![item("Bore", engineer), item("Chamfer", engineer)]);
+        // The assistant restates both items: no verdict on the first, another on the second.
+        let mut basis = vec![
+            item("Bore", None),
+            item("Chamfer", Some((Judgement::Accepted, Via::Assistant))),
+        ];
+        let outranked = merge_verdicts(&old.basis, &mut basis, HOW.at, HOW.author).unwrap();
+        let new = decision(basis);
+        let events = decision_events(&HOW, Some(&old), Some(&new), &outranked.kept);
+        assert_eq!(kinds(&events), ["verdict_kept"], "{events:#?}");
+        let kept = &events[0];
+        assert_eq!(kept.author.as_deref(), Some("Bob"));
+        assert_eq!(kept.changes[0].index, Some(1));
+        assert!(
+            kept.line().starts_with(
+                "engineer's verdict kept: item 2 rejected (the assistant offered accepted)"
+            ),
+            "{}",
+            kept.line()
+        );
+    }
+
+    #[test]
+    fn an_item_left_out_removes_its_verdict_after_the_replacement_is_said() {
+        let old = decision(vec![
+            item("Bore", Some((Judgement::Accepted, Via::Elicitation))),
+            item("Chamfer", None),
+        ]);
+        let new = decision(vec![item("Chamfer", None)]);
+        let events = decision_events(&HOW, Some(&old), Some(&new), &[]);
+        assert_eq!(
+            kinds(&events),
+            ["replaced", "verdict_removed"],
+            "{events:#?}"
+        );
+        assert_eq!(events[1].step, 1);
+        assert!(events.iter().all(Event::is_sealed));
+    }
+
+    #[test]
+    fn what_arrives_by_import_without_history_is_said_to_have_arrived() {
+        let how = Written {
+            channel: Channel::Import,
+            ..HOW
+        };
+        let new = decision(vec![item(
+            "Bore",
+            Some((Judgement::Accepted, Via::Terminal)),
+        )]);
+        let events = decision_events(&how, None, Some(&new), &[]);
+        assert_eq!(kinds(&events), ["arrived", "verdict_given"]);
+        // The verdict reached this database by import, whoever gave it.
+        assert_eq!(events[1].channel, Channel::Import);
+        assert_eq!(events[1].author.as_deref(), Some("Ada"));
+    }
+
+    #[test]
+    fn an_edited_event_is_no_longer_sealed() {
+        let new = decision(vec![]);
+        let mut e = decision_events(&HOW, None, Some(&new), &[]).remove(0);
+        assert!(e.is_sealed());
+        e.author = Some("Mallory".into());
+        assert!(!e.is_sealed());
     }
 
     /// Regression: a replacement that changed only an item's evidence left no event, so the
@@ -678,21 +806,20 @@ mod tests {
     /// said it `arrived`).
     #[test]
     fn a_replacement_that_changes_only_what_an_item_says_is_an_event() {
-        let how = Written {
-            channel: Channel::Assistant,
-            at: "2026-12-01T14:03:00.000Z",
-            author: Some("Ada"),
+        let with_evidence = |evidence: &str| {
+            let mut b = item("Bore 12H7", None);
+            b.evidence = Some(evidence.into());
+            decision(vec![b])
         };
-        let (old, new) = (decision("12.008"), decision("12.009 measured"));
-        let events = decision_events(&how, Some(&old), Some(&new), &[]);
-        assert_eq!(events.len(), 1, "{events:?}");
-        assert_eq!(events[0].kind, EventKind::Replaced);
+        let (old, new) = (with_evidence("12.008"), with_evidence("12.009 measured"));
+        let events = decision_events(&HOW, Some(&old), Some(&new), &[]);
+        assert_eq!(kinds(&events), ["replaced"], "{events:#?}");
         assert_eq!(
             events[0].after.as_deref(),
             Some(decision_state(&new).as_str())
         );
         assert!(events[0].is_sealed());
         // Nothing said differently: no event.
-        assert!(decision_events(&how, Some(&old), Some(&old.clone()), &[]).is_empty());
+        assert!(decision_events(&HOW, Some(&old), Some(&old.clone()), &[]).is_empty());
     }
 }

@@ -43,6 +43,7 @@ impl Store {
         }
         // `PRAGMA integrity_check` also checks each full-text index (SQLite 3.44 and later
         // call the FTS5 integrity method), so a read-only connection checks everything.
+        problems.extend(super::history::edited_events(&tx)?);
         drop(tx);
         Ok(problems)
     }

@@ -90,13 +90,17 @@ pub(super) fn transferred_decision(
     if explained {
         return Ok(0);
     }
-    let how = match new {
-        Some(n) => Written {
+    // A deletion never before the decision's last change, whatever the clock says: the
+    // history reads in time order.
+    let ended = old.map(|o| time::updated_after(how.at.to_string(), &o.updated_at));
+    let how = match (new, &ended) {
+        (Some(n), _) => Written {
             channel: how.channel,
             at: &n.updated_at,
             author: n.author.as_deref(),
         },
-        None => how.clone(),
+        (None, Some(at)) => Written { at, ..how.clone() },
+        (None, None) => how.clone(),
     };
     append(tx, &decision_events(&how, old, new, &[]))
 }
@@ -207,6 +211,48 @@ pub(super) fn all_events(tx: &Transaction<'_>) -> Result<Vec<Event>, StoreError>
     bodies.iter().map(|b| parse(b)).collect()
 }
 
+/// The events that no longer say what they said when written: a body that does not read, an
+/// id that is not its content's, or columns that disagree with the body (an edit made with
+/// the triggers dropped). Nothing in an older file, which has no history.
+pub(super) fn edited_events(tx: &Transaction<'_>) -> Result<Vec<String>, StoreError> {
+    let has_events: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'events')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_events {
+        return Ok(Vec::new());
+    }
+    let mut problems = Vec::new();
+    let mut stmt =
+        tx.prepare("SELECT id, at, step, of, locator, revision, after, body FROM events")?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let id: String = row.get(0)?;
+        let body: String = row.get(7)?;
+        let sound = match serde_json::from_str::<Event>(&body) {
+            Ok(e) => {
+                e.is_sealed()
+                    && e.id == id
+                    && e.at == row.get::<_, String>(1)?
+                    && i64::from(e.step) == row.get::<_, i64>(2)?
+                    && e.of == row.get::<_, String>(3)?
+                    && e.locator == row.get::<_, String>(4)?
+                    && e.revision == row.get::<_, String>(5)?
+                    && e.after == row.get::<_, Option<String>>(6)?
+            }
+            Err(_) => false,
+        };
+        if !sound {
+            problems.push(format!(
+                "history: event {} was edited (it no longer matches its content address)",
+                crate::text::escape_controls(&id)
+            ));
+        }
+    }
+    Ok(problems)
+}
+
 pub(super) fn since(tx: &Transaction<'_>) -> Result<Option<String>, StoreError> {
     use rusqlite::OptionalExtension;
     let ms: Option<i64> = tx
@@ -246,6 +292,32 @@ mod tests {
         assert!(update.is_err(), "{update:?}");
         let delete = tx.execute("DELETE FROM events", []);
         assert!(delete.is_err(), "{delete:?}");
+    }
+
+    #[test]
+    fn check_names_an_event_edited_behind_the_triggers_back() {
+        let mut store = Store::open_in_memory().unwrap();
+        store
+            .remember_decision(&NewDecision {
+                artifact: artifact(None),
+                subject: "bore".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: vec![],
+            })
+            .unwrap();
+        assert!(store.check().unwrap().is_empty());
+        store
+            .conn()
+            .unwrap()
+            .execute_batch(
+                "DROP TRIGGER events_never_updated; \
+                 UPDATE events SET body = replace(body, 'hold', 'release');",
+            )
+            .unwrap();
+        let problems = store.check().unwrap();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("was edited"), "{problems:?}");
     }
 
     #[test]

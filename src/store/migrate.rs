@@ -337,6 +337,53 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
     }
 
+    /// Issue 28: a schema-11 file (decisions, no history) upgrades with an empty history that
+    /// says when it began (nothing before it was recorded, and nothing is invented), and then
+    /// records the changes made after.
+    #[test]
+    fn v11_file_upgrades_with_a_history_that_begins_at_the_upgrade() {
+        use super::super::{HistoryQuery, NewDecision, PageRequest};
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
+        let mut store = Store::from_connection(conn).unwrap();
+        let mut new = NewDecision {
+            artifact: artifact(None),
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![],
+        };
+        store.remember_decision(&new).unwrap();
+        // Back to what version 11 had: no history.
+        let conn = store.conn().unwrap();
+        conn.execute_batch("DROP TABLE events; DELETE FROM counters WHERE name = 'history_since';")
+            .unwrap();
+        conn.pragma_update(None, "user_version", 11).unwrap();
+        let before = crate::time::now();
+        migrate(conn, Path::new(":memory:"), false).unwrap();
+        let since = store.history_since().unwrap().unwrap();
+        assert!(since.as_str() >= &before[..19], "{since} {before}");
+        let page = |store: &mut Store| {
+            store
+                .history(
+                    &HistoryQuery::default(),
+                    PageRequest {
+                        snapshot: None,
+                        after: None,
+                        limit: 10,
+                    },
+                )
+                .unwrap()
+                .items
+                .len()
+        };
+        assert_eq!(page(&mut store), 0, "no event is invented for the past");
+        new.disposition = "release".into();
+        store.remember_decision(&new).unwrap();
+        assert_eq!(page(&mut store), 1);
+        assert!(store.check().unwrap().is_empty());
+    }
+
     /// Issue 27: a schema-9 file (features, a decision with the engineer's verdict) upgrades
     /// to 10 keeping everything, every item stated at its own revision; after the upgrade a
     /// carried feature and what its old revision said of it share a name, and a remember of

@@ -17,6 +17,7 @@ use review_mcp::store::Store;
 use serde_json::{Value, json};
 
 use crate::support::TempDir;
+use crate::support::host::Host;
 
 const REV: &str = "sha256:5555555555555555555555555555555555555555555555555555555555555555";
 
@@ -866,161 +867,6 @@ fn the_binary_ends_a_wait_at_the_bound_its_environment_sets() -> Result<()> {
     Ok(())
 }
 
-/// A stored verdict as (judgement, via, author).
-type Given = (String, String, Option<String>);
-
-/// One engineer's or assistant's server on a shared database file, in a legacy session of
-/// `legacy` or in 2026-07-28 (`None`), declaring the form and the review card.
-struct Host {
-    server: Server,
-    legacy: Option<&'static str>,
-    next: u64,
-}
-
-impl Host {
-    fn new(
-        db: &std::path::Path,
-        author: Option<&str>,
-        legacy: Option<&'static str>,
-    ) -> Result<Host> {
-        let mut store = Store::open(db)?;
-        store.set_author(author.map(str::to_string));
-        let mut host = Host {
-            server: Server::new(Service::new(store)),
-            legacy,
-            next: 100,
-        };
-        if let Some(version) = legacy {
-            let out = send(
-                &mut host.server,
-                &request(
-                    json!(0),
-                    "initialize",
-                    json!({"protocolVersion": version, "capabilities": Host::caps(),
-                           "clientInfo": {"name": "author-test", "version": "0"}}),
-                ),
-            );
-            ensure!(out[0]["result"]["protocolVersion"] == version, "{out:?}");
-            send(
-                &mut host.server,
-                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-            );
-        }
-        Ok(host)
-    }
-
-    fn caps() -> Value {
-        json!({"elicitation": {"form": {}},
-               "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}})
-    }
-
-    /// A `tools/call` (with `extra` params); every message the server wrote back.
-    fn raw_call(&mut self, name: &str, arguments: &Value, extra: Value) -> Vec<Value> {
-        self.next += 1;
-        let mut params = json!({"name": name, "arguments": arguments});
-        if self.legacy.is_none() {
-            params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": MODERN,
-                "io.modelcontextprotocol/clientCapabilities": Host::caps()});
-        }
-        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
-            p.extend(e.clone());
-        }
-        send(
-            &mut self.server,
-            &request(json!(self.next), "tools/call", params),
-        )
-    }
-
-    /// A call that must succeed: its structured content.
-    fn ok(&mut self, name: &str, arguments: Value) -> Result<Value> {
-        let out = self.raw_call(name, &arguments, json!({}));
-        let answer = out
-            .iter()
-            .find(|m| m["id"] == self.next)
-            .context("no answer")?;
-        ensure!(answer["result"]["isError"] != true, "{name}: {answer}");
-        Ok(answer["result"]["structuredContent"].clone())
-    }
-
-    /// request_verdicts on `items`, the engineer accepting each through the form: by the
-    /// server's own request (legacy) or the input_required retry (2026-07-28).
-    fn form(&mut self, items: &[u64]) -> Result<Value> {
-        let args = json!({"artifact": artifact(), "subject": "thread depth", "items": items});
-        let content: serde_json::Map<String, Value> = items
-            .iter()
-            .map(|i| (format!("judgement_{i}"), json!("accepted")))
-            .collect();
-        let reply = json!({"action": "accept", "content": content});
-        let out = self.raw_call("request_verdicts", &args, json!({}));
-        let answer = match self.legacy {
-            Some(_) => {
-                let ask = the_ask(&out)?;
-                let call = self.next;
-                send(&mut self.server, &answer(&ask, reply))
-                    .into_iter()
-                    .find(|m| m["id"] == call)
-                    .context("no answer to the form's call")?
-            }
-            None => {
-                let state = out[0]["result"]["requestState"].clone();
-                ensure!(state.is_string(), "{out:?}");
-                let retry = json!({"inputResponses": {"verdicts": reply}, "requestState": state});
-                let out = self.raw_call("request_verdicts", &args, retry);
-                out.into_iter()
-                    .find(|m| m.get("result").is_some())
-                    .context("no retry answer")?
-            }
-        };
-        ensure!(
-            answer["result"]["structuredContent"]["outcome"] == "recorded",
-            "{answer}"
-        );
-        Ok(answer["result"]["structuredContent"].clone())
-    }
-
-    /// A click in the review card on item `index` as show_review showed it.
-    fn click(&mut self, index: usize, judgement: &str) -> Result<Value> {
-        let args = json!({"artifact": artifact(), "detail": "full"});
-        let out = self.raw_call("show_review", &args, json!({}));
-        let answer = out
-            .iter()
-            .find(|m| m["id"] == self.next)
-            .context("no answer")?;
-        let d = &answer["result"]["structuredContent"]["decisions"][0];
-        // The card's proof, given to the card in the result's _meta.
-        let id = d["id"].as_str().context("no decision")?;
-        let card_proof = answer["result"]["_meta"]["review-mcp/card"]["proofs"][id].clone();
-        self.ok(
-            "record_verdict",
-            json!({"decision_id": d["id"], "index": index, "judgement": judgement,
-                   "item_digest": d["basis"][index]["digest"], "card_proof": card_proof}),
-        )
-    }
-
-    /// Each basis item's stored verdict as (judgement, via, author).
-    fn stored(&mut self) -> Result<Vec<Option<Given>>> {
-        let got = self.ok(
-            "recall_decisions",
-            json!({"artifact": artifact(), "subject": "thread depth"}),
-        )?;
-        let basis = got["decisions"][0]["basis"]
-            .as_array()
-            .context("no basis")?;
-        Ok(basis
-            .iter()
-            .map(|b| {
-                b.get("verdict").map(|v| {
-                    (
-                        v["judgement"].as_str().unwrap_or_default().to_string(),
-                        v["via"].as_str().unwrap_or_default().to_string(),
-                        v["author"].as_str().map(str::to_string),
-                    )
-                })
-            })
-            .collect())
-    }
-}
-
 /// Issue 23, item 3: every verdict stores who gave it at the moment it was given (the
 /// author of the server it came through), in every channel and both eras; a verdict it
 /// replaces lends it nothing, and a verdict the outranking rule keeps keeps its own author.
@@ -1029,9 +875,9 @@ fn every_channel_stores_the_author_of_the_verdict_and_nothing_else() -> Result<(
     for legacy in [Some("2025-11-25"), Some("2025-06-18"), None] {
         let dir = TempDir::new("verdict-authors")?;
         let db = dir.join("review.db");
-        let mut bob = Host::new(&db, Some("Bob"), legacy)?;
-        let mut ada = Host::new(&db, Some("Ada"), legacy)?;
-        let mut anonymous = Host::new(&db, None, legacy)?;
+        let mut bob = Host::on(&db, Some("Bob"), legacy, artifact(), "thread depth")?;
+        let mut ada = Host::on(&db, Some("Ada"), legacy, artifact(), "thread depth")?;
+        let mut anonymous = Host::on(&db, None, legacy, artifact(), "thread depth")?;
         let item = |r: &str, v: Option<&str>| {
             let mut b = json!({"requirement": r, "source": "drawing", "state": "satisfied"});
             if let Some(j) = v {

@@ -262,15 +262,17 @@ impl Store {
             )?
             .query_map(params![locator, subject, revision], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let at = time::now();
-        let how = Written {
-            channel: Channel::Assistant,
-            at: &at,
-            author: author.as_deref(),
-        };
         for rid in &rids {
             match load_decision(&tx, *rid) {
                 Ok(Some(old)) => {
+                    // Never before its last change, whatever the clock says: the history
+                    // reads in time order.
+                    let at = time::updated_after(time::now(), &old.updated_at);
+                    let how = Written {
+                        channel: Channel::Assistant,
+                        at: &at,
+                        author: author.as_deref(),
+                    };
                     history::append(&tx, &decision_events(&how, Some(&old), None, &[]))?;
                 }
                 Ok(None) => {}

@@ -5,7 +5,9 @@
 
 pub mod client;
 pub mod file_events;
+pub mod host;
 pub mod inproc;
+pub mod pty;
 pub mod scenarios;
 mod tempdir;
 
