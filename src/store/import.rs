@@ -401,6 +401,48 @@ mod tests {
         assert_eq!(s.all_decisions().unwrap(), vec![d]);
     }
 
+    /// The import's own events: a decision new here `arrived`, a later line replacing the
+    /// held one is `replaced` (from the held disposition), both with channel `import`, dated
+    /// and signed with the line; lines whose state the file's events already tell (an export
+    /// of this version) record nothing more; an edited event refuses everything.
+    #[test]
+    fn import_records_only_what_the_events_do_not_explain() {
+        use crate::review::history::Channel;
+        let kinds = |s: &mut Store| -> Vec<(String, String, Channel)> {
+            s.events()
+                .unwrap()
+                .into_iter()
+                .map(|e| (e.of.clone(), e.kind.as_str().to_string(), e.channel))
+                .collect()
+        };
+        let mut s = Store::open_in_memory().unwrap();
+        s.import(&[], &[decision("d", "bore", T1, "hold")]).unwrap();
+        assert_eq!(
+            kinds(&mut s),
+            [("d".to_string(), "arrived".to_string(), Channel::Import)]
+        );
+        s.import(&[], &[decision("e", "bore", T2, "release")])
+            .unwrap();
+        let events = s.events().unwrap();
+        let replaced = events.last().unwrap();
+        assert_eq!(replaced.kind.as_str(), "replaced");
+        assert_eq!((replaced.of.as_str(), replaced.at.as_str()), ("e", T2));
+        assert!(replaced.line().contains("disposition hold → release"));
+        // The same lines with their events into another database: nothing more.
+        let mut other = Store::open_in_memory().unwrap();
+        let all = s.all_decisions().unwrap();
+        other.import_with_history(&[], &all, &events).unwrap();
+        assert_eq!(other.events().unwrap(), events);
+        // An edited event: nothing is written.
+        let mut edited = events.clone();
+        edited[0].author = Some("Mallory".into());
+        let mut third = Store::open_in_memory().unwrap();
+        let e = third.import_with_history(&[], &all, &edited).unwrap_err();
+        assert!(e.to_string().contains("its id is not its content's"), "{e}");
+        assert!(third.all_decisions().unwrap().is_empty());
+        assert!(third.events().unwrap().is_empty());
+    }
+
     #[test]
     fn import_newer_line_replaces_the_holder_with_its_own_id() {
         let mut s = store_with(

@@ -157,6 +157,16 @@ fn review_of_every_kind(db: &Path) -> anyhow::Result<()> {
         json!([item("Slot 6", "satisfied", None)]),
     );
     drop(c);
+    // The engineer's answer in the host's form, on the decision forgotten below.
+    engineer_verdict(
+        db,
+        &slot,
+        0,
+        Judgement::Accepted,
+        "Grace",
+        Via::Elicitation,
+        Meaning::Review,
+    )?;
     // The engineer: an approval with its meaning (terminal), and the assistant's flatness
     // verdict replaced by a rejection (card).
     engineer_verdict(
@@ -537,7 +547,35 @@ fn history_a_folder_from_before_the_history_arrives_once_in_every_clone() -> any
     sync(&b, &copy)?;
     let (ea, eb) = (events(&a)?, events(&b)?);
     assert!(!ea.is_empty() && ea.iter().all(|e| e.channel.as_str() == "sync"));
+    assert!(ea.iter().any(|e| e.kind.as_str() == "arrived"));
     assert_eq!(ids(&ea), ids(&eb));
+    // A decision file changed in the folder (by hand, or by an older version) with no event
+    // to tell it: the sync that takes it records the replacement, from → to, as the sync's.
+    let d = Store::open(&a)?
+        .all_decisions()?
+        .into_iter()
+        .find(|d| d.superseded.is_none() && d.subject == "bracket")
+        .context("bracket")?;
+    let path = folder.join(format!("decisions/{}.json", d.id));
+    let text = std::fs::read_to_string(&path)?;
+    let mut v: Value = serde_json::from_str(&text)?;
+    v["decision"]["disposition"] = json!("scrap");
+    v["decision"]["updated_at"] = json!("2099-01-01T00:00:00.000Z");
+    std::fs::write(&path, serde_json::to_string_pretty(&v)? + "\n")?;
+    sync(&a, &folder)?;
+    let replaced: Vec<Event> = events(&a)?
+        .into_iter()
+        .filter(|e| e.of == d.id && e.kind.as_str() == "replaced")
+        .collect();
+    assert_eq!(replaced.len(), 1, "{replaced:#?}");
+    assert_eq!(replaced[0].channel.as_str(), "sync");
+    let line = replaced[0].line();
+    assert!(
+        line.starts_with("replaced: disposition ") && line.contains(" → scrap, 2099-01-01"),
+        "{line}"
+    );
+    // Its file is in the folder now, for every clone.
+    assert!(history_files(&folder)?.contains_key(&replaced[0].id));
     Ok(())
 }
 
