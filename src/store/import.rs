@@ -203,6 +203,15 @@ fn import_decision(
             None => None,
         };
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
+        // The line took the key from another id: that decision ends here (dated with the
+        // line that replaced it), and the line's tells what it changed.
+        if let Some(o) = old.as_ref().filter(|o| o.id != d.id) {
+            let ended = Written {
+                at: &d.updated_at,
+                ..how.clone()
+            };
+            history::transferred_decision(tx, &ended, Some(o), None)?;
+        }
         history::transferred_decision(tx, how, old.as_ref(), Some(d))?;
     }
     Ok(outcome)
@@ -424,8 +433,14 @@ mod tests {
         s.import(&[], &[decision("e", "bore", T2, "release")])
             .unwrap();
         let events = s.events().unwrap();
+        assert_eq!(
+            kinds(&mut s)[1..],
+            [
+                ("d".to_string(), "forgotten".to_string(), Channel::Import),
+                ("e".to_string(), "replaced".to_string(), Channel::Import)
+            ]
+        );
         let replaced = events.last().unwrap();
-        assert_eq!(replaced.kind.as_str(), "replaced");
         assert_eq!((replaced.of.as_str(), replaced.at.as_str()), ("e", T2));
         assert!(replaced.line().contains("disposition hold → release"));
         // The same lines with their events into another database: nothing more.
