@@ -6,7 +6,11 @@
 //! - `review://revisions/{revision}/report`: the same as a Markdown review report;
 //! - `review://revisions/{revision}/form3.csv`: its basis requirements as an AS9102 Form 3
 //!   (CSV; `form3`), the rows that fit one answer, saying so when that is not all;
-//! - `review://records/{id}` and `review://decisions/{id}`: one record or decision as JSON.
+//! - `review://records/{id}` and `review://decisions/{id}`: one record or decision as JSON;
+//! - `review://decisions/{id}/history`: its recorded changes, newest first, as
+//!   `review_history` answers them for the decision (its `next_cursor` pages on there);
+//!   an event too large for that answer is read whole, in parts, at
+//!   `review://events/{event id}/part/{n}`.
 //!
 //! A URI that is malformed, names an unknown id, or a revision with nothing recorded is "not
 //! found" (the adapters answer -32002 or -32602 by era). Reads have no current revision, so
@@ -33,6 +37,7 @@ use crate::cursor;
 use crate::review::is_revision;
 use crate::store::{Store, StoreError};
 use crate::text::first_chars;
+use crate::tools::review_history::EVENTS;
 use crate::wire::PAGE_ITEMS_BUDGET;
 use view::{RevisionView, cut_text, fit, item_text, pretty};
 
@@ -46,6 +51,7 @@ const REVISIONS: &str = "review://revisions/";
 pub const RECORDS: &str = "review://records/";
 pub const DECISIONS: &str = "review://decisions/";
 const REPORT_SUFFIX: &str = "/report";
+const HISTORY_SUFFIX: &str = "/history";
 const FORM3_SUFFIX: &str = "/form3.csv";
 const CSV: &str = "text/csv";
 const JSON: &str = "application/json";
@@ -79,6 +85,8 @@ pub enum Watched {
     Revision(String),
     Record(String),
     Decision(String),
+    /// `review://decisions/{id}/history`: changes with each event the decision gets.
+    History(String),
 }
 
 /// What a watchable URI names.
@@ -87,6 +95,7 @@ enum WatchedKind {
     Revision,
     Record,
     Decision,
+    History,
 }
 
 /// A watchable URI: `prefix`, a `placeholder` part, `suffix`. The one list both
@@ -98,7 +107,7 @@ struct WatchPattern {
     kind: WatchedKind,
 }
 
-const WATCH_PATTERNS: [WatchPattern; 5] = [
+const WATCH_PATTERNS: [WatchPattern; 6] = [
     WatchPattern {
         prefix: REVISIONS,
         placeholder: "<revision>",
@@ -129,6 +138,12 @@ const WATCH_PATTERNS: [WatchPattern; 5] = [
         suffix: "",
         kind: WatchedKind::Decision,
     },
+    WatchPattern {
+        prefix: DECISIONS,
+        placeholder: "<id>",
+        suffix: HISTORY_SUFFIX,
+        kind: WatchedKind::History,
+    },
 ];
 
 /// What `uri` names, if it is a resource this server serves (whether or not anything is
@@ -147,6 +162,7 @@ pub fn watched(uri: &str) -> Option<Watched> {
             WatchedKind::Revision => is_revision(part).then(|| Watched::Revision(part.into())),
             WatchedKind::Record => plain_id(part).then(|| Watched::Record(part.into())),
             WatchedKind::Decision => plain_id(part).then(|| Watched::Decision(part.into())),
+            WatchedKind::History => plain_id(part).then(|| Watched::History(part.into())),
         }
     })
 }
@@ -197,6 +213,13 @@ pub fn templates() -> Vec<Value> {
             "name": "decision",
             "title": "One review decision",
             "description": "A decision by its id with its whole basis, as recall_decisions returns it (stale is null).",
+            "mimeType": JSON,
+        }),
+        json!({
+            "uriTemplate": "review://decisions/{id}/history",
+            "name": "decision-history",
+            "title": "The history of one review decision",
+            "description": "Its recorded changes newest first (who, when, channel, an engineer verdict's meaning), as review_history answers for the decision; next_cursor pages on with that tool. Also for a forgotten decision.",
             "mimeType": JSON,
         }),
     ]
@@ -324,6 +347,19 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
             record.to_wire(None),
         )?]);
     }
+    if let Some(id) = uri
+        .strip_prefix(DECISIONS)
+        .and_then(|rest| rest.strip_suffix(HISTORY_SUFFIX))
+    {
+        return history(store, uri, id);
+    }
+    if let Some(rest) = uri.strip_prefix(EVENTS) {
+        let (id, part) = split_part(rest)?;
+        let event = store.event(id)?.ok_or(ResourceError::NotFound)?;
+        let wire =
+            serde_json::to_value(&event).map_err(|e| ResourceError::Storage(e.to_string()))?;
+        return Ok(vec![item_content(uri, EVENTS, id, part, wire)?]);
+    }
     if let Some(rest) = uri.strip_prefix(DECISIONS) {
         let (id, part) = split_part(rest)?;
         let decision = store.get_decision(id)?.ok_or(ResourceError::NotFound)?;
@@ -336,6 +372,38 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         )?]);
     }
     Err(ResourceError::NotFound)
+}
+
+/// The trail of decision `id` as the review card shows it (see `view::trail_wire`): what
+/// `record_verdict` gives the card with the decision it changed.
+pub fn card_trail(store: &mut Store, id: &str) -> Result<Value, StoreError> {
+    let (trails, since) = store.trails(&[id], view::TRAIL_LINES)?;
+    let t = trails.into_iter().next().unwrap_or_default();
+    Ok(view::trail_wire(&t, id, since.as_deref()))
+}
+
+/// `review://decisions/{id}/history`: what `review_history` answers for decision `id`, its
+/// first page. An id with no recorded change and nothing stored (never was, or forgotten
+/// before history was recorded) is not found.
+fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, ResourceError> {
+    if id.is_empty() || id.contains('/') {
+        return Err(ResourceError::NotFound);
+    }
+    let query = crate::store::HistoryQuery {
+        of: Some(id.to_string()),
+        ..crate::store::HistoryQuery::default()
+    };
+    let (answer, _, unknown) = crate::tools::review_history::answer(
+        store,
+        &query,
+        None,
+        crate::tools::schema::DEFAULT_PAGE,
+    )
+    .map_err(|e| ResourceError::Storage(e.to_string()))?;
+    if unknown {
+        return Err(ResourceError::NotFound);
+    }
+    Ok(vec![text_content(uri, JSON, answer.to_string())])
 }
 
 /// The card as served: [`CARD_HTML`] without the indentation of its lines and without the

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::view::RevisionView;
 use super::{display_name, plural};
 use crate::review::carry::short_revision;
-use crate::review::{CarryState, Decision, Record, State, Verdict};
+use crate::review::{CarryState, Decision, Meaning, Record, State, Verdict};
 
 impl RevisionView {
     /// The Markdown report. Every stored string (ids, timestamps and the revision included:
@@ -178,6 +178,7 @@ impl RevisionView {
             );
             if d.basis.is_empty() {
                 out.push_str("No basis recorded.\n\n");
+                self.report_trail(out, d);
                 continue;
             }
             let accepted = count_verdicts(d, "accepted");
@@ -223,6 +224,7 @@ impl RevisionView {
                 );
             }
             out.push('\n');
+            self.report_trail(out, d);
         }
         if self.omitted_decisions > 0 {
             let _ = writeln!(
@@ -231,6 +233,39 @@ impl RevisionView {
                 plural(self.omitted_decisions as u64, "decision")
             );
         }
+    }
+
+    /// The decision's trail: its latest changes, one line each, newest first; how many
+    /// earlier ones there are and where they are read; and, for a decision that began before
+    /// the history did, that its earlier changes were not recorded.
+    fn report_trail(&self, out: &mut String, d: &Decision) {
+        let Some(t) = self.trails.get(&d.id) else {
+            return;
+        };
+        out.push_str("History, newest first:\n\n");
+        for e in &t.events {
+            let _ = writeln!(out, "- {}", line(&e.line()));
+        }
+        let shown = u64::try_from(t.events.len()).unwrap_or(u64::MAX);
+        let earlier = t.total.saturating_sub(shown);
+        if earlier > 0 {
+            let _ = writeln!(
+                out,
+                "- {}: review\\_history with id {}",
+                plural(earlier, "earlier change"),
+                code(&d.id)
+            );
+        }
+        if t.earlier_unrecorded {
+            let _ = writeln!(
+                out,
+                "- Changes before {} were not recorded (this history began then).",
+                line(self.history_since.as_deref().unwrap_or("this version"))
+            );
+        } else if t.events.is_empty() {
+            out.push_str("- No change recorded.\n");
+        }
+        out.push('\n');
     }
 
     fn report_open_questions(&self, out: &mut String) {
@@ -357,10 +392,24 @@ fn record_line(r: &Record) -> String {
 
 /// A verdict with who gave it and when: the engineer's own (through the form or the review
 /// card) reads differently from one the assistant relayed.
+///
+/// An engineer's verdict is an attestation: who (the name, when the server that took it had
+/// one), when (to the minute, UTC) and what it means (a review unless they said approval).
 fn verdict_text(v: &Verdict) -> String {
-    let day = v.at.get(..10).unwrap_or(&v.at);
-    let who = v.given_by();
-    let mut text = format!("{}{who}, {day}", v.judgement.as_str());
+    let when = match (v.at.get(..10), v.at.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time} UTC"),
+        _ => v.at.clone(),
+    };
+    let who = v.given_through();
+    let meaning = if v.via.is_engineer() {
+        format!(
+            ", meaning {}",
+            v.meaning.unwrap_or(Meaning::Review).as_str()
+        )
+    } else {
+        String::new()
+    };
+    let mut text = format!("{}{who}, {when}{meaning}", v.judgement.as_str());
     if let Some(r) = &v.reason {
         text.push_str(": ");
         text.push_str(r);

@@ -1,14 +1,14 @@
 //! The revision view: what a revision resource shows, loaded within a byte budget and
 //! shrunk until its text fits in one answer line.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
 use super::ResourceError;
 use crate::review::artifact::ArtifactTable;
 use crate::review::{Decision, Record};
-use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store, Supersession};
+use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store, Supersession, Trail};
 use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES, PAGE_ITEMS_BUDGET};
 
 /// At most this many records and decisions of a revision are inlined in one read; the rest
@@ -21,6 +21,10 @@ const STALE_CAP: usize = 100;
 /// pretty-printed JSON (indented, then escaped into the answer) and the Markdown report
 /// (escaped for the renderer) stay well under it. [`fit`] checks the text itself anyway.
 const VIEW_BUDGET: usize = MAX_ANSWER_ITEMS_BYTES / 4;
+
+/// The latest changes of each decision the report and the review card show, one line each;
+/// the rest are counted and named (`review_history` pages through all of them).
+pub(super) const TRAIL_LINES: usize = 5;
 
 /// `v` as indented JSON.
 pub(super) fn pretty(v: &Value) -> String {
@@ -110,6 +114,10 @@ pub(super) struct RevisionView {
     pub(super) stale_decisions: Vec<Decision>,
     /// The revisions carried to this one and the one it was carried to (`carry_forward`).
     pub(super) supersession: Supersession,
+    /// The trail of each of this revision's decisions, by id: its latest changes.
+    pub(super) trails: BTreeMap<String, Trail>,
+    /// When the database began recording its history.
+    pub(super) history_since: Option<String>,
     /// What one item may cost an answer (see `wire::answer_bytes`) before it is cut to fit:
     /// no limit until one item alone is too large for the answer (see [`Self::tighten`]).
     item_allowance: usize,
@@ -224,6 +232,9 @@ impl RevisionView {
         records.sort_by_key(Record::worklist_rank);
         decisions.sort_by_key(Decision::worklist_rank);
         let supersession = store.supersession(revision)?;
+        let ids: Vec<&str> = decisions.iter().map(|d| d.id.as_str()).collect();
+        let (trails, history_since) = store.trails(&ids, TRAIL_LINES)?;
+        let trails = ids.iter().map(|id| (*id).to_string()).zip(trails).collect();
         let omitted = |total: u64, shown: usize| {
             usize::try_from(total)
                 .unwrap_or(usize::MAX)
@@ -238,6 +249,8 @@ impl RevisionView {
             stale_records,
             stale_decisions,
             supersession,
+            trails,
+            history_since,
             item_allowance: usize::MAX,
         })
     }
@@ -316,6 +329,8 @@ impl RevisionView {
             stale_records: Vec::new(),
             stale_decisions: Vec::new(),
             supersession: Supersession::default(),
+            trails: BTreeMap::new(),
+            history_since: None,
             item_allowance: usize::MAX,
         }
     }
@@ -335,7 +350,16 @@ impl RevisionView {
         let cur = Some(self.revision.as_str());
         let card = |list: &[Decision]| -> Vec<Value> {
             list.iter()
-                .map(|d| self.fitted(d.to_card_wire(cur), super::DECISIONS, &d.id))
+                .map(|d| {
+                    let mut v = d.to_card_wire(cur);
+                    if let (Some(t), Value::Object(m)) = (self.trails.get(&d.id), &mut v) {
+                        m.insert(
+                            "trail".into(),
+                            trail_wire(t, &d.id, self.history_since.as_deref()),
+                        );
+                    }
+                    self.fitted(v, super::DECISIONS, &d.id)
+                })
                 .collect()
         };
         let decisions = card(&self.decisions);
@@ -528,6 +552,34 @@ impl RevisionView {
             m.insert("superseded_by".into(), entry(by));
         }
     }
+}
+
+/// A decision's trail as the review card is given it: `lines` (one per change, newest
+/// first, see `Event::line`), `earlier` (how many older changes are not listed: read them
+/// with `history`, the tool call that lists them), and `not_recorded_before` when the
+/// decision began before the history did.
+pub(super) fn trail_wire(t: &Trail, id: &str, since: Option<&str>) -> Value {
+    let lines: Vec<String> = t.events.iter().map(|e| e.line()).collect();
+    let earlier = t
+        .total
+        .saturating_sub(u64::try_from(lines.len()).unwrap_or(u64::MAX));
+    let mut v = json!({"lines": lines});
+    if let Value::Object(m) = &mut v {
+        if earlier > 0 {
+            m.insert("earlier".into(), json!(earlier));
+            m.insert(
+                "history".into(),
+                json!(format!("review_history {{\"id\": \"{id}\"}}")),
+            );
+        }
+        if t.earlier_unrecorded {
+            m.insert(
+                "not_recorded_before".into(),
+                json!(since.unwrap_or("this version")),
+            );
+        }
+    }
+    v
 }
 
 /// What the review card's proofs cost the answer that carries `review` (`show_review` puts

@@ -168,7 +168,8 @@ impl Verdict {
         }
     }
 
-    fn given_through(&self) -> String {
+    /// Who gave it and how, without what it means: " by the engineer (form, Ada)".
+    pub fn given_through(&self) -> String {
         match (self.via, self.author.as_deref()) {
             (Via::Elicitation, None) => " by the engineer (form)".to_string(),
             (Via::Elicitation, Some(a)) => format!(" by the engineer (form, {a})"),

@@ -214,8 +214,10 @@ impl Event {
         let what = self.what();
         let when = minute(&self.at);
         let who = self.author.as_deref().unwrap_or("unnamed");
+        // An engineer's verdict attests something: a review unless they said approval.
         let meaning = self
             .meaning
+            .or_else(|| self.is_engineers_verdict().then_some(Meaning::Review))
             .map(|m| format!(", {}", m.as_str()))
             .unwrap_or_default();
         let reason = self
@@ -227,6 +229,19 @@ impl Event {
         format!(
             "{what}{reason}, {when}, {who}{meaning} ({})",
             self.channel.as_str()
+        )
+    }
+
+    /// Whether this event is an engineer's verdict given or replaced through one of their
+    /// channels (not one the assistant relayed, nor one that arrived by import or sync,
+    /// whose channel says only how it came; a `verdict_kept` is the assistant's attempt).
+    pub fn is_engineers_verdict(&self) -> bool {
+        matches!(
+            self.kind,
+            EventKind::VerdictGiven | EventKind::VerdictReplaced
+        ) && matches!(
+            self.channel,
+            Channel::Elicitation | Channel::App | Channel::Terminal
         )
     }
 
@@ -731,6 +746,25 @@ mod tests {
 
     fn kinds(events: &[Event]) -> Vec<&'static str> {
         events.iter().map(|e| e.kind.as_str()).collect()
+    }
+
+    /// An engineer's verdict without a stated meaning reads as a review in its line; the
+    /// assistant's relayed verdict and the assistant's challenge say no meaning.
+    #[test]
+    fn an_engineers_verdict_line_says_its_meaning() {
+        let old = decision(vec![item("Bore", None), item("Wall", None)]);
+        let new = decision(vec![
+            item("Bore", Some((Judgement::Accepted, Via::App))),
+            item("Wall", Some((Judgement::Rejected, Via::Assistant))),
+        ]);
+        let events = decision_events(&HOW, Some(&old), Some(&new), &[]);
+        assert_eq!(kinds(&events), ["verdict_given", "verdict_given"]);
+        let lines: Vec<String> = events.iter().map(Event::line).collect();
+        assert!(lines[0].ends_with(", Ada, review (app)"), "{lines:?}");
+        assert!(lines[1].ends_with(", Ada (assistant)"), "{lines:?}");
+        let mut approved = events[0].clone();
+        approved.meaning = Some(Meaning::Approval);
+        assert!(approved.line().ends_with(", Ada, approval (app)"));
     }
 
     #[test]

@@ -283,6 +283,8 @@ fn item_digest_now(store: &mut Store, item: &Watched) -> Result<Option<[u8; 32]>
         Watched::Decision(id) => store
             .get_decision(id)?
             .map(|d| serde_json::to_vec(&d.to_wire(None))),
+        // Its events only grow: how many there are and the newest say whether it changed.
+        Watched::History(id) => Some(serde_json::to_vec(&store.history_mark(id)?)),
         Watched::Revision(_) => None,
     };
     Ok(json

@@ -12,7 +12,7 @@
 //! - template variable `{revision}` of `review://revisions/{revision}`, its `/report` and
 //!   its `/form3.csv`:
 //!   the stored revisions; `{id}` of `review://records/{id}` the record ids, of
-//!   `review://decisions/{id}` the decision ids.
+//!   `review://decisions/{id}` and `review://decisions/{id}/history` the decision ids.
 //!
 //! An unknown prompt, an unknown template (the `uri` must be one `resources/templates/list`
 //! gives, exactly), or an argument the prompt or template does not have is -32602; a storage
@@ -69,7 +69,7 @@ const PROMPT_ARGUMENTS: [(&str, Completable, Context); 3] = [
 ];
 
 /// Each resource template's variable and what it completes.
-const TEMPLATE_VARIABLES: [(&str, &str, Completable); 5] = [
+const TEMPLATE_VARIABLES: [(&str, &str, Completable); 6] = [
     (
         "review://revisions/{revision}",
         "revision",
@@ -87,6 +87,11 @@ const TEMPLATE_VARIABLES: [(&str, &str, Completable); 5] = [
     ),
     ("review://records/{id}", "id", Completable::RecordId),
     ("review://decisions/{id}", "id", Completable::DecisionId),
+    (
+        "review://decisions/{id}/history",
+        "id",
+        Completable::DecisionId,
+    ),
 ];
 
 /// What one request completes from: `None` when the argument exists but completes nothing.

@@ -127,9 +127,64 @@ pub(super) fn transferred_record(
     append(tx, &record_events(&how, Some(old), new))
 }
 
-fn parse(body: &str) -> Result<Event, StoreError> {
+pub(super) fn parse(body: &str) -> Result<Event, StoreError> {
     serde_json::from_str(body)
         .map_err(|e| StoreError::Invalid(format!("a stored history event does not read: {e}")))
+}
+
+/// One page of the events matching `q`, newest first (see [`Store::history`]), inside the
+/// caller's transaction.
+pub(super) fn history_page(
+    tx: &Transaction<'_>,
+    q: &HistoryQuery,
+    page: PageRequest,
+) -> Result<Page<Event>, StoreError> {
+    let snapshot = match page.snapshot {
+        Some(s) => s,
+        None => tx.query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| r.get(0))?,
+    };
+    let offset = page.after.map_or(0, |a| a.seq.max(0));
+    let mut c = Clause::default();
+    c.add("seq <= ?", [SqlValue::Integer(snapshot)]);
+    for (col, v) in [
+        ("of = ?", &q.of),
+        ("revision = ?", &q.revision),
+        ("locator = ?", &q.locator),
+    ] {
+        if let Some(v) = v {
+            c.add(col, [Clause::text(v)]);
+        }
+    }
+    let limit = i64::try_from(page.limit).unwrap_or(i64::MAX);
+    let sql = format!(
+        "SELECT body FROM events WHERE {} ORDER BY at DESC, seq DESC \
+         LIMIT ? OFFSET ?",
+        c.joined()
+    );
+    let mut params = c.params;
+    params.push(SqlValue::Integer(limit.saturating_add(1)));
+    params.push(SqlValue::Integer(offset));
+    let bodies: Vec<String> = tx
+        .prepare(&sql)?
+        .query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let more = bodies.len() > page.limit;
+    let mut items = Vec::new();
+    for (n, body) in bodies.iter().take(page.limit).enumerate() {
+        let served = offset + i64::try_from(n).unwrap_or(i64::MAX) + 1;
+        items.push((
+            parse(body)?,
+            Position {
+                tier: 0,
+                seq: served,
+            },
+        ));
+    }
+    Ok(Page {
+        items,
+        snapshot,
+        more,
+    })
 }
 
 impl Store {
@@ -141,52 +196,7 @@ impl Store {
         page: PageRequest,
     ) -> Result<Page<Event>, StoreError> {
         let tx = self.read()?;
-        let snapshot = match page.snapshot {
-            Some(s) => s,
-            None => tx.query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| r.get(0))?,
-        };
-        let offset = page.after.map_or(0, |a| a.seq.max(0));
-        let mut c = Clause::default();
-        c.add("seq <= ?", [SqlValue::Integer(snapshot)]);
-        for (col, v) in [
-            ("of = ?", &q.of),
-            ("revision = ?", &q.revision),
-            ("locator = ?", &q.locator),
-        ] {
-            if let Some(v) = v {
-                c.add(col, [Clause::text(v)]);
-            }
-        }
-        let limit = i64::try_from(page.limit).unwrap_or(i64::MAX);
-        let sql = format!(
-            "SELECT body FROM events WHERE {} ORDER BY at DESC, seq DESC \
-             LIMIT ? OFFSET ?",
-            c.joined()
-        );
-        let mut params = c.params;
-        params.push(SqlValue::Integer(limit.saturating_add(1)));
-        params.push(SqlValue::Integer(offset));
-        let bodies: Vec<String> = tx
-            .prepare(&sql)?
-            .query_map(rusqlite::params_from_iter(params), |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        let more = bodies.len() > page.limit;
-        let mut items = Vec::new();
-        for (n, body) in bodies.iter().take(page.limit).enumerate() {
-            let served = offset + i64::try_from(n).unwrap_or(i64::MAX) + 1;
-            items.push((
-                parse(body)?,
-                Position {
-                    tier: 0,
-                    seq: served,
-                },
-            ));
-        }
-        Ok(Page {
-            items,
-            snapshot,
-            more,
-        })
+        history_page(&tx, q, page)
     }
 
     /// Every event, oldest first (by time, then arrival): the order of an export, which an

@@ -30,6 +30,8 @@
 //! - `completion.rs`: the stored values that start with a prefix, for `completion/complete`.
 //! - `import.rs`: importing an export, judged line by line in one transaction.
 //! - `sync.rs`: the one transaction of `review-mcp sync`: items by id and their bases.
+//! - `history_read.rs`: the history as its readers ask for it (a page with when recording
+//!   began, one event, each decision's trail).
 //! - `check.rs`: the integrity check and the schema version.
 //! - `fixtures.rs`: what the unit tests share.
 
@@ -46,6 +48,7 @@ pub mod file;
 #[cfg(test)]
 pub(crate) mod fixtures;
 mod history;
+mod history_read;
 mod import;
 mod inspect;
 mod left_log;
@@ -74,6 +77,7 @@ pub use decisions::{DecisionQuery, NewDecision, VerdictState};
 pub use error::StoreError;
 pub use file::FileChange;
 pub use history::HistoryQuery;
+pub use history_read::{HistoryAnswer, Trail};
 pub use import::ImportSummary;
 pub use open::{Checkpoint, JOURNAL_SIZE_LIMIT, Journal};
 pub use page::{Page, PageRequest, Position};

@@ -464,9 +464,7 @@ impl SyncTx<'_> {
         let mut out = Vec::new();
         for id in ids.iter().filter(|id| !present.contains(id.as_str())) {
             let text: String = body.query_row([id], |r| r.get(0))?;
-            out.push(serde_json::from_str(&text).map_err(|e| {
-                StoreError::Invalid(format!("a stored history event does not read: {e}"))
-            })?);
+            out.push(history::parse(&text)?);
         }
         Ok(out)
     }

@@ -17,6 +17,7 @@ mod remember;
 mod remember_decision;
 pub mod request_state;
 pub mod request_verdicts;
+pub mod review_history;
 pub mod schema;
 pub mod show_review;
 
@@ -230,6 +231,7 @@ pub fn catalog() -> Vec<ToolSpec> {
         record_verdict::spec(),
         forget::spec(),
         artifact_revision::spec(),
+        review_history::spec(),
     ]
 }
 

@@ -159,10 +159,18 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         verdict.judgement.as_str(),
         prefix_chars(&decision.subject, 60)
     );
+    let mut card = decision.to_card_wire(None);
+    if let Value::Object(m) = &mut card {
+        // The decision's trail, the verdict just recorded first (a read after the write).
+        m.insert(
+            "trail".into(),
+            crate::resources::card_trail(store, &decision.id)?,
+        );
+    }
     let structured: Value = json!({
         "index": index,
         "verdict": verdict,
-        "decision": decision.to_card_wire(None),
+        "decision": card,
     });
     let meta = card_proof::meta_for(&json!({"decision": &structured["decision"]}));
     let mut out = ToolOutput::new(&structured, summary)?

@@ -230,6 +230,17 @@ pub fn card_decision_output() -> Value {
     if let Some(Value::Array(required)) = item.get_mut("required") {
         required.push(json!("digest"));
     }
+    d["properties"]["trail"] = json!({
+        "type": "object",
+        "description": "Its latest changes, one line each, newest first; earlier: how many older ones review_history lists.",
+        "properties": {
+            "lines": {"type": "array", "items": {"type": "string"}},
+            "earlier": {"type": "integer", "minimum": 0},
+            "history": {"type": "string"},
+            "not_recorded_before": {"type": "string"}
+        },
+        "required": ["lines"]
+    });
     d
 }
 
@@ -241,7 +252,7 @@ pub fn verdict_output() -> Value {
             "judgement": {"type": "string", "enum": Judgement::ALL},
             "reason": {"type": "string"},
             "via": {"type": "string", "enum": Via::ALL, "description": "elicitation: the engineer answered the host's form; app: the engineer clicked it in the review card; terminal: the engineer answered review-mcp review; assistant: relayed by the assistant in tool arguments (recorded, not proof)."},
-            "meaning": {"type": "string", "enum": Meaning::ALL},
+            "meaning": {"type": "string", "enum": Meaning::ALL, "description": "What an engineer's verdict attests; absent: review."},
             "at": {"type": "string", "description": "When it was given (RFC 3339 UTC)."},
             "author": {"type": "string", "description": "Who recorded it: the author of the server it was given through, when one is set."}
         },

@@ -261,6 +261,14 @@ test("card_handshake_render_verdicts_round_trip_through_the_binary", async () =>
   // Re-rendered from record_verdict's result, with who gave each verdict, through which
   // channel.
   assert.equal(await card.getByText(/by the engineer \(review card, Ada Lovelace\)/).count(), 2);
+  // Each verdict says name, time and meaning (issue 28), and the decision's trail shows
+  // the clicks first, one line per change, as text.
+  await card.getByText(/by the engineer \(review card, Ada Lovelace\), 20\d\d-.*Z, meaning review$/).first().waitFor();
+  await card.getByText("History, newest first:").first().waitFor();
+  await card.getByText(/^verdict given: item 2 verdict none → rejected: "Slot wall is fine for this load", 20\d\d-\d\d-\d\d \d\d:\d\d, Ada Lovelace, review \(app\)$/).first().waitFor();
+  await card.getByText(/^verdict given: item 3 verdict none → accepted, .*, Ada Lovelace, review \(app\)$/).first().waitFor();
+  await card.getByText(/^created: disposition none → /).first().waitFor();
+  assert.equal(await frame.evaluate(() => document.querySelectorAll("img, b").length), 0);
   // Each click carried the card's proof (from show_review's _meta), and the card logged it
   // under both MCP Apps names of a log line.
   const sentNow = await page.evaluate(() => window.fromCard);

@@ -17,6 +17,7 @@ mod elicitation;
 mod export_file;
 mod form3_csv;
 mod fuzz;
+mod history_readers;
 mod history_transfer;
 mod hostile;
 mod librules_layers;

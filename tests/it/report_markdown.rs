@@ -8,9 +8,9 @@ use anyhow::{Context, Result, anyhow, ensure};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use review_mcp::resources;
 use review_mcp::review::{
-    Artifact, BasisItem, Decision, Judgement, Kind, Record, Source, State, Verdict, Via,
+    Artifact, BasisItem, Decision, Judgement, Kind, Meaning, Record, Source, State, Verdict, Via,
 };
-use review_mcp::store::Store;
+use review_mcp::store::{HistoryQuery, PageRequest, Store};
 
 const REV: &str = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 const OLD: &str = "sha256:fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
@@ -230,7 +230,17 @@ fn expected_row(n: usize, b: &BasisItem) -> Vec<String> {
                 Via::Terminal => " by the engineer (terminal)",
                 Via::Assistant => ", as relayed by the assistant",
             };
-            let head = format!("{}{who}, {}", v.judgement.as_str(), &v.at[..10]);
+            // An attestation: name (none here), time to the minute and meaning.
+            let meaning = match (v.via, v.meaning) {
+                (Via::Assistant, _) => String::new(),
+                (_, m) => format!(", meaning {}", m.unwrap_or(Meaning::Review).as_str()),
+            };
+            let head = format!(
+                "{}{who}, {} {} UTC{meaning}",
+                v.judgement.as_str(),
+                &v.at[..10],
+                &v.at[11..16]
+            );
             match &v.reason {
                 Some(r) => seen(&format!("{head}: {r}")),
                 None => head,
@@ -386,6 +396,30 @@ fn check_hostile_report(first: usize, hostile: &[&str]) -> Result<()> {
             seen(&d.subject),
             seen(&b.requirement),
             seen(b.question.as_deref().unwrap_or(""))
+        ));
+    }
+    // Each decision's trail (issue 28): its recorded changes as `Event::line` says them,
+    // read back exactly; these decisions, imported, began before the history did.
+    let since = store.history_since().map_err(|e| anyhow!("{e}"))?;
+    for d in &current {
+        let q = HistoryQuery {
+            of: Some(d.id.clone()),
+            ..HistoryQuery::default()
+        };
+        let page = store
+            .history(
+                &q,
+                PageRequest {
+                    snapshot: None,
+                    after: None,
+                    limit: 5,
+                },
+            )
+            .map_err(|e| anyhow!("{e}"))?;
+        want_items.extend(page.items.iter().map(|(e, _)| seen(&e.line())));
+        want_items.push(format!(
+            "Changes before {} were not recorded (this history began then).",
+            since.as_deref().unwrap_or("this version")
         ));
     }
     for d in decisions.iter().filter(|d| d.artifact.revision == OLD) {

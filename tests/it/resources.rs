@@ -40,7 +40,7 @@ fn text_of(answer: &Value) -> &str {
 }
 
 #[test]
-fn templates_list_names_the_five_uri_templates() {
+fn templates_list_names_the_six_uri_templates() {
     for era in ERAS {
         let mut c = Client::memory(era);
         let got = c.request("resources/templates/list", json!({}));
@@ -57,7 +57,8 @@ fn templates_list_names_the_five_uri_templates() {
                 "review://revisions/{revision}/report",
                 "review://revisions/{revision}/form3.csv",
                 "review://records/{id}",
-                "review://decisions/{id}"
+                "review://decisions/{id}",
+                "review://decisions/{id}/history"
             ]
         );
     }
@@ -315,7 +316,7 @@ fn subscribe_refusal_names_every_uri_pattern_it_accepts() {
             named.contains(&"review://revisions/<revision>/report"),
             "{message}"
         );
-        assert_eq!(named.len(), 5, "{message}");
+        assert_eq!(named.len(), 6, "{message}");
         for pattern in named {
             let uri = pattern
                 .replace("<revision>", REV_A)

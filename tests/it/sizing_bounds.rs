@@ -133,6 +133,8 @@ fn every_answer_at_default_arguments_fits_the_bound_in_every_era() {
             ),
             ("recall", json!({"limit": 200})),
             ("show_review", json!({"artifact": art()})),
+            ("review_history", json!({"artifact": art()})),
+            ("review_history", json!({"id": id, "limit": 200})),
             ("show_review", json!({"artifact": art(), "detail": "full"})),
             (
                 "show_review",
@@ -150,6 +152,7 @@ fn every_answer_at_default_arguments_fits_the_bound_in_every_era() {
             format!("review://revisions/{REV_B}"),
             format!("review://records/{rid}"),
             format!("review://decisions/{id}"),
+            format!("review://decisions/{id}/history"),
             "ui://review-mcp/review-card".to_string(),
         ];
         let list = c.request("resources/list", json!({}));

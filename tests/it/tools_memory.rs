@@ -41,7 +41,8 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
                 "request_verdicts",
                 "show_review",
                 "forget",
-                "artifact_revision"
+                "artifact_revision",
+                "review_history"
             ]
         );
         for t in &tools {
@@ -58,7 +59,9 @@ fn tools_list_every_tool_has_schemas_and_annotations() {
             .collect();
         assert_eq!(
             read_only,
-            [false, true, false, true, false, false, true, false, true]
+            [
+                false, true, false, true, false, false, true, false, true, true
+            ]
         );
     }
 }

@@ -106,6 +106,25 @@ impl Host {
         )
     }
 
+    /// Any request (a `resources/read`, a `completion/complete`, ...): every message the
+    /// server wrote back.
+    pub fn raw_request(&mut self, method: &str, mut params: Value) -> Vec<Value> {
+        self.next += 1;
+        if self.legacy.is_none() {
+            params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": Host::caps()});
+        }
+        send(&mut self.server, &request(json!(self.next), method, params))
+    }
+
+    /// The answer to the last request among `out`.
+    pub fn answer_in(&self, out: &[Value]) -> Result<Value> {
+        out.iter()
+            .find(|m| m["id"] == self.next && m.get("method").is_none())
+            .cloned()
+            .context("no answer")
+    }
+
     /// A call that must succeed: its structured content.
     pub fn ok(&mut self, name: &str, arguments: Value) -> Result<Value> {
         let out = self.raw_call(name, &arguments, json!({}));

@@ -1,0 +1,262 @@
+//! The review's history as its readers ask for it: a page with when recording began and
+//! whether what it covers began before (`review_history`, the history resource), one event
+//! by id (an event too large for one answer, in parts), and each decision's latest changes
+//! (the trail of the report and the review card). Each read is one transaction.
+
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::history::{HistoryQuery, history_page, parse, since};
+use super::query::Clause;
+use super::{Page, PageRequest, Store, StoreError};
+use crate::review::history::Event;
+
+/// A page of history and what a reader must be told with it.
+#[derive(Debug)]
+pub struct HistoryAnswer {
+    pub page: Page<Event>,
+    /// When this database began recording its history (nothing before was recorded).
+    pub since: Option<String>,
+    /// Whether a decision or record in scope began before `since`, so that its earlier
+    /// changes were never recorded.
+    pub earlier_unrecorded: bool,
+    /// For one id: that nothing is known of it here (no event, no decision or record).
+    pub unknown: bool,
+}
+
+/// A decision's latest changes, newest first, and how many it has in all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trail {
+    pub events: Vec<Event>,
+    pub total: u64,
+    /// Whether the decision began before recording did (see [`HistoryAnswer`]).
+    pub earlier_unrecorded: bool,
+}
+
+/// The scope's filters as a clause on a table with `locator` and `revision` whose item id
+/// is `id_column` (`id` of a decision or record, `f.of` of an event aliased `f`).
+fn scope(q: &HistoryQuery, id_column: &str) -> Clause {
+    let mut c = Clause::default();
+    let table = id_column.split_once('.').map_or("", |(t, _)| t);
+    let dot = if table.is_empty() { "" } else { "." };
+    for (col, v) in [
+        (id_column.to_string(), &q.of),
+        (format!("{table}{dot}revision"), &q.revision),
+        (format!("{table}{dot}locator"), &q.locator),
+    ] {
+        if let Some(v) = v {
+            c.add(&format!("{col} = ?"), [Clause::text(v)]);
+        }
+    }
+    c
+}
+
+/// Whether a decision or record in scope began before `since`: one still stored that was
+/// created before it, or one forgotten whose history has no beginning (created, arrived, or
+/// carried in from another revision).
+fn began_before(
+    tx: &Transaction<'_>,
+    q: &HistoryQuery,
+    since: Option<&str>,
+) -> Result<bool, StoreError> {
+    let Some(since) = since else {
+        // No beginning of recording known: nothing may be claimed complete.
+        return Ok(true);
+    };
+    for table in ["decisions", "records"] {
+        let mut c = scope(q, "id");
+        c.add("created_at < ?", [Clause::text(since)]);
+        let sql = format!("SELECT EXISTS (SELECT 1 FROM {table} WHERE {})", c.joined());
+        let found: bool = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
+        if found {
+            return Ok(true);
+        }
+    }
+    let c = scope(q, "f.of");
+    let sql = format!(
+        "SELECT EXISTS (SELECT 1 FROM events f WHERE {} \
+         AND json_extract(f.body, '$.kind') = 'forgotten' \
+         AND NOT EXISTS (SELECT 1 FROM events b WHERE b.of = f.of AND ( \
+             json_extract(b.body, '$.kind') IN ('created', 'arrived') \
+             OR (json_extract(b.body, '$.kind') = 'carried' AND EXISTS ( \
+                 SELECT 1 FROM json_each(b.body, '$.changes') \
+                 WHERE json_extract(value, '$.field') = 'decision' \
+                 AND json_extract(value, '$.from') IS NOT NULL)))))",
+        c.joined()
+    );
+    Ok(tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?)
+}
+
+impl Store {
+    /// One page of the events matching `q` newest first (see [`Store::history`]), when this
+    /// database began recording, and whether what `q` covers began before that: one read.
+    pub fn history_answer(
+        &mut self,
+        q: &HistoryQuery,
+        page: PageRequest,
+    ) -> Result<HistoryAnswer, StoreError> {
+        let tx = self.read()?;
+        let page = history_page(&tx, q, page)?;
+        let since = since(&tx)?;
+        let earlier_unrecorded = began_before(&tx, q, since.as_deref())?;
+        let unknown = match &q.of {
+            Some(id) if page.items.is_empty() => {
+                let stored: bool = tx
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1) \
+                         OR EXISTS (SELECT 1 FROM decisions WHERE id = ?1) \
+                         OR EXISTS (SELECT 1 FROM records WHERE id = ?1)",
+                    )?
+                    .query_row(params![id], |r| r.get(0))?;
+                !stored
+            }
+            _ => false,
+        };
+        Ok(HistoryAnswer {
+            page,
+            since,
+            earlier_unrecorded,
+            unknown,
+        })
+    }
+
+    /// How many events item `of` has and the id of the newest: what changes whenever its
+    /// history does (events are only ever added).
+    pub fn history_mark(&mut self, of: &str) -> Result<(u64, Option<String>), StoreError> {
+        let tx = self.read()?;
+        let count: i64 = tx
+            .prepare_cached("SELECT count(*) FROM events WHERE of = ?1")?
+            .query_row(params![of], |r| r.get(0))?;
+        let newest: Option<String> = tx
+            .prepare_cached("SELECT id FROM events WHERE of = ?1 ORDER BY seq DESC LIMIT 1")?
+            .query_row(params![of], |r| r.get(0))
+            .optional()?;
+        Ok((u64::try_from(count).unwrap_or(0), newest))
+    }
+
+    /// The event `id`, if this database has it.
+    pub fn event(&mut self, id: &str) -> Result<Option<Event>, StoreError> {
+        let tx = self.read()?;
+        let body: Option<String> = tx
+            .prepare_cached("SELECT body FROM events WHERE id = ?1")?
+            .query_row(params![id], |r| r.get(0))
+            .optional()?;
+        body.map(|b| parse(&b)).transpose()
+    }
+
+    /// The trail of each decision of `ids`: its `per` latest events newest first, how many
+    /// it has, and whether it began before recording did; with when recording began. One
+    /// read.
+    pub fn trails(
+        &mut self,
+        ids: &[&str],
+        per: usize,
+    ) -> Result<(Vec<Trail>, Option<String>), StoreError> {
+        let tx = self.read()?;
+        let since = since(&tx)?;
+        let limit = i64::try_from(per).unwrap_or(i64::MAX);
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let bodies: Vec<String> = tx
+                .prepare_cached(
+                    "SELECT body FROM events WHERE of = ?1 ORDER BY at DESC, seq DESC LIMIT ?2",
+                )?
+                .query_map(params![id, limit], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let total: i64 = tx
+                .prepare_cached("SELECT count(*) FROM events WHERE of = ?1")?
+                .query_row(params![id], |r| r.get(0))?;
+            let q = HistoryQuery {
+                of: Some((*id).to_string()),
+                ..HistoryQuery::default()
+            };
+            out.push(Trail {
+                events: bodies.iter().map(|b| parse(b)).collect::<Result<_, _>>()?,
+                total: u64::try_from(total).unwrap_or(0),
+                earlier_unrecorded: began_before(&tx, &q, since.as_deref())?,
+            });
+        }
+        Ok((out, since))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::NewDecision;
+    use crate::store::fixtures::artifact;
+
+    fn bore(subject: &str) -> NewDecision {
+        NewDecision {
+            artifact: artifact(Some("file:///w/a.step")),
+            subject: subject.into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![],
+        }
+    }
+
+    fn first_page() -> PageRequest {
+        PageRequest {
+            snapshot: None,
+            after: None,
+            limit: 10,
+        }
+    }
+
+    /// Recording began after `bore` was created (as in a database upgraded to this version):
+    /// its history says its earlier changes were not recorded, while one created since, and
+    /// one forgotten whose history begins with its creation, say nothing of the kind.
+    #[test]
+    fn what_began_before_the_history_is_said_to_have_unrecorded_changes() {
+        let mut store = Store::open_in_memory().unwrap();
+        let (old, _, _) = store.remember_decision(&bore("old")).unwrap();
+        let (gone, _, _) = store.remember_decision(&bore("gone")).unwrap();
+        let key = gone.artifact.locator().to_string();
+        store
+            .forget_decision(&key, "gone", &gone.artifact.revision)
+            .unwrap();
+        let of = |id: &str| HistoryQuery {
+            of: Some(id.to_string()),
+            ..HistoryQuery::default()
+        };
+        let before = store.history_answer(&of(&old.id), first_page()).unwrap();
+        assert!(!before.earlier_unrecorded, "{before:?}");
+        {
+            let tx = store.write().unwrap();
+            tx.execute(
+                "UPDATE counters SET value = value + 86400000 WHERE name = 'history_since'",
+                [],
+            )
+            .unwrap();
+            tx.commit().unwrap();
+        }
+        let got = store.history_answer(&of(&old.id), first_page()).unwrap();
+        assert!(got.earlier_unrecorded, "{got:?}");
+        assert!(got.since.as_deref() > Some(old.created_at.as_str()));
+        let file = HistoryQuery {
+            locator: Some(key.clone()),
+            ..HistoryQuery::default()
+        };
+        assert!(
+            store
+                .history_answer(&file, first_page())
+                .unwrap()
+                .earlier_unrecorded
+        );
+        let gone_history = store.history_answer(&of(&gone.id), first_page()).unwrap();
+        assert!(
+            !gone_history.earlier_unrecorded,
+            "it began with its creation"
+        );
+        assert_eq!(gone_history.page.items.len(), 2);
+        let (trails, since) = store.trails(&[&old.id], 5).unwrap();
+        assert_eq!(since, got.since);
+        assert!(trails[0].earlier_unrecorded);
+        assert_eq!(trails[0].total, 1);
+        assert_eq!(
+            store.event(&trails[0].events[0].id).unwrap().as_ref(),
+            Some(&trails[0].events[0])
+        );
+        assert_eq!(store.event("evt-none").unwrap(), None);
+    }
+}

@@ -1,0 +1,223 @@
+//! `review_history`: the recorded changes of one decision (or record), or of every decision
+//! and record of a file or revision, newest first, in pages bounded like every answer. The
+//! answer says when this database began recording and whether what it covers began before:
+//! earlier changes were never recorded, and none is invented.
+//!
+//! The same answer, for one decision, is the resource `review://decisions/{id}/history`
+//! (see [`answer`]): its `next_cursor` pages on here.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::cursor;
+use super::schema as s;
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use crate::review::history::{Channel, EventKind};
+use crate::store::{HistoryQuery, Store};
+use crate::wire::{self, PAGE_ITEMS_BUDGET};
+
+pub const NAME: &str = "review_history";
+
+/// Where an event too large for one answer is read whole (in parts: `{id}/part/{n}`).
+pub const EVENTS: &str = "review://events/";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    id: Option<String>,
+    artifact: Option<ArtifactArg>,
+    #[serde(default, deserialize_with = "super::integer")]
+    limit: Option<u64>,
+    cursor: Option<String>,
+}
+
+pub fn spec() -> ToolSpec {
+    ToolSpec {
+        name: NAME,
+        title: "Review history",
+        description: "Who changed what, when, through which channel: the recorded changes of a decision or record (`id`), or of `artifact` as in recall, newest first. Follow `next_cursor` with the same arguments.",
+        input_schema: json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "minLength": 1, "maxLength": 200},
+                "artifact": s::artifact_input(),
+                "limit": s::limit(),
+                "cursor": s::cursor()
+            },
+            "oneOf": [{"required": ["id"]}, {"required": ["artifact"]}],
+            "additionalProperties": false
+        }),
+        output_schema: output_schema(),
+        annotations: s::annotations("Review history", true, false, true),
+        ui: super::Ui::None,
+        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+    }
+}
+
+fn output_schema() -> Value {
+    let optional = |ty: &str| json!({"type": ty});
+    json!({
+        "type": "object",
+        "properties": {
+            "events": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "kind": {"type": "string", "enum": kinds()},
+                    "of": {"type": "string", "description": "The decision or record id."},
+                    "subject": {"type": "string"},
+                    "at": {"type": "string"},
+                    "author": {"type": "string", "description": "Who: a verdict's author, else the author of the server that wrote."},
+                    "channel": {"type": "string", "enum": Channel::ALL},
+                    "meaning": {"type": "string", "enum": crate::review::Meaning::ALL, "description": "What an engineer's verdict attests; absent: review."},
+                    "reason": optional("string"),
+                    "changes": {"type": "array", "items": {"type": "object", "properties": {
+                        "field": {"type": "string"}, "index": {"type": "integer"},
+                        "requirement": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "string"}
+                    }, "required": ["field"]}},
+                    "locator": {"type": "string"},
+                    "revision": {"type": "string"},
+                    "after": {"type": "string"},
+                    "step": {"type": "integer", "minimum": 0},
+                    "truncated": s::truncated_output()
+                },
+                "required": ["id", "kind", "of", "at", "channel"]
+            }},
+            "history_since": {"type": "string", "description": "When this database began recording its history."},
+            "earlier_not_recorded": {"type": "boolean", "description": "true: something in scope began before history_since; its earlier changes were not recorded."},
+            "next_cursor": {"type": "string"}
+        },
+        "required": ["events"]
+    })
+}
+
+fn kinds() -> Vec<&'static str> {
+    [
+        EventKind::Created,
+        EventKind::Replaced,
+        EventKind::Carried,
+        EventKind::Forgotten,
+        EventKind::Arrived,
+        EventKind::VerdictGiven,
+        EventKind::VerdictReplaced,
+        EventKind::VerdictKept,
+        EventKind::VerdictRemoved,
+        EventKind::TextReplaced,
+    ]
+    .iter()
+    .map(|k| k.as_str())
+    .collect()
+}
+
+pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+    let query = match (&args.id, &args.artifact) {
+        (Some(id), None) => HistoryQuery {
+            of: Some(id.clone()),
+            ..HistoryQuery::default()
+        },
+        (None, Some(a)) => {
+            let a = a.normalise()?;
+            match a.uri {
+                Some(uri) => HistoryQuery {
+                    locator: Some(uri),
+                    ..HistoryQuery::default()
+                },
+                None => HistoryQuery {
+                    revision: Some(a.revision),
+                    ..HistoryQuery::default()
+                },
+            }
+        }
+        _ => {
+            return Err(ToolError::Invalid(
+                "review_history needs exactly one of id (a decision or record) or artifact (a file with its uri, or a revision)".into(),
+            ));
+        }
+    };
+    let (structured, summary, _) = answer(
+        store,
+        &query,
+        args.cursor.as_deref(),
+        args.limit.unwrap_or(s::DEFAULT_PAGE),
+    )?;
+    ToolOutput::new(&structured, summary)
+}
+
+/// The answer for `query`: the page (`events`, `history_since`, `earlier_not_recorded`,
+/// `next_cursor`) within the answer bound, its one-line summary, and whether `query`'s id
+/// is unknown here (no event, no decision or record: what the resource answers not found).
+pub fn answer(
+    store: &mut Store,
+    query: &HistoryQuery,
+    cursor_arg: Option<&str>,
+    limit: u64,
+) -> Result<(Value, String, bool), ToolError> {
+    let fp = cursor::fingerprint(NAME, query);
+    let secret = store.cursor_secret()?;
+    let request = cursor::page_request(&secret, &fp, cursor_arg, limit)?;
+    let mut got = store.history_answer(query, request)?;
+    // What the events may cost: their JSON and its escaped copy, as every page.
+    let mut spent = 0;
+    let mut events = Vec::new();
+    let mut taken = 0;
+    for (e, _) in &got.page.items {
+        let mut v = serde_json::to_value(e)
+            .map_err(|e| ToolError::Internal(format!("could not encode an event: {e}")))?;
+        let mut bytes = wire::answer_bytes(&v) + 1;
+        if spent + bytes > PAGE_ITEMS_BUDGET {
+            if taken > 0 {
+                break;
+            }
+            // One event alone larger than a page (a long note's previous text): cut to fit,
+            // saying so and where it is whole.
+            let whole = format!("{EVENTS}{}/part/1", e.id);
+            v = wire::fit_item(v, PAGE_ITEMS_BUDGET, &whole);
+            bytes = wire::answer_bytes(&v) + 1;
+        }
+        spent += bytes;
+        events.push(v);
+        taken += 1;
+    }
+    if taken < got.page.items.len() {
+        got.page.items.truncate(taken);
+        got.page.more = true;
+    }
+    let next = cursor::next(&secret, &fp, &got.page);
+    let n = events.len();
+    let mut out = serde_json::Map::new();
+    out.insert("events".into(), Value::Array(events));
+    if let Some(since) = &got.since {
+        out.insert("history_since".into(), json!(since));
+    }
+    if got.earlier_unrecorded {
+        out.insert("earlier_not_recorded".into(), json!(true));
+    }
+    if let Some(c) = &next {
+        out.insert("next_cursor".into(), json!(c));
+    }
+    let what = match (&query.of, &query.locator, &query.revision) {
+        (Some(id), _, _) => format!("of {}", crate::text::prefix_chars(id, 60)),
+        (_, Some(uri), _) => format!("at {}", crate::text::prefix_chars(uri, 100)),
+        (_, _, Some(rev)) => format!("at revision {}", super::short_rev(rev)),
+        _ => String::new(),
+    };
+    let mut summary = format!(
+        "{n} recorded change{} {what}, newest first",
+        if n == 1 { "" } else { "s" }
+    );
+    if got.unknown {
+        summary.push_str("; no decision or record with this id is known here");
+    }
+    if got.earlier_unrecorded {
+        summary.push_str(&format!(
+            "; changes before {} were not recorded",
+            got.since.as_deref().unwrap_or("this version")
+        ));
+    }
+    summary.push_str(if next.is_some() {
+        "; more follow: call again with next_cursor."
+    } else {
+        "."
+    });
+    Ok((Value::Object(out), summary, got.unknown))
+}

@@ -1,0 +1,466 @@
+//! The readers of the review's history (issue 28): `review_history`, the resource
+//! `review://decisions/{id}/history`, and each decision's trail in the Markdown report and
+//! the review card's data, over the wire in legacy sessions and in 2026-07-28; every answer
+//! within the bound, however long the history.
+
+use anyhow::{Context, Result, ensure};
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+use crate::support::host::Host;
+
+const REV: &str = "sha256:dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd";
+const FILE: &str = "file:///work/history.step";
+const BOUND: usize = 32_000;
+const AUTHOR: &str = "Ada Lovelace";
+/// Two legacy sessions with the form, and the modern era (`None`).
+const ERAS: [Option<&str>; 3] = [Some("2025-06-18"), Some("2025-11-25"), None];
+/// Stored text that must not become Markdown or HTML of its own.
+const HOSTILE: &str = "release <b>*now*</b> # [x](y)";
+
+fn artifact() -> Value {
+    json!({"revision": REV, "format": "step", "uri": FILE})
+}
+
+fn host(dir: &TempDir, era: Option<&'static str>) -> Result<Host> {
+    Host::on(
+        &dir.join("review.db"),
+        Some(AUTHOR),
+        era,
+        artifact(),
+        "bore",
+    )
+}
+
+/// The answer to a request and its line's length.
+fn request(h: &mut Host, method: &str, params: Value) -> Result<(Value, usize)> {
+    let out = h.raw_request(method, params);
+    let answer = h.answer_in(&out)?;
+    Ok((answer.clone(), serde_json::to_string(&answer)?.len()))
+}
+
+/// A resource's text, its answer within the bound.
+fn read(h: &mut Host, uri: &str) -> Result<String> {
+    let (r, bytes) = request(h, "resources/read", json!({"uri": uri}))?;
+    ensure!(r.get("error").is_none(), "{uri}: {r}");
+    ensure!(bytes <= BOUND, "{uri}: {bytes} bytes");
+    r["result"]["contents"][0]["text"]
+        .as_str()
+        .map(str::to_string)
+        .context("no text")
+}
+
+/// A `review_history` page, within the bound.
+fn history(h: &mut Host, args: Value) -> Result<Value> {
+    let (r, bytes) = request(
+        h,
+        "tools/call",
+        json!({"name": "review_history", "arguments": args}),
+    )?;
+    ensure!(r["result"]["isError"] != true, "{r}");
+    ensure!(bytes <= BOUND, "{bytes} bytes");
+    Ok(r["result"]["structuredContent"].clone())
+}
+
+/// Every event `review_history` serves for `args`, following `next_cursor` in pages of
+/// `limit`.
+fn all_events(h: &mut Host, args: &Value, limit: u64) -> Result<Vec<Value>> {
+    let mut events = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..10_000 {
+        let mut a = args.clone();
+        a["limit"] = json!(limit);
+        if let Some(c) = &cursor {
+            a["cursor"] = json!(c);
+        }
+        let page = history(h, a)?;
+        events.extend(page["events"].as_array().context("events")?.iter().cloned());
+        match page.get("next_cursor") {
+            Some(Value::String(c)) => cursor = Some(c.clone()),
+            _ => return Ok(events),
+        }
+    }
+    anyhow::bail!("paging does not end")
+}
+
+fn basis(first_state: &str) -> Value {
+    let mut first = json!({"requirement": "Bore 12H7", "source": "drawing", "state": first_state});
+    if first_state == "unresolved" {
+        first["question"] = json!("Which reamer?");
+    }
+    json!([first, {"requirement": "Wall 2 mm", "source": "assistant-proposed",
+                   "state": "satisfied", "evidence": "measure: 2.4 mm"}])
+}
+
+fn remember(h: &mut Host, disposition: &str, summary: Option<&str>, state: &str) -> Result<Value> {
+    let mut args = json!({"artifact": artifact(), "subject": "bore", "disposition": disposition,
+                          "basis": basis(state)});
+    if let Some(s) = summary {
+        args["summary"] = json!(s);
+    }
+    Ok(h.ok("remember_decision", args)?["decision"].clone())
+}
+
+fn kinds(events: &[Value]) -> Vec<&str> {
+    events.iter().filter_map(|e| e["kind"].as_str()).collect()
+}
+
+/// The Done-when of the history's readers: a decision replaced twice, judged through the form,
+/// one verdict replaced in the card, then forgotten; `review_history` returns every event
+/// newest first with who, when, channel and meaning, each once however it is paged; the
+/// resource says the same; the report and the card's data show the trail, escaped.
+#[test]
+fn review_history_tells_every_change_newest_first_with_who_when_channel_and_meaning() -> Result<()>
+{
+    for era in ERAS {
+        let dir = TempDir::new("history-readers")?;
+        let mut h = host(&dir, era)?;
+        let d = remember(&mut h, "hold", None, "unresolved")?;
+        let id = d["id"].as_str().context("id")?.to_string();
+        remember(&mut h, "release", None, "satisfied")?;
+        remember(&mut h, HOSTILE, Some("reamed and measured"), "satisfied")?;
+        h.form(&[0, 1])?;
+        h.click(1, "rejected")?;
+
+        // The report shows the trail and each verdict as an attestation, escaped.
+        let report = read(&mut h, &format!("review://revisions/{REV}/report"))?;
+        ensure!(
+            report.contains("History, newest first:"),
+            "{era:?}: {report}"
+        );
+        let trail: Vec<&str> = report
+            .lines()
+            .skip_while(|l| !l.starts_with("History, newest first:"))
+            .skip(2)
+            .take_while(|l| l.starts_with("- "))
+            .collect();
+        ensure!(
+            trail.len() == 6 && trail[5].starts_with("- 1 earlier change: review\\_history"),
+            "the latest five, then how many more: {trail:?}"
+        );
+        ensure!(
+            trail[0].starts_with("- verdict replaced: item 2 verdict accepted → rejected, ")
+                && trail[0].ends_with(&format!(", {AUTHOR}, review (app)")),
+            "{trail:?}"
+        );
+        ensure!(
+            trail[1].ends_with(&format!(", {AUTHOR}, review (elicitation)")),
+            "{trail:?}"
+        );
+        ensure!(
+            trail[3].starts_with(
+                "- replaced: disposition release → release \\<b>\\*now\\*\\</b> \\# \\[x\\](y)"
+            ),
+            "escaped as Markdown: {trail:?}"
+        );
+        ensure!(
+            report.contains("- 1 earlier change: review\\_history with id `"),
+            "{report}"
+        );
+        ensure!(
+            report.contains(&format!(
+                "rejected by the engineer (review card, {AUTHOR}), "
+            )) && report.contains("UTC, meaning review |"),
+            "name, time and meaning: {report}"
+        );
+        ensure!(!report.replace("\\<", "").contains("<b>"), "{report}");
+
+        // The card's data: the same trail, newest first, and how many more there are.
+        let card = h.ok(
+            "show_review",
+            json!({"artifact": artifact(), "detail": "full"}),
+        )?;
+        let trail = &card["decisions"][0]["trail"];
+        let lines: Vec<&str> = trail["lines"]
+            .as_array()
+            .context("lines")?
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        ensure!(lines.len() == 5, "{era:?}: {trail}");
+        ensure!(
+            lines[0].starts_with("verdict replaced: item 2 verdict accepted → rejected"),
+            "{lines:?}"
+        );
+        ensure!(
+            lines[3].starts_with(&format!("replaced: disposition release → {HOSTILE}")),
+            "the card puts it in as text: {lines:?}"
+        );
+        ensure!(trail["earlier"] == 1, "{trail}");
+        ensure!(trail.get("not_recorded_before").is_none(), "{trail}");
+
+        // Forgotten: the decision ends, its history stays.
+        let gone = h.ok("forget", json!({"artifact": artifact(), "subject": "bore"}))?;
+        ensure!(gone["deleted"] == 1);
+
+        let page = history(&mut h, json!({"id": id}))?;
+        let events = page["events"].as_array().context("events")?;
+        ensure!(
+            kinds(events)
+                == [
+                    "forgotten",
+                    "verdict_replaced",
+                    "verdict_given",
+                    "verdict_given",
+                    "replaced",
+                    "replaced",
+                    "created"
+                ],
+            "{era:?}: {page}"
+        );
+        ensure!(page.get("next_cursor").is_none());
+        ensure!(
+            page["history_since"]
+                .as_str()
+                .is_some_and(|s| s.ends_with('Z'))
+        );
+        ensure!(page.get("earlier_not_recorded").is_none(), "{page}");
+        let mut last_at = "9".to_string();
+        for (e, channel) in events.iter().zip([
+            "assistant",
+            "app",
+            "elicitation",
+            "elicitation",
+            "assistant",
+            "assistant",
+            "assistant",
+        ]) {
+            ensure!(e["of"] == json!(id) && e["author"] == AUTHOR, "{e}");
+            ensure!(e["channel"] == channel, "{e}");
+            ensure!(e.get("meaning").is_none(), "no meaning said: a review: {e}");
+            let at = e["at"].as_str().context("at")?.to_string();
+            ensure!(at <= last_at, "newest first: {page}");
+            last_at = at;
+        }
+        ensure!(
+            events[1]["changes"]
+                == json!([{"field": "verdict", "from": "accepted", "index": 1,
+                           "requirement": "Wall 2 mm", "to": "rejected"}]),
+            "{}",
+            events[1]
+        );
+        let (r, _) = request(
+            &mut h,
+            "tools/call",
+            json!({"name": "review_history", "arguments": {"id": id}}),
+        )?;
+        let summary = r["result"]["content"][0]["text"].as_str().context("text")?;
+        ensure!(
+            summary.starts_with("7 recorded changes of ") && summary.len() < 200,
+            "{summary}"
+        );
+
+        // Paged two at a time: each event once, in the same order; by file and by revision
+        // the same events (nothing else was written there).
+        ensure!(
+            all_events(&mut h, &json!({"id": id}), 2)? == *events,
+            "{era:?}"
+        );
+        ensure!(all_events(&mut h, &json!({"artifact": artifact()}), 50)? == *events);
+        let rev_only = json!({"artifact": {"revision": REV, "format": "step"}});
+        ensure!(all_events(&mut h, &rev_only, 3)? == *events);
+
+        // The resource: the same answer, for the forgotten decision too.
+        let res: Value =
+            serde_json::from_str(&read(&mut h, &format!("review://decisions/{id}/history"))?)?;
+        ensure!(res == page, "{era:?}: {res}");
+        let (missing, _) = request(
+            &mut h,
+            "resources/read",
+            json!({"uri": "review://decisions/dec_nothing/history"}),
+        )?;
+        ensure!(missing.get("error").is_some(), "{missing}");
+
+        // A cursor of another query is refused.
+        let first = history(&mut h, json!({"id": id, "limit": 1}))?;
+        let cursor = first["next_cursor"].as_str().context("cursor")?;
+        let (r, _) = request(
+            &mut h,
+            "tools/call",
+            json!({"name": "review_history", "arguments": {"artifact": artifact(), "cursor": cursor}}),
+        )?;
+        ensure!(r["result"]["isError"] == true, "{r}");
+    }
+    Ok(())
+}
+
+#[test]
+fn review_history_is_listed_read_only_and_its_resource_template_completes() -> Result<()> {
+    for era in ERAS {
+        let dir = TempDir::new("history-readers")?;
+        let mut h = host(&dir, era)?;
+        let (list, _) = request(&mut h, "tools/list", json!({}))?;
+        let tool = list["result"]["tools"]
+            .as_array()
+            .context("tools")?
+            .iter()
+            .find(|t| t["name"] == "review_history")
+            .cloned()
+            .context("listed")?;
+        ensure!(tool["annotations"]["readOnlyHint"] == true, "{tool}");
+        ensure!(tool["annotations"]["destructiveHint"] == false, "{tool}");
+        let (templates, _) = request(&mut h, "resources/templates/list", json!({}))?;
+        ensure!(
+            templates
+                .to_string()
+                .contains("review://decisions/{id}/history"),
+            "{templates}"
+        );
+        let d = remember(&mut h, "hold", None, "unresolved")?;
+        let id = d["id"].as_str().context("id")?;
+        let (done, _) = request(
+            &mut h,
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "review://decisions/{id}/history"},
+                   "argument": {"name": "id", "value": &id[..5]}}),
+        )?;
+        ensure!(
+            done["result"]["completion"]["values"] == json!([id]),
+            "{era:?}: {done}"
+        );
+        // An id nothing is known of: no events, and the answer says so.
+        let (r, _) = request(
+            &mut h,
+            "tools/call",
+            json!({"name": "review_history", "arguments": {"id": "dec_nothing"}}),
+        )?;
+        ensure!(
+            r["result"]["structuredContent"]["events"] == json!([])
+                && r["result"]["content"][0]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("no decision or record with this id")),
+            "{r}"
+        );
+        // Neither or both of id and artifact: refused.
+        for args in [json!({}), json!({"id": id, "artifact": artifact()})] {
+            let (r, _) = request(
+                &mut h,
+                "tools/call",
+                json!({"name": "review_history", "arguments": args}),
+            )?;
+            ensure!(
+                r.get("error").is_some() || r["result"]["isError"] == true,
+                "{r}"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_long_history_is_served_within_the_bound_and_whole() -> Result<()> {
+    let dir = TempDir::new("history-readers")?;
+    let mut h = host(&dir, None)?;
+    let long = "x\"<".repeat(600);
+    let mut id = String::new();
+    for n in 0..120 {
+        let (disposition, state) = if n % 2 == 0 {
+            ("hold", "unresolved")
+        } else {
+            ("release", "satisfied")
+        };
+        let d = remember(&mut h, disposition, Some(&format!("{n} {long}")), state)?;
+        id = d["id"].as_str().context("id")?.to_string();
+    }
+    let first = history(&mut h, json!({"id": id, "limit": 200}))?;
+    ensure!(
+        first.get("next_cursor").is_some(),
+        "cut by bytes, not by limit"
+    );
+    let events = all_events(&mut h, &json!({"id": id}), 200)?;
+    ensure!(events.len() == 120);
+    let mut ids: Vec<&str> = events.iter().filter_map(|e| e["id"].as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ensure!(ids.len() == 120, "each event once");
+    let res = read(&mut h, &format!("review://decisions/{id}/history"))?;
+    ensure!(res.contains("next_cursor"));
+    // The report names what its trail does not list.
+    let report = read(&mut h, &format!("review://revisions/{REV}/report"))?;
+    ensure!(
+        report.contains("- 115 earlier changes: review\\_history with id"),
+        "{report}"
+    );
+
+    // One event larger than an answer (a note's previous text) comes cut, naming where it is
+    // whole, and is whole there.
+    let note = |c: char| c.to_string().repeat(60_000);
+    let remembered = h.ok(
+        "remember",
+        json!({"artifact": artifact(), "name": "bore", "entity_ids": [], "note": note('a')}),
+    )?;
+    let rec = remembered["record"]["id"]
+        .as_str()
+        .context("record id")?
+        .to_string();
+    h.ok(
+        "remember",
+        json!({"artifact": artifact(), "name": "bore", "entity_ids": [], "note": note('b')}),
+    )?;
+    let page = history(&mut h, json!({"id": rec}))?;
+    let e = &page["events"][0];
+    ensure!(e["kind"] == "text_replaced");
+    let whole = e["truncated"]["whole"]
+        .as_str()
+        .context("whole")?
+        .to_string();
+    ensure!(whole.starts_with("review://events/evt-"), "{whole}");
+    let mut json = String::new();
+    let mut uri = Some(whole);
+    while let Some(u) = uri {
+        let part: Value = serde_json::from_str(&read(&mut h, &u)?)?;
+        json.push_str(part["json"].as_str().context("json")?);
+        uri = part["next"].as_str().map(str::to_string);
+    }
+    let whole: Value = serde_json::from_str(&json)?;
+    ensure!(whole["changes"][0]["from"] == json!(note('a')));
+    ensure!(whole["id"] == e["id"]);
+    Ok(())
+}
+
+/// A legacy session subscribed to a decision's history is told when the history grows: at a
+/// replacement, and when the decision is forgotten (its history stays and grows); not at a
+/// write that changes nothing.
+#[test]
+fn a_subscribed_history_is_announced_when_it_grows() -> Result<()> {
+    let dir = TempDir::new("history-readers")?;
+    let mut h = host(&dir, Some("2025-11-25"))?;
+    let d = remember(&mut h, "hold", None, "unresolved")?;
+    let uri = format!(
+        "review://decisions/{}/history",
+        d["id"].as_str().context("id")?
+    );
+    let (sub, _) = request(&mut h, "resources/subscribe", json!({"uri": uri}))?;
+    ensure!(sub.get("error").is_none(), "{sub}");
+    let updated = |out: &[Value]| {
+        out.iter().any(|m| {
+            m["method"] == "notifications/resources/updated" && m["params"]["uri"] == json!(uri)
+        })
+    };
+    let decision = |disposition: &str, state: &str| {
+        json!({"artifact": artifact(), "subject": "bore", "disposition": disposition,
+               "basis": basis(state)})
+    };
+    let same = h.raw_call(
+        "remember_decision",
+        &decision("hold", "unresolved"),
+        json!({}),
+    );
+    ensure!(
+        !updated(&same),
+        "nothing changed, nothing recorded: {same:?}"
+    );
+    let out = h.raw_call(
+        "remember_decision",
+        &decision("release", "satisfied"),
+        json!({}),
+    );
+    ensure!(updated(&out), "{out:?}");
+    let out = h.raw_call(
+        "forget",
+        &json!({"artifact": artifact(), "subject": "bore"}),
+        json!({}),
+    );
+    ensure!(updated(&out), "{out:?}");
+    Ok(())
+}
