@@ -7,9 +7,12 @@
 //! ```text
 //! {"record":{"id":"rec_…","kind":"feature","name":"mating face",…,"created_at":…,"updated_at":…}}
 //! {"decision":{"id":"dec_…","subject":"bore","disposition":"hold","basis":[…],…}}
+//! {"event":{"after":"…","at":…,"channel":"assistant","id":"evt-…","kind":"created",…}}
 //! ```
 //!
-//! Records come first, then decisions, each sorted by (`created_at`, `id`). Both keep their
+//! Records come first, then decisions, each sorted by (`created_at`, `id`), then the review's
+//! history, every event as stored, oldest first (`Store::events`); the three are read in one
+//! snapshot, so the events and the items they explain are of one moment. Both keep their
 //! `id` and `created_at` when they are replaced, so a replaced record changes its line in
 //! place and two exports of one database over time diff cleanly in git.
 
@@ -31,19 +34,18 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
         refuse_database_target(db, path)?;
     }
     let mut store = open_existing(db)?;
-    let records = store.all_records().map_err(|e| anyhow!("{e}"))?;
-    let decisions = store.all_decisions().map_err(|e| anyhow!("{e}"))?;
+    let (records, decisions, events) = store.export_all().map_err(|e| anyhow!("{e}"))?;
     let Some(path) = output else {
         let stdout = io::stdout();
         let mut out = io::BufWriter::new(stdout.lock());
-        write_export(records, decisions, &mut out).context("cannot write the export")?;
+        write_export(records, decisions, &events, &mut out).context("cannot write the export")?;
         return Ok(ExitCode::SUCCESS);
     };
     let (tmp, file) =
         create_temp_beside(path, db).with_context(|| format!("cannot write {}", path.display()))?;
     let written = (|| -> anyhow::Result<(usize, usize)> {
         let mut out = io::BufWriter::new(file);
-        let counts = write_export(records, decisions, &mut out)?;
+        let counts = write_export(records, decisions, &events, &mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&tmp, path)?;
         Ok(counts)

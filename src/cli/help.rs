@@ -51,8 +51,9 @@ Usage:
                                           file of any size takes constant memory. Only a
                                           regular file is read: a FIFO, device, socket or
                                           directory is refused without waiting on it.
-  review-mcp [--db PATH] export [-o FILE] Write every record and decision as JSON Lines in a
-                                          stable order (to stdout unless -o is given).
+  review-mcp [--db PATH] export [-o FILE] Write every record and decision, then every event
+                                          of the review's history, as JSON Lines in a stable
+                                          order (to stdout unless -o is given).
   review-mcp [--db PATH] form3 REVISION [-o FILE]
                                           Write the review of REVISION (sha256:<64 hex>) as
                                           an AS9102 Form 3 in CSV: one row per basis

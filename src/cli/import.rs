@@ -14,12 +14,14 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
     let _ = writeln!(
         out,
-        "{}: {} lines: added {}, replaced {}, unchanged {}",
+        "{}: {} lines: added {}, replaced {}, unchanged {}; history: {} events, {} new",
         file.display(),
         done.lines,
         done.summary.added,
         done.summary.replaced,
-        done.summary.unchanged
+        done.summary.unchanged,
+        done.events,
+        done.summary.events_added
     );
     Ok(ExitCode::SUCCESS)
 }

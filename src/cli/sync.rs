@@ -66,6 +66,11 @@ fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
         c.deleted_files[0] + c.deleted_files[1],
         c.deleted_items[0] + c.deleted_items[1]
     );
+    let _ = writeln!(
+        out,
+        "history events: {} {would}written to the folder, {} {would}imported into the database",
+        c.history_written, c.history_imported
+    );
     let _ = writeln!(out, "conflicts: {}", c.conflicts.len());
     if !c.arrived.is_empty() {
         let _ = writeln!(

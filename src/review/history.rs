@@ -533,7 +533,15 @@ pub fn decision_events(
                     }
                 }
             }
-            if !changes.is_empty() {
+            // What the basis says changed with no state or verdict of its own changing
+            // (an item's evidence, question or faces): still a replacement, so the history
+            // tells every state the decision was in.
+            let said_more = changes.is_empty()
+                && ev.out.is_empty()
+                && verdicts.is_empty()
+                && kept.is_empty()
+                && decision_state(o) != after;
+            if !changes.is_empty() || said_more {
                 // Sorted first: the decision's change, then what it did to verdicts.
                 let removed = std::mem::take(&mut ev.out);
                 ev.push(
@@ -825,5 +833,27 @@ mod tests {
         assert!(e.is_sealed());
         e.author = Some("Mallory".into());
         assert!(!e.is_sealed());
+    }
+
+    /// Regression: a replacement that changed only an item's evidence left no event, so the
+    /// history did not tell the state the decision was left in (and an import of it then
+    /// said it `arrived`).
+    #[test]
+    fn a_replacement_that_changes_only_what_an_item_says_is_an_event() {
+        let with_evidence = |evidence: &str| {
+            let mut b = item("Bore 12H7", None);
+            b.evidence = Some(evidence.into());
+            decision(vec![b])
+        };
+        let (old, new) = (with_evidence("12.008"), with_evidence("12.009 measured"));
+        let events = decision_events(&HOW, Some(&old), Some(&new), &[]);
+        assert_eq!(kinds(&events), ["replaced"], "{events:#?}");
+        assert_eq!(
+            events[0].after.as_deref(),
+            Some(decision_state(&new).as_str())
+        );
+        assert!(events[0].is_sealed());
+        // Nothing said differently: no event.
+        assert!(decision_events(&HOW, Some(&old), Some(&old.clone()), &[]).is_empty());
     }
 }

@@ -7,7 +7,11 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
 use super::records::rows::{RECORD_COLS, record_from_row};
 use super::{Store, StoreError};
+use crate::review::history::Event;
 use crate::review::{Decision, Record};
+
+/// What an export writes: every record, every decision, every event.
+pub type Exported = (Vec<Record>, Vec<Decision>, Vec<Event>);
 
 /// One revision as `resources/list` shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -184,6 +188,29 @@ impl Store {
             .map(|r| r.map(|(rec, _)| rec))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(v)
+    }
+
+    /// What an export writes, read in one snapshot: every record and every decision (as
+    /// [`Store::all_records`] and [`Store::all_decisions`]) and every event of the history,
+    /// oldest first ([`Store::events`]).
+    pub fn export_all(&mut self) -> Result<Exported, StoreError> {
+        let tx = self.read()?;
+        let records = tx
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
+            ))?
+            .query_map([], record_from_row)?
+            .map(|r| r.map(|(rec, _)| rec))
+            .collect::<Result<Vec<_>, _>>()?;
+        let rows = tx
+            .prepare_cached(&format!(
+                "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"
+            ))?
+            .query_map([], decision_from_row)?
+            .collect::<Result<Vec<_>, _>>()?;
+        let decisions = decisions_with_basis(&tx, rows)?;
+        let events = super::history::all_events(&tx)?;
+        Ok((records, decisions, events))
     }
 
     /// Every decision with its basis, oldest write first.

@@ -11,7 +11,10 @@ use rusqlite::{Transaction, params};
 
 use super::query::Clause;
 use super::{Page, PageRequest, Position, Store, StoreError};
-use crate::review::history::Event;
+use crate::review::history::{
+    Event, Written, decision_events, decision_state, record_events, record_state,
+};
+use crate::review::{Decision, Record};
 use crate::time;
 
 /// Which events: ANDed filters, none for the whole history.
@@ -43,11 +46,85 @@ pub(super) fn append(tx: &Transaction<'_>, events: &[Event]) -> Result<usize, St
 
 /// Whether an event already says that item `of` was left in state `after`: an import or
 /// sync that writes that state then brings nothing the history does not already tell.
-#[allow(dead_code)] // import and sync use it next
 pub(super) fn explained(tx: &Transaction<'_>, of: &str, after: &str) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after = ?2)")?
         .query_row(params![of, after], |r| r.get(0))?)
+}
+
+/// Whether an event already says that item `of`, as it stood at `updated_at`, ended (it
+/// was forgotten, an event without `after`, at or after that time): a sync that deletes it
+/// then brings nothing the history does not already tell.
+pub(super) fn ending_explained(
+    tx: &Transaction<'_>,
+    of: &str,
+    updated_at: &str,
+) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after IS NULL AND at >= ?2)",
+        )?
+        .query_row(params![of, updated_at], |r| r.get(0))?)
+}
+
+/// The decision events of an import or a sync (`how`: its channel, and the time and author
+/// of a deletion) that writes `new` over `old` (absent: new here, or deleted), unless the
+/// history already explains the state written (the events that came with it, added first in
+/// the same transaction, say it): appended in `tx`.
+///
+/// A written version's events are dated with it (its `updated_at`) and signed by its
+/// author: the same version arriving in two clones is then the same event, kept once when
+/// their histories merge. A deletion not explained (no `forgotten` event came with it) is
+/// dated now.
+pub(super) fn transferred_decision(
+    tx: &Transaction<'_>,
+    how: &Written<'_>,
+    old: Option<&Decision>,
+    new: Option<&Decision>,
+) -> Result<usize, StoreError> {
+    let explained = match (old, new) {
+        (_, Some(n)) => explained(tx, &n.id, &decision_state(n))?,
+        (Some(o), None) => ending_explained(tx, &o.id, &o.updated_at)?,
+        (None, None) => true,
+    };
+    if explained {
+        return Ok(0);
+    }
+    // A deletion never before the decision's last change, whatever the clock says: the
+    // history reads in time order.
+    let ended = old.map(|o| time::updated_after(how.at.to_string(), &o.updated_at));
+    let how = match (new, &ended) {
+        (Some(n), _) => Written {
+            channel: how.channel,
+            at: &n.updated_at,
+            author: n.author.as_deref(),
+        },
+        (None, Some(at)) => Written { at, ..how.clone() },
+        (None, None) => how.clone(),
+    };
+    append(tx, &decision_events(&how, old, new, &[]))
+}
+
+/// The record event of an import or a sync that replaces `old` with `new` (its previous
+/// text kept), dated and signed as [`transferred_decision`]'s, unless the history already
+/// explains the text written. A record new here has none: a feature's or note's history is
+/// the texts it replaced, and its creation is no event, whatever the channel.
+pub(super) fn transferred_record(
+    tx: &Transaction<'_>,
+    how: &Written<'_>,
+    old: Option<&Record>,
+    new: &Record,
+) -> Result<usize, StoreError> {
+    let Some(old) = old else { return Ok(0) };
+    if explained(tx, &new.id, &record_state(new))? {
+        return Ok(0);
+    }
+    let how = Written {
+        channel: how.channel,
+        at: &new.updated_at,
+        author: new.author.as_deref(),
+    };
+    append(tx, &record_events(&how, Some(old), new))
 }
 
 pub(super) fn parse(body: &str) -> Result<Event, StoreError> {
@@ -201,7 +278,7 @@ pub(super) fn since(tx: &Transaction<'_>) -> Result<Option<String>, StoreError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::history::{Channel, Written, decision_events};
+    use crate::review::history::Channel;
     use crate::store::NewDecision;
     use crate::store::fixtures::artifact;
 

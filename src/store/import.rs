@@ -3,11 +3,14 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::decisions::rows::write_decision;
+use super::decisions::rows::{load_decision, write_decision};
+use super::history;
 use super::page::next_seq;
-use super::records::rows::write_record;
+use super::records::rows::{load_record, write_record};
 use super::{Store, StoreError};
+use crate::review::history::{Channel, Event, Written};
 use crate::review::{Decision, Kind, Record, is_revision};
+use crate::time;
 
 /// What an import did, line by line (added + replaced + unchanged = lines offered), as
 /// decided inside its write transaction.
@@ -19,6 +22,8 @@ pub struct ImportSummary {
     pub replaced: usize,
     /// Lines identical to, older than, or as old as the holder of their key.
     pub unchanged: usize,
+    /// Event lines new to the database (the others it held already).
+    pub events_added: usize,
 }
 
 impl ImportSummary {
@@ -57,7 +62,11 @@ fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
     }
 }
 
-fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError> {
+fn import_record(
+    tx: &Transaction<'_>,
+    r: &Record,
+    how: &Written<'_>,
+) -> Result<Outcome, StoreError> {
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
     let name = r.name.as_ref().filter(|_| r.superseded.is_none());
@@ -127,12 +136,21 @@ fn import_record(tx: &Transaction<'_>, r: &Record) -> Result<Outcome, StoreError
             Some(h) => h.rid,
             None => next_seq(tx)?,
         };
+        let old = match &holder {
+            Some(h) => load_record(tx, h.rid)?,
+            None => None,
+        };
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
+        history::transferred_record(tx, how, old.as_ref(), r)?;
     }
     Ok(outcome)
 }
 
-fn import_decision(tx: &Transaction<'_>, d: &Decision) -> Result<Outcome, StoreError> {
+fn import_decision(
+    tx: &Transaction<'_>,
+    d: &Decision,
+    how: &Written<'_>,
+) -> Result<Outcome, StoreError> {
     let a = &d.artifact;
     let holder: Option<(Holder, i64)> = tx
         .prepare_cached(
@@ -180,7 +198,21 @@ fn import_decision(tx: &Transaction<'_>, d: &Decision) -> Result<Outcome, StoreE
             Some(seq) => seq,
             None => next_seq(tx)?,
         };
+        let old = match &holder {
+            Some(h) => load_decision(tx, h.rid)?,
+            None => None,
+        };
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
+        // The line took the key from another id: that decision ends here (dated with the
+        // line that replaced it), and the line's tells what it changed.
+        if let Some(o) = old.as_ref().filter(|o| o.id != d.id) {
+            let ended = Written {
+                at: &d.updated_at,
+                ..how.clone()
+            };
+            history::transferred_decision(tx, &ended, Some(o), None)?;
+        }
+        history::transferred_decision(tx, how, old.as_ref(), Some(d))?;
     }
     Ok(outcome)
 }
@@ -209,6 +241,27 @@ impl Store {
         records: &[Record],
         decisions: &[Decision],
     ) -> Result<ImportSummary, StoreError> {
+        self.import_with_history(records, decisions, &[])
+    }
+
+    /// [`Store::import`] with the history that came with the lines: every event (each
+    /// sealed: its id is its content's) is added first unless present (a union: none is ever
+    /// changed or dropped), then each record or decision written records its own events with
+    /// channel `import`, unless those events already explain the state it writes (so
+    /// export → import → export is byte-identical, and an export without events, from before
+    /// the history, says its decisions `arrived`).
+    pub fn import_with_history(
+        &mut self,
+        records: &[Record],
+        decisions: &[Decision],
+        events: &[Event],
+    ) -> Result<ImportSummary, StoreError> {
+        if let Some(e) = events.iter().find(|e| !e.is_sealed()) {
+            return Err(StoreError::Invalid(format!(
+                "event {}: its id is not its content's: it was edited after it was written",
+                e.id
+            )));
+        }
         for r in records {
             check_imported_record(r)?;
         }
@@ -226,14 +279,25 @@ impl Store {
         }
         // IMMEDIATE: the write lock is taken before the first read, so nothing can change
         // between a comparison and the write it decides.
+        let author = self.author.clone();
         let tx = self.write()?;
-        let mut summary = ImportSummary::default();
+        let events_added = history::append(&tx, events)?;
+        let at = time::now();
+        let how = Written {
+            channel: Channel::Import,
+            at: &at,
+            author: author.as_deref(),
+        };
+        let mut summary = ImportSummary {
+            events_added,
+            ..ImportSummary::default()
+        };
         for r in records {
-            let outcome = import_record(&tx, r)?;
+            let outcome = import_record(&tx, r, &how)?;
             summary.count(outcome);
         }
         for d in decisions {
-            let outcome = import_decision(&tx, d)?;
+            let outcome = import_decision(&tx, d, &how)?;
             summary.count(outcome);
         }
         tx.commit()?;
@@ -344,6 +408,54 @@ mod tests {
         assert_eq!(counts(sum), (2, 0, 0));
         assert_eq!(s.all_records().unwrap(), vec![r]);
         assert_eq!(s.all_decisions().unwrap(), vec![d]);
+    }
+
+    /// The import's own events: a decision new here `arrived`, a later line replacing the
+    /// held one is `replaced` (from the held disposition), both with channel `import`, dated
+    /// and signed with the line; lines whose state the file's events already tell (an export
+    /// of this version) record nothing more; an edited event refuses everything.
+    #[test]
+    fn import_records_only_what_the_events_do_not_explain() {
+        use crate::review::history::Channel;
+        let kinds = |s: &mut Store| -> Vec<(String, String, Channel)> {
+            s.events()
+                .unwrap()
+                .into_iter()
+                .map(|e| (e.of.clone(), e.kind.as_str().to_string(), e.channel))
+                .collect()
+        };
+        let mut s = Store::open_in_memory().unwrap();
+        s.import(&[], &[decision("d", "bore", T1, "hold")]).unwrap();
+        assert_eq!(
+            kinds(&mut s),
+            [("d".to_string(), "arrived".to_string(), Channel::Import)]
+        );
+        s.import(&[], &[decision("e", "bore", T2, "release")])
+            .unwrap();
+        let events = s.events().unwrap();
+        assert_eq!(
+            kinds(&mut s)[1..],
+            [
+                ("d".to_string(), "forgotten".to_string(), Channel::Import),
+                ("e".to_string(), "replaced".to_string(), Channel::Import)
+            ]
+        );
+        let replaced = events.last().unwrap();
+        assert_eq!((replaced.of.as_str(), replaced.at.as_str()), ("e", T2));
+        assert!(replaced.line().contains("disposition hold → release"));
+        // The same lines with their events into another database: nothing more.
+        let mut other = Store::open_in_memory().unwrap();
+        let all = s.all_decisions().unwrap();
+        other.import_with_history(&[], &all, &events).unwrap();
+        assert_eq!(other.events().unwrap(), events);
+        // An edited event: nothing is written.
+        let mut edited = events.clone();
+        edited[0].author = Some("Mallory".into());
+        let mut third = Store::open_in_memory().unwrap();
+        let e = third.import_with_history(&[], &all, &edited).unwrap_err();
+        assert!(e.to_string().contains("its id is not its content's"), "{e}");
+        assert!(third.all_decisions().unwrap().is_empty());
+        assert!(third.events().unwrap().is_empty());
     }
 
     #[test]

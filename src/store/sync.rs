@@ -15,10 +15,13 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::browse::decisions_with_basis;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, delete_decisions, write_decision};
+use super::history;
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, delete_records, record_from_row, write_record};
 use super::{Store, StoreError};
+use crate::review::history::{Channel, Event, Written};
 use crate::review::{Decision, Record};
+use crate::time;
 
 /// The `kind` of a record's base.
 pub const RECORD: &str = "record";
@@ -46,6 +49,10 @@ pub struct Pending {
 pub struct SyncTx<'a> {
     tx: Transaction<'a>,
     folder: String,
+    /// When the sync began, the time of a deletion's event (see [`SyncTx::delete_decision`]).
+    at: String,
+    /// Who syncs (the store's author), the author of a deletion's event.
+    author: Option<String>,
 }
 
 impl Store {
@@ -62,10 +69,13 @@ impl Store {
         folder: &str,
         legacy: Option<&str>,
     ) -> Result<SyncTx<'_>, StoreError> {
+        let author = self.author.clone();
         let tx = self.write()?;
         let sync = SyncTx {
             tx,
             folder: folder.to_string(),
+            at: time::now(),
+            author,
         };
         if let Some(legacy) = legacy {
             sync.adopt_legacy_bases(legacy)?;
@@ -81,10 +91,13 @@ impl Store {
         folder: &str,
         legacy: Option<&str>,
     ) -> Result<SyncTx<'_>, StoreError> {
+        let author = self.author.clone();
         let tx = self.read()?;
         let mut sync = SyncTx {
             tx,
             folder: folder.to_string(),
+            at: time::now(),
+            author,
         };
         if let Some(legacy) = legacy
             && !sync.has_bases()?
@@ -373,7 +386,13 @@ impl SyncTx<'_> {
             Some(seq) => seq,
             None => next_seq(&self.tx)?,
         };
-        write_record(&self.tx, held, r, seq)
+        let old = match held {
+            Some(_) => self.record(&r.id)?,
+            None => None,
+        };
+        write_record(&self.tx, held, r, seq)?;
+        history::transferred_record(&self.tx, &self.how(), old.as_ref(), r)?;
+        Ok(())
     }
 
     /// Writes `d` as the decision with its id (see [`SyncTx::put_record`]).
@@ -387,7 +406,12 @@ impl SyncTx<'_> {
             Some((_, seq)) => seq,
             None => next_seq(&self.tx)?,
         };
+        let old = match held {
+            Some(_) => self.decision(&d.id)?,
+            None => None,
+        };
         write_decision(&self.tx, held.map(|h| h.0), d, seq)?;
+        history::transferred_decision(&self.tx, &self.how(), old.as_ref(), Some(d))?;
         Ok(())
     }
 
@@ -401,14 +425,71 @@ impl SyncTx<'_> {
         delete_records(&self.tx, &seqs)
     }
 
-    /// Deletes the decision with this id. Returns 0 or 1.
+    /// Deletes the decision with this id. Returns 0 or 1. Its history stays: the folder's
+    /// `forgotten` event (added first) tells the end; without one, the sync records it.
     pub fn delete_decision(&self, id: &str) -> Result<usize, StoreError> {
         let rids: Vec<i64> = self
             .tx
             .prepare_cached("SELECT rid FROM decisions WHERE id = ?1")?
             .query_map([id], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
+        if let Some(old) = self.decision(id)? {
+            history::transferred_decision(&self.tx, &self.how(), Some(&old), None)?;
+        }
         delete_decisions(&self.tx, &rids)
+    }
+
+    /// How this sync writes: its channel, its start time and who syncs.
+    fn how(&self) -> Written<'_> {
+        Written {
+            channel: Channel::Sync,
+            at: &self.at,
+            author: self.author.as_deref(),
+        }
+    }
+
+    /// The events whose ids `present` lacks, oldest first (only those are read whole).
+    pub fn events_missing(
+        &self,
+        present: &std::collections::BTreeSet<&str>,
+    ) -> Result<Vec<Event>, StoreError> {
+        let ids: Vec<String> = self
+            .tx
+            .prepare_cached("SELECT id FROM events ORDER BY at, seq")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut body = self
+            .tx
+            .prepare_cached("SELECT body FROM events WHERE id = ?1")?;
+        let mut out = Vec::new();
+        for id in ids.iter().filter(|id| !present.contains(id.as_str())) {
+            let text: String = body.query_row([id], |r| r.get(0))?;
+            out.push(history::parse(&text)?);
+        }
+        Ok(out)
+    }
+
+    /// Adds the events the database does not hold (each already checked sealed: the folder's
+    /// are); one it holds is kept as it is. Returns the ids of those that were new.
+    pub fn add_events(&self, events: &[Event]) -> Result<Vec<String>, StoreError> {
+        if let Some(e) = events.iter().find(|e| !e.is_sealed()) {
+            return Err(StoreError::Invalid(format!(
+                "event {}: its id is not its content's: it was edited after it was written",
+                e.id
+            )));
+        }
+        let held: std::collections::HashSet<String> = self
+            .tx
+            .prepare_cached("SELECT id FROM events")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let new: Vec<Event> = events
+            .iter()
+            .filter(|e| !held.contains(&e.id))
+            .cloned()
+            .collect();
+        history::append(&self.tx, &new)?;
+        Ok(new.into_iter().map(|e| e.id).collect())
     }
 
     /// Commits everything the sync wrote.

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::apply::WRITE_THREADS;
-use super::line::{Schemas, is_id_text, parse_item};
+use super::line::{Schemas, is_id_text, parse_event, parse_item};
 use super::merge::{Side, resolve};
 use super::run::Entries;
 use super::{Hash, Item, ItemKind, Result, hash, owned};
@@ -125,7 +125,7 @@ pub(super) fn refuse_links(dir: &Path) -> Result<()> {
         ItemKind::ALL
             .iter()
             .map(|k| dir.join(k.dir()))
-            .chain([dir.join("README.md")]),
+            .chain([dir.join(super::history::HISTORY_DIR), dir.join("README.md")]),
     );
     for path in names {
         match fs::symlink_metadata(&path) {
@@ -212,9 +212,9 @@ pub(super) fn read_folder(
     folder: &Path,
     schemas: &Schemas,
     scanned: Vec<Result<Scan>>,
+    mut problems: Vec<String>,
     entries: &mut Entries,
 ) -> Result<()> {
-    let mut problems = Vec::new();
     for scan in scanned {
         let scan = scan?;
         problems.extend(scan.problems);
@@ -369,7 +369,9 @@ pub(super) fn remove_file(path: &Path) -> Result<()> {
 /// through a link, each at most [`MAX_FILE_BYTES`]), resolved by [`resolve`] and written over
 /// OURS atomically. Returns the conflict to report, if any. A file that does not parse as an
 /// item (conflict markers, another file's text) is refused and OURS left untouched, for git to
-/// merge by hand. An empty BASE (both sides added the file) is a merge without a base.
+/// merge by hand. An empty BASE (both sides added the file) is a merge without a base. A
+/// history file (an event, named by its content) is never merged: the same bytes on both
+/// sides are kept, two different ones refused.
 pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<String>> {
     let schemas = Schemas::from_tools()?;
     let read = |path: &Path| -> Result<Vec<u8>> {
@@ -385,12 +387,29 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
         })
     };
     let base_bytes = read(base)?;
+    let ours_bytes = read(ours)?;
+    // A history file (`history/<event id>.json`) is named by its content: both sides added the
+    // same event, or one of them was edited. Never merged: the same bytes are kept, anything
+    // else is refused.
+    if let Ok(event) = parse_event(&ours_bytes) {
+        let theirs_bytes = read(theirs)?;
+        if theirs_bytes == ours_bytes {
+            return Ok(None);
+        }
+        return Err(fail!(
+            "{}: history event {} differs between the two sides; an event file is never \
+             changed or merged: keep the side whose file is the event as written (review-mcp \
+             sync refuses an edited one); the file is left to git to merge by hand",
+            shown(ours),
+            event.id
+        ));
+    }
     let base_item = if base_bytes.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
         Some(parse(base, &base_bytes)?)
     };
-    let ours_item = parse(ours, &read(ours)?)?;
+    let ours_item = parse(ours, &ours_bytes)?;
     let theirs_item = parse(theirs, &read(theirs)?)?;
     let resolved = resolve(
         base_item.as_ref(),

@@ -13,15 +13,24 @@
 //! old line leaves the database unchanged. A line whose id is held by a row with another key
 //! refuses the whole import. All or nothing, so importing the same file twice changes nothing
 //! the second time.
+//!
+//! An `{"event":{…}}` line is an event of the review's history: refused (as any bad line,
+//! naming it) when its id is not its content's (an edited event), else added unless the
+//! database holds it already (a union: no event is changed or dropped). The events are added
+//! before the items are judged, so an item written here whose state the events already tell
+//! records nothing more; one they do not explain (an export from before the history) records
+//! its own events with channel `import`, a decision new here as `arrived`. An export without
+//! event lines imports as before.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use super::line::{Schemas, parse_line};
+use super::line::{Line, Schemas, parse_export_line};
 use super::{Item, Result};
 use crate::framing::{Frame, LineReader, MAX_LINE_BYTES};
+use crate::review::history::Event;
 use crate::review::{Decision, Record};
 use crate::store::{ImportSummary, Store};
 
@@ -29,6 +38,8 @@ use crate::store::{ImportSummary, Store};
 #[derive(Debug)]
 pub struct Imported {
     pub lines: usize,
+    /// How many of the lines were events of the history (each kept once, never changed).
+    pub events: usize,
     pub summary: ImportSummary,
 }
 
@@ -40,12 +51,20 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
     let lines = read_import(&mut BufReader::new(input), &schemas)
         .map_err(|e| fail!("{}: {e}", file.display()))?;
     let total = lines.len();
-    let (records, decisions) = split(lines);
+    let mut events: Vec<Event> = Vec::new();
+    let mut items: Vec<Item> = Vec::new();
+    for line in lines {
+        match line {
+            Line::Item(i) => items.push(*i),
+            Line::Event(e) => events.push(*e),
+        }
+    }
+    let (records, decisions) = split(items);
     let mut store = Store::open(db)?;
     // The counts come from the same transaction that wrote, so they describe what happened
     // even when a server wrote the database a moment before.
     let summary = store
-        .import(&records, &decisions)
+        .import_with_history(&records, &decisions, &events)
         .map_err(|e| fail!("{}: nothing was written: {e}", file.display()))?;
     // The log into the database file now, as a server does after each answer.
     if let Err(e) = store.checkpoint() {
@@ -53,6 +72,7 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
     }
     Ok(Imported {
         lines: total,
+        events: events.len(),
         summary,
     })
 }
@@ -83,7 +103,7 @@ const MAX_REPORTED: usize = 20;
 pub fn read_import(
     input: &mut dyn BufRead,
     schemas: &Schemas,
-) -> std::result::Result<Vec<Item>, ImportError> {
+) -> std::result::Result<Vec<Line>, ImportError> {
     let mut lines = Vec::new();
     let mut problems = Vec::new();
     let mut bad = 0usize;
@@ -103,7 +123,7 @@ pub fn read_import(
             )),
             Ok(Frame::Line(bytes)) => match String::from_utf8(bytes) {
                 Ok(text) if text.trim().is_empty() => continue,
-                Ok(text) => parse_line(&text, schemas),
+                Ok(text) => parse_export_line(&text, schemas),
                 Err(_) => Err("is not UTF-8".to_string()),
             },
             Err(e) => {
@@ -114,19 +134,23 @@ pub fn read_import(
         // Two lines of one file that write the same key with different ids: in an export
         // of an older version, two spellings of one file that are one locator now. Either
         // would silently replace the other, so the file is refused naming both.
-        let checked = checked.and_then(|line| match key_of(&line) {
-            Some((key, id)) => match keys.get(&key) {
-                Some((first, held)) if *held != id => Err(format!(
-                    "{id} writes the same {} as {held} on line {first} (their uris are one \
-                     file once normalised); keep one of them, or rename one, and import again",
-                    line.kind().key_name()
-                )),
-                _ => {
-                    keys.insert(key, (number, id));
-                    Ok(line)
-                }
+        let checked = checked.and_then(|line| match line {
+            Line::Event(_) => Ok(line),
+            Line::Item(item) => match key_of(&item) {
+                Some((key, id)) => match keys.get(&key) {
+                    Some((first, held)) if *held != id => Err(format!(
+                        "{id} writes the same {} as {held} on line {first} (their uris are one \
+                         file once normalised); keep one of them, or rename one, and import \
+                         again",
+                        item.kind().key_name()
+                    )),
+                    _ => {
+                        keys.insert(key, (number, id));
+                        Ok(Line::Item(item))
+                    }
+                },
+                None => Ok(Line::Item(item)),
             },
-            None => Ok(line),
         });
         match checked {
             Ok(line) => lines.push(line),

@@ -1,14 +1,18 @@
 //! What an export line must be to be read back, by `import` (a line of its file), `sync` (an
 //! item file of the folder) and `merge-file` (the three versions git gives it): the record and
 //! decision shapes of the tools' own schemas, then the domain rules (id form, revision,
-//! format, normal uri, timestamps, naming, basis). One rule, one place: [`parse_line`].
+//! format, normal uri, timestamps, naming, basis). One rule, one place: [`parse_line`]. An
+//! export's event lines and the folder's history files are read by [`parse_export_line`] and
+//! [`parse_event`]: an event is taken only sealed ([`check_event`]), never repaired.
 
 use std::io::{self, Write};
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::Item;
 use crate::bounds;
+use crate::review::history::Event;
 use crate::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
 use crate::{tools, wire};
 
@@ -250,6 +254,96 @@ const SHAPE: &str = "expected {\"record\":{…}} or {\"decision\":{…}}";
 
 /// One line: `{"record":{…}}` or `{"decision":{…}}`, valid in shape and by the domain rules.
 pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Item, String> {
+    item_of(read_value(text)?, schemas)
+}
+
+/// A line of an export: an item, or an event of the history.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Line {
+    Item(Box<Item>),
+    Event(Box<Event>),
+}
+
+/// One line of an export file: `{"record":{…}}`, `{"decision":{…}}` (see [`parse_line`]) or
+/// `{"event":{…}}` (see [`check_event`]).
+pub fn parse_export_line(text: &str, schemas: &Schemas) -> Result<Line, String> {
+    let value = read_value(text)?;
+    match value
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.get("event"))
+    {
+        Some(_) => event_of(value).map(|e| Line::Event(Box::new(e))),
+        None => item_of(value, schemas).map(|i| Line::Item(Box::new(i))),
+    }
+}
+
+/// A history file's bytes (`{"event":{…}}`, pretty-printed), validated as an export's event
+/// line is.
+pub fn parse_event(bytes: &[u8]) -> Result<Event, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8".to_string())?;
+    event_of(read_value(text)?)
+}
+
+/// An event's line, `{"event":{…}}` (keys in alphabetical order), as export writes it; a
+/// history file is the same pretty-printed, with a final newline ([`event_text`]).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventLine<'a> {
+    event: std::borrow::Cow<'a, Event>,
+}
+
+/// The text of an event's history file: its line pretty-printed with a final newline.
+pub fn event_text(e: &Event) -> String {
+    let line = EventLine {
+        event: std::borrow::Cow::Borrowed(e),
+    };
+    // Serialising a plain struct cannot fail; an empty object would be refused by the next
+    // sync rather than lose anything silently.
+    let mut text = serde_json::to_string_pretty(&line).unwrap_or_else(|_| "{}".into());
+    text.push('\n');
+    text
+}
+
+fn event_of(value: Value) -> Result<Event, String> {
+    let line: EventLine<'static> =
+        serde_json::from_value(value).map_err(|e| format!("event: {e}"))?;
+    let event = line.event.into_owned();
+    check_event(&event)?;
+    Ok(event)
+}
+
+/// What an event must be to be taken in: sealed (its `id` is the digest of its content: an
+/// edited event is refused, never repaired), written at a timestamp, of an item id and a
+/// revision of the forms import takes.
+pub fn check_event(e: &Event) -> Result<(), String> {
+    if !e.is_sealed() {
+        return Err(format!(
+            "event {:?}: its id is not its content's: the event was edited after it was \
+             written, and an event is never changed; restore it as it was",
+            e.id
+        ));
+    }
+    if !crate::time::is_timestamp(&e.at) {
+        return Err(format!("event {}: at {:?} is not a timestamp", e.id, e.at));
+    }
+    if e.of.is_empty() || !is_id_text(&e.of) {
+        return Err(format!(
+            "event {}: of {:?} is not an item id (ASCII letters, digits and _ - . :)",
+            e.id, e.of
+        ));
+    }
+    if !is_revision(&e.revision) {
+        return Err(format!(
+            "event {}: revision {:?} is not sha256: followed by 64 lowercase hex digits",
+            e.id, e.revision
+        ));
+    }
+    Ok(())
+}
+
+/// A line's JSON, bounded in values as a request line is.
+fn read_value(text: &str) -> Result<Value, String> {
     if bounds::count_values(text.as_bytes(), bounds::MAX_LINE_VALUES).values
         > bounds::MAX_LINE_VALUES
     {
@@ -258,7 +352,10 @@ pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Item, String> {
             bounds::MAX_LINE_VALUES
         ));
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))
+}
+
+fn item_of(value: Value, schemas: &Schemas) -> Result<Item, String> {
     schemas.validate(&value)?;
     let Value::Object(mut obj) = value else {
         return Err(SHAPE.into());
@@ -439,10 +536,13 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
 /// item (`{"record":{…}}` or `{"decision":{…}}`, the item serialised straight from its struct,
 /// so the key order is the field order whatever serde_json features the build enables):
 /// records first, then decisions, each sorted by (`created_at`, `id`), each
-/// [`clamped`](Item::clamped) so that every line imports back. Returns the two counts.
+/// [`clamped`](Item::clamped) so that every line imports back; then the history, one
+/// `{"event":{…}}` line per event in the order given (`Store::events`: oldest first).
+/// Returns the two counts of items.
 pub fn write_export(
     records: Vec<Record>,
     decisions: Vec<Decision>,
+    events: &[Event],
     out: &mut dyn Write,
 ) -> io::Result<(usize, usize)> {
     let counts = (records.len(), decisions.len());
@@ -456,6 +556,15 @@ pub fn write_export(
     });
     for item in &items {
         serde_json::to_writer(&mut *out, &*item.clamped())?;
+        out.write_all(b"\n")?;
+    }
+    // The history last, oldest first, each event as stored: an import adds the events
+    // before it judges the items, so the order within the file does not matter to it.
+    for e in events {
+        let line = EventLine {
+            event: std::borrow::Cow::Borrowed(e),
+        };
+        serde_json::to_writer(&mut *out, &line)?;
         out.write_all(b"\n")?;
     }
     out.flush()?;
@@ -577,13 +686,66 @@ mod tests {
         assert!(s.validate(&json!({"other": {}})).is_err());
     }
 
+    fn event() -> Event {
+        use crate::review::history::{Channel, Written, decision_events};
+        let how = Written {
+            channel: Channel::Assistant,
+            at: T1,
+            author: Some("Ada"),
+        };
+        decision_events(&how, None, Some(&decision(vec![])), &[]).remove(0)
+    }
+
+    #[test]
+    fn an_event_line_reads_back_and_an_edited_one_is_refused() {
+        let s = Schemas::from_tools().unwrap();
+        let e = event();
+        let line = serde_json::to_string(&json!({ "event": e })).unwrap();
+        assert_eq!(
+            parse_export_line(&line, &s),
+            Ok(Line::Event(Box::new(e.clone())))
+        );
+        assert_eq!(parse_event(event_text(&e).as_bytes()), Ok(e.clone()));
+        let edited = line.replace("\"author\":\"Ada\"", "\"author\":\"Eve\"");
+        let why = parse_export_line(&edited, &s).unwrap_err();
+        assert!(why.contains("its id is not its content's"), "{why}");
+        let extra = line.replacen("{\"after\"", "{\"signed\":true,\"after\"", 1);
+        let why = parse_export_line(&extra, &s).unwrap_err();
+        assert!(why.contains("unknown field"), "{why}");
+        let two = line.replacen("{\"event\":", "{\"other\":1,\"event\":", 1);
+        assert!(parse_export_line(&two, &s).is_err());
+        // An item line is still an item.
+        let item = serde_json::to_string(&Item::Record(feature("a", "bore", T1))).unwrap();
+        assert!(matches!(parse_export_line(&item, &s), Ok(Line::Item(_))));
+    }
+
+    #[test]
+    fn write_export_writes_the_events_last_in_the_order_given() {
+        let e = event();
+        let mut out = Vec::new();
+        write_export(
+            vec![feature("y", "early", T1)],
+            vec![],
+            std::slice::from_ref(&e),
+            &mut out,
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(
+            lines[1],
+            serde_json::to_string(&json!({ "event": e })).unwrap()
+        );
+    }
+
     #[test]
     fn write_export_orders_records_then_decisions_by_creation() {
         let mut late = feature("z", "late", T2);
         late.created_at = T2.into();
         let early = feature("y", "early", T1);
         let mut out = Vec::new();
-        write_export(vec![late, early], vec![], &mut out).unwrap();
+        write_export(vec![late, early], vec![], &[], &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         let ids: Vec<&str> = text
             .lines()

@@ -14,11 +14,16 @@
 //! module knows no SQL: `store::SyncTx` is the database side; the command line (`cli/sync.rs`,
 //! `cli/import.rs`, `cli/merge_file.rs`) parses the arguments and prints what these files did.
 //!
-//! The files: `mod.rs` (items, their text, the per-item plan), `line.rs` (what an export line
-//! and an item file must be: the import rules), `import.rs` (an export file read back),
+//! The review's history travels beside the items as append-only data, one file per event,
+//! `history/<event id>.json`, outside the three-way rule: a sync takes the union of the
+//! folder's events and the database's (`history.rs`).
+//!
+//! The files: `mod.rs` (items, their text, the per-item plan), `line.rs` (what an export line,
+//! an item file and an event must be: the import rules), `import.rs` (an export file read back),
 //! `merge.rs` (the rule for an item changed on both sides), `run.rs` (one sync, in order),
 //! `folder.rs` (the folder's files read and written, `merge_files`), `apply.rs` (the plan
-//! acted on, the journal), `owned.rs` (the lock, the id file, the README, the test hook).
+//! acted on, the journal), `owned.rs` (the lock, the id file, the README, the test hook),
+//! `history.rs` (the history files read and the missing ones found).
 
 /// A [`Error`] from a message, as `format!` takes it.
 macro_rules! fail {
@@ -31,6 +36,7 @@ mod apply;
 #[cfg(test)]
 mod fixtures;
 mod folder;
+mod history;
 pub mod import;
 pub mod line;
 pub mod merge;
@@ -264,7 +270,9 @@ pub const README: &str = "\
 
 This folder is written by `review-mcp sync`: the design-review records and decisions of
 this repository, one file per item (`records/<id>.json`, `decisions/<id>.json`), in the form
-`review-mcp export` writes them. Do not edit it by hand; record and edit through the
+`review-mcp export` writes them, and the review's history, one file per event
+(`history/<event id>.json`). An event's id is the digest of its content: events are only
+ever added, two engineers' events never share a file, and an edited one is refused. Do not edit it by hand; record and edit through the
 assistant, then run `review-mcp sync` on this folder before you commit and after you pull.
 Commit `.review-mcp-folder` with it: it names this folder to every database that syncs it,
 wherever the checkout lives.

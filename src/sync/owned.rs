@@ -201,7 +201,8 @@ pub(super) fn stale_temporaries(folder: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let dirs = [folder.to_path_buf()]
         .into_iter()
-        .chain(ItemKind::ALL.map(|k| folder.join(k.dir())));
+        .chain(ItemKind::ALL.map(|k| folder.join(k.dir())))
+        .chain([folder.join(super::history::HISTORY_DIR)]);
     for dir in dirs {
         let listing = match fs::read_dir(&dir) {
             Ok(l) => l,

@@ -10,7 +10,9 @@
 //!    The folder's state in the database is keyed by its id (`.review-mcp-folder`, written at
 //!    its first sync), which travels with git; bases still keyed by the folder's path
 //!    (written before the id file existed) are adopted;
-//! 1. without the write lock (under a read snapshot), the folder is read: every entry of
+//! 1. without the write lock (under a read snapshot), the folder is read: every file of
+//!    `history/` is read and checked (`history::read_history`: an event file named by its
+//!    sealed event's id, by the same rules as an item file), then every entry of
 //!    `records/` and `decisions/` must be a regular file of at most `MAX_FILE_BYTES` (a link,
 //!    device, FIFO or larger file is refused, named, never opened through or read past its
 //!    bound), each is hashed (on threads of its own, while the database is read), and every
@@ -24,7 +26,9 @@
 //!    meanwhile whose file would now need validating sends the sync back to 1). The folder's
 //!    journal is read: a file an earlier sync committed to and did not finish is planned as
 //!    finished (`apply::overlay`);
-//! 3. each item is classified (`sync::classify`) and acted on in the database: deletions
+//! 3. the folder's events the database lacks are added (a union: before any item is written,
+//!    so an item whose state they tell records no event of the sync's own); then each item is
+//!    classified (`sync::classify`) and acted on in the database: deletions
 //!    first (so an item a teammate renamed away never collides with its own ghost), then
 //!    imports and merges (`sync::merge`, whose outranking rule also holds for a side changed
 //!    alone: an assistant's verdict never replaces an engineer's); each file to write or
@@ -33,7 +37,9 @@
 //! 4. the transaction commits; then, outside the lock, the journaled files are written (to a
 //!    temporary name created exclusively, never through a link, fsynced and renamed, in
 //!    parallel batches), the files to delete are deleted, the README is written, the
-//!    directories are fsynced and the journal rows are forgotten (`apply::complete`). Every
+//!    directories are fsynced and the journal rows are forgotten (`apply::complete`); then
+//!    every event of the database the folder lacks is written to `history/` (not journaled:
+//!    one a killed sync did not write is still missing at the next, which writes it). Every
 //!    engineer verdict taken from the folder is reported (the folder is unsigned), and
 //!    everything printed from the folder has its control characters escaped.
 //!
@@ -55,10 +61,13 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
+use super::apply::WRITE_BATCH;
 use super::apply::{Apply, complete, overlay};
 use super::folder::{
-    HASH_THREADS, is_file_id, read_folder, refuse_links, remove_file, scan, shown, write_atomic,
+    HASH_THREADS, is_file_id, read_folder, refuse_links, remove_file, scan, shown, write_all,
+    write_atomic,
 };
+use super::history::{HISTORY_DIR, missing_files, read_history};
 use super::line::Schemas;
 use super::owned;
 use super::{Action, Hash, Item, ItemKind, README, Result, classify};
@@ -88,6 +97,11 @@ pub struct Counts {
     /// The engineer's verdicts taken from the folder on its word (it is unsigned), one line
     /// each naming the decision, the requirement and who gave it.
     pub arrived: Vec<String>,
+    /// Events of the history written to the folder (`history/<id>.json`): the database's
+    /// the folder lacked, those of this sync's own writes included.
+    pub history_written: usize,
+    /// Events of the folder's history the database did not hold, added.
+    pub history_imported: usize,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken
@@ -177,13 +191,28 @@ pub fn run(
     // lock is taken, so a slow or hostile folder never holds servers' writes up. Under the
     // lock only the database is read; an item a server changed meanwhile whose file then
     // needs reading too (rare) sends the sync back to read the folder again.
+    // The history files are read once, before the lock: they are only ever added to, and the
+    // database's events are met with them under the lock.
+    let history = read_history(&folder)?;
+    log::debug!(
+        "sync: {} history files read at {} ms",
+        history.events.len(),
+        started.elapsed().as_millis()
+    );
     let mut attempt = 0;
     let (tx, mut entries) = loop {
         attempt += 1;
         // Read on the file itself (not on the empty stand-in of a file not created yet), the
         // database as read before the lock still holds when no one committed since.
         let existed = db.exists();
-        let (read, version) = read_before_lock(&mut store, &id, legacy, &folder, &schemas)?;
+        let (read, version) = read_before_lock(
+            &mut store,
+            &id,
+            legacy,
+            &folder,
+            &schemas,
+            history.problems.clone(),
+        )?;
         let tx = store.sync_transaction(&id, legacy)?;
         if existed && tx.data_version()? == version {
             break (tx, read);
@@ -211,6 +240,9 @@ pub fn run(
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
     let mut counts = Counts::default();
+    // The folder's events first: an item whose state they tell then records nothing more.
+    let history_added = tx.add_events(&history.events)?;
+    counts.history_imported = history_added.len();
     let mut sync = Apply::new(&tx, &entries, unfinished, &mut counts);
     // Deletions first, then everything else.
     for pass in [true, false] {
@@ -223,6 +255,24 @@ pub fn run(
         }
     }
     lines.extend(sync.finish(&run)?);
+    // Every event the folder lacks, this sync's own included, is written after the commit
+    // (not journaled: one a killed sync did not write is still missing at the next sync).
+    let present = history.ids();
+    let history_files = missing_files(&folder, &tx.events_missing(&present)?, &present);
+    drop(present);
+    counts.history_written = history_files.len();
+    lines.extend(
+        history_added
+            .iter()
+            .map(|id| format!("import {HISTORY_DIR}/{id}.json")),
+    );
+    lines.extend(history_files.iter().map(|(path, _)| {
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        format!("write {HISTORY_DIR}/{name}")
+    }));
     let readme_text = (readme != owned::Readme::Current).then_some(README);
     if readme_text.is_some() {
         lines.push(format!("write {}", owned::README_FILE));
@@ -248,11 +298,14 @@ pub fn run(
     }
     let items = entries.len();
     drop(entries);
-    complete(&mut store, &folder, &id, &run, readme_text).map_err(|e| {
-        fail!(
-            "{e}\nthe database is synced; the folder is not finished: run sync again to finish it"
-        )
-    })?;
+    complete(&mut store, &folder, &id, &run, readme_text)
+        .and_then(|()| write_history(&folder, &history_files))
+        .map_err(|e| {
+            fail!(
+                "{e}\nthe database is synced; the folder is not finished: run sync again to \
+                 finish it"
+            )
+        })?;
     // The log into the database file now, as a server does after each answer.
     if let Err(e) = store.checkpoint() {
         log::debug!("checkpoint after the sync: {e}");
@@ -269,6 +322,24 @@ pub fn run(
         counts,
         plan: lines,
     })
+}
+
+/// Writes the history files (each atomically, in parallel batches) and fsyncs their
+/// directory.
+fn write_history(folder: &Path, files: &[(std::path::PathBuf, String)]) -> Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let dir = folder.join(HISTORY_DIR);
+    fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", shown(&dir)))?;
+    for part in files.chunks(WRITE_BATCH) {
+        write_all(part)?;
+    }
+    if let Err(e) = fs::File::open(&dir).and_then(|f| f.sync_all()) {
+        log::debug!("fsync of {}: {e}", dir.display());
+    }
+    owned::step("history written");
+    Ok(())
 }
 
 /// How many times a sync reads the folder before it gives up on a database that keeps
@@ -291,9 +362,10 @@ fn read_before_lock(
     legacy: Option<&str>,
     folder: &Path,
     schemas: &Schemas,
+    problems: Vec<String>,
 ) -> Result<(Entries, i64)> {
     let snapshot = store.sync_snapshot(id, legacy)?;
-    let entries = gather(&snapshot, folder, schemas)?;
+    let entries = gather(&snapshot, folder, schemas, problems)?;
     let version = snapshot.data_version()?;
     Ok((entries, version))
 }
@@ -324,8 +396,14 @@ pub(super) fn peak_memory() -> Option<u64> {
 }
 
 /// Reads the database, the folder (on threads of its own, meanwhile: the two are independent
-/// until their hashes meet) and the bases, and validates the changed files.
-pub(super) fn gather(tx: &SyncTx<'_>, folder: &Path, schemas: &Schemas) -> Result<Entries> {
+/// until their hashes meet) and the bases, and validates the changed files; `problems` are
+/// the folder's other bad files (its history's), named with the items' in one refusal.
+pub(super) fn gather(
+    tx: &SyncTx<'_>,
+    folder: &Path,
+    schemas: &Schemas,
+    problems: Vec<String>,
+) -> Result<Entries> {
     let (entries, scanned) = std::thread::scope(|scope| {
         let scans: Vec<_> = ItemKind::ALL
             .map(|kind| scope.spawn(move || scan(folder, kind)))
@@ -343,7 +421,7 @@ pub(super) fn gather(tx: &SyncTx<'_>, folder: &Path, schemas: &Schemas) -> Resul
     });
     let mut entries = entries?;
     add_bases(tx, &mut entries)?;
-    read_folder(folder, schemas, scanned, &mut entries)?;
+    read_folder(folder, schemas, scanned, problems, &mut entries)?;
     Ok(entries)
 }
 

@@ -492,6 +492,22 @@ fn export(dir: &Path, db: &str) -> Vec<u8> {
     o.stdout
 }
 
+/// An export's item lines and its event lines (which come last).
+fn items_and_events(text: &[u8]) -> (String, String) {
+    let text = String::from_utf8_lossy(text);
+    let (mut items, mut events) = (String::new(), String::new());
+    for l in text.lines() {
+        let to = if l.starts_with("{\"event\":") {
+            &mut events
+        } else {
+            &mut items
+        };
+        to.push_str(l);
+        to.push('\n');
+    }
+    (items, events)
+}
+
 fn sorted_values(text: &[u8]) -> Vec<String> {
     let mut v: Vec<String> = String::from_utf8_lossy(text)
         .lines()
@@ -523,10 +539,17 @@ fn export_import_export_round_trip_is_byte_identical() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(o.stdout.is_empty());
     let first = fs::read(dir.path().join("one.jsonl")).unwrap();
-    assert_eq!(first.iter().filter(|&&b| b == b'\n').count(), 1000);
-    // Every record and decision came back exactly (ids and timestamps included).
+    // Every record and decision came back exactly (ids and timestamps included), followed
+    // by the history the import recorded (the file had none: its decisions `arrived`).
+    let (items, events) = items_and_events(&first);
+    assert_eq!(items.lines().count(), 1000);
+    assert!(
+        events.lines().all(|l| l.contains("\"channel\":\"import\""))
+            && events.contains("\"kind\":\"arrived\""),
+        "{events}"
+    );
     let given: Vec<u8> = fs::read(dir.path().join("in.jsonl")).unwrap();
-    assert_eq!(sorted_values(&first), sorted_values(&given));
+    assert_eq!(sorted_values(items.as_bytes()), sorted_values(&given));
 
     let o = run(dir.path(), &["--db", "two.db", "import", "one.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -628,9 +651,17 @@ fn import_later_updated_at_wins_and_keeps_its_own_id() {
         "{}",
         stdout(&o)
     );
-    let out = String::from_utf8_lossy(&export(dir.path(), "r.db")).into_owned();
+    let (out, events) = items_and_events(&export(dir.path(), "r.db"));
     assert_eq!(out.lines().count(), 1);
     assert!(out.contains("\"id\":\"rec_newer\"") && out.contains("\"note\":\"newer\""));
+    // The replaced text is kept in the history, as the import's.
+    assert!(
+        events.contains("\"kind\":\"text_replaced\"")
+            && events.contains("\"channel\":\"import\"")
+            && events.contains("\"from\":\"first\"")
+            && events.contains("\"to\":\"newer\""),
+        "{events}"
+    );
 }
 
 /// A server's `remember` at `path`: a named feature "bore" written now (later than any
@@ -1007,7 +1038,7 @@ fn author_is_recorded_on_what_a_server_writes() {
         "{report}"
     );
     assert!(report.contains("— by Ada"), "{report}");
-    let export = String::from_utf8(export(dir.path(), "a.db")).unwrap();
+    let (export, _) = items_and_events(&export(dir.path(), "a.db"));
     assert_eq!(export.matches("\"author\":\"Ada\"").count(), 3, "{export}");
 
     // The variable alone names the author; nothing names none.

@@ -1,0 +1,169 @@
+//! The review's history in a synced folder: one file per event, `history/<event id>.json`
+//! (the event's export line `{"event":{…}}` pretty-printed, with a final newline). An event's
+//! id is the digest of its content, so two engineers' events never share a file, a git merge
+//! of two clones is the union of their histories by construction, and an edited file no
+//! longer matches its name.
+//!
+//! History is append-only data, outside the three-way rule of the items: a sync adds to the
+//! database every event of the folder it does not hold (before it writes any item, so an
+//! item whose state the folder's events tell records nothing more), and writes to the folder
+//! every event of the database the folder lacks (a deleted event file is written back). No
+//! event is ever changed or dropped, on either side. A file that is not an event file (a
+//! link, not a regular file, over [`MAX_FILE_BYTES`], a bad name, an edited or malformed
+//! event) refuses the sync, named, as a bad item file does.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::Result;
+use super::folder::{HASH_THREADS, MAX_FILE_BYTES, read_regular, shown};
+use super::line::{event_text, parse_event};
+use crate::review::history::Event;
+use crate::text::escape_controls;
+
+/// The subfolder of the history files.
+pub(super) const HISTORY_DIR: &str = "history";
+
+/// The folder's history as read: every event file's event, and the files refused.
+#[derive(Debug, Default)]
+pub(super) struct FolderHistory {
+    pub(super) events: Vec<Event>,
+    pub(super) problems: Vec<String>,
+}
+
+impl FolderHistory {
+    pub(super) fn ids(&self) -> BTreeSet<&str> {
+        self.events.iter().map(|e| e.id.as_str()).collect()
+    }
+}
+
+/// Whether `name` is an event file's name: `evt-` and 32 lowercase hex digits, `.json`.
+fn event_id_of(name: &str) -> Option<&str> {
+    let id = name.strip_suffix(".json")?;
+    let hex = id.strip_prefix("evt-")?;
+    (hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(id)
+}
+
+/// The path of an event's file.
+pub(super) fn event_file(folder: &Path, id: &str) -> PathBuf {
+    folder.join(HISTORY_DIR).join(format!("{id}.json"))
+}
+
+/// Reads every file of `history/`: each must be a regular file (never a link, device or
+/// FIFO, never read past [`MAX_FILE_BYTES`]) named by its event's id, holding a sealed event.
+/// Hidden files (a temporary of an interrupted sync) are skipped unless they are links. A
+/// folder without `history/` has no events.
+pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
+    let mut out = FolderHistory::default();
+    let dir = folder.join(HISTORY_DIR);
+    let listing = match fs::read_dir(&dir) {
+        Ok(l) => l,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(fail!("cannot read {}: {e}", shown(&dir))),
+    };
+    let mut files = Vec::new();
+    for entry in listing {
+        let entry = entry.map_err(|e| fail!("cannot read {}: {e}", shown(&dir)))?;
+        let path = entry.path();
+        let link = entry.file_type().is_ok_and(|t| t.is_symlink());
+        let name = entry.file_name();
+        let name = name.to_str();
+        if name.is_some_and(|n| n.starts_with('.')) && !link {
+            continue;
+        }
+        match name.and_then(event_id_of) {
+            Some(id) => files.push((path, id.to_string())),
+            None => out.problems.push(match link {
+                true => format!(
+                    "{}: is a symbolic link, and sync never follows a link in the folder: \
+                     delete it",
+                    shown(&path)
+                ),
+                false => format!(
+                    "{}: not a history file ({HISTORY_DIR}/<event id>.json)",
+                    shown(&path)
+                ),
+            }),
+        }
+    }
+    // Read and checked on a few threads: a history holds more files than the items do.
+    let chunk = files.len().div_ceil(HASH_THREADS).max(1);
+    let read: Vec<(Vec<Event>, Vec<String>)> = std::thread::scope(|scope| {
+        let parts: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || read_files(part)))
+            .collect();
+        parts
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    (
+                        Vec::new(),
+                        vec![format!("{}: a reader failed", shown(&dir))],
+                    )
+                })
+            })
+            .collect()
+    });
+    for (events, problems) in read {
+        out.events.extend(events);
+        out.problems.extend(problems);
+    }
+    // The order events arrive in a database: by time, then by their place in their write.
+    out.events
+        .sort_by(|a, b| (&a.at, a.step, &a.id).cmp(&(&b.at, b.step, &b.id)));
+    Ok(out)
+}
+
+/// Each event file of `files` (path, the id its name gives) read and checked.
+fn read_files(files: &[(PathBuf, String)]) -> (Vec<Event>, Vec<String>) {
+    let mut events = Vec::new();
+    let mut problems = Vec::new();
+    for (path, id) in files {
+        match read_regular(path, MAX_FILE_BYTES).and_then(|bytes| parse_event(&bytes)) {
+            Ok(e) if e.id == *id => events.push(e),
+            Ok(e) => problems.push(format!(
+                "{}: holds event {}, but its name is {id}: an event file is named by its \
+                 event's id",
+                shown(path),
+                e.id
+            )),
+            Err(why) => problems.push(format!("{}: {}", shown(path), escape_controls(&why))),
+        }
+    }
+    (events, problems)
+}
+
+/// The files of the events of `all` that `present` (the folder's ids) lacks: path and text.
+pub(super) fn missing_files(
+    folder: &Path,
+    all: &[Event],
+    present: &BTreeSet<&str>,
+) -> Vec<(PathBuf, String)> {
+    all.iter()
+        .filter(|e| !present.contains(e.id.as_str()))
+        .map(|e| (event_file(folder, &e.id), event_text(e)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_event_id_names_a_history_file() {
+        let id = format!("evt-{}", "0a".repeat(16));
+        assert_eq!(event_id_of(&format!("{id}.json")), Some(id.as_str()));
+        for bad in [
+            format!("{id}.txt"),
+            format!("evt-{}.json", "0A".repeat(16)),
+            format!("evt-{}.json", "0a".repeat(15)),
+            "dec_1.json".to_string(),
+            format!("../{id}.json"),
+        ] {
+            assert_eq!(event_id_of(&bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,843 @@
+//! Issue 28: the review's history carried by export/import and sync. Export → import →
+//! export is byte-identical with events of every kind; an edited event is refused, named; an
+//! export from before the history imports and says its decisions `arrived`; two databases
+//! that each added events sync through one folder (and through two git clones merged) to the
+//! union of their events, none lost, none twice, none changed; a bad history file is refused
+//! and named.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use anyhow::{Context, ensure};
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+use crate::support::client::binary;
+use crate::support::inproc::{Client, Era, art_uri, rev};
+use review_mcp::review::history::Event;
+use review_mcp::review::{Judgement, Meaning, Verdict, Via};
+use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
+
+const FILE: &str = "/work/bracket.step";
+
+fn cli(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
+    Command::new(binary())
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("MCP_LOG_LEVEL", "warn")
+        .output()
+        .context("cannot run review-mcp")
+}
+
+fn ok(out: Output) -> anyhow::Result<String> {
+    ensure!(
+        out.status.success(),
+        "failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8(out.stdout)?)
+}
+
+fn export(db: &Path) -> anyhow::Result<String> {
+    ok(cli(db, &["export"])?)
+}
+
+fn import(db: &Path, file: &Path) -> anyhow::Result<String> {
+    ok(cli(db, &["import", &file.to_string_lossy()])?)
+}
+
+fn sync(db: &Path, folder: &Path) -> anyhow::Result<String> {
+    ok(cli(db, &["sync", &folder.to_string_lossy()])?)
+}
+
+fn client(db: &Path, author: &str) -> anyhow::Result<Client> {
+    let mut store = Store::open(db)?;
+    store.set_author(Some(author.into()));
+    Ok(Client::new(store, Era::V2026_07_28))
+}
+
+fn events(db: &Path) -> anyhow::Result<Vec<Event>> {
+    Ok(Store::open(db)?.events()?)
+}
+
+/// The engineer's verdict on item `index` of `decision`, through the store's own path (the
+/// card's or the terminal's), with its author and meaning.
+fn engineer_verdict(
+    db: &Path,
+    decision: &str,
+    index: usize,
+    judgement: Judgement,
+    who: &str,
+    via: Via,
+    meaning: Meaning,
+) -> anyhow::Result<()> {
+    let mut store = Store::open(db)?;
+    let at = DecisionRef::Id(decision);
+    let shown = store
+        .find_decision(&at)?
+        .and_then(|d| d.basis.get(index).map(|b| b.digest()))
+        .unwrap_or_default();
+    let verdict = Verdict {
+        meaning: Some(meaning),
+        author: Some(who.into()),
+        at: review_mcp::time::now(),
+        judgement,
+        reason: Some(format!("{who} measured it")),
+        via,
+    };
+    let outcome = store.record_verdicts(&at, Shown::Item(&shown), &[(index, verdict)])?;
+    ensure!(
+        matches!(outcome, VerdictsOutcome::Recorded(_)),
+        "{outcome:?}"
+    );
+    Ok(())
+}
+
+fn item(requirement: &str, state: &str, verdict: Option<&str>) -> Value {
+    let mut v = json!({"requirement": requirement, "source": "drawing", "state": state,
+                       "faces": ["face:3"]});
+    if state == "unresolved" {
+        v["question"] = json!("Which gauge?");
+    }
+    if let Some(j) = verdict {
+        v["verdict"] = json!({"judgement": j});
+    }
+    v
+}
+
+fn decide(c: &mut Client, subject: &str, disposition: &str, basis: Value) -> String {
+    let v = c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": subject,
+               "disposition": disposition, "basis": basis}),
+    );
+    v["decision"]["id"].as_str().unwrap_or_default().to_string()
+}
+
+/// A review with an event of every kind a server writes: a feature replaced, a decision
+/// created and replaced, verdicts given, replaced, kept against the assistant and removed,
+/// an engineer's approval with its meaning, a carry to revision 2, and a decision forgotten.
+fn review_of_every_kind(db: &Path) -> anyhow::Result<()> {
+    let mut c = client(db, "Ada")?;
+    let a = art_uri(&rev(1), FILE);
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "bore", "entity_ids": ["face:3"], "note": "12H7"}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "bore", "entity_ids": ["face:3"], "note": "12H7 reamed"}),
+    );
+    let id = decide(
+        &mut c,
+        "bracket",
+        "hold",
+        json!([
+            item("Bore 12H7", "unresolved", None),
+            item("Flatness", "satisfied", None)
+        ]),
+    );
+    decide(
+        &mut c,
+        "bracket",
+        "release",
+        json!([
+            item("Bore 12H7", "satisfied", None),
+            item("Flatness", "satisfied", Some("accepted")),
+            item("Chamfer", "satisfied", Some("accepted"))
+        ]),
+    );
+    let slot = decide(
+        &mut c,
+        "slot",
+        "hold",
+        json!([item("Slot 6", "satisfied", None)]),
+    );
+    drop(c);
+    // The engineer's answer in the host's form, on the decision forgotten below.
+    engineer_verdict(
+        db,
+        &slot,
+        0,
+        Judgement::Accepted,
+        "Grace",
+        Via::Elicitation,
+        Meaning::Review,
+    )?;
+    // The engineer: an approval with its meaning (terminal), and the assistant's flatness
+    // verdict replaced by a rejection (card).
+    engineer_verdict(
+        db,
+        &id,
+        0,
+        Judgement::Accepted,
+        "Grace",
+        Via::Terminal,
+        Meaning::Approval,
+    )?;
+    engineer_verdict(
+        db,
+        &id,
+        1,
+        Judgement::Rejected,
+        "Grace",
+        Via::App,
+        Meaning::Review,
+    )?;
+    let mut c = client(db, "Ada")?;
+    // The assistant tries to accept flatness (the engineer's rejection is kept) and drops
+    // its own chamfer verdict.
+    decide(
+        &mut c,
+        "bracket",
+        "release",
+        json!([
+            item("Bore 12H7", "satisfied", None),
+            item("Flatness", "satisfied", Some("accepted")),
+            item("Chamfer", "satisfied", None)
+        ]),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": a, "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:3", "to": "face:13"}], "changed": [], "change": "ECO-1"}),
+    );
+    let forgotten = c.ok("forget", json!({"artifact": a, "subject": "slot"}));
+    ensure!(forgotten["deleted"] == json!(1), "{forgotten}");
+    ensure!(
+        events(db)?.iter().any(|e| e.of == slot),
+        "the forgotten decision keeps its history"
+    );
+    Ok(())
+}
+
+fn kinds(events: &[Event]) -> BTreeSet<&'static str> {
+    events.iter().map(|e| e.kind.as_str()).collect()
+}
+
+fn ids(events: &[Event]) -> Vec<String> {
+    let mut v: Vec<String> = events.iter().map(|e| e.id.clone()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn history_export_import_export_is_byte_identical_with_every_kind_of_event() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-roundtrip")?;
+    let (one, two) = (tmp.join("one.db"), tmp.join("two.db"));
+    review_of_every_kind(&one)?;
+    let held = events(&one)?;
+    let want: BTreeSet<&str> = [
+        "created",
+        "replaced",
+        "carried",
+        "forgotten",
+        "verdict_given",
+        "verdict_replaced",
+        "verdict_kept",
+        "verdict_removed",
+        "text_replaced",
+    ]
+    .into();
+    assert_eq!(kinds(&held), want, "{held:#?}");
+    let approval = held
+        .iter()
+        .find(|e| e.meaning == Some(Meaning::Approval))
+        .context("the approval's event")?;
+    assert_eq!(approval.author.as_deref(), Some("Grace"));
+
+    let first = export(&one)?;
+    let event_lines: Vec<&str> = first
+        .lines()
+        .filter(|l| l.starts_with("{\"event\":"))
+        .collect();
+    assert_eq!(event_lines.len(), held.len());
+    // Events come last, each as stored (the event's serde form), oldest first.
+    let stored: Vec<String> = held
+        .iter()
+        .map(|e| json!({ "event": e }).to_string())
+        .collect();
+    assert_eq!(event_lines, stored);
+    assert!(
+        first
+            .lines()
+            .skip_while(|l| !l.starts_with("{\"event\":"))
+            .all(|l| l.starts_with("{\"event\":"))
+    );
+
+    let file = tmp.join("one.jsonl");
+    std::fs::write(&file, &first)?;
+    let said = import(&two, &file)?;
+    assert!(
+        said.contains(&format!(
+            "history: {} events, {} new",
+            held.len(),
+            held.len()
+        )),
+        "{said}"
+    );
+    let second = export(&two)?;
+    assert!(first == second, "export → import → export differs");
+    // The import recorded nothing of its own: the events explain every item.
+    assert_eq!(ids(&events(&two)?), ids(&held));
+    // Importing again adds nothing.
+    let said = import(&two, &file)?;
+    assert!(said.contains(", 0 new"), "{said}");
+    assert!(export(&two)? == first);
+    Ok(())
+}
+
+#[test]
+fn history_an_edited_event_line_is_refused_naming_its_line() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-edited")?;
+    let (one, two) = (tmp.join("one.db"), tmp.join("two.db"));
+    review_of_every_kind(&one)?;
+    let text = export(&one)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let n = lines
+        .iter()
+        .position(|l| l.starts_with("{\"event\":") && l.contains("\"meaning\":\"approval\""))
+        .context("the approval's line")?;
+    let mut edited: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    edited[n] = edited[n].replace("\"meaning\":\"approval\"", "\"meaning\":\"review\"");
+    let file = tmp.join("edited.jsonl");
+    std::fs::write(&file, edited.join("\n") + "\n")?;
+    let out = cli(&two, &["import", &file.to_string_lossy()])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&format!("line {}", n + 1))
+            && err.contains("its id is not its content's")
+            && err.contains("nothing was written"),
+        "{err}"
+    );
+    if two.exists() {
+        assert!(events(&two)?.is_empty());
+        assert!(Store::open(&two)?.all_decisions()?.is_empty());
+    }
+    Ok(())
+}
+
+#[test]
+fn history_an_export_from_before_the_history_imports_and_says_it_arrived() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-old-export")?;
+    let (one, two) = (tmp.join("one.db"), tmp.join("two.db"));
+    review_of_every_kind(&one)?;
+    let old: String = export(&one)?
+        .lines()
+        .filter(|l| !l.starts_with("{\"event\":"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let file = tmp.join("old.jsonl");
+    std::fs::write(&file, &old)?;
+    import(&two, &file)?;
+    let got = events(&two)?;
+    let decisions = Store::open(&two)?.all_decisions()?;
+    for d in &decisions {
+        let arrived: Vec<&Event> = got
+            .iter()
+            .filter(|e| e.of == d.id && e.kind.as_str() == "arrived")
+            .collect();
+        assert_eq!(arrived.len(), 1, "{}: {got:#?}", d.id);
+        assert_eq!(arrived[0].channel.as_str(), "import");
+        assert!(
+            arrived[0]
+                .line()
+                .contains("arrived without earlier history")
+        );
+    }
+    // Nothing else is invented: only what the import itself did (each decision arrived, with
+    // the verdicts it holds).
+    assert!(
+        got.iter().all(|e| e.channel.as_str() == "import"
+            && ["arrived", "verdict_given"].contains(&e.kind.as_str())),
+        "{got:#?}"
+    );
+    // The same file again: nothing new.
+    import(&two, &file)?;
+    assert_eq!(ids(&events(&two)?), ids(&got));
+    Ok(())
+}
+
+/// Every event file of `folder`, by id, with its bytes.
+fn history_files(folder: &Path) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let dir = folder.join("history");
+    if !dir.exists() {
+        return Ok(out);
+    }
+    for e in std::fs::read_dir(dir)? {
+        let p = e?.path();
+        let name = p
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
+        out.insert(name, std::fs::read(&p)?);
+    }
+    Ok(out)
+}
+
+/// Two engineers' databases, each with events of its own: Ada's review (every kind), and
+/// Bob's decision with Grace's approval over his own engineer channel.
+fn two_databases(tmp: &TempDir) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let (a, b) = (tmp.join("a.db"), tmp.join("b.db"));
+    review_of_every_kind(&a)?;
+    let mut c = client(&b, "Bob")?;
+    let id = decide(
+        &mut c,
+        "housing",
+        "hold",
+        json!([item("Wall 2 mm", "satisfied", None)]),
+    );
+    drop(c);
+    engineer_verdict(
+        &b,
+        &id,
+        0,
+        Judgement::Accepted,
+        "Grace",
+        Via::Terminal,
+        Meaning::Approval,
+    )?;
+    Ok((a, b))
+}
+
+fn assert_union(dbs: &[&Path], before: &[Vec<Event>]) -> anyhow::Result<Vec<Event>> {
+    let first = events(dbs[0])?;
+    let union_ids = ids(&first);
+    let unique: BTreeSet<&String> = union_ids.iter().collect();
+    assert_eq!(unique.len(), union_ids.len(), "an event twice");
+    for db in dbs {
+        assert_eq!(ids(&events(db)?), union_ids, "{}", db.display());
+    }
+    // None lost, none changed: every event each had is there, byte for byte.
+    let by_id: BTreeMap<&str, &Event> = first.iter().map(|e| (e.id.as_str(), e)).collect();
+    for had in before.iter().flatten() {
+        assert_eq!(by_id.get(had.id.as_str()), Some(&had), "{}", had.id);
+    }
+    Ok(first)
+}
+
+#[test]
+fn history_two_databases_sync_through_one_folder_to_the_union() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-sync")?;
+    let (a, b) = two_databases(&tmp)?;
+    let folder = tmp.join("review");
+    let before = [events(&a)?, events(&b)?];
+    sync(&a, &folder)?;
+    let said = sync(&b, &folder)?;
+    assert!(
+        said.contains(&format!(
+            "history events: {} written to the folder, {} imported into the database",
+            before[1].len(),
+            before[0].len()
+        )),
+        "{said}"
+    );
+    sync(&a, &folder)?;
+    let union = assert_union(&[&a, &b], &before)?;
+    for had in before.iter().flatten() {
+        assert!(union.contains(had));
+    }
+    // Each event is a file named by its id, holding it as export writes it (pretty).
+    let files = history_files(&folder)?;
+    assert_eq!(files.keys().cloned().collect::<Vec<_>>(), ids(&union));
+    for e in &union {
+        let text = String::from_utf8(files[&e.id].clone())?;
+        let back: Value = serde_json::from_str(&text)?;
+        assert_eq!(back, json!({ "event": e }));
+        assert!(text.ends_with("}\n") && text.contains("\n  \"event\": {"));
+    }
+    // Settled: nothing more either way, and a deleted event file is written back.
+    let settled = sync(&b, &folder)?;
+    assert!(
+        settled.contains("history events: 0 written to the folder, 0 imported"),
+        "{settled}"
+    );
+    let gone = ids(&union).remove(0);
+    let path = folder.join(format!("history/{gone}.json"));
+    let bytes = std::fs::read(&path)?;
+    std::fs::remove_file(&path)?;
+    let dry = ok(cli(&a, &["sync", "--dry-run", &folder.to_string_lossy()])?)?;
+    assert!(
+        dry.contains(&format!("would write history/{gone}.json"))
+            && dry.contains("history events: 1 would be written to the folder"),
+        "{dry}"
+    );
+    assert!(!path.exists(), "a dry run writes nothing");
+    sync(&a, &folder)?;
+    assert_eq!(std::fs::read(&path)?, bytes);
+    assert_union(&[&a, &b], &before)?;
+    Ok(())
+}
+
+/// What each engineer's sync recorded: the item writes the folder's events explain record
+/// nothing more, so both databases hold exactly the events their engineers wrote.
+#[test]
+fn history_a_sync_records_only_what_the_folder_does_not_explain() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-explained")?;
+    let (a, b) = two_databases(&tmp)?;
+    let folder = tmp.join("review");
+    let before = [events(&a)?, events(&b)?];
+    sync(&a, &folder)?;
+    sync(&b, &folder)?;
+    sync(&a, &folder)?;
+    let union = events(&a)?;
+    assert_eq!(union.len(), before[0].len() + before[1].len(), "{union:#?}");
+    assert!(union.iter().all(|e| e.channel.as_str() != "sync"));
+    // A decision forgotten by Ada: Bob's sync deletes it and takes Ada's `forgotten` event,
+    // recording none of its own.
+    let mut c = client(&a, "Ada")?;
+    let f = c.ok(
+        "forget",
+        json!({"artifact": art_uri(&rev(2), FILE), "subject": "bracket"}),
+    );
+    ensure!(f["deleted"] == json!(1), "{f}");
+    drop(c);
+    sync(&a, &folder)?;
+    sync(&b, &folder)?;
+    let forgotten: Vec<Event> = events(&b)?
+        .into_iter()
+        .filter(|e| e.kind.as_str() == "forgotten")
+        .collect();
+    assert_eq!(
+        forgotten.len(),
+        2,
+        "slot and the carried bracket: {forgotten:#?}"
+    );
+    assert!(forgotten.iter().all(|e| e.channel.as_str() == "assistant"));
+    assert_eq!(ids(&events(&a)?), ids(&events(&b)?));
+    // A decision file deleted by hand (no event says so): the sync that deletes the decision
+    // records its end itself, as the sync's.
+    let housing = Store::open(&b)?
+        .all_decisions()?
+        .into_iter()
+        .find(|d| d.subject == "housing")
+        .context("housing")?
+        .id;
+    std::fs::remove_file(folder.join(format!("decisions/{housing}.json")))?;
+    sync(&a, &folder)?;
+    let ended: Vec<Event> = events(&a)?
+        .into_iter()
+        .filter(|e| e.of == housing && e.kind.as_str() == "forgotten")
+        .collect();
+    assert_eq!(ended.len(), 1, "{ended:#?}");
+    assert_eq!(ended[0].channel.as_str(), "sync");
+    Ok(())
+}
+
+/// An old folder (no history files, decisions from before the history): each clone's sync
+/// of a decision it did not know records the same `arrived` event (dated and signed with the
+/// version that arrived), so two clones' histories still merge to one event each.
+#[test]
+fn history_a_folder_from_before_the_history_arrives_once_in_every_clone() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-old-folder")?;
+    let (one, a, b) = (tmp.join("one.db"), tmp.join("a.db"), tmp.join("b.db"));
+    review_of_every_kind(&one)?;
+    let folder = tmp.join("review");
+    sync(&one, &folder)?;
+    std::fs::remove_dir_all(folder.join("history"))?;
+    let copy = tmp.join("copy");
+    copy_dir(&folder, &copy)?;
+    sync(&a, &folder)?;
+    sync(&b, &copy)?;
+    let (ea, eb) = (events(&a)?, events(&b)?);
+    assert!(!ea.is_empty() && ea.iter().all(|e| e.channel.as_str() == "sync"));
+    assert!(ea.iter().any(|e| e.kind.as_str() == "arrived"));
+    assert_eq!(ids(&ea), ids(&eb));
+    // A decision file changed in the folder (by hand, or by an older version) with no event
+    // to tell it: the sync that takes it records the replacement, from → to, as the sync's.
+    let d = Store::open(&a)?
+        .all_decisions()?
+        .into_iter()
+        .find(|d| d.superseded.is_none() && d.subject == "bracket")
+        .context("bracket")?;
+    let path = folder.join(format!("decisions/{}.json", d.id));
+    let text = std::fs::read_to_string(&path)?;
+    let mut v: Value = serde_json::from_str(&text)?;
+    v["decision"]["disposition"] = json!("scrap");
+    v["decision"]["updated_at"] = json!("2099-01-01T00:00:00.000Z");
+    std::fs::write(&path, serde_json::to_string_pretty(&v)? + "\n")?;
+    sync(&a, &folder)?;
+    let replaced: Vec<Event> = events(&a)?
+        .into_iter()
+        .filter(|e| e.of == d.id && e.kind.as_str() == "replaced")
+        .collect();
+    assert_eq!(replaced.len(), 1, "{replaced:#?}");
+    assert_eq!(replaced[0].channel.as_str(), "sync");
+    let line = replaced[0].line();
+    assert!(
+        line.starts_with("replaced: disposition ") && line.contains(" → scrap, 2099-01-01"),
+        "{line}"
+    );
+    // Its file is in the folder now, for every clone.
+    assert!(history_files(&folder)?.contains_key(&replaced[0].id));
+    Ok(())
+}
+
+fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let target = to.join(e.file_name());
+        if e.file_type()?.is_dir() {
+            copy_dir(&e.path(), &target)?;
+        } else {
+            std::fs::copy(e.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// What a case plants in a copy of the folder.
+type Plant<'a> = Box<dyn Fn(&Path) -> anyhow::Result<()> + 'a>;
+
+#[test]
+fn history_a_bad_history_file_is_refused_named_and_nothing_changes() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-bad-file")?;
+    let (a, b) = two_databases(&tmp)?;
+    let folder = tmp.join("review");
+    sync(&a, &folder)?;
+    let files = history_files(&folder)?;
+    let (first, bytes) = files.iter().next().context("an event file")?;
+    let text = String::from_utf8(bytes.clone())?;
+    let at = text.find("\"at\": \"").context("at")? + 7;
+    let mut edited = text.clone();
+    edited.replace_range(at..at + 4, "1999");
+    let fake = format!("evt-{}", "0".repeat(32));
+    let cases: Vec<(&str, Plant)> = vec![
+        (
+            "its id is not its content's",
+            Box::new(|p: &Path| {
+                std::fs::write(p.join(format!("history/{first}.json")), &edited)?;
+                Ok(())
+            }),
+        ),
+        (
+            "symbolic link",
+            Box::new(|p: &Path| {
+                std::os::unix::fs::symlink(
+                    "/etc/hostname",
+                    p.join(format!("history/{fake}.json")),
+                )?;
+                Ok(())
+            }),
+        ),
+        (
+            "over the 33554432 byte limit",
+            Box::new(|p: &Path| {
+                let f = std::fs::File::create(p.join(format!("history/{fake}.json")))?;
+                f.set_len(33 * 1024 * 1024)?;
+                Ok(())
+            }),
+        ),
+        (
+            "but its name is",
+            Box::new(|p: &Path| {
+                std::fs::write(p.join(format!("history/{fake}.json")), &text)?;
+                Ok(())
+            }),
+        ),
+        (
+            "not a history file",
+            Box::new(|p: &Path| {
+                std::fs::write(p.join("history/notes.txt"), "hello")?;
+                Ok(())
+            }),
+        ),
+    ];
+    for (why, plant) in cases {
+        let work = tmp.join("work");
+        if work.exists() {
+            std::fs::remove_dir_all(&work)?;
+        }
+        copy_dir(&folder, &work)?;
+        plant(&work)?;
+        let before = (export(&b)?, history_files(&work).ok());
+        let out = cli(&b, &["sync", &work.to_string_lossy()])?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{why}: {err}");
+        assert!(
+            err.contains(why) && err.contains("history/") && err.contains("nothing was changed"),
+            "{why}: {err}"
+        );
+        assert!(export(&b)? == before.0, "{why}: the database changed");
+        assert_eq!(
+            history_files(&work).ok(),
+            before.1,
+            "{why}: the folder changed"
+        );
+    }
+    // A link in place of the history folder itself is refused too.
+    let work = tmp.join("work");
+    std::fs::remove_dir_all(&work)?;
+    copy_dir(&folder, &work)?;
+    std::fs::rename(work.join("history"), tmp.join("elsewhere"))?;
+    std::os::unix::fs::symlink(tmp.join("elsewhere"), work.join("history"))?;
+    let out = cli(&b, &["sync", &work.to_string_lossy()])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("symbolic link"),
+        "{err}"
+    );
+    Ok(())
+}
+
+#[test]
+fn history_merge_file_keeps_one_event_and_refuses_two_under_one_name() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-merge-file")?;
+    let (a, _) = two_databases(&tmp)?;
+    let folder = tmp.join("review");
+    sync(&a, &folder)?;
+    let files = history_files(&folder)?;
+    let mut it = files.values();
+    let (one, other) = (it.next().context("one")?, it.next().context("other")?);
+    let (base, ours, theirs) = (tmp.join("base"), tmp.join("ours"), tmp.join("theirs"));
+    std::fs::write(&base, "")?;
+    std::fs::write(&ours, one)?;
+    std::fs::write(&theirs, one)?;
+    let merge = |db: &Path| {
+        cli(
+            db,
+            &[
+                "merge-file",
+                &base.to_string_lossy(),
+                &ours.to_string_lossy(),
+                &theirs.to_string_lossy(),
+            ],
+        )
+    };
+    ok(merge(&a)?)?;
+    assert_eq!(&std::fs::read(&ours)?, one);
+    std::fs::write(&theirs, other)?;
+    let out = merge(&a)?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("history event") && err.contains("never"),
+        "{err}"
+    );
+    assert_eq!(&std::fs::read(&ours)?, one, "ours is left as it was");
+    Ok(())
+}
+
+fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .with_context(|| format!("cannot run git {args:?}"))?;
+    ensure!(
+        out.status.success(),
+        "git {args:?} in {} failed: {}{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn clone(root: &Path, bare: &Path, name: &str) -> anyhow::Result<PathBuf> {
+    git(root, &["clone", "-q", &bare.to_string_lossy(), name])?;
+    let dir = root.join(name);
+    for (k, v) in [
+        ("user.name", name.to_string()),
+        ("user.email", format!("{name}@example.com")),
+        ("pull.rebase", "false".into()),
+        (
+            "merge.review.driver",
+            format!("{} merge-file %O %A %B", binary().display()),
+        ),
+    ] {
+        git(&dir, &["config", k, &v])?;
+    }
+    Ok(dir)
+}
+
+fn commit(dir: &Path, message: &str) -> anyhow::Result<()> {
+    git(dir, &["add", "-A"])?;
+    if git(dir, &["status", "--porcelain"])?.trim().is_empty() {
+        return Ok(());
+    }
+    git(dir, &["commit", "-q", "-m", message])?;
+    Ok(())
+}
+
+/// Two engineers' clones of one repository: a first round brings both to one history; then
+/// each adds events apart, syncs and commits; git merges the two (no conflict: every event is
+/// a file of its own), and a sync after the merge brings each database to the union.
+#[test]
+fn history_two_git_clones_merge_to_the_union_without_conflict() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-git")?;
+    let (a, b) = two_databases(&tmp)?;
+    let root = tmp.path();
+    git(root, &["init", "-q", "--bare", "-b", "main", "team.git"])?;
+    let bare = root.join("team.git");
+    let ca = clone(root, &bare, "ada")?;
+    git(&ca, &["checkout", "-q", "-b", "main"])?;
+    std::fs::write(ca.join(".gitattributes"), "review/** merge=review\n")?;
+    let (fa, fb) = (ca.join("review"), root.join("bob/review"));
+    sync(&a, &fa)?;
+    commit(&ca, "ada's review")?;
+    git(&ca, &["push", "-q", "origin", "main"])?;
+    let cb = clone(root, &bare, "bob")?;
+    sync(&b, &fb)?;
+    commit(&cb, "bob's review")?;
+    git(&cb, &["push", "-q", "origin", "main"])?;
+    git(&ca, &["pull", "-q", "--no-edit", "origin", "main"])?;
+    sync(&a, &fa)?;
+    assert_eq!(ids(&events(&a)?), ids(&events(&b)?));
+    // Apart: Ada's assistant records a new decision; Grace rejects the housing wall on Bob's
+    // side, through her own channel.
+    let mut c = client(&a, "Ada")?;
+    decide(
+        &mut c,
+        "lug",
+        "hold",
+        json!([item("Lug 4", "satisfied", None)]),
+    );
+    drop(c);
+    let housing = Store::open(&b)?
+        .all_decisions()?
+        .into_iter()
+        .find(|d| d.subject == "housing")
+        .context("housing")?
+        .id;
+    engineer_verdict(
+        &b,
+        &housing,
+        0,
+        Judgement::Rejected,
+        "Grace",
+        Via::App,
+        Meaning::Review,
+    )?;
+    let before = [events(&a)?, events(&b)?];
+    ensure!(ids(&before[0]) != ids(&before[1]), "each added its own");
+    sync(&a, &fa)?;
+    commit(&ca, "lug")?;
+    git(&ca, &["push", "-q", "origin", "main"])?;
+    sync(&b, &fb)?;
+    commit(&cb, "housing rejected")?;
+    git(&cb, &["pull", "-q", "--no-edit", "origin", "main"])
+        .context("the merge of two histories has no conflict")?;
+    sync(&b, &fb)?;
+    commit(&cb, "synced")?;
+    git(&cb, &["push", "-q", "origin", "main"])?;
+    git(&ca, &["pull", "-q", "--no-edit", "origin", "main"])?;
+    sync(&a, &fa)?;
+    let union = assert_union(&[&a, &b], &before)?;
+    let all: BTreeSet<String> = before.iter().flatten().map(|e| e.id.clone()).collect();
+    assert_eq!(union.len(), all.len(), "the union, nothing more");
+    for folder in [&fa, &fb] {
+        let files = history_files(folder)?;
+        assert_eq!(files.keys().cloned().collect::<Vec<_>>(), ids(&union));
+    }
+    Ok(())
+}
