@@ -44,12 +44,23 @@ pub(super) fn append(tx: &Transaction<'_>, events: &[Event]) -> Result<usize, St
     Ok(added)
 }
 
-/// Whether an event already says that item `of` was left in state `after`: an import or
-/// sync that writes that state then brings nothing the history does not already tell.
-pub(super) fn explained(tx: &Transaction<'_>, of: &str, after: &str) -> Result<bool, StoreError> {
+/// Whether an event already says that item `of` was left in state `after`, at or after
+/// `since` (the time of the version the write replaces; none for an item new here): an
+/// import or sync that writes that state then brings nothing the history does not already
+/// tell. An older event in that state does not explain it: the item went back to a state it
+/// was in once, and that return is a change of its own.
+pub(super) fn explained(
+    tx: &Transaction<'_>,
+    of: &str,
+    after: &str,
+    since: Option<&str>,
+) -> Result<bool, StoreError> {
     Ok(tx
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after = ?2)")?
-        .query_row(params![of, after], |r| r.get(0))?)
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after = ?2 \
+             AND (?3 IS NULL OR at >= ?3))",
+        )?
+        .query_row(params![of, after, since], |r| r.get(0))?)
 }
 
 /// Whether an event already says that item `of`, as it stood at `updated_at`, ended (it
@@ -83,7 +94,12 @@ pub(super) fn transferred_decision(
     new: Option<&Decision>,
 ) -> Result<usize, StoreError> {
     let explained = match (old, new) {
-        (_, Some(n)) => explained(tx, &n.id, &decision_state(n))?,
+        (o, Some(n)) => explained(
+            tx,
+            &n.id,
+            &decision_state(n),
+            o.map(|o| o.updated_at.as_str()),
+        )?,
         (Some(o), None) => ending_explained(tx, &o.id, &o.updated_at)?,
         (None, None) => true,
     };
@@ -116,7 +132,12 @@ pub(super) fn transferred_record(
     new: &Record,
 ) -> Result<usize, StoreError> {
     let Some(old) = old else { return Ok(0) };
-    if explained(tx, &new.id, &record_state(new))? {
+    if explained(
+        tx,
+        &new.id,
+        &record_state(new),
+        Some(old.updated_at.as_str()),
+    )? {
         return Ok(0);
     }
     let how = Written {

@@ -19,6 +19,7 @@ mod form3_csv;
 mod fuzz;
 mod history_done_when;
 mod history_readers;
+mod history_review;
 mod history_transfer;
 mod hostile;
 mod librules_layers;
