@@ -213,7 +213,9 @@ impl Event {
     pub fn line(&self) -> String {
         let what = self.what();
         let when = minute(&self.at);
-        let who = self.author.as_deref().unwrap_or("unnamed");
+        // Every stored string is shown short and on one line: an imported event is kept
+        // as it came, whatever its author or field say.
+        let who = short(self.author.as_deref().unwrap_or("unnamed"), 80);
         // An engineer's verdict attests something: a review unless they said approval.
         let meaning = self
             .meaning
@@ -282,19 +284,17 @@ impl Event {
 
 fn change_words(c: &Change) -> String {
     let field = match c.index {
-        Some(i) => format!("item {} {}", i + 1, c.field),
-        None => c.field.clone(),
+        Some(i) => format!("item {} {}", i + 1, short(&c.field, 40)),
+        None => short(&c.field, 40),
     };
     let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| short(s, 60));
     format!("{field} {} → {}", v(&c.from), v(&c.to))
 }
 
-/// At most `n` characters, an ellipsis marking a cut; control characters as spaces.
+/// At most `n` characters, an ellipsis marking a cut; as one line ([`crate::text::one_line`]:
+/// control characters as spaces, bidirectional controls dropped).
 fn short(s: &str, n: usize) -> String {
-    let clean: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let clean = crate::text::one_line(s);
     if clean.chars().count() <= n {
         clean
     } else {

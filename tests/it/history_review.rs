@@ -1,11 +1,52 @@
 //! Issue 28, an adversarial review of the history: writes that change a decision through an
 //! import or a sync are each recorded, whatever an older event happened to say.
 
-use review_mcp::review::Artifact;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use anyhow::{Context, ensure};
 use review_mcp::review::history::{Channel, EventKind, decision_state};
+use review_mcp::review::{Artifact, BasisItem, Source, State};
 use review_mcp::store::{NewDecision, Store};
 
+use crate::support::client::binary;
 use crate::support::inproc::{REV_A, TempDir};
+
+fn cli(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
+    Command::new(binary())
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env("MCP_LOG_LEVEL", "warn")
+        .output()
+        .context("cannot run review-mcp")
+}
+
+fn ok(out: Output) -> anyhow::Result<String> {
+    ensure!(
+        out.status.success(),
+        "failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8(out.stdout)?)
+}
+
+fn basis(prefix: &str, n: usize, len: usize) -> Vec<BasisItem> {
+    (0..n)
+        .map(|i| BasisItem {
+            requirement: format!("{prefix}{i} {}", "r".repeat(len)),
+            source: Source::Drawing,
+            source_detail: None,
+            evidence: None,
+            state: State::Satisfied,
+            question: None,
+            faces: vec![],
+            verdict: None,
+            carried: None,
+        })
+        .collect()
+}
 
 fn artifact() -> Artifact {
     Artifact {
@@ -77,5 +118,118 @@ fn history_a_feature_imported_back_to_an_earlier_text_is_recorded() -> anyhow::R
     assert_eq!(last.kind, EventKind::TextReplaced, "{events:#?}");
     assert_eq!(last.channel, Channel::Import);
     assert!(last.line().contains("note 12H8 → 12H7"), "{}", last.line());
+    Ok(())
+}
+
+/// The largest replacement an answer allows (200 items of 41,000 characters each, 8.2 MB,
+/// by as many different ones, and back) makes an event naming every requirement twice (the
+/// items removed and the items added): 16.4 MB, just under the 16 MiB line an import reads
+/// (the answer bound, which carries a decision twice, keeps it there). Its export imports.
+#[test]
+fn history_the_largest_replacement_exports_and_imports() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-review-large")?;
+    let (one, two) = (tmp.join("one.db"), tmp.join("two.db"));
+    let mut store = Store::open(&one)?;
+    let mut d = new("hold");
+    d.basis = basis("A", 200, 41_000);
+    store.remember_decision(&d)?;
+    d.basis = basis("B", 200, 41_000);
+    store.remember_decision(&d)?;
+    d.basis = basis("A", 200, 41_000);
+    store.remember_decision(&d)?;
+    let events = store.events()?;
+    let sizes: Vec<usize> = events
+        .iter()
+        .map(|e| {
+            serde_json::to_string(e)
+                .map(|s| s.len())
+                .unwrap_or(usize::MAX)
+        })
+        .collect();
+    eprintln!("event sizes (bytes): {sizes:?}");
+    drop(store);
+    let file = tmp.join("export.jsonl");
+    std::fs::write(&file, ok(cli(&one, &["export"])?)?)?;
+    ok(cli(&two, &["import", &file.to_string_lossy()])?)?;
+    assert_eq!(Store::open(&two)?.events()?, events);
+    Ok(())
+}
+
+/// An imported event is someone else's record, kept as is; what a reader is shown of it is
+/// still bounded and escaped: a 100,000-character author with terminal escapes, line breaks
+/// and bidi controls, and a change field that opens a Markdown heading, come to the report's
+/// trail and the card's trail lines as one short line without them.
+#[test]
+fn history_a_hostile_imported_event_reads_as_one_short_clean_line() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era};
+    use review_mcp::review::history::{Change, Event};
+    use serde_json::json;
+    let mut store = Store::open_in_memory()?;
+    let (d, _, _) = store.remember_decision(&new("hold"))?;
+    let hostile = format!(
+        "Ada\u{1b}[2J\u{1b}]0;pwned\u{7}\n# Forged\r\u{202e}evil{}",
+        "x".repeat(100_000)
+    );
+    let event = Event {
+        after: None,
+        at: "2099-01-01T00:00:00.000Z".into(),
+        author: Some(hostile),
+        changes: vec![Change {
+            field: "verdict\n# heading \u{1b}[31m\u{202e}".into(),
+            from: None,
+            index: Some(0),
+            requirement: None,
+            to: Some("accepted".into()),
+        }],
+        channel: Channel::Terminal,
+        id: String::new(),
+        kind: EventKind::VerdictGiven,
+        locator: d.artifact.locator().to_string(),
+        meaning: None,
+        of: d.id.clone(),
+        reason: None,
+        revision: d.artifact.revision.clone(),
+        step: 0,
+        subject: d.subject.clone(),
+    }
+    .sealed();
+    store.import_with_history(&[], &[], &[event])?;
+    let mut c = Client::new(store, Era::V2026_07_28);
+    let r = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{REV_A}/report")}),
+    );
+    let report = r["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let trail = report
+        .lines()
+        .find(|l| l.starts_with("- verdict given"))
+        .with_context(|| report.to_string())?;
+    eprintln!(
+        "report trail line ({} bytes): {}",
+        trail.len(),
+        &trail[..trail.len().min(300)]
+    );
+    assert!(trail.len() < 1_000, "{} bytes", trail.len());
+    assert!(!report.contains("\n# "), "{report}");
+    for bad in ['\u{1b}', '\u{7}', '\r', '\u{202e}'] {
+        assert!(!report.contains(bad), "{bad:?} in the report");
+    }
+    let shown = c.ok(
+        "show_review",
+        json!({"artifact": {"revision": REV_A, "format": "step",
+        "uri": "file:///work/bracket.step"}, "detail": "full"}),
+    );
+    let text = shown.to_string();
+    let lines = shown["decisions"][0]["trail"]["lines"].clone();
+    let first = lines[0].as_str().with_context(|| text.clone())?;
+    assert!(first.len() < 1_000, "{} bytes", first.len());
+    for bad in ['\u{1b}', '\u{7}', '\r', '\n', '\u{202e}'] {
+        assert!(
+            !first.contains(bad),
+            "{bad:?} in the card's trail: {first:?}"
+        );
+    }
     Ok(())
 }
