@@ -637,6 +637,30 @@ pub fn carried_events(how: &Written<'_>, source: &Decision, to: &Decision) -> Ve
     ev.out
 }
 
+/// The event of `source` carried to revision `to` where decision `stated` already said what
+/// it decides: the source is superseded there, and nothing is written on `stated`.
+pub fn carried_onto_events(
+    how: &Written<'_>,
+    source: &Decision,
+    to: &str,
+    stated: &str,
+) -> Vec<Event> {
+    let mut ev = Events {
+        how,
+        out: Vec::new(),
+    };
+    let change = Change::of("revision", Some(&source.artifact.revision), Some(to));
+    ev.push(
+        EventKind::Carried,
+        decision_key(source),
+        vec![change, Change::of("decision", None, Some(stated))],
+        Some(decision_state(source)),
+        None,
+        how.channel,
+    );
+    ev.out
+}
+
 fn record_key(r: &Record) -> (&str, &str, &str, &str) {
     (
         &r.id,

@@ -11,7 +11,7 @@ use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
 use super::{Store, StoreError, history};
 use crate::review::carry::{EntityMap, short_revision};
-use crate::review::history::{Channel, Written, carried_events};
+use crate::review::history::{Channel, Written, carried_events, carried_onto_events};
 use crate::review::{
     Artifact, BasisItem, CarryState, Decision, DecisionCarried, Record, Superseded, id,
 };
@@ -313,16 +313,24 @@ fn carry_in(
         let updated = time::updated_after(now.clone(), std::cmp::max(&d.created_at, &d.updated_at));
         tx.prepare_cached("UPDATE decisions SET superseded = ?1, updated_at = ?2 WHERE rid = ?3")?
             .execute(params![opt_json(Some(&superseded)), updated, rid])?;
-        let stated: Option<i64> = tx
+        let stated: Option<String> = tx
             .prepare_cached(
-                "SELECT rid FROM decisions WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
+                "SELECT id FROM decisions WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
             )?
             .query_row(params![to.locator(), d.subject, to.revision], |row| {
                 row.get(0)
             })
             .optional()?;
-        if stated.is_some() {
+        if let Some(stated) = stated {
             out.already_stated += 1;
+            // Superseded by what the revision already says: the old decision's history
+            // tells where it went, dated as its change.
+            let how = Written {
+                channel: Channel::Assistant,
+                at: &updated,
+                author,
+            };
+            history::append(tx, &carried_onto_events(&how, &d, &to.revision, &stated))?;
             continue;
         }
         let basis: Vec<BasisItem> = d

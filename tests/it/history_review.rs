@@ -233,3 +233,44 @@ fn history_a_hostile_imported_event_reads_as_one_short_clean_line() -> anyhow::R
     }
     Ok(())
 }
+
+/// Regression: a carry to a revision where the decision was already stated marks the old
+/// decision superseded (it leaves recall's current answers) and recorded nothing: its
+/// history did not say it was carried, or where to.
+#[test]
+fn history_a_carry_onto_a_decision_already_stated_is_recorded_on_the_old_one() {
+    use crate::support::inproc::{Client, Era, art_uri, rev};
+    use serde_json::json;
+    let mut c = Client::memory(Era::V2026_07_28);
+    let file = "/work/bracket.step";
+    let decide = |c: &mut Client, r: &str| {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(r, file), "subject": "bore", "disposition": "hold",
+                   "basis": []}),
+        )["decision"]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let old = decide(&mut c, &rev(1));
+    let stated = decide(&mut c, &rev(2));
+    let out = c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file), "map": [],
+               "change": "ECO-17"}),
+    );
+    assert_eq!(out["already_stated"], 1, "{out}");
+    let h = c.ok("review_history", json!({"id": old}));
+    let kinds: Vec<&str> = h["events"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|e| e["kind"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(kinds, ["carried", "created"], "{h}");
+    let carried = &h["events"][0];
+    assert_eq!(carried["changes"][0]["to"], json!(rev(2)), "{h}");
+    assert_eq!(carried["changes"][1]["to"], json!(stated), "{h}");
+    // The decision already stated there is not changed, and says nothing new.
+    let h2 = c.ok("review_history", json!({"id": stated}));
+    assert_eq!(h2["events"].as_array().map(Vec::len), Some(1), "{h2}");
+}
