@@ -65,7 +65,24 @@ fn began_before(
     for table in ["decisions", "records"] {
         let mut c = scope(q, "id");
         c.add("created_at < ?", [Clause::text(since)]);
-        let sql = format!("SELECT EXISTS (SELECT 1 FROM {table} WHERE {})", c.joined());
+        // A decision whose history holds its creation (here or in the database it came
+        // from, its events imported or synced with it) has every change recorded, however
+        // old it is.
+        let begun = match table {
+            "decisions" => {
+                " AND NOT EXISTS (SELECT 1 FROM events b WHERE b.of = decisions.id AND ( \
+                 json_extract(b.body, '$.kind') = 'created' \
+                 OR (json_extract(b.body, '$.kind') = 'carried' AND EXISTS ( \
+                     SELECT 1 FROM json_each(b.body, '$.changes') \
+                     WHERE json_extract(value, '$.field') = 'decision' \
+                     AND json_extract(value, '$.from') IS NOT NULL))))"
+            }
+            _ => "",
+        };
+        let sql = format!(
+            "SELECT EXISTS (SELECT 1 FROM {table} WHERE {}{begun})",
+            c.joined()
+        );
         let found: bool = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
         if found {
             return Ok(true);
@@ -203,13 +220,20 @@ mod tests {
         }
     }
 
-    /// Recording began after `bore` was created (as in a database upgraded to this version):
-    /// its history says its earlier changes were not recorded, while one created since, and
-    /// one forgotten whose history begins with its creation, say nothing of the kind.
+    /// Recording began after `bore` was created (as in a database upgraded to this version),
+    /// and it arrived here without the event of its creation: its history says its earlier
+    /// changes were not recorded, while one created since, and one forgotten whose history
+    /// begins with its creation, say nothing of the kind.
     #[test]
     fn what_began_before_the_history_is_said_to_have_unrecorded_changes() {
         let mut store = Store::open_in_memory().unwrap();
-        let (old, _, _) = store.remember_decision(&bore("old")).unwrap();
+        // `old` arrives without its history (an export from before it): its creation is no
+        // event here.
+        let (old, _, _) = Store::open_in_memory()
+            .unwrap()
+            .remember_decision(&bore("old"))
+            .unwrap();
+        store.import(&[], std::slice::from_ref(&old)).unwrap();
         let (gone, _, _) = store.remember_decision(&bore("gone")).unwrap();
         let key = gone.artifact.locator().to_string();
         store

@@ -274,3 +274,81 @@ fn history_a_carry_onto_a_decision_already_stated_is_recorded_on_the_old_one() {
     let h2 = c.ok("review_history", json!({"id": stated}));
     assert_eq!(h2["events"].as_array().map(Vec::len), Some(1), "{h2}");
 }
+
+/// Paging `review_history` while new events are appended between pages (a server writing
+/// the same file): each event present at the first page is served exactly once, in the
+/// order of the first page's snapshot, and the new ones are not mixed in.
+#[test]
+fn history_paging_while_events_are_appended_serves_each_event_once() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era};
+    use serde_json::json;
+    let tmp = TempDir::new("history-review-paging")?;
+    let db = tmp.join("a.db");
+    let mut writer = Store::open(&db)?;
+    for i in 0..60 {
+        writer.remember_decision(&new(if i % 2 == 0 { "hold" } else { "release" }))?;
+    }
+    let id = writer.events()?[0].of.clone();
+    let mut c = Client::new(Store::open(&db)?, Era::V2025_11_25);
+    let mut served: Vec<String> = Vec::new();
+    let mut args = json!({"id": id, "limit": 7});
+    let before: Vec<String> = writer
+        .events()?
+        .iter()
+        .rev()
+        .map(|e| e.id.clone())
+        .collect();
+    loop {
+        let page = c.ok("review_history", args.clone());
+        served.extend(
+            page["events"]
+                .as_array()
+                .context("events")?
+                .iter()
+                .filter_map(|e| e["id"].as_str().map(str::to_string)),
+        );
+        // Another server writes between two pages.
+        writer.remember_decision(&new(&format!("step {}", served.len())))?;
+        match page["next_cursor"].as_str() {
+            Some(next) => args = json!({"id": id, "limit": 7, "cursor": next}),
+            None => break,
+        }
+    }
+    assert_eq!(served, before);
+    Ok(())
+}
+
+/// Regression: a decision whose whole history came with it (created in another database
+/// after that one began recording, then imported or synced here with its events) was said
+/// to have "changes before … not recorded" in every database that began recording after
+/// it was created: each clone of a team's folder told the engineer part of the record was
+/// missing when none was. Only a decision without the event of its beginning is.
+#[test]
+fn history_a_decision_that_came_with_its_whole_history_is_not_said_incomplete() -> anyhow::Result<()>
+{
+    use crate::support::inproc::{Client, Era};
+    use serde_json::json;
+    let tmp = TempDir::new("history-review-complete")?;
+    let mut one = Store::open(&tmp.join("one.db"))?;
+    let (d, _, _) = one.remember_decision(&new("hold"))?;
+    one.remember_decision(&new("release"))?;
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let mut two = Store::open(&tmp.join("two.db"))?;
+    two.import_with_history(&[], &one.all_decisions()?, &one.events()?)?;
+    assert_eq!(two.events()?, one.events()?);
+    let mut c = Client::new(two, Era::V2026_07_28);
+    let h = c.ok("review_history", json!({"id": d.id}));
+    assert_eq!(h["events"].as_array().map(Vec::len), Some(2), "{h}");
+    assert!(h.get("earlier_not_recorded").is_none(), "{h}");
+    // A decision that arrived without its history still is.
+    let mut three = Store::open(&tmp.join("three.db"))?;
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let mut old = one.all_decisions()?;
+    old[0].id = "dec_arrived".into();
+    old[0].subject = "wall".into();
+    three.import(&[], &old)?;
+    let mut c = Client::new(three, Era::V2026_07_28);
+    let h = c.ok("review_history", json!({"id": "dec_arrived"}));
+    assert_eq!(h["earlier_not_recorded"], json!(true), "{h}");
+    Ok(())
+}
