@@ -48,7 +48,8 @@ pub(super) fn append(tx: &Transaction<'_>, events: &[Event]) -> Result<usize, St
 /// `since` (the time of the version the write replaces; none for an item new here): an
 /// import or sync that writes that state then brings nothing the history does not already
 /// tell. An older event in that state does not explain it: the item went back to a state it
-/// was in once, and that return is a change of its own.
+/// was in once, and that return is a change of its own; nor does one from before the item's
+/// last ending (a `forgotten` event): coming back is a change too.
 pub(super) fn explained(
     tx: &Transaction<'_>,
     of: &str,
@@ -58,7 +59,8 @@ pub(super) fn explained(
     Ok(tx
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after = ?2 \
-             AND (?3 IS NULL OR at >= ?3))",
+             AND (?3 IS NULL OR at >= ?3) \
+             AND at > coalesce((SELECT max(at) FROM events WHERE of = ?1 AND after IS NULL), ''))",
         )?
         .query_row(params![of, after, since], |r| r.get(0))?)
 }
@@ -76,6 +78,13 @@ pub(super) fn ending_explained(
             "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after IS NULL AND at >= ?2)",
         )?
         .query_row(params![of, updated_at], |r| r.get(0))?)
+}
+
+/// When item `of` last ended here (its latest `forgotten` event), if it ever did.
+fn last_ending(tx: &Transaction<'_>, of: &str) -> Result<Option<String>, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT max(at) FROM events WHERE of = ?1 AND after IS NULL")?
+        .query_row(params![of], |r| r.get(0))?)
 }
 
 /// The decision events of an import or a sync (`how`: its channel, and the time and author
@@ -109,10 +118,18 @@ pub(super) fn transferred_decision(
     // A deletion never before the decision's last change, whatever the clock says: the
     // history reads in time order.
     let ended = old.map(|o| time::updated_after(how.at.to_string(), &o.updated_at));
+    // A decision that comes back after it was forgotten here is dated after that end, so
+    // the history does not end on "forgotten" while it is live.
+    let back = match (old, new) {
+        (None, Some(n)) => last_ending(tx, &n.id)?
+            .filter(|e| e.as_str() >= n.updated_at.as_str())
+            .map(|e| time::updated_strictly_after(n.updated_at.clone(), &e)),
+        _ => None,
+    };
     let how = match (new, &ended) {
         (Some(n), _) => Written {
             channel: how.channel,
-            at: &n.updated_at,
+            at: back.as_deref().unwrap_or(&n.updated_at),
             author: n.author.as_deref(),
         },
         (None, Some(at)) => Written { at, ..how.clone() },

@@ -352,3 +352,27 @@ fn history_a_decision_that_came_with_its_whole_history_is_not_said_incomplete() 
     assert_eq!(h["earlier_not_recorded"], json!(true), "{h}");
     Ok(())
 }
+
+/// Regression: an import that brings back a decision forgotten here (an older export
+/// imported after the forget) wrote it with no event, because its creation event said that
+/// state: the history ended on "forgotten" while the decision was live again. Only an event
+/// after its last ending explains it.
+#[test]
+fn history_a_forgotten_decision_imported_again_is_recorded() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-review-resurrect")?;
+    let mut store = Store::open(&tmp.join("a.db"))?;
+    let (d, _, _) = store.remember_decision(&new("hold"))?;
+    let line = store.all_decisions()?;
+    let key = d.artifact.locator().to_string();
+    assert_eq!(
+        store.forget_decision(&key, "bore", &d.artifact.revision)?,
+        1
+    );
+    let summary = store.import(&[], &line)?;
+    assert_eq!(summary.added, 1, "{summary:?}");
+    let events = store.events()?;
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["created", "forgotten", "arrived"], "{events:#?}");
+    assert_eq!(events[2].channel, Channel::Import);
+    Ok(())
+}
