@@ -56,7 +56,11 @@ pub fn updated_strictly_after(now: String, not_before: &str) -> String {
         return now;
     }
     match millis_of(not_before) {
-        Some(ms) => format_millis(ms.saturating_add(1)),
+        // Never past the last instant there is (`9999-12-31T23:59:59.999Z`): year 10000 has
+        // no timestamp, and an event dated with it could never be imported or synced.
+        Some(ms) => Some(format_millis(ms.saturating_add(1)))
+            .filter(|next| is_timestamp(next))
+            .unwrap_or_else(|| not_before.to_string()),
         None => updated_after(now, not_before),
     }
 }

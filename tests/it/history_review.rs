@@ -376,3 +376,41 @@ fn history_a_forgotten_decision_imported_again_is_recorded() -> anyhow::Result<(
     assert_eq!(events[2].channel, Channel::Import);
     Ok(())
 }
+
+/// Regression: a feature imported with the last instant there is (`9999-12-31T23:59:59.999Z`,
+/// a valid timestamp) and then replaced was dated the millisecond after, year 10000, which is
+/// no timestamp: its `text_replaced` event could never be imported or synced again (an event
+/// is never changed, so the history was poisoned for good). A time never runs past the last.
+#[test]
+fn history_a_replacement_after_the_last_instant_stays_a_timestamp() -> anyhow::Result<()> {
+    use review_mcp::store::NewRecord;
+    let tmp = TempDir::new("history-review-last-instant")?;
+    let (one, two) = (tmp.join("one.db"), tmp.join("two.db"));
+    let mut store = Store::open(&one)?;
+    let feature = |note: &str| NewRecord {
+        artifact: artifact(),
+        name: Some("bore".into()),
+        note: Some(note.into()),
+        tags: vec![],
+        entity_ids: vec!["face:1".into()],
+        id_scheme: "step-ap242".into(),
+    };
+    let (mut line, _) = Store::open_in_memory()?.remember(&feature("12H7"))?;
+    line.created_at = "9999-12-31T23:59:59.999Z".into();
+    line.updated_at = line.created_at.clone();
+    store.import(&[line], &[])?;
+    let (replaced, _) = store.remember(&feature("12H8"))?;
+    assert!(
+        review_mcp::time::is_timestamp(&replaced.updated_at),
+        "{}",
+        replaced.updated_at
+    );
+    for e in store.events()? {
+        assert!(review_mcp::time::is_timestamp(&e.at), "{e:?}");
+    }
+    drop(store);
+    let file = tmp.join("export.jsonl");
+    std::fs::write(&file, ok(cli(&one, &["export"])?)?)?;
+    ok(cli(&two, &["import", &file.to_string_lossy()])?)?;
+    Ok(())
+}
