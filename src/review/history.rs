@@ -115,6 +115,9 @@ impl EventKind {
     }
 }
 
+/// How many of an event's changes its line names.
+const LINE_CHANGES: usize = 5;
+
 /// One changed value: `field` of the decision (`disposition`, `summary`, `revision`) or of
 /// basis item `index` (`requirement`, `state`, `verdict`), or of a record (`name`, `note`,
 /// `tags`), from → to (absent: none).
@@ -261,7 +264,20 @@ impl Event {
                 v(&c.to)
             );
         }
-        let changes: Vec<String> = self.changes.iter().map(change_words).collect();
+        // A few changes name themselves; the rest are counted (a replacement of a whole
+        // basis changes every item: the event has them all, review_history lists it).
+        let mut changes: Vec<String> = self
+            .changes
+            .iter()
+            .take(LINE_CHANGES)
+            .map(change_words)
+            .collect();
+        if self.changes.len() > LINE_CHANGES {
+            changes.push(format!(
+                "{} more changes",
+                self.changes.len() - LINE_CHANGES
+            ));
+        }
         let head = match self.kind {
             EventKind::Created => "created",
             EventKind::Replaced => "replaced",

@@ -414,3 +414,59 @@ fn history_a_replacement_after_the_last_instant_stays_a_timestamp() -> anyhow::R
     ok(cli(&two, &["import", &file.to_string_lossy()])?)?;
     Ok(())
 }
+
+/// Regression: a replacement that changes every item of a basis is one event with a change
+/// per item; its line in the report's trail named them all (4.6 KB for 120 items, so a
+/// report of a few such decisions was cut before its later decisions). A line names the
+/// first five changes and counts the rest.
+#[test]
+fn history_a_trail_line_of_many_changes_stays_short() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era};
+    use serde_json::json;
+    let mut store = Store::open_in_memory()?;
+    let mut d = new("hold");
+    d.basis = basis("A", 120, 20);
+    store.remember_decision(&d)?;
+    for b in &mut d.basis {
+        b.state = State::Violated;
+    }
+    store.remember_decision(&d)?;
+    let mut c = Client::new(store, Era::V2026_07_28);
+    let shown = c.ok(
+        "show_review",
+        json!({"artifact": {"revision": REV_A, "format": "step",
+        "uri": "file:///work/bracket.step"}, "detail": "full"}),
+    );
+    let text = shown.to_string();
+    eprintln!(
+        "show_review: {} bytes, first trail line {} bytes",
+        text.len(),
+        shown["decisions"][0]["trail"]["lines"][0]
+            .as_str()
+            .unwrap_or_default()
+            .len()
+    );
+    let first = shown["decisions"][0]["trail"]["lines"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(first.len() < 2_000, "{} bytes: {text:.2000}", first.len());
+    let r = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{REV_A}/report")}),
+    );
+    let report = r["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let trail = report
+        .lines()
+        .find(|l| l.starts_with("- replaced"))
+        .with_context(|| report.to_string())?;
+    eprintln!(
+        "report: {} bytes; trail line: {} bytes",
+        report.len(),
+        trail.len()
+    );
+    assert!(trail.len() < 2_000, "{} bytes: {trail}", trail.len());
+    assert!(trail.contains("more"), "{trail}");
+    Ok(())
+}
