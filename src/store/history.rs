@@ -58,9 +58,10 @@ pub(super) fn explained(
 ) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after = ?2 \
-             AND (?3 IS NULL OR at >= ?3) \
-             AND at > coalesce((SELECT max(at) FROM events WHERE of = ?1 AND after IS NULL), ''))",
+            "SELECT EXISTS (SELECT 1 FROM events e WHERE e.of = ?1 AND e.after = ?2 \
+             AND (?3 IS NULL OR e.at >= ?3) \
+             AND NOT EXISTS (SELECT 1 FROM events z WHERE z.of = ?1 AND z.after IS NULL \
+                 AND (z.at > e.at OR (z.at = e.at AND z.seq > e.seq))))",
         )?
         .query_row(params![of, after, since], |r| r.get(0))?)
 }

@@ -470,3 +470,33 @@ fn history_a_trail_line_of_many_changes_stays_short() -> anyhow::Result<()> {
     assert!(trail.contains("more"), "{trail}");
     Ok(())
 }
+
+/// A decision forgotten and remembered again within one millisecond (a script, a fast
+/// machine) imports with its history and nothing more: the creation after the forget, in
+/// the order the history holds them, explains what is written.
+#[test]
+fn history_a_decision_remembered_again_in_the_millisecond_of_its_forget_imports_as_is()
+-> anyhow::Result<()> {
+    use review_mcp::review::history::{Written, decision_events};
+    let (mut d, _, _) = Store::open_in_memory()?.remember_decision(&new("hold"))?;
+    let at = "2026-12-01T14:02:00.000Z";
+    d.created_at = at.into();
+    d.updated_at = at.into();
+    let how = Written {
+        channel: Channel::Assistant,
+        at,
+        author: None,
+    };
+    let mut again = d.clone();
+    again.disposition = "release".into();
+    let events = [
+        decision_events(&how, None, Some(&d), &[]),
+        decision_events(&how, Some(&d), None, &[]),
+        decision_events(&how, None, Some(&again), &[]),
+    ]
+    .concat();
+    let mut store = Store::open_in_memory()?;
+    store.import_with_history(&[], &[again], &events)?;
+    assert_eq!(store.events()?, events);
+    Ok(())
+}
