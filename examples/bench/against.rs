@@ -63,7 +63,9 @@ pub fn compare(
     let seed = dir.join("against-seed.db");
     let _ = fs::remove_file(&seed);
     eprintln!("bench: seeding {size} records for the comparison...");
-    let mut s = Server::spawn(this, &seed)?;
+    // Seeded by the other (older) build: this build upgrades an older file, never the reverse,
+    // and does so at its warm-up call below, outside the figures.
+    let mut s = Server::spawn(other, &seed)?;
     s.initialize()?;
     s.pipeline((0..size).map(|i| corpus.seed_call(i)).collect())?;
     s.close()?;
@@ -76,6 +78,7 @@ pub fn compare(
     for (bin, db) in bins.iter().zip(&dbs) {
         let mut s = Server::spawn(bin, db)?;
         s.initialize()?;
+        s.call("recall", json!({"limit": 1}))?;
         servers.push(s);
     }
     let per_round = calls.div_ceil(ROUNDS);

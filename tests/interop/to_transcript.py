@@ -40,14 +40,16 @@ def wildcard_volatile(value, inside_result):
     seen = set()
     if isinstance(value, dict):
         for k, v in value.items():
-            if k in ("created_at", "updated_at", "at") and isinstance(v, str):
+            # `history_since`: when the run's database began its history; an event's `after`:
+            # a digest of the state it left, which holds verdict times.
+            if k in ("created_at", "updated_at", "at", "history_since", "after") and isinstance(v, str):
                 value[k] = ANY
             elif k == "other_channels" and isinstance(v, dict):
                 # The terminal command names the run's database path.
                 for part in ("note", "terminal"):
                     if part in v:
                         v[part] = ANY
-            elif k in ("id", "decision_id") and inside_result and isinstance(v, str):
+            elif k in ("id", "decision_id", "of") and inside_result and isinstance(v, str):
                 seen.add(v)
                 value[k] = ANY
             else:
