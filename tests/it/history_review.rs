@@ -500,3 +500,24 @@ fn history_a_decision_remembered_again_in_the_millisecond_of_its_forget_imports_
     assert_eq!(store.events()?, events);
     Ok(())
 }
+
+/// Regression: `review_history` echoed its `id` argument raw in the answer's text, so an id
+/// holding a terminal escape, a line break or a bidi control reached the host's transcript
+/// as such (Claude Code prints tool results in the terminal). Shown escaped.
+#[test]
+fn history_a_hostile_id_is_echoed_escaped() {
+    use crate::support::inproc::{Client, Era};
+    use serde_json::json;
+    let mut c = Client::memory(Era::V2026_07_28);
+    let r = c.call(
+        "review_history",
+        json!({"id": "dec_x\u{1b}[2J\n# forged\u{202e}"}),
+    );
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("no decision or record with this id"), "{r}");
+    for bad in ['\u{1b}', '\n', '\u{202e}'] {
+        assert!(!text.contains(bad), "{bad:?} in {text:?}");
+    }
+}
