@@ -121,10 +121,13 @@ pub(super) fn transferred_decision(
     let ended = old.map(|o| time::updated_after(how.at.to_string(), &o.updated_at));
     // A decision that comes back after it was forgotten here is dated after that end, so
     // the history does not end on "forgotten" while it is live.
+    // Nor is a version written over another dated before it (a folder file whose
+    // `updated_at` was set back, taken three-way): the change is the newest event.
     let back = match (old, new) {
         (None, Some(n)) => last_ending(tx, &n.id)?
             .filter(|e| e.as_str() >= n.updated_at.as_str())
             .map(|e| time::updated_strictly_after(n.updated_at.clone(), &e)),
+        (Some(o), Some(n)) => Some(time::updated_after(n.updated_at.clone(), &o.updated_at)),
         _ => None,
     };
     let how = match (new, &ended) {
@@ -158,9 +161,11 @@ pub(super) fn transferred_record(
     )? {
         return Ok(0);
     }
+    // Never dated before the text it replaces (see `transferred_decision`).
+    let at = time::updated_after(new.updated_at.clone(), &old.updated_at);
     let how = Written {
         channel: how.channel,
-        at: &new.updated_at,
+        at: &at,
         author: new.author.as_deref(),
     };
     append(tx, &record_events(&how, Some(old), new))

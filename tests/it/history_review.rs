@@ -521,3 +521,42 @@ fn history_a_hostile_id_is_echoed_escaped() {
         assert!(!text.contains(bad), "{bad:?} in {text:?}");
     }
 }
+
+/// Regression: a synced folder's decision file edited with its `updated_at` set far back (a
+/// hand edit, a hostile teammate) was taken by the sync, three-way, and the sync's own event
+/// was dated with that time: the change sat at the bottom of the decision's history, under
+/// the events it replaced, and the newest event no longer told what the decision says. The
+/// sync's event is never dated before what it replaces.
+#[test]
+fn history_a_folder_file_dated_back_is_recorded_as_the_newest_change() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era};
+    use serde_json::json;
+    let tmp = TempDir::new("history-review-dated-back")?;
+    let (db, folder) = (tmp.join("a.db"), tmp.join("review"));
+    let mut store = Store::open(&db)?;
+    let (d, _, _) = store.remember_decision(&new("hold"))?;
+    drop(store);
+    ok(cli(&db, &["sync", &folder.to_string_lossy()])?)?;
+    let file = folder.join("decisions").join(format!("{}.json", d.id));
+    let text = std::fs::read_to_string(&file)?;
+    let edited = text
+        .replace("\"hold\"", "\"release\"")
+        .replace(&d.created_at, "2000-01-01T00:00:00.000Z")
+        .replace(&d.updated_at, "2000-01-01T00:00:00.000Z");
+    ensure!(
+        edited.contains("release") && edited.contains("2000-01-01"),
+        "{text}"
+    );
+    std::fs::write(&file, edited)?;
+    ok(cli(&db, &["sync", &folder.to_string_lossy()])?)?;
+    let mut c = Client::new(Store::open(&db)?, Era::V2026_07_28);
+    let h = c.ok("review_history", json!({"id": d.id}));
+    let newest = &h["events"][0];
+    assert_eq!(newest["channel"], "sync", "{h}");
+    assert_eq!(newest["kind"], "replaced", "{h}");
+    assert!(
+        newest["at"].as_str().unwrap_or_default() >= d.updated_at.as_str(),
+        "{h}"
+    );
+    Ok(())
+}
