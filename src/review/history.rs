@@ -257,7 +257,7 @@ impl Event {
             let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| short(s, 60));
             let item = c
                 .index
-                .map_or(String::new(), |i| format!("item {} ", i + 1));
+                .map_or(String::new(), |i| format!("item {} ", ordinal(i)));
             return format!(
                 "engineer's verdict kept: {item}{} (the assistant offered {})",
                 v(&c.from),
@@ -298,9 +298,14 @@ impl Event {
     }
 }
 
+/// Item `index` counted from one, for any index an imported event may hold.
+fn ordinal(index: usize) -> u128 {
+    u128::try_from(index).unwrap_or(u128::MAX).saturating_add(1)
+}
+
 fn change_words(c: &Change) -> String {
     let field = match c.index {
-        Some(i) => format!("item {} {}", i + 1, short(&c.field, 40)),
+        Some(i) => format!("item {} {}", ordinal(i), short(&c.field, 40)),
         None => short(&c.field, 40),
     };
     let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| short(s, 60));

@@ -560,3 +560,40 @@ fn history_a_folder_file_dated_back_is_recorded_as_the_newest_change() -> anyhow
     );
     Ok(())
 }
+
+/// Regression: an imported event whose change names item `18446744073709551615` (valid
+/// JSON, a `usize`) overflowed when its line numbered the item from one: a panic reading
+/// the report in a debug build, item 0 in a release build.
+#[test]
+fn history_an_event_of_the_last_item_index_reads() -> anyhow::Result<()> {
+    use review_mcp::review::history::{Change, Event};
+    let (d, _, _) = Store::open_in_memory()?.remember_decision(&new("hold"))?;
+    for kind in [EventKind::VerdictGiven, EventKind::VerdictKept] {
+        let e = Event {
+            after: None,
+            at: "2026-12-01T14:02:00.000Z".into(),
+            author: None,
+            changes: vec![Change {
+                field: "verdict".into(),
+                from: None,
+                index: Some(usize::MAX),
+                requirement: None,
+                to: Some("accepted".into()),
+            }],
+            channel: Channel::Import,
+            id: String::new(),
+            kind,
+            locator: d.artifact.locator().to_string(),
+            meaning: None,
+            of: d.id.clone(),
+            reason: None,
+            revision: d.artifact.revision.clone(),
+            step: 0,
+            subject: d.subject.clone(),
+        }
+        .sealed();
+        let line = e.line();
+        assert!(line.contains("item 18446744073709551616"), "{line}");
+    }
+    Ok(())
+}
