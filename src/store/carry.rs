@@ -379,7 +379,25 @@ fn carry_in(
             at: &now,
             author,
         };
-        history::append(tx, &carried_events(&how, &d, &new))?;
+        // The old decision's event is dated with its new `updated_at`, never before its last
+        // change (a clock ahead of this one wrote it); the new decision's with its creation.
+        let mut events = carried_events(&how, &d, &new);
+        if updated != now
+            && let Some(first) = events.first_mut()
+            && let Some(dated) = carried_events(
+                &Written {
+                    at: &updated,
+                    ..how.clone()
+                },
+                &d,
+                &new,
+            )
+            .into_iter()
+            .next()
+        {
+            *first = dated;
+        }
+        history::append(tx, &events)?;
         out.decisions.push(new);
     }
     Ok(out)

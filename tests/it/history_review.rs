@@ -597,3 +597,39 @@ fn history_an_event_of_the_last_item_index_reads() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Regression: a decision last changed on a machine whose clock is ahead (its `updated_at`
+/// later than this machine's now), carried here, had its `carried` event dated now, under
+/// the events before it: its history did not end on the carry. The old decision's event is
+/// dated with its own new `updated_at`, never before its last change.
+#[test]
+fn history_a_carry_of_a_decision_from_a_clock_ahead_ends_its_history() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era, art_uri, rev};
+    use serde_json::json;
+    let file = "/work/bracket.step";
+    let mut one = Store::open_in_memory()?;
+    let mut d = NewDecision {
+        artifact: Artifact {
+            revision: rev(1),
+            format: "step".into(),
+            uri: Some(format!("file://{file}")),
+            units: None,
+        },
+        ..new("hold")
+    };
+    d.basis = basis("A", 1, 10);
+    let (mut ahead, _, _) = one.remember_decision(&d)?;
+    ahead.created_at = "2099-01-01T00:00:00.000Z".into();
+    ahead.updated_at = ahead.created_at.clone();
+    let mut store = Store::open_in_memory()?;
+    store.import(&[], &[ahead.clone()])?;
+    let mut c = Client::new(store, Era::V2026_07_28);
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file), "map": [],
+               "change": "ECO-17"}),
+    );
+    let h = c.ok("review_history", json!({"id": ahead.id}));
+    assert_eq!(h["events"][0]["kind"], "carried", "{h}");
+    Ok(())
+}
