@@ -180,14 +180,7 @@ impl Store {
     /// Every record, oldest write first (export order: re-importing keeps the order).
     pub fn all_records(&mut self) -> Result<Vec<Record>, StoreError> {
         let tx = self.read()?;
-        let v = tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
-            ))?
-            .query_map([], record_from_row)?
-            .map(|r| r.map(|(rec, _)| rec))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(v)
+        records_in_order(&tx)
     }
 
     /// What an export writes, read in one snapshot: every record and every decision (as
@@ -195,20 +188,8 @@ impl Store {
     /// oldest first ([`Store::events`]).
     pub fn export_all(&mut self) -> Result<Exported, StoreError> {
         let tx = self.read()?;
-        let records = tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
-            ))?
-            .query_map([], record_from_row)?
-            .map(|r| r.map(|(rec, _)| rec))
-            .collect::<Result<Vec<_>, _>>()?;
-        let rows = tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"
-            ))?
-            .query_map([], decision_from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        let decisions = decisions_with_basis(&tx, rows)?;
+        let records = records_in_order(&tx)?;
+        let decisions = decisions_in_order(&tx)?;
         let events = super::history::all_events(&tx)?;
         Ok((records, decisions, events))
     }
@@ -216,12 +197,26 @@ impl Store {
     /// Every decision with its basis, oldest write first.
     pub fn all_decisions(&mut self) -> Result<Vec<Decision>, StoreError> {
         let tx = self.read()?;
-        let rows = tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"
-            ))?
-            .query_map([], decision_from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        decisions_with_basis(&tx, rows)
+        decisions_in_order(&tx)
     }
+}
+
+fn records_in_order(tx: &Transaction<'_>) -> Result<Vec<Record>, StoreError> {
+    Ok(tx
+        .prepare_cached(&format!(
+            "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
+        ))?
+        .query_map([], record_from_row)?
+        .map(|r| r.map(|(rec, _)| rec))
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
+fn decisions_in_order(tx: &Transaction<'_>) -> Result<Vec<Decision>, StoreError> {
+    let rows = tx
+        .prepare_cached(&format!(
+            "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"
+        ))?
+        .query_map([], decision_from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    decisions_with_basis(tx, rows)
 }

@@ -17,7 +17,7 @@ use review_mcp::store::Store;
 use serde_json::{Value, json};
 
 use crate::support::TempDir;
-use crate::support::host::Host;
+use crate::support::host::{Host, the_ask};
 
 const REV: &str = "sha256:5555555555555555555555555555555555555555555555555555555555555555";
 
@@ -148,22 +148,6 @@ fn verdicts(server: &mut Server) -> Result<Vec<Option<(String, String)>>> {
             })
         })
         .collect())
-}
-
-/// The one server request in `out`, which must be all there is: its id.
-fn the_ask(out: &[Value]) -> Result<String> {
-    ensure!(
-        out.len() == 1,
-        "expected only the server's request, got {out:?}"
-    );
-    ensure!(
-        out[0]["method"] == "elicitation/create",
-        "not an elicitation: {out:?}"
-    );
-    out[0]["id"]
-        .as_str()
-        .map(str::to_string)
-        .context("the server's request id is not a string")
 }
 
 fn is_list_changed(m: &Value) -> bool {

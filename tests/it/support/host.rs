@@ -19,7 +19,7 @@ fn request(id: Value, method: &str, params: Value) -> Value {
 }
 
 /// The one server request in `out`, which must be all there is: its id.
-fn the_ask(out: &[Value]) -> Result<String> {
+pub fn the_ask(out: &[Value]) -> Result<String> {
     ensure!(
         out.len() == 1,
         "expected only the server's request, got {out:?}"
