@@ -1,36 +1,14 @@
 //! Issue 28, an adversarial review of the history: writes that change a decision through an
 //! import or a sync are each recorded, whatever an older event happened to say.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
 use anyhow::{Context, ensure};
 use review_mcp::review::history::{Channel, EventKind, decision_state};
 use review_mcp::review::{Artifact, BasisItem, Source, State};
 use review_mcp::store::{NewDecision, Store};
 
-use crate::support::client::binary;
 use crate::support::inproc::{REV_A, TempDir};
 
-fn cli(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
-    Command::new(binary())
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env("MCP_LOG_LEVEL", "warn")
-        .output()
-        .context("cannot run review-mcp")
-}
-
-fn ok(out: Output) -> anyhow::Result<String> {
-    ensure!(
-        out.status.success(),
-        "failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(String::from_utf8(out.stdout)?)
-}
+use crate::support::file_events::{run_cli as cli, succeeded as ok};
 
 fn basis(prefix: &str, n: usize, len: usize) -> Vec<BasisItem> {
     (0..n)

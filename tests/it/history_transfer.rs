@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use anyhow::{Context, ensure};
 use serde_json::{Value, json};
@@ -21,25 +21,7 @@ use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
 
 const FILE: &str = "/work/bracket.step";
 
-fn cli(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
-    Command::new(binary())
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env("MCP_LOG_LEVEL", "warn")
-        .output()
-        .context("cannot run review-mcp")
-}
-
-fn ok(out: Output) -> anyhow::Result<String> {
-    ensure!(
-        out.status.success(),
-        "failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(String::from_utf8(out.stdout)?)
-}
+use crate::support::file_events::{run_cli as cli, succeeded as ok};
 
 fn export(db: &Path) -> anyhow::Result<String> {
     ok(cli(db, &["export"])?)

@@ -67,6 +67,17 @@ pub fn run_cli(db: &Path, args: &[&str]) -> anyhow::Result<std::process::Output>
         .output()?)
 }
 
+/// The stdout of a command that must succeed (its output otherwise in the error).
+pub fn succeeded(out: std::process::Output) -> anyhow::Result<String> {
+    anyhow::ensure!(
+        out.status.success(),
+        "failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8(out.stdout)?)
+}
+
 /// `review-mcp check` on `db` succeeds.
 pub fn check_ok(db: &Path) -> anyhow::Result<()> {
     let out = run_cli(db, &["check"])?;
