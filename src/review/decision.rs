@@ -82,6 +82,8 @@ macro_rules! wire_names {
     };
 }
 
+pub(crate) use wire_names;
+
 wire_names!(Source {
     ModelPmi => "model-pmi",
     Drawing => "drawing",

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::decision::{Decision, Meaning, Verdict, Via};
+use super::decision::{Decision, Meaning, Verdict, Via, wire_names};
 use super::outrank::{KeptVerdict, pair_by_requirement};
 use super::record::Record;
 
@@ -34,27 +34,16 @@ pub enum Channel {
     Sync,
 }
 
+wire_names!(Channel {
+    Elicitation => "elicitation",
+    App => "app",
+    Terminal => "terminal",
+    Assistant => "assistant",
+    Import => "import",
+    Sync => "sync",
+});
+
 impl Channel {
-    pub const ALL: &'static [&'static str] = &[
-        "elicitation",
-        "app",
-        "terminal",
-        "assistant",
-        "import",
-        "sync",
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::Elicitation => "elicitation",
-            Channel::App => "app",
-            Channel::Terminal => "terminal",
-            Channel::Assistant => "assistant",
-            Channel::Import => "import",
-            Channel::Sync => "sync",
-        }
-    }
-
     /// The channel a verdict was given through.
     pub fn of_verdict(via: Via) -> Channel {
         match via {
@@ -98,22 +87,18 @@ pub enum EventKind {
     TextReplaced,
 }
 
-impl EventKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EventKind::Created => "created",
-            EventKind::Replaced => "replaced",
-            EventKind::Carried => "carried",
-            EventKind::Forgotten => "forgotten",
-            EventKind::Arrived => "arrived",
-            EventKind::VerdictGiven => "verdict_given",
-            EventKind::VerdictReplaced => "verdict_replaced",
-            EventKind::VerdictKept => "verdict_kept",
-            EventKind::VerdictRemoved => "verdict_removed",
-            EventKind::TextReplaced => "text_replaced",
-        }
-    }
-}
+wire_names!(EventKind {
+    Created => "created",
+    Replaced => "replaced",
+    Carried => "carried",
+    Forgotten => "forgotten",
+    Arrived => "arrived",
+    VerdictGiven => "verdict_given",
+    VerdictReplaced => "verdict_replaced",
+    VerdictKept => "verdict_kept",
+    VerdictRemoved => "verdict_removed",
+    TextReplaced => "text_replaced",
+});
 
 /// How many of an event's changes its line names.
 const LINE_CHANGES: usize = 5;
@@ -195,9 +180,7 @@ impl Event {
         unsealed.id = String::new();
         // serde_json of a plain struct cannot fail.
         let bytes = serde_json::to_vec(&unsealed).unwrap_or_default();
-        let digest = Sha256::digest(&bytes);
-        let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
-        format!("evt-{hex}")
+        format!("evt-{}", hex16(Sha256::new().chain_update(bytes)))
     }
 
     /// With its id set from its content.

@@ -1,5 +1,5 @@
-//! What the store's unit tests share: a revision, an artifact at it, and a count of the
-//! records' side rows; and for the crate's other unit tests, a note to remember.
+//! What the store's unit tests share: a revision, an artifact at it, a decision, and a count
+//! of the records' side rows; and for the crate's other unit tests, a note to remember.
 
 use super::{NewRecord, Store};
 
@@ -13,6 +13,17 @@ pub(super) fn artifact(uri: Option<&str>) -> crate::review::Artifact {
         format: "step".into(),
         uri: uri.map(str::to_string),
         units: None,
+    }
+}
+
+/// A decision "bore" with `disposition` and no basis, at [`artifact`] without a uri.
+pub(super) fn bore(disposition: &str) -> super::NewDecision {
+    super::NewDecision {
+        artifact: artifact(None),
+        subject: "bore".into(),
+        disposition: disposition.into(),
+        summary: None,
+        basis: vec![],
     }
 }
 

@@ -324,18 +324,12 @@ mod tests {
     use super::*;
     use crate::review::history::Channel;
     use crate::store::NewDecision;
-    use crate::store::fixtures::artifact;
+    use crate::store::fixtures::{artifact, bore};
 
     #[test]
     fn the_history_refuses_to_be_changed_or_shortened_whatever_asks() {
         let mut store = Store::open_in_memory().unwrap();
-        let new = NewDecision {
-            artifact: artifact(None),
-            subject: "bore".into(),
-            disposition: "hold".into(),
-            summary: None,
-            basis: vec![],
-        };
+        let new = bore("hold");
         store.remember_decision(&new).unwrap();
         let tx = store.write().unwrap();
         let n: i64 = tx
@@ -351,15 +345,7 @@ mod tests {
     #[test]
     fn check_names_an_event_edited_behind_the_triggers_back() {
         let mut store = Store::open_in_memory().unwrap();
-        store
-            .remember_decision(&NewDecision {
-                artifact: artifact(None),
-                subject: "bore".into(),
-                disposition: "hold".into(),
-                summary: None,
-                basis: vec![],
-            })
-            .unwrap();
+        store.remember_decision(&bore("hold")).unwrap();
         assert!(store.check().unwrap().is_empty());
         store
             .conn()
@@ -377,15 +363,7 @@ mod tests {
     #[test]
     fn an_event_arriving_twice_is_kept_once() {
         let mut store = Store::open_in_memory().unwrap();
-        let (d, _, _) = store
-            .remember_decision(&NewDecision {
-                artifact: artifact(None),
-                subject: "bore".into(),
-                disposition: "hold".into(),
-                summary: None,
-                basis: vec![],
-            })
-            .unwrap();
+        let (d, _, _) = store.remember_decision(&bore("hold")).unwrap();
         let how = Written {
             channel: Channel::Import,
             at: "2026-12-01T14:02:00.000Z",

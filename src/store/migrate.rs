@@ -89,7 +89,7 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
 mod tests {
     use rusqlite::Connection;
 
-    use super::super::fixtures::{REV, artifact, side_rows};
+    use super::super::fixtures::{REV, artifact, bore, side_rows};
     use super::super::{NewRecord, PageRequest, RecordQuery, Store};
     use super::*;
 
@@ -342,17 +342,11 @@ mod tests {
     /// records the changes made after.
     #[test]
     fn v11_file_upgrades_with_a_history_that_begins_at_the_upgrade() {
-        use super::super::{HistoryQuery, NewDecision, PageRequest};
+        use super::super::{HistoryQuery, PageRequest};
         let conn = Connection::open_in_memory().unwrap();
         migrate(&conn, Path::new(":memory:"), false).unwrap();
         let mut store = Store::from_connection(conn).unwrap();
-        let mut new = NewDecision {
-            artifact: artifact(None),
-            subject: "bore".into(),
-            disposition: "hold".into(),
-            summary: None,
-            basis: vec![],
-        };
+        let mut new = bore("hold");
         store.remember_decision(&new).unwrap();
         // Back to what version 11 had: no history.
         let conn = store.conn().unwrap();

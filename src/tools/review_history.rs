@@ -63,7 +63,7 @@ fn output_schema() -> Value {
                 "type": "object",
                 "properties": {
                     "id": {"type": "string"},
-                    "kind": {"type": "string", "enum": kinds()},
+                    "kind": {"type": "string", "enum": EventKind::ALL},
                     "of": {"type": "string", "description": "The decision or record id."},
                     "subject": {"type": "string"},
                     "at": {"type": "string"},
@@ -89,24 +89,6 @@ fn output_schema() -> Value {
         },
         "required": ["events"]
     })
-}
-
-fn kinds() -> Vec<&'static str> {
-    [
-        EventKind::Created,
-        EventKind::Replaced,
-        EventKind::Carried,
-        EventKind::Forgotten,
-        EventKind::Arrived,
-        EventKind::VerdictGiven,
-        EventKind::VerdictReplaced,
-        EventKind::VerdictKept,
-        EventKind::VerdictRemoved,
-        EventKind::TextReplaced,
-    ]
-    .iter()
-    .map(|k| k.as_str())
-    .collect()
 }
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {

@@ -38,16 +38,7 @@ fn remember(server: &mut Server) -> Result<Value> {
 }
 
 fn stored(server: &mut Server) -> Result<Value> {
-    let page = server
-        .call(
-            "recall_decisions",
-            json!({"artifact": artifact(SEED, URI), "detail": "full"}),
-        )?
-        .ok()?;
-    page["decisions"]
-        .get(0)
-        .cloned()
-        .with_context(|| format!("no decision: {page}"))
+    stored_at(server, &revision(SEED))
 }
 
 #[test]

@@ -5,10 +5,29 @@ use anyhow::{Context, ensure};
 use review_mcp::review::history::{Channel, EventKind, decision_state};
 use review_mcp::review::{Artifact, BasisItem, Source, State};
 use review_mcp::store::{NewDecision, Store};
+use serde_json::json;
 
-use crate::support::inproc::{REV_A, TempDir};
+use crate::support::inproc::{Client, REV_A, TempDir};
 
 use crate::support::file_events::{run_cli as cli, succeeded as ok};
+
+/// REV_A's Markdown report, and its first line that starts with `starts`.
+fn report_line(c: &mut Client, starts: &str) -> anyhow::Result<(String, String)> {
+    let r = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{REV_A}/report")}),
+    );
+    let report = r["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let line = report
+        .lines()
+        .find(|l| l.starts_with(starts))
+        .map(str::to_string)
+        .with_context(|| report.clone())?;
+    Ok((report, line))
+}
 
 fn basis(prefix: &str, n: usize, len: usize) -> Vec<BasisItem> {
     (0..n)
@@ -173,17 +192,8 @@ fn history_a_hostile_imported_event_reads_as_one_short_clean_line() -> anyhow::R
     .sealed();
     store.import_with_history(&[], &[], &[event])?;
     let mut c = Client::new(store, Era::V2026_07_28);
-    let r = c.request(
-        "resources/read",
-        json!({"uri": format!("review://revisions/{REV_A}/report")}),
-    );
-    let report = r["result"]["contents"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
-    let trail = report
-        .lines()
-        .find(|l| l.starts_with("- verdict given"))
-        .with_context(|| report.to_string())?;
+    let (report, trail) = report_line(&mut c, "- verdict given")?;
+    let (report, trail) = (report.as_str(), trail.as_str());
     eprintln!(
         "report trail line ({} bytes): {}",
         trail.len(),
@@ -428,17 +438,7 @@ fn history_a_trail_line_of_many_changes_stays_short() -> anyhow::Result<()> {
         .as_str()
         .unwrap_or_default();
     assert!(first.len() < 2_000, "{} bytes: {text:.2000}", first.len());
-    let r = c.request(
-        "resources/read",
-        json!({"uri": format!("review://revisions/{REV_A}/report")}),
-    );
-    let report = r["result"]["contents"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
-    let trail = report
-        .lines()
-        .find(|l| l.starts_with("- replaced"))
-        .with_context(|| report.to_string())?;
+    let (report, trail) = report_line(&mut c, "- replaced")?;
     eprintln!(
         "report: {} bytes; trail line: {} bytes",
         report.len(),
