@@ -52,29 +52,131 @@ impl Store {
         revision: &str,
         locator: Option<&str>,
     ) -> Result<u64, StoreError> {
+        let (sql, params) = elsewhere_sql(table, entity, revision, locator);
         let tx = self.read()?;
-        // Records' side rows join by seq (schema 2 dropped their rid), decisions' by rid.
-        let (side, id_col, main, key) = match table {
-            EntityTable::Records => ("record_entities", "entity_id", "records", "seq"),
-            EntityTable::Decisions => ("decision_faces", "face", "decisions", "rid"),
-        };
-        let mut c = Clause::default();
-        c.add(&format!("x.{id_col} = ?"), [Clause::text(entity)]);
-        c.add("x.revision <> ?", [Clause::text(revision)]);
-        if let Some(l) = locator {
+        let n: i64 = tx.query_row(&sql, rusqlite::params_from_iter(params), |r| r.get(0))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+}
+
+/// The count of [`Store::entity_elsewhere`] and its parameters.
+fn elsewhere_sql(
+    table: EntityTable,
+    entity: &str,
+    revision: &str,
+    locator: Option<&str>,
+) -> (String, Vec<SqlValue>) {
+    let mut c = Clause::default();
+    let sql = match table {
+        // Decisions' faces are keyed by face first: one range of the primary key.
+        EntityTable::Decisions => {
+            c.add("x.face = ?", [Clause::text(entity)]);
+            c.add("x.revision <> ?", [Clause::text(revision)]);
+            let on_file = if locator.is_some() {
+                " AND m.locator = ?"
+            } else {
+                ""
+            };
+            c.add(
+                &format!("EXISTS (SELECT 1 FROM decisions m WHERE m.rid = x.rid{on_file})"),
+                locator.map(Clause::text),
+            );
+            "SELECT count(DISTINCT x.revision) FROM decision_faces x WHERE"
+        }
+        // Records' entity rows are keyed by revision first, so the scan is driven by the
+        // revisions (of the file) the change log knows, each probed by its key: a scan
+        // of every entity row took 7 ms at 20,000 records for each recall that missed.
+        EntityTable::Records => {
+            c.add("v.revision <> ?", [Clause::text(revision)]);
+            if let Some(l) = locator {
+                c.add("v.locator = ?", [Clause::text(l)]);
+            }
+            let on_file = if locator.is_some() {
+                " AND m.locator = v.locator"
+            } else {
+                ""
+            };
             c.add(
                 &format!(
-                    "EXISTS (SELECT 1 FROM {main} m WHERE m.{key} = x.{key} AND m.locator = ?)"
+                    "EXISTS (SELECT 1 FROM record_entities x CROSS JOIN records m \
+                     ON m.seq = x.seq WHERE x.revision = v.revision AND x.entity_id = ?{on_file})"
                 ),
-                [Clause::text(l)],
+                [Clause::text(entity)],
             );
+            "SELECT count(DISTINCT v.revision) FROM changes v WHERE"
         }
-        let sql = format!(
-            "SELECT count(DISTINCT x.revision) FROM {side} x \
-             WHERE EXISTS (SELECT 1 FROM {main} m WHERE m.{key} = x.{key}) AND {}",
-            c.joined()
+    };
+    (format!("{sql} {}", c.joined()), c.params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::note_at;
+    use super::*;
+
+    fn rev(n: u8) -> String {
+        format!("sha256:{}", format!("{n:02x}").repeat(32))
+    }
+
+    fn remember(store: &mut Store, n: u8, uri: &str, face: &str, name: Option<&str>) {
+        let mut r = note_at(&rev(n), Some(uri.into()));
+        r.entity_ids = vec![face.into()];
+        r.name = name.map(str::to_string);
+        store.remember(&r).unwrap();
+    }
+
+    #[test]
+    fn entity_elsewhere_counts_other_revisions_of_the_file_or_of_any_file() {
+        let mut s = Store::open_in_memory().unwrap();
+        let (a, b) = ("/parts/a.step", "/parts/b.step");
+        remember(&mut s, 1, a, "face:3", None);
+        remember(&mut s, 2, a, "face:3", None);
+        remember(&mut s, 2, a, "face:3", Some("twice at one revision"));
+        // Revision 3 is at both files, face:3 only in b's record.
+        remember(&mut s, 3, b, "face:3", None);
+        remember(&mut s, 3, a, "face:9", None);
+        // Known at revision 4 once, then forgotten.
+        remember(&mut s, 4, a, "face:3", Some("gone"));
+        assert_eq!(s.forget_feature(a, "gone").unwrap(), 1);
+        let count = |s: &mut Store, locator| {
+            s.entity_elsewhere(EntityTable::Records, "face:3", &rev(1), locator)
+                .unwrap()
+        };
+        assert_eq!(count(&mut s, Some(a)), 1);
+        assert_eq!(count(&mut s, Some(b)), 1);
+        assert_eq!(count(&mut s, None), 2);
+        assert_eq!(
+            s.entity_elsewhere(EntityTable::Records, "face:9", &rev(3), None)
+                .unwrap(),
+            0
         );
-        let n: i64 = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
-        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// Regression: the records' count scanned every entity row (their key starts with the
+    /// revision), 7 ms at 20,000 records on every recall by entity that found nothing.
+    #[test]
+    fn entity_elsewhere_probes_keys_instead_of_scanning_entity_rows() {
+        let mut s = Store::open_in_memory().unwrap();
+        remember(&mut s, 1, "/parts/a.step", "face:3", None);
+        let conn = s.conn().unwrap();
+        for table in [EntityTable::Records, EntityTable::Decisions] {
+            for locator in [Some("/parts/a.step"), None] {
+                let (sql, params) = elsewhere_sql(table, "face:3", &rev(2), locator);
+                let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+                let plan: Vec<String> = stmt
+                    .query_map(rusqlite::params_from_iter(params), |r| r.get(3))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                assert!(
+                    !plan.iter().any(|step| step.starts_with("SCAN x")),
+                    "{table:?} {locator:?}: {plan:?}"
+                );
+                assert!(
+                    plan.iter().any(|step| step.starts_with("SEARCH x")),
+                    "{table:?} {locator:?}: {plan:?}"
+                );
+            }
+        }
     }
 }
