@@ -7,10 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 use super::inspect::{Found, classify, identify};
 use super::renormalise::{RENORMALISED_AT, Renormalised, renormalise_locators};
-use super::schema::{
-    AUTHORS_AT, CARRY_AT, MIGRATIONS, VERDICT_MEANING_AT, VERDICT_PROVENANCE_AT, add_authors,
-    add_carry_columns, add_verdict_meaning, add_verdict_provenance,
-};
+use super::schema::{MIGRATIONS, upgrade};
 use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 
 /// Brings the schema up to [`SCHEMA_VERSION`] in one write transaction. The checks are
@@ -29,24 +26,8 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
     if start == SCHEMA_VERSION {
         return Ok(());
     }
-    for (i, sql) in MIGRATIONS
-        .iter()
-        .enumerate()
-        .skip(usize::try_from(start).unwrap_or(0))
-    {
-        if i + 1 == VERDICT_PROVENANCE_AT {
-            add_verdict_provenance(&tx)?;
-        }
-        if i + 1 == AUTHORS_AT {
-            add_authors(&tx)?;
-        }
-        if i + 1 == CARRY_AT {
-            add_carry_columns(&tx)?;
-        }
-        if i + 1 == VERDICT_MEANING_AT {
-            add_verdict_meaning(&tx)?;
-        }
-        tx.execute_batch(sql)?;
+    for i in usize::try_from(start).unwrap_or(0)..MIGRATIONS.len() {
+        upgrade(&tx, i)?;
         if i + 1 == RENORMALISED_AT {
             let r = renormalise_locators(&tx)?;
             if r != Renormalised::default() {
@@ -395,14 +376,8 @@ mod tests {
                 rusqlite::TransactionBehavior::Immediate,
             )
             .unwrap();
-            for (i, sql) in MIGRATIONS[..9].iter().enumerate() {
-                if i + 1 == VERDICT_PROVENANCE_AT {
-                    add_verdict_provenance(&tx).unwrap();
-                }
-                if i + 1 == AUTHORS_AT {
-                    add_authors(&tx).unwrap();
-                }
-                tx.execute_batch(sql).unwrap();
+            for i in 0..9 {
+                upgrade(&tx, i).unwrap();
             }
             tx.commit().unwrap();
         }

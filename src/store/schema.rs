@@ -4,8 +4,8 @@
 /// 'RVMC' in ASCII: recognises our files among other SQLite databases.
 pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
-/// Append-only: migration `i` upgrades schema version `i` to `i + 1`. Never edit a shipped
-/// entry; add a new one.
+/// Append-only: migration `i` upgrades schema version `i` to `i + 1` (after the columns
+/// [`COLUMNS_BEFORE`] lists for it). Never edit a shipped entry; add a new one.
 pub(super) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12];
 
 /// The schema version this build writes.
@@ -216,13 +216,33 @@ INSERT INTO meta (name, value) VALUES ('cursor_secret', randomblob(32));
 /// [`migrate`](super::migrate::migrate) runs right after this entry.
 const V4: &str = "";
 
+/// One trigger of the change journal (V5), as its text always was: after `$event` on
+/// `$table`, the counter moves and each row image named (`OLD`, `NEW`) marks its (revision,
+/// locator) changed at the counter's value.
+macro_rules! change_trigger {
+    ($table:literal, $event:literal, $name:literal, $($row:literal),+) => {
+        concat!(
+            "CREATE TRIGGER IF NOT EXISTS ", $table, "_", $name, "_change AFTER ", $event,
+            " ON ", $table, " BEGIN\n",
+            "    UPDATE counters SET value = value + 1 WHERE name = 'change';\n",
+            $(
+                "    INSERT OR REPLACE INTO changes (revision, locator, version)\n",
+                "        VALUES (", $row, ".revision, ", $row, ".locator, ",
+                "(SELECT value FROM counters WHERE name = 'change'));\n",
+            )+
+            "END;\n",
+        )
+    };
+}
+
 /// The change journal: which revision and locator each write touched, in the order of one
 /// counter (`change`), kept by triggers so that every process writing the file (a server, an
 /// `import`) records its changes in the same transaction. A server tells its clients what
 /// changed (`resources/list`, a subscribed resource) from it, whoever wrote. One row per
 /// (revision, locator) pair ever written; the backfill gives existing pairs version 0. Every
 /// statement may run twice (a test replays the upgrades on a current file).
-const V5: &str = r#"
+const V5: &str = concat!(
+    r#"
 INSERT OR IGNORE INTO counters (name, value) VALUES ('change', 0);
 CREATE TABLE IF NOT EXISTS changes (
     revision TEXT NOT NULL,
@@ -235,48 +255,20 @@ CREATE INDEX IF NOT EXISTS changes_locator ON changes (locator);
 INSERT OR IGNORE INTO changes (revision, locator, version)
     SELECT DISTINCT revision, locator, 0 FROM records
     UNION SELECT DISTINCT revision, locator, 0 FROM decisions;
-CREATE TRIGGER IF NOT EXISTS records_insert_change AFTER INSERT ON records BEGIN
-    UPDATE counters SET value = value + 1 WHERE name = 'change';
-    INSERT OR REPLACE INTO changes (revision, locator, version)
-        VALUES (NEW.revision, NEW.locator, (SELECT value FROM counters WHERE name = 'change'));
-END;
-CREATE TRIGGER IF NOT EXISTS records_update_change AFTER UPDATE ON records BEGIN
-    UPDATE counters SET value = value + 1 WHERE name = 'change';
-    INSERT OR REPLACE INTO changes (revision, locator, version)
-        VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
-    INSERT OR REPLACE INTO changes (revision, locator, version)
-        VALUES (NEW.revision, NEW.locator, (SELECT value FROM counters WHERE name = 'change'));
-END;
-CREATE TRIGGER IF NOT EXISTS records_delete_change AFTER DELETE ON records BEGIN
-    UPDATE counters SET value = value + 1 WHERE name = 'change';
-    INSERT OR REPLACE INTO changes (revision, locator, version)
-        VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
-END;
-CREATE TRIGGER IF NOT EXISTS decisions_insert_change AFTER INSERT ON decisions BEGIN
-    UPDATE counters SET value = value + 1 WHERE name = 'change';
-    INSERT OR REPLACE INTO changes (revision, locator, version)
-        VALUES (NEW.revision, NEW.locator, (SELECT value FROM counters WHERE name = 'change'));
-END;
-CREATE TRIGGER IF NOT EXISTS decisions_update_change AFTER UPDATE ON decisions BEGIN
-    UPDATE counters SET value = value + 1 WHERE name = 'change';
-    INSERT OR REPLACE INTO changes (revision, locator, version)
-        VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
-    INSERT OR REPLACE INTO changes (revision, locator, version)
-        VALUES (NEW.revision, NEW.locator, (SELECT value FROM counters WHERE name = 'change'));
-END;
-CREATE TRIGGER IF NOT EXISTS decisions_delete_change AFTER DELETE ON decisions BEGIN
-    UPDATE counters SET value = value + 1 WHERE name = 'change';
-    INSERT OR REPLACE INTO changes (revision, locator, version)
-        VALUES (OLD.revision, OLD.locator, (SELECT value FROM counters WHERE name = 'change'));
-END;
-"#;
+"#,
+    change_trigger!("records", "INSERT", "insert", "NEW"),
+    change_trigger!("records", "UPDATE", "update", "OLD", "NEW"),
+    change_trigger!("records", "DELETE", "delete", "OLD"),
+    change_trigger!("decisions", "INSERT", "insert", "NEW"),
+    change_trigger!("decisions", "UPDATE", "update", "OLD", "NEW"),
+    change_trigger!("decisions", "DELETE", "delete", "OLD"),
+);
 
 /// Verdict provenance: where each verdict came from (`elicitation`, `app`, `assistant`) and
 /// when it was given. A verdict stored before provenance existed was written in tool
 /// arguments, so it is the assistant's, given no later than its decision's last change. The
-/// index serves `recall_decisions`' verdict filters. The two columns are added by
-/// [`add_verdict_provenance`] (SQLite has no `ADD COLUMN IF NOT EXISTS`, and every step may
-/// run twice), which [`migrate`](super::migrate::migrate) runs before this entry.
+/// index serves `recall_decisions`' verdict filters. The two columns are added first (see
+/// [`COLUMNS_BEFORE`]).
 const V6: &str = r#"
 UPDATE basis_items SET verdict_via = 'assistant',
     verdict_at = (SELECT updated_at FROM decisions WHERE rid = basis_items.decision_rid)
@@ -285,26 +277,37 @@ CREATE INDEX IF NOT EXISTS basis_items_verdict
     ON basis_items (decision_rid, verdict_judgement, verdict_via);
 "#;
 
-/// The schema version whose entry [`add_verdict_provenance`] prepares.
-pub(super) const VERDICT_PROVENANCE_AT: usize = 6;
+/// The nullable TEXT columns an entry needs before it runs, by the schema version the entry
+/// makes: (version, table, columns), each added unless it is there (SQLite has no
+/// `ADD COLUMN IF NOT EXISTS`, and every step may run twice).
+const COLUMNS_BEFORE: &[(usize, &str, &[&str])] = &[
+    // Verdict provenance (V6).
+    (6, "basis_items", &["verdict_via", "verdict_at"]),
+    // The `author` columns of records, decisions and verdicts (V8).
+    (8, "records", &["author"]),
+    (8, "decisions", &["author"]),
+    (8, "basis_items", &["verdict_author"]),
+    // The columns of `carry_forward` (V10): `carried` (records, decisions, basis items: where
+    // a carried item came from, JSON) and `superseded` (records, decisions: the revision an
+    // item's revision was carried to, JSON).
+    (10, "records", &["carried", "superseded"]),
+    (10, "decisions", &["carried", "superseded"]),
+    (10, "basis_items", &["carried"]),
+    // The meaning of an engineer's verdict (V11).
+    (11, "basis_items", &["verdict_meaning"]),
+];
 
-/// Adds `basis_items.verdict_via` and `verdict_at` unless they are there.
-pub(super) fn add_verdict_provenance(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
-    add_text_columns(tx, "basis_items", &["verdict_via", "verdict_at"])
+/// Upgrades schema version `i` to `i + 1`: the columns [`COLUMNS_BEFORE`] lists for it, then
+/// migration `i`.
+pub(super) fn upgrade(tx: &rusqlite::Transaction<'_>, i: usize) -> rusqlite::Result<()> {
+    for (_, table, wanted) in COLUMNS_BEFORE.iter().filter(|(at, ..)| *at == i + 1) {
+        add_text_columns(tx, table, wanted)?;
+    }
+    tx.execute_batch(MIGRATIONS.get(i).copied().unwrap_or(""))
 }
 
-/// The schema version whose entry [`add_authors`] prepares.
-pub(super) const AUTHORS_AT: usize = 8;
-
-/// Adds the `author` columns (records, decisions, verdicts) unless they are there.
-pub(super) fn add_authors(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
-    add_text_columns(tx, "records", &["author"])?;
-    add_text_columns(tx, "decisions", &["author"])?;
-    add_text_columns(tx, "basis_items", &["verdict_author"])
-}
-
-/// Adds each nullable TEXT column `table` lacks (SQLite has no `ADD COLUMN IF NOT EXISTS`).
-/// The names are this file's constants, never input.
+/// Adds each nullable TEXT column `table` lacks. The names are this file's constants, never
+/// input.
 fn add_text_columns(
     tx: &rusqlite::Transaction<'_>,
     table: &str,
@@ -338,9 +341,8 @@ CREATE TABLE IF NOT EXISTS sync_bases (
 "#;
 
 /// Who wrote it: an optional `author` on records, decisions and verdicts (the
-/// `REVIEW_MCP_AUTHOR` or `--author` of the server that wrote them). The columns are added by
-/// [`add_authors`], which [`migrate`](super::migrate::migrate) runs before this entry; existing
-/// rows upgrade with no author.
+/// `REVIEW_MCP_AUTHOR` or `--author` of the server that wrote them). The columns are added first
+/// (see [`COLUMNS_BEFORE`]); existing rows upgrade with no author.
 const V8: &str = "";
 
 /// The journal of a sync's folder writes (`store/sync.rs`): the files a committed sync still
@@ -362,21 +364,8 @@ CREATE TABLE IF NOT EXISTS sync_pending (
 );
 "#;
 
-/// The schema version whose entry [`add_carry_columns`] prepares.
-pub(super) const CARRY_AT: usize = 10;
-
-/// Adds the columns of `carry_forward` unless they are there: `carried` (records, decisions,
-/// basis items: where a carried item came from, JSON) and `superseded` (records, decisions:
-/// the revision an item's revision was carried to, JSON).
-pub(super) fn add_carry_columns(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
-    add_text_columns(tx, "records", &["carried", "superseded"])?;
-    add_text_columns(tx, "decisions", &["carried", "superseded"])?;
-    add_text_columns(tx, "basis_items", &["carried"])
-}
-
-/// Carrying a review to the next revision (`carry_forward`): the columns are added by
-/// [`add_carry_columns`], which [`migrate`](super::migrate::migrate) runs before this entry;
-/// existing rows upgrade as stated at their own revision, superseded by none. A named feature
+/// Carrying a review to the next revision (`carry_forward`): the columns are added first (see
+/// [`COLUMNS_BEFORE`]); existing rows upgrade as stated at their own revision, superseded by none. A named feature
 /// is unique per (locator, name) among the rows not superseded: when a feature moves to the
 /// next revision, what the old revision said of it stays as a superseded row. Every
 /// statement may run twice.
@@ -391,18 +380,9 @@ CREATE INDEX IF NOT EXISTS decisions_superseded_by
 "#;
 
 /// The meaning of an engineer's verdict (review or approval, given in `review-mcp review`):
-/// `basis_items.verdict_meaning`, added by [`add_verdict_meaning`], which
-/// [`migrate`](super::migrate::migrate) runs before this entry; existing verdicts upgrade
-/// without one (they read as reviews).
+/// `basis_items.verdict_meaning`, added first (see [`COLUMNS_BEFORE`]); existing verdicts
+/// upgrade without one (they read as reviews).
 const V11: &str = "";
-
-/// The schema version whose entry [`add_verdict_meaning`] prepares.
-pub(super) const VERDICT_MEANING_AT: usize = 11;
-
-/// Adds `basis_items.verdict_meaning` unless it is there.
-pub(super) fn add_verdict_meaning(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
-    add_text_columns(tx, "basis_items", &["verdict_meaning"])
-}
 
 /// The review's history (see `crate::review::history`): one row per event, its wire form in
 /// `body`, never updated nor deleted (the triggers refuse). `seq` is this database's order of
