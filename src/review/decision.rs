@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::Artifact;
 use super::artifact::ArtifactWire;
 use super::carry::{Carried, CarryState, DecisionCarried, Superseded};
+use super::hashing::hex16;
 use super::record::stale;
 
 /// Where a requirement came from.
@@ -243,14 +244,11 @@ impl BasisItem {
         // serde_json of a plain struct cannot fail; an empty body would only weaken the
         // digest, never make two different items equal by itself.
         let bytes = serde_json::to_vec(&shown).unwrap_or_default();
-        Sha256::new()
-            .chain_update(b"review-mcp basis item v1\n")
-            .chain_update(bytes)
-            .finalize()
-            .iter()
-            .take(16)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex16(
+            Sha256::new()
+                .chain_update(b"review-mcp basis item v1\n")
+                .chain_update(bytes),
+        )
     }
 
     /// The rule the input schema also states: an unresolved or conflicting item carries a
@@ -501,11 +499,7 @@ impl Decision {
             h.update(serde_json::to_vec(item).unwrap_or_default());
             h.update(b"\n");
         }
-        h.finalize()
-            .iter()
-            .take(16)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex16(h)
     }
 
     /// The wire form with `stale` (see [`super::Record::wire`]).

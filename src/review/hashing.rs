@@ -180,13 +180,18 @@ pub fn file_digest(path: &Path) -> Result<(String, u64), HashError> {
     if read != size {
         return Err(HashError::Changed);
     }
-    let digest = hasher.finalize();
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for b in digest.iter() {
-        out.push_str(&format!("{b:02x}"));
-    }
-    Ok((out, size))
+    Ok((format!("sha256:{}", hex(&hasher.finalize())), size))
+}
+
+/// `bytes` in lowercase hex digits, two a byte (digests, ids).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The first 16 bytes of the digest `h` makes, in hex (32 digits).
+pub fn hex16(h: Sha256) -> String {
+    let digest = h.finalize();
+    hex(digest.get(..16).unwrap_or(&digest))
 }
 
 /// The file an `artifact_revision` argument names: an absolute path or a `file:` URI (of

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::decision::{Decision, Meaning, Verdict, Via, wire_names};
+use super::hashing::hex16;
 use super::outrank::{KeptVerdict, pair_by_requirement};
 use super::record::Record;
 
@@ -313,14 +314,6 @@ fn minute(at: &str) -> String {
         (Some(day), Some(time)) => format!("{day} {time}"),
         _ => at.to_string(),
     }
-}
-
-fn hex16(h: Sha256) -> String {
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// A digest of what a decision says (disposition, summary, every basis item with its

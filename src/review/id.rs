@@ -7,6 +7,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
+use super::hashing::hex;
+
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh id such as `rec_3f9a0c1b2d4e5f60`.
@@ -17,13 +19,7 @@ pub fn mint(prefix: &str, seq: i64) -> String {
         .unwrap_or(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let digest = Sha256::digest(format!("{nanos}:{}:{n}:{seq}", std::process::id()));
-    let mut out = String::with_capacity(prefix.len() + 17);
-    out.push_str(prefix);
-    out.push('_');
-    for b in digest.iter().take(8) {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    with_prefix(prefix, &digest)
 }
 
 /// The id of an item derived from others, the same in every database that derives it: the
@@ -37,14 +33,12 @@ pub fn derive(prefix: &str, parts: &[&str]) -> String {
         hasher.update(p.len().to_le_bytes());
         hasher.update(p.as_bytes());
     }
-    let digest = hasher.finalize();
-    let mut out = String::with_capacity(prefix.len() + 17);
-    out.push_str(prefix);
-    out.push('_');
-    for b in digest.iter().take(8) {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    with_prefix(prefix, &hasher.finalize())
+}
+
+/// `prefix`, `_` and the first 16 hex digits of `digest`.
+fn with_prefix(prefix: &str, digest: &[u8]) -> String {
+    format!("{prefix}_{}", hex(digest.get(..8).unwrap_or(digest)))
 }
 
 #[cfg(test)]
