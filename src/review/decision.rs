@@ -292,9 +292,11 @@ pub struct Decision {
 
 /// A decision as `remember_decision` and `recall_decisions` answer it: the stored fields
 /// plus `stale`, borrowed, keys in alphabetical order (see [`super::record::RecordWire`]).
+/// In a `recall_decisions` page at full detail (`A` is `usize`) its artifact (and so its
+/// staleness) is named by index in the page's `artifacts` table, and `stale` is left out.
 #[derive(Debug, Serialize)]
-pub struct DecisionWire<'a> {
-    artifact: ArtifactWire<'a>,
+pub struct DecisionWire<'a, A = ArtifactWire<'a>> {
+    artifact: A,
     #[serde(skip_serializing_if = "Option::is_none")]
     author: Option<&'a str>,
     basis: Vec<BasisWire<'a>>,
@@ -303,7 +305,8 @@ pub struct DecisionWire<'a> {
     created_at: &'a str,
     disposition: &'a str,
     id: &'a str,
-    stale: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stale: Option<Option<bool>>,
     subject: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
@@ -330,27 +333,6 @@ pub struct BasisWire<'a> {
     state: State,
     #[serde(skip_serializing_if = "Option::is_none")]
     verdict: Option<&'a Verdict>,
-}
-
-/// A decision in a `recall_decisions` page at full detail: the wire form with its artifact
-/// (and so its staleness) named by index in the page's `artifacts` table.
-#[derive(Debug, Serialize)]
-pub struct DecisionPageWire<'a> {
-    artifact: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    author: Option<&'a str>,
-    basis: Vec<BasisWire<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    carried: Option<&'a DecisionCarried>,
-    created_at: &'a str,
-    disposition: &'a str,
-    id: &'a str,
-    subject: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    summary: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    superseded: Option<&'a Superseded>,
-    updated_at: &'a str,
 }
 
 /// A decision in summary form: what a model decides with (subject, disposition, its artifact
@@ -396,20 +378,8 @@ pub struct OpenQuestion<'a> {
 
 impl Decision {
     /// The full page form, its artifact being entry `artifact` of the page's table.
-    pub fn page_wire(&self, artifact: usize) -> DecisionPageWire<'_> {
-        DecisionPageWire {
-            artifact,
-            author: self.author.as_deref(),
-            basis: self.basis.iter().map(BasisItem::wire).collect(),
-            carried: self.carried.as_ref(),
-            created_at: &self.created_at,
-            disposition: &self.disposition,
-            id: &self.id,
-            subject: &self.subject,
-            summary: self.summary.as_deref(),
-            superseded: self.superseded.as_ref(),
-            updated_at: &self.updated_at,
-        }
+    pub fn page_wire(&self, artifact: usize) -> DecisionWire<'_, usize> {
+        self.wire_with(artifact, None)
     }
 
     /// The summary form (see [`DecisionSummaryWire`]).
@@ -504,15 +474,20 @@ impl Decision {
 
     /// The wire form with `stale` (see [`super::Record::wire`]).
     pub fn wire(&self, current: Option<&str>) -> DecisionWire<'_> {
+        let stale = stale(&self.artifact.revision, current);
+        self.wire_with(self.artifact.wire(), Some(stale))
+    }
+
+    fn wire_with<A>(&self, artifact: A, stale: Option<Option<bool>>) -> DecisionWire<'_, A> {
         DecisionWire {
-            artifact: self.artifact.wire(),
+            artifact,
             author: self.author.as_deref(),
             basis: self.basis.iter().map(BasisItem::wire).collect(),
             carried: self.carried.as_ref(),
             created_at: &self.created_at,
             disposition: &self.disposition,
             id: &self.id,
-            stale: stale(&self.artifact.revision, current),
+            stale,
             subject: &self.subject,
             summary: self.summary.as_deref(),
             superseded: self.superseded.as_ref(),

@@ -357,7 +357,26 @@ struct Events<'a> {
 }
 
 impl<'a> Events<'a> {
+    fn new(how: &'a Written<'a>) -> Events<'a> {
+        Events {
+            how,
+            out: Vec::new(),
+        }
+    }
+
+    /// An event in the write's own channel, not a verdict's.
     fn push(
+        &mut self,
+        kind: EventKind,
+        of: (&str, &str, &str, &str),
+        changes: Vec<Change>,
+        after: Option<String>,
+    ) {
+        self.push_as(kind, of, changes, after, None, self.how.channel);
+    }
+
+    /// An event of `verdict` (its author, meaning and reason), in `channel`.
+    fn push_as(
         &mut self,
         kind: EventKind,
         of: (&str, &str, &str, &str),
@@ -417,10 +436,7 @@ pub fn decision_events(
     new: Option<&Decision>,
     kept: &[KeptVerdict],
 ) -> Vec<Event> {
-    let mut ev = Events {
-        how,
-        out: Vec::new(),
-    };
+    let mut ev = Events::new(how);
     let verdict_channel = |v: &Verdict| {
         if how.channel.is_transfer() {
             how.channel
@@ -435,8 +451,6 @@ pub fn decision_events(
             decision_key(o),
             vec![Change::of("disposition", Some(&o.disposition), None)],
             None,
-            None,
-            how.channel,
         ),
         (None, Some(n)) => {
             let kind = if how.channel.is_transfer() {
@@ -448,17 +462,10 @@ pub fn decision_events(
             changes.extend(n.basis.iter().enumerate().map(|(i, b)| {
                 Change::of("state", None, Some(b.state.as_str())).item(i, &b.requirement)
             }));
-            ev.push(
-                kind,
-                decision_key(n),
-                changes,
-                Some(decision_state(n)),
-                None,
-                how.channel,
-            );
+            ev.push(kind, decision_key(n), changes, Some(decision_state(n)));
             for (i, b) in n.basis.iter().enumerate() {
                 if let Some(v) = &b.verdict {
-                    ev.push(
+                    ev.push_as(
                         EventKind::VerdictGiven,
                         decision_key(n),
                         vec![
@@ -524,8 +531,6 @@ pub fn decision_events(
                                     .item(j, &b.requirement),
                             ],
                             Some(after.clone()),
-                            None,
-                            how.channel,
                         );
                     }
                 }
@@ -546,8 +551,6 @@ pub fn decision_events(
                     decision_key(n),
                     changes,
                     Some(after.clone()),
-                    None,
-                    how.channel,
                 );
                 for mut e in removed {
                     e.step = u32::try_from(ev.out.len()).unwrap_or(u32::MAX);
@@ -558,7 +561,7 @@ pub fn decision_events(
                 let change =
                     Change::of("verdict", judgement(vo), judgement(vn)).item(i, &b.requirement);
                 match vn {
-                    Some(v) => ev.push(
+                    Some(v) => ev.push_as(
                         if vo.is_some() {
                             EventKind::VerdictReplaced
                         } else {
@@ -575,8 +578,6 @@ pub fn decision_events(
                         decision_key(n),
                         vec![change],
                         Some(after.clone()),
-                        None,
-                        how.channel,
                     ),
                 }
             }
@@ -592,8 +593,6 @@ pub fn decision_events(
                             .item(k.index, &k.requirement),
                     ],
                     Some(after.clone()),
-                    None,
-                    how.channel,
                 );
             }
         }
@@ -603,10 +602,7 @@ pub fn decision_events(
 
 /// The events of `source` carried to `to`: one on each decision.
 pub fn carried_events(how: &Written<'_>, source: &Decision, to: &Decision) -> Vec<Event> {
-    let mut ev = Events {
-        how,
-        out: Vec::new(),
-    };
+    let mut ev = Events::new(how);
     let revision = |d: &Decision| Some(d.artifact.revision.clone());
     let change = Change {
         field: "revision".into(),
@@ -620,16 +616,12 @@ pub fn carried_events(how: &Written<'_>, source: &Decision, to: &Decision) -> Ve
         decision_key(source),
         vec![change.clone(), Change::of("decision", None, Some(&to.id))],
         Some(decision_state(source)),
-        None,
-        how.channel,
     );
     ev.push(
         EventKind::Carried,
         decision_key(to),
         vec![change, Change::of("decision", Some(&source.id), None)],
         Some(decision_state(to)),
-        None,
-        how.channel,
     );
     ev.out
 }
@@ -642,18 +634,13 @@ pub fn carried_onto_events(
     to: &str,
     stated: &str,
 ) -> Vec<Event> {
-    let mut ev = Events {
-        how,
-        out: Vec::new(),
-    };
+    let mut ev = Events::new(how);
     let change = Change::of("revision", Some(&source.artifact.revision), Some(to));
     ev.push(
         EventKind::Carried,
         decision_key(source),
         vec![change, Change::of("decision", None, Some(stated))],
         Some(decision_state(source)),
-        None,
-        how.channel,
     );
     ev.out
 }
@@ -670,18 +657,13 @@ fn record_key(r: &Record) -> (&str, &str, &str, &str) {
 /// The event of a record replaced from `old` to `new` (its previous text kept), or arrived
 /// by import or sync (`old` absent); nothing when nothing it says changed.
 pub fn record_events(how: &Written<'_>, old: Option<&Record>, new: &Record) -> Vec<Event> {
-    let mut ev = Events {
-        how,
-        out: Vec::new(),
-    };
+    let mut ev = Events::new(how);
     match old {
         None if how.channel.is_transfer() => ev.push(
             EventKind::Arrived,
             record_key(new),
             Vec::new(),
             Some(record_state(new)),
-            None,
-            how.channel,
         ),
         None => {}
         Some(o) => {
@@ -702,8 +684,6 @@ pub fn record_events(how: &Written<'_>, old: Option<&Record>, new: &Record) -> V
                     record_key(new),
                     changes,
                     Some(record_state(new)),
-                    None,
-                    how.channel,
                 );
             }
         }

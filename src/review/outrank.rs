@@ -118,6 +118,14 @@ pub fn merge_verdicts(
         }
     }
     let mut out = Outranked::default();
+    // What the arguments offer, as the assistant's word given now.
+    let assistants = |o: Verdict| Verdict {
+        meaning: None,
+        at: now.to_string(),
+        author: author.map(str::to_string),
+        via: Via::Assistant,
+        ..o
+    };
     for (i, (item, matched)) in new.iter_mut().zip(pairs).enumerate() {
         let before = matched
             .and_then(|j| old.get(j))
@@ -128,13 +136,7 @@ pub fn merge_verdicts(
                 let offered = offered.filter(|o| !o.says_the_same(engineer));
                 out.kept.push(KeptVerdict {
                     index: i,
-                    offered: offered.map(|o| Verdict {
-                        meaning: None,
-                        at: now.to_string(),
-                        author: author.map(str::to_string),
-                        via: Via::Assistant,
-                        ..o
-                    }),
+                    offered: offered.map(assistants),
                     requirement: item.requirement.clone(),
                     verdict: engineer.clone(),
                 });
@@ -148,13 +150,7 @@ pub fn merge_verdicts(
                 )));
             }
             (Some(mine), Some(o)) if o.says_the_same(mine) => Some(mine.clone()),
-            (_, Some(o)) => Some(Verdict {
-                meaning: None,
-                at: now.to_string(),
-                author: author.map(str::to_string),
-                via: Via::Assistant,
-                ..o
-            }),
+            (_, Some(o)) => Some(assistants(o)),
         };
     }
     for (o, used) in old.iter().zip(used) {

@@ -19,22 +19,10 @@ pub enum Kind {
     Note,
 }
 
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Feature => "feature",
-            Kind::Note => "note",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Kind> {
-        match s {
-            "feature" => Some(Kind::Feature),
-            "note" => Some(Kind::Note),
-            _ => None,
-        }
-    }
-}
+super::decision::wire_names!(Kind {
+    Feature => "feature",
+    Note => "note",
+});
 
 /// A stored record, as export writes it and import reads it. `stale` is not part of it: it
 /// is a property of a recall against a current revision (see [`Record::to_wire`]).
