@@ -89,7 +89,8 @@ fn not_regular(meta: &Metadata) -> Option<&'static str> {
 
 /// `O_NONBLOCK | O_NOCTTY` where their values are known without the libc crate: opening a
 /// FIFO then never waits for a writer. Elsewhere the `stat` check before the open stands alone.
-#[cfg(all(
+#[cfg(unix)]
+const OPEN_FLAGS: i32 = if cfg!(all(
     target_os = "linux",
     any(
         target_arch = "x86_64",
@@ -98,29 +99,17 @@ fn not_regular(meta: &Metadata) -> Option<&'static str> {
         target_arch = "arm",
         target_arch = "riscv64"
     )
-))]
-const OPEN_FLAGS: i32 = 0o4000 | 0o400;
-#[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
-const OPEN_FLAGS: i32 = 0x0004;
-#[cfg(all(
-    unix,
-    not(any(
-        all(
-            target_os = "linux",
-            any(
-                target_arch = "x86_64",
-                target_arch = "x86",
-                target_arch = "aarch64",
-                target_arch = "arm",
-                target_arch = "riscv64"
-            )
-        ),
-        target_os = "macos",
-        target_os = "ios",
-        target_os = "freebsd"
-    ))
-))]
-const OPEN_FLAGS: i32 = 0;
+)) {
+    0o4000 | 0o400
+} else if cfg!(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd"
+)) {
+    0x0004
+} else {
+    0
+};
 
 fn open_for_hashing(path: &Path) -> io::Result<File> {
     let mut options = std::fs::OpenOptions::new();

@@ -54,18 +54,7 @@ impl Store {
 
     /// A decision by its id, with its basis.
     pub fn get_decision(&mut self, id: &str) -> Result<Option<Decision>, StoreError> {
-        let tx = self.read()?;
-        let row = tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d WHERE d.id = ?1"
-            ))?
-            .query_row([id], decision_from_row)
-            .optional()?;
-        let out = match row {
-            Some(row) => decisions_with_basis(&tx, vec![row])?.pop(),
-            None => None,
-        };
-        Ok(out)
+        self.find_decision(&super::DecisionRef::Id(id))
     }
 
     /// Everything written for `revision` (whatever its uri), newest first.
