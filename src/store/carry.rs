@@ -116,7 +116,7 @@ pub(super) fn supersession_in(
              UNION SELECT revision, superseded FROM decisions \
              WHERE json_extract(superseded, '$.by') = ?1",
         )?
-        .query_map([revision], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map([revision], |r| r.try_into())?
         .collect::<Result<_, _>>()?;
     for (rev, text) in rows {
         let mark = text.and_then(|t| serde_json::from_str::<Superseded>(&t).ok());

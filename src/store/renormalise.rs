@@ -49,16 +49,7 @@ pub(super) fn renormalise_locators(tx: &Transaction<'_>) -> Result<Renormalised,
     type RecordRow = (i64, String, Option<String>, Option<String>, String, String);
     let rows: Vec<RecordRow> = tx
         .prepare("SELECT seq, id, name, note, uri, updated_at FROM records WHERE uri IS NOT NULL")?
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        })?
+        .query_map([], |r| r.try_into())?
         .collect::<Result<_, _>>()?;
     let mut moves = Vec::new();
     // (normal uri, name) -> the rows of features that will share it: (updated_at, seq, ...).
@@ -132,17 +123,7 @@ pub(super) fn renormalise_locators(tx: &Transaction<'_>) -> Result<Renormalised,
             "SELECT rid, id, subject, revision, uri, updated_at, seq FROM decisions \
              WHERE uri IS NOT NULL",
         )?
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-            ))
-        })?
+        .query_map([], |r| r.try_into())?
         .collect::<Result<_, _>>()?;
     let mut moves = Vec::new();
     // (normal uri, subject, revision) -> (updated_at, seq, rid) of the decisions sharing it.
@@ -187,7 +168,7 @@ pub(super) fn renormalise_locators(tx: &Transaction<'_>) -> Result<Renormalised,
             let (seq, disposition, summary): (i64, String, Option<String>) = tx.query_row(
                 "SELECT seq, disposition, summary FROM decisions WHERE rid = ?1",
                 [rid],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| r.try_into(),
             )?;
             let mut body = vec![disposition];
             body.extend(summary);
@@ -196,7 +177,7 @@ pub(super) fn renormalise_locators(tx: &Transaction<'_>) -> Result<Renormalised,
                     "SELECT requirement, evidence FROM basis_items WHERE decision_rid = ?1 \
                      ORDER BY position",
                 )?
-                .query_map([rid], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .query_map([rid], |r| r.try_into())?
                 .collect::<Result<_, _>>()?;
             for (requirement, evidence) in items {
                 body.push(requirement);

@@ -305,7 +305,7 @@ fn remember_decision_in(
         )?
         .query_row(
             params![new.artifact.locator(), new.subject, new.artifact.revision],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            |r| r.try_into(),
         )
         .optional()?;
     let replaced = existing.is_some();

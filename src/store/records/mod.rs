@@ -159,9 +159,7 @@ impl Store {
                                 "SELECT min(seq), max(seq) FROM record_entities \
                                  WHERE entity_id = ?1 AND revision = ?2 AND seq <= ?3",
                             )?
-                            .query_row(params![entity, rev, snapshot], |r| {
-                                Ok((r.get(0)?, r.get(1)?))
-                            })?;
+                            .query_row(params![entity, rev, snapshot], |r| r.try_into())?;
                         match span {
                             (Some(low), Some(high)) => Some((low, high)),
                             _ => return Ok(empty),
@@ -329,7 +327,7 @@ fn remember_in(
     // A feature replaces the one of its name that is not superseded (what an old revision
     // said of it stays). A note with entities replaces a note carried to this revision with
     // the same entities: stating it again at this revision makes it fresh.
-    let row = |r: &Row<'_>| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?));
+    let row = |r: &Row<'_>| r.try_into();
     let existing: Option<(i64, String, String, String)> = match &new.name {
         Some(name) => tx
             .prepare_cached(
