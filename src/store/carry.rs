@@ -82,14 +82,6 @@ impl Store {
         let tx = self.read()?;
         supersession_in(&tx, revision)
     }
-
-    /// The revision `revision` was carried to, with the `change` given, if any.
-    pub fn superseded_revision_of(
-        &mut self,
-        revision: &str,
-    ) -> Result<Option<(String, Option<String>)>, StoreError> {
-        Ok(self.supersession(revision)?.superseded_by)
-    }
 }
 
 pub(super) fn supersession_in(
@@ -454,6 +446,19 @@ mod tests {
         }
     }
 
+    /// Remembers the feature `name` on `entity` at revision `n`.
+    fn feature(store: &mut Store, n: u8, name: &str, entity: &str) {
+        let new = NewRecord {
+            artifact: at(n),
+            name: Some(name.into()),
+            note: None,
+            tags: vec![],
+            entity_ids: vec![entity.into()],
+            id_scheme: "opaque".into(),
+        };
+        store.remember(&new).unwrap();
+    }
+
     fn carry(store: &mut Store, from: u8, to: u8, pairs: &[(&str, &str)]) -> CarryOutcome {
         let pairs: Vec<(String, String)> = pairs
             .iter()
@@ -476,18 +481,8 @@ mod tests {
     #[test]
     fn carried_twice_keeps_the_origin_and_the_re_verify() {
         let mut store = Store::open_in_memory().unwrap();
-        for (name, ids) in [("flange", vec!["face:1"]), ("boss", vec!["face:7"])] {
-            store
-                .remember(&NewRecord {
-                    artifact: at(1),
-                    name: Some(name.into()),
-                    note: None,
-                    tags: vec![],
-                    entity_ids: ids.into_iter().map(str::to_string).collect(),
-                    id_scheme: "opaque".into(),
-                })
-                .unwrap();
-        }
+        feature(&mut store, 1, "flange", "face:1");
+        feature(&mut store, 1, "boss", "face:7");
         let first = carry(&mut store, 1, 2, &[("face:1", "face:11")]);
         assert_eq!(first.records.len(), 2);
         let second = carry(&mut store, 2, 3, &[("face:11", "face:21")]);
@@ -517,7 +512,7 @@ mod tests {
         assert!(s.is_carried());
         assert!(!store.supersession(&at(1).revision).unwrap().is_carried());
         assert_eq!(
-            store.superseded_revision_of(&at(1).revision).unwrap(),
+            store.supersession(&at(1).revision).unwrap().superseded_by,
             Some((at(2).revision, Some("change 2".into())))
         );
     }
@@ -529,16 +524,7 @@ mod tests {
     fn the_revisions_carried_to_one_are_listed_oldest_first() {
         let mut store = Store::open_in_memory().unwrap();
         for n in [9, 1] {
-            store
-                .remember(&NewRecord {
-                    artifact: at(n),
-                    name: Some(format!("flange {n}")),
-                    note: None,
-                    tags: vec![],
-                    entity_ids: vec!["face:1".into()],
-                    id_scheme: "opaque".into(),
-                })
-                .unwrap();
+            feature(&mut store, n, &format!("flange {n}"), "face:1");
         }
         // Revision 9 (whose hash sorts last) is carried first.
         carry(&mut store, 9, 5, &[("face:1", "face:1")]);
@@ -557,16 +543,7 @@ mod tests {
     #[test]
     fn a_carry_back_to_a_superseded_revision_is_refused() {
         let mut store = Store::open_in_memory().unwrap();
-        store
-            .remember(&NewRecord {
-                artifact: at(1),
-                name: Some("flange".into()),
-                note: None,
-                tags: vec![],
-                entity_ids: vec!["face:1".into()],
-                id_scheme: "opaque".into(),
-            })
-            .unwrap();
+        feature(&mut store, 1, "flange", "face:1");
         carry(&mut store, 1, 2, &[("face:1", "face:11")]);
         let back = CarryPlan {
             from: at(2),
@@ -594,21 +571,9 @@ mod tests {
     #[test]
     fn a_feature_carried_again_gets_a_fresh_id_for_its_second_old_copy() {
         let mut store = Store::open_in_memory().unwrap();
-        let bore = |store: &mut Store| {
-            store
-                .remember(&NewRecord {
-                    artifact: at(1),
-                    name: Some("bore".into()),
-                    note: None,
-                    tags: vec![],
-                    entity_ids: vec!["face:1".into()],
-                    id_scheme: "opaque".into(),
-                })
-                .unwrap()
-        };
-        bore(&mut store);
+        feature(&mut store, 1, "bore", "face:1");
         carry(&mut store, 1, 2, &[("face:1", "face:11")]);
-        bore(&mut store);
+        feature(&mut store, 1, "bore", "face:1");
         let again = carry(&mut store, 1, 2, &[("face:1", "face:11")]);
         assert_eq!(again.records.len(), 1);
     }
