@@ -35,8 +35,6 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// Stored data that does not parse (a hand-edited or damaged database).
-    Corrupt(String),
     /// Data offered for import that breaks a rule.
     Invalid(String),
     /// SQLite could not open the file for writing, or prepare it (WAL, schema).
@@ -119,7 +117,6 @@ impl std::fmt::Display for StoreError {
             StoreError::Io { path, source } => {
                 write!(f, "cannot open {}: {source}", path.display())
             }
-            StoreError::Corrupt(m) => write!(f, "damaged database: {m}"),
             StoreError::Invalid(m) => f.write_str(m),
             StoreError::Open { path, source } => write!(
                 f,

@@ -26,6 +26,25 @@ pub struct HistoryQuery {
     pub locator: Option<String>,
 }
 
+/// The scope's filters as a clause on a table with `locator` and `revision` whose item id
+/// is `id_column` (`of` of an event, `id` of a decision or record, `f.of` of an event
+/// aliased `f`).
+pub(super) fn scope(q: &HistoryQuery, id_column: &str) -> Clause {
+    let mut c = Clause::default();
+    let table = id_column.split_once('.').map_or("", |(t, _)| t);
+    let dot = if table.is_empty() { "" } else { "." };
+    for (col, v) in [
+        (id_column.to_string(), &q.of),
+        (format!("{table}{dot}revision"), &q.revision),
+        (format!("{table}{dot}locator"), &q.locator),
+    ] {
+        if let Some(v) = v {
+            c.add(&format!("{col} = ?"), [Clause::text(v)]);
+        }
+    }
+    c
+}
+
 /// Appends `events` (already sealed) unless present: an event is its content, so one that
 /// arrives twice is kept once. Returns how many were new.
 pub(super) fn append(tx: &Transaction<'_>, events: &[Event]) -> Result<usize, StoreError> {
@@ -188,17 +207,8 @@ pub(super) fn history_page(
         None => tx.query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| r.get(0))?,
     };
     let offset = page.after.map_or(0, |a| a.seq.max(0));
-    let mut c = Clause::default();
+    let mut c = scope(q, "of");
     c.add("seq <= ?", [SqlValue::Integer(snapshot)]);
-    for (col, v) in [
-        ("of = ?", &q.of),
-        ("revision = ?", &q.revision),
-        ("locator = ?", &q.locator),
-    ] {
-        if let Some(v) = v {
-            c.add(col, [Clause::text(v)]);
-        }
-    }
     let limit = i64::try_from(page.limit).unwrap_or(i64::MAX);
     let sql = format!(
         "SELECT body FROM events WHERE {} ORDER BY at DESC, seq DESC \

@@ -5,7 +5,7 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::history::{HistoryQuery, history_page, parse, since};
+use super::history::{HistoryQuery, history_page, parse, scope, since};
 use super::query::Clause;
 use super::{Page, PageRequest, Store, StoreError};
 use crate::review::history::Event;
@@ -30,24 +30,6 @@ pub struct Trail {
     pub total: u64,
     /// Whether the decision began before recording did (see [`HistoryAnswer`]).
     pub earlier_unrecorded: bool,
-}
-
-/// The scope's filters as a clause on a table with `locator` and `revision` whose item id
-/// is `id_column` (`id` of a decision or record, `f.of` of an event aliased `f`).
-fn scope(q: &HistoryQuery, id_column: &str) -> Clause {
-    let mut c = Clause::default();
-    let table = id_column.split_once('.').map_or("", |(t, _)| t);
-    let dot = if table.is_empty() { "" } else { "." };
-    for (col, v) in [
-        (id_column.to_string(), &q.of),
-        (format!("{table}{dot}revision"), &q.revision),
-        (format!("{table}{dot}locator"), &q.locator),
-    ] {
-        if let Some(v) = v {
-            c.add(&format!("{col} = ?"), [Clause::text(v)]);
-        }
-    }
-    c
 }
 
 /// Whether a decision or record in scope began before `since`: one still stored that was
