@@ -3,17 +3,32 @@
 
 use std::borrow::Cow;
 
+/// The text of column `col` does not read as what the column holds: `why`.
+fn unreadable(
+    col: usize,
+    why: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, why.into())
+}
+
+/// An enum kept in a TEXT column by its wire name, read with its `parse` (see `wire_names!`);
+/// another name is "unknown `what`".
+pub(super) fn wire_enum<T>(
+    col: usize,
+    what: &str,
+    v: &str,
+    parse: fn(&str) -> Option<T>,
+) -> rusqlite::Result<T> {
+    parse(v).ok_or_else(|| unreadable(col, format!("unknown {what} {v:?}")))
+}
+
 /// An optional JSON value kept in a nullable TEXT column (a carried item's marker, say).
 pub(super) fn json_opt<T: serde::de::DeserializeOwned>(
     col: usize,
     s: Option<&str>,
 ) -> rusqlite::Result<Option<T>> {
-    match s {
-        None => Ok(None),
-        Some(s) => serde_json::from_str(s).map(Some).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
-        }),
-    }
+    s.map(|s| serde_json::from_str(s).map_err(|e| unreadable(col, e)))
+        .transpose()
 }
 
 /// The column text of an optional value ([`json_opt`] reads it back).
@@ -35,9 +50,7 @@ pub(super) fn json_strs(col: usize, s: &str) -> rusqlite::Result<Vec<Cow<'_, str
     if let Some(v) = plain_json_strings(s) {
         return Ok(v.into_iter().map(Cow::Borrowed).collect());
     }
-    let owned: Vec<String> = serde_json::from_str(s).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
-    })?;
+    let owned: Vec<String> = serde_json::from_str(s).map_err(|e| unreadable(col, e))?;
     Ok(owned.into_iter().map(Cow::Owned).collect())
 }
 

@@ -8,7 +8,7 @@ use crate::review::{
     Artifact, BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via,
 };
 use crate::store::StoreError;
-use crate::store::codec::{dedup, json_opt, json_strings, json_text, opt_json};
+use crate::store::codec::{dedup, json_opt, json_strings, json_text, opt_json, wire_enum};
 
 pub(in crate::store) const DECISION_COLS: &str = "d.rid, d.id, d.subject, d.disposition, d.summary, \
     d.revision, d.format, d.uri, d.units, d.created_at, d.updated_at, d.seq, d.author, d.carried, \
@@ -43,14 +43,6 @@ pub(in crate::store) fn decision_from_row(row: &Row<'_>) -> rusqlite::Result<(i6
     ))
 }
 
-fn bad_enum(col: usize, what: &str, v: &str) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(
-        col,
-        rusqlite::types::Type::Text,
-        format!("unknown {what} {v:?}").into(),
-    )
-}
-
 /// The basis items of decision `rid`, in their stored order.
 pub(in crate::store) fn load_basis(
     tx: &Transaction<'_>,
@@ -75,29 +67,25 @@ pub(in crate::store) fn load_basis(
                     Some(Verdict {
                         at: row.get::<_, Option<String>>(10)?.unwrap_or_default(),
                         author: row.get(11)?,
-                        judgement: Judgement::parse(&j)
-                            .ok_or_else(|| bad_enum(7, "judgement", &j))?,
-                        meaning: match meaning {
-                            Some(m) => Some(
-                                Meaning::parse(&m).ok_or_else(|| bad_enum(13, "meaning", &m))?,
-                            ),
-                            None => None,
-                        },
+                        judgement: wire_enum(7, "judgement", &j, Judgement::parse)?,
+                        meaning: meaning
+                            .map(|m| wire_enum(13, "meaning", &m, Meaning::parse))
+                            .transpose()?,
                         reason: row.get(8)?,
-                        via: match via {
-                            Some(v) => Via::parse(&v).ok_or_else(|| bad_enum(9, "via", &v))?,
-                            None => Via::Assistant,
-                        },
+                        via: via
+                            .map(|v| wire_enum(9, "via", &v, Via::parse))
+                            .transpose()?
+                            .unwrap_or(Via::Assistant),
                     })
                 }
                 None => None,
             };
             Ok(BasisItem {
                 requirement: row.get(0)?,
-                source: Source::parse(&source).ok_or_else(|| bad_enum(1, "source", &source))?,
+                source: wire_enum(1, "source", &source, Source::parse)?,
                 source_detail: row.get(2)?,
                 evidence: row.get(3)?,
-                state: State::parse(&state).ok_or_else(|| bad_enum(4, "state", &state))?,
+                state: wire_enum(4, "state", &state, State::parse)?,
                 question: row.get(5)?,
                 faces: json_strings(6, &faces)?,
                 verdict,

@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 use crate::review::artifact::ArtifactWire;
 use crate::review::{Kind, Record, RecordRef};
 use crate::store::StoreError;
-use crate::store::codec::{json_opt, json_strings, json_strs, json_text, opt_json};
+use crate::store::codec::{json_opt, json_strings, json_strs, json_text, opt_json, wire_enum};
 
 pub(in crate::store) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
     r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq, \
@@ -28,18 +28,10 @@ pub(in crate::store) fn record_ref_from_row<'r>(
     let text = |i: usize| -> rusqlite::Result<&'r str> { Ok(row.get_ref(i)?.as_str()?) };
     let optional =
         |i: usize| -> rusqlite::Result<Option<&'r str>> { Ok(row.get_ref(i)?.as_str_or_null()?) };
-    let kind = text(1)?;
-    let kind = Kind::parse(kind).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            1,
-            rusqlite::types::Type::Text,
-            format!("unknown record kind {kind:?}").into(),
-        )
-    })?;
     Ok((
         RecordRef {
             id: text(0)?,
-            kind,
+            kind: wire_enum(1, "record kind", text(1)?, Kind::parse)?,
             name: optional(2)?,
             note: optional(3)?,
             tags: json_strs(4, text(4)?)?,
