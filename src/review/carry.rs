@@ -27,24 +27,10 @@ pub enum CarryState {
     Inherited,
 }
 
-impl CarryState {
-    pub const ALL: &'static [&'static str] = &["re-verify", "inherited"];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CarryState::Reverify => "re-verify",
-            CarryState::Inherited => "inherited",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<CarryState> {
-        match s {
-            "re-verify" => Some(CarryState::Reverify),
-            "inherited" => Some(CarryState::Inherited),
-            _ => None,
-        }
-    }
-}
+wire_names!(CarryState {
+    Reverify => "re-verify",
+    Inherited => "inherited",
+});
 
 /// What a carried item (a record, or a basis item of a decision) says of its origin. Absent
 /// on an item stated at its own revision (fresh). Fields in alphabetical order (the wire

@@ -68,23 +68,6 @@ impl Via {
     }
 }
 
-/// Wire names of the enums, for SQL columns and JSON Schema `enum`s.
-macro_rules! wire_names {
-    ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
-        impl $t {
-            pub const ALL: &'static [&'static str] = &[$($s),*];
-            pub fn as_str(self) -> &'static str {
-                match self { $(<$t>::$v => $s),* }
-            }
-            pub fn parse(s: &str) -> Option<Self> {
-                match s { $($s => Some(<$t>::$v),)* _ => None }
-            }
-        }
-    };
-}
-
-pub(crate) use wire_names;
-
 wire_names!(Source {
     ModelPmi => "model-pmi",
     Drawing => "drawing",

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::decision::{Decision, Meaning, Verdict, Via, wire_names};
+use super::decision::{Decision, Meaning, Verdict, Via};
 use super::hashing::hex16;
 use super::outrank::{KeptVerdict, pair_by_requirement};
 use super::record::Record;

@@ -5,6 +5,21 @@
 //! The types here are the wire shapes (serde names are the wire names), so the tools, the
 //! resources and the export/import commands all read and write the same JSON.
 
+/// Wire names of the enums, for SQL columns and JSON Schema `enum`s.
+macro_rules! wire_names {
+    ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
+        impl $t {
+            pub const ALL: &'static [&'static str] = &[$($s),*];
+            pub fn as_str(self) -> &'static str {
+                match self { $(<$t>::$v => $s),* }
+            }
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($s => Some(<$t>::$v),)* _ => None }
+            }
+        }
+    };
+}
+
 pub mod artifact;
 pub mod carry;
 pub mod decision;

@@ -19,7 +19,7 @@ pub enum Kind {
     Note,
 }
 
-super::decision::wire_names!(Kind {
+wire_names!(Kind {
     Feature => "feature",
     Note => "note",
 });
