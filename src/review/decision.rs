@@ -514,6 +514,40 @@ impl BasisItem {
     }
 }
 
+/// What the crate's unit tests build items and verdicts from.
+#[cfg(test)]
+impl BasisItem {
+    /// `requirement` from the drawing, satisfied, about the whole part, without a verdict.
+    pub(crate) fn stated(requirement: &str) -> BasisItem {
+        BasisItem {
+            requirement: requirement.into(),
+            source: Source::Drawing,
+            source_detail: None,
+            evidence: None,
+            state: State::Satisfied,
+            question: None,
+            faces: vec![],
+            verdict: None,
+            carried: None,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Verdict {
+    /// `judgement` through `via`, undated, without author, meaning or reason.
+    pub(crate) fn given(judgement: Judgement, via: Via) -> Verdict {
+        Verdict {
+            at: String::new(),
+            author: None,
+            judgement,
+            meaning: None,
+            reason: None,
+            via,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -589,12 +623,8 @@ mod tests {
         d.disposition = "release".into();
         assert_eq!(d.basis_digest(), before, "the disposition is not the basis");
         d.basis[0].verdict = Some(Verdict {
-            meaning: None,
-            author: None,
             at: "t".into(),
-            judgement: Judgement::Accepted,
-            reason: None,
-            via: Via::App,
+            ..Verdict::given(Judgement::Accepted, Via::App)
         });
         assert_ne!(d.basis_digest(), before);
     }
@@ -611,12 +641,9 @@ mod tests {
         assert_eq!(before.len(), 32);
         let judged = BasisItem {
             verdict: Some(Verdict {
-                meaning: None,
                 author: Some("Ada".into()),
                 at: "t".into(),
-                judgement: Judgement::Rejected,
-                reason: None,
-                via: Via::App,
+                ..Verdict::given(Judgement::Rejected, Via::App)
             }),
             ..item.clone()
         };

@@ -695,26 +695,16 @@ pub fn record_events(how: &Written<'_>, old: Option<&Record>, new: &Record) -> V
 mod tests {
     use super::*;
     use crate::review::outrank::merge_verdicts;
-    use crate::review::{Artifact, BasisItem, Judgement, Source, State};
+    use crate::review::{Artifact, BasisItem, Judgement};
 
     fn item(requirement: &str, verdict: Option<(Judgement, Via)>) -> BasisItem {
         BasisItem {
-            requirement: requirement.into(),
-            source: Source::Drawing,
-            source_detail: None,
-            evidence: None,
-            state: State::Satisfied,
-            question: None,
-            faces: vec![],
             verdict: verdict.map(|(judgement, via)| Verdict {
                 at: "2026-12-01T14:00:00.000Z".into(),
                 author: Some("Ada".into()),
-                judgement,
-                meaning: None,
-                reason: None,
-                via,
+                ..Verdict::given(judgement, via)
             }),
-            carried: None,
+            ..BasisItem::stated(requirement)
         }
     }
 

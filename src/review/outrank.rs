@@ -167,26 +167,15 @@ pub fn merge_verdicts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::{Judgement, Source, State};
+    use crate::review::Judgement;
 
     fn item(requirement: &str, verdict: Option<(Judgement, Via, &str)>) -> BasisItem {
         BasisItem {
-            requirement: requirement.into(),
-            source: Source::Drawing,
-            source_detail: None,
-            evidence: None,
-            state: State::Satisfied,
-            question: None,
-            faces: vec![],
             verdict: verdict.map(|(judgement, via, at)| Verdict {
-                meaning: None,
                 at: at.into(),
-                author: None,
-                judgement,
-                reason: None,
-                via,
+                ..Verdict::given(judgement, via)
             }),
-            carried: None,
+            ..BasisItem::stated(requirement)
         }
     }
 

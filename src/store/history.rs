@@ -387,20 +387,13 @@ mod tests {
 
     #[test]
     fn a_decision_replaced_judged_and_forgotten_keeps_every_change_newest_first() {
-        use crate::review::{BasisItem, Judgement, Meaning, Source, State, Verdict, Via};
+        use crate::review::{BasisItem, Judgement, Meaning, State, Verdict, Via};
         use crate::store::{DecisionRef, Shown};
         let mut store = Store::open_in_memory().unwrap();
         store.set_author(Some("Ada".into()));
         let item = |state| BasisItem {
-            requirement: "Bore 12H7".into(),
-            source: Source::Drawing,
-            source_detail: None,
-            evidence: None,
             state,
-            question: None,
-            faces: vec![],
-            verdict: None,
-            carried: None,
+            ..BasisItem::stated("Bore 12H7")
         };
         let mut new = NewDecision {
             artifact: artifact(None),

@@ -251,27 +251,13 @@ mod tests {
     fn v10_verdicts_upgrade_without_a_meaning_and_take_one() {
         use super::super::NewDecision;
         use super::super::{DecisionRef, Shown, VerdictsOutcome};
-        use crate::review::{BasisItem, Judgement, Meaning, Source, State, Verdict, Via};
+        use crate::review::{BasisItem, Judgement, Meaning, Verdict, Via};
         let conn = Connection::open_in_memory().unwrap();
         migrate(&conn, Path::new(":memory:"), false).unwrap();
         let mut store = Store::from_connection(conn).unwrap();
         let item = |r: &str| BasisItem {
-            requirement: r.into(),
-            source: Source::Drawing,
-            source_detail: None,
-            evidence: None,
-            state: State::Satisfied,
-            question: None,
-            faces: vec![],
-            verdict: Some(Verdict {
-                at: String::new(),
-                author: None,
-                judgement: Judgement::Accepted,
-                meaning: None,
-                reason: None,
-                via: Via::Assistant,
-            }),
-            carried: None,
+            verdict: Some(Verdict::given(Judgement::Accepted, Via::Assistant)),
+            ..BasisItem::stated(r)
         };
         let d = store
             .remember_decision(&NewDecision {

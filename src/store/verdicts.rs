@@ -158,30 +158,21 @@ mod tests {
     use super::super::NewDecision;
     use super::super::fixtures::artifact;
     use super::*;
-    use crate::review::{BasisItem, Judgement, Source, State, Via};
+    use crate::review::{BasisItem, Judgement, State, Via};
 
     fn item(requirement: &str) -> BasisItem {
         BasisItem {
-            requirement: requirement.into(),
-            source: Source::Drawing,
-            source_detail: None,
-            evidence: None,
             state: State::Unresolved,
             question: Some("which reamer?".into()),
-            faces: vec![],
-            verdict: None,
-            carried: None,
+            ..BasisItem::stated(requirement)
         }
     }
 
     fn verdict(judgement: Judgement) -> Verdict {
         Verdict {
-            meaning: None,
-            author: None,
             at: time::now(),
-            judgement,
             reason: Some("seen on the drawing".into()),
-            via: Via::Elicitation,
+            ..Verdict::given(judgement, Via::Elicitation)
         }
     }
 
@@ -362,14 +353,7 @@ mod tests {
             .unwrap();
         let engineer = store.get_decision(&d.id).unwrap().unwrap();
         let mut first = item("Bore 12H7");
-        first.verdict = Some(Verdict {
-            meaning: None,
-            author: None,
-            at: String::new(),
-            judgement: Judgement::Rejected,
-            reason: None,
-            via: Via::Assistant,
-        });
+        first.verdict = Some(Verdict::given(Judgement::Rejected, Via::Assistant));
         let new = NewDecision {
             artifact: artifact(None),
             subject: "bore".into(),
