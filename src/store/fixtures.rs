@@ -1,5 +1,5 @@
-//! What the store's unit tests share: a revision, an artifact at it, a decision, and a count
-//! of the records' side rows; and for the crate's other unit tests, a note to remember.
+//! What the store's unit tests share: a revision, an artifact at it, a decision, a first and
+//! a next page, and a count of the records' side rows; and for the crate's other unit tests, a note to remember.
 
 use super::{NewRecord, Store};
 
@@ -24,6 +24,24 @@ pub(super) fn bore(disposition: &str) -> super::NewDecision {
         disposition: disposition.into(),
         summary: None,
         basis: vec![],
+    }
+}
+
+/// The first page of `limit` items.
+pub(super) fn first(limit: usize) -> super::PageRequest {
+    super::PageRequest {
+        snapshot: None,
+        after: None,
+        limit,
+    }
+}
+
+/// The page of `limit` items after `page`, as a cursor asks for it.
+pub(super) fn next<T>(limit: usize, page: &super::Page<T>) -> super::PageRequest {
+    super::PageRequest {
+        snapshot: Some(page.snapshot),
+        after: page.items.last().map(|(_, p)| *p),
+        limit,
     }
 }
 

@@ -182,7 +182,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::NewDecision;
-    use crate::store::fixtures::artifact;
+    use crate::store::fixtures::{artifact, first};
 
     fn bore(subject: &str) -> NewDecision {
         NewDecision {
@@ -191,14 +191,6 @@ mod tests {
             disposition: "hold".into(),
             summary: None,
             basis: vec![],
-        }
-    }
-
-    fn first_page() -> PageRequest {
-        PageRequest {
-            snapshot: None,
-            after: None,
-            limit: 10,
         }
     }
 
@@ -225,7 +217,7 @@ mod tests {
             of: Some(id.to_string()),
             ..HistoryQuery::default()
         };
-        let before = store.history_answer(&of(&old.id), first_page()).unwrap();
+        let before = store.history_answer(&of(&old.id), first(10)).unwrap();
         assert!(!before.earlier_unrecorded, "{before:?}");
         {
             let tx = store.write().unwrap();
@@ -236,7 +228,7 @@ mod tests {
             .unwrap();
             tx.commit().unwrap();
         }
-        let got = store.history_answer(&of(&old.id), first_page()).unwrap();
+        let got = store.history_answer(&of(&old.id), first(10)).unwrap();
         assert!(got.earlier_unrecorded, "{got:?}");
         assert!(got.since.as_deref() > Some(old.created_at.as_str()));
         let file = HistoryQuery {
@@ -245,11 +237,11 @@ mod tests {
         };
         assert!(
             store
-                .history_answer(&file, first_page())
+                .history_answer(&file, first(10))
                 .unwrap()
                 .earlier_unrecorded
         );
-        let gone_history = store.history_answer(&of(&gone.id), first_page()).unwrap();
+        let gone_history = store.history_answer(&of(&gone.id), first(10)).unwrap();
         assert!(
             !gone_history.earlier_unrecorded,
             "it began with its creation"

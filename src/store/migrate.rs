@@ -70,8 +70,8 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
 mod tests {
     use rusqlite::Connection;
 
-    use super::super::fixtures::{REV, artifact, bore, side_rows};
-    use super::super::{NewRecord, PageRequest, RecordQuery, Store};
+    use super::super::fixtures::{REV, artifact, bore, first, side_rows};
+    use super::super::{NewRecord, RecordQuery, Store};
     use super::*;
 
     #[test]
@@ -136,13 +136,8 @@ mod tests {
         assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
         assert!(store.check().unwrap().is_empty());
 
-        let first = PageRequest {
-            snapshot: None,
-            after: None,
-            limit: 10,
-        };
         let ids = |store: &mut Store, q: RecordQuery| -> Vec<(String, i64)> {
-            let page = store.recall(&q, first).unwrap();
+            let page = store.recall(&q, first(10)).unwrap();
             page.items.into_iter().map(|(r, p)| (r.id, p.seq)).collect()
         };
         let tags = |t: &[&str]| RecordQuery {
@@ -309,7 +304,7 @@ mod tests {
     /// records the changes made after.
     #[test]
     fn v11_file_upgrades_with_a_history_that_begins_at_the_upgrade() {
-        use super::super::{HistoryQuery, PageRequest};
+        use super::super::HistoryQuery;
         let conn = Connection::open_in_memory().unwrap();
         migrate(&conn, Path::new(":memory:"), false).unwrap();
         let mut store = Store::from_connection(conn).unwrap();
@@ -326,14 +321,7 @@ mod tests {
         assert!(since.as_str() >= &before[..19], "{since} {before}");
         let page = |store: &mut Store| {
             store
-                .history(
-                    &HistoryQuery::default(),
-                    PageRequest {
-                        snapshot: None,
-                        after: None,
-                        limit: 10,
-                    },
-                )
+                .history(&HistoryQuery::default(), first(10))
                 .unwrap()
                 .items
                 .len()

@@ -220,9 +220,9 @@ mod tests {
     /// nothing.
     #[test]
     fn upgrade_renormalises_locators_and_keeps_colliding_rows() {
-        use super::super::fixtures::artifact;
+        use super::super::fixtures::{artifact, first};
         use crate::review::Kind;
-        use crate::store::{NewDecision, NewRecord, PageRequest, RecordQuery, Store};
+        use crate::store::{NewDecision, NewRecord, RecordQuery, Store};
         let at = |uri: &str| artifact(Some(uri));
         let feature = |uri: &str, name: &str, note: &str| NewRecord {
             artifact: at(uri),
@@ -297,18 +297,13 @@ mod tests {
         );
         assert_eq!(renamed.artifact.uri.as_deref(), Some(NORMAL));
         // The full-text rows follow: the note is found by its new text, not as a feature name.
-        let first = PageRequest {
-            snapshot: None,
-            after: None,
-            limit: 10,
-        };
         let found = store
             .recall(
                 &RecordQuery {
                     text: Some("formerly".into()),
                     ..RecordQuery::default()
                 },
-                first,
+                first(10),
             )
             .unwrap();
         assert_eq!(found.items.len(), 1);
@@ -318,7 +313,7 @@ mod tests {
                     text: Some("older copy".into()),
                     ..Default::default()
                 },
-                first,
+                first(10),
             )
             .unwrap();
         assert_eq!(by_subject.items.len(), 1);

@@ -461,7 +461,7 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::artifact;
+    use super::super::fixtures::{artifact, first, next};
     use super::*;
 
     /// A first page of a text recall serves the name matches (tier 0) and then the other
@@ -513,23 +513,14 @@ mod tests {
         };
         for limit in 1..=10 {
             let mut got = Vec::new();
-            let mut request = PageRequest {
-                snapshot: None,
-                after: None,
-                limit,
-            };
+            let mut request = first(limit);
             loop {
                 let page = store.recall(&q, request).unwrap();
-                let last = page.items.last().map(|(_, p)| *p);
+                request = next(limit, &page);
                 got.extend(page.items.into_iter().map(|(r, _)| r.id));
                 if !page.more {
                     break;
                 }
-                request = PageRequest {
-                    snapshot: Some(page.snapshot),
-                    after: last,
-                    limit,
-                };
             }
             assert_eq!(got, expect, "limit {limit}");
         }
