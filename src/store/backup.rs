@@ -37,9 +37,6 @@ impl Store {
         }
         drop(copy);
         let synced = std::fs::File::open(&target).and_then(|f| f.sync_all());
-        synced.map_err(|source| StoreError::Io {
-            path: target,
-            source,
-        })
+        synced.map_err(StoreError::io(&target))
     }
 }

@@ -1,7 +1,7 @@
 //! The store's one error type: what went wrong opening or using the database, its message,
 //! and the shorter message a tool result shows.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::BUSY_TIMEOUT;
 use super::file::FileChange;
@@ -195,6 +195,14 @@ impl From<rusqlite::Error> for StoreError {
 }
 
 impl StoreError {
+    /// [`StoreError::Io`] of `path`, for `map_err`.
+    pub(super) fn io(path: &Path) -> impl Fn(std::io::Error) -> StoreError + Copy + '_ {
+        move |source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
     /// A message for a tool result: what went wrong and what the user can do.
     pub fn user_message(&self) -> String {
         use rusqlite::ErrorCode as C;

@@ -38,10 +38,7 @@ pub enum FileChange {
 /// beginning with `file:` as a URI; an absolute path begins with `/`). Resolved once, at
 /// start, so a later change of working directory changes nothing.
 pub fn absolute(path: &Path) -> Result<PathBuf, StoreError> {
-    std::path::absolute(path).map_err(|source| StoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+    std::path::absolute(path).map_err(StoreError::io(path))
 }
 
 /// The path of one of SQLite's companion files of `db`.
@@ -117,10 +114,7 @@ pub struct Identity {
 impl Identity {
     /// What `path` names now.
     pub fn of(path: &Path) -> Result<Identity, StoreError> {
-        let meta = std::fs::metadata(path).map_err(|source| StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let meta = std::fs::metadata(path).map_err(StoreError::io(path))?;
         let (dev, ino) = dev_ino(&meta);
         Ok(Identity {
             path: path.to_path_buf(),
@@ -135,10 +129,7 @@ impl Identity {
     pub fn with_companions(mut self, suffixes: &[&'static str]) -> Result<Identity, StoreError> {
         for &suffix in suffixes {
             let path = companion(&self.path, suffix);
-            let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            let meta = std::fs::metadata(&path).map_err(StoreError::io(&path))?;
             self.companions.push((suffix, path, dev_ino(&meta)));
         }
         Ok(self)
@@ -159,10 +150,7 @@ impl Identity {
         };
         match std::fs::metadata(&self.path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(changed(FileChange::Deleted)),
-            Err(source) => Err(StoreError::Io {
-                path: self.path.clone(),
-                source,
-            }),
+            Err(e) => Err(StoreError::io(&self.path)(e)),
             Ok(meta) if dev_ino(&meta) != (self.dev, self.ino) => {
                 Err(changed(FileChange::Replaced))
             }
@@ -202,22 +190,14 @@ impl Identity {
         for (suffix, path, id) in &self.companions {
             match std::fs::metadata(path) {
                 Ok(meta) if dev_ino(&meta) == *id => {}
-                Ok(_) => {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(StoreError::io(path)(e));
+                }
+                // Another file, or none.
+                _ => {
                     return Err(StoreError::FileChanged {
                         path: self.path.clone(),
                         change: FileChange::Companion(suffix),
-                    });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(StoreError::FileChanged {
-                        path: self.path.clone(),
-                        change: FileChange::Companion(suffix),
-                    });
-                }
-                Err(source) => {
-                    return Err(StoreError::Io {
-                        path: path.clone(),
-                        source,
                     });
                 }
             }

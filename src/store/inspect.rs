@@ -68,10 +68,7 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
             f.take(100).read_to_end(&mut header)?;
             Ok(len)
         })
-        .map_err(|source| StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(StoreError::io(path))?;
     // Before anything (SQLite included) reads the log beside the file.
     super::left_log::check(path)?;
     if header.is_empty() {

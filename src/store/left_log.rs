@@ -45,10 +45,7 @@ fn is_counter(offset: usize) -> bool {
 /// Refuses the file when its left log would give it another file's first page (see the
 /// module). No log, an empty one, or one that does not begin with a first-page commit passes.
 pub(super) fn check(path: &Path) -> Result<(), StoreError> {
-    let io = |source| StoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = StoreError::io(path);
     let wal_path = companion(path, "-wal");
     // The file's first page first: a server committing meanwhile changes the log after it,
     // which the inspection's next look sees consistent again. An empty file (a new one, or

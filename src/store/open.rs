@@ -410,10 +410,7 @@ impl Store {
 /// Opens the file for writing: creates it if needed, inspects it, connects, sets the journal
 /// and migrates. Returns the connection and the identity of the file it opened.
 fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), StoreError> {
-    let io = |source| StoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = StoreError::io(path);
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

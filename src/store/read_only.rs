@@ -26,10 +26,7 @@ impl Store {
     /// inspected): the first step of every read-only command.
     pub(super) fn read_only_in_place(path: &Path) -> Result<(PathBuf, i64, Store), StoreError> {
         let path = file::absolute(path)?;
-        let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let meta = std::fs::metadata(&path).map_err(StoreError::io(&path))?;
         if !meta.is_file() {
             file::check_kind(&path, &meta)?;
         }
@@ -60,10 +57,7 @@ impl Store {
     /// store is dropped.
     fn log_copy(path: &Path) -> Result<Store, StoreError> {
         in_private_dir(|dir, copy| {
-            let io = |source| StoreError::Io {
-                path: dir.to_path_buf(),
-                source,
-            };
+            let io = StoreError::io(dir);
             std::fs::copy(path, copy).map_err(io)?;
             std::fs::copy(file::companion(path, "-wal"), file::companion(copy, "-wal"))
                 .map_err(io)?;
@@ -107,10 +101,7 @@ fn in_private_dir(
     make: impl FnOnce(&Path, &Path) -> Result<Store, StoreError>,
 ) -> Result<Store, StoreError> {
     let dir = private_dir_name();
-    create_private_dir(&dir).map_err(|source| StoreError::Io {
-        path: dir.clone(),
-        source,
-    })?;
+    create_private_dir(&dir).map_err(StoreError::io(&dir))?;
     match make(&dir, &dir.join("copy.db")) {
         Ok(mut store) => {
             store.temp_dir = Some(dir);
