@@ -20,6 +20,8 @@ macro_rules! wire_names {
     };
 }
 
+pub(crate) use wire_names;
+
 pub mod artifact;
 pub mod carry;
 pub mod decision;

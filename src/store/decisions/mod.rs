@@ -63,9 +63,11 @@ pub enum VerdictState {
     Rejected,
 }
 
-impl VerdictState {
-    pub const ALL: &'static [&'static str] = &["none", "accepted", "rejected"];
-}
+crate::review::wire_names!(VerdictState {
+    None => "none",
+    Accepted => "accepted",
+    Rejected => "rejected",
+});
 
 impl Store {
     /// Saves a decision: the same (locator, subject, revision) replaces, keeping id and
@@ -361,11 +363,11 @@ fn remember_decision_in(
     Ok((decision, replaced, outranked))
 }
 
-/// The filters other than the driving one (see [`DecisionQuery`]).
 /// The condition that a decision `d` is the newest of its subject on its file.
 pub(super) const CURRENT_DECISION: &str = "NOT EXISTS (SELECT 1 FROM decisions n \
      WHERE n.locator = d.locator AND n.subject = d.subject AND n.seq > d.seq)";
 
+/// The filters other than the driving one (see [`DecisionQuery`]).
 pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
     if q.current_only {
         c.add(CURRENT_DECISION, Vec::new());
@@ -394,13 +396,9 @@ pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
     let mut verdict_params = Vec::new();
     match q.verdict {
         Some(VerdictState::None) => verdict.push("b.verdict_judgement IS NULL"),
-        Some(VerdictState::Accepted) => {
+        Some(judged) => {
             verdict.push("b.verdict_judgement = ?");
-            verdict_params.push(Clause::text("accepted"));
-        }
-        Some(VerdictState::Rejected) => {
-            verdict.push("b.verdict_judgement = ?");
-            verdict_params.push(Clause::text("rejected"));
+            verdict_params.push(Clause::text(judged.as_str()));
         }
         None => {}
     }
