@@ -150,10 +150,10 @@ fn carry_in(
         ))?
         .query_map(params![from.revision, locator], decision_from_row)?
         .collect::<Result<_, _>>()?;
-    let rids: Vec<(i64, i64)> = rows.iter().map(|(rid, _, seq)| (*rid, *seq)).collect();
+    let rids: Vec<i64> = rows.iter().map(|(rid, ..)| *rid).collect();
     let decisions: Vec<(Decision, i64)> = decisions_with_basis(tx, rows)?
         .into_iter()
-        .zip(rids.iter().map(|(rid, _)| *rid))
+        .zip(rids)
         .collect();
     if records.is_empty() && decisions.is_empty() {
         let of = from
@@ -374,20 +374,9 @@ fn carry_in(
         // The old decision's event is dated with its new `updated_at`, never before its last
         // change (a clock ahead of this one wrote it); the new decision's with its creation.
         let mut events = carried_events(&how, &d, &new);
-        if updated != now
-            && let Some(first) = events.first_mut()
-            && let Some(dated) = carried_events(
-                &Written {
-                    at: &updated,
-                    ..how.clone()
-                },
-                &d,
-                &new,
-            )
-            .into_iter()
-            .next()
-        {
-            *first = dated;
+        if let Some(first) = events.first_mut() {
+            first.at.clone_from(&updated);
+            *first = first.clone().sealed();
         }
         history::append(tx, &events)?;
         out.decisions.push(new);
