@@ -107,21 +107,12 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{REV, artifact};
-    use super::super::{NewRecord, Store};
+    use super::super::Store;
+    use super::super::fixtures::{REV, note_at};
 
-    fn note(store: &mut Store, revision: &str, uri: Option<&str>) {
-        let mut a = artifact(uri);
-        a.revision = revision.to_string();
+    fn note(store: &mut Store, revision: &str, uri: &str) {
         store
-            .remember(&NewRecord {
-                artifact: a,
-                name: None,
-                note: Some("n".into()),
-                tags: vec![],
-                entity_ids: vec![],
-                id_scheme: "opaque".into(),
-            })
+            .remember(&note_at(revision, Some(uri.into())))
             .unwrap();
     }
 
@@ -131,13 +122,13 @@ mod tests {
         let other = format!("sha256:{}", "b".repeat(64));
         let unrelated = format!("sha256:{}", "c".repeat(64));
         assert_eq!(store.change_version().unwrap(), 0);
-        note(&mut store, REV, Some("file:///p/a.step"));
-        note(&mut store, &unrelated, Some("file:///p/z.step"));
+        note(&mut store, REV, "file:///p/a.step");
+        note(&mut store, &unrelated, "file:///p/z.step");
         let v = store.change_version().unwrap();
         assert!(v > 0);
         // A write to another revision of the same file changes REV's resource (its stale
         // part), not the unrelated one's.
-        note(&mut store, &other, Some("file:///p/a.step"));
+        note(&mut store, &other, "file:///p/a.step");
         let (now, changed) = store
             .changes_since(Some(v), &[REV, &other, &unrelated])
             .unwrap();
