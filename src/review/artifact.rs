@@ -197,7 +197,7 @@ pub fn is_revision(s: &str) -> bool {
 
 /// True when `s` starts with a URI scheme. A scheme needs two or more characters so that a
 /// Windows drive letter (`C:\x\part.step`) stays a file name, as it is on POSIX.
-fn has_scheme(s: &str) -> bool {
+pub(super) fn has_scheme(s: &str) -> bool {
     let Some((scheme, _)) = s.split_once(':') else {
         return false;
     };

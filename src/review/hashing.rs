@@ -187,13 +187,7 @@ pub fn hex16(h: Sha256) -> String {
 /// this host). A relative path is refused: the server's working directory is not the
 /// caller's, so the message says to give the absolute path.
 pub fn path_argument(raw: &str) -> Result<PathBuf, DomainError> {
-    let has_scheme = raw.split_once(':').is_some_and(|(scheme, _)| {
-        let mut chars = scheme.chars();
-        scheme.len() >= 2
-            && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-    });
-    if has_scheme {
+    if super::artifact::has_scheme(raw) {
         let url = url::Url::parse(raw).map_err(|e| {
             DomainError(format!(
                 "path {raw:?} is not a valid URI ({e}): give an absolute path such as /work/part.step or a URI such as file:///work/part.step"

@@ -365,10 +365,10 @@ CREATE TABLE IF NOT EXISTS sync_pending (
 "#;
 
 /// Carrying a review to the next revision (`carry_forward`): the columns are added first (see
-/// [`COLUMNS_BEFORE`]); existing rows upgrade as stated at their own revision, superseded by none. A named feature
-/// is unique per (locator, name) among the rows not superseded: when a feature moves to the
-/// next revision, what the old revision said of it stays as a superseded row. Every
-/// statement may run twice.
+/// [`COLUMNS_BEFORE`]); existing rows upgrade as stated at their own revision, superseded by
+/// none. A named feature is unique per (locator, name) among the rows not superseded: when a
+/// feature moves to the next revision, what the old revision said of it stays as a superseded
+/// row. Every statement may run twice.
 const V10: &str = r#"
 DROP INDEX IF EXISTS records_feature_key;
 CREATE UNIQUE INDEX IF NOT EXISTS records_feature_key ON records (locator, name)
