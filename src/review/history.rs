@@ -262,20 +262,14 @@ impl Event {
                 self.changes.len() - LINE_CHANGES
             ));
         }
+        // The kind's wire name in words ("verdict given"), but for two that say more.
         let head = match self.kind {
-            EventKind::Created => "created",
-            EventKind::Replaced => "replaced",
-            EventKind::Carried => "carried",
-            EventKind::Forgotten => "forgotten",
-            EventKind::Arrived => "arrived without earlier history",
-            EventKind::VerdictGiven => "verdict given",
-            EventKind::VerdictReplaced => "verdict replaced",
-            EventKind::VerdictKept => "engineer's verdict kept",
-            EventKind::VerdictRemoved => "verdict removed",
-            EventKind::TextReplaced => "text replaced",
+            EventKind::Arrived => "arrived without earlier history".to_string(),
+            EventKind::VerdictKept => "engineer's verdict kept".to_string(),
+            kind => kind.as_str().replace('_', " "),
         };
         if changes.is_empty() {
-            head.to_string()
+            head
         } else {
             format!("{head}: {}", changes.join("; "))
         }
@@ -603,14 +597,11 @@ pub fn decision_events(
 /// The events of `source` carried to `to`: one on each decision.
 pub fn carried_events(how: &Written<'_>, source: &Decision, to: &Decision) -> Vec<Event> {
     let mut ev = Events::new(how);
-    let revision = |d: &Decision| Some(d.artifact.revision.clone());
-    let change = Change {
-        field: "revision".into(),
-        from: revision(source),
-        index: None,
-        requirement: None,
-        to: revision(to),
-    };
+    let change = Change::of(
+        "revision",
+        Some(&source.artifact.revision),
+        Some(&to.artifact.revision),
+    );
     ev.push(
         EventKind::Carried,
         decision_key(source),
