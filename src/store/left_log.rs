@@ -57,9 +57,12 @@ pub(super) fn check(path: &Path) -> Result<(), StoreError> {
                 let Some(size) = page_size(&head) else {
                     return Ok(());
                 };
+                // The rest of the page; a short file leaves zeros.
                 let mut page = head.to_vec();
+                f.take((size as u64).saturating_sub(100))
+                    .read_to_end(&mut page)
+                    .map_err(io)?;
                 page.resize(size, 0);
-                read_full(&mut f, &mut page[100..]).map_err(io)?;
                 Some(page)
             }
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => None,
@@ -149,18 +152,6 @@ fn foreign(wal: impl Read, page: Option<&[u8]>) -> io::Result<bool> {
     }
     // No committed first page of the begun log is the file's (without a file: no commit).
     Ok(begun)
-}
-
-/// Reads until `buf` is full or the file ends (a short file leaves zeros).
-fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<()> {
-    let mut done = 0;
-    while done < buf.len() {
-        match f.read(&mut buf[done..])? {
-            0 => break,
-            n => done += n,
-        }
-    }
-    Ok(())
 }
 
 /// The page size a database header gives (bytes 16..18; 1 means 65536).
