@@ -9,7 +9,7 @@
 //! must end there: a file that grows or shrinks while it is read (or a `/proc` file, which
 //! reports size 0 and then yields bytes) is refused rather than hashed half-way or forever.
 
-use std::fs::{File, Metadata};
+use std::fs::{File, FileType, Metadata};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -68,6 +68,12 @@ fn not_regular(meta: &Metadata) -> Option<&'static str> {
     if t.is_file() {
         return None;
     }
+    Some(kind_name(&t).unwrap_or("not a file"))
+}
+
+/// The name of a kind of file that is not a regular one (a directory, a FIFO, a socket, a
+/// device); `None` for any other.
+pub fn kind_name(t: &FileType) -> Option<&'static str> {
     if t.is_dir() {
         return Some("a directory");
     }
@@ -84,7 +90,7 @@ fn not_regular(meta: &Metadata) -> Option<&'static str> {
             return Some("a device");
         }
     }
-    Some("not a file")
+    None
 }
 
 /// `O_NONBLOCK | O_NOCTTY` where their values are known without the libc crate: opening a

@@ -57,7 +57,7 @@ pub fn check_kind(path: &Path, meta: &Metadata) -> Result<(), StoreError> {
     if !ft.is_file() {
         return Err(StoreError::NotAFile {
             path: path.to_path_buf(),
-            kind: kind_name(&ft),
+            kind: crate::review::hashing::kind_name(&ft).unwrap_or("not a regular file"),
         });
     }
     match links(meta) {
@@ -66,27 +66,6 @@ pub fn check_kind(path: &Path, meta: &Metadata) -> Result<(), StoreError> {
             links: n,
         }),
         _ => Ok(()),
-    }
-}
-
-fn kind_name(ft: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if ft.is_char_device() || ft.is_block_device() {
-            return "a device";
-        }
-        if ft.is_socket() {
-            return "a socket";
-        }
-    }
-    if ft.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
     }
 }
 
