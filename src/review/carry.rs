@@ -134,7 +134,7 @@ pub struct EntityMap {
 }
 
 /// How one item's entities carry.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Mapped {
     /// The new ids, in the old order, each once.
     pub ids: Vec<String>,
@@ -177,11 +177,7 @@ impl EntityMap {
 
     /// How `ids` (an item's entities at the old revision) carry.
     pub fn apply(&self, ids: &[String]) -> Mapped {
-        let mut out = Mapped {
-            ids: Vec::new(),
-            changed: Vec::new(),
-            unmapped: Vec::new(),
-        };
+        let mut out = Mapped::default();
         for id in ids {
             match self.map.get(id) {
                 Some(new) => {
