@@ -136,20 +136,12 @@ impl<'a> RecordRef<'a> {
             author: self.author,
             carried: self.carried.clone(),
             created_at: self.created_at,
-            entity_ids: self
-                .entity_ids
-                .iter()
-                .map(|s| Cow::Borrowed(s.as_ref()))
-                .collect(),
+            entity_ids: borrowed_strs(&self.entity_ids),
             id: self.id,
             name: self.name,
             note: self.note,
             superseded: self.superseded.clone(),
-            tags: self
-                .tags
-                .iter()
-                .map(|s| Cow::Borrowed(s.as_ref()))
-                .collect(),
+            tags: borrowed_strs(&self.tags),
             updated_at: (self.updated_at != self.created_at).then_some(self.updated_at),
         }
     }
@@ -237,8 +229,8 @@ impl Record {
     }
 }
 
-fn borrowed_strs(v: &[String]) -> Vec<Cow<'_, str>> {
-    v.iter().map(|s| Cow::Borrowed(s.as_str())).collect()
+fn borrowed_strs<S: AsRef<str>>(v: &[S]) -> Vec<Cow<'_, str>> {
+    v.iter().map(|s| Cow::Borrowed(s.as_ref())).collect()
 }
 
 /// `stale` as both recalls report it.
