@@ -93,11 +93,9 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
         let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
         Ok((app, version, tables))
     };
+    use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked, ReadOnly};
     let look = look().map_err(|e| match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            StoreError::Sqlite(e)
-        }
-        Some(rusqlite::ErrorCode::ReadOnly) => StoreError::Sqlite(e),
+        Some(DatabaseBusy | DatabaseLocked | ReadOnly) => StoreError::Sqlite(e),
         _ => not_sqlite(e.to_string()),
     });
     let (app, version, tables) = match look {
@@ -107,9 +105,7 @@ fn inspect_once(path: &Path, busy: Duration) -> Result<Found, StoreError> {
         // ours: the writing connection rolls the interrupted commit back, as SQLite does at
         // any open, and the migration reads the numbers again under the write lock. Any other
         // file is not rolled back by us.
-        Err(StoreError::Sqlite(e))
-            if e.sqlite_error_code() == Some(rusqlite::ErrorCode::ReadOnly) =>
-        {
+        Err(StoreError::Sqlite(e)) if e.sqlite_error_code() == Some(ReadOnly) => {
             match header_numbers(&header) {
                 // A newer version's file is refused before anything rolls its journal back.
                 Some((APPLICATION_ID, found)) if found > SCHEMA_VERSION => {
