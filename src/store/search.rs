@@ -18,16 +18,8 @@ pub const MAX_WORDS: usize = 32;
 
 /// `"w1"* AND "w2"*`; `None` when there is no word (which finds nothing).
 pub fn match_all(words: &[String]) -> Option<String> {
-    if words.is_empty() {
-        return None;
-    }
-    Some(
-        words
-            .iter()
-            .map(|w| format!("\"{w}\"*"))
-            .collect::<Vec<_>>()
-            .join(" AND "),
-    )
+    let quoted: Vec<String> = words.iter().map(|w| format!("\"{w}\"*")).collect();
+    (!quoted.is_empty()).then(|| quoted.join(" AND "))
 }
 
 /// The same expression restricted to one column: `column : ("w1"* AND "w2"*)`.
