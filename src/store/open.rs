@@ -587,19 +587,16 @@ fn set_journal(
         let r: rusqlite::Result<String> =
             conn.pragma_update_and_check(None, "journal_mode", want, |r| r.get(0));
         match r {
-            Ok(mode) => break mode,
+            Ok(mode) => break Some(mode),
             Err(e) if is_busy(&e) && Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(50));
             }
-            Err(e) if is_busy(&e) => {
-                return Err(StoreError::JournalBusy {
-                    path: path.to_path_buf(),
-                });
-            }
+            Err(e) if is_busy(&e) => break None,
             Err(e) => return Err(e.into()),
         }
     };
-    if !mode.eq_ignore_ascii_case(want) {
+    // Still busy at the deadline, or left in another mode.
+    if !mode.is_some_and(|m| m.eq_ignore_ascii_case(want)) {
         return Err(StoreError::JournalBusy {
             path: path.to_path_buf(),
         });
