@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use crate::review::{CarryState, Decision, State, Verdict};
 use crate::store::Store;
-use crate::text::is_control_like;
+use crate::text::escape_controls_but_newlines;
 
 use super::ResourceError;
 
@@ -387,13 +387,7 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
                 String::new(),
                 format!("{mark} ({})", r.state.as_str()),
                 "NOT_ANALYZED",
-                [
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ],
+                Default::default(),
             )
         }
         None => (
@@ -433,13 +427,7 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
 /// Verdict, given by, channel, recorded by, at: `pending` and empty cells without one.
 fn verdict_columns(v: Option<&Verdict>) -> [String; 5] {
     let Some(v) = v else {
-        return [
-            "pending".into(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-        ];
+        return ["pending", "", "", "", ""].map(String::from);
     };
     let mut judgement = v.judgement.as_str().to_string();
     if let Some(r) = v.reason.as_deref().filter(|r| !r.is_empty()) {
@@ -491,23 +479,7 @@ fn push_record(out: &mut String, fields: &[String]) {
 /// A stored string made safe as a cell (see the module's rules): line breaks as LF, other
 /// control and bidirectional characters escaped, and a formula start defused with `'`.
 pub fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 1);
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                out.push('\n');
-            }
-            '\n' => out.push('\n'),
-            c if is_control_like(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
+    let mut out = escape_controls_but_newlines(&s.replace("\r\n", "\n").replace('\r', "\n"));
     let first = out.trim_start().chars().next();
     if matches!(
         first,
