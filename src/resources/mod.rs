@@ -357,13 +357,8 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
         of: Some(id.to_string()),
         ..crate::store::HistoryQuery::default()
     };
-    let (answer, _, unknown) = crate::tools::review_history::answer(
-        store,
-        &query,
-        None,
-        crate::tools::schema::DEFAULT_PAGE,
-    )
-    .map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let (answer, _, unknown) = crate::tools::review_history::answer(store, &query, None, None)
+        .map_err(|e| ResourceError::Storage(e.to_string()))?;
     if unknown {
         return Err(ResourceError::NotFound);
     }

@@ -9,7 +9,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::cursor;
+use super::cursor::Pager;
 use super::schema as s;
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::history::{Channel, EventKind};
@@ -116,12 +116,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ));
         }
     };
-    let (structured, summary, _) = answer(
-        store,
-        &query,
-        args.cursor.as_deref(),
-        args.limit.unwrap_or(s::DEFAULT_PAGE),
-    )?;
+    let (structured, summary, _) = answer(store, &query, args.cursor.as_deref(), args.limit)?;
     ToolOutput::new(&structured, summary)
 }
 
@@ -132,11 +127,9 @@ pub fn answer(
     store: &mut Store,
     query: &HistoryQuery,
     cursor_arg: Option<&str>,
-    limit: u64,
+    limit: Option<u64>,
 ) -> Result<(Value, String, bool), ToolError> {
-    let fp = cursor::fingerprint(NAME, query);
-    let secret = store.cursor_secret()?;
-    let request = cursor::page_request(&secret, &fp, cursor_arg, limit)?;
+    let (pager, request) = Pager::open(store, NAME, query, cursor_arg, limit)?;
     let mut got = store.history_answer(query, request)?;
     // What the events may cost: their JSON and its escaped copy, as every page.
     let mut spent = 0;
@@ -164,7 +157,7 @@ pub fn answer(
         got.page.items.truncate(taken);
         got.page.more = true;
     }
-    let next = cursor::next(&secret, &fp, &got.page);
+    let next = pager.next(&got.page);
     let n = events.len();
     let mut out = serde_json::Map::new();
     out.insert("events".into(), Value::Array(events));
