@@ -68,12 +68,9 @@ impl Config {
         let mut warnings = Vec::new();
         let level = match level.map(str::trim).filter(|s| !s.is_empty()) {
             None => LevelFilter::Info,
-            Some(s) => match s.to_ascii_lowercase().as_str() {
-                "debug" => LevelFilter::Debug,
-                "info" => LevelFilter::Info,
-                "warn" => LevelFilter::Warn,
-                "error" => LevelFilter::Error,
-                "off" => LevelFilter::Off,
+            // `log` reads the names regardless of case; `trace` is not offered.
+            Some(s) => match s.parse() {
+                Ok(level) if level != LevelFilter::Trace => level,
                 _ => {
                     warnings.push(format!(
                         "MCP_LOG_LEVEL={s:?} is not one of debug, info, warn, error, off; using info"
@@ -106,32 +103,23 @@ impl Config {
             warnings,
         }
     }
-
-    /// Reads `MCP_LOG_LEVEL`, `MCP_LOG_FORMAT` and `MCP_TRACE_ID`.
-    pub fn from_env() -> Self {
-        let var = |k: &str| std::env::var(k).ok();
-        Self::from_values(
-            var("MCP_LOG_LEVEL").as_deref(),
-            var("MCP_LOG_FORMAT").as_deref(),
-            var("MCP_TRACE_ID").as_deref(),
-        )
-    }
 }
 
-/// Sets up `env_logger` on stderr from the environment (see the module docs).
+/// Sets up `env_logger` on stderr from `MCP_LOG_LEVEL`, `MCP_LOG_FORMAT` and `MCP_TRACE_ID`
+/// (see the module docs), then logs the settings' warnings. A second call (tests) leaves the
+/// first logger in place.
 pub fn init() {
-    init_with(Config::from_env());
-}
-
-/// Sets up `env_logger` on stderr with `config`, then logs its warnings. A second call (tests)
-/// leaves the first logger in place.
-pub fn init_with(config: Config) {
+    let var = |k: &str| std::env::var(k).ok();
     let Config {
         level,
         format,
         trace_id,
         warnings,
-    } = config;
+    } = Config::from_values(
+        var("MCP_LOG_LEVEL").as_deref(),
+        var("MCP_LOG_FORMAT").as_deref(),
+        var("MCP_TRACE_ID").as_deref(),
+    );
     let installed = env_logger::Builder::new()
         .filter_level(level)
         .target(env_logger::Target::Stderr)
