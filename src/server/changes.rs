@@ -81,7 +81,8 @@ impl Server {
 
     /// After a request: the session's log messages for what the service reported, then the
     /// notifications for what it changed (a request that wrote nothing needs no look).
-    pub(super) fn after_request(&mut self, out: &mut Vec<Outgoing>) {
+    pub(super) fn after_request(&mut self) -> Vec<Outgoing> {
+        let mut out = Vec::new();
         for (level, message) in self.service.take_log() {
             if let Some(n) = self
                 .session
@@ -100,6 +101,7 @@ impl Server {
         } else {
             self.watch.prune(&interests);
         }
+        out
     }
 }
 
