@@ -119,8 +119,7 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
             .and_then(|m| m.get(META_CLIENT_CAPABILITIES)),
     );
     let ctx = Context { version, client };
-    let Some(method) = Method::from_name(name).filter(|m| m.is_shared() || m.is_modern_only())
-    else {
+    let Some(method) = Method::from_name(name).filter(|m| !m.is_legacy_only()) else {
         return Reply::Error(ErrorObject::method_not_found(name));
     };
     match Call::parse(method, params) {
