@@ -124,7 +124,7 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
     };
     match Call::parse(method, params) {
         Err(e) => Reply::Error(super::call_error(e)),
-        Ok(Call::Discover) => Reply::Result(decorate(discover_result(), Cache::Public)),
+        Ok(Call::Discover) => Reply::Result(decorate(discover_result(), Some("public"))),
         Ok(Call::Listen(filter)) => {
             let (notifications, interest) = honoured(filter);
             Reply::Hold {
@@ -139,7 +139,7 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
             }
         }
         Ok(Call::Shared(call)) => {
-            let cache = Cache::of(&call);
+            let cache = cache_scope(&call);
             let arguments = match &call {
                 SharedCall::ToolsCall { arguments, .. } => Some(arguments.clone()),
                 _ => None,
@@ -177,11 +177,8 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
                 "Invalid params: \"params\" must be an object",
             ));
         }
-        None => {
-            return Err(ErrorObject::invalid_params(
-                "Invalid params: the _meta envelope is missing",
-            ));
-        }
+        // No params: no envelope either.
+        None => Map::new(),
     };
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
         return Err(ErrorObject::invalid_params(
@@ -223,23 +220,15 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
 /// request that declared the UI extension, and a cache keys on the method and its params, not
 /// on `_meta`, so a shared cache must not hand one caller's list to another (the spec's
 /// "filtered list results that vary per user"). Resources are the user's mutable data
-/// (`private`). All with `ttlMs: 0`, so a host never serves a stale copy.
-#[derive(Clone, Copy)]
-enum Cache {
-    None,
-    Public,
-    Private,
-}
-
-impl Cache {
-    fn of(call: &SharedCall) -> Cache {
-        match call {
-            SharedCall::ResourcesList { .. }
-            | SharedCall::ResourcesRead { .. }
-            | SharedCall::ToolsList { .. } => Cache::Private,
-            call if call.is_static() => Cache::Public,
-            _ => Cache::None,
-        }
+/// (`private`). All with `ttlMs: 0`, so a host never serves a stale copy. Tool calls and
+/// completions get no hints (`None`).
+fn cache_scope(call: &SharedCall) -> Option<&'static str> {
+    match call {
+        SharedCall::ResourcesList { .. }
+        | SharedCall::ResourcesRead { .. }
+        | SharedCall::ToolsList { .. } => Some("private"),
+        call if call.is_static() => Some("public"),
+        _ => None,
     }
 }
 
@@ -280,28 +269,25 @@ fn input_required(q: &Question, state: String, version: Version) -> Payload {
         json!({INPUT_KEY: {"method": call::ELICIT, "params": params}}),
     );
     result.insert("requestState", Value::String(state));
-    result.meta_mut().insert(
-        META_SERVER_INFO.into(),
-        json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION}),
-    );
+    add_server_info(&mut result);
     result
 }
 
-/// Adds `resultType`, the server's identity in `_meta`, and the cache hints.
-fn decorate(mut result: Payload, cache: Cache) -> Payload {
+/// Adds `resultType`, the server's identity in `_meta`, and the cache hints of `scope`.
+fn decorate(mut result: Payload, scope: Option<&str>) -> Payload {
     result.insert("resultType", json!("complete"));
-    let scope = match cache {
-        Cache::None => None,
-        Cache::Public => Some("public"),
-        Cache::Private => Some("private"),
-    };
     if let Some(scope) = scope {
         result.insert("ttlMs", json!(0));
         result.insert("cacheScope", json!(scope));
     }
+    add_server_info(&mut result);
+    result
+}
+
+/// The server's identity in the result's `_meta`.
+fn add_server_info(result: &mut Payload) {
     result.meta_mut().insert(
         META_SERVER_INFO.into(),
         json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION}),
     );
-    result
 }
