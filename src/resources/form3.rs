@@ -22,6 +22,7 @@ use crate::store::Store;
 use crate::text::escape_controls_but_newlines;
 
 use super::ResourceError;
+use super::view::escaped_len;
 
 /// The column headings, in order: AS9102 Rev C Form 3 fields 5 to 12, then this product's.
 pub const COLUMNS: [&str; 18] = [
@@ -488,11 +489,6 @@ pub fn cell(s: &str) -> String {
         out.insert(0, '\'');
     }
     out
-}
-
-/// What `text` costs an answer once escaped into its JSON string.
-fn escaped_len(text: &str) -> usize {
-    serde_json::to_string(text).map_or(usize::MAX, |s| s.len())
 }
 
 #[cfg(test)]

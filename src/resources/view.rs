@@ -32,7 +32,7 @@ pub(super) fn pretty(v: &Value) -> String {
 }
 
 /// What `text` costs the answer line once escaped into its JSON string.
-fn escaped_len(text: &str) -> usize {
+pub(super) fn escaped_len(text: &str) -> usize {
     serde_json::to_string(text).map_or(usize::MAX, |s| s.len())
 }
 
