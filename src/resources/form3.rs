@@ -567,22 +567,33 @@ mod tests {
         }
     }
 
+    /// A Form 3 of revision `sha256:22…` (superseded by nothing) with these files, rows and
+    /// total, partial when carried from `partial_of`.
+    fn form3(
+        files: Vec<String>,
+        partial_of: Option<&str>,
+        rows: Vec<Form3Row>,
+        total: usize,
+    ) -> Form3 {
+        Form3 {
+            header: Form3Header {
+                revision: format!("sha256:{}", "2".repeat(64)),
+                files,
+                partial_of: partial_of.map(str::to_string),
+                superseded_by: None,
+            },
+            rows,
+            total,
+        }
+    }
+
     /// An inherited row never shows the earlier revision's evidence, status or verdict as
     /// this revision's: Results and the verdict columns are empty, QIF says NOT_ANALYZED, and
     /// the history is in the comments; the header says partial.
     #[test]
     fn inherited_rows_are_history_not_results() {
         let from = format!("sha256:{}", "1".repeat(64));
-        let form = Form3 {
-            header: Form3Header {
-                revision: format!("sha256:{}", "2".repeat(64)),
-                files: vec![],
-                partial_of: Some(from.clone()),
-                superseded_by: None,
-            },
-            rows: vec![row(Some(&from)), row(None)],
-            total: 2,
-        };
+        let form = form3(vec![], Some(&from), vec![row(Some(&from)), row(None)], 2);
         let csv = form.csv();
         let lines: Vec<&str> = csv.split("\r\n").collect();
         assert!(lines[3].starts_with(&format!("FAI,\"Partial FAI: carried from {from}")));
@@ -618,16 +629,7 @@ mod tests {
             from: from.clone(),
             entities: vec!["face:3".into()],
         });
-        let form = Form3 {
-            header: Form3Header {
-                revision: format!("sha256:{}", "2".repeat(64)),
-                files: vec![],
-                partial_of: Some(from.clone()),
-                superseded_by: None,
-            },
-            rows: vec![r],
-            total: 1,
-        };
+        let form = form3(vec![], Some(&from), vec![r], 1);
         let csv = form.csv();
         let line = csv.split("\r\n").nth(7).unwrap();
         assert!(line.starts_with("1,face:3,,Ø10 H7,,,,"), "{line}");
@@ -643,16 +645,8 @@ mod tests {
 
     #[test]
     fn header_names_three_files_and_counts_the_rest() {
-        let form = Form3 {
-            header: Form3Header {
-                revision: format!("sha256:{}", "2".repeat(64)),
-                files: (0..5).map(|i| format!("file:///w/{i}.step")).collect(),
-                partial_of: None,
-                superseded_by: None,
-            },
-            rows: vec![],
-            total: 0,
-        };
+        let files = (0..5).map(|i| format!("file:///w/{i}.step")).collect();
+        let form = form3(files, None, vec![], 0);
         let csv = form.csv();
         assert!(
             csv.contains("Part File,\"file:///w/0.step; file:///w/1.step; file:///w/2.step; and 2 more (each row's Decision Id names its decision)\","),
@@ -665,16 +659,7 @@ mod tests {
     fn csv_within_cuts_whole_rows_and_says_so() {
         let mut long = row(None);
         long.evidence = Some("x".repeat(3000));
-        let form = Form3 {
-            header: Form3Header {
-                revision: format!("sha256:{}", "2".repeat(64)),
-                files: vec!["file:///w/p.step".into()],
-                partial_of: None,
-                superseded_by: None,
-            },
-            rows: vec![long; 20],
-            total: 25,
-        };
+        let form = form3(vec!["file:///w/p.step".into()], None, vec![long; 20], 25);
         let text = form.csv_within(10_000);
         assert!(escaped_len(&text) <= 10_000);
         assert!(text.contains("Rows,\"2 of 25: truncated"), "{text}");
