@@ -300,40 +300,29 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         let mime = if report { MARKDOWN } else { JSON };
         return Ok(vec![text_content(uri, mime, text)]);
     }
-    if let Some(rest) = uri.strip_prefix(RECORDS) {
-        let (id, part) = split_part(rest)?;
-        let record = store.get_record(id)?.ok_or(ResourceError::NotFound)?;
-        return Ok(vec![item_content(
-            uri,
-            RECORDS,
-            id,
-            part,
-            record.to_wire(None),
-        )?]);
-    }
     if let Some(id) = uri
         .strip_prefix(DECISIONS)
         .and_then(|rest| rest.strip_suffix(HISTORY_SUFFIX))
     {
         return history(store, uri, id);
     }
-    if let Some(rest) = uri.strip_prefix(EVENTS) {
+    // One record, event or decision by id, or a part of it.
+    for resource in [RECORDS, EVENTS, DECISIONS] {
+        let Some(rest) = uri.strip_prefix(resource) else {
+            continue;
+        };
         let (id, part) = split_part(rest)?;
-        let event = store.event(id)?.ok_or(ResourceError::NotFound)?;
-        let wire =
-            serde_json::to_value(&event).map_err(|e| ResourceError::Storage(e.to_string()))?;
-        return Ok(vec![item_content(uri, EVENTS, id, part, wire)?]);
-    }
-    if let Some(rest) = uri.strip_prefix(DECISIONS) {
-        let (id, part) = split_part(rest)?;
-        let decision = store.get_decision(id)?.ok_or(ResourceError::NotFound)?;
-        return Ok(vec![item_content(
-            uri,
-            DECISIONS,
-            id,
-            part,
-            decision.to_wire(None),
-        )?]);
+        let wire = match resource {
+            RECORDS => store.get_record(id)?.map(|r| r.to_wire(None)),
+            EVENTS => store
+                .event(id)?
+                .map(|e| serde_json::to_value(&e))
+                .transpose()
+                .map_err(|e| ResourceError::Storage(e.to_string()))?,
+            _ => store.get_decision(id)?.map(|d| d.to_wire(None)),
+        };
+        let wire = wire.ok_or(ResourceError::NotFound)?;
+        return Ok(vec![item_content(uri, resource, id, part, wire)?]);
     }
     Err(ResourceError::NotFound)
 }
