@@ -97,16 +97,11 @@ fn decisions_at(store: &mut Store, revision: &str) -> Result<Vec<Decision>, Stor
         let page = store.recall_decisions(&q, request)?;
         let last = page.items.last().map(|(_, p)| *p);
         all.extend(page.items.into_iter().map(|(d, _)| d));
-        match last {
-            Some(after) if page.more => {
-                request = PageRequest {
-                    snapshot: Some(page.snapshot),
-                    after: Some(after),
-                    limit: 100,
-                };
-            }
-            _ => return Ok(all),
-        }
+        let Some(after) = last.filter(|_| page.more) else {
+            return Ok(all);
+        };
+        request.snapshot = Some(page.snapshot);
+        request.after = Some(after);
     }
 }
 
