@@ -12,7 +12,7 @@ use crate::call::{self, Call, Method, SharedCall};
 use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, Notification};
 use crate::resources;
-use crate::service::changes::{Change, Interest, MAX_WATCHED_URIS, Watch};
+use crate::service::changes::{Interest, MAX_WATCHED_URIS, Watch};
 use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::tools::Step;
 use crate::version::{LOG_LEVELS, Version};
@@ -59,20 +59,6 @@ impl Session {
             method: call::MESSAGE.to_string(),
             params: Some(json!({"level": level, "logger": SERVER_NAME, "data": message})),
         })
-    }
-}
-
-/// A change as a handshake-era notification.
-pub fn notification(change: Change) -> Notification {
-    match change {
-        Change::ListChanged => Notification {
-            method: call::RESOURCES_LIST_CHANGED.to_string(),
-            params: None,
-        },
-        Change::Updated(uri) => Notification {
-            method: call::RESOURCE_UPDATED.to_string(),
-            params: Some(json!({"uri": uri})),
-        },
     }
 }
 

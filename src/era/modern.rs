@@ -14,7 +14,7 @@ use crate::call::{self, Call, Filter, Method, SharedCall};
 use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
-use crate::service::changes::{Change, Interest, MAX_WATCHED_URIS};
+use crate::service::changes::{Interest, MAX_WATCHED_URIS};
 use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::tools::Step;
 use crate::tools::request_verdicts::{INPUT_KEY, Question};
@@ -53,21 +53,6 @@ pub enum Reply {
         ack: Notification,
         interest: Interest,
     },
-}
-
-/// A change as a notification on the listen stream `id`, tagged with it.
-pub fn notification(id: &Id, change: Change) -> Notification {
-    let meta = json!({META_SUBSCRIPTION_ID: id.to_value()});
-    match change {
-        Change::ListChanged => Notification {
-            method: call::RESOURCES_LIST_CHANGED.to_string(),
-            params: Some(json!({"_meta": meta})),
-        },
-        Change::Updated(uri) => Notification {
-            method: call::RESOURCE_UPDATED.to_string(),
-            params: Some(json!({"uri": uri, "_meta": meta})),
-        },
-    }
 }
 
 /// What a stream asked for that this server delivers: the resource list and subscriptions
