@@ -309,7 +309,8 @@ impl ArtifactArg {
     }
 }
 
-/// What the optional `artifact` and `entity_id` of both recalls select.
+/// What the optional `artifact` and `entity_id` of both recalls select (and the `artifact` of
+/// `review_history`).
 struct RecallScope {
     /// The supplied revision: records of any other are marked stale.
     current: Option<String>,

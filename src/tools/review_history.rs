@@ -98,16 +98,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ..HistoryQuery::default()
         },
         (None, Some(a)) => {
-            let a = a.normalise()?;
-            match a.uri {
-                Some(uri) => HistoryQuery {
-                    locator: Some(uri),
-                    ..HistoryQuery::default()
-                },
-                None => HistoryQuery {
-                    revision: Some(a.revision),
-                    ..HistoryQuery::default()
-                },
+            // With a `uri`: every revision of the file; without: that revision.
+            let scope = super::RecallScope::of(Some(a), None, "")?;
+            HistoryQuery {
+                locator: scope.locator,
+                revision: scope.revision,
+                ..HistoryQuery::default()
             }
         }
         _ => {
