@@ -340,17 +340,11 @@ impl RecallScope {
             }
             (None, _) => None,
         };
-        let (locator, revision) = match artifact {
-            Some(a) => match a.uri {
-                Some(uri) => (Some(uri), None),
-                None => (None, Some(a.revision)),
-            },
-            None => (None, None),
-        };
+        let locator = artifact.and_then(|a| a.uri);
         Ok(RecallScope {
+            revision: current.clone().filter(|_| locator.is_none()),
             current,
             locator,
-            revision,
             entity,
         })
     }
