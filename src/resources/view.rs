@@ -300,16 +300,12 @@ impl RevisionView {
         if self.records.len() + self.decisions.len() <= 1 {
             return false;
         }
-        let (list_len, is_records) = if self.records.len() >= self.decisions.len() {
-            (self.records.len(), true)
-        } else {
-            (self.decisions.len(), false)
-        };
-        let keep = list_len / 2;
-        if is_records {
+        if self.records.len() >= self.decisions.len() {
+            let keep = self.records.len() / 2;
             self.omitted_records += self.records.len() - keep;
             self.records.truncate(keep);
         } else {
+            let keep = self.decisions.len() / 2;
             self.omitted_decisions += self.decisions.len() - keep;
             self.decisions.truncate(keep);
         }
@@ -378,15 +374,10 @@ impl RevisionView {
                     })
             })
             .collect();
-        if let Some(d) = v.get_mut("decisions") {
-            *d = Value::Array(decisions);
-        }
-        if let Some(d) = v.get_mut("stale").and_then(|s| s.get_mut("decisions")) {
-            *d = Value::Array(card(&self.stale_decisions));
-        }
-        if let Value::Object(m) = &mut v {
-            m.insert("open_questions".into(), Value::Array(open));
-        }
+        // `to_json` is an object with these members.
+        v["decisions"] = Value::Array(decisions);
+        v["stale"]["decisions"] = Value::Array(card(&self.stale_decisions));
+        v["open_questions"] = Value::Array(open);
         v
     }
 
@@ -554,20 +545,12 @@ pub(super) fn trail_wire(t: &Trail, id: &str, since: Option<&str>) -> Value {
         .total
         .saturating_sub(u64::try_from(lines.len()).unwrap_or(u64::MAX));
     let mut v = json!({"lines": lines});
-    if let Value::Object(m) = &mut v {
-        if earlier > 0 {
-            m.insert("earlier".into(), json!(earlier));
-            m.insert(
-                "history".into(),
-                json!(format!("review_history {{\"id\": \"{id}\"}}")),
-            );
-        }
-        if t.earlier_unrecorded {
-            m.insert(
-                "not_recorded_before".into(),
-                json!(since.unwrap_or("this version")),
-            );
-        }
+    if earlier > 0 {
+        v["earlier"] = json!(earlier);
+        v["history"] = json!(format!("review_history {{\"id\": \"{id}\"}}"));
+    }
+    if t.earlier_unrecorded {
+        v["not_recorded_before"] = json!(since.unwrap_or("this version"));
     }
     v
 }

@@ -219,10 +219,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             "re_verify": re_verify,
             "already_stated": out.already_stated,
         });
-        if left_out > 0
-            && let Value::Object(m) = &mut answer
-        {
-            m.insert("omitted".into(), json!(left_out));
+        if left_out > 0 {
+            answer["omitted"] = json!(left_out);
         }
         let summary = if out.already_carried {
             format!(
