@@ -85,12 +85,10 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
             version.as_str()
         );
     }
-    let mut server_info = Map::new();
-    server_info.insert("name".into(), json!(SERVER_NAME));
+    let mut server_info = json!({"name": SERVER_NAME, "version": SERVER_VERSION});
     if version.features().titles {
-        server_info.insert("title".into(), json!(SERVER_TITLE));
+        server_info["title"] = json!(SERVER_TITLE);
     }
-    server_info.insert("version".into(), json!(SERVER_VERSION));
     let mut result = Payload::default();
     result.insert("protocolVersion", json!(version.as_str()));
     let mut capabilities = json!({
@@ -103,7 +101,7 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
         capabilities["completions"] = json!({});
     }
     result.insert("capabilities", capabilities);
-    result.insert("serverInfo", Value::Object(server_info));
+    result.insert("serverInfo", server_info);
     result.insert("instructions", json!(service::INSTRUCTIONS));
     let client = ClientCaps::read(params.and_then(|p| p.get("capabilities")));
     (

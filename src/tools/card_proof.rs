@@ -133,11 +133,10 @@ pub fn meta_for(shown: &Value) -> Option<Map<String, Value>> {
     if proofs.is_empty() {
         return None;
     }
-    let mut card = Map::new();
-    card.insert("proofs".into(), Value::Object(proofs));
-    let mut meta = Map::new();
-    meta.insert(META_KEY.into(), Value::Object(card));
-    Some(meta)
+    Some(Map::from_iter([(
+        META_KEY.to_string(),
+        serde_json::json!({"proofs": proofs}),
+    )]))
 }
 
 #[cfg(test)]

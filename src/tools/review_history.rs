@@ -155,16 +155,15 @@ pub fn answer(
     }
     let next = pager.next(&got.page);
     let n = events.len();
-    let mut out = serde_json::Map::new();
-    out.insert("events".into(), Value::Array(events));
+    let mut out = json!({"events": events});
     if let Some(since) = &got.since {
-        out.insert("history_since".into(), json!(since));
+        out["history_since"] = json!(since);
     }
     if got.earlier_unrecorded {
-        out.insert("earlier_not_recorded".into(), json!(true));
+        out["earlier_not_recorded"] = json!(true);
     }
     if let Some(c) = &next {
-        out.insert("next_cursor".into(), json!(c));
+        out["next_cursor"] = json!(c);
     }
     let what = match (&query.of, &query.locator, &query.revision) {
         (Some(id), _, _) => format!(
@@ -193,5 +192,5 @@ pub fn answer(
     } else {
         "."
     });
-    Ok((Value::Object(out), summary, got.unknown))
+    Ok((out, summary, got.unknown))
 }
