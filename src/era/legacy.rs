@@ -126,10 +126,7 @@ pub fn handle(
     name: &str,
     params: Option<Value>,
 ) -> Step<Result<Payload, ErrorObject>> {
-    match handle_inner(service, session, watch, name, params) {
-        Ok(answer) => answer,
-        Err(e) => Step::Done(Err(e)),
-    }
+    handle_inner(service, session, watch, name, params).unwrap_or_else(|e| Step::Done(Err(e)))
 }
 
 fn handle_inner(
