@@ -62,7 +62,8 @@ pub enum Item {
     Decision(Decision),
 }
 
-/// Which of the two an item is: its folder (`records`, `decisions`) and its base's kind.
+/// Which of the two an item is: its folder (`records`, `decisions`) and its base's kind; as a
+/// `usize`, its place in the counts of a sync (`[records, decisions]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ItemKind {
     Record,
@@ -191,21 +192,35 @@ impl Item {
         Cow::Owned(item)
     }
 
-    /// The item as its folder file holds it: the export line pretty-printed (two-space
-    /// indent, keys in field order) with a final newline, [`clamped`](Item::clamped).
+    /// The item as its folder file holds it: the export line [`file_text`],
+    /// [`clamped`](Item::clamped).
     pub fn text(&self) -> String {
-        // Serialising plain structs of strings, enums and vectors cannot fail; an empty
-        // object would be refused by the next sync rather than lose anything silently.
-        let mut text =
-            serde_json::to_string_pretty(&*self.clamped()).unwrap_or_else(|_| "{}".into());
-        text.push('\n');
-        text
+        file_text(&*self.clamped())
+    }
+
+    /// Every record, then every decision.
+    pub fn all(records: Vec<Record>, decisions: Vec<Decision>) -> Vec<Item> {
+        records
+            .into_iter()
+            .map(Item::Record)
+            .chain(decisions.into_iter().map(Item::Decision))
+            .collect()
     }
 
     /// The sha256 of [`Item::text`].
     pub fn hash(&self) -> Hash {
         hash(self.text().as_bytes())
     }
+}
+
+/// A line as a folder file holds it: pretty-printed (two-space indent, keys in field order)
+/// with a final newline.
+fn file_text(line: &impl Serialize) -> String {
+    // Serialising plain structs of strings, enums and vectors cannot fail; an empty object
+    // would be refused by the next sync rather than lose anything silently.
+    let mut text = serde_json::to_string_pretty(line).unwrap_or_else(|_| "{}".into());
+    text.push('\n');
+    text
 }
 
 /// What a sync does with one item, from the hashes of its database version, folder version
