@@ -11,9 +11,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use super::folder::{file_of, remove_file, write_all, write_atomic};
-use super::merge::{self, Side};
+use super::merge::{self, side};
 use super::owned::{self, step};
-use super::run::{Counts, Entries, Entry, slot};
+use super::run::{Counts, Entries, Entry};
 use super::{Action, Hash, Item, ItemKind, Result, hash};
 use crate::store::{Store, SyncTx};
 
@@ -190,17 +190,8 @@ impl<'a, 't> Apply<'a, 't> {
                     return Err(fail!("{id}: a conflict needs both versions"));
                 };
                 let base = self.base_item(kind, id)?;
-                let resolved = merge::resolve(
-                    base.as_ref(),
-                    Side {
-                        item: db,
-                        name: "database",
-                    },
-                    Side {
-                        item: file,
-                        name: "folder",
-                    },
-                )?;
+                let resolved =
+                    merge::resolve(base.as_ref(), side(db, "database"), side(file, "folder"))?;
                 if let Some(c) = resolved.conflict {
                     self.counts.conflicts.push(c);
                 }
@@ -237,13 +228,7 @@ impl<'a, 't> Apply<'a, 't> {
                 base.as_ref()
             }
         };
-        let r = merge::one_sided(
-            before,
-            Side {
-                item: changed,
-                name,
-            },
-        );
+        let r = merge::one_sided(before, side(changed, name));
         if let Some(c) = r.conflict {
             self.counts.conflicts.push(c);
         }
@@ -358,14 +343,8 @@ impl<'a, 't> Apply<'a, 't> {
     fn settle_key(&mut self, held: &Item, incoming: &Item) -> Result<Option<Item>> {
         let resolved = merge::both_changed(
             None,
-            Side {
-                item: held,
-                name: "database",
-            },
-            Side {
-                item: incoming,
-                name: "folder",
-            },
+            side(held, "database"),
+            side(incoming, "folder"),
             &held.text(),
             &incoming.text(),
         );
@@ -435,7 +414,7 @@ impl<'a, 't> Apply<'a, 't> {
         let keys: BTreeSet<&Key> = files.keys().chain(rows.keys()).collect();
         for key in keys {
             let (kind, id) = (key.0, key.1.as_str());
-            let k = slot(kind);
+            let k = kind as usize;
             let file = format!("{}/{id}.json", kind.dir());
             let existed = entries.get(key).is_some_and(|e| e.db.is_some());
             match rows.get(key) {

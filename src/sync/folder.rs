@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::apply::WRITE_THREADS;
 use super::line::{Schemas, is_id_text, parse_event, parse_item};
-use super::merge::{Side, resolve};
+use super::merge::{resolve, side};
 use super::run::Entries;
 use super::{Hash, Item, ItemKind, Result, hash, owned};
 use crate::text::escape_controls;
@@ -333,26 +333,31 @@ fn replace_file(path: &Path, text: &str) -> io::Result<()> {
 
 /// Writes files, each atomically, on [`WRITE_THREADS`] threads.
 pub(super) fn write_all(batch: &[(PathBuf, String)]) -> Result<()> {
-    if batch.is_empty() {
-        return Ok(());
-    }
     // Under the test hook, one at a time: each run of a scenario takes the same steps.
     let threads = if owned::hooked() { 1 } else { WRITE_THREADS };
-    let chunk = batch.len().div_ceil(threads).max(1);
+    on_threads(batch, threads, |part| {
+        part.iter()
+            .try_for_each(|(path, text)| write_atomic(path, text))
+    })
+    .into_iter()
+    .try_for_each(|w| w.unwrap_or_else(|| Err(fail!("a file writer failed"))))
+}
+
+/// `f` of each of (at most) `threads` parts of `items`, each on a thread of its own, in
+/// order: `None` for a part whose thread panicked.
+pub(super) fn on_threads<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<Option<R>> {
+    let chunk = items.len().div_ceil(threads).max(1);
+    let f = &f;
     std::thread::scope(|scope| {
-        let writers: Vec<_> = batch
+        let parts: Vec<_> = items
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .try_for_each(|(path, text)| write_atomic(path, text))
-                })
-            })
+            .map(|part| scope.spawn(move || f(part)))
             .collect();
-        writers.into_iter().try_for_each(|w| {
-            w.join()
-                .unwrap_or_else(|_| Err(fail!("a file writer failed")))
-        })
+        parts.into_iter().map(|h| h.join().ok()).collect()
     })
 }
 
@@ -413,14 +418,8 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
     let theirs_item = parse(theirs, &read(theirs)?)?;
     let resolved = resolve(
         base_item.as_ref(),
-        Side {
-            item: &ours_item,
-            name: "ours",
-        },
-        Side {
-            item: &theirs_item,
-            name: "theirs",
-        },
+        side(&ours_item, "ours"),
+        side(&theirs_item, "theirs"),
     )
     .map_err(|e| {
         fail!(

@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::Result;
-use super::folder::{HASH_THREADS, MAX_FILE_BYTES, read_regular, shown};
+use super::folder::{HASH_THREADS, MAX_FILE_BYTES, on_threads, read_regular, shown};
 use super::line::{event_text, parse_event};
 use crate::review::history::Event;
 use crate::text::escape_controls;
@@ -89,25 +89,13 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
         }
     }
     // Read and checked on a few threads: a history holds more files than the items do.
-    let chunk = files.len().div_ceil(HASH_THREADS).max(1);
-    let read: Vec<(Vec<Event>, Vec<String>)> = std::thread::scope(|scope| {
-        let parts: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || read_files(part)))
-            .collect();
-        parts
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    (
-                        Vec::new(),
-                        vec![format!("{}: a reader failed", shown(&dir))],
-                    )
-                })
-            })
-            .collect()
-    });
-    for (events, problems) in read {
+    for read in on_threads(&files, HASH_THREADS, read_files) {
+        let (events, problems) = read.unwrap_or_else(|| {
+            (
+                Vec::new(),
+                vec![format!("{}: a reader failed", shown(&dir))],
+            )
+        });
         out.events.extend(events);
         out.problems.extend(problems);
     }

@@ -64,8 +64,8 @@ use std::path::Path;
 use super::apply::WRITE_BATCH;
 use super::apply::{Apply, complete, overlay};
 use super::folder::{
-    HASH_THREADS, is_file_id, read_folder, refuse_links, remove_file, scan, shown, write_all,
-    write_atomic,
+    HASH_THREADS, is_file_id, on_threads, read_folder, refuse_links, remove_file, scan, shown,
+    write_all, write_atomic,
 };
 use super::history::{HISTORY_DIR, missing_files, read_history};
 use super::line::Schemas;
@@ -123,13 +123,6 @@ impl Entry {
     /// The hash of the folder's file as read (`None`: absent).
     pub(super) fn file_hash(&self) -> Option<Hash> {
         self.file.as_ref().map(|(h, _)| *h)
-    }
-}
-
-pub(super) fn slot(kind: ItemKind) -> usize {
-    match kind {
-        ItemKind::Record => 0,
-        ItemKind::Decision => 1,
     }
 }
 
@@ -447,26 +440,15 @@ pub(super) fn action_of(e: &Entry) -> Action {
 
 pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
     let mut entries: Entries = BTreeMap::new();
-    let records = tx.records()?;
-    let decisions = tx.decisions()?;
-    let items: Vec<Item> = records
-        .into_iter()
-        .map(Item::Record)
-        .chain(decisions.into_iter().map(Item::Decision))
-        .collect();
+    let items = Item::all(tx.records()?, tx.decisions()?);
     // Putting every item in its file form and hashing it is most of a sync's work when
     // little changed: spread over a few threads.
-    let chunk = items.len().div_ceil(HASH_THREADS).max(1);
-    let hashes: Vec<Hash> = std::thread::scope(|scope| {
-        let parts: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(Item::hash).collect::<Vec<_>>()))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
+    let hashes: Vec<Hash> = on_threads(&items, HASH_THREADS, |part| {
+        part.iter().map(Item::hash).collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flat_map(Option::unwrap_or_default)
+    .collect();
     if hashes.len() != items.len() {
         return Err(fail!("hashing the database's items failed"));
     }
