@@ -44,11 +44,21 @@ enum Outcome {
     Unchanged,
 }
 
-/// The row holding a line's natural key: its row id (a record's is its seq) and
-/// `updated_at`.
+/// The row holding a line's natural key: its row id (a record's is its seq), `updated_at`
+/// and seq.
 struct Holder {
     rid: i64,
     updated_at: String,
+    seq: i64,
+}
+
+/// A [`Holder`] from a row of `rid, updated_at, seq`.
+fn holder(row: &rusqlite::Row<'_>) -> rusqlite::Result<Holder> {
+    Ok(Holder {
+        rid: row.get(0)?,
+        updated_at: row.get(1)?,
+        seq: row.get(2)?,
+    })
 }
 
 /// Decides one line against the holder of its key, as read in the write transaction.
@@ -73,36 +83,24 @@ fn import_record(
     let holder = match name {
         Some(name) => tx
             .prepare_cached(
-                "SELECT seq, updated_at FROM records WHERE locator = ?1 AND name = ?2 \
+                "SELECT seq, updated_at, seq FROM records WHERE locator = ?1 AND name = ?2 \
                  AND superseded IS NULL",
             )?
-            .query_row(params![r.artifact.locator(), name], |row| {
-                Ok(Holder {
-                    rid: row.get(0)?,
-                    updated_at: row.get(1)?,
-                })
-            })
+            .query_row(params![r.artifact.locator(), name], holder)
             .optional()?,
         // A note's key is its id.
         None if r.name.is_none() => tx
-            .prepare_cached("SELECT seq, updated_at FROM records WHERE id = ?1 AND kind = 'note'")?
-            .query_row([&r.id], |row| {
-                Ok(Holder {
-                    rid: row.get(0)?,
-                    updated_at: row.get(1)?,
-                })
-            })
+            .prepare_cached(
+                "SELECT seq, updated_at, seq FROM records WHERE id = ?1 AND kind = 'note'",
+            )?
+            .query_row([&r.id], holder)
             .optional()?,
         None => tx
             .prepare_cached(
-                "SELECT seq, updated_at FROM records WHERE id = ?1 AND superseded IS NOT NULL",
+                "SELECT seq, updated_at, seq FROM records WHERE id = ?1 \
+                 AND superseded IS NOT NULL",
             )?
-            .query_row([&r.id], |row| {
-                Ok(Holder {
-                    rid: row.get(0)?,
-                    updated_at: row.get(1)?,
-                })
-            })
+            .query_row([&r.id], holder)
             .optional()?,
     };
     let by_id: Option<(i64, String, Option<String>, String)> = tx
@@ -133,7 +131,7 @@ fn import_record(
         // The winner takes the holder's row, seq included (its own id), so nothing else
         // moves, as when a tool replaces.
         let seq = match &holder {
-            Some(h) => h.rid,
+            Some(h) => h.seq,
             None => next_seq(tx)?,
         };
         let old = match &holder {
@@ -152,25 +150,13 @@ fn import_decision(
     how: &Written<'_>,
 ) -> Result<Outcome, StoreError> {
     let a = &d.artifact;
-    let holder: Option<(Holder, i64)> = tx
+    let holder = tx
         .prepare_cached(
             "SELECT rid, updated_at, seq FROM decisions WHERE locator = ?1 AND subject = ?2 \
              AND revision = ?3",
         )?
-        .query_row(params![a.locator(), d.subject, a.revision], |row| {
-            Ok((
-                Holder {
-                    rid: row.get(0)?,
-                    updated_at: row.get(1)?,
-                },
-                row.get(2)?,
-            ))
-        })
+        .query_row(params![a.locator(), d.subject, a.revision], holder)
         .optional()?;
-    let (holder, held_seq) = match holder {
-        Some((h, seq)) => (Some(h), Some(seq)),
-        None => (None, None),
-    };
     let by_id: Option<(i64, String, String, String)> = tx
         .prepare_cached("SELECT rid, subject, locator, revision FROM decisions WHERE id = ?1")?
         .query_row([&d.id], |row| {
@@ -194,8 +180,8 @@ fn import_decision(
     if outcome != Outcome::Unchanged {
         // The winner takes the holder's row, seq included (its own id), so nothing else
         // moves, as when a tool replaces.
-        let seq = match held_seq {
-            Some(seq) => seq,
+        let seq = match &holder {
+            Some(h) => h.seq,
             None => next_seq(tx)?,
         };
         let old = match &holder {
@@ -256,12 +242,7 @@ impl Store {
         decisions: &[Decision],
         events: &[Event],
     ) -> Result<ImportSummary, StoreError> {
-        if let Some(e) = events.iter().find(|e| !e.is_sealed()) {
-            return Err(StoreError::Invalid(format!(
-                "event {}: its id is not its content's: it was edited after it was written",
-                e.id
-            )));
-        }
+        refuse_edited(events)?;
         for r in records {
             check_imported_record(r)?;
         }
@@ -302,6 +283,17 @@ impl Store {
         }
         tx.commit()?;
         Ok(summary)
+    }
+}
+
+/// Refuses events one of which is not sealed: its id is not its content's.
+pub(super) fn refuse_edited(events: &[Event]) -> Result<(), StoreError> {
+    match events.iter().find(|e| !e.is_sealed()) {
+        Some(e) => Err(StoreError::Invalid(format!(
+            "event {}: its id is not its content's: it was edited after it was written",
+            e.id
+        ))),
+        None => Ok(()),
     }
 }
 

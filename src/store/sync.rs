@@ -70,13 +70,7 @@ impl Store {
         legacy: Option<&str>,
     ) -> Result<SyncTx<'_>, StoreError> {
         let author = self.author.clone();
-        let tx = self.write()?;
-        let sync = SyncTx {
-            tx,
-            folder: folder.to_string(),
-            at: time::now(),
-            author,
-        };
+        let sync = SyncTx::new(self.write()?, folder, author);
         if let Some(legacy) = legacy {
             sync.adopt_legacy_bases(legacy)?;
         }
@@ -92,13 +86,7 @@ impl Store {
         legacy: Option<&str>,
     ) -> Result<SyncTx<'_>, StoreError> {
         let author = self.author.clone();
-        let tx = self.read()?;
-        let mut sync = SyncTx {
-            tx,
-            folder: folder.to_string(),
-            at: time::now(),
-            author,
-        };
+        let mut sync = SyncTx::new(self.read()?, folder, author);
         if let Some(legacy) = legacy
             && !sync.has_bases()?
         {
@@ -150,7 +138,17 @@ impl Store {
     }
 }
 
-impl SyncTx<'_> {
+impl<'a> SyncTx<'a> {
+    /// The sync of `folder` in `tx`, begun now, by `author`.
+    fn new(tx: Transaction<'a>, folder: &str, author: Option<String>) -> SyncTx<'a> {
+        SyncTx {
+            tx,
+            folder: folder.to_string(),
+            at: time::now(),
+            author,
+        }
+    }
+
     /// Every record.
     pub fn records(&self) -> Result<Vec<Record>, StoreError> {
         let v = self
@@ -472,12 +470,7 @@ impl SyncTx<'_> {
     /// Adds the events the database does not hold (each already checked sealed: the folder's
     /// are); one it holds is kept as it is. Returns the ids of those that were new.
     pub fn add_events(&self, events: &[Event]) -> Result<Vec<String>, StoreError> {
-        if let Some(e) = events.iter().find(|e| !e.is_sealed()) {
-            return Err(StoreError::Invalid(format!(
-                "event {}: its id is not its content's: it was edited after it was written",
-                e.id
-            )));
-        }
+        super::import::refuse_edited(events)?;
         let held: std::collections::HashSet<String> = self
             .tx
             .prepare_cached("SELECT id FROM events")?
