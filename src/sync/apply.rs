@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-use super::folder::{file_of, remove_file, write_all, write_atomic};
+use super::folder::{file_of, fsync_dir, remove_file, write_all, write_atomic};
 use super::merge::{self, side};
 use super::owned::{self, step};
 use super::run::{Counts, Entries, Entry};
@@ -153,7 +153,7 @@ impl<'a, 't> Apply<'a, 't> {
             Action::ToFolder | Action::KeepDatabase => {
                 let item = db_item.ok_or_else(|| fail!("{id}: no database version"))?;
                 // The rule of the tools against the folder's version (the base's text).
-                let r = self.outranked(kind, id, None, item, "database")?;
+                let r = self.outranked(None, item, "database")?;
                 if r != *item {
                     self.import(&r, db_item)?;
                 } else {
@@ -170,7 +170,7 @@ impl<'a, 't> Apply<'a, 't> {
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
                 // The rule of the tools against the database's version (or the base's).
-                let r = self.outranked(kind, id, db_item, item, "folder")?;
+                let r = self.outranked(db_item, item, "folder")?;
                 self.import(&r, db_item)?;
                 if action == Action::KeepFolder {
                     self.counts.conflicts.push(format!(
@@ -211,20 +211,18 @@ impl<'a, 't> Apply<'a, 't> {
     /// verdict so kept is a conflict, reported.
     pub(super) fn outranked(
         &mut self,
-        kind: ItemKind,
-        id: &str,
         before: Option<&Item>,
         changed: &Item,
         name: &str,
     ) -> Result<Item> {
-        if kind != ItemKind::Decision {
+        if changed.kind() != ItemKind::Decision {
             return Ok(changed.clone());
         }
         let base;
         let before = match before {
             Some(b) => Some(b),
             None => {
-                base = self.base_item(kind, id)?;
+                base = self.base_item(changed.kind(), changed.id())?;
                 base.as_ref()
             }
         };
@@ -493,9 +491,7 @@ pub(super) fn complete(
             .iter()
             .chain([&folder.to_path_buf()])
         {
-            if let Err(e) = std::fs::File::open(d).and_then(|f| f.sync_all()) {
-                log::debug!("fsync of {}: {e}", d.display());
-            }
+            fsync_dir(d);
         }
         step("directories fsynced");
     }

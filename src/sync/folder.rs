@@ -221,37 +221,24 @@ pub(super) fn read_folder(
         let kind = scan.kind;
         for (id, h) in scan.files {
             let path = file_of(folder, kind, &id);
-            let e = entries.entry((kind, id)).or_default();
-            let item = if e.knows(&h) {
-                None
-            } else {
-                let bytes = match read_regular(&path, MAX_FILE_BYTES) {
-                    Ok(b) => b,
-                    Err(why) => {
-                        problems.push(format!("{}: {why}", shown(&path)));
-                        continue;
-                    }
-                };
-                let id = path
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default()
-                    .to_string();
-                // The file may have changed since it was hashed: the hash follows the bytes
-                // that are validated and imported.
-                let h = hash(&bytes);
-                match parse_file(&bytes, schemas, kind, &id) {
-                    Ok(item) => {
-                        e.file = Some((h, Some(item)));
-                        continue;
-                    }
-                    Err(why) => {
-                        problems.push(format!("{}: {}", shown(&path), escape_controls(&why)));
-                        continue;
-                    }
+            let e = entries.entry((kind, id.clone())).or_default();
+            if e.knows(&h) {
+                e.file = Some((h, None));
+                continue;
+            }
+            let bytes = match read_regular(&path, MAX_FILE_BYTES) {
+                Ok(b) => b,
+                Err(why) => {
+                    problems.push(format!("{}: {why}", shown(&path)));
+                    continue;
                 }
             };
-            e.file = Some((h, item));
+            // The file may have changed since it was hashed: the hash follows the bytes that
+            // are validated and imported.
+            match parse_file(&bytes, schemas, kind, &id) {
+                Ok(item) => e.file = Some((hash(&bytes), Some(item))),
+                Err(why) => problems.push(format!("{}: {}", shown(&path), escape_controls(&why))),
+            }
         }
     }
     if problems.is_empty() {
@@ -329,6 +316,14 @@ fn replace_file(path: &Path, text: &str) -> io::Result<()> {
         let _ = fs::remove_file(&tmp);
     }
     written
+}
+
+/// Flushes a directory's entries to disk; a failure is only logged (not every file system
+/// can).
+pub(super) fn fsync_dir(dir: &Path) {
+    if let Err(e) = fs::File::open(dir).and_then(|f| f.sync_all()) {
+        log::debug!("fsync of {}: {e}", dir.display());
+    }
 }
 
 /// Writes files, each atomically, on [`WRITE_THREADS`] threads.

@@ -46,11 +46,6 @@ fn event_id_of(name: &str) -> Option<&str> {
     (hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(id)
 }
 
-/// The path of an event's file.
-pub(super) fn event_file(folder: &Path, id: &str) -> PathBuf {
-    folder.join(HISTORY_DIR).join(format!("{id}.json"))
-}
-
 /// Reads every file of `history/`: each must be a regular file (never a link, device or
 /// FIFO, never read past [`MAX_FILE_BYTES`]) named by its event's id, holding a sealed event.
 /// Hidden files (a temporary of an interrupted sync) are skipped unless they are links. A
@@ -132,7 +127,10 @@ pub(super) fn missing_files(
 ) -> Vec<(PathBuf, String)> {
     all.iter()
         .filter(|e| !present.contains(e.id.as_str()))
-        .map(|e| (event_file(folder, &e.id), event_text(e)))
+        .map(|e| {
+            let path = folder.join(HISTORY_DIR).join(format!("{}.json", e.id));
+            (path, event_text(e))
+        })
         .collect()
 }
 
