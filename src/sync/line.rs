@@ -481,15 +481,13 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
         None,
     )?;
     for (i, item) in d.basis.iter().enumerate() {
-        item.check(i)
-            .map_err(|e| format!("decision {}: {e}", d.id))?;
+        item.check(i).map_err(|e| format!("{whose}: {e}"))?;
         // A verdict given at this revision makes an item this revision's (every channel
         // clears the mark): an item with both would show this revision's verdict as an
         // earlier revision's history.
         if item.carried.is_some() && item.verdict.is_some() {
             return Err(format!(
-                "decision {}: basis[{i}] has a verdict and is marked carried: a verdict given at this revision makes the item this revision's (an earlier revision's verdict belongs in carried.verdict)",
-                d.id
+                "{whose}: basis[{i}] has a verdict and is marked carried: a verdict given at this revision makes the item this revision's (an earlier revision's verdict belongs in carried.verdict)"
             ));
         }
         if let Some(c) = &item.carried {
@@ -505,8 +503,7 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
             && !crate::time::is_timestamp(at)
         {
             return Err(format!(
-                "decision {}: basis[{i}].verdict.at {at:?} is not a timestamp like 2026-01-02T03:04:05.678Z",
-                d.id
+                "{whose}: basis[{i}].verdict.at {at:?} is not a timestamp like 2026-01-02T03:04:05.678Z"
             ));
         }
     }
@@ -615,21 +612,9 @@ mod tests {
         assert!(e.contains("fit in one answer line"), "{e}");
     }
 
-    /// Decision `dec_1` on "bore" with this basis, at the artifact of the `feature` fixture.
+    /// Decision `dec_1` on "bore", accepted at [`T2`], with this basis.
     fn decision(basis: Vec<crate::review::BasisItem>) -> Decision {
-        Decision {
-            author: None,
-            carried: None,
-            superseded: None,
-            id: "dec_1".into(),
-            subject: "bore".into(),
-            disposition: "accept".into(),
-            summary: None,
-            basis,
-            artifact: feature("rec_1", "bore", T1).artifact,
-            created_at: T1.into(),
-            updated_at: T2.into(),
-        }
+        super::super::fixtures::decision("bore", T2, "accept", basis)
     }
 
     /// A basis item carrying a verdict of its own and a carried mark is refused: the verdict

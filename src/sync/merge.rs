@@ -327,10 +327,9 @@ fn carry_verdicts(
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixtures::{self, REV, T1, T2, T3};
     use super::*;
-    use crate::review::{Artifact, Judgement, Source, State, Verdict, Via};
-
-    const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+    use crate::review::{Judgement, Source, State, Verdict, Via};
 
     fn item(requirement: &str, verdict: Option<(Judgement, Via, &str)>) -> BasisItem {
         BasisItem {
@@ -354,24 +353,7 @@ mod tests {
     }
 
     fn decision(updated: &str, disposition: &str, basis: Vec<BasisItem>) -> Item {
-        Item::Decision(Decision {
-            author: None,
-            carried: None,
-            superseded: None,
-            id: "dec_1".into(),
-            subject: "bracket".into(),
-            disposition: disposition.into(),
-            summary: None,
-            basis,
-            artifact: Artifact {
-                revision: REV.into(),
-                format: "step".into(),
-                uri: Some("file:///w/p.step".into()),
-                units: None,
-            },
-            created_at: "2026-01-01T00:00:00.000Z".into(),
-            updated_at: updated.into(),
-        })
+        Item::Decision(fixtures::decision("bracket", updated, disposition, basis))
     }
 
     fn basis(i: &Item) -> &[BasisItem] {
@@ -380,10 +362,6 @@ mod tests {
             Item::Record(_) => &[],
         }
     }
-
-    const T1: &str = "2026-01-01T00:00:00.000Z";
-    const T2: &str = "2026-01-02T00:00:00.000Z";
-    const T3: &str = "2026-01-03T00:00:00.000Z";
 
     #[test]
     fn resolve_one_side_unchanged_takes_the_other_without_conflict() {
