@@ -338,18 +338,15 @@ impl<'a> SyncTx<'a> {
             // said of it: see `carry_forward`).
             return Ok(None);
         };
-        let id: Option<String> = self
+        let held = self
             .tx
-            .prepare_cached(
-                "SELECT id FROM records WHERE locator = ?1 AND name = ?2 AND id <> ?3 \
-                 AND superseded IS NULL",
-            )?
-            .query_row(params![r.artifact.locator(), name, r.id], |row| row.get(0))
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLS} FROM records r WHERE r.locator = ?1 AND r.name = ?2 \
+                 AND r.id <> ?3 AND r.superseded IS NULL"
+            ))?
+            .query_row(params![r.artifact.locator(), name, r.id], record_from_row)
             .optional()?;
-        match id {
-            Some(id) => self.record(&id),
-            None => Ok(None),
-        }
+        Ok(held.map(|(rec, _)| rec))
     }
 
     /// The decision holding `d`'s natural key (locator, subject, revision) under another id.
