@@ -127,11 +127,6 @@ impl<'a, 't> Apply<'a, 't> {
         }
     }
 
-    /// The hash of the file as it really is now (`None`: absent).
-    fn disk(&self, key: &Key) -> Option<Hash> {
-        self.overlay.disk(self.entries, key)
-    }
-
     pub(super) fn act(
         &mut self,
         kind: ItemKind,
@@ -147,7 +142,7 @@ impl<'a, 't> Apply<'a, 't> {
                     self.set_base(item)?;
                 }
                 Some(_) => {}
-                None if e.base.is_some() => self.drop_base(kind, id)?,
+                None if e.base.is_some() => self.tx.drop_base(kind.as_str(), id)?,
                 None => {}
             },
             Action::ToFolder | Action::KeepDatabase => {
@@ -183,7 +178,7 @@ impl<'a, 't> Apply<'a, 't> {
             Action::DeleteFile => self.delete_file(kind, id)?,
             Action::DeleteItem => {
                 self.delete_item(kind, id)?;
-                self.drop_base(kind, id)?;
+                self.tx.drop_base(kind.as_str(), id)?;
             }
             Action::Resolve => {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
@@ -233,14 +228,6 @@ impl<'a, 't> Apply<'a, 't> {
         Ok(r.item)
     }
 
-    /// Reports the engineer's verdicts `after` takes from the folder: those none of `known`
-    /// (what the database held) holds.
-    pub(super) fn arrived(&mut self, known: &[&Item], after: &Item) {
-        self.counts
-            .arrived
-            .extend(merge::arrived_verdicts(known, after));
-    }
-
     pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> Result<Option<Item>> {
         let body = self.tx.base_body(kind.as_str(), id)?;
         // A base that no longer parses (written by a later version) only costs the merge its
@@ -256,16 +243,12 @@ impl<'a, 't> Apply<'a, 't> {
         Ok(h)
     }
 
-    fn drop_base(&self, kind: ItemKind, id: &str) -> Result<()> {
-        Ok(self.tx.drop_base(kind.as_str(), id)?)
-    }
-
     /// The item's file is to hold `item`: its base becomes `item`, and the file is written
     /// after the commit unless it already holds that text.
     fn write_file(&mut self, item: &Item) -> Result<()> {
         let h = self.set_base(item)?;
         let key = (item.kind(), item.id().to_string());
-        if self.disk(&key) == Some(h) {
+        if self.overlay.disk(self.entries, &key) == Some(h) {
             self.files.remove(&key);
         } else {
             self.files.insert(key, FileOp::Write);
@@ -276,9 +259,9 @@ impl<'a, 't> Apply<'a, 't> {
     /// The item's file is to be gone: its base is dropped, and the file deleted after the
     /// commit if there is one.
     fn delete_file(&mut self, kind: ItemKind, id: &str) -> Result<()> {
-        self.drop_base(kind, id)?;
+        self.tx.drop_base(kind.as_str(), id)?;
         let key = (kind, id.to_string());
-        if self.disk(&key).is_some() {
+        if self.overlay.disk(self.entries, &key).is_some() {
             self.files.insert(key, FileOp::Delete);
         } else {
             self.files.remove(&key);
@@ -330,7 +313,9 @@ impl<'a, 't> Apply<'a, 't> {
         }?
         .ok_or_else(|| fail!("{} {}: not stored", item.kind().as_str(), item.id()))?;
         let known: Vec<&Item> = previous.into_iter().chain(held.as_ref()).collect();
-        self.arrived(&known, &stored);
+        self.counts
+            .arrived
+            .extend(merge::arrived_verdicts(&known, &stored));
         self.write_file(&stored)
     }
 
@@ -376,7 +361,9 @@ impl<'a, 't> Apply<'a, 't> {
             .insert((winner.kind(), winner.id().to_string()));
         if winner.id() == held.id() {
             if winner != *held {
-                self.arrived(&[held], &winner);
+                self.counts
+                    .arrived
+                    .extend(merge::arrived_verdicts(&[held], &winner));
                 self.put(&winner)?;
             }
             self.write_file(&winner)?;

@@ -12,16 +12,13 @@ use super::apply::WRITE_THREADS;
 use super::line::{Schemas, is_id_text, parse_event, parse_item};
 use super::merge::{resolve, side};
 use super::run::Entries;
-use super::{Hash, Item, ItemKind, Result, hash, owned};
+use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned};
 use crate::text::escape_controls;
 
 /// Ids as `import` allows them, which are also safe file names.
 pub(super) fn is_file_id(id: &str) -> bool {
     !id.is_empty() && !id.starts_with('.') && is_id_text(id)
 }
-
-/// At most this many bad files are named; the rest are counted.
-pub(super) const MAX_REPORTED: usize = 20;
 
 /// How many threads hash the database's items.
 pub(super) const HASH_THREADS: usize = 4;

@@ -33,12 +33,6 @@ pub(super) struct FolderHistory {
     pub(super) problems: Vec<String>,
 }
 
-impl FolderHistory {
-    pub(super) fn ids(&self) -> BTreeSet<&str> {
-        self.events.iter().map(|e| e.id.as_str()).collect()
-    }
-}
-
 /// Whether `name` is an event file's name: `evt-` and 32 lowercase hex digits, `.json`.
 fn event_id_of(name: &str) -> Option<&str> {
     let id = name.strip_suffix(".json")?;

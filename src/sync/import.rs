@@ -28,7 +28,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::line::{Line, Schemas, parse_export_line};
-use super::{Item, Result};
+use super::{Item, MAX_REPORTED, Result};
 use crate::framing::{Frame, LineReader, MAX_LINE_BYTES};
 use crate::review::history::Event;
 use crate::review::{Decision, Record};
@@ -86,9 +86,6 @@ impl std::fmt::Display for ImportError {
 }
 
 impl std::error::Error for ImportError {}
-
-/// At most this many bad lines are reported; the rest are counted.
-const MAX_REPORTED: usize = 20;
 
 /// Reads and validates every line of an import file: its shape against [`Schemas`], then the
 /// domain rules.

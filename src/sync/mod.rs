@@ -137,6 +137,10 @@ impl From<store::StoreError> for Error {
     }
 }
 
+/// At most this many bad lines of an import, or bad files of a folder, are named; the rest
+/// are counted.
+const MAX_REPORTED: usize = 20;
+
 /// The result of a step of a sync, an import or a merge.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -243,16 +247,6 @@ pub enum Action {
     KeepFolder,
     /// Changed on both sides (or new on both, differently): [`merge::resolve`], reported.
     Resolve,
-}
-
-impl Action {
-    /// Whether the item is reported as a conflict.
-    pub fn is_conflict(self) -> bool {
-        matches!(
-            self,
-            Action::KeepDatabase | Action::KeepFolder | Action::Resolve
-        )
-    }
 }
 
 /// The three-way rule of one item.

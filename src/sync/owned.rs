@@ -181,11 +181,6 @@ pub(super) fn new_token(salt: &Path) -> String {
     crate::cursor::hex16(&super::hash(&seed))
 }
 
-/// The id file's text.
-pub(super) fn id_text(id: &str) -> String {
-    format!("{id}\n")
-}
-
 /// Temporaries an interrupted sync left (`.<name>.tmp` in the folder and its subfolders):
 /// under the folder's lock no sync is writing them.
 pub(super) fn stale_temporaries(folder: &Path) -> Result<Vec<PathBuf>> {

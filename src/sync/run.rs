@@ -57,7 +57,7 @@
 //! settled as a conflict: the later version keeps the key with its own id, a decision taking
 //! the other's engineer verdicts, and the other id is deleted on both sides.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
@@ -249,7 +249,7 @@ pub fn run(
     lines.extend(sync.finish(&run)?);
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
-    let present = history.ids();
+    let present: BTreeSet<&str> = history.events.iter().map(|e| e.id.as_str()).collect();
     let history_files = missing_files(&folder, &tx.events_missing(&present)?, &present);
     drop(present);
     counts.history_written = history_files.len();
@@ -280,7 +280,7 @@ pub fn run(
     // in between, the next sync finds the id with no state: a first sync again). A refused
     // sync never gets here: it has written nothing.
     if new_id {
-        write_atomic(&folder.join(owned::ID_FILE), &owned::id_text(&id))?;
+        write_atomic(&folder.join(owned::ID_FILE), &format!("{id}\n"))?;
     }
     owned::step("before the commit");
     tx.commit()?;
