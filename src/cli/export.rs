@@ -36,8 +36,7 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
     let mut store = open_existing(db)?;
     let (records, decisions, events) = store.export_all().map_err(|e| anyhow!("{e}"))?;
     let Some(path) = output else {
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(stdout.lock());
+        let mut out = io::BufWriter::new(io::stdout().lock());
         write_export(records, decisions, &events, &mut out).context("cannot write the export")?;
         return Ok(ExitCode::SUCCESS);
     };

@@ -78,9 +78,7 @@ const MAX_WAIT_SECS: u64 = 86_400;
 
 /// Reads [`WAIT_ENV`]: whole seconds from 1 to a day; unset or empty is the default.
 fn answer_wait(value: Option<&std::ffi::OsStr>) -> Result<Duration, String> {
-    let Some(text) = value.map(|v| v.to_string_lossy().trim().to_string()) else {
-        return Ok(DEFAULT_ANSWER_WAIT);
-    };
+    let text = value.map_or_else(String::new, |v| v.to_string_lossy().trim().to_string());
     if text.is_empty() {
         return Ok(DEFAULT_ANSWER_WAIT);
     }
