@@ -110,6 +110,18 @@ pub(super) fn shown(path: &Path) -> String {
     escape_controls(&path.display().to_string()).into_owned()
 }
 
+/// Why an entry of a subfolder whose name is not its files' is refused: a symbolic link
+/// (never followed), or `not` (what it is not).
+pub(super) fn misnamed(path: &Path, link: bool, not: &str) -> String {
+    match link {
+        true => format!(
+            "{}: is a symbolic link, and sync never follows a link in the folder: delete it",
+            shown(path)
+        ),
+        false => format!("{}: {not}", shown(path)),
+    }
+}
+
 /// Refuses a folder whose own entries are symbolic links: DIR itself as named, its
 /// `records`, `decisions` and `README.md`. A link there would make sync read or write outside
 /// the folder (a committed link is one `git pull` away). The path leading to DIR is the
@@ -181,18 +193,8 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
             continue;
         }
         let Some(id) = name.strip_suffix(".json").filter(|id| is_file_id(id)) else {
-            out.problems.push(match link {
-                true => format!(
-                    "{}: is a symbolic link, and sync never follows a link in the folder: \
-                     delete it",
-                    shown(&path)
-                ),
-                false => format!(
-                    "{}: not an item file ({}/<id>.json)",
-                    shown(&path),
-                    kind.dir()
-                ),
-            });
+            let not = format!("not an item file ({}/<id>.json)", kind.dir());
+            out.problems.push(misnamed(&path, link, &not));
             continue;
         };
         match read_regular(&path, MAX_FILE_BYTES) {

@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::Result;
-use super::folder::{HASH_THREADS, MAX_FILE_BYTES, on_threads, read_regular, shown};
+use super::folder::{HASH_THREADS, MAX_FILE_BYTES, misnamed, on_threads, read_regular, shown};
 use super::line::{event_text, parse_event};
 use crate::review::history::Event;
 use crate::text::escape_controls;
@@ -64,17 +64,11 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
         }
         match name.and_then(event_id_of) {
             Some(id) => files.push((path, id.to_string())),
-            None => out.problems.push(match link {
-                true => format!(
-                    "{}: is a symbolic link, and sync never follows a link in the folder: \
-                     delete it",
-                    shown(&path)
-                ),
-                false => format!(
-                    "{}: not a history file ({HISTORY_DIR}/<event id>.json)",
-                    shown(&path)
-                ),
-            }),
+            None => out.problems.push(misnamed(
+                &path,
+                link,
+                &format!("not a history file ({HISTORY_DIR}/<event id>.json)"),
+            )),
         }
     }
     // Read and checked on a few threads: a history holds more files than the items do.
