@@ -130,13 +130,9 @@ fn import_record(
     if outcome != Outcome::Unchanged {
         // The winner takes the holder's row, seq included (its own id), so nothing else
         // moves, as when a tool replaces.
-        let seq = match &holder {
-            Some(h) => h.seq,
-            None => next_seq(tx)?,
-        };
-        let old = match &holder {
-            Some(h) => load_record(tx, h.rid)?,
-            None => None,
+        let (seq, old) = match &holder {
+            Some(h) => (h.seq, load_record(tx, h.rid)?),
+            None => (next_seq(tx)?, None),
         };
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
@@ -180,13 +176,9 @@ fn import_decision(
     if outcome != Outcome::Unchanged {
         // The winner takes the holder's row, seq included (its own id), so nothing else
         // moves, as when a tool replaces.
-        let seq = match &holder {
-            Some(h) => h.seq,
-            None => next_seq(tx)?,
-        };
-        let old = match &holder {
-            Some(h) => load_decision(tx, h.rid)?,
-            None => None,
+        let (seq, old) = match &holder {
+            Some(h) => (h.seq, load_decision(tx, h.rid)?),
+            None => (next_seq(tx)?, None),
         };
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
         // The line took the key from another id: that decision ends here (dated with the

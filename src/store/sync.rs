@@ -377,13 +377,9 @@ impl<'a> SyncTx<'a> {
             .prepare_cached("SELECT seq FROM records WHERE id = ?1")?
             .query_row([&r.id], |row| row.get(0))
             .optional()?;
-        let seq = match held {
-            Some(seq) => seq,
-            None => next_seq(&self.tx)?,
-        };
-        let old = match held {
-            Some(_) => self.record(&r.id)?,
-            None => None,
+        let (seq, old) = match held {
+            Some(seq) => (seq, self.record(&r.id)?),
+            None => (next_seq(&self.tx)?, None),
         };
         write_record(&self.tx, held, r, seq)?;
         history::transferred_record(&self.tx, &self.how(), old.as_ref(), r)?;
@@ -397,13 +393,9 @@ impl<'a> SyncTx<'a> {
             .prepare_cached("SELECT rid, seq FROM decisions WHERE id = ?1")?
             .query_row([&d.id], |row| Ok((row.get(0)?, row.get(1)?)))
             .optional()?;
-        let seq = match held {
-            Some((_, seq)) => seq,
-            None => next_seq(&self.tx)?,
-        };
-        let old = match held {
-            Some(_) => self.decision(&d.id)?,
-            None => None,
+        let (seq, old) = match held {
+            Some((_, seq)) => (seq, self.decision(&d.id)?),
+            None => (next_seq(&self.tx)?, None),
         };
         write_decision(&self.tx, held.map(|h| h.0), d, seq)?;
         history::transferred_decision(&self.tx, &self.how(), old.as_ref(), Some(d))?;
