@@ -345,16 +345,13 @@ fn read_value(bytes: &[u8]) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))
 }
 
-fn item_of(value: Value, schemas: &Schemas) -> Result<Item, String> {
+fn item_of(mut value: Value, schemas: &Schemas) -> Result<Item, String> {
     schemas.validate(&value)?;
-    let Value::Object(mut obj) = value else {
-        return Err(SHAPE.into());
-    };
-    if let Some(r) = obj.remove("record") {
+    if let Some(r) = value.get_mut("record").map(Value::take) {
         let mut r: Record = serde_json::from_value(r).map_err(|e| format!("record: {e}"))?;
         check_record(&mut r)?;
         Ok(Item::Record(r))
-    } else if let Some(d) = obj.remove("decision") {
+    } else if let Some(d) = value.get_mut("decision").map(Value::take) {
         let mut d: Decision = serde_json::from_value(d).map_err(|e| format!("decision: {e}"))?;
         check_decision(&mut d)?;
         Ok(Item::Decision(d))
