@@ -266,12 +266,10 @@ impl Store {
             ..ImportSummary::default()
         };
         for r in records {
-            let outcome = import_record(&tx, r, &how)?;
-            summary.count(outcome);
+            summary.count(import_record(&tx, r, &how)?);
         }
         for d in decisions {
-            let outcome = import_decision(&tx, d, &how)?;
-            summary.count(outcome);
+            summary.count(import_decision(&tx, d, &how)?);
         }
         tx.commit()?;
         Ok(summary)
