@@ -78,11 +78,6 @@ impl Method {
             .map_or("", |(_, n)| n)
     }
 
-    /// Served by the service in both eras.
-    pub fn is_shared(self) -> bool {
-        !self.is_modern_only() && !self.is_legacy_only()
-    }
-
     /// Only the handshake era has it (2026-07-28 removed it).
     pub fn is_legacy_only(self) -> bool {
         matches!(

@@ -130,8 +130,8 @@ pub fn classify(value: Value) -> Incoming {
             reason: "\"jsonrpc\" must be \"2.0\"".into(),
         };
     }
-    match obj.get("method") {
-        Some(Value::String(_)) => {}
+    let method = match obj.remove("method") {
+        Some(Value::String(m)) => m,
         Some(_) => {
             return Incoming::Invalid {
                 id: valid_id,
@@ -161,10 +161,6 @@ pub fn classify(value: Value) -> Incoming {
                 reason: "a request needs a \"method\"".into(),
             };
         }
-    }
-    let method = match obj.remove("method") {
-        Some(Value::String(m)) => m,
-        _ => String::new(),
     };
     let params = obj.remove("params");
     match obj.get("id") {

@@ -65,40 +65,34 @@ const SECRET_KEYS: [&str; 14] = [
 impl Config {
     /// Reads the three settings; `None` or an empty string means unset.
     pub fn from_values(level: Option<&str>, format: Option<&str>, trace_id: Option<&str>) -> Self {
+        fn set(v: Option<&str>) -> Option<&str> {
+            v.map(str::trim).filter(|s| !s.is_empty())
+        }
         let mut warnings = Vec::new();
-        let level = match level.map(str::trim).filter(|s| !s.is_empty()) {
+        let mut unknown = |var: &str, s: &str, allowed: &str, using: &str| {
+            warnings.push(format!(
+                "{var}={s:?} is not one of {allowed}; using {using}"
+            ));
+        };
+        // `log` reads the names regardless of case; `trace` is not offered.
+        let level = match set(level).map(|s| (s, s.parse())) {
             None => LevelFilter::Info,
-            Some(s) => match s.to_ascii_lowercase().as_str() {
-                "debug" => LevelFilter::Debug,
-                "info" => LevelFilter::Info,
-                "warn" => LevelFilter::Warn,
-                "error" => LevelFilter::Error,
-                "off" => LevelFilter::Off,
-                _ => {
-                    warnings.push(format!(
-                        "MCP_LOG_LEVEL={s:?} is not one of debug, info, warn, error, off; using info"
-                    ));
-                    LevelFilter::Info
-                }
-            },
+            Some((_, Ok(level))) if level != LevelFilter::Trace => level,
+            Some((s, _)) => {
+                unknown("MCP_LOG_LEVEL", s, "debug, info, warn, error, off", "info");
+                LevelFilter::Info
+            }
         };
-        let format = match format.map(str::trim).filter(|s| !s.is_empty()) {
+        let format = match set(format).map(|s| (s, s.to_ascii_lowercase())) {
             None => Format::Json,
-            Some(s) => match s.to_ascii_lowercase().as_str() {
-                "json" => Format::Json,
-                "human" => Format::Human,
-                _ => {
-                    warnings.push(format!(
-                        "MCP_LOG_FORMAT={s:?} is not one of json, human; using json"
-                    ));
-                    Format::Json
-                }
-            },
+            Some((_, f)) if f == "json" => Format::Json,
+            Some((_, f)) if f == "human" => Format::Human,
+            Some((s, _)) => {
+                unknown("MCP_LOG_FORMAT", s, "json, human", "json");
+                Format::Json
+            }
         };
-        let trace_id = trace_id
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string);
+        let trace_id = set(trace_id).map(str::to_string);
         Config {
             level,
             format,
@@ -106,32 +100,23 @@ impl Config {
             warnings,
         }
     }
-
-    /// Reads `MCP_LOG_LEVEL`, `MCP_LOG_FORMAT` and `MCP_TRACE_ID`.
-    pub fn from_env() -> Self {
-        let var = |k: &str| std::env::var(k).ok();
-        Self::from_values(
-            var("MCP_LOG_LEVEL").as_deref(),
-            var("MCP_LOG_FORMAT").as_deref(),
-            var("MCP_TRACE_ID").as_deref(),
-        )
-    }
 }
 
-/// Sets up `env_logger` on stderr from the environment (see the module docs).
+/// Sets up `env_logger` on stderr from `MCP_LOG_LEVEL`, `MCP_LOG_FORMAT` and `MCP_TRACE_ID`
+/// (see the module docs), then logs the settings' warnings. A second call (tests) leaves the
+/// first logger in place.
 pub fn init() {
-    init_with(Config::from_env());
-}
-
-/// Sets up `env_logger` on stderr with `config`, then logs its warnings. A second call (tests)
-/// leaves the first logger in place.
-pub fn init_with(config: Config) {
+    let var = |k: &str| std::env::var(k).ok();
     let Config {
         level,
         format,
         trace_id,
         warnings,
-    } = config;
+    } = Config::from_values(
+        var("MCP_LOG_LEVEL").as_deref(),
+        var("MCP_LOG_FORMAT").as_deref(),
+        var("MCP_TRACE_ID").as_deref(),
+    );
     let installed = env_logger::Builder::new()
         .filter_level(level)
         .target(env_logger::Target::Stderr)

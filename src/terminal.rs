@@ -97,16 +97,11 @@ fn decisions_at(store: &mut Store, revision: &str) -> Result<Vec<Decision>, Stor
         let page = store.recall_decisions(&q, request)?;
         let last = page.items.last().map(|(_, p)| *p);
         all.extend(page.items.into_iter().map(|(d, _)| d));
-        match last {
-            Some(after) if page.more => {
-                request = PageRequest {
-                    snapshot: Some(page.snapshot),
-                    after: Some(after),
-                    limit: 100,
-                };
-            }
-            _ => return Ok(all),
-        }
+        let Some(after) = last.filter(|_| page.more) else {
+            return Ok(all);
+        };
+        request.snapshot = Some(page.snapshot);
+        request.after = Some(after);
     }
 }
 
@@ -138,10 +133,14 @@ enum Choice {
     Quit,
 }
 
-/// Reads one line; `None` at the end of the input.
-fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
+/// Shows `prompt` and reads one line; `None` at the end of the input (the prompt's line then
+/// ended).
+fn ask(input: &mut dyn BufRead, out: &mut dyn Write, prompt: &str) -> io::Result<Option<String>> {
+    write!(out, "{prompt}")?;
+    out.flush()?;
     let mut line = String::new();
     if input.read_line(&mut line)? == 0 {
+        writeln!(out)?;
         return Ok(None);
     }
     Ok(Some(line.trim().to_string()))
@@ -149,10 +148,8 @@ fn read_line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
 
 fn ask_choice(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Choice> {
     loop {
-        write!(out, "  Verdict? [a]ccept, [r]eject, [s]kip, [q]uit, [?]: ")?;
-        out.flush()?;
-        let Some(answer) = read_line(input)? else {
-            writeln!(out)?;
+        let prompt = "  Verdict? [a]ccept, [r]eject, [s]kip, [q]uit, [?]: ";
+        let Some(answer) = ask(input, out, prompt)? else {
             return Ok(Choice::Quit);
         };
         match answer.to_ascii_lowercase().as_str() {
@@ -170,10 +167,7 @@ fn ask_choice(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Choice
 
 fn ask_reason(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Option<Option<String>>> {
     loop {
-        write!(out, "  Reason (optional, Enter for none): ")?;
-        out.flush()?;
-        let Some(reason) = read_line(input)? else {
-            writeln!(out)?;
+        let Some(reason) = ask(input, out, "  Reason (optional, Enter for none): ")? else {
             return Ok(None);
         };
         if reason.chars().count() > MAX_REASON {
@@ -188,10 +182,8 @@ fn ask_reason(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Option
 
 fn ask_meaning(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Option<Meaning>> {
     loop {
-        write!(out, "  Meaning: [r]eview or [a]pproval? (Enter: review): ")?;
-        out.flush()?;
-        let Some(answer) = read_line(input)? else {
-            writeln!(out)?;
+        let prompt = "  Meaning: [r]eview or [a]pproval? (Enter: review): ";
+        let Some(answer) = ask(input, out, prompt)? else {
             return Ok(None);
         };
         match answer.to_ascii_lowercase().as_str() {
@@ -203,6 +195,12 @@ fn ask_meaning(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Optio
             )?,
         }
     }
+}
+
+/// A verdict as an item shows it: `accepted by the engineer (terminal, Ada), 2026-…`.
+fn verdict(v: &Verdict) -> String {
+    let by = shown(&v.given_by(), 200);
+    format!("{}{by}, {}", v.judgement.as_str(), shown(&v.at, 40))
 }
 
 /// Shows one item: its requirement and what it rests on, every stored string escaped.
@@ -256,23 +254,11 @@ fn show_item(out: &mut dyn Write, d: &Decision, i: usize) -> io::Result<()> {
         }
         writeln!(out, "{line}")?;
         if let Some(v) = &c.verdict {
-            writeln!(
-                out,
-                "    at that revision: {}{}, {}",
-                v.judgement.as_str(),
-                shown(&v.given_by(), 200),
-                shown(&v.at, 40)
-            )?;
+            writeln!(out, "    at that revision: {}", verdict(v))?;
         }
     }
     if let Some(v) = &b.verdict {
-        writeln!(
-            out,
-            "    so far: {}{}, {}",
-            v.judgement.as_str(),
-            shown(&v.given_by(), 200),
-            shown(&v.at, 40)
-        )?;
+        writeln!(out, "    so far: {}", verdict(v))?;
     }
     Ok(())
 }

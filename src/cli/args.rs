@@ -55,21 +55,13 @@ enum ValueFlag {
 }
 
 impl ValueFlag {
-    fn name(self) -> &'static str {
+    /// The flag as messages name it, and its value's name.
+    fn names(self) -> (&'static str, &'static str) {
         match self {
-            ValueFlag::Db => "--db",
-            ValueFlag::Output => "-o/--output",
-            ValueFlag::Command => "--command",
-            ValueFlag::Author => "--author",
-        }
-    }
-
-    fn metavar(self) -> &'static str {
-        match self {
-            ValueFlag::Db => "PATH",
-            ValueFlag::Output => "FILE",
-            ValueFlag::Command => "CMD",
-            ValueFlag::Author => "NAME",
+            ValueFlag::Db => ("--db", "PATH"),
+            ValueFlag::Output => ("-o/--output", "FILE"),
+            ValueFlag::Command => ("--command", "CMD"),
+            ValueFlag::Author => ("--author", "NAME"),
         }
     }
 }
@@ -128,24 +120,21 @@ impl RawArgs {
                     *slot = true;
                 }
                 Some(vf) => {
+                    let (name, metavar) = vf.names();
                     let value = match attached {
                         Some(v) => v,
                         None => match args.next() {
                             Some(v) if !looks_like_flag(&v) => v,
                             _ => {
                                 return Err(UsageError(format!(
-                                    "{} needs a value ({})",
-                                    vf.name(),
-                                    vf.metavar()
+                                    "{name} needs a value ({metavar})"
                                 )));
                             }
                         },
                     };
                     if value.is_empty() {
                         return Err(UsageError(format!(
-                            "{} needs a non-empty value ({})",
-                            vf.name(),
-                            vf.metavar()
+                            "{name} needs a non-empty value ({metavar})"
                         )));
                     }
                     let slot = match vf {
@@ -155,7 +144,7 @@ impl RawArgs {
                         ValueFlag::Author => &mut raw.author,
                     };
                     if slot.is_some() {
-                        return Err(UsageError(format!("{} given more than once", vf.name())));
+                        return Err(UsageError(format!("{name} given more than once")));
                     }
                     *slot = Some(value);
                 }

@@ -25,7 +25,7 @@ use anyhow::{Context, anyhow};
 use review_mcp::sync::line::write_export;
 
 use super::database::open_existing;
-use super::output::{create_temp_beside, refuse_database_target};
+use super::output::{refuse_database_target, write_beside};
 
 /// `review-mcp export [-o FILE]`: JSON Lines on stdout, or into FILE through a temporary file
 /// renamed into place, so a failed export never leaves a truncated backup behind.
@@ -36,31 +36,19 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
     let mut store = open_existing(db)?;
     let (records, decisions, events) = store.export_all().map_err(|e| anyhow!("{e}"))?;
     let Some(path) = output else {
-        let stdout = io::stdout();
-        let mut out = io::BufWriter::new(stdout.lock());
+        let mut out = io::BufWriter::new(io::stdout().lock());
         write_export(records, decisions, &events, &mut out).context("cannot write the export")?;
         return Ok(ExitCode::SUCCESS);
     };
-    let (tmp, file) =
-        create_temp_beside(path, db).with_context(|| format!("cannot write {}", path.display()))?;
-    let written = (|| -> anyhow::Result<(usize, usize)> {
+    let (r, d) = write_beside(path, db, |file| {
         let mut out = io::BufWriter::new(file);
         let counts = write_export(records, decisions, &events, &mut out)?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)?;
         Ok(counts)
-    })();
-    match written {
-        Ok((r, d)) => {
-            log::info!(
-                "exported {r} records and {d} decisions to {}",
-                path.display()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e.context(format!("cannot write {}", path.display())))
-        }
-    }
+    })?;
+    log::info!(
+        "exported {r} records and {d} decisions to {}",
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }

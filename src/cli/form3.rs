@@ -7,13 +7,13 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 
 use review_mcp::resources::ResourceError;
 use review_mcp::resources::form3::Form3;
 
 use super::database::open_existing;
-use super::output::{create_temp_beside, refuse_database_target};
+use super::output::{refuse_database_target, write_beside};
 
 /// Writes the Form 3 of `revision` to stdout, or to `output` through a temporary file beside
 /// it renamed into place: a failure never leaves a partial file, and a symlink, a directory
@@ -44,32 +44,20 @@ pub fn run(db: &Path, revision: &str, output: Option<&Path>) -> anyhow::Result<E
             Err(e) => Err(anyhow!(e).context("cannot write the Form 3")),
         };
     };
-    let (tmp, mut file) =
-        create_temp_beside(path, db).with_context(|| format!("cannot write {}", path.display()))?;
-    let written = (|| -> anyhow::Result<()> {
+    write_beside(path, db, |mut file| {
         file.write_all(csv.as_bytes())?;
         file.sync_all()?;
         drop(file);
         // Checked again just before the rename: a link planted meanwhile is refused too (the
         // rename would replace the link itself, never write through it, either way).
-        refuse_link_or_directory(path)?;
-        std::fs::rename(&tmp, path)?;
-        Ok(())
-    })();
-    match written {
-        Ok(()) => {
-            log::info!(
-                "wrote the Form 3 of {revision}: {} rows to {}",
-                form.rows.len(),
-                path.display()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e.context(format!("cannot write {}", path.display())))
-        }
-    }
+        refuse_link_or_directory(path)
+    })?;
+    log::info!(
+        "wrote the Form 3 of {revision}: {} rows to {}",
+        form.rows.len(),
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Refuses an output path that is a symlink (whatever it points to) or a directory.

@@ -4,9 +4,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use super::invocation::{DB_ENV, DEFAULT_DB};
-
-/// Named in the help; read by `serve` (see `cli/serve.rs`).
-const AUTHOR_ENV: &str = "REVIEW_MCP_AUTHOR";
+use super::serve::AUTHOR_ENV;
 
 /// Printed with every usage error.
 pub const USAGE: &str = "\

@@ -77,16 +77,13 @@ impl RawArgs {
             .clone()
             .or(env_db.filter(|v| !v.is_empty()))
             .map_or_else(|| PathBuf::from(DEFAULT_DB), PathBuf::from);
-        if self.help {
+        if self.help || self.version {
             return Ok(Invocation {
-                command: Command::Help,
-                db,
-                author: None,
-            });
-        }
-        if self.version {
-            return Ok(Invocation {
-                command: Command::Version,
+                command: if self.help {
+                    Command::Help
+                } else {
+                    Command::Version
+                },
                 db,
                 author: None,
             });
@@ -141,6 +138,15 @@ impl RawArgs {
             ))),
             None => Ok(()),
         };
+        // The one file of `sub`, else: it `needs` one, or takes exactly one `what`.
+        let only = |files: Vec<PathBuf>, needs: &str, what: &str| {
+            let mut files = files.into_iter();
+            match (files.next(), files.next()) {
+                (Some(file), None) => Ok(file),
+                (None, _) => Err(UsageError(format!("'{sub}' needs {needs}"))),
+                (Some(_), Some(_)) => Err(UsageError(format!("'{sub}' takes exactly one {what}"))),
+            }
+        };
         let command = match sub {
             "serve" => {
                 no_files(&files)?;
@@ -156,29 +162,13 @@ impl RawArgs {
                     output: self.output.map(PathBuf::from),
                 }
             }
-            "review" => {
-                let mut files = files.into_iter();
-                match (files.next(), files.next()) {
-                    (Some(target), None) => Command::Review { target },
-                    (None, _) => {
-                        return Err(UsageError("'review' needs a FILE or a revision".into()));
-                    }
-                    (Some(_), Some(_)) => {
-                        return Err(UsageError(
-                            "'review' takes exactly one FILE or revision".into(),
-                        ));
-                    }
-                }
-            }
+            "review" => Command::Review {
+                target: only(files, "a FILE or a revision", "FILE or revision")?,
+            },
             "form3" => {
-                let mut files = files.into_iter();
-                let revision = match (files.next(), files.next()) {
-                    (Some(r), None) => r.to_string_lossy().into_owned(),
-                    (None, _) => return Err(UsageError("'form3' needs a REVISION".into())),
-                    (Some(_), Some(_)) => {
-                        return Err(UsageError("'form3' takes exactly one REVISION".into()));
-                    }
-                };
+                let revision = only(files, "a REVISION", "REVISION")?
+                    .to_string_lossy()
+                    .into_owned();
                 if !review_mcp::review::is_revision(&revision) {
                     return Err(UsageError(format!(
                         "'form3' needs a REVISION of the form sha256:<64 lowercase hex> (`review-mcp revision FILE` prints it), not '{}'",
@@ -190,30 +180,16 @@ impl RawArgs {
                     output: self.output.map(PathBuf::from),
                 }
             }
-            "import" | "backup" => {
-                let mut files = files.into_iter();
-                match (files.next(), files.next()) {
-                    (Some(file), None) if sub == "import" => Command::Import { file },
-                    (Some(file), None) => Command::Backup { file },
-                    (None, _) => return Err(UsageError(format!("'{sub}' needs a FILE"))),
-                    (Some(_), Some(_)) => {
-                        return Err(UsageError(format!("'{sub}' takes exactly one FILE")));
-                    }
-                }
-            }
-            "sync" => {
-                let mut files = files.into_iter();
-                match (files.next(), files.next()) {
-                    (Some(dir), None) => Command::Sync {
-                        dir,
-                        dry_run: self.dry_run,
-                    },
-                    (None, _) => return Err(UsageError("'sync' needs a DIR".into())),
-                    (Some(_), Some(_)) => {
-                        return Err(UsageError("'sync' takes exactly one DIR".into()));
-                    }
-                }
-            }
+            "import" => Command::Import {
+                file: only(files, "a FILE", "FILE")?,
+            },
+            "backup" => Command::Backup {
+                file: only(files, "a FILE", "FILE")?,
+            },
+            "sync" => Command::Sync {
+                dir: only(files, "a DIR", "DIR")?,
+                dry_run: self.dry_run,
+            },
             "merge-file" => match <[PathBuf; 3]>::try_from(files) {
                 Ok([base, ours, theirs]) => Command::MergeFile { base, ours, theirs },
                 Err(_) => {

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::anyhow;
+use anyhow::{Context, anyhow};
 
 use review_mcp::store;
 
@@ -57,6 +57,26 @@ pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf,
         }
     }
     Err(last)
+}
+
+/// Writes `path` through a new temporary file beside it ([`create_temp_beside`]): `write`
+/// fills (and syncs) the file, which is then renamed over `path`; on any failure the
+/// temporary file is removed and `path` left as it was.
+pub(super) fn write_beside<T>(
+    path: &Path,
+    db: &Path,
+    write: impl FnOnce(File) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    let (tmp, file) =
+        create_temp_beside(path, db).with_context(|| format!("cannot write {}", path.display()))?;
+    let written = write(file).and_then(|t| {
+        std::fs::rename(&tmp, path)?;
+        Ok(t)
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Temporary names for an export to `path`: `.NAME.PID-N.tmp` beside it.

@@ -7,8 +7,7 @@ use std::process::ExitCode;
 /// Replays each transcript against `command` (this server, in process, when `None`) and
 /// reports the first difference per file: exit status 1 when any file differs.
 pub fn run(command: Option<&str>, files: &[PathBuf]) -> anyhow::Result<ExitCode> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = io::stdout().lock();
     match review_mcp::replay::replay_files(command, files, &mut out) {
         Ok(true) => Ok(ExitCode::SUCCESS),
         Ok(false) => Ok(ExitCode::FAILURE),
@@ -21,8 +20,7 @@ pub fn run(command: Option<&str>, files: &[PathBuf]) -> anyhow::Result<ExitCode>
 /// server, in process, and writes the file back only when it changed. Sends, comments and
 /// `{{any}}` wildcards are kept, so the diff shows exactly what the server now answers.
 pub fn bless(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = io::stdout().lock();
     let mut failed = false;
     for file in files {
         match review_mcp::replay::bless_file(file) {

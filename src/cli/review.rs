@@ -21,16 +21,11 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
         eprintln!("review-mcp: {NO_TERMINAL}");
         return Ok(ExitCode::FAILURE);
     }
-    let author = match author {
-        Some(a) => Some(a),
-        None => {
-            match super::serve::env_author(std::env::var_os(super::serve::AUTHOR_ENV).as_deref()) {
-                Ok(a) => a,
-                Err(why) => {
-                    eprintln!("review-mcp: {why}");
-                    return Ok(ExitCode::FAILURE);
-                }
-            }
+    let author = match super::serve::author_or_env(author) {
+        Ok(a) => a,
+        Err(why) => {
+            eprintln!("review-mcp: {why}");
+            return Ok(ExitCode::FAILURE);
         }
     };
     let revision = match target.to_str().filter(|t| is_revision(t)) {

@@ -28,11 +28,7 @@ pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> 
 
 /// Runs `revision` on stdout and stderr: exit status 1 when a file could not be hashed.
 pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    let stderr = io::stderr();
-    let mut err = stderr.lock();
-    match revision(files, &mut out, &mut err) {
+    match revision(files, &mut io::stdout().lock(), &mut io::stderr().lock()) {
         Ok(true) => Ok(ExitCode::SUCCESS),
         Ok(false) => Ok(ExitCode::FAILURE),
         // The reader went away (`| head`): nothing left to tell it.

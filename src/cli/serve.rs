@@ -13,31 +13,18 @@ use review_mcp::{server::Server, service::Service, store::Store};
 /// process with its message before any protocol traffic. The file itself is opened (and a new
 /// one created) at the first request that needs it, see [`Store::lazy`].
 pub fn run(db: &Path, author: Option<String>) -> anyhow::Result<ExitCode> {
-    let author = match author.map_or_else(
-        || env_author(std::env::var_os(AUTHOR_ENV).as_deref()),
-        |a| Ok(Some(a)),
-    ) {
-        Ok(author) => author,
+    let ready = author_or_env(author).and_then(|author| {
+        let wait = answer_wait(std::env::var_os(WAIT_ENV).as_deref())?;
+        let store = Store::lazy(db).map_err(|e| e.to_string())?;
+        Ok((author, wait, store))
+    });
+    let (author, wait, mut store) = match ready {
+        Ok(ready) => ready,
         Err(why) => {
             eprintln!("review-mcp: {why}");
             return Ok(ExitCode::FAILURE);
         }
     };
-    let wait = match answer_wait(std::env::var_os(WAIT_ENV).as_deref()) {
-        Ok(wait) => wait,
-        Err(why) => {
-            eprintln!("review-mcp: {why}");
-            return Ok(ExitCode::FAILURE);
-        }
-    };
-    let store = match Store::lazy(db) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("review-mcp: {e}");
-            return Ok(ExitCode::FAILURE);
-        }
-    };
-    let mut store = store;
     store.set_author(author);
     let mut service = Service::new(store);
     service.set_answer_wait(wait);
@@ -54,6 +41,14 @@ pub fn run(db: &Path, author: Option<String>) -> anyhow::Result<ExitCode> {
 
 /// Who this server's writes are recorded as, when `--author` is not given.
 pub const AUTHOR_ENV: &str = "REVIEW_MCP_AUTHOR";
+
+/// `author` (`--author`) when given, else [`AUTHOR_ENV`] read by [`env_author`].
+pub(super) fn author_or_env(author: Option<String>) -> Result<Option<String>, String> {
+    match author {
+        Some(a) => Ok(Some(a)),
+        None => env_author(std::env::var_os(AUTHOR_ENV).as_deref()),
+    }
+}
 
 /// Reads [`AUTHOR_ENV`]: unset or blank is nobody; a name is 1 to 200 characters. A bundle
 /// host that leaves the optional "Your name" setting unfilled may pass its placeholder
@@ -83,9 +78,7 @@ const MAX_WAIT_SECS: u64 = 86_400;
 
 /// Reads [`WAIT_ENV`]: whole seconds from 1 to a day; unset or empty is the default.
 fn answer_wait(value: Option<&std::ffi::OsStr>) -> Result<Duration, String> {
-    let Some(text) = value.map(|v| v.to_string_lossy().trim().to_string()) else {
-        return Ok(DEFAULT_ANSWER_WAIT);
-    };
+    let text = value.map_or_else(String::new, |v| v.to_string_lossy().trim().to_string());
     if text.is_empty() {
         return Ok(DEFAULT_ANSWER_WAIT);
     }

@@ -41,30 +41,24 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
 /// The one-line summary per kind of change.
 fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
     let would = if dry_run { "would be " } else { "" };
-    let line = |what: &str, n: [usize; 2]| {
-        format!(
-            "{what}: {} ({} records, {} decisions)",
-            n[0] + n[1],
-            n[0],
-            n[1]
-        )
+    let mut line = |what: &str, n: [usize; 2], then: &str| {
+        let (r, d) = (n[0], n[1]);
+        let _ = writeln!(
+            out,
+            "{would}{what}: {} ({r} records, {d} decisions){then}",
+            r + d
+        );
     };
-    let _ = writeln!(
-        out,
-        "{}",
-        line(&format!("{would}written to the folder"), c.written)
-    );
-    let _ = writeln!(
-        out,
-        "{}",
-        line(&format!("{would}imported into the database"), c.imported)
-    );
-    let _ = writeln!(
-        out,
-        "{}: {} from the folder, {} from the database",
-        line(&format!("{would}deleted"), c.deleted),
-        c.deleted_files[0] + c.deleted_files[1],
-        c.deleted_items[0] + c.deleted_items[1]
+    line("written to the folder", c.written, "");
+    line("imported into the database", c.imported, "");
+    line(
+        "deleted",
+        c.deleted,
+        &format!(
+            ": {} from the folder, {} from the database",
+            c.deleted_files[0] + c.deleted_files[1],
+            c.deleted_items[0] + c.deleted_items[1]
+        ),
     );
     let _ = writeln!(
         out,

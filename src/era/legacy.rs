@@ -12,7 +12,7 @@ use crate::call::{self, Call, Method, SharedCall};
 use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, Notification};
 use crate::resources;
-use crate::service::changes::{Change, Interest, MAX_WATCHED_URIS, Watch};
+use crate::service::changes::{Interest, MAX_WATCHED_URIS, Watch};
 use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::tools::Step;
 use crate::version::{LOG_LEVELS, Version};
@@ -62,20 +62,6 @@ impl Session {
     }
 }
 
-/// A change as a handshake-era notification.
-pub fn notification(change: Change) -> Notification {
-    match change {
-        Change::ListChanged => Notification {
-            method: call::RESOURCES_LIST_CHANGED.to_string(),
-            params: None,
-        },
-        Change::Updated(uri) => Notification {
-            method: call::RESOURCE_UPDATED.to_string(),
-            params: Some(json!({"uri": uri})),
-        },
-    }
-}
-
 /// True when `params` make an `initialize` request the handshake: a string
 /// `protocolVersion`. Anything else named `initialize` is an unknown method.
 pub fn is_handshake(params: Option<&Value>) -> bool {
@@ -99,12 +85,10 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
             version.as_str()
         );
     }
-    let mut server_info = Map::new();
-    server_info.insert("name".into(), json!(SERVER_NAME));
+    let mut server_info = json!({"name": SERVER_NAME, "version": SERVER_VERSION});
     if version.features().titles {
-        server_info.insert("title".into(), json!(SERVER_TITLE));
+        server_info["title"] = json!(SERVER_TITLE);
     }
-    server_info.insert("version".into(), json!(SERVER_VERSION));
     let mut result = Payload::default();
     result.insert("protocolVersion", json!(version.as_str()));
     let mut capabilities = json!({
@@ -117,7 +101,7 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
         capabilities["completions"] = json!({});
     }
     result.insert("capabilities", capabilities);
-    result.insert("serverInfo", Value::Object(server_info));
+    result.insert("serverInfo", server_info);
     result.insert("instructions", json!(service::INSTRUCTIONS));
     let client = ClientCaps::read(params.and_then(|p| p.get("capabilities")));
     (
@@ -142,10 +126,7 @@ pub fn handle(
     name: &str,
     params: Option<Value>,
 ) -> Step<Result<Payload, ErrorObject>> {
-    match handle_inner(service, session, watch, name, params) {
-        Ok(answer) => answer,
-        Err(e) => Step::Done(Err(e)),
-    }
+    handle_inner(service, session, watch, name, params).unwrap_or_else(|e| Step::Done(Err(e)))
 }
 
 fn handle_inner(

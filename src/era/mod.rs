@@ -9,9 +9,12 @@
 pub mod legacy;
 pub mod modern;
 
-use crate::call::CallError;
-use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS};
+use serde_json::{Map, Value, json};
+
+use crate::call::{self, CallError};
+use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, Id, Notification};
 use crate::service::ServiceError;
+use crate::service::changes::Change;
 
 /// The wire form of the service errors both eras answer alike. Resource-not-found differs by
 /// era, so each adapter passes its own mapping for it.
@@ -27,6 +30,28 @@ pub fn service_error(
             log::error!("internal error: {m}");
             ErrorObject::new(INTERNAL_ERROR, "Internal error")
         }
+    }
+}
+
+/// A change as a notification: to a legacy session as it is, on a 2026-07-28 listen stream
+/// (`stream`) tagged with the stream's id.
+pub fn notification(change: Change, stream: Option<&Id>) -> Notification {
+    let (method, mut params) = match change {
+        Change::ListChanged => (call::RESOURCES_LIST_CHANGED, Map::new()),
+        Change::Updated(uri) => (
+            call::RESOURCE_UPDATED,
+            Map::from_iter([("uri".into(), json!(uri))]),
+        ),
+    };
+    if let Some(id) = stream {
+        params.insert(
+            "_meta".into(),
+            json!({modern::META_SUBSCRIPTION_ID: id.to_value()}),
+        );
+    }
+    Notification {
+        method: method.to_string(),
+        params: (!params.is_empty()).then_some(Value::Object(params)),
     }
 }
 

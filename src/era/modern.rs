@@ -14,7 +14,7 @@ use crate::call::{self, Call, Filter, Method, SharedCall};
 use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
-use crate::service::changes::{Change, Interest, MAX_WATCHED_URIS};
+use crate::service::changes::{Interest, MAX_WATCHED_URIS};
 use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::tools::Step;
 use crate::tools::request_verdicts::{INPUT_KEY, Question};
@@ -53,21 +53,6 @@ pub enum Reply {
         ack: Notification,
         interest: Interest,
     },
-}
-
-/// A change as a notification on the listen stream `id`, tagged with it.
-pub fn notification(id: &Id, change: Change) -> Notification {
-    let meta = json!({META_SUBSCRIPTION_ID: id.to_value()});
-    match change {
-        Change::ListChanged => Notification {
-            method: call::RESOURCES_LIST_CHANGED.to_string(),
-            params: Some(json!({"_meta": meta})),
-        },
-        Change::Updated(uri) => Notification {
-            method: call::RESOURCE_UPDATED.to_string(),
-            params: Some(json!({"uri": uri, "_meta": meta})),
-        },
-    }
 }
 
 /// What a stream asked for that this server delivers: the resource list and subscriptions
@@ -119,13 +104,12 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
             .and_then(|m| m.get(META_CLIENT_CAPABILITIES)),
     );
     let ctx = Context { version, client };
-    let Some(method) = Method::from_name(name).filter(|m| m.is_shared() || m.is_modern_only())
-    else {
+    let Some(method) = Method::from_name(name).filter(|m| !m.is_legacy_only()) else {
         return Reply::Error(ErrorObject::method_not_found(name));
     };
     match Call::parse(method, params) {
         Err(e) => Reply::Error(super::call_error(e)),
-        Ok(Call::Discover) => Reply::Result(decorate(discover_result(), Cache::Public)),
+        Ok(Call::Discover) => Reply::Result(decorate(discover_result(), Some("public"))),
         Ok(Call::Listen(filter)) => {
             let (notifications, interest) = honoured(filter);
             Reply::Hold {
@@ -140,7 +124,7 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
             }
         }
         Ok(Call::Shared(call)) => {
-            let cache = Cache::of(&call);
+            let cache = cache_scope(&call);
             let arguments = match &call {
                 SharedCall::ToolsCall { arguments, .. } => Some(arguments.clone()),
                 _ => None,
@@ -178,11 +162,8 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
                 "Invalid params: \"params\" must be an object",
             ));
         }
-        None => {
-            return Err(ErrorObject::invalid_params(
-                "Invalid params: the _meta envelope is missing",
-            ));
-        }
+        // No params: no envelope either.
+        None => Map::new(),
     };
     let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
         return Err(ErrorObject::invalid_params(
@@ -224,23 +205,15 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
 /// request that declared the UI extension, and a cache keys on the method and its params, not
 /// on `_meta`, so a shared cache must not hand one caller's list to another (the spec's
 /// "filtered list results that vary per user"). Resources are the user's mutable data
-/// (`private`). All with `ttlMs: 0`, so a host never serves a stale copy.
-#[derive(Clone, Copy)]
-enum Cache {
-    None,
-    Public,
-    Private,
-}
-
-impl Cache {
-    fn of(call: &SharedCall) -> Cache {
-        match call {
-            SharedCall::ResourcesList { .. }
-            | SharedCall::ResourcesRead { .. }
-            | SharedCall::ToolsList { .. } => Cache::Private,
-            call if call.is_static() => Cache::Public,
-            _ => Cache::None,
-        }
+/// (`private`). All with `ttlMs: 0`, so a host never serves a stale copy. Tool calls and
+/// completions get no hints (`None`).
+fn cache_scope(call: &SharedCall) -> Option<&'static str> {
+    match call {
+        SharedCall::ResourcesList { .. }
+        | SharedCall::ResourcesRead { .. }
+        | SharedCall::ToolsList { .. } => Some("private"),
+        call if call.is_static() => Some("public"),
+        _ => None,
     }
 }
 
@@ -281,28 +254,25 @@ fn input_required(q: &Question, state: String, version: Version) -> Payload {
         json!({INPUT_KEY: {"method": call::ELICIT, "params": params}}),
     );
     result.insert("requestState", Value::String(state));
-    result.meta_mut().insert(
-        META_SERVER_INFO.into(),
-        json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION}),
-    );
+    add_server_info(&mut result);
     result
 }
 
-/// Adds `resultType`, the server's identity in `_meta`, and the cache hints.
-fn decorate(mut result: Payload, cache: Cache) -> Payload {
+/// Adds `resultType`, the server's identity in `_meta`, and the cache hints of `scope`.
+fn decorate(mut result: Payload, scope: Option<&str>) -> Payload {
     result.insert("resultType", json!("complete"));
-    let scope = match cache {
-        Cache::None => None,
-        Cache::Public => Some("public"),
-        Cache::Private => Some("private"),
-    };
     if let Some(scope) = scope {
         result.insert("ttlMs", json!(0));
         result.insert("cacheScope", json!(scope));
     }
+    add_server_info(&mut result);
+    result
+}
+
+/// The server's identity in the result's `_meta`.
+fn add_server_info(result: &mut Payload) {
     result.meta_mut().insert(
         META_SERVER_INFO.into(),
         json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION}),
     );
-    result
 }

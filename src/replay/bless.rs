@@ -147,24 +147,21 @@ fn bless_as(text: &str, version: Option<&str>) -> Result<String, BlessError> {
         .filter(|d| matches!(d.step, Step::Expect(_)))
         .map(|d| d.line)
         .collect();
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
+    // Each line kept, then what the server wrote after it; last, what it wrote at the end.
+    let kept = text.lines().enumerate().map(|(i, raw)| (i + 1, Some(raw)));
+    for (line, raw) in kept.chain([(usize::MAX, None)]) {
         if expect_lines.contains(&line) {
             continue;
         }
-        out.push_str(raw);
-        out.push('\n');
+        if let Some(raw) = raw {
+            out.push_str(raw);
+            out.push('\n');
+        }
         for (_, outputs) in after_line.iter().filter(|(l, _)| *l == line) {
             for v in outputs {
                 out.push_str(&next_expect(v.clone())?);
                 out.push('\n');
             }
-        }
-    }
-    for (_, outputs) in after_line.iter().filter(|(l, _)| *l == usize::MAX) {
-        for v in outputs {
-            out.push_str(&next_expect(v.clone())?);
-            out.push('\n');
         }
     }
     Ok(out)

@@ -26,11 +26,7 @@ pub(super) fn replace_bytes(haystack: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> 
 /// byte offsets. A cursor is `c2.<hex>.<hex>.<hex>.<32 hex>`; the last part is its seal.
 pub(super) fn seals(s: &str) -> Vec<(usize, usize, usize)> {
     let b = s.as_bytes();
-    let hex_run = |from: usize| {
-        b.get(from..).map_or(0, |rest| {
-            rest.iter().take_while(|c| c.is_ascii_hexdigit()).count()
-        })
-    };
+    let hex_run = |from: usize| hex_run(b, from);
     let mut found = request_states(s);
     let mut at = 0;
     while let Some(off) = s.get(at..).and_then(|rest| rest.find("c2.")) {
@@ -61,11 +57,7 @@ pub(super) fn seals(s: &str) -> Vec<(usize, usize, usize)> {
 /// both of which differ from one run to the next.
 fn request_states(s: &str) -> Vec<(usize, usize, usize)> {
     let b = s.as_bytes();
-    let hex_run = |from: usize| {
-        b.get(from..).map_or(0, |rest| {
-            rest.iter().take_while(|c| c.is_ascii_hexdigit()).count()
-        })
-    };
+    let hex_run = |from: usize| hex_run(b, from);
     let mut found = Vec::new();
     let mut at = 0;
     while let Some(off) = s.get(at..).and_then(|rest| rest.find("rv1.")) {
@@ -80,6 +72,13 @@ fn request_states(s: &str) -> Vec<(usize, usize, usize)> {
         }
     }
     found
+}
+
+/// How many hex digits `b` holds from `from` on.
+fn hex_run(b: &[u8], from: usize) -> usize {
+    b.get(from..).map_or(0, |rest| {
+        rest.iter().take_while(|c| c.is_ascii_hexdigit()).count()
+    })
 }
 
 /// True when `s` is exactly one sealed `requestState` token.

@@ -50,17 +50,9 @@ fn diff_at(expected: &Value, got: &Value, path: String) -> Option<Difference> {
                     return Some(d);
                 }
             }
-            match e.len().cmp(&g.len()) {
-                std::cmp::Ordering::Equal => None,
-                std::cmp::Ordering::Greater => {
-                    let i = g.len();
-                    Some(difference(format!("{path}/{i}"), e.get(i), None))
-                }
-                std::cmp::Ordering::Less => {
-                    let i = e.len();
-                    Some(difference(format!("{path}/{i}"), None, g.get(i)))
-                }
-            }
+            // The first index only one of them has.
+            let i = e.len().min(g.len());
+            (e.len() != g.len()).then(|| difference(format!("{path}/{i}"), e.get(i), g.get(i)))
         }
         _ if expected == got => None,
         (Value::String(e), Value::String(g)) if mask_seals(e) == mask_seals(g) => None,

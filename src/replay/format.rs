@@ -170,46 +170,43 @@ fn parse_directive(obj: &Map<String, Value>, budget: &mut usize) -> Result<Optio
 /// `{"hex": "ff fe"}` or `{"repeat": "x", "count": 17000000}`.
 /// Every part is charged to `budget` (what the transcript may still send) before it is built.
 fn raw_bytes(value: &Value, budget: &mut usize) -> Result<Vec<u8>, String> {
-    match value {
-        Value::String(s) => {
-            spend(budget, s.len())?;
-            Ok(s.as_bytes().to_vec())
-        }
-        Value::Array(parts) => {
-            let mut out = Vec::new();
-            for part in parts {
-                match part {
-                    Value::String(s) => {
-                        spend(budget, s.len())?;
-                        out.extend_from_slice(s.as_bytes());
-                    }
-                    Value::Object(p) if p.len() == 1 && p.contains_key("hex") => {
-                        let hex = p.get("hex").and_then(Value::as_str).unwrap_or_default();
-                        spend(budget, hex.len() / 2)?;
-                        out.extend(decode_hex(hex)?);
-                    }
-                    Value::Object(p)
-                        if p.len() == 2 && p.contains_key("repeat") && p.contains_key("count") =>
-                    {
-                        let unit = p.get("repeat").and_then(Value::as_str).unwrap_or_default();
-                        let count = p
-                            .get("count")
-                            .and_then(Value::as_u64)
-                            .and_then(|c| usize::try_from(c).ok())
-                            .ok_or("\"count\" must be a non-negative integer")?;
-                        if unit.is_empty() {
-                            return Err("\"repeat\" must be a non-empty string".into());
-                        }
-                        spend(budget, unit.len().saturating_mul(count))?;
-                        out.extend_from_slice(unit.repeat(count).as_bytes());
-                    }
-                    other => return Err(format!("unknown send_raw part {other}")),
-                }
+    // A string is a list of that one part.
+    let parts = match value {
+        Value::String(_) => std::slice::from_ref(value),
+        Value::Array(parts) => parts.as_slice(),
+        _ => return Err("\"send_raw\" must be a string or a list of parts".into()),
+    };
+    let mut out = Vec::new();
+    for part in parts {
+        match part {
+            Value::String(s) => {
+                spend(budget, s.len())?;
+                out.extend_from_slice(s.as_bytes());
             }
-            Ok(out)
+            Value::Object(p) if p.len() == 1 && p.contains_key("hex") => {
+                let hex = p.get("hex").and_then(Value::as_str).unwrap_or_default();
+                spend(budget, hex.len() / 2)?;
+                out.extend(decode_hex(hex)?);
+            }
+            Value::Object(p)
+                if p.len() == 2 && p.contains_key("repeat") && p.contains_key("count") =>
+            {
+                let unit = p.get("repeat").and_then(Value::as_str).unwrap_or_default();
+                let count = p
+                    .get("count")
+                    .and_then(Value::as_u64)
+                    .and_then(|c| usize::try_from(c).ok())
+                    .ok_or("\"count\" must be a non-negative integer")?;
+                if unit.is_empty() {
+                    return Err("\"repeat\" must be a non-empty string".into());
+                }
+                spend(budget, unit.len().saturating_mul(count))?;
+                out.extend_from_slice(unit.repeat(count).as_bytes());
+            }
+            other => return Err(format!("unknown send_raw part {other}")),
         }
-        _ => Err("\"send_raw\" must be a string or a list of parts".into()),
     }
+    Ok(out)
 }
 
 /// Charges `bytes` to what the transcript may still send.

@@ -21,8 +21,6 @@ use crate::version::Version;
 pub struct Exchange {
     /// The input line (empty for an oversized line, which was discarded unread).
     pub input: Vec<u8>,
-    /// True when the line was over the limit.
-    pub too_long: bool,
     /// The messages written in answer, in order.
     pub outputs: Vec<Value>,
     /// The legacy session's version after this frame, if one is open.
@@ -85,10 +83,10 @@ pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartE
     loop {
         // Reading from memory cannot fail; treat a failure as the end of input.
         let frame = reader.next_frame().unwrap_or(Frame::Eof);
-        let (input, too_long) = match &frame {
+        let input = match &frame {
             Frame::Eof => return Ok(exchanges),
-            Frame::Line(bytes) => (bytes.clone(), false),
-            Frame::TooLong { .. } => (Vec::new(), true),
+            Frame::Line(bytes) => bytes.clone(),
+            Frame::TooLong { .. } => Vec::new(),
         };
         let outputs = server.handle_frame(frame);
         for out in &outputs {
@@ -96,7 +94,6 @@ pub fn serve_in_process(transcript: &Transcript) -> Result<Vec<Exchange>, StartE
         }
         exchanges.push(Exchange {
             input,
-            too_long,
             outputs,
             session: server.session().map(|s| s.version),
         });

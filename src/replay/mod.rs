@@ -31,7 +31,6 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use bless::{BlessError, bless, bless_file};
-pub use cursors::mask_seals;
 use diff::short;
 pub use diff::{Difference, first_difference};
 pub use format::{Directive, MAX_INPUT_BYTES, Step, Transcript, TranscriptError};

@@ -1,7 +1,7 @@
 //! The external `--command` runner: any stdio server, started anew for each transcript in
 //! a new empty working directory.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -89,7 +89,8 @@ pub(super) fn run(command: &str, transcript: &Transcript) -> io::Result<Run> {
     // writing a long input can never deadlock us.
     let (to_writer, for_writer) = mpsc::channel::<Vec<u8>>();
     let writer = thread::spawn(move || write_all_chunks(stdin, &for_writer));
-    let lines = spawn_line_reader(stdout);
+    let (to_reader, lines) = mpsc::channel();
+    thread::spawn(move || read_lines(BufReader::new(stdout), &to_reader));
 
     let mut input = Some(to_writer);
     let mut written = Vec::new();
@@ -178,12 +179,6 @@ fn write_all_chunks(mut stdin: impl Write, chunks: &Receiver<Vec<u8>>) {
             return;
         }
     }
-}
-
-fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Written> {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || read_lines(BufReader::new(stdout), &tx));
-    rx
 }
 
 fn read_lines(mut reader: impl BufRead, tx: &Sender<Written>) {

@@ -29,19 +29,15 @@ pub struct Variant {
 /// or a single one (version `None`) when it has no such directive.
 pub fn variants(text: &str) -> Result<Vec<Variant>, TranscriptError> {
     let versions = versions(text)?;
-    if versions.is_empty() {
-        let transcript = format::parse_as(text, None)?;
-        return Ok(vec![Variant {
-            version: None,
-            transcript,
-        }]);
-    }
-    versions
-        .into_iter()
-        .map(|v| {
-            let transcript = format::parse_as(text, Some(&v))?;
+    let runs: Vec<Option<String>> = match versions.is_empty() {
+        true => vec![None],
+        false => versions.into_iter().map(Some).collect(),
+    };
+    runs.into_iter()
+        .map(|version| {
+            let transcript = format::parse_as(text, version.as_deref())?;
             Ok(Variant {
-                version: Some(v),
+                version,
                 transcript,
             })
         })

@@ -19,9 +19,10 @@ use std::fmt::Write as _;
 
 use crate::review::{CarryState, Decision, State, Verdict};
 use crate::store::Store;
-use crate::text::is_control_like;
+use crate::text::escape_controls_but_newlines;
 
 use super::ResourceError;
+use super::view::escaped_len;
 
 /// The column headings, in order: AS9102 Rev C Form 3 fields 5 to 12, then this product's.
 pub const COLUMNS: [&str; 18] = [
@@ -387,13 +388,7 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
                 String::new(),
                 format!("{mark} ({})", r.state.as_str()),
                 "NOT_ANALYZED",
-                [
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                    String::new(),
-                ],
+                Default::default(),
             )
         }
         None => (
@@ -433,13 +428,7 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
 /// Verdict, given by, channel, recorded by, at: `pending` and empty cells without one.
 fn verdict_columns(v: Option<&Verdict>) -> [String; 5] {
     let Some(v) = v else {
-        return [
-            "pending".into(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-        ];
+        return ["pending", "", "", "", ""].map(String::from);
     };
     let mut judgement = v.judgement.as_str().to_string();
     if let Some(r) = v.reason.as_deref().filter(|r| !r.is_empty()) {
@@ -491,23 +480,7 @@ fn push_record(out: &mut String, fields: &[String]) {
 /// A stored string made safe as a cell (see the module's rules): line breaks as LF, other
 /// control and bidirectional characters escaped, and a formula start defused with `'`.
 pub fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 1);
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                out.push('\n');
-            }
-            '\n' => out.push('\n'),
-            c if is_control_like(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
+    let mut out = escape_controls_but_newlines(&s.replace("\r\n", "\n").replace('\r', "\n"));
     let first = out.trim_start().chars().next();
     if matches!(
         first,
@@ -516,11 +489,6 @@ pub fn cell(s: &str) -> String {
         out.insert(0, '\'');
     }
     out
-}
-
-/// What `text` costs an answer once escaped into its JSON string.
-fn escaped_len(text: &str) -> usize {
-    serde_json::to_string(text).map_or(usize::MAX, |s| s.len())
 }
 
 #[cfg(test)]
@@ -599,22 +567,33 @@ mod tests {
         }
     }
 
+    /// A Form 3 of revision `sha256:22…` (superseded by nothing) with these files, rows and
+    /// total, partial when carried from `partial_of`.
+    fn form3(
+        files: Vec<String>,
+        partial_of: Option<&str>,
+        rows: Vec<Form3Row>,
+        total: usize,
+    ) -> Form3 {
+        Form3 {
+            header: Form3Header {
+                revision: format!("sha256:{}", "2".repeat(64)),
+                files,
+                partial_of: partial_of.map(str::to_string),
+                superseded_by: None,
+            },
+            rows,
+            total,
+        }
+    }
+
     /// An inherited row never shows the earlier revision's evidence, status or verdict as
     /// this revision's: Results and the verdict columns are empty, QIF says NOT_ANALYZED, and
     /// the history is in the comments; the header says partial.
     #[test]
     fn inherited_rows_are_history_not_results() {
         let from = format!("sha256:{}", "1".repeat(64));
-        let form = Form3 {
-            header: Form3Header {
-                revision: format!("sha256:{}", "2".repeat(64)),
-                files: vec![],
-                partial_of: Some(from.clone()),
-                superseded_by: None,
-            },
-            rows: vec![row(Some(&from)), row(None)],
-            total: 2,
-        };
+        let form = form3(vec![], Some(&from), vec![row(Some(&from)), row(None)], 2);
         let csv = form.csv();
         let lines: Vec<&str> = csv.split("\r\n").collect();
         assert!(lines[3].starts_with(&format!("FAI,\"Partial FAI: carried from {from}")));
@@ -650,16 +629,7 @@ mod tests {
             from: from.clone(),
             entities: vec!["face:3".into()],
         });
-        let form = Form3 {
-            header: Form3Header {
-                revision: format!("sha256:{}", "2".repeat(64)),
-                files: vec![],
-                partial_of: Some(from.clone()),
-                superseded_by: None,
-            },
-            rows: vec![r],
-            total: 1,
-        };
+        let form = form3(vec![], Some(&from), vec![r], 1);
         let csv = form.csv();
         let line = csv.split("\r\n").nth(7).unwrap();
         assert!(line.starts_with("1,face:3,,Ø10 H7,,,,"), "{line}");
@@ -675,16 +645,8 @@ mod tests {
 
     #[test]
     fn header_names_three_files_and_counts_the_rest() {
-        let form = Form3 {
-            header: Form3Header {
-                revision: format!("sha256:{}", "2".repeat(64)),
-                files: (0..5).map(|i| format!("file:///w/{i}.step")).collect(),
-                partial_of: None,
-                superseded_by: None,
-            },
-            rows: vec![],
-            total: 0,
-        };
+        let files = (0..5).map(|i| format!("file:///w/{i}.step")).collect();
+        let form = form3(files, None, vec![], 0);
         let csv = form.csv();
         assert!(
             csv.contains("Part File,\"file:///w/0.step; file:///w/1.step; file:///w/2.step; and 2 more (each row's Decision Id names its decision)\","),
@@ -697,16 +659,7 @@ mod tests {
     fn csv_within_cuts_whole_rows_and_says_so() {
         let mut long = row(None);
         long.evidence = Some("x".repeat(3000));
-        let form = Form3 {
-            header: Form3Header {
-                revision: format!("sha256:{}", "2".repeat(64)),
-                files: vec!["file:///w/p.step".into()],
-                partial_of: None,
-                superseded_by: None,
-            },
-            rows: vec![long; 20],
-            total: 25,
-        };
+        let form = form3(vec!["file:///w/p.step".into()], None, vec![long; 20], 25);
         let text = form.csv_within(10_000);
         assert!(escaped_len(&text) <= 10_000);
         assert!(text.contains("Rows,\"2 of 25: truncated"), "{text}");

@@ -89,61 +89,23 @@ pub enum Watched {
     History(String),
 }
 
-/// What a watchable URI names.
-#[derive(Clone, Copy)]
-enum WatchedKind {
-    Revision,
-    Record,
-    Decision,
-    History,
-}
-
-/// A watchable URI: `prefix`, a `placeholder` part, `suffix`. The one list both
-/// [`watched`] accepts and [`watchable`] names, so the two cannot drift apart.
-struct WatchPattern {
-    prefix: &'static str,
-    placeholder: &'static str,
-    suffix: &'static str,
-    kind: WatchedKind,
-}
+/// A watchable URI: prefix, a placeholder part (`<revision>`: a revision; `<id>`: a plain
+/// id), suffix, and what such a URI names. The one list both [`watched`] accepts and
+/// [`watchable`] names, so the two cannot drift apart.
+type WatchPattern = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(String) -> Watched,
+);
 
 const WATCH_PATTERNS: [WatchPattern; 6] = [
-    WatchPattern {
-        prefix: REVISIONS,
-        placeholder: "<revision>",
-        suffix: "",
-        kind: WatchedKind::Revision,
-    },
-    WatchPattern {
-        prefix: REVISIONS,
-        placeholder: "<revision>",
-        suffix: REPORT_SUFFIX,
-        kind: WatchedKind::Revision,
-    },
-    WatchPattern {
-        prefix: REVISIONS,
-        placeholder: "<revision>",
-        suffix: FORM3_SUFFIX,
-        kind: WatchedKind::Revision,
-    },
-    WatchPattern {
-        prefix: RECORDS,
-        placeholder: "<id>",
-        suffix: "",
-        kind: WatchedKind::Record,
-    },
-    WatchPattern {
-        prefix: DECISIONS,
-        placeholder: "<id>",
-        suffix: "",
-        kind: WatchedKind::Decision,
-    },
-    WatchPattern {
-        prefix: DECISIONS,
-        placeholder: "<id>",
-        suffix: HISTORY_SUFFIX,
-        kind: WatchedKind::History,
-    },
+    (REVISIONS, "<revision>", "", Watched::Revision),
+    (REVISIONS, "<revision>", REPORT_SUFFIX, Watched::Revision),
+    (REVISIONS, "<revision>", FORM3_SUFFIX, Watched::Revision),
+    (RECORDS, "<id>", "", Watched::Record),
+    (DECISIONS, "<id>", "", Watched::Decision),
+    (DECISIONS, "<id>", HISTORY_SUFFIX, Watched::History),
 ];
 
 /// What `uri` names, if it is a resource this server serves (whether or not anything is
@@ -156,15 +118,17 @@ pub fn watched(uri: &str) -> Option<Watched> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"_-.:".contains(&b))
     };
-    WATCH_PATTERNS.iter().find_map(|p| {
-        let part = uri.strip_prefix(p.prefix)?.strip_suffix(p.suffix)?;
-        match p.kind {
-            WatchedKind::Revision => is_revision(part).then(|| Watched::Revision(part.into())),
-            WatchedKind::Record => plain_id(part).then(|| Watched::Record(part.into())),
-            WatchedKind::Decision => plain_id(part).then(|| Watched::Decision(part.into())),
-            WatchedKind::History => plain_id(part).then(|| Watched::History(part.into())),
-        }
-    })
+    WATCH_PATTERNS
+        .iter()
+        .find_map(|&(prefix, placeholder, suffix, names)| {
+            let part = uri.strip_prefix(prefix)?.strip_suffix(suffix)?;
+            let valid = if placeholder == "<revision>" {
+                is_revision(part)
+            } else {
+                plain_id(part)
+            };
+            valid.then(|| names(part.into()))
+        })
 }
 
 /// Every URI pattern [`watched`] accepts, as a refusal names them:
@@ -172,7 +136,7 @@ pub fn watched(uri: &str) -> Option<Watched> {
 pub fn watchable() -> String {
     WATCH_PATTERNS
         .iter()
-        .map(|p| format!("{}{}{}", p.prefix, p.placeholder, p.suffix))
+        .map(|(prefix, placeholder, suffix, _)| format!("{prefix}{placeholder}{suffix}"))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -336,40 +300,29 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         let mime = if report { MARKDOWN } else { JSON };
         return Ok(vec![text_content(uri, mime, text)]);
     }
-    if let Some(rest) = uri.strip_prefix(RECORDS) {
-        let (id, part) = split_part(rest)?;
-        let record = store.get_record(id)?.ok_or(ResourceError::NotFound)?;
-        return Ok(vec![item_content(
-            uri,
-            RECORDS,
-            id,
-            part,
-            record.to_wire(None),
-        )?]);
-    }
     if let Some(id) = uri
         .strip_prefix(DECISIONS)
         .and_then(|rest| rest.strip_suffix(HISTORY_SUFFIX))
     {
         return history(store, uri, id);
     }
-    if let Some(rest) = uri.strip_prefix(EVENTS) {
+    // One record, event or decision by id, or a part of it.
+    for resource in [RECORDS, EVENTS, DECISIONS] {
+        let Some(rest) = uri.strip_prefix(resource) else {
+            continue;
+        };
         let (id, part) = split_part(rest)?;
-        let event = store.event(id)?.ok_or(ResourceError::NotFound)?;
-        let wire =
-            serde_json::to_value(&event).map_err(|e| ResourceError::Storage(e.to_string()))?;
-        return Ok(vec![item_content(uri, EVENTS, id, part, wire)?]);
-    }
-    if let Some(rest) = uri.strip_prefix(DECISIONS) {
-        let (id, part) = split_part(rest)?;
-        let decision = store.get_decision(id)?.ok_or(ResourceError::NotFound)?;
-        return Ok(vec![item_content(
-            uri,
-            DECISIONS,
-            id,
-            part,
-            decision.to_wire(None),
-        )?]);
+        let wire = match resource {
+            RECORDS => store.get_record(id)?.map(|r| r.to_wire(None)),
+            EVENTS => store
+                .event(id)?
+                .map(|e| serde_json::to_value(&e))
+                .transpose()
+                .map_err(|e| ResourceError::Storage(e.to_string()))?,
+            _ => store.get_decision(id)?.map(|d| d.to_wire(None)),
+        };
+        let wire = wire.ok_or(ResourceError::NotFound)?;
+        return Ok(vec![item_content(uri, resource, id, part, wire)?]);
     }
     Err(ResourceError::NotFound)
 }
@@ -393,13 +346,8 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
         of: Some(id.to_string()),
         ..crate::store::HistoryQuery::default()
     };
-    let (answer, _, unknown) = crate::tools::review_history::answer(
-        store,
-        &query,
-        None,
-        crate::tools::schema::DEFAULT_PAGE,
-    )
-    .map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let (answer, _, unknown) = crate::tools::review_history::answer(store, &query, None, None)
+        .map_err(|e| ResourceError::Storage(e.to_string()))?;
     if unknown {
         return Err(ResourceError::NotFound);
     }

@@ -110,23 +110,17 @@ impl RevisionView {
             "Carried from an earlier revision: no result or verdict of that revision counts as \
              one of this revision until it is stated again here.\n\n",
         );
-        let _ = writeln!(out, "### Re-verify first ({})\n", re_verify.len());
-        for l in &re_verify {
-            let _ = writeln!(out, "{l}");
-        }
-        if re_verify.is_empty() {
-            out.push_str("None.\n");
-        }
-        let _ = writeln!(
-            out,
-            "\n### Inherited, not re-verified ({})\n",
-            inherited.len()
-        );
-        for l in &inherited {
-            let _ = writeln!(out, "{l}");
-        }
-        if inherited.is_empty() {
-            out.push_str("None.\n");
+        for (heading, lines) in [
+            ("### Re-verify first", &re_verify),
+            ("\n### Inherited, not re-verified", &inherited),
+        ] {
+            let _ = writeln!(out, "{heading} ({})\n", lines.len());
+            for l in lines {
+                let _ = writeln!(out, "{l}");
+            }
+            if lines.is_empty() {
+                out.push_str("None.\n");
+            }
         }
         let _ = writeln!(
             out,

@@ -32,7 +32,7 @@ pub(super) fn pretty(v: &Value) -> String {
 }
 
 /// What `text` costs the answer line once escaped into its JSON string.
-fn escaped_len(text: &str) -> usize {
+pub(super) fn escaped_len(text: &str) -> usize {
     serde_json::to_string(text).map_or(usize::MAX, |s| s.len())
 }
 
@@ -101,6 +101,7 @@ pub(super) fn cut_text(mut text: String, note: &str) -> String {
 }
 
 /// Everything a revision resource shows.
+#[derive(Default)]
 pub(super) struct RevisionView {
     pub(super) revision: String,
     pub(super) records: Vec<Record>,
@@ -119,8 +120,9 @@ pub(super) struct RevisionView {
     /// When the database began recording its history.
     pub(super) history_since: Option<String>,
     /// What one item may cost an answer (see `wire::answer_bytes`) before it is cut to fit:
-    /// no limit until one item alone is too large for the answer (see [`Self::tighten`]).
-    item_allowance: usize,
+    /// no limit (`None`) until one item alone is too large for the answer (see
+    /// [`Self::tighten`]).
+    item_allowance: Option<usize>,
 }
 
 impl RevisionView {
@@ -251,30 +253,27 @@ impl RevisionView {
             supersession,
             trails,
             history_since,
-            item_allowance: usize::MAX,
+            item_allowance: None,
         })
     }
 
     /// Halves what one item may cost (from the whole answer's budget), for a view whose one
     /// item is too large: false when there is nothing left to cut.
     fn tighten(&mut self) -> bool {
-        if self.item_allowance < 1024 {
-            return false;
-        }
-        self.item_allowance = if self.item_allowance == usize::MAX {
-            PAGE_ITEMS_BUDGET
-        } else {
-            self.item_allowance / 2
+        self.item_allowance = match self.item_allowance {
+            None => Some(PAGE_ITEMS_BUDGET),
+            Some(a) if a < 1024 => return false,
+            Some(a) => Some(a / 2),
         };
         true
     }
 
     /// `v`, the wire form of item `id` read at `resource`, cut to the view's item allowance.
     fn fitted(&self, v: Value, resource: &str, id: &str) -> Value {
-        if self.item_allowance == usize::MAX {
+        let Some(allowance) = self.item_allowance else {
             return v;
-        }
-        wire::fit_item(v, self.item_allowance, &format!("{resource}{id}/part/1"))
+        };
+        wire::fit_item(v, allowance, &format!("{resource}{id}/part/1"))
     }
 
     /// Where the whole of each item shown is read, for a Markdown report cut short.
@@ -301,16 +300,12 @@ impl RevisionView {
         if self.records.len() + self.decisions.len() <= 1 {
             return false;
         }
-        let (list_len, is_records) = if self.records.len() >= self.decisions.len() {
-            (self.records.len(), true)
-        } else {
-            (self.decisions.len(), false)
-        };
-        let keep = list_len / 2;
-        if is_records {
+        if self.records.len() >= self.decisions.len() {
+            let keep = self.records.len() / 2;
             self.omitted_records += self.records.len() - keep;
             self.records.truncate(keep);
         } else {
+            let keep = self.decisions.len() / 2;
             self.omitted_decisions += self.decisions.len() - keep;
             self.decisions.truncate(keep);
         }
@@ -322,16 +317,7 @@ impl RevisionView {
     pub(super) fn empty(revision: &str) -> RevisionView {
         RevisionView {
             revision: revision.to_string(),
-            records: Vec::new(),
-            decisions: Vec::new(),
-            omitted_records: 0,
-            omitted_decisions: 0,
-            stale_records: Vec::new(),
-            stale_decisions: Vec::new(),
-            supersession: Supersession::default(),
-            trails: BTreeMap::new(),
-            history_since: None,
-            item_allowance: usize::MAX,
+            ..RevisionView::default()
         }
     }
 
@@ -388,15 +374,10 @@ impl RevisionView {
                     })
             })
             .collect();
-        if let Some(d) = v.get_mut("decisions") {
-            *d = Value::Array(decisions);
-        }
-        if let Some(d) = v.get_mut("stale").and_then(|s| s.get_mut("decisions")) {
-            *d = Value::Array(card(&self.stale_decisions));
-        }
-        if let Value::Object(m) = &mut v {
-            m.insert("open_questions".into(), Value::Array(open));
-        }
+        // `to_json` is an object with these members.
+        v["decisions"] = Value::Array(decisions);
+        v["stale"]["decisions"] = Value::Array(card(&self.stale_decisions));
+        v["open_questions"] = Value::Array(open);
         v
     }
 
@@ -564,20 +545,12 @@ pub(super) fn trail_wire(t: &Trail, id: &str, since: Option<&str>) -> Value {
         .total
         .saturating_sub(u64::try_from(lines.len()).unwrap_or(u64::MAX));
     let mut v = json!({"lines": lines});
-    if let Value::Object(m) = &mut v {
-        if earlier > 0 {
-            m.insert("earlier".into(), json!(earlier));
-            m.insert(
-                "history".into(),
-                json!(format!("review_history {{\"id\": \"{id}\"}}")),
-            );
-        }
-        if t.earlier_unrecorded {
-            m.insert(
-                "not_recorded_before".into(),
-                json!(since.unwrap_or("this version")),
-            );
-        }
+    if earlier > 0 {
+        v["earlier"] = json!(earlier);
+        v["history"] = json!(format!("review_history {{\"id\": \"{id}\"}}"));
+    }
+    if t.earlier_unrecorded {
+        v["not_recorded_before"] = json!(since.unwrap_or("this version"));
     }
     v
 }

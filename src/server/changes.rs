@@ -2,8 +2,7 @@
 //! that wrote, and the poll for commits by other processes (see `crate::service::changes`).
 
 use super::Server;
-use crate::era::legacy::{self, Session};
-use crate::era::modern;
+use crate::era::{self, legacy::Session};
 use crate::jsonrpc::{Id, Outgoing};
 use crate::service::changes::Interest;
 
@@ -66,14 +65,14 @@ impl Server {
             out.extend(
                 session_changes
                     .into_iter()
-                    .map(|c| Outgoing::Notification(legacy::notification(c))),
+                    .map(|c| Outgoing::Notification(era::notification(c, None))),
             );
         }
         for ((id, _), stream_changes) in self.streams.iter().zip(changes) {
             out.extend(
                 stream_changes
                     .into_iter()
-                    .map(|c| Outgoing::Notification(modern::notification(id, c))),
+                    .map(|c| Outgoing::Notification(era::notification(c, Some(id)))),
             );
         }
         out
@@ -81,7 +80,8 @@ impl Server {
 
     /// After a request: the session's log messages for what the service reported, then the
     /// notifications for what it changed (a request that wrote nothing needs no look).
-    pub(super) fn after_request(&mut self, out: &mut Vec<Outgoing>) {
+    pub(super) fn after_request(&mut self) -> Vec<Outgoing> {
+        let mut out = Vec::new();
         for (level, message) in self.service.take_log() {
             if let Some(n) = self
                 .session
@@ -100,6 +100,7 @@ impl Server {
         } else {
             self.watch.prune(&interests);
         }
+        out
     }
 }
 

@@ -161,12 +161,12 @@ impl Server {
                     return Ok(());
                 }
                 Some(frame) => {
-                    self.write_answers(frame, output)?;
+                    write_lines(output, self.answer_frame_only(frame))?;
                     // The answer is flushed: now the log goes into the database file,
                     // before the next request is read.
                     retry_checkpoint = self.checkpoint(None);
                     let _ = want.send(());
-                    self.write_after(output)?;
+                    write_lines(output, self.after_request())?;
                 }
                 None => {
                     if let Some(retry) = retry_checkpoint.filter(|r| Instant::now() >= r.at) {
@@ -174,14 +174,10 @@ impl Server {
                     }
                 }
             }
-            for message in self.expire_questions(Instant::now()) {
-                framing::write_line(output, message.into_line())?;
-            }
+            write_lines(output, self.expire_questions(Instant::now()))?;
             if self.interested() && Instant::now() >= next_poll {
                 next_poll = Instant::now() + POLL_INTERVAL;
-                for message in self.poll_other_processes() {
-                    framing::write_line(output, message.into_line())?;
-                }
+                write_lines(output, self.poll_other_processes())?;
             }
         }
     }
@@ -190,26 +186,8 @@ impl Server {
     /// zero or one answer, then any notifications). The answers go out before the look at
     /// what changed, which may wait.
     pub fn serve_frame<W: Write>(&mut self, frame: Frame, output: &mut W) -> io::Result<()> {
-        self.write_answers(frame, output)?;
-        self.write_after(output)
-    }
-
-    /// The answers to one frame (usually zero or one), written.
-    fn write_answers<W: Write>(&mut self, frame: Frame, output: &mut W) -> io::Result<()> {
-        for message in self.answer_frame_only(frame) {
-            framing::write_line(output, message.into_line())?;
-        }
-        Ok(())
-    }
-
-    /// The notifications of what the last frame changed, written.
-    fn write_after<W: Write>(&mut self, output: &mut W) -> io::Result<()> {
-        let mut after = Vec::new();
-        self.after_request(&mut after);
-        for message in after {
-            framing::write_line(output, message.into_line())?;
-        }
-        Ok(())
+        write_lines(output, self.answer_frame_only(frame))?;
+        write_lines(output, self.after_request())
     }
 
     /// [`Server::serve_frame`] into memory, each line it wrote read back as JSON: for
@@ -487,6 +465,14 @@ impl Server {
         }
         None
     }
+}
+
+/// Writes `messages` in order, one line each.
+fn write_lines<W: Write>(output: &mut W, messages: Vec<Outgoing>) -> io::Result<()> {
+    for message in messages {
+        framing::write_line(output, message.into_line())?;
+    }
+    Ok(())
 }
 
 /// JSON's own whitespace (RFC 8259 §2): a line of nothing else is blank and ignored. Other

@@ -149,12 +149,8 @@ fn narrowing(context: Context, given: &BTreeMap<String, String>) -> Option<Narro
             .map(String::as_str)
             .filter(|v| !v.trim().is_empty())
     };
-    let (by_uri, by_revision) = match context {
-        Context::Ignored => (false, false),
-        Context::ByUri => (true, false),
-        Context::ByRevision => (false, true),
-        Context::ByBoth => (true, true),
-    };
+    let by_uri = matches!(context, Context::ByUri | Context::ByBoth);
+    let by_revision = matches!(context, Context::ByRevision | Context::ByBoth);
     let locator = match value("uri").filter(|_| by_uri) {
         Some(uri) => Some(normalise_uri(uri, || std::env::current_dir().ok()).ok()?),
         None => None,
@@ -203,15 +199,12 @@ fn result(mut values: Vec<String>, mut has_more: bool) -> Map<String, Value> {
         values.truncate(fit);
         has_more = true;
     }
-    let mut completion = Map::new();
+    let total = values.len();
+    let mut completion = json!({"hasMore": has_more, "values": values});
     if !has_more {
-        completion.insert("total".into(), json!(values.len()));
+        completion["total"] = json!(total);
     }
-    completion.insert("hasMore".into(), json!(has_more));
-    completion.insert("values".into(), json!(values));
-    let mut m = Map::new();
-    m.insert("completion".into(), Value::Object(completion));
-    m
+    Map::from_iter([("completion".to_string(), completion)])
 }
 
 #[cfg(test)]

@@ -143,13 +143,10 @@ pub(super) fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
         m.insert("outputSchema".into(), spec.output_schema.clone());
     }
     if f.annotations {
-        let mut ann = spec.annotations.clone();
-        if !f.titles
-            && let Value::Object(a) = &mut ann
-        {
-            a.remove("title");
-        }
-        m.insert("annotations".into(), ann);
+        m.insert(
+            "annotations".into(),
+            shape_titles(spec.annotations.clone(), f),
+        );
     }
     if let Some(ui) = spec.ui.meta() {
         m.insert("_meta".into(), json!({"ui": ui}));

@@ -44,11 +44,21 @@ enum Outcome {
     Unchanged,
 }
 
-/// The row holding a line's natural key: its row id (a record's is its seq) and
-/// `updated_at`.
+/// The row holding a line's natural key: its row id (a record's is its seq), `updated_at`
+/// and seq.
 struct Holder {
     rid: i64,
     updated_at: String,
+    seq: i64,
+}
+
+/// A [`Holder`] from a row of `rid, updated_at, seq`.
+fn holder(row: &rusqlite::Row<'_>) -> rusqlite::Result<Holder> {
+    Ok(Holder {
+        rid: row.get(0)?,
+        updated_at: row.get(1)?,
+        seq: row.get(2)?,
+    })
 }
 
 /// Decides one line against the holder of its key, as read in the write transaction.
@@ -73,36 +83,24 @@ fn import_record(
     let holder = match name {
         Some(name) => tx
             .prepare_cached(
-                "SELECT seq, updated_at FROM records WHERE locator = ?1 AND name = ?2 \
+                "SELECT seq, updated_at, seq FROM records WHERE locator = ?1 AND name = ?2 \
                  AND superseded IS NULL",
             )?
-            .query_row(params![r.artifact.locator(), name], |row| {
-                Ok(Holder {
-                    rid: row.get(0)?,
-                    updated_at: row.get(1)?,
-                })
-            })
+            .query_row(params![r.artifact.locator(), name], holder)
             .optional()?,
         // A note's key is its id.
         None if r.name.is_none() => tx
-            .prepare_cached("SELECT seq, updated_at FROM records WHERE id = ?1 AND kind = 'note'")?
-            .query_row([&r.id], |row| {
-                Ok(Holder {
-                    rid: row.get(0)?,
-                    updated_at: row.get(1)?,
-                })
-            })
+            .prepare_cached(
+                "SELECT seq, updated_at, seq FROM records WHERE id = ?1 AND kind = 'note'",
+            )?
+            .query_row([&r.id], holder)
             .optional()?,
         None => tx
             .prepare_cached(
-                "SELECT seq, updated_at FROM records WHERE id = ?1 AND superseded IS NOT NULL",
+                "SELECT seq, updated_at, seq FROM records WHERE id = ?1 \
+                 AND superseded IS NOT NULL",
             )?
-            .query_row([&r.id], |row| {
-                Ok(Holder {
-                    rid: row.get(0)?,
-                    updated_at: row.get(1)?,
-                })
-            })
+            .query_row([&r.id], holder)
             .optional()?,
     };
     let by_id: Option<(i64, String, Option<String>, String)> = tx
@@ -132,13 +130,9 @@ fn import_record(
     if outcome != Outcome::Unchanged {
         // The winner takes the holder's row, seq included (its own id), so nothing else
         // moves, as when a tool replaces.
-        let seq = match &holder {
-            Some(h) => h.rid,
-            None => next_seq(tx)?,
-        };
-        let old = match &holder {
-            Some(h) => load_record(tx, h.rid)?,
-            None => None,
+        let (seq, old) = match &holder {
+            Some(h) => (h.seq, load_record(tx, h.rid)?),
+            None => (next_seq(tx)?, None),
         };
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
@@ -152,25 +146,13 @@ fn import_decision(
     how: &Written<'_>,
 ) -> Result<Outcome, StoreError> {
     let a = &d.artifact;
-    let holder: Option<(Holder, i64)> = tx
+    let holder = tx
         .prepare_cached(
             "SELECT rid, updated_at, seq FROM decisions WHERE locator = ?1 AND subject = ?2 \
              AND revision = ?3",
         )?
-        .query_row(params![a.locator(), d.subject, a.revision], |row| {
-            Ok((
-                Holder {
-                    rid: row.get(0)?,
-                    updated_at: row.get(1)?,
-                },
-                row.get(2)?,
-            ))
-        })
+        .query_row(params![a.locator(), d.subject, a.revision], holder)
         .optional()?;
-    let (holder, held_seq) = match holder {
-        Some((h, seq)) => (Some(h), Some(seq)),
-        None => (None, None),
-    };
     let by_id: Option<(i64, String, String, String)> = tx
         .prepare_cached("SELECT rid, subject, locator, revision FROM decisions WHERE id = ?1")?
         .query_row([&d.id], |row| {
@@ -194,13 +176,9 @@ fn import_decision(
     if outcome != Outcome::Unchanged {
         // The winner takes the holder's row, seq included (its own id), so nothing else
         // moves, as when a tool replaces.
-        let seq = match held_seq {
-            Some(seq) => seq,
-            None => next_seq(tx)?,
-        };
-        let old = match &holder {
-            Some(h) => load_decision(tx, h.rid)?,
-            None => None,
+        let (seq, old) = match &holder {
+            Some(h) => (h.seq, load_decision(tx, h.rid)?),
+            None => (next_seq(tx)?, None),
         };
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
         // The line took the key from another id: that decision ends here (dated with the
@@ -256,12 +234,7 @@ impl Store {
         decisions: &[Decision],
         events: &[Event],
     ) -> Result<ImportSummary, StoreError> {
-        if let Some(e) = events.iter().find(|e| !e.is_sealed()) {
-            return Err(StoreError::Invalid(format!(
-                "event {}: its id is not its content's: it was edited after it was written",
-                e.id
-            )));
-        }
+        refuse_edited(events)?;
         for r in records {
             check_imported_record(r)?;
         }
@@ -293,15 +266,24 @@ impl Store {
             ..ImportSummary::default()
         };
         for r in records {
-            let outcome = import_record(&tx, r, &how)?;
-            summary.count(outcome);
+            summary.count(import_record(&tx, r, &how)?);
         }
         for d in decisions {
-            let outcome = import_decision(&tx, d, &how)?;
-            summary.count(outcome);
+            summary.count(import_decision(&tx, d, &how)?);
         }
         tx.commit()?;
         Ok(summary)
+    }
+}
+
+/// Refuses events one of which is not sealed: its id is not its content's.
+pub(super) fn refuse_edited(events: &[Event]) -> Result<(), StoreError> {
+    match events.iter().find(|e| !e.is_sealed()) {
+        Some(e) => Err(StoreError::Invalid(format!(
+            "event {}: its id is not its content's: it was edited after it was written",
+            e.id
+        ))),
+        None => Ok(()),
     }
 }
 

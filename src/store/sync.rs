@@ -70,13 +70,7 @@ impl Store {
         legacy: Option<&str>,
     ) -> Result<SyncTx<'_>, StoreError> {
         let author = self.author.clone();
-        let tx = self.write()?;
-        let sync = SyncTx {
-            tx,
-            folder: folder.to_string(),
-            at: time::now(),
-            author,
-        };
+        let sync = SyncTx::new(self.write()?, folder, author);
         if let Some(legacy) = legacy {
             sync.adopt_legacy_bases(legacy)?;
         }
@@ -92,13 +86,7 @@ impl Store {
         legacy: Option<&str>,
     ) -> Result<SyncTx<'_>, StoreError> {
         let author = self.author.clone();
-        let tx = self.read()?;
-        let mut sync = SyncTx {
-            tx,
-            folder: folder.to_string(),
-            at: time::now(),
-            author,
-        };
+        let mut sync = SyncTx::new(self.read()?, folder, author);
         if let Some(legacy) = legacy
             && !sync.has_bases()?
         {
@@ -150,7 +138,17 @@ impl Store {
     }
 }
 
-impl SyncTx<'_> {
+impl<'a> SyncTx<'a> {
+    /// The sync of `folder` in `tx`, begun now, by `author`.
+    fn new(tx: Transaction<'a>, folder: &str, author: Option<String>) -> SyncTx<'a> {
+        SyncTx {
+            tx,
+            folder: folder.to_string(),
+            at: time::now(),
+            author,
+        }
+    }
+
     /// Every record.
     pub fn records(&self) -> Result<Vec<Record>, StoreError> {
         let v = self
@@ -340,18 +338,15 @@ impl SyncTx<'_> {
             // said of it: see `carry_forward`).
             return Ok(None);
         };
-        let id: Option<String> = self
+        let held = self
             .tx
-            .prepare_cached(
-                "SELECT id FROM records WHERE locator = ?1 AND name = ?2 AND id <> ?3 \
-                 AND superseded IS NULL",
-            )?
-            .query_row(params![r.artifact.locator(), name, r.id], |row| row.get(0))
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLS} FROM records r WHERE r.locator = ?1 AND r.name = ?2 \
+                 AND r.id <> ?3 AND r.superseded IS NULL"
+            ))?
+            .query_row(params![r.artifact.locator(), name, r.id], record_from_row)
             .optional()?;
-        match id {
-            Some(id) => self.record(&id),
-            None => Ok(None),
-        }
+        Ok(held.map(|(rec, _)| rec))
     }
 
     /// The decision holding `d`'s natural key (locator, subject, revision) under another id.
@@ -382,13 +377,9 @@ impl SyncTx<'_> {
             .prepare_cached("SELECT seq FROM records WHERE id = ?1")?
             .query_row([&r.id], |row| row.get(0))
             .optional()?;
-        let seq = match held {
-            Some(seq) => seq,
-            None => next_seq(&self.tx)?,
-        };
-        let old = match held {
-            Some(_) => self.record(&r.id)?,
-            None => None,
+        let (seq, old) = match held {
+            Some(seq) => (seq, self.record(&r.id)?),
+            None => (next_seq(&self.tx)?, None),
         };
         write_record(&self.tx, held, r, seq)?;
         history::transferred_record(&self.tx, &self.how(), old.as_ref(), r)?;
@@ -402,13 +393,9 @@ impl SyncTx<'_> {
             .prepare_cached("SELECT rid, seq FROM decisions WHERE id = ?1")?
             .query_row([&d.id], |row| Ok((row.get(0)?, row.get(1)?)))
             .optional()?;
-        let seq = match held {
-            Some((_, seq)) => seq,
-            None => next_seq(&self.tx)?,
-        };
-        let old = match held {
-            Some(_) => self.decision(&d.id)?,
-            None => None,
+        let (seq, old) = match held {
+            Some((_, seq)) => (seq, self.decision(&d.id)?),
+            None => (next_seq(&self.tx)?, None),
         };
         write_decision(&self.tx, held.map(|h| h.0), d, seq)?;
         history::transferred_decision(&self.tx, &self.how(), old.as_ref(), Some(d))?;
@@ -472,12 +459,7 @@ impl SyncTx<'_> {
     /// Adds the events the database does not hold (each already checked sealed: the folder's
     /// are); one it holds is kept as it is. Returns the ids of those that were new.
     pub fn add_events(&self, events: &[Event]) -> Result<Vec<String>, StoreError> {
-        if let Some(e) = events.iter().find(|e| !e.is_sealed()) {
-            return Err(StoreError::Invalid(format!(
-                "event {}: its id is not its content's: it was edited after it was written",
-                e.id
-            )));
-        }
+        super::import::refuse_edited(events)?;
         let held: std::collections::HashSet<String> = self
             .tx
             .prepare_cached("SELECT id FROM events")?

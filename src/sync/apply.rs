@@ -10,10 +10,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-use super::folder::{file_of, remove_file, write_all, write_atomic};
-use super::merge::{self, Side};
+use super::folder::{file_of, fsync_dir, remove_file, write_all, write_atomic};
+use super::merge::{self, side};
 use super::owned::{self, step};
-use super::run::{Counts, Entries, Entry, slot};
+use super::run::{Counts, Entries, Entry};
 use super::{Action, Hash, Item, ItemKind, Result, hash};
 use crate::store::{Store, SyncTx};
 
@@ -127,11 +127,6 @@ impl<'a, 't> Apply<'a, 't> {
         }
     }
 
-    /// The hash of the file as it really is now (`None`: absent).
-    fn disk(&self, key: &Key) -> Option<Hash> {
-        self.overlay.disk(self.entries, key)
-    }
-
     pub(super) fn act(
         &mut self,
         kind: ItemKind,
@@ -147,13 +142,13 @@ impl<'a, 't> Apply<'a, 't> {
                     self.set_base(item)?;
                 }
                 Some(_) => {}
-                None if e.base.is_some() => self.drop_base(kind, id)?,
+                None if e.base.is_some() => self.tx.drop_base(kind.as_str(), id)?,
                 None => {}
             },
             Action::ToFolder | Action::KeepDatabase => {
                 let item = db_item.ok_or_else(|| fail!("{id}: no database version"))?;
                 // The rule of the tools against the folder's version (the base's text).
-                let r = self.outranked(kind, id, None, item, "database")?;
+                let r = self.outranked(None, item, "database")?;
                 if r != *item {
                     self.import(&r, db_item)?;
                 } else {
@@ -170,7 +165,7 @@ impl<'a, 't> Apply<'a, 't> {
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
                 // The rule of the tools against the database's version (or the base's).
-                let r = self.outranked(kind, id, db_item, item, "folder")?;
+                let r = self.outranked(db_item, item, "folder")?;
                 self.import(&r, db_item)?;
                 if action == Action::KeepFolder {
                     self.counts.conflicts.push(format!(
@@ -183,24 +178,15 @@ impl<'a, 't> Apply<'a, 't> {
             Action::DeleteFile => self.delete_file(kind, id)?,
             Action::DeleteItem => {
                 self.delete_item(kind, id)?;
-                self.drop_base(kind, id)?;
+                self.tx.drop_base(kind.as_str(), id)?;
             }
             Action::Resolve => {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
                     return Err(fail!("{id}: a conflict needs both versions"));
                 };
                 let base = self.base_item(kind, id)?;
-                let resolved = merge::resolve(
-                    base.as_ref(),
-                    Side {
-                        item: db,
-                        name: "database",
-                    },
-                    Side {
-                        item: file,
-                        name: "folder",
-                    },
-                )?;
+                let resolved =
+                    merge::resolve(base.as_ref(), side(db, "database"), side(file, "folder"))?;
                 if let Some(c) = resolved.conflict {
                     self.counts.conflicts.push(c);
                 }
@@ -220,42 +206,26 @@ impl<'a, 't> Apply<'a, 't> {
     /// verdict so kept is a conflict, reported.
     pub(super) fn outranked(
         &mut self,
-        kind: ItemKind,
-        id: &str,
         before: Option<&Item>,
         changed: &Item,
         name: &str,
     ) -> Result<Item> {
-        if kind != ItemKind::Decision {
+        if changed.kind() != ItemKind::Decision {
             return Ok(changed.clone());
         }
         let base;
         let before = match before {
             Some(b) => Some(b),
             None => {
-                base = self.base_item(kind, id)?;
+                base = self.base_item(changed.kind(), changed.id())?;
                 base.as_ref()
             }
         };
-        let r = merge::one_sided(
-            before,
-            Side {
-                item: changed,
-                name,
-            },
-        );
+        let r = merge::one_sided(before, side(changed, name));
         if let Some(c) = r.conflict {
             self.counts.conflicts.push(c);
         }
         Ok(r.item)
-    }
-
-    /// Reports the engineer's verdicts `after` takes from the folder: those none of `known`
-    /// (what the database held) holds.
-    pub(super) fn arrived(&mut self, known: &[&Item], after: &Item) {
-        self.counts
-            .arrived
-            .extend(merge::arrived_verdicts(known, after));
     }
 
     pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> Result<Option<Item>> {
@@ -273,16 +243,12 @@ impl<'a, 't> Apply<'a, 't> {
         Ok(h)
     }
 
-    fn drop_base(&self, kind: ItemKind, id: &str) -> Result<()> {
-        Ok(self.tx.drop_base(kind.as_str(), id)?)
-    }
-
     /// The item's file is to hold `item`: its base becomes `item`, and the file is written
     /// after the commit unless it already holds that text.
     fn write_file(&mut self, item: &Item) -> Result<()> {
         let h = self.set_base(item)?;
         let key = (item.kind(), item.id().to_string());
-        if self.disk(&key) == Some(h) {
+        if self.overlay.disk(self.entries, &key) == Some(h) {
             self.files.remove(&key);
         } else {
             self.files.insert(key, FileOp::Write);
@@ -293,9 +259,9 @@ impl<'a, 't> Apply<'a, 't> {
     /// The item's file is to be gone: its base is dropped, and the file deleted after the
     /// commit if there is one.
     fn delete_file(&mut self, kind: ItemKind, id: &str) -> Result<()> {
-        self.drop_base(kind, id)?;
+        self.tx.drop_base(kind.as_str(), id)?;
         let key = (kind, id.to_string());
-        if self.disk(&key).is_some() {
+        if self.overlay.disk(self.entries, &key).is_some() {
             self.files.insert(key, FileOp::Delete);
         } else {
             self.files.remove(&key);
@@ -347,7 +313,9 @@ impl<'a, 't> Apply<'a, 't> {
         }?
         .ok_or_else(|| fail!("{} {}: not stored", item.kind().as_str(), item.id()))?;
         let known: Vec<&Item> = previous.into_iter().chain(held.as_ref()).collect();
-        self.arrived(&known, &stored);
+        self.counts
+            .arrived
+            .extend(merge::arrived_verdicts(&known, &stored));
         self.write_file(&stored)
     }
 
@@ -358,14 +326,8 @@ impl<'a, 't> Apply<'a, 't> {
     fn settle_key(&mut self, held: &Item, incoming: &Item) -> Result<Option<Item>> {
         let resolved = merge::both_changed(
             None,
-            Side {
-                item: held,
-                name: "database",
-            },
-            Side {
-                item: incoming,
-                name: "folder",
-            },
+            side(held, "database"),
+            side(incoming, "folder"),
             &held.text(),
             &incoming.text(),
         );
@@ -399,7 +361,9 @@ impl<'a, 't> Apply<'a, 't> {
             .insert((winner.kind(), winner.id().to_string()));
         if winner.id() == held.id() {
             if winner != *held {
-                self.arrived(&[held], &winner);
+                self.counts
+                    .arrived
+                    .extend(merge::arrived_verdicts(&[held], &winner));
                 self.put(&winner)?;
             }
             self.write_file(&winner)?;
@@ -435,7 +399,7 @@ impl<'a, 't> Apply<'a, 't> {
         let keys: BTreeSet<&Key> = files.keys().chain(rows.keys()).collect();
         for key in keys {
             let (kind, id) = (key.0, key.1.as_str());
-            let k = slot(kind);
+            let k = kind as usize;
             let file = format!("{}/{id}.json", kind.dir());
             let existed = entries.get(key).is_some_and(|e| e.db.is_some());
             match rows.get(key) {
@@ -514,9 +478,7 @@ pub(super) fn complete(
             .iter()
             .chain([&folder.to_path_buf()])
         {
-            if let Err(e) = std::fs::File::open(d).and_then(|f| f.sync_all()) {
-                log::debug!("fsync of {}: {e}", d.display());
-            }
+            fsync_dir(d);
         }
         step("directories fsynced");
     }

@@ -10,18 +10,15 @@ use std::path::{Path, PathBuf};
 
 use super::apply::WRITE_THREADS;
 use super::line::{Schemas, is_id_text, parse_event, parse_item};
-use super::merge::{Side, resolve};
+use super::merge::{resolve, side};
 use super::run::Entries;
-use super::{Hash, Item, ItemKind, Result, hash, owned};
+use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned};
 use crate::text::escape_controls;
 
 /// Ids as `import` allows them, which are also safe file names.
 pub(super) fn is_file_id(id: &str) -> bool {
     !id.is_empty() && !id.starts_with('.') && is_id_text(id)
 }
-
-/// At most this many bad files are named; the rest are counted.
-pub(super) const MAX_REPORTED: usize = 20;
 
 /// How many threads hash the database's items.
 pub(super) const HASH_THREADS: usize = 4;
@@ -113,6 +110,18 @@ pub(super) fn shown(path: &Path) -> String {
     escape_controls(&path.display().to_string()).into_owned()
 }
 
+/// Why an entry of a subfolder whose name is not its files' is refused: a symbolic link
+/// (never followed), or `not` (what it is not).
+pub(super) fn misnamed(path: &Path, link: bool, not: &str) -> String {
+    match link {
+        true => format!(
+            "{}: is a symbolic link, and sync never follows a link in the folder: delete it",
+            shown(path)
+        ),
+        false => format!("{}: {not}", shown(path)),
+    }
+}
+
 /// Refuses a folder whose own entries are symbolic links: DIR itself as named, its
 /// `records`, `decisions` and `README.md`. A link there would make sync read or write outside
 /// the folder (a committed link is one `git pull` away). The path leading to DIR is the
@@ -184,18 +193,8 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
             continue;
         }
         let Some(id) = name.strip_suffix(".json").filter(|id| is_file_id(id)) else {
-            out.problems.push(match link {
-                true => format!(
-                    "{}: is a symbolic link, and sync never follows a link in the folder: \
-                     delete it",
-                    shown(&path)
-                ),
-                false => format!(
-                    "{}: not an item file ({}/<id>.json)",
-                    shown(&path),
-                    kind.dir()
-                ),
-            });
+            let not = format!("not an item file ({}/<id>.json)", kind.dir());
+            out.problems.push(misnamed(&path, link, &not));
             continue;
         };
         match read_regular(&path, MAX_FILE_BYTES) {
@@ -221,37 +220,24 @@ pub(super) fn read_folder(
         let kind = scan.kind;
         for (id, h) in scan.files {
             let path = file_of(folder, kind, &id);
-            let e = entries.entry((kind, id)).or_default();
-            let item = if e.knows(&h) {
-                None
-            } else {
-                let bytes = match read_regular(&path, MAX_FILE_BYTES) {
-                    Ok(b) => b,
-                    Err(why) => {
-                        problems.push(format!("{}: {why}", shown(&path)));
-                        continue;
-                    }
-                };
-                let id = path
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default()
-                    .to_string();
-                // The file may have changed since it was hashed: the hash follows the bytes
-                // that are validated and imported.
-                let h = hash(&bytes);
-                match parse_file(&bytes, schemas, kind, &id) {
-                    Ok(item) => {
-                        e.file = Some((h, Some(item)));
-                        continue;
-                    }
-                    Err(why) => {
-                        problems.push(format!("{}: {}", shown(&path), escape_controls(&why)));
-                        continue;
-                    }
+            let e = entries.entry((kind, id.clone())).or_default();
+            if e.knows(&h) {
+                e.file = Some((h, None));
+                continue;
+            }
+            let bytes = match read_regular(&path, MAX_FILE_BYTES) {
+                Ok(b) => b,
+                Err(why) => {
+                    problems.push(format!("{}: {why}", shown(&path)));
+                    continue;
                 }
             };
-            e.file = Some((h, item));
+            // The file may have changed since it was hashed: the hash follows the bytes that
+            // are validated and imported.
+            match parse_file(&bytes, schemas, kind, &id) {
+                Ok(item) => e.file = Some((hash(&bytes), Some(item))),
+                Err(why) => problems.push(format!("{}: {}", shown(&path), escape_controls(&why))),
+            }
         }
     }
     if problems.is_empty() {
@@ -331,28 +317,41 @@ fn replace_file(path: &Path, text: &str) -> io::Result<()> {
     written
 }
 
+/// Flushes a directory's entries to disk; a failure is only logged (not every file system
+/// can).
+pub(super) fn fsync_dir(dir: &Path) {
+    if let Err(e) = fs::File::open(dir).and_then(|f| f.sync_all()) {
+        log::debug!("fsync of {}: {e}", dir.display());
+    }
+}
+
 /// Writes files, each atomically, on [`WRITE_THREADS`] threads.
 pub(super) fn write_all(batch: &[(PathBuf, String)]) -> Result<()> {
-    if batch.is_empty() {
-        return Ok(());
-    }
     // Under the test hook, one at a time: each run of a scenario takes the same steps.
     let threads = if owned::hooked() { 1 } else { WRITE_THREADS };
-    let chunk = batch.len().div_ceil(threads).max(1);
+    on_threads(batch, threads, |part| {
+        part.iter()
+            .try_for_each(|(path, text)| write_atomic(path, text))
+    })
+    .into_iter()
+    .try_for_each(|w| w.unwrap_or_else(|| Err(fail!("a file writer failed"))))
+}
+
+/// `f` of each of (at most) `threads` parts of `items`, each on a thread of its own, in
+/// order: `None` for a part whose thread panicked.
+pub(super) fn on_threads<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<Option<R>> {
+    let chunk = items.len().div_ceil(threads).max(1);
+    let f = &f;
     std::thread::scope(|scope| {
-        let writers: Vec<_> = batch
+        let parts: Vec<_> = items
             .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .try_for_each(|(path, text)| write_atomic(path, text))
-                })
-            })
+            .map(|part| scope.spawn(move || f(part)))
             .collect();
-        writers.into_iter().try_for_each(|w| {
-            w.join()
-                .unwrap_or_else(|_| Err(fail!("a file writer failed")))
-        })
+        parts.into_iter().map(|h| h.join().ok()).collect()
     })
 }
 
@@ -413,14 +412,8 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
     let theirs_item = parse(theirs, &read(theirs)?)?;
     let resolved = resolve(
         base_item.as_ref(),
-        Side {
-            item: &ours_item,
-            name: "ours",
-        },
-        Side {
-            item: &theirs_item,
-            name: "theirs",
-        },
+        side(&ours_item, "ours"),
+        side(&theirs_item, "theirs"),
     )
     .map_err(|e| {
         fail!(

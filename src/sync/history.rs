@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::Result;
-use super::folder::{HASH_THREADS, MAX_FILE_BYTES, read_regular, shown};
+use super::folder::{HASH_THREADS, MAX_FILE_BYTES, misnamed, on_threads, read_regular, shown};
 use super::line::{event_text, parse_event};
 use crate::review::history::Event;
 use crate::text::escape_controls;
@@ -33,22 +33,11 @@ pub(super) struct FolderHistory {
     pub(super) problems: Vec<String>,
 }
 
-impl FolderHistory {
-    pub(super) fn ids(&self) -> BTreeSet<&str> {
-        self.events.iter().map(|e| e.id.as_str()).collect()
-    }
-}
-
 /// Whether `name` is an event file's name: `evt-` and 32 lowercase hex digits, `.json`.
 fn event_id_of(name: &str) -> Option<&str> {
     let id = name.strip_suffix(".json")?;
     let hex = id.strip_prefix("evt-")?;
     (hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))).then_some(id)
-}
-
-/// The path of an event's file.
-pub(super) fn event_file(folder: &Path, id: &str) -> PathBuf {
-    folder.join(HISTORY_DIR).join(format!("{id}.json"))
 }
 
 /// Reads every file of `history/`: each must be a regular file (never a link, device or
@@ -75,39 +64,21 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
         }
         match name.and_then(event_id_of) {
             Some(id) => files.push((path, id.to_string())),
-            None => out.problems.push(match link {
-                true => format!(
-                    "{}: is a symbolic link, and sync never follows a link in the folder: \
-                     delete it",
-                    shown(&path)
-                ),
-                false => format!(
-                    "{}: not a history file ({HISTORY_DIR}/<event id>.json)",
-                    shown(&path)
-                ),
-            }),
+            None => out.problems.push(misnamed(
+                &path,
+                link,
+                &format!("not a history file ({HISTORY_DIR}/<event id>.json)"),
+            )),
         }
     }
     // Read and checked on a few threads: a history holds more files than the items do.
-    let chunk = files.len().div_ceil(HASH_THREADS).max(1);
-    let read: Vec<(Vec<Event>, Vec<String>)> = std::thread::scope(|scope| {
-        let parts: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || read_files(part)))
-            .collect();
-        parts
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    (
-                        Vec::new(),
-                        vec![format!("{}: a reader failed", shown(&dir))],
-                    )
-                })
-            })
-            .collect()
-    });
-    for (events, problems) in read {
+    for read in on_threads(&files, HASH_THREADS, read_files) {
+        let (events, problems) = read.unwrap_or_else(|| {
+            (
+                Vec::new(),
+                vec![format!("{}: a reader failed", shown(&dir))],
+            )
+        });
         out.events.extend(events);
         out.problems.extend(problems);
     }
@@ -144,7 +115,10 @@ pub(super) fn missing_files(
 ) -> Vec<(PathBuf, String)> {
     all.iter()
         .filter(|e| !present.contains(e.id.as_str()))
-        .map(|e| (event_file(folder, &e.id), event_text(e)))
+        .map(|e| {
+            let path = folder.join(HISTORY_DIR).join(format!("{}.json", e.id));
+            (path, event_text(e))
+        })
         .collect()
 }
 

@@ -28,7 +28,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::line::{Line, Schemas, parse_export_line};
-use super::{Item, Result};
+use super::{Item, MAX_REPORTED, Result};
 use crate::framing::{Frame, LineReader, MAX_LINE_BYTES};
 use crate::review::history::Event;
 use crate::review::{Decision, Record};
@@ -51,15 +51,7 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
     let lines = read_import(&mut BufReader::new(input), &schemas)
         .map_err(|e| fail!("{}: {e}", file.display()))?;
     let total = lines.len();
-    let mut events: Vec<Event> = Vec::new();
-    let mut items: Vec<Item> = Vec::new();
-    for line in lines {
-        match line {
-            Line::Item(i) => items.push(*i),
-            Line::Event(e) => events.push(*e),
-        }
-    }
-    let (records, decisions) = split(items);
+    let (records, decisions, events) = split(lines);
     let mut store = Store::open(db)?;
     // The counts come from the same transaction that wrote, so they describe what happened
     // even when a server wrote the database a moment before.
@@ -94,9 +86,6 @@ impl std::fmt::Display for ImportError {
 }
 
 impl std::error::Error for ImportError {}
-
-/// At most this many bad lines are reported; the rest are counted.
-const MAX_REPORTED: usize = 20;
 
 /// Reads and validates every line of an import file: its shape against [`Schemas`], then the
 /// domain rules.
@@ -194,19 +183,21 @@ fn key_of(line: &Item) -> Option<(String, String)> {
     }
 }
 
-/// Splits validated lines into the records and decisions [`Store::import`] takes, each in
-/// file order (the two never share a key, so only the order within each matters).
-///
-pub fn split(lines: Vec<Item>) -> (Vec<Record>, Vec<Decision>) {
-    let mut records = Vec::new();
-    let mut decisions = Vec::new();
+/// Splits validated lines into the records, decisions and events
+/// [`Store::import_with_history`] takes, each in file order (the records and decisions never
+/// share a key, so only the order within each matters).
+pub fn split(lines: Vec<Line>) -> (Vec<Record>, Vec<Decision>, Vec<Event>) {
+    let (mut records, mut decisions, mut events) = (Vec::new(), Vec::new(), Vec::new());
     for line in lines {
         match line {
-            Item::Record(r) => records.push(r),
-            Item::Decision(d) => decisions.push(d),
+            Line::Item(i) => match *i {
+                Item::Record(r) => records.push(r),
+                Item::Decision(d) => decisions.push(d),
+            },
+            Line::Event(e) => events.push(*e),
         }
     }
-    (records, decisions)
+    (records, decisions, events)
 }
 
 #[cfg(test)]
@@ -217,15 +208,15 @@ mod tests {
 
     #[test]
     fn split_keeps_file_order_within_each_kind() {
-        let (r, d) = split(vec![
-            Item::Record(feature("a", "bore", T1)),
-            Item::Record(feature("b", "slot", T2)),
+        let (r, d, e) = split(vec![
+            Line::Item(Box::new(Item::Record(feature("a", "bore", T1)))),
+            Line::Item(Box::new(Item::Record(feature("b", "slot", T2)))),
         ]);
         assert_eq!(
             r.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
             ["a", "b"]
         );
-        assert!(d.is_empty());
+        assert!(d.is_empty() && e.is_empty());
     }
 
     fn import_line(entity_ids: &str) -> String {

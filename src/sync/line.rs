@@ -1,16 +1,17 @@
 //! What an export line must be to be read back, by `import` (a line of its file), `sync` (an
 //! item file of the folder) and `merge-file` (the three versions git gives it): the record and
 //! decision shapes of the tools' own schemas, then the domain rules (id form, revision,
-//! format, normal uri, timestamps, naming, basis). One rule, one place: [`parse_line`]. An
+//! format, normal uri, timestamps, naming, basis). One rule, one place: [`parse_item`]. An
 //! export's event lines and the folder's history files are read by [`parse_export_line`] and
 //! [`parse_event`]: an event is taken only sealed ([`check_event`]), never repaired.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::Item;
+use super::{Item, file_text};
 use crate::bounds;
 use crate::review::history::Event;
 use crate::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
@@ -208,54 +209,49 @@ fn superseded_schema() -> Value {
     })
 }
 
-/// The revisions and times `carry_forward` wrote into an item, checked as the item's own.
+/// The revisions and times `carry_forward` wrote into an item (`whose`: `record <id>`,
+/// `decision <id>`), checked as the item's own.
 fn check_lineage(
-    what: &str,
-    id: &str,
+    whose: &str,
     from: Option<&str>,
     superseded: Option<&crate::review::Superseded>,
     verdict_at: Option<&str>,
 ) -> Result<(), String> {
-    if let Some(from) = from
-        && !is_revision(from)
-    {
-        return Err(format!(
-            "{what} {id}: carried.from {from:?} is not sha256: followed by 64 lowercase hex digits"
-        ));
+    if let Some(from) = from {
+        check_revision(whose, "carried.from", from)?;
     }
     if let Some(s) = superseded {
-        if !is_revision(&s.by) {
-            return Err(format!(
-                "{what} {id}: superseded.by {:?} is not sha256: followed by 64 lowercase hex digits",
-                s.by
-            ));
-        }
-        if !crate::time::is_timestamp(&s.at) {
-            return Err(format!(
-                "{what} {id}: superseded.at {:?} is not a timestamp",
-                s.at
-            ));
-        }
+        check_revision(whose, "superseded.by", &s.by)?;
+        check_time(whose, "superseded.at", &s.at)?;
     }
-    if let Some(at) = verdict_at
-        && !crate::time::is_timestamp(at)
-    {
-        return Err(format!(
-            "{what} {id}: carried.verdict.at {at:?} is not a timestamp"
-        ));
+    match verdict_at {
+        Some(at) => check_time(whose, "carried.verdict.at", at),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Refuses `value`, the `field` of `whose`, unless it is a revision.
+fn check_revision(whose: &str, field: &str, value: &str) -> Result<(), String> {
+    if is_revision(value) {
+        return Ok(());
+    }
+    Err(format!(
+        "{whose}: {field} {value:?} is not sha256: followed by 64 lowercase hex digits"
+    ))
+}
+
+/// Refuses `value`, the `field` of `whose`, unless it is a timestamp.
+fn check_time(whose: &str, field: &str, value: &str) -> Result<(), String> {
+    if crate::time::is_timestamp(value) {
+        return Ok(());
+    }
+    Err(format!("{whose}: {field} {value:?} is not a timestamp"))
 }
 
 /// How many schema errors are reported for one bad line.
 const MAX_LINE_ERRORS: usize = 3;
 
 const SHAPE: &str = "expected {\"record\":{…}} or {\"decision\":{…}}";
-
-/// One line: `{"record":{…}}` or `{"decision":{…}}`, valid in shape and by the domain rules.
-pub fn parse_line(text: &str, schemas: &Schemas) -> Result<Item, String> {
-    item_of(read_value(text)?, schemas)
-}
 
 /// A line of an export: an item, or an event of the history.
 #[derive(Debug, Clone, PartialEq)]
@@ -264,10 +260,10 @@ pub enum Line {
     Event(Box<Event>),
 }
 
-/// One line of an export file: `{"record":{…}}`, `{"decision":{…}}` (see [`parse_line`]) or
+/// One line of an export file: `{"record":{…}}`, `{"decision":{…}}` (see [`parse_item`]) or
 /// `{"event":{…}}` (see [`check_event`]).
 pub fn parse_export_line(text: &str, schemas: &Schemas) -> Result<Line, String> {
-    let value = read_value(text)?;
+    let value = read_value(text.as_bytes())?;
     match value
         .as_object()
         .filter(|o| o.len() == 1)
@@ -281,8 +277,7 @@ pub fn parse_export_line(text: &str, schemas: &Schemas) -> Result<Line, String> 
 /// A history file's bytes (`{"event":{…}}`, pretty-printed), validated as an export's event
 /// line is.
 pub fn parse_event(bytes: &[u8]) -> Result<Event, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8".to_string())?;
-    event_of(read_value(text)?)
+    event_of(read_value(bytes)?)
 }
 
 /// An event's line, `{"event":{…}}` (keys in alphabetical order), as export writes it; a
@@ -290,19 +285,20 @@ pub fn parse_event(bytes: &[u8]) -> Result<Event, String> {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EventLine<'a> {
-    event: std::borrow::Cow<'a, Event>,
+    event: Cow<'a, Event>,
+}
+
+impl EventLine<'_> {
+    fn of(e: &Event) -> EventLine<'_> {
+        EventLine {
+            event: Cow::Borrowed(e),
+        }
+    }
 }
 
 /// The text of an event's history file: its line pretty-printed with a final newline.
 pub fn event_text(e: &Event) -> String {
-    let line = EventLine {
-        event: std::borrow::Cow::Borrowed(e),
-    };
-    // Serialising a plain struct cannot fail; an empty object would be refused by the next
-    // sync rather than lose anything silently.
-    let mut text = serde_json::to_string_pretty(&line).unwrap_or_else(|_| "{}".into());
-    text.push('\n');
-    text
+    file_text(&EventLine::of(e))
 }
 
 fn event_of(value: Value) -> Result<Event, String> {
@@ -324,26 +320,20 @@ pub fn check_event(e: &Event) -> Result<(), String> {
             e.id
         ));
     }
-    if !crate::time::is_timestamp(&e.at) {
-        return Err(format!("event {}: at {:?} is not a timestamp", e.id, e.at));
-    }
+    let whose = format!("event {}", e.id);
+    check_time(&whose, "at", &e.at)?;
     if e.of.is_empty() || !is_id_text(&e.of) {
         return Err(format!(
             "event {}: of {:?} is not an item id (ASCII letters, digits and _ - . :)",
             e.id, e.of
         ));
     }
-    if !is_revision(&e.revision) {
-        return Err(format!(
-            "event {}: revision {:?} is not sha256: followed by 64 lowercase hex digits",
-            e.id, e.revision
-        ));
-    }
-    Ok(())
+    check_revision(&whose, "revision", &e.revision)
 }
 
-/// A line's JSON, bounded in values as a request line is.
-fn read_value(text: &str) -> Result<Value, String> {
+/// A line's JSON (UTF-8), bounded in values as a request line is.
+fn read_value(bytes: &[u8]) -> Result<Value, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8".to_string())?;
     if bounds::count_values(text.as_bytes(), bounds::MAX_LINE_VALUES).values
         > bounds::MAX_LINE_VALUES
     {
@@ -355,16 +345,13 @@ fn read_value(text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))
 }
 
-fn item_of(value: Value, schemas: &Schemas) -> Result<Item, String> {
+fn item_of(mut value: Value, schemas: &Schemas) -> Result<Item, String> {
     schemas.validate(&value)?;
-    let Value::Object(mut obj) = value else {
-        return Err(SHAPE.into());
-    };
-    if let Some(r) = obj.remove("record") {
+    if let Some(r) = value.get_mut("record").map(Value::take) {
         let mut r: Record = serde_json::from_value(r).map_err(|e| format!("record: {e}"))?;
         check_record(&mut r)?;
         Ok(Item::Record(r))
-    } else if let Some(d) = obj.remove("decision") {
+    } else if let Some(d) = value.get_mut("decision").map(Value::take) {
         let mut d: Decision = serde_json::from_value(d).map_err(|e| format!("decision: {e}"))?;
         check_decision(&mut d)?;
         Ok(Item::Decision(d))
@@ -373,10 +360,10 @@ fn item_of(value: Value, schemas: &Schemas) -> Result<Item, String> {
     }
 }
 
-/// An item file's bytes (or a line's), validated as an import line is.
+/// An item file's bytes (or a line's): `{"record":{…}}` or `{"decision":{…}}`, valid in shape
+/// and by the domain rules.
 pub fn parse_item(bytes: &[u8], schemas: &Schemas) -> Result<Item, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8".to_string())?;
-    parse_line(text, schemas)
+    item_of(read_value(bytes)?, schemas)
 }
 
 /// Whether `id` keeps to the characters an imported id may hold: ASCII letters, digits and
@@ -404,12 +391,11 @@ fn check_common(
              ids like rec_3f9a0c1b2d4e5f60)"
         ));
     }
-    if !is_revision(&artifact.revision) {
-        return Err(format!(
-            "{what} {id}: artifact.revision {:?} is not sha256: followed by 64 lowercase hex digits",
-            artifact.revision
-        ));
-    }
+    check_revision(
+        &format!("{what} {id}"),
+        "artifact.revision",
+        &artifact.revision,
+    )?;
     if artifact.format != "step" {
         return Err(format!(
             "{what} {id}: artifact.format {:?} is not \"step\"",
@@ -455,8 +441,7 @@ fn check_record(r: &mut Record) -> Result<(), String> {
         &r.updated_at,
     )?;
     check_lineage(
-        "record",
-        &r.id,
+        &format!("record {}", r.id),
         r.carried.as_ref().map(|c| c.from.as_str()),
         r.superseded.as_ref(),
         r.carried
@@ -485,29 +470,26 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
         &d.created_at,
         &d.updated_at,
     )?;
+    let whose = format!("decision {}", d.id);
     check_lineage(
-        "decision",
-        &d.id,
+        &whose,
         d.carried.as_ref().map(|c| c.from.as_str()),
         d.superseded.as_ref(),
         None,
     )?;
     for (i, item) in d.basis.iter().enumerate() {
-        item.check(i)
-            .map_err(|e| format!("decision {}: {e}", d.id))?;
+        item.check(i).map_err(|e| format!("{whose}: {e}"))?;
         // A verdict given at this revision makes an item this revision's (every channel
         // clears the mark): an item with both would show this revision's verdict as an
         // earlier revision's history.
         if item.carried.is_some() && item.verdict.is_some() {
             return Err(format!(
-                "decision {}: basis[{i}] has a verdict and is marked carried: a verdict given at this revision makes the item this revision's (an earlier revision's verdict belongs in carried.verdict)",
-                d.id
+                "{whose}: basis[{i}] has a verdict and is marked carried: a verdict given at this revision makes the item this revision's (an earlier revision's verdict belongs in carried.verdict)"
             ));
         }
         if let Some(c) = &item.carried {
             check_lineage(
-                "decision",
-                &d.id,
+                &whose,
                 Some(&c.from),
                 None,
                 c.verdict.as_ref().map(|v| v.at.as_str()),
@@ -518,8 +500,7 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
             && !crate::time::is_timestamp(at)
         {
             return Err(format!(
-                "decision {}: basis[{i}].verdict.at {at:?} is not a timestamp like 2026-01-02T03:04:05.678Z",
-                d.id
+                "{whose}: basis[{i}].verdict.at {at:?} is not a timestamp like 2026-01-02T03:04:05.678Z"
             ));
         }
     }
@@ -546,11 +527,7 @@ pub fn write_export(
     out: &mut dyn Write,
 ) -> io::Result<(usize, usize)> {
     let counts = (records.len(), decisions.len());
-    let mut items: Vec<Item> = records
-        .into_iter()
-        .map(Item::Record)
-        .chain(decisions.into_iter().map(Item::Decision))
-        .collect();
+    let mut items = Item::all(records, decisions);
     items.sort_by(|a, b| {
         (a.kind(), a.created_at(), a.id()).cmp(&(b.kind(), b.created_at(), b.id()))
     });
@@ -561,10 +538,7 @@ pub fn write_export(
     // The history last, oldest first, each event as stored: an import adds the events
     // before it judges the items, so the order within the file does not matter to it.
     for e in events {
-        let line = EventLine {
-            event: std::borrow::Cow::Borrowed(e),
-        };
-        serde_json::to_writer(&mut *out, &line)?;
+        serde_json::to_writer(&mut *out, &EventLine::of(e))?;
         out.write_all(b"\n")?;
     }
     out.flush()?;
@@ -635,21 +609,9 @@ mod tests {
         assert!(e.contains("fit in one answer line"), "{e}");
     }
 
-    /// Decision `dec_1` on "bore" with this basis, at the artifact of the `feature` fixture.
+    /// Decision `dec_1` on "bore", accepted at [`T2`], with this basis.
     fn decision(basis: Vec<crate::review::BasisItem>) -> Decision {
-        Decision {
-            author: None,
-            carried: None,
-            superseded: None,
-            id: "dec_1".into(),
-            subject: "bore".into(),
-            disposition: "accept".into(),
-            summary: None,
-            basis,
-            artifact: feature("rec_1", "bore", T1).artifact,
-            created_at: T1.into(),
-            updated_at: T2.into(),
-        }
+        super::super::fixtures::decision("bore", T2, "accept", basis)
     }
 
     /// A basis item carrying a verdict of its own and a carried mark is refused: the verdict

@@ -27,6 +27,11 @@ pub struct Side<'a> {
     pub name: &'a str,
 }
 
+/// The side `item`, called `name` in the report.
+pub fn side<'a>(item: &'a Item, name: &'a str) -> Side<'a> {
+    Side { item, name }
+}
+
 /// The outcome: the merged item and, when both sides had changed it, what the report says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
@@ -35,6 +40,30 @@ pub struct Resolved {
     pub conflict: Option<String>,
     /// What the rule did to the engineer's verdicts (also in `conflict`).
     pub notes: Vec<String>,
+}
+
+impl Resolved {
+    /// `item` as it is, with no conflict.
+    fn taken(item: &Item) -> Resolved {
+        Resolved {
+            item: item.clone(),
+            conflict: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// `item`, a conflict: `report` followed by each of the `notes`.
+    fn conflict(item: Item, mut report: String, notes: Vec<String>) -> Resolved {
+        for n in &notes {
+            report.push_str("; ");
+            report.push_str(n);
+        }
+        Resolved {
+            item,
+            conflict: Some(report),
+            notes,
+        }
+    }
 }
 
 /// Three-way merge of one item: a side unchanged since `base` takes the other side's
@@ -55,11 +84,7 @@ pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<
     let (o, t) = (ours.item.text(), theirs.item.text());
     let b = base.map(Item::text);
     if o == t {
-        return Ok(Resolved {
-            item: ours.item.clone(),
-            conflict: None,
-            notes: Vec::new(),
-        });
+        return Ok(Resolved::taken(ours.item));
     }
     if b.as_deref() == Some(t.as_str()) {
         return Ok(one_sided(Some(theirs.item), ours));
@@ -77,20 +102,12 @@ pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<
 /// `changed` is taken as it is, with no conflict.
 pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
     let (Some(Item::Decision(b)), Item::Decision(c)) = (before, changed.item) else {
-        return Resolved {
-            item: changed.item.clone(),
-            conflict: None,
-            notes: Vec::new(),
-        };
+        return Resolved::taken(changed.item);
     };
     let mut out = c.clone();
     let kept = keep_engineer_verdicts(&b.basis, &mut out.basis);
     if kept.is_empty() {
-        return Resolved {
-            item: changed.item.clone(),
-            conflict: None,
-            notes: Vec::new(),
-        };
+        return Resolved::taken(changed.item);
     }
     let notes: Vec<String> = kept
         .iter()
@@ -107,7 +124,7 @@ pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
             )
         })
         .collect();
-    let mut report = format!(
+    let report = format!(
         "{} {} changed in the {} only (version of {}{}), but an assistant's verdict never replaces an engineer's",
         changed.item.kind().as_str(),
         changed.item.id(),
@@ -115,15 +132,7 @@ pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
         changed.item.updated_at(),
         author_of(changed.item),
     );
-    for n in &notes {
-        report.push_str("; ");
-        report.push_str(n);
-    }
-    Resolved {
-        item: Item::Decision(out),
-        conflict: Some(report),
-        notes,
-    }
+    Resolved::conflict(Item::Decision(out), report, notes)
 }
 
 /// A verdict as the report names it: `rejected via app by Ada at 2026-…`.
@@ -190,7 +199,7 @@ pub fn both_changed(
         (w, _) => w.clone(),
     };
     let item = keep_superseded(item, loser, &mut notes);
-    let mut report = format!(
+    let report = format!(
         "{} {} changed on both sides: {} version of {}{}, {} version of {}{}; kept the {} version (the later)",
         ours.item.kind().as_str(),
         ours.item.id(),
@@ -202,15 +211,7 @@ pub fn both_changed(
         author_of(theirs.item),
         winner.name,
     );
-    for n in &notes {
-        report.push_str("; ");
-        report.push_str(n);
-    }
-    Resolved {
-        item,
-        conflict: Some(report),
-        notes,
-    }
+    Resolved::conflict(item, report, notes)
 }
 
 /// A revision carried on stays carried on: the winner of a merge keeps the loser's
@@ -326,10 +327,9 @@ fn carry_verdicts(
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixtures::{self, REV, T1, T2, T3};
     use super::*;
-    use crate::review::{Artifact, Judgement, Source, State, Verdict, Via};
-
-    const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
+    use crate::review::{Judgement, Source, State, Verdict, Via};
 
     fn item(requirement: &str, verdict: Option<(Judgement, Via, &str)>) -> BasisItem {
         BasisItem {
@@ -353,28 +353,7 @@ mod tests {
     }
 
     fn decision(updated: &str, disposition: &str, basis: Vec<BasisItem>) -> Item {
-        Item::Decision(Decision {
-            author: None,
-            carried: None,
-            superseded: None,
-            id: "dec_1".into(),
-            subject: "bracket".into(),
-            disposition: disposition.into(),
-            summary: None,
-            basis,
-            artifact: Artifact {
-                revision: REV.into(),
-                format: "step".into(),
-                uri: Some("file:///w/p.step".into()),
-                units: None,
-            },
-            created_at: "2026-01-01T00:00:00.000Z".into(),
-            updated_at: updated.into(),
-        })
-    }
-
-    fn side<'a>(item: &'a Item, name: &'a str) -> Side<'a> {
-        Side { item, name }
+        Item::Decision(fixtures::decision("bracket", updated, disposition, basis))
     }
 
     fn basis(i: &Item) -> &[BasisItem] {
@@ -383,10 +362,6 @@ mod tests {
             Item::Record(_) => &[],
         }
     }
-
-    const T1: &str = "2026-01-01T00:00:00.000Z";
-    const T2: &str = "2026-01-02T00:00:00.000Z";
-    const T3: &str = "2026-01-03T00:00:00.000Z";
 
     #[test]
     fn resolve_one_side_unchanged_takes_the_other_without_conflict() {

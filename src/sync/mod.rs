@@ -62,7 +62,8 @@ pub enum Item {
     Decision(Decision),
 }
 
-/// Which of the two an item is: its folder (`records`, `decisions`) and its base's kind.
+/// Which of the two an item is: its folder (`records`, `decisions`) and its base's kind; as a
+/// `usize`, its place in the counts of a sync (`[records, decisions]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ItemKind {
     Record,
@@ -136,6 +137,10 @@ impl From<store::StoreError> for Error {
     }
 }
 
+/// At most this many bad lines of an import, or bad files of a folder, are named; the rest
+/// are counted.
+const MAX_REPORTED: usize = 20;
+
 /// The result of a step of a sync, an import or a merge.
 pub type Result<T> = std::result::Result<T, Error>;
 
@@ -191,21 +196,35 @@ impl Item {
         Cow::Owned(item)
     }
 
-    /// The item as its folder file holds it: the export line pretty-printed (two-space
-    /// indent, keys in field order) with a final newline, [`clamped`](Item::clamped).
+    /// The item as its folder file holds it: the export line [`file_text`],
+    /// [`clamped`](Item::clamped).
     pub fn text(&self) -> String {
-        // Serialising plain structs of strings, enums and vectors cannot fail; an empty
-        // object would be refused by the next sync rather than lose anything silently.
-        let mut text =
-            serde_json::to_string_pretty(&*self.clamped()).unwrap_or_else(|_| "{}".into());
-        text.push('\n');
-        text
+        file_text(&*self.clamped())
+    }
+
+    /// Every record, then every decision.
+    pub fn all(records: Vec<Record>, decisions: Vec<Decision>) -> Vec<Item> {
+        records
+            .into_iter()
+            .map(Item::Record)
+            .chain(decisions.into_iter().map(Item::Decision))
+            .collect()
     }
 
     /// The sha256 of [`Item::text`].
     pub fn hash(&self) -> Hash {
         hash(self.text().as_bytes())
     }
+}
+
+/// A line as a folder file holds it: pretty-printed (two-space indent, keys in field order)
+/// with a final newline.
+fn file_text(line: &impl Serialize) -> String {
+    // Serialising plain structs of strings, enums and vectors cannot fail; an empty object
+    // would be refused by the next sync rather than lose anything silently.
+    let mut text = serde_json::to_string_pretty(line).unwrap_or_else(|_| "{}".into());
+    text.push('\n');
+    text
 }
 
 /// What a sync does with one item, from the hashes of its database version, folder version
@@ -228,16 +247,6 @@ pub enum Action {
     KeepFolder,
     /// Changed on both sides (or new on both, differently): [`merge::resolve`], reported.
     Resolve,
-}
-
-impl Action {
-    /// Whether the item is reported as a conflict.
-    pub fn is_conflict(self) -> bool {
-        matches!(
-            self,
-            Action::KeepDatabase | Action::KeepFolder | Action::Resolve
-        )
-    }
 }
 
 /// The three-way rule of one item.

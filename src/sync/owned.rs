@@ -178,21 +178,7 @@ pub(super) fn new_token(salt: &Path) -> String {
     seed.extend(COUNT.fetch_add(1, Ordering::Relaxed).to_le_bytes());
     seed.extend(format!("{:?}{:p}", std::thread::current().id(), &here).as_bytes());
     seed.extend(salt.as_os_str().as_encoded_bytes());
-    hex16(&seed)
-}
-
-/// The first 16 bytes of the sha256 of `bytes`, in hex.
-fn hex16(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(bytes)[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// The id file's text.
-pub(super) fn id_text(id: &str) -> String {
-    format!("{id}\n")
+    crate::cursor::hex16(&super::hash(&seed))
 }
 
 /// Temporaries an interrupted sync left (`.<name>.tmp` in the folder and its subfolders):

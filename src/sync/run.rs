@@ -57,15 +57,15 @@
 //! settled as a conflict: the later version keeps the key with its own id, a decision taking
 //! the other's engineer verdicts, and the other id is deleted on both sides.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
 use super::apply::WRITE_BATCH;
 use super::apply::{Apply, complete, overlay};
 use super::folder::{
-    HASH_THREADS, is_file_id, read_folder, refuse_links, remove_file, scan, shown, write_all,
-    write_atomic,
+    HASH_THREADS, fsync_dir, is_file_id, on_threads, read_folder, refuse_links, remove_file, scan,
+    shown, write_all, write_atomic,
 };
 use super::history::{HISTORY_DIR, missing_files, read_history};
 use super::line::Schemas;
@@ -123,13 +123,6 @@ impl Entry {
     /// The hash of the folder's file as read (`None`: absent).
     pub(super) fn file_hash(&self) -> Option<Hash> {
         self.file.as_ref().map(|(h, _)| *h)
-    }
-}
-
-pub(super) fn slot(kind: ItemKind) -> usize {
-    match kind {
-        ItemKind::Record => 0,
-        ItemKind::Decision => 1,
     }
 }
 
@@ -205,14 +198,13 @@ pub fn run(
         // Read on the file itself (not on the empty stand-in of a file not created yet), the
         // database as read before the lock still holds when no one committed since.
         let existed = db.exists();
-        let (read, version) = read_before_lock(
-            &mut store,
-            &id,
-            legacy,
-            &folder,
-            &schemas,
-            history.problems.clone(),
-        )?;
+        // Everything of the folder, read without the write lock (under a read snapshot): its
+        // item files hashed and the changed ones validated (`gather`, which reads the
+        // database too), with the snapshot's `data_version`.
+        let snapshot = store.sync_snapshot(&id, legacy)?;
+        let read = gather(&snapshot, &folder, &schemas, history.problems.clone())?;
+        let version = snapshot.data_version()?;
+        drop(snapshot);
         let tx = store.sync_transaction(&id, legacy)?;
         if existed && tx.data_version()? == version {
             break (tx, read);
@@ -257,7 +249,7 @@ pub fn run(
     lines.extend(sync.finish(&run)?);
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
-    let present = history.ids();
+    let present: BTreeSet<&str> = history.events.iter().map(|e| e.id.as_str()).collect();
     let history_files = missing_files(&folder, &tx.events_missing(&present)?, &present);
     drop(present);
     counts.history_written = history_files.len();
@@ -288,7 +280,7 @@ pub fn run(
     // in between, the next sync finds the id with no state: a first sync again). A refused
     // sync never gets here: it has written nothing.
     if new_id {
-        write_atomic(&folder.join(owned::ID_FILE), &owned::id_text(&id))?;
+        write_atomic(&folder.join(owned::ID_FILE), &format!("{id}\n"))?;
     }
     owned::step("before the commit");
     tx.commit()?;
@@ -335,9 +327,7 @@ fn write_history(folder: &Path, files: &[(std::path::PathBuf, String)]) -> Resul
     for part in files.chunks(WRITE_BATCH) {
         write_all(part)?;
     }
-    if let Err(e) = fs::File::open(&dir).and_then(|f| f.sync_all()) {
-        log::debug!("fsync of {}: {e}", dir.display());
-    }
+    fsync_dir(&dir);
     owned::step("history written");
     Ok(())
 }
@@ -353,30 +343,12 @@ pub(super) type Entries = BTreeMap<(ItemKind, String), Entry>;
 /// to be validated (it differed from both its base and the database then).
 type FolderView = BTreeMap<(ItemKind, String), (Hash, Option<Item>)>;
 
-/// Everything of the folder a sync needs, read without the write lock (under a read
-/// snapshot): its item files hashed and the changed ones validated (`gather`, which reads the
-/// database too: returned with the snapshot's `data_version`).
-fn read_before_lock(
-    store: &mut Store,
-    id: &str,
-    legacy: Option<&str>,
-    folder: &Path,
-    schemas: &Schemas,
-    problems: Vec<String>,
-) -> Result<(Entries, i64)> {
-    let snapshot = store.sync_snapshot(id, legacy)?;
-    let entries = gather(&snapshot, folder, schemas, problems)?;
-    let version = snapshot.data_version()?;
-    Ok((entries, version))
-}
-
-/// The entries of a locked pass: the database read now, its bases, and the folder as read
+/// The entries of a locked pass: the database and its bases read now, and the folder as read
 /// before the lock. `None` when a file that must be validated now (it differs from both its
 /// base and the database) was not validated before the lock: a server changed that item
 /// meanwhile, and the folder is read again.
 fn combine(tx: &SyncTx<'_>, view: FolderView) -> Result<Option<Entries>> {
     let mut entries = read_database(tx)?;
-    add_bases(tx, &mut entries)?;
     for (key, (h, item)) in view {
         let e = entries.entry(key).or_default();
         if !e.knows(&h) && item.is_none() {
@@ -420,21 +392,8 @@ pub(super) fn gather(
         (entries, scanned)
     });
     let mut entries = entries?;
-    add_bases(tx, &mut entries)?;
     read_folder(folder, schemas, scanned, problems, &mut entries)?;
     Ok(entries)
-}
-
-/// Adds the folder's bases to `entries`.
-fn add_bases(tx: &SyncTx<'_>, entries: &mut Entries) -> Result<()> {
-    for b in tx.bases()? {
-        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
-        else {
-            continue;
-        };
-        entries.entry((kind, b.id)).or_default().base = Some(h);
-    }
-    Ok(())
 }
 
 pub(super) fn action_of(e: &Entry) -> Action {
@@ -445,28 +404,18 @@ pub(super) fn action_of(e: &Entry) -> Action {
     )
 }
 
+/// Every item of the database, in its file form hashed, and the folder's bases.
 pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
     let mut entries: Entries = BTreeMap::new();
-    let records = tx.records()?;
-    let decisions = tx.decisions()?;
-    let items: Vec<Item> = records
-        .into_iter()
-        .map(Item::Record)
-        .chain(decisions.into_iter().map(Item::Decision))
-        .collect();
+    let items = Item::all(tx.records()?, tx.decisions()?);
     // Putting every item in its file form and hashing it is most of a sync's work when
     // little changed: spread over a few threads.
-    let chunk = items.len().div_ceil(HASH_THREADS).max(1);
-    let hashes: Vec<Hash> = std::thread::scope(|scope| {
-        let parts: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(Item::hash).collect::<Vec<_>>()))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
+    let hashes: Vec<Hash> = on_threads(&items, HASH_THREADS, |part| {
+        part.iter().map(Item::hash).collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flat_map(Option::unwrap_or_default)
+    .collect();
     if hashes.len() != items.len() {
         return Err(fail!("hashing the database's items failed"));
     }
@@ -481,6 +430,13 @@ pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
         }
         let key = (item.kind(), item.id().to_string());
         entries.entry(key).or_default().db = Some((h, item));
+    }
+    for b in tx.bases()? {
+        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
+        else {
+            continue;
+        };
+        entries.entry((kind, b.id)).or_default().base = Some(h);
     }
     Ok(entries)
 }

@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
+use crate::cursor::{mac, same_bytes};
 use crate::review::Decision;
 
 /// Where a result's `_meta` carries the proofs: `{"proofs": {"<decision id>": "<proof>"}}`.
@@ -50,45 +51,16 @@ fn key() -> &'static [u8; 32] {
                     .map(|d| d.as_nanos())
                     .unwrap_or_default();
                 let local = 0u8;
-                let digest = Sha256::new()
+                Sha256::new()
                     .chain_update(now.to_le_bytes())
                     .chain_update(std::process::id().to_le_bytes())
                     .chain_update((&local as *const u8 as usize).to_le_bytes())
                     .chain_update(format!("{:?}", std::thread::current().id()))
-                    .finalize();
-                let mut key = [0u8; 32];
-                for (k, d) in key.iter_mut().zip(digest.iter()) {
-                    *k = *d;
-                }
-                key
+                    .finalize()
+                    .into()
             }
         }
     })
-}
-
-/// HMAC-SHA256 (RFC 2104) of `message` under `key` (at most one block long).
-fn hmac(key: &[u8; 32], message: &[u8]) -> [u8; 32] {
-    let mut ipad = [0x36u8; 64];
-    let mut opad = [0x5cu8; 64];
-    for (i, k) in key.iter().enumerate() {
-        if let (Some(a), Some(b)) = (ipad.get_mut(i), opad.get_mut(i)) {
-            *a ^= k;
-            *b ^= k;
-        }
-    }
-    let inner = Sha256::new()
-        .chain_update(ipad)
-        .chain_update(message)
-        .finalize();
-    let outer = Sha256::new()
-        .chain_update(opad)
-        .chain_update(inner)
-        .finalize();
-    let mut out = [0u8; 32];
-    for (o, d) in out.iter_mut().zip(outer.iter()) {
-        *o = *d;
-    }
-    out
 }
 
 /// The proof of decision `id` shown with its first items, of these `digests`, in order.
@@ -101,9 +73,7 @@ fn proof_of<'a>(id: &str, digests: impl Iterator<Item = &'a str>) -> String {
         n += 1;
     }
     let message = format!("review-mcp card proof v1\n{id}\n{n}\n{message}");
-    let mac = hmac(key(), message.as_bytes());
-    let hex: String = mac.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    format!("{PREFIX}{n}.{hex}")
+    format!("{PREFIX}{n}.{}", mac(key(), &message))
 }
 
 /// How many items the proof `given` covers (the first ones of its decision), when it has
@@ -124,12 +94,7 @@ pub fn verify(d: &Decision, given: &str) -> bool {
     };
     let digests: Vec<String> = d.basis.iter().take(n).map(|b| b.digest()).collect();
     let want = proof_of(&d.id, digests.iter().map(String::as_str));
-    want.len() == given.len()
-        && want
-            .bytes()
-            .zip(given.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
+    same_bytes(&want, given)
 }
 
 /// The `_meta` of a result that shows the card decisions in `shown` (a review answer, or one
@@ -168,11 +133,10 @@ pub fn meta_for(shown: &Value) -> Option<Map<String, Value>> {
     if proofs.is_empty() {
         return None;
     }
-    let mut card = Map::new();
-    card.insert("proofs".into(), Value::Object(proofs));
-    let mut meta = Map::new();
-    meta.insert(META_KEY.into(), Value::Object(card));
-    Some(meta)
+    Some(Map::from_iter([(
+        META_KEY.to_string(),
+        serde_json::json!({"proofs": proofs}),
+    )]))
 }
 
 #[cfg(test)]
@@ -186,6 +150,7 @@ mod tests {
         // trailing zero bytes gives the same MAC as the short key.
         let mut key = [0u8; 32];
         key[..4].copy_from_slice(b"Jefe");
+        let hmac = crate::cursor::hmac_sha256;
         let mac = hmac(&key, b"what do ya want for nothing?");
         let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(

@@ -186,14 +186,18 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                     Some(json!({"decision": d.id, "index": i, "changed": ids(&c.changed), "unmapped": ids(&c.unmapped)}))
                 })
             }));
-        for e in entries {
+        // Each entry kept while the answer so far stays within `bound`, else counted.
+        let mut keep = |e: Value, bound: usize, list: &mut Vec<Value>| {
             let bytes = wire::answer_bytes(&e);
-            if spent + bytes > PAGE_ITEMS_BUDGET / 2 {
+            if spent + bytes > bound {
                 left_out += 1;
-                continue;
+            } else {
+                spent += bytes;
+                list.push(e);
             }
-            spent += bytes;
-            re_verify.push(e);
+        };
+        for e in entries {
+            keep(e, PAGE_ITEMS_BUDGET / 2, &mut re_verify);
         }
         let mut decisions = Vec::new();
         for d in &out.decisions {
@@ -204,13 +208,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 "inherited": d.carried_count(CarryState::Inherited),
                 "re_verify": d.carried_count(CarryState::Reverify),
             });
-            let bytes = wire::answer_bytes(&e);
-            if spent + bytes > PAGE_ITEMS_BUDGET {
-                left_out += 1;
-                continue;
-            }
-            spent += bytes;
-            decisions.push(e);
+            keep(e, PAGE_ITEMS_BUDGET, &mut decisions);
         }
         let mut answer = json!({
             "from": plan.from.revision,
@@ -221,10 +219,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             "re_verify": re_verify,
             "already_stated": out.already_stated,
         });
-        if left_out > 0
-            && let Value::Object(m) = &mut answer
-        {
-            m.insert("omitted".into(), json!(left_out));
+        if left_out > 0 {
+            answer["omitted"] = json!(left_out);
         }
         let summary = if out.already_carried {
             format!(

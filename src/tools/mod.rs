@@ -309,7 +309,8 @@ impl ArtifactArg {
     }
 }
 
-/// What the optional `artifact` and `entity_id` of both recalls select.
+/// What the optional `artifact` and `entity_id` of both recalls select (and the `artifact` of
+/// `review_history`).
 struct RecallScope {
     /// The supplied revision: records of any other are marked stale.
     current: Option<String>,
@@ -339,17 +340,11 @@ impl RecallScope {
             }
             (None, _) => None,
         };
-        let (locator, revision) = match artifact {
-            Some(a) => match a.uri {
-                Some(uri) => (Some(uri), None),
-                None => (None, Some(a.revision)),
-            },
-            None => (None, None),
-        };
+        let locator = artifact.and_then(|a| a.uri);
         Ok(RecallScope {
+            revision: current.clone().filter(|_| locator.is_none()),
             current,
             locator,
-            revision,
             entity,
         })
     }

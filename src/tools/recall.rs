@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::cursor;
+use super::cursor::Pager;
 use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::artifact::ArtifactTable;
@@ -82,15 +82,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         kind: args.kind,
         carried: args.carried,
     };
-    let fp = cursor::fingerprint(NAME, &query);
-    let secret = store.cursor_secret()?;
     let first_page = args.cursor.is_none();
-    let request = cursor::page_request(
-        &secret,
-        &fp,
-        args.cursor.as_deref(),
-        args.limit.unwrap_or(s::DEFAULT_PAGE),
-    )?;
+    let (pager, request) = Pager::open(store, NAME, &query, args.cursor.as_deref(), args.limit)?;
     let current = current.as_deref();
     // A record's page form is 200 to 400 bytes with typical names, notes and lists; its
     // artifact is said once per page, in the `artifacts` table.
@@ -125,7 +118,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         firsts.extend(first);
         true
     })?;
-    let next = cursor::next(&secret, &fp, &page);
+    let next = pager.next(&page);
     let n = page.items.len();
     let mut summary = format!("{n} record{}", if n == 1 { "" } else { "s" });
     for first in &firsts {

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::cursor;
+use super::cursor::Pager;
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::artifact::ArtifactTable;
@@ -106,15 +106,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         current_only: args.current_only.unwrap_or(true) && args.decision_id.is_none(),
         carried: args.carried,
     };
-    let fp = cursor::fingerprint(NAME, &(&query, full));
-    let secret = store.cursor_secret()?;
     let first_page = args.cursor.is_none();
-    let request = cursor::page_request(
-        &secret,
-        &fp,
-        args.cursor.as_deref(),
-        args.limit.unwrap_or(s::DEFAULT_PAGE),
-    )?;
+    let filters = (&query, full);
+    let (pager, request) = Pager::open(store, NAME, &filters, args.cursor.as_deref(), args.limit)?;
     // A decision's summary is 300 to 800 bytes, its full form 1 to 5 KB. A page ends early
     // when the next decision would take the answer past its byte bound.
     let room = if full { 2048 } else { 512 };
@@ -158,7 +152,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         }
         true
     })?;
-    let next = cursor::next(&secret, &fp, &page);
+    let next = pager.next(&page);
     let n = page.items.len();
     let mut summary = format!("{n} decision{}", if n == 1 { "" } else { "s" });
     if !full && n > 0 {

@@ -101,6 +101,17 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             "{NOT_FROM_THE_CARD} (the proof the card is given with the decisions it shows, never the model). Nothing was written. The engineer gives verdicts through the card, the host's form (request_verdicts) or their terminal (review-mcp review); what they tell you in chat goes in remember_decision."
         )));
     };
+    let changed = |why: String| {
+        ToolError::Invalid(format!(
+            "{why}. Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now."
+        ))
+    };
+    let gone = || {
+        ToolError::Invalid(format!(
+            "{CHANGED}: no decision {} (it was forgotten or replaced by another revision). Nothing was written: show the review again (show_review).",
+            prefix_chars(&args.decision_id, 80)
+        ))
+    };
     let at = DecisionRef::Id(&args.decision_id);
     match store.find_decision(&at)? {
         Some(d)
@@ -116,16 +127,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                     prefix_chars(&d.subject, 60)
                 ),
             };
-            return Err(ToolError::Invalid(format!(
-                "{why}. Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now."
-            )));
+            return Err(changed(why));
         }
-        None => {
-            return Err(ToolError::Invalid(format!(
-                "{CHANGED}: no decision {} (it was forgotten or replaced by another revision). Nothing was written: show the review again (show_review).",
-                prefix_chars(&args.decision_id, 80)
-            )));
-        }
+        None => return Err(gone()),
     }
     let shown = Shown::Item(&args.item_digest);
     let decision = match store.record_verdicts(&at, shown, &[(index, verdict.clone())])? {
@@ -137,17 +141,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                     index.saturating_add(1)
                 )
             });
-            return Err(ToolError::Invalid(format!(
-                "{CHANGED}: {now} in \"{}\". Nothing was written: show the decision again (show_review) and give the verdict on the item as it is now.",
-                prefix_chars(&d.subject, 60)
-            )));
+            let subject = prefix_chars(&d.subject, 60);
+            return Err(changed(format!("{CHANGED}: {now} in \"{subject}\"")));
         }
-        VerdictsOutcome::Missing => {
-            return Err(ToolError::Invalid(format!(
-                "{CHANGED}: no decision {} (it was forgotten or replaced by another revision). Nothing was written: show the review again (show_review).",
-                prefix_chars(&args.decision_id, 80)
-            )));
-        }
+        VerdictsOutcome::Missing => return Err(gone()),
     };
     let requirement = decision
         .basis

@@ -209,23 +209,19 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         .count();
     let (mut items, remaining) = match args.items {
         Some(asked) => {
-            let mut items = Vec::with_capacity(asked.len());
-            for i in asked {
-                match usize::try_from(i)
-                    .ok()
-                    .filter(|&i| i < decision.basis.len())
-                {
-                    Some(i) => items.push(i),
-                    None => {
-                        return Err(ToolError::Invalid(format!(
-                            "items: {i} is past the end of the basis of \"{}\", which has {} item{} (indexes from 0)",
+            let n = decision.basis.len();
+            let items = asked
+                .into_iter()
+                .map(|i| {
+                    usize::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| {
+                        ToolError::Invalid(format!(
+                            "items: {i} is past the end of the basis of \"{}\", which has {n} item{} (indexes from 0)",
                             prefix_chars(&decision.subject, 80),
-                            decision.basis.len(),
-                            if decision.basis.len() == 1 { "" } else { "s" }
-                        )));
-                    }
-                }
-            }
+                            if n == 1 { "" } else { "s" }
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<usize>, ToolError>>()?;
             let remaining = unjudged.iter().filter(|i| !items.contains(i)).count();
             (items, remaining)
         }

@@ -9,7 +9,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::cursor;
+use super::cursor::Pager;
 use super::schema as s;
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::history::{Channel, EventKind};
@@ -98,16 +98,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ..HistoryQuery::default()
         },
         (None, Some(a)) => {
-            let a = a.normalise()?;
-            match a.uri {
-                Some(uri) => HistoryQuery {
-                    locator: Some(uri),
-                    ..HistoryQuery::default()
-                },
-                None => HistoryQuery {
-                    revision: Some(a.revision),
-                    ..HistoryQuery::default()
-                },
+            // With a `uri`: every revision of the file; without: that revision.
+            let scope = super::RecallScope::of(Some(a), None, "")?;
+            HistoryQuery {
+                locator: scope.locator,
+                revision: scope.revision,
+                ..HistoryQuery::default()
             }
         }
         _ => {
@@ -116,12 +112,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ));
         }
     };
-    let (structured, summary, _) = answer(
-        store,
-        &query,
-        args.cursor.as_deref(),
-        args.limit.unwrap_or(s::DEFAULT_PAGE),
-    )?;
+    let (structured, summary, _) = answer(store, &query, args.cursor.as_deref(), args.limit)?;
     ToolOutput::new(&structured, summary)
 }
 
@@ -132,11 +123,9 @@ pub fn answer(
     store: &mut Store,
     query: &HistoryQuery,
     cursor_arg: Option<&str>,
-    limit: u64,
+    limit: Option<u64>,
 ) -> Result<(Value, String, bool), ToolError> {
-    let fp = cursor::fingerprint(NAME, query);
-    let secret = store.cursor_secret()?;
-    let request = cursor::page_request(&secret, &fp, cursor_arg, limit)?;
+    let (pager, request) = Pager::open(store, NAME, query, cursor_arg, limit)?;
     let mut got = store.history_answer(query, request)?;
     // What the events may cost: their JSON and its escaped copy, as every page.
     let mut spent = 0;
@@ -164,18 +153,17 @@ pub fn answer(
         got.page.items.truncate(taken);
         got.page.more = true;
     }
-    let next = cursor::next(&secret, &fp, &got.page);
+    let next = pager.next(&got.page);
     let n = events.len();
-    let mut out = serde_json::Map::new();
-    out.insert("events".into(), Value::Array(events));
+    let mut out = json!({"events": events});
     if let Some(since) = &got.since {
-        out.insert("history_since".into(), json!(since));
+        out["history_since"] = json!(since);
     }
     if got.earlier_unrecorded {
-        out.insert("earlier_not_recorded".into(), json!(true));
+        out["earlier_not_recorded"] = json!(true);
     }
     if let Some(c) = &next {
-        out.insert("next_cursor".into(), json!(c));
+        out["next_cursor"] = json!(c);
     }
     let what = match (&query.of, &query.locator, &query.revision) {
         (Some(id), _, _) => format!(
@@ -204,5 +192,5 @@ pub fn answer(
     } else {
         "."
     });
-    Ok((Value::Object(out), summary, got.unknown))
+    Ok((out, summary, got.unknown))
 }

@@ -37,30 +37,31 @@ pub fn fit_item(item: Value, allowance: usize, whole: &str) -> Value {
         (answer_bytes(&v) <= allowance).then_some(v)
     };
     let (longest_string, longest_list) = longest(&item);
-    if let Some(mut best) = fits(KEEP_BYTES, usize::MAX) {
-        // The largest cap on strings that fits (what fits is about monotone in the cap; the
-        // result is always one that was measured to fit).
-        let (mut lo, mut hi) = (KEEP_BYTES, longest_string);
-        while lo + 1 < hi {
-            let mid = lo + (hi - lo) / 2;
-            match fits(mid, usize::MAX) {
-                Some(v) => {
-                    best = v;
-                    lo = mid;
-                }
-                None => hi = mid,
-            }
-        }
-        return best;
+    if let Some(best) = fits(KEEP_BYTES, usize::MAX) {
+        // The largest cap on strings that fits.
+        return largest_fitting(best, KEEP_BYTES, longest_string, |cap| {
+            fits(cap, usize::MAX)
+        });
     }
-    let Some(mut best) = fits(KEEP_BYTES, 0).or_else(|| fits(0, 0)) else {
+    let Some(best) = fits(KEEP_BYTES, 0).or_else(|| fits(0, 0)) else {
         // Not even the item's keys fit (an allowance of a few bytes): say only that.
         return json!({TRUNCATED: {"fields": [], "whole": whole}});
     };
-    let (mut lo, mut hi) = (0, longest_list);
+    largest_fitting(best, 0, longest_list, |cap| fits(KEEP_BYTES, cap))
+}
+
+/// What `fits` gives at the largest cap between `lo` (where it gave `best`) and `hi` that
+/// fits, by bisection: what fits is about monotone in the cap, and the result is always one
+/// that was measured to fit.
+fn largest_fitting(
+    mut best: Value,
+    mut lo: usize,
+    mut hi: usize,
+    fits: impl Fn(usize) -> Option<Value>,
+) -> Value {
     while lo + 1 < hi {
         let mid = lo + (hi - lo) / 2;
-        match fits(KEEP_BYTES, mid) {
+        match fits(mid) {
             Some(v) => {
                 best = v;
                 lo = mid;
