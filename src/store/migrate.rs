@@ -74,6 +74,21 @@ mod tests {
     use super::super::{NewRecord, RecordQuery, Store};
     use super::*;
 
+    /// A database in memory as a file of schema version `v` was: the first `v` upgrades run,
+    /// its version and application id set.
+    fn at_version(v: usize) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        let tx = conn.unchecked_transaction().unwrap();
+        for i in 0..v {
+            upgrade(&tx, i).unwrap();
+        }
+        tx.commit().unwrap();
+        conn.pragma_update(None, "user_version", v as i64).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn
+    }
+
     #[test]
     fn migrate_twice_is_harmless() {
         let conn = Connection::open_in_memory().unwrap();
@@ -106,11 +121,7 @@ mod tests {
     fn v1_file_upgrades_and_keeps_its_records() {
         use crate::review::Kind;
         const T: &str = "2026-01-01T00:00:00.000Z";
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(MIGRATIONS[0]).unwrap();
-        conn.pragma_update(None, "user_version", 1).unwrap();
-        conn.pragma_update(None, "application_id", APPLICATION_ID)
-            .unwrap();
+        let conn = at_version(1);
         conn.execute_batch(&format!(
             "INSERT INTO records (rid, id, kind, locator, name, note, tags, entity_ids, \
                 id_scheme, revision, format, uri, units, created_at, updated_at, seq) VALUES \
@@ -204,13 +215,7 @@ mod tests {
     #[test]
     fn v5_verdicts_upgrade_as_the_assistants() {
         use crate::review::{Judgement, Via};
-        let conn = Connection::open_in_memory().unwrap();
-        for sql in &MIGRATIONS[..5] {
-            conn.execute_batch(sql).unwrap();
-        }
-        conn.pragma_update(None, "user_version", 5).unwrap();
-        conn.pragma_update(None, "application_id", APPLICATION_ID)
-            .unwrap();
+        let conn = at_version(5);
         conn.execute_batch(&format!(
             "INSERT INTO decisions (rid, id, locator, subject, revision, format, disposition, \
                 created_at, updated_at, seq) VALUES \
@@ -343,21 +348,7 @@ mod tests {
         use crate::review::carry::EntityMap;
         use crate::review::{Artifact, Judgement, Via};
         const T: &str = "2026-01-01T00:00:00.000Z";
-        let conn = Connection::open_in_memory().unwrap();
-        {
-            let tx = rusqlite::Transaction::new_unchecked(
-                &conn,
-                rusqlite::TransactionBehavior::Immediate,
-            )
-            .unwrap();
-            for i in 0..9 {
-                upgrade(&tx, i).unwrap();
-            }
-            tx.commit().unwrap();
-        }
-        conn.pragma_update(None, "user_version", 9).unwrap();
-        conn.pragma_update(None, "application_id", APPLICATION_ID)
-            .unwrap();
+        let conn = at_version(9);
         conn.execute_batch(&format!(
             "INSERT INTO records (seq, id, kind, locator, name, note, tags, entity_ids, \
                 id_scheme, revision, format, uri, units, created_at, updated_at, author) VALUES \
