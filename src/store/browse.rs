@@ -42,14 +42,7 @@ pub(super) fn decisions_with_basis(
 impl Store {
     /// A record by its id.
     pub fn get_record(&mut self, id: &str) -> Result<Option<Record>, StoreError> {
-        let tx = self.read()?;
-        let r = tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r WHERE r.id = ?1"
-            ))?
-            .query_row([id], record_from_row)
-            .optional()?;
-        Ok(r.map(|(rec, _)| rec))
+        record_by_id(&self.read()?, id)
     }
 
     /// A decision by its id, with its basis.
@@ -190,7 +183,18 @@ impl Store {
     }
 }
 
-fn records_in_order(tx: &Transaction<'_>) -> Result<Vec<Record>, StoreError> {
+/// A record by its id, in `tx`.
+pub(super) fn record_by_id(tx: &Transaction<'_>, id: &str) -> Result<Option<Record>, StoreError> {
+    let r = tx
+        .prepare_cached(&format!(
+            "SELECT {RECORD_COLS} FROM records r WHERE r.id = ?1"
+        ))?
+        .query_row([id], record_from_row)
+        .optional()?;
+    Ok(r.map(|(rec, _)| rec))
+}
+
+pub(super) fn records_in_order(tx: &Transaction<'_>) -> Result<Vec<Record>, StoreError> {
     Ok(tx
         .prepare_cached(&format!(
             "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
@@ -200,7 +204,7 @@ fn records_in_order(tx: &Transaction<'_>) -> Result<Vec<Record>, StoreError> {
         .collect::<Result<Vec<_>, _>>()?)
 }
 
-fn decisions_in_order(tx: &Transaction<'_>) -> Result<Vec<Decision>, StoreError> {
+pub(super) fn decisions_in_order(tx: &Transaction<'_>) -> Result<Vec<Decision>, StoreError> {
     let rows = tx
         .prepare_cached(&format!(
             "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"

@@ -13,12 +13,13 @@ use std::path::Path;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::browse::decisions_with_basis;
-use super::decisions::rows::{DECISION_COLS, decision_from_row, delete_decisions, write_decision};
+use super::browse::{decisions_in_order, record_by_id, records_in_order};
+use super::decisions::rows::{delete_decisions, write_decision};
 use super::history;
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, delete_records, record_from_row, write_record};
-use super::{Store, StoreError};
+use super::verdicts::find;
+use super::{DecisionRef, Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
 use crate::review::{Decision, Record};
 use crate::time;
@@ -121,9 +122,7 @@ impl Store {
                  ON b.folder = p.folder AND b.kind = p.kind AND b.id = p.id \
                  WHERE p.folder = ?1 AND p.run = ?2 ORDER BY p.kind, p.id",
             )?
-            .query_map(params![folder, run], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })?
+            .query_map(params![folder, run], |r| r.try_into())?
             .collect::<Result<Vec<_>, _>>()?;
         Ok(v)
     }
@@ -151,27 +150,12 @@ impl<'a> SyncTx<'a> {
 
     /// Every record.
     pub fn records(&self) -> Result<Vec<Record>, StoreError> {
-        let v = self
-            .tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
-            ))?
-            .query_map([], record_from_row)?
-            .map(|r| r.map(|(rec, _)| rec))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(v)
+        records_in_order(&self.tx)
     }
 
     /// Every decision with its basis.
     pub fn decisions(&self) -> Result<Vec<Decision>, StoreError> {
-        let rows = self
-            .tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"
-            ))?
-            .query_map([], decision_from_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-        decisions_with_basis(&self.tx, rows)
+        decisions_in_order(&self.tx)
     }
 
     /// The bases of this folder (hashes only: a body is read when a conflict needs it).
@@ -306,29 +290,12 @@ impl<'a> SyncTx<'a> {
 
     /// A record by id.
     pub fn record(&self, id: &str) -> Result<Option<Record>, StoreError> {
-        let r = self
-            .tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r WHERE r.id = ?1"
-            ))?
-            .query_row([id], record_from_row)
-            .optional()?;
-        Ok(r.map(|(rec, _)| rec))
+        record_by_id(&self.tx, id)
     }
 
     /// A decision by id, with its basis.
     pub fn decision(&self, id: &str) -> Result<Option<Decision>, StoreError> {
-        let row = self
-            .tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d WHERE d.id = ?1"
-            ))?
-            .query_row([id], decision_from_row)
-            .optional()?;
-        Ok(match row {
-            Some(row) => decisions_with_basis(&self.tx, vec![row])?.pop(),
-            None => None,
-        })
+        Ok(find(&self.tx, &DecisionRef::Id(id))?.map(|(_, d)| d))
     }
 
     /// The record holding `r`'s natural key (a feature's locator and name) under another id.
@@ -391,7 +358,7 @@ impl<'a> SyncTx<'a> {
         let held: Option<(i64, i64)> = self
             .tx
             .prepare_cached("SELECT rid, seq FROM decisions WHERE id = ?1")?
-            .query_row([&d.id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_row([&d.id], |r| r.try_into())
             .optional()?;
         let (seq, old) = match held {
             Some((_, seq)) => (seq, self.decision(&d.id)?),

@@ -121,7 +121,7 @@ impl Store {
     }
 }
 
-fn find(
+pub(super) fn find(
     tx: &rusqlite::Transaction<'_>,
     at: &DecisionRef<'_>,
 ) -> Result<Option<(i64, Decision)>, StoreError> {
