@@ -410,20 +410,13 @@ pub fn review(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::{BasisItem, Source, State};
+    use crate::review::BasisItem;
     use crate::store::NewDecision;
 
     fn item(requirement: &str) -> BasisItem {
         BasisItem {
-            requirement: requirement.into(),
-            source: Source::Drawing,
-            source_detail: None,
             evidence: Some("seen\u{1b}[2J on the drawing".into()),
-            state: State::Satisfied,
-            question: None,
-            faces: vec![],
-            verdict: None,
-            carried: None,
+            ..BasisItem::stated(requirement)
         }
     }
 

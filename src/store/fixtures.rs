@@ -1,10 +1,16 @@
 //! What the store's unit tests share: a revision, an artifact at it, a decision, a first and
-//! a next page, and a count of the records' side rows; and for the crate's other unit tests, a note to remember.
+//! a next page, and a count of the records' side rows; and for the crate's other unit tests, a note to remember;
+//! for import's and `sync`'s, timestamps, and a feature record and a decision at a fixed
+//! revision and file.
 
 use super::{NewRecord, Store};
+use crate::review::{BasisItem, Decision, Kind, Record};
 
-pub(super) const REV: &str =
+pub(crate) const REV: &str =
     "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+pub(crate) const T1: &str = "2026-01-01T00:00:00.000Z";
+pub(crate) const T2: &str = "2026-01-02T00:00:00.000Z";
+pub(crate) const T3: &str = "2026-01-03T00:00:00.000Z";
 
 /// The artifact these tests write for: revision [`REV`], at `uri` when given.
 pub(super) fn artifact(uri: Option<&str>) -> crate::review::Artifact {
@@ -73,5 +79,48 @@ pub(crate) fn note_at(revision: &str, uri: Option<String>) -> NewRecord {
         tags: vec![],
         entity_ids: vec![],
         id_scheme: "opaque".into(),
+    }
+}
+
+/// A feature created at [`T1`] and last updated at `updated`, at [`artifact`] under
+/// `file:///w/p.step`.
+pub(crate) fn feature(id: &str, name: &str, updated: &str) -> Record {
+    Record {
+        author: None,
+        carried: None,
+        superseded: None,
+        id: id.into(),
+        kind: Kind::Feature,
+        name: Some(name.into()),
+        note: None,
+        tags: vec![],
+        entity_ids: vec![],
+        id_scheme: "opaque".into(),
+        artifact: artifact(Some("file:///w/p.step")),
+        created_at: T1.into(),
+        updated_at: updated.into(),
+    }
+}
+
+/// Decision `dec_1` on `subject` with `disposition` and `basis`, at the artifact of
+/// [`feature`], created at [`T1`] and last updated at `updated`.
+pub(crate) fn decision(
+    subject: &str,
+    updated: &str,
+    disposition: &str,
+    basis: Vec<BasisItem>,
+) -> Decision {
+    Decision {
+        author: None,
+        carried: None,
+        superseded: None,
+        id: "dec_1".into(),
+        subject: subject.into(),
+        disposition: disposition.into(),
+        summary: None,
+        basis,
+        artifact: feature("rec_1", subject, T1).artifact,
+        created_at: T1.into(),
+        updated_at: updated.into(),
     }
 }

@@ -105,9 +105,7 @@ fn import_record(
     };
     let by_id: Option<(i64, String, Option<String>, String)> = tx
         .prepare_cached("SELECT seq, kind, name, locator FROM records WHERE id = ?1")?
-        .query_row([&r.id], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-        })
+        .query_row([&r.id], |row| row.try_into())
         .optional()?;
     if let Some((rid, kind, name, locator)) = by_id
         && holder.as_ref().map(|h| h.rid) != Some(rid)
@@ -155,9 +153,7 @@ fn import_decision(
         .optional()?;
     let by_id: Option<(i64, String, String, String)> = tx
         .prepare_cached("SELECT rid, subject, locator, revision FROM decisions WHERE id = ?1")?
-        .query_row([&d.id], |row| {
-            Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-        })
+        .query_row([&d.id], |row| row.try_into())
         .optional()?;
     if let Some((rid, subject, locator, revision)) = by_id
         && holder.as_ref().map(|h| h.rid) != Some(rid)
@@ -305,33 +301,14 @@ fn check_imported_record(r: &Record) -> Result<(), StoreError> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures;
+    use super::super::fixtures::{self, T1, T2, T3};
     use super::*;
-    use crate::review::{Artifact, BasisItem, Source, State};
-
-    const T1: &str = "2026-01-01T00:00:00.000Z";
-    const T2: &str = "2026-01-02T00:00:00.000Z";
-    const T3: &str = "2026-01-03T00:00:00.000Z";
-
-    fn artifact() -> Artifact {
-        fixtures::artifact(Some("file:///w/p.step"))
-    }
+    use crate::review::BasisItem;
 
     fn feature(id: &str, name: &str, updated: &str, note: &str) -> Record {
         Record {
-            author: None,
-            carried: None,
-            superseded: None,
-            id: id.into(),
-            kind: Kind::Feature,
-            name: Some(name.into()),
             note: Some(note.into()),
-            tags: vec![],
-            entity_ids: vec![],
-            id_scheme: "opaque".into(),
-            artifact: artifact(),
-            created_at: T1.into(),
-            updated_at: updated.into(),
+            ..fixtures::feature(id, name, updated)
         }
     }
 
@@ -344,28 +321,10 @@ mod tests {
     }
 
     fn decision(id: &str, subject: &str, updated: &str, disposition: &str) -> Decision {
+        let basis = vec![BasisItem::stated("Bore 10 H7")];
         Decision {
-            author: None,
-            carried: None,
-            superseded: None,
             id: id.into(),
-            subject: subject.into(),
-            disposition: disposition.into(),
-            summary: None,
-            basis: vec![BasisItem {
-                requirement: "Bore 10 H7".into(),
-                source: Source::Drawing,
-                source_detail: None,
-                evidence: None,
-                state: State::Satisfied,
-                question: None,
-                faces: vec![],
-                verdict: None,
-                carried: None,
-            }],
-            artifact: artifact(),
-            created_at: T1.into(),
-            updated_at: updated.into(),
+            ..fixtures::decision(subject, updated, disposition, basis)
         }
     }
 

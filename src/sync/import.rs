@@ -202,9 +202,9 @@ pub fn split(lines: Vec<Line>) -> (Vec<Record>, Vec<Decision>, Vec<Event>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{T1, T2, feature};
     use super::*;
     use crate::bounds;
+    use crate::store::fixtures::{T1, T2, feature};
 
     #[test]
     fn split_keeps_file_order_within_each_kind() {

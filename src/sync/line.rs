@@ -547,8 +547,8 @@ pub fn write_export(
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{T1, T2, feature};
     use super::*;
+    use crate::store::fixtures::{T1, T2, feature};
 
     /// An export written before locators were normalised (`%62racket`, a fragment, a dot
     /// segment) still imports, under the normal form the tools now give the same file; a
@@ -611,7 +611,7 @@ mod tests {
 
     /// Decision `dec_1` on "bore", accepted at [`T2`], with this basis.
     fn decision(basis: Vec<crate::review::BasisItem>) -> Decision {
-        super::super::fixtures::decision("bore", T2, "accept", basis)
+        crate::store::fixtures::decision("bore", T2, "accept", basis)
     }
 
     /// A basis item carrying a verdict of its own and a carried mark is refused: the verdict

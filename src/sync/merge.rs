@@ -327,28 +327,17 @@ fn carry_verdicts(
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{self, REV, T1, T2, T3};
     use super::*;
-    use crate::review::{Judgement, Source, State, Verdict, Via};
+    use crate::review::{Judgement, Verdict, Via};
+    use crate::store::fixtures::{self, REV, T1, T2, T3};
 
     fn item(requirement: &str, verdict: Option<(Judgement, Via, &str)>) -> BasisItem {
         BasisItem {
-            requirement: requirement.into(),
-            source: Source::Drawing,
-            source_detail: None,
-            evidence: None,
-            state: State::Satisfied,
-            question: None,
-            faces: vec![],
             verdict: verdict.map(|(judgement, via, at)| Verdict {
-                meaning: None,
-                author: None,
                 at: at.into(),
-                judgement,
-                reason: None,
-                via,
+                ..Verdict::given(judgement, via)
             }),
-            carried: None,
+            ..BasisItem::stated(requirement)
         }
     }
 

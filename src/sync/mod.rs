@@ -33,8 +33,6 @@ macro_rules! fail {
 }
 
 mod apply;
-#[cfg(test)]
-mod fixtures;
 mod folder;
 mod history;
 pub mod import;

@@ -443,8 +443,8 @@ pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{T1, feature};
     use super::*;
+    use crate::store::fixtures::{T1, feature};
 
     /// A dry run plans what the sync then does, line for line and count for count: an item
     /// file imported, then, once deleted from the folder, the item deleted from the database.
