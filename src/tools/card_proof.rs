@@ -152,9 +152,8 @@ mod tests {
         key[..4].copy_from_slice(b"Jefe");
         let hmac = crate::cursor::hmac_sha256;
         let mac = hmac(&key, b"what do ya want for nothing?");
-        let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(
-            hex,
+            crate::review::hashing::hex(&mac),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         );
         assert_ne!(hmac(&key, b"other"), mac);

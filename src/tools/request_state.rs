@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::request_verdicts::{NAME, Question};
 use crate::cursor::{hex16, mac, same_bytes};
+use crate::review::hashing::hex;
 
 /// The state for `q`, asked by the call with `arguments`, valid until `expires_ms`. Hex, so it
 /// is one opaque token.
@@ -19,7 +20,7 @@ pub fn seal(secret: &[u8], q: &Question, arguments: &Value, expires_ms: i64) -> 
         "exp": expires_ms,
     })
     .to_string();
-    let hex: String = body.bytes().map(|b| format!("{b:02x}")).collect();
+    let hex = hex(body.as_bytes());
     let seal = seal_of(secret, &hex);
     format!("rv1.{hex}.{seal}")
 }
