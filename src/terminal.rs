@@ -88,11 +88,7 @@ fn decisions_at(store: &mut Store, revision: &str) -> Result<Vec<Decision>, Stor
         ..DecisionQuery::default()
     };
     let mut all = Vec::new();
-    let mut request = PageRequest {
-        snapshot: None,
-        after: None,
-        limit: 100,
-    };
+    let mut request = PageRequest::first(100);
     loop {
         let page = store.recall_decisions(&q, request)?;
         let last = page.items.last().map(|(_, p)| *p);

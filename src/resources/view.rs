@@ -141,17 +141,12 @@ impl RevisionView {
             budget = budget.saturating_sub(bytes);
             true
         };
-        let page = |limit| PageRequest {
-            snapshot: None,
-            after: None,
-            limit,
-        };
         let mut records = Vec::new();
         let rq = RecordQuery {
             revision: Some(revision.to_string()),
             ..RecordQuery::default()
         };
-        store.recall_each(&rq, page(READ_CAP), |r| {
+        store.recall_each(&rq, PageRequest::first(READ_CAP), |r| {
             let r = r.into_owned();
             let bytes = wire::answer_bytes(&r.wire(cur));
             if !take(bytes, records.is_empty()) {
@@ -165,7 +160,7 @@ impl RevisionView {
             revision: Some(revision.to_string()),
             ..DecisionQuery::default()
         };
-        store.recall_decisions_each(&dq, page(READ_CAP), |d| {
+        store.recall_decisions_each(&dq, PageRequest::first(READ_CAP), |d| {
             let bytes = wire::answer_bytes(&d.wire(cur));
             if !take(bytes, records.is_empty() && decisions.is_empty()) {
                 return false;
@@ -194,7 +189,7 @@ impl RevisionView {
                 locator: Some(uri.clone()),
                 ..RecordQuery::default()
             };
-            store.recall_each(&q, page(STALE_CAP), |r| {
+            store.recall_each(&q, PageRequest::first(STALE_CAP), |r| {
                 // What was carried here is shown as carried (its copy at this revision), not
                 // as a rival stale claim.
                 if r.artifact.revision == revision
@@ -214,7 +209,7 @@ impl RevisionView {
                 locator: Some(uri.clone()),
                 ..DecisionQuery::default()
             };
-            store.recall_decisions_each(&q, page(STALE_CAP), |d| {
+            store.recall_decisions_each(&q, PageRequest::first(STALE_CAP), |d| {
                 if d.artifact.revision == revision
                     || d.superseded.as_ref().is_some_and(|s| s.by == revision)
                 {

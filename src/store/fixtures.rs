@@ -1,5 +1,5 @@
-//! What the store's unit tests share: a revision, an artifact at it, a decision, a first and
-//! a next page, and a count of the records' side rows; and for the crate's other unit tests, a note to remember;
+//! What the store's unit tests share: a revision, an artifact at it, a decision, a next
+//! page, and a count of the records' side rows; and for the crate's other unit tests, a note to remember;
 //! for import's and `sync`'s, timestamps, and a feature record and a decision at a fixed
 //! revision and file.
 
@@ -30,15 +30,6 @@ pub(super) fn bore(disposition: &str) -> super::NewDecision {
         disposition: disposition.into(),
         summary: None,
         basis: vec![],
-    }
-}
-
-/// The first page of `limit` items.
-pub(super) fn first(limit: usize) -> super::PageRequest {
-    super::PageRequest {
-        snapshot: None,
-        after: None,
-        limit,
     }
 }
 

@@ -334,7 +334,7 @@ mod tests {
     use super::*;
     use crate::review::history::Channel;
     use crate::store::NewDecision;
-    use crate::store::fixtures::{artifact, bore, first, next};
+    use crate::store::fixtures::{artifact, bore, next};
 
     #[test]
     fn the_history_refuses_to_be_changed_or_shortened_whatever_asks() {
@@ -433,7 +433,7 @@ mod tests {
             of: Some(d.id.clone()),
             ..HistoryQuery::default()
         };
-        let page = store.history(&q, first(10)).unwrap();
+        let page = store.history(&q, PageRequest::first(10)).unwrap();
         let kinds: Vec<&str> = page.items.iter().map(|(e, _)| e.kind.as_str()).collect();
         assert_eq!(
             kinds,
@@ -454,7 +454,7 @@ mod tests {
         );
         // Paged: two at a time, the same events in the same order.
         let mut paged = Vec::new();
-        let mut req = first(2);
+        let mut req = PageRequest::first(2);
         loop {
             let p = store.history(&q, req).unwrap();
             paged.extend(p.items.iter().map(|(e, _)| e.id.clone()));

@@ -182,7 +182,7 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::NewDecision;
-    use crate::store::fixtures::{artifact, first};
+    use crate::store::fixtures::artifact;
 
     fn bore(subject: &str) -> NewDecision {
         NewDecision {
@@ -217,7 +217,9 @@ mod tests {
             of: Some(id.to_string()),
             ..HistoryQuery::default()
         };
-        let before = store.history_answer(&of(&old.id), first(10)).unwrap();
+        let before = store
+            .history_answer(&of(&old.id), PageRequest::first(10))
+            .unwrap();
         assert!(!before.earlier_unrecorded, "{before:?}");
         {
             let tx = store.write().unwrap();
@@ -228,7 +230,9 @@ mod tests {
             .unwrap();
             tx.commit().unwrap();
         }
-        let got = store.history_answer(&of(&old.id), first(10)).unwrap();
+        let got = store
+            .history_answer(&of(&old.id), PageRequest::first(10))
+            .unwrap();
         assert!(got.earlier_unrecorded, "{got:?}");
         assert!(got.since.as_deref() > Some(old.created_at.as_str()));
         let file = HistoryQuery {
@@ -237,11 +241,13 @@ mod tests {
         };
         assert!(
             store
-                .history_answer(&file, first(10))
+                .history_answer(&file, PageRequest::first(10))
                 .unwrap()
                 .earlier_unrecorded
         );
-        let gone_history = store.history_answer(&of(&gone.id), first(10)).unwrap();
+        let gone_history = store
+            .history_answer(&of(&gone.id), PageRequest::first(10))
+            .unwrap();
         assert!(
             !gone_history.earlier_unrecorded,
             "it began with its creation"

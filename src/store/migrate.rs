@@ -70,8 +70,8 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
 mod tests {
     use rusqlite::Connection;
 
-    use super::super::fixtures::{REV, artifact, bore, first, side_rows};
-    use super::super::{NewRecord, RecordQuery, Store};
+    use super::super::fixtures::{REV, artifact, bore, side_rows};
+    use super::super::{NewRecord, PageRequest, RecordQuery, Store};
     use super::*;
 
     /// A database in memory as a file of schema version `v` was: the first `v` upgrades run,
@@ -148,7 +148,7 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
 
         let ids = |store: &mut Store, q: RecordQuery| -> Vec<(String, i64)> {
-            let page = store.recall(&q, first(10)).unwrap();
+            let page = store.recall(&q, PageRequest::first(10)).unwrap();
             page.items.into_iter().map(|(r, p)| (r.id, p.seq)).collect()
         };
         let tags = |t: &[&str]| RecordQuery {
@@ -326,7 +326,7 @@ mod tests {
         assert!(since.as_str() >= &before[..19], "{since} {before}");
         let page = |store: &mut Store| {
             store
-                .history(&HistoryQuery::default(), first(10))
+                .history(&HistoryQuery::default(), PageRequest::first(10))
                 .unwrap()
                 .items
                 .len()

@@ -36,6 +36,17 @@ pub struct PageRequest {
     pub limit: usize,
 }
 
+impl PageRequest {
+    /// The first page of `limit` items.
+    pub fn first(limit: usize) -> PageRequest {
+        PageRequest {
+            snapshot: None,
+            after: None,
+            limit,
+        }
+    }
+}
+
 /// Takes the next value of the global write counter (inside the caller's write transaction).
 pub(super) fn next_seq(tx: &Transaction<'_>) -> Result<i64, StoreError> {
     Ok(tx

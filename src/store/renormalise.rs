@@ -220,9 +220,9 @@ mod tests {
     /// nothing.
     #[test]
     fn upgrade_renormalises_locators_and_keeps_colliding_rows() {
-        use super::super::fixtures::{artifact, first};
+        use super::super::fixtures::artifact;
         use crate::review::Kind;
-        use crate::store::{NewDecision, NewRecord, RecordQuery, Store};
+        use crate::store::{NewDecision, NewRecord, PageRequest, RecordQuery, Store};
         let at = |uri: &str| artifact(Some(uri));
         let feature = |uri: &str, name: &str, note: &str| NewRecord {
             artifact: at(uri),
@@ -303,7 +303,7 @@ mod tests {
                     text: Some("formerly".into()),
                     ..RecordQuery::default()
                 },
-                first(10),
+                PageRequest::first(10),
             )
             .unwrap();
         assert_eq!(found.items.len(), 1);
@@ -313,7 +313,7 @@ mod tests {
                     text: Some("older copy".into()),
                     ..Default::default()
                 },
-                first(10),
+                PageRequest::first(10),
             )
             .unwrap();
         assert_eq!(by_subject.items.len(), 1);

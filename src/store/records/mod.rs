@@ -461,7 +461,7 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixtures::{artifact, first, next};
+    use super::super::fixtures::{artifact, next};
     use super::*;
 
     /// A first page of a text recall serves the name matches (tier 0) and then the other
@@ -513,7 +513,7 @@ mod tests {
         };
         for limit in 1..=10 {
             let mut got = Vec::new();
-            let mut request = first(limit);
+            let mut request = PageRequest::first(limit);
             loop {
                 let page = store.recall(&q, request).unwrap();
                 request = next(limit, &page);
