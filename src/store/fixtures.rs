@@ -1,7 +1,7 @@
-//! What the store's unit tests share: a revision, an artifact at it, a decision, a next
-//! page, and a count of the records' side rows; and for the crate's other unit tests, a note to remember;
-//! for import's and `sync`'s, timestamps, and a feature record and a decision at a fixed
-//! revision and file.
+//! What the store's unit tests share: a revision, an artifact at it, a decision, a next page,
+//! and a count of the records' side rows; for the crate's other unit tests, a note to
+//! remember; and for import's and `sync`'s, timestamps, and a feature record and a decision
+//! at a fixed revision and file.
 
 use super::{NewRecord, Store};
 use crate::review::{BasisItem, Decision, Kind, Record};
