@@ -30,6 +30,7 @@ mod replay_command;
 mod report_markdown;
 mod resources;
 mod schema_validation;
+mod simplify_review;
 mod sizing_bounds;
 mod sizing_items;
 mod stress;

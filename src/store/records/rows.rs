@@ -28,10 +28,12 @@ pub(in crate::store) fn record_ref_from_row<'r>(
     let text = |i: usize| -> rusqlite::Result<&'r str> { Ok(row.get_ref(i)?.as_str()?) };
     let optional =
         |i: usize| -> rusqlite::Result<Option<&'r str>> { Ok(row.get_ref(i)?.as_str_or_null()?) };
+    // The kind is read first: a row with an unknown kind is refused for it, whatever else.
+    let kind = wire_enum(1, "record kind", text(1)?, Kind::parse)?;
     Ok((
         RecordRef {
             id: text(0)?,
-            kind: wire_enum(1, "record kind", text(1)?, Kind::parse)?,
+            kind,
             name: optional(2)?,
             note: optional(3)?,
             tags: json_strs(4, text(4)?)?,

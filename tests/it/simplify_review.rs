@@ -1,0 +1,46 @@
+//! Behaviour the simplifications of 892990d..0e53d8c must keep: each test pins an answer the
+//! build before them gave (found by running both builds on the same input).
+
+#![allow(clippy::unwrap_used)]
+
+use review_mcp::store::{NewRecord, Store};
+
+use crate::support::TempDir;
+use crate::support::inproc::rev;
+
+/// A record row with two unreadable columns, its kind (an unknown name) and its id (a blob):
+/// the kind is read first, so the refusal names the kind, as it always did.
+#[test]
+fn a_record_row_with_a_bad_kind_and_a_bad_id_is_refused_for_its_kind() {
+    let dir = TempDir::new("simplify-kind").unwrap();
+    let db = dir.join("review.db");
+    {
+        let mut store = Store::open(&db).unwrap();
+        store
+            .remember(&NewRecord {
+                artifact: review_mcp::review::Artifact {
+                    revision: rev(1),
+                    format: "step".into(),
+                    uri: Some("file:///w/p.step".into()),
+                    units: None,
+                },
+                name: Some("bore".into()),
+                note: Some("n".into()),
+                tags: vec![],
+                entity_ids: vec![],
+                id_scheme: "opaque".into(),
+            })
+            .unwrap();
+    }
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "PRAGMA ignore_check_constraints = ON; \
+             UPDATE records SET kind = 'bogus', id = X'00';",
+        )
+        .unwrap();
+    }
+    let mut store = Store::open(&db).unwrap();
+    let err = store.export_all().map(|_| ()).unwrap_err().to_string();
+    assert!(err.contains("unknown record kind \"bogus\""), "{err}");
+}
