@@ -11,6 +11,7 @@ use std::process::{Command, Output, Stdio};
 
 use sha2::{Digest, Sha256};
 
+use crate::support::inproc::server_remembers_bore;
 use crate::support::{TempDir, sha256_hex};
 
 const BIN: &str = env!("CARGO_BIN_EXE_review-mcp");
@@ -662,26 +663,6 @@ fn import_later_updated_at_wins_and_keeps_its_own_id() {
             && events.contains("\"to\":\"newer\""),
         "{events}"
     );
-}
-
-/// A server's `remember` at `path`: a named feature "bore" written now (later than any
-/// timestamp the import files below carry, which are in 2026-01).
-fn server_remembers_bore(path: &Path) -> review_mcp::review::Record {
-    let mut store = review_mcp::store::Store::open(path).unwrap();
-    let new = review_mcp::store::NewRecord {
-        artifact: review_mcp::review::Artifact {
-            revision: rev(1),
-            format: "step".into(),
-            uri: Some("file:///w/p.step".into()),
-            units: None,
-        },
-        name: Some("bore".into()),
-        note: Some("written by the server".into()),
-        tags: vec![],
-        entity_ids: vec![],
-        id_scheme: "opaque".into(),
-    };
-    store.remember(&new).unwrap().0
 }
 
 fn bore_line(id: &str, updated_at: &str, note: &str) -> serde_json::Value {

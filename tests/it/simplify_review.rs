@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use review_mcp::store::{NewRecord, Store};
+use review_mcp::store::Store;
 
 use crate::support::TempDir;
-use crate::support::inproc::rev;
+use crate::support::inproc::server_remembers_bore;
 
 /// A record row with two unreadable columns, its kind (an unknown name) and its id (a blob):
 /// the kind is read first, so the refusal names the kind, as it always did.
@@ -14,24 +14,7 @@ use crate::support::inproc::rev;
 fn a_record_row_with_a_bad_kind_and_a_bad_id_is_refused_for_its_kind() {
     let dir = TempDir::new("simplify-kind").unwrap();
     let db = dir.join("review.db");
-    {
-        let mut store = Store::open(&db).unwrap();
-        store
-            .remember(&NewRecord {
-                artifact: review_mcp::review::Artifact {
-                    revision: rev(1),
-                    format: "step".into(),
-                    uri: Some("file:///w/p.step".into()),
-                    units: None,
-                },
-                name: Some("bore".into()),
-                note: Some("n".into()),
-                tags: vec![],
-                entity_ids: vec![],
-                id_scheme: "opaque".into(),
-            })
-            .unwrap();
-    }
+    server_remembers_bore(&db);
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(

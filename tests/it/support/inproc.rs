@@ -211,3 +211,23 @@ pub fn inlined(page: &Value, key: &str) -> Vec<Value> {
         })
         .collect()
 }
+
+/// A server's `remember` at `path`: a named feature "bore" written now (later than any
+/// timestamp the import files below carry, which are in 2026-01).
+pub fn server_remembers_bore(path: &std::path::Path) -> review_mcp::review::Record {
+    let mut store = review_mcp::store::Store::open(path).unwrap();
+    let new = review_mcp::store::NewRecord {
+        artifact: review_mcp::review::Artifact {
+            revision: rev(1),
+            format: "step".into(),
+            uri: Some("file:///w/p.step".into()),
+            units: None,
+        },
+        name: Some("bore".into()),
+        note: Some("written by the server".into()),
+        tags: vec![],
+        entity_ids: vec![],
+        id_scheme: "opaque".into(),
+    };
+    store.remember(&new).unwrap().0
+}
