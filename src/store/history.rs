@@ -68,21 +68,26 @@ pub(super) fn append(tx: &Transaction<'_>, events: &[Event]) -> Result<usize, St
 /// import or sync that writes that state then brings nothing the history does not already
 /// tell. An older event in that state does not explain it: the item went back to a state it
 /// was in once, and that return is a change of its own; nor does one from before the item's
-/// last ending (a `forgotten` event): coming back is a change too.
+/// last ending (a `forgotten` event): coming back is a change too. "Older" is by the history's
+/// order (time, then the order of writing), not by time alone: an event of the same
+/// millisecond as the replaced version but written before it (`replaced`, the state the
+/// write replaces) does not explain the return either.
 pub(super) fn explained(
     tx: &Transaction<'_>,
     of: &str,
     after: &str,
     since: Option<&str>,
+    replaced: Option<&str>,
 ) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM events e WHERE e.of = ?1 AND e.after = ?2 \
              AND (?3 IS NULL OR e.at >= ?3) \
-             AND NOT EXISTS (SELECT 1 FROM events z WHERE z.of = ?1 AND z.after IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM events z WHERE z.of = ?1 \
+                 AND (z.after IS NULL OR (z.after = ?4 AND z.after <> ?2)) \
                  AND (z.at > e.at OR (z.at = e.at AND z.seq > e.seq))))",
         )?
-        .query_row(params![of, after, since], |r| r.get(0))?)
+        .query_row(params![of, after, since, replaced], |r| r.get(0))?)
 }
 
 /// Whether an event already says that item `of`, as it stood at `updated_at`, ended (it
@@ -128,6 +133,7 @@ pub(super) fn transferred_decision(
             &n.id,
             &decision_state(n),
             o.map(|o| o.updated_at.as_str()),
+            o.map(decision_state).as_deref(),
         )?,
         (Some(o), None) => ending_explained(tx, &o.id, &o.updated_at)?,
         (None, None) => true,
@@ -177,6 +183,7 @@ pub(super) fn transferred_record(
         &new.id,
         &record_state(new),
         Some(old.updated_at.as_str()),
+        Some(record_state(old).as_str()),
     )? {
         return Ok(0);
     }
@@ -368,6 +375,42 @@ mod tests {
         let problems = store.check().unwrap();
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("was edited"), "{problems:?}");
+    }
+
+    /// Regression (a flake of `history_review`'s import test, seen once in CI): a decision
+    /// created and replaced within one millisecond has two events at the same time; an import
+    /// back to the first state was taken as explained by the first event, and recorded nothing.
+    #[test]
+    fn an_event_written_before_the_replaced_version_in_its_millisecond_explains_nothing() {
+        let (mut hold, _, _) = Store::open_in_memory()
+            .unwrap()
+            .remember_decision(&bore("hold"))
+            .unwrap();
+        // Its events, at one time, in a file that has no other.
+        let mut store = Store::open_in_memory().unwrap();
+        let at = "2026-12-01T14:02:00.000Z";
+        hold.updated_at = at.into();
+        let release = Decision {
+            disposition: "release".into(),
+            ..hold.clone()
+        };
+        let how = Written {
+            channel: Channel::Assistant,
+            at,
+            author: None,
+        };
+        let tx = store.write().unwrap();
+        append(&tx, &decision_events(&how, None, Some(&hold), &[])).unwrap();
+        append(
+            &tx,
+            &decision_events(&how, Some(&hold), Some(&release), &[]),
+        )
+        .unwrap();
+        let (held, released) = (decision_state(&hold), decision_state(&release));
+        // Back to "hold" over "release": a change.
+        assert!(!explained(&tx, &hold.id, &held, Some(at), Some(&released)).unwrap());
+        // "release" over "hold": the newest event says it already.
+        assert!(explained(&tx, &hold.id, &released, Some(at), Some(&held)).unwrap());
     }
 
     #[test]
