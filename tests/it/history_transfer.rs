@@ -7,13 +7,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, ensure};
 use serde_json::{Value, json};
 
 use crate::support::TempDir;
 use crate::support::client::binary;
+use crate::support::git::git_ok;
 use crate::support::inproc::{Client, Era, art_uri, rev};
 use review_mcp::review::history::Event;
 use review_mcp::review::{Judgement, Meaning, Verdict, Via};
@@ -706,27 +706,8 @@ fn history_merge_file_keeps_one_event_and_refuses_two_under_one_name() -> anyhow
     Ok(())
 }
 
-fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .with_context(|| format!("cannot run git {args:?}"))?;
-    ensure!(
-        out.status.success(),
-        "git {args:?} in {} failed: {}{}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 fn clone(root: &Path, bare: &Path, name: &str) -> anyhow::Result<PathBuf> {
-    git(root, &["clone", "-q", &bare.to_string_lossy(), name])?;
+    git_ok(root, &["clone", "-q", &bare.to_string_lossy(), name])?;
     let dir = root.join(name);
     for (k, v) in [
         ("user.name", name.to_string()),
@@ -737,17 +718,17 @@ fn clone(root: &Path, bare: &Path, name: &str) -> anyhow::Result<PathBuf> {
             format!("{} merge-file %O %A %B", binary().display()),
         ),
     ] {
-        git(&dir, &["config", k, &v])?;
+        git_ok(&dir, &["config", k, &v])?;
     }
     Ok(dir)
 }
 
 fn commit(dir: &Path, message: &str) -> anyhow::Result<()> {
-    git(dir, &["add", "-A"])?;
-    if git(dir, &["status", "--porcelain"])?.trim().is_empty() {
+    git_ok(dir, &["add", "-A"])?;
+    if git_ok(dir, &["status", "--porcelain"])?.trim().is_empty() {
         return Ok(());
     }
-    git(dir, &["commit", "-q", "-m", message])?;
+    git_ok(dir, &["commit", "-q", "-m", message])?;
     Ok(())
 }
 
@@ -759,20 +740,20 @@ fn history_two_git_clones_merge_to_the_union_without_conflict() -> anyhow::Resul
     let tmp = TempDir::new("history-git")?;
     let (a, b) = two_databases(&tmp)?;
     let root = tmp.path();
-    git(root, &["init", "-q", "--bare", "-b", "main", "team.git"])?;
+    git_ok(root, &["init", "-q", "--bare", "-b", "main", "team.git"])?;
     let bare = root.join("team.git");
     let ca = clone(root, &bare, "ada")?;
-    git(&ca, &["checkout", "-q", "-b", "main"])?;
+    git_ok(&ca, &["checkout", "-q", "-b", "main"])?;
     std::fs::write(ca.join(".gitattributes"), "review/** merge=review\n")?;
     let (fa, fb) = (ca.join("review"), root.join("bob/review"));
     sync(&a, &fa)?;
     commit(&ca, "ada's review")?;
-    git(&ca, &["push", "-q", "origin", "main"])?;
+    git_ok(&ca, &["push", "-q", "origin", "main"])?;
     let cb = clone(root, &bare, "bob")?;
     sync(&b, &fb)?;
     commit(&cb, "bob's review")?;
-    git(&cb, &["push", "-q", "origin", "main"])?;
-    git(&ca, &["pull", "-q", "--no-edit", "origin", "main"])?;
+    git_ok(&cb, &["push", "-q", "origin", "main"])?;
+    git_ok(&ca, &["pull", "-q", "--no-edit", "origin", "main"])?;
     sync(&a, &fa)?;
     assert_eq!(ids(&events(&a)?), ids(&events(&b)?));
     // Apart: Ada's assistant records a new decision; Grace rejects the housing wall on Bob's
@@ -804,15 +785,15 @@ fn history_two_git_clones_merge_to_the_union_without_conflict() -> anyhow::Resul
     ensure!(ids(&before[0]) != ids(&before[1]), "each added its own");
     sync(&a, &fa)?;
     commit(&ca, "lug")?;
-    git(&ca, &["push", "-q", "origin", "main"])?;
+    git_ok(&ca, &["push", "-q", "origin", "main"])?;
     sync(&b, &fb)?;
     commit(&cb, "housing rejected")?;
-    git(&cb, &["pull", "-q", "--no-edit", "origin", "main"])
+    git_ok(&cb, &["pull", "-q", "--no-edit", "origin", "main"])
         .context("the merge of two histories has no conflict")?;
     sync(&b, &fb)?;
     commit(&cb, "synced")?;
-    git(&cb, &["push", "-q", "origin", "main"])?;
-    git(&ca, &["pull", "-q", "--no-edit", "origin", "main"])?;
+    git_ok(&cb, &["push", "-q", "origin", "main"])?;
+    git_ok(&ca, &["pull", "-q", "--no-edit", "origin", "main"])?;
     sync(&a, &fa)?;
     let union = assert_union(&[&a, &b], &before)?;
     let all: BTreeSet<String> = before.iter().flatten().map(|e| e.id.clone()).collect();

@@ -10,6 +10,7 @@ use anyhow::{Context, bail, ensure};
 use serde_json::{Value, json};
 
 use crate::support::client::{Server, binary};
+use crate::support::git::{git, git_ok};
 use crate::support::{TempDir, artifact};
 use review_mcp::review::{Judgement, Verdict, Via};
 use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
@@ -22,32 +23,6 @@ fn run(cmd: &mut Command) -> anyhow::Result<Output> {
         .output()
         .with_context(|| format!("cannot run {cmd:?}"))?;
     Ok(out)
-}
-
-fn git(dir: &Path, args: &[&str]) -> anyhow::Result<Output> {
-    let out = run(Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .env("GIT_TERMINAL_PROMPT", "0"))?;
-    Ok(out)
-}
-
-fn git_ok(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
-    let out = git(dir, args)?;
-    ensure!(
-        out.status.success(),
-        "git {args:?} in {} failed: {}{}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    ))
 }
 
 /// One engineer: a clone, a database, a server on it, and everything sync and git said.

@@ -5,6 +5,7 @@
 
 pub mod client;
 pub mod file_events;
+pub mod git;
 pub mod host;
 pub mod inproc;
 pub mod pty;
