@@ -183,7 +183,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::Empty { path } => write!(
                 f,
-                "{} is empty: no review-mcp server has written to it yet",
+                "{} is empty: no review-mcp server has written to it yet; point --db or REVIEW_MCP_DB_PATH at the database your servers use",
                 path.display()
             ),
             StoreError::NotOpen => f.write_str("the database connection is closed"),
