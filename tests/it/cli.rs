@@ -1082,4 +1082,19 @@ fn cli_failures_say_how_to_fix_them() {
         &["revision", "-x.step"],
         "a FILE whose name starts with '-' goes after --",
     );
+
+    // An output in a folder that does not exist.
+    server_remembers_bore(&dir.path().join("full.db"));
+    for args in [
+        ["--db", "full.db", "backup", "no-such-dir/b.db"].as_slice(),
+        ["--db", "full.db", "export", "-o", "no-such-dir/e.jsonl"].as_slice(),
+    ] {
+        let o = run(dir.path(), args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&o).contains("(its folder must exist and be writable)"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
 }
