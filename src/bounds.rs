@@ -195,7 +195,7 @@ pub fn schema_errors(
         for e in all.by_ref().take(room) {
             found.errors.push(SchemaError {
                 path: e.instance_path().to_string(),
-                message: e.to_string(),
+                message: message(schema, rest, &e),
             });
         }
         let more = all.count() + hidden_over;
@@ -208,12 +208,77 @@ pub fn schema_errors(
         {
             found.errors.push(SchemaError {
                 path: e.instance_path().to_string(),
-                message: e.to_string(),
+                message: message(schema, rest, &e),
             });
         }
         found.left_out = LeftOut::Unknown;
     }
     found
+}
+
+/// jsonschema's message for `e`, except for a choice of members: an `anyOf` or `oneOf` whose
+/// every branch only requires members (`remember`'s `name` or `note`, `forget`'s one of
+/// three), where jsonschema says "… is not valid under any of the schemas listed in the
+/// 'anyOf' keyword", naming no member. That one is said as the rule: which members to give.
+fn message(schema: &Value, instance: &Value, e: &jsonschema::ValidationError) -> String {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let exactly_one = match e.kind() {
+        Kind::AnyOf { .. } => false,
+        Kind::OneOfNotValid { .. } | Kind::OneOfMultipleValid { .. } => true,
+        _ => return e.to_string(),
+    };
+    let Some(names) = schema
+        .pointer(e.schema_path().as_str())
+        .and_then(required_choices)
+    else {
+        return e.to_string();
+    };
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let listed = match quoted.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => return e.to_string(),
+    };
+    if !exactly_one {
+        return match quoted.as_slice() {
+            [a, b] => format!("give {a}, {b} or both"),
+            _ => format!("give at least one of {listed}"),
+        };
+    }
+    let at = instance.pointer(e.instance_path().as_str());
+    let given: Vec<&String> = quoted
+        .iter()
+        .zip(&names)
+        .filter(|(_, n)| at.and_then(|v| v.get(n.as_str())).is_some())
+        .map(|(q, _)| q)
+        .collect();
+    match given.as_slice() {
+        [] => format!("give exactly one of {listed} (none was given)"),
+        [first, rest @ ..] if !rest.is_empty() => {
+            let rest: Vec<&str> = rest.iter().map(|s| s.as_str()).collect();
+            format!(
+                "give exactly one of {listed}, not {first} and {} together",
+                rest.join(" and ")
+            )
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// The member names of an `anyOf` / `oneOf` array whose every branch is exactly
+/// `{"required": [name]}`; `None` for any other shape.
+fn required_choices(branches: &Value) -> Option<Vec<String>> {
+    branches
+        .as_array()?
+        .iter()
+        .map(|branch| {
+            let branch = branch.as_object().filter(|b| b.len() == 1)?;
+            match branch.get("required")?.as_array()?.as_slice() {
+                [Value::String(name)] => Some(name.clone()),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// The `maxItems` violations under `instance`, following `properties` and `items`. Counts

@@ -177,8 +177,9 @@ pub fn format_line(
         Format::Human => {
             // Newlines in a message would break "one event, one line"; show them escaped.
             let msg = msg.replace('\n', "\\n").replace('\r', "\\r");
+            // The trace id too: one set with a line break would start a fake line.
             let trace = trace_id
-                .map(|t| format!(" trace_id={t}"))
+                .map(|t| format!(" trace_id={}", crate::text::escape_controls(t)))
                 .unwrap_or_default();
             format!(
                 "{ts} {:<5} {target}: {msg}{trace}",
@@ -385,6 +386,24 @@ mod tests {
         assert_eq!(
             line,
             "2026-07-28T00:00:00.000Z ERROR review_mcp: bad\\nthing trace_id=t-9"
+        );
+    }
+
+    /// Regression: `MCP_TRACE_ID` holding a line break (or an escape sequence) was written
+    /// as it is in the human format, so one event became two lines on the terminal.
+    #[test]
+    fn format_line_human_escapes_the_trace_id() {
+        let line = format_line(
+            Format::Human,
+            "2026-07-28T00:00:00.000Z",
+            Level::Info,
+            "review_mcp",
+            "m",
+            Some("a\nFAKE \u{1b}[31m"),
+        );
+        assert_eq!(
+            line,
+            "2026-07-28T00:00:00.000Z INFO  review_mcp: m trace_id=a\\u{a}FAKE \\u{1b}[31m"
         );
     }
 

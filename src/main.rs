@@ -19,7 +19,8 @@ const USAGE_EXIT: u8 = 2;
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let invocation = match cli::parse(args, std::env::var_os(cli::DB_ENV)) {
+    let env = |name| std::env::var_os(name);
+    let invocation = match cli::parse(args, env(cli::DB_ENV), env("HOME")) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("review-mcp: {e}\n\n{}", cli::help::USAGE);

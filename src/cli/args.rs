@@ -101,7 +101,12 @@ impl RawArgs {
                 "--command" => Some(ValueFlag::Command),
                 "--author" => Some(ValueFlag::Author),
                 "-h" | "--help" | "-V" | "--version" | "--bless" | "--dry-run" => None,
-                _ => return Err(UsageError(format!("unknown flag '{}'", short(flag)))),
+                _ => {
+                    return Err(UsageError(format!(
+                        "unknown flag '{}' (a FILE whose name starts with '-' goes after --)",
+                        short(flag)
+                    )));
+                }
             };
             match value_flag {
                 None => {

@@ -31,8 +31,12 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     };
     // Created empty and exclusively (never through a planted link) with the database's
     // mode, then filled by SQLite, which accepts an empty file.
-    let (tmp, file) = create_temp_beside(target, db)
-        .with_context(|| format!("cannot write the backup {}", target.display()))?;
+    let (tmp, file) = create_temp_beside(target, db).with_context(|| {
+        format!(
+            "cannot write the backup {} (its folder must exist and be writable)",
+            target.display()
+        )
+    })?;
     drop(file);
     let made = (|| -> anyhow::Result<()> {
         store.backup_into(&tmp).map_err(|e| anyhow!("{e}"))?;

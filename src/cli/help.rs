@@ -93,6 +93,7 @@ Usage:
 Options:
   --db PATH           The database file. Default: ${DB_ENV} when set, else ./{DEFAULT_DB}.
                       Parent directories are created; a new file is readable by its owner only.
+                      A leading ~/ is your home directory, also where no shell expands it.
   -o, --output FILE   export, form3: write to FILE instead of stdout, through a temporary
                       file renamed into place (never a partial FILE; a symlink is refused).
   --command CMD       replay: the server command line to test (default: this server, in

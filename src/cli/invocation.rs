@@ -70,13 +70,18 @@ pub struct Invocation {
 impl RawArgs {
     /// Applies the rules of each subcommand and resolves the database path: `--db` wins over
     /// `env_db` (the value of `REVIEW_MCP_DB_PATH`), which wins over [`DEFAULT_DB`]. An empty
-    /// environment value counts as unset.
-    pub fn validate(self, env_db: Option<OsString>) -> Result<Invocation, UsageError> {
+    /// environment value counts as unset. A leading `~` is `home` (see [`home_expanded`]).
+    pub fn validate(
+        self,
+        env_db: Option<OsString>,
+        home: Option<OsString>,
+    ) -> Result<Invocation, UsageError> {
         let db = self
             .db
             .clone()
             .or(env_db.filter(|v| !v.is_empty()))
             .map_or_else(|| PathBuf::from(DEFAULT_DB), PathBuf::from);
+        let db = home_expanded(db, home)?;
         if self.help || self.version {
             return Ok(Invocation {
                 command: if self.help {
@@ -227,8 +232,28 @@ impl RawArgs {
 pub fn parse(
     args: impl IntoIterator<Item = OsString>,
     env_db: Option<OsString>,
+    home: Option<OsString>,
 ) -> Result<Invocation, UsageError> {
-    RawArgs::parse(args)?.validate(env_db)
+    RawArgs::parse(args)?.validate(env_db, home)
+}
+
+/// The database path with a leading `~` (the whole first component: `~` or `~/…`) replaced by
+/// `home` (`$HOME`). A shell expands it before review-mcp sees it, but a host's JSON
+/// configuration, a bundle setting or `--db=~/…` passes it as written, and taken literally it
+/// would put the database in a directory named `~` under the host's working directory.
+/// `~user/…` is left as it is. Without a home to expand to, the path is refused.
+pub fn home_expanded(db: PathBuf, home: Option<OsString>) -> Result<PathBuf, UsageError> {
+    let mut parts = db.components();
+    if parts.next() != Some(std::path::Component::Normal("~".as_ref())) {
+        return Ok(db);
+    }
+    match home.filter(|h| !h.is_empty()) {
+        Some(home) => Ok(PathBuf::from(home).join(parts.as_path())),
+        None => Err(UsageError(format!(
+            "the database path {} starts with ~, and HOME is not set to expand it: give the path without ~ (an absolute path)",
+            short(&db.to_string_lossy())
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -240,7 +265,7 @@ mod tests {
     }
 
     fn run(args: &[&str]) -> Result<Invocation, UsageError> {
-        parse(os(args), None)
+        parse(os(args), None, None)
     }
 
     fn err(args: &[&str]) -> String {
@@ -262,17 +287,58 @@ mod tests {
     fn parse_db_flag_wins_over_environment() {
         let env = Some(OsString::from("/env.db"));
         assert_eq!(
-            parse(os(&["--db", "/flag.db"]), env.clone()).unwrap().db,
+            parse(os(&["--db", "/flag.db"]), env.clone(), None)
+                .unwrap()
+                .db,
             PathBuf::from("/flag.db")
         );
         assert_eq!(
-            parse(os(&["check", "--db=/x.db"]), env.clone()).unwrap().db,
+            parse(os(&["check", "--db=/x.db"]), env.clone(), None)
+                .unwrap()
+                .db,
             PathBuf::from("/x.db")
         );
-        assert_eq!(parse(os(&[]), env).unwrap().db, PathBuf::from("/env.db"));
         assert_eq!(
-            parse(os(&[]), Some(OsString::new())).unwrap().db,
+            parse(os(&[]), env, None).unwrap().db,
+            PathBuf::from("/env.db")
+        );
+        assert_eq!(
+            parse(os(&[]), Some(OsString::new()), None).unwrap().db,
             PathBuf::from("review-mcp.db")
+        );
+    }
+
+    /// Regression: `REVIEW_MCP_DB_PATH=~/Documents/review-mcp/review.db` in a host's JSON
+    /// configuration (server.json's own placeholder) or `--db=~/r.db` reaches the server
+    /// unexpanded, and was taken literally: a directory named `~` in the host's working
+    /// directory. A leading `~` is the home directory.
+    #[test]
+    fn parse_db_with_a_leading_tilde_is_in_the_home_directory() {
+        let home = || Some(OsString::from("/home/ada"));
+        let env = Some(OsString::from("~/Documents/review-mcp/review.db"));
+        assert_eq!(
+            parse(os(&[]), env, home()).unwrap().db,
+            PathBuf::from("/home/ada/Documents/review-mcp/review.db")
+        );
+        assert_eq!(
+            parse(os(&["check", "--db=~/r.db"]), None, home())
+                .unwrap()
+                .db,
+            PathBuf::from("/home/ada/r.db")
+        );
+        // Only a `~` of its own is the home directory.
+        for literal in ["~ada/r.db", "./~/r.db", "/srv/~/r.db", "~r.db"] {
+            assert_eq!(
+                parse(os(&["--db", literal]), None, home()).unwrap().db,
+                PathBuf::from(literal)
+            );
+        }
+        let Err(UsageError(m)) = parse(os(&["--db", "~/r.db"]), None, None) else {
+            panic!("a ~ path without HOME was accepted");
+        };
+        assert!(
+            m.contains("HOME is not set") && m.contains("absolute path"),
+            "{m}"
         );
     }
 

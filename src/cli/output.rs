@@ -67,8 +67,12 @@ pub(super) fn write_beside<T>(
     db: &Path,
     write: impl FnOnce(File) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
-    let (tmp, file) =
-        create_temp_beside(path, db).with_context(|| format!("cannot write {}", path.display()))?;
+    let (tmp, file) = create_temp_beside(path, db).with_context(|| {
+        format!(
+            "cannot write {} (its folder must exist and be writable)",
+            path.display()
+        )
+    })?;
     let written = write(file).and_then(|t| {
         std::fs::rename(&tmp, path)?;
         Ok(t)

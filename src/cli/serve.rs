@@ -58,14 +58,18 @@ pub(super) fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<Strin
         return Ok(None);
     };
     let Some(text) = v.to_str() else {
-        return Err(format!("{AUTHOR_ENV} is not valid UTF-8"));
+        return Err(format!(
+            "{AUTHOR_ENV} is not valid UTF-8: set it to your name in UTF-8, or unset it"
+        ));
     };
     let name = text.trim();
     if name.is_empty() || (name.starts_with("${user_config.") && name.ends_with('}')) {
         return Ok(None);
     }
     if name.chars().count() > 200 {
-        return Err(format!("{AUTHOR_ENV} is longer than 200 characters"));
+        return Err(format!(
+            "{AUTHOR_ENV} is longer than 200 characters: shorten it or unset it"
+        ));
     }
     Ok(Some(name.to_string()))
 }

@@ -35,6 +35,12 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The database file (or a directory above it) cannot be created where the path says,
+    /// or the path cannot be looked at (a parent that is a file, one this user cannot search).
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// Data offered for import that breaks a rule.
     Invalid(String),
     /// SQLite could not open the file for writing, or prepare it (WAL, schema).
@@ -114,9 +120,16 @@ impl std::fmt::Display for StoreError {
                     shm.display()
                 )
             }
-            StoreError::Io { path, source } => {
-                write!(f, "cannot open {}: {source}", path.display())
-            }
+            StoreError::Io { path, source } => write!(
+                f,
+                "cannot open {}: {source}; check the path and this user's permissions on it",
+                path.display()
+            ),
+            StoreError::Create { path, source } => write!(
+                f,
+                "cannot create the database {} ({source}); nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a file in a directory this user can write, by its absolute path (without one the file is ./review-mcp.db in the directory the host started the server in, which may not be writable, such as /)",
+                path.display()
+            ),
             StoreError::Invalid(m) => f.write_str(m),
             StoreError::Open { path, source } => write!(
                 f,
@@ -170,7 +183,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::Empty { path } => write!(
                 f,
-                "{} is empty: no review-mcp server has written to it yet",
+                "{} is empty: no review-mcp server has written to it yet; point --db or REVIEW_MCP_DB_PATH at the database your servers use",
                 path.display()
             ),
             StoreError::NotOpen => f.write_str("the database connection is closed"),
@@ -181,7 +194,9 @@ impl std::fmt::Display for StoreError {
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StoreError::Io { source, .. } | StoreError::ReadOnlyFile { source, .. } => Some(source),
+            StoreError::Io { source, .. }
+            | StoreError::Create { source, .. }
+            | StoreError::ReadOnlyFile { source, .. } => Some(source),
             StoreError::Open { source, .. } | StoreError::Sqlite(source) => Some(source),
             _ => None,
         }

@@ -123,7 +123,7 @@ impl Store {
         let path = store.path().map(Path::to_path_buf).unwrap_or_default();
         match std::fs::metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(store),
-            Err(source) => return Err(StoreError::Io { path, source }),
+            Err(source) => return Err(StoreError::Create { path, source }),
             Ok(meta) => file::check_kind(&path, &meta)?,
         }
         // An open for writing changes nothing, and fails for a file that cannot be written
@@ -410,17 +410,20 @@ impl Store {
 /// Opens the file for writing: creates it if needed, inspects it, connects, sets the journal
 /// and migrates. Returns the connection and the identity of the file it opened.
 fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), StoreError> {
-    let io = StoreError::io(path);
+    let create = |source| StoreError::Create {
+        path: path.to_path_buf(),
+        source,
+    };
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(io)?;
+                std::fs::create_dir_all(parent).map_err(create)?;
             }
-            create_private(path).map_err(io)?;
-            std::fs::metadata(path).map_err(io)?
+            create_private(path).map_err(create)?;
+            std::fs::metadata(path).map_err(create)?
         }
-        Err(e) => return Err(io(e)),
+        Err(e) => return Err(create(e)),
     };
     file::check_kind(path, &meta)?;
     // As long as this thread's statements wait (nothing inside `without_waiting`).

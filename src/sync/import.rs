@@ -47,7 +47,12 @@ pub struct Imported {
 /// transaction (into the database `db`).
 pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
     let schemas = Schemas::from_tools()?;
-    let input = File::open(file).map_err(|e| fail!("cannot read {}: {e}", file.display()))?;
+    let input = File::open(file).map_err(|e| {
+        fail!(
+            "cannot read {}: {e}; check the path: import reads a file `review-mcp export` wrote",
+            file.display()
+        )
+    })?;
     let lines = read_import(&mut BufReader::new(input), &schemas)
         .map_err(|e| fail!("{}: {e}", file.display()))?;
     let total = lines.len();

@@ -137,6 +137,14 @@ pub fn run(
     let started = std::time::Instant::now();
     let schemas = Schemas::from_tools()?;
     refuse_links(dir)?;
+    // A file named where the folder goes (`sync review.db`): said as such, not as the
+    // "File exists" of creating it.
+    if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(fail!(
+            "{} is not a folder: give sync a folder of its own for the review memory (such as review/ in the repository), which it creates if needed",
+            shown(dir)
+        ));
+    }
     if !dry_run {
         fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
     }

@@ -1038,3 +1038,63 @@ fn author_is_recorded_on_what_a_server_writes() {
     let o = run(dir.path(), &["--author", "x", "check"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// Regression: these failures named the problem but not the way out ("REVIEW_MCP_AUTHOR is
+/// longer than 200 characters", "… is empty: no review-mcp server has written to it yet",
+/// "cannot read x.jsonl: No such file or directory", "unknown flag '-x.step'" for a file
+/// whose name starts with '-'). Each now says what to do.
+#[test]
+fn cli_failures_say_how_to_fix_them() {
+    let dir = TempDir::new("fix-hints").unwrap();
+    let long = "a".repeat(201);
+    let o = cmd(dir.path())
+        .env("REVIEW_MCP_AUTHOR", &long)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("shorten it or unset it"),
+        "{}",
+        stderr(&o)
+    );
+
+    File::create(dir.path().join("empty.db")).unwrap();
+    for sub in ["check", "export"] {
+        let o = run(dir.path(), &["--db", "empty.db", sub]);
+        assert_eq!(o.status.code(), Some(1), "{sub}");
+        assert!(
+            stderr(&o)
+                .contains("point --db or REVIEW_MCP_DB_PATH at the database your servers use"),
+            "{sub}: {}",
+            stderr(&o)
+        );
+    }
+
+    let o = run(dir.path(), &["--db", "r.db", "import", "missing.jsonl"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("check the path: import reads a file `review-mcp export` wrote"),
+        "{}",
+        stderr(&o)
+    );
+
+    assert_usage_error(
+        &["revision", "-x.step"],
+        "a FILE whose name starts with '-' goes after --",
+    );
+
+    // An output in a folder that does not exist.
+    server_remembers_bore(&dir.path().join("full.db"));
+    for args in [
+        ["--db", "full.db", "backup", "no-such-dir/b.db"].as_slice(),
+        ["--db", "full.db", "export", "-o", "no-such-dir/e.jsonl"].as_slice(),
+    ] {
+        let o = run(dir.path(), args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&o).contains("(its folder must exist and be writable)"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}

@@ -159,6 +159,38 @@ fn fifo_or_device_path_is_refused_and_nothing_is_created() -> anyhow::Result<()>
     Ok(())
 }
 
+/// Regression: a database that cannot be created (the host started the server in a
+/// directory it cannot write, so the default `./review-mcp.db` fails) was refused with
+/// "Storage error, nothing was written: cannot open /review-mcp.db: Permission denied (os
+/// error 13)", and a path under a plain file with "cannot open …: Not a directory", neither
+/// saying what to do. Both now say to point `REVIEW_MCP_DB_PATH` or `--db` at a file in a
+/// directory this user can write. (`/proc` refuses a new directory even to root, as a
+/// read-only directory refuses it to a user.)
+#[test]
+fn a_database_that_cannot_be_created_says_where_to_point_the_path() -> anyhow::Result<()> {
+    let fix = "Point REVIEW_MCP_DB_PATH or --db at a file in a directory this user can write";
+    let dir = TempDir::new("uncreatable")?;
+    // Found at the first write.
+    let db = Path::new("/proc/review-mcp-uncreatable/review.db");
+    let mut server = Server::start_logging_to(db, &dir.join("stderr"))?;
+    let answer = remember(&mut server, "mating surface")?;
+    let Answer::ToolError(text) = answer else {
+        anyhow::bail!("the write was not refused: {answer:?}");
+    };
+    assert!(text.contains("nothing was written"), "{text}");
+    assert!(text.contains("cannot create the database"), "{text}");
+    assert!(text.contains(fix), "{text}");
+    assert!(server.close()?.success());
+    // Found at start.
+    std::fs::write(dir.join("plain-file"), "not a directory")?;
+    let db = dir.join("plain-file/sub/review.db");
+    let out = client::command(&db).stdin(Stdio::null()).output()?;
+    let err = stderr_of(&out);
+    assert!(!out.status.success(), "started: {err}");
+    assert!(err.contains(fix), "{err}");
+    Ok(())
+}
+
 /// `initialize`, `server/discover`, `ping` and every list answer without the database: a
 /// process that only answers them creates and writes nothing.
 #[test]

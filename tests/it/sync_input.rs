@@ -714,3 +714,27 @@ fn sync_and_merge_file_escape_control_characters_from_the_folder() -> anyhow::Re
     assert!(clean(&err) && err.contains("x\\u{1b}[2J.json"), "{err:?}");
     Ok(())
 }
+
+/// Regression: `sync FILE` (a regular file named where the folder goes: a slip of the
+/// arguments, `sync review.db`) answered "cannot create FILE: File exists (os error 17)",
+/// which misleads; a dry run failed as oddly. Both now say DIR must be a folder, and the file
+/// is left as it was.
+#[test]
+fn sync_of_a_regular_file_says_dir_must_be_a_folder() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-file-as-dir")?;
+    let db = dir.join("review.db");
+    let file = dir.join("notes.txt");
+    std::fs::write(&file, "mine")?;
+    for args in [vec!["sync"], vec!["sync", "--dry-run"]] {
+        let mut args = args;
+        let named = file.to_string_lossy().into_owned();
+        args.push(&named);
+        let err = refused(review_mcp(&db, &args)?)?;
+        ensure!(
+            err.contains("is not a folder") && err.contains("give sync a folder"),
+            "{args:?}: {err}"
+        );
+    }
+    ensure!(std::fs::read_to_string(&file)? == "mine");
+    Ok(())
+}

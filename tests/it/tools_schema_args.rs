@@ -190,3 +190,48 @@ fn recall_limit_written_as_float_or_exponent_is_accepted() {
         }
     }
 }
+
+/// Regression: a call that gives none, or more than one, of a tool's alternative members
+/// (`remember`'s `name` / `note`, `forget`'s `name` / `entity_id` / `subject`,
+/// `review_history`'s `id` / `artifact`) was refused with jsonschema's "… is not valid under
+/// any of the schemas listed in the 'anyOf' keyword", which names no member: the caller
+/// could not tell what to send. The refusal names the members and the rule, in every era.
+#[test]
+fn a_choice_of_members_refused_names_the_members_to_send() {
+    let a = json!({"revision": REV_A, "format": "step"});
+    let cases = [
+        (
+            "remember",
+            json!({"artifact": a, "entity_ids": []}),
+            "give `name`, `note` or both",
+        ),
+        (
+            "forget",
+            json!({"artifact": a}),
+            "give exactly one of `name`, `entity_id` or `subject` (none was given)",
+        ),
+        (
+            "forget",
+            json!({"artifact": a, "name": "n", "subject": "s"}),
+            "give exactly one of `name`, `entity_id` or `subject`, not `name` and `subject` together",
+        ),
+        (
+            "review_history",
+            json!({}),
+            "give exactly one of `id` or `artifact` (none was given)",
+        ),
+        (
+            "review_history",
+            json!({"artifact": a, "id": "dec_1"}),
+            "give exactly one of `id` or `artifact`, not `id` and `artifact` together",
+        ),
+    ];
+    for era in [Era::V2025_06_18, Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::memory(era);
+        for (tool, args, rule) in &cases {
+            let text = c.schema_refused(tool, args.clone());
+            assert!(text.contains(rule), "{era:?} {tool} {args}: {text}");
+            assert!(!text.contains("keyword"), "{era:?} {tool}: {text}");
+        }
+    }
+}
