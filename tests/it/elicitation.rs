@@ -266,6 +266,33 @@ fn a_client_error_response_answers_is_error_and_writes_nothing() -> Result<()> {
     Ok(())
 }
 
+/// A form answered with a huge value where a judgement goes: the refusal names the field and
+/// quotes the start of the value, within the answer bound, not the whole value.
+#[test]
+fn a_judgement_of_any_length_is_refused_within_the_answer_bound() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let huge = "\u{1}x".repeat(50_000);
+    let out = send(
+        &mut s,
+        &answer(
+            &asked,
+            json!({"action": "accept", "content": {"judgement_0": huge, "judgement_1": "accepted"}}),
+        ),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["result"]["isError"], true, "{out:?}");
+    let text = out[0]["result"]["content"][0]["text"]
+        .as_str()
+        .context("no text")?;
+    assert!(text.contains("judgement_0"), "{text}");
+    let line = out[0].to_string().len();
+    assert!(line < 2_000, "a {line}-byte refusal: {}", &text[..200]);
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
 #[test]
 fn a_cancelled_wait_gets_no_answer_withdraws_the_form_and_writes_nothing() -> Result<()> {
     let mut s = server_with_wait(None)?;
