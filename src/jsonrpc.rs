@@ -69,8 +69,15 @@ impl ErrorObject {
         Self::new(INVALID_PARAMS, message)
     }
 
+    /// -32601 naming the method (its first 100 characters: the name is the client's).
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            METHOD_NOT_FOUND,
+            format!(
+                "Method not found: {}",
+                crate::text::prefix_chars(method, 100)
+            ),
+        )
     }
 }
 

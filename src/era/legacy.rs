@@ -177,7 +177,7 @@ fn handle_inner(
             let served = service.serve(call, session.context()).map_err(|e| {
                 super::service_error(e, |uri| {
                     ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found")
-                        .with_data(json!({"uri": uri}))
+                        .with_data(super::uri_data(&uri))
                 })
             })?;
             Ok(match served {
@@ -193,7 +193,7 @@ fn handle_inner(
                     "Invalid params: not a resource of this server ({})",
                     resources::watchable()
                 ))
-                .with_data(json!({"uri": uri})));
+                .with_data(super::uri_data(&uri)));
             }
             if !session.interest.uris.contains(&uri)
                 && session.interest.uris.len() >= MAX_WATCHED_URIS

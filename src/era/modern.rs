@@ -129,8 +129,8 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                 SharedCall::ToolsCall { arguments, .. } => Some(arguments.clone()),
                 _ => None,
             };
-            let not_found = |uri| {
-                ErrorObject::invalid_params("Resource not found").with_data(json!({"uri": uri}))
+            let not_found = |uri: String| {
+                ErrorObject::invalid_params("Resource not found").with_data(super::uri_data(&uri))
             };
             match service.serve(call, ctx) {
                 Ok(Step::Done(result)) => Reply::Result(decorate(result, cache)),
@@ -186,7 +186,11 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
     let Some(version) = Version::parse_modern(requested) else {
         return Err(
             ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-                .with_data(json!({"supported": Version::modern_strings(), "requested": requested})),
+                .with_data(json!({
+                    "supported": Version::modern_strings(),
+                    // Echoed; its start only when longer than any version could be.
+                    "requested": crate::text::prefix_chars(requested, 100),
+                })),
         );
     };
     if let Some(level) = meta.get(META_LOG_LEVEL)

@@ -301,9 +301,9 @@ fn table() -> Vec<Case> {
             vec![],
         ),
         case(
-            "a 100,000-byte method name",
+            "a 100,000-byte method name (named by its first 100 characters)",
             line(&json!({"jsonrpc":"2.0","id":7,"method":long_method})),
-            vec![not_found(json!(7), &long_method)],
+            vec![not_found(json!(7), &format!("{}…", &long_method[..100]))],
         ),
         case(
             "params an array",

@@ -1,0 +1,117 @@
+//! The protocol surface as a demanding client or a hostile peer sees it, in both eras: what a
+//! refusal echoes of the request, which era's rules a request is answered by when both share
+//! one process, and how the URIs a client builds from the resource templates are read.
+
+use anyhow::{Context, Result, ensure};
+use review_mcp::server::Server;
+use review_mcp::service::Service;
+use review_mcp::store::Store;
+use serde_json::{Value, json};
+
+const PV: &str = "io.modelcontextprotocol/protocolVersion";
+const CC: &str = "io.modelcontextprotocol/clientCapabilities";
+
+fn server() -> Result<Server> {
+    Ok(Server::new(Service::new(Store::open_in_memory()?)))
+}
+
+fn send(server: &mut Server, msg: &Value) -> Vec<Value> {
+    server.handle_line(msg.to_string().as_bytes())
+}
+
+fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// `params` with the 2026-07-28 envelope added to its `_meta`.
+fn enveloped(mut params: Value) -> Value {
+    params["_meta"][PV] = json!("2026-07-28");
+    params["_meta"][CC] = json!({});
+    params
+}
+
+fn initialize(server: &mut Server, version: &str) -> Result<()> {
+    let out = send(
+        server,
+        &request(
+            0,
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {},
+                   "clientInfo": {"name": "protocol-test", "version": "0"}}),
+        ),
+    );
+    ensure!(
+        out.first()
+            .is_some_and(|a| a["result"]["protocolVersion"] == version),
+        "initialize: {out:?}"
+    );
+    send(
+        server,
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
+    Ok(())
+}
+
+/// The one answer to request `id` among `out`.
+fn answer(out: &[Value], id: u64) -> Result<&Value> {
+    out.iter()
+        .find(|m| m["id"] == id)
+        .with_context(|| format!("no answer to {id} in {out:?}"))
+}
+
+/// A name, method, URI or version of a megabyte in a request is not echoed whole by its
+/// refusal: every refusal is a short line in both eras, like those that already quote the
+/// start of what they refuse (an unknown prompt argument, a completion reference).
+#[test]
+fn refusals_quote_the_start_of_a_huge_value_not_all_of_it() -> Result<()> {
+    let huge = "\u{1}".repeat(200_000);
+    let mut s = server()?;
+    initialize(&mut s, "2025-11-25")?;
+    let cases = [
+        ("tools/call", json!({"name": huge, "arguments": {}})),
+        ("prompts/get", json!({"name": huge})),
+        (huge.as_str(), json!({})),
+        (
+            "resources/read",
+            json!({"uri": format!("review://records/{huge}")}),
+        ),
+        ("resources/subscribe", json!({"uri": huge})),
+    ];
+    let mut id = 0;
+    for modern in [false, true] {
+        for (method, params) in &cases {
+            if modern && method.starts_with("resources/subscribe") {
+                continue;
+            }
+            id += 1;
+            let params = if modern {
+                enveloped(params.clone())
+            } else {
+                params.clone()
+            };
+            let out = send(&mut s, &request(id, method, params));
+            let a = answer(&out, id)?;
+            ensure!(a.get("error").is_some(), "{method}: {a}");
+            let bytes = a.to_string().len();
+            ensure!(
+                bytes < 2_000,
+                "{} {}: a {bytes}-byte refusal",
+                if modern { "2026-07-28" } else { "2025-11-25" },
+                &method[..method.len().min(20)]
+            );
+        }
+    }
+    id += 1;
+    let out = send(
+        &mut s,
+        &request(id, "server/discover", json!({"_meta": {PV: huge, CC: {}}})),
+    );
+    let a = answer(&out, id)?;
+    ensure!(a["error"]["code"] == -32022, "{a}");
+    ensure!(
+        a.to_string().len() < 2_000,
+        "-32022 echoed {} bytes",
+        a.to_string().len()
+    );
+    Ok(())
+}
