@@ -378,7 +378,12 @@ impl Server {
             return Outgoing::Response(Response::result(id, result));
         }
         if modern::has_envelope(params.as_ref()) {
-            return match modern::handle(&mut self.service, &id, &method, params) {
+            let reply = modern::handle(&mut self.service, &id, &method, params);
+            // What the service logged of it is not the legacy session's to hear: 2026-07-28
+            // sends no `notifications/message` (and none without a `logLevel` in the
+            // request), and nothing of a legacy session applies to a modern request.
+            drop(self.service.take_log());
+            return match reply {
                 Reply::Result(r) => Outgoing::Response(Response::result(id, r)),
                 Reply::Error(e) => Outgoing::Response(Response::error(Some(id), e)),
                 Reply::Hold { ack, interest } => match self.listen_refusal(&id) {

@@ -115,3 +115,38 @@ fn refusals_quote_the_start_of_a_huge_value_not_all_of_it() -> Result<()> {
     );
     Ok(())
 }
+
+/// A 2026-07-28 request is served from its own `_meta` alone: in a process whose legacy
+/// session set a log level, a refused enveloped call gets no `notifications/message` (the
+/// revision sends none, and none without a `logLevel` in the request), while the same call
+/// of the session still logs.
+#[test]
+fn an_enveloped_request_gets_no_log_message_of_the_legacy_session() -> Result<()> {
+    let mut s = server()?;
+    initialize(&mut s, "2025-11-25")?;
+    send(
+        &mut s,
+        &request(1, "logging/setLevel", json!({"level": "debug"})),
+    );
+    let refused = json!({"name": "remember", "arguments": {"artifact": {"revision": "bad", "format": "step"}}});
+    let is_log = |m: &Value| m["method"] == "notifications/message";
+    let out = send(
+        &mut s,
+        &request(2, "tools/call", enveloped(refused.clone())),
+    );
+    ensure!(answer(&out, 2)?["result"]["isError"] == true, "{out:?}");
+    ensure!(
+        !out.iter().any(is_log),
+        "a 2026-07-28 call was logged to the legacy session: {out:?}"
+    );
+    let mut with_level = enveloped(refused.clone());
+    with_level["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let out = send(&mut s, &request(3, "tools/call", with_level));
+    ensure!(!out.iter().any(is_log), "{out:?}");
+    let out = send(&mut s, &request(4, "tools/call", refused));
+    ensure!(
+        out.iter().any(is_log),
+        "the session's own refused call is logged: {out:?}"
+    );
+    Ok(())
+}
