@@ -150,3 +150,67 @@ fn an_enveloped_request_gets_no_log_message_of_the_legacy_session() -> Result<()
     );
     Ok(())
 }
+
+/// A URI a client builds from a resource template the RFC 6570 way (the TypeScript SDK's
+/// `UriTemplate.expand`, which hosts use) has the revision's `:` percent-encoded:
+/// `review://revisions/sha256%3A…`. It names the same resource in every era: read, and in a
+/// legacy session subscribed to, with the notification naming the URI as subscribed.
+#[test]
+fn template_uris_with_percent_encoded_values_name_the_same_resources() -> Result<()> {
+    let rev = format!("sha256:{}", "7".repeat(64));
+    let encoded = rev.replace(':', "%3A");
+    let mut s = server()?;
+    initialize(&mut s, "2025-11-25")?;
+    let watched = format!("review://revisions/{}", rev.replace(':', "%3a"));
+    let out = send(
+        &mut s,
+        &request(1, "resources/subscribe", json!({"uri": watched})),
+    );
+    ensure!(answer(&out, 1)?["result"] == json!({}), "{out:?}");
+    let out = send(
+        &mut s,
+        &request(
+            2,
+            "tools/call",
+            json!({"name": "remember", "arguments": {
+                "artifact": {"revision": rev, "format": "step", "uri": "/parts/pct.step"},
+                "entity_ids": ["face:1"], "name": "datum A", "note": "n"}}),
+        ),
+    );
+    ensure!(answer(&out, 2)?["result"]["isError"] != true, "{out:?}");
+    ensure!(
+        out.iter()
+            .any(|m| m["method"] == "notifications/resources/updated"
+                && m["params"]["uri"] == json!(watched)),
+        "no update for {watched}: {out:?}"
+    );
+    let mut id = 10;
+    for suffix in ["", "/report", "/form3.csv"] {
+        for modern in [false, true] {
+            id += 1;
+            let uri = format!("review://revisions/{encoded}{suffix}");
+            let params = json!({"uri": uri});
+            let params = if modern { enveloped(params) } else { params };
+            let out = send(&mut s, &request(id, "resources/read", params));
+            let a = answer(&out, id)?;
+            let text = a["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            ensure!(
+                a["result"]["contents"][0]["uri"] == json!(uri) && text.contains(&rev[..20]),
+                "{uri} (modern: {modern}): {a}"
+            );
+        }
+    }
+    // An escape that would change the URI's structure is not decoded: %2F is not a `/`.
+    let out = send(
+        &mut s,
+        &request(
+            30,
+            "resources/read",
+            json!({"uri": format!("review://revisions/{encoded}%2Freport")}),
+        ),
+    );
+    ensure!(answer(&out, 30)?["error"]["code"] == -32002, "{out:?}");
+    Ok(())
+}
