@@ -214,3 +214,60 @@ fn template_uris_with_percent_encoded_values_name_the_same_resources() -> Result
     ensure!(answer(&out, 30)?["error"]["code"] == -32002, "{out:?}");
     Ok(())
 }
+
+/// An un-enveloped `initialize` whose `protocolVersion` is missing or not a string is the
+/// handshake with invalid params (-32602 saying what to send), before a session and in one,
+/// not an unknown method; the session it would replace stays. With the 2026-07-28 envelope
+/// and no `protocolVersion` it is the removed method (-32601), as conformance expects.
+#[test]
+fn an_initialize_without_a_string_version_is_invalid_params() -> Result<()> {
+    let mut s = server()?;
+    let bad = [
+        json!({"capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
+        json!({"protocolVersion": 20_251_125, "capabilities": {}}),
+        json!({"protocolVersion": null}),
+    ];
+    let mut id = 0;
+    for session in [false, true] {
+        if session {
+            initialize(&mut s, "2025-06-18")?;
+        }
+        for params in &bad {
+            id += 1;
+            let out = send(&mut s, &request(id, "initialize", params.clone()));
+            let e = &answer(&out, id)?["error"];
+            ensure!(e["code"] == -32602, "{params}: {out:?}");
+            ensure!(
+                e["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("protocolVersion") && m.contains("2025-11-25")),
+                "{e}"
+            );
+        }
+        id += 1;
+        let out = send(
+            &mut s,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "initialize"}),
+        );
+        ensure!(answer(&out, id)?["error"]["code"] == -32602, "{out:?}");
+    }
+    // The session negotiated before is still the one served.
+    let out = send(&mut s, &request(99, "tools/list", json!({})));
+    ensure!(
+        answer(&out, 99)?["result"]["tools"][0]
+            .get("outputSchema")
+            .is_some(),
+        "{out:?}"
+    );
+    ensure!(
+        s.session()
+            .is_some_and(|x| x.version.as_str() == "2025-06-18"),
+        "the session changed"
+    );
+    let out = send(
+        &mut s,
+        &request(100, "initialize", enveloped(json!({"capabilities": {}}))),
+    );
+    ensure!(answer(&out, 100)?["error"]["code"] == -32601, "{out:?}");
+    Ok(())
+}
