@@ -271,3 +271,33 @@ fn an_initialize_without_a_string_version_is_invalid_params() -> Result<()> {
     ensure!(answer(&out, 100)?["error"]["code"] == -32601, "{out:?}");
     Ok(())
 }
+
+/// A 2026-07-28 envelope key that is there but of the wrong type is named as such, with what
+/// it must be, not reported missing.
+#[test]
+fn an_ill_typed_envelope_key_is_named_with_what_it_must_be() -> Result<()> {
+    let mut s = server()?;
+    let cases = [
+        (
+            json!({PV: 20_260_728, CC: {}}),
+            PV,
+            "must be a string, such as \"2026-07-28\"",
+        ),
+        (json!({PV: "2026-07-28", CC: []}), CC, "must be an object"),
+        (json!({PV: "2026-07-28", CC: null}), CC, "must be an object"),
+        (json!({CC: {}}), PV, "is missing"),
+        (json!({PV: "2026-07-28"}), CC, "is missing"),
+    ];
+    for (i, (meta, key, says)) in cases.into_iter().enumerate() {
+        let id = i as u64 + 1;
+        let out = send(
+            &mut s,
+            &request(id, "server/discover", json!({"_meta": meta})),
+        );
+        let e = &answer(&out, id)?["error"];
+        ensure!(e["code"] == -32602, "{meta}: {e}");
+        let m = e["message"].as_str().unwrap_or_default();
+        ensure!(m.contains(key) && m.contains(says), "{meta}: {m}");
+    }
+    Ok(())
+}
