@@ -7,7 +7,7 @@
 //! items cost gigabytes and half a minute. [`count_values`] refuses the first kind of line
 //! cheaply; [`schema_errors`] never asks jsonschema for every error of a large instance.
 
-use jsonschema::Validator;
+use jsonschema::{ValidationError, Validator, error::ValidationErrorKind};
 use serde_json::Value;
 
 /// The most JSON values (strings, numbers, literals, arrays, objects; object keys count as
@@ -195,7 +195,7 @@ pub fn schema_errors(
         for e in all.by_ref().take(room) {
             found.errors.push(SchemaError {
                 path: e.instance_path().to_string(),
-                message: e.to_string(),
+                message: describe(&e, schema),
             });
         }
         let more = all.count() + hidden_over;
@@ -208,7 +208,7 @@ pub fn schema_errors(
         {
             found.errors.push(SchemaError {
                 path: e.instance_path().to_string(),
-                message: e.to_string(),
+                message: describe(&e, schema),
             });
         }
         found.left_out = LeftOut::Unknown;
@@ -266,6 +266,61 @@ fn over_max_items(
         }
         _ => {}
     }
+}
+
+/// What error `e` says, in words a caller can act on. jsonschema names three values of an
+/// `enum` and counts the others, and says of an `anyOf` or `oneOf` only that the instance
+/// fails it; here an `enum` names every value it allows, and alternatives that each require
+/// a member name those members. Anything else keeps jsonschema's own message.
+fn describe(e: &ValidationError<'_>, schema: &Value) -> String {
+    let node = || schema.pointer(e.schema_path().as_str());
+    let or_list = |names: &[String]| match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    match e.kind() {
+        ValidationErrorKind::Enum { options } => {
+            if let Some(options) = options.as_array() {
+                let options: Vec<String> = options.iter().map(Value::to_string).collect();
+                return format!("{} is not one of {}", e.instance(), or_list(&options));
+            }
+        }
+        ValidationErrorKind::AnyOf { .. }
+        | ValidationErrorKind::OneOfNotValid { .. }
+        | ValidationErrorKind::OneOfMultipleValid { .. } => {
+            if let Some(names) = node().and_then(required_alternatives) {
+                let names: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+                return match e.kind() {
+                    ValidationErrorKind::AnyOf { .. } => {
+                        format!("needs at least one of {}", or_list(&names))
+                    }
+                    ValidationErrorKind::OneOfNotValid { .. } => {
+                        format!("needs exactly one of {}", or_list(&names))
+                    }
+                    _ => format!("takes only one of {}", or_list(&names)),
+                };
+            }
+        }
+        _ => {}
+    }
+    e.to_string()
+}
+
+/// The members of alternatives that each only require one member (`[{"required": ["a"]},
+/// {"required": ["b"]}]`), if that is what `alternatives` is.
+fn required_alternatives(alternatives: &Value) -> Option<Vec<&str>> {
+    alternatives
+        .as_array()?
+        .iter()
+        .map(|alt| {
+            let alt = alt.as_object().filter(|o| o.len() == 1)?;
+            match alt.get("required")?.as_array()?.as_slice() {
+                [name] => name.as_str(),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// A copy of `instance` with every array cut to its schema's `maxItems`.
@@ -378,6 +433,39 @@ mod tests {
         let tail = |s: &str| s.chars().rev().take(300).collect::<String>();
         assert_eq!(head(&short), head(&full));
         assert_eq!(tail(&short), tail(&full));
+    }
+
+    #[test]
+    fn errors_name_every_enum_value_and_each_required_alternative() {
+        let schema = json!({"type": "object",
+            "properties": {"state": {"enum": ["a", "b", "c", "d", "e"]}},
+            "anyOf": [{"required": ["name"]}, {"required": ["note"]}],
+            "oneOf": [{"required": ["x"]}, {"required": ["y"]}, {"required": ["z"]}]});
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let messages = |instance: Value| -> Vec<String> {
+            schema_errors(&v, &schema, &instance, 10)
+                .errors
+                .into_iter()
+                .map(|e| e.message)
+                .collect()
+        };
+        let got = messages(json!({"state": "f", "x": 1}));
+        assert_eq!(
+            got,
+            vec![
+                r#""f" is not one of "a", "b", "c", "d" or "e""#,
+                r#"needs at least one of "name" or "note""#
+            ]
+        );
+        let got = messages(json!({"name": "n"}));
+        assert_eq!(got, vec![r#"needs exactly one of "x", "y" or "z""#]);
+        let got = messages(json!({"name": "n", "x": 1, "y": 2}));
+        assert_eq!(got, vec![r#"takes only one of "x", "y" or "z""#]);
+        // Alternatives that are not plain `required` keep jsonschema's message.
+        let other = json!({"anyOf": [{"type": "string"}, {"required": ["a"]}]});
+        let ov = jsonschema::validator_for(&other).unwrap();
+        let e = schema_errors(&ov, &other, &json!({}), 10);
+        assert!(e.errors[0].message.contains("anyOf"), "{e:?}");
     }
 
     #[test]

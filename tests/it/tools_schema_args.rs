@@ -190,3 +190,46 @@ fn recall_limit_written_as_float_or_exponent_is_accepted() {
         }
     }
 }
+
+/// A refusal says how to fix the arguments: an enum names every value it allows (not three
+/// and a count of the others), and a tool that needs one of several members names them (not
+/// only the `anyOf` or `oneOf` keyword the schema uses).
+#[test]
+fn a_schema_refusal_names_every_allowed_value_and_member() {
+    let artifact = json!({"revision": REV_A, "format": "step"});
+    for era in [Era::V2025_06_18, Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::memory(era);
+        let cases = [
+            (
+                "remember_decision",
+                json!({"artifact": artifact, "subject": "s", "disposition": "hold",
+                       "basis": [{"requirement": "r", "source": "drawing", "state": "open"}]}),
+                r#""open" is not one of "satisfied", "violated", "unresolved", "conflicting" or "not-applicable""#,
+            ),
+            (
+                "remember",
+                json!({"artifact": artifact, "entity_ids": []}),
+                r#"needs at least one of "name" or "note""#,
+            ),
+            (
+                "forget",
+                json!({"artifact": artifact}),
+                r#"needs exactly one of "name", "entity_id" or "subject""#,
+            ),
+            (
+                "forget",
+                json!({"artifact": artifact, "name": "n", "subject": "s"}),
+                r#"takes only one of "name", "entity_id" or "subject""#,
+            ),
+            (
+                "review_history",
+                json!({}),
+                r#"needs exactly one of "id" or "artifact""#,
+            ),
+        ];
+        for (tool, args, says) in cases {
+            let text = c.schema_refused(tool, args);
+            assert!(text.contains(says), "{era:?} {tool}: {text}");
+        }
+    }
+}
