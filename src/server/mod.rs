@@ -238,7 +238,26 @@ impl Server {
             Ok(v) => v,
             Err(e) => {
                 log::debug!("parse error: {e}");
-                return vec![refusal(None, PARSE_ERROR, "Parse error")];
+                // JSON text a value cannot hold, such as a lone UTF-16 surrogate escape (a
+                // client's string cut inside an emoji) or a number out of range: when the
+                // request's id can still be read, the refusal names it and says why, so the
+                // client's call is answered instead of waiting for its timeout.
+                // Bytes that are not UTF-8 are not JSON text at all: id null, as always.
+                let id = match std::str::from_utf8(bytes).map(|_| jsonrpc::peek(bytes)) {
+                    Ok(jsonrpc::Peeked::Request(id)) => Some(id),
+                    _ => None,
+                };
+                return vec![match id {
+                    Some(id) => refusal(
+                        Some(id),
+                        PARSE_ERROR,
+                        format!(
+                            "Parse error: {}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting over 128 levels)",
+                            crate::text::clip_bytes(&e.to_string(), 200)
+                        ),
+                    ),
+                    None => refusal(None, PARSE_ERROR, "Parse error"),
+                }];
             }
         };
         match value {

@@ -301,3 +301,56 @@ fn an_ill_typed_envelope_key_is_named_with_what_it_must_be() -> Result<()> {
     }
     Ok(())
 }
+
+/// A string cut inside an emoji by a JavaScript or Python client is sent as a lone UTF-16
+/// surrogate escape (`"\ud83d"`), valid JSON text that no Rust string can hold; so is a
+/// number out of range. The refusal names the request's id, in both eras, so the client's
+/// call is answered at once instead of waiting for its timeout, and nothing is written.
+#[test]
+fn a_request_whose_json_cannot_be_held_is_refused_with_its_id() -> Result<()> {
+    let mut s = server()?;
+    initialize(&mut s, "2025-11-25")?;
+    let rev = format!("sha256:{}", "6".repeat(64));
+    let meta = format!(r#","_meta":{{"{PV}":"2026-07-28","{CC}":{{}}}}"#);
+    for (id, era_meta) in [(1, ""), (2, meta.as_str())] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"remember","arguments":{{"artifact":{{"revision":"{rev}","format":"step"}},"entity_ids":[],"note":"flat \ud83d"}}{era_meta}}}}}"#
+        );
+        let out = s.handle_line(line.as_bytes());
+        let a = answer(&out, id)?;
+        ensure!(a["error"]["code"] == -32700, "{a}");
+        ensure!(
+            a["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("surrogate")),
+            "{a}"
+        );
+    }
+    let out = s.handle_line(br#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"recall","arguments":{"limit":1e400}}}"#);
+    ensure!(answer(&out, 0).is_err(), "{out:?}");
+    ensure!(
+        out.first()
+            .is_some_and(|a| a["id"] == "big" && a["error"]["code"] == -32700),
+        "{out:?}"
+    );
+    let out = send(
+        &mut s,
+        &request(
+            3,
+            "tools/call",
+            json!({"name": "recall", "arguments": {"artifact": {"revision": rev, "format": "step"}}}),
+        ),
+    );
+    ensure!(
+        answer(&out, 3)?["result"]["structuredContent"]["records"] == json!([]),
+        "something was written: {out:?}"
+    );
+    // Bytes that are not UTF-8 are not JSON text: id null, as before.
+    let out = s.handle_line(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"pi\xc3\x28ng\"}");
+    ensure!(
+        out.first()
+            .is_some_and(|a| a["id"].is_null() && a["error"]["code"] == -32700),
+        "{out:?}"
+    );
+    Ok(())
+}
