@@ -92,10 +92,10 @@ impl Asks {
     }
 
     /// Forgets every waiting question (a new `initialize` replaced the session they belong
-    /// to) and returns how many there were. The counter is kept, so a late response from the
-    /// old session can never answer a question of the new one.
-    pub fn forget(&mut self) -> usize {
-        std::mem::take(&mut self.pending).len()
+    /// to) and returns them. The counter is kept, so a late response from the old session
+    /// can never answer a question of the new one.
+    pub fn forget(&mut self) -> Vec<Pending> {
+        std::mem::take(&mut self.pending)
     }
 
     /// When the next wait ends, if any question waits.
@@ -165,21 +165,36 @@ impl Server {
     /// Ends the waits that passed their bound: each call gets an `isError` answer, and the
     /// form is withdrawn from the host.
     pub fn expire_questions(&mut self, now: Instant) -> Vec<Outgoing> {
+        let expired = self.asks.expired(now);
+        if expired.is_empty() {
+            return Vec::new();
+        }
+        let wait = self.service.answer_wait();
+        let wait = if wait.as_secs() > 0 {
+            format!("{} s", wait.as_secs())
+        } else {
+            format!("{} ms", wait.as_millis())
+        };
+        let why = format!(
+            "The engineer did not answer the form within {wait}, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
+        );
+        self.end_waits(expired, "the wait for the engineer's answer ended", &why)
+    }
+
+    /// Ends the waits of `questions`: each form is withdrawn from the host (`reason`) and
+    /// its call answered `isError` saying `why`, in the shape of the call's own revision.
+    pub(super) fn end_waits(
+        &mut self,
+        questions: Vec<Pending>,
+        reason: &str,
+        why: &str,
+    ) -> Vec<Outgoing> {
         let mut out = Vec::new();
-        for p in self.asks.expired(now) {
-            let wait = self.service.answer_wait();
-            let wait = if wait.as_secs() > 0 {
-                format!("{} s", wait.as_secs())
-            } else {
-                format!("{} ms", wait.as_millis())
-            };
-            let why = format!(
-                "The engineer did not answer the form within {wait}, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
-            );
-            out.push(withdraw(&p.ask, "the wait for the engineer's answer ended"));
+        for p in questions {
+            out.push(withdraw(&p.ask, reason));
             out.push(Outgoing::Response(Response::result(
                 p.call,
-                self.service.unanswered(&why, p.version),
+                self.service.unanswered(why, p.version),
             )));
         }
         out

@@ -69,6 +69,9 @@ pub struct Server {
     watch: Watch,
     /// Questions put to a legacy client, each with the call that waits for its answer.
     asks: Asks,
+    /// Answers to calls whose wait a request ended (a new `initialize`), written after the
+    /// answer to that request.
+    ended: Vec<Outgoing>,
 }
 
 /// The lines of `out` as JSON values; a line that is not JSON (a bug) as a string, so a test
@@ -93,6 +96,7 @@ impl Server {
             streams: Vec::new(),
             watch: Watch::default(),
             asks: Asks::default(),
+            ended: Vec::new(),
         }
     }
 
@@ -384,13 +388,22 @@ impl Server {
             let (session, result) = legacy::initialize(params.as_ref());
             self.session = Some(session);
             // The questions of the session it replaces are gone with it: their answers would
-            // come in another session's shapes (even inside a 2025-03-26 batch answer).
+            // come in another session's shapes (even inside a 2025-03-26 batch answer). Each
+            // call that waited is answered now, after this result, in its own session's
+            // shape, and its form withdrawn: every request gets its one answer.
             let forgotten = self.asks.forget();
-            if forgotten > 0 {
+            if !forgotten.is_empty() {
                 log::info!(
-                    "a new initialize replaced the session: {forgotten} question(s) waiting for the engineer were dropped, nothing was written"
+                    "a new initialize replaced the session: {} question(s) waiting for the engineer were dropped, nothing was written",
+                    forgotten.len()
                 );
             }
+            let ended = self.end_waits(
+                forgotten,
+                "the session was replaced",
+                "A new initialize replaced the session before the engineer answered the form, so nothing was written. Ask again with request_verdicts, or ask in chat.",
+            );
+            self.ended.extend(ended);
             if let Err(e) = self.watch.arm(self.service.store()) {
                 log::warn!("watching for changes: {e}");
             }

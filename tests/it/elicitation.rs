@@ -370,7 +370,7 @@ fn the_wait_bound_answers_is_error_withdraws_and_writes_nothing() -> Result<()> 
 }
 
 #[test]
-fn a_new_initialize_forgets_the_questions_of_the_session_it_replaces() -> Result<()> {
+fn a_new_initialize_ends_the_waits_of_the_session_it_replaces() -> Result<()> {
     let mut s = server_with_wait(None)?;
     form_session(&mut s)?;
     let old = the_ask(&send(&mut s, &ask(2)))?;
@@ -385,7 +385,20 @@ fn a_new_initialize_forgets_the_questions_of_the_session_it_replaces() -> Result
                    "clientInfo": {"name": "again", "version": "0"}}),
         ),
     );
-    assert_eq!(out.len(), 1, "{out:?}");
+    // The new session's answer, then the old call's: its form withdrawn, its call answered
+    // isError (every request gets its one answer), nothing written.
+    assert_eq!(out.len(), 3, "{out:?}");
+    assert_eq!(out[0]["id"], 10);
+    assert_eq!(out[1]["method"], "notifications/cancelled");
+    assert_eq!(out[1]["params"]["requestId"], json!(old));
+    assert_eq!(out[2]["id"], 2);
+    assert_eq!(out[2]["result"]["isError"], true);
+    assert!(
+        out[2]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("replaced the session")),
+        "{out:?}"
+    );
     let out = send(
         &mut s,
         &json!([
