@@ -189,8 +189,8 @@ pub enum Peeked {
     Request(Id),
     /// A notification (a `method` and no `id`): never answered.
     Notification,
-    /// A response from the client: dropped.
-    Response,
+    /// A response from the client, with its id when a valid one was there.
+    Response(Option<Id>),
     /// Anything else, with the id when a valid one was there.
     Invalid(Option<Id>),
 }
@@ -225,7 +225,9 @@ pub fn peek(bytes: &[u8]) -> Peeked {
         (true, Some(Some(id))) => Peeked::Request(id),
         (true, Some(None)) => Peeked::Invalid(None),
         (true, None) => Peeked::Notification,
-        (false, _) if head.result.is_some() || head.error.is_some() => Peeked::Response,
+        (false, id) if head.result.is_some() || head.error.is_some() => {
+            Peeked::Response(id.flatten())
+        }
         (false, id) => Peeked::Invalid(id.flatten()),
     }
 }

@@ -76,6 +76,11 @@ impl Asks {
         Some(self.pending.remove(i))
     }
 
+    /// Whether `id` is a question of ours that waits for its answer.
+    pub fn asked(&self, id: &Id) -> bool {
+        self.pending.iter().any(|p| &p.ask == id)
+    }
+
     /// The question of the call `call`, which the client cancelled.
     pub fn cancelled(&mut self, call: &Id) -> Option<Pending> {
         let i = self.pending.iter().position(|p| &p.call == call)?;
@@ -160,6 +165,21 @@ impl Server {
             ),
         };
         Some(Outgoing::Response(Response::result(call, payload)))
+    }
+
+    /// The client's response to the question `ask` could not be read (`why`): the call that
+    /// waited for it is answered `isError`, nothing written, instead of waiting for the bound.
+    /// `None` when `ask` is no question of ours.
+    pub(super) fn unreadable_answer(&mut self, ask: &Id, why: &str) -> Option<Outgoing> {
+        let p = self.asks.answered(ask)?;
+        log::warn!("the client's answer to a question of ours could not be read: {why}");
+        let why = format!(
+            "The host's answer to the form could not be read ({why}), so nothing was written. Ask again with request_verdicts, or ask in chat."
+        );
+        Some(Outgoing::Response(Response::result(
+            p.call,
+            self.service.unanswered(&why, p.version),
+        )))
     }
 
     /// Ends the waits that passed their bound: each call gets an `isError` answer, and the

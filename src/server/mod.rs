@@ -249,6 +249,13 @@ impl Server {
                 // Bytes that are not UTF-8 are not JSON text at all: id null, as always.
                 let id = match std::str::from_utf8(bytes).map(|_| jsonrpc::peek(bytes)) {
                     Ok(jsonrpc::Peeked::Request(id)) => Some(id),
+                    // The client's answer to a question of ours: its call is answered.
+                    Ok(jsonrpc::Peeked::Response(Some(id))) if self.asks.asked(&id) => {
+                        return self
+                            .unreadable_answer(&id, "its JSON cannot be read")
+                            .into_iter()
+                            .collect();
+                    }
                     _ => None,
                 };
                 return vec![match id {
@@ -294,7 +301,10 @@ impl Server {
             match jsonrpc::peek(bytes) {
                 jsonrpc::Peeked::Request(id) => (Some(id), too_many),
                 jsonrpc::Peeked::Invalid(id) => (id, too_many),
-                jsonrpc::Peeked::Notification | jsonrpc::Peeked::Response => return None,
+                jsonrpc::Peeked::Notification | jsonrpc::Peeked::Response(None) => return None,
+                jsonrpc::Peeked::Response(Some(id)) => {
+                    return self.unreadable_answer(&id, "it holds too many JSON values");
+                }
             }
         };
         Some(refusal(id, INVALID_REQUEST, why))

@@ -293,6 +293,44 @@ fn a_judgement_of_any_length_is_refused_within_the_answer_bound() -> Result<()> 
     Ok(())
 }
 
+/// A host's answer to the form that cannot be read, though its id can (a reason holding a
+/// lone UTF-16 surrogate escape, more JSON values than a line may hold), answers the call
+/// that waited for it at once, `isError` and nothing written, instead of leaving it to the
+/// wait bound; an unreadable response to no question of ours still answers nothing.
+#[test]
+fn an_unreadable_answer_to_the_form_ends_the_wait_at_once() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":"{asked}","result":{{"action":"accept","content":{{"judgement_0":"accepted","judgement_1":"rejected","reason_1":"cut \ud83d"}}}}}}"#
+    );
+    let out = s.handle_line(line.as_bytes());
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 2);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert!(
+        out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("could not be read")),
+        "{out:?}"
+    );
+    let asked = the_ask(&send(&mut s, &ask(3)))?;
+    let many = vec![0; 1 << 20];
+    let huge = json!({"jsonrpc": "2.0", "id": asked, "result": {"action": "accept", "content": {"x": many}}});
+    let out = send(&mut s, &huge);
+    assert_eq!(out.len(), 1, "{}", out.len());
+    assert_eq!(out[0]["id"], 3);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert!(
+        s.handle_line(line.as_bytes())
+            .iter()
+            .all(|m| m["id"] != 2 && m["id"] != 3)
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
 #[test]
 fn a_cancelled_wait_gets_no_answer_withdraws_the_form_and_writes_nothing() -> Result<()> {
     let mut s = server_with_wait(None)?;
