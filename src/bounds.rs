@@ -7,7 +7,7 @@
 //! items cost gigabytes and half a minute. [`count_values`] refuses the first kind of line
 //! cheaply; [`schema_errors`] never asks jsonschema for every error of a large instance.
 
-use jsonschema::Validator;
+use jsonschema::{ValidationError, Validator, error::ValidationErrorKind};
 use serde_json::Value;
 
 /// The most JSON values (strings, numbers, literals, arrays, objects; object keys count as
@@ -195,7 +195,7 @@ pub fn schema_errors(
         for e in all.by_ref().take(room) {
             found.errors.push(SchemaError {
                 path: e.instance_path().to_string(),
-                message: message(schema, rest, &e),
+                message: describe(&e, schema, rest),
             });
         }
         let more = all.count() + hidden_over;
@@ -208,77 +208,12 @@ pub fn schema_errors(
         {
             found.errors.push(SchemaError {
                 path: e.instance_path().to_string(),
-                message: message(schema, rest, &e),
+                message: describe(&e, schema, rest),
             });
         }
         found.left_out = LeftOut::Unknown;
     }
     found
-}
-
-/// jsonschema's message for `e`, except for a choice of members: an `anyOf` or `oneOf` whose
-/// every branch only requires members (`remember`'s `name` or `note`, `forget`'s one of
-/// three), where jsonschema says "… is not valid under any of the schemas listed in the
-/// 'anyOf' keyword", naming no member. That one is said as the rule: which members to give.
-fn message(schema: &Value, instance: &Value, e: &jsonschema::ValidationError) -> String {
-    use jsonschema::error::ValidationErrorKind as Kind;
-    let exactly_one = match e.kind() {
-        Kind::AnyOf { .. } => false,
-        Kind::OneOfNotValid { .. } | Kind::OneOfMultipleValid { .. } => true,
-        _ => return e.to_string(),
-    };
-    let Some(names) = schema
-        .pointer(e.schema_path().as_str())
-        .and_then(required_choices)
-    else {
-        return e.to_string();
-    };
-    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    let listed = match quoted.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => return e.to_string(),
-    };
-    if !exactly_one {
-        return match quoted.as_slice() {
-            [a, b] => format!("give {a}, {b} or both"),
-            _ => format!("give at least one of {listed}"),
-        };
-    }
-    let at = instance.pointer(e.instance_path().as_str());
-    let given: Vec<&String> = quoted
-        .iter()
-        .zip(&names)
-        .filter(|(_, n)| at.and_then(|v| v.get(n.as_str())).is_some())
-        .map(|(q, _)| q)
-        .collect();
-    match given.as_slice() {
-        [] => format!("give exactly one of {listed} (none was given)"),
-        [first, rest @ ..] if !rest.is_empty() => {
-            let rest: Vec<&str> = rest.iter().map(|s| s.as_str()).collect();
-            format!(
-                "give exactly one of {listed}, not {first} and {} together",
-                rest.join(" and ")
-            )
-        }
-        _ => e.to_string(),
-    }
-}
-
-/// The member names of an `anyOf` / `oneOf` array whose every branch is exactly
-/// `{"required": [name]}`; `None` for any other shape.
-fn required_choices(branches: &Value) -> Option<Vec<String>> {
-    branches
-        .as_array()?
-        .iter()
-        .map(|branch| {
-            let branch = branch.as_object().filter(|b| b.len() == 1)?;
-            match branch.get("required")?.as_array()?.as_slice() {
-                [Value::String(name)] => Some(name.clone()),
-                _ => None,
-            }
-        })
-        .collect()
 }
 
 /// The `maxItems` violations under `instance`, following `properties` and `items`. Counts
@@ -331,6 +266,78 @@ fn over_max_items(
         }
         _ => {}
     }
+}
+
+/// What error `e` says, in words a caller can act on. jsonschema names three values of an
+/// `enum` and counts the others, and says of an `anyOf` or `oneOf` only that the instance
+/// fails it; here an `enum` names every value it allows, and alternatives that each require
+/// one member (`remember`'s `name` or `note`, `forget`'s one of three) are said as the rule:
+/// which members to give, and which were given together. Anything else keeps jsonschema's
+/// own message.
+fn describe(e: &ValidationError<'_>, schema: &Value, instance: &Value) -> String {
+    let or_list = |names: &[String]| match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    let exactly_one = match e.kind() {
+        ValidationErrorKind::Enum { options } => {
+            if let Some(options) = options.as_array() {
+                let options: Vec<String> = options.iter().map(Value::to_string).collect();
+                return format!("{} is not one of {}", e.instance(), or_list(&options));
+            }
+            return e.to_string();
+        }
+        ValidationErrorKind::AnyOf { .. } => false,
+        ValidationErrorKind::OneOfNotValid { .. }
+        | ValidationErrorKind::OneOfMultipleValid { .. } => true,
+        _ => return e.to_string(),
+    };
+    let Some(names) = schema
+        .pointer(e.schema_path().as_str())
+        .and_then(required_alternatives)
+    else {
+        return e.to_string();
+    };
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    if !exactly_one {
+        return match quoted.as_slice() {
+            [a, b] => format!("give {a}, {b} or both"),
+            _ => format!("give at least one of {}", or_list(&quoted)),
+        };
+    }
+    let at = instance.pointer(e.instance_path().as_str());
+    let given: Vec<&str> = quoted
+        .iter()
+        .zip(&names)
+        .filter(|(_, n)| at.and_then(|v| v.get(**n)).is_some())
+        .map(|(q, _)| q.as_str())
+        .collect();
+    match given.as_slice() {
+        [] => format!("give exactly one of {} (none was given)", or_list(&quoted)),
+        [first, rest @ ..] if !rest.is_empty() => format!(
+            "give exactly one of {}, not {first} and {} together",
+            or_list(&quoted),
+            rest.join(" and ")
+        ),
+        _ => e.to_string(),
+    }
+}
+
+/// The members of alternatives that each only require one member (`[{"required": ["a"]},
+/// {"required": ["b"]}]`), if that is what `alternatives` is.
+fn required_alternatives(alternatives: &Value) -> Option<Vec<&str>> {
+    alternatives
+        .as_array()?
+        .iter()
+        .map(|alt| {
+            let alt = alt.as_object().filter(|o| o.len() == 1)?;
+            match alt.get("required")?.as_array()?.as_slice() {
+                [name] => name.as_str(),
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 /// A copy of `instance` with every array cut to its schema's `maxItems`.
@@ -443,6 +450,45 @@ mod tests {
         let tail = |s: &str| s.chars().rev().take(300).collect::<String>();
         assert_eq!(head(&short), head(&full));
         assert_eq!(tail(&short), tail(&full));
+    }
+
+    #[test]
+    fn errors_name_every_enum_value_and_each_required_alternative() {
+        let schema = json!({"type": "object",
+            "properties": {"state": {"enum": ["a", "b", "c", "d", "e"]}},
+            "anyOf": [{"required": ["name"]}, {"required": ["note"]}],
+            "oneOf": [{"required": ["x"]}, {"required": ["y"]}, {"required": ["z"]}]});
+        let v = jsonschema::validator_for(&schema).unwrap();
+        let messages = |instance: Value| -> Vec<String> {
+            schema_errors(&v, &schema, &instance, 10)
+                .errors
+                .into_iter()
+                .map(|e| e.message)
+                .collect()
+        };
+        let got = messages(json!({"state": "f", "x": 1}));
+        assert_eq!(
+            got,
+            vec![
+                r#""f" is not one of "a", "b", "c", "d" or "e""#,
+                "give `name`, `note` or both"
+            ]
+        );
+        let got = messages(json!({"name": "n"}));
+        assert_eq!(
+            got,
+            vec!["give exactly one of `x`, `y` or `z` (none was given)"]
+        );
+        let got = messages(json!({"name": "n", "x": 1, "y": 2}));
+        assert_eq!(
+            got,
+            vec!["give exactly one of `x`, `y` or `z`, not `x` and `y` together"]
+        );
+        // Alternatives that are not plain `required` keep jsonschema's message.
+        let other = json!({"anyOf": [{"type": "string"}, {"required": ["a"]}]});
+        let ov = jsonschema::validator_for(&other).unwrap();
+        let e = schema_errors(&ov, &other, &json!({}), 10);
+        assert!(e.errors[0].message.contains("anyOf"), "{e:?}");
     }
 
     #[test]

@@ -69,8 +69,15 @@ impl ErrorObject {
         Self::new(INVALID_PARAMS, message)
     }
 
+    /// -32601 naming the method (its first 100 characters: the name is the client's).
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            METHOD_NOT_FOUND,
+            format!(
+                "Method not found: {}",
+                crate::text::prefix_chars(method, 100)
+            ),
+        )
     }
 }
 
@@ -182,8 +189,8 @@ pub enum Peeked {
     Request(Id),
     /// A notification (a `method` and no `id`): never answered.
     Notification,
-    /// A response from the client: dropped.
-    Response,
+    /// A response from the client, with its id when a valid one was there.
+    Response(Option<Id>),
     /// Anything else, with the id when a valid one was there.
     Invalid(Option<Id>),
 }
@@ -218,7 +225,9 @@ pub fn peek(bytes: &[u8]) -> Peeked {
         (true, Some(Some(id))) => Peeked::Request(id),
         (true, Some(None)) => Peeked::Invalid(None),
         (true, None) => Peeked::Notification,
-        (false, _) if head.result.is_some() || head.error.is_some() => Peeked::Response,
+        (false, id) if head.result.is_some() || head.error.is_some() => {
+            Peeked::Response(id.flatten())
+        }
         (false, id) => Peeked::Invalid(id.flatten()),
     }
 }

@@ -63,7 +63,8 @@ impl Session {
 }
 
 /// True when `params` make an `initialize` request the handshake: a string
-/// `protocolVersion`. Anything else named `initialize` is an unknown method.
+/// `protocolVersion`. Without the 2026-07-28 envelope, anything else named `initialize` is
+/// the handshake with invalid params ([`handle`]); with it, the method that revision removed.
 pub fn is_handshake(params: Option<&Value>) -> bool {
     params
         .and_then(|p| p.get("protocolVersion"))
@@ -141,6 +142,14 @@ fn handle_inner(
         Some(Value::Object(m)) => m,
         Some(_) => return Err(ErrorObject::invalid_params("\"params\" must be an object")),
     };
+    if name == call::INITIALIZE {
+        // Not the handshake (`is_handshake`): its params lack the version to negotiate. The
+        // session, if there is one, stays as it was.
+        return Err(ErrorObject::invalid_params(format!(
+            "Invalid params: initialize needs \"protocolVersion\", a string: the revision the client speaks, such as \"{}\"",
+            Version::LATEST_LEGACY.as_str()
+        )));
+    }
     let method = Method::from_name(name);
     let served = method.filter(|m| !m.is_modern_only());
     if served == Some(Method::Ping) {
@@ -177,7 +186,7 @@ fn handle_inner(
             let served = service.serve(call, session.context()).map_err(|e| {
                 super::service_error(e, |uri| {
                     ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found")
-                        .with_data(json!({"uri": uri}))
+                        .with_data(super::uri_data(&uri))
                 })
             })?;
             Ok(match served {
@@ -193,7 +202,7 @@ fn handle_inner(
                     "Invalid params: not a resource of this server ({})",
                     resources::watchable()
                 ))
-                .with_data(json!({"uri": uri})));
+                .with_data(super::uri_data(&uri)));
             }
             if !session.interest.uris.contains(&uri)
                 && session.interest.uris.len() >= MAX_WATCHED_URIS

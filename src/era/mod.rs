@@ -55,6 +55,12 @@ pub fn notification(change: Change, stream: Option<&Id>) -> Notification {
     }
 }
 
+/// The `data` of a refusal about `uri`: the URI as the client sent it, or its first 200
+/// characters when longer (no URI of this server is), so the refusal stays a short line.
+pub fn uri_data(uri: &str) -> Value {
+    json!({"uri": crate::text::prefix_chars(uri, 200)})
+}
+
 /// Params a method cannot take: -32602 in every era.
 pub fn call_error(e: CallError) -> ErrorObject {
     match e {

@@ -129,8 +129,8 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                 SharedCall::ToolsCall { arguments, .. } => Some(arguments.clone()),
                 _ => None,
             };
-            let not_found = |uri| {
-                ErrorObject::invalid_params("Resource not found").with_data(json!({"uri": uri}))
+            let not_found = |uri: String| {
+                ErrorObject::invalid_params("Resource not found").with_data(super::uri_data(&uri))
             };
             match service.serve(call, ctx) {
                 Ok(Step::Done(result)) => Reply::Result(decorate(result, cache)),
@@ -170,23 +170,38 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
             "Invalid params: the _meta envelope is missing",
         ));
     };
+    // Missing, or there but of the wrong type: each refusal says which, and what to send.
+    let refuse = |key: &str, what: &str| {
+        let why = if meta.get(key).is_some() {
+            format!("_meta {key} must be {what}")
+        } else {
+            format!("_meta is missing {key}")
+        };
+        ErrorObject::invalid_params(format!("Invalid params: {why}"))
+    };
     let Some(requested) = meta.get(META_PROTOCOL_VERSION).and_then(Value::as_str) else {
-        return Err(ErrorObject::invalid_params(format!(
-            "Invalid params: _meta is missing {META_PROTOCOL_VERSION}"
-        )));
+        return Err(refuse(
+            META_PROTOCOL_VERSION,
+            &format!("a string, such as \"{}\"", Version::V2026_07_28.as_str()),
+        ));
     };
     if !meta
         .get(META_CLIENT_CAPABILITIES)
         .is_some_and(Value::is_object)
     {
-        return Err(ErrorObject::invalid_params(format!(
-            "Invalid params: _meta is missing {META_CLIENT_CAPABILITIES}"
-        )));
+        return Err(refuse(
+            META_CLIENT_CAPABILITIES,
+            "an object (the client's capabilities, {} for none)",
+        ));
     }
     let Some(version) = Version::parse_modern(requested) else {
         return Err(
             ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-                .with_data(json!({"supported": Version::modern_strings(), "requested": requested})),
+                .with_data(json!({
+                    "supported": Version::modern_strings(),
+                    // Echoed; its start only when longer than any version could be.
+                    "requested": crate::text::prefix_chars(requested, 100),
+                })),
         );
     };
     if let Some(level) = meta.get(META_LOG_LEVEL)

@@ -31,6 +31,8 @@ pub mod form3;
 mod report;
 mod view;
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use crate::cursor;
@@ -108,9 +110,45 @@ const WATCH_PATTERNS: [WatchPattern; 6] = [
     (DECISIONS, "<id>", HISTORY_SUFFIX, Watched::History),
 ];
 
+/// `uri` with the percent-escapes of the characters a value in this server's URIs may hold
+/// (letters, digits, `-._~` and `:`) decoded, in either hex case. A client that fills a
+/// template the RFC 6570 way (the TypeScript SDK's `UriTemplate.expand`) sends
+/// `review://revisions/sha256%3A…`, which names the same resource as the plain form. Any other
+/// escape stays as it is, so `%2F` never becomes a `/` of the URI's structure.
+fn canonical(uri: &str) -> Cow<'_, str> {
+    if !uri.contains('%') {
+        return Cow::Borrowed(uri);
+    }
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let decoded = bytes
+            .get(i + 1..i + 3)
+            .filter(|_| b == b'%')
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+            .filter(|d| d.is_ascii_alphanumeric() || b"-._~:".contains(d));
+        match decoded {
+            Some(d) => {
+                out.push(d);
+                i += 3;
+            }
+            None => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    // Only ASCII escapes were replaced by ASCII bytes: still UTF-8.
+    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+}
+
 /// What `uri` names, if it is a resource this server serves (whether or not anything is
-/// recorded there yet: a client may subscribe to a revision before its first write).
+/// recorded there yet: a client may subscribe to a revision before its first write). A
+/// percent-encoded form names the same resource ([`canonical`]).
 pub fn watched(uri: &str) -> Option<Watched> {
+    let uri: &str = &canonical(uri);
     let plain_id = |id: &str| {
         !id.is_empty()
             && id.len() <= 200
@@ -258,6 +296,10 @@ fn list_entry(s: &crate::store::RevisionSummary) -> Value {
 
 /// The `contents` of one resource.
 pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
+    // Matched in its canonical form; the contents name it as the client asked for it.
+    let requested = uri;
+    let canonical = canonical(uri);
+    let uri: &str = &canonical;
     if uri == CARD_URI {
         return Ok(vec![card_content()]);
     }
@@ -272,7 +314,7 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         }
         let form = form3::Form3::load(store, revision, Some(PAGE_ITEMS_BUDGET))?;
         return Ok(vec![text_content(
-            uri,
+            requested,
             CSV,
             form.csv_within(PAGE_ITEMS_BUDGET),
         )]);
@@ -298,13 +340,13 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
             fit(&mut view, true, |v| pretty(&v.to_json()))
         };
         let mime = if report { MARKDOWN } else { JSON };
-        return Ok(vec![text_content(uri, mime, text)]);
+        return Ok(vec![text_content(requested, mime, text)]);
     }
     if let Some(id) = uri
         .strip_prefix(DECISIONS)
         .and_then(|rest| rest.strip_suffix(HISTORY_SUFFIX))
     {
-        return history(store, uri, id);
+        return history(store, requested, id);
     }
     // One record, event or decision by id, or a part of it.
     for resource in [RECORDS, EVENTS, DECISIONS] {
@@ -322,7 +364,7 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
             _ => store.get_decision(id)?.map(|d| d.to_wire(None)),
         };
         let wire = wire.ok_or(ResourceError::NotFound)?;
-        return Ok(vec![item_content(uri, resource, id, part, wire)?]);
+        return Ok(vec![item_content(requested, resource, id, part, wire)?]);
     }
     Err(ResourceError::NotFound)
 }
@@ -542,6 +584,26 @@ fn plural(n: u64, word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_decodes_only_what_a_value_may_hold() {
+        let rev = format!("sha256:{}", "ab".repeat(32));
+        let encoded = format!("review://revisions/{}/report", rev.replace(':', "%3a"));
+        assert_eq!(
+            canonical(&encoded),
+            format!("review://revisions/{rev}/report")
+        );
+        assert_eq!(
+            canonical("review://records/rec%5F1%2E2"),
+            "review://records/rec_1.2"
+        );
+        for kept in [
+            "a%2Fb", "a%3Fb", "a%23b", "a%25b", "a%zz", "a%3", "a%", "%C3%A9",
+        ] {
+            assert_eq!(canonical(kept), kept);
+        }
+        assert!(matches!(watched(&encoded), Some(Watched::Revision(r)) if r == rev));
+    }
 
     /// Every pattern a subscribe refusal names is accepted, and only those.
     #[test]

@@ -76,6 +76,11 @@ impl Asks {
         Some(self.pending.remove(i))
     }
 
+    /// Whether `id` is a question of ours that waits for its answer.
+    pub fn asked(&self, id: &Id) -> bool {
+        self.pending.iter().any(|p| &p.ask == id)
+    }
+
     /// The question of the call `call`, which the client cancelled.
     pub fn cancelled(&mut self, call: &Id) -> Option<Pending> {
         let i = self.pending.iter().position(|p| &p.call == call)?;
@@ -92,10 +97,10 @@ impl Asks {
     }
 
     /// Forgets every waiting question (a new `initialize` replaced the session they belong
-    /// to) and returns how many there were. The counter is kept, so a late response from the
-    /// old session can never answer a question of the new one.
-    pub fn forget(&mut self) -> usize {
-        std::mem::take(&mut self.pending).len()
+    /// to) and returns them. The counter is kept, so a late response from the old session
+    /// can never answer a question of the new one.
+    pub fn forget(&mut self) -> Vec<Pending> {
+        std::mem::take(&mut self.pending)
     }
 
     /// When the next wait ends, if any question waits.
@@ -162,24 +167,54 @@ impl Server {
         Some(Outgoing::Response(Response::result(call, payload)))
     }
 
+    /// The client's response to the question `ask` could not be read (`why`): the call that
+    /// waited for it is answered `isError`, nothing written, instead of waiting for the bound.
+    /// `None` when `ask` is no question of ours.
+    pub(super) fn unreadable_answer(&mut self, ask: &Id, why: &str) -> Option<Outgoing> {
+        let p = self.asks.answered(ask)?;
+        log::warn!("the client's answer to a question of ours could not be read: {why}");
+        let why = format!(
+            "The host's answer to the form could not be read ({why}), so nothing was written. Ask again with request_verdicts, or ask in chat."
+        );
+        Some(Outgoing::Response(Response::result(
+            p.call,
+            self.service.unanswered(&why, p.version),
+        )))
+    }
+
     /// Ends the waits that passed their bound: each call gets an `isError` answer, and the
     /// form is withdrawn from the host.
     pub fn expire_questions(&mut self, now: Instant) -> Vec<Outgoing> {
+        let expired = self.asks.expired(now);
+        if expired.is_empty() {
+            return Vec::new();
+        }
+        let wait = self.service.answer_wait();
+        let wait = if wait.as_secs() > 0 {
+            format!("{} s", wait.as_secs())
+        } else {
+            format!("{} ms", wait.as_millis())
+        };
+        let why = format!(
+            "The engineer did not answer the form within {wait}, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
+        );
+        self.end_waits(expired, "the wait for the engineer's answer ended", &why)
+    }
+
+    /// Ends the waits of `questions`: each form is withdrawn from the host (`reason`) and
+    /// its call answered `isError` saying `why`, in the shape of the call's own revision.
+    pub(super) fn end_waits(
+        &mut self,
+        questions: Vec<Pending>,
+        reason: &str,
+        why: &str,
+    ) -> Vec<Outgoing> {
         let mut out = Vec::new();
-        for p in self.asks.expired(now) {
-            let wait = self.service.answer_wait();
-            let wait = if wait.as_secs() > 0 {
-                format!("{} s", wait.as_secs())
-            } else {
-                format!("{} ms", wait.as_millis())
-            };
-            let why = format!(
-                "The engineer did not answer the form within {wait}, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
-            );
-            out.push(withdraw(&p.ask, "the wait for the engineer's answer ended"));
+        for p in questions {
+            out.push(withdraw(&p.ask, reason));
             out.push(Outgoing::Response(Response::result(
                 p.call,
-                self.service.unanswered(&why, p.version),
+                self.service.unanswered(why, p.version),
             )));
         }
         out

@@ -78,10 +78,11 @@ impl Server {
         out
     }
 
-    /// After a request: the session's log messages for what the service reported, then the
-    /// notifications for what it changed (a request that wrote nothing needs no look).
+    /// After a request: the answers to calls whose wait it ended, the session's log
+    /// messages for what the service reported, then the notifications for what it changed
+    /// (a request that wrote nothing needs no look).
     pub(super) fn after_request(&mut self) -> Vec<Outgoing> {
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.ended);
         for (level, message) in self.service.take_log() {
             if let Some(n) = self
                 .session

@@ -69,6 +69,9 @@ pub struct Server {
     watch: Watch,
     /// Questions put to a legacy client, each with the call that waits for its answer.
     asks: Asks,
+    /// Answers to calls whose wait a request ended (a new `initialize`), written after the
+    /// answer to that request.
+    ended: Vec<Outgoing>,
 }
 
 /// The lines of `out` as JSON values; a line that is not JSON (a bug) as a string, so a test
@@ -93,6 +96,7 @@ impl Server {
             streams: Vec::new(),
             watch: Watch::default(),
             asks: Asks::default(),
+            ended: Vec::new(),
         }
     }
 
@@ -238,7 +242,33 @@ impl Server {
             Ok(v) => v,
             Err(e) => {
                 log::debug!("parse error: {e}");
-                return vec![refusal(None, PARSE_ERROR, "Parse error")];
+                // JSON text a value cannot hold, such as a lone UTF-16 surrogate escape (a
+                // client's string cut inside an emoji) or a number out of range: when the
+                // request's id can still be read, the refusal names it and says why, so the
+                // client's call is answered instead of waiting for its timeout.
+                // Bytes that are not UTF-8 are not JSON text at all: id null, as always.
+                let id = match std::str::from_utf8(bytes).map(|_| jsonrpc::peek(bytes)) {
+                    Ok(jsonrpc::Peeked::Request(id)) => Some(id),
+                    // The client's answer to a question of ours: its call is answered.
+                    Ok(jsonrpc::Peeked::Response(Some(id))) if self.asks.asked(&id) => {
+                        return self
+                            .unreadable_answer(&id, "its JSON cannot be read")
+                            .into_iter()
+                            .collect();
+                    }
+                    _ => None,
+                };
+                return vec![match id {
+                    Some(id) => refusal(
+                        Some(id),
+                        PARSE_ERROR,
+                        format!(
+                            "Parse error: {}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting over 128 levels)",
+                            crate::text::clip_bytes(&e.to_string(), 200)
+                        ),
+                    ),
+                    None => refusal(None, PARSE_ERROR, "Parse error"),
+                }];
             }
         };
         match value {
@@ -271,7 +301,10 @@ impl Server {
             match jsonrpc::peek(bytes) {
                 jsonrpc::Peeked::Request(id) => (Some(id), too_many),
                 jsonrpc::Peeked::Invalid(id) => (id, too_many),
-                jsonrpc::Peeked::Notification | jsonrpc::Peeked::Response => return None,
+                jsonrpc::Peeked::Notification | jsonrpc::Peeked::Response(None) => return None,
+                jsonrpc::Peeked::Response(Some(id)) => {
+                    return self.unreadable_answer(&id, "it holds too many JSON values");
+                }
             }
         };
         Some(refusal(id, INVALID_REQUEST, why))
@@ -365,20 +398,34 @@ impl Server {
             let (session, result) = legacy::initialize(params.as_ref());
             self.session = Some(session);
             // The questions of the session it replaces are gone with it: their answers would
-            // come in another session's shapes (even inside a 2025-03-26 batch answer).
+            // come in another session's shapes (even inside a 2025-03-26 batch answer). Each
+            // call that waited is answered now, after this result, in its own session's
+            // shape, and its form withdrawn: every request gets its one answer.
             let forgotten = self.asks.forget();
-            if forgotten > 0 {
+            if !forgotten.is_empty() {
                 log::info!(
-                    "a new initialize replaced the session: {forgotten} question(s) waiting for the engineer were dropped, nothing was written"
+                    "a new initialize replaced the session: {} question(s) waiting for the engineer were dropped, nothing was written",
+                    forgotten.len()
                 );
             }
+            let ended = self.end_waits(
+                forgotten,
+                "the session was replaced",
+                "A new initialize replaced the session before the engineer answered the form, so nothing was written. Ask again with request_verdicts, or ask in chat.",
+            );
+            self.ended.extend(ended);
             if let Err(e) = self.watch.arm(self.service.store()) {
                 log::warn!("watching for changes: {e}");
             }
             return Outgoing::Response(Response::result(id, result));
         }
         if modern::has_envelope(params.as_ref()) {
-            return match modern::handle(&mut self.service, &id, &method, params) {
+            let reply = modern::handle(&mut self.service, &id, &method, params);
+            // What the service logged of it is not the legacy session's to hear: 2026-07-28
+            // sends no `notifications/message` (and none without a `logLevel` in the
+            // request), and nothing of a legacy session applies to a modern request.
+            drop(self.service.take_log());
+            return match reply {
                 Reply::Result(r) => Outgoing::Response(Response::result(id, r)),
                 Reply::Error(e) => Outgoing::Response(Response::error(Some(id), e)),
                 Reply::Hold { ack, interest } => match self.listen_refusal(&id) {

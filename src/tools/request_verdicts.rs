@@ -443,9 +443,12 @@ fn read_form(
     for &i in &q.items {
         let judgement = match content.remove(&judgement_key(i)) {
             Some(Value::String(j)) => Judgement::parse(&j).ok_or_else(|| {
+                // Quoted clipped, like a field the form did not ask: the host's value may
+                // be of any length, the refusal stays one line.
                 refused(format!(
-                    "{} is {j:?}, not accepted or rejected",
-                    judgement_key(i)
+                    "{} is {:?}, not accepted or rejected",
+                    judgement_key(i),
+                    prefix_chars(&j, 60)
                 ))
             })?,
             Some(_) => return Err(refused(format!("{} is not a string", judgement_key(i)))),

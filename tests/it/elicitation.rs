@@ -266,6 +266,71 @@ fn a_client_error_response_answers_is_error_and_writes_nothing() -> Result<()> {
     Ok(())
 }
 
+/// A form answered with a huge value where a judgement goes: the refusal names the field and
+/// quotes the start of the value, within the answer bound, not the whole value.
+#[test]
+fn a_judgement_of_any_length_is_refused_within_the_answer_bound() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let huge = "\u{1}x".repeat(50_000);
+    let out = send(
+        &mut s,
+        &answer(
+            &asked,
+            json!({"action": "accept", "content": {"judgement_0": huge, "judgement_1": "accepted"}}),
+        ),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["result"]["isError"], true, "{out:?}");
+    let text = out[0]["result"]["content"][0]["text"]
+        .as_str()
+        .context("no text")?;
+    assert!(text.contains("judgement_0"), "{text}");
+    let line = out[0].to_string().len();
+    assert!(line < 2_000, "a {line}-byte refusal: {}", &text[..200]);
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+/// A host's answer to the form that cannot be read, though its id can (a reason holding a
+/// lone UTF-16 surrogate escape, more JSON values than a line may hold), answers the call
+/// that waited for it at once, `isError` and nothing written, instead of leaving it to the
+/// wait bound; an unreadable response to no question of ours still answers nothing.
+#[test]
+fn an_unreadable_answer_to_the_form_ends_the_wait_at_once() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":"{asked}","result":{{"action":"accept","content":{{"judgement_0":"accepted","judgement_1":"rejected","reason_1":"cut \ud83d"}}}}}}"#
+    );
+    let out = s.handle_line(line.as_bytes());
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 2);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert!(
+        out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("could not be read")),
+        "{out:?}"
+    );
+    let asked = the_ask(&send(&mut s, &ask(3)))?;
+    let many = vec![0; 1 << 20];
+    let huge = json!({"jsonrpc": "2.0", "id": asked, "result": {"action": "accept", "content": {"x": many}}});
+    let out = send(&mut s, &huge);
+    assert_eq!(out.len(), 1, "{}", out.len());
+    assert_eq!(out[0]["id"], 3);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert!(
+        s.handle_line(line.as_bytes())
+            .iter()
+            .all(|m| m["id"] != 2 && m["id"] != 3)
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
 #[test]
 fn a_cancelled_wait_gets_no_answer_withdraws_the_form_and_writes_nothing() -> Result<()> {
     let mut s = server_with_wait(None)?;
@@ -343,7 +408,7 @@ fn the_wait_bound_answers_is_error_withdraws_and_writes_nothing() -> Result<()> 
 }
 
 #[test]
-fn a_new_initialize_forgets_the_questions_of_the_session_it_replaces() -> Result<()> {
+fn a_new_initialize_ends_the_waits_of_the_session_it_replaces() -> Result<()> {
     let mut s = server_with_wait(None)?;
     form_session(&mut s)?;
     let old = the_ask(&send(&mut s, &ask(2)))?;
@@ -358,7 +423,20 @@ fn a_new_initialize_forgets_the_questions_of_the_session_it_replaces() -> Result
                    "clientInfo": {"name": "again", "version": "0"}}),
         ),
     );
-    assert_eq!(out.len(), 1, "{out:?}");
+    // The new session's answer, then the old call's: its form withdrawn, its call answered
+    // isError (every request gets its one answer), nothing written.
+    assert_eq!(out.len(), 3, "{out:?}");
+    assert_eq!(out[0]["id"], 10);
+    assert_eq!(out[1]["method"], "notifications/cancelled");
+    assert_eq!(out[1]["params"]["requestId"], json!(old));
+    assert_eq!(out[2]["id"], 2);
+    assert_eq!(out[2]["result"]["isError"], true);
+    assert!(
+        out[2]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("replaced the session")),
+        "{out:?}"
+    );
     let out = send(
         &mut s,
         &json!([

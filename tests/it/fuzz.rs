@@ -503,7 +503,7 @@ fn check_frame_asking(
         return Ok(());
     }
     let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
-        return one_error(-32700);
+        return unparsed(bytes, outputs, asks);
     };
     match &value {
         Value::Array(items)
@@ -533,6 +533,31 @@ fn check_frame_asking(
             Ok(())
         }
         single if request_shaped(single) => {
+            // A new session: each call of the one it replaces that waits for the engineer is
+            // answered after it, its question withdrawn first.
+            let handshake = single.get("method") == Some(&json!("initialize"))
+                && single
+                    .pointer("/params/protocolVersion")
+                    .is_some_and(Value::is_string);
+            if handshake && outputs.first().is_some_and(|a| a.get("result").is_some()) {
+                ensure!(
+                    outputs.len() == 1 + 2 * asks.0.len(),
+                    "{} messages after a new session, {} calls waited",
+                    outputs.len(),
+                    asks.0.len()
+                );
+                for ((ask, call), ended) in asks.0.iter().zip(outputs[1..].chunks(2)) {
+                    ensure!(
+                        ended[0].get("method") == Some(&json!("notifications/cancelled"))
+                            && ended[0].pointer("/params/requestId") == Some(ask)
+                            && ended[1].get("id") == Some(call)
+                            && ended[1].pointer("/result/isError") == Some(&json!(true)),
+                        "a call of the replaced session is not ended: {ended:?}"
+                    );
+                }
+                asks.0.clear();
+                return check_answer_for(single, &outputs[0]);
+            }
             ensure!(outputs.len() == 1, "{} answers, expected 1", outputs.len());
             if is_server_request(&outputs[0]) {
                 ensure!(
@@ -548,14 +573,6 @@ fn check_frame_asking(
                 );
                 asks.0.push((ask, want));
                 return Ok(());
-            }
-            // A new session: the questions of the one it replaced are forgotten.
-            let handshake = single.get("method") == Some(&json!("initialize"))
-                && single
-                    .pointer("/params/protocolVersion")
-                    .is_some_and(Value::is_string);
-            if handshake && outputs[0].get("result").is_some() {
-                asks.0.clear();
             }
             check_answer_for(single, &outputs[0])
         }
@@ -600,6 +617,49 @@ fn check_frame_asking(
             Ok(())
         }
     }
+}
+
+/// A line serde_json cannot read: one -32700, with id null, or with the id the line names
+/// when it is valid JSON text whose id can still be read (then its message says why); or,
+/// when it is the client's response to a question that waits, the waiting call's `isError`
+/// answer instead.
+fn unparsed(bytes: &[u8], outputs: &[Value], asks: &mut Asks) -> Result<()> {
+    ensure!(outputs.len() == 1, "{} answers, expected 1", outputs.len());
+    let out = &outputs[0];
+    let id = out.get("id").cloned().unwrap_or(Value::Null);
+    let text = String::from_utf8_lossy(bytes);
+    let named = |id: &Value| {
+        let id = id.to_string();
+        text.contains(&format!("\"id\":{id}")) || text.contains(&format!("\"id\": {id}"))
+    };
+    if out.get("result").is_some() {
+        let i = asks
+            .0
+            .iter()
+            .position(|(ask, call)| call == &id && named(ask))
+            .ok_or_else(|| anyhow!("a result for an unreadable line: {out}"))?;
+        asks.0.remove(i);
+        ensure!(
+            out.pointer("/result/isError") == Some(&json!(true)),
+            "an unreadable answer to a question recorded something: {out}"
+        );
+        return Ok(());
+    }
+    ensure!(
+        out.pointer("/error/code") == Some(&json!(-32700)),
+        "expected error -32700: {out}"
+    );
+    if !id.is_null() {
+        ensure!(
+            named(&id)
+                && out
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .is_some_and(|m| m.starts_with("Parse error: ")),
+            "a parse error names id {id}, which the line does not, or does not say why"
+        );
+    }
+    Ok(())
 }
 
 /// Feeds one case to `server`, frame by frame, checking every frame. Returns every message

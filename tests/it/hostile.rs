@@ -32,6 +32,12 @@ fn parse_error() -> Value {
     json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})
 }
 
+/// -32700 for a request whose id could be read though its JSON could not.
+fn unreadable(id: Value, reason: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"error":{"code":-32700,"message":format!(
+        "Parse error: {reason}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting over 128 levels)")}})
+}
+
 fn invalid(id: Value, reason: &str) -> Value {
     json!({"jsonrpc":"2.0","id":id,"error":{"code":-32600,"message":format!("Invalid Request: {reason}")}})
 }
@@ -113,10 +119,15 @@ fn table() -> Vec<Case> {
             b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xc0\xaf\"}".to_vec(),
             vec![parse_error()],
         ),
+        // Valid JSON text that no value can hold, with its id still readable: the refusal
+        // names the request, so the client's call does not wait for its timeout.
         case(
             "lone surrogate escape",
             r#"{"jsonrpc":"2.0","id":1,"method":"\ud800"}"#,
-            vec![parse_error()],
+            vec![unreadable(
+                json!(1),
+                "unexpected end of hex escape at line 1 column 41",
+            )],
         ),
         Case {
             name: "line over the maximum length",
@@ -139,12 +150,15 @@ fn table() -> Vec<Case> {
             vec![parse_error()],
         ),
         case(
-            "nesting inside params",
+            "nesting inside params (the id is still read)",
             format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":{}}}}}"#,
                 String::from_utf8_lossy(&nested("[", "]", 10_000))
             ),
-            vec![parse_error()],
+            vec![unreadable(
+                json!(1),
+                "recursion limit exceeded at line 1 column 180",
+            )],
         ),
         case(
             "jsonrpc missing",
@@ -301,9 +315,9 @@ fn table() -> Vec<Case> {
             vec![],
         ),
         case(
-            "a 100,000-byte method name",
+            "a 100,000-byte method name (named by its first 100 characters)",
             line(&json!({"jsonrpc":"2.0","id":7,"method":long_method})),
-            vec![not_found(json!(7), &long_method)],
+            vec![not_found(json!(7), &format!("{}…", &long_method[..100]))],
         ),
         case(
             "params an array",

@@ -235,3 +235,20 @@ fn a_choice_of_members_refused_names_the_members_to_send() {
         }
     }
 }
+
+/// A refusal says how to fix the arguments: an enum names every value it allows, not three
+/// and a count of the others.
+#[test]
+fn a_schema_refusal_names_every_allowed_value() {
+    let artifact = json!({"revision": REV_A, "format": "step"});
+    for era in [Era::V2025_06_18, Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::memory(era);
+        let text = c.schema_refused(
+            "remember_decision",
+            json!({"artifact": artifact, "subject": "s", "disposition": "hold",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "open"}]}),
+        );
+        let says = r#""open" is not one of "satisfied", "violated", "unresolved", "conflicting" or "not-applicable""#;
+        assert!(text.contains(says), "{era:?}: {text}");
+    }
+}
