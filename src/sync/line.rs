@@ -169,7 +169,10 @@ impl Schemas {
             .errors
             .iter()
             .map(|e| {
-                let msg = crate::text::prefix_chars(&e.message, 200);
+                // Short even for a megabyte value, and the middle is cut, not the end:
+                // jsonschema puts the value first and the rule last, and the rule is what
+                // tells how to fix the line (as the tools' arguments are reported).
+                let msg = crate::text::cut_middle(&e.message, 300);
                 format!("{key}{}: {msg}", e.path)
             })
             .collect();
@@ -646,6 +649,19 @@ mod tests {
         assert!(e.starts_with("record/name"), "{e}");
         assert!(s.validate(&json!({"record": {}, "decision": {}})).is_err());
         assert!(s.validate(&json!({"other": {}})).is_err());
+    }
+
+    /// A value far over its limit is named with the rule it breaks: jsonschema puts the
+    /// value first and the rule last, so the middle of the message is cut, not its end (the
+    /// tools' arguments are reported so too).
+    #[test]
+    fn schemas_name_the_rule_a_long_value_breaks() {
+        let s = Schemas::from_tools().unwrap();
+        let mut r = serde_json::to_value(feature("a", "bore", T1)).unwrap();
+        r["name"] = json!("x".repeat(5000));
+        let e = s.validate(&json!({ "record": r })).unwrap_err();
+        assert!(e.contains("is longer than 200 characters"), "{e}");
+        assert!(e.chars().count() < 400, "{e}");
     }
 
     fn event() -> Event {
