@@ -510,6 +510,13 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
     // Lines written before provenance existed: their verdicts are the assistant's (the
     // default of `via`), given no later than the decision's last change.
     d.date_verdicts();
+    // An item's faces are a set: stored once each, as `remember_decision` stores them. The
+    // line is judged (and its events, whose `after` is the state stored, are made) in that
+    // form, so the events a line arrives with tell what the database then holds.
+    for item in &mut d.basis {
+        let mut seen = std::collections::HashSet::new();
+        item.faces.retain(|f| seen.insert(f.clone()));
+    }
     wire::check_item_fits(
         &format!("decision {:?}", d.subject),
         wire::answer_bytes(&d.wire(Some(&d.artifact.revision))),
