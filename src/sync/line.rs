@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Item, file_text};
 use crate::bounds;
+use crate::framing::MAX_LINE_BYTES;
 use crate::review::history::Event;
 use crate::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
 use crate::{tools, wire};
@@ -331,7 +332,20 @@ pub fn check_event(e: &Event) -> Result<(), String> {
             e.id, e.of
         ));
     }
-    check_revision(&whose, "revision", &e.revision)
+    check_revision(&whose, "revision", &e.revision)?;
+    // Taken in, an event is exported as one line: one larger than an import line would make
+    // every export of the database one that import refuses. (An event file of a folder may
+    // be up to twice that: it is pretty-printed.)
+    let line = serde_json::to_string(&EventLine::of(e)).map_or(usize::MAX, |l| l.len());
+    if line > MAX_LINE_BYTES {
+        return Err(format!(
+            "event {}: its export line would be {line} bytes, over the {MAX_LINE_BYTES} byte \
+             limit of an import line, so no export of the database could be imported back; \
+             no review-mcp writes an event this large: remove it",
+            e.id
+        ));
+    }
+    Ok(())
 }
 
 /// A line's JSON (UTF-8), bounded in values as a request line is.

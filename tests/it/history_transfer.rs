@@ -634,7 +634,25 @@ fn history_a_bad_history_file_is_refused_named_and_nothing_changes() -> anyhow::
     let mut edited = text.clone();
     edited.replace_range(at..at + 4, "1999");
     let fake = format!("evt-{}", "0".repeat(32));
+    // A sealed event too large for an export line (a 17 MB reason): taken in, it made every
+    // export of the database one that import refuses.
+    let mut huge: Event = serde_json::from_value(
+        serde_json::from_str::<Value>(&text)?
+            .get_mut("event")
+            .context("event")?
+            .take(),
+    )?;
+    huge.reason = Some("x".repeat(17 << 20));
+    let huge = huge.sealed();
+    let huge_text = review_mcp::sync::line::event_text(&huge);
     let cases: Vec<(&str, Plant)> = vec![
+        (
+            "over the 16777216 byte limit of an import line",
+            Box::new(|p: &Path| {
+                std::fs::write(p.join(format!("history/{}.json", huge.id)), &huge_text)?;
+                Ok(())
+            }),
+        ),
         (
             "its id is not its content's",
             Box::new(|p: &Path| {
