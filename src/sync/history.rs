@@ -107,6 +107,37 @@ fn read_files(files: &[(PathBuf, String)]) -> (Vec<Event>, Vec<String>) {
     (events, problems)
 }
 
+/// The engineer's verdicts that the events of `events` whose ids are in `added` (new to the
+/// database) say were given: one line each, naming the event's file, the decision, the
+/// requirement, the judgement, the channel, the author and the meaning. The folder is
+/// unsigned and an event's seal is a digest anyone can compute, so an event can claim any
+/// engineer's verdict: like a verdict of an item file, each is listed for the reviewer.
+pub(super) fn engineer_verdict_events(events: &[Event], added: &[String]) -> Vec<String> {
+    let added: BTreeSet<&str> = added.iter().map(String::as_str).collect();
+    events
+        .iter()
+        .filter(|e| added.contains(e.id.as_str()) && e.is_engineers_verdict())
+        .map(|e| {
+            let change = e.changes.iter().find(|c| c.field == "verdict");
+            let requirement = change.and_then(|c| c.requirement.as_deref()).unwrap_or("");
+            let judgement = change.and_then(|c| c.to.as_deref()).unwrap_or("none");
+            let author = e
+                .author
+                .as_deref()
+                .map_or(", no author named,".to_string(), |a| format!(" by {a}"));
+            let meaning = e.meaning.map_or("review", |m| m.as_str());
+            format!(
+                "{HISTORY_DIR}/{}.json: decision {} {requirement:?}: {judgement} via {}{author} \
+                 at {} ({meaning})",
+                e.id,
+                e.of,
+                e.channel.as_str(),
+                e.at
+            )
+        })
+        .collect()
+}
+
 /// The files of the events of `all` that `present` (the folder's ids) lacks: path and text.
 pub(super) fn missing_files(
     folder: &Path,

@@ -67,7 +67,7 @@ use super::folder::{
     HASH_THREADS, fsync_dir, is_file_id, on_threads, read_folder, refuse_links, remove_file, scan,
     shown, write_all, write_atomic,
 };
-use super::history::{HISTORY_DIR, missing_files, read_history};
+use super::history::{HISTORY_DIR, engineer_verdict_events, missing_files, read_history};
 use super::line::Schemas;
 use super::owned;
 use super::{Action, Hash, Item, ItemKind, README, Result, classify};
@@ -97,6 +97,10 @@ pub struct Counts {
     /// The engineer's verdicts taken from the folder on its word (it is unsigned), one line
     /// each naming the decision, the requirement and who gave it.
     pub arrived: Vec<String>,
+    /// The engineer's verdicts that events of the folder's history new to the database say
+    /// were given, one line each naming the event's file (the folder is unsigned, and so is
+    /// an event).
+    pub arrived_events: Vec<String>,
     /// Events of the history written to the folder (`history/<id>.json`): the database's
     /// the folder lacked, those of this sync's own writes included.
     pub history_written: usize,
@@ -235,6 +239,7 @@ pub fn run(
     // The folder's events first: an item whose state they tell then records nothing more.
     let history_added = tx.add_events(&history.events)?;
     counts.history_imported = history_added.len();
+    counts.arrived_events = engineer_verdict_events(&history.events, &history_added);
     let mut sync = Apply::new(&tx, &entries, unfinished, &mut counts);
     // Deletions first, then everything else.
     for pass in [true, false] {

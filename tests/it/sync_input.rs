@@ -714,3 +714,60 @@ fn sync_and_merge_file_escape_control_characters_from_the_folder() -> anyhow::Re
     assert!(clean(&err) && err.contains("x\\u{1b}[2J.json"), "{err:?}");
     Ok(())
 }
+
+/// Regression: an event of the folder's history that says an engineer gave a verdict (any
+/// author, any channel: its seal is a digest anyone can compute) was added to the history
+/// without a word, and the decision's trail then showed that approval as the engineer's. Each
+/// such event new to the database is listed like an item file's verdict, naming its file and
+/// who it says gave what, by the dry run and the sync alike, and only once.
+#[test]
+fn sync_lists_every_engineer_verdict_event_the_folder_brings() -> anyhow::Result<()> {
+    use review_mcp::review::history::Event;
+    let dir = TempDir::new("sync-verdict-events")?;
+    let db = dir.join("a.db");
+    import(&dir, &db, &[decision(T1, "hold", &[("Bore 10 H7", None)])])?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    // An event the folder holds, turned into the claim of an approval given in the card.
+    let first = std::fs::read_dir(folder.join("history"))?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("no event file"))??
+        .path();
+    let mut v: Value = serde_json::from_slice(&std::fs::read(first)?)?;
+    let mut e: Event = serde_json::from_value(v["event"].take())?;
+    e.kind = serde_json::from_value(json!("verdict_given"))?;
+    e.channel = serde_json::from_value(json!("app"))?;
+    e.author = Some("Ada \u{1b}[2JLovelace".into());
+    e.meaning = Some(serde_json::from_value(json!("approval"))?);
+    e.at = T2.into();
+    e.changes = serde_json::from_value(json!([
+        {"field": "verdict", "index": 0, "requirement": "Bore 10 H7", "to": "accepted"}
+    ]))?;
+    let e = e.sealed();
+    let file = format!("history/{}.json", e.id);
+    std::fs::write(folder.join(&file), review_mcp::sync::line::event_text(&e))?;
+    let said = format!(
+        "{file}: decision dec_1 \"Bore 10 H7\": accepted via app by Ada \\u{{1b}}[2JLovelace \
+         at {T2} (approval)"
+    );
+    let dry = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    ensure!(
+        dry.contains(&format!(
+            "would take an engineer verdict event from the folder's history: {said}"
+        )) && dry.contains("would be taken from the folder's history: 1 engineer verdict events"),
+        "{dry}"
+    );
+    let out = ok(sync(&db, &folder)?)?;
+    ensure!(
+        out.contains(&format!(
+            "engineer verdict event from the folder's history: {said}"
+        )) && out.contains("taken from the folder's history: 1 engineer verdict events"),
+        "{out}"
+    );
+    let again = ok(sync(&db, &folder)?)?;
+    ensure!(!again.contains("engineer verdict"), "{again}");
+    Ok(())
+}
