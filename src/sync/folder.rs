@@ -370,7 +370,8 @@ pub(super) fn remove_file(path: &Path) -> Result<()> {
 /// item (conflict markers, another file's text) is refused and OURS left untouched, for git to
 /// merge by hand. An empty BASE (both sides added the file) is a merge without a base. A
 /// history file (an event, named by its content) is never merged: the same bytes on both
-/// sides are kept, two different ones refused.
+/// sides are kept, two different ones refused. The folder's id file and README, sync's own,
+/// keep ours (`owned::merge_own`).
 pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<String>> {
     let schemas = Schemas::from_tools()?;
     let read = |path: &Path| -> Result<Vec<u8>> {
@@ -387,11 +388,11 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
     };
     let base_bytes = read(base)?;
     let ours_bytes = read(ours)?;
+    let theirs_bytes = read(theirs)?;
     // A history file (`history/<event id>.json`) is named by its content: both sides added the
     // same event, or one of them was edited. Never merged: the same bytes are kept, anything
     // else is refused.
     if let Ok(event) = parse_event(&ours_bytes) {
-        let theirs_bytes = read(theirs)?;
         if theirs_bytes == ours_bytes {
             return Ok(None);
         }
@@ -403,13 +404,18 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
             event.id
         ));
     }
+    // The folder's id file or README (under the same attribute as the items): never merged,
+    // either side is right.
+    if let Some(kept) = owned::merge_own(&ours_bytes, &theirs_bytes) {
+        return Ok(Some(kept));
+    }
     let base_item = if base_bytes.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
         Some(parse(base, &base_bytes)?)
     };
     let ours_item = parse(ours, &ours_bytes)?;
-    let theirs_item = parse(theirs, &read(theirs)?)?;
+    let theirs_item = parse(theirs, &theirs_bytes)?;
     let resolved = resolve(
         base_item.as_ref(),
         side(&ours_item, "ours"),

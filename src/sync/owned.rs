@@ -164,6 +164,34 @@ pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
     Ok(Some(id.to_string()))
 }
 
+/// `merge-file` on a file sync owns, changed on both sides: two folder ids (two clones each
+/// ran a first sync before either pushed) or two READMEs of sync's own (two versions of
+/// review-mcp). Either is right, so ours is kept: the database that synced under the other id
+/// syncs the folder next as at a first sync (nothing deleted on either side), and the next
+/// sync writes its own README. Returns what to report, `None` when the two are not both
+/// such files.
+pub(super) fn merge_own(ours: &[u8], theirs: &[u8]) -> Option<String> {
+    let (ours, theirs) = (
+        std::str::from_utf8(ours).ok()?,
+        std::str::from_utf8(theirs).ok()?,
+    );
+    let id = |text: &str| is_folder_id(text.strip_suffix('\n').unwrap_or(text));
+    if id(ours) && id(theirs) {
+        return Some(format!(
+            "the folder's id ({ID_FILE}): both sides gave the folder one (each ran a first \
+             sync); kept ours, and the database that synced under the other syncs the folder \
+             next as at a first sync, losing nothing"
+        ));
+    }
+    if ours.contains(README_MARKER) && theirs.contains(README_MARKER) {
+        return Some(format!(
+            "the folder's {README_FILE}, written by review-mcp sync on both sides: kept ours; \
+             the next sync writes its own text"
+        ));
+    }
+    None
+}
+
 /// A new random token (32 hex digits): a folder's id, or a run's name in the journal. From
 /// the clock, the process, the thread and an address, hashed: unique, not secret.
 pub(super) fn new_token(salt: &Path) -> String {
