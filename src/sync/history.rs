@@ -125,14 +125,14 @@ pub(super) fn engineer_verdict_events(events: &[Event], added: &[String]) -> Vec
                 .author
                 .as_deref()
                 .map_or(", no author named,".to_string(), |a| format!(" by {a}"));
-            let meaning = e.meaning.map_or("review", |m| m.as_str());
             format!(
                 "{HISTORY_DIR}/{}.json: decision {} {requirement:?}: {judgement} via {}{author} \
-                 at {} ({meaning})",
+                 at {}{}",
                 e.id,
                 e.of,
                 e.channel.as_str(),
-                e.at
+                e.at,
+                super::merge::as_approval(e.meaning)
             )
         })
         .collect()

@@ -748,7 +748,7 @@ fn sync_lists_every_engineer_verdict_event_the_folder_brings() -> anyhow::Result
     std::fs::write(folder.join(&file), review_mcp::sync::line::event_text(&e))?;
     let said = format!(
         "{file}: decision dec_1 \"Bore 10 H7\": accepted via app by Ada \\u{{1b}}[2JLovelace \
-         at {T2} (approval)"
+         at {T2}, as an approval"
     );
     let dry = ok(review_mcp(
         &db,
