@@ -249,7 +249,10 @@ pub(super) fn read_folder(
         problems.push(format!("… and {} more bad files", n - MAX_REPORTED));
     }
     Err(fail!(
-        "the folder was refused and nothing was changed:\n  {}",
+        "the folder was refused and nothing was changed:\n  {}\nfix or remove each file named \
+         (`git log -p -- FILE` shows who changed it, `git checkout -- FILE` restores the \
+         committed one; a file a newer review-mcp wrote needs that version), then run sync \
+         again",
         problems.join("\n  ")
     ))
 }
