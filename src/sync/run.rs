@@ -141,6 +141,13 @@ pub fn run(
     let started = std::time::Instant::now();
     let schemas = Schemas::from_tools()?;
     refuse_links(dir)?;
+    if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(fail!(
+            "{} is not a directory: name the folder that holds (or is to hold) the review \
+             memory, such as review/; nothing was changed",
+            shown(dir)
+        ));
+    }
     if !dry_run {
         fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
     }

@@ -618,6 +618,33 @@ fn sync_refused_first_sync_writes_no_file() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Regression: DIR naming a file (a typo, `sync review.db`) was refused as "cannot create
+/// DIR: File exists" (a dry run: "cannot read DIR/README.md: Not a directory"), which says
+/// nothing of what is wrong; both now say DIR is not a directory, and nothing changes.
+#[test]
+fn sync_of_a_file_says_it_is_not_a_directory() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-not-dir")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let file = dir.join("notes.txt");
+    std::fs::write(&file, "mine\n")?;
+    for args in [vec!["sync"], vec!["sync", "--dry-run"]] {
+        let mut args = args;
+        let name = file.to_string_lossy();
+        args.push(&name);
+        let out = review_mcp(&db, &args)?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            err.contains("notes.txt is not a directory") && err.contains("nothing was changed"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&file)?, "mine\n");
+    }
+    Ok(())
+}
+
 /// The folder's lock is held on the folder itself: a sync creates no lock file in the
 /// temporary directory (where another user could create it first, or hold it), waits while
 /// another holder has the folder locked, saying so, and runs once it is released.
