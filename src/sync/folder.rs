@@ -27,6 +27,24 @@ pub(super) const HASH_THREADS: usize = 4;
 /// pretty-printed form of any item a line can hold. A larger file is refused unread.
 pub(super) const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
+/// The most a sync reads and holds of the folder's files in all (256 MiB): every history file
+/// (each is read) and every item file that changed. Each file is bounded by
+/// [`MAX_FILE_BYTES`], but without a bound on their sum one commit of many large files (text
+/// git compresses to almost nothing) would make every teammate's sync hold gigabytes, and
+/// every later export carry them. A review of 10,000 items and their history is about 30 MB.
+pub(super) const MAX_READ_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The refusal of a folder whose files to read come to more than [`MAX_READ_BYTES`].
+pub(super) fn over_read_bytes(folder: &Path) -> String {
+    format!(
+        "{}: its history files and changed item files come to more than {MAX_READ_BYTES} \
+         bytes, more than one sync reads (a review of 10,000 items and their history is about \
+         30 MB): large files were committed to it (`git log --stat` shows which commits added \
+         them); remove those that do not belong",
+        shown(folder)
+    )
+}
+
 /// Why a folder file was not read: said after its name.
 fn not_a_plain_file(meta: &fs::Metadata) -> Option<String> {
     let t = meta.file_type();
@@ -206,14 +224,17 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
 }
 
 /// Adds the scanned files to `entries`, validating each file that differs from both its base
-/// and the database (read again: only the changed few are kept in memory).
+/// and the database (read again: only the changed few are kept in memory), within what is
+/// left of [`MAX_READ_BYTES`] after `spent` (the history files').
 pub(super) fn read_folder(
     folder: &Path,
     schemas: &Schemas,
     scanned: Vec<Result<Scan>>,
     mut problems: Vec<String>,
+    mut spent: u64,
     entries: &mut Entries,
 ) -> Result<()> {
+    let mut over = spent > MAX_READ_BYTES;
     for scan in scanned {
         let scan = scan?;
         problems.extend(scan.problems);
@@ -225,6 +246,9 @@ pub(super) fn read_folder(
                 e.file = Some((h, None));
                 continue;
             }
+            if over {
+                continue;
+            }
             let bytes = match read_regular(&path, MAX_FILE_BYTES) {
                 Ok(b) => b,
                 Err(why) => {
@@ -232,6 +256,11 @@ pub(super) fn read_folder(
                     continue;
                 }
             };
+            spent = spent.saturating_add(bytes.len() as u64);
+            if spent > MAX_READ_BYTES {
+                over = true;
+                continue;
+            }
             // The file may have changed since it was hashed: the hash follows the bytes that
             // are validated and imported.
             match parse_file(&bytes, schemas, kind, &id) {
@@ -239,6 +268,9 @@ pub(super) fn read_folder(
                 Err(why) => problems.push(format!("{}: {}", shown(&path), escape_controls(&why))),
             }
         }
+    }
+    if over {
+        problems.insert(0, over_read_bytes(folder));
     }
     if problems.is_empty() {
         return Ok(());

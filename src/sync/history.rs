@@ -18,7 +18,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::Result;
-use super::folder::{HASH_THREADS, MAX_FILE_BYTES, misnamed, on_threads, read_regular, shown};
+use super::folder::{
+    HASH_THREADS, MAX_FILE_BYTES, MAX_READ_BYTES, misnamed, on_threads, read_regular, shown,
+};
 use super::line::{event_text, parse_event};
 use crate::review::history::Event;
 use crate::text::escape_controls;
@@ -31,6 +33,9 @@ pub(super) const HISTORY_DIR: &str = "history";
 pub(super) struct FolderHistory {
     pub(super) events: Vec<Event>,
     pub(super) problems: Vec<String>,
+    /// The bytes of the event files, counted against what one sync reads
+    /// ([`MAX_READ_BYTES`]): none is read when they come to more.
+    pub(super) bytes: u64,
 }
 
 /// Whether `name` is an event file's name: `evt-` and 32 lowercase hex digits, `.json`.
@@ -63,13 +68,23 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
             continue;
         }
         match name.and_then(event_id_of) {
-            Some(id) => files.push((path, id.to_string())),
+            Some(id) => {
+                // The size the entry has now (a link's own): each file is bounded again as it
+                // is read.
+                let len = entry.metadata().map_or(0, |m| m.len());
+                out.bytes = out.bytes.saturating_add(len);
+                files.push((path, id.to_string()));
+            }
             None => out.problems.push(misnamed(
                 &path,
                 link,
                 &format!("not a history file ({HISTORY_DIR}/<event id>.json)"),
             )),
         }
+    }
+    if out.bytes > MAX_READ_BYTES {
+        // Too much to hold: refused (with the item files' problems), none read.
+        return Ok(out);
     }
     // Read and checked on a few threads: a history holds more files than the items do.
     for read in on_threads(&files, HASH_THREADS, read_files) {

@@ -213,7 +213,13 @@ pub fn run(
         // item files hashed and the changed ones validated (`gather`, which reads the
         // database too), with the snapshot's `data_version`.
         let snapshot = store.sync_snapshot(&id, legacy)?;
-        let read = gather(&snapshot, &folder, &schemas, history.problems.clone())?;
+        let read = gather(
+            &snapshot,
+            &folder,
+            &schemas,
+            history.problems.clone(),
+            history.bytes,
+        )?;
         let version = snapshot.data_version()?;
         drop(snapshot);
         let tx = store.sync_transaction(&id, legacy)?;
@@ -381,12 +387,14 @@ pub(super) fn peak_memory() -> Option<u64> {
 
 /// Reads the database, the folder (on threads of its own, meanwhile: the two are independent
 /// until their hashes meet) and the bases, and validates the changed files; `problems` are
-/// the folder's other bad files (its history's), named with the items' in one refusal.
+/// the folder's other bad files (its history's), named with the items' in one refusal, and
+/// `spent` the bytes its history files took of what one sync reads.
 pub(super) fn gather(
     tx: &SyncTx<'_>,
     folder: &Path,
     schemas: &Schemas,
     problems: Vec<String>,
+    spent: u64,
 ) -> Result<Entries> {
     let (entries, scanned) = std::thread::scope(|scope| {
         let scans: Vec<_> = ItemKind::ALL
@@ -404,7 +412,7 @@ pub(super) fn gather(
         (entries, scanned)
     });
     let mut entries = entries?;
-    read_folder(folder, schemas, scanned, problems, &mut entries)?;
+    read_folder(folder, schemas, scanned, problems, spent, &mut entries)?;
     Ok(entries)
 }
 

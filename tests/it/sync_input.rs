@@ -771,3 +771,53 @@ fn sync_lists_every_engineer_verdict_event_the_folder_brings() -> anyhow::Result
     ensure!(!again.contains("engineer verdict"), "{again}");
     Ok(())
 }
+
+/// Regression: each folder file was bounded (32 MiB) but not their sum, and a sync holds every
+/// history file it reads (and every changed item file) at once: one commit of many large
+/// sealed events (text git compresses to almost nothing) made every teammate's sync hold
+/// gigabytes, and every later export carry them. What one sync reads is bounded too
+/// (256 MiB): past it the folder is refused, named, before the history is read, and nothing
+/// changes. Sparse files stand for the large ones here (their size is what is counted).
+#[test]
+fn sync_bounds_what_it_reads_of_the_folder_in_all() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-read-budget")?;
+    let db = dir.join("a.db");
+    import(&dir, &db, &[feature("rec_1", "bore", None, T1)])?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    let before = ok(review_mcp(&db, &["export"])?)?;
+    for sub in ["history", "records"] {
+        let work = dir.join(&format!("work-{sub}"));
+        for f in ["records", "decisions", "history"] {
+            std::fs::create_dir_all(work.join(f))?;
+            if let Ok(list) = std::fs::read_dir(folder.join(f)) {
+                for e in list {
+                    let e = e?;
+                    std::fs::copy(e.path(), work.join(f).join(e.file_name()))?;
+                }
+            }
+        }
+        for f in ["README.md", ".review-mcp-folder"] {
+            std::fs::copy(folder.join(f), work.join(f))?;
+        }
+        for i in 0..9 {
+            let name = match sub {
+                "history" => format!("evt-{i:032x}.json"),
+                _ => format!("rec_big{i}.json"),
+            };
+            let f = std::fs::File::create(work.join(sub).join(name))?;
+            f.set_len(31 << 20)?;
+        }
+        let err = refused(sync(&db, &work)?)?;
+        ensure!(
+            err.contains("come to more than 268435456 bytes")
+                && err.contains("nothing was changed"),
+            "{sub}: {err}"
+        );
+        ensure!(
+            ok(review_mcp(&db, &["export"])?)? == before,
+            "{sub}: the database changed"
+        );
+    }
+    Ok(())
+}
