@@ -123,6 +123,19 @@ pub(super) fn read_regular(path: &Path, bound: u64) -> std::result::Result<Vec<u
     Ok(bytes)
 }
 
+/// Why a subfolder of sync's (`records`, `decisions`, `history`) could not be listed: one
+/// that is not a directory says how to mend it.
+pub(super) fn cannot_list(dir: &Path, e: &io::Error) -> super::Error {
+    match e.kind() {
+        io::ErrorKind::NotADirectory => fail!(
+            "{} is not a directory: sync keeps its files there; move it away (or delete it) \
+             and run sync again; nothing was changed",
+            shown(dir)
+        ),
+        _ => fail!("cannot read {}: {e}", shown(dir)),
+    }
+}
+
 /// A path of the folder as messages show it: control characters escaped.
 pub(super) fn shown(path: &Path) -> String {
     escape_controls(&path.display().to_string()).into_owned()
@@ -195,7 +208,7 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
     let listing = match fs::read_dir(&dir) {
         Ok(l) => l,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(fail!("cannot read {}: {e}", dir.display())),
+        Err(e) => return Err(cannot_list(&dir, &e)),
     };
     for entry in listing {
         let entry = entry.map_err(|e| fail!("cannot read {}: {e}", shown(&dir)))?;

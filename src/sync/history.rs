@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 
 use super::Result;
 use super::folder::{
-    HASH_THREADS, MAX_FILE_BYTES, MAX_READ_BYTES, misnamed, on_threads, read_regular, shown,
+    HASH_THREADS, MAX_FILE_BYTES, MAX_READ_BYTES, cannot_list, misnamed, on_threads, read_regular,
+    shown,
 };
 use super::line::{event_text, parse_event};
 use crate::review::history::Event;
@@ -55,7 +56,7 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
     let listing = match fs::read_dir(&dir) {
         Ok(l) => l,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(fail!("cannot read {}: {e}", shown(&dir))),
+        Err(e) => return Err(cannot_list(&dir, &e)),
     };
     let mut files = Vec::new();
     for entry in listing {

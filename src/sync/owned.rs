@@ -71,9 +71,16 @@ pub(super) fn lock(
     Ok(FolderLock { _dir: dir })
 }
 
+/// How to mend the folder's id file when sync refuses it.
+const ID_FIX: &str = "restore it as committed (`git checkout -- FILE`), or delete it: the \
+    next sync then gives the folder a new id and syncs it as at a first sync, deleting nothing";
+
+/// How to mend the folder's README when sync refuses it.
+const README_FIX: &str = "delete it (sync writes its own)";
+
 /// A small file of sync's own: `None` when absent; refused when it is a symbolic link,
-/// not a regular file, too large or not UTF-8.
-fn read_own(path: &Path) -> Result<Option<String>> {
+/// not a regular file, too large or not UTF-8, saying how to `fix` it.
+fn read_own(path: &Path, fix: &str) -> Result<Option<String>> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -106,7 +113,7 @@ fn read_own(path: &Path) -> Result<Option<String>> {
         }
     };
     Err(fail!(
-        "{} {why}: review-mcp sync did not write it; nothing was changed",
+        "{} {why}: review-mcp sync did not write it; {fix}; nothing was changed",
         path.display()
     ))
 }
@@ -123,7 +130,7 @@ pub(super) enum Readme {
 
 pub(super) fn readme(folder: &Path) -> Result<Readme> {
     let path = folder.join(README_FILE);
-    Ok(match read_own(&path)? {
+    Ok(match read_own(&path, README_FIX)? {
         None => Readme::Absent,
         Some(text) if text == README => Readme::Current,
         Some(text) if text.contains(README_MARKER) => Readme::Older,
@@ -150,14 +157,14 @@ fn is_folder_id(id: &str) -> bool {
 /// hold one refuses the sync.
 pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
     let path = folder.join(ID_FILE);
-    let Some(text) = read_own(&path)? else {
+    let Some(text) = read_own(&path, ID_FIX)? else {
         return Ok(None);
     };
     let id = text.strip_suffix('\n').unwrap_or(&text);
     if !is_folder_id(id) {
         return Err(fail!(
             "{} does not hold a folder id as review-mcp sync writes it (8 to 64 letters, \
-             digits, _ or -); nothing was changed",
+             digits, _ or -): {ID_FIX}; nothing was changed",
             path.display()
         ));
     }
