@@ -28,7 +28,8 @@ pub(super) const HASH_THREADS: usize = 4;
 pub(super) const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The most a sync reads and holds of the folder's files in all (256 MiB): every history file
-/// (each is read) and every item file that changed. Each file is bounded by
+/// of an event the database lacks and every item file that changed (the others are checked
+/// and let go). Each file is bounded by
 /// [`MAX_FILE_BYTES`], but without a bound on their sum one commit of many large files (text
 /// git compresses to almost nothing) would make every teammate's sync hold gigabytes, and
 /// every later export carry them. A review of 10,000 items and their history is about 30 MB.
@@ -37,7 +38,7 @@ pub(super) const MAX_READ_BYTES: u64 = 256 * 1024 * 1024;
 /// The refusal of a folder whose files to read come to more than [`MAX_READ_BYTES`].
 pub(super) fn over_read_bytes(folder: &Path) -> String {
     format!(
-        "{}: its history files and changed item files come to more than {MAX_READ_BYTES} \
+        "{}: its new history files and changed item files come to more than {MAX_READ_BYTES} \
          bytes, more than one sync reads (a review of 10,000 items and their history is about \
          30 MB): large files were committed to it (`git log --stat` shows which commits added \
          them); remove those that do not belong",

@@ -12,7 +12,7 @@
 //! link, not a regular file, over [`MAX_FILE_BYTES`], a bad name, an edited or malformed
 //! event) refuses the sync, named, as a bad item file does.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -29,13 +29,17 @@ use crate::text::escape_controls;
 /// The subfolder of the history files.
 pub(super) const HISTORY_DIR: &str = "history";
 
-/// The folder's history as read: every event file's event, and the files refused.
+/// The folder's history as read: the events of its files the database did not hold, the id
+/// of every event file found sound, and the files refused.
 #[derive(Debug, Default)]
 pub(super) struct FolderHistory {
+    /// The events the database did not hold (those it holds are checked, then not kept).
     pub(super) events: Vec<Event>,
+    /// The id of every sound event file of the folder.
+    pub(super) present: Vec<String>,
     pub(super) problems: Vec<String>,
-    /// The bytes of the event files, counted against what one sync reads
-    /// ([`MAX_READ_BYTES`]): none is read when they come to more.
+    /// The bytes of the event files the database does not hold, counted against what one
+    /// sync reads and holds ([`MAX_READ_BYTES`]): none is read when they come to more.
     pub(super) bytes: u64,
 }
 
@@ -49,8 +53,9 @@ fn event_id_of(name: &str) -> Option<&str> {
 /// Reads every file of `history/`: each must be a regular file (never a link, device or
 /// FIFO, never read past [`MAX_FILE_BYTES`]) named by its event's id, holding a sealed event.
 /// Hidden files (a temporary of an interrupted sync) are skipped unless they are links. A
-/// folder without `history/` has no events.
-pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
+/// folder without `history/` has no events. The events of `held` (the database's) are
+/// checked like the others but not kept: only what is new is held in memory.
+pub(super) fn read_history(folder: &Path, held: &HashSet<String>) -> Result<FolderHistory> {
     let mut out = FolderHistory::default();
     let dir = folder.join(HISTORY_DIR);
     let listing = match fs::read_dir(&dir) {
@@ -72,8 +77,10 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
             Some(id) => {
                 // The size the entry has now (a link's own): each file is bounded again as it
                 // is read.
-                let len = entry.metadata().map_or(0, |m| m.len());
-                out.bytes = out.bytes.saturating_add(len);
+                if !held.contains(id) {
+                    let len = entry.metadata().map_or(0, |m| m.len());
+                    out.bytes = out.bytes.saturating_add(len);
+                }
                 files.push((path, id.to_string()));
             }
             None => out.problems.push(misnamed(
@@ -88,14 +95,16 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
         return Ok(out);
     }
     // Read and checked on a few threads: a history holds more files than the items do.
-    for read in on_threads(&files, HASH_THREADS, read_files) {
-        let (events, problems) = read.unwrap_or_else(|| {
+    for read in on_threads(&files, HASH_THREADS, |part| read_files(part, held)) {
+        let (events, present, problems) = read.unwrap_or_else(|| {
             (
+                Vec::new(),
                 Vec::new(),
                 vec![format!("{}: a reader failed", shown(&dir))],
             )
         });
         out.events.extend(events);
+        out.present.extend(present);
         out.problems.extend(problems);
     }
     // The order events arrive in a database: by time, then by their place in their write.
@@ -104,13 +113,23 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
     Ok(out)
 }
 
-/// Each event file of `files` (path, the id its name gives) read and checked.
-fn read_files(files: &[(PathBuf, String)]) -> (Vec<Event>, Vec<String>) {
+/// Each event file of `files` (path, the id its name gives) read and checked: the events
+/// not `held`, the ids of the sound files, the problems.
+fn read_files(
+    files: &[(PathBuf, String)],
+    held: &HashSet<String>,
+) -> (Vec<Event>, Vec<String>, Vec<String>) {
     let mut events = Vec::new();
+    let mut present = Vec::new();
     let mut problems = Vec::new();
     for (path, id) in files {
         match read_regular(path, MAX_FILE_BYTES).and_then(|bytes| parse_event(&bytes)) {
-            Ok(e) if e.id == *id => events.push(e),
+            Ok(e) if e.id == *id => {
+                present.push(e.id.clone());
+                if !held.contains(id) {
+                    events.push(e);
+                }
+            }
             Ok(e) => problems.push(format!(
                 "{}: holds event {}, but its name is {id}: an event file is named by its \
                  event's id",
@@ -120,7 +139,7 @@ fn read_files(files: &[(PathBuf, String)]) -> (Vec<Event>, Vec<String>) {
             Err(why) => problems.push(format!("{}: {}", shown(path), escape_controls(&why))),
         }
     }
-    (events, problems)
+    (events, present, problems)
 }
 
 /// The engineer's verdicts that the events of `events` whose ids are in `added` (new to the

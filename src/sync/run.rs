@@ -197,10 +197,13 @@ pub fn run(
     // needs reading too (rare) sends the sync back to read the folder again.
     // The history files are read once, before the lock: they are only ever added to, and the
     // database's events are met with them under the lock.
-    let history = read_history(&folder)?;
+    // Only the events the database lacks are kept in memory (the others are checked).
+    let held = store.sync_snapshot(&id, legacy)?.event_ids()?;
+    let history = read_history(&folder, &held)?;
+    drop(held);
     log::debug!(
         "sync: {} history files read at {} ms",
-        history.events.len(),
+        history.present.len(),
         started.elapsed().as_millis()
     );
     let mut attempt = 0;
@@ -267,7 +270,7 @@ pub fn run(
     lines.extend(sync.finish(&run)?);
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
-    let present: BTreeSet<&str> = history.events.iter().map(|e| e.id.as_str()).collect();
+    let present: BTreeSet<&str> = history.present.iter().map(String::as_str).collect();
     let history_files = missing_files(&folder, &tx.events_missing(&present)?, &present);
     drop(present);
     counts.history_written = history_files.len();
