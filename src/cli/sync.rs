@@ -29,6 +29,13 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     for a in &counts.arrived {
         let _ = writeln!(out, "{arrived}: {}", escape_controls(a));
     }
+    let arrived_event = match dry_run {
+        true => "would take an engineer verdict event from the folder's history",
+        false => "engineer verdict event from the folder's history",
+    };
+    for a in &counts.arrived_events {
+        let _ = writeln!(out, "{arrived_event}: {}", escape_controls(a));
+    }
     if dry_run {
         for line in &plan {
             let _ = writeln!(out, "would {}", escape_controls(line));
@@ -72,6 +79,14 @@ fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
             "{would}taken from the folder: {} engineer verdicts (the folder is unsigned: \
              check in the pull request who gave each)",
             c.arrived.len()
+        );
+    }
+    if !c.arrived_events.is_empty() {
+        let _ = writeln!(
+            out,
+            "{would}taken from the folder's history: {} engineer verdict events (the folder is \
+             unsigned: check in the pull request who gave each)",
+            c.arrived_events.len()
         );
     }
     if dry_run {

@@ -427,11 +427,7 @@ impl<'a> SyncTx<'a> {
     /// are); one it holds is kept as it is. Returns the ids of those that were new.
     pub fn add_events(&self, events: &[Event]) -> Result<Vec<String>, StoreError> {
         super::import::refuse_edited(events)?;
-        let held: std::collections::HashSet<String> = self
-            .tx
-            .prepare_cached("SELECT id FROM events")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        let held = self.event_ids()?;
         let new: Vec<Event> = events
             .iter()
             .filter(|e| !held.contains(&e.id))
@@ -439,6 +435,15 @@ impl<'a> SyncTx<'a> {
             .collect();
         history::append(&self.tx, &new)?;
         Ok(new.into_iter().map(|e| e.id).collect())
+    }
+
+    /// The id of every event the database holds.
+    pub fn event_ids(&self) -> Result<std::collections::HashSet<String>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT id FROM events")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?)
     }
 
     /// Commits everything the sync wrote.

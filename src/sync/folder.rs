@@ -27,6 +27,25 @@ pub(super) const HASH_THREADS: usize = 4;
 /// pretty-printed form of any item a line can hold. A larger file is refused unread.
 pub(super) const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
+/// The most a sync reads and holds of the folder's files in all (256 MiB): every history file
+/// of an event the database lacks and every item file that changed (the others are checked
+/// and let go). Each file is bounded by
+/// [`MAX_FILE_BYTES`], but without a bound on their sum one commit of many large files (text
+/// git compresses to almost nothing) would make every teammate's sync hold gigabytes, and
+/// every later export carry them. A review of 10,000 items and their history is about 30 MB.
+pub(super) const MAX_READ_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The refusal of a folder whose files to read come to more than [`MAX_READ_BYTES`].
+pub(super) fn over_read_bytes(folder: &Path) -> String {
+    format!(
+        "{}: its new history files and changed item files come to more than {MAX_READ_BYTES} \
+         bytes, more than one sync reads (a review of 10,000 items and their history is about \
+         30 MB): large files were committed to it (`git log --stat` shows which commits added \
+         them); remove those that do not belong",
+        shown(folder)
+    )
+}
+
 /// Why a folder file was not read: said after its name.
 fn not_a_plain_file(meta: &fs::Metadata) -> Option<String> {
     let t = meta.file_type();
@@ -105,6 +124,19 @@ pub(super) fn read_regular(path: &Path, bound: u64) -> std::result::Result<Vec<u
     Ok(bytes)
 }
 
+/// Why a subfolder of sync's (`records`, `decisions`, `history`) could not be listed: one
+/// that is not a directory says how to mend it.
+pub(super) fn cannot_list(dir: &Path, e: &io::Error) -> super::Error {
+    match e.kind() {
+        io::ErrorKind::NotADirectory => fail!(
+            "{} is not a directory: sync keeps its files there; move it away (or delete it) \
+             and run sync again; nothing was changed",
+            shown(dir)
+        ),
+        _ => fail!("cannot read {}: {e}", shown(dir)),
+    }
+}
+
 /// A path of the folder as messages show it: control characters escaped.
 pub(super) fn shown(path: &Path) -> String {
     escape_controls(&path.display().to_string()).into_owned()
@@ -177,7 +209,7 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
     let listing = match fs::read_dir(&dir) {
         Ok(l) => l,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(fail!("cannot read {}: {e}", dir.display())),
+        Err(e) => return Err(cannot_list(&dir, &e)),
     };
     for entry in listing {
         let entry = entry.map_err(|e| fail!("cannot read {}: {e}", shown(&dir)))?;
@@ -206,14 +238,17 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
 }
 
 /// Adds the scanned files to `entries`, validating each file that differs from both its base
-/// and the database (read again: only the changed few are kept in memory).
+/// and the database (read again: only the changed few are kept in memory), within what is
+/// left of [`MAX_READ_BYTES`] after `spent` (the history files').
 pub(super) fn read_folder(
     folder: &Path,
     schemas: &Schemas,
     scanned: Vec<Result<Scan>>,
     mut problems: Vec<String>,
+    mut spent: u64,
     entries: &mut Entries,
 ) -> Result<()> {
+    let mut over = spent > MAX_READ_BYTES;
     for scan in scanned {
         let scan = scan?;
         problems.extend(scan.problems);
@@ -225,6 +260,9 @@ pub(super) fn read_folder(
                 e.file = Some((h, None));
                 continue;
             }
+            if over {
+                continue;
+            }
             let bytes = match read_regular(&path, MAX_FILE_BYTES) {
                 Ok(b) => b,
                 Err(why) => {
@@ -232,6 +270,11 @@ pub(super) fn read_folder(
                     continue;
                 }
             };
+            spent = spent.saturating_add(bytes.len() as u64);
+            if spent > MAX_READ_BYTES {
+                over = true;
+                continue;
+            }
             // The file may have changed since it was hashed: the hash follows the bytes that
             // are validated and imported.
             match parse_file(&bytes, schemas, kind, &id) {
@@ -239,6 +282,9 @@ pub(super) fn read_folder(
                 Err(why) => problems.push(format!("{}: {}", shown(&path), escape_controls(&why))),
             }
         }
+    }
+    if over {
+        problems.insert(0, over_read_bytes(folder));
     }
     if problems.is_empty() {
         return Ok(());
@@ -249,7 +295,10 @@ pub(super) fn read_folder(
         problems.push(format!("… and {} more bad files", n - MAX_REPORTED));
     }
     Err(fail!(
-        "the folder was refused and nothing was changed:\n  {}",
+        "the folder was refused and nothing was changed:\n  {}\nfix or remove each file named \
+         (`git log -p -- FILE` shows who changed it, `git checkout -- FILE` restores the \
+         committed one; a file a newer review-mcp wrote needs that version), then run sync \
+         again",
         problems.join("\n  ")
     ))
 }
@@ -370,7 +419,8 @@ pub(super) fn remove_file(path: &Path) -> Result<()> {
 /// item (conflict markers, another file's text) is refused and OURS left untouched, for git to
 /// merge by hand. An empty BASE (both sides added the file) is a merge without a base. A
 /// history file (an event, named by its content) is never merged: the same bytes on both
-/// sides are kept, two different ones refused.
+/// sides are kept, two different ones refused. The folder's id file and README, sync's own,
+/// keep ours (`owned::merge_own`).
 pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<String>> {
     let schemas = Schemas::from_tools()?;
     let read = |path: &Path| -> Result<Vec<u8>> {
@@ -387,11 +437,11 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
     };
     let base_bytes = read(base)?;
     let ours_bytes = read(ours)?;
+    let theirs_bytes = read(theirs)?;
     // A history file (`history/<event id>.json`) is named by its content: both sides added the
     // same event, or one of them was edited. Never merged: the same bytes are kept, anything
     // else is refused.
     if let Ok(event) = parse_event(&ours_bytes) {
-        let theirs_bytes = read(theirs)?;
         if theirs_bytes == ours_bytes {
             return Ok(None);
         }
@@ -403,13 +453,18 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
             event.id
         ));
     }
+    // The folder's id file or README (under the same attribute as the items): never merged,
+    // either side is right.
+    if let Some(kept) = owned::merge_own(&ours_bytes, &theirs_bytes) {
+        return Ok(Some(kept));
+    }
     let base_item = if base_bytes.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
         Some(parse(base, &base_bytes)?)
     };
     let ours_item = parse(ours, &ours_bytes)?;
-    let theirs_item = parse(theirs, &read(theirs)?)?;
+    let theirs_item = parse(theirs, &theirs_bytes)?;
     let resolved = resolve(
         base_item.as_ref(),
         side(&ours_item, "ours"),

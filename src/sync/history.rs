@@ -12,13 +12,16 @@
 //! link, not a regular file, over [`MAX_FILE_BYTES`], a bad name, an edited or malformed
 //! event) refuses the sync, named, as a bad item file does.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::Result;
-use super::folder::{HASH_THREADS, MAX_FILE_BYTES, misnamed, on_threads, read_regular, shown};
+use super::folder::{
+    HASH_THREADS, MAX_FILE_BYTES, MAX_READ_BYTES, cannot_list, misnamed, on_threads, read_regular,
+    shown,
+};
 use super::line::{event_text, parse_event};
 use crate::review::history::Event;
 use crate::text::escape_controls;
@@ -26,11 +29,18 @@ use crate::text::escape_controls;
 /// The subfolder of the history files.
 pub(super) const HISTORY_DIR: &str = "history";
 
-/// The folder's history as read: every event file's event, and the files refused.
+/// The folder's history as read: the events of its files the database did not hold, the id
+/// of every event file found sound, and the files refused.
 #[derive(Debug, Default)]
 pub(super) struct FolderHistory {
+    /// The events the database did not hold (those it holds are checked, then not kept).
     pub(super) events: Vec<Event>,
+    /// The id of every sound event file of the folder.
+    pub(super) present: Vec<String>,
     pub(super) problems: Vec<String>,
+    /// The bytes of the event files the database does not hold, counted against what one
+    /// sync reads and holds ([`MAX_READ_BYTES`]): none is read when they come to more.
+    pub(super) bytes: u64,
 }
 
 /// Whether `name` is an event file's name: `evt-` and 32 lowercase hex digits, `.json`.
@@ -43,14 +53,15 @@ fn event_id_of(name: &str) -> Option<&str> {
 /// Reads every file of `history/`: each must be a regular file (never a link, device or
 /// FIFO, never read past [`MAX_FILE_BYTES`]) named by its event's id, holding a sealed event.
 /// Hidden files (a temporary of an interrupted sync) are skipped unless they are links. A
-/// folder without `history/` has no events.
-pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
+/// folder without `history/` has no events. The events of `held` (the database's) are
+/// checked like the others but not kept: only what is new is held in memory.
+pub(super) fn read_history(folder: &Path, held: &HashSet<String>) -> Result<FolderHistory> {
     let mut out = FolderHistory::default();
     let dir = folder.join(HISTORY_DIR);
     let listing = match fs::read_dir(&dir) {
         Ok(l) => l,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(fail!("cannot read {}: {e}", shown(&dir))),
+        Err(e) => return Err(cannot_list(&dir, &e)),
     };
     let mut files = Vec::new();
     for entry in listing {
@@ -63,7 +74,15 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
             continue;
         }
         match name.and_then(event_id_of) {
-            Some(id) => files.push((path, id.to_string())),
+            Some(id) => {
+                // The size the entry has now (a link's own): each file is bounded again as it
+                // is read.
+                if !held.contains(id) {
+                    let len = entry.metadata().map_or(0, |m| m.len());
+                    out.bytes = out.bytes.saturating_add(len);
+                }
+                files.push((path, id.to_string()));
+            }
             None => out.problems.push(misnamed(
                 &path,
                 link,
@@ -71,15 +90,21 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
             )),
         }
     }
+    if out.bytes > MAX_READ_BYTES {
+        // Too much to hold: refused (with the item files' problems), none read.
+        return Ok(out);
+    }
     // Read and checked on a few threads: a history holds more files than the items do.
-    for read in on_threads(&files, HASH_THREADS, read_files) {
-        let (events, problems) = read.unwrap_or_else(|| {
+    for read in on_threads(&files, HASH_THREADS, |part| read_files(part, held)) {
+        let (events, present, problems) = read.unwrap_or_else(|| {
             (
+                Vec::new(),
                 Vec::new(),
                 vec![format!("{}: a reader failed", shown(&dir))],
             )
         });
         out.events.extend(events);
+        out.present.extend(present);
         out.problems.extend(problems);
     }
     // The order events arrive in a database: by time, then by their place in their write.
@@ -88,13 +113,23 @@ pub(super) fn read_history(folder: &Path) -> Result<FolderHistory> {
     Ok(out)
 }
 
-/// Each event file of `files` (path, the id its name gives) read and checked.
-fn read_files(files: &[(PathBuf, String)]) -> (Vec<Event>, Vec<String>) {
+/// Each event file of `files` (path, the id its name gives) read and checked: the events
+/// not `held`, the ids of the sound files, the problems.
+fn read_files(
+    files: &[(PathBuf, String)],
+    held: &HashSet<String>,
+) -> (Vec<Event>, Vec<String>, Vec<String>) {
     let mut events = Vec::new();
+    let mut present = Vec::new();
     let mut problems = Vec::new();
     for (path, id) in files {
         match read_regular(path, MAX_FILE_BYTES).and_then(|bytes| parse_event(&bytes)) {
-            Ok(e) if e.id == *id => events.push(e),
+            Ok(e) if e.id == *id => {
+                present.push(e.id.clone());
+                if !held.contains(id) {
+                    events.push(e);
+                }
+            }
             Ok(e) => problems.push(format!(
                 "{}: holds event {}, but its name is {id}: an event file is named by its \
                  event's id",
@@ -104,7 +139,38 @@ fn read_files(files: &[(PathBuf, String)]) -> (Vec<Event>, Vec<String>) {
             Err(why) => problems.push(format!("{}: {}", shown(path), escape_controls(&why))),
         }
     }
-    (events, problems)
+    (events, present, problems)
+}
+
+/// The engineer's verdicts that the events of `events` whose ids are in `added` (new to the
+/// database) say were given: one line each, naming the event's file, the decision, the
+/// requirement, the judgement, the channel, the author and the meaning. The folder is
+/// unsigned and an event's seal is a digest anyone can compute, so an event can claim any
+/// engineer's verdict: like a verdict of an item file, each is listed for the reviewer.
+pub(super) fn engineer_verdict_events(events: &[Event], added: &[String]) -> Vec<String> {
+    let added: BTreeSet<&str> = added.iter().map(String::as_str).collect();
+    events
+        .iter()
+        .filter(|e| added.contains(e.id.as_str()) && e.is_engineers_verdict())
+        .map(|e| {
+            let change = e.changes.iter().find(|c| c.field == "verdict");
+            let requirement = change.and_then(|c| c.requirement.as_deref()).unwrap_or("");
+            let judgement = change.and_then(|c| c.to.as_deref()).unwrap_or("none");
+            let author = e
+                .author
+                .as_deref()
+                .map_or(", no author named,".to_string(), |a| format!(" by {a}"));
+            format!(
+                "{HISTORY_DIR}/{}.json: decision {} {requirement:?}: {judgement} via {}{author} \
+                 at {}{}",
+                e.id,
+                e.of,
+                e.channel.as_str(),
+                e.at,
+                super::merge::as_approval(e.meaning)
+            )
+        })
+        .collect()
 }
 
 /// The files of the events of `all` that `present` (the folder's ids) lacks: path and text.

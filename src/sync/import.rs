@@ -118,7 +118,7 @@ pub fn read_import(
             Ok(Frame::Line(bytes)) => match String::from_utf8(bytes) {
                 Ok(text) if text.trim().is_empty() => continue,
                 Ok(text) => parse_export_line(&text, schemas),
-                Err(_) => Err("is not UTF-8".to_string()),
+                Err(_) => Err(super::line::NOT_UTF8.to_string()),
             },
             Err(e) => {
                 problems.push(format!("line {number}: cannot be read: {e}"));

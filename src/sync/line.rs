@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::{Item, file_text};
 use crate::bounds;
+use crate::framing::MAX_LINE_BYTES;
 use crate::review::history::Event;
 use crate::review::{Artifact, Decision, Kind, Record, is_revision, normalise_uri};
 use crate::{tools, wire};
@@ -169,7 +170,10 @@ impl Schemas {
             .errors
             .iter()
             .map(|e| {
-                let msg = crate::text::prefix_chars(&e.message, 200);
+                // Short even for a megabyte value, and the middle is cut, not the end:
+                // jsonschema puts the value first and the rule last, and the rule is what
+                // tells how to fix the line (as the tools' arguments are reported).
+                let msg = crate::text::cut_middle(&e.message, 300);
                 format!("{key}{}: {msg}", e.path)
             })
             .collect();
@@ -328,12 +332,37 @@ pub fn check_event(e: &Event) -> Result<(), String> {
             e.id, e.of
         ));
     }
-    check_revision(&whose, "revision", &e.revision)
+    check_revision(&whose, "revision", &e.revision)?;
+    // Taken in, an event is exported as one line: one larger than an import line would make
+    // every export of the database one that import refuses. (An event file of a folder may
+    // be up to twice that: it is pretty-printed.)
+    let line = serde_json::to_string(&EventLine::of(e)).map_or(usize::MAX, |l| l.len());
+    if line > MAX_LINE_BYTES {
+        return Err(format!(
+            "event {}: its export line would be {line} bytes, over the {MAX_LINE_BYTES} byte \
+             limit of an import line, so no export of the database could be imported back; \
+             no review-mcp writes an event this large: remove it",
+            e.id
+        ));
+    }
+    Ok(())
 }
 
-/// A line's JSON (UTF-8), bounded in values as a request line is.
+/// Why a line or file that is not UTF-8 is refused, and what to do.
+pub const NOT_UTF8: &str = "is not UTF-8: export and sync write UTF-8; save the file as UTF-8 \
+     (a file saved as UTF-16, as Windows PowerShell's `>` writes it, is not)";
+
+/// A line's JSON (UTF-8), bounded in values as a request line is, with no key given twice in
+/// one object.
 fn read_value(bytes: &[u8]) -> Result<Value, String> {
-    let text = std::str::from_utf8(bytes).map_err(|_| "is not UTF-8".to_string())?;
+    let text = std::str::from_utf8(bytes).map_err(|_| NOT_UTF8.to_string())?;
+    if text.starts_with('\u{feff}') {
+        return Err(
+            "starts with a byte order mark (U+FEFF, an editor's UTF-8 signature): save \
+                    it as UTF-8 without a BOM, as export and sync write it"
+                .into(),
+        );
+    }
     if bounds::count_values(text.as_bytes(), bounds::MAX_LINE_VALUES).values
         > bounds::MAX_LINE_VALUES
     {
@@ -342,7 +371,84 @@ fn read_value(bytes: &[u8]) -> Result<Value, String> {
             bounds::MAX_LINE_VALUES
         ));
     }
-    serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))
+    match serde_json::from_str::<UniqueKeys>(text) {
+        Ok(UniqueKeys(value)) => Ok(value),
+        Err(e) if e.is_data() => Err(e.to_string()),
+        Err(e) => Err(format!("not JSON: {e}")),
+    }
+}
+
+/// A JSON value whose objects never give one key twice. JSON readers disagree on which of
+/// two counts (serde_json takes the last, others the first), so a file read in a pull request
+/// could show one verdict while the line taken holds another: such a line is refused.
+struct UniqueKeys(Value);
+
+impl<'de> Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(UniqueKeysVisitor).map(UniqueKeys)
+    }
+}
+
+struct UniqueKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeysVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // A finite float, as JSON text can only give.
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(UniqueKeys(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {key:?} is given twice in one object (readers differ on which \
+                     counts: keep one)"
+                )));
+            }
+            let UniqueKeys(v) = map.next_value()?;
+            out.insert(key, v);
+        }
+        Ok(Value::Object(out))
+    }
 }
 
 fn item_of(mut value: Value, schemas: &Schemas) -> Result<Item, String> {
@@ -507,6 +613,13 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
     // Lines written before provenance existed: their verdicts are the assistant's (the
     // default of `via`), given no later than the decision's last change.
     d.date_verdicts();
+    // An item's faces are a set: stored once each, as `remember_decision` stores them. The
+    // line is judged (and its events, whose `after` is the state stored, are made) in that
+    // form, so the events a line arrives with tell what the database then holds.
+    for item in &mut d.basis {
+        let mut seen = std::collections::HashSet::new();
+        item.faces.retain(|f| seen.insert(f.clone()));
+    }
     wire::check_item_fits(
         &format!("decision {:?}", d.subject),
         wire::answer_bytes(&d.wire(Some(&d.artifact.revision))),
@@ -648,6 +761,19 @@ mod tests {
         assert!(s.validate(&json!({"other": {}})).is_err());
     }
 
+    /// A value far over its limit is named with the rule it breaks: jsonschema puts the
+    /// value first and the rule last, so the middle of the message is cut, not its end (the
+    /// tools' arguments are reported so too).
+    #[test]
+    fn schemas_name_the_rule_a_long_value_breaks() {
+        let s = Schemas::from_tools().unwrap();
+        let mut r = serde_json::to_value(feature("a", "bore", T1)).unwrap();
+        r["name"] = json!("x".repeat(5000));
+        let e = s.validate(&json!({ "record": r })).unwrap_err();
+        assert!(e.contains("is longer than 200 characters"), "{e}");
+        assert!(e.chars().count() < 400, "{e}");
+    }
+
     fn event() -> Event {
         use crate::review::history::{Channel, Written, decision_events};
         let how = Written {
@@ -679,6 +805,51 @@ mod tests {
         // An item line is still an item.
         let item = serde_json::to_string(&Item::Record(feature("a", "bore", T1))).unwrap();
         assert!(matches!(parse_export_line(&item, &s), Ok(Line::Item(_))));
+    }
+
+    /// A key given twice in one object (at any depth) is refused: JSON readers disagree on
+    /// which one counts, so the file a reviewer reads in a pull request could say one thing
+    /// and the line taken another (`"via": "assistant"` shown, `"via": "app"` taken).
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        let s = Schemas::from_tools().unwrap();
+        let line = serde_json::to_string(&Item::Record(feature("a", "bore", T1))).unwrap();
+        assert!(parse_export_line(&line, &s).is_ok());
+        for twice in [
+            line.replacen(
+                "\"name\":\"bore\"",
+                "\"name\":\"bore\",\"name\":\"slot\"",
+                1,
+            ),
+            line.replacen(
+                "\"format\":\"step\"",
+                "\"format\":\"step\",\"format\":\"step\"",
+                1,
+            ),
+            line.replacen("{\"record\":", "{\"record\":{},\"record\":", 1),
+        ] {
+            assert_ne!(twice, line);
+            let why = parse_export_line(&twice, &s).unwrap_err();
+            assert!(
+                why.contains("is given twice in one object"),
+                "{twice}: {why}"
+            );
+        }
+        let e = event();
+        let text = event_text(&e).replacen("\"kind\"", "\"kind\": \"created\",\n    \"kind\"", 1);
+        let why = parse_event(text.as_bytes()).unwrap_err();
+        assert!(why.contains("\"kind\" is given twice"), "{why}");
+    }
+
+    /// A file saved with a byte order mark (an editor on Windows) is refused saying so, not
+    /// as "expected value at line 1 column 1".
+    #[test]
+    fn a_byte_order_mark_is_named() {
+        let s = Schemas::from_tools().unwrap();
+        let line = serde_json::to_string(&Item::Record(feature("a", "bore", T1))).unwrap();
+        let why = parse_export_line(&format!("\u{feff}{line}"), &s).unwrap_err();
+        assert!(why.contains("byte order mark"), "{why}");
+        assert!(why.contains("without"), "{why}");
     }
 
     #[test]

@@ -18,7 +18,7 @@
 
 use super::Item;
 use crate::review::outrank::{keep_engineer_verdicts, outranks, pair_by_requirement};
-use crate::review::{BasisItem, Decision, Verdict};
+use crate::review::{BasisItem, Decision, Meaning, Verdict};
 
 /// One side of a merge: its version and what the report calls it (`database`, `ours`).
 #[derive(Debug, Clone, Copy)]
@@ -135,18 +135,28 @@ pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
     Resolved::conflict(Item::Decision(out), report, notes)
 }
 
-/// A verdict as the report names it: `rejected via app by Ada at 2026-…`.
+/// A verdict as the report names it: `rejected via app by Ada at 2026-…`, and `, as an
+/// approval` when it says it attests one (a claim the reviewer of an unsigned folder checks).
 fn describe(v: &Verdict) -> String {
     format!(
-        "{} via {}{} at {}",
+        "{} via {}{} at {}{}",
         v.judgement.as_str(),
         v.via.as_str(),
         v.author
             .as_deref()
             .map(|a| format!(" by {a}"))
             .unwrap_or_else(|| ", no author named,".into()),
-        v.at
+        v.at,
+        as_approval(v.meaning)
     )
+}
+
+/// `, as an approval` for a verdict (or an event of one) that says it attests an approval.
+pub(super) fn as_approval(meaning: Option<Meaning>) -> &'static str {
+    match meaning {
+        Some(Meaning::Approval) => ", as an approval",
+        _ => "",
+    }
 }
 
 /// The engineer's verdicts `after` holds that no version of `known` holds on the same
@@ -509,6 +519,16 @@ mod tests {
         assert!(
             arrived_verdicts(&[&after], &after).is_empty(),
             "held already"
+        );
+        // A verdict that says it attests an approval is named so: the claim the reviewer of
+        // an unsigned folder checks.
+        let mut approval = v.clone();
+        approval.meaning = Some(Meaning::Approval);
+        assert_eq!(
+            arrived_verdicts(&[], &with(&approval)),
+            [format!(
+                "decision dec_1 \"Bore\": rejected via app by Ada at {T2}, as an approval"
+            )]
         );
         v.author = Some("Bob".into());
         let before = with(&v);

@@ -71,9 +71,16 @@ pub(super) fn lock(
     Ok(FolderLock { _dir: dir })
 }
 
+/// How to mend the folder's id file when sync refuses it.
+const ID_FIX: &str = "restore it as committed (`git checkout -- FILE`), or delete it: the \
+    next sync then gives the folder a new id and syncs it as at a first sync, deleting nothing";
+
+/// How to mend the folder's README when sync refuses it.
+const README_FIX: &str = "delete it (sync writes its own)";
+
 /// A small file of sync's own: `None` when absent; refused when it is a symbolic link,
-/// not a regular file, too large or not UTF-8.
-fn read_own(path: &Path) -> Result<Option<String>> {
+/// not a regular file, too large or not UTF-8, saying how to `fix` it.
+fn read_own(path: &Path, fix: &str) -> Result<Option<String>> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -106,7 +113,7 @@ fn read_own(path: &Path) -> Result<Option<String>> {
         }
     };
     Err(fail!(
-        "{} {why}: review-mcp sync did not write it; nothing was changed",
+        "{} {why}: review-mcp sync did not write it; {fix}; nothing was changed",
         path.display()
     ))
 }
@@ -123,7 +130,7 @@ pub(super) enum Readme {
 
 pub(super) fn readme(folder: &Path) -> Result<Readme> {
     let path = folder.join(README_FILE);
-    Ok(match read_own(&path)? {
+    Ok(match read_own(&path, README_FIX)? {
         None => Readme::Absent,
         Some(text) if text == README => Readme::Current,
         Some(text) if text.contains(README_MARKER) => Readme::Older,
@@ -150,18 +157,46 @@ fn is_folder_id(id: &str) -> bool {
 /// hold one refuses the sync.
 pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
     let path = folder.join(ID_FILE);
-    let Some(text) = read_own(&path)? else {
+    let Some(text) = read_own(&path, ID_FIX)? else {
         return Ok(None);
     };
     let id = text.strip_suffix('\n').unwrap_or(&text);
     if !is_folder_id(id) {
         return Err(fail!(
             "{} does not hold a folder id as review-mcp sync writes it (8 to 64 letters, \
-             digits, _ or -); nothing was changed",
+             digits, _ or -): {ID_FIX}; nothing was changed",
             path.display()
         ));
     }
     Ok(Some(id.to_string()))
+}
+
+/// `merge-file` on a file sync owns, changed on both sides: two folder ids (two clones each
+/// ran a first sync before either pushed) or two READMEs of sync's own (two versions of
+/// review-mcp). Either is right, so ours is kept: the database that synced under the other id
+/// syncs the folder next as at a first sync (nothing deleted on either side), and the next
+/// sync writes its own README. Returns what to report, `None` when the two are not both
+/// such files.
+pub(super) fn merge_own(ours: &[u8], theirs: &[u8]) -> Option<String> {
+    let (ours, theirs) = (
+        std::str::from_utf8(ours).ok()?,
+        std::str::from_utf8(theirs).ok()?,
+    );
+    let id = |text: &str| is_folder_id(text.strip_suffix('\n').unwrap_or(text));
+    if id(ours) && id(theirs) {
+        return Some(format!(
+            "the folder's id ({ID_FILE}): both sides gave the folder one (each ran a first \
+             sync); kept ours, and the database that synced under the other syncs the folder \
+             next as at a first sync, losing nothing"
+        ));
+    }
+    if ours.contains(README_MARKER) && theirs.contains(README_MARKER) {
+        return Some(format!(
+            "the folder's {README_FILE}, written by review-mcp sync on both sides: kept ours; \
+             the next sync writes its own text"
+        ));
+    }
+    None
 }
 
 /// A new random token (32 hex digits): a folder's id, or a run's name in the journal. From

@@ -67,7 +67,7 @@ use super::folder::{
     HASH_THREADS, fsync_dir, is_file_id, on_threads, read_folder, refuse_links, remove_file, scan,
     shown, write_all, write_atomic,
 };
-use super::history::{HISTORY_DIR, missing_files, read_history};
+use super::history::{HISTORY_DIR, engineer_verdict_events, missing_files, read_history};
 use super::line::Schemas;
 use super::owned;
 use super::{Action, Hash, Item, ItemKind, README, Result, classify};
@@ -97,6 +97,10 @@ pub struct Counts {
     /// The engineer's verdicts taken from the folder on its word (it is unsigned), one line
     /// each naming the decision, the requirement and who gave it.
     pub arrived: Vec<String>,
+    /// The engineer's verdicts that events of the folder's history new to the database say
+    /// were given, one line each naming the event's file (the folder is unsigned, and so is
+    /// an event).
+    pub arrived_events: Vec<String>,
     /// Events of the history written to the folder (`history/<id>.json`): the database's
     /// the folder lacked, those of this sync's own writes included.
     pub history_written: usize,
@@ -141,7 +145,8 @@ pub fn run(
     // "File exists" of creating it.
     if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
         return Err(fail!(
-            "{} is not a folder: give sync a folder of its own for the review memory (such as review/ in the repository), which it creates if needed",
+            "{} is not a directory: name the folder that holds (or is to hold) the review \
+             memory, such as review/; nothing was changed",
             shown(dir)
         ));
     }
@@ -194,10 +199,13 @@ pub fn run(
     // needs reading too (rare) sends the sync back to read the folder again.
     // The history files are read once, before the lock: they are only ever added to, and the
     // database's events are met with them under the lock.
-    let history = read_history(&folder)?;
+    // Only the events the database lacks are kept in memory (the others are checked).
+    let held = store.sync_snapshot(&id, legacy)?.event_ids()?;
+    let history = read_history(&folder, &held)?;
+    drop(held);
     log::debug!(
         "sync: {} history files read at {} ms",
-        history.events.len(),
+        history.present.len(),
         started.elapsed().as_millis()
     );
     let mut attempt = 0;
@@ -210,7 +218,13 @@ pub fn run(
         // item files hashed and the changed ones validated (`gather`, which reads the
         // database too), with the snapshot's `data_version`.
         let snapshot = store.sync_snapshot(&id, legacy)?;
-        let read = gather(&snapshot, &folder, &schemas, history.problems.clone())?;
+        let read = gather(
+            &snapshot,
+            &folder,
+            &schemas,
+            history.problems.clone(),
+            history.bytes,
+        )?;
         let version = snapshot.data_version()?;
         drop(snapshot);
         let tx = store.sync_transaction(&id, legacy)?;
@@ -243,6 +257,7 @@ pub fn run(
     // The folder's events first: an item whose state they tell then records nothing more.
     let history_added = tx.add_events(&history.events)?;
     counts.history_imported = history_added.len();
+    counts.arrived_events = engineer_verdict_events(&history.events, &history_added);
     let mut sync = Apply::new(&tx, &entries, unfinished, &mut counts);
     // Deletions first, then everything else.
     for pass in [true, false] {
@@ -257,7 +272,7 @@ pub fn run(
     lines.extend(sync.finish(&run)?);
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
-    let present: BTreeSet<&str> = history.events.iter().map(|e| e.id.as_str()).collect();
+    let present: BTreeSet<&str> = history.present.iter().map(String::as_str).collect();
     let history_files = missing_files(&folder, &tx.events_missing(&present)?, &present);
     drop(present);
     counts.history_written = history_files.len();
@@ -377,12 +392,14 @@ pub(super) fn peak_memory() -> Option<u64> {
 
 /// Reads the database, the folder (on threads of its own, meanwhile: the two are independent
 /// until their hashes meet) and the bases, and validates the changed files; `problems` are
-/// the folder's other bad files (its history's), named with the items' in one refusal.
+/// the folder's other bad files (its history's), named with the items' in one refusal, and
+/// `spent` the bytes its history files took of what one sync reads.
 pub(super) fn gather(
     tx: &SyncTx<'_>,
     folder: &Path,
     schemas: &Schemas,
     problems: Vec<String>,
+    spent: u64,
 ) -> Result<Entries> {
     let (entries, scanned) = std::thread::scope(|scope| {
         let scans: Vec<_> = ItemKind::ALL
@@ -400,7 +417,7 @@ pub(super) fn gather(
         (entries, scanned)
     });
     let mut entries = entries?;
-    read_folder(folder, schemas, scanned, problems, &mut entries)?;
+    read_folder(folder, schemas, scanned, problems, spent, &mut entries)?;
     Ok(entries)
 }
 

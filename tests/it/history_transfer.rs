@@ -344,6 +344,49 @@ fn history_an_export_from_before_the_history_imports_and_says_it_arrived() -> an
     Ok(())
 }
 
+/// Regression: a decision line that lists a face twice (a hand-written line, a teammate's
+/// edit) is stored with the face once, as `remember_decision` stores it; the events it
+/// arrived with told the state of the line, not of what was stored, so an export of that
+/// database imported into another recorded the decision's arrival a second time (and each
+/// verdict again): the history was not carried byte for byte.
+#[test]
+fn history_a_face_listed_twice_arrives_once_and_exports_byte_for_byte() -> anyhow::Result<()> {
+    let tmp = TempDir::new("history-faces-twice")?;
+    let (one, two) = (tmp.join("one.db"), tmp.join("two.db"));
+    let line = json!({"decision": {
+        "id": "dec_1", "subject": "bore", "disposition": "hold",
+        "basis": [{"requirement": "Bore 10 H7", "source": "drawing", "state": "satisfied",
+                   "faces": ["face:2", "face:1", "face:2"],
+                   "verdict": {"judgement": "accepted", "via": "app", "author": "Ada",
+                               "at": "2026-01-01T00:00:00.000Z"}}],
+        "artifact": art_uri(&rev(1), &format!("file://{FILE}")),
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}});
+    let file = tmp.join("hand.jsonl");
+    std::fs::write(&file, format!("{line}\n"))?;
+    import(&one, &file)?;
+    let first = export(&one)?;
+    ensure!(first.contains(r#""faces":["face:2","face:1"]"#), "{first}");
+    let exported = tmp.join("one.jsonl");
+    std::fs::write(&exported, &first)?;
+    import(&two, &exported)?;
+    let second = export(&two)?;
+    ensure!(
+        first == second,
+        "export -> import -> export changed:\n{first}\n---\n{second}"
+    );
+    // Through a folder too: a second database that syncs it records nothing of its own.
+    let folder = tmp.join("review");
+    sync(&one, &folder)?;
+    let three = tmp.join("three.db");
+    sync(&three, &folder)?;
+    ensure!(
+        ids(&events(&three)?) == ids(&events(&one)?),
+        "{:#?}",
+        events(&three)?
+    );
+    Ok(())
+}
+
 /// Every event file of `folder`, by id, with its bytes.
 fn history_files(folder: &Path) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
     let mut out = BTreeMap::new();
@@ -591,7 +634,25 @@ fn history_a_bad_history_file_is_refused_named_and_nothing_changes() -> anyhow::
     let mut edited = text.clone();
     edited.replace_range(at..at + 4, "1999");
     let fake = format!("evt-{}", "0".repeat(32));
+    // A sealed event too large for an export line (a 17 MB reason): taken in, it made every
+    // export of the database one that import refuses.
+    let mut huge: Event = serde_json::from_value(
+        serde_json::from_str::<Value>(&text)?
+            .get_mut("event")
+            .context("event")?
+            .take(),
+    )?;
+    huge.reason = Some("x".repeat(17 << 20));
+    let huge = huge.sealed();
+    let huge_text = review_mcp::sync::line::event_text(&huge);
     let cases: Vec<(&str, Plant)> = vec![
+        (
+            "over the 16777216 byte limit of an import line",
+            Box::new(|p: &Path| {
+                std::fs::write(p.join(format!("history/{}.json", huge.id)), &huge_text)?;
+                Ok(())
+            }),
+        ),
         (
             "its id is not its content's",
             Box::new(|p: &Path| {

@@ -113,6 +113,11 @@ fn sync_folder_file_that_does_not_validate_refuses_and_changes_nothing() -> anyh
         "names the file: {err}"
     );
     assert!(err.contains("nothing was changed"), "{err}");
+    // And how to fix it (regression: the refusal named the files and stopped there).
+    assert!(
+        err.contains("fix or remove each file named") && err.contains("then run sync again"),
+        "says how to fix it: {err}"
+    );
     assert_eq!(
         (export(&db)?, snapshot(&folder)?),
         before,

@@ -715,26 +715,109 @@ fn sync_and_merge_file_escape_control_characters_from_the_folder() -> anyhow::Re
     Ok(())
 }
 
-/// Regression: `sync FILE` (a regular file named where the folder goes: a slip of the
-/// arguments, `sync review.db`) answered "cannot create FILE: File exists (os error 17)",
-/// which misleads; a dry run failed as oddly. Both now say DIR must be a folder, and the file
-/// is left as it was.
+/// Regression: an event of the folder's history that says an engineer gave a verdict (any
+/// author, any channel: its seal is a digest anyone can compute) was added to the history
+/// without a word, and the decision's trail then showed that approval as the engineer's. Each
+/// such event new to the database is listed like an item file's verdict, naming its file and
+/// who it says gave what, by the dry run and the sync alike, and only once.
 #[test]
-fn sync_of_a_regular_file_says_dir_must_be_a_folder() -> anyhow::Result<()> {
-    let dir = TempDir::new("sync-file-as-dir")?;
-    let db = dir.join("review.db");
-    let file = dir.join("notes.txt");
-    std::fs::write(&file, "mine")?;
-    for args in [vec!["sync"], vec!["sync", "--dry-run"]] {
-        let mut args = args;
-        let named = file.to_string_lossy().into_owned();
-        args.push(&named);
-        let err = refused(review_mcp(&db, &args)?)?;
+fn sync_lists_every_engineer_verdict_event_the_folder_brings() -> anyhow::Result<()> {
+    use review_mcp::review::history::Event;
+    let dir = TempDir::new("sync-verdict-events")?;
+    let db = dir.join("a.db");
+    import(&dir, &db, &[decision(T1, "hold", &[("Bore 10 H7", None)])])?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    // An event the folder holds, turned into the claim of an approval given in the card.
+    let first = std::fs::read_dir(folder.join("history"))?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("no event file"))??
+        .path();
+    let mut v: Value = serde_json::from_slice(&std::fs::read(first)?)?;
+    let mut e: Event = serde_json::from_value(v["event"].take())?;
+    e.kind = serde_json::from_value(json!("verdict_given"))?;
+    e.channel = serde_json::from_value(json!("app"))?;
+    e.author = Some("Ada \u{1b}[2JLovelace".into());
+    e.meaning = Some(serde_json::from_value(json!("approval"))?);
+    e.at = T2.into();
+    e.changes = serde_json::from_value(json!([
+        {"field": "verdict", "index": 0, "requirement": "Bore 10 H7", "to": "accepted"}
+    ]))?;
+    let e = e.sealed();
+    let file = format!("history/{}.json", e.id);
+    std::fs::write(folder.join(&file), review_mcp::sync::line::event_text(&e))?;
+    let said = format!(
+        "{file}: decision dec_1 \"Bore 10 H7\": accepted via app by Ada \\u{{1b}}[2JLovelace \
+         at {T2}, as an approval"
+    );
+    let dry = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    ensure!(
+        dry.contains(&format!(
+            "would take an engineer verdict event from the folder's history: {said}"
+        )) && dry.contains("would be taken from the folder's history: 1 engineer verdict events"),
+        "{dry}"
+    );
+    let out = ok(sync(&db, &folder)?)?;
+    ensure!(
+        out.contains(&format!(
+            "engineer verdict event from the folder's history: {said}"
+        )) && out.contains("taken from the folder's history: 1 engineer verdict events"),
+        "{out}"
+    );
+    let again = ok(sync(&db, &folder)?)?;
+    ensure!(!again.contains("engineer verdict"), "{again}");
+    Ok(())
+}
+
+/// Regression: each folder file was bounded (32 MiB) but not their sum, and a sync holds every
+/// history file it reads (and every changed item file) at once: one commit of many large
+/// sealed events (text git compresses to almost nothing) made every teammate's sync hold
+/// gigabytes, and every later export carry them. What one sync reads is bounded too
+/// (256 MiB): past it the folder is refused, named, before the history is read, and nothing
+/// changes. Sparse files stand for the large ones here (their size is what is counted).
+#[test]
+fn sync_bounds_what_it_reads_of_the_folder_in_all() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-read-budget")?;
+    let db = dir.join("a.db");
+    import(&dir, &db, &[feature("rec_1", "bore", None, T1)])?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    let before = ok(review_mcp(&db, &["export"])?)?;
+    for sub in ["history", "records"] {
+        let work = dir.join(&format!("work-{sub}"));
+        for f in ["records", "decisions", "history"] {
+            std::fs::create_dir_all(work.join(f))?;
+            if let Ok(list) = std::fs::read_dir(folder.join(f)) {
+                for e in list {
+                    let e = e?;
+                    std::fs::copy(e.path(), work.join(f).join(e.file_name()))?;
+                }
+            }
+        }
+        for f in ["README.md", ".review-mcp-folder"] {
+            std::fs::copy(folder.join(f), work.join(f))?;
+        }
+        for i in 0..9 {
+            let name = match sub {
+                "history" => format!("evt-{i:032x}.json"),
+                _ => format!("rec_big{i}.json"),
+            };
+            let f = std::fs::File::create(work.join(sub).join(name))?;
+            f.set_len(31 << 20)?;
+        }
+        let err = refused(sync(&db, &work)?)?;
         ensure!(
-            err.contains("is not a folder") && err.contains("give sync a folder"),
-            "{args:?}: {err}"
+            err.contains("come to more than 268435456 bytes")
+                && err.contains("nothing was changed"),
+            "{sub}: {err}"
+        );
+        ensure!(
+            ok(review_mcp(&db, &["export"])?)? == before,
+            "{sub}: the database changed"
         );
     }
-    ensure!(std::fs::read_to_string(&file)? == "mine");
     Ok(())
 }

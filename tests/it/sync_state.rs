@@ -618,6 +618,106 @@ fn sync_refused_first_sync_writes_no_file() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Regression: DIR naming a file (a typo, `sync review.db`) was refused as "cannot create
+/// DIR: File exists" (a dry run: "cannot read DIR/README.md: Not a directory"), which says
+/// nothing of what is wrong; both now say DIR is not a directory, and nothing changes.
+#[test]
+fn sync_of_a_file_says_it_is_not_a_directory() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-not-dir")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let file = dir.join("notes.txt");
+    std::fs::write(&file, "mine\n")?;
+    for args in [vec!["sync"], vec!["sync", "--dry-run"]] {
+        let mut args = args;
+        let name = file.to_string_lossy();
+        args.push(&name);
+        let out = review_mcp(&db, &args)?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            err.contains("notes.txt is not a directory") && err.contains("nothing was changed"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&file)?, "mine\n");
+    }
+    Ok(())
+}
+
+/// Regression: a refusal of sync's own files named them without saying what to do ("is a
+/// symbolic link: review-mcp sync did not write it", "cannot read …/history: Not a
+/// directory"). Each now says how to mend it, and nothing changes.
+#[test]
+fn sync_refusals_of_its_own_files_say_how_to_fix_them() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-own-files")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let folder = dir.join("review");
+    sync(&db, &folder)?;
+    type Plant = fn(&Path) -> std::io::Result<()>;
+    let cases: [(&str, Plant, &str); 5] = [
+        (
+            "id file a link",
+            |f| {
+                std::fs::remove_file(f.join(".review-mcp-folder"))?;
+                std::os::unix::fs::symlink("/etc/hostname", f.join(".review-mcp-folder"))
+            },
+            "gives the folder a new id",
+        ),
+        (
+            "id file not an id",
+            |f| std::fs::write(f.join(".review-mcp-folder"), "../../etc\n"),
+            "git checkout",
+        ),
+        (
+            "README a directory",
+            |f| {
+                std::fs::remove_file(f.join("README.md"))?;
+                std::fs::create_dir(f.join("README.md"))
+            },
+            "delete it (sync writes its own)",
+        ),
+        (
+            "history a file",
+            |f| {
+                // Absent when nothing was written there.
+                let _ = std::fs::remove_dir_all(f.join("history"));
+                std::fs::write(f.join("history"), "x")
+            },
+            "history is not a directory: sync keeps its files there; move it away",
+        ),
+        (
+            "records a file",
+            |f| {
+                // Absent when nothing was written there.
+                let _ = std::fs::remove_dir_all(f.join("records"));
+                std::fs::write(f.join("records"), "x")
+            },
+            "records is not a directory: sync keeps its files there; move it away",
+        ),
+    ];
+    for (what, plant, fix) in cases {
+        let work = dir.join("work");
+        if work.exists() {
+            std::fs::remove_dir_all(&work)?;
+        }
+        copy_tree(&folder, &work)?;
+        plant(&work)?;
+        let before = (export(&db)?, files(&work)?);
+        let out = review_mcp(&db, &["sync", &work.to_string_lossy()])?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{what}");
+        assert!(
+            err.contains(fix) && err.contains("nothing was changed"),
+            "{what}: {err}"
+        );
+        assert_eq!((export(&db)?, files(&work)?), before, "{what}");
+    }
+    Ok(())
+}
+
 /// The folder's lock is held on the folder itself: a sync creates no lock file in the
 /// temporary directory (where another user could create it first, or hold it), waits while
 /// another holder has the folder locked, saying so, and runs once it is released.

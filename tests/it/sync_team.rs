@@ -335,3 +335,65 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
     }
     Ok(())
 }
+
+/// Regression: two clones that each ran a first sync before either pushed each committed a
+/// folder id (`.review-mcp-folder`). git handed that file to the merge driver (it is under
+/// `review/**`), which refused it as "not JSON", naming git's temporary file: the pull
+/// stopped on a conflict the docs settle by keeping either line. The driver keeps ours (the
+/// other clone's database then syncs the folder as at a first sync), and the team converges
+/// with nothing lost. Two README texts of sync's own (two versions of review-mcp) are
+/// settled the same way: the next sync writes its own.
+#[test]
+fn sync_team_two_first_syncs_merge_their_folder_ids_without_a_conflict() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-ids")?;
+    let bare = root.join("team.git");
+    git_ok(
+        root.path(),
+        &["init", "-q", "--bare", "-b", "main", "team.git"],
+    )?;
+    let mut a = Engineer::start(root.path(), &bare, "alice")?;
+    std::fs::write(
+        a.clone.join(".gitattributes"),
+        format!("{FOLDER}/** merge=review\n"),
+    )?;
+    git_ok(&a.clone, &["checkout", "-q", "-b", "main"])?;
+    a.commit("attributes")?;
+    git_ok(&a.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    a.remember("bore", "ream to size")?;
+    b.remember("slot", "mill 6 wide")?;
+    // Both first syncs, before either pushed: two ids for one folder.
+    a.sync()?;
+    a.commit("alice: first sync")?;
+    b.sync()?;
+    b.commit("bob: first sync")?;
+    // An older version's README on Bob's side: sync's own text, not the current one.
+    let readme = b.clone.join(FOLDER).join("README.md");
+    let older = std::fs::read_to_string(&readme)?.replace("Do not edit it by hand", "Never edit");
+    std::fs::write(&readme, older)?;
+    b.commit("bob: an older README")?;
+    git_ok(&a.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    b.pull()?;
+    ensure!(
+        b.said.contains("review-mcp merge-file: ") && b.said.contains(".review-mcp-folder"),
+        "the driver says what it kept: {}",
+        b.said
+    );
+    b.publish("bob: merged")?;
+    a.pull()?;
+    a.publish("alice: synced")?;
+    b.pull()?;
+    b.sync()?;
+    let want = vec![
+        ("bore".to_string(), "ream to size".to_string()),
+        ("slot".to_string(), "mill 6 wide".to_string()),
+    ];
+    assert_eq!(a.features()?, want);
+    assert_eq!(b.features()?, want);
+    assert_eq!(a.export()?, b.export()?);
+    for e in [a, b] {
+        let status = e.server.close()?;
+        ensure!(status.success(), "server exited with {status}");
+    }
+    Ok(())
+}
