@@ -249,8 +249,8 @@ fn list_entry(s: &crate::store::RevisionSummary) -> Value {
             "{} and {} recorded for {}; last activity {}.",
             plural(s.records, "record"),
             plural(s.decisions, "decision"),
-            s.uri.as_deref().unwrap_or(&s.revision),
-            s.last_activity
+            crate::text::escape_controls(s.uri.as_deref().unwrap_or(&s.revision)),
+            crate::text::escape_controls(&s.last_activity)
         ),
         "mimeType": JSON,
     })
@@ -490,7 +490,9 @@ fn text_content(uri: &str, mime: &str, text: String) -> Value {
     json!({"uri": uri, "mimeType": mime, "text": text})
 }
 
-/// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision.
+/// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision. The name
+/// is decoded for display, and what it decodes to is shown escaped where it would break or
+/// reorder the line (`%0A` is `\u{a}`): a summary, a listing and a report title stay one line.
 fn display_name(uri: Option<&str>, revision: &str) -> String {
     let short = first_chars(revision.strip_prefix("sha256:").unwrap_or(revision), 12);
     let file = uri.and_then(|u| {
@@ -498,7 +500,7 @@ fn display_name(uri: Option<&str>, revision: &str) -> String {
         path.rsplit('/')
             .next()
             .filter(|f| !f.is_empty())
-            .map(percent_decode)
+            .map(|f| crate::text::escape_controls(&percent_decode(f)).into_owned())
     });
     match file {
         Some(f) => format!("{f} @ {short}"),
@@ -578,6 +580,10 @@ mod tests {
         );
         assert_eq!(display_name(None, &rev), "sha256:abababababab");
         assert_eq!(display_name(Some("plm:"), &rev), "plm: @ abababababab");
+        assert_eq!(
+            display_name(Some("file:///w/a%0A%E2%80%AEb.step"), &rev),
+            "a\\u{a}\\u{202e}b.step @ abababababab"
+        );
     }
 
     /// `resources/list` pages in the one cursor format; a cursor of the format it had before

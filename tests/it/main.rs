@@ -25,6 +25,7 @@ mod hostile;
 mod librules_layers;
 mod notifications;
 mod packaging;
+mod readers;
 mod reliability;
 mod replay_command;
 mod report_markdown;
