@@ -130,6 +130,17 @@ pub fn inline(s: &str, n: usize) -> String {
     escape_controls(&prefix_chars(s, n)).into_owned()
 }
 
+/// The most characters of a client's value (a tool, prompt or resource name, a protocol
+/// version) a protocol error echoes: every real one whole (a file URI may be 4,096 bytes),
+/// never the megabyte a line may hold.
+pub const ECHOED_CHARS: usize = 4096;
+
+/// A client's value as an error echoes it: its first [`ECHOED_CHARS`] characters, `…`
+/// marking a cut.
+pub fn echoed(s: &str) -> String {
+    prefix_chars(s, ECHOED_CHARS)
+}
+
 /// The first `n` characters of `s` followed by `…` when `s` is longer; `s` itself otherwise.
 pub fn prefix_chars(s: &str, n: usize) -> String {
     let head = first_chars(s, n);

@@ -193,7 +193,7 @@ fn handle_inner(
                     "Invalid params: not a resource of this server ({})",
                     resources::watchable()
                 ))
-                .with_data(json!({"uri": uri})));
+                .with_data(json!({"uri": crate::text::echoed(&uri)})));
             }
             if !session.interest.uris.contains(&uri)
                 && session.interest.uris.len() >= MAX_WATCHED_URIS

@@ -25,7 +25,9 @@ pub fn service_error(
     match e {
         ServiceError::InvalidParams(m) => ErrorObject::new(INVALID_PARAMS, m),
         ServiceError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, "Invalid cursor"),
-        ServiceError::ResourceNotFound { uri } => not_found(uri),
+        // The uri is echoed in `data`; one past any of this server's is cut (a URI may be a
+        // megabyte of the line, and the answer stays within its bound).
+        ServiceError::ResourceNotFound { uri } => not_found(crate::text::echoed(&uri)),
         ServiceError::Internal(m) => {
             log::error!("internal error: {m}");
             ErrorObject::new(INTERNAL_ERROR, "Internal error")

@@ -186,7 +186,7 @@ fn check_envelope(params: Option<Value>) -> Result<(Version, Map<String, Value>)
     let Some(version) = Version::parse_modern(requested) else {
         return Err(
             ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-                .with_data(json!({"supported": Version::modern_strings(), "requested": requested})),
+                .with_data(json!({"supported": Version::modern_strings(), "requested": crate::text::echoed(requested)})),
         );
     };
     if let Some(level) = meta.get(META_LOG_LEVEL)

@@ -34,7 +34,7 @@ pub enum PromptError {
 impl std::fmt::Display for PromptError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PromptError::Unknown(n) => write!(f, "Unknown prompt: {n}"),
+            PromptError::Unknown(n) => write!(f, "Unknown prompt: {}", crate::text::echoed(n)),
             PromptError::MissingArgument(a) => write!(f, "Missing required argument: {a}"),
             PromptError::InvalidArgument(m) => f.write_str(m),
         }

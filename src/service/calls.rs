@@ -48,7 +48,10 @@ impl Service {
     ) -> Result<Step<Payload>, ServiceError> {
         let version = ctx.version;
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
-            return Err(ServiceError::InvalidParams(format!("Unknown tool: {name}")));
+            return Err(ServiceError::InvalidParams(format!(
+                "Unknown tool: {}",
+                crate::text::echoed(name)
+            )));
         };
         let f = version.features();
         let started = Instant::now();

@@ -129,3 +129,35 @@ fn readers_summaries_keep_every_stored_string_one_value_on_one_line() {
         );
     }
 }
+
+/// A protocol error that names what the client sent (an unknown tool, prompt or resource)
+/// echoes a bounded start of it: a name of a megabyte made an answer of a megabyte, past the
+/// 32 KB every answer keeps to. (An unknown method is echoed whole, as `hostile` expects.)
+#[test]
+fn readers_errors_echo_a_bounded_start_of_what_the_client_sent() {
+    let big = "x".repeat(1 << 20);
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let asks = [
+            ("tools/call", json!({"name": big, "arguments": {}})),
+            ("prompts/get", json!({"name": big})),
+            ("resources/read", json!({"uri": big})),
+            (
+                "resources/read",
+                json!({"uri": format!("review://records/{big}")}),
+            ),
+            ("resources/subscribe", json!({"uri": big})),
+        ];
+        for (method, params) in asks {
+            let resp = c.request(method, params);
+            let bytes = serde_json::to_vec(&resp).unwrap().len();
+            assert!(
+                bytes < 32_000,
+                "{era:?} {}: {bytes} bytes: {}",
+                &method[..method.len().min(40)],
+                &resp.to_string()[..300]
+            );
+            assert!(resp.get("error").is_some() || resp["result"]["isError"] == json!(true));
+        }
+    }
+}
