@@ -172,13 +172,16 @@ pub fn format_line(
             if let Some(t) = trace_id {
                 m.insert("trace_id".into(), Value::from(t));
             }
-            Value::Object(m).to_string()
+            json_escaping_controls(&Value::Object(m).to_string())
         }
         Format::Human => {
-            // Newlines in a message would break "one event, one line"; show them escaped.
+            // Newlines in a message would break "one event, one line"; show them escaped,
+            // and every other control (an escape sequence, a C1 control, a bidirectional
+            // override) as `\u{…}`: a value quoted in a message cannot act on the terminal.
             let msg = msg.replace('\n', "\\n").replace('\r', "\\r");
+            let msg = crate::text::escape_controls(&msg);
             let trace = trace_id
-                .map(|t| format!(" trace_id={t}"))
+                .map(|t| format!(" trace_id={}", crate::text::escape_controls(t)))
                 .unwrap_or_default();
             format!(
                 "{ts} {:<5} {target}: {msg}{trace}",
@@ -186,6 +189,25 @@ pub fn format_line(
             )
         }
     }
+}
+
+/// A compact JSON line with every character serde_json leaves raw that can act on a terminal
+/// (DEL, C1 controls, the Unicode line separators, bidirectional controls) written as a
+/// `\uXXXX` escape: the same JSON value, no such byte on stderr. They are all in the Basic
+/// Multilingual Plane and occur only inside strings.
+fn json_escaping_controls(line: &str) -> String {
+    if !line.chars().any(crate::text::is_control_like) {
+        return line.to_string();
+    }
+    let mut out = String::with_capacity(line.len() + 16);
+    for c in line.chars() {
+        if crate::text::is_control_like(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn level_name(level: Level) -> &'static str {
@@ -386,6 +408,34 @@ mod tests {
             line,
             "2026-07-28T00:00:00.000Z ERROR review_mcp: bad\\nthing trace_id=t-9"
         );
+    }
+
+    /// A client's or a file's value in a message (a notification's method, a stored uri in
+    /// an upgrade's warning) cannot act on the terminal that shows stderr: no escape, C1
+    /// control or bidirectional control reaches it raw, in either format; a JSON line still
+    /// reads back as the same message.
+    #[test]
+    fn format_line_shows_controls_and_bidi_as_escapes_in_both_formats() {
+        let msg = "m \u{1b}]52;c;SGk=\u{7} \u{9b}2J \u{85} \u{7f} \u{202e}evil \u{2028}\r\nx";
+        let raw = |line: &str| line.chars().any(crate::text::is_control_like);
+        let human = format_line(
+            Format::Human,
+            "ts",
+            Level::Debug,
+            "t",
+            msg,
+            Some("t\u{1b}[1m"),
+        );
+        assert!(!raw(&human), "{human:?}");
+        assert_eq!(
+            human,
+            "ts DEBUG t: m \\u{1b}]52;c;SGk=\\u{7} \\u{9b}2J \\u{85} \\u{7f} \\u{202e}evil \\u{2028}\\r\\nx trace_id=t\\u{1b}[1m"
+        );
+        let json = format_line(Format::Json, "ts", Level::Debug, "t", msg, Some("t\u{9b}"));
+        assert!(!raw(&json), "{json:?}");
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["msg"], msg);
+        assert_eq!(v["trace_id"], "t\u{9b}");
     }
 
     #[test]
