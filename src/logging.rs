@@ -172,7 +172,7 @@ pub fn format_line(
             if let Some(t) = trace_id {
                 m.insert("trace_id".into(), Value::from(t));
             }
-            json_escaping_controls(&Value::Object(m).to_string())
+            crate::text::escape_json_controls(&Value::Object(m).to_string()).into_owned()
         }
         Format::Human => {
             // Newlines in a message would break "one event, one line"; show them escaped,
@@ -189,25 +189,6 @@ pub fn format_line(
             )
         }
     }
-}
-
-/// A compact JSON line with every character serde_json leaves raw that can act on a terminal
-/// (DEL, C1 controls, the Unicode line separators, bidirectional controls) written as a
-/// `\uXXXX` escape: the same JSON value, no such byte on stderr. They are all in the Basic
-/// Multilingual Plane and occur only inside strings.
-fn json_escaping_controls(line: &str) -> String {
-    if !line.chars().any(crate::text::is_control_like) {
-        return line.to_string();
-    }
-    let mut out = String::with_capacity(line.len() + 16);
-    for c in line.chars() {
-        if crate::text::is_control_like(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn level_name(level: Level) -> &'static str {

@@ -93,6 +93,27 @@ pub fn escape_controls(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON text (as serde_json writes it, compact) with every character of [`is_control_like`]
+/// it leaves raw (DEL, C1 controls, the Unicode line and paragraph separators, the
+/// bidirectional controls) written as a `\uXXXX` escape: the same JSON value, but nothing
+/// that acts on a terminal or that a reader splitting lines (Python's `str.splitlines` breaks
+/// at U+2028 and U+0085) takes for a line end. They are all in the Basic Multilingual Plane
+/// and, in JSON text, occur only inside strings; serde_json escapes the C0 controls itself.
+pub fn escape_json_controls(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(is_control_like) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_control_like(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// [`escape_controls`] keeping line breaks (`\n`): a message of several lines built by the
 /// program, each part of which was escaped where it was made, shown as a last guard.
 pub fn escape_controls_but_newlines(s: &str) -> String {
