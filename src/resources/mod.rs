@@ -285,7 +285,7 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         if !is_revision(revision) {
             return Err(ResourceError::NotFound);
         }
-        let mut view = RevisionView::load(store, revision)?;
+        let mut view = RevisionView::load(store, revision, None)?;
         let text = if report {
             let text = fit(&mut view, false, RevisionView::report);
             // One item alone too large for the report: it is cut, and says where it is whole.
@@ -446,20 +446,15 @@ pub fn review(
     subject: Option<&str>,
     full: bool,
 ) -> Result<(Value, String), ResourceError> {
-    let mut view = match RevisionView::load(store, revision) {
+    let mut view = match RevisionView::load(store, revision, subject) {
         Ok(v) => v,
         Err(ResourceError::NotFound) => RevisionView::empty(revision),
         Err(e) => return Err(e),
     };
-    if let Some(s) = subject {
-        view.only_subject(s);
-    }
     let totals = view.totals();
-    let open: usize = view
-        .decisions
-        .iter()
-        .map(|d| d.open_questions().count())
-        .sum();
+    // Every decision's open questions (of the subject's, with one), not only those of the
+    // decisions the view had room for.
+    let open = store.decision_tallies(revision, subject)?.1;
     let line = format!(
         "Review of {}: {} and {} ({} open question{}; {} stale against it). The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
         display_name(

@@ -8,7 +8,7 @@ use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
 use super::records::rows::{RECORD_COLS, record_from_row};
 use super::{Store, StoreError};
 use crate::review::history::Event;
-use crate::review::{Decision, Record};
+use crate::review::{Decision, Record, State};
 
 /// What an export writes: every record, every decision, every event.
 pub type Exported = (Vec<Record>, Vec<Decision>, Vec<Event>);
@@ -102,6 +102,38 @@ impl Store {
             }
         }
         Ok(any_record || any_decision)
+    }
+
+    /// How many decisions there are at `revision` (about `subject` only, when given) and how
+    /// many of their basis items are open questions (unresolved or conflicting): counted over
+    /// every decision, not only those a view of the revision has room for.
+    pub fn decision_tallies(
+        &mut self,
+        revision: &str,
+        subject: Option<&str>,
+    ) -> Result<(u64, u64), StoreError> {
+        let tx = self.read()?;
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        let decisions: i64 = tx
+            .prepare_cached(
+                "SELECT count(*) FROM decisions WHERE revision = ?1 AND (?2 IS NULL OR subject = ?2)",
+            )?
+            .query_row(params![revision, subject], |r| r.get(0))?;
+        let open: i64 = tx
+            .prepare_cached(
+                "SELECT count(*) FROM decisions d JOIN basis_items b ON b.decision_rid = d.rid \
+                 WHERE d.revision = ?1 AND (?2 IS NULL OR d.subject = ?2) AND b.state IN (?3, ?4)",
+            )?
+            .query_row(
+                params![
+                    revision,
+                    subject,
+                    State::Unresolved.as_str(),
+                    State::Conflicting.as_str()
+                ],
+                |r| r.get(0),
+            )?;
+        Ok((count(decisions), count(open)))
     }
 
     /// Every revision with its counts, most recent activity first.

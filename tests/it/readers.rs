@@ -25,6 +25,11 @@ fn summary(resp: &Value) -> String {
         .to_string()
 }
 
+/// The start of a long text, for a failure message.
+fn head(s: &str) -> String {
+    review_mcp::text::prefix_chars(s, 600)
+}
+
 /// One line, no control or bidirectional character, and the forged quote never closes the
 /// value early.
 fn assert_one_value_on_one_line(what: &str, text: &str) {
@@ -160,4 +165,103 @@ fn readers_errors_echo_a_bounded_start_of_what_the_client_sent() {
             assert!(resp.get("error").is_some() || resp["result"]["isError"] == json!(true));
         }
     }
+}
+
+/// `show_review` of a revision with more decisions than its view reads (500): a `subject`
+/// named one of the oldest, which the view had left out, and the answer showed no decision
+/// ("0 open questions", and the count of the whole revision's left-out decisions as the
+/// subject's); without a subject the summary counted the open questions of the decisions it
+/// had read only (500 of 520). The subject is looked up as such, and the open questions are
+/// counted over every decision.
+#[test]
+fn readers_show_review_finds_an_old_subject_and_counts_every_open_question() {
+    let mut c = Client::memory(ERAS[2]);
+    let a = art_uri(&rev(1), "/w/bracket.step");
+    for i in 0..520 {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": format!("subject {i}"), "disposition": "hold", "basis": [
+                {"requirement": "Bore H7", "source": "drawing", "state": "unresolved", "question": "H7 or H8?"},
+                {"requirement": "Wall 2 mm", "source": "drawing", "state": "satisfied"}
+            ]}),
+        );
+    }
+    let all = c.call("show_review", json!({"artifact": a}));
+    let text = summary(&all);
+    assert!(
+        text.contains("520 decisions") && text.contains("(520 open questions;"),
+        "{text}"
+    );
+    for detail in [None, Some("full")] {
+        let mut args = json!({"artifact": a, "subject": "subject 0"});
+        if let Some(d) = detail {
+            args["detail"] = json!(d);
+        }
+        let one = c.call("show_review", args);
+        let text = summary(&one);
+        assert!(
+            text.contains(": 1 decision and") && text.contains("(1 open question;"),
+            "{detail:?}: {text}"
+        );
+        let s = &one["result"]["structuredContent"];
+        let shown = s["decisions"].as_array().unwrap();
+        assert_eq!(shown.len(), 1, "{detail:?}: {s}");
+        assert_eq!(shown[0]["subject"], "subject 0");
+        assert_eq!(s["omitted"]["decisions"], 0, "{detail:?}: {s}");
+    }
+    let none = c.call(
+        "show_review",
+        json!({"artifact": a, "subject": "no such subject"}),
+    );
+    let text = summary(&none);
+    assert!(text.contains(": 0 decisions and"), "{text}");
+}
+
+/// One record as large as `remember` takes (a 64 KiB note and 10,000 entity ids of 256
+/// characters: megabytes in an answer) spent the whole budget of the revision's view before
+/// its decisions were read, so `show_review` (summary and full, which the card shows), the
+/// revision resource and the report showed none of the revision's decisions: "No decision
+/// recorded for this revision". A revision's decisions are its review: each list's first
+/// item is read whatever it costs, the decisions first.
+#[test]
+fn readers_a_record_of_the_largest_size_does_not_hide_the_revisions_decisions() {
+    let mut c = Client::memory(ERAS[1]);
+    let a = art_uri(&rev(1), "/w/bracket.step");
+    c.ok(
+        "remember_decision",
+        json!({"artifact": a, "subject": "bore", "disposition": "hold", "basis": [
+            {"requirement": "Bore H7", "source": "drawing", "state": "unresolved", "question": "H7 or H8?"}
+        ]}),
+    );
+    let ids: Vec<String> = (0..10_000)
+        .map(|j| format!("{}{j:05}", "i".repeat(250)))
+        .collect();
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "big", "note": "x".repeat(65_536), "entity_ids": ids}),
+    );
+    for detail in ["summary", "full"] {
+        let s = c.ok("show_review", json!({"artifact": a, "detail": detail}));
+        let shown = s["decisions"].as_array().unwrap();
+        assert_eq!(shown.len(), 1, "{detail}: {}", head(&s.to_string()));
+        assert_eq!(shown[0]["subject"], "bore");
+    }
+    let report = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{}/report", rev(1))}),
+    );
+    let md = report["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(md.contains("### bore: hold"), "{}", head(md));
+    let resource = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{}", rev(1))}),
+    );
+    let v: Value =
+        serde_json::from_str(resource["result"]["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        v["decisions"][0]["subject"],
+        "bore",
+        "{}",
+        head(&v.to_string())
+    );
 }
