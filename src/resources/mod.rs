@@ -452,9 +452,11 @@ pub fn review(
         Err(e) => return Err(e),
     };
     let totals = view.totals();
-    // Every decision's open questions (of the subject's, with one), not only those of the
-    // decisions the view had room for.
-    let open = store.decision_tallies(revision, subject)?.1;
+    // Every decision's open questions (of the subject's, with one) and every stale item,
+    // not only those the view had room for.
+    let tallies = store.revision_tallies(revision, subject)?;
+    let open = tallies.open_questions;
+    let stale = (tallies.stale_records, tallies.stale_decisions);
     let line = format!(
         "Review of {}: {} and {} ({} open question{}; {} stale against it). The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
         display_name(
@@ -468,16 +470,12 @@ pub fn review(
         plural(totals.0, "record"),
         open,
         if open == 1 { "" } else { "s" },
-        plural(
-            u64::try_from(view.stale_decisions.len() + view.stale_records.len())
-                .unwrap_or(u64::MAX),
-            "item"
-        ),
+        plural(stale.0.saturating_add(stale.1), "item"),
     );
     if full {
         Ok((view.fit_review(), line))
     } else {
-        Ok((view.summary(totals), line))
+        Ok((view.summary(totals, stale), line))
     }
 }
 

@@ -186,7 +186,7 @@ impl RevisionView {
             .find(|s| s.revision == revision)
             .map_or((0, 0), |s| (s.records, s.decisions));
         if subject.is_some() {
-            total_decisions = store.decision_tallies(revision, subject)?.0;
+            total_decisions = store.revision_tallies(revision, subject)?.decisions;
         }
         let uris: BTreeSet<String> = records
             .iter()
@@ -397,8 +397,9 @@ impl RevisionView {
 
     /// The review in summary form: each decision (this revision's, then the stale ones) as
     /// a summary with its open questions, as many as fit in the answer bound, and how many
-    /// records and decisions there are; the Markdown report resource has the rest.
-    pub(super) fn summary(&self, counts: (u64, u64)) -> Value {
+    /// records and decisions there are (and stale ones: `stale`, counted over everything
+    /// stored); the Markdown report resource has the rest.
+    pub(super) fn summary(&self, counts: (u64, u64), stale: (u64, u64)) -> Value {
         let cur = Some(self.revision.as_str());
         let mut table = ArtifactTable::default();
         let mut artifacts = Vec::new();
@@ -436,6 +437,8 @@ impl RevisionView {
         }
         let [decisions, stale_decisions] = lists;
         let (records, all_decisions) = counts;
+        let (stale_records, all_stale_decisions) = stale;
+        let listed = u64::try_from(stale_decisions.len()).unwrap_or(u64::MAX);
         let mut v = json!({
             "revision": self.revision,
             "detail": "summary",
@@ -446,13 +449,13 @@ impl RevisionView {
             "counts": {
                 "records": records,
                 "decisions": all_decisions,
-                "stale_records": self.stale_records.len(),
-                "stale_decisions": self.stale_decisions.len(),
+                "stale_records": stale_records,
+                "stale_decisions": all_stale_decisions,
             },
             "omitted": {
                 "records": records,
                 "decisions": self.omitted_decisions + left_out[0],
-                "stale_decisions": left_out[1],
+                "stale_decisions": all_stale_decisions.saturating_sub(listed),
             },
         });
         self.add_supersession(&mut v);

@@ -265,3 +265,44 @@ fn readers_a_record_of_the_largest_size_does_not_hide_the_revisions_decisions() 
         head(&v.to_string())
     );
 }
+
+/// What was written for the same file at other revisions is counted, not only what the
+/// view lists (at most 100 of each kind): 150 decisions and 150 notes at an older revision
+/// were "200 items stale against it" and `counts` 100 and 100.
+#[test]
+fn readers_show_review_counts_every_stale_item() {
+    let mut c = Client::memory(ERAS[2]);
+    let file = "/w/bracket.step";
+    c.ok(
+        "remember",
+        json!({"artifact": art_uri(&rev(2), file), "entity_ids": [], "name": "current"}),
+    );
+    for i in 0..150 {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": format!("s{i}"), "disposition": "hold", "basis": []}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), file), "entity_ids": [], "note": format!("n{i}")}),
+        );
+    }
+    let out = c.call("show_review", json!({"artifact": art_uri(&rev(2), file)}));
+    let text = summary(&out);
+    assert!(
+        text.contains("(0 open questions; 300 items stale against it)"),
+        "{text}"
+    );
+    let counts = &out["result"]["structuredContent"]["counts"];
+    assert_eq!(counts["stale_records"], 150, "{counts}");
+    assert_eq!(counts["stale_decisions"], 150, "{counts}");
+    let one = c.call(
+        "show_review",
+        json!({"artifact": art_uri(&rev(2), file), "subject": "s7"}),
+    );
+    let text = summary(&one);
+    assert!(
+        text.contains("(0 open questions; 151 items stale against it)"),
+        "{text}"
+    );
+}
