@@ -47,11 +47,13 @@ impl RevisionView {
                 change_text(change.as_deref())
             );
         }
+        // The revision's counts, not what fits here (the sections say what is not shown).
+        let (records, decisions) = self.totals();
         let _ = writeln!(
             out,
             "- {} and {} at this revision.\n",
-            plural(self.decisions.len() as u64, "decision"),
-            plural(self.records.len() as u64, "record")
+            plural(decisions, "decision"),
+            plural(records, "record")
         );
         out.push_str(
             "This report is the review's own account: requirements as stated and evidence as \

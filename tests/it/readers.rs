@@ -306,3 +306,36 @@ fn readers_show_review_counts_every_stale_item() {
         "{text}"
     );
 }
+
+/// The report's first lines said how many decisions and records it showed as if that were
+/// the revision's ("- 2 decisions and 2 records at this revision." of 2,000 and 4,000, the
+/// rest "not shown" further down). It counts the revision's.
+#[test]
+fn readers_report_counts_the_revisions_items_not_the_ones_it_shows() {
+    let mut c = Client::memory(ERAS[2]);
+    let a = art_uri(&rev(1), "/w/bracket.step");
+    for i in 0..30 {
+        let basis: Vec<Value> = (0..10)
+            .map(|j| json!({"requirement": format!("Req {j}"), "source": "drawing", "state": "satisfied", "evidence": "e".repeat(400)}))
+            .collect();
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": format!("s{i}"), "disposition": "hold", "basis": basis}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": a, "entity_ids": [], "note": "n".repeat(2000)}),
+        );
+    }
+    let report = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{}/report", rev(1))}),
+    );
+    let md = report["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(md.contains("more not shown"), "{}", head(md));
+    assert!(
+        md.contains("\n- 30 decisions and 30 records at this revision."),
+        "{}",
+        head(md)
+    );
+}
