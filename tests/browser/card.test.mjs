@@ -511,3 +511,21 @@ test("card_shows_control_and_bidi_characters_of_stored_strings_as_escapes", asyn
   await card.getByRole("status").getByText(/of \u201crtl x\\u\{202e\}/).waitFor();
   await page.close();
 });
+
+test("card_subtitle_counts_the_revisions_decisions_and_records_not_the_ones_that_fit", async () => {
+  // A review too large for one answer comes with `omitted`: the subtitle said "2 decisions,
+  // 2 records" of 40 and 40. It counts those that did not fit too.
+  const rev = "sha256:" + "6".repeat(64);
+  for (let i = 0; i < 40; i++) {
+    await server.call("remember_decision", {
+      artifact: artifact(rev), subject: `wall ${i}`, disposition: "hold",
+      basis: Array.from({ length: 10 }, (_, j) => ({ requirement: `Req ${j}`, source: "drawing", state: "satisfied", evidence: "e".repeat(400) })),
+    });
+    await server.call("remember", { artifact: artifact(rev), name: `feature ${i}`, note: "n".repeat(3000), entity_ids: [] });
+  }
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  await card.getByText(/did not fit; ask the assistant to recall them/).waitFor();
+  await card.getByText(/ \u00b7 40 decisions, 40 records\./).waitFor();
+  await page.close();
+});
