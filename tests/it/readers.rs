@@ -78,6 +78,17 @@ fn readers_summaries_keep_every_stored_string_one_value_on_one_line() {
             summary(&c.call("show_review", json!({"artifact": a}))),
         ));
         said.push((
+            "forget (nothing)",
+            summary(&c.call(
+                "forget",
+                json!({"artifact": a, "subject": format!("{FORGE}x")}),
+            )),
+        ));
+        said.push((
+            "forget (notes)",
+            summary(&c.call("forget", json!({"artifact": a, "entity_id": FORGE}))),
+        ));
+        said.push((
             "review_history",
             summary(&c.call("review_history", json!({"artifact": a}))),
         ));
