@@ -172,11 +172,14 @@ pub fn format_line(
             if let Some(t) = trace_id {
                 m.insert("trace_id".into(), Value::from(t));
             }
-            Value::Object(m).to_string()
+            crate::text::escape_json_controls(&Value::Object(m).to_string()).into_owned()
         }
         Format::Human => {
-            // Newlines in a message would break "one event, one line"; show them escaped.
+            // Newlines in a message would break "one event, one line"; show them escaped,
+            // and every other control (an escape sequence, a C1 control, a bidirectional
+            // override) as `\u{…}`: a value quoted in a message cannot act on the terminal.
             let msg = msg.replace('\n', "\\n").replace('\r', "\\r");
+            let msg = crate::text::escape_controls(&msg);
             // The trace id too: one set with a line break would start a fake line.
             let trace = trace_id
                 .map(|t| format!(" trace_id={}", crate::text::escape_controls(t)))
@@ -405,6 +408,34 @@ mod tests {
             line,
             "2026-07-28T00:00:00.000Z INFO  review_mcp: m trace_id=a\\u{a}FAKE \\u{1b}[31m"
         );
+    }
+
+    /// A client's or a file's value in a message (a notification's method, a stored uri in
+    /// an upgrade's warning) cannot act on the terminal that shows stderr: no escape, C1
+    /// control or bidirectional control reaches it raw, in either format; a JSON line still
+    /// reads back as the same message.
+    #[test]
+    fn format_line_shows_controls_and_bidi_as_escapes_in_both_formats() {
+        let msg = "m \u{1b}]52;c;SGk=\u{7} \u{9b}2J \u{85} \u{7f} \u{202e}evil \u{2028}\r\nx";
+        let raw = |line: &str| line.chars().any(crate::text::is_control_like);
+        let human = format_line(
+            Format::Human,
+            "ts",
+            Level::Debug,
+            "t",
+            msg,
+            Some("t\u{1b}[1m"),
+        );
+        assert!(!raw(&human), "{human:?}");
+        assert_eq!(
+            human,
+            "ts DEBUG t: m \\u{1b}]52;c;SGk=\\u{7} \\u{9b}2J \\u{85} \\u{7f} \\u{202e}evil \\u{2028}\\r\\nx trace_id=t\\u{1b}[1m"
+        );
+        let json = format_line(Format::Json, "ts", Level::Debug, "t", msg, Some("t\u{9b}"));
+        assert!(!raw(&json), "{json:?}");
+        let v: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["msg"], msg);
+        assert_eq!(v["trace_id"], "t\u{9b}");
     }
 
     #[test]

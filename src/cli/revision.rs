@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use review_mcp::review::file_revision;
+use review_mcp::text::escape_controls;
 
 /// `review-mcp revision FILE...`: one `sha256:<hex>  FILE` line per readable file on `out`,
 /// one message per unreadable file on `err`. Returns whether every file was hashed.
@@ -13,17 +14,24 @@ pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> 
     let mut all = true;
     for path in files {
         match file_revision(path) {
+            // A file name is shown escaped (`\u{a}`): one holding a line break cannot print
+            // a second `sha256:…  name` line, nor an escape sequence act on the terminal.
             Ok(rev) => {
-                writeln!(out, "{rev}  {}", path.display())?;
+                writeln!(out, "{rev}  {}", shown(path))?;
                 out.flush()?;
             }
             Err(e) => {
                 all = false;
-                writeln!(err, "review-mcp: {}: {e}", path.display())?;
+                let e = escape_controls(&e.to_string()).into_owned();
+                writeln!(err, "review-mcp: {}: {e}", shown(path))?;
             }
         }
     }
     Ok(all)
+}
+
+fn shown(path: &std::path::Path) -> String {
+    escape_controls(&path.display().to_string()).into_owned()
 }
 
 /// Runs `revision` on stdout and stderr: exit status 1 when a file could not be hashed.
@@ -75,6 +83,37 @@ mod tests {
             errs.contains("is a directory, not a regular file"),
             "{errs}"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file name is not ours to print raw: one holding a line break and a revision printed
+    /// a second `sha256:…  name` line that no file had (as `sha256sum` guards against), and
+    /// an escape sequence in one acted on the terminal. Names are shown escaped, on one line.
+    #[test]
+    fn revision_file_names_cannot_forge_a_line_or_act_on_the_terminal() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-cli-names-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let forged = format!(
+            "a\nsha256:{}  bracket.step\u{1b}[2K\u{202e}",
+            "0".repeat(64)
+        );
+        let p = dir.join(&forged);
+        std::fs::write(&p, b"abc").unwrap();
+        let missing = dir.join(format!("gone\n{forged}"));
+        let (mut out, mut errs) = (Vec::new(), Vec::new());
+        revision(&[p, missing], &mut out, &mut errs).unwrap();
+        for text in [
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(errs).unwrap(),
+        ] {
+            assert_eq!(text.lines().count(), 1, "{text:?}");
+            let raw: Vec<char> = text
+                .trim_end_matches('\n')
+                .chars()
+                .filter(|&c| review_mcp::text::is_control_like(c))
+                .collect();
+            assert!(raw.is_empty(), "{raw:?} in {text:?}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

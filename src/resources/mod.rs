@@ -287,8 +287,8 @@ fn list_entry(s: &crate::store::RevisionSummary) -> Value {
             "{} and {} recorded for {}; last activity {}.",
             plural(s.records, "record"),
             plural(s.decisions, "decision"),
-            s.uri.as_deref().unwrap_or(&s.revision),
-            s.last_activity
+            crate::text::escape_controls(s.uri.as_deref().unwrap_or(&s.revision)),
+            crate::text::escape_controls(&s.last_activity)
         ),
         "mimeType": JSON,
     })
@@ -327,7 +327,7 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         if !is_revision(revision) {
             return Err(ResourceError::NotFound);
         }
-        let mut view = RevisionView::load(store, revision)?;
+        let mut view = RevisionView::load(store, revision, None)?;
         let text = if report {
             let text = fit(&mut view, false, RevisionView::report);
             // One item alone too large for the report: it is cut, and says where it is whole.
@@ -488,20 +488,17 @@ pub fn review(
     subject: Option<&str>,
     full: bool,
 ) -> Result<(Value, String), ResourceError> {
-    let mut view = match RevisionView::load(store, revision) {
+    let mut view = match RevisionView::load(store, revision, subject) {
         Ok(v) => v,
         Err(ResourceError::NotFound) => RevisionView::empty(revision),
         Err(e) => return Err(e),
     };
-    if let Some(s) = subject {
-        view.only_subject(s);
-    }
     let totals = view.totals();
-    let open: usize = view
-        .decisions
-        .iter()
-        .map(|d| d.open_questions().count())
-        .sum();
+    // Every decision's open questions (of the subject's, with one) and every stale item,
+    // not only those the view had room for.
+    let tallies = store.revision_tallies(revision, subject)?;
+    let open = tallies.open_questions;
+    let stale = (tallies.stale_records, tallies.stale_decisions);
     let line = format!(
         "Review of {}: {} and {} ({} open question{}; {} stale against it). The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
         display_name(
@@ -515,16 +512,12 @@ pub fn review(
         plural(totals.0, "record"),
         open,
         if open == 1 { "" } else { "s" },
-        plural(
-            u64::try_from(view.stale_decisions.len() + view.stale_records.len())
-                .unwrap_or(u64::MAX),
-            "item"
-        ),
+        plural(stale.0.saturating_add(stale.1), "item"),
     );
     if full {
         Ok((view.fit_review(), line))
     } else {
-        Ok((view.summary(totals), line))
+        Ok((view.summary(totals, stale), line))
     }
 }
 
@@ -532,7 +525,9 @@ fn text_content(uri: &str, mime: &str, text: String) -> Value {
     json!({"uri": uri, "mimeType": mime, "text": text})
 }
 
-/// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision.
+/// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision. The name
+/// is decoded for display, and what it decodes to is shown escaped where it would break or
+/// reorder the line (`%0A` is `\u{a}`): a summary, a listing and a report title stay one line.
 fn display_name(uri: Option<&str>, revision: &str) -> String {
     let short = first_chars(revision.strip_prefix("sha256:").unwrap_or(revision), 12);
     let file = uri.and_then(|u| {
@@ -540,7 +535,7 @@ fn display_name(uri: Option<&str>, revision: &str) -> String {
         path.rsplit('/')
             .next()
             .filter(|f| !f.is_empty())
-            .map(percent_decode)
+            .map(|f| crate::text::escape_controls(&percent_decode(f)).into_owned())
     });
     match file {
         Some(f) => format!("{f} @ {short}"),
@@ -640,6 +635,10 @@ mod tests {
         );
         assert_eq!(display_name(None, &rev), "sha256:abababababab");
         assert_eq!(display_name(Some("plm:"), &rev), "plm: @ abababababab");
+        assert_eq!(
+            display_name(Some("file:///w/a%0A%E2%80%AEb.step"), &rev),
+            "a\\u{a}\\u{202e}b.step @ abababababab"
+        );
     }
 
     /// `resources/list` pages in the one cursor format; a cursor of the format it had before

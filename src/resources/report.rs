@@ -47,11 +47,13 @@ impl RevisionView {
                 change_text(change.as_deref())
             );
         }
+        // The revision's counts, not what fits here (the sections say what is not shown).
+        let (records, decisions) = self.totals();
         let _ = writeln!(
             out,
             "- {} and {} at this revision.\n",
-            plural(self.decisions.len() as u64, "decision"),
-            plural(self.records.len() as u64, "record")
+            plural(decisions, "decision"),
+            plural(records, "record")
         );
         out.push_str(
             "This report is the review's own account: requirements as stated and evidence as \
@@ -424,7 +426,8 @@ fn count_verdicts(d: &Decision, judgement: &str) -> usize {
 
 /// User text as inline Markdown on one line: it renders as exactly its characters, with line
 /// breaks shown as spaces and the ends trimmed (a NUL shows as U+FFFD, as CommonMark renders
-/// it anyway).
+/// it anyway), and every other control and bidirectional character but a tab shown as an
+/// escape (`\u{202e}`), as the Form 3 and the terminal show them.
 ///
 /// Backslash escapes (CommonMark §2.4: any ASCII punctuation may be escaped) defuse every
 /// character that starts inline syntax anywhere: `\`, backticks, `*`, `_`, `~`, `[`, `]`, `<`
@@ -452,14 +455,21 @@ fn code(s: &str) -> String {
 }
 
 fn escape(s: &str, in_cell: bool) -> String {
-    let folded: String = s
-        .chars()
-        .map(|c| match c {
-            '\n' | '\r' => ' ',
-            '\0' => '\u{FFFD}',
-            c => c,
-        })
-        .collect();
+    let mut folded = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' => folded.push(' '),
+            '\0' => folded.push('\u{FFFD}'),
+            '\t' => folded.push('\t'),
+            // Shown, not obeyed: an escape sequence or a C1 control would act on whatever
+            // shows the Markdown raw, and a bidirectional control would reorder the rest of
+            // the report's line. The backslash of `\u{…}` is then escaped below like any.
+            c if crate::text::is_control_like(c) => {
+                let _ = write!(folded, "\\u{{{:x}}}", c as u32);
+            }
+            c => folded.push(c),
+        }
+    }
     let text = folded.trim();
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 2);

@@ -129,11 +129,19 @@ impl RevisionView {
     /// The newest records and decisions of the revision, and what was written for the same
     /// files at other revisions, each list cut at its count cap and all of them together at
     /// [`VIEW_BUDGET`]: what is read is bounded in bytes, not only in rows (one record may be
-    /// megabytes), and what is left out is counted.
-    pub(super) fn load(store: &mut Store, revision: &str) -> Result<RevisionView, ResourceError> {
+    /// megabytes), and what is left out is counted. With `subject`, only the decisions about
+    /// it (this revision's and the stale ones) are read and counted: looked up as such, not
+    /// picked out of the newest the view has room for.
+    pub(super) fn load(
+        store: &mut Store,
+        revision: &str,
+        subject: Option<&str>,
+    ) -> Result<RevisionView, ResourceError> {
         let cur = Some(revision);
         let mut budget = VIEW_BUDGET;
-        // The first item of the view is taken whatever it costs ([`fit`] decides).
+        // The first item of each list is taken whatever it costs ([`fit`] decides), and the
+        // decisions are read first: they are the review, and one record of megabytes (10,000
+        // long entity ids) must not leave them out.
         let mut take = |bytes: usize, first: bool| {
             if bytes > budget && !first {
                 return false;
@@ -141,6 +149,20 @@ impl RevisionView {
             budget = budget.saturating_sub(bytes);
             true
         };
+        let mut decisions = Vec::new();
+        let dq = DecisionQuery {
+            revision: Some(revision.to_string()),
+            subject: subject.map(str::to_string),
+            ..DecisionQuery::default()
+        };
+        store.recall_decisions_each(&dq, PageRequest::first(READ_CAP), |d| {
+            let bytes = wire::answer_bytes(&d.wire(cur));
+            if !take(bytes, decisions.is_empty()) {
+                return false;
+            }
+            decisions.push(d);
+            true
+        })?;
         let mut records = Vec::new();
         let rq = RecordQuery {
             revision: Some(revision.to_string()),
@@ -155,27 +177,17 @@ impl RevisionView {
             records.push(r);
             true
         })?;
-        let mut decisions = Vec::new();
-        let dq = DecisionQuery {
-            revision: Some(revision.to_string()),
-            ..DecisionQuery::default()
-        };
-        store.recall_decisions_each(&dq, PageRequest::first(READ_CAP), |d| {
-            let bytes = wire::answer_bytes(&d.wire(cur));
-            if !take(bytes, records.is_empty() && decisions.is_empty()) {
-                return false;
-            }
-            decisions.push(d);
-            true
-        })?;
         if records.is_empty() && decisions.is_empty() {
             return Err(ResourceError::NotFound);
         }
-        let (total_records, total_decisions) = store
+        let (total_records, mut total_decisions) = store
             .revisions()?
             .into_iter()
             .find(|s| s.revision == revision)
             .map_or((0, 0), |s| (s.records, s.decisions));
+        if subject.is_some() {
+            total_decisions = store.revision_tallies(revision, subject)?.decisions;
+        }
         let uris: BTreeSet<String> = records
             .iter()
             .map(|r| &r.artifact)
@@ -207,6 +219,7 @@ impl RevisionView {
             })?;
             let q = DecisionQuery {
                 locator: Some(uri.clone()),
+                subject: subject.map(str::to_string),
                 ..DecisionQuery::default()
             };
             store.recall_decisions_each(&q, PageRequest::first(STALE_CAP), |d| {
@@ -316,12 +329,6 @@ impl RevisionView {
         }
     }
 
-    /// Keeps only the decisions (current and stale) about `subject`.
-    pub(super) fn only_subject(&mut self, subject: &str) {
-        self.decisions.retain(|d| d.subject == subject);
-        self.stale_decisions.retain(|d| d.subject == subject);
-    }
-
     /// The review as `show_review` answers it: the revision resource's JSON, each basis item
     /// with the `digest` the review card's verdict buttons send back, plus the open questions
     /// (every unresolved or conflicting basis item of this revision's decisions, with the
@@ -390,8 +397,9 @@ impl RevisionView {
 
     /// The review in summary form: each decision (this revision's, then the stale ones) as
     /// a summary with its open questions, as many as fit in the answer bound, and how many
-    /// records and decisions there are; the Markdown report resource has the rest.
-    pub(super) fn summary(&self, counts: (u64, u64)) -> Value {
+    /// records and decisions there are (and stale ones: `stale`, counted over everything
+    /// stored); the Markdown report resource has the rest.
+    pub(super) fn summary(&self, counts: (u64, u64), stale: (u64, u64)) -> Value {
         let cur = Some(self.revision.as_str());
         let mut table = ArtifactTable::default();
         let mut artifacts = Vec::new();
@@ -429,6 +437,8 @@ impl RevisionView {
         }
         let [decisions, stale_decisions] = lists;
         let (records, all_decisions) = counts;
+        let (stale_records, all_stale_decisions) = stale;
+        let listed = u64::try_from(stale_decisions.len()).unwrap_or(u64::MAX);
         let mut v = json!({
             "revision": self.revision,
             "detail": "summary",
@@ -439,13 +449,13 @@ impl RevisionView {
             "counts": {
                 "records": records,
                 "decisions": all_decisions,
-                "stale_records": self.stale_records.len(),
-                "stale_decisions": self.stale_decisions.len(),
+                "stale_records": stale_records,
+                "stale_decisions": all_stale_decisions,
             },
             "omitted": {
                 "records": records,
                 "decisions": self.omitted_decisions + left_out[0],
-                "stale_decisions": left_out[1],
+                "stale_decisions": all_stale_decisions.saturating_sub(listed),
             },
         });
         self.add_supersession(&mut v);

@@ -644,15 +644,20 @@ pub fn write_export(
     items.sort_by(|a, b| {
         (a.kind(), a.created_at(), a.id()).cmp(&(b.kind(), b.created_at(), b.id()))
     });
+    // Each line with the characters JSON leaves raw that a reader would take for a line end
+    // or a terminal would obey written as escapes (text::escape_json_controls): the same
+    // values, one line each wherever the file is read.
+    fn line(out: &mut dyn Write, json: serde_json::Result<String>) -> io::Result<()> {
+        out.write_all(crate::text::escape_json_controls(&json?).as_bytes())?;
+        out.write_all(b"\n")
+    }
     for item in &items {
-        serde_json::to_writer(&mut *out, &*item.clamped())?;
-        out.write_all(b"\n")?;
+        line(out, serde_json::to_string(&*item.clamped()))?;
     }
     // The history last, oldest first, each event as stored: an import adds the events
     // before it judges the items, so the order within the file does not matter to it.
     for e in events {
-        serde_json::to_writer(&mut *out, &EventLine::of(e))?;
-        out.write_all(b"\n")?;
+        line(out, serde_json::to_string(&EventLine::of(e)))?;
     }
     out.flush()?;
     Ok(counts)
@@ -850,6 +855,39 @@ mod tests {
         let why = parse_export_line(&format!("\u{feff}{line}"), &s).unwrap_err();
         assert!(why.contains("byte order mark"), "{why}");
         assert!(why.contains("without"), "{why}");
+    }
+
+    /// A stored string cannot split an export line where a reader splits lines: Python's
+    /// `str.splitlines` (and many editors) break at U+2028, U+2029 and U+0085, which JSON
+    /// leaves raw, so a note holding a line separator and then a record's JSON read as two
+    /// lines, the second a record the database never held; a C1 control or a bidirectional
+    /// override acted on the terminal `export` prints to. They are written as `\uXXXX`, the
+    /// same JSON value.
+    #[test]
+    fn write_export_escapes_line_separators_and_terminal_controls() {
+        let forged = r#"{"kind":"record","id":"rec_forged","name":"approved"}"#;
+        let mut r = feature("rec_1", "bore", T1);
+        r.note = Some(format!(
+            "x\u{2028}{forged}\u{2029}{forged}\u{85}{forged}\u{9b}2J\u{202e}\u{7f}"
+        ));
+        let mut out = Vec::new();
+        write_export(vec![r.clone()], vec![], &[], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|&c| c != '\n' && crate::text::is_control_like(c))
+            .collect();
+        assert!(raw.is_empty(), "{raw:?} in {text}");
+        let lines: Vec<&str> = text
+            .split([
+                '\n', '\r', '\u{b}', '\u{c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}', '\u{2028}',
+                '\u{2029}',
+            ])
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        let back: Value = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(back["record"]["note"].as_str(), r.note.as_deref(), "{back}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ use serde_json::json;
 use super::schema::{self as s, MAX_NAME, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::store::Store;
+use crate::text::{inline, quoted};
 
 pub const NAME: &str = "forget";
 
@@ -52,15 +53,15 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let (deleted, what) = match (&args.name, &args.entity_id, &args.subject) {
         (Some(name), None, None) => (
             store.forget_feature(a.locator(), name)?,
-            format!("feature \"{name}\""),
+            format!("feature {}", quoted(name, 60)),
         ),
         (None, Some(entity), None) => (
             store.forget_notes(&a.revision, a.uri.as_deref(), entity)?,
-            format!("notes on {entity}"),
+            format!("notes on {}", inline(entity, 60)),
         ),
         (None, None, Some(subject)) => (
             store.forget_decision(a.locator(), subject, &a.revision)?,
-            format!("decision \"{subject}\""),
+            format!("decision {}", quoted(subject, 60)),
         ),
         _ => {
             return Err(ToolError::Invalid(

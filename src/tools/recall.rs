@@ -10,7 +10,7 @@ use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::artifact::ArtifactTable;
 use crate::review::{CarryState, Kind};
 use crate::store::{EntityTable, RecordQuery, Store};
-use crate::text::prefix_chars;
+use crate::text::quoted;
 use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
 
 pub const NAME: &str = "recall";
@@ -98,7 +98,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let page = store.recall_each(&query, request, |r| {
         let is_stale = current.is_some_and(|c| c != r.artifact.revision);
         let first = (firsts.len() < 3).then(|| match r.name {
-            Some(name) => format!("\"{}\"", prefix_chars(name, 40)),
+            Some(name) => quoted(name, 40),
             None => format!("note {}", r.id),
         });
         let (index, entry) = table.find(&r.artifact, Some(r.id_scheme), current);

@@ -10,7 +10,7 @@ use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::artifact::ArtifactTable;
 use crate::review::{CarryState, State, Via};
 use crate::store::{DecisionQuery, EntityTable, Store, VerdictState};
-use crate::text::prefix_chars;
+use crate::text::{inline, quoted};
 use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
 
 pub const NAME: &str = "recall_decisions";
@@ -145,9 +145,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 (None, None) => String::new(),
             };
             firsts.push(format!(
-                "; \"{}\": {}{state}",
-                prefix_chars(&d.subject, 40),
-                prefix_chars(&d.disposition, 20)
+                "; {}: {}{state}",
+                quoted(&d.subject, 40),
+                inline(&d.disposition, 20)
             ));
         }
         true

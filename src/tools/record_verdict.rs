@@ -20,7 +20,7 @@ use super::schema as s;
 use super::{ToolError, ToolOutput, ToolSpec, card_proof};
 use crate::review::{Judgement, Verdict, Via};
 use crate::store::{DecisionRef, Shown, Store, VerdictsOutcome};
-use crate::text::prefix_chars;
+use crate::text::{inline, quoted};
 use crate::time;
 
 pub const NAME: &str = "record_verdict";
@@ -109,7 +109,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let gone = || {
         ToolError::Invalid(format!(
             "{CHANGED}: no decision {} (it was forgotten or replaced by another revision). Nothing was written: show the review again (show_review).",
-            prefix_chars(&args.decision_id, 80)
+            inline(&args.decision_id, 80)
         ))
     };
     let at = DecisionRef::Id(&args.decision_id);
@@ -121,10 +121,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             // another item changed, or the proof is not this decision's (made up, or from
             // before the server restarted).
             let why = match item_now(&d, index, &args.item_digest) {
-                Some(now) => format!("{CHANGED}: {now} in \"{}\"", prefix_chars(&d.subject, 60)),
+                Some(now) => format!("{CHANGED}: {now} in {}", quoted(&d.subject, 60)),
                 None => format!(
-                    "{CHANGED}, or the card_proof is not the one the card was given for \"{}\" (its items changed, or the server restarted since)",
-                    prefix_chars(&d.subject, 60)
+                    "{CHANGED}, or the card_proof is not the one the card was given for {} (its items changed, or the server restarted since)",
+                    quoted(&d.subject, 60)
                 ),
             };
             return Err(changed(why));
@@ -141,20 +141,20 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                     index.saturating_add(1)
                 )
             });
-            let subject = prefix_chars(&d.subject, 60);
-            return Err(changed(format!("{CHANGED}: {now} in \"{subject}\"")));
+            let subject = quoted(&d.subject, 60);
+            return Err(changed(format!("{CHANGED}: {now} in {subject}")));
         }
         VerdictsOutcome::Missing => return Err(gone()),
     };
     let requirement = decision
         .basis
         .get(index)
-        .map(|b| prefix_chars(&b.requirement, 60))
-        .unwrap_or_default();
+        .map(|b| quoted(&b.requirement, 60))
+        .unwrap_or_else(|| quoted("", 0));
     let summary = format!(
-        "The engineer {} basis[{index}] \"{requirement}\" of \"{}\" in the review card.",
+        "The engineer {} basis[{index}] {requirement} of {} in the review card.",
         verdict.judgement.as_str(),
-        prefix_chars(&decision.subject, 60)
+        quoted(&decision.subject, 60)
     );
     let mut card = decision.to_card_wire(None);
     if let Value::Object(m) = &mut card {
@@ -182,9 +182,9 @@ fn item_now(d: &crate::review::Decision, index: usize, digest: &str) -> Option<S
     match d.basis.get(index) {
         Some(b) if b.digest() == digest => None,
         Some(b) => Some(format!(
-            "item {} is now \"{}\" ({}), not the item you judged",
+            "item {} is now {} ({}), not the item you judged",
             index.saturating_add(1),
-            prefix_chars(&b.requirement, 60),
+            quoted(&b.requirement, 60),
             b.state.as_str()
         )),
         None => Some(format!(

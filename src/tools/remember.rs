@@ -11,7 +11,7 @@ use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::Kind;
 use crate::review::record::RecordWire;
 use crate::store::{NewRecord, Store};
-use crate::text::prefix_chars;
+use crate::text::{escape_controls, quoted};
 
 pub const NAME: &str = "remember";
 
@@ -74,7 +74,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     };
     store.remember_answered(&new, |record, replaced| {
         let what = match (record.kind, &record.name) {
-            (Kind::Feature, Some(n)) => format!("feature \"{}\"", prefix_chars(n, 60)),
+            (Kind::Feature, Some(n)) => format!("feature {}", quoted(n, 60)),
             _ => "note".to_string(),
         };
         let verb = if replaced { "Replaced" } else { "Saved" };
@@ -82,7 +82,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             "{verb} {what} ({}) on {} of {}, {} entit{}.",
             record.id,
             short_rev(&record.artifact.revision),
-            record.artifact.locator(),
+            escape_controls(record.artifact.locator()),
             record.entity_ids.len(),
             if record.entity_ids.len() == 1 {
                 "y"

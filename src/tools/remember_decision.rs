@@ -10,7 +10,7 @@ use crate::review::decision::DecisionWire;
 use crate::review::outrank::{KeptVerdict, Outranked, RemovedVerdict};
 use crate::review::{BasisItem, State};
 use crate::store::{NewDecision, Store};
-use crate::text::prefix_chars;
+use crate::text::{inline, quoted};
 
 pub const NAME: &str = "remember_decision";
 
@@ -106,10 +106,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             .filter(|b| matches!(b.state, State::Unresolved | State::Conflicting))
             .count();
         let summary = format!(
-            "{} decision \"{}\" = {} ({}) on {}: {} basis item{}, {open} open.",
+            "{} decision {} = {} ({}) on {}: {} basis item{}, {open} open.",
             if replaced { "Replaced" } else { "Saved" },
-            prefix_chars(&decision.subject, 60),
-            prefix_chars(&decision.disposition, 40),
+            quoted(&decision.subject, 60),
+            inline(&decision.disposition, 40),
             decision.id,
             short_rev(&decision.artifact.revision),
             decision.basis.len(),
@@ -141,9 +141,9 @@ fn outranked_text(o: &Outranked) -> String {
         text.push_str(" The engineer's verdict outranks yours, so it was kept on ");
         text.push_str(&listed(contested.iter().map(|k| {
             format!(
-                "basis[{}] \"{}\" ({} {})",
+                "basis[{}] {} ({} {})",
                 k.index,
-                prefix_chars(&k.requirement, 60),
+                quoted(&k.requirement, 60),
                 k.verdict.judgement.as_str(),
                 k.verdict.via.as_str()
             )
@@ -156,8 +156,8 @@ fn outranked_text(o: &Outranked) -> String {
         text.push_str(" Removed with their items, the engineer's verdicts on ");
         text.push_str(&listed(o.removed.iter().map(|r| {
             format!(
-                "\"{}\" ({} {})",
-                prefix_chars(&r.requirement, 60),
+                "{} ({} {})",
+                quoted(&r.requirement, 60),
                 r.verdict.judgement.as_str(),
                 r.verdict.via.as_str()
             )

@@ -23,7 +23,7 @@ use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
 use crate::store::{DecisionRef, Shown, Store, VerdictsOutcome};
-use crate::text::{one_line, prefix_chars};
+use crate::text::{one_line, prefix_chars, quoted};
 use crate::time;
 use crate::version::Version;
 
@@ -187,8 +187,8 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     };
     let Some(decision) = store.find_decision(&at)? else {
         return Err(ToolError::Invalid(format!(
-            "No decision \"{}\" at {} for this artifact: check the subject with recall_decisions, or record it with remember_decision first.",
-            prefix_chars(&args.subject, 80),
+            "No decision {} at {} for this artifact: check the subject with recall_decisions, or record it with remember_decision first.",
+            quoted(&args.subject, 80),
             short_rev(&artifact.revision)
         )));
     };
@@ -215,8 +215,8 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
                 .map(|i| {
                     usize::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| {
                         ToolError::Invalid(format!(
-                            "items: {i} is past the end of the basis of \"{}\", which has {n} item{} (indexes from 0)",
-                            prefix_chars(&decision.subject, 80),
+                            "items: {i} is past the end of the basis of {}, which has {n} item{} (indexes from 0)",
+                            quoted(&decision.subject, 80),
                             if n == 1 { "" } else { "s" }
                         ))
                     })
@@ -234,8 +234,8 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     items.dedup();
     if items.is_empty() {
         let mut summary = format!(
-            "Nothing to ask: every basis item of \"{}\" already has the engineer's verdict",
-            prefix_chars(&decision.subject, 60)
+            "Nothing to ask: every basis item of {} already has the engineer's verdict",
+            quoted(&decision.subject, 60)
         );
         if inherited > 0 {
             summary.push_str(&format!(
@@ -409,8 +409,8 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
                 .filter(|(_, v)| v.judgement == Judgement::Accepted)
                 .count();
             let summary = format!(
-                "Recorded the engineer's verdicts on \"{}\": {accepted} accepted, {} rejected (via elicitation).",
-                prefix_chars(&d.subject, 60),
+                "Recorded the engineer's verdicts on {}: {accepted} accepted, {} rejected (via elicitation).",
+                quoted(&d.subject, 60),
                 verdicts.len() - accepted
             );
             answer(&d, Outcome::Recorded, &q.items, &q.items, q.remaining, summary)

@@ -166,11 +166,8 @@ pub fn answer(
         out["next_cursor"] = json!(c);
     }
     let what = match (&query.of, &query.locator, &query.revision) {
-        (Some(id), _, _) => format!(
-            "of {}",
-            crate::text::prefix_chars(&crate::text::escape_controls(id), 60)
-        ),
-        (_, Some(uri), _) => format!("at {}", crate::text::prefix_chars(uri, 100)),
+        (Some(id), _, _) => format!("of {}", crate::text::inline(id, 60)),
+        (_, Some(uri), _) => format!("at {}", crate::text::inline(uri, 100)),
         (_, _, Some(rev)) => format!("at revision {}", super::short_rev(rev)),
         _ => String::new(),
     };

@@ -481,3 +481,51 @@ test("card_in_a_host_that_never_declared_the_extension_gets_its_data_and_records
     plain.close();
   }
 });
+
+test("card_shows_control_and_bidi_characters_of_stored_strings_as_escapes", async () => {
+  // A right-to-left override in a stored string reordered the card's own words after it
+  // (the "stale" mark after a note, "(not a disposition of this revision)" after the old
+  // disposition, the status line after the subject); an escape or C1 control hid in the
+  // text. The card shows them as escapes, as the report, the Form 3 and the terminal do.
+  const rev = "sha256:" + "5".repeat(64);
+  const bidi = "x\u202edeifsitas\u2066 \u001b[2J\u009b1m\u2028\u200fz";
+  const subject = "rtl " + bidi;
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject, disposition: "hold " + bidi, summary: "summary " + bidi,
+    basis: [{ requirement: "req " + bidi, source: "drawing", sourceDetail: bidi, state: "unresolved",
+      question: "q " + bidi, evidence: bidi, faces: [bidi] }],
+  });
+  await server.call("remember", { artifact: artifact(rev), name: "name " + bidi, note: "note " + bidi, entity_ids: [bidi] });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  await card.getByRole("button", { name: /^Accept item 1: req x/ }).click();
+  await card.getByRole("status").getByText(/Recorded: accepted item 1/).waitFor();
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  const seen = await frame.evaluate(() => {
+    const labels = Array.from(document.querySelectorAll("[aria-label]")).map((e) => e.getAttribute("aria-label"));
+    return [document.body.innerText, document.title].concat(labels).join("\n");
+  });
+  const raw = seen.match(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g);
+  assert.equal(raw, null, `raw ${JSON.stringify(raw)} in the card`);
+  assert.ok(seen.includes("x\\u{202e}deifsitas\\u{2066} \\u{1b}[2J\\u{9b}1m\\u{2028}\\u{200f}z"), seen);
+  await card.getByRole("status").getByText(/of \u201crtl x\\u\{202e\}/).waitFor();
+  await page.close();
+});
+
+test("card_subtitle_counts_the_revisions_decisions_and_records_not_the_ones_that_fit", async () => {
+  // A review too large for one answer comes with `omitted`: the subtitle said "2 decisions,
+  // 2 records" of 40 and 40. It counts those that did not fit too.
+  const rev = "sha256:" + "6".repeat(64);
+  for (let i = 0; i < 40; i++) {
+    await server.call("remember_decision", {
+      artifact: artifact(rev), subject: `wall ${i}`, disposition: "hold",
+      basis: Array.from({ length: 10 }, (_, j) => ({ requirement: `Req ${j}`, source: "drawing", state: "satisfied", evidence: "e".repeat(400) })),
+    });
+    await server.call("remember", { artifact: artifact(rev), name: `feature ${i}`, note: "n".repeat(3000), entity_ids: [] });
+  }
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  await card.getByText(/did not fit; ask the assistant to recall them/).waitFor();
+  await card.getByText(/ \u00b7 40 decisions, 40 records\./).waitFor();
+  await page.close();
+});

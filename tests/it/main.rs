@@ -26,6 +26,7 @@ mod librules_layers;
 mod notifications;
 mod packaging;
 mod protocol;
+mod readers;
 mod reliability;
 mod replay_command;
 mod report_markdown;

@@ -567,3 +567,50 @@ fn report_carried_items_with_hostile_strings_keep_the_structure() -> Result<()> 
     }
     Ok(())
 }
+
+/// A bidirectional override in a stored string reordered the rest of the report's line
+/// ("- Decision **subject\u{202e}**: hold (at …)" shows the server's own words backwards), and an
+/// escape sequence or C1 control reached whoever shows the Markdown raw. They are shown as
+/// escapes (`\u{202e}`), as the Form 3 and the terminal show them; tabs stay as they are.
+#[test]
+fn report_bidi_and_control_characters_are_shown_as_escapes() -> Result<()> {
+    let mut store = Store::open_in_memory()?;
+    let h = "a\u{202e}deifsitas\u{2066} \u{1b}[2J\u{9b}1m\u{85}\u{2028}\u{200f}\u{61c}\u{7f}z";
+    let mut r = record(1, h, REV);
+    r.id = "rec_1".into();
+    let mut old = record(2, h, OLD);
+    old.id = "rec_2".into();
+    let mut d = decision(1, h, REV);
+    d.id = "dec_1".into();
+    let mut stale = decision(2, h, OLD);
+    stale.id = "dec_2".into();
+    store
+        .import(&[r, old], &[d, stale])
+        .map_err(|e| anyhow!("{e}"))?;
+    let md = report(&mut store)?;
+    let raw: Vec<char> = md
+        .chars()
+        .filter(|&c| c != '\n' && c != '\t' && review_mcp::text::is_control_like(c))
+        .collect();
+    ensure!(raw.is_empty(), "raw {raw:?} in the report:\n{md}");
+    let got = render(&md);
+    ensure!(got.foreign.is_empty(), "foreign events: {:?}", got.foreign);
+    let shown =
+        "a\\u{202e}deifsitas\\u{2066} \\u{1b}[2J\\u{9b}1m\\u{85}\\u{2028}\\u{200f}\\u{61c}\\u{7f}z";
+    ensure!(
+        got.items
+            .iter()
+            .any(|i| i.starts_with(&format!("Decision {shown} subject: "))),
+        "{:#?}",
+        got.items
+    );
+    ensure!(
+        got.tables
+            .iter()
+            .flatten()
+            .any(|row| row.get(1).map(String::as_str) == Some(shown)),
+        "{:#?}",
+        got.tables
+    );
+    Ok(())
+}
