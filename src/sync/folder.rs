@@ -343,10 +343,9 @@ fn replace_file(path: &Path, text: &str) -> io::Result<()> {
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| io::Error::other("no file name"))?;
-    let tmp = path.with_file_name(format!(
-        ".{name}.{}-{}.tmp",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
+    let tmp = path.with_file_name(owned::temporary_name(
+        name,
+        NEXT.fetch_add(1, Ordering::Relaxed),
     ));
     let mut f = fs::OpenOptions::new()
         .write(true)

@@ -821,3 +821,46 @@ fn sync_bounds_what_it_reads_of_the_folder_in_all() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Regression: every hidden `.X.tmp` file in the folder and its subfolders was taken for a
+/// temporary an interrupted sync left and deleted, so a user's `.notes.tmp` (or another
+/// tool's) in the synced folder was lost; only sync's own temporaries
+/// (`.<name>.<pid>-<n>.tmp` of a file it writes there) are deleted.
+#[test]
+fn sync_deletes_only_its_own_temporaries() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-own-temporaries")?;
+    let (db, folder) = synced(&dir)?;
+    let theirs = [
+        folder.join(".notes.tmp"),
+        folder.join(".README.md.tmp"),
+        folder.join(".editor.12-3.tmp"),
+        folder.join("records/.notes.tmp"),
+        folder.join("records/.rec_1.json.tmp"),
+        folder.join("decisions/.x.tmp"),
+        folder.join("history/.draft.tmp"),
+    ];
+    for f in &theirs {
+        std::fs::write(f, "precious\n")?;
+    }
+    let ours = [
+        folder.join(".README.md.4242-0.tmp"),
+        folder.join("..review-mcp-folder.4242-1.tmp"),
+        folder.join("records/.rec_1.json.4242-2.tmp"),
+        folder.join("history/.evt-1.json.4242-3.tmp"),
+    ];
+    for f in &ours {
+        std::fs::write(f, "half written")?;
+    }
+    let out = ok(sync(&db, &folder)?)?;
+    for f in &theirs {
+        ensure!(
+            std::fs::read_to_string(f)? == "precious\n",
+            "{} was changed: {out}",
+            f.display()
+        );
+    }
+    for f in &ours {
+        ensure!(!f.exists(), "{} is left", f.display());
+    }
+    Ok(())
+}
