@@ -864,3 +864,49 @@ fn sync_deletes_only_its_own_temporaries() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Regression: `--db NEW.db import FILE` (and `sync DIR`) created NEW.db, and the directories
+/// above it, before the store refused what FILE (DIR) held (two lines sharing an id, a bad
+/// item file), so a refusal left an empty database behind; a refused import or sync now
+/// leaves no trace of a database that did not exist, and an existing one stays as it was.
+#[test]
+fn a_refused_import_or_sync_leaves_no_new_database() -> anyhow::Result<()> {
+    let dir = TempDir::new("refused-new-db")?;
+    let shared = feature("rec_1", "a", None, T1);
+    let file = dir.join("dup.jsonl");
+    std::fs::write(
+        &file,
+        format!("{shared}\n{}\n", feature("rec_1", "b", None, T1)),
+    )?;
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "not json\n")?;
+    let folder = dir.join("bad-folder");
+    std::fs::create_dir_all(folder.join("records"))?;
+    std::fs::write(folder.join("records/rec_1.json"), "not json\n")?;
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    let (file, bad, missing) = (path(&file), path(&bad), path(&dir.join("missing.jsonl")));
+    let folder = path(&folder);
+    let runs: [[&str; 2]; 4] = [
+        ["import", &file],
+        ["import", &bad],
+        ["import", &missing],
+        ["sync", &folder],
+    ];
+    let db = dir.join("new/sub/review.db");
+    for args in &runs {
+        refused(review_mcp(&db, args)?)?;
+        for name in ["review.db", "review.db-wal", "review.db-shm"] {
+            let f = db.with_file_name(name);
+            ensure!(!f.exists(), "{args:?} left {}", f.display());
+        }
+        ensure!(!dir.join("new").exists(), "{args:?} left new/");
+    }
+    // An existing database is kept, unchanged, when it refuses.
+    let (db, _) = synced(&dir)?;
+    let before = ok(review_mcp(&db, &["export"])?)?;
+    for args in &runs {
+        refused(review_mcp(&db, args)?)?;
+        ensure!(ok(review_mcp(&db, &["export"])?)? == before, "{args:?}");
+    }
+    Ok(())
+}
