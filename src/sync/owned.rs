@@ -132,7 +132,8 @@ pub(super) fn readme(folder: &Path) -> Result<Readme> {
     let path = folder.join(README_FILE);
     Ok(match read_own(&path, README_FIX)? {
         None => Readme::Absent,
-        Some(text) if text == README => Readme::Current,
+        // With CRLF line endings (git's `core.autocrlf=true`) it is the same text.
+        Some(text) if text == README || text.replace("\r\n", "\n") == README => Readme::Current,
         Some(text) if text.contains(README_MARKER) => Readme::Older,
         Some(_) => {
             return Err(fail!(
@@ -153,6 +154,13 @@ fn is_folder_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
 }
 
+/// The one line of `text` without its line ending (`\n`, or `\r\n` as git's
+/// `core.autocrlf=true` checks the file out on Windows).
+fn line_of(text: &str) -> &str {
+    text.strip_suffix('\n')
+        .map_or(text, |t| t.strip_suffix('\r').unwrap_or(t))
+}
+
 /// The folder's id from its id file, `None` before its first sync; a file that does not
 /// hold one refuses the sync.
 pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
@@ -160,7 +168,7 @@ pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
     let Some(text) = read_own(&path, ID_FIX)? else {
         return Ok(None);
     };
-    let id = text.strip_suffix('\n').unwrap_or(&text);
+    let id = line_of(&text);
     if !is_folder_id(id) {
         return Err(fail!(
             "{} does not hold a folder id as review-mcp sync writes it (8 to 64 letters, \
@@ -182,7 +190,7 @@ pub(super) fn merge_own(ours: &[u8], theirs: &[u8]) -> Option<String> {
         std::str::from_utf8(ours).ok()?,
         std::str::from_utf8(theirs).ok()?,
     );
-    let id = |text: &str| is_folder_id(text.strip_suffix('\n').unwrap_or(text));
+    let id = |text: &str| is_folder_id(line_of(text));
     if id(ours) && id(theirs) {
         return Some(format!(
             "the folder's id ({ID_FILE}): both sides gave the folder one (each ran a first \

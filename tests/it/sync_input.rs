@@ -910,3 +910,38 @@ fn a_refused_import_or_sync_leaves_no_new_database() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Regression: sync's own files checked out with CRLF line endings (git's
+/// `core.autocrlf=true` on Windows) were not recognised: the id file (`ID\r\n`) refused
+/// every sync as "does not hold a folder id", and the README was rewritten by every sync.
+/// With CRLF endings each is the same file, and left as it is.
+#[test]
+fn sync_reads_its_own_files_with_crlf_line_endings() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-own-crlf")?;
+    let (db, folder) = synced(&dir)?;
+    let mut before = Vec::new();
+    for name in ["README.md", ".review-mcp-folder"] {
+        let path = folder.join(name);
+        let text = std::fs::read_to_string(&path)?.replace('\n', "\r\n");
+        std::fs::write(&path, &text)?;
+        before.push((path, text));
+    }
+    let dry = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    ensure!(!dry.contains("would write"), "{dry}");
+    let out = ok(sync(&db, &folder)?)?;
+    ensure!(
+        out.contains("written to the folder: 0") && out.contains("imported into the database: 0"),
+        "{out}"
+    );
+    for (path, text) in &before {
+        ensure!(
+            std::fs::read_to_string(path)? == *text,
+            "{} rewritten",
+            path.display()
+        );
+    }
+    Ok(())
+}
