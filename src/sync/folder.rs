@@ -124,6 +124,25 @@ pub(super) fn read_regular(path: &Path, bound: u64) -> std::result::Result<Vec<u
     Ok(bytes)
 }
 
+/// An item file's bytes with CRLF line endings made LF: what sync wrote, once git checked it
+/// out with `core.autocrlf=true` (Windows), holds the same item and is hashed as the same
+/// file, so it is neither imported again nor rewritten. Only the line endings change: a raw
+/// CR is never part of a JSON value (a string escapes it), so the item read is the same.
+fn lf_endings(bytes: Vec<u8>) -> Vec<u8> {
+    if !bytes.contains(&b'\r') {
+        return bytes;
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes.as_slice();
+    while let Some((&b, tail)) = rest.split_first() {
+        if !(b == b'\r' && tail.first() == Some(&b'\n')) {
+            out.push(b);
+        }
+        rest = tail;
+    }
+    out
+}
+
 /// Why a subfolder of sync's (`records`, `decisions`, `history`) could not be listed: one
 /// that is not a directory says how to mend it.
 pub(super) fn cannot_list(dir: &Path, e: &io::Error) -> super::Error {
@@ -195,7 +214,8 @@ pub(super) struct Scan {
     problems: Vec<String>,
 }
 
-/// Reads and hashes every file of one kind's subfolder. Hidden files (a temporary file of an
+/// Reads and hashes every file of one kind's subfolder (CRLF line endings as LF:
+/// [`lf_endings`]). Hidden files (a temporary file of an
 /// interrupted sync, `.gitkeep`) are skipped, unless they are links. A symbolic link, a
 /// device, a FIFO or a file over [`MAX_FILE_BYTES`] is a problem, named; none is followed or
 /// read.
@@ -229,7 +249,7 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
             out.problems.push(misnamed(&path, link, &not));
             continue;
         };
-        match read_regular(&path, MAX_FILE_BYTES) {
+        match read_regular(&path, MAX_FILE_BYTES).map(lf_endings) {
             Ok(bytes) => out.files.push((id.to_string(), hash(&bytes))),
             Err(why) => out.problems.push(format!("{}: {why}", shown(&path))),
         }
@@ -263,7 +283,7 @@ pub(super) fn read_folder(
             if over {
                 continue;
             }
-            let bytes = match read_regular(&path, MAX_FILE_BYTES) {
+            let bytes = match read_regular(&path, MAX_FILE_BYTES).map(lf_endings) {
                 Ok(b) => b,
                 Err(why) => {
                     problems.push(format!("{}: {why}", shown(&path)));
@@ -343,10 +363,9 @@ fn replace_file(path: &Path, text: &str) -> io::Result<()> {
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| io::Error::other("no file name"))?;
-    let tmp = path.with_file_name(format!(
-        ".{name}.{}-{}.tmp",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
+    let tmp = path.with_file_name(owned::temporary_name(
+        name,
+        NEXT.fetch_add(1, Ordering::Relaxed),
     ));
     let mut f = fs::OpenOptions::new()
         .write(true)
@@ -478,4 +497,18 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
     })?;
     write_atomic(ours, &resolved.item.text())?;
     Ok(resolved.conflict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_crlf_line_endings_become_lf() {
+        let lf = |s: &str| String::from_utf8(lf_endings(s.as_bytes().to_vec())).unwrap_or_default();
+        assert_eq!(lf("{\r\n  \"a\": 1\r\n}\r\n"), "{\n  \"a\": 1\n}\n");
+        assert_eq!(lf("{\n  \"a\": 1\r\n}\n"), "{\n  \"a\": 1\n}\n");
+        assert_eq!(lf("a\rb\r\r\n"), "a\rb\r\n");
+        assert_eq!(lf("{}\n"), "{}\n");
+    }
 }

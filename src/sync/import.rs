@@ -28,6 +28,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::line::{Line, Schemas, parse_export_line};
+use super::new_database::NewDatabase;
 use super::{Item, MAX_REPORTED, Result};
 use crate::framing::{Frame, LineReader, MAX_LINE_BYTES};
 use crate::review::history::Event;
@@ -57,12 +58,20 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
         .map_err(|e| fail!("{}: {e}", file.display()))?;
     let total = lines.len();
     let (records, decisions, events) = split(lines);
+    // A refused import leaves no database it created (declared first: dropped last).
+    let mut created = NewDatabase::before(db);
     let mut store = Store::open(db)?;
+    if let Some(c) = created.as_mut() {
+        c.opened();
+    }
     // The counts come from the same transaction that wrote, so they describe what happened
     // even when a server wrote the database a moment before.
     let summary = store
         .import_with_history(&records, &decisions, &events)
         .map_err(|e| fail!("{}: nothing was written: {e}", file.display()))?;
+    if let Some(c) = created.as_mut() {
+        c.keep();
+    }
     // The log into the database file now, as a server does after each answer.
     if let Err(e) = store.checkpoint() {
         log::debug!("checkpoint after the import: {e}");

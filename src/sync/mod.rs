@@ -23,7 +23,8 @@
 //! `merge.rs` (the rule for an item changed on both sides), `run.rs` (one sync, in order),
 //! `folder.rs` (the folder's files read and written, `merge_files`), `apply.rs` (the plan
 //! acted on, the journal), `owned.rs` (the lock, the id file, the README, the test hook),
-//! `history.rs` (the history files read and the missing ones found).
+//! `history.rs` (the history files read and the missing ones found), `new_database.rs` (a
+//! database a refused import or sync created, removed again).
 
 /// A [`Error`] from a message, as `format!` takes it.
 macro_rules! fail {
@@ -38,6 +39,7 @@ mod history;
 pub mod import;
 pub mod line;
 pub mod merge;
+mod new_database;
 mod owned;
 mod run;
 

@@ -132,7 +132,8 @@ pub(super) fn readme(folder: &Path) -> Result<Readme> {
     let path = folder.join(README_FILE);
     Ok(match read_own(&path, README_FIX)? {
         None => Readme::Absent,
-        Some(text) if text == README => Readme::Current,
+        // With CRLF line endings (git's `core.autocrlf=true`) it is the same text.
+        Some(text) if text == README || text.replace("\r\n", "\n") == README => Readme::Current,
         Some(text) if text.contains(README_MARKER) => Readme::Older,
         Some(_) => {
             return Err(fail!(
@@ -153,6 +154,13 @@ fn is_folder_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
 }
 
+/// The one line of `text` without its line ending (`\n`, or `\r\n` as git's
+/// `core.autocrlf=true` checks the file out on Windows).
+fn line_of(text: &str) -> &str {
+    text.strip_suffix('\n')
+        .map_or(text, |t| t.strip_suffix('\r').unwrap_or(t))
+}
+
 /// The folder's id from its id file, `None` before its first sync; a file that does not
 /// hold one refuses the sync.
 pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
@@ -160,7 +168,7 @@ pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
     let Some(text) = read_own(&path, ID_FIX)? else {
         return Ok(None);
     };
-    let id = text.strip_suffix('\n').unwrap_or(&text);
+    let id = line_of(&text);
     if !is_folder_id(id) {
         return Err(fail!(
             "{} does not hold a folder id as review-mcp sync writes it (8 to 64 letters, \
@@ -182,7 +190,7 @@ pub(super) fn merge_own(ours: &[u8], theirs: &[u8]) -> Option<String> {
         std::str::from_utf8(ours).ok()?,
         std::str::from_utf8(theirs).ok()?,
     );
-    let id = |text: &str| is_folder_id(text.strip_suffix('\n').unwrap_or(text));
+    let id = |text: &str| is_folder_id(line_of(text));
     if id(ours) && id(theirs) {
         return Some(format!(
             "the folder's id ({ID_FILE}): both sides gave the folder one (each ran a first \
@@ -216,15 +224,35 @@ pub(super) fn new_token(salt: &Path) -> String {
     crate::cursor::hex16(&super::hash(&seed))
 }
 
-/// Temporaries an interrupted sync left (`.<name>.tmp` in the folder and its subfolders):
-/// under the folder's lock no sync is writing them.
+/// The name of sync's `n`th temporary file for the file `name` in this process:
+/// `.<name>.<pid>-<n>.tmp`. The one place the pattern is written; [`temporary_target`] reads
+/// it back, so what sync writes and what it cleans up cannot drift apart.
+pub(super) fn temporary_name(name: &str, n: u64) -> String {
+    format!(".{name}.{}-{n}.tmp", std::process::id())
+}
+
+/// The file a temporary of sync's own ([`temporary_name`]) was written for, `None` for any
+/// other name (a user's `.notes.tmp` is not sync's).
+fn temporary_target(file_name: &str) -> Option<&str> {
+    let rest = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (rest, n) = rest.rsplit_once('-')?;
+    let (name, pid) = rest.rsplit_once('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (!name.is_empty() && digits(pid) && digits(n)).then_some(name)
+}
+
+/// Temporaries an interrupted sync left ([`temporary_name`] of a file sync writes there: its
+/// README or id file in the folder, a `.json` file in its subfolders): under the folder's
+/// lock no sync is writing them. Nothing else is touched, whatever its name.
 pub(super) fn stale_temporaries(folder: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
-    let dirs = [folder.to_path_buf()]
+    let root = [(folder.to_path_buf(), true)];
+    let subfolders = ItemKind::ALL
+        .map(|k| folder.join(k.dir()))
         .into_iter()
-        .chain(ItemKind::ALL.map(|k| folder.join(k.dir())))
-        .chain([folder.join(super::history::HISTORY_DIR)]);
-    for dir in dirs {
+        .chain([folder.join(super::history::HISTORY_DIR)])
+        .map(|d| (d, false));
+    for (dir, is_root) in root.into_iter().chain(subfolders) {
         let listing = match fs::read_dir(&dir) {
             Ok(l) => l,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
@@ -234,10 +262,16 @@ pub(super) fn stale_temporaries(folder: &Path) -> Result<Vec<PathBuf>> {
         for entry in listing {
             let entry = entry.map_err(|e| fail!("cannot read {}: {e}", dir.display()))?;
             let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
+            let Some(target) = name.to_str().and_then(temporary_target) else {
+                continue;
+            };
+            let ours = match is_root {
+                true => target == README_FILE || target == ID_FILE,
+                false => target.len() > ".json".len() && target.ends_with(".json"),
+            };
             let kind = entry.file_type().ok();
             let plain = kind.is_some_and(|t| t.is_file() || t.is_symlink());
-            if plain && name.starts_with('.') && name.ends_with(".tmp") {
+            if plain && ours {
                 out.push(entry.path());
             }
         }
@@ -270,5 +304,35 @@ pub(super) fn step(what: &str) {
             "review-mcp sync: stopped at step {n} ({what}) by the test hook {FAIL_AT}"
         );
         std::process::abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: every `.X.tmp` in the folder was taken for a temporary of an interrupted
+    /// sync and deleted (a user's `.notes.tmp`); only sync's own pattern is.
+    #[test]
+    fn temporaries_are_only_those_sync_names() {
+        let name = temporary_name("rec_1.json", 7);
+        assert_eq!(temporary_target(&name), Some("rec_1.json"));
+        let name = temporary_name(ID_FILE, 0);
+        assert_eq!(temporary_target(&name), Some(ID_FILE));
+        assert_eq!(temporary_target(".README.md.12-0.tmp"), Some("README.md"));
+        for other in [
+            ".notes.tmp",
+            ".rec_1.json.tmp",
+            ".README.md.tmp",
+            ".x.12.tmp",
+            ".x.-1.tmp",
+            ".x.1-.tmp",
+            ".x.a1-2.tmp",
+            "..1-2.tmp",
+            "x.1-2.tmp",
+            ".x.1-2.tmp~",
+        ] {
+            assert_eq!(temporary_target(other), None, "{other}");
+        }
     }
 }

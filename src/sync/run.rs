@@ -69,6 +69,7 @@ use super::folder::{
 };
 use super::history::{HISTORY_DIR, engineer_verdict_events, missing_files, read_history};
 use super::line::Schemas;
+use super::new_database::NewDatabase;
 use super::owned;
 use super::{Action, Hash, Item, ItemKind, README, Result, classify};
 use crate::store::{Store, SyncTx};
@@ -170,11 +171,16 @@ pub fn run(
     let stale = owned::stale_temporaries(&folder)?;
     // A dry run acts exactly as the sync, on a private copy of the database (a database that
     // does not exist yet is an empty one in memory), and writes no file.
+    // A refused sync leaves no database it created (declared first: dropped last).
+    let mut created = (!dry_run).then(|| NewDatabase::before(db)).flatten();
     let mut store = match (dry_run, db.exists()) {
         (true, true) => Store::sync_dry_run_copy(db),
         (true, false) => Store::open_in_memory(),
         (false, _) => Store::open(db),
     }?;
+    if let Some(c) = created.as_mut() {
+        c.opened();
+    }
     let mut lines: Vec<String> = stale
         .iter()
         .map(|p| {
@@ -307,6 +313,9 @@ pub fn run(
     }
     owned::step("before the commit");
     tx.commit()?;
+    if let Some(c) = created.as_mut() {
+        c.keep();
+    }
     owned::step("committed");
     for path in &stale {
         remove_file(path)?;

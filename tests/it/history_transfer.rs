@@ -865,3 +865,99 @@ fn history_two_git_clones_merge_to_the_union_without_conflict() -> anyhow::Resul
     }
     Ok(())
 }
+
+/// Every file of `folder`'s `sub`, with its bytes.
+fn files_of(folder: &Path, sub: &str) -> anyhow::Result<BTreeMap<PathBuf, Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    for e in std::fs::read_dir(folder.join(sub))? {
+        let p = e?.path();
+        let bytes = std::fs::read(&p)?;
+        out.insert(p, bytes);
+    }
+    Ok(out)
+}
+
+fn crlf(text: &str) -> String {
+    text.replace('\n', "\r\n")
+}
+
+/// Regression: item files checked out with CRLF line endings (git's `core.autocrlf=true` on
+/// Windows) differed from their base by their bytes, so every sync imported them again and
+/// rewrote them, and an item the database changed meanwhile was a spurious conflict. A file
+/// that differs from sync's own text only by CRLF endings is unchanged (and left as it is);
+/// a real change in a CRLF file is still taken; a CRLF event file is the same event.
+#[test]
+fn sync_takes_crlf_line_endings_for_the_same_file() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-crlf")?;
+    let db = tmp.join("a.db");
+    review_of_every_kind(&db)?;
+    let folder = tmp.join("review");
+    sync(&db, &folder)?;
+    for sub in ["records", "decisions", "history"] {
+        for (path, bytes) in files_of(&folder, sub)? {
+            std::fs::write(&path, crlf(std::str::from_utf8(&bytes)?))?;
+        }
+    }
+    let export_before = export(&db)?;
+    let events_before = events(&db)?;
+    let nothing = [
+        "written to the folder: 0 (0 records, 0 decisions)",
+        "imported into the database: 0 (0 records, 0 decisions)",
+        "history events: 0 written to the folder, 0 imported into the database",
+        "conflicts: 0",
+    ];
+    for _ in 0..2 {
+        let before: Vec<_> = ["records", "decisions", "history"]
+            .iter()
+            .map(|s| files_of(&folder, s))
+            .collect::<anyhow::Result<_>>()?;
+        let out = sync(&db, &folder)?;
+        for line in nothing {
+            ensure!(out.contains(line), "{line}: {out}");
+        }
+        let after: Vec<_> = ["records", "decisions", "history"]
+            .iter()
+            .map(|s| files_of(&folder, s))
+            .collect::<anyhow::Result<_>>()?;
+        ensure!(before == after, "the CRLF files were rewritten");
+    }
+    ensure!(export(&db)? == export_before, "the database changed");
+    ensure!(events(&db)? == events_before, "the history changed");
+
+    // The database changes a record whose file is CRLF: the database's version is written,
+    // no conflict.
+    let (path, bytes) = files_of(&folder, "records")?
+        .into_iter()
+        .next()
+        .context("a record file")?;
+    let mut line: Value = serde_json::from_slice(&bytes)?;
+    line["record"]["note"] = json!("changed in the database");
+    line["record"]["updated_at"] = json!("2030-01-01T00:00:00.000Z");
+    let file = tmp.join("newer.jsonl");
+    std::fs::write(&file, format!("{line}\n"))?;
+    import(&db, &file)?;
+    let out = sync(&db, &folder)?;
+    ensure!(
+        out.contains("written to the folder: 1 (1 records, 0 decisions)")
+            && out.contains("conflicts: 0"),
+        "{out}"
+    );
+    ensure!(std::fs::read_to_string(&path)?.contains("changed in the database"));
+
+    // A real change in a CRLF file is taken.
+    let (path, bytes) = files_of(&folder, "records")?
+        .into_iter()
+        .next()
+        .context("a record file")?;
+    let mut item: Value = serde_json::from_slice(&bytes)?;
+    item["record"]["note"] = json!("changed in the folder");
+    std::fs::write(&path, crlf(&(serde_json::to_string_pretty(&item)? + "\n")))?;
+    let out = sync(&db, &folder)?;
+    ensure!(
+        out.contains("imported into the database: 1 (1 records, 0 decisions)")
+            && out.contains("conflicts: 0"),
+        "{out}"
+    );
+    ensure!(export(&db)?.contains("changed in the folder"));
+    Ok(())
+}

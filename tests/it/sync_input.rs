@@ -821,3 +821,127 @@ fn sync_bounds_what_it_reads_of_the_folder_in_all() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Regression: every hidden `.X.tmp` file in the folder and its subfolders was taken for a
+/// temporary an interrupted sync left and deleted, so a user's `.notes.tmp` (or another
+/// tool's) in the synced folder was lost; only sync's own temporaries
+/// (`.<name>.<pid>-<n>.tmp` of a file it writes there) are deleted.
+#[test]
+fn sync_deletes_only_its_own_temporaries() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-own-temporaries")?;
+    let (db, folder) = synced(&dir)?;
+    let theirs = [
+        folder.join(".notes.tmp"),
+        folder.join(".README.md.tmp"),
+        folder.join(".editor.12-3.tmp"),
+        folder.join("records/.notes.tmp"),
+        folder.join("records/.rec_1.json.tmp"),
+        folder.join("decisions/.x.tmp"),
+        folder.join("history/.draft.tmp"),
+    ];
+    for f in &theirs {
+        std::fs::write(f, "precious\n")?;
+    }
+    let ours = [
+        folder.join(".README.md.4242-0.tmp"),
+        folder.join("..review-mcp-folder.4242-1.tmp"),
+        folder.join("records/.rec_1.json.4242-2.tmp"),
+        folder.join("history/.evt-1.json.4242-3.tmp"),
+    ];
+    for f in &ours {
+        std::fs::write(f, "half written")?;
+    }
+    let out = ok(sync(&db, &folder)?)?;
+    for f in &theirs {
+        ensure!(
+            std::fs::read_to_string(f)? == "precious\n",
+            "{} was changed: {out}",
+            f.display()
+        );
+    }
+    for f in &ours {
+        ensure!(!f.exists(), "{} is left", f.display());
+    }
+    Ok(())
+}
+
+/// Regression: `--db NEW.db import FILE` (and `sync DIR`) created NEW.db, and the directories
+/// above it, before the store refused what FILE (DIR) held (two lines sharing an id, a bad
+/// item file), so a refusal left an empty database behind; a refused import or sync now
+/// leaves no trace of a database that did not exist, and an existing one stays as it was.
+#[test]
+fn a_refused_import_or_sync_leaves_no_new_database() -> anyhow::Result<()> {
+    let dir = TempDir::new("refused-new-db")?;
+    let shared = feature("rec_1", "a", None, T1);
+    let file = dir.join("dup.jsonl");
+    std::fs::write(
+        &file,
+        format!("{shared}\n{}\n", feature("rec_1", "b", None, T1)),
+    )?;
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, "not json\n")?;
+    let folder = dir.join("bad-folder");
+    std::fs::create_dir_all(folder.join("records"))?;
+    std::fs::write(folder.join("records/rec_1.json"), "not json\n")?;
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    let (file, bad, missing) = (path(&file), path(&bad), path(&dir.join("missing.jsonl")));
+    let folder = path(&folder);
+    let runs: [[&str; 2]; 4] = [
+        ["import", &file],
+        ["import", &bad],
+        ["import", &missing],
+        ["sync", &folder],
+    ];
+    let db = dir.join("new/sub/review.db");
+    for args in &runs {
+        refused(review_mcp(&db, args)?)?;
+        for name in ["review.db", "review.db-wal", "review.db-shm"] {
+            let f = db.with_file_name(name);
+            ensure!(!f.exists(), "{args:?} left {}", f.display());
+        }
+        ensure!(!dir.join("new").exists(), "{args:?} left new/");
+    }
+    // An existing database is kept, unchanged, when it refuses.
+    let (db, _) = synced(&dir)?;
+    let before = ok(review_mcp(&db, &["export"])?)?;
+    for args in &runs {
+        refused(review_mcp(&db, args)?)?;
+        ensure!(ok(review_mcp(&db, &["export"])?)? == before, "{args:?}");
+    }
+    Ok(())
+}
+
+/// Regression: sync's own files checked out with CRLF line endings (git's
+/// `core.autocrlf=true` on Windows) were not recognised: the id file (`ID\r\n`) refused
+/// every sync as "does not hold a folder id", and the README was rewritten by every sync.
+/// With CRLF endings each is the same file, and left as it is.
+#[test]
+fn sync_reads_its_own_files_with_crlf_line_endings() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-own-crlf")?;
+    let (db, folder) = synced(&dir)?;
+    let mut before = Vec::new();
+    for name in ["README.md", ".review-mcp-folder"] {
+        let path = folder.join(name);
+        let text = std::fs::read_to_string(&path)?.replace('\n', "\r\n");
+        std::fs::write(&path, &text)?;
+        before.push((path, text));
+    }
+    let dry = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    ensure!(!dry.contains("would write"), "{dry}");
+    let out = ok(sync(&db, &folder)?)?;
+    ensure!(
+        out.contains("written to the folder: 0") && out.contains("imported into the database: 0"),
+        "{out}"
+    );
+    for (path, text) in &before {
+        ensure!(
+            std::fs::read_to_string(path)? == *text,
+            "{} rewritten",
+            path.display()
+        );
+    }
+    Ok(())
+}
