@@ -354,3 +354,78 @@ fn a_request_whose_json_cannot_be_held_is_refused_with_its_id() -> Result<()> {
     );
     Ok(())
 }
+
+/// A revision URI has two forms, plain and percent-encoded (`sha256%3A…`), naming one
+/// resource. A legacy session holds one subscription per resource: an unsubscribe in either
+/// form ends it, a second subscribe in the other form replaces it, and the one
+/// `notifications/resources/updated` of a write names the URI of the latest subscribe (what
+/// the client matches on).
+#[test]
+fn subscribe_and_unsubscribe_agree_on_both_forms_of_a_uri() -> Result<()> {
+    let rev = format!("sha256:{}", "6".repeat(64));
+    let plain = format!("review://revisions/{rev}");
+    let encoded = format!("review://revisions/{}", rev.replace(':', "%3A"));
+    let mut id = 0;
+    let mut remember = |s: &mut Server| {
+        id += 1;
+        send(
+            s,
+            &request(
+                100 + id,
+                "tools/call",
+                json!({"name": "remember", "arguments": {
+                    "artifact": {"revision": rev, "format": "step", "uri": "/parts/forms.step"},
+                    "entity_ids": ["face:1"], "name": format!("datum {id}"), "note": "n"}}),
+            ),
+        )
+    };
+    let updates = |out: &[Value]| -> Vec<Value> {
+        out.iter()
+            .filter(|m| m["method"] == "notifications/resources/updated")
+            .map(|m| m["params"]["uri"].clone())
+            .collect()
+    };
+    for (subscribed, other) in [(&plain, &encoded), (&encoded, &plain)] {
+        let mut s = server()?;
+        initialize(&mut s, "2025-11-25")?;
+        let out = send(
+            &mut s,
+            &request(1, "resources/subscribe", json!({"uri": subscribed})),
+        );
+        ensure!(answer(&out, 1)?["result"] == json!({}), "{out:?}");
+        let out = send(
+            &mut s,
+            &request(2, "resources/unsubscribe", json!({"uri": other})),
+        );
+        ensure!(answer(&out, 2)?["result"] == json!({}), "{out:?}");
+        let out = remember(&mut s);
+        ensure!(
+            updates(&out).is_empty(),
+            "subscribed as {subscribed}, unsubscribed as {other}, still told: {out:?}"
+        );
+        // Both forms subscribed: one subscription, named as last subscribed.
+        for (n, uri) in [(3, subscribed), (4, other)] {
+            let out = send(
+                &mut s,
+                &request(n, "resources/subscribe", json!({"uri": uri})),
+            );
+            ensure!(answer(&out, n)?["result"] == json!({}), "{out:?}");
+        }
+        let out = remember(&mut s);
+        ensure!(
+            updates(&out) == vec![json!(other)],
+            "subscribed as {subscribed} then {other}: {out:?}"
+        );
+        let out = send(
+            &mut s,
+            &request(5, "resources/unsubscribe", json!({"uri": subscribed})),
+        );
+        ensure!(answer(&out, 5)?["result"] == json!({}), "{out:?}");
+        let out = remember(&mut s);
+        ensure!(
+            updates(&out).is_empty(),
+            "all unsubscribed, still told: {out:?}"
+        );
+    }
+    Ok(())
+}
