@@ -292,12 +292,14 @@ impl Call {
             Method::Ping => return Ok(Call::Ping),
             Method::Discover => return Ok(Call::Discover),
             Method::Listen => {
-                let notifications = p
-                    .notifications
-                    .optional("\"notifications\" must be an object")?;
-                return notifications
-                    .map_or(Ok(Filter::default()), |n| filter(members(n)))
-                    .map(Call::Listen);
+                // Required by the 2026-07-28 schema (`SubscriptionsListenRequestParams`): a
+                // stream without it would be told nothing, so its absence is a client's bug.
+                let notifications = p.notifications.required(
+                    "subscriptions/listen needs \"notifications\": an object of the notifications \
+                     to receive ({} for none; resourcesListChanged, resourceSubscriptions, ...)",
+                    "\"notifications\" must be an object",
+                )?;
+                return filter(members(notifications)).map(Call::Listen);
             }
             Method::Subscribe | Method::Unsubscribe => {
                 let wrong = format!("{} needs a string \"uri\"", method.name());
@@ -576,6 +578,20 @@ mod tests {
                 Err(CallError::InvalidParams(want.into()))
             );
         }
+        assert_eq!(
+            Call::parse(Method::Listen, params(json!({}))),
+            Err(CallError::InvalidParams(
+                "subscriptions/listen needs \"notifications\": an object of the notifications \
+                 to receive ({} for none; resourcesListChanged, resourceSubscriptions, ...)"
+                    .into()
+            ))
+        );
+        assert_eq!(
+            Call::parse(Method::Listen, params(json!({"notifications": null}))),
+            Err(CallError::InvalidParams(
+                "\"notifications\" must be an object".into()
+            ))
+        );
         assert_eq!(
             Call::parse(Method::Listen, params(json!({"notifications": [true]}))),
             Err(CallError::InvalidParams(

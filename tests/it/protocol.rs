@@ -429,3 +429,52 @@ fn subscribe_and_unsubscribe_agree_on_both_forms_of_a_uri() -> Result<()> {
     }
     Ok(())
 }
+
+/// `subscriptions/listen` requires `notifications` (a `SubscriptionFilter` object: boolean
+/// flags and an array of string URIs) in the 2026-07-28 schema. Without it, or with it of
+/// another type, the request is invalid params (-32602) naming the member, and no stream is
+/// opened (no acknowledgement); a well-formed one is still acknowledged.
+#[test]
+fn a_listen_without_a_well_typed_notifications_member_is_invalid_params() -> Result<()> {
+    let mut s = server()?;
+    let bad = [
+        json!({}),
+        json!({"notifications": null}),
+        json!({"notifications": true}),
+        json!({"notifications": "resourcesListChanged"}),
+        json!({"notifications": [{"resourcesListChanged": true}]}),
+        json!({"notifications": {"resourcesListChanged": "yes"}}),
+        json!({"notifications": {"toolsListChanged": 1}}),
+        json!({"notifications": {"resourceSubscriptions": "review://revisions/x"}}),
+        json!({"notifications": {"resourceSubscriptions": [1]}}),
+    ];
+    for (n, params) in bad.into_iter().enumerate() {
+        let id = n as u64 + 1;
+        let out = send(
+            &mut s,
+            &request(id, "subscriptions/listen", enveloped(params.clone())),
+        );
+        ensure!(out.len() == 1, "{params}: {out:?}");
+        let e = &answer(&out, id)?["error"];
+        ensure!(
+            e["code"] == -32602
+                && e["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("notifications")),
+            "{params}: {out:?}"
+        );
+    }
+    let out = send(
+        &mut s,
+        &request(
+            50,
+            "subscriptions/listen",
+            enveloped(json!({"notifications": {}})),
+        ),
+    );
+    ensure!(
+        out.len() == 1 && out[0]["method"] == "notifications/subscriptions/acknowledged",
+        "{out:?}"
+    );
+    Ok(())
+}
