@@ -358,6 +358,7 @@ impl Call {
                 }
             }
             Method::PromptsGet => {
+                retry_members(p.input_responses, p.request_state)?;
                 let wrong = "prompts/get needs a string \"name\"";
                 SharedCall::PromptsGet {
                     name: p.name.required(wrong, wrong)?,
@@ -368,6 +369,7 @@ impl Call {
                 }
             }
             Method::ResourcesRead => {
+                retry_members(p.input_responses, p.request_state)?;
                 let wrong = "resources/read needs a string \"uri\"";
                 SharedCall::ResourcesRead {
                     uri: p.uri.required(wrong, wrong)?,
@@ -377,6 +379,15 @@ impl Call {
         };
         Ok(Call::Shared(shared))
     }
+}
+
+/// `inputResponses` and `requestState` of a request that takes them (2026-07-28) but never
+/// asks for input here (`prompts/get`, `resources/read`): ignored, but refused when of another
+/// type than the schema's, as `tools/call` refuses them.
+fn retry_members(responses: Field<Object>, state: Field<String>) -> Result<(), CallError> {
+    responses.optional("\"inputResponses\" must be an object")?;
+    state.optional("\"requestState\" must be a string")?;
+    Ok(())
 }
 
 /// The `notifications` of a listen request.

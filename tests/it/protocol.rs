@@ -478,3 +478,52 @@ fn a_listen_without_a_well_typed_notifications_member_is_invalid_params() -> Res
     );
     Ok(())
 }
+
+/// `prompts/get` and `resources/read` take `inputResponses` (an object) and `requestState` (a
+/// string) in the 2026-07-28 schema, as `tools/call` does; one of another type is invalid
+/// params (-32602) naming the member, as it is for `tools/call`, not silently ignored.
+#[test]
+fn prompt_and_read_retry_members_of_the_wrong_type_are_invalid_params() -> Result<()> {
+    let mut s = server()?;
+    let rev = format!("sha256:{}", "5".repeat(64));
+    let bases = [
+        (
+            "prompts/get",
+            json!({"name": "resume_review", "arguments": {"revision": rev}}),
+        ),
+        (
+            "resources/read",
+            json!({"uri": "ui://review-mcp/review-card"}),
+        ),
+    ];
+    let mut id = 0;
+    for (method, base) in bases {
+        for (member, value) in [
+            ("requestState", json!(1)),
+            ("requestState", json!({})),
+            ("inputResponses", json!([])),
+            ("inputResponses", json!("x")),
+        ] {
+            id += 1;
+            let mut params = base.clone();
+            params[member] = value.clone();
+            let out = send(&mut s, &request(id, method, enveloped(params)));
+            let e = &answer(&out, id)?["error"];
+            ensure!(
+                e["code"] == -32602 && e["message"].as_str().is_some_and(|m| m.contains(member)),
+                "{method} with {member}: {value}: {out:?}"
+            );
+        }
+        // Well typed, they are accepted (and mean nothing here).
+        id += 1;
+        let mut params = base.clone();
+        params["requestState"] = json!("s");
+        params["inputResponses"] = json!({});
+        let out = send(&mut s, &request(id, method, enveloped(params)));
+        ensure!(
+            answer(&out, id)?.get("result").is_some(),
+            "{method}: {out:?}"
+        );
+    }
+    Ok(())
+}
