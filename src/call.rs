@@ -292,12 +292,14 @@ impl Call {
             Method::Ping => return Ok(Call::Ping),
             Method::Discover => return Ok(Call::Discover),
             Method::Listen => {
-                let notifications = p
-                    .notifications
-                    .optional("\"notifications\" must be an object")?;
-                return notifications
-                    .map_or(Ok(Filter::default()), |n| filter(members(n)))
-                    .map(Call::Listen);
+                // Required by the 2026-07-28 schema (`SubscriptionsListenRequestParams`): a
+                // stream without it would be told nothing, so its absence is a client's bug.
+                let notifications = p.notifications.required(
+                    "subscriptions/listen needs \"notifications\": an object of the notifications \
+                     to receive ({} for none; resourcesListChanged, resourceSubscriptions, ...)",
+                    "\"notifications\" must be an object",
+                )?;
+                return filter(members(notifications)).map(Call::Listen);
             }
             Method::Subscribe | Method::Unsubscribe => {
                 let wrong = format!("{} needs a string \"uri\"", method.name());
@@ -356,6 +358,7 @@ impl Call {
                 }
             }
             Method::PromptsGet => {
+                retry_members(p.input_responses, p.request_state)?;
                 let wrong = "prompts/get needs a string \"name\"";
                 SharedCall::PromptsGet {
                     name: p.name.required(wrong, wrong)?,
@@ -366,6 +369,7 @@ impl Call {
                 }
             }
             Method::ResourcesRead => {
+                retry_members(p.input_responses, p.request_state)?;
                 let wrong = "resources/read needs a string \"uri\"";
                 SharedCall::ResourcesRead {
                     uri: p.uri.required(wrong, wrong)?,
@@ -375,6 +379,15 @@ impl Call {
         };
         Ok(Call::Shared(shared))
     }
+}
+
+/// `inputResponses` and `requestState` of a request that takes them (2026-07-28) but never
+/// asks for input here (`prompts/get`, `resources/read`): ignored, but refused when of another
+/// type than the schema's, as `tools/call` refuses them.
+fn retry_members(responses: Field<Object>, state: Field<String>) -> Result<(), CallError> {
+    responses.optional("\"inputResponses\" must be an object")?;
+    state.optional("\"requestState\" must be a string")?;
+    Ok(())
 }
 
 /// The `notifications` of a listen request.
@@ -576,6 +589,20 @@ mod tests {
                 Err(CallError::InvalidParams(want.into()))
             );
         }
+        assert_eq!(
+            Call::parse(Method::Listen, params(json!({}))),
+            Err(CallError::InvalidParams(
+                "subscriptions/listen needs \"notifications\": an object of the notifications \
+                 to receive ({} for none; resourcesListChanged, resourceSubscriptions, ...)"
+                    .into()
+            ))
+        );
+        assert_eq!(
+            Call::parse(Method::Listen, params(json!({"notifications": null}))),
+            Err(CallError::InvalidParams(
+                "\"notifications\" must be an object".into()
+            ))
+        );
         assert_eq!(
             Call::parse(Method::Listen, params(json!({"notifications": [true]}))),
             Err(CallError::InvalidParams(

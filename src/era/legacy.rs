@@ -204,9 +204,7 @@ fn handle_inner(
                 ))
                 .with_data(super::uri_data(&uri)));
             }
-            if !session.interest.uris.contains(&uri)
-                && session.interest.uris.len() >= MAX_WATCHED_URIS
-            {
+            if !session.interest.watches(&uri) && session.interest.uris.len() >= MAX_WATCHED_URIS {
                 return Err(ErrorObject::invalid_params(format!(
                     "Invalid params: a session may subscribe to at most {MAX_WATCHED_URIS} resources; unsubscribe from one first"
                 )));
@@ -215,11 +213,11 @@ fn handle_inner(
                 log::error!("subscribe: {e}");
                 ErrorObject::new(INTERNAL_ERROR, "Internal error")
             })?;
-            session.interest.uris.insert(uri);
+            session.interest.subscribe(uri);
             Ok(Step::Done(Ok(Payload::default())))
         }
         Call::Unsubscribe { uri } => {
-            session.interest.uris.remove(&uri);
+            session.interest.unsubscribe(&uri);
             Ok(Step::Done(Ok(Payload::default())))
         }
         Call::Ping | Call::Discover | Call::Listen(_) => Err(ErrorObject::method_not_found(name)),

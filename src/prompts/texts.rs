@@ -1,20 +1,18 @@
 //! The prompt texts: the two-server setting, the review habits every prompt teaches, and
 //! one renderer per prompt from its validated arguments.
 
-use serde_json::{Map, Value, json};
-
 use super::Args;
 
-/// The `artifact` object to pass to every tool, as compact JSON (so quotes in a path are
-/// escaped correctly).
-fn artifact_json(revision: &str, uri: Option<&str>) -> String {
-    let mut m = Map::new();
-    m.insert("revision".into(), json!(revision));
-    m.insert("format".into(), json!("step"));
-    if let Some(u) = uri {
-        m.insert("uri".into(), json!(u));
-    }
-    Value::Object(m).to_string()
+/// The `artifact` object to pass to every tool, as compact JSON built from the arguments'
+/// JSON string literals ([`Args::json`]: quotes and controls in a path escaped, the value
+/// exact once decoded).
+fn artifact_json(args: &Args) -> String {
+    let revision = args.json("revision").unwrap_or("\"\"");
+    let uri = args
+        .json("uri")
+        .map(|u| format!(",\"uri\":{u}"))
+        .unwrap_or_default();
+    format!("{{\"format\":\"step\",\"revision\":{revision}{uri}}}")
 }
 
 fn part_phrase(revision: &str, uri: Option<&str>) -> String {
@@ -61,7 +59,7 @@ pub(super) fn start_review(args: &Args) -> String {
          Begin by recalling, then check each requirement with the geometry server, then ask the \
          engineer for the verdicts and the disposition, and record the decision.",
         part = part_phrase(revision, uri),
-        artifact = artifact_json(revision, uri),
+        artifact = artifact_json(args),
     )
 }
 
@@ -91,18 +89,17 @@ pub(super) fn resume_review(args: &Args) -> String {
          for the missing verdicts call `request_verdicts` per decision when the host supports \
          elicitation (it records the engineer's answers as theirs).",
         part = part_phrase(revision, uri),
-        artifact = artifact_json(revision, uri),
+        artifact = artifact_json(args),
     )
 }
 
 pub(super) fn record_decision(args: &Args) -> String {
-    let subject = args.get("subject").unwrap_or_default();
-    let subject_json = json!(subject).to_string();
+    let subject_json = args.json("subject").unwrap_or("\"\"");
     let part = match args.get("revision") {
         Some(revision) => format!(
             "It concerns {}. Use this artifact: {}",
             part_phrase(revision, args.get("uri")),
-            artifact_json(revision, args.get("uri"))
+            artifact_json(args)
         ),
         None => {
             let file = args
@@ -116,8 +113,8 @@ pub(super) fn record_decision(args: &Args) -> String {
                  never guess or reuse one. The artifact is \
                  {{\"revision\": \"sha256:<64 hex>\", \"format\": \"step\"{uri}}}.",
                 uri = args
-                    .get("uri")
-                    .map(|u| format!(", \"uri\": {}", json!(u)))
+                    .json("uri")
+                    .map(|u| format!(", \"uri\": {u}"))
                     .unwrap_or_default()
             )
         }

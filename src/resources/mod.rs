@@ -144,6 +144,12 @@ fn canonical(uri: &str) -> Cow<'_, str> {
     Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
+/// Whether `a` and `b` name the same resource: equal once [`canonical`] (a revision URI
+/// plain and percent-encoded). A subscription is one per resource, whichever form names it.
+pub fn same_resource(a: &str, b: &str) -> bool {
+    a == b || canonical(a) == canonical(b)
+}
+
 /// What `uri` names, if it is a resource this server serves (whether or not anything is
 /// recorded there yet: a client may subscribe to a revision before its first write). A
 /// percent-encoded form names the same resource ([`canonical`]).

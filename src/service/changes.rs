@@ -30,6 +30,27 @@ pub struct Interest {
     pub uris: BTreeSet<String>,
 }
 
+impl Interest {
+    /// Whether a URI naming the same resource as `uri` (in either form, see
+    /// [`resources::same_resource`]) is watched.
+    pub fn watches(&self, uri: &str) -> bool {
+        self.uris.iter().any(|u| resources::same_resource(u, uri))
+    }
+
+    /// Watches `uri`, in place of any other form of it already watched: one subscription
+    /// per resource, and its `updated` names the URI of the latest subscribe, which is
+    /// what the client matches on.
+    pub fn subscribe(&mut self, uri: String) {
+        self.unsubscribe(&uri);
+        self.uris.insert(uri);
+    }
+
+    /// Stops watching the resource `uri` names, in whichever form it was subscribed.
+    pub fn unsubscribe(&mut self, uri: &str) {
+        self.uris.retain(|u| !resources::same_resource(u, uri));
+    }
+}
+
 /// One thing to tell one audience.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {

@@ -354,3 +354,176 @@ fn a_request_whose_json_cannot_be_held_is_refused_with_its_id() -> Result<()> {
     );
     Ok(())
 }
+
+/// A revision URI has two forms, plain and percent-encoded (`sha256%3A…`), naming one
+/// resource. A legacy session holds one subscription per resource: an unsubscribe in either
+/// form ends it, a second subscribe in the other form replaces it, and the one
+/// `notifications/resources/updated` of a write names the URI of the latest subscribe (what
+/// the client matches on).
+#[test]
+fn subscribe_and_unsubscribe_agree_on_both_forms_of_a_uri() -> Result<()> {
+    let rev = format!("sha256:{}", "6".repeat(64));
+    let plain = format!("review://revisions/{rev}");
+    let encoded = format!("review://revisions/{}", rev.replace(':', "%3A"));
+    let mut id = 0;
+    let mut remember = |s: &mut Server| {
+        id += 1;
+        send(
+            s,
+            &request(
+                100 + id,
+                "tools/call",
+                json!({"name": "remember", "arguments": {
+                    "artifact": {"revision": rev, "format": "step", "uri": "/parts/forms.step"},
+                    "entity_ids": ["face:1"], "name": format!("datum {id}"), "note": "n"}}),
+            ),
+        )
+    };
+    let updates = |out: &[Value]| -> Vec<Value> {
+        out.iter()
+            .filter(|m| m["method"] == "notifications/resources/updated")
+            .map(|m| m["params"]["uri"].clone())
+            .collect()
+    };
+    for (subscribed, other) in [(&plain, &encoded), (&encoded, &plain)] {
+        let mut s = server()?;
+        initialize(&mut s, "2025-11-25")?;
+        let out = send(
+            &mut s,
+            &request(1, "resources/subscribe", json!({"uri": subscribed})),
+        );
+        ensure!(answer(&out, 1)?["result"] == json!({}), "{out:?}");
+        let out = send(
+            &mut s,
+            &request(2, "resources/unsubscribe", json!({"uri": other})),
+        );
+        ensure!(answer(&out, 2)?["result"] == json!({}), "{out:?}");
+        let out = remember(&mut s);
+        ensure!(
+            updates(&out).is_empty(),
+            "subscribed as {subscribed}, unsubscribed as {other}, still told: {out:?}"
+        );
+        // Both forms subscribed: one subscription, named as last subscribed.
+        for (n, uri) in [(3, subscribed), (4, other)] {
+            let out = send(
+                &mut s,
+                &request(n, "resources/subscribe", json!({"uri": uri})),
+            );
+            ensure!(answer(&out, n)?["result"] == json!({}), "{out:?}");
+        }
+        let out = remember(&mut s);
+        ensure!(
+            updates(&out) == vec![json!(other)],
+            "subscribed as {subscribed} then {other}: {out:?}"
+        );
+        let out = send(
+            &mut s,
+            &request(5, "resources/unsubscribe", json!({"uri": subscribed})),
+        );
+        ensure!(answer(&out, 5)?["result"] == json!({}), "{out:?}");
+        let out = remember(&mut s);
+        ensure!(
+            updates(&out).is_empty(),
+            "all unsubscribed, still told: {out:?}"
+        );
+    }
+    Ok(())
+}
+
+/// `subscriptions/listen` requires `notifications` (a `SubscriptionFilter` object: boolean
+/// flags and an array of string URIs) in the 2026-07-28 schema. Without it, or with it of
+/// another type, the request is invalid params (-32602) naming the member, and no stream is
+/// opened (no acknowledgement); a well-formed one is still acknowledged.
+#[test]
+fn a_listen_without_a_well_typed_notifications_member_is_invalid_params() -> Result<()> {
+    let mut s = server()?;
+    let bad = [
+        json!({}),
+        json!({"notifications": null}),
+        json!({"notifications": true}),
+        json!({"notifications": "resourcesListChanged"}),
+        json!({"notifications": [{"resourcesListChanged": true}]}),
+        json!({"notifications": {"resourcesListChanged": "yes"}}),
+        json!({"notifications": {"toolsListChanged": 1}}),
+        json!({"notifications": {"resourceSubscriptions": "review://revisions/x"}}),
+        json!({"notifications": {"resourceSubscriptions": [1]}}),
+    ];
+    for (n, params) in bad.into_iter().enumerate() {
+        let id = n as u64 + 1;
+        let out = send(
+            &mut s,
+            &request(id, "subscriptions/listen", enveloped(params.clone())),
+        );
+        ensure!(out.len() == 1, "{params}: {out:?}");
+        let e = &answer(&out, id)?["error"];
+        ensure!(
+            e["code"] == -32602
+                && e["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("notifications")),
+            "{params}: {out:?}"
+        );
+    }
+    let out = send(
+        &mut s,
+        &request(
+            50,
+            "subscriptions/listen",
+            enveloped(json!({"notifications": {}})),
+        ),
+    );
+    ensure!(
+        out.len() == 1 && out[0]["method"] == "notifications/subscriptions/acknowledged",
+        "{out:?}"
+    );
+    Ok(())
+}
+
+/// `prompts/get` and `resources/read` take `inputResponses` (an object) and `requestState` (a
+/// string) in the 2026-07-28 schema, as `tools/call` does; one of another type is invalid
+/// params (-32602) naming the member, as it is for `tools/call`, not silently ignored.
+#[test]
+fn prompt_and_read_retry_members_of_the_wrong_type_are_invalid_params() -> Result<()> {
+    let mut s = server()?;
+    let rev = format!("sha256:{}", "5".repeat(64));
+    let bases = [
+        (
+            "prompts/get",
+            json!({"name": "resume_review", "arguments": {"revision": rev}}),
+        ),
+        (
+            "resources/read",
+            json!({"uri": "ui://review-mcp/review-card"}),
+        ),
+    ];
+    let mut id = 0;
+    for (method, base) in bases {
+        for (member, value) in [
+            ("requestState", json!(1)),
+            ("requestState", json!({})),
+            ("inputResponses", json!([])),
+            ("inputResponses", json!("x")),
+        ] {
+            id += 1;
+            let mut params = base.clone();
+            params[member] = value.clone();
+            let out = send(&mut s, &request(id, method, enveloped(params)));
+            let e = &answer(&out, id)?["error"];
+            ensure!(
+                e["code"] == -32602 && e["message"].as_str().is_some_and(|m| m.contains(member)),
+                "{method} with {member}: {value}: {out:?}"
+            );
+        }
+        // Well typed, they are accepted (and mean nothing here).
+        id += 1;
+        let mut params = base.clone();
+        params["requestState"] = json!("s");
+        params["inputResponses"] = json!({});
+        let out = send(&mut s, &request(id, method, enveloped(params)));
+        ensure!(
+            answer(&out, id)?.get("result").is_some(),
+            "{method}: {out:?}"
+        );
+    }
+    Ok(())
+}
