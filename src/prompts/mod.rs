@@ -227,14 +227,8 @@ fn shown(form: Form, value: &str) -> Shown {
         Form::Lines(_) => crate::text::escape_controls_but_newlines(&value.replace("\r\n", "\n")),
         Form::Revision | Form::Text(_) => crate::text::escape_controls(value).into_owned(),
     };
-    let mut json = String::with_capacity(value.len() + 2);
-    for c in Value::String(value.to_string()).to_string().chars() {
-        if crate::text::is_control_like(c) {
-            json.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            json.push(c);
-        }
-    }
+    let json = Value::String(value.to_string()).to_string();
+    let json = crate::text::escape_json_controls(&json).into_owned();
     Shown { text, json }
 }
 
