@@ -18,6 +18,8 @@ pub(super) fn open_existing(db: &Path) -> anyhow::Result<Store> {
 
 /// Refuses a database path that names no file, saying where the path comes from.
 pub(super) fn require_existing(db: &Path) -> anyhow::Result<()> {
+    // A loop of links, a path ending in a slash: said as what they are.
+    review_mcp::store::file::database_path(db).map_err(|e| anyhow!("{e}"))?;
     if !db.exists() {
         return Err(anyhow!(
             "there is no database at {}: point --db or {DB_ENV} at an existing file",

@@ -68,8 +68,10 @@ pub const JOURNAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
 /// A database file that a store opens on its first query.
 #[derive(Debug)]
 pub(super) struct OnDisk {
-    /// Absolute (see [`file::absolute`]).
+    /// Absolute, a symbolic link followed (see [`file::database_path`]).
     pub path: PathBuf,
+    /// The path as given, absolute: a link to `path` when it differs.
+    pub named: PathBuf,
     pub journal: Journal,
     /// The file the open connection uses, once it is open.
     pub identity: Option<Identity>,
@@ -147,7 +149,8 @@ impl Store {
 
     fn unopened(path: &Path, journal: Journal) -> Result<Store, StoreError> {
         let disk = OnDisk {
-            path: file::absolute(path)?,
+            path: file::database_path(path)?,
+            named: file::absolute(path)?,
             journal,
             identity: None,
             checkpointed: 0,
@@ -210,7 +213,7 @@ impl Store {
                 (Some(_), Some(_)) => {}
                 (None, _) => {
                     let (conn, identity) = connect(&disk.path, disk.journal)?;
-                    disk.identity = Some(identity);
+                    disk.identity = Some(identity.named_by(&disk.named));
                     // What opening wrote (a migration) is not a change of the review.
                     self.internal_changes = conn.total_changes();
                     disk.checkpointed = conn.total_changes();

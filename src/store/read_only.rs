@@ -25,7 +25,7 @@ impl Store {
     /// A read-only store over the existing file itself (absolute path, schema version as
     /// inspected): the first step of every read-only command.
     pub(super) fn read_only_in_place(path: &Path) -> Result<(PathBuf, i64, Store), StoreError> {
-        let path = file::absolute(path)?;
+        let path = file::database_path(path)?;
         let meta = std::fs::metadata(&path).map_err(StoreError::io(&path))?;
         if !meta.is_file() {
             file::check_kind(&path, &meta)?;

@@ -765,3 +765,77 @@ fn a_read_only_command_on_an_older_file_says_what_it_does_once() -> anyhow::Resu
     );
     Ok(())
 }
+
+/// A symbolic link as the database path (a chain of them, relative, and one whose file does
+/// not exist yet) is the file it names, as SQLite sees it: the server writes (its `-wal` and
+/// `-shm` are beside that file, not beside the link), the read-only commands read the writes
+/// still in that log, `export -o` refuses that log, and a link re-pointed while the server
+/// runs stops it like a replaced file.
+#[test]
+fn symlinked_database_is_the_file_it_names() -> anyhow::Result<()> {
+    let dir = TempDir::new("symlink")?;
+    std::fs::create_dir(dir.join("data"))?;
+    let real = dir.join("data/review.db");
+    let link = dir.join("link.db");
+    let chain = dir.join("chain.db");
+    std::os::unix::fs::symlink("data/review.db", &link)?;
+    std::os::unix::fs::symlink("link.db", &chain)?;
+    let mut server = Server::start(&chain)?;
+    remember(&mut server, "first")?.ok()?;
+    assert!(real.is_file(), "the file the link names was not created");
+    // A reader's snapshot keeps the next writes in the log.
+    let reader = rusqlite::Connection::open(&real)?;
+    reader.execute_batch("BEGIN; SELECT count(*) FROM records;")?;
+    for name in ["second", "third"] {
+        remember(&mut server, name)?.ok()?;
+    }
+    for suffix in ["-wal", "-shm"] {
+        assert!(!side(&chain, suffix).exists(), "{suffix} beside the link");
+    }
+    assert_eq!(exported_names(&chain)?, ["first", "second", "third"]);
+    check_ok(&chain)?;
+    let wal = side(&real, "-wal");
+    let out = run_cli(&chain, &["export", "-o", wal.to_str().unwrap_or_default()])?;
+    assert!(!out.status.success(), "export -o onto the log ran");
+    assert!(
+        stderr_of(&out).contains("is the database"),
+        "{}",
+        stderr_of(&out)
+    );
+    drop(reader);
+    // The link made to name another file while the server runs.
+    std::fs::copy(&real, dir.join("other.db"))?;
+    std::fs::remove_file(&link)?;
+    std::os::unix::fs::symlink("other.db", &link)?;
+    match remember(&mut server, "fourth")? {
+        Answer::ToolError(text) => assert!(text.contains("replaced"), "{text}"),
+        other => panic!("a write through a re-pointed link: {other:?}"),
+    }
+    server.close()?;
+    assert_eq!(exported_names(&real)?, ["first", "second", "third"]);
+    Ok(())
+}
+
+/// A path that names no file a server could use, a loop of symbolic links or a path ending
+/// in a slash, is refused at start with a message naming it, and nothing is created.
+#[test]
+fn link_loop_and_trailing_slash_are_refused_at_start() -> anyhow::Result<()> {
+    let dir = TempDir::new("symlink-loop")?;
+    std::os::unix::fs::symlink("b.db", dir.join("a.db"))?;
+    std::os::unix::fs::symlink("a.db", dir.join("b.db"))?;
+    let slash = format!("{}/new.db/", dir.path().display());
+    for (path, says) in [
+        (dir.join("a.db"), "loop of symbolic links"),
+        (Path::new(&slash).to_path_buf(), "ends in a slash"),
+    ] {
+        let out = client::command(&path).stdin(Stdio::null()).output()?;
+        let err = stderr_of(&out);
+        assert!(!out.status.success(), "{}: started", path.display());
+        assert!(err.contains(says) && err.contains("--db"), "{err}");
+        let out = run_cli(&path, &["check"])?;
+        assert!(!out.status.success() && stderr_of(&out).contains(says));
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path())?.collect();
+    assert_eq!(names.len(), 2, "files were created");
+    Ok(())
+}
