@@ -33,9 +33,21 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     // mode, then filled by SQLite, which accepts an empty file.
     let (tmp, file) = create_temp_beside(target, db)
         .with_context(|| format!("cannot write the backup {}", target.display()))?;
+    // SQLite writes the copy through its own connection, which a mode without the owner's
+    // write bit (a read-only database's, 0444) would refuse: the owner may write it until it
+    // is complete, then it gets the database's mode.
+    let mode = file.metadata().map(|m| m.permissions());
     drop(file);
     let made = (|| -> anyhow::Result<()> {
+        let mode = mode?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let writable = std::fs::Permissions::from_mode(mode.mode() | 0o200);
+            std::fs::set_permissions(&tmp, writable)?;
+        }
         store.backup_into(&tmp).map_err(|e| anyhow!("{e}"))?;
+        std::fs::set_permissions(&tmp, mode)?;
         std::fs::hard_link(&tmp, target).or_else(|e| {
             // A file system without hard links: rename (may replace a file created since).
             if target.exists() {

@@ -839,3 +839,48 @@ fn link_loop_and_trailing_slash_are_refused_at_start() -> anyhow::Result<()> {
     assert_eq!(names.len(), 2, "files were created");
     Ok(())
 }
+
+/// `backup` of a database its owner made read-only (mode 0444), by that owner (as root, user
+/// `nobody` through `setpriv`: root writes anywhere): the copy is written, checked, and
+/// given the database's mode.
+#[cfg(unix)]
+#[test]
+fn backup_of_a_read_only_file_by_its_owner() -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("ro-backup")?;
+    let data = dir.join("data");
+    std::fs::create_dir(&data)?;
+    let db = data.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444))?;
+    // Only root (or a process that overrides permissions) opens a 0444 file for writing.
+    let root = std::fs::OpenOptions::new().write(true).open(&db).is_ok();
+    let copy = data.join("copy.db");
+    let mut cmd = if root {
+        for path in [&data, &db] {
+            std::os::unix::fs::chown(path, Some(65534), Some(65534))?;
+        }
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(client::binary());
+        c
+    } else {
+        std::process::Command::new(client::binary())
+    };
+    let out = cmd
+        .arg("--db")
+        .arg(&db)
+        .arg("backup")
+        .arg(&copy)
+        .env("MCP_LOG_LEVEL", "warn")
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .output()?;
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let mode = std::fs::metadata(&copy)?.permissions().mode() & 0o777;
+    assert_eq!(mode, 0o444, "the copy's mode");
+    assert_eq!(exported_names(&copy)?, vec!["kept".to_string()]);
+    Ok(())
+}
