@@ -178,7 +178,11 @@ fn apply_left_wal(path: &Path) {
         return;
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    // No wait for a lock (rusqlite's default is 5 s): a `TRUNCATE` checkpoint waits for every
+    // writer and every reader of the log, and a database browser holding a snapshot would
+    // hold up each read-only command that long for a log a server empties anyway.
     let applied = Connection::open_with_flags(path, flags)
+        .and_then(|conn| conn.busy_timeout(std::time::Duration::ZERO).map(|()| conn))
         .map_err(StoreError::from)
         .and_then(|conn| super::open::truncate_wal(&conn).map(|busy| (conn, busy)));
     match applied {
