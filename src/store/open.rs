@@ -473,11 +473,19 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     if journal == Journal::Wal {
         // A log left by a process stopped between an answer and its checkpoint, and the
         // migration just committed, go into the database file now.
-        if without_waiting(|| truncate_wal(&conn))? {
-            log::debug!(
+        match without_waiting(|| truncate_wal(&conn)) {
+            Ok(false) => {}
+            Ok(true) => log::debug!(
                 "{}: the log could not be emptied at open (another process reads it)",
                 path.display()
-            );
+            ),
+            // A full disk (the file cannot grow to take the log's pages), an I/O error: the
+            // log stays as it is, and reads see it through SQLite; a write says what is
+            // wrong. Refusing the open would refuse the reads too.
+            Err(e) => log::warn!(
+                "{}: the log beside it could not be copied into the file ({e}); it is read through until a later checkpoint can",
+                path.display()
+            ),
         }
         // The connection holds the `-wal` and `-shm` open from now on.
         return Ok((conn, before.with_companions(&["-wal", "-shm"])?));

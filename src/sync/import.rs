@@ -52,12 +52,20 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
         .map_err(|e| fail!("{}: {e}", file.display()))?;
     let total = lines.len();
     let (records, decisions, events) = split(lines);
-    let mut store = Store::open(db)?;
+    let nothing_written = |e: crate::store::StoreError| {
+        fail!(
+            "{}: nothing was written to {}: {}",
+            file.display(),
+            db.display(),
+            e.user_message()
+        )
+    };
+    let mut store = Store::open(db).map_err(nothing_written)?;
     // The counts come from the same transaction that wrote, so they describe what happened
     // even when a server wrote the database a moment before.
     let summary = store
         .import_with_history(&records, &decisions, &events)
-        .map_err(|e| fail!("{}: nothing was written: {e}", file.display()))?;
+        .map_err(nothing_written)?;
     // The log into the database file now, as a server does after each answer.
     if let Err(e) = store.checkpoint() {
         log::debug!("checkpoint after the import: {e}");

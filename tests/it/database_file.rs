@@ -884,3 +884,37 @@ fn backup_of_a_read_only_file_by_its_owner() -> anyhow::Result<()> {
     assert_eq!(exported_names(&copy)?, vec!["kept".to_string()]);
     Ok(())
 }
+
+/// `import` into a database another process keeps locked gives up after the busy timeout
+/// saying so: which file was imported, into which database, that nothing was written and
+/// to try again.
+#[test]
+fn import_into_a_locked_database_names_both_files_and_the_lock() -> anyhow::Result<()> {
+    let dir = TempDir::new("import-locked")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    let export = dir.join("export.jsonl");
+    std::fs::write(&export, run_cli(&db, &["export"])?.stdout)?;
+    let lines = std::fs::read_to_string(&export)?.replace("\"kept\"", "\"added\"");
+    let lines = lines.replace("rec_", "rec_0");
+    std::fs::write(&export, lines)?;
+    let locker = rusqlite::Connection::open(&db)?;
+    locker.execute_batch("BEGIN IMMEDIATE")?;
+    let out = run_cli(&db, &["import", export.to_str().unwrap_or_default()])?;
+    drop(locker);
+    let err = stderr_of(&out);
+    assert!(!out.status.success(), "the import ran under the lock");
+    for says in [
+        export.display().to_string(),
+        db.display().to_string(),
+        "nothing was written".into(),
+        "locked".into(),
+        "try again".into(),
+    ] {
+        assert!(err.contains(&says), "{says:?} missing from: {err}");
+    }
+    assert_eq!(exported_names(&db)?, vec!["kept".to_string()]);
+    Ok(())
+}
