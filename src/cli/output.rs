@@ -53,6 +53,20 @@ pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf,
                 return Ok((candidate, file));
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // The one reason a new file cannot be made: its directory is missing.
+                let dir = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                };
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "the directory {} does not exist; create it, or choose a path in an existing one",
+                        dir.display()
+                    ),
+                ));
+            }
             Err(e) => return Err(e),
         }
     }

@@ -147,3 +147,26 @@ fn export_onto_a_link_directory_or_fifo_is_refused_and_left_alone() -> Result<()
     );
     Ok(())
 }
+
+/// `export -o` and `backup` into a directory that does not exist say so, and what to do.
+#[test]
+fn output_in_a_missing_directory_says_so() -> Result<()> {
+    let dir = TempDir::new("no-dir")?;
+    database(dir.path())?;
+    for args in [
+        ["export", "-o", "missing/out.jsonl"].as_slice(),
+        ["backup", "missing/copy.db"].as_slice(),
+    ] {
+        let mut all = vec!["--db", "r.db"];
+        all.extend_from_slice(args);
+        let o = run(dir.path(), &all)?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        ensure!(o.status.code() == Some(1), "{args:?}: {err}");
+        ensure!(
+            err.contains("the directory missing does not exist") && err.contains("create it"),
+            "{args:?}: {err}"
+        );
+    }
+    ensure!(!dir.join("missing").exists());
+    Ok(())
+}
