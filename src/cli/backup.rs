@@ -9,7 +9,7 @@ use anyhow::{Context, anyhow};
 
 use review_mcp::store::Store;
 
-use super::database::{counts, open_existing};
+use super::database::{counts, open_existing, store_error};
 use super::output::{create_temp_beside, refuse_database_target};
 
 /// `review-mcp backup FILE`: a complete, self-contained copy of the database, taken in one
@@ -46,7 +46,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             let writable = std::fs::Permissions::from_mode(mode.mode() | 0o200);
             std::fs::set_permissions(&tmp, writable)?;
         }
-        store.backup_into(&tmp).map_err(|e| anyhow!("{e}"))?;
+        store.backup_into(&tmp).map_err(|e| store_error(db, e))?;
         std::fs::set_permissions(&tmp, mode)?;
         std::fs::hard_link(&tmp, target).or_else(|e| {
             // A file system without hard links: rename (may replace a file created since).
@@ -67,8 +67,8 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
         return Err(e.context(format!("cannot write the backup {}", target.display())));
     }
     drop(store);
-    let mut copy = Store::open_read_only(target).map_err(|e| anyhow!("{e}"))?;
-    let problems = copy.check().map_err(|e| anyhow!("{e}"))?;
+    let mut copy = Store::open_read_only(target).map_err(|e| store_error(target, e))?;
+    let problems = copy.check().map_err(|e| store_error(target, e))?;
     if !problems.is_empty() {
         return Err(anyhow!(
             "the backup {} does not pass its check: {}",
@@ -76,7 +76,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             problems.join("; ")
         ));
     }
-    let (records, decisions) = counts(&mut copy)?;
+    let (records, decisions) = counts(target, &mut copy)?;
     let mut out = io::stdout().lock();
     let _ = writeln!(
         out,

@@ -918,3 +918,56 @@ fn import_into_a_locked_database_names_both_files_and_the_lock() -> anyhow::Resu
     assert_eq!(exported_names(&db)?, vec!["kept".to_string()]);
     Ok(())
 }
+
+/// A damaged file (a page of the records table overwritten): `check` reports the damage as a
+/// problem of that file, exit 1, and says what to do; `export` and `backup` refuse, naming
+/// the database and that it is damaged (SQLite's own message names no file).
+#[test]
+fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()> {
+    let dir = TempDir::new("damaged")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    for i in 0..40 {
+        assert!(remember(&mut server, &format!("feature {i}"))?.is_ok());
+    }
+    server.close()?;
+    let (root, page_size): (i64, i64) = {
+        let conn = rusqlite::Connection::open(&db)?;
+        let root = conn.query_row(
+            "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = 'records'",
+            [],
+            |r| r.get(0),
+        )?;
+        (
+            root,
+            conn.pragma_query_value(None, "page_size", |r| r.get(0))?,
+        )
+    };
+    let mut bytes = std::fs::read(&db)?;
+    let at = usize::try_from((root - 1) * page_size)?;
+    bytes.splice(at..at + 8, [0x0d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    std::fs::write(&db, bytes)?;
+    let name = db.display().to_string();
+    let out = run_cli(&db, &["check"])?;
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{name}: integrity:")) && err.contains("backup"),
+        "{err}"
+    );
+    let copy = dir.join("copy.db");
+    for args in [
+        vec!["export"],
+        vec!["backup", copy.to_str().unwrap_or_default()],
+    ] {
+        let out = run_cli(&db, &args)?;
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("{name}: the database file is damaged")),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!copy.exists(), "a backup of a damaged file was left");
+    Ok(())
+}
