@@ -43,6 +43,11 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
     Sqlite(rusqlite::Error),
+    /// SQLite found the file damaged while opening it ("database disk image is malformed").
+    Damaged {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
     /// The path is not a regular file (a FIFO, a device, a directory).
     NotAFile {
         path: PathBuf,
@@ -124,6 +129,12 @@ impl std::fmt::Display for StoreError {
                 path.display()
             ),
             StoreError::Sqlite(e) => write!(f, "database error: {e}"),
+            StoreError::Damaged { path, source } => write!(
+                f,
+                "{} is damaged ({source}): run `review-mcp --db {} check`, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file)",
+                path.display(),
+                path.display()
+            ),
             StoreError::NotAFile { path, kind } => write!(
                 f,
                 "{} is {kind}, not a database file; nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a regular file (or a path where one may be created)",
@@ -182,7 +193,9 @@ impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             StoreError::Io { source, .. } | StoreError::ReadOnlyFile { source, .. } => Some(source),
-            StoreError::Open { source, .. } | StoreError::Sqlite(source) => Some(source),
+            StoreError::Open { source, .. }
+            | StoreError::Damaged { source, .. }
+            | StoreError::Sqlite(source) => Some(source),
             _ => None,
         }
     }
@@ -195,6 +208,17 @@ impl From<rusqlite::Error> for StoreError {
 }
 
 impl StoreError {
+    /// SQLite's failure to open or prepare the file at `path`: [`StoreError::Damaged`] when
+    /// it found the file damaged, else [`StoreError::Open`].
+    pub(super) fn opening(path: &Path, source: rusqlite::Error) -> StoreError {
+        use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+        let path = path.to_path_buf();
+        match source.sqlite_error_code() {
+            Some(DatabaseCorrupt | NotADatabase) => StoreError::Damaged { path, source },
+            _ => StoreError::Open { path, source },
+        }
+    }
+
     /// [`StoreError::Io`] of `path`, for `map_err`.
     pub(super) fn io(path: &Path) -> impl Fn(std::io::Error) -> StoreError + Copy + '_ {
         move |source| StoreError::Io {

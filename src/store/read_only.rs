@@ -125,10 +125,7 @@ fn in_private_dir(
 /// read: that is done by a short read-write open when the file is writable, as any start of
 /// a server would.
 fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
-    let named = |source| StoreError::Open {
-        path: path.to_path_buf(),
-        source,
-    };
+    let named = |source| StoreError::opening(path, source);
     apply_left_wal(path);
     let conn = open_for_inspection(path).map_err(named)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;

@@ -971,3 +971,36 @@ fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()>
     assert!(!copy.exists(), "a backup of a damaged file was left");
     Ok(())
 }
+
+/// A file too damaged to open (the schema table on page 1 overwritten): `check` reports it as
+/// a problem of the file with what to do, and a server's tool call says the file is damaged
+/// and to run `check`, not to check that it is writable.
+#[test]
+fn file_too_damaged_to_open_is_reported_as_damaged() -> anyhow::Result<()> {
+    let dir = TempDir::new("damaged-open")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    let mut bytes = std::fs::read(&db)?;
+    bytes.splice(100..108, [0x0d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    std::fs::write(&db, bytes)?;
+    let name = db.display().to_string();
+    let out = run_cli(&db, &["check"])?;
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{name}: integrity:")) && err.contains("backup"),
+        "{err}"
+    );
+    let mut server = Server::start(&db)?;
+    match server.call("recall", json!({"artifact": art()}))? {
+        Answer::ToolError(text) => assert!(
+            text.contains(&format!("{name} is damaged")) && text.contains("check"),
+            "{text}"
+        ),
+        other => panic!("a recall on a damaged file: {other:?}"),
+    }
+    server.close()?;
+    Ok(())
+}
