@@ -156,7 +156,9 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::FileChanged { path, change } => {
                 let what = match change {
-                    FileChange::Deleted => "was deleted".to_string(),
+                    FileChange::Deleted => {
+                        "was deleted or moved away (its directory renamed, say): the path names no file now".to_string()
+                    }
                     FileChange::Replaced => {
                         "was replaced by another file (a restored backup, `git checkout`, a sync client)".to_string()
                     }

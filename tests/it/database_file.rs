@@ -1004,3 +1004,27 @@ fn file_too_damaged_to_open_is_reported_as_damaged() -> anyhow::Result<()> {
     server.close()?;
     Ok(())
 }
+
+/// The database's directory renamed while a server runs: the path names no file any more, so
+/// writes are refused saying the file was deleted or moved and to restart; the file in the
+/// renamed directory keeps every answered write and passes `check`.
+#[test]
+fn directory_renamed_while_serving_refuses_writes_and_keeps_the_file() -> anyhow::Result<()> {
+    let dir = TempDir::new("dir-renamed")?;
+    std::fs::create_dir(dir.join("data"))?;
+    let mut server = Server::start(&dir.join("data/review.db"))?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    std::fs::rename(dir.join("data"), dir.join("moved"))?;
+    match remember(&mut server, "lost")? {
+        Answer::ToolError(text) => assert!(
+            text.contains("moved") && text.contains("Restart the server"),
+            "{text}"
+        ),
+        other => panic!("a write after the directory moved: {other:?}"),
+    }
+    server.close()?;
+    let moved = dir.join("moved/review.db");
+    check_ok(&moved)?;
+    assert_eq!(exported_names(&moved)?, vec!["kept".to_string()]);
+    Ok(())
+}
