@@ -1028,3 +1028,56 @@ fn directory_renamed_while_serving_refuses_writes_and_keeps_the_file() -> anyhow
     assert_eq!(exported_names(&moved)?, vec!["kept".to_string()]);
     Ok(())
 }
+
+/// `backup` onto a full disk (another than the database's): it says the copy's disk is full,
+/// not the database's, and leaves nothing on that disk.
+#[test]
+#[ignore = "needs root (mounts a tmpfs, chattr +i); .ci/run runs it with --ignored as root"]
+fn backup_onto_a_full_disk_says_which_disk_and_leaves_nothing() -> anyhow::Result<()> {
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(&self.0)
+                .status();
+        }
+    }
+    let dir = TempDir::new("backup-full")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    for i in 0..20 {
+        assert!(remember(&mut server, &format!("feature {i}"))?.is_ok());
+    }
+    server.close()?;
+    let mnt = dir.join("mnt");
+    std::fs::create_dir(&mnt)?;
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+        .arg(&mnt)
+        .status()?;
+    anyhow::ensure!(mounted.success(), "could not run: cannot mount a tmpfs");
+    let _unmount = Unmount(mnt.clone());
+    {
+        let mut f = std::fs::File::create(mnt.join("filler"))?;
+        let block = vec![0u8; 4096];
+        while f.write_all(&block).is_ok() {}
+    }
+    let target = mnt.join("copy.db");
+    let out = run_cli(&db, &["backup", target.to_str().unwrap_or_default()])?;
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("cannot write the backup {}", target.display()))
+            && err.contains("the disk it goes on is full")
+            && !err.contains(&format!("{}: the disk is full", db.display())),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&mnt)?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .filter(|n| n != "filler")
+        .collect();
+    assert!(left.is_empty(), "left on the full disk: {left:?}");
+    Ok(())
+}
