@@ -418,7 +418,7 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(io)?;
+                create_private_dirs(parent).map_err(io)?;
             }
             create_private(path).map_err(io)?;
             std::fs::metadata(path).map_err(io)?
@@ -623,6 +623,19 @@ pub(super) fn is_busy(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
     )
+}
+
+/// Creates `dir` and any missing directory above it, each one this creates usable by its owner
+/// only (as the file is); directories that exist are left as they are.
+fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
 }
 
 /// Creates an empty file readable and writable by its owner only, before SQLite sees it

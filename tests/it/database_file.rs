@@ -1081,3 +1081,30 @@ fn backup_onto_a_full_disk_says_which_disk_and_leaves_nothing() -> anyhow::Resul
     assert!(left.is_empty(), "left on the full disk: {left:?}");
     Ok(())
 }
+
+/// The first write creates the file and its missing parent directories usable by their owner
+/// only (docs/database.md); a directory that was there keeps its mode.
+#[cfg(unix)]
+#[test]
+fn new_file_and_its_new_directories_are_owner_only() -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new("owner-only")?;
+    let mode = |p: &Path| -> anyhow::Result<u32> {
+        Ok(std::fs::metadata(p)?.permissions().mode() & 0o777)
+    };
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
+    let db = dir.join("a/b/review.db");
+    let mut server = Server::start_logging_to(&db, &dir.join("server.stderr"))?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    assert_eq!(mode(&db)?, 0o600, "the file");
+    for made in ["a", "a/b"] {
+        assert_eq!(mode(&dir.join(made))?, 0o700, "{made}");
+    }
+    assert_eq!(
+        mode(dir.path())?,
+        0o755,
+        "an existing directory was changed"
+    );
+    Ok(())
+}
