@@ -211,12 +211,14 @@ impl From<rusqlite::Error> for StoreError {
 
 impl StoreError {
     /// SQLite's failure to open or prepare the file at `path`: [`StoreError::Damaged`] when
-    /// it found the file damaged, else [`StoreError::Open`].
+    /// it found the file damaged, the lock as it is (its message says the file is locked, not
+    /// that it cannot be written), else [`StoreError::Open`].
     pub(super) fn opening(path: &Path, source: rusqlite::Error) -> StoreError {
-        use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+        use rusqlite::ErrorCode::{DatabaseBusy, DatabaseCorrupt, DatabaseLocked, NotADatabase};
         let path = path.to_path_buf();
         match source.sqlite_error_code() {
             Some(DatabaseCorrupt | NotADatabase) => StoreError::Damaged { path, source },
+            Some(DatabaseBusy | DatabaseLocked) => StoreError::Sqlite(source),
             _ => StoreError::Open { path, source },
         }
     }

@@ -39,7 +39,10 @@ impl Store {
             // A log without its index in a directory this process cannot write: SQLite
             // cannot read the log in place, and no writer can be using it (a writer keeps
             // the index). Read a private copy of both instead.
-            Err(e) if log_without_index(&path) => {
+            // Not when another process holds the file locked (SQLite's exclusive locking mode
+            // keeps its index in memory, so its log has none on disk): copying the files it is
+            // writing could read them torn. That is the lock, and it is said so.
+            Err(e) if log_without_index(&path) && !is_locked(&e) => {
                 log::debug!(
                     "{}: {e}; reading a private copy with its log",
                     path.display()
@@ -203,6 +206,11 @@ fn private_dir_name() -> PathBuf {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()))
+}
+
+/// Whether `e` is another process's lock (SQLite's busy or locked).
+fn is_locked(e: &StoreError) -> bool {
+    matches!(e, StoreError::Sqlite(e) if super::open::is_busy(e))
 }
 
 /// Whether a `-wal` lies beside the file without the `-shm` index SQLite needs to read it.

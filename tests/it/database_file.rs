@@ -1108,3 +1108,49 @@ fn new_file_and_its_new_directories_are_owner_only() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// A process that holds the file in SQLite's exclusive locking mode (its log has no index on
+/// disk): `check`, `export` and `backup` give up after the busy timeout saying the database
+/// is locked, instead of reading a copy of files that process is writing (`check` said ok)
+/// or calling the file read-only (`backup`).
+#[test]
+fn read_only_commands_under_an_exclusive_lock_say_locked() -> anyhow::Result<()> {
+    let dir = TempDir::new("exclusive")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    let holder = rusqlite::Connection::open(&db)?;
+    holder.execute_batch(
+        "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; \
+         UPDATE records SET note = 'being written'; COMMIT;",
+    )?;
+    let copy = dir.join("copy.db");
+    let copy_arg = copy.display().to_string();
+    let runs = [
+        vec!["check"],
+        vec!["export"],
+        vec!["backup", copy_arg.as_str()],
+    ];
+    let outs = std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|args| s.spawn(|| run_cli(&db, args)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().map_err(|_| anyhow::anyhow!("a run panicked"))?)
+            .collect::<anyhow::Result<Vec<_>>>()
+    })?;
+    drop(holder);
+    for (args, out) in runs.iter().zip(outs) {
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&db.display().to_string()) && err.contains("locked by another process"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!copy.exists(), "a backup was left");
+    Ok(())
+}
