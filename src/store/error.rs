@@ -120,7 +120,13 @@ impl std::fmt::Display for StoreError {
                 )
             }
             StoreError::Io { path, source } => {
-                write!(f, "cannot open {}: {source}", path.display())
+                write!(f, "cannot open {}: {source}", path.display())?;
+                if source.kind() == std::io::ErrorKind::PermissionDenied {
+                    f.write_str(
+                        "; check the permissions of the file and of the directories above it (this process's user must be able to read it, and to write it to serve)",
+                    )?;
+                }
+                Ok(())
             }
             StoreError::Invalid(m) => f.write_str(m),
             StoreError::Open { path, source } => write!(
@@ -302,6 +308,22 @@ mod tests {
             rusqlite::ffi::Error::new(code),
             None,
         ))
+    }
+
+    #[test]
+    fn a_refused_permission_says_what_to_check() {
+        let e = StoreError::io(Path::new("/x/review.db"))(std::io::Error::from(
+            std::io::ErrorKind::PermissionDenied,
+        ));
+        let m = e.user_message();
+        assert!(
+            m.contains("/x/review.db") && m.contains("check the permissions"),
+            "{m}"
+        );
+        let e = StoreError::io(Path::new("/x/review.db"))(std::io::Error::from(
+            std::io::ErrorKind::NotFound,
+        ));
+        assert!(!e.to_string().contains("permissions"));
     }
 
     #[test]
