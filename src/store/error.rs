@@ -189,7 +189,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::Empty { path } => write!(
                 f,
-                "{} is empty: no review-mcp server has written to it yet",
+                "{} is empty: no review-mcp server has written to it yet (a server makes it a database at its first write); point --db or REVIEW_MCP_DB_PATH at the file your servers use",
                 path.display()
             ),
             StoreError::NotOpen => f.write_str("the database connection is closed"),

@@ -1154,3 +1154,30 @@ fn read_only_commands_under_an_exclusive_lock_say_locked() -> anyhow::Result<()>
     assert!(!copy.exists(), "a backup was left");
     Ok(())
 }
+
+/// `check`, `export` and `backup` of an empty file (one a server was stopped right after
+/// creating, or a `touch`): refused, saying it is empty and where to point instead; nothing
+/// is written to it.
+#[test]
+fn read_only_commands_on_an_empty_file_say_what_to_do() -> anyhow::Result<()> {
+    let dir = TempDir::new("empty-file")?;
+    let db = dir.join("review.db");
+    std::fs::write(&db, b"")?;
+    let copy = dir.join("copy.db");
+    for args in [
+        vec!["check"],
+        vec!["export"],
+        vec!["backup", copy.to_str().unwrap_or_default()],
+    ] {
+        let out = run_cli(&db, &args)?;
+        let err = stderr_of(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("is empty") && err.contains("point --db"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(std::fs::metadata(&db)?.len(), 0);
+    assert!(!copy.exists());
+    Ok(())
+}
