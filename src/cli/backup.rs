@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
 
-use review_mcp::store::{Store, StoreError};
+use review_mcp::store::Store;
 
 use super::database::{counts, open_existing, store_error};
 use super::output::{create_temp_beside, refuse_database_target};
@@ -46,14 +46,13 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             let writable = std::fs::Permissions::from_mode(mode.mode() | 0o200);
             std::fs::set_permissions(&tmp, writable)?;
         }
-        store.backup_into(&tmp).map_err(|e| match &e {
-            // What fills up is the copy's disk, not the database's.
-            StoreError::Sqlite(s)
-                if s.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull) =>
-            {
+        store.backup_into(&tmp).map_err(|e| {
+            if e.is_disk_full() {
+                // What fills up is the copy's disk, not the database's.
                 anyhow!("the disk it goes on is full; free space there, or choose another place")
+            } else {
+                store_error(db, e)
             }
-            _ => store_error(db, e),
         })?;
         std::fs::set_permissions(&tmp, mode)?;
         std::fs::hard_link(&tmp, target).or_else(|e| {

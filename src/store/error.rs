@@ -229,6 +229,11 @@ impl StoreError {
         }
     }
 
+    /// Whether SQLite found the disk it was writing full.
+    pub fn is_disk_full(&self) -> bool {
+        matches!(self, StoreError::Sqlite(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull))
+    }
+
     /// [`StoreError::Io`] of `path`, for `map_err`.
     pub(super) fn io(path: &Path) -> impl Fn(std::io::Error) -> StoreError + Copy + '_ {
         move |source| StoreError::Io {
