@@ -9,7 +9,7 @@ use anyhow::{Context, anyhow};
 
 use review_mcp::store::Store;
 
-use super::database::{counts, open_existing};
+use super::database::{counts, open_existing, store_error};
 use super::output::{create_temp_beside, refuse_database_target};
 
 /// `review-mcp backup FILE`: a complete, self-contained copy of the database, taken in one
@@ -37,9 +37,28 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             target.display()
         )
     })?;
+    // SQLite writes the copy through its own connection, which a mode without the owner's
+    // write bit (a read-only database's, 0444) would refuse: the owner may write it until it
+    // is complete, then it gets the database's mode.
+    let mode = file.metadata().map(|m| m.permissions());
     drop(file);
     let made = (|| -> anyhow::Result<()> {
-        store.backup_into(&tmp).map_err(|e| anyhow!("{e}"))?;
+        let mode = mode?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let writable = std::fs::Permissions::from_mode(mode.mode() | 0o200);
+            std::fs::set_permissions(&tmp, writable)?;
+        }
+        store.backup_into(&tmp).map_err(|e| {
+            if e.is_disk_full() {
+                // What fills up is the copy's disk, not the database's.
+                anyhow!("the disk it goes on is full; free space there, or choose another place")
+            } else {
+                store_error(db, e)
+            }
+        })?;
+        std::fs::set_permissions(&tmp, mode)?;
         std::fs::hard_link(&tmp, target).or_else(|e| {
             // A file system without hard links: rename (may replace a file created since).
             if target.exists() {
@@ -59,8 +78,8 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
         return Err(e.context(format!("cannot write the backup {}", target.display())));
     }
     drop(store);
-    let mut copy = Store::open_read_only(target).map_err(|e| anyhow!("{e}"))?;
-    let problems = copy.check().map_err(|e| anyhow!("{e}"))?;
+    let mut copy = Store::open_read_only(target).map_err(|e| store_error(target, e))?;
+    let problems = copy.check().map_err(|e| store_error(target, e))?;
     if !problems.is_empty() {
         return Err(anyhow!(
             "the backup {} does not pass its check: {}",
@@ -68,7 +87,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             problems.join("; ")
         ));
     }
-    let (records, decisions) = counts(&mut copy)?;
+    let (records, decisions) = counts(target, &mut copy)?;
     let mut out = io::stdout().lock();
     let _ = writeln!(
         out,

@@ -5,19 +5,32 @@ use std::path::Path;
 
 use anyhow::anyhow;
 
-use review_mcp::store::Store;
+use review_mcp::store::{Store, StoreError};
 
 use super::invocation::DB_ENV;
+
+/// A store error as a command says it: SQLite's own errors name no file and say nothing of
+/// what to do, so they get the database's path and the message a tool result gives
+/// ("the database file is damaged (…); run `review-mcp check`", the lock, a full disk); the
+/// store's other errors name their file already.
+pub(super) fn store_error(db: &Path, e: StoreError) -> anyhow::Error {
+    match e {
+        StoreError::Sqlite(_) => anyhow!("{}: {}", db.display(), e.user_message()),
+        other => anyhow!("{other}"),
+    }
+}
 
 /// Opens the database for a command that only reads or checks it, read-only: a missing file
 /// is an error (creating an empty database to export or check would hide a wrong path).
 pub(super) fn open_existing(db: &Path) -> anyhow::Result<Store> {
     require_existing(db)?;
-    Store::open_read_only(db).map_err(|e| anyhow!("{e}"))
+    Store::open_read_only(db).map_err(|e| store_error(db, e))
 }
 
 /// Refuses a database path that names no file, saying where the path comes from.
 pub(super) fn require_existing(db: &Path) -> anyhow::Result<()> {
+    // A loop of links, a path ending in a slash: said as what they are.
+    review_mcp::store::file::database_path(db).map_err(|e| anyhow!("{e}"))?;
     if !db.exists() {
         return Err(anyhow!(
             "there is no database at {}: point --db or {DB_ENV} at an existing file",
@@ -27,11 +40,11 @@ pub(super) fn require_existing(db: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// How many records and decisions the database holds.
-pub(super) fn counts(store: &mut Store) -> anyhow::Result<(u64, u64)> {
+/// How many records and decisions the database `db` holds.
+pub(super) fn counts(db: &Path, store: &mut Store) -> anyhow::Result<(u64, u64)> {
     Ok(store
         .revisions()
-        .map_err(|e| anyhow!("{e}"))?
+        .map_err(|e| store_error(db, e))?
         .iter()
         .fold((0, 0), |(r, d), s| (r + s.records, d + s.decisions)))
 }

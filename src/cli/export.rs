@@ -20,11 +20,11 @@ use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, anyhow};
+use anyhow::Context;
 
 use review_mcp::sync::line::write_export;
 
-use super::database::open_existing;
+use super::database::{open_existing, store_error};
 use super::output::{refuse_database_target, write_beside};
 
 /// `review-mcp export [-o FILE]`: JSON Lines on stdout, or into FILE through a temporary file
@@ -34,7 +34,7 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
         refuse_database_target(db, path)?;
     }
     let mut store = open_existing(db)?;
-    let (records, decisions, events) = store.export_all().map_err(|e| anyhow!("{e}"))?;
+    let (records, decisions, events) = store.export_all().map_err(|e| store_error(db, e))?;
     let Some(path) = output else {
         let mut out = io::BufWriter::new(io::stdout().lock());
         write_export(records, decisions, &events, &mut out).context("cannot write the export")?;

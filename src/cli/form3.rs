@@ -21,7 +21,6 @@ use super::output::{refuse_database_target, write_beside};
 pub fn run(db: &Path, revision: &str, output: Option<&Path>) -> anyhow::Result<ExitCode> {
     if let Some(path) = output {
         refuse_database_target(db, path)?;
-        refuse_link_or_directory(path)?;
     }
     let mut store = open_existing(db)?;
     let form = match Form3::load(&mut store, revision, None) {
@@ -47,10 +46,7 @@ pub fn run(db: &Path, revision: &str, output: Option<&Path>) -> anyhow::Result<E
     write_beside(path, db, |mut file| {
         file.write_all(csv.as_bytes())?;
         file.sync_all()?;
-        drop(file);
-        // Checked again just before the rename: a link planted meanwhile is refused too (the
-        // rename would replace the link itself, never write through it, either way).
-        refuse_link_or_directory(path)
+        Ok(())
     })?;
     log::info!(
         "wrote the Form 3 of {revision}: {} rows to {}",
@@ -58,19 +54,4 @@ pub fn run(db: &Path, revision: &str, output: Option<&Path>) -> anyhow::Result<E
         path.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Refuses an output path that is a symlink (whatever it points to) or a directory.
-fn refuse_link_or_directory(path: &Path) -> anyhow::Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(anyhow!(
-            "{} is a symbolic link: the Form 3 is not written through a link; name the file itself",
-            path.display()
-        )),
-        Ok(m) if m.is_dir() => Err(anyhow!(
-            "{} is a directory: name the file to write",
-            path.display()
-        )),
-        _ => Ok(()),
-    }
 }

@@ -53,6 +53,20 @@ pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf,
                 return Ok((candidate, file));
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                // The one reason a new file cannot be made: its directory is missing.
+                let dir = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                };
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!(
+                        "the directory {} does not exist; create it, or choose a path in an existing one",
+                        dir.display()
+                    ),
+                ));
+            }
             Err(e) => return Err(e),
         }
     }
@@ -61,12 +75,16 @@ pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf,
 
 /// Writes `path` through a new temporary file beside it ([`create_temp_beside`]): `write`
 /// fills (and syncs) the file, which is then renamed over `path`; on any failure the
-/// temporary file is removed and `path` left as it was.
+/// temporary file is removed and `path` left as it was. A `path` that is anything but a
+/// regular file or nothing (a symbolic link, a directory, a FIFO, a device) is refused,
+/// before and again just before the rename: the rename would replace the link or the
+/// device node itself, never write through it.
 pub(super) fn write_beside<T>(
     path: &Path,
     db: &Path,
     write: impl FnOnce(File) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
+    refuse_unusual_target(path)?;
     let (tmp, file) = create_temp_beside(path, db).with_context(|| {
         format!(
             "cannot write {} (its folder must exist and be writable)",
@@ -74,6 +92,7 @@ pub(super) fn write_beside<T>(
         )
     })?;
     let written = write(file).and_then(|t| {
+        refuse_unusual_target(path)?;
         std::fs::rename(&tmp, path)?;
         Ok(t)
     });
@@ -81,6 +100,34 @@ pub(super) fn write_beside<T>(
         let _ = std::fs::remove_file(&tmp);
     }
     written.with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Refuses an output path that names anything but a regular file (or nothing yet): a
+/// symbolic link (whatever it points to), a directory, a FIFO, a socket or a device.
+fn refuse_unusual_target(path: &Path) -> anyhow::Result<()> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        return Err(anyhow!(
+            "{} is a symbolic link: -o does not write through a link; name the file itself, or leave -o out to write to stdout",
+            path.display()
+        ));
+    }
+    if ft.is_dir() {
+        return Err(anyhow!(
+            "{} is a directory: name the file to write",
+            path.display()
+        ));
+    }
+    match review_mcp::review::hashing::kind_name(&ft) {
+        Some(kind) => Err(anyhow!(
+            "{} is {kind}, not a regular file: -o writes a file (a temporary file renamed over it); name a file, or leave -o out to write to stdout",
+            path.display()
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Temporary names for an export to `path`: `.NAME.PID-N.tmp` beside it.

@@ -26,24 +26,51 @@ impl Store {
             ));
         }
         let tx = self.read()?;
-        {
+        // A check that stops on damage it cannot step over (SQLite answers "database disk
+        // image is malformed" instead of a row, as the full-text check does for a damaged
+        // index) has found a problem, not failed: the file is not sound.
+        let damaged = |what: &str, e: rusqlite::Error| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+                Ok(format!("{what}: {e}"))
+            }
+            _ => Err(StoreError::from(e)),
+        };
+        let integrity = || -> rusqlite::Result<Vec<String>> {
             let mut stmt = tx.prepare("PRAGMA integrity_check")?;
             let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            let mut found = Vec::new();
             for row in rows {
                 let row = row?;
                 if row != "ok" {
-                    problems.push(format!("integrity: {row}"));
+                    found.push(format!("integrity: {row}"));
                 }
             }
+            Ok(found)
+        };
+        match integrity() {
+            Ok(found) => problems.extend(found),
+            Err(e) => problems.push(damaged("integrity", e)?),
+        }
+        let foreign_keys = || -> rusqlite::Result<Vec<String>> {
             let mut stmt = tx.prepare("PRAGMA foreign_key_check")?;
             let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            let mut found = Vec::new();
             for row in rows {
-                problems.push(format!("foreign key violation in table {}", row?));
+                found.push(format!("foreign key violation in table {}", row?));
             }
+            Ok(found)
+        };
+        match foreign_keys() {
+            Ok(found) => problems.extend(found),
+            Err(e) => problems.push(damaged("foreign keys", e)?),
         }
         // `PRAGMA integrity_check` also checks each full-text index (SQLite 3.44 and later
         // call the FTS5 integrity method), so a read-only connection checks everything.
-        problems.extend(super::history::edited_events(&tx)?);
+        match super::history::edited_events(&tx) {
+            Ok(found) => problems.extend(found),
+            Err(StoreError::Sqlite(e)) => problems.push(damaged("history", e)?),
+            Err(e) => return Err(e),
+        }
         drop(tx);
         Ok(problems)
     }

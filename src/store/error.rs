@@ -49,6 +49,11 @@ pub enum StoreError {
         source: rusqlite::Error,
     },
     Sqlite(rusqlite::Error),
+    /// SQLite found the file damaged while opening it ("database disk image is malformed").
+    Damaged {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
     /// The path is not a regular file (a FIFO, a device, a directory).
     NotAFile {
         path: PathBuf,
@@ -120,11 +125,16 @@ impl std::fmt::Display for StoreError {
                     shm.display()
                 )
             }
-            StoreError::Io { path, source } => write!(
-                f,
-                "cannot open {}: {source}; check the path and this user's permissions on it",
-                path.display()
-            ),
+            StoreError::Io { path, source } => {
+                write!(f, "cannot open {}: {source}", path.display())?;
+                if source.kind() == std::io::ErrorKind::PermissionDenied {
+                    f.write_str(
+                        "; check the permissions of the file and of the directories above it (this process's user must be able to read it, and to write it to serve)",
+                    )
+                } else {
+                    f.write_str("; check the path")
+                }
+            }
             StoreError::Create { path, source } => write!(
                 f,
                 "cannot create the database {} ({source}); nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a file in a directory this user can write, by its absolute path (without one the file is ./review-mcp.db in the directory the host started the server in, which may not be writable, such as /)",
@@ -137,6 +147,12 @@ impl std::fmt::Display for StoreError {
                 path.display()
             ),
             StoreError::Sqlite(e) => write!(f, "database error: {e}"),
+            StoreError::Damaged { path, source } => write!(
+                f,
+                "{} is damaged ({source}): run `review-mcp --db {} check`, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file)",
+                path.display(),
+                path.display()
+            ),
             StoreError::NotAFile { path, kind } => write!(
                 f,
                 "{} is {kind}, not a database file; nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a regular file (or a path where one may be created)",
@@ -158,7 +174,9 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::FileChanged { path, change } => {
                 let what = match change {
-                    FileChange::Deleted => "was deleted".to_string(),
+                    FileChange::Deleted => {
+                        "was deleted or moved away (its directory renamed, say): the path names no file now".to_string()
+                    }
                     FileChange::Replaced => {
                         "was replaced by another file (a restored backup, `git checkout`, a sync client)".to_string()
                     }
@@ -183,7 +201,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::Empty { path } => write!(
                 f,
-                "{} is empty: no review-mcp server has written to it yet; point --db or REVIEW_MCP_DB_PATH at the database your servers use",
+                "{} is empty: no review-mcp server has written to it yet (a server makes it a database at its first write); point --db or REVIEW_MCP_DB_PATH at the file your servers use",
                 path.display()
             ),
             StoreError::NotOpen => f.write_str("the database connection is closed"),
@@ -197,7 +215,9 @@ impl std::error::Error for StoreError {
             StoreError::Io { source, .. }
             | StoreError::Create { source, .. }
             | StoreError::ReadOnlyFile { source, .. } => Some(source),
-            StoreError::Open { source, .. } | StoreError::Sqlite(source) => Some(source),
+            StoreError::Open { source, .. }
+            | StoreError::Damaged { source, .. }
+            | StoreError::Sqlite(source) => Some(source),
             _ => None,
         }
     }
@@ -210,6 +230,24 @@ impl From<rusqlite::Error> for StoreError {
 }
 
 impl StoreError {
+    /// SQLite's failure to open or prepare the file at `path`: [`StoreError::Damaged`] when
+    /// it found the file damaged, the lock as it is (its message says the file is locked, not
+    /// that it cannot be written), else [`StoreError::Open`].
+    pub(super) fn opening(path: &Path, source: rusqlite::Error) -> StoreError {
+        use rusqlite::ErrorCode::{DatabaseBusy, DatabaseCorrupt, DatabaseLocked, NotADatabase};
+        let path = path.to_path_buf();
+        match source.sqlite_error_code() {
+            Some(DatabaseCorrupt | NotADatabase) => StoreError::Damaged { path, source },
+            Some(DatabaseBusy | DatabaseLocked) => StoreError::Sqlite(source),
+            _ => StoreError::Open { path, source },
+        }
+    }
+
+    /// Whether SQLite found the disk it was writing full.
+    pub fn is_disk_full(&self) -> bool {
+        matches!(self, StoreError::Sqlite(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull))
+    }
+
     /// [`StoreError::Io`] of `path`, for `map_err`.
     pub(super) fn io(path: &Path) -> impl Fn(std::io::Error) -> StoreError + Copy + '_ {
         move |source| StoreError::Io {
@@ -289,6 +327,22 @@ mod tests {
             rusqlite::ffi::Error::new(code),
             None,
         ))
+    }
+
+    #[test]
+    fn a_refused_permission_says_what_to_check() {
+        let e = StoreError::io(Path::new("/x/review.db"))(std::io::Error::from(
+            std::io::ErrorKind::PermissionDenied,
+        ));
+        let m = e.user_message();
+        assert!(
+            m.contains("/x/review.db") && m.contains("check the permissions"),
+            "{m}"
+        );
+        let e = StoreError::io(Path::new("/x/review.db"))(std::io::Error::from(
+            std::io::ErrorKind::NotFound,
+        ));
+        assert!(!e.to_string().contains("permissions"));
     }
 
     #[test]

@@ -41,6 +41,43 @@ pub fn absolute(path: &Path) -> Result<PathBuf, StoreError> {
     std::path::absolute(path).map_err(StoreError::io(path))
 }
 
+/// The database file `path` names, as SQLite names it: [`absolute`], with a symbolic link at
+/// its end followed (link by link, a relative target read from the link's directory) to the
+/// path it names, which may not exist yet. SQLite follows the link itself and keeps the
+/// `-wal` and `-shm` beside the file it names, not beside the link: every check of those
+/// companions (a left log, the identity of an open one, a reader's choice to open a file with
+/// no log `immutable`) must look where SQLite writes them. A path that ends in a slash names
+/// a directory, and a loop of links names nothing: both are refused.
+pub fn database_path(path: &Path) -> Result<PathBuf, StoreError> {
+    let given = absolute(path)?;
+    if given.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(StoreError::NotAFile {
+            path: given,
+            kind: "a directory (the path ends in a slash)",
+        });
+    }
+    // Linux's own limit of links followed in one path.
+    const MAX_LINKS: usize = 40;
+    let mut at = given.clone();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&at).map_err(StoreError::io(&at))?;
+                // `at` is absolute, so it has a parent and the result is absolute.
+                at = match at.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(StoreError::NotAFile {
+        path: given,
+        kind: "a loop of symbolic links",
+    })
+}
+
 /// The path of one of SQLite's companion files of `db`.
 pub fn companion(db: &Path, suffix: &str) -> PathBuf {
     let mut s = db.as_os_str().to_owned();
@@ -88,6 +125,9 @@ pub struct Identity {
     dev: u64,
     ino: u64,
     companions: Vec<(&'static str, PathBuf, (u64, u64))>,
+    /// The symbolic link the file was named by (see [`database_path`]), which must go on
+    /// naming it.
+    link: Option<PathBuf>,
 }
 
 impl Identity {
@@ -100,7 +140,17 @@ impl Identity {
             dev,
             ino,
             companions: Vec::new(),
+            link: None,
         })
+    }
+
+    /// Also checks that `link`, the path as given, still names this file (when it differs
+    /// from the file's own path: a symbolic link, see [`database_path`]).
+    pub fn named_by(mut self, link: &Path) -> Identity {
+        if link != self.path {
+            self.link = Some(link.to_path_buf());
+        }
+        self
     }
 
     /// Also remembers what each of the companion files `suffixes` names now (they exist: the
@@ -123,16 +173,23 @@ impl Identity {
 
     /// Whether the path still names this file, with this one name (the companions aside).
     fn verify_file(&self) -> Result<(), StoreError> {
+        // The link first: it names the file through the file's own path.
+        if let Some(link) = &self.link {
+            Identity::named(link, (self.dev, self.ino))?;
+        }
+        Identity::named(&self.path, (self.dev, self.ino))
+    }
+
+    /// Whether `path` names the file `id`, with this one name.
+    fn named(path: &Path, id: (u64, u64)) -> Result<(), StoreError> {
         let changed = |change| StoreError::FileChanged {
-            path: self.path.clone(),
+            path: path.to_path_buf(),
             change,
         };
-        match std::fs::metadata(&self.path) {
+        match std::fs::metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(changed(FileChange::Deleted)),
-            Err(e) => Err(StoreError::io(&self.path)(e)),
-            Ok(meta) if dev_ino(&meta) != (self.dev, self.ino) => {
-                Err(changed(FileChange::Replaced))
-            }
+            Err(e) => Err(StoreError::io(path)(e)),
+            Ok(meta) if dev_ino(&meta) != id => Err(changed(FileChange::Replaced)),
             Ok(meta) if links(&meta) > 1 => Err(changed(FileChange::Linked(links(&meta)))),
             Ok(_) => Ok(()),
         }
@@ -199,7 +256,9 @@ fn dev_ino(_meta: &Metadata) -> (u64, u64) {
 /// Whether `target` is `db` itself or one of its companion files, by identity where the file
 /// exists (a link or another spelling of the same file counts) and by name otherwise.
 pub fn is_database_file(db: &Path, target: &Path) -> bool {
-    let (Ok(db), Ok(target)) = (std::path::absolute(db), std::path::absolute(target)) else {
+    // The database's companions are beside the file a link names (see `database_path`).
+    let db = database_path(db).or_else(|_| absolute(db));
+    let (Ok(db), Ok(target)) = (db, std::path::absolute(target)) else {
         return false;
     };
     let same = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {

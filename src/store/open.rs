@@ -68,8 +68,10 @@ pub const JOURNAL_SIZE_LIMIT: i64 = 4 * 1024 * 1024;
 /// A database file that a store opens on its first query.
 #[derive(Debug)]
 pub(super) struct OnDisk {
-    /// Absolute (see [`file::absolute`]).
+    /// Absolute, a symbolic link followed (see [`file::database_path`]).
     pub path: PathBuf,
+    /// The path as given, absolute: a link to `path` when it differs.
+    pub named: PathBuf,
     pub journal: Journal,
     /// The file the open connection uses, once it is open.
     pub identity: Option<Identity>,
@@ -147,7 +149,8 @@ impl Store {
 
     fn unopened(path: &Path, journal: Journal) -> Result<Store, StoreError> {
         let disk = OnDisk {
-            path: file::absolute(path)?,
+            path: file::database_path(path)?,
+            named: file::absolute(path)?,
             journal,
             identity: None,
             checkpointed: 0,
@@ -210,7 +213,7 @@ impl Store {
                 (Some(_), Some(_)) => {}
                 (None, _) => {
                     let (conn, identity) = connect(&disk.path, disk.journal)?;
-                    disk.identity = Some(identity);
+                    disk.identity = Some(identity.named_by(&disk.named));
                     // What opening wrote (a migration) is not a change of the review.
                     self.internal_changes = conn.total_changes();
                     disk.checkpointed = conn.total_changes();
@@ -418,7 +421,7 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(create)?;
+                create_private_dirs(parent).map_err(create)?;
             }
             create_private(path).map_err(create)?;
             std::fs::metadata(path).map_err(create)?
@@ -433,10 +436,7 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     // SQLite's own messages ("unable to open database file", "attempt to write a readonly
     // database") do not say which file: name it.
     let named = |e: StoreError| match e {
-        StoreError::Sqlite(source) if !is_busy(&source) => StoreError::Open {
-            path: path.to_path_buf(),
-            source,
-        },
+        StoreError::Sqlite(source) if !is_busy(&source) => StoreError::opening(path, source),
         other => other,
     };
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -473,11 +473,19 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     if journal == Journal::Wal {
         // A log left by a process stopped between an answer and its checkpoint, and the
         // migration just committed, go into the database file now.
-        if without_waiting(|| truncate_wal(&conn))? {
-            log::debug!(
+        match without_waiting(|| truncate_wal(&conn)) {
+            Ok(false) => {}
+            Ok(true) => log::debug!(
                 "{}: the log could not be emptied at open (another process reads it)",
                 path.display()
-            );
+            ),
+            // A full disk (the file cannot grow to take the log's pages), an I/O error: the
+            // log stays as it is, and reads see it through SQLite; a write says what is
+            // wrong. Refusing the open would refuse the reads too.
+            Err(e) => log::warn!(
+                "{}: the log beside it could not be copied into the file ({e}); it is read through until a later checkpoint can",
+                path.display()
+            ),
         }
         // The connection holds the `-wal` and `-shm` open from now on.
         return Ok((conn, before.with_companions(&["-wal", "-shm"])?));
@@ -618,6 +626,19 @@ pub(super) fn is_busy(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
     )
+}
+
+/// Creates `dir` and any missing directory above it, each one this creates usable by its owner
+/// only (as the file is); directories that exist are left as they are.
+fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        b.mode(0o700);
+    }
+    b.create(dir)
 }
 
 /// Creates an empty file readable and writable by its owner only, before SQLite sees it

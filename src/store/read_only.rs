@@ -25,7 +25,7 @@ impl Store {
     /// A read-only store over the existing file itself (absolute path, schema version as
     /// inspected): the first step of every read-only command.
     pub(super) fn read_only_in_place(path: &Path) -> Result<(PathBuf, i64, Store), StoreError> {
-        let path = file::absolute(path)?;
+        let path = file::database_path(path)?;
         let meta = std::fs::metadata(&path).map_err(StoreError::io(&path))?;
         if !meta.is_file() {
             file::check_kind(&path, &meta)?;
@@ -39,7 +39,10 @@ impl Store {
             // A log without its index in a directory this process cannot write: SQLite
             // cannot read the log in place, and no writer can be using it (a writer keeps
             // the index). Read a private copy of both instead.
-            Err(e) if log_without_index(&path) => {
+            // Not when another process holds the file locked (SQLite's exclusive locking mode
+            // keeps its index in memory, so its log has none on disk): copying the files it is
+            // writing could read them torn. That is the lock, and it is said so.
+            Err(e) if log_without_index(&path) && !is_locked(&e) => {
                 log::debug!(
                     "{}: {e}; reading a private copy with its log",
                     path.display()
@@ -125,10 +128,7 @@ fn in_private_dir(
 /// read: that is done by a short read-write open when the file is writable, as any start of
 /// a server would.
 fn connect_read_only(path: &Path) -> Result<Connection, StoreError> {
-    let named = |source| StoreError::Open {
-        path: path.to_path_buf(),
-        source,
-    };
+    let named = |source| StoreError::opening(path, source);
     apply_left_wal(path);
     let conn = open_for_inspection(path).map_err(named)?;
     conn.busy_timeout(BUSY_TIMEOUT)?;
@@ -178,7 +178,11 @@ fn apply_left_wal(path: &Path) {
         return;
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    // No wait for a lock (rusqlite's default is 5 s): a `TRUNCATE` checkpoint waits for every
+    // writer and every reader of the log, and a database browser holding a snapshot would
+    // hold up each read-only command that long for a log a server empties anyway.
     let applied = Connection::open_with_flags(path, flags)
+        .and_then(|conn| conn.busy_timeout(std::time::Duration::ZERO).map(|()| conn))
         .map_err(StoreError::from)
         .and_then(|conn| super::open::truncate_wal(&conn).map(|busy| (conn, busy)));
     match applied {
@@ -202,6 +206,11 @@ fn private_dir_name() -> PathBuf {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()))
+}
+
+/// Whether `e` is another process's lock (SQLite's busy or locked).
+fn is_locked(e: &StoreError) -> bool {
+    matches!(e, StoreError::Sqlite(e) if super::open::is_busy(e))
 }
 
 /// Whether a `-wal` lies beside the file without the `-shm` index SQLite needs to read it.

@@ -58,9 +58,17 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
         .map_err(|e| fail!("{}: {e}", file.display()))?;
     let total = lines.len();
     let (records, decisions, events) = split(lines);
+    let nothing_written = |e: crate::store::StoreError| {
+        fail!(
+            "{}: nothing was written to {}: {}",
+            file.display(),
+            db.display(),
+            e.user_message()
+        )
+    };
     // A refused import leaves no database it created (declared first: dropped last).
     let mut created = NewDatabase::before(db);
-    let mut store = Store::open(db)?;
+    let mut store = Store::open(db).map_err(nothing_written)?;
     if let Some(c) = created.as_mut() {
         c.opened();
     }
@@ -68,7 +76,7 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
     // even when a server wrote the database a moment before.
     let summary = store
         .import_with_history(&records, &decisions, &events)
-        .map_err(|e| fail!("{}: nothing was written: {e}", file.display()))?;
+        .map_err(nothing_written)?;
     if let Some(c) = created.as_mut() {
         c.keep();
     }

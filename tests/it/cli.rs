@@ -1063,8 +1063,7 @@ fn cli_failures_say_how_to_fix_them() {
         let o = run(dir.path(), &["--db", "empty.db", sub]);
         assert_eq!(o.status.code(), Some(1), "{sub}");
         assert!(
-            stderr(&o)
-                .contains("point --db or REVIEW_MCP_DB_PATH at the database your servers use"),
+            stderr(&o).contains("point --db or REVIEW_MCP_DB_PATH at the file your servers use"),
             "{sub}: {}",
             stderr(&o)
         );

@@ -98,3 +98,75 @@ fn export_file_mode_equals_the_database_mode() -> Result<()> {
     }
     Ok(())
 }
+
+/// `export -o` onto anything but a regular file is refused, as `form3 -o` refuses it, and
+/// the thing is left as it was: a symbolic link (to a file, or dangling: the rename would
+/// have replaced the link with a file), a directory, a FIFO (the rename would have replaced
+/// the FIFO, or a device node such as /dev/full, with a file).
+#[test]
+fn export_onto_a_link_directory_or_fifo_is_refused_and_left_alone() -> Result<()> {
+    let dir = TempDir::new("odd-target")?;
+    database(dir.path())?;
+    std::fs::write(dir.join("victim"), b"precious")?;
+    std::os::unix::fs::symlink("victim", dir.join("link.jsonl"))?;
+    std::os::unix::fs::symlink("nowhere", dir.join("dangling.jsonl"))?;
+    std::fs::create_dir(dir.join("adir"))?;
+    let made = Command::new("mkfifo").arg(dir.join("fifo")).status()?;
+    ensure!(made.success(), "mkfifo failed");
+    for (target, says) in [
+        ("link.jsonl", "symbolic link"),
+        ("dangling.jsonl", "symbolic link"),
+        ("adir", "directory"),
+        ("fifo", "FIFO"),
+    ] {
+        let o = run(dir.path(), &["--db", "r.db", "export", "-o", target])?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        ensure!(o.status.code() == Some(1), "{target}: {err}");
+        ensure!(
+            err.contains(says) && err.contains(target),
+            "{target}: {err}"
+        );
+    }
+    ensure!(std::fs::read(dir.join("victim"))? == b"precious");
+    for link in ["link.jsonl", "dangling.jsonl"] {
+        ensure!(
+            std::fs::symlink_metadata(dir.join(link))?
+                .file_type()
+                .is_symlink()
+        );
+    }
+    use std::os::unix::fs::FileTypeExt;
+    ensure!(
+        std::fs::symlink_metadata(dir.join("fifo"))?
+            .file_type()
+            .is_fifo()
+    );
+    ensure!(
+        !dir.join("nowhere").exists(),
+        "written through the dangling link"
+    );
+    Ok(())
+}
+
+/// `export -o` and `backup` into a directory that does not exist say so, and what to do.
+#[test]
+fn output_in_a_missing_directory_says_so() -> Result<()> {
+    let dir = TempDir::new("no-dir")?;
+    database(dir.path())?;
+    for args in [
+        ["export", "-o", "missing/out.jsonl"].as_slice(),
+        ["backup", "missing/copy.db"].as_slice(),
+    ] {
+        let mut all = vec!["--db", "r.db"];
+        all.extend_from_slice(args);
+        let o = run(dir.path(), &all)?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        ensure!(o.status.code() == Some(1), "{args:?}: {err}");
+        ensure!(
+            err.contains("the directory missing does not exist") && err.contains("create it"),
+            "{args:?}: {err}"
+        );
+    }
+    ensure!(!dir.join("missing").exists());
+    Ok(())
+}

@@ -65,6 +65,16 @@ fn disk_full_answers_is_error_and_keeps_serving_reads() -> anyhow::Result<()> {
 
 #[test]
 #[ignore = "needs root (mounts a tmpfs, chattr +i); .ci/run runs it with --ignored as root"]
+fn disk_full_at_start_reads_the_log_and_says_so_on_writes() -> anyhow::Result<()> {
+    match scenarios::disk_full_at_start()? {
+        FaultOutcome::Ran { failed_writes, .. } => assert_eq!(failed_writes, 1),
+        FaultOutcome::Skipped(why) => anyhow::bail!("could not run: {why}"),
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs root (mounts a tmpfs, chattr +i); .ci/run runs it with --ignored as root"]
 fn read_only_directory_answers_is_error_and_keeps_serving_reads() -> anyhow::Result<()> {
     match scenarios::read_only(3)? {
         FaultOutcome::Ran { failed_writes, .. } => assert_eq!(failed_writes, 3),

@@ -223,6 +223,41 @@ fn a_reader_never_blocks_a_write_and_the_log_shrinks_once_it_ends() -> anyhow::R
     Ok(())
 }
 
+/// A reader's snapshot (a database browser left open) while a server runs does not hold up
+/// the read-only commands: `check`, `export` and `backup` answer at once, with every write
+/// the server answered (some only in the log), instead of each first waiting out the 5 s
+/// busy timeout for a checkpoint of the log the reader keeps.
+#[test]
+fn a_reader_does_not_hold_up_the_read_only_commands() -> anyhow::Result<()> {
+    let dir = TempDir::new("wal-reader-commands")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    ensure!(remember(&mut server, "first", "n")?.is_ok());
+    let reader = rusqlite::Connection::open(&db)?;
+    reader.execute_batch("BEGIN; SELECT count(*) FROM records;")?;
+    ensure!(remember(&mut server, "second", "n")?.is_ok());
+    let copy = dir.join("copy.db");
+    let copy_arg = copy.display().to_string();
+    for args in [
+        vec!["check"],
+        vec!["export"],
+        vec!["backup", copy_arg.as_str()],
+    ] {
+        let started = Instant::now();
+        let out = crate::support::file_events::run_cli(&db, &args)?;
+        let took = started.elapsed();
+        ensure!(out.status.success(), "{args:?}: {out:?}");
+        ensure!(
+            took < Duration::from_secs(3),
+            "{args:?} under a reader took {took:?}"
+        );
+    }
+    assert_eq!(exported_names(&copy)?, ["first", "second"]);
+    drop(reader);
+    server.close()?;
+    Ok(())
+}
+
 /// A server stopped by SIGTERM, SIGINT or SIGKILL at any moment while writes stream in
 /// (pipelined, so some are in flight): a new server on the original file finds every write
 /// that was answered, and `check` passes.

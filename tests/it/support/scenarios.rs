@@ -1082,6 +1082,104 @@ pub fn disk_full(attempts: usize) -> anyhow::Result<FaultOutcome> {
     })
 }
 
+/// A server starts on a full disk beside a log that holds writes not yet in the file (a reader's
+/// snapshot kept the checkpoint from copying them, then the server was killed): the log
+/// cannot be copied into the file, which cannot grow, yet everything in it is read, a write
+/// and an import say the disk is full (the import naming both files), and once space is free
+/// again the file takes the log and writes work. Needs permission to mount.
+pub fn disk_full_at_start() -> anyhow::Result<FaultOutcome> {
+    let dir = TempDir::new("diskfull-start")?;
+    let mnt = dir.join("mnt");
+    std::fs::create_dir(&mnt)?;
+    let mnt_str = mnt.display().to_string();
+    if let Err(why) = try_cmd(
+        "mount",
+        &["-t", "tmpfs", "-o", "size=4m", "tmpfs", &mnt_str],
+    )? {
+        return Ok(FaultOutcome::Skipped(format!(
+            "cannot mount a small tmpfs: {why}"
+        )));
+    }
+    let _mount = Mount(mnt.clone());
+    let db = mnt.join("review.db");
+    let art = artifact("disk-full", "/reliability/disk-full-start.step");
+    let mut server = Server::start_logging_to(&db, &dir.join("server.stderr"))?;
+    let mut keepers = write_keepers(&mut server, &art, 5)?;
+    let reader = rusqlite::Connection::open(&db)?;
+    reader.execute_batch("BEGIN; SELECT count(*) FROM records;")?;
+    for i in 0..5 {
+        let name = format!("logged {i}");
+        server
+            .call(
+                "remember",
+                json!({"artifact": art, "entity_ids": [], "name": name,
+                       "note": "z".repeat(60_000), "tags": ["keeper"]}),
+            )?
+            .ok()?;
+        keepers.push(name);
+    }
+    // Stopped before the reader lets go, so that its retried checkpoint cannot copy the log,
+    // then killed: the log and its index stay.
+    let (mut child, _stdin, _stdout) = server.into_parts()?;
+    let stopped = std::process::Command::new("kill")
+        .args(["-STOP", &child.id().to_string()])
+        .status()?;
+    ensure!(stopped.success(), "kill -STOP failed");
+    drop(reader);
+    child.kill()?;
+    child.wait()?;
+    ensure!(
+        std::fs::metadata(super::side(&db, "-wal"))?.len() > 0,
+        "no log was left"
+    );
+    let filler = mnt.join("filler");
+    {
+        let mut f = std::fs::File::create(&filler)?;
+        let block = vec![0u8; 4096];
+        while f.write_all(&block).is_ok() {}
+        while f.write_all(&block[..1]).is_ok() {}
+        let _ = f.sync_all();
+    }
+    let mut server = Server::start_logging_to(&db, &dir.join("server2.stderr"))?;
+    check_keepers_ignoring_doomed(&mut server, &art, &keepers)?;
+    let refused = writes_under_fault(&mut server, &art, 1)?;
+    ensure!(
+        refused.len() == 1 && refused[0].contains("disk is full"),
+        "a write on the full disk: {refused:?}"
+    );
+    // An export of another database, with a record this one lacks.
+    let other = dir.join("other.db");
+    let mut writer = Server::start_logging_to(&other, &dir.join("other.stderr"))?;
+    writes_under_fault(&mut writer, &art, 1)?;
+    writer.close()?;
+    let export = dir.join("export.jsonl");
+    std::fs::write(
+        &export,
+        super::file_events::run_cli(&other, &["export"])?.stdout,
+    )?;
+    let import = super::file_events::run_cli(&db, &["import", &export.display().to_string()])?;
+    let said = String::from_utf8_lossy(&import.stderr).into_owned();
+    ensure!(
+        !import.status.success()
+            && said.contains("disk is full")
+            && said.contains(&db.display().to_string()),
+        "an import on the full disk: {said}"
+    );
+    std::fs::remove_file(&filler)?;
+    forget_doomed(&mut server, &art, 1)?;
+    let status = server.close()?;
+    ensure!(status.success(), "server exited with {status}");
+    check_database(&db)?;
+    ensure!(
+        !super::side(&db, "-wal").exists(),
+        "the log was left once space was free"
+    );
+    Ok(FaultOutcome::Ran {
+        failed_writes: refused.len(),
+        message: said,
+    })
+}
+
 /// [`check_keepers`] while some `doomed` writes may have succeeded before the fault bit.
 fn check_keepers_ignoring_doomed(
     server: &mut Server,
