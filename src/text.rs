@@ -79,18 +79,7 @@ pub fn is_control_like(c: char) -> bool {
 /// Escaping twice changes nothing more (the escapes are plain characters), so a message may
 /// be guarded again where it is printed.
 pub fn escape_controls(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_control_like) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if is_control_like(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
+    replace_control_like(s, |c| format!("\\u{{{c:x}}}"))
 }
 
 /// JSON text (as serde_json writes it, compact) with every character of [`is_control_like`]
@@ -100,13 +89,19 @@ pub fn escape_controls(s: &str) -> Cow<'_, str> {
 /// at U+2028 and U+0085) takes for a line end. They are all in the Basic Multilingual Plane
 /// and, in JSON text, occur only inside strings; serde_json escapes the C0 controls itself.
 pub fn escape_json_controls(json: &str) -> Cow<'_, str> {
-    if !json.chars().any(is_control_like) {
-        return Cow::Borrowed(json);
+    replace_control_like(json, |c| format!("\\u{c:04x}"))
+}
+
+/// `s` with each character of [`is_control_like`] replaced by `escape` of its code point;
+/// `s` itself when it holds none.
+fn replace_control_like(s: &str, escape: impl Fn(u32) -> String) -> Cow<'_, str> {
+    if !s.chars().any(is_control_like) {
+        return Cow::Borrowed(s);
     }
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
         if is_control_like(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+            out.push_str(&escape(c as u32));
         } else {
             out.push(c);
         }
