@@ -14,7 +14,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import readline from "node:readline";
@@ -122,6 +122,11 @@ let showFull;
 let decisionId;
 
 before(async () => {
+  // A missing binary would leave every answer pending and the runner would only say "Promise
+  // resolution is still pending": name it instead.
+  if (!existsSync(BIN)) {
+    throw new Error(`no review-mcp binary at ${BIN}: build it, or set REVIEW_MCP_BIN`);
+  }
   dir = mkdtempSync(path.join(tmpdir(), "review-card-"));
   server = new Server(path.join(dir, "review.db"));
   const init = await server.send("initialize", {

@@ -32,7 +32,8 @@ fi
 
 if [ -z "${REVIEW_MCP_BIN:-}" ]; then
   cargo build --locked --bin review-mcp
-  export REVIEW_MCP_BIN="$root/target/debug/review-mcp"
+  # Where cargo put it: $CARGO_TARGET_DIR when set (relative to this checkout, as cargo reads it).
+  export REVIEW_MCP_BIN="${CARGO_TARGET_DIR:-$root/target}/debug/review-mcp"
 fi
 export CHROMIUM="$chromium_bin"
 if [ "${1:-}" = --screenshots ]; then
