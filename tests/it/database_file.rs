@@ -1066,15 +1066,7 @@ fn directory_renamed_while_serving_refuses_writes_and_keeps_the_file() -> anyhow
 #[test]
 #[ignore = "needs root (mounts a tmpfs, chattr +i); .ci/run runs it with --ignored as root"]
 fn backup_onto_a_full_disk_says_which_disk_and_leaves_nothing() -> anyhow::Result<()> {
-    struct Unmount(std::path::PathBuf);
-    impl Drop for Unmount {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("umount")
-                .arg("-l")
-                .arg(&self.0)
-                .status();
-        }
-    }
+    use crate::support::scenarios::{fill_disk, small_tmpfs};
     let dir = TempDir::new("backup-full")?;
     let db = dir.join("review.db");
     let mut server = Server::start(&db)?;
@@ -1082,19 +1074,9 @@ fn backup_onto_a_full_disk_says_which_disk_and_leaves_nothing() -> anyhow::Resul
         assert!(remember(&mut server, &format!("feature {i}"))?.is_ok());
     }
     server.close()?;
-    let mnt = dir.join("mnt");
-    std::fs::create_dir(&mnt)?;
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
-        .arg(&mnt)
-        .status()?;
-    anyhow::ensure!(mounted.success(), "could not run: cannot mount a tmpfs");
-    let _unmount = Unmount(mnt.clone());
-    {
-        let mut f = std::fs::File::create(mnt.join("filler"))?;
-        let block = vec![0u8; 4096];
-        while f.write_all(&block).is_ok() {}
-    }
+    let (mnt, _unmount) = small_tmpfs(dir.path(), "256k")?
+        .map_err(|why| anyhow::anyhow!("could not run: cannot mount a tmpfs: {why}"))?;
+    fill_disk(&mnt)?;
     let target = mnt.join("copy.db");
     let out = run_cli(&db, &["backup", target.to_str().unwrap_or_default()])?;
     let err = stderr_of(&out);

@@ -1011,7 +1011,31 @@ fn forget_doomed(server: &mut Server, art: &Value, attempts: usize) -> anyhow::R
 }
 
 /// Unmounts on drop, so a failed test leaves no mount behind.
-struct Mount(PathBuf);
+pub struct Mount(PathBuf);
+
+/// A tmpfs of `size` (such as `4m`) mounted at `dir/mnt`, unmounted when the guard drops;
+/// `Err(why)` inside when this process may not mount.
+pub fn small_tmpfs(dir: &Path, size: &str) -> anyhow::Result<Result<(PathBuf, Mount), String>> {
+    let mnt = dir.join("mnt");
+    std::fs::create_dir(&mnt)?;
+    let mnt_str = mnt.display().to_string();
+    let size = format!("size={size}");
+    Ok(
+        try_cmd("mount", &["-t", "tmpfs", "-o", &size, "tmpfs", &mnt_str])?
+            .map(|()| (mnt.clone(), Mount(mnt))),
+    )
+}
+
+/// Fills the file system that holds `dir` to its last byte with the file `dir/filler`.
+pub fn fill_disk(dir: &Path) -> std::io::Result<PathBuf> {
+    let filler = dir.join("filler");
+    let mut f = std::fs::File::create(&filler)?;
+    let block = vec![0u8; 4096];
+    while f.write_all(&block).is_ok() {}
+    while f.write_all(&block[..1]).is_ok() {}
+    let _ = f.sync_all();
+    Ok(filler)
+}
 
 impl Drop for Mount {
     fn drop(&mut self) {
@@ -1026,32 +1050,21 @@ impl Drop for Mount {
 /// takes the rest. Needs permission to mount; skipped (with the reason) without it.
 pub fn disk_full(attempts: usize) -> anyhow::Result<FaultOutcome> {
     let dir = TempDir::new("diskfull")?;
-    let mnt = dir.join("mnt");
-    std::fs::create_dir(&mnt)?;
-    let mnt_str = mnt.display().to_string();
-    if let Err(why) = try_cmd(
-        "mount",
-        &["-t", "tmpfs", "-o", "size=4m", "tmpfs", &mnt_str],
-    )? {
-        return Ok(FaultOutcome::Skipped(format!(
-            "cannot mount a small tmpfs: {why}"
-        )));
-    }
-    let _mount = Mount(mnt.clone());
+    let (mnt, _mount) = match small_tmpfs(dir.path(), "4m")? {
+        Ok(mounted) => mounted,
+        Err(why) => {
+            return Ok(FaultOutcome::Skipped(format!(
+                "cannot mount a small tmpfs: {why}"
+            )));
+        }
+    };
     let db = mnt.join("review.db");
     let art = artifact("disk-full", "/reliability/disk-full.step");
     let mut server = Server::start_logging_to(&db, &dir.join("server.stderr"))?;
     let keepers = write_keepers(&mut server, &art, 20)?;
 
     // Fill the file system to the last byte.
-    let filler = mnt.join("filler");
-    {
-        let mut f = std::fs::File::create(&filler)?;
-        let block = vec![0u8; 4096];
-        while f.write_all(&block).is_ok() {}
-        while f.write_all(&block[..1]).is_ok() {}
-        let _ = f.sync_all();
-    }
+    let filler = fill_disk(&mnt)?;
     let refused = writes_under_fault(&mut server, &art, attempts)?;
     ensure!(
         !refused.is_empty(),
@@ -1089,18 +1102,14 @@ pub fn disk_full(attempts: usize) -> anyhow::Result<FaultOutcome> {
 /// again the file takes the log and writes work. Needs permission to mount.
 pub fn disk_full_at_start() -> anyhow::Result<FaultOutcome> {
     let dir = TempDir::new("diskfull-start")?;
-    let mnt = dir.join("mnt");
-    std::fs::create_dir(&mnt)?;
-    let mnt_str = mnt.display().to_string();
-    if let Err(why) = try_cmd(
-        "mount",
-        &["-t", "tmpfs", "-o", "size=4m", "tmpfs", &mnt_str],
-    )? {
-        return Ok(FaultOutcome::Skipped(format!(
-            "cannot mount a small tmpfs: {why}"
-        )));
-    }
-    let _mount = Mount(mnt.clone());
+    let (mnt, _mount) = match small_tmpfs(dir.path(), "4m")? {
+        Ok(mounted) => mounted,
+        Err(why) => {
+            return Ok(FaultOutcome::Skipped(format!(
+                "cannot mount a small tmpfs: {why}"
+            )));
+        }
+    };
     let db = mnt.join("review.db");
     let art = artifact("disk-full", "/reliability/disk-full-start.step");
     let mut server = Server::start_logging_to(&db, &dir.join("server.stderr"))?;
@@ -1132,14 +1141,7 @@ pub fn disk_full_at_start() -> anyhow::Result<FaultOutcome> {
         std::fs::metadata(super::side(&db, "-wal"))?.len() > 0,
         "no log was left"
     );
-    let filler = mnt.join("filler");
-    {
-        let mut f = std::fs::File::create(&filler)?;
-        let block = vec![0u8; 4096];
-        while f.write_all(&block).is_ok() {}
-        while f.write_all(&block[..1]).is_ok() {}
-        let _ = f.sync_all();
-    }
+    let filler = fill_disk(&mnt)?;
     let mut server = Server::start_logging_to(&db, &dir.join("server2.stderr"))?;
     check_keepers_ignoring_doomed(&mut server, &art, &keepers)?;
     let refused = writes_under_fault(&mut server, &art, 1)?;
