@@ -248,6 +248,37 @@ impl BasisItem {
     }
 }
 
+/// The rule for what the caller states anew (the tools), which import does not apply: the
+/// words a reader relies on are not blank. A subject is the decision's key, a disposition is
+/// what was decided, and a requirement is what has to hold "stated so it can be checked"; a
+/// blank one shows the engineer an empty line to accept or reject. Imported decisions keep
+/// what was stored, so an export of an older database still imports.
+pub fn check_stated(
+    subject: &str,
+    disposition: &str,
+    basis: &[BasisItem],
+) -> Result<(), super::DomainError> {
+    if subject.trim().is_empty() {
+        return Err(super::DomainError(
+            "\"subject\" is blank: name what the decision is about (it is the decision's key at this revision)".into(),
+        ));
+    }
+    if disposition.trim().is_empty() {
+        return Err(super::DomainError(
+            "\"disposition\" is blank: say what was decided, in a word or a phrase".into(),
+        ));
+    }
+    for (index, item) in basis.iter().enumerate() {
+        if item.requirement.trim().is_empty() {
+            return Err(super::DomainError(format!(
+                "basis[{index}] has a blank \"requirement\": state what has to hold, so it can be checked"
+            )));
+        }
+        item.check(index)?;
+    }
+    Ok(())
+}
+
 /// A stored decision, as export writes it and import reads it (`stale` is added by
 /// [`Decision::to_wire`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -681,6 +712,33 @@ mod tests {
         for c in changes {
             assert_ne!(c.digest(), before, "{c:?}");
         }
+    }
+
+    #[test]
+    fn blank_subject_disposition_or_requirement_refused_by_name() {
+        let item = |requirement: &str| -> BasisItem {
+            serde_json::from_value(serde_json::json!({
+                "requirement": requirement, "source": "drawing", "state": "satisfied"
+            }))
+            .unwrap()
+        };
+        let ok = [item("bore H7")];
+        assert!(check_stated("bore", "accept", &ok).is_ok());
+        assert!(
+            check_stated(" \t", "accept", &ok)
+                .unwrap_err()
+                .0
+                .contains("\"subject\"")
+        );
+        assert!(
+            check_stated("bore", "\n", &ok)
+                .unwrap_err()
+                .0
+                .contains("\"disposition\"")
+        );
+        let basis = [item("bore H7"), item(""), item(" ")];
+        let e = check_stated("bore", "accept", &basis).unwrap_err().0;
+        assert!(e.starts_with("basis[1] has a blank \"requirement\""), "{e}");
     }
 
     #[test]

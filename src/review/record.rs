@@ -238,6 +238,18 @@ pub fn stale(revision: &str, current: Option<&str>) -> Option<bool> {
     current.map(|c| c != revision)
 }
 
+/// The rule for a name the caller gives anew (`remember`; import keeps what was stored): not
+/// blank. A name is how the feature is recalled and shown; a blank one names nothing.
+pub fn check_name(name: Option<&str>) -> Result<(), super::DomainError> {
+    match name {
+        Some(n) if n.trim().is_empty() => Err(super::DomainError(
+            "\"name\" is blank: give the feature a name, or leave \"name\" out and give a \"note\""
+                .into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -64,6 +64,7 @@ With `name`: a feature keyed by the artifact's locator (uri, else revision) and 
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let artifact = args.artifact.normalise()?;
+    crate::review::record::check_name(args.name.as_deref())?;
     let new = NewRecord {
         artifact,
         name: args.name,

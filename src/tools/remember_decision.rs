@@ -89,9 +89,7 @@ The same (locator, subject, revision) replaces (replaced: true); another revisio
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let artifact = args.artifact.normalise()?;
-    for (i, item) in args.basis.iter().enumerate() {
-        item.check(i)?;
-    }
+    crate::review::decision::check_stated(&args.subject, &args.disposition, &args.basis)?;
     let new = NewDecision {
         artifact,
         subject: args.subject,

@@ -478,6 +478,33 @@ fn import_of_old_verdicts_reads_them_as_the_assistants_and_keeps_the_engineers()
     assert!(stderr(&o).contains("verdict.at"), "{}", stderr(&o));
 }
 
+/// What an older database stored is imported as it was: the tools refuse a blank subject,
+/// disposition, requirement or feature name
+/// (`tools_memory::blank_words_a_reader_relies_on_refused_by_name_nothing_written`), but an
+/// export holding them still imports, and exports again unchanged.
+#[test]
+fn import_keeps_blank_words() {
+    let dir = TempDir::new("blank-words").unwrap();
+    let lines = [
+        serde_json::json!({"decision": {
+            "id": "dec_0000000000000001", "subject": " ", "disposition": "\t",
+            "basis": [{"requirement": "", "source": "drawing", "state": "satisfied", "faces": []}],
+            "artifact": {"revision": rev(1), "format": "step"},
+            "created_at": ts(1), "updated_at": ts(2)}}),
+        serde_json::json!({"record": {
+            "id": "rec_0000000000000001", "kind": "feature", "name": " ", "tags": [],
+            "entity_ids": [], "id_scheme": "opaque",
+            "artifact": {"revision": rev(1), "format": "step"},
+            "created_at": ts(1), "updated_at": ts(2)}}),
+    ];
+    write_lines(&dir.path().join("in.jsonl"), &lines);
+    let o = run(dir.path(), &["--db", "a.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (items, _) = items_and_events(&export(dir.path(), "a.db"));
+    assert!(items.contains(r#""requirement":"""#), "{items}");
+    assert!(items.contains(r#""name":" ""#), "{items}");
+}
+
 fn write_lines(path: &Path, lines: &[serde_json::Value]) {
     let mut text = String::new();
     for l in lines {

@@ -808,6 +808,44 @@ fn remember_named_feature_at_new_revision_replaces_and_moves_it() {
     assert_eq!(c.ok("recall", json!({"tags": ["a"]}))["records"], json!([]));
 }
 
+/// Regression: a blank subject, disposition or requirement, or a blank feature name, was
+/// stored, and the card then asked the engineer to accept or reject an empty line. The tools
+/// now refuse them by name (an empty requirement passed the schema too), and nothing is
+/// written; an import keeps what an older database stored (`cli::import_keeps_blank_words`).
+#[test]
+fn blank_words_a_reader_relies_on_refused_by_name_nothing_written() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let cases = [
+            (
+                "subject",
+                json!({"subject": " \t", "disposition": "hold", "basis": [item("satisfied")]}),
+            ),
+            (
+                "disposition",
+                json!({"subject": "s", "disposition": "\n", "basis": [item("satisfied")]}),
+            ),
+            ("basis[1] has a blank \"requirement\"", {
+                let mut blank = item("satisfied");
+                blank["requirement"] = json!("");
+                json!({"subject": "s", "disposition": "hold", "basis": [item("satisfied"), blank]})
+            }),
+        ];
+        for (field, mut args) in cases {
+            args["artifact"] = art(REV_A);
+            let msg = c.refused("remember_decision", args);
+            assert!(msg.contains(field), "{era:?} {field}: {msg}");
+        }
+        let msg = c.refused(
+            "remember",
+            json!({"artifact": art(REV_A), "entity_ids": [], "name": "  ", "note": "n"}),
+        );
+        assert!(msg.contains("\"name\" is blank"), "{era:?}: {msg}");
+        assert_eq!(c.ok("recall_decisions", json!({}))["decisions"], json!([]));
+        assert_eq!(c.ok("recall", json!({}))["records"], json!([]));
+    }
+}
+
 #[test]
 fn remember_unusual_characters_round_trip() {
     let mut c = Client::memory(Era::V2026_07_28);
