@@ -61,7 +61,12 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
         Command::Review { target } => cli::review::run(&db, author, &target),
         Command::Backup { file } => cli::backup::run(&db, &file),
         Command::Sync { dir, dry_run } => cli::sync::run(&db, &dir, dry_run),
-        Command::MergeFile { base, ours, theirs } => cli::merge_file::run(&base, &ours, &theirs),
+        Command::MergeFile {
+            base,
+            ours,
+            theirs,
+            name,
+        } => cli::merge_file::run(&base, &ours, &theirs, name.as_deref()),
         Command::Replay {
             bless: true, files, ..
         } => cli::replay::bless(&files),

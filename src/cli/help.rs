@@ -17,7 +17,7 @@ Usage: review-mcp [--db PATH] [--author NAME] [serve]
        review-mcp [--db PATH] check
        review-mcp [--db PATH] backup FILE
        review-mcp [--db PATH] sync [--dry-run] DIR
-       review-mcp merge-file BASE OURS THEIRS
+       review-mcp merge-file BASE OURS THEIRS [PATH]
        review-mcp replay [--command CMD | --bless] FILE...
        review-mcp --help | --version
 Try 'review-mcp --help' for more.";
@@ -73,12 +73,14 @@ Usage:
                                           transaction; a file that does not validate refuses
                                           the sync, naming it. Prints one line per kind of
                                           change. --dry-run prints the plan, changes nothing.
-  review-mcp merge-file BASE OURS THEIRS  git merge driver for a synced folder: merge two
+  review-mcp merge-file BASE OURS THEIRS [PATH]
+                                          git merge driver for a synced folder: merge two
                                           versions of an item file by the rule of sync, write
                                           the result to OURS, exit 0; exit 1 and leave OURS
-                                          alone when a file is not an item. Set it up with
-                                          git config merge.review.driver \\
-                                            'review-mcp merge-file %O %A %B'
+                                          alone when a file is not an item. PATH, the file's
+                                          path in the work tree, is what messages name. Set
+                                          it up with git config merge.review.driver \\
+                                            'review-mcp merge-file %O %A %B %P'
                                           and `DIR/** merge=review` in .gitattributes.
   review-mcp replay [--command CMD | --bless] FILE...
                                           Replay protocol transcripts against this server (or
@@ -165,7 +167,7 @@ mod tests {
             "replay",
             "sync [--dry-run] DIR",
             "--dry-run",
-            "merge-file BASE OURS THEIRS",
+            "merge-file BASE OURS THEIRS [PATH]",
             "REVIEW_MCP_DB_PATH",
             "./review-mcp.db",
             "MCP_LOG_LEVEL",

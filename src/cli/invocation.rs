@@ -49,6 +49,8 @@ pub enum Command {
         base: PathBuf,
         ours: PathBuf,
         theirs: PathBuf,
+        /// The file's path in the work tree (git's `%P`), for the messages.
+        name: Option<PathBuf>,
     },
     Replay {
         /// Rewrite each file's expectations from this server's answers instead of comparing.
@@ -195,14 +197,28 @@ impl RawArgs {
                 dir: only(files, "a DIR", "DIR")?,
                 dry_run: self.dry_run,
             },
-            "merge-file" => match <[PathBuf; 3]>::try_from(files) {
-                Ok([base, ours, theirs]) => Command::MergeFile { base, ours, theirs },
-                Err(_) => {
-                    return Err(UsageError(
-                        "'merge-file' takes exactly three files: BASE OURS THEIRS".into(),
-                    ));
+            "merge-file" => {
+                let mut files = files.into_iter();
+                match (
+                    files.next(),
+                    files.next(),
+                    files.next(),
+                    files.next(),
+                    files.next(),
+                ) {
+                    (Some(base), Some(ours), Some(theirs), name, None) => Command::MergeFile {
+                        base,
+                        ours,
+                        theirs,
+                        name,
+                    },
+                    _ => {
+                        return Err(UsageError(
+                            "'merge-file' takes three files and git's path of the file: BASE OURS THEIRS [PATH] (git's %O %A %B %P)".into(),
+                        ));
+                    }
                 }
-            },
+            }
             "revision" if files.is_empty() => {
                 return Err(UsageError("'revision' needs at least one FILE".into()));
             }

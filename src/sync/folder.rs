@@ -431,7 +431,7 @@ pub(super) fn remove_file(path: &Path) -> Result<()> {
     }
 }
 
-/// `review-mcp merge-file BASE OURS THEIRS`, git's merge driver of a synced folder: the three
+/// `review-mcp merge-file BASE OURS THEIRS [PATH]`, git's merge driver of a synced folder: the three
 /// versions of one item file read as sync reads the folder's files (regular files only, never
 /// through a link, each at most [`MAX_FILE_BYTES`]), resolved by [`resolve`] and written over
 /// OURS atomically. Returns the conflict to report, if any. A file that does not parse as an
@@ -440,23 +440,40 @@ pub(super) fn remove_file(path: &Path) -> Result<()> {
 /// history file (an event, named by its content) is never merged: the same bytes on both
 /// sides are kept, two different ones refused. The folder's id file and README, sync's own,
 /// keep ours (`owned::merge_own`).
-pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<String>> {
+///
+/// `name` is the file's path in the work tree (git's `%P`): messages name it and the side
+/// (`ours`, `theirs`, `base`) instead of git's temporary files, and a conflict is named with
+/// it. Without it (a driver line of `%O %A %B` only) they name the three files given.
+pub fn merge_files(
+    base: &Path,
+    ours: &Path,
+    theirs: &Path,
+    name: Option<&Path>,
+) -> Result<Option<String>> {
     let schemas = Schemas::from_tools()?;
-    let read = |path: &Path| -> Result<Vec<u8>> {
-        read_regular(path, MAX_FILE_BYTES).map_err(|why| fail!("{}: {why}", shown(path)))
+    let label = |path: &Path, side: &str| match name {
+        Some(n) => format!("{} ({side})", shown(n)),
+        None => shown(path),
     };
-    let parse = |path: &Path, bytes: &[u8]| -> Result<Item> {
+    let read = |path: &Path, side: &str| -> Result<Vec<u8>> {
+        read_regular(path, MAX_FILE_BYTES).map_err(|why| fail!("{}: {why}", label(path, side)))
+    };
+    let parse = |path: &Path, side: &str, bytes: &[u8]| -> Result<Item> {
         parse_item(bytes, &schemas).map_err(|e| {
             fail!(
                 "{}: {}; the file is left to git to merge by hand",
-                shown(path),
+                label(path, side),
                 escape_controls(&e)
             )
         })
     };
-    let base_bytes = read(base)?;
-    let ours_bytes = read(ours)?;
-    let theirs_bytes = read(theirs)?;
+    let named = |what: String| match name {
+        Some(n) => format!("{}: {what}", shown(n)),
+        None => what,
+    };
+    let base_bytes = read(base, "base")?;
+    let ours_bytes = read(ours, "ours")?;
+    let theirs_bytes = read(theirs, "theirs")?;
     // A history file (`history/<event id>.json`) is named by its content: both sides added the
     // same event, or one of them was edited. Never merged: the same bytes are kept, anything
     // else is refused.
@@ -468,22 +485,22 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
             "{}: history event {} differs between the two sides; an event file is never \
              changed or merged: keep the side whose file is the event as written (review-mcp \
              sync refuses an edited one); the file is left to git to merge by hand",
-            shown(ours),
+            name.map_or_else(|| shown(ours), shown),
             event.id
         ));
     }
     // The folder's id file or README (under the same attribute as the items): never merged,
     // either side is right.
     if let Some(kept) = owned::merge_own(&ours_bytes, &theirs_bytes) {
-        return Ok(Some(kept));
+        return Ok(Some(named(kept)));
     }
     let base_item = if base_bytes.iter().all(u8::is_ascii_whitespace) {
         None
     } else {
-        Some(parse(base, &base_bytes)?)
+        Some(parse(base, "base", &base_bytes)?)
     };
-    let ours_item = parse(ours, &ours_bytes)?;
-    let theirs_item = parse(theirs, &theirs_bytes)?;
+    let ours_item = parse(ours, "ours", &ours_bytes)?;
+    let theirs_item = parse(theirs, "theirs", &theirs_bytes)?;
     let resolved = resolve(
         base_item.as_ref(),
         side(&ours_item, "ours"),
@@ -492,11 +509,11 @@ pub fn merge_files(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<Str
     .map_err(|e| {
         fail!(
             "{}; the file is left to git to merge by hand",
-            escape_controls(&e)
+            named(escape_controls(&e).into_owned())
         )
     })?;
     write_atomic(ours, &resolved.item.text())?;
-    Ok(resolved.conflict)
+    Ok(resolved.conflict.map(named))
 }
 
 #[cfg(test)]

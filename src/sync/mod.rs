@@ -289,7 +289,7 @@ wherever the checkout lives.
 Two engineers who change the same item make git stop on that file. Let review-mcp merge it
 (once per clone):
 
-    git config merge.review.driver \"review-mcp merge-file %O %A %B\"
+    git config merge.review.driver \"review-mcp merge-file %O %A %B %P\"
 
 with `<folder>/** merge=review` in `.gitattributes`.
 ";

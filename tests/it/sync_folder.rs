@@ -266,6 +266,21 @@ fn merge_file_that_is_not_an_item_is_left_to_git() -> anyhow::Result<()> {
     assert!(out.status.success());
     assert!(std::fs::read_to_string(&ours)?.contains("\"rework\""));
     assert!(String::from_utf8_lossy(&out.stderr).contains("changed on both sides"));
+    // With git's %P the messages name the file in the work tree and the side, not git's
+    // temporary files; a fifth file is a usage error.
+    std::fs::write(&ours, "<<<<<<< ours\n")?;
+    let mut named = args.to_vec();
+    named.push("review/decisions/dec_1.json".into());
+    let out = run(&named)?;
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success());
+    assert!(
+        said.contains("review/decisions/dec_1.json (ours): "),
+        "{said}"
+    );
+    assert!(!said.contains(&*ours.to_string_lossy()), "{said}");
+    named.push("extra".into());
+    assert_eq!(run(&named)?.status.code(), Some(2));
     assert!(!db.exists(), "merge-file opens no database");
     Ok(())
 }

@@ -44,7 +44,7 @@ impl Engineer {
             ("merge.review.name", "review-mcp"),
             (
                 "merge.review.driver",
-                &format!("{} merge-file %O %A %B", binary().display()),
+                &format!("{} merge-file %O %A %B %P", binary().display()),
             ),
         ] {
             git_ok(&clone, &["config", k, v])?;
@@ -315,8 +315,11 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
     if !said.contains(&format!("decision {decision_id} changed on both sides")) {
         bail!("the decision conflict was not reported: {said}");
     }
+    // The driver names the file by its path in the work tree (git's %P), not git's temporary.
     ensure!(
-        a.said.contains("review-mcp merge-file: conflict: decision"),
+        a.said.contains(&format!(
+            "review-mcp merge-file: conflict: {FOLDER}/decisions/{decision_id}.json: decision"
+        )),
         "the merge driver did not settle the decision file in alice's pull: {}",
         a.said
     );
