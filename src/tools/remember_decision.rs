@@ -54,7 +54,7 @@ The same (locator, subject, revision) replaces (replaced: true); another revisio
                 "replaced": {"type": "boolean"},
                 "engineer_verdicts_kept": {
                     "type": "array",
-                    "description": "The engineer's verdicts (via elicitation or app) kept because their requirement is unchanged; offered: the different verdict these arguments carried, which was not written.",
+                    "description": "The engineer's verdicts (via elicitation, app or terminal) kept because their requirement is unchanged; offered: the different verdict these arguments carried, which was not written.",
                     "items": {
                         "type": "object",
                         "properties": {
