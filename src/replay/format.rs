@@ -95,6 +95,13 @@ pub(super) fn parse_as(text: &str, version: Option<&str>) -> Result<Transcript, 
             continue;
         }
         let fail = |message: String| TranscriptError { line, message };
+        if raw.starts_with('\u{feff}') {
+            return Err(fail(
+                "starts with a byte order mark (U+FEFF, an editor's UTF-8 signature): save the \
+                 transcript as UTF-8 without a BOM"
+                    .into(),
+            ));
+        }
         let value: Value = serde_json::from_str(raw).map_err(|e| fail(format!("not JSON: {e}")))?;
         let Value::Object(mut obj) = value else {
             return Err(fail("a directive must be a JSON object".into()));
@@ -278,6 +285,13 @@ mod tests {
         ] {
             assert!(Transcript::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn parse_names_a_byte_order_mark_and_how_to_remove_it() {
+        let e = Transcript::parse("\u{feff}{\"send\":{}}").unwrap_err();
+        assert_eq!(e.line, 1);
+        assert!(e.message.contains("byte order mark"), "{}", e.message);
     }
 
     #[test]

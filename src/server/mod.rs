@@ -231,6 +231,10 @@ impl Server {
     }
 
     fn answer_line_only(&mut self, bytes: &[u8]) -> Vec<Outgoing> {
+        // A byte order mark is an editor's or a shell's UTF-8 signature, not JSON: RFC 8259
+        // (section 8.1) lets a parser ignore it. Answered as a parse error it got id null, and
+        // the client waited for the answer to its request until its own timeout. One only.
+        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
         if bytes.iter().all(is_json_whitespace) {
             return Vec::new();
         }
