@@ -1177,3 +1177,27 @@ fn cli_failures_say_how_to_fix_them() {
         );
     }
 }
+
+/// Regression: `review-mcp export | head` exited 1 with "cannot write the export: Broken
+/// pipe" once the export outgrew the pipe; `revision` and `form3` already treat a reader that
+/// went away as the end of the output (exit 0, nothing on stderr), and so does export now.
+#[test]
+fn export_to_a_reader_that_goes_away_exits_0_quietly() {
+    let dir = TempDir::new("export-pipe").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(1000));
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut child = cmd(dir.path())
+        .args(["--db", "r.db", "export"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's read end is closed here (dropped), like `| head -c 100`.
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    assert!(first.starts_with(b"{\"record\":"));
+}
