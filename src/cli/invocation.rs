@@ -166,6 +166,14 @@ impl RawArgs {
             ));
         }
         let files: Vec<PathBuf> = self.positionals.into_iter().map(PathBuf::from).collect();
+        // `-` is stdin or stdout elsewhere; here every FILE is a path (never a stream), so a
+        // `-` would be looked up, or written, as a file of that name.
+        if sub != "form3" && files.iter().any(|f| f.as_os_str() == "-") {
+            return Err(UsageError(format!(
+                "'{sub}' takes files by their path, and '-' is not stdin or stdout here: give \
+                 the file's path (./- for a file named -)"
+            )));
+        }
         let no_files = |files: &[PathBuf]| match files.first() {
             Some(f) => Err(UsageError(format!(
                 "'{sub}' takes no FILE, but got '{}'",
@@ -492,6 +500,23 @@ mod tests {
         assert!(parse(os(&["revision", "a"]), env(), None).is_ok());
         assert!(parse(os(&["--version"]), env(), None).is_ok());
         assert!(parse(os(&["check"]), env(), None).is_err());
+    }
+
+    #[test]
+    fn parse_dash_as_a_file_is_refused_with_the_way_to_name_one() {
+        for args in [
+            &["revision", "-"][..],
+            &["revision", "a", "--", "-"],
+            &["import", "-"],
+            &["backup", "-"],
+            &["sync", "-"],
+            &["review", "-"],
+            &["merge-file", "a", "-", "c"],
+            &["replay", "-"],
+        ] {
+            assert!(err(args).contains("./- for a file named -"), "{args:?}");
+        }
+        assert!(run(&["revision", "./-"]).is_ok());
     }
 
     #[test]

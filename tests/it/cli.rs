@@ -188,6 +188,20 @@ fn replay_with_a_blank_command_exits_2() {
     );
 }
 
+/// Regression: `review-mcp revision -` (or `import -`) looked for a file named `-` and said
+/// "no such file"; a user who means stdin is told that every FILE is a path, and how to name
+/// a file called `-`.
+#[test]
+fn dash_as_a_file_exits_2_saying_files_are_paths() {
+    for args in [&["revision", "-"][..], &["import", "-"], &["backup", "-"]] {
+        assert_usage_error(args, "'-' is not stdin or stdout here");
+    }
+    let dir = TempDir::new("dash-file").unwrap();
+    fs::write(dir.join("-"), b"part").unwrap();
+    let o = run(dir.path(), &["revision", "./-"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 /// Regression: `export -o -` and `form3 REVISION -o -` wrote a file named `-` (and logged
 /// "exported … to -"); `-` names stdout, as everywhere else.
 #[test]
