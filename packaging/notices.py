@@ -256,9 +256,10 @@ def render(root, packages, std):
     out.append(f"Third-party notices for review-mcp {root['version']}\n")
     out.append("=" * 72 + "\n\n")
     out.append(
-        "The review-mcp binary is built from its own code (MIT, see LICENSE) and the\n"
+        "The review-mcp binary is built from its own code (MIT, see LICENSE), the\n"
         f"{len(packages)} Rust crates below, compiled into it"
-        + (", and SQLite, bundled in it.\n" if sqlite else ".\n")
+        + (", SQLite, bundled in it" if sqlite else "")
+        + (", and the Rust standard library" if std else "") + ".\n"
         + "Each crate is listed with its version, its license expression (as its Cargo.toml\n"
         "declares it) and the license and notice files of its source; the texts follow,\n"
         "each distinct text once. Where a crate offers a choice of licenses, review-mcp\n"
