@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the MCP Bundle of review-mcp for this machine:
 #   target/mcpb/review-mcp-<version>-<os>-<arch>.mcpb    (under $CARGO_TARGET_DIR when set)
-# a zip of manifest.json, server/review-mcp (the release binary), README.md and LICENSE, that
-# Claude Desktop and other MCPB hosts install with a double click.
+# a zip of manifest.json, server/review-mcp (the release binary), README.md, LICENSE and
+# THIRD_PARTY_NOTICES, that Claude Desktop and other MCPB hosts install with a double click.
 #
 #   bash packaging/build-mcpb.sh                       cargo build --release, then the bundle
 #   bash packaging/build-mcpb.sh --bin PATH            bundle that binary (no cargo build)
@@ -16,6 +16,9 @@
 # platform, and the tools and prompts the binary itself answers to tools/list and prompts/list
 # (packaging/mcpb.py). Needs bash and python3 (standard library only); no npm: the official
 # `mcpb` CLI (packaging/package.json) validates and inspects the result in CI.
+# THIRD_PARTY_NOTICES is the license and notice files of every crate compiled into the binary
+# and SQLite's dedication (packaging/notices.py, from Cargo.lock and ~/.cargo/registry, offline;
+# a crate with no license file stops the build, naming it and what to do).
 # Prints the bundle's path, size and sha256 on the last line.
 set -euo pipefail
 
@@ -87,7 +90,8 @@ make_manifest "$stage/manifest.json"
 cp "$bin" "$stage/server/review-mcp"
 chmod 755 "$stage/server/review-mcp"
 cp "$root/README.md" "$root/LICENSE" "$stage/"
-chmod 644 "$stage/manifest.json" "$stage/README.md" "$stage/LICENSE"
+python3 "$here/notices.py" --manifest-path "$root/Cargo.toml" --out "$stage/THIRD_PARTY_NOTICES"
+chmod 644 "$stage/manifest.json" "$stage/README.md" "$stage/LICENSE" "$stage/THIRD_PARTY_NOTICES"
 python3 "$here/mcpb.py" zip --stage "$stage" --out "$bundle"
 
 if [ "$update_server_json" = 1 ]; then

@@ -16,7 +16,7 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// The subcommands, as typed.
-const SUBCOMMANDS: [&str; 11] = [
+pub(super) const SUBCOMMANDS: [&str; 11] = [
     "serve",
     "review",
     "revision",

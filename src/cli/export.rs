@@ -20,8 +20,6 @@ use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
-
 use review_mcp::sync::line::write_export;
 
 use super::database::{open_existing, store_error};
@@ -37,8 +35,12 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
     let (records, decisions, events) = store.export_all().map_err(|e| store_error(db, e))?;
     let Some(path) = output else {
         let mut out = io::BufWriter::new(io::stdout().lock());
-        write_export(records, decisions, &events, &mut out).context("cannot write the export")?;
-        return Ok(ExitCode::SUCCESS);
+        return match write_export(records, decisions, &events, &mut out) {
+            Ok(_) => Ok(ExitCode::SUCCESS),
+            // The reader went away (`| head`): nothing left to tell it, as in `form3`.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+            Err(e) => Err(anyhow::Error::new(e).context("cannot write the export")),
+        };
     };
     let (r, d) = write_beside(path, db, |file| {
         let mut out = io::BufWriter::new(file);

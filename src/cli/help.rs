@@ -93,11 +93,14 @@ Usage:
                                           every FILE on a fresh database.
 
 Options:
-  --db PATH           The database file. Default: ${DB_ENV} when set, else ./{DEFAULT_DB}.
+  --db PATH           The database file of serve, review, export, form3, import, check,
+                      backup and sync (the others open none and refuse it). Default:
+                      ${DB_ENV} when set, else ./{DEFAULT_DB}.
                       Parent directories are created; a new file is readable by its owner only.
                       A leading ~/ is your home directory, also where no shell expands it.
   -o, --output FILE   export, form3: write to FILE instead of stdout, through a temporary
                       file renamed into place (never a partial FILE; a symlink is refused).
+                      -o - is stdout.
   --command CMD       replay: the server command line to test (default: this server, in
                       process), run once per FILE in a fresh directory named by {{dir}}.
   --dry-run           sync: print what would be written, imported, deleted and merged, and

@@ -12,6 +12,15 @@ pub const DEFAULT_DB: &str = "review-mcp.db";
 /// The environment variable naming the database file.
 pub const DB_ENV: &str = "REVIEW_MCP_DB_PATH";
 
+/// The subcommands that open the database, and so take `--db` (as messages list them).
+const DATABASE_COMMANDS: [&str; 8] = [
+    "serve", "review", "export", "form3", "import", "check", "backup", "sync",
+];
+
+/// The subcommands that open no database: `--db` given to one is refused, and
+/// `REVIEW_MCP_DB_PATH` is not read for them.
+const NO_DATABASE: [&str; 3] = ["revision", "merge-file", "replay"];
+
 /// What to run, after validation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
@@ -64,6 +73,7 @@ pub enum Command {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invocation {
     pub command: Command,
+    /// The database (resolved only for a command that opens one: else the unused default).
     pub db: PathBuf,
     /// `--author` (serve and review): who the writes are recorded as.
     pub author: Option<String>,
@@ -78,12 +88,8 @@ impl RawArgs {
         env_db: Option<OsString>,
         home: Option<OsString>,
     ) -> Result<Invocation, UsageError> {
-        let db = self
-            .db
-            .clone()
-            .or(env_db.filter(|v| !v.is_empty()))
-            .map_or_else(|| PathBuf::from(DEFAULT_DB), PathBuf::from);
-        let db = home_expanded(db, home)?;
+        // Help, version and the commands that open no database never resolve its path: a
+        // `REVIEW_MCP_DB_PATH` they do not use (`~/…` without HOME) must not refuse them.
         if self.help || self.version {
             return Ok(Invocation {
                 command: if self.help {
@@ -91,11 +97,35 @@ impl RawArgs {
                 } else {
                     Command::Version
                 },
-                db,
+                db: PathBuf::from(DEFAULT_DB),
                 author: None,
             });
         }
         let sub = self.subcommand.unwrap_or("serve");
+        let uses_db = !NO_DATABASE.contains(&sub);
+        if self.db.is_some() && !uses_db {
+            let why = if sub == "replay" {
+                "replay runs this server on a fresh in-memory database; to replay against a \
+                 database of your own, give the server's command line: --command 'review-mcp \
+                 --db PATH'"
+            } else {
+                "it opens no database: leave --db out"
+            };
+            return Err(UsageError(format!(
+                "--db is only valid with {}, not '{sub}' ({why})",
+                DATABASE_COMMANDS.join(", ")
+            )));
+        }
+        let db = if uses_db {
+            let db = self
+                .db
+                .clone()
+                .or(env_db.filter(|v| !v.is_empty()))
+                .map_or_else(|| PathBuf::from(DEFAULT_DB), PathBuf::from);
+            home_expanded(db, home)?
+        } else {
+            PathBuf::from(DEFAULT_DB)
+        };
         if self.output.is_some() && !matches!(sub, "export" | "form3") {
             return Err(UsageError(format!(
                 "-o/--output is only valid with 'export' or 'form3', not '{sub}'"
@@ -138,6 +168,14 @@ impl RawArgs {
             ));
         }
         let files: Vec<PathBuf> = self.positionals.into_iter().map(PathBuf::from).collect();
+        // `-` is stdin or stdout elsewhere; here every FILE is a path (never a stream), so a
+        // `-` would be looked up, or written, as a file of that name.
+        if sub != "form3" && files.iter().any(|f| f.as_os_str() == "-") {
+            return Err(UsageError(format!(
+                "'{sub}' takes files by their path, and '-' is not stdin or stdout here: give \
+                 the file's path (./- for a file named -)"
+            )));
+        }
         let no_files = |files: &[PathBuf]| match files.first() {
             Some(f) => Err(UsageError(format!(
                 "'{sub}' takes no FILE, but got '{}'",
@@ -166,7 +204,7 @@ impl RawArgs {
             "export" => {
                 no_files(&files)?;
                 Command::Export {
-                    output: self.output.map(PathBuf::from),
+                    output: output_file(self.output),
                 }
             }
             "review" => Command::Review {
@@ -184,7 +222,7 @@ impl RawArgs {
                 }
                 Command::Form3 {
                     revision,
-                    output: self.output.map(PathBuf::from),
+                    output: output_file(self.output),
                 }
             }
             "import" => Command::Import {
@@ -226,14 +264,21 @@ impl RawArgs {
             "replay" if files.is_empty() => {
                 return Err(UsageError("'replay' needs at least one FILE".into()));
             }
-            "replay" => Command::Replay {
-                bless: self.bless,
-                command: self
-                    .command
-                    .map(|c| c.to_string_lossy().into_owned())
-                    .filter(|c| !c.trim().is_empty()),
-                files,
-            },
+            "replay" => {
+                let command = self.command.map(|c| c.to_string_lossy().into_owned());
+                if command.as_ref().is_some_and(|c| c.trim().is_empty()) {
+                    return Err(UsageError(
+                        "--command needs a server command line (CMD), not blanks; leave \
+                         --command out to replay against this server"
+                            .into(),
+                    ));
+                }
+                Command::Replay {
+                    bless: self.bless,
+                    command,
+                    files,
+                }
+            }
             other => return Err(UsageError(format!("unknown subcommand '{other}'"))),
         };
         Ok(Invocation {
@@ -242,6 +287,12 @@ impl RawArgs {
             author,
         })
     }
+}
+
+/// The file of `-o FILE`: none (stdout) when it is not given or is `-`, the usual name of
+/// stdout, which would otherwise have written a file called `-`.
+fn output_file(output: Option<OsString>) -> Option<PathBuf> {
+    output.filter(|o| o != "-").map(PathBuf::from)
 }
 
 /// Parses the arguments after the program name, with the value of `REVIEW_MCP_DB_PATH`.
@@ -444,6 +495,53 @@ mod tests {
                 output: Some("f3.csv".into())
             }
         );
+    }
+
+    #[test]
+    fn parse_db_only_for_the_commands_that_open_one() {
+        for sub in DATABASE_COMMANDS {
+            assert!(!NO_DATABASE.contains(&sub));
+        }
+        for sub in super::super::args::SUBCOMMANDS {
+            assert!(
+                DATABASE_COMMANDS.contains(&sub) != NO_DATABASE.contains(&sub),
+                "{sub} is in neither list, or in both"
+            );
+        }
+        assert!(err(&["--db", "x", "revision", "a"]).contains("not 'revision'"));
+        assert!(err(&["--db", "x", "merge-file", "a", "b", "c"]).contains("not 'merge-file'"));
+        assert!(err(&["--db", "x", "replay", "t"]).contains("--command 'review-mcp --db PATH'"));
+        // The environment's path is not even resolved for them (HOME unset here).
+        let env = || Some(OsString::from("~/r.db"));
+        assert!(parse(os(&["revision", "a"]), env(), None).is_ok());
+        assert!(parse(os(&["--version"]), env(), None).is_ok());
+        assert!(parse(os(&["check"]), env(), None).is_err());
+    }
+
+    #[test]
+    fn parse_dash_as_a_file_is_refused_with_the_way_to_name_one() {
+        for args in [
+            &["revision", "-"][..],
+            &["revision", "a", "--", "-"],
+            &["import", "-"],
+            &["backup", "-"],
+            &["sync", "-"],
+            &["review", "-"],
+            &["merge-file", "a", "-", "c"],
+            &["replay", "-"],
+        ] {
+            assert!(err(args).contains("./- for a file named -"), "{args:?}");
+        }
+        assert!(run(&["revision", "./-"]).is_ok());
+    }
+
+    #[test]
+    fn parse_output_dash_is_stdout_and_blank_command_is_refused() {
+        assert_eq!(
+            run(&["export", "-o", "-"]).unwrap().command,
+            Command::Export { output: None }
+        );
+        assert!(err(&["replay", "--command", " ", "t"]).contains("needs a server command line"));
     }
 
     #[test]

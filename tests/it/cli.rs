@@ -128,6 +128,100 @@ fn unknown_subcommand_and_wrong_arguments_exit_2_with_usage() {
     assert_usage_error(&["check", "-o", "x"], "only valid with 'export'");
 }
 
+/// Regression: `--db` was accepted and silently ignored by the commands that open no
+/// database (`revision`, `merge-file`, `replay`), so `review-mcp --db team.db replay t.jsonl`
+/// looked like a replay against team.db. It is refused, naming the commands that take it.
+#[test]
+fn db_flag_for_a_command_that_opens_no_database_exits_2_naming_those_that_take_it() {
+    let takers =
+        "--db is only valid with serve, review, export, form3, import, check, backup, sync";
+    for args in [
+        &["--db", "x.db", "revision", "a.step"][..],
+        &["revision", "--db=x.db", "a.step"],
+        &["--db", "x.db", "merge-file", "a", "b", "c"],
+        &["--db", "x.db", "replay", "t.jsonl"],
+        &["--db", "x.db", "replay", "--bless", "t.jsonl"],
+        &["--db", "x.db", "replay", "--command", "cat", "t.jsonl"],
+    ] {
+        assert_usage_error(args, takers);
+    }
+    assert_usage_error(&["--db", "x.db", "revision", "a"], "not 'revision'");
+    assert_usage_error(
+        &["--db", "x.db", "replay", "t.jsonl"],
+        "--command 'review-mcp --db PATH'",
+    );
+}
+
+/// Regression: `REVIEW_MCP_DB_PATH=~/…` without HOME refused even the commands that never
+/// open the database (`revision`, `--version`) with a usage error about the database path.
+#[test]
+fn db_environment_is_not_read_by_commands_that_open_no_database() {
+    let dir = TempDir::new("db-env-unused").unwrap();
+    fs::write(dir.join("a.step"), b"part").unwrap();
+    let unread = |args: &[&str]| {
+        cmd(dir.path())
+            .env("REVIEW_MCP_DB_PATH", "~/r.db")
+            .env_remove("HOME")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = unread(&["revision", "a.step"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("sha256:"));
+    for args in [&["--version"][..], &["--help"]] {
+        assert_eq!(unread(args).status.code(), Some(0), "{args:?}");
+    }
+    // A command that opens it still says the path cannot be used.
+    let o = unread(&["check"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("HOME is not set"), "{}", stderr(&o));
+}
+
+/// Regression: `replay --command '  '` (a blank CMD, say an unset shell variable in quotes)
+/// silently replayed against this server instead of the one meant.
+#[test]
+fn replay_with_a_blank_command_exits_2() {
+    assert_usage_error(
+        &["replay", "--command", "  ", "t.jsonl"],
+        "--command needs a server command line (CMD)",
+    );
+}
+
+/// Regression: `review-mcp revision -` (or `import -`) looked for a file named `-` and said
+/// "no such file"; a user who means stdin is told that every FILE is a path, and how to name
+/// a file called `-`.
+#[test]
+fn dash_as_a_file_exits_2_saying_files_are_paths() {
+    for args in [&["revision", "-"][..], &["import", "-"], &["backup", "-"]] {
+        assert_usage_error(args, "'-' is not stdin or stdout here");
+    }
+    let dir = TempDir::new("dash-file").unwrap();
+    fs::write(dir.join("-"), b"part").unwrap();
+    let o = run(dir.path(), &["revision", "./-"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Regression: `export -o -` and `form3 REVISION -o -` wrote a file named `-` (and logged
+/// "exported … to -"); `-` names stdout, as everywhere else.
+#[test]
+fn output_dash_writes_to_stdout() {
+    let dir = TempDir::new("output-dash").unwrap();
+    let db = dir.join("r.db");
+    let revision = server_remembers_bore(&db).artifact.revision;
+    let db = db.to_str().unwrap();
+    let plain = run(dir.path(), &["--db", db, "export"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    let dash = run(dir.path(), &["--db", db, "export", "-o", "-"]);
+    assert_eq!(dash.status.code(), Some(0), "{}", stderr(&dash));
+    assert!(!plain.stdout.is_empty());
+    assert_eq!(dash.stdout, plain.stdout);
+    let form3 = run(dir.path(), &["--db", db, "form3", &revision, "--output=-"]);
+    assert_eq!(form3.status.code(), Some(0), "{}", stderr(&form3));
+    assert!(stdout(&form3).starts_with("Form,"), "{}", stdout(&form3));
+    assert!(!dir.join("-").exists(), "a file named - was written");
+}
+
 #[test]
 fn revision_prints_sha256_and_name_per_file() {
     let dir = TempDir::new("revision").unwrap();
@@ -1123,4 +1217,28 @@ fn cli_failures_say_how_to_fix_them() {
             stderr(&o)
         );
     }
+}
+
+/// Regression: `review-mcp export | head` exited 1 with "cannot write the export: Broken
+/// pipe" once the export outgrew the pipe; `revision` and `form3` already treat a reader that
+/// went away as the end of the output (exit 0, nothing on stderr), and so does export now.
+#[test]
+fn export_to_a_reader_that_goes_away_exits_0_quietly() {
+    let dir = TempDir::new("export-pipe").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(1000));
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut child = cmd(dir.path())
+        .args(["--db", "r.db", "export"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe's read end is closed here (dropped), like `| head -c 100`.
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+    assert!(first.starts_with(b"{\"record\":"));
 }

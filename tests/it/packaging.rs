@@ -4,7 +4,9 @@
 //! The manifest is generated (`packaging/build-mcpb.sh`, which runs the binary's own
 //! `tools/list` and `prompts/list`), so these tests guard the generator and the artifacts:
 //! a generated manifest whose tools, prompts or version differ from this build's server
-//! fails, and so does a bundle in `target/mcpb/` built from a stale binary. The generator
+//! fails, and so does a bundle in `target/mcpb/` built from a stale binary. The bundle's
+//! THIRD_PARTY_NOTICES (`packaging/notices.py`) must name every crate linked into the binary,
+//! by cargo tree's account and by the crate paths in the binary itself. The generator
 //! needs bash and python3 (no npm). The bundle test needs the bundle
 //! (`bash packaging/build-mcpb.sh`), so it is `#[ignore]`d: `.ci/run` builds the bundle, then
 //! runs it with `--include-ignored`, where a missing or stale bundle fails.
@@ -370,6 +372,12 @@ fn bundle_unpacked_serves_remember_and_recall_with_its_own_mcp_config() -> Resul
             stale.get_or_insert(format!("{doc} in the bundle differs from the repository's"));
         }
     }
+    let notices = dir.join("notices");
+    let (ok, stderr) = run_notices(&notices, None)?;
+    ensure!(ok, "packaging/notices.py failed: {stderr}");
+    if std::fs::read(unpacked.join("THIRD_PARTY_NOTICES")).ok() != Some(std::fs::read(&notices)?) {
+        stale.get_or_insert("its THIRD_PARTY_NOTICES is missing or not this Cargo.lock's".into());
+    }
     if let Some(why) = stale {
         let why = format!(
             "{} does not match this build ({why}): rebuild it with packaging/build-mcpb.sh",
@@ -667,5 +675,282 @@ fn manifest_passes_the_optional_author_setting_to_the_server() -> Result<()> {
         let record = &answers[&1]["structuredContent"]["record"];
         assert_eq!(record["author"].as_str(), want, "{name:?}: {}", answers[&1]);
     }
+    Ok(())
+}
+
+/// Runs `packaging/notices.py` (on the repository's Cargo.lock, or on a `cargo metadata`
+/// file) into `out`; returns its exit status and stderr.
+fn run_notices(out: &Path, metadata: Option<&Path>) -> Result<(bool, String)> {
+    let mut cmd = Command::new("python3");
+    cmd.arg(root().join("packaging/notices.py"))
+        .arg("--out")
+        .arg(out)
+        .arg("--manifest-path")
+        .arg(root().join("Cargo.toml"));
+    if let Some(metadata) = metadata {
+        cmd.arg("--metadata").arg(metadata);
+    }
+    let got = cmd
+        .output()
+        .context("running python3 packaging/notices.py")?;
+    Ok((
+        got.status.success(),
+        String::from_utf8_lossy(&got.stderr).into_owned(),
+    ))
+}
+
+/// The crates whose code is linked into the binary, by cargo's own account: `cargo tree`
+/// on normal edges without procedural macros, for this machine ("name version", sorted).
+fn linked_by_cargo_tree() -> Result<Vec<String>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .current_dir(root())
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "-e",
+            "normal,no-proc-macro",
+        ])
+        .args(["--prefix", "none", "-f", "{p}"])
+        .output()
+        .context("running cargo tree")?;
+    ensure!(
+        out.status.success(),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut crates: Vec<String> = String::from_utf8(out.stdout)?
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let name = words.next()?;
+            let version = words.next()?.strip_prefix('v')?;
+            (name != "review-mcp").then(|| format!("{name} {version}"))
+        })
+        .collect();
+    crates.sort();
+    crates.dedup();
+    Ok(crates)
+}
+
+/// The crates whose source paths the binary itself holds (panic locations name the file of
+/// the crate's code that was compiled in): `…/registry/src/<index>/<name>-<version>/`.
+fn crates_named_in_binary(bin: &Path) -> Result<Vec<String>> {
+    let bytes = std::fs::read(bin)?;
+    let needle = b"/registry/src/";
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(pos) = bytes[at..].windows(needle.len()).position(|w| w == needle) {
+        let start = at + pos + needle.len();
+        at = start;
+        // <index>/<crate>-<version>/
+        let rest = &bytes[start..bytes.len().min(start + 300)];
+        let mut parts = rest.split(|b| *b == b'/');
+        let (Some(_index), Some(dir)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        // The name ends where a crate directory's characters do (a string table may hold
+        // the path without its trailing '/', followed by a NUL and another string).
+        let len = dir
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || b"_.+-".contains(b)))
+            .unwrap_or(dir.len());
+        let Ok(dir) = std::str::from_utf8(&dir[..len]) else {
+            continue;
+        };
+        // The version starts after the last '-' followed by a digit.
+        let Some(split) = dir
+            .char_indices()
+            .filter(|&(i, c)| c == '-' && dir[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+            .map(|(i, _)| i)
+            .next_back()
+        else {
+            continue;
+        };
+        found.push(format!("{} {}", &dir[..split], &dir[split + 1..]));
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+/// The "name version" of every crate THIRD_PARTY_NOTICES lists, each with a license line and
+/// at least one license text it points to.
+fn crates_in_notices(text: &str) -> Result<Vec<String>> {
+    let list = text
+        .split("\nCrates\n------\n\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\nSQLite\n------\n").next())
+        .and_then(|rest| rest.split("\nLicense texts\n-------------\n").next())
+        .ok_or_else(|| anyhow!("THIRD_PARTY_NOTICES has no Crates section"))?;
+    let mut crates = Vec::new();
+    for entry in list.split("\n\n").filter(|e| !e.trim().is_empty()) {
+        let mut lines = entry.lines();
+        let head = lines.next().unwrap_or_default().to_string();
+        let rest: Vec<&str> = lines.collect();
+        ensure!(
+            rest.iter().any(|l| l.starts_with("  license: ")),
+            "{head}: no license line"
+        );
+        let files = rest
+            .iter()
+            .find_map(|l| l.strip_prefix("  files: "))
+            .ok_or_else(|| anyhow!("{head}: no license file"))?;
+        for reference in files.split(", ") {
+            let n = reference
+                .rsplit_once("[text ")
+                .and_then(|(_, n)| n.strip_suffix(']'))
+                .ok_or_else(|| anyhow!("{head}: bad reference {reference}"))?;
+            ensure!(
+                text.contains(&format!("\n[text {n}] of ")),
+                "{head}: its text {n} is not in the file"
+            );
+        }
+        crates.push(head);
+    }
+    Ok(crates)
+}
+
+/// THIRD_PARTY_NOTICES names every crate linked into the binary, by two accounts that do not
+/// share the generator's code: cargo tree's, and the crate source paths in this build's binary.
+/// It carries SQLite's dedication and the Rust standard library's notices, and two runs are
+/// byte-identical.
+#[test]
+fn notices_name_every_crate_linked_into_the_binary_and_sqlite() -> Result<()> {
+    let dir = TempDir::new("notices")?;
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for out in [&a, &b] {
+        let (ok, stderr) = run_notices(out, None)?;
+        ensure!(ok, "packaging/notices.py failed: {stderr}");
+    }
+    let text = std::fs::read_to_string(&a)?;
+    assert_eq!(text.as_bytes(), std::fs::read(&b)?, "two runs differ");
+    assert!(
+        !text.contains(&*root().to_string_lossy()) && !text.contains("/registry/src/"),
+        "the notices hold a path of this machine"
+    );
+    let listed = crates_in_notices(&text)?;
+    let missing = |want: &[String]| -> Vec<String> {
+        want.iter()
+            .filter(|c| !listed.contains(c))
+            .cloned()
+            .collect()
+    };
+    let tree = linked_by_cargo_tree()?;
+    assert!(tree.len() > 50, "cargo tree found only {tree:?}");
+    assert_eq!(
+        missing(&tree),
+        Vec::<String>::new(),
+        "linked, not in the notices"
+    );
+    let in_binary = crates_named_in_binary(&binary())?;
+    for known in [
+        "serde_json",
+        "rusqlite",
+        "libsqlite3-sys",
+        "url",
+        "jsonschema",
+    ] {
+        assert!(
+            in_binary
+                .iter()
+                .any(|c| c.starts_with(&format!("{known} "))),
+            "the binary names no {known}: {in_binary:?}"
+        );
+    }
+    assert_eq!(
+        missing(&in_binary),
+        Vec::<String>::new(),
+        "in the binary, not in the notices"
+    );
+    for want in [
+        "\nSQLite\n------\n",
+        "The author disclaims copyright to this source code.",
+        "May you share freely, never taking more than you give.",
+        "\nThe Rust standard library\n",
+        "The Rust Standard Library is dual-licensed under Apache 2.0 and MIT terms.",
+    ] {
+        assert!(text.contains(want), "no {want:?} in the notices");
+    }
+    Ok(())
+}
+
+/// Which crates are listed: those reached by normal dependencies, and a procedural macro but
+/// not its own dependencies; never a dev- or build-dependency. A crate with no license file
+/// stops the generator, naming it and what to do, and writes nothing.
+#[test]
+fn notices_follow_linked_edges_and_refuse_a_crate_without_a_license_file() -> Result<()> {
+    let dir = TempDir::new("notices-rule")?;
+    let package = |name: &str, kind: &str, license_file: bool| -> Result<Value> {
+        let src = dir.join(name);
+        std::fs::create_dir_all(&src)?;
+        if license_file {
+            std::fs::write(src.join("LICENSE-MIT"), format!("MIT text of {name}\n"))?;
+        } else if src.join("LICENSE-MIT").exists() {
+            std::fs::remove_file(src.join("LICENSE-MIT"))?;
+        }
+        Ok(json!({
+            "name": name, "version": "1.0.0", "id": format!("{name}-id"),
+            "license": "MIT", "license_file": null, "repository": null,
+            "manifest_path": src.join("Cargo.toml"),
+            "targets": [{"kind": [kind]}],
+        }))
+    };
+    let dep = |name: &str, kind: Value| json!({"pkg": format!("{name}-id"), "dep_kinds": [{"kind": kind, "target": null}]});
+    let node = |name: &str, deps: Vec<Value>| json!({"id": format!("{name}-id"), "deps": deps});
+    let metadata = |unlicensed: &str| -> Result<Value> {
+        let names = [
+            ("root", "bin"),
+            ("linked", "lib"),
+            ("deep", "lib"),
+            ("macro", "proc-macro"),
+            ("macro-helper", "lib"),
+            ("dev-only", "lib"),
+            ("build-only", "lib"),
+        ];
+        let packages = names
+            .iter()
+            .map(|(n, k)| package(n, k, *n != unlicensed))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(json!({
+            "packages": packages,
+            "resolve": {"root": "root-id", "nodes": [
+                node("root", vec![dep("linked", Value::Null), dep("macro", Value::Null),
+                                  dep("dev-only", json!("dev")), dep("build-only", json!("build"))]),
+                node("linked", vec![dep("deep", Value::Null)]),
+                node("deep", vec![]),
+                node("macro", vec![dep("macro-helper", Value::Null)]),
+                node("macro-helper", vec![]),
+                node("dev-only", vec![]),
+                node("build-only", vec![]),
+            ]},
+        }))
+    };
+    let meta = dir.join("metadata.json");
+    std::fs::write(&meta, metadata("")?.to_string())?;
+    let out = dir.join("THIRD_PARTY_NOTICES");
+    let (ok, stderr) = run_notices(&out, Some(&meta))?;
+    ensure!(ok, "{stderr}");
+    let text = std::fs::read_to_string(&out)?;
+    assert_eq!(
+        crates_in_notices(&text)?,
+        ["deep 1.0.0", "linked 1.0.0", "macro 1.0.0"]
+    );
+    assert!(text.contains("MIT text of deep\n"));
+    assert!(
+        !text.contains("\nSQLite\n"),
+        "no SQLite without libsqlite3-sys"
+    );
+
+    std::fs::remove_file(&out)?;
+    std::fs::write(&meta, metadata("deep")?.to_string())?;
+    let (ok, stderr) = run_notices(&out, Some(&meta))?;
+    assert!(!ok, "a crate without a license file was let through");
+    assert!(
+        stderr.contains("deep 1.0.0") && stderr.contains("packaging/licenses/<crate>-<version>/"),
+        "the error names neither the crate nor what to do: {stderr}"
+    );
+    assert!(!out.exists(), "a refused run wrote the notices");
     Ok(())
 }

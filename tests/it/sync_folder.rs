@@ -13,12 +13,12 @@ use crate::support::client::binary;
 const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
 
 fn review_mcp(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
-    Ok(Command::new(binary())
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env("MCP_LOG_LEVEL", "warn")
-        .output()?)
+    let mut cmd = Command::new(binary());
+    // `merge-file` opens no database, and refuses `--db`.
+    if args.first() != Some(&"merge-file") {
+        cmd.arg("--db").arg(db);
+    }
+    Ok(cmd.args(args).env("MCP_LOG_LEVEL", "warn").output()?)
 }
 
 fn ok(out: Output) -> anyhow::Result<String> {

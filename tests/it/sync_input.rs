@@ -28,13 +28,18 @@ const LIMIT: Duration = Duration::from_secs(20);
 /// Runs `review-mcp --db DB ARGS` with at most 1 GiB of address space and [`LIMIT`] of time
 /// (killed after), its stdin an open pipe nobody writes to. `Err` when it had to be killed.
 fn review_mcp(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
+    // `merge-file` opens no database, and refuses `--db`.
+    let db_flag: Vec<&std::ffi::OsStr> = if args.first() == Some(&"merge-file") {
+        vec![]
+    } else {
+        vec!["--db".as_ref(), db.as_os_str()]
+    };
     let mut child = Command::new("sh")
         .arg("-c")
         .arg("ulimit -v 1048576; exec \"$@\"")
         .arg("sh")
         .arg(binary())
-        .arg("--db")
-        .arg(db)
+        .args(db_flag)
         .args(args)
         .env("MCP_LOG_LEVEL", "warn")
         .stdin(Stdio::piped())

@@ -57,9 +57,12 @@ pub fn exported_names(db: &Path) -> anyhow::Result<Vec<String>> {
 
 /// `review-mcp --db DB ARGS...`.
 pub fn run_cli(db: &Path, args: &[&str]) -> anyhow::Result<std::process::Output> {
-    Ok(Command::new(client::binary())
-        .arg("--db")
-        .arg(db)
+    let mut cmd = Command::new(client::binary());
+    // `merge-file` opens no database, and refuses `--db`.
+    if args.first() != Some(&"merge-file") {
+        cmd.arg("--db").arg(db);
+    }
+    Ok(cmd
         .args(args)
         .env("MCP_LOG_LEVEL", "warn")
         .current_dir(std::env::temp_dir())
