@@ -12,13 +12,30 @@ use review_mcp::text::escape_controls;
 
 /// `review-mcp sync DIR [--dry-run]`.
 pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
-    let Outcome { counts, plan } = review_mcp::sync::run(db, dir, dry_run, &mut |folder| {
+    let Outcome {
+        new_folder,
+        counts,
+        plan,
+    } = review_mcp::sync::run(db, dir, dry_run, &mut |folder| {
         eprintln!(
             "review-mcp sync: another sync of {} is running; waiting for it to finish",
             folder.display()
         );
     })?;
     let mut out = io::stdout().lock();
+    if new_folder {
+        let dir = escape_controls(&dir.display().to_string()).into_owned();
+        let _ = match dry_run {
+            true => writeln!(
+                out,
+                "would make the folder {dir}: it does not exist (check its name)"
+            ),
+            false => writeln!(
+                out,
+                "made the folder {dir}: it did not exist (if the name is mistyped, delete it and sync the right one)"
+            ),
+        };
+    }
     for c in &counts.conflicts {
         let _ = writeln!(out, "conflict: {}", escape_controls(c));
     }

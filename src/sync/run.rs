@@ -58,8 +58,8 @@
 //! the other's engineer verdicts, and the other id is deleted on both sides.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fs;
 use std::path::Path;
+use std::{fs, io};
 
 use super::apply::WRITE_BATCH;
 use super::apply::{Apply, complete, overlay};
@@ -113,6 +113,9 @@ pub struct Counts {
 /// from the folder is still to be escaped when it is printed.
 #[derive(Debug)]
 pub struct Outcome {
+    /// DIR did not exist: this sync made it (a dry run: would make it). Said first, so a
+    /// mistyped name is seen before it is committed.
+    pub new_folder: bool,
     pub counts: Counts,
     /// The plan, one line per change (`write records/<id>.json`, …), as `--dry-run` prints it.
     pub plan: Vec<String>,
@@ -151,6 +154,7 @@ pub fn run(
             shown(dir)
         ));
     }
+    let new_folder = fs::symlink_metadata(dir).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
     if !dry_run {
         fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
     }
@@ -301,6 +305,7 @@ pub fn run(
     if dry_run {
         drop(tx);
         return Ok(Outcome {
+            new_folder,
             counts,
             plan: lines,
         });
@@ -343,6 +348,7 @@ pub fn run(
             .unwrap_or_default()
     );
     Ok(Outcome {
+        new_folder,
         counts,
         plan: lines,
     })

@@ -143,6 +143,14 @@ fn sync_dry_run_changes_nothing_and_a_second_sync_is_a_no_op() -> anyhow::Result
     );
     assert!(plan.contains("would write records/rec_1.json"), "{plan}");
     assert!(plan.contains("nothing was changed"), "{plan}");
+    // A folder that does not exist is said first (a mistyped name made a new folder unsaid).
+    assert!(
+        plan.starts_with(&format!(
+            "would make the folder {}: it does not exist",
+            folder.display()
+        )),
+        "{plan}"
+    );
     assert!(!folder.exists(), "a dry run creates no folder");
     let fresh = dir.join("fresh.db");
     ok(review_mcp(
@@ -156,6 +164,7 @@ fn sync_dry_run_changes_nothing_and_a_second_sync_is_a_no_op() -> anyhow::Result
         first.contains("written to the folder: 1 (1 records"),
         "{first}"
     );
+    assert!(first.starts_with("made the folder "), "{first}");
     let text = std::fs::read_to_string(folder.join("records/rec_1.json"))?;
     assert!(
         text.starts_with("{\n  \"record\": {\n    \"id\": \"rec_1\""),
@@ -165,6 +174,7 @@ fn sync_dry_run_changes_nothing_and_a_second_sync_is_a_no_op() -> anyhow::Result
     assert!(folder.join("README.md").exists());
     let before = (export(&db)?, snapshot(&folder)?);
     let second = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    assert!(!second.contains("made the folder"), "{second}");
     assert!(
         second.contains("written to the folder: 0")
             && second.contains("imported into the database: 0")
