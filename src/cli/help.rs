@@ -127,7 +127,8 @@ Environment:
   MCP_LOG_FORMAT      json | human (default json: one JSON object per line).
   MCP_TRACE_ID        Added to every log line as trace_id (default: none).
 
-Exit status: 0 success, 1 failure (details on stderr), 2 usage error.
+Exit status: 0 success, 1 failure (details on stderr; replay's report is on stdout),
+2 usage error.
 ",
         version = env!("CARGO_PKG_VERSION"),
     )
