@@ -349,3 +349,100 @@ fn the_same_carry_in_two_clones_syncs_into_one_review() {
         );
     }
 }
+
+/// A carry whose `to` names no file (the model gives the new revision only: the file is the
+/// same) keeps every item in its own file; it moved them to the bare revision, so the file's
+/// review at the new revision was empty and its current decision the superseded one.
+#[test]
+fn a_carry_to_a_revision_without_a_uri_keeps_each_item_in_its_file() {
+    let mut c = Client::memory(ERAS[2]);
+    let a = art_uri(&rev(1), FILE);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": a, "subject": "bore", "disposition": "release", "basis": [
+            {"requirement": "Bore H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "mating", "entity_ids": ["face:1"], "note": "n"}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": a, "entity_ids": ["face:1"], "note": "a note"}),
+    );
+    let out = c.ok(
+        "carry_forward",
+        json!({"from": a, "to": art(&rev(2)), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    assert_eq!(out["records"]["inherited"], 2, "{out}");
+    assert_eq!(out["already_stated"], 0, "{out}");
+    let file_at_2 = art_uri(&rev(2), FILE);
+    let got = c.ok(
+        "recall_decisions",
+        json!({"artifact": file_at_2, "subject": "bore"}),
+    );
+    let d = &got["decisions"][0];
+    assert!(d.get("carried").is_some(), "{got}");
+    assert_eq!(
+        got["artifacts"][d["artifact"].as_u64().unwrap() as usize]["uri"],
+        json!(format!("file://{FILE}")),
+        "{got}"
+    );
+    let got = c.ok(
+        "recall",
+        json!({"artifact": file_at_2, "carried": "inherited"}),
+    );
+    assert_eq!(got["records"].as_array().unwrap().len(), 2, "{got}");
+    assert!(
+        got["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["uri"] == json!(format!("file://{FILE}"))),
+        "{got}"
+    );
+}
+
+/// A carry from a revision without a uri, whose items belong to two files, onto one file
+/// (`to.uri`) is refused and writes nothing: it superseded the second file's decision and
+/// feature as "already stated" there (they were not: the first file's copies were), so the
+/// second file's review was at no current revision at all.
+#[test]
+fn a_carry_of_two_files_onto_one_is_refused_and_writes_nothing() {
+    let mut c = Client::memory(ERAS[1]);
+    for file in [FILE, "/work/other.step"] {
+        let a = art_uri(&rev(1), file);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": "bore", "disposition": "release", "basis": [
+                {"requirement": "Bore H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": a, "name": "mating", "entity_ids": [], "note": file}),
+        );
+    }
+    let why = c.refused(
+        "carry_forward",
+        json!({"from": art(&rev(1)), "to": art_uri(&rev(2), FILE), "map": []}),
+    );
+    assert!(
+        why.contains("from.uri") && why.contains("other.step"),
+        "{why}"
+    );
+    assert!(why.contains("nothing was written"), "{why}");
+    let got = c.ok(
+        "recall_decisions",
+        json!({"artifact": art(&rev(1)), "current_only": false}),
+    );
+    for d in got["decisions"].as_array().unwrap() {
+        assert!(d.get("superseded").is_none(), "{got}");
+    }
+    // Each file's own review carries: without a uri on `to`, each item stays in its file.
+    let out = c.ok(
+        "carry_forward",
+        json!({"from": art(&rev(1)), "to": art(&rev(2)), "map": []}),
+    );
+    assert_eq!(out["decisions"].as_array().unwrap().len(), 2, "{out}");
+    assert_eq!(out["already_stated"], 0, "{out}");
+}
