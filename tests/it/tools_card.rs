@@ -514,3 +514,42 @@ fn card_proofs_keep_a_full_review_within_the_answer_bound() {
         "a proof for every decision shown"
     );
 }
+
+/// The card of a revision judges that revision's decisions only: the stale decisions it
+/// lists (another revision's) are shown without Accept and Reject, and the server gave them
+/// a proof all the same, so a click forged on one (a verdict for a decision of another
+/// revision, through the card of this one) was recorded as the engineer's. Now no stale
+/// decision gets a proof, and such a click writes nothing.
+#[test]
+fn the_card_of_one_revision_records_no_verdict_on_a_stale_decision() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        seed(&mut c);
+        let resp = c.call(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+        );
+        let review = &resp["result"]["structuredContent"];
+        let stale = &review["stale"]["decisions"][0];
+        let id = stale["id"].as_str().unwrap().to_string();
+        assert_eq!(stale["artifact"]["revision"], REV_A, "{review}");
+        let proofs = &resp["result"]["_meta"]["review-mcp/card"]["proofs"];
+        assert!(proofs.get(&id).is_none(), "{era:?}: {proofs}");
+        // Even with the proof the current decision has, nothing is written on the stale one.
+        let current = review["decisions"][0]["id"].as_str().unwrap();
+        let text = c.refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 0, "item_digest": stale["basis"][0]["digest"],
+                   "judgement": "accepted", "card_proof": proofs[current]}),
+        );
+        assert!(text.starts_with(CHANGED), "{text}");
+        let got = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(REV_A, FILE), "subject": "bore"}),
+        );
+        assert!(
+            got["decisions"][0]["basis"][0].get("verdict").is_none(),
+            "{era:?}: {got}"
+        );
+    }
+}
