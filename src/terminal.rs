@@ -12,9 +12,10 @@
 //! read from the database (a model wrote it, a synced folder brought it) is shown escaped
 //! ([`escape_controls`]): it cannot move the cursor, fake a prompt or reorder text.
 //!
-//! What this proves, and what not: the answers were typed at a terminal on this machine by
-//! whoever sits at it. A model's shell tool has no terminal, so it cannot run this; anyone
-//! with a terminal and the database can, and the author recorded is the name given
+//! What this proves, and what not: the answers came through a terminal on this machine. A
+//! model's shell tool has no terminal, so it cannot pipe answers in; a program that makes a
+//! pseudo-terminal (`script`, `expect`) can, so this is a barrier, not proof that a person
+//! typed them. Anyone with a terminal and the database can run it, and the author recorded is the name given
 //! (`--author`, `REVIEW_MCP_AUTHOR`), not a checked identity.
 
 use std::io::{self, BufRead, Write};
