@@ -446,3 +446,31 @@ fn a_carry_of_two_files_onto_one_is_refused_and_writes_nothing() {
     assert_eq!(out["decisions"].as_array().unwrap().len(), 2, "{out}");
     assert_eq!(out["already_stated"], 0, "{out}");
 }
+
+/// An item already stated at `to` is left as stated there and its copy at `from` is
+/// superseded, not carried: the summary line (all a host may show the model) said "Carried 0
+/// records and 0 decisions" and nothing of it, as if the carry had touched nothing.
+#[test]
+fn a_carry_onto_items_already_stated_says_so_in_its_summary() {
+    let mut c = Client::memory(ERAS[1]);
+    for n in [1, 2] {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(n), FILE), "subject": "bore", "disposition": format!("hold {n}"),
+                   "basis": [{"requirement": "Bore H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+    }
+    let resp = c.call(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE), "map": []}),
+    );
+    assert_eq!(
+        resp["result"]["structuredContent"]["already_stated"], 1,
+        "{resp}"
+    );
+    let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("1 already stated at sha256:") && text.contains("superseded"),
+        "{text}"
+    );
+}
