@@ -474,3 +474,41 @@ fn a_carry_onto_items_already_stated_says_so_in_its_summary() {
         "{text}"
     );
 }
+
+/// The report of a carried revision counts under "Verified at this revision" the items stated
+/// there; one the assistant restated and the engineer never judged read as verified. The
+/// line now says how many of those basis items the engineer has judged at this revision.
+#[test]
+fn the_report_says_which_items_stated_here_the_engineer_has_judged() {
+    let mut c = Client::memory(ERAS[2]);
+    let basis = json!([{"requirement": "Bore H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]);
+    for subject in ["bore", "wall"] {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), FILE), "subject": subject, "disposition": "release", "basis": basis}),
+        );
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    // The assistant restates one decision at the new revision: stated here, judged by no one.
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(2), FILE), "subject": "bore", "disposition": "release",
+               "basis": [{"requirement": "Bore H7", "source": "assistant-proposed", "state": "satisfied", "faces": ["face:11"]}]}),
+    );
+    let resp = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{}/report", rev(2))}),
+    );
+    let md = resp["result"]["contents"][0]["text"].as_str().unwrap();
+    let at = md.find("### Verified at this revision").expect(md);
+    let section = &md[at..md[at..].find("## Decisions").map_or(md.len(), |e| at + e)];
+    assert!(
+        section.contains("1 item stated at this revision")
+            && section.contains("the engineer has judged 0 of its 1 basis item here"),
+        "{section}"
+    );
+}
