@@ -553,3 +553,53 @@ fn the_card_of_one_revision_records_no_verdict_on_a_stale_decision() {
         );
     }
 }
+
+/// A click of the card says which verdict the item showed (`seen_verdict_at`): the same
+/// message replayed once it was recorded, or a stale one after a later verdict, wrote the
+/// engineer's verdict again (a fresh time, the old judgement back over the newer one). Now
+/// it writes nothing and is refused as a changed decision (the card shows it again).
+#[test]
+fn a_replayed_or_stale_card_click_writes_nothing() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let id = seed(&mut c);
+        let card_proof = proof(&mut c);
+        let digest = digest(&mut c, 1);
+        let click = |judgement: &str, seen: &str| {
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": judgement,
+                   "card_proof": card_proof, "seen_verdict_at": seen})
+        };
+        let accepted = click("accepted", "");
+        let first = c.ok("record_verdict", accepted.clone());
+        let at = first["verdict"]["at"].as_str().unwrap().to_string();
+        let verdict_now = |c: &mut Client| {
+            let d = c.ok(
+                "recall_decisions",
+                json!({"artifact": art_uri(REV_B, FILE), "subject": "bore"}),
+            );
+            d["decisions"][0]["basis"][1]["verdict"].clone()
+        };
+        let stored = verdict_now(&mut c);
+        // The same message again: nothing written.
+        let refused = c.refused("record_verdict", accepted.clone());
+        assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
+        assert!(refused.contains("recorded already"), "{refused}");
+        assert_eq!(verdict_now(&mut c), stored, "{era:?}");
+        // The engineer changes their mind, having seen their first verdict: recorded.
+        let second = c.ok("record_verdict", click("rejected", &at));
+        assert_eq!(second["verdict"]["judgement"], "rejected");
+        // The first click replayed now would put "accepted" back over it: refused.
+        let refused = c.refused("record_verdict", accepted);
+        assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
+        assert_eq!(verdict_now(&mut c)["judgement"], "rejected", "{era:?}");
+        // The history has the two clicks, not the replays.
+        let h = c.ok("review_history", json!({"id": id}));
+        let verdict_events = h["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"].as_str().unwrap().starts_with("verdict_"))
+            .count();
+        assert_eq!(verdict_events, 2, "{era:?}: {h}");
+    }
+}
