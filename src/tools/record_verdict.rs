@@ -60,7 +60,7 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Record the engineer's verdict",
-        description: "The review card's Accept/Reject (its own, with card_proof): records the engineer's verdict on a basis item (via \"app\") while the item at `index` still says what `item_digest` says; else nothing is written and the refusal begins \"The decision changed since the card showed it\".",
+        description: "The review card's Accept/Reject: the engineer's verdict on a basis item (via \"app\"), written only while the item is as the card showed it; else the refusal begins \"The decision changed since the card showed it\".",
         input_schema: json!({
             "type": "object",
             "properties": {
