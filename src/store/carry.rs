@@ -195,13 +195,17 @@ fn carry_in(
     }
     // Onto one file (`to.uri`) only the review of one file: the items of two files would
     // meet at one key (a feature's name, a decision's subject) and one file's would be
-    // superseded as if the other's were its own.
+    // superseded as if the other's were its own. (Items recorded without a file join it.)
     if to.uri.is_some() {
         let mut files: Vec<&str> = Vec::new();
         for locator in live_records
             .iter()
-            .map(|(r, _)| r.artifact.locator())
-            .chain(live_decisions.iter().map(|(d, _)| d.artifact.locator()))
+            .filter_map(|(r, _)| r.artifact.uri.as_deref())
+            .chain(
+                live_decisions
+                    .iter()
+                    .filter_map(|(d, _)| d.artifact.uri.as_deref()),
+            )
         {
             if !files.contains(&locator) {
                 files.push(locator);
