@@ -7,14 +7,16 @@
 //! the engineer's own: `elicitation`, `app` or `terminal`); for each the engineer answers
 //! accept, reject, skip or quit, then a reason and the meaning (review or approval). Each
 //! answered item is recorded at once, in its own transaction, as the engineer's
-//! (`via: "terminal"`), only while the item still says what was shown
-//! ([`Shown::Item`]); quitting keeps what was answered and records nothing more. Every string
-//! read from the database (a model wrote it, a synced folder brought it) is shown escaped
-//! ([`escape_controls`]): it cannot move the cursor, fake a prompt or reorder text.
+//! (`via: "terminal"`), only while the item still says what was shown and holds the verdict
+//! it held then ([`Shown::ItemAndVerdict`]); quitting keeps what was answered and records
+//! nothing more. Every string read from the database (a model wrote it, a synced folder
+//! brought it) is shown escaped ([`escape_controls`]): it cannot move the cursor, fake a
+//! prompt or reorder text.
 //!
-//! What this proves, and what not: the answers were typed at a terminal on this machine by
-//! whoever sits at it. A model's shell tool has no terminal, so it cannot run this; anyone
-//! with a terminal and the database can, and the author recorded is the name given
+//! What this proves, and what not: the answers came through a terminal on this machine. A
+//! model's shell tool has no terminal, so it cannot pipe answers in; a program that makes a
+//! pseudo-terminal (`script`, `expect`) can, so this is a barrier, not proof that a person
+//! typed them. Anyone with a terminal and the database can run it, and the author recorded is the name given
 //! (`--author`, `REVIEW_MCP_AUTHOR`), not a checked identity.
 
 use std::io::{self, BufRead, Write};
@@ -339,8 +341,13 @@ pub fn review(
                 tally.quit = true;
                 break 'decisions;
             };
-            let digest = match d.basis.get(i) {
-                Some(b) => b.digest(),
+            // What the engineer was shown: the item, and the verdict it held (none: ""). A
+            // verdict given meanwhile through another channel is not overwritten unseen.
+            let (digest, seen) = match d.basis.get(i) {
+                Some(b) => (
+                    b.digest(),
+                    b.verdict.as_ref().map_or(String::new(), |v| v.at.clone()),
+                ),
                 None => continue,
             };
             let verdict = Verdict {
@@ -353,7 +360,7 @@ pub fn review(
             };
             match store.record_verdicts(
                 &DecisionRef::Id(&d.id),
-                Shown::Item(&digest),
+                Shown::ItemAndVerdict(&digest, &seen),
                 &[(i, verdict)],
             )? {
                 VerdictsOutcome::Recorded(now) => {
@@ -374,7 +381,7 @@ pub fn review(
                     tally.changed += 1;
                     writeln!(
                         out,
-                        "  Not recorded: the decision changed while it was shown (someone replaced it). Run review-mcp review again to see it as it is now."
+                        "  Not recorded: the decision changed while it was shown (someone replaced it, or gave this item a verdict). Run review-mcp review again to see it as it is now."
                     )?;
                     continue 'decisions;
                 }
@@ -479,6 +486,99 @@ mod tests {
             back.basis[2].verdict, None,
             "quit: the rest is not recorded"
         );
+    }
+
+    /// Input that, before it hands over line `at`, runs `meddle` (another process's write
+    /// while the item is on the engineer's screen).
+    struct Meddling<'a> {
+        lines: Vec<Vec<u8>>,
+        line: usize,
+        pos: usize,
+        at: usize,
+        meddle: Option<Box<dyn FnOnce() + 'a>>,
+    }
+
+    impl io::Read for Meddling<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = {
+                let got = self.fill_buf()?;
+                let n = got.len().min(buf.len());
+                buf[..n].copy_from_slice(&got[..n]);
+                n
+            };
+            self.consume(n);
+            Ok(n)
+        }
+    }
+
+    impl BufRead for Meddling<'_> {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            if self.line == self.at
+                && let Some(meddle) = self.meddle.take()
+            {
+                meddle();
+            }
+            Ok(self
+                .lines
+                .get(self.line)
+                .map_or(&[][..], |l| &l[self.pos..]))
+        }
+        fn consume(&mut self, n: usize) {
+            self.pos += n;
+            if self
+                .lines
+                .get(self.line)
+                .is_some_and(|l| self.pos >= l.len())
+            {
+                self.line += 1;
+                self.pos = 0;
+            }
+        }
+    }
+
+    /// A verdict given through another channel (the card) while the item is on the
+    /// terminal's screen was overwritten by the terminal's answer without a word: the item's
+    /// digest leaves its verdict out. Now the answer is not recorded, and the engineer is told.
+    #[test]
+    fn a_verdict_given_elsewhere_while_the_item_is_shown_is_not_overwritten() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-terminal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("review.db");
+        let mut store = Store::open(&db).unwrap();
+        let d = stored(&mut store);
+        let digest = d.basis[0].digest();
+        let id = d.id.clone();
+        let db2 = db.clone();
+        let mut input = Meddling {
+            lines: ["a\n", "\n", "\n", "q\n"]
+                .iter()
+                .map(|l| l.as_bytes().to_vec())
+                .collect(),
+            line: 0,
+            pos: 0,
+            at: 2,
+            meddle: Some(Box::new(move || {
+                let mut other = Store::open(&db2).unwrap();
+                let card = Verdict {
+                    at: time::now(),
+                    ..Verdict::given(Judgement::Rejected, Via::App)
+                };
+                let out = other
+                    .record_verdicts(&DecisionRef::Id(&id), Shown::Item(&digest), &[(0, card)])
+                    .unwrap();
+                assert!(matches!(out, VerdictsOutcome::Recorded(_)), "{out:?}");
+            })),
+        };
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!((tally.accepted, tally.changed), (0, 1), "{text}");
+        assert!(text.contains("Not recorded"), "{text}");
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        let v = back.basis[0].verdict.clone().unwrap();
+        assert_eq!((v.judgement, v.via), (Judgement::Rejected, Via::App));
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Issue 28: items carried from an earlier revision to re-verify are asked first; an

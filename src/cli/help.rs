@@ -41,9 +41,11 @@ Usage:
                                           quit, a reason and the meaning (review or approval)
                                           per item, each recorded as you answer it (via
                                           \"terminal\"). Runs only with a terminal on stdin and
-                                          stdout, so an assistant's shell tool cannot run it;
-                                          it proves a person typed at a terminal on this
-                                          machine, not who (the author is the name given).
+                                          stdout, so an assistant's shell tool cannot pipe
+                                          answers in; a program that makes a pseudo-terminal
+                                          (script, expect) can, so it is a barrier, not proof
+                                          that a person typed them, nor of who (the author is
+                                          the name given).
   review-mcp revision FILE...             Print `sha256:<64 hex>  FILE` for each file: the
                                           value to pass as artifact.revision. Streams, so a
                                           file of any size takes constant memory. Only a

@@ -1,7 +1,7 @@
 //! `review-mcp review [--db PATH] [--author NAME] FILE-OR-REVISION`: the engineer's verdicts
 //! in their own terminal (`review_mcp::terminal`, where the rules are). Refuses to run unless
-//! stdin and stdout are both terminals: a model's shell tool has none, so what this records
-//! was typed by a person at this machine.
+//! stdin and stdout are both terminals: a model's shell tool has none, so it cannot pipe
+//! answers in (a program that makes a pseudo-terminal can: a barrier, not proof of a person).
 
 use std::io::{self, IsTerminal};
 use std::path::Path;
@@ -13,7 +13,7 @@ use review_mcp::terminal;
 use review_mcp::text::escape_controls;
 
 /// Why the command will not run without a terminal, and what to do.
-pub const NO_TERMINAL: &str = "review-mcp review needs a terminal on stdin and stdout: it records what you type as your own verdicts (via \"terminal\"), so it does not run from a pipe, a script or an assistant's shell tool (none of which has a terminal). Run it yourself, in a terminal window: review-mcp review [--db PATH] [--author NAME] FILE-OR-REVISION";
+pub const NO_TERMINAL: &str = "review-mcp review needs a terminal on stdin and stdout: it records what you type as your own verdicts (via \"terminal\"), so it does not run from a pipe or an assistant's shell tool (neither has a terminal). Run it yourself, in a terminal window: review-mcp review [--db PATH] [--author NAME] FILE-OR-REVISION";
 
 /// Runs the session on this process's terminal.
 pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<ExitCode> {

@@ -74,6 +74,9 @@ impl RevisionView {
         let mut re_verify = Vec::new();
         let mut inherited = Vec::new();
         let mut fresh = 0usize;
+        // Basis items stated here, and those of them the engineer has judged here: stated is
+        // not verified, and the line must not let the one read as the other.
+        let (mut fresh_items, mut judged) = (0u64, 0u64);
         for r in &self.records {
             let name = match &r.name {
                 Some(n) => format!("**{}** (feature)", line(n)),
@@ -100,7 +103,13 @@ impl RevisionView {
                         re_verify.push(format!("{item}: {}", line(&c.describe())));
                     }
                     Some(c) => inherited.push(format!("{item}: {}", line(&c.describe()))),
-                    None => fresh += 1,
+                    None => {
+                        fresh += 1;
+                        fresh_items += 1;
+                        if b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()) {
+                            judged += 1;
+                        }
+                    }
                 }
             }
         }
@@ -124,9 +133,17 @@ impl RevisionView {
                 out.push_str("None.\n");
             }
         }
+        let judged = if fresh_items > 0 {
+            format!(
+                "; the engineer has judged {judged} of its {} here",
+                plural(fresh_items, "basis item")
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "\n### Verified at this revision\n\n{} stated at this revision.\n",
+            "\n### Verified at this revision\n\n{} stated at this revision{judged}.\n",
             plural(fresh as u64, "item")
         );
     }

@@ -561,16 +561,12 @@ pub(super) fn trail_wire(t: &Trail, id: &str, since: Option<&str>) -> Value {
 }
 
 /// What the review card's proofs cost the answer that carries `review` (`show_review` puts
-/// one per decision shown whole in its `_meta`, see `tools/card_proof.rs`): each entry is
+/// one per decision of the revision shown whole in its `_meta`, see `tools/card_proof.rs`): each entry is
 /// `"<id>":"cp1.<n>.<32 hex>",` (`n` up to four digits), and the members around them.
 fn card_proof_bytes(review: &Value) -> usize {
-    let lists = [
-        review.get("decisions"),
-        review.get("stale").and_then(|s| s.get("decisions")),
-    ];
-    let entries: usize = lists
+    let entries: usize = review
+        .get("decisions")
         .into_iter()
-        .flatten()
         .filter_map(Value::as_array)
         .flatten()
         .filter(|d| d.get("basis").is_some_and(Value::is_array))

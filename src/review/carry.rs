@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{DomainError, Verdict};
+use super::{Artifact, DomainError, Verdict};
 
 /// Whether a carried item still holds as it was (`inherited`) or touches what changed
 /// (`re-verify`).
@@ -123,6 +123,18 @@ pub fn short_revision(rev: &str) -> String {
     match rev.get(..19) {
         Some(head) if rev.len() > 19 => format!("{head}…"),
         _ => rev.to_string(),
+    }
+}
+
+/// Where an item of artifact `own` is carried by a carry to `to`: `to`'s revision and format,
+/// and `to`'s file and units where it names them, else the item's own (a `to` without a uri
+/// is the same file at its next revision, not a review detached from its file).
+pub fn carried_artifact(to: &Artifact, own: &Artifact) -> Artifact {
+    Artifact {
+        revision: to.revision.clone(),
+        format: to.format.clone(),
+        uri: to.uri.clone().or_else(|| own.uri.clone()),
+        units: to.units.clone().or_else(|| own.units.clone()),
     }
 }
 

@@ -10,7 +10,7 @@ use super::decisions::rows::{DECISION_COLS, decision_from_row, write_decision};
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
 use super::{Store, StoreError, history};
-use crate::review::carry::{EntityMap, short_revision};
+use crate::review::carry::{EntityMap, carried_artifact, short_revision};
 use crate::review::history::{Channel, Written, carried_events, carried_onto_events};
 use crate::review::{
     Artifact, BasisItem, CarryState, Decision, DecisionCarried, Record, Superseded, id,
@@ -193,6 +193,41 @@ fn carry_in(
             ..CarryOutcome::default()
         });
     }
+    // Onto one file (`to.uri`) only the review of one file: the items of two files would
+    // meet at one key (a feature's name, a decision's subject) and one file's would be
+    // superseded as if the other's were its own. (Items recorded without a file join it.)
+    if to.uri.is_some() {
+        let mut files: Vec<&str> = Vec::new();
+        for locator in live_records
+            .iter()
+            .filter_map(|(r, _)| r.artifact.uri.as_deref())
+            .chain(
+                live_decisions
+                    .iter()
+                    .filter_map(|(d, _)| d.artifact.uri.as_deref()),
+            )
+        {
+            if !files.contains(&locator) {
+                files.push(locator);
+            }
+        }
+        if files.len() > 1 {
+            files.sort_unstable();
+            let named: Vec<String> = files.iter().take(3).map(|f| format!("{f:?}")).collect();
+            let more = files.len().saturating_sub(3);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            return Err(StoreError::Invalid(format!(
+                "revision {} holds the review of {} files ({}{more}), and to.uri names one: give                  from.uri to carry one file's review (or leave out to.uri: each item then stays                  in its own file); nothing was written",
+                from.revision,
+                files.len(),
+                named.join(", ")
+            )));
+        }
+    }
     // A revision carried on already is behind `to`'s file history: carrying into it would
     // make it both superseded by and superseding the same revisions.
     let to_locator = to.uri.as_ref().map(|_| to.locator());
@@ -250,7 +285,7 @@ fn carry_in(
         };
         let moved = Record {
             entity_ids: ids,
-            artifact: to.clone(),
+            artifact: carried_artifact(to, &r.artifact),
             carried: Some(carried),
             superseded: None,
             ..r.clone()
@@ -265,7 +300,9 @@ fn carry_in(
                         "SELECT seq FROM records WHERE locator = ?1 AND name = ?2 \
                          AND superseded IS NULL AND seq <> ?3",
                     )?
-                    .query_row(params![to.locator(), name, seq], |row| row.get(0))
+                    .query_row(params![moved.artifact.locator(), name, seq], |row| {
+                        row.get(0)
+                    })
                     .optional()?;
                 if holder.is_some() {
                     // Already stated at the new file's key: that one is fresh, this one stays
@@ -305,11 +342,12 @@ fn carry_in(
         let updated = time::updated_after(now.clone(), std::cmp::max(&d.created_at, &d.updated_at));
         tx.prepare_cached("UPDATE decisions SET superseded = ?1, updated_at = ?2 WHERE rid = ?3")?
             .execute(params![opt_json(Some(&superseded)), updated, rid])?;
+        let artifact = carried_artifact(to, &d.artifact);
         let stated: Option<String> = tx
             .prepare_cached(
                 "SELECT id FROM decisions WHERE locator = ?1 AND subject = ?2 AND revision = ?3",
             )?
-            .query_row(params![to.locator(), d.subject, to.revision], |row| {
+            .query_row(params![artifact.locator(), d.subject, to.revision], |row| {
                 row.get(0)
             })
             .optional()?;
@@ -352,7 +390,7 @@ fn carry_in(
             disposition: String::new(),
             summary: d.summary.clone(),
             basis,
-            artifact: to.clone(),
+            artifact,
             author: d.author.clone(),
             carried: Some(DecisionCarried {
                 change: plan.change.clone(),

@@ -30,6 +30,11 @@ pub enum Shown<'a> {
     /// The judged item, as [`crate::review::BasisItem::digest`] (a click in the review card):
     /// every verdict's index must still hold an item that says this.
     Item(&'a str),
+    /// The judged item as [`Shown::Item`], and the verdict it held when shown: the `at` of
+    /// that verdict, or `""` for none (a click of the review card that says what it saw).
+    /// A click replayed after it was recorded, or after a later verdict, finds another
+    /// verdict there and writes nothing.
+    ItemAndVerdict(&'a str, &'a str),
 }
 
 /// What [`Store::record_verdicts`] did.
@@ -75,6 +80,11 @@ impl Store {
             Shown::Item(digest) => verdicts
                 .iter()
                 .all(|(i, _)| decision.basis.get(*i).is_some_and(|b| b.digest() == digest)),
+            Shown::ItemAndVerdict(digest, seen) => verdicts.iter().all(|(i, _)| {
+                decision.basis.get(*i).is_some_and(|b| {
+                    b.digest() == digest && b.verdict.as_ref().map_or("", |v| v.at.as_str()) == seen
+                })
+            }),
         };
         if !still {
             return Ok(VerdictsOutcome::Changed(decision));

@@ -98,8 +98,9 @@ pub fn verify(d: &Decision, given: &str) -> bool {
 }
 
 /// The `_meta` of a result that shows the card decisions in `shown` (a review answer, or one
-/// decision): a proof for every decision shown with its items' digests (a summary, without
-/// its items, gets none). `None` when there is none.
+/// decision): a proof for every decision of the revision shown with its items' digests (a
+/// summary, without its items, gets none; a stale decision, of another revision, neither).
+/// `None` when there is none.
 pub fn meta_for(shown: &Value) -> Option<Map<String, Value>> {
     let mut proofs = Map::new();
     let mut add = |d: &Value| {
@@ -119,13 +120,10 @@ pub fn meta_for(shown: &Value) -> Option<Map<String, Value>> {
             );
         }
     };
-    for list in [
-        shown.get("decisions"),
-        shown.get("stale").and_then(|s| s.get("decisions")),
-    ] {
-        if let Some(Value::Array(ds)) = list {
-            ds.iter().for_each(&mut add);
-        }
+    // The decisions of the revision shown, never its stale ones (another revision's: the
+    // card shows them without Accept and Reject, so no click on them is the engineer's).
+    if let Some(Value::Array(ds)) = shown.get("decisions") {
+        ds.iter().for_each(&mut add);
     }
     if let Some(d) = shown.get("decision") {
         add(d);

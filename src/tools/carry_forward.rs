@@ -222,7 +222,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         if left_out > 0 {
             answer["omitted"] = json!(left_out);
         }
-        let summary = if out.already_carried {
+        let mut summary = if out.already_carried {
             format!(
                 "Already carried: {} was carried to {} before; nothing changed.",
                 short_rev(&plan.from.revision),
@@ -242,6 +242,16 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 ri + bi,
             )
         };
+        if out.already_stated > 0 {
+            // Left as stated at `to`, their copies at `from` superseded: not carried, and the
+            // model must know what it did not carry.
+            summary.push_str(&format!(
+                " {} already stated at {} (a feature of the same name, a decision of the same subject): left as stated there, not carried; their copies at {} are marked superseded.",
+                out.already_stated,
+                short_rev(&plan.to.revision),
+                short_rev(&plan.from.revision)
+            ));
+        }
         ToolOutput::new(&answer, summary)
     })
 }

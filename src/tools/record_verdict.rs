@@ -39,6 +39,9 @@ pub struct Args {
     judgement: Judgement,
     reason: Option<String>,
     card_proof: Option<String>,
+    /// The `at` of the verdict the card showed on the item ("" for none): a click replayed
+    /// after it was recorded, or after a later verdict, then writes nothing.
+    seen_verdict_at: Option<String>,
 }
 
 /// How the refusal of a call without the card's proof begins: stable wording.
@@ -57,7 +60,7 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Record the engineer's verdict",
-        description: "The review card's Accept/Reject (its own, with card_proof): records the engineer's verdict on a basis item (via \"app\") while the item at `index` still says what `item_digest` says; else nothing is written and the refusal begins \"The decision changed since the card showed it\".",
+        description: "The review card's Accept/Reject: the engineer's verdict on a basis item (via \"app\"), written only while the item is as the card showed it; else the refusal begins \"The decision changed since the card showed it\".",
         input_schema: json!({
             "type": "object",
             "properties": {
@@ -66,7 +69,8 @@ pub fn spec() -> ToolSpec {
                 "item_digest": {"type": "string", "minLength": 1, "maxLength": 64},
                 "judgement": {"type": "string", "enum": Judgement::ALL},
                 "reason": {"type": "string", "maxLength": MAX_REASON},
-                "card_proof": {"type": "string", "maxLength": 64}
+                "card_proof": {"type": "string", "maxLength": 64},
+                "seen_verdict_at": {"type": "string", "maxLength": 64}
             },
             "required": ["decision_id", "index", "item_digest", "judgement"],
             "additionalProperties": false
@@ -131,16 +135,21 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         }
         None => return Err(gone()),
     }
-    let shown = Shown::Item(&args.item_digest);
+    let shown = match args.seen_verdict_at.as_deref() {
+        Some(seen) => Shown::ItemAndVerdict(&args.item_digest, seen),
+        None => Shown::Item(&args.item_digest),
+    };
     let decision = match store.record_verdicts(&at, shown, &[(index, verdict.clone())])? {
         VerdictsOutcome::Recorded(d) => d,
         VerdictsOutcome::Changed(d) => {
-            let now = item_now(&d, index, &args.item_digest).unwrap_or_else(|| {
-                format!(
-                    "item {} is not the item you judged",
-                    index.saturating_add(1)
-                )
-            });
+            let now = item_now(&d, index, &args.item_digest)
+                .or_else(|| verdict_now(&d, index, args.seen_verdict_at.as_deref()))
+                .unwrap_or_else(|| {
+                    format!(
+                        "item {} is not the item you judged",
+                        index.saturating_add(1)
+                    )
+                });
             let subject = quoted(&d.subject, 60);
             return Err(changed(format!("{CHANGED}: {now} in {subject}")));
         }
@@ -174,6 +183,27 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         .fit_member("decision", crate::resources::DECISIONS)?;
     out.meta = meta;
     Ok(out)
+}
+
+/// What verdict item `index` of `d` holds now, when it is not the one the card showed (`seen`:
+/// its `at`, `""` for none): a click replayed after it was recorded, or after a later verdict.
+fn verdict_now(d: &crate::review::Decision, index: usize, seen: Option<&str>) -> Option<String> {
+    let seen = seen?;
+    let b = d.basis.get(index)?;
+    let now = b.verdict.as_ref().map_or("", |v| v.at.as_str());
+    if now == seen {
+        return None;
+    }
+    let n = index.saturating_add(1);
+    Some(match &b.verdict {
+        Some(v) => format!(
+            "item {n} has a verdict the card did not show ({}{}, {}): this click was recorded already or came before it",
+            v.judgement.as_str(),
+            v.given_by(),
+            inline(&v.at, 40)
+        ),
+        None => format!("item {n} has no verdict now, not the one the card showed"),
+    })
 }
 
 /// What item `index` of `d` is now, when it is not the item of `digest` the card showed

@@ -349,3 +349,166 @@ fn the_same_carry_in_two_clones_syncs_into_one_review() {
         );
     }
 }
+
+/// A carry whose `to` names no file (the model gives the new revision only: the file is the
+/// same) keeps every item in its own file; it moved them to the bare revision, so the file's
+/// review at the new revision was empty and its current decision the superseded one.
+#[test]
+fn a_carry_to_a_revision_without_a_uri_keeps_each_item_in_its_file() {
+    let mut c = Client::memory(ERAS[2]);
+    let a = art_uri(&rev(1), FILE);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": a, "subject": "bore", "disposition": "release", "basis": [
+            {"requirement": "Bore H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "mating", "entity_ids": ["face:1"], "note": "n"}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": a, "entity_ids": ["face:1"], "note": "a note"}),
+    );
+    let out = c.ok(
+        "carry_forward",
+        json!({"from": a, "to": art(&rev(2)), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    assert_eq!(out["records"]["inherited"], 2, "{out}");
+    assert_eq!(out["already_stated"], 0, "{out}");
+    let file_at_2 = art_uri(&rev(2), FILE);
+    let got = c.ok(
+        "recall_decisions",
+        json!({"artifact": file_at_2, "subject": "bore"}),
+    );
+    let d = &got["decisions"][0];
+    assert!(d.get("carried").is_some(), "{got}");
+    assert_eq!(
+        got["artifacts"][d["artifact"].as_u64().unwrap() as usize]["uri"],
+        json!(format!("file://{FILE}")),
+        "{got}"
+    );
+    let got = c.ok(
+        "recall",
+        json!({"artifact": file_at_2, "carried": "inherited"}),
+    );
+    assert_eq!(got["records"].as_array().unwrap().len(), 2, "{got}");
+    assert!(
+        got["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["uri"] == json!(format!("file://{FILE}"))),
+        "{got}"
+    );
+}
+
+/// A carry from a revision without a uri, whose items belong to two files, onto one file
+/// (`to.uri`) is refused and writes nothing: it superseded the second file's decision and
+/// feature as "already stated" there (they were not: the first file's copies were), so the
+/// second file's review was at no current revision at all.
+#[test]
+fn a_carry_of_two_files_onto_one_is_refused_and_writes_nothing() {
+    let mut c = Client::memory(ERAS[1]);
+    for file in [FILE, "/work/other.step"] {
+        let a = art_uri(&rev(1), file);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": "bore", "disposition": "release", "basis": [
+                {"requirement": "Bore H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": a, "name": "mating", "entity_ids": [], "note": file}),
+        );
+    }
+    let why = c.refused(
+        "carry_forward",
+        json!({"from": art(&rev(1)), "to": art_uri(&rev(2), FILE), "map": []}),
+    );
+    assert!(
+        why.contains("from.uri") && why.contains("other.step"),
+        "{why}"
+    );
+    assert!(why.contains("nothing was written"), "{why}");
+    let got = c.ok(
+        "recall_decisions",
+        json!({"artifact": art(&rev(1)), "current_only": false}),
+    );
+    for d in got["decisions"].as_array().unwrap() {
+        assert!(d.get("superseded").is_none(), "{got}");
+    }
+    // Each file's own review carries: without a uri on `to`, each item stays in its file.
+    let out = c.ok(
+        "carry_forward",
+        json!({"from": art(&rev(1)), "to": art(&rev(2)), "map": []}),
+    );
+    assert_eq!(out["decisions"].as_array().unwrap().len(), 2, "{out}");
+    assert_eq!(out["already_stated"], 0, "{out}");
+}
+
+/// An item already stated at `to` is left as stated there and its copy at `from` is
+/// superseded, not carried: the summary line (all a host may show the model) said "Carried 0
+/// records and 0 decisions" and nothing of it, as if the carry had touched nothing.
+#[test]
+fn a_carry_onto_items_already_stated_says_so_in_its_summary() {
+    let mut c = Client::memory(ERAS[1]);
+    for n in [1, 2] {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(n), FILE), "subject": "bore", "disposition": format!("hold {n}"),
+                   "basis": [{"requirement": "Bore H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+    }
+    let resp = c.call(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE), "map": []}),
+    );
+    assert_eq!(
+        resp["result"]["structuredContent"]["already_stated"], 1,
+        "{resp}"
+    );
+    let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("1 already stated at sha256:") && text.contains("superseded"),
+        "{text}"
+    );
+}
+
+/// The report of a carried revision counts under "Verified at this revision" the items stated
+/// there; one the assistant restated and the engineer never judged read as verified. The
+/// line now says how many of those basis items the engineer has judged at this revision.
+#[test]
+fn the_report_says_which_items_stated_here_the_engineer_has_judged() {
+    let mut c = Client::memory(ERAS[2]);
+    let basis = json!([{"requirement": "Bore H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]);
+    for subject in ["bore", "wall"] {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), FILE), "subject": subject, "disposition": "release", "basis": basis}),
+        );
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    // The assistant restates one decision at the new revision: stated here, judged by no one.
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(2), FILE), "subject": "bore", "disposition": "release",
+               "basis": [{"requirement": "Bore H7", "source": "assistant-proposed", "state": "satisfied", "faces": ["face:11"]}]}),
+    );
+    let resp = c.request(
+        "resources/read",
+        json!({"uri": format!("review://revisions/{}/report", rev(2))}),
+    );
+    let md = resp["result"]["contents"][0]["text"].as_str().unwrap();
+    let at = md.find("### Verified at this revision").expect(md);
+    let section = &md[at..md[at..].find("## Decisions").map_or(md.len(), |e| at + e)];
+    assert!(
+        section.contains("1 item stated at this revision")
+            && section.contains("the engineer has judged 0 of its 1 basis item here"),
+        "{section}"
+    );
+}

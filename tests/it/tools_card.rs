@@ -514,3 +514,92 @@ fn card_proofs_keep_a_full_review_within_the_answer_bound() {
         "a proof for every decision shown"
     );
 }
+
+/// The card of a revision judges that revision's decisions only: the stale decisions it
+/// lists (another revision's) are shown without Accept and Reject, and the server gave them
+/// a proof all the same, so a click forged on one (a verdict for a decision of another
+/// revision, through the card of this one) was recorded as the engineer's. Now no stale
+/// decision gets a proof, and such a click writes nothing.
+#[test]
+fn the_card_of_one_revision_records_no_verdict_on_a_stale_decision() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        seed(&mut c);
+        let resp = c.call(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+        );
+        let review = &resp["result"]["structuredContent"];
+        let stale = &review["stale"]["decisions"][0];
+        let id = stale["id"].as_str().unwrap().to_string();
+        assert_eq!(stale["artifact"]["revision"], REV_A, "{review}");
+        let proofs = &resp["result"]["_meta"]["review-mcp/card"]["proofs"];
+        assert!(proofs.get(&id).is_none(), "{era:?}: {proofs}");
+        // Even with the proof the current decision has, nothing is written on the stale one.
+        let current = review["decisions"][0]["id"].as_str().unwrap();
+        let text = c.refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 0, "item_digest": stale["basis"][0]["digest"],
+                   "judgement": "accepted", "card_proof": proofs[current]}),
+        );
+        assert!(text.starts_with(CHANGED), "{text}");
+        let got = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(REV_A, FILE), "subject": "bore"}),
+        );
+        assert!(
+            got["decisions"][0]["basis"][0].get("verdict").is_none(),
+            "{era:?}: {got}"
+        );
+    }
+}
+
+/// A click of the card says which verdict the item showed (`seen_verdict_at`): the same
+/// message replayed once it was recorded, or a stale one after a later verdict, wrote the
+/// engineer's verdict again (a fresh time, the old judgement back over the newer one). Now
+/// it writes nothing and is refused as a changed decision (the card shows it again).
+#[test]
+fn a_replayed_or_stale_card_click_writes_nothing() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let id = seed(&mut c);
+        let card_proof = proof(&mut c);
+        let digest = digest(&mut c, 1);
+        let click = |judgement: &str, seen: &str| {
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": judgement,
+                   "card_proof": card_proof, "seen_verdict_at": seen})
+        };
+        let accepted = click("accepted", "");
+        let first = c.ok("record_verdict", accepted.clone());
+        let at = first["verdict"]["at"].as_str().unwrap().to_string();
+        let verdict_now = |c: &mut Client| {
+            let d = c.ok(
+                "recall_decisions",
+                json!({"artifact": art_uri(REV_B, FILE), "subject": "bore"}),
+            );
+            d["decisions"][0]["basis"][1]["verdict"].clone()
+        };
+        let stored = verdict_now(&mut c);
+        // The same message again: nothing written.
+        let refused = c.refused("record_verdict", accepted.clone());
+        assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
+        assert!(refused.contains("recorded already"), "{refused}");
+        assert_eq!(verdict_now(&mut c), stored, "{era:?}");
+        // The engineer changes their mind, having seen their first verdict: recorded.
+        let second = c.ok("record_verdict", click("rejected", &at));
+        assert_eq!(second["verdict"]["judgement"], "rejected");
+        // The first click replayed now would put "accepted" back over it: refused.
+        let refused = c.refused("record_verdict", accepted);
+        assert!(refused.starts_with(CHANGED), "{era:?}: {refused}");
+        assert_eq!(verdict_now(&mut c)["judgement"], "rejected", "{era:?}");
+        // The history has the two clicks, not the replays.
+        let h = c.ok("review_history", json!({"id": id}));
+        let verdict_events = h["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"].as_str().unwrap().starts_with("verdict_"))
+            .count();
+        assert_eq!(verdict_events, 2, "{era:?}: {h}");
+    }
+}
