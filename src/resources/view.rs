@@ -196,17 +196,18 @@ impl RevisionView {
             .collect();
         let mut stale_records = Vec::new();
         let mut stale_decisions = Vec::new();
+        // What was carried here, directly or through earlier carries, is shown as carried (its
+        // copy at this revision), not as a rival stale claim.
+        let lineage = store.lineage(revision)?;
+        let carried_here =
+            |s: Option<&crate::review::Superseded>| s.is_some_and(|s| lineage.contains(&s.by));
         for uri in &uris {
             let q = RecordQuery {
                 locator: Some(uri.clone()),
                 ..RecordQuery::default()
             };
             store.recall_each(&q, PageRequest::first(STALE_CAP), |r| {
-                // What was carried here is shown as carried (its copy at this revision), not
-                // as a rival stale claim.
-                if r.artifact.revision == revision
-                    || r.superseded.as_ref().is_some_and(|s| s.by == revision)
-                {
+                if r.artifact.revision == revision || carried_here(r.superseded.as_ref()) {
                     return true;
                 }
                 let r = r.into_owned();
@@ -223,9 +224,7 @@ impl RevisionView {
                 ..DecisionQuery::default()
             };
             store.recall_decisions_each(&q, PageRequest::first(STALE_CAP), |d| {
-                if d.artifact.revision == revision
-                    || d.superseded.as_ref().is_some_and(|s| s.by == revision)
-                {
+                if d.artifact.revision == revision || carried_here(d.superseded.as_ref()) {
                     return true;
                 }
                 let bytes = wire::answer_bytes(&d.wire(cur));

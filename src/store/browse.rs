@@ -148,22 +148,28 @@ impl Store {
         )?;
         // The files of the revision's items, and what was written for them at another
         // revision and not carried to this one.
-        const FILES: &str = "WITH files AS ( \
+        // What was carried here, directly or through earlier carries, lives on here: not
+        // stale against this revision (`Store::lineage`).
+        let files = format!(
+            "WITH RECURSIVE {}, files AS ( \
                SELECT uri FROM records WHERE revision = ?1 AND uri IS NOT NULL \
                UNION SELECT uri FROM decisions WHERE revision = ?1 AND uri IS NOT NULL \
-                 AND (?2 IS NULL OR subject = ?2)) ";
+                 AND (?2 IS NULL OR subject = ?2)) ",
+            super::carry::LINEAGE
+        );
         let stale_records = one(
             &format!(
-                "{FILES}SELECT count(*) FROM records WHERE locator IN (SELECT uri FROM files) \
-                 AND revision <> ?1 AND json_extract(superseded, '$.by') IS NOT ?1"
+                "{files}SELECT count(*) FROM records WHERE locator IN (SELECT uri FROM files) \
+                 AND revision <> ?1 AND (superseded IS NULL \
+                   OR json_extract(superseded, '$.by') NOT IN (SELECT rev FROM lineage))"
             ),
             &[&revision, &subject],
         )?;
         let stale_decisions = one(
             &format!(
-                "{FILES}SELECT count(*) FROM decisions WHERE locator IN (SELECT uri FROM files) \
-                 AND revision <> ?1 AND (?2 IS NULL OR subject = ?2) \
-                 AND json_extract(superseded, '$.by') IS NOT ?1"
+                "{files}SELECT count(*) FROM decisions WHERE locator IN (SELECT uri FROM files) \
+                 AND revision <> ?1 AND (?2 IS NULL OR subject = ?2) AND (superseded IS NULL \
+                   OR json_extract(superseded, '$.by') NOT IN (SELECT rev FROM lineage))"
             ),
             &[&revision, &subject],
         )?;

@@ -2,6 +2,8 @@
 //! revision in one write transaction (the rules are `review::carry`'s), and what a revision
 //! says of the revisions it superseded or was superseded by.
 
+use std::collections::BTreeSet;
+
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::browse::decisions_with_basis;
@@ -82,7 +84,26 @@ impl Store {
         let tx = self.read()?;
         supersession_in(&tx, revision)
     }
+
+    /// `revision` and every revision whose items were carried to it, directly or through
+    /// earlier carries (1 to 2, then 2 to 3: 3's lineage is 1, 2 and 3). An item superseded by
+    /// one of them lives on in `revision`: not a stale claim against it.
+    pub fn lineage(&mut self, revision: &str) -> Result<BTreeSet<String>, StoreError> {
+        let tx = self.read()?;
+        let revisions = tx
+            .prepare_cached(&format!("WITH RECURSIVE {LINEAGE} SELECT rev FROM lineage"))?
+            .query_map([revision], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(revisions)
+    }
 }
+
+/// The common table `lineage(rev)` of [`Store::lineage`], for `?1` (after `WITH RECURSIVE`).
+pub(super) const LINEAGE: &str = "lineage(rev) AS (SELECT ?1 \
+     UNION SELECT r.revision FROM records r JOIN lineage l \
+       ON json_extract(r.superseded, '$.by') = l.rev \
+     UNION SELECT d.revision FROM decisions d JOIN lineage l \
+       ON json_extract(d.superseded, '$.by') = l.rev)";
 
 pub(super) fn supersession_in(
     tx: &Transaction<'_>,

@@ -569,3 +569,44 @@ fn carry_forward_answer_of_a_large_revision_stays_within_the_bound() {
     }
     assert_eq!(seen, 120);
 }
+
+/// Regression (found by the review-over-time audit): after revision 1 was carried to 2 and 2
+/// to 3, revision 3's review listed revision 1's items as stale claims against it, while
+/// revision 2's (carried here directly) were not: what was carried here through an earlier
+/// carry is this revision's lineage too. An item of revision 1 that was never carried stays
+/// stale.
+#[test]
+fn a_review_carried_twice_lists_no_item_of_its_lineage_as_stale() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[2]);
+    review_at_r1(&mut c);
+    c.ok("carry_forward", carry_args());
+    let r3 = rev(3);
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&r2(), FILE), "to": art_uri(&r3, FILE),
+               "map": [{"from": "face:11", "to": "face:21"}, {"from": "face:13", "to": "face:23"}],
+               "changed": [], "change": "ECO-18: paint"}),
+    );
+    let summary = c.ok("show_review", json!({"artifact": art_uri(&r3, FILE)}));
+    assert_eq!(summary["counts"]["stale_decisions"], 0, "{summary}");
+    assert_eq!(summary["counts"]["stale_records"], 0, "{summary}");
+    assert_eq!(summary["stale_decisions"], json!([]), "{summary}");
+    let view = resource(&mut c, &r3);
+    assert_eq!(view["stale"]["decisions"], json!([]), "{view}");
+    assert_eq!(view["stale"]["records"], json!([]), "{view}");
+    // Written at revision 1 after it was carried: never carried, so stale against 3.
+    c.ok(
+        "remember",
+        json!({"artifact": art_uri(&r1(), FILE), "name": "late", "entity_ids": [], "note": "n"}),
+    );
+    let summary = c.ok("show_review", json!({"artifact": art_uri(&r3, FILE)}));
+    assert_eq!(summary["counts"]["stale_records"], 1, "{summary}");
+    let view = resource(&mut c, &r3);
+    let stale: Vec<&str> = view["stale"]["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert_eq!(stale, ["late"], "{view}");
+}
