@@ -402,23 +402,27 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
     Ok(vec![text_content(uri, JSON, answer.to_string())])
 }
 
-/// The card as served: [`CARD_HTML`] without the indentation of its lines and without the
-/// script's whole-line `//` comments, which are for its readers here, not for the browser
-/// (the card's answer stays within the answer bound). Nothing in the page depends on
-/// leading whitespace: no `<pre>`, no text area, no string spanning lines.
+/// The card as served: [`CARD_HTML`] without the indentation of its lines and without its
+/// whole-line comments (the script's `//`, the style's `/* */`, the page's `<!-- -->`),
+/// which are for its readers here, not for the browser (the card's answer stays within the
+/// answer bound). Nothing in the page depends on leading whitespace: no `<pre>`, no text
+/// area, no string spanning lines.
 fn served_card() -> &'static str {
     static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SERVED.get_or_init(|| {
         let mut out = String::with_capacity(CARD_HTML.len());
-        let mut in_script = false;
+        let (mut in_script, mut in_style, mut in_comment) = (false, false, false);
         for line in CARD_HTML.lines() {
             let line = line.trim_start();
-            if line.starts_with("<script") {
-                in_script = true;
-            } else if line.starts_with("</script") {
-                in_script = false;
+            if in_comment || (!in_script && line.starts_with("<!--")) {
+                in_comment = !line.ends_with("-->");
+                continue;
             }
-            if in_script && line.starts_with("//") {
+            in_script = (in_script || line.starts_with("<script")) && !line.starts_with("</script");
+            in_style = (in_style || line.starts_with("<style")) && !line.starts_with("</style");
+            if (in_script && line.starts_with("//"))
+                || (in_style && line.starts_with("/*") && line.ends_with("*/"))
+            {
                 continue;
             }
             out.push_str(line);
@@ -585,6 +589,33 @@ fn plural(n: u64, word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn served_card_is_the_page_without_its_comments() {
+        let served = served_card();
+        assert!(served.starts_with("<!DOCTYPE html>\n"));
+        assert!(served.trim_end().ends_with("</html>"));
+        assert!(!served.contains("<!--"), "the page's comment is left out");
+        assert!(
+            !served.lines().any(|l| l.starts_with("/*")),
+            "the style's comments too"
+        );
+        assert!(
+            !served.lines().any(|l| l.starts_with("//")),
+            "the script's too"
+        );
+        for kept in [
+            "<style>",
+            "</style>",
+            "<script>",
+            "</script>",
+            "overflow-wrap: anywhere;",
+            "\"use strict\";",
+        ] {
+            assert!(served.contains(kept), "{kept}");
+        }
+        assert!(served.len() < CARD_HTML.len());
+    }
 
     #[test]
     fn canonical_decodes_only_what_a_value_may_hold() {
