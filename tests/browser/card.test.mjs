@@ -731,3 +731,23 @@ test("card_wraps_long_unbroken_strings_within_its_frame", async () => {
   assert.ok(sizes.every((m) => m.params.width <= 1100), JSON.stringify(sizes.map((m) => m.params)));
   await page.close();
 });
+
+test("card_in_a_host_that_refuses_its_calls_still_shows_the_summary_it_was_given", async () => {
+  // The model gets show_review's summary; the card asks the host for the full review. A host
+  // that refuses the card's tools/call left it at "Waiting for the review from the host." with
+  // only the refusal: the summary the host had given it (counts, the report resource) was
+  // nowhere.
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
+  await page.exposeFunction("toServer", async () => ({ error: { code: -32000, message: "tool calls from apps are disabled" } }));
+  await page.setContent(HOST_PAGE);
+  await page.evaluate(([input, result]) => {
+    window.hostState = { context: { theme: "light" }, toolInput: input, toolResult: result };
+  }, [{ artifact: artifact(REV) }, showResult]);
+  await page.evaluate((html) => window.loadCard(html), cardHtml);
+  const card = page.frameLocator("#card");
+  await card.getByRole("status").getByText(/tool calls from apps are disabled/).waitFor();
+  const line = showResult.content[0].text;
+  assert.match(line, /^Review of bracket\.step/);
+  await card.getByText(line, { exact: true }).waitFor();
+  await page.close();
+});
