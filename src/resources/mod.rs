@@ -404,9 +404,10 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
 
 /// The card as served: [`CARD_HTML`] without the indentation of its lines and without its
 /// whole-line comments (the script's `//`, the style's `/* */`, the page's `<!-- -->`),
-/// which are for its readers here, not for the browser (the card's answer stays within the
-/// answer bound). Nothing in the page depends on leading whitespace: no `<pre>`, no text
-/// area, no string spanning lines.
+/// which are for its readers here, not for the browser, and with the style's rules on one
+/// line (a line of the style that ends a declaration or a block, `;`, `{`, `}` or `,`, runs
+/// on into the next): the card's answer stays within the answer bound. Nothing in the page
+/// depends on leading whitespace: no `<pre>`, no text area, no string spanning lines.
 fn served_card() -> &'static str {
     static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SERVED.get_or_init(|| {
@@ -426,7 +427,11 @@ fn served_card() -> &'static str {
                 continue;
             }
             out.push_str(line);
-            out.push('\n');
+            let runs_on =
+                in_style && !line.starts_with("<style") && line.ends_with([';', '{', '}', ',']);
+            if !runs_on {
+                out.push('\n');
+            }
         }
         out
     })
@@ -615,6 +620,12 @@ mod tests {
             assert!(served.contains(kept), "{kept}");
         }
         assert!(served.len() < CARD_HTML.len());
+        let style = &served[served.find("<style>").unwrap()..served.find("</style>").unwrap()];
+        assert_eq!(
+            style.lines().count(),
+            2,
+            "the style's rules on one line: {style}"
+        );
     }
 
     #[test]
