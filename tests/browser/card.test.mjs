@@ -751,3 +751,38 @@ test("card_in_a_host_that_refuses_its_calls_still_shows_the_summary_it_was_given
   await card.getByText(line, { exact: true }).waitFor();
   await page.close();
 });
+
+test("card_works_under_the_restrictive_csp_a_host_applies_by_default", async () => {
+  // The card declares no domain (_meta.ui.csp all empty): a host applies the specification's
+  // restrictive policy. A srcdoc frame inherits its host page's policy, so the host page
+  // carries it here; the card still renders, themes and records a click, and nothing it does
+  // is refused by the policy.
+  const csp = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
+    "img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'self'; object-src 'none'; base-uri 'self'";
+  const rev = "sha256:" + "b".repeat(64);
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject: "csp", disposition: "hold",
+    basis: [{ requirement: "Thread depth 12", source: "drawing", state: "unresolved", question: "blind?" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
+  const violations = [];
+  page.on("console", (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
+  await page.exposeFunction("toServer", async (params) => {
+    const m = await server.send("tools/call", params);
+    return m.error ? { error: m.error } : { result: m.result };
+  });
+  await page.setContent(HOST_PAGE.replace("<head>", `<head><meta http-equiv="Content-Security-Policy" content="${csp}">`));
+  await page.evaluate(([input, result]) => {
+    window.hostState = { context: { theme: "dark", safeAreaInsets: { top: 8, right: 0, bottom: 0, left: 0 },
+      containerDimensions: { maxHeight: 5000 }, styles: { variables: { "--font-sans": "serif" } } }, toolInput: input, toolResult: result };
+  }, [{ artifact: artifact(rev) }, shown]);
+  await page.evaluate((html) => window.loadCard(html), cardHtml);
+  const card = page.frameLocator("#card");
+  await card.getByRole("button", { name: "Reject item 1: Thread depth 12" }).click();
+  await card.getByRole("status").getByText(/Recorded: rejected item 1/).waitFor();
+  assert.ok(isDark(await bodyBackground(page)));
+  assert.equal(await cardFrame(page).evaluate(() => getComputedStyle(document.body).paddingTop), "20px");
+  assert.deepEqual(violations, []);
+  await page.close();
+});
