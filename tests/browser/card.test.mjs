@@ -786,3 +786,20 @@ test("card_works_under_the_restrictive_csp_a_host_applies_by_default", async () 
   assert.deepEqual(violations, []);
   await page.close();
 });
+
+test("card_in_a_narrow_frame_scrolls_its_tables_not_the_page", async () => {
+  // A basis table wider than the frame scrolls inside its own box; its hidden labels for
+  // screen readers (absolutely positioned) escaped that box, so the whole page scrolled
+  // sideways and the card asked its host for more width than the frame had.
+  const { page, card } = await openCard({ context: { theme: "light" } });
+  await page.setViewportSize({ width: 700, height: 1800 });
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).waitFor();
+  await settle(page);
+  const [scroll, inner, table] = await cardFrame(page).evaluate(() => [document.documentElement.scrollWidth,
+    window.innerWidth, document.querySelector(".table-wrap table").getBoundingClientRect().width]);
+  assert.ok(table > inner, `the table (${table} px) is wider than the frame (${inner} px) here`);
+  assert.ok(scroll <= inner, `the page is ${scroll} px wide in a frame of ${inner}`);
+  const sizes = (await page.evaluate(() => window.fromCard)).filter((m) => m.method === "ui/notifications/size-changed");
+  assert.ok(sizes[sizes.length - 1].params.width <= 700, JSON.stringify(sizes.map((m) => m.params)));
+  await page.close();
+});
