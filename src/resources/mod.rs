@@ -404,10 +404,12 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
 
 /// The card as served: [`CARD_HTML`] without the indentation of its lines and without its
 /// whole-line comments (the script's `//`, the style's `/* */`, the page's `<!-- -->`),
-/// which are for its readers here, not for the browser, and with the style's rules on one
-/// line (a line of the style that ends a declaration or a block, `;`, `{`, `}` or `,`, runs
-/// on into the next): the card's answer stays within the answer bound. Nothing in the page
-/// depends on leading whitespace: no `<pre>`, no text area, no string spanning lines.
+/// which are for its readers here, not for the browser, and with fewer line breaks: a line of
+/// the style that ends in `;`, `{`, `}` or `,`, and a line of the script that ends in `;`, `{`
+/// or `,` (where a line break never ends a statement), runs on into the next. The card's
+/// answer stays within the answer bound. Nothing in the page depends on leading whitespace
+/// or on those line breaks: no `<pre>`, no text area, no string spanning lines, and no `//`
+/// in the script but whole-line comments (a unit test holds it to that).
 fn served_card() -> &'static str {
     static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SERVED.get_or_init(|| {
@@ -427,8 +429,10 @@ fn served_card() -> &'static str {
                 continue;
             }
             out.push_str(line);
-            let runs_on =
-                in_style && !line.starts_with("<style") && line.ends_with([';', '{', '}', ',']);
+            let runs_on = (in_style
+                && !line.starts_with("<style")
+                && line.ends_with([';', '{', '}', ',']))
+                || (in_script && !line.starts_with("<script") && line.ends_with([';', '{', ',']));
             if !runs_on {
                 out.push('\n');
             }
@@ -626,6 +630,17 @@ mod tests {
             2,
             "the style's rules on one line: {style}"
         );
+    }
+
+    #[test]
+    fn card_script_has_no_line_comment_after_code() {
+        // A `//` after code would, once its line runs on into the next (served_card),
+        // comment that next line out.
+        let script =
+            &CARD_HTML[CARD_HTML.find("<script>").unwrap()..CARD_HTML.find("</script>").unwrap()];
+        for line in script.lines().map(str::trim_start) {
+            assert!(line.starts_with("//") || !line.contains("//"), "{line}");
+        }
     }
 
     #[test]
