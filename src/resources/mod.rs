@@ -20,8 +20,9 @@
 //! One more resource is not the review's data but its view: [`CARD_URI`], the review card
 //! (an MCP App, `text/html;profile=mcp-app`), one self-contained HTML file kept in
 //! `card.html` beside this module. It is read by any client (it holds no data), linked from
-//! `show_review` only for clients that declared the UI extension, and not listed: hosts find
-//! it through the tool (the extension lets a server leave UI-only resources out of the list).
+//! `show_review` for every client (a host that renders apps without declaring the extension
+//! renders it too), and not listed: hosts find it through the tool (the extension lets a
+//! server leave UI-only resources out of the list).
 //!
 //! Here: the URIs, templates, list and reads. `view` loads a revision within a byte budget
 //! and shrinks it to fit an answer line; `report` renders it as Markdown; `form3` builds
