@@ -803,3 +803,15 @@ test("card_in_a_narrow_frame_scrolls_its_tables_not_the_page", async () => {
   assert.ok(sizes[sizes.length - 1].params.width <= 700, JSON.stringify(sizes.map((m) => m.params)));
   await page.close();
 });
+
+test("card_says_so_when_the_host_never_answers_its_handshake", async () => {
+  // A host that never answers ui/initialize (one that does not speak this revision of MCP
+  // Apps) left the card at "Waiting for the review from the host." for good.
+  const fast = "<script>(function () { var st = window.setTimeout; window.setTimeout = function (f, ms) { return st(f, (ms || 0) / 100); }; })();</script>";
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
+  await page.setContent('<!DOCTYPE html><html lang="en"><head><title>mute host</title></head><body><iframe id="card" sandbox="allow-scripts" title="card"></iframe></body></html>');
+  await page.evaluate((html) => { document.getElementById("card").srcdoc = html; }, cardHtml.replace("<head>", "<head>" + fast));
+  const card = page.frameLocator("#card");
+  await card.getByRole("status").getByText(/The host has not answered in 30 seconds: .*MCP Apps/).waitFor();
+  await page.close();
+});
