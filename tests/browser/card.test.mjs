@@ -616,9 +616,9 @@ test("card_says_so_when_the_host_never_answers_a_click_and_takes_the_late_answer
     basis: [{ requirement: "Knurl 0.8 mm pitch", source: "drawing", state: "unresolved", question: "straight or diamond?" }],
   });
   const shown = await server.call("show_review", { artifact: artifact(rev), detail: "full" });
-  // The card's own time runs a hundred times faster here (Playwright's clock does not reach
-  // a sandboxed frame): its wait of 30 s is 0.3 s.
-  const fast = "<script>(function () { var st = window.setTimeout; window.setTimeout = function (f, ms) { return st(f, (ms || 0) / 100); }; })();</script>";
+  // The card's own time runs ten times faster here (Playwright's clock does not reach
+  // a sandboxed frame): its wait of 30 s is 3 s.
+  const fast = "<script>(function () { var st = window.setTimeout; window.setTimeout = function (f, ms) { return st(f, (ms || 0) / 10); }; })();</script>";
   const { page, card } = await openCard({
     context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown,
     host: { hangTools: ["record_verdict"] }, html: cardHtml.replace("<head>", "<head>" + fast),
@@ -807,7 +807,7 @@ test("card_in_a_narrow_frame_scrolls_its_tables_not_the_page", async () => {
 test("card_says_so_when_the_host_never_answers_its_handshake", async () => {
   // A host that never answers ui/initialize (one that does not speak this revision of MCP
   // Apps) left the card at "Waiting for the review from the host." for good.
-  const fast = "<script>(function () { var st = window.setTimeout; window.setTimeout = function (f, ms) { return st(f, (ms || 0) / 100); }; })();</script>";
+  const fast = "<script>(function () { var st = window.setTimeout; window.setTimeout = function (f, ms) { return st(f, (ms || 0) / 10); }; })();</script>";
   const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
   await page.setContent('<!DOCTYPE html><html lang="en"><head><title>mute host</title></head><body><iframe id="card" sandbox="allow-scripts" title="card"></iframe></body></html>');
   await page.evaluate((html) => { document.getElementById("card").srcdoc = html; }, cardHtml.replace("<head>", "<head>" + fast));
