@@ -792,7 +792,8 @@ test("card_in_a_narrow_frame_scrolls_its_tables_not_the_page", async () => {
   // screen readers (absolutely positioned) escaped that box, so the whole page scrolled
   // sideways and the card asked its host for more width than the frame had.
   const { page, card } = await openCard({ context: { theme: "light" } });
-  await page.setViewportSize({ width: 700, height: 1800 });
+  // Wider than the width at which items stack (50rem), narrower than the table.
+  await page.setViewportSize({ width: 850, height: 1800 });
   await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).waitFor();
   await settle(page);
   const [scroll, inner, table] = await cardFrame(page).evaluate(() => [document.documentElement.scrollWidth,
@@ -800,7 +801,7 @@ test("card_in_a_narrow_frame_scrolls_its_tables_not_the_page", async () => {
   assert.ok(table > inner, `the table (${table} px) is wider than the frame (${inner} px) here`);
   assert.ok(scroll <= inner, `the page is ${scroll} px wide in a frame of ${inner}`);
   const sizes = (await page.evaluate(() => window.fromCard)).filter((m) => m.method === "ui/notifications/size-changed");
-  assert.ok(sizes[sizes.length - 1].params.width <= 700, JSON.stringify(sizes.map((m) => m.params)));
+  assert.ok(sizes[sizes.length - 1].params.width <= 850, JSON.stringify(sizes.map((m) => m.params)));
   await page.close();
 });
 
@@ -813,5 +814,31 @@ test("card_says_so_when_the_host_never_answers_its_handshake", async () => {
   await page.evaluate((html) => { document.getElementById("card").srcdoc = html; }, cardHtml.replace("<head>", "<head>" + fast));
   const card = page.frameLocator("#card");
   await card.getByRole("status").getByText(/The host has not answered in 30 seconds: .*MCP Apps/).waitFor();
+  await page.close();
+});
+
+test("card_in_a_narrow_frame_shows_each_items_buttons_without_scrolling", async () => {
+  // At the width a host gives an inline app (here 600 px) the basis table, nine columns with
+  // their minimum widths, was wider than the frame: the Verdict and Your verdict columns, the
+  // Accept and Reject buttons, were out of sight to the right of a scrolling box. In a narrow
+  // frame each item now reads top to bottom, every value named by its column.
+  const { page, card } = await openCard({ context: { theme: "light" } });
+  await page.setViewportSize({ width: 600, height: 1800 });
+  const reject = card.getByRole("button", { name: "Reject item 1: Bore 12H7" });
+  await reject.waitFor();
+  await settle(page);
+  const box = await reject.boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 600, JSON.stringify(box));
+  const frame = cardFrame(page);
+  assert.equal(await frame.evaluate(() => {
+    const wrap = document.querySelector(".table-wrap");
+    return wrap.scrollWidth <= wrap.clientWidth;
+  }), true, "the table fits its box");
+  const label = await frame.evaluate(() => getComputedStyle(document.querySelector("td[data-label='Evidence']"), "::before").content);
+  assert.match(label, /Evidence/);
+  // An empty value takes no line: item 1 has no question, item 3 has one.
+  const shown = await frame.evaluate(() => Array.from(document.querySelectorAll("td[data-label='Question']"))
+    .map((td) => getComputedStyle(td).display));
+  assert.deepEqual(shown.slice(0, 3), ["none", "none", "block"]);
   await page.close();
 });
