@@ -836,6 +836,14 @@ test("card_in_a_narrow_frame_shows_each_items_buttons_without_scrolling", async 
   }), true, "the table fits its box");
   const label = await frame.evaluate(() => getComputedStyle(document.querySelector("td[data-label='Evidence']"), "::before").content);
   assert.match(label, /Evidence/);
+  // At 1,100 px the table is a table again, and fits: the last column's Reject was cut.
+  await page.setViewportSize({ width: 1100, height: 1800 });
+  await settle(page);
+  assert.equal(await frame.evaluate(() => getComputedStyle(document.querySelector("thead")).display), "table-header-group");
+  const rejectBox = await reject.boundingBox();
+  assert.ok(rejectBox.x + rejectBox.width <= 1100 - 12, JSON.stringify(rejectBox));
+  await page.setViewportSize({ width: 600, height: 1800 });
+  await settle(page);
   // An empty value takes no line: item 1 has no question, item 3 has one.
   const shown = await frame.evaluate(() => Array.from(document.querySelectorAll("td[data-label='Question']"))
     .map((td) => getComputedStyle(td).display));
