@@ -20,8 +20,9 @@
 //! One more resource is not the review's data but its view: [`CARD_URI`], the review card
 //! (an MCP App, `text/html;profile=mcp-app`), one self-contained HTML file kept in
 //! `card.html` beside this module. It is read by any client (it holds no data), linked from
-//! `show_review` only for clients that declared the UI extension, and not listed: hosts find
-//! it through the tool (the extension lets a server leave UI-only resources out of the list).
+//! `show_review` for every client (a host that renders apps without declaring the extension
+//! renders it too), and not listed: hosts find it through the tool (the extension lets a
+//! server leave UI-only resources out of the list).
 //!
 //! Here: the URIs, templates, list and reads. `view` loads a revision within a byte budget
 //! and shrinks it to fit an answer line; `report` renders it as Markdown; `form3` builds
@@ -402,27 +403,40 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
     Ok(vec![text_content(uri, JSON, answer.to_string())])
 }
 
-/// The card as served: [`CARD_HTML`] without the indentation of its lines and without the
-/// script's whole-line `//` comments, which are for its readers here, not for the browser
-/// (the card's answer stays within the answer bound). Nothing in the page depends on
-/// leading whitespace: no `<pre>`, no text area, no string spanning lines.
+/// The card as served: [`CARD_HTML`] without the indentation of its lines and without its
+/// whole-line comments (the script's `//`, the style's `/* */`, the page's `<!-- -->`),
+/// which are for its readers here, not for the browser, and with fewer line breaks: a line of
+/// the style that ends in `;`, `{`, `}` or `,`, and a line of the script that ends in `;`, `{`
+/// or `,` (where a line break never ends a statement), runs on into the next. The card's
+/// answer stays within the answer bound. Nothing in the page depends on leading whitespace
+/// or on those line breaks: no `<pre>`, no text area, no string spanning lines, and no `//`
+/// in the script but whole-line comments (a unit test holds it to that).
 fn served_card() -> &'static str {
     static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SERVED.get_or_init(|| {
         let mut out = String::with_capacity(CARD_HTML.len());
-        let mut in_script = false;
+        let (mut in_script, mut in_style, mut in_comment) = (false, false, false);
         for line in CARD_HTML.lines() {
             let line = line.trim_start();
-            if line.starts_with("<script") {
-                in_script = true;
-            } else if line.starts_with("</script") {
-                in_script = false;
+            if in_comment || (!in_script && line.starts_with("<!--")) {
+                in_comment = !line.ends_with("-->");
+                continue;
             }
-            if in_script && line.starts_with("//") {
+            in_script = (in_script || line.starts_with("<script")) && !line.starts_with("</script");
+            in_style = (in_style || line.starts_with("<style")) && !line.starts_with("</style");
+            if (in_script && line.starts_with("//"))
+                || (in_style && line.starts_with("/*") && line.ends_with("*/"))
+            {
                 continue;
             }
             out.push_str(line);
-            out.push('\n');
+            let runs_on = (in_style
+                && !line.starts_with("<style")
+                && line.ends_with([';', '{', '}', ',']))
+                || (in_script && !line.starts_with("<script") && line.ends_with([';', '{', ',']));
+            if !runs_on {
+                out.push('\n');
+            }
         }
         out
     })
@@ -585,6 +599,50 @@ fn plural(n: u64, word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn served_card_is_the_page_without_its_comments() {
+        let served = served_card();
+        assert!(served.starts_with("<!DOCTYPE html>\n"));
+        assert!(served.trim_end().ends_with("</html>"));
+        assert!(!served.contains("<!--"), "the page's comment is left out");
+        assert!(
+            !served.lines().any(|l| l.starts_with("/*")),
+            "the style's comments too"
+        );
+        assert!(
+            !served.lines().any(|l| l.starts_with("//")),
+            "the script's too"
+        );
+        for kept in [
+            "<style>",
+            "</style>",
+            "<script>",
+            "</script>",
+            "overflow-wrap: anywhere;",
+            "\"use strict\";",
+        ] {
+            assert!(served.contains(kept), "{kept}");
+        }
+        assert!(served.len() < CARD_HTML.len());
+        let style = &served[served.find("<style>").unwrap()..served.find("</style>").unwrap()];
+        assert_eq!(
+            style.lines().count(),
+            2,
+            "the style's rules on one line: {style}"
+        );
+    }
+
+    #[test]
+    fn card_script_has_no_line_comment_after_code() {
+        // A `//` after code would, once its line runs on into the next (served_card),
+        // comment that next line out.
+        let script =
+            &CARD_HTML[CARD_HTML.find("<script>").unwrap()..CARD_HTML.find("</script>").unwrap()];
+        for line in script.lines().map(str::trim_start) {
+            assert!(line.starts_with("//") || !line.contains("//"), "{line}");
+        }
+    }
 
     #[test]
     fn canonical_decodes_only_what_a_value_may_hold() {

@@ -45,8 +45,9 @@ pub struct ToolSpec {
     pub run: Run,
 }
 
-/// A tool's part in the review card. Only a client that declared the UI extension is told of
-/// it: the others see `Card` tools as plain tools and never see `AppOnly` ones.
+/// A tool's part in the review card. Every client is given a tool's `_meta.ui` (a host that
+/// renders apps without declaring the extension renders the card too); only a client that
+/// declared the extension is listed `AppOnly` tools (`service/lists.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ui {
     /// A plain tool.
@@ -55,12 +56,13 @@ pub enum Ui {
     /// call it.
     Card,
     /// Called by the card only (`_meta.ui.visibility: ["app"]`): the host hides it from the
-    /// model, and the server refuses it to a client that did not declare the extension.
+    /// model. Not listed to a client that did not declare the extension, yet served to every
+    /// client: the card's proof decides (`tools/card_proof.rs`).
     AppOnly,
 }
 
 impl Ui {
-    /// The tool's `_meta.ui` for a client that declared the extension.
+    /// The tool's `_meta.ui`, given to every client that is listed the tool.
     pub fn meta(self) -> Option<Value> {
         let uri = crate::resources::CARD_URI;
         match self {

@@ -1,6 +1,7 @@
 //! `show_review`: a revision's whole review at a glance, for the engineer as much as for the
-//! model. Its result renders in the review card (an MCP App) on hosts that show apps; the
-//! text content is the Markdown review report, complete on its own for every other host.
+//! model. Its result renders in the review card (an MCP App) on hosts that show apps; for
+//! every host its text is a one-line summary naming the Markdown report resource
+//! (`review://revisions/{revision}/report`), and the summary as JSON.
 
 use serde::Deserialize;
 use serde_json::{Value, json};

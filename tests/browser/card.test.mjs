@@ -94,18 +94,28 @@ window.addEventListener("message", async (event) => {
   const m = event.data;
   window.fromCard.push(m);
   if (m.method === "ui/initialize") {
-    send({ id: m.id, result: {
-      protocolVersion: "2026-01-26",
-      hostInfo: { name: "review-mcp browser test host", version: "1" },
-      hostCapabilities: { serverTools: {}, logging: {} },
-      hostContext: window.hostState.context,
-    } });
+    // initDelay: a host that takes its time to answer (and, until it has, takes no notice of
+    // what the card sends: hostState.ignoreBeforeInit).
+    const answer = () => {
+      window.hostState.initialized = true;
+      send({ id: m.id, result: {
+        protocolVersion: "2026-01-26",
+        hostInfo: { name: "review-mcp browser test host", version: "1" },
+        hostCapabilities: { serverTools: {}, logging: {} },
+        hostContext: window.hostState.context,
+      } });
+    };
+    if (window.hostState.initDelay) setTimeout(answer, window.hostState.initDelay); else answer();
+  } else if (window.hostState.ignoreBeforeInit && !window.hostState.initialized) {
+    window.ignoredBeforeInit = (window.ignoredBeforeInit || 0) + 1;
   } else if (m.method === "ui/notifications/initialized") {
     send({ method: "ui/notifications/tool-input", params: { arguments: window.hostState.toolInput } });
     send({ method: "ui/notifications/tool-result", params: window.hostState.toolResult });
   } else if (m.method === "ui/notifications/size-changed") {
     if (typeof m.params.height === "number") frame.style.height = m.params.height + "px";
   } else if (m.method === "tools/call") {
+    // hangTools: the calls a host never answers.
+    if ((window.hostState.hangTools || []).includes(m.params.name)) return;
     const answer = await window.toServer(m.params);
     send(Object.assign({ id: m.id }, answer));
   }
@@ -179,7 +189,7 @@ after(async () => {
 });
 
 /** A host page with the card loaded, the host context `context`; every request recorded. */
-async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) }, result = showResult, via = server, html = cardHtml }) {
+async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) }, result = showResult, via = server, html = cardHtml, host = {} }) {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1800 }, colorScheme });
   const requests = [];
   page.on("request", (r) => requests.push(r.url()));
@@ -188,9 +198,9 @@ async function openCard({ context, colorScheme = "light", toolInput = { artifact
     return m.error ? { error: m.error } : { result: m.result };
   });
   await page.setContent(HOST_PAGE);
-  await page.evaluate(([ctx, input, result]) => {
-    window.hostState = { context: ctx, toolInput: input, toolResult: result };
-  }, [context, toolInput, result]);
+  await page.evaluate(([ctx, input, result, host]) => {
+    window.hostState = Object.assign({ context: ctx, toolInput: input, toolResult: result }, host);
+  }, [context, toolInput, result, host]);
   await page.evaluate((html) => window.loadCard(html), html);
   const card = page.frameLocator("#card");
   await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor();
@@ -275,16 +285,15 @@ test("card_handshake_render_verdicts_round_trip_through_the_binary", async () =>
   await card.getByText(/^created: disposition none → /).first().waitFor();
   assert.equal(await frame.evaluate(() => document.querySelectorAll("img, b").length), 0);
   // Each click carried the card's proof (from show_review's _meta), and the card logged it
-  // under both MCP Apps names of a log line.
+  // as MCP Apps has a log line: notifications/message (there is no "ui/log").
   const sentNow = await page.evaluate(() => window.fromCard);
   const clicks = sentNow.filter((m) => m.method === "tools/call" && m.params.name === "record_verdict");
   assert.equal(clicks.length, 2);
   for (const c of clicks) assert.match(c.params.arguments.card_proof, /^cp1\.\d+\.[0-9a-f]{32}$/);
-  for (const name of ["ui/log", "notifications/message"]) {
-    const logged = sentNow.filter((m) => m.method === name);
-    assert.ok(logged.some((m) => m.params.level === "info" && /recorded accepted on item 3/.test(m.params.data)),
-      `${name}: ${JSON.stringify(logged)}`);
-  }
+  const logged = sentNow.filter((m) => m.method === "notifications/message");
+  assert.ok(logged.some((m) => m.params.level === "info" && /recorded accepted on item 3/.test(m.params.data)),
+    JSON.stringify(logged));
+  assert.equal(sentNow.filter((m) => m.method === "ui/log").length, 0);
 
   // Read back from the binary: both verdicts are the engineer's, via the app.
   const back = await server.call("recall_decisions", { artifact: artifact(REV), subject: SUBJECT });
@@ -532,5 +541,312 @@ test("card_subtitle_counts_the_revisions_decisions_and_records_not_the_ones_that
   const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
   await card.getByText(/did not fit; ask the assistant to recall them/).waitFor();
   await card.getByText(/ \u00b7 40 decisions, 40 records\./).waitFor();
+  await page.close();
+});
+
+/** The card's frame of `page`. */
+const cardFrame = (page) => page.frames().find((f) => f !== page.mainFrame());
+
+test("card_sends_only_methods_the_mcp_apps_specification_defines", async () => {
+  // The card logged every line a second time as "ui/log", a method no MCP Apps revision or
+  // SDK defines (the log line is notifications/message): a host validating the View's
+  // messages rejects it as unknown (ext-apps' validator, rule APP-103).
+  const known = new Set(["ui/initialize", "ui/notifications/initialized", "ui/notifications/size-changed",
+    "ui/notifications/request-teardown", "ui/open-link", "ui/download-file", "ui/message",
+    "ui/update-model-context", "ui/request-display-mode", "tools/call", "tools/list", "resources/read",
+    "notifications/message", "ping"]);
+  const rev = "sha256:" + "7".repeat(64);
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject: "methods", disposition: "hold",
+    basis: [{ requirement: "Chamfer 0.5x45", source: "drawing", state: "unresolved", question: "all edges?" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  await card.getByRole("button", { name: "Accept item 1: Chamfer 0.5x45" }).click();
+  await card.getByRole("status").getByText(/Recorded: accepted item 1/).waitFor();
+  const sent = await page.evaluate(() => window.fromCard);
+  for (const m of sent) {
+    assert.equal(m.jsonrpc, "2.0", JSON.stringify(m));
+    if (m.method !== undefined) assert.ok(known.has(m.method), `unknown method ${m.method}`);
+  }
+  assert.ok(sent.some((m) => m.method === "notifications/message" && m.params.level === "info"));
+  await page.close();
+});
+
+test("card_reports_its_size_after_the_handshake_and_shrinks_with_its_content", async () => {
+  // A host that answers ui/initialize late and takes no notice of the card before it has
+  // (the specification's lifecycle: the View's messages follow the handshake) was never told
+  // the card's size: the card sent it once, before, and never again while it did not change.
+  // And the card measured the document, never less than the frame: grown once, it never
+  // shrank when its content did.
+  const { page, card } = await openCard({ context: { theme: "light" }, host: { initDelay: 400, ignoreBeforeInit: true } });
+  await card.getByText("Is the thread rolled or cut?").first().waitFor();
+  await settle(page);
+  const sizes = async () => {
+    const log = await page.evaluate(() => window.fromCard);
+    const init = log.findIndex((m) => m.method === "ui/notifications/initialized");
+    assert.ok(init >= 0);
+    return log.slice(init).filter((m) => m.method === "ui/notifications/size-changed").map((m) => m.params);
+  };
+  const big = await sizes();
+  assert.ok(big.length > 0, "a size after the handshake");
+  const tall = big[big.length - 1].height;
+  assert.ok(tall > 600, `${tall}`);
+  assert.equal(await page.evaluate(() => document.getElementById("card").style.height), tall + "px");
+
+  // The host shows a review with nothing in it: the card reports a smaller size.
+  const empty = await server.call("show_review", { artifact: artifact("sha256:" + "8".repeat(64)), detail: "full" });
+  await page.evaluate((result) => window.sendToCard({ method: "ui/notifications/tool-result", params: result }), empty);
+  await card.getByText("No decision recorded for this revision.").waitFor();
+  await settle(page);
+  const after = await sizes();
+  const short = after[after.length - 1].height;
+  const content = await cardFrame(page).evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));
+  assert.ok(short < tall, `${short} < ${tall}`);
+  assert.ok(Math.abs(short - content) <= 2, `reported ${short}, content ${content}`);
+  await page.close();
+});
+
+test("card_says_so_when_the_host_never_answers_a_click_and_takes_the_late_answer", async () => {
+  // A host that never passed a click on (or lost it) left the row's buttons disabled and the
+  // status at "Recording..." for good, with nothing to say what happened.
+  const rev = "sha256:" + "9".repeat(64);
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject: "slow host", disposition: "hold",
+    basis: [{ requirement: "Knurl 0.8 mm pitch", source: "drawing", state: "unresolved", question: "straight or diamond?" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev), detail: "full" });
+  // The card's own time runs ten times faster here (Playwright's clock does not reach
+  // a sandboxed frame): its wait of 30 s is 3 s.
+  const fast = "<script>(function () { var st = window.setTimeout; window.setTimeout = function (f, ms) { return st(f, (ms || 0) / 10); }; })();</script>";
+  const { page, card } = await openCard({
+    context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown,
+    host: { hangTools: ["record_verdict"] }, html: cardHtml.replace("<head>", "<head>" + fast),
+  });
+  const accept = card.getByRole("button", { name: "Accept item 1: Knurl 0.8 mm pitch" });
+  await page.evaluate(() => { window.hostState.hangTools = ["record_verdict"]; });
+  await accept.click();
+  assert.equal(await accept.isDisabled(), true);
+  await card.getByRole("status").getByText(/The host has not answered in 30 seconds: the verdict on item 1 may not be recorded/).waitFor();
+  assert.equal(await accept.isEnabled(), true, "the engineer can click again");
+  // The answer that comes late after all is still taken.
+  const click = await page.evaluate(() => window.fromCard.filter((m) => m.method === "tools/call" && m.params.name === "record_verdict")[0]);
+  const m = await server.send("tools/call", click.params);
+  await page.evaluate(([id, result]) => window.sendToCard({ id, result }), [click.id, m.result]);
+  await card.getByRole("status").getByText(/Recorded: accepted item 1/).waitFor();
+  await card.getByText(/by the engineer \(review card, Ada Lovelace\)/).first().waitFor();
+  await page.close();
+});
+
+test("card_follows_container_dimensions_and_safe_area_as_the_host_changes_them", async () => {
+  // A fixed height, then a flexible one: the card kept filling 100vh of a frame now sized to
+  // its content. A fixed or maximum width and the safe area insets were not applied at all.
+  const { page } = await openCard({ context: { theme: "light", containerDimensions: { height: 500, width: 700 },
+    safeAreaInsets: { top: 30, right: 5, bottom: 20, left: 10 } } });
+  const frame = cardFrame(page);
+  const styles = () => frame.evaluate(() => {
+    const root = document.documentElement;
+    const body = getComputedStyle(document.body);
+    return { height: root.style.height, maxHeight: root.style.maxHeight, width: root.style.width,
+      maxWidth: root.style.maxWidth, padding: [body.paddingTop, body.paddingRight, body.paddingBottom, body.paddingLeft] };
+  });
+  let s = await styles();
+  assert.equal(s.height, "100vh");
+  assert.equal(await frame.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), true,
+    "at a fixed width the card fills its frame, no wider");
+  assert.deepEqual(s.padding, ["42px", "17px", "32px", "22px"]);
+  await page.evaluate(() => window.sendToCard({ method: "ui/notifications/host-context-changed",
+    params: { containerDimensions: { maxHeight: 900, maxWidth: 800 }, safeAreaInsets: { top: 0, right: 0, bottom: 0, left: 0 } } }));
+  await frame.waitForFunction(() => document.documentElement.style.maxHeight === "900px");
+  s = await styles();
+  assert.equal(s.height, "");
+  assert.equal(s.width, "");
+  assert.equal(s.maxWidth, "800px");
+  assert.deepEqual(s.padding, ["12px", "12px", "12px", "12px"]);
+  await page.evaluate(() => window.sendToCard({ method: "ui/notifications/host-context-changed", params: { containerDimensions: {} } }));
+  await frame.waitForFunction(() => document.documentElement.style.maxHeight === "");
+  s = await styles();
+  assert.equal(s.maxWidth, "");
+  await page.close();
+});
+
+test("card_survives_malformed_host_messages", async () => {
+  // A host (or a bug in one) that sends what the specification does not: the card ignores
+  // it, throws nothing, and shows the next well-formed review.
+  const { page, card } = await openCard({ context: { theme: "light" } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  const junk = [
+    null, 5, "text", [], { jsonrpc: "1.0", method: "ui/notifications/tool-result", params: {} },
+    { jsonrpc: "2.0" }, { jsonrpc: "2.0", id: 999, result: {} }, { jsonrpc: "2.0", id: 1, result: {} },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-input", params: null },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: "x" } },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: { artifact: 5, subject: 7 } } },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: null },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: "x" },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: { structuredContent: { decisions: [null, 5, "d", { basis: [null, 3] }] } } },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: { structuredContent: { revision: 7, decisions: [{ id: 3, subject: {}, basis: "x", trail: 5 }], records: [null, 4], stale: { decisions: [null], records: "x" }, omitted: null } } },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: { structuredContent: { decision: { id: "dec_x", basis: [null] } } } },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: { isError: true, content: "x" } },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: { content: [null, { type: "text", text: 5 }] } },
+    { jsonrpc: "2.0", method: "ui/notifications/tool-cancelled", params: { reason: { toString: null } } },
+    { jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: null },
+    { jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { theme: 5, styles: { variables: { "--x": 5, "color": "red" } }, containerDimensions: "x", safeAreaInsets: { top: "x" } } },
+    { jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { styles: null, safeAreaInsets: null } },
+    { jsonrpc: "2.0", id: 77, method: "ui/resource-teardown", params: null },
+    { jsonrpc: "2.0", id: 78, method: "tools/list", params: {} },
+    { jsonrpc: "2.0", method: 5, params: {} },
+  ];
+  for (const m of junk) await page.evaluate((m) => document.getElementById("card").contentWindow.postMessage(m, "*"), m);
+  await settle(page);
+  await page.evaluate((result) => window.sendToCard({ method: "ui/notifications/tool-result", params: result }), showFull);
+  await card.getByText("Is the thread rolled or cut?").first().waitFor();
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).waitFor();
+  assert.deepEqual(errors, []);
+  const answers = await page.evaluate(() => window.fromCard.filter((m) => m.id === 77 || m.id === 78));
+  assert.deepEqual(answers.map((m) => [m.id, m.result !== undefined, m.error && m.error.code]), [[77, true, undefined], [78, false, -32601]]);
+  await page.close();
+});
+
+test("card_wraps_long_unbroken_strings_within_its_frame", async () => {
+  // A note, a subject, a question or a file name without a space (a hash, a path, a URL) ran
+  // off the card's right edge: the page grew thousands of pixels wide, and the card asked its
+  // host for that width.
+  const rev = "sha256:" + "a".repeat(64);
+  const long = (c) => c.repeat(3000);
+  await server.call("remember_decision", {
+    artifact: artifact(rev),
+    subject: long("s").slice(0, 200), disposition: long("d").slice(0, 200), summary: long("m"),
+    basis: [{ requirement: long("r").slice(0, 500), source: "drawing", state: "unresolved", question: long("q") }],
+  });
+  await server.call("remember", { artifact: artifact(rev), name: long("n").slice(0, 200), note: long("o"), entity_ids: [long("e").slice(0, 200)] });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  await card.getByRole("button", { name: /^Accept item 1: rrrr/ }).waitFor();
+  await settle(page);
+  const frame = cardFrame(page);
+  const [scroll, inner] = await frame.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  assert.ok(scroll <= inner, `the page is ${scroll} px wide in a frame of ${inner}`);
+  const sizes = (await page.evaluate(() => window.fromCard)).filter((m) => m.method === "ui/notifications/size-changed");
+  assert.ok(sizes.every((m) => m.params.width <= 1100), JSON.stringify(sizes.map((m) => m.params)));
+  await page.close();
+});
+
+test("card_in_a_host_that_refuses_its_calls_still_shows_the_summary_it_was_given", async () => {
+  // The model gets show_review's summary; the card asks the host for the full review. A host
+  // that refuses the card's tools/call left it at "Waiting for the review from the host." with
+  // only the refusal: the summary the host had given it (counts, the report resource) was
+  // nowhere.
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
+  await page.exposeFunction("toServer", async () => ({ error: { code: -32000, message: "tool calls from apps are disabled" } }));
+  await page.setContent(HOST_PAGE);
+  await page.evaluate(([input, result]) => {
+    window.hostState = { context: { theme: "light" }, toolInput: input, toolResult: result };
+  }, [{ artifact: artifact(REV) }, showResult]);
+  await page.evaluate((html) => window.loadCard(html), cardHtml);
+  const card = page.frameLocator("#card");
+  await card.getByRole("status").getByText(/tool calls from apps are disabled/).waitFor();
+  const line = showResult.content[0].text;
+  assert.match(line, /^Review of bracket\.step/);
+  await card.getByText(line, { exact: true }).waitFor();
+  await page.close();
+});
+
+test("card_works_under_the_restrictive_csp_a_host_applies_by_default", async () => {
+  // The card declares no domain (_meta.ui.csp all empty): a host applies the specification's
+  // restrictive policy. A srcdoc frame inherits its host page's policy, so the host page
+  // carries it here; the card still renders, themes and records a click, and nothing it does
+  // is refused by the policy.
+  const csp = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
+    "img-src 'self' data:; media-src 'self' data:; connect-src 'none'; frame-src 'self'; object-src 'none'; base-uri 'self'";
+  const rev = "sha256:" + "b".repeat(64);
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject: "csp", disposition: "hold",
+    basis: [{ requirement: "Thread depth 12", source: "drawing", state: "unresolved", question: "blind?" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
+  const violations = [];
+  page.on("console", (m) => { if (/Content Security Policy/i.test(m.text())) violations.push(m.text()); });
+  await page.exposeFunction("toServer", async (params) => {
+    const m = await server.send("tools/call", params);
+    return m.error ? { error: m.error } : { result: m.result };
+  });
+  await page.setContent(HOST_PAGE.replace("<head>", `<head><meta http-equiv="Content-Security-Policy" content="${csp}">`));
+  await page.evaluate(([input, result]) => {
+    window.hostState = { context: { theme: "dark", safeAreaInsets: { top: 8, right: 0, bottom: 0, left: 0 },
+      containerDimensions: { maxHeight: 5000 }, styles: { variables: { "--font-sans": "serif" } } }, toolInput: input, toolResult: result };
+  }, [{ artifact: artifact(rev) }, shown]);
+  await page.evaluate((html) => window.loadCard(html), cardHtml);
+  const card = page.frameLocator("#card");
+  await card.getByRole("button", { name: "Reject item 1: Thread depth 12" }).click();
+  await card.getByRole("status").getByText(/Recorded: rejected item 1/).waitFor();
+  assert.ok(isDark(await bodyBackground(page)));
+  assert.equal(await cardFrame(page).evaluate(() => getComputedStyle(document.body).paddingTop), "20px");
+  assert.deepEqual(violations, []);
+  await page.close();
+});
+
+test("card_in_a_narrow_frame_scrolls_its_tables_not_the_page", async () => {
+  // A basis table wider than the frame scrolls inside its own box; its hidden labels for
+  // screen readers (absolutely positioned) escaped that box, so the whole page scrolled
+  // sideways and the card asked its host for more width than the frame had.
+  const { page, card } = await openCard({ context: { theme: "light" } });
+  // Wider than the width at which items stack (50rem), narrower than the table.
+  await page.setViewportSize({ width: 850, height: 1800 });
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).waitFor();
+  await settle(page);
+  const [scroll, inner, table] = await cardFrame(page).evaluate(() => [document.documentElement.scrollWidth,
+    window.innerWidth, document.querySelector(".table-wrap table").getBoundingClientRect().width]);
+  assert.ok(table > inner, `the table (${table} px) is wider than the frame (${inner} px) here`);
+  assert.ok(scroll <= inner, `the page is ${scroll} px wide in a frame of ${inner}`);
+  const sizes = (await page.evaluate(() => window.fromCard)).filter((m) => m.method === "ui/notifications/size-changed");
+  assert.ok(sizes[sizes.length - 1].params.width <= 850, JSON.stringify(sizes.map((m) => m.params)));
+  await page.close();
+});
+
+test("card_says_so_when_the_host_never_answers_its_handshake", async () => {
+  // A host that never answers ui/initialize (one that does not speak this revision of MCP
+  // Apps) left the card at "Waiting for the review from the host." for good.
+  const fast = "<script>(function () { var st = window.setTimeout; window.setTimeout = function (f, ms) { return st(f, (ms || 0) / 10); }; })();</script>";
+  const page = await browser.newPage({ viewport: { width: 1100, height: 1800 } });
+  await page.setContent('<!DOCTYPE html><html lang="en"><head><title>mute host</title></head><body><iframe id="card" sandbox="allow-scripts" title="card"></iframe></body></html>');
+  await page.evaluate((html) => { document.getElementById("card").srcdoc = html; }, cardHtml.replace("<head>", "<head>" + fast));
+  const card = page.frameLocator("#card");
+  await card.getByRole("status").getByText(/The host has not answered in 30 seconds: .*MCP Apps/).waitFor();
+  await page.close();
+});
+
+test("card_in_a_narrow_frame_shows_each_items_buttons_without_scrolling", async () => {
+  // At the width a host gives an inline app (here 600 px) the basis table, nine columns with
+  // their minimum widths, was wider than the frame: the Verdict and Your verdict columns, the
+  // Accept and Reject buttons, were out of sight to the right of a scrolling box. In a narrow
+  // frame each item now reads top to bottom, every value named by its column.
+  const { page, card } = await openCard({ context: { theme: "light" } });
+  await page.setViewportSize({ width: 600, height: 1800 });
+  const reject = card.getByRole("button", { name: "Reject item 1: Bore 12H7" });
+  await reject.waitFor();
+  await settle(page);
+  const box = await reject.boundingBox();
+  assert.ok(box.x >= 0 && box.x + box.width <= 600, JSON.stringify(box));
+  const frame = cardFrame(page);
+  assert.equal(await frame.evaluate(() => {
+    const wrap = document.querySelector(".table-wrap");
+    return wrap.scrollWidth <= wrap.clientWidth;
+  }), true, "the table fits its box");
+  const label = await frame.evaluate(() => getComputedStyle(document.querySelector("td[data-label='Evidence']"), "::before").content);
+  assert.match(label, /Evidence/);
+  // At 1,100 px the table is a table again, and fits: the last column's Reject was cut.
+  await page.setViewportSize({ width: 1100, height: 1800 });
+  await settle(page);
+  assert.equal(await frame.evaluate(() => getComputedStyle(document.querySelector("thead")).display), "table-header-group");
+  const rejectBox = await reject.boundingBox();
+  assert.ok(rejectBox.x + rejectBox.width <= 1100 - 12, JSON.stringify(rejectBox));
+  await page.setViewportSize({ width: 600, height: 1800 });
+  await settle(page);
+  // An empty value takes no line: item 1 has no question, item 3 has one.
+  const shown = await frame.evaluate(() => Array.from(document.querySelectorAll("td[data-label='Question']"))
+    .map((td) => getComputedStyle(td).display));
+  assert.deepEqual(shown.slice(0, 3), ["none", "none", "block"]);
   await page.close();
 });
