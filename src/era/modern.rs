@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 use crate::call::{self, Call, Filter, Method, SharedCall};
-use crate::client_caps::ClientCaps;
+use crate::client_caps::{ClientCaps, UI_EXTENSION};
 use crate::jsonrpc::{ErrorObject, Id, Notification};
 use crate::resources;
 use crate::service::changes::{Interest, MAX_WATCHED_URIS};
@@ -235,6 +235,8 @@ fn cache_scope(call: &SharedCall) -> Option<&'static str> {
 fn discover_result() -> Payload {
     let mut result = Payload::default();
     result.insert("supportedVersions", json!(Version::modern_strings()));
+    // The extensions it supports (2026-07-28 `ServerCapabilities.extensions`, SEP-2133): the
+    // MCP Apps extension, whose review card `show_review` links (no settings: `{}`).
     result.insert(
         "capabilities",
         json!({
@@ -242,6 +244,7 @@ fn discover_result() -> Payload {
             "prompts": {},
             "resources": {"subscribe": true, "listChanged": true},
             "completions": {},
+            "extensions": {UI_EXTENSION: {}},
         }),
     );
     result.insert("instructions", json!(service::INSTRUCTIONS));

@@ -186,6 +186,32 @@ fn check_logging(s: &mut Session) -> Result<()> {
     Ok(())
 }
 
+/// The MCP Apps extension (advertised in 2026-07-28, whose `ServerCapabilities` has
+/// `extensions`): a tool links a `ui://` resource that reads as an MCP App.
+fn check_extensions(s: &mut Session, extensions: &Map<String, Value>) -> Result<()> {
+    for (name, settings) in extensions {
+        ensure!(
+            name == "io.modelcontextprotocol/ui",
+            "{name} is advertised but not checked"
+        );
+        ensure!(settings == &json!({}), "{name}: {settings}");
+        let (tools, _) = s.request("tools/list", json!({}))?;
+        let uri = tools["result"]["tools"]
+            .as_array()
+            .context("tools")?
+            .iter()
+            .find_map(|t| t.pointer("/_meta/ui/resourceUri").and_then(Value::as_str))
+            .context("no tool links an app")?
+            .to_string();
+        let (read, _) = s.request("resources/read", json!({"uri": uri}))?;
+        ensure!(
+            read["result"]["contents"][0]["mimeType"] == json!("text/html;profile=mcp-app"),
+            "{read}"
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn capabilities_every_advertised_capability_is_delivered_in_every_revision() -> Result<()> {
     for version in [
@@ -206,6 +232,10 @@ fn capabilities_every_advertised_capability_is_delivered_in_every_revision() -> 
                 ),
                 "completions" => check_completions(&mut s),
                 "logging" => check_logging(&mut s),
+                "extensions" => check_extensions(
+                    &mut s,
+                    value.as_object().context("extensions is not an object")?,
+                ),
                 other => bail!("{version}: {other} is advertised but not checked"),
             };
             checked.with_context(|| format!("{version}: {name}"))?;
@@ -217,5 +247,18 @@ fn capabilities_every_advertised_capability_is_delivered_in_every_revision() -> 
             }
         }
     }
+    Ok(())
+}
+
+/// 2026-07-28's `server/discover` says which extensions the server supports (SEP-2133): the
+/// review card's MCP Apps extension. It said none, so a host could learn of the card only by
+/// finding a tool's link.
+#[test]
+fn capabilities_modern_discover_advertises_the_apps_extension() -> Result<()> {
+    let (_, caps) = Session::open("2026-07-28")?;
+    ensure!(
+        caps.get("extensions") == Some(&json!({"io.modelcontextprotocol/ui": {}})),
+        "{caps:?}"
+    );
     Ok(())
 }
