@@ -197,6 +197,13 @@ fn handle_inner(
             })
         }
         Call::Subscribe { uri } => {
+            if resources::never_changes(&uri) {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid params: this resource never changes, so there is nothing to subscribe to (resources that change: {})",
+                    resources::watchable()
+                ))
+                .with_data(super::uri_data(&uri)));
+            }
             if resources::watched(&uri).is_none() {
                 return Err(ErrorObject::invalid_params(format!(
                     "Invalid params: not a resource of this server ({})",

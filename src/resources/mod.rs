@@ -176,6 +176,14 @@ pub fn watched(uri: &str) -> Option<Watched> {
         })
 }
 
+/// Whether `uri` names a resource that is read but never changes: the review card and a
+/// history event (an event is never changed, and its parts neither). Subscribing to one is
+/// refused as such, not as "not a resource of this server".
+pub fn never_changes(uri: &str) -> bool {
+    let uri: &str = &canonical(uri);
+    uri == CARD_URI || uri.starts_with(EVENTS)
+}
+
 /// Every URI pattern [`watched`] accepts, as a refusal names them:
 /// `review://revisions/<revision>, review://revisions/<revision>/report, ...`.
 pub fn watchable() -> String {

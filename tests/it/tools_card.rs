@@ -603,3 +603,33 @@ fn a_replayed_or_stale_card_click_writes_nothing() {
         assert_eq!(verdict_events, 2, "{era:?}: {h}");
     }
 }
+
+/// Regression (card audit): `resources/subscribe` to the review card, which `resources/read`
+/// serves, was refused as "not a resource of this server". It is one, which never changes:
+/// the refusal says so, and names the resources that do change. So for a history event.
+#[test]
+fn subscribing_to_a_resource_that_never_changes_says_so() {
+    let mut c = Client::memory(Era::V2025_11_25);
+    for uri in [
+        "ui://review-mcp/review-card",
+        "review://events/evt-0123456789abcdef0123456789abcdef",
+    ] {
+        let resp = c.request("resources/subscribe", json!({"uri": uri}));
+        assert_eq!(resp["error"]["code"], -32602, "{resp}");
+        let message = resp["error"]["message"].as_str().unwrap();
+        assert!(message.contains("never changes"), "{message}");
+        assert!(
+            message.contains("review://revisions/<revision>"),
+            "{message}"
+        );
+    }
+    let other = c.request(
+        "resources/subscribe",
+        json!({"uri": "review://somewhere/else"}),
+    );
+    let message = other["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("not a resource of this server"),
+        "{message}"
+    );
+}
