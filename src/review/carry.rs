@@ -93,6 +93,23 @@ impl Carried {
     }
 }
 
+/// How an item's entity ids read to people: the ids, or "whole part" when it has none. An
+/// item a carry left without ids because none of its own could be carried (`not_carried`:
+/// the old ids it lost) is not about the whole part: "none at this revision (face:7 not
+/// carried)", until it is re-identified and stated again.
+pub fn entities_label(ids: &[String], not_carried: &[String]) -> String {
+    if !ids.is_empty() {
+        ids.join(", ")
+    } else if not_carried.is_empty() {
+        "whole part".to_string()
+    } else {
+        format!(
+            "none at this revision ({} not carried)",
+            not_carried.join(", ")
+        )
+    }
+}
+
 /// What a carried decision says of the decision it was carried from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisionCarried {
