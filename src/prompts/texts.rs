@@ -57,7 +57,8 @@ pub(super) fn start_review(args: &Args) -> String {
         "Start an engineering design review of {part}.\n\n{ROLES}\n\n\
          Use this artifact in every review call: {artifact}\n\n{RULES}\n\n{requirements}\n\n\
          Begin by recalling, then check each requirement with the geometry server, then ask the \
-         engineer for the verdicts and the disposition, and record the decision.",
+         engineer for the disposition, record the decision, and ask for the verdicts with \
+         `request_verdicts` (rule 5).",
         part = part_phrase(revision, uri),
         artifact = artifact_json(args),
     )
@@ -197,6 +198,22 @@ mod tests {
                 assert!(t.contains(needle), "{name} lacks {needle}");
             }
         }
+    }
+
+    /// start_review ended "ask the engineer for the verdicts and the disposition, and record
+    /// the decision": read literally, verdicts asked in chat before the decision exists, so
+    /// only relayed (`via: "assistant"`), against rule 5 and record_decision's order.
+    #[test]
+    fn start_review_ends_with_recording_then_request_verdicts() {
+        let t =
+            text_of(&get("start_review", &args(&[("revision", json!(REV))])).unwrap()).to_string();
+        assert!(
+            t.ends_with(
+                "record the decision, and ask for the verdicts with `request_verdicts` (rule 5)."
+            ),
+            "{t}"
+        );
+        assert!(!t.contains("for the verdicts and the disposition"), "{t}");
     }
 
     /// The prompts that reach verdicts send the assistant to the engineer's own channel.
