@@ -33,21 +33,25 @@ impl Service {
             "unanswered",
             Instant::now(),
         );
-        // The command as the engineer runs it: the revision the decision is about (the
-        // placeholder only when the decision can no longer be read).
+        let terminal = self.engineer_terminal(q);
+        wire::tool_error(&format!(
+            "{why} The engineer's own channels outside this form: in their terminal, {terminal}; or the review card (show_review) where the host renders MCP Apps."
+        ))
+    }
+
+    /// The command the engineer runs in their own terminal to judge `q`'s decision, in
+    /// backticks, ready to run: this database and the revision the decision is about (a
+    /// placeholder, explained, only when the decision can no longer be read).
+    pub fn engineer_terminal(&mut self, q: &Question) -> String {
         let revision = match self.store.find_decision(&DecisionRef::Id(&q.decision)) {
             Ok(Some(d)) => Some(d.artifact.revision),
             _ => None,
         };
-        let terminal = request_verdicts::terminal_command(self.store.path(), revision.as_deref());
-        let placeholder = if revision.is_some() {
-            ""
-        } else {
-            " (FILE: the part's file or its sha256 revision)"
-        };
-        wire::tool_error(&format!(
-            "{why} The engineer's own channels outside this form: in their terminal, `{terminal}`{placeholder}; or the review card (show_review) where the host renders MCP Apps."
-        ))
+        let command = request_verdicts::terminal_command(self.store.path(), revision.as_deref());
+        match revision {
+            Some(_) => format!("`{command}`"),
+            None => format!("`{command}` (FILE: the part's file or its sha256 revision)"),
+        }
     }
 
     /// The text of question `q` put to a legacy client that cannot show a form.
