@@ -190,8 +190,8 @@ fn handle_inner(
                 })
             })?;
             Ok(match served {
-                Step::Ask(_) if !session.can_elicit() => {
-                    Step::Done(Ok(service.without_elicitation(session.version)))
+                Step::Ask(q) if !session.can_elicit() => {
+                    Step::Done(Ok(service.without_elicitation(&q, session.version)))
                 }
                 step => step.map(Ok),
             })

@@ -136,7 +136,7 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                 Ok(Step::Done(result)) => Reply::Result(decorate(result, cache)),
                 Ok(Step::Ask(q)) => {
                     if !ctx.client.elicitation_form {
-                        return Reply::Error(missing_elicitation());
+                        return Reply::Error(missing_elicitation(&service.engineer_terminal(&q)));
                     }
                     let arguments = arguments.unwrap_or_else(|| json!({}));
                     match service.seal(&q, &arguments) {
@@ -252,11 +252,11 @@ fn discover_result() -> Payload {
 }
 
 /// -32021 for a call that must ask the engineer from a request that did not declare form
-/// elicitation.
-fn missing_elicitation() -> ErrorObject {
+/// elicitation; `terminal`: the engineer's own command for the decision, ready to run.
+fn missing_elicitation(terminal: &str) -> ErrorObject {
     ErrorObject::new(
         MISSING_REQUIRED_CLIENT_CAPABILITY,
-        "Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision. The engineer's own channels outside a form: `review-mcp review --db PATH FILE` in their terminal, or the review card (show_review) where the host renders MCP Apps.",
+        format!("Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision. The engineer's own channels outside a form: {terminal} in their terminal, or the review card (show_review) where the host renders MCP Apps."),
     )
     .with_data(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
 }

@@ -37,7 +37,7 @@ const RULES: &str = "How to work:
 4. One requirement, one basis item. In `remember_decision`, give every requirement-check its own item in `basis`: `requirement` stated so it can be checked; `source` told honestly: `drawing`, `model-pmi`, `shop-spec`, `supplier-cert`, `standard` or `prior-decision` only when you can name the document (put the clause or note number in `sourceDetail`), `engineer-stated` for what the engineer told you, and `assistant-proposed` for every requirement you propose yourself; `evidence` quoted with its provenance; `state` (`satisfied`, `violated`, `unresolved`, `conflicting`, `not-applicable`); `question` saying what would settle it whenever the state is `unresolved` or `conflicting`; `faces` with the entity ids in this revision (`[]` when the item is about the whole part).
 5. Verdicts are the engineer's. Never fill in `verdict` yourself. Once the decision is recorded, call `request_verdicts` with its artifact and subject: when the host supports elicitation it shows the engineer a form to accept or reject each item, above all the `assistant-proposed` ones, and records the answers as the engineer's own (`via: \"elicitation\"`), which no later `remember_decision` can overwrite. If the engineer declines, record nothing. If the answer says the engineer may not have been reached, or the host cannot show the form, pass on the channels it names (their own terminal: `review-mcp review`; the review card). Only when the host cannot show the form (the tool says so), ask in chat and record `{\"judgement\": \"accepted\" | \"rejected\", \"reason\": ...}` exactly as they give it; it is stored as relayed by you (`via: \"assistant\"`). An unresolved item is a complete record of where the work stands, not a failure.
 6. Record as you go. Use `remember` for named features (for example the mating face) with the `entity_ids` and `id_scheme` the geometry server uses, and for notes worth keeping; use `remember_decision` with `subject`, `disposition` (for example \"hold\", \"accept\", \"rework\") and `basis` when a conclusion is reached. The same subject at the same revision replaces the earlier decision, so the new call must carry every basis item to keep.
-7. When the revision changes, carry the review; do not start again. If `recall` (with the file's `uri`) shows the review at an earlier revision of the same file, ask the geometry server for the map of old to new entity ids and the ids that changed, and call `carry_forward` once with `from` (the earlier artifact), `to` (this one), `map`, `changed` and the engineer's `change` (the change order or reason). Do not re-type records or decisions, and never copy an earlier verdict as a verdict of this revision. Then work through the worklist: `recall` and `recall_decisions` with `carried: \"re-verify\"` first (re-measure each item with the geometry server and state it again at this revision with `remember` or `remember_decision`), then `carried: \"inherited\"` (carried as it was, not re-verified: say so, and ask the engineer through `request_verdicts` only for what they want to judge again).";
+7. When the revision changes, carry the review; do not start again. If `recall` (with the file's `uri`) shows the review at an earlier revision of the same file, ask the geometry server for the map of old to new entity ids and the ids that changed. A geometry server with no such map (most number the faces afresh in each revision) still gives each entity's type, position and size in both shapes while it holds the earlier one: map an old id only to the new id it shows as the same entity, put in `changed` the old ids whose size or position differs, and leave out what you cannot match (its items become re-verify, the safe side). Never pair ids by their numbers alone, and a whole-shape comparison that finds no change does not prove an entity unchanged; without the earlier shape, pass `map: []` (everything to re-verify). Then call `carry_forward` once with `from` (the earlier artifact), `to` (this one), `map`, `changed` and the engineer's `change` (the change order or reason). Do not re-type records or decisions, and never copy an earlier verdict as a verdict of this revision. Then work through the worklist: `recall` and `recall_decisions` with `carried: \"re-verify\"` first (re-measure each item with the geometry server and state it again at this revision with `remember` or `remember_decision`; `remember_decision` records every item you pass as checked at this revision, none stays inherited, so re-measure that decision's inherited items too), then `carried: \"inherited\"` (carried as it was, not re-verified: say so, and ask the engineer through `request_verdicts` only for what they want to judge again).";
 
 pub(super) fn start_review(args: &Args) -> String {
     let revision = args.get("revision").unwrap_or_default();
@@ -57,7 +57,8 @@ pub(super) fn start_review(args: &Args) -> String {
         "Start an engineering design review of {part}.\n\n{ROLES}\n\n\
          Use this artifact in every review call: {artifact}\n\n{RULES}\n\n{requirements}\n\n\
          Begin by recalling, then check each requirement with the geometry server, then ask the \
-         engineer for the verdicts and the disposition, and record the decision.",
+         engineer for the disposition, record the decision, and ask for the verdicts with \
+         `request_verdicts` (rule 5).",
         part = part_phrase(revision, uri),
         artifact = artifact_json(args),
     )
@@ -167,6 +168,52 @@ mod tests {
                 assert!(t.contains(needle), "{name} lacks {needle}");
             }
         }
+    }
+
+    /// Rule 7 followed with a real geometry server (build123d-mcp): it has no map of old to
+    /// new ids, numbers faces afresh per revision and its whole-shape compare found no change
+    /// for a bore Ø10 → Ø10.5. The prompt says how to build the map from what it does give,
+    /// never by face numbers, and `map: []` when the earlier shape is gone; and that
+    /// `remember_decision` restates every item as checked here (none stays inherited), which
+    /// turned an unmeasured inherited item into "verified at this revision" on the Form 3.
+    #[test]
+    fn carrying_says_how_to_map_without_a_map_tool_and_what_restating_does() {
+        let a = args(&[("revision", json!(REV)), ("uri", json!("/work/part.step"))]);
+        let mut with_subject = vec![("revision", json!(REV)), ("uri", json!("/work/part.step"))];
+        with_subject.push(("subject", json!("bore")));
+        for (name, a) in [
+            ("start_review", a.clone()),
+            ("resume_review", a),
+            ("record_decision", args(&with_subject)),
+        ] {
+            let t = text_of(&get(name, &a).unwrap()).to_string();
+            for needle in [
+                "no such map",
+                "type, position and size",
+                "Never pair ids by their numbers alone",
+                "does not prove an entity unchanged",
+                "`map: []`",
+                "none stays inherited",
+            ] {
+                assert!(t.contains(needle), "{name} lacks {needle}");
+            }
+        }
+    }
+
+    /// start_review ended "ask the engineer for the verdicts and the disposition, and record
+    /// the decision": read literally, verdicts asked in chat before the decision exists, so
+    /// only relayed (`via: "assistant"`), against rule 5 and record_decision's order.
+    #[test]
+    fn start_review_ends_with_recording_then_request_verdicts() {
+        let t =
+            text_of(&get("start_review", &args(&[("revision", json!(REV))])).unwrap()).to_string();
+        assert!(
+            t.ends_with(
+                "record the decision, and ask for the verdicts with `request_verdicts` (rule 5)."
+            ),
+            "{t}"
+        );
+        assert!(!t.contains("for the verdicts and the disposition"), "{t}");
     }
 
     /// The prompts that reach verdicts send the assistant to the engineer's own channel.

@@ -17,6 +17,7 @@
 
 use std::fmt::Write as _;
 
+use crate::review::carry::entities_label;
 use crate::review::{CarryState, Decision, State, Verdict};
 use crate::store::Store;
 use crate::text::escape_controls_but_newlines;
@@ -337,11 +338,14 @@ impl Form3 {
 
 /// One data row as a CSV record.
 fn row_csv(number: usize, r: &Form3Row) -> String {
-    let location = if r.faces.is_empty() {
-        "whole part".to_string()
-    } else {
-        r.faces.join(", ")
-    };
+    // `entities` holds an id both changed and unmapped twice: named once here.
+    let mut not_carried: Vec<String> = Vec::new();
+    for id in r.reverify.iter().flat_map(|rv| &rv.entities) {
+        if !not_carried.contains(id) {
+            not_carried.push(id.clone());
+        }
+    }
+    let location = entities_label(&r.faces, &not_carried);
     let source = match &r.source_detail {
         Some(d) => format!("{} ({d})", r.source),
         None => r.source.clone(),

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::view::RevisionView;
 use super::{display_name, plural};
-use crate::review::carry::short_revision;
+use crate::review::carry::{entities_label, short_revision};
 use crate::review::{CarryState, Decision, Meaning, Record, State, Verdict};
 
 impl RevisionView {
@@ -219,11 +219,8 @@ impl RevisionView {
                     (None, Some(c)) => format!("pending at this revision ({})", c.describe()),
                     (None, None) => "pending".to_string(),
                 };
-                let faces = if b.faces.is_empty() {
-                    "whole part".to_string()
-                } else {
-                    b.faces.join(", ")
-                };
+                let unmapped = b.carried.as_ref().map_or(&[][..], |c| &c.unmapped[..]);
+                let faces = entities_label(&b.faces, unmapped);
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} | {} | {} | {} |",
@@ -376,7 +373,8 @@ fn record_line(r: &Record) -> String {
         let _ = write!(s, " [tags: {}]", line(&r.tags.join(", ")));
     }
     if r.entity_ids.is_empty() {
-        s.push_str(" (whole part)");
+        let unmapped = r.carried.as_ref().map_or(&[][..], |c| &c.unmapped[..]);
+        let _ = write!(s, " ({})", entities_label(&[], unmapped));
     } else {
         let shown: Vec<&str> = r.entity_ids.iter().take(10).map(String::as_str).collect();
         let more = r.entity_ids.len().saturating_sub(shown.len());

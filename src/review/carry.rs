@@ -93,6 +93,23 @@ impl Carried {
     }
 }
 
+/// How an item's entity ids read to people: the ids, or "whole part" when it has none. An
+/// item a carry left without ids because none of its own could be carried (`not_carried`:
+/// the old ids it lost) is not about the whole part: "none at this revision (face:7 not
+/// carried)", until it is re-identified and stated again.
+pub fn entities_label(ids: &[String], not_carried: &[String]) -> String {
+    if !ids.is_empty() {
+        ids.join(", ")
+    } else if not_carried.is_empty() {
+        "whole part".to_string()
+    } else {
+        format!(
+            "none at this revision ({} not carried)",
+            not_carried.join(", ")
+        )
+    }
+}
+
 /// What a carried decision says of the decision it was carried from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DecisionCarried {
@@ -233,12 +250,21 @@ impl EntityMap {
             Some(p) => (p.from.clone(), verdict.or_else(|| p.verdict.clone())),
             None => (from.to_string(), verdict),
         };
+        // An item an earlier carry left with no id (none of its own could be carried) still
+        // has none: the ids it lost, of its origin revision (`from`), stay named, so it never
+        // reads as about the whole part.
+        let mut unmapped = m.unmapped;
+        if ids.is_empty()
+            && let Some(p) = prior.filter(|p| p.state == CarryState::Reverify)
+        {
+            unmapped = p.unmapped.clone();
+        }
         (
             Carried {
                 changed: m.changed,
                 from: origin,
                 state,
-                unmapped: m.unmapped,
+                unmapped,
                 verdict,
             },
             m.ids,
@@ -261,6 +287,29 @@ mod tests {
         assert!(e.0.contains("two ids"), "{}", e.0);
         assert!(EntityMap::new(&[p("face:3", "face:5"), p("face:3", "face:5")], &[]).is_ok());
         assert!(EntityMap::new(&[p("", "face:5")], &[]).is_err());
+    }
+
+    /// Carried twice with its only id unmapped the first time: the second marker named
+    /// nothing lost, so the report said "whole part" and "the part changed".
+    #[test]
+    fn an_item_that_lost_its_ids_still_names_them_when_carried_again() {
+        let none = EntityMap::new(&[], &[]).unwrap();
+        let (first, ids1) = none.carried(&ids(&["face:7"]), "r1", None, None, true);
+        assert_eq!((first.unmapped.clone(), ids1.len()), (ids(&["face:7"]), 0));
+        let (second, ids2) = none.carried(&ids1, "r2", Some(&first), None, false);
+        assert_eq!(
+            (
+                second.state,
+                second.from.as_str(),
+                second.unmapped,
+                ids2.len()
+            ),
+            (CarryState::Reverify, "r1", ids(&["face:7"]), 0)
+        );
+        // A whole-part item never lost ids and names none.
+        let (whole, _) = none.carried(&[], "r1", None, None, true);
+        let (again, _) = none.carried(&[], "r2", Some(&whole), None, true);
+        assert!(again.unmapped.is_empty());
     }
 
     #[test]

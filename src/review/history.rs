@@ -282,6 +282,15 @@ fn ordinal(index: usize) -> u128 {
 }
 
 fn change_words(c: &Change) -> String {
+    // A carried event names the decision at the other revision on one side only: "from" on
+    // the new decision, "to" on the old one (not "dec_… → none", which reads as removed).
+    if c.field == "decision" && c.index.is_none() {
+        match (&c.from, &c.to) {
+            (Some(from), None) => return format!("from decision {}", short(from, 60)),
+            (None, Some(to)) => return format!("to decision {}", short(to, 60)),
+            _ => {}
+        }
+    }
     let field = match c.index {
         Some(i) => format!("item {} {}", ordinal(i), short(&c.field, 40)),
         None => short(&c.field, 40),
@@ -747,6 +756,21 @@ mod tests {
         let mut approved = events[0].clone();
         approved.meaning = Some(Meaning::Approval);
         assert!(approved.line().ends_with(", Ada, approval (app)"));
+    }
+
+    /// The report of a carried revision said "carried: revision … → …; decision dec_old →
+    /// none", as if the decision had been removed.
+    #[test]
+    fn a_carried_line_names_the_decision_it_came_from_or_went_to() {
+        let old = decision(vec![item("Bore", None)]);
+        let mut new = old.clone();
+        new.id = "dec_2".into();
+        new.artifact.revision = format!("sha256:{}", "b".repeat(64));
+        let events = carried_events(&HOW, &old, &new);
+        let lines: Vec<String> = events.iter().map(Event::line).collect();
+        assert!(lines[0].contains("; to decision dec_2, "), "{lines:?}");
+        assert!(lines[1].contains("; from decision dec_1, "), "{lines:?}");
+        assert!(lines.iter().all(|l| !l.contains("none")), "{lines:?}");
     }
 
     #[test]

@@ -126,13 +126,14 @@ impl Server {
             .as_ref()
             .map_or(Version::LATEST_LEGACY, |s| s.version);
         let wait = self.service.answer_wait();
-        match self.asks.put(id.clone(), question, version, wait) {
+        match self.asks.put(id.clone(), question.clone(), version, wait) {
             Some(request) => request,
             None => {
                 let why = format!(
                     "{MAX_PENDING} questions already wait for the engineer's answer; answer or cancel one first. Nothing was written."
                 );
-                Outgoing::Response(Response::result(id, self.service.unanswered(&why, version)))
+                let payload = self.service.unanswered(&question, &why, version);
+                Outgoing::Response(Response::result(id, payload))
             }
         }
     }
@@ -153,11 +154,13 @@ impl Server {
             Ok(result) => match FormReply::read(&result) {
                 Some(reply) => self.service.answer(&question, reply, version),
                 None => self.service.unanswered(
+                    &question,
                     "The host answered the form with something that is not an elicitation result (action accept, decline or cancel), so nothing was written. Ask the engineer in chat, then record their words with remember_decision.",
                     version,
                 ),
             },
             Err((code, message)) => self.service.unanswered(
+                &question,
                 &format!(
                     "The host could not show the form (error {code}: {message}), so nothing was written. Ask the engineer in chat, then record their words with remember_decision (stored as relayed by you, via \"assistant\")."
                 ),
@@ -178,7 +181,7 @@ impl Server {
         );
         Some(Outgoing::Response(Response::result(
             p.call,
-            self.service.unanswered(&why, p.version),
+            self.service.unanswered(&p.question, &why, p.version),
         )))
     }
 
@@ -214,7 +217,7 @@ impl Server {
             out.push(withdraw(&p.ask, reason));
             out.push(Outgoing::Response(Response::result(
                 p.call,
-                self.service.unanswered(why, p.version),
+                self.service.unanswered(&p.question, why, p.version),
             )));
         }
         out

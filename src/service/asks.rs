@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::calls::log_call;
 use super::{Service, ServiceError};
+use crate::store::DecisionRef;
 use crate::text;
 use crate::tools::Step;
 use crate::tools::request_state::{self, Unsealed};
@@ -22,25 +23,40 @@ impl Service {
         self.tool_payload(request_verdicts::NAME, out, version, started)
     }
 
-    /// The `tools/call` result of a question that could not be put or was not answered:
+    /// The `tools/call` result of question `q` that could not be put or was not answered:
     /// `why`, as an `isError` result, followed by the engineer's other channels (their
-    /// terminal, the review card). Nothing is written.
-    pub fn unanswered(&mut self, why: &str, version: Version) -> Payload {
+    /// terminal, with the decision's revision, and the review card). Nothing is written.
+    pub fn unanswered(&mut self, q: &Question, why: &str, version: Version) -> Payload {
         log_call(
             request_verdicts::NAME,
             version,
             "unanswered",
             Instant::now(),
         );
-        let terminal = request_verdicts::terminal_command(self.store.path(), None);
+        let terminal = self.engineer_terminal(q);
         wire::tool_error(&format!(
-            "{why} The engineer's own channels outside this form: in their terminal, `{terminal}` (FILE: the part's file or its sha256 revision); or the review card (show_review) where the host renders MCP Apps."
+            "{why} The engineer's own channels outside this form: in their terminal, {terminal}; or the review card (show_review) where the host renders MCP Apps."
         ))
     }
 
-    /// The text of a question put to a legacy client that cannot show a form.
-    pub fn without_elicitation(&mut self, version: Version) -> Payload {
-        self.unanswered(&request_verdicts::without_elicitation(version), version)
+    /// The command the engineer runs in their own terminal to judge `q`'s decision, in
+    /// backticks, ready to run: this database and the revision the decision is about (a
+    /// placeholder, explained, only when the decision can no longer be read).
+    pub fn engineer_terminal(&mut self, q: &Question) -> String {
+        let revision = match self.store.find_decision(&DecisionRef::Id(&q.decision)) {
+            Ok(Some(d)) => Some(d.artifact.revision),
+            _ => None,
+        };
+        let command = request_verdicts::terminal_command(self.store.path(), revision.as_deref());
+        match revision {
+            Some(_) => format!("`{command}`"),
+            None => format!("`{command}` (FILE: the part's file or its sha256 revision)"),
+        }
+    }
+
+    /// The text of question `q` put to a legacy client that cannot show a form.
+    pub fn without_elicitation(&mut self, q: &Question, version: Version) -> Payload {
+        self.unanswered(q, &request_verdicts::without_elicitation(version), version)
     }
 
     /// `requestState` for `q`, asked by the call with `arguments`: sealed under the

@@ -452,6 +452,43 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
     }
 }
 
+/// A real session (build123d-mcp, bore 10 -> 10.5): the bore's only face could not be mapped,
+/// so the carried bore feature and basis items kept no id. The report's Faces column, its
+/// feature line, the Form 3's Reference Location and the card all said "whole part": a claim
+/// the item never made. They now say the item has no id at this revision and which could
+/// not be carried; an item that is about the whole part still says so.
+#[test]
+fn an_item_whose_ids_were_not_carried_is_not_shown_as_about_the_whole_part() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        review_at_r1(&mut c);
+        c.ok("carry_forward", carry_args());
+        let lost = "none at this revision (face:7 not carried)";
+        let rep = report(&mut c, &r2());
+        assert!(
+            rep.contains(&format!(
+                "| Boss height 8 | model-pmi | satisfied |  | {lost} |"
+            )),
+            "{rep}"
+        );
+        assert!(
+            rep.contains("| Material 6061-T6 | shop-spec | satisfied |  | whole part |"),
+            "{rep}"
+        );
+        assert!(rep.contains(&format!("boss 8 mm high ({lost})")), "{rep}");
+        assert!(rep.contains("material 6061-T6 (whole part)"), "{rep}");
+        let csv = read(&mut c, &format!("review://revisions/{}/form3.csv", r2()));
+        let row = |req: &str| {
+            csv.lines()
+                .find(|l| l.contains(req))
+                .unwrap_or_else(|| panic!("{req} in {csv}"))
+                .to_string()
+        };
+        assert!(row("Boss height 8").contains(&format!(",{lost},")), "{csv}");
+        assert!(row("Material 6061-T6").contains(",whole part,"), "{csv}");
+    }
+}
+
 fn cli(db: &Path, args: &[&str]) -> String {
     let out = Command::new(binary())
         .arg("--db")

@@ -547,6 +547,10 @@ fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Res
                     // channels: the terminal command and the card.
                     && t.contains("in their terminal, `review-mcp review")
                     && t.contains("review card (show_review)")
+                    // The command names the decision's revision, ready to run (it said
+                    // FILE, a placeholder the assistant had to fill in).
+                    && t.contains(&format!("`review-mcp review {REV}`;"))
+                    && !t.contains("FILE")
             ),
             "{out:?}"
         );

@@ -869,12 +869,29 @@ fn skeleton(v: &Value) -> Value {
             json!({
                 "id": v.get("id"),
                 "method": v.get("method"),
-                "error": v.get("error"),
+                "error": v.get("error").map(without_database_path),
                 "result": result_keys,
                 "isError": v.pointer("/result/isError"),
             })
         }
     }
+}
+
+/// An error as the skeleton compares it: a message that names the engineer's terminal
+/// command (-32021) holds the run's database path (`--db PATH`), which the in-process server
+/// (in memory) has not; like ids and timestamps, it is left out.
+fn without_database_path(e: &Value) -> Value {
+    let mut e = e.clone();
+    if let Some(m) = e.get("message").and_then(Value::as_str)
+        && let Some(at) = m.find("`review-mcp review --db ")
+    {
+        let from = at + "`review-mcp review ".len();
+        let path_end = m[from + "--db ".len()..]
+            .find(' ')
+            .map_or(m.len(), |i| from + "--db ".len() + i + 1);
+        e["message"] = Value::String(format!("{}{}", &m[..from], &m[path_end..]));
+    }
+    e
 }
 
 /// A short run through the binary: 150 mutated cases as one stream. The binary must stay up,

@@ -384,6 +384,17 @@ fn request_state_is_sealed_bound_to_its_call_and_the_capability_is_required() {
         m.contains("`review-mcp review") && m.contains("review card"),
         "{m}"
     );
+    // Ready to run: the decision's revision, not the placeholders `--db PATH FILE` (the
+    // model cannot know PATH; the legacy answer already named it).
+    let revision = ask_args()["artifact"]["revision"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        m.contains(&format!("`review-mcp review {revision}` in their terminal")),
+        "{m}"
+    );
+    assert!(!m.contains("PATH") && !m.contains("FILE"), "{m}");
     let r = c.call(
         "request_verdicts",
         ask_args(),
