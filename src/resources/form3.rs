@@ -58,8 +58,11 @@ pub struct Form3Header {
     /// The file URIs the revision's decisions were recorded under, sorted, each once.
     pub files: Vec<String>,
     /// `Some(earlier revision)` for a partial (delta) FAI: this revision was carried from
-    /// that one and only what changed was re-verified. `None`: a full FAI.
+    /// that one and rows are still carried (inherited, or to re-verify). `None`: a full FAI.
     pub partial_of: Option<String>,
+    /// A full FAI of a revision carried from this earlier one: every row was stated again
+    /// here, none is carried any more.
+    pub restated_after: Option<String>,
     /// The revision this one was carried to (with the `change` given): this record is
     /// superseded, and the FAI line says so.
     pub superseded_by: Option<(String, Option<String>)>,
@@ -188,6 +191,7 @@ impl Form3 {
         let mut total = 0;
         let mut spent = 0usize;
         let mut full = false;
+        let mut carried_rows = 0usize;
         let any = store.decisions_of_revision(revision, |d| {
             if let Some(u) = &d.artifact.uri
                 && !files.contains(u)
@@ -196,6 +200,9 @@ impl Form3 {
             }
             for row in Form3Row::of(&d) {
                 total += 1;
+                if row.inherited_from.is_some() || row.reverify.is_some() {
+                    carried_rows += 1;
+                }
                 spent = spent.saturating_add(row.min_bytes());
                 full = full || budget.is_some_and(|b| spent > b);
                 if !full {
@@ -218,8 +225,10 @@ impl Form3 {
             header: Form3Header {
                 revision: revision.to_string(),
                 files,
-                // Partial (delta) FAI: the revision this one was carried from.
-                partial_of: supersedes,
+                // Partial (delta) FAI: the revision this one was carried from, while a row
+                // still rests on it; once every row is stated here, a full one.
+                partial_of: supersedes.clone().filter(|_| carried_rows > 0),
+                restated_after: supersedes.filter(|_| carried_rows == 0),
                 superseded_by: supersession.superseded_by,
             },
             rows,
@@ -295,7 +304,12 @@ impl Form3 {
             Some(from) => {
                 format!("Partial FAI: carried from {from}; only what changed was re-verified")
             }
-            None => "Full FAI".to_string(),
+            None => match &h.restated_after {
+                Some(from) => format!(
+                    "Full FAI: carried from {from}, and every row stated again at this revision"
+                ),
+                None => "Full FAI".to_string(),
+            },
         };
         if let Some((by, change)) = &h.superseded_by {
             let _ = write!(fai, "; superseded by revision {by}");
@@ -584,6 +598,7 @@ mod tests {
                 revision: format!("sha256:{}", "2".repeat(64)),
                 files,
                 partial_of: partial_of.map(str::to_string),
+                restated_after: None,
                 superseded_by: None,
             },
             rows,

@@ -647,3 +647,34 @@ fn a_review_carried_twice_lists_no_item_of_its_lineage_as_stale() {
         .collect();
     assert_eq!(stale, ["late"], "{view}");
 }
+
+/// Regression (real-part review): the Form 3 of a carried revision kept saying "Partial FAI:
+/// … only what changed was re-verified" after every row had been stated again at it. The FAI
+/// line follows the rows: partial while a row is still carried, full once none is.
+#[test]
+fn form3_is_a_full_fai_once_every_row_is_stated_again() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[2]);
+    review_at_r1(&mut c);
+    c.ok("carry_forward", carry_args());
+    let fai = |c: &mut Client| {
+        let csv = read(c, &format!("review://revisions/{}/form3.csv", r2()));
+        csv.lines()
+            .find(|l| l.starts_with("FAI,"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(fai(&mut c).starts_with(&format!("FAI,\"Partial FAI: carried from {}", r1())));
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&r2(), FILE), "subject": "bore", "disposition": "accept",
+               "basis": [{"requirement": "Bore 12.5H7", "source": "drawing", "state": "satisfied",
+                          "faces": ["face:13"], "evidence": "measure: 12.51"}]}),
+    );
+    assert_eq!(
+        fai(&mut c),
+        format!(
+            "FAI,\"Full FAI: carried from {}, and every row stated again at this revision\",,,,,,,,,,,,,,,,",
+            r1()
+        )
+    );
+}
