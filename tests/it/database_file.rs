@@ -30,6 +30,13 @@ fn stderr_of(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `args`' run failed (exit status 1) with a message `says` accepts.
+fn assert_failed_saying(args: &[&str], out: &std::process::Output, says: impl Fn(&str) -> bool) {
+    let err = stderr_of(out);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert!(says(&err), "{args:?}: {err}");
+}
+
 #[test]
 fn replaced_file_refuses_writes_and_leaves_the_restored_file_intact() -> anyhow::Result<()> {
     assert_eq!(file_events::replaced_while_serving(3, 4)?, 4);
@@ -993,12 +1000,9 @@ fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()>
         vec!["backup", copy.to_str().unwrap_or_default()],
     ] {
         let out = run_cli(&db, &args)?;
-        let err = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(
-            err.contains(&format!("{name}: the database file is damaged")),
-            "{args:?}: {err}"
-        );
+        assert_failed_saying(&args, &out, |err| {
+            err.contains(&format!("{name}: the database file is damaged"))
+        });
     }
     assert!(!copy.exists(), "a backup of a damaged file was left");
     Ok(())
@@ -1158,12 +1162,9 @@ fn read_only_commands_under_an_exclusive_lock_say_locked() -> anyhow::Result<()>
     })?;
     drop(holder);
     for (args, out) in runs.iter().zip(outs) {
-        let err = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(
-            err.contains(&db.display().to_string()) && err.contains("locked by another process"),
-            "{args:?}: {err}"
-        );
+        assert_failed_saying(args, &out, |err| {
+            err.contains(&db.display().to_string()) && err.contains("locked by another process")
+        });
     }
     assert!(!copy.exists(), "a backup was left");
     Ok(())
@@ -1184,12 +1185,9 @@ fn read_only_commands_on_an_empty_file_say_what_to_do() -> anyhow::Result<()> {
         vec!["backup", copy.to_str().unwrap_or_default()],
     ] {
         let out = run_cli(&db, &args)?;
-        let err = stderr_of(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
-        assert!(
-            err.contains("is empty") && err.contains("point --db"),
-            "{args:?}: {err}"
-        );
+        assert_failed_saying(&args, &out, |err| {
+            err.contains("is empty") && err.contains("point --db")
+        });
     }
     assert_eq!(std::fs::metadata(&db)?.len(), 0);
     assert!(!copy.exists());

@@ -61,6 +61,16 @@ fn answer(ask_id: &str, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": ask_id, "result": result})
 }
 
+/// The text of `out`, which must be one answer, an `isError` result: the call refused.
+fn refusal_text(out: &[Value]) -> Result<String> {
+    ensure!(
+        out.len() == 1 && out[0]["result"]["isError"] == json!(true),
+        "not one refusal: {out:?}"
+    );
+    let text = out[0]["result"]["content"][0]["text"].as_str();
+    Ok(text.context("a refusal without text")?.to_string())
+}
+
 fn accept() -> Value {
     json!({"action": "accept", "content": {"judgement_0": "accepted", "judgement_1": "rejected", "reason_1": "not at the boss"}})
 }
@@ -253,14 +263,11 @@ fn a_client_error_response_answers_is_error_and_writes_nothing() -> Result<()> {
         &mut s,
         &json!({"jsonrpc": "2.0", "id": asked, "error": {"code": -32601, "message": "Method not found"}}),
     );
-    assert_eq!(out.len(), 1, "{out:?}");
+    let text = refusal_text(&out)?;
     assert_eq!(out[0]["id"], 2);
-    assert_eq!(out[0]["result"]["isError"], true);
     assert!(
-        out[0]["result"]["content"][0]["text"]
-            .as_str()
-            .is_some_and(|t| t.contains("-32601") && t.contains("in chat")),
-        "{out:?}"
+        text.contains("-32601") && text.contains("in chat"),
+        "{text}"
     );
     assert_eq!(verdicts(&mut s)?, vec![None, None]);
     Ok(())
@@ -281,11 +288,7 @@ fn a_judgement_of_any_length_is_refused_within_the_answer_bound() -> Result<()> 
             json!({"action": "accept", "content": {"judgement_0": huge, "judgement_1": "accepted"}}),
         ),
     );
-    assert_eq!(out.len(), 1, "{out:?}");
-    assert_eq!(out[0]["result"]["isError"], true, "{out:?}");
-    let text = out[0]["result"]["content"][0]["text"]
-        .as_str()
-        .context("no text")?;
+    let text = refusal_text(&out)?;
     assert!(text.contains("judgement_0"), "{text}");
     let line = out[0].to_string().len();
     assert!(line < 2_000, "a {line}-byte refusal: {}", &text[..200]);
@@ -306,15 +309,9 @@ fn an_unreadable_answer_to_the_form_ends_the_wait_at_once() -> Result<()> {
         r#"{{"jsonrpc":"2.0","id":"{asked}","result":{{"action":"accept","content":{{"judgement_0":"accepted","judgement_1":"rejected","reason_1":"cut \ud83d"}}}}}}"#
     );
     let out = s.handle_line(line.as_bytes());
-    assert_eq!(out.len(), 1, "{out:?}");
+    let text = refusal_text(&out)?;
     assert_eq!(out[0]["id"], 2);
-    assert_eq!(out[0]["result"]["isError"], true);
-    assert!(
-        out[0]["result"]["content"][0]["text"]
-            .as_str()
-            .is_some_and(|t| t.contains("could not be read")),
-        "{out:?}"
-    );
+    assert!(text.contains("could not be read"), "{text}");
     let asked = the_ask(&send(&mut s, &ask(3)))?;
     let many = vec![0; 1 << 20];
     let huge = json!({"jsonrpc": "2.0", "id": asked, "result": {"action": "accept", "content": {"x": many}}});
@@ -469,15 +466,9 @@ fn at_most_sixteen_questions_wait_at_once() -> Result<()> {
         asks.push(the_ask(&send(&mut s, &ask(10 + i)))?);
     }
     let out = send(&mut s, &ask(40));
-    assert_eq!(out.len(), 1, "{out:?}");
+    let text = refusal_text(&out)?;
     assert_eq!(out[0]["id"], 40);
-    assert_eq!(out[0]["result"]["isError"], true);
-    assert!(
-        out[0]["result"]["content"][0]["text"]
-            .as_str()
-            .is_some_and(|t| t.contains("16 questions")),
-        "{out:?}"
-    );
+    assert!(text.contains("16 questions"), "{text}");
     // One answered makes room for one more.
     let out = send(&mut s, &answer(&asks[3], json!({"action": "decline"})));
     assert_eq!(out[0]["id"], 13);
@@ -494,13 +485,9 @@ fn revisions_without_elicitation_never_ask_alone_or_in_a_batch() -> Result<()> {
         let mut s = server_with_wait(None)?;
         session(&mut s, version, json!({"elicitation": {"form": {}}}))?;
         let out = send(&mut s, &ask(2));
-        assert_eq!(out.len(), 1, "{version}: {out:?}");
+        let text = refusal_text(&out).context(version)?;
         assert_eq!(out[0]["id"], 2);
-        assert_eq!(out[0]["result"]["isError"], true, "{version}: {out:?}");
         // The host declared elicitation: the answer must not tell the assistant otherwise.
-        let text = out[0]["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default();
         assert!(
             text.contains(&format!("revision ({version}) has no elicitation"))
                 && !text.contains("did not declare")
@@ -537,22 +524,19 @@ fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Res
         let mut s = server_with_wait(None)?;
         session(&mut s, "2025-11-25", caps.clone())?;
         let out = send(&mut s, &ask(2));
-        assert_eq!(out.len(), 1, "{caps}: {out:?}");
-        assert_eq!(out[0]["result"]["isError"], true, "{caps}: {out:?}");
+        let t = refusal_text(&out).context(caps.to_string())?;
         assert!(
-            out[0]["result"]["content"][0]["text"].as_str().is_some_and(
-                |t| t.contains("did not declare elicitation")
-                    && t.contains("in chat")
-                    // Issue 28: a host without forms (Gemini CLI) is told the engineer's own
-                    // channels: the terminal command and the card.
-                    && t.contains("in their terminal, `review-mcp review")
-                    && t.contains("review card (show_review)")
-                    // The command names the decision's revision, ready to run (it said
-                    // FILE, a placeholder the assistant had to fill in).
-                    && t.contains(&format!("`review-mcp review {REV}`;"))
-                    && !t.contains("FILE")
-            ),
-            "{out:?}"
+            t.contains("did not declare elicitation")
+                && t.contains("in chat")
+                // Issue 28: a host without forms (Gemini CLI) is told the engineer's own
+                // channels: the terminal command and the card.
+                && t.contains("in their terminal, `review-mcp review")
+                && t.contains("review card (show_review)")
+                // The command names the decision's revision, ready to run (it said
+                // FILE, a placeholder the assistant had to fill in).
+                && t.contains(&format!("`review-mcp review {REV}`;"))
+                && !t.contains("FILE"),
+            "{caps}: {t}"
         );
     }
     // 2025-06-18 knows only forms: an empty elicitation capability is enough, and its request

@@ -170,6 +170,20 @@ impl Engineer {
     }
 }
 
+/// A bare repository `team.git` in `root`, and alice's clone of it on `main` with the merge
+/// driver's attribute written (not yet committed).
+fn team_repository(root: &Path) -> anyhow::Result<(PathBuf, Engineer)> {
+    let bare = root.join("team.git");
+    git_ok(root, &["init", "-q", "--bare", "-b", "main", "team.git"])?;
+    let a = Engineer::start(root, &bare, "alice")?;
+    std::fs::write(
+        a.clone.join(".gitattributes"),
+        format!("{FOLDER}/** merge=review\n"),
+    )?;
+    git_ok(&a.clone, &["checkout", "-q", "-b", "main"])?;
+    Ok((bare, a))
+}
+
 fn art() -> Value {
     artifact("bracket rev A", "/work/bracket.step")
 }
@@ -177,18 +191,8 @@ fn art() -> Value {
 #[test]
 fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> anyhow::Result<()> {
     let root = TempDir::new("sync-team")?;
-    let bare = root.join("team.git");
-    git_ok(
-        root.path(),
-        &["init", "-q", "--bare", "-b", "main", "team.git"],
-    )?;
     // The first clone sets the repository up: the merge driver's attribute, a first commit.
-    let mut a = Engineer::start(root.path(), &bare, "alice")?;
-    std::fs::write(
-        a.clone.join(".gitattributes"),
-        format!("{FOLDER}/** merge=review\n"),
-    )?;
-    git_ok(&a.clone, &["checkout", "-q", "-b", "main"])?;
+    let (bare, mut a) = team_repository(root.path())?;
     a.remember("bore", "ream to size")?;
     a.remember("slot", "to be dropped")?;
     let decision = a.decide("hold", None)?;
@@ -349,17 +353,7 @@ fn sync_team_of_two_through_git_converges_and_keeps_the_engineers_verdict() -> a
 #[test]
 fn sync_team_two_first_syncs_merge_their_folder_ids_without_a_conflict() -> anyhow::Result<()> {
     let root = TempDir::new("sync-team-ids")?;
-    let bare = root.join("team.git");
-    git_ok(
-        root.path(),
-        &["init", "-q", "--bare", "-b", "main", "team.git"],
-    )?;
-    let mut a = Engineer::start(root.path(), &bare, "alice")?;
-    std::fs::write(
-        a.clone.join(".gitattributes"),
-        format!("{FOLDER}/** merge=review\n"),
-    )?;
-    git_ok(&a.clone, &["checkout", "-q", "-b", "main"])?;
+    let (bare, mut a) = team_repository(root.path())?;
     a.commit("attributes")?;
     git_ok(&a.clone, &["push", "-q", "origin", "HEAD:main"])?;
     let mut b = Engineer::start(root.path(), &bare, "bob")?;

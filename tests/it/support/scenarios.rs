@@ -1046,17 +1046,20 @@ impl Drop for Mount {
     }
 }
 
+/// A 4 MiB [`small_tmpfs`] in `dir` for a disk-full scenario, or its outcome when none can be
+/// mounted: skipped, saying why.
+fn tmpfs_4m(dir: &Path) -> anyhow::Result<Result<(PathBuf, Mount), FaultOutcome>> {
+    Ok(small_tmpfs(dir, "4m")?
+        .map_err(|why| FaultOutcome::Skipped(format!("cannot mount a small tmpfs: {why}"))))
+}
+
 /// The disk fills while the server runs: a 4 MiB tmpfs holds the database, then a filler file
 /// takes the rest. Needs permission to mount; skipped (with the reason) without it.
 pub fn disk_full(attempts: usize) -> anyhow::Result<FaultOutcome> {
     let dir = TempDir::new("diskfull")?;
-    let (mnt, _mount) = match small_tmpfs(dir.path(), "4m")? {
+    let (mnt, _mount) = match tmpfs_4m(dir.path())? {
         Ok(mounted) => mounted,
-        Err(why) => {
-            return Ok(FaultOutcome::Skipped(format!(
-                "cannot mount a small tmpfs: {why}"
-            )));
-        }
+        Err(skipped) => return Ok(skipped),
     };
     let db = mnt.join("review.db");
     let art = artifact("disk-full", "/reliability/disk-full.step");
@@ -1102,13 +1105,9 @@ pub fn disk_full(attempts: usize) -> anyhow::Result<FaultOutcome> {
 /// again the file takes the log and writes work. Needs permission to mount.
 pub fn disk_full_at_start() -> anyhow::Result<FaultOutcome> {
     let dir = TempDir::new("diskfull-start")?;
-    let (mnt, _mount) = match small_tmpfs(dir.path(), "4m")? {
+    let (mnt, _mount) = match tmpfs_4m(dir.path())? {
         Ok(mounted) => mounted,
-        Err(why) => {
-            return Ok(FaultOutcome::Skipped(format!(
-                "cannot mount a small tmpfs: {why}"
-            )));
-        }
+        Err(skipped) => return Ok(skipped),
     };
     let db = mnt.join("review.db");
     let art = artifact("disk-full", "/reliability/disk-full-start.step");
