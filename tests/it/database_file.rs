@@ -30,6 +30,15 @@ fn stderr_of(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Makes the database `db` as a server leaves it: one record, "kept", written, then the
+/// server stopped.
+fn kept_by_a_server(db: &std::path::Path) -> anyhow::Result<()> {
+    let mut server = Server::start(db)?;
+    assert!(remember(&mut server, "kept")?.is_ok());
+    server.close()?;
+    Ok(())
+}
+
 /// `args`' run failed (exit status 1) with a message `says` accepts.
 fn assert_failed_saying(args: &[&str], out: &std::process::Output, says: impl Fn(&str) -> bool) {
     let err = stderr_of(out);
@@ -424,9 +433,7 @@ fn backup_while_servers_write_is_complete_and_consistent() -> anyhow::Result<()>
 fn export_onto_the_database_is_refused() -> anyhow::Result<()> {
     let dir = TempDir::new("export-self")?;
     let db = dir.join("review.db");
-    let mut server = Server::start(&db)?;
-    assert!(remember(&mut server, "kept")?.is_ok());
-    server.close()?;
+    kept_by_a_server(&db)?;
     let before = sha256_file(&db)?;
     let dotted = dir.path().join(".").join("review.db");
     for target in [
@@ -496,9 +503,7 @@ fn read_only_file_can_be_exported_checked_and_backed_up() -> anyhow::Result<()> 
     let data = dir.join("data");
     std::fs::create_dir(&data)?;
     let db = data.join("review.db");
-    let mut server = Server::start(&db)?;
-    assert!(remember(&mut server, "kept")?.is_ok());
-    server.close()?;
+    kept_by_a_server(&db)?;
     let before = sha256_file(&db)?;
     let paths = [db.clone(), data.clone()];
     let chattr = |flag: &str| {
@@ -890,9 +895,7 @@ fn backup_of_a_read_only_file_by_its_owner() -> anyhow::Result<()> {
     let data = dir.join("data");
     std::fs::create_dir(&data)?;
     let db = data.join("review.db");
-    let mut server = Server::start(&db)?;
-    assert!(remember(&mut server, "kept")?.is_ok());
-    server.close()?;
+    kept_by_a_server(&db)?;
     std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444))?;
     // Only root (or a process that overrides permissions) opens a 0444 file for writing.
     let root = std::fs::OpenOptions::new().write(true).open(&db).is_ok();
@@ -931,9 +934,7 @@ fn backup_of_a_read_only_file_by_its_owner() -> anyhow::Result<()> {
 fn import_into_a_locked_database_names_both_files_and_the_lock() -> anyhow::Result<()> {
     let dir = TempDir::new("import-locked")?;
     let db = dir.join("review.db");
-    let mut server = Server::start(&db)?;
-    assert!(remember(&mut server, "kept")?.is_ok());
-    server.close()?;
+    kept_by_a_server(&db)?;
     let export = dir.join("export.jsonl");
     std::fs::write(&export, run_cli(&db, &["export"])?.stdout)?;
     let lines = std::fs::read_to_string(&export)?.replace("\"kept\"", "\"added\"");
@@ -1015,9 +1016,7 @@ fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()>
 fn file_too_damaged_to_open_is_reported_as_damaged() -> anyhow::Result<()> {
     let dir = TempDir::new("damaged-open")?;
     let db = dir.join("review.db");
-    let mut server = Server::start(&db)?;
-    assert!(remember(&mut server, "kept")?.is_ok());
-    server.close()?;
+    kept_by_a_server(&db)?;
     let mut bytes = std::fs::read(&db)?;
     bytes.splice(100..108, [0x0d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
     std::fs::write(&db, bytes)?;
@@ -1135,9 +1134,7 @@ fn new_file_and_its_new_directories_are_owner_only() -> anyhow::Result<()> {
 fn read_only_commands_under_an_exclusive_lock_say_locked() -> anyhow::Result<()> {
     let dir = TempDir::new("exclusive")?;
     let db = dir.join("review.db");
-    let mut server = Server::start(&db)?;
-    assert!(remember(&mut server, "kept")?.is_ok());
-    server.close()?;
+    kept_by_a_server(&db)?;
     let holder = rusqlite::Connection::open(&db)?;
     holder.execute_batch(
         "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; \
