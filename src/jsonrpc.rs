@@ -323,7 +323,9 @@ impl Response {
 pub enum Outgoing {
     Response(Response),
     Notification(Notification),
-    Batch(Vec<Response>),
+    /// The answer to a batch: the lines of its responses, in order, already encoded (the
+    /// server measures them to keep the whole within one line's limit).
+    Batch(Vec<String>),
     /// A request of the server's own (`elicitation/create`), in its own id space.
     Request {
         id: Id,
@@ -360,9 +362,7 @@ impl Outgoing {
                 method: &n.method,
                 params: n.params.as_ref(),
             }),
-            Outgoing::Batch(responses) => {
-                wire::batch_line(responses.into_iter().map(Response::into_line).collect())
-            }
+            Outgoing::Batch(lines) => wire::batch_line(lines),
             Outgoing::Request { id, method, params } => wire::message_line(&RequestLine {
                 id: id.to_value(),
                 jsonrpc: "2.0",

@@ -62,6 +62,11 @@ const MARKDOWN: &str = "text/markdown";
 
 /// Revisions per `resources/list` page.
 const LIST_PAGE_SIZE: usize = 50;
+/// The most pages `resources/list` serves: the last one has no `nextCursor`, so the list
+/// holds at most the 3,000 most recently active revisions. A client that follows the cursor
+/// to the end gives up after a number of pages (the TypeScript client's `listResources()`,
+/// and the refetch it makes on each `list_changed`, after 64) and then has no list at all.
+const LIST_MAX_PAGES: usize = 60;
 /// What the entries of one `resources/list` page may cost, about (a URI of 4 KiB is named
 /// in an entry's `name`, `title` and `description`).
 const LIST_BUDGET: usize = 24_000;
@@ -247,18 +252,21 @@ pub fn templates() -> Vec<Value> {
 ///
 /// The cursor is the one format of every list ([`crate::cursor`]), sealed with the
 /// database's secret, at the `last_seq` of the last entry served: a revision written to
-/// during paging moves to the front and is not served twice.
+/// during paging moves to the front and is not served twice. Its tier counts the pages
+/// served, and page [`LIST_MAX_PAGES`] is the last.
 pub fn list(
     store: &mut Store,
     cursor: Option<&str>,
 ) -> Result<(Vec<Value>, Option<String>), ResourceError> {
     const LIST: &str = "resources/list";
-    let before = match cursor {
-        None => None,
+    // `tier` counts the pages served before the next one (0 in a cursor minted before the
+    // list had a page cap: such a list ends a little later).
+    let (before, served) = match cursor {
+        None => (None, 0),
         Some(c) => {
             let secret = store.cursor_secret()?;
             let at = cursor::decode(&secret, LIST, c).map_err(|_| ResourceError::InvalidCursor)?;
-            Some(at.seq)
+            (Some(at.seq), at.tier)
         }
     };
     let (mut page, mut more) = store.revisions_page(before, LIST_PAGE_SIZE)?;
@@ -277,11 +285,13 @@ pub fn list(
         page.truncate(fit);
         more = true;
     }
-    let next = match (more, page.last()) {
+    let pages = served.saturating_add(1);
+    let last_page = usize::try_from(pages).is_ok_and(|p| p >= LIST_MAX_PAGES);
+    let next = match (more && !last_page, page.last()) {
         (true, Some(last)) => {
             let at = cursor::Cursor {
                 snapshot: 0,
-                tier: 0,
+                tier: pages,
                 seq: last.last_seq,
             };
             Some(cursor::encode(&store.cursor_secret()?, LIST, at))
@@ -736,8 +746,8 @@ mod tests {
         );
         let next = next.unwrap();
         assert!(
-            next.starts_with("c2.0.0.4."),
-            "after the fourth write: {next}"
+            next.starts_with("c2.0.1.4."),
+            "page 1 served, after the fourth write: {next}"
         );
         let (rest, end) = list(&mut store, Some(&next)).unwrap();
         assert_eq!(rest.len(), 3);
@@ -752,7 +762,7 @@ mod tests {
             format!("r1.4.{}", rev(2)),
             cursor::encode(cursor::STATIC_KEY, "resources/list", at),
             cursor::encode(&store.cursor_secret().unwrap(), "tools", at),
-            next.replacen("c2.0.0.4.", "c2.0.0.5.", 1),
+            next.replacen("c2.0.1.4.", "c2.0.1.5.", 1),
             String::new(),
         ] {
             assert_eq!(
@@ -761,5 +771,39 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    /// A client that follows `nextCursor` to the end (the TypeScript client's `listResources()`
+    /// and its refetch on `list_changed`, which give up after 64 pages) gets to the end within
+    /// [`LIST_MAX_PAGES`] pages, however many revisions the file holds: the most recent ones.
+    #[test]
+    fn list_ends_within_its_page_cap_with_the_most_recent_revisions() {
+        use crate::store::fixtures::note_at;
+        let mut store = Store::open_in_memory().unwrap();
+        let rev = |n: usize| format!("sha256:{n:064x}");
+        let total = LIST_MAX_PAGES * LIST_PAGE_SIZE + 70;
+        for n in 0..total {
+            store.remember(&note_at(&rev(n), None)).unwrap();
+        }
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut pages = 0;
+        loop {
+            let (items, next) = list(&mut store, cursor.as_deref()).unwrap();
+            pages += 1;
+            seen.extend(items.iter().map(|i| i["uri"].as_str().unwrap().to_string()));
+            match next {
+                Some(next) => cursor = Some(next),
+                None => break,
+            }
+            assert!(pages < 64, "still paging after {pages} pages");
+        }
+        assert_eq!(pages, LIST_MAX_PAGES);
+        assert_eq!(seen.len(), LIST_MAX_PAGES * LIST_PAGE_SIZE);
+        assert_eq!(seen[0], format!("{REVISIONS}{}", rev(total - 1)));
+        assert_eq!(
+            seen.last().unwrap(),
+            &format!("{REVISIONS}{}", rev(total - seen.len()))
+        );
     }
 }

@@ -47,6 +47,11 @@ use asks::Asks;
 /// from one line. Real clients batch a handful.
 pub const MAX_BATCH_LEN: usize = 1000;
 
+/// What a batch answer keeps free before it runs another of its requests: more than any one
+/// answer a request that writes can get (a tool answer is at most
+/// [`crate::wire::ANSWER_BOUND`]), so the answer of a write always fits the line.
+const BATCH_MEMBER_RESERVE: usize = 1024 * 1024;
+
 /// The most `subscriptions/listen` streams held open at once. A client needs one (the TS SDK
 /// opens one per connection); 64 leaves room for several clients sharing a process.
 pub const MAX_LISTEN_STREAMS: usize = 64;
@@ -334,26 +339,75 @@ impl Server {
     }
 
     /// A JSON array: a batch in a 2025-03-26 session, an invalid request anywhere else.
+    ///
+    /// The answer is one line, and no answer line is longer than [`framing::MAX_LINE_BYTES`]:
+    /// a request is run only while [`BATCH_MEMBER_RESERVE`] is left in the line, so every
+    /// request that writes (a tool answer is at most [`crate::wire::ANSWER_BOUND`]) gets the
+    /// answer it earned; the rest are answered -32600 with their ids and not run. An answer
+    /// larger than what is left (only a request that writes nothing, such as a prompt that
+    /// echoes a long argument, can be) is replaced the same way.
     fn handle_batch(&mut self, items: Vec<Value>) -> Option<Outgoing> {
         if let Some(why) = self.batch_refusal(items.len()) {
             return Some(refusal(None, INVALID_REQUEST, why));
         }
-        let answers: Vec<Response> = items
-            .into_iter()
-            .filter_map(|item| self.handle_value(item, true))
-            .filter_map(|answer| match answer {
-                Outgoing::Response(r) => Some(r),
-                // Nothing in a batch holds a stream open (see `handle_value`) or asks: only a
-                // 2025-03-26 session batches, and that revision has no elicitation.
-                Outgoing::Notification(_) | Outgoing::Batch(_) | Outgoing::Request { .. } => None,
-            })
-            .collect();
-        (!answers.is_empty()).then_some(Outgoing::Batch(answers))
+        let not_run = |id: Option<Id>, what: &str| {
+            Response::error(
+                id,
+                ErrorObject::new(
+                    INVALID_REQUEST,
+                    format!(
+                        "Invalid Request: {what}: the batch's answer would pass the {} byte line limit; send this request again, alone or in a smaller batch",
+                        framing::MAX_LINE_BYTES
+                    ),
+                ),
+            )
+            .into_line()
+        };
+        // The brackets, then each line and its comma.
+        let mut spent = 2;
+        let mut lines = Vec::new();
+        for item in items {
+            let incoming = jsonrpc::classify(item);
+            let answer = match incoming {
+                Incoming::Request(req)
+                    if spent + BATCH_MEMBER_RESERVE > framing::MAX_LINE_BYTES =>
+                {
+                    Some(not_run(Some(req.id), "not run"))
+                }
+                incoming => match self.handle_incoming(incoming, true) {
+                    Some(Outgoing::Response(r)) => {
+                        let id = r.id.clone();
+                        let line = r.into_line();
+                        if spent + line.len() + 1 > framing::MAX_LINE_BYTES {
+                            Some(not_run(id, "answer withheld"))
+                        } else {
+                            Some(line)
+                        }
+                    }
+                    // Nothing in a batch holds a stream open (see `handle_incoming`) or asks:
+                    // only a 2025-03-26 session batches, and that revision has no elicitation.
+                    Some(
+                        Outgoing::Notification(_) | Outgoing::Batch(_) | Outgoing::Request { .. },
+                    )
+                    | None => None,
+                },
+            };
+            if let Some(line) = answer {
+                spent += line.len() + 1;
+                lines.push(line);
+            }
+        }
+        (!lines.is_empty()).then_some(Outgoing::Batch(lines))
     }
 
     /// One message (not an array). Returns the single message to write, if any.
     fn handle_value(&mut self, value: Value, in_batch: bool) -> Option<Outgoing> {
-        match jsonrpc::classify(value) {
+        self.handle_incoming(jsonrpc::classify(value), in_batch)
+    }
+
+    /// One classified message (not an array). Returns the single message to write, if any.
+    fn handle_incoming(&mut self, incoming: Incoming, in_batch: bool) -> Option<Outgoing> {
+        match incoming {
             Incoming::Request(req) => {
                 if in_batch && req.method == call::INITIALIZE {
                     return Some(refusal(

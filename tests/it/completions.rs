@@ -172,3 +172,55 @@ fn completion_on_a_missing_database_creates_no_file() {
     );
     assert!(!db.exists(), "a completion created the database file");
 }
+
+/// Every argument a client can be asked to fill completes: each argument of each prompt
+/// `prompts/list` names and each variable of each template `resources/templates/list` names
+/// (a host offers completion on all of them), in every era, and a template variable offers
+/// the stored value it names.
+#[test]
+fn every_listed_prompt_argument_and_template_variable_completes() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let rec = c.ok(
+            "remember",
+            json!({"artifact": art_uri(REV_A, "/work/bracket.step"), "entity_ids": [], "note": "n"}),
+        );
+        let dec = c.ok(
+            "remember_decision",
+            json!({"artifact": art(REV_B), "subject": "bore", "disposition": "hold", "basis": []}),
+        );
+        let stored = |var: &str, uri: &str| -> String {
+            match var {
+                "revision" => REV_A.to_string(),
+                "id" if uri.starts_with("review://records/") => {
+                    rec["record"]["id"].as_str().unwrap().to_string()
+                }
+                _ => dec["decision"]["id"].as_str().unwrap().to_string(),
+            }
+        };
+        let prompts = c.request("prompts/list", json!({}));
+        let mut asked = 0;
+        for p in prompts["result"]["prompts"].as_array().unwrap() {
+            let name = p["name"].as_str().unwrap();
+            for a in p["arguments"].as_array().into_iter().flatten() {
+                let r = prompt(&mut c, name, a["name"].as_str().unwrap(), "", json!({}));
+                values(&r);
+                asked += 1;
+            }
+        }
+        assert!(asked >= 8, "{era:?}: {asked} prompt arguments");
+        let templates = c.request("resources/templates/list", json!({}));
+        let templates = templates["result"]["resourceTemplates"].as_array().unwrap();
+        assert!(templates.len() >= 6, "{era:?}");
+        for t in templates {
+            let uri = t["uriTemplate"].as_str().unwrap();
+            let (_, rest) = uri.split_once('{').unwrap();
+            let (var, _) = rest.split_once('}').unwrap();
+            let got = values(&template(&mut c, uri, var, ""));
+            assert!(
+                got.contains(&stored(var, uri)),
+                "{era:?}: {uri} offers {got:?}"
+            );
+        }
+    }
+}

@@ -587,6 +587,66 @@ fn hostile_batch_over_the_limit_is_one_error_and_serving_continues() -> Result<(
     assert_still_serving(&mut server, "after the batches")
 }
 
+/// A 2025-03-26 batch answer is one line, and it stays within the line limit like every other
+/// answer: a thousand reads of the 30 KB card asked for 30 MB in one line (17.5 MB was
+/// measured for 1,000 reads of a revision), more than the server itself accepts from a peer.
+/// The members that would not fit are answered -32600 with their ids and not run, so a write
+/// among them writes nothing.
+#[test]
+fn hostile_batch_answer_stays_within_the_line_limit_and_runs_nothing_it_cannot_answer() -> Result<()>
+{
+    let mut server = batch_session_server()?;
+    let mut batch: Vec<Value> = (0..MAX_BATCH_LEN - 1)
+        .map(|i| json!({"jsonrpc":"2.0","id":i,"method":"resources/read","params":{"uri":"ui://review-mcp/review-card"}}))
+        .collect();
+    let note = json!({"artifact": {"revision": format!("sha256:{}", "e".repeat(64)), "format": "step"}, "entity_ids": ["face:1"], "note": "late"});
+    batch.push(json!({"jsonrpc":"2.0","id":"write","method":"tools/call","params":{"name":"remember","arguments":note}}));
+    let mut out = Vec::new();
+    server.serve_frame(Frame::Line(line(&Value::Array(batch))), &mut out)?;
+    let text = String::from_utf8(out)?;
+    let lines: Vec<&str> = text.lines().collect();
+    ensure!(!lines.is_empty(), "no answer");
+    ensure!(
+        lines[0].len() <= MAX_LINE_BYTES,
+        "the batch answer is {} bytes, over the {MAX_LINE_BYTES} byte line limit",
+        lines[0].len()
+    );
+    let answers: Vec<Value> = serde_json::from_str(lines[0])?;
+    ensure!(answers.len() == MAX_BATCH_LEN, "{} answers", answers.len());
+    let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
+    ensure!(
+        ids[0] == &json!(0) && ids[MAX_BATCH_LEN - 1] == &json!("write"),
+        "out of order"
+    );
+    let served = answers
+        .iter()
+        .take_while(|a| a.get("result").is_some())
+        .count();
+    ensure!(served > 100, "only {served} reads answered");
+    for a in &answers[served..] {
+        ensure!(a["error"]["code"] == json!(-32600), "{a}");
+        let message = a["error"]["message"].as_str().unwrap_or_default();
+        ensure!(
+            message.contains("not run") && message.contains("smaller batch"),
+            "{message}"
+        );
+    }
+    let recall = json!({"jsonrpc":"2.0","id":"recall","method":"tools/call","params":{"name":"recall","arguments":{"text":"late"}}});
+    let got = server.handle_line(&line(&recall));
+    // 2025-03-26 has no structuredContent: the JSON is the second text block.
+    let records = got
+        .first()
+        .and_then(|g| g.pointer("/result/content/1/text"))
+        .and_then(Value::as_str)
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .map(|v| v["records"].clone());
+    ensure!(
+        records == Some(json!([])),
+        "the refused write was run: {got:?}"
+    );
+    assert_still_serving(&mut server, "after the large batch")
+}
+
 // ---------------------------------------------------------------------------------------
 // Through the real binary.
 
