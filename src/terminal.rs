@@ -250,6 +250,14 @@ fn show_item(out: &mut dyn Write, d: &Decision, i: usize) -> io::Result<()> {
                 shown(&c.unmapped.join(", "), SHOWN)
             ));
         }
+        // Ids of a later revision than `from` (carried on unchanged, then touched).
+        if let Some(of) = c
+            .ids_of
+            .as_deref()
+            .filter(|_| !c.changed.is_empty() || !c.unmapped.is_empty())
+        {
+            line.push_str(&format!(" (ids of {})", shown(of, 80)));
+        }
         writeln!(out, "{line}")?;
         if let Some(v) = &c.verdict {
             writeln!(out, "    at that revision: {}", verdict(v))?;
@@ -591,6 +599,7 @@ mod tests {
         let carried = |state| Carried {
             changed: vec!["face:3".into()],
             from: format!("sha256:{}", "cd".repeat(32)),
+            ids_of: None,
             state,
             unmapped: vec![],
             verdict: None,

@@ -102,6 +102,9 @@ pub struct Form3Row {
 pub struct Reverify {
     pub from: String,
     pub entities: Vec<String>,
+    /// The revision `entities` are ids of, when it is not `from` (the item was carried on
+    /// unchanged before a later carry touched it).
+    pub ids_of: Option<String>,
 }
 
 /// A Form 3: the header, the rows it shows, and how many rows the revision has in all
@@ -145,6 +148,7 @@ impl Form3Row {
                     .map(|c| Reverify {
                         from: c.from.clone(),
                         entities: c.changed.iter().chain(&c.unmapped).cloned().collect(),
+                        ids_of: c.ids_of.clone(),
                     }),
             })
             .collect()
@@ -379,7 +383,12 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
                 rv.from
             );
             if !rv.entities.is_empty() {
-                let _ = write!(comments, " (not carried: {})", rv.entities.join(", "));
+                let of = rv
+                    .ids_of
+                    .as_ref()
+                    .map(|r| format!(" of revision {r}"))
+                    .unwrap_or_default();
+                let _ = write!(comments, " (not carried: {}{of})", rv.entities.join(", "));
             }
             Some("re-verify")
         }
@@ -647,6 +656,7 @@ mod tests {
         r.reverify = Some(Reverify {
             from: from.clone(),
             entities: vec!["face:3".into()],
+            ids_of: None,
         });
         let form = form3(vec![], Some(&from), vec![r], 1);
         let csv = form.csv();

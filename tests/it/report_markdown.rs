@@ -493,6 +493,7 @@ fn report_carried_items_with_hostile_strings_keep_the_structure() -> Result<()> 
         let carried = |state| Carried {
             changed: vec![format!("{h} changed")],
             from: OLD.into(),
+            ids_of: None,
             state,
             unmapped: vec![h.to_string()],
             verdict: Some(Verdict {

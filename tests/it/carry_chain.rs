@@ -1,0 +1,125 @@
+//! A review carried along a chain of revisions (A -> B -> C -> D): every field of one carry
+//! marker speaks of one revision, or names the revision it is of, and `show_review`, the
+//! report, the history and the Form 3 agree on it.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use serde_json::{Value, json};
+
+use crate::support::inproc::{Client, ERAS, art_uri, rev};
+
+const FILE: &str = "/work/bracket.step";
+
+fn at(n: usize) -> Value {
+    art_uri(&rev(n), FILE)
+}
+
+fn read(c: &mut Client, uri: &str) -> String {
+    let r = c.request("resources/read", json!({"uri": uri}));
+    r["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{uri}: {r}"))
+        .to_string()
+}
+
+/// The basis of the decision "bore" at revision `n`, as `show_review` gives it whole.
+fn basis(c: &mut Client, n: usize) -> Vec<Value> {
+    let d = c.ok(
+        "show_review",
+        json!({"artifact": at(n), "subject": "bore", "detail": "full"}),
+    );
+    d["decisions"][0]["basis"].as_array().unwrap().clone()
+}
+
+/// A at revision 1, on face:1 and face:2; inherited unchanged to revision 2 (face:11,
+/// face:12); then carried to 3 with face:11 changed.
+fn chain_to_three(c: &mut Client) {
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]},
+            {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "changed": [],
+               "map": [{"from": "face:1", "to": "face:11"}, {"from": "face:2", "to": "face:12"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(2), "to": at(3), "changed": ["face:11"], "change": "ECO-2",
+               "map": [{"from": "face:11", "to": "face:21"}, {"from": "face:12", "to": "face:22"}]}),
+    );
+}
+
+/// Reported last session: inherited A -> B, then carried B -> C with face:11 (an id of B)
+/// changed, the item's marker said `from: A` while `changed` held B's id: a reader looked
+/// for face:11 at revision A, where it never existed. The marker now names the revision its
+/// ids are of (`ids_of`), and every reader says it.
+#[test]
+fn a_marker_names_the_revision_its_changed_ids_are_of() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        let b = basis(&mut c, 3);
+        let m = &b[0]["carried"];
+        assert_eq!(m["state"], "re-verify", "{m}");
+        assert_eq!(m["from"], rev(1), "still says where it was stated: {m}");
+        assert_eq!(m["changed"], json!(["face:11"]), "{m}");
+        assert_eq!(m["ids_of"], rev(2), "face:11 is an id of revision 2: {m}");
+        // The inherited one names no ids, so no revision of ids either.
+        assert!(b[1]["carried"].get("ids_of").is_none(), "{}", b[1]);
+        // A single carry's marker speaks of one revision: no `ids_of`.
+        let b2 = basis(&mut c, 2);
+        assert!(b2[0]["carried"].get("ids_of").is_none(), "{}", b2[0]);
+
+        let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+        let short2 = &rev(2)[..19];
+        let line = report
+            .lines()
+            .find(|l| l.contains("Bore 12H7") && l.contains("re-verify"))
+            .unwrap_or_else(|| panic!("{report}"));
+        assert!(
+            line.contains(&format!("face:11 of revision {short2}")),
+            "the report names the revision of face:11: {line}"
+        );
+        let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+        let row = form
+            .lines()
+            .find(|l| l.contains("Bore 12H7"))
+            .unwrap_or_else(|| panic!("{form}"));
+        assert!(
+            row.contains(&format!("face:11 of revision {}", rev(2))),
+            "the Form 3 names the revision of face:11: {row}"
+        );
+    }
+}
+
+/// Carried on unchanged (C -> D, nothing changed): the item stays to re-verify and keeps
+/// why, with the revision those ids are of; it said "the part changed" and named nothing.
+#[test]
+fn an_item_to_re_verify_carried_on_keeps_its_reasons_and_their_revision() {
+    let mut c = Client::memory(ERAS[2]);
+    chain_to_three(&mut c);
+    c.ok(
+        "carry_forward",
+        json!({"from": at(3), "to": at(4), "changed": [],
+               "map": [{"from": "face:21", "to": "face:31"}, {"from": "face:22", "to": "face:32"}]}),
+    );
+    let b = basis(&mut c, 4);
+    let m = &b[0]["carried"];
+    assert_eq!(
+        (&m["state"], &m["from"], &m["changed"], &m["ids_of"]),
+        (
+            &json!("re-verify"),
+            &json!(rev(1)),
+            &json!(["face:11"]),
+            &json!(rev(2))
+        ),
+        "{m}"
+    );
+    assert_eq!(b[0]["faces"], json!(["face:31"]));
+    assert_eq!(b[1]["carried"]["state"], "inherited");
+    let report = read(&mut c, &format!("review://revisions/{}/report", rev(4)));
+    assert!(!report.contains("the part changed"), "{report}");
+}
