@@ -99,11 +99,15 @@ impl Store {
 }
 
 /// The common table `lineage(rev)` of [`Store::lineage`], for `?1` (after `WITH RECURSIVE`).
+/// A carry links two revisions twice: the old items' `superseded.by` and the carried
+/// decision's `carried.from`; either is enough (the old decision may have been forgotten).
 pub(super) const LINEAGE: &str = "lineage(rev) AS (SELECT ?1 \
      UNION SELECT r.revision FROM records r JOIN lineage l \
        ON json_extract(r.superseded, '$.by') = l.rev \
      UNION SELECT d.revision FROM decisions d JOIN lineage l \
-       ON json_extract(d.superseded, '$.by') = l.rev)";
+       ON json_extract(d.superseded, '$.by') = l.rev \
+     UNION SELECT json_extract(d.carried, '$.from') FROM decisions d JOIN lineage l \
+       ON d.revision = l.rev WHERE json_extract(d.carried, '$.from') IS NOT NULL)";
 
 pub(super) fn supersession_in(
     tx: &Transaction<'_>,
@@ -136,6 +140,23 @@ pub(super) fn supersession_in(
         let (at, change) = mark.map_or((String::new(), None), |s| (s.at, s.change));
         if !carried.iter().any(|(_, r, _)| *r == rev) {
             carried.push((at, rev, change));
+        }
+    }
+    // A decision carried here names its old revision too: the link that stays when every
+    // item of that revision was forgotten since (the decision's creation is the carry's time).
+    let decisions: Vec<(String, Option<String>)> = tx
+        .prepare_cached(
+            "SELECT created_at, carried FROM decisions WHERE revision = ?1 \
+             AND carried IS NOT NULL",
+        )?
+        .query_map([revision], |r| r.try_into())?
+        .collect::<Result<_, _>>()?;
+    for (at, text) in decisions {
+        let Some(c) = text.and_then(|t| serde_json::from_str::<DecisionCarried>(&t).ok()) else {
+            continue;
+        };
+        if !carried.iter().any(|(_, r, _)| *r == c.from) {
+            carried.push((at, c.from, c.change));
         }
     }
     carried.sort();

@@ -123,3 +123,36 @@ fn an_item_to_re_verify_carried_on_keeps_its_reasons_and_their_revision() {
     let report = read(&mut c, &format!("review://revisions/{}/report", rev(4)));
     assert!(!report.contains("the part changed"), "{report}");
 }
+
+/// The decision of the middle revision forgotten (1 -> 2 -> 3, then `forget` at 2): revision
+/// 3's decision is still carried from 2 (its items inherited or to re-verify), but the only
+/// link the readers followed was revision 2's "superseded by 3", now deleted. The Form 3 of
+/// revision 3 called itself a "Full FAI" with no row verified there, the report and
+/// `show_review` dropped what it supersedes, and revision 1's decision, carried on through 2,
+/// was listed as a stale claim against 3.
+#[test]
+fn forgetting_the_middle_of_a_chain_keeps_what_the_last_revision_was_carried_from() {
+    let mut c = Client::memory(ERAS[0]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    assert!(
+        form.contains(&format!("Partial FAI: carried from {}", rev(2))),
+        "{form}"
+    );
+    let shown = c.ok("show_review", json!({"artifact": at(3)}));
+    assert_eq!(shown["counts"]["stale_decisions"], 0, "{shown}");
+    assert_eq!(shown["stale_decisions"], json!([]), "{shown}");
+    assert_eq!(shown["supersedes"][0]["revision"], rev(2), "{shown}");
+    let full = c.ok("show_review", json!({"artifact": at(3), "detail": "full"}));
+    assert_eq!(full["stale"]["decisions"], json!([]), "{full}");
+    let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+    assert!(
+        report.contains(&format!("Supersedes revision `{}`", rev(2))),
+        "{report}"
+    );
+    assert!(
+        !report.contains("## Stale against this revision\n\n- "),
+        "{report}"
+    );
+}
