@@ -292,6 +292,29 @@ fn carry_in(
             to.revision
         )));
     }
+    // Nor into a revision `from` was carried from, directly or through earlier carries
+    // (its items there forgotten since, or the check above would have seen them): its items
+    // would be inherited from themselves.
+    let earlier: bool = tx
+        .prepare_cached(&format!(
+            "WITH RECURSIVE {LINEAGE} SELECT EXISTS (SELECT 1 FROM lineage WHERE rev = ?2)"
+        ))?
+        .query_row(params![from.revision, to.revision], |r| r.get(0))?;
+    let origin = live_records
+        .iter()
+        .filter_map(|(r, _)| r.carried.as_ref())
+        .chain(
+            live_decisions
+                .iter()
+                .flat_map(|(d, _)| d.basis.iter().filter_map(|b| b.carried.as_ref())),
+        )
+        .any(|c| c.from == to.revision);
+    if earlier || origin {
+        return Err(StoreError::Invalid(format!(
+            "revision {} is an earlier revision of this review: revision {} was carried from              it, so its items would be inherited from themselves. Carry to the part's newest              revision instead, or state the review at revision {} again with remember and              remember_decision; nothing was written",
+            to.revision, from.revision, to.revision
+        )));
+    }
     // Something of the part changed: a changed entity reported, or an entity of an item
     // that the map does not carry. Whole-part items are then re-verified.
     let map = &plan.map;

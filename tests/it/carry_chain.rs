@@ -156,3 +156,54 @@ fn forgetting_the_middle_of_a_chain_keeps_what_the_last_revision_was_carried_fro
         "{report}"
     );
 }
+
+/// Carrying back to an earlier revision of the same review is refused (revision 1 would be
+/// both superseded by and superseding revision 2, its items inherited from itself). The
+/// refusal looked only at the earlier revision's superseded items, so forgetting them first
+/// let the carry through: revision 1's item then read "inherited from revision 1".
+#[test]
+fn a_carry_back_to_an_earlier_revision_is_refused_even_after_a_forget() {
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(1), "subject": "bore"}));
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    for (from, to) in [(2usize, 1usize), (3, 2), (3, 1)] {
+        let before = c.ok("review_history", json!({"artifact": at(3), "limit": 100}));
+        let e = c.refused(
+            "carry_forward",
+            json!({"from": at(from), "to": at(to), "map": [], "changed": []}),
+        );
+        if from == 3 {
+            assert!(e.contains("earlier revision"), "{from} -> {to}: {e}");
+            assert!(e.contains("nothing was written"), "{e}");
+        }
+        let after = c.ok("review_history", json!({"artifact": at(3), "limit": 100}));
+        assert_eq!(before, after, "{from} -> {to} wrote nothing");
+    }
+    // Revision 2 holds nothing any more: refused as such, not carried.
+    let shown = c.ok("show_review", json!({"artifact": at(1)}));
+    assert_eq!(shown["counts"]["decisions"], 0, "{shown}");
+}
+
+/// The same refusal without a forget, for records only: a note carried 1 -> 2, its copy at
+/// revision 1 forgotten, then carried 2 -> 1.
+#[test]
+fn a_note_carried_back_to_its_own_revision_is_refused() {
+    let mut c = Client::memory(ERAS[2]);
+    c.ok(
+        "remember",
+        json!({"artifact": at(1), "entity_ids": ["face:1"], "note": "boss 8 mm"}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    c.ok("forget", json!({"artifact": at(1), "entity_id": "face:1"}));
+    let e = c.refused(
+        "carry_forward",
+        json!({"from": at(2), "to": at(1), "map": [{"from": "face:11", "to": "face:1"}]}),
+    );
+    assert!(e.contains("earlier revision"), "{e}");
+    let r = c.ok("recall", json!({"artifact": at(1), "entity_id": "face:1"}));
+    assert_eq!(r["records"], json!([]), "{r}");
+}
