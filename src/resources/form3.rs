@@ -12,8 +12,10 @@
 //! Every stored string goes through [`cell`]: line breaks inside a cell become LF (so the
 //! only CRLFs of the file end records), other control and bidirectional characters are shown
 //! as `\u{…}` escapes, and a cell a spreadsheet would run as a formula (its first character,
-//! after any leading whitespace, one of `=` `+` `-` `@` or their full-width forms; a tab or
-//! CR first is escaped already) gets a leading `'`.
+//! after any leading whitespace or invisible character, one of `=` `+` `-` `@` or their
+//! full-width forms; a tab or CR first is escaped already) gets a leading `'`. A cell is at
+//! most [`MAX_CELL`] characters (Excel's limit): a longer one is cut, saying where the whole
+//! text is.
 
 use std::fmt::Write as _;
 
@@ -330,18 +332,24 @@ impl Form3 {
         } else {
             format!("{shown} of {}", self.total)
         };
-        let lines: [(&str, &str); 6] = [
+        let lines: [(&str, &str); 10] = [
             (
                 "Form",
                 "AS9102 Rev C Form 3: Characteristic Accountability, Verification and Compatibility Evaluation",
             ),
+            // AS9102's fields 1 to 4: the review records none of them, so none is made up;
+            // each is left empty for the engineer (the note says so).
+            ("1. Part Number", ""),
+            ("2. Part Name", ""),
+            ("3. Serial Number", ""),
+            ("4. FAI Report Number", ""),
             ("Part File", &files),
             ("Revision", &h.revision),
             ("FAI", &fai),
             ("Rows", &rows),
             (
                 "Note",
-                "Requirements as stated and evidence as quoted in the review: this server never measures. Inherited and re-verify rows are an earlier revision's results (in their comments), not this one's. A cell that would start a spreadsheet formula starts with '.",
+                "Requirements as stated and evidence as quoted in the review: this server never measures. Fields 1 to 4 are not recorded in the review: the engineer fills them in. Inherited and re-verify rows are an earlier revision's results (in their comments), not this one's. A cell that would start a spreadsheet formula starts with '. A cell is at most 32,767 characters: a longer one is cut and says where the whole text is.",
             ),
         ];
         for (key, value) in lines {
@@ -446,9 +454,39 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
         r.decision_id.clone(),
         r.item.to_string(),
     ];
-    let fields: Vec<String> = fields.iter().map(|f| cell(f)).collect();
+    let whole = format!("recall_decisions with decision_id {}", r.decision_id);
+    let fields: Vec<String> = fields.iter().map(|f| bounded(cell(f), &whole)).collect();
     let mut out = String::new();
     push_record(&mut out, &fields);
+    out
+}
+
+/// The most a spreadsheet cell holds: Excel keeps 32,767 characters (UTF-16 code units) of
+/// a cell and silently drops the rest.
+pub const MAX_CELL: usize = 32_767;
+
+/// `cell` (already [`cell`]-made) within [`MAX_CELL`]: a longer one is cut at a character
+/// and ends saying how long it was and where its whole text is (`whole`), so a spreadsheet
+/// never drops part of it silently.
+fn bounded(cell: String, whole: &str) -> String {
+    if cell.encode_utf16().count() <= MAX_CELL {
+        return cell;
+    }
+    let marker = format!(
+        " … [cut: {} characters in all; the whole text: {whole}]",
+        cell.chars().count()
+    );
+    let room = MAX_CELL.saturating_sub(marker.encode_utf16().count());
+    let mut used = 0;
+    let mut out = String::new();
+    for c in cell.chars() {
+        used += c.len_utf16();
+        if used > room {
+            break;
+        }
+        out.push(c);
+    }
+    out.push_str(&marker);
     out
 }
 
@@ -508,7 +546,15 @@ fn push_record(out: &mut String, fields: &[String]) {
 /// control and bidirectional characters escaped, and a formula start defused with `'`.
 pub fn cell(s: &str) -> String {
     let mut out = escape_controls_but_newlines(&s.replace("\r\n", "\n").replace('\r', "\n"));
-    let first = out.trim_start().chars().next();
+    // Past leading whitespace and the invisible characters a reader may drop (zero-width
+    // space and joiners, word joiner, byte-order mark, soft hyphen).
+    let first = out.chars().find(|c| {
+        !c.is_whitespace()
+            && !matches!(
+                c,
+                '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
+            )
+    });
     if matches!(
         first,
         Some('=' | '+' | '-' | '@' | '\u{FF1D}' | '\u{FF0B}' | '\u{FF0D}' | '\u{FF20}')
@@ -543,6 +589,10 @@ mod tests {
         assert_eq!(cell("a\r\nb\rc"), "a\nb\nc");
         assert_eq!(cell("x\u{202E}y\0"), "x\\u{202e}y\\u{0}");
         assert_eq!(cell("0.02 mm"), "0.02 mm");
+        // An invisible character first (that a reader may drop) does not hide a formula.
+        assert_eq!(cell("\u{FEFF}=1+2"), "'\u{FEFF}=1+2");
+        assert_eq!(cell("\u{200B} +1"), "'\u{200B} +1");
+        assert_eq!(cell("\u{00AD}@x"), "'\u{00AD}@x");
     }
 
     #[test]
@@ -624,8 +674,8 @@ mod tests {
         let form = form3(vec![], Some(&from), vec![row(Some(&from)), row(None)], 2);
         let csv = form.csv();
         let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert!(lines[3].starts_with(&format!("FAI,\"Partial FAI: carried from {from}")));
-        let inherited = lines[7];
+        assert!(lines[7].starts_with(&format!("FAI,\"Partial FAI: carried from {from}")));
+        let inherited = lines[11];
         assert!(
             inherited.starts_with("1,face:3,,Ø10 H7,,,,\"Decision \"\"bore\"\": accept."),
             "{inherited}"
@@ -637,7 +687,7 @@ mod tests {
             "{inherited}"
         );
         assert!(inherited.contains("verdict there: accepted by the engineer (form, Ada)"));
-        let fresh = lines[8];
+        let fresh = lines[12];
         assert!(fresh.contains(",10.008 measured,"), "{fresh}");
         assert!(
             fresh.ends_with(
@@ -660,7 +710,7 @@ mod tests {
         });
         let form = form3(vec![], Some(&from), vec![r], 1);
         let csv = form.csv();
-        let line = csv.split("\r\n").nth(7).unwrap();
+        let line = csv.split("\r\n").nth(11).unwrap();
         assert!(line.starts_with("1,face:3,,Ø10 H7,,,,"), "{line}");
         assert!(
             line.contains(&format!("Carried from {from} to re-verify at this revision (not carried: face:3); there: satisfied, evidence: 10.008 measured; verdict there: accepted by the engineer (form, Ada)")),
@@ -692,7 +742,7 @@ mod tests {
         let text = form.csv_within(10_000);
         assert!(escaped_len(&text) <= 10_000);
         assert!(text.contains("Rows,\"2 of 25: truncated"), "{text}");
-        assert_eq!(text.matches("\r\n").count(), 7 + 2);
+        assert_eq!(text.matches("\r\n").count(), 11 + 2);
         let small = Form3 {
             rows: vec![row(None)],
             total: 1,
