@@ -59,9 +59,9 @@ pub struct Form3Header {
     pub revision: String,
     /// The file URIs the revision's decisions were recorded under, sorted, each once.
     pub files: Vec<String>,
-    /// `Some(earlier revision)` for a partial (delta) FAI: this revision was carried from
-    /// that one and rows are still carried (inherited, or to re-verify). `None`: a full FAI.
-    pub partial_of: Option<String>,
+    /// For a partial (delta) FAI, the earlier revisions this one was carried from that rows
+    /// still rest on (inherited, or to re-verify), oldest carry first. Empty: a full FAI.
+    pub partial_of: Vec<String>,
     /// A full FAI of a revision carried from this earlier one: every row was stated again
     /// here, none is carried any more.
     pub restated_after: Option<String>,
@@ -98,14 +98,16 @@ pub struct Form3Row {
     pub reverify: Option<Reverify>,
 }
 
-/// A carried item still to re-verify: where it came from and the entities of that revision
-/// that could not be carried (changed or unmapped; empty when it is about the whole part).
+/// A carried item still to re-verify: where it came from and why: the entities reported
+/// changed, and those that could not be carried (unmapped); both empty when it is about the
+/// whole part.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reverify {
     pub from: String,
-    pub entities: Vec<String>,
-    /// The revision `entities` are ids of, when it is not `from` (the item was carried on
-    /// unchanged before a later carry touched it).
+    pub changed: Vec<String>,
+    pub unmapped: Vec<String>,
+    /// The revision `changed` and `unmapped` are ids of, when it is not `from` (the item
+    /// was carried on unchanged before a later carry touched it).
     pub ids_of: Option<String>,
 }
 
@@ -149,7 +151,8 @@ impl Form3Row {
                     .filter(|c| c.state == CarryState::Reverify)
                     .map(|c| Reverify {
                         from: c.from.clone(),
-                        entities: c.changed.iter().chain(&c.unmapped).cloned().collect(),
+                        changed: c.changed.clone(),
+                        unmapped: c.unmapped.clone(),
                         ids_of: c.ids_of.clone(),
                     }),
             })
@@ -198,6 +201,8 @@ impl Form3 {
         let mut spent = 0usize;
         let mut full = false;
         let mut carried_rows = 0usize;
+        // The revisions the carried rows' decisions were carried from.
+        let mut came_from: Vec<String> = Vec::new();
         let any = store.decisions_of_revision(revision, |d| {
             if let Some(u) = &d.artifact.uri
                 && !files.contains(u)
@@ -208,6 +213,11 @@ impl Form3 {
                 total += 1;
                 if row.inherited_from.is_some() || row.reverify.is_some() {
                     carried_rows += 1;
+                    if let Some(c) = &d.carried
+                        && !came_from.contains(&c.from)
+                    {
+                        came_from.push(c.from.clone());
+                    }
                 }
                 spent = spent.saturating_add(row.min_bytes());
                 full = full || budget.is_some_and(|b| spent > b);
@@ -222,18 +232,43 @@ impl Form3 {
         }
         files.sort();
         let supersession = store.supersession(revision)?;
-        let supersedes = supersession
+        let supersedes: Vec<String> = supersession
             .supersedes
             .into_iter()
             .map(|(rev, _)| rev)
-            .next_back();
+            .collect();
+        // Partial (delta) FAI: the revisions this one was carried from that a row still
+        // rests on (not one whose items were all stated here already), in the order they
+        // were carried; once every row is stated here, a full one.
+        let mut partial_of: Vec<String> = supersedes
+            .iter()
+            .filter(|r| came_from.contains(r))
+            .cloned()
+            .collect();
+        if carried_rows > 0 && partial_of.is_empty() {
+            partial_of = came_from;
+        }
+        if carried_rows > 0 && partial_of.is_empty() {
+            // No link left to the revision carried from (an imported carried row without
+            // its decision's mark): the revisions the rows say they come from, never "full".
+            for r in &rows {
+                let from = r
+                    .inherited_from
+                    .as_ref()
+                    .or(r.reverify.as_ref().map(|rv| &rv.from));
+                if let Some(from) = from
+                    && !partial_of.contains(from)
+                {
+                    partial_of.push(from.clone());
+                }
+            }
+        }
+        let supersedes = supersedes.last().cloned();
         Ok(Form3 {
             header: Form3Header {
                 revision: revision.to_string(),
                 files,
-                // Partial (delta) FAI: the revision this one was carried from, while a row
-                // still rests on it; once every row is stated here, a full one.
-                partial_of: supersedes.clone().filter(|_| carried_rows > 0),
+                partial_of,
                 restated_after: supersedes.filter(|_| carried_rows == 0),
                 superseded_by: supersession.superseded_by,
             },
@@ -306,16 +341,18 @@ impl Form3 {
                 "; and {more} more (each row's Decision Id names its decision)"
             );
         }
-        let mut fai = match &h.partial_of {
-            Some(from) => {
-                format!("Partial FAI: carried from {from}; only what changed was re-verified")
-            }
-            None => match &h.restated_after {
+        let mut fai = if !h.partial_of.is_empty() {
+            format!(
+                "Partial FAI: carried from {}; only what changed was re-verified",
+                h.partial_of.join(" and ")
+            )
+        } else {
+            match &h.restated_after {
                 Some(from) => format!(
                     "Full FAI: carried from {from}, and every row stated again at this revision"
                 ),
                 None => "Full FAI".to_string(),
-            },
+            }
         };
         if let Some((by, change)) = &h.superseded_by {
             let _ = write!(fai, "; superseded by revision {by}");
@@ -364,14 +401,8 @@ impl Form3 {
 
 /// One data row as a CSV record.
 fn row_csv(number: usize, r: &Form3Row) -> String {
-    // `entities` holds an id both changed and unmapped twice: named once here.
-    let mut not_carried: Vec<String> = Vec::new();
-    for id in r.reverify.iter().flat_map(|rv| &rv.entities) {
-        if !not_carried.contains(id) {
-            not_carried.push(id.clone());
-        }
-    }
-    let location = entities_label(&r.faces, &not_carried);
+    let not_carried = r.reverify.as_ref().map_or(&[][..], |rv| &rv.unmapped[..]);
+    let location = entities_label(&r.faces, not_carried);
     let source = match &r.source_detail {
         Some(d) => format!("{} ({d})", r.source),
         None => r.source.clone(),
@@ -390,13 +421,20 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
                 " Carried from {} to re-verify at this revision",
                 rv.from
             );
-            if !rv.entities.is_empty() {
-                let of = rv
-                    .ids_of
-                    .as_ref()
-                    .map(|r| format!(" of revision {r}"))
-                    .unwrap_or_default();
-                let _ = write!(comments, " (not carried: {}{of})", rv.entities.join(", "));
+            let of = rv
+                .ids_of
+                .as_ref()
+                .map(|r| format!(" of revision {r}"))
+                .unwrap_or_default();
+            let mut why: Vec<String> = Vec::new();
+            if !rv.changed.is_empty() {
+                why.push(format!("changed: {}{of}", rv.changed.join(", ")));
+            }
+            if !rv.unmapped.is_empty() {
+                why.push(format!("not carried: {}{of}", rv.unmapped.join(", ")));
+            }
+            if !why.is_empty() {
+                let _ = write!(comments, " ({})", why.join("; "));
             }
             Some("re-verify")
         }
@@ -656,7 +694,7 @@ mod tests {
             header: Form3Header {
                 revision: format!("sha256:{}", "2".repeat(64)),
                 files,
-                partial_of: partial_of.map(str::to_string),
+                partial_of: partial_of.map(str::to_string).into_iter().collect(),
                 restated_after: None,
                 superseded_by: None,
             },
@@ -705,7 +743,8 @@ mod tests {
         let mut r = row(None);
         r.reverify = Some(Reverify {
             from: from.clone(),
-            entities: vec!["face:3".into()],
+            changed: vec![],
+            unmapped: vec!["face:3".into()],
             ids_of: None,
         });
         let form = form3(vec![], Some(&from), vec![r], 1);

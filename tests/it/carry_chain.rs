@@ -207,3 +207,43 @@ fn a_note_carried_back_to_its_own_revision_is_refused() {
     let r = c.ok("recall", json!({"artifact": at(1), "entity_id": "face:1"}));
     assert_eq!(r["records"], json!([]), "{r}");
 }
+
+/// Two revisions carried to one (1 -> 3, then 2 -> 3, whose decision of the same subject
+/// was already stated at 3 by the first carry): every row of revision 3 comes from revision
+/// 1, but its Form 3 said "Partial FAI: carried from" revision 2, the last carried, from
+/// which no row came. And a changed id (carried, but changed) was listed as "not carried".
+#[test]
+fn the_form3_names_the_revision_its_carried_rows_came_from() {
+    let mut c = Client::memory(ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]},
+            {"requirement": "Boss 8", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(2), "subject": "bore", "disposition": "reject", "basis": [
+            {"requirement": "Bore 12H8", "source": "drawing", "state": "violated", "faces": ["face:5"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(3), "changed": ["face:1"],
+               "map": [{"from": "face:1", "to": "face:31"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(2), "to": at(3), "map": [{"from": "face:5", "to": "face:35"}]}),
+    );
+    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    let fai = form.lines().find(|l| l.starts_with("FAI,")).unwrap();
+    assert!(
+        fai.starts_with(&format!("FAI,\"Partial FAI: carried from {};", rev(1))),
+        "{fai}"
+    );
+    let bore = form.lines().find(|l| l.contains("Bore 12H7")).unwrap();
+    assert!(bore.contains("(changed: face:1)"), "{bore}");
+    assert!(!bore.contains("not carried: face:1"), "{bore}");
+    let boss = form.lines().find(|l| l.contains("Boss 8")).unwrap();
+    assert!(boss.contains("(not carried: face:2)"), "{boss}");
+}
