@@ -247,3 +247,47 @@ fn the_form3_names_the_revision_its_carried_rows_came_from() {
     let boss = form.lines().find(|l| l.contains("Boss 8")).unwrap();
     assert!(boss.contains("(not carried: face:2)"), "{boss}");
 }
+
+/// The marker's `ids_of` travels in an export and back byte for byte, and an import refuses
+/// one that is not a revision (as it refuses such a `from`), writing nothing.
+#[test]
+fn ids_of_round_trips_through_export_and_a_bad_one_is_refused() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+    use crate::support::file_events::run_cli;
+
+    let dir = TempDir::new("carry-ids-of").unwrap();
+    let a = dir.join("a.db");
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        chain_to_three(&mut c);
+    }
+    let out = |db: &std::path::Path, args: &[&str]| {
+        let o = run_cli(db, args).unwrap();
+        (
+            o.status.success(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    let (ok, exported, err) = out(&a, &["export"]);
+    assert!(ok, "{err}");
+    assert!(
+        exported.contains(&format!("\"ids_of\":\"{}\"", rev(2))),
+        "{exported}"
+    );
+    let file = dir.join("a.jsonl");
+    std::fs::write(&file, &exported).unwrap();
+    let b = dir.join("b.db");
+    let (ok, _, err) = out(&b, &["import", &file.to_string_lossy()]);
+    assert!(ok, "{err}");
+    assert_eq!(out(&b, &["export"]).1, exported, "byte for byte");
+    let bad = exported.replace(&format!("\"ids_of\":\"{}\"", rev(2)), "\"ids_of\":\"B\"");
+    let file = dir.join("bad.jsonl");
+    std::fs::write(&file, bad).unwrap();
+    let c = dir.join("c.db");
+    let (ok, _, err) = out(&c, &["import", &file.to_string_lossy()]);
+    assert!(!ok, "refused");
+    assert!(err.contains("carried.ids_of"), "{err}");
+}
