@@ -144,19 +144,19 @@ pub(super) fn supersession_in(
     }
     // A decision carried here names its old revision too: the link that stays when every
     // item of that revision was forgotten since (the decision's creation is the carry's time).
-    let decisions: Vec<(String, Option<String>)> = tx
+    let decisions: Vec<(String, String, Option<String>)> = tx
         .prepare_cached(
-            "SELECT created_at, carried FROM decisions WHERE revision = ?1 \
-             AND carried IS NOT NULL",
+            "SELECT min(created_at), json_extract(carried, '$.from') AS f, \
+             CASE WHEN json_type(carried, '$.change') = 'text' \
+               THEN json_extract(carried, '$.change') END \
+             FROM decisions WHERE revision = ?1 AND json_type(carried, '$.from') = 'text' \
+             GROUP BY f",
         )?
         .query_map([revision], |r| r.try_into())?
         .collect::<Result<_, _>>()?;
-    for (at, text) in decisions {
-        let Some(c) = text.and_then(|t| serde_json::from_str::<DecisionCarried>(&t).ok()) else {
-            continue;
-        };
-        if !carried.iter().any(|(_, r, _)| *r == c.from) {
-            carried.push((at, c.from, c.change));
+    for (at, from, change) in decisions {
+        if !carried.iter().any(|(_, r, _)| *r == from) {
+            carried.push((at, from, change));
         }
     }
     carried.sort();
