@@ -72,6 +72,9 @@ impl Store {
         let Some((rid, mut decision)) = find(&tx, at)? else {
             return Ok(VerdictsOutcome::Missing);
         };
+        if let Some(s) = &decision.superseded {
+            return Err(StoreError::Invalid(superseded_message(&decision, &s.by)));
+        }
         let still = match shown {
             Shown::Basis(digest) => {
                 verdicts.iter().all(|(i, _)| *i < decision.basis.len())
@@ -129,6 +132,20 @@ impl Store {
         tx.commit()?;
         Ok(VerdictsOutcome::Recorded(decision))
     }
+}
+
+/// Why no verdict is given on `d`, whose revision was carried to revision `by`: the review
+/// goes on there, and the carried items there say what was judged here (a verdict given
+/// here now would contradict them).
+pub fn superseded_message(d: &Decision, by: &str) -> String {
+    format!(
+        "decision {:?} at revision {} was carried to revision {by} (carry_forward): its review \
+         goes on there, where its items say what was judged at this revision. Give the verdict \
+         on that revision's decision (show_review or request_verdicts with revision {by}); \
+         nothing was written",
+        crate::text::prefix_chars(&d.subject, 80),
+        d.artifact.revision
+    )
 }
 
 pub(super) fn find(

@@ -291,3 +291,70 @@ fn ids_of_round_trips_through_export_and_a_bad_one_is_refused() {
     assert!(!ok, "refused");
     assert!(err.contains("carried.ids_of"), "{err}");
 }
+
+/// After 1 -> 2 the review of revision 1 stays as it was (superseded); revision 2 says what
+/// the engineer had judged at 1 (`carried.verdict`). A verdict recorded at 1 afterwards (the
+/// card still gave revision 1's decision its Accept and Reject) made revision 1 say one
+/// thing and revision 2's report, card and Form 3 another ("accepted at revision 1" while
+/// revision 1 said rejected). Every channel now refuses it, writing nothing, and names the
+/// revision where the review goes on.
+#[test]
+fn an_engineer_verdict_on_a_superseded_revision_is_refused() {
+    use review_mcp::store::Store;
+
+    use crate::support::inproc::ui_caps;
+
+    let mut caps = ui_caps();
+    caps["elicitation"] = json!({"form": {}});
+    let mut c = Client::declaring(Store::open_in_memory().unwrap(), ERAS[2], caps);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+    );
+    let shown = c.call(
+        "show_review",
+        json!({"artifact": at(1), "subject": "bore", "detail": "full"}),
+    );
+    let d = shown["result"]["structuredContent"]["decisions"][0].clone();
+    let id = d["id"].as_str().unwrap().to_string();
+    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    // The card is given no proof for it any more: shown without Accept and Reject.
+    let again = c.call(
+        "show_review",
+        json!({"artifact": at(1), "subject": "bore", "detail": "full"}),
+    );
+    assert!(
+        again["result"]["_meta"]["review-mcp/card"]["proofs"]
+            .get(&id)
+            .is_none(),
+        "{again}"
+    );
+    // A click with the proof it had before the carry.
+    let e = c.refused(
+        "record_verdict",
+        json!({"decision_id": id, "index": 0, "item_digest": d["basis"][0]["digest"],
+               "judgement": "rejected", "card_proof": proof}),
+    );
+    assert!(
+        e.contains(&rev(2)) && e.contains("nothing was written"),
+        "{e}"
+    );
+    let e = c.refused(
+        "request_verdicts",
+        json!({"artifact": at(1), "subject": "bore"}),
+    );
+    assert!(e.contains(&rev(2)), "{e}");
+    let back = c.ok(
+        "recall_decisions",
+        json!({"decision_id": id, "current_only": false}),
+    );
+    assert!(
+        back["decisions"][0]["basis"][0].get("verdict").is_none(),
+        "{back}"
+    );
+}
