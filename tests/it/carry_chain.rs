@@ -74,6 +74,8 @@ fn a_marker_names_the_revision_its_changed_ids_are_of() {
         assert!(b2[0]["carried"].get("ids_of").is_none(), "{}", b2[0]);
 
         let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+        // Nothing at revision 3 was checked there: no heading calls anything verified.
+        assert!(!report.contains("Verified at this revision"), "{report}");
         let short2 = &rev(2)[..19];
         let line = report
             .lines()

@@ -553,7 +553,7 @@ fn report_carried_items_with_hostile_strings_keep_the_structure() -> Result<()> 
             "2 Worklist".to_string(),
             "3 Re-verify first (2)".to_string(),
             "3 Inherited, not re-verified (1)".to_string(),
-            "3 Verified at this revision".to_string(),
+            "3 Stated at this revision".to_string(),
             "2 Decisions".to_string(),
             format!("3 {}: {}", seen(&d.subject), seen(&d.disposition)),
             "2 Open questions".to_string(),
