@@ -65,6 +65,10 @@ pub struct Form3Header {
     /// A full FAI of a revision carried from this earlier one: every row was stated again
     /// here, none is carried any more.
     pub restated_after: Option<String>,
+    /// Of a partial FAI's rows (all of them, shown or not): how many are still to
+    /// re-verify, and how many are inherited (not re-verified at this revision).
+    pub to_reverify: usize,
+    pub inherited: usize,
     /// The revision this one was carried to (with the `change` given): this record is
     /// superseded, and the FAI line says so.
     pub superseded_by: Option<(String, Option<String>)>,
@@ -201,6 +205,7 @@ impl Form3 {
         let mut spent = 0usize;
         let mut full = false;
         let mut carried_rows = 0usize;
+        let (mut to_reverify, mut inherited) = (0usize, 0usize);
         // The revisions the carried rows' decisions were carried from.
         let mut came_from: Vec<String> = Vec::new();
         let any = store.decisions_of_revision(revision, |d| {
@@ -211,6 +216,11 @@ impl Form3 {
             }
             for row in Form3Row::of(&d) {
                 total += 1;
+                if row.reverify.is_some() {
+                    to_reverify += 1;
+                } else if row.inherited_from.is_some() {
+                    inherited += 1;
+                }
                 if row.inherited_from.is_some() || row.reverify.is_some() {
                     carried_rows += 1;
                     if let Some(c) = &d.carried
@@ -270,6 +280,8 @@ impl Form3 {
                 files,
                 partial_of,
                 restated_after: supersedes.filter(|_| carried_rows == 0),
+                to_reverify,
+                inherited,
                 superseded_by: supersession.superseded_by,
             },
             rows,
@@ -342,9 +354,14 @@ impl Form3 {
             );
         }
         let mut fai = if !h.partial_of.is_empty() {
+            // What is still carried, not that it "was re-verified": nobody need have
+            // checked anything at this revision yet.
             format!(
-                "Partial FAI: carried from {}; only what changed was re-verified",
-                h.partial_of.join(" and ")
+                "Partial FAI: carried from {}; only what changed is re-verified: {} to \
+                 re-verify, {} inherited (not re-verified at this revision)",
+                h.partial_of.join(" and "),
+                plural_rows(h.to_reverify),
+                h.inherited
             )
         } else {
             match &h.restated_after {
@@ -397,6 +414,11 @@ impl Form3 {
         let headings: Vec<String> = COLUMNS.iter().map(|c| cell(c)).collect();
         push_record(out, &headings);
     }
+}
+
+/// "1 row", "2 rows".
+fn plural_rows(n: usize) -> String {
+    format!("{n} row{}", if n == 1 { "" } else { "s" })
 }
 
 /// One data row as a CSV record.
@@ -696,6 +718,8 @@ mod tests {
                 files,
                 partial_of: partial_of.map(str::to_string).into_iter().collect(),
                 restated_after: None,
+                to_reverify: 0,
+                inherited: 0,
                 superseded_by: None,
             },
             rows,

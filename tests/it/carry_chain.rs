@@ -360,3 +360,19 @@ fn an_engineer_verdict_on_a_superseded_revision_is_refused() {
         "{back}"
     );
 }
+
+/// A revision just carried, with nothing checked at it yet: its Form 3 said "Partial FAI:
+/// carried from …; only what changed was re-verified", as if the changed rows had been
+/// re-verified. It now says what is still to re-verify and what is inherited.
+#[test]
+fn a_partial_fai_does_not_say_what_changed_was_re_verified_before_anyone_did() {
+    let mut c = Client::memory(ERAS[0]);
+    chain_to_three(&mut c);
+    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    let fai = form.lines().find(|l| l.starts_with("FAI,")).unwrap();
+    assert!(!fai.contains("was re-verified"), "{fai}");
+    assert!(
+        fai.contains("1 row to re-verify, 1 inherited (not re-verified at this revision)"),
+        "{fai}"
+    );
+}
