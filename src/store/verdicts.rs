@@ -4,7 +4,8 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
+use super::carry::carried_disposition;
+use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
 use crate::review::history::{Channel, Written, decision_events};
 use crate::review::{Decision, Meaning, Verdict};
@@ -114,10 +115,26 @@ impl Store {
             // The engineer judged it at this revision: no longer inherited, nor to re-verify.
             decision.basis[*i].carried = None;
         }
+        // A carried decision's disposition counts its items to re-verify: one the engineer
+        // just judged here is no longer one of them (only while the disposition is still
+        // the one the carry wrote).
+        if let Some(c) = &before.carried
+            && before.disposition == carried_disposition(&before, &c.from)
+        {
+            decision.disposition = carried_disposition(&decision, &c.from);
+        }
         let not_before = std::cmp::max(&decision.created_at, &decision.updated_at).clone();
         decision.updated_at = time::updated_after(time::now(), &not_before);
-        tx.prepare_cached("UPDATE decisions SET updated_at = ?1 WHERE rid = ?2")?
-            .execute(params![decision.updated_at, rid])?;
+        if decision.disposition == before.disposition {
+            tx.prepare_cached("UPDATE decisions SET updated_at = ?1 WHERE rid = ?2")?
+                .execute(params![decision.updated_at, rid])?;
+        } else {
+            // Written whole, so the full-text index holds the new disposition too.
+            let seq: i64 = tx
+                .prepare_cached("SELECT seq FROM decisions WHERE rid = ?1")?
+                .query_row([rid], |r| r.get(0))?;
+            write_decision(&tx, Some(rid), &decision, seq)?;
+        }
         // Each verdict event names the verdict's own channel and author (see
         // `decision_events`); the write's are the server's.
         let how = Written {

@@ -376,3 +376,47 @@ fn a_partial_fai_does_not_say_what_changed_was_re_verified_before_anyone_did() {
         "{fai}"
     );
 }
+
+/// A carried decision's disposition counts its items to re-verify ("carried from revision
+/// …: 1 of 2 basis items to re-verify"). Once the engineer judged that item at the new
+/// revision, the worklist said nothing was left to re-verify while the disposition, shown as
+/// the report's heading, the card's and every Form 3 row's, still said 1 of 2.
+#[test]
+fn a_carried_disposition_counts_what_is_still_to_re_verify_after_a_verdict() {
+    use review_mcp::store::Store;
+
+    use crate::support::inproc::ui_caps;
+
+    let mut c = Client::declaring(Store::open_in_memory().unwrap(), ERAS[2], ui_caps());
+    chain_to_three(&mut c);
+    let shown = c.call(
+        "show_review",
+        json!({"artifact": at(3), "subject": "bore", "detail": "full"}),
+    );
+    let d = shown["result"]["structuredContent"]["decisions"][0].clone();
+    assert!(
+        d["disposition"]
+            .as_str()
+            .unwrap()
+            .ends_with("1 of 2 basis items to re-verify"),
+        "{d}"
+    );
+    let id = d["id"].as_str().unwrap();
+    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][id].clone();
+    let out = c.ok(
+        "record_verdict",
+        json!({"decision_id": id, "index": 0, "item_digest": d["basis"][0]["digest"],
+               "judgement": "accepted", "card_proof": proof}),
+    );
+    let disposition = out["decision"]["disposition"].as_str().unwrap().to_string();
+    assert!(
+        disposition.ends_with("0 of 2 basis items to re-verify"),
+        "{disposition}"
+    );
+    let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+    assert!(report.contains("### Re-verify first (0)"), "{report}");
+    assert!(
+        !report.contains("1 of 2 basis items to re-verify"),
+        "{report}"
+    );
+}
