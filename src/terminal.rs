@@ -250,6 +250,14 @@ fn show_item(out: &mut dyn Write, d: &Decision, i: usize) -> io::Result<()> {
                 shown(&c.unmapped.join(", "), SHOWN)
             ));
         }
+        // Ids of a later revision than `from` (carried on unchanged, then touched).
+        if let Some(of) = c
+            .ids_of
+            .as_deref()
+            .filter(|_| !c.changed.is_empty() || !c.unmapped.is_empty())
+        {
+            line.push_str(&format!(" (ids of {})", shown(of, 80)));
+        }
         writeln!(out, "{line}")?;
         if let Some(v) = &c.verdict {
             writeln!(out, "    at that revision: {}", verdict(v))?;
@@ -269,7 +277,9 @@ pub fn review(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<Tally, TerminalError> {
-    let decisions = decisions_at(store, revision)?;
+    let (carried_on, decisions): (Vec<Decision>, Vec<Decision>) = decisions_at(store, revision)?
+        .into_iter()
+        .partition(|d| d.superseded.is_some());
     let mut tally = Tally {
         decisions: decisions.len(),
         ..Tally::default()
@@ -285,8 +295,36 @@ pub fn review(
         "Review of {}{who}.\nYour answers are recorded as your own verdicts (via terminal); the assistant cannot change them.",
         shown(revision, 80)
     )?;
+    // A revision carried on: its review goes on at the later revision (which says what was
+    // judged here), so its decisions are not judged here.
+    let mut onward: Vec<&str> = Vec::new();
+    for by in carried_on
+        .iter()
+        .filter_map(|d| d.superseded.as_ref().map(|s| s.by.as_str()))
+    {
+        if !onward.contains(&by) {
+            onward.push(by);
+        }
+    }
+    for by in onward {
+        let n = carried_on
+            .iter()
+            .filter(|d| d.superseded.as_ref().is_some_and(|s| s.by == by))
+            .count();
+        writeln!(
+            out,
+            "{n} decision{} here {} carried to revision {} (carry_forward): judge {} there, with review-mcp review {}.",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "was" } else { "were" },
+            shown(by, 80),
+            if n == 1 { "it" } else { "them" },
+            shown(by, 80)
+        )?;
+    }
     if decisions.is_empty() {
-        writeln!(out, "No decision is recorded at this revision.")?;
+        if carried_on.is_empty() {
+            writeln!(out, "No decision is recorded at this revision.")?;
+        }
         return Ok(tally);
     }
     let open_total: usize = decisions.iter().map(|d| open_items(d).len()).sum();
@@ -488,6 +526,38 @@ mod tests {
         );
     }
 
+    /// A revision carried on (its decisions superseded) is not judged here: its review goes
+    /// on at the later revision, which says what was judged at this one. The terminal said
+    /// nothing of it and recorded the answers on the superseded decision.
+    #[test]
+    fn a_superseded_revision_is_not_judged_and_names_where_to() {
+        use crate::review::carry::EntityMap;
+        use crate::store::CarryPlan;
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let to = crate::review::Artifact {
+            revision: format!("sha256:{}", "cd".repeat(32)),
+            ..d.artifact.clone()
+        };
+        let plan = CarryPlan {
+            from: d.artifact.clone(),
+            to: to.clone(),
+            map: EntityMap::new(&[], &[]).unwrap(),
+            change: None,
+        };
+        store
+            .carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+            .unwrap();
+        let mut input: &[u8] = b"a\na\na\n";
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(tally.accepted, 0, "{text}");
+        assert!(text.contains(&to.revision), "{text}");
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        assert!(back.basis.iter().all(|b| b.verdict.is_none()));
+    }
+
     /// Input that, before it hands over line `at`, runs `meddle` (another process's write
     /// while the item is on the engineer's screen).
     struct Meddling<'a> {
@@ -591,6 +661,7 @@ mod tests {
         let carried = |state| Carried {
             changed: vec!["face:3".into()],
             from: format!("sha256:{}", "cd".repeat(32)),
+            ids_of: None,
             state,
             unmapped: vec![],
             verdict: None,

@@ -12,8 +12,10 @@
 //! Every stored string goes through [`cell`]: line breaks inside a cell become LF (so the
 //! only CRLFs of the file end records), other control and bidirectional characters are shown
 //! as `\u{…}` escapes, and a cell a spreadsheet would run as a formula (its first character,
-//! after any leading whitespace, one of `=` `+` `-` `@` or their full-width forms; a tab or
-//! CR first is escaped already) gets a leading `'`.
+//! after any leading whitespace or invisible character, one of `=` `+` `-` `@` or their
+//! full-width forms; a tab or CR first is escaped already) gets a leading `'`. A cell is at
+//! most [`MAX_CELL`] characters (Excel's limit): a longer one is cut, saying where the whole
+//! text is.
 
 use std::fmt::Write as _;
 
@@ -57,12 +59,16 @@ pub struct Form3Header {
     pub revision: String,
     /// The file URIs the revision's decisions were recorded under, sorted, each once.
     pub files: Vec<String>,
-    /// `Some(earlier revision)` for a partial (delta) FAI: this revision was carried from
-    /// that one and rows are still carried (inherited, or to re-verify). `None`: a full FAI.
-    pub partial_of: Option<String>,
+    /// For a partial (delta) FAI, the earlier revisions this one was carried from that rows
+    /// still rest on (inherited, or to re-verify), oldest carry first. Empty: a full FAI.
+    pub partial_of: Vec<String>,
     /// A full FAI of a revision carried from this earlier one: every row was stated again
     /// here, none is carried any more.
     pub restated_after: Option<String>,
+    /// Of a partial FAI's rows (all of them, shown or not): how many are still to
+    /// re-verify, and how many are inherited (not re-verified at this revision).
+    pub to_reverify: usize,
+    pub inherited: usize,
     /// The revision this one was carried to (with the `change` given): this record is
     /// superseded, and the FAI line says so.
     pub superseded_by: Option<(String, Option<String>)>,
@@ -96,12 +102,17 @@ pub struct Form3Row {
     pub reverify: Option<Reverify>,
 }
 
-/// A carried item still to re-verify: where it came from and the entities of that revision
-/// that could not be carried (changed or unmapped; empty when it is about the whole part).
+/// A carried item still to re-verify: where it came from and why: the entities reported
+/// changed, and those that could not be carried (unmapped); both empty when it is about the
+/// whole part.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reverify {
     pub from: String,
-    pub entities: Vec<String>,
+    pub changed: Vec<String>,
+    pub unmapped: Vec<String>,
+    /// The revision `changed` and `unmapped` are ids of, when it is not `from` (the item
+    /// was carried on unchanged before a later carry touched it).
+    pub ids_of: Option<String>,
 }
 
 /// A Form 3: the header, the rows it shows, and how many rows the revision has in all
@@ -144,7 +155,9 @@ impl Form3Row {
                     .filter(|c| c.state == CarryState::Reverify)
                     .map(|c| Reverify {
                         from: c.from.clone(),
-                        entities: c.changed.iter().chain(&c.unmapped).cloned().collect(),
+                        changed: c.changed.clone(),
+                        unmapped: c.unmapped.clone(),
+                        ids_of: c.ids_of.clone(),
                     }),
             })
             .collect()
@@ -192,6 +205,9 @@ impl Form3 {
         let mut spent = 0usize;
         let mut full = false;
         let mut carried_rows = 0usize;
+        let (mut to_reverify, mut inherited) = (0usize, 0usize);
+        // The revisions the carried rows' decisions were carried from.
+        let mut came_from: Vec<String> = Vec::new();
         let any = store.decisions_of_revision(revision, |d| {
             if let Some(u) = &d.artifact.uri
                 && !files.contains(u)
@@ -200,8 +216,18 @@ impl Form3 {
             }
             for row in Form3Row::of(&d) {
                 total += 1;
+                if row.reverify.is_some() {
+                    to_reverify += 1;
+                } else if row.inherited_from.is_some() {
+                    inherited += 1;
+                }
                 if row.inherited_from.is_some() || row.reverify.is_some() {
                     carried_rows += 1;
+                    if let Some(c) = &d.carried
+                        && !came_from.contains(&c.from)
+                    {
+                        came_from.push(c.from.clone());
+                    }
                 }
                 spent = spent.saturating_add(row.min_bytes());
                 full = full || budget.is_some_and(|b| spent > b);
@@ -216,19 +242,46 @@ impl Form3 {
         }
         files.sort();
         let supersession = store.supersession(revision)?;
-        let supersedes = supersession
+        let supersedes: Vec<String> = supersession
             .supersedes
             .into_iter()
             .map(|(rev, _)| rev)
-            .next_back();
+            .collect();
+        // Partial (delta) FAI: the revisions this one was carried from that a row still
+        // rests on (not one whose items were all stated here already), in the order they
+        // were carried; once every row is stated here, a full one.
+        let mut partial_of: Vec<String> = supersedes
+            .iter()
+            .filter(|r| came_from.contains(r))
+            .cloned()
+            .collect();
+        if carried_rows > 0 && partial_of.is_empty() {
+            partial_of = came_from;
+        }
+        if carried_rows > 0 && partial_of.is_empty() {
+            // No link left to the revision carried from (an imported carried row without
+            // its decision's mark): the revisions the rows say they come from, never "full".
+            for r in &rows {
+                let from = r
+                    .inherited_from
+                    .as_ref()
+                    .or(r.reverify.as_ref().map(|rv| &rv.from));
+                if let Some(from) = from
+                    && !partial_of.contains(from)
+                {
+                    partial_of.push(from.clone());
+                }
+            }
+        }
+        let supersedes = supersedes.last().cloned();
         Ok(Form3 {
             header: Form3Header {
                 revision: revision.to_string(),
                 files,
-                // Partial (delta) FAI: the revision this one was carried from, while a row
-                // still rests on it; once every row is stated here, a full one.
-                partial_of: supersedes.clone().filter(|_| carried_rows > 0),
+                partial_of,
                 restated_after: supersedes.filter(|_| carried_rows == 0),
+                to_reverify,
+                inherited,
                 superseded_by: supersession.superseded_by,
             },
             rows,
@@ -300,16 +353,23 @@ impl Form3 {
                 "; and {more} more (each row's Decision Id names its decision)"
             );
         }
-        let mut fai = match &h.partial_of {
-            Some(from) => {
-                format!("Partial FAI: carried from {from}; only what changed was re-verified")
-            }
-            None => match &h.restated_after {
+        let mut fai = if !h.partial_of.is_empty() {
+            // What is still carried, not that it "was re-verified": nobody need have
+            // checked anything at this revision yet.
+            format!(
+                "Partial FAI: carried from {}; only what changed is re-verified: {} to \
+                 re-verify, {} inherited (not re-verified at this revision)",
+                h.partial_of.join(" and "),
+                plural_rows(h.to_reverify),
+                h.inherited
+            )
+        } else {
+            match &h.restated_after {
                 Some(from) => format!(
                     "Full FAI: carried from {from}, and every row stated again at this revision"
                 ),
                 None => "Full FAI".to_string(),
-            },
+            }
         };
         if let Some((by, change)) = &h.superseded_by {
             let _ = write!(fai, "; superseded by revision {by}");
@@ -326,18 +386,24 @@ impl Form3 {
         } else {
             format!("{shown} of {}", self.total)
         };
-        let lines: [(&str, &str); 6] = [
+        let lines: [(&str, &str); 10] = [
             (
                 "Form",
                 "AS9102 Rev C Form 3: Characteristic Accountability, Verification and Compatibility Evaluation",
             ),
+            // AS9102's fields 1 to 4: the review records none of them, so none is made up;
+            // each is left empty for the engineer (the note says so).
+            ("1. Part Number", ""),
+            ("2. Part Name", ""),
+            ("3. Serial Number", ""),
+            ("4. FAI Report Number", ""),
             ("Part File", &files),
             ("Revision", &h.revision),
             ("FAI", &fai),
             ("Rows", &rows),
             (
                 "Note",
-                "Requirements as stated and evidence as quoted in the review: this server never measures. Inherited and re-verify rows are an earlier revision's results (in their comments), not this one's. A cell that would start a spreadsheet formula starts with '.",
+                "Requirements as stated and evidence as quoted in the review: this server never measures. Fields 1 to 4 are not recorded in the review: the engineer fills them in. Inherited and re-verify rows are an earlier revision's results (in their comments), not this one's. A cell that would start a spreadsheet formula starts with '. A cell is at most 32,767 characters: a longer one is cut and says where the whole text is.",
             ),
         ];
         for (key, value) in lines {
@@ -350,16 +416,15 @@ impl Form3 {
     }
 }
 
+/// "1 row", "2 rows".
+fn plural_rows(n: usize) -> String {
+    format!("{n} row{}", if n == 1 { "" } else { "s" })
+}
+
 /// One data row as a CSV record.
 fn row_csv(number: usize, r: &Form3Row) -> String {
-    // `entities` holds an id both changed and unmapped twice: named once here.
-    let mut not_carried: Vec<String> = Vec::new();
-    for id in r.reverify.iter().flat_map(|rv| &rv.entities) {
-        if !not_carried.contains(id) {
-            not_carried.push(id.clone());
-        }
-    }
-    let location = entities_label(&r.faces, &not_carried);
+    let not_carried = r.reverify.as_ref().map_or(&[][..], |rv| &rv.unmapped[..]);
+    let location = entities_label(&r.faces, not_carried);
     let source = match &r.source_detail {
         Some(d) => format!("{} ({d})", r.source),
         None => r.source.clone(),
@@ -378,8 +443,20 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
                 " Carried from {} to re-verify at this revision",
                 rv.from
             );
-            if !rv.entities.is_empty() {
-                let _ = write!(comments, " (not carried: {})", rv.entities.join(", "));
+            let of = rv
+                .ids_of
+                .as_ref()
+                .map(|r| format!(" of revision {r}"))
+                .unwrap_or_default();
+            let mut why: Vec<String> = Vec::new();
+            if !rv.changed.is_empty() {
+                why.push(format!("changed: {}{of}", rv.changed.join(", ")));
+            }
+            if !rv.unmapped.is_empty() {
+                why.push(format!("not carried: {}{of}", rv.unmapped.join(", ")));
+            }
+            if !why.is_empty() {
+                let _ = write!(comments, " ({})", why.join("; "));
             }
             Some("re-verify")
         }
@@ -437,9 +514,39 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
         r.decision_id.clone(),
         r.item.to_string(),
     ];
-    let fields: Vec<String> = fields.iter().map(|f| cell(f)).collect();
+    let whole = format!("recall_decisions with decision_id {}", r.decision_id);
+    let fields: Vec<String> = fields.iter().map(|f| bounded(cell(f), &whole)).collect();
     let mut out = String::new();
     push_record(&mut out, &fields);
+    out
+}
+
+/// The most a spreadsheet cell holds: Excel keeps 32,767 characters (UTF-16 code units) of
+/// a cell and silently drops the rest.
+pub const MAX_CELL: usize = 32_767;
+
+/// `cell` (already [`cell`]-made) within [`MAX_CELL`]: a longer one is cut at a character
+/// and ends saying how long it was and where its whole text is (`whole`), so a spreadsheet
+/// never drops part of it silently.
+fn bounded(cell: String, whole: &str) -> String {
+    if cell.encode_utf16().count() <= MAX_CELL {
+        return cell;
+    }
+    let marker = format!(
+        " … [cut: {} characters in all; the whole text: {whole}]",
+        cell.chars().count()
+    );
+    let room = MAX_CELL.saturating_sub(marker.encode_utf16().count());
+    let mut used = 0;
+    let mut out = String::new();
+    for c in cell.chars() {
+        used += c.len_utf16();
+        if used > room {
+            break;
+        }
+        out.push(c);
+    }
+    out.push_str(&marker);
     out
 }
 
@@ -499,7 +606,15 @@ fn push_record(out: &mut String, fields: &[String]) {
 /// control and bidirectional characters escaped, and a formula start defused with `'`.
 pub fn cell(s: &str) -> String {
     let mut out = escape_controls_but_newlines(&s.replace("\r\n", "\n").replace('\r', "\n"));
-    let first = out.trim_start().chars().next();
+    // Past leading whitespace and the invisible characters a reader may drop (zero-width
+    // space and joiners, word joiner, byte-order mark, soft hyphen).
+    let first = out.chars().find(|c| {
+        !c.is_whitespace()
+            && !matches!(
+                c,
+                '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
+            )
+    });
     if matches!(
         first,
         Some('=' | '+' | '-' | '@' | '\u{FF1D}' | '\u{FF0B}' | '\u{FF0D}' | '\u{FF20}')
@@ -534,6 +649,10 @@ mod tests {
         assert_eq!(cell("a\r\nb\rc"), "a\nb\nc");
         assert_eq!(cell("x\u{202E}y\0"), "x\\u{202e}y\\u{0}");
         assert_eq!(cell("0.02 mm"), "0.02 mm");
+        // An invisible character first (that a reader may drop) does not hide a formula.
+        assert_eq!(cell("\u{FEFF}=1+2"), "'\u{FEFF}=1+2");
+        assert_eq!(cell("\u{200B} +1"), "'\u{200B} +1");
+        assert_eq!(cell("\u{00AD}@x"), "'\u{00AD}@x");
     }
 
     #[test]
@@ -597,8 +716,10 @@ mod tests {
             header: Form3Header {
                 revision: format!("sha256:{}", "2".repeat(64)),
                 files,
-                partial_of: partial_of.map(str::to_string),
+                partial_of: partial_of.map(str::to_string).into_iter().collect(),
                 restated_after: None,
+                to_reverify: 0,
+                inherited: 0,
                 superseded_by: None,
             },
             rows,
@@ -615,8 +736,8 @@ mod tests {
         let form = form3(vec![], Some(&from), vec![row(Some(&from)), row(None)], 2);
         let csv = form.csv();
         let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert!(lines[3].starts_with(&format!("FAI,\"Partial FAI: carried from {from}")));
-        let inherited = lines[7];
+        assert!(lines[7].starts_with(&format!("FAI,\"Partial FAI: carried from {from}")));
+        let inherited = lines[11];
         assert!(
             inherited.starts_with("1,face:3,,Ø10 H7,,,,\"Decision \"\"bore\"\": accept."),
             "{inherited}"
@@ -628,7 +749,7 @@ mod tests {
             "{inherited}"
         );
         assert!(inherited.contains("verdict there: accepted by the engineer (form, Ada)"));
-        let fresh = lines[8];
+        let fresh = lines[12];
         assert!(fresh.contains(",10.008 measured,"), "{fresh}");
         assert!(
             fresh.ends_with(
@@ -646,11 +767,13 @@ mod tests {
         let mut r = row(None);
         r.reverify = Some(Reverify {
             from: from.clone(),
-            entities: vec!["face:3".into()],
+            changed: vec![],
+            unmapped: vec!["face:3".into()],
+            ids_of: None,
         });
         let form = form3(vec![], Some(&from), vec![r], 1);
         let csv = form.csv();
-        let line = csv.split("\r\n").nth(7).unwrap();
+        let line = csv.split("\r\n").nth(11).unwrap();
         assert!(line.starts_with("1,face:3,,Ø10 H7,,,,"), "{line}");
         assert!(
             line.contains(&format!("Carried from {from} to re-verify at this revision (not carried: face:3); there: satisfied, evidence: 10.008 measured; verdict there: accepted by the engineer (form, Ada)")),
@@ -682,7 +805,7 @@ mod tests {
         let text = form.csv_within(10_000);
         assert!(escaped_len(&text) <= 10_000);
         assert!(text.contains("Rows,\"2 of 25: truncated"), "{text}");
-        assert_eq!(text.matches("\r\n").count(), 7 + 2);
+        assert_eq!(text.matches("\r\n").count(), 11 + 2);
         let small = Form3 {
             rows: vec![row(None)],
             total: 1,

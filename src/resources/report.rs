@@ -143,7 +143,7 @@ impl RevisionView {
         };
         let _ = writeln!(
             out,
-            "\n### Verified at this revision\n\n{} stated at this revision{judged}.\n",
+            "\n### Stated at this revision\n\n{} stated at this revision{judged}.\n",
             plural(fresh as u64, "item")
         );
     }

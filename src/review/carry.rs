@@ -35,16 +35,26 @@ wire_names!(CarryState {
 /// What a carried item (a record, or a basis item of a decision) says of its origin. Absent
 /// on an item stated at its own revision (fresh). Fields in alphabetical order (the wire
 /// form is this struct's serde form).
+///
+/// `from` and `verdict` are of the revision the item was last stated at; `changed` and
+/// `unmapped` are entity ids of revision [`Carried::ids_revision`]: `from` too, unless the
+/// item was carried on unchanged and a later carry touched it (A to B inherited, then B to
+/// C with an id of B changed), where `ids_of` names that later revision (B).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Carried {
-    /// Old entity ids the geometry server reported as changed.
+    /// Entity ids (of revision `ids_of`, else `from`) the geometry server reported as
+    /// changed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
     /// The revision it was last stated at (inherited from): the revision it was carried
     /// from, or that one's own origin when it was carried there unchanged.
     pub from: String,
+    /// The revision whose entity ids `changed` and `unmapped` name, when it is not `from`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ids_of: Option<String>,
     pub state: CarryState,
-    /// Old entity ids absent from the map: they could not be carried.
+    /// Entity ids (of revision `ids_of`, else `from`) absent from the map: they could not
+    /// be carried.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unmapped: Vec<String>,
     /// The engineer's verdict on the item at revision `from`: its history, never a verdict
@@ -54,6 +64,21 @@ pub struct Carried {
 }
 
 impl Carried {
+    /// The revision whose entity ids `changed` and `unmapped` are.
+    pub fn ids_revision(&self) -> &str {
+        self.ids_of.as_deref().unwrap_or(&self.from)
+    }
+
+    /// " of revision sha256:1234abcd…" after ids of a revision other than `from` (an item
+    /// carried on unchanged before a later carry touched it), else nothing: the ids are
+    /// `from`'s, named beside them.
+    pub fn ids_of_suffix(&self) -> String {
+        match &self.ids_of {
+            Some(rev) => format!(" of revision {}", short_revision(rev)),
+            None => String::new(),
+        }
+    }
+
     /// One line for people: "inherited from revision sha256:1234abcd… (accepted by the
     /// engineer (form) at that revision, 2026-12-01)", "re-verify: face:3 changed, face:9
     /// unmapped".
@@ -63,12 +88,13 @@ impl Carried {
             CarryState::Inherited => format!("inherited from revision {from}"),
             CarryState::Reverify => {
                 let mut why: Vec<String> = Vec::new();
+                let of = self.ids_of_suffix();
                 if !self.changed.is_empty() {
-                    why.push(format!("{} changed", self.changed.join(", ")));
+                    why.push(format!("{}{of} changed", self.changed.join(", ")));
                 }
                 if !self.unmapped.is_empty() {
                     why.push(format!(
-                        "{} not carried (unmapped)",
+                        "{}{of} not carried (unmapped)",
                         self.unmapped.join(", ")
                     ));
                 }
@@ -250,19 +276,25 @@ impl EntityMap {
             Some(p) => (p.from.clone(), verdict.or_else(|| p.verdict.clone())),
             None => (from.to_string(), verdict),
         };
-        // An item an earlier carry left with no id (none of its own could be carried) still
-        // has none: the ids it lost, of its origin revision (`from`), stay named, so it never
-        // reads as about the whole part.
-        let mut unmapped = m.unmapped;
-        if ids.is_empty()
-            && let Some(p) = prior.filter(|p| p.state == CarryState::Reverify)
-        {
-            unmapped = p.unmapped.clone();
-        }
+        // Why it is to re-verify, in the ids of one revision: this carry's reasons (ids of
+        // `from`, the revision carried from) when it found any, else those the item carried
+        // here (ids of their own revision: an item carried again with no id, because none of
+        // its own could be carried before, still names the ids it lost, so it never reads as
+        // about the whole part).
+        let (changed, unmapped, ids_of) = if touched {
+            let ids_of = Some(from.to_string()).filter(|f| *f != origin);
+            (m.changed, m.unmapped, ids_of)
+        } else {
+            match prior.filter(|p| p.state == CarryState::Reverify) {
+                Some(p) => (p.changed.clone(), p.unmapped.clone(), p.ids_of.clone()),
+                None => (Vec::new(), Vec::new(), None),
+            }
+        };
         (
             Carried {
-                changed: m.changed,
+                changed,
                 from: origin,
+                ids_of,
                 state,
                 unmapped,
                 verdict,
@@ -345,6 +377,7 @@ mod tests {
         let prior = Carried {
             changed: vec![],
             from: "r0".into(),
+            ids_of: None,
             state: CarryState::Reverify,
             unmapped: vec![],
             verdict: None,

@@ -99,11 +99,15 @@ impl Store {
 }
 
 /// The common table `lineage(rev)` of [`Store::lineage`], for `?1` (after `WITH RECURSIVE`).
+/// A carry links two revisions twice: the old items' `superseded.by` and the carried
+/// decision's `carried.from`; either is enough (the old decision may have been forgotten).
 pub(super) const LINEAGE: &str = "lineage(rev) AS (SELECT ?1 \
      UNION SELECT r.revision FROM records r JOIN lineage l \
        ON json_extract(r.superseded, '$.by') = l.rev \
      UNION SELECT d.revision FROM decisions d JOIN lineage l \
-       ON json_extract(d.superseded, '$.by') = l.rev)";
+       ON json_extract(d.superseded, '$.by') = l.rev \
+     UNION SELECT json_extract(d.carried, '$.from') FROM decisions d JOIN lineage l \
+       ON d.revision = l.rev WHERE json_extract(d.carried, '$.from') IS NOT NULL)";
 
 pub(super) fn supersession_in(
     tx: &Transaction<'_>,
@@ -136,6 +140,23 @@ pub(super) fn supersession_in(
         let (at, change) = mark.map_or((String::new(), None), |s| (s.at, s.change));
         if !carried.iter().any(|(_, r, _)| *r == rev) {
             carried.push((at, rev, change));
+        }
+    }
+    // A decision carried here names its old revision too: the link that stays when every
+    // item of that revision was forgotten since (the decision's creation is the carry's time).
+    let decisions: Vec<(String, String, Option<String>)> = tx
+        .prepare_cached(
+            "SELECT min(created_at), json_extract(carried, '$.from') AS f, \
+             CASE WHEN json_type(carried, '$.change') = 'text' \
+               THEN json_extract(carried, '$.change') END \
+             FROM decisions WHERE revision = ?1 AND json_type(carried, '$.from') = 'text' \
+             GROUP BY f",
+        )?
+        .query_map([revision], |r| r.try_into())?
+        .collect::<Result<_, _>>()?;
+    for (at, from, change) in decisions {
+        if !carried.iter().any(|(_, r, _)| *r == from) {
+            carried.push((at, from, change));
         }
     }
     carried.sort();
@@ -269,6 +290,29 @@ fn carry_in(
             "revision {} was carried to revision {by} already: carry to the latest revision \
              instead; nothing was written",
             to.revision
+        )));
+    }
+    // Nor into a revision `from` was carried from, directly or through earlier carries
+    // (its items there forgotten since, or the check above would have seen them): its items
+    // would be inherited from themselves.
+    let earlier: bool = tx
+        .prepare_cached(&format!(
+            "WITH RECURSIVE {LINEAGE} SELECT EXISTS (SELECT 1 FROM lineage WHERE rev = ?2)"
+        ))?
+        .query_row(params![from.revision, to.revision], |r| r.get(0))?;
+    let origin = live_records
+        .iter()
+        .filter_map(|(r, _)| r.carried.as_ref())
+        .chain(
+            live_decisions
+                .iter()
+                .flat_map(|(d, _)| d.basis.iter().filter_map(|b| b.carried.as_ref())),
+        )
+        .any(|c| c.from == to.revision);
+    if earlier || origin {
+        return Err(StoreError::Invalid(format!(
+            "revision {} is an earlier revision of this review: revision {} was carried from              it, so its items would be inherited from themselves. Carry to the part's newest              revision instead, or state the review at revision {} again with remember and              remember_decision; nothing was written",
+            to.revision, from.revision, to.revision
         )));
     }
     // Something of the part changed: a changed entity reported, or an entity of an item

@@ -4,7 +4,8 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis};
+use super::carry::carried_disposition;
+use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
 use crate::review::history::{Channel, Written, decision_events};
 use crate::review::{Decision, Meaning, Verdict};
@@ -72,6 +73,9 @@ impl Store {
         let Some((rid, mut decision)) = find(&tx, at)? else {
             return Ok(VerdictsOutcome::Missing);
         };
+        if let Some(s) = &decision.superseded {
+            return Err(StoreError::Invalid(superseded_message(&decision, &s.by)));
+        }
         let still = match shown {
             Shown::Basis(digest) => {
                 verdicts.iter().all(|(i, _)| *i < decision.basis.len())
@@ -111,10 +115,26 @@ impl Store {
             // The engineer judged it at this revision: no longer inherited, nor to re-verify.
             decision.basis[*i].carried = None;
         }
+        // A carried decision's disposition counts its items to re-verify: one the engineer
+        // just judged here is no longer one of them (only while the disposition is still
+        // the one the carry wrote).
+        if let Some(c) = &before.carried
+            && before.disposition == carried_disposition(&before, &c.from)
+        {
+            decision.disposition = carried_disposition(&decision, &c.from);
+        }
         let not_before = std::cmp::max(&decision.created_at, &decision.updated_at).clone();
         decision.updated_at = time::updated_after(time::now(), &not_before);
-        tx.prepare_cached("UPDATE decisions SET updated_at = ?1 WHERE rid = ?2")?
-            .execute(params![decision.updated_at, rid])?;
+        if decision.disposition == before.disposition {
+            tx.prepare_cached("UPDATE decisions SET updated_at = ?1 WHERE rid = ?2")?
+                .execute(params![decision.updated_at, rid])?;
+        } else {
+            // Written whole, so the full-text index holds the new disposition too.
+            let seq: i64 = tx
+                .prepare_cached("SELECT seq FROM decisions WHERE rid = ?1")?
+                .query_row([rid], |r| r.get(0))?;
+            write_decision(&tx, Some(rid), &decision, seq)?;
+        }
         // Each verdict event names the verdict's own channel and author (see
         // `decision_events`); the write's are the server's.
         let how = Written {
@@ -129,6 +149,20 @@ impl Store {
         tx.commit()?;
         Ok(VerdictsOutcome::Recorded(decision))
     }
+}
+
+/// Why no verdict is given on `d`, whose revision was carried to revision `by`: the review
+/// goes on there, and the carried items there say what was judged here (a verdict given
+/// here now would contradict them).
+pub fn superseded_message(d: &Decision, by: &str) -> String {
+    format!(
+        "decision {:?} at revision {} was carried to revision {by} (carry_forward): its review \
+         goes on there, where its items say what was judged at this revision. Give the verdict \
+         on that revision's decision (show_review or request_verdicts with revision {by}); \
+         nothing was written",
+        crate::text::prefix_chars(&d.subject, 80),
+        d.artifact.revision
+    )
 }
 
 pub(super) fn find(

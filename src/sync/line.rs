@@ -190,6 +190,7 @@ fn carried_schema(verdict: &Value) -> Value {
         "properties": {
             "changed": ids,
             "from": {"type": "string"},
+            "ids_of": {"type": "string"},
             "state": {"type": "string", "enum": crate::review::CarryState::ALL},
             "unmapped": ids,
             "verdict": verdict
@@ -232,6 +233,20 @@ fn check_lineage(
         Some(at) => check_time(whose, "carried.verdict.at", at),
         None => Ok(()),
     }
+}
+
+/// A carried item's marker checked as the item's own: its revisions (`from`, and `ids_of`
+/// when given) and the time of the verdict it carries.
+fn check_carried(whose: &str, c: &crate::review::Carried) -> Result<(), String> {
+    if let Some(of) = &c.ids_of {
+        check_revision(whose, "carried.ids_of", of)?;
+    }
+    check_lineage(
+        whose,
+        Some(&c.from),
+        None,
+        c.verdict.as_ref().map(|v| v.at.as_str()),
+    )
 }
 
 /// Refuses `value`, the `field` of `whose`, unless it is a revision.
@@ -546,15 +561,11 @@ fn check_record(r: &mut Record) -> Result<(), String> {
         &r.created_at,
         &r.updated_at,
     )?;
-    check_lineage(
-        &format!("record {}", r.id),
-        r.carried.as_ref().map(|c| c.from.as_str()),
-        r.superseded.as_ref(),
-        r.carried
-            .as_ref()
-            .and_then(|c| c.verdict.as_ref())
-            .map(|v| v.at.as_str()),
-    )?;
+    let whose = format!("record {}", r.id);
+    check_lineage(&whose, None, r.superseded.as_ref(), None)?;
+    if let Some(c) = &r.carried {
+        check_carried(&whose, c)?;
+    }
     match (r.kind, &r.name) {
         (Kind::Feature, None) => Err(format!("record {}: a feature needs a name", r.id)),
         (Kind::Note, Some(_)) => Err(format!("record {}: a note has no name", r.id)),
@@ -594,12 +605,7 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
             ));
         }
         if let Some(c) = &item.carried {
-            check_lineage(
-                &whose,
-                Some(&c.from),
-                None,
-                c.verdict.as_ref().map(|v| v.at.as_str()),
-            )?;
+            check_carried(&whose, c)?;
         }
         if let Some(at) = item.verdict.as_ref().map(|v| v.at.as_str())
             && !at.is_empty()

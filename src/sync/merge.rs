@@ -614,6 +614,7 @@ mod tests {
             b.carried = Some(Carried {
                 changed: vec![],
                 from: REV.replace('0', "1"),
+                ids_of: None,
                 state: CarryState::Inherited,
                 unmapped: vec![],
                 verdict: None,

@@ -104,6 +104,11 @@ pub fn verify(d: &Decision, given: &str) -> bool {
 pub fn meta_for(shown: &Value) -> Option<Map<String, Value>> {
     let mut proofs = Map::new();
     let mut add = |d: &Value| {
+        // A decision of a revision carried on (superseded) is judged at the later revision,
+        // which says what was judged here: shown without Accept and Reject.
+        if d.get("superseded").is_some_and(|s| !s.is_null()) {
+            return;
+        }
         let (Some(id), Some(Value::Array(items))) =
             (d.get("id").and_then(Value::as_str), d.get("basis"))
         else {

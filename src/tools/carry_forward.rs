@@ -173,17 +173,29 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 .map(|s| prefix_chars(s, 64).to_string())
                 .collect()
         };
+        // The ids named are `from`'s, or (an item still to re-verify from an earlier carry,
+        // which found nothing new here) those of the revision `ids_of` names.
+        let entry = |mut e: Value, c: &crate::review::Carried| {
+            e["changed"] = json!(ids(&c.changed));
+            e["unmapped"] = json!(ids(&c.unmapped));
+            if (!c.changed.is_empty() || !c.unmapped.is_empty())
+                && c.ids_revision() != plan.from.revision
+            {
+                e["ids_of"] = json!(c.ids_revision());
+            }
+            e
+        };
         let entries = out
             .records
             .iter()
             .filter_map(|r| {
                 let c = r.carried.as_ref().filter(|c| c.state == CarryState::Reverify)?;
-                Some(json!({"record": r.id, "changed": ids(&c.changed), "unmapped": ids(&c.unmapped)}))
+                Some(entry(json!({"record": r.id}), c))
             })
             .chain(out.decisions.iter().flat_map(|d| {
                 d.basis.iter().enumerate().filter_map(move |(i, b)| {
                     let c = b.carried.as_ref().filter(|c| c.state == CarryState::Reverify)?;
-                    Some(json!({"decision": d.id, "index": i, "changed": ids(&c.changed), "unmapped": ids(&c.unmapped)}))
+                    Some(entry(json!({"decision": d.id, "index": i}), c))
                 })
             }));
         // Each entry kept while the answer so far stays within `bound`, else counted.

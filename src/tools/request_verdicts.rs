@@ -192,6 +192,11 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
             short_rev(&artifact.revision)
         )));
     };
+    if let Some(s) = &decision.superseded {
+        return Err(ToolError::Invalid(crate::store::superseded_message(
+            &decision, &s.by,
+        )));
+    }
     let unjudged: Vec<usize> = decision
         .basis
         .iter()

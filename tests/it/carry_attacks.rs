@@ -475,7 +475,8 @@ fn a_carry_onto_items_already_stated_says_so_in_its_summary() {
     );
 }
 
-/// The report of a carried revision counts under "Verified at this revision" the items stated
+/// The report of a carried revision counts under "Stated at this revision" (it said
+/// "Verified", though nobody need have checked them) the items stated
 /// there; one the assistant restated and the engineer never judged read as verified. The
 /// line now says how many of those basis items the engineer has judged at this revision.
 #[test]
@@ -504,7 +505,7 @@ fn the_report_says_which_items_stated_here_the_engineer_has_judged() {
         json!({"uri": format!("review://revisions/{}/report", rev(2))}),
     );
     let md = resp["result"]["contents"][0]["text"].as_str().unwrap();
-    let at = md.find("### Verified at this revision").expect(md);
+    let at = md.find("### Stated at this revision").expect(md);
     let section = &md[at..md[at..].find("## Decisions").map_or(md.len(), |e| at + e)];
     assert!(
         section.contains("1 item stated at this revision")

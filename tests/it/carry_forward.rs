@@ -347,8 +347,8 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
         );
         let at = |s: &str| rep.find(s).unwrap_or_else(|| panic!("{s} in {rep}"));
         assert!(at("Re-verify first (6)") < at("Inherited, not re-verified (2)"));
-        assert!(at("Inherited, not re-verified (2)") < at("Verified at this revision"));
-        assert!(at("Verified at this revision") < at("## Decisions"));
+        assert!(at("Inherited, not re-verified (2)") < at("Stated at this revision"));
+        assert!(at("Stated at this revision") < at("## Decisions"));
         assert!(
             rep.contains("accepted by the engineer (review card) at revision"),
             "{rep}"

@@ -19,7 +19,7 @@ use crate::support::{TempDir, sha256_hex};
 
 const BIN: &str = env!("CARGO_BIN_EXE_review-mcp");
 const COLUMNS: usize = 18;
-const HEADER_LINES: usize = 6;
+const HEADER_LINES: usize = 10;
 
 fn cmd(dir: &Path) -> Command {
     let mut c = Command::new(BIN);
@@ -221,10 +221,10 @@ fn form3_command_and_resource_give_one_strict_csv() {
     }
     assert_eq!(records[0][0], "Form");
     assert!(records[0][1].contains("AS9102 Rev C Form 3"));
-    assert_eq!(records[1][..2], ["Part File", "file:///work/bracket.step"]);
-    assert_eq!(records[2][..2], ["Revision", r1.as_str()]);
-    assert_eq!(records[3][..2], ["FAI", "Full FAI"]);
-    assert_eq!(records[4][..2], ["Rows", "5 of 5"]);
+    assert_eq!(records[5][..2], ["Part File", "file:///work/bracket.step"]);
+    assert_eq!(records[6][..2], ["Revision", r1.as_str()]);
+    assert_eq!(records[7][..2], ["FAI", "Full FAI"]);
+    assert_eq!(records[8][..2], ["Rows", "5 of 5"]);
     let head = &records[HEADER_LINES];
     assert_eq!(head[0], "5. Char. No.");
     assert_eq!(head[4], "9. Results");
@@ -294,7 +294,20 @@ fn form3_command_and_resource_give_one_strict_csv() {
     assert_eq!(wall[verdict], "pending");
     assert_eq!(rows[2][loc], "whole part");
     let long = &rows[3];
-    assert_eq!(long[res].len(), 33_000, "long evidence whole");
+    // 33,000 characters: over what a spreadsheet cell holds, so cut there, saying so.
+    assert_eq!(
+        long[res].encode_utf16().count(),
+        32_767,
+        "long evidence bounded"
+    );
+    assert!(long[res].starts_with(&"0123456789 ".repeat(2900)));
+    assert!(
+        long[res].ends_with(
+            " … [cut: 33000 characters in all; the whole text: recall_decisions with decision_id dec_00000000000000b2]"
+        ),
+        "{}",
+        &long[res][32_500..]
+    );
     assert_eq!(long[verdict], "rejected: =cmd|' /C calc'!A0");
     assert_eq!(long[by], "assistant");
     assert_eq!(long[via], "assistant");
@@ -315,9 +328,9 @@ fn form3_command_and_resource_give_one_strict_csv() {
         let cut = content["text"].as_str().unwrap();
         let parsed = parse_csv(cut).unwrap();
         assert!(
-            parsed[4][1].starts_with("3 of 5: truncated to fit one answer; run `review-mcp form3 "),
+            parsed[8][1].starts_with("3 of 5: truncated to fit one answer; run `review-mcp form3 "),
             "{:?}",
-            parsed[4]
+            parsed[8]
         );
         assert_eq!(
             parsed[HEADER_LINES + 1..],
@@ -374,8 +387,8 @@ fn form3_resource_of_a_heavy_revision_is_a_prefix_within_the_bound() {
         let (content, line) = read_resource(&mut c, &format!("review://revisions/{r}/form3.csv"));
         assert!(line <= 32_000, "{era:?}: {line}");
         let cut = parse_csv(content["text"].as_str().unwrap()).unwrap();
-        let shown: usize = cut[4][1].split(' ').next().unwrap().parse().unwrap();
-        assert!(cut[4][1].starts_with(&format!("{shown} of 300: truncated")));
+        let shown: usize = cut[8][1].split(' ').next().unwrap().parse().unwrap();
+        assert!(cut[8][1].starts_with(&format!("{shown} of 300: truncated")));
         assert_eq!(cut.len(), HEADER_LINES + 1 + shown);
         assert!(shown > 10, "{shown}");
         drop(c);
@@ -535,4 +548,68 @@ fn artifact_revision_refuses_fifo_without_blocking() {
             assert!(e.contains("did not hold the size it reported"), "{e}");
         }
     }
+}
+
+/// AS9102 Form 3 opens with fields 1 to 4 (part number, part name, serial number, FAI report
+/// number), which the export left out. The review records none of them, so none is made up:
+/// each is a labelled line with an empty cell for the engineer, and the note says so.
+/// And a cell over 32,767 characters (Excel's limit; it cuts the rest silently) is cut by
+/// the export itself, saying how long it was and where the whole text is.
+#[test]
+fn form3_has_fields_1_to_4_for_the_engineer_and_no_cell_over_the_spreadsheet_limit() {
+    let dir = TempDir::new("form3-fields").unwrap();
+    let long_req = format!("R{}", "é".repeat(39_999));
+    let long_q = format!("Q{}", "𝑥".repeat(20_000));
+    let faces: Vec<String> = (0..200).map(|i| format!("face:{i:0>194}")).collect();
+    let line = json!({"decision": {
+        "id": "dec_00000000000000d4", "subject": "long", "disposition": "hold",
+        "basis": [{"requirement": long_req, "source": "drawing", "state": "unresolved",
+                   "question": long_q, "faces": faces}],
+        "artifact": {"revision": rev(1), "format": "step", "uri": "file:///work/bracket.step"},
+        "created_at": "2026-01-01T00:00:02.000Z", "updated_at": "2026-01-01T00:00:02.000Z"}});
+    fs::write(dir.path().join("in.jsonl"), format!("{line}\n")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(dir.path(), &["--db", "r.db", "form3", &rev(1)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    let records = parse_csv(&text).unwrap();
+    for (i, key) in [
+        "1. Part Number",
+        "2. Part Name",
+        "3. Serial Number",
+        "4. FAI Report Number",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert_eq!(records[i + 1][..2], [key.to_string(), String::new()]);
+    }
+    let note = records.iter().find(|r| r[0] == "Note").unwrap();
+    assert!(note[1].contains("Fields 1 to 4"), "{}", note[1]);
+    for r in &records {
+        assert_eq!(r.len(), COLUMNS);
+        for cell in r {
+            assert!(
+                cell.encode_utf16().count() <= 32_767,
+                "a cell of {} UTF-16 units: {}…",
+                cell.encode_utf16().count(),
+                &cell[..40]
+            );
+        }
+    }
+    let row = records.last().unwrap();
+    let whole = "the whole text: recall_decisions with decision_id dec_00000000000000d4";
+    for (col, starts) in [(1, "face:"), (3, "R"), (7, "Decision \"long\"")] {
+        assert!(row[col].starts_with(starts), "{col}");
+        assert!(
+            row[col].contains(whole),
+            "{col}: {}",
+            &row[col][row[col].len() - 200..]
+        );
+    }
+    assert!(
+        row[3].contains("40000 characters in all"),
+        "the requirement's own length"
+    );
 }

@@ -8,6 +8,7 @@ mod support;
 mod bounds;
 mod capabilities;
 mod carry_attacks;
+mod carry_chain;
 mod carry_forward;
 mod channel_terminal;
 mod cli;

@@ -493,6 +493,7 @@ fn report_carried_items_with_hostile_strings_keep_the_structure() -> Result<()> 
         let carried = |state| Carried {
             changed: vec![format!("{h} changed")],
             from: OLD.into(),
+            ids_of: None,
             state,
             unmapped: vec![h.to_string()],
             verdict: Some(Verdict {
@@ -552,7 +553,7 @@ fn report_carried_items_with_hostile_strings_keep_the_structure() -> Result<()> 
             "2 Worklist".to_string(),
             "3 Re-verify first (2)".to_string(),
             "3 Inherited, not re-verified (1)".to_string(),
-            "3 Verified at this revision".to_string(),
+            "3 Stated at this revision".to_string(),
             "2 Decisions".to_string(),
             format!("3 {}: {}", seen(&d.subject), seen(&d.disposition)),
             "2 Open questions".to_string(),

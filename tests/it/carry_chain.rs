@@ -1,0 +1,422 @@
+//! A review carried along a chain of revisions (A -> B -> C -> D): every field of one carry
+//! marker speaks of one revision, or names the revision it is of, and `show_review`, the
+//! report, the history and the Form 3 agree on it.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use serde_json::{Value, json};
+
+use crate::support::inproc::{Client, ERAS, art_uri, rev};
+
+const FILE: &str = "/work/bracket.step";
+
+fn at(n: usize) -> Value {
+    art_uri(&rev(n), FILE)
+}
+
+fn read(c: &mut Client, uri: &str) -> String {
+    let r = c.request("resources/read", json!({"uri": uri}));
+    r["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{uri}: {r}"))
+        .to_string()
+}
+
+/// The basis of the decision "bore" at revision `n`, as `show_review` gives it whole.
+fn basis(c: &mut Client, n: usize) -> Vec<Value> {
+    let d = c.ok(
+        "show_review",
+        json!({"artifact": at(n), "subject": "bore", "detail": "full"}),
+    );
+    d["decisions"][0]["basis"].as_array().unwrap().clone()
+}
+
+/// A at revision 1, on face:1 and face:2; inherited unchanged to revision 2 (face:11,
+/// face:12); then carried to 3 with face:11 changed.
+fn chain_to_three(c: &mut Client) {
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]},
+            {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "changed": [],
+               "map": [{"from": "face:1", "to": "face:11"}, {"from": "face:2", "to": "face:12"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(2), "to": at(3), "changed": ["face:11"], "change": "ECO-2",
+               "map": [{"from": "face:11", "to": "face:21"}, {"from": "face:12", "to": "face:22"}]}),
+    );
+}
+
+/// Reported last session: inherited A -> B, then carried B -> C with face:11 (an id of B)
+/// changed, the item's marker said `from: A` while `changed` held B's id: a reader looked
+/// for face:11 at revision A, where it never existed. The marker now names the revision its
+/// ids are of (`ids_of`), and every reader says it.
+#[test]
+fn a_marker_names_the_revision_its_changed_ids_are_of() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        let b = basis(&mut c, 3);
+        let m = &b[0]["carried"];
+        assert_eq!(m["state"], "re-verify", "{m}");
+        assert_eq!(m["from"], rev(1), "still says where it was stated: {m}");
+        assert_eq!(m["changed"], json!(["face:11"]), "{m}");
+        assert_eq!(m["ids_of"], rev(2), "face:11 is an id of revision 2: {m}");
+        // The inherited one names no ids, so no revision of ids either.
+        assert!(b[1]["carried"].get("ids_of").is_none(), "{}", b[1]);
+        // A single carry's marker speaks of one revision: no `ids_of`.
+        let b2 = basis(&mut c, 2);
+        assert!(b2[0]["carried"].get("ids_of").is_none(), "{}", b2[0]);
+
+        let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+        // Nothing at revision 3 was checked there: no heading calls anything verified.
+        assert!(!report.contains("Verified at this revision"), "{report}");
+        let short2 = &rev(2)[..19];
+        let line = report
+            .lines()
+            .find(|l| l.contains("Bore 12H7") && l.contains("re-verify"))
+            .unwrap_or_else(|| panic!("{report}"));
+        assert!(
+            line.contains(&format!("face:11 of revision {short2}")),
+            "the report names the revision of face:11: {line}"
+        );
+        let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+        let row = form
+            .lines()
+            .find(|l| l.contains("Bore 12H7"))
+            .unwrap_or_else(|| panic!("{form}"));
+        assert!(
+            row.contains(&format!("face:11 of revision {}", rev(2))),
+            "the Form 3 names the revision of face:11: {row}"
+        );
+    }
+}
+
+/// Carried on unchanged (C -> D, nothing changed): the item stays to re-verify and keeps
+/// why, with the revision those ids are of; it said "the part changed" and named nothing.
+#[test]
+fn an_item_to_re_verify_carried_on_keeps_its_reasons_and_their_revision() {
+    let mut c = Client::memory(ERAS[2]);
+    chain_to_three(&mut c);
+    c.ok(
+        "carry_forward",
+        json!({"from": at(3), "to": at(4), "changed": [],
+               "map": [{"from": "face:21", "to": "face:31"}, {"from": "face:22", "to": "face:32"}]}),
+    );
+    let b = basis(&mut c, 4);
+    let m = &b[0]["carried"];
+    assert_eq!(
+        (&m["state"], &m["from"], &m["changed"], &m["ids_of"]),
+        (
+            &json!("re-verify"),
+            &json!(rev(1)),
+            &json!(["face:11"]),
+            &json!(rev(2))
+        ),
+        "{m}"
+    );
+    assert_eq!(b[0]["faces"], json!(["face:31"]));
+    assert_eq!(b[1]["carried"]["state"], "inherited");
+    let report = read(&mut c, &format!("review://revisions/{}/report", rev(4)));
+    assert!(!report.contains("the part changed"), "{report}");
+}
+
+/// The decision of the middle revision forgotten (1 -> 2 -> 3, then `forget` at 2): revision
+/// 3's decision is still carried from 2 (its items inherited or to re-verify), but the only
+/// link the readers followed was revision 2's "superseded by 3", now deleted. The Form 3 of
+/// revision 3 called itself a "Full FAI" with no row verified there, the report and
+/// `show_review` dropped what it supersedes, and revision 1's decision, carried on through 2,
+/// was listed as a stale claim against 3.
+#[test]
+fn forgetting_the_middle_of_a_chain_keeps_what_the_last_revision_was_carried_from() {
+    let mut c = Client::memory(ERAS[0]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    assert!(
+        form.contains(&format!("Partial FAI: carried from {}", rev(2))),
+        "{form}"
+    );
+    let shown = c.ok("show_review", json!({"artifact": at(3)}));
+    assert_eq!(shown["counts"]["stale_decisions"], 0, "{shown}");
+    assert_eq!(shown["stale_decisions"], json!([]), "{shown}");
+    assert_eq!(shown["supersedes"][0]["revision"], rev(2), "{shown}");
+    let full = c.ok("show_review", json!({"artifact": at(3), "detail": "full"}));
+    assert_eq!(full["stale"]["decisions"], json!([]), "{full}");
+    let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+    assert!(
+        report.contains(&format!("Supersedes revision `{}`", rev(2))),
+        "{report}"
+    );
+    assert!(
+        !report.contains("## Stale against this revision\n\n- "),
+        "{report}"
+    );
+}
+
+/// Carrying back to an earlier revision of the same review is refused (revision 1 would be
+/// both superseded by and superseding revision 2, its items inherited from itself). The
+/// refusal looked only at the earlier revision's superseded items, so forgetting them first
+/// let the carry through: revision 1's item then read "inherited from revision 1".
+#[test]
+fn a_carry_back_to_an_earlier_revision_is_refused_even_after_a_forget() {
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(1), "subject": "bore"}));
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    for (from, to) in [(2usize, 1usize), (3, 2), (3, 1)] {
+        let before = c.ok("review_history", json!({"artifact": at(3), "limit": 100}));
+        let e = c.refused(
+            "carry_forward",
+            json!({"from": at(from), "to": at(to), "map": [], "changed": []}),
+        );
+        if from == 3 {
+            assert!(e.contains("earlier revision"), "{from} -> {to}: {e}");
+            assert!(e.contains("nothing was written"), "{e}");
+        }
+        let after = c.ok("review_history", json!({"artifact": at(3), "limit": 100}));
+        assert_eq!(before, after, "{from} -> {to} wrote nothing");
+    }
+    // Revision 2 holds nothing any more: refused as such, not carried.
+    let shown = c.ok("show_review", json!({"artifact": at(1)}));
+    assert_eq!(shown["counts"]["decisions"], 0, "{shown}");
+}
+
+/// The same refusal without a forget, for records only: a note carried 1 -> 2, its copy at
+/// revision 1 forgotten, then carried 2 -> 1.
+#[test]
+fn a_note_carried_back_to_its_own_revision_is_refused() {
+    let mut c = Client::memory(ERAS[2]);
+    c.ok(
+        "remember",
+        json!({"artifact": at(1), "entity_ids": ["face:1"], "note": "boss 8 mm"}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    c.ok("forget", json!({"artifact": at(1), "entity_id": "face:1"}));
+    let e = c.refused(
+        "carry_forward",
+        json!({"from": at(2), "to": at(1), "map": [{"from": "face:11", "to": "face:1"}]}),
+    );
+    assert!(e.contains("earlier revision"), "{e}");
+    let r = c.ok("recall", json!({"artifact": at(1), "entity_id": "face:1"}));
+    assert_eq!(r["records"], json!([]), "{r}");
+}
+
+/// Two revisions carried to one (1 -> 3, then 2 -> 3, whose decision of the same subject
+/// was already stated at 3 by the first carry): every row of revision 3 comes from revision
+/// 1, but its Form 3 said "Partial FAI: carried from" revision 2, the last carried, from
+/// which no row came. And a changed id (carried, but changed) was listed as "not carried".
+#[test]
+fn the_form3_names_the_revision_its_carried_rows_came_from() {
+    let mut c = Client::memory(ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]},
+            {"requirement": "Boss 8", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(2), "subject": "bore", "disposition": "reject", "basis": [
+            {"requirement": "Bore 12H8", "source": "drawing", "state": "violated", "faces": ["face:5"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(3), "changed": ["face:1"],
+               "map": [{"from": "face:1", "to": "face:31"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(2), "to": at(3), "map": [{"from": "face:5", "to": "face:35"}]}),
+    );
+    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    let fai = form.lines().find(|l| l.starts_with("FAI,")).unwrap();
+    assert!(
+        fai.starts_with(&format!("FAI,\"Partial FAI: carried from {};", rev(1))),
+        "{fai}"
+    );
+    let bore = form.lines().find(|l| l.contains("Bore 12H7")).unwrap();
+    assert!(bore.contains("(changed: face:1)"), "{bore}");
+    assert!(!bore.contains("not carried: face:1"), "{bore}");
+    let boss = form.lines().find(|l| l.contains("Boss 8")).unwrap();
+    assert!(boss.contains("(not carried: face:2)"), "{boss}");
+}
+
+/// The marker's `ids_of` travels in an export and back byte for byte, and an import refuses
+/// one that is not a revision (as it refuses such a `from`), writing nothing.
+#[test]
+fn ids_of_round_trips_through_export_and_a_bad_one_is_refused() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+    use crate::support::file_events::run_cli;
+
+    let dir = TempDir::new("carry-ids-of").unwrap();
+    let a = dir.join("a.db");
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        chain_to_three(&mut c);
+    }
+    let out = |db: &std::path::Path, args: &[&str]| {
+        let o = run_cli(db, args).unwrap();
+        (
+            o.status.success(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    let (ok, exported, err) = out(&a, &["export"]);
+    assert!(ok, "{err}");
+    assert!(
+        exported.contains(&format!("\"ids_of\":\"{}\"", rev(2))),
+        "{exported}"
+    );
+    let file = dir.join("a.jsonl");
+    std::fs::write(&file, &exported).unwrap();
+    let b = dir.join("b.db");
+    let (ok, _, err) = out(&b, &["import", &file.to_string_lossy()]);
+    assert!(ok, "{err}");
+    assert_eq!(out(&b, &["export"]).1, exported, "byte for byte");
+    let bad = exported.replace(&format!("\"ids_of\":\"{}\"", rev(2)), "\"ids_of\":\"B\"");
+    let file = dir.join("bad.jsonl");
+    std::fs::write(&file, bad).unwrap();
+    let c = dir.join("c.db");
+    let (ok, _, err) = out(&c, &["import", &file.to_string_lossy()]);
+    assert!(!ok, "refused");
+    assert!(err.contains("carried.ids_of"), "{err}");
+}
+
+/// After 1 -> 2 the review of revision 1 stays as it was (superseded); revision 2 says what
+/// the engineer had judged at 1 (`carried.verdict`). A verdict recorded at 1 afterwards (the
+/// card still gave revision 1's decision its Accept and Reject) made revision 1 say one
+/// thing and revision 2's report, card and Form 3 another ("accepted at revision 1" while
+/// revision 1 said rejected). Every channel now refuses it, writing nothing, and names the
+/// revision where the review goes on.
+#[test]
+fn an_engineer_verdict_on_a_superseded_revision_is_refused() {
+    use review_mcp::store::Store;
+
+    use crate::support::inproc::ui_caps;
+
+    let mut caps = ui_caps();
+    caps["elicitation"] = json!({"form": {}});
+    let mut c = Client::declaring(Store::open_in_memory().unwrap(), ERAS[2], caps);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+    );
+    let shown = c.call(
+        "show_review",
+        json!({"artifact": at(1), "subject": "bore", "detail": "full"}),
+    );
+    let d = shown["result"]["structuredContent"]["decisions"][0].clone();
+    let id = d["id"].as_str().unwrap().to_string();
+    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    // The card is given no proof for it any more: shown without Accept and Reject.
+    let again = c.call(
+        "show_review",
+        json!({"artifact": at(1), "subject": "bore", "detail": "full"}),
+    );
+    assert!(
+        again["result"]["_meta"]["review-mcp/card"]["proofs"]
+            .get(&id)
+            .is_none(),
+        "{again}"
+    );
+    // A click with the proof it had before the carry.
+    let e = c.refused(
+        "record_verdict",
+        json!({"decision_id": id, "index": 0, "item_digest": d["basis"][0]["digest"],
+               "judgement": "rejected", "card_proof": proof}),
+    );
+    assert!(
+        e.contains(&rev(2)) && e.contains("nothing was written"),
+        "{e}"
+    );
+    let e = c.refused(
+        "request_verdicts",
+        json!({"artifact": at(1), "subject": "bore"}),
+    );
+    assert!(e.contains(&rev(2)), "{e}");
+    let back = c.ok(
+        "recall_decisions",
+        json!({"decision_id": id, "current_only": false}),
+    );
+    assert!(
+        back["decisions"][0]["basis"][0].get("verdict").is_none(),
+        "{back}"
+    );
+}
+
+/// A revision just carried, with nothing checked at it yet: its Form 3 said "Partial FAI:
+/// carried from …; only what changed was re-verified", as if the changed rows had been
+/// re-verified. It now says what is still to re-verify and what is inherited.
+#[test]
+fn a_partial_fai_does_not_say_what_changed_was_re_verified_before_anyone_did() {
+    let mut c = Client::memory(ERAS[0]);
+    chain_to_three(&mut c);
+    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    let fai = form.lines().find(|l| l.starts_with("FAI,")).unwrap();
+    assert!(!fai.contains("was re-verified"), "{fai}");
+    assert!(
+        fai.contains("1 row to re-verify, 1 inherited (not re-verified at this revision)"),
+        "{fai}"
+    );
+}
+
+/// A carried decision's disposition counts its items to re-verify ("carried from revision
+/// …: 1 of 2 basis items to re-verify"). Once the engineer judged that item at the new
+/// revision, the worklist said nothing was left to re-verify while the disposition, shown as
+/// the report's heading, the card's and every Form 3 row's, still said 1 of 2.
+#[test]
+fn a_carried_disposition_counts_what_is_still_to_re_verify_after_a_verdict() {
+    use review_mcp::store::Store;
+
+    use crate::support::inproc::ui_caps;
+
+    let mut c = Client::declaring(Store::open_in_memory().unwrap(), ERAS[2], ui_caps());
+    chain_to_three(&mut c);
+    let shown = c.call(
+        "show_review",
+        json!({"artifact": at(3), "subject": "bore", "detail": "full"}),
+    );
+    let d = shown["result"]["structuredContent"]["decisions"][0].clone();
+    assert!(
+        d["disposition"]
+            .as_str()
+            .unwrap()
+            .ends_with("1 of 2 basis items to re-verify"),
+        "{d}"
+    );
+    let id = d["id"].as_str().unwrap();
+    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][id].clone();
+    let out = c.ok(
+        "record_verdict",
+        json!({"decision_id": id, "index": 0, "item_digest": d["basis"][0]["digest"],
+               "judgement": "accepted", "card_proof": proof}),
+    );
+    let disposition = out["decision"]["disposition"].as_str().unwrap().to_string();
+    assert!(
+        disposition.ends_with("0 of 2 basis items to re-verify"),
+        "{disposition}"
+    );
+    let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+    assert!(report.contains("### Re-verify first (0)"), "{report}");
+    assert!(
+        !report.contains("1 of 2 basis items to re-verify"),
+        "{report}"
+    );
+}
