@@ -650,10 +650,7 @@ mod tests {
                 "{sql}: {steps:?}"
             );
             for index in ["records_superseded_by", "decisions_superseded_by"] {
-                assert!(
-                    steps.iter().any(|s| s.contains(index)),
-                    "{sql}: {steps:?}"
-                );
+                assert!(steps.iter().any(|s| s.contains(index)), "{sql}: {steps:?}");
             }
         }
         // Same answers through the indexes.
