@@ -13,6 +13,14 @@ use crate::review::{Decision, Record, State};
 /// What an export writes: every record, every decision, every event.
 pub type Exported = (Vec<Record>, Vec<Decision>, Vec<Event>);
 
+/// One item of an export, as [`Store::export_each`] hands them over.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportItem {
+    Record(Record),
+    Decision(Decision),
+    Event(Event),
+}
+
 /// A revision's review counted over everything stored ([`Store::revision_tallies`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RevisionTallies {
@@ -287,6 +295,43 @@ impl Store {
         let decisions = decisions_in_order(&tx)?;
         let events = super::history::all_events(&tx)?;
         Ok((records, decisions, events))
+    }
+
+    /// What an export writes, read in one snapshot as [`Store::export_all`] reads it and in
+    /// its order (records, then decisions, each by `created_at` then `id`; then every event,
+    /// oldest first), handed to `each` one at a time: the export of a large database holds
+    /// one item in memory, not all of them. An error from `each` stops the reading.
+    pub fn export_each<E: From<StoreError>>(
+        &mut self,
+        mut each: impl FnMut(ExportItem) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let tx = self.read()?;
+        {
+            let mut stmt = tx
+                .prepare_cached(&format!(
+                    "SELECT {RECORD_COLS} FROM records r ORDER BY r.created_at, r.id"
+                ))
+                .map_err(StoreError::from)?;
+            let mut rows = stmt.query([]).map_err(StoreError::from)?;
+            while let Some(row) = rows.next().map_err(StoreError::from)? {
+                let (record, _) = record_from_row(row).map_err(StoreError::from)?;
+                each(ExportItem::Record(record))?;
+            }
+        }
+        {
+            let mut stmt = tx
+                .prepare_cached(&format!(
+                    "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.created_at, d.id"
+                ))
+                .map_err(StoreError::from)?;
+            let mut rows = stmt.query([]).map_err(StoreError::from)?;
+            while let Some(row) = rows.next().map_err(StoreError::from)? {
+                let (rid, mut decision, _) = decision_from_row(row).map_err(StoreError::from)?;
+                decision.basis = load_basis(&tx, rid)?;
+                each(ExportItem::Decision(decision))?;
+            }
+        }
+        super::history::each_event(&tx, |e| each(ExportItem::Event(e)))
     }
 
     /// Every decision with its basis, oldest write first.
