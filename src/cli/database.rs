@@ -42,9 +42,5 @@ pub(super) fn require_existing(db: &Path) -> anyhow::Result<()> {
 
 /// How many records and decisions the database `db` holds.
 pub(super) fn counts(db: &Path, store: &mut Store) -> anyhow::Result<(u64, u64)> {
-    Ok(store
-        .revisions()
-        .map_err(|e| store_error(db, e))?
-        .iter()
-        .fold((0, 0), |(r, d), s| (r + s.records, d + s.decisions)))
+    store.totals().map_err(|e| store_error(db, e))
 }

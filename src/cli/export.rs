@@ -20,7 +20,7 @@ use std::io;
 use std::path::Path;
 use std::process::ExitCode;
 
-use review_mcp::sync::line::write_export;
+use review_mcp::sync::line::{ExportError, export_from};
 
 use super::database::{open_existing, store_error};
 use super::output::{refuse_database_target, write_beside};
@@ -32,19 +32,28 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
         refuse_database_target(db, path)?;
     }
     let mut store = open_existing(db)?;
-    let (records, decisions, events) = store.export_all().map_err(|e| store_error(db, e))?;
+    // Read and written one item at a time: an export holds one item in memory.
     let Some(path) = output else {
         let mut out = io::BufWriter::new(io::stdout().lock());
-        return match write_export(records, decisions, &events, &mut out) {
+        return match export_from(&mut store, &mut out) {
             Ok(_) => Ok(ExitCode::SUCCESS),
             // The reader went away (`| head`): nothing left to tell it, as in `form3`.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-            Err(e) => Err(anyhow::Error::new(e).context("cannot write the export")),
+            Err(ExportError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(ExportError::Write(e)) => {
+                Err(anyhow::Error::new(e).context("cannot write the export"))
+            }
+            Err(ExportError::Store(e)) => Err(store_error(db, e)),
         };
     };
     let (r, d) = write_beside(path, db, |file| {
         let mut out = io::BufWriter::new(file);
-        let counts = write_export(records, decisions, &events, &mut out)?;
+        let counts = match export_from(&mut store, &mut out) {
+            Ok(counts) => counts,
+            Err(ExportError::Write(e)) => return Err(e.into()),
+            Err(ExportError::Store(e)) => return Err(store_error(db, e)),
+        };
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         Ok(counts)
     })?;

@@ -785,6 +785,31 @@ mod tests {
         );
     }
 
+    /// With 1,000 ids both changed and not carried (as many as fit Excel's cell), each list
+    /// names every id once, in order: "changed" once and "not carried" once.
+    #[test]
+    fn entities_not_carried_are_named_once_each_at_the_largest_item() {
+        let from = format!("sha256:{}", "1".repeat(64));
+        let ids: Vec<String> = (0..1_000).map(|i| format!("face:{i}")).collect();
+        let mut r = row(None);
+        r.faces = vec![];
+        r.reverify = Some(Reverify {
+            from: from.clone(),
+            changed: ids.clone(),
+            unmapped: ids.clone(),
+            ids_of: None,
+        });
+        let line = row_csv(1, &r);
+        let label = crate::review::carry::entities_label(&[], &ids);
+        assert!(line.contains(&label), "{}", &line[..200]);
+        assert!(line.contains(&format!(
+            "changed: {}; not carried: {})",
+            ids.join(", "),
+            ids.join(", ")
+        )));
+        assert!(!line.contains("face:999, face:0,"), "named twice");
+    }
+
     #[test]
     fn header_names_three_files_and_counts_the_rest() {
         let files = (0..5).map(|i| format!("file:///w/{i}.step")).collect();

@@ -180,11 +180,7 @@ impl RevisionView {
         if records.is_empty() && decisions.is_empty() {
             return Err(ResourceError::NotFound);
         }
-        let (total_records, mut total_decisions) = store
-            .revisions()?
-            .into_iter()
-            .find(|s| s.revision == revision)
-            .map_or((0, 0), |s| (s.records, s.decisions));
+        let (total_records, mut total_decisions) = store.revision_counts(revision)?;
         if subject.is_some() {
             total_decisions = store.revision_tallies(revision, subject)?.decisions;
         }

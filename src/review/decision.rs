@@ -9,6 +9,13 @@ use super::carry::{Carried, CarryState, DecisionCarried, Superseded};
 use super::hashing::hex16;
 use super::record::stale;
 
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread computed [`Decision::basis_digest`]: a test counts the
+    /// digests a write computes (each one serialises the whole basis).
+    pub(crate) static BASIS_DIGESTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Where a requirement came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -476,6 +483,8 @@ impl Decision {
     /// question put to the engineer is answered only while the basis is still this one.
     pub fn basis_digest(&self) -> String {
         use sha2::{Digest, Sha256};
+        #[cfg(test)]
+        BASIS_DIGESTS.with(|n| n.set(n.get() + 1));
         let mut h = Sha256::new();
         for item in &self.basis {
             // serde_json of a plain struct cannot fail; an empty line would only weaken the

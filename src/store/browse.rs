@@ -13,6 +13,14 @@ use crate::review::{Decision, Record, State};
 /// What an export writes: every record, every decision, every event.
 pub type Exported = (Vec<Record>, Vec<Decision>, Vec<Event>);
 
+/// One item of an export, as [`Store::export_each`] hands them over.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExportItem {
+    Record(Record),
+    Decision(Decision),
+    Event(Event),
+}
+
 /// A revision's review counted over everything stored ([`Store::revision_tallies`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RevisionTallies {
@@ -39,6 +47,37 @@ pub struct RevisionSummary {
     /// The `uri` of the newest record or decision at this revision that has one.
     pub uri: Option<String>,
 }
+
+/// One page of revisions for [`Store::revisions_page`]: `?1` the `last_seq` to stay below
+/// (NULL: none), `?2` how many. Every revision is counted and ordered from the revision
+/// indexes alone (`(revision, seq)` covers both); the rows themselves (their `updated_at`,
+/// their `uri`) are read only for the revisions of the page.
+const REVISIONS_PAGE: &str = "WITH per AS ( \
+       SELECT revision, count(*) AS records, 0 AS decisions, max(seq) AS last_seq \
+       FROM records GROUP BY revision \
+       UNION ALL \
+       SELECT revision, 0, count(*), max(seq) FROM decisions GROUP BY revision), \
+     page AS ( \
+       SELECT revision, sum(records) AS records, sum(decisions) AS decisions, \
+              max(last_seq) AS last_seq \
+       FROM per GROUP BY revision HAVING ?1 IS NULL OR max(last_seq) < ?1 \
+       ORDER BY last_seq DESC, revision LIMIT ?2) \
+     SELECT revision, records, decisions, last_seq, \
+       (SELECT max(at) FROM ( \
+          SELECT max(updated_at) AS at FROM records r WHERE r.revision = page.revision \
+          UNION ALL \
+          SELECT max(updated_at) FROM decisions d WHERE d.revision = page.revision)), \
+       (SELECT uri FROM ( \
+          SELECT seq, uri FROM records r WHERE r.revision = page.revision \
+            AND uri IS NOT NULL \
+          UNION ALL \
+          SELECT seq, uri FROM decisions d WHERE d.revision = page.revision \
+            AND uri IS NOT NULL) \
+        ORDER BY seq DESC LIMIT 1) \
+     FROM page ORDER BY last_seq DESC, revision";
+
+const REVISION_RECORDS: &str = "SELECT count(*) FROM records WHERE revision = ?1";
+const REVISION_DECISIONS: &str = "SELECT count(*) FROM decisions WHERE revision = ?1";
 
 pub(super) fn decisions_with_basis(
     tx: &Transaction<'_>,
@@ -181,6 +220,32 @@ impl Store {
         })
     }
 
+    /// How many records and decisions are at `revision` (whatever their file): two counts
+    /// on the revision indexes.
+    pub fn revision_counts(&mut self, revision: &str) -> Result<(u64, u64), StoreError> {
+        let tx = self.read()?;
+        let count = |sql: &str| -> Result<u64, StoreError> {
+            let n: i64 = tx
+                .prepare_cached(sql)?
+                .query_row([revision], |r| r.get(0))?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        };
+        Ok((count(REVISION_RECORDS)?, count(REVISION_DECISIONS)?))
+    }
+
+    /// How many records and decisions the database holds.
+    pub fn totals(&mut self) -> Result<(u64, u64), StoreError> {
+        let tx = self.read()?;
+        let count = |sql: &str| -> Result<u64, StoreError> {
+            let n: i64 = tx.prepare_cached(sql)?.query_row([], |r| r.get(0))?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        };
+        Ok((
+            count("SELECT count(*) FROM records")?,
+            count("SELECT count(*) FROM decisions")?,
+        ))
+    }
+
     /// Every revision with its counts, most recent activity first.
     pub fn revisions(&mut self) -> Result<Vec<RevisionSummary>, StoreError> {
         Ok(self.revisions_page(None, usize::MAX)?.0)
@@ -197,28 +262,7 @@ impl Store {
     ) -> Result<(Vec<RevisionSummary>, bool), StoreError> {
         let tx = self.read()?;
         let fetch = i64::try_from(limit.saturating_add(1)).unwrap_or(i64::MAX);
-        let mut stmt = tx.prepare_cached(
-            "WITH per AS ( \
-               SELECT revision, count(*) AS records, 0 AS decisions, max(seq) AS last_seq, \
-                      max(updated_at) AS last_activity FROM records GROUP BY revision \
-               UNION ALL \
-               SELECT revision, 0, count(*), max(seq), max(updated_at) FROM decisions \
-               GROUP BY revision), \
-             page AS ( \
-               SELECT revision, sum(records) AS records, sum(decisions) AS decisions, \
-                      max(last_seq) AS last_seq, max(last_activity) AS last_activity \
-               FROM per GROUP BY revision HAVING ?1 IS NULL OR max(last_seq) < ?1 \
-               ORDER BY last_seq DESC, revision LIMIT ?2) \
-             SELECT revision, records, decisions, last_seq, last_activity, \
-               (SELECT uri FROM ( \
-                  SELECT seq, uri FROM records r WHERE r.revision = page.revision \
-                    AND uri IS NOT NULL \
-                  UNION ALL \
-                  SELECT seq, uri FROM decisions d WHERE d.revision = page.revision \
-                    AND uri IS NOT NULL) \
-                ORDER BY seq DESC LIMIT 1) \
-             FROM page ORDER BY last_seq DESC, revision",
-        )?;
+        let mut stmt = tx.prepare_cached(REVISIONS_PAGE)?;
         let rows = stmt.query_map(params![before, fetch], |r| {
             let count = |i| r.get::<_, i64>(i).map(|n| u64::try_from(n).unwrap_or(0));
             Ok(RevisionSummary {
@@ -251,6 +295,43 @@ impl Store {
         let decisions = decisions_in_order(&tx)?;
         let events = super::history::all_events(&tx)?;
         Ok((records, decisions, events))
+    }
+
+    /// What an export writes, read in one snapshot as [`Store::export_all`] reads it and in
+    /// its order (records, then decisions, each by `created_at` then `id`; then every event,
+    /// oldest first), handed to `each` one at a time: the export of a large database holds
+    /// one item in memory, not all of them. An error from `each` stops the reading.
+    pub fn export_each<E: From<StoreError>>(
+        &mut self,
+        mut each: impl FnMut(ExportItem) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let tx = self.read()?;
+        {
+            let mut stmt = tx
+                .prepare_cached(&format!(
+                    "SELECT {RECORD_COLS} FROM records r ORDER BY r.created_at, r.id"
+                ))
+                .map_err(StoreError::from)?;
+            let mut rows = stmt.query([]).map_err(StoreError::from)?;
+            while let Some(row) = rows.next().map_err(StoreError::from)? {
+                let (record, _) = record_from_row(row).map_err(StoreError::from)?;
+                each(ExportItem::Record(record))?;
+            }
+        }
+        {
+            let mut stmt = tx
+                .prepare_cached(&format!(
+                    "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.created_at, d.id"
+                ))
+                .map_err(StoreError::from)?;
+            let mut rows = stmt.query([]).map_err(StoreError::from)?;
+            while let Some(row) = rows.next().map_err(StoreError::from)? {
+                let (rid, mut decision, _) = decision_from_row(row).map_err(StoreError::from)?;
+                decision.basis = load_basis(&tx, rid)?;
+                each(ExportItem::Decision(decision))?;
+            }
+        }
+        super::history::each_event(&tx, |e| each(ExportItem::Event(e)))
     }
 
     /// Every decision with its basis, oldest write first.
@@ -289,4 +370,100 @@ pub(super) fn decisions_in_order(tx: &Transaction<'_>) -> Result<Vec<Decision>, 
         .query_map([], decision_from_row)?
         .collect::<Result<Vec<_>, _>>()?;
     decisions_with_basis(tx, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixtures::artifact;
+    use super::super::{NewDecision, NewRecord};
+    use super::*;
+
+    /// The steps of `sql`'s query plan with `args`.
+    fn plan(store: &mut Store, sql: &str, args: &[&dyn rusqlite::ToSql]) -> Vec<String> {
+        let conn = store.conn().unwrap();
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+        stmt.query_map(args, |r| r.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    fn rev(n: u8) -> String {
+        format!("sha256:{}", format!("{n:x}").repeat(64))
+    }
+
+    fn two_revisions() -> Store {
+        let mut store = Store::open_in_memory().unwrap();
+        for n in [1, 2] {
+            let mut a = artifact(Some("file:///w/a.step"));
+            a.revision = rev(n);
+            store
+                .remember(&NewRecord {
+                    artifact: a.clone(),
+                    name: None,
+                    note: Some("n".into()),
+                    tags: vec![],
+                    entity_ids: vec![],
+                    id_scheme: "opaque".into(),
+                })
+                .unwrap();
+            store
+                .remember_decision(&NewDecision {
+                    artifact: a,
+                    subject: "bore".into(),
+                    disposition: "hold".into(),
+                    summary: None,
+                    basis: vec![],
+                })
+                .unwrap();
+        }
+        store
+    }
+
+    /// A revision's counts (the revision resources' totals) are two index searches, not the
+    /// list of every revision they were picked out of (200 ms at 100,000 records).
+    #[test]
+    fn a_revisions_counts_search_its_index() {
+        let mut store = two_revisions();
+        for sql in [REVISION_RECORDS, REVISION_DECISIONS] {
+            let steps = plan(&mut store, sql, &[&rev(1)]);
+            assert!(
+                steps.len() == 1 && steps[0].starts_with("SEARCH") && steps[0].contains("COVERING"),
+                "{sql}: {steps:?}"
+            );
+        }
+        assert_eq!(store.revision_counts(&rev(1)).unwrap(), (1, 1));
+        assert_eq!(store.revision_counts(&rev(3)).unwrap(), (0, 0));
+        assert_eq!(store.totals().unwrap(), (2, 2));
+    }
+
+    /// Regression: a page of `resources/list` read every record and decision row (their
+    /// `updated_at`) to order the revisions, 200 ms for a page of 50 at 100,000 records.
+    /// Only the revision indexes are walked for every revision; rows are read for the page.
+    #[test]
+    fn a_page_of_revisions_reads_rows_only_of_its_own_revisions() {
+        let mut store = two_revisions();
+        let steps = plan(&mut store, REVISIONS_PAGE, &[&None::<i64>, &50]);
+        for step in &steps {
+            if step.starts_with("SCAN records") || step.starts_with("SCAN decisions") {
+                assert!(step.contains("COVERING INDEX"), "{step}: {steps:?}");
+            }
+        }
+        let (page, more) = store.revisions_page(None, 1).unwrap();
+        assert!(more);
+        assert_eq!(
+            (
+                page[0].revision.as_str(),
+                page[0].records,
+                page[0].decisions
+            ),
+            (rev(2).as_str(), 1, 1)
+        );
+        assert_eq!(page[0].uri.as_deref(), Some("file:///w/a.step"));
+        assert!(!page[0].last_activity.is_empty());
+        let (rest, more) = store.revisions_page(Some(page[0].last_seq), 5).unwrap();
+        assert!(!more);
+        assert_eq!(rest.len(), 1);
+        assert_eq!(rest[0].revision, rev(1));
+    }
 }

@@ -282,6 +282,22 @@ pub(super) fn all_events(tx: &Transaction<'_>) -> Result<Vec<Event>, StoreError>
     bodies.iter().map(|b| parse(b)).collect()
 }
 
+/// Every event, oldest first (the order of [`all_events`]), handed to `each` one at a time.
+pub(super) fn each_event<E: From<StoreError>>(
+    tx: &Transaction<'_>,
+    mut each: impl FnMut(Event) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut stmt = tx
+        .prepare_cached("SELECT body FROM events ORDER BY at, seq")
+        .map_err(StoreError::from)?;
+    let mut rows = stmt.query([]).map_err(StoreError::from)?;
+    while let Some(row) = rows.next().map_err(StoreError::from)? {
+        let body: String = row.get(0).map_err(StoreError::from)?;
+        each(parse(&body)?)?;
+    }
+    Ok(())
+}
+
 /// The events that no longer say what they said when written: a body that does not read, an
 /// id that is not its content's, or columns that disagree with the body (an edit made with
 /// the triggers dropped). Nothing in an older file, which has no history.

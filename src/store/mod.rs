@@ -70,7 +70,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-pub use browse::{RevisionSummary, RevisionTallies};
+pub use browse::{ExportItem, RevisionSummary, RevisionTallies};
 pub use carry::{CarryOutcome, CarryPlan, Supersession};
 pub use completion::{Completable, Matches, Narrowing, prefix_upper_bound};
 pub use decisions::{DecisionQuery, NewDecision, VerdictState};
