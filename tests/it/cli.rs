@@ -1242,3 +1242,34 @@ fn export_to_a_reader_that_goes_away_exits_0_quietly() {
     assert_eq!(stderr(&o), "");
     assert!(first.starts_with(b"{\"record\":"));
 }
+
+/// Regression: a usage error quoted the offending argument raw (`unknown subcommand
+/// 'bo^[[2Jgus'`, `form3 … not 'sha256:^[]52;c;…^G'`), so an argument an assistant's shell
+/// tool passed could clear the engineer's terminal or write their clipboard (OSC 52). Every
+/// other failure message was already escaped where it is printed; a usage error is too.
+#[test]
+fn a_usage_error_shows_the_argument_it_quotes_escaped() {
+    let dir = TempDir::new("usage-escaped").unwrap();
+    for (args, shown) in [
+        (
+            &["bo\u{1b}[2Jgus\u{202e}"][..],
+            "unknown subcommand 'bo\\u{1b}[2Jgus\\u{202e}'",
+        ),
+        (
+            &["form3", "sha256:\u{1b}]52;c;QUFB\u{7}\u{9b}x\nforged"],
+            "not 'sha256:\\u{1b}]52;c;QUFB\\u{7}\\u{9b}x\\u{a}forged'",
+        ),
+        (&["--bo\u{1b}[2J"], "unknown flag '--bo\\u{1b}[2J'"),
+    ] {
+        let o = run(dir.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert!(err.contains(shown), "{args:?}: {err}");
+        assert!(
+            !err.chars()
+                .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
+            "{args:?}: a control character reached the terminal: {err:?}"
+        );
+        assert!(err.contains("\nUsage: review-mcp"), "{err}");
+    }
+}
