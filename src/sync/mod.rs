@@ -218,12 +218,22 @@ impl Item {
 }
 
 /// A line as a folder file holds it: pretty-printed (two-space indent, keys in field order)
-/// with a final newline.
+/// with a final newline, and, as the export writes them, every character a terminal would
+/// obey or a reader take for a line end that serde_json leaves raw (DEL, C1 controls, the
+/// Unicode line and paragraph separators, the bidirectional controls) written as a `\u202e`
+/// escape: the same value, but `git diff` or a pull request shows a note in the order it is
+/// stored.
 fn file_text(line: &impl Serialize) -> String {
     // Serialising plain structs of strings, enums and vectors cannot fail; an empty object
     // would be refused by the next sync rather than lose anything silently.
-    let mut text = serde_json::to_string_pretty(line).unwrap_or_else(|_| "{}".into());
-    text.push('\n');
+    let pretty = serde_json::to_string_pretty(line).unwrap_or_else(|_| "{}".into());
+    // Pretty JSON's own line breaks are outside its strings (serde_json escapes those in
+    // them): each line is escaped alone and the breaks kept.
+    let mut text = String::with_capacity(pretty.len() + 1);
+    for l in pretty.split('\n') {
+        text.push_str(&crate::text::escape_json_controls(l));
+        text.push('\n');
+    }
     text
 }
 

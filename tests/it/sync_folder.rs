@@ -321,3 +321,59 @@ fn sync_first_sync_of_many_items_with_a_bad_file_writes_nothing() -> anyhow::Res
     assert_eq!(snapshot(&folder)?.len(), 600);
     Ok(())
 }
+
+/// Regression: the folder's files held a stored string's bidirectional controls, line
+/// separators, C1 controls and DEL raw (serde_json leaves them), so `git diff`, `cat` or a
+/// pull request showed a note in another order than it is stored (a "Trojan Source" right-to-
+/// left override), a reader splitting lines at U+2028 saw a line of its own, and a C1 CSI
+/// acted on the terminal. They are written as `\u202e`-style escapes, as the export writes
+/// them: the same JSON value, so the folder reads back to the same database, and a second
+/// sync changes nothing.
+#[test]
+fn folder_files_hold_no_raw_control_or_bidirectional_character() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-escaped")?;
+    let note = r"x\u202Eevil\u2066y\u2069 \u2028forged line\u2029\u0085\u009b2J\u007f\u200e\u061c";
+    let a = database(
+        &dir,
+        "a.db",
+        &[
+            feature("rec_a", "bore", note, T1),
+            decision("dec_1", "hold", T1),
+        ],
+    )?;
+    let folder = dir.join("review");
+    ok(review_mcp(&a, &["sync", &folder.to_string_lossy()])?)?;
+    let mut files = snapshot(&folder)?;
+    for e in std::fs::read_dir(folder.join("history"))? {
+        let p = e?.path();
+        files.push((p.clone(), std::fs::read_to_string(&p)?));
+    }
+    ensure!(files.len() >= 3, "{files:?}");
+    for (path, text) in &files {
+        ensure!(
+            !text
+                .chars()
+                .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
+            "{}: {text:?}",
+            path.display()
+        );
+    }
+    let record = std::fs::read_to_string(folder.join("records/rec_a.json"))?;
+    ensure!(
+        record.contains(r"x\u202eevil\u2066y\u2069 \u2028forged"),
+        "{record}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&record)?;
+    ensure!(
+        v["record"]["note"]
+            == "x\u{202e}evil\u{2066}y\u{2069} \u{2028}forged line\u{2029}\u{85}\u{9b}2J\u{7f}\u{200e}\u{61c}",
+        "{v}"
+    );
+    // Nothing to do a second time; a new database synced from the folder holds the same.
+    let again = ok(review_mcp(&a, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(again.contains("written to the folder: 0"), "{again}");
+    let b = dir.join("b.db");
+    ok(review_mcp(&b, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(export(&a)? == export(&b)?);
+    Ok(())
+}
