@@ -377,3 +377,49 @@ fn folder_files_hold_no_raw_control_or_bidirectional_character() -> anyhow::Resu
     ensure!(export(&a)? == export(&b)?);
     Ok(())
 }
+
+/// Regression: an id `import` accepts became the file name `records/<id>.json` whatever it
+/// was, so a database holding `CON`, `nul.x` or `com1` (device names on Windows), `a:b` (an
+/// NTFS stream: git for Windows refuses to check the file out), or both `rec_A` and `rec_a`
+/// (one file on the case-insensitive file systems of macOS and Windows: one item silently
+/// overwrote the other) made a folder a teammate could not clone, or lost an item there.
+/// Sync refuses such a database, naming the ids, and changes nothing.
+#[test]
+fn ids_that_are_no_file_name_on_every_system_refuse_the_sync() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-reserved")?;
+    for (ids, named) in [
+        (&["CON"][..], "record CON"),
+        (&["nul.x"], "record nul.x"),
+        (&["Com1"], "record Com1"),
+        (&["lpt9.a.b"], "record lpt9.a.b"),
+        (&["a:b"], "record a:b"),
+        (&["rec_A", "rec_b", "rec_a"], "rec_A and rec_a"),
+    ] {
+        let lines: Vec<String> = ids
+            .iter()
+            .map(|id| feature(id, &format!("name {id}"), "n", T1))
+            .collect();
+        let db = database(
+            &dir,
+            &format!("{}.db", ids.join("-").replace(':', "_")),
+            &lines,
+        )?;
+        let folder = dir.join(&format!("f-{}", ids.join("-").replace(':', "_")));
+        let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        ensure!(!out.status.success(), "{ids:?}: {err}");
+        ensure!(err.contains(named), "{ids:?}: {err}");
+        ensure!(err.contains("nothing was changed"), "{ids:?}: {err}");
+        ensure!(snapshot(&folder)?.is_empty(), "{ids:?} wrote files");
+    }
+    // Names that only look like them are files like any other.
+    let lines: Vec<String> = ["CONSOLE", "nul_x", "com10", "x.con", "rec_B"]
+        .iter()
+        .map(|id| feature(id, &format!("name {id}"), "n", T1))
+        .collect();
+    let db = database(&dir, "fine.db", &lines)?;
+    let folder = dir.join("fine");
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(snapshot(&folder)?.len() == 5);
+    Ok(())
+}
