@@ -92,6 +92,21 @@ pub fn escape_json_controls(json: &str) -> Cow<'_, str> {
     replace_control_like(json, |c| format!("\\u{c:04x}"))
 }
 
+/// [`escape_json_controls`] for pretty-printed JSON: its own line breaks, all outside its
+/// strings (serde_json escapes those in them), are kept. `json` itself when there is nothing
+/// to escape.
+pub fn escape_json_controls_but_newlines(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(|c| c != '\n' && is_control_like(c)) {
+        return Cow::Borrowed(json);
+    }
+    Cow::Owned(
+        json.split('\n')
+            .map(escape_json_controls)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
 /// `s` with each character of [`is_control_like`] replaced by `escape` of its code point;
 /// `s` itself when it holds none.
 fn replace_control_like(s: &str, escape: impl Fn(u32) -> String) -> Cow<'_, str> {
@@ -226,6 +241,14 @@ mod tests {
         let once = escape_controls("\u{1b}]8;;x\u{7}");
         assert_eq!(escape_controls(&once), once, "idempotent");
         assert_eq!(escape_controls_but_newlines("a\u{1b}\nb"), "a\\u{1b}\nb");
+        assert_eq!(
+            escape_json_controls_but_newlines("{\n  \"a\": \"x\u{202e}\u{85}\"\n}"),
+            "{\n  \"a\": \"x\\u202e\\u0085\"\n}"
+        );
+        assert!(matches!(
+            escape_json_controls_but_newlines("{\n  \"a\": 1\n}"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

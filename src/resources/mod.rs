@@ -408,7 +408,8 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
     if unknown {
         return Err(ResourceError::NotFound);
     }
-    Ok(vec![text_content(uri, JSON, answer.to_string())])
+    let text = crate::wire::to_json(&answer).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    Ok(vec![text_content(uri, JSON, text)])
 }
 
 /// The card as served: [`CARD_HTML`] without the indentation of its lines and without its
@@ -482,13 +483,14 @@ fn item_content(
         let whole = format!("{resource}{id}/part/1");
         return Ok(text_content(uri, JSON, item_text(wire, &whole)));
     };
-    let json = serde_json::to_string(&wire).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let json = crate::wire::to_json(&wire).map_err(|e| ResourceError::Storage(e.to_string()))?;
     let (slice, parts) = crate::wire::part(&json, n, PART_BUDGET).ok_or(ResourceError::NotFound)?;
     let mut doc = json!({"id": id, "part": n, "parts": parts, "json": slice});
     if n < parts {
         doc["next"] = json!(format!("{resource}{id}/part/{}", n + 1));
     }
-    Ok(text_content(uri, JSON, doc.to_string()))
+    let text = crate::wire::to_json(&doc).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    Ok(text_content(uri, JSON, text))
 }
 
 /// The card's contents: its HTML, and an empty domain list for every CSP directive (the card

@@ -227,13 +227,8 @@ fn file_text(line: &impl Serialize) -> String {
     // Serialising plain structs of strings, enums and vectors cannot fail; an empty object
     // would be refused by the next sync rather than lose anything silently.
     let pretty = serde_json::to_string_pretty(line).unwrap_or_else(|_| "{}".into());
-    // Pretty JSON's own line breaks are outside its strings (serde_json escapes those in
-    // them): each line is escaped alone and the breaks kept.
-    let mut text = String::with_capacity(pretty.len() + 1);
-    for l in pretty.split('\n') {
-        text.push_str(&crate::text::escape_json_controls(l));
-        text.push('\n');
-    }
+    let mut text = crate::text::escape_json_controls_but_newlines(&pretty).into_owned();
+    text.push('\n');
     text
 }
 

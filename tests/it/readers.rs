@@ -350,3 +350,91 @@ fn readers_report_counts_the_revisions_items_not_the_ones_it_shows() {
         head(md)
     );
 }
+
+/// Every text a model or a host shows, in `what`, free of raw control and bidirectional
+/// characters.
+fn assert_no_raw_control(what: &str, text: &str) {
+    let bad: Vec<char> = text
+        .chars()
+        .filter(|&c| review_mcp::text::is_control_like(c))
+        .collect();
+    assert!(bad.is_empty(), "{what}: {bad:?} in {}", head(text));
+}
+
+/// Regression: a tool answer's JSON copy (its second text block, what a model reads and a
+/// host such as a terminal client shows) and the JSON resources held a stored string's
+/// right-to-left override, line separators, C1 controls (a CSI) and DEL raw: serde_json
+/// leaves them. The summary escaped them, the copy beside it did not, and the JSON a prompt
+/// embeds, the export, the synced folder and the logs already escaped them. Every JSON the
+/// server writes now has them as `\u202e`-style escapes: the same value, so
+/// `structuredContent` and the card are unchanged.
+#[test]
+fn readers_json_copies_and_resources_hold_no_raw_control_character() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let a = art_uri(&rev(1), FILE);
+        let hostile = format!("{FORGE}\u{7f}\u{200f}\u{61c}\u{2066}x\u{2069}\u{2029}");
+        let saved = c.call(
+            "remember",
+            json!({"artifact": a, "entity_ids": ["face:3", hostile], "name": hostile, "note": hostile, "tags": [hostile.chars().take(60).collect::<String>()]}),
+        );
+        let record = saved["result"]["structuredContent"]["record"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let basis = json!([{"requirement": hostile, "source": "drawing", "state": "unresolved", "question": hostile, "evidence": hostile}]);
+        let decided = c.call(
+            "remember_decision",
+            json!({"artifact": a, "subject": hostile, "disposition": "hold", "summary": hostile, "basis": basis}),
+        );
+        let decision = decided["result"]["structuredContent"]["decision"]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let mut answers = vec![("remember", saved), ("remember_decision", decided)];
+        for (tool, args) in [
+            ("recall", json!({"artifact": a})),
+            ("recall_decisions", json!({"artifact": a, "detail": "full"})),
+            ("show_review", json!({"artifact": a, "detail": "full"})),
+            ("review_history", json!({"artifact": a})),
+        ] {
+            answers.push((tool, c.call(tool, args)));
+        }
+        for (tool, resp) in &answers {
+            let what = format!("{era:?} {tool}");
+            let result = &resp["result"];
+            let copy = result["content"][1]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{what}: no JSON copy: {resp}"));
+            assert_no_raw_control(&what, copy);
+            let parsed: Value = serde_json::from_str(copy).unwrap();
+            if let Some(structured) = result.get("structuredContent") {
+                assert_eq!(&parsed, structured, "{what}");
+            }
+            assert!(
+                copy.contains("\\u202e") && parsed.to_string().contains('\u{202e}'),
+                "{what}"
+            );
+        }
+        let rev1 = rev(1);
+        for uri in [
+            format!("review://revisions/{rev1}"),
+            format!("review://records/{record}"),
+            format!("review://records/{record}/part/1"),
+            format!("review://decisions/{decision}"),
+            format!("review://decisions/{decision}/history"),
+        ] {
+            let read = c.request("resources/read", json!({"uri": uri}));
+            let text = read["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{uri}: {read}"));
+            // Pretty-printed: its own line breaks are the only ones.
+            assert_no_raw_control(&format!("{era:?} {uri}"), &text.replace('\n', " "));
+            assert!(
+                serde_json::from_str::<Value>(text).is_ok(),
+                "{uri}: not JSON: {}",
+                head(text)
+            );
+        }
+    }
+}
