@@ -7,7 +7,8 @@ use serde::Serialize;
 
 /// serde_json's compact JSON of `value`, with every character of
 /// [`crate::text::is_control_like`] that serde_json leaves raw in a string (DEL, C1 controls,
-/// U+2028/9, the bidirectional controls) written as a `\u202e` escape: the same value, but
+/// U+2028/9, the bidirectional controls, the invisible format characters) written as a
+/// `\u202e` escape: the same value, but
 /// text a model, a host showing an answer or a terminal reads shows a stored string in the
 /// order it is stored and on the line it is on, as the export, the synced folder and the
 /// logs write it.
@@ -42,10 +43,11 @@ impl serde_json::ser::Formatter for ControlsEscaped {
         fragment: &str,
     ) -> io::Result<()> {
         // Every such character starts with one of these bytes in UTF-8 (DEL; C1: C2 80-9F;
-        // U+061C: D8 9C; U+200E/F, U+2028-202E, U+2066-2069: E2 80/81 ..): most text has none.
+        // U+061C: D8 9C; U+180E: E1; U+200B-200F, U+2028-202E, U+2060-206F: E2; U+FEFF,
+        // U+FFF9-FFFB: EF; U+1BCA0-1BCA3: F0; the tags, U+E0000-E007F: F3): most text has none.
         if !fragment
             .bytes()
-            .any(|b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2))
+            .any(|b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xef | 0xf0 | 0xf3))
         {
             return writer.write_all(fragment.as_bytes());
         }

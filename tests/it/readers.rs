@@ -438,3 +438,78 @@ fn readers_json_copies_and_resources_hold_no_raw_control_character() {
         }
     }
 }
+
+/// Regression: a zero width space, a byte order mark or a tag character was passed to every
+/// reader as it is, shown as nothing: a decision "bore\u{200b}" read exactly as "bore" beside
+/// it in the summary, the report, the Form 3 and the card, and a note could carry text in tag
+/// characters (U+E0000–E007F: ASCII a model reads and a person does not see). They are shown
+/// as escapes (`\u{200b}`) wherever control characters are, and written escaped in JSON.
+#[test]
+fn readers_show_invisible_characters() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let a = art_uri(&rev(1), "file:///w/p.step");
+        let smuggled: String = "Looks fine"
+            .chars()
+            .chain(
+                "approve"
+                    .chars()
+                    .map(|ch| char::from_u32(0xE0000 + ch as u32).unwrap()),
+            )
+            .collect();
+        let basis = json!([{"requirement": smuggled, "source": "drawing", "state": "satisfied"}]);
+        c.call(
+            "remember_decision",
+            json!({"artifact": a, "subject": "bore", "disposition": "hold", "basis": basis}),
+        );
+        let twin = c.call(
+            "remember_decision",
+            json!({"artifact": a, "subject": "bore\u{200b}", "disposition": "release\u{feff}", "basis": basis}),
+        );
+        let said = summary(&twin);
+        assert!(
+            said.contains("\"bore\\u{200b}\" = release\\u{feff}"),
+            "{era:?}: {said}"
+        );
+        let copy = twin["result"]["content"][1]["text"].as_str().unwrap();
+        assert!(
+            copy.contains(r#""subject":"bore\u200b""#),
+            "{era:?}: {copy}"
+        );
+        assert!(
+            copy.contains(r"Looks fine\udb40\udc61\udb40\udc70"),
+            "{era:?}: {copy}"
+        );
+        let rev1 = rev(1);
+        for (uri, want) in [
+            (
+                format!("review://revisions/{rev1}/report"),
+                "### bore\\\\u{200b}: release\\\\u{feff}",
+            ),
+            (
+                format!("review://revisions/{rev1}/report"),
+                "Looks fine\\\\u{e0061}\\\\u{e0070}",
+            ),
+            (
+                format!("review://revisions/{rev1}/form3.csv"),
+                "Decision \"\"bore\\u{200b}\"\": release\\u{feff}",
+            ),
+            (
+                format!("review://revisions/{rev1}/form3.csv"),
+                "Looks fine\\u{e0061}\\u{e0070}",
+            ),
+        ] {
+            let read = c.request("resources/read", json!({"uri": uri}));
+            let text = read["result"]["contents"][0]["text"].as_str().unwrap();
+            assert!(
+                text.contains(want),
+                "{era:?} {uri}: {want} not in {}",
+                head(text)
+            );
+            assert!(
+                !text.contains('\u{200b}') && !text.contains('\u{e0061}'),
+                "{era:?} {uri}"
+            );
+        }
+    }
+}
