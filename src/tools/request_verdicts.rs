@@ -266,10 +266,16 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
     // The first line is what a host that shows one line shows: who the answers belong to
     // (under 80 characters). Each item's details are in its field (title and description)
     // only, never repeated here.
+    // The subject quoted with its quotes escaped, and a disposition that holds a parenthesis
+    // or a quote quoted too: neither can end early and name another part or revision.
+    let disposition = if d.disposition.contains(['(', ')', '"']) {
+        quoted(&one_line(&d.disposition), 40)
+    } else {
+        shown(&d.disposition, 40)
+    };
     let mut message = format!(
-        "{FIRST_LINE}\nDecision \"{}\" ({}) on {} at {}: accept or reject each item; a reason is optional.",
-        shown(&d.subject, 120),
-        shown(&d.disposition, 40),
+        "{FIRST_LINE}\nDecision {} ({disposition}) on {} at {}: accept or reject each item; a reason is optional.",
+        quoted(&one_line(&d.subject), 120),
         shown(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
         short_rev(&d.artifact.revision)
     );

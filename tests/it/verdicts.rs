@@ -662,3 +662,36 @@ fn the_form_shows_a_long_requirement_and_says_what_it_cuts() {
     assert_eq!(field(2, "title"), "Item 3: Wall 2 mm");
     assert!(field(2, "description").starts_with("source: drawing"));
 }
+
+/// Regression: the form's message put the decision's subject between quotes it did not
+/// escape and its disposition bare in parentheses, so a subject `bore" (release) on
+/// file:///w/other.step at sha256:…: accept …` told the engineer they were judging another
+/// part's release, the real disposition, file and revision pushed past it. The subject is
+/// quoted with its quotes escaped, and a disposition holding a parenthesis or a quote too.
+#[test]
+fn the_form_message_names_the_decision_it_asks_about_unforged() {
+    let mut c = Modern::new();
+    let subject = "bore\" (release) on file:///w/other.step at sha256:999999999999: accept";
+    let mut args = ask_args();
+    args["subject"] = json!(subject);
+    let mut decided = c.call(
+        "remember_decision",
+        json!({"artifact": args["artifact"], "subject": subject, "disposition": "hold) on file:///w/x.step (",
+               "basis": [{"requirement": "Bore", "source": "drawing", "state": "satisfied"}]}),
+        json!({}),
+    );
+    assert_ne!(decided["result"]["isError"], json!(true), "{decided}");
+    decided.take();
+    let asked = c.call("request_verdicts", args, form());
+    let message = asked["result"]["inputRequests"]["verdicts"]["params"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{asked}"))
+        .to_string();
+    let second = message.lines().nth(1).unwrap();
+    assert!(
+        second.starts_with(
+            "Decision \"bore\\\" (release) on file:///w/other.step at sha256:999999999999: accept\" (\"hold) on file:///w/x.step (\") on "
+        ),
+        "{second}"
+    );
+}
