@@ -25,7 +25,7 @@ use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
 use crate::store::{
     DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
 };
-use crate::text::{escape_controls, prefix_chars};
+use crate::text::{escape_controls, prefix_chars, quoted};
 use crate::time;
 
 /// What a session did.
@@ -317,12 +317,18 @@ pub fn review(
             continue;
         }
         let mut d = shown_decision;
+        // The subject quoted with its quotes escaped, and a disposition that holds a
+        // parenthesis or a quote quoted too: neither can end early and name another part.
+        let disposition = if d.disposition.contains(['(', ')', '"']) {
+            quoted(&d.disposition, 60)
+        } else {
+            shown(&d.disposition, 60)
+        };
         writeln!(
             out,
-            "\nDecision {} of {count}: \"{}\" ({}) on {}: {} open item{} of {}",
+            "\nDecision {} of {count}: {} ({disposition}) on {}: {} open item{} of {}",
             n + 1,
-            shown(&d.subject, 200),
-            shown(&d.disposition, 60),
+            quoted(&d.subject, 200),
             shown(d.artifact.uri.as_deref().unwrap_or("the part"), 200),
             open.len(),
             if open.len() == 1 { "" } else { "s" },
@@ -535,6 +541,38 @@ mod tests {
         assert!(text.contains(&requirement), "{text}");
         assert!(
             text.contains(&format!("{}… [25 more characters]", &evidence[..SHOWN])),
+            "{text}"
+        );
+    }
+
+    /// Regression: the decision's header put the subject between quotes it did not escape
+    /// and the disposition bare, so a subject could end its quotes and name another part and
+    /// disposition before the real ones.
+    #[test]
+    fn the_decision_header_quotes_the_subject_escaped() {
+        let mut store = Store::open_in_memory().unwrap();
+        let artifact = crate::review::Artifact {
+            revision: format!("sha256:{}", "ef".repeat(32)),
+            format: "step".into(),
+            uri: Some("file:///w/p.step".into()),
+            units: None,
+        };
+        let new = NewDecision {
+            artifact,
+            subject: "bore\" (release) on file:///w/other.step: 1 open item of 1\\".into(),
+            disposition: "hold) on (x".into(),
+            summary: None,
+            basis: vec![BasisItem::stated("Bore 12H7")],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "Decision 1 of 1: \"bore\\\" (release) on file:///w/other.step: 1 open item of 1\\\\\" (\"hold) on (x\") on file:///w/p.step: 1 open item of 1"
+            ),
             "{text}"
         );
     }
