@@ -50,7 +50,7 @@ impl Service {
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
             return Err(ServiceError::InvalidParams(format!(
                 "Unknown tool: {}",
-                text::prefix_chars(name, 100)
+                text::inline(name, 100)
             )));
         };
         let f = version.features();
