@@ -8,10 +8,9 @@ use serde::Serialize;
 /// serde_json's compact JSON of `value`, with every character of
 /// [`crate::text::is_control_like`] that serde_json leaves raw in a string (DEL, C1 controls,
 /// U+2028/9, the bidirectional controls, the invisible format characters) written as a
-/// `\u202e` escape: the same value, but
-/// text a model, a host showing an answer or a terminal reads shows a stored string in the
-/// order it is stored and on the line it is on, as the export, the synced folder and the
-/// logs write it.
+/// `\u202e` escape: the same value, but text a model, a host showing an answer or a terminal
+/// reads shows a stored string in the order it is stored, on the line it is on and with
+/// nothing hidden, as the export, the synced folder and the logs write it.
 pub fn to_json<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
     let mut out = Vec::with_capacity(128);
     to_writer(&mut out, value)?;
