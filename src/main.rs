@@ -23,7 +23,13 @@ fn main() -> ExitCode {
     let invocation = match cli::parse(args, env(cli::DB_ENV), env("HOME")) {
         Ok(i) => i,
         Err(e) => {
-            eprintln!("review-mcp: {e}\n\n{}", cli::help::USAGE);
+            // A usage error quotes the argument it refuses, which may hold anything: shown
+            // escaped (it is one line: no usage message has a line break of its own).
+            eprintln!(
+                "review-mcp: {}\n\n{}",
+                review_mcp::text::escape_controls(&e.to_string()),
+                cli::help::USAGE
+            );
             return ExitCode::from(USAGE_EXIT);
         }
     };

@@ -25,7 +25,7 @@ use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
 use crate::store::{
     DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
 };
-use crate::text::{escape_controls, prefix_chars};
+use crate::text::{escape_controls, prefix_chars, quoted};
 use crate::time;
 
 /// What a session did.
@@ -78,9 +78,19 @@ const MAX_REASON: usize = 2_000;
 /// How much of a stored field is shown, in characters.
 const SHOWN: usize = 400;
 
-/// A stored string as the terminal shows it: at most `n` characters, every control escaped.
+/// A stored string as the terminal shows it: at most `n` characters, every control escaped,
+/// and, when it is cut, how many characters are not shown (`… [25 more characters]`), so a
+/// cut never reads as the whole text.
 fn shown(s: &str, n: usize) -> String {
-    escape_controls(&prefix_chars(s, n)).into_owned()
+    let mut text = escape_controls(&prefix_chars(s, n)).into_owned();
+    let more = s.chars().count().saturating_sub(n);
+    if more > 0 {
+        text.push_str(&format!(
+            " [{more} more character{}]",
+            if more == 1 { "" } else { "s" }
+        ));
+    }
+    text
 }
 
 /// Every decision at `revision`, newest first.
@@ -206,12 +216,13 @@ fn show_item(out: &mut dyn Write, d: &Decision, i: usize) -> io::Result<()> {
     let Some(b) = d.basis.get(i) else {
         return Ok(());
     };
+    // The requirement is what the engineer judges: shown whole, however long.
     writeln!(
         out,
         "\n  Item {} of {}: {}",
         i + 1,
         d.basis.len(),
-        shown(&b.requirement, SHOWN)
+        escape_controls(&b.requirement)
     )?;
     let mut about = format!("source: {}", b.source.as_str());
     if let Some(detail) = &b.source_detail {
@@ -344,12 +355,18 @@ pub fn review(
             continue;
         }
         let mut d = shown_decision;
+        // The subject quoted with its quotes escaped, and a disposition that holds a
+        // parenthesis or a quote quoted too: neither can end early and name another part.
+        let disposition = if d.disposition.contains(['(', ')', '"']) {
+            quoted(&d.disposition, 60)
+        } else {
+            shown(&d.disposition, 60)
+        };
         writeln!(
             out,
-            "\nDecision {} of {count}: \"{}\" ({}) on {}: {} open item{} of {}",
+            "\nDecision {} of {count}: {} ({disposition}) on {}: {} open item{} of {}",
             n + 1,
-            shown(&d.subject, 200),
-            shown(&d.disposition, 60),
+            quoted(&d.subject, 200),
             shown(d.artifact.uri.as_deref().unwrap_or("the part"), 200),
             open.len(),
             if open.len() == 1 { "" } else { "s" },
@@ -556,6 +573,78 @@ mod tests {
         assert!(text.contains(&to.revision), "{text}");
         let back = store.get_decision(&d.id).unwrap().unwrap();
         assert!(back.basis.iter().all(|b| b.verdict.is_none()));
+    }
+
+    /// Regression: a requirement was shown cut at 400 characters with a bare `…`, so the
+    /// engineer accepted or rejected text they had not seen (the part past the cut could
+    /// reverse it). The requirement they judge is shown whole; a longer field around it says
+    /// how much of it is not shown.
+    #[test]
+    fn the_requirement_judged_is_shown_whole() {
+        let mut store = Store::open_in_memory().unwrap();
+        let requirement = format!(
+            "Bore 12H7{}, unless the wall is under 0.1 mm",
+            " x".repeat(400)
+        );
+        let evidence = "e".repeat(SHOWN + 25);
+        let artifact = crate::review::Artifact {
+            revision: format!("sha256:{}", "cd".repeat(32)),
+            format: "step".into(),
+            uri: None,
+            units: None,
+        };
+        let new = NewDecision {
+            artifact,
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![BasisItem {
+                evidence: Some(evidence.clone()),
+                ..BasisItem::stated(&requirement)
+            }],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(&requirement), "{text}");
+        assert!(
+            text.contains(&format!("{}… [25 more characters]", &evidence[..SHOWN])),
+            "{text}"
+        );
+    }
+
+    /// Regression: the decision's header put the subject between quotes it did not escape
+    /// and the disposition bare, so a subject could end its quotes and name another part and
+    /// disposition before the real ones.
+    #[test]
+    fn the_decision_header_quotes_the_subject_escaped() {
+        let mut store = Store::open_in_memory().unwrap();
+        let artifact = crate::review::Artifact {
+            revision: format!("sha256:{}", "ef".repeat(32)),
+            format: "step".into(),
+            uri: Some("file:///w/p.step".into()),
+            units: None,
+        };
+        let new = NewDecision {
+            artifact,
+            subject: "bore\" (release) on file:///w/other.step: 1 open item of 1\\".into(),
+            disposition: "hold) on (x".into(),
+            summary: None,
+            basis: vec![BasisItem::stated("Bore 12H7")],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "Decision 1 of 1: \"bore\\\" (release) on file:///w/other.step: 1 open item of 1\\\\\" (\"hold) on (x\") on file:///w/p.step: 1 open item of 1"
+            ),
+            "{text}"
+        );
     }
 
     /// Input that, before it hands over line `at`, runs `meddle` (another process's write

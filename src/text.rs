@@ -58,7 +58,8 @@ pub fn one_line(s: &str) -> String {
 
 /// Whether `c` can change what a terminal shows rather than being shown: C0 controls (line
 /// breaks and tabs included), DEL, C1 controls, the Unicode line and paragraph separators,
-/// and the bidirectional controls that make text display in another order than it is stored.
+/// the bidirectional controls that make text display in another order than it is stored,
+/// and the invisible format characters that are shown as nothing at all ([`is_invisible`]).
 pub fn is_control_like(c: char) -> bool {
     c.is_control()
         || matches!(
@@ -71,6 +72,28 @@ pub fn is_control_like(c: char) -> bool {
                 | '\u{200F}'
                 | '\u{061C}'
         )
+        || is_invisible(c)
+}
+
+/// Whether `c` is a format character shown as nothing, which no name, note or id of a review
+/// needs: zero width space, word joiner and the invisible operators, the deprecated format
+/// characters, the byte order mark, the Mongolian vowel separator, the interlinear annotation
+/// characters (which hide the text between them), the shorthand format controls and the tag
+/// characters (which spell ASCII a model reads and a person does not see). Two subjects or
+/// entity ids that differ by one of them look the same unless it is shown. The zero width
+/// joiner and non-joiner are not among them: emoji and Indic and Persian text need them.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{180E}'
+            | '\u{200B}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
 }
 
 /// `s` with every character of [`is_control_like`] written as a visible escape (`\u{1b}`):
@@ -89,7 +112,33 @@ pub fn escape_controls(s: &str) -> Cow<'_, str> {
 /// at U+2028 and U+0085) takes for a line end. They are all in the Basic Multilingual Plane
 /// and, in JSON text, occur only inside strings; serde_json escapes the C0 controls itself.
 pub fn escape_json_controls(json: &str) -> Cow<'_, str> {
-    replace_control_like(json, |c| format!("\\u{c:04x}"))
+    replace_control_like(json, |c| {
+        // Beyond the Basic Multilingual Plane (a tag character): a UTF-16 surrogate pair,
+        // as JSON writes it.
+        match c.checked_sub(0x1_0000) {
+            Some(v) => format!(
+                "\\u{:04x}\\u{:04x}",
+                0xD800 + (v >> 10),
+                0xDC00 + (v & 0x3FF)
+            ),
+            None => format!("\\u{c:04x}"),
+        }
+    })
+}
+
+/// [`escape_json_controls`] for pretty-printed JSON: its own line breaks, all outside its
+/// strings (serde_json escapes those in them), are kept. `json` itself when there is nothing
+/// to escape.
+pub fn escape_json_controls_but_newlines(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(|c| c != '\n' && is_control_like(c)) {
+        return Cow::Borrowed(json);
+    }
+    Cow::Owned(
+        json.split('\n')
+            .map(escape_json_controls)
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
 }
 
 /// `s` with each character of [`is_control_like`] replaced by `escape` of its code point;
@@ -223,9 +272,33 @@ mod tests {
             "x\\u{202e}y\\u{2066}"
         );
         assert_eq!(escape_controls("x\u{2028}"), "x\\u{2028}");
+        assert_eq!(
+            escape_controls("bore\u{200b}\u{feff}\u{2060}\u{e0041}\u{e007f}"),
+            "bore\\u{200b}\\u{feff}\\u{2060}\\u{e0041}\\u{e007f}"
+        );
+        // Joiners stay: an emoji sequence and Persian text need them.
+        assert!(matches!(
+            escape_controls("👩\u{200d}🔧 می\u{200c}خواهم"),
+            Cow::Borrowed(_)
+        ));
+        let json = serde_json::Value::String("a\u{200b}\u{e0041}\u{1f600}".into()).to_string();
+        let escaped = escape_json_controls(&json);
+        assert_eq!(escaped, "\"a\\u200b\\udb40\\udc41😀\"");
+        assert_eq!(
+            serde_json::from_str::<String>(&escaped).unwrap(),
+            "a\u{200b}\u{e0041}\u{1f600}"
+        );
         let once = escape_controls("\u{1b}]8;;x\u{7}");
         assert_eq!(escape_controls(&once), once, "idempotent");
         assert_eq!(escape_controls_but_newlines("a\u{1b}\nb"), "a\\u{1b}\nb");
+        assert_eq!(
+            escape_json_controls_but_newlines("{\n  \"a\": \"x\u{202e}\u{85}\"\n}"),
+            "{\n  \"a\": \"x\\u202e\\u0085\"\n}"
+        );
+        assert!(matches!(
+            escape_json_controls_but_newlines("{\n  \"a\": 1\n}"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

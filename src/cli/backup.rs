@@ -10,7 +10,7 @@ use anyhow::{Context, anyhow};
 use review_mcp::store::Store;
 
 use super::database::{counts, open_existing, store_error};
-use super::output::{create_temp_beside, refuse_database_target};
+use super::output::{create_temp_beside, refuse_database_target, shown};
 
 /// `review-mcp backup FILE`: a complete, self-contained copy of the database, taken in one
 /// read transaction (SQLite's `VACUUM INTO`) so it is consistent while servers write. FILE
@@ -92,8 +92,8 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     let _ = writeln!(
         out,
         "{}: backup of {}: {records} records, {decisions} decisions, integrity ok",
-        target.display(),
-        db.display()
+        shown(target),
+        shown(db)
     );
     Ok(ExitCode::SUCCESS)
 }

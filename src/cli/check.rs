@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use review_mcp::store::{self, Store, StoreError};
 
 use super::database::{counts, open_existing, require_existing, store_error};
+use super::output::shown;
 
 /// `review-mcp check`: SQLite's integrity and foreign-key checks, the full-text indexes and
 /// the schema version. Exit status 0 only when every check passes.
@@ -24,14 +25,19 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
         let version = version.map_or_else(String::new, |v| format!(" (schema version {v})"));
         let mut err = io::stderr().lock();
         for p in &problems {
-            let _ = writeln!(err, "review-mcp: {}: {p}", db.display());
+            let _ = writeln!(
+                err,
+                "review-mcp: {}: {}",
+                shown(db),
+                review_mcp::text::escape_controls(p)
+            );
         }
         let _ = writeln!(
             err,
             "review-mcp: {}: {} problem(s) found{version}. Keep a copy of the file as it is, stop the servers that use it, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file with `review-mcp --db NEW import FILE`); `sqlite3 {} .recover` may save what a damaged file still holds",
-            db.display(),
+            shown(db),
             problems.len(),
-            db.display()
+            shown(db)
         );
         return Ok(ExitCode::FAILURE);
     }
@@ -47,7 +53,7 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
     let _ = writeln!(
         out,
         "{}: ok: schema version {version}{upgrade}, integrity ok, {records} records, {decisions} decisions",
-        db.display()
+        shown(db)
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 
 use review_mcp::sync::import::import_file;
 
+use super::output::shown;
+
 /// `review-mcp import FILE`: validate every line, then let the store judge and write them in
 /// one transaction, and report what it did on stdout.
 pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
@@ -15,7 +17,7 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let _ = writeln!(
         out,
         "{}: {} lines: added {}, replaced {}, unchanged {}; history: {} events, {} new",
-        file.display(),
+        shown(file),
         done.lines,
         done.summary.added,
         done.summary.replaced,

@@ -19,7 +19,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     } = review_mcp::sync::run(db, dir, dry_run, &mut |folder| {
         eprintln!(
             "review-mcp sync: another sync of {} is running; waiting for it to finish",
-            folder.display()
+            escape_controls(&folder.display().to_string())
         );
     })?;
     let mut out = io::stdout().lock();

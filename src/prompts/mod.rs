@@ -29,7 +29,7 @@ mod texts;
 use serde_json::{Map, Value, json};
 
 use crate::review::is_revision;
-use crate::text::prefix_chars;
+use crate::text::{inline, quoted};
 
 /// Why `prompts/get` failed; every case is -32602 on the wire.
 #[derive(Debug, PartialEq)]
@@ -42,7 +42,7 @@ pub enum PromptError {
 impl std::fmt::Display for PromptError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PromptError::Unknown(n) => write!(f, "Unknown prompt: {}", prefix_chars(n, 100)),
+            PromptError::Unknown(n) => write!(f, "Unknown prompt: {}", inline(n, 100)),
             PromptError::MissingArgument(a) => write!(f, "Missing required argument: {a}"),
             PromptError::InvalidArgument(m) => f.write_str(m),
         }
@@ -240,9 +240,9 @@ fn validate(spec: &PromptSpec, given: &Map<String, Value>) -> Result<Args, Promp
     {
         let accepted: Vec<&str> = spec.args.iter().map(|a| a.name).collect();
         return Err(PromptError::InvalidArgument(format!(
-            "Prompt {} takes no argument \"{}\"; it accepts: {}",
+            "Prompt {} takes no argument {}; it accepts: {}",
             spec.name,
-            prefix_chars(unknown, 100),
+            quoted(unknown, 100),
             accepted.join(", ")
         )));
     }
@@ -278,9 +278,9 @@ fn check_form(arg: &ArgSpec, value: &str) -> Result<(), PromptError> {
         Form::Revision => Err(PromptError::InvalidArgument(format!(
             "Argument \"{}\" must be \"sha256:\" followed by exactly 64 lowercase hex digits, \
              e.g. sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef \
-             (the artifact_revision tool or `review-mcp revision FILE` gives it); got \"{}\"",
+             (the artifact_revision tool or `review-mcp revision FILE` gives it); got {}",
             arg.name,
-            prefix_chars(value, 100)
+            quoted(value, 100)
         ))),
         Form::Text(max) | Form::Lines(max) if value.chars().count() > max => {
             Err(PromptError::InvalidArgument(format!(

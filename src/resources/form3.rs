@@ -649,10 +649,18 @@ mod tests {
         assert_eq!(cell("a\r\nb\rc"), "a\nb\nc");
         assert_eq!(cell("x\u{202E}y\0"), "x\\u{202e}y\\u{0}");
         assert_eq!(cell("0.02 mm"), "0.02 mm");
-        // An invisible character first (that a reader may drop) does not hide a formula.
-        assert_eq!(cell("\u{FEFF}=1+2"), "'\u{FEFF}=1+2");
-        assert_eq!(cell("\u{200B} +1"), "'\u{200B} +1");
-        assert_eq!(cell("\u{00AD}@x"), "'\u{00AD}@x");
+        // An invisible character first (that a reader may drop) does not hide a formula:
+        // it is shown as its escape (as every reader shows it), or, where it is not escaped,
+        // looked past.
+        for (hidden, shown) in [
+            ("\u{FEFF}=1+2", "\\u{feff}=1+2"),
+            ("\u{200B} +1", "\\u{200b} +1"),
+            ("\u{00AD}@x", "'\u{00AD}@x"),
+        ] {
+            let out = cell(hidden);
+            assert!(out.starts_with(['\\', '\'']), "{out:?}");
+            assert_eq!(out, shown);
+        }
     }
 
     #[test]

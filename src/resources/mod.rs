@@ -418,21 +418,22 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
     if unknown {
         return Err(ResourceError::NotFound);
     }
-    Ok(vec![text_content(uri, JSON, answer.to_string())])
+    let text = crate::wire::to_json(&answer).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    Ok(vec![text_content(uri, JSON, text)])
 }
 
 /// The card as served: [`CARD_HTML`] without the indentation of its lines and without its
 /// whole-line comments (the script's `//`, the style's `/* */`, the page's `<!-- -->`),
-/// which are for its readers here, not for the browser, and with fewer line breaks: a line of
-/// the style that ends in `;`, `{`, `}` or `,`, and a line of the script that ends in `;`, `{`
-/// or `,` (where a line break never ends a statement), runs on into the next. The card's
-/// answer stays within the answer bound. Nothing in the page depends on leading whitespace
-/// or on those line breaks: no `<pre>`, no text area, no string spanning lines, and no `//`
-/// in the script but whole-line comments (a unit test holds it to that).
+/// which are for its readers here, not for the browser, with fewer line breaks ([`runs_on`])
+/// and the style's rules without the spaces around their punctuation ([`squeeze_css`]). The
+/// card's answer stays within the answer bound. Nothing in the page
+/// depends on leading whitespace or on those line breaks: no `<pre>`, no text area, no string
+/// spanning lines, and no `//` in the script but whole-line comments (a unit test holds it to
+/// that).
 fn served_card() -> &'static str {
     static SERVED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SERVED.get_or_init(|| {
-        let mut out = String::with_capacity(CARD_HTML.len());
+        let mut kept: Vec<(&str, CardPart)> = Vec::new();
         let (mut in_script, mut in_style, mut in_comment) = (false, false, false);
         for line in CARD_HTML.lines() {
             let line = line.trim_start();
@@ -447,17 +448,78 @@ fn served_card() -> &'static str {
             {
                 continue;
             }
-            out.push_str(line);
-            let runs_on = (in_style
-                && !line.starts_with("<style")
-                && line.ends_with([';', '{', '}', ',']))
-                || (in_script && !line.starts_with("<script") && line.ends_with([';', '{', ',']));
-            if !runs_on {
+            let part = match (in_script, in_style) {
+                (true, _) if !line.starts_with("<script") => CardPart::Script,
+                (_, true) if !line.starts_with("<style") => CardPart::Style,
+                _ => CardPart::Page,
+            };
+            kept.push((line, part));
+        }
+        let mut out = String::with_capacity(CARD_HTML.len());
+        for (i, (line, part)) in kept.iter().enumerate() {
+            match part {
+                CardPart::Style => squeeze_css(line, &mut out),
+                _ => out.push_str(line),
+            }
+            let next = kept.get(i + 1).map_or("", |(l, _)| l);
+            if !runs_on(line, *part, next) {
                 out.push('\n');
             }
         }
         out
     })
+}
+
+/// One line of the card's style onto `out`, without a space after `:`, `,`, `;`, `{` or `}`
+/// or before `{`, `}`, `;` or `,`, outside quoted strings (`content: ": "` keeps its). A
+/// space before `:` is kept (`a :hover` is not `a:hover`), and so are the spaces that
+/// separate values and the operators of `calc()`.
+fn squeeze_css(line: &str, out: &mut String) {
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                if c == q {
+                    quote = None;
+                }
+                out.push(c);
+            }
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                out.push(c);
+            }
+            None if c == ' '
+                && (out.ends_with([':', ',', ';', '{', '}'])
+                    || chars
+                        .peek()
+                        .is_some_and(|n| matches!(n, '{' | '}' | ';' | ','))) => {}
+            None => out.push(c),
+        }
+    }
+}
+
+/// Where a line of the served card sits.
+#[derive(Clone, Copy)]
+enum CardPart {
+    Style,
+    Script,
+    Page,
+}
+
+/// Whether `line` runs on into `next` without a line break: in the style, after `;`, `{`, `}`
+/// or `,`; in the script, where a line break never ends a statement: after `;`, `{`, `,`, an
+/// open bracket, `?`, `:` or a `+` that is not `++`, and a `}` before another `}`.
+fn runs_on(line: &str, part: CardPart, next: &str) -> bool {
+    match part {
+        CardPart::Style => line.ends_with([';', '{', '}', ',']),
+        CardPart::Script => {
+            line.ends_with([';', '{', ',', '(', '[', '?', ':'])
+                || (line.ends_with('+') && !line.ends_with("++"))
+                || (line.ends_with('}') && next.starts_with('}'))
+        }
+        CardPart::Page => false,
+    }
 }
 
 /// What a part of an item's JSON may cost, as it is carried: a string member of the part's
@@ -492,13 +554,14 @@ fn item_content(
         let whole = format!("{resource}{id}/part/1");
         return Ok(text_content(uri, JSON, item_text(wire, &whole)));
     };
-    let json = serde_json::to_string(&wire).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let json = crate::wire::to_json(&wire).map_err(|e| ResourceError::Storage(e.to_string()))?;
     let (slice, parts) = crate::wire::part(&json, n, PART_BUDGET).ok_or(ResourceError::NotFound)?;
     let mut doc = json!({"id": id, "part": n, "parts": parts, "json": slice});
     if n < parts {
         doc["next"] = json!(format!("{resource}{id}/part/{}", n + 1));
     }
-    Ok(text_content(uri, JSON, doc.to_string()))
+    let text = crate::wire::to_json(&doc).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    Ok(text_content(uri, JSON, text))
 }
 
 /// The card's contents: its HTML, and an empty domain list for every CSP directive (the card
@@ -637,7 +700,8 @@ mod tests {
             "</style>",
             "<script>",
             "</script>",
-            "overflow-wrap: anywhere;",
+            "overflow-wrap:anywhere;",
+            "content:attr(data-label) \": \";",
             "\"use strict\";",
         ] {
             assert!(served.contains(kept), "{kept}");
@@ -649,6 +713,33 @@ mod tests {
             2,
             "the style's rules on one line: {style}"
         );
+    }
+
+    #[test]
+    fn squeezed_css_keeps_strings_descendants_and_values() {
+        let mut out = String::new();
+        squeeze_css(
+            "td::before { content: \": \"; font: 12px / 1.4 a, b; } p :hover { margin: calc(1px + 2%) 0 ; }",
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            "td::before{content:\": \";font:12px / 1.4 a,b;}p :hover{margin:calc(1px + 2%) 0;}"
+        );
+    }
+
+    #[test]
+    fn script_lines_run_on_only_where_no_statement_ends() {
+        assert!(runs_on("a = b +", CardPart::Script, "c;"));
+        assert!(!runs_on("i++", CardPart::Script, "x();"));
+        assert!(runs_on("}", CardPart::Script, "});"));
+        assert!(!runs_on(
+            "var f = function () {}",
+            CardPart::Script,
+            "var g = 1;"
+        ));
+        assert!(!runs_on("x)", CardPart::Script, "(y);"));
+        assert!(!runs_on("<p>a", CardPart::Page, "b</p>"));
     }
 
     #[test]

@@ -28,7 +28,13 @@ pub(super) const TRAIL_LINES: usize = 5;
 
 /// `v` as indented JSON.
 pub(super) fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default()
+    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+    // As every JSON the server writes (`wire::to_json`): no raw bidirectional control, line
+    // separator or C1 control in the text a model or a host shows.
+    match crate::text::escape_json_controls_but_newlines(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(escaped) => escaped,
+    }
 }
 
 /// What `text` costs the answer line once escaped into its JSON string.
@@ -43,7 +49,7 @@ pub(super) fn item_text(v: Value, whole: &str) -> String {
     if escaped_len(&text) <= PAGE_ITEMS_BUDGET {
         return text;
     }
-    let compact = serde_json::to_string(&v).unwrap_or_default();
+    let compact = wire::to_json(&v).unwrap_or_default();
     if escaped_len(&compact) <= PAGE_ITEMS_BUDGET {
         return compact;
     }
@@ -52,7 +58,7 @@ pub(super) fn item_text(v: Value, whole: &str) -> String {
     if escaped_len(&text) <= PAGE_ITEMS_BUDGET {
         return text;
     }
-    serde_json::to_string(&cut).unwrap_or_default()
+    wire::to_json(&cut).unwrap_or_default()
 }
 
 /// The text `build` makes of the view, with the view's newest items halved until the text

@@ -202,7 +202,7 @@ impl Event {
         let when = minute(&self.at);
         // Every stored string is shown short and on one line: an imported event is kept
         // as it came, whatever its author or field say.
-        let who = short(self.author.as_deref().unwrap_or("unnamed"), 80);
+        let who = value(self.author.as_deref().unwrap_or("unnamed"), 80);
         // An engineer's verdict attests something: a review unless they said approval.
         let meaning = self
             .meaning
@@ -213,7 +213,9 @@ impl Event {
             .reason
             .as_deref()
             .filter(|r| !r.is_empty())
-            .map(|r| format!(": \"{}\"", short(r, 80)))
+            // Quoted with its quotes escaped: it cannot end early and go on as the line's
+            // own time, author and channel.
+            .map(|r| format!(": {}", crate::text::quoted(&crate::text::one_line(r), 80)))
             .unwrap_or_default();
         format!(
             "{what}{reason}, {when}, {who}{meaning} ({})",
@@ -238,7 +240,7 @@ impl Event {
         if self.kind == EventKind::VerdictKept
             && let Some(c) = self.changes.first()
         {
-            let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| short(s, 60));
+            let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| value(s, 60));
             let item = c
                 .index
                 .map_or(String::new(), |i| format!("item {} ", ordinal(i)));
@@ -292,11 +294,23 @@ fn change_words(c: &Change) -> String {
         }
     }
     let field = match c.index {
-        Some(i) => format!("item {} {}", ordinal(i), short(&c.field, 40)),
-        None => short(&c.field, 40),
+        Some(i) => format!("item {} {}", ordinal(i), value(&c.field, 40)),
+        None => value(&c.field, 40),
     };
-    let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| short(s, 60));
+    let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| value(s, 60));
     format!("{field} {} → {}", v(&c.from), v(&c.to))
+}
+
+/// A stored value or name in a line: [`short`], and quoted (its quotes and backslashes
+/// escaped, [`crate::text::quoted`]) when it holds what separates the line's own parts (`,`
+/// `;` `"` `→`): `release, 2026-12-01 14:02, Ada, approval (app)` cannot read as the change,
+/// time, author and channel of the line it is in.
+fn value(s: &str, n: usize) -> String {
+    if s.contains([',', ';', '"', '→']) {
+        crate::text::quoted(&crate::text::one_line(s), n)
+    } else {
+        short(s, n)
+    }
 }
 
 /// At most `n` characters, an ellipsis marking a cut; as one line ([`crate::text::one_line`]:

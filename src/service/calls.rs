@@ -50,7 +50,7 @@ impl Service {
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
             return Err(ServiceError::InvalidParams(format!(
                 "Unknown tool: {}",
-                text::prefix_chars(name, 100)
+                text::inline(name, 100)
             )));
         };
         let f = version.features();
@@ -167,7 +167,14 @@ pub(super) fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<Strin
             // Short even when the offending value is a megabyte string. The middle is cut, not
             // the end: jsonschema puts the value first and the rule last, and the rule is what
             // the caller needs to read.
-            format!("{at}: {}", text::cut_middle(&e.message, 300))
+            // jsonschema quotes the value (or an unexpected key) with its bidirectional, C1
+            // and invisible characters raw, and a key's line breaks too: escaped, as every
+            // other refusal shows what it quotes.
+            format!(
+                "{}: {}",
+                text::escape_controls(at),
+                text::escape_controls(&text::cut_middle(&e.message, 300))
+            )
         })
         .collect();
     Some(format!(

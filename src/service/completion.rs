@@ -28,7 +28,7 @@ use crate::call::Reference;
 use crate::prompts;
 use crate::review::normalise_uri;
 use crate::store::{Completable, Narrowing, Store, StoreError};
-use crate::text::prefix_chars;
+use crate::text::{inline, quoted};
 
 /// The most values one answer carries (the spec's limit).
 pub const MAX_VALUES: usize = 100;
@@ -104,13 +104,14 @@ fn rule(
             let Some(arguments) = prompts::argument_names(name) else {
                 return Err(CompletionError::Invalid(format!(
                     "Unknown prompt: {}",
-                    prefix_chars(name, 100)
+                    inline(name, 100)
                 )));
             };
             if !arguments.contains(&argument) {
                 return Err(CompletionError::Invalid(format!(
-                    "Prompt {name} takes no argument \"{}\"; it accepts: {}",
-                    prefix_chars(argument, 100),
+                    "Prompt {} takes no argument {}; it accepts: {}",
+                    inline(name, 100),
+                    quoted(argument, 100),
                     arguments.join(", ")
                 )));
             }
@@ -126,14 +127,14 @@ fn rule(
                 let known: Vec<&str> = TEMPLATE_VARIABLES.iter().map(|(t, _, _)| *t).collect();
                 return Err(CompletionError::Invalid(format!(
                     "Unknown resource template: {}; the templates are: {}",
-                    prefix_chars(uri, 200),
+                    inline(uri, 200),
                     known.join(", ")
                 )));
             };
             if argument != variable {
                 return Err(CompletionError::Invalid(format!(
-                    "Resource template {template} has no variable \"{}\"; it has: {variable}",
-                    prefix_chars(argument, 100)
+                    "Resource template {template} has no variable {}; it has: {variable}",
+                    quoted(argument, 100)
                 )));
             }
             Ok(Some((what, Context::Ignored)))

@@ -15,9 +15,26 @@ use super::run::Entries;
 use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned};
 use crate::text::escape_controls;
 
-/// Ids as `import` allows them, which are also safe file names.
+/// Ids as `import` allows them that are also a file name on every system a teammate may
+/// clone the folder on: not hidden (a leading `.`), no `:` (an NTFS stream: git for Windows
+/// refuses to check such a file out), and not a Windows device name ([`is_windows_device`]).
 pub(super) fn is_file_id(id: &str) -> bool {
-    !id.is_empty() && !id.starts_with('.') && is_id_text(id)
+    !id.is_empty()
+        && !id.starts_with('.')
+        && !id.contains(':')
+        && is_id_text(id)
+        && !is_windows_device(id)
+}
+
+/// Whether Windows takes a file named `id` plus an extension for a device: its part before
+/// the first `.` is `CON`, `PRN`, `AUX`, `NUL`, or `COM` or `LPT` and one digit, in any case.
+fn is_windows_device(id: &str) -> bool {
+    let stem = id.split('.').next().unwrap_or(id).to_ascii_uppercase();
+    match stem.as_bytes() {
+        [b'C', b'O', b'N'] | [b'P', b'R', b'N'] | [b'A', b'U', b'X'] | [b'N', b'U', b'L'] => true,
+        [b'C', b'O', b'M', d] | [b'L', b'P', b'T', d] => d.is_ascii_digit(),
+        _ => false,
+    }
 }
 
 /// How many threads hash the database's items.
@@ -519,6 +536,27 @@ pub fn merge_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_ids_are_file_names_on_every_system() {
+        for good in [
+            "rec_3f9a0c1b2d4e5f60",
+            "a",
+            "CONSOLE",
+            "nul_x",
+            "com10",
+            "x.con",
+            "x.",
+        ] {
+            assert!(is_file_id(good), "{good}");
+        }
+        for bad in [
+            "", ".x", "a:b", "CON", "con", "nul.x", "Aux.a.b", "PRN", "COM1", "lpt9", "LPT0.x",
+            "a/b", "a b",
+        ] {
+            assert!(!is_file_id(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn only_crlf_line_endings_become_lf() {

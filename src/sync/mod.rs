@@ -218,11 +218,16 @@ impl Item {
 }
 
 /// A line as a folder file holds it: pretty-printed (two-space indent, keys in field order)
-/// with a final newline.
+/// with a final newline, and, as the export writes them, every character a terminal would
+/// obey or a reader take for a line end that serde_json leaves raw (DEL, C1 controls, the
+/// Unicode line and paragraph separators, the bidirectional controls) written as a `\u202e`
+/// escape: the same value, but `git diff` or a pull request shows a note in the order it is
+/// stored.
 fn file_text(line: &impl Serialize) -> String {
     // Serialising plain structs of strings, enums and vectors cannot fail; an empty object
     // would be refused by the next sync rather than lose anything silently.
-    let mut text = serde_json::to_string_pretty(line).unwrap_or_else(|_| "{}".into());
+    let pretty = serde_json::to_string_pretty(line).unwrap_or_else(|_| "{}".into());
+    let mut text = crate::text::escape_json_controls_but_newlines(&pretty).into_owned();
     text.push('\n');
     text
 }

@@ -57,7 +57,7 @@
 //! settled as a conflict: the later version keeps the key with its own id, a decision taking
 //! the other's engineer verdicts, and the other id is deleted on both sides.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::{fs, io};
 
@@ -433,7 +433,28 @@ pub(super) fn gather(
     });
     let mut entries = entries?;
     read_folder(folder, schemas, scanned, problems, spent, &mut entries)?;
+    refuse_case_twins(&entries)?;
     Ok(entries)
+}
+
+/// Refuses two items of a kind whose ids differ only in letter case: on the case-insensitive
+/// file systems of macOS and Windows they are one file, so one would overwrite the other.
+fn refuse_case_twins(entries: &Entries) -> Result<()> {
+    let mut seen: HashMap<(ItemKind, String), &str> = HashMap::new();
+    for ((kind, id), e) in entries {
+        if e.db.is_none() && e.file.is_none() {
+            continue;
+        }
+        if let Some(twin) = seen.insert((*kind, id.to_ascii_lowercase()), id) {
+            return Err(fail!(
+                "{} {twin} and {id}: their ids differ only in letter case, so on macOS and \
+                 Windows they are one file; nothing was changed. Forget one and save it again \
+                 (the server gives it a new id), or import it under another id",
+                kind.as_str()
+            ));
+        }
+    }
+    Ok(())
 }
 
 pub(super) fn action_of(e: &Entry) -> Action {
@@ -462,10 +483,13 @@ pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
     for (item, h) in items.into_iter().zip(hashes) {
         if !is_file_id(item.id()) {
             return Err(fail!(
-                "{} {}: the id cannot be a file name (only ASCII letters, digits and _ - . :, \
-                 not starting with '.'); nothing was changed",
+                "{} {}: the id cannot be a file name on every system (only ASCII letters, \
+                 digits and _ - ., not starting with '.', no Windows device name such as CON, \
+                 NUL or COM1 before its first '.'); nothing was changed. An id the server makes \
+                 (rec_3f9a0c1b2d4e5f60) always is one: forget the item and save it again, or \
+                 import it under another id",
                 item.kind().as_str(),
-                item.id()
+                crate::text::escape_controls(item.id())
             ));
         }
         let key = (item.kind(), item.id().to_string());

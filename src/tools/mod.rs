@@ -363,6 +363,8 @@ pub enum Detail {
 /// What the summary of an entity filter that matched nothing at the supplied revision adds:
 /// where else the id is known ("; face:3 is known at 2 other revisions of this file").
 fn elsewhere_hint(entity: &str, revisions: u64, of_file: bool) -> String {
+    // The id as the caller sent it: cut and escaped, so it stays on the summary's one line.
+    let entity = crate::text::inline(entity, 100);
     if revisions == 0 {
         return format!("; {entity} is not known at any other revision either");
     }

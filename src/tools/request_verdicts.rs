@@ -42,6 +42,11 @@ pub const FIRST_LINE: &str =
 
 /// How much of each field of an item the form shows, in characters.
 const SHOWN: usize = 300;
+/// How much of a requirement an item's title shows, in characters.
+const TITLE_REQUIREMENT: usize = 80;
+/// How much of a requirement longer than its title shows the description shows: 20 items
+/// of a form stay about 20 KB.
+const REQUIREMENT_SHOWN: usize = 1000;
 
 /// The key of the one input request of an `input_required` result.
 pub const INPUT_KEY: &str = "verdicts";
@@ -266,10 +271,16 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
     // The first line is what a host that shows one line shows: who the answers belong to
     // (under 80 characters). Each item's details are in its field (title and description)
     // only, never repeated here.
+    // The subject quoted with its quotes escaped, and a disposition that holds a parenthesis
+    // or a quote quoted too: neither can end early and name another part or revision.
+    let disposition = if d.disposition.contains(['(', ')', '"']) {
+        quoted(&one_line(&d.disposition), 40)
+    } else {
+        shown(&d.disposition, 40)
+    };
     let mut message = format!(
-        "{FIRST_LINE}\nDecision \"{}\" ({}) on {} at {}: accept or reject each item; a reason is optional.",
-        shown(&d.subject, 120),
-        shown(&d.disposition, 40),
+        "{FIRST_LINE}\nDecision {} ({disposition}) on {} at {}: accept or reject each item; a reason is optional.",
+        quoted(&one_line(&d.subject), 120),
         shown(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
         short_rev(&d.artifact.revision)
     );
@@ -283,16 +294,25 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
     let mut required = Vec::new();
     for &i in items {
         let b = &d.basis[i];
-        let mut about = format!("source: {}", b.source.as_str());
+        // The requirement is what the engineer judges: one the title cuts is shown here, at
+        // up to REQUIREMENT_SHOWN characters, and every cut says how much it leaves out.
+        let mut about = String::new();
+        if b.requirement.chars().count() > TITLE_REQUIREMENT {
+            about.push_str(&format!(
+                "requirement: {}; ",
+                counted(&b.requirement, REQUIREMENT_SHOWN)
+            ));
+        }
+        about.push_str(&format!("source: {}", b.source.as_str()));
         if let Some(detail) = &b.source_detail {
-            about.push_str(&format!(" ({})", shown(detail, SHOWN)));
+            about.push_str(&format!(" ({})", counted(detail, SHOWN)));
         }
         about.push_str(&format!("; state: {}", b.state.as_str()));
         if let Some(e) = &b.evidence {
-            about.push_str(&format!("; evidence: {}", shown(e, SHOWN)));
+            about.push_str(&format!("; evidence: {}", counted(e, SHOWN)));
         }
         if let Some(q) = &b.question {
-            about.push_str(&format!("; question: {}", shown(q, SHOWN)));
+            about.push_str(&format!("; question: {}", counted(q, SHOWN)));
         }
         if !b.faces.is_empty() {
             let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
@@ -317,7 +337,7 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
             key.clone(),
             json!({
                 "type": "string",
-                "title": format!("Item {}: {}", i + 1, shown(&b.requirement, 80)),
+                "title": format!("Item {}: {}", i + 1, shown(&b.requirement, TITLE_REQUIREMENT)),
                 "description": about,
                 "enum": Judgement::ALL,
             }),
@@ -354,6 +374,20 @@ fn when(at: &str) -> String {
 /// A stored string as the form shows it: one line, at most `n` characters.
 fn shown(s: &str, n: usize) -> String {
     prefix_chars(&one_line(s), n)
+}
+
+/// [`shown`], followed, when it cuts, by how many characters it leaves out
+/// (`… [25 more characters]`): a cut field of the item judged never reads as the whole.
+fn counted(s: &str, n: usize) -> String {
+    let mut text = shown(s, n);
+    let more = s.chars().count().saturating_sub(n);
+    if more > 0 {
+        text.push_str(&format!(
+            " [{more} more character{}]",
+            if more == 1 { "" } else { "s" }
+        ));
+    }
+    text
 }
 
 fn judgement_key(i: usize) -> String {

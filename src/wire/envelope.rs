@@ -5,10 +5,11 @@ use serde::Serialize;
 
 use super::{Member, Payload};
 
-/// Compact JSON of a value. Compact JSON never contains a raw newline, so one message is one
-/// line. Encoding a `Value` cannot fail; an error is logged and written as null.
+/// Compact JSON of a value ([`super::to_json`]). Compact JSON never contains a raw newline,
+/// nor a character a reader takes for one, so one message is one line. Encoding a `Value`
+/// cannot fail; an error is logged and written as null.
 pub(super) fn value_json(v: &impl Serialize) -> String {
-    serde_json::to_string(v).unwrap_or_else(|e| {
+    super::to_json(v).unwrap_or_else(|e| {
         log::error!("could not encode a message: {e}");
         "null".to_string()
     })

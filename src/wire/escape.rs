@@ -1,5 +1,58 @@
-//! The escaped copy every tool answer carries: its compact JSON as the inside of a JSON string
-//! (the answer's text block).
+//! The JSON this module writes, and the escaped copy every tool answer carries: its compact
+//! JSON as the inside of a JSON string (the answer's text block).
+
+use std::io;
+
+use serde::Serialize;
+
+/// serde_json's compact JSON of `value`, with every character of
+/// [`crate::text::is_control_like`] that serde_json leaves raw in a string (DEL, C1 controls,
+/// U+2028/9, the bidirectional controls, the invisible format characters) written as a
+/// `\u202e` escape: the same value, but text a model, a host showing an answer or a terminal
+/// reads shows a stored string in the order it is stored, on the line it is on and with
+/// nothing hidden, as the export, the synced folder and the logs write it.
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut out = Vec::with_capacity(128);
+    to_writer(&mut out, value)?;
+    // Both serde_json and the escapes write UTF-8 only.
+    String::from_utf8(out)
+        .map_err(|e| <serde_json::Error as serde::ser::Error>::custom(format!("not UTF-8: {e}")))
+}
+
+/// [`to_json`] into `writer`.
+pub(super) fn to_writer<W: io::Write, T: Serialize + ?Sized>(
+    writer: W,
+    value: &T,
+) -> serde_json::Result<()> {
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        writer,
+        ControlsEscaped,
+    ))
+}
+
+/// serde_json's compact formatter, but a string's characters that [`crate::text::is_control_like`]
+/// names and serde_json leaves raw are escaped. serde_json escapes `"`, `\` and the C0 controls
+/// itself and hands the runs between them here.
+struct ControlsEscaped;
+
+impl serde_json::ser::Formatter for ControlsEscaped {
+    fn write_string_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        // Every such character starts with one of these bytes in UTF-8 (DEL; C1: C2 80-9F;
+        // U+061C: D8 9C; U+180E: E1; U+200B-200F, U+2028-202E, U+2060-206F: E2; U+FEFF,
+        // U+FFF9-FFFB: EF; U+1BCA0-1BCA3: F0; the tags, U+E0000-E007F: F3): most text has none.
+        if !fragment
+            .bytes()
+            .any(|b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xef | 0xf0 | 0xf3))
+        {
+            return writer.write_all(fragment.as_bytes());
+        }
+        writer.write_all(crate::text::escape_json_controls(fragment).as_bytes())
+    }
+}
 
 /// Appends `json` as the inside of a JSON string. `json` is compact JSON as serde_json writes
 /// it, which holds no control character (they are escaped inside strings and there is no
@@ -55,6 +108,22 @@ fn byte_mask(word: u64, b: u8) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn to_json_escapes_what_serde_json_leaves_raw_and_is_the_same_value() {
+        let v = serde_json::json!({
+            "k\u{202e}": ["a\u{2028}b\u{85}c\u{9b}2J\u{7f}\u{200f}\u{61c}\u{2066}\u{2069}", "\n\u{1b}\"\\"],
+            "plain": "Ø10 H7 ✅ नमस्ते ‘’ — …"
+        });
+        let json = to_json(&v).unwrap();
+        assert_eq!(
+            json,
+            r#"{"k\u202e":["a\u2028b\u0085c\u009b2J\u007f\u200f\u061c\u2066\u2069","\n\u001b\"\\"],"plain":"Ø10 H7 ✅ नमस्ते ‘’ — …"}"#
+        );
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), v);
+        let plain = serde_json::json!({"a": "Ø ✅ plain", "n": [1, 2.5, null]});
+        assert_eq!(to_json(&plain).unwrap(), plain.to_string());
+    }
 
     #[test]
     fn json_as_string_contents_handles_quotes_at_every_offset_of_a_word() {

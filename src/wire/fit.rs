@@ -212,6 +212,9 @@ fn twice_escaped(c: char) -> usize {
         '"' | '\\' => 4,
         '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 3,
         c if u32::from(c) < 0x20 => 7,
+        // DEL, C1, U+2028/9, the bidirectional controls and the invisible format characters:
+        // `\u202e`, then `\\u202e`; a surrogate pair beyond the Basic Multilingual Plane.
+        c if crate::text::is_control_like(c) => 7 * c.len_utf16(),
         c => c.len_utf8(),
     }
 }

@@ -22,6 +22,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub use envelope::{batch_line, error_line, message_line, result_line};
+pub use escape::to_json;
 use escape::{push_json_as_string_contents, quotes};
 pub use fit::{fit_item, part};
 pub use page::PageWriter;
@@ -58,10 +59,10 @@ pub struct Encoded {
 impl Encoded {
     /// Encodes `value` (a tool's structured answer).
     pub fn of<T: Serialize + ?Sized>(value: &T) -> Result<Encoded, Error> {
-        Ok(Encoded::from_json(serde_json::to_string(value)?))
+        Ok(Encoded::from_json(to_json(value)?))
     }
 
-    /// `plain`, compact JSON made by serde_json, with its escaped copy.
+    /// `plain`, compact JSON made by [`to_json`], with its escaped copy.
     fn from_json(plain: String) -> Encoded {
         let mut quoted = String::new();
         push_json_as_string_contents(&plain, &mut quoted);
@@ -82,7 +83,7 @@ impl Encoded {
 /// What `value` costs an answer that carries it: its JSON and its escaped copy. A value that
 /// cannot be encoded counts as too big for any answer.
 pub fn answer_bytes<T: Serialize + ?Sized>(value: &T) -> usize {
-    match serde_json::to_string(value) {
+    match to_json(value) {
         Ok(json) => 2 * json.len() + quotes(json.as_bytes()),
         Err(e) => {
             log::error!("a wire form could not be encoded: {e}");
@@ -289,10 +290,13 @@ mod tests {
         ]
     }
 
+    /// The bytes are those of the equivalent value as the server writes every JSON
+    /// ([`to_json`]: serde_json's, with DEL, C1, U+2028/9 and the bidirectional controls
+    /// escaped, in `structuredContent` and in the text copy alike), and the same value.
     #[test]
     fn tool_result_is_the_bytes_of_the_equivalent_value() {
         for structured in awkward_values() {
-            let text = structured.to_string();
+            let text = to_json(&structured).unwrap();
             for with in [false, true] {
                 let mut want = json!({"content": [
                     {"type": "text", "text": "sum \"mary\"\n"},
@@ -304,9 +308,18 @@ mod tests {
                 let encoded = Encoded::of(&structured).unwrap();
                 let payload = tool_result("sum \"mary\"\n", encoded, with);
                 let line = result_line(&json!(1), payload);
+                let want = json!({"jsonrpc": "2.0", "id": 1, "result": want});
+                assert_eq!(line, to_json(&want).unwrap());
+                let got: Value = serde_json::from_str(&line).unwrap();
                 assert_eq!(
-                    line,
-                    json!({"jsonrpc": "2.0", "id": 1, "result": want}).to_string()
+                    got["result"]["structuredContent"],
+                    want["result"]["structuredContent"]
+                );
+                let copy = got["result"]["content"][1]["text"].as_str().unwrap();
+                assert_eq!(serde_json::from_str::<Value>(copy).unwrap(), structured);
+                assert!(
+                    !copy.chars().any(crate::text::is_control_like),
+                    "the text copy holds a raw control: {copy:?}"
                 );
             }
         }

@@ -5,7 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Encoded, Error, fit_item, quotes};
+use super::escape::to_writer;
+use super::{Encoded, Error, fit_item, quotes, to_json};
 
 /// The member that carries the cursor of the next page.
 const NEXT_CURSOR: &str = "next_cursor";
@@ -74,14 +75,16 @@ impl PageWriter {
         artifact: Option<&impl Serialize>,
         item: &impl Serialize,
     ) -> bool {
-        let entry = match artifact.map(serde_json::to_vec).transpose() {
+        let entry = match artifact.map(to_json).transpose() {
             Ok(e) => e,
             Err(e) => {
                 self.error = Some(e);
                 return false;
             }
         };
-        let extra = entry.as_ref().map_or(0, |e| 2 * e.len() + quotes(e) + 2);
+        let extra = entry
+            .as_ref()
+            .map_or(0, |e| 2 * e.len() + quotes(e.as_bytes()) + 2);
         let before = self.cost;
         self.cost += extra;
         if !self.push_within(budget, item) {
@@ -92,7 +95,7 @@ impl PageWriter {
             if !table.is_empty() {
                 table.push(b',');
             }
-            table.extend_from_slice(&entry);
+            table.extend_from_slice(entry.as_bytes());
         }
         true
     }
@@ -110,7 +113,7 @@ impl PageWriter {
         if self.items > 0 {
             self.out.push(b',');
         }
-        if let Err(e) = serde_json::to_writer(&mut self.out, item) {
+        if let Err(e) = to_writer(&mut self.out, item) {
             self.out.truncate(mark);
             self.error = Some(e);
             return false;
@@ -129,7 +132,7 @@ impl PageWriter {
                 fit_item(v, budget.saturating_sub(self.cost), &whole)
             });
             self.out.truncate(mark);
-            if let Err(e) = fitted.and_then(|v| serde_json::to_writer(&mut self.out, &v)) {
+            if let Err(e) = fitted.and_then(|v| to_writer(&mut self.out, &v)) {
                 self.out.truncate(mark);
                 self.error = Some(e);
                 return false;

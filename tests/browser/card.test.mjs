@@ -526,6 +526,25 @@ test("card_shows_control_and_bidi_characters_of_stored_strings_as_escapes", asyn
   await page.close();
 });
 
+test("card_shows_invisible_characters_of_stored_strings_as_escapes", async () => {
+  // A zero width space or a byte order mark made "bore\u200b" look like "bore" beside it,
+  // and tag characters (U+E0000-E007F) carried text a person does not see: shown as escapes.
+  const rev = "sha256:" + "c".repeat(64);
+  const hidden = "bore\u200b\ufeff\u{e0061}\u{e0070}";
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject: hidden, disposition: "hold",
+    basis: [{ requirement: "req " + hidden, source: "drawing", state: "satisfied" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  await frame.waitForFunction(() => document.body.innerText.includes("req bore"));
+  const seen = await frame.evaluate(() => document.body.innerText);
+  assert.equal(seen.match(/[\u200b\ufeff\u{e0000}-\u{e007f}]/gu), null, seen);
+  assert.ok(seen.includes("req bore\\u{200b}\\u{feff}\\u{e0061}\\u{e0070}"), seen);
+  await page.close();
+});
+
 test("card_subtitle_counts_the_revisions_decisions_and_records_not_the_ones_that_fit", async () => {
   // A review too large for one answer comes with `omitted`: the subtitle said "2 decisions,
   // 2 records" of 40 and 40. It counts those that did not fit too.

@@ -1242,3 +1242,76 @@ fn export_to_a_reader_that_goes_away_exits_0_quietly() {
     assert_eq!(stderr(&o), "");
     assert!(first.starts_with(b"{\"record\":"));
 }
+
+/// Regression: a usage error quoted the offending argument raw (`unknown subcommand
+/// 'bo^[[2Jgus'`, `form3 … not 'sha256:^[]52;c;…^G'`), so an argument an assistant's shell
+/// tool passed could clear the engineer's terminal or write their clipboard (OSC 52). Every
+/// other failure message was already escaped where it is printed; a usage error is too.
+#[test]
+fn a_usage_error_shows_the_argument_it_quotes_escaped() {
+    let dir = TempDir::new("usage-escaped").unwrap();
+    for (args, shown) in [
+        (
+            &["bo\u{1b}[2Jgus\u{202e}"][..],
+            "unknown subcommand 'bo\\u{1b}[2Jgus\\u{202e}'",
+        ),
+        (
+            &["form3", "sha256:\u{1b}]52;c;QUFB\u{7}\u{9b}x\nforged"],
+            "not 'sha256:\\u{1b}]52;c;QUFB\\u{7}\\u{9b}x\\u{a}forged'",
+        ),
+        (&["--bo\u{1b}[2J"], "unknown flag '--bo\\u{1b}[2J'"),
+    ] {
+        let o = run(dir.path(), args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = stderr(&o);
+        assert!(err.contains(shown), "{args:?}: {err}");
+        assert!(
+            !err.chars()
+                .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
+            "{args:?}: a control character reached the terminal: {err:?}"
+        );
+        assert!(err.contains("\nUsage: review-mcp"), "{err}");
+    }
+}
+
+/// Regression: the success lines of `check`, `import` and `backup` named the database and
+/// the file as they are (`e^[[31mvil.db: ok: …`), while every failure message escaped them:
+/// a file name could colour, clear or retitle the terminal it was printed on.
+#[test]
+fn success_lines_show_the_paths_they_name_escaped() {
+    let dir = TempDir::new("paths-escaped").unwrap();
+    let name = "e\u{1b}[31mvil\u{202e}\u{200b}";
+    let db = dir.join(&format!("{name}.db"));
+    server_remembers_bore(&db);
+    let db_arg = db.to_str().unwrap();
+    let export = dir.join(&format!("{name}.jsonl"));
+    let export_arg = export.to_str().unwrap();
+    let backup = dir.join(&format!("{name}.bak"));
+    let other = dir.join("other.db");
+    let outputs = [
+        run(dir.path(), &["--db", db_arg, "check"]),
+        run(dir.path(), &["--db", db_arg, "export", "-o", export_arg]),
+        run(
+            dir.path(),
+            &["--db", other.to_str().unwrap(), "import", export_arg],
+        ),
+        run(
+            dir.path(),
+            &["--db", db_arg, "backup", backup.to_str().unwrap()],
+        ),
+    ];
+    for o in &outputs {
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+        for text in [stdout(o), stderr(o)] {
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
+                "a control character reached the terminal: {text:?}"
+            );
+        }
+    }
+    assert!(stdout(&outputs[0]).contains("e\\u{1b}[31mvil\\u{202e}\\u{200b}.db: ok"));
+    assert!(stdout(&outputs[2]).contains("vil\\u{202e}\\u{200b}.jsonl: 1 lines"));
+    assert!(stdout(&outputs[3]).contains(".bak: backup of "));
+}

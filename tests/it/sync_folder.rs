@@ -321,3 +321,105 @@ fn sync_first_sync_of_many_items_with_a_bad_file_writes_nothing() -> anyhow::Res
     assert_eq!(snapshot(&folder)?.len(), 600);
     Ok(())
 }
+
+/// Regression: the folder's files held a stored string's bidirectional controls, line
+/// separators, C1 controls and DEL raw (serde_json leaves them), so `git diff`, `cat` or a
+/// pull request showed a note in another order than it is stored (a "Trojan Source" right-to-
+/// left override), a reader splitting lines at U+2028 saw a line of its own, and a C1 CSI
+/// acted on the terminal. They are written as `\u202e`-style escapes, as the export writes
+/// them: the same JSON value, so the folder reads back to the same database, and a second
+/// sync changes nothing.
+#[test]
+fn folder_files_hold_no_raw_control_or_bidirectional_character() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-escaped")?;
+    let note = r"x\u202Eevil\u2066y\u2069 \u2028forged line\u2029\u0085\u009b2J\u007f\u200e\u061c";
+    let a = database(
+        &dir,
+        "a.db",
+        &[
+            feature("rec_a", "bore", note, T1),
+            decision("dec_1", "hold", T1),
+        ],
+    )?;
+    let folder = dir.join("review");
+    ok(review_mcp(&a, &["sync", &folder.to_string_lossy()])?)?;
+    let mut files = snapshot(&folder)?;
+    for e in std::fs::read_dir(folder.join("history"))? {
+        let p = e?.path();
+        files.push((p.clone(), std::fs::read_to_string(&p)?));
+    }
+    ensure!(files.len() >= 3, "{files:?}");
+    for (path, text) in &files {
+        ensure!(
+            !text
+                .chars()
+                .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
+            "{}: {text:?}",
+            path.display()
+        );
+    }
+    let record = std::fs::read_to_string(folder.join("records/rec_a.json"))?;
+    ensure!(
+        record.contains(r"x\u202eevil\u2066y\u2069 \u2028forged"),
+        "{record}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&record)?;
+    ensure!(
+        v["record"]["note"]
+            == "x\u{202e}evil\u{2066}y\u{2069} \u{2028}forged line\u{2029}\u{85}\u{9b}2J\u{7f}\u{200e}\u{61c}",
+        "{v}"
+    );
+    // Nothing to do a second time; a new database synced from the folder holds the same.
+    let again = ok(review_mcp(&a, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(again.contains("written to the folder: 0"), "{again}");
+    let b = dir.join("b.db");
+    ok(review_mcp(&b, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(export(&a)? == export(&b)?);
+    Ok(())
+}
+
+/// Regression: an id `import` accepts became the file name `records/<id>.json` whatever it
+/// was, so a database holding `CON`, `nul.x` or `com1` (device names on Windows), `a:b` (an
+/// NTFS stream: git for Windows refuses to check the file out), or both `rec_A` and `rec_a`
+/// (one file on the case-insensitive file systems of macOS and Windows: one item silently
+/// overwrote the other) made a folder a teammate could not clone, or lost an item there.
+/// Sync refuses such a database, naming the ids, and changes nothing.
+#[test]
+fn ids_that_are_no_file_name_on_every_system_refuse_the_sync() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-reserved")?;
+    for (ids, named) in [
+        (&["CON"][..], "record CON"),
+        (&["nul.x"], "record nul.x"),
+        (&["Com1"], "record Com1"),
+        (&["lpt9.a.b"], "record lpt9.a.b"),
+        (&["a:b"], "record a:b"),
+        (&["rec_A", "rec_b", "rec_a"], "rec_A and rec_a"),
+    ] {
+        let lines: Vec<String> = ids
+            .iter()
+            .map(|id| feature(id, &format!("name {id}"), "n", T1))
+            .collect();
+        let db = database(
+            &dir,
+            &format!("{}.db", ids.join("-").replace(':', "_")),
+            &lines,
+        )?;
+        let folder = dir.join(&format!("f-{}", ids.join("-").replace(':', "_")));
+        let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        ensure!(!out.status.success(), "{ids:?}: {err}");
+        ensure!(err.contains(named), "{ids:?}: {err}");
+        ensure!(err.contains("nothing was changed"), "{ids:?}: {err}");
+        ensure!(snapshot(&folder)?.is_empty(), "{ids:?} wrote files");
+    }
+    // Names that only look like them are files like any other.
+    let lines: Vec<String> = ["CONSOLE", "nul_x", "com10", "x.con", "rec_B"]
+        .iter()
+        .map(|id| feature(id, &format!("name {id}"), "n", T1))
+        .collect();
+    let db = database(&dir, "fine.db", &lines)?;
+    let folder = dir.join("fine");
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(snapshot(&folder)?.len() == 5);
+    Ok(())
+}

@@ -773,3 +773,44 @@ fn the_folder_lock_is_the_folder_itself_and_a_second_sync_waits_for_it() -> anyh
     );
     Ok(())
 }
+
+/// Regression: "another sync of DIR is running" named the folder raw, the one message of sync
+/// that did not escape it, so a folder named with an escape sequence acted on the terminal
+/// while the sync waited.
+#[test]
+fn the_waiting_message_names_the_folder_escaped() -> anyhow::Result<()> {
+    let dir = crate::support::TempDir::new("sync-lock-escaped")?;
+    let db = dir.join("a.db");
+    let folder = dir.join("rev\u{1b}]52;c;QUFB\u{7}iew\u{202e}");
+    std::fs::create_dir(&folder)?;
+    import(dir.path(), &db, &[feature("f1", "bore", "n", T1)])?;
+    let held = std::fs::File::open(&folder)?;
+    held.lock()?;
+    let child = Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("sync")
+        .arg(&folder)
+        .env("MCP_LOG_LEVEL", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    drop(held);
+    let out = child.wait_with_output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure!(out.status.success(), "{stderr}");
+    ensure!(
+        stderr.contains("rev\\u{1b}]52;c;QUFB\\u{7}iew\\u{202e} is running"),
+        "{stderr}"
+    );
+    for text in [&*stderr, &*String::from_utf8_lossy(&out.stdout)] {
+        ensure!(
+            !text
+                .chars()
+                .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
+            "a control character reached the terminal: {text:?}"
+        );
+    }
+    Ok(())
+}

@@ -607,3 +607,91 @@ fn asked_again_the_form_says_who_gave_each_earlier_verdict_how_and_when() {
         assert!(!about(i).contains("relayed"), "item {i}: {}", about(i));
     }
 }
+
+/// Regression: the form showed a requirement only in its title, cut at 80 characters with a
+/// bare `…`, and a long evidence or question cut at 300 the same way: the engineer's verdict
+/// was recorded as theirs on a requirement they could not read past its start (what followed
+/// could reverse it). A requirement the title cuts is shown in the description, and every cut
+/// says how many characters are not shown.
+#[test]
+fn the_form_shows_a_long_requirement_and_says_what_it_cuts() {
+    let mut c = Modern::new();
+    let requirement = format!(
+        "Bore 12H7 through{}, unless the wall is under 0.1 mm",
+        " and deburred".repeat(20)
+    );
+    let evidence = "e".repeat(325);
+    remember(
+        &mut c,
+        json!([
+            {"requirement": requirement, "source": "drawing", "state": "satisfied", "evidence": evidence},
+            {"requirement": "x".repeat(1100), "source": "drawing", "state": "satisfied"},
+            {"requirement": "Wall 2 mm", "source": "drawing", "state": "satisfied"}
+        ]),
+    );
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let field = |i: usize, key: &str| {
+        params["requestedSchema"]["properties"][format!("judgement_{i}")][key]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(field(0, "title").starts_with("Item 1: Bore 12H7 through"));
+    let about = field(0, "description");
+    assert!(
+        about.starts_with(&format!("requirement: {requirement}; source: drawing")),
+        "{about}"
+    );
+    assert!(
+        about.contains(&format!(
+            "evidence: {}… [25 more characters]",
+            &evidence[..300]
+        )),
+        "{about}"
+    );
+    let about = field(1, "description");
+    assert!(
+        about.starts_with(&format!(
+            "requirement: {}… [100 more characters]",
+            "x".repeat(1000)
+        )),
+        "{about}"
+    );
+    // A requirement the title shows whole is not repeated.
+    assert_eq!(field(2, "title"), "Item 3: Wall 2 mm");
+    assert!(field(2, "description").starts_with("source: drawing"));
+}
+
+/// Regression: the form's message put the decision's subject between quotes it did not
+/// escape and its disposition bare in parentheses, so a subject `bore" (release) on
+/// file:///w/other.step at sha256:…: accept …` told the engineer they were judging another
+/// part's release, the real disposition, file and revision pushed past it. The subject is
+/// quoted with its quotes escaped, and a disposition holding a parenthesis or a quote too.
+#[test]
+fn the_form_message_names_the_decision_it_asks_about_unforged() {
+    let mut c = Modern::new();
+    let subject = "bore\" (release) on file:///w/other.step at sha256:999999999999: accept";
+    let mut args = ask_args();
+    args["subject"] = json!(subject);
+    let mut decided = c.call(
+        "remember_decision",
+        json!({"artifact": args["artifact"], "subject": subject, "disposition": "hold) on file:///w/x.step (",
+               "basis": [{"requirement": "Bore", "source": "drawing", "state": "satisfied"}]}),
+        json!({}),
+    );
+    assert_ne!(decided["result"]["isError"], json!(true), "{decided}");
+    decided.take();
+    let asked = c.call("request_verdicts", args, form());
+    let message = asked["result"]["inputRequests"]["verdicts"]["params"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{asked}"))
+        .to_string();
+    let second = message.lines().nth(1).unwrap();
+    assert!(
+        second.starts_with(
+            "Decision \"bore\\\" (release) on file:///w/other.step at sha256:999999999999: accept\" (\"hold) on file:///w/x.step (\") on "
+        ),
+        "{second}"
+    );
+}
