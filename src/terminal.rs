@@ -82,15 +82,7 @@ const SHOWN: usize = 400;
 /// and, when it is cut, how many characters are not shown (`… [25 more characters]`), so a
 /// cut never reads as the whole text.
 fn shown(s: &str, n: usize) -> String {
-    let mut text = escape_controls(&prefix_chars(s, n)).into_owned();
-    let more = s.chars().count().saturating_sub(n);
-    if more > 0 {
-        text.push_str(&format!(
-            " [{more} more character{}]",
-            if more == 1 { "" } else { "s" }
-        ));
-    }
-    text
+    escape_controls(&prefix_chars(s, n)).into_owned() + &crate::text::more_characters(s, n)
 }
 
 /// Every decision at `revision`, newest first.

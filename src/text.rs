@@ -204,6 +204,16 @@ pub fn prefix_chars(s: &str, n: usize) -> String {
     format!("{head}…")
 }
 
+/// What a cut to the first `n` characters of `s` leaves out, as a reader is told it after the
+/// `…` (` [25 more characters]`); empty when nothing is cut.
+pub fn more_characters(s: &str, n: usize) -> String {
+    match s.chars().count().saturating_sub(n) {
+        0 => String::new(),
+        1 => " [1 more character]".to_string(),
+        more => format!(" [{more} more characters]"),
+    }
+}
+
 /// `s` with its middle replaced by `…` so that `max_chars` of its characters are kept: the
 /// first half (rounded up) and the last half. `s` itself when it has at most `max_chars`.
 pub fn cut_middle(s: &str, max_chars: usize) -> String {

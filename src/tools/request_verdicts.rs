@@ -379,15 +379,7 @@ fn shown(s: &str, n: usize) -> String {
 /// [`shown`], followed, when it cuts, by how many characters it leaves out
 /// (`… [25 more characters]`): a cut field of the item judged never reads as the whole.
 fn counted(s: &str, n: usize) -> String {
-    let mut text = shown(s, n);
-    let more = s.chars().count().saturating_sub(n);
-    if more > 0 {
-        text.push_str(&format!(
-            " [{more} more character{}]",
-            if more == 1 { "" } else { "s" }
-        ));
-    }
-    text
+    shown(s, n) + &crate::text::more_characters(s, n)
 }
 
 fn judgement_key(i: usize) -> String {

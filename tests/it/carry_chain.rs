@@ -14,14 +14,6 @@ fn at(n: usize) -> Value {
     art_uri(&rev(n), FILE)
 }
 
-fn read(c: &mut Client, uri: &str) -> String {
-    let r = c.request("resources/read", json!({"uri": uri}));
-    r["result"]["contents"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{uri}: {r}"))
-        .to_string()
-}
-
 /// The basis of the decision "bore" at revision `n`, as `show_review` gives it whole.
 fn basis(c: &mut Client, n: usize) -> Vec<Value> {
     let d = c.ok(
@@ -73,7 +65,7 @@ fn a_marker_names_the_revision_its_changed_ids_are_of() {
         let b2 = basis(&mut c, 2);
         assert!(b2[0]["carried"].get("ids_of").is_none(), "{}", b2[0]);
 
-        let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+        let report = c.read_text(&format!("review://revisions/{}/report", rev(3)));
         // Nothing at revision 3 was checked there: no heading calls anything verified.
         assert!(!report.contains("Verified at this revision"), "{report}");
         let short2 = &rev(2)[..19];
@@ -85,7 +77,7 @@ fn a_marker_names_the_revision_its_changed_ids_are_of() {
             line.contains(&format!("face:11 of revision {short2}")),
             "the report names the revision of face:11: {line}"
         );
-        let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+        let form = c.read_text(&format!("review://revisions/{}/form3.csv", rev(3)));
         let row = form
             .lines()
             .find(|l| l.contains("Bore 12H7"))
@@ -122,7 +114,7 @@ fn an_item_to_re_verify_carried_on_keeps_its_reasons_and_their_revision() {
     );
     assert_eq!(b[0]["faces"], json!(["face:31"]));
     assert_eq!(b[1]["carried"]["state"], "inherited");
-    let report = read(&mut c, &format!("review://revisions/{}/report", rev(4)));
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(4)));
     assert!(!report.contains("the part changed"), "{report}");
 }
 
@@ -137,7 +129,7 @@ fn forgetting_the_middle_of_a_chain_keeps_what_the_last_revision_was_carried_fro
     let mut c = Client::memory(ERAS[0]);
     chain_to_three(&mut c);
     c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
-    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    let form = c.read_text(&format!("review://revisions/{}/form3.csv", rev(3)));
     assert!(
         form.contains(&format!("Partial FAI: carried from {}", rev(2))),
         "{form}"
@@ -148,7 +140,7 @@ fn forgetting_the_middle_of_a_chain_keeps_what_the_last_revision_was_carried_fro
     assert_eq!(shown["supersedes"][0]["revision"], rev(2), "{shown}");
     let full = c.ok("show_review", json!({"artifact": at(3), "detail": "full"}));
     assert_eq!(full["stale"]["decisions"], json!([]), "{full}");
-    let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(3)));
     assert!(
         report.contains(&format!("Supersedes revision `{}`", rev(2))),
         "{report}"
@@ -237,7 +229,7 @@ fn the_form3_names_the_revision_its_carried_rows_came_from() {
         "carry_forward",
         json!({"from": at(2), "to": at(3), "map": [{"from": "face:5", "to": "face:35"}]}),
     );
-    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    let form = c.read_text(&format!("review://revisions/{}/form3.csv", rev(3)));
     let fai = form.lines().find(|l| l.starts_with("FAI,")).unwrap();
     assert!(
         fai.starts_with(&format!("FAI,\"Partial FAI: carried from {};", rev(1))),
@@ -368,7 +360,7 @@ fn an_engineer_verdict_on_a_superseded_revision_is_refused() {
 fn a_partial_fai_does_not_say_what_changed_was_re_verified_before_anyone_did() {
     let mut c = Client::memory(ERAS[0]);
     chain_to_three(&mut c);
-    let form = read(&mut c, &format!("review://revisions/{}/form3.csv", rev(3)));
+    let form = c.read_text(&format!("review://revisions/{}/form3.csv", rev(3)));
     let fai = form.lines().find(|l| l.starts_with("FAI,")).unwrap();
     assert!(!fai.contains("was re-verified"), "{fai}");
     assert!(
@@ -413,7 +405,7 @@ fn a_carried_disposition_counts_what_is_still_to_re_verify_after_a_verdict() {
         disposition.ends_with("0 of 2 basis items to re-verify"),
         "{disposition}"
     );
-    let report = read(&mut c, &format!("review://revisions/{}/report", rev(3)));
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(3)));
     assert!(report.contains("### Re-verify first (0)"), "{report}");
     assert!(
         !report.contains("1 of 2 basis items to re-verify"),

@@ -88,20 +88,12 @@ fn review_at_r1(c: &mut Client) -> String {
     id
 }
 
-fn read(c: &mut Client, uri: &str) -> String {
-    let r = c.request("resources/read", json!({"uri": uri}));
-    r["result"]["contents"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("{uri}: {r}"))
-        .to_string()
-}
-
 fn resource(c: &mut Client, revision: &str) -> Value {
-    serde_json::from_str(&read(c, &format!("review://revisions/{revision}"))).unwrap()
+    serde_json::from_str(&c.read_text(&format!("review://revisions/{revision}"))).unwrap()
 }
 
 fn report(c: &mut Client, revision: &str) -> String {
-    read(c, &format!("review://revisions/{revision}/report"))
+    c.read_text(&format!("review://revisions/{revision}/report"))
 }
 
 /// Everything both revisions hold, as the resources and recalls show it: what a refused or
@@ -305,7 +297,7 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
         assert!(rep1.contains("Superseded by revision"), "{rep1}");
 
         // The Form 3 of revision 2: a partial FAI whose carried rows are not its results.
-        let csv = read(&mut c, &format!("review://revisions/{}/form3.csv", r2()));
+        let csv = c.read_text(&format!("review://revisions/{}/form3.csv", r2()));
         assert!(
             csv.contains(&format!("Partial FAI: carried from {}", r1())),
             "{csv}"
@@ -477,7 +469,7 @@ fn an_item_whose_ids_were_not_carried_is_not_shown_as_about_the_whole_part() {
         );
         assert!(rep.contains(&format!("boss 8 mm high ({lost})")), "{rep}");
         assert!(rep.contains("material 6061-T6 (whole part)"), "{rep}");
-        let csv = read(&mut c, &format!("review://revisions/{}/form3.csv", r2()));
+        let csv = c.read_text(&format!("review://revisions/{}/form3.csv", r2()));
         let row = |req: &str| {
             csv.lines()
                 .find(|l| l.contains(req))
@@ -657,7 +649,7 @@ fn form3_is_a_full_fai_once_every_row_is_stated_again() {
     review_at_r1(&mut c);
     c.ok("carry_forward", carry_args());
     let fai = |c: &mut Client| {
-        let csv = read(c, &format!("review://revisions/{}/form3.csv", r2()));
+        let csv = c.read_text(&format!("review://revisions/{}/form3.csv", r2()));
         csv.lines()
             .find(|l| l.starts_with("FAI,"))
             .unwrap_or_default()

@@ -104,6 +104,15 @@ impl Client {
         self.request("tools/call", json!({"name": tool, "arguments": args}))
     }
 
+    /// The text of a resource that must be read: its first content's.
+    pub fn read_text(&mut self, uri: &str) -> String {
+        let r = self.request("resources/read", json!({"uri": uri}));
+        r["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{uri}: {r}"))
+            .to_string()
+    }
+
     /// A call that must succeed: its `structuredContent`, checked against the JSON text.
     pub fn ok(&mut self, tool: &str, args: Value) -> Value {
         let resp = self.call(tool, args.clone());
