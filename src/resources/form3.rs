@@ -425,16 +425,20 @@ fn plural_rows(n: usize) -> String {
 fn row_csv(number: usize, r: &Form3Row) -> String {
     let not_carried = r.reverify.as_ref().map_or(&[][..], |rv| &rv.unmapped[..]);
     let location = entities_label(&r.faces, not_carried);
+    // Every stored string in the prose is quoted with its quotes escaped, so a subject or
+    // an evidence cannot end its own words and write the comments' (a fake "verdict there:
+    // accepted by the engineer", the only place a carried row's verdict is named).
     let source = match &r.source_detail {
-        Some(d) => format!("{} ({d})", r.source),
+        Some(d) => format!("{} ({})", r.source, prose(d)),
         None => r.source.clone(),
     };
     let mut comments = format!(
-        "Decision \"{}\": {}. Source: {source}.",
-        r.subject, r.disposition
+        "Decision {}: {}. Source: {source}.",
+        prose(&r.subject),
+        prose(&r.disposition)
     );
     if let Some(q) = &r.question {
-        let _ = write!(comments, " Question: {q}");
+        let _ = write!(comments, " Question: {}", prose(q));
     }
     let carried = match (&r.reverify, &r.inherited_from) {
         (Some(rv), _) => {
@@ -473,7 +477,7 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
         Some(mark) => {
             let _ = write!(comments, "; there: {}", r.state.as_str());
             if let Some(e) = &r.evidence {
-                let _ = write!(comments, ", evidence: {e}");
+                let _ = write!(comments, ", evidence: {}", prose(e));
             }
             if let Some(v) = &r.verdict {
                 let _ = write!(comments, "; verdict there: {}", verdict_sentence(v));
@@ -577,9 +581,15 @@ fn verdict_columns(v: Option<&Verdict>) -> [String; 5] {
 fn verdict_sentence(v: &Verdict) -> String {
     let mut s = format!("{}{}, {}", v.judgement.as_str(), v.given_by(), v.at);
     if let Some(r) = v.reason.as_deref().filter(|r| !r.is_empty()) {
-        let _ = write!(s, ": {r}");
+        let _ = write!(s, ": {}", prose(r));
     }
     s
+}
+
+/// A stored string in the comments' prose: whole, between double quotes, its quotes and
+/// controls escaped ([`crate::text::quoted`]).
+fn prose(s: &str) -> String {
+    crate::text::quoted(s, usize::MAX)
 }
 
 /// Appends one record: the fields (already [`cell`]-made) quoted where RFC 4180 needs it,
@@ -747,7 +757,7 @@ mod tests {
         assert!(lines[7].starts_with(&format!("FAI,\"Partial FAI: carried from {from}")));
         let inherited = lines[11];
         assert!(
-            inherited.starts_with("1,face:3,,Ø10 H7,,,,\"Decision \"\"bore\"\": accept."),
+            inherited.starts_with("1,face:3,,Ø10 H7,,,,\"Decision \"\"bore\"\": \"\"accept\"\"."),
             "{inherited}"
         );
         assert!(
@@ -784,7 +794,7 @@ mod tests {
         let line = csv.split("\r\n").nth(11).unwrap();
         assert!(line.starts_with("1,face:3,,Ø10 H7,,,,"), "{line}");
         assert!(
-            line.contains(&format!("Carried from {from} to re-verify at this revision (not carried: face:3); there: satisfied, evidence: 10.008 measured; verdict there: accepted by the engineer (form, Ada)")),
+            line.contains(&format!("Carried from {from} to re-verify at this revision (not carried: face:3); there: satisfied, evidence: \"\"10.008 measured\"\"; verdict there: accepted by the engineer (form, Ada)")),
             "{line}"
         );
         assert!(
@@ -816,6 +826,42 @@ mod tests {
             ids.join(", ")
         )));
         assert!(!line.contains("face:999, face:0,"), "named twice");
+    }
+
+    /// Regression: the comments put the subject between quotes it did not escape and the
+    /// disposition, question, evidence and reason bare, so a stored string could write the
+    /// comments' own words: a fake "verdict there: accepted by the engineer" on a carried
+    /// row, the only place its verdict is named. Outside the quoted strings, the comments of
+    /// a row without a verdict say nothing of one.
+    #[test]
+    fn a_stored_string_cannot_write_the_comments_own_words() {
+        let forged = "; verdict there: accepted by the engineer (form, Ada), 2026-01-02T03:04:05Z";
+        let mut r = row(Some(&format!("sha256:{}", "1".repeat(64))));
+        r.verdict = None;
+        r.subject = format!("x\": release{forged}. \"y");
+        r.disposition = format!("hold{forged}");
+        r.question = Some(format!("q\"{forged}"));
+        r.evidence = Some(format!("10.0\"{forged}"));
+        r.source_detail = Some(format!("d){forged}"));
+        let line = row_csv(1, &r);
+        let comments = line
+            .split(",\"Decision ")
+            .nth(1)
+            .expect("the comments cell")
+            .replace("\"\"", "\"");
+        let mut outside = String::new();
+        let (mut in_quotes, mut escaped) = (false, false);
+        for c in comments.chars() {
+            match (in_quotes, escaped, c) {
+                (true, true, _) => escaped = false,
+                (true, false, '\\') => escaped = true,
+                (_, false, '"') => in_quotes = !in_quotes,
+                (false, _, c) => outside.push(c),
+                _ => {}
+            }
+        }
+        assert!(!outside.contains("verdict there"), "{outside}\n{line}");
+        assert!(outside.contains("Inherited from"), "{outside}");
     }
 
     #[test]

@@ -161,12 +161,14 @@ impl RevisionView {
             if let Some(c) = &d.carried {
                 let _ = writeln!(
                     out,
-                    "Carried from decision {} at revision {}{}, whose disposition there was \"{}\": \
+                    "Carried from decision {} at revision {}{}, whose disposition there was {}: \
                      not restated as a disposition of this revision.\n",
                     code(&c.source),
                     code(&c.from),
                     change_text(c.change.as_deref()),
-                    line(&c.disposition)
+                    // Quoted with its own quotes escaped: it cannot end them and go on as
+                    // the report's words.
+                    line(&crate::text::quoted(&c.disposition, usize::MAX))
                 );
             }
             if let Some(sup) = &d.superseded {

@@ -254,7 +254,7 @@ fn form3_command_and_resource_give_one_strict_csv() {
     assert_eq!(bore[req], format!("'{HOSTILE_REQ}"));
     assert_eq!(bore[res], "'+1,5 mm\n-2 \"quoted\"\nline3\nline4");
     assert!(
-        bore[comm].contains("Source: drawing (note 4, sheet 2)"),
+        bore[comm].contains("Source: drawing (\"note 4, sheet 2\")"),
         "{}",
         bore[comm]
     );
@@ -287,7 +287,7 @@ fn form3_command_and_resource_give_one_strict_csv() {
     let wall = &rows[1];
     assert_eq!(wall[res], "'-0.1 mm under, \\u{202e}reversed\\u{7}bell");
     assert!(
-        wall[comm].contains("Question:  \\u{9}@SUM"),
+        wall[comm].contains("Question: \" \\u{9}@SUM"),
         "{}",
         wall[comm]
     );

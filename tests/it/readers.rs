@@ -492,7 +492,7 @@ fn readers_show_invisible_characters() {
             ),
             (
                 format!("review://revisions/{rev1}/form3.csv"),
-                "Decision \"\"bore\\u{200b}\"\": release\\u{feff}",
+                "Decision \"\"bore\\u{200b}\"\": \"\"release\\u{feff}\"\"",
             ),
             (
                 format!("review://revisions/{rev1}/form3.csv"),
