@@ -107,10 +107,11 @@ pub fn escape_controls(s: &str) -> Cow<'_, str> {
 
 /// JSON text (as serde_json writes it, compact) with every character of [`is_control_like`]
 /// it leaves raw (DEL, C1 controls, the Unicode line and paragraph separators, the
-/// bidirectional controls) written as a `\uXXXX` escape: the same JSON value, but nothing
-/// that acts on a terminal or that a reader splitting lines (Python's `str.splitlines` breaks
-/// at U+2028 and U+0085) takes for a line end. They are all in the Basic Multilingual Plane
-/// and, in JSON text, occur only inside strings; serde_json escapes the C0 controls itself.
+/// bidirectional controls, the invisible format characters) written as a `\uXXXX` escape (a
+/// surrogate pair beyond the Basic Multilingual Plane): the same JSON value, but nothing that
+/// acts on a terminal, hides, or that a reader splitting lines (Python's `str.splitlines`
+/// breaks at U+2028 and U+0085) takes for a line end. In JSON text they occur only inside
+/// strings; serde_json escapes the C0 controls itself.
 pub fn escape_json_controls(json: &str) -> Cow<'_, str> {
     replace_control_like(json, |c| {
         // Beyond the Basic Multilingual Plane (a tag character): a UTF-16 surrogate pair,
