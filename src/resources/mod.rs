@@ -418,8 +418,14 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
     if unknown {
         return Err(ResourceError::NotFound);
     }
-    let text = crate::wire::to_json(&answer).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let text = json_text(&answer)?;
     Ok(vec![text_content(uri, JSON, text)])
+}
+
+/// `v` as the server writes every JSON ([`crate::wire::to_json`]); a value that cannot be
+/// encoded is a storage error.
+fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> Result<String, ResourceError> {
+    crate::wire::to_json(v).map_err(|e| ResourceError::Storage(e.to_string()))
 }
 
 /// The card as served: [`CARD_HTML`] without the indentation of its lines and without its
@@ -554,13 +560,13 @@ fn item_content(
         let whole = format!("{resource}{id}/part/1");
         return Ok(text_content(uri, JSON, item_text(wire, &whole)));
     };
-    let json = crate::wire::to_json(&wire).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let json = json_text(&wire)?;
     let (slice, parts) = crate::wire::part(&json, n, PART_BUDGET).ok_or(ResourceError::NotFound)?;
     let mut doc = json!({"id": id, "part": n, "parts": parts, "json": slice});
     if n < parts {
         doc["next"] = json!(format!("{resource}{id}/part/{}", n + 1));
     }
-    let text = crate::wire::to_json(&doc).map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let text = json_text(&doc)?;
     Ok(text_content(uri, JSON, text))
 }
 

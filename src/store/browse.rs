@@ -297,9 +297,9 @@ impl Store {
         Ok((records, decisions, events))
     }
 
-    /// What an export writes, read in one snapshot as [`Store::export_all`] reads it and in
-    /// its order (records, then decisions, each by `created_at` then `id`; then every event,
-    /// oldest first), handed to `each` one at a time: the export of a large database holds
+    /// What an export writes, read in one snapshot as [`Store::export_all`] reads it, in the
+    /// export's order (records, then decisions, each by `created_at` then `id`; then every
+    /// event, oldest first), handed to `each` one at a time: the export of a large database holds
     /// one item in memory, not all of them. An error from `each` stops the reading.
     pub fn export_each<E: From<StoreError>>(
         &mut self,

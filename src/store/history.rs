@@ -274,15 +274,18 @@ impl Store {
     }
 }
 
+/// Every event, oldest first ([`each_event`] collected).
 pub(super) fn all_events(tx: &Transaction<'_>) -> Result<Vec<Event>, StoreError> {
-    let bodies: Vec<String> = tx
-        .prepare_cached("SELECT body FROM events ORDER BY at, seq")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    bodies.iter().map(|b| parse(b)).collect()
+    let mut events = Vec::new();
+    each_event(tx, |e| {
+        events.push(e);
+        Ok::<_, StoreError>(())
+    })?;
+    Ok(events)
 }
 
-/// Every event, oldest first (the order of [`all_events`]), handed to `each` one at a time.
+/// Every event, oldest first (by time, then by when it was written), handed to `each` one at
+/// a time.
 pub(super) fn each_event<E: From<StoreError>>(
     tx: &Transaction<'_>,
     mut each: impl FnMut(Event) -> Result<(), E>,

@@ -639,7 +639,9 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
 /// records first, then decisions, each sorted by (`created_at`, `id`), each
 /// [`clamped`](Item::clamped) so that every line imports back; then the history, one
 /// `{"event":{…}}` line per event in the order given (`Store::events`: oldest first).
-/// Returns the two counts of items.
+/// Returns the two counts of items. The export itself streams ([`export_from`]); this whole
+/// form is the reference its tests compare it with.
+#[cfg(test)]
 pub fn write_export(
     records: Vec<Record>,
     decisions: Vec<Decision>,
