@@ -25,7 +25,7 @@ use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
 use crate::store::{
     DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
 };
-use crate::text::{escape_controls, prefix_chars, quoted};
+use crate::text::{escape_controls, needs_quotes, prefix_chars, quoted};
 use crate::time;
 
 /// What a session did.
@@ -347,9 +347,9 @@ pub fn review(
             continue;
         }
         let mut d = shown_decision;
-        // The subject quoted with its quotes escaped, and a disposition that holds a
-        // parenthesis or a quote quoted too: neither can end early and name another part.
-        let disposition = if d.disposition.contains(['(', ')', '"']) {
+        // The subject quoted with its quotes escaped, and a disposition that could end early
+        // quoted too: neither can name another part.
+        let disposition = if needs_quotes(&d.disposition) {
             quoted(&d.disposition, 60)
         } else {
             shown(&d.disposition, 60)

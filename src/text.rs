@@ -189,11 +189,29 @@ pub fn quoted(s: &str, n: usize) -> String {
     out
 }
 
-/// A stored string a one-line message shows without quotes (a disposition after `=`): at
-/// most `n` characters, every character of [`is_control_like`] escaped, so it cannot break
-/// the line or reorder it.
+/// A stored string a one-line message shows without quotes (an id the caller sent): at most
+/// `n` characters, every character of [`is_control_like`] escaped, so it cannot break the
+/// line or reorder it.
 pub fn inline(s: &str, n: usize) -> String {
     escape_controls(&prefix_chars(s, n)).into_owned()
+}
+
+/// Whether a disposition shown bare in a one-line message could end early and go on in the
+/// message's own words (`accept (D-9) on sha256:…`, `hold; "wall": accept`): it holds a
+/// parenthesis, a quote, a semicolon, a colon or `=`. Such a one is shown quoted; a plain one
+/// ("use as is") reads best bare.
+pub fn needs_quotes(disposition: &str) -> bool {
+    disposition.contains(['(', ')', '"', ';', ':', '='])
+}
+
+/// A disposition in a one-line summary, after `=` or `:`: [`quoted`] when it
+/// [`needs_quotes`], [`inline`] otherwise.
+pub fn disposition(s: &str, n: usize) -> String {
+    if needs_quotes(s) {
+        quoted(s, n)
+    } else {
+        inline(s, n)
+    }
 }
 
 /// The first `n` characters of `s` followed by `…` when `s` is longer; `s` itself otherwise.

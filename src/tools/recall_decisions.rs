@@ -10,7 +10,7 @@ use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::artifact::ArtifactTable;
 use crate::review::{CarryState, State, Via};
 use crate::store::{DecisionQuery, EntityTable, Store, VerdictState};
-use crate::text::{inline, quoted};
+use crate::text::{disposition, quoted};
 use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
 
 pub const NAME: &str = "recall_decisions";
@@ -147,7 +147,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             firsts.push(format!(
                 "; {}: {}{state}",
                 quoted(&d.subject, 40),
-                inline(&d.disposition, 20)
+                disposition(&d.disposition, 20)
             ));
         }
         true

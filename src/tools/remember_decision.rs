@@ -10,7 +10,7 @@ use crate::review::decision::DecisionWire;
 use crate::review::outrank::{KeptVerdict, Outranked, RemovedVerdict};
 use crate::review::{BasisItem, State};
 use crate::store::{NewDecision, Store};
-use crate::text::{inline, quoted};
+use crate::text::{disposition, quoted};
 
 pub const NAME: &str = "remember_decision";
 
@@ -107,7 +107,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             "{} decision {} = {} ({}) on {}: {} basis item{}, {open} open.",
             if replaced { "Replaced" } else { "Saved" },
             quoted(&decision.subject, 60),
-            inline(&decision.disposition, 40),
+            disposition(&decision.disposition, 40),
             decision.id,
             short_rev(&decision.artifact.revision),
             decision.basis.len(),

@@ -23,7 +23,7 @@ use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
 use crate::store::{DecisionRef, Shown, Store, VerdictsOutcome};
-use crate::text::{one_line, prefix_chars, quoted};
+use crate::text::{needs_quotes, one_line, prefix_chars, quoted};
 use crate::time;
 use crate::version::Version;
 
@@ -271,9 +271,9 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
     // The first line is what a host that shows one line shows: who the answers belong to
     // (under 80 characters). Each item's details are in its field (title and description)
     // only, never repeated here.
-    // The subject quoted with its quotes escaped, and a disposition that holds a parenthesis
-    // or a quote quoted too: neither can end early and name another part or revision.
-    let disposition = if d.disposition.contains(['(', ')', '"']) {
+    // The subject quoted with its quotes escaped, and a disposition that could end early
+    // quoted too: neither can name another part or revision.
+    let disposition = if needs_quotes(&d.disposition) {
         quoted(&one_line(&d.disposition), 40)
     } else {
         shown(&d.disposition, 40)
