@@ -66,14 +66,30 @@ enum InputFile {
 }
 
 impl InputFile {
-    fn open(path: &Path) -> io::Result<InputFile> {
-        let file = File::open(path)?;
-        if file.metadata()?.is_file() {
+    fn open(path: &Path) -> Result<InputFile> {
+        let cannot_read = |e: io::Error| {
+            fail!(
+                "cannot read {}: {e}; check the path: import reads a file `review-mcp export` \
+                 wrote",
+                path.display()
+            )
+        };
+        let file = File::open(path).map_err(cannot_read)?;
+        if file.metadata().map_err(cannot_read)?.is_file() {
             return Ok(InputFile::Regular(file));
         }
+        let copy = unnamed_temporary().map_err(|e| {
+            fail!(
+                "{} can be read only once (a pipe), so import copies it to a temporary file \
+                 as it checks it, and cannot make one in {}: {e}; set TMPDIR to a writable \
+                 directory, or import from a file",
+                path.display(),
+                std::env::temp_dir().display()
+            )
+        })?;
         Ok(InputFile::Once {
             input: Some(file),
-            copy: unnamed_temporary()?,
+            copy,
         })
     }
 }
@@ -158,12 +174,7 @@ impl<R: Read> Read for Hashed<R> {
 /// Validates every line of `file`, then lets the store judge and write them in one
 /// transaction (into the database `db`).
 pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
-    let mut input = InputFile::open(file).map_err(|e| {
-        fail!(
-            "cannot read {}: {e}; check the path: import reads a file `review-mcp export` wrote",
-            file.display()
-        )
-    })?;
+    let mut input = InputFile::open(file)?;
     import_from(db, file, &mut input)
 }
 

@@ -928,6 +928,25 @@ fn import_from_a_pipe_writes_what_the_file_writes() {
     );
 }
 
+/// A pipe with nowhere to copy it to is refused before anything is read, saying what to do.
+#[test]
+fn import_from_a_pipe_without_a_temporary_directory_says_to_set_tmpdir() {
+    let dir = TempDir::new("import-pipe-tmpdir").unwrap();
+    let o = cmd(dir.path())
+        .args(["--db", "r.db", "import", "/dev/stdin"])
+        .env("TMPDIR", dir.path().join("missing"))
+        .stdin(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("read only once") && err.contains("TMPDIR"),
+        "{err}"
+    );
+    assert!(!dir.path().join("r.db").exists());
+}
+
 #[test]
 fn import_later_updated_at_wins_and_keeps_its_own_id() {
     use serde_json::json;
