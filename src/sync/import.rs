@@ -404,6 +404,11 @@ fn changed(why: &str) -> StoreError {
     ))
 }
 
+/// [`changed`]: line `number` is not the line that was checked.
+fn not_checked(number: usize) -> StoreError {
+    changed(&format!("line {number} is not the line that was checked"))
+}
+
 impl Again<'_> {
     /// Hands each line of kind `kind` to `each`, in file order.
     fn each(
@@ -431,13 +436,13 @@ impl Again<'_> {
             let bytes = match reader.next_frame() {
                 Ok(Frame::Eof) => break,
                 Ok(Frame::Line(bytes)) => bytes,
-                Ok(Frame::TooLong { .. }) => return Err(changed(&format!("line {number}"))),
+                Ok(Frame::TooLong { .. }) => return Err(not_checked(number)),
                 Err(e) => {
                     return Err(changed(&format!("line {number} cannot be read: {e}")));
                 }
             };
             let Ok(text) = String::from_utf8(bytes) else {
-                return Err(changed(&format!("line {number}")));
+                return Err(not_checked(number));
             };
             if text.trim().is_empty() {
                 continue;
@@ -447,7 +452,11 @@ impl Again<'_> {
                     *n -= 1;
                     *k
                 }
-                _ => return Err(changed(&format!("line {number}: more lines"))),
+                _ => {
+                    return Err(changed(&format!(
+                        "line {number} was not there when it was checked"
+                    )));
+                }
             };
             if run.is_some_and(|(_, n)| n == 0) {
                 run = runs.next();
@@ -457,7 +466,7 @@ impl Again<'_> {
             }
             match parse_export_line(&text, self.schemas) {
                 Ok(line) if LineKind::of(&line) == kind => each(line)?,
-                _ => return Err(changed(&format!("line {number}"))),
+                _ => return Err(not_checked(number)),
             }
         }
         drop(reader);
