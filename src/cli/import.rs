@@ -10,7 +10,7 @@ use review_mcp::sync::import::import_file;
 use super::output::shown;
 
 /// `review-mcp import FILE`: validate every line, then let the store judge and write them in
-/// one transaction, and report what it did on stdout.
+/// one transaction as it reads the file again, and report what it did on stdout.
 pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let done = import_file(db, file)?;
     let mut out = io::stdout().lock();

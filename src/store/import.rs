@@ -230,46 +230,127 @@ impl Store {
         decisions: &[Decision],
         events: &[Event],
     ) -> Result<ImportSummary, StoreError> {
+        // Everything is checked before the write lock is taken; the streamed import checks
+        // each line again as it comes, which these pass.
         refuse_edited(events)?;
         for r in records {
             check_imported_record(r)?;
         }
         for (i, d) in decisions.iter().enumerate() {
-            if !is_revision(&d.artifact.revision) {
-                return Err(StoreError::Invalid(format!(
-                    "decision {}: malformed revision {:?}",
-                    d.id, d.artifact.revision
-                )));
-            }
-            for (j, item) in d.basis.iter().enumerate() {
-                item.check(j)
-                    .map_err(|e| StoreError::Invalid(format!("decision {} (#{i}): {e}", d.id)))?;
-            }
+            check_imported_decision(i, d)?;
         }
+        self.import_streamed(&mut Slices {
+            records,
+            decisions,
+            events,
+        })
+    }
+
+    /// [`Store::import_with_history`] with the lines read from `source` as they are written:
+    /// inside the one write transaction it asks for the events, then the records, then the
+    /// decisions (each kind in file order) and writes each line before it takes the next, so
+    /// an import holds one line in memory, not the file. A line refused here, or an error of
+    /// the source, rolls everything back.
+    pub fn import_streamed(
+        &mut self,
+        source: &mut dyn ImportSource,
+    ) -> Result<ImportSummary, StoreError> {
         // IMMEDIATE: the write lock is taken before the first read, so nothing can change
         // between a comparison and the write it decides.
         let author = self.author.clone();
         let tx = self.write()?;
-        let events_added = history::append(&tx, events)?;
+        let mut summary = ImportSummary::default();
+        source.events(&mut |e| {
+            let one = std::slice::from_ref(&e);
+            refuse_edited(one)?;
+            summary.events_added += history::append(&tx, one)?;
+            Ok(())
+        })?;
         let at = time::now();
         let how = Written {
             channel: Channel::Import,
             at: &at,
             author: author.as_deref(),
         };
-        let mut summary = ImportSummary {
-            events_added,
-            ..ImportSummary::default()
-        };
-        for r in records {
-            summary.count(import_record(&tx, r, &how)?);
-        }
-        for d in decisions {
-            summary.count(import_decision(&tx, d, &how)?);
-        }
+        source.records(&mut |r| {
+            check_imported_record(&r)?;
+            summary.count(import_record(&tx, &r, &how)?);
+            Ok(())
+        })?;
+        let mut i = 0;
+        source.decisions(&mut |d| {
+            check_imported_decision(i, &d)?;
+            i += 1;
+            summary.count(import_decision(&tx, &d, &how)?);
+            Ok(())
+        })?;
         tx.commit()?;
         Ok(summary)
     }
+}
+
+/// Where [`Store::import_streamed`] takes its lines: each kind in the order it is to be
+/// written, handed over one at a time (`each` writes it before the next is read). The store
+/// asks for the events first, then the records, then the decisions, once each.
+pub trait ImportSource {
+    fn events(
+        &mut self,
+        each: &mut dyn FnMut(Event) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+    fn records(
+        &mut self,
+        each: &mut dyn FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+    fn decisions(
+        &mut self,
+        each: &mut dyn FnMut(Decision) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError>;
+}
+
+/// Lines already in memory, as [`Store::import_with_history`] takes them.
+struct Slices<'a> {
+    records: &'a [Record],
+    decisions: &'a [Decision],
+    events: &'a [Event],
+}
+
+impl ImportSource for Slices<'_> {
+    fn events(
+        &mut self,
+        each: &mut dyn FnMut(Event) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.events.iter().try_for_each(|e| each(e.clone()))
+    }
+
+    fn records(
+        &mut self,
+        each: &mut dyn FnMut(Record) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.records.iter().try_for_each(|r| each(r.clone()))
+    }
+
+    fn decisions(
+        &mut self,
+        each: &mut dyn FnMut(Decision) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.decisions.iter().try_for_each(|d| each(d.clone()))
+    }
+}
+
+/// Refuses decision number `i` (from 0) of an import when its revision is malformed or a
+/// basis item breaks its rules.
+fn check_imported_decision(i: usize, d: &Decision) -> Result<(), StoreError> {
+    if !is_revision(&d.artifact.revision) {
+        return Err(StoreError::Invalid(format!(
+            "decision {}: malformed revision {:?}",
+            d.id, d.artifact.revision
+        )));
+    }
+    for (j, item) in d.basis.iter().enumerate() {
+        item.check(j)
+            .map_err(|e| StoreError::Invalid(format!("decision {} (#{i}): {e}", d.id)))?;
+    }
+    Ok(())
 }
 
 /// Refuses events one of which is not sealed: its id is not its content's.

@@ -14,7 +14,9 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::browse::{decisions_in_order, record_by_id, records_in_order};
-use super::decisions::rows::{delete_decisions, write_decision};
+use super::decisions::rows::{
+    DECISION_COLS, decision_from_row, delete_decisions, load_basis, write_decision,
+};
 use super::history;
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, delete_records, record_from_row, write_record};
@@ -109,22 +111,42 @@ impl Store {
     }
 
     /// The journal rows of run `run` of `folder`, each with the body of its item's base (the
-    /// file's text to write; `None`: the file is to be deleted), in one read snapshot.
-    pub fn sync_journal(
+    /// file's text to write; `None`: the file is to be deleted), in one read snapshot, handed
+    /// to `each` one at a time: an interrupted publication of a large database journals every
+    /// item's file, and their texts are read as they are written, not all at once.
+    pub fn sync_journal_each<E: From<StoreError>>(
         &mut self,
         folder: &str,
         run: &str,
-    ) -> Result<Vec<(String, String, Option<String>)>, StoreError> {
+        mut each: impl FnMut(String, String, Option<String>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let tx = self.read()?;
-        let v = tx
+        let mut stmt = tx
             .prepare_cached(
                 "SELECT p.kind, p.id, b.body FROM sync_pending p LEFT JOIN sync_bases b \
                  ON b.folder = p.folder AND b.kind = p.kind AND b.id = p.id \
                  WHERE p.folder = ?1 AND p.run = ?2 ORDER BY p.kind, p.id",
-            )?
-            .query_map(params![folder, run], |r| r.try_into())?
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(v)
+            )
+            .map_err(StoreError::from)?;
+        let mut rows = stmt.query(params![folder, run]).map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            let (kind, id, body) = row.try_into().map_err(StoreError::from)?;
+            each(kind, id, body)?;
+        }
+        Ok(())
+    }
+
+    /// The events of these ids the database holds, in the order given.
+    pub fn events_by_id(&mut self, ids: &[String]) -> Result<Vec<Event>, StoreError> {
+        let tx = self.read()?;
+        let mut body = tx.prepare_cached("SELECT body FROM events WHERE id = ?1")?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            if let Some(text) = body.query_row([id], |r| r.get::<_, String>(0)).optional()? {
+                out.push(history::parse(&text)?);
+            }
+        }
+        Ok(out)
     }
 
     /// Forgets the journal rows of run `run` of `folder`: its files are all written.
@@ -156,6 +178,45 @@ impl<'a> SyncTx<'a> {
     /// Every decision with its basis.
     pub fn decisions(&self) -> Result<Vec<Decision>, StoreError> {
         decisions_in_order(&self.tx)
+    }
+
+    /// Every record, one at a time, in the order of [`SyncTx::records`].
+    pub fn each_record<E: From<StoreError>>(
+        &self,
+        mut each: impl FnMut(Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut stmt = self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
+            ))
+            .map_err(StoreError::from)?;
+        let mut rows = stmt.query([]).map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            let (record, _) = record_from_row(row).map_err(StoreError::from)?;
+            each(record)?;
+        }
+        Ok(())
+    }
+
+    /// Every decision with its basis, one at a time, in the order of [`SyncTx::decisions`].
+    pub fn each_decision<E: From<StoreError>>(
+        &self,
+        mut each: impl FnMut(Decision) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut stmt = self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"
+            ))
+            .map_err(StoreError::from)?;
+        let mut rows = stmt.query([]).map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            let (rid, mut decision, _) = decision_from_row(row).map_err(StoreError::from)?;
+            decision.basis = load_basis(&self.tx, rid)?;
+            each(decision)?;
+        }
+        Ok(())
     }
 
     /// The bases of this folder (hashes only: a body is read when a conflict needs it).
@@ -402,23 +463,22 @@ impl<'a> SyncTx<'a> {
         }
     }
 
-    /// The events whose ids `present` lacks, oldest first (only those are read whole).
+    /// The ids of the events `present` lacks, oldest first (their texts are read after the
+    /// commit, a batch at a time: [`Store::events_by_id`]).
     pub fn events_missing(
         &self,
         present: &std::collections::BTreeSet<&str>,
-    ) -> Result<Vec<Event>, StoreError> {
-        let ids: Vec<String> = self
+    ) -> Result<Vec<String>, StoreError> {
+        let mut stmt = self
             .tx
-            .prepare_cached("SELECT id FROM events ORDER BY at, seq")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        let mut body = self
-            .tx
-            .prepare_cached("SELECT body FROM events WHERE id = ?1")?;
+            .prepare_cached("SELECT id FROM events ORDER BY at, seq")?;
+        let mut rows = stmt.query([])?;
         let mut out = Vec::new();
-        for id in ids.iter().filter(|id| !present.contains(id.as_str())) {
-            let text: String = body.query_row([id], |r| r.get(0))?;
-            out.push(history::parse(&text)?);
+        while let Some(row) = rows.next()? {
+            let id: String = row.get(0)?;
+            if !present.contains(id.as_str()) {
+                out.push(id);
+            }
         }
         Ok(out)
     }

@@ -134,16 +134,27 @@ impl<'a, 't> Apply<'a, 't> {
         e: &Entry,
         action: Action,
     ) -> Result<()> {
-        let db_item = e.db.as_ref().map(|(_, i)| i);
-        let file_item = e.file.as_ref().and_then(|(_, i)| i.as_ref());
+        // The database's version, read again now where the action needs it (the sync kept
+        // only its hash).
+        let needed = match action {
+            Action::InSync => e.db.is_some() && e.base != e.db,
+            Action::DeleteFile | Action::DeleteItem => false,
+            _ => true,
+        };
+        let loaded = match e.db {
+            Some(h) if needed => Some(self.database_item(kind, id, &h)?),
+            _ => None,
+        };
+        let db_item = loaded.as_ref();
+        let file_item = e.file.as_ref().and_then(|(_, i)| i.as_deref());
         match action {
-            Action::InSync => match &e.db {
-                Some((h, item)) if e.base != Some(*h) => {
+            Action::InSync => match (&e.db, db_item) {
+                (Some(h), Some(item)) if e.base != Some(*h) => {
                     self.set_base(item)?;
                 }
-                Some(_) => {}
-                None if e.base.is_some() => self.tx.drop_base(kind.as_str(), id)?,
-                None => {}
+                (Some(_), _) => {}
+                (None, _) if e.base.is_some() => self.tx.drop_base(kind.as_str(), id)?,
+                (None, _) => {}
             },
             Action::ToFolder | Action::KeepDatabase => {
                 let item = db_item.ok_or_else(|| fail!("{id}: no database version"))?;
@@ -226,6 +237,24 @@ impl<'a, 't> Apply<'a, 't> {
             self.counts.conflicts.push(c);
         }
         Ok(r.item)
+    }
+
+    /// The database's version of an item whose hash the sync read as `h`: the transaction
+    /// holds the write lock since, and this sync changed only items it settled, so it is the
+    /// version classified.
+    fn database_item(&self, kind: ItemKind, id: &str, h: &Hash) -> Result<Item> {
+        let item = match kind {
+            ItemKind::Record => self.tx.record(id)?.map(Item::Record),
+            ItemKind::Decision => self.tx.decision(id)?.map(Item::Decision),
+        };
+        match item {
+            Some(item) if item.hash() == *h => Ok(item),
+            _ => Err(fail!(
+                "{} {id} is no longer what the sync read of it; nothing was changed: run sync \
+                 again",
+                kind.as_str()
+            )),
+        }
     }
 
     pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> Result<Option<Item>> {
@@ -443,27 +472,31 @@ pub(super) fn complete(
     run: &str,
     readme: Option<&str>,
 ) -> Result<()> {
-    let rows = store.sync_journal(folder_id, run)?;
     for kind in ItemKind::ALL {
         let dir = folder.join(kind.dir());
         std::fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", dir.display()))?;
     }
-    let touched = !rows.is_empty();
-    let mut writes = Vec::new();
+    // The texts are read from the journal as they are written, a batch at a time.
+    let mut touched = false;
+    let mut writes = Vec::with_capacity(WRITE_BATCH);
     let mut deletes = Vec::new();
-    for (kind, id, body) in rows {
+    store.sync_journal_each(folder_id, run, |kind, id, body| {
+        touched = true;
         let Some(kind) = ItemKind::parse(&kind) else {
-            continue;
+            return Ok(());
         };
         let path = file_of(folder, kind, &id);
         match body {
             Some(text) => writes.push((path, text)),
             None => deletes.push(path),
         }
-    }
-    for part in writes.chunks(WRITE_BATCH) {
-        write_all(part)?;
-    }
+        if writes.len() == WRITE_BATCH {
+            write_all(&writes)?;
+            writes.clear();
+        }
+        Ok::<(), super::Error>(())
+    })?;
+    write_all(&writes)?;
     drop(writes);
     for path in &deletes {
         remove_file(path)?;

@@ -315,7 +315,7 @@ pub(super) fn read_folder(
             // The file may have changed since it was hashed: the hash follows the bytes that
             // are validated and imported.
             match parse_file(&bytes, schemas, kind, &id) {
-                Ok(item) => e.file = Some((hash(&bytes), Some(item))),
+                Ok(item) => e.file = Some((hash(&bytes), Some(Box::new(item)))),
                 Err(why) => problems.push(format!("{}: {}", shown(&path), escape_controls(&why))),
             }
         }

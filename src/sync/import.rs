@@ -1,13 +1,16 @@
 //! An export read back (`review-mcp import FILE`): every line validated, then written in one
 //! transaction.
 //!
-//! Import reads the whole file first and validates every line (the record and decision shapes
+//! Import first reads the whole file and validates every line (the record and decision shapes
 //! of the tools' output schemas, then the domain rules: revision form, normalised uri,
-//! feature/note naming, a `question` for unresolved and conflicting items, timestamp form).
-//! One bad line refuses the whole file and nothing is written. The valid lines then go to
-//! `Store::import`, which judges each one against what the database holds *at that moment*,
-//! inside its one write transaction (so a server writing the same file meanwhile is never
-//! overwritten by an older line), keyed naturally: a named feature by (locator, name), a note
+//! feature/note naming, a `question` for unresolved and conflicting items, timestamp form),
+//! keeping no line, only the keys the items write. One bad line refuses the whole file and
+//! nothing is written. The store then reads the file again inside its one write transaction
+//! (`Store::import_streamed`: the events, then the records, then the decisions, each line
+//! parsed again by the same rules and written before the next is read, the bytes checked to
+//! be those validated), so an import holds one line, not the file. It judges each line
+//! against what the database holds *at that moment*, inside that transaction (so a server
+//! writing the same file meanwhile is never overwritten by an older line), keyed naturally: a named feature by (locator, name), a note
 //! by its id, a decision by (locator, subject, revision). Where a key is already held, the
 //! line with the later `updated_at` wins and keeps its own id; an identical, older or equally
 //! old line leaves the database unchanged. A line whose id is held by a row with another key
@@ -24,8 +27,10 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
+
+use sha2::{Digest, Sha256};
 
 use super::line::{Line, Schemas, parse_export_line};
 use super::new_database::NewDatabase;
@@ -33,7 +38,7 @@ use super::{Item, MAX_REPORTED, Result};
 use crate::framing::{Frame, LineReader, MAX_LINE_BYTES};
 use crate::review::history::Event;
 use crate::review::{Decision, Record};
-use crate::store::{ImportSummary, Store};
+use crate::store::{ImportSource, ImportSummary, Store, StoreError};
 
 /// What an import did: how many lines the file held, and what the store did with them.
 #[derive(Debug)]
@@ -44,21 +49,158 @@ pub struct Imported {
     pub summary: ImportSummary,
 }
 
+/// Where an import reads its file: once to check every line, then again (from its start)
+/// for each kind of line the write takes, so that no pass holds more than one line.
+pub trait Reread {
+    /// The file from its start, once more.
+    fn open(&mut self) -> io::Result<Box<dyn Read + '_>>;
+}
+
+/// An import file: a regular file is read again from its start (through the descriptor
+/// opened first, so a file renamed over it meanwhile is not read); anything else (a pipe,
+/// `/dev/stdin`) can be read only once, so its bytes are copied as they are checked into an
+/// unnamed temporary file that the write then reads.
+enum InputFile {
+    Regular(File),
+    Once { input: Option<File>, copy: File },
+}
+
+impl InputFile {
+    fn open(path: &Path) -> Result<InputFile> {
+        let cannot_read = |e: io::Error| {
+            fail!(
+                "cannot read {}: {e}; check the path: import reads a file `review-mcp export` \
+                 wrote",
+                path.display()
+            )
+        };
+        let file = File::open(path).map_err(cannot_read)?;
+        if file.metadata().map_err(cannot_read)?.is_file() {
+            return Ok(InputFile::Regular(file));
+        }
+        let copy = unnamed_temporary().map_err(|e| {
+            fail!(
+                "{} can be read only once (a pipe), so import copies it to a temporary file \
+                 as it checks it, and cannot make one in {}: {e}; set TMPDIR to a writable \
+                 directory, or import from a file",
+                path.display(),
+                std::env::temp_dir().display()
+            )
+        })?;
+        Ok(InputFile::Once {
+            input: Some(file),
+            copy,
+        })
+    }
+}
+
+impl Reread for InputFile {
+    fn open(&mut self) -> io::Result<Box<dyn Read + '_>> {
+        match self {
+            InputFile::Regular(file) => {
+                file.seek(SeekFrom::Start(0))?;
+                Ok(Box::new(&*file))
+            }
+            InputFile::Once { input, copy } => match input.take() {
+                Some(input) => Ok(Box::new(Copied { input, copy })),
+                None => {
+                    copy.seek(SeekFrom::Start(0))?;
+                    Ok(Box::new(&*copy))
+                }
+            },
+        }
+    }
+}
+
+/// A file in the temporary directory that no name reaches: removed as soon as it is made,
+/// it lives as long as its descriptor.
+fn unnamed_temporary() -> io::Result<File> {
+    let dir = std::env::temp_dir();
+    let mut n = 0u32;
+    loop {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or_default();
+        let path = dir.join(format!(
+            ".review-mcp-import-{}-{nanos:x}-{n}",
+            std::process::id()
+        ));
+        match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(file) => {
+                std::fs::remove_file(&path)?;
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 100 => n += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A read-once input copied, as it is read, into the file the write reads again.
+struct Copied<'a> {
+    input: File,
+    copy: &'a mut File,
+}
+
+impl Read for Copied<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.input.read(buf)?;
+        self.copy.write_all(&buf[..n])?;
+        Ok(n)
+    }
+}
+
+/// A reader that hashes what it reads: the write checks that it reads the bytes that were
+/// checked.
+struct Hashed<R> {
+    inner: R,
+    hash: Sha256,
+}
+
+impl<R: Read> Read for Hashed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
 /// Validates every line of `file`, then lets the store judge and write them in one
 /// transaction (into the database `db`).
 pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
+    let mut input = InputFile::open(file)?;
+    import_from(db, file, &mut input)
+}
+
+/// [`import_file`] with the file read through `input` (`file` names it in messages): every
+/// line validated in a first reading, which keeps only the keys the lines write; then, in
+/// the store's one write transaction, the file read again for each kind of line, each line
+/// written as it is read (`Store::import_streamed`). Memory is one line and the keys, not
+/// the file.
+pub fn import_from(db: &Path, file: &Path, input: &mut dyn Reread) -> Result<Imported> {
     let schemas = Schemas::from_tools()?;
-    let input = File::open(file).map_err(|e| {
+    let cannot_read = |e: io::Error| {
         fail!(
             "cannot read {}: {e}; check the path: import reads a file `review-mcp export` wrote",
             file.display()
         )
-    })?;
-    let lines = read_import(&mut BufReader::new(input), &schemas)
-        .map_err(|e| fail!("{}: {e}", file.display()))?;
-    let total = lines.len();
-    let (records, decisions, events) = split(lines);
-    let nothing_written = |e: crate::store::StoreError| {
+    };
+    let (checked, digest) = {
+        let mut hashed = Hashed {
+            inner: input.open().map_err(cannot_read)?,
+            hash: Sha256::new(),
+        };
+        let checked = read_import(&mut BufReader::new(&mut hashed), &schemas)
+            .map_err(|e| fail!("{}: {e}", file.display()))?;
+        (checked, hashed.hash.finalize())
+    };
+    let nothing_written = |e: StoreError| {
         fail!(
             "{}: nothing was written to {}: {}",
             file.display(),
@@ -75,7 +217,12 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
     // The counts come from the same transaction that wrote, so they describe what happened
     // even when a server wrote the database a moment before.
     let summary = store
-        .import_with_history(&records, &decisions, &events)
+        .import_streamed(&mut Again {
+            input,
+            schemas: &schemas,
+            checked: &checked,
+            digest: digest.into(),
+        })
         .map_err(nothing_written)?;
     if let Some(c) = created.as_mut() {
         c.keep();
@@ -85,8 +232,8 @@ pub fn import_file(db: &Path, file: &Path) -> Result<Imported> {
         log::debug!("checkpoint after the import: {e}");
     }
     Ok(Imported {
-        lines: total,
-        events: events.len(),
+        lines: checked.lines,
+        events: checked.events,
         summary,
     })
 }
@@ -109,13 +256,62 @@ impl std::fmt::Display for ImportError {
 
 impl std::error::Error for ImportError {}
 
+/// What a line of an import file is, as the first reading found it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    Record,
+    Decision,
+    Event,
+}
+
+impl LineKind {
+    fn of(line: &Line) -> LineKind {
+        match line {
+            Line::Event(_) => LineKind::Event,
+            Line::Item(i) => match **i {
+                Item::Record(_) => LineKind::Record,
+                Item::Decision(_) => LineKind::Decision,
+            },
+        }
+    }
+}
+
+/// A file every line of which is valid, as [`read_import`] read it: how many lines of each
+/// kind, and the kind of each line (not blank) in runs, so the write parses only the lines
+/// of the kind it is taking. An export is three runs.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// The lines that are not blank.
+    pub lines: usize,
+    pub events: usize,
+    runs: Vec<(LineKind, usize)>,
+}
+
+impl Checked {
+    fn push(&mut self, kind: LineKind) {
+        self.lines += 1;
+        if kind == LineKind::Event {
+            self.events += 1;
+        }
+        match self.runs.last_mut() {
+            Some((k, n)) if *k == kind => *n += 1,
+            _ => self.runs.push((kind, 1)),
+        }
+    }
+
+    fn holds(&self, kind: LineKind) -> bool {
+        self.runs.iter().any(|(k, _)| *k == kind)
+    }
+}
+
 /// Reads and validates every line of an import file: its shape against [`Schemas`], then the
-/// domain rules.
+/// domain rules. Keeps no line: only the keys the items write (to refuse two lines of one key)
+/// and the kind of each line.
 pub fn read_import(
     input: &mut dyn BufRead,
     schemas: &Schemas,
-) -> std::result::Result<Vec<Line>, ImportError> {
-    let mut lines = Vec::new();
+) -> std::result::Result<Checked, ImportError> {
+    let mut checked = Checked::default();
     let mut problems = Vec::new();
     let mut bad = 0usize;
     let mut number = 0usize;
@@ -123,11 +319,12 @@ pub fn read_import(
     // line costs: at most 16 MiB read, and at most `MAX_LINE_VALUES` values parsed.
     let mut reader = LineReader::new(input);
     // The key each line writes (a feature's locator and name, a decision's locator, subject
-    // and revision) and the line and id that wrote it first.
-    let mut keys: HashMap<String, (usize, String)> = HashMap::new();
+    // and revision), by its digest, and the line and id that wrote it first: about 80 bytes
+    // an item, whatever its size.
+    let mut keys: HashMap<[u8; 16], (usize, Box<str>)> = HashMap::new();
     loop {
         number += 1;
-        let checked = match reader.next_frame() {
+        let checked_line = match reader.next_frame() {
             Ok(Frame::Eof) => break,
             Ok(Frame::TooLong { len }) => Err(format!(
                 "is {len} bytes long, over the {MAX_LINE_BYTES} byte limit of a line"
@@ -145,26 +342,32 @@ pub fn read_import(
         // Two lines of one file that write the same key with different ids: in an export
         // of an older version, two spellings of one file that are one locator now. Either
         // would silently replace the other, so the file is refused naming both.
-        let checked = checked.and_then(|line| match line {
-            Line::Event(_) => Ok(line),
-            Line::Item(item) => match key_of(&item) {
-                Some((key, id)) => match keys.get(&key) {
-                    Some((first, held)) if *held != id => Err(format!(
-                        "{id} writes the same {} as {held} on line {first} (their uris are one \
-                         file once normalised); keep one of them, or rename one, and import \
-                         again",
-                        item.kind().key_name()
-                    )),
-                    _ => {
-                        keys.insert(key, (number, id));
-                        Ok(Line::Item(item))
-                    }
-                },
-                None => Ok(Line::Item(item)),
-            },
+        let checked_line = checked_line.and_then(|line| {
+            let Line::Item(item) = &line else {
+                return Ok(line);
+            };
+            let Some((key, id)) = key_of(item) else {
+                return Ok(line);
+            };
+            let digest = Sha256::digest(key.as_bytes());
+            let mut short = [0u8; 16];
+            short.copy_from_slice(&digest[..16]);
+            match keys.get(&short) {
+                Some((first, held)) if **held != *id => Err(format!(
+                    "{id} writes the same {} as {held} on line {first} (their uris are one \
+                     file once normalised); keep one of them, or rename one, and import \
+                     again",
+                    item.kind().key_name()
+                )),
+                // The same id again: the later line is the one named from now on.
+                _ => {
+                    keys.insert(short, (number, id.into()));
+                    Ok(line)
+                }
+            }
         });
-        match checked {
-            Ok(line) => lines.push(line),
+        match checked_line {
+            Ok(line) => checked.push(LineKind::of(&line)),
             Err(why) => {
                 bad += 1;
                 if problems.len() < MAX_REPORTED {
@@ -177,9 +380,138 @@ pub fn read_import(
         problems.push(format!("… and {} more bad lines", bad - problems.len()));
     }
     if problems.is_empty() {
-        Ok(lines)
+        Ok(checked)
     } else {
         Err(ImportError { problems })
+    }
+}
+
+/// The checked file read again for the store's write, one kind of line per reading, each
+/// line parsed (by the same rules) only when it is of that kind and handed over at once.
+/// The bytes are hashed as they are read: a file that changed since it was checked stops the
+/// write, and the transaction, with nothing written.
+struct Again<'a> {
+    input: &'a mut dyn Reread,
+    schemas: &'a Schemas,
+    checked: &'a Checked,
+    digest: [u8; 32],
+}
+
+/// Why the write stopped reading the file: it is no longer the file that was checked.
+fn changed(why: &str) -> StoreError {
+    StoreError::Invalid(format!(
+        "the file changed while it was imported ({why}); import it again once nothing writes it"
+    ))
+}
+
+/// [`changed`]: line `number` is not the line that was checked.
+fn not_checked(number: usize) -> StoreError {
+    changed(&format!("line {number} is not the line that was checked"))
+}
+
+impl Again<'_> {
+    /// Hands each line of kind `kind` to `each`, in file order.
+    fn each(
+        &mut self,
+        kind: LineKind,
+        each: &mut dyn FnMut(Line) -> std::result::Result<(), StoreError>,
+    ) -> std::result::Result<(), StoreError> {
+        if !self.checked.holds(kind) {
+            return Ok(());
+        }
+        let reading = self
+            .input
+            .open()
+            .map_err(|e| changed(&format!("it cannot be read again: {e}")))?;
+        let mut hashed = Hashed {
+            inner: reading,
+            hash: Sha256::new(),
+        };
+        let mut reader = LineReader::new(BufReader::new(&mut hashed));
+        let mut runs = self.checked.runs.iter().copied();
+        let mut run = runs.next();
+        let mut number = 0usize;
+        loop {
+            number += 1;
+            let bytes = match reader.next_frame() {
+                Ok(Frame::Eof) => break,
+                Ok(Frame::Line(bytes)) => bytes,
+                Ok(Frame::TooLong { .. }) => return Err(not_checked(number)),
+                Err(e) => {
+                    return Err(changed(&format!("line {number} cannot be read: {e}")));
+                }
+            };
+            let Ok(text) = String::from_utf8(bytes) else {
+                return Err(not_checked(number));
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            let here = match run.as_mut() {
+                Some((k, n)) if *n > 0 => {
+                    *n -= 1;
+                    *k
+                }
+                _ => {
+                    return Err(changed(&format!(
+                        "line {number} was not there when it was checked"
+                    )));
+                }
+            };
+            if run.is_some_and(|(_, n)| n == 0) {
+                run = runs.next();
+            }
+            if here != kind {
+                continue;
+            }
+            match parse_export_line(&text, self.schemas) {
+                Ok(line) if LineKind::of(&line) == kind => each(line)?,
+                _ => return Err(not_checked(number)),
+            }
+        }
+        drop(reader);
+        if run.is_some() || <[u8; 32]>::from(hashed.hash.finalize()) != self.digest {
+            return Err(changed("its bytes are not those checked"));
+        }
+        Ok(())
+    }
+}
+
+impl ImportSource for Again<'_> {
+    fn events(
+        &mut self,
+        each: &mut dyn FnMut(Event) -> std::result::Result<(), StoreError>,
+    ) -> std::result::Result<(), StoreError> {
+        self.each(LineKind::Event, &mut |line| match line {
+            Line::Event(e) => each(*e),
+            Line::Item(_) => Ok(()),
+        })
+    }
+
+    fn records(
+        &mut self,
+        each: &mut dyn FnMut(Record) -> std::result::Result<(), StoreError>,
+    ) -> std::result::Result<(), StoreError> {
+        self.each(LineKind::Record, &mut |line| match line {
+            Line::Item(i) => match *i {
+                Item::Record(r) => each(r),
+                Item::Decision(_) => Ok(()),
+            },
+            Line::Event(_) => Ok(()),
+        })
+    }
+
+    fn decisions(
+        &mut self,
+        each: &mut dyn FnMut(Decision) -> std::result::Result<(), StoreError>,
+    ) -> std::result::Result<(), StoreError> {
+        self.each(LineKind::Decision, &mut |line| match line {
+            Line::Item(i) => match *i {
+                Item::Decision(d) => each(d),
+                Item::Record(_) => Ok(()),
+            },
+            Line::Event(_) => Ok(()),
+        })
     }
 }
 

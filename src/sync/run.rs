@@ -77,11 +77,12 @@ use crate::store::{Store, SyncTx};
 /// What is known of one item before the sync acts.
 #[derive(Default)]
 pub(super) struct Entry {
-    /// The database's version and the hash of its file text.
-    pub(super) db: Option<(Hash, Item)>,
+    /// The hash of the database's version in its file form (the version itself is read
+    /// again when the sync acts on it: holding every item would cost the database's size).
+    pub(super) db: Option<Hash>,
     /// The folder's file: its hash, and the item when it had to be validated (it differs from
     /// both the base and the database).
-    pub(super) file: Option<(Hash, Option<Item>)>,
+    pub(super) file: Option<(Hash, Option<Box<Item>>)>,
     pub(super) base: Option<Hash>,
 }
 
@@ -125,7 +126,7 @@ impl Entry {
     /// Whether a file of hash `h` is known: the base's or the database's text, so it needs
     /// no validating.
     pub(super) fn knows(&self, h: &Hash) -> bool {
-        self.base == Some(*h) || self.db.as_ref().is_some_and(|(d, _)| d == h)
+        self.base == Some(*h) || self.db == Some(*h)
     }
 
     /// The hash of the folder's file as read (`None`: absent).
@@ -283,7 +284,7 @@ pub fn run(
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
     let present: BTreeSet<&str> = history.present.iter().map(String::as_str).collect();
-    let history_files = missing_files(&folder, &tx.events_missing(&present)?, &present);
+    let history_files = tx.events_missing(&present)?;
     drop(present);
     counts.history_written = history_files.len();
     lines.extend(
@@ -291,13 +292,11 @@ pub fn run(
             .iter()
             .map(|id| format!("import {HISTORY_DIR}/{id}.json")),
     );
-    lines.extend(history_files.iter().map(|(path, _)| {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        format!("write {HISTORY_DIR}/{name}")
-    }));
+    lines.extend(
+        history_files
+            .iter()
+            .map(|id| format!("write {HISTORY_DIR}/{id}.json")),
+    );
     let readme_text = (readme != owned::Readme::Current).then_some(README);
     if readme_text.is_some() {
         lines.push(format!("write {}", owned::README_FILE));
@@ -328,7 +327,7 @@ pub fn run(
     let items = entries.len();
     drop(entries);
     complete(&mut store, &folder, &id, &run, readme_text)
-        .and_then(|()| write_history(&folder, &history_files))
+        .and_then(|()| write_history(&mut store, &folder, &history_files))
         .map_err(|e| {
             fail!(
                 "{e}\nthe database is synced; the folder is not finished: run sync again to \
@@ -354,16 +353,20 @@ pub fn run(
     })
 }
 
-/// Writes the history files (each atomically, in parallel batches) and fsyncs their
-/// directory.
-fn write_history(folder: &Path, files: &[(std::path::PathBuf, String)]) -> Result<()> {
-    if files.is_empty() {
+/// Writes the history files of the events `ids` (each atomically, in parallel batches, their
+/// texts read a batch at a time) and fsyncs their directory.
+fn write_history(store: &mut Store, folder: &Path, ids: &[String]) -> Result<()> {
+    if ids.is_empty() {
         return Ok(());
     }
     let dir = folder.join(HISTORY_DIR);
     fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", shown(&dir)))?;
-    for part in files.chunks(WRITE_BATCH) {
-        write_all(part)?;
+    for part in ids.chunks(WRITE_BATCH) {
+        write_all(&missing_files(
+            folder,
+            &store.events_by_id(part)?,
+            &BTreeSet::new(),
+        ))?;
     }
     fsync_dir(&dir);
     owned::step("history written");
@@ -379,7 +382,7 @@ pub(super) type Entries = BTreeMap<(ItemKind, String), Entry>;
 
 /// A folder's item files as read before the lock: each one's hash, and the item when it had
 /// to be validated (it differed from both its base and the database then).
-type FolderView = BTreeMap<(ItemKind, String), (Hash, Option<Item>)>;
+type FolderView = BTreeMap<(ItemKind, String), (Hash, Option<Box<Item>>)>;
 
 /// The entries of a locked pass: the database and its bases read now, and the folder as read
 /// before the lock. `None` when a file that must be validated now (it differs from both its
@@ -459,28 +462,59 @@ fn refuse_case_twins(entries: &Entries) -> Result<()> {
 
 pub(super) fn action_of(e: &Entry) -> Action {
     classify(
-        e.db.as_ref().map(|(h, _)| h),
+        e.db.as_ref(),
         e.file.as_ref().map(|(h, _)| h),
         e.base.as_ref(),
     )
 }
 
-/// Every item of the database, in its file form hashed, and the folder's bases.
+/// Every item of the database, in its file form hashed, and the folder's bases. The items are
+/// read a batch at a time and only their hashes kept.
 pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
     let mut entries: Entries = BTreeMap::new();
-    let items = Item::all(tx.records()?, tx.decisions()?);
+    let mut batch: Vec<Item> = Vec::with_capacity(HASH_BATCH);
+    tx.each_record(|r| {
+        batch.push(Item::Record(r));
+        if batch.len() == HASH_BATCH {
+            hash_into(&mut entries, &mut batch)?;
+        }
+        Ok::<(), super::Error>(())
+    })?;
+    tx.each_decision(|d| {
+        batch.push(Item::Decision(d));
+        if batch.len() == HASH_BATCH {
+            hash_into(&mut entries, &mut batch)?;
+        }
+        Ok::<(), super::Error>(())
+    })?;
+    hash_into(&mut entries, &mut batch)?;
+    for b in tx.bases()? {
+        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
+        else {
+            continue;
+        };
+        entries.entry((kind, b.id)).or_default().base = Some(h);
+    }
+    Ok(entries)
+}
+
+/// How many items of the database are held at once while they are hashed.
+const HASH_BATCH: usize = 1024;
+
+/// Hashes the items of `batch` (emptied) and keeps each one's hash in `entries`.
+fn hash_into(entries: &mut Entries, batch: &mut Vec<Item>) -> Result<()> {
     // Putting every item in its file form and hashing it is most of a sync's work when
     // little changed: spread over a few threads.
-    let hashes: Vec<Hash> = on_threads(&items, HASH_THREADS, |part| {
+    let hashes: Vec<Hash> = on_threads(batch, HASH_THREADS, |part| {
         part.iter().map(Item::hash).collect::<Vec<_>>()
     })
     .into_iter()
     .flat_map(Option::unwrap_or_default)
     .collect();
-    if hashes.len() != items.len() {
+    if hashes.len() != batch.len() {
         return Err(fail!("hashing the database's items failed"));
     }
-    for (item, h) in items.into_iter().zip(hashes) {
+    for (item, h) in batch.drain(..).zip(hashes) {
         if !is_file_id(item.id()) {
             return Err(fail!(
                 "{} {}: the id cannot be a file name on every system (only ASCII letters, \
@@ -493,22 +527,26 @@ pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
             ));
         }
         let key = (item.kind(), item.id().to_string());
-        entries.entry(key).or_default().db = Some((h, item));
+        entries.entry(key).or_default().db = Some(h);
     }
-    for b in tx.bases()? {
-        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
-        else {
-            continue;
-        };
-        entries.entry((kind, b.id)).or_default().base = Some(h);
-    }
-    Ok(entries)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::store::fixtures::{T1, feature};
+
+    /// Regression (issue: sync grew with the data, 0.65 to 0.85 GB for a 200 MB export):
+    /// every item of the database was held whole while the sync ran (its entry embedded the
+    /// item, 680 bytes before its strings and basis). An entry now holds the three hashes and,
+    /// only for a folder file that had to be validated, that item boxed; the database's
+    /// version is read again when the sync acts on it.
+    #[test]
+    fn an_entry_holds_hashes_not_the_items() {
+        let size = std::mem::size_of::<Entry>();
+        assert!(size <= 128, "an entry is {size} bytes");
+    }
 
     /// A dry run plans what the sync then does, line for line and count for count: an item
     /// file imported, then, once deleted from the folder, the item deleted from the database.

@@ -731,6 +731,222 @@ fn import_with_one_bad_line_changes_nothing() {
     assert!(export(dir.path(), "r.db") == before);
 }
 
+/// An import file read line by line, as many times as the import opens it: for each reading,
+/// whether the database's write lock was held (by another connection than the probe's) when
+/// each line was handed over. Lines are handed over one per `read`, so a reader asks for the
+/// next only once it has taken the previous one.
+struct Probed<'a> {
+    text: String,
+    /// What a reading after the first gives (the file changed after it was checked).
+    later: Option<String>,
+    db: &'a Path,
+    readings: Vec<Vec<bool>>,
+}
+
+/// Whether some connection holds the write lock of `db` (a file that does not exist yet: no).
+fn write_locked(db: &Path) -> bool {
+    if !db.exists() {
+        return false;
+    }
+    let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .unwrap();
+    c.busy_timeout(std::time::Duration::ZERO).unwrap();
+    match c.execute_batch("BEGIN IMMEDIATE") {
+        Ok(()) => {
+            c.execute_batch("ROLLBACK").unwrap();
+            false
+        }
+        Err(_) => true,
+    }
+}
+
+struct ProbedReading<'a> {
+    lines: std::vec::IntoIter<String>,
+    db: &'a Path,
+    locked: &'a mut Vec<bool>,
+}
+
+impl Read for ProbedReading<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let Some(line) = self.lines.next() else {
+            return Ok(0);
+        };
+        self.locked.push(write_locked(self.db));
+        assert!(
+            line.len() <= buf.len(),
+            "a test line longer than the buffer"
+        );
+        buf[..line.len()].copy_from_slice(line.as_bytes());
+        Ok(line.len())
+    }
+}
+
+impl review_mcp::sync::import::Reread for Probed<'_> {
+    fn open(&mut self) -> std::io::Result<Box<dyn Read + '_>> {
+        let text = match (&self.later, self.readings.is_empty()) {
+            (Some(later), false) => later,
+            _ => &self.text,
+        };
+        let lines: Vec<String> = text.split_inclusive('\n').map(str::to_string).collect();
+        self.readings.push(Vec::new());
+        let locked = self.readings.last_mut().unwrap();
+        Ok(Box::new(ProbedReading {
+            lines: lines.into_iter(),
+            db: self.db,
+            locked,
+        }))
+    }
+}
+
+fn lines_text(lines: &[serde_json::Value]) -> String {
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Regression (issue: import grew with the file, 1.2 GB for a 515 MB export): the import held
+/// every line of the file in memory, read before the write lock, and wrote them after. Now
+/// it checks every line without the lock (keeping none), then reads the file again inside
+/// its write transaction and writes each line as it reads it: every line the write takes is
+/// read under the lock, one at a time, and what it writes is what the whole-file import
+/// wrote.
+#[test]
+fn import_checks_the_file_without_the_lock_then_writes_it_line_by_line_under_it() {
+    let dir = TempDir::new("import-streamed").unwrap();
+    let db = dir.path().join("r.db");
+    let lines = mixed_lines(300);
+    let text = lines_text(&lines);
+    // An existing database, so the probe can ask for its lock from the first line on.
+    drop(review_mcp::store::Store::open(&db).unwrap());
+    let mut probed = Probed {
+        text: text.clone(),
+        later: None,
+        db: &db,
+        readings: Vec::new(),
+    };
+    let done =
+        review_mcp::sync::import::import_from(&db, Path::new("in.jsonl"), &mut probed).unwrap();
+    assert_eq!((done.lines, done.summary.added), (300, 300));
+    let readings = probed.readings;
+    assert!(readings.len() >= 2, "the file was read once: {readings:?}");
+    assert_eq!(readings[0].len(), 300);
+    assert!(
+        readings[0].iter().all(|locked| !locked),
+        "lines were checked under the write lock"
+    );
+    for reading in &readings[1..] {
+        assert_eq!(reading.len(), 300);
+        assert!(
+            reading.iter().all(|locked| *locked),
+            "the write read a line outside its transaction"
+        );
+    }
+    // The same database as the import of the file from the command line.
+    write_lines(&dir.path().join("in.jsonl"), &lines);
+    let o = run(dir.path(), &["--db", "two.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (one, two) = (export(dir.path(), "r.db"), export(dir.path(), "two.db"));
+    let items = |b: &[u8]| items_and_events(b).0;
+    assert!(
+        items(&one) == items(&two),
+        "the streamed import wrote other items"
+    );
+}
+
+/// A file that changes between its check and the write (another program writing it) stops
+/// the write with nothing written, saying so: the write takes only the bytes that were
+/// checked.
+#[test]
+fn import_of_a_file_changed_after_its_check_writes_nothing() {
+    let dir = TempDir::new("import-changed").unwrap();
+    let db = dir.path().join("r.db");
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(20));
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = export(dir.path(), "r.db");
+    let mut lines = mixed_lines(20);
+    for l in &mut lines {
+        let inner = l.as_object_mut().unwrap().values_mut().next().unwrap();
+        inner["updated_at"] = serde_json::json!("2027-01-01T00:00:00.000Z");
+    }
+    let text = lines_text(&lines);
+    // The last line edited (still valid) after the check, and a line added.
+    let mut later_lines = lines.clone();
+    later_lines[19]
+        .as_object_mut()
+        .unwrap()
+        .values_mut()
+        .next()
+        .unwrap()["updated_at"] = serde_json::json!("2027-01-02T00:00:00.000Z");
+    for later in [lines_text(&later_lines), format!("{text}{}\n", lines[0])] {
+        let mut probed = Probed {
+            text: text.clone(),
+            later: Some(later),
+            db: &db,
+            readings: Vec::new(),
+        };
+        let e = review_mcp::sync::import::import_from(&db, Path::new("in.jsonl"), &mut probed)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("nothing was written") && e.contains("changed while it was imported"),
+            "{e}"
+        );
+        assert!(export(dir.path(), "r.db") == before, "{e}");
+    }
+}
+
+/// A file that can be read only once (a pipe) is still imported: its bytes are kept in an
+/// unnamed temporary file as they are checked, and the write reads them from there.
+#[test]
+fn import_from_a_pipe_writes_what_the_file_writes() {
+    let dir = TempDir::new("import-pipe").unwrap();
+    let lines = mixed_lines(200);
+    write_lines(&dir.path().join("in.jsonl"), &lines);
+    let mut child = cmd(dir.path())
+        .args(["--db", "piped.db", "import", "/dev/stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let text = lines_text(&lines);
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("200 lines: added 200"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(dir.path(), &["--db", "file.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let items = |b: &[u8]| items_and_events(b).0;
+    assert!(
+        items(&export(dir.path(), "piped.db")) == items(&export(dir.path(), "file.db")),
+        "the piped import wrote other items"
+    );
+}
+
+/// A pipe with nowhere to copy it to is refused before anything is read, saying what to do.
+#[test]
+fn import_from_a_pipe_without_a_temporary_directory_says_to_set_tmpdir() {
+    let dir = TempDir::new("import-pipe-tmpdir").unwrap();
+    let o = cmd(dir.path())
+        .args(["--db", "r.db", "import", "/dev/stdin"])
+        .env("TMPDIR", dir.path().join("missing"))
+        .stdin(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("read only once") && err.contains("TMPDIR"),
+        "{err}"
+    );
+    assert!(!dir.path().join("r.db").exists());
+}
+
 #[test]
 fn import_later_updated_at_wins_and_keeps_its_own_id() {
     use serde_json::json;
