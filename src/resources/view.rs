@@ -138,10 +138,16 @@ impl RevisionView {
     /// megabytes), and what is left out is counted. With `subject`, only the decisions about
     /// it (this revision's and the stale ones) are read and counted: looked up as such, not
     /// picked out of the newest the view has room for.
+    ///
+    /// `file` (the `uri` a caller named with the revision, normalised) is one of the files
+    /// whose other revisions are stale against this one, as the files of its own items are:
+    /// a revision with nothing recorded yet (the part just changed) still shows what its file
+    /// said at earlier revisions. Without it, a revision with nothing recorded is not found.
     pub(super) fn load(
         store: &mut Store,
         revision: &str,
         subject: Option<&str>,
+        file: Option<&str>,
     ) -> Result<RevisionView, ResourceError> {
         let cur = Some(revision);
         let mut budget = VIEW_BUDGET;
@@ -183,18 +189,19 @@ impl RevisionView {
             records.push(r);
             true
         })?;
-        if records.is_empty() && decisions.is_empty() {
+        if records.is_empty() && decisions.is_empty() && file.is_none() {
             return Err(ResourceError::NotFound);
         }
         let (total_records, mut total_decisions) = store.revision_counts(revision)?;
         if subject.is_some() {
-            total_decisions = store.revision_tallies(revision, subject)?.decisions;
+            total_decisions = store.revision_tallies(revision, subject, None)?.decisions;
         }
         let uris: BTreeSet<String> = records
             .iter()
             .map(|r| &r.artifact)
             .chain(decisions.iter().map(|d| &d.artifact))
             .filter_map(|a| a.uri.clone())
+            .chain(file.map(str::to_string))
             .collect();
         let mut stale_records = Vec::new();
         let mut stale_decisions = Vec::new();

@@ -318,6 +318,67 @@ fn readers_show_review_counts_every_stale_item() {
     );
 }
 
+/// Found in an end-to-end review: the engineer changed the part, and the assistant's first
+/// look at the new revision (`show_review` with the file's `uri`, nothing recorded there yet)
+/// said "0 items stale against it" with empty stale lists, while `recall` of the same
+/// artifact marked the file's whole review stale. The files whose other revisions are stale
+/// were only those of the revision's own items; the file the caller names counts too.
+#[test]
+fn readers_show_review_of_a_new_revision_shows_its_files_stale_review() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), file), "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        let out = c.call("show_review", json!({"artifact": art_uri(&rev(2), file)}));
+        let text = summary(&out);
+        assert!(
+            text.starts_with("Review of bracket.step @ "),
+            "names the file: {text}"
+        );
+        assert!(
+            text.contains("0 decisions and 0 records (0 open questions; 2 items stale against it)"),
+            "{text}"
+        );
+        let sc = &out["result"]["structuredContent"];
+        assert_eq!(sc["counts"]["stale_records"], 1, "{sc}");
+        assert_eq!(sc["counts"]["stale_decisions"], 1, "{sc}");
+        assert_eq!(sc["stale_decisions"][0]["subject"], "release", "{sc}");
+        let full = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(&rev(2), file), "detail": "full"}),
+        );
+        assert_eq!(
+            full["stale"]["decisions"][0]["subject"], "release",
+            "{full}"
+        );
+        assert_eq!(full["stale"]["records"][0]["name"], "bore", "{full}");
+        // Without a uri the revision alone names no file: an empty review, as before.
+        let bare = c.call(
+            "show_review",
+            json!({"artifact": {"revision": rev(2), "format": "step"}}),
+        );
+        assert!(
+            summary(&bare).contains("(0 open questions; 0 items stale against it)"),
+            "{}",
+            summary(&bare)
+        );
+        // The resource still knows a revision only by what is recorded at it.
+        let read = c.request(
+            "resources/read",
+            json!({"uri": format!("review://revisions/{}", rev(2))}),
+        );
+        assert!(read.get("error").is_some(), "{read}");
+    }
+}
+
 /// The report's first lines said how many decisions and records it showed as if that were
 /// the revision's ("- 2 decisions and 2 records at this revision." of 2,000 and 4,000, the
 /// rest "not shown" further down). It counts the revision's.
