@@ -379,6 +379,61 @@ fn readers_show_review_of_a_new_revision_shows_its_files_stale_review() {
     }
 }
 
+/// Found in an end-to-end review: the engineer moved the part file (the same bytes, the same
+/// revision, another path), and `recall` and `recall_decisions` with the new path answered
+/// "0 records." and "0 decisions.": the model concluded the part had never been reviewed,
+/// while its whole review was recorded under the old path. The summary now says the same
+/// revision holds matching items under another file, and how to find them.
+#[test]
+fn readers_recall_at_a_moved_file_says_where_the_revisions_review_is() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let (old, new) = ("/w/bracket.step", "/w/released/bracket-v1.step");
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), old), "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), old), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let out = c.call("recall", json!({"artifact": art_uri(&rev(1), new)}));
+        assert_eq!(
+            summary(&out),
+            "0 records; 1 record of this revision is under another file (\"file:///w/bracket.step\"): \
+             the same bytes at another path (moved, renamed or copied?); the same call with the \
+             artifact's revision and no uri finds it."
+        );
+        let out = c.call(
+            "recall_decisions",
+            json!({"artifact": art_uri(&rev(1), new)}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.starts_with("0 decisions; 1 decision of this revision is under another file (\"file:///w/bracket.step\")"),
+            "{text}"
+        );
+        // What the hint promises: the revision alone finds them.
+        let bare = json!({"revision": rev(1), "format": "step"});
+        assert_eq!(
+            c.ok("recall", json!({"artifact": bare}))["records"][0]["name"],
+            "bore"
+        );
+        // No hint where nothing else matches: another revision, or a filter nothing meets.
+        let other = c.call("recall", json!({"artifact": art_uri(&rev(2), new)}));
+        assert_eq!(summary(&other), "0 records.");
+        let filtered = c.call(
+            "recall",
+            json!({"artifact": art_uri(&rev(1), new), "text": "flatness"}),
+        );
+        assert_eq!(summary(&filtered), "0 records.");
+        // At the old path nothing changes.
+        let here = c.call("recall", json!({"artifact": art_uri(&rev(1), old)}));
+        assert_eq!(summary(&here), "1 record; \"bore\".");
+    }
+}
+
 /// The report's first lines said how many decisions and records it showed as if that were
 /// the revision's ("- 2 decisions and 2 records at this revision." of 2,000 and 4,000, the
 /// rest "not shown" further down). It counts the revision's.
