@@ -120,6 +120,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     );
     let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
+    let mut stale = 0;
     let current_rev = current.as_deref();
     let page = store.recall_decisions_each(&query, request, |d| {
         let artifact = d.artifact.wire();
@@ -135,6 +136,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         if let Some(e) = &entry {
             table.keep(e);
         }
+        stale += usize::from(current_rev.is_some_and(|c| c != d.artifact.revision));
         if firsts.len() < 3 {
             let state = match (&d.superseded, &d.carried) {
                 (Some(s), _) => format!(" (superseded by {})", super::short_rev(&s.by)),
@@ -160,6 +162,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     }
     for first in &firsts {
         summary.push_str(first);
+    }
+    if stale > 0 {
+        summary.push_str(&format!("; {stale} stale (made for another revision)"));
     }
     if first_page && query.current_only {
         let older = store.count_older_decisions(&query)?;

@@ -434,6 +434,43 @@ fn readers_recall_at_a_moved_file_says_where_the_revisions_review_is() {
     }
 }
 
+/// Found in an end-to-end review: after the part changed, `recall` of the file at the new
+/// revision said "4 stale (written for another revision)", and `recall_decisions` of the
+/// same artifact said only "1 decision; \"release\": hold.": the summary a model reads gave
+/// an old revision's disposition as if it were the part's. It says how many are stale too.
+#[test]
+fn readers_recall_decisions_says_how_many_are_stale() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let out = c.call(
+            "recall_decisions",
+            json!({"artifact": art_uri(&rev(2), file)}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains("\"release\": hold; 1 stale (made for another revision)"),
+            "{text}"
+        );
+        let here = c.call(
+            "recall_decisions",
+            json!({"artifact": art_uri(&rev(1), file)}),
+        );
+        assert!(!summary(&here).contains("stale"), "{}", summary(&here));
+        let unscoped = c.call("recall_decisions", json!({"text": "release"}));
+        assert!(
+            !summary(&unscoped).contains("stale"),
+            "{}",
+            summary(&unscoped)
+        );
+    }
+}
+
 /// The report's first lines said how many decisions and records it showed as if that were
 /// the revision's ("- 2 decisions and 2 records at this revision." of 2,000 and 4,000, the
 /// rest "not shown" further down). It counts the revision's.
