@@ -670,3 +670,48 @@ fn form3_is_a_full_fai_once_every_row_is_stated_again() {
         )
     );
 }
+
+/// Found in an end-to-end review: the assistant carried the review without `changed` (every
+/// item inherited), saw its mistake and called again with `changed`. The answer, "Already
+/// carried: … nothing changed.", said nothing of the new arguments: the model took the
+/// correction as made, while the changed bore stayed inherited, not re-verified. The answer
+/// says the call's map and changed were not applied, and how to make such an item this
+/// revision's.
+#[test]
+fn a_carry_made_again_with_other_arguments_says_they_were_not_applied() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&r1(), FILE), "subject": "bore", "disposition": "accept",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                              "faces": ["face:3"]}]}),
+        );
+        let first = json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                           "map": [{"from": "face:3", "to": "face:13"}]});
+        assert_eq!(c.ok("carry_forward", first)["already_carried"], false);
+        let mut corrected = json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                                   "map": [{"from": "face:3", "to": "face:13"}]});
+        corrected["changed"] = json!(["face:3"]);
+        let again = c.call("carry_forward", corrected);
+        assert_eq!(
+            again["result"]["structuredContent"]["already_carried"], true,
+            "{again}"
+        );
+        let text = again["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("this call's map and changed were not applied"),
+            "{text}"
+        );
+        assert!(
+            text.contains("remember_decision") && text.contains("request_verdicts"),
+            "says how to make an item this revision's: {text}"
+        );
+        // The item is still inherited, as the answer says.
+        let b = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(&r2(), FILE), "carried": "inherited"}),
+        );
+        assert_eq!(b["decisions"].as_array().unwrap().len(), 1, "{b}");
+    }
+}
