@@ -715,3 +715,58 @@ fn a_carry_made_again_with_other_arguments_says_they_were_not_applied() {
         assert_eq!(b["decisions"].as_array().unwrap().len(), 1, "{b}");
     }
 }
+
+/// Found in an end-to-end review: the part changed, and the assistant asked for the
+/// engineer's verdicts at the new revision before carrying the review. The refusal said "No
+/// decision … check the subject with recall_decisions, or record it with remember_decision
+/// first": the way to re-type the decision at the new revision, losing the carry (what is
+/// inherited, what to re-verify, the engineer's earlier verdicts as history). It now names
+/// where the decision is and that carry_forward brings it here; and, for a moved file, the
+/// file the same revision has it under.
+#[test]
+fn request_verdicts_before_the_carry_points_to_the_revision_that_has_the_decision() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&r1(), FILE), "subject": "bore", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+        );
+        assert_eq!(out["result"]["isError"], true, "{out}");
+        let text = out["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("this file has it at revision {}", r1()))
+                && text.contains("carry_forward"),
+            "{text}"
+        );
+        // The same bytes under another path.
+        let moved = c.call(
+            "request_verdicts",
+            json!({"artifact": art_uri(&r1(), "/work/released/bracket.step"), "subject": "bore"}),
+        );
+        let text = moved["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("under another file (\"file:///work/bracket.step\""),
+            "{text}"
+        );
+        // Once carried, the old revision's decision is not offered again.
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE), "map": []}),
+        );
+        c.ok(
+            "forget",
+            json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+        );
+        let gone = c.call(
+            "request_verdicts",
+            json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+        );
+        let text = gone["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(!text.contains("this file has it"), "{text}");
+    }
+}
