@@ -770,3 +770,85 @@ fn request_verdicts_before_the_carry_points_to_the_revision_that_has_the_decisio
         assert!(!text.contains("this file has it"), "{text}");
     }
 }
+
+/// Found in an end-to-end review: after a carry, `forget` of a named feature deleted every
+/// row of that name at the file: the feature at the new revision and what the old revision
+/// said of it (its superseded copy), whichever revision the artifact named ("Deleted 2").
+/// Forgetting the feature at the old revision emptied the new revision's worklist, and
+/// forgetting it at the new one erased the old revision's record, as no decision forget
+/// does. The artifact's revision now says which: that revision's superseded copy when there
+/// is one, else the feature as it stands.
+#[test]
+fn forget_of_a_carried_feature_deletes_only_the_named_revisions_row() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r1(), FILE), "entity_ids": ["face:3"], "name": "mounting face"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                   "map": [{"from": "face:3", "to": "face:13"}], "changed": ["face:3"]}),
+        );
+        let rows = |c: &mut Client| -> Vec<String> {
+            let page = c.ok("recall", json!({"artifact": art_uri(&r2(), FILE)}));
+            let artifacts = page["artifacts"].as_array().unwrap().clone();
+            page["records"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let a = &artifacts[r["artifact"].as_u64().unwrap() as usize];
+                    a["revision"].as_str().unwrap().to_string()
+                })
+                .collect()
+        };
+        assert_eq!(
+            rows(&mut c).len(),
+            2,
+            "the feature and its copy at revision 1"
+        );
+        // At the old revision: its copy only; the carried feature stays to re-verify.
+        let out = c.ok(
+            "forget",
+            json!({"artifact": art_uri(&r1(), FILE), "name": "mounting face"}),
+        );
+        assert_eq!(out["deleted"], 1, "{out}");
+        assert_eq!(rows(&mut c), vec![r2()]);
+        // At the new revision: the feature as it stands.
+        let out = c.ok(
+            "forget",
+            json!({"artifact": art_uri(&r2(), FILE), "name": "mounting face"}),
+        );
+        assert_eq!(out["deleted"], 1, "{out}");
+        assert!(rows(&mut c).is_empty());
+
+        // Forgotten at the new revision first, the old revision's record stays.
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r1(), FILE), "entity_ids": ["face:3"], "name": "mounting face"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE), "map": []}),
+        );
+        let out = c.ok(
+            "forget",
+            json!({"artifact": art_uri(&r2(), FILE), "name": "mounting face"}),
+        );
+        assert_eq!(out["deleted"], 1, "{out}");
+        assert_eq!(rows(&mut c), vec![r1()]);
+        // A feature never carried is forgotten whatever revision the artifact names.
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r2(), FILE), "entity_ids": [], "name": "datum A"}),
+        );
+        let out = c.ok(
+            "forget",
+            json!({"artifact": art_uri(&rev(3), FILE), "name": "datum A"}),
+        );
+        assert_eq!(out["deleted"], 1, "{out}");
+    }
+}
