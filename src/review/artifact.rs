@@ -254,6 +254,16 @@ pub fn normalise_uri(
         })
 }
 
+/// What an absolute path typed so far (`/work/my b`) is as the start of a stored `file:`
+/// URI (`file:///work/my%20b`): for completing a uri argument from a path. `None` for
+/// anything but an absolute path.
+pub fn path_prefix_as_uri(prefix: &str) -> Option<String> {
+    if !Path::new(prefix).is_absolute() {
+        return None;
+    }
+    url::Url::from_file_path(prefix).ok().map(String::from)
+}
+
 /// The normal form of RFC 3986 §6.2.2 of a URI as the `url` crate serialises it (ASCII,
 /// scheme lowercased): the host lowercased (§6.2.2.1; the crate already does it for `file`,
 /// `http` and the other special schemes, not for `plm://HOST`), percent-encodings of
