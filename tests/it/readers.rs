@@ -344,7 +344,9 @@ fn readers_show_review_of_a_new_revision_shows_its_files_stale_review() {
             "names the file: {text}"
         );
         assert!(
-            text.contains("0 decisions and 0 records (0 open questions; 2 items stale against it)"),
+            text.contains(
+                "nothing is recorded at this revision; 2 items of this file at other revisions are stale against it (carry_forward carries a review here)."
+            ),
             "{text}"
         );
         let sc = &out["result"]["structuredContent"];
@@ -366,7 +368,7 @@ fn readers_show_review_of_a_new_revision_shows_its_files_stale_review() {
             json!({"artifact": {"revision": rev(2), "format": "step"}}),
         );
         assert!(
-            summary(&bare).contains("(0 open questions; 0 items stale against it)"),
+            summary(&bare).ends_with(": nothing is recorded at this revision."),
             "{}",
             summary(&bare)
         );
@@ -376,6 +378,52 @@ fn readers_show_review_of_a_new_revision_shows_its_files_stale_review() {
             json!({"uri": format!("review://revisions/{}", rev(2))}),
         );
         assert!(read.get("error").is_some(), "{read}");
+    }
+}
+
+/// Found in an end-to-end review: `show_review` of a revision with nothing recorded (the
+/// part just changed) ended "The full report: review://revisions/…/report" and gave that URI
+/// as `report`, and reading it answered "Resource not found": the model was sent to a
+/// resource that does not exist. Such a review says nothing is recorded and names no report.
+#[test]
+fn readers_show_review_names_no_report_for_a_revision_with_nothing_recorded() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), file), "entity_ids": [], "name": "bore"}),
+        );
+        for detail in ["summary", "full"] {
+            let out = c.call(
+                "show_review",
+                json!({"artifact": art_uri(&rev(2), file), "detail": detail}),
+            );
+            let text = summary(&out);
+            assert!(!text.contains("review://"), "{text}");
+            assert!(
+                out["result"]["structuredContent"].get("report").is_none(),
+                "{out}"
+            );
+        }
+        // A revision with something recorded still names its report, which can be read.
+        let out = c.call("show_review", json!({"artifact": art_uri(&rev(1), file)}));
+        let report = out["result"]["structuredContent"]["report"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(summary(&out).ends_with(&report), "{}", summary(&out));
+        assert!(c.read_text(&report).starts_with("# Review report"));
+        // With a subject it has no decision of, the revision still has its report.
+        let out = c.call(
+            "show_review",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "no such"}),
+        );
+        assert!(
+            summary(&out).contains("The full report: review://"),
+            "{}",
+            summary(&out)
+        );
     }
 }
 
