@@ -205,11 +205,11 @@ impl RevisionView {
             .collect();
         let mut stale_records = Vec::new();
         let mut stale_decisions = Vec::new();
-        // What was carried here, directly or through earlier carries, is shown as carried (its
-        // copy at this revision), not as a rival stale claim.
-        let lineage = store.lineage(revision)?;
-        let carried_here =
-            |s: Option<&crate::review::Superseded>| s.is_some_and(|s| lineage.contains(&s.by));
+        // What was carried on from its revision (superseded) is not a claim of its own: the
+        // copy it was carried to says it now, here (what was carried here, directly or
+        // through earlier carries, is shown as carried) or at that later revision, listed
+        // itself when stale. Listing both said the same claim twice.
+        let carried_here = |s: Option<&crate::review::Superseded>| s.is_some();
         for uri in &uris {
             let q = RecordQuery {
                 locator: Some(uri.clone()),

@@ -427,6 +427,56 @@ fn readers_show_review_names_no_report_for_a_revision_with_nothing_recorded() {
     }
 }
 
+/// Found in an end-to-end review: the part changed twice (1, carried to 2, then 3). At
+/// revision 3, before its carry, the review listed as stale both revision 2's decision and
+/// feature and revision 1's superseded copies of them: each claim twice ("2 items" for one
+/// decision and one feature), the older copy already said by the newer. What was carried on
+/// is said by its copy; only that is stale.
+#[test]
+fn readers_what_was_carried_on_is_not_stale_twice() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), file), "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file), "map": []}),
+        );
+        for detail in ["summary", "full"] {
+            let out = c.call(
+                "show_review",
+                json!({"artifact": art_uri(&rev(3), file), "detail": detail}),
+            );
+            let text = summary(&out);
+            assert!(text.contains("; 2 items of this file"), "{text}");
+            let sc = &out["result"]["structuredContent"];
+            if detail == "summary" {
+                assert_eq!(sc["counts"]["stale_records"], 1, "{sc}");
+                assert_eq!(sc["counts"]["stale_decisions"], 1, "{sc}");
+                let listed = sc["stale_decisions"].as_array().unwrap();
+                assert_eq!(listed.len(), 1, "{sc}");
+                let a = &sc["artifacts"][listed[0]["artifact"].as_u64().unwrap() as usize];
+                assert_eq!(a["revision"], rev(2), "{sc}");
+            } else {
+                assert_eq!(
+                    sc["stale"]["decisions"].as_array().unwrap().len(),
+                    1,
+                    "{sc}"
+                );
+                assert_eq!(sc["stale"]["records"].as_array().unwrap().len(), 1, "{sc}");
+            }
+        }
+    }
+}
+
 /// Found in an end-to-end review: the engineer moved the part file (the same bytes, the same
 /// revision, another path), and `recall` and `recall_decisions` with the new path answered
 /// "0 records." and "0 decisions.": the model concluded the part had never been reviewed,
