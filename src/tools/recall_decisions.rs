@@ -186,7 +186,6 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     // Nothing at the file named: the same revision may be recorded under another path.
     if n == 0
         && first_page
-        && query.face.is_none()
         && let (Some(locator), Some(rev)) = (&query.locator, current_rev)
     {
         let elsewhere = DecisionQuery {

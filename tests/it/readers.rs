@@ -512,6 +512,18 @@ fn readers_recall_at_a_moved_file_says_where_the_revisions_review_is() {
             text.starts_with("0 decisions; 1 decision of this revision is under another file (\"file:///w/bracket.step\")"),
             "{text}"
         );
+        // With an entity id too: the id is of this revision, under the other file.
+        let out = c.call(
+            "recall",
+            json!({"artifact": art_uri(&rev(1), new), "entity_id": "face:7"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(
+                "; 1 record of this revision is under another file (\"file:///w/bracket.step\")"
+            ),
+            "{text}"
+        );
         // What the hint promises: the revision alone finds them.
         let bare = json!({"revision": rev(1), "format": "step"});
         assert_eq!(
