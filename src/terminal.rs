@@ -314,14 +314,16 @@ pub fn review(
             .iter()
             .filter(|d| d.superseded.as_ref().is_some_and(|s| s.by == by))
             .count();
+        // The command for this database: without its `--db`, it would open another one.
+        let command = crate::tools::request_verdicts::terminal_command(store.path(), Some(by));
         writeln!(
             out,
-            "{n} decision{} here {} carried to revision {} (carry_forward): judge {} there, with review-mcp review {}.",
+            "{n} decision{} here {} carried to revision {} (carry_forward): judge {} there, with {}.",
             if n == 1 { "" } else { "s" },
             if n == 1 { "was" } else { "were" },
             shown(by, 80),
             if n == 1 { "it" } else { "them" },
-            shown(by, 80)
+            escape_controls(&command)
         )?;
     }
     if decisions.is_empty() {

@@ -352,7 +352,7 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
         if !is_revision(revision) {
             return Err(ResourceError::NotFound);
         }
-        let mut view = RevisionView::load(store, revision, None)?;
+        let mut view = RevisionView::load(store, revision, None, None)?;
         let text = if report {
             let text = fit(&mut view, false, RevisionView::report);
             // One item alone too large for the report: it is cut, and says where it is whole.
@@ -588,14 +588,16 @@ fn card_content() -> Value {
 /// when given), records, open questions and what is stale against it, fitted into the answer
 /// bound; at full detail (the review card's) every field, else in summary form. With it a
 /// one-line summary that names the report resource. A revision with nothing recorded is an
-/// empty review, not an error.
+/// empty review, not an error. `file`, the caller's normalised `uri`, counts among the files
+/// whose other revisions are stale against this one (see [`RevisionView::load`]).
 pub fn review(
     store: &mut Store,
     revision: &str,
+    file: Option<&str>,
     subject: Option<&str>,
     full: bool,
 ) -> Result<(Value, String), ResourceError> {
-    let mut view = match RevisionView::load(store, revision, subject) {
+    let mut view = match RevisionView::load(store, revision, subject, file) {
         Ok(v) => v,
         Err(ResourceError::NotFound) => RevisionView::empty(revision),
         Err(e) => return Err(e),
@@ -603,29 +605,48 @@ pub fn review(
     let totals = view.totals();
     // Every decision's open questions (of the subject's, with one) and every stale item,
     // not only those the view had room for.
-    let tallies = store.revision_tallies(revision, subject)?;
+    let tallies = store.revision_tallies(revision, subject, file)?;
     let open = tallies.open_questions;
     let stale = (tallies.stale_records, tallies.stale_decisions);
-    let line = format!(
-        "Review of {}: {} and {} ({} open question{}; {} stale against it). The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
-        display_name(
-            view.decisions
-                .first()
-                .and_then(|d| d.artifact.uri.as_deref())
-                .or_else(|| view.records.first().and_then(|r| r.artifact.uri.as_deref())),
-            revision
-        ),
-        plural(totals.1, "decision"),
-        plural(totals.0, "record"),
-        open,
-        if open == 1 { "" } else { "s" },
-        plural(stale.0.saturating_add(stale.1), "item"),
+    let name = display_name(
+        view.decisions
+            .first()
+            .and_then(|d| d.artifact.uri.as_deref())
+            .or_else(|| view.records.first().and_then(|r| r.artifact.uri.as_deref()))
+            .or(file),
+        revision,
     );
-    if full {
-        Ok((view.fit_review(), line))
+    let stale_items = stale.0.saturating_add(stale.1);
+    // The report resource exists only for a revision with something recorded: a revision
+    // with nothing (the part just changed) is not pointed at a resource that is not found.
+    let recorded = store.revision_counts(revision)? != (0, 0);
+    let line = if recorded {
+        format!(
+            "Review of {name}: {} and {} ({} open question{}; {} stale against it). The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
+            plural(totals.1, "decision"),
+            plural(totals.0, "record"),
+            open,
+            if open == 1 { "" } else { "s" },
+            plural(stale_items, "item"),
+        )
+    } else if stale_items > 0 {
+        format!(
+            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it (carry_forward carries a review here).",
+            plural(stale_items, "item"),
+            if stale_items == 1 { "is" } else { "are" },
+        )
     } else {
-        Ok((view.summary(totals, stale), line))
+        format!("Review of {name}: nothing is recorded at this revision.")
+    };
+    let mut review = if full {
+        view.fit_review()
+    } else {
+        view.summary(totals, stale)
+    };
+    if !recorded && let Some(v) = review.as_object_mut() {
+        v.remove("report");
     }
+    Ok((review, line))
 }
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {

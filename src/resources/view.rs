@@ -138,10 +138,16 @@ impl RevisionView {
     /// megabytes), and what is left out is counted. With `subject`, only the decisions about
     /// it (this revision's and the stale ones) are read and counted: looked up as such, not
     /// picked out of the newest the view has room for.
+    ///
+    /// `file` (the `uri` a caller named with the revision, normalised) is one of the files
+    /// whose other revisions are stale against this one, as the files of its own items are:
+    /// a revision with nothing recorded yet (the part just changed) still shows what its file
+    /// said at earlier revisions. Without it, a revision with nothing recorded is not found.
     pub(super) fn load(
         store: &mut Store,
         revision: &str,
         subject: Option<&str>,
+        file: Option<&str>,
     ) -> Result<RevisionView, ResourceError> {
         let cur = Some(revision);
         let mut budget = VIEW_BUDGET;
@@ -183,26 +189,27 @@ impl RevisionView {
             records.push(r);
             true
         })?;
-        if records.is_empty() && decisions.is_empty() {
+        if records.is_empty() && decisions.is_empty() && file.is_none() {
             return Err(ResourceError::NotFound);
         }
         let (total_records, mut total_decisions) = store.revision_counts(revision)?;
         if subject.is_some() {
-            total_decisions = store.revision_tallies(revision, subject)?.decisions;
+            total_decisions = store.revision_tallies(revision, subject, None)?.decisions;
         }
         let uris: BTreeSet<String> = records
             .iter()
             .map(|r| &r.artifact)
             .chain(decisions.iter().map(|d| &d.artifact))
             .filter_map(|a| a.uri.clone())
+            .chain(file.map(str::to_string))
             .collect();
         let mut stale_records = Vec::new();
         let mut stale_decisions = Vec::new();
-        // What was carried here, directly or through earlier carries, is shown as carried (its
-        // copy at this revision), not as a rival stale claim.
-        let lineage = store.lineage(revision)?;
-        let carried_here =
-            |s: Option<&crate::review::Superseded>| s.is_some_and(|s| lineage.contains(&s.by));
+        // What was carried on from its revision (superseded) is not a claim of its own: the
+        // copy it was carried to says it now, here (what was carried here, directly or
+        // through earlier carries, is shown as carried) or at that later revision, listed
+        // itself when stale. Listing both said the same claim twice.
+        let carried_here = |s: Option<&crate::review::Superseded>| s.is_some();
         for uri in &uris {
             let q = RecordQuery {
                 locator: Some(uri.clone()),

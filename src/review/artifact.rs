@@ -216,6 +216,14 @@ pub fn normalise_uri(
     raw: &str,
     cwd: impl FnOnce() -> Option<PathBuf>,
 ) -> Result<String, DomainError> {
+    // Copied with the space around it (`review-mcp revision` prints "sha256:…  FILE"): as a
+    // path it would name a file under the server's directory (" /w/p.step" is relative), as
+    // a URI the space would be dropped. Neither is what was meant, so say so.
+    if raw.trim() != raw {
+        return Err(DomainError(format!(
+            "artifact.uri {raw:?} starts or ends with white space: give it without (a file name that really starts or ends with a space is a file: URI with %20 there)"
+        )));
+    }
     if has_scheme(raw) {
         return url::Url::parse(raw)
             .map(|u| equivalent_form(u.as_str()))
@@ -244,6 +252,16 @@ pub fn normalise_uri(
                 "artifact.uri {raw:?} cannot be turned into a file: URI: give an absolute path or a file: URI"
             ))
         })
+}
+
+/// What an absolute path typed so far (`/work/my b`) is as the start of a stored `file:`
+/// URI (`file:///work/my%20b`): for completing a uri argument from a path. `None` for
+/// anything but an absolute path.
+pub fn path_prefix_as_uri(prefix: &str) -> Option<String> {
+    if !Path::new(prefix).is_absolute() {
+        return None;
+    }
+    url::Url::from_file_path(prefix).ok().map(String::from)
 }
 
 /// The normal form of RFC 3986 §6.2.2 of a URI as the `url` crate serialises it (ASCII,
@@ -546,6 +564,32 @@ mod tests {
         assert_eq!(remove_dot_segments("/../x"), "/x");
         assert_eq!(remove_dot_segments("/a/.."), "/");
         assert_eq!(remove_dot_segments(""), "");
+    }
+
+    /// Found in an end-to-end review: a path copied with the space around it (" /w/p.step",
+    /// from `review-mcp revision`'s "sha256:…  FILE") was stored as
+    /// file:///<server cwd>/%20/w/p.step, a file that does not exist, and a trailing space
+    /// as "p.step%20": the review went under another file without a word.
+    #[test]
+    fn uri_with_surrounding_white_space_refused_with_fix() {
+        for raw in [
+            " /w/p.step",
+            "/w/p.step ",
+            "/w/p.step\n",
+            "\tfile:///w/p.step",
+            "file:///w/p.step ",
+        ] {
+            let e = normalise_uri(raw, at("/x")).unwrap_err();
+            assert!(e.0.contains("white space: give it without"), "{raw:?}: {e}");
+        }
+        assert_eq!(
+            normalise_uri("file:///w/%20p.step%20", at("/x")).unwrap(),
+            "file:///w/%20p.step%20"
+        );
+        assert_eq!(
+            normalise_uri("/w/a b.step", at("/x")).unwrap(),
+            "file:///w/a%20b.step"
+        );
     }
 
     #[test]

@@ -31,7 +31,9 @@ pub mod id;
 pub mod outrank;
 pub mod record;
 
-pub use artifact::{Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri};
+pub use artifact::{
+    Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri, path_prefix_as_uri,
+};
 pub use carry::{Carried, CarryState, DecisionCarried, Superseded};
 pub use decision::{BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via};
 pub use hashing::{HashError, file_digest, file_revision};

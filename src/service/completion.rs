@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 
 use crate::call::Reference;
 use crate::prompts;
-use crate::review::normalise_uri;
+use crate::review::{normalise_uri, path_prefix_as_uri};
 use crate::store::{Completable, Narrowing, Store, StoreError};
 use crate::text::{inline, quoted};
 
@@ -175,6 +175,12 @@ pub fn complete(
         Some((what, context_rule)) => match narrowing(context_rule, context) {
             None => (Vec::new(), false),
             Some(narrowing) => {
+                // A file is stored by its `file:` URI; what the user types is often its path.
+                let typed = match what {
+                    Completable::Locator => path_prefix_as_uri(value),
+                    _ => None,
+                };
+                let value = typed.as_deref().unwrap_or(value);
                 let found = store.complete(what, value, &narrowing, MAX_VALUES)?;
                 (found.values, found.has_more)
             }

@@ -163,6 +163,7 @@ impl Store {
         &mut self,
         revision: &str,
         subject: Option<&str>,
+        file: Option<&str>,
     ) -> Result<RevisionTallies, StoreError> {
         let tx = self.read()?;
         let count = |n: i64| u64::try_from(n).unwrap_or(0);
@@ -185,32 +186,28 @@ impl Store {
                 &State::Conflicting.as_str(),
             ],
         )?;
-        // The files of the revision's items, and what was written for them at another
-        // revision and not carried to this one.
-        // What was carried here, directly or through earlier carries, lives on here: not
-        // stale against this revision (`Store::lineage`).
-        let files = format!(
-            "WITH RECURSIVE {}, files AS ( \
+        // The files of the revision's items (and `file`, the one the caller named with the
+        // revision), and what was written for them at another revision and not carried on
+        // from it: a carried item's claim is its copy's now (here, when carried here directly
+        // or through earlier carries, or at the later revision, counted there).
+        let files = "WITH files AS ( \
                SELECT uri FROM records WHERE revision = ?1 AND uri IS NOT NULL \
                UNION SELECT uri FROM decisions WHERE revision = ?1 AND uri IS NOT NULL \
-                 AND (?2 IS NULL OR subject = ?2)) ",
-            super::carry::LINEAGE
-        );
+                 AND (?2 IS NULL OR subject = ?2) \
+               UNION SELECT ?3 WHERE ?3 IS NOT NULL) ";
         let stale_records = one(
             &format!(
                 "{files}SELECT count(*) FROM records WHERE locator IN (SELECT uri FROM files) \
-                 AND revision <> ?1 AND (superseded IS NULL \
-                   OR json_extract(superseded, '$.by') NOT IN (SELECT rev FROM lineage))"
+                 AND revision <> ?1 AND superseded IS NULL"
             ),
-            &[&revision, &subject],
+            &[&revision, &subject, &file],
         )?;
         let stale_decisions = one(
             &format!(
                 "{files}SELECT count(*) FROM decisions WHERE locator IN (SELECT uri FROM files) \
-                 AND revision <> ?1 AND (?2 IS NULL OR subject = ?2) AND (superseded IS NULL \
-                   OR json_extract(superseded, '$.by') NOT IN (SELECT rev FROM lineage))"
+                 AND revision <> ?1 AND (?2 IS NULL OR subject = ?2) AND superseded IS NULL"
             ),
-            &[&revision, &subject],
+            &[&revision, &subject, &file],
         )?;
         Ok(RevisionTallies {
             decisions: count(decisions),

@@ -198,7 +198,10 @@ mod tests {
         assert_eq!(ids(&mut store, entity("face:3")), vec![("rec_a".into(), 3)]);
         assert_eq!(ids(&mut store, text("deep")), vec![]);
         assert_eq!(ids(&mut store, text("through")), vec![("rec_a".into(), 3)]);
-        assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
+        assert_eq!(
+            store.forget_feature("file:///p.step", "bore", REV).unwrap(),
+            1
+        );
         assert_eq!(ids(&mut store, tags(&["c"])), vec![]);
         assert_eq!(ids(&mut store, entity("face:3")), vec![]);
         assert_eq!(ids(&mut store, text("through")), vec![]);

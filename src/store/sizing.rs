@@ -137,7 +137,7 @@ mod tests {
         remember(&mut s, 3, a, "face:9", None);
         // Known at revision 4 once, then forgotten.
         remember(&mut s, 4, a, "face:3", Some("gone"));
-        assert_eq!(s.forget_feature(a, "gone").unwrap(), 1);
+        assert_eq!(s.forget_feature(a, "gone", &rev(4)).unwrap(), 1);
         let count = |s: &mut Store, locator| {
             s.entity_elsewhere(EntityTable::Records, "face:3", &rev(1), locator)
                 .unwrap()

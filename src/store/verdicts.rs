@@ -136,9 +136,14 @@ impl Store {
             write_decision(&tx, Some(rid), &decision, seq)?;
         }
         // Each verdict event names the verdict's own channel and author (see
-        // `decision_events`); the write's are the server's.
+        // `decision_events`); the write's are the server's. The write's channel is the
+        // verdicts' own (one call, one channel): a disposition it recounted above is part of
+        // the engineer's write, not a change the assistant made.
+        let channel = verdicts
+            .first()
+            .map_or(Channel::Assistant, |(_, v)| Channel::of_verdict(v.via));
         let how = Written {
-            channel: Channel::Assistant,
+            channel,
             at: &decision.updated_at,
             author: author.as_deref(),
         };

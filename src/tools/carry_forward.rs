@@ -235,10 +235,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             answer["omitted"] = json!(left_out);
         }
         let mut summary = if out.already_carried {
+            // A second call is often a corrected one (`changed` forgotten the first time):
+            // say that its arguments were not applied, and what makes an item fresh.
             format!(
-                "Already carried: {} was carried to {} before; nothing changed.",
-                short_rev(&plan.from.revision),
-                short_rev(&plan.to.revision)
+                "Already carried: {from} was carried to {to} before; nothing changed: this call's map and changed were not applied (a revision is carried once). An item that carry left inherited but that did change: state it again at {to} (remember, remember_decision) or ask the engineer with request_verdicts and its items; either makes it this revision's.",
+                from = short_rev(&plan.from.revision),
+                to = short_rev(&plan.to.revision)
             )
         } else {
             format!(

@@ -52,7 +52,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let a = args.artifact.normalise()?;
     let (deleted, what) = match (&args.name, &args.entity_id, &args.subject) {
         (Some(name), None, None) => (
-            store.forget_feature(a.locator(), name)?,
+            store.forget_feature(a.locator(), name, &a.revision)?,
             format!("feature {}", quoted(name, 60)),
         ),
         (None, Some(entity), None) => (

@@ -375,6 +375,39 @@ fn elsewhere_hint(entity: &str, revisions: u64, of_file: bool) -> String {
     )
 }
 
+/// How many items a summary looks at for [`other_files_hint`]: enough to name the other
+/// files, bounded so a miss stays cheap.
+const OTHER_FILES_LOOKED_AT: usize = 50;
+
+/// The summary's hint when nothing matched at the file named (`uri`) while the same revision
+/// (the same bytes) holds matching `items` under other `files`: the part was moved, renamed
+/// or copied, and its review is under the path it had. `more` when there may be more than
+/// were looked at.
+fn other_files_hint(item: &str, found: usize, more: bool, files: &[String]) -> String {
+    if found == 0 {
+        return String::new();
+    }
+    let shown: Vec<String> = files
+        .iter()
+        .take(2)
+        .map(|f| crate::text::quoted(f, 120))
+        .collect();
+    let rest = files.len().saturating_sub(shown.len());
+    format!(
+        "; {}{found} {item}{} of this revision {} under another file ({}{}): the same bytes at another path (moved, renamed or copied?); the same call with the artifact's revision and no uri finds {}",
+        if more { "at least " } else { "" },
+        if found == 1 { "" } else { "s" },
+        if found == 1 { "is" } else { "are" },
+        shown.join(", "),
+        if rest > 0 {
+            format!(" and {rest} more")
+        } else {
+            String::new()
+        },
+        if found == 1 { "it" } else { "them" }
+    )
+}
+
 /// `sha256:0123abcd…` for summaries.
 fn short_rev(rev: &str) -> String {
     prefix_chars(rev, 15)

@@ -9,7 +9,7 @@ use super::schema::{self as s, MAX_TAG, MAX_TAGS};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::artifact::ArtifactTable;
 use crate::review::{CarryState, Kind};
-use crate::store::{EntityTable, RecordQuery, Store};
+use crate::store::{EntityTable, PageRequest, RecordQuery, Store};
 use crate::text::quoted;
 use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
 
@@ -146,6 +146,33 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         let locator = query.locator.as_deref();
         let elsewhere = store.entity_elsewhere(EntityTable::Records, entity, rev, locator)?;
         summary.push_str(&super::elsewhere_hint(entity, elsewhere, a.uri.is_some()));
+    }
+    // Nothing at the file named: the same revision may be recorded under another path.
+    if n == 0
+        && first_page
+        && let (Some(locator), Some(rev)) = (&query.locator, current)
+    {
+        let elsewhere = RecordQuery {
+            locator: None,
+            revision: Some(rev.to_string()),
+            ..query.clone()
+        };
+        let (mut found, mut files) = (0, Vec::<String>::new());
+        let limit = super::OTHER_FILES_LOOKED_AT;
+        store.recall_each(&elsewhere, PageRequest::first(limit), |r| {
+            let file = r.artifact.uri.unwrap_or("no uri");
+            if file != locator.as_str() && !files.iter().any(|f| f == file) {
+                files.push(file.to_string());
+            }
+            found += 1;
+            true
+        })?;
+        summary.push_str(&super::other_files_hint(
+            "record",
+            found,
+            found >= limit,
+            &files,
+        ));
     }
     ToolOutput::page(records, next, summary)
 }

@@ -9,7 +9,7 @@ use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
 use crate::review::artifact::ArtifactTable;
 use crate::review::{CarryState, State, Via};
-use crate::store::{DecisionQuery, EntityTable, Store, VerdictState};
+use crate::store::{DecisionQuery, EntityTable, PageRequest, Store, VerdictState};
 use crate::text::{disposition, quoted};
 use crate::wire::{PAGE_ITEMS_BUDGET, PageWriter};
 
@@ -120,6 +120,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     );
     let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
+    let mut stale = 0;
     let current_rev = current.as_deref();
     let page = store.recall_decisions_each(&query, request, |d| {
         let artifact = d.artifact.wire();
@@ -135,6 +136,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         if let Some(e) = &entry {
             table.keep(e);
         }
+        stale += usize::from(current_rev.is_some_and(|c| c != d.artifact.revision));
         if firsts.len() < 3 {
             let state = match (&d.superseded, &d.carried) {
                 (Some(s), _) => format!(" (superseded by {})", super::short_rev(&s.by)),
@@ -161,6 +163,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     for first in &firsts {
         summary.push_str(first);
     }
+    if stale > 0 {
+        summary.push_str(&format!("; {stale} stale (made for another revision)"));
+    }
     if first_page && query.current_only {
         let older = store.count_older_decisions(&query)?;
         if older > 0 {
@@ -177,6 +182,33 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         let locator = query.locator.as_deref();
         let elsewhere = store.entity_elsewhere(EntityTable::Decisions, face, rev, locator)?;
         summary.push_str(&super::elsewhere_hint(face, elsewhere, a.uri.is_some()));
+    }
+    // Nothing at the file named: the same revision may be recorded under another path.
+    if n == 0
+        && first_page
+        && let (Some(locator), Some(rev)) = (&query.locator, current_rev)
+    {
+        let elsewhere = DecisionQuery {
+            locator: None,
+            revision: Some(rev.to_string()),
+            ..query.clone()
+        };
+        let (mut found, mut files) = (0, Vec::<String>::new());
+        let limit = super::OTHER_FILES_LOOKED_AT;
+        store.recall_decisions_each(&elsewhere, PageRequest::first(limit), |d| {
+            let file = d.artifact.uri.as_deref().unwrap_or("no uri");
+            if file != locator.as_str() && !files.iter().any(|f| f == file) {
+                files.push(file.to_string());
+            }
+            found += 1;
+            true
+        })?;
+        summary.push_str(&super::other_files_hint(
+            "decision",
+            found,
+            found >= limit,
+            &files,
+        ));
     }
     ToolOutput::page(decisions, next, summary)
 }

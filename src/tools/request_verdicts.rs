@@ -182,6 +182,54 @@ impl FormReply {
     }
 }
 
+/// Where the decision asked about is recorded when it is not at the artifact named: the
+/// file's newest decision of that subject at another revision (the part changed, and the
+/// review was not carried), else the same revision under another file (the part moved).
+/// Empty when there is none, or when the artifact names no file.
+fn recorded_elsewhere(
+    store: &mut Store,
+    artifact: &crate::review::Artifact,
+    subject: &str,
+) -> Result<String, ToolError> {
+    let Some(uri) = artifact.uri.as_deref() else {
+        return Ok(String::new());
+    };
+    let first = |store: &mut Store, q: &crate::store::DecisionQuery| {
+        let mut found = None;
+        // A decision carried on is not one to carry again: its review went on elsewhere.
+        store.recall_decisions_each(q, crate::store::PageRequest::first(1), |d| {
+            found = d.superseded.is_none().then_some(d.artifact);
+            false
+        })?;
+        Ok::<_, ToolError>(found)
+    };
+    let of_file = crate::store::DecisionQuery {
+        locator: Some(uri.to_string()),
+        subject: Some(subject.to_string()),
+        current_only: true,
+        ..Default::default()
+    };
+    if let Some(a) = first(store, &of_file)? {
+        return Ok(format!(
+            "; this file has it at revision {}: the part changed? carry the review here with carry_forward (not a new decision), then ask again",
+            a.revision
+        ));
+    }
+    let of_revision = crate::store::DecisionQuery {
+        revision: Some(artifact.revision.clone()),
+        subject: Some(subject.to_string()),
+        current_only: true,
+        ..Default::default()
+    };
+    Ok(match first(store, &of_revision)? {
+        Some(a) => format!(
+            "; this revision has it under another file ({}): the same bytes at another path? ask with that uri",
+            quoted(a.uri.as_deref().unwrap_or(&a.revision), 120)
+        ),
+        None => String::new(),
+    })
+}
+
 /// Step one: the question, or the answer when there is nothing to ask.
 pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     let artifact = args.artifact.normalise()?;
@@ -191,10 +239,16 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         revision: &artifact.revision,
     };
     let Some(decision) = store.find_decision(&at)? else {
+        let elsewhere = recorded_elsewhere(store, &artifact, &args.subject)?;
         return Err(ToolError::Invalid(format!(
-            "No decision {} at {} for this artifact: check the subject with recall_decisions, or record it with remember_decision first.",
+            "No decision {} at {} for this artifact{}.",
             quoted(&args.subject, 80),
-            short_rev(&artifact.revision)
+            short_rev(&artifact.revision),
+            if elsewhere.is_empty() {
+                ": check the subject with recall_decisions, or record it with remember_decision first"
+            } else {
+                &elsewhere
+            }
         )));
     };
     if let Some(s) = &decision.superseded {

@@ -94,13 +94,19 @@ pub fn review_output() -> Value {
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let a = args.artifact.normalise()?;
     let full = args.detail == Some(super::Detail::Full);
-    let (review, report) = resources::review(store, &a.revision, args.subject.as_deref(), full)
-        .map_err(|e| match e {
-            ResourceError::Storage(m) => ToolError::Storage(m),
-            ResourceError::NotFound | ResourceError::InvalidCursor => {
-                ToolError::Internal("the review could not be read".into())
-            }
-        })?;
+    let (review, report) = resources::review(
+        store,
+        &a.revision,
+        a.uri.as_deref(),
+        args.subject.as_deref(),
+        full,
+    )
+    .map_err(|e| match e {
+        ResourceError::Storage(m) => ToolError::Storage(m),
+        ResourceError::NotFound | ResourceError::InvalidCursor => {
+            ToolError::Internal("the review could not be read".into())
+        }
+    })?;
     // The card's proof of each decision shown whole, in `_meta`: the host gives it to the
     // card and not to the model (see `card_proof`).
     let meta = super::card_proof::meta_for(&review);

@@ -413,6 +413,47 @@ fn a_carried_disposition_counts_what_is_still_to_re_verify_after_a_verdict() {
     );
 }
 
+/// Found in an end-to-end review: the engineer's verdict on a carried item recounts the
+/// decision's disposition ("… 0 of 2 basis items to re-verify"), and the history recorded that
+/// change as the assistant's (`replaced`, channel `assistant`), at the instant the engineer
+/// answered: "who changed what, through which channel" said the assistant touched the
+/// decision when only the engineer had. The recount is part of the engineer's write, so its
+/// event names the verdict's channel.
+#[test]
+fn the_recounted_disposition_is_recorded_through_the_verdicts_channel() {
+    use review_mcp::store::Store;
+
+    use crate::support::inproc::ui_caps;
+
+    let mut c = Client::declaring(Store::open_in_memory().unwrap(), ERAS[2], ui_caps());
+    chain_to_three(&mut c);
+    let shown = c.call(
+        "show_review",
+        json!({"artifact": at(3), "subject": "bore", "detail": "full"}),
+    );
+    let d = shown["result"]["structuredContent"]["decisions"][0].clone();
+    let id = d["id"].as_str().unwrap();
+    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][id].clone();
+    c.ok(
+        "record_verdict",
+        json!({"decision_id": id, "index": 0, "item_digest": d["basis"][0]["digest"],
+               "judgement": "accepted", "card_proof": proof}),
+    );
+    let history = c.ok("review_history", json!({"id": id}));
+    let events = history["events"].as_array().unwrap();
+    let recount = events
+        .iter()
+        .find(|e| e["kind"] == "replaced")
+        .unwrap_or_else(|| panic!("no disposition event: {history}"));
+    assert_eq!(recount["channel"], "app", "{recount}");
+    assert!(
+        events
+            .iter()
+            .all(|e| e["channel"] != "assistant" || e["kind"] == "carried"),
+        "only the carry was the assistant's: {history}"
+    );
+}
+
 /// Regression: the report put a carried decision's earlier disposition between quotes it did
 /// not escape, so a disposition could end them and go on as the report's own words ("…
 /// restated at this revision and verified by the engineer").

@@ -670,3 +670,185 @@ fn form3_is_a_full_fai_once_every_row_is_stated_again() {
         )
     );
 }
+
+/// Found in an end-to-end review: the assistant carried the review without `changed` (every
+/// item inherited), saw its mistake and called again with `changed`. The answer, "Already
+/// carried: … nothing changed.", said nothing of the new arguments: the model took the
+/// correction as made, while the changed bore stayed inherited, not re-verified. The answer
+/// says the call's map and changed were not applied, and how to make such an item this
+/// revision's.
+#[test]
+fn a_carry_made_again_with_other_arguments_says_they_were_not_applied() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&r1(), FILE), "subject": "bore", "disposition": "accept",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                              "faces": ["face:3"]}]}),
+        );
+        let first = json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                           "map": [{"from": "face:3", "to": "face:13"}]});
+        assert_eq!(c.ok("carry_forward", first)["already_carried"], false);
+        let mut corrected = json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                                   "map": [{"from": "face:3", "to": "face:13"}]});
+        corrected["changed"] = json!(["face:3"]);
+        let again = c.call("carry_forward", corrected);
+        assert_eq!(
+            again["result"]["structuredContent"]["already_carried"], true,
+            "{again}"
+        );
+        let text = again["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("this call's map and changed were not applied"),
+            "{text}"
+        );
+        assert!(
+            text.contains("remember_decision") && text.contains("request_verdicts"),
+            "says how to make an item this revision's: {text}"
+        );
+        // The item is still inherited, as the answer says.
+        let b = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(&r2(), FILE), "carried": "inherited"}),
+        );
+        assert_eq!(b["decisions"].as_array().unwrap().len(), 1, "{b}");
+    }
+}
+
+/// Found in an end-to-end review: the part changed, and the assistant asked for the
+/// engineer's verdicts at the new revision before carrying the review. The refusal said "No
+/// decision … check the subject with recall_decisions, or record it with remember_decision
+/// first": the way to re-type the decision at the new revision, losing the carry (what is
+/// inherited, what to re-verify, the engineer's earlier verdicts as history). It now names
+/// where the decision is and that carry_forward brings it here; and, for a moved file, the
+/// file the same revision has it under.
+#[test]
+fn request_verdicts_before_the_carry_points_to_the_revision_that_has_the_decision() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&r1(), FILE), "subject": "bore", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+        );
+        assert_eq!(out["result"]["isError"], true, "{out}");
+        let text = out["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("this file has it at revision {}", r1()))
+                && text.contains("carry_forward"),
+            "{text}"
+        );
+        // The same bytes under another path.
+        let moved = c.call(
+            "request_verdicts",
+            json!({"artifact": art_uri(&r1(), "/work/released/bracket.step"), "subject": "bore"}),
+        );
+        let text = moved["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains("under another file (\"file:///work/bracket.step\""),
+            "{text}"
+        );
+        // Once carried, the old revision's decision is not offered again.
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE), "map": []}),
+        );
+        c.ok(
+            "forget",
+            json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+        );
+        let gone = c.call(
+            "request_verdicts",
+            json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+        );
+        let text = gone["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(!text.contains("this file has it"), "{text}");
+    }
+}
+
+/// Found in an end-to-end review: after a carry, `forget` of a named feature deleted every
+/// row of that name at the file: the feature at the new revision and what the old revision
+/// said of it (its superseded copy), whichever revision the artifact named ("Deleted 2").
+/// Forgetting the feature at the old revision emptied the new revision's worklist, and
+/// forgetting it at the new one erased the old revision's record, as no decision forget
+/// does. The artifact's revision now says which: that revision's superseded copy when there
+/// is one, else the feature as it stands.
+#[test]
+fn forget_of_a_carried_feature_deletes_only_the_named_revisions_row() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r1(), FILE), "entity_ids": ["face:3"], "name": "mounting face"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                   "map": [{"from": "face:3", "to": "face:13"}], "changed": ["face:3"]}),
+        );
+        let rows = |c: &mut Client| -> Vec<String> {
+            let page = c.ok("recall", json!({"artifact": art_uri(&r2(), FILE)}));
+            let artifacts = page["artifacts"].as_array().unwrap().clone();
+            page["records"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let a = &artifacts[r["artifact"].as_u64().unwrap() as usize];
+                    a["revision"].as_str().unwrap().to_string()
+                })
+                .collect()
+        };
+        assert_eq!(
+            rows(&mut c).len(),
+            2,
+            "the feature and its copy at revision 1"
+        );
+        // At the old revision: its copy only; the carried feature stays to re-verify.
+        let out = c.ok(
+            "forget",
+            json!({"artifact": art_uri(&r1(), FILE), "name": "mounting face"}),
+        );
+        assert_eq!(out["deleted"], 1, "{out}");
+        assert_eq!(rows(&mut c), vec![r2()]);
+        // At the new revision: the feature as it stands.
+        let out = c.ok(
+            "forget",
+            json!({"artifact": art_uri(&r2(), FILE), "name": "mounting face"}),
+        );
+        assert_eq!(out["deleted"], 1, "{out}");
+        assert!(rows(&mut c).is_empty());
+
+        // Forgotten at the new revision first, the old revision's record stays.
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r1(), FILE), "entity_ids": ["face:3"], "name": "mounting face"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE), "map": []}),
+        );
+        let out = c.ok(
+            "forget",
+            json!({"artifact": art_uri(&r2(), FILE), "name": "mounting face"}),
+        );
+        assert_eq!(out["deleted"], 1, "{out}");
+        assert_eq!(rows(&mut c), vec![r1()]);
+        // A feature never carried is forgotten whatever revision the artifact names.
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r2(), FILE), "entity_ids": [], "name": "datum A"}),
+        );
+        let out = c.ok(
+            "forget",
+            json!({"artifact": art_uri(&rev(3), FILE), "name": "datum A"}),
+        );
+        assert_eq!(out["deleted"], 1, "{out}");
+    }
+}

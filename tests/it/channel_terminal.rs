@@ -272,3 +272,32 @@ fn a_terminal_verdict_and_its_meaning_survive_export_and_import() -> Result<()> 
     );
     Ok(())
 }
+
+/// Found in an end-to-end review: at a revision whose review was carried on, the terminal
+/// says to judge it at the later revision "with review-mcp review sha256:…", a command
+/// without the `--db` the engineer had given: run as printed, it opens `./review-mcp.db`
+/// (another database, often none) instead of theirs. The command it prints names the
+/// database, as `request_verdicts`' cancel answer does.
+#[test]
+fn a_carried_on_revision_points_to_the_later_one_with_this_database() -> Result<()> {
+    let dir = TempDir::new("channel-terminal-carried-on")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    remember(&mut server)?;
+    server
+        .call(
+            "carry_forward",
+            json!({"from": artifact(SEED, URI), "to": artifact("channel-terminal-2", URI), "map": []}),
+        )?
+        .ok()?;
+    server.close()?;
+    let (shown, ok) = in_terminal(&db, Some("Ada"), &revision(SEED), &[], "pty")?;
+    ensure!(ok, "{shown}");
+    let want = format!(
+        "with review-mcp review --db {} {}.",
+        db.display(),
+        revision("channel-terminal-2")
+    );
+    ensure!(shown.contains(&want), "wanted {want:?} in {shown}");
+    Ok(())
+}

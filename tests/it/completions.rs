@@ -224,3 +224,36 @@ fn every_listed_prompt_argument_and_template_variable_completes() {
         }
     }
 }
+
+/// Found in an end-to-end review: the prompts' `uri` argument is "the part's file path or
+/// URI", and the tools take a path as readily as a `file:` URI, but completing it from what
+/// the engineer types, a path ("/work/br"), offered nothing: only a value typed as the stored
+/// URI ("file:///work/br") matched. A typed absolute path now completes as its file: URI.
+#[test]
+fn a_typed_path_completes_the_stored_file_uri() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), "/work/my bracket.step"), "entity_ids": [], "note": "n"}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(2), "/other/bracket.step"), "entity_ids": [], "note": "n"}),
+        );
+        for typed in ["/work/my b", "/work/", "file:///work/my%20b"] {
+            let got = values(&prompt(&mut c, "start_review", "uri", typed, json!({})));
+            assert_eq!(got, vec!["file:///work/my%20bracket.step"], "{typed}");
+        }
+        assert!(
+            values(&prompt(
+                &mut c,
+                "start_review",
+                "uri",
+                "/nowhere/",
+                json!({})
+            ))
+            .is_empty()
+        );
+    }
+}

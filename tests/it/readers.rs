@@ -318,6 +318,269 @@ fn readers_show_review_counts_every_stale_item() {
     );
 }
 
+/// Found in an end-to-end review: the engineer changed the part, and the assistant's first
+/// look at the new revision (`show_review` with the file's `uri`, nothing recorded there yet)
+/// said "0 items stale against it" with empty stale lists, while `recall` of the same
+/// artifact marked the file's whole review stale. The files whose other revisions are stale
+/// were only those of the revision's own items; the file the caller names counts too.
+#[test]
+fn readers_show_review_of_a_new_revision_shows_its_files_stale_review() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), file), "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        let out = c.call("show_review", json!({"artifact": art_uri(&rev(2), file)}));
+        let text = summary(&out);
+        assert!(
+            text.starts_with("Review of bracket.step @ "),
+            "names the file: {text}"
+        );
+        assert!(
+            text.contains(
+                "nothing is recorded at this revision; 2 items of this file at other revisions are stale against it (carry_forward carries a review here)."
+            ),
+            "{text}"
+        );
+        let sc = &out["result"]["structuredContent"];
+        assert_eq!(sc["counts"]["stale_records"], 1, "{sc}");
+        assert_eq!(sc["counts"]["stale_decisions"], 1, "{sc}");
+        assert_eq!(sc["stale_decisions"][0]["subject"], "release", "{sc}");
+        let full = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(&rev(2), file), "detail": "full"}),
+        );
+        assert_eq!(
+            full["stale"]["decisions"][0]["subject"], "release",
+            "{full}"
+        );
+        assert_eq!(full["stale"]["records"][0]["name"], "bore", "{full}");
+        // Without a uri the revision alone names no file: an empty review, as before.
+        let bare = c.call(
+            "show_review",
+            json!({"artifact": {"revision": rev(2), "format": "step"}}),
+        );
+        assert!(
+            summary(&bare).ends_with(": nothing is recorded at this revision."),
+            "{}",
+            summary(&bare)
+        );
+        // The resource still knows a revision only by what is recorded at it.
+        let read = c.request(
+            "resources/read",
+            json!({"uri": format!("review://revisions/{}", rev(2))}),
+        );
+        assert!(read.get("error").is_some(), "{read}");
+    }
+}
+
+/// Found in an end-to-end review: `show_review` of a revision with nothing recorded (the
+/// part just changed) ended "The full report: review://revisions/…/report" and gave that URI
+/// as `report`, and reading it answered "Resource not found": the model was sent to a
+/// resource that does not exist. Such a review says nothing is recorded and names no report.
+#[test]
+fn readers_show_review_names_no_report_for_a_revision_with_nothing_recorded() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), file), "entity_ids": [], "name": "bore"}),
+        );
+        for detail in ["summary", "full"] {
+            let out = c.call(
+                "show_review",
+                json!({"artifact": art_uri(&rev(2), file), "detail": detail}),
+            );
+            let text = summary(&out);
+            assert!(!text.contains("review://"), "{text}");
+            assert!(
+                out["result"]["structuredContent"].get("report").is_none(),
+                "{out}"
+            );
+        }
+        // A revision with something recorded still names its report, which can be read.
+        let out = c.call("show_review", json!({"artifact": art_uri(&rev(1), file)}));
+        let report = out["result"]["structuredContent"]["report"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(summary(&out).ends_with(&report), "{}", summary(&out));
+        assert!(c.read_text(&report).starts_with("# Review report"));
+        // With a subject it has no decision of, the revision still has its report.
+        let out = c.call(
+            "show_review",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "no such"}),
+        );
+        assert!(
+            summary(&out).contains("The full report: review://"),
+            "{}",
+            summary(&out)
+        );
+    }
+}
+
+/// Found in an end-to-end review: the part changed twice (1, carried to 2, then 3). At
+/// revision 3, before its carry, the review listed as stale both revision 2's decision and
+/// feature and revision 1's superseded copies of them: each claim twice ("2 items" for one
+/// decision and one feature), the older copy already said by the newer. What was carried on
+/// is said by its copy; only that is stale.
+#[test]
+fn readers_what_was_carried_on_is_not_stale_twice() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), file), "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file), "map": []}),
+        );
+        for detail in ["summary", "full"] {
+            let out = c.call(
+                "show_review",
+                json!({"artifact": art_uri(&rev(3), file), "detail": detail}),
+            );
+            let text = summary(&out);
+            assert!(text.contains("; 2 items of this file"), "{text}");
+            let sc = &out["result"]["structuredContent"];
+            if detail == "summary" {
+                assert_eq!(sc["counts"]["stale_records"], 1, "{sc}");
+                assert_eq!(sc["counts"]["stale_decisions"], 1, "{sc}");
+                let listed = sc["stale_decisions"].as_array().unwrap();
+                assert_eq!(listed.len(), 1, "{sc}");
+                let a = &sc["artifacts"][listed[0]["artifact"].as_u64().unwrap() as usize];
+                assert_eq!(a["revision"], rev(2), "{sc}");
+            } else {
+                assert_eq!(
+                    sc["stale"]["decisions"].as_array().unwrap().len(),
+                    1,
+                    "{sc}"
+                );
+                assert_eq!(sc["stale"]["records"].as_array().unwrap().len(), 1, "{sc}");
+            }
+        }
+    }
+}
+
+/// Found in an end-to-end review: the engineer moved the part file (the same bytes, the same
+/// revision, another path), and `recall` and `recall_decisions` with the new path answered
+/// "0 records." and "0 decisions.": the model concluded the part had never been reviewed,
+/// while its whole review was recorded under the old path. The summary now says the same
+/// revision holds matching items under another file, and how to find them.
+#[test]
+fn readers_recall_at_a_moved_file_says_where_the_revisions_review_is() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let (old, new) = ("/w/bracket.step", "/w/released/bracket-v1.step");
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), old), "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), old), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let out = c.call("recall", json!({"artifact": art_uri(&rev(1), new)}));
+        assert_eq!(
+            summary(&out),
+            "0 records; 1 record of this revision is under another file (\"file:///w/bracket.step\"): \
+             the same bytes at another path (moved, renamed or copied?); the same call with the \
+             artifact's revision and no uri finds it."
+        );
+        let out = c.call(
+            "recall_decisions",
+            json!({"artifact": art_uri(&rev(1), new)}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.starts_with("0 decisions; 1 decision of this revision is under another file (\"file:///w/bracket.step\")"),
+            "{text}"
+        );
+        // With an entity id too: the id is of this revision, under the other file.
+        let out = c.call(
+            "recall",
+            json!({"artifact": art_uri(&rev(1), new), "entity_id": "face:7"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(
+                "; 1 record of this revision is under another file (\"file:///w/bracket.step\")"
+            ),
+            "{text}"
+        );
+        // What the hint promises: the revision alone finds them.
+        let bare = json!({"revision": rev(1), "format": "step"});
+        assert_eq!(
+            c.ok("recall", json!({"artifact": bare}))["records"][0]["name"],
+            "bore"
+        );
+        // No hint where nothing else matches: another revision, or a filter nothing meets.
+        let other = c.call("recall", json!({"artifact": art_uri(&rev(2), new)}));
+        assert_eq!(summary(&other), "0 records.");
+        let filtered = c.call(
+            "recall",
+            json!({"artifact": art_uri(&rev(1), new), "text": "flatness"}),
+        );
+        assert_eq!(summary(&filtered), "0 records.");
+        // At the old path nothing changes.
+        let here = c.call("recall", json!({"artifact": art_uri(&rev(1), old)}));
+        assert_eq!(summary(&here), "1 record; \"bore\".");
+    }
+}
+
+/// Found in an end-to-end review: after the part changed, `recall` of the file at the new
+/// revision said "4 stale (written for another revision)", and `recall_decisions` of the
+/// same artifact said only "1 decision; \"release\": hold.": the summary a model reads gave
+/// an old revision's disposition as if it were the part's. It says how many are stale too.
+#[test]
+fn readers_recall_decisions_says_how_many_are_stale() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), file), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let out = c.call(
+            "recall_decisions",
+            json!({"artifact": art_uri(&rev(2), file)}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains("\"release\": hold; 1 stale (made for another revision)"),
+            "{text}"
+        );
+        let here = c.call(
+            "recall_decisions",
+            json!({"artifact": art_uri(&rev(1), file)}),
+        );
+        assert!(!summary(&here).contains("stale"), "{}", summary(&here));
+        let unscoped = c.call("recall_decisions", json!({"text": "release"}));
+        assert!(
+            !summary(&unscoped).contains("stale"),
+            "{}",
+            summary(&unscoped)
+        );
+    }
+}
+
 /// The report's first lines said how many decisions and records it showed as if that were
 /// the revision's ("- 2 decisions and 2 records at this revision." of 2,000 and 4,000, the
 /// rest "not shown" further down). It counts the revision's.

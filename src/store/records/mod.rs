@@ -280,12 +280,27 @@ impl Store {
         })
     }
 
-    /// Deletes the named feature at `locator`. Returns how many rows went (0 or 1).
-    pub fn forget_feature(&mut self, locator: &str, name: &str) -> Result<usize, StoreError> {
+    /// Deletes the named feature at `locator`: what `revision` said of it when the feature
+    /// was carried on from that revision (its superseded copy), else the feature as it stands
+    /// (the row not superseded). Never both: a carried feature's copy is the earlier
+    /// revision's record, as a superseded decision is. Returns how many rows went (0 or 1).
+    pub fn forget_feature(
+        &mut self,
+        locator: &str,
+        name: &str,
+        revision: &str,
+    ) -> Result<usize, StoreError> {
         let tx = self.write()?;
         let seqs: Vec<i64> = tx
-            .prepare_cached("SELECT seq FROM records WHERE locator = ?1 AND name = ?2")?
-            .query_map(params![locator, name], |r| r.get(0))?
+            .prepare_cached(
+                "SELECT seq FROM records WHERE locator = ?1 AND name = ?2 \
+                 AND superseded IS NOT NULL AND revision = ?3 \
+                 UNION ALL SELECT seq FROM records WHERE locator = ?1 AND name = ?2 \
+                 AND superseded IS NULL \
+                 AND NOT EXISTS (SELECT 1 FROM records WHERE locator = ?1 AND name = ?2 \
+                   AND superseded IS NOT NULL AND revision = ?3)",
+            )?
+            .query_map(params![locator, name, revision], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         let n = delete_records(&tx, &seqs)?;
         tx.commit()?;

@@ -192,7 +192,7 @@ pub(in crate::store) fn delete_records(
 
 #[cfg(test)]
 mod tests {
-    use crate::store::fixtures::{artifact, side_rows};
+    use crate::store::fixtures::{REV, artifact, side_rows};
     use crate::store::{NewRecord, Store};
 
     /// Regression (found in review): side rows are deleted by the keys in the record's own
@@ -224,7 +224,10 @@ mod tests {
             .unwrap()
             .execute_batch("UPDATE records SET tags = 'not json'")
             .unwrap();
-        assert_eq!(store.forget_feature("file:///p.step", "bore").unwrap(), 1);
+        assert_eq!(
+            store.forget_feature("file:///p.step", "bore", REV).unwrap(),
+            1
+        );
         assert_eq!(side_rows(&mut store), 0);
         assert!(store.check().unwrap().is_empty());
     }
