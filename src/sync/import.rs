@@ -112,8 +112,8 @@ impl Reread for InputFile {
     }
 }
 
-/// A file in the temporary directory that no name reaches: removed as soon as it is made,
-/// it lives as long as its descriptor.
+/// A file in the temporary directory that no name reaches: removed as soon as it is made
+/// (readable by its owner only meanwhile), it lives as long as its descriptor.
 fn unnamed_temporary() -> io::Result<File> {
     let dir = std::env::temp_dir();
     let mut n = 0u32;
@@ -126,12 +126,15 @@ fn unnamed_temporary() -> io::Result<File> {
             ".review-mcp-import-{}-{nanos:x}-{n}",
             std::process::id()
         ));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create_new(true);
+        // The review's lines go through it: its owner's only, as the database is.
+        #[cfg(unix)]
         {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(&path) {
             Ok(file) => {
                 std::fs::remove_file(&path)?;
                 return Ok(file);
@@ -676,6 +679,20 @@ mod tests {
         );
         assert!(!e.contains("refused"), "{e}");
         assert!(!db.exists());
+    }
+
+    /// Regression (audit of the bounded import): the temporary copy of a piped import was
+    /// created with mode 0666 (0644 after the usual umask) in a shared /tmp: between its
+    /// creation and its removal anyone could open it and read, through that descriptor, every
+    /// line of the review as the import copied it. It is now its owner's only, as the
+    /// database is.
+    #[cfg(unix)]
+    #[test]
+    fn the_temporary_copy_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let file = unnamed_temporary().unwrap();
+        let mode = file.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{mode:o}");
     }
 
     /// Regression (review of issue 12, item 3): two lines of an older export whose uris are
