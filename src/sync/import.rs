@@ -112,8 +112,8 @@ impl Reread for InputFile {
     }
 }
 
-/// A file in the temporary directory that no name reaches: removed as soon as it is made,
-/// it lives as long as its descriptor.
+/// A file in the temporary directory that no name reaches: removed as soon as it is made
+/// (readable by its owner only meanwhile), it lives as long as its descriptor.
 fn unnamed_temporary() -> io::Result<File> {
     let dir = std::env::temp_dir();
     let mut n = 0u32;
@@ -126,12 +126,15 @@ fn unnamed_temporary() -> io::Result<File> {
             ".review-mcp-import-{}-{nanos:x}-{n}",
             std::process::id()
         ));
-        match std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create_new(true);
+        // The review's lines go through it: its owner's only, as the database is.
+        #[cfg(unix)]
         {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(&path) {
             Ok(file) => {
                 std::fs::remove_file(&path)?;
                 return Ok(file);
@@ -151,21 +154,41 @@ struct Copied<'a> {
 impl Read for Copied<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.input.read(buf)?;
-        self.copy.write_all(&buf[..n])?;
+        self.copy
+            .write_all(&buf[..n])
+            .map_err(|e| io::Error::new(e.kind(), CopyFailed(e)))?;
         Ok(n)
     }
 }
 
+/// Why the temporary copy of a read-once input could not be written (its directory is full,
+/// say): not a fault of the file, so it is not reported as one of its lines.
+#[derive(Debug)]
+struct CopyFailed(io::Error);
+
+impl std::fmt::Display for CopyFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for CopyFailed {}
+
 /// A reader that hashes what it reads: the write checks that it reads the bytes that were
-/// checked.
+/// checked. It notes why the temporary copy failed, if it did.
 struct Hashed<R> {
     inner: R,
     hash: Sha256,
+    copy_failed: Option<String>,
 }
 
 impl<R: Read> Read for Hashed<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
+        let n = self.inner.read(buf).inspect_err(|e| {
+            if let Some(c) = e.get_ref().and_then(|i| i.downcast_ref::<CopyFailed>()) {
+                self.copy_failed = Some(c.to_string());
+            }
+        })?;
         self.hash.update(&buf[..n]);
         Ok(n)
     }
@@ -195,9 +218,19 @@ pub fn import_from(db: &Path, file: &Path, input: &mut dyn Reread) -> Result<Imp
         let mut hashed = Hashed {
             inner: input.open().map_err(cannot_read)?,
             hash: Sha256::new(),
+            copy_failed: None,
         };
-        let checked = read_import(&mut BufReader::new(&mut hashed), &schemas)
-            .map_err(|e| fail!("{}: {e}", file.display()))?;
+        let checked = read_import(&mut BufReader::new(&mut hashed), &schemas);
+        if let Some(e) = hashed.copy_failed {
+            return Err(fail!(
+                "{} can be read only once (a pipe), so import copies it to a temporary file in \
+                 {} as it checks it, and could not write that copy: {e}; nothing was written: \
+                 set TMPDIR to a directory with room for the whole file, or import from a file",
+                file.display(),
+                std::env::temp_dir().display()
+            ));
+        }
+        let checked = checked.map_err(|e| fail!("{}: {e}", file.display()))?;
         (checked, hashed.hash.finalize())
     };
     let nothing_written = |e: StoreError| {
@@ -426,6 +459,7 @@ impl Again<'_> {
         let mut hashed = Hashed {
             inner: reading,
             hash: Sha256::new(),
+            copy_failed: None,
         };
         let mut reader = LineReader::new(BufReader::new(&mut hashed));
         let mut runs = self.checked.runs.iter().copied();
@@ -613,6 +647,52 @@ mod tests {
             e.problems[0].ends_with(&format!("over the {MAX_LINE_BYTES} byte limit of a line")),
             "{e}"
         );
+    }
+
+    /// Regression (audit of the bounded import): a pipe whose temporary copy could not be
+    /// written as it was checked (its directory full: ENOSPC on a small tmpfs) was reported
+    /// as "the import file was refused ... line 31: cannot be read: No space left on device",
+    /// blaming the file and saying nothing of the copy or of TMPDIR. Here the copy is a
+    /// descriptor that refuses every write.
+    #[test]
+    fn a_temporary_copy_that_cannot_be_written_says_to_set_tmpdir() {
+        let dir =
+            std::env::temp_dir().join(format!("review-mcp-import-copy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("in.jsonl");
+        let line = serde_json::to_string(&Item::Record(feature("a", "bore", T1))).unwrap();
+        std::fs::write(&file, format!("{line}\n")).unwrap();
+        let copy = dir.join("copy");
+        std::fs::write(&copy, "").unwrap();
+        let mut input = InputFile::Once {
+            input: Some(File::open(&file).unwrap()),
+            copy: File::open(&copy).unwrap(),
+        };
+        let db = dir.join("r.db");
+        let e = import_from(&db, Path::new("/dev/stdin"), &mut input)
+            .unwrap_err()
+            .to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            e.contains("temporary") && e.contains("TMPDIR") && e.contains("nothing was written"),
+            "{e}"
+        );
+        assert!(!e.contains("refused"), "{e}");
+        assert!(!db.exists());
+    }
+
+    /// Regression (audit of the bounded import): the temporary copy of a piped import was
+    /// created with mode 0666 (0644 after the usual umask) in a shared /tmp: between its
+    /// creation and its removal anyone could open it and read, through that descriptor, every
+    /// line of the review as the import copied it. It is now its owner's only, as the
+    /// database is.
+    #[cfg(unix)]
+    #[test]
+    fn the_temporary_copy_is_readable_by_its_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let file = unnamed_temporary().unwrap();
+        let mode = file.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{mode:o}");
     }
 
     /// Regression (review of issue 12, item 3): two lines of an older export whose uris are
