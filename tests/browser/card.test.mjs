@@ -613,8 +613,11 @@ test("card_reports_its_size_after_the_handshake_and_shrinks_with_its_content", a
   assert.ok(tall > 600, `${tall}`);
   assert.equal(await page.evaluate(() => document.getElementById("card").style.height), tall + "px");
 
-  // The host shows a review with nothing in it: the card reports a smaller size.
-  const empty = await server.call("show_review", { artifact: artifact("sha256:" + "8".repeat(64)), detail: "full" });
+  // The host shows a review with nothing in it: the card reports a smaller size. (Another
+  // file: a new revision of FILE would show FILE's earlier review as stale.)
+  const empty = await server.call("show_review", {
+    artifact: { ...artifact("sha256:" + "8".repeat(64)), uri: "file:///w/parts/empty.step" }, detail: "full",
+  });
   await page.evaluate((result) => window.sendToCard({ method: "ui/notifications/tool-result", params: result }), empty);
   await card.getByText("No decision recorded for this revision.").waitFor();
   await settle(page);
