@@ -244,12 +244,21 @@ pub fn normalise_uri(
         };
         base.join(path)
     };
-    let cleaned = lexical_clean(&absolute);
+    absolute_path_as_uri(&absolute)
+}
+
+/// The stored `file:` URI of an absolute path, as [`normalise_uri`] makes it of a typed
+/// path: lexically cleaned of `.` and `..`, then [`equivalent_form`]. For a path the server
+/// has just read (`artifact_revision`), whose file name may really start or end with white
+/// space, which a typed uri may not.
+pub fn absolute_path_as_uri(absolute: &Path) -> Result<String, DomainError> {
+    let cleaned = lexical_clean(absolute);
     url::Url::from_file_path(&cleaned)
         .map(|u| equivalent_form(u.as_str()))
         .map_err(|()| {
             DomainError(format!(
-                "artifact.uri {raw:?} cannot be turned into a file: URI: give an absolute path or a file: URI"
+                "artifact.uri {:?} cannot be turned into a file: URI: give an absolute path or a file: URI",
+                absolute.display().to_string()
             ))
         })
 }
