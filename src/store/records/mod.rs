@@ -283,7 +283,10 @@ impl Store {
     /// Deletes the named feature at `locator`: what `revision` said of it when the feature
     /// was carried on from that revision (its superseded copy), else the feature as it stands
     /// (the row not superseded). Never both: a carried feature's copy is the earlier
-    /// revision's record, as a superseded decision is. Returns how many rows went (0 or 1).
+    /// revision's record, as a superseded decision is. A feature with carries behind it is
+    /// deleted as it stands only at its own revision, so the same call made again after its
+    /// copy went deletes nothing (forget is idempotent); one never carried, whatever
+    /// revision is named. Returns how many rows went (0 or 1).
     pub fn forget_feature(
         &mut self,
         locator: &str,
@@ -298,7 +301,10 @@ impl Store {
                  UNION ALL SELECT seq FROM records WHERE locator = ?1 AND name = ?2 \
                  AND superseded IS NULL \
                  AND NOT EXISTS (SELECT 1 FROM records WHERE locator = ?1 AND name = ?2 \
-                   AND superseded IS NOT NULL AND revision = ?3)",
+                   AND superseded IS NOT NULL AND revision = ?3) \
+                 AND (revision = ?3 OR (carried IS NULL \
+                   AND NOT EXISTS (SELECT 1 FROM records WHERE locator = ?1 AND name = ?2 \
+                     AND superseded IS NOT NULL)))",
             )?
             .query_map(params![locator, name, revision], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
