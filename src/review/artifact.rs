@@ -233,6 +233,13 @@ pub fn normalise_uri(
                 ))
             });
     }
+    // A shell expands `~`; nothing else does. As a relative path it would name a directory
+    // `~` under the server's working directory, not the home the caller meant.
+    if raw == "~" || raw.starts_with("~/") {
+        return Err(DomainError(format!(
+            "artifact.uri {raw:?} starts with ~, which only a shell expands to the home directory: give the absolute path (e.g. /home/me/parts/part.step) or a file: URI"
+        )));
+    }
     let path = Path::new(raw);
     let absolute = if path.is_absolute() {
         path.to_path_buf()
@@ -598,6 +605,29 @@ mod tests {
         assert_eq!(
             normalise_uri("/w/a b.step", at("/x")).unwrap(),
             "file:///w/a%20b.step"
+        );
+    }
+
+    /// "~/parts/b.step" (how people and models write a file in their home directory) is
+    /// not expanded outside a shell: it was a relative path, stored as
+    /// file:///<server cwd>/~/parts/b.step, a file that does not exist, and remember said
+    /// "Saved". Refused with the fix, as `--db` refuses a `~` it cannot expand; a `~` that is
+    /// not a path's first component alone is an ordinary file name character.
+    #[test]
+    fn uri_starting_with_a_home_tilde_refused_with_fix() {
+        for raw in ["~/parts/b.step", "~", "~/"] {
+            let e = normalise_uri(raw, at("/x")).unwrap_err();
+            assert!(
+                e.0.contains("starts with ~") && e.0.contains("absolute path"),
+                "{raw:?}: {e}"
+            );
+        }
+        for literal in ["~ada/b.step", "./~/b.step", "/srv/~/b.step", "~b.step"] {
+            assert!(normalise_uri(literal, at("/x")).is_ok(), "{literal}");
+        }
+        assert_eq!(
+            normalise_uri("file:///w/~/b.step", at("/x")).unwrap(),
+            "file:///w/~/b.step"
         );
     }
 
