@@ -277,7 +277,14 @@ pub fn path_prefix_as_uri(prefix: &str) -> Option<String> {
     if !Path::new(prefix).is_absolute() {
         return None;
     }
-    url::Url::from_file_path(prefix).ok().map(String::from)
+    // Cleaned of `.` and `..` as a stored path is; what ends at a directory (`/w/`, `/w/a/..`)
+    // keeps its `/`, so that only that directory's files match.
+    let mut uri = String::from(url::Url::from_file_path(lexical_clean(Path::new(prefix))).ok()?);
+    let at_directory = ["/", "/.", "/.."].iter().any(|end| prefix.ends_with(end));
+    if at_directory && !uri.ends_with('/') {
+        uri.push('/');
+    }
+    Some(uri)
 }
 
 /// The normal form of RFC 3986 §6.2.2 of a URI as the `url` crate serialises it (ASCII,
