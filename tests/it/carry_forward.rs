@@ -876,7 +876,17 @@ fn forget_of_a_carried_features_name_made_again_deletes_nothing_more() {
         assert_eq!(c.ok("forget", at_r1)["deleted"], 0, "a retry deleted more");
         // Nor does a revision the feature never was at reach it.
         let at_r3 = json!({"artifact": art_uri(&rev(3), FILE), "name": "bore"});
-        assert_eq!(c.ok("forget", at_r3)["deleted"], 0);
+        let out = c.call("forget", at_r3);
+        assert_eq!(out["result"]["structuredContent"]["deleted"], 0, "{out}");
+        // Which says where the feature stands, to forget it there.
+        let text = out["result"]["content"][0]["text"].as_str().unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "Deleted 0 (feature \"bore\"). The feature stands at revision {} of this file: forget it with that revision.",
+                r2()
+            )
+        );
         let page = c.ok("recall", json!({"artifact": art_uri(&r2(), FILE)}));
         assert_eq!(page["records"].as_array().unwrap().len(), 1, "{page}");
         let at_r2 = json!({"artifact": art_uri(&r2(), FILE), "name": "bore"});

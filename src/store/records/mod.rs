@@ -293,6 +293,18 @@ impl Store {
         name: &str,
         revision: &str,
     ) -> Result<usize, StoreError> {
+        Ok(self.forget_feature_saying(locator, name, revision)?.0)
+    }
+
+    /// [`Store::forget_feature`], with, when nothing went, the revision the feature stands
+    /// at (if it stands anywhere at `locator`), read in the same transaction: the revision
+    /// to name to forget it.
+    pub fn forget_feature_saying(
+        &mut self,
+        locator: &str,
+        name: &str,
+        revision: &str,
+    ) -> Result<(usize, Option<String>), StoreError> {
         let tx = self.write()?;
         let seqs: Vec<i64> = tx
             .prepare_cached(
@@ -309,8 +321,19 @@ impl Store {
             .query_map(params![locator, name, revision], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         let n = delete_records(&tx, &seqs)?;
+        let stands_at = if n == 0 {
+            tx.prepare_cached(
+                "SELECT revision FROM records WHERE locator = ?1 AND name = ?2 \
+                 AND superseded IS NULL",
+            )?
+            .query_map(params![locator, name], |r| r.get::<_, String>(0))?
+            .next()
+            .transpose()?
+        } else {
+            None
+        };
         tx.commit()?;
-        Ok(n)
+        Ok((n, stands_at))
     }
 
     /// Deletes the anonymous notes written for `revision` (and `locator`, when given) whose
