@@ -233,6 +233,13 @@ pub fn normalise_uri(
                 ))
             });
     }
+    // A shell expands `~`; nothing else does. As a relative path it would name a directory
+    // `~` under the server's working directory, not the home the caller meant.
+    if raw == "~" || raw.starts_with("~/") {
+        return Err(DomainError(format!(
+            "artifact.uri {raw:?} starts with ~, which only a shell expands to the home directory: give the absolute path (e.g. /home/me/parts/part.step) or a file: URI"
+        )));
+    }
     let path = Path::new(raw);
     let absolute = if path.is_absolute() {
         path.to_path_buf()
@@ -244,12 +251,21 @@ pub fn normalise_uri(
         };
         base.join(path)
     };
-    let cleaned = lexical_clean(&absolute);
+    absolute_path_as_uri(&absolute)
+}
+
+/// The stored `file:` URI of an absolute path, as [`normalise_uri`] makes it of a typed
+/// path: lexically cleaned of `.` and `..`, then [`equivalent_form`]. For a path the server
+/// has just read (`artifact_revision`), whose file name may really start or end with white
+/// space, which a typed uri may not.
+pub fn absolute_path_as_uri(absolute: &Path) -> Result<String, DomainError> {
+    let cleaned = lexical_clean(absolute);
     url::Url::from_file_path(&cleaned)
         .map(|u| equivalent_form(u.as_str()))
         .map_err(|()| {
             DomainError(format!(
-                "artifact.uri {raw:?} cannot be turned into a file: URI: give an absolute path or a file: URI"
+                "artifact.uri {:?} cannot be turned into a file: URI: give an absolute path or a file: URI",
+                absolute.display().to_string()
             ))
         })
 }
@@ -261,7 +277,14 @@ pub fn path_prefix_as_uri(prefix: &str) -> Option<String> {
     if !Path::new(prefix).is_absolute() {
         return None;
     }
-    url::Url::from_file_path(prefix).ok().map(String::from)
+    // Cleaned of `.` and `..` as a stored path is; what ends at a directory (`/w/`, `/w/a/..`)
+    // keeps its `/`, so that only that directory's files match.
+    let mut uri = String::from(url::Url::from_file_path(lexical_clean(Path::new(prefix))).ok()?);
+    let at_directory = ["/", "/.", "/.."].iter().any(|end| prefix.ends_with(end));
+    if at_directory && !uri.ends_with('/') {
+        uri.push('/');
+    }
+    Some(uri)
 }
 
 /// The normal form of RFC 3986 §6.2.2 of a URI as the `url` crate serialises it (ASCII,
@@ -589,6 +612,29 @@ mod tests {
         assert_eq!(
             normalise_uri("/w/a b.step", at("/x")).unwrap(),
             "file:///w/a%20b.step"
+        );
+    }
+
+    /// "~/parts/b.step" (how people and models write a file in their home directory) is
+    /// not expanded outside a shell: it was a relative path, stored as
+    /// file:///<server cwd>/~/parts/b.step, a file that does not exist, and remember said
+    /// "Saved". Refused with the fix, as `--db` refuses a `~` it cannot expand; a `~` that is
+    /// not a path's first component alone is an ordinary file name character.
+    #[test]
+    fn uri_starting_with_a_home_tilde_refused_with_fix() {
+        for raw in ["~/parts/b.step", "~", "~/"] {
+            let e = normalise_uri(raw, at("/x")).unwrap_err();
+            assert!(
+                e.0.contains("starts with ~") && e.0.contains("absolute path"),
+                "{raw:?}: {e}"
+            );
+        }
+        for literal in ["~ada/b.step", "./~/b.step", "/srv/~/b.step", "~b.step"] {
+            assert!(normalise_uri(literal, at("/x")).is_ok(), "{literal}");
+        }
+        assert_eq!(
+            normalise_uri("file:///w/~/b.step", at("/x")).unwrap(),
+            "file:///w/~/b.step"
         );
     }
 

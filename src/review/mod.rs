@@ -32,7 +32,8 @@ pub mod outrank;
 pub mod record;
 
 pub use artifact::{
-    Artifact, DomainError, FORMAT_STEP, is_revision, normalise_uri, path_prefix_as_uri,
+    Artifact, DomainError, FORMAT_STEP, absolute_path_as_uri, is_revision, normalise_uri,
+    path_prefix_as_uri,
 };
 pub use carry::{Carried, CarryState, DecisionCarried, Superseded};
 pub use decision::{BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via};

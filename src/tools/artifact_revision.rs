@@ -8,8 +8,8 @@ use serde_json::json;
 
 use super::schema::{self as s, MAX_URI, REVISION_PATTERN};
 use super::{ToolError, ToolOutput, ToolSpec};
+use crate::review::absolute_path_as_uri;
 use crate::review::hashing::{file_digest, path_argument};
-use crate::review::normalise_uri;
 use crate::store::Store;
 
 pub const NAME: &str = "artifact_revision";
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> Result<ToolOutput, ToolError> {
     let shown = crate::text::escape_controls(&args.path).into_owned();
     let (revision, bytes) = file_digest(&path)
         .map_err(|e| ToolError::Invalid(format!("{shown}: {e}. Nothing was hashed.")))?;
-    let uri = normalise_uri(&path.to_string_lossy(), || None)?;
+    let uri = absolute_path_as_uri(&path)?;
     ToolOutput::new(
         &json!({"bytes": bytes, "revision": revision, "uri": uri}),
         format!("{revision} ({bytes} bytes) of {uri}: use it as artifact.revision, with this uri."),

@@ -50,11 +50,18 @@ pub fn spec() -> ToolSpec {
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let a = args.artifact.normalise()?;
+    let mut hint = String::new();
     let (deleted, what) = match (&args.name, &args.entity_id, &args.subject) {
-        (Some(name), None, None) => (
-            store.forget_feature(a.locator(), name, &a.revision)?,
-            format!("feature {}", quoted(name, 60)),
-        ),
+        (Some(name), None, None) => {
+            let (n, stands_at) = store.forget_feature_saying(a.locator(), name, &a.revision)?;
+            // A feature with carries behind it is forgotten at its own revision: say which.
+            if let Some(at) = stands_at {
+                hint = format!(
+                    " The feature stands at revision {at} of this file: forget it with that revision."
+                );
+            }
+            (n, format!("feature {}", quoted(name, 60)))
+        }
         (None, Some(entity), None) => (
             store.forget_notes(&a.revision, a.uri.as_deref(), entity)?,
             format!("notes on {}", inline(entity, 60)),
@@ -71,6 +78,6 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     };
     ToolOutput::new(
         &json!({"deleted": deleted}),
-        format!("Deleted {deleted} ({what})."),
+        format!("Deleted {deleted} ({what}).{hint}"),
     )
 }

@@ -380,10 +380,16 @@ fn elsewhere_hint(entity: &str, revisions: u64, of_file: bool) -> String {
 const OTHER_FILES_LOOKED_AT: usize = 50;
 
 /// The summary's hint when nothing matched at the file named (`uri`) while the same revision
-/// (the same bytes) holds matching `items` under other `files`: the part was moved, renamed
-/// or copied, and its review is under the path it had. `more` when there may be more than
-/// were looked at.
-fn other_files_hint(item: &str, found: usize, more: bool, files: &[String]) -> String {
+/// (the same bytes) holds matching `items` under other `files`, or recorded without a uri
+/// (`without_uri`, found by the revision alone): the part was moved, renamed or copied, and
+/// its review is under the path it had. `more` when there may be more than were looked at.
+fn other_files_hint(
+    item: &str,
+    found: usize,
+    more: bool,
+    files: &[String],
+    without_uri: bool,
+) -> String {
     if found == 0 {
         return String::new();
     }
@@ -393,18 +399,35 @@ fn other_files_hint(item: &str, found: usize, more: bool, files: &[String]) -> S
         .map(|f| crate::text::quoted(f, 120))
         .collect();
     let rest = files.len().saturating_sub(shown.len());
+    let (is, it) = if found == 1 {
+        ("is", "it")
+    } else {
+        ("are", "them")
+    };
+    // An item without a uri is under no file: it was not moved, and "no uri" is no path.
+    let place = if files.is_empty() {
+        "recorded without a uri".to_string()
+    } else {
+        format!(
+            "under another file ({}{}){}: the same bytes at another path (moved, renamed or copied?)",
+            shown.join(", "),
+            if rest > 0 {
+                format!(" and {rest} more")
+            } else {
+                String::new()
+            },
+            if without_uri {
+                " or recorded without a uri"
+            } else {
+                ""
+            }
+        )
+    };
     format!(
-        "; {}{found} {item}{} of this revision {} under another file ({}{}): the same bytes at another path (moved, renamed or copied?); the same call with the artifact's revision and no uri finds {}",
+        "; {}{found} {item}{} of this revision {is} {place}{} the same call with the artifact's revision and no uri finds {it}",
         if more { "at least " } else { "" },
         if found == 1 { "" } else { "s" },
-        if found == 1 { "is" } else { "are" },
-        shown.join(", "),
-        if rest > 0 {
-            format!(" and {rest} more")
-        } else {
-            String::new()
-        },
-        if found == 1 { "it" } else { "them" }
+        if files.is_empty() { ":" } else { ";" },
     )
 }
 

@@ -193,12 +193,16 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             revision: Some(rev.to_string()),
             ..query.clone()
         };
-        let (mut found, mut files) = (0, Vec::<String>::new());
+        let (mut found, mut files, mut without_uri) = (0, Vec::<String>::new(), false);
         let limit = super::OTHER_FILES_LOOKED_AT;
         store.recall_decisions_each(&elsewhere, PageRequest::first(limit), |d| {
-            let file = d.artifact.uri.as_deref().unwrap_or("no uri");
-            if file != locator.as_str() && !files.iter().any(|f| f == file) {
-                files.push(file.to_string());
+            match d.artifact.uri.as_deref() {
+                None => without_uri = true,
+                Some(file) => {
+                    if file != locator.as_str() && !files.iter().any(|f| f == file) {
+                        files.push(file.to_string());
+                    }
+                }
             }
             found += 1;
             true
@@ -208,6 +212,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             found,
             found >= limit,
             &files,
+            without_uri,
         ));
     }
     ToolOutput::page(decisions, next, summary)

@@ -222,10 +222,17 @@ fn recorded_elsewhere(
         ..Default::default()
     };
     Ok(match first(store, &of_revision)? {
-        Some(a) => format!(
-            "; this revision has it under another file ({}): the same bytes at another path? ask with that uri",
-            quoted(a.uri.as_deref().unwrap_or(&a.revision), 120)
-        ),
+        Some(a) => match a.uri.as_deref() {
+            Some(file) => format!(
+                "; this revision has it under another file ({}): the same bytes at another path? ask with that uri",
+                quoted(file, 120)
+            ),
+            // Recorded by revision only: its revision is no uri to ask with.
+            None => {
+                "; this revision has it without a uri: ask with the artifact's revision and no uri"
+                    .to_string()
+            }
+        },
         None => String::new(),
     })
 }

@@ -852,3 +852,45 @@ fn forget_of_a_carried_feature_deletes_only_the_named_revisions_row() {
         assert_eq!(out["deleted"], 1, "{out}");
     }
 }
+
+/// forget is idempotent (its annotations say so, and a client may retry it): after a carry,
+/// forget of a feature's name at the old revision deleted that revision's copy, and the same
+/// call made again found no copy there and deleted the feature as it stands at the new
+/// revision, emptying its worklist. A carried feature is forgotten as it stands only at the
+/// revision it stands at.
+#[test]
+fn forget_of_a_carried_features_name_made_again_deletes_nothing_more() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&r1(), FILE), "entity_ids": ["face:3"], "name": "bore"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                   "map": [{"from": "face:3", "to": "face:13"}]}),
+        );
+        let at_r1 = json!({"artifact": art_uri(&r1(), FILE), "name": "bore"});
+        assert_eq!(c.ok("forget", at_r1.clone())["deleted"], 1);
+        assert_eq!(c.ok("forget", at_r1)["deleted"], 0, "a retry deleted more");
+        // Nor does a revision the feature never was at reach it.
+        let at_r3 = json!({"artifact": art_uri(&rev(3), FILE), "name": "bore"});
+        let out = c.call("forget", at_r3);
+        assert_eq!(out["result"]["structuredContent"]["deleted"], 0, "{out}");
+        // Which says where the feature stands, to forget it there.
+        let text = out["result"]["content"][0]["text"].as_str().unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "Deleted 0 (feature \"bore\"). The feature stands at revision {} of this file: forget it with that revision.",
+                r2()
+            )
+        );
+        let page = c.ok("recall", json!({"artifact": art_uri(&r2(), FILE)}));
+        assert_eq!(page["records"].as_array().unwrap().len(), 1, "{page}");
+        let at_r2 = json!({"artifact": art_uri(&r2(), FILE), "name": "bore"});
+        assert_eq!(c.ok("forget", at_r2.clone())["deleted"], 1);
+        assert_eq!(c.ok("forget", at_r2)["deleted"], 0);
+    }
+}

@@ -257,3 +257,31 @@ fn a_typed_path_completes_the_stored_file_uri() {
         );
     }
 }
+
+/// A typed path with `.` or `..` in it names the file remember stores without them (it
+/// cleans a path lexically): its completion offered nothing, as `..` stayed in the prefix
+/// (file:///work/sub/../my) that no stored URI starts with. A path that ends at a
+/// directory (`/work/sub/..`) completes that directory's files.
+#[test]
+fn a_typed_path_with_dot_segments_completes_the_file_it_names() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), "/work/my bracket.step"), "entity_ids": [], "note": "n"}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(2), "/workshop/bracket.step"), "entity_ids": [], "note": "n"}),
+        );
+        for typed in [
+            "/work/sub/../my b",
+            "/work/./my b",
+            "/work/sub/..",
+            "/work/sub/../",
+        ] {
+            let got = values(&prompt(&mut c, "start_review", "uri", typed, json!({})));
+            assert_eq!(got, vec!["file:///work/my%20bracket.step"], "{typed}");
+        }
+    }
+}

@@ -507,6 +507,35 @@ fn artifact_revision_hashes_regular_files_only() {
     }
 }
 
+/// A file whose name really starts or ends with a space (allowed on every POSIX system) is
+/// hashed, by path and by its file: URI with %20, and its uri is the one remember takes: the
+/// refusal of a uri with white space around it (a copy-paste slip) is for typed uris, not for
+/// the name of a file the server has just read.
+#[test]
+fn artifact_revision_of_a_file_named_with_a_space_at_an_end() {
+    let dir = TempDir::new("artrev-space").unwrap();
+    for name in ["bracket.step ", " bracket.step"] {
+        let part = dir.path().join(name);
+        fs::write(&part, b"ISO-10303-21;\n").unwrap();
+        let expected = sha256sum(&part);
+        for era in ERAS {
+            let mut c = Client::memory(era);
+            let got = c.ok("artifact_revision", json!({"path": part.to_str().unwrap()}));
+            assert_eq!(got["revision"], expected, "{name:?}");
+            let uri = got["uri"].as_str().unwrap().to_string();
+            assert!(uri.starts_with("file:///") && uri.contains("%20"), "{uri}");
+            assert_eq!(
+                c.ok("artifact_revision", json!({"path": uri}))["uri"],
+                json!(uri)
+            );
+            c.ok(
+                "remember",
+                json!({"artifact": {"revision": expected, "format": "step", "uri": uri}, "note": "hashed here", "entity_ids": []}),
+            );
+        }
+    }
+}
+
 /// A FIFO with no writer is refused at once, named as a FIFO: the call never waits for a
 /// writer (it is opened non-blocking only after `stat` says it is a regular file).
 #[cfg(unix)]

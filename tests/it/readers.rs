@@ -477,6 +477,64 @@ fn readers_what_was_carried_on_is_not_stale_twice() {
     }
 }
 
+/// The moved-file hint named an item recorded without a uri (by revision only) as one
+/// "under another file (\"no uri\")", a path that does not exist, with the guess that the part
+/// was moved; and request_verdicts told the model to "ask with that uri", naming the
+/// revision as the uri. Such items are now said to be recorded without a uri, found by the
+/// revision alone.
+#[test]
+fn readers_a_miss_at_a_file_names_items_recorded_without_a_uri_as_such() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let bare = json!({"revision": rev(1), "format": "step"});
+        c.ok(
+            "remember",
+            json!({"artifact": bare, "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": bare, "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let at_file = art_uri(&rev(1), "/w/bracket.step");
+        let out = c.call("recall", json!({"artifact": at_file}));
+        assert_eq!(
+            summary(&out),
+            "0 records; 1 record of this revision is recorded without a uri: the same call \
+             with the artifact's revision and no uri finds it."
+        );
+        let out = c.call("recall_decisions", json!({"artifact": at_file}));
+        assert_eq!(
+            summary(&out),
+            "0 decisions; 1 decision of this revision is recorded without a uri: the same call \
+             with the artifact's revision and no uri finds it."
+        );
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": at_file, "subject": "release"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(
+                "this revision has it without a uri: ask with the artifact's revision and no uri"
+            ) && !text.contains("ask with that uri"),
+            "{text}"
+        );
+        // With a file as well: the file is named, and the rest is said to have no uri.
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), "/w/old.step"), "entity_ids": [], "name": "flange"}),
+        );
+        let out = c.call("recall", json!({"artifact": at_file}));
+        assert_eq!(
+            summary(&out),
+            "0 records; 2 records of this revision are under another file (\"file:///w/old.step\") \
+             or recorded without a uri: the same bytes at another path (moved, renamed or \
+             copied?); the same call with the artifact's revision and no uri finds them."
+        );
+    }
+}
+
 /// Found in an end-to-end review: the engineer moved the part file (the same bytes, the same
 /// revision, another path), and `recall` and `recall_decisions` with the new path answered
 /// "0 records." and "0 decisions.": the model concluded the part had never been reviewed,

@@ -283,13 +283,28 @@ impl Store {
     /// Deletes the named feature at `locator`: what `revision` said of it when the feature
     /// was carried on from that revision (its superseded copy), else the feature as it stands
     /// (the row not superseded). Never both: a carried feature's copy is the earlier
-    /// revision's record, as a superseded decision is. Returns how many rows went (0 or 1).
+    /// revision's record, as a superseded decision is. A feature with carries behind it is
+    /// deleted as it stands only at its own revision, so the same call made again after its
+    /// copy went deletes nothing (forget is idempotent); one never carried, whatever
+    /// revision is named. Returns how many rows went (0 or 1).
     pub fn forget_feature(
         &mut self,
         locator: &str,
         name: &str,
         revision: &str,
     ) -> Result<usize, StoreError> {
+        Ok(self.forget_feature_saying(locator, name, revision)?.0)
+    }
+
+    /// [`Store::forget_feature`], with, when nothing went, the revision the feature stands
+    /// at (if it stands anywhere at `locator`), read in the same transaction: the revision
+    /// to name to forget it.
+    pub fn forget_feature_saying(
+        &mut self,
+        locator: &str,
+        name: &str,
+        revision: &str,
+    ) -> Result<(usize, Option<String>), StoreError> {
         let tx = self.write()?;
         let seqs: Vec<i64> = tx
             .prepare_cached(
@@ -298,13 +313,27 @@ impl Store {
                  UNION ALL SELECT seq FROM records WHERE locator = ?1 AND name = ?2 \
                  AND superseded IS NULL \
                  AND NOT EXISTS (SELECT 1 FROM records WHERE locator = ?1 AND name = ?2 \
-                   AND superseded IS NOT NULL AND revision = ?3)",
+                   AND superseded IS NOT NULL AND revision = ?3) \
+                 AND (revision = ?3 OR (carried IS NULL \
+                   AND NOT EXISTS (SELECT 1 FROM records WHERE locator = ?1 AND name = ?2 \
+                     AND superseded IS NOT NULL)))",
             )?
             .query_map(params![locator, name, revision], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         let n = delete_records(&tx, &seqs)?;
+        let stands_at = if n == 0 {
+            tx.prepare_cached(
+                "SELECT revision FROM records WHERE locator = ?1 AND name = ?2 \
+                 AND superseded IS NULL",
+            )?
+            .query_map(params![locator, name], |r| r.get::<_, String>(0))?
+            .next()
+            .transpose()?
+        } else {
+            None
+        };
         tx.commit()?;
-        Ok(n)
+        Ok((n, stands_at))
     }
 
     /// Deletes the anonymous notes written for `revision` (and `locator`, when given) whose
