@@ -462,3 +462,60 @@ fn sync_team_a_recalled_basis_with_an_approval_can_be_sent_back() -> anyhow::Res
     }
     Ok(())
 }
+
+/// A clone without the merge driver configured: git stops on a decision both engineers
+/// changed and writes its conflict markers into the file. Running sync then must refuse the
+/// file saying what it is (git's conflict markers, the merge driver not set up here) and how
+/// to settle it (set the driver up, `git checkout -m -- FILE` merges it again with it), not
+/// only that it is "not JSON", with a `git checkout -- FILE` git refuses on an unmerged path.
+#[test]
+fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-markers")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.decide("hold", None)?;
+    a.publish("alice: hold")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    // Bob's clone has no merge driver.
+    git_ok(&b.clone, &["config", "--unset", "merge.review.driver"])?;
+    git_ok(&b.clone, &["config", "--unset", "merge.review.name"])?;
+    b.decide("release", None)?;
+    b.sync()?;
+    b.commit("bob: release")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    a.decide("hold for the supplier", None)?;
+    a.publish("alice: still hold")?;
+    let pull = git(&b.clone, &["pull", "-q", "--no-edit", "origin", "main"])?;
+    ensure!(
+        !pull.status.success(),
+        "git stops on the decision: {}{}",
+        String::from_utf8_lossy(&pull.stdout),
+        String::from_utf8_lossy(&pull.stderr)
+    );
+    let status = git_ok(&b.clone, &["status", "--short"])?;
+    ensure!(
+        status.contains("UU "),
+        "git leaves the file unmerged: {status}"
+    );
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(&b.db)
+        .arg("sync")
+        .arg(b.clone.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        !out.status.success(),
+        "refused: {err}{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    ensure!(
+        err.contains("conflict markers")
+            && err.contains("merge.review.driver")
+            && err.contains("git checkout -m -- "),
+        "says what the file holds and how to merge it again: {err}"
+    );
+    Ok(())
+}
