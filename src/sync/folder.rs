@@ -367,8 +367,9 @@ pub(super) fn parse_file(
 const CONFLICT_MARKERS: &str = "holds git's conflict markers (<<<<<<< … >>>>>>>): git stopped \
      on a change both sides made, without review-mcp's merge driver in this clone. Set it up \
      (`git config merge.review.name review-mcp`, `git config merge.review.driver 'review-mcp \
-     merge-file %O %A %B %P'`, the folder `/** merge=review` in .gitattributes), then `git \
-     checkout -m -- FILE` merges it again with the driver";
+     merge-file %O %A %B %P'`, `<folder>/** merge=review` in .gitattributes), then `git \
+     checkout -m -- FILE` merges it again with the driver (markers already committed: take the \
+     file from a commit before them, `git log -p -- FILE`)";
 
 /// Whether `bytes` hold a line git writes around a conflict: `<<<<<<< ` and `>>>>>>> `
 /// (sync's own files never start a line with either: every line is JSON, indented).
