@@ -347,6 +347,9 @@ pub(super) fn parse_file(
     kind: ItemKind,
     id: &str,
 ) -> std::result::Result<Item, String> {
+    if has_conflict_markers(bytes) {
+        return Err(CONFLICT_MARKERS.to_string());
+    }
     let item = parse_item(bytes, schemas)?;
     if item.kind() != kind || item.id() != id {
         return Err(format!(
@@ -357,6 +360,22 @@ pub(super) fn parse_file(
         ));
     }
     Ok(item)
+}
+
+/// What a file holding git's conflict markers is, and how to settle it: git stopped on it
+/// because this clone has no merge driver, and `git checkout -m` merges it again with one.
+const CONFLICT_MARKERS: &str = "holds git's conflict markers (<<<<<<< … >>>>>>>): git stopped \
+     on a change both sides made, without review-mcp's merge driver in this clone. Set it up \
+     (`git config merge.review.name review-mcp`, `git config merge.review.driver 'review-mcp \
+     merge-file %O %A %B %P'`, `<folder>/** merge=review` in .gitattributes), then `git \
+     checkout -m -- FILE` merges it again with the driver (markers already committed: take the \
+     file from a commit before them, `git log -p -- FILE`)";
+
+/// Whether `bytes` hold a line git writes around a conflict: `<<<<<<< ` and `>>>>>>> `
+/// (sync's own files never start a line with either: every line is JSON, indented).
+fn has_conflict_markers(bytes: &[u8]) -> bool {
+    let starts = |m: &[u8]| bytes.split(|&b| b == b'\n').any(|l| l.starts_with(m));
+    starts(b"<<<<<<< ") && starts(b">>>>>>> ")
 }
 
 pub(super) fn file_of(folder: &Path, kind: ItemKind, id: &str) -> PathBuf {

@@ -112,8 +112,50 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ));
         }
     };
-    let (structured, summary, _) = answer(store, &query, args.cursor.as_deref(), args.limit)?;
+    let (structured, mut summary, _) = answer(store, &query, args.cursor.as_deref(), args.limit)?;
+    let empty = structured["events"].as_array().is_some_and(Vec::is_empty);
+    if empty && args.cursor.is_none() && query.locator.is_some() {
+        // Nothing at this file: the same bytes may be recorded under another path (the part
+        // moved, or a teammate's clone keeps it elsewhere), as recall says.
+        if let Some(a) = &args.artifact {
+            let hint = other_files(store, &a.revision, query.locator.as_deref())?;
+            if !hint.is_empty() {
+                summary = format!("{}{hint}.", summary.trim_end_matches('.'));
+            }
+        }
+    }
     ToolOutput::new(&structured, summary)
+}
+
+/// How many events of `revision` are recorded under files other than `locator`, and which:
+/// the summary's hint of recall, for a history asked of a file that has none.
+fn other_files(
+    store: &mut Store,
+    revision: &str,
+    locator: Option<&str>,
+) -> Result<String, ToolError> {
+    let looked_at = super::OTHER_FILES_LOOKED_AT;
+    let query = HistoryQuery {
+        revision: Some(revision.to_string()),
+        ..HistoryQuery::default()
+    };
+    let (found, _, _) = answer(store, &query, None, Some(looked_at as u64))?;
+    let mut files: Vec<String> = Vec::new();
+    let mut n = 0;
+    for e in found["events"].as_array().into_iter().flatten() {
+        let Some(l) = e["locator"]
+            .as_str()
+            .filter(|l| Some(*l) != locator && !l.starts_with("sha256:"))
+        else {
+            continue;
+        };
+        n += 1;
+        if !files.iter().any(|f| f == l) {
+            files.push(l.to_string());
+        }
+    }
+    let more = found.get("next_cursor").is_some();
+    Ok(super::other_files_hint("recorded change", n, more, &files))
 }
 
 /// The answer for `query`: the page (`events`, `history_since`, `earlier_not_recorded`,

@@ -166,11 +166,12 @@ pub fn basis_item_input() -> Value {
                     "reason": text(MAX_TEXT, ""),
                     "via": {"type": "string", "enum": Via::ALL},
                     "at": {"type": "string", "maxLength": 64},
-                    "author": {"type": "string", "maxLength": MAX_AUTHOR}
+                    "author": {"type": "string", "maxLength": MAX_AUTHOR},
+                    "meaning": {"type": "string", "enum": Meaning::ALL}
                 },
                 "required": ["judgement"],
                 "additionalProperties": false,
-                "description": "Only what the engineer said in chat; stored as relayed by you (via, at and author are the server's: copy them only from a recalled decision)."
+                "description": "What the engineer said in chat, stored as relayed by you; via, at, author, meaning only as recalled."
             }
         },
         "required": ["requirement", "source", "state"],

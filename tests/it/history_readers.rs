@@ -464,3 +464,36 @@ fn a_subscribed_history_is_announced_when_it_grows() -> Result<()> {
     ensure!(updated(&out), "{out:?}");
     Ok(())
 }
+
+/// Two engineers' clones keep the part at different paths: Ada's review arrives (sync) under
+/// her path, and Brook asks for the history of his. The same bytes are at another path, as
+/// recall and recall_decisions say; review_history said only "0 recorded changes".
+#[test]
+fn history_of_a_file_with_no_events_names_the_other_file_of_the_same_revision() -> Result<()> {
+    use crate::support::inproc::{Client, ERAS, REV_A, art_uri};
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_A, "/home/ada/repo/bracket.step"),
+                   "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 10 H7", "source": "drawing",
+                              "state": "satisfied"}]}),
+        );
+        let r = c.call(
+            "review_history",
+            json!({"artifact": art_uri(REV_A, "/home/brook/repo/bracket.step")}),
+        );
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        ensure!(
+            text.starts_with("0 recorded changes")
+                && text.contains("file:///home/ada/repo/bracket.step")
+                && text.contains("no uri"),
+            "{era:?}: the summary names where this revision's history is: {text}"
+        );
+    }
+    Ok(())
+}

@@ -394,3 +394,128 @@ fn sync_team_two_first_syncs_merge_their_folder_ids_without_a_conflict() -> anyh
     }
     Ok(())
 }
+
+/// A teammate who pulled a decision replaces its disposition the way the tools teach: recall
+/// it and send its basis back. An item holding an engineer's verdict given in the terminal as
+/// an approval carries `meaning` in the recalled verdict; sending it back as it came must
+/// keep that verdict (and its meaning), not be refused by the input schema.
+#[test]
+fn sync_team_a_recalled_basis_with_an_approval_can_be_sent_back() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era, REV_A, art_uri};
+    let dir = TempDir::new("sync-team-meaning")?;
+    let db = dir.path().join("brook.db");
+    let artifact = art_uri(REV_A, "/work/bracket.step");
+    for era in [Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::new(Store::open(&db)?, era);
+        let subject = format!("release {era:?}");
+        let made = c.ok(
+            "remember_decision",
+            json!({"artifact": artifact, "subject": subject, "disposition": "hold",
+                   "basis": [{"requirement": "Material 6061-T6", "source": "supplier-cert",
+                              "state": "satisfied"}]}),
+        );
+        let id = made["decision"]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        // Ada's approval, given in her terminal (the terminal's path into the store).
+        let mut store = Store::open(&db)?;
+        let at = DecisionRef::Id(&id);
+        let shown = store
+            .find_decision(&at)?
+            .and_then(|d| d.basis.first().map(|b| b.digest()))
+            .unwrap_or_default();
+        let verdict = Verdict {
+            meaning: Some(review_mcp::review::Meaning::Approval),
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Accepted,
+            reason: Some("cert on file".into()),
+            via: Via::Terminal,
+        };
+        let outcome = store.record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])?;
+        ensure!(
+            matches!(outcome, VerdictsOutcome::Recorded(_)),
+            "{outcome:?}"
+        );
+        drop(store);
+
+        let recalled = c.ok(
+            "recall_decisions",
+            json!({"artifact": artifact, "subject": subject}),
+        );
+        let basis = recalled["decisions"][0]["basis"].clone();
+        ensure!(
+            basis[0]["verdict"]["meaning"] == "approval",
+            "the recalled verdict carries its meaning: {recalled}"
+        );
+        let replaced = c.ok(
+            "remember_decision",
+            json!({"artifact": artifact, "subject": subject, "disposition": "release",
+                   "basis": basis}),
+        );
+        let v = &replaced["decision"]["basis"][0]["verdict"];
+        ensure!(
+            v["via"] == "terminal" && v["meaning"] == "approval" && v["author"] == "Ada",
+            "{era:?}: the engineer's approval stays as given: {replaced}"
+        );
+    }
+    Ok(())
+}
+
+/// A clone without the merge driver configured: git stops on a decision both engineers
+/// changed and writes its conflict markers into the file. Running sync then must refuse the
+/// file saying what it is (git's conflict markers, the merge driver not set up here) and how
+/// to settle it (set the driver up, `git checkout -m -- FILE` merges it again with it), not
+/// only that it is "not JSON", with a `git checkout -- FILE` git refuses on an unmerged path.
+#[test]
+fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-markers")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.decide("hold", None)?;
+    a.publish("alice: hold")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    // Bob's clone has no merge driver.
+    git_ok(&b.clone, &["config", "--unset", "merge.review.driver"])?;
+    git_ok(&b.clone, &["config", "--unset", "merge.review.name"])?;
+    b.decide("release", None)?;
+    b.sync()?;
+    b.commit("bob: release")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    a.decide("hold for the supplier", None)?;
+    a.publish("alice: still hold")?;
+    let pull = git(&b.clone, &["pull", "-q", "--no-edit", "origin", "main"])?;
+    ensure!(
+        !pull.status.success(),
+        "git stops on the decision: {}{}",
+        String::from_utf8_lossy(&pull.stdout),
+        String::from_utf8_lossy(&pull.stderr)
+    );
+    let status = git_ok(&b.clone, &["status", "--short"])?;
+    ensure!(
+        status.contains("UU "),
+        "git leaves the file unmerged: {status}"
+    );
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(&b.db)
+        .arg("sync")
+        .arg(b.clone.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        !out.status.success(),
+        "refused: {err}{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    ensure!(
+        err.contains("conflict markers")
+            && err.contains("merge.review.driver")
+            && err.contains("git checkout -m -- "),
+        "says what the file holds and how to merge it again: {err}"
+    );
+    Ok(())
+}
