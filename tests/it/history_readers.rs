@@ -497,3 +497,36 @@ fn history_of_a_file_with_no_events_names_the_other_file_of_the_same_revision() 
     }
     Ok(())
 }
+
+/// The same hint for a revision whose changes were recorded without a uri: they are under no
+/// file, so the summary says they were recorded without one (as recall's does), instead of
+/// saying nothing (the merge of the two hints' branches).
+#[test]
+fn history_of_a_file_names_changes_recorded_without_a_uri_as_such() -> Result<()> {
+    use crate::support::inproc::{Client, ERAS, REV_A, art_uri};
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": {"revision": REV_A, "format": "step"},
+                   "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 10 H7", "source": "drawing",
+                              "state": "satisfied"}]}),
+        );
+        let r = c.call(
+            "review_history",
+            json!({"artifact": art_uri(REV_A, "/home/brook/repo/bracket.step")}),
+        );
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        ensure!(
+            text.starts_with("0 recorded changes")
+                && text.contains("recorded without a uri")
+                && !text.contains("sha256:0"),
+            "{era:?}: the summary says the revision's changes have no file: {text}"
+        );
+    }
+    Ok(())
+}
