@@ -375,60 +375,79 @@ fn elsewhere_hint(entity: &str, revisions: u64, of_file: bool) -> String {
     )
 }
 
-/// How many items a summary looks at for [`other_files_hint`]: enough to name the other
-/// files, bounded so a miss stays cheap.
+/// How many items a summary looks at for [`OtherFiles`]: enough to name the other files,
+/// bounded so a miss stays cheap.
 const OTHER_FILES_LOOKED_AT: usize = 50;
 
-/// The summary's hint when nothing matched at the file named (`uri`) while the same revision
-/// (the same bytes) holds matching `items` under other `files`, or recorded without a uri
-/// (`without_uri`, found by the revision alone): the part was moved, renamed or copied, and
-/// its review is under the path it had. `more` when there may be more than were looked at.
-fn other_files_hint(
-    item: &str,
+/// What a summary found of the same revision under other files when nothing matched at the
+/// file named: each item seen is counted, under its file, or as recorded without a uri (found
+/// by the revision alone). The part was moved, renamed or copied, and its review is under the
+/// path it had.
+#[derive(Default)]
+struct OtherFiles {
     found: usize,
-    more: bool,
-    files: &[String],
+    files: Vec<String>,
     without_uri: bool,
-) -> String {
-    if found == 0 {
-        return String::new();
-    }
-    let shown: Vec<String> = files
-        .iter()
-        .take(2)
-        .map(|f| crate::text::quoted(f, 120))
-        .collect();
-    let rest = files.len().saturating_sub(shown.len());
-    let (is, it) = if found == 1 {
-        ("is", "it")
-    } else {
-        ("are", "them")
-    };
-    // An item without a uri is under no file: it was not moved, and "no uri" is no path.
-    let place = if files.is_empty() {
-        "recorded without a uri".to_string()
-    } else {
-        format!(
-            "under another file ({}{}){}: the same bytes at another path (moved, renamed or copied?)",
-            shown.join(", "),
-            if rest > 0 {
-                format!(" and {rest} more")
-            } else {
-                String::new()
-            },
-            if without_uri {
-                " or recorded without a uri"
-            } else {
-                ""
+}
+
+impl OtherFiles {
+    /// One item of the revision, at `uri` (none: recorded without one), seen from `locator`.
+    fn see(&mut self, uri: Option<&str>, locator: &str) {
+        match uri {
+            None => self.without_uri = true,
+            Some(file) => {
+                if file != locator && !self.files.iter().any(|f| f == file) {
+                    self.files.push(file.to_string());
+                }
             }
+        }
+        self.found += 1;
+    }
+
+    /// The summary's hint (empty when nothing was seen), saying "at least" when `more` may be
+    /// there than were looked at.
+    fn hint(&self, item: &str, more: bool) -> String {
+        let (found, files) = (self.found, &self.files);
+        if found == 0 {
+            return String::new();
+        }
+        let shown: Vec<String> = files
+            .iter()
+            .take(2)
+            .map(|f| crate::text::quoted(f, 120))
+            .collect();
+        let rest = files.len().saturating_sub(shown.len());
+        let (is, it) = if found == 1 {
+            ("is", "it")
+        } else {
+            ("are", "them")
+        };
+        // An item without a uri is under no file: it was not moved, and "no uri" is no path.
+        let place = if files.is_empty() {
+            "recorded without a uri".to_string()
+        } else {
+            format!(
+                "under another file ({}{}){}: the same bytes at another path (moved, renamed or copied?)",
+                shown.join(", "),
+                if rest > 0 {
+                    format!(" and {rest} more")
+                } else {
+                    String::new()
+                },
+                if self.without_uri {
+                    " or recorded without a uri"
+                } else {
+                    ""
+                }
+            )
+        };
+        format!(
+            "; {}{found} {item}{} of this revision {is} {place}{} the same call with the artifact's revision and no uri finds {it}",
+            if more { "at least " } else { "" },
+            if found == 1 { "" } else { "s" },
+            if files.is_empty() { ":" } else { ";" },
         )
-    };
-    format!(
-        "; {}{found} {item}{} of this revision {is} {place}{} the same call with the artifact's revision and no uri finds {it}",
-        if more { "at least " } else { "" },
-        if found == 1 { "" } else { "s" },
-        if files.is_empty() { ":" } else { ";" },
-    )
+    }
 }
 
 /// `sha256:0123abcd…` for summaries.

@@ -157,27 +157,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             revision: Some(rev.to_string()),
             ..query.clone()
         };
-        let (mut found, mut files, mut without_uri) = (0, Vec::<String>::new(), false);
+        let mut other = super::OtherFiles::default();
         let limit = super::OTHER_FILES_LOOKED_AT;
         store.recall_each(&elsewhere, PageRequest::first(limit), |r| {
-            match r.artifact.uri {
-                None => without_uri = true,
-                Some(file) => {
-                    if file != locator.as_str() && !files.iter().any(|f| f == file) {
-                        files.push(file.to_string());
-                    }
-                }
-            }
-            found += 1;
+            other.see(r.artifact.uri, locator);
             true
         })?;
-        summary.push_str(&super::other_files_hint(
-            "record",
-            found,
-            found >= limit,
-            &files,
-            without_uri,
-        ));
+        summary.push_str(&other.hint("record", other.found >= limit));
     }
     ToolOutput::page(records, next, summary)
 }

@@ -193,27 +193,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             revision: Some(rev.to_string()),
             ..query.clone()
         };
-        let (mut found, mut files, mut without_uri) = (0, Vec::<String>::new(), false);
+        let mut other = super::OtherFiles::default();
         let limit = super::OTHER_FILES_LOOKED_AT;
         store.recall_decisions_each(&elsewhere, PageRequest::first(limit), |d| {
-            match d.artifact.uri.as_deref() {
-                None => without_uri = true,
-                Some(file) => {
-                    if file != locator.as_str() && !files.iter().any(|f| f == file) {
-                        files.push(file.to_string());
-                    }
-                }
-            }
-            found += 1;
+            other.see(d.artifact.uri.as_deref(), locator);
             true
         })?;
-        summary.push_str(&super::other_files_hint(
-            "decision",
-            found,
-            found >= limit,
-            &files,
-            without_uri,
-        ));
+        summary.push_str(&other.hint("decision", other.found >= limit));
     }
     ToolOutput::page(decisions, next, summary)
 }

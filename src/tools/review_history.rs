@@ -140,27 +140,16 @@ fn other_files(
         ..HistoryQuery::default()
     };
     let (found, _, _) = answer(store, &query, None, Some(looked_at as u64))?;
-    let (mut files, mut n, mut without_uri) = (Vec::<String>::new(), 0, false);
+    let mut other = super::OtherFiles::default();
     for e in found["events"].as_array().into_iter().flatten() {
         let Some(l) = e["locator"].as_str().filter(|l| Some(*l) != locator) else {
             continue;
         };
-        n += 1;
         // An item recorded without a uri is located by its revision: under no file.
-        if l.starts_with("sha256:") {
-            without_uri = true;
-        } else if !files.iter().any(|f| f == l) {
-            files.push(l.to_string());
-        }
+        other.see(Some(l).filter(|l| !l.starts_with("sha256:")), "");
     }
     let more = found.get("next_cursor").is_some();
-    Ok(super::other_files_hint(
-        "recorded change",
-        n,
-        more,
-        &files,
-        without_uri,
-    ))
+    Ok(other.hint("recorded change", more))
 }
 
 /// The answer for `query`: the page (`events`, `history_since`, `earlier_not_recorded`,
