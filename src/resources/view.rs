@@ -420,7 +420,14 @@ impl RevisionView {
         {
             for d in list {
                 let a = d.artifact.wire();
-                let (index, entry) = table.find(&a, None, cur);
+                let (index, entry) = table.find(
+                    &a,
+                    None,
+                    d.superseded
+                        .as_ref()
+                        .map(crate::review::Superseded::page_ref),
+                    cur,
+                );
                 let item = serde_json::to_value(d.summary_wire(index)).unwrap_or(Value::Null);
                 // One summary larger than half the answer is cut to fit, saying so.
                 let whole = format!("{}{}/part/1", super::DECISIONS, d.id);

@@ -45,9 +45,20 @@ pub struct ArtifactWire<'a> {
     pub uri: Option<&'a str>,
 }
 
-/// An entry of a page's `artifacts` table: the artifact and whether it is stale against the
-/// supplied current revision (null when none was supplied). Items of the page refer to it by
-/// its index.
+/// Where the items of an artifact were carried (`superseded` of a record or decision, see
+/// `carry::Superseded`), borrowed: one carry marks every item of its revision alike, so a
+/// page says it once, in the artifact's entry of its table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SupersededRef<'a> {
+    pub at: &'a str,
+    pub by: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<&'a str>,
+}
+
+/// An entry of a page's `artifacts` table: the artifact, whether it is stale against the
+/// supplied current revision (null when none was supplied) and, for items whose revision was
+/// carried to a later one, `superseded`. Items of the page refer to it by its index.
 #[derive(Debug, Serialize)]
 pub struct PageArtifact<'a> {
     pub format: &'a str,
@@ -57,6 +68,9 @@ pub struct PageArtifact<'a> {
     pub id_scheme: Option<&'a str>,
     pub revision: &'a str,
     pub stale: Option<bool>,
+    /// The items' `superseded` mark, said once for every item of the page that refers here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<SupersededRef<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub units: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -69,33 +83,41 @@ type TableKey = (
     Option<String>,
     String,
     Option<String>,
+    Option<(String, String, Option<String>)>,
 );
 
 /// The artifacts a page has written so far, to find an item's index in its table.
 #[derive(Debug, Default)]
 pub struct ArtifactTable {
-    /// Revision, uri, units, format and id scheme of each entry.
+    /// Revision, uri, units, format, id scheme and superseded mark of each entry.
     seen: Vec<TableKey>,
 }
 
 impl ArtifactTable {
-    /// The index of `a` in the table, and the entry to write when it is new there (then
-    /// call [`ArtifactTable::keep`] once the item referring to it is taken).
+    /// The index of `a` in the table (for items of id scheme `id_scheme` and superseded
+    /// mark `superseded`), and the entry to write when it is new there (then call
+    /// [`ArtifactTable::keep`] once the item referring to it is taken).
     pub fn find<'a>(
         &self,
         a: &ArtifactWire<'a>,
         id_scheme: Option<&'a str>,
+        superseded: Option<SupersededRef<'a>>,
         current: Option<&str>,
     ) -> (usize, Option<PageArtifact<'a>>) {
         let found = self
             .seen
             .iter()
-            .position(|(rev, uri, units, format, scheme)| {
+            .position(|(rev, uri, units, format, scheme, sup)| {
                 rev == a.revision
                     && uri.as_deref() == a.uri
                     && units.as_deref() == a.units
                     && format == a.format
                     && scheme.as_deref() == id_scheme
+                    && sup.as_ref().map(|(at, by, change)| SupersededRef {
+                        at,
+                        by,
+                        change: change.as_deref(),
+                    }) == superseded
             });
         match found {
             Some(i) => (i, None),
@@ -106,6 +128,7 @@ impl ArtifactTable {
                     id_scheme,
                     revision: a.revision,
                     stale: current.map(|c| c != a.revision),
+                    superseded,
                     units: a.units,
                     uri: a.uri,
                 }),
@@ -121,6 +144,13 @@ impl ArtifactTable {
             entry.units.map(str::to_string),
             entry.format.to_string(),
             entry.id_scheme.map(str::to_string),
+            entry.superseded.map(|s| {
+                (
+                    s.at.to_string(),
+                    s.by.to_string(),
+                    s.change.map(str::to_string),
+                )
+            }),
         ));
     }
 }

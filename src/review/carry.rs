@@ -161,6 +161,17 @@ pub struct Superseded {
     pub change: Option<String>,
 }
 
+impl Superseded {
+    /// The mark borrowed, as a page's `artifacts` table says it once for its items.
+    pub fn page_ref(&self) -> super::artifact::SupersededRef<'_> {
+        super::artifact::SupersededRef {
+            at: &self.at,
+            by: &self.by,
+            change: self.change.as_deref(),
+        }
+    }
+}
+
 /// A revision shortened for prose: `sha256:` and 12 hex digits.
 pub fn short_revision(rev: &str) -> String {
     match rev.get(..19) {

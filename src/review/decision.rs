@@ -374,8 +374,6 @@ pub struct DecisionSummaryWire<'a> {
     subject: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    superseded: Option<&'a Superseded>,
     updated_at: &'a str,
     verdicts: std::collections::BTreeMap<&'static str, usize>,
 }
@@ -400,7 +398,10 @@ pub struct OpenQuestion<'a> {
 impl Decision {
     /// The full page form, its artifact being entry `artifact` of the page's table.
     pub fn page_wire(&self, artifact: usize) -> DecisionWire<'_, usize> {
-        self.wire_with(artifact, None)
+        let mut w = self.wire_with(artifact, None);
+        // Said once, in the table's entry (see `artifact::PageArtifact`).
+        w.superseded = None;
+        w
     }
 
     /// The summary form (see [`DecisionSummaryWire`]).
@@ -430,7 +431,6 @@ impl Decision {
             states,
             subject: &self.subject,
             summary: self.summary.as_deref(),
-            superseded: self.superseded.as_ref(),
             updated_at: &self.updated_at,
             verdicts,
         }

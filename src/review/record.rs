@@ -106,7 +106,8 @@ pub struct RecordWire<'a> {
 /// and its staleness named by its index in the page's `artifacts` table, said once per page.
 /// No byte is said twice: `kind` is left out (a record has a `name` exactly when it is a
 /// feature: the store's CHECK and import hold it), and so is `updated_at` while it equals
-/// `created_at` (a record never replaced).
+/// `created_at` (a record never replaced), and `superseded` (one carry marks every item of
+/// its revision alike: the table's entry says it once).
 #[derive(Debug, Serialize)]
 pub struct RecordPageWire<'a> {
     artifact: usize,
@@ -121,8 +122,6 @@ pub struct RecordPageWire<'a> {
     name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     note: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    superseded: Option<Superseded>,
     tags: Vec<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     updated_at: Option<&'a str>,
@@ -140,7 +139,6 @@ impl<'a> RecordRef<'a> {
             id: self.id,
             name: self.name,
             note: self.note,
-            superseded: self.superseded.clone(),
             tags: borrowed_strs(&self.tags),
             updated_at: (self.updated_at != self.created_at).then_some(self.updated_at),
         }

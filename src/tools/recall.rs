@@ -101,7 +101,14 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             Some(name) => quoted(name, 40),
             None => format!("note {}", r.id),
         });
-        let (index, entry) = table.find(&r.artifact, Some(r.id_scheme), current);
+        let (index, entry) = table.find(
+            &r.artifact,
+            Some(r.id_scheme),
+            r.superseded
+                .as_ref()
+                .map(crate::review::Superseded::page_ref),
+            current,
+        );
         if !records.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &r.page_wire(index)) {
             return false;
         }
@@ -136,7 +143,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     }
     if superseded > 0 {
         summary.push_str(&format!(
-            "; {superseded} superseded (their revision was carried to a later one: see superseded.by)"
+            "; {superseded} superseded (their revision was carried to a later one: see their artifact's superseded.by)"
         ));
     }
     if n == 0

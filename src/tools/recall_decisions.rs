@@ -124,7 +124,14 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let current_rev = current.as_deref();
     let page = store.recall_decisions_each(&query, request, |d| {
         let artifact = d.artifact.wire();
-        let (index, entry) = table.find(&artifact, None, current_rev);
+        let (index, entry) = table.find(
+            &artifact,
+            None,
+            d.superseded
+                .as_ref()
+                .map(crate::review::Superseded::page_ref),
+            current_rev,
+        );
         let taken = if full {
             decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &d.page_wire(index))
         } else {

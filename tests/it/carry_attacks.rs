@@ -438,6 +438,9 @@ fn a_carry_of_two_files_onto_one_is_refused_and_writes_nothing() {
     for d in got["decisions"].as_array().unwrap() {
         assert!(d.get("superseded").is_none(), "{got}");
     }
+    for a in got["artifacts"].as_array().unwrap() {
+        assert!(a.get("superseded").is_none(), "{got}");
+    }
     // Each file's own review carries: without a uri on `to`, each item stays in its file.
     let out = c.ok(
         "carry_forward",

@@ -407,3 +407,79 @@ fn tools_list_puts_little_in_front_of_the_model() {
     println!("tools/list model-visible: {total} bytes");
     assert!(budgeted <= TOOLS_BUDGET, "{budgeted} bytes");
 }
+
+/// One carry marks every item of its revision alike (`superseded`: by, at, change), so a
+/// page of that revision's records or decisions says it once, in the artifact's entry of its
+/// table, not once per item (a page of a superseded revision spent a quarter of its bytes
+/// restating the carry).
+#[test]
+fn a_page_of_a_superseded_revision_says_the_carry_once() {
+    let mut c = Client::memory(ERAS[1]);
+    for i in 0..20 {
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(REV_A, URI), "name": format!("feature {i}"),
+                   "note": "n", "entity_ids": [format!("face:{i}")], "id_scheme": "occt-topo"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_A, URI), "subject": format!("subject {i}"),
+                   "disposition": "hold",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+        );
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(REV_A, URI), "to": art_uri(REV_B, URI), "map": [],
+               "change": "ECO-1: bore opened"}),
+    );
+    // Revision A alone (no uri): every item of the page is one it superseded.
+    let a = json!({"revision": REV_A, "format": "step"});
+    let pages = [
+        (
+            "records",
+            c.ok("recall", json!({"artifact": a, "text": "feature"})),
+        ),
+        (
+            "decisions",
+            c.ok(
+                "recall_decisions",
+                json!({"artifact": a, "current_only": false}),
+            ),
+        ),
+        (
+            "decisions",
+            c.ok(
+                "recall_decisions",
+                json!({"artifact": a, "current_only": false, "detail": "full"}),
+            ),
+        ),
+    ];
+    for (key, page) in pages {
+        let items = page[key].as_array().unwrap();
+        let at_a: Vec<&Value> = items
+            .iter()
+            .filter(|i| {
+                let entry = &page["artifacts"][i["artifact"].as_u64().unwrap() as usize];
+                entry["revision"] == REV_A
+            })
+            .collect();
+        assert_eq!(at_a.len(), 20, "{page}");
+        for item in &at_a {
+            assert!(item.get("superseded").is_none(), "said per item: {item}");
+            let entry = &page["artifacts"][item["artifact"].as_u64().unwrap() as usize];
+            assert_eq!(entry["superseded"]["by"], REV_B, "{page}");
+            assert_eq!(entry["superseded"]["change"], "ECO-1: bore opened");
+        }
+        let text = serde_json::to_string(&page).unwrap();
+        assert_eq!(
+            text.matches("ECO-1: bore opened").count(),
+            1,
+            "the carry said once: {text}"
+        );
+    }
+    // The summary names where the mark is.
+    let resp = c.call("recall", json!({"artifact": a, "text": "feature"}));
+    let line = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(line.contains("artifact's superseded.by"), "{line}");
+}
