@@ -620,14 +620,20 @@ pub fn review(
     // The report resource exists only for a revision with something recorded: a revision
     // with nothing (the part just changed) is not pointed at a resource that is not found.
     let recorded = store.revision_counts(revision)? != (0, 0);
+    let mut review = if full {
+        view.fit_review()
+    } else {
+        view.summary(totals, stale)
+    };
     let line = if recorded {
         format!(
-            "Review of {name}: {} and {} ({} open question{}; {} stale against it). The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
+            "Review of {name}: {} and {} ({} open question{}; {} stale against it).{} The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
             plural(totals.1, "decision"),
             plural(totals.0, "record"),
             open,
             if open == 1 { "" } else { "s" },
             plural(stale_items, "item"),
+            left_out(&review, totals, full),
         )
     } else if stale_items > 0 {
         format!(
@@ -638,15 +644,38 @@ pub fn review(
     } else {
         format!("Review of {name}: nothing is recorded at this revision.")
     };
-    let mut review = if full {
-        view.fit_review()
-    } else {
-        view.summary(totals, stale)
-    };
     if !recorded && let Some(v) = review.as_object_mut() {
         v.remove("report");
     }
     Ok((review, line))
+}
+
+/// When this answer leaves out some of the revision's decisions (or, at full detail,
+/// records), how many and the call that pages through them, as a sentence (else nothing):
+/// the line counts them all, and a model given only the text would take the count for what
+/// it was given.
+fn left_out(review: &Value, totals: (u64, u64), full: bool) -> String {
+    let omitted = |key: &str| review["omitted"][key].as_u64().unwrap_or(0);
+    let (records, decisions) = (omitted("records"), omitted("decisions"));
+    let mut parts = Vec::new();
+    if decisions > 0 {
+        parts.push(format!(
+            "{decisions} of {} are not in this answer: {}",
+            plural(totals.1, "decision"),
+            report::DECISIONS_PAGED
+        ));
+    }
+    if full && records > 0 {
+        parts.push(format!(
+            "{records} of {} are not in this answer: {}",
+            plural(totals.0, "record"),
+            report::RECORDS_PAGED
+        ));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(" {}.", parts.join("; "))
 }
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {

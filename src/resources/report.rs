@@ -4,6 +4,15 @@
 use std::fmt::Write as _;
 
 use super::view::RevisionView;
+
+/// The call that pages through a revision's decisions, for an answer that left some out: its
+/// revision alone (an artifact with the file's uri pages through the file's current
+/// decisions, and a revision carried on has none current) and every decision, not only the
+/// current ones.
+pub(super) const DECISIONS_PAGED: &str = "recall_decisions with this revision alone as its artifact (no uri) and current_only: false pages through them";
+/// The same for a revision's records.
+pub(super) const RECORDS_PAGED: &str =
+    "recall with this revision alone as its artifact (no uri) pages through them";
 use super::{display_name, plural};
 use crate::review::carry::{entities_label, short_revision};
 use crate::review::{CarryState, Decision, Meaning, Record, State, Verdict};
@@ -241,8 +250,9 @@ impl RevisionView {
         if self.omitted_decisions > 0 {
             let _ = writeln!(
                 out,
-                "{} more not shown: use recall_decisions to page through them.\n",
-                plural(self.omitted_decisions as u64, "decision")
+                "{} more not shown: {}.\n",
+                plural(self.omitted_decisions as u64, "decision"),
+                DECISIONS_PAGED
             );
         }
     }
@@ -314,8 +324,9 @@ impl RevisionView {
         if self.omitted_records > 0 {
             let _ = writeln!(
                 out,
-                "- … and {} more: use recall to page through them.",
-                plural(self.omitted_records as u64, "record")
+                "- … and {} more: {}.",
+                plural(self.omitted_records as u64, "record"),
+                RECORDS_PAGED
             );
         }
         out.push('\n');

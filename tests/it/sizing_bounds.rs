@@ -483,3 +483,63 @@ fn a_page_of_a_superseded_revision_says_the_carry_once() {
     let line = resp["result"]["content"][0]["text"].as_str().unwrap();
     assert!(line.contains("artifact's superseded.by"), "{line}");
 }
+
+/// `show_review`'s line counts every decision and record of the revision, but its structured
+/// summary holds the decisions that fit the answer bound (and the full detail fewer): the line
+/// said neither that some were left out nor where they are, so a model reading the line (the
+/// hosts that pass only text) took the count for what it was given. It now says how many
+/// are not in this answer and the call that pages through them.
+#[test]
+fn show_review_says_what_it_left_out_and_where_it_is() {
+    let mut c = Client::memory(ERAS[1]);
+    seed(&mut c);
+    for detail in ["summary", "full"] {
+        let resp = c.call("show_review", json!({"artifact": art(), "detail": detail}));
+        let line = resp["result"]["content"][0]["text"].as_str().unwrap();
+        let sc = &resp["result"]["structuredContent"];
+        let left = sc["omitted"]["decisions"].as_u64().unwrap();
+        assert!(left > 0, "the heavy review does not fit: {sc}");
+        assert!(
+            line.contains(&format!("{left} of {DECISIONS} decisions are not in this answer"))
+                && line.contains("recall_decisions with this revision alone as its artifact (no uri) and current_only: false"),
+            "{detail}: {line}"
+        );
+    }
+    // The call the line names serves every decision of the revision, also once its review
+    // was carried on (the file's current decisions are then the later revision's).
+    let alone = json!({"revision": REV_A, "format": "step"});
+    let hinted = json!({"artifact": alone, "current_only": false});
+    assert_eq!(
+        follow(&mut c, "recall_decisions", "decisions", hinted.clone()).len(),
+        DECISIONS
+    );
+    let rev_c = format!("sha256:{}", "c".repeat(64));
+    c.ok(
+        "carry_forward",
+        json!({"from": art(), "to": art_uri(&rev_c, URI), "map": []}),
+    );
+    let resp = c.call("show_review", json!({"artifact": art()}));
+    let line = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        line.contains("current_only: false pages through them"),
+        "{line}"
+    );
+    assert_eq!(
+        follow(&mut c, "recall_decisions", "decisions", hinted).len(),
+        DECISIONS
+    );
+    assert_eq!(
+        follow(&mut c, "recall", "records", json!({"artifact": alone})).len(),
+        RECORDS
+    );
+    // A review that fits says nothing of the kind.
+    let mut small = Client::memory(ERAS[1]);
+    small.ok(
+        "remember_decision",
+        json!({"artifact": art(), "subject": "s", "disposition": "hold",
+               "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+    );
+    let resp = small.call("show_review", json!({"artifact": art()}));
+    let line = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!line.contains("not in this answer"), "{line}");
+}
