@@ -543,3 +543,52 @@ fn show_review_says_what_it_left_out_and_where_it_is() {
     let line = resp["result"]["content"][0]["text"].as_str().unwrap();
     assert!(!line.contains("not in this answer"), "{line}");
 }
+
+/// A revision resource that does not fit the answer bound leaves out its later items, but
+/// halving the lists until the text fits left as little as half the bound used (a report of
+/// 4 of 37 decisions in 16 KB of a 32 KB answer): the model was sent to page through what
+/// one answer had room for. The lists are cut to the share the bound has room for.
+#[test]
+fn a_revision_resource_cut_to_fit_uses_most_of_the_bound() {
+    // Reviews of a few more decisions than one answer holds, each stated twice (a trail).
+    for n in [20, 24, 28, 32, 36, 40] {
+        let mut c = Client::memory(ERAS[1]);
+        for i in 0..n {
+            let basis: Vec<Value> = (0..5)
+                .map(|k| {
+                    json!({"requirement": format!("wall {k} at least 2.5 mm"), "source": "drawing",
+                                "evidence": format!("geometry.measure face:{k}: 2.{i} mm"),
+                                "state": "satisfied", "faces": [format!("face:{k}")]})
+                })
+                .collect();
+            for disposition in ["hold", "release"] {
+                c.ok(
+                    "remember_decision",
+                    json!({"artifact": art(), "subject": format!("wall check {i}"),
+                           "disposition": disposition, "summary": long(i, 12), "basis": basis}),
+                );
+            }
+        }
+        for suffix in ["", "/report"] {
+            let uri = format!("review://revisions/{REV_A}{suffix}");
+            let resp = c.request("resources/read", json!({"uri": uri}));
+            let bytes = line_bytes(&resp);
+            let text = resp["result"]["contents"][0]["text"].as_str().unwrap();
+            println!("{n} decisions, {uri}: {bytes} bytes");
+            assert!(bytes <= BOUND, "{uri}: {bytes}");
+            let cut = if suffix.is_empty() {
+                let v: Value = serde_json::from_str(text).unwrap();
+                v["omitted"]["decisions"].as_u64().unwrap() > 0
+            } else {
+                text.contains("more not shown")
+            };
+            if !cut {
+                continue;
+            }
+            assert!(
+                bytes >= BOUND * 3 / 4,
+                "{n} decisions, {uri}: only {bytes} of {BOUND} bytes used"
+            );
+        }
+    }
+}
