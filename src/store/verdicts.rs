@@ -163,7 +163,7 @@ pub fn superseded_message(d: &Decision, by: &str) -> String {
     format!(
         "decision {:?} at revision {} was carried to revision {by} (carry_forward): its review \
          goes on there, where its items say what was judged at this revision. Give the verdict \
-         on that revision's decision (show_review or request_verdicts with revision {by}); \
+         on that revision's decision (show_review or request_verdicts with artifact.revision {by}); \
          nothing was written",
         crate::text::prefix_chars(&d.subject, 80),
         d.artifact.revision

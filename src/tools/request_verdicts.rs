@@ -184,16 +184,13 @@ impl FormReply {
 
 /// Where the decision asked about is recorded when it is not at the artifact named: the
 /// file's newest decision of that subject at another revision (the part changed, and the
-/// review was not carried), else the same revision under another file (the part moved).
-/// Empty when there is none, or when the artifact names no file.
+/// review was not carried), else the same revision under another file (the part moved) or,
+/// for an artifact without a uri, under its file. Empty when there is none.
 fn recorded_elsewhere(
     store: &mut Store,
     artifact: &crate::review::Artifact,
     subject: &str,
 ) -> Result<String, ToolError> {
-    let Some(uri) = artifact.uri.as_deref() else {
-        return Ok(String::new());
-    };
     let first = |store: &mut Store, q: &crate::store::DecisionQuery| {
         let mut found = None;
         // A decision carried on is not one to carry again: its review went on elsewhere.
@@ -203,17 +200,19 @@ fn recorded_elsewhere(
         })?;
         Ok::<_, ToolError>(found)
     };
-    let of_file = crate::store::DecisionQuery {
-        locator: Some(uri.to_string()),
-        subject: Some(subject.to_string()),
-        current_only: true,
-        ..Default::default()
-    };
-    if let Some(a) = first(store, &of_file)? {
-        return Ok(format!(
-            "; this file has it at revision {}: the part changed? carry the review here with carry_forward (not a new decision), then ask again",
-            a.revision
-        ));
+    if let Some(uri) = artifact.uri.as_deref() {
+        let of_file = crate::store::DecisionQuery {
+            locator: Some(uri.to_string()),
+            subject: Some(subject.to_string()),
+            current_only: true,
+            ..Default::default()
+        };
+        if let Some(a) = first(store, &of_file)? {
+            return Ok(format!(
+                "; this file has it at revision {}: the part changed? carry the review here with carry_forward (not a new decision), then ask again",
+                a.revision
+            ));
+        }
     }
     let of_revision = crate::store::DecisionQuery {
         revision: Some(artifact.revision.clone()),
@@ -223,6 +222,12 @@ fn recorded_elsewhere(
     };
     Ok(match first(store, &of_revision)? {
         Some(a) => match a.uri.as_deref() {
+            // Asked by revision alone: the revision's decisions recorded with a file are
+            // found with that file's uri.
+            Some(file) if artifact.uri.is_none() => format!(
+                "; this revision has it under the file {}: ask with that uri",
+                quoted(file, 120)
+            ),
             Some(file) => format!(
                 "; this revision has it under another file ({}): the same bytes at another path? ask with that uri",
                 quoted(file, 120)

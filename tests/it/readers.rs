@@ -988,3 +988,39 @@ fn readers_quote_a_disposition_that_could_continue_the_line() {
         );
     }
 }
+
+/// The reverse of the case above: the decision is recorded under a file, and
+/// `request_verdicts` is asked with the revision alone (no uri). It answered "check the subject
+/// with recall_decisions, or record it with remember_decision first": a model following it
+/// recorded the decision a second time, without a uri, and asked about the copy. The refusal
+/// now names the file the revision has it under.
+#[test]
+fn readers_request_verdicts_by_revision_alone_names_the_file_the_decision_is_under() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), "/w/bracket.step"), "subject": "release",
+                   "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let bare = json!({"revision": rev(1), "format": "step"});
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": bare, "subject": "release"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(
+                "this revision has it under the file \"file:///w/bracket.step\": ask with that uri"
+            ) && !text.contains("remember_decision"),
+            "{text}"
+        );
+        // A subject recorded nowhere still says to check it.
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": bare, "subject": "nothing"}),
+        );
+        assert!(summary(&out).contains("check the subject with recall_decisions"));
+    }
+}
