@@ -76,8 +76,74 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             ));
         }
     };
+    // Nothing at the locator named, but this revision has it under another one (the part
+    // moved, or the call named the revision alone for an item recorded with its file): say
+    // where, or the model reports as forgotten what is still there.
+    if deleted == 0 && hint.is_empty() {
+        hint = elsewhere(store, &a, args.name.as_deref(), args.subject.as_deref())?;
+    }
     ToolOutput::new(
         &json!({"deleted": deleted}),
         format!("Deleted {deleted} ({what}).{hint}"),
     )
+}
+
+/// Where this revision has the feature `name` or the decision `subject` when it is not at the
+/// artifact's locator: the files (or "without a uri") to forget it with. Empty when it has
+/// none elsewhere.
+fn elsewhere(
+    store: &mut Store,
+    a: &crate::review::Artifact,
+    name: Option<&str>,
+    subject: Option<&str>,
+) -> Result<String, ToolError> {
+    let locator = a.locator();
+    let mut files: Vec<Option<String>> = Vec::new();
+    let mut see = |uri: Option<&str>| {
+        let other = uri.map_or(a.uri.is_some(), |u| u != locator);
+        if other && !files.iter().any(|f| f.as_deref() == uri) {
+            files.push(uri.map(str::to_string));
+        }
+    };
+    let page = crate::store::PageRequest::first(super::OTHER_FILES_LOOKED_AT);
+    if let Some(subject) = subject {
+        let q = crate::store::DecisionQuery {
+            revision: Some(a.revision.clone()),
+            subject: Some(subject.to_string()),
+            ..Default::default()
+        };
+        store.recall_decisions_each(&q, page, |d| {
+            see(d.artifact.uri.as_deref());
+            true
+        })?;
+    } else if let Some(name) = name {
+        let q = crate::store::RecordQuery {
+            revision: Some(a.revision.clone()),
+            text: Some(name.to_string()),
+            kind: Some(crate::review::Kind::Feature),
+            ..Default::default()
+        };
+        store.recall_each(&q, page, |r| {
+            if r.name == Some(name) {
+                see(r.artifact.uri);
+            }
+            true
+        })?;
+    }
+    let places: Vec<String> = files
+        .iter()
+        .take(2)
+        .map(|f| match f {
+            Some(uri) => format!(
+                "under the file {}: forget it with that uri",
+                quoted(uri, 120)
+            ),
+            None => "recorded without a uri: forget it with the artifact's revision and no uri"
+                .to_string(),
+        })
+        .collect();
+    if places.is_empty() {
+        return Ok(String::new());
+    }
+    Ok(format!(" This revision has it {}.", places.join("; and ")))
 }

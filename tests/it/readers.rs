@@ -1024,3 +1024,61 @@ fn readers_request_verdicts_by_revision_alone_names_the_file_the_decision_is_und
         assert!(summary(&out).contains("check the subject with recall_decisions"));
     }
 }
+
+/// `forget` by the revision alone (or at another path of the same bytes) of a decision or
+/// feature recorded under the part's file deleted nothing and said only "Deleted 0": the
+/// model reported as forgotten what was still there. The summary now names where this
+/// revision has it, and forgetting it there deletes it.
+#[test]
+fn readers_forget_that_deletes_nothing_names_where_the_revision_has_it() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = art_uri(&rev(1), "/w/bracket.step");
+        c.ok(
+            "remember_decision",
+            json!({"artifact": file, "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": file, "entity_ids": ["face:7"], "name": "mating face"}),
+        );
+        let bare = json!({"revision": rev(1), "format": "step"});
+        let moved = art_uri(&rev(1), "/w/new/bracket.step");
+        for artifact in [&bare, &moved] {
+            for (key, value) in [("subject", "release"), ("name", "mating face")] {
+                let out = c.call("forget", json!({"artifact": artifact, key: value}));
+                assert_eq!(out["result"]["structuredContent"]["deleted"], 0);
+                let text = summary(&out);
+                assert!(
+                    text.ends_with(
+                        "This revision has it under the file \"file:///w/bracket.step\": forget it with that uri."
+                    ),
+                    "{key}: {text}"
+                );
+            }
+        }
+        // Nothing anywhere: nothing said.
+        let out = c.call("forget", json!({"artifact": bare, "subject": "nothing"}));
+        assert_eq!(summary(&out), "Deleted 0 (decision \"nothing\").");
+        // The uri named works.
+        for (key, value) in [("subject", "release"), ("name", "mating face")] {
+            let out = c.call("forget", json!({"artifact": file, key: value}));
+            assert_eq!(out["result"]["structuredContent"]["deleted"], 1, "{key}");
+        }
+        // A decision recorded without a uri, forgotten at a file, is named as such.
+        c.ok(
+            "remember_decision",
+            json!({"artifact": bare, "subject": "bare", "disposition": "hold",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let out = c.call("forget", json!({"artifact": file, "subject": "bare"}));
+        assert!(
+            summary(&out).ends_with(
+                "This revision has it recorded without a uri: forget it with the artifact's revision and no uri."
+            ),
+            "{}",
+            summary(&out)
+        );
+    }
+}
