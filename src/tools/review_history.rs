@@ -221,7 +221,7 @@ pub fn answer(
         ));
     }
     summary.push_str(if next.is_some() {
-        "; more follow: call again with next_cursor."
+        "; more follow: call again with cursor set to next_cursor."
     } else {
         "."
     });

@@ -592,3 +592,34 @@ fn a_revision_resource_cut_to_fit_uses_most_of_the_bound() {
         }
     }
 }
+
+/// A page's summary told the model to "call again with next_cursor", an argument no tool
+/// has (a call with `next_cursor` is refused: "Additional properties are not allowed"): it
+/// names the argument, `cursor`, and what to put in it, and following it pages on.
+#[test]
+fn a_page_summary_names_the_cursor_argument() {
+    let mut c = Client::memory(ERAS[2]);
+    for i in 0..2 {
+        c.ok(
+            "remember",
+            json!({"artifact": art(), "name": format!("f{i}"), "entity_ids": []}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art(), "subject": format!("s{i}"), "disposition": "hold",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+        );
+    }
+    for tool in ["recall", "recall_decisions", "review_history"] {
+        let args = json!({"artifact": art(), "limit": 1});
+        let resp = c.call(tool, args.clone());
+        let line = resp["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            line.ends_with("more follow: call again with cursor set to next_cursor."),
+            "{tool}: {line}"
+        );
+        let mut next = args;
+        next["cursor"] = resp["result"]["structuredContent"]["next_cursor"].clone();
+        c.ok(tool, next);
+    }
+}
