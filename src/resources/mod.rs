@@ -627,12 +627,21 @@ pub fn review(
     };
     let line = if recorded {
         format!(
-            "Review of {name}: {} and {} ({} open question{}; {} stale against it).{} The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
+            "Review of {name}: {} and {} ({} open question{}; {} stale against it).{}{} The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
             plural(totals.1, "decision"),
             plural(totals.0, "record"),
             open,
             if open == 1 { "" } else { "s" },
             plural(stale_items, "item"),
+            // A revision carried on is not where the work is: its open questions were carried
+            // with it, and verdicts are given there.
+            view.supersession
+                .superseded_by
+                .as_ref()
+                .map(|(by, _)| format!(
+                    " Superseded by revision {by} (carry_forward): its review goes on there."
+                ))
+                .unwrap_or_default(),
             left_out(&review, totals, full),
         )
     } else if stale_items > 0 {

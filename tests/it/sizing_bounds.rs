@@ -623,3 +623,37 @@ fn a_page_summary_names_the_cursor_argument() {
         c.ok(tool, next);
     }
 }
+
+/// `show_review` of a revision whose review was carried on counted its open questions
+/// ("36 open questions") and said nothing of the carry in its line, though verdicts are
+/// refused there and the work goes on at the later revision: a model given the line set
+/// out to settle the old revision's questions. The line names the revision it went on to.
+#[test]
+fn show_review_of_a_revision_carried_on_says_where_its_review_goes_on() {
+    let mut c = Client::memory(ERAS[1]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art(), "subject": "bore", "disposition": "hold",
+               "basis": [{"requirement": "r", "source": "drawing", "state": "unresolved",
+                          "question": "H7 or H8?"}]}),
+    );
+    let line = |c: &mut Client| {
+        let resp = c.call("show_review", json!({"artifact": art()}));
+        resp["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(!line(&mut c).contains("Superseded"));
+    c.ok(
+        "carry_forward",
+        json!({"from": art(), "to": art_uri(REV_B, URI), "map": []}),
+    );
+    let text = line(&mut c);
+    assert!(
+        text.contains(&format!(
+            "Superseded by revision {REV_B} (carry_forward): its review goes on there."
+        )),
+        "{text}"
+    );
+}
