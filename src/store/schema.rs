@@ -411,3 +411,55 @@ BEGIN SELECT RAISE(ABORT, 'the review history is append-only: an event is never 
 INSERT OR IGNORE INTO counters (name, value)
     VALUES ('history_since', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
 "#;
+
+/// The upgrade after which [`rebuild_text_indexes`] runs: schema version 2 keys records by
+/// their `seq`, and so must their full-text rows be.
+pub(super) const TEXT_REINDEXED_AT: usize = 2;
+
+/// Both full-text indexes made again from the rows, as this build writes them: their rowid is
+/// the row's `seq`, with V1's prefix indexes. The first builds (before 0.1) wrote schema
+/// version 1 with the full-text rows keyed by each row's `rid`, which V2 does not change, so
+/// a text search of such a file found other items, or none, after the upgrade; later
+/// version-1 files are made again the same. A decision's text is what `write_decision`
+/// indexes: subject; disposition, summary, then each item's requirement and evidence.
+pub(super) fn rebuild_text_indexes(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute_batch(
+        r#"
+DROP TABLE IF EXISTS records_fts;
+DROP TABLE IF EXISTS decisions_fts;
+CREATE VIRTUAL TABLE records_fts USING fts5 (
+    name, note,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5 6 7 8'
+);
+CREATE VIRTUAL TABLE decisions_fts USING fts5 (
+    subject, body,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5 6 7 8'
+);
+INSERT INTO records_fts (rowid, name, note) SELECT seq, name, note FROM records;
+"#,
+    )?;
+    let mut decisions =
+        tx.prepare("SELECT rid, seq, subject, disposition, summary FROM decisions ORDER BY rid")?;
+    let mut items = tx.prepare(
+        "SELECT requirement, evidence FROM basis_items WHERE decision_rid = ?1 ORDER BY position",
+    )?;
+    let mut insert =
+        tx.prepare("INSERT INTO decisions_fts (rowid, subject, body) VALUES (?1, ?2, ?3)")?;
+    let mut rows = decisions.query([])?;
+    while let Some(row) = rows.next()? {
+        let rid: i64 = row.get(0)?;
+        let seq: i64 = row.get(1)?;
+        let subject: String = row.get(2)?;
+        let mut body: Vec<String> = vec![row.get(3)?];
+        body.extend(row.get::<_, Option<String>>(4)?);
+        let mut basis = items.query([rid])?;
+        while let Some(item) = basis.next()? {
+            body.push(item.get(0)?);
+            body.extend(item.get::<_, Option<String>>(1)?);
+        }
+        insert.execute(rusqlite::params![seq, subject, body.join("\n")])?;
+    }
+    Ok(())
+}
