@@ -193,3 +193,51 @@ fn first_builds_file_text_search_finds_the_right_items() -> anyhow::Result<()> {
     server.close()?;
     Ok(())
 }
+
+/// A newer review-mcp that upgrades the file while this one still serves it (the host
+/// restarted one server of two): this server's next call neither writes nor reads the file
+/// as if it knew its schema; it says a newer version upgraded it, and the file is left as the
+/// newer version made it. (What an older server does on this version's upgrade is up to
+/// that older build.)
+#[test]
+fn a_file_upgraded_by_a_newer_version_meanwhile_is_refused_not_written() -> anyhow::Result<()> {
+    use review_mcp::store::SCHEMA_VERSION;
+    let tmp = TempDir::new("gen-newer")?;
+    let db = tmp.join("review.db");
+    let mut server = Server::start(&db)?;
+    let art = json!({ "revision": REV, "format": "step", "uri": URI });
+    server
+        .call(
+            "remember",
+            json!({ "artifact": art, "entity_ids": [], "name": "kept", "note": "before" }),
+        )?
+        .ok()?;
+    // The newer version's upgrade, as far as this build can tell: its schema version.
+    let newer = rusqlite::Connection::open(&db)?;
+    newer.pragma_update(None, "user_version", SCHEMA_VERSION + 1)?;
+    let count = |conn: &rusqlite::Connection| -> rusqlite::Result<i64> {
+        conn.query_row("SELECT count(*) FROM records", [], |r| r.get(0))
+    };
+    assert_eq!(count(&newer)?, 1);
+    let write = server.call(
+        "remember",
+        json!({ "artifact": art, "entity_ids": [], "name": "new", "note": "after" }),
+    )?;
+    let read = server.call("recall", json!({}))?;
+    for (what, answer) in [("remember", write), ("recall", read)] {
+        match answer {
+            crate::support::client::Answer::ToolError(text) => assert!(
+                text.contains("newer review-mcp")
+                    && text.contains(&format!("{}", SCHEMA_VERSION + 1)),
+                "{what}: {text}"
+            ),
+            other => anyhow::bail!("{what} was answered from a newer file: {other:?}"),
+        }
+    }
+    assert_eq!(count(&newer)?, 1);
+    let version: i64 = newer.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    assert_eq!(version, SCHEMA_VERSION + 1);
+    drop(newer);
+    server.close()?;
+    Ok(())
+}
