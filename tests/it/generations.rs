@@ -241,3 +241,99 @@ fn a_file_upgraded_by_a_newer_version_meanwhile_is_refused_not_written() -> anyh
     server.close()?;
     Ok(())
 }
+
+/// `review-mcp export` on `db` by a process that cannot write its directory (as root: user
+/// `nobody` through `setpriv`, since root writes anywhere).
+#[cfg(unix)]
+fn export_unable_to_write(db: &Path) -> anyhow::Result<std::process::Output> {
+    use std::process::{Command, Stdio};
+    let root = writes_read_only_directories(db.parent().unwrap_or(Path::new("/")));
+    let mut cmd = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(crate::support::client::binary());
+        c
+    } else {
+        Command::new(crate::support::client::binary())
+    };
+    Ok(cmd
+        .arg("--db")
+        .arg(db)
+        .arg("export")
+        .env("MCP_LOG_LEVEL", "warn")
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .output()?)
+}
+
+/// Whether this process writes in `dir` although it is mode 555 (root does).
+#[cfg(unix)]
+fn writes_read_only_directories(dir: &Path) -> bool {
+    let probe = dir.join(".write-probe");
+    let wrote = std::fs::File::create(&probe).is_ok();
+    let _ = std::fs::remove_file(&probe);
+    wrote
+}
+
+/// A server of the rollback-journal version killed in the middle of a commit leaves a hot
+/// journal; a copy of that folder on a read-only mount or in a directory this user cannot
+/// write (a colleague's share, a backup) is still read by `export` as the file was before
+/// the interrupted write (SQLite must roll the journal back first, which it cannot do there:
+/// the command reads a private copy of both instead of refusing).
+#[cfg(unix)]
+#[test]
+fn a_hot_journal_of_the_rollback_version_in_a_read_only_directory_is_read_rolled_back()
+-> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-hot")?;
+    let dir = tmp.join("share");
+    std::fs::create_dir(&dir)?;
+    let db = dir.join("review.db");
+    first_builds_file(&db)?;
+    // The rollback version at work: a write of the whole file in one transaction, its
+    // journal holding every page as it was, interrupted before the journal was reset (the
+    // connection is leaked, as a killed process leaves it).
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = PERSIST; PRAGMA cache_size = 1;
+             BEGIN; UPDATE records SET note = 'torn' ; UPDATE decisions SET summary = 'torn';",
+        )?;
+        // Spill the change into the file: the journal is hot from here.
+        conn.execute_batch(
+            "CREATE TABLE spill (x); INSERT INTO spill SELECT zeroblob(100000) FROM records;",
+        )?;
+        std::mem::forget(conn);
+    }
+    let journal = dir.join("review.db-journal");
+    anyhow::ensure!(journal.exists(), "no journal was left");
+    // Copied elsewhere (the writer's locks do not travel), then made read-only.
+    let share = tmp.join("copy");
+    std::fs::create_dir(&share)?;
+    std::fs::copy(&db, share.join("review.db"))?;
+    std::fs::copy(&journal, share.join("review.db-journal"))?;
+    for f in ["review.db", "review.db-journal"] {
+        std::fs::set_permissions(share.join(f), std::fs::Permissions::from_mode(0o644))?;
+    }
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o555))?;
+    let before = std::fs::read(share.join("review.db"))?;
+    let out = export_unable_to_write(&share.join("review.db"));
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(
+        !stdout.contains("torn"),
+        "the interrupted write was read: {stdout}"
+    );
+    anyhow::ensure!(
+        stdout.contains("Boss wall looks thin") && stdout.contains("Hold for the wall check"),
+        "{stdout}"
+    );
+    anyhow::ensure!(
+        std::fs::read(share.join("review.db"))? == before,
+        "the read-only file changed"
+    );
+    Ok(())
+}
