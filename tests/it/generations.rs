@@ -337,3 +337,48 @@ fn a_hot_journal_of_the_rollback_version_in_a_read_only_directory_is_read_rolled
     );
     Ok(())
 }
+
+/// A file of an older schema version in WAL mode (0.1 wrote WAL) whose log still holds its
+/// last writes, copied without its `-shm` to a place this user cannot write (a share, a
+/// backup of the folder): `export` reads a private copy of both, and, the file being older,
+/// an upgraded copy of that. The upgraded copy was refused ("the database file is
+/// read-only"), as the copy of the log is read `query_only`.
+#[cfg(unix)]
+#[test]
+fn an_older_file_with_its_log_and_no_index_in_a_read_only_directory_is_exported()
+-> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-oldlog")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )?;
+        conn.execute_batch("UPDATE records SET note = 'in the log' WHERE rid = 2;")?;
+    }
+    let wal = tmp.join("review.db-wal");
+    anyhow::ensure!(std::fs::metadata(&wal)?.len() > 0, "no log was left");
+    let share = tmp.join("copy");
+    std::fs::create_dir(&share)?;
+    std::fs::copy(&db, share.join("review.db"))?;
+    std::fs::copy(&wal, share.join("review.db-wal"))?;
+    for f in ["review.db", "review.db-wal"] {
+        std::fs::set_permissions(share.join(f), std::fs::Permissions::from_mode(0o644))?;
+    }
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o555))?;
+    let out = export_unable_to_write(&share.join("review.db"));
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(
+        stdout.contains("in the log") && stdout.contains("Hold for the wall check"),
+        "{stdout}"
+    );
+    Ok(())
+}
