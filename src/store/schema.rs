@@ -423,6 +423,8 @@ pub(super) const TEXT_REINDEXED_AT: usize = 2;
 /// version-1 files are made again the same. A decision's text is what `write_decision`
 /// indexes: subject; disposition, summary, then each item's requirement and evidence.
 pub(super) fn rebuild_text_indexes(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    // In SQL, so that a damaged value (not text) is indexed as SQLite spells it instead of
+    // stopping the upgrade.
     tx.execute_batch(
         r#"
 DROP TABLE IF EXISTS records_fts;
@@ -438,28 +440,13 @@ CREATE VIRTUAL TABLE decisions_fts USING fts5 (
     tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5 6 7 8'
 );
 INSERT INTO records_fts (rowid, name, note) SELECT seq, name, note FROM records;
+INSERT INTO decisions_fts (rowid, subject, body)
+SELECT d.seq, d.subject,
+    d.disposition || coalesce(char(10) || d.summary, '') || coalesce(char(10) || (
+        SELECT group_concat(b.requirement || coalesce(char(10) || b.evidence, ''), char(10)
+            ORDER BY b.position)
+        FROM basis_items b WHERE b.decision_rid = d.rid), '')
+FROM decisions d;
 "#,
-    )?;
-    let mut decisions =
-        tx.prepare("SELECT rid, seq, subject, disposition, summary FROM decisions ORDER BY rid")?;
-    let mut items = tx.prepare(
-        "SELECT requirement, evidence FROM basis_items WHERE decision_rid = ?1 ORDER BY position",
-    )?;
-    let mut insert =
-        tx.prepare("INSERT INTO decisions_fts (rowid, subject, body) VALUES (?1, ?2, ?3)")?;
-    let mut rows = decisions.query([])?;
-    while let Some(row) = rows.next()? {
-        let rid: i64 = row.get(0)?;
-        let seq: i64 = row.get(1)?;
-        let subject: String = row.get(2)?;
-        let mut body: Vec<String> = vec![row.get(3)?];
-        body.extend(row.get::<_, Option<String>>(4)?);
-        let mut basis = items.query([rid])?;
-        while let Some(item) = basis.next()? {
-            body.push(item.get(0)?);
-            body.extend(item.get::<_, Option<String>>(1)?);
-        }
-        insert.execute(rusqlite::params![seq, subject, body.join("\n")])?;
-    }
-    Ok(())
+    )
 }
