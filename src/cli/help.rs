@@ -108,7 +108,7 @@ Options:
   --dry-run           sync: print what would be written, imported, deleted and merged, and
                       change nothing (neither the folder nor the database).
   --bless             replay: rewrite each FILE's expectations from this server's answers,
-                      keeping its sends, comments and {{any}} wildcards (review the diff).
+                      keeping its sends, comments and {{{{any}}}} wildcards (review the diff).
   --author NAME       serve: who this server's writes are recorded as (records, decisions,
                       verdicts); review: who your verdicts are recorded as. Default
                       ${AUTHOR_ENV} when set, else nobody.
@@ -188,5 +188,18 @@ mod tests {
         ] {
             assert!(h.contains(needle), "help lacks {needle}");
         }
+    }
+}
+
+#[cfg(test)]
+mod wildcard_tests {
+    use super::*;
+
+    /// The wildcard `--bless` keeps is spelled in the help as a transcript holds it: the
+    /// help printed `{any}` (a format string's escape), which replay compares as text.
+    #[test]
+    fn help_text_spells_the_replay_wildcard_as_transcripts_hold_it() {
+        let h = help_text();
+        assert!(h.contains(review_mcp::replay::ANY), "{h}");
     }
 }

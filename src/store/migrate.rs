@@ -7,7 +7,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 use super::inspect::{Found, classify, identify};
 use super::renormalise::{RENORMALISED_AT, Renormalised, renormalise_locators};
-use super::schema::{MIGRATIONS, upgrade};
+use super::schema::{MIGRATIONS, TEXT_REINDEXED_AT, rebuild_text_indexes, upgrade};
 use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 
 /// Brings the schema up to [`SCHEMA_VERSION`] in one write transaction. The checks are
@@ -28,6 +28,9 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
     }
     for i in usize::try_from(start).unwrap_or(0)..MIGRATIONS.len() {
         upgrade(&tx, i)?;
+        if i + 1 == TEXT_REINDEXED_AT {
+            rebuild_text_indexes(&tx)?;
+        }
         if i + 1 == RENORMALISED_AT {
             let r = renormalise_locators(&tx)?;
             if r != Renormalised::default() {

@@ -155,6 +155,7 @@ impl Store {
             // Dropping the transaction rolls it back.
             identity.verify().inspect_err(|_| disk.moved.set(true))?;
         }
+        not_upgraded_since(&tx, self.file.as_ref())?;
         Ok(tx)
     }
 
@@ -162,10 +163,39 @@ impl Store {
     /// lazy store exists, an empty scratch database answers instead (nothing to read, and
     /// nothing created for it).
     fn read(&mut self) -> Result<Transaction<'_>, StoreError> {
-        let conn = match self.scratch_until_created()? {
-            true => self.scratch.as_mut().ok_or(StoreError::NotOpen)?,
-            false => self.conn()?,
+        let scratch = self.scratch_until_created()?;
+        if !scratch {
+            self.conn()?;
+        }
+        let (conn, file) = match scratch {
+            true => (self.scratch.as_mut(), None),
+            false => (self.conn.as_mut(), self.file.as_ref()),
         };
-        Ok(conn.transaction_with_behavior(TransactionBehavior::Deferred)?)
+        let conn = conn.ok_or(StoreError::NotOpen)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+        not_upgraded_since(&tx, file)?;
+        Ok(tx)
     }
+}
+
+/// Refuses a call on a file that a newer review-mcp upgraded since this store opened it (a
+/// newer server started on it while this one still runs): its schema is not one this build
+/// knows, so nothing is read or written as if it were, and the call says what happened. The
+/// open refuses such a file the same way; this is the same look inside each transaction, one
+/// read of the header SQLite already holds.
+fn not_upgraded_since(tx: &Transaction<'_>, file: Option<&open::OnDisk>) -> Result<(), StoreError> {
+    let Some(disk) = file else {
+        return Ok(());
+    };
+    let found: i64 = tx
+        .prepare_cached("PRAGMA user_version")?
+        .query_row([], |r| r.get(0))?;
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::Newer {
+            path: disk.path.clone(),
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    Ok(())
 }

@@ -49,6 +49,18 @@ impl Store {
                 );
                 Store::log_copy(&path)?
             }
+            // A hot journal (a server of the rollback-journal version stopped mid-commit)
+            // that this process may not roll back in place: a read-only directory or mount.
+            // SQLite found no writer holding it (else it is not hot), so a private copy of
+            // both, rolled back there, is the file as it was before the interrupted write.
+            Err(e) if hot_journal(&path) && !is_locked(&e) => {
+                log::debug!("{}: {e}", path.display());
+                log::info!(
+                    "{} holds an interrupted write this process cannot roll back in place: reading a private copy rolled back",
+                    path.display()
+                );
+                Store::journal_copy(&path)?
+            }
             Err(e) => return Err(e),
         };
         Ok((path, version, store))
@@ -74,6 +86,33 @@ impl Store {
         })
     }
 
+    /// A copy of the file at `path` and its hot `-journal` in a private temporary directory,
+    /// the interrupted write rolled back in the copy: how a read-only command reads a file a
+    /// killed server of the rollback-journal version left where it cannot write. The
+    /// directory is removed when the store is dropped.
+    fn journal_copy(path: &Path) -> Result<Store, StoreError> {
+        in_private_dir(|dir, copy| {
+            let io = StoreError::io(dir);
+            std::fs::copy(path, copy).map_err(io)?;
+            std::fs::copy(
+                file::companion(path, "-journal"),
+                file::companion(copy, "-journal"),
+            )
+            .map_err(io)?;
+            let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(copy, flags)?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.set_prepared_statement_cache_capacity(128);
+            // The first read rolls the journal back.
+            conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .map_err(|e| StoreError::opening(path, e))?;
+            conn.pragma_update(None, "query_only", true)?;
+            Ok(Store::over(Some(conn), None))
+        })
+    }
+
     /// A copy of the file at `path` in a private temporary directory, upgraded to this
     /// build's schema: how the read-only commands read a file of an older version without
     /// writing to it. The directory is removed when the store is dropped.
@@ -90,6 +129,10 @@ impl Store {
     /// copy whatever the file's version).
     pub(super) fn private_copy_quiet(mut self) -> Result<Store, StoreError> {
         in_private_dir(|_, copy| {
+            // A private copy of a log or a hot journal is read `query_only`, which refuses
+            // `VACUUM INTO` as well: this copy is made from it all the same (the file itself
+            // is opened read-only, never written through this).
+            self.conn()?.pragma_update(None, "query_only", false)?;
             self.backup_into(copy)?;
             drop(self);
             super::open::upgrade_quietly(copy)?;
@@ -211,6 +254,18 @@ fn private_dir_name() -> PathBuf {
 /// Whether `e` is another process's lock (SQLite's busy or locked).
 fn is_locked(e: &StoreError) -> bool {
     matches!(e, StoreError::Sqlite(e) if super::open::is_busy(e))
+}
+
+/// Whether a rollback journal beside the file holds an interrupted write: its header
+/// starts with the journal's magic number (a committed `PERSIST` journal has it zeroed, a
+/// `DELETE` one is gone).
+fn hot_journal(path: &Path) -> bool {
+    use std::io::Read;
+    const MAGIC: [u8; 8] = [0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7];
+    let mut head = [0u8; 8];
+    std::fs::File::open(file::companion(path, "-journal"))
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == MAGIC)
 }
 
 /// Whether a `-wal` lies beside the file without the `-shm` index SQLite needs to read it.

@@ -411,3 +411,42 @@ BEGIN SELECT RAISE(ABORT, 'the review history is append-only: an event is never 
 INSERT OR IGNORE INTO counters (name, value)
     VALUES ('history_since', CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
 "#;
+
+/// The upgrade after which [`rebuild_text_indexes`] runs: schema version 2 keys records by
+/// their `seq`, and so must their full-text rows be.
+pub(super) const TEXT_REINDEXED_AT: usize = 2;
+
+/// Both full-text indexes made again from the rows, as this build writes them: their rowid is
+/// the row's `seq`, with V1's prefix indexes. The first builds (before 0.1) wrote schema
+/// version 1 with the full-text rows keyed by each row's `rid`, which V2 does not change, so
+/// a text search of such a file found other items, or none, after the upgrade; later
+/// version-1 files are made again the same. A decision's text is what `write_decision`
+/// indexes: subject; disposition, summary, then each item's requirement and evidence.
+pub(super) fn rebuild_text_indexes(tx: &rusqlite::Transaction<'_>) -> rusqlite::Result<()> {
+    // In SQL, so that a damaged value (not text) is indexed as SQLite spells it instead of
+    // stopping the upgrade.
+    tx.execute_batch(
+        r#"
+DROP TABLE IF EXISTS records_fts;
+DROP TABLE IF EXISTS decisions_fts;
+CREATE VIRTUAL TABLE records_fts USING fts5 (
+    name, note,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5 6 7 8'
+);
+CREATE VIRTUAL TABLE decisions_fts USING fts5 (
+    subject, body,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3 4 5 6 7 8'
+);
+INSERT INTO records_fts (rowid, name, note) SELECT seq, name, note FROM records;
+INSERT INTO decisions_fts (rowid, subject, body)
+SELECT d.seq, d.subject,
+    d.disposition || coalesce(char(10) || d.summary, '') || coalesce(char(10) || (
+        SELECT group_concat(b.requirement || coalesce(char(10) || b.evidence, ''), char(10)
+            ORDER BY b.position)
+        FROM basis_items b WHERE b.decision_rid = d.rid), '')
+FROM decisions d;
+"#,
+    )
+}

@@ -549,7 +549,13 @@ fn check_common(
         }
     }
     if updated_at < created_at {
-        return Err(format!("{what} {id}: updated_at is before created_at"));
+        // An older version edited it under a clock set back (this version's export writes
+        // such a row as edited when it was created): say what makes the line import.
+        return Err(format!(
+            "{what} {id}: updated_at {updated_at} is before created_at {created_at} (an edit \
+             under a clock set back, as an older version could write it); set updated_at to \
+             {created_at} and try again"
+        ));
     }
     Ok(())
 }
@@ -714,6 +720,20 @@ pub fn export_from(store: &mut Store, out: &mut dyn Write) -> Result<(usize, usi
 mod tests {
     use super::*;
     use crate::store::fixtures::{T1, T2, feature};
+
+    /// A line an older version wrote under a clock set back (updated_at before created_at,
+    /// which export no longer writes) is refused saying what makes it import; the refusal
+    /// said only what was wrong.
+    #[test]
+    fn check_record_updated_before_created_says_how_to_fix_it() {
+        let mut r = feature("rec_1", "bore", T1);
+        r.created_at = T2.into();
+        let e = check_record(&mut r).unwrap_err();
+        assert!(
+            e.contains("rec_1") && e.contains(&format!("set updated_at to {T2}")),
+            "{e}"
+        );
+    }
 
     /// An export written before locators were normalised (`%62racket`, a fragment, a dot
     /// segment) still imports, under the normal form the tools now give the same file; a

@@ -18,6 +18,7 @@ mod elicitation;
 mod export_file;
 mod form3_csv;
 mod fuzz;
+mod generations;
 mod history_done_when;
 mod history_readers;
 mod history_review;

@@ -1,0 +1,384 @@
+//! Files older builds left, opened by this one: each is made here by SQL in the shape the
+//! older build wrote it (no test builds an old binary), then used through the server.
+//! Nothing may be lost or change meaning: every answer is the one the same data entered
+//! fresh gets.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+use crate::support::client::Server;
+
+const REV: &str = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const URI: &str = "file:///work/parts/bracket.step";
+const T: &str = "2026-11-29T23:55:00.000Z";
+
+/// Schema version 1 as the first builds wrote it (before 0.1): the kind index, full-text
+/// indexes without prefix indexes, and their rows keyed by the row's `rid`, not its `seq`.
+const V1_FIRST_BUILDS: &str = r#"
+CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE records (
+    rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL CHECK (kind IN ('feature', 'note')), locator TEXT NOT NULL,
+    name TEXT, note TEXT, tags TEXT NOT NULL, entity_ids TEXT NOT NULL,
+    id_scheme TEXT NOT NULL, revision TEXT NOT NULL, format TEXT NOT NULL, uri TEXT,
+    units TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+    seq INTEGER NOT NULL UNIQUE,
+    CHECK ((kind = 'feature') = (name IS NOT NULL))
+);
+CREATE UNIQUE INDEX records_feature_key ON records (locator, name) WHERE name IS NOT NULL;
+CREATE INDEX records_locator_seq ON records (locator, seq);
+CREATE INDEX records_revision_seq ON records (revision, seq);
+CREATE INDEX records_kind_seq ON records (kind, seq);
+CREATE TABLE record_entities (
+    entity_id TEXT NOT NULL, revision TEXT NOT NULL, seq INTEGER NOT NULL,
+    rid INTEGER NOT NULL REFERENCES records (rid) ON DELETE CASCADE,
+    PRIMARY KEY (entity_id, revision, seq)
+) WITHOUT ROWID;
+CREATE INDEX record_entities_rid ON record_entities (rid);
+CREATE TABLE record_tags (
+    tag TEXT NOT NULL, seq INTEGER NOT NULL,
+    rid INTEGER NOT NULL REFERENCES records (rid) ON DELETE CASCADE,
+    PRIMARY KEY (tag, seq)
+) WITHOUT ROWID;
+CREATE INDEX record_tags_rid ON record_tags (rid);
+CREATE VIRTUAL TABLE records_fts USING fts5 (
+    name, note, content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE decisions (
+    rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, locator TEXT NOT NULL,
+    subject TEXT NOT NULL, revision TEXT NOT NULL, format TEXT NOT NULL, uri TEXT,
+    units TEXT, disposition TEXT NOT NULL, summary TEXT, created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL, seq INTEGER NOT NULL UNIQUE,
+    UNIQUE (locator, subject, revision)
+);
+CREATE INDEX decisions_locator_seq ON decisions (locator, seq);
+CREATE INDEX decisions_revision_seq ON decisions (revision, seq);
+CREATE INDEX decisions_subject_seq ON decisions (subject, seq);
+CREATE TABLE basis_items (
+    decision_rid INTEGER NOT NULL REFERENCES decisions (rid) ON DELETE CASCADE,
+    position INTEGER NOT NULL, requirement TEXT NOT NULL, source TEXT NOT NULL,
+    source_detail TEXT, evidence TEXT, state TEXT NOT NULL, question TEXT,
+    faces TEXT NOT NULL, verdict_judgement TEXT, verdict_reason TEXT,
+    PRIMARY KEY (decision_rid, position)
+) WITHOUT ROWID;
+CREATE INDEX basis_items_state ON basis_items (state);
+CREATE TABLE decision_faces (
+    face TEXT NOT NULL, revision TEXT NOT NULL, seq INTEGER NOT NULL,
+    rid INTEGER NOT NULL REFERENCES decisions (rid) ON DELETE CASCADE,
+    PRIMARY KEY (face, revision, seq)
+) WITHOUT ROWID;
+CREATE INDEX decision_faces_rid ON decision_faces (rid);
+CREATE TABLE decision_states (
+    state TEXT NOT NULL, seq INTEGER NOT NULL,
+    rid INTEGER NOT NULL REFERENCES decisions (rid) ON DELETE CASCADE,
+    PRIMARY KEY (state, seq)
+) WITHOUT ROWID;
+CREATE INDEX decision_states_rid ON decision_states (rid);
+CREATE VIRTUAL TABLE decisions_fts USING fts5 (
+    subject, body, content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+"#;
+
+/// A review as the first builds stored it: the feature "mating face" remembered twice (row
+/// id 1, its seq moved to 2 by the replacement), then a note (row id 2, seq 3), a decision
+/// replaced once (row id 1, seq 5) and another (row id 2, seq 6). Full-text rows by row id.
+fn first_builds_file(db: &Path) -> anyhow::Result<()> {
+    let conn = rusqlite::Connection::open(db)?;
+    conn.execute_batch(V1_FIRST_BUILDS)?;
+    let rev = REV;
+    let uri = URI;
+    conn.execute_batch(&format!(
+        "INSERT INTO counters VALUES ('seq', 6);
+         INSERT INTO records VALUES
+           (1, 'rec_0000000000000001', 'feature', '{uri}', 'mating face',
+            'Mates with the housing flange', '[\"interface\"]', '[\"face:12\"]', 'opaque',
+            '{rev}', 'step', '{uri}', 'mm', '{T}', '{T}', 2),
+           (2, 'rec_0000000000000002', 'note', '{uri}', NULL,
+            'Boss wall looks thin', '[\"wall\"]', '[\"face:3\"]', 'opaque',
+            '{rev}', 'step', '{uri}', 'mm', '{T}', '{T}', 3);
+         INSERT INTO record_entities VALUES ('face:12', '{rev}', 2, 1), ('face:3', '{rev}', 3, 2);
+         INSERT INTO record_tags VALUES ('interface', 2, 1), ('wall', 3, 2);
+         INSERT INTO records_fts (rowid, name, note) VALUES
+           (1, 'mating face', 'Mates with the housing flange'), (2, NULL, 'Boss wall looks thin');
+         INSERT INTO decisions VALUES
+           (1, 'dec_0000000000000001', '{uri}', 'release', '{rev}', 'step', '{uri}', 'mm',
+            'hold', 'Hold for the wall check', '{T}', '{T}', 5),
+           (2, 'dec_0000000000000002', '{uri}', 'seal fit', '{rev}', 'step', '{uri}', 'mm',
+            'release', 'Groove fits the o-ring', '{T}', '{T}', 6);
+         INSERT INTO basis_items VALUES
+           (1, 0, 'Wall at least 2 mm', 'shop-spec', NULL, NULL, 'unresolved',
+            'Ask the supplier', '[\"face:3\"]', NULL, NULL),
+           (2, 0, 'Groove depth per AS568', 'standard', NULL, 'measured 1.9', 'satisfied',
+            NULL, '[]', 'accepted', NULL);
+         INSERT INTO decision_faces VALUES ('face:3', '{rev}', 5, 1);
+         INSERT INTO decision_states VALUES ('unresolved', 5, 1), ('satisfied', 6, 2);
+         INSERT INTO decisions_fts (rowid, subject, body) VALUES
+           (1, 'release', 'hold\nHold for the wall check\nWall at least 2 mm'),
+           (2, 'seal fit', 'release\nGroove fits the o-ring\nGroove depth per AS568\nmeasured 1.9');
+         PRAGMA application_id = 1381387587;
+         PRAGMA user_version = 1;"
+    ))?;
+    Ok(())
+}
+
+fn found(answer: &Value, list: &str, key: &str) -> Vec<String> {
+    answer[list]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|i| i[key].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A text search of a file the first builds wrote finds what the words are in: their
+/// full-text rows were keyed by row id, and the upgrade to schema version 2 keyed the records
+/// by seq, so "boss" found the feature "mating face" and "housing" found nothing.
+#[test]
+fn first_builds_file_text_search_finds_the_right_items() -> anyhow::Result<()> {
+    let tmp = TempDir::new("gen-fts")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    let mut server = Server::start(&db)?;
+    let cases = [
+        ("boss", vec!["rec_0000000000000002"]),
+        ("housing", vec!["rec_0000000000000001"]),
+        ("mating", vec!["rec_0000000000000001"]),
+    ];
+    for (text, want) in cases {
+        let got = server.call("recall", json!({ "text": text }))?.ok()?;
+        assert_eq!(
+            found(&got, "records", "id"),
+            want,
+            "recall text {text:?}: {got}"
+        );
+    }
+    let cases = [
+        ("wall", vec!["dec_0000000000000001"]),
+        ("groove", vec!["dec_0000000000000002"]),
+        ("measured", vec!["dec_0000000000000002"]),
+    ];
+    for (text, want) in cases {
+        let got = server
+            .call("recall_decisions", json!({ "text": text }))?
+            .ok()?;
+        assert_eq!(
+            found(&got, "decisions", "id"),
+            want,
+            "recall_decisions text {text:?}: {got}"
+        );
+    }
+    // A replacement after the upgrade leaves no full-text row of the old text behind.
+    server
+        .call(
+            "remember",
+            json!({ "artifact": { "revision": REV, "format": "step", "uri": URI },
+                    "entity_ids": ["face:12"], "name": "mating face", "note": "Seats the bearing" }),
+        )?
+        .ok()?;
+    let got = server.call("recall", json!({ "text": "housing" }))?.ok()?;
+    assert_eq!(found(&got, "records", "id"), Vec::<String>::new(), "{got}");
+    let got = server.call("recall", json!({ "text": "bearing" }))?.ok()?;
+    assert_eq!(
+        found(&got, "records", "id"),
+        vec!["rec_0000000000000001"],
+        "{got}"
+    );
+    server.close()?;
+    Ok(())
+}
+
+/// A newer review-mcp that upgrades the file while this one still serves it (the host
+/// restarted one server of two): this server's next call neither writes nor reads the file
+/// as if it knew its schema; it says a newer version upgraded it, and the file is left as the
+/// newer version made it. (What an older server does on this version's upgrade is up to
+/// that older build.)
+#[test]
+fn a_file_upgraded_by_a_newer_version_meanwhile_is_refused_not_written() -> anyhow::Result<()> {
+    use review_mcp::store::SCHEMA_VERSION;
+    let tmp = TempDir::new("gen-newer")?;
+    let db = tmp.join("review.db");
+    let mut server = Server::start(&db)?;
+    let art = json!({ "revision": REV, "format": "step", "uri": URI });
+    server
+        .call(
+            "remember",
+            json!({ "artifact": art, "entity_ids": [], "name": "kept", "note": "before" }),
+        )?
+        .ok()?;
+    // The newer version's upgrade, as far as this build can tell: its schema version.
+    let newer = rusqlite::Connection::open(&db)?;
+    newer.pragma_update(None, "user_version", SCHEMA_VERSION + 1)?;
+    let count = |conn: &rusqlite::Connection| -> rusqlite::Result<i64> {
+        conn.query_row("SELECT count(*) FROM records", [], |r| r.get(0))
+    };
+    assert_eq!(count(&newer)?, 1);
+    let write = server.call(
+        "remember",
+        json!({ "artifact": art, "entity_ids": [], "name": "new", "note": "after" }),
+    )?;
+    let read = server.call("recall", json!({}))?;
+    for (what, answer) in [("remember", write), ("recall", read)] {
+        match answer {
+            crate::support::client::Answer::ToolError(text) => assert!(
+                text.contains("newer review-mcp")
+                    && text.contains(&format!("{}", SCHEMA_VERSION + 1)),
+                "{what}: {text}"
+            ),
+            other => anyhow::bail!("{what} was answered from a newer file: {other:?}"),
+        }
+    }
+    assert_eq!(count(&newer)?, 1);
+    let version: i64 = newer.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    assert_eq!(version, SCHEMA_VERSION + 1);
+    drop(newer);
+    server.close()?;
+    Ok(())
+}
+
+/// `review-mcp export` on `db` by a process that cannot write its directory (as root: user
+/// `nobody` through `setpriv`, since root writes anywhere).
+#[cfg(unix)]
+fn export_unable_to_write(db: &Path) -> anyhow::Result<std::process::Output> {
+    use std::process::{Command, Stdio};
+    let root = writes_read_only_directories(db.parent().unwrap_or(Path::new("/")));
+    let mut cmd = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(crate::support::client::binary());
+        c
+    } else {
+        Command::new(crate::support::client::binary())
+    };
+    Ok(cmd
+        .arg("--db")
+        .arg(db)
+        .arg("export")
+        .env("MCP_LOG_LEVEL", "warn")
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .output()?)
+}
+
+/// Whether this process writes in `dir` although it is mode 555 (root does).
+#[cfg(unix)]
+fn writes_read_only_directories(dir: &Path) -> bool {
+    let probe = dir.join(".write-probe");
+    let wrote = std::fs::File::create(&probe).is_ok();
+    let _ = std::fs::remove_file(&probe);
+    wrote
+}
+
+/// A server of the rollback-journal version killed in the middle of a commit leaves a hot
+/// journal; a copy of that folder on a read-only mount or in a directory this user cannot
+/// write (a colleague's share, a backup) is still read by `export` as the file was before
+/// the interrupted write (SQLite must roll the journal back first, which it cannot do there:
+/// the command reads a private copy of both instead of refusing).
+#[cfg(unix)]
+#[test]
+fn a_hot_journal_of_the_rollback_version_in_a_read_only_directory_is_read_rolled_back()
+-> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-hot")?;
+    let dir = tmp.join("share");
+    std::fs::create_dir(&dir)?;
+    let db = dir.join("review.db");
+    first_builds_file(&db)?;
+    // The rollback version at work: a write of the whole file in one transaction, its
+    // journal holding every page as it was, interrupted before the journal was reset (the
+    // connection is leaked, as a killed process leaves it).
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = PERSIST; PRAGMA cache_size = 1;
+             BEGIN; UPDATE records SET note = 'torn' ; UPDATE decisions SET summary = 'torn';",
+        )?;
+        // Spill the change into the file: the journal is hot from here.
+        conn.execute_batch(
+            "CREATE TABLE spill (x); INSERT INTO spill SELECT zeroblob(100000) FROM records;",
+        )?;
+        std::mem::forget(conn);
+    }
+    let journal = dir.join("review.db-journal");
+    anyhow::ensure!(journal.exists(), "no journal was left");
+    // Copied elsewhere (the writer's locks do not travel), then made read-only.
+    let share = tmp.join("copy");
+    std::fs::create_dir(&share)?;
+    std::fs::copy(&db, share.join("review.db"))?;
+    std::fs::copy(&journal, share.join("review.db-journal"))?;
+    for f in ["review.db", "review.db-journal"] {
+        std::fs::set_permissions(share.join(f), std::fs::Permissions::from_mode(0o644))?;
+    }
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o555))?;
+    let before = std::fs::read(share.join("review.db"))?;
+    let out = export_unable_to_write(&share.join("review.db"));
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(
+        !stdout.contains("torn"),
+        "the interrupted write was read: {stdout}"
+    );
+    anyhow::ensure!(
+        stdout.contains("Boss wall looks thin") && stdout.contains("Hold for the wall check"),
+        "{stdout}"
+    );
+    anyhow::ensure!(
+        std::fs::read(share.join("review.db"))? == before,
+        "the read-only file changed"
+    );
+    Ok(())
+}
+
+/// A file of an older schema version in WAL mode (0.1 wrote WAL) whose log still holds its
+/// last writes, copied without its `-shm` to a place this user cannot write (a share, a
+/// backup of the folder): `export` reads a private copy of both, and, the file being older,
+/// an upgraded copy of that. The upgraded copy was refused ("the database file is
+/// read-only"), as the copy of the log is read `query_only`.
+#[cfg(unix)]
+#[test]
+fn an_older_file_with_its_log_and_no_index_in_a_read_only_directory_is_exported()
+-> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-oldlog")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )?;
+        conn.execute_batch("UPDATE records SET note = 'in the log' WHERE rid = 2;")?;
+    }
+    let wal = tmp.join("review.db-wal");
+    anyhow::ensure!(std::fs::metadata(&wal)?.len() > 0, "no log was left");
+    let share = tmp.join("copy");
+    std::fs::create_dir(&share)?;
+    std::fs::copy(&db, share.join("review.db"))?;
+    std::fs::copy(&wal, share.join("review.db-wal"))?;
+    for f in ["review.db", "review.db-wal"] {
+        std::fs::set_permissions(share.join(f), std::fs::Permissions::from_mode(0o644))?;
+    }
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o555))?;
+    let out = export_unable_to_write(&share.join("review.db"));
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(
+        stdout.contains("in the log") && stdout.contains("Hold for the wall check"),
+        "{stdout}"
+    );
+    Ok(())
+}
