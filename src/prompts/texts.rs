@@ -25,7 +25,7 @@ fn part_phrase(revision: &str, uri: Option<&str>) -> String {
 /// The two-server setting every prompt starts from.
 const ROLES: &str = "Two servers work together here. This review server is the memory: names, notes, tags and \
 decisions bound to the exact revision of a part (tools `remember`, `recall`, `remember_decision`, \
-`recall_decisions`, `request_verdicts`, `carry_forward`, `forget`). A geometry server is the authority for shape and numbers. This review \
+`recall_decisions`, `request_verdicts`, `carry_forward`, `forget`; `show_review` for a revision's review at a glance, `review_history` for who changed what, when and through which channel). A geometry server is the authority for shape and numbers. This review \
 server never parses the CAD file (`artifact_revision` only hashes its bytes, for its revision) \
 and never measures anything.";
 
@@ -178,6 +178,8 @@ mod tests {
                 "`request_verdicts`",
                 "When the revision changes, carry the review",
                 "`carry_forward`",
+                "`show_review`",
+                "`review_history`",
                 "`carried: \"re-verify\"`",
                 "\"format\":\"step\"",
                 "\"uri\":\"/work/part.step\"",
