@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use review_mcp::sync::{Counts, Outcome};
+use review_mcp::sync::{Counts, Outcome, bounded};
 use review_mcp::text::escape_controls;
 
 /// `review-mcp sync DIR [--dry-run]`.
@@ -16,6 +16,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         new_folder,
         counts,
         plan,
+        saved,
     } = review_mcp::sync::run(db, dir, dry_run, &mut |folder| {
         eprintln!(
             "review-mcp sync: another sync of {} is running; waiting for it to finish",
@@ -58,8 +59,84 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             let _ = writeln!(out, "would {}", escape_controls(line));
         }
     }
+    deletions(&counts, dry_run, &mut out);
     summary(&counts, dry_run, &mut out);
+    saved_note(db, &counts, saved.as_deref(), dry_run, &mut out);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each item deleted from the database and each file deleted from the folder, named (the
+/// first few of each, then how many more).
+fn deletions(c: &Counts, dry_run: bool, out: &mut dyn Write) {
+    let would = if dry_run { "would be " } else { "" };
+    let sides = [
+        (
+            "database",
+            &c.removed_items,
+            c.deleted_items[0] + c.deleted_items[1],
+        ),
+        (
+            "folder",
+            &c.removed_files,
+            c.deleted_files[0] + c.deleted_files[1],
+        ),
+    ];
+    for (side, named, total) in sides {
+        for line in bounded(named, total) {
+            let _ = writeln!(
+                out,
+                "{would}deleted from the {side}: {}",
+                escape_controls(&line)
+            );
+        }
+    }
+}
+
+/// Where the items deleted from the database were saved, and the command that brings them
+/// back.
+fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &mut dyn Write) {
+    let n = c.deleted_items[0] + c.deleted_items[1];
+    if n == 0 {
+        return;
+    }
+    let db = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());
+    match (dry_run, saved) {
+        (true, _) => {
+            let dir = review_mcp::sync::saved_dir(&db);
+            let _ = writeln!(
+                out,
+                "would save the {n} items it deletes from the database in {}/ first \
+                 (`review-mcp import` of that file brings them back)",
+                escape_controls(&dir.display().to_string())
+            );
+        }
+        (false, Some(file)) => {
+            let _ = writeln!(
+                out,
+                "saved the {n} items deleted from the database in {}; if a deletion was not \
+                 meant (a force-push, a `git reset`, a file deleted by hand), bring them back \
+                 with: review-mcp --db {} import {}, then sync again",
+                escape_controls(&file.display().to_string()),
+                shell_word(&db),
+                shell_word(file)
+            );
+        }
+        (false, None) => {}
+    }
+}
+
+/// A path as one word of a shell command, single-quoted when it holds anything but plain
+/// characters, its control characters escaped.
+fn shell_word(path: &Path) -> String {
+    let s = path.display().to_string();
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c));
+    let word = match plain {
+        true => s,
+        false => format!("'{}'", s.replace('\'', "'\\''")),
+    };
+    escape_controls(&word).into_owned()
 }
 
 /// The one-line summary per kind of change.

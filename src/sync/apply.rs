@@ -14,6 +14,7 @@ use super::folder::{file_of, fsync_dir, remove_file, write_all, write_atomic};
 use super::merge::{self, side};
 use super::owned::{self, step};
 use super::run::{Counts, Entries, Entry};
+use super::saved::NAMED;
 use super::{Action, Hash, Item, ItemKind, Result, hash};
 use crate::store::{Store, SyncTx};
 
@@ -94,6 +95,17 @@ pub(super) struct Apply<'a, 't> {
     pub(super) settled: HashSet<Key>,
     files: BTreeMap<Key, FileOp>,
     rows: BTreeMap<Key, RowOp>,
+    /// Each item deleted from the database, as it was: saved before the commit
+    /// (`saved::save`), so a deletion can be undone.
+    removed: Vec<Item>,
+    /// What each deleted item was (for the items and files the output names).
+    described: HashMap<Key, String>,
+}
+
+/// What [`Apply::finish`] leaves: the plan's lines, and the items deleted from the database.
+pub(super) struct Finished {
+    pub(super) lines: Vec<String>,
+    pub(super) removed: Vec<Item>,
 }
 
 impl<'a, 't> Apply<'a, 't> {
@@ -124,6 +136,8 @@ impl<'a, 't> Apply<'a, 't> {
             settled: HashSet::new(),
             files,
             rows: BTreeMap::new(),
+            removed: Vec::new(),
+            described: HashMap::new(),
         }
     }
 
@@ -288,8 +302,13 @@ impl<'a, 't> Apply<'a, 't> {
     /// The item's file is to be gone: its base is dropped, and the file deleted after the
     /// commit if there is one.
     fn delete_file(&mut self, kind: ItemKind, id: &str) -> Result<()> {
-        self.tx.drop_base(kind.as_str(), id)?;
         let key = (kind, id.to_string());
+        if !self.described.contains_key(&key)
+            && let Some(base) = self.base_item(kind, id)?
+        {
+            self.described.insert(key.clone(), base.describe());
+        }
+        self.tx.drop_base(kind.as_str(), id)?;
         if self.overlay.disk(self.entries, &key).is_some() {
             self.files.insert(key, FileOp::Delete);
         } else {
@@ -309,6 +328,16 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     fn delete_item(&mut self, kind: ItemKind, id: &str) -> Result<()> {
+        // The item as the database holds it, kept to be saved before the commit.
+        let held = match kind {
+            ItemKind::Record => self.tx.record(id)?.map(Item::Record),
+            ItemKind::Decision => self.tx.decision(id)?.map(Item::Decision),
+        };
+        if let Some(item) = held {
+            self.described
+                .insert((kind, id.to_string()), item.describe());
+            self.removed.push(item);
+        }
         match kind {
             ItemKind::Record => self.tx.delete_record(id),
             ItemKind::Decision => self.tx.delete_decision(id),
@@ -383,6 +412,9 @@ impl<'a, 't> Apply<'a, 't> {
                 .map(|n| format!("; {n}"))
                 .collect::<String>()
         ));
+        self.described
+            .entry((loser.kind(), loser.id().to_string()))
+            .or_insert_with(|| loser.describe());
         self.delete_item(loser.kind(), loser.id())?;
         self.delete_file(loser.kind(), loser.id())?;
         self.settled.insert((loser.kind(), loser.id().to_string()));
@@ -404,7 +436,7 @@ impl<'a, 't> Apply<'a, 't> {
     /// Journals the files to write and delete under `run` (in the transaction, so they commit
     /// with the database's changes), counts what the sync does, and returns the plan: one
     /// line per change, as `--dry-run` prints it.
-    pub(super) fn finish(self, run: &str) -> Result<Vec<String>> {
+    pub(super) fn finish(self, run: &str) -> Result<Finished> {
         let Apply {
             tx,
             entries,
@@ -412,8 +444,16 @@ impl<'a, 't> Apply<'a, 't> {
             counts,
             files,
             rows,
+            removed,
+            described,
             ..
         } = self;
+        let what = |kind: ItemKind, id: &str| {
+            described
+                .get(&(kind, id.to_string()))
+                .cloned()
+                .unwrap_or_else(|| format!("{} {id}", kind.as_str()))
+        };
         for key in &overlay.rows {
             if !files.contains_key(key) {
                 tx.drop_pending(key.0.as_str(), &key.1)?;
@@ -438,6 +478,9 @@ impl<'a, 't> Apply<'a, 't> {
                 }
                 Some(RowOp::Delete) if existed => {
                     counts.deleted_items[k] += 1;
+                    if counts.removed_items.len() < NAMED {
+                        counts.removed_items.push(what(kind, id));
+                    }
                     deleted[k].insert(id);
                     lines.push(format!("delete {} {id} from the database", kind.as_str()));
                 }
@@ -450,6 +493,11 @@ impl<'a, 't> Apply<'a, 't> {
                 }
                 Some(FileOp::Delete) => {
                     counts.deleted_files[k] += 1;
+                    if counts.removed_files.len() < NAMED {
+                        counts
+                            .removed_files
+                            .push(format!("{file}: {}", what(kind, id)));
+                    }
                     deleted[k].insert(id);
                     lines.push(format!("delete {file}"));
                 }
@@ -457,7 +505,7 @@ impl<'a, 't> Apply<'a, 't> {
             }
         }
         counts.deleted = [deleted[0].len(), deleted[1].len()];
-        Ok(lines)
+        Ok(Finished { lines, removed })
     }
 }
 

@@ -71,6 +71,7 @@ use super::history::{HISTORY_DIR, engineer_verdict_events, missing_files, read_h
 use super::line::Schemas;
 use super::new_database::NewDatabase;
 use super::owned;
+use super::saved;
 use super::{Action, Hash, Item, ItemKind, README, Result, classify};
 use crate::store::{Store, SyncTx};
 
@@ -108,6 +109,12 @@ pub struct Counts {
     pub history_written: usize,
     /// Events of the folder's history the database did not hold, added.
     pub history_imported: usize,
+    /// The items deleted from the database, each named (`Item::describe`): the first
+    /// `saved::NAMED`; `deleted_items` counts them all.
+    pub removed_items: Vec<String>,
+    /// The files deleted from the folder, each with the item it held: the first
+    /// `saved::NAMED`; `deleted_files` counts them all.
+    pub removed_files: Vec<String>,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken
@@ -120,6 +127,9 @@ pub struct Outcome {
     pub counts: Counts,
     /// The plan, one line per change (`write records/<id>.json`, …), as `--dry-run` prints it.
     pub plan: Vec<String>,
+    /// The file the items deleted from the database were saved in (export lines, for
+    /// `review-mcp import` to bring them back); `None` when none was deleted, or in a dry run.
+    pub saved: Option<std::path::PathBuf>,
 }
 
 impl Entry {
@@ -280,7 +290,9 @@ pub fn run(
             }
         }
     }
-    lines.extend(sync.finish(&run)?);
+    let finished = sync.finish(&run)?;
+    lines.extend(finished.lines);
+    let removed = finished.removed;
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
     let present: BTreeSet<&str> = history.present.iter().map(String::as_str).collect();
@@ -307,8 +319,24 @@ pub fn run(
             new_folder,
             counts,
             plan: lines,
+            saved: None,
         });
     }
+    // What this sync deletes from the database is saved beside it first, durably: a deletion
+    // the engineer did not mean (a force-push, a `git reset`, a file deleted by hand) is
+    // undone by importing that file. Killed before the commit, the file holds items still in
+    // the database (importing it changes nothing).
+    let saved = match removed.is_empty() {
+        true => None,
+        false => {
+            let at = crate::time::now();
+            let path = saved::saved_file(&std::path::absolute(db)?, &at, &run);
+            saved::save(&path, &removed)?;
+            owned::step("deleted items saved");
+            Some(path)
+        }
+    };
+    drop(removed);
     // The id file is written before the commit that keys the folder's state by it (killed
     // in between, the next sync finds the id with no state: a first sync again). A refused
     // sync never gets here: it has written nothing.
@@ -316,7 +344,12 @@ pub fn run(
         write_atomic(&folder.join(owned::ID_FILE), &format!("{id}\n"))?;
     }
     owned::step("before the commit");
-    tx.commit()?;
+    if let Err(e) = tx.commit() {
+        if let Some(path) = &saved {
+            let _ = fs::remove_file(path);
+        }
+        return Err(e.into());
+    }
     if let Some(c) = created.as_mut() {
         c.keep();
     }
@@ -350,6 +383,7 @@ pub fn run(
         new_folder,
         counts,
         plan: lines,
+        saved,
     })
 }
 

@@ -814,3 +814,88 @@ fn the_waiting_message_names_the_folder_escaped() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Issue (a force-push or a `git reset` of the synced folder): a file gone from the folder
+/// deleted its item from the database with only a count ("deleted: 1"): the engineer could not
+/// tell what was lost nor get it back. Each item deleted is now named (escaped: a stored name
+/// cannot move the cursor), the first 20 on each side then a count of the rest, and every one
+/// is saved, before the commit, in a file beside the database that `import` brings back.
+#[test]
+fn sync_names_each_item_it_deletes_and_saves_them_to_be_imported_back() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-deleted")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    let mut lines = vec![
+        feature("rec_esc", "bore\\u001b[2J", "x", T1),
+        decision("dec_d", "hold", T2, Some("rejected")),
+    ];
+    lines.extend((0..25).map(|i| feature(&format!("rec_x{i:02}"), &format!("f{i:02}"), "n", T1)));
+    import(dir, &db, &lines)?;
+    sync(&db, &folder)?;
+    let before = export(&db)?;
+    // What a `git reset --hard` to a commit without them does to the folder.
+    for e in std::fs::read_dir(folder.join("records"))? {
+        std::fs::remove_file(e?.path())?;
+    }
+    std::fs::remove_file(folder.join("decisions/dec_d.json"))?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert!(
+        plan.contains("would be deleted from the database: record rec_esc feature")
+            && plan.contains("would delete decision dec_d from the database"),
+        "{plan}"
+    );
+    let out = sync(&db, &folder)?;
+    assert!(
+        !out.contains('\u{1b}'),
+        "a stored string reached the terminal raw: {out}"
+    );
+    let named: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("deleted from the database: "))
+        .collect();
+    assert_eq!(named.len(), 21, "{out}");
+    assert!(
+        named.contains(&"deleted from the database: record rec_esc feature \"bore\\u{1b}[2J\" at file:///w/p.step"),
+        "{out}"
+    );
+    assert_eq!(
+        named.last(),
+        Some(&"deleted from the database: … and 7 more"),
+        "{out}"
+    );
+    let saved_line = out
+        .lines()
+        .find(|l| l.starts_with("saved the 27 items deleted from the database in "))
+        .with_context(|| out.clone())?;
+    ensure!(saved_line.contains(" import "), "{saved_line}");
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(saved.len(), 1);
+    assert!(
+        saved_line.contains(&*saved[0].to_string_lossy()),
+        "{saved_line}"
+    );
+    assert!(std::fs::read_to_string(&saved[0])?.contains("\"via\":\"app\""));
+    assert!(!export(&db)?.contains("rec_esc"));
+    // Imported back, everything returns as it was, the engineer's verdict included, and the
+    // next sync writes the files again.
+    ok(review_mcp(&db, &["import", &saved[0].to_string_lossy()])?)?;
+    let items = |e: &str| {
+        e.lines()
+            .filter(|l| !l.starts_with("{\"event\""))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(items(&export(&db)?), items(&before));
+    let again = sync(&db, &folder)?;
+    assert!(
+        again.contains("written to the folder: 27 (26 records, 1 decisions)"),
+        "{again}"
+    );
+    assert!(folder.join("decisions/dec_d.json").exists());
+    Ok(())
+}
