@@ -100,7 +100,14 @@ pub(super) struct Apply<'a, 't> {
     removed: Vec<Item>,
     /// What each deleted item was (for the items and files the output names).
     described: HashMap<Key, String>,
+    /// A folder version dated after this (now, plus [`CLOCK_SLACK_MS`]) was written under a
+    /// clock that is ahead.
+    ahead: String,
 }
+
+/// How far ahead of this machine's clock a folder version may be dated before the sync says
+/// the clock that wrote it is wrong (clocks kept by NTP agree within far less).
+const CLOCK_SLACK_MS: i64 = 5 * 60 * 1000;
 
 /// What [`Apply::finish`] leaves: the plan's lines, and the items deleted from the database.
 pub(super) struct Finished {
@@ -138,6 +145,7 @@ impl<'a, 't> Apply<'a, 't> {
             rows: BTreeMap::new(),
             removed: Vec::new(),
             described: HashMap::new(),
+            ahead: crate::time::format_millis(crate::time::now_millis() + CLOCK_SLACK_MS),
         }
     }
 
@@ -161,6 +169,21 @@ impl<'a, 't> Apply<'a, 't> {
         };
         let db_item = loaded.as_ref();
         let file_item = e.file.as_ref().and_then(|(_, i)| i.as_deref());
+        if let Some(item) = file_item
+            && item.updated_at() > self.ahead.as_str()
+        {
+            self.counts.clock.push(format!(
+                "{} in the folder is dated {}, ahead of this machine's clock ({}): the clock \
+                 that wrote it is wrong, and as the later edit wins a merge, this version \
+                 would beat edits made after it; have that clock fixed (in the folder, `git \
+                 log -- {}/{}.json` names who committed it)",
+                item.describe(),
+                item.updated_at(),
+                crate::time::now(),
+                kind.dir(),
+                id
+            ));
+        }
         match action {
             Action::InSync => match (&e.db, db_item) {
                 (Some(h), Some(item)) if e.base != Some(*h) => {

@@ -115,6 +115,9 @@ pub struct Counts {
     /// The files deleted from the folder, each with the item it held: the first
     /// `saved::NAMED`; `deleted_files` counts them all.
     pub removed_files: Vec<String>,
+    /// The folder's versions dated ahead of this machine's clock (written under a wrong
+    /// clock: the later-edit rule favours them), one line each.
+    pub clock: Vec<String>,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken

@@ -899,3 +899,37 @@ fn sync_names_each_item_it_deletes_and_saves_them_to_be_imported_back() -> anyho
     assert!(folder.join("decisions/dec_d.json").exists());
     Ok(())
 }
+
+/// Clocks skewed between clones: a folder version dated ahead of this machine's clock (its
+/// writer's clock is wrong) was taken silently, and the later-edit rule then favours it over
+/// every edit made after it. The sync now says so, naming the item, its date, this clock and
+/// how to find who wrote it; it still takes the version (nothing else changes).
+#[test]
+fn sync_says_when_a_folder_version_is_dated_ahead_of_this_clock() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-clock")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[feature("rec_a", "bore", "x", T1)])?;
+    sync(&db, &folder)?;
+    let out = sync(&db, &folder)?;
+    assert!(!out.contains("clock:"), "{out}");
+    let ahead = "2099-01-01T00:00:00.000Z";
+    std::fs::write(
+        folder.join("records/rec_a.json"),
+        pretty(&feature("rec_a", "bore", "from a clock ahead", ahead))?,
+    )?;
+    let out = sync(&db, &folder)?;
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("clock: "))
+        .with_context(|| out.clone())?;
+    assert!(
+        line.contains("record rec_a feature \"bore\"")
+            && line.contains(&format!("dated {ahead}, ahead of this machine's clock"))
+            && line.contains("git log -- records/rec_a.json"),
+        "{line}"
+    );
+    assert!(out.contains("imported into the database: 1"), "{out}");
+    assert!(!sync(&db, &folder)?.contains("clock:"), "said once");
+    Ok(())
+}
