@@ -95,30 +95,40 @@ fn deletions(c: &Counts, dry_run: bool, out: &mut dyn Write) {
     }
 }
 
-/// Where the items deleted from the database were saved, and the command that brings them
-/// back.
+/// Where the items deleted from the database (and the database versions conflicts replaced)
+/// were saved, and the command that brings them back.
 fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &mut dyn Write) {
     let n = c.deleted_items[0] + c.deleted_items[1];
-    if n == 0 {
+    let replaced = c.replaced_saved;
+    if n + replaced == 0 {
         return;
     }
+    let what = match (n, replaced) {
+        (_, 0) => format!("the {n} items deleted from the database"),
+        (0, r) => format!("the database's version of the {r} items a conflict replaced"),
+        (n, r) => format!(
+            "the {n} items deleted from the database and the database's version of the {r} \
+             items a conflict replaced"
+        ),
+    };
     let db = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());
     match (dry_run, saved) {
         (true, _) => {
             let dir = review_mcp::sync::saved_dir(&db);
             let _ = writeln!(
                 out,
-                "would save the {n} items it deletes from the database in {}/ first \
-                 (`review-mcp import` of that file brings them back)",
+                "would save {what} in {}/ first (`review-mcp import` of that file brings them \
+                 back)",
                 escape_controls(&dir.display().to_string())
             );
         }
         (false, Some(file)) => {
             let _ = writeln!(
                 out,
-                "saved the {n} items deleted from the database in {}; if a deletion was not \
-                 meant (a force-push, a `git reset`, a file deleted by hand), bring them back \
-                 with: review-mcp --db {} import {}, then sync again",
+                "saved {what} in {}; if a deletion was not meant (a force-push, a `git \
+                 reset`, a file deleted by hand), bring them back with: review-mcp --db {} \
+                 import {}, then sync again (where the database holds a later version, import \
+                 keeps it: the file is there to compare)",
                 escape_controls(&file.display().to_string()),
                 shell_word(&db),
                 shell_word(file)

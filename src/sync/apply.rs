@@ -98,6 +98,8 @@ pub(super) struct Apply<'a, 't> {
     /// Each item deleted from the database, as it was: saved before the commit
     /// (`saved::save`), so a deletion can be undone.
     removed: Vec<Item>,
+    /// Each database version a conflict's merge replaced, as it was: saved with `removed`.
+    replaced: Vec<Item>,
     /// What each deleted item was (for the items and files the output names).
     described: HashMap<Key, String>,
     /// A folder version dated after this (now, plus [`CLOCK_SLACK_MS`]) was written under a
@@ -113,6 +115,7 @@ const CLOCK_SLACK_MS: i64 = 5 * 60 * 1000;
 pub(super) struct Finished {
     pub(super) lines: Vec<String>,
     pub(super) removed: Vec<Item>,
+    pub(super) replaced: Vec<Item>,
 }
 
 impl<'a, 't> Apply<'a, 't> {
@@ -144,6 +147,7 @@ impl<'a, 't> Apply<'a, 't> {
             files,
             rows: BTreeMap::new(),
             removed: Vec::new(),
+            replaced: Vec::new(),
             described: HashMap::new(),
             ahead: crate::time::format_millis(crate::time::now_millis() + CLOCK_SLACK_MS),
         }
@@ -239,6 +243,9 @@ impl<'a, 't> Apply<'a, 't> {
                     self.counts.conflicts.push(c);
                 }
                 if resolved.item.text() != db.text() {
+                    // The database's version a conflict replaced, kept with the deleted
+                    // items: an edit made here and never synced exists nowhere else.
+                    self.replaced.push(db.clone());
                     self.import(&resolved.item, db_item)?;
                 } else {
                     self.write_file(db)?;
@@ -468,6 +475,7 @@ impl<'a, 't> Apply<'a, 't> {
             files,
             rows,
             removed,
+            replaced,
             described,
             ..
         } = self;
@@ -528,7 +536,12 @@ impl<'a, 't> Apply<'a, 't> {
             }
         }
         counts.deleted = [deleted[0].len(), deleted[1].len()];
-        Ok(Finished { lines, removed })
+        counts.replaced_saved = replaced.len();
+        Ok(Finished {
+            lines,
+            removed,
+            replaced,
+        })
     }
 }
 

@@ -118,6 +118,9 @@ pub struct Counts {
     /// The folder's versions dated ahead of this machine's clock (written under a wrong
     /// clock: the later-edit rule favours them), one line each.
     pub clock: Vec<String>,
+    /// How many database versions that a conflict's merge replaced were saved with the
+    /// deleted items.
+    pub replaced_saved: usize,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken
@@ -130,8 +133,9 @@ pub struct Outcome {
     pub counts: Counts,
     /// The plan, one line per change (`write records/<id>.json`, …), as `--dry-run` prints it.
     pub plan: Vec<String>,
-    /// The file the items deleted from the database were saved in (export lines, for
-    /// `review-mcp import` to bring them back); `None` when none was deleted, or in a dry run.
+    /// The file the items deleted from the database (and the database versions conflicts
+    /// replaced) were saved in (export lines, for `review-mcp import` to bring them back);
+    /// `None` when there were none, or in a dry run.
     pub saved: Option<std::path::PathBuf>,
 }
 
@@ -295,7 +299,8 @@ pub fn run(
     }
     let finished = sync.finish(&run)?;
     lines.extend(finished.lines);
-    let removed = finished.removed;
+    let mut removed = finished.removed;
+    removed.extend(finished.replaced);
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
     let present: BTreeSet<&str> = history.present.iter().map(String::as_str).collect();
@@ -327,8 +332,10 @@ pub fn run(
     }
     // What this sync deletes from the database is saved beside it first, durably: a deletion
     // the engineer did not mean (a force-push, a `git reset`, a file deleted by hand) is
-    // undone by importing that file. Killed before the commit, the file holds items still in
-    // the database (importing it changes nothing).
+    // undone by importing that file. So is the database's version of each conflict whose
+    // merge replaced it (an edit made here and never synced exists nowhere else; import
+    // keeps the later merge). Killed before the commit, the file holds items still in the
+    // database (importing it changes nothing).
     let saved = match removed.is_empty() {
         true => None,
         false => {

@@ -933,3 +933,46 @@ fn sync_says_when_a_folder_version_is_dated_ahead_of_this_clock() -> anyhow::Res
     assert!(!sync(&db, &folder)?.contains("clock:"), "said once");
     Ok(())
 }
+
+/// An item changed on both sides: the merge keeps the later version, and the database's
+/// version it replaced (an edit made here and never synced exists nowhere else) was lost. It
+/// is now saved with the deleted items, in the file the output names.
+#[test]
+fn sync_saves_the_database_version_a_conflict_replaced() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-replaced")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[decision("dec_d", "hold", T1, None)])?;
+    sync(&db, &folder)?;
+    // Here: an edit not synced yet; in the folder, a teammate's later one.
+    import(
+        dir,
+        &db,
+        &[decision(
+            "dec_d",
+            "hold until the bore is reworked",
+            T2,
+            None,
+        )],
+    )?;
+    std::fs::write(
+        folder.join("decisions/dec_d.json"),
+        pretty(&decision("dec_d", "release", T3, None))?,
+    )?;
+    let out = sync(&db, &folder)?;
+    assert!(out.contains("conflicts: 1"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| {
+            l.starts_with("saved the database's version of the 1 items a conflict replaced in ")
+        })
+        .with_context(|| out.clone())?;
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(saved.len(), 1, "{line}");
+    let text = std::fs::read_to_string(&saved[0])?;
+    assert!(text.contains("hold until the bore is reworked"), "{text}");
+    assert!(export(&db)?.contains("\"disposition\":\"release\""));
+    Ok(())
+}
