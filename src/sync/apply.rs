@@ -218,7 +218,13 @@ impl<'a, 't> Apply<'a, 't> {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
                 // The rule of the tools against the database's version (or the base's).
                 let r = self.outranked(db_item, item, "folder")?;
-                self.import(&r, db_item)?;
+                match db_item {
+                    // Only the file's form changed (reordered keys, spaces, an editor's
+                    // indent): the database holds the same item, and the file gets its form
+                    // back; nothing is imported.
+                    Some(held) if held.text() == r.text() => self.write_file(held)?,
+                    _ => self.import(&r, db_item)?,
+                }
                 if action == Action::KeepFolder {
                     self.counts.conflicts.push(format!(
                         "{} {id} was deleted in the database but changed in the folder: kept, \

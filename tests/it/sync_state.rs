@@ -976,3 +976,34 @@ fn sync_saves_the_database_version_a_conflict_replaced() -> anyhow::Result<()> {
     assert!(export(&db)?.contains("\"disposition\":\"release\""));
     Ok(())
 }
+
+/// A file only reformatted by hand (keys reordered, another indent, trailing spaces) was
+/// "imported into the database: 1" though nothing of the item changed: the file is now only
+/// given its form back ("written to the folder: 1"), and nothing is imported or recorded.
+#[test]
+fn sync_of_a_file_only_reformatted_imports_nothing_and_restores_its_form() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-reformat")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[decision("dec_d", "hold", T1, Some("rejected"))])?;
+    sync(&db, &folder)?;
+    let file = folder.join("decisions/dec_d.json");
+    let form = std::fs::read_to_string(&file)?;
+    let before = export(&db)?;
+    let v: serde_json::Value = serde_json::from_str(&form)?;
+    let mut edited = String::new();
+    for line in serde_json::to_string_pretty(&v)?
+        .replace("  ", "    ")
+        .lines()
+    {
+        edited.push_str(line);
+        edited.push_str("   \n");
+    }
+    std::fs::write(&file, edited)?;
+    let out = sync(&db, &folder)?;
+    assert!(out.contains("imported into the database: 0"), "{out}");
+    assert!(out.contains("written to the folder: 1"), "{out}");
+    assert_eq!(std::fs::read_to_string(&file)?, form);
+    assert_eq!(export(&db)?, before);
+    Ok(())
+}
