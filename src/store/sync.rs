@@ -454,6 +454,23 @@ impl<'a> SyncTx<'a> {
         delete_decisions(&self.tx, &rids)
     }
 
+    /// Records that decision `id`, kept by the sync (deleted in the folder but changed in the
+    /// database), goes on, when the history ends it after its last change (a teammate's
+    /// `forgotten` event came with the folder): the event an import of this version records
+    /// (dated just after that end, signed by its author), so the history of a live decision
+    /// does not end on "forgotten", and the teammate's database records the same event when
+    /// it takes the file back. Nothing when the history does not end it. Returns how many
+    /// events were added.
+    pub fn decision_goes_on(&self, id: &str) -> Result<usize, StoreError> {
+        let Some(d) = self.decision(id)? else {
+            return Ok(0);
+        };
+        if !history::ending_explained(&self.tx, id, &d.updated_at)? {
+            return Ok(0);
+        }
+        history::transferred_decision(&self.tx, &self.how(), None, Some(&d))
+    }
+
     /// How this sync writes: its channel, its start time and who syncs.
     fn how(&self) -> Written<'_> {
         Written {

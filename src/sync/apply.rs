@@ -207,6 +207,9 @@ impl<'a, 't> Apply<'a, 't> {
                     self.write_file(item)?;
                 }
                 if action == Action::KeepDatabase {
+                    if kind == ItemKind::Decision {
+                        self.tx.decision_goes_on(id)?;
+                    }
                     self.counts.conflicts.push(format!(
                         "{} {id} was deleted in the folder but changed in the database: kept, \
                          and written back to the folder",

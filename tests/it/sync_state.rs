@@ -1007,3 +1007,81 @@ fn sync_of_a_file_only_reformatted_imports_nothing_and_restores_its_form() -> an
     assert_eq!(export(&db)?, before);
     Ok(())
 }
+
+/// An item forgotten in one clone and changed in the other: the sync of the clone that changed
+/// it keeps it (deleted in the folder, changed in the database) and writes it back, but the
+/// teammate's `forgotten` event, newer than the change, arrived with the folder's history, so
+/// the history of a live decision ended on "forgotten" (review_history and the card said it
+/// was gone). The sync now records that the decision goes on, the same event the teammate's
+/// database records when it takes the file back.
+#[test]
+fn sync_keeping_an_item_forgotten_elsewhere_does_not_end_its_history() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-forgot")?;
+    let dir = tmp.path();
+    let (ada, brook) = (dir.join("ada.db"), dir.join("brook.db"));
+    let (fa, fb) = (dir.join("ada"), dir.join("brook"));
+    import(dir, &ada, &[decision("dec_d", "hold", T1, None)])?;
+    sync(&ada, &fa)?;
+    copy_tree(&fa, &fb)?;
+    sync(&brook, &fb)?;
+    // Brook changes it (not synced yet); later, Ada forgets it and syncs.
+    import(dir, &brook, &[decision("dec_d", "release", T2, None)])?;
+    let mut server = Server::start(&ada)?;
+    let art = json!({"revision": REV, "format": "step", "uri": "file:///w/p.step"});
+    let v = server
+        .call("forget", json!({"artifact": art, "subject": "bracket"}))?
+        .ok()?;
+    ensure!(v["deleted"] == 1, "{v}");
+    ensure!(server.close()?.success());
+    sync(&ada, &fa)?;
+    // Brook pulls: the file is gone, the forgotten event arrives.
+    std::fs::remove_file(fb.join("decisions/dec_d.json"))?;
+    for e in std::fs::read_dir(fa.join("history"))? {
+        let e = e?;
+        std::fs::copy(e.path(), fb.join("history").join(e.file_name()))?;
+    }
+    let out = sync(&brook, &fb)?;
+    assert!(
+        out.contains("was deleted in the folder but changed in the database: kept"),
+        "{out}"
+    );
+    let last = |db: &Path| -> anyhow::Result<String> {
+        let kinds: Vec<String> = export(db)?
+            .lines()
+            .filter(|l| l.starts_with("{\"event\"") && l.contains("\"of\":\"dec_d\""))
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l)?;
+                Ok(v["event"]["kind"].as_str().unwrap_or("").to_string())
+            })
+            .collect::<anyhow::Result<_>>()?;
+        Ok(kinds.last().cloned().unwrap_or_default())
+    };
+    assert!(export(&brook)?.contains("\"disposition\":\"release\""));
+    assert_ne!(
+        last(&brook)?,
+        "forgotten",
+        "the live decision's history ends forgotten"
+    );
+    // Ada takes it back: the two histories agree.
+    for e in std::fs::read_dir(fb.join("history"))? {
+        let e = e?;
+        std::fs::copy(e.path(), fa.join("history").join(e.file_name()))?;
+    }
+    std::fs::copy(
+        fb.join("decisions/dec_d.json"),
+        fa.join("decisions/dec_d.json"),
+    )?;
+    sync(&ada, &fa)?;
+    let events = |db: &Path| -> anyhow::Result<Vec<String>> {
+        let mut v: Vec<String> = export(db)?
+            .lines()
+            .filter(|l| l.starts_with("{\"event\"") && l.contains("\"of\":\"dec_d\""))
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    assert_eq!(events(&ada)?, events(&brook)?);
+    assert_ne!(last(&ada)?, "forgotten");
+    Ok(())
+}
