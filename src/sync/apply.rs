@@ -373,9 +373,13 @@ impl<'a, 't> Apply<'a, 't> {
             ItemKind::Decision => self.tx.decision(id)?.map(Item::Decision),
         };
         if let Some(item) = held {
-            self.described
-                .insert((kind, id.to_string()), item.describe());
-            self.removed.push(item);
+            let key = (kind, id.to_string());
+            // Saved when the database held it before this sync (one this sync imported and
+            // then settled away is still in the folder's history of commits).
+            if self.entries.get(&key).is_some_and(|e| e.db.is_some()) {
+                self.removed.push(item.clone());
+            }
+            self.described.insert(key, item.describe());
         }
         match kind {
             ItemKind::Record => self.tx.delete_record(id),
