@@ -172,6 +172,7 @@ pub fn run(
             shown(dir)
         ));
     }
+    refuse_database_inside(db, dir)?;
     let new_folder = fs::symlink_metadata(dir).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
     if !dry_run {
         fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
@@ -395,6 +396,45 @@ pub fn run(
         plan: lines,
         saved,
     })
+}
+
+/// Refuses a database inside the folder it would sync (`--db review/review.db sync review`):
+/// `git add -A review` would commit it (everyone's private file, its `-wal`, and the items
+/// sync saves beside it), and a pull would replace it under the servers that use it.
+fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
+    let (db_at, dir_at) = (resolved(db)?, resolved(dir)?);
+    if db_at.starts_with(&dir_at) {
+        return Err(fail!(
+            "the database {} is inside the folder {} that sync keeps for git: `git add` would \
+             commit it (and what sync saves beside it) for everyone, and a pull would replace \
+             it under the servers using it; nothing was changed. Keep the database outside \
+             the repository (such as ~/reviews/review.db: move it there with its -wal file \
+             while no server runs, and name it with --db), then sync again",
+            shown(db),
+            shown(dir)
+        ));
+    }
+    Ok(())
+}
+
+/// `path` made absolute with its longest existing part's links resolved (the rest as
+/// written), so two names of one place compare equal whether or not it exists yet.
+fn resolved(path: &Path) -> Result<std::path::PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut rest = Vec::new();
+    let mut head = absolute.as_path();
+    loop {
+        if let Ok(real) = fs::canonicalize(head) {
+            return Ok(rest.iter().rev().fold(real, |p, c| p.join(c)));
+        }
+        match (head.parent(), head.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                head = parent;
+            }
+            _ => return Ok(absolute),
+        }
+    }
 }
 
 /// Writes the history files of the events `ids` (each atomically, in parallel batches, their

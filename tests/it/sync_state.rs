@@ -1085,3 +1085,43 @@ fn sync_keeping_an_item_forgotten_elsewhere_does_not_end_its_history() -> anyhow
     assert_ne!(last(&ada)?, "forgotten");
     Ok(())
 }
+
+/// A database inside the folder it syncs (`--db review/review.db sync review`) was synced
+/// silently: `git add -A review` then commits everyone's private database (and its -wal), and
+/// a pull replaces it under running servers. The sync now refuses, saying where to keep it,
+/// and creates nothing (neither the database nor the folder).
+#[test]
+fn sync_refuses_a_database_inside_the_folder() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-db-inside")?;
+    let dir = tmp.path();
+    for (db, folder) in [
+        ("review/review.db", "review"),
+        ("review/records/r.db", "review"),
+        ("./review/../review/x/r.db", "review/"),
+    ] {
+        let out = Command::new(binary())
+            .current_dir(dir)
+            .args(["--db", db, "sync", folder])
+            .env("MCP_LOG_LEVEL", "warn")
+            .output()?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{db}: {err}");
+        assert!(
+            err.contains("is inside the folder") && err.contains("outside the repository"),
+            "{db}: {err}"
+        );
+        assert!(!dir.join("review").exists(), "{db}: a folder was made");
+    }
+    // Beside the folder is fine.
+    let out = Command::new(binary())
+        .current_dir(dir)
+        .args(["--db", "review.db", "sync", "review"])
+        .env("MCP_LOG_LEVEL", "warn")
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}
