@@ -604,7 +604,11 @@ mod tests {
         );
         let later = decision(T3, "release", vec![item("Bore", None)]);
         let r = resolve(None, side(&a, "ours"), side(&later, "theirs")).unwrap();
-        assert!(r.conflict.unwrap().ends_with("kept the theirs version (the later)"));
+        assert!(
+            r.conflict
+                .unwrap()
+                .ends_with("kept the theirs version (the later)")
+        );
     }
 
     #[test]

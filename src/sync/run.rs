@@ -417,24 +417,27 @@ fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `path` made absolute with its longest existing part's links resolved (the rest as
-/// written), so two names of one place compare equal whether or not it exists yet.
+/// `path` made absolute with its links and `..` resolved component by component, as the
+/// system resolves them (a part that does not exist yet is taken as written), so two names
+/// of one place compare equal whether or not it exists yet.
 fn resolved(path: &Path) -> Result<std::path::PathBuf> {
-    let absolute = std::path::absolute(path)?;
-    let mut rest = Vec::new();
-    let mut head = absolute.as_path();
-    loop {
-        if let Ok(real) = fs::canonicalize(head) {
-            return Ok(rest.iter().rev().fold(real, |p, c| p.join(c)));
-        }
-        match (head.parent(), head.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                head = parent;
+    use std::path::Component;
+    let mut real = std::path::PathBuf::new();
+    for c in std::path::absolute(path)?.components() {
+        match c {
+            Component::ParentDir => {
+                real.pop();
             }
-            _ => return Ok(absolute),
+            Component::CurDir => {}
+            c => {
+                real.push(c);
+                if let Ok(r) = fs::canonicalize(&real) {
+                    real = r;
+                }
+            }
         }
     }
+    Ok(real)
 }
 
 /// Writes the history files of the events `ids` (each atomically, in parallel batches, their

@@ -1098,6 +1098,7 @@ fn sync_refuses_a_database_inside_the_folder() -> anyhow::Result<()> {
         ("review/review.db", "review"),
         ("review/records/r.db", "review"),
         ("./review/../review/x/r.db", "review/"),
+        ("elsewhere/../review/r.db", "review"),
     ] {
         let out = Command::new(binary())
             .current_dir(dir)
