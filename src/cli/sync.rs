@@ -37,8 +37,8 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             ),
         };
     }
-    for c in &counts.clock {
-        let _ = writeln!(out, "clock: {}", escape_controls(c));
+    for c in bounded(&counts.clock, counts.clock.len()) {
+        let _ = writeln!(out, "clock: {}", escape_controls(&c));
     }
     for c in &counts.conflicts {
         let _ = writeln!(out, "conflict: {}", escape_controls(c));

@@ -931,6 +931,18 @@ fn sync_says_when_a_folder_version_is_dated_ahead_of_this_clock() -> anyhow::Res
     );
     assert!(out.contains("imported into the database: 1"), "{out}");
     assert!(!sync(&db, &folder)?.contains("clock:"), "said once");
+    // Many such files: the first 20 are named, the rest counted.
+    for i in 0..25 {
+        let id = format!("rec_c{i:02}");
+        std::fs::write(
+            folder.join(format!("records/{id}.json")),
+            pretty(&feature(&id, &format!("c{i:02}"), "n", ahead))?,
+        )?;
+    }
+    let out = sync(&db, &folder)?;
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("clock: ")).collect();
+    assert_eq!(lines.len(), 21, "{out}");
+    assert_eq!(lines[20], "clock: … and 5 more");
     Ok(())
 }
 
