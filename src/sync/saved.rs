@@ -42,8 +42,9 @@ pub(super) fn saved_file(db: &Path, at: &str, run: &str) -> PathBuf {
 
 /// Writes `items` to `path` as export lines (what `review-mcp export` writes for them, so
 /// `review-mcp import` reads it back), durably: the folder made readable by its owner only,
-/// the file created exclusively (never through a link, never over another), fsynced, and its
-/// directory fsynced, so the items are kept before the commit that deletes them.
+/// the file written whole to a temporary created exclusively (never through a link),
+/// fsynced, renamed into place (never over another file) and its directory fsynced, so the
+/// items are kept before the commit that deletes them.
 pub(super) fn save(path: &Path, items: &[Item]) -> Result<()> {
     let fail = |e: std::io::Error| {
         fail!(
@@ -62,8 +63,11 @@ pub(super) fn save(path: &Path, items: &[Item]) -> Result<()> {
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    // Written whole under a temporary name, then renamed: a sync killed while writing leaves
+    // a `.tmp` file, never a partial file that looks complete.
+    let tmp = path.with_extension("jsonl.tmp");
     let written = (|| {
-        let mut f = options.open(path)?;
+        let mut f = options.open(&tmp)?;
         let mut out = std::io::BufWriter::new(&mut f);
         for item in items {
             let json = serde_json::to_string(&*item.clamped()).map_err(std::io::Error::other)?;
@@ -72,10 +76,14 @@ pub(super) fn save(path: &Path, items: &[Item]) -> Result<()> {
         }
         out.flush()?;
         drop(out);
-        f.sync_all()
+        f.sync_all()?;
+        if fs::symlink_metadata(path).is_ok() {
+            return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+        }
+        fs::rename(&tmp, path)
     })();
     if let Err(e) = written {
-        let _ = fs::remove_file(path);
+        let _ = fs::remove_file(&tmp);
         return Err(fail(e));
     }
     fsync_dir(dir);
