@@ -178,9 +178,9 @@ impl<'a, 't> Apply<'a, 't> {
         {
             self.counts.clock.push(format!(
                 "{} in the folder is dated {}, ahead of this machine's clock ({}): the clock \
-                 that wrote it is wrong, and as the later edit wins a merge, this version \
-                 would beat edits made after it; have that clock fixed (in the folder, `git \
-                 log -- {}/{}.json` names who committed it)",
+                 that wrote it (or this one) is wrong, and as the later edit wins a merge, \
+                 this version would beat edits made after it; have the wrong clock fixed (in \
+                 the folder, `git log -- {}/{}.json` names who committed it)",
                 item.describe(),
                 item.updated_at(),
                 crate::time::now(),
