@@ -49,7 +49,7 @@ pub(super) fn save(path: &Path, items: &[Item]) -> Result<()> {
     let fail = |e: std::io::Error| {
         fail!(
             "cannot save the items this sync would delete from the database to {}: {e}; nothing \
-             was changed (make room there, or fix its permissions, and sync again)",
+             was changed (free space there, or fix its permissions, then sync again)",
             shown(path)
         )
     };
@@ -58,7 +58,14 @@ pub(super) fn save(path: &Path, items: &[Item]) -> Result<()> {
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir).map_err(fail)?;
+    builder.create(dir).map_err(|e| {
+        fail!(
+            "cannot make the folder {} where sync saves the items it deletes from the \
+             database: {e}; nothing was changed (it must be a directory: move away what is \
+             there, or fix the space or permissions, then sync again)",
+            shown(dir)
+        )
+    })?;
     let mut options = fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]

@@ -1138,3 +1138,31 @@ fn sync_refuses_a_database_inside_the_folder() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// When the items a sync would delete from the database cannot be saved (here a file stands
+/// where their folder goes), the sync deletes nothing, says so and names the place.
+#[test]
+fn sync_that_cannot_save_what_it_deletes_deletes_nothing() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-cannot-save")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[feature("rec_a", "bore", "x", T1)])?;
+    sync(&db, &folder)?;
+    std::fs::remove_file(folder.join("records/rec_a.json"))?;
+    std::fs::write(dir.join("a.db.sync-deleted"), "in the way")?;
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("cannot make the folder") && err.contains("a.db.sync-deleted"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was changed"), "{err}");
+    assert!(
+        export(&db)?.contains("rec_a"),
+        "the item was deleted unsaved"
+    );
+    std::fs::remove_file(dir.join("a.db.sync-deleted"))?;
+    assert!(sync(&db, &folder)?.contains("deleted from the database: record rec_a"));
+    Ok(())
+}
