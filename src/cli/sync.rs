@@ -63,7 +63,24 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         }
     }
     deletions(&counts, dry_run, &mut out);
+    let meanwhile = &counts.changed_meanwhile;
+    for file in bounded(meanwhile, meanwhile.len()) {
+        let _ = writeln!(
+            out,
+            "changed while sync ran, left as it is: {}",
+            escape_controls(&file)
+        );
+    }
     summary(&counts, dry_run, &mut out);
+    if !meanwhile.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} files changed in the folder while sync ran (a git pull, an editor) and were \
+             left as they are: run sync again to merge them with the database (nothing of \
+             either is lost)",
+            meanwhile.len()
+        );
+    }
     saved_note(db, &counts, saved.as_deref(), dry_run, &mut out);
     Ok(ExitCode::SUCCESS)
 }
@@ -120,6 +137,13 @@ fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &
                 "would save {what} in {}/ first (`review-mcp import` of that file brings them \
                  back)",
                 escape_controls(&dir.display().to_string())
+            );
+        }
+        (false, Some(file)) if n == 0 => {
+            let _ = writeln!(
+                out,
+                "saved {what} in {} (to compare with the merge: import keeps the later version)",
+                escape_controls(&file.display().to_string())
             );
         }
         (false, Some(file)) => {

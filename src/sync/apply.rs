@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-use super::folder::{file_of, fsync_dir, remove_file, write_all, write_atomic};
+use super::folder::{file_hash, file_of, fsync_dir, remove_file, write_all, write_atomic};
 use super::merge::{self, side};
 use super::owned::{self, step};
 use super::run::{Counts, Entries, Entry};
@@ -562,13 +562,18 @@ impl<'a, 't> Apply<'a, 't> {
 /// parallel batches, then deletions), writes the README when it is not current, fsyncs the
 /// folder's directories and forgets the journal rows. A sync killed here leaves the rows for
 /// the next sync to finish.
+///
+/// A file that no longer holds what it held when the sync planned (a `git pull` or an editor
+/// changed it while the sync ran) is left as it is, never overwritten or deleted: its base is
+/// forgotten with the journal, so the next sync merges it with the database's version.
+/// Returns those files (`records/<id>.json`).
 pub(super) fn complete(
     store: &mut Store,
     folder: &Path,
     folder_id: &str,
     run: &str,
     readme: Option<&str>,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     for kind in ItemKind::ALL {
         let dir = folder.join(kind.dir());
         std::fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", dir.display()))?;
@@ -577,15 +582,21 @@ pub(super) fn complete(
     let mut touched = false;
     let mut writes = Vec::with_capacity(WRITE_BATCH);
     let mut deletes = Vec::new();
-    store.sync_journal_each(folder_id, run, |kind, id, body| {
+    let mut left: Vec<(ItemKind, String)> = Vec::new();
+    let unchanged = |path: &Path, prior: &Option<Vec<u8>>| {
+        let prior = prior.as_deref().and_then(|b| Hash::try_from(b).ok());
+        file_hash(path).is_ok_and(|now| now == prior)
+    };
+    store.sync_journal_each(folder_id, run, |kind, id, body, prior| {
         touched = true;
         let Some(kind) = ItemKind::parse(&kind) else {
             return Ok(());
         };
         let path = file_of(folder, kind, &id);
         match body {
+            Some(_) if !unchanged(&path, &prior) => left.push((kind, id)),
             Some(text) => writes.push((path, text)),
-            None => deletes.push(path),
+            None => deletes.push((kind, id, path, prior)),
         }
         if writes.len() == WRITE_BATCH {
             write_all(&writes)?;
@@ -595,8 +606,12 @@ pub(super) fn complete(
     })?;
     write_all(&writes)?;
     drop(writes);
-    for path in &deletes {
-        remove_file(path)?;
+    for (kind, id, path, prior) in deletes {
+        if !unchanged(&path, &prior) {
+            left.push((kind, id));
+            continue;
+        }
+        remove_file(&path)?;
         step("file deleted");
     }
     if let Some(text) = readme {
@@ -613,15 +628,66 @@ pub(super) fn complete(
         step("directories fsynced");
     }
     if touched {
-        store.sync_journal_done(folder_id, run)?;
+        let keys: Vec<(String, String)> = left
+            .iter()
+            .map(|(k, id)| (k.as_str().to_string(), id.clone()))
+            .collect();
+        store.sync_journal_done(folder_id, run, &keys)?;
         step("journal cleared");
     }
-    Ok(())
+    Ok(left
+        .into_iter()
+        .map(|(k, id)| format!("{}/{id}.json", k.dir()))
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (a `git pull` while a sync ran): a file changed after the sync read it was
+    /// overwritten with the database's version after the commit, silently, so the next commit
+    /// reverted the teammate's change. A file that no longer holds what the sync planned from
+    /// is now left as it is and its base forgotten (the next sync merges the two versions);
+    /// the others are written and deleted as planned.
+    #[test]
+    fn complete_leaves_a_file_changed_while_the_sync_ran() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-complete-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let records = dir.join("records");
+        std::fs::create_dir_all(&records).unwrap();
+        let (planned, theirs) = ("planned\n", "a teammate's version\n");
+        for id in ["changed", "written", "gone", "kept"] {
+            std::fs::write(records.join(format!("{id}.json")), planned).unwrap();
+        }
+        let mut store = Store::open_in_memory().unwrap();
+        let tx = store.sync_transaction("folder_id_1", None).unwrap();
+        let prior = hash(planned.as_bytes());
+        for id in ["changed", "written"] {
+            tx.set_base("record", id, &hash(b"new\n"), "new\n").unwrap();
+            tx.set_pending("record", id, Some(&prior), "run_1").unwrap();
+        }
+        for id in ["gone", "kept"] {
+            tx.set_pending("record", id, Some(&prior), "run_1").unwrap();
+        }
+        tx.commit().unwrap();
+        // Meanwhile, after the sync read them: git changes two of the files.
+        std::fs::write(records.join("changed.json"), theirs).unwrap();
+        std::fs::write(records.join("kept.json"), theirs).unwrap();
+        let left = complete(&mut store, &dir, "folder_id_1", "run_1", None).unwrap();
+        assert_eq!(left, ["records/changed.json", "records/kept.json"]);
+        let read = |id: &str| std::fs::read_to_string(records.join(format!("{id}.json"))).ok();
+        assert_eq!(read("changed").as_deref(), Some(theirs));
+        assert_eq!(read("kept").as_deref(), Some(theirs));
+        assert_eq!(read("written").as_deref(), Some("new\n"));
+        assert_eq!(read("gone"), None);
+        let tx = store.sync_transaction("folder_id_1", None).unwrap();
+        let bases: Vec<String> = tx.bases().unwrap().into_iter().map(|b| b.id).collect();
+        assert_eq!(bases, ["written"]);
+        assert!(tx.pending().unwrap().is_empty());
+        drop(tx);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// The journal's rule after a kill: a file the earlier sync did not finish (it still holds
     /// what it held when that sync planned) is planned as finished and is this sync's to

@@ -121,6 +121,9 @@ pub struct Counts {
     /// How many database versions that a conflict's merge replaced were saved with the
     /// deleted items.
     pub replaced_saved: usize,
+    /// Files a `git pull` or an editor changed while the sync ran (after it read them): left
+    /// as they are, for the next sync to merge (`records/<id>.json`).
+    pub changed_meanwhile: Vec<String>,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken
@@ -370,8 +373,8 @@ pub fn run(
     }
     let items = entries.len();
     drop(entries);
-    complete(&mut store, &folder, &id, &run, readme_text)
-        .and_then(|()| write_history(&mut store, &folder, &history_files))
+    let left = complete(&mut store, &folder, &id, &run, readme_text)
+        .and_then(|left| write_history(&mut store, &folder, &history_files).map(|()| left))
         .map_err(|e| {
             fail!(
                 "{e}\nthe database is synced; the folder is not finished: run sync again to \
@@ -390,6 +393,7 @@ pub fn run(
             .map(|kib| format!("; peak resident memory {kib} KiB"))
             .unwrap_or_default()
     );
+    counts.changed_meanwhile = left;
     Ok(Outcome {
         new_folder,
         counts,
