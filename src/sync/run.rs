@@ -176,6 +176,7 @@ pub fn run(
         ));
     }
     refuse_database_inside(db, dir)?;
+    refuse_inside_a_synced_folder(dir)?;
     let new_folder = fs::symlink_metadata(dir).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
     if !dry_run {
         fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
@@ -417,6 +418,28 @@ fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
             shown(db),
             shown(dir)
         ));
+    }
+    Ok(())
+}
+
+/// Refuses a DIR inside a folder that sync keeps (`sync review/records`, a completion one
+/// level too deep): sync would write a README, an id file and a copy of every item into that
+/// folder's own subfolder, which the next sync of the right folder then refuses file by
+/// file. An ancestor holding `.review-mcp-folder` is a synced folder.
+fn refuse_inside_a_synced_folder(dir: &Path) -> Result<()> {
+    let at = resolved(dir)?;
+    for ancestor in at.ancestors().skip(1) {
+        let id = ancestor.join(owned::ID_FILE);
+        if fs::symlink_metadata(&id).is_ok_and(|m| m.is_file()) {
+            return Err(fail!(
+                "{} is inside the folder {}, which sync keeps (it holds {}): sync that folder \
+                 itself (review-mcp sync {}); nothing was changed",
+                shown(dir),
+                shown(ancestor),
+                owned::ID_FILE,
+                shown(ancestor)
+            ));
+        }
     }
     Ok(())
 }

@@ -1166,3 +1166,38 @@ fn sync_that_cannot_save_what_it_deletes_deletes_nothing() -> anyhow::Result<()>
     assert!(sync(&db, &folder)?.contains("deleted from the database: record rec_a"));
     Ok(())
 }
+
+/// `sync review/records` (a completion one level too deep) wrote a README, an id file and a
+/// copy of every item into the synced folder's own subfolder, which the next `sync review`
+/// then refused file by file. A DIR inside a synced folder is now refused, naming the folder
+/// to sync, and nothing is written (dry run too).
+#[test]
+fn sync_refuses_a_folder_inside_a_synced_folder() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-inside")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[feature("rec_a", "bore", "x", T1)])?;
+    sync(&db, &folder)?;
+    let before = files(&folder)?;
+    for sub in ["records", "history", "new/deeper"] {
+        for dry in [true, false] {
+            let target = folder.join(sub);
+            let mut args = vec!["sync"];
+            if dry {
+                args.push("--dry-run");
+            }
+            let t = target.to_string_lossy().into_owned();
+            args.push(&t);
+            let out = review_mcp(&db, &args)?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{sub}: {err}");
+            assert!(
+                err.contains("is inside the folder") && err.contains("sync that folder itself"),
+                "{sub}: {err}"
+            );
+        }
+    }
+    assert_eq!(files(&folder)?, before, "nothing was written");
+    assert!(sync(&db, &folder)?.contains("conflicts: 0"));
+    Ok(())
+}
