@@ -74,7 +74,10 @@ Usage:
                                           engineer's verdicts are kept) and reported. One
                                           transaction; a file that does not validate refuses
                                           the sync, naming it. Prints one line per kind of
-                                          change. --dry-run prints the plan, changes nothing.
+                                          change, and names each item deleted; what it
+                                          deletes from the database is saved first in
+                                          PATH.sync-deleted/ (import brings it back).
+                                          --dry-run prints the plan, changes nothing.
   review-mcp merge-file BASE OURS THEIRS [PATH]
                                           git merge driver for a synced folder: merge two
                                           versions of an item file by the rule of sync, write

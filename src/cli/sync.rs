@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
-use review_mcp::sync::{Counts, Outcome};
+use review_mcp::sync::{Counts, Outcome, bounded};
 use review_mcp::text::escape_controls;
 
 /// `review-mcp sync DIR [--dry-run]`.
@@ -16,6 +16,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         new_folder,
         counts,
         plan,
+        saved,
     } = review_mcp::sync::run(db, dir, dry_run, &mut |folder| {
         eprintln!(
             "review-mcp sync: another sync of {} is running; waiting for it to finish",
@@ -35,6 +36,9 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
                 "made the folder {dir}: it did not exist (if the name is mistyped, delete it and sync the right one)"
             ),
         };
+    }
+    for c in bounded(&counts.clock, counts.clock.len()) {
+        let _ = writeln!(out, "clock: {}", escape_controls(&c));
     }
     for c in &counts.conflicts {
         let _ = writeln!(out, "conflict: {}", escape_controls(c));
@@ -58,8 +62,118 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             let _ = writeln!(out, "would {}", escape_controls(line));
         }
     }
+    deletions(&counts, dry_run, &mut out);
+    let meanwhile = &counts.changed_meanwhile;
+    for file in bounded(meanwhile, meanwhile.len()) {
+        let _ = writeln!(
+            out,
+            "changed while sync ran, left as it is: {}",
+            escape_controls(&file)
+        );
+    }
     summary(&counts, dry_run, &mut out);
+    if !meanwhile.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} files changed in the folder while sync ran (a git pull, an editor) and were \
+             left as they are: run sync again to merge them with the database (nothing of \
+             either is lost)",
+            meanwhile.len()
+        );
+    }
+    saved_note(db, &counts, saved.as_deref(), dry_run, &mut out);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each item deleted from the database and each file deleted from the folder, named (the
+/// first few of each, then how many more).
+fn deletions(c: &Counts, dry_run: bool, out: &mut dyn Write) {
+    let would = if dry_run { "would be " } else { "" };
+    let sides = [
+        (
+            "database",
+            &c.removed_items,
+            c.deleted_items[0] + c.deleted_items[1],
+        ),
+        (
+            "folder",
+            &c.removed_files,
+            c.deleted_files[0] + c.deleted_files[1],
+        ),
+    ];
+    for (side, named, total) in sides {
+        for line in bounded(named, total) {
+            let _ = writeln!(
+                out,
+                "{would}deleted from the {side}: {}",
+                escape_controls(&line)
+            );
+        }
+    }
+}
+
+/// Where the items deleted from the database (and the database versions conflicts replaced)
+/// were saved, and the command that brings them back.
+fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &mut dyn Write) {
+    let n = c.deleted_items[0] + c.deleted_items[1];
+    let replaced = c.replaced_saved;
+    if n + replaced == 0 {
+        return;
+    }
+    let what = match (n, replaced) {
+        (_, 0) => format!("the {n} items deleted from the database"),
+        (0, r) => format!("the database's version of the {r} items a conflict replaced"),
+        (n, r) => format!(
+            "the {n} items deleted from the database and the database's version of the {r} \
+             items a conflict replaced"
+        ),
+    };
+    let db = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());
+    match (dry_run, saved) {
+        (true, _) => {
+            let dir = review_mcp::sync::saved_dir(&db);
+            let _ = writeln!(
+                out,
+                "would save {what} in {}/ first (`review-mcp import` of that file brings them \
+                 back)",
+                escape_controls(&dir.display().to_string())
+            );
+        }
+        (false, Some(file)) if n == 0 => {
+            let _ = writeln!(
+                out,
+                "saved {what} in {} (to compare with the merge: import keeps the later version)",
+                escape_controls(&file.display().to_string())
+            );
+        }
+        (false, Some(file)) => {
+            let _ = writeln!(
+                out,
+                "saved {what} in {}; if a deletion was not meant (a force-push, a `git \
+                 reset`, a file deleted by hand), bring them back with: review-mcp --db {} \
+                 import {}, then sync again (where the database holds a later version, import \
+                 keeps it: the file is there to compare)",
+                escape_controls(&file.display().to_string()),
+                shell_word(&db),
+                shell_word(file)
+            );
+        }
+        (false, None) => {}
+    }
+}
+
+/// A path as one word of a shell command, single-quoted when it holds anything but plain
+/// characters, its control characters escaped.
+fn shell_word(path: &Path) -> String {
+    let s = path.display().to_string();
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c));
+    let word = match plain {
+        true => s,
+        false => format!("'{}'", s.replace('\'', "'\\''")),
+    };
+    escape_controls(&word).into_owned()
 }
 
 /// The one-line summary per kind of change.

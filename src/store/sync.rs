@@ -114,24 +114,26 @@ impl Store {
     /// file's text to write; `None`: the file is to be deleted), in one read snapshot, handed
     /// to `each` one at a time: an interrupted publication of a large database journals every
     /// item's file, and their texts are read as they are written, not all at once.
+    /// Each row also hands the hash the file had when the sync planned (`prior`: `None`,
+    /// absent), so a file changed since (a `git pull` while the sync ran) is left alone.
     pub fn sync_journal_each<E: From<StoreError>>(
         &mut self,
         folder: &str,
         run: &str,
-        mut each: impl FnMut(String, String, Option<String>) -> Result<(), E>,
+        mut each: impl FnMut(String, String, Option<String>, Option<Vec<u8>>) -> Result<(), E>,
     ) -> Result<(), E> {
         let tx = self.read()?;
         let mut stmt = tx
             .prepare_cached(
-                "SELECT p.kind, p.id, b.body FROM sync_pending p LEFT JOIN sync_bases b \
+                "SELECT p.kind, p.id, b.body, p.prior FROM sync_pending p LEFT JOIN sync_bases b \
                  ON b.folder = p.folder AND b.kind = p.kind AND b.id = p.id \
                  WHERE p.folder = ?1 AND p.run = ?2 ORDER BY p.kind, p.id",
             )
             .map_err(StoreError::from)?;
         let mut rows = stmt.query(params![folder, run]).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
-            let (kind, id, body) = row.try_into().map_err(StoreError::from)?;
-            each(kind, id, body)?;
+            let (kind, id, body, prior) = row.try_into().map_err(StoreError::from)?;
+            each(kind, id, body, prior)?;
         }
         Ok(())
     }
@@ -149,11 +151,27 @@ impl Store {
         Ok(out)
     }
 
-    /// Forgets the journal rows of run `run` of `folder`: its files are all written.
-    pub fn sync_journal_done(&mut self, folder: &str, run: &str) -> Result<(), StoreError> {
+    /// Forgets the journal rows of run `run` of `folder`: its files are all written, but for
+    /// `left` (kind, id), files changed while the sync ran, which it left as they are: their
+    /// bases are forgotten too, so the next sync meets the two versions as new on both sides
+    /// and merges them (neither the file's change nor the database's is lost).
+    pub fn sync_journal_done(
+        &mut self,
+        folder: &str,
+        run: &str,
+        left: &[(String, String)],
+    ) -> Result<(), StoreError> {
         let tx = self.write()?;
         tx.prepare_cached("DELETE FROM sync_pending WHERE folder = ?1 AND run = ?2")?
             .execute(params![folder, run])?;
+        {
+            let mut forget = tx.prepare_cached(
+                "DELETE FROM sync_bases WHERE folder = ?1 AND kind = ?2 AND id = ?3",
+            )?;
+            for (kind, id) in left {
+                forget.execute(params![folder, kind, id])?;
+            }
+        }
         tx.commit()?;
         Ok(())
     }
@@ -452,6 +470,23 @@ impl<'a> SyncTx<'a> {
             history::transferred_decision(&self.tx, &self.how(), Some(&old), None)?;
         }
         delete_decisions(&self.tx, &rids)
+    }
+
+    /// Records that decision `id`, kept by the sync (deleted in the folder but changed in the
+    /// database), goes on, when the history ends it after its last change (a teammate's
+    /// `forgotten` event came with the folder): the event an import of this version records
+    /// (dated just after that end, signed by its author), so the history of a live decision
+    /// does not end on "forgotten", and the teammate's database records the same event when
+    /// it takes the file back. Nothing when the history does not end it. Returns how many
+    /// events were added.
+    pub fn decision_goes_on(&self, id: &str) -> Result<usize, StoreError> {
+        let Some(d) = self.decision(id)? else {
+            return Ok(0);
+        };
+        if !history::ending_explained(&self.tx, id, &d.updated_at)? {
+            return Ok(0);
+        }
+        history::transferred_decision(&self.tx, &self.how(), None, Some(&d))
     }
 
     /// How this sync writes: its channel, its start time and who syncs.

@@ -10,10 +10,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-use super::folder::{file_of, fsync_dir, remove_file, write_all, write_atomic};
+use super::folder::{file_hash, file_of, fsync_dir, remove_file, write_all, write_atomic};
 use super::merge::{self, side};
 use super::owned::{self, step};
 use super::run::{Counts, Entries, Entry};
+use super::saved::NAMED;
 use super::{Action, Hash, Item, ItemKind, Result, hash};
 use crate::store::{Store, SyncTx};
 
@@ -94,6 +95,27 @@ pub(super) struct Apply<'a, 't> {
     pub(super) settled: HashSet<Key>,
     files: BTreeMap<Key, FileOp>,
     rows: BTreeMap<Key, RowOp>,
+    /// Each item deleted from the database, as it was: saved before the commit
+    /// (`saved::save`), so a deletion can be undone.
+    removed: Vec<Item>,
+    /// Each database version a conflict's merge replaced, as it was: saved with `removed`.
+    replaced: Vec<Item>,
+    /// What each deleted item was (for the items and files the output names).
+    described: HashMap<Key, String>,
+    /// A folder version dated after this (now, plus [`CLOCK_SLACK_MS`]) was written under a
+    /// clock that is ahead.
+    ahead: String,
+}
+
+/// How far ahead of this machine's clock a folder version may be dated before the sync says
+/// the clock that wrote it is wrong (clocks kept by NTP agree within far less).
+const CLOCK_SLACK_MS: i64 = 5 * 60 * 1000;
+
+/// What [`Apply::finish`] leaves: the plan's lines, and the items deleted from the database.
+pub(super) struct Finished {
+    pub(super) lines: Vec<String>,
+    pub(super) removed: Vec<Item>,
+    pub(super) replaced: Vec<Item>,
 }
 
 impl<'a, 't> Apply<'a, 't> {
@@ -124,6 +146,10 @@ impl<'a, 't> Apply<'a, 't> {
             settled: HashSet::new(),
             files,
             rows: BTreeMap::new(),
+            removed: Vec::new(),
+            replaced: Vec::new(),
+            described: HashMap::new(),
+            ahead: crate::time::format_millis(crate::time::now_millis() + CLOCK_SLACK_MS),
         }
     }
 
@@ -147,6 +173,21 @@ impl<'a, 't> Apply<'a, 't> {
         };
         let db_item = loaded.as_ref();
         let file_item = e.file.as_ref().and_then(|(_, i)| i.as_deref());
+        if let Some(item) = file_item
+            && item.updated_at() > self.ahead.as_str()
+        {
+            self.counts.clock.push(format!(
+                "{} in the folder is dated {}, ahead of this machine's clock ({}): the clock \
+                 that wrote it (or this one) is wrong, and as the later edit wins a merge, \
+                 this version would beat edits made after it; have the wrong clock fixed (in \
+                 the folder, `git log -- {}/{}.json` names who committed it)",
+                item.describe(),
+                item.updated_at(),
+                crate::time::now(),
+                kind.dir(),
+                id
+            ));
+        }
         match action {
             Action::InSync => match (&e.db, db_item) {
                 (Some(h), Some(item)) if e.base != Some(*h) => {
@@ -166,6 +207,9 @@ impl<'a, 't> Apply<'a, 't> {
                     self.write_file(item)?;
                 }
                 if action == Action::KeepDatabase {
+                    if kind == ItemKind::Decision {
+                        self.tx.decision_goes_on(id)?;
+                    }
                     self.counts.conflicts.push(format!(
                         "{} {id} was deleted in the folder but changed in the database: kept, \
                          and written back to the folder",
@@ -177,7 +221,13 @@ impl<'a, 't> Apply<'a, 't> {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
                 // The rule of the tools against the database's version (or the base's).
                 let r = self.outranked(db_item, item, "folder")?;
-                self.import(&r, db_item)?;
+                match db_item {
+                    // Only the file's form changed (reordered keys, spaces, an editor's
+                    // indent): the database holds the same item, and the file gets its form
+                    // back; nothing is imported.
+                    Some(held) if held.text() == r.text() => self.write_file(held)?,
+                    _ => self.import(&r, db_item)?,
+                }
                 if action == Action::KeepFolder {
                     self.counts.conflicts.push(format!(
                         "{} {id} was deleted in the database but changed in the folder: kept, \
@@ -202,6 +252,9 @@ impl<'a, 't> Apply<'a, 't> {
                     self.counts.conflicts.push(c);
                 }
                 if resolved.item.text() != db.text() {
+                    // The database's version a conflict replaced, kept with the deleted
+                    // items: an edit made here and never synced exists nowhere else.
+                    self.replaced.push(db.clone());
                     self.import(&resolved.item, db_item)?;
                 } else {
                     self.write_file(db)?;
@@ -288,8 +341,13 @@ impl<'a, 't> Apply<'a, 't> {
     /// The item's file is to be gone: its base is dropped, and the file deleted after the
     /// commit if there is one.
     fn delete_file(&mut self, kind: ItemKind, id: &str) -> Result<()> {
-        self.tx.drop_base(kind.as_str(), id)?;
         let key = (kind, id.to_string());
+        if !self.described.contains_key(&key)
+            && let Some(base) = self.base_item(kind, id)?
+        {
+            self.described.insert(key.clone(), base.describe());
+        }
+        self.tx.drop_base(kind.as_str(), id)?;
         if self.overlay.disk(self.entries, &key).is_some() {
             self.files.insert(key, FileOp::Delete);
         } else {
@@ -309,6 +367,20 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     fn delete_item(&mut self, kind: ItemKind, id: &str) -> Result<()> {
+        // The item as the database holds it, kept to be saved before the commit.
+        let held = match kind {
+            ItemKind::Record => self.tx.record(id)?.map(Item::Record),
+            ItemKind::Decision => self.tx.decision(id)?.map(Item::Decision),
+        };
+        if let Some(item) = held {
+            let key = (kind, id.to_string());
+            // Saved when the database held it before this sync (one this sync imported and
+            // then settled away is still in the folder's history of commits).
+            if self.entries.get(&key).is_some_and(|e| e.db.is_some()) {
+                self.removed.push(item.clone());
+            }
+            self.described.insert(key, item.describe());
+        }
         match kind {
             ItemKind::Record => self.tx.delete_record(id),
             ItemKind::Decision => self.tx.delete_decision(id),
@@ -383,6 +455,9 @@ impl<'a, 't> Apply<'a, 't> {
                 .map(|n| format!("; {n}"))
                 .collect::<String>()
         ));
+        self.described
+            .entry((loser.kind(), loser.id().to_string()))
+            .or_insert_with(|| loser.describe());
         self.delete_item(loser.kind(), loser.id())?;
         self.delete_file(loser.kind(), loser.id())?;
         self.settled.insert((loser.kind(), loser.id().to_string()));
@@ -404,7 +479,7 @@ impl<'a, 't> Apply<'a, 't> {
     /// Journals the files to write and delete under `run` (in the transaction, so they commit
     /// with the database's changes), counts what the sync does, and returns the plan: one
     /// line per change, as `--dry-run` prints it.
-    pub(super) fn finish(self, run: &str) -> Result<Vec<String>> {
+    pub(super) fn finish(self, run: &str) -> Result<Finished> {
         let Apply {
             tx,
             entries,
@@ -412,8 +487,17 @@ impl<'a, 't> Apply<'a, 't> {
             counts,
             files,
             rows,
+            removed,
+            replaced,
+            described,
             ..
         } = self;
+        let what = |kind: ItemKind, id: &str| {
+            described
+                .get(&(kind, id.to_string()))
+                .cloned()
+                .unwrap_or_else(|| format!("{} {id}", kind.as_str()))
+        };
         for key in &overlay.rows {
             if !files.contains_key(key) {
                 tx.drop_pending(key.0.as_str(), &key.1)?;
@@ -438,6 +522,9 @@ impl<'a, 't> Apply<'a, 't> {
                 }
                 Some(RowOp::Delete) if existed => {
                     counts.deleted_items[k] += 1;
+                    if counts.removed_items.len() < NAMED {
+                        counts.removed_items.push(what(kind, id));
+                    }
                     deleted[k].insert(id);
                     lines.push(format!("delete {} {id} from the database", kind.as_str()));
                 }
@@ -450,6 +537,11 @@ impl<'a, 't> Apply<'a, 't> {
                 }
                 Some(FileOp::Delete) => {
                     counts.deleted_files[k] += 1;
+                    if counts.removed_files.len() < NAMED {
+                        counts
+                            .removed_files
+                            .push(format!("{file}: {}", what(kind, id)));
+                    }
                     deleted[k].insert(id);
                     lines.push(format!("delete {file}"));
                 }
@@ -457,7 +549,12 @@ impl<'a, 't> Apply<'a, 't> {
             }
         }
         counts.deleted = [deleted[0].len(), deleted[1].len()];
-        Ok(lines)
+        counts.replaced_saved = replaced.len();
+        Ok(Finished {
+            lines,
+            removed,
+            replaced,
+        })
     }
 }
 
@@ -465,13 +562,18 @@ impl<'a, 't> Apply<'a, 't> {
 /// parallel batches, then deletions), writes the README when it is not current, fsyncs the
 /// folder's directories and forgets the journal rows. A sync killed here leaves the rows for
 /// the next sync to finish.
+///
+/// A file that no longer holds what it held when the sync planned (a `git pull` or an editor
+/// changed it while the sync ran) is left as it is, never overwritten or deleted: its base is
+/// forgotten with the journal, so the next sync merges it with the database's version.
+/// Returns those files (`records/<id>.json`).
 pub(super) fn complete(
     store: &mut Store,
     folder: &Path,
     folder_id: &str,
     run: &str,
     readme: Option<&str>,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     for kind in ItemKind::ALL {
         let dir = folder.join(kind.dir());
         std::fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", dir.display()))?;
@@ -480,15 +582,21 @@ pub(super) fn complete(
     let mut touched = false;
     let mut writes = Vec::with_capacity(WRITE_BATCH);
     let mut deletes = Vec::new();
-    store.sync_journal_each(folder_id, run, |kind, id, body| {
+    let mut left: Vec<(ItemKind, String)> = Vec::new();
+    let unchanged = |path: &Path, prior: &Option<Vec<u8>>| {
+        let prior = prior.as_deref().and_then(|b| Hash::try_from(b).ok());
+        file_hash(path).is_ok_and(|now| now == prior)
+    };
+    store.sync_journal_each(folder_id, run, |kind, id, body, prior| {
         touched = true;
         let Some(kind) = ItemKind::parse(&kind) else {
             return Ok(());
         };
         let path = file_of(folder, kind, &id);
         match body {
+            Some(_) if !unchanged(&path, &prior) => left.push((kind, id)),
             Some(text) => writes.push((path, text)),
-            None => deletes.push(path),
+            None => deletes.push((kind, id, path, prior)),
         }
         if writes.len() == WRITE_BATCH {
             write_all(&writes)?;
@@ -498,8 +606,12 @@ pub(super) fn complete(
     })?;
     write_all(&writes)?;
     drop(writes);
-    for path in &deletes {
-        remove_file(path)?;
+    for (kind, id, path, prior) in deletes {
+        if !unchanged(&path, &prior) {
+            left.push((kind, id));
+            continue;
+        }
+        remove_file(&path)?;
         step("file deleted");
     }
     if let Some(text) = readme {
@@ -516,15 +628,66 @@ pub(super) fn complete(
         step("directories fsynced");
     }
     if touched {
-        store.sync_journal_done(folder_id, run)?;
+        let keys: Vec<(String, String)> = left
+            .iter()
+            .map(|(k, id)| (k.as_str().to_string(), id.clone()))
+            .collect();
+        store.sync_journal_done(folder_id, run, &keys)?;
         step("journal cleared");
     }
-    Ok(())
+    Ok(left
+        .into_iter()
+        .map(|(k, id)| format!("{}/{id}.json", k.dir()))
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (a `git pull` while a sync ran): a file changed after the sync read it was
+    /// overwritten with the database's version after the commit, silently, so the next commit
+    /// reverted the teammate's change. A file that no longer holds what the sync planned from
+    /// is now left as it is and its base forgotten (the next sync merges the two versions);
+    /// the others are written and deleted as planned.
+    #[test]
+    fn complete_leaves_a_file_changed_while_the_sync_ran() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-complete-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let records = dir.join("records");
+        std::fs::create_dir_all(&records).unwrap();
+        let (planned, theirs) = ("planned\n", "a teammate's version\n");
+        for id in ["changed", "written", "gone", "kept"] {
+            std::fs::write(records.join(format!("{id}.json")), planned).unwrap();
+        }
+        let mut store = Store::open_in_memory().unwrap();
+        let tx = store.sync_transaction("folder_id_1", None).unwrap();
+        let prior = hash(planned.as_bytes());
+        for id in ["changed", "written"] {
+            tx.set_base("record", id, &hash(b"new\n"), "new\n").unwrap();
+            tx.set_pending("record", id, Some(&prior), "run_1").unwrap();
+        }
+        for id in ["gone", "kept"] {
+            tx.set_pending("record", id, Some(&prior), "run_1").unwrap();
+        }
+        tx.commit().unwrap();
+        // Meanwhile, after the sync read them: git changes two of the files.
+        std::fs::write(records.join("changed.json"), theirs).unwrap();
+        std::fs::write(records.join("kept.json"), theirs).unwrap();
+        let left = complete(&mut store, &dir, "folder_id_1", "run_1", None).unwrap();
+        assert_eq!(left, ["records/changed.json", "records/kept.json"]);
+        let read = |id: &str| std::fs::read_to_string(records.join(format!("{id}.json"))).ok();
+        assert_eq!(read("changed").as_deref(), Some(theirs));
+        assert_eq!(read("kept").as_deref(), Some(theirs));
+        assert_eq!(read("written").as_deref(), Some("new\n"));
+        assert_eq!(read("gone"), None);
+        let tx = store.sync_transaction("folder_id_1", None).unwrap();
+        let bases: Vec<String> = tx.bases().unwrap().into_iter().map(|b| b.id).collect();
+        assert_eq!(bases, ["written"]);
+        assert!(tx.pending().unwrap().is_empty());
+        drop(tx);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// The journal's rule after a kill: a file the earlier sync did not finish (it still holds
     /// what it held when that sync planned) is planned as finished and is this sync's to

@@ -160,6 +160,16 @@ fn lf_endings(bytes: Vec<u8>) -> Vec<u8> {
     out
 }
 
+/// The hash of an item file as a scan takes it (CRLF as LF), `None` when it is absent; a
+/// file that cannot be read as an item file (a link, a directory, too large) is `Err`.
+pub(super) fn file_hash(path: &Path) -> std::result::Result<Option<Hash>, String> {
+    match fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        _ => {}
+    }
+    read_regular(path, MAX_FILE_BYTES).map(|b| Some(hash(&lf_endings(b))))
+}
+
 /// Why a subfolder of sync's (`records`, `decisions`, `history`) could not be listed: one
 /// that is not a directory says how to mend it.
 pub(super) fn cannot_list(dir: &Path, e: &io::Error) -> super::Error {

@@ -209,8 +209,13 @@ pub fn both_changed(
         (w, _) => w.clone(),
     };
     let item = keep_superseded(item, loser, &mut notes);
+    // Equal times are settled by the text, the same way in every clone: not "the later".
+    let why = match ours.item.updated_at() == theirs.item.updated_at() {
+        true => "same time: the one every clone keeps",
+        false => "the later",
+    };
     let report = format!(
-        "{} {} changed on both sides: {} version of {}{}, {} version of {}{}; kept the {} version (the later)",
+        "{} {} changed on both sides: {} version of {}{}, {} version of {}{}; kept the {} version ({why})",
         ours.item.kind().as_str(),
         ours.item.id(),
         ours.name,
@@ -591,6 +596,19 @@ mod tests {
         let ba = resolve(None, side(&b, "ours"), side(&a, "theirs")).unwrap();
         assert_eq!(ab.item, ba.item);
         assert!(ab.conflict.is_some() && ba.conflict.is_some());
+        // Equal times: the report does not call the kept version "the later" (it is not).
+        let report = ab.conflict.unwrap();
+        assert!(
+            report.ends_with("version (same time: the one every clone keeps)"),
+            "{report}"
+        );
+        let later = decision(T3, "release", vec![item("Bore", None)]);
+        let r = resolve(None, side(&a, "ours"), side(&later, "theirs")).unwrap();
+        assert!(
+            r.conflict
+                .unwrap()
+                .ends_with("kept the theirs version (the later)")
+        );
     }
 
     #[test]

@@ -24,7 +24,8 @@
 //! `folder.rs` (the folder's files read and written, `merge_files`), `apply.rs` (the plan
 //! acted on, the journal), `owned.rs` (the lock, the id file, the README, the test hook),
 //! `history.rs` (the history files read and the missing ones found), `new_database.rs` (a
-//! database a refused import or sync created, removed again).
+//! database a refused import or sync created, removed again), `saved.rs` (the items a sync
+//! deletes from the database, named and saved beside it to be imported back).
 
 /// A [`Error`] from a message, as `format!` takes it.
 macro_rules! fail {
@@ -42,9 +43,11 @@ pub mod merge;
 mod new_database;
 mod owned;
 mod run;
+mod saved;
 
 pub use folder::merge_files;
 pub use run::{Counts, Outcome, run};
+pub use saved::{bounded, saved_dir};
 
 use std::borrow::Cow;
 
@@ -214,6 +217,35 @@ impl Item {
     /// The sha256 of [`Item::text`].
     pub fn hash(&self) -> Hash {
         hash(self.text().as_bytes())
+    }
+
+    /// The item in one line for a reader of sync's output: its kind and id, what it is
+    /// called and where (`record rec_… feature "bore" at file:///w/p.step`, `decision dec_…
+    /// "bracket" = hold at …`), every stored string short and with its control characters
+    /// escaped, quoted where it could be taken for the line's own words.
+    pub fn describe(&self) -> String {
+        use crate::text::{disposition, inline, quoted};
+        match self {
+            Item::Record(r) => {
+                let what = match (&r.name, &r.note) {
+                    (Some(name), _) => format!("feature {}", quoted(name, 80)),
+                    (None, Some(note)) => format!("note {}", quoted(note, 60)),
+                    (None, None) => "note".to_string(),
+                };
+                format!(
+                    "record {} {what} at {}",
+                    inline(&r.id, 80),
+                    inline(r.artifact.locator(), 200)
+                )
+            }
+            Item::Decision(d) => format!(
+                "decision {} {} = {} at {}",
+                inline(&d.id, 80),
+                quoted(&d.subject, 80),
+                disposition(&d.disposition, 60),
+                inline(d.artifact.locator(), 200)
+            ),
+        }
     }
 }
 

@@ -71,6 +71,7 @@ use super::history::{HISTORY_DIR, engineer_verdict_events, missing_files, read_h
 use super::line::Schemas;
 use super::new_database::NewDatabase;
 use super::owned;
+use super::saved;
 use super::{Action, Hash, Item, ItemKind, README, Result, classify};
 use crate::store::{Store, SyncTx};
 
@@ -108,6 +109,21 @@ pub struct Counts {
     pub history_written: usize,
     /// Events of the folder's history the database did not hold, added.
     pub history_imported: usize,
+    /// The items deleted from the database, each named (`Item::describe`): the first
+    /// `saved::NAMED`; `deleted_items` counts them all.
+    pub removed_items: Vec<String>,
+    /// The files deleted from the folder, each with the item it held: the first
+    /// `saved::NAMED`; `deleted_files` counts them all.
+    pub removed_files: Vec<String>,
+    /// The folder's versions dated ahead of this machine's clock (written under a wrong
+    /// clock: the later-edit rule favours them), one line each.
+    pub clock: Vec<String>,
+    /// How many database versions that a conflict's merge replaced were saved with the
+    /// deleted items.
+    pub replaced_saved: usize,
+    /// Files a `git pull` or an editor changed while the sync ran (after it read them): left
+    /// as they are, for the next sync to merge (`records/<id>.json`).
+    pub changed_meanwhile: Vec<String>,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken
@@ -120,6 +136,10 @@ pub struct Outcome {
     pub counts: Counts,
     /// The plan, one line per change (`write records/<id>.json`, …), as `--dry-run` prints it.
     pub plan: Vec<String>,
+    /// The file the items deleted from the database (and the database versions conflicts
+    /// replaced) were saved in (export lines, for `review-mcp import` to bring them back);
+    /// `None` when there were none, or in a dry run.
+    pub saved: Option<std::path::PathBuf>,
 }
 
 impl Entry {
@@ -155,6 +175,8 @@ pub fn run(
             shown(dir)
         ));
     }
+    refuse_database_inside(db, dir)?;
+    refuse_inside_a_synced_folder(dir)?;
     let new_folder = fs::symlink_metadata(dir).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
     if !dry_run {
         fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
@@ -280,7 +302,10 @@ pub fn run(
             }
         }
     }
-    lines.extend(sync.finish(&run)?);
+    let finished = sync.finish(&run)?;
+    lines.extend(finished.lines);
+    let mut removed = finished.removed;
+    removed.extend(finished.replaced);
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
     let present: BTreeSet<&str> = history.present.iter().map(String::as_str).collect();
@@ -307,8 +332,26 @@ pub fn run(
             new_folder,
             counts,
             plan: lines,
+            saved: None,
         });
     }
+    // What this sync deletes from the database is saved beside it first, durably: a deletion
+    // the engineer did not mean (a force-push, a `git reset`, a file deleted by hand) is
+    // undone by importing that file. So is the database's version of each conflict whose
+    // merge replaced it (an edit made here and never synced exists nowhere else; import
+    // keeps the later merge). Killed before the commit, the file holds items still in the
+    // database (importing it changes nothing).
+    let saved = match removed.is_empty() {
+        true => None,
+        false => {
+            let at = crate::time::now();
+            let path = saved::saved_file(&std::path::absolute(db)?, &at, &run);
+            saved::save(&path, &removed)?;
+            owned::step("deleted items saved");
+            Some(path)
+        }
+    };
+    drop(removed);
     // The id file is written before the commit that keys the folder's state by it (killed
     // in between, the next sync finds the id with no state: a first sync again). A refused
     // sync never gets here: it has written nothing.
@@ -316,7 +359,12 @@ pub fn run(
         write_atomic(&folder.join(owned::ID_FILE), &format!("{id}\n"))?;
     }
     owned::step("before the commit");
-    tx.commit()?;
+    if let Err(e) = tx.commit() {
+        if let Some(path) = &saved {
+            let _ = fs::remove_file(path);
+        }
+        return Err(e.into());
+    }
     if let Some(c) = created.as_mut() {
         c.keep();
     }
@@ -326,8 +374,8 @@ pub fn run(
     }
     let items = entries.len();
     drop(entries);
-    complete(&mut store, &folder, &id, &run, readme_text)
-        .and_then(|()| write_history(&mut store, &folder, &history_files))
+    let left = complete(&mut store, &folder, &id, &run, readme_text)
+        .and_then(|left| write_history(&mut store, &folder, &history_files).map(|()| left))
         .map_err(|e| {
             fail!(
                 "{e}\nthe database is synced; the folder is not finished: run sync again to \
@@ -346,11 +394,77 @@ pub fn run(
             .map(|kib| format!("; peak resident memory {kib} KiB"))
             .unwrap_or_default()
     );
+    counts.changed_meanwhile = left;
     Ok(Outcome {
         new_folder,
         counts,
         plan: lines,
+        saved,
     })
+}
+
+/// Refuses a database inside the folder it would sync (`--db review/review.db sync review`):
+/// `git add -A review` would commit it (everyone's private file, its `-wal`, and the items
+/// sync saves beside it), and a pull would replace it under the servers that use it.
+fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
+    let (db_at, dir_at) = (resolved(db)?, resolved(dir)?);
+    if db_at.starts_with(&dir_at) {
+        return Err(fail!(
+            "the database {} is inside the folder {} that sync keeps for git: `git add` would \
+             commit it (and what sync saves beside it) for everyone, and a pull would replace \
+             it under the servers using it; nothing was changed. Keep the database outside \
+             the repository (such as ~/reviews/review.db: move it there with its -wal file \
+             while no server runs, and name it with --db), then sync again",
+            shown(db),
+            shown(dir)
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a DIR inside a folder that sync keeps (`sync review/records`, a completion one
+/// level too deep): sync would write a README, an id file and a copy of every item into that
+/// folder's own subfolder, which the next sync of the right folder then refuses file by
+/// file. An ancestor holding `.review-mcp-folder` is a synced folder.
+fn refuse_inside_a_synced_folder(dir: &Path) -> Result<()> {
+    let at = resolved(dir)?;
+    for ancestor in at.ancestors().skip(1) {
+        let id = ancestor.join(owned::ID_FILE);
+        if fs::symlink_metadata(&id).is_ok_and(|m| m.is_file()) {
+            return Err(fail!(
+                "{} is inside the folder {}, which sync keeps (it holds {}): sync that folder \
+                 itself (review-mcp sync {}); nothing was changed",
+                shown(dir),
+                shown(ancestor),
+                owned::ID_FILE,
+                shown(ancestor)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `path` made absolute with its links and `..` resolved component by component, as the
+/// system resolves them (a part that does not exist yet is taken as written), so two names
+/// of one place compare equal whether or not it exists yet.
+fn resolved(path: &Path) -> Result<std::path::PathBuf> {
+    use std::path::Component;
+    let mut real = std::path::PathBuf::new();
+    for c in std::path::absolute(path)?.components() {
+        match c {
+            Component::ParentDir => {
+                real.pop();
+            }
+            Component::CurDir => {}
+            c => {
+                real.push(c);
+                if let Ok(r) = fs::canonicalize(&real) {
+                    real = r;
+                }
+            }
+        }
+    }
+    Ok(real)
 }
 
 /// Writes the history files of the events `ids` (each atomically, in parallel batches, their

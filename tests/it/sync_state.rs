@@ -814,3 +814,390 @@ fn the_waiting_message_names_the_folder_escaped() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Issue (a force-push or a `git reset` of the synced folder): a file gone from the folder
+/// deleted its item from the database with only a count ("deleted: 1"): the engineer could not
+/// tell what was lost nor get it back. Each item deleted is now named (escaped: a stored name
+/// cannot move the cursor), the first 20 on each side then a count of the rest, and every one
+/// is saved, before the commit, in a file beside the database that `import` brings back.
+#[test]
+fn sync_names_each_item_it_deletes_and_saves_them_to_be_imported_back() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-deleted")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    let mut lines = vec![
+        feature("rec_esc", "bore\\u001b[2J", "x", T1),
+        decision("dec_d", "hold", T2, Some("rejected")),
+    ];
+    lines.extend((0..25).map(|i| feature(&format!("rec_x{i:02}"), &format!("f{i:02}"), "n", T1)));
+    import(dir, &db, &lines)?;
+    sync(&db, &folder)?;
+    let before = export(&db)?;
+    // What a `git reset --hard` to a commit without them does to the folder.
+    for e in std::fs::read_dir(folder.join("records"))? {
+        std::fs::remove_file(e?.path())?;
+    }
+    std::fs::remove_file(folder.join("decisions/dec_d.json"))?;
+    let plan = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    assert!(
+        plan.contains("would be deleted from the database: record rec_esc feature")
+            && plan.contains("would delete decision dec_d from the database"),
+        "{plan}"
+    );
+    let out = sync(&db, &folder)?;
+    assert!(
+        !out.contains('\u{1b}'),
+        "a stored string reached the terminal raw: {out}"
+    );
+    let named: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("deleted from the database: "))
+        .collect();
+    assert_eq!(named.len(), 21, "{out}");
+    assert!(
+        named.contains(&"deleted from the database: record rec_esc feature \"bore\\u{1b}[2J\" at file:///w/p.step"),
+        "{out}"
+    );
+    assert_eq!(
+        named.last(),
+        Some(&"deleted from the database: … and 7 more"),
+        "{out}"
+    );
+    let saved_line = out
+        .lines()
+        .find(|l| l.starts_with("saved the 27 items deleted from the database in "))
+        .with_context(|| out.clone())?;
+    ensure!(saved_line.contains(" import "), "{saved_line}");
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(saved.len(), 1);
+    assert!(
+        saved_line.contains(&*saved[0].to_string_lossy()),
+        "{saved_line}"
+    );
+    assert!(std::fs::read_to_string(&saved[0])?.contains("\"via\":\"app\""));
+    assert!(!export(&db)?.contains("rec_esc"));
+    // Imported back, everything returns as it was, the engineer's verdict included, and the
+    // next sync writes the files again.
+    ok(review_mcp(&db, &["import", &saved[0].to_string_lossy()])?)?;
+    let items = |e: &str| {
+        e.lines()
+            .filter(|l| !l.starts_with("{\"event\""))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(items(&export(&db)?), items(&before));
+    let again = sync(&db, &folder)?;
+    assert!(
+        again.contains("written to the folder: 27 (26 records, 1 decisions)"),
+        "{again}"
+    );
+    assert!(folder.join("decisions/dec_d.json").exists());
+    Ok(())
+}
+
+/// Clocks skewed between clones: a folder version dated ahead of this machine's clock (its
+/// writer's clock is wrong) was taken silently, and the later-edit rule then favours it over
+/// every edit made after it. The sync now says so, naming the item, its date, this clock and
+/// how to find who wrote it; it still takes the version (nothing else changes).
+#[test]
+fn sync_says_when_a_folder_version_is_dated_ahead_of_this_clock() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-clock")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[feature("rec_a", "bore", "x", T1)])?;
+    sync(&db, &folder)?;
+    let out = sync(&db, &folder)?;
+    assert!(!out.contains("clock:"), "{out}");
+    let ahead = "2099-01-01T00:00:00.000Z";
+    std::fs::write(
+        folder.join("records/rec_a.json"),
+        pretty(&feature("rec_a", "bore", "from a clock ahead", ahead))?,
+    )?;
+    let out = sync(&db, &folder)?;
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("clock: "))
+        .with_context(|| out.clone())?;
+    assert!(
+        line.contains("record rec_a feature \"bore\"")
+            && line.contains(&format!("dated {ahead}, ahead of this machine's clock"))
+            && line.contains("git log -- records/rec_a.json"),
+        "{line}"
+    );
+    assert!(out.contains("imported into the database: 1"), "{out}");
+    assert!(!sync(&db, &folder)?.contains("clock:"), "said once");
+    // Many such files: the first 20 are named, the rest counted.
+    for i in 0..25 {
+        let id = format!("rec_c{i:02}");
+        std::fs::write(
+            folder.join(format!("records/{id}.json")),
+            pretty(&feature(&id, &format!("c{i:02}"), "n", ahead))?,
+        )?;
+    }
+    let out = sync(&db, &folder)?;
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("clock: ")).collect();
+    assert_eq!(lines.len(), 21, "{out}");
+    assert_eq!(lines[20], "clock: … and 5 more");
+    Ok(())
+}
+
+/// An item changed on both sides: the merge keeps the later version, and the database's
+/// version it replaced (an edit made here and never synced exists nowhere else) was lost. It
+/// is now saved with the deleted items, in the file the output names.
+#[test]
+fn sync_saves_the_database_version_a_conflict_replaced() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-replaced")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[decision("dec_d", "hold", T1, None)])?;
+    sync(&db, &folder)?;
+    // Here: an edit not synced yet; in the folder, a teammate's later one.
+    import(
+        dir,
+        &db,
+        &[decision(
+            "dec_d",
+            "hold until the bore is reworked",
+            T2,
+            None,
+        )],
+    )?;
+    std::fs::write(
+        folder.join("decisions/dec_d.json"),
+        pretty(&decision("dec_d", "release", T3, None))?,
+    )?;
+    let out = sync(&db, &folder)?;
+    assert!(out.contains("conflicts: 1"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| {
+            l.starts_with("saved the database's version of the 1 items a conflict replaced in ")
+        })
+        .with_context(|| out.clone())?;
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(saved.len(), 1, "{line}");
+    let text = std::fs::read_to_string(&saved[0])?;
+    assert!(text.contains("hold until the bore is reworked"), "{text}");
+    assert!(export(&db)?.contains("\"disposition\":\"release\""));
+    Ok(())
+}
+
+/// A file only reformatted by hand (keys reordered, another indent, trailing spaces) was
+/// "imported into the database: 1" though nothing of the item changed: the file is now only
+/// given its form back ("written to the folder: 1"), and nothing is imported or recorded.
+#[test]
+fn sync_of_a_file_only_reformatted_imports_nothing_and_restores_its_form() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-reformat")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[decision("dec_d", "hold", T1, Some("rejected"))])?;
+    sync(&db, &folder)?;
+    let file = folder.join("decisions/dec_d.json");
+    let form = std::fs::read_to_string(&file)?;
+    let before = export(&db)?;
+    let v: serde_json::Value = serde_json::from_str(&form)?;
+    let mut edited = String::new();
+    for line in serde_json::to_string_pretty(&v)?
+        .replace("  ", "    ")
+        .lines()
+    {
+        edited.push_str(line);
+        edited.push_str("   \n");
+    }
+    std::fs::write(&file, edited)?;
+    let out = sync(&db, &folder)?;
+    assert!(out.contains("imported into the database: 0"), "{out}");
+    assert!(out.contains("written to the folder: 1"), "{out}");
+    assert_eq!(std::fs::read_to_string(&file)?, form);
+    assert_eq!(export(&db)?, before);
+    Ok(())
+}
+
+/// An item forgotten in one clone and changed in the other: the sync of the clone that changed
+/// it keeps it (deleted in the folder, changed in the database) and writes it back, but the
+/// teammate's `forgotten` event, newer than the change, arrived with the folder's history, so
+/// the history of a live decision ended on "forgotten" (review_history and the card said it
+/// was gone). The sync now records that the decision goes on, the same event the teammate's
+/// database records when it takes the file back.
+#[test]
+fn sync_keeping_an_item_forgotten_elsewhere_does_not_end_its_history() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-forgot")?;
+    let dir = tmp.path();
+    let (ada, brook) = (dir.join("ada.db"), dir.join("brook.db"));
+    let (fa, fb) = (dir.join("ada"), dir.join("brook"));
+    import(dir, &ada, &[decision("dec_d", "hold", T1, None)])?;
+    sync(&ada, &fa)?;
+    copy_tree(&fa, &fb)?;
+    sync(&brook, &fb)?;
+    // Brook changes it (not synced yet); later, Ada forgets it and syncs.
+    import(dir, &brook, &[decision("dec_d", "release", T2, None)])?;
+    let mut server = Server::start(&ada)?;
+    let art = json!({"revision": REV, "format": "step", "uri": "file:///w/p.step"});
+    let v = server
+        .call("forget", json!({"artifact": art, "subject": "bracket"}))?
+        .ok()?;
+    ensure!(v["deleted"] == 1, "{v}");
+    ensure!(server.close()?.success());
+    sync(&ada, &fa)?;
+    // Brook pulls: the file is gone, the forgotten event arrives.
+    std::fs::remove_file(fb.join("decisions/dec_d.json"))?;
+    for e in std::fs::read_dir(fa.join("history"))? {
+        let e = e?;
+        std::fs::copy(e.path(), fb.join("history").join(e.file_name()))?;
+    }
+    let out = sync(&brook, &fb)?;
+    assert!(
+        out.contains("was deleted in the folder but changed in the database: kept"),
+        "{out}"
+    );
+    let last = |db: &Path| -> anyhow::Result<String> {
+        let kinds: Vec<String> = export(db)?
+            .lines()
+            .filter(|l| l.starts_with("{\"event\"") && l.contains("\"of\":\"dec_d\""))
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l)?;
+                Ok(v["event"]["kind"].as_str().unwrap_or("").to_string())
+            })
+            .collect::<anyhow::Result<_>>()?;
+        Ok(kinds.last().cloned().unwrap_or_default())
+    };
+    assert!(export(&brook)?.contains("\"disposition\":\"release\""));
+    assert_ne!(
+        last(&brook)?,
+        "forgotten",
+        "the live decision's history ends forgotten"
+    );
+    // Ada takes it back: the two histories agree.
+    for e in std::fs::read_dir(fb.join("history"))? {
+        let e = e?;
+        std::fs::copy(e.path(), fa.join("history").join(e.file_name()))?;
+    }
+    std::fs::copy(
+        fb.join("decisions/dec_d.json"),
+        fa.join("decisions/dec_d.json"),
+    )?;
+    sync(&ada, &fa)?;
+    let events = |db: &Path| -> anyhow::Result<Vec<String>> {
+        let mut v: Vec<String> = export(db)?
+            .lines()
+            .filter(|l| l.starts_with("{\"event\"") && l.contains("\"of\":\"dec_d\""))
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    assert_eq!(events(&ada)?, events(&brook)?);
+    assert_ne!(last(&ada)?, "forgotten");
+    Ok(())
+}
+
+/// A database inside the folder it syncs (`--db review/review.db sync review`) was synced
+/// silently: `git add -A review` then commits everyone's private database (and its -wal), and
+/// a pull replaces it under running servers. The sync now refuses, saying where to keep it,
+/// and creates nothing (neither the database nor the folder).
+#[test]
+fn sync_refuses_a_database_inside_the_folder() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-db-inside")?;
+    let dir = tmp.path();
+    for (db, folder) in [
+        ("review/review.db", "review"),
+        ("review/records/r.db", "review"),
+        ("./review/../review/x/r.db", "review/"),
+        ("elsewhere/../review/r.db", "review"),
+    ] {
+        let out = Command::new(binary())
+            .current_dir(dir)
+            .args(["--db", db, "sync", folder])
+            .env("MCP_LOG_LEVEL", "warn")
+            .output()?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{db}: {err}");
+        assert!(
+            err.contains("is inside the folder") && err.contains("outside the repository"),
+            "{db}: {err}"
+        );
+        assert!(!dir.join("review").exists(), "{db}: a folder was made");
+    }
+    // Beside the folder is fine.
+    let out = Command::new(binary())
+        .current_dir(dir)
+        .args(["--db", "review.db", "sync", "review"])
+        .env("MCP_LOG_LEVEL", "warn")
+        .output()?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}
+
+/// When the items a sync would delete from the database cannot be saved (here a file stands
+/// where their folder goes), the sync deletes nothing, says so and names the place.
+#[test]
+fn sync_that_cannot_save_what_it_deletes_deletes_nothing() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-cannot-save")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[feature("rec_a", "bore", "x", T1)])?;
+    sync(&db, &folder)?;
+    std::fs::remove_file(folder.join("records/rec_a.json"))?;
+    std::fs::write(dir.join("a.db.sync-deleted"), "in the way")?;
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("cannot make the folder") && err.contains("a.db.sync-deleted"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was changed"), "{err}");
+    assert!(
+        export(&db)?.contains("rec_a"),
+        "the item was deleted unsaved"
+    );
+    std::fs::remove_file(dir.join("a.db.sync-deleted"))?;
+    assert!(sync(&db, &folder)?.contains("deleted from the database: record rec_a"));
+    Ok(())
+}
+
+/// `sync review/records` (a completion one level too deep) wrote a README, an id file and a
+/// copy of every item into the synced folder's own subfolder, which the next `sync review`
+/// then refused file by file. A DIR inside a synced folder is now refused, naming the folder
+/// to sync, and nothing is written (dry run too).
+#[test]
+fn sync_refuses_a_folder_inside_a_synced_folder() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-inside")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[feature("rec_a", "bore", "x", T1)])?;
+    sync(&db, &folder)?;
+    let before = files(&folder)?;
+    for sub in ["records", "history", "new/deeper"] {
+        for dry in [true, false] {
+            let target = folder.join(sub);
+            let mut args = vec!["sync"];
+            if dry {
+                args.push("--dry-run");
+            }
+            let t = target.to_string_lossy().into_owned();
+            args.push(&t);
+            let out = review_mcp(&db, &args)?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{sub}: {err}");
+            assert!(
+                err.contains("is inside the folder") && err.contains("sync that folder itself"),
+                "{sub}: {err}"
+            );
+        }
+    }
+    assert_eq!(files(&folder)?, before, "nothing was written");
+    assert!(sync(&db, &folder)?.contains("conflicts: 0"));
+    Ok(())
+}

@@ -1,0 +1,134 @@
+//! What a sync deletes from the database, named and kept: an item whose file is gone from the
+//! folder (a teammate's `forget`, but also a force-push, a `git reset` or a file deleted by
+//! hand) is deleted from the database by the three-way rule, and the engineer must be able to
+//! tell what went and to bring it back. Each such item is named in the output (the first
+//! [`NAMED`], then a count of the rest), and every one is saved, before the commit that
+//! deletes it, as an export line in a file beside the database
+//! (`<db>.sync-deleted/<time>-<run>.jsonl`): `review-mcp import` of that file brings them back
+//! (the later `updated_at` wins, so nothing newer is overwritten) and the next sync writes
+//! their files again.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::folder::{fsync_dir, shown};
+use super::{Item, Result};
+
+/// How many deleted items (on each side) the output names; the rest are counted.
+pub(super) const NAMED: usize = 20;
+
+/// The folder beside the database `db` where syncs keep what they deleted from it.
+pub fn saved_dir(db: &Path) -> PathBuf {
+    let mut name = db
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "review-mcp.db".into());
+    name.push(".sync-deleted");
+    db.with_file_name(name)
+}
+
+/// The file a sync of run `run`, begun at `at` (`2026-12-04T04:10:00.123Z`), saves the items it
+/// deletes from `db` in: named by the time (without `:`, which Windows refuses) and the run.
+pub(super) fn saved_file(db: &Path, at: &str, run: &str) -> PathBuf {
+    let stamp: String = at
+        .chars()
+        .take(19)
+        .map(|c| if c == ':' { '-' } else { c })
+        .collect();
+    let run = run.get(..8).unwrap_or(run);
+    saved_dir(db).join(format!("{stamp}Z-{run}.jsonl"))
+}
+
+/// Writes `items` to `path` as export lines (what `review-mcp export` writes for them, so
+/// `review-mcp import` reads it back), durably: the folder made readable by its owner only,
+/// the file written whole to a temporary created exclusively (never through a link),
+/// fsynced, renamed into place (never over another file) and its directory fsynced, so the
+/// items are kept before the commit that deletes them.
+pub(super) fn save(path: &Path, items: &[Item]) -> Result<()> {
+    let fail = |e: std::io::Error| {
+        fail!(
+            "cannot save the items this sync would delete from the database to {}: {e}; nothing \
+             was changed (free space there, or fix its permissions, then sync again)",
+            shown(path)
+        )
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|e| {
+        fail!(
+            "cannot make the folder {} where sync saves the items it deletes from the \
+             database: {e}; nothing was changed (it must be a directory: move away what is \
+             there, or fix the space or permissions, then sync again)",
+            shown(dir)
+        )
+    })?;
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    // Written whole under a temporary name, then renamed: a sync killed while writing leaves
+    // a `.tmp` file, never a partial file that looks complete.
+    let tmp = path.with_extension("jsonl.tmp");
+    let written = (|| {
+        let mut f = options.open(&tmp)?;
+        let mut out = std::io::BufWriter::new(&mut f);
+        for item in items {
+            let json = serde_json::to_string(&*item.clamped()).map_err(std::io::Error::other)?;
+            out.write_all(crate::text::escape_json_controls(&json).as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        out.flush()?;
+        drop(out);
+        f.sync_all()?;
+        if fs::symlink_metadata(path).is_ok() {
+            return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+        }
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(fail(e));
+    }
+    fsync_dir(dir);
+    Ok(())
+}
+
+/// `lines` named, the first [`NAMED`] of `total`, then one line counting the rest.
+pub fn bounded(lines: &[String], total: usize) -> Vec<String> {
+    let mut out: Vec<String> = lines.iter().take(NAMED).cloned().collect();
+    if total > out.len() {
+        out.push(format!("… and {} more", total - out.len()));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_saved_file_is_beside_the_database_named_by_time_and_run() {
+        let p = saved_file(
+            Path::new("/abs/review.db"),
+            "2026-12-04T04:10:00.123Z",
+            "0123456789abcdef",
+        );
+        assert_eq!(
+            p,
+            Path::new("/abs/review.db.sync-deleted/2026-12-04T04-10-00Z-01234567.jsonl")
+        );
+    }
+
+    #[test]
+    fn at_most_the_first_few_are_named_and_the_rest_counted() {
+        let lines: Vec<String> = (0..NAMED + 5).map(|i| i.to_string()).collect();
+        let shown = bounded(&lines, lines.len());
+        assert_eq!(shown.len(), NAMED + 1);
+        assert_eq!(shown.last().map(String::as_str), Some("… and 5 more"));
+        assert_eq!(bounded(&lines[..2], 2).len(), 2);
+    }
+}
