@@ -629,6 +629,16 @@ pub fn review(
             if open == 1 { "" } else { "s" },
             plural(stale_items, "item"),
         )
+    } else if stale_items > 0 && tallies.stale_carried_on >= stale_items {
+        // Each was carried on to a later revision and every copy forgotten since: a carry
+        // from its revision would be refused (carried already), so none is advised.
+        format!(
+            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it, carried on from there and forgotten at the revision {} went to (state {} again here with remember_decision or remember).",
+            plural(stale_items, "item"),
+            if stale_items == 1 { "is" } else { "are" },
+            if stale_items == 1 { "it" } else { "they" },
+            if stale_items == 1 { "it" } else { "them" },
+        )
     } else if stale_items > 0 {
         format!(
             "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it (carry_forward carries a review here).",

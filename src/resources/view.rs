@@ -208,18 +208,25 @@ impl RevisionView {
         // What was carried on from its revision (superseded) is not a claim of its own: the
         // copy it was carried to says it now, here (what was carried here, directly or
         // through earlier carries, is shown as carried) or at that later revision, listed
-        // itself when stale. Listing both said the same claim twice.
-        let carried_here = |s: Option<&crate::review::Superseded>| s.is_some();
+        // itself when stale. Listing both said the same claim twice. Unless every copy was
+        // forgotten since: then nothing else says it, and it is stale like any other (the
+        // store decides which: `Store::unsaid_carried_on`).
+        let mut carried_on_records = Vec::new();
+        let mut carried_on_decisions = Vec::new();
         for uri in &uris {
             let q = RecordQuery {
                 locator: Some(uri.clone()),
                 ..RecordQuery::default()
             };
             store.recall_each(&q, PageRequest::first(STALE_CAP), |r| {
-                if r.artifact.revision == revision || carried_here(r.superseded.as_ref()) {
+                if r.artifact.revision == revision {
                     return true;
                 }
                 let r = r.into_owned();
+                if r.superseded.is_some() {
+                    carried_on_records.push(r);
+                    return true;
+                }
                 let bytes = wire::answer_bytes(&r.wire(cur));
                 if !take(bytes, false) {
                     return false;
@@ -233,7 +240,11 @@ impl RevisionView {
                 ..DecisionQuery::default()
             };
             store.recall_decisions_each(&q, PageRequest::first(STALE_CAP), |d| {
-                if d.artifact.revision == revision || carried_here(d.superseded.as_ref()) {
+                if d.artifact.revision == revision {
+                    return true;
+                }
+                if d.superseded.is_some() {
+                    carried_on_decisions.push(d);
                     return true;
                 }
                 let bytes = wire::answer_bytes(&d.wire(cur));
@@ -243,6 +254,26 @@ impl RevisionView {
                 stale_decisions.push(d);
                 true
             })?;
+        }
+        let unsaid = store.unsaid_carried_on(
+            &carried_on_decisions
+                .iter()
+                .map(|d| d.id.as_str())
+                .collect::<Vec<_>>(),
+            &carried_on_records
+                .iter()
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>(),
+        )?;
+        for r in carried_on_records {
+            if unsaid.contains(&r.id) && take(wire::answer_bytes(&r.wire(cur)), false) {
+                stale_records.push(r);
+            }
+        }
+        for d in carried_on_decisions {
+            if unsaid.contains(&d.id) && take(wire::answer_bytes(&d.wire(cur)), false) {
+                stale_decisions.push(d);
+            }
         }
         // The worklist of a carried revision: what must be re-verified first, then what is
         // inherited, then what was stated at this revision (a stable sort: newest first

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::browse::decisions_with_basis;
+use super::browse::{DECISION_SAID_ON, RECORD_SAID_ON, decisions_with_basis};
 use super::codec::opt_json;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, write_decision};
 use super::page::next_seq;
@@ -83,6 +83,42 @@ impl Store {
     pub fn supersession(&mut self, revision: &str) -> Result<Supersession, StoreError> {
         let tx = self.read()?;
         supersession_in(&tx, revision)
+    }
+
+    /// Which of the superseded decisions `decisions` and records `records` (ids) no later
+    /// copy says any more (see [`DECISION_SAID_ON`], [`RECORD_SAID_ON`]): stale claims of
+    /// their own, as `recall_decisions` lists them.
+    pub fn unsaid_carried_on(
+        &mut self,
+        decisions: &[&str],
+        records: &[&str],
+    ) -> Result<BTreeSet<String>, StoreError> {
+        let tx = self.read()?;
+        let mut out = BTreeSet::new();
+        for (ids, sql) in [
+            (
+                decisions,
+                format!(
+                    "SELECT EXISTS (SELECT 1 FROM decisions d WHERE d.id = ?1 \
+                     AND d.superseded IS NOT NULL AND NOT {DECISION_SAID_ON})"
+                ),
+            ),
+            (
+                records,
+                format!(
+                    "SELECT EXISTS (SELECT 1 FROM records r WHERE r.id = ?1 \
+                     AND r.superseded IS NOT NULL AND NOT {RECORD_SAID_ON})"
+                ),
+            ),
+        ] {
+            let mut stmt = tx.prepare_cached(&sql)?;
+            for id in ids {
+                if stmt.query_row([id], |r| r.get::<_, bool>(0))? {
+                    out.insert((*id).to_string());
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// `revision` and every revision whose items were carried to it, directly or through

@@ -477,3 +477,90 @@ fn a_carried_disposition_cannot_end_its_quotes_in_the_report() {
         "{report}"
     );
 }
+
+/// Every carried copy of a decision forgotten (1 -> 2 -> 3, then `forget` at 2 and at 3):
+/// revision 1's decision is again the newest of its subject on the file, and no later copy
+/// says what it said. `recall_decisions` listed it (stale, superseded by 2) while
+/// `show_review` of revision 3 and 4 hid it as "carried on", counting nothing stale. Both
+/// now list it, and the text of an empty revision does not advise a carry that would be
+/// refused (revision 1 was carried to 2 already).
+#[test]
+fn a_decision_whose_every_carried_copy_was_forgotten_is_stale_in_every_reader() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+        c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+        for n in [2usize, 3, 4] {
+            let recalled = c.ok("recall_decisions", json!({"artifact": at(n)}));
+            assert_eq!(
+                recalled["decisions"].as_array().unwrap().len(),
+                1,
+                "{recalled}"
+            );
+            let id = recalled["decisions"][0]["id"].clone();
+            let shown = c.ok("show_review", json!({"artifact": at(n)}));
+            assert_eq!(shown["counts"]["stale_decisions"], 1, "{n}: {shown}");
+            assert_eq!(shown["stale_decisions"][0]["id"], id, "{n}: {shown}");
+            let text =
+                c.call("show_review", json!({"artifact": at(n)}))["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+            assert!(!text.contains("carry_forward"), "{n}: {text}");
+            assert!(text.contains("remember_decision"), "{n}: {text}");
+            let full = c.ok("show_review", json!({"artifact": at(n), "detail": "full"}));
+            assert_eq!(full["stale"]["decisions"][0]["id"], id, "{n}: {full}");
+        }
+    }
+}
+
+/// The other side of the same rule: while a carried copy stands (at 3, revision 2's
+/// forgotten), revision 1's decision is said by it, at 3 and at a later revision 4 alike.
+#[test]
+fn a_decision_with_a_carried_copy_standing_is_not_stale_twice() {
+    let mut c = Client::memory(ERAS[2]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    let shown = c.ok("show_review", json!({"artifact": at(4)}));
+    assert_eq!(shown["counts"]["stale_decisions"], 1, "{shown}");
+    assert_eq!(
+        shown["stale_decisions"].as_array().unwrap().len(),
+        1,
+        "{shown}"
+    );
+    let recalled = c.ok("recall_decisions", json!({"artifact": at(4)}));
+    assert_eq!(
+        shown["stale_decisions"][0]["id"], recalled["decisions"][0]["id"],
+        "{shown} {recalled}"
+    );
+}
+
+/// The same for a named feature: carried 1 -> 2 and forgotten at 2, revision 1's copy is
+/// what `recall` finds of it, and `show_review` lists it as stale too.
+#[test]
+fn a_feature_whose_carried_copy_was_forgotten_is_stale_in_show_review() {
+    let mut c = Client::memory(ERAS[0]);
+    c.ok(
+        "remember",
+        json!({"artifact": at(1), "entity_ids": ["face:1"], "name": "flange", "note": "datum A"}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    c.ok("forget", json!({"artifact": at(2), "name": "flange"}));
+    let recalled = c.ok("recall", json!({"artifact": at(3)}));
+    assert_eq!(
+        recalled["records"].as_array().unwrap().len(),
+        1,
+        "{recalled}"
+    );
+    let shown = c.ok("show_review", json!({"artifact": at(3)}));
+    assert_eq!(shown["counts"]["stale_records"], 1, "{shown}");
+    let full = c.ok("show_review", json!({"artifact": at(3), "detail": "full"}));
+    assert_eq!(
+        full["stale"]["records"][0]["id"], recalled["records"][0]["id"],
+        "{full}"
+    );
+}
