@@ -641,9 +641,14 @@ pub fn review(
         )
     } else if stale_items > 0 {
         format!(
-            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it (carry_forward carries a review here).",
+            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it ({}).",
             plural(stale_items, "item"),
             if stale_items == 1 { "is" } else { "are" },
+            if carriable_here(store, &view, revision)? {
+                "carry_forward carries a review here"
+            } else {
+                "the review of a later revision of this one, which carry_forward does not carry back: ask at that revision, or state the review here with remember_decision and remember"
+            }
         )
     } else {
         format!("Review of {name}: nothing is recorded at this revision.")
@@ -657,6 +662,46 @@ pub fn review(
         v.remove("report");
     }
     Ok((review, line))
+}
+
+/// Whether a stale item's revision (one not carried on) can be carried to `revision`: the
+/// hint of an empty revision names `carry_forward` only then, never for a carry it refuses
+/// (back to an earlier revision of the review, or into one carried on already).
+fn carriable_here(
+    store: &mut Store,
+    view: &RevisionView,
+    revision: &str,
+) -> Result<bool, ResourceError> {
+    let mut froms: Vec<&crate::review::Artifact> = Vec::new();
+    for a in view
+        .stale_records
+        .iter()
+        .filter(|r| r.superseded.is_none())
+        .map(|r| &r.artifact)
+        .chain(
+            view.stale_decisions
+                .iter()
+                .filter(|d| d.superseded.is_none())
+                .map(|d| &d.artifact),
+        )
+    {
+        if !froms
+            .iter()
+            .any(|f| f.revision == a.revision && f.uri == a.uri)
+        {
+            froms.push(a);
+        }
+    }
+    for from in froms {
+        let to = crate::review::Artifact {
+            revision: revision.to_string(),
+            ..from.clone()
+        };
+        if store.carry_check(from, &to)? == crate::store::CarryCheck::Carry {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {

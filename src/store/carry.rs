@@ -211,13 +211,11 @@ pub(super) fn supersession_in(
     })
 }
 
-fn carry_in(
-    tx: &Transaction<'_>,
-    plan: &CarryPlan,
-    author: Option<&str>,
-) -> Result<CarryOutcome, StoreError> {
-    let from = &plan.from;
-    let to = &plan.to;
+/// The records and decisions at `from` (of `from`'s file, when it has a uri) a carry reads,
+/// superseded or not, each with its row key.
+type ItemsAt = (Vec<(Record, i64)>, Vec<(Decision, i64)>);
+
+fn items_at(tx: &Transaction<'_>, from: &Artifact) -> Result<ItemsAt, StoreError> {
     let locator = from.uri.as_ref().map(|_| from.locator());
     let records: Vec<(Record, i64)> = tx
         .prepare_cached(&format!(
@@ -238,17 +236,112 @@ fn carry_in(
         .into_iter()
         .zip(rids)
         .collect();
+    Ok((records, decisions))
+}
+
+/// What a carry from one revision to another would do, judged before anything is written
+/// ([`Store::carry_check`]): the one place its refusals are decided, so that a hint naming
+/// `carry_forward` advises only a carry that is accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CarryCheck {
+    /// It would carry.
+    Carry,
+    /// Everything at `from` was carried to `to` before: it would change nothing.
+    AlreadyCarried,
+    /// Refused, with the message saying why and what to do instead.
+    Refused(CarryRefusal),
+}
+
+/// Why a carry is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CarryRefusal {
+    /// Nothing is recorded at `from`.
+    Nothing,
+    /// `from` was carried to another revision (`by`); `emptied` when nothing of it is left
+    /// there (every copy forgotten), so carrying from that one is no way on either.
+    CarriedElsewhere { by: String, emptied: bool },
+    /// `from` holds the review of several files, and `to.uri` names one.
+    ManyFiles(String),
+    /// `to` was carried on to `by` already: its items, or its history when they were
+    /// forgotten since.
+    ToCarriedOn { by: String },
+    /// `to` is a revision `from` was carried from, directly or through earlier carries.
+    Earlier,
+}
+
+impl CarryRefusal {
+    /// The refusal's message for a carry from `from` to `to` (it ends "nothing was written").
+    pub fn message(&self, from: &Artifact, to: &Artifact) -> String {
+        match self {
+            CarryRefusal::Nothing => {
+                let of = from
+                    .uri
+                    .as_deref()
+                    .map(|u| format!(" of {u}"))
+                    .unwrap_or_default();
+                format!(
+                    "nothing is recorded at revision {}{of}: check `from` (its revision, and its \
+                     uri when given); nothing was written",
+                    from.revision
+                )
+            }
+            CarryRefusal::CarriedElsewhere { by, emptied: false } => format!(
+                "revision {} was already carried to revision {by}: carry from that revision \
+                 instead; nothing was written",
+                from.revision
+            ),
+            CarryRefusal::CarriedElsewhere { by, emptied: true } => format!(
+                "revision {} was already carried to revision {by}, and what was carried there \
+                 was forgotten since, so neither revision can be carried to revision {}: state \
+                 the review at revision {} again with remember and remember_decision; nothing \
+                 was written",
+                from.revision, to.revision, to.revision
+            ),
+            CarryRefusal::ManyFiles(named) => format!(
+                "revision {} holds the review of {named}, and to.uri names one: give from.uri \
+                 to carry one file's review (or leave out to.uri: each item then stays in its \
+                 own file); nothing was written",
+                from.revision
+            ),
+            CarryRefusal::ToCarriedOn { by } => format!(
+                "revision {} was carried to revision {by} already: carry to the latest revision \
+                 instead; nothing was written",
+                to.revision
+            ),
+            CarryRefusal::Earlier => format!(
+                "revision {} is an earlier revision of this review: revision {} was carried from \
+                 it, so its items would be inherited from themselves. Carry to the part's newest \
+                 revision instead, or state the review at revision {} again with remember and \
+                 remember_decision; nothing was written",
+                to.revision, from.revision, to.revision
+            ),
+        }
+    }
+}
+
+impl Store {
+    /// What a carry from `from` to `to` would do (see [`CarryCheck`]), read without writing.
+    pub fn carry_check(
+        &mut self,
+        from: &Artifact,
+        to: &Artifact,
+    ) -> Result<CarryCheck, StoreError> {
+        let tx = self.read()?;
+        let (records, decisions) = items_at(&tx, from)?;
+        check(&tx, from, to, &records, &decisions)
+    }
+}
+
+/// The refusals of a carry from `from` to `to` of the items at `from` (see [`CarryCheck`]).
+fn check(
+    tx: &Transaction<'_>,
+    from: &Artifact,
+    to: &Artifact,
+    records: &[(Record, i64)],
+    decisions: &[(Decision, i64)],
+) -> Result<CarryCheck, StoreError> {
     if records.is_empty() && decisions.is_empty() {
-        let of = from
-            .uri
-            .as_deref()
-            .map(|u| format!(" of {u}"))
-            .unwrap_or_default();
-        return Err(StoreError::Invalid(format!(
-            "nothing is recorded at revision {}{of}: check `from` (its revision, and its uri when \
-             given); nothing was written",
-            from.revision
-        )));
+        return Ok(CarryCheck::Refused(CarryRefusal::Nothing));
     }
     let elsewhere = records
         .iter()
@@ -256,39 +349,30 @@ fn carry_in(
         .chain(decisions.iter().filter_map(|(d, _)| d.superseded.as_ref()))
         .find(|s| s.by != to.revision);
     if let Some(s) = elsewhere {
-        return Err(StoreError::Invalid(format!(
-            "revision {} was already carried to revision {}: carry from that revision instead; \
-             nothing was written",
-            from.revision, s.by
-        )));
+        let held: bool = tx
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM records WHERE revision = ?1) \
+                 OR EXISTS (SELECT 1 FROM decisions WHERE revision = ?1)",
+            )?
+            .query_row([&s.by], |r| r.get(0))?;
+        return Ok(CarryCheck::Refused(CarryRefusal::CarriedElsewhere {
+            by: s.by.clone(),
+            emptied: !held,
+        }));
     }
-    let live_records: Vec<(Record, i64)> = records
-        .into_iter()
-        .filter(|(r, _)| r.superseded.is_none())
-        .collect();
-    let live_decisions: Vec<(Decision, i64)> = decisions
-        .into_iter()
-        .filter(|(d, _)| d.superseded.is_none())
-        .collect();
-    if live_records.is_empty() && live_decisions.is_empty() {
-        return Ok(CarryOutcome {
-            already_carried: true,
-            ..CarryOutcome::default()
-        });
+    let live_records = || records.iter().filter(|(r, _)| r.superseded.is_none());
+    let live_decisions = || decisions.iter().filter(|(d, _)| d.superseded.is_none());
+    if live_records().next().is_none() && live_decisions().next().is_none() {
+        return Ok(CarryCheck::AlreadyCarried);
     }
     // Onto one file (`to.uri`) only the review of one file: the items of two files would
     // meet at one key (a feature's name, a decision's subject) and one file's would be
     // superseded as if the other's were its own. (Items recorded without a file join it.)
     if to.uri.is_some() {
         let mut files: Vec<&str> = Vec::new();
-        for locator in live_records
-            .iter()
+        for locator in live_records()
             .filter_map(|(r, _)| r.artifact.uri.as_deref())
-            .chain(
-                live_decisions
-                    .iter()
-                    .filter_map(|(d, _)| d.artifact.uri.as_deref()),
-            )
+            .chain(live_decisions().filter_map(|(d, _)| d.artifact.uri.as_deref()))
         {
             if !files.contains(&locator) {
                 files.push(locator);
@@ -303,16 +387,16 @@ fn carry_in(
             } else {
                 String::new()
             };
-            return Err(StoreError::Invalid(format!(
-                "revision {} holds the review of {} files ({}{more}), and to.uri names one: give                  from.uri to carry one file's review (or leave out to.uri: each item then stays                  in its own file); nothing was written",
-                from.revision,
+            return Ok(CarryCheck::Refused(CarryRefusal::ManyFiles(format!(
+                "{} files ({}{more})",
                 files.len(),
                 named.join(", ")
-            )));
+            ))));
         }
     }
     // A revision carried on already is behind `to`'s file history: carrying into it would
-    // make it both superseded by and superseding the same revisions.
+    // make it both superseded by and superseding the same revisions (its items say so; its
+    // history, below, when they were forgotten since).
     let to_locator = to.uri.as_ref().map(|_| to.locator());
     let onward: Option<String> = tx
         .prepare_cached(
@@ -327,11 +411,7 @@ fn carry_in(
         .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
         .map(|s| s.by)
     {
-        return Err(StoreError::Invalid(format!(
-            "revision {} was carried to revision {by} already: carry to the latest revision \
-             instead; nothing was written",
-            to.revision
-        )));
+        return Ok(CarryCheck::Refused(CarryRefusal::ToCarriedOn { by }));
     }
     // Nor into a revision `from` was carried from, directly or through earlier carries
     // (its items there forgotten since, or the check above would have seen them): its items
@@ -341,21 +421,49 @@ fn carry_in(
             "WITH RECURSIVE {LINEAGE} SELECT EXISTS (SELECT 1 FROM lineage WHERE rev = ?2)"
         ))?
         .query_row(params![from.revision, to.revision], |r| r.get(0))?;
-    let origin = live_records
-        .iter()
+    let origin = live_records()
         .filter_map(|(r, _)| r.carried.as_ref())
         .chain(
-            live_decisions
-                .iter()
-                .flat_map(|(d, _)| d.basis.iter().filter_map(|b| b.carried.as_ref())),
+            live_decisions().flat_map(|(d, _)| d.basis.iter().filter_map(|b| b.carried.as_ref())),
         )
         .any(|c| c.from == to.revision);
     if earlier || origin {
-        return Err(StoreError::Invalid(format!(
-            "revision {} is an earlier revision of this review: revision {} was carried from              it, so its items would be inherited from themselves. Carry to the part's newest              revision instead, or state the review at revision {} again with remember and              remember_decision; nothing was written",
-            to.revision, from.revision, to.revision
-        )));
+        return Ok(CarryCheck::Refused(CarryRefusal::Earlier));
     }
+    // Carried on, as its history says, when every item it was carried with was forgotten
+    // since (a decision's `carried` event stays: `forget` ends a decision, not its history).
+    if let Some(by) = history::carried_on_to(tx, &to.revision, to_locator)? {
+        return Ok(CarryCheck::Refused(CarryRefusal::ToCarriedOn { by }));
+    }
+    Ok(CarryCheck::Carry)
+}
+
+fn carry_in(
+    tx: &Transaction<'_>,
+    plan: &CarryPlan,
+    author: Option<&str>,
+) -> Result<CarryOutcome, StoreError> {
+    let from = &plan.from;
+    let to = &plan.to;
+    let (records, decisions) = items_at(tx, from)?;
+    match check(tx, from, to, &records, &decisions)? {
+        CarryCheck::Carry => {}
+        CarryCheck::AlreadyCarried => {
+            return Ok(CarryOutcome {
+                already_carried: true,
+                ..CarryOutcome::default()
+            });
+        }
+        CarryCheck::Refused(why) => return Err(StoreError::Invalid(why.message(from, to))),
+    }
+    let live_records: Vec<(Record, i64)> = records
+        .into_iter()
+        .filter(|(r, _)| r.superseded.is_none())
+        .collect();
+    let live_decisions: Vec<(Decision, i64)> = decisions
+        .into_iter()
+        .filter(|(d, _)| d.superseded.is_none())
+        .collect();
     // Something of the part changed: a changed entity reported, or an entity of an item
     // that the map does not carry. Whole-part items are then re-verified.
     let map = &plan.map;

@@ -22,7 +22,7 @@ use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
-use crate::store::{DecisionRef, Shown, Store, VerdictsOutcome};
+use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
 use crate::text::{needs_quotes, one_line, prefix_chars, quoted};
 use crate::time;
 use crate::version::Version;
@@ -196,9 +196,8 @@ fn recorded_elsewhere(
     };
     let first = |store: &mut Store, q: &crate::store::DecisionQuery| {
         let mut found = None;
-        // A decision carried on is not one to carry again: its review went on elsewhere.
         store.recall_decisions_each(q, crate::store::PageRequest::first(1), |d| {
-            found = d.superseded.is_none().then_some(d.artifact);
+            found = Some(d);
             false
         })?;
         Ok::<_, ToolError>(found)
@@ -209,11 +208,42 @@ fn recorded_elsewhere(
         current_only: true,
         ..Default::default()
     };
-    if let Some(a) = first(store, &of_file)? {
-        return Ok(format!(
-            "; this file has it at revision {}: the part changed? carry the review here with carry_forward (not a new decision), then ask again",
-            a.revision
-        ));
+    if let Some(d) = first(store, &of_file)? {
+        let there = &d.artifact.revision;
+        // A decision carried on is not one to carry again: its review went on elsewhere,
+        // unless every copy was forgotten since (then it is the file's newest of its
+        // subject, and only stating it again brings it here).
+        if let Some(s) = &d.superseded {
+            if store
+                .unsaid_carried_on(&[d.id.as_str()], &[])?
+                .contains(&d.id)
+            {
+                return Ok(format!(
+                    "; its decision at revision {there} of this file was carried on to revision {} and forgotten there: state it again at this revision with remember_decision, then ask again",
+                    s.by
+                ));
+            }
+        } else {
+            // The hint names carry_forward only where it would carry: never back to an
+            // earlier revision of the review, nor into one carried on already.
+            return Ok(match store.carry_check(&d.artifact, artifact)? {
+                CarryCheck::Carry | CarryCheck::AlreadyCarried => format!(
+                    "; this file has it at revision {there}: the part changed? carry the review here with carry_forward (not a new decision), then ask again"
+                ),
+                CarryCheck::Refused(CarryRefusal::ToCarriedOn { by }) if by == *there => format!(
+                    "; this file has it at revision {there}, to which this revision's review was carried: ask at revision {there}"
+                ),
+                CarryCheck::Refused(CarryRefusal::ToCarriedOn { by }) => format!(
+                    "; this file has it at revision {there}, and this revision's review was carried on to revision {by}: ask at revision {there}, or state the decision at this revision with remember_decision"
+                ),
+                CarryCheck::Refused(CarryRefusal::Earlier) => format!(
+                    "; this file has it at revision {there}, a later revision of this review (carried from this one): ask at revision {there}"
+                ),
+                CarryCheck::Refused(_) => format!(
+                    "; this file has it at revision {there}: ask at that revision, or state the decision at this revision with remember_decision"
+                ),
+            });
+        }
     }
     let of_revision = crate::store::DecisionQuery {
         revision: Some(artifact.revision.clone()),
@@ -221,7 +251,10 @@ fn recorded_elsewhere(
         current_only: true,
         ..Default::default()
     };
-    Ok(match first(store, &of_revision)? {
+    Ok(match first(store, &of_revision)?
+        .filter(|d| d.superseded.is_none())
+        .map(|d| d.artifact)
+    {
         Some(a) => match a.uri.as_deref() {
             Some(file) => format!(
                 "; this revision has it under another file ({}): the same bytes at another path? ask with that uri",
