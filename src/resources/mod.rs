@@ -661,6 +661,36 @@ pub fn review(
     if !recorded && let Some(v) = review.as_object_mut() {
         v.remove("report");
     }
+    // An engineer's verdict given at the earlier revision after the carry (a clone's, by
+    // sync or import), which the carried items here do not show: named, with what to do.
+    let carried: Vec<crate::review::Decision> = view
+        .decisions
+        .iter()
+        .filter(|d| d.basis.iter().any(|b| b.carried.is_some()))
+        .cloned()
+        .collect();
+    let (mut after, said) = verdicts_after_carry(store, &carried)?;
+    let mut line = line;
+    if !after.is_empty() {
+        // Before the report's URI, which ends the line (a `;` after it could be read as
+        // part of it).
+        let said = format!("{}{}.", said[..1].to_uppercase(), &said[1..]);
+        line = match line.find(" The full report: ") {
+            Some(at) => format!("{} {said}{}", &line[..at], &line[at..]),
+            None => format!("{line} {said}"),
+        };
+        // Within the answer's bound: the summary says they are there, the list may be cut.
+        while !after.is_empty()
+            && crate::wire::answer_bytes(&review)
+                .saturating_add(crate::wire::answer_bytes(&Value::Array(after.clone())))
+                > PAGE_ITEMS_BUDGET
+        {
+            after.pop();
+        }
+        if let Some(v) = review.as_object_mut() {
+            v.insert("verdicts_after_carry".into(), Value::Array(after));
+        }
+    }
     Ok((review, line))
 }
 
@@ -702,6 +732,44 @@ fn carriable_here(
         }
     }
     Ok(false)
+}
+
+/// At most this many verdicts given after a carry are listed in one answer; the rest are
+/// counted.
+const AFTER_CARRY_LISTED: usize = 5;
+
+/// The engineer's verdicts given at an earlier revision after its review was carried to the
+/// decisions `carried` (see `review::carry::VerdictAfterCarry`): as an answer lists them, and
+/// the clause its summary adds (empty when there is none; it starts with a lower-case ASCII
+/// letter or a digit).
+pub fn verdicts_after_carry(
+    store: &mut Store,
+    carried: &[crate::review::Decision],
+) -> Result<(Vec<Value>, String), crate::store::StoreError> {
+    let mut listed = Vec::new();
+    let mut first = None;
+    let mut n = 0usize;
+    for d in carried {
+        for v in store.verdicts_after_carry(d)? {
+            n += 1;
+            if first.is_none() {
+                first = Some(v.sentence(&d.subject));
+            }
+            if listed.len() < AFTER_CARRY_LISTED {
+                listed.push(v.wire(&d.id));
+            }
+        }
+    }
+    let said = match first {
+        None => String::new(),
+        Some(first) if n == 1 => {
+            format!("the engineer's verdict on {first} (verdicts_after_carry)")
+        }
+        Some(first) => format!(
+            "{n} verdicts of the engineer came after the carry (verdicts_after_carry), the first on {first}"
+        ),
+    };
+    Ok((listed, said))
 }
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {

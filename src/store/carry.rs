@@ -8,11 +8,11 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::browse::{DECISION_SAID_ON, RECORD_SAID_ON, decisions_with_basis};
 use super::codec::opt_json;
-use super::decisions::rows::{DECISION_COLS, decision_from_row, write_decision};
+use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
 use super::{Store, StoreError, history};
-use crate::review::carry::{EntityMap, carried_artifact, short_revision};
+use crate::review::carry::{EntityMap, VerdictAfterCarry, carried_artifact, short_revision};
 use crate::review::history::{Channel, Written, carried_events, carried_onto_events};
 use crate::review::{
     Artifact, BasisItem, CarryState, Decision, DecisionCarried, Record, Superseded, id,
@@ -116,6 +116,71 @@ impl Store {
                 if stmt.query_row([id], |r| r.get::<_, bool>(0))? {
                     out.insert((*id).to_string());
                 }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The engineer's verdicts the carried items of `d` do not show (see
+    /// [`VerdictAfterCarry`]): for each item carried (inherited or to re-verify), the item of
+    /// the same requirement in the decision of its subject at the revision it was stated at
+    /// (`carried.from`; of its own file first), when that one holds an engineer's verdict
+    /// other than the one the carry copied.
+    pub fn verdicts_after_carry(
+        &mut self,
+        d: &Decision,
+    ) -> Result<Vec<VerdictAfterCarry>, StoreError> {
+        let mut out = Vec::new();
+        if d.basis.iter().all(|b| b.carried.is_none()) {
+            return Ok(out);
+        }
+        let tx = self.read()?;
+        // The decision stated at each revision items were carried from, read once.
+        // (revision, (decision id, its basis) stated there, if any).
+        type Stated = (String, Option<(String, Vec<BasisItem>)>);
+        let mut stated: Vec<Stated> = Vec::new();
+        for (index, b) in d.basis.iter().enumerate() {
+            let Some(c) = &b.carried else { continue };
+            if !stated.iter().any(|(rev, _)| *rev == c.from) {
+                let row: Option<(i64, String)> = tx
+                    .prepare_cached(
+                        "SELECT rid, id FROM decisions WHERE revision = ?1 AND subject = ?2 \
+                         ORDER BY locator = ?3 DESC, seq DESC LIMIT 1",
+                    )?
+                    .query_row(params![c.from, d.subject, d.artifact.locator()], |r| {
+                        r.try_into()
+                    })
+                    .optional()?;
+                let found = match row {
+                    Some((rid, id)) => Some((id, load_basis(&tx, rid)?)),
+                    None => None,
+                };
+                stated.push((c.from.clone(), found));
+            }
+            let Some((decision, basis)) = stated
+                .iter()
+                .find(|(rev, _)| *rev == c.from)
+                .and_then(|(_, found)| found.as_ref())
+            else {
+                continue;
+            };
+            let given = basis
+                .iter()
+                .find(|s| s.requirement == b.requirement)
+                .and_then(|s| s.verdict.as_ref())
+                .filter(|v| v.via.is_engineer());
+            let Some(v) = given else { continue };
+            let known = c
+                .verdict
+                .as_ref()
+                .is_some_and(|k| k.judgement == v.judgement && k.at == v.at);
+            if !known {
+                out.push(VerdictAfterCarry {
+                    index,
+                    revision: c.from.clone(),
+                    decision: decision.clone(),
+                    verdict: v.clone(),
+                });
             }
         }
         Ok(out)

@@ -20,6 +20,7 @@ use serde_json::{Map, Value, json};
 
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
+use crate::review::carry::VerdictAfterCarry;
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
 use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
@@ -296,6 +297,9 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
             &decision, &s.by,
         )));
     }
+    // The engineer's verdicts given at the earlier revision after the carry (a clone's, by
+    // sync): the carried item does not show them, so it is asked about again by default.
+    let after = store.verdicts_after_carry(&decision)?;
     let unjudged: Vec<usize> = decision
         .basis
         .iter()
@@ -303,7 +307,10 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         .filter(|(_, b)| !b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
         // An item inherited by `carry_forward` stands as inherited (its verdict at the earlier
         // revision is its history): asked only when named in `items`.
-        .filter(|(_, b)| b.carry_state() != Some(crate::review::CarryState::Inherited))
+        .filter(|(i, b)| {
+            b.carry_state() != Some(crate::review::CarryState::Inherited)
+                || after.iter().any(|a| a.index == *i)
+        })
         .map(|(i, _)| i)
         .collect();
     let inherited = decision
@@ -349,7 +356,7 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         summary.push('.');
         return answer(&decision, Outcome::NothingToAsk, &[], &[], 0, summary).map(Step::Done);
     }
-    let form = form(&decision, &items, remaining);
+    let form = form(&decision, &items, remaining, &after);
     Ok(Step::Ask(Question {
         decision: decision.id.clone(),
         digest: decision.basis_digest(),
@@ -361,7 +368,7 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
 
 /// The `elicitation/create` params (without `mode`): a message that shows each item asked,
 /// and the flat form.
-fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
+fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCarry]) -> Value {
     // The first line is what a host that shows one line shows: who the answers belong to
     // (under 80 characters). Each item's details are in its field (title and description)
     // only, never repeated here.
@@ -424,6 +431,16 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
         }
         if let Some(c) = &b.carried {
             about.push_str(&format!("; {}", shown(&c.describe(), SHOWN)));
+        }
+        if let Some(a) = after.iter().find(|a| a.index == i) {
+            // Given at the earlier revision after the carry: the history above lacks it.
+            about.push_str(&format!(
+                "; after the carry, at revision {}: {}{}, {}",
+                short_rev(&a.revision),
+                a.verdict.judgement.as_str(),
+                shown(&a.verdict.given_by(), 120),
+                when(&a.verdict.at)
+            ));
         }
         // Numbered from 1, as the report's table numbers the basis.
         let key = judgement_key(i);
@@ -753,7 +770,8 @@ fn answer_without(
 pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
     match store.find_decision(&DecisionRef::Id(&q.decision))? {
         Some(d) if d.basis_digest() == q.digest => {
-            let form = form(&d, &q.items, q.remaining);
+            let after = store.verdicts_after_carry(&d)?;
+            let form = form(&d, &q.items, q.remaining, &after);
             Ok(Step::Ask(Question { form, ..q }))
         }
         _ => Err(ToolError::Invalid(

@@ -513,3 +513,147 @@ fn the_report_says_which_items_stated_here_the_engineer_has_judged() {
         "{section}"
     );
 }
+
+/// Reported last session: a verdict given at revision 1 in one clone after the other clone
+/// carried the review to revision 2 lands, after sync, on the superseded decision at 1;
+/// revision 2's carried item never learned of it (its `carried.verdict` is the carry's), and
+/// `request_verdicts` there said "nothing to ask" (inherited). Every reader of revision 2 now
+/// names it (`verdicts_after_carry`, and the summary), and `request_verdicts` asks the
+/// engineer about the item again by default; once they judged it there, nothing is named.
+#[test]
+fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_new_one() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-late-verdict").unwrap();
+    let a = dir.join("a.db");
+    let b = dir.join("b.db");
+    let r1 = art_uri(&rev(1), FILE);
+    let r2 = art_uri(&rev(2), FILE);
+    let source = {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        let d = c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "hold", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]},
+                {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:4"]}
+            ]}),
+        );
+        d["decision"]["id"].as_str().unwrap().to_string()
+    };
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    let sync = |db: &std::path::Path| {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    sync(&a);
+    sync(&b);
+    {
+        let mut c = Client::new(Store::open(&b).unwrap(), ERAS[2]);
+        c.ok(
+            "carry_forward",
+            json!({"from": r1, "to": r2, "changed": [],
+                   "map": [{"from": "face:3", "to": "face:13"}, {"from": "face:4", "to": "face:14"}]}),
+        );
+    }
+    sync(&b);
+    // Clone A, not yet synced, records the engineer's verdict on item 1 at revision 1.
+    {
+        let mut store = Store::open(&a).unwrap();
+        store.set_author(Some("Ada".into()));
+        let at = DecisionRef::Id(&source);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[1].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: Some("0.08 measured".into()),
+            via: Via::App,
+        };
+        let outcome = store
+            .record_verdicts(&at, Shown::Item(&shown), &[(1, verdict)])
+            .unwrap();
+        assert!(
+            matches!(outcome, VerdictsOutcome::Recorded(_)),
+            "{outcome:?}"
+        );
+    }
+    sync(&a);
+    sync(&b);
+    for db in [&a, &b] {
+        let mut c = Client::new(Store::open(db).unwrap(), ERAS[2]);
+        let recalled = c.call("recall_decisions", json!({"artifact": r2}));
+        let result = &recalled["result"];
+        let after = &result["structuredContent"]["verdicts_after_carry"];
+        assert_eq!(after[0]["index"], 1, "{db:?}: {result}");
+        assert_eq!(after[0]["revision"], rev(1), "{result}");
+        assert_eq!(after[0]["verdict"]["judgement"], "rejected", "{result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("request_verdicts"), "{text}");
+        let shown = c.call("show_review", json!({"artifact": r2}));
+        let result = &shown["result"];
+        assert_eq!(
+            result["structuredContent"]["verdicts_after_carry"][0]["index"], 1,
+            "{result}"
+        );
+        assert!(
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("after it was carried here"),
+            "{result}"
+        );
+        // request_verdicts asks about item 1 again (it was inherited: not asked before),
+        // its field saying what was given after the carry.
+        let asked = c.request_declaring(
+            "tools/call",
+            json!({"name": "request_verdicts", "arguments": {"artifact": r2, "subject": "bore"}}),
+            json!({"elicitation": {"form": {}}}),
+        );
+        let text = asked.to_string();
+        assert!(text.contains("judgement_1"), "{text}");
+        assert!(!text.contains("judgement_0"), "{text}");
+        assert!(text.contains("after the carry, at revision"), "{text}");
+    }
+    // Once the engineer judged the item at revision 2, it is that revision's: nothing named.
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        let id = c.ok("recall_decisions", json!({"artifact": r2}))["decisions"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let mut store = Store::open(&a).unwrap();
+        let at = DecisionRef::Id(&id);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[1].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: None,
+            via: Via::Terminal,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(1, verdict)])
+            .unwrap();
+        let recalled = c.ok("recall_decisions", json!({"artifact": r2}));
+        assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
+    }
+    // An item carried without a later verdict names nothing: a carry in one database.
+    let mut c = Client::memory(ERAS[0]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": r1, "subject": "bore", "disposition": "hold", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": r1, "to": r2, "map": [{"from": "face:3", "to": "face:13"}]}),
+    );
+    let recalled = c.ok("recall_decisions", json!({"artifact": r2}));
+    assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
+}
