@@ -676,3 +676,21 @@ fn show_review_of_an_earlier_emptied_revision_does_not_advise_carrying_back() {
     assert!(text.contains("stale"), "{text}");
     assert!(!text.contains("carry_forward carries"), "{text}");
 }
+
+/// A carry made again after its copy was forgotten at `to` said "nothing changed" and how to
+/// make its inherited items this revision's, items no longer there: it now says that what
+/// was carried was forgotten, and to state the review there again.
+#[test]
+fn a_carry_again_after_its_copy_was_forgotten_says_so() {
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+    let text = text_of(
+        &mut c,
+        "carry_forward",
+        json!({"from": at(2), "to": at(3), "map": [], "changed": []}),
+    );
+    assert!(text.contains("forgotten"), "{text}");
+    assert!(text.contains("remember_decision"), "{text}");
+    assert!(!text.contains("request_verdicts"), "{text}");
+}
