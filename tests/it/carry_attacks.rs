@@ -657,3 +657,54 @@ fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_
     let recalled = c.ok("recall_decisions", json!({"artifact": r2}));
     assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
 }
+
+/// The other side: an engineer's verdict given before the carry travels as the carried
+/// item's history, through two carries, and nothing is named "after the carry".
+#[test]
+fn a_verdict_given_before_the_carry_is_not_named_after_it() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-early-verdict").unwrap();
+    let db = dir.join("a.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+    let d = c.ok(
+        "remember_decision",
+        json!({"artifact": r(1), "subject": "bore", "disposition": "hold", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]}),
+    );
+    let id = d["decision"]["id"].as_str().unwrap().to_string();
+    {
+        let mut store = Store::open(&db).unwrap();
+        let at = DecisionRef::Id(&id);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Accepted,
+            reason: None,
+            via: Via::Terminal,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
+            .unwrap();
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": r(1), "to": r(2), "map": [{"from": "face:3", "to": "face:13"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": r(2), "to": r(3), "map": [{"from": "face:13", "to": "face:23"}]}),
+    );
+    for n in [2, 3] {
+        let recalled = c.ok("recall_decisions", json!({"artifact": r(n)}));
+        assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
+        let shown = c.ok("show_review", json!({"artifact": r(n)}));
+        assert!(shown.get("verdicts_after_carry").is_none(), "{shown}");
+    }
+}
