@@ -24,21 +24,24 @@ pub enum ExportItem {
 /// Whether the decision `d`, carried on from its revision (superseded), is still said by a
 /// later copy: a newer decision of its subject on its file (its carried copy, or one stated
 /// again), or one of its subject at the revision it was carried to (onto another file, or
-/// already stated there). When every copy was forgotten, nothing says it any more: it is
+/// already stated there). Newer by `created_at`, then id, which every clone holds alike
+/// (`seq` is the order a database received its items in: a sync's differs). When every copy was forgotten, nothing says it any more: it is
 /// again the file's newest decision of its subject (`recall_decisions` lists it), and a
 /// stale claim like any other.
 pub(super) const DECISION_SAID_ON: &str = "(EXISTS (SELECT 1 FROM decisions n \
-     WHERE n.locator = d.locator AND n.subject = d.subject AND n.seq > d.seq) \
+     WHERE n.subject = d.subject AND n.locator = d.locator \
+     AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.id > d.id))) \
      OR EXISTS (SELECT 1 FROM decisions n \
      WHERE n.revision = json_extract(d.superseded, '$.by') AND n.subject = d.subject))";
 
 /// [`DECISION_SAID_ON`] for a feature `r` (keyed by file and name): the feature as it stands
-/// (not superseded), or a later superseded copy of it (carried on again), or one of its name
-/// at the revision it was carried to. A superseded note has no key to find its copy by: it
+/// (not superseded), or a later superseded copy of it (carried on again: its `updated_at` is
+/// the later carry's), or one of its name at the revision it was carried to. A superseded note has no key to find its copy by: it
 /// is taken as said on.
 pub(super) const RECORD_SAID_ON: &str = "(r.name IS NULL OR EXISTS (SELECT 1 FROM records n \
-     WHERE n.locator = r.locator AND n.name = r.name AND n.seq <> r.seq \
-     AND (n.superseded IS NULL OR n.seq > r.seq)) \
+     WHERE n.locator = r.locator AND n.name = r.name AND n.id <> r.id \
+     AND (n.superseded IS NULL OR n.updated_at > r.updated_at \
+       OR (n.updated_at = r.updated_at AND n.id > r.id))) \
      OR EXISTS (SELECT 1 FROM records n \
      WHERE n.revision = json_extract(r.superseded, '$.by') AND n.name = r.name))";
 

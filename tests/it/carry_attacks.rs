@@ -708,3 +708,63 @@ fn a_verdict_given_before_the_carry_is_not_named_after_it() {
         assert!(shown.get("verdicts_after_carry").is_none(), "{shown}");
     }
 }
+
+/// A chain synced to another clone answers alike there: revision 1's decision, carried on
+/// through 2 (forgotten) to 3, is said by 3's copy in both databases. Whether a later copy
+/// says a carried-on decision was judged by `seq`, the order a database received its items
+/// in, which a sync's import does not keep: the clone listed revision 1's decision as stale
+/// against 3 and 4 while the original did not.
+#[test]
+fn a_carried_chain_reads_alike_in_a_synced_clone() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-chain-clone").unwrap();
+    let a = dir.join("a.db");
+    let b = dir.join("b.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        // Several subjects, so that the ids sort in more than one order.
+        for subject in ["bore", "wall", "flat", "hole", "slot", "boss"] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": r(1), "subject": subject, "disposition": "accept", "basis": [
+                    {"requirement": "R", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+            );
+        }
+        c.ok(
+            "carry_forward",
+            json!({"from": r(1), "to": r(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": r(2), "to": r(3), "map": [{"from": "face:11", "to": "face:21"}]}),
+        );
+        for subject in ["bore", "wall", "flat", "hole", "slot", "boss"] {
+            c.ok("forget", json!({"artifact": r(2), "subject": subject}));
+        }
+    }
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    for db in [&a, &b] {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let mut answers = Vec::new();
+    for db in [&a, &b] {
+        let mut c = Client::new(Store::open(db).unwrap(), ERAS[2]);
+        let mut seen = Vec::new();
+        for n in [2usize, 3, 4] {
+            let shown = c.ok("show_review", json!({"artifact": r(n)}));
+            seen.push((
+                shown["counts"].clone(),
+                shown["stale_decisions"].as_array().unwrap().len(),
+            ));
+        }
+        answers.push(seen);
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0][1].0["stale_decisions"], 0, "{:?}", answers[0]);
+}
