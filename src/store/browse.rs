@@ -24,13 +24,14 @@ pub enum ExportItem {
 /// Whether the decision `d`, carried on from its revision (superseded), is still said by a
 /// later copy: a newer decision of its subject on its file (its carried copy, or one stated
 /// again), or one of its subject at the revision it was carried to (onto another file, or
-/// already stated there). Newer by `created_at`, then id, which every clone holds alike
-/// (`seq` is the order a database received its items in: a sync's differs). When every copy was forgotten, nothing says it any more: it is
+/// already stated there). Newer as `recall_decisions` judges the current decision: by
+/// `created_at`, which every clone holds alike (`seq`, the order a database received its
+/// items in, differs after a sync), then `seq`. When every copy was forgotten, nothing says it any more: it is
 /// again the file's newest decision of its subject (`recall_decisions` lists it), and a
 /// stale claim like any other.
 pub(super) const DECISION_SAID_ON: &str = "(EXISTS (SELECT 1 FROM decisions n \
      WHERE n.subject = d.subject AND n.locator = d.locator \
-     AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.id > d.id))) \
+     AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.seq > d.seq))) \
      OR EXISTS (SELECT 1 FROM decisions n \
      WHERE n.revision = json_extract(d.superseded, '$.by') AND n.subject = d.subject))";
 

@@ -717,6 +717,7 @@ fn a_verdict_given_before_the_carry_is_not_named_after_it() {
 #[test]
 fn a_carried_chain_reads_alike_in_a_synced_clone() {
     use review_mcp::store::Store;
+    use serde_json::Value;
 
     use crate::support::TempDir;
 
@@ -762,6 +763,18 @@ fn a_carried_chain_reads_alike_in_a_synced_clone() {
                 shown["counts"].clone(),
                 shown["stale_decisions"].as_array().unwrap().len(),
             ));
+            // The current decision of each subject is revision 3's copy in both.
+            let recalled = c.ok("recall_decisions", json!({"artifact": r(n), "limit": 50}));
+            let revisions: Vec<Value> = recalled["decisions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| {
+                    let i = d["artifact"].as_u64().unwrap() as usize;
+                    recalled["artifacts"][i]["revision"].clone()
+                })
+                .collect();
+            assert_eq!(revisions, vec![json!(rev(3)); 6], "{db:?} {n}: {recalled}");
         }
         answers.push(seen);
     }
