@@ -727,7 +727,7 @@ fn carriable_here(
             revision: revision.to_string(),
             ..from.clone()
         };
-        if store.carry_check(from, &to)? == crate::store::CarryCheck::Carry {
+        if store.carry_direction(from, &to)?.is_none() {
             return Ok(true);
         }
     }
@@ -749,8 +749,8 @@ pub fn verdicts_after_carry(
     let mut listed = Vec::new();
     let mut first = None;
     let mut n = 0usize;
-    for d in carried {
-        for v in store.verdicts_after_carry(d)? {
+    for (d, after) in carried.iter().zip(store.verdicts_after_carry_of(carried)?) {
+        for v in after {
             n += 1;
             if first.is_none() {
                 first = Some(v.sentence(&d.subject));

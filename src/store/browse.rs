@@ -38,13 +38,16 @@ pub(super) const DECISION_SAID_ON: &str = "(EXISTS (SELECT 1 FROM decisions n \
 /// [`DECISION_SAID_ON`] for a feature `r` (keyed by file and name): the feature as it stands
 /// (not superseded), or a later superseded copy of it (carried on again: its `updated_at` is
 /// the later carry's), or one of its name at the revision it was carried to. A superseded note has no key to find its copy by: it
-/// is taken as said on.
-pub(super) const RECORD_SAID_ON: &str = "(r.name IS NULL OR EXISTS (SELECT 1 FROM records n \
-     WHERE n.locator = r.locator AND n.name = r.name AND n.id <> r.id \
-     AND (n.superseded IS NULL OR n.updated_at > r.updated_at \
-       OR (n.updated_at = r.updated_at AND n.id > r.id))) \
+/// is taken as said on. The feature as it stands is looked up first, in the feature key's
+/// index (`records_feature_key`): the common case costs one search, not a scan of the file.
+pub(super) const RECORD_SAID_ON: &str = "(r.name IS NULL \
+     OR EXISTS (SELECT 1 FROM records n WHERE n.locator = r.locator AND n.name = r.name \
+       AND n.name IS NOT NULL AND n.superseded IS NULL) \
+     OR EXISTS (SELECT 1 FROM records n WHERE n.locator = r.locator AND n.name = r.name \
+       AND n.id <> r.id AND n.superseded IS NOT NULL \
+       AND (n.updated_at > r.updated_at OR (n.updated_at = r.updated_at AND n.id > r.id))) \
      OR EXISTS (SELECT 1 FROM records n \
-     WHERE n.revision = json_extract(r.superseded, '$.by') AND n.name = r.name))";
+       WHERE n.revision = json_extract(r.superseded, '$.by') AND n.name = r.name))";
 
 /// A revision's review counted over everything stored ([`Store::revision_tallies`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -225,38 +228,32 @@ impl Store {
                UNION SELECT ?3 WHERE ?3 IS NOT NULL) ";
         // What was carried on and no later copy says any more (every copy forgotten) is a
         // claim of its own again: counted, and how many of them (no carry brings it here).
-        let stale_records = |carried_on: bool| {
-            one(
-                &format!(
-                    "{files}SELECT count(*) FROM records r \
-                     WHERE r.locator IN (SELECT uri FROM files) AND r.revision <> ?1 AND {}",
-                    if carried_on {
-                        format!("r.superseded IS NOT NULL AND NOT {RECORD_SAID_ON}")
-                    } else {
-                        format!("(r.superseded IS NULL OR NOT {RECORD_SAID_ON})")
-                    }
-                ),
-                &[&revision, &subject, &file],
-            )
+        // (stale, of which carried on): one reading of the file's items each, the rule of a
+        // later copy looked up only for the superseded ones.
+        let two = |sql: &str| -> Result<(i64, i64), StoreError> {
+            Ok(tx
+                .prepare_cached(sql)?
+                .query_row(params![revision, subject, file], |r| {
+                    Ok((
+                        r.get::<_, Option<i64>>(0)?.unwrap_or(0),
+                        r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                    ))
+                })?)
         };
-        let stale_decisions = |carried_on: bool| {
-            one(
-                &format!(
-                    "{files}SELECT count(*) FROM decisions d \
-                     WHERE d.locator IN (SELECT uri FROM files) AND d.revision <> ?1 \
-                     AND (?2 IS NULL OR d.subject = ?2) AND {}",
-                    if carried_on {
-                        format!("d.superseded IS NOT NULL AND NOT {DECISION_SAID_ON}")
-                    } else {
-                        format!("(d.superseded IS NULL OR NOT {DECISION_SAID_ON})")
-                    }
-                ),
-                &[&revision, &subject, &file],
-            )
-        };
-        let stale_carried_on = stale_records(true)?.saturating_add(stale_decisions(true)?);
-        let stale_records = stale_records(false)?;
-        let stale_decisions = stale_decisions(false)?;
+        let (own_records, carried_on_records) = two(&format!(
+            "{files}SELECT sum(r.superseded IS NULL), \
+             sum(r.superseded IS NOT NULL AND NOT {RECORD_SAID_ON}) FROM records r \
+             WHERE r.locator IN (SELECT uri FROM files) AND r.revision <> ?1"
+        ))?;
+        let (own_decisions, carried_on_decisions) = two(&format!(
+            "{files}SELECT sum(d.superseded IS NULL), \
+             sum(d.superseded IS NOT NULL AND NOT {DECISION_SAID_ON}) FROM decisions d \
+             WHERE d.locator IN (SELECT uri FROM files) AND d.revision <> ?1 \
+             AND (?2 IS NULL OR d.subject = ?2)"
+        ))?;
+        let stale_carried_on = carried_on_records.saturating_add(carried_on_decisions);
+        let stale_records = own_records.saturating_add(carried_on_records);
+        let stale_decisions = own_decisions.saturating_add(carried_on_decisions);
         Ok(RevisionTallies {
             decisions: count(decisions),
             open_questions: count(open),

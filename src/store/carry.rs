@@ -130,62 +130,83 @@ impl Store {
         &mut self,
         d: &Decision,
     ) -> Result<Vec<VerdictAfterCarry>, StoreError> {
-        let mut out = Vec::new();
-        if d.basis.iter().all(|b| b.carried.is_none()) {
-            return Ok(out);
-        }
-        let tx = self.read()?;
-        // The decision stated at each revision items were carried from, read once.
-        // (revision, (decision id, its basis) stated there, if any).
-        type Stated = (String, Option<(String, Vec<BasisItem>)>);
-        let mut stated: Vec<Stated> = Vec::new();
-        for (index, b) in d.basis.iter().enumerate() {
-            let Some(c) = &b.carried else { continue };
-            if !stated.iter().any(|(rev, _)| *rev == c.from) {
-                let row: Option<(i64, String)> = tx
-                    .prepare_cached(
-                        "SELECT rid, id FROM decisions WHERE revision = ?1 AND subject = ?2 \
-                         ORDER BY locator = ?3 DESC, seq DESC LIMIT 1",
-                    )?
-                    .query_row(params![c.from, d.subject, d.artifact.locator()], |r| {
-                        r.try_into()
-                    })
-                    .optional()?;
-                let found = match row {
-                    Some((rid, id)) => Some((id, load_basis(&tx, rid)?)),
-                    None => None,
-                };
-                stated.push((c.from.clone(), found));
-            }
-            let Some((decision, basis)) = stated
-                .iter()
-                .find(|(rev, _)| *rev == c.from)
-                .and_then(|(_, found)| found.as_ref())
-            else {
-                continue;
-            };
-            let given = basis
-                .iter()
-                .find(|s| s.requirement == b.requirement)
-                .and_then(|s| s.verdict.as_ref())
-                .filter(|v| v.via.is_engineer());
-            let Some(v) = given else { continue };
-            let known = c
-                .verdict
-                .as_ref()
-                .is_some_and(|k| k.judgement == v.judgement && k.at == v.at);
-            if !known {
-                out.push(VerdictAfterCarry {
-                    index,
-                    revision: c.from.clone(),
-                    decision: decision.clone(),
-                    verdict: v.clone(),
-                });
-            }
-        }
-        Ok(out)
+        Ok(self
+            .verdicts_after_carry_of(std::slice::from_ref(d))?
+            .into_iter()
+            .next()
+            .unwrap_or_default())
     }
 
+    /// [`Store::verdicts_after_carry`] of each of `decisions`, in one read.
+    pub fn verdicts_after_carry_of(
+        &mut self,
+        decisions: &[Decision],
+    ) -> Result<Vec<Vec<VerdictAfterCarry>>, StoreError> {
+        let tx = self.read()?;
+        decisions.iter().map(|d| after_carry_in(&tx, d)).collect()
+    }
+}
+
+fn after_carry_in(
+    tx: &Transaction<'_>,
+    d: &Decision,
+) -> Result<Vec<VerdictAfterCarry>, StoreError> {
+    let mut out = Vec::new();
+    if d.basis.iter().all(|b| b.carried.is_none()) {
+        return Ok(out);
+    }
+    // The decision stated at each revision items were carried from, read once.
+    // (revision, (decision id, its basis) stated there, if any).
+    type Stated = (String, Option<(String, Vec<BasisItem>)>);
+    let mut stated: Vec<Stated> = Vec::new();
+    for (index, b) in d.basis.iter().enumerate() {
+        let Some(c) = &b.carried else { continue };
+        if !stated.iter().any(|(rev, _)| *rev == c.from) {
+            let row: Option<(i64, String)> = tx
+                .prepare_cached(
+                    "SELECT rid, id FROM decisions WHERE revision = ?1 AND subject = ?2 \
+                         ORDER BY locator = ?3 DESC, seq DESC LIMIT 1",
+                )?
+                .query_row(params![c.from, d.subject, d.artifact.locator()], |r| {
+                    r.try_into()
+                })
+                .optional()?;
+            let found = match row {
+                Some((rid, id)) => Some((id, load_basis(tx, rid)?)),
+                None => None,
+            };
+            stated.push((c.from.clone(), found));
+        }
+        let Some((decision, basis)) = stated
+            .iter()
+            .find(|(rev, _)| *rev == c.from)
+            .and_then(|(_, found)| found.as_ref())
+        else {
+            continue;
+        };
+        let given = basis
+            .iter()
+            .find(|s| s.requirement == b.requirement)
+            .and_then(|s| s.verdict.as_ref())
+            .filter(|v| v.via.is_engineer());
+        let Some(v) = given else { continue };
+        let known = c
+            .verdict
+            .as_ref()
+            .is_some_and(|k| k.judgement == v.judgement && k.at == v.at);
+        if !known {
+            out.push(VerdictAfterCarry {
+                index,
+                revision: c.from.clone(),
+                decision: decision.clone(),
+                verdict: v.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+impl Store {
     /// `revision` and every revision whose items were carried to it, directly or through
     /// earlier carries (1 to 2, then 2 to 3: 3's lineage is 1, 2 and 3). An item superseded by
     /// one of them lives on in `revision`: not a stale claim against it.
@@ -385,6 +406,18 @@ impl CarryRefusal {
 }
 
 impl Store {
+    /// Whether a carry from `from` to `to` goes backwards (into a revision carried on
+    /// already, or one `from`'s review came from), without reading `from`'s items: what a
+    /// hint needs to know before it names `carry_forward`.
+    pub fn carry_direction(
+        &mut self,
+        from: &Artifact,
+        to: &Artifact,
+    ) -> Result<Option<CarryRefusal>, StoreError> {
+        let tx = self.read()?;
+        direction(&tx, from, to)
+    }
+
     /// What a carry from `from` to `to` would do (see [`CarryCheck`]), read without writing.
     pub fn carry_check(
         &mut self,
@@ -459,6 +492,18 @@ fn check(
             ))));
         }
     }
+    Ok(match direction(tx, from, to)? {
+        Some(why) => CarryCheck::Refused(why),
+        None => CarryCheck::Carry,
+    })
+}
+
+/// The refusals of a carry's direction (see [`Store::carry_direction`]).
+fn direction(
+    tx: &Transaction<'_>,
+    from: &Artifact,
+    to: &Artifact,
+) -> Result<Option<CarryRefusal>, StoreError> {
     // A revision carried on already is behind `to`'s file history: carrying into it would
     // make it both superseded by and superseding the same revisions (its items say so; its
     // history, below, when they were forgotten since).
@@ -476,31 +521,33 @@ fn check(
         .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
         .map(|s| s.by)
     {
-        return Ok(CarryCheck::Refused(CarryRefusal::ToCarriedOn { by }));
+        return Ok(Some(CarryRefusal::ToCarriedOn { by }));
     }
     // Nor into a revision `from` was carried from, directly or through earlier carries
-    // (its items there forgotten since, or the check above would have seen them): its items
-    // would be inherited from themselves.
+    // (its items there forgotten since, or the check above would have seen them), nor into
+    // the one an item of `from` is inherited from: its items would be inherited from
+    // themselves.
+    let from_locator = from.uri.as_ref().map(|_| from.locator());
     let earlier: bool = tx
         .prepare_cached(&format!(
-            "WITH RECURSIVE {LINEAGE} SELECT EXISTS (SELECT 1 FROM lineage WHERE rev = ?2)"
+            "WITH RECURSIVE {LINEAGE} SELECT EXISTS (SELECT 1 FROM lineage WHERE rev = ?2) \
+             OR EXISTS (SELECT 1 FROM records WHERE revision = ?1 \
+               AND (?3 IS NULL OR locator = ?3) AND superseded IS NULL \
+               AND json_extract(carried, '$.from') = ?2) \
+             OR EXISTS (SELECT 1 FROM decisions d JOIN basis_items b ON b.decision_rid = d.rid \
+               WHERE d.revision = ?1 AND (?3 IS NULL OR d.locator = ?3) \
+               AND d.superseded IS NULL AND json_extract(b.carried, '$.from') = ?2)"
         ))?
-        .query_row(params![from.revision, to.revision], |r| r.get(0))?;
-    let origin = live_records()
-        .filter_map(|(r, _)| r.carried.as_ref())
-        .chain(
-            live_decisions().flat_map(|(d, _)| d.basis.iter().filter_map(|b| b.carried.as_ref())),
-        )
-        .any(|c| c.from == to.revision);
-    if earlier || origin {
-        return Ok(CarryCheck::Refused(CarryRefusal::Earlier));
+        .query_row(params![from.revision, to.revision, from_locator], |r| {
+            r.get(0)
+        })?;
+    if earlier {
+        return Ok(Some(CarryRefusal::Earlier));
     }
     // Carried on, as its history says, when every item it was carried with was forgotten
     // since (a decision's `carried` event stays: `forget` ends a decision, not its history).
-    if let Some(by) = history::carried_on_to(tx, &to.revision, to_locator)? {
-        return Ok(CarryCheck::Refused(CarryRefusal::ToCarriedOn { by }));
-    }
-    Ok(CarryCheck::Carry)
+    Ok(history::carried_on_to(tx, &to.revision, to_locator)?
+        .map(|by| CarryRefusal::ToCarriedOn { by }))
 }
 
 fn carry_in(
