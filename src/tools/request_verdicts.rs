@@ -293,8 +293,11 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         )));
     };
     if let Some(s) = &decision.superseded {
+        let forgotten = store
+            .unsaid_carried_on(&[decision.id.as_str()], &[])?
+            .contains(&decision.id);
         return Err(ToolError::Invalid(crate::store::superseded_message(
-            &decision, &s.by,
+            &decision, &s.by, forgotten,
         )));
     }
     // The engineer's verdicts given at the earlier revision after the carry (a clone's, by

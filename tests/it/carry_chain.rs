@@ -694,3 +694,36 @@ fn a_carry_again_after_its_copy_was_forgotten_says_so() {
     assert!(text.contains("remember_decision"), "{text}");
     assert!(!text.contains("request_verdicts"), "{text}");
 }
+
+/// A verdict asked on a carried-on decision whose every copy was forgotten was refused with
+/// "give the verdict on that revision's decision (request_verdicts with revision 2)", where
+/// nothing is left: the refusal now says the copy was forgotten and to state it again.
+#[test]
+fn a_verdict_on_a_decision_carried_on_and_forgotten_there_says_to_state_it_again() {
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+    for n in [1usize, 2] {
+        let e = c.refused(
+            "request_verdicts",
+            json!({"artifact": at(n), "subject": "bore"}),
+        );
+        if n == 1 {
+            assert!(e.contains("forgotten"), "{e}");
+            assert!(e.contains("remember_decision"), "{e}");
+            assert!(!e.contains("request_verdicts with revision"), "{e}");
+        }
+    }
+    // While a copy stands, the refusal still names where to judge it.
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    let e = c.refused(
+        "request_verdicts",
+        json!({"artifact": at(1), "subject": "bore"}),
+    );
+    assert!(
+        e.contains(&format!("request_verdicts with revision {}", rev(2))),
+        "{e}"
+    );
+}
