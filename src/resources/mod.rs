@@ -663,13 +663,7 @@ pub fn review(
     }
     // An engineer's verdict given at the earlier revision after the carry (a clone's, by
     // sync or import), which the carried items here do not show: named, with what to do.
-    let carried: Vec<crate::review::Decision> = view
-        .decisions
-        .iter()
-        .filter(|d| d.basis.iter().any(|b| b.carried.is_some()))
-        .cloned()
-        .collect();
-    let (mut after, said) = verdicts_after_carry(store, &carried)?;
+    let (mut after, said) = after_carry_said(&view.after_carry);
     let mut line = line;
     if !after.is_empty() {
         // Before the report's URI, which ends the line (a `;` after it could be read as
@@ -736,7 +730,7 @@ fn carriable_here(
 
 /// At most this many verdicts given after a carry are listed in one answer; the rest are
 /// counted.
-const AFTER_CARRY_LISTED: usize = 5;
+pub(super) const AFTER_CARRY_LISTED: usize = 5;
 
 /// The engineer's verdicts given at an earlier revision after its review was carried to the
 /// decisions `carried` (see `review::carry::VerdictAfterCarry`): as an answer lists them, and
@@ -746,30 +740,40 @@ pub fn verdicts_after_carry(
     store: &mut Store,
     carried: &[crate::review::Decision],
 ) -> Result<(Vec<Value>, String), crate::store::StoreError> {
-    let mut listed = Vec::new();
-    let mut first = None;
-    let mut n = 0usize;
-    for (d, after) in carried.iter().zip(store.verdicts_after_carry_of(carried)?) {
-        for v in after {
-            n += 1;
-            if first.is_none() {
-                first = Some(v.sentence(&d.subject));
-            }
-            if listed.len() < AFTER_CARRY_LISTED {
-                listed.push(v.wire(&d.id));
-            }
-        }
-    }
-    let said = match first {
-        None => String::new(),
-        Some(first) if n == 1 => {
-            format!("the engineer's verdict on {first} (verdicts_after_carry)")
-        }
-        Some(first) => format!(
-            "{n} verdicts of the engineer came after the carry (verdicts_after_carry), the first on {first}"
+    let found: Vec<(String, String, crate::review::carry::VerdictAfterCarry)> = carried
+        .iter()
+        .zip(store.verdicts_after_carry_of(carried)?)
+        .flat_map(|(d, after)| {
+            after
+                .into_iter()
+                .map(|a| (d.id.clone(), d.subject.clone(), a))
+        })
+        .collect();
+    Ok(after_carry_said(&found))
+}
+
+/// [`verdicts_after_carry`]'s answer for what was found: (decision id, subject, verdict).
+fn after_carry_said(
+    found: &[(String, String, crate::review::carry::VerdictAfterCarry)],
+) -> (Vec<Value>, String) {
+    let listed = found
+        .iter()
+        .take(AFTER_CARRY_LISTED)
+        .map(|(id, _, a)| a.wire(id))
+        .collect();
+    let said = match found {
+        [] => String::new(),
+        [(_, subject, a)] => format!(
+            "the engineer's verdict on {} (verdicts_after_carry)",
+            a.sentence(subject)
+        ),
+        [(_, subject, a), ..] => format!(
+            "{} verdicts of the engineer came after the carry (verdicts_after_carry), the first on {}",
+            found.len(),
+            a.sentence(subject)
         ),
     };
-    Ok((listed, said))
+    (listed, said)
 }
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {

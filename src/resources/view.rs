@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::ResourceError;
 use crate::review::artifact::ArtifactTable;
+use crate::review::carry::VerdictAfterCarry;
 use crate::review::{Decision, Record};
 use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store, Supersession, Trail};
 use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES, PAGE_ITEMS_BUDGET};
@@ -125,6 +126,10 @@ pub(super) struct RevisionView {
     pub(super) trails: BTreeMap<String, Trail>,
     /// When the database began recording its history.
     pub(super) history_since: Option<String>,
+    /// The engineer's verdicts given at an earlier revision after its review was carried to
+    /// this revision's decisions (`Store::verdicts_after_carry`), with each decision's id and
+    /// subject.
+    pub(super) after_carry: Vec<(String, String, VerdictAfterCarry)>,
     /// What one item may cost an answer (see `wire::answer_bytes`) before it is cut to fit:
     /// no limit (`None`) until one item alone is too large for the answer (see
     /// [`Self::tighten`]).
@@ -284,6 +289,20 @@ impl RevisionView {
         let ids: Vec<&str> = decisions.iter().map(|d| d.id.as_str()).collect();
         let (trails, history_since) = store.trails(&ids, TRAIL_LINES)?;
         let trails = ids.iter().map(|id| (*id).to_string()).zip(trails).collect();
+        let carried: Vec<Decision> = decisions
+            .iter()
+            .filter(|d| d.basis.iter().any(|b| b.carried.is_some()))
+            .cloned()
+            .collect();
+        let after_carry = carried
+            .iter()
+            .zip(store.verdicts_after_carry_of(&carried)?)
+            .flat_map(|(d, after)| {
+                after
+                    .into_iter()
+                    .map(|a| (d.id.clone(), d.subject.clone(), a))
+            })
+            .collect();
         let omitted = |total: u64, shown: usize| {
             usize::try_from(total)
                 .unwrap_or(usize::MAX)
@@ -300,6 +319,7 @@ impl RevisionView {
             supersession,
             trails,
             history_since,
+            after_carry,
             item_allowance: None,
         })
     }
@@ -524,6 +544,14 @@ impl RevisionView {
             },
         });
         self.add_supersession(&mut v);
+        if !self.after_carry.is_empty() {
+            v["verdicts_after_carry"] = self
+                .after_carry
+                .iter()
+                .take(super::AFTER_CARRY_LISTED)
+                .map(|(id, _, a)| a.wire(id))
+                .collect();
+        }
         v
     }
 

@@ -607,6 +607,11 @@ fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_
                 .contains("after it was carried here"),
             "{result}"
         );
+        // The report and the revision resource say it too.
+        let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+        assert!(report.contains("- After the carry: "), "{report}");
+        let resource = c.read_text(&format!("review://revisions/{}", rev(2)));
+        assert!(resource.contains("verdicts_after_carry"), "{resource}");
         // request_verdicts asks about item 1 again (it was inherited: not asked before),
         // its field saying what was given after the carry.
         let asked = c.request_declaring(
