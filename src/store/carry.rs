@@ -124,8 +124,8 @@ impl Store {
     /// The engineer's verdicts the carried items of `d` do not show (see
     /// [`VerdictAfterCarry`]): for each item carried (inherited or to re-verify), the item of
     /// the same requirement in the decision of its subject at the revision it was stated at
-    /// (`carried.from`; of its own file first), when that one holds an engineer's verdict
-    /// other than the one the carry copied.
+    /// (`carried.from`: the decision it was carried from, else its own file's), when that
+    /// one holds an engineer's verdict other than the one the carry copied.
     pub fn verdicts_after_carry(
         &mut self,
         d: &Decision,
@@ -155,6 +155,9 @@ fn after_carry_in(
     if d.basis.iter().all(|b| b.carried.is_none()) {
         return Ok(out);
     }
+    // The decision it was carried from (of another file, when the carry moved it), else
+    // the one of its subject on its own file: never another file's that shares the subject.
+    let source = d.carried.as_ref().map(|c| c.source.as_str());
     // The decision stated at each revision items were carried from, read once.
     // (revision, (decision id, its basis) stated there, if any).
     type Stated = (String, Option<(String, Vec<BasisItem>)>);
@@ -165,11 +168,12 @@ fn after_carry_in(
             let row: Option<(i64, String)> = tx
                 .prepare_cached(
                     "SELECT rid, id FROM decisions WHERE revision = ?1 AND subject = ?2 \
-                         ORDER BY locator = ?3 DESC, seq DESC LIMIT 1",
+                     AND (id = ?4 OR locator = ?3) ORDER BY id = ?4 DESC LIMIT 1",
                 )?
-                .query_row(params![c.from, d.subject, d.artifact.locator()], |r| {
-                    r.try_into()
-                })
+                .query_row(
+                    params![c.from, d.subject, d.artifact.locator(), source],
+                    |r| r.try_into(),
+                )
                 .optional()?;
             let found = match row {
                 Some((rid, id)) => Some((id, load_basis(tx, rid)?)),

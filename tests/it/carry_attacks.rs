@@ -786,3 +786,53 @@ fn a_carried_chain_reads_alike_in_a_synced_clone() {
     assert_eq!(answers[0], answers[1]);
     assert_eq!(answers[0][1].0["stale_decisions"], 0, "{:?}", answers[0]);
 }
+
+/// The earlier decision is the one the item was carried from, never another file's that
+/// shares its subject and requirement: file A's "bore" carried 1 -> 2 (and A's copy at 1
+/// forgotten), file B's "bore" at 1 judged by the engineer. A's revision 2 names nothing.
+#[test]
+fn a_verdict_on_another_files_decision_is_not_named_after_the_carry() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-other-file").unwrap();
+    let db = dir.join("a.db");
+    let file_a = |n: usize| art_uri(&rev(n), "/work/a.step");
+    let file_b = art_uri(&rev(1), "/work/b.step");
+    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+    let basis = json!([{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": file_a(1), "subject": "bore", "disposition": "hold", "basis": basis}),
+    );
+    let b = c.ok(
+        "remember_decision",
+        json!({"artifact": file_b, "subject": "bore", "disposition": "hold", "basis": basis}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": file_a(1), "to": file_a(2), "map": [{"from": "face:3", "to": "face:13"}]}),
+    );
+    c.ok("forget", json!({"artifact": file_a(1), "subject": "bore"}));
+    {
+        let id = b["decision"]["id"].as_str().unwrap().to_string();
+        let mut store = Store::open(&db).unwrap();
+        let at = DecisionRef::Id(&id);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: None,
+            via: Via::App,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
+            .unwrap();
+    }
+    let recalled = c.ok("recall_decisions", json!({"artifact": file_a(2)}));
+    assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
+}
