@@ -299,7 +299,24 @@ pub fn review(
         shown(revision, 80)
     )?;
     // A revision carried on: its review goes on at the later revision (which says what was
-    // judged here), so its decisions are not judged here.
+    // judged here), so its decisions are not judged here. Unless what was carried there was
+    // forgotten since: then no revision holds its review, and it is stated again.
+    let ids: Vec<&str> = carried_on.iter().map(|d| d.id.as_str()).collect();
+    let forgotten = store.unsaid_carried_on(&ids, &[])?;
+    let (gone, carried_on): (Vec<&Decision>, Vec<&Decision>) =
+        carried_on.iter().partition(|d| forgotten.contains(&d.id));
+    if !gone.is_empty() {
+        writeln!(
+            out,
+            "{} decision{} here {} carried to a later revision and forgotten there: no revision holds {} review; state {} again at the part's current revision (remember_decision), then judge {} there.",
+            gone.len(),
+            if gone.len() == 1 { "" } else { "s" },
+            if gone.len() == 1 { "was" } else { "were" },
+            if gone.len() == 1 { "its" } else { "their" },
+            if gone.len() == 1 { "it" } else { "them" },
+            if gone.len() == 1 { "it" } else { "them" },
+        )?;
+    }
     let mut onward: Vec<&str> = Vec::new();
     for by in carried_on
         .iter()
@@ -327,7 +344,7 @@ pub fn review(
         )?;
     }
     if decisions.is_empty() {
-        if carried_on.is_empty() {
+        if carried_on.is_empty() && gone.is_empty() {
             writeln!(out, "No decision is recorded at this revision.")?;
         }
         return Ok(tally);
@@ -567,6 +584,44 @@ mod tests {
         assert!(text.contains(&to.revision), "{text}");
         let back = store.get_decision(&d.id).unwrap().unwrap();
         assert!(back.basis.iter().all(|b| b.verdict.is_none()));
+    }
+
+    /// The same revision after the carried copy was forgotten at the later one: the terminal
+    /// said to judge the decision there, where nothing is left. It says the copy was
+    /// forgotten and to state the decision again, and records nothing.
+    #[test]
+    fn a_superseded_decision_whose_copy_was_forgotten_says_to_state_it_again() {
+        use crate::review::carry::EntityMap;
+        use crate::store::CarryPlan;
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let to = crate::review::Artifact {
+            revision: format!("sha256:{}", "cd".repeat(32)),
+            ..d.artifact.clone()
+        };
+        let plan = CarryPlan {
+            from: d.artifact.clone(),
+            to: to.clone(),
+            map: EntityMap::new(&[], &[]).unwrap(),
+            change: None,
+        };
+        store
+            .carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+            .unwrap();
+        assert_eq!(
+            store
+                .forget_decision(to.locator(), &d.subject, &to.revision)
+                .unwrap(),
+            1
+        );
+        let mut input: &[u8] = b"a\na\na\n";
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(tally.accepted, 0, "{text}");
+        assert!(text.contains("forgotten there"), "{text}");
+        assert!(!text.contains(&to.revision), "{text}");
+        assert!(!text.contains("No decision is recorded"), "{text}");
     }
 
     /// Regression: a requirement was shown cut at 400 characters with a bare `…`, so the

@@ -644,17 +644,56 @@ pub fn review(
                 .unwrap_or_default(),
             left_out(&review, totals, full),
         )
-    } else if stale_items > 0 {
+    } else if stale_items > 0 && tallies.stale_carried_on >= stale_items {
+        // Each was carried on to a later revision and every copy forgotten since: a carry
+        // from its revision would be refused (carried already), so none is advised.
         format!(
-            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it (carry_forward carries a review here).",
+            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it, carried on from there and forgotten at the revision {} went to (state {} again here with remember_decision or remember).",
             plural(stale_items, "item"),
             if stale_items == 1 { "is" } else { "are" },
+            if stale_items == 1 { "it" } else { "they" },
+            if stale_items == 1 { "it" } else { "them" },
+        )
+    } else if stale_items > 0 {
+        format!(
+            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it ({}).",
+            plural(stale_items, "item"),
+            if stale_items == 1 { "is" } else { "are" },
+            if carriable_here(store, &view, revision)? {
+                "carry_forward carries a review here"
+            } else {
+                "the review of a later revision of this one, which carry_forward does not carry back: ask at that revision, or state the review here with remember_decision and remember"
+            }
         )
     } else {
         format!("Review of {name}: nothing is recorded at this revision.")
     };
     if !recorded && let Some(v) = review.as_object_mut() {
         v.remove("report");
+    }
+    // An engineer's verdict given at the earlier revision after the carry (a clone's, by
+    // sync or import), which the carried items here do not show: named, with what to do.
+    let (mut after, said) = after_carry_said(&view.after_carry);
+    let mut line = line;
+    if !after.is_empty() {
+        // Before the report's URI, which ends the line (a `;` after it could be read as
+        // part of it).
+        let said = format!("{}{}.", said[..1].to_uppercase(), &said[1..]);
+        line = match line.find(" The full report: ") {
+            Some(at) => format!("{} {said}{}", &line[..at], &line[at..]),
+            None => format!("{line} {said}"),
+        };
+        // Within the answer's bound: the summary says they are there, the list may be cut.
+        while !after.is_empty()
+            && crate::wire::answer_bytes(&review)
+                .saturating_add(crate::wire::answer_bytes(&Value::Array(after.clone())))
+                > PAGE_ITEMS_BUDGET
+        {
+            after.pop();
+        }
+        if let Some(v) = review.as_object_mut() {
+            v.insert("verdicts_after_carry".into(), Value::Array(after));
+        }
     }
     Ok((review, line))
 }
@@ -685,6 +724,94 @@ fn left_out(review: &Value, totals: (u64, u64), full: bool) -> String {
         return String::new();
     }
     format!(" {}.", parts.join("; "))
+}
+
+/// Whether a stale item's revision (one not carried on) can be carried to `revision`: the
+/// hint of an empty revision names `carry_forward` only then, never for a carry it refuses
+/// (back to an earlier revision of the review, or into one carried on already).
+fn carriable_here(
+    store: &mut Store,
+    view: &RevisionView,
+    revision: &str,
+) -> Result<bool, ResourceError> {
+    let mut froms: Vec<&crate::review::Artifact> = Vec::new();
+    for a in view
+        .stale_records
+        .iter()
+        .filter(|r| r.superseded.is_none())
+        .map(|r| &r.artifact)
+        .chain(
+            view.stale_decisions
+                .iter()
+                .filter(|d| d.superseded.is_none())
+                .map(|d| &d.artifact),
+        )
+    {
+        if !froms
+            .iter()
+            .any(|f| f.revision == a.revision && f.uri == a.uri)
+        {
+            froms.push(a);
+        }
+    }
+    for from in froms {
+        let to = crate::review::Artifact {
+            revision: revision.to_string(),
+            ..from.clone()
+        };
+        if store.carry_direction(from, &to)?.is_none() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// At most this many verdicts given after a carry are listed in one answer; the rest are
+/// counted.
+pub(super) const AFTER_CARRY_LISTED: usize = 5;
+
+/// The engineer's verdicts given at an earlier revision after its review was carried to the
+/// decisions `carried` (see `review::carry::VerdictAfterCarry`): as an answer lists them, and
+/// the clause its summary adds (empty when there is none; it starts with a lower-case ASCII
+/// letter or a digit).
+pub fn verdicts_after_carry(
+    store: &mut Store,
+    carried: &[crate::review::Decision],
+) -> Result<(Vec<Value>, String), crate::store::StoreError> {
+    let found: Vec<(String, String, crate::review::carry::VerdictAfterCarry)> = carried
+        .iter()
+        .zip(store.verdicts_after_carry_of(carried)?)
+        .flat_map(|(d, after)| {
+            after
+                .into_iter()
+                .map(|a| (d.id.clone(), d.subject.clone(), a))
+        })
+        .collect();
+    Ok(after_carry_said(&found))
+}
+
+/// [`verdicts_after_carry`]'s answer for what was found: (decision id, subject, verdict).
+fn after_carry_said(
+    found: &[(String, String, crate::review::carry::VerdictAfterCarry)],
+) -> (Vec<Value>, String) {
+    let listed = found
+        .iter()
+        .take(AFTER_CARRY_LISTED)
+        .map(|(id, _, a)| a.wire(id))
+        .collect();
+    let said = match found {
+        [] => String::new(),
+        [(_, subject, a)] => format!(
+            "the engineer's verdict on {} (verdicts_after_carry)",
+            a.sentence(subject)
+        ),
+        [(_, subject, a), ..] => format!(
+            "{} verdicts of the engineer came after the carry (verdicts_after_carry), the first on {}",
+            found.len(),
+            a.sentence(subject)
+        ),
+    };
+    (listed, said)
 }
 
 fn text_content(uri: &str, mime: &str, text: String) -> Value {

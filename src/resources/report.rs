@@ -64,6 +64,14 @@ impl RevisionView {
             plural(decisions, "decision"),
             plural(records, "record")
         );
+        // An engineer's verdict given at the earlier revision after the carry (a clone's,
+        // by sync): the items below do not show it in their history.
+        for (_, subject, a) in &self.after_carry {
+            let _ = writeln!(out, "- After the carry: {}.", line(&a.sentence(subject)));
+        }
+        if !self.after_carry.is_empty() {
+            out.push('\n');
+        }
         out.push_str(
             "This report is the review's own account: requirements as stated and evidence as \
              quoted. This server never measures; take numbers from the geometry.\n\n",

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::ResourceError;
 use crate::review::artifact::ArtifactTable;
+use crate::review::carry::VerdictAfterCarry;
 use crate::review::{Decision, Record};
 use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store, Supersession, Trail};
 use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES, PAGE_ITEMS_BUDGET};
@@ -124,6 +125,10 @@ pub(super) struct RevisionView {
     pub(super) trails: BTreeMap<String, Trail>,
     /// When the database began recording its history.
     pub(super) history_since: Option<String>,
+    /// The engineer's verdicts given at an earlier revision after its review was carried to
+    /// this revision's decisions (`Store::verdicts_after_carry`), with each decision's id and
+    /// subject.
+    pub(super) after_carry: Vec<(String, String, VerdictAfterCarry)>,
     /// What one item may cost an answer (see `wire::answer_bytes`) before it is cut to fit:
     /// no limit (`None`) until one item alone is too large for the answer (see
     /// [`Self::tighten`]).
@@ -207,18 +212,25 @@ impl RevisionView {
         // What was carried on from its revision (superseded) is not a claim of its own: the
         // copy it was carried to says it now, here (what was carried here, directly or
         // through earlier carries, is shown as carried) or at that later revision, listed
-        // itself when stale. Listing both said the same claim twice.
-        let carried_here = |s: Option<&crate::review::Superseded>| s.is_some();
+        // itself when stale. Listing both said the same claim twice. Unless every copy was
+        // forgotten since: then nothing else says it, and it is stale like any other (the
+        // store decides which: `Store::unsaid_carried_on`).
+        let mut carried_on_records = Vec::new();
+        let mut carried_on_decisions = Vec::new();
         for uri in &uris {
             let q = RecordQuery {
                 locator: Some(uri.clone()),
                 ..RecordQuery::default()
             };
             store.recall_each(&q, PageRequest::first(STALE_CAP), |r| {
-                if r.artifact.revision == revision || carried_here(r.superseded.as_ref()) {
+                if r.artifact.revision == revision {
                     return true;
                 }
                 let r = r.into_owned();
+                if r.superseded.is_some() {
+                    carried_on_records.push(r);
+                    return true;
+                }
                 let bytes = wire::answer_bytes(&r.wire(cur));
                 if !take(bytes, false) {
                     return false;
@@ -232,7 +244,11 @@ impl RevisionView {
                 ..DecisionQuery::default()
             };
             store.recall_decisions_each(&q, PageRequest::first(STALE_CAP), |d| {
-                if d.artifact.revision == revision || carried_here(d.superseded.as_ref()) {
+                if d.artifact.revision == revision {
+                    return true;
+                }
+                if d.superseded.is_some() {
+                    carried_on_decisions.push(d);
                     return true;
                 }
                 let bytes = wire::answer_bytes(&d.wire(cur));
@@ -243,6 +259,26 @@ impl RevisionView {
                 true
             })?;
         }
+        let unsaid = store.unsaid_carried_on(
+            &carried_on_decisions
+                .iter()
+                .map(|d| d.id.as_str())
+                .collect::<Vec<_>>(),
+            &carried_on_records
+                .iter()
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>(),
+        )?;
+        for r in carried_on_records {
+            if unsaid.contains(&r.id) && take(wire::answer_bytes(&r.wire(cur)), false) {
+                stale_records.push(r);
+            }
+        }
+        for d in carried_on_decisions {
+            if unsaid.contains(&d.id) && take(wire::answer_bytes(&d.wire(cur)), false) {
+                stale_decisions.push(d);
+            }
+        }
         // The worklist of a carried revision: what must be re-verified first, then what is
         // inherited, then what was stated at this revision (a stable sort: newest first
         // within each).
@@ -252,6 +288,20 @@ impl RevisionView {
         let ids: Vec<&str> = decisions.iter().map(|d| d.id.as_str()).collect();
         let (trails, history_since) = store.trails(&ids, TRAIL_LINES)?;
         let trails = ids.iter().map(|id| (*id).to_string()).zip(trails).collect();
+        let carried: Vec<Decision> = decisions
+            .iter()
+            .filter(|d| d.basis.iter().any(|b| b.carried.is_some()))
+            .cloned()
+            .collect();
+        let after_carry = carried
+            .iter()
+            .zip(store.verdicts_after_carry_of(&carried)?)
+            .flat_map(|(d, after)| {
+                after
+                    .into_iter()
+                    .map(|a| (d.id.clone(), d.subject.clone(), a))
+            })
+            .collect();
         let omitted = |total: u64, shown: usize| {
             usize::try_from(total)
                 .unwrap_or(usize::MAX)
@@ -268,6 +318,7 @@ impl RevisionView {
             supersession,
             trails,
             history_since,
+            after_carry,
             item_allowance: None,
         })
     }
@@ -507,6 +558,14 @@ impl RevisionView {
             },
         });
         self.add_supersession(&mut v);
+        if !self.after_carry.is_empty() {
+            v["verdicts_after_carry"] = self
+                .after_carry
+                .iter()
+                .take(super::AFTER_CARRY_LISTED)
+                .map(|(id, _, a)| a.wire(id))
+                .collect();
+        }
         v
     }
 

@@ -180,6 +180,53 @@ pub fn short_revision(rev: &str) -> String {
     }
 }
 
+/// An engineer's verdict that a carried basis item does not show: given on the item at the
+/// revision it was carried from (`revision`, decision `decision`) after the carry, so its
+/// `carried.verdict` never learned of it. A verdict on a superseded decision is refused by
+/// every tool; it arrives by `sync` or `import` from a clone that gave it before it learned
+/// of the carry. The readers of the carried decision name it, and `request_verdicts` asks
+/// the engineer about the item again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerdictAfterCarry {
+    /// The carried item's index in its decision's basis.
+    pub index: usize,
+    /// The revision and the decision it was stated in.
+    pub revision: String,
+    pub decision: String,
+    pub verdict: Verdict,
+}
+
+impl VerdictAfterCarry {
+    /// As answers carry it, for the carried decision `decision` (its reason cut at 200
+    /// characters: the whole is in the earlier revision's decision).
+    pub fn wire(&self, decision: &str) -> serde_json::Value {
+        let mut verdict = serde_json::to_value(&self.verdict).unwrap_or_default();
+        if let Some(reason) = self.verdict.reason.as_deref() {
+            verdict["reason"] = crate::text::prefix_chars(reason, 200).into();
+        }
+        serde_json::json!({
+            "decision": decision,
+            "index": self.index,
+            "revision": self.revision,
+            "source": self.decision,
+            "verdict": verdict,
+        })
+    }
+
+    /// What a reader of the carried decision is told: the verdict, where, and what to do.
+    /// One line, its stored strings escaped.
+    pub fn sentence(&self, subject: &str) -> String {
+        crate::text::one_line(&format!(
+            "{} item {} was {}{} at revision {} after it was carried here, which the carried item does not show: ask the engineer again here with request_verdicts",
+            crate::text::quoted(subject, 40),
+            self.index + 1,
+            self.verdict.judgement.as_str(),
+            self.verdict.given_by(),
+            short_revision(&self.revision),
+        ))
+    }
+}
+
 /// Where an item of artifact `own` is carried by a carry to `to`: `to`'s revision and format,
 /// and `to`'s file and units where it names them, else the item's own (a `to` without a uri
 /// is the same file at its next revision, not a review detached from its file).

@@ -21,6 +21,34 @@ pub enum ExportItem {
     Event(Event),
 }
 
+/// Whether the decision `d`, carried on from its revision (superseded), is still said by a
+/// later copy: a newer decision of its subject on its file (its carried copy, or one stated
+/// again), or one of its subject at the revision it was carried to (onto another file, or
+/// already stated there). Newer as `recall_decisions` judges the current decision: by
+/// `created_at`, which every clone holds alike (`seq`, the order a database received its
+/// items in, differs after a sync), then `seq`. When every copy was forgotten, nothing says it any more: it is
+/// again the file's newest decision of its subject (`recall_decisions` lists it), and a
+/// stale claim like any other.
+pub(super) const DECISION_SAID_ON: &str = "(EXISTS (SELECT 1 FROM decisions n \
+     WHERE n.subject = d.subject AND n.locator = d.locator \
+     AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.seq > d.seq))) \
+     OR EXISTS (SELECT 1 FROM decisions n \
+     WHERE n.revision = json_extract(d.superseded, '$.by') AND n.subject = d.subject))";
+
+/// [`DECISION_SAID_ON`] for a feature `r` (keyed by file and name): the feature as it stands
+/// (not superseded), or a later superseded copy of it (carried on again: its `updated_at` is
+/// the later carry's), or one of its name at the revision it was carried to. A superseded note has no key to find its copy by: it
+/// is taken as said on. The feature as it stands is looked up first, in the feature key's
+/// index (`records_feature_key`): the common case costs one search, not a scan of the file.
+pub(super) const RECORD_SAID_ON: &str = "(r.name IS NULL \
+     OR EXISTS (SELECT 1 FROM records n WHERE n.locator = r.locator AND n.name = r.name \
+       AND n.name IS NOT NULL AND n.superseded IS NULL) \
+     OR EXISTS (SELECT 1 FROM records n WHERE n.locator = r.locator AND n.name = r.name \
+       AND n.id <> r.id AND n.superseded IS NOT NULL \
+       AND (n.updated_at > r.updated_at OR (n.updated_at = r.updated_at AND n.id > r.id))) \
+     OR EXISTS (SELECT 1 FROM records n \
+       WHERE n.revision = json_extract(r.superseded, '$.by') AND n.name = r.name))";
+
 /// A revision's review counted over everything stored ([`Store::revision_tallies`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RevisionTallies {
@@ -32,6 +60,9 @@ pub struct RevisionTallies {
     /// at other revisions, not carried to this one: stale against it.
     pub stale_records: u64,
     pub stale_decisions: u64,
+    /// Of those, how many were carried on to a later revision whose every copy was
+    /// forgotten since: no carry brings them here (their revision was carried already).
+    pub stale_carried_on: u64,
 }
 
 /// One revision as `resources/list` shows it.
@@ -195,25 +226,40 @@ impl Store {
                UNION SELECT uri FROM decisions WHERE revision = ?1 AND uri IS NOT NULL \
                  AND (?2 IS NULL OR subject = ?2) \
                UNION SELECT ?3 WHERE ?3 IS NOT NULL) ";
-        let stale_records = one(
-            &format!(
-                "{files}SELECT count(*) FROM records WHERE locator IN (SELECT uri FROM files) \
-                 AND revision <> ?1 AND superseded IS NULL"
-            ),
-            &[&revision, &subject, &file],
-        )?;
-        let stale_decisions = one(
-            &format!(
-                "{files}SELECT count(*) FROM decisions WHERE locator IN (SELECT uri FROM files) \
-                 AND revision <> ?1 AND (?2 IS NULL OR subject = ?2) AND superseded IS NULL"
-            ),
-            &[&revision, &subject, &file],
-        )?;
+        // What was carried on and no later copy says any more (every copy forgotten) is a
+        // claim of its own again: counted, and how many of them (no carry brings it here).
+        // (stale, of which carried on): one reading of the file's items each, the rule of a
+        // later copy looked up only for the superseded ones.
+        let two = |sql: &str| -> Result<(i64, i64), StoreError> {
+            Ok(tx
+                .prepare_cached(sql)?
+                .query_row(params![revision, subject, file], |r| {
+                    Ok((
+                        r.get::<_, Option<i64>>(0)?.unwrap_or(0),
+                        r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                    ))
+                })?)
+        };
+        let (own_records, carried_on_records) = two(&format!(
+            "{files}SELECT sum(r.superseded IS NULL), \
+             sum(r.superseded IS NOT NULL AND NOT {RECORD_SAID_ON}) FROM records r \
+             WHERE r.locator IN (SELECT uri FROM files) AND r.revision <> ?1"
+        ))?;
+        let (own_decisions, carried_on_decisions) = two(&format!(
+            "{files}SELECT sum(d.superseded IS NULL), \
+             sum(d.superseded IS NOT NULL AND NOT {DECISION_SAID_ON}) FROM decisions d \
+             WHERE d.locator IN (SELECT uri FROM files) AND d.revision <> ?1 \
+             AND (?2 IS NULL OR d.subject = ?2)"
+        ))?;
+        let stale_carried_on = carried_on_records.saturating_add(carried_on_decisions);
+        let stale_records = own_records.saturating_add(carried_on_records);
+        let stale_decisions = own_decisions.saturating_add(carried_on_decisions);
         Ok(RevisionTallies {
             decisions: count(decisions),
             open_questions: count(open),
             stale_records: count(stale_records),
             stale_decisions: count(stale_decisions),
+            stale_carried_on: count(stale_carried_on),
         })
     }
 

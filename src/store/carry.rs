@@ -6,13 +6,13 @@ use std::collections::BTreeSet;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::browse::decisions_with_basis;
+use super::browse::{DECISION_SAID_ON, RECORD_SAID_ON, decisions_with_basis};
 use super::codec::opt_json;
-use super::decisions::rows::{DECISION_COLS, decision_from_row, write_decision};
+use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
 use super::{Store, StoreError, history};
-use crate::review::carry::{EntityMap, carried_artifact, short_revision};
+use crate::review::carry::{EntityMap, VerdictAfterCarry, carried_artifact, short_revision};
 use crate::review::history::{Channel, Written, carried_events, carried_onto_events};
 use crate::review::{
     Artifact, BasisItem, CarryState, Decision, DecisionCarried, Record, Superseded, id,
@@ -85,6 +85,132 @@ impl Store {
         supersession_in(&tx, revision)
     }
 
+    /// Which of the superseded decisions `decisions` and records `records` (ids) no later
+    /// copy says any more (see [`DECISION_SAID_ON`], [`RECORD_SAID_ON`]): stale claims of
+    /// their own, as `recall_decisions` lists them.
+    pub fn unsaid_carried_on(
+        &mut self,
+        decisions: &[&str],
+        records: &[&str],
+    ) -> Result<BTreeSet<String>, StoreError> {
+        let tx = self.read()?;
+        let mut out = BTreeSet::new();
+        for (ids, sql) in [
+            (
+                decisions,
+                format!(
+                    "SELECT EXISTS (SELECT 1 FROM decisions d WHERE d.id = ?1 \
+                     AND d.superseded IS NOT NULL AND NOT {DECISION_SAID_ON})"
+                ),
+            ),
+            (
+                records,
+                format!(
+                    "SELECT EXISTS (SELECT 1 FROM records r WHERE r.id = ?1 \
+                     AND r.superseded IS NOT NULL AND NOT {RECORD_SAID_ON})"
+                ),
+            ),
+        ] {
+            let mut stmt = tx.prepare_cached(&sql)?;
+            for id in ids {
+                if stmt.query_row([id], |r| r.get::<_, bool>(0))? {
+                    out.insert((*id).to_string());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The engineer's verdicts the carried items of `d` do not show (see
+    /// [`VerdictAfterCarry`]): for each item carried (inherited or to re-verify), the item of
+    /// the same requirement in the decision of its subject at the revision it was stated at
+    /// (`carried.from`: the decision it was carried from, else its own file's), when that
+    /// one holds an engineer's verdict other than the one the carry copied.
+    pub fn verdicts_after_carry(
+        &mut self,
+        d: &Decision,
+    ) -> Result<Vec<VerdictAfterCarry>, StoreError> {
+        Ok(self
+            .verdicts_after_carry_of(std::slice::from_ref(d))?
+            .into_iter()
+            .next()
+            .unwrap_or_default())
+    }
+
+    /// [`Store::verdicts_after_carry`] of each of `decisions`, in one read.
+    pub fn verdicts_after_carry_of(
+        &mut self,
+        decisions: &[Decision],
+    ) -> Result<Vec<Vec<VerdictAfterCarry>>, StoreError> {
+        let tx = self.read()?;
+        decisions.iter().map(|d| after_carry_in(&tx, d)).collect()
+    }
+}
+
+fn after_carry_in(
+    tx: &Transaction<'_>,
+    d: &Decision,
+) -> Result<Vec<VerdictAfterCarry>, StoreError> {
+    let mut out = Vec::new();
+    if d.basis.iter().all(|b| b.carried.is_none()) {
+        return Ok(out);
+    }
+    // The decision it was carried from (of another file, when the carry moved it), else
+    // the one of its subject on its own file: never another file's that shares the subject.
+    let source = d.carried.as_ref().map(|c| c.source.as_str());
+    // The decision stated at each revision items were carried from, read once.
+    // (revision, (decision id, its basis) stated there, if any).
+    type Stated = (String, Option<(String, Vec<BasisItem>)>);
+    let mut stated: Vec<Stated> = Vec::new();
+    for (index, b) in d.basis.iter().enumerate() {
+        let Some(c) = &b.carried else { continue };
+        if !stated.iter().any(|(rev, _)| *rev == c.from) {
+            let row: Option<(i64, String)> = tx
+                .prepare_cached(
+                    "SELECT rid, id FROM decisions WHERE revision = ?1 AND subject = ?2 \
+                     AND (id = ?4 OR locator = ?3) ORDER BY id = ?4 DESC LIMIT 1",
+                )?
+                .query_row(
+                    params![c.from, d.subject, d.artifact.locator(), source],
+                    |r| r.try_into(),
+                )
+                .optional()?;
+            let found = match row {
+                Some((rid, id)) => Some((id, load_basis(tx, rid)?)),
+                None => None,
+            };
+            stated.push((c.from.clone(), found));
+        }
+        let Some((decision, basis)) = stated
+            .iter()
+            .find(|(rev, _)| *rev == c.from)
+            .and_then(|(_, found)| found.as_ref())
+        else {
+            continue;
+        };
+        let given = basis
+            .iter()
+            .find(|s| s.requirement == b.requirement)
+            .and_then(|s| s.verdict.as_ref())
+            .filter(|v| v.via.is_engineer());
+        let Some(v) = given else { continue };
+        let known = c
+            .verdict
+            .as_ref()
+            .is_some_and(|k| k.judgement == v.judgement && k.at == v.at);
+        if !known {
+            out.push(VerdictAfterCarry {
+                index,
+                revision: c.from.clone(),
+                decision: decision.clone(),
+                verdict: v.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+impl Store {
     /// `revision` and every revision whose items were carried to it, directly or through
     /// earlier carries (1 to 2, then 2 to 3: 3's lineage is 1, 2 and 3). An item superseded by
     /// one of them lives on in `revision`: not a stale claim against it.
@@ -175,13 +301,11 @@ pub(super) fn supersession_in(
     })
 }
 
-fn carry_in(
-    tx: &Transaction<'_>,
-    plan: &CarryPlan,
-    author: Option<&str>,
-) -> Result<CarryOutcome, StoreError> {
-    let from = &plan.from;
-    let to = &plan.to;
+/// The records and decisions at `from` (of `from`'s file, when it has a uri) a carry reads,
+/// superseded or not, each with its row key.
+type ItemsAt = (Vec<(Record, i64)>, Vec<(Decision, i64)>);
+
+fn items_at(tx: &Transaction<'_>, from: &Artifact) -> Result<ItemsAt, StoreError> {
     let locator = from.uri.as_ref().map(|_| from.locator());
     let records: Vec<(Record, i64)> = tx
         .prepare_cached(&format!(
@@ -202,17 +326,124 @@ fn carry_in(
         .into_iter()
         .zip(rids)
         .collect();
+    Ok((records, decisions))
+}
+
+/// What a carry from one revision to another would do, judged before anything is written
+/// ([`Store::carry_check`]): the one place its refusals are decided, so that a hint naming
+/// `carry_forward` advises only a carry that is accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CarryCheck {
+    /// It would carry.
+    Carry,
+    /// Everything at `from` was carried to `to` before: it would change nothing.
+    AlreadyCarried,
+    /// Refused, with the message saying why and what to do instead.
+    Refused(CarryRefusal),
+}
+
+/// Why a carry is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CarryRefusal {
+    /// Nothing is recorded at `from`.
+    Nothing,
+    /// `from` was carried to another revision (`by`); `emptied` when nothing of it is left
+    /// there (every copy forgotten), so carrying from that one is no way on either.
+    CarriedElsewhere { by: String, emptied: bool },
+    /// `from` holds the review of several files, and `to.uri` names one.
+    ManyFiles(String),
+    /// `to` was carried on to `by` already: its items, or its history when they were
+    /// forgotten since.
+    ToCarriedOn { by: String },
+    /// `to` is a revision `from` was carried from, directly or through earlier carries.
+    Earlier,
+}
+
+impl CarryRefusal {
+    /// The refusal's message for a carry from `from` to `to` (it ends "nothing was written").
+    pub fn message(&self, from: &Artifact, to: &Artifact) -> String {
+        match self {
+            CarryRefusal::Nothing => {
+                let of = from
+                    .uri
+                    .as_deref()
+                    .map(|u| format!(" of {u}"))
+                    .unwrap_or_default();
+                format!(
+                    "nothing is recorded at revision {}{of}: check `from` (its revision, and its \
+                     uri when given); nothing was written",
+                    from.revision
+                )
+            }
+            CarryRefusal::CarriedElsewhere { by, emptied: false } => format!(
+                "revision {} was already carried to revision {by}: carry from that revision \
+                 instead; nothing was written",
+                from.revision
+            ),
+            CarryRefusal::CarriedElsewhere { by, emptied: true } => format!(
+                "revision {} was already carried to revision {by}, and what was carried there \
+                 was forgotten since, so neither revision can be carried to revision {}: state \
+                 the review at revision {} again with remember and remember_decision; nothing \
+                 was written",
+                from.revision, to.revision, to.revision
+            ),
+            CarryRefusal::ManyFiles(named) => format!(
+                "revision {} holds the review of {named}, and to.uri names one: give from.uri \
+                 to carry one file's review (or leave out to.uri: each item then stays in its \
+                 own file); nothing was written",
+                from.revision
+            ),
+            CarryRefusal::ToCarriedOn { by } => format!(
+                "revision {} was carried to revision {by} already: carry to the latest revision \
+                 instead; nothing was written",
+                to.revision
+            ),
+            CarryRefusal::Earlier => format!(
+                "revision {} is an earlier revision of this review: revision {} was carried from \
+                 it, so its items would be inherited from themselves. Carry to the part's newest \
+                 revision instead, or state the review at revision {} again with remember and \
+                 remember_decision; nothing was written",
+                to.revision, from.revision, to.revision
+            ),
+        }
+    }
+}
+
+impl Store {
+    /// Whether a carry from `from` to `to` goes backwards (into a revision carried on
+    /// already, or one `from`'s review came from), without reading `from`'s items: what a
+    /// hint needs to know before it names `carry_forward`.
+    pub fn carry_direction(
+        &mut self,
+        from: &Artifact,
+        to: &Artifact,
+    ) -> Result<Option<CarryRefusal>, StoreError> {
+        let tx = self.read()?;
+        direction(&tx, from, to)
+    }
+
+    /// What a carry from `from` to `to` would do (see [`CarryCheck`]), read without writing.
+    pub fn carry_check(
+        &mut self,
+        from: &Artifact,
+        to: &Artifact,
+    ) -> Result<CarryCheck, StoreError> {
+        let tx = self.read()?;
+        let (records, decisions) = items_at(&tx, from)?;
+        check(&tx, from, to, &records, &decisions)
+    }
+}
+
+/// The refusals of a carry from `from` to `to` of the items at `from` (see [`CarryCheck`]).
+fn check(
+    tx: &Transaction<'_>,
+    from: &Artifact,
+    to: &Artifact,
+    records: &[(Record, i64)],
+    decisions: &[(Decision, i64)],
+) -> Result<CarryCheck, StoreError> {
     if records.is_empty() && decisions.is_empty() {
-        let of = from
-            .uri
-            .as_deref()
-            .map(|u| format!(" of {u}"))
-            .unwrap_or_default();
-        return Err(StoreError::Invalid(format!(
-            "nothing is recorded at revision {}{of}: check `from` (its revision, and its uri when \
-             given); nothing was written",
-            from.revision
-        )));
+        return Ok(CarryCheck::Refused(CarryRefusal::Nothing));
     }
     let elsewhere = records
         .iter()
@@ -220,39 +451,30 @@ fn carry_in(
         .chain(decisions.iter().filter_map(|(d, _)| d.superseded.as_ref()))
         .find(|s| s.by != to.revision);
     if let Some(s) = elsewhere {
-        return Err(StoreError::Invalid(format!(
-            "revision {} was already carried to revision {}: carry from that revision instead; \
-             nothing was written",
-            from.revision, s.by
-        )));
+        let held: bool = tx
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM records WHERE revision = ?1) \
+                 OR EXISTS (SELECT 1 FROM decisions WHERE revision = ?1)",
+            )?
+            .query_row([&s.by], |r| r.get(0))?;
+        return Ok(CarryCheck::Refused(CarryRefusal::CarriedElsewhere {
+            by: s.by.clone(),
+            emptied: !held,
+        }));
     }
-    let live_records: Vec<(Record, i64)> = records
-        .into_iter()
-        .filter(|(r, _)| r.superseded.is_none())
-        .collect();
-    let live_decisions: Vec<(Decision, i64)> = decisions
-        .into_iter()
-        .filter(|(d, _)| d.superseded.is_none())
-        .collect();
-    if live_records.is_empty() && live_decisions.is_empty() {
-        return Ok(CarryOutcome {
-            already_carried: true,
-            ..CarryOutcome::default()
-        });
+    let live_records = || records.iter().filter(|(r, _)| r.superseded.is_none());
+    let live_decisions = || decisions.iter().filter(|(d, _)| d.superseded.is_none());
+    if live_records().next().is_none() && live_decisions().next().is_none() {
+        return Ok(CarryCheck::AlreadyCarried);
     }
     // Onto one file (`to.uri`) only the review of one file: the items of two files would
     // meet at one key (a feature's name, a decision's subject) and one file's would be
     // superseded as if the other's were its own. (Items recorded without a file join it.)
     if to.uri.is_some() {
         let mut files: Vec<&str> = Vec::new();
-        for locator in live_records
-            .iter()
+        for locator in live_records()
             .filter_map(|(r, _)| r.artifact.uri.as_deref())
-            .chain(
-                live_decisions
-                    .iter()
-                    .filter_map(|(d, _)| d.artifact.uri.as_deref()),
-            )
+            .chain(live_decisions().filter_map(|(d, _)| d.artifact.uri.as_deref()))
         {
             if !files.contains(&locator) {
                 files.push(locator);
@@ -267,16 +489,28 @@ fn carry_in(
             } else {
                 String::new()
             };
-            return Err(StoreError::Invalid(format!(
-                "revision {} holds the review of {} files ({}{more}), and to.uri names one: give                  from.uri to carry one file's review (or leave out to.uri: each item then stays                  in its own file); nothing was written",
-                from.revision,
+            return Ok(CarryCheck::Refused(CarryRefusal::ManyFiles(format!(
+                "{} files ({}{more})",
                 files.len(),
                 named.join(", ")
-            )));
+            ))));
         }
     }
+    Ok(match direction(tx, from, to)? {
+        Some(why) => CarryCheck::Refused(why),
+        None => CarryCheck::Carry,
+    })
+}
+
+/// The refusals of a carry's direction (see [`Store::carry_direction`]).
+fn direction(
+    tx: &Transaction<'_>,
+    from: &Artifact,
+    to: &Artifact,
+) -> Result<Option<CarryRefusal>, StoreError> {
     // A revision carried on already is behind `to`'s file history: carrying into it would
-    // make it both superseded by and superseding the same revisions.
+    // make it both superseded by and superseding the same revisions (its items say so; its
+    // history, below, when they were forgotten since).
     let to_locator = to.uri.as_ref().map(|_| to.locator());
     let onward: Option<String> = tx
         .prepare_cached(
@@ -291,35 +525,61 @@ fn carry_in(
         .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
         .map(|s| s.by)
     {
-        return Err(StoreError::Invalid(format!(
-            "revision {} was carried to revision {by} already: carry to the latest revision \
-             instead; nothing was written",
-            to.revision
-        )));
+        return Ok(Some(CarryRefusal::ToCarriedOn { by }));
     }
     // Nor into a revision `from` was carried from, directly or through earlier carries
-    // (its items there forgotten since, or the check above would have seen them): its items
-    // would be inherited from themselves.
+    // (its items there forgotten since, or the check above would have seen them), nor into
+    // the one an item of `from` is inherited from: its items would be inherited from
+    // themselves.
+    let from_locator = from.uri.as_ref().map(|_| from.locator());
     let earlier: bool = tx
         .prepare_cached(&format!(
-            "WITH RECURSIVE {LINEAGE} SELECT EXISTS (SELECT 1 FROM lineage WHERE rev = ?2)"
+            "WITH RECURSIVE {LINEAGE} SELECT EXISTS (SELECT 1 FROM lineage WHERE rev = ?2) \
+             OR EXISTS (SELECT 1 FROM records WHERE revision = ?1 \
+               AND (?3 IS NULL OR locator = ?3) AND superseded IS NULL \
+               AND json_extract(carried, '$.from') = ?2) \
+             OR EXISTS (SELECT 1 FROM decisions d JOIN basis_items b ON b.decision_rid = d.rid \
+               WHERE d.revision = ?1 AND (?3 IS NULL OR d.locator = ?3) \
+               AND d.superseded IS NULL AND json_extract(b.carried, '$.from') = ?2)"
         ))?
-        .query_row(params![from.revision, to.revision], |r| r.get(0))?;
-    let origin = live_records
-        .iter()
-        .filter_map(|(r, _)| r.carried.as_ref())
-        .chain(
-            live_decisions
-                .iter()
-                .flat_map(|(d, _)| d.basis.iter().filter_map(|b| b.carried.as_ref())),
-        )
-        .any(|c| c.from == to.revision);
-    if earlier || origin {
-        return Err(StoreError::Invalid(format!(
-            "revision {} is an earlier revision of this review: revision {} was carried from              it, so its items would be inherited from themselves. Carry to the part's newest              revision instead, or state the review at revision {} again with remember and              remember_decision; nothing was written",
-            to.revision, from.revision, to.revision
-        )));
+        .query_row(params![from.revision, to.revision, from_locator], |r| {
+            r.get(0)
+        })?;
+    if earlier {
+        return Ok(Some(CarryRefusal::Earlier));
     }
+    // Carried on, as its history says, when every item it was carried with was forgotten
+    // since (a decision's `carried` event stays: `forget` ends a decision, not its history).
+    Ok(history::carried_on_to(tx, &to.revision, to_locator)?
+        .map(|by| CarryRefusal::ToCarriedOn { by }))
+}
+
+fn carry_in(
+    tx: &Transaction<'_>,
+    plan: &CarryPlan,
+    author: Option<&str>,
+) -> Result<CarryOutcome, StoreError> {
+    let from = &plan.from;
+    let to = &plan.to;
+    let (records, decisions) = items_at(tx, from)?;
+    match check(tx, from, to, &records, &decisions)? {
+        CarryCheck::Carry => {}
+        CarryCheck::AlreadyCarried => {
+            return Ok(CarryOutcome {
+                already_carried: true,
+                ..CarryOutcome::default()
+            });
+        }
+        CarryCheck::Refused(why) => return Err(StoreError::Invalid(why.message(from, to))),
+    }
+    let live_records: Vec<(Record, i64)> = records
+        .into_iter()
+        .filter(|(r, _)| r.superseded.is_none())
+        .collect();
+    let live_decisions: Vec<(Decision, i64)> = decisions
+        .into_iter()
+        .filter(|(d, _)| d.superseded.is_none())
+        .collect();
     // Something of the part changed: a changed entity reported, or an entity of an item
     // that the map does not carry. Whole-part items are then re-verified.
     let map = &plan.map;

@@ -7,7 +7,7 @@
 //! the position served is a plain count into their fixed order.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{Transaction, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::query::Clause;
 use super::{Page, PageRequest, Position, Store, StoreError};
@@ -195,6 +195,28 @@ pub(super) fn transferred_record(
         author: new.author.as_deref(),
     };
     append(tx, &record_events(&how, Some(old), new))
+}
+
+/// The revision the history says `revision` (of the file `locator`, when given) was carried
+/// on to: a `carried` event of a decision there whose revision changed from it to another.
+/// The link that stays when every item carried was forgotten since.
+pub(super) fn carried_on_to(
+    tx: &Transaction<'_>,
+    revision: &str,
+    locator: Option<&str>,
+) -> Result<Option<String>, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT json_extract(c.value, '$.to') FROM events e, json_each(e.body, '$.changes') c \
+             WHERE e.revision = ?1 AND (?2 IS NULL OR e.locator = ?2) \
+             AND json_extract(e.body, '$.kind') = 'carried' \
+             AND json_extract(c.value, '$.field') = 'revision' \
+             AND json_extract(c.value, '$.from') = ?1 \
+             AND json_type(c.value, '$.to') = 'text' AND json_extract(c.value, '$.to') <> ?1 \
+             ORDER BY e.seq LIMIT 1",
+        )?
+        .query_row(params![revision, locator], |r| r.get(0))
+        .optional()?)
 }
 
 pub(super) fn parse(body: &str) -> Result<Event, StoreError> {

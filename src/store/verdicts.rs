@@ -4,6 +4,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
+use super::browse::DECISION_SAID_ON;
 use super::carry::carried_disposition;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
@@ -74,7 +75,14 @@ impl Store {
             return Ok(VerdictsOutcome::Missing);
         };
         if let Some(s) = &decision.superseded {
-            return Err(StoreError::Invalid(superseded_message(&decision, &s.by)));
+            let forgotten: bool = tx
+                .prepare_cached(&format!(
+                    "SELECT NOT {DECISION_SAID_ON} FROM decisions d WHERE d.rid = ?1"
+                ))?
+                .query_row([rid], |r| r.get(0))?;
+            return Err(StoreError::Invalid(superseded_message(
+                &decision, &s.by, forgotten,
+            )));
         }
         let still = match shown {
             Shown::Basis(digest) => {
@@ -159,7 +167,22 @@ impl Store {
 /// Why no verdict is given on `d`, whose revision was carried to revision `by`: the review
 /// goes on there, and the carried items there say what was judged here (a verdict given
 /// here now would contradict them).
-pub fn superseded_message(d: &Decision, by: &str) -> String {
+///
+/// `forgotten`: every copy of it was forgotten since ([`Store::unsaid_carried_on`]), so no
+/// revision holds its review any more: it is stated again, not judged, and nowhere is a
+/// verdict on it to be given.
+pub fn superseded_message(d: &Decision, by: &str, forgotten: bool) -> String {
+    if forgotten {
+        return format!(
+            "decision {:?} at revision {} was carried to revision {by} (carry_forward), and \
+             what was carried there was forgotten since: no revision holds its review any \
+             more, and no verdict is given on a decision carried on. State it again at the \
+             part's current revision with remember_decision, then ask there; nothing was \
+             written",
+            crate::text::prefix_chars(&d.subject, 80),
+            d.artifact.revision
+        );
+    }
     format!(
         "decision {:?} at revision {} was carried to revision {by} (carry_forward): its review \
          goes on there, where its items say what was judged at this revision. Give the verdict \

@@ -150,6 +150,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         map,
         change: args.change.filter(|c| !c.trim().is_empty()),
     };
+    // Nothing at `to` at all: a carry found already made was forgotten there since.
+    let to_empty = store.revision_counts(&plan.to.revision)? == (0, 0);
     store.carry_forward_answered(&plan, |out| {
         let count = |state: CarryState| {
             let records = out
@@ -234,7 +236,15 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         if left_out > 0 {
             answer["omitted"] = json!(left_out);
         }
-        let mut summary = if out.already_carried {
+        let mut summary = if out.already_carried && to_empty {
+            // What the carry wrote there was forgotten: saying "nothing changed" and how to
+            // re-verify items that are not there would send the model looking for them.
+            format!(
+                "Already carried: {from} was carried to {to} before, and what was carried there was forgotten since (nothing is recorded at {to}); nothing changed: a revision is carried once. State the review at {to} again with remember and remember_decision.",
+                from = short_rev(&plan.from.revision),
+                to = short_rev(&plan.to.revision)
+            )
+        } else if out.already_carried {
             // A second call is often a corrected one (`changed` forgotten the first time):
             // say that its arguments were not applied, and what makes an item fresh.
             format!(

@@ -151,6 +151,19 @@ impl ToolOutput {
         ToolOutput::new(&v, self.summary)
     }
 
+    /// This answer with `value` added to its structured content as `member` (an answer's
+    /// note beside its items, a few hundred bytes).
+    fn with_member(self, member: &str, value: Value) -> Result<ToolOutput, ToolError> {
+        let mut v = self.structured.to_value().map_err(encoding_failed)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert(member.to_string(), value);
+        }
+        Ok(ToolOutput {
+            meta: self.meta,
+            ..ToolOutput::new(&v, self.summary)?
+        })
+    }
+
     /// A recall page with its summary, ended by a hint to follow the cursor when more rows
     /// follow.
     fn page(

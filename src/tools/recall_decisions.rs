@@ -122,6 +122,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let mut firsts = Vec::new();
     let mut stale = 0;
     let current_rev = current.as_deref();
+    // The carried decisions of the page: an engineer's verdict given at the earlier
+    // revision after the carry (a clone's, by sync) is named beside them.
+    let mut carried_here = Vec::new();
     let page = store.recall_decisions_each(&query, request, |d| {
         let artifact = d.artifact.wire();
         let (index, entry) = table.find(
@@ -144,6 +147,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             table.keep(e);
         }
         stale += usize::from(current_rev.is_some_and(|c| c != d.artifact.revision));
+        if d.basis.iter().any(|b| b.carried.is_some()) {
+            carried_here.push(d.clone());
+        }
         if firsts.len() < 3 {
             let state = match (&d.superseded, &d.carried) {
                 (Some(s), _) => format!(" (superseded by {})", super::short_rev(&s.by)),
@@ -208,5 +214,14 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         })?;
         summary.push_str(&other.hint("decision", other.found >= limit));
     }
-    ToolOutput::page(decisions, next, summary)
+    let (after, said) = crate::resources::verdicts_after_carry(store, &carried_here)?;
+    if !said.is_empty() {
+        summary.push_str("; ");
+        summary.push_str(&said);
+    }
+    let out = ToolOutput::page(decisions, next, summary)?;
+    if after.is_empty() {
+        return Ok(out);
+    }
+    out.with_member("verdicts_after_carry", serde_json::Value::Array(after))
 }

@@ -20,9 +20,10 @@ use serde_json::{Map, Value, json};
 
 use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
+use crate::review::carry::VerdictAfterCarry;
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
-use crate::store::{DecisionRef, Shown, Store, VerdictsOutcome};
+use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
 use crate::text::{needs_quotes, one_line, prefix_chars, quoted};
 use crate::time;
 use crate::version::Version;
@@ -193,9 +194,8 @@ fn recorded_elsewhere(
 ) -> Result<String, ToolError> {
     let first = |store: &mut Store, q: &crate::store::DecisionQuery| {
         let mut found = None;
-        // A decision carried on is not one to carry again: its review went on elsewhere.
         store.recall_decisions_each(q, crate::store::PageRequest::first(1), |d| {
-            found = d.superseded.is_none().then_some(d.artifact);
+            found = Some(d);
             false
         })?;
         Ok::<_, ToolError>(found)
@@ -207,11 +207,44 @@ fn recorded_elsewhere(
             current_only: true,
             ..Default::default()
         };
-        if let Some(a) = first(store, &of_file)? {
-            return Ok(format!(
-                "; this file has it at revision {}: the part changed? carry the review here with carry_forward (not a new decision), then ask again",
-                a.revision
-            ));
+        if let Some(d) = first(store, &of_file)? {
+            let there = &d.artifact.revision;
+            // A decision carried on is not one to carry again: its review went on elsewhere,
+            // unless every copy was forgotten since (then it is the file's newest of its
+            // subject, and only stating it again brings it here).
+            if let Some(s) = &d.superseded {
+                if store
+                    .unsaid_carried_on(&[d.id.as_str()], &[])?
+                    .contains(&d.id)
+                {
+                    return Ok(format!(
+                        "; its decision at revision {there} of this file was carried on to revision {} and forgotten there: state it again at this revision with remember_decision, then ask again",
+                        s.by
+                    ));
+                }
+            } else {
+                // The hint names carry_forward only where it would carry: never back to an
+                // earlier revision of the review, nor into one carried on already.
+                return Ok(match store.carry_check(&d.artifact, artifact)? {
+                    CarryCheck::Carry | CarryCheck::AlreadyCarried => format!(
+                        "; this file has it at revision {there}: the part changed? carry the review here with carry_forward (not a new decision), then ask again"
+                    ),
+                    CarryCheck::Refused(CarryRefusal::ToCarriedOn { by }) if by == *there => {
+                        format!(
+                            "; this file has it at revision {there}, to which this revision's review was carried: ask at revision {there}"
+                        )
+                    }
+                    CarryCheck::Refused(CarryRefusal::ToCarriedOn { by }) => format!(
+                        "; this file has it at revision {there}, and this revision's review was carried on to revision {by}: ask at revision {there}, or state the decision at this revision with remember_decision"
+                    ),
+                    CarryCheck::Refused(CarryRefusal::Earlier) => format!(
+                        "; this file has it at revision {there}, a later revision of this review (carried from this one): ask at revision {there}"
+                    ),
+                    CarryCheck::Refused(_) => format!(
+                        "; this file has it at revision {there}: ask at that revision, or state the decision at this revision with remember_decision"
+                    ),
+                });
+            }
         }
     }
     let of_revision = crate::store::DecisionQuery {
@@ -220,7 +253,10 @@ fn recorded_elsewhere(
         current_only: true,
         ..Default::default()
     };
-    Ok(match first(store, &of_revision)? {
+    Ok(match first(store, &of_revision)?
+        .filter(|d| d.superseded.is_none())
+        .map(|d| d.artifact)
+    {
         Some(a) => match a.uri.as_deref() {
             // Asked by revision alone: the revision's decisions recorded with a file are
             // found with that file's uri.
@@ -264,10 +300,16 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         )));
     };
     if let Some(s) = &decision.superseded {
+        let forgotten = store
+            .unsaid_carried_on(&[decision.id.as_str()], &[])?
+            .contains(&decision.id);
         return Err(ToolError::Invalid(crate::store::superseded_message(
-            &decision, &s.by,
+            &decision, &s.by, forgotten,
         )));
     }
+    // The engineer's verdicts given at the earlier revision after the carry (a clone's, by
+    // sync): the carried item does not show them, so it is asked about again by default.
+    let after = store.verdicts_after_carry(&decision)?;
     let unjudged: Vec<usize> = decision
         .basis
         .iter()
@@ -275,7 +317,10 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         .filter(|(_, b)| !b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
         // An item inherited by `carry_forward` stands as inherited (its verdict at the earlier
         // revision is its history): asked only when named in `items`.
-        .filter(|(_, b)| b.carry_state() != Some(crate::review::CarryState::Inherited))
+        .filter(|(i, b)| {
+            b.carry_state() != Some(crate::review::CarryState::Inherited)
+                || after.iter().any(|a| a.index == *i)
+        })
         .map(|(i, _)| i)
         .collect();
     let inherited = decision
@@ -321,7 +366,7 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         summary.push('.');
         return answer(&decision, Outcome::NothingToAsk, &[], &[], 0, summary).map(Step::Done);
     }
-    let form = form(&decision, &items, remaining);
+    let form = form(&decision, &items, remaining, &after);
     Ok(Step::Ask(Question {
         decision: decision.id.clone(),
         digest: decision.basis_digest(),
@@ -333,7 +378,7 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
 
 /// The `elicitation/create` params (without `mode`): a message that shows each item asked,
 /// and the flat form.
-fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
+fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCarry]) -> Value {
     // The first line is what a host that shows one line shows: who the answers belong to
     // (under 80 characters). Each item's details are in its field (title and description)
     // only, never repeated here.
@@ -396,6 +441,16 @@ fn form(d: &Decision, items: &[usize], remaining: usize) -> Value {
         }
         if let Some(c) = &b.carried {
             about.push_str(&format!("; {}", shown(&c.describe(), SHOWN)));
+        }
+        if let Some(a) = after.iter().find(|a| a.index == i) {
+            // Given at the earlier revision after the carry: the history above lacks it.
+            about.push_str(&format!(
+                "; after the carry, at revision {}: {}{}, {}",
+                short_rev(&a.revision),
+                a.verdict.judgement.as_str(),
+                shown(&a.verdict.given_by(), 120),
+                when(&a.verdict.at)
+            ));
         }
         // Numbered from 1, as the report's table numbers the basis.
         let key = judgement_key(i);
@@ -725,7 +780,8 @@ fn answer_without(
 pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
     match store.find_decision(&DecisionRef::Id(&q.decision))? {
         Some(d) if d.basis_digest() == q.digest => {
-            let form = form(&d, &q.items, q.remaining);
+            let after = store.verdicts_after_carry(&d)?;
+            let form = form(&d, &q.items, q.remaining, &after);
             Ok(Step::Ask(Question { form, ..q }))
         }
         _ => Err(ToolError::Invalid(

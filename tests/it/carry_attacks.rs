@@ -516,3 +516,326 @@ fn the_report_says_which_items_stated_here_the_engineer_has_judged() {
         "{section}"
     );
 }
+
+/// Reported last session: a verdict given at revision 1 in one clone after the other clone
+/// carried the review to revision 2 lands, after sync, on the superseded decision at 1;
+/// revision 2's carried item never learned of it (its `carried.verdict` is the carry's), and
+/// `request_verdicts` there said "nothing to ask" (inherited). Every reader of revision 2 now
+/// names it (`verdicts_after_carry`, and the summary), and `request_verdicts` asks the
+/// engineer about the item again by default; once they judged it there, nothing is named.
+#[test]
+fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_new_one() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-late-verdict").unwrap();
+    let a = dir.join("a.db");
+    let b = dir.join("b.db");
+    let r1 = art_uri(&rev(1), FILE);
+    let r2 = art_uri(&rev(2), FILE);
+    let source = {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        let d = c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "hold", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]},
+                {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:4"]}
+            ]}),
+        );
+        d["decision"]["id"].as_str().unwrap().to_string()
+    };
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    let sync = |db: &std::path::Path| {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    sync(&a);
+    sync(&b);
+    {
+        let mut c = Client::new(Store::open(&b).unwrap(), ERAS[2]);
+        c.ok(
+            "carry_forward",
+            json!({"from": r1, "to": r2, "changed": [],
+                   "map": [{"from": "face:3", "to": "face:13"}, {"from": "face:4", "to": "face:14"}]}),
+        );
+    }
+    sync(&b);
+    // Clone A, not yet synced, records the engineer's verdict on item 1 at revision 1.
+    {
+        let mut store = Store::open(&a).unwrap();
+        store.set_author(Some("Ada".into()));
+        let at = DecisionRef::Id(&source);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[1].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: Some("0.08 measured".into()),
+            via: Via::App,
+        };
+        let outcome = store
+            .record_verdicts(&at, Shown::Item(&shown), &[(1, verdict)])
+            .unwrap();
+        assert!(
+            matches!(outcome, VerdictsOutcome::Recorded(_)),
+            "{outcome:?}"
+        );
+    }
+    sync(&a);
+    sync(&b);
+    for db in [&a, &b] {
+        let mut c = Client::new(Store::open(db).unwrap(), ERAS[2]);
+        let recalled = c.call("recall_decisions", json!({"artifact": r2}));
+        let result = &recalled["result"];
+        let after = &result["structuredContent"]["verdicts_after_carry"];
+        assert_eq!(after[0]["index"], 1, "{db:?}: {result}");
+        assert_eq!(after[0]["revision"], rev(1), "{result}");
+        assert_eq!(after[0]["verdict"]["judgement"], "rejected", "{result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("request_verdicts"), "{text}");
+        let shown = c.call("show_review", json!({"artifact": r2}));
+        let result = &shown["result"];
+        assert_eq!(
+            result["structuredContent"]["verdicts_after_carry"][0]["index"], 1,
+            "{result}"
+        );
+        assert!(
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("after it was carried here"),
+            "{result}"
+        );
+        // The report and the revision resource say it too.
+        let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+        assert!(report.contains("- After the carry: "), "{report}");
+        let resource = c.read_text(&format!("review://revisions/{}", rev(2)));
+        assert!(resource.contains("verdicts_after_carry"), "{resource}");
+        // request_verdicts asks about item 1 again (it was inherited: not asked before),
+        // its field saying what was given after the carry.
+        let asked = c.request_declaring(
+            "tools/call",
+            json!({"name": "request_verdicts", "arguments": {"artifact": r2, "subject": "bore"}}),
+            json!({"elicitation": {"form": {}}}),
+        );
+        let text = asked.to_string();
+        assert!(text.contains("judgement_1"), "{text}");
+        assert!(!text.contains("judgement_0"), "{text}");
+        assert!(text.contains("after the carry, at revision"), "{text}");
+    }
+    // Once the engineer judged the item at revision 2, it is that revision's: nothing named.
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        let id = c.ok("recall_decisions", json!({"artifact": r2}))["decisions"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let mut store = Store::open(&a).unwrap();
+        let at = DecisionRef::Id(&id);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[1].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: None,
+            via: Via::Terminal,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(1, verdict)])
+            .unwrap();
+        let recalled = c.ok("recall_decisions", json!({"artifact": r2}));
+        assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
+    }
+    // An item carried without a later verdict names nothing: a carry in one database.
+    let mut c = Client::memory(ERAS[0]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": r1, "subject": "bore", "disposition": "hold", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": r1, "to": r2, "map": [{"from": "face:3", "to": "face:13"}]}),
+    );
+    let recalled = c.ok("recall_decisions", json!({"artifact": r2}));
+    assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
+}
+
+/// The other side: an engineer's verdict given before the carry travels as the carried
+/// item's history, through two carries, and nothing is named "after the carry".
+#[test]
+fn a_verdict_given_before_the_carry_is_not_named_after_it() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-early-verdict").unwrap();
+    let db = dir.join("a.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+    let d = c.ok(
+        "remember_decision",
+        json!({"artifact": r(1), "subject": "bore", "disposition": "hold", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]}),
+    );
+    let id = d["decision"]["id"].as_str().unwrap().to_string();
+    {
+        let mut store = Store::open(&db).unwrap();
+        let at = DecisionRef::Id(&id);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Accepted,
+            reason: None,
+            via: Via::Terminal,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
+            .unwrap();
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": r(1), "to": r(2), "map": [{"from": "face:3", "to": "face:13"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": r(2), "to": r(3), "map": [{"from": "face:13", "to": "face:23"}]}),
+    );
+    for n in [2, 3] {
+        let recalled = c.ok("recall_decisions", json!({"artifact": r(n)}));
+        assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
+        let shown = c.ok("show_review", json!({"artifact": r(n)}));
+        assert!(shown.get("verdicts_after_carry").is_none(), "{shown}");
+    }
+}
+
+/// A chain synced to another clone answers alike there: revision 1's decision, carried on
+/// through 2 (forgotten) to 3, is said by 3's copy in both databases. Whether a later copy
+/// says a carried-on decision was judged by `seq`, the order a database received its items
+/// in, which a sync's import does not keep: the clone listed revision 1's decision as stale
+/// against 3 and 4 while the original did not.
+#[test]
+fn a_carried_chain_reads_alike_in_a_synced_clone() {
+    use review_mcp::store::Store;
+    use serde_json::Value;
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-chain-clone").unwrap();
+    let a = dir.join("a.db");
+    let b = dir.join("b.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        // Several subjects, so that the ids sort in more than one order.
+        for subject in ["bore", "wall", "flat", "hole", "slot", "boss"] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": r(1), "subject": subject, "disposition": "accept", "basis": [
+                    {"requirement": "R", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+            );
+        }
+        c.ok(
+            "carry_forward",
+            json!({"from": r(1), "to": r(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": r(2), "to": r(3), "map": [{"from": "face:11", "to": "face:21"}]}),
+        );
+        for subject in ["bore", "wall", "flat", "hole", "slot", "boss"] {
+            c.ok("forget", json!({"artifact": r(2), "subject": subject}));
+        }
+    }
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    for db in [&a, &b] {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let mut answers = Vec::new();
+    for db in [&a, &b] {
+        let mut c = Client::new(Store::open(db).unwrap(), ERAS[2]);
+        let mut seen = Vec::new();
+        for n in [2usize, 3, 4] {
+            let shown = c.ok("show_review", json!({"artifact": r(n)}));
+            seen.push((
+                shown["counts"].clone(),
+                shown["stale_decisions"].as_array().unwrap().len(),
+            ));
+            // The current decision of each subject is revision 3's copy in both.
+            let recalled = c.ok("recall_decisions", json!({"artifact": r(n), "limit": 50}));
+            let revisions: Vec<Value> = recalled["decisions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| {
+                    let i = d["artifact"].as_u64().unwrap() as usize;
+                    recalled["artifacts"][i]["revision"].clone()
+                })
+                .collect();
+            assert_eq!(revisions, vec![json!(rev(3)); 6], "{db:?} {n}: {recalled}");
+        }
+        answers.push(seen);
+    }
+    assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0][1].0["stale_decisions"], 0, "{:?}", answers[0]);
+}
+
+/// The earlier decision is the one the item was carried from, never another file's that
+/// shares its subject and requirement: file A's "bore" carried 1 -> 2 (and A's copy at 1
+/// forgotten), file B's "bore" at 1 judged by the engineer. A's revision 2 names nothing.
+#[test]
+fn a_verdict_on_another_files_decision_is_not_named_after_the_carry() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-other-file").unwrap();
+    let db = dir.join("a.db");
+    let file_a = |n: usize| art_uri(&rev(n), "/work/a.step");
+    let file_b = art_uri(&rev(1), "/work/b.step");
+    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+    let basis = json!([{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": file_a(1), "subject": "bore", "disposition": "hold", "basis": basis}),
+    );
+    let b = c.ok(
+        "remember_decision",
+        json!({"artifact": file_b, "subject": "bore", "disposition": "hold", "basis": basis}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": file_a(1), "to": file_a(2), "map": [{"from": "face:3", "to": "face:13"}]}),
+    );
+    c.ok("forget", json!({"artifact": file_a(1), "subject": "bore"}));
+    {
+        let id = b["decision"]["id"].as_str().unwrap().to_string();
+        let mut store = Store::open(&db).unwrap();
+        let at = DecisionRef::Id(&id);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: None,
+            via: Via::App,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
+            .unwrap();
+    }
+    let recalled = c.ok("recall_decisions", json!({"artifact": file_a(2)}));
+    assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
+}

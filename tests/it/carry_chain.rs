@@ -477,3 +477,253 @@ fn a_carried_disposition_cannot_end_its_quotes_in_the_report() {
         "{report}"
     );
 }
+
+/// Every carried copy of a decision forgotten (1 -> 2 -> 3, then `forget` at 2 and at 3):
+/// revision 1's decision is again the newest of its subject on the file, and no later copy
+/// says what it said. `recall_decisions` listed it (stale, superseded by 2) while
+/// `show_review` of revision 3 and 4 hid it as "carried on", counting nothing stale. Both
+/// now list it, and the text of an empty revision does not advise a carry that would be
+/// refused (revision 1 was carried to 2 already).
+#[test]
+fn a_decision_whose_every_carried_copy_was_forgotten_is_stale_in_every_reader() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+        c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+        for n in [2usize, 3, 4] {
+            let recalled = c.ok("recall_decisions", json!({"artifact": at(n)}));
+            assert_eq!(
+                recalled["decisions"].as_array().unwrap().len(),
+                1,
+                "{recalled}"
+            );
+            let id = recalled["decisions"][0]["id"].clone();
+            let shown = c.ok("show_review", json!({"artifact": at(n)}));
+            assert_eq!(shown["counts"]["stale_decisions"], 1, "{n}: {shown}");
+            assert_eq!(shown["stale_decisions"][0]["id"], id, "{n}: {shown}");
+            let text =
+                c.call("show_review", json!({"artifact": at(n)}))["result"]["content"][0]["text"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+            assert!(!text.contains("carry_forward"), "{n}: {text}");
+            assert!(text.contains("remember_decision"), "{n}: {text}");
+            let full = c.ok("show_review", json!({"artifact": at(n), "detail": "full"}));
+            assert_eq!(full["stale"]["decisions"][0]["id"], id, "{n}: {full}");
+        }
+    }
+}
+
+/// The other side of the same rule: while a carried copy stands (at 3, revision 2's
+/// forgotten), revision 1's decision is said by it, at 3 and at a later revision 4 alike.
+#[test]
+fn a_decision_with_a_carried_copy_standing_is_not_stale_twice() {
+    let mut c = Client::memory(ERAS[2]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    let shown = c.ok("show_review", json!({"artifact": at(4)}));
+    assert_eq!(shown["counts"]["stale_decisions"], 1, "{shown}");
+    assert_eq!(
+        shown["stale_decisions"].as_array().unwrap().len(),
+        1,
+        "{shown}"
+    );
+    let recalled = c.ok("recall_decisions", json!({"artifact": at(4)}));
+    assert_eq!(
+        shown["stale_decisions"][0]["id"], recalled["decisions"][0]["id"],
+        "{shown} {recalled}"
+    );
+}
+
+/// The same for a named feature: carried 1 -> 2 and forgotten at 2, revision 1's copy is
+/// what `recall` finds of it, and `show_review` lists it as stale too.
+#[test]
+fn a_feature_whose_carried_copy_was_forgotten_is_stale_in_show_review() {
+    let mut c = Client::memory(ERAS[0]);
+    c.ok(
+        "remember",
+        json!({"artifact": at(1), "entity_ids": ["face:1"], "name": "flange", "note": "datum A"}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    c.ok("forget", json!({"artifact": at(2), "name": "flange"}));
+    let recalled = c.ok("recall", json!({"artifact": at(3)}));
+    assert_eq!(
+        recalled["records"].as_array().unwrap().len(),
+        1,
+        "{recalled}"
+    );
+    let shown = c.ok("show_review", json!({"artifact": at(3)}));
+    assert_eq!(shown["counts"]["stale_records"], 1, "{shown}");
+    let full = c.ok("show_review", json!({"artifact": at(3), "detail": "full"}));
+    assert_eq!(
+        full["stale"]["records"][0]["id"], recalled["records"][0]["id"],
+        "{full}"
+    );
+}
+
+/// The text of a tool call's answer (`isError` or not).
+fn text_of(c: &mut Client, tool: &str, args: Value) -> String {
+    let r = c.call(tool, args);
+    r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"))
+        .to_string()
+}
+
+/// Whether carry_forward from `from` to `to` is refused, writing nothing.
+fn carry_refused(c: &mut Client, from: usize, to: usize) -> String {
+    c.refused(
+        "carry_forward",
+        json!({"from": at(from), "to": at(to), "map": [], "changed": []}),
+    )
+}
+
+/// `request_verdicts` asked at an earlier revision of a review for a subject only a later one
+/// holds advised carrying the later review back with carry_forward, which is refused (it
+/// would make the earlier revision both superseded by and superseding the later one). A hint
+/// never advises what the tool it names refuses: it names the revision to ask at.
+#[test]
+fn request_verdicts_at_an_earlier_revision_never_advises_carrying_back() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(3), "subject": "wall", "disposition": "accept", "basis": [
+                {"requirement": "Wall 2 mm", "source": "drawing", "state": "satisfied"}]}),
+        );
+        for n in [1usize, 2] {
+            let e = c.refused(
+                "request_verdicts",
+                json!({"artifact": at(n), "subject": "wall"}),
+            );
+            assert!(!e.contains("carry_forward"), "{n}: {e}");
+            assert!(e.contains(&rev(3)), "{n}: names where it is: {e}");
+            carry_refused(&mut c, 3, n);
+        }
+    }
+}
+
+/// The same when nothing links the two revisions but the history: the carry 1 -> 2 made,
+/// then the decision forgotten at both. The history keeps that revision 1 was carried on
+/// to 2, so a carry 2 -> 1 is refused as the docs say (a `to` already carried on), and
+/// `request_verdicts` at 1 does not advise it.
+#[test]
+fn a_carry_back_is_refused_when_only_the_history_keeps_the_chain() {
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    for n in [1usize, 2, 3] {
+        c.ok("forget", json!({"artifact": at(n), "subject": "bore"}));
+    }
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(2), "subject": "wall", "disposition": "accept", "basis": [
+            {"requirement": "Wall 2 mm", "source": "drawing", "state": "satisfied"}]}),
+    );
+    let before = c.ok("review_history", json!({"artifact": at(2), "limit": 100}));
+    let e = carry_refused(&mut c, 2, 1);
+    assert!(e.contains("nothing was written"), "{e}");
+    let after = c.ok("review_history", json!({"artifact": at(2), "limit": 100}));
+    assert_eq!(before, after);
+    let e = c.refused(
+        "request_verdicts",
+        json!({"artifact": at(1), "subject": "wall"}),
+    );
+    assert!(!e.contains("carry_forward"), "{e}");
+    // Carrying on, from the latest revision to a new one, is still fine.
+    c.ok(
+        "carry_forward",
+        json!({"from": at(2), "to": at(4), "map": [], "changed": []}),
+    );
+}
+
+/// A refusal that advises another carry advises one that is accepted: revision 1 carried to
+/// 2, and revision 2's copy forgotten; a carry 1 -> 3 said "carry from revision 2 instead",
+/// which holds nothing any more.
+#[test]
+fn a_carry_refusal_does_not_advise_carrying_from_an_emptied_revision() {
+    let mut c = Client::memory(ERAS[0]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    let e = carry_refused(&mut c, 1, 4);
+    assert!(!e.contains("carry from that revision"), "{e}");
+    assert!(e.contains("remember_decision"), "{e}");
+}
+
+/// `show_review` of an earlier revision with nothing left at it (revision 1 carried to 2,
+/// then its superseded copy forgotten) lists revision 2's decision as stale, and advised
+/// carry_forward, which refuses to carry 2 back to 1.
+#[test]
+fn show_review_of_an_earlier_emptied_revision_does_not_advise_carrying_back() {
+    let mut c = Client::memory(ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    c.ok("forget", json!({"artifact": at(1), "subject": "bore"}));
+    carry_refused(&mut c, 2, 1);
+    let text = text_of(&mut c, "show_review", json!({"artifact": at(1)}));
+    assert!(text.contains("stale"), "{text}");
+    assert!(!text.contains("carry_forward carries"), "{text}");
+}
+
+/// A carry made again after its copy was forgotten at `to` said "nothing changed" and how to
+/// make its inherited items this revision's, items no longer there: it now says that what
+/// was carried was forgotten, and to state the review there again.
+#[test]
+fn a_carry_again_after_its_copy_was_forgotten_says_so() {
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+    let text = text_of(
+        &mut c,
+        "carry_forward",
+        json!({"from": at(2), "to": at(3), "map": [], "changed": []}),
+    );
+    assert!(text.contains("forgotten"), "{text}");
+    assert!(text.contains("remember_decision"), "{text}");
+    assert!(!text.contains("request_verdicts"), "{text}");
+}
+
+/// A verdict asked on a carried-on decision whose every copy was forgotten was refused with
+/// "give the verdict on that revision's decision (request_verdicts with revision 2)", where
+/// nothing is left: the refusal now says the copy was forgotten and to state it again.
+#[test]
+fn a_verdict_on_a_decision_carried_on_and_forgotten_there_says_to_state_it_again() {
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+    c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+    for n in [1usize, 2] {
+        let e = c.refused(
+            "request_verdicts",
+            json!({"artifact": at(n), "subject": "bore"}),
+        );
+        if n == 1 {
+            assert!(e.contains("forgotten"), "{e}");
+            assert!(e.contains("remember_decision"), "{e}");
+            assert!(!e.contains("request_verdicts with artifact.revision"), "{e}");
+        }
+    }
+    // While a copy stands, the refusal still names where to judge it.
+    let mut c = Client::memory(ERAS[1]);
+    chain_to_three(&mut c);
+    let e = c.refused(
+        "request_verdicts",
+        json!({"artifact": at(1), "subject": "bore"}),
+    );
+    assert!(
+        e.contains(&format!("request_verdicts with artifact.revision {}", rev(2))),
+        "{e}"
+    );
+}

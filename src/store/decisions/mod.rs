@@ -363,9 +363,14 @@ fn remember_decision_in(
     Ok((decision, replaced, outranked))
 }
 
-/// The condition that a decision `d` is the newest of its subject on its file.
+/// The condition that a decision `d` is the newest of its subject on its file: created
+/// last (`created_at`, which every clone of a review holds alike; a replacement keeps it),
+/// and of two created in the same millisecond the one this database received last. By
+/// `seq` alone, a synced clone (which receives items in the order of their ids) took an
+/// older decision for the current one.
 pub(super) const CURRENT_DECISION: &str = "NOT EXISTS (SELECT 1 FROM decisions n \
-     WHERE n.locator = d.locator AND n.subject = d.subject AND n.seq > d.seq)";
+     WHERE n.subject = d.subject AND n.locator = d.locator \
+     AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.seq > d.seq)))";
 
 /// The filters other than the driving one (see [`DecisionQuery`]).
 pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
