@@ -73,9 +73,12 @@ impl Store {
     fn log_copy(path: &Path) -> Result<Store, StoreError> {
         in_private_dir(|dir, copy| {
             let io = StoreError::io(dir);
-            std::fs::copy(path, copy).map_err(io)?;
-            std::fs::copy(file::companion(path, "-wal"), file::companion(copy, "-wal"))
-                .map_err(io)?;
+            copy_private(path, copy).map_err(io)?;
+            copy_private(
+                &file::companion(path, "-wal"),
+                &file::companion(copy, "-wal"),
+            )
+            .map_err(io)?;
             let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
             let conn = Connection::open_with_flags(copy, flags)?;
             conn.busy_timeout(BUSY_TIMEOUT)?;
@@ -93,10 +96,10 @@ impl Store {
     fn journal_copy(path: &Path) -> Result<Store, StoreError> {
         in_private_dir(|dir, copy| {
             let io = StoreError::io(dir);
-            std::fs::copy(path, copy).map_err(io)?;
-            std::fs::copy(
-                file::companion(path, "-journal"),
-                file::companion(copy, "-journal"),
+            copy_private(path, copy).map_err(io)?;
+            copy_private(
+                &file::companion(path, "-journal"),
+                &file::companion(copy, "-journal"),
             )
             .map_err(io)?;
             let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -271,6 +274,24 @@ fn hot_journal(path: &Path) -> bool {
 /// Whether a `-wal` lies beside the file without the `-shm` index SQLite needs to read it.
 fn log_without_index(path: &Path) -> bool {
     file::companion(path, "-wal").exists() && !file::companion(path, "-shm").exists()
+}
+
+/// Copies `from` to the new file `to`, readable and writable by this process's user alone
+/// whatever `from`'s mode: SQLite must write the copy (apply its log, roll its journal back),
+/// which a copy keeping a write-protected file's mode 444 refuses, and the review it holds is
+/// no one else's to read.
+fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut source = std::fs::File::open(from)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut target = options.open(to)?;
+    std::io::copy(&mut source, &mut target)?;
+    Ok(())
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

@@ -382,3 +382,94 @@ fn an_older_file_with_its_log_and_no_index_in_a_read_only_directory_is_exported(
     );
     Ok(())
 }
+
+/// `share` made read-only as a colleague's share or a backup often is: every file in it
+/// mode 444 (`chmod -R a-w`), the directory 555.
+#[cfg(unix)]
+fn write_protect(share: &Path, files: &[&str]) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for f in files {
+        std::fs::set_permissions(share.join(f), std::fs::Permissions::from_mode(0o444))?;
+    }
+    std::fs::set_permissions(share, std::fs::Permissions::from_mode(0o555))?;
+    Ok(())
+}
+
+/// The private copy of a file and its hot journal takes the files' mode 444 with it when
+/// copied as they are: SQLite then opens the copy read-only and cannot roll it back, and
+/// export failed with "cannot open ... for reading and writing" about the file itself. The
+/// copy is this process's own file, readable and writable by its owner alone.
+#[cfg(unix)]
+#[test]
+fn a_hot_journal_in_a_write_protected_share_of_write_protected_files_is_read_rolled_back()
+-> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-hot444")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = PERSIST; PRAGMA cache_size = 1;
+             BEGIN; UPDATE records SET note = 'torn' ; UPDATE decisions SET summary = 'torn';",
+        )?;
+        conn.execute_batch(
+            "CREATE TABLE spill (x); INSERT INTO spill SELECT zeroblob(100000) FROM records;",
+        )?;
+        std::mem::forget(conn);
+    }
+    let journal = tmp.join("review.db-journal");
+    anyhow::ensure!(journal.exists(), "no journal was left");
+    let share = tmp.join("copy");
+    std::fs::create_dir(&share)?;
+    std::fs::copy(&db, share.join("review.db"))?;
+    std::fs::copy(&journal, share.join("review.db-journal"))?;
+    write_protect(&share, &["review.db", "review.db-journal"])?;
+    let out = export_unable_to_write(&share.join("review.db"));
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(
+        !stdout.contains("torn") && stdout.contains("Boss wall looks thin"),
+        "{stdout}"
+    );
+    Ok(())
+}
+
+/// The same for a log without its index: the copy of a mode-444 file and log was opened
+/// read-only, and export said "the database file is read-only; check its permissions" of a
+/// file this user only ever reads.
+#[cfg(unix)]
+#[test]
+fn a_log_in_a_write_protected_share_of_write_protected_files_is_exported() -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-log444")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )?;
+        conn.execute_batch("UPDATE records SET note = 'in the log' WHERE rid = 2;")?;
+    }
+    let wal = tmp.join("review.db-wal");
+    anyhow::ensure!(std::fs::metadata(&wal)?.len() > 0, "no log was left");
+    let share = tmp.join("copy");
+    std::fs::create_dir(&share)?;
+    std::fs::copy(&db, share.join("review.db"))?;
+    std::fs::copy(&wal, share.join("review.db-wal"))?;
+    write_protect(&share, &["review.db", "review.db-wal"])?;
+    let out = export_unable_to_write(&share.join("review.db"));
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(stdout.contains("in the log"), "{stdout}");
+    Ok(())
+}
