@@ -146,11 +146,18 @@ impl Store {
 
 /// The store `make` makes of `copy.db` in a new private temporary directory (given both),
 /// which is removed when that store is dropped, or at once when `make` fails.
+/// A failure to make the directory or to write the copy in it (a full or missing `TMPDIR`)
+/// says so and names the temporary directory, not the database, which is not changed.
 fn in_private_dir(
     make: impl FnOnce(&Path, &Path) -> Result<Store, StoreError>,
 ) -> Result<Store, StoreError> {
-    let dir = private_dir_name();
-    create_private_dir(&dir).map_err(StoreError::io(&dir))?;
+    let root = temp_root();
+    let dir = private_dir_name(&root);
+    let private = |detail: String| StoreError::PrivateCopy {
+        root: root.clone(),
+        detail,
+    };
+    create_private_dir(&dir).map_err(|e| private(e.to_string()))?;
     match make(&dir, &dir.join("copy.db")) {
         Ok(mut store) => {
             store.temp_dir = Some(dir);
@@ -158,9 +165,32 @@ fn in_private_dir(
         }
         Err(e) => {
             let _ = std::fs::remove_dir_all(&dir);
-            Err(e)
+            Err(match e {
+                StoreError::Io { path, source } if path == dir => private(source.to_string()),
+                e if copy_space_ran_out(&e) => private("no space left on device".into()),
+                e => e,
+            })
         }
     }
+}
+
+/// Whether SQLite ran out of room writing the copy (its disk or quota is full).
+fn copy_space_ran_out(e: &StoreError) -> bool {
+    let source = match e {
+        StoreError::Sqlite(s) | StoreError::Open { source: s, .. } => s,
+        _ => return false,
+    };
+    source.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+}
+
+/// The directory the private copies are made in: `TMPDIR`, or `/tmp` when it is unset or
+/// set empty (which `std::env::temp_dir` would take for the current directory).
+fn temp_root() -> PathBuf {
+    let root = std::env::temp_dir();
+    if root.as_os_str().is_empty() {
+        return PathBuf::from("/tmp");
+    }
+    root
 }
 
 /// A read-only connection to an existing file of ours. A `-wal` left beside it (a process
@@ -247,11 +277,11 @@ fn apply_left_wal(path: &Path) {
 }
 
 /// A new name for a private temporary directory.
-fn private_dir_name() -> PathBuf {
+fn private_dir_name(root: &Path) -> PathBuf {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()))
+    root.join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()))
 }
 
 /// Whether `e` is another process's lock (SQLite's busy or locked).

@@ -246,6 +246,15 @@ fn a_file_upgraded_by_a_newer_version_meanwhile_is_refused_not_written() -> anyh
 /// `nobody` through `setpriv`, since root writes anywhere).
 #[cfg(unix)]
 fn export_unable_to_write(db: &Path) -> anyhow::Result<std::process::Output> {
+    export_unable_to_write_with(db, &[])
+}
+
+/// [`export_unable_to_write`] with these variables set in its environment.
+#[cfg(unix)]
+fn export_unable_to_write_with(
+    db: &Path,
+    vars: &[(&str, &std::ffi::OsStr)],
+) -> anyhow::Result<std::process::Output> {
     use std::process::{Command, Stdio};
     let root = writes_read_only_directories(db.parent().unwrap_or(Path::new("/")));
     let mut cmd = if root {
@@ -261,6 +270,7 @@ fn export_unable_to_write(db: &Path) -> anyhow::Result<std::process::Output> {
         .arg(db)
         .arg("export")
         .env("MCP_LOG_LEVEL", "warn")
+        .envs(vars.iter().copied())
         .current_dir("/")
         .stdin(Stdio::null())
         .output()?)
@@ -471,5 +481,64 @@ fn a_log_in_a_write_protected_share_of_write_protected_files_is_exported() -> an
     let stderr = String::from_utf8_lossy(&out.stderr);
     anyhow::ensure!(out.status.success(), "export failed: {stderr}");
     anyhow::ensure!(stdout.contains("in the log"), "{stdout}");
+    Ok(())
+}
+
+/// An older file is read through a private copy in the temporary directory: when that
+/// cannot be made (TMPDIR names a missing directory, or one that is full), the command said
+/// "cannot open <TMPDIR>/review-mcp-upgrade-…: No such file or directory; check the path",
+/// or "<the database>: the disk is full" of a database on a disk with room to spare. It now
+/// names the temporary directory and TMPDIR, and the database as unchanged.
+#[cfg(unix)]
+#[test]
+fn an_older_file_whose_private_copy_cannot_be_made_says_to_point_tmpdir_elsewhere()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("gen-tmpdir")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    let before = std::fs::read(&db)?;
+    let missing = tmp.join("no-such-dir");
+    let out = std::process::Command::new(crate::support::client::binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("export")
+        .env("MCP_LOG_LEVEL", "warn")
+        .env("TMPDIR", &missing)
+        .stdin(std::process::Stdio::null())
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(!out.status.success(), "export succeeded");
+    anyhow::ensure!(
+        stderr.contains("TMPDIR")
+            && stderr.contains(&missing.display().to_string())
+            && stderr.contains("not changed"),
+        "{stderr}"
+    );
+    anyhow::ensure!(std::fs::read(&db)? == before, "the file changed");
+    Ok(())
+}
+
+/// TMPDIR set but empty is no directory: the private copy went to the current directory
+/// (`std::env::temp_dir` returns the empty path), where a killed command would leave a copy of
+/// the review, and which a host's `/` does not let it write: export failed with "Permission
+/// denied". It is made in /tmp, as with TMPDIR unset.
+#[cfg(unix)]
+#[test]
+fn an_empty_tmpdir_makes_the_private_copy_in_tmp_not_the_current_directory() -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-emptytmp")?;
+    let share = tmp.join("share");
+    std::fs::create_dir(&share)?;
+    let db = share.join("review.db");
+    first_builds_file(&db)?;
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644))?;
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o555))?;
+    let out = export_unable_to_write_with(&db, &[("TMPDIR", std::ffi::OsStr::new(""))]);
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(stdout.contains("Boss wall looks thin"), "{stdout}");
     Ok(())
 }
