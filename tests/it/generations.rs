@@ -542,3 +542,78 @@ fn an_empty_tmpdir_makes_the_private_copy_in_tmp_not_the_current_directory() -> 
     anyhow::ensure!(stdout.contains("Boss wall looks thin"), "{stdout}");
     Ok(())
 }
+
+/// A command killed while it reads a private copy (kill -9, a host's timeout, Ctrl-C) cannot
+/// remove it: each such copy of the review stayed in TMPDIR for good, as big as the
+/// database. The next command that makes a private copy removes those whose command is gone.
+#[cfg(unix)]
+#[test]
+fn a_private_copy_left_by_a_killed_command_is_removed_by_the_next() -> anyhow::Result<()> {
+    use std::process::{Command, Stdio};
+    let tmp = TempDir::new("gen-killed")?;
+    let temp = tmp.join("tmp");
+    std::fs::create_dir(&temp)?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    {
+        // Enough rows that the export fills the pipe nobody reads, and waits there.
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(&format!(
+            "WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+             INSERT INTO records SELECT i, printf('rec_%016x', i), 'note', '{URI}', NULL,
+                 'a note long enough to fill a pipe buffer soon', '[]', '[]', 'opaque',
+                 '{REV}', 'step', '{URI}', 'mm', '{T}', '{T}', i FROM n;
+             UPDATE counters SET value = 3000 WHERE name = 'seq';"
+        ))?;
+    }
+    let export = || {
+        let mut c = Command::new(crate::support::client::binary());
+        c.arg("--db")
+            .arg(&db)
+            .arg("export")
+            .env("MCP_LOG_LEVEL", "warn")
+            .env("TMPDIR", &temp)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    };
+    let left = || -> anyhow::Result<Vec<String>> {
+        Ok(std::fs::read_dir(&temp)?
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect())
+    };
+    let mut killed = export().stdout(Stdio::piped()).spawn()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while left()?.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    killed.kill()?;
+    killed.wait()?;
+    anyhow::ensure!(
+        !left()?.is_empty(),
+        "the killed export left no copy to find"
+    );
+    let out = export().stdout(Stdio::null()).status()?;
+    anyhow::ensure!(out.success(), "the second export failed");
+    let after = left()?;
+    anyhow::ensure!(after.is_empty(), "left in TMPDIR: {after:?}");
+    // A command still reading its copy keeps it while another runs and ends.
+    let reading = export().stdout(Stdio::piped()).spawn()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while left()?.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    anyhow::ensure!(export().stdout(Stdio::null()).status()?.success());
+    let out = reading.wait_with_output()?;
+    anyhow::ensure!(
+        out.status.success()
+            && String::from_utf8_lossy(&out.stdout).contains("rec_0000000000000bb8"),
+        "the export still reading its copy failed"
+    );
+    let after = left()?;
+    anyhow::ensure!(after.is_empty(), "left in TMPDIR: {after:?}");
+    Ok(())
+}
