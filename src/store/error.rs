@@ -79,6 +79,12 @@ pub enum StoreError {
     JournalBusy {
         path: PathBuf,
     },
+    /// The private copy a read-only command reads (of a file of an older schema version, or
+    /// of one it cannot read in place) could not be made in the temporary directory `root`.
+    PrivateCopy {
+        root: PathBuf,
+        detail: String,
+    },
     /// A read-only command on a file no server has written yet.
     Empty {
         path: PathBuf,
@@ -203,6 +209,11 @@ impl std::fmt::Display for StoreError {
                 f,
                 "{} is empty: no review-mcp server has written to it yet (a server makes it a database at its first write); point --db or REVIEW_MCP_DB_PATH at the file your servers use",
                 path.display()
+            ),
+            StoreError::PrivateCopy { root, detail } => write!(
+                f,
+                "cannot make the private copy of the database this command reads in the temporary directory {} ({detail}); the database itself was not changed. Point TMPDIR at a directory this user can write with room for two copies of the database",
+                root.display()
             ),
             StoreError::NotOpen => f.write_str("the database connection is closed"),
         }

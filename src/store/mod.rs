@@ -65,7 +65,6 @@ mod sizing;
 mod sync;
 mod verdicts;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
@@ -99,7 +98,7 @@ pub struct Store {
     file: Option<open::OnDisk>,
     /// A private directory this store reads from and removes when dropped (an upgraded copy
     /// of an older file, see `read_only.rs`).
-    temp_dir: Option<PathBuf>,
+    temp_dir: Option<read_only::PrivateDir>,
     /// An empty database in memory that answers reads while the file does not exist yet, so
     /// that listing an empty review creates no file.
     scratch: Option<Connection>,
@@ -131,9 +130,9 @@ impl Drop for Store {
         // longer names the file: then the begun log would stay beside the path, emptied here.
         self.empty_log();
         if let Some(dir) = self.temp_dir.take() {
-            // Close the connection before its file goes.
+            // Close the connection before its file goes (dropping `dir` removes it).
             self.conn = None;
-            let _ = std::fs::remove_dir_all(dir);
+            drop(dir);
         }
     }
 }

@@ -73,9 +73,12 @@ impl Store {
     fn log_copy(path: &Path) -> Result<Store, StoreError> {
         in_private_dir(|dir, copy| {
             let io = StoreError::io(dir);
-            std::fs::copy(path, copy).map_err(io)?;
-            std::fs::copy(file::companion(path, "-wal"), file::companion(copy, "-wal"))
-                .map_err(io)?;
+            copy_private(path, copy).map_err(io)?;
+            copy_private(
+                &file::companion(path, "-wal"),
+                &file::companion(copy, "-wal"),
+            )
+            .map_err(io)?;
             let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
             let conn = Connection::open_with_flags(copy, flags)?;
             conn.busy_timeout(BUSY_TIMEOUT)?;
@@ -93,10 +96,10 @@ impl Store {
     fn journal_copy(path: &Path) -> Result<Store, StoreError> {
         in_private_dir(|dir, copy| {
             let io = StoreError::io(dir);
-            std::fs::copy(path, copy).map_err(io)?;
-            std::fs::copy(
-                file::companion(path, "-journal"),
-                file::companion(copy, "-journal"),
+            copy_private(path, copy).map_err(io)?;
+            copy_private(
+                &file::companion(path, "-journal"),
+                &file::companion(copy, "-journal"),
             )
             .map_err(io)?;
             let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -142,22 +145,148 @@ impl Store {
 }
 
 /// The store `make` makes of `copy.db` in a new private temporary directory (given both),
-/// which is removed when that store is dropped, or at once when `make` fails.
+/// which is removed when that store is dropped, or at once when `make` fails. Copies that
+/// killed commands left are removed first (see [`remove_abandoned`]).
+/// A failure to make the directory or to write the copy in it (a full or missing `TMPDIR`)
+/// says so and names the temporary directory, not the database, which is not changed.
 fn in_private_dir(
     make: impl FnOnce(&Path, &Path) -> Result<Store, StoreError>,
 ) -> Result<Store, StoreError> {
-    let dir = private_dir_name();
-    create_private_dir(&dir).map_err(StoreError::io(&dir))?;
-    match make(&dir, &dir.join("copy.db")) {
+    let root = temp_root();
+    let private = |detail: String| StoreError::PrivateCopy {
+        root: root.clone(),
+        detail,
+    };
+    let dir = PrivateDir::create(&root).map_err(|e| private(e.to_string()))?;
+    remove_abandoned(&root, &dir.path);
+    match make(&dir.path, &dir.path.join("copy.db")) {
         Ok(mut store) => {
             store.temp_dir = Some(dir);
             Ok(store)
         }
         Err(e) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            Err(e)
+            let path = dir.path.clone();
+            drop(dir);
+            Err(match e {
+                StoreError::Io { path: p, source } if p == path => private(source.to_string()),
+                e if copy_space_ran_out(&e) => private("no space left on device".into()),
+                e => e,
+            })
         }
     }
+}
+
+/// A private temporary directory, removed when dropped. It holds a file `lock`, locked
+/// (`flock`) for as long as this lives, so that the command that made it can be told alive
+/// from killed: the system drops a killed process's lock, and the next private copy removes
+/// a directory whose lock it can take.
+pub(super) struct PrivateDir {
+    pub(super) path: PathBuf,
+    _lock: std::fs::File,
+}
+
+/// The prefix of a private directory's name in the temporary directory.
+const PRIVATE_PREFIX: &str = "review-mcp-upgrade-";
+
+impl PrivateDir {
+    /// Made under another name, its lock taken, then renamed: a directory of the private
+    /// name is locked from the moment it exists until its command ends. (Elsewhere than on
+    /// Unix, where a directory holding an open file may not be renamed and nothing removes
+    /// abandoned copies, it is made under its name.)
+    fn create(root: &Path) -> std::io::Result<PrivateDir> {
+        let path = private_dir_name(root, PRIVATE_PREFIX);
+        let making = if cfg!(unix) {
+            private_dir_name(root, ".review-mcp-making-")
+        } else {
+            path.clone()
+        };
+        create_private_dir(&making)?;
+        let locked = new_private_file(&making.join("lock")).and_then(|f| {
+            // A file system without locks: then no other command can take it either, and
+            // this copy is never taken for abandoned.
+            if let Err(e) = f.lock() {
+                log::debug!("locking {}: {e}", making.display());
+            }
+            if making != path {
+                std::fs::rename(&making, &path)?;
+            }
+            Ok(f)
+        });
+        match locked {
+            Ok(lock) => Ok(PrivateDir { path, _lock: lock }),
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&making);
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Removes the private directories in `root` that commands of this user were killed
+/// reading (kill -9, a host's timeout, Ctrl-C): those whose `lock` nobody holds. A
+/// directory of another user, one without a lock (made by an older build), a symbolic link
+/// and this command's own `mine` are left alone. Best effort: what cannot be looked at or
+/// removed stays.
+fn remove_abandoned(root: &Path, mine: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(own) = std::fs::symlink_metadata(mine) else {
+            return;
+        };
+        let Ok(entries) = std::fs::read_dir(root) else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let ours = entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(PRIVATE_PREFIX)
+                && path != mine
+                && std::fs::symlink_metadata(&path)
+                    .is_ok_and(|m| m.is_dir() && m.uid() == own.uid());
+            if !ours {
+                continue;
+            }
+            let abandoned =
+                std::fs::File::open(path.join("lock")).is_ok_and(|f| f.try_lock().is_ok());
+            if abandoned {
+                log::info!(
+                    "removing {}, a private copy a killed review-mcp command left",
+                    path.display()
+                );
+                let _ = std::fs::remove_dir_all(&path);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (root, mine);
+}
+
+/// Whether SQLite ran out of room writing the copy (its disk or quota is full).
+fn copy_space_ran_out(e: &StoreError) -> bool {
+    let source = match e {
+        StoreError::Sqlite(s) | StoreError::Open { source: s, .. } => s,
+        _ => return false,
+    };
+    source.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+}
+
+/// The directory the private copies are made in: `TMPDIR`, or `/tmp` when it is unset or
+/// set empty (which `std::env::temp_dir` would take for the current directory).
+fn temp_root() -> PathBuf {
+    let root = std::env::temp_dir();
+    if root.as_os_str().is_empty() {
+        return PathBuf::from("/tmp");
+    }
+    root
 }
 
 /// A read-only connection to an existing file of ours. A `-wal` left beside it (a process
@@ -244,11 +373,11 @@ fn apply_left_wal(path: &Path) {
 }
 
 /// A new name for a private temporary directory.
-fn private_dir_name() -> PathBuf {
+fn private_dir_name(root: &Path, prefix: &str) -> PathBuf {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    std::env::temp_dir().join(format!("review-mcp-upgrade-{}-{nanos}", std::process::id()))
+    root.join(format!("{prefix}{}-{nanos}", std::process::id()))
 }
 
 /// Whether `e` is another process's lock (SQLite's busy or locked).
@@ -271,6 +400,29 @@ fn hot_journal(path: &Path) -> bool {
 /// Whether a `-wal` lies beside the file without the `-shm` index SQLite needs to read it.
 fn log_without_index(path: &Path) -> bool {
     file::companion(path, "-wal").exists() && !file::companion(path, "-shm").exists()
+}
+
+/// Copies `from` to the new file `to`, readable and writable by this process's user alone
+/// whatever `from`'s mode: SQLite must write the copy (apply its log, roll its journal back),
+/// which a copy keeping a write-protected file's mode 444 refuses, and the review it holds is
+/// no one else's to read.
+fn copy_private(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut source = std::fs::File::open(from)?;
+    let mut target = new_private_file(to)?;
+    std::io::copy(&mut source, &mut target)?;
+    Ok(())
+}
+
+/// A new file at `to` (never one already there), readable and writable by its owner alone.
+fn new_private_file(to: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(to)
 }
 
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {

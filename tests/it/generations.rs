@@ -246,6 +246,15 @@ fn a_file_upgraded_by_a_newer_version_meanwhile_is_refused_not_written() -> anyh
 /// `nobody` through `setpriv`, since root writes anywhere).
 #[cfg(unix)]
 fn export_unable_to_write(db: &Path) -> anyhow::Result<std::process::Output> {
+    export_unable_to_write_with(db, &[])
+}
+
+/// [`export_unable_to_write`] with these variables set in its environment.
+#[cfg(unix)]
+fn export_unable_to_write_with(
+    db: &Path,
+    vars: &[(&str, &std::ffi::OsStr)],
+) -> anyhow::Result<std::process::Output> {
     use std::process::{Command, Stdio};
     let root = writes_read_only_directories(db.parent().unwrap_or(Path::new("/")));
     let mut cmd = if root {
@@ -261,6 +270,7 @@ fn export_unable_to_write(db: &Path) -> anyhow::Result<std::process::Output> {
         .arg(db)
         .arg("export")
         .env("MCP_LOG_LEVEL", "warn")
+        .envs(vars.iter().copied())
         .current_dir("/")
         .stdin(Stdio::null())
         .output()?)
@@ -380,5 +390,230 @@ fn an_older_file_with_its_log_and_no_index_in_a_read_only_directory_is_exported(
         stdout.contains("in the log") && stdout.contains("Hold for the wall check"),
         "{stdout}"
     );
+    Ok(())
+}
+
+/// `share` made read-only as a colleague's share or a backup often is: every file in it
+/// mode 444 (`chmod -R a-w`), the directory 555.
+#[cfg(unix)]
+fn write_protect(share: &Path, files: &[&str]) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for f in files {
+        std::fs::set_permissions(share.join(f), std::fs::Permissions::from_mode(0o444))?;
+    }
+    std::fs::set_permissions(share, std::fs::Permissions::from_mode(0o555))?;
+    Ok(())
+}
+
+/// The private copy of a file and its hot journal takes the files' mode 444 with it when
+/// copied as they are: SQLite then opens the copy read-only and cannot roll it back, and
+/// export failed with "cannot open ... for reading and writing" about the file itself. The
+/// copy is this process's own file, readable and writable by its owner alone.
+#[cfg(unix)]
+#[test]
+fn a_hot_journal_in_a_write_protected_share_of_write_protected_files_is_read_rolled_back()
+-> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-hot444")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = PERSIST; PRAGMA cache_size = 1;
+             BEGIN; UPDATE records SET note = 'torn' ; UPDATE decisions SET summary = 'torn';",
+        )?;
+        conn.execute_batch(
+            "CREATE TABLE spill (x); INSERT INTO spill SELECT zeroblob(100000) FROM records;",
+        )?;
+        std::mem::forget(conn);
+    }
+    let journal = tmp.join("review.db-journal");
+    anyhow::ensure!(journal.exists(), "no journal was left");
+    let share = tmp.join("copy");
+    std::fs::create_dir(&share)?;
+    std::fs::copy(&db, share.join("review.db"))?;
+    std::fs::copy(&journal, share.join("review.db-journal"))?;
+    write_protect(&share, &["review.db", "review.db-journal"])?;
+    let out = export_unable_to_write(&share.join("review.db"));
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(
+        !stdout.contains("torn") && stdout.contains("Boss wall looks thin"),
+        "{stdout}"
+    );
+    Ok(())
+}
+
+/// The same for a log without its index: the copy of a mode-444 file and log was opened
+/// read-only, and export said "the database file is read-only; check its permissions" of a
+/// file this user only ever reads.
+#[cfg(unix)]
+#[test]
+fn a_log_in_a_write_protected_share_of_write_protected_files_is_exported() -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-log444")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0;")?;
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )?;
+        conn.execute_batch("UPDATE records SET note = 'in the log' WHERE rid = 2;")?;
+    }
+    let wal = tmp.join("review.db-wal");
+    anyhow::ensure!(std::fs::metadata(&wal)?.len() > 0, "no log was left");
+    let share = tmp.join("copy");
+    std::fs::create_dir(&share)?;
+    std::fs::copy(&db, share.join("review.db"))?;
+    std::fs::copy(&wal, share.join("review.db-wal"))?;
+    write_protect(&share, &["review.db", "review.db-wal"])?;
+    let out = export_unable_to_write(&share.join("review.db"));
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(stdout.contains("in the log"), "{stdout}");
+    Ok(())
+}
+
+/// An older file is read through a private copy in the temporary directory: when that
+/// cannot be made (TMPDIR names a missing directory, or one that is full), the command said
+/// "cannot open <TMPDIR>/review-mcp-upgrade-…: No such file or directory; check the path",
+/// or "<the database>: the disk is full" of a database on a disk with room to spare. It now
+/// names the temporary directory and TMPDIR, and the database as unchanged.
+#[cfg(unix)]
+#[test]
+fn an_older_file_whose_private_copy_cannot_be_made_says_to_point_tmpdir_elsewhere()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("gen-tmpdir")?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    let before = std::fs::read(&db)?;
+    let missing = tmp.join("no-such-dir");
+    let out = std::process::Command::new(crate::support::client::binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("export")
+        .env("MCP_LOG_LEVEL", "warn")
+        .env("TMPDIR", &missing)
+        .stdin(std::process::Stdio::null())
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(!out.status.success(), "export succeeded");
+    anyhow::ensure!(
+        stderr.contains("TMPDIR")
+            && stderr.contains(&missing.display().to_string())
+            && stderr.contains("not changed"),
+        "{stderr}"
+    );
+    anyhow::ensure!(std::fs::read(&db)? == before, "the file changed");
+    Ok(())
+}
+
+/// TMPDIR set but empty is no directory: the private copy went to the current directory
+/// (`std::env::temp_dir` returns the empty path), where a killed command would leave a copy of
+/// the review, and which a host's `/` does not let it write: export failed with "Permission
+/// denied". It is made in /tmp, as with TMPDIR unset.
+#[cfg(unix)]
+#[test]
+fn an_empty_tmpdir_makes_the_private_copy_in_tmp_not_the_current_directory() -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("gen-emptytmp")?;
+    let share = tmp.join("share");
+    std::fs::create_dir(&share)?;
+    let db = share.join("review.db");
+    first_builds_file(&db)?;
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o644))?;
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o555))?;
+    let out = export_unable_to_write_with(&db, &[("TMPDIR", std::ffi::OsStr::new(""))]);
+    std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
+    let out = out?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.success(), "export failed: {stderr}");
+    anyhow::ensure!(stdout.contains("Boss wall looks thin"), "{stdout}");
+    Ok(())
+}
+
+/// A command killed while it reads a private copy (kill -9, a host's timeout, Ctrl-C) cannot
+/// remove it: each such copy of the review stayed in TMPDIR for good, as big as the
+/// database. The next command that makes a private copy removes those whose command is gone.
+#[cfg(unix)]
+#[test]
+fn a_private_copy_left_by_a_killed_command_is_removed_by_the_next() -> anyhow::Result<()> {
+    use std::process::{Command, Stdio};
+    let tmp = TempDir::new("gen-killed")?;
+    let temp = tmp.join("tmp");
+    std::fs::create_dir(&temp)?;
+    let db = tmp.join("review.db");
+    first_builds_file(&db)?;
+    {
+        // Enough rows that the export fills the pipe nobody reads, and waits there.
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(&format!(
+            "WITH RECURSIVE n(i) AS (SELECT 10 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+             INSERT INTO records SELECT i, printf('rec_%016x', i), 'note', '{URI}', NULL,
+                 'a note long enough to fill a pipe buffer soon', '[]', '[]', 'opaque',
+                 '{REV}', 'step', '{URI}', 'mm', '{T}', '{T}', i FROM n;
+             UPDATE counters SET value = 3000 WHERE name = 'seq';"
+        ))?;
+    }
+    let export = || {
+        let mut c = Command::new(crate::support::client::binary());
+        c.arg("--db")
+            .arg(&db)
+            .arg("export")
+            .env("MCP_LOG_LEVEL", "warn")
+            .env("TMPDIR", &temp)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    };
+    let left = || -> anyhow::Result<Vec<String>> {
+        Ok(std::fs::read_dir(&temp)?
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect())
+    };
+    let mut killed = export().stdout(Stdio::piped()).spawn()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while left()?.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    killed.kill()?;
+    killed.wait()?;
+    anyhow::ensure!(
+        !left()?.is_empty(),
+        "the killed export left no copy to find"
+    );
+    let out = export().stdout(Stdio::null()).status()?;
+    anyhow::ensure!(out.success(), "the second export failed");
+    let after = left()?;
+    anyhow::ensure!(after.is_empty(), "left in TMPDIR: {after:?}");
+    // A command still reading its copy keeps it while another runs and ends.
+    let reading = export().stdout(Stdio::piped()).spawn()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while left()?.is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    anyhow::ensure!(export().stdout(Stdio::null()).status()?.success());
+    let out = reading.wait_with_output()?;
+    anyhow::ensure!(
+        out.status.success()
+            && String::from_utf8_lossy(&out.stdout).contains("rec_0000000000000bb8"),
+        "the export still reading its copy failed"
+    );
+    let after = left()?;
+    anyhow::ensure!(after.is_empty(), "left in TMPDIR: {after:?}");
     Ok(())
 }
