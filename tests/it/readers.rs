@@ -1082,3 +1082,43 @@ fn readers_forget_that_deletes_nothing_names_where_the_revision_has_it() {
         );
     }
 }
+
+/// The feature lookup of a `forget` that deleted nothing went through full-text search: a
+/// name of no word ("--", "(") found nothing, and a name other features' names start with
+/// (50 "bore N" newer than "bore") was past the 50 rows read, so the summary said nothing of
+/// the file the revision has it under, and the model reported it forgotten.
+#[test]
+fn readers_forget_names_the_file_of_a_feature_whatever_its_name() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = art_uri(&rev(1), "/w/bracket.step");
+        let names = ["--", "(", "\"", "*", "bore"];
+        for name in names {
+            c.ok(
+                "remember",
+                json!({"artifact": file, "entity_ids": ["face:7"], "name": name}),
+            );
+        }
+        for i in 0..60 {
+            c.ok(
+                "remember",
+                json!({"artifact": file, "entity_ids": ["face:7"], "name": format!("bore {i}")}),
+            );
+        }
+        let bare = json!({"revision": rev(1), "format": "step"});
+        for name in names {
+            let out = c.call("forget", json!({"artifact": bare, "name": name}));
+            assert_eq!(out["result"]["structuredContent"]["deleted"], 0);
+            let text = summary(&out);
+            assert!(
+                text.ends_with(
+                    "This revision has it under the file \"file:///w/bracket.step\": forget it with that uri."
+                ),
+                "{name}: {text}"
+            );
+            // Followed, it deletes it.
+            let out = c.call("forget", json!({"artifact": file, "name": name}));
+            assert_eq!(out["result"]["structuredContent"]["deleted"], 1, "{name}");
+        }
+    }
+}
