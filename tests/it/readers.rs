@@ -1122,3 +1122,74 @@ fn readers_forget_names_the_file_of_a_feature_whatever_its_name() {
         }
     }
 }
+
+/// `request_verdicts` by the revision alone of a decision recorded under a file whose review
+/// was carried on (or that its file has at a later revision) looked only at the revision's
+/// current decisions, found none, and said "record it with remember_decision first": a model
+/// following it recorded the old revision's decision again. It now names where the review
+/// went on (through every carry), with the artifact to ask with, and that ask finds it.
+#[test]
+fn readers_request_verdicts_by_a_revision_carried_on_names_where_its_review_went() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let at = |n: usize| art_uri(&rev(n), "/w/bracket.step");
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(1), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "map": []}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": art_uri(&rev(3), "/w/renamed.step"), "map": []}),
+        );
+        for asked in [
+            json!({"revision": rev(1), "format": "step"}),
+            art_uri(&rev(1), "/w/elsewhere.step"),
+        ] {
+            let out = c.call(
+                "request_verdicts",
+                json!({"artifact": asked, "subject": "release"}),
+            );
+            let text = summary(&out);
+            let want = format!(
+                "carried on to revision {} (carry_forward): its review goes on there: ask with artifact.revision {} and uri \"file:///w/renamed.step\"",
+                rev(3),
+                rev(3)
+            );
+            assert!(
+                text.contains(&want) && !text.contains("remember_decision"),
+                "{asked}: {text}"
+            );
+        }
+        // Followed, the ask finds the decision (and goes on to the engineer).
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": art_uri(&rev(3), "/w/renamed.step"), "subject": "release"}),
+        );
+        assert!(!summary(&out).contains("No decision"), "{out}");
+        // A decision its file has at a later revision, not carried, is named by its file.
+        let mut c = Client::memory(era);
+        for n in [4, 5] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(n), "subject": "release", "disposition": "hold",
+                       "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+            );
+        }
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": {"revision": rev(4), "format": "step"}, "subject": "release"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(
+                "this revision has it under the file \"file:///w/bracket.step\": ask with that uri"
+            ),
+            "{text}"
+        );
+    }
+}
