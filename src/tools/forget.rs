@@ -127,7 +127,7 @@ fn elsewhere(
         .map(|f| match f {
             Some(uri) => format!(
                 "under the file {}: forget it with that uri",
-                quoted(uri, 120)
+                super::uri_to_call(uri)
             ),
             None => "recorded without a uri: forget it with the artifact's revision and no uri"
                 .to_string(),

@@ -225,8 +225,10 @@ fn recorded_elsewhere(
         return Ok(String::new());
     };
     let file = match here.uri.as_deref() {
-        Some(file) if artifact.uri.is_none() => format!("under the file {}", quoted(file, 120)),
-        Some(file) => format!("under another file ({})", quoted(file, 120)),
+        Some(file) if artifact.uri.is_none() => {
+            format!("under the file {}", super::uri_to_call(file))
+        }
+        Some(file) => format!("under another file ({})", super::uri_to_call(file)),
         None => "without a uri".to_string(),
     };
     if let Some(by) = carried_to {
@@ -294,7 +296,7 @@ fn carried_on(store: &mut Store, file: &str, by: &str, subject: &str) -> Result<
     let ask = match at.map(|a| a.uri) {
         Some(Some(uri)) => format!(
             ": ask with artifact.revision {by} and uri {}",
-            quoted(&uri, 120)
+            super::uri_to_call(&uri)
         ),
         Some(None) => format!(": ask with artifact.revision {by} and no uri"),
         None => String::new(),

@@ -1193,3 +1193,47 @@ fn readers_request_verdicts_by_a_revision_carried_on_names_where_its_review_went
         );
     }
 }
+
+/// The hints that say "forget it with that uri" and "ask with that uri" quoted the file cut at
+/// 120 characters ("file:///w/deep/…/…"): a path of the usual depth was no uri to call with,
+/// and the call made with it found nothing. The uri to call with is quoted whole (it is at
+/// most 4,096 bytes), and the call made with it finds the item.
+#[test]
+fn readers_a_hint_that_names_a_uri_to_call_with_names_it_whole() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let path = format!("/w/{}bracket.step", "deep/".repeat(40));
+        let uri = format!("file://{path}");
+        let file = art_uri(&rev(1), &path);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": file, "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": file, "entity_ids": ["face:7"], "name": "mating face"}),
+        );
+        let bare = json!({"revision": rev(1), "format": "step"});
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": bare, "subject": "release"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(&format!("\"{uri}\": ask with that uri")),
+            "{text}"
+        );
+        for (key, value) in [("subject", "release"), ("name", "mating face")] {
+            let out = c.call("forget", json!({"artifact": bare, key: value}));
+            let text = summary(&out);
+            assert!(
+                text.contains(&format!("\"{uri}\": forget it with that uri")),
+                "{text}"
+            );
+            let named = json!({"revision": rev(1), "format": "step", "uri": uri});
+            let out = c.call("forget", json!({"artifact": named, key: value}));
+            assert_eq!(out["result"]["structuredContent"]["deleted"], 1, "{key}");
+        }
+    }
+}
