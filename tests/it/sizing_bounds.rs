@@ -657,3 +657,37 @@ fn show_review_of_a_revision_carried_on_says_where_its_review_goes_on() {
         "{text}"
     );
 }
+
+/// A revision can be carried on in part: the same bytes under two files, one carried on, or
+/// an item recorded there after the carry. Its line said "Superseded by revision …: its
+/// review goes on there" of the whole revision, and a model left the rest (its open
+/// questions, where verdicts are still given) unreviewed. The line now says what went on.
+#[test]
+fn show_review_of_a_revision_carried_on_in_part_says_so() {
+    let mut c = Client::memory(ERAS[1]);
+    for file in ["/w/x.step", "/w/y.step"] {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_A, file), "subject": "bore", "disposition": "hold",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "unresolved",
+                              "question": "H7 or H8?"}]}),
+        );
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(REV_A, "/w/x.step"), "to": art_uri(REV_B, "/w/x.step"), "map": []}),
+    );
+    for detail in ["summary", "full"] {
+        let resp = c.call(
+            "show_review",
+            json!({"artifact": art_uri(REV_A, "/w/y.step"), "detail": detail}),
+        );
+        let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!(
+                "Carried on in part to revision {REV_B} (carry_forward): what was carried goes on there, the rest is reviewed here."
+            )) && !text.contains("Superseded by"),
+            "{text}"
+        );
+    }
+}
