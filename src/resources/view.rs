@@ -418,7 +418,11 @@ impl RevisionView {
         let cur = Some(self.revision.as_str());
         let mut table = ArtifactTable::default();
         let mut artifacts = Vec::new();
-        let mut spent = 1024;
+        // What does not shrink with the lists: the members around them and the carries
+        // (`supersedes`, `superseded_by`, `worklist`).
+        let mut carries = json!({});
+        self.add_supersession(&mut carries);
+        let mut spent = 1024 + wire::answer_bytes(&carries);
         let mut lists = [Vec::new(), Vec::new()];
         let mut left_out = [0usize, 0usize];
         for (i, list) in [&self.decisions, &self.stale_decisions]
@@ -519,7 +523,7 @@ impl RevisionView {
         let entry = |(rev, change): &(String, Option<String>)| {
             let mut e = json!({"revision": rev});
             if let (Some(c), Value::Object(o)) = (change, &mut e) {
-                o.insert("change".into(), json!(crate::text::prefix_chars(c, 200)));
+                o.insert("change".into(), json!(change_shown(c)));
             }
             e
         };
@@ -560,6 +564,19 @@ impl RevisionView {
             m.insert("superseded_by".into(), entry(by));
         }
     }
+}
+
+/// What a review shows of a carry's `change`: its first 200 characters, fewer when they
+/// would cost the answer more than 200 plain characters do (a control character is six bytes
+/// escaped, seven in the text copy), so ten of them cannot crowd the review out of its bound.
+fn change_shown(change: &str) -> String {
+    const CHARS: usize = 200;
+    let room = wire::answer_bytes(&"x".repeat(CHARS));
+    let mut n = change.chars().count().min(CHARS);
+    while n > 0 && wire::answer_bytes(&crate::text::prefix_chars(change, n)) > room {
+        n = n * 3 / 4;
+    }
+    crate::text::prefix_chars(change, n)
 }
 
 /// A decision's trail as the review card is given it: `lines` (one per change, newest

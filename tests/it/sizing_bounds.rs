@@ -691,3 +691,53 @@ fn show_review_of_a_revision_carried_on_in_part_says_so() {
         );
     }
 }
+
+/// A revision many revisions were carried to, each carry's `change` of control characters
+/// (each escaped to six bytes, seven in the text copy): `show_review` listed up to ten
+/// `supersedes` entries, 200 characters of change each, uncounted by the summary's budget,
+/// so its answer was 53 KB, and at full detail the bound had no room left for any decision:
+/// each was cut to a bare `{"truncated"}` and the answer failed its own output schema.
+#[test]
+fn show_review_of_a_revision_many_were_carried_to_stays_in_the_bound() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        for k in 0..12 {
+            let file = format!("/w/x{k}.step");
+            let from = art_uri(&format!("sha256:{k:064x}"), &file);
+            c.ok(
+                "remember_decision",
+                json!({"artifact": from, "subject": format!("s{k}"), "disposition": "hold",
+                       "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+            );
+            c.ok(
+                "carry_forward",
+                json!({"from": from, "to": art_uri(REV_B, &file), "map": [],
+                       "change": "\u{1}".repeat(1000)}),
+            );
+        }
+        for i in 0..200 {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": art_uri(REV_B, "/w/x0.step"), "subject": format!("t{i}"),
+                       "disposition": "hold",
+                       "basis": [{"requirement": "r", "source": "drawing", "state": "unresolved",
+                                  "question": "q?"}]}),
+            );
+        }
+        for detail in ["summary", "full"] {
+            let resp = c.call(
+                "show_review",
+                json!({"artifact": art_uri(REV_B, "/w/x0.step"), "detail": detail}),
+            );
+            let bytes = line_bytes(&resp);
+            assert!(bytes <= BOUND, "{era:?} {detail}: {bytes} bytes");
+            let sc = &resp["result"]["structuredContent"];
+            assert!(
+                sc["decisions"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty() && d.iter().all(|d| d["id"].is_string())),
+                "{era:?} {detail}: {resp}"
+            );
+        }
+    }
+}
