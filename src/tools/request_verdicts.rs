@@ -273,9 +273,18 @@ fn live_or_carried(
 }
 
 /// Where a decision recorded `file` (at the revision asked about) went on to: the revision
-/// its review was carried to, through every later carry (at most 20), and the artifact to
-/// ask with there.
+/// its review was carried to, through every later carry, and the artifact to ask with there.
 fn carried_on(store: &mut Store, file: &str, by: &str, subject: &str) -> Result<String, ToolError> {
+    let (by, ask) = goes_on_at(store, by, subject)?;
+    Ok(format!(
+        "; this revision had it {file}, carried on to revision {by} (carry_forward): its review goes on there{ask}"
+    ))
+}
+
+/// The revision the review of `subject` carried to `by` stands at now, following later
+/// carries (at most 20), and ": ask with artifact.revision … and uri …" naming the artifact
+/// of its decision there (empty when none is found there).
+fn goes_on_at(store: &mut Store, by: &str, subject: &str) -> Result<(String, String), ToolError> {
     let mut by = by.to_string();
     let mut at = None;
     for _ in 0..20 {
@@ -301,9 +310,7 @@ fn carried_on(store: &mut Store, file: &str, by: &str, subject: &str) -> Result<
         Some(None) => format!(": ask with artifact.revision {by} and no uri"),
         None => String::new(),
     };
-    Ok(format!(
-        "; this revision had it {file}, carried on to revision {by} (carry_forward): its review goes on there{ask}"
-    ))
+    Ok((by, ask))
 }
 
 /// Step one: the question, or the answer when there is nothing to ask.
@@ -328,9 +335,14 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         )));
     };
     if let Some(s) = &decision.superseded {
-        return Err(ToolError::Invalid(crate::store::superseded_message(
-            &decision, &s.by,
-        )));
+        let mut why = crate::store::superseded_message(&decision, &s.by);
+        // Asked with the revision alone, that revision's decision under its file is not
+        // found: name the artifact to ask with.
+        let (now, ask) = goes_on_at(store, &s.by, &decision.subject)?;
+        if !ask.is_empty() {
+            why.push_str(&format!(". Its review stands at revision {now}{ask}"));
+        }
+        return Err(ToolError::Invalid(why));
     }
     let unjudged: Vec<usize> = decision
         .basis

@@ -1165,6 +1165,21 @@ fn readers_request_verdicts_by_a_revision_carried_on_names_where_its_review_went
                 "{asked}: {text}"
             );
         }
+        // Asked at the decision carried on, the refusal names the same artifact: with the
+        // revision alone ("request_verdicts with artifact.revision …") it was not found.
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": at(1), "subject": "release"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(&format!(
+                "Its review stands at revision {}: ask with artifact.revision {} and uri \"file:///w/renamed.step\"",
+                rev(3),
+                rev(3)
+            )),
+            "{text}"
+        );
         // Followed, the ask finds the decision (and goes on to the engineer).
         let out = c.call(
             "request_verdicts",
