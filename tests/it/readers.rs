@@ -1252,3 +1252,44 @@ fn readers_a_hint_that_names_a_uri_to_call_with_names_it_whole() {
         }
     }
 }
+
+/// One record of the largest size among many decisions: the view cut its lists by count,
+/// the longer first, so the 40 decisions were halved down to one before the one record was
+/// touched, and `show_review` at full detail, the revision resource and the report showed
+/// one decision in 1 KB of their 32 ("39 of 40 decisions are not in this answer"). An item
+/// that alone would take more than half the answer is cut to fit first (the JSON answers) or
+/// left out and counted (the report), and the decisions fill the room.
+#[test]
+fn readers_one_record_of_the_largest_size_does_not_crowd_out_the_other_decisions() {
+    let mut c = Client::memory(ERAS[1]);
+    let a = art_uri(&rev(1), "/w/bracket.step");
+    for i in 0..40 {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": format!("bore {i}"), "disposition": "hold", "basis": [
+                {"requirement": "Bore H7", "source": "drawing", "state": "unresolved", "question": "H7 or H8?"}
+            ]}),
+        );
+    }
+    let ids: Vec<String> = (0..10_000)
+        .map(|j| format!("{}{j:05}", "i".repeat(250)))
+        .collect();
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "big", "note": "x".repeat(65_536), "entity_ids": ids}),
+    );
+    let s = c.ok("show_review", json!({"artifact": a, "detail": "full"}));
+    let shown = s["decisions"].as_array().unwrap().len();
+    assert!(shown >= 5, "full: {shown} decisions shown");
+    let v: Value =
+        serde_json::from_str(&c.read_text(&format!("review://revisions/{}", rev(1)))).unwrap();
+    let shown = v["decisions"].as_array().unwrap().len();
+    assert!(shown >= 10, "resource: {shown} decisions shown");
+    let md = c.read_text(&format!("review://revisions/{}/report", rev(1)));
+    let shown = md.matches("### bore").count();
+    assert!(
+        shown >= 10,
+        "report: {shown} decisions shown: {}",
+        head(&md)
+    );
+}
