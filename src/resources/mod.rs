@@ -620,6 +620,10 @@ pub fn review(
     // The report resource exists only for a revision with something recorded: a revision
     // with nothing (the part just changed) is not pointed at a resource that is not found.
     let recorded = store.revision_counts(revision)? != (0, 0);
+    // Carried on in part (the same bytes under two files, one carried on; or an item recorded
+    // here after the carry): what was not carried is still reviewed here.
+    let in_part = view.decisions.iter().any(|d| d.superseded.is_none())
+        || view.records.iter().any(|r| r.superseded.is_none());
     let mut review = if full {
         view.fit_review()
     } else {
@@ -638,9 +642,15 @@ pub fn review(
             view.supersession
                 .superseded_by
                 .as_ref()
-                .map(|(by, _)| format!(
-                    " Superseded by revision {by} (carry_forward): its review goes on there."
-                ))
+                .map(|(by, _)| if in_part {
+                    format!(
+                        " Carried on in part to revision {by} (carry_forward): what was carried goes on there, the rest is reviewed here."
+                    )
+                } else {
+                    format!(
+                        " Superseded by revision {by} (carry_forward): its review goes on there."
+                    )
+                })
                 .unwrap_or_default(),
             left_out(&review, totals, full),
         )

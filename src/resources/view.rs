@@ -75,7 +75,9 @@ pub(super) fn fit(
     loop {
         let text = build(view);
         let bytes = escaped_len(&text);
-        if bytes <= PAGE_ITEMS_BUDGET || !(view.shrink(bytes) || (cut_items && view.tighten())) {
+        if bytes <= PAGE_ITEMS_BUDGET
+            || !(view.oversize(cut_items) || view.shrink(bytes) || (cut_items && view.tighten()))
+        {
             return text;
         }
     }
@@ -133,6 +135,9 @@ pub(super) struct RevisionView {
     /// no limit (`None`) until one item alone is too large for the answer (see
     /// [`Self::tighten`]).
     item_allowance: Option<usize>,
+    /// No item left is too large for half the answer (see [`Self::oversize`]): the lists only
+    /// shrink and the allowance only falls, so it is checked until it holds, then no more.
+    no_oversize: bool,
 }
 
 impl RevisionView {
@@ -320,6 +325,7 @@ impl RevisionView {
             history_since,
             after_carry,
             item_allowance: None,
+            no_oversize: false,
         })
     }
 
@@ -331,6 +337,65 @@ impl RevisionView {
             Some(a) if a < 1024 => return false,
             Some(a) => Some(a / 2),
         };
+        true
+    }
+
+    /// For a text that does not fit: an item larger than the whole answer (a record of
+    /// 10,000 long entity ids) leaves the others no room, and [`Self::shrink`] cuts lists by
+    /// count, so a list of many small items went down to one before the one large item was
+    /// touched. With `cut_items` every item is then cut to half the answer at most (see
+    /// [`Self::fitted`]); else such an item is left out, counted in `omitted` when it is the
+    /// revision's own, unless it is all the view shows. False when there is none, or it was
+    /// done.
+    fn oversize(&mut self, cut_items: bool) -> bool {
+        let half = PAGE_ITEMS_BUDGET / 2;
+        if self.no_oversize || self.item_allowance.is_some_and(|a| a <= half) {
+            return false;
+        }
+        let cur = Some(self.revision.as_str());
+        let large_record = |r: &Record| wire::answer_bytes(&r.wire(cur)) > PAGE_ITEMS_BUDGET;
+        let large_decision = |d: &Decision| wire::answer_bytes(&d.wire(cur)) > PAGE_ITEMS_BUDGET;
+        let any = self
+            .records
+            .iter()
+            .chain(&self.stale_records)
+            .any(large_record)
+            || self
+                .decisions
+                .iter()
+                .chain(&self.stale_decisions)
+                .any(large_decision);
+        if !any {
+            self.no_oversize = true;
+            return false;
+        }
+        if cut_items {
+            self.item_allowance = Some(half);
+            return true;
+        }
+        let small = self
+            .records
+            .iter()
+            .chain(&self.stale_records)
+            .any(|r| !large_record(r))
+            || self
+                .decisions
+                .iter()
+                .chain(&self.stale_decisions)
+                .any(|d| !large_decision(d));
+        if !small {
+            // All it shows: kept, for the caller to cut.
+            self.no_oversize = true;
+            return false;
+        }
+        let (records, decisions) = (self.records.len(), self.decisions.len());
+        self.records.retain(|r| !large_record(r));
+        self.decisions.retain(|d| !large_decision(d));
+        self.stale_records.retain(|r| !large_record(r));
+        self.stale_decisions.retain(|d| !large_decision(d));
+        self.omitted_records += records - self.records.len();
+        self.omitted_decisions += decisions - self.decisions.len();
+        self.no_oversize = true;
         true
     }
 
@@ -455,7 +520,9 @@ impl RevisionView {
         loop {
             let review = self.to_review();
             let bytes = wire::answer_bytes(&review).saturating_add(card_proof_bytes(&review));
-            if bytes <= PAGE_ITEMS_BUDGET || !(self.shrink(bytes) || self.tighten()) {
+            if bytes <= PAGE_ITEMS_BUDGET
+                || !(self.oversize(true) || self.shrink(bytes) || self.tighten())
+            {
                 return review;
             }
         }
@@ -469,7 +536,11 @@ impl RevisionView {
         let cur = Some(self.revision.as_str());
         let mut table = ArtifactTable::default();
         let mut artifacts = Vec::new();
-        let mut spent = 1024;
+        // What does not shrink with the lists: the members around them and the carries
+        // (`supersedes`, `superseded_by`, `worklist`).
+        let mut carries = json!({});
+        self.add_supersession(&mut carries);
+        let mut spent = 1024 + wire::answer_bytes(&carries);
         let mut lists = [Vec::new(), Vec::new()];
         let mut left_out = [0usize, 0usize];
         for (i, list) in [&self.decisions, &self.stale_decisions]
@@ -578,7 +649,7 @@ impl RevisionView {
         let entry = |(rev, change): &(String, Option<String>)| {
             let mut e = json!({"revision": rev});
             if let (Some(c), Value::Object(o)) = (change, &mut e) {
-                o.insert("change".into(), json!(crate::text::prefix_chars(c, 200)));
+                o.insert("change".into(), json!(change_shown(c)));
             }
             e
         };
@@ -619,6 +690,19 @@ impl RevisionView {
             m.insert("superseded_by".into(), entry(by));
         }
     }
+}
+
+/// What a review shows of a carry's `change`: its first 200 characters, fewer when they
+/// would cost the answer more than 200 plain characters do (a control character is six bytes
+/// escaped, seven in the text copy), so ten of them cannot crowd the review out of its bound.
+fn change_shown(change: &str) -> String {
+    const CHARS: usize = 200;
+    let room = wire::answer_bytes(&"x".repeat(CHARS));
+    let mut n = change.chars().count().min(CHARS);
+    while n > 0 && wire::answer_bytes(&crate::text::prefix_chars(change, n)) > room {
+        n = n * 3 / 4;
+    }
+    crate::text::prefix_chars(change, n)
 }
 
 /// A decision's trail as the review card is given it: `lines` (one per change, newest

@@ -117,18 +117,9 @@ fn elsewhere(
             true
         })?;
     } else if let Some(name) = name {
-        let q = crate::store::RecordQuery {
-            revision: Some(a.revision.clone()),
-            text: Some(name.to_string()),
-            kind: Some(crate::review::Kind::Feature),
-            ..Default::default()
-        };
-        store.recall_each(&q, page, |r| {
-            if r.name == Some(name) {
-                see(r.artifact.uri);
-            }
-            true
-        })?;
+        for uri in store.feature_files(&a.revision, name, super::OTHER_FILES_LOOKED_AT)? {
+            see(uri.as_deref());
+        }
     }
     let places: Vec<String> = files
         .iter()
@@ -136,7 +127,7 @@ fn elsewhere(
         .map(|f| match f {
             Some(uri) => format!(
                 "under the file {}: forget it with that uri",
-                quoted(uri, 120)
+                super::uri_to_call(uri)
             ),
             None => "recorded without a uri: forget it with the artifact's revision and no uri"
                 .to_string(),

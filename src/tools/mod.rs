@@ -388,6 +388,13 @@ fn elsewhere_hint(entity: &str, revisions: u64, of_file: bool) -> String {
     )
 }
 
+/// A file's uri that a hint tells the caller to call with ("ask with that uri"), quoted whole:
+/// cut short ("file:///w/deep/…") it is no uri to call with. An artifact's uri is at most
+/// [`schema::MAX_URI`] characters, so the hint stays bounded.
+fn uri_to_call(uri: &str) -> String {
+    crate::text::quoted(uri, usize::try_from(schema::MAX_URI).unwrap_or(usize::MAX))
+}
+
 /// How many items a summary looks at for [`OtherFiles`]: enough to name the other files,
 /// bounded so a miss stays cheap.
 const OTHER_FILES_LOOKED_AT: usize = 50;

@@ -247,35 +247,103 @@ fn recorded_elsewhere(
             }
         }
     }
+    // Every decision of the subject at this revision (one per file), not only the current
+    // ones: one carried on, or one its file has at a later revision, is still recorded here.
     let of_revision = crate::store::DecisionQuery {
         revision: Some(artifact.revision.clone()),
         subject: Some(subject.to_string()),
-        current_only: true,
         ..Default::default()
     };
-    Ok(match first(store, &of_revision)?
-        .filter(|d| d.superseded.is_none())
-        .map(|d| d.artifact)
-    {
-        Some(a) => match a.uri.as_deref() {
-            // Asked by revision alone: the revision's decisions recorded with a file are
-            // found with that file's uri.
-            Some(file) if artifact.uri.is_none() => format!(
-                "; this revision has it under the file {}: ask with that uri",
-                quoted(file, 120)
-            ),
-            Some(file) => format!(
-                "; this revision has it under another file ({}): the same bytes at another path? ask with that uri",
-                quoted(file, 120)
-            ),
-            // Recorded by revision only: its revision is no uri to ask with.
-            None => {
-                "; this revision has it without a uri: ask with the artifact's revision and no uri"
-                    .to_string()
-            }
-        },
-        None => String::new(),
+    let Some((here, carried_to)) = live_or_carried(store, &of_revision)? else {
+        return Ok(String::new());
+    };
+    let file = match here.uri.as_deref() {
+        Some(file) if artifact.uri.is_none() => {
+            format!("under the file {}", super::uri_to_call(file))
+        }
+        Some(file) => format!("under another file ({})", super::uri_to_call(file)),
+        None => "without a uri".to_string(),
+    };
+    if let Some(by) = carried_to {
+        return carried_on(store, &file, &by, subject);
+    }
+    Ok(match here.uri {
+        // Asked by revision alone: the revision's decisions recorded with a file are
+        // found with that file's uri.
+        Some(_) if artifact.uri.is_none() => {
+            format!("; this revision has it {file}: ask with that uri")
+        }
+        Some(_) => format!(
+            "; this revision has it {file}: the same bytes at another path? ask with that uri"
+        ),
+        // Recorded by revision only: its revision is no uri to ask with.
+        None => {
+            format!("; this revision has it {file}: ask with the artifact's revision and no uri")
+        }
     })
+}
+
+/// The first decision `q` finds that was not carried on, else the first one carried on and
+/// the revision it was carried to: its artifact, and that revision.
+fn live_or_carried(
+    store: &mut Store,
+    q: &crate::store::DecisionQuery,
+) -> Result<Option<(crate::review::Artifact, Option<String>)>, ToolError> {
+    let mut found: Option<(crate::review::Artifact, Option<String>)> = None;
+    store.recall_decisions_each(
+        q,
+        crate::store::PageRequest::first(super::OTHER_FILES_LOOKED_AT),
+        |d| {
+            let by = d.superseded.as_ref().map(|s| s.by.clone());
+            let live = by.is_none();
+            if live || found.is_none() {
+                found = Some((d.artifact.clone(), by));
+            }
+            !live
+        },
+    )?;
+    Ok(found)
+}
+
+/// Where a decision recorded `file` (at the revision asked about) went on to: the revision
+/// its review was carried to, through every later carry, and the artifact to ask with there.
+fn carried_on(store: &mut Store, file: &str, by: &str, subject: &str) -> Result<String, ToolError> {
+    let (by, ask) = goes_on_at(store, by, subject)?;
+    Ok(format!(
+        "; this revision had it {file}, carried on to revision {by} (carry_forward): its review goes on there{ask}"
+    ))
+}
+
+/// The revision the review of `subject` carried to `by` stands at now, following later
+/// carries (at most 20), and ": ask with artifact.revision … and uri …" naming the artifact
+/// of its decision there (empty when none is found there).
+fn goes_on_at(store: &mut Store, by: &str, subject: &str) -> Result<(String, String), ToolError> {
+    let mut by = by.to_string();
+    let mut at = None;
+    for _ in 0..20 {
+        let q = crate::store::DecisionQuery {
+            revision: Some(by.clone()),
+            subject: Some(subject.to_string()),
+            ..Default::default()
+        };
+        match live_or_carried(store, &q)? {
+            Some((_, Some(next))) if next != by => by = next,
+            Some((a, None)) => {
+                at = Some(a);
+                break;
+            }
+            _ => break,
+        }
+    }
+    let ask = match at.map(|a| a.uri) {
+        Some(Some(uri)) => format!(
+            ": ask with artifact.revision {by} and uri {}",
+            super::uri_to_call(&uri)
+        ),
+        Some(None) => format!(": ask with artifact.revision {by} and no uri"),
+        None => String::new(),
+    };
+    Ok((by, ask))
 }
 
 /// Step one: the question, or the answer when there is nothing to ask.
@@ -303,9 +371,16 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         let forgotten = store
             .unsaid_carried_on(&[decision.id.as_str()], &[])?
             .contains(&decision.id);
-        return Err(ToolError::Invalid(crate::store::superseded_message(
-            &decision, &s.by, forgotten,
-        )));
+        let mut why = crate::store::superseded_message(&decision, &s.by, forgotten);
+        // Asked with the revision alone, that revision's decision under its file is not
+        // found: name the artifact to ask with (unless its copy there was forgotten).
+        if !forgotten {
+            let (now, ask) = goes_on_at(store, &s.by, &decision.subject)?;
+            if !ask.is_empty() {
+                why.push_str(&format!(". Its review stands at revision {now}{ask}"));
+            }
+        }
+        return Err(ToolError::Invalid(why));
     }
     // The engineer's verdicts given at the earlier revision after the carry (a clone's, by
     // sync): the carried item does not show them, so it is asked about again by default.

@@ -712,7 +712,10 @@ fn a_verdict_on_a_decision_carried_on_and_forgotten_there_says_to_state_it_again
         if n == 1 {
             assert!(e.contains("forgotten"), "{e}");
             assert!(e.contains("remember_decision"), "{e}");
-            assert!(!e.contains("request_verdicts with artifact.revision"), "{e}");
+            assert!(
+                !e.contains("request_verdicts with artifact.revision"),
+                "{e}"
+            );
         }
     }
     // While a copy stands, the refusal still names where to judge it.
@@ -723,7 +726,10 @@ fn a_verdict_on_a_decision_carried_on_and_forgotten_there_says_to_state_it_again
         json!({"artifact": at(1), "subject": "bore"}),
     );
     assert!(
-        e.contains(&format!("request_verdicts with artifact.revision {}", rev(2))),
+        e.contains(&format!(
+            "request_verdicts with artifact.revision {}",
+            rev(2)
+        )),
         "{e}"
     );
 }

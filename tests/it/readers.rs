@@ -1082,3 +1082,214 @@ fn readers_forget_that_deletes_nothing_names_where_the_revision_has_it() {
         );
     }
 }
+
+/// The feature lookup of a `forget` that deleted nothing went through full-text search: a
+/// name of no word ("--", "(") found nothing, and a name other features' names start with
+/// (50 "bore N" newer than "bore") was past the 50 rows read, so the summary said nothing of
+/// the file the revision has it under, and the model reported it forgotten.
+#[test]
+fn readers_forget_names_the_file_of_a_feature_whatever_its_name() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = art_uri(&rev(1), "/w/bracket.step");
+        let names = ["--", "(", "\"", "*", "bore"];
+        for name in names {
+            c.ok(
+                "remember",
+                json!({"artifact": file, "entity_ids": ["face:7"], "name": name}),
+            );
+        }
+        for i in 0..60 {
+            c.ok(
+                "remember",
+                json!({"artifact": file, "entity_ids": ["face:7"], "name": format!("bore {i}")}),
+            );
+        }
+        let bare = json!({"revision": rev(1), "format": "step"});
+        for name in names {
+            let out = c.call("forget", json!({"artifact": bare, "name": name}));
+            assert_eq!(out["result"]["structuredContent"]["deleted"], 0);
+            let text = summary(&out);
+            assert!(
+                text.ends_with(
+                    "This revision has it under the file \"file:///w/bracket.step\": forget it with that uri."
+                ),
+                "{name}: {text}"
+            );
+            // Followed, it deletes it.
+            let out = c.call("forget", json!({"artifact": file, "name": name}));
+            assert_eq!(out["result"]["structuredContent"]["deleted"], 1, "{name}");
+        }
+    }
+}
+
+/// `request_verdicts` by the revision alone of a decision recorded under a file whose review
+/// was carried on (or that its file has at a later revision) looked only at the revision's
+/// current decisions, found none, and said "record it with remember_decision first": a model
+/// following it recorded the old revision's decision again. It now names where the review
+/// went on (through every carry), with the artifact to ask with, and that ask finds it.
+#[test]
+fn readers_request_verdicts_by_a_revision_carried_on_names_where_its_review_went() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let at = |n: usize| art_uri(&rev(n), "/w/bracket.step");
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(1), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "map": []}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": art_uri(&rev(3), "/w/renamed.step"), "map": []}),
+        );
+        for asked in [
+            json!({"revision": rev(1), "format": "step"}),
+            art_uri(&rev(1), "/w/elsewhere.step"),
+        ] {
+            let out = c.call(
+                "request_verdicts",
+                json!({"artifact": asked, "subject": "release"}),
+            );
+            let text = summary(&out);
+            let want = format!(
+                "carried on to revision {} (carry_forward): its review goes on there: ask with artifact.revision {} and uri \"file:///w/renamed.step\"",
+                rev(3),
+                rev(3)
+            );
+            assert!(
+                text.contains(&want) && !text.contains("remember_decision"),
+                "{asked}: {text}"
+            );
+        }
+        // Asked at the decision carried on, the refusal names the same artifact: with the
+        // revision alone ("request_verdicts with artifact.revision …") it was not found.
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": at(1), "subject": "release"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(&format!(
+                "Its review stands at revision {}: ask with artifact.revision {} and uri \"file:///w/renamed.step\"",
+                rev(3),
+                rev(3)
+            )),
+            "{text}"
+        );
+        // Followed, the ask finds the decision (and goes on to the engineer).
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": art_uri(&rev(3), "/w/renamed.step"), "subject": "release"}),
+        );
+        assert!(!summary(&out).contains("No decision"), "{out}");
+        // A decision its file has at a later revision, not carried, is named by its file.
+        let mut c = Client::memory(era);
+        for n in [4, 5] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(n), "subject": "release", "disposition": "hold",
+                       "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+            );
+        }
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": {"revision": rev(4), "format": "step"}, "subject": "release"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(
+                "this revision has it under the file \"file:///w/bracket.step\": ask with that uri"
+            ),
+            "{text}"
+        );
+    }
+}
+
+/// The hints that say "forget it with that uri" and "ask with that uri" quoted the file cut at
+/// 120 characters ("file:///w/deep/…/…"): a path of the usual depth was no uri to call with,
+/// and the call made with it found nothing. The uri to call with is quoted whole (it is at
+/// most 4,096 bytes), and the call made with it finds the item.
+#[test]
+fn readers_a_hint_that_names_a_uri_to_call_with_names_it_whole() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let path = format!("/w/{}bracket.step", "deep/".repeat(40));
+        let uri = format!("file://{path}");
+        let file = art_uri(&rev(1), &path);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": file, "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": file, "entity_ids": ["face:7"], "name": "mating face"}),
+        );
+        let bare = json!({"revision": rev(1), "format": "step"});
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": bare, "subject": "release"}),
+        );
+        let text = summary(&out);
+        assert!(
+            text.contains(&format!("\"{uri}\": ask with that uri")),
+            "{text}"
+        );
+        for (key, value) in [("subject", "release"), ("name", "mating face")] {
+            let out = c.call("forget", json!({"artifact": bare, key: value}));
+            let text = summary(&out);
+            assert!(
+                text.contains(&format!("\"{uri}\": forget it with that uri")),
+                "{text}"
+            );
+            let named = json!({"revision": rev(1), "format": "step", "uri": uri});
+            let out = c.call("forget", json!({"artifact": named, key: value}));
+            assert_eq!(out["result"]["structuredContent"]["deleted"], 1, "{key}");
+        }
+    }
+}
+
+/// One record of the largest size among many decisions: the view cut its lists by count,
+/// the longer first, so the 40 decisions were halved down to one before the one record was
+/// touched, and `show_review` at full detail, the revision resource and the report showed
+/// one decision in 1 KB of their 32 ("39 of 40 decisions are not in this answer"). An item
+/// that alone would take more than half the answer is cut to fit first (the JSON answers) or
+/// left out and counted (the report), and the decisions fill the room.
+#[test]
+fn readers_one_record_of_the_largest_size_does_not_crowd_out_the_other_decisions() {
+    let mut c = Client::memory(ERAS[1]);
+    let a = art_uri(&rev(1), "/w/bracket.step");
+    for i in 0..40 {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a, "subject": format!("bore {i}"), "disposition": "hold", "basis": [
+                {"requirement": "Bore H7", "source": "drawing", "state": "unresolved", "question": "H7 or H8?"}
+            ]}),
+        );
+    }
+    let ids: Vec<String> = (0..10_000)
+        .map(|j| format!("{}{j:05}", "i".repeat(250)))
+        .collect();
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "big", "note": "x".repeat(65_536), "entity_ids": ids}),
+    );
+    let s = c.ok("show_review", json!({"artifact": a, "detail": "full"}));
+    let shown = s["decisions"].as_array().unwrap().len();
+    assert!(shown >= 5, "full: {shown} decisions shown");
+    let v: Value =
+        serde_json::from_str(&c.read_text(&format!("review://revisions/{}", rev(1)))).unwrap();
+    let shown = v["decisions"].as_array().unwrap().len();
+    assert!(shown >= 10, "resource: {shown} decisions shown");
+    let md = c.read_text(&format!("review://revisions/{}/report", rev(1)));
+    let shown = md.matches("### bore").count();
+    assert!(
+        shown >= 10,
+        "report: {shown} decisions shown: {}",
+        head(&md)
+    );
+}

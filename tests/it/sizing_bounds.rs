@@ -657,3 +657,87 @@ fn show_review_of_a_revision_carried_on_says_where_its_review_goes_on() {
         "{text}"
     );
 }
+
+/// A revision can be carried on in part: the same bytes under two files, one carried on, or
+/// an item recorded there after the carry. Its line said "Superseded by revision …: its
+/// review goes on there" of the whole revision, and a model left the rest (its open
+/// questions, where verdicts are still given) unreviewed. The line now says what went on.
+#[test]
+fn show_review_of_a_revision_carried_on_in_part_says_so() {
+    let mut c = Client::memory(ERAS[1]);
+    for file in ["/w/x.step", "/w/y.step"] {
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_A, file), "subject": "bore", "disposition": "hold",
+                   "basis": [{"requirement": "r", "source": "drawing", "state": "unresolved",
+                              "question": "H7 or H8?"}]}),
+        );
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(REV_A, "/w/x.step"), "to": art_uri(REV_B, "/w/x.step"), "map": []}),
+    );
+    for detail in ["summary", "full"] {
+        let resp = c.call(
+            "show_review",
+            json!({"artifact": art_uri(REV_A, "/w/y.step"), "detail": detail}),
+        );
+        let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!(
+                "Carried on in part to revision {REV_B} (carry_forward): what was carried goes on there, the rest is reviewed here."
+            )) && !text.contains("Superseded by"),
+            "{text}"
+        );
+    }
+}
+
+/// A revision many revisions were carried to, each carry's `change` of control characters
+/// (each escaped to six bytes, seven in the text copy): `show_review` listed up to ten
+/// `supersedes` entries, 200 characters of change each, uncounted by the summary's budget,
+/// so its answer was 53 KB, and at full detail the bound had no room left for any decision:
+/// each was cut to a bare `{"truncated"}` and the answer failed its own output schema.
+#[test]
+fn show_review_of_a_revision_many_were_carried_to_stays_in_the_bound() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        for k in 0..12 {
+            let file = format!("/w/x{k}.step");
+            let from = art_uri(&format!("sha256:{k:064x}"), &file);
+            c.ok(
+                "remember_decision",
+                json!({"artifact": from, "subject": format!("s{k}"), "disposition": "hold",
+                       "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+            );
+            c.ok(
+                "carry_forward",
+                json!({"from": from, "to": art_uri(REV_B, &file), "map": [],
+                       "change": "\u{1}".repeat(1000)}),
+            );
+        }
+        for i in 0..200 {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": art_uri(REV_B, "/w/x0.step"), "subject": format!("t{i}"),
+                       "disposition": "hold",
+                       "basis": [{"requirement": "r", "source": "drawing", "state": "unresolved",
+                                  "question": "q?"}]}),
+            );
+        }
+        for detail in ["summary", "full"] {
+            let resp = c.call(
+                "show_review",
+                json!({"artifact": art_uri(REV_B, "/w/x0.step"), "detail": detail}),
+            );
+            let bytes = line_bytes(&resp);
+            assert!(bytes <= BOUND, "{era:?} {detail}: {bytes} bytes");
+            let sc = &resp["result"]["structuredContent"];
+            assert!(
+                sc["decisions"]
+                    .as_array()
+                    .is_some_and(|d| !d.is_empty() && d.iter().all(|d| d["id"].is_string())),
+                "{era:?} {detail}: {resp}"
+            );
+        }
+    }
+}

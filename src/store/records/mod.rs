@@ -336,6 +336,29 @@ impl Store {
         Ok((n, stands_at))
     }
 
+    /// The files (`None`: recorded without a uri) under which `revision` has a feature named
+    /// exactly `name`, at most `limit`: where a `forget` that found nothing at its locator
+    /// points. By name, not through the full-text index: a name of no word, or one that many
+    /// newer names start with, is found all the same.
+    pub fn feature_files(
+        &mut self,
+        revision: &str,
+        name: &str,
+        limit: usize,
+    ) -> Result<Vec<Option<String>>, StoreError> {
+        let tx = self.read()?;
+        let files = tx
+            .prepare_cached(
+                "SELECT DISTINCT uri FROM records WHERE revision = ?1 AND name = ?2 LIMIT ?3",
+            )?
+            .query_map(
+                params![revision, name, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |r| r.get::<_, Option<String>>(0),
+            )?
+            .collect::<Result<_, _>>()?;
+        Ok(files)
+    }
+
     /// Deletes the anonymous notes written for `revision` (and `locator`, when given) whose
     /// entity set contains `entity_id`.
     pub fn forget_notes(
