@@ -406,9 +406,12 @@ pub fn run(
 /// Refuses a database inside the folder it would sync (`--db review/review.db sync review`):
 /// `git add -A review` would commit it (everyone's private file, its `-wal`, and the items
 /// sync saves beside it), and a pull would replace it under the servers that use it.
+/// Besides the resolved names, each existing directory holding the database is compared with
+/// the folder as the system identifies them (device and inode): a bind mount of the checkout
+/// (as a dev container makes) is another name of the folder that no link resolves.
 fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
     let (db_at, dir_at) = (resolved(db)?, resolved(dir)?);
-    if db_at.starts_with(&dir_at) {
+    if db_at.starts_with(&dir_at) || same_directory_above(&db_at, &dir_at) {
         return Err(fail!(
             "the database {} is inside the folder {} that sync keeps for git: `git add` would \
              commit it (and what sync saves beside it) for everyone, and a pull would replace \
@@ -420,6 +423,27 @@ fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether a directory above `path` is the directory `dir` (the same device and inode), where
+/// the system tells them; `false` when `dir` does not exist yet.
+fn same_directory_above(path: &Path, dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(d) = fs::metadata(dir) else {
+            return false;
+        };
+        path.ancestors()
+            .skip(1)
+            .filter_map(|a| fs::metadata(a).ok())
+            .any(|m| m.is_dir() && m.dev() == d.dev() && m.ino() == d.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, dir);
+        false
+    }
 }
 
 /// Refuses a DIR inside a folder that sync keeps (`sync review/records`, a completion one

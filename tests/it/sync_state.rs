@@ -1139,6 +1139,42 @@ fn sync_refuses_a_database_inside_the_folder() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A database inside the folder by another name of it that resolving links cannot see (a bind
+/// mount, as a dev container mounts a checkout twice) was synced silently. The refusal now
+/// compares the folder with each directory holding the database as the system identifies
+/// them (device and inode). Needs the right to mount (root); skipped otherwise.
+#[cfg(target_os = "linux")]
+#[test]
+fn sync_refuses_a_database_inside_the_folder_by_a_bind_mount() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-db-bind")?;
+    let dir = tmp.path();
+    let (folder, mnt) = (dir.join("review"), dir.join("mnt"));
+    std::fs::create_dir_all(folder.join("records"))?;
+    std::fs::create_dir_all(&mnt)?;
+    let mounted = Command::new("mount")
+        .arg("--bind")
+        .arg(&folder)
+        .arg(&mnt)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        return Ok(());
+    }
+    let mut results = Vec::new();
+    for db in [mnt.join("r.db"), mnt.join("records/r.db")] {
+        results.push(review_mcp(&db, &["sync", &folder.to_string_lossy()]));
+    }
+    let _ = Command::new("umount").arg(&mnt).output();
+    for out in results {
+        let out = out?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(err.contains("is inside the folder"), "{err}");
+    }
+    assert!(!folder.join("r.db").exists() && !folder.join("records/r.db").exists());
+    Ok(())
+}
+
 /// When the items a sync would delete from the database cannot be saved (here a file stands
 /// where their folder goes), the sync deletes nothing, says so and names the place.
 #[test]
