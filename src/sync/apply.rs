@@ -14,7 +14,7 @@ use super::folder::{file_hash, file_of, fsync_dir, remove_file, write_all, write
 use super::merge::{self, side};
 use super::owned::{self, step};
 use super::run::{Counts, Entries, Entry};
-use super::saved::NAMED;
+use super::saved::{NAMED, Saver};
 use super::{Action, Hash, Item, ItemKind, Result, hash};
 use crate::store::{Store, SyncTx};
 
@@ -95,11 +95,12 @@ pub(super) struct Apply<'a, 't> {
     pub(super) settled: HashSet<Key>,
     files: BTreeMap<Key, FileOp>,
     rows: BTreeMap<Key, RowOp>,
-    /// Each item deleted from the database, as it was: saved before the commit
-    /// (`saved::save`), so a deletion can be undone.
-    removed: Vec<Item>,
-    /// Each database version a conflict's merge replaced, as it was: saved with `removed`.
-    replaced: Vec<Item>,
+    /// Where each item deleted from the database goes, as it was, as it is deleted (saved
+    /// before the commit, so a deletion can be undone), and each database version a
+    /// conflict's merge replaced.
+    saver: Saver,
+    /// How many of the saved are database versions a conflict's merge replaced.
+    replaced: usize,
     /// What each deleted item was (for the items and files the output names).
     described: HashMap<Key, String>,
     /// A folder version dated after this (now, plus [`CLOCK_SLACK_MS`]) was written under a
@@ -111,11 +112,11 @@ pub(super) struct Apply<'a, 't> {
 /// the clock that wrote it is wrong (clocks kept by NTP agree within far less).
 const CLOCK_SLACK_MS: i64 = 5 * 60 * 1000;
 
-/// What [`Apply::finish`] leaves: the plan's lines, and the items deleted from the database.
+/// What [`Apply::finish`] leaves: the plan's lines, and where the items deleted from the
+/// database were written (to be made durable before the commit).
 pub(super) struct Finished {
     pub(super) lines: Vec<String>,
-    pub(super) removed: Vec<Item>,
-    pub(super) replaced: Vec<Item>,
+    pub(super) saver: Saver,
 }
 
 impl<'a, 't> Apply<'a, 't> {
@@ -124,6 +125,7 @@ impl<'a, 't> Apply<'a, 't> {
         entries: &'a Entries,
         overlay: Overlay,
         counts: &'a mut Counts,
+        saver: Saver,
     ) -> Self {
         // The files an earlier sync left unfinished are this sync's to finish.
         let files = overlay
@@ -146,8 +148,8 @@ impl<'a, 't> Apply<'a, 't> {
             settled: HashSet::new(),
             files,
             rows: BTreeMap::new(),
-            removed: Vec::new(),
-            replaced: Vec::new(),
+            saver,
+            replaced: 0,
             described: HashMap::new(),
             ahead: crate::time::format_millis(crate::time::now_millis() + CLOCK_SLACK_MS),
         }
@@ -254,7 +256,8 @@ impl<'a, 't> Apply<'a, 't> {
                 if resolved.item.text() != db.text() {
                     // The database's version a conflict replaced, kept with the deleted
                     // items: an edit made here and never synced exists nowhere else.
-                    self.replaced.push(db.clone());
+                    self.saver.push(db)?;
+                    self.replaced += 1;
                     self.import(&resolved.item, db_item)?;
                 } else {
                     self.write_file(db)?;
@@ -377,7 +380,7 @@ impl<'a, 't> Apply<'a, 't> {
             // Saved when the database held it before this sync (one this sync imported and
             // then settled away is still in the folder's history of commits).
             if self.entries.get(&key).is_some_and(|e| e.db.is_some()) {
-                self.removed.push(item.clone());
+                self.saver.push(&item)?;
             }
             self.described.insert(key, item.describe());
         }
@@ -487,7 +490,7 @@ impl<'a, 't> Apply<'a, 't> {
             counts,
             files,
             rows,
-            removed,
+            saver,
             replaced,
             described,
             ..
@@ -549,12 +552,8 @@ impl<'a, 't> Apply<'a, 't> {
             }
         }
         counts.deleted = [deleted[0].len(), deleted[1].len()];
-        counts.replaced_saved = replaced.len();
-        Ok(Finished {
-            lines,
-            removed,
-            replaced,
-        })
+        counts.replaced_saved = replaced;
+        Ok(Finished { lines, saver })
     }
 }
 
@@ -714,7 +713,7 @@ mod tests {
         assert_eq!(overlay.disk(&entries, &unfinished), Some(old));
         assert_eq!(overlay.rows.len(), 3);
         let mut counts = Counts::default();
-        let apply = Apply::new(&tx, &entries, overlay, &mut counts);
+        let apply = Apply::new(&tx, &entries, overlay, &mut counts, Saver::new(None));
         assert_eq!(apply.files.get(&unfinished), Some(&FileOp::Write));
         assert_eq!(apply.files.len(), 1);
     }

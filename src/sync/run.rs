@@ -291,7 +291,20 @@ pub fn run(
     let history_added = tx.add_events(&history.events)?;
     counts.history_imported = history_added.len();
     counts.arrived_events = engineer_verdict_events(&history.events, &history_added);
-    let mut sync = Apply::new(&tx, &entries, unfinished, &mut counts);
+    // What this sync deletes from the database is written beside it as it deletes it (a dry
+    // run only counts), made durable before the commit.
+    let saving = (!dry_run)
+        .then(|| {
+            std::path::absolute(db).map(|db| saved::saved_file(&db, &crate::time::now(), &run))
+        })
+        .transpose()?;
+    let mut sync = Apply::new(
+        &tx,
+        &entries,
+        unfinished,
+        &mut counts,
+        saved::Saver::new(saving),
+    );
     // Deletions first, then everything else.
     for pass in [true, false] {
         for ((kind, id), e) in &entries {
@@ -304,8 +317,7 @@ pub fn run(
     }
     let finished = sync.finish(&run)?;
     lines.extend(finished.lines);
-    let mut removed = finished.removed;
-    removed.extend(finished.replaced);
+    let saver = finished.saver;
     // Every event the folder lacks, this sync's own included, is written after the commit
     // (not journaled: one a killed sync did not write is still missing at the next sync).
     let present: BTreeSet<&str> = history.present.iter().map(String::as_str).collect();
@@ -341,17 +353,10 @@ pub fn run(
     // merge replaced it (an edit made here and never synced exists nowhere else; import
     // keeps the later merge). Killed before the commit, the file holds items still in the
     // database (importing it changes nothing).
-    let saved = match removed.is_empty() {
-        true => None,
-        false => {
-            let at = crate::time::now();
-            let path = saved::saved_file(&std::path::absolute(db)?, &at, &run);
-            saved::save(&path, &removed)?;
-            owned::step("deleted items saved");
-            Some(path)
-        }
-    };
-    drop(removed);
+    let saved = saver.finish()?;
+    if saved.is_some() {
+        owned::step("deleted items saved");
+    }
     // The id file is written before the commit that keys the folder's state by it (killed
     // in between, the next sync finds the id with no state: a first sync again). A refused
     // sync never gets here: it has written nothing.
@@ -406,9 +411,12 @@ pub fn run(
 /// Refuses a database inside the folder it would sync (`--db review/review.db sync review`):
 /// `git add -A review` would commit it (everyone's private file, its `-wal`, and the items
 /// sync saves beside it), and a pull would replace it under the servers that use it.
+/// Besides the resolved names, each existing directory holding the database is compared with
+/// the folder as the system identifies them (device and inode): a bind mount of the checkout
+/// (as a dev container makes) is another name of the folder that no link resolves.
 fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
     let (db_at, dir_at) = (resolved(db)?, resolved(dir)?);
-    if db_at.starts_with(&dir_at) {
+    if db_at.starts_with(&dir_at) || same_directory_above(&db_at, &dir_at) {
         return Err(fail!(
             "the database {} is inside the folder {} that sync keeps for git: `git add` would \
              commit it (and what sync saves beside it) for everyone, and a pull would replace \
@@ -420,6 +428,27 @@ fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether a directory above `path` is the directory `dir` (the same device and inode), where
+/// the system tells them; `false` when `dir` does not exist yet.
+fn same_directory_above(path: &Path, dir: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(d) = fs::metadata(dir) else {
+            return false;
+        };
+        path.ancestors()
+            .skip(1)
+            .filter_map(|a| fs::metadata(a).ok())
+            .any(|m| m.is_dir() && m.dev() == d.dev() && m.ino() == d.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (path, dir);
+        false
+    }
 }
 
 /// Refuses a DIR inside a folder that sync keeps (`sync review/records`, a completion one

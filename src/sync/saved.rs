@@ -40,61 +40,108 @@ pub(super) fn saved_file(db: &Path, at: &str, run: &str) -> PathBuf {
     saved_dir(db).join(format!("{stamp}Z-{run}.jsonl"))
 }
 
-/// Writes `items` to `path` as export lines (what `review-mcp export` writes for them, so
-/// `review-mcp import` reads it back), durably: the folder made readable by its owner only,
-/// the file written whole to a temporary created exclusively (never through a link),
-/// fsynced, renamed into place (never over another file) and its directory fsynced, so the
-/// items are kept before the commit that deletes them.
-pub(super) fn save(path: &Path, items: &[Item]) -> Result<()> {
-    let fail = |e: std::io::Error| {
+/// Where the items a sync deletes from the database go, one at a time as it deletes them (so
+/// what it holds does not grow with their size): export lines (what `review-mcp export`
+/// writes for them, so `review-mcp import` reads them back) written durably, the folder made
+/// readable by its owner only, the file written whole to a temporary created exclusively
+/// (never through a link) at the first item, fsynced, renamed into place (never over another
+/// file) and its directory fsynced by [`Saver::finish`], before the commit that deletes them.
+/// A dry run's (no path) only counts. Dropped unfinished (the sync failed), the temporary is
+/// removed.
+pub(super) struct Saver {
+    path: Option<PathBuf>,
+    open: Option<std::io::BufWriter<fs::File>>,
+}
+
+impl Saver {
+    /// A saver to `path`, or one that only counts (`None`: a dry run writes nothing).
+    pub(super) fn new(path: Option<PathBuf>) -> Self {
+        Saver { path, open: None }
+    }
+
+    fn tmp(path: &Path) -> PathBuf {
+        path.with_extension("jsonl.tmp")
+    }
+
+    fn fail(path: &Path, e: std::io::Error) -> super::Error {
         fail!(
-            "cannot save the items this sync would delete from the database to {}: {e}; nothing \
-             was changed (free space there, or fix its permissions, then sync again)",
+            "cannot save the items this sync would delete from the database to {}: {e}; nothing              was changed (free space there, or fix its permissions, then sync again)",
             shown(path)
         )
-    };
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir).map_err(|e| {
-        fail!(
-            "cannot make the folder {} where sync saves the items it deletes from the \
-             database: {e}; nothing was changed (it must be a directory: move away what is \
-             there, or fix the space or permissions, then sync again)",
-            shown(dir)
-        )
-    })?;
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    // Written whole under a temporary name, then renamed: a sync killed while writing leaves
-    // a `.tmp` file, never a partial file that looks complete.
-    let tmp = path.with_extension("jsonl.tmp");
-    let written = (|| {
-        let mut f = options.open(&tmp)?;
-        let mut out = std::io::BufWriter::new(&mut f);
-        for item in items {
-            let json = serde_json::to_string(&*item.clamped()).map_err(std::io::Error::other)?;
-            out.write_all(crate::text::escape_json_controls(&json).as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-        out.flush()?;
-        drop(out);
-        f.sync_all()?;
-        if fs::symlink_metadata(path).is_ok() {
-            return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
-        }
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(fail(e));
     }
-    fsync_dir(dir);
-    Ok(())
+
+    /// Writes `item` (the database's version, before this sync changes it).
+    pub(super) fn push(&mut self, item: &Item) -> Result<()> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        if self.open.is_none() {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let mut builder = fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(dir).map_err(|e| {
+                fail!(
+                    "cannot make the folder {} where sync saves the items it deletes from the \
+                     database: {e}; nothing was changed (it must be a directory: move away what \
+                     is there, or fix the space or permissions, then sync again)",
+                    shown(dir)
+                )
+            })?;
+            let mut options = fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            // Written whole under a temporary name, then renamed: a sync killed while writing
+            // leaves a `.tmp` file, never a partial file that looks complete.
+            let f = options
+                .open(Self::tmp(path))
+                .map_err(|e| Self::fail(path, e))?;
+            self.open = Some(std::io::BufWriter::new(f));
+        }
+        let written = (|| {
+            let json = serde_json::to_string(&*item.clamped()).map_err(std::io::Error::other)?;
+            if let Some(out) = self.open.as_mut() {
+                out.write_all(crate::text::escape_json_controls(&json).as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        })();
+        written.map_err(|e| Self::fail(path, e))
+    }
+
+    /// The file made durable under its name; `None` when nothing was saved (or a dry run).
+    pub(super) fn finish(mut self) -> Result<Option<PathBuf>> {
+        let (Some(path), Some(out)) = (self.path.take(), self.open.take()) else {
+            return Ok(None);
+        };
+        let tmp = Self::tmp(&path);
+        let written = (|| {
+            let f = out.into_inner().map_err(|e| e.into_error())?;
+            f.sync_all()?;
+            drop(f);
+            if fs::symlink_metadata(&path).is_ok() {
+                return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+            }
+            fs::rename(&tmp, &path)
+        })();
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(Self::fail(&path, e));
+        }
+        fsync_dir(path.parent().unwrap_or(Path::new(".")));
+        Ok(Some(path))
+    }
+}
+
+impl Drop for Saver {
+    fn drop(&mut self) {
+        if let (Some(path), Some(out)) = (&self.path, self.open.take()) {
+            drop(out);
+            let _ = fs::remove_file(Self::tmp(path));
+        }
+    }
 }
 
 /// `lines` named, the first [`NAMED`] of `total`, then one line counting the rest.

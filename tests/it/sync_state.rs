@@ -1139,6 +1139,94 @@ fn sync_refuses_a_database_inside_the_folder() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A database inside the folder by another name of it that resolving links cannot see (a bind
+/// mount, as a dev container mounts a checkout twice) was synced silently. The refusal now
+/// compares the folder with each directory holding the database as the system identifies
+/// them (device and inode). Needs the right to mount (root); skipped otherwise.
+#[cfg(target_os = "linux")]
+#[test]
+fn sync_refuses_a_database_inside_the_folder_by_a_bind_mount() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-db-bind")?;
+    let dir = tmp.path();
+    let (folder, mnt) = (dir.join("review"), dir.join("mnt"));
+    std::fs::create_dir_all(folder.join("records"))?;
+    std::fs::create_dir_all(&mnt)?;
+    let mounted = Command::new("mount")
+        .arg("--bind")
+        .arg(&folder)
+        .arg(&mnt)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        return Ok(());
+    }
+    let mut results = Vec::new();
+    for db in [mnt.join("r.db"), mnt.join("records/r.db")] {
+        results.push(review_mcp(&db, &["sync", &folder.to_string_lossy()]));
+    }
+    let _ = Command::new("umount").arg(&mnt).output();
+    for out in results {
+        let out = out?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(err.contains("is inside the folder"), "{err}");
+    }
+    assert!(!folder.join("r.db").exists() && !folder.join("records/r.db").exists());
+    Ok(())
+}
+
+/// The peak resident memory a sync logs as it ends (KiB), where `/proc` tells it.
+fn sync_peak_kib(db: &Path, folder: &Path) -> anyhow::Result<Option<u64>> {
+    let out = review_mcp_with(
+        db,
+        &["sync", &folder.to_string_lossy()],
+        &[("MCP_LOG_LEVEL", "info".to_string())],
+    )?;
+    ensure!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    Ok(err
+        .split("peak resident memory ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok()))
+}
+
+/// Regression: a sync held every item it deleted from the database (and every database
+/// version a merge replaced) in memory until it saved them all at the end, so deleting 28 MB
+/// of items took 21 MiB more than writing them (a 200 MB deletion 245 MiB), against the rule
+/// that sync's memory does not grow with the size of the items. Each is now written to the
+/// saved file as it is deleted.
+#[test]
+fn sync_deleting_large_items_holds_none_of_them() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-deleted-memory")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    let note = "n".repeat(9000);
+    let lines: Vec<String> = (0..3000)
+        .map(|i| feature(&format!("rec_m{i:05}"), &format!("f{i}"), &note, T1))
+        .collect();
+    import(dir, &db, &lines)?;
+    let Some(writing) = sync_peak_kib(&db, &folder)? else {
+        return Ok(());
+    };
+    std::fs::remove_dir_all(folder.join("records"))?;
+    let deleting = sync_peak_kib(&db, &folder)?.context("peak")?;
+    assert!(
+        deleting < writing + 10 * 1024,
+        "deleting 28 MB of items took {deleting} KiB, writing them {writing} KiB"
+    );
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(std::fs::read_to_string(&saved[0])?.lines().count(), 3000);
+    Ok(())
+}
+
 /// When the items a sync would delete from the database cannot be saved (here a file stands
 /// where their folder goes), the sync deletes nothing, says so and names the place.
 #[test]
