@@ -65,7 +65,7 @@ impl Saver {
 
     fn fail(path: &Path, e: std::io::Error) -> super::Error {
         fail!(
-            "cannot save the items this sync would delete from the database to {}: {e}; nothing              was changed (free space there, or fix its permissions, then sync again)",
+            "cannot save the items this sync would delete from the database to {}: {e}; nothing was changed (free space there, or fix its permissions, then sync again)",
             shown(path)
         )
     }
