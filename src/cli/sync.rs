@@ -120,12 +120,18 @@ fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &
     if n + replaced == 0 {
         return;
     }
+    let items = |k: usize| if k == 1 { "item" } else { "items" };
     let what = match (n, replaced) {
-        (_, 0) => format!("the {n} items deleted from the database"),
-        (0, r) => format!("the database's version of the {r} items a conflict replaced"),
+        (_, 0) => format!("the {n} {} deleted from the database", items(n)),
+        (0, r) => format!(
+            "the database's version of the {r} {} a conflict replaced",
+            items(r)
+        ),
         (n, r) => format!(
-            "the {n} items deleted from the database and the database's version of the {r} \
-             items a conflict replaced"
+            "the {n} {} deleted from the database and the database's version of the {r} {} a \
+             conflict replaced",
+            items(n),
+            items(r)
         ),
     };
     let db = std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf());

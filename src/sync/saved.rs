@@ -89,6 +89,7 @@ impl Saver {
                     shown(dir)
                 )
             })?;
+            owners_only(dir)?;
             let mut options = fs::OpenOptions::new();
             options.write(true).create_new(true);
             #[cfg(unix)]
@@ -151,6 +152,43 @@ pub fn bounded(lines: &[String], total: usize) -> Vec<String> {
         out.push(format!("… and {} more", total - out.len()));
     }
     out
+}
+
+/// The folder of saved items is its owner's alone (docs/command-line.md): a symbolic link
+/// there (planted, or made on purpose) is refused, since the saved review would land wherever
+/// it points, in a directory of any mode; a folder others may read or enter is made the
+/// owner's alone (0700) before anything is saved in it.
+fn owners_only(dir: &Path) -> Result<()> {
+    let meta = fs::symlink_metadata(dir).map_err(|e| {
+        fail!(
+            "cannot look at the folder {} where sync saves the items it deletes from the \
+             database: {e}; nothing was changed",
+            shown(dir)
+        )
+    })?;
+    if meta.file_type().is_symlink() || !meta.is_dir() {
+        return Err(fail!(
+            "{} is a symbolic link or not a folder: sync saves the items it deletes from the \
+             database only in a folder of its own there, readable by you alone; nothing was \
+             changed (remove it, then sync again)",
+            shown(dir)
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o077 != 0 {
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(|e| {
+                fail!(
+                    "cannot make the folder {} readable by you alone: {e}; nothing was changed \
+                     (it holds the items sync deletes from the database: fix its owner or \
+                     permissions, then sync again)",
+                    shown(dir)
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

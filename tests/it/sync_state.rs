@@ -976,7 +976,7 @@ fn sync_saves_the_database_version_a_conflict_replaced() -> anyhow::Result<()> {
     let line = out
         .lines()
         .find(|l| {
-            l.starts_with("saved the database's version of the 1 items a conflict replaced in ")
+            l.starts_with("saved the database's version of the 1 item a conflict replaced in ")
         })
         .with_context(|| out.clone())?;
     let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
@@ -1249,6 +1249,49 @@ fn sync_that_cannot_save_what_it_deletes_deletes_nothing() -> anyhow::Result<()>
     );
     std::fs::remove_file(dir.join("a.db.sync-deleted"))?;
     assert!(sync(&db, &folder)?.contains("deleted from the database: record rec_a"));
+    Ok(())
+}
+
+/// The folder of saved items is the owner's alone, as docs/command-line.md says: a symbolic
+/// link planted where it goes (the saved review would land wherever it points, in a
+/// directory of any mode) is refused and nothing changes; a folder there that others may read
+/// is made the owner's alone before anything is saved in it.
+#[cfg(unix)]
+#[test]
+fn sync_saves_deleted_items_only_in_a_folder_of_its_own() -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = TempDir::new("sync-saved-folder")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(
+        dir,
+        &db,
+        &[
+            feature("rec_a", "bore", "x", T1),
+            feature("rec_b", "slot", "y", T1),
+        ],
+    )?;
+    sync(&db, &folder)?;
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir(&elsewhere)?;
+    std::os::unix::fs::symlink(&elsewhere, dir.join("a.db.sync-deleted"))?;
+    std::fs::remove_file(folder.join("records/rec_a.json"))?;
+    let out = review_mcp(&db, &["sync", &folder.to_string_lossy()])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("symbolic link") && err.contains("nothing was changed"),
+        "{err}"
+    );
+    assert!(export(&db)?.contains("rec_a"), "the item was deleted");
+    assert_eq!(std::fs::read_dir(&elsewhere)?.count(), 0);
+    std::fs::remove_file(dir.join("a.db.sync-deleted"))?;
+    let saved = dir.join("a.db.sync-deleted");
+    std::fs::create_dir(&saved)?;
+    std::fs::set_permissions(&saved, std::fs::Permissions::from_mode(0o755))?;
+    assert!(sync(&db, &folder)?.contains("deleted from the database: record rec_a"));
+    let mode = std::fs::metadata(&saved)?.permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700, "{mode:o}");
     Ok(())
 }
 
