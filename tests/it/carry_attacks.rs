@@ -839,3 +839,69 @@ fn a_verdict_on_another_files_decision_is_not_named_after_the_carry() {
     let recalled = c.ok("recall_decisions", json!({"artifact": file_a(2)}));
     assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
 }
+
+/// A decision from a clock ahead of this one (a clone's, synced here) must not outrank the
+/// one stated here after it: revision 1's "bore" dated an hour ahead, then revision 2's
+/// stated (or carried) here. recall_decisions' current decision was revision 1's, since
+/// the current one is judged by created_at; the new one is now dated after it.
+#[test]
+fn a_decision_from_a_clock_ahead_does_not_outrank_the_one_stated_after_it() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-clock-ahead").unwrap();
+    let db = dir.join("a.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    let basis = json!([{"requirement": "R", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]);
+    {
+        let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+        for subject in ["bore", "wall"] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": r(1), "subject": subject, "disposition": "accept", "basis": basis}),
+            );
+        }
+    }
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE decisions SET created_at = '2999-01-01T00:00:00.000Z', \
+             updated_at = '2999-01-01T00:00:00.000Z'",
+            [],
+        )
+        .unwrap();
+    }
+    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": r(2), "subject": "bore", "disposition": "reject", "basis": basis}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": r(1), "to": r(3), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    let recalled = c.ok("recall_decisions", json!({"artifact": r(3), "limit": 50}));
+    let mut got: Vec<(String, String)> = recalled["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let i = d["artifact"].as_u64().unwrap() as usize;
+            (
+                d["subject"].as_str().unwrap().to_string(),
+                recalled["artifacts"][i]["revision"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    // Each subject's newest is its copy carried to revision 3, made last here.
+    assert_eq!(
+        got,
+        vec![("bore".into(), rev(3)), ("wall".into(), rev(3))],
+        "{recalled}"
+    );
+}
