@@ -905,3 +905,75 @@ fn a_decision_from_a_clock_ahead_does_not_outrank_the_one_stated_after_it() {
         "{recalled}"
     );
 }
+
+/// `review-mcp review` of the later revision shows an item whose old revision got the
+/// engineer's verdict after the carry as request_verdicts' form does: with that verdict
+/// ("after the carry, at revision …"). It showed only the item's history from before the
+/// carry ("at that revision: accepted …"), contradicting what every other answer says.
+#[test]
+fn the_terminal_review_names_a_verdict_given_after_the_carry() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-late-verdict-terminal").unwrap();
+    let a = dir.join("a.db");
+    let b = dir.join("b.db");
+    let r1 = art_uri(&rev(1), FILE);
+    let r2 = art_uri(&rev(2), FILE);
+    let source = {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        let d = c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "hold", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}
+            ]}),
+        );
+        d["decision"]["id"].as_str().unwrap().to_string()
+    };
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    let sync = |db: &std::path::Path| {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    sync(&a);
+    sync(&b);
+    {
+        let mut c = Client::new(Store::open(&b).unwrap(), ERAS[2]);
+        c.ok(
+            "carry_forward",
+            json!({"from": r1, "to": r2, "map": [{"from": "face:3", "to": "face:13"}]}),
+        );
+    }
+    sync(&b);
+    {
+        let mut store = Store::open(&a).unwrap();
+        let at = DecisionRef::Id(&source);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: Some("0.08 measured".into()),
+            via: Via::App,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
+            .unwrap();
+    }
+    sync(&a);
+    sync(&b);
+    let mut store = Store::open(&b).unwrap();
+    let mut input: &[u8] = b"q\n";
+    let mut out = Vec::new();
+    review_mcp::terminal::review(&mut store, &rev(2), &mut input, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("Item 1 of 1: Bore 12H7"), "{text}");
+    assert!(
+        text.contains("after the carry, at that revision: rejected"),
+        "{text}"
+    );
+}
