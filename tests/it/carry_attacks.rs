@@ -977,3 +977,62 @@ fn the_terminal_review_names_a_verdict_given_after_the_carry() {
         "{text}"
     );
 }
+
+/// A `carried` event that came by import (sealed, but written by anyone) naming as the
+/// revision it went on to a string that is no revision: carry_forward's refusal quoted it
+/// whole, control characters and all. Only a revision is read from the history.
+#[test]
+fn a_forged_carried_event_naming_no_revision_refuses_nothing() {
+    use review_mcp::review::history::EventKind;
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-forged-event").unwrap();
+    let db = dir.join("a.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    {
+        let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": r(1), "subject": "bore", "disposition": "accept", "basis": [
+                {"requirement": "R", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": r(1), "to": r(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+        );
+    }
+    let mut a = Store::open(&db).unwrap();
+    let hostile = format!("\u{1b}[2J\u{202e}evil{}", "x".repeat(5000));
+    let events: Vec<_> = a
+        .events()
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::Carried && e.revision == rev(1))
+        .map(|mut e| {
+            for c in &mut e.changes {
+                if c.field == "revision" {
+                    c.to = Some(hostile.clone());
+                }
+            }
+            e.sealed()
+        })
+        .collect();
+    assert!(!events.is_empty());
+    let mut b = Store::open_in_memory().unwrap();
+    b.import_with_history(&[], &[], &events).unwrap();
+    let mut c = Client::new(b, ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": r(3), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "R", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+    );
+    let carried = c.call(
+        "carry_forward",
+        json!({"from": r(3), "to": r(1), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    let text = carried.to_string();
+    assert!(!text.contains("evil"), "{text}");
+    assert!(text.len() < 4000, "{text}");
+}
