@@ -976,6 +976,10 @@ fn the_terminal_review_names_a_verdict_given_after_the_carry() {
         text.contains("after the carry, at that revision: rejected"),
         "{text}"
     );
+    // The Form 3 names the verdict given there, not the item's history from before it.
+    let mut c = Client::new(store, ERAS[2]);
+    let form = c.read_text(&format!("review://revisions/{}/form3.csv", rev(2)));
+    assert!(form.contains("verdict there: rejected"), "{form}");
 }
 
 /// A `carried` event that came by import (sealed, but written by anyone) naming as the
