@@ -715,7 +715,7 @@ fn carry_in(
             })
             .collect();
         let seq = next_seq(tx)?;
-        let created = created_last(tx, &artifact.locator(), &d.subject, now.clone())?;
+        let created = created_last(tx, artifact.locator(), &d.subject, now.clone())?;
         let mut new = Decision {
             id: free_id(tx, "dec", &["carried", &d.id, &to.revision], seq)?,
             subject: d.subject.clone(),

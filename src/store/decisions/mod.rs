@@ -317,7 +317,7 @@ fn remember_decision_in(
         Some((rid, seq, id, created, not_before)) => (Some(rid), seq, id, created, not_before),
         None => {
             let seq = next_seq(tx)?;
-            let created = created_last(tx, &new.artifact.locator(), &new.subject, now.clone())?;
+            let created = created_last(tx, new.artifact.locator(), &new.subject, now.clone())?;
             (None, seq, id::mint("dec", seq), created.clone(), created)
         }
     };
