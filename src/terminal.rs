@@ -21,6 +21,7 @@
 
 use std::io::{self, BufRead, Write};
 
+use crate::review::carry::VerdictAfterCarry;
 use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
 use crate::store::{
     DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
@@ -203,8 +204,15 @@ fn verdict(v: &Verdict) -> String {
     format!("{}{by}, {}", v.judgement.as_str(), shown(&v.at, 40))
 }
 
-/// Shows one item: its requirement and what it rests on, every stored string escaped.
-fn show_item(out: &mut dyn Write, d: &Decision, i: usize) -> io::Result<()> {
+/// Shows one item: its requirement and what it rests on, every stored string escaped, and
+/// an engineer's verdict its earlier revision got after the carry (`after`, see
+/// `Store::verdicts_after_carry`), which its carried history does not hold.
+fn show_item(
+    out: &mut dyn Write,
+    d: &Decision,
+    i: usize,
+    after: &[VerdictAfterCarry],
+) -> io::Result<()> {
     let Some(b) = d.basis.get(i) else {
         return Ok(());
     };
@@ -264,6 +272,13 @@ fn show_item(out: &mut dyn Write, d: &Decision, i: usize) -> io::Result<()> {
         writeln!(out, "{line}")?;
         if let Some(v) = &c.verdict {
             writeln!(out, "    at that revision: {}", verdict(v))?;
+        }
+        if let Some(a) = after.iter().find(|a| a.index == i) {
+            writeln!(
+                out,
+                "    after the carry, at that revision: {}",
+                verdict(&a.verdict)
+            )?;
         }
     }
     if let Some(v) = &b.verdict {
@@ -365,6 +380,7 @@ pub fn review(
         if open.is_empty() {
             continue;
         }
+        let after = store.verdicts_after_carry(&shown_decision)?;
         let mut d = shown_decision;
         // The subject quoted with its quotes escaped, and a disposition that could end early
         // quoted too: neither can name another part.
@@ -387,7 +403,7 @@ pub fn review(
             writeln!(out, "  {}", shown(summary, SHOWN))?;
         }
         for i in open {
-            show_item(out, &d, i)?;
+            show_item(out, &d, i, &after)?;
             let judgement = match ask_choice(input, out)? {
                 Choice::Judge(j) => j,
                 Choice::Skip => {
@@ -808,7 +824,7 @@ mod tests {
         d.basis[2].carried = Some(carried(CarryState::Reverify));
         assert_eq!(open_items(&d), vec![2, 0, 1]);
         let mut out = Vec::new();
-        show_item(&mut out, &d, 2).unwrap();
+        show_item(&mut out, &d, 2, &[]).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("re-verify first; changed: face:3"), "{text}");
     }

@@ -208,7 +208,11 @@ impl Form3 {
         let (mut to_reverify, mut inherited) = (0usize, 0usize);
         // The revisions the carried rows' decisions were carried from.
         let mut came_from: Vec<String> = Vec::new();
+        // The decisions of the rows kept that hold a carried item without a verdict here
+        // (see the end).
+        let mut carried: Vec<Decision> = Vec::new();
         let any = store.decisions_of_revision(revision, |d| {
+            let kept_before = rows.len();
             if let Some(u) = &d.artifact.uri
                 && !files.contains(u)
             {
@@ -235,10 +239,32 @@ impl Form3 {
                     rows.push(row);
                 }
             }
+            if rows.len() > kept_before
+                && d.basis
+                    .iter()
+                    .any(|b| b.carried.is_some() && b.verdict.is_none())
+            {
+                carried.push(d);
+            }
             true
         })?;
         if !any {
             return Err(ResourceError::NotFound);
+        }
+        // An engineer's verdict given at the earlier revision after the carry (a clone's,
+        // by sync) is the verdict there now: the row's comments name it, not the item's
+        // history from before it, as every other answer does.
+        for (d, after) in carried.iter().zip(store.verdicts_after_carry_of(&carried)?) {
+            for a in after {
+                let unjudged_here = d.basis.get(a.index).is_some_and(|b| b.verdict.is_none());
+                if let Some(row) = rows
+                    .iter_mut()
+                    .find(|r| r.decision_id == d.id && r.item == a.index + 1)
+                    .filter(|_| unjudged_here)
+                {
+                    row.verdict = Some(a.verdict);
+                }
+            }
         }
         files.sort();
         let supersession = store.supersession(revision)?;

@@ -8,6 +8,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::browse::{DECISION_SAID_ON, RECORD_SAID_ON, decisions_with_basis};
 use super::codec::opt_json;
+use super::decisions::created_last;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
@@ -714,6 +715,7 @@ fn carry_in(
             })
             .collect();
         let seq = next_seq(tx)?;
+        let created = created_last(tx, artifact.locator(), &d.subject, now.clone())?;
         let mut new = Decision {
             id: free_id(tx, "dec", &["carried", &d.id, &to.revision], seq)?,
             subject: d.subject.clone(),
@@ -729,14 +731,14 @@ fn carry_in(
                 source: d.id.clone(),
             }),
             superseded: None,
-            created_at: now.clone(),
-            updated_at: now.clone(),
+            created_at: created.clone(),
+            updated_at: created,
         };
         new.disposition = carried_disposition(&new, &from.revision);
         write_decision(tx, None, &new, seq)?;
         let how = Written {
             channel: Channel::Assistant,
-            at: &now,
+            at: &new.created_at,
             author,
         };
         // The old decision's event is dated with its new `updated_at`, never before its last

@@ -7,14 +7,14 @@
 //! the position served is a plain count into their fixed order.
 
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Transaction, params};
 
 use super::query::Clause;
 use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::history::{
     Event, Written, decision_events, decision_state, record_events, record_state,
 };
-use crate::review::{Decision, Record};
+use crate::review::{Decision, Record, is_revision};
 use crate::time;
 
 /// Which events: ANDed filters, none for the whole history.
@@ -199,24 +199,31 @@ pub(super) fn transferred_record(
 
 /// The revision the history says `revision` (of the file `locator`, when given) was carried
 /// on to: a `carried` event of a decision there whose revision changed from it to another.
-/// The link that stays when every item carried was forgotten since.
+/// The link that stays when every item carried was forgotten since. Only a revision is
+/// taken from it: an imported event is sealed but may be anyone's, and its `to` is quoted
+/// in carry_forward's refusal.
 pub(super) fn carried_on_to(
     tx: &Transaction<'_>,
     revision: &str,
     locator: Option<&str>,
 ) -> Result<Option<String>, StoreError> {
-    Ok(tx
-        .prepare_cached(
-            "SELECT json_extract(c.value, '$.to') FROM events e, json_each(e.body, '$.changes') c \
+    let mut stmt = tx.prepare_cached(
+        "SELECT json_extract(c.value, '$.to') FROM events e, json_each(e.body, '$.changes') c \
              WHERE e.revision = ?1 AND (?2 IS NULL OR e.locator = ?2) \
              AND json_extract(e.body, '$.kind') = 'carried' \
              AND json_extract(c.value, '$.field') = 'revision' \
              AND json_extract(c.value, '$.from') = ?1 \
              AND json_type(c.value, '$.to') = 'text' AND json_extract(c.value, '$.to') <> ?1 \
-             ORDER BY e.seq LIMIT 1",
-        )?
-        .query_row(params![revision, locator], |r| r.get(0))
-        .optional()?)
+             ORDER BY e.seq",
+    )?;
+    let mut rows = stmt.query(params![revision, locator])?;
+    while let Some(row) = rows.next()? {
+        let to: String = row.get(0)?;
+        if is_revision(&to) {
+            return Ok(Some(to));
+        }
+    }
+    Ok(None)
 }
 
 pub(super) fn parse(body: &str) -> Result<Event, StoreError> {

@@ -839,3 +839,204 @@ fn a_verdict_on_another_files_decision_is_not_named_after_the_carry() {
     let recalled = c.ok("recall_decisions", json!({"artifact": file_a(2)}));
     assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
 }
+
+/// A decision from a clock ahead of this one (a clone's, synced here) must not outrank the
+/// one stated here after it: revision 1's "bore" dated an hour ahead, then revision 2's
+/// stated (or carried) here. recall_decisions' current decision was revision 1's, since
+/// the current one is judged by created_at; the new one is now dated after it.
+#[test]
+fn a_decision_from_a_clock_ahead_does_not_outrank_the_one_stated_after_it() {
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-clock-ahead").unwrap();
+    let db = dir.join("a.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    let basis = json!([{"requirement": "R", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]);
+    {
+        let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+        for subject in ["bore", "wall"] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": r(1), "subject": subject, "disposition": "accept", "basis": basis}),
+            );
+        }
+    }
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute(
+            "UPDATE decisions SET created_at = '2999-01-01T00:00:00.000Z', \
+             updated_at = '2999-01-01T00:00:00.000Z'",
+            [],
+        )
+        .unwrap();
+    }
+    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": r(2), "subject": "bore", "disposition": "reject", "basis": basis}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": r(1), "to": r(3), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    let recalled = c.ok("recall_decisions", json!({"artifact": r(3), "limit": 50}));
+    let mut got: Vec<(String, String)> = recalled["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let i = d["artifact"].as_u64().unwrap() as usize;
+            (
+                d["subject"].as_str().unwrap().to_string(),
+                recalled["artifacts"][i]["revision"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    // Each subject's newest is its copy carried to revision 3, made last here.
+    assert_eq!(
+        got,
+        vec![("bore".into(), rev(3)), ("wall".into(), rev(3))],
+        "{recalled}"
+    );
+}
+
+/// `review-mcp review` of the later revision shows an item whose old revision got the
+/// engineer's verdict after the carry as request_verdicts' form does: with that verdict
+/// ("after the carry, at revision …"). It showed only the item's history from before the
+/// carry ("at that revision: accepted …"), contradicting what every other answer says.
+#[test]
+fn the_terminal_review_names_a_verdict_given_after_the_carry() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-late-verdict-terminal").unwrap();
+    let a = dir.join("a.db");
+    let b = dir.join("b.db");
+    let r1 = art_uri(&rev(1), FILE);
+    let r2 = art_uri(&rev(2), FILE);
+    let source = {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        let d = c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "hold", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}
+            ]}),
+        );
+        d["decision"]["id"].as_str().unwrap().to_string()
+    };
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    let sync = |db: &std::path::Path| {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    sync(&a);
+    sync(&b);
+    {
+        let mut c = Client::new(Store::open(&b).unwrap(), ERAS[2]);
+        c.ok(
+            "carry_forward",
+            json!({"from": r1, "to": r2, "map": [{"from": "face:3", "to": "face:13"}]}),
+        );
+    }
+    sync(&b);
+    {
+        let mut store = Store::open(&a).unwrap();
+        let at = DecisionRef::Id(&source);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: Some("0.08 measured".into()),
+            via: Via::App,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
+            .unwrap();
+    }
+    sync(&a);
+    sync(&b);
+    let mut store = Store::open(&b).unwrap();
+    let mut input: &[u8] = b"q\n";
+    let mut out = Vec::new();
+    review_mcp::terminal::review(&mut store, &rev(2), &mut input, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("Item 1 of 1: Bore 12H7"), "{text}");
+    assert!(
+        text.contains("after the carry, at that revision: rejected"),
+        "{text}"
+    );
+    // The Form 3 names the verdict given there, not the item's history from before it.
+    let mut c = Client::new(store, ERAS[2]);
+    let form = c.read_text(&format!("review://revisions/{}/form3.csv", rev(2)));
+    assert!(form.contains("verdict there: rejected"), "{form}");
+}
+
+/// A `carried` event that came by import (sealed, but written by anyone) naming as the
+/// revision it went on to a string that is no revision: carry_forward's refusal quoted it
+/// whole, control characters and all. Only a revision is read from the history.
+#[test]
+fn a_forged_carried_event_naming_no_revision_refuses_nothing() {
+    use review_mcp::review::history::EventKind;
+    use review_mcp::store::Store;
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-forged-event").unwrap();
+    let db = dir.join("a.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    {
+        let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": r(1), "subject": "bore", "disposition": "accept", "basis": [
+                {"requirement": "R", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": r(1), "to": r(2), "map": [{"from": "face:1", "to": "face:11"}]}),
+        );
+    }
+    let mut a = Store::open(&db).unwrap();
+    let hostile = format!("\u{1b}[2J\u{202e}evil{}", "x".repeat(5000));
+    let events: Vec<_> = a
+        .events()
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::Carried && e.revision == rev(1))
+        .map(|mut e| {
+            for c in &mut e.changes {
+                if c.field == "revision" {
+                    c.to = Some(hostile.clone());
+                }
+            }
+            e.sealed()
+        })
+        .collect();
+    assert!(!events.is_empty());
+    let mut b = Store::open_in_memory().unwrap();
+    b.import_with_history(&[], &[], &events).unwrap();
+    let mut c = Client::new(b, ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": r(3), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "R", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+    );
+    let carried = c.call(
+        "carry_forward",
+        json!({"from": r(3), "to": r(1), "map": [{"from": "face:1", "to": "face:11"}]}),
+    );
+    let text = carried.to_string();
+    assert!(!text.contains("evil"), "{text}");
+    assert!(text.len() < 4000, "{text}");
+}

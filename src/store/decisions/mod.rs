@@ -317,7 +317,8 @@ fn remember_decision_in(
         Some((rid, seq, id, created, not_before)) => (Some(rid), seq, id, created, not_before),
         None => {
             let seq = next_seq(tx)?;
-            (None, seq, id::mint("dec", seq), now.clone(), now.clone())
+            let created = created_last(tx, new.artifact.locator(), &new.subject, now.clone())?;
+            (None, seq, id::mint("dec", seq), created.clone(), created)
         }
     };
     let mut basis: Vec<BasisItem> = new
@@ -361,6 +362,28 @@ fn remember_decision_in(
         &decision_events(&how, old.as_ref(), Some(&decision), &outranked.kept),
     )?;
     Ok((decision, replaced, outranked))
+}
+
+/// The `created_at` of a new decision of `subject` on the file `locator`: `now`, or the
+/// millisecond after the latest of its subject on its file when `now` is not later (a
+/// decision synced from a clock ahead of this one, or one of the same millisecond), so the
+/// decision stated last is the current one ([`CURRENT_DECISION`] orders by `created_at`),
+/// here and in every clone that syncs it.
+pub(in crate::store) fn created_last(
+    tx: &Transaction<'_>,
+    locator: &str,
+    subject: &str,
+    now: String,
+) -> Result<String, StoreError> {
+    let latest: Option<String> = tx
+        .prepare_cached(
+            "SELECT max(created_at) FROM decisions WHERE locator = ?1 AND subject = ?2",
+        )?
+        .query_row(params![locator, subject], |r| r.get(0))?;
+    Ok(match latest {
+        Some(latest) => time::updated_strictly_after(now, &latest),
+        None => now,
+    })
 }
 
 /// The condition that a decision `d` is the newest of its subject on its file: created
