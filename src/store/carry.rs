@@ -348,9 +348,14 @@ pub enum CarryCheck {
 pub enum CarryRefusal {
     /// Nothing is recorded at `from`.
     Nothing,
-    /// `from` was carried to another revision (`by`); `emptied` when nothing of it is left
-    /// there (every copy forgotten), so carrying from that one is no way on either.
-    CarriedElsewhere { by: String, emptied: bool },
+    /// `from` was carried to another revision (`by`), and on from there to `latest` when
+    /// that one was carried on too; `emptied` when nothing is left at the last of them (every
+    /// copy forgotten), so carrying from that one is no way on either.
+    CarriedElsewhere {
+        by: String,
+        latest: Option<String>,
+        emptied: bool,
+    },
     /// `from` holds the review of several files, and `to.uri` names one.
     ManyFiles(String),
     /// `to` was carried on to `by` already: its items, or its history when they were
@@ -376,18 +381,31 @@ impl CarryRefusal {
                     from.revision
                 )
             }
-            CarryRefusal::CarriedElsewhere { by, emptied: false } => format!(
-                "revision {} was already carried to revision {by}: carry from that revision \
-                 instead; nothing was written",
-                from.revision
-            ),
-            CarryRefusal::CarriedElsewhere { by, emptied: true } => format!(
-                "revision {} was already carried to revision {by}, and what was carried there \
-                 was forgotten since, so neither revision can be carried to revision {}: state \
-                 the review at revision {} again with remember and remember_decision; nothing \
-                 was written",
-                from.revision, to.revision, to.revision
-            ),
+            CarryRefusal::CarriedElsewhere {
+                by,
+                latest,
+                emptied,
+            } => {
+                let (went, last) = match latest {
+                    Some(l) => (format!("{by}, and on to revision {l} since"), l),
+                    None => (by.clone(), by),
+                };
+                if *emptied {
+                    format!(
+                        "revision {} was already carried to revision {went}, and what was \
+                         carried to revision {last} was forgotten since, so none of them can be \
+                         carried to revision {}: state the review at revision {} again with \
+                         remember and remember_decision; nothing was written",
+                        from.revision, to.revision, to.revision
+                    )
+                } else {
+                    format!(
+                        "revision {} was already carried to revision {went}: carry from \
+                         revision {last} instead; nothing was written",
+                        from.revision
+                    )
+                }
+            }
             CarryRefusal::ManyFiles(named) => format!(
                 "revision {} holds the review of {named}, and to.uri names one: give from.uri \
                  to carry one file's review (or leave out to.uri: each item then stays in its \
@@ -452,14 +470,17 @@ fn check(
         .chain(decisions.iter().filter_map(|(d, _)| d.superseded.as_ref()))
         .find(|s| s.by != to.revision);
     if let Some(s) = elsewhere {
+        let locator = from.uri.as_ref().map(|_| from.locator());
+        let latest = carried_on_last(tx, &s.by, locator)?;
         let held: bool = tx
             .prepare_cached(
                 "SELECT EXISTS (SELECT 1 FROM records WHERE revision = ?1) \
                  OR EXISTS (SELECT 1 FROM decisions WHERE revision = ?1)",
             )?
-            .query_row([&s.by], |r| r.get(0))?;
+            .query_row([latest.as_ref().unwrap_or(&s.by)], |r| r.get(0))?;
         return Ok(CarryCheck::Refused(CarryRefusal::CarriedElsewhere {
             by: s.by.clone(),
+            latest,
             emptied: !held,
         }));
     }
@@ -503,6 +524,47 @@ fn check(
     })
 }
 
+/// The revision `revision` (of the file `locator`, when given) was carried on to.
+fn carried_on(
+    tx: &Transaction<'_>,
+    revision: &str,
+    locator: Option<&str>,
+) -> Result<Option<String>, StoreError> {
+    let marked: Option<String> = tx
+        .prepare_cached(
+            "SELECT superseded FROM records WHERE revision = ?1 AND superseded IS NOT NULL \
+             AND (?2 IS NULL OR locator = ?2) \
+             UNION ALL SELECT superseded FROM decisions WHERE revision = ?1 \
+             AND superseded IS NOT NULL AND (?2 IS NULL OR locator = ?2) LIMIT 1",
+        )?
+        .query_row(params![revision, locator], |r| r.get(0))
+        .optional()?;
+    Ok(marked
+        .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
+        .map(|s| s.by))
+}
+
+/// The last revision of the chain of carries from `revision` on, when it was carried on at
+/// all: what a refusal names as the revision to carry from. A chain that comes back on
+/// itself (only a hand-edited or forged database holds one) ends where it would repeat.
+fn carried_on_last(
+    tx: &Transaction<'_>,
+    revision: &str,
+    locator: Option<&str>,
+) -> Result<Option<String>, StoreError> {
+    let mut seen = BTreeSet::from([revision.to_string()]);
+    let mut last = None;
+    let mut at = revision.to_string();
+    while let Some(next) = carried_on(tx, &at, locator)? {
+        if !seen.insert(next.clone()) {
+            break;
+        }
+        last = Some(next.clone());
+        at = next;
+    }
+    Ok(last)
+}
+
 /// The refusals of a carry's direction (see [`Store::carry_direction`]).
 fn direction(
     tx: &Transaction<'_>,
@@ -513,19 +575,7 @@ fn direction(
     // make it both superseded by and superseding the same revisions (its items say so; its
     // history, below, when they were forgotten since).
     let to_locator = to.uri.as_ref().map(|_| to.locator());
-    let onward: Option<String> = tx
-        .prepare_cached(
-            "SELECT superseded FROM records WHERE revision = ?1 AND superseded IS NOT NULL \
-             AND (?2 IS NULL OR locator = ?2) \
-             UNION ALL SELECT superseded FROM decisions WHERE revision = ?1 \
-             AND superseded IS NOT NULL AND (?2 IS NULL OR locator = ?2) LIMIT 1",
-        )?
-        .query_row(params![to.revision, to_locator], |r| r.get(0))
-        .optional()?;
-    if let Some(by) = onward
-        .and_then(|t| serde_json::from_str::<Superseded>(&t).ok())
-        .map(|s| s.by)
-    {
+    if let Some(by) = carried_on(tx, &to.revision, to_locator)? {
         return Ok(Some(CarryRefusal::ToCarriedOn { by }));
     }
     // Nor into a revision `from` was carried from, directly or through earlier carries
@@ -922,6 +972,41 @@ mod tests {
                 .is_none()
         );
         assert!(!store.supersession(&at(1).revision).unwrap().is_carried());
+    }
+
+    /// Regression: after 1 → 2 → 3, a carry from 1 was told to "carry from" revision 2,
+    /// which was refused in turn; it names revision 3, where the review went on to.
+    #[test]
+    fn a_carry_from_a_revision_carried_on_twice_names_the_last() {
+        let mut store = Store::open_in_memory().unwrap();
+        feature(&mut store, 1, "flange", "face:1");
+        carry(&mut store, 1, 2, &[("face:1", "face:2")]);
+        carry(&mut store, 2, 3, &[("face:2", "face:3")]);
+        let again = CarryPlan {
+            from: at(1),
+            to: at(4),
+            map: EntityMap::new(&[], &[]).unwrap(),
+            change: None,
+        };
+        let e = store
+            .carry_forward_answered(&again, |o| Ok::<_, StoreError>(o.clone()))
+            .unwrap_err()
+            .to_string();
+        let (r2, r3) = (at(2).revision, at(3).revision);
+        assert!(
+            e.contains(&format!(
+                "carried to revision {r2}, and on to revision {r3} since"
+            )) && e.contains(&format!("carry from revision {r3} instead")),
+            "{e}"
+        );
+        // The revision it names is one a carry is accepted from.
+        let from3 = CarryPlan {
+            from: at(3),
+            ..again
+        };
+        store
+            .carry_forward_answered(&from3, |o| Ok::<_, StoreError>(o.clone()))
+            .unwrap();
     }
 
     /// The steps of `sql`'s query plan (EXPLAIN QUERY PLAN) with `revision` as `?1`.
