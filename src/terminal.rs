@@ -570,28 +570,32 @@ mod tests {
         );
     }
 
-    /// A revision carried on (its decisions superseded) is not judged here: its review goes
-    /// on at the later revision, which says what was judged at this one. The terminal said
-    /// nothing of it and recorded the answers on the superseded decision.
-    #[test]
-    fn a_superseded_revision_is_not_judged_and_names_where_to() {
-        use crate::review::carry::EntityMap;
-        use crate::store::CarryPlan;
-        let mut store = Store::open_in_memory().unwrap();
-        let d = stored(&mut store);
+    /// Carries `d`'s revision, unchanged, to revision `cd…`, and returns that revision.
+    fn carried_on(store: &mut Store, d: &Decision) -> crate::review::Artifact {
         let to = crate::review::Artifact {
             revision: format!("sha256:{}", "cd".repeat(32)),
             ..d.artifact.clone()
         };
-        let plan = CarryPlan {
+        let plan = crate::store::CarryPlan {
             from: d.artifact.clone(),
             to: to.clone(),
-            map: EntityMap::new(&[], &[]).unwrap(),
+            map: crate::review::carry::EntityMap::new(&[], &[]).unwrap(),
             change: None,
         };
         store
             .carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
             .unwrap();
+        to
+    }
+
+    /// A revision carried on (its decisions superseded) is not judged here: its review goes
+    /// on at the later revision, which says what was judged at this one. The terminal said
+    /// nothing of it and recorded the answers on the superseded decision.
+    #[test]
+    fn a_superseded_revision_is_not_judged_and_names_where_to() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let to = carried_on(&mut store, &d);
         let mut input: &[u8] = b"a\na\na\n";
         let mut out = Vec::new();
         let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
@@ -607,23 +611,9 @@ mod tests {
     /// forgotten and to state the decision again, and records nothing.
     #[test]
     fn a_superseded_decision_whose_copy_was_forgotten_says_to_state_it_again() {
-        use crate::review::carry::EntityMap;
-        use crate::store::CarryPlan;
         let mut store = Store::open_in_memory().unwrap();
         let d = stored(&mut store);
-        let to = crate::review::Artifact {
-            revision: format!("sha256:{}", "cd".repeat(32)),
-            ..d.artifact.clone()
-        };
-        let plan = CarryPlan {
-            from: d.artifact.clone(),
-            to: to.clone(),
-            map: EntityMap::new(&[], &[]).unwrap(),
-            change: None,
-        };
-        store
-            .carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
-            .unwrap();
+        let to = carried_on(&mut store, &d);
         assert_eq!(
             store
                 .forget_decision(to.locator(), &d.subject, &to.revision)
