@@ -3,7 +3,7 @@
 //! Nothing may be lost or change meaning: every answer is the one the same data entered
 //! fresh gets.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -285,6 +285,35 @@ fn writes_read_only_directories(dir: &Path) -> bool {
     wrote
 }
 
+/// The rollback version at work on `db` (written by the first builds): a write of the whole
+/// file in one transaction, its journal holding every page as it was, interrupted before the
+/// journal was reset (the connection is leaked, as a killed process leaves it). The file and
+/// its hot journal are copied into the new folder `share`, which is returned.
+#[cfg(unix)]
+fn hot_journal_copy(db: &Path, share: &Path) -> anyhow::Result<PathBuf> {
+    first_builds_file(db)?;
+    {
+        let conn = rusqlite::Connection::open(db)?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = PERSIST; PRAGMA cache_size = 1;
+             BEGIN; UPDATE records SET note = 'torn' ; UPDATE decisions SET summary = 'torn';",
+        )?;
+        // Spill the change into the file: the journal is hot from here.
+        conn.execute_batch(
+            "CREATE TABLE spill (x); INSERT INTO spill SELECT zeroblob(100000) FROM records;",
+        )?;
+        std::mem::forget(conn);
+    }
+    let mut journal = db.as_os_str().to_owned();
+    journal.push("-journal");
+    let journal = PathBuf::from(journal);
+    anyhow::ensure!(journal.exists(), "no journal was left");
+    std::fs::create_dir(share)?;
+    std::fs::copy(db, share.join("review.db"))?;
+    std::fs::copy(&journal, share.join("review.db-journal"))?;
+    Ok(share.to_path_buf())
+}
+
 /// A server of the rollback-journal version killed in the middle of a commit leaves a hot
 /// journal; a copy of that folder on a read-only mount or in a directory this user cannot
 /// write (a colleague's share, a backup) is still read by `export` as the file was before
@@ -299,29 +328,8 @@ fn a_hot_journal_of_the_rollback_version_in_a_read_only_directory_is_read_rolled
     let dir = tmp.join("share");
     std::fs::create_dir(&dir)?;
     let db = dir.join("review.db");
-    first_builds_file(&db)?;
-    // The rollback version at work: a write of the whole file in one transaction, its
-    // journal holding every page as it was, interrupted before the journal was reset (the
-    // connection is leaked, as a killed process leaves it).
-    {
-        let conn = rusqlite::Connection::open(&db)?;
-        conn.execute_batch(
-            "PRAGMA journal_mode = PERSIST; PRAGMA cache_size = 1;
-             BEGIN; UPDATE records SET note = 'torn' ; UPDATE decisions SET summary = 'torn';",
-        )?;
-        // Spill the change into the file: the journal is hot from here.
-        conn.execute_batch(
-            "CREATE TABLE spill (x); INSERT INTO spill SELECT zeroblob(100000) FROM records;",
-        )?;
-        std::mem::forget(conn);
-    }
-    let journal = dir.join("review.db-journal");
-    anyhow::ensure!(journal.exists(), "no journal was left");
     // Copied elsewhere (the writer's locks do not travel), then made read-only.
-    let share = tmp.join("copy");
-    std::fs::create_dir(&share)?;
-    std::fs::copy(&db, share.join("review.db"))?;
-    std::fs::copy(&journal, share.join("review.db-journal"))?;
+    let share = hot_journal_copy(&db, &tmp.join("copy"))?;
     for f in ["review.db", "review.db-journal"] {
         std::fs::set_permissions(share.join(f), std::fs::Permissions::from_mode(0o644))?;
     }
@@ -416,24 +424,7 @@ fn a_hot_journal_in_a_write_protected_share_of_write_protected_files_is_read_rol
     use std::os::unix::fs::PermissionsExt;
     let tmp = TempDir::new("gen-hot444")?;
     let db = tmp.join("review.db");
-    first_builds_file(&db)?;
-    {
-        let conn = rusqlite::Connection::open(&db)?;
-        conn.execute_batch(
-            "PRAGMA journal_mode = PERSIST; PRAGMA cache_size = 1;
-             BEGIN; UPDATE records SET note = 'torn' ; UPDATE decisions SET summary = 'torn';",
-        )?;
-        conn.execute_batch(
-            "CREATE TABLE spill (x); INSERT INTO spill SELECT zeroblob(100000) FROM records;",
-        )?;
-        std::mem::forget(conn);
-    }
-    let journal = tmp.join("review.db-journal");
-    anyhow::ensure!(journal.exists(), "no journal was left");
-    let share = tmp.join("copy");
-    std::fs::create_dir(&share)?;
-    std::fs::copy(&db, share.join("review.db"))?;
-    std::fs::copy(&journal, share.join("review.db-journal"))?;
+    let share = hot_journal_copy(&db, &tmp.join("copy"))?;
     write_protect(&share, &["review.db", "review.db-journal"])?;
     let out = export_unable_to_write(&share.join("review.db"));
     std::fs::set_permissions(&share, std::fs::Permissions::from_mode(0o755))?;
