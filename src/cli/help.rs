@@ -86,7 +86,7 @@ Usage:
                                           path in the work tree, is what messages name. Set
                                           it up with git config merge.review.driver \\
                                             'review-mcp merge-file %O %A %B %P'
-                                          and `DIR/** merge=review` in .gitattributes.
+                                          (sync writes DIR/.gitattributes, `* merge=review`).
   review-mcp replay [--command CMD | --bless] FILE...
                                           Replay protocol transcripts against this server (or
                                           against CMD, run through the shell) and report

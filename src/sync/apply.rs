@@ -558,7 +558,8 @@ impl<'a, 't> Apply<'a, 't> {
 }
 
 /// After the commit: brings every file journaled under `run` to its base (writes first, in
-/// parallel batches, then deletions), writes the README when it is not current, fsyncs the
+/// parallel batches, then deletions), writes sync's own files that are not current (`own`:
+/// the README, the `.gitattributes`, each a name and its text), fsyncs the
 /// folder's directories and forgets the journal rows. A sync killed here leaves the rows for
 /// the next sync to finish.
 ///
@@ -571,7 +572,7 @@ pub(super) fn complete(
     folder: &Path,
     folder_id: &str,
     run: &str,
-    readme: Option<&str>,
+    own: &[(&str, &str)],
 ) -> Result<Vec<String>> {
     for kind in ItemKind::ALL {
         let dir = folder.join(kind.dir());
@@ -613,10 +614,10 @@ pub(super) fn complete(
         remove_file(&path)?;
         step("file deleted");
     }
-    if let Some(text) = readme {
-        write_atomic(&folder.join(owned::README_FILE), text)?;
+    for (name, text) in own {
+        write_atomic(&folder.join(name), text)?;
     }
-    if touched || readme.is_some() {
+    if touched || !own.is_empty() {
         for d in ItemKind::ALL
             .map(|k| folder.join(k.dir()))
             .iter()
@@ -673,7 +674,7 @@ mod tests {
         // Meanwhile, after the sync read them: git changes two of the files.
         std::fs::write(records.join("changed.json"), theirs).unwrap();
         std::fs::write(records.join("kept.json"), theirs).unwrap();
-        let left = complete(&mut store, &dir, "folder_id_1", "run_1", None).unwrap();
+        let left = complete(&mut store, &dir, "folder_id_1", "run_1", &[]).unwrap();
         assert_eq!(left, ["records/changed.json", "records/kept.json"]);
         let read = |id: &str| std::fs::read_to_string(records.join(format!("{id}.json"))).ok();
         assert_eq!(read("changed").as_deref(), Some(theirs));

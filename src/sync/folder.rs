@@ -377,7 +377,8 @@ pub(super) fn parse_file(
 const CONFLICT_MARKERS: &str = "holds git's conflict markers (<<<<<<< … >>>>>>>): git stopped \
      on a change both sides made, without review-mcp's merge driver in this clone. Set it up \
      (`git config merge.review.name review-mcp`, `git config merge.review.driver 'review-mcp \
-     merge-file %O %A %B %P'`, `<folder>/** merge=review` in .gitattributes), then `git \
+     merge-file %O %A %B %P'`; the folder's .gitattributes, written by sync, says `* \
+     merge=review`), then `git \
      checkout -m -- FILE` merges it again with the driver (markers already committed: take the \
      file from a commit before them, `git log -p -- FILE`)";
 

@@ -328,7 +328,8 @@ Two engineers who change the same item make git stop on that file. Let review-mc
 
     git config merge.review.driver \"review-mcp merge-file %O %A %B %P\"
 
-with `<folder>/** merge=review` in `.gitattributes`.
+The folder's own `.gitattributes`, written by sync, gives every file here to that driver,
+wherever the folder is moved.
 ";
 
 #[cfg(test)]

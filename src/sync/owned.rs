@@ -1,6 +1,7 @@
 //! What a sync owns in its folder and how it holds it: the folder's lock (two syncs of one
 //! folder never run at once), its id file (the folder's identity, which travels with git), its
-//! README (never a file sync did not write), the temporaries an interrupted sync left, and the
+//! README (never a file sync did not write), its `.gitattributes` (the merge driver's
+//! attribute, which moves with the folder), the temporaries an interrupted sync left, and the
 //! test hook that stops a sync at a given step.
 
 use std::fs;
@@ -17,6 +18,46 @@ pub(super) const ID_FILE: &str = ".review-mcp-folder";
 
 /// The README sync writes.
 pub(super) const README_FILE: &str = "README.md";
+
+/// The folder's own git attributes file, written by sync.
+pub(super) const ATTRIBUTES_FILE: &str = ".gitattributes";
+
+/// What sync writes in the folder's `.gitattributes`: every file of the folder, at any depth,
+/// merged by the driver `review`. A pattern without a slash in a directory's `.gitattributes`
+/// matches below that directory wherever it is, so the attribute moves with the folder (a
+/// `review/** merge=review` line in the repository's top file covers only that path: a
+/// renamed or moved folder fell out of it and git left conflict markers in its items), and a
+/// deeper file overrides the top one.
+pub const ATTRIBUTES: &str = "\
+# Written by `review-mcp sync`: git merges every file of this folder with review-mcp's merge
+# driver, wherever the folder is moved or renamed. Set the driver up once per clone:
+#   git config merge.review.name review-mcp
+#   git config merge.review.driver \"review-mcp merge-file %O %A %B %P\"
+* merge=review
+";
+
+/// How to mend the folder's `.gitattributes` when sync refuses it.
+const ATTRIBUTES_FIX: &str = "delete it (sync writes its own) and sync again; attributes of \
+    your own go in the repository's top .gitattributes";
+
+/// Whether the folder's `.gitattributes` is sync's current text (`false`: absent, to be
+/// written). Any other is refused: a pulled commit or an edit that changes the folder's merge
+/// rule (`merge=union`, `-merge`, another driver) would have git leave conflict markers in the
+/// items or merge them line by line into files that are not items.
+pub(super) fn attributes(folder: &Path) -> Result<bool> {
+    let path = folder.join(ATTRIBUTES_FILE);
+    match read_own(&path, ATTRIBUTES_FIX)? {
+        None => Ok(false),
+        Some(text) if text == ATTRIBUTES || text.replace("\r\n", "\n") == ATTRIBUTES => Ok(true),
+        Some(_) => Err(fail!(
+            "{} is not the .gitattributes review-mcp sync writes (`* merge=review`: git merges \
+             every file of the folder with review-mcp's driver, wherever the folder moves); with \
+             another merge rule git leaves conflict markers in the items, or merges them line by \
+             line into files that are not items: {ATTRIBUTES_FIX}; nothing was changed",
+            path.display()
+        )),
+    }
+}
 
 /// How a README that sync wrote is recognised (every version of its text has this line).
 const README_MARKER: &str = "This folder is written by `review-mcp sync`";
@@ -266,7 +307,7 @@ pub(super) fn stale_temporaries(folder: &Path) -> Result<Vec<PathBuf>> {
                 continue;
             };
             let ours = match is_root {
-                true => target == README_FILE || target == ID_FILE,
+                true => target == README_FILE || target == ID_FILE || target == ATTRIBUTES_FILE,
                 false => target.len() > ".json".len() && target.ends_with(".json"),
             };
             let kind = entry.file_type().ok();

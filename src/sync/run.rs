@@ -194,6 +194,7 @@ pub fn run(
     // What sync owns in the folder is checked before anything is written: a README it did
     // not write, or an id file that is not one, refuses the sync.
     let readme = owned::readme(&folder)?;
+    let attributes_current = owned::attributes(&folder)?;
     let found_id = owned::folder_id(&folder)?;
     let stale = owned::stale_temporaries(&folder)?;
     // A dry run acts exactly as the sync, on a private copy of the database (a database that
@@ -334,9 +335,17 @@ pub fn run(
             .iter()
             .map(|id| format!("write {HISTORY_DIR}/{id}.json")),
     );
-    let readme_text = (readme != owned::Readme::Current).then_some(README);
-    if readme_text.is_some() {
+    let mut own: Vec<(&str, &str)> = Vec::new();
+    if readme != owned::Readme::Current {
+        own.push((owned::README_FILE, README));
         lines.push(format!("write {}", owned::README_FILE));
+    }
+    if !attributes_current {
+        own.push((owned::ATTRIBUTES_FILE, owned::ATTRIBUTES));
+        lines.push(format!(
+            "write {} (git's merge driver for this folder)",
+            owned::ATTRIBUTES_FILE
+        ));
     }
     if dry_run {
         drop(tx);
@@ -379,7 +388,7 @@ pub fn run(
     }
     let items = entries.len();
     drop(entries);
-    let left = complete(&mut store, &folder, &id, &run, readme_text)
+    let left = complete(&mut store, &folder, &id, &run, &own)
         .and_then(|left| write_history(&mut store, &folder, &history_files).map(|()| left))
         .map_err(|e| {
             fail!(
@@ -716,7 +725,8 @@ mod tests {
                 vec![
                     "write .review-mcp-folder (the folder's id)".to_string(),
                     "import records/rec_a.json".into(),
-                    "write README.md".into()
+                    "write README.md".into(),
+                    "write .gitattributes (git's merge driver for this folder)".into()
                 ],
                 vec!["delete record rec_a from the database".into()]
             ]

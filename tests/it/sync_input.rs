@@ -925,7 +925,7 @@ fn sync_reads_its_own_files_with_crlf_line_endings() -> anyhow::Result<()> {
     let dir = TempDir::new("sync-own-crlf")?;
     let (db, folder) = synced(&dir)?;
     let mut before = Vec::new();
-    for name in ["README.md", ".review-mcp-folder"] {
+    for name in ["README.md", ".review-mcp-folder", ".gitattributes"] {
         let path = folder.join(name);
         let text = std::fs::read_to_string(&path)?.replace('\n', "\r\n");
         std::fs::write(&path, &text)?;
@@ -948,5 +948,36 @@ fn sync_reads_its_own_files_with_crlf_line_endings() -> anyhow::Result<()> {
             path.display()
         );
     }
+    Ok(())
+}
+
+/// Regression: a pulled commit (or an edit) that rewrote the folder's `.gitattributes` to
+/// another merge rule (`merge=union` interleaves two versions' lines, `-merge` or another
+/// driver leaves conflict markers) was taken silently, and git used it at the next pull. Sync
+/// writes that file itself (`* merge=review`) and refuses any other text, naming the file
+/// and how to mend it (delete it: sync writes its own); nothing changes until then.
+#[test]
+fn sync_refuses_a_gitattributes_that_changes_the_folders_merge_rule() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-attributes")?;
+    let (db, folder) = synced(&dir)?;
+    let attributes = folder.join(".gitattributes");
+    let written = std::fs::read_to_string(&attributes)?;
+    ensure!(written.lines().any(|l| l == "* merge=review"), "{written}");
+    for planted in ["* merge=union\n", "* merge=evil\n", "* -merge\n"] {
+        std::fs::write(&attributes, planted)?;
+        let before = ok(review_mcp(&db, &["export"])?)?;
+        let err = refused(sync(&db, &folder)?)?;
+        ensure!(
+            err.contains(".gitattributes is not the .gitattributes review-mcp sync writes")
+                && err.contains("delete it")
+                && err.contains("nothing was changed"),
+            "{planted}: {err}"
+        );
+        ensure!(std::fs::read_to_string(&attributes)? == planted);
+        ensure!(ok(review_mcp(&db, &["export"])?)? == before);
+    }
+    std::fs::remove_file(&attributes)?;
+    let out = ok(sync(&db, &folder)?)?;
+    ensure!(std::fs::read_to_string(&attributes)? == written, "{out}");
     Ok(())
 }

@@ -593,8 +593,8 @@ fn sync_twice_at_once_of_one_folder_both_succeed() -> anyhow::Result<()> {
         let files = files(&folder)?;
         assert_eq!(
             files.len(),
-            800 + 2,
-            "800 items, the README and the id file"
+            800 + 3,
+            "800 items, the README, the .gitattributes and the id file"
         );
         assert!(sync(&db, &folder)?.contains("written to the folder: 0"));
     }

@@ -28,6 +28,8 @@ fn run(cmd: &mut Command) -> anyhow::Result<Output> {
 /// One engineer: a clone, a database, a server on it, and everything sync and git said.
 struct Engineer {
     clone: PathBuf,
+    /// The synced folder's path in the clone.
+    folder: String,
     db: PathBuf,
     server: Server,
     said: String,
@@ -53,6 +55,7 @@ impl Engineer {
         let server = Server::start_as(&db, name)?;
         Ok(Engineer {
             clone,
+            folder: FOLDER.to_string(),
             db,
             server,
             said: String::new(),
@@ -64,7 +67,7 @@ impl Engineer {
             .arg("--db")
             .arg(&self.db)
             .arg("sync")
-            .arg(self.clone.join(FOLDER))
+            .arg(self.clone.join(&self.folder))
             .env("MCP_LOG_LEVEL", "warn"))?;
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         ensure!(
@@ -517,5 +520,59 @@ fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it
             && err.contains("git checkout -m -- "),
         "says what the file holds and how to merge it again: {err}"
     );
+    Ok(())
+}
+
+/// Regression: the merge driver's attribute was only the line the docs have the team write in
+/// the repository's top `.gitattributes` (`review/** merge=review`). A folder renamed or
+/// moved (`git mv review design/review`), or synced under another path, is no longer under
+/// that pattern: git merged its files as text and an item both engineers changed ended as
+/// conflict markers, with the driver configured in both clones. Sync now writes the folder's
+/// own `.gitattributes` (`* merge=review`), which moves with the folder.
+#[test]
+fn sync_team_a_renamed_folder_keeps_its_merge_driver() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-renamed")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.sync()?;
+    // Alice moves the folder; the top .gitattributes still says `review/**`.
+    std::fs::create_dir(a.clone.join("design"))?;
+    git_ok(&a.clone, &["mv", FOLDER, "design/review"])?;
+    a.folder = "design/review".into();
+    a.publish("alice: the review memory moves to design/")?;
+    b.pull()?;
+    b.folder = "design/review".into();
+    b.sync()?;
+    // Both change bore; Alice publishes first, Bob's pull meets her file.
+    a.remember("bore", "alice: ream 10 H7")?;
+    a.publish("alice: bore")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream 10 H7 and deburr")?;
+    b.sync()?;
+    b.commit("bob: bore")?;
+    let pull = git(&b.clone, &["pull", "-q", "--no-edit", "origin", "main"])?;
+    ensure!(
+        pull.status.success(),
+        "the merge driver settles the moved folder's file: {}{}",
+        String::from_utf8_lossy(&pull.stdout),
+        String::from_utf8_lossy(&pull.stderr)
+    );
+    let said = String::from_utf8_lossy(&pull.stderr);
+    ensure!(
+        said.contains("review-mcp merge-file: conflict: design/review/records/"),
+        "the driver named the file it merged: {said}"
+    );
+    b.publish("bob: merged")?;
+    a.pull()?;
+    a.sync()?;
+    let want = vec![("bore".to_string(), "bob: ream 10 H7 and deburr".to_string())];
+    assert_eq!(a.features()?, want);
+    assert_eq!(b.features()?, want);
+    for e in [a, b] {
+        let status = e.server.close()?;
+        ensure!(status.success(), "server exited with {status}");
+    }
     Ok(())
 }
