@@ -104,8 +104,14 @@ impl Store {
     /// A writable private copy of the database at `path` (in a temporary directory removed
     /// when the store is dropped), for `sync --dry-run`: the dry run acts exactly as the sync
     /// would, on the copy, so the plan it prints is the sync's own. The file itself is only
-    /// read.
+    /// read. A file the sync would refuse to open (one with a second name, such as a hard
+    /// link into the synced folder) is refused here too, as the sync refuses it: reading in
+    /// place allows it (export and backup read such a file), and the dry run printed a plan
+    /// the sync then refused.
     pub fn sync_dry_run_copy(path: &Path) -> Result<Store, StoreError> {
+        let real = super::file::database_path(path)?;
+        let meta = std::fs::metadata(&real).map_err(StoreError::io(&real))?;
+        super::file::check_kind(&real, &meta)?;
         let (_, _, store) = Store::read_only_in_place(path)?;
         store.private_copy_quiet()
     }

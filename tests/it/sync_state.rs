@@ -1139,6 +1139,48 @@ fn sync_refuses_a_database_inside_the_folder() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Regression: a database hard-linked into the folder (`ln ~/review.db review/review.db`, or into a
+/// subfolder under any name), which no path comparison sees, is refused too, by the database's
+/// own rule (a file with two names is never opened), before the folder or the database is
+/// touched; and so is its dry run, which read the file in place (as export does, which allows
+/// a second name) and printed a plan the sync then refused.
+#[cfg(unix)]
+#[test]
+fn sync_refuses_a_database_hard_linked_into_the_folder() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-db-hardlink")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    std::fs::create_dir_all(folder.join("notes/deep"))?;
+    let db_before = std::fs::read(&db)?;
+    for link in ["a.db", "notes/deep/copy.bin"] {
+        let at = folder.join(link);
+        std::fs::hard_link(&db, &at)?;
+        let before = files(&folder)?;
+        for args in [vec!["sync"], vec!["sync", "--dry-run"]] {
+            let mut args = args.clone();
+            let f = folder.to_string_lossy();
+            args.push(&f);
+            let out = review_mcp(&db, &args)?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{link} {args:?}: {err}");
+            assert!(
+                err.contains("has 2 hard links") && err.contains("Keep one name"),
+                "{link} {args:?}: {err}"
+            );
+            assert!(files(&folder)? == before, "{link}: the folder changed");
+        }
+        std::fs::remove_file(&at)?;
+        assert!(
+            std::fs::read(&db)? == db_before,
+            "{link}: the database changed"
+        );
+    }
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    Ok(())
+}
+
 /// A database inside the folder by another name of it that resolving links cannot see (a bind
 /// mount, as a dev container mounts a checkout twice) was synced silently. The refusal now
 /// compares the folder with each directory holding the database as the system identifies
