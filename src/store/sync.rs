@@ -420,18 +420,36 @@ impl<'a> SyncTx<'a> {
         }
     }
 
-    /// Writes `r` as the record with its id: the row holding the id is replaced in place
-    /// (keeping its seq, its place in every result order); a new id takes the next seq. The
-    /// caller has settled any other holder of `r`'s natural key first.
-    pub fn put_record(&self, r: &Record) -> Result<(), StoreError> {
-        let held: Option<i64> = self
+    /// The place (`seq`) of the record with this id, `None` when there is none.
+    pub fn record_place(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self
             .tx
             .prepare_cached("SELECT seq FROM records WHERE id = ?1")?
-            .query_row([&r.id], |row| row.get(0))
-            .optional()?;
-        let (seq, old) = match held {
-            Some(seq) => (seq, self.record(&r.id)?),
-            None => (next_seq(&self.tx)?, None),
+            .query_row([id], |row| row.get(0))
+            .optional()?)
+    }
+
+    /// The place (`seq`) of the decision with this id, `None` when there is none.
+    pub fn decision_place(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT seq FROM decisions WHERE id = ?1")?
+            .query_row([id], |row| row.get(0))
+            .optional()?)
+    }
+
+    /// Writes `r` as the record with its id: the row holding the id is replaced in place
+    /// (keeping its seq, its place in every result order); a new id takes `place`, the seq of
+    /// the other id that held its natural key (deleted just before, as `import` gives the
+    /// winner the holder's row: the feature keeps its place, and a recall walk begun before
+    /// serves it), or else the next seq. The caller has settled any other holder of `r`'s
+    /// natural key first.
+    pub fn put_record(&self, r: &Record, place: Option<i64>) -> Result<(), StoreError> {
+        let held = self.record_place(&r.id)?;
+        let (seq, old) = match (held, place) {
+            (Some(seq), _) => (seq, self.record(&r.id)?),
+            (None, Some(seq)) => (seq, None),
+            (None, None) => (next_seq(&self.tx)?, None),
         };
         write_record(&self.tx, held, r, seq)?;
         history::transferred_record(&self.tx, &self.how(), old.as_ref(), r)?;
@@ -439,15 +457,16 @@ impl<'a> SyncTx<'a> {
     }
 
     /// Writes `d` as the decision with its id (see [`SyncTx::put_record`]).
-    pub fn put_decision(&self, d: &Decision) -> Result<(), StoreError> {
+    pub fn put_decision(&self, d: &Decision, place: Option<i64>) -> Result<(), StoreError> {
         let held: Option<(i64, i64)> = self
             .tx
             .prepare_cached("SELECT rid, seq FROM decisions WHERE id = ?1")?
             .query_row([&d.id], |r| r.try_into())
             .optional()?;
-        let (seq, old) = match held {
-            Some((_, seq)) => (seq, self.decision(&d.id)?),
-            None => (next_seq(&self.tx)?, None),
+        let (seq, old) = match (held, place) {
+            (Some((_, seq)), _) => (seq, self.decision(&d.id)?),
+            (None, Some(seq)) => (seq, None),
+            (None, None) => (next_seq(&self.tx)?, None),
         };
         write_decision(&self.tx, held.map(|h| h.0), d, seq)?;
         history::transferred_decision(&self.tx, &self.how(), old.as_ref(), Some(d))?;

@@ -360,9 +360,15 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     fn put(&mut self, item: &Item) -> Result<()> {
+        self.put_at(item, None)
+    }
+
+    /// [`Apply::put`], a new id taking `place` (the seq of the id it took the natural key
+    /// from) rather than the next seq.
+    fn put_at(&mut self, item: &Item, place: Option<i64>) -> Result<()> {
         match item {
-            Item::Record(r) => self.tx.put_record(r),
-            Item::Decision(d) => self.tx.put_decision(d),
+            Item::Record(r) => self.tx.put_record(r, place),
+            Item::Decision(d) => self.tx.put_decision(d, place),
         }?;
         self.rows
             .insert((item.kind(), item.id().to_string()), RowOp::Put);
@@ -401,15 +407,15 @@ impl<'a, 't> Apply<'a, 't> {
             Item::Record(r) => self.tx.record_holder(r).map(|h| h.map(Item::Record)),
             Item::Decision(d) => self.tx.decision_holder(d).map(|h| h.map(Item::Decision)),
         }?;
-        let (item, held) = match holder {
+        let (item, held, place) = match holder {
             Some(held) => match self.settle_key(&held, item)? {
-                Some(winner) => (winner, Some(held)),
+                Some((winner, place)) => (winner, Some(held), place),
                 // The database's other id keeps the key: nothing more to write for `item`.
                 None => return Ok(()),
             },
-            None => (item.clone(), None),
+            None => (item.clone(), None, None),
         };
-        self.put(&item)?;
+        self.put_at(&item, place)?;
         // What the database holds now, as the next sync will read it.
         let stored = match &item {
             Item::Record(r) => self.tx.record(&r.id).map(|o| o.map(Item::Record)),
@@ -426,8 +432,9 @@ impl<'a, 't> Apply<'a, 't> {
     /// Two ids at one natural key: `held` in the database, `incoming` from the folder (or a
     /// merge). The later keeps the key (a decision with the other's engineer verdicts); the
     /// other id is deleted on both sides. Returns the item to write when it is `incoming`'s
-    /// id, or `None` when `held` kept the key (already written here).
-    fn settle_key(&mut self, held: &Item, incoming: &Item) -> Result<Option<Item>> {
+    /// id, with the place (seq) of `held`'s row for it to take, or `None` when `held` kept the
+    /// key (already written here).
+    fn settle_key(&mut self, held: &Item, incoming: &Item) -> Result<Option<(Item, Option<i64>)>> {
         let resolved = merge::both_changed(
             None,
             side(held, "database"),
@@ -461,6 +468,12 @@ impl<'a, 't> Apply<'a, 't> {
         self.described
             .entry((loser.kind(), loser.id().to_string()))
             .or_insert_with(|| loser.describe());
+        // The item keeps its place in every result order (as `import` keeps it): the winner
+        // takes the row of the id it replaces.
+        let place = match loser.kind() {
+            ItemKind::Record => self.tx.record_place(loser.id()),
+            ItemKind::Decision => self.tx.decision_place(loser.id()),
+        }?;
         self.delete_item(loser.kind(), loser.id())?;
         self.delete_file(loser.kind(), loser.id())?;
         self.settled.insert((loser.kind(), loser.id().to_string()));
@@ -476,7 +489,7 @@ impl<'a, 't> Apply<'a, 't> {
             self.write_file(&winner)?;
             return Ok(None);
         }
-        Ok(Some(winner))
+        Ok(Some((winner, place)))
     }
 
     /// Journals the files to write and delete under `run` (in the transaction, so they commit

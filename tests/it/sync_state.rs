@@ -1139,6 +1139,69 @@ fn sync_refuses_a_database_inside_the_folder() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Regression: a feature recorded apart in two clones ("bore" under two ids, one natural key)
+/// met at a sync while a client paged through `recall`. The folder's later version kept the
+/// key with its own id, and took a new place at the top of "newest first" (the next `seq`)
+/// while the other id's row was deleted: a walk begun before the sync never served "bore" at
+/// all (its old place gone, its new one after the walk's snapshot), and afterwards an old
+/// feature showed as the newest. `import` settles the same meeting by giving the winner the
+/// holder's place; sync now does too, so a walk across a sync serves every feature once.
+#[test]
+fn sync_two_ids_of_one_feature_keep_its_place_in_a_recall_walk() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era, art_uri};
+    use review_mcp::store::Store;
+    let tmp = TempDir::new("sync-walk-key")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    // "bore" first (the oldest: last in newest-first order), then ten more features.
+    let mut lines = vec![feature("rec_bore_a", "bore", "mine", T1)];
+    lines.extend((0..10).map(|i| feature(&format!("rec_{i}"), &format!("f{i}"), "x", T1)));
+    import(dir, &db, &lines)?;
+    sync(&db, &folder)?;
+    // A teammate's "bore", recorded apart and edited later, arrives in the folder.
+    std::fs::write(
+        folder.join("records/rec_bore_b.json"),
+        pretty(&feature("rec_bore_b", "bore", "theirs", T2))?,
+    )?;
+    let mut c = Client::new(Store::open(&db)?, Era::V2025_11_25);
+    let artifact = art_uri(REV, "/w/p.step");
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    for page_no in 0..20 {
+        let mut args = json!({"artifact": artifact, "limit": 4});
+        if let Some(cur) = &cursor {
+            args["cursor"] = json!(cur);
+        }
+        let page = c.ok("recall", args);
+        for r in page["records"].as_array().into_iter().flatten() {
+            names.push(r["name"].as_str().unwrap_or_default().to_string());
+        }
+        if page_no == 0 {
+            let out = sync(&db, &folder)?;
+            ensure!(out.contains("under two ids"), "{out}");
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    let bores = names.iter().filter(|n| *n == "bore").count();
+    ensure!(bores == 1, "bore served {bores} times: {names:?}");
+    ensure!(names.len() == 11, "{names:?}");
+    // After the sync, "bore" keeps its place: the oldest, last in newest-first order.
+    let page = c.ok("recall", json!({"artifact": artifact, "limit": 20}));
+    let last = page["records"]
+        .as_array()
+        .and_then(|r| r.last())
+        .cloned()
+        .unwrap_or_default();
+    ensure!(
+        last["id"] == "rec_bore_b" && last["note"] == "theirs",
+        "{page}"
+    );
+    Ok(())
+}
+
 /// Regression: a database hard-linked into the folder (`ln ~/review.db review/review.db`, or into a
 /// subfolder under any name), which no path comparison sees, is refused too, by the database's
 /// own rule (a file with two names is never opened), before the folder or the database is
