@@ -110,7 +110,7 @@ pub(super) struct Apply<'a, 't> {
 
 /// How far ahead of this machine's clock a folder version may be dated before the sync says
 /// the clock that wrote it is wrong (clocks kept by NTP agree within far less).
-const CLOCK_SLACK_MS: i64 = 5 * 60 * 1000;
+pub(super) const CLOCK_SLACK_MS: i64 = 5 * 60 * 1000;
 
 /// What [`Apply::finish`] leaves: the plan's lines, and where the items deleted from the
 /// database were written (to be made durable before the commit).

@@ -173,6 +173,40 @@ pub(super) fn engineer_verdict_events(events: &[Event], added: &[String]) -> Vec
         .collect()
 }
 
+/// One `clock:` line for each event of `events` that `added` (the ids new to the database)
+/// holds and that is dated after `ahead` (this machine's clock and its slack, `now`): written
+/// under a clock far ahead, or planted, such an event is the last word of its item's history
+/// for every event recorded before its date (a `forgotten` dated 9999-12-31 ends a live
+/// decision's history, and no later event can be dated after it), as an item file dated
+/// ahead wins every merge; both are named, with the file to `git log`.
+pub(super) fn events_ahead(
+    events: &[Event],
+    added: &[String],
+    ahead: &str,
+    now: &str,
+) -> Vec<String> {
+    let added: BTreeSet<&str> = added.iter().map(String::as_str).collect();
+    events
+        .iter()
+        .filter(|e| added.contains(e.id.as_str()) && e.at.as_str() > ahead)
+        .map(|e| {
+            format!(
+                "{HISTORY_DIR}/{}.json in the folder is dated {}, ahead of this machine's clock \
+                 ({now}): the event `{}` of {} {}; the review's history lists it after every event \
+                 recorded before that date; the clock that wrote it (or this one) is wrong, or \
+                 the file was written by hand: have it checked (`git log -- \
+                 {HISTORY_DIR}/{}.json` names who committed it)",
+                e.id,
+                e.at,
+                e.kind.as_str(),
+                crate::text::inline(&e.of, 80),
+                crate::text::quoted(&e.subject, 80),
+                e.id
+            )
+        })
+        .collect()
+}
+
 /// The files of the events of `all` that `present` (the folder's ids) lacks: path and text.
 pub(super) fn missing_files(
     folder: &Path,

@@ -292,6 +292,13 @@ pub fn run(
     let history_added = tx.add_events(&history.events)?;
     counts.history_imported = history_added.len();
     counts.arrived_events = engineer_verdict_events(&history.events, &history_added);
+    let now = crate::time::now_millis();
+    counts.clock.extend(super::history::events_ahead(
+        &history.events,
+        &history_added,
+        &crate::time::format_millis(now + super::apply::CLOCK_SLACK_MS),
+        &crate::time::format_millis(now),
+    ));
     // What this sync deletes from the database is written beside it as it deletes it (a dry
     // run only counts), made durable before the commit.
     let saving = (!dry_run)

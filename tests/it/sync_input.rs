@@ -981,3 +981,51 @@ fn sync_refuses_a_gitattributes_that_changes_the_folders_merge_rule() -> anyhow:
     ensure!(std::fs::read_to_string(&attributes)? == written, "{out}");
     Ok(())
 }
+
+/// Regression: an event of the folder's history dated far ahead (a pulled `forgotten` event of
+/// a live decision dated 9999-12-31, or one written under a clock years ahead) was taken
+/// silently, while an item file dated ahead is named in a `clock:` line. Such an event is the
+/// last word of the item's history for every later event (none can be dated after it), so
+/// sync now names it the same way, with the file to `git log`; a dry run says it too.
+#[test]
+fn sync_names_a_history_event_dated_ahead_of_the_clock() -> anyhow::Result<()> {
+    use review_mcp::review::history::Event;
+    let dir = TempDir::new("sync-event-ahead")?;
+    let db = dir.join("a.db");
+    import(&dir, &db, &[decision(T1, "hold", &[("Bore 10 H7", None)])])?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    let first = std::fs::read_dir(folder.join("history"))?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("no event file"))??
+        .path();
+    let mut v: Value = serde_json::from_slice(&std::fs::read(first)?)?;
+    let mut e: Event = serde_json::from_value(v["event"].take())?;
+    e.kind = serde_json::from_value(json!("forgotten"))?;
+    e.after = None;
+    e.changes = Vec::new();
+    e.at = "9999-12-31T23:59:59.999Z".into();
+    let e = e.sealed();
+    let file = format!("history/{}.json", e.id);
+    std::fs::write(folder.join(&file), review_mcp::sync::line::event_text(&e))?;
+    for args in [vec!["sync", "--dry-run"], vec!["sync"]] {
+        let f = folder.to_string_lossy();
+        let mut args = args.clone();
+        args.push(&f);
+        let out = ok(review_mcp(&db, &args)?)?;
+        ensure!(
+            out.lines().any(|l| l.starts_with("clock: ")
+                && l.contains(&file)
+                && l.contains("dated 9999-12-31T23:59:59.999Z")
+                && l.contains("dec_1")
+                && l.contains(&format!("git log -- {file}"))),
+            "{args:?}: {out}"
+        );
+    }
+    let again = ok(sync(&db, &folder)?)?;
+    ensure!(
+        !again.contains("clock: "),
+        "named once, when it arrives: {again}"
+    );
+    Ok(())
+}
