@@ -268,6 +268,11 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
                 .push(format!("{}: not an item file (<id>.json)", shown(&path)));
             continue;
         };
+        if name == owned::ATTRIBUTES_FILE {
+            out.problems
+                .push(format!("{}: {}", shown(&path), owned::NESTED_ATTRIBUTES));
+            continue;
+        }
         if name.starts_with('.') && !link {
             continue;
         }

@@ -70,6 +70,14 @@ pub(super) fn read_history(folder: &Path, held: &HashSet<String>) -> Result<Fold
         let link = entry.file_type().is_ok_and(|t| t.is_symlink());
         let name = entry.file_name();
         let name = name.to_str();
+        if name == Some(super::owned::ATTRIBUTES_FILE) {
+            out.problems.push(format!(
+                "{}: {}",
+                shown(&path),
+                super::owned::NESTED_ATTRIBUTES
+            ));
+            continue;
+        }
         if name.is_some_and(|n| n.starts_with('.')) && !link {
             continue;
         }

@@ -59,6 +59,15 @@ pub(super) fn attributes(folder: &Path) -> Result<bool> {
     }
 }
 
+/// Why a `.gitattributes` in one of the folder's subfolders (`records/`, `decisions/`,
+/// `history/`) is refused: git takes the deepest file's rule, so one there (which sync would
+/// otherwise skip as a hidden file) would override the folder's own `* merge=review` for the
+/// files beside it, out of sight of the check of [`attributes`].
+pub(super) const NESTED_ATTRIBUTES: &str = "a .gitattributes here overrides the folder's own \
+    (`* merge=review`) for the files beside it, and git would merge them by another rule \
+    (conflict markers, or two versions' lines interleaved): remove it (attributes of your own \
+    go in the repository's top .gitattributes)";
+
 /// How a README that sync wrote is recognised (every version of its text has this line).
 const README_MARKER: &str = "This folder is written by `review-mcp sync`";
 

@@ -979,6 +979,23 @@ fn sync_refuses_a_gitattributes_that_changes_the_folders_merge_rule() -> anyhow:
     std::fs::remove_file(&attributes)?;
     let out = ok(sync(&db, &folder)?)?;
     ensure!(std::fs::read_to_string(&attributes)? == written, "{out}");
+    // A deeper `.gitattributes` overrides the folder's own for the files beside it, and sync
+    // skipped every hidden file in its subfolders: one planted there is refused too.
+    for sub in ["records", "decisions", "history"] {
+        let planted = folder.join(sub).join(".gitattributes");
+        std::fs::write(&planted, "* merge=union\n")?;
+        let before = ok(review_mcp(&db, &["export"])?)?;
+        let err = refused(sync(&db, &folder)?)?;
+        ensure!(
+            err.contains(&format!("{sub}/.gitattributes"))
+                && err.contains("overrides the folder's own")
+                && err.contains("remove it"),
+            "{sub}: {err}"
+        );
+        ensure!(ok(review_mcp(&db, &["export"])?)? == before);
+        std::fs::remove_file(&planted)?;
+    }
+    ok(sync(&db, &folder)?)?;
     Ok(())
 }
 
