@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::folder::{file_hash, file_of, fsync_dir, remove_file, write_all, write_atomic};
 use super::merge::{self, side};
-use super::owned::{self, step};
+use super::owned::step;
 use super::run::{Counts, Entries, Entry};
 use super::saved::{NAMED, Saver};
 use super::{Action, Hash, Item, ItemKind, Result, hash};
