@@ -165,7 +165,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         verdict.judgement.as_str(),
         quoted(&decision.subject, 60)
     );
-    let mut card = decision.to_card_wire(None);
+    // What the card shows on each carried item: a verdict its earlier revision got after
+    // the carry (given back with the decision, so a click on another item keeps it).
+    let after = store.verdicts_after_carry(&decision)?;
+    let mut card = decision.to_card_wire(None, &after);
     if let Value::Object(m) = &mut card {
         // The decision's trail, the verdict just recorded first (a read after the write).
         m.insert(
