@@ -908,13 +908,18 @@ test("card_names_on_a_carried_item_the_verdict_its_old_revision_got_after_the_ca
   const folder = path.join(dir, "carry-shared");
   const [dbA, dbB] = [path.join(dir, "clone-a.db"), path.join(dir, "clone-b.db")];
   const a = await session(dbA, evil);
-  await a.call("remember_decision", {
+  const stated = await a.call("remember_decision", {
     artifact: artifact(R1), subject, disposition: "hold",
     basis: [
       { requirement: "Bore 12H7", source: "drawing", state: "satisfied", faces: ["face:3"] },
       { requirement: "Flat 0.05", source: "drawing", state: "satisfied", faces: ["face:4"] },
     ],
   });
+  // Item 1 judged before the carry: its history, said on the item in the same words.
+  const first = await a.call("show_review", { artifact: artifact(R1), detail: "full" });
+  const id1 = stated.structuredContent.decision.id;
+  await a.call("record_verdict", { decision_id: id1, index: 0, item_digest: first.structuredContent.decisions[0].basis[0].digest,
+    judgement: "accepted", card_proof: first._meta["review-mcp/card"].proofs[id1], seen_verdict_at: "" });
   sync(dbA, folder);
   sync(dbB, folder);
   const carrier = await session(dbB);
@@ -951,6 +956,12 @@ test("card_names_on_a_carried_item_the_verdict_its_old_revision_got_after_the_ca
     assert.ok(said[0][1].endsWith(`: 0.08 measured ${HOSTILE} \u2014 not a verdict of this revision: give yours here.`), said[0][1]);
     assert.equal(await frame.evaluate(() => document.querySelectorAll("img, b").length), 0, "stored text is text");
     assert.ok(!(await page.evaluate(() => window.fromCard)).includes("pwned"));
+    const history = await frame.evaluate(() => Array.from(document.querySelectorAll(".verdict-by"))
+      .filter((e) => e.textContent.includes("(history)")).map((e) => [e.closest("tr").querySelector("td").textContent, e.textContent]));
+    assert.equal(history.length, 1, JSON.stringify(history));
+    assert.equal(history[0][0], "1", "on item 1");
+    assert.match(history[0][1], new RegExp("^at revision sha256:555555555555 \\(history\\): accepted by the engineer " +
+      "\\(review card, <b>Eve</b> & co\\), 20\\d\\d-[^ ]*Z$"));
     await card.getByText("Carried review: 0 to re-verify first, 2 inherited (not re-verified), 0 stated at this revision.").waitFor();
     await card.getByText(/^Verdicts: 0 accepted, 0 rejected \(0 given by the engineer, 0 relayed by the assistant\), 2 awaiting the engineer\./).waitFor();
 
