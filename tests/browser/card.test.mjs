@@ -1006,3 +1006,29 @@ test("card_counts_a_verdict_the_assistant_relayed_as_the_report_does", async () 
   await card.getByText(/^Verdicts: 1 accepted, 0 rejected \(0 given by the engineer, 1 relayed by the assistant\), 1 awaiting the engineer\./).waitFor();
   await page.close();
 });
+
+test("card_click_on_a_decision_carried_on_since_says_where_it_is_judged_and_shows_it_again", async () => {
+  // The review was carried to a later revision while the card was open: the click was
+  // refused with a sentence meant for the model, shown as it was, and the card kept offering
+  // Accept and Reject on a decision no verdict may be given on. Now it shows the review
+  // again, the decision carried on and without buttons, and says where to judge it.
+  const from = "sha256:" + "8".repeat(64);
+  const to = "sha256:" + "9".repeat(64);
+  await server.call("remember_decision", {
+    artifact: artifact(from), subject: "carried while open", disposition: "hold",
+    basis: [{ requirement: "Keyway 4 mm", source: "drawing", state: "satisfied" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(from) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(from) }, result: shown });
+  const accept = card.getByRole("button", { name: "Accept item 1: Keyway 4 mm" });
+  await accept.waitFor();
+  await server.call("carry_forward", { from: artifact(from), to: artifact(to), map: [] });
+  await accept.click();
+  await card.getByRole("status").getByText(new RegExp("was carried to revision " + to +
+    " \\(carry_forward\\): judge it there\\), so your verdict was not recorded\\. It is shown again below as it is now\\.$")).waitFor();
+  await card.getByText("Carried to revision sha256:999999999999 (carry_forward): judge it there.").waitFor();
+  assert.equal(await card.getByRole("button", { name: /^(Accept|Reject) item/ }).count(), 0);
+  const back = await server.call("recall_decisions", { artifact: artifact(from), subject: "carried while open" });
+  assert.equal(back.structuredContent.decisions[0].basis[0].verdict, undefined);
+  await page.close();
+});

@@ -755,3 +755,64 @@ fn card_data_names_a_verdict_given_at_the_old_revision_after_the_carry() {
         "the old revision's verdict stays as it was"
     );
 }
+
+/// Regression (card audit): a click in a card opened before the review was carried on
+/// (carry_forward, here or by sync) was refused with the store's sentence for the model
+/// ("Give the verdict on that revision's decision (show_review or request_verdicts with
+/// artifact.revision …)"), which the card showed as it was, its buttons still there. Now the
+/// refusal begins as every refusal of a click on a decision that changed does, so the card
+/// shows the review again (the decision superseded, without buttons), and it says, as the
+/// terminal does, where the item is judged now. Nothing is written.
+#[test]
+fn a_card_click_on_a_decision_carried_on_since_is_refused_as_changed() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let id = seed(&mut c);
+        let card_proof = proof(&mut c);
+        let digest = digest(&mut c, 1);
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(REV_B, FILE), "to": art_uri(&rev(9), FILE), "map": []}),
+        );
+        let text = c.refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": card_proof, "seen_verdict_at": ""}),
+        );
+        assert!(text.starts_with(CHANGED), "{era:?}: {text}");
+        assert!(
+            text.contains(&format!(
+                "was carried to revision {} (carry_forward): judge it there",
+                rev(9)
+            )),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("judge it there. Nothing was written."),
+            "{text}"
+        );
+        // What was carried there forgotten since: no revision holds the review.
+        c.ok(
+            "forget",
+            json!({"artifact": art_uri(&rev(9), FILE), "subject": "bore"}),
+        );
+        let text = c.refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": card_proof, "seen_verdict_at": ""}),
+        );
+        assert!(text.starts_with(CHANGED), "{era:?}: {text}");
+        assert!(
+            text.contains("and forgotten there: no revision holds its review"),
+            "{text}"
+        );
+        let got = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(REV_B, FILE), "subject": "bore"}),
+        );
+        assert!(
+            got["decisions"][0]["basis"][1].get("verdict").is_none(),
+            "{era:?}: {got}"
+        );
+    }
+}
