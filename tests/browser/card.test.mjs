@@ -953,7 +953,7 @@ test("card_names_on_a_carried_item_the_verdict_its_old_revision_got_after_the_ca
     assert.equal(said[0][0], "2", "on item 2");
     const prefix = `after the carry, at revision sha256:555555555555: rejected by the engineer (review card, ${evil}), `;
     assert.ok(said[0][1].startsWith(prefix), said[0][1]);
-    assert.ok(said[0][1].endsWith(`: 0.08 measured ${HOSTILE} \u2014 not a verdict of this revision: give yours here.`), said[0][1]);
+    assert.ok(said[0][1].endsWith(`: 0.08 measured ${HOSTILE}`), said[0][1]);
     assert.equal(await frame.evaluate(() => document.querySelectorAll("img, b").length), 0, "stored text is text");
     assert.ok(!(await page.evaluate(() => window.fromCard)).includes("pwned"));
     const history = await frame.evaluate(() => Array.from(document.querySelectorAll(".verdict-by"))
