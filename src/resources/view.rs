@@ -470,7 +470,13 @@ impl RevisionView {
         let card = |list: &[Decision]| -> Vec<Value> {
             list.iter()
                 .map(|d| {
-                    let mut v = d.to_card_wire(cur);
+                    let after: Vec<_> = self
+                        .after_carry
+                        .iter()
+                        .filter(|(id, _, _)| *id == d.id)
+                        .map(|(_, _, a)| a.clone())
+                        .collect();
+                    let mut v = d.to_card_wire(cur, &after);
                     if let (Some(t), Value::Object(m)) = (self.trails.get(&d.id), &mut v) {
                         m.insert(
                             "trail".into(),

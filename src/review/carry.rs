@@ -200,17 +200,27 @@ impl VerdictAfterCarry {
     /// As answers carry it, for the carried decision `decision` (its reason cut at 200
     /// characters: the whole is in the earlier revision's decision).
     pub fn wire(&self, decision: &str) -> serde_json::Value {
-        let mut verdict = serde_json::to_value(&self.verdict).unwrap_or_default();
-        if let Some(reason) = self.verdict.reason.as_deref() {
-            verdict["reason"] = crate::text::prefix_chars(reason, 200).into();
-        }
         serde_json::json!({
             "decision": decision,
             "index": self.index,
             "revision": self.revision,
             "source": self.decision,
-            "verdict": verdict,
+            "verdict": self.verdict_wire(),
         })
+    }
+
+    /// As the review card is given it, on the carried item itself (`after_carry`): the
+    /// revision and the verdict, its reason cut as in [`Self::wire`].
+    pub fn item_wire(&self) -> serde_json::Value {
+        serde_json::json!({"revision": self.revision, "verdict": self.verdict_wire()})
+    }
+
+    fn verdict_wire(&self) -> serde_json::Value {
+        let mut verdict = serde_json::to_value(&self.verdict).unwrap_or_default();
+        if let Some(reason) = self.verdict.reason.as_deref() {
+            verdict["reason"] = crate::text::prefix_chars(reason, 200).into();
+        }
+        verdict
     }
 
     /// What a reader of the carried decision is told: the verdict, where, and what to do.

@@ -525,12 +525,23 @@ impl Decision {
 
     /// [`Decision::to_wire`] with each basis item's [`BasisItem::digest`] as `digest`: what
     /// the review card is given (`show_review`, `record_verdict`) and sends back with a click.
-    pub fn to_card_wire(&self, current: Option<&str>) -> Value {
+    /// `after`: the decision's verdicts given after the carry (`Store::verdicts_after_carry`),
+    /// each as its item's `after_carry`.
+    pub fn to_card_wire(
+        &self,
+        current: Option<&str>,
+        after: &[super::carry::VerdictAfterCarry],
+    ) -> Value {
         let mut v = self.to_wire(current);
         if let Some(Value::Array(items)) = v.get_mut("basis") {
-            for (item, b) in items.iter_mut().zip(&self.basis) {
+            for (i, (item, b)) in items.iter_mut().zip(&self.basis).enumerate() {
                 if let Value::Object(m) = item {
                     m.insert("digest".into(), Value::String(b.digest()));
+                    // A carried item's earlier revision got the engineer's verdict after the
+                    // carry: the card names it on the item, as the other readers do.
+                    if let Some(a) = after.iter().find(|a| a.index == i && b.carried.is_some()) {
+                        m.insert("after_carry".into(), a.item_wire());
+                    }
                 }
             }
         }

@@ -119,7 +119,30 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let at = DecisionRef::Id(&args.decision_id);
     match store.find_decision(&at)? {
         Some(d)
-            if card_proof::verify(&d, proof) && card_proof::items_shown(proof) > Some(index) => {}
+            if card_proof::verify(&d, proof) && card_proof::items_shown(proof) > Some(index) =>
+        {
+            // Carried on since the card showed it: a change like any other (the card shows
+            // the review again), said as the terminal says it.
+            if let Some(s) = &d.superseded {
+                let forgotten = store
+                    .unsaid_carried_on(&[d.id.as_str()], &[])?
+                    .contains(&d.id);
+                let subject = quoted(&d.subject, 60);
+                let by = inline(&s.by, 80);
+                return Err(ToolError::Invalid(format!(
+                    "{}. Nothing was written.",
+                    if forgotten {
+                        format!(
+                            "{CHANGED}: {subject} was carried to revision {by} (carry_forward) and forgotten there: no revision holds its review; state it again at the part's current revision (remember_decision), then judge it there"
+                        )
+                    } else {
+                        format!(
+                            "{CHANGED}: {subject} was carried to revision {by} (carry_forward): judge it there"
+                        )
+                    }
+                )));
+            }
+        }
         Some(d) => {
             // The item clicked changed: say what it is now, as for any changed item. Else
             // another item changed, or the proof is not this decision's (made up, or from
@@ -165,7 +188,10 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         verdict.judgement.as_str(),
         quoted(&decision.subject, 60)
     );
-    let mut card = decision.to_card_wire(None);
+    // What the card shows on each carried item: a verdict its earlier revision got after
+    // the carry (given back with the decision, so a click on another item keeps it).
+    let after = store.verdicts_after_carry(&decision)?;
+    let mut card = decision.to_card_wire(None, &after);
     if let Value::Object(m) = &mut card {
         // The decision's trail, the verdict just recorded first (a read after the write).
         m.insert(

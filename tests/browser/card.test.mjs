@@ -13,7 +13,7 @@
 // default docs/).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -40,8 +40,8 @@ const HOSTILE = '<img src=x onerror="parent.postMessage(\'pwned\',\'*\')">bracke
 
 /** The binary over stdio: one JSON line each way, answers matched by id. */
 class Server {
-  constructor(db) {
-    this.child = spawn(BIN, ["--db", db, "--author", AUTHOR], { stdio: ["pipe", "pipe", "pipe"] });
+  constructor(db, author = AUTHOR) {
+    this.child = spawn(BIN, ["--db", db, "--author", author], { stdio: ["pipe", "pipe", "pipe"] });
     this.db = db;
     this.nextId = 1;
     this.waiting = new Map();
@@ -74,6 +74,28 @@ class Server {
   close() {
     this.child.stdin.end();
   }
+  /** Until the process has ended (its database closed). */
+  closed() {
+    if (this.child.exitCode !== null) return Promise.resolve();
+    return new Promise((resolve) => { this.child.on("exit", resolve); this.child.stdin.end(); });
+  }
+}
+
+/** A session of a host that declared the UI extension, on database `db`. */
+async function session(db, author = AUTHOR) {
+  const s = new Server(db, author);
+  const init = await s.send("initialize", {
+    protocolVersion: "2025-11-25", capabilities: UI_CAPS, clientInfo: { name: "browser-test-host", version: "1" },
+  });
+  assert.equal(init.error, undefined, JSON.stringify(init.error));
+  s.notify("notifications/initialized", {});
+  return s;
+}
+
+/** `review-mcp sync FOLDER` of database `db`, which must succeed. */
+function sync(db, folder) {
+  const out = spawnSync(BIN, ["--db", db, "sync", folder], { encoding: "utf8", env: { ...process.env, MCP_LOG_LEVEL: "warn" } });
+  assert.equal(out.status, 0, out.stdout + out.stderr);
 }
 
 const artifact = (revision) => ({ revision, format: "step", uri: FILE, units: "mm" });
@@ -870,5 +892,143 @@ test("card_in_a_narrow_frame_shows_each_items_buttons_without_scrolling", async 
   const shown = await frame.evaluate(() => Array.from(document.querySelectorAll("td[data-label='Question']"))
     .map((td) => getComputedStyle(td).display));
   assert.deepEqual(shown.slice(0, 3), ["none", "none", "block"]);
+  await page.close();
+});
+
+test("card_names_on_a_carried_item_the_verdict_its_old_revision_got_after_the_carry", async () => {
+  // Clone B carries "carried bore" from R1 to R2; clone A, not yet synced, gives the
+  // engineer's verdict on item 2 at R1 in its card (a hostile author and reason); both sync.
+  // Every reader of R2 named that verdict but the card, which showed item 2 as inherited
+  // with nothing after. Now the item says it, as text, and a click there is recorded on R2's
+  // decision, after which nothing is named; the card's counts follow the click.
+  const R1 = "sha256:" + "5".repeat(64);
+  const R2 = "sha256:" + "6".repeat(64);
+  const subject = "carried bore";
+  const evil = "<b>Eve</b> & co";
+  const folder = path.join(dir, "carry-shared");
+  const [dbA, dbB] = [path.join(dir, "clone-a.db"), path.join(dir, "clone-b.db")];
+  const a = await session(dbA, evil);
+  const stated = await a.call("remember_decision", {
+    artifact: artifact(R1), subject, disposition: "hold",
+    basis: [
+      { requirement: "Bore 12H7", source: "drawing", state: "satisfied", faces: ["face:3"] },
+      { requirement: "Flat 0.05", source: "drawing", state: "satisfied", faces: ["face:4"] },
+    ],
+  });
+  // Item 1 judged before the carry: its history, said on the item in the same words.
+  const first = await a.call("show_review", { artifact: artifact(R1), detail: "full" });
+  const id1 = stated.structuredContent.decision.id;
+  await a.call("record_verdict", { decision_id: id1, index: 0, item_digest: first.structuredContent.decisions[0].basis[0].digest,
+    judgement: "accepted", card_proof: first._meta["review-mcp/card"].proofs[id1], seen_verdict_at: "" });
+  sync(dbA, folder);
+  sync(dbB, folder);
+  const carrier = await session(dbB);
+  await carrier.call("carry_forward", { from: artifact(R1), to: artifact(R2), changed: [],
+    map: [{ from: "face:3", to: "face:13" }, { from: "face:4", to: "face:14" }] });
+  await carrier.closed();
+  sync(dbB, folder);
+  const old = await a.call("show_review", { artifact: artifact(R1), detail: "full" });
+  const oldDecision = old.structuredContent.decisions[0];
+  await a.call("record_verdict", {
+    decision_id: oldDecision.id, index: 1, item_digest: oldDecision.basis[1].digest, judgement: "rejected",
+    reason: "0.08 measured " + HOSTILE, card_proof: old._meta["review-mcp/card"].proofs[oldDecision.id],
+    seen_verdict_at: "",
+  });
+  await a.closed();
+  sync(dbA, folder);
+  sync(dbB, folder);
+
+  const b = await session(dbB);
+  try {
+    const shown = await b.call("show_review", { artifact: artifact(R2) });
+    const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(R2) },
+      result: shown, via: b });
+    const frame = cardFrame(page);
+    const accept = card.getByRole("button", { name: "Accept item 2: Flat 0.05" });
+    await accept.waitFor();
+    const notes = () => frame.evaluate(() => Array.from(document.querySelectorAll(".after-carry"))
+      .map((e) => [e.closest("tr").querySelector("td").textContent, e.textContent]));
+    const said = await notes();
+    assert.equal(said.length, 1, JSON.stringify(said));
+    assert.equal(said[0][0], "2", "on item 2");
+    const prefix = `after the carry, at revision sha256:555555555555: rejected by the engineer (review card, ${evil}), `;
+    assert.ok(said[0][1].startsWith(prefix), said[0][1]);
+    assert.ok(said[0][1].endsWith(`: 0.08 measured ${HOSTILE}`), said[0][1]);
+    assert.equal(await frame.evaluate(() => document.querySelectorAll("img, b").length), 0, "stored text is text");
+    assert.ok(!(await page.evaluate(() => window.fromCard)).includes("pwned"));
+    const history = await frame.evaluate(() => Array.from(document.querySelectorAll(".verdict-by"))
+      .filter((e) => e.textContent.includes("(history)")).map((e) => [e.closest("tr").querySelector("td").textContent, e.textContent]));
+    assert.equal(history.length, 1, JSON.stringify(history));
+    assert.equal(history[0][0], "1", "on item 1");
+    assert.match(history[0][1], new RegExp("^at revision sha256:555555555555 \\(history\\): accepted by the engineer " +
+      "\\(review card, <b>Eve</b> & co\\), 20\\d\\d-[^ ]*Z$"));
+    await card.getByText("Carried review: 0 to re-verify first, 2 inherited (not re-verified), 0 stated at this revision.").waitFor();
+    await card.getByText(/^Verdicts: 0 accepted, 0 rejected \(0 given by the engineer, 0 relayed by the assistant\), 2 awaiting the engineer\./).waitFor();
+
+    // Given in the card, the verdict is recorded on R2's decision; nothing is named since.
+    await card.getByRole("textbox", { name: "Reason for item 2: Flat 0.05" }).fill("0.04 re-measured");
+    await accept.click();
+    await card.getByRole("status").getByText(/Recorded: accepted item 2/).waitFor();
+    assert.deepEqual(await notes(), []);
+    const now = await b.call("show_review", { artifact: artifact(R2), detail: "full" });
+    const wl = now.structuredContent.worklist;
+    await card.getByText(`Carried review: ${wl.re_verify} to re-verify first, ${wl.inherited} inherited (not re-verified), ` +
+      `${wl.stated_here} stated at this revision.`).waitFor();
+    assert.deepEqual([wl.inherited, wl.stated_here], [1, 1]);
+    await card.getByText(/^Verdicts: 1 accepted, 0 rejected \(1 given by the engineer, 0 relayed by the assistant\), 1 awaiting the engineer\./).waitFor();
+    const back = await b.call("recall_decisions", { artifact: artifact(R2), subject });
+    const d = back.structuredContent.decisions[0];
+    assert.equal(d.id, now.structuredContent.decisions[0].id, "R2's decision");
+    assert.notEqual(d.id, oldDecision.id);
+    assert.equal(d.basis[1].verdict.judgement, "accepted");
+    assert.equal(d.basis[1].verdict.via, "app");
+    assert.equal(d.basis[1].verdict.reason, "0.04 re-measured");
+    assert.equal(d.basis[1].verdict.author, AUTHOR);
+    assert.equal(back.structuredContent.verdicts_after_carry, undefined);
+    await page.close();
+  } finally {
+    b.close();
+  }
+});
+
+test("card_counts_a_verdict_the_assistant_relayed_as_the_report_does", async () => {
+  // The card said "1 accepted, 0 awaiting the engineer" of an item whose only verdict the
+  // assistant relayed; the report (and the terminal, which asks it again) do not count that
+  // one as the engineer's.
+  const rev = "sha256:" + "7".repeat(64);
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject: "relayed", disposition: "hold",
+    basis: [{ requirement: "Chamfer 0.5", source: "drawing", state: "satisfied", verdict: { judgement: "accepted" } },
+      { requirement: "Thread M5", source: "drawing", state: "satisfied" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  await card.getByText(/^Verdicts: 1 accepted, 0 rejected \(0 given by the engineer, 1 relayed by the assistant\), 1 awaiting the engineer\./).waitFor();
+  await page.close();
+});
+
+test("card_click_on_a_decision_carried_on_since_says_where_it_is_judged_and_shows_it_again", async () => {
+  // The review was carried to a later revision while the card was open: the click was
+  // refused with a sentence meant for the model, shown as it was, and the card kept offering
+  // Accept and Reject on a decision no verdict may be given on. Now it shows the review
+  // again, the decision carried on and without buttons, and says where to judge it.
+  const from = "sha256:" + "8".repeat(64);
+  const to = "sha256:" + "9".repeat(64);
+  await server.call("remember_decision", {
+    artifact: artifact(from), subject: "carried while open", disposition: "hold",
+    basis: [{ requirement: "Keyway 4 mm", source: "drawing", state: "satisfied" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(from) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(from) }, result: shown });
+  const accept = card.getByRole("button", { name: "Accept item 1: Keyway 4 mm" });
+  await accept.waitFor();
+  await server.call("carry_forward", { from: artifact(from), to: artifact(to), map: [] });
+  await accept.click();
+  await card.getByRole("status").getByText(new RegExp("was carried to revision " + to +
+    " \\(carry_forward\\): judge it there\\), so your verdict was not recorded\\. It is shown again below as it is now\\.$")).waitFor();
+  await card.getByText("Carried to revision sha256:999999999999 (carry_forward): judge it there.").waitFor();
+  assert.equal(await card.getByRole("button", { name: /^(Accept|Reject) item/ }).count(), 0);
+  const back = await server.call("recall_decisions", { artifact: artifact(from), subject: "carried while open" });
+  assert.equal(back.structuredContent.decisions[0].basis[0].verdict, undefined);
   await page.close();
 });

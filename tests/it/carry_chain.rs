@@ -335,7 +335,7 @@ fn an_engineer_verdict_on_a_superseded_revision_is_refused() {
                "judgement": "rejected", "card_proof": proof}),
     );
     assert!(
-        e.contains(&rev(2)) && e.contains("nothing was written"),
+        e.contains(&rev(2)) && e.contains("Nothing was written"),
         "{e}"
     );
     let e = c.refused(

@@ -6,7 +6,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use crate::support::inproc::{Client, ERAS, Era, REV_A, REV_B, art_uri, ui_caps};
+use crate::support::inproc::{Client, ERAS, Era, REV_A, REV_B, art_uri, rev, ui_caps};
 use review_mcp::store::Store;
 use serde_json::{Value, json};
 
@@ -632,4 +632,187 @@ fn subscribing_to_a_resource_that_never_changes_says_so() {
         message.contains("not a resource of this server"),
         "{message}"
     );
+}
+
+/// Two clones of one review: B carries the decision "bore" (two items) from revision 1 to 2,
+/// A, not yet synced, gives the engineer's verdict on item 2 at revision 1 (rejected, "0.08
+/// measured", Ada in the card), and both sync. B's database, and the id of revision 1's
+/// decision.
+fn late_verdict_after_carry(dir: &crate::support::TempDir) -> (std::path::PathBuf, String) {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown};
+
+    let (a, b) = (dir.join("a.db"), dir.join("b.db"));
+    let r1 = art_uri(&rev(1), FILE);
+    let source = {
+        let mut c = Client::new(Store::open(&a).unwrap(), ERAS[2]);
+        let d = c.ok(
+            "remember_decision",
+            json!({"artifact": r1, "subject": "bore", "disposition": "hold", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]},
+                {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:4"]}
+            ]}),
+        );
+        d["decision"]["id"].as_str().unwrap().to_string()
+    };
+    let folder = dir.join("shared");
+    let folder = folder.to_string_lossy().to_string();
+    let sync = |db: &std::path::Path| {
+        let out = crate::support::file_events::run_cli(db, &["sync", &folder]).unwrap();
+        assert!(out.status.success(), "{out:?}");
+    };
+    sync(&a);
+    sync(&b);
+    Client::new(Store::open(&b).unwrap(), ERAS[2]).ok(
+        "carry_forward",
+        json!({"from": r1, "to": art_uri(&rev(2), FILE), "changed": [],
+               "map": [{"from": "face:3", "to": "face:13"}, {"from": "face:4", "to": "face:14"}]}),
+    );
+    sync(&b);
+    let mut store = Store::open(&a).unwrap();
+    let at = DecisionRef::Id(&source);
+    let shown = store.find_decision(&at).unwrap().unwrap().basis[1].digest();
+    let verdict = Verdict {
+        meaning: None,
+        author: Some("Ada".into()),
+        at: review_mcp::time::now(),
+        judgement: Judgement::Rejected,
+        reason: Some("0.08 measured".into()),
+        via: Via::App,
+    };
+    store
+        .record_verdicts(&at, Shown::Item(&shown), &[(1, verdict)])
+        .unwrap();
+    drop(store);
+    sync(&a);
+    sync(&b);
+    (b, source)
+}
+
+/// Regression (card audit): an engineer's verdict the old revision's decision got after the
+/// review was carried (a clone's, by sync) was named by every reader of the new revision
+/// (recall_decisions, show_review's line, the report, the form, the terminal) but not by the
+/// card: its data had nothing on the carried item, so the card showed the item as inherited
+/// with nothing after. Now each carried item of the card's data names it (`after_carry`),
+/// record_verdict's decision too (a click on another item keeps it), and a click on the item
+/// records the verdict on the current decision, after which nothing is named.
+#[test]
+fn card_data_names_a_verdict_given_at_the_old_revision_after_the_carry() {
+    let dir = crate::support::TempDir::new("card-late-verdict").unwrap();
+    let (db, source) = late_verdict_after_carry(&dir);
+    let r2 = art_uri(&rev(2), FILE);
+    let mut c = Client::declaring(Store::open(&db).unwrap(), ERAS[2], ui_caps());
+    let resp = c.call("show_review", json!({"artifact": r2, "detail": "full"}));
+    let review = &resp["result"]["structuredContent"];
+    let d = &review["decisions"][0];
+    let id = d["id"].as_str().unwrap().to_string();
+    assert_ne!(id, source, "{review}");
+    assert!(d["basis"][0].get("after_carry").is_none(), "{d}");
+    let after = &d["basis"][1]["after_carry"];
+    assert_eq!(after["revision"], rev(1), "{d}");
+    assert_eq!(after["verdict"]["judgement"], "rejected", "{d}");
+    assert_eq!(after["verdict"]["reason"], "0.08 measured", "{d}");
+    assert_eq!(after["verdict"]["via"], "app", "{d}");
+    assert_eq!(after["verdict"]["author"], "Ada", "{d}");
+    // The card's proof, given anew with each decision it is given (a click changes it).
+    let proof = |resp: &Value| resp["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
+    let click = |index: usize, judgement: &str, proof: Value| {
+        json!({"decision_id": id, "index": index, "item_digest": d["basis"][index]["digest"],
+               "judgement": judgement, "card_proof": proof, "seen_verdict_at": ""})
+    };
+    // A click on the other item: the decision the card is given back still names it.
+    let first = c.call("record_verdict", click(0, "accepted", proof(&resp)));
+    let decision = &first["result"]["structuredContent"]["decision"];
+    assert_eq!(
+        decision["basis"][1]["after_carry"]["verdict"]["judgement"], "rejected",
+        "{first}"
+    );
+    // A click on the item: recorded on the current decision, and nothing is named since.
+    let second = c.ok("record_verdict", click(1, "accepted", proof(&first)));
+    assert_eq!(second["decision"]["id"], id.as_str());
+    assert!(
+        second["decision"]["basis"][1].get("after_carry").is_none(),
+        "{second}"
+    );
+    let now = c.ok(
+        "recall_decisions",
+        json!({"artifact": r2, "subject": "bore"}),
+    );
+    assert!(now.get("verdicts_after_carry").is_none(), "{now}");
+    let item = &now["decisions"][0]["basis"][1];
+    assert_eq!(item["verdict"]["judgement"], "accepted", "{now}");
+    assert_eq!(item["verdict"]["via"], "app", "{now}");
+    drop(c);
+    let old = Store::open(&db)
+        .unwrap()
+        .get_decision(&source)
+        .unwrap()
+        .unwrap();
+    let v = old.basis[1].verdict.as_ref().unwrap();
+    assert_eq!(
+        (v.judgement.as_str(), v.reason.as_deref()),
+        ("rejected", Some("0.08 measured")),
+        "the old revision's verdict stays as it was"
+    );
+}
+
+/// Regression (card audit): a click in a card opened before the review was carried on
+/// (carry_forward, here or by sync) was refused with the store's sentence for the model
+/// ("Give the verdict on that revision's decision (show_review or request_verdicts with
+/// artifact.revision …)"), which the card showed as it was, its buttons still there. Now the
+/// refusal begins as every refusal of a click on a decision that changed does, so the card
+/// shows the review again (the decision superseded, without buttons), and it says, as the
+/// terminal does, where the item is judged now. Nothing is written.
+#[test]
+fn a_card_click_on_a_decision_carried_on_since_is_refused_as_changed() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let id = seed(&mut c);
+        let card_proof = proof(&mut c);
+        let digest = digest(&mut c, 1);
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(REV_B, FILE), "to": art_uri(&rev(9), FILE), "map": []}),
+        );
+        let text = c.refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": card_proof, "seen_verdict_at": ""}),
+        );
+        assert!(text.starts_with(CHANGED), "{era:?}: {text}");
+        assert!(
+            text.contains(&format!(
+                "was carried to revision {} (carry_forward): judge it there",
+                rev(9)
+            )),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("judge it there. Nothing was written."),
+            "{text}"
+        );
+        // What was carried there forgotten since: no revision holds the review.
+        c.ok(
+            "forget",
+            json!({"artifact": art_uri(&rev(9), FILE), "subject": "bore"}),
+        );
+        let text = c.refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": card_proof, "seen_verdict_at": ""}),
+        );
+        assert!(text.starts_with(CHANGED), "{era:?}: {text}");
+        assert!(
+            text.contains("and forgotten there: no revision holds its review"),
+            "{text}"
+        );
+        let got = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(REV_B, FILE), "subject": "bore"}),
+        );
+        assert!(
+            got["decisions"][0]["basis"][1].get("verdict").is_none(),
+            "{era:?}: {got}"
+        );
+    }
 }
