@@ -176,10 +176,10 @@ fn where_in(event: &mut Value, table: &[Value]) -> (usize, Option<Value>) {
             entry[key] = v;
         }
     }
-    if entry.get("locator") == entry.get("revision") {
-        if let Some(o) = entry.as_object_mut() {
-            o.remove("locator");
-        }
+    if entry.get("locator") == entry.get("revision")
+        && let Some(o) = entry.as_object_mut()
+    {
+        o.remove("locator");
     }
     match table.iter().position(|a| *a == entry) {
         Some(i) => (i, None),
