@@ -234,7 +234,9 @@ impl Form3 {
                     }
                 }
                 spent = spent.saturating_add(row.min_bytes());
-                full = full || budget.is_some_and(|b| spent > b);
+                // The first row is kept whatever its size: alone larger than one answer, it
+                // is served cut (see `csv_within`), never left out.
+                full = full || (budget.is_some_and(|b| spent > b) && !rows.is_empty());
                 if !full {
                     rows.push(row);
                 }
@@ -318,7 +320,7 @@ impl Form3 {
     /// The CSV, every row shown (see the module's rules).
     pub fn csv(&self) -> String {
         let mut out = String::new();
-        self.write_header(self.rows.len(), &mut out);
+        self.write_header(self.rows.len(), false, &mut out);
         for (i, row) in self.rows.iter().enumerate() {
             out.push_str(&row_csv(i + 1, row));
         }
@@ -327,15 +329,18 @@ impl Form3 {
 
     /// The CSV cut to the first rows whose text, escaped into a JSON string, takes at most
     /// `bound` bytes with the header: the header then says how many rows of how many are
-    /// shown and names the command that writes them all. Nothing is cut inside a row. The
-    /// same bytes as [`Form3::csv`] when everything fits.
+    /// shown and names the command that writes them all. Nothing is cut inside a row, but
+    /// for a first row alone larger than `bound`: it is served with its longest cells cut,
+    /// each ending where its whole text is, and the header says so (served nothing, a reader
+    /// would have no row and no way to one). The same bytes as [`Form3::csv`] when everything
+    /// fits.
     pub fn csv_within(&self, bound: usize) -> String {
         let whole = self.csv();
         if self.rows.len() == self.total && escaped_len(&whole) <= bound {
             return whole;
         }
         let mut head = String::new();
-        self.write_header(self.total, &mut head);
+        self.write_header(self.total, true, &mut head);
         // Room for the longer truncation line (its digits and words) the header gets.
         let mut used = escaped_len(&head) + 200;
         let mut rows = String::new();
@@ -350,13 +355,21 @@ impl Form3 {
             rows.push_str(&text);
             shown += 1;
         }
+        let mut cut = false;
+        if let (0, Some(first)) = (shown, self.rows.first()) {
+            rows = first_row_within(first, bound.saturating_sub(used));
+            shown = 1;
+            cut = true;
+        }
         let mut out = String::new();
-        self.write_header(shown, &mut out);
+        self.write_header(shown, cut, &mut out);
         out.push_str(&rows);
         out
     }
 
-    fn write_header(&self, shown: usize, out: &mut String) {
+    /// The header lines and the column headings; `shown` rows follow, the first of them cut
+    /// to fit when `first_cut`.
+    fn write_header(&self, shown: usize, first_cut: bool, out: &mut String) {
         let h = &self.header;
         let mut files = if h.files.is_empty() {
             "(no file recorded: the revision only)".to_string()
@@ -404,9 +417,14 @@ impl Form3 {
             }
             fai.push_str(": carried there by carry_forward");
         }
-        let rows = if shown < self.total {
+        let rows = if shown < self.total || first_cut {
+            let first = if first_cut {
+                "; row 1 is cut (alone larger than one answer): each cut cell ends saying where its whole text is"
+            } else {
+                ""
+            };
             format!(
-                "{shown} of {}: truncated to fit one answer; run `review-mcp form3 {}` on the server's database for every row",
+                "{shown} of {}: truncated to fit one answer{first}; run `review-mcp form3 {}` on the server's database for every row",
                 self.total, h.revision
             )
         } else {
@@ -449,6 +467,37 @@ fn plural_rows(n: usize) -> String {
 
 /// One data row as a CSV record.
 fn row_csv(number: usize, r: &Form3Row) -> String {
+    row_csv_capped(number, r, MAX_CELL)
+}
+
+/// Row 1 as a CSV record whose text, escaped into a JSON string, takes at most `room` bytes:
+/// each cell cut at the most characters (at most [`MAX_CELL`]) that lets it fit, saying where
+/// its whole text is. The cap is the largest that fits, so the short cells (number, state,
+/// decision id) stay whole; at the very least every cell is its marker, and 18 markers are
+/// well within an answer.
+fn first_row_within(r: &Form3Row, room: usize) -> String {
+    let fits = |cap: usize| {
+        let text = row_csv_capped(1, r, cap);
+        (escaped_len(&text).saturating_sub(2) <= room).then_some(text)
+    };
+    let (mut lo, mut hi) = (0, MAX_CELL);
+    let mut best = fits(0).unwrap_or_else(|| row_csv_capped(1, r, 0));
+    // The largest cap that fits: a smaller cap never makes a row longer.
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        match fits(mid) {
+            Some(text) => {
+                best = text;
+                lo = mid;
+            }
+            None => hi = mid - 1,
+        }
+    }
+    best
+}
+
+/// One data row as a CSV record, each cell at most `cap` characters (see [`bounded`]).
+fn row_csv_capped(number: usize, r: &Form3Row, cap: usize) -> String {
     let not_carried = r.reverify.as_ref().map_or(&[][..], |rv| &rv.unmapped[..]);
     let location = entities_label(&r.faces, not_carried);
     // Every stored string in the prose is quoted with its quotes escaped, so a subject or
@@ -545,7 +594,10 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
         r.item.to_string(),
     ];
     let whole = format!("recall_decisions with decision_id {}", r.decision_id);
-    let fields: Vec<String> = fields.iter().map(|f| bounded(cell(f), &whole)).collect();
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|f| bounded(cell(f), cap, &whole))
+        .collect();
     let mut out = String::new();
     push_record(&mut out, &fields);
     out
@@ -555,18 +607,19 @@ fn row_csv(number: usize, r: &Form3Row) -> String {
 /// a cell and silently drops the rest.
 pub const MAX_CELL: usize = 32_767;
 
-/// `cell` (already [`cell`]-made) within [`MAX_CELL`]: a longer one is cut at a character
-/// and ends saying how long it was and where its whole text is (`whole`), so a spreadsheet
-/// never drops part of it silently.
-fn bounded(cell: String, whole: &str) -> String {
-    if cell.encode_utf16().count() <= MAX_CELL {
+/// `cell` (already [`cell`]-made) within `cap` characters (UTF-16 code units; [`MAX_CELL`]
+/// in a file, less in a row cut to fit one answer): a longer one is cut at a character and
+/// ends saying how long it was and where its whole text is (`whole`), so a spreadsheet never
+/// drops part of it silently.
+fn bounded(cell: String, cap: usize, whole: &str) -> String {
+    if cell.encode_utf16().count() <= cap {
         return cell;
     }
     let marker = format!(
         " … [cut: {} characters in all; the whole text: {whole}]",
         cell.chars().count()
     );
-    let room = MAX_CELL.saturating_sub(marker.encode_utf16().count());
+    let room = cap.saturating_sub(marker.encode_utf16().count());
     let mut used = 0;
     let mut out = String::new();
     for c in cell.chars() {
@@ -917,5 +970,36 @@ mod tests {
             ..form
         };
         assert_eq!(small.csv_within(10_000), small.csv());
+    }
+
+    #[test]
+    fn csv_within_cuts_a_first_row_larger_than_the_bound_to_fit() {
+        // Control characters cost up to 12 bytes each once escaped in the cell and in JSON.
+        let mut huge = row(None);
+        huge.evidence = Some("\u{7}\"".repeat(20_000));
+        huge.requirement = "r".repeat(20_000);
+        let form = form3(
+            vec!["file:///w/p.step".into()],
+            None,
+            vec![huge, row(None)],
+            2,
+        );
+        let text = form.csv_within(10_000);
+        assert!(escaped_len(&text) <= 10_000, "{}", escaped_len(&text));
+        assert!(text.contains("Rows,\"1 of 2: truncated to fit one answer; row 1 is cut"));
+        let data: Vec<&str> = text.split("\r\n").skip(11).collect();
+        assert_eq!(data.len(), 2, "one row, then the end: {data:?}");
+        assert!(
+            data[0].starts_with("1,face:3,,\"rrrr"),
+            "{}",
+            &data[0][..40]
+        );
+        assert!(data[0].ends_with(",dec_1,1"), "short cells whole");
+        assert_eq!(
+            data[0]
+                .matches("the whole text: recall_decisions with decision_id dec_1]")
+                .count(),
+            2
+        );
     }
 }

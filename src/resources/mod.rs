@@ -42,7 +42,7 @@ use crate::store::{Store, StoreError};
 use crate::text::first_chars;
 use crate::tools::review_history::EVENTS;
 use crate::wire::PAGE_ITEMS_BUDGET;
-use view::{RevisionView, cut_text, fit, item_text, pretty};
+use view::{RevisionView, cut_text, fit, item_text};
 
 const SCHEME: &str = "review://";
 /// The review card: the `ui://` resource `show_review` links to.
@@ -362,7 +362,11 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
             );
             cut_text(text, &note)
         } else {
-            fit(&mut view, true, |v| pretty(&v.to_json()))
+            // Compact: indentation would cost about a third of the text, and items left out
+            // (`omitted`) to make room for it.
+            fit(&mut view, true, |v| {
+                crate::wire::to_json(&v.to_json()).unwrap_or_default()
+            })
         };
         let mime = if report { MARKDOWN } else { JSON };
         return Ok(vec![text_content(requested, mime, text)]);

@@ -18,48 +18,29 @@ const READ_CAP: usize = 500;
 /// At most this many stale records or decisions per file are listed in a revision read.
 const STALE_CAP: usize = 100;
 /// What the items of one revision read may cost, counted as the answer bytes of their
-/// compact JSON (see `wire::answer_bytes`): a quarter of the answer bound, so that the
-/// pretty-printed JSON (indented, then escaped into the answer) and the Markdown report
-/// (escaped for the renderer) stay well under it. [`fit`] checks the text itself anyway.
+/// compact JSON (see `wire::answer_bytes`): a quarter of the answer bound, so that the JSON
+/// (escaped into the answer) and the Markdown report (escaped for the renderer) stay well
+/// under it. [`fit`] checks the text itself anyway.
 const VIEW_BUDGET: usize = MAX_ANSWER_ITEMS_BYTES / 4;
 
 /// The latest changes of each decision the report and the review card show, one line each;
 /// the rest are counted and named (`review_history` pages through all of them).
 pub(super) const TRAIL_LINES: usize = 5;
 
-/// `v` as indented JSON.
-pub(super) fn pretty(v: &Value) -> String {
-    let text = serde_json::to_string_pretty(v).unwrap_or_default();
-    // As every JSON the server writes (`wire::to_json`): no raw bidirectional control, line
-    // separator or C1 control in the text a model or a host shows.
-    match crate::text::escape_json_controls_but_newlines(&text) {
-        std::borrow::Cow::Borrowed(_) => text,
-        std::borrow::Cow::Owned(escaped) => escaped,
-    }
-}
-
 /// What `text` costs the answer line once escaped into its JSON string.
 pub(super) fn escaped_len(text: &str) -> usize {
     serde_json::to_string(text).map_or(usize::MAX, |s| s.len())
 }
 
-/// One item as a resource's text: pretty-printed when that fits in the answer bound, else
-/// compact, else cut to fit (see [`wire::fit_item`]), naming `whole`, where its parts are.
+/// One item as a resource's text: compact JSON, as every JSON the server writes (indentation
+/// was a third of the text, for a reader that is a model), cut to fit when it is larger than
+/// the answer bound (see [`wire::fit_item`]), naming `whole`, where its parts are.
 pub(super) fn item_text(v: Value, whole: &str) -> String {
-    let text = pretty(&v);
-    if escaped_len(&text) <= PAGE_ITEMS_BUDGET {
-        return text;
-    }
     let compact = wire::to_json(&v).unwrap_or_default();
     if escaped_len(&compact) <= PAGE_ITEMS_BUDGET {
         return compact;
     }
-    let cut = wire::fit_item(v, PAGE_ITEMS_BUDGET, whole);
-    let text = pretty(&cut);
-    if escaped_len(&text) <= PAGE_ITEMS_BUDGET {
-        return text;
-    }
-    wire::to_json(&cut).unwrap_or_default()
+    wire::to_json(&wire::fit_item(v, PAGE_ITEMS_BUDGET, whole)).unwrap_or_default()
 }
 
 /// The text `build` makes of the view, with the view's lists cut ([`RevisionView::shrink`]) until the text

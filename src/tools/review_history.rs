@@ -75,19 +75,26 @@ fn output_schema() -> Value {
                         "field": {"type": "string"}, "index": {"type": "integer"},
                         "requirement": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "string"}
                     }, "required": ["field"]}},
-                    "locator": {"type": "string"},
-                    "revision": {"type": "string"},
+                    "artifact": {"type": "integer", "minimum": 0, "description": "The index of its file and revision in `artifacts`."},
                     "after": {"type": "string"},
                     "step": {"type": "integer", "minimum": 0},
                     "truncated": s::truncated_output()
                 },
-                "required": ["id", "kind", "of", "at", "channel"]
+                "required": ["id", "kind", "of", "at", "channel", "artifact"]
+            }},
+            "artifacts": {"type": "array", "description": "Every file and revision of the page once; an event's `artifact` is its index here.", "items": {
+                "type": "object",
+                "properties": {
+                    "locator": {"type": "string", "description": "The file (its uri); absent for items recorded without one (their locator is the revision)."},
+                    "revision": {"type": "string"}
+                },
+                "required": ["revision"]
             }},
             "history_since": {"type": "string", "description": "When this database began recording its history."},
             "earlier_not_recorded": {"type": "boolean", "description": "true: something in scope began before history_since; its earlier changes were not recorded."},
             "next_cursor": {"type": "string"}
         },
-        "required": ["events"]
+        "required": ["artifacts", "events"]
     })
 }
 
@@ -142,17 +149,45 @@ fn other_files(
     let (found, _, _) = answer(store, &query, None, Some(looked_at as u64))?;
     let mut other = super::OtherFiles::default();
     for e in found["events"].as_array().into_iter().flatten() {
-        let Some(l) = e["locator"].as_str().filter(|l| Some(*l) != locator) else {
+        let at = e["artifact"].as_u64().and_then(|i| usize::try_from(i).ok());
+        let entry = at.and_then(|i| found["artifacts"].get(i));
+        // An item recorded without a uri is located by its revision (its entry has no
+        // locator): under no file.
+        let Some(l) = entry.map(|a| a["locator"].as_str()) else {
             continue;
         };
-        // An item recorded without a uri is located by its revision: under no file.
-        other.see(Some(l).filter(|l| !l.starts_with("sha256:")), "");
+        if l.is_some() && l == locator {
+            continue;
+        }
+        other.see(l.filter(|l| !l.starts_with("sha256:")), "");
     }
     let more = found.get("next_cursor").is_some();
     Ok(other.hint("recorded change", more))
 }
 
-/// The answer for `query`: the page (`events`, `history_since`, `earlier_not_recorded`,
+/// Takes `event`'s `locator` and `revision` out of it (the page says each pair once, in its
+/// `artifacts` table, and a locator that is the revision itself, an item recorded without a
+/// uri, not at all): the index of their entry in `table`, and the entry to append when the
+/// event is the first to name it.
+fn where_in(event: &mut Value, table: &[Value]) -> (usize, Option<Value>) {
+    let mut entry = json!({});
+    for key in ["locator", "revision"] {
+        if let Some(v) = event.as_object_mut().and_then(|o| o.remove(key)) {
+            entry[key] = v;
+        }
+    }
+    if entry.get("locator") == entry.get("revision")
+        && let Some(o) = entry.as_object_mut()
+    {
+        o.remove("locator");
+    }
+    match table.iter().position(|a| *a == entry) {
+        Some(i) => (i, None),
+        None => (table.len(), Some(entry)),
+    }
+}
+
+/// The answer for `query`: the page (`artifacts`, `events`, `history_since`, `earlier_not_recorded`,
 /// `next_cursor`) within the answer bound, its one-line summary, and whether `query`'s id
 /// is unknown here (no event, no decision or record: what the resource answers not found).
 pub fn answer(
@@ -163,14 +198,18 @@ pub fn answer(
 ) -> Result<(Value, String, bool), ToolError> {
     let (pager, request) = Pager::open(store, NAME, query, cursor_arg, limit)?;
     let mut got = store.history_answer(query, request)?;
-    // What the events may cost: their JSON and its escaped copy, as every page.
+    // What the events may cost: their JSON and its escaped copy, as every page, with the
+    // entries of the artifacts table they are the first to name.
     let mut spent = 0;
     let mut events = Vec::new();
+    let mut artifacts: Vec<Value> = Vec::new();
     let mut taken = 0;
     for (e, _) in &got.page.items {
         let mut v = serde_json::to_value(e)
             .map_err(|e| ToolError::Internal(format!("could not encode an event: {e}")))?;
-        let mut bytes = wire::answer_bytes(&v) + 1;
+        let (index, entry) = where_in(&mut v, &artifacts);
+        let entry_bytes = entry.as_ref().map_or(0, |a| wire::answer_bytes(a) + 1);
+        let mut bytes = wire::answer_bytes(&v) + 1 + entry_bytes;
         if spent + bytes > PAGE_ITEMS_BUDGET {
             if taken > 0 {
                 break;
@@ -178,11 +217,13 @@ pub fn answer(
             // One event alone larger than a page (a long note's previous text): cut to fit,
             // saying so and where it is whole.
             let whole = format!("{EVENTS}{}/part/1", e.id);
-            v = wire::fit_item(v, PAGE_ITEMS_BUDGET, &whole);
-            bytes = wire::answer_bytes(&v) + 1;
+            v = wire::fit_item(v, PAGE_ITEMS_BUDGET.saturating_sub(entry_bytes), &whole);
+            bytes = wire::answer_bytes(&v) + 1 + entry_bytes;
         }
+        v["artifact"] = json!(index);
         spent += bytes;
         events.push(v);
+        artifacts.extend(entry);
         taken += 1;
     }
     if taken < got.page.items.len() {
@@ -191,7 +232,7 @@ pub fn answer(
     }
     let next = pager.next(&got.page);
     let n = events.len();
-    let mut out = json!({"events": events});
+    let mut out = json!({"artifacts": artifacts, "events": events});
     if let Some(since) = &got.since {
         out["history_since"] = json!(since);
     }

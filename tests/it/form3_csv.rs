@@ -642,3 +642,52 @@ fn form3_has_fields_1_to_4_for_the_engineer_and_no_cell_over_the_spreadsheet_lim
         "the requirement's own length"
     );
 }
+
+/// The audit's case: a revision whose first row alone is larger than one answer (a 30,000
+/// character requirement and evidence) served 0 rows and no way to them. The resource gives
+/// that row, its long cells cut, each saying where its whole text is, and says so in `Rows`.
+#[test]
+fn form3_resource_whose_first_row_alone_passes_the_bound_gives_it_cut() {
+    let dir = TempDir::new("form3-first-row").unwrap();
+    let db = dir.path().join("r.db");
+    let r = rev(8);
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2025_11_25);
+    let long = |c: char| c.to_string().repeat(30_000);
+    let basis = json!([
+        {"requirement": long('r'), "source": "drawing", "evidence": long('e'),
+         "state": "satisfied", "faces": ["face:1"]},
+        {"requirement": "Wall 2 mm", "source": "drawing", "state": "satisfied", "faces": []}
+    ]);
+    let d = c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&r, "/work/huge.step"), "subject": "huge",
+               "disposition": "hold", "basis": basis}),
+    );
+    let id = d["decision"]["id"].as_str().unwrap().to_string();
+    let (content, line) = read_resource(&mut c, &format!("review://revisions/{r}/form3.csv"));
+    assert!(line <= 32_000, "{line} bytes");
+    let text = content["text"].as_str().unwrap();
+    let parsed = parse_csv(text).unwrap();
+    assert_eq!(
+        parsed.len(),
+        HEADER_LINES + 1 + 1,
+        "the first row: {text:.2000}"
+    );
+    let row = &parsed[HEADER_LINES + 1];
+    assert_eq!(row.len(), COLUMNS);
+    assert_eq!((row[0].as_str(), row[16].as_str()), ("1", id.as_str()));
+    let whole = format!("the whole text: recall_decisions with decision_id {id}]");
+    for (n, ch) in [(3, 'r'), (4, 'e')] {
+        assert!(row[n].starts_with(&ch.to_string().repeat(1000)), "{n}");
+        assert!(
+            row[n].ends_with(&format!(" … [cut: 30000 characters in all; {whole}")),
+            "{n}: {}",
+            &row[n][row[n].len().saturating_sub(200)..]
+        );
+    }
+    assert!(
+        parsed[8][1].starts_with("1 of 2: truncated to fit one answer; row 1 is cut"),
+        "{:?}",
+        parsed[8]
+    );
+}

@@ -530,3 +530,97 @@ fn history_of_a_file_names_changes_recorded_without_a_uri_as_such() -> Result<()
     }
     Ok(())
 }
+
+/// The audit's case: each event of a page repeated the locator and revision of its file
+/// (about a fifth of a one-file page). A page says each once, in its `artifacts` table, and
+/// each event names its entry by index, also when the page spans several files or revisions.
+#[test]
+fn review_history_says_each_file_and_revision_once_and_each_event_names_its_own() -> Result<()> {
+    const REV2: &str = "sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+    const OTHER: &str = "file:///work/history-other.step";
+    let dir = TempDir::new("history-readers")?;
+    let mut h = host(&dir, None)?;
+    let at = |rev: &str, uri: Option<&str>| {
+        let mut a = json!({"revision": rev, "format": "step"});
+        if let Some(u) = uri {
+            a["uri"] = json!(u);
+        }
+        a
+    };
+    // Where each item is: its id → (locator, revision).
+    let mut home = std::collections::BTreeMap::new();
+    for (rev, uri, subject) in [
+        (REV, Some(FILE), "bore"),
+        (REV2, Some(FILE), "bore"),
+        (REV, Some(OTHER), "wall"),
+        (REV, None, "loose"),
+    ] {
+        for disposition in ["hold", "release"] {
+            let d = h.ok(
+                "remember_decision",
+                json!({"artifact": at(rev, uri), "subject": subject,
+                       "disposition": disposition, "basis": basis("satisfied")}),
+            )?;
+            let id = d["decision"]["id"].as_str().context("id")?.to_string();
+            home.insert(id, (uri.unwrap_or(rev).to_string(), rev.to_string()));
+        }
+    }
+    // One file at two revisions; one revision under two files and none; one decision.
+    let id_of_bore = home
+        .iter()
+        .find(|(_, (l, r))| l == FILE && r == REV)
+        .map(|(id, _)| id.clone())
+        .context("bore")?;
+    for (args, entries) in [
+        (json!({"artifact": at(REV, Some(FILE))}), 2),
+        (json!({"artifact": at(REV, None)}), 3),
+        (json!({"id": id_of_bore}), 1),
+    ] {
+        let page = history(&mut h, args.clone())?;
+        let table = page["artifacts"].as_array().context("artifacts")?;
+        ensure!(table.len() == entries, "{args}: {page}");
+        let events = page["events"].as_array().context("events")?;
+        ensure!(!events.is_empty(), "{args}: {page}");
+        for e in events {
+            ensure!(
+                e.get("locator").is_none() && e.get("revision").is_none(),
+                "said once, in the table: {e}"
+            );
+            let i = e["artifact"].as_u64().context("artifact index")?;
+            let entry = table
+                .get(usize::try_from(i)?)
+                .context("index in the table")?;
+            let of = e["of"].as_str().context("of")?;
+            let (locator, revision) = home.get(of).context("a known decision")?;
+            // A locator that is the revision (no uri) is not said again.
+            let said = entry.get("locator").unwrap_or(&entry["revision"]);
+            ensure!(
+                said == &json!(locator) && entry["revision"] == json!(revision),
+                "{e} names {entry}, not its own file and revision"
+            );
+        }
+        // Each file and revision once in the page's JSON: a locator only in its entries.
+        let text = page.to_string();
+        for entry in table {
+            let locator = entry["revision"].as_str().context("revision")?;
+            let entries = table.iter().filter(|a| a["revision"] == locator).count();
+            ensure!(
+                text.matches(&format!("\"{locator}\"")).count() == entries,
+                "{locator} said more than once: {text}"
+            );
+            let Some(locator) = entry.get("locator").and_then(Value::as_str) else {
+                continue;
+            };
+            let entries = table.iter().filter(|a| a["locator"] == locator).count();
+            ensure!(
+                text.matches(&format!("\"{locator}\"")).count() == entries,
+                "{locator} said more than once: {text}"
+            );
+            ensure!(
+                table.iter().filter(|a| *a == entry).count() == 1,
+                "{entry} twice in the table"
+            );
+        }
+    }
+    Ok(())
+}

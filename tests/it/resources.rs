@@ -326,3 +326,49 @@ fn subscribe_refusal_names_every_uri_pattern_it_accepts() {
         }
     }
 }
+
+/// The audit's case: the revision resource was pretty-printed even when that left items out
+/// (its indentation and line breaks were about 30% of the text): a review of 9 decisions of
+/// 5 basis items and 12 records, 20 KB as compact JSON, came with decisions and records left
+/// out (`omitted`). Written compactly, it comes whole.
+#[test]
+fn revision_read_that_fits_compactly_leaves_nothing_out() {
+    let mut c = Client::memory(Era::V2025_11_25);
+    let path = "/work/parts/bracket-assembly/bracket.step";
+    for k in 0..9 {
+        let basis: Vec<Value> = (0..5)
+            .map(|j| json!({"requirement": format!("Requirement {k}.{j}: hole position within 0.1 mm of datum A"),
+                "source": "drawing", "sourceDetail": format!("DRW-100 rev C, zone B{j}"),
+                "evidence": format!("geometry.measure reported 10.0{j} mm at face:{j}"),
+                "state": "satisfied", "faces": [format!("face:{j}")]}))
+            .collect();
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(REV_A, path), "subject": format!("subject {k}"),
+                   "disposition": "hold", "summary": "Open items remain before release.",
+                   "basis": basis}),
+        );
+    }
+    for k in 0..12 {
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(REV_A, path), "entity_ids": [format!("face:{k}")],
+                   "note": format!("Burr on chamfer edge {k}; deburr per shop spec SS-4."),
+                   "tags": ["finish"]}),
+        );
+    }
+    let answer = read(&mut c, &format!("review://revisions/{REV_A}"));
+    let view: Value = serde_json::from_str(text_of(&answer)).unwrap();
+    let compact = view.to_string().len();
+    assert!(
+        compact < 22_000,
+        "{compact} bytes: the case is one that fits"
+    );
+    assert_eq!(
+        view["omitted"],
+        json!({"decisions": 0, "records": 0}),
+        "{compact} bytes compact"
+    );
+    assert_eq!(view["decisions"].as_array().unwrap().len(), 9);
+    assert_eq!(view["records"].as_array().unwrap().len(), 12);
+}
