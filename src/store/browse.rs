@@ -26,12 +26,14 @@ pub enum ExportItem {
 /// again), or one of its subject at the revision it was carried to (onto another file, or
 /// already stated there). Newer as `recall_decisions` judges the current decision: by
 /// `created_at`, which every clone holds alike (`seq`, the order a database received its
-/// items in, differs after a sync), then `seq`. When every copy was forgotten, nothing says it any more: it is
+/// items in, differs after a sync), then the id. When every copy was forgotten, nothing says it any more: it is
 /// again the file's newest decision of its subject (`recall_decisions` lists it), and a
 /// stale claim like any other.
 pub(super) const DECISION_SAID_ON: &str = "(EXISTS (SELECT 1 FROM decisions n \
-     WHERE n.locator = d.locator AND n.subject = d.subject \
-     AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.seq > d.seq))) \
+     WHERE n.locator = d.locator AND n.subject = d.subject AND n.created_at > d.created_at) \
+     OR EXISTS (SELECT 1 FROM decisions n \
+     WHERE n.locator = d.locator AND n.subject = d.subject AND n.created_at = d.created_at \
+     AND n.id > d.id) \
      OR EXISTS (SELECT 1 FROM decisions n \
      WHERE n.revision = json_extract(d.superseded, '$.by') AND n.subject = d.subject))";
 

@@ -388,12 +388,16 @@ pub(in crate::store) fn created_last(
 
 /// The condition that a decision `d` is the newest of its subject on its file: created
 /// last (`created_at`, which every clone of a review holds alike; a replacement keeps it),
-/// and of two created in the same millisecond the one this database received last. By
-/// `seq` alone, a synced clone (which receives items in the order of their ids) took an
-/// older decision for the current one.
-pub(super) const CURRENT_DECISION: &str = "NOT EXISTS (SELECT 1 FROM decisions n \
-     WHERE n.locator = d.locator AND n.subject = d.subject \
-     AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.seq > d.seq)))";
+/// and of two created in the same millisecond the one of the greater id (also alike in
+/// every clone; the order a database received them in, `seq`, is not). By `seq` alone, a
+/// synced clone (which receives items in the order of their ids) took an older decision for
+/// the current one. Two tests, so that the first (the common case) is a search of the
+/// covering index `decisions_current` and only decisions of the same millisecond are read.
+pub(super) const CURRENT_DECISION: &str = "(NOT EXISTS (SELECT 1 FROM decisions n \
+     WHERE n.locator = d.locator AND n.subject = d.subject AND n.created_at > d.created_at) \
+     AND NOT EXISTS (SELECT 1 FROM decisions n \
+     WHERE n.locator = d.locator AND n.subject = d.subject AND n.created_at = d.created_at \
+     AND n.id > d.id))";
 
 /// The filters other than the driving one (see [`DecisionQuery`]).
 pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
@@ -466,6 +470,54 @@ mod tests {
     use crate::store::Store;
     use crate::store::browse::DECISION_SAID_ON;
 
+    /// Regression: of two decisions of one subject on one file created in the same
+    /// millisecond (two clones, each dating its own after a decision synced from a clock
+    /// ahead), the current one was the one this database received last (`seq`), so two
+    /// clones holding the same two decisions each listed another. It is the same in every
+    /// database that holds them, whatever order they arrived in.
+    #[test]
+    fn the_current_of_two_decisions_of_one_millisecond_is_the_same_in_every_clone() {
+        use crate::review::{Artifact, BasisItem};
+        use crate::store::{DecisionQuery, NewDecision, PageRequest};
+        let at = |n: u8| Artifact {
+            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
+            format: "step".into(),
+            uri: Some("file:///parts/bracket.step".into()),
+            units: None,
+        };
+        let mut first = Store::open_in_memory().unwrap();
+        let mut made = Vec::new();
+        for n in [1, 2] {
+            let new = NewDecision {
+                artifact: at(n),
+                subject: "bore".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: vec![BasisItem::stated("Bore 12H7")],
+            };
+            let mut d = first.remember_decision(&new).unwrap().0;
+            d.created_at = "2030-01-01T00:00:00.001Z".into();
+            d.updated_at = d.created_at.clone();
+            made.push(d);
+        }
+        let current = |decisions: Vec<crate::review::Decision>| {
+            let mut clone = Store::open_in_memory().unwrap();
+            clone.import(&[], &decisions).unwrap();
+            let q = DecisionQuery {
+                current_only: true,
+                ..Default::default()
+            };
+            let page = clone.recall_decisions(&q, PageRequest::first(10)).unwrap();
+            let ids: Vec<String> = page.items.into_iter().map(|(d, _)| d.id).collect();
+            ids
+        };
+        let one = current(made.clone());
+        made.reverse();
+        let other = current(made);
+        assert_eq!(one.len(), 1, "{one:?}");
+        assert_eq!(one, other);
+    }
+
     /// Regression: ordering the current decision by `created_at` (then `seq`) instead of
     /// `seq` alone searched the (locator, subject, revision) key and read the row of every
     /// revision of the subject on the file for each decision tested: `recall_decisions` by
@@ -485,8 +537,16 @@ mod tests {
                 .unwrap();
             assert!(
                 steps.iter().any(|s| s.starts_with(
-                    "SEARCH n USING COVERING INDEX decisions_current (locator=? AND subject=?"
+                    "SEARCH n USING COVERING INDEX decisions_current (locator=? AND subject=? \
+                     AND created_at>?)"
                 )),
+                "{condition}: {steps:?}"
+            );
+            // The tie of one millisecond reads only the rows of that millisecond.
+            assert!(
+                steps.iter().any(|s| s
+                    == "SEARCH n USING INDEX decisions_current (locator=? AND subject=? \
+                        AND created_at=?)"),
                 "{condition}: {steps:?}"
             );
         }
