@@ -30,10 +30,8 @@ pub enum ExportItem {
 /// again the file's newest decision of its subject (`recall_decisions` lists it), and a
 /// stale claim like any other.
 pub(super) const DECISION_SAID_ON: &str = "(EXISTS (SELECT 1 FROM decisions n \
-     WHERE n.locator = d.locator AND n.subject = d.subject AND n.created_at > d.created_at) \
-     OR EXISTS (SELECT 1 FROM decisions n \
-     WHERE n.locator = d.locator AND n.subject = d.subject AND n.created_at = d.created_at \
-     AND n.id > d.id) \
+     WHERE n.locator = d.locator AND n.subject = d.subject \
+     AND (n.created_at > d.created_at OR (n.created_at = d.created_at AND n.id > d.id))) \
      OR EXISTS (SELECT 1 FROM decisions n \
      WHERE n.revision = json_extract(d.superseded, '$.by') AND n.subject = d.subject))";
 
