@@ -718,7 +718,8 @@ fn a_verdict_on_a_decision_carried_on_and_forgotten_there_says_to_state_it_again
             );
         }
     }
-    // While a copy stands, the refusal still names where to judge it.
+    // While a copy stands, the refusal still names where to judge it: where the review stands
+    // now (revision 3), not revision 2, which was carried on and refuses the ask in its turn.
     let mut c = Client::memory(ERAS[1]);
     chain_to_three(&mut c);
     let e = c.refused(
@@ -726,10 +727,8 @@ fn a_verdict_on_a_decision_carried_on_and_forgotten_there_says_to_state_it_again
         json!({"artifact": at(1), "subject": "bore"}),
     );
     assert!(
-        e.contains(&format!(
-            "request_verdicts with artifact.revision {}",
-            rev(2)
-        )),
+        e.contains(&format!("ask with artifact.revision {}", rev(3)))
+            && !e.contains(&format!("artifact.revision {}", rev(2))),
         "{e}"
     );
 }
