@@ -509,13 +509,23 @@ fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCa
                 counted(&b.requirement, REQUIREMENT_SHOWN)
             ));
         }
+        // A carried item's state and evidence are the earlier revision's, not results of this
+        // one: the form says first that it is carried (and why it is to re-verify), and labels
+        // them "there", as the Form 3's comments do, so the engineer does not accept a result
+        // of before the change as this revision's.
+        let there = if let Some(c) = &b.carried {
+            about.push_str(&format!("{}; ", shown(&c.describe(), SHOWN)));
+            " there"
+        } else {
+            ""
+        };
         about.push_str(&format!("source: {}", b.source.as_str()));
         if let Some(detail) = &b.source_detail {
             about.push_str(&format!(" ({})", counted(detail, SHOWN)));
         }
-        about.push_str(&format!("; state: {}", b.state.as_str()));
+        about.push_str(&format!("; state{there}: {}", b.state.as_str()));
         if let Some(e) = &b.evidence {
-            about.push_str(&format!("; evidence: {}", counted(e, SHOWN)));
+            about.push_str(&format!("; evidence{there}: {}", counted(e, SHOWN)));
         }
         if let Some(q) = &b.question {
             about.push_str(&format!("; question: {}", counted(q, SHOWN)));
@@ -533,9 +543,6 @@ fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCa
                 shown(&v.given_by(), 120),
                 when(&v.at)
             ));
-        }
-        if let Some(c) = &b.carried {
-            about.push_str(&format!("; {}", shown(&c.describe(), SHOWN)));
         }
         if let Some(a) = after.iter().find(|a| a.index == i) {
             // Given at the earlier revision after the carry: the history above lacks it.
