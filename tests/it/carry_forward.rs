@@ -978,3 +978,43 @@ fn carry_forward_terminal_labels_a_carried_items_evidence_as_the_earlier_revisio
         "{text}"
     );
 }
+
+/// Regression (end-to-end review of a bracket): `changed` names old ids, as the map's `from`
+/// does, but an id of the new revision there (the map's `to`, here face:14, the hole's id after
+/// the change) matched no item and was silently ignored: the moved hole's items were carried
+/// as inherited, "0 items to re-verify". An id the map has only as a new id is refused, naming
+/// the old id it maps from, and nothing is written.
+#[test]
+fn carry_forward_refuses_a_new_id_in_changed() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&r1(), FILE), "subject": "holes", "disposition": "accept",
+                   "basis": [{"requirement": "Hole A at 25±0.1", "source": "drawing",
+                              "state": "satisfied", "evidence": "x=-25.0", "faces": ["face:10"]}]}),
+        );
+        let e = c.refused(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                   "map": [{"from": "face:10", "to": "face:14"}], "changed": ["face:14"]}),
+        );
+        assert!(
+            e.contains("\"face:14\"") && e.contains("\"face:10\"") && e.contains("old id"),
+            "{e}"
+        );
+        let none = c.ok(
+            "recall_decisions",
+            json!({"artifact": {"revision": r2(), "format": "step"}}),
+        );
+        assert_eq!(none["decisions"], json!([]), "nothing written: {none}");
+        // An id that is an old id too (face:12 -> face:10, face:10 -> face:12) is an old id.
+        let ok = c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                   "map": [{"from": "face:10", "to": "face:12"}, {"from": "face:12", "to": "face:10"}],
+                   "changed": ["face:10"]}),
+        );
+        assert_eq!(ok["decisions"][0]["re_verify"], 1, "{ok}");
+    }
+}
