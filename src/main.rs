@@ -61,7 +61,7 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
         Command::Version => cli::help::print(&format!("{}\n", cli::help::version_text())),
         Command::Revision { files } => cli::revision::run(&files),
         Command::Export { output } => cli::export::run(&db, output.as_deref()),
-        Command::Form3 { revision, output } => cli::form3::run(&db, &revision, output.as_deref()),
+        Command::Form3 { target, output } => cli::form3::run(&db, &target, output.as_deref()),
         Command::Import { file } => cli::import::run(&db, &file),
         Command::Check => cli::check::run(&db),
         Command::Review { target } => cli::review::run(&db, author, &target),

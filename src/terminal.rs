@@ -224,22 +224,8 @@ fn show_item(
         d.basis.len(),
         escape_controls(&b.requirement)
     )?;
-    let mut about = format!("source: {}", b.source.as_str());
-    if let Some(detail) = &b.source_detail {
-        about.push_str(&format!(" ({})", shown(detail, SHOWN)));
-    }
-    about.push_str(&format!("; state: {}", b.state.as_str()));
-    writeln!(out, "    {about}")?;
-    if let Some(e) = &b.evidence {
-        writeln!(out, "    evidence: {}", shown(e, SHOWN))?;
-    }
-    if let Some(q) = &b.question {
-        writeln!(out, "    question: {}", shown(q, SHOWN))?;
-    }
-    if !b.faces.is_empty() {
-        let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
-        writeln!(out, "    faces: {}", shown(&faces.join(", "), SHOWN))?;
-    }
+    // A carried item's state and evidence are the earlier revision's, not results of this one:
+    // the carry is said first, and they are labelled "there", as the form and the Form 3 do.
     if let Some(c) = &b.carried {
         let mut line = format!(
             "    carried from {}: {}",
@@ -280,6 +266,23 @@ fn show_item(
                 verdict(&a.verdict)
             )?;
         }
+    }
+    let there = if b.carried.is_some() { " there" } else { "" };
+    let mut about = format!("source: {}", b.source.as_str());
+    if let Some(detail) = &b.source_detail {
+        about.push_str(&format!(" ({})", shown(detail, SHOWN)));
+    }
+    about.push_str(&format!("; state{there}: {}", b.state.as_str()));
+    writeln!(out, "    {about}")?;
+    if let Some(e) = &b.evidence {
+        writeln!(out, "    evidence{there}: {}", shown(e, SHOWN))?;
+    }
+    if let Some(q) = &b.question {
+        writeln!(out, "    question: {}", shown(q, SHOWN))?;
+    }
+    if !b.faces.is_empty() {
+        let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
+        writeln!(out, "    faces: {}", shown(&faces.join(", "), SHOWN))?;
     }
     if let Some(v) = &b.verdict {
         writeln!(out, "    so far: {}", verdict(v))?;

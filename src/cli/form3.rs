@@ -1,5 +1,6 @@
-//! `review-mcp form3 REVISION [-o FILE]`: the review of a revision as an AS9102 Form 3 in
-//! CSV, every row (the resource `review://revisions/{revision}/form3.csv` serves the same
+//! `review-mcp form3 FILE-OR-REVISION [-o FILE]`: the review of a revision (the part's file's,
+//! hashed here as `review` does, or one given as `sha256:…`) as an AS9102 Form 3 in CSV, every
+//! row (the resource `review://revisions/{revision}/form3.csv` serves the same
 //! bytes when they fit one answer). The rules of the form are the library's
 //! (`review_mcp::resources::form3`).
 
@@ -11,23 +12,57 @@ use anyhow::anyhow;
 
 use review_mcp::resources::ResourceError;
 use review_mcp::resources::form3::Form3;
+use review_mcp::review::{file_revision, is_revision};
+use review_mcp::text::escape_controls;
 
 use super::database::open_existing;
 use super::output::{refuse_database_target, write_beside};
 
-/// Writes the Form 3 of `revision` to stdout, or to `output` through a temporary file beside
+/// Writes the Form 3 of `target` (a `sha256:` revision, else a file whose revision it is) to
+/// stdout, or to `output` through a temporary file beside
 /// it renamed into place: a failure never leaves a partial file, and a symlink, a directory
 /// or the database itself is refused as the target.
-pub fn run(db: &Path, revision: &str, output: Option<&Path>) -> anyhow::Result<ExitCode> {
+pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
     if let Some(path) = output {
         refuse_database_target(db, path)?;
     }
+    // A revision is taken as given; anything else is the part's file, hashed (never parsed).
+    let (revision, of_file) = match target.to_str().filter(|t| is_revision(t)) {
+        Some(r) => (r.to_string(), None),
+        None => match file_revision(target) {
+            Ok(r) => (
+                r,
+                Some(escape_controls(&target.display().to_string()).into_owned()),
+            ),
+            Err(e) => {
+                let shown = escape_controls(&target.display().to_string()).into_owned();
+                // A mistyped revision is no file either: say which form it missed.
+                if shown.starts_with("sha256:") {
+                    return Err(anyhow!(
+                        "'{shown}' is not a revision (sha256:<64 lowercase hex>; `review-mcp \
+                         revision FILE` prints a file's) nor a file ({e})"
+                    ));
+                }
+                return Err(anyhow!(
+                    "{shown}: {e} (give the part's file or its sha256:<64 hex> revision)"
+                ));
+            }
+        },
+    };
+    let revision = revision.as_str();
     let mut store = open_existing(db)?;
     let form = match Form3::load(&mut store, revision, None) {
         Ok(f) => f,
         Err(ResourceError::NotFound) => {
+            let check = match &of_file {
+                Some(file) => format!(
+                    " (the revision of {file} as it is now; reviewed at another revision, it \
+                     changed since: give that revision)"
+                ),
+                None => " (`review-mcp revision FILE` prints a file's)".to_string(),
+            };
             return Err(anyhow!(
-                "nothing is recorded for {revision} in {}: check the revision (`review-mcp revision FILE`) and --db",
+                "nothing is recorded for {revision}{check} in {}: check the revision and --db",
                 db.display()
             ));
         }

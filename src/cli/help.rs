@@ -12,7 +12,7 @@ Usage: review-mcp [--db PATH] [--author NAME] [serve]
        review-mcp [--db PATH] [--author NAME] review FILE-OR-REVISION
        review-mcp revision FILE...
        review-mcp [--db PATH] export [-o FILE]
-       review-mcp [--db PATH] form3 REVISION [-o FILE]
+       review-mcp [--db PATH] form3 FILE-OR-REVISION [-o FILE]
        review-mcp [--db PATH] import FILE
        review-mcp [--db PATH] check
        review-mcp [--db PATH] backup FILE
@@ -54,9 +54,10 @@ Usage:
   review-mcp [--db PATH] export [-o FILE] Write every record and decision, then every event
                                           of the review's history, as JSON Lines in a stable
                                           order (to stdout unless -o is given).
-  review-mcp [--db PATH] form3 REVISION [-o FILE]
-                                          Write the review of REVISION (sha256:<64 hex>) as
-                                          an AS9102 Form 3 in CSV: one row per basis
+  review-mcp [--db PATH] form3 FILE-OR-REVISION [-o FILE]
+                                          Write the review of the file's revision (hashed
+                                          as `revision` does) or of a sha256:<64 hex> revision
+                                          as an AS9102 Form 3 in CSV: one row per basis
                                           requirement of its decisions (stdout unless -o).
   review-mcp [--db PATH] import FILE      Add or replace records and decisions from an export,
                                           all or nothing; reports added, replaced, unchanged.

@@ -33,9 +33,10 @@ pub enum Command {
     Export {
         output: Option<PathBuf>,
     },
-    /// The AS9102 Form 3 of a revision, as CSV.
+    /// The AS9102 Form 3 of a revision, as CSV: `target` is the part's file (its revision is
+    /// hashed when the command runs) or a `sha256:` revision, as `review` takes.
     Form3 {
-        revision: String,
+        target: PathBuf,
         output: Option<PathBuf>,
     },
     Import {
@@ -170,7 +171,7 @@ impl RawArgs {
         let files: Vec<PathBuf> = self.positionals.into_iter().map(PathBuf::from).collect();
         // `-` is stdin or stdout elsewhere; here every FILE is a path (never a stream), so a
         // `-` would be looked up, or written, as a file of that name.
-        if sub != "form3" && files.iter().any(|f| f.as_os_str() == "-") {
+        if files.iter().any(|f| f.as_os_str() == "-") {
             return Err(UsageError(format!(
                 "'{sub}' takes files by their path, and '-' is not stdin or stdout here: give \
                  the file's path (./- for a file named -)"
@@ -210,21 +211,10 @@ impl RawArgs {
             "review" => Command::Review {
                 target: only(files, "a FILE or a revision", "FILE or revision")?,
             },
-            "form3" => {
-                let revision = only(files, "a REVISION", "REVISION")?
-                    .to_string_lossy()
-                    .into_owned();
-                if !review_mcp::review::is_revision(&revision) {
-                    return Err(UsageError(format!(
-                        "'form3' needs a REVISION of the form sha256:<64 lowercase hex> (`review-mcp revision FILE` prints it), not '{}'",
-                        short(&revision)
-                    )));
-                }
-                Command::Form3 {
-                    revision,
-                    output: output_file(self.output),
-                }
-            }
+            "form3" => Command::Form3 {
+                target: only(files, "a FILE or a REVISION", "FILE or REVISION")?,
+                output: output_file(self.output),
+            },
             "import" => Command::Import {
                 file: only(files, "a FILE", "FILE")?,
             },
@@ -484,15 +474,22 @@ mod tests {
         assert!(err(&["check", "x"]).contains("takes no FILE"));
         assert!(err(&["serve", "x"]).contains("takes no FILE"));
         assert!(err(&["export", "x"]).contains("takes no FILE"));
-        assert!(err(&["form3"]).contains("needs a REVISION"));
-        assert!(err(&["form3", "sha256:ab"]).contains("sha256:<64 lowercase hex>"));
+        assert!(err(&["form3"]).contains("needs a FILE or a REVISION"));
         let rev = format!("sha256:{}", "a".repeat(64));
-        assert!(err(&["form3", &rev, &rev]).contains("exactly one REVISION"));
+        assert!(err(&["form3", &rev, &rev]).contains("exactly one FILE or REVISION"));
         assert_eq!(
             run(&["form3", &rev, "-o", "f3.csv"]).unwrap().command,
             Command::Form3 {
-                revision: rev.clone(),
+                target: rev.clone().into(),
                 output: Some("f3.csv".into())
+            }
+        );
+        // A FILE is hashed when the command runs, as `review` does.
+        assert_eq!(
+            run(&["form3", "bracket.step"]).unwrap().command,
+            Command::Form3 {
+                target: "bracket.step".into(),
+                output: None
             }
         );
     }

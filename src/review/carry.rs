@@ -266,8 +266,9 @@ pub struct Mapped {
 }
 
 impl EntityMap {
-    /// The map as given: refused when an old id is mapped to two different ids, or an id is
-    /// empty. The same pair twice is one pair.
+    /// The map as given: refused when an old id is mapped to two different ids, an id is
+    /// empty, or `changed` lists an id the map has only as a new id. The same pair twice is
+    /// one pair.
     pub fn new(pairs: &[(String, String)], changed: &[String]) -> Result<EntityMap, DomainError> {
         let mut map = BTreeMap::new();
         for (from, to) in pairs {
@@ -284,6 +285,26 @@ impl EntityMap {
                     "the entity map maps {from:?} to two ids ({prior:?} and {to:?}): an old id \
                      maps to at most one new id; leave a split entity out of the map (its items \
                      are then re-verified)"
+                )));
+            }
+        }
+        // `changed` names old ids. One the map has only as a new id (a `to`, never a `from`)
+        // matches no item, so the change it reports would be lost and the items it means
+        // carried as inherited: refused, naming the old id it maps from.
+        let new_ids: BTreeMap<&str, &str> = map
+            .iter()
+            .map(|(from, to)| (to.as_str(), from.as_str()))
+            .collect();
+        for id in changed {
+            if map.contains_key(id) {
+                continue;
+            }
+            if let Some(from) = new_ids.get(id.as_str()) {
+                return Err(DomainError(format!(
+                    "changed lists {id:?}, which the entity map has only as a new id (the \"to\" \
+                     of {from:?}): changed names old ids, as the map's \"from\" does; give \
+                     {from:?} (an old entity with no counterpart needs no place in changed: \
+                     unmapped, its items are re-verified anyway)"
                 )));
             }
         }

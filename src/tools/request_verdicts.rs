@@ -371,16 +371,36 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         let forgotten = store
             .unsaid_carried_on(&[decision.id.as_str()], &[])?
             .contains(&decision.id);
-        let mut why = crate::store::superseded_message(&decision, &s.by, forgotten);
-        // Asked with the revision alone, that revision's decision under its file is not
-        // found: name the artifact to ask with (unless its copy there was forgotten).
-        if !forgotten {
-            let (now, ask) = goes_on_at(store, &s.by, &decision.subject)?;
-            if !ask.is_empty() {
-                why.push_str(&format!(". Its review stands at revision {now}{ask}"));
-            }
+        if forgotten {
+            return Err(ToolError::Invalid(crate::store::superseded_message(
+                &decision, &s.by, true,
+            )));
         }
-        return Err(ToolError::Invalid(why));
+        // Name one place to ask, once: the revision the review stands at now, through every
+        // later carry (the revision it was carried to may be carried on in its turn, and an
+        // ask there is refused too), with the artifact to ask with there, as the revision
+        // alone does not find a decision recorded under a file.
+        let (now, ask) = goes_on_at(store, &s.by, &decision.subject)?;
+        // The full revision is said once, where the model copies it into its next call.
+        let on = if now == s.by {
+            String::new()
+        } else {
+            format!(", and on to {} since", short_rev(&now))
+        };
+        let ask = if ask.is_empty() {
+            format!(" (show_review or request_verdicts with artifact.revision {now})")
+        } else {
+            ask
+        };
+        return Err(ToolError::Invalid(format!(
+            "decision {:?} at {} was carried to {} (carry_forward){on}: no verdict is given \
+             here any more, and its items there say what was judged here. Its review stands at \
+             revision {}{ask}; nothing was written",
+            crate::text::prefix_chars(&decision.subject, 80),
+            short_rev(&decision.artifact.revision),
+            short_rev(&s.by),
+            short_rev(&now),
+        )));
     }
     // The engineer's verdicts given at the earlier revision after the carry (a clone's, by
     // sync): the carried item does not show them, so it is asked about again by default.
@@ -489,13 +509,23 @@ fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCa
                 counted(&b.requirement, REQUIREMENT_SHOWN)
             ));
         }
+        // A carried item's state and evidence are the earlier revision's, not results of this
+        // one: the form says first that it is carried (and why it is to re-verify), and labels
+        // them "there", as the Form 3's comments do, so the engineer does not accept a result
+        // of before the change as this revision's.
+        let there = if let Some(c) = &b.carried {
+            about.push_str(&format!("{}; ", shown(&c.describe(), SHOWN)));
+            " there"
+        } else {
+            ""
+        };
         about.push_str(&format!("source: {}", b.source.as_str()));
         if let Some(detail) = &b.source_detail {
             about.push_str(&format!(" ({})", counted(detail, SHOWN)));
         }
-        about.push_str(&format!("; state: {}", b.state.as_str()));
+        about.push_str(&format!("; state{there}: {}", b.state.as_str()));
         if let Some(e) = &b.evidence {
-            about.push_str(&format!("; evidence: {}", counted(e, SHOWN)));
+            about.push_str(&format!("; evidence{there}: {}", counted(e, SHOWN)));
         }
         if let Some(q) = &b.question {
             about.push_str(&format!("; question: {}", counted(q, SHOWN)));
@@ -513,9 +543,6 @@ fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCa
                 shown(&v.given_by(), 120),
                 when(&v.at)
             ));
-        }
-        if let Some(c) = &b.carried {
-            about.push_str(&format!("; {}", shown(&c.describe(), SHOWN)));
         }
         if let Some(a) = after.iter().find(|a| a.index == i) {
             // Given at the earlier revision after the carry: the history above lacks it.

@@ -718,7 +718,8 @@ fn a_verdict_on_a_decision_carried_on_and_forgotten_there_says_to_state_it_again
             );
         }
     }
-    // While a copy stands, the refusal still names where to judge it.
+    // While a copy stands, the refusal still names where to judge it: where the review stands
+    // now (revision 3), not revision 2, which was carried on and refuses the ask in its turn.
     let mut c = Client::memory(ERAS[1]);
     chain_to_three(&mut c);
     let e = c.refused(
@@ -726,10 +727,62 @@ fn a_verdict_on_a_decision_carried_on_and_forgotten_there_says_to_state_it_again
         json!({"artifact": at(1), "subject": "bore"}),
     );
     assert!(
-        e.contains(&format!(
-            "request_verdicts with artifact.revision {}",
-            rev(2)
-        )),
+        e.contains(&format!("ask with artifact.revision {}", rev(3)))
+            && !e.contains(&format!("artifact.revision {}", rev(2))),
         "{e}"
     );
+}
+
+/// Regression (end-to-end review of a bracket over three revisions): carry_forward's answer
+/// says "recall and recall_decisions with carried \"re-verify\" list the worklist", and the
+/// model asks with its artifact, uri included (the file across revisions). At revision 3 that
+/// recall listed 7 records: revision 3's 4 and the 3 revision 2 had carried to re-verify before
+/// it was carried on, superseded, whose copies at revision 3 are the ones to work on. With a
+/// uri, the worklist leaves out what was carried on; by the revision alone it is that
+/// revision's worklist, as it was.
+#[test]
+fn recall_carried_with_a_uri_lists_only_the_worklist_not_what_was_carried_on() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember",
+            json!({"artifact": at(1), "name": "hole A", "entity_ids": ["face:1"], "note": "x=-25"}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": at(1), "name": "hole B", "entity_ids": ["face:2"], "note": "x=25"}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": ["face:1"],
+                   "map": [{"from": "face:1", "to": "face:1"}, {"from": "face:2", "to": "face:2"}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": at(3), "changed": ["face:1", "face:2"],
+                   "map": [{"from": "face:1", "to": "face:1"}, {"from": "face:2", "to": "face:2"}]}),
+        );
+        let out = c.ok("recall", json!({"artifact": at(3), "carried": "re-verify"}));
+        let revisions: Vec<Value> = out["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| out["artifacts"][r["artifact"].as_u64().unwrap() as usize]["revision"].clone())
+            .collect();
+        assert_eq!(
+            revisions,
+            vec![json!(rev(3)), json!(rev(3))],
+            "{era:?}: {out}"
+        );
+        // Revision 2's own worklist, asked by the revision alone, is still there.
+        let out = c.ok(
+            "recall",
+            json!({"artifact": {"revision": rev(2), "format": "step"}, "carried": "re-verify"}),
+        );
+        assert_eq!(
+            out["records"].as_array().unwrap().len(),
+            1,
+            "{era:?}: {out}"
+        );
+    }
 }

@@ -898,3 +898,123 @@ fn forget_of_a_carried_features_name_made_again_deletes_nothing_more() {
         assert_eq!(c.ok("forget", at_r2)["deleted"], 0);
     }
 }
+
+/// Regression (end-to-end review of a bracket): after a carry, the engineer's form showed a
+/// re-verify item as "source: drawing; state: satisfied; evidence: find_holes: location
+/// x=-25.0; faces: face:10; re-verify (face:10 changed), carried from revision …": the earlier
+/// revision's state and evidence read as this revision's, and the engineer accepted it, so
+/// the new revision's Form 3 showed a PASS with the evidence of before the change (the hole had
+/// moved to x=-23.0). The form now says first that the item is carried and why, and labels its
+/// state and evidence as the earlier revision's ("state there", "evidence there"), as the
+/// Form 3's comments do.
+#[test]
+fn carry_forward_form_labels_a_carried_items_evidence_as_the_earlier_revisions() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&r1(), FILE), "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": "Hole A position 25.00 ±0.10", "source": "drawing",
+                          "evidence": "find_holes: location x=-25.0", "state": "satisfied",
+                          "faces": ["face:10"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+               "map": [{"from": "face:10", "to": "face:10"}], "changed": ["face:10"]}),
+    );
+    let asked = c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts", "arguments": {"artifact": art_uri(&r2(), FILE), "subject": "release"}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let about = params["requestedSchema"]["properties"]["judgement_0"]["description"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(about.starts_with("re-verify (face:10 changed)"), "{about}");
+    assert!(
+        about.contains("state there: satisfied")
+            && about.contains("evidence there: find_holes: location x=-25.0"),
+        "{about}"
+    );
+    assert!(!about.contains("; evidence: "), "{about}");
+}
+
+/// The same in the engineer's terminal (`review-mcp review`): a carried item said
+/// "state: satisfied" and "evidence: …" before the line saying it was carried from the earlier
+/// revision to re-verify. The carry comes first, and state and evidence are labelled "there".
+#[test]
+fn carry_forward_terminal_labels_a_carried_items_evidence_as_the_earlier_revisions() {
+    let dir = TempDir::new("carry-terminal-there").unwrap();
+    let db = dir.join("r.db");
+    {
+        let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&r1(), FILE), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Hole A position 25.00 ±0.10", "source": "drawing",
+                              "evidence": "find_holes: location x=-25.0", "state": "satisfied",
+                              "faces": ["face:10"]}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                   "map": [{"from": "face:10", "to": "face:10"}], "changed": ["face:10"]}),
+        );
+    }
+    let mut store = Store::open(&db).unwrap();
+    let mut input: &[u8] = b"q\n";
+    let mut out = Vec::new();
+    review_mcp::terminal::review(&mut store, &r2(), &mut input, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let at = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} in {text}"));
+    assert!(
+        at("re-verify first") < at("state there: satisfied"),
+        "{text}"
+    );
+    assert!(
+        text.contains("evidence there: find_holes: location x=-25.0"),
+        "{text}"
+    );
+}
+
+/// Regression (end-to-end review of a bracket): `changed` names old ids, as the map's `from`
+/// does, but an id of the new revision there (the map's `to`, here face:14, the hole's id after
+/// the change) matched no item and was silently ignored: the moved hole's items were carried
+/// as inherited, "0 items to re-verify". An id the map has only as a new id is refused, naming
+/// the old id it maps from, and nothing is written.
+#[test]
+fn carry_forward_refuses_a_new_id_in_changed() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&r1(), FILE), "subject": "holes", "disposition": "accept",
+                   "basis": [{"requirement": "Hole A at 25±0.1", "source": "drawing",
+                              "state": "satisfied", "evidence": "x=-25.0", "faces": ["face:10"]}]}),
+        );
+        let e = c.refused(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                   "map": [{"from": "face:10", "to": "face:14"}], "changed": ["face:14"]}),
+        );
+        assert!(
+            e.contains("\"face:14\"") && e.contains("\"face:10\"") && e.contains("old id"),
+            "{e}"
+        );
+        let none = c.ok(
+            "recall_decisions",
+            json!({"artifact": {"revision": r2(), "format": "step"}}),
+        );
+        assert_eq!(none["decisions"], json!([]), "nothing written: {none}");
+        // An id that is an old id too (face:12 -> face:10, face:10 -> face:12) is an old id.
+        let ok = c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&r1(), FILE), "to": art_uri(&r2(), FILE),
+                   "map": [{"from": "face:10", "to": "face:12"}, {"from": "face:12", "to": "face:10"}],
+                   "changed": ["face:10"]}),
+        );
+        assert_eq!(ok["decisions"][0]["re_verify"], 1, "{ok}");
+    }
+}

@@ -1466,21 +1466,23 @@ fn export_to_a_reader_that_goes_away_exits_0_quietly() {
 #[test]
 fn a_usage_error_shows_the_argument_it_quotes_escaped() {
     let dir = TempDir::new("usage-escaped").unwrap();
+    let hostile = "sha256:\u{1b}]52;c;QUFB\u{7}\u{9b}x\nforged";
+    let escaped = "'sha256:\\u{1b}]52;c;QUFB\\u{7}\\u{9b}x\\u{a}forged'";
     for (args, shown) in [
         (
             &["bo\u{1b}[2Jgus\u{202e}"][..],
-            "unknown subcommand 'bo\\u{1b}[2Jgus\\u{202e}'",
+            "unknown subcommand 'bo\\u{1b}[2Jgus\\u{202e}'".to_string(),
         ),
+        (&["check", hostile][..], format!("but got {escaped}")),
         (
-            &["form3", "sha256:\u{1b}]52;c;QUFB\u{7}\u{9b}x\nforged"],
-            "not 'sha256:\\u{1b}]52;c;QUFB\\u{7}\\u{9b}x\\u{a}forged'",
+            &["--bo\u{1b}[2J"],
+            "unknown flag '--bo\\u{1b}[2J'".to_string(),
         ),
-        (&["--bo\u{1b}[2J"], "unknown flag '--bo\\u{1b}[2J'"),
     ] {
         let o = run(dir.path(), args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = stderr(&o);
-        assert!(err.contains(shown), "{args:?}: {err}");
+        assert!(err.contains(&shown), "{args:?}: {err}");
         assert!(
             !err.chars()
                 .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
@@ -1488,6 +1490,20 @@ fn a_usage_error_shows_the_argument_it_quotes_escaped() {
         );
         assert!(err.contains("\nUsage: review-mcp"), "{err}");
     }
+    // `form3` takes a FILE or a revision, so the same argument is no usage error there but a
+    // failure (neither a revision nor a file), which quotes it escaped too.
+    let o = run(dir.path(), &["form3", hostile]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("{escaped} is not a revision")),
+        "{err}"
+    );
+    assert!(
+        !err.chars()
+            .any(|c| c != '\n' && review_mcp::text::is_control_like(c)),
+        "a control character reached the terminal: {err:?}"
+    );
 }
 
 /// Regression: the success lines of `check`, `import` and `backup` named the database and

@@ -443,11 +443,17 @@ fn form3_output_refuses_links_and_leaves_nothing_partial() {
         "{}",
         stderr(&o)
     );
+    // Neither a revision nor a file: a failure (the argument may name a file), saying so.
     let o = run(dir.path(), &["--db", "r.db", "form3", "sha256:nothex"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("'sha256:nothex' is not a revision (sha256:<64 lowercase hex>"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(before, listing(), "no file left behind");
     let help = run(dir.path(), &["--help"]);
-    assert!(String::from_utf8_lossy(&help.stdout).contains("form3 REVISION [-o FILE]"));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("form3 FILE-OR-REVISION [-o FILE]"));
 }
 
 fn sha256sum(path: &Path) -> String {
@@ -689,5 +695,53 @@ fn form3_resource_whose_first_row_alone_passes_the_bound_gives_it_cut() {
         parsed[8][1].starts_with("1 of 2: truncated to fit one answer; row 1 is cut"),
         "{:?}",
         parsed[8]
+    );
+}
+
+/// Regression (end-to-end review of a bracket): `review-mcp review bracket.step` takes the
+/// part's file, but `review-mcp form3 bracket.step`, the next thing the engineer types, was a
+/// usage error ("needs a REVISION … `review-mcp revision FILE` prints it"), exit 2. `form3`
+/// takes a FILE or a revision as `review` does: the file's revision, the same bytes as the
+/// revision gives; a file that is not there fails naming both forms, and a revision whose file
+/// has nothing recorded names the revision it hashed.
+#[test]
+fn form3_of_the_parts_file_is_the_form3_of_its_revision() {
+    let dir = TempDir::new("form3-file").unwrap();
+    let part = b"ISO-10303-21;\nHEADER;\nENDSEC;\nDATA;\nENDSEC;\nEND-ISO-10303-21;\n";
+    fs::write(dir.path().join("bracket.step"), part).unwrap();
+    let revision = format!("sha256:{}", sha256_hex(part));
+    let line = json!({"decision": {
+        "id": "dec_00000000000000f1", "subject": "release", "disposition": "hold",
+        "basis": [{"requirement": "Hole position 25.00 ±0.10", "source": "drawing",
+                   "evidence": "x=-25.0", "state": "satisfied", "faces": ["face:10"]}],
+        "artifact": {"revision": revision, "format": "step", "uri": "file:///work/bracket.step"},
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}});
+    fs::write(dir.path().join("in.jsonl"), format!("{line}\n")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let by_revision = run(dir.path(), &["--db", "r.db", "form3", &revision]);
+    assert!(by_revision.status.success(), "{}", stderr(&by_revision));
+    let by_file = run(dir.path(), &["--db", "r.db", "form3", "bracket.step"]);
+    assert!(by_file.status.success(), "{}", stderr(&by_file));
+    assert_eq!(by_file.stdout, by_revision.stdout);
+    assert!(String::from_utf8_lossy(&by_file.stdout).contains("Hole position 25.00"));
+
+    let o = run(dir.path(), &["--db", "r.db", "form3", "nope.step"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("nope.step") && err.contains("sha256:<64 hex>"),
+        "{err}"
+    );
+
+    fs::write(dir.path().join("changed.step"), b"another part").unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "form3", "changed.step"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    let hashed = format!("sha256:{}", sha256_hex(b"another part"));
+    assert!(
+        err.contains(&hashed) && err.contains("changed.step"),
+        "{err}"
     );
 }

@@ -1174,8 +1174,8 @@ fn readers_request_verdicts_by_a_revision_carried_on_names_where_its_review_went
         let text = summary(&out);
         assert!(
             text.contains(&format!(
-                "Its review stands at revision {}: ask with artifact.revision {} and uri \"file:///w/renamed.step\"",
-                rev(3),
+                "Its review stands at revision {}…: ask with artifact.revision {} and uri \"file:///w/renamed.step\"",
+                &rev(3)[..15],
                 rev(3)
             )),
             "{text}"
@@ -1206,6 +1206,61 @@ fn readers_request_verdicts_by_a_revision_carried_on_names_where_its_review_went
             ),
             "{text}"
         );
+    }
+}
+
+/// Regression (end-to-end review of a bracket over three revisions): `request_verdicts` at a
+/// revision whose review was carried on twice (1 to 2, then 2 to 3) said "Give the verdict on
+/// that revision's decision (show_review or request_verdicts with artifact.revision <2>)", a
+/// call refused in its turn (2 was carried on to 3), before it named revision 3; asked at 2, it
+/// named revision 3 three times (759 bytes). The refusal names only the revision that takes the
+/// verdict, once, with the artifact to ask with there.
+#[test]
+fn readers_request_verdicts_carried_on_twice_names_only_the_revision_that_takes_it() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let at = |n: usize| art_uri(&rev(n), "/w/bracket.step");
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(1), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "map": []}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": at(3), "map": []}),
+        );
+        for n in [1, 2] {
+            let out = c.call(
+                "request_verdicts",
+                json!({"artifact": at(n), "subject": "release"}),
+            );
+            assert_eq!(out["result"]["isError"], true, "{out}");
+            let text = summary(&out);
+            let asked_at: Vec<&str> = text
+                .match_indices("artifact.revision ")
+                .map(|(i, m)| text.get(i + m.len()..i + m.len() + 71).unwrap_or(""))
+                .collect();
+            assert_eq!(asked_at, vec![rev(3).as_str()], "asked at {n}: {text}");
+            assert!(
+                text.contains("and uri \"file:///w/bracket.step\""),
+                "asked at {n}: {text}"
+            );
+            assert!(
+                text.len() < 600,
+                "asked at {n}: {} bytes: {text}",
+                text.len()
+            );
+        }
+        // Followed, the ask finds the decision.
+        let out = c.call(
+            "request_verdicts",
+            json!({"artifact": at(3), "subject": "release"}),
+        );
+        assert!(!summary(&out).contains("carried to revision"), "{out}");
     }
 }
 

@@ -507,6 +507,12 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver
             "json_extract(r.carried, '$.state') = ?",
             [Clause::text(state.as_str())],
         );
+        // Across a file's revisions (a locator, no revision) the worklist is what is carried
+        // now: an item whose revision was carried on is not on it any more, its copy at the
+        // later revision is. By the revision alone, it is that revision's worklist, as it was.
+        if q.revision.is_none() {
+            c.add("r.superseded IS NULL", []);
+        }
     }
     if driver != Driver::Entity
         && let Some((entity, rev)) = &q.entity
