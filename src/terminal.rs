@@ -290,6 +290,24 @@ fn show_item(
     Ok(())
 }
 
+/// What became of `d`, whose revision another process carried on while the session ran
+/// (`forgotten`: its copy was forgotten there too), said as the session's opening lines say
+/// it of a revision carried on before: where its review goes on, with the command, or that
+/// it is to be stated again.
+fn carried_meanwhile(store: &Store, d: &Decision, forgotten: bool) -> String {
+    match d.superseded.as_ref().map(|s| s.by.as_str()) {
+        Some(by) if !forgotten => {
+            let command = crate::tools::request_verdicts::terminal_command(store.path(), Some(by));
+            format!(
+                "was carried to revision {} (carry_forward) meanwhile: judge it there, with {}",
+                shown(by, 80),
+                escape_controls(&command)
+            )
+        }
+        _ => "was carried to a later revision meanwhile and forgotten there: no revision holds its review; state it again at the part's current revision (remember_decision), then judge it there".to_string(),
+    }
+}
+
 /// The session: every decision at `revision` with its open items, answered one by one on
 /// `input`, shown on `out`. Each answer is recorded as it is given.
 pub fn review(
@@ -378,7 +396,34 @@ pub fn review(
         return Ok(tally);
     }
     let count = decisions.len();
-    'decisions: for (n, shown_decision) in decisions.into_iter().enumerate() {
+    'decisions: for (n, listed) in decisions.into_iter().enumerate() {
+        if open_items(&listed).is_empty() {
+            continue;
+        }
+        // As it stands now: another process (a server, a sync) may have written since the
+        // list was read, and the engineer is not asked about what cannot be recorded.
+        let Some(shown_decision) = store.find_decision(&DecisionRef::Id(&listed.id))? else {
+            writeln!(
+                out,
+                "\nDecision {} of {count}: {} was forgotten meanwhile: nothing to judge.",
+                n + 1,
+                quoted(&listed.subject, 200)
+            )?;
+            continue;
+        };
+        if shown_decision.superseded.is_some() {
+            let forgotten = store
+                .unsaid_carried_on(&[shown_decision.id.as_str()], &[])?
+                .contains(&shown_decision.id);
+            writeln!(
+                out,
+                "\nDecision {} of {count}: {} {}.",
+                n + 1,
+                quoted(&shown_decision.subject, 200),
+                carried_meanwhile(store, &shown_decision, forgotten)
+            )?;
+            continue;
+        }
         let open = open_items(&shown_decision);
         if open.is_empty() {
             continue;
@@ -473,6 +518,18 @@ pub fn review(
                 VerdictsOutcome::Missing => {
                     tally.changed += 1;
                     writeln!(out, "  Not recorded: the decision was forgotten meanwhile.")?;
+                    continue 'decisions;
+                }
+                VerdictsOutcome::CarriedOn {
+                    decision,
+                    forgotten,
+                } => {
+                    tally.changed += 1;
+                    writeln!(
+                        out,
+                        "  Not recorded: the decision {}.",
+                        carried_meanwhile(store, &decision, forgotten)
+                    )?;
                     continue 'decisions;
                 }
             }
@@ -796,6 +853,233 @@ mod tests {
         assert_eq!((v.judgement, v.via), (Judgement::Rejected, Via::App));
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A database file of its own for a test whose other connection writes meanwhile.
+    fn on_file(name: &str) -> (std::path::PathBuf, std::path::PathBuf, Store) {
+        let dir =
+            std::env::temp_dir().join(format!("review-mcp-terminal-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("review.db");
+        let store = Store::open(&db).unwrap();
+        (dir, db, store)
+    }
+
+    /// `lines`, with `meddle` run before line `at` is handed over.
+    fn meddling<'a>(lines: &[&str], at: usize, meddle: impl FnOnce() + 'a) -> Meddling<'a> {
+        Meddling {
+            lines: lines.iter().map(|l| l.as_bytes().to_vec()).collect(),
+            line: 0,
+            pos: 0,
+            at,
+            meddle: Some(Box::new(meddle)),
+        }
+    }
+
+    /// A second decision at the same revision under another file (the same bytes saved
+    /// twice): a carry of the first file leaves it where it is. Remembered first, so shown
+    /// second.
+    fn other_file(store: &mut Store) -> Decision {
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "ab".repeat(32)),
+                format: "step".into(),
+                uri: Some("file:///parts/copy.step".into()),
+                units: None,
+            },
+            subject: "wall".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![item("Wall 2 mm")],
+        };
+        store.remember_decision(&new).unwrap().0
+    }
+
+    /// Regression: a carry_forward run by another process while an item was on the screen
+    /// made the next answer end the session with an error (the store refuses a verdict on
+    /// a decision carried on), losing the rest of the review. Now that answer is not
+    /// recorded, the engineer is told where the decision is judged now, and the session goes
+    /// on to the next decision.
+    #[test]
+    fn a_decision_carried_on_while_shown_is_not_recorded_and_the_review_goes_on() {
+        let (dir, db, mut store) = on_file("carried");
+        let wall = other_file(&mut store);
+        let d = stored(&mut store);
+        let from = d.clone();
+        let to = format!("sha256:{}", "cd".repeat(32));
+        let db2 = db.clone();
+        // Item 1 of "bore": accept, no reason, then the carry, then the meaning; then "wall".
+        let mut input = meddling(&["a\n", "\n", "\n", "a\n", "\n", "\n"], 2, move || {
+            let mut other = Store::open(&db2).unwrap();
+            carried_on(&mut other, &from);
+        });
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        let tally = tally.unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!((tally.accepted, tally.changed), (1, 1), "{text}");
+        assert!(text.contains("Not recorded"), "{text}");
+        assert!(
+            text.contains(&format!("carried to revision {to}")),
+            "{text}"
+        );
+        assert!(text.contains("Done: 1 accepted"), "{text}");
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        assert!(back.basis.iter().all(|b| b.verdict.is_none()), "{back:?}");
+        let wall = store.get_decision(&wall.id).unwrap().unwrap();
+        assert_eq!(
+            wall.basis[0].verdict.as_ref().map(|v| v.via),
+            Some(Via::Terminal)
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A later decision of the session carried on, or judged in another channel, while an
+    /// earlier one is answered: it was still asked from the list read at the start, and each
+    /// answer then came back "Not recorded". Each decision is read again before it is shown:
+    /// one carried on says where it is judged now and is not asked, an item judged meanwhile
+    /// is not asked again.
+    #[test]
+    fn a_later_decision_changed_meanwhile_is_read_again_before_it_is_asked() {
+        let (dir, db, mut store) = on_file("later");
+        // Shown in this order: "wall" (answered while the carry runs), "bore" in the same
+        // file (carried with it), "wall" in another file (judged in the card meanwhile).
+        let copy = other_file(&mut store);
+        let bore = stored(&mut store);
+        let new = NewDecision {
+            artifact: bore.artifact.clone(),
+            subject: "wall".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![item("Wall 2 mm")],
+        };
+        let first = store.remember_decision(&new).unwrap().0;
+        let db2 = db.clone();
+        let (from, copy_id, digest) = (first.clone(), copy.id.clone(), copy.basis[0].digest());
+        let mut input = meddling(&["a\n", "\n", "\n", "a\n", "\n", "\n"], 2, move || {
+            let mut other = Store::open(&db2).unwrap();
+            carried_on(&mut other, &from);
+            let card = Verdict {
+                at: time::now(),
+                ..Verdict::given(Judgement::Rejected, Via::App)
+            };
+            let out = other
+                .record_verdicts(
+                    &DecisionRef::Id(&copy_id),
+                    Shown::Item(&digest),
+                    &[(0, card)],
+                )
+                .unwrap();
+            assert!(matches!(out, VerdictsOutcome::Recorded(_)), "{out:?}");
+        });
+        let mut out = Vec::new();
+        let tally = review(&mut store, &first.artifact.revision, &mut input, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        let tally = tally.unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!((tally.accepted, tally.changed), (0, 1), "{text}");
+        assert!(
+            text.contains(
+                "Decision 2 of 3: \"bore\\u{1b}]0;owned\\u{7}\" was carried to revision sha256:cdcd"
+            ),
+            "{text}"
+        );
+        assert_eq!(text.matches("Verdict?").count(), 1, "{text}");
+        let copy = store.get_decision(&copy.id).unwrap().unwrap();
+        assert_eq!(
+            copy.basis[0].verdict.as_ref().map(|v| v.via),
+            Some(Via::App)
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The same, when the carried copy was also forgotten meanwhile: nowhere holds its
+    /// review, so the engineer is told to state it again, not to judge it at a revision
+    /// where nothing is left.
+    #[test]
+    fn a_decision_carried_on_and_forgotten_there_while_shown_says_to_state_it_again() {
+        let (dir, db, mut store) = on_file("carried-forgotten");
+        other_file(&mut store);
+        let d = stored(&mut store);
+        let from = d.clone();
+        let db2 = db.clone();
+        let mut input = meddling(&["a\n", "\n", "\n", "q\n"], 2, move || {
+            let mut other = Store::open(&db2).unwrap();
+            let to = carried_on(&mut other, &from);
+            let n = other
+                .forget_decision(to.locator(), &from.subject, &to.revision)
+                .unwrap();
+            assert_eq!(n, 1);
+        });
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        let tally = tally.unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(
+            (tally.accepted, tally.changed, tally.quit),
+            (0, 1, true),
+            "{text}"
+        );
+        assert!(text.contains("Not recorded"), "{text}");
+        assert!(text.contains("forgotten there"), "{text}");
+        assert!(text.contains("state it again"), "{text}");
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A decision forgotten, or replaced with other items, while shown: the answer is not
+    /// recorded, the engineer is told which, and the session goes on to the next decision.
+    #[test]
+    fn a_decision_forgotten_or_replaced_while_shown_is_not_recorded_and_the_review_goes_on() {
+        for replace in [false, true] {
+            let (dir, db, mut store) = on_file(if replace { "replaced" } else { "forgotten" });
+            let wall = other_file(&mut store);
+            let d = stored(&mut store);
+            let from = d.clone();
+            let db2 = db.clone();
+            let mut input = meddling(&["a\n", "\n", "\n", "a\n", "\n", "\n"], 2, move || {
+                let mut other = Store::open(&db2).unwrap();
+                if replace {
+                    let new = NewDecision {
+                        artifact: from.artifact.clone(),
+                        subject: from.subject.clone(),
+                        disposition: "release".into(),
+                        summary: None,
+                        basis: vec![item("Bore 12H8")],
+                    };
+                    other.remember_decision(&new).unwrap();
+                } else {
+                    let n = other
+                        .forget_decision(
+                            from.artifact.locator(),
+                            &from.subject,
+                            &from.artifact.revision,
+                        )
+                        .unwrap();
+                    assert_eq!(n, 1);
+                }
+            });
+            let mut out = Vec::new();
+            let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out);
+            let text = String::from_utf8(out).unwrap();
+            let tally = tally.unwrap_or_else(|e| panic!("{e}: {text}"));
+            assert_eq!((tally.accepted, tally.changed), (1, 1), "{text}");
+            assert!(text.contains("Not recorded"), "{text}");
+            assert!(
+                text.contains(if replace { "replaced" } else { "forgotten" }),
+                "{text}"
+            );
+            let wall = store.get_decision(&wall.id).unwrap().unwrap();
+            assert_eq!(
+                wall.basis[0].verdict.as_ref().map(|v| v.via),
+                Some(Via::Terminal),
+                "{text}"
+            );
+            drop(store);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 
     /// Issue 28: items carried from an earlier revision to re-verify are asked first; an

@@ -49,6 +49,13 @@ pub enum VerdictsOutcome {
     Changed(Decision),
     /// Nothing written: no such decision (forgotten since).
     Missing,
+    /// Nothing written: its revision was carried on (the decision as it stands, its
+    /// `superseded` saying where to), and no verdict is given on a decision carried on.
+    /// `forgotten`: every copy was forgotten since ([`Store::unsaid_carried_on`]), so no
+    /// revision holds its review (see [`superseded_message`]). A value, not an error: a carry
+    /// by another process while the engineer answers is a change like any other, and the
+    /// channel says so and goes on.
+    CarriedOn { decision: Decision, forgotten: bool },
 }
 
 impl Store {
@@ -74,15 +81,16 @@ impl Store {
         let Some((rid, mut decision)) = find(&tx, at)? else {
             return Ok(VerdictsOutcome::Missing);
         };
-        if let Some(s) = &decision.superseded {
+        if decision.superseded.is_some() {
             let forgotten: bool = tx
                 .prepare_cached(&format!(
                     "SELECT NOT {DECISION_SAID_ON} FROM decisions d WHERE d.rid = ?1"
                 ))?
                 .query_row([rid], |r| r.get(0))?;
-            return Err(StoreError::Invalid(superseded_message(
-                &decision, &s.by, forgotten,
-            )));
+            return Ok(VerdictsOutcome::CarriedOn {
+                decision,
+                forgotten,
+            });
         }
         let still = match shown {
             Shown::Basis(digest) => {

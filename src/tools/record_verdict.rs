@@ -121,26 +121,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         Some(d)
             if card_proof::verify(&d, proof) && card_proof::items_shown(proof) > Some(index) =>
         {
-            // Carried on since the card showed it: a change like any other (the card shows
-            // the review again), said as the terminal says it.
-            if let Some(s) = &d.superseded {
+            // Carried on since the card showed it (see `carried_on`).
+            if d.superseded.is_some() {
                 let forgotten = store
                     .unsaid_carried_on(&[d.id.as_str()], &[])?
                     .contains(&d.id);
-                let subject = quoted(&d.subject, 60);
-                let by = inline(&s.by, 80);
-                return Err(ToolError::Invalid(format!(
-                    "{}. Nothing was written.",
-                    if forgotten {
-                        format!(
-                            "{CHANGED}: {subject} was carried to revision {by} (carry_forward) and forgotten there: no revision holds its review; state it again at the part's current revision (remember_decision), then judge it there"
-                        )
-                    } else {
-                        format!(
-                            "{CHANGED}: {subject} was carried to revision {by} (carry_forward): judge it there"
-                        )
-                    }
-                )));
+                return Err(carried_on(&d, forgotten));
             }
         }
         Some(d) => {
@@ -177,6 +163,11 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             return Err(changed(format!("{CHANGED}: {now} in {subject}")));
         }
         VerdictsOutcome::Missing => return Err(gone()),
+        // Carried on between the check above and the write (another process's carry).
+        VerdictsOutcome::CarriedOn {
+            decision,
+            forgotten,
+        } => return Err(carried_on(&decision, forgotten)),
     };
     let requirement = decision
         .basis
@@ -209,6 +200,25 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         .fit_member("decision", crate::resources::DECISIONS)?;
     out.meta = meta;
     Ok(out)
+}
+
+/// The refusal of a click on `d`, carried on since the card showed it: a change like any
+/// other (the card shows the review again), said as the terminal says it.
+fn carried_on(d: &crate::review::Decision, forgotten: bool) -> ToolError {
+    let subject = quoted(&d.subject, 60);
+    let by = inline(d.superseded.as_ref().map_or("", |s| s.by.as_str()), 80);
+    ToolError::Invalid(format!(
+        "{}. Nothing was written.",
+        if forgotten {
+            format!(
+                "{CHANGED}: {subject} was carried to revision {by} (carry_forward) and forgotten there: no revision holds its review; state it again at the part's current revision (remember_decision), then judge it there"
+            )
+        } else {
+            format!(
+                "{CHANGED}: {subject} was carried to revision {by} (carry_forward): judge it there"
+            )
+        }
+    ))
 }
 
 /// What verdict item `index` of `d` holds now, when it is not the one the card showed (`seen`:

@@ -677,6 +677,14 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             "The decision was forgotten while the engineer was answering: nothing was written."
                 .into(),
         )),
+        VerdictsOutcome::CarriedOn {
+            decision,
+            forgotten,
+        } => Err(ToolError::Invalid(crate::store::superseded_message(
+            &decision,
+            decision.superseded.as_ref().map_or("", |s| s.by.as_str()),
+            forgotten,
+        ))),
     }
 }
 
