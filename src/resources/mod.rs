@@ -646,15 +646,7 @@ pub fn review(
             view.supersession
                 .superseded_by
                 .as_ref()
-                .map(|(by, _)| if in_part {
-                    format!(
-                        " Carried on in part to revision {by} (carry_forward): what was carried goes on there, the rest is reviewed here."
-                    )
-                } else {
-                    format!(
-                        " Superseded by revision {by} (carry_forward): its review goes on there."
-                    )
-                })
+                .map(|(by, _)| carried_on_line(&view, by, in_part))
                 .unwrap_or_default(),
             left_out(&review, totals, full),
         )
@@ -710,6 +702,57 @@ pub fn review(
         }
     }
     Ok((review, line))
+}
+
+/// The sentence of `review`'s line for a revision carried to revision `by` (`in_part`: some
+/// of what it holds was not carried): where its review goes on, unless what was carried
+/// there was forgotten since (then, as the terminal says, no revision holds that review and
+/// it is stated again), or how much of it was.
+fn carried_on_line(view: &RevisionView, by: &str, in_part: bool) -> String {
+    let carried: Vec<&str> = view
+        .decisions
+        .iter()
+        .filter(|d| d.superseded.is_some())
+        .map(|d| d.id.as_str())
+        .chain(
+            view.records
+                .iter()
+                .filter(|r| r.superseded.is_some())
+                .map(|r| r.id.as_str()),
+        )
+        .collect();
+    let forgotten = carried
+        .iter()
+        .filter(|id| view.forgotten.contains(**id))
+        .count();
+    const AGAIN: &str = "at the part's current revision (remember_decision, remember)";
+    if forgotten > 0 && forgotten == carried.len() {
+        return if in_part {
+            format!(
+                " Carried on in part to revision {by} (carry_forward) and forgotten there: no revision holds what was carried; state it again {AGAIN}; the rest is reviewed here."
+            )
+        } else {
+            format!(
+                " Carried to revision {by} (carry_forward) and forgotten there: no revision holds its review; state it again {AGAIN}, then judge it there."
+            )
+        };
+    }
+    let mut line = if in_part {
+        format!(
+            " Carried on in part to revision {by} (carry_forward): what was carried goes on there, the rest is reviewed here."
+        )
+    } else {
+        format!(" Superseded by revision {by} (carry_forward): its review goes on there.")
+    };
+    if forgotten > 0 {
+        line.push_str(&format!(
+            " {forgotten} of the {} items carried there {} forgotten there since: state {} again {AGAIN}.",
+            carried.len(),
+            if forgotten == 1 { "was" } else { "were" },
+            if forgotten == 1 { "it" } else { "them" },
+        ));
+    }
+    line
 }
 
 /// When this answer leaves out some of the revision's decisions (or, at full detail,

@@ -112,6 +112,11 @@ pub(super) struct RevisionView {
     /// this revision's decisions (`Store::verdicts_after_carry`), with each decision's id and
     /// subject.
     pub(super) after_carry: Vec<(String, String, VerdictAfterCarry)>,
+    /// The ids of the decisions and records shown (this revision's and the stale ones)
+    /// carried on to a later revision and forgotten there since
+    /// (`Store::unsaid_carried_on`): no revision holds their review, and they are to be
+    /// stated again, not judged where they were carried.
+    pub(super) forgotten: BTreeSet<String>,
     /// What one item may cost an answer (see `wire::answer_bytes`) before it is cut to fit:
     /// no limit (`None`) until one item alone is too large for the answer (see
     /// [`Self::tighten`]).
@@ -270,6 +275,19 @@ impl RevisionView {
         // within each).
         records.sort_by_key(Record::worklist_rank);
         decisions.sort_by_key(Decision::worklist_rank);
+        let mut forgotten = store.unsaid_carried_on(
+            &decisions
+                .iter()
+                .filter(|d| d.superseded.is_some())
+                .map(|d| d.id.as_str())
+                .collect::<Vec<_>>(),
+            &records
+                .iter()
+                .filter(|r| r.superseded.is_some())
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>(),
+        )?;
+        forgotten.extend(unsaid);
         let supersession = store.supersession(revision)?;
         let ids: Vec<&str> = decisions.iter().map(|d| d.id.as_str()).collect();
         let (trails, history_since) = store.trails(&ids, TRAIL_LINES)?;
@@ -305,6 +323,7 @@ impl RevisionView {
             trails,
             history_since,
             after_carry,
+            forgotten,
             item_allowance: None,
             no_oversize: false,
         })
@@ -458,6 +477,12 @@ impl RevisionView {
                         .map(|(_, _, a)| a.clone())
                         .collect();
                     let mut v = d.to_card_wire(cur, &after);
+                    // The card says it is to be stated again, not judged where it went.
+                    if self.forgotten.contains(&d.id)
+                        && let Some(Value::Object(s)) = v.get_mut("superseded")
+                    {
+                        s.insert("forgotten".into(), Value::Bool(true));
+                    }
                     if let (Some(t), Value::Object(m)) = (self.trails.get(&d.id), &mut v) {
                         m.insert(
                             "trail".into(),

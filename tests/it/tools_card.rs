@@ -816,3 +816,96 @@ fn a_card_click_on_a_decision_carried_on_since_is_refused_as_changed() {
         );
     }
 }
+
+/// Regression: a card opened on a revision carried on, whose carried copy was forgotten since,
+/// said "Carried to revision X (carry_forward): judge it there", and show_review's line said
+/// its review goes on there, where nothing is left (the terminal says the copy was
+/// forgotten, and to state the decision again). The card's data now marks such a decision
+/// (`superseded.forgotten`), and the line says what the terminal says.
+#[test]
+fn a_revision_whose_carried_copy_was_forgotten_says_so_to_the_card_and_in_the_line() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        seed(&mut c);
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(REV_B, FILE), "to": art_uri(&rev(9), FILE), "map": []}),
+        );
+        let show = |c: &mut Client, detail: &str| {
+            let resp = c.call(
+                "show_review",
+                json!({"artifact": art_uri(REV_B, FILE), "detail": detail}),
+            );
+            let text = resp["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{resp}"))
+                .to_string();
+            (resp["result"]["structuredContent"].clone(), text)
+        };
+        let (review, line) = show(&mut c, "full");
+        let d = &review["decisions"][0];
+        assert_eq!(d["superseded"]["by"], json!(rev(9)), "{era:?}: {review}");
+        assert!(d["superseded"].get("forgotten").is_none(), "{review}");
+        assert!(line.contains("its review goes on there"), "{line}");
+
+        c.ok(
+            "forget",
+            json!({"artifact": art_uri(&rev(9), FILE), "subject": "bore"}),
+        );
+        let (review, line) = show(&mut c, "full");
+        let d = &review["decisions"][0];
+        assert_eq!(d["superseded"]["by"], json!(rev(9)), "{era:?}: {review}");
+        assert_eq!(
+            d["superseded"]["forgotten"],
+            json!(true),
+            "{era:?}: {review}"
+        );
+        for (_, line) in [(review.clone(), line), show(&mut c, "summary")] {
+            assert!(!line.contains("goes on there"), "{era:?}: {line}");
+            assert!(
+                line.contains("forgotten there") && line.contains("state it again"),
+                "{era:?}: {line}"
+            );
+        }
+    }
+}
+
+/// The same when only some of what was carried was forgotten there: the rest goes on at the
+/// later revision, and the line says how much is to be stated again.
+#[test]
+fn a_revision_whose_carried_copies_were_partly_forgotten_says_how_many_in_the_line() {
+    let mut c = Client::declaring(Store::open_in_memory().unwrap(), ERAS[0], ui_caps());
+    seed(&mut c);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(REV_B, FILE), "subject": "wall", "disposition": "hold",
+               "basis": [{"requirement": "Wall 2 mm", "source": "drawing", "state": "satisfied"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(REV_B, FILE), "to": art_uri(&rev(9), FILE), "map": []}),
+    );
+    c.ok(
+        "forget",
+        json!({"artifact": art_uri(&rev(9), FILE), "subject": "bore"}),
+    );
+    let resp = c.call(
+        "show_review",
+        json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+    );
+    let line = resp["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(line.contains("its review goes on there"), "{line}");
+    assert!(
+        line.contains("1 of the 2 items carried there was forgotten there since: state it again"),
+        "{line}"
+    );
+    let review = &resp["result"]["structuredContent"];
+    let forgotten: Vec<&Value> = review["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["superseded"]["forgotten"] == json!(true))
+        .map(|d| &d["subject"])
+        .collect();
+    assert_eq!(forgotten, [&json!("bore")], "{review}");
+}
