@@ -346,6 +346,47 @@ fn goes_on_at(store: &mut Store, by: &str, subject: &str) -> Result<(String, Str
     Ok((by, ask))
 }
 
+/// The refusal of a question about `decision`, carried on to a later revision, or of an
+/// answer to one it was carried on while the engineer answered (`forgotten`: its copy there
+/// was forgotten since): where its review stands now and what to ask with.
+fn carried_on_refusal(
+    store: &mut Store,
+    decision: &crate::review::Decision,
+    forgotten: bool,
+) -> Result<ToolError, ToolError> {
+    let by = decision.superseded.as_ref().map_or("", |s| s.by.as_str());
+    if forgotten {
+        return Ok(ToolError::Invalid(crate::store::superseded_message(
+            decision, by, true,
+        )));
+    }
+    // Name one place to ask, once: the revision the review stands at now, through every
+    // later carry (the revision it was carried to may be carried on in its turn, and an
+    // ask there is refused too), with the artifact to ask with there, as the revision
+    // alone does not find a decision recorded under a file.
+    let (now, ask) = goes_on_at(store, by, &decision.subject)?;
+    // The full revision is said once, where the model copies it into its next call.
+    let on = if now == by {
+        String::new()
+    } else {
+        format!(", and on to {} since", short_rev(&now))
+    };
+    let ask = if ask.is_empty() {
+        format!(" (show_review or request_verdicts with artifact.revision {now})")
+    } else {
+        ask
+    };
+    Ok(ToolError::Invalid(format!(
+        "decision {:?} at {} was carried to {} (carry_forward){on}: no verdict is given \
+         here any more, and its items there say what was judged here. Its review stands at \
+         revision {}{ask}; nothing was written",
+        crate::text::prefix_chars(&decision.subject, 80),
+        short_rev(&decision.artifact.revision),
+        short_rev(by),
+        short_rev(&now),
+    )))
+}
+
 /// Step one: the question, or the answer when there is nothing to ask.
 pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     let artifact = args.artifact.normalise()?;
@@ -367,40 +408,11 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
             }
         )));
     };
-    if let Some(s) = &decision.superseded {
+    if decision.superseded.is_some() {
         let forgotten = store
             .unsaid_carried_on(&[decision.id.as_str()], &[])?
             .contains(&decision.id);
-        if forgotten {
-            return Err(ToolError::Invalid(crate::store::superseded_message(
-                &decision, &s.by, true,
-            )));
-        }
-        // Name one place to ask, once: the revision the review stands at now, through every
-        // later carry (the revision it was carried to may be carried on in its turn, and an
-        // ask there is refused too), with the artifact to ask with there, as the revision
-        // alone does not find a decision recorded under a file.
-        let (now, ask) = goes_on_at(store, &s.by, &decision.subject)?;
-        // The full revision is said once, where the model copies it into its next call.
-        let on = if now == s.by {
-            String::new()
-        } else {
-            format!(", and on to {} since", short_rev(&now))
-        };
-        let ask = if ask.is_empty() {
-            format!(" (show_review or request_verdicts with artifact.revision {now})")
-        } else {
-            ask
-        };
-        return Err(ToolError::Invalid(format!(
-            "decision {:?} at {} was carried to {} (carry_forward){on}: no verdict is given \
-             here any more, and its items there say what was judged here. Its review stands at \
-             revision {}{ask}; nothing was written",
-            crate::text::prefix_chars(&decision.subject, 80),
-            short_rev(&decision.artifact.revision),
-            short_rev(&s.by),
-            short_rev(&now),
-        )));
+        return Err(carried_on_refusal(store, &decision, forgotten)?);
     }
     // The engineer's verdicts given at the earlier revision after the carry (a clone's, by
     // sync): the carried item does not show them, so it is asked about again by default.
@@ -680,11 +692,7 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
         VerdictsOutcome::CarriedOn {
             decision,
             forgotten,
-        } => Err(ToolError::Invalid(crate::store::superseded_message(
-            &decision,
-            decision.superseded.as_ref().map_or("", |s| s.by.as_str()),
-            forgotten,
-        ))),
+        } => Err(carried_on_refusal(store, &decision, forgotten)?),
     }
 }
 

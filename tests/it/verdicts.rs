@@ -695,3 +695,39 @@ fn the_form_message_names_the_decision_it_asks_about_unforged() {
         "{second}"
     );
 }
+
+/// The review carried on (carry_forward) while the engineer fills the form: nothing is
+/// written, and the refusal says where the decision's review stands now and what to ask
+/// with, as the refusal of a question about a decision carried on says.
+#[test]
+fn a_form_answered_after_its_decision_was_carried_on_names_where_to_ask() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let state = asked["result"]["requestState"].clone();
+    assert!(state.is_string(), "{asked}");
+    let to = "sha256:dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd";
+    let mut to_artifact = artifact();
+    to_artifact["revision"] = json!(to);
+    c.structured(
+        "carry_forward",
+        json!({"from": artifact(), "to": to_artifact, "map": []}),
+    );
+    let answer = json!({"action": "accept", "content": {
+        "judgement_0": "accepted", "judgement_1": "accepted", "judgement_2": "rejected"}});
+    let r = c.request(
+        "tools/call",
+        json!({"name": "request_verdicts", "arguments": ask_args(),
+               "inputResponses": {"verdicts": answer}, "requestState": state}),
+        form(),
+    );
+    assert_eq!(r["result"]["isError"], json!(true), "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("(carry_forward)"), "{text}");
+    assert!(
+        text.contains("Its review stands at revision sha256:dddddddd…")
+            && text.contains(&format!(": ask with artifact.revision {to} and uri")),
+        "{text}"
+    );
+    assert!(c.decision()["basis"][0].get("verdict").is_none());
+}
