@@ -8,10 +8,13 @@
 //! accept, reject, skip or quit, then a reason and the meaning (review or approval). Each
 //! answered item is recorded at once, in its own transaction, as the engineer's
 //! (`via: "terminal"`), only while the item still says what was shown and holds the verdict
-//! it held then ([`Shown::ItemAndVerdict`]); quitting keeps what was answered and records
-//! nothing more. Every string read from the database (a model wrote it, a synced folder
-//! brought it) is shown escaped ([`escape_controls`]): it cannot move the cursor, fake a
-//! prompt or reorder text.
+//! it held then ([`Shown::ItemAndVerdict`]); an answer not taken because the decision
+//! changed meanwhile is said so, and the decision is shown again as it now stands (its items
+//! skipped in the session not asked again); one carried on or forgotten meanwhile is said so
+//! and the session goes on with the next (each is read again before it is shown). Quitting
+//! keeps what was answered and records nothing more. Every string read from the database (a
+//! model wrote it, a synced folder brought it) is shown escaped ([`escape_controls`]): it
+//! cannot move the cursor, fake a prompt or reorder text.
 //!
 //! What this proves, and what not: the answers came through a terminal on this machine. A
 //! model's shell tool has no terminal, so it cannot pipe answers in; a program that makes a
@@ -424,115 +427,132 @@ pub fn review(
             )?;
             continue;
         }
-        let open = open_items(&shown_decision);
-        if open.is_empty() {
-            continue;
-        }
-        let after = store.verdicts_after_carry(&shown_decision)?;
         let mut d = shown_decision;
-        // The subject quoted with its quotes escaped, and a disposition that could end early
-        // quoted too: neither can name another part.
-        let disposition = if needs_quotes(&d.disposition) {
-            quoted(&d.disposition, 60)
-        } else {
-            shown(&d.disposition, 60)
-        };
-        writeln!(
-            out,
-            "\nDecision {} of {count}: {} ({disposition}) on {}: {} open item{} of {}",
-            n + 1,
-            quoted(&d.subject, 200),
-            shown(d.artifact.uri.as_deref().unwrap_or("the part"), 200),
-            open.len(),
-            if open.len() == 1 { "" } else { "s" },
-            d.basis.len()
-        )?;
-        if let Some(summary) = &d.summary {
-            writeln!(out, "  {}", shown(summary, SHOWN))?;
-        }
-        for i in open {
-            show_item(out, &d, i, &after)?;
-            let judgement = match ask_choice(input, out)? {
-                Choice::Judge(j) => j,
-                Choice::Skip => {
-                    tally.skipped += 1;
-                    continue;
-                }
-                Choice::Quit => {
+        // The items skipped in this session, by what they say: not asked again when the
+        // decision is shown again after an answer it did not take.
+        let mut skipped: Vec<String> = Vec::new();
+        'shown: loop {
+            let open: Vec<usize> = open_items(&d)
+                .into_iter()
+                .filter(|&i| {
+                    d.basis
+                        .get(i)
+                        .is_some_and(|b| !skipped.contains(&b.digest()))
+                })
+                .collect();
+            if open.is_empty() {
+                continue 'decisions;
+            }
+            let after = store.verdicts_after_carry(&d)?;
+            // The subject quoted with its quotes escaped, and a disposition that could end early
+            // quoted too: neither can name another part.
+            let disposition = if needs_quotes(&d.disposition) {
+                quoted(&d.disposition, 60)
+            } else {
+                shown(&d.disposition, 60)
+            };
+            writeln!(
+                out,
+                "\nDecision {} of {count}: {} ({disposition}) on {}: {} open item{} of {}",
+                n + 1,
+                quoted(&d.subject, 200),
+                shown(d.artifact.uri.as_deref().unwrap_or("the part"), 200),
+                open.len(),
+                if open.len() == 1 { "" } else { "s" },
+                d.basis.len()
+            )?;
+            if let Some(summary) = &d.summary {
+                writeln!(out, "  {}", shown(summary, SHOWN))?;
+            }
+            for i in open {
+                show_item(out, &d, i, &after)?;
+                let judgement = match ask_choice(input, out)? {
+                    Choice::Judge(j) => j,
+                    Choice::Skip => {
+                        tally.skipped += 1;
+                        if let Some(b) = d.basis.get(i) {
+                            skipped.push(b.digest());
+                        }
+                        continue;
+                    }
+                    Choice::Quit => {
+                        tally.quit = true;
+                        break 'decisions;
+                    }
+                };
+                let Some(reason) = ask_reason(input, out)? else {
                     tally.quit = true;
                     break 'decisions;
-                }
-            };
-            let Some(reason) = ask_reason(input, out)? else {
-                tally.quit = true;
-                break 'decisions;
-            };
-            let Some(meaning) = ask_meaning(input, out)? else {
-                tally.quit = true;
-                break 'decisions;
-            };
-            // What the engineer was shown: the item, and the verdict it held (none: ""). A
-            // verdict given meanwhile through another channel is not overwritten unseen.
-            let (digest, seen) = match d.basis.get(i) {
-                Some(b) => (
-                    b.digest(),
-                    b.verdict.as_ref().map_or(String::new(), |v| v.at.clone()),
-                ),
-                None => continue,
-            };
-            let verdict = Verdict {
-                at: time::now(),
-                author: store.author().map(str::to_string),
-                judgement,
-                meaning: Some(meaning),
-                reason,
-                via: Via::Terminal,
-            };
-            match store.record_verdicts(
-                &DecisionRef::Id(&d.id),
-                Shown::ItemAndVerdict(&digest, &seen),
-                &[(i, verdict)],
-            )? {
-                VerdictsOutcome::Recorded(now) => {
-                    d = now;
-                    if judgement == Judgement::Accepted {
-                        tally.accepted += 1;
-                    } else {
-                        tally.rejected += 1;
+                };
+                let Some(meaning) = ask_meaning(input, out)? else {
+                    tally.quit = true;
+                    break 'decisions;
+                };
+                // What the engineer was shown: the item, and the verdict it held (none: ""). A
+                // verdict given meanwhile through another channel is not overwritten unseen.
+                let (digest, seen) = match d.basis.get(i) {
+                    Some(b) => (
+                        b.digest(),
+                        b.verdict.as_ref().map_or(String::new(), |v| v.at.clone()),
+                    ),
+                    None => continue,
+                };
+                let verdict = Verdict {
+                    at: time::now(),
+                    author: store.author().map(str::to_string),
+                    judgement,
+                    meaning: Some(meaning),
+                    reason,
+                    via: Via::Terminal,
+                };
+                match store.record_verdicts(
+                    &DecisionRef::Id(&d.id),
+                    Shown::ItemAndVerdict(&digest, &seen),
+                    &[(i, verdict)],
+                )? {
+                    VerdictsOutcome::Recorded(now) => {
+                        d = now;
+                        if judgement == Judgement::Accepted {
+                            tally.accepted += 1;
+                        } else {
+                            tally.rejected += 1;
+                        }
+                        writeln!(
+                            out,
+                            "  Recorded: {} ({}).",
+                            judgement.as_str(),
+                            meaning.as_str()
+                        )?;
                     }
-                    writeln!(
-                        out,
-                        "  Recorded: {} ({}).",
-                        judgement.as_str(),
-                        meaning.as_str()
-                    )?;
-                }
-                VerdictsOutcome::Changed(_) => {
-                    tally.changed += 1;
-                    writeln!(
-                        out,
-                        "  Not recorded: the decision changed while it was shown (someone replaced it, or gave this item a verdict). Run review-mcp review again to see it as it is now."
-                    )?;
-                    continue 'decisions;
-                }
-                VerdictsOutcome::Missing => {
-                    tally.changed += 1;
-                    writeln!(out, "  Not recorded: the decision was forgotten meanwhile.")?;
-                    continue 'decisions;
-                }
-                VerdictsOutcome::CarriedOn {
-                    decision,
-                    forgotten,
-                } => {
-                    tally.changed += 1;
-                    writeln!(
-                        out,
-                        "  Not recorded: the decision {}.",
-                        carried_meanwhile(store, &decision, forgotten)
-                    )?;
-                    continue 'decisions;
+                    VerdictsOutcome::Changed(now) => {
+                        tally.changed += 1;
+                        writeln!(
+                            out,
+                            "  Not recorded: the decision changed while it was shown (someone replaced it, or gave this item a verdict). It is shown again below as it is now."
+                        )?;
+                        d = now;
+                        continue 'shown;
+                    }
+                    VerdictsOutcome::Missing => {
+                        tally.changed += 1;
+                        writeln!(out, "  Not recorded: the decision was forgotten meanwhile.")?;
+                        continue 'decisions;
+                    }
+                    VerdictsOutcome::CarriedOn {
+                        decision,
+                        forgotten,
+                    } => {
+                        tally.changed += 1;
+                        writeln!(
+                            out,
+                            "  Not recorded: the decision {}.",
+                            carried_meanwhile(store, &decision, forgotten)
+                        )?;
+                        continue 'decisions;
+                    }
                 }
             }
+            break;
         }
     }
     writeln!(
@@ -1030,7 +1050,8 @@ mod tests {
     }
 
     /// A decision forgotten, or replaced with other items, while shown: the answer is not
-    /// recorded, the engineer is told which, and the session goes on to the next decision.
+    /// recorded, the engineer is told which, and the session goes on: with the decision as
+    /// it is now (replaced), or with the next one (forgotten).
     #[test]
     fn a_decision_forgotten_or_replaced_while_shown_is_not_recorded_and_the_review_goes_on() {
         for replace in [false, true] {
@@ -1039,33 +1060,40 @@ mod tests {
             let d = stored(&mut store);
             let from = d.clone();
             let db2 = db.clone();
-            let mut input = meddling(&["a\n", "\n", "\n", "a\n", "\n", "\n"], 2, move || {
-                let mut other = Store::open(&db2).unwrap();
-                if replace {
-                    let new = NewDecision {
-                        artifact: from.artifact.clone(),
-                        subject: from.subject.clone(),
-                        disposition: "release".into(),
-                        summary: None,
-                        basis: vec![item("Bore 12H8")],
-                    };
-                    other.remember_decision(&new).unwrap();
-                } else {
-                    let n = other
-                        .forget_decision(
-                            from.artifact.locator(),
-                            &from.subject,
-                            &from.artifact.revision,
-                        )
-                        .unwrap();
-                    assert_eq!(n, 1);
-                }
-            });
+            let mut input = meddling(
+                &["a\n", "\n", "\n", "a\n", "\n", "\n", "a\n", "\n", "\n"],
+                2,
+                move || {
+                    let mut other = Store::open(&db2).unwrap();
+                    if replace {
+                        let new = NewDecision {
+                            artifact: from.artifact.clone(),
+                            subject: from.subject.clone(),
+                            disposition: "release".into(),
+                            summary: None,
+                            basis: vec![item("Bore 12H8")],
+                        };
+                        other.remember_decision(&new).unwrap();
+                    } else {
+                        let n = other
+                            .forget_decision(
+                                from.artifact.locator(),
+                                &from.subject,
+                                &from.artifact.revision,
+                            )
+                            .unwrap();
+                        assert_eq!(n, 1);
+                    }
+                },
+            );
             let mut out = Vec::new();
             let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out);
             let text = String::from_utf8(out).unwrap();
             let tally = tally.unwrap_or_else(|e| panic!("{e}: {text}"));
-            assert_eq!((tally.accepted, tally.changed), (1, 1), "{text}");
+            // Replaced: shown again as it is now, its new item asked (and accepted).
+            let accepted = if replace { 2 } else { 1 };
+            assert_eq!((tally.accepted, tally.changed), (accepted, 1), "{text}");
+            assert_eq!(text.contains("Item 1 of 1: Bore 12H8"), replace, "{text}");
             assert!(text.contains("Not recorded"), "{text}");
             assert!(
                 text.contains(if replace { "replaced" } else { "forgotten" }),
@@ -1080,6 +1108,49 @@ mod tests {
             drop(store);
             let _ = std::fs::remove_dir_all(&dir);
         }
+    }
+
+    /// Regression: an item judged in another channel (the card) while the terminal showed it
+    /// made the terminal drop the rest of that decision ("Run review-mcp review again"),
+    /// where the card shows the decision again and lets the engineer go on. Now the answer is
+    /// not recorded, the decision is shown again as it is now, and its other open items are
+    /// asked; an item skipped before is not asked again.
+    #[test]
+    fn after_an_answer_not_recorded_the_decision_is_shown_again_and_its_other_items_asked() {
+        let (dir, db, mut store) = on_file("shown-again");
+        let d = stored(&mut store);
+        let (id, digest, db2) = (d.id.clone(), d.basis[1].digest(), db.clone());
+        // Item 1 skipped; item 2 accepted while the card rejects it; then item 3.
+        let lines = ["s\n", "a\n", "\n", "\n", "r\n", "\n", "a\n"];
+        let mut input = meddling(&lines, 3, move || {
+            let mut other = Store::open(&db2).unwrap();
+            let card = Verdict {
+                at: time::now(),
+                ..Verdict::given(Judgement::Rejected, Via::App)
+            };
+            let out = other
+                .record_verdicts(&DecisionRef::Id(&id), Shown::Item(&digest), &[(1, card)])
+                .unwrap();
+            assert!(matches!(out, VerdictsOutcome::Recorded(_)), "{out:?}");
+        });
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        let tally = tally.unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(
+            (tally.skipped, tally.changed, tally.rejected, tally.quit),
+            (1, 1, 1, false),
+            "{text}"
+        );
+        assert!(text.contains("shown again below as it is now"), "{text}");
+        assert!(text.contains("1 open item of 3"), "{text}");
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        let via = |i: usize| back.basis[i].verdict.as_ref().map(|v| (v.via, v.judgement));
+        assert_eq!(via(0), None, "skipped, not asked again: {text}");
+        assert_eq!(via(1), Some((Via::App, Judgement::Rejected)), "{text}");
+        assert_eq!(via(2), Some((Via::Terminal, Judgement::Rejected)), "{text}");
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Issue 28: items carried from an earlier revision to re-verify are asked first; an
