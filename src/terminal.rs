@@ -297,17 +297,37 @@ fn show_item(
 /// (`forgotten`: its copy was forgotten there too), said as the session's opening lines say
 /// it of a revision carried on before: where its review goes on, with the command, or that
 /// it is to be stated again.
-fn carried_meanwhile(store: &Store, d: &Decision, forgotten: bool) -> String {
-    match d.superseded.as_ref().map(|s| s.by.as_str()) {
+fn carried_meanwhile(
+    store: &mut Store,
+    d: &Decision,
+    forgotten: bool,
+) -> Result<String, StoreError> {
+    Ok(match d.superseded.as_ref().map(|s| s.by.as_str()) {
         Some(by) if !forgotten => {
-            let command = crate::tools::request_verdicts::terminal_command(store.path(), Some(by));
+            let (now, _) = crate::tools::request_verdicts::stands_at(store, by, &d.subject)?;
+            // The command for this database: without its `--db`, it would open another one.
+            let command = crate::tools::request_verdicts::terminal_command(store.path(), Some(&now));
             format!(
-                "was carried to revision {} (carry_forward) meanwhile: judge it there, with {}",
-                shown(by, 80),
+                "was {} meanwhile: judge it there, with {}",
+                carried_to(by, &now),
                 escape_controls(&command)
             )
         }
         _ => "was carried to a later revision meanwhile and forgotten there: no revision holds its review; state it again at the part's current revision (remember_decision), then judge it there".to_string(),
+    })
+}
+
+/// "carried to revision B (carry_forward)", or, carried on again since, "carried to revision B
+/// and on to revision C (carry_forward)": C is where its review stands now.
+fn carried_to(by: &str, now: &str) -> String {
+    if by == now {
+        format!("carried to revision {} (carry_forward)", shown(by, 80))
+    } else {
+        format!(
+            "carried to revision {} and on to revision {} (carry_forward)",
+            shown(by, 80),
+            shown(now, 80)
+        )
     }
 }
 
@@ -356,30 +376,31 @@ pub fn review(
             if gone.len() == 1 { "it" } else { "them" },
         )?;
     }
-    let mut onward: Vec<&str> = Vec::new();
-    for by in carried_on
-        .iter()
-        .filter_map(|d| d.superseded.as_ref().map(|s| s.by.as_str()))
-    {
-        if !onward.contains(&by) {
-            onward.push(by);
+    // Grouped by the revision each was carried to and the one its review stands at now
+    // (carried on again since: the same as the form's refusal names).
+    let mut onward: Vec<(String, String, usize)> = Vec::new();
+    for d in &carried_on {
+        let Some(by) = d.superseded.as_ref().map(|s| s.by.clone()) else {
+            continue;
+        };
+        let (now, _) = crate::tools::request_verdicts::stands_at(store, &by, &d.subject)?;
+        match onward.iter_mut().find(|(b, n, _)| *b == by && *n == now) {
+            Some((_, _, count)) => *count += 1,
+            None => onward.push((by, now, 1)),
         }
     }
-    for by in onward {
-        let n = carried_on
-            .iter()
-            .filter(|d| d.superseded.as_ref().is_some_and(|s| s.by == by))
-            .count();
-        // The command for this database: without its `--db`, it would open another one.
-        let command = crate::tools::request_verdicts::terminal_command(store.path(), Some(by));
+    for (by, now, n) in onward {
         writeln!(
             out,
-            "{n} decision{} here {} carried to revision {} (carry_forward): judge {} there, with {}.",
+            "{n} decision{} here {} {}: judge {} there, with {}.",
             if n == 1 { "" } else { "s" },
             if n == 1 { "was" } else { "were" },
-            shown(by, 80),
+            carried_to(&by, &now),
             if n == 1 { "it" } else { "them" },
-            escape_controls(&command)
+            escape_controls(&crate::tools::request_verdicts::terminal_command(
+                store.path(),
+                Some(&now)
+            ))
         )?;
     }
     if decisions.is_empty() {
@@ -423,7 +444,7 @@ pub fn review(
                 "\nDecision {} of {count}: {} {}.",
                 n + 1,
                 quoted(&shown_decision.subject, 200),
-                carried_meanwhile(store, &shown_decision, forgotten)
+                carried_meanwhile(store, &shown_decision, forgotten)?
             )?;
             continue;
         }
@@ -546,7 +567,7 @@ pub fn review(
                         writeln!(
                             out,
                             "  Not recorded: the decision {}.",
-                            carried_meanwhile(store, &decision, forgotten)
+                            carried_meanwhile(store, &decision, forgotten)?
                         )?;
                         continue 'decisions;
                     }
@@ -684,6 +705,41 @@ mod tests {
         assert!(text.contains(&to.revision), "{text}");
         let back = store.get_decision(&d.id).unwrap().unwrap();
         assert!(back.basis.iter().all(|b| b.verdict.is_none()));
+    }
+
+    /// Regression: a revision whose review was carried on twice (A to B, then B to C) sent
+    /// the engineer to B, where the review is carried on too, where `request_verdicts` names
+    /// C, the revision the review stands at. It names C now, and the command for it.
+    #[test]
+    fn a_revision_carried_on_twice_names_where_the_review_stands_now() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let b = carried_on(&mut store, &d);
+        let c = crate::review::Artifact {
+            revision: format!("sha256:{}", "ef".repeat(32)),
+            ..b.clone()
+        };
+        let plan = crate::store::CarryPlan {
+            from: b.clone(),
+            to: c.clone(),
+            map: crate::review::carry::EntityMap::new(&[], &[]).unwrap(),
+            change: None,
+        };
+        store
+            .carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+            .unwrap();
+        let mut input: &[u8] = b"a\na\na\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(&format!(
+                "carried to revision {} and on to revision {} (carry_forward): judge it there",
+                b.revision, c.revision
+            )),
+            "{text}"
+        );
+        assert!(text.contains(&format!("review {}", c.revision)), "{text}");
     }
 
     /// The same revision after the carried copy was forgotten at the later one: the terminal

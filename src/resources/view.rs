@@ -117,6 +117,10 @@ pub(super) struct RevisionView {
     /// (`Store::unsaid_carried_on`): no revision holds their review, and they are to be
     /// stated again, not judged where they were carried.
     pub(super) forgotten: BTreeSet<String>,
+    /// For this revision's decisions carried on, then carried on again from the revision
+    /// they went to: the revision their review stands at now, by id
+    /// (`request_verdicts::stands_at`, which the form's refusal names too).
+    pub(super) stands_at: BTreeMap<String, String>,
     /// What one item may cost an answer (see `wire::answer_bytes`) before it is cut to fit:
     /// no limit (`None`) until one item alone is too large for the answer (see
     /// [`Self::tighten`]).
@@ -288,6 +292,15 @@ impl RevisionView {
                 .collect::<Vec<_>>(),
         )?;
         forgotten.extend(unsaid);
+        let mut stands_at = BTreeMap::new();
+        for d in decisions.iter().filter(|d| !forgotten.contains(&d.id)) {
+            if let Some(by) = d.superseded.as_ref().map(|s| s.by.as_str()) {
+                let (now, _) = crate::tools::request_verdicts::stands_at(store, by, &d.subject)?;
+                if now != by {
+                    stands_at.insert(d.id.clone(), now);
+                }
+            }
+        }
         let supersession = store.supersession(revision)?;
         let ids: Vec<&str> = decisions.iter().map(|d| d.id.as_str()).collect();
         let (trails, history_since) = store.trails(&ids, TRAIL_LINES)?;
@@ -324,6 +337,7 @@ impl RevisionView {
             history_since,
             after_carry,
             forgotten,
+            stands_at,
             item_allowance: None,
             no_oversize: false,
         })
@@ -477,11 +491,14 @@ impl RevisionView {
                         .map(|(_, _, a)| a.clone())
                         .collect();
                     let mut v = d.to_card_wire(cur, &after);
-                    // The card says it is to be stated again, not judged where it went.
-                    if self.forgotten.contains(&d.id)
-                        && let Some(Value::Object(s)) = v.get_mut("superseded")
-                    {
-                        s.insert("forgotten".into(), Value::Bool(true));
+                    // The card says it is to be stated again, not judged where it went; or,
+                    // carried on again from there, where its review stands now.
+                    if let Some(Value::Object(s)) = v.get_mut("superseded") {
+                        if self.forgotten.contains(&d.id) {
+                            s.insert("forgotten".into(), Value::Bool(true));
+                        } else if let Some(now) = self.stands_at.get(&d.id) {
+                            s.insert("stands_at".into(), Value::String(now.clone()));
+                        }
                     }
                     if let (Some(t), Value::Object(m)) = (self.trails.get(&d.id), &mut v) {
                         m.insert(

@@ -126,7 +126,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 let forgotten = store
                     .unsaid_carried_on(&[d.id.as_str()], &[])?
                     .contains(&d.id);
-                return Err(carried_on(&d, forgotten));
+                return Err(carried_on(store, &d, forgotten)?);
             }
         }
         Some(d) => {
@@ -167,7 +167,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         VerdictsOutcome::CarriedOn {
             decision,
             forgotten,
-        } => return Err(carried_on(&decision, forgotten)),
+        } => return Err(carried_on(store, &decision, forgotten)?),
     };
     let requirement = decision
         .basis
@@ -204,10 +204,21 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
 
 /// The refusal of a click on `d`, carried on since the card showed it: a change like any
 /// other (the card shows the review again), said as the terminal says it.
-fn carried_on(d: &crate::review::Decision, forgotten: bool) -> ToolError {
+fn carried_on(
+    store: &mut Store,
+    d: &crate::review::Decision,
+    forgotten: bool,
+) -> Result<ToolError, ToolError> {
     let subject = quoted(&d.subject, 60);
-    let by = inline(d.superseded.as_ref().map_or("", |s| s.by.as_str()), 80);
-    ToolError::Invalid(format!(
+    let to = d.superseded.as_ref().map_or("", |s| s.by.as_str());
+    // Carried on again from there: where its review stands now, as the form names it.
+    let (now, _) = super::request_verdicts::stands_at(store, to, &d.subject)?;
+    let by = if forgotten || now == to {
+        inline(to, 80)
+    } else {
+        format!("{} and on to revision {}", inline(to, 80), inline(&now, 80))
+    };
+    Ok(ToolError::Invalid(format!(
         "{}. Nothing was written.",
         if forgotten {
             format!(
@@ -218,7 +229,7 @@ fn carried_on(d: &crate::review::Decision, forgotten: bool) -> ToolError {
                 "{CHANGED}: {subject} was carried to revision {by} (carry_forward): judge it there"
             )
         }
-    ))
+    )))
 }
 
 /// What verdict item `index` of `d` holds now, when it is not the one the card showed (`seen`:

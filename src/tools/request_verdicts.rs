@@ -23,7 +23,9 @@ use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::carry::VerdictAfterCarry;
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
-use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
+use crate::store::{
+    CarryCheck, CarryRefusal, DecisionRef, Shown, Store, StoreError, VerdictsOutcome,
+};
 use crate::text::{needs_quotes, one_line, prefix_chars, quoted};
 use crate::time;
 use crate::version::Version;
@@ -288,7 +290,7 @@ fn recorded_elsewhere(
 fn live_or_carried(
     store: &mut Store,
     q: &crate::store::DecisionQuery,
-) -> Result<Option<(crate::review::Artifact, Option<String>)>, ToolError> {
+) -> Result<Option<(crate::review::Artifact, Option<String>)>, StoreError> {
     let mut found: Option<(crate::review::Artifact, Option<String>)> = None;
     store.recall_decisions_each(
         q,
@@ -315,9 +317,14 @@ fn carried_on(store: &mut Store, file: &str, by: &str, subject: &str) -> Result<
 }
 
 /// The revision the review of `subject` carried to `by` stands at now, following later
-/// carries (at most 20), and ": ask with artifact.revision … and uri …" naming the artifact
-/// of its decision there (empty when none is found there).
-fn goes_on_at(store: &mut Store, by: &str, subject: &str) -> Result<(String, String), ToolError> {
+/// carries (at most 20), and the artifact of its decision there (`None`: none is found
+/// there). Every channel names this revision for a decision carried on: the form's refusal,
+/// the terminal, the review card.
+pub fn stands_at(
+    store: &mut Store,
+    by: &str,
+    subject: &str,
+) -> Result<(String, Option<crate::review::Artifact>), StoreError> {
     let mut by = by.to_string();
     let mut at = None;
     for _ in 0..20 {
@@ -335,6 +342,13 @@ fn goes_on_at(store: &mut Store, by: &str, subject: &str) -> Result<(String, Str
             _ => break,
         }
     }
+    Ok((by, at))
+}
+
+/// [`stands_at`], and ": ask with artifact.revision … and uri …" naming the artifact of its
+/// decision there (empty when none is found there).
+fn goes_on_at(store: &mut Store, by: &str, subject: &str) -> Result<(String, String), ToolError> {
+    let (by, at) = stands_at(store, by, subject)?;
     let ask = match at.map(|a| a.uri) {
         Some(Some(uri)) => format!(
             ": ask with artifact.revision {by} and uri {}",

@@ -1036,8 +1036,8 @@ test("card_click_on_a_decision_carried_on_since_says_where_it_is_judged_and_show
 test("card_of_a_revision_whose_carried_copy_was_forgotten_says_to_state_it_again", async () => {
   // The decision's copy at the revision it was carried to was forgotten since: the card said
   // to judge it there, where nothing is left. It says, as the terminal does, to state it again.
-  const from = "sha256:" + "6".repeat(64);
-  const to = "sha256:" + "7".repeat(64);
+  const from = "sha256:" + "d".repeat(64);
+  const to = "sha256:" + "e".repeat(64);
   await server.call("remember_decision", {
     artifact: artifact(from), subject: "carried then forgotten", disposition: "hold",
     basis: [{ requirement: "Slot 6 mm", source: "drawing", state: "satisfied" }],
@@ -1046,8 +1046,26 @@ test("card_of_a_revision_whose_carried_copy_was_forgotten_says_to_state_it_again
   await server.call("forget", { artifact: artifact(to), subject: "carried then forgotten" });
   const shown = await server.call("show_review", { artifact: artifact(from) });
   const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(from) }, result: shown });
-  await card.getByText("Carried to revision sha256:777777777777 (carry_forward) and forgotten there: state it again " +
+  await card.getByText("Carried to revision sha256:eeeeeeeeeeee (carry_forward) and forgotten there: state it again " +
     "at the part's current revision (remember_decision), then judge it there.").waitFor();
   assert.equal(await card.getByRole("button", { name: /^(Accept|Reject) item/ }).count(), 0);
+  await page.close();
+});
+
+test("card_of_a_review_carried_on_twice_names_the_revision_it_stands_at", async () => {
+  // Carried from R to S, then from S to T: the card sent the engineer to S, carried on too.
+  const r = "sha256:" + "f".repeat(64);
+  const s = "sha256:" + "0".repeat(64);
+  const t = "sha256:" + "ab".repeat(32);
+  await server.call("remember_decision", {
+    artifact: artifact(r), subject: "carried twice", disposition: "hold",
+    basis: [{ requirement: "Hole 5 mm", source: "drawing", state: "satisfied" }],
+  });
+  await server.call("carry_forward", { from: artifact(r), to: artifact(s), map: [] });
+  await server.call("carry_forward", { from: artifact(s), to: artifact(t), map: [] });
+  const shown = await server.call("show_review", { artifact: artifact(r) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(r) }, result: shown });
+  await card.getByText("Carried to revision sha256:000000000000 and on to revision sha256:abababababab " +
+    "(carry_forward): judge it there.").waitFor();
   await page.close();
 });

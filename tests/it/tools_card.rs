@@ -909,3 +909,56 @@ fn a_revision_whose_carried_copies_were_partly_forgotten_says_how_many_in_the_li
         .collect();
     assert_eq!(forgotten, [&json!("bore")], "{review}");
 }
+
+/// Regression: a review carried on twice (B to 9, then 9 to 10) was said, in the card and in
+/// the refusal of a click, to be judged at revision 9, carried on too, where request_verdicts
+/// names 10, the revision the review stands at. The card's data names it
+/// (`superseded.stands_at`), and the refusal says it.
+#[test]
+fn a_review_carried_on_twice_names_where_it_stands_to_the_card_and_in_a_refusal() {
+    for era in ERAS {
+        let mut c = Client::declaring(Store::open_in_memory().unwrap(), era, ui_caps());
+        let id = seed(&mut c);
+        let card_proof = proof(&mut c);
+        let digest = digest(&mut c, 1);
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(REV_B, FILE), "to": art_uri(&rev(9), FILE), "map": []}),
+        );
+        let review = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+        );
+        assert!(
+            review["decisions"][0]["superseded"]
+                .get("stands_at")
+                .is_none(),
+            "{era:?}: {review}"
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(9), FILE), "to": art_uri(&rev(10), FILE), "map": []}),
+        );
+        let review = c.ok(
+            "show_review",
+            json!({"artifact": art_uri(REV_B, FILE), "detail": "full"}),
+        );
+        let s = &review["decisions"][0]["superseded"];
+        assert_eq!(s["by"], json!(rev(9)), "{era:?}: {review}");
+        assert_eq!(s["stands_at"], json!(rev(10)), "{era:?}: {review}");
+        let text = c.refused(
+            "record_verdict",
+            json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
+                   "card_proof": card_proof, "seen_verdict_at": ""}),
+        );
+        assert!(text.starts_with(CHANGED), "{era:?}: {text}");
+        assert!(
+            text.contains(&format!(
+                "was carried to revision {} and on to revision {} (carry_forward): judge it there",
+                rev(9),
+                rev(10)
+            )),
+            "{era:?}: {text}"
+        );
+    }
+}
