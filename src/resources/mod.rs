@@ -742,7 +742,21 @@ fn carried_on_line(view: &RevisionView, by: &str, in_part: bool) -> String {
             " Carried on in part to revision {by} (carry_forward): what was carried goes on there, the rest is reviewed here."
         )
     } else {
-        format!(" Superseded by revision {by} (carry_forward): its review goes on there.")
+        // Carried on from `by` too: the revision it stands at now (as the card and the
+        // terminal name it), so the model is not sent to one that refuses in its turn.
+        let on = view
+            .decisions
+            .iter()
+            .find_map(|d| view.stands_at.get(&d.id));
+        match on {
+            Some(now) => format!(
+                " Superseded by revision {by} (carry_forward), and carried on to revision {now} \
+                 since: its review goes on there."
+            ),
+            None => {
+                format!(" Superseded by revision {by} (carry_forward): its review goes on there.")
+            }
+        }
     };
     if forgotten > 0 {
         line.push_str(&format!(

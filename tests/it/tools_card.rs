@@ -946,6 +946,19 @@ fn a_review_carried_on_twice_names_where_it_stands_to_the_card_and_in_a_refusal(
         let s = &review["decisions"][0]["superseded"];
         assert_eq!(s["by"], json!(rev(9)), "{era:?}: {review}");
         assert_eq!(s["stands_at"], json!(rev(10)), "{era:?}: {review}");
+        // The line the model reads names where the review stands too, not only the next
+        // revision (which refuses in its turn).
+        let resp = c.call("show_review", json!({"artifact": art_uri(REV_B, FILE)}));
+        let line = resp["result"]["content"][0]["text"].as_str().unwrap_or("");
+        assert!(
+            line.contains(&format!(
+                "Superseded by revision {} (carry_forward), and carried on to revision {} \
+                 since: its review goes on there.",
+                rev(9),
+                rev(10)
+            )),
+            "{era:?}: {line}"
+        );
         let text = c.refused(
             "record_verdict",
             json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
