@@ -55,6 +55,19 @@ impl RevisionView {
                 code(rev),
                 change_text(change.as_deref())
             );
+            // Carried on from there too: where the review stands now (as the card, the
+            // terminal and `show_review`'s line say), not only the next revision.
+            if let Some(now) = self
+                .decisions
+                .iter()
+                .find_map(|d| self.stands_at.get(&d.id))
+            {
+                let _ = writeln!(
+                    out,
+                    "  It was carried on to revision {} since: the review stands there.",
+                    code(now)
+                );
+            }
         }
         // The revision's counts, not what fits here (the sections say what is not shown).
         let (records, decisions) = self.totals();

@@ -959,6 +959,14 @@ fn a_review_carried_on_twice_names_where_it_stands_to_the_card_and_in_a_refusal(
             )),
             "{era:?}: {line}"
         );
+        let report = c.read_text(&format!("review://revisions/{REV_B}/report"));
+        assert!(
+            report.contains(&format!(
+                "It was carried on to revision `{}` since",
+                rev(10)
+            )),
+            "{era:?}: {report}"
+        );
         let text = c.refused(
             "record_verdict",
             json!({"decision_id": id, "index": 1, "item_digest": digest, "judgement": "accepted",
