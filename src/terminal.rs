@@ -304,7 +304,7 @@ fn carried_meanwhile(
 ) -> Result<String, StoreError> {
     Ok(match d.superseded.as_ref().map(|s| s.by.as_str()) {
         Some(by) if !forgotten => {
-            let (now, _) = crate::tools::request_verdicts::stands_at(store, by, &d.subject)?;
+            let (now, _) = store.stands_at(by, &d.subject)?;
             // The command for this database: without its `--db`, it would open another one.
             let command = crate::tools::request_verdicts::terminal_command(store.path(), Some(&now));
             format!(
@@ -383,7 +383,7 @@ pub fn review(
         let Some(by) = d.superseded.as_ref().map(|s| s.by.clone()) else {
             continue;
         };
-        let (now, _) = crate::tools::request_verdicts::stands_at(store, &by, &d.subject)?;
+        let (now, _) = store.stands_at(&by, &d.subject)?;
         match onward.iter_mut().find(|(b, n, _)| *b == by && *n == now) {
             Some((_, _, count)) => *count += 1,
             None => onward.push((by, now, 1)),

@@ -119,7 +119,7 @@ pub(super) struct RevisionView {
     pub(super) forgotten: BTreeSet<String>,
     /// For this revision's decisions carried on, then carried on again from the revision
     /// they went to: the revision their review stands at now, by id
-    /// (`request_verdicts::stands_at`, which the form's refusal names too).
+    /// (`Store::stands_at`, which the form's refusal names too).
     pub(super) stands_at: BTreeMap<String, String>,
     /// What one item may cost an answer (see `wire::answer_bytes`) before it is cut to fit:
     /// no limit (`None`) until one item alone is too large for the answer (see
@@ -295,7 +295,7 @@ impl RevisionView {
         let mut stands_at = BTreeMap::new();
         for d in decisions.iter().filter(|d| !forgotten.contains(&d.id)) {
             if let Some(by) = d.superseded.as_ref().map(|s| s.by.as_str()) {
-                let (now, _) = crate::tools::request_verdicts::stands_at(store, by, &d.subject)?;
+                let (now, _) = store.stands_at(by, &d.subject)?;
                 if now != by {
                     stands_at.insert(d.id.clone(), now);
                 }

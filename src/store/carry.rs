@@ -12,7 +12,7 @@ use super::decisions::created_last;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
-use super::{Store, StoreError, history};
+use super::{DecisionQuery, PageRequest, Store, StoreError, history};
 use crate::review::carry::{EntityMap, VerdictAfterCarry, carried_artifact, short_revision};
 use crate::review::history::{Channel, Written, carried_events, carried_onto_events};
 use crate::review::{
@@ -84,6 +84,57 @@ impl Store {
     pub fn supersession(&mut self, revision: &str) -> Result<Supersession, StoreError> {
         let tx = self.read()?;
         supersession_in(&tx, revision)
+    }
+
+    /// The first of the decisions `q` finds (at most `limit` read) that was not carried on,
+    /// else the first one carried on and the revision it was carried to: its artifact, and
+    /// that revision.
+    pub fn live_or_carried(
+        &mut self,
+        q: &DecisionQuery,
+        limit: usize,
+    ) -> Result<Option<(Artifact, Option<String>)>, StoreError> {
+        let mut found: Option<(Artifact, Option<String>)> = None;
+        self.recall_decisions_each(q, PageRequest::first(limit), |d| {
+            let by = d.superseded.as_ref().map(|s| s.by.clone());
+            let live = by.is_none();
+            if live || found.is_none() {
+                found = Some((d.artifact.clone(), by));
+            }
+            !live
+        })?;
+        Ok(found)
+    }
+
+    /// The revision the review of `subject` carried to `by` stands at now, following later
+    /// carries (at most 20), and the artifact of its decision there (`None`: none is found
+    /// there). Every channel names this revision for a decision carried on: the form's
+    /// refusal, the terminal, the review card, `show_review` and the report.
+    pub fn stands_at(
+        &mut self,
+        by: &str,
+        subject: &str,
+    ) -> Result<(String, Option<Artifact>), StoreError> {
+        /// The decisions of the subject read at each revision of the chain (one per file).
+        const LOOKED_AT: usize = 50;
+        let mut by = by.to_string();
+        let mut at = None;
+        for _ in 0..20 {
+            let q = DecisionQuery {
+                revision: Some(by.clone()),
+                subject: Some(subject.to_string()),
+                ..Default::default()
+            };
+            match self.live_or_carried(&q, LOOKED_AT)? {
+                Some((_, Some(next))) if next != by => by = next,
+                Some((a, None)) => {
+                    at = Some(a);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        Ok((by, at))
     }
 
     /// Which of the superseded decisions `decisions` and records `records` (ids) no later

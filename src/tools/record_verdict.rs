@@ -212,7 +212,7 @@ fn carried_on(
     let subject = quoted(&d.subject, 60);
     let to = d.superseded.as_ref().map_or("", |s| s.by.as_str());
     // Carried on again from there: where its review stands now, as the form names it.
-    let (now, _) = super::request_verdicts::stands_at(store, to, &d.subject)?;
+    let (now, _) = store.stands_at(to, &d.subject)?;
     let by = if forgotten || now == to {
         inline(to, 80)
     } else {

@@ -23,9 +23,7 @@ use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::carry::VerdictAfterCarry;
 use crate::review::decision::DecisionWire;
 use crate::review::{Decision, Judgement, Verdict, Via};
-use crate::store::{
-    CarryCheck, CarryRefusal, DecisionRef, Shown, Store, StoreError, VerdictsOutcome,
-};
+use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
 use crate::text::{needs_quotes, one_line, prefix_chars, quoted};
 use crate::time;
 use crate::version::Version;
@@ -256,7 +254,9 @@ fn recorded_elsewhere(
         subject: Some(subject.to_string()),
         ..Default::default()
     };
-    let Some((here, carried_to)) = live_or_carried(store, &of_revision)? else {
+    let Some((here, carried_to)) =
+        store.live_or_carried(&of_revision, super::OTHER_FILES_LOOKED_AT)?
+    else {
         return Ok(String::new());
     };
     let file = match here.uri.as_deref() {
@@ -285,28 +285,6 @@ fn recorded_elsewhere(
     })
 }
 
-/// The first decision `q` finds that was not carried on, else the first one carried on and
-/// the revision it was carried to: its artifact, and that revision.
-fn live_or_carried(
-    store: &mut Store,
-    q: &crate::store::DecisionQuery,
-) -> Result<Option<(crate::review::Artifact, Option<String>)>, StoreError> {
-    let mut found: Option<(crate::review::Artifact, Option<String>)> = None;
-    store.recall_decisions_each(
-        q,
-        crate::store::PageRequest::first(super::OTHER_FILES_LOOKED_AT),
-        |d| {
-            let by = d.superseded.as_ref().map(|s| s.by.clone());
-            let live = by.is_none();
-            if live || found.is_none() {
-                found = Some((d.artifact.clone(), by));
-            }
-            !live
-        },
-    )?;
-    Ok(found)
-}
-
 /// Where a decision recorded `file` (at the revision asked about) went on to: the revision
 /// its review was carried to, through every later carry, and the artifact to ask with there.
 fn carried_on(store: &mut Store, file: &str, by: &str, subject: &str) -> Result<String, ToolError> {
@@ -316,39 +294,10 @@ fn carried_on(store: &mut Store, file: &str, by: &str, subject: &str) -> Result<
     ))
 }
 
-/// The revision the review of `subject` carried to `by` stands at now, following later
-/// carries (at most 20), and the artifact of its decision there (`None`: none is found
-/// there). Every channel names this revision for a decision carried on: the form's refusal,
-/// the terminal, the review card.
-pub fn stands_at(
-    store: &mut Store,
-    by: &str,
-    subject: &str,
-) -> Result<(String, Option<crate::review::Artifact>), StoreError> {
-    let mut by = by.to_string();
-    let mut at = None;
-    for _ in 0..20 {
-        let q = crate::store::DecisionQuery {
-            revision: Some(by.clone()),
-            subject: Some(subject.to_string()),
-            ..Default::default()
-        };
-        match live_or_carried(store, &q)? {
-            Some((_, Some(next))) if next != by => by = next,
-            Some((a, None)) => {
-                at = Some(a);
-                break;
-            }
-            _ => break,
-        }
-    }
-    Ok((by, at))
-}
-
-/// [`stands_at`], and ": ask with artifact.revision … and uri …" naming the artifact of its
+/// [`Store::stands_at`], and ": ask with artifact.revision … and uri …" naming the artifact of its
 /// decision there (empty when none is found there).
 fn goes_on_at(store: &mut Store, by: &str, subject: &str) -> Result<(String, String), ToolError> {
-    let (by, at) = stands_at(store, by, subject)?;
+    let (by, at) = store.stands_at(by, subject)?;
     let ask = match at.map(|a| a.uri) {
         Some(Some(uri)) => format!(
             ": ask with artifact.revision {by} and uri {}",
