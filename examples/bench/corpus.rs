@@ -149,7 +149,12 @@ impl Corpus {
                 "remember_decision",
                 json!({
                     "artifact": artifact,
-                    "subject": format!("subject-{i}"),
+                    // A review stated again at each revision: the ten subjects of a part
+                    // (i / 500: five revisions of 100 calls) recur at its five revisions, so
+                    // four of every five decisions are older ones of their subject, as in a
+                    // review kept over time (with unique subjects, `current_only`'s test
+                    // and the count of older decisions never meet an older one).
+                    "subject": format!("subject-{}-{}", i / 500, (i % 100) / 10),
                     "disposition": DISPOSITIONS[(mix(i) % 4) as usize],
                     "summary": self.text(i ^ 3, 8),
                     "basis": self.basis(i, 4),
