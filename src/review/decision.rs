@@ -222,6 +222,21 @@ impl BasisItem {
         self.carried.as_ref().map(|c| c.state)
     }
 
+    /// A digest of the item as an engineer judges it: what it says and the verdict it holds.
+    /// The form of `request_verdicts` keeps one per item asked, so that an answer is recorded
+    /// only on an item that still says what was shown and holds the verdict it held then (a
+    /// replayed answer finds the verdict it wrote, and writes nothing).
+    pub fn judged_digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        // serde_json of a plain struct cannot fail (see `digest`).
+        let bytes = serde_json::to_vec(self).unwrap_or_default();
+        hex16(
+            Sha256::new()
+                .chain_update(b"review-mcp basis item as judged v1\n")
+                .chain_update(bytes),
+        )
+    }
+
     /// A digest of what the item says (every field but its verdict): the review card sends it
     /// back with a click, and the click is recorded only while the item at that index still
     /// says exactly this (see `record_verdict`).

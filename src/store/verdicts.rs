@@ -37,6 +37,11 @@ pub enum Shown<'a> {
     /// A click replayed after it was recorded, or after a later verdict, finds another
     /// verdict there and writes nothing.
     ItemAndVerdict(&'a str, &'a str),
+    /// Each item as the engineer was shown it: (basis index,
+    /// [`crate::review::BasisItem::judged_digest`]) (the form of `request_verdicts`). The
+    /// verdicts on items that still say this are written and the others are not, each
+    /// answer standing or falling with its own item; `Changed` only when none does.
+    Each(&'a [(usize, String)]),
 }
 
 /// What [`Store::record_verdicts`] did.
@@ -92,7 +97,21 @@ impl Store {
                 forgotten,
             });
         }
+        // The verdicts to write: under `Each`, those whose item still says what was shown.
+        let verdicts: Vec<&(usize, Verdict)> = match shown {
+            Shown::Each(items) => verdicts
+                .iter()
+                .filter(|(i, _)| {
+                    decision.basis.get(*i).is_some_and(|b| {
+                        let judged = b.judged_digest();
+                        items.iter().any(|(at, d)| at == i && *d == judged)
+                    })
+                })
+                .collect(),
+            _ => verdicts.iter().collect(),
+        };
         let still = match shown {
+            Shown::Each(_) => !verdicts.is_empty(),
             Shown::Basis(digest) => {
                 verdicts.iter().all(|(i, _)| *i < decision.basis.len())
                     && digest == decision.basis_digest()
@@ -110,7 +129,7 @@ impl Store {
             return Ok(VerdictsOutcome::Changed(decision));
         }
         let before = decision.clone();
-        for (i, v) in verdicts {
+        for (i, v) in &verdicts {
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
                  verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, carried = NULL, \

@@ -96,9 +96,36 @@ mod tests {
             decision: "dec_1".into(),
             digest: "ab".into(),
             items: vec![0, 2],
+            shown: vec![(0, "cd".into()), (2, "ef".into())],
             remaining: 1,
             form: json!({"message": "not sealed"}),
         }
+    }
+
+    /// A state sealed before each item's judged digest was kept (no `shown`) still opens,
+    /// with none: the answer is then taken only on the whole basis as shown.
+    #[test]
+    fn a_state_sealed_before_shown_opens_without_it() {
+        let secret = b"0123456789abcdef0123456789abcdef";
+        let args = json!({"subject": "s"});
+        let q = Question {
+            shown: Vec::new(),
+            ..question()
+        };
+        // What an earlier build sealed: the same body without the member.
+        let state = seal(secret, &q, &args, 2_000);
+        assert!(
+            !state.contains(&hex(b"shown")),
+            "no shown member when empty"
+        );
+        let opened = unseal(secret, &state, &args, 1_000);
+        assert_eq!(
+            opened,
+            Unsealed::Ok(Question {
+                form: Value::Null,
+                ..q
+            })
+        );
     }
 
     #[test]
@@ -113,6 +140,11 @@ mod tests {
         assert_eq!(
             (q.decision.as_str(), q.items.as_slice()),
             ("dec_1", &[0, 2][..])
+        );
+        assert_eq!(
+            q.shown,
+            question().shown,
+            "each item as shown is sealed with it"
         );
         assert_eq!(
             q.form,

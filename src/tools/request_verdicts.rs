@@ -137,6 +137,12 @@ pub struct Question {
     pub digest: String,
     /// The basis indexes asked, ascending.
     pub items: Vec<usize>,
+    /// Each item asked as the form showed it: (index,
+    /// [`crate::review::BasisItem::judged_digest`]). An answer is recorded only on an item
+    /// that still is what the engineer judged. Empty in a sealed state of an earlier build:
+    /// then the whole basis must be unchanged ([`Question::digest`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shown: Vec<(usize, String)>,
     /// Unjudged items left out of this form (over [`MAX_ASKED`]).
     pub remaining: usize,
     /// The form: `elicitation/create` params without `mode` (the adapter adds it where the
@@ -440,6 +446,10 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     Ok(Step::Ask(Question {
         decision: decision.id.clone(),
         digest: decision.basis_digest(),
+        shown: items
+            .iter()
+            .filter_map(|&i| Some((i, decision.basis.get(i)?.judged_digest())))
+            .collect(),
         items,
         remaining,
         form,
@@ -630,24 +640,51 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
     };
     let author = store.author().map(str::to_string);
     let verdicts = read_form(q, content, author)?;
-    let seen = Shown::Basis(&q.digest);
+    let seen = if q.shown.is_empty() {
+        Shown::Basis(&q.digest)
+    } else {
+        Shown::Each(&q.shown)
+    };
     match store.record_verdicts(&DecisionRef::Id(&q.decision), seen, &verdicts)? {
         VerdictsOutcome::Recorded(d) => {
-            let accepted = verdicts
+            // Written: each verdict the decision now holds as given (an item changed while
+            // the engineer answered keeps what it had).
+            let (written, unwritten): (Vec<_>, Vec<_>) = verdicts
+                .iter()
+                .partition(|(i, v)| d.basis.get(*i).and_then(|b| b.verdict.as_ref()) == Some(v));
+            let recorded: Vec<usize> = written.iter().map(|(i, _)| *i).collect();
+            let accepted = written
                 .iter()
                 .filter(|(_, v)| v.judgement == Judgement::Accepted)
                 .count();
-            let summary = format!(
+            let mut summary = format!(
                 "Recorded the engineer's verdicts on {}: {accepted} accepted, {} rejected (via elicitation).",
                 quoted(&d.subject, 60),
-                verdicts.len() - accepted
+                written.len() - accepted
             );
-            answer(&d, Outcome::Recorded, &q.items, &q.items, q.remaining, summary)
+            if !unwritten.is_empty() {
+                summary.push_str(&format!(
+                    " Not recorded, changed while the engineer was answering: {}. Ask about the item as it is now with request_verdicts, items {:?}.",
+                    answers_given(&unwritten),
+                    unwritten.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+                ));
+            }
+            answer(
+                &d,
+                Outcome::Recorded,
+                &q.items,
+                &recorded,
+                q.remaining,
+                summary,
+            )
         }
-        VerdictsOutcome::Changed(_) => Err(ToolError::Invalid(
-            "The decision changed while the engineer was answering (its basis is no longer the one shown), so nothing was written. Call request_verdicts again to ask about the basis as it is now."
-                .into(),
-        )),
+        VerdictsOutcome::Changed(_) => {
+            let all: Vec<&(usize, Verdict)> = verdicts.iter().collect();
+            Err(ToolError::Invalid(format!(
+                "The decision changed while the engineer was answering (no item asked is still the one shown), so nothing was written. The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
+                answers_given(&all)
+            )))
+        }
         VerdictsOutcome::Missing => Err(ToolError::Invalid(
             "The decision was forgotten while the engineer was answering: nothing was written."
                 .into(),
@@ -657,6 +694,20 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             forgotten,
         } => Err(carried_on_refusal(store, &decision, forgotten)?),
     }
+}
+
+/// What the engineer answered on items whose answer was not recorded, so that their words
+/// are not lost: `item 1 rejected ("not at the boss")`, each reason quoted on one line and
+/// clipped (20 items stay under 5 KB).
+fn answers_given(unwritten: &[&(usize, Verdict)]) -> String {
+    let each: Vec<String> = unwritten
+        .iter()
+        .map(|(i, v)| match &v.reason {
+            Some(r) => format!("item {i} {} ({})", v.judgement.as_str(), quoted(r, 200)),
+            None => format!("item {i} {}", v.judgement.as_str()),
+        })
+        .collect();
+    each.join(", ")
 }
 
 /// Reads an accepted form: a judgement for every item asked, an optional reason, nothing

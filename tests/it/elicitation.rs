@@ -794,6 +794,141 @@ fn a_decision_forgotten_while_its_form_is_open_takes_no_answer() -> Result<()> {
     Ok(())
 }
 
+/// The decision as `session` wrote it, with its second item's requirement changed: what an
+/// assistant's `remember_decision` does while the engineer's form is open.
+fn change_the_second_item(server: &mut Server, id: u64, meta: Option<Value>) -> Result<()> {
+    let mut params = json!({"name": "remember_decision", "arguments": {
+        "artifact": artifact(), "subject": "thread depth", "disposition": "hold",
+        "basis": [
+            {"requirement": "M6 depth 8 mm", "source": "drawing", "state": "satisfied"},
+            {"requirement": "Wall 1.8 mm", "source": "assistant-proposed", "state": "unresolved",
+             "question": "Is 1.6 mm fine?"}]}});
+    if let Some(meta) = meta {
+        params["_meta"] = meta;
+    }
+    let out = send(server, &request(json!(id), "tools/call", params));
+    ensure!(
+        out.first().is_some_and(|r| r["result"]["isError"] != true),
+        "remember_decision: {out:?}"
+    );
+    Ok(())
+}
+
+/// Regression: an item changed while the engineer answered the form refused every answer of
+/// the form, the unchanged items' too, and the engineer's reasons were gone. Now each answer
+/// stands or falls with its own item, as in the card and the terminal: the unchanged item's
+/// verdict is recorded, the changed one's is not, and the answer says which and what the
+/// engineer had said of it.
+#[test]
+fn an_item_changed_while_the_form_is_open_loses_only_its_own_answer() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    change_the_second_item(&mut s, 3, None)?;
+    let out = send(&mut s, &answer(&asked, accept()));
+    let result = &out
+        .iter()
+        .find(|m| m["id"] == 2)
+        .context("no answer to the call")?["result"];
+    assert_ne!(result["isError"], true, "{out:?}");
+    let content = &result["structuredContent"];
+    assert_eq!(content["outcome"], "recorded", "{out:?}");
+    assert_eq!(content["asked"], json!([0, 1]));
+    assert_eq!(content["recorded"], json!([0]));
+    let text = result["content"][0]["text"].as_str().context("no text")?;
+    assert!(
+        text.contains("1 accepted, 0 rejected")
+            && text.contains("Not recorded, changed while the engineer was answering")
+            && text.contains("not at the boss"),
+        "says what was recorded, what was not and the engineer's words: {text}"
+    );
+    assert_eq!(
+        verdicts(&mut s)?,
+        vec![Some(("accepted".into(), "elicitation".into())), None]
+    );
+    Ok(())
+}
+
+/// When every item asked changed, nothing is written, and the refusal still carries what the
+/// engineer answered, so their words are not lost.
+#[test]
+fn a_form_whose_every_item_changed_writes_nothing_and_keeps_the_engineers_words() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let out = send(
+        &mut s,
+        &call(
+            3,
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
+                   "basis": [
+                       {"requirement": "M6 depth 10 mm", "source": "drawing", "state": "satisfied"},
+                       {"requirement": "Wall 1.5 mm", "source": "drawing", "state": "violated"}]}),
+        ),
+    );
+    ensure!(out[0]["result"]["isError"] != true, "{out:?}");
+    let out = send(&mut s, &answer(&asked, accept()));
+    let text = refusal_text(&out)?;
+    assert!(
+        text.contains("nothing was written")
+            && text.contains("item 0 accepted")
+            && text.contains("item 1 rejected (\"not at the boss\")"),
+        "{text}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+/// The same in 2026-07-28, where the question comes back sealed in `requestState`: the
+/// unchanged item is recorded, and the same retry sent again (a replay) writes nothing more.
+#[test]
+fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let out = send(&mut s, &modern_ask(2, json!({})));
+    let state = out[0]["result"]["requestState"]
+        .as_str()
+        .context("no requestState")?
+        .to_string();
+    change_the_second_item(&mut s, 3, Some(modern_meta()))?;
+    let retry = json!({"requestState": state, "inputResponses": {"verdicts": accept()}});
+    let out = send(&mut s, &modern_ask(4, retry.clone()));
+    assert_eq!(
+        out[0]["result"]["structuredContent"]["recorded"],
+        json!([0]),
+        "{out:?}"
+    );
+    let first = verdicts(&mut s)?;
+    assert_eq!(
+        first,
+        vec![Some(("accepted".into(), "elicitation".into())), None]
+    );
+    let history = |s: &mut Server| -> Result<usize> {
+        let out = send(
+            s,
+            &call(
+                901,
+                "review_history",
+                json!({"artifact": artifact(), "limit": 50}),
+            ),
+        );
+        let events = out[0]["result"]["structuredContent"]["events"]
+            .as_array()
+            .context("no events")?;
+        Ok(events.len())
+    };
+    let events = history(&mut s)?;
+    let out = send(&mut s, &modern_ask(5, retry));
+    assert_ne!(
+        out[0]["result"]["structuredContent"]["outcome"], "recorded",
+        "a replay is not recorded again: {out:?}"
+    );
+    assert_eq!(verdicts(&mut s)?, first);
+    assert_eq!(history(&mut s)?, events, "the replay wrote no event");
+    Ok(())
+}
+
 #[test]
 fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
     let mut s = server_with_wait(Some(Duration::from_millis(100)))?;
