@@ -1,7 +1,8 @@
 //! `review-mcp form3 FILE-OR-REVISION [-o FILE]`: the review of a revision (the part's file's,
 //! hashed here as `review` does, or one given as `sha256:…`) as an AS9102 Form 3 in CSV, every
 //! row (the resource `review://revisions/{revision}/form3.csv` serves the same
-//! bytes when they fit one answer). The rules of the form are the library's
+//! bytes when they fit one answer; `-o FILE` puts a UTF-8 byte-order mark before them, for
+//! Excel). The rules of the form are the library's
 //! (`review_mcp::resources::form3`).
 
 use std::io::{self, Write};
@@ -69,8 +70,10 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
         Err(ResourceError::Storage(m)) => return Err(anyhow!("{m}")),
         Err(ResourceError::InvalidCursor) => return Err(anyhow!("invalid cursor")),
     };
-    let csv = form.csv();
+    // A file gets the byte-order mark a spreadsheet needs to read UTF-8; stdout (a pipe, a
+    // program, `-o -`) the bytes the resource serves.
     let Some(path) = output else {
+        let csv = form.csv();
         let mut out = io::stdout().lock();
         return match out.write_all(csv.as_bytes()).and_then(|()| out.flush()) {
             Ok(()) => Ok(ExitCode::SUCCESS),
@@ -78,6 +81,7 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
             Err(e) => Err(anyhow!(e).context("cannot write the Form 3")),
         };
     };
+    let csv = form.csv_file();
     write_beside(path, db, |mut file| {
         file.write_all(csv.as_bytes())?;
         file.sync_all()?;

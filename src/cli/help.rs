@@ -58,7 +58,9 @@ Usage:
                                           Write the review of the file's revision (hashed
                                           as `revision` does) or of a sha256:<64 hex> revision
                                           as an AS9102 Form 3 in CSV: one row per basis
-                                          requirement of its decisions (stdout unless -o).
+                                          requirement of its decisions (stdout unless -o;
+                                          a -o FILE starts with a UTF-8 byte-order mark, so
+                                          that Excel reads it as UTF-8).
   review-mcp [--db PATH] import FILE      Add or replace records and decisions from an export,
                                           all or nothing; reports added, replaced, unchanged.
   review-mcp [--db PATH] check            Check the database's integrity and schema version;

@@ -202,10 +202,18 @@ fn form3_command_and_resource_give_one_strict_csv() {
     let o = run(dir.path(), &["--db", "r.db", "form3", &r1, "-o", "f3.csv"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stdout.is_empty());
-    assert_eq!(fs::read(dir.path().join("f3.csv")).unwrap(), bytes);
+    // The file is for a spreadsheet: a UTF-8 byte-order mark first (Excel on Windows reads
+    // a .csv without one in the ANSI code page: "Ã˜" for "Ø"), then the very bytes of
+    // stdout, which has none (pipes, programs, the resource's bytes).
+    let file = fs::read(dir.path().join("f3.csv")).unwrap();
+    assert_eq!(file[..3], [0xEF, 0xBB, 0xBF], "a BOM opens the -o file");
+    assert_eq!(file[3..], bytes[..]);
+    let o = run(dir.path(), &["--db", "r.db", "form3", &r1, "-o", "-"]);
+    assert_eq!(o.stdout, bytes, "-o - is stdout: no BOM");
 
     let text = String::from_utf8(bytes.clone()).unwrap();
     assert!(!text.starts_with('\u{FEFF}'));
+    assert!(text.contains("Wall ≥ 2 mm"));
     let records = parse_csv(&text).unwrap();
     for r in &records {
         assert_eq!(r.len(), COLUMNS, "{r:?}");
@@ -326,6 +334,7 @@ fn form3_command_and_resource_give_one_strict_csv() {
         assert_eq!(content["mimeType"], "text/csv");
         assert_eq!(content["uri"], uri);
         let cut = content["text"].as_str().unwrap();
+        assert!(!cut.starts_with('\u{FEFF}'), "no BOM for a model");
         let parsed = parse_csv(cut).unwrap();
         assert!(
             parsed[8][1].starts_with("3 of 5: truncated to fit one answer; run `review-mcp form3 "),
@@ -744,4 +753,58 @@ fn form3_of_the_parts_file_is_the_form3_of_its_revision() {
         err.contains(&hashed) && err.contains("changed.step"),
         "{err}"
     );
+}
+
+/// The formula rule holds in every column a stored string reaches, not only the requirement
+/// and the evidence: the faces, the verdict's reason and author, the subject, disposition,
+/// source detail and question (in the comments), the part file's URI; each starting with one
+/// of `=` `+` `-` `@` TAB CR. Every cell of the command's stdout and of its `-o` file (after
+/// the byte-order mark) is parsed and none starts a formula.
+#[test]
+fn no_column_a_stored_string_reaches_starts_a_formula() {
+    let dir = TempDir::new("form3-formulas").unwrap();
+    let h = "=HYPERLINK(\"http://evil\",\"x\")";
+    let line = json!({"decision": {
+        "id": "dec_00000000000000e5", "subject": format!("-{h}"), "disposition": format!("@{h}"),
+        "basis": [
+            {"requirement": format!("+{h}"), "source": "drawing", "sourceDetail": format!("={h}"),
+             "evidence": format!("\t{h}"), "question": format!("\r{h}"), "state": "satisfied",
+             "faces": [format!("={h}"), "@x"],
+             "verdict": {"judgement": "accepted", "reason": h, "via": "elicitation",
+                         "author": format!(" {h}"), "at": "2026-01-01T00:00:05.000Z"}},
+            {"requirement": "-0.02 mm", "source": "drawing", "state": "violated", "faces": ["-1"],
+             "verdict": {"judgement": "rejected", "via": "app", "author": "\t=1+1",
+                         "at": "2026-01-01T00:00:05.000Z"}}
+        ],
+        "artifact": {"revision": rev(5), "format": "step", "uri": "file:///=cmd%7C'/C%20calc'!A0"},
+        "created_at": "2026-01-01T00:00:01.000Z", "updated_at": "2026-01-01T00:00:01.000Z"}});
+    fs::write(dir.path().join("in.jsonl"), format!("{line}\n")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(
+        dir.path(),
+        &["--db", "r.db", "form3", &rev(5), "-o", "f.csv"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = fs::read(dir.path().join("f.csv")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "form3", &rev(5)]);
+    assert_eq!(file[3..], o.stdout[..]);
+    let records = parse_csv(&String::from_utf8(o.stdout).unwrap()).unwrap();
+    assert_eq!(
+        records.len(),
+        HEADER_LINES + 1 + 2,
+        "one row per requirement"
+    );
+    for r in &records {
+        assert_eq!(r.len(), COLUMNS);
+        for cell in r {
+            assert!(!formula_start(cell), "formula cell {cell:?}");
+        }
+    }
+    let rows = &records[HEADER_LINES + 1..];
+    assert_eq!(rows[0][1], format!("'={h}, @x"));
+    assert_eq!(rows[0][13], format!("' {h}"));
+    assert_eq!(rows[1][3], "'-0.02 mm");
+    assert_eq!(rows[1][1], "'-1");
+    assert_eq!(rows[1][13], "\\u{9}=1+1");
 }
