@@ -20,6 +20,7 @@
 //! - `cli/review.rs`: `review`, the engineer's verdicts in their own terminal.
 //! - `cli/revision.rs`: `revision`, a file's sha256.
 //! - `cli/database.rs`: the database opened read-only by the commands that only read it.
+//! - `cli/elsewhere.rs`: where a part's review is when its file's revision holds none.
 //! - `cli/output.rs`: writing a new file beside the target, never over the database.
 //! - `cli/export.rs`: `export` and the JSON Lines it writes.
 //! - `cli/form3.rs`: `form3`, a revision's review as an AS9102 Form 3 (CSV).
@@ -34,6 +35,7 @@ mod args;
 pub mod backup;
 pub mod check;
 mod database;
+mod elsewhere;
 pub mod export;
 pub mod form3;
 pub mod help;

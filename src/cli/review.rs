@@ -10,6 +10,8 @@ use std::process::ExitCode;
 use review_mcp::review::{file_revision, is_revision};
 use review_mcp::store::Store;
 use review_mcp::terminal;
+
+use super::database::store_error;
 use review_mcp::text::escape_controls;
 
 /// Why the command will not run without a terminal, and what to do.
@@ -28,10 +30,10 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
             return Ok(ExitCode::FAILURE);
         }
     };
-    let revision = match target.to_str().filter(|t| is_revision(t)) {
-        Some(r) => r.to_string(),
+    let (revision, file) = match target.to_str().filter(|t| is_revision(t)) {
+        Some(r) => (r.to_string(), None),
         None => match file_revision(target) {
-            Ok(r) => r,
+            Ok(r) => (r, Some(target)),
             Err(e) => {
                 eprintln!(
                     "review-mcp: {}: {e} (give the part's file or its sha256:<64 hex> revision)",
@@ -48,7 +50,19 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
         );
         return Ok(ExitCode::FAILURE);
     }
-    let mut store = Store::open(db)?;
+    let mut store = Store::open(db).map_err(|e| store_error(db, e))?;
+    // Nothing to judge here: said on stderr, with where the part's review is, and a failure
+    // (the session did not run), as `form3` says it.
+    let (_, decisions) = store
+        .revision_counts(&revision)
+        .map_err(|e| store_error(db, e))?;
+    if decisions == 0 {
+        eprint!(
+            "review-mcp: {}",
+            super::elsewhere::nothing_decided(&mut store, db, file, &revision, "review")
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     store.set_author(author);
     let stdin = io::stdin();
     let mut input = stdin.lock();

@@ -208,7 +208,19 @@ fn dash_as_a_file_exits_2_saying_files_are_paths() {
 fn output_dash_writes_to_stdout() {
     let dir = TempDir::new("output-dash").unwrap();
     let db = dir.join("r.db");
-    let revision = server_remembers_bore(&db).artifact.revision;
+    let record = server_remembers_bore(&db);
+    let revision = record.artifact.revision.clone();
+    // A decision too: a revision of notes only has no Form 3 (no row to list).
+    review_mcp::store::Store::open(&db)
+        .unwrap()
+        .remember_decision(&review_mcp::store::NewDecision {
+            artifact: record.artifact,
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![],
+        })
+        .unwrap();
     let db = db.to_str().unwrap();
     let plain = run(dir.path(), &["--db", db, "export"]);
     assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));

@@ -448,7 +448,7 @@ fn form3_output_refuses_links_and_leaves_nothing_partial() {
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("nothing is recorded for"),
+        stderr(&o).contains("no decision is recorded at"),
         "{}",
         stderr(&o)
     );
@@ -807,4 +807,84 @@ fn no_column_a_stored_string_reaches_starts_a_formula() {
     assert_eq!(rows[1][3], "'-0.02 mm");
     assert_eq!(rows[1][1], "'-1");
     assert_eq!(rows[1][13], "\\u{9}=1+1");
+}
+
+/// Regression: `form3 PART` on a part changed since its review said "nothing is recorded for
+/// sha256:… (… reviewed at another revision, it changed since: give that revision)" without
+/// naming that revision; and a revision holding notes but no decision gave a form of no rows,
+/// exit 0. Now both are exit status 1 with nothing on stdout, and given the part's file the
+/// message names the file's revisions with a review, newest first, each with its command.
+#[test]
+fn form3_of_a_changed_part_names_the_revisions_its_review_is_at() {
+    let dir = TempDir::new("form3-elsewhere").unwrap();
+    let part = dir.path().join("bracket.step");
+    fs::write(&part, b"bracket, as it is now").unwrap();
+    let uri = review_mcp::review::absolute_path_as_uri(&part).unwrap();
+    let now = format!("sha256:{}", sha256_hex(b"bracket, as it is now"));
+    let decision = |id: &str, revision: &str, at: &str| {
+        json!({"decision": {
+            "id": id, "subject": "bore", "disposition": "hold",
+            "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"},
+                      {"requirement": "Thread", "source": "drawing", "state": "unresolved",
+                       "question": "M6?"}],
+            "artifact": {"revision": revision, "format": "step", "uri": uri},
+            "created_at": at, "updated_at": at}})
+    };
+    let lines = [
+        decision("dec_00000000000000e1", &rev(1), "2026-01-01T00:00:00.000Z"),
+        decision("dec_00000000000000e2", &rev(2), "2026-02-01T00:00:00.000Z"),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(dir.path().join("in.jsonl"), text).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let o = run(dir.path(), &["--db", "r.db", "form3", "bracket.step"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "no decision is recorded at {now}, the revision of bracket.step"
+        )),
+        "{err}"
+    );
+    let db = dir.path().join("r.db");
+    let (first, second) = (
+        err.find(&format!(
+            "review-mcp form3 --db {} {}",
+            db.display(),
+            rev(2)
+        )),
+        err.find(&format!(
+            "review-mcp form3 --db {} {}",
+            db.display(),
+            rev(1)
+        )),
+    );
+    assert!(
+        matches!((first, second), (Some(a), Some(b)) if a < b),
+        "both revisions, newest first, with the command: {err}"
+    );
+    assert!(
+        err.contains("1 decision, 2 items awaiting your verdict"),
+        "{err}"
+    );
+
+    // A note at the part's revision now, and no decision: no form of no rows.
+    let c = review_mcp::store::Store::open(&dir.path().join("r.db"));
+    let mut client = Client::new(c.unwrap(), Era::V2025_11_25);
+    client.ok(
+        "remember",
+        json!({"artifact": art_uri(&now, part.to_str().unwrap()), "entity_ids": ["face:1"],
+               "id_scheme": "opaque", "note": "looked at it"}),
+    );
+    drop(client);
+    let o = run(
+        dir.path(),
+        &["--db", "r.db", "form3", "bracket.step", "-o", "f.csv"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!dir.path().join("f.csv").exists());
+    assert!(stderr(&o).contains(&rev(2)), "{}", stderr(&o));
 }
