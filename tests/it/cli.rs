@@ -1559,3 +1559,31 @@ fn success_lines_show_the_paths_they_name_escaped() {
     assert!(stdout(&outputs[2]).contains("vil\\u{202e}\\u{200b}.jsonl: 1 lines"));
     assert!(stdout(&outputs[3]).contains(".bak: backup of "));
 }
+
+/// Regression: a directory given where `import` reads a file was read as a pipe and refused
+/// as "line 1: cannot be read: Is a directory", and one given where `backup` writes a file
+/// as "… exists; backup writes a new file only (remove it …)": neither said it is a
+/// directory, and the second advised removing it. Each now names the directory as such and
+/// what to give instead, and nothing is written.
+#[test]
+fn a_directory_given_as_a_file_is_named_as_one() {
+    let dir = TempDir::new("dir-as-file").unwrap();
+    let db = dir.join("r.db");
+    server_remembers_bore(&db);
+    fs::create_dir(dir.join("exports")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "exports"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("exports is a directory") && !err.contains("line 1"),
+        "{err}"
+    );
+    let o = run(dir.path(), &["--db", "r.db", "backup", "exports"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("exports is a directory") && !err.contains("remove it"),
+        "{err}"
+    );
+    assert_eq!(fs::read_dir(dir.join("exports")).unwrap().count(), 0);
+}
