@@ -1587,3 +1587,40 @@ fn a_directory_given_as_a_file_is_named_as_one() {
     );
     assert_eq!(fs::read_dir(dir.join("exports")).unwrap().count(), 0);
 }
+
+/// Regression: `backup` into a folder whose name is not UTF-8 (`bad\xff/`, as a Linux file
+/// system allows) failed, "unable to open database: …/bad\u{fffd}/.b.db….tmp": the path
+/// was handed to SQLite's `VACUUM INTO` through a lossy UTF-8 conversion, naming another
+/// directory (and, were there one of that name, writing the copy there). The bytes of the
+/// path are handed over as they are.
+#[cfg(unix)]
+#[test]
+fn backup_into_a_folder_whose_name_is_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("backup-not-utf8").unwrap();
+    let db = dir.join("r.db");
+    server_remembers_bore(&db);
+    let folder = dir.path().join(OsStr::from_bytes(b"bad\xff name"));
+    fs::create_dir(&folder).unwrap();
+    let target = folder.join("b.db");
+    let o = cmd(dir.path())
+        .args(["--db", "r.db", "backup"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = cmd(dir.path())
+        .arg("--db")
+        .arg(&target)
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 records"), "{}", stdout(&o));
+    let names: Vec<_> = fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, [OsStr::new("b.db")], "no temporary file left");
+}
