@@ -104,7 +104,9 @@ Options:
   --db PATH           The database file of serve, review, export, form3, import, check,
                       backup and sync (the others open none and refuse it). Default:
                       ${DB_ENV} when set, else ./{DEFAULT_DB}.
-                      Parent directories are created; a new file is readable by its owner only.
+                      serve, import and sync create a missing file (and its parent
+                      directories), readable by its owner only; review, export, form3,
+                      check and backup need an existing one and create nothing.
                       A leading ~/ is your home directory, also where no shell expands it.
   -o, --output FILE   export, form3: write to FILE instead of stdout, through a temporary
                       file renamed into place (never a partial FILE; a symlink is refused).
@@ -191,6 +193,7 @@ mod tests {
             "--author NAME",
             "REVIEW_MCP_AUTHOR",
             "default 600",
+            "need an existing one and create nothing",
         ] {
             assert!(h.contains(needle), "help lacks {needle}");
         }

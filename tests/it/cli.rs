@@ -1624,3 +1624,40 @@ fn backup_into_a_folder_whose_name_is_not_utf8() {
         .collect();
     assert_eq!(names, [OsStr::new("b.db")], "no temporary file left");
 }
+
+/// `--help` said of `--db` "Parent directories are created" for every command; only serve,
+/// import and sync create a database. The others, given a path that names none, refuse
+/// (exit 1, naming it) and create nothing, neither file nor directory; the help says which.
+#[test]
+fn only_serve_import_and_sync_create_the_database() {
+    let dir = TempDir::new("db-created-by").unwrap();
+    let rev = format!("sha256:{}", "1".repeat(64));
+    for args in [
+        &["check"][..],
+        &["export"],
+        &["form3", &rev],
+        &["backup", "b.db"],
+        &["review", &rev],
+    ] {
+        let o = cmd(dir.path())
+            .args(["--db", "new/sub/r.db"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        // `review` first refuses the pipes it runs on here (tests/it/channel_terminal.rs
+        // runs it in a terminal).
+        assert!(
+            args[0] == "review" || stderr(&o).contains("new/sub/r.db"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(!dir.join("new").exists(), "{args:?} created new/");
+    }
+    let help = stdout(&run(dir.path(), &["--help"]));
+    assert!(
+        help.contains("serve, import and sync create a missing file")
+            && help.contains("need an existing one and create nothing"),
+        "{help}"
+    );
+}
