@@ -50,3 +50,11 @@ pub mod serve;
 pub mod sync;
 
 pub use invocation::{Command, DB_ENV, Invocation, parse};
+
+/// Writes a message to stderr as `eprint!` does, but a closed stderr (`review-mcp … 2>&1 |
+/// head -1`, once `head` has its line) is no panic: `eprint!` panics, and the process exits
+/// 101 instead of its own status. The message is lost; the exit status stands.
+pub fn say(message: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_fmt(message);
+}

@@ -58,10 +58,10 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
     let form = match Form3::load(&mut store, revision, None) {
         Ok(f) if decisions > 0 => f,
         Ok(_) | Err(ResourceError::NotFound) => {
-            eprint!(
+            crate::cli::say(format_args!(
                 "review-mcp: {}",
                 nothing_decided(&mut store, db, of_file, revision, "form3")
-            );
+            ));
             return Ok(ExitCode::FAILURE);
         }
         Err(ResourceError::Storage(m)) => return Err(anyhow!("{m}")),

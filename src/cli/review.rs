@@ -20,13 +20,13 @@ pub const NO_TERMINAL: &str = "review-mcp review needs a terminal on stdin and s
 /// Runs the session on this process's terminal.
 pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<ExitCode> {
     if !(io::stdin().is_terminal() && io::stdout().is_terminal()) {
-        eprintln!("review-mcp: {NO_TERMINAL}");
+        crate::cli::say(format_args!("review-mcp: {NO_TERMINAL}\n"));
         return Ok(ExitCode::FAILURE);
     }
     let author = match super::serve::author_or_env(author) {
         Ok(a) => a,
         Err(why) => {
-            eprintln!("review-mcp: {why}");
+            crate::cli::say(format_args!("review-mcp: {why}\n"));
             return Ok(ExitCode::FAILURE);
         }
     };
@@ -35,19 +35,19 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
         None => match file_revision(target) {
             Ok(r) => (r, Some(target)),
             Err(e) => {
-                eprintln!(
-                    "review-mcp: {}: {e} (give the part's file or its sha256:<64 hex> revision)",
+                crate::cli::say(format_args!(
+                    "review-mcp: {}: {e} (give the part's file or its sha256:<64 hex> revision)\n",
                     escape_controls(&target.display().to_string())
-                );
+                ));
                 return Ok(ExitCode::FAILURE);
             }
         },
     };
     if !db.exists() {
-        eprintln!(
-            "review-mcp: no database at {} (give --db PATH or set REVIEW_MCP_DB_PATH to the server's database)",
+        crate::cli::say(format_args!(
+            "review-mcp: no database at {} (give --db PATH or set REVIEW_MCP_DB_PATH to the server's database)\n",
             escape_controls(&db.display().to_string())
-        );
+        ));
         return Ok(ExitCode::FAILURE);
     }
     let mut store = Store::open(db).map_err(|e| store_error(db, e))?;
@@ -57,10 +57,10 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
         .revision_counts(&revision)
         .map_err(|e| store_error(db, e))?;
     if decisions == 0 {
-        eprint!(
+        crate::cli::say(format_args!(
             "review-mcp: {}",
             super::elsewhere::nothing_decided(&mut store, db, file, &revision, "review")
-        );
+        ));
         return Ok(ExitCode::FAILURE);
     }
     store.set_author(author);

@@ -1661,3 +1661,27 @@ fn only_serve_import_and_sync_create_the_database() {
         "{help}"
     );
 }
+
+/// Regression: with stderr closed (`review-mcp frm3 2>&1 | head -1`, once `head` has its
+/// line) a usage error or a failure panicked printing its message ("failed printing to
+/// stderr"), and the exit status was 101, not 2 or 1: a script could not tell a mistyped
+/// command from a crash. The message is lost, the exit status stands.
+#[test]
+fn a_closed_stderr_keeps_the_exit_status() {
+    let dir = TempDir::new("closed-stderr").unwrap();
+    for (args, code) in [
+        (&["frm3", "x"][..], 2),
+        (&["--db", "missing.db", "check"], 1),
+        (&["form3", "sha256:nothex"], 1),
+    ] {
+        let mut child = cmd(dir.path())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{args:?}");
+    }
+}
