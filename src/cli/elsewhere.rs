@@ -27,7 +27,7 @@ pub(super) fn nothing_decided(
     revision: &str,
     subcommand: &str,
 ) -> String {
-    let shown_db = escape_controls(&absolute_db(store, db).display().to_string()).into_owned();
+    let shown_db = escape_controls(&absolute_db(db).display().to_string()).into_owned();
     let rev = escape_controls(revision);
     match file {
         Some(file) => format!(
@@ -43,10 +43,10 @@ pub(super) fn nothing_decided(
 }
 
 /// The database's path as a command printed for the engineer to run names it: absolute, so
-/// that it runs from any directory.
-fn absolute_db(store: &Store, db: &Path) -> PathBuf {
-    let path = store.path().unwrap_or(db);
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+/// that it runs from any directory; the path given, never the store's (a read-only command
+/// reads a database of an older schema through a private copy, which is gone after).
+fn absolute_db(db: &Path) -> PathBuf {
+    std::path::absolute(db).unwrap_or_else(|_| db.to_path_buf())
 }
 
 /// The stored URIs `file` may have been recorded under: its absolute path as given (what
@@ -160,7 +160,7 @@ pub(super) fn where_reviewed(
                 "    {}",
                 escape_controls(&command_line(
                     subcommand,
-                    Some(&absolute_db(store, db)),
+                    Some(&absolute_db(db)),
                     Some(&f.revision)
                 ))
             );
