@@ -533,16 +533,9 @@ mod tests {
     /// items awaiting the engineer are those without a verdict or with the assistant's only.
     #[test]
     fn file_revisions_lists_the_files_other_revisions_with_their_open_items() {
-        use crate::review::{Judgement, Source, State, Verdict, Via};
+        use crate::review::{Judgement, Verdict, Via};
         let mut store = two_revisions();
         let item = |via: Option<Via>| BasisItem {
-            requirement: format!("r {via:?}"),
-            source: Source::Drawing,
-            source_detail: None,
-            evidence: None,
-            state: State::Satisfied,
-            question: None,
-            faces: vec![],
             verdict: via.map(|via| Verdict {
                 at: "2026-01-01T00:00:00.000Z".into(),
                 author: None,
@@ -551,7 +544,7 @@ mod tests {
                 reason: None,
                 via,
             }),
-            carried: None,
+            ..BasisItem::stated(&format!("r {via:?}"))
         };
         let mut a = artifact(Some("file:///w/a.step"));
         a.revision = rev(3);
@@ -572,14 +565,10 @@ mod tests {
                 &[(2, judged)],
             )
             .unwrap();
+        // Another file's decision is not this file's review.
         let mut other = artifact(Some("file:///w/b.step"));
         other.revision = rev(4);
-        store
-            .remember_decision(&NewDecision {
-                artifact: other,
-                ..bore_at(1)
-            })
-            .unwrap();
+        store.remember_decision(&bore_on(other)).unwrap();
         let found = store
             .file_revisions(&["file:///w/a.step".to_string()], &rev(2))
             .unwrap();
@@ -602,11 +591,9 @@ mod tests {
         );
     }
 
-    fn bore_at(n: u8) -> NewDecision {
-        let mut a = artifact(Some("file:///w/a.step"));
-        a.revision = rev(n);
+    fn bore_on(artifact: crate::review::Artifact) -> NewDecision {
         NewDecision {
-            artifact: a,
+            artifact,
             subject: "bore".into(),
             disposition: "hold".into(),
             summary: None,
