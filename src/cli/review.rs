@@ -10,9 +10,9 @@ use std::process::ExitCode;
 use review_mcp::review::{file_revision, is_revision};
 use review_mcp::store::Store;
 use review_mcp::terminal;
+use review_mcp::text::escape_controls;
 
 use super::database::store_error;
-use review_mcp::text::escape_controls;
 
 /// Why the command will not run without a terminal, and what to do.
 pub const NO_TERMINAL: &str = "review-mcp review needs a terminal on stdin and stdout: it records what you type as your own verdicts (via \"terminal\"), so it does not run from a pipe or an assistant's shell tool (neither has a terminal). Run it yourself, in a terminal window: review-mcp review [--db PATH] [--author NAME] FILE-OR-REVISION";

@@ -82,7 +82,8 @@ impl InputFile {
         // Opened on Unix, but never read: not a pipe to copy, and not "line 1".
         if meta.is_dir() {
             return Err(fail!(
-                "{} is a directory: give the file `review-mcp export` wrote (export -o FILE),                  not its folder; nothing was written",
+                "{} is a directory: give the file `review-mcp export` wrote (export -o FILE), \
+                 not its folder; nothing was written",
                 path.display()
             ));
         }
