@@ -20,6 +20,7 @@
 //! - `cli/review.rs`: `review`, the engineer's verdicts in their own terminal.
 //! - `cli/revision.rs`: `revision`, a file's sha256.
 //! - `cli/database.rs`: the database opened read-only by the commands that only read it.
+//! - `cli/elsewhere.rs`: where a part's review is when its file's revision holds none.
 //! - `cli/output.rs`: writing a new file beside the target, never over the database.
 //! - `cli/export.rs`: `export` and the JSON Lines it writes.
 //! - `cli/form3.rs`: `form3`, a revision's review as an AS9102 Form 3 (CSV).
@@ -34,6 +35,7 @@ mod args;
 pub mod backup;
 pub mod check;
 mod database;
+mod elsewhere;
 pub mod export;
 pub mod form3;
 pub mod help;
@@ -48,3 +50,11 @@ pub mod serve;
 pub mod sync;
 
 pub use invocation::{Command, DB_ENV, Invocation, parse};
+
+/// Writes a message to stderr as `eprint!` does, but a closed stderr (`review-mcp … 2>&1 |
+/// head -1`, once `head` has its line) is no panic: `eprint!` panics, and the process exits
+/// 101 instead of its own status. The message is lost; the exit status stands.
+pub fn say(message: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_fmt(message);
+}

@@ -5,6 +5,9 @@
 //! Exit status: 0 on success (and when stdin reaches EOF while serving), 1 on a failure
 //! (message on stderr), 2 on a usage error (message and usage text on stderr).
 
+// A closed stderr makes `eprintln!` panic (exit status 101): messages go through `cli::say`.
+#![deny(clippy::print_stderr)]
+
 mod cli;
 
 use std::ffi::OsString;
@@ -25,11 +28,11 @@ fn main() -> ExitCode {
         Err(e) => {
             // A usage error quotes the argument it refuses, which may hold anything: shown
             // escaped (it is one line: no usage message has a line break of its own).
-            eprintln!(
-                "review-mcp: {}\n\n{}",
+            cli::say(format_args!(
+                "review-mcp: {}\n\n{}\n",
                 review_mcp::text::escape_controls(&e.to_string()),
                 cli::help::USAGE
-            );
+            ));
             return ExitCode::from(USAGE_EXIT);
         }
     };
@@ -40,10 +43,10 @@ fn main() -> ExitCode {
             // A message may name a file or quote what it holds: no control character of
             // either reaches the terminal (the parts are escaped where they are made; this is
             // the last guard, keeping the message's own line breaks).
-            eprintln!(
-                "review-mcp: {}",
+            cli::say(format_args!(
+                "review-mcp: {}\n",
                 review_mcp::text::escape_controls_but_newlines(&format!("{e:#}"))
-            );
+            ));
             ExitCode::FAILURE
         }
     }

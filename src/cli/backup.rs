@@ -18,6 +18,13 @@ use super::output::{create_temp_beside, refuse_database_target, shown};
 /// database's permissions), synced, and renamed into place.
 pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     refuse_database_target(db, target)?;
+    if target.is_dir() {
+        return Err(anyhow!(
+            "{} is a directory: name the new file to write, such as {}",
+            target.display(),
+            target.join("review-backup.db").display()
+        ));
+    }
     if target.exists() || target.is_symlink() {
         return Err(anyhow!(
             "{} exists; backup writes a new file only (remove it or choose another name)",

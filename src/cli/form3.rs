@@ -1,7 +1,8 @@
 //! `review-mcp form3 FILE-OR-REVISION [-o FILE]`: the review of a revision (the part's file's,
 //! hashed here as `review` does, or one given as `sha256:…`) as an AS9102 Form 3 in CSV, every
 //! row (the resource `review://revisions/{revision}/form3.csv` serves the same
-//! bytes when they fit one answer). The rules of the form are the library's
+//! bytes when they fit one answer; `-o FILE` puts a UTF-8 byte-order mark before them, for
+//! Excel). The rules of the form are the library's
 //! (`review_mcp::resources::form3`).
 
 use std::io::{self, Write};
@@ -15,7 +16,8 @@ use review_mcp::resources::form3::Form3;
 use review_mcp::review::{file_revision, is_revision};
 use review_mcp::text::escape_controls;
 
-use super::database::open_existing;
+use super::database::{open_existing, store_error};
+use super::elsewhere::nothing_decided;
 use super::output::{refuse_database_target, write_beside};
 
 /// Writes the Form 3 of `target` (a `sha256:` revision, else a file whose revision it is) to
@@ -30,10 +32,7 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
     let (revision, of_file) = match target.to_str().filter(|t| is_revision(t)) {
         Some(r) => (r.to_string(), None),
         None => match file_revision(target) {
-            Ok(r) => (
-                r,
-                Some(escape_controls(&target.display().to_string()).into_owned()),
-            ),
+            Ok(r) => (r, Some(target)),
             Err(e) => {
                 let shown = escape_controls(&target.display().to_string()).into_owned();
                 // A mistyped revision is no file either: say which form it missed.
@@ -51,26 +50,27 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
     };
     let revision = revision.as_str();
     let mut store = open_existing(db)?;
+    // A revision holding notes but no decision has no review to list: a form of no rows,
+    // written or not, would read as a review that found nothing.
+    let (_, decisions) = store
+        .revision_counts(revision)
+        .map_err(|e| store_error(db, e))?;
     let form = match Form3::load(&mut store, revision, None) {
-        Ok(f) => f,
-        Err(ResourceError::NotFound) => {
-            let check = match &of_file {
-                Some(file) => format!(
-                    " (the revision of {file} as it is now; reviewed at another revision, it \
-                     changed since: give that revision)"
-                ),
-                None => " (`review-mcp revision FILE` prints a file's)".to_string(),
-            };
-            return Err(anyhow!(
-                "nothing is recorded for {revision}{check} in {}: check the revision and --db",
-                db.display()
+        Ok(f) if decisions > 0 => f,
+        Ok(_) | Err(ResourceError::NotFound) => {
+            crate::cli::say(format_args!(
+                "review-mcp: {}",
+                nothing_decided(&mut store, db, of_file, revision, "form3")
             ));
+            return Ok(ExitCode::FAILURE);
         }
         Err(ResourceError::Storage(m)) => return Err(anyhow!("{m}")),
         Err(ResourceError::InvalidCursor) => return Err(anyhow!("invalid cursor")),
     };
-    let csv = form.csv();
+    // A file gets the byte-order mark a spreadsheet needs to read UTF-8; stdout (a pipe, a
+    // program, `-o -`) the bytes the resource serves.
     let Some(path) = output else {
+        let csv = form.csv();
         let mut out = io::stdout().lock();
         return match out.write_all(csv.as_bytes()).and_then(|()| out.flush()) {
             Ok(()) => Ok(ExitCode::SUCCESS),
@@ -78,6 +78,7 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
             Err(e) => Err(anyhow!(e).context("cannot write the Form 3")),
         };
     };
+    let csv = form.csv_file();
     write_beside(path, db, |mut file| {
         file.write_all(csv.as_bytes())?;
         file.sync_all()?;

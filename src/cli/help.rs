@@ -58,7 +58,9 @@ Usage:
                                           Write the review of the file's revision (hashed
                                           as `revision` does) or of a sha256:<64 hex> revision
                                           as an AS9102 Form 3 in CSV: one row per basis
-                                          requirement of its decisions (stdout unless -o).
+                                          requirement of its decisions (stdout unless -o;
+                                          a -o FILE starts with a UTF-8 byte-order mark, so
+                                          that Excel reads it as UTF-8).
   review-mcp [--db PATH] import FILE      Add or replace records and decisions from an export,
                                           all or nothing; reports added, replaced, unchanged.
   review-mcp [--db PATH] check            Check the database's integrity and schema version;
@@ -102,7 +104,9 @@ Options:
   --db PATH           The database file of serve, review, export, form3, import, check,
                       backup and sync (the others open none and refuse it). Default:
                       ${DB_ENV} when set, else ./{DEFAULT_DB}.
-                      Parent directories are created; a new file is readable by its owner only.
+                      serve, import and sync create a missing file (and its parent
+                      directories), readable by its owner only; review, export, form3,
+                      check and backup need an existing one and create nothing.
                       A leading ~/ is your home directory, also where no shell expands it.
   -o, --output FILE   export, form3: write to FILE instead of stdout, through a temporary
                       file renamed into place (never a partial FILE; a symlink is refused).
@@ -189,6 +193,7 @@ mod tests {
             "--author NAME",
             "REVIEW_MCP_AUTHOR",
             "default 600",
+            "need an existing one and create nothing",
         ] {
             assert!(h.contains(needle), "help lacks {needle}");
         }

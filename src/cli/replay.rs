@@ -30,7 +30,7 @@ pub fn bless(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
             }
             Err(e) => {
                 failed = true;
-                eprintln!("review-mcp: {}: {e}", file.display());
+                crate::cli::say(format_args!("review-mcp: {}: {e}\n", file.display()));
             }
         }
     }

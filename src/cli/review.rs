@@ -12,43 +12,57 @@ use review_mcp::store::Store;
 use review_mcp::terminal;
 use review_mcp::text::escape_controls;
 
+use super::database::store_error;
+
 /// Why the command will not run without a terminal, and what to do.
 pub const NO_TERMINAL: &str = "review-mcp review needs a terminal on stdin and stdout: it records what you type as your own verdicts (via \"terminal\"), so it does not run from a pipe or an assistant's shell tool (neither has a terminal). Run it yourself, in a terminal window: review-mcp review [--db PATH] [--author NAME] FILE-OR-REVISION";
 
 /// Runs the session on this process's terminal.
 pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<ExitCode> {
     if !(io::stdin().is_terminal() && io::stdout().is_terminal()) {
-        eprintln!("review-mcp: {NO_TERMINAL}");
+        crate::cli::say(format_args!("review-mcp: {NO_TERMINAL}\n"));
         return Ok(ExitCode::FAILURE);
     }
     let author = match super::serve::author_or_env(author) {
         Ok(a) => a,
         Err(why) => {
-            eprintln!("review-mcp: {why}");
+            crate::cli::say(format_args!("review-mcp: {why}\n"));
             return Ok(ExitCode::FAILURE);
         }
     };
-    let revision = match target.to_str().filter(|t| is_revision(t)) {
-        Some(r) => r.to_string(),
+    let (revision, file) = match target.to_str().filter(|t| is_revision(t)) {
+        Some(r) => (r.to_string(), None),
         None => match file_revision(target) {
-            Ok(r) => r,
+            Ok(r) => (r, Some(target)),
             Err(e) => {
-                eprintln!(
-                    "review-mcp: {}: {e} (give the part's file or its sha256:<64 hex> revision)",
+                crate::cli::say(format_args!(
+                    "review-mcp: {}: {e} (give the part's file or its sha256:<64 hex> revision)\n",
                     escape_controls(&target.display().to_string())
-                );
+                ));
                 return Ok(ExitCode::FAILURE);
             }
         },
     };
     if !db.exists() {
-        eprintln!(
-            "review-mcp: no database at {} (give --db PATH or set REVIEW_MCP_DB_PATH to the server's database)",
+        crate::cli::say(format_args!(
+            "review-mcp: no database at {} (give --db PATH or set REVIEW_MCP_DB_PATH to the server's database)\n",
             escape_controls(&db.display().to_string())
-        );
+        ));
         return Ok(ExitCode::FAILURE);
     }
-    let mut store = Store::open(db)?;
+    let mut store = Store::open(db).map_err(|e| store_error(db, e))?;
+    // Nothing to judge here: said on stderr, with where the part's review is, and a failure
+    // (the session did not run), as `form3` says it.
+    let (_, decisions) = store
+        .revision_counts(&revision)
+        .map_err(|e| store_error(db, e))?;
+    if decisions == 0 {
+        crate::cli::say(format_args!(
+            "review-mcp: {}",
+            super::elsewhere::nothing_decided(&mut store, db, file, &revision, "review")
+        ));
+        return Ok(ExitCode::FAILURE);
+    }
     store.set_author(author);
     let stdin = io::stdin();
     let mut input = stdin.lock();

@@ -21,7 +21,7 @@ pub fn run(db: &Path, author: Option<String>) -> anyhow::Result<ExitCode> {
     let (author, wait, mut store) = match ready {
         Ok(ready) => ready,
         Err(why) => {
-            eprintln!("review-mcp: {why}");
+            crate::cli::say(format_args!("review-mcp: {why}\n"));
             return Ok(ExitCode::FAILURE);
         }
     };

@@ -18,10 +18,10 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         plan,
         saved,
     } = review_mcp::sync::run(db, dir, dry_run, &mut |folder| {
-        eprintln!(
-            "review-mcp sync: another sync of {} is running; waiting for it to finish",
+        crate::cli::say(format_args!(
+            "review-mcp sync: another sync of {} is running; waiting for it to finish\n",
             escape_controls(&folder.display().to_string())
-        );
+        ));
     })?;
     let mut out = io::stdout().lock();
     if new_folder {

@@ -6,7 +6,8 @@
 //! Two steps: [`Form3::load`] fills the typed input ([`Form3Header`], [`Form3Row`]) from the
 //! store; [`Form3::csv`] is a pure function of that input to bytes. The CSV is RFC 4180
 //! (CRLF after every record, a field quoted when it holds a comma, quote, CR or LF, quotes
-//! doubled), UTF-8 without a byte-order mark, every record with the same number of fields
+//! doubled), UTF-8 without a byte-order mark (but for the file a spreadsheet opens:
+//! [`Form3::csv_file`]), every record with the same number of fields
 //! (the header lines are padded), and the same input always gives the same bytes.
 //!
 //! Every stored string goes through [`cell`]: line breaks inside a cell become LF (so the
@@ -48,6 +49,9 @@ pub const COLUMNS: [&str; 18] = [
     "Decision Id",
     "Basis Item",
 ];
+
+/// The UTF-8 byte-order mark that starts a Form 3 written as a file ([`Form3::csv_file`]).
+pub const BOM: char = '\u{FEFF}';
 
 /// At most this many file URIs are named in the header (a URI may be 4 KiB: three and the
 /// rest of the header stay well within one answer); the others are counted.
@@ -315,6 +319,18 @@ impl Form3 {
             rows,
             total,
         })
+    }
+
+    /// The CSV as a file for a spreadsheet (`review-mcp form3 -o FILE`): [`Form3::csv`]
+    /// after a UTF-8 byte-order mark. Excel on Windows reads a `.csv` opened from the file
+    /// manager in the ANSI code page unless it starts with one (`Ø` shows as `Ã˜`); with it,
+    /// Excel, LibreOffice, pandas and Python's `utf-8-sig` read UTF-8. Never in what a
+    /// model reads (the resource) or a pipe gets (stdout): there it is an invisible
+    /// character glued to the first cell.
+    pub fn csv_file(&self) -> String {
+        let mut out = String::from(BOM);
+        out.push_str(&self.csv());
+        out
     }
 
     /// The CSV, every row shown (see the module's rules).

@@ -15,9 +15,18 @@ impl Store {
     pub fn backup_into(&mut self, target: &Path) -> Result<(), StoreError> {
         let target = file::absolute(target)?;
         let conn = self.conn()?;
-        // An absolute path is never read as a URI (see `file::absolute`).
-        let name = target.to_string_lossy().into_owned();
-        conn.execute("VACUUM INTO ?1", [&name])?;
+        // An absolute path is never read as a URI (see `file::absolute`). Its bytes as they
+        // are, as a blob read as text: a lossy UTF-8 string would name another file when the
+        // path is not UTF-8 (`bad\xff/`), which a Unix file name may be; SQLite hands the
+        // text's bytes to the file system unchecked.
+        #[cfg(unix)]
+        let name = {
+            use std::os::unix::ffi::OsStrExt;
+            target.as_os_str().as_bytes().to_vec()
+        };
+        #[cfg(not(unix))]
+        let name = target.to_string_lossy().into_owned().into_bytes();
+        conn.execute("VACUUM INTO CAST(?1 AS TEXT)", [&name])?;
         // The copy is another database from now on: its cursors must not be accepted by this
         // one, nor this one's by it, so it gets a secret of its own.
         let copy = Connection::open_with_flags(

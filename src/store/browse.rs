@@ -65,6 +65,42 @@ pub struct RevisionTallies {
     pub stale_carried_on: u64,
 }
 
+/// What is recorded for one file at one revision ([`Store::file_revisions`]): where the
+/// file's review is when the revision asked about holds none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRevision {
+    pub revision: String,
+    pub records: u64,
+    pub decisions: u64,
+    /// Of the decisions, how many were carried on to a later revision (judged there).
+    pub carried_on: u64,
+    /// The revision they were carried to (the latest, when several).
+    pub carried_to: Option<String>,
+    /// Basis items of the decisions not carried on that await the engineer: no verdict, or
+    /// only the assistant's.
+    pub open: u64,
+    /// The latest `updated_at` of what is recorded there.
+    pub last_activity: String,
+}
+
+/// [`Store::file_revisions`]: `?1` the locators (a JSON array), `?2` the revision left out,
+/// `?3` the assistant's `via`. Newest activity first (`seq` is one counter for both tables).
+const FILE_REVISIONS: &str = "WITH l(locator) AS (SELECT value FROM json_each(?1)), \
+     per AS ( \
+       SELECT d.revision, 0 AS records, 1 AS decisions, d.superseded IS NOT NULL AS carried_on, \
+         json_extract(d.superseded, '$.by') AS carried_to, \
+         CASE WHEN d.superseded IS NULL THEN (SELECT count(*) FROM basis_items b \
+           WHERE b.decision_rid = d.rid AND (b.verdict_judgement IS NULL \
+             OR b.verdict_via IS NULL OR b.verdict_via = ?3)) ELSE 0 END AS open, \
+         d.updated_at AS at, d.seq \
+       FROM decisions d WHERE d.locator IN (SELECT locator FROM l) AND d.revision <> ?2 \
+       UNION ALL \
+       SELECT r.revision, 1, 0, 0, NULL, 0, r.updated_at, r.seq \
+       FROM records r WHERE r.locator IN (SELECT locator FROM l) AND r.revision <> ?2) \
+     SELECT revision, sum(records), sum(decisions), sum(carried_on), max(carried_to), \
+       sum(open), max(at) \
+     FROM per GROUP BY revision ORDER BY max(seq) DESC";
+
 /// One revision as `resources/list` shows it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RevisionSummary {
@@ -263,6 +299,35 @@ impl Store {
         })
     }
 
+    /// Every other revision than `except` at which something is recorded for the file of
+    /// one of `locators` (its stored `file:` URIs), newest activity first, with what is
+    /// there: where a part's review is when its current revision holds none.
+    pub fn file_revisions(
+        &mut self,
+        locators: &[String],
+        except: &str,
+    ) -> Result<Vec<FileRevision>, StoreError> {
+        let tx = self.read()?;
+        let locators = serde_json::Value::from(locators.to_vec()).to_string();
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        let mut stmt = tx.prepare_cached(FILE_REVISIONS)?;
+        let rows = stmt.query_map(
+            params![locators, except, crate::review::Via::Assistant.as_str()],
+            |r| {
+                Ok(FileRevision {
+                    revision: r.get(0)?,
+                    records: count(r.get(1)?),
+                    decisions: count(r.get(2)?),
+                    carried_on: count(r.get(3)?),
+                    carried_to: r.get(4)?,
+                    open: count(r.get(5)?),
+                    last_activity: r.get(6)?,
+                })
+            },
+        )?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
     /// How many records and decisions are at `revision` (whatever their file): two counts
     /// on the revision indexes.
     pub fn revision_counts(&mut self, revision: &str) -> Result<(u64, u64), StoreError> {
@@ -420,6 +485,7 @@ mod tests {
     use super::super::fixtures::artifact;
     use super::super::{NewDecision, NewRecord};
     use super::*;
+    use crate::review::BasisItem;
 
     /// The steps of `sql`'s query plan with `args`.
     fn plan(store: &mut Store, sql: &str, args: &[&dyn rusqlite::ToSql]) -> Vec<String> {
@@ -461,6 +527,78 @@ mod tests {
                 .unwrap();
         }
         store
+    }
+
+    /// Where a file's review is: every other revision with what it holds, newest first;
+    /// items awaiting the engineer are those without a verdict or with the assistant's only.
+    #[test]
+    fn file_revisions_lists_the_files_other_revisions_with_their_open_items() {
+        use crate::review::{Judgement, Verdict, Via};
+        let mut store = two_revisions();
+        let item = |via: Option<Via>| BasisItem {
+            verdict: via.map(|via| Verdict {
+                at: "2026-01-01T00:00:00.000Z".into(),
+                author: None,
+                judgement: Judgement::Accepted,
+                meaning: None,
+                reason: None,
+                via,
+            }),
+            ..BasisItem::stated(&format!("r {via:?}"))
+        };
+        let mut a = artifact(Some("file:///w/a.step"));
+        a.revision = rev(3);
+        let (wall, _, _) = store
+            .remember_decision(&NewDecision {
+                artifact: a,
+                subject: "wall".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: vec![item(None), item(Some(Via::Assistant)), item(None)],
+            })
+            .unwrap();
+        let judged = item(Some(Via::App)).verdict.unwrap();
+        store
+            .record_verdicts(
+                &super::super::DecisionRef::Id(&wall.id),
+                super::super::Shown::Basis(&wall.basis_digest()),
+                &[(2, judged)],
+            )
+            .unwrap();
+        // Another file's decision is not this file's review.
+        let mut other = artifact(Some("file:///w/b.step"));
+        other.revision = rev(4);
+        store.remember_decision(&bore_on(other)).unwrap();
+        let found = store
+            .file_revisions(&["file:///w/a.step".to_string()], &rev(2))
+            .unwrap();
+        let got: Vec<(String, u64, u64, u64)> = found
+            .iter()
+            .map(|f| (f.revision.clone(), f.records, f.decisions, f.open))
+            .collect();
+        assert_eq!(got, [(rev(3), 0, 1, 2), (rev(1), 1, 1, 0)]);
+        assert!(
+            found
+                .iter()
+                .all(|f| f.carried_on == 0 && f.carried_to.is_none())
+        );
+        assert!(!found[0].last_activity.is_empty());
+        assert!(
+            store
+                .file_revisions(&["file:///w/none.step".to_string()], &rev(2))
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    fn bore_on(artifact: crate::review::Artifact) -> NewDecision {
+        NewDecision {
+            artifact,
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![],
+        }
     }
 
     /// A revision's counts (the revision resources' totals) are two index searches, not the

@@ -69,7 +69,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
-pub use browse::{ExportItem, RevisionSummary, RevisionTallies};
+pub use browse::{ExportItem, FileRevision, RevisionSummary, RevisionTallies};
 pub use carry::{CarryCheck, CarryOutcome, CarryPlan, CarryRefusal, Supersession};
 pub use completion::{Completable, Matches, Narrowing, prefix_upper_bound};
 pub use decisions::{DecisionQuery, NewDecision, VerdictState};

@@ -75,8 +75,17 @@ impl InputFile {
             )
         };
         let file = File::open(path).map_err(cannot_read)?;
-        if file.metadata().map_err(cannot_read)?.is_file() {
+        let meta = file.metadata().map_err(cannot_read)?;
+        if meta.is_file() {
             return Ok(InputFile::Regular(file));
+        }
+        // Opened on Unix, but never read: not a pipe to copy, and not "line 1".
+        if meta.is_dir() {
+            return Err(fail!(
+                "{} is a directory: give the file `review-mcp export` wrote (export -o FILE), \
+                 not its folder; nothing was written",
+                path.display()
+            ));
         }
         let copy = unnamed_temporary().map_err(|e| {
             fail!(

@@ -32,15 +32,9 @@ impl NewDatabase {
         if !missing(&path) {
             return None;
         }
-        let mut dirs = Vec::new();
-        let mut dir = path.parent();
-        while let Some(d) = dir.filter(|d| missing(d)) {
-            dirs.push(d.to_path_buf());
-            dir = d.parent();
-        }
         Some(NewDatabase {
+            dirs: missing_dirs(path.parent()),
             path,
-            dirs,
             file: None,
         })
     }
@@ -56,6 +50,59 @@ impl NewDatabase {
     pub(super) fn keep(&mut self) {
         self.file = None;
         self.dirs.clear();
+    }
+}
+
+/// `dir` and the directories above it that do not exist, deepest first.
+fn missing_dirs(dir: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let mut dir = dir;
+    while let Some(d) = dir.filter(|d| missing(d)) {
+        dirs.push(d.to_path_buf());
+        dir = d.parent();
+    }
+    dirs
+}
+
+/// Removes `dirs` deepest first, each only while empty; one that holds anything now stays,
+/// and so do those above it.
+fn remove_empty(dirs: &[PathBuf]) {
+    for dir in dirs {
+        if fs::remove_dir(dir).is_err() {
+            break;
+        }
+    }
+}
+
+/// The folder a sync is to make, and the directories above it that are missing, removed
+/// again when the sync is refused (dropped while armed): a refused sync leaves no empty
+/// folder to be committed or taken for a synced one. Only empty directories go, so whatever
+/// was written there meanwhile stays.
+#[derive(Debug)]
+pub(super) struct NewFolder {
+    /// Deepest first; empty when the folder existed.
+    dirs: Vec<PathBuf>,
+}
+
+impl NewFolder {
+    /// Before the folder is made.
+    pub(super) fn before(dir: &Path) -> NewFolder {
+        NewFolder {
+            dirs: std::path::absolute(dir)
+                .map(|d| missing_dirs(Some(&d)))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The sync did its work: the folder stays.
+    pub(super) fn keep(&mut self) {
+        self.dirs.clear();
+    }
+}
+
+impl Drop for NewFolder {
+    fn drop(&mut self) {
+        remove_empty(&self.dirs);
     }
 }
 
@@ -79,12 +126,7 @@ impl Drop for NewDatabase {
                 log::warn!("cannot remove {}: {e}", Path::new(&name).display());
             }
         }
-        // Deepest first; one that holds anything else now stays, and so do those above it.
-        for dir in &self.dirs {
-            if fs::remove_dir(dir).is_err() {
-                break;
-            }
-        }
+        remove_empty(&self.dirs);
         log::info!(
             "database {} removed again: the command was refused and wrote nothing",
             self.path.display()

@@ -69,7 +69,7 @@ use super::folder::{
 };
 use super::history::{HISTORY_DIR, engineer_verdict_events, missing_files, read_history};
 use super::line::Schemas;
-use super::new_database::NewDatabase;
+use super::new_database::{NewDatabase, NewFolder};
 use super::owned;
 use super::saved;
 use super::{Action, Hash, Item, ItemKind, README, Result, classify};
@@ -178,6 +178,8 @@ pub fn run(
     refuse_database_inside(db, dir)?;
     refuse_inside_a_synced_folder(dir)?;
     let new_folder = fs::symlink_metadata(dir).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+    // A refused sync leaves no folder it made (dropped after the lock and the store).
+    let mut made = (!dry_run && new_folder).then(|| NewFolder::before(dir));
     if !dry_run {
         fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
     }
@@ -385,6 +387,9 @@ pub fn run(
             let _ = fs::remove_file(path);
         }
         return Err(e.into());
+    }
+    if let Some(m) = made.as_mut() {
+        m.keep();
     }
     if let Some(c) = created.as_mut() {
         c.keep();

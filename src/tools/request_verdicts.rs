@@ -828,7 +828,17 @@ impl OtherChannels {
 
 /// `review-mcp review --db PATH REVISION`, quoted for a POSIX shell, on one line.
 pub fn terminal_command(db: Option<&std::path::Path>, revision: Option<&str>) -> String {
-    let mut cmd = String::from("review-mcp review");
+    command_line("review", db, revision)
+}
+
+/// `review-mcp SUBCOMMAND --db PATH REVISION` (`FILE` without a revision), quoted for a
+/// POSIX shell, on one line.
+pub fn command_line(
+    subcommand: &str,
+    db: Option<&std::path::Path>,
+    revision: Option<&str>,
+) -> String {
+    let mut cmd = format!("review-mcp {subcommand}");
     if let Some(db) = db {
         cmd.push_str(" --db ");
         cmd.push_str(&shell_quote(&one_line(&db.to_string_lossy())));

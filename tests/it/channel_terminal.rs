@@ -301,3 +301,64 @@ fn a_carried_on_revision_points_to_the_later_one_with_this_database() -> Result<
     ensure!(shown.contains(&want), "wanted {want:?} in {shown}");
     Ok(())
 }
+
+/// Regression: `review-mcp review PART` on a part whose bytes changed since its review said
+/// "No decision is recorded at this revision." and exited 0, naming neither where the
+/// part's review is nor how to open it (`show_review` names what is stale). Given the part's
+/// file, it now names the file's other revisions with a review, what awaits the engineer
+/// there and the exact command for each (with this `--db`), and exits 1: nothing was
+/// reviewed. Given a revision with nothing decided, it says to check it or give the file.
+#[test]
+fn a_changed_part_names_the_revision_its_review_is_at_and_the_command() -> Result<()> {
+    let dir = TempDir::new("channel-terminal-elsewhere")?;
+    let db = dir.join("review.db");
+    let part = dir.join("bracket.step");
+    std::fs::write(&part, b"the part as it is now")?;
+    let uri = part.to_str().context("path")?;
+    let mut server = Server::start(&db)?;
+    let basis = json!([
+        {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"},
+        {"requirement": "Thread M6", "source": "model-pmi", "state": "unresolved",
+         "question": "cut or rolled?"}
+    ]);
+    server
+        .call(
+            "remember_decision",
+            json!({"artifact": artifact(SEED, uri), "subject": "bore", "disposition": "hold",
+                   "basis": basis}),
+        )?
+        .ok()?;
+    server.close()?;
+    let (shown, ok) = in_terminal(&db, Some("Ada"), uri, &[], "pty")?;
+    ensure!(!ok, "nothing was reviewed: exit 1: {shown}");
+    let now = format!(
+        "sha256:{}",
+        crate::support::sha256_hex(b"the part as it is now")
+    );
+    ensure!(
+        shown.contains(&format!(
+            "no decision is recorded at {now}, the revision of {uri}"
+        )),
+        "{shown}"
+    );
+    ensure!(
+        shown.contains(&format!("{} (last changed ", revision(SEED)))
+            && shown.contains("1 decision, 2 items awaiting your verdict"),
+        "{shown}"
+    );
+    let command = format!("review-mcp review --db {} {}", db.display(), revision(SEED));
+    ensure!(shown.contains(&command), "wanted {command:?} in {shown}");
+    ensure!(
+        shown.contains(&format!("carry_forward from {} to {now}", revision(SEED))),
+        "{shown}"
+    );
+    ensure!(!shown.contains("Verdict?"), "{shown}");
+
+    let (shown, ok) = in_terminal(&db, Some("Ada"), &revision("never reviewed"), &[], "pty")?;
+    ensure!(!ok, "{shown}");
+    ensure!(
+        shown.contains("check the revision and --db") && shown.contains("FILE"),
+        "{shown}"
+    );
+    Ok(())
+}

@@ -208,7 +208,19 @@ fn dash_as_a_file_exits_2_saying_files_are_paths() {
 fn output_dash_writes_to_stdout() {
     let dir = TempDir::new("output-dash").unwrap();
     let db = dir.join("r.db");
-    let revision = server_remembers_bore(&db).artifact.revision;
+    let record = server_remembers_bore(&db);
+    let revision = record.artifact.revision.clone();
+    // A decision too: a revision of notes only has no Form 3 (no row to list).
+    review_mcp::store::Store::open(&db)
+        .unwrap()
+        .remember_decision(&review_mcp::store::NewDecision {
+            artifact: record.artifact,
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![],
+        })
+        .unwrap();
     let db = db.to_str().unwrap();
     let plain = run(dir.path(), &["--db", db, "export"]);
     assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
@@ -1546,4 +1558,130 @@ fn success_lines_show_the_paths_they_name_escaped() {
     assert!(stdout(&outputs[0]).contains("e\\u{1b}[31mvil\\u{202e}\\u{200b}.db: ok"));
     assert!(stdout(&outputs[2]).contains("vil\\u{202e}\\u{200b}.jsonl: 1 lines"));
     assert!(stdout(&outputs[3]).contains(".bak: backup of "));
+}
+
+/// Regression: a directory given where `import` reads a file was read as a pipe and refused
+/// as "line 1: cannot be read: Is a directory", and one given where `backup` writes a file
+/// as "… exists; backup writes a new file only (remove it …)": neither said it is a
+/// directory, and the second advised removing it. Each now names the directory as such and
+/// what to give instead, and nothing is written.
+#[test]
+fn a_directory_given_as_a_file_is_named_as_one() {
+    let dir = TempDir::new("dir-as-file").unwrap();
+    let db = dir.join("r.db");
+    server_remembers_bore(&db);
+    fs::create_dir(dir.join("exports")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "exports"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("exports is a directory") && !err.contains("line 1"),
+        "{err}"
+    );
+    let o = run(dir.path(), &["--db", "r.db", "backup", "exports"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("exports is a directory") && !err.contains("remove it"),
+        "{err}"
+    );
+    assert_eq!(fs::read_dir(dir.join("exports")).unwrap().count(), 0);
+}
+
+/// Regression: `backup` into a folder whose name is not UTF-8 (`bad\xff/`, as a Linux file
+/// system allows) failed, "unable to open database: …/bad\u{fffd}/.b.db….tmp": the path
+/// was handed to SQLite's `VACUUM INTO` through a lossy UTF-8 conversion, naming another
+/// directory (and, were there one of that name, writing the copy there). The bytes of the
+/// path are handed over as they are.
+#[cfg(unix)]
+#[test]
+fn backup_into_a_folder_whose_name_is_not_utf8() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new("backup-not-utf8").unwrap();
+    let db = dir.join("r.db");
+    server_remembers_bore(&db);
+    let folder = dir.path().join(OsStr::from_bytes(b"bad\xff name"));
+    fs::create_dir(&folder).unwrap();
+    let target = folder.join("b.db");
+    let o = cmd(dir.path())
+        .args(["--db", "r.db", "backup"])
+        .arg(&target)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = cmd(dir.path())
+        .arg("--db")
+        .arg(&target)
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 records"), "{}", stdout(&o));
+    let names: Vec<_> = fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, [OsStr::new("b.db")], "no temporary file left");
+}
+
+/// `--help` said of `--db` "Parent directories are created" for every command; only serve,
+/// import and sync create a database. The others, given a path that names none, refuse
+/// (exit 1, naming it) and create nothing, neither file nor directory; the help says which.
+#[test]
+fn only_serve_import_and_sync_create_the_database() {
+    let dir = TempDir::new("db-created-by").unwrap();
+    let rev = format!("sha256:{}", "1".repeat(64));
+    for args in [
+        &["check"][..],
+        &["export"],
+        &["form3", &rev],
+        &["backup", "b.db"],
+        &["review", &rev],
+    ] {
+        let o = cmd(dir.path())
+            .args(["--db", "new/sub/r.db"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        // `review` first refuses the pipes it runs on here (tests/it/channel_terminal.rs
+        // runs it in a terminal).
+        assert!(
+            args[0] == "review" || stderr(&o).contains("new/sub/r.db"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+        assert!(!dir.join("new").exists(), "{args:?} created new/");
+    }
+    let help = stdout(&run(dir.path(), &["--help"]));
+    assert!(
+        help.contains("serve, import and sync create a missing file")
+            && help.contains("need an existing one and create nothing"),
+        "{help}"
+    );
+}
+
+/// Regression: with stderr closed (`review-mcp frm3 2>&1 | head -1`, once `head` has its
+/// line) a usage error or a failure panicked printing its message ("failed printing to
+/// stderr"), and the exit status was 101, not 2 or 1: a script could not tell a mistyped
+/// command from a crash. The message is lost, the exit status stands.
+#[test]
+fn a_closed_stderr_keeps_the_exit_status() {
+    let dir = TempDir::new("closed-stderr").unwrap();
+    for (args, code) in [
+        (&["frm3", "x"][..], 2),
+        (&["--db", "missing.db", "check"], 1),
+        (&["form3", "sha256:nothex"], 1),
+    ] {
+        let mut child = cmd(dir.path())
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{args:?}");
+    }
 }

@@ -564,6 +564,31 @@ fn read_only_commands_do_not_upgrade_an_older_file() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `form3` of a revision with no decision, in a file of an older schema (read through an
+/// upgraded private copy), names the file itself in its message, never the private copy,
+/// which is gone once the command ends.
+#[test]
+fn form3_with_nothing_decided_names_the_older_file_not_its_private_copy() -> anyhow::Result<()> {
+    let dir = TempDir::new("ro-old-form3")?;
+    let db = dir.join("review.db");
+    {
+        let conn = rusqlite::Connection::open(&db)?;
+        conn.execute_batch(OLD_V1)?;
+    }
+    let rev = format!("sha256:{}", "9".repeat(64));
+    let o = run_cli(&db, &["form3", &rev])?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    anyhow::ensure!(o.status.code() == Some(1), "{err}");
+    anyhow::ensure!(
+        err.contains(&format!(
+            "no decision is recorded at {rev} in {}:",
+            db.display()
+        )),
+        "{err}"
+    );
+    Ok(())
+}
+
 /// A schema-version-1 file with one feature, as review-mcp 0.1.0 wrote before schema 2.
 const OLD_V1: &str = include_str!("../fixtures/schema_v1.sql");
 

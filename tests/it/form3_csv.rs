@@ -202,10 +202,18 @@ fn form3_command_and_resource_give_one_strict_csv() {
     let o = run(dir.path(), &["--db", "r.db", "form3", &r1, "-o", "f3.csv"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stdout.is_empty());
-    assert_eq!(fs::read(dir.path().join("f3.csv")).unwrap(), bytes);
+    // The file is for a spreadsheet: a UTF-8 byte-order mark first (Excel on Windows reads
+    // a .csv without one in the ANSI code page: "Ã˜" for "Ø"), then the very bytes of
+    // stdout, which has none (pipes, programs, the resource's bytes).
+    let file = fs::read(dir.path().join("f3.csv")).unwrap();
+    assert_eq!(file[..3], [0xEF, 0xBB, 0xBF], "a BOM opens the -o file");
+    assert_eq!(file[3..], bytes[..]);
+    let o = run(dir.path(), &["--db", "r.db", "form3", &r1, "-o", "-"]);
+    assert_eq!(o.stdout, bytes, "-o - is stdout: no BOM");
 
     let text = String::from_utf8(bytes.clone()).unwrap();
     assert!(!text.starts_with('\u{FEFF}'));
+    assert!(text.contains("Wall ≥ 2 mm"));
     let records = parse_csv(&text).unwrap();
     for r in &records {
         assert_eq!(r.len(), COLUMNS, "{r:?}");
@@ -326,6 +334,7 @@ fn form3_command_and_resource_give_one_strict_csv() {
         assert_eq!(content["mimeType"], "text/csv");
         assert_eq!(content["uri"], uri);
         let cut = content["text"].as_str().unwrap();
+        assert!(!cut.starts_with('\u{FEFF}'), "no BOM for a model");
         let parsed = parse_csv(cut).unwrap();
         assert!(
             parsed[8][1].starts_with("3 of 5: truncated to fit one answer; run `review-mcp form3 "),
@@ -439,7 +448,7 @@ fn form3_output_refuses_links_and_leaves_nothing_partial() {
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("nothing is recorded for"),
+        stderr(&o).contains("no decision is recorded at"),
         "{}",
         stderr(&o)
     );
@@ -744,4 +753,138 @@ fn form3_of_the_parts_file_is_the_form3_of_its_revision() {
         err.contains(&hashed) && err.contains("changed.step"),
         "{err}"
     );
+}
+
+/// The formula rule holds in every column a stored string reaches, not only the requirement
+/// and the evidence: the faces, the verdict's reason and author, the subject, disposition,
+/// source detail and question (in the comments), the part file's URI; each starting with one
+/// of `=` `+` `-` `@` TAB CR. Every cell of the command's stdout and of its `-o` file (after
+/// the byte-order mark) is parsed and none starts a formula.
+#[test]
+fn no_column_a_stored_string_reaches_starts_a_formula() {
+    let dir = TempDir::new("form3-formulas").unwrap();
+    let h = "=HYPERLINK(\"http://evil\",\"x\")";
+    let line = json!({"decision": {
+        "id": "dec_00000000000000e5", "subject": format!("-{h}"), "disposition": format!("@{h}"),
+        "basis": [
+            {"requirement": format!("+{h}"), "source": "drawing", "sourceDetail": format!("={h}"),
+             "evidence": format!("\t{h}"), "question": format!("\r{h}"), "state": "satisfied",
+             "faces": [format!("={h}"), "@x"],
+             "verdict": {"judgement": "accepted", "reason": h, "via": "elicitation",
+                         "author": format!(" {h}"), "at": "2026-01-01T00:00:05.000Z"}},
+            {"requirement": "-0.02 mm", "source": "drawing", "state": "violated", "faces": ["-1"],
+             "verdict": {"judgement": "rejected", "via": "app", "author": "\t=1+1",
+                         "at": "2026-01-01T00:00:05.000Z"}}
+        ],
+        "artifact": {"revision": rev(5), "format": "step", "uri": "file:///=cmd%7C'/C%20calc'!A0"},
+        "created_at": "2026-01-01T00:00:01.000Z", "updated_at": "2026-01-01T00:00:01.000Z"}});
+    fs::write(dir.path().join("in.jsonl"), format!("{line}\n")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(
+        dir.path(),
+        &["--db", "r.db", "form3", &rev(5), "-o", "f.csv"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let file = fs::read(dir.path().join("f.csv")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "form3", &rev(5)]);
+    assert_eq!(file[3..], o.stdout[..]);
+    let records = parse_csv(&String::from_utf8(o.stdout).unwrap()).unwrap();
+    assert_eq!(
+        records.len(),
+        HEADER_LINES + 1 + 2,
+        "one row per requirement"
+    );
+    for r in &records {
+        assert_eq!(r.len(), COLUMNS);
+        for cell in r {
+            assert!(!formula_start(cell), "formula cell {cell:?}");
+        }
+    }
+    let rows = &records[HEADER_LINES + 1..];
+    assert_eq!(rows[0][1], format!("'={h}, @x"));
+    assert_eq!(rows[0][13], format!("' {h}"));
+    assert_eq!(rows[1][3], "'-0.02 mm");
+    assert_eq!(rows[1][1], "'-1");
+    assert_eq!(rows[1][13], "\\u{9}=1+1");
+}
+
+/// Regression: `form3 PART` on a part changed since its review said "nothing is recorded for
+/// sha256:… (… reviewed at another revision, it changed since: give that revision)" without
+/// naming that revision; and a revision holding notes but no decision gave a form of no rows,
+/// exit 0. Now both are exit status 1 with nothing on stdout, and given the part's file the
+/// message names the file's revisions with a review, newest first, each with its command.
+#[test]
+fn form3_of_a_changed_part_names_the_revisions_its_review_is_at() {
+    let dir = TempDir::new("form3-elsewhere").unwrap();
+    let part = dir.path().join("bracket.step");
+    fs::write(&part, b"bracket, as it is now").unwrap();
+    let uri = review_mcp::review::absolute_path_as_uri(&part).unwrap();
+    let now = format!("sha256:{}", sha256_hex(b"bracket, as it is now"));
+    let decision = |id: &str, revision: &str, at: &str| {
+        json!({"decision": {
+            "id": id, "subject": "bore", "disposition": "hold",
+            "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"},
+                      {"requirement": "Thread", "source": "drawing", "state": "unresolved",
+                       "question": "M6?"}],
+            "artifact": {"revision": revision, "format": "step", "uri": uri},
+            "created_at": at, "updated_at": at}})
+    };
+    let lines = [
+        decision("dec_00000000000000e1", &rev(1), "2026-01-01T00:00:00.000Z"),
+        decision("dec_00000000000000e2", &rev(2), "2026-02-01T00:00:00.000Z"),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(dir.path().join("in.jsonl"), text).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let o = run(dir.path(), &["--db", "r.db", "form3", "bracket.step"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "no decision is recorded at {now}, the revision of bracket.step"
+        )),
+        "{err}"
+    );
+    let db = dir.path().join("r.db");
+    let (first, second) = (
+        err.find(&format!(
+            "review-mcp form3 --db {} {}",
+            db.display(),
+            rev(2)
+        )),
+        err.find(&format!(
+            "review-mcp form3 --db {} {}",
+            db.display(),
+            rev(1)
+        )),
+    );
+    assert!(
+        matches!((first, second), (Some(a), Some(b)) if a < b),
+        "both revisions, newest first, with the command: {err}"
+    );
+    assert!(
+        err.contains("1 decision, 2 items awaiting your verdict"),
+        "{err}"
+    );
+
+    // A note at the part's revision now, and no decision: no form of no rows.
+    let c = review_mcp::store::Store::open(&dir.path().join("r.db"));
+    let mut client = Client::new(c.unwrap(), Era::V2025_11_25);
+    client.ok(
+        "remember",
+        json!({"artifact": art_uri(&now, part.to_str().unwrap()), "entity_ids": ["face:1"],
+               "id_scheme": "opaque", "note": "looked at it"}),
+    );
+    drop(client);
+    let o = run(
+        dir.path(),
+        &["--db", "r.db", "form3", "bracket.step", "-o", "f.csv"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!dir.path().join("f.csv").exists());
+    assert!(stderr(&o).contains(&rev(2)), "{}", stderr(&o));
 }

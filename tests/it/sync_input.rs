@@ -916,6 +916,28 @@ fn a_refused_import_or_sync_leaves_no_new_database() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Regression: `sync NEW/DIR` made the folder (and the directories above it) before it
+/// opened the database, so a sync refused there (a file that is not a database, one that
+/// cannot be written) left an empty `NEW/DIR` behind, to be committed or mistaken for a
+/// synced folder. A refused sync leaves no folder it made; an existing one stays.
+#[test]
+fn a_sync_refused_at_the_database_leaves_no_new_folder() -> anyhow::Result<()> {
+    let dir = TempDir::new("refused-new-folder")?;
+    let db = dir.join("not-a.db");
+    std::fs::write(&db, "not a database\n")?;
+    let folder = dir.join("new/sub/review");
+    refused(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(!dir.join("new").exists(), "left {}", folder.display());
+    std::fs::create_dir(dir.join("kept"))?;
+    refused(review_mcp(
+        &db,
+        &["sync", &dir.join("kept/review").to_string_lossy()],
+    )?)?;
+    ensure!(dir.join("kept").is_dir(), "an existing directory stays");
+    ensure!(!dir.join("kept/review").exists(), "left kept/review");
+    Ok(())
+}
+
 /// Regression: sync's own files checked out with CRLF line endings (git's
 /// `core.autocrlf=true` on Windows) were not recognised: the id file (`ID\r\n`) refused
 /// every sync as "does not hold a folder id", and the README was rewritten by every sync.
