@@ -654,8 +654,12 @@ fn sync_refusals_of_its_own_files_say_how_to_fix_them() -> anyhow::Result<()> {
     let dir = tmp.path();
     let db = dir.join("a.db");
     import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
-    let folder = dir.join("review");
-    sync(&db, &folder)?;
+    let synced = dir.join("review");
+    sync(&db, &synced)?;
+    // Each case plants in a copy: the folder itself moved away, so the copy is the folder
+    // moved, not a second folder holding its id (which sync refuses before anything else).
+    let folder = dir.join("original");
+    std::fs::rename(&synced, &folder)?;
     type Plant = fn(&Path) -> std::io::Result<()>;
     let cases: [(&str, Plant, &str); 5] = [
         (
