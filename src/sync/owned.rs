@@ -1,6 +1,7 @@
 //! What a sync owns in its folder and how it holds it: the folder's lock (two syncs of one
-//! folder never run at once), its id file (the folder's identity, which travels with git), its
-//! README (never a file sync did not write), its `.gitattributes` (the merge driver's
+//! folder never run at once), its id file (the folder's identity, which travels with git, and
+//! where a database last synced it: a copy elsewhere still holding the id is told from a move),
+//! its README (never a file sync did not write), its `.gitattributes` (the merge driver's
 //! attribute, which moves with the folder), the temporaries an interrupted sync left, and the
 //! test hook that stops a sync at a given step.
 

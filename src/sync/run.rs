@@ -9,7 +9,9 @@
 //!    written: a README.md it did not write, or an id file that is not one, refuses the sync.
 //!    The folder's state in the database is keyed by its id (`.review-mcp-folder`, written at
 //!    its first sync), which travels with git; bases still keyed by the folder's path
-//!    (written before the id file existed) are adopted;
+//!    (written before the id file existed) are adopted. Another directory where this database
+//!    last synced that id and that still holds it refuses the sync (`owned::place`: one is a
+//!    copy of the other); a place gone, or holding no id or another, is the folder moved;
 //! 1. without the write lock (under a read snapshot), the folder is read: every file of
 //!    `history/` is read and checked (`history::read_history`: an event file named by its
 //!    sealed event's id, by the same rules as an item file), then every entry of
