@@ -4,50 +4,15 @@
 //! folder moved (its old place gone, or no longer holding the id) goes on; a link to the same
 //! folder is the same folder; a copy synced with a database of its own is the normal case.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use anyhow::ensure;
 
 use crate::support::TempDir;
-use crate::support::client::binary;
 use crate::support::git::git_ok;
-
-const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
-const T1: &str = "2026-01-01T00:00:00.000Z";
-
-fn review_mcp(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
-    Ok(Command::new(binary())
-        .arg("--db")
-        .arg(db)
-        .args(args)
-        .env("MCP_LOG_LEVEL", "warn")
-        .output()?)
-}
-
-fn ok(out: Output) -> anyhow::Result<String> {
-    ensure!(
-        out.status.success(),
-        "failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// A refused run: what it said on stderr (it must have failed).
-fn refused(out: Output) -> anyhow::Result<String> {
-    ensure!(
-        !out.status.success(),
-        "expected a refusal, the run succeeded: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    Ok(String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
-fn sync(db: &Path, folder: &Path) -> anyhow::Result<String> {
-    ok(review_mcp(db, &["sync", &folder.to_string_lossy()])?)
-}
+use crate::sync_input::refused;
+use crate::sync_state::{T1, copy_tree, export, feature, files, import, ok, review_mcp, sync};
 
 fn sync_output(db: &Path, folder: &Path, dry_run: bool) -> anyhow::Result<Output> {
     let folder = folder.to_string_lossy();
@@ -58,59 +23,15 @@ fn sync_output(db: &Path, folder: &Path, dry_run: bool) -> anyhow::Result<Output
     review_mcp(db, args)
 }
 
-fn feature(id: &str, name: &str) -> String {
-    format!(
-        r#"{{"record":{{"id":"{id}","kind":"feature","name":"{name}","note":"n","tags":[],"entity_ids":[],"id_scheme":"opaque","artifact":{{"revision":"{REV}","format":"step","uri":"file:///w/p.step"}},"created_at":"{T1}","updated_at":"{T1}"}}}}"#
-    )
-}
-
 /// A database holding two features, `rec_1` and `rec_2`.
-fn database(dir: &Path) -> anyhow::Result<PathBuf> {
+fn database(dir: &Path) -> anyhow::Result<std::path::PathBuf> {
     let db = dir.join("r.db");
-    let file = dir.join("import.jsonl");
-    std::fs::write(
-        &file,
-        [feature("rec_1", "bore"), feature("rec_2", "slot")].join("\n"),
-    )?;
-    ok(review_mcp(&db, &["import", &file.to_string_lossy()])?)?;
+    let lines = [
+        feature("rec_1", "bore", "n", T1),
+        feature("rec_2", "slot", "n", T1),
+    ];
+    import(dir, &db, &lines)?;
     Ok(db)
-}
-
-fn export(db: &Path) -> anyhow::Result<String> {
-    ok(review_mcp(db, &["export"])?)
-}
-
-/// `cp -r from to` (regular files and directories only, as sync writes them).
-fn copy_dir(from: &Path, to: &Path) -> anyhow::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for e in std::fs::read_dir(from)? {
-        let e = e?;
-        let target = to.join(e.file_name());
-        if e.file_type()?.is_dir() {
-            copy_dir(&e.path(), &target)?;
-        } else {
-            std::fs::copy(e.path(), &target)?;
-        }
-    }
-    Ok(())
-}
-
-/// Every file under `dir` with its bytes, sorted.
-fn files(dir: &Path) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d)? {
-            let p = e?.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push((p.clone(), std::fs::read(&p)?));
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }
 
 /// The refusal names both folders (as the system resolves them), the database fix and the
@@ -187,7 +108,7 @@ fn sync_a_copied_folder_is_refused_until_the_original_lets_it_go() -> anyhow::Re
     let original = dir.join("original/review");
     sync(&db, &original)?;
     let copy = dir.join("copy/review");
-    copy_dir(&original, &copy)?;
+    copy_tree(&original, &copy)?;
     std::fs::remove_file(copy.join("records/rec_2.json"))?;
     let said = refused(sync_output(&db, &copy, false)?)?;
     names_both(&said, &copy, &original)?;
@@ -220,7 +141,7 @@ fn sync_of_a_copy_while_the_original_is_unmounted_names_it_and_the_return_is_ref
     let original = drive.join("review");
     sync(&db, &original)?;
     let copy = dir.join("home/review");
-    copy_dir(&original, &copy)?;
+    copy_tree(&original, &copy)?;
     let old = std::fs::canonicalize(&original)?;
     std::fs::rename(&drive, dir.join("unmounted"))?;
     let plan = ok(sync_output(&db, &copy, true)?)?;
@@ -255,7 +176,7 @@ fn sync_a_database_copied_with_its_folder_syncs_each_pair() -> anyhow::Result<()
     let second = dir.join("second");
     std::fs::create_dir(&second)?;
     std::fs::copy(&db, second.join("r.db"))?;
-    copy_dir(&first.join("review"), &second.join("review"))?;
+    copy_tree(&first.join("review"), &second.join("review"))?;
     std::fs::remove_file(second.join("review/records/rec_2.json"))?;
     let out = sync(&second.join("r.db"), &second.join("review"))?;
     assert!(
@@ -313,7 +234,7 @@ fn sync_with_a_database_from_before_the_check_upgrades_and_then_refuses_a_copy()
         "{out}"
     );
     let copy = dir.join("copy/review");
-    copy_dir(&folder, &copy)?;
+    copy_tree(&folder, &copy)?;
     let said = refused(sync_output(&db, &copy, false)?)?;
     names_both(&said, &copy, &folder)?;
     ok(review_mcp(&db, &["check"])?)?;

@@ -94,7 +94,7 @@ fn ok(out: Output) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn refused(out: Output) -> anyhow::Result<String> {
+pub(crate) fn refused(out: Output) -> anyhow::Result<String> {
     ensure!(
         !out.status.success(),
         "succeeded: {}",
