@@ -14,6 +14,7 @@ use review_mcp::text::escape_controls;
 pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     let Outcome {
         new_folder,
+        moved_from,
         counts,
         plan,
         saved,
@@ -36,6 +37,16 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
                 "made the folder {dir}: it did not exist (if the name is mistyped, delete it and sync the right one)"
             ),
         };
+    }
+    if let Some(old) = moved_from {
+        let _ = writeln!(
+            out,
+            "{} the folder as moved from {}: this database last synced it there, and that \
+             place no longer holds its id (moved, renamed or not mounted; if it is a copy on a \
+             drive not mounted now, sync that copy with a database of its own)",
+            if dry_run { "would sync" } else { "synced" },
+            escape_controls(&old.display().to_string())
+        );
     }
     for c in bounded(&counts.clock, counts.clock.len()) {
         let _ = writeln!(out, "clock: {}", escape_controls(&c));

@@ -344,6 +344,25 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
     }
 
+    /// A schema-14 file that synced a folder upgrades to 15 keeping the folder's bases, with
+    /// no place recorded for it yet (its next sync records one), and passes the check.
+    #[test]
+    fn v14_file_upgrades_keeping_sync_bases() {
+        let conn = at_version(14);
+        conn.execute_batch(
+            "INSERT INTO sync_bases (folder, kind, id, hash, body) \
+             VALUES ('0123456789abcdef', 'record', 'rec_a', x'00', '{}');",
+        )
+        .unwrap();
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
+        let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(count("SELECT count(*) FROM sync_bases"), 1);
+        assert_eq!(count("SELECT count(*) FROM sync_folders"), 0);
+        let mut store = Store::from_connection(conn).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        assert!(store.check().unwrap().is_empty());
+    }
+
     /// Issue 27: a schema-9 file (features, a decision with the engineer's verdict) upgrades
     /// to 10 keeping everything, every item stated at its own revision; after the upgrade a
     /// carried feature and what its old revision said of it share a name, and a remember of

@@ -6,8 +6,9 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1` (after the columns
 /// [`COLUMNS_BEFORE`] lists for it). Never edit a shipped entry; add a new one.
-pub(super) const MIGRATIONS: &[&str] =
-    &[V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14];
+pub(super) const MIGRATIONS: &[&str] = &[
+    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15,
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -428,6 +429,22 @@ CREATE INDEX IF NOT EXISTS decisions_current ON decisions (locator, subject, cre
 const V14: &str = r#"
 DROP INDEX IF EXISTS decisions_current;
 CREATE INDEX IF NOT EXISTS decisions_newest ON decisions (locator, subject, created_at, id);
+"#;
+
+/// Where this database last synced each folder (`review-mcp sync`): per folder id, the
+/// folder's canonical path and the database's own when it synced it, each as the system's
+/// bytes. A sync of a folder whose id this database, at the same path, last synced at another
+/// path that still holds that id (a second clone or `git worktree`, a copied folder) is
+/// refused: synced in turn, each would delete from the database what the other lacks. A row
+/// written under another database path is a copy's of the database (the database and its
+/// folder copied together), and counts for nothing. Nothing is recorded for a folder until its
+/// next sync. Every statement may run twice.
+const V15: &str = r#"
+CREATE TABLE IF NOT EXISTS sync_folders (
+    folder   TEXT PRIMARY KEY,
+    path     BLOB NOT NULL,
+    database BLOB NOT NULL
+) WITHOUT ROWID;
 "#;
 
 /// The upgrade after which [`rebuild_text_indexes`] runs: schema version 2 keys records by

@@ -274,6 +274,30 @@ impl<'a> SyncTx<'a> {
             .query_row([&self.folder], |r| r.get(0))?)
     }
 
+    /// Where this database, at the path `database`, last synced this folder (its canonical
+    /// path as the system's bytes): `None` before its first sync with this database since
+    /// schema version 15, or when the database was then at another path (a copy of it).
+    pub fn last_path(&self, database: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT path FROM sync_folders WHERE folder = ?1 AND database = ?2")?
+            .query_row(params![self.folder, database], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Remembers `path` as where this database, at the path `database`, last synced this
+    /// folder.
+    pub fn set_path(&self, path: &[u8], database: &[u8]) -> Result<(), StoreError> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO sync_folders (folder, path, database) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (folder) DO UPDATE SET path = excluded.path, \
+                 database = excluded.database",
+            )?
+            .execute(params![self.folder, path, database])?;
+        Ok(())
+    }
+
     /// Takes over the bases (and journal rows) kept under `legacy`, the folder's absolute path
     /// (how versions before schema 9 keyed a folder), when the folder's id holds none: a
     /// folder synced before it had an id file keeps its state. Returns how many bases moved.

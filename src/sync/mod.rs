@@ -22,10 +22,11 @@
 //! an item file and an event must be: the import rules), `import.rs` (an export file read back),
 //! `merge.rs` (the rule for an item changed on both sides), `run.rs` (one sync, in order),
 //! `folder.rs` (the folder's files read and written, `merge_files`), `apply.rs` (the plan
-//! acted on, the journal), `owned.rs` (the lock, the id file, the README, the test hook),
-//! `history.rs` (the history files read and the missing ones found), `new_database.rs` (a
-//! database a refused import or sync created, removed again), `saved.rs` (the items a sync
-//! deletes from the database, named and saved beside it to be imported back).
+//! acted on, the journal), `owned.rs` (the lock, the id file and where a database last synced
+//! the folder, the README, the test hook), `history.rs` (the history files read and the missing
+//! ones found), `new_database.rs` (a database a refused import or sync created, removed
+//! again), `saved.rs` (the items a sync deletes from the database, named and saved beside it
+//! to be imported back).
 
 /// A [`Error`] from a message, as `format!` takes it.
 macro_rules! fail {

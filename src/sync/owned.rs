@@ -1,6 +1,7 @@
 //! What a sync owns in its folder and how it holds it: the folder's lock (two syncs of one
-//! folder never run at once), its id file (the folder's identity, which travels with git), its
-//! README (never a file sync did not write), its `.gitattributes` (the merge driver's
+//! folder never run at once), its id file (the folder's identity, which travels with git, and
+//! where a database last synced it: a copy elsewhere still holding the id is told from a move),
+//! its README (never a file sync did not write), its `.gitattributes` (the merge driver's
 //! attribute, which moves with the folder), the temporaries an interrupted sync left, and the
 //! test hook that stops a sync at a given step.
 
@@ -229,6 +230,74 @@ pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
     Ok(Some(id.to_string()))
 }
 
+/// Where a database last synced a folder id, met with where the folder is now.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Place {
+    /// The same place (or the same directory by another name: a link, a bind mount), or the
+    /// first sync of this id with this database.
+    Same,
+    /// The last place no longer holds this folder (gone, unmounted, holding no id file or
+    /// another id): the folder moved from there.
+    Moved(PathBuf),
+    /// The last place is another directory that still holds this folder id: one of the two
+    /// is a copy of the other (a second clone or `git worktree`, a copied folder).
+    Copy(PathBuf),
+}
+
+/// Where the folder `folder` (a canonical path) holding the id `id` stands to `last`, the
+/// path this database last synced that id at ([`path_bytes`]). Reads the id file at `last`
+/// when it differs; one that cannot be read there is no longer this folder.
+pub(super) fn place(folder: &Path, id: &str, last: Option<&[u8]>) -> Place {
+    let Some(last) = last.filter(|l| *l != path_bytes(folder)) else {
+        return Place::Same;
+    };
+    let old = path_of(last);
+    if same_directory(&old, folder) {
+        return Place::Same;
+    }
+    match folder_id(&old) {
+        Ok(Some(held)) if held == id => Place::Copy(old),
+        _ => Place::Moved(old),
+    }
+}
+
+/// Whether `a` and `b` are one directory by whatever names (a link, a bind mount): the same
+/// device and inode where the system tells them, else the same resolved path; `false` when
+/// either is missing.
+pub(super) fn same_directory(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (fs::metadata(a), fs::metadata(b)) {
+            (Ok(a), Ok(b)) => a.is_dir() && a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y && x.is_dir())
+    }
+}
+
+/// A path as the bytes the database keeps for it (the system's own, so a name that is not
+/// UTF-8 is kept exactly).
+pub(super) fn path_bytes(path: &Path) -> Vec<u8> {
+    path.as_os_str().as_encoded_bytes().to_vec()
+}
+
+/// The path [`path_bytes`] kept.
+fn path_of(bytes: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
 /// `merge-file` on a file sync owns, changed on both sides: two folder ids (two clones each
 /// ran a first sync before either pushed) or two READMEs of sync's own (two versions of
 /// review-mcp). Either is right, so ours is kept: the database that synced under the other id
@@ -360,6 +429,41 @@ pub(super) fn step(what: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A folder id last synced elsewhere: a copy while that place holds the same id (the same
+    /// directory by another name is the folder itself), moved when the place is gone or holds
+    /// no id or another one.
+    #[test]
+    fn the_last_place_tells_a_copy_from_a_move() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-place-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let (here, there) = (dir.join("here"), dir.join("there"));
+        fs::create_dir_all(&here).unwrap();
+        fs::create_dir_all(&there).unwrap();
+        let id = "0123456789abcdef";
+        fs::write(here.join(ID_FILE), format!("{id}\n")).unwrap();
+        let last = path_bytes(&there);
+        assert_eq!(place(&here, id, None), Place::Same);
+        assert_eq!(place(&here, id, Some(&path_bytes(&here))), Place::Same);
+        let moved = Place::Moved(there.clone());
+        assert_eq!(place(&here, id, Some(&last)), moved, "no id file there");
+        fs::write(there.join(ID_FILE), "fedcba9876543210\n").unwrap();
+        assert_eq!(place(&here, id, Some(&last)), moved, "another id there");
+        fs::write(there.join(ID_FILE), format!("{id}\r\n")).unwrap();
+        assert_eq!(place(&here, id, Some(&last)), Place::Copy(there.clone()));
+        let gone = dir.join("gone");
+        assert_eq!(
+            place(&here, id, Some(&path_bytes(&gone))),
+            Place::Moved(gone)
+        );
+        #[cfg(unix)]
+        {
+            let link = dir.join("link");
+            std::os::unix::fs::symlink(&here, &link).unwrap();
+            assert_eq!(place(&here, id, Some(&path_bytes(&link))), Place::Same);
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     /// Regression: every `.X.tmp` in the folder was taken for a temporary of an interrupted
     /// sync and deleted (a user's `.notes.tmp`); only sync's own pattern is.

@@ -9,7 +9,9 @@
 //!    written: a README.md it did not write, or an id file that is not one, refuses the sync.
 //!    The folder's state in the database is keyed by its id (`.review-mcp-folder`, written at
 //!    its first sync), which travels with git; bases still keyed by the folder's path
-//!    (written before the id file existed) are adopted;
+//!    (written before the id file existed) are adopted. Another directory where this database
+//!    last synced that id and that still holds it refuses the sync (`owned::place`: one is a
+//!    copy of the other); a place gone, or holding no id or another, is the folder moved;
 //! 1. without the write lock (under a read snapshot), the folder is read: every file of
 //!    `history/` is read and checked (`history::read_history`: an event file named by its
 //!    sealed event's id, by the same rules as an item file), then every entry of
@@ -133,6 +135,10 @@ pub struct Outcome {
     /// DIR did not exist: this sync made it (a dry run: would make it). Said first, so a
     /// mistyped name is seen before it is committed.
     pub new_folder: bool,
+    /// Where this database last synced the folder, when that place no longer holds it (gone,
+    /// unmounted, holding no id or another one): the folder moved from there, and its state
+    /// goes on here. Said next, so a copy synced while its original is unmounted is seen.
+    pub moved_from: Option<std::path::PathBuf>,
     pub counts: Counts,
     /// The plan, one line per change (`write records/<id>.json`, …), as `--dry-run` prints it.
     pub plan: Vec<String>,
@@ -228,6 +234,21 @@ pub fn run(
     let run = owned::new_token(&folder);
     // A folder last synced by a version that keyed it by its path keeps its bases.
     let legacy = folder.to_str();
+    // Where this database last synced the folder's id: another directory that still holds
+    // the id is a copy (a second clone or `git worktree`, a copied folder), and the two synced
+    // in turn would each delete from the database what the other lacks. Judged before the
+    // lock (it reads the id file there), and confirmed under it. What a copy of the database
+    // (at another path) recorded is the original's, and counts for nothing.
+    let database = owned::path_bytes(&resolved(db)?);
+    let last = match new_id {
+        true => None,
+        false => store.sync_snapshot(&id, legacy)?.last_path(&database)?,
+    };
+    let moved_from = match owned::place(&folder, &id, last.as_deref()) {
+        owned::Place::Same => None,
+        owned::Place::Moved(old) => Some(old),
+        owned::Place::Copy(old) => return Err(copy_refused(&folder, &old, &id)),
+    };
     // The folder is untrusted input: every file of it is read (regular files only, bounded),
     // hashed and, when it differs from its base and the database, validated before the write
     // lock is taken, so a slow or hostile folder never holds servers' writes up. Under the
@@ -286,6 +307,17 @@ pub fn run(
             }
         }
     };
+    let here = owned::path_bytes(&folder);
+    if last.as_deref() != Some(here.as_slice()) {
+        if tx.last_path(&database)? != last {
+            return Err(fail!(
+                "another folder holding the folder id {id} ({}) was synced with this database \
+                 while this sync ran; nothing was changed: run sync again",
+                owned::ID_FILE
+            ));
+        }
+        tx.set_path(&here, &database)?;
+    }
     let unfinished = overlay(&tx, &mut entries)?;
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
@@ -360,6 +392,7 @@ pub fn run(
         drop(tx);
         return Ok(Outcome {
             new_folder,
+            moved_from,
             counts,
             plan: lines,
             saved: None,
@@ -423,10 +456,27 @@ pub fn run(
     counts.changed_meanwhile = left;
     Ok(Outcome {
         new_folder,
+        moved_from,
         counts,
         plan: lines,
         saved,
     })
+}
+
+/// Why a folder whose id this database last synced at `old`, another directory that still
+/// holds it, is refused, and the two ways out.
+fn copy_refused(folder: &Path, old: &Path, id: &str) -> super::Error {
+    let (new, old, file) = (shown(folder), shown(old), owned::ID_FILE);
+    fail!(
+        "{new} and {old} both hold the folder id {id} ({file}): one is a copy of the other (a \
+         second clone or a `git worktree` of the repository, a copied or restored folder), and \
+         this database last synced the folder at {old}. Synced in turn with one database, each \
+         would delete from it what the other lacks; nothing was changed. To review {new} apart \
+         (another branch, another copy), sync it with a database of its own: review-mcp --db \
+         OTHER.db sync {new} (and serve OTHER.db to the assistant working there). If {new} \
+         replaces {old} (an old copy you no longer sync), delete {old}/{file} (or {old} \
+         itself), then sync again: {new} goes on as the folder moved"
+    )
 }
 
 /// Refuses a database inside the folder it would sync (`--db review/review.db sync review`):
@@ -454,22 +504,9 @@ fn refuse_database_inside(db: &Path, dir: &Path) -> Result<()> {
 /// Whether a directory above `path` is the directory `dir` (the same device and inode), where
 /// the system tells them; `false` when `dir` does not exist yet.
 fn same_directory_above(path: &Path, dir: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        let Ok(d) = fs::metadata(dir) else {
-            return false;
-        };
-        path.ancestors()
-            .skip(1)
-            .filter_map(|a| fs::metadata(a).ok())
-            .any(|m| m.is_dir() && m.dev() == d.dev() && m.ino() == d.ino())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (path, dir);
-        false
-    }
+    path.ancestors()
+        .skip(1)
+        .any(|a| owned::same_directory(a, dir))
 }
 
 /// Refuses a DIR inside a folder that sync keeps (`sync review/records`, a completion one

@@ -38,6 +38,7 @@ mod simplify_review;
 mod sizing_bounds;
 mod sizing_items;
 mod stress;
+mod sync_copies;
 mod sync_folder;
 mod sync_input;
 mod sync_servers;

@@ -94,7 +94,7 @@ fn ok(out: Output) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn refused(out: Output) -> anyhow::Result<String> {
+pub(crate) fn refused(out: Output) -> anyhow::Result<String> {
     ensure!(
         !out.status.success(),
         "succeeded: {}",
@@ -788,8 +788,11 @@ fn sync_bounds_what_it_reads_of_the_folder_in_all() -> anyhow::Result<()> {
     let dir = TempDir::new("sync-read-budget")?;
     let db = dir.join("a.db");
     import(&dir, &db, &[feature("rec_1", "bore", None, T1)])?;
-    let folder = dir.join("review");
-    ok(sync(&db, &folder)?)?;
+    ok(sync(&db, &dir.join("review"))?)?;
+    // Each case is a copy: the folder itself moved away, so the copy is the folder moved, not
+    // a second folder holding its id (which sync refuses before reading it).
+    let folder = dir.join("original");
+    std::fs::rename(dir.join("review"), &folder)?;
     let before = ok(review_mcp(&db, &["export"])?)?;
     for sub in ["history", "records"] {
         let work = dir.join(&format!("work-{sub}"));

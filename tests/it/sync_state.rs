@@ -13,11 +13,11 @@ use crate::support::TempDir;
 use crate::support::client::{Server, binary};
 
 const REV: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
-const T1: &str = "2026-01-01T00:00:00.000Z";
+pub(crate) const T1: &str = "2026-01-01T00:00:00.000Z";
 const T2: &str = "2026-01-02T00:00:00.000Z";
 const T3: &str = "2026-01-03T00:00:00.000Z";
 
-fn review_mcp(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
+pub(crate) fn review_mcp(db: &Path, args: &[&str]) -> anyhow::Result<Output> {
     review_mcp_with(db, args, &[])
 }
 
@@ -33,7 +33,7 @@ fn review_mcp_with(db: &Path, args: &[&str], env: &[(&str, String)]) -> anyhow::
     Ok(cmd.output()?)
 }
 
-fn ok(out: Output) -> anyhow::Result<String> {
+pub(crate) fn ok(out: Output) -> anyhow::Result<String> {
     ensure!(
         out.status.success(),
         "failed: {}{}",
@@ -43,11 +43,11 @@ fn ok(out: Output) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn sync(db: &Path, folder: &Path) -> anyhow::Result<String> {
+pub(crate) fn sync(db: &Path, folder: &Path) -> anyhow::Result<String> {
     ok(review_mcp(db, &["sync", &folder.to_string_lossy()])?)
 }
 
-fn feature(id: &str, name: &str, note: &str, updated: &str) -> String {
+pub(crate) fn feature(id: &str, name: &str, note: &str, updated: &str) -> String {
     format!(
         r#"{{"record":{{"id":"{id}","kind":"feature","name":"{name}","note":"{note}","tags":[],"entity_ids":[],"id_scheme":"opaque","artifact":{{"revision":"{REV}","format":"step","uri":"file:///w/p.step"}},"created_at":"{T1}","updated_at":"{updated}"}}}}"#
     )
@@ -74,19 +74,19 @@ fn pretty(line: &str) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(&v)? + "\n")
 }
 
-fn import(dir: &Path, db: &Path, lines: &[String]) -> anyhow::Result<()> {
+pub(crate) fn import(dir: &Path, db: &Path, lines: &[String]) -> anyhow::Result<()> {
     let file = dir.join("import.jsonl");
     std::fs::write(&file, lines.join("\n") + "\n")?;
     ok(review_mcp(db, &["import", &file.to_string_lossy()])?)?;
     Ok(())
 }
 
-fn export(db: &Path) -> anyhow::Result<String> {
+pub(crate) fn export(db: &Path) -> anyhow::Result<String> {
     ok(review_mcp(db, &["export"])?)
 }
 
 /// Every file under `dir` (hidden ones too) with its bytes, by path relative to `dir`.
-fn files(dir: &Path) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
+pub(crate) fn files(dir: &Path) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut out = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {
@@ -104,7 +104,7 @@ fn files(dir: &Path) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
     Ok(out)
 }
 
-fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
+pub(crate) fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(to)?;
     for e in std::fs::read_dir(from)? {
         let e = e?;
@@ -654,8 +654,12 @@ fn sync_refusals_of_its_own_files_say_how_to_fix_them() -> anyhow::Result<()> {
     let dir = tmp.path();
     let db = dir.join("a.db");
     import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
-    let folder = dir.join("review");
-    sync(&db, &folder)?;
+    let synced = dir.join("review");
+    sync(&db, &synced)?;
+    // Each case plants in a copy: the folder itself moved away, so the copy is the folder
+    // moved, not a second folder holding its id (which sync refuses before anything else).
+    let folder = dir.join("original");
+    std::fs::rename(&synced, &folder)?;
     type Plant = fn(&Path) -> std::io::Result<()>;
     let cases: [(&str, Plant, &str); 5] = [
         (
