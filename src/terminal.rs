@@ -201,10 +201,15 @@ fn ask_meaning(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Optio
     }
 }
 
-/// A verdict as an item shows it: `accepted by the engineer (terminal, Ada), 2026-…`.
+/// A verdict as an item shows it: `accepted by the engineer (terminal, Ada), 2026-…`, and
+/// its reason when it has one (`: "…"`, as the card and the Form 3 give it).
 fn verdict(v: &Verdict) -> String {
     let by = shown(&v.given_by(), 200);
-    format!("{}{by}, {}", v.judgement.as_str(), shown(&v.at, 40))
+    let mut s = format!("{}{by}, {}", v.judgement.as_str(), shown(&v.at, 40));
+    if let Some(r) = v.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+        s.push_str(&format!(": {}", crate::review::carry::reason_quoted(r)));
+    }
+    s
 }
 
 /// Shows one item: its requirement and what it rests on, every stored string escaped, and

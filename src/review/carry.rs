@@ -114,9 +114,24 @@ impl Carried {
                 v.judgement.as_str(),
                 v.given_by()
             ));
+            // Why the engineer judged so there is what the item is re-verified against (a
+            // rejection's reason is often the change itself): said as the card and the Form 3
+            // say it, quoted so it cannot pass for the line's own words.
+            if let Some(r) = v.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+                s.push_str(&format!(": {}", reason_quoted(r)));
+            }
         }
         s
     }
+}
+
+/// How many characters of a verdict's reason a line about a carried item shows.
+const REASON_SHOWN: usize = 300;
+
+/// A verdict's reason in a line about a carried item: quoted, its quotes and controls escaped,
+/// cut at [`REASON_SHOWN`] characters saying how many it leaves out.
+pub fn reason_quoted(r: &str) -> String {
+    crate::text::quoted(r, REASON_SHOWN) + &crate::text::more_characters(r, REASON_SHOWN)
 }
 
 /// How an item's entity ids read to people: the ids, or "whole part" when it has none. An

@@ -1,0 +1,95 @@
+//! What each channel says of an item carried to a new revision, found by walking a bracket's
+//! review over three revisions with the official TypeScript client and no elicitation: the
+//! report, the engineer's terminal, the form and the card must agree with the Form 3 that a
+//! carried item's state and evidence are the earlier revision's, and must give the reason of
+//! the verdict it got there, which is what the engineer re-verifies against.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use review_mcp::store::Store;
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+use crate::support::inproc::{Client, Era, art_uri, rev};
+
+const FILE: &str = "/work/bracket.step";
+const REASON: &str = "edge distance is from the hole edge: 6.7 < 9.9; move hole 2 inboard";
+
+fn item() -> Value {
+    json!({"requirement": "Hole edge distance >= 1.5 x D (9.9 mm)", "source": "shop-spec",
+           "evidence": "hole 2 centre x=20.0, 10.0 mm centre to edge", "state": "satisfied",
+           "faces": ["face:9"]})
+}
+
+/// Revision 1 with one item the engineer rejected in their terminal with `REASON`, carried to
+/// revision 2 where face:9 (the hole) changed. Returns the database's directory.
+fn rejected_then_carried(name: &str) -> TempDir {
+    let dir = TempDir::new(name).unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [item()]}),
+    );
+    let mut store = Store::open(&db).unwrap();
+    let answers = format!("r\n{REASON}\n\n");
+    let mut input = answers.as_bytes();
+    review_mcp::terminal::review(&mut store, &rev(1), &mut input, &mut Vec::new()).unwrap();
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:9", "to": "face:9"}], "changed": ["face:9"],
+               "change": "ECO-1: hole 2 moved inboard"}),
+    );
+    dir
+}
+
+/// Regression: the reason the engineer gave for rejecting an item at revision 1 ("move hole 2
+/// inboard", why the part changed) was in the Form 3's comments and the card, but the report's
+/// worklist and table, the terminal's "at that revision" line and the form's description said
+/// only "rejected by the engineer (terminal, …)": the engineer re-verifying at revision 2 was
+/// not told what they had asked for.
+#[test]
+fn a_carried_verdicts_reason_is_said_in_the_report_the_terminal_and_the_form() {
+    let dir = rejected_then_carried("carry-reason");
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    let quoted = format!("\"{REASON}\"");
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+    let worklist = report
+        .lines()
+        .find(|l| l.starts_with("- Decision **release**, item 1"))
+        .unwrap_or_else(|| panic!("{report}"));
+    // The report escapes Markdown: `<` is `\<` there.
+    let in_markdown = quoted.replace('<', "\\<");
+    assert!(worklist.contains(&in_markdown), "{worklist}");
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("| 1 |"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(row.contains(&in_markdown), "{row}");
+
+    let mut store = Store::open(&db).unwrap();
+    let mut out = Vec::new();
+    review_mcp::terminal::review(&mut store, &rev(2), &mut &b"q\n"[..], &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let there = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("at that revision:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(there.contains(&quoted), "{there}");
+
+    let asked = c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": art_uri(&rev(2), FILE), "subject": "release"}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
+        ["properties"]["judgement_0"]["description"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(about.contains(&quoted), "{about}");
+}
