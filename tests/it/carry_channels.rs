@@ -93,3 +93,40 @@ fn a_carried_verdicts_reason_is_said_in_the_report_the_terminal_and_the_form() {
         .to_string();
     assert!(about.contains(&quoted), "{about}");
 }
+
+/// Regression: the report's table showed a carried item's state and evidence in its State and
+/// Evidence columns as the new revision's ("| satisfied | hole 2 centre x=20.0 … |" for the
+/// hole that had just moved), where the Form 3 says "re-verify (satisfied)" with no result and
+/// the terminal and form say "state there", "evidence there". The columns now say the carry
+/// and the revision the state and evidence are of; an item stated at this revision is as
+/// before.
+#[test]
+fn the_reports_table_labels_a_carried_items_state_and_evidence_as_the_earlier_revisions() {
+    let dir = rejected_then_carried("carry-report-there");
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("| 1 |"))
+        .unwrap_or_else(|| panic!("{report}"));
+    let cells: Vec<&str> = row.split(" | ").collect();
+    assert_eq!(cells[3], "re-verify (satisfied there)", "{row}");
+    assert!(
+        cells[4].starts_with("at revision sha256:000000000000…: hole 2 centre x=20.0"),
+        "{row}"
+    );
+    // Stated again at revision 2: its own state and evidence, unlabelled.
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(2), FILE), "subject": "release", "disposition": "hold",
+               "basis": [item()]}),
+    );
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("| 1 |"))
+        .unwrap_or_else(|| panic!("{report}"));
+    let cells: Vec<&str> = row.split(" | ").collect();
+    assert_eq!(cells[3], "satisfied", "{row}");
+    assert!(cells[4].starts_with("hole 2 centre x=20.0"), "{row}");
+}
