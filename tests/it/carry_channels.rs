@@ -130,3 +130,54 @@ fn the_reports_table_labels_a_carried_items_state_and_evidence_as_the_earlier_re
     assert_eq!(cells[3], "satisfied", "{row}");
     assert!(cells[4].starts_with("hole 2 centre x=20.0"), "{row}");
 }
+
+/// Regression: an engineer who approved an item in their terminal ("Meaning: approval") saw
+/// the meaning in the report ("meaning approval"), the card and the trail, but the Form 3, the
+/// one document that leaves the shop, said only "accepted": its Verdict cell now gives an
+/// engineer's verdict with its meaning, `accepted (approval)` or `rejected (review): reason`;
+/// the assistant's relayed verdict, which has none, is as before.
+#[test]
+fn the_form3_says_what_an_engineers_verdict_means() {
+    let dir = TempDir::new("form3-meaning").unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    let mut relayed = item();
+    relayed["requirement"] = json!("Material 6061-T6");
+    relayed["verdict"] = json!({"judgement": "accepted", "reason": "cert 4471"});
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [item(), item_two(), relayed]}),
+    );
+    let mut store = Store::open(&db).unwrap();
+    // Item 1 accepted as an approval, item 2 rejected as a review with a reason.
+    let mut input = &b"a\n\na\nr\ntoo close\n\n"[..];
+    review_mcp::terminal::review(&mut store, &rev(1), &mut input, &mut Vec::new()).unwrap();
+    let csv = c.read_text(&format!("review://revisions/{}/form3.csv", rev(1)));
+    let row = |n: &str| {
+        csv.lines()
+            .find(|l| l.starts_with(&format!("{n},")))
+            .unwrap_or_else(|| panic!("row {n} in {csv}"))
+            .to_string()
+    };
+    assert!(
+        row("1").contains(",accepted (approval),engineer,terminal,"),
+        "{}",
+        row("1")
+    );
+    assert!(
+        row("2").contains(",rejected (review): too close,engineer,terminal,"),
+        "{}",
+        row("2")
+    );
+    assert!(
+        row("3").contains(",accepted: cert 4471,assistant,assistant,"),
+        "{}",
+        row("3")
+    );
+}
+
+fn item_two() -> Value {
+    json!({"requirement": "Hole 1 edge distance", "source": "shop-spec", "state": "violated",
+           "evidence": "6.7 mm", "faces": ["face:8"]})
+}
