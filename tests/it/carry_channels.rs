@@ -1,8 +1,8 @@
-//! What each channel says of an item carried to a new revision, found by walking a bracket's
-//! review over three revisions with the official TypeScript client and no elicitation: the
-//! report, the engineer's terminal, the form and the card must agree with the Form 3 that a
-//! carried item's state and evidence are the earlier revision's, and must give the reason of
-//! the verdict it got there, which is what the engineer re-verifies against.
+//! What each channel says, found by walking a bracket's review over three revisions with the
+//! official TypeScript client and no elicitation: the report, the engineer's terminal, the
+//! form and the card must agree with the Form 3 that a carried item's state and evidence are
+//! the earlier revision's, and must give the reason of the verdict it got there, which is what
+//! the engineer re-verifies against; the Form 3 must say what an engineer's verdict means.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -180,4 +180,30 @@ fn the_form3_says_what_an_engineers_verdict_means() {
 fn item_two() -> Value {
     json!({"requirement": "Hole 1 edge distance", "source": "shop-spec", "state": "violated",
            "evidence": "6.7 mm", "faces": ["face:8"]})
+}
+
+/// Regression: the trail line of a decision created with five basis items (six changes: the
+/// disposition and each item's state, five named) ended "…; 1 more changes, 2026-…" in the
+/// report and the card. One left over is "1 more change".
+#[test]
+fn a_trail_line_counts_one_change_left_over_in_the_singular() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    let basis: Vec<Value> = (1..=5)
+        .map(|i| {
+            let mut b = item();
+            b["requirement"] = json!(format!("Requirement {i}"));
+            b
+        })
+        .collect();
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": basis}),
+    );
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(1)));
+    let created = report
+        .lines()
+        .find(|l| l.starts_with("- created:"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(created.contains("; 1 more change, "), "{created}");
 }
