@@ -134,6 +134,24 @@ pub fn reason_quoted(r: &str) -> String {
     crate::text::quoted(r, REASON_SHOWN) + &crate::text::more_characters(r, REASON_SHOWN)
 }
 
+/// The most characters a stored text field holds (the tools' `maxLength`).
+const MAX_TEXT_CHARS: usize = 65_536;
+
+/// The evidence of a carried item that the engineer's verdict makes this revision's: said as
+/// they were shown it, the earlier revision's ("at revision sha256:1234…: 10.01 measured"), so
+/// no reader gives it as a result of this revision. Cut at its end (`…`) when the label would
+/// take it past the field's limit.
+pub fn evidence_quoted_at(evidence: &str, from: &str) -> String {
+    let label = format!("at revision {}: ", short_revision(from));
+    let room = MAX_TEXT_CHARS.saturating_sub(label.chars().count() + 1);
+    let kept = if evidence.chars().count() + label.chars().count() > MAX_TEXT_CHARS {
+        crate::text::prefix_chars(evidence, room)
+    } else {
+        evidence.to_string()
+    };
+    label + &kept
+}
+
 /// How an item's entity ids read to people: the ids, or "whole part" when it has none. An
 /// item a carry left without ids because none of its own could be carried (`not_carried`:
 /// the old ids it lost) is not about the whole part: "none at this revision (face:7 not

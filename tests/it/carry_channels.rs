@@ -207,3 +207,58 @@ fn a_trail_line_counts_one_change_left_over_in_the_singular() {
         .unwrap_or_else(|| panic!("{report}"));
     assert!(created.contains("; 1 more change, "), "{created}");
 }
+
+/// Regression (the review's third revision: the base plate went from 5 to 6 mm): the engineer
+/// accepted in their terminal the carried item "Base plate 5.0 ±0.1 mm thick", shown with
+/// "evidence there: … top face:2 at z=5.0". The verdict made the item this revision's, and from
+/// then on every reader gave that evidence as the new revision's own: the Form 3 row of the
+/// 6 mm part read Results "… z=5.0", PASS, accepted. The verdict still makes the item this
+/// revision's, but its evidence keeps saying which revision it was quoted at, as the engineer
+/// was shown it: "at revision sha256:…: …", in the item, the report and the Form 3.
+#[test]
+fn an_engineers_verdict_on_a_carried_item_keeps_the_revision_its_evidence_was_quoted_at() {
+    let dir = TempDir::new("carry-verdict-evidence").unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": "Base plate 5.0 ±0.1 mm thick", "source": "drawing",
+                          "evidence": "measure: top face:2 at z=5.0", "state": "satisfied",
+                          "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:2", "to": "face:2"}], "changed": ["face:2"]}),
+    );
+    let mut store = Store::open(&db).unwrap();
+    let mut input = &b"a\n\n\n"[..];
+    review_mcp::terminal::review(&mut store, &rev(2), &mut input, &mut Vec::new()).unwrap();
+
+    let quoted = "at revision sha256:000000000000…: measure: top face:2 at z=5.0";
+    let got = c.ok(
+        "recall_decisions",
+        json!({"artifact": art_uri(&rev(2), FILE), "subject": "release"}),
+    );
+    let item = &got["decisions"][0]["basis"][0];
+    assert_eq!(item["verdict"]["via"], "terminal", "{item}");
+    assert!(item.get("carried").is_none(), "{item}");
+    assert_eq!(item["evidence"], quoted, "{item}");
+    let csv = c.read_text(&format!("review://revisions/{}/form3.csv", rev(2)));
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with("1,"))
+        .unwrap_or_else(|| panic!("{csv}"));
+    assert!(row.contains(&format!(",{quoted},")), "{row}");
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+    assert!(report.contains(&format!("| satisfied | {quoted} |")), "{report}");
+    // A text search still finds it by its words, and by the revision it names.
+    for text in ["face", "sha256"] {
+        let found = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(&rev(2), FILE), "text": text}),
+        );
+        assert_eq!(found["decisions"].as_array().map(Vec::len), Some(1), "{text}");
+    }
+}
