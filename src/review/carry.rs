@@ -137,17 +137,18 @@ pub fn reason_quoted(r: &str) -> String {
 /// The most characters a stored text field holds (the tools' `maxLength`).
 const MAX_TEXT_CHARS: usize = 65_536;
 
-/// The evidence of a carried item that the engineer's verdict makes this revision's: said as
-/// they were shown it, the earlier revision's ("at revision sha256:1234…: 10.01 measured"), so
-/// no reader gives it as a result of this revision. Cut at its end (`…`) when the label would
-/// take it past the field's limit.
-pub fn evidence_quoted_at(evidence: &str, from: &str) -> String {
+/// A text written at revision `from` and kept at a later one, said as the earlier revision's
+/// ("at revision sha256:1234…: 10.01 measured"), so no reader gives it as the later one's: the
+/// evidence of a carried item the engineer's verdict makes this revision's (as they were shown
+/// it), a carried decision's summary. Cut at its end (`…`) when the label would take it past
+/// the field's limit.
+pub fn quoted_at(text: &str, from: &str) -> String {
     let label = format!("at revision {}: ", short_revision(from));
     let room = MAX_TEXT_CHARS.saturating_sub(label.chars().count() + 1);
-    let kept = if evidence.chars().count() + label.chars().count() > MAX_TEXT_CHARS {
-        crate::text::prefix_chars(evidence, room)
+    let kept = if text.chars().count() + label.chars().count() > MAX_TEXT_CHARS {
+        crate::text::prefix_chars(text, room)
     } else {
-        evidence.to_string()
+        text.to_string()
     };
     label + &kept
 }

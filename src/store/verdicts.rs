@@ -6,9 +6,9 @@ use rusqlite::{OptionalExtension, params};
 
 use super::browse::DECISION_SAID_ON;
 use super::carry::carried_disposition;
-use crate::review::carry::evidence_quoted_at;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
+use crate::review::carry::quoted_at;
 use crate::review::history::{Channel, Written, decision_events};
 use crate::review::{Decision, Meaning, Verdict};
 use crate::time;
@@ -123,7 +123,7 @@ impl Store {
             if let Some(c) = item.carried.take()
                 && let Some(e) = item.evidence.as_mut()
             {
-                *e = evidence_quoted_at(e, &c.from);
+                *e = quoted_at(e, &c.from);
                 relabelled = true;
             }
             tx.prepare_cached(

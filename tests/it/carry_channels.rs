@@ -252,13 +252,56 @@ fn an_engineers_verdict_on_a_carried_item_keeps_the_revision_its_evidence_was_qu
         .unwrap_or_else(|| panic!("{csv}"));
     assert!(row.contains(&format!(",{quoted},")), "{row}");
     let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
-    assert!(report.contains(&format!("| satisfied | {quoted} |")), "{report}");
+    assert!(
+        report.contains(&format!("| satisfied | {quoted} |")),
+        "{report}"
+    );
     // A text search still finds it by its words, and by the revision it names.
     for text in ["face", "sha256"] {
         let found = c.ok(
             "recall_decisions",
             json!({"artifact": art_uri(&rev(2), FILE), "text": text}),
         );
-        assert_eq!(found["decisions"].as_array().map(Vec::len), Some(1), "{text}");
+        assert_eq!(
+            found["decisions"].as_array().map(Vec::len),
+            Some(1),
+            "{text}"
+        );
     }
+}
+
+/// Regression: a carried decision said its old disposition only as history ("carried from
+/// revision …: 1 of 1 basis items to re-verify"), but restated its old summary as its own: the
+/// review of the changed part read "All checks pass; release." in `show_review`,
+/// `recall_decisions`, the report, the card and the terminal. The carried summary says the
+/// revision it was written at, once, however often the review is carried on unchanged.
+#[test]
+fn a_carried_decisions_summary_says_the_revision_it_was_written_at() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "release",
+               "summary": "All checks pass; release.", "basis": [item()]}),
+    );
+    let said = "at revision sha256:000000000000…: All checks pass; release.";
+    for n in [2, 3] {
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(n - 1), FILE), "to": art_uri(&rev(n), FILE),
+                   "map": [{"from": "face:9", "to": "face:9"}], "changed": ["face:9"]}),
+        );
+        let shown = c.ok("show_review", json!({"artifact": art_uri(&rev(n), FILE)}));
+        assert_eq!(
+            shown["decisions"][0]["summary"], said,
+            "revision {n}: {shown}"
+        );
+    }
+    // Stated again: its own summary.
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(3), FILE), "subject": "release", "disposition": "hold",
+               "summary": "Hole re-checked.", "basis": [item()]}),
+    );
+    let shown = c.ok("show_review", json!({"artifact": art_uri(&rev(3), FILE)}));
+    assert_eq!(shown["decisions"][0]["summary"], "Hole re-checked.");
 }
