@@ -311,7 +311,11 @@ fn carried_meanwhile(
         Some(by) if !forgotten => {
             let (now, _) = store.stands_at(by, &d.subject)?;
             // The command for this database: without its `--db`, it would open another one.
-            let command = crate::tools::request_verdicts::terminal_command(store.path(), Some(&now));
+            let command = crate::tools::request_verdicts::terminal_command(
+                store.path(),
+                store.author(),
+                Some(&now),
+            );
             format!(
                 "was {} meanwhile: judge it there, with {}",
                 carried_to(by, &now),
@@ -404,6 +408,7 @@ pub fn review(
             if n == 1 { "it" } else { "them" },
             escape_controls(&crate::tools::request_verdicts::terminal_command(
                 store.path(),
+                store.author(),
                 Some(&now)
             ))
         )?;

@@ -305,3 +305,33 @@ fn a_carried_decisions_summary_says_the_revision_it_was_written_at() {
     let shown = c.ok("show_review", json!({"artifact": art_uri(&rev(3), FILE)}));
     assert_eq!(shown["decisions"][0]["summary"], "Hole re-checked.");
 }
+
+/// Regression: a server run with an author (`--author`, the bundle's "Your name") told a host
+/// without elicitation to have the engineer run `review-mcp review --db … sha256:…`, without
+/// that name: run as given, the terminal recorded the engineer's verdicts with no name
+/// (unless their shell set `REVIEW_MCP_AUTHOR`), where the card's carry the server's. The
+/// command now names the server's author, in the refusal's text and in `other_channels`.
+#[test]
+fn the_terminal_command_a_host_without_a_form_is_given_names_the_servers_author() {
+    let dir = TempDir::new("terminal-author").unwrap();
+    let mut store = Store::open(&dir.join("r.db")).unwrap();
+    store.set_author(Some("Eve O'Neil".to_string()));
+    let mut c = Client::new(store, Era::V2025_11_25);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [item()]}),
+    );
+    let refused = c.refused(
+        "request_verdicts",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release"}),
+    );
+    assert!(
+        refused.contains(&format!(
+            "review-mcp review --db {} --author 'Eve O'\\''Neil' {}`",
+            dir.join("r.db").display(),
+            rev(1)
+        )),
+        "{refused}"
+    );
+}
