@@ -45,6 +45,16 @@ fn rejected_then_carried(name: &str) -> TempDir {
     dir
 }
 
+/// The first row of the basis table in the report of `revision`.
+fn first_row(c: &mut Client, revision: &str) -> String {
+    let report = c.read_text(&format!("review://revisions/{revision}/report"));
+    report
+        .lines()
+        .find(|l| l.starts_with("| 1 |"))
+        .unwrap_or_else(|| panic!("{report}"))
+        .to_string()
+}
+
 /// Regression: the reason the engineer gave for rejecting an item at revision 1 ("move hole 2
 /// inboard", why the part changed) was in the Form 3's comments and the card, but the report's
 /// worklist and table, the terminal's "at that revision" line and the form's description said
@@ -64,10 +74,7 @@ fn a_carried_verdicts_reason_is_said_in_the_report_the_terminal_and_the_form() {
     // The report escapes Markdown: `<` is `\<` there.
     let in_markdown = quoted.replace('<', "\\<");
     assert!(worklist.contains(&in_markdown), "{worklist}");
-    let row = report
-        .lines()
-        .find(|l| l.starts_with("| 1 |"))
-        .unwrap_or_else(|| panic!("{report}"));
+    let row = first_row(&mut c, &rev(2));
     assert!(row.contains(&in_markdown), "{row}");
 
     let mut store = Store::open(&db).unwrap();
@@ -104,11 +111,7 @@ fn a_carried_verdicts_reason_is_said_in_the_report_the_terminal_and_the_form() {
 fn the_reports_table_labels_a_carried_items_state_and_evidence_as_the_earlier_revisions() {
     let dir = rejected_then_carried("carry-report-there");
     let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
-    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
-    let row = report
-        .lines()
-        .find(|l| l.starts_with("| 1 |"))
-        .unwrap_or_else(|| panic!("{report}"));
+    let row = first_row(&mut c, &rev(2));
     let cells: Vec<&str> = row.split(" | ").collect();
     assert_eq!(cells[3], "re-verify (satisfied there)", "{row}");
     assert!(
@@ -121,11 +124,7 @@ fn the_reports_table_labels_a_carried_items_state_and_evidence_as_the_earlier_re
         json!({"artifact": art_uri(&rev(2), FILE), "subject": "release", "disposition": "hold",
                "basis": [item()]}),
     );
-    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
-    let row = report
-        .lines()
-        .find(|l| l.starts_with("| 1 |"))
-        .unwrap_or_else(|| panic!("{report}"));
+    let row = first_row(&mut c, &rev(2));
     let cells: Vec<&str> = row.split(" | ").collect();
     assert_eq!(cells[3], "satisfied", "{row}");
     assert!(cells[4].starts_with("hole 2 centre x=20.0"), "{row}");
