@@ -201,10 +201,15 @@ fn ask_meaning(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Optio
     }
 }
 
-/// A verdict as an item shows it: `accepted by the engineer (terminal, Ada), 2026-…`.
+/// A verdict as an item shows it: `accepted by the engineer (terminal, Ada), 2026-…`, and
+/// its reason when it has one (`: "…"`, as the card and the Form 3 give it).
 fn verdict(v: &Verdict) -> String {
     let by = shown(&v.given_by(), 200);
-    format!("{}{by}, {}", v.judgement.as_str(), shown(&v.at, 40))
+    let mut s = format!("{}{by}, {}", v.judgement.as_str(), shown(&v.at, 40));
+    if let Some(r) = v.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+        s.push_str(&format!(": {}", crate::review::carry::reason_quoted(r)));
+    }
+    s
 }
 
 /// Shows one item: its requirement and what it rests on, every stored string escaped, and
@@ -306,7 +311,11 @@ fn carried_meanwhile(
         Some(by) if !forgotten => {
             let (now, _) = store.stands_at(by, &d.subject)?;
             // The command for this database: without its `--db`, it would open another one.
-            let command = crate::tools::request_verdicts::terminal_command(store.path(), Some(&now));
+            let command = crate::tools::request_verdicts::terminal_command(
+                store.path(),
+                store.author(),
+                Some(&now),
+            );
             format!(
                 "was {} meanwhile: judge it there, with {}",
                 carried_to(by, &now),
@@ -399,6 +408,7 @@ pub fn review(
             if n == 1 { "it" } else { "them" },
             escape_controls(&crate::tools::request_verdicts::terminal_command(
                 store.path(),
+                store.author(),
                 Some(&now)
             ))
         )?;

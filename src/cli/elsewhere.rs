@@ -161,6 +161,7 @@ pub(super) fn where_reviewed(
                 escape_controls(&command_line(
                     subcommand,
                     Some(&absolute_db(db)),
+                    None,
                     Some(&f.revision)
                 ))
             );

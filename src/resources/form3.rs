@@ -21,7 +21,7 @@
 use std::fmt::Write as _;
 
 use crate::review::carry::entities_label;
-use crate::review::{CarryState, Decision, State, Verdict};
+use crate::review::{CarryState, Decision, Meaning, State, Verdict};
 use crate::store::Store;
 use crate::text::escape_controls_but_newlines;
 
@@ -655,6 +655,12 @@ fn verdict_columns(v: Option<&Verdict>) -> [String; 5] {
         return ["pending", "", "", "", ""].map(String::from);
     };
     let mut judgement = v.judgement.as_str().to_string();
+    // An engineer's verdict is an attestation: what it means (a review unless they said
+    // approval), as the report, the card and the terminal say it. The assistant's has none.
+    if v.via.is_engineer() {
+        let meaning = v.meaning.map_or("review", Meaning::as_str);
+        let _ = write!(judgement, " ({meaning})");
+    }
     if let Some(r) = v.reason.as_deref().filter(|r| !r.is_empty()) {
         let _ = write!(judgement, ": {r}");
     }
@@ -866,7 +872,7 @@ mod tests {
         assert!(fresh.contains(",10.008 measured,"), "{fresh}");
         assert!(
             fresh.ends_with(
-                ",satisfied,PASS,accepted,engineer,elicitation,Ada,2026-01-02T03:04:05Z,,dec_1,1"
+                ",satisfied,PASS,accepted (review),engineer,elicitation,Ada,2026-01-02T03:04:05Z,,dec_1,1"
             ),
             "{fresh}"
         );

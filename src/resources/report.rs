@@ -253,14 +253,27 @@ impl RevisionView {
                 };
                 let unmapped = b.carried.as_ref().map_or(&[][..], |c| &c.unmapped[..]);
                 let faces = entities_label(&b.faces, unmapped);
+                let evidence = b.evidence.as_deref().unwrap_or("");
+                // A carried item's state and evidence are the earlier revision's, not results
+                // of this one: labelled so, as the terminal, the form and the Form 3 do.
+                let (state, evidence) = match &b.carried {
+                    Some(c) => (
+                        format!("{} ({} there)", c.state.as_str(), b.state.as_str()),
+                        match evidence {
+                            "" => String::new(),
+                            e => format!("at revision {}: {e}", short_revision(&c.from)),
+                        },
+                    ),
+                    None => (b.state.as_str().to_string(), evidence.to_string()),
+                };
                 let _ = writeln!(
                     out,
                     "| {} | {} | {} | {} | {} | {} | {} |",
                     i + 1,
                     cell(&b.requirement),
                     cell(&source),
-                    b.state.as_str(),
-                    cell(b.evidence.as_deref().unwrap_or("")),
+                    state,
+                    cell(&evidence),
                     cell(&faces),
                     cell(&verdict)
                 );

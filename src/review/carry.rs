@@ -114,9 +114,43 @@ impl Carried {
                 v.judgement.as_str(),
                 v.given_by()
             ));
+            // Why the engineer judged so there is what the item is re-verified against (a
+            // rejection's reason is often the change itself): said as the card and the Form 3
+            // say it, quoted so it cannot pass for the line's own words.
+            if let Some(r) = v.reason.as_deref().filter(|r| !r.trim().is_empty()) {
+                s.push_str(&format!(": {}", reason_quoted(r)));
+            }
         }
         s
     }
+}
+
+/// How many characters of a verdict's reason a line about a carried item shows.
+const REASON_SHOWN: usize = 300;
+
+/// A verdict's reason in a line about a carried item: quoted, its quotes and controls escaped,
+/// cut at [`REASON_SHOWN`] characters saying how many it leaves out.
+pub fn reason_quoted(r: &str) -> String {
+    crate::text::quoted(r, REASON_SHOWN) + &crate::text::more_characters(r, REASON_SHOWN)
+}
+
+/// The most characters a stored text field holds (the tools' `maxLength`).
+const MAX_TEXT_CHARS: usize = 65_536;
+
+/// A text written at revision `from` and kept at a later one, said as the earlier revision's
+/// ("at revision sha256:1234…: 10.01 measured"), so no reader gives it as the later one's: the
+/// evidence of a carried item the engineer's verdict makes this revision's (as they were shown
+/// it), a carried decision's summary. Cut at its end (`…`) when the label would take it past
+/// the field's limit.
+pub fn quoted_at(text: &str, from: &str) -> String {
+    let label = format!("at revision {}: ", short_revision(from));
+    let room = MAX_TEXT_CHARS.saturating_sub(label.chars().count() + 1);
+    let kept = if text.chars().count() + label.chars().count() > MAX_TEXT_CHARS {
+        crate::text::prefix_chars(text, room)
+    } else {
+        text.to_string()
+    };
+    label + &kept
 }
 
 /// How an item's entity ids read to people: the ids, or "whole part" when it has none. An

@@ -258,11 +258,10 @@ impl Event {
             .take(LINE_CHANGES)
             .map(change_words)
             .collect();
-        if self.changes.len() > LINE_CHANGES {
-            changes.push(format!(
-                "{} more changes",
-                self.changes.len() - LINE_CHANGES
-            ));
+        match self.changes.len().saturating_sub(LINE_CHANGES) {
+            0 => {}
+            1 => changes.push("1 more change".to_string()),
+            more => changes.push(format!("{more} more changes")),
         }
         // The kind's wire name in words ("verdict given"), but for two that say more.
         let head = match self.kind {

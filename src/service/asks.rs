@@ -47,7 +47,11 @@ impl Service {
             Ok(Some(d)) => Some(d.artifact.revision),
             _ => None,
         };
-        let command = request_verdicts::terminal_command(self.store.path(), revision.as_deref());
+        let command = request_verdicts::terminal_command(
+            self.store.path(),
+            self.store.author(),
+            revision.as_deref(),
+        );
         match revision {
             Some(_) => format!("`{command}`"),
             None => format!("`{command}` (FILE: the part's file or its sha256 revision)"),

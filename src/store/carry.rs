@@ -13,7 +13,9 @@ use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
 use super::{DecisionQuery, PageRequest, Store, StoreError, history};
-use crate::review::carry::{EntityMap, VerdictAfterCarry, carried_artifact, short_revision};
+use crate::review::carry::{
+    EntityMap, VerdictAfterCarry, carried_artifact, quoted_at, short_revision,
+};
 use crate::review::history::{Channel, Written, carried_events, carried_onto_events};
 use crate::review::{
     Artifact, BasisItem, CarryState, Decision, DecisionCarried, Record, Superseded, id,
@@ -821,7 +823,12 @@ fn carry_in(
             id: free_id(tx, "dec", &["carried", &d.id, &to.revision], seq)?,
             subject: d.subject.clone(),
             disposition: String::new(),
-            summary: d.summary.clone(),
+            // The old summary is the earlier revision's conclusion, like its disposition: said
+            // with that revision (once: one carried on unchanged says it already).
+            summary: match &d.carried {
+                Some(_) => d.summary.clone(),
+                None => d.summary.as_deref().map(|s| quoted_at(s, &from.revision)),
+            },
             basis,
             artifact,
             author: d.author.clone(),

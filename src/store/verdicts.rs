@@ -8,6 +8,7 @@ use super::browse::DECISION_SAID_ON;
 use super::carry::carried_disposition;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
+use crate::review::carry::quoted_at;
 use crate::review::history::{Channel, Written, decision_events};
 use crate::review::{Decision, Meaning, Verdict};
 use crate::time;
@@ -129,11 +130,25 @@ impl Store {
             return Ok(VerdictsOutcome::Changed(decision));
         }
         let before = decision.clone();
+        let mut relabelled = false;
         for (i, v) in &verdicts {
+            let Some(item) = decision.basis.get_mut(*i) else {
+                continue;
+            };
+            item.verdict = Some(v.clone());
+            // The engineer judged it at this revision: no longer inherited, nor to re-verify.
+            // Its evidence is still the one quoted at the revision it was carried from, as
+            // they were shown it ("evidence there"): it keeps saying so.
+            if let Some(c) = item.carried.take()
+                && let Some(e) = item.evidence.as_mut()
+            {
+                *e = quoted_at(e, &c.from);
+                relabelled = true;
+            }
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
                  verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, carried = NULL, \
-                 verdict_meaning = ?8 \
+                 verdict_meaning = ?8, evidence = ?9 \
                  WHERE decision_rid = ?6 AND position = ?7",
             )?
             .execute(params![
@@ -144,11 +159,9 @@ impl Store {
                 v.author,
                 rid,
                 i64::try_from(*i).unwrap_or(i64::MAX),
-                v.meaning.map(Meaning::as_str)
+                v.meaning.map(Meaning::as_str),
+                item.evidence
             ])?;
-            decision.basis[*i].verdict = Some(v.clone());
-            // The engineer judged it at this revision: no longer inherited, nor to re-verify.
-            decision.basis[*i].carried = None;
         }
         // A carried decision's disposition counts its items to re-verify: one the engineer
         // just judged here is no longer one of them (only while the disposition is still
@@ -160,11 +173,11 @@ impl Store {
         }
         let not_before = std::cmp::max(&decision.created_at, &decision.updated_at).clone();
         decision.updated_at = time::updated_after(time::now(), &not_before);
-        if decision.disposition == before.disposition {
+        if decision.disposition == before.disposition && !relabelled {
             tx.prepare_cached("UPDATE decisions SET updated_at = ?1 WHERE rid = ?2")?
                 .execute(params![decision.updated_at, rid])?;
         } else {
-            // Written whole, so the full-text index holds the new disposition too.
+            // Written whole, so the full-text index holds the new disposition and evidence too.
             let seq: i64 = tx
                 .prepare_cached("SELECT seq FROM decisions WHERE rid = ?1")?
                 .query_row([rid], |r| r.get(0))?;

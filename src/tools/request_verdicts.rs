@@ -614,7 +614,7 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             // -p`) cancels it by itself. Say so, and name the channels that do reach them.
             let found = store.find_decision(&DecisionRef::Id(&q.decision))?;
             let revision = found.as_ref().map(|d| d.artifact.revision.as_str());
-            let other = OtherChannels::new(store.path(), revision);
+            let other = OtherChannels::new(store.path(), store.author(), revision);
             let summary = format!(
                 "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, `{}`; or the review card (show_review) where the host renders MCP Apps. Do not record verdicts for them.",
                 other.terminal
@@ -816,32 +816,48 @@ pub struct OtherChannels {
 const CARD_CHANNEL: &str = "call show_review: hosts that render MCP Apps (Claude Desktop, claude.ai, VS Code) show the review card, where the engineer clicks Accept or Reject";
 
 impl OtherChannels {
-    /// The channels for the database at `db` (none: in memory) and `revision`.
-    pub fn new(db: Option<&std::path::Path>, revision: Option<&str>) -> OtherChannels {
+    /// The channels for the database at `db` (none: in memory), the server's `author` and
+    /// `revision`.
+    pub fn new(
+        db: Option<&std::path::Path>,
+        author: Option<&str>,
+        revision: Option<&str>,
+    ) -> OtherChannels {
         OtherChannels {
             note: String::new(),
             card: CARD_CHANNEL,
-            terminal: terminal_command(db, revision),
+            terminal: terminal_command(db, author, revision),
         }
     }
 }
 
-/// `review-mcp review --db PATH REVISION`, quoted for a POSIX shell, on one line.
-pub fn terminal_command(db: Option<&std::path::Path>, revision: Option<&str>) -> String {
-    command_line("review", db, revision)
+/// `review-mcp review --db PATH --author NAME REVISION`, quoted for a POSIX shell, on one
+/// line: the server's author (`--author`, the bundle's "Your name"), when it has one, so the
+/// terminal records the engineer's verdicts under the name the card records them under.
+pub fn terminal_command(
+    db: Option<&std::path::Path>,
+    author: Option<&str>,
+    revision: Option<&str>,
+) -> String {
+    command_line("review", db, author, revision)
 }
 
-/// `review-mcp SUBCOMMAND --db PATH REVISION` (`FILE` without a revision), quoted for a
-/// POSIX shell, on one line.
+/// `review-mcp SUBCOMMAND --db PATH --author NAME REVISION` (`FILE` without a revision; no
+/// `--author` without a name), quoted for a POSIX shell, on one line.
 pub fn command_line(
     subcommand: &str,
     db: Option<&std::path::Path>,
+    author: Option<&str>,
     revision: Option<&str>,
 ) -> String {
     let mut cmd = format!("review-mcp {subcommand}");
     if let Some(db) = db {
         cmd.push_str(" --db ");
         cmd.push_str(&shell_quote(&one_line(&db.to_string_lossy())));
+    }
+    if let Some(author) = author {
+        cmd.push_str(" --author ");
+        cmd.push_str(&shell_quote(&one_line(author)));
     }
     cmd.push(' ');
     match revision {

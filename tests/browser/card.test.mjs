@@ -1069,3 +1069,49 @@ test("card_of_a_review_carried_on_twice_names_the_revision_it_stands_at", async 
     "(carry_forward): judge it there.").waitFor();
   await page.close();
 });
+
+test("card_labels_a_carried_items_state_and_evidence_as_the_earlier_revisions", async () => {
+  // A review walked over three revisions of a bracket found the card's State column showing a
+  // green "satisfied" and its Evidence column the earlier revision's measurement of the hole
+  // that had just moved, beside the Accept button, where the form, the terminal and the Form 3
+  // say the state and evidence are the earlier revision's. The State cell now says the carry
+  // and the earlier state as text, and the Evidence cell the revision it is of, as the report
+  // does; an item stated at this revision keeps its state badge.
+  const R1 = "sha256:" + "e1".repeat(32);
+  const R2 = "sha256:" + "e2".repeat(32);
+  const at = (revision) => ({ revision, format: "step", uri: "/work/parts/carried/bracket.step", units: "mm" });
+  await server.call("remember_decision", {
+    artifact: at(R1), subject: "moved hole", disposition: "hold",
+    basis: [{ requirement: "Hole 2 edge distance", source: "shop-spec", state: "satisfied",
+      evidence: "x=20.0: 10.0 mm to the edge", faces: ["face:9"] }],
+  });
+  await server.call("carry_forward", { from: at(R1), to: at(R2), changed: ["face:9"],
+    map: [{ from: "face:9", to: "face:9" }] });
+  const cells = async (page) => cardFrame(page).evaluate(() => {
+    const row = Array.from(document.querySelectorAll("tr")).find((r) => r.querySelector("td")?.textContent === "1");
+    const td = row.querySelectorAll("td");
+    return { state: td[3].textContent, evidence: td[4].textContent, green: td[3].querySelectorAll(".state-satisfied").length };
+  });
+  const shown = await server.call("show_review", { artifact: at(R2) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: at(R2) }, result: shown });
+  await card.getByRole("button", { name: "Accept item 1: Hole 2 edge distance" }).waitFor();
+  const carried = await cells(page);
+  assert.equal(carried.green, 0, JSON.stringify(carried));
+  assert.equal(carried.state, "re-verify (satisfied there)", JSON.stringify(carried));
+  assert.equal(carried.evidence, "at revision sha256:e1e1e1e1e1e1: x=20.0: 10.0 mm to the edge", JSON.stringify(carried));
+  await page.close();
+
+  // Stated again at R2: this revision's own state and evidence.
+  await server.call("remember_decision", {
+    artifact: at(R2), subject: "moved hole", disposition: "hold",
+    basis: [{ requirement: "Hole 2 edge distance", source: "shop-spec", state: "satisfied",
+      evidence: "x=18.0: 12.0 mm to the edge", faces: ["face:9"] }],
+  });
+  const again = await server.call("show_review", { artifact: at(R2) });
+  const second = await openCard({ context: { theme: "light" }, toolInput: { artifact: at(R2) }, result: again });
+  await second.card.getByRole("button", { name: "Accept item 1: Hole 2 edge distance" }).waitFor();
+  const stated = await cells(second.page);
+  assert.equal(stated.green, 1, JSON.stringify(stated));
+  assert.equal(stated.evidence, "x=18.0: 12.0 mm to the edge", JSON.stringify(stated));
+  await second.page.close();
+});

@@ -462,12 +462,14 @@ fn an_item_whose_ids_were_not_carried_is_not_shown_as_about_the_whole_part() {
         let rep = report(&mut c, &r2());
         assert!(
             rep.contains(&format!(
-                "| Boss height 8 | model-pmi | satisfied |  | {lost} |"
+                "| Boss height 8 | model-pmi | re-verify (satisfied there) |  | {lost} |"
             )),
             "{rep}"
         );
         assert!(
-            rep.contains("| Material 6061-T6 | shop-spec | satisfied |  | whole part |"),
+            rep.contains(
+                "| Material 6061-T6 | shop-spec | re-verify (satisfied there) |  | whole part |"
+            ),
             "{rep}"
         );
         assert!(rep.contains(&format!("boss 8 mm high ({lost})")), "{rep}");

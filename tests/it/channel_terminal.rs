@@ -277,7 +277,8 @@ fn a_terminal_verdict_and_its_meaning_survive_export_and_import() -> Result<()> 
 /// says to judge it at the later revision "with review-mcp review sha256:…", a command
 /// without the `--db` the engineer had given: run as printed, it opens `./review-mcp.db`
 /// (another database, often none) instead of theirs. The command it prints names the
-/// database, as `request_verdicts`' cancel answer does.
+/// database, as `request_verdicts`' cancel answer does, and the author the session records
+/// verdicts under.
 #[test]
 fn a_carried_on_revision_points_to_the_later_one_with_this_database() -> Result<()> {
     let dir = TempDir::new("channel-terminal-carried-on")?;
@@ -294,7 +295,7 @@ fn a_carried_on_revision_points_to_the_later_one_with_this_database() -> Result<
     let (shown, ok) = in_terminal(&db, Some("Ada"), &revision(SEED), &[], "pty")?;
     ensure!(ok, "{shown}");
     let want = format!(
-        "with review-mcp review --db {} {}.",
+        "with review-mcp review --db {} --author Ada {}.",
         db.display(),
         revision("channel-terminal-2")
     );

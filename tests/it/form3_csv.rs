@@ -268,7 +268,7 @@ fn form3_command_and_resource_give_one_strict_csv() {
     );
     assert_eq!(bore[state], "satisfied");
     assert_eq!(bore[qif], "PASS");
-    assert_eq!(bore[verdict], "accepted");
+    assert_eq!(bore[verdict], "accepted (review)");
     assert_eq!(bore[by], "engineer");
     assert_eq!(bore[via], "elicitation");
     assert_eq!(bore[who], "Ada");

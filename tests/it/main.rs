@@ -9,6 +9,7 @@ mod bounds;
 mod capabilities;
 mod carry_attacks;
 mod carry_chain;
+mod carry_channels;
 mod carry_forward;
 mod channel_terminal;
 mod cli;
