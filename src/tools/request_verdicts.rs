@@ -698,16 +698,49 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
 
 /// What the engineer answered on items whose answer was not recorded, so that their words
 /// are not lost: `item 1 rejected ("not at the boss")`, each reason quoted on one line and
-/// clipped (20 items stay under 5 KB).
+/// clipped to 200 characters, and to its share of [`ANSWERS_GIVEN_BYTES`] as the answer's
+/// JSON carries it (a reason of escaped or four-byte characters costs up to ten bytes a
+/// character).
 fn answers_given(unwritten: &[&(usize, Verdict)]) -> String {
+    let share = ANSWERS_GIVEN_BYTES / unwritten.len().max(1);
     let each: Vec<String> = unwritten
         .iter()
-        .map(|(i, v)| match &v.reason {
-            Some(r) => format!("item {i} {} ({})", v.judgement.as_str(), quoted(r, 200)),
-            None => format!("item {i} {}", v.judgement.as_str()),
+        .map(|(i, v)| {
+            let head = format!("item {i} {}", v.judgement.as_str());
+            match &v.reason {
+                Some(r) => {
+                    let room = share.saturating_sub(json_bytes(&head) + 4);
+                    format!("{head} ({})", quoted_within(r, 200, room))
+                }
+                None => head,
+            }
         })
         .collect();
     each.join(", ")
+}
+
+/// What the engineer's words quoted by [`answers_given`] may cost in the answer's JSON,
+/// twenty items and more: the rest of the summary and the decision fit beside it in the
+/// answer bound (see `ToolOutput::fit_member`).
+const ANSWERS_GIVEN_BYTES: usize = 6_000;
+
+/// `s` [`quoted`], at most `n` characters, and fewer while its JSON takes more than `bytes`
+/// (at least the quotes and the mark of the cut).
+fn quoted_within(s: &str, mut n: usize, bytes: usize) -> String {
+    loop {
+        let q = quoted(s, n);
+        let cost = json_bytes(&q);
+        if cost <= bytes || n == 0 {
+            return q;
+        }
+        // Fewer characters in proportion, at least one fewer.
+        n = (n * bytes / cost).min(n - 1);
+    }
+}
+
+/// The bytes `s` takes as a JSON string.
+fn json_bytes(s: &str) -> usize {
+    crate::wire::to_json(s).map_or(usize::MAX, |j| j.len())
 }
 
 /// Reads an accepted form: a judgement for every item asked, an optional reason, nothing
