@@ -680,8 +680,13 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
         }
         VerdictsOutcome::Changed(_) => {
             let all: Vec<&(usize, Verdict)> = verdicts.iter().collect();
+            // A form of an earlier build was answered on the whole basis as shown.
+            let why = match q.shown.is_empty() {
+                true => "its basis is no longer the one shown",
+                false => "no item asked is still the one shown",
+            };
             Err(ToolError::Invalid(format!(
-                "The decision changed while the engineer was answering (no item asked is still the one shown), so nothing was written. The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
+                "The decision changed while the engineer was answering ({why}), so nothing was written. The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
                 answers_given(&all)
             )))
         }
@@ -963,5 +968,65 @@ pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
             "The decision changed since the engineer was asked, so nothing was written. Call request_verdicts again without requestState."
                 .into(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::{Artifact, BasisItem};
+    use crate::store::NewDecision;
+
+    /// A decision "bore" of the items `requirements`, each awaiting the engineer.
+    fn bore(store: &mut Store, requirements: &[&str]) {
+        let artifact = Artifact {
+            revision: format!("sha256:{}", "ab".repeat(32)),
+            format: "step".into(),
+            uri: None,
+            units: None,
+        };
+        store
+            .remember_decision(&NewDecision {
+                artifact,
+                subject: "bore".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: requirements.iter().map(|r| BasisItem::stated(r)).collect(),
+            })
+            .unwrap();
+    }
+
+    /// Regression: a state sealed by an earlier build (no `shown`) is answered only while the
+    /// whole basis is as shown; refused because an item not asked changed, it said "no item
+    /// asked is still the one shown", untrue of the item asked, which had not changed.
+    #[test]
+    fn an_earlier_builds_form_refused_for_the_basis_says_so() {
+        let mut store = Store::open_in_memory().unwrap();
+        bore(&mut store, &["M6 depth 8 mm", "Wall 2 mm"]);
+        let args: Args = serde_json::from_value(json!({
+            "artifact": {"revision": format!("sha256:{}", "ab".repeat(32)), "format": "step"},
+            "subject": "bore", "items": [0]}))
+        .unwrap();
+        let Step::Ask(q) = prepare(&mut store, args).unwrap() else {
+            panic!("nothing asked");
+        };
+        let earlier = Question {
+            shown: Vec::new(),
+            ..q
+        };
+        bore(&mut store, &["M6 depth 8 mm", "Wall 1.8 mm"]);
+        let mut content = Map::new();
+        content.insert("judgement_0".into(), json!("accepted"));
+        let Err(ToolError::Invalid(said)) =
+            finish(&mut store, &earlier, FormReply::Accept(content))
+        else {
+            panic!("recorded on a basis that changed");
+        };
+        assert!(
+            said.contains("its basis is no longer the one shown")
+                && !said.contains("no item asked is still the one shown")
+                && said.contains("item 0 accepted"),
+            "{said}"
+        );
     }
 }
