@@ -248,23 +248,6 @@ pub(super) fn own_place(
     ours.then_some(path)
 }
 
-/// Whether `a` and `b` are one file (the same device and inode) where the system tells them.
-fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        match (fs::metadata(a), fs::metadata(b)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = (a, b);
-        false
-    }
-}
-
 /// Where a database last synced a folder id, met with where the folder is now.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Place {
@@ -300,17 +283,24 @@ pub(super) fn place(folder: &Path, id: &str, last: Option<&[u8]>) -> Place {
 /// device and inode where the system tells them, else the same resolved path; `false` when
 /// either is missing.
 pub(super) fn same_directory(a: &Path, b: &Path) -> bool {
+    a.is_dir() && same_file(a, b)
+}
+
+/// Whether `a` and `b` are one file or directory by whatever names: the same device and
+/// inode where the system tells them, else the same resolved path; `false` when either is
+/// missing.
+fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
         match (fs::metadata(a), fs::metadata(b)) {
-            (Ok(a), Ok(b)) => a.is_dir() && a.dev() == b.dev() && a.ino() == b.ino(),
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
             _ => false,
         }
     }
     #[cfg(not(unix))]
     {
-        matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y && x.is_dir())
+        matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
     }
 }
 

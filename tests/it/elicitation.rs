@@ -1148,12 +1148,12 @@ fn every_channel_stores_the_author_of_the_verdict_and_nothing_else() -> Result<(
     Ok(())
 }
 
-/// A decision of twenty unresolved items, each requirement `tag`ged and long, written in the
-/// session of `server` (`meta`: a 2026-07-28 call).
-fn twenty_items(server: &mut Server, id: u64, tag: &str) -> Result<()> {
+/// A decision of twenty unresolved items with long requirements, item `i`'s tagged `tag(i)`,
+/// written in the session of `server`.
+fn twenty_items(server: &mut Server, id: u64, tag: impl Fn(usize) -> &'static str) -> Result<()> {
     let basis: Vec<Value> = (0..20)
         .map(|i| {
-            json!({"requirement": format!("{tag} {i} {}", "r".repeat(400)), "source": "drawing",
+            json!({"requirement": format!("{} {i} {}", tag(i), "r".repeat(400)), "source": "drawing",
                    "state": "unresolved", "question": format!("Is {i} fine? {}", "q".repeat(300))})
         })
         .collect();
@@ -1195,31 +1195,16 @@ fn the_engineers_words_on_changed_items_stay_within_the_answer_bound() -> Result
         for changed in [20, 19] {
             let mut s = server_with_wait(None)?;
             form_session(&mut s)?;
-            twenty_items(&mut s, 2, "before")?;
+            twenty_items(&mut s, 2, |_| "before")?;
             let asked = the_ask(&send(&mut s, &ask(3)))?;
-            if changed == 20 {
-                twenty_items(&mut s, 4, "after")?;
-            } else {
-                // Item 0 stays as shown; the others change.
-                let basis: Vec<Value> = (0..20)
-                    .map(|i| {
-                        let tag = if i == 0 { "before" } else { "after" };
-                        json!({"requirement": format!("{tag} {i} {}", "r".repeat(400)),
-                               "source": "drawing", "state": "unresolved",
-                               "question": format!("Is {i} fine? {}", "q".repeat(300))})
-                    })
-                    .collect();
-                let out = send(
-                    &mut s,
-                    &call(
-                        4,
-                        "remember_decision",
-                        json!({"artifact": artifact(), "subject": "thread depth",
-                               "disposition": "hold", "basis": basis}),
-                    ),
-                );
-                ensure!(out[0]["result"]["isError"] != true, "{out:?}");
-            }
+            // Every item changes, or all but item 0.
+            twenty_items(&mut s, 4, |i| {
+                if i == 0 && changed == 19 {
+                    "before"
+                } else {
+                    "after"
+                }
+            })?;
             let out = send(&mut s, &answer(&asked, twenty_long_answers(reason)));
             let reply = out
                 .iter()
