@@ -84,7 +84,7 @@ pub use records::{NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
 pub use sizing::EntityTable;
-pub use sync::{Base, DECISION, Pending, RECORD, SyncTx};
+pub use sync::{Base, DECISION, LastPlace, Pending, RECORD, SyncTx};
 pub use verdicts::{DecisionRef, Shown, VerdictsOutcome, superseded_message};
 
 /// How long a statement waits for another process's write lock before giving up.

@@ -183,6 +183,10 @@ impl Store {
     }
 }
 
+/// Where a database last synced a folder, and that database's path, as the system's bytes
+/// ([`SyncTx::last_place`]).
+pub type LastPlace = (Vec<u8>, Vec<u8>);
+
 impl<'a> SyncTx<'a> {
     /// The sync of `folder` in `tx`, begun now, by `author`.
     fn new(tx: Transaction<'a>, folder: &str, author: Option<String>) -> SyncTx<'a> {
@@ -274,14 +278,15 @@ impl<'a> SyncTx<'a> {
             .query_row([&self.folder], |r| r.get(0))?)
     }
 
-    /// Where this database, at the path `database`, last synced this folder (its canonical
-    /// path as the system's bytes): `None` before its first sync with this database since
-    /// schema version 15, or when the database was then at another path (a copy of it).
-    pub fn last_path(&self, database: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+    /// Where a database last synced this folder: (the folder's canonical path, the
+    /// database's path), each as the system's bytes; `None` before its first sync since schema
+    /// version 15. The database's path says whose place it is: this database's, or the one
+    /// this file was copied from (see `sync::owned::own_place`).
+    pub fn last_place(&self) -> Result<Option<LastPlace>, StoreError> {
         Ok(self
             .tx
-            .prepare_cached("SELECT path FROM sync_folders WHERE folder = ?1 AND database = ?2")?
-            .query_row(params![self.folder, database], |r| r.get(0))
+            .prepare_cached("SELECT path, database FROM sync_folders WHERE folder = ?1")?
+            .query_row(params![self.folder], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?)
     }
 

@@ -230,6 +230,24 @@ pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
     Ok(Some(id.to_string()))
 }
 
+/// The place a database at `database` (its resolved path) last synced a folder, from what
+/// the file records ([`crate::store::SyncTx::last_place`]): the place, when the path recorded
+/// with it is this database's: the same path, the same file by another name (a bind mount),
+/// or a path where no file is any more (this database moved or renamed since). A place
+/// recorded under another database that is still there is that database's (this file is a
+/// copy of it) and counts for nothing.
+pub(super) fn own_place(
+    recorded: Option<crate::store::LastPlace>,
+    database: &Path,
+) -> Option<Vec<u8>> {
+    let (path, by) = recorded?;
+    let by = path_of(&by);
+    let ours = by == database
+        || fs::symlink_metadata(&by).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        || same_file(&by, database);
+    ours.then_some(path)
+}
+
 /// Where a database last synced a folder id, met with where the folder is now.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Place {
@@ -265,17 +283,24 @@ pub(super) fn place(folder: &Path, id: &str, last: Option<&[u8]>) -> Place {
 /// device and inode where the system tells them, else the same resolved path; `false` when
 /// either is missing.
 pub(super) fn same_directory(a: &Path, b: &Path) -> bool {
+    a.is_dir() && same_file(a, b)
+}
+
+/// Whether `a` and `b` are one file or directory by whatever names: the same device and
+/// inode where the system tells them, else the same resolved path; `false` when either is
+/// missing.
+fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
         match (fs::metadata(a), fs::metadata(b)) {
-            (Ok(a), Ok(b)) => a.is_dir() && a.dev() == b.dev() && a.ino() == b.ino(),
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
             _ => false,
         }
     }
     #[cfg(not(unix))]
     {
-        matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y && x.is_dir())
+        matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
     }
 }
 

@@ -238,11 +238,12 @@ pub fn run(
     // the id is a copy (a second clone or `git worktree`, a copied folder), and the two synced
     // in turn would each delete from the database what the other lacks. Judged before the
     // lock (it reads the id file there), and confirmed under it. What a copy of the database
-    // (at another path) recorded is the original's, and counts for nothing.
-    let database = owned::path_bytes(&resolved(db)?);
+    // (at another path) recorded is the original's, and counts for nothing; what this one
+    // recorded at a path where no file is any more, before it moved, is its own.
+    let database = resolved(db)?;
     let last = match new_id {
         true => None,
-        false => store.sync_snapshot(&id, legacy)?.last_path(&database)?,
+        false => owned::own_place(store.sync_snapshot(&id, legacy)?.last_place()?, &database),
     };
     let moved_from = match owned::place(&folder, &id, last.as_deref()) {
         owned::Place::Same => None,
@@ -309,14 +310,14 @@ pub fn run(
     };
     let here = owned::path_bytes(&folder);
     if last.as_deref() != Some(here.as_slice()) {
-        if tx.last_path(&database)? != last {
+        if owned::own_place(tx.last_place()?, &database) != last {
             return Err(fail!(
                 "another folder holding the folder id {id} ({}) was synced with this database \
                  while this sync ran; nothing was changed: run sync again",
                 owned::ID_FILE
             ));
         }
-        tx.set_path(&here, &database)?;
+        tx.set_path(&here, &owned::path_bytes(&database))?;
     }
     let unfinished = overlay(&tx, &mut entries)?;
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());

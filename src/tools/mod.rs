@@ -135,9 +135,14 @@ impl ToolOutput {
     /// This answer with the item under `member` cut to fit the answer bound when the answer
     /// would pass it, the item naming where it is read whole (`resource` + its id, in parts:
     /// see [`wire::fit_item`]).
+    ///
+    /// A summary longer than [`SUMMARY_ROOM`] (the engineer's words `request_verdicts` could
+    /// not record) takes its excess from the item's budget.
     fn fit_member(self, member: &str, resource: &str) -> Result<ToolOutput, ToolError> {
         let bytes = self.structured.answer_bytes();
-        if bytes <= wire::PAGE_ITEMS_BUDGET {
+        let summary = wire::to_json(&self.summary).map_or(usize::MAX, |j| j.len());
+        let budget = wire::PAGE_ITEMS_BUDGET.saturating_sub(summary.saturating_sub(SUMMARY_ROOM));
+        if bytes <= budget {
             return Ok(self);
         }
         let mut v = self.structured.to_value().map_err(encoding_failed)?;
@@ -146,7 +151,7 @@ impl ToolOutput {
             let id = item.get("id").and_then(Value::as_str).unwrap_or_default();
             let whole = format!("{resource}{id}/part/1");
             let taken = std::mem::take(item);
-            *item = wire::fit_item(taken, wire::PAGE_ITEMS_BUDGET.saturating_sub(rest), &whole);
+            *item = wire::fit_item(taken, budget.saturating_sub(rest), &whole);
         }
         ToolOutput::new(&v, self.summary)
     }
@@ -193,6 +198,11 @@ impl ToolOutput {
 fn encoding_failed(e: wire::Error) -> ToolError {
     ToolError::Internal(format!("could not encode the answer: {e}"))
 }
+
+/// What a summary may take of the answer bound beside a page's items
+/// ([`wire::PAGE_ITEMS_BUDGET`] leaves 3 KB for it, the envelope and `_meta`), in bytes of
+/// JSON.
+const SUMMARY_ROOM: usize = 2 * 1024;
 
 /// A failed call, answered as an `isError` result whose text says what to fix.
 #[derive(Debug, PartialEq)]

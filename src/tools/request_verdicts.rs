@@ -680,8 +680,13 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
         }
         VerdictsOutcome::Changed(_) => {
             let all: Vec<&(usize, Verdict)> = verdicts.iter().collect();
+            // A form of an earlier build was answered on the whole basis as shown.
+            let why = match q.shown.is_empty() {
+                true => "its basis is no longer the one shown",
+                false => "no item asked is still the one shown",
+            };
             Err(ToolError::Invalid(format!(
-                "The decision changed while the engineer was answering (no item asked is still the one shown), so nothing was written. The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
+                "The decision changed while the engineer was answering ({why}), so nothing was written. The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
                 answers_given(&all)
             )))
         }
@@ -698,16 +703,49 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
 
 /// What the engineer answered on items whose answer was not recorded, so that their words
 /// are not lost: `item 1 rejected ("not at the boss")`, each reason quoted on one line and
-/// clipped (20 items stay under 5 KB).
+/// clipped to 200 characters, and to its share of [`ANSWERS_GIVEN_BYTES`] as the answer's
+/// JSON carries it (a reason of escaped or four-byte characters costs up to ten bytes a
+/// character).
 fn answers_given(unwritten: &[&(usize, Verdict)]) -> String {
+    let share = ANSWERS_GIVEN_BYTES / unwritten.len().max(1);
     let each: Vec<String> = unwritten
         .iter()
-        .map(|(i, v)| match &v.reason {
-            Some(r) => format!("item {i} {} ({})", v.judgement.as_str(), quoted(r, 200)),
-            None => format!("item {i} {}", v.judgement.as_str()),
+        .map(|(i, v)| {
+            let head = format!("item {i} {}", v.judgement.as_str());
+            match &v.reason {
+                Some(r) => {
+                    let room = share.saturating_sub(json_bytes(&head) + 4);
+                    format!("{head} ({})", quoted_within(r, 200, room))
+                }
+                None => head,
+            }
         })
         .collect();
     each.join(", ")
+}
+
+/// What the engineer's words quoted by [`answers_given`] may cost in the answer's JSON,
+/// twenty items and more: the rest of the summary and the decision fit beside it in the
+/// answer bound (see `ToolOutput::fit_member`).
+const ANSWERS_GIVEN_BYTES: usize = 6_000;
+
+/// `s` [`quoted`], at most `n` characters, and fewer while its JSON takes more than `bytes`
+/// (at least the quotes and the mark of the cut).
+fn quoted_within(s: &str, mut n: usize, bytes: usize) -> String {
+    loop {
+        let q = quoted(s, n);
+        let cost = json_bytes(&q);
+        if cost <= bytes || n == 0 {
+            return q;
+        }
+        // Fewer characters in proportion, at least one fewer.
+        n = (n * bytes / cost).min(n - 1);
+    }
+}
+
+/// The bytes `s` takes as a JSON string.
+fn json_bytes(s: &str) -> usize {
+    crate::wire::to_json(s).map_or(usize::MAX, |j| j.len())
 }
 
 /// Reads an accepted form: a judgement for every item asked, an optional reason, nothing
@@ -946,5 +984,65 @@ pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
             "The decision changed since the engineer was asked, so nothing was written. Call request_verdicts again without requestState."
                 .into(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::{Artifact, BasisItem};
+    use crate::store::NewDecision;
+
+    /// A decision "bore" of the items `requirements`, each awaiting the engineer.
+    fn bore(store: &mut Store, requirements: &[&str]) {
+        let artifact = Artifact {
+            revision: format!("sha256:{}", "ab".repeat(32)),
+            format: "step".into(),
+            uri: None,
+            units: None,
+        };
+        store
+            .remember_decision(&NewDecision {
+                artifact,
+                subject: "bore".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: requirements.iter().map(|r| BasisItem::stated(r)).collect(),
+            })
+            .unwrap();
+    }
+
+    /// Regression: a state sealed by an earlier build (no `shown`) is answered only while the
+    /// whole basis is as shown; refused because an item not asked changed, it said "no item
+    /// asked is still the one shown", untrue of the item asked, which had not changed.
+    #[test]
+    fn an_earlier_builds_form_refused_for_the_basis_says_so() {
+        let mut store = Store::open_in_memory().unwrap();
+        bore(&mut store, &["M6 depth 8 mm", "Wall 2 mm"]);
+        let args: Args = serde_json::from_value(json!({
+            "artifact": {"revision": format!("sha256:{}", "ab".repeat(32)), "format": "step"},
+            "subject": "bore", "items": [0]}))
+        .unwrap();
+        let Step::Ask(q) = prepare(&mut store, args).unwrap() else {
+            panic!("nothing asked");
+        };
+        let earlier = Question {
+            shown: Vec::new(),
+            ..q
+        };
+        bore(&mut store, &["M6 depth 8 mm", "Wall 1.8 mm"]);
+        let mut content = Map::new();
+        content.insert("judgement_0".into(), json!("accepted"));
+        let Err(ToolError::Invalid(said)) =
+            finish(&mut store, &earlier, FormReply::Accept(content))
+        else {
+            panic!("recorded on a basis that changed");
+        };
+        assert!(
+            said.contains("its basis is no longer the one shown")
+                && !said.contains("no item asked is still the one shown")
+                && said.contains("item 0 accepted"),
+            "{said}"
+        );
     }
 }

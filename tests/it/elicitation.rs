@@ -1147,3 +1147,82 @@ fn every_channel_stores_the_author_of_the_verdict_and_nothing_else() -> Result<(
     }
     Ok(())
 }
+
+/// A decision of twenty unresolved items with long requirements, item `i`'s tagged `tag(i)`,
+/// written in the session of `server`.
+fn twenty_items(server: &mut Server, id: u64, tag: impl Fn(usize) -> &'static str) -> Result<()> {
+    let basis: Vec<Value> = (0..20)
+        .map(|i| {
+            json!({"requirement": format!("{} {i} {}", tag(i), "r".repeat(400)), "source": "drawing",
+                   "state": "unresolved", "question": format!("Is {i} fine? {}", "q".repeat(300))})
+        })
+        .collect();
+    let out = send(
+        server,
+        &call(
+            id,
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
+                   "basis": basis}),
+        ),
+    );
+    ensure!(
+        out.first().is_some_and(|r| r["result"]["isError"] != true),
+        "remember_decision: {out:?}"
+    );
+    Ok(())
+}
+
+/// Every item of a twenty-item form rejected with a reason of the most characters a form
+/// takes, each of which is escaped (or takes four bytes) where the answer quotes it.
+fn twenty_long_answers(reason: &str) -> Value {
+    let mut content = serde_json::Map::new();
+    for i in 0..20 {
+        content.insert(format!("judgement_{i}"), json!("rejected"));
+        content.insert(format!("reason_{i}"), json!(reason.repeat(2_000)));
+    }
+    json!({"action": "accept", "content": content})
+}
+
+/// Regression: the answers of items changed while the form was open are quoted in the
+/// answer, 200 characters each, unbounded in bytes: twenty reasons of characters escaped as
+/// `\u{202e}` (or of four-byte characters) took the answer past the bound, the refusal
+/// when every item changed to ~37 KB, the recording of one of twenty past 32,000 bytes.
+#[test]
+fn the_engineers_words_on_changed_items_stay_within_the_answer_bound() -> Result<()> {
+    const BOUND: usize = 32_000;
+    for reason in ["\u{202e}", "\u{1F600}", "x"] {
+        for changed in [20, 19] {
+            let mut s = server_with_wait(None)?;
+            form_session(&mut s)?;
+            twenty_items(&mut s, 2, |_| "before")?;
+            let asked = the_ask(&send(&mut s, &ask(3)))?;
+            // Every item changes, or all but item 0.
+            twenty_items(&mut s, 4, |i| {
+                if i == 0 && changed == 19 {
+                    "before"
+                } else {
+                    "after"
+                }
+            })?;
+            let out = send(&mut s, &answer(&asked, twenty_long_answers(reason)));
+            let reply = out
+                .iter()
+                .find(|m| m["id"] == 3)
+                .context("no answer to the call")?;
+            let bytes = reply.to_string().len();
+            assert!(
+                bytes <= BOUND,
+                "{changed} changed, reasons of {reason:?}: a {bytes}-byte answer"
+            );
+            let text = reply["result"]["content"][0]["text"]
+                .as_str()
+                .context("no text")?;
+            assert!(
+                text.contains("item 19 rejected"),
+                "every changed item is named: {text}"
+            );
+        }
+    }
+    Ok(())
+}

@@ -163,6 +163,30 @@ fn sync_of_a_copy_while_the_original_is_unmounted_names_it_and_the_return_is_ref
     Ok(())
 }
 
+/// Regression: a database moved or renamed (its old name gone) found no place recorded under
+/// its new path and synced a copy of its folder as the folder itself, deleting from the
+/// database what the copy lacked, silently. The place it recorded under its old name is its
+/// own: the copy is refused, and the original syncs on.
+#[test]
+fn a_moved_database_keeps_the_place_it_recorded() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-moved-db")?;
+    let dir = tmp.path();
+    let db = database(dir)?;
+    let original = dir.join("original/review");
+    sync(&db, &original)?;
+    let copy = dir.join("copy/review");
+    copy_tree(&original, &copy)?;
+    std::fs::remove_file(copy.join("records/rec_2.json"))?;
+    let moved = dir.join("moved.db");
+    std::fs::rename(&db, &moved)?;
+    let said = refused(sync_output(&moved, &copy, false)?)?;
+    names_both(&said, &copy, &original)?;
+    assert!(export(&moved)?.contains("rec_2"));
+    let out = sync(&moved, &original)?;
+    assert!(!out.contains("moved"), "{out}");
+    Ok(())
+}
+
 /// A database copied with its folder (a workspace copied whole) is another pair: the copy of
 /// the database syncs the copy of the folder, and the original pair goes on, neither refused.
 #[test]
