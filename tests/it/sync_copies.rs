@@ -4,7 +4,7 @@
 //! folder moved (its old place gone, or no longer holding the id) goes on; a link to the same
 //! folder is the same folder; a copy synced with a database of its own is the normal case.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use anyhow::ensure;
@@ -97,6 +97,18 @@ fn sync_a_git_worktree_with_the_checkouts_database_is_refused_naming_both() -> a
     Ok(())
 }
 
+/// A database in `dir` synced with `original/review`, and a copy of that folder at
+/// `copy/review` that lacks `rec_2` (deleted from it): (database, original, copy).
+fn synced_and_copied(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf, PathBuf)> {
+    let db = database(dir)?;
+    let original = dir.join("original/review");
+    sync(&db, &original)?;
+    let copy = dir.join("copy/review");
+    copy_tree(&original, &copy)?;
+    std::fs::remove_file(copy.join("records/rec_2.json"))?;
+    Ok((db, original, copy))
+}
+
 /// A copied folder (`cp -r`, a restored backup beside the original) is refused while the
 /// original holds the id; once the original lets it go (its id file deleted), the copy goes on
 /// as the folder moved, saying so, with its state: an item deleted from it is deleted.
@@ -104,12 +116,7 @@ fn sync_a_git_worktree_with_the_checkouts_database_is_refused_naming_both() -> a
 fn sync_a_copied_folder_is_refused_until_the_original_lets_it_go() -> anyhow::Result<()> {
     let tmp = TempDir::new("sync-copy")?;
     let dir = tmp.path();
-    let db = database(dir)?;
-    let original = dir.join("original/review");
-    sync(&db, &original)?;
-    let copy = dir.join("copy/review");
-    copy_tree(&original, &copy)?;
-    std::fs::remove_file(copy.join("records/rec_2.json"))?;
+    let (db, original, copy) = synced_and_copied(dir)?;
     let said = refused(sync_output(&db, &copy, false)?)?;
     names_both(&said, &copy, &original)?;
     assert!(said.contains("If "), "the moved-folder fix: {said}");
@@ -171,12 +178,7 @@ fn sync_of_a_copy_while_the_original_is_unmounted_names_it_and_the_return_is_ref
 fn a_moved_database_keeps_the_place_it_recorded() -> anyhow::Result<()> {
     let tmp = TempDir::new("sync-moved-db")?;
     let dir = tmp.path();
-    let db = database(dir)?;
-    let original = dir.join("original/review");
-    sync(&db, &original)?;
-    let copy = dir.join("copy/review");
-    copy_tree(&original, &copy)?;
-    std::fs::remove_file(copy.join("records/rec_2.json"))?;
+    let (db, original, copy) = synced_and_copied(dir)?;
     let moved = dir.join("moved.db");
     std::fs::rename(&db, &moved)?;
     let said = refused(sync_output(&moved, &copy, false)?)?;
