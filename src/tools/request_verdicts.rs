@@ -681,9 +681,10 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
         VerdictsOutcome::Changed(_) => {
             let all: Vec<&(usize, Verdict)> = verdicts.iter().collect();
             // A form of an earlier build was answered on the whole basis as shown.
-            let why = match q.shown.is_empty() {
-                true => "its basis is no longer the one shown",
-                false => "no item asked is still the one shown",
+            let why = if q.shown.is_empty() {
+                "its basis is no longer the one shown"
+            } else {
+                "no item asked is still the one shown"
             };
             Err(ToolError::Invalid(format!(
                 "The decision changed while the engineer was answering ({why}), so nothing was written. The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",

@@ -794,15 +794,12 @@ fn a_decision_forgotten_while_its_form_is_open_takes_no_answer() -> Result<()> {
     Ok(())
 }
 
-/// The decision as `session` wrote it, with its second item's requirement changed: what an
-/// assistant's `remember_decision` does while the engineer's form is open.
-fn change_the_second_item(server: &mut Server, id: u64, meta: Option<Value>) -> Result<()> {
+/// The decision as `session` wrote it, restated with `basis` (in 2026-07-28 with `meta`):
+/// what an assistant's `remember_decision` does while the engineer's form is open.
+fn restate(server: &mut Server, id: u64, meta: Option<Value>, basis: Value) -> Result<()> {
     let mut params = json!({"name": "remember_decision", "arguments": {
         "artifact": artifact(), "subject": "thread depth", "disposition": "hold",
-        "basis": [
-            {"requirement": "M6 depth 8 mm", "source": "drawing", "state": "satisfied"},
-            {"requirement": "Wall 1.8 mm", "source": "assistant-proposed", "state": "unresolved",
-             "question": "Is 1.6 mm fine?"}]}});
+        "basis": basis}});
     if let Some(meta) = meta {
         params["_meta"] = meta;
     }
@@ -812,6 +809,19 @@ fn change_the_second_item(server: &mut Server, id: u64, meta: Option<Value>) -> 
         "remember_decision: {out:?}"
     );
     Ok(())
+}
+
+/// [`restate`] with the second item's requirement changed.
+fn change_the_second_item(server: &mut Server, id: u64, meta: Option<Value>) -> Result<()> {
+    restate(
+        server,
+        id,
+        meta,
+        json!([
+            {"requirement": "M6 depth 8 mm", "source": "drawing", "state": "satisfied"},
+            {"requirement": "Wall 1.8 mm", "source": "assistant-proposed", "state": "unresolved",
+             "question": "Is 1.6 mm fine?"}]),
+    )
 }
 
 /// Regression: an item changed while the engineer answered the form refused every answer of
@@ -856,18 +866,14 @@ fn a_form_whose_every_item_changed_writes_nothing_and_keeps_the_engineers_words(
     let mut s = server_with_wait(None)?;
     form_session(&mut s)?;
     let asked = the_ask(&send(&mut s, &ask(2)))?;
-    let out = send(
+    restate(
         &mut s,
-        &call(
-            3,
-            "remember_decision",
-            json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
-                   "basis": [
-                       {"requirement": "M6 depth 10 mm", "source": "drawing", "state": "satisfied"},
-                       {"requirement": "Wall 1.5 mm", "source": "drawing", "state": "violated"}]}),
-        ),
-    );
-    ensure!(out[0]["result"]["isError"] != true, "{out:?}");
+        3,
+        None,
+        json!([
+            {"requirement": "M6 depth 10 mm", "source": "drawing", "state": "satisfied"},
+            {"requirement": "Wall 1.5 mm", "source": "drawing", "state": "violated"}]),
+    )?;
     let out = send(&mut s, &answer(&asked, accept()));
     let text = refusal_text(&out)?;
     assert!(
