@@ -21,14 +21,14 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     if target.is_dir() {
         return Err(anyhow!(
             "{} is a directory: name the new file to write, such as {}",
-            target.display(),
-            target.join("review-backup.db").display()
+            shown(target),
+            shown(&target.join("review-backup.db"))
         ));
     }
     if target.exists() || target.is_symlink() {
         return Err(anyhow!(
             "{} exists; backup writes a new file only (remove it or choose another name)",
-            target.display()
+            shown(target)
         ));
     }
     let mut store = open_existing(db)?;
@@ -41,7 +41,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     let (tmp, file) = create_temp_beside(target, db).with_context(|| {
         format!(
             "cannot write the backup {} (its folder must exist and be writable)",
-            target.display()
+            shown(target)
         )
     })?;
     // SQLite writes the copy through its own connection, which a mode without the owner's
@@ -82,7 +82,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     })();
     if let Err(e) = made {
         let _ = std::fs::remove_file(&tmp);
-        return Err(e.context(format!("cannot write the backup {}", target.display())));
+        return Err(e.context(format!("cannot write the backup {}", shown(target))));
     }
     drop(store);
     let mut copy = Store::open_read_only(target).map_err(|e| store_error(target, e))?;
@@ -90,7 +90,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     if !problems.is_empty() {
         return Err(anyhow!(
             "the backup {} does not pass its check: {}",
-            target.display(),
+            shown(target),
             problems.join("; ")
         ));
     }

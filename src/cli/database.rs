@@ -15,7 +15,7 @@ use super::invocation::DB_ENV;
 /// store's other errors name their file already.
 pub(super) fn store_error(db: &Path, e: StoreError) -> anyhow::Error {
     match e {
-        StoreError::Sqlite(_) => anyhow!("{}: {}", db.display(), e.user_message()),
+        StoreError::Sqlite(_) => anyhow!("{}: {}", super::output::shown(db), e.user_message()),
         other => anyhow!("{other}"),
     }
 }
@@ -34,7 +34,7 @@ pub(super) fn require_existing(db: &Path) -> anyhow::Result<()> {
     if !db.exists() {
         return Err(anyhow!(
             "there is no database at {}: point --db or {DB_ENV} at an existing file",
-            db.display()
+            super::output::shown(db)
         ));
     }
     Ok(())

@@ -21,8 +21,8 @@ pub(super) fn refuse_database_target(db: &Path, target: &Path) -> anyhow::Result
     if store::file::is_database_file(db, target) {
         return Err(anyhow!(
             "{} is the database {} (or one of its journal files); choose another output file",
-            target.display(),
-            db.display()
+            shown(target),
+            shown(db)
         ));
     }
     Ok(())
@@ -69,7 +69,7 @@ pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf,
                     e.kind(),
                     format!(
                         "the directory {} does not exist; create it, or choose a path in an existing one",
-                        dir.display()
+                        shown(dir)
                     ),
                 ));
             }
@@ -94,7 +94,7 @@ pub(super) fn write_beside<T>(
     let (tmp, file) = create_temp_beside(path, db).with_context(|| {
         format!(
             "cannot write {} (its folder must exist and be writable)",
-            path.display()
+            shown(path)
         )
     })?;
     let written = write(file).and_then(|t| {
@@ -105,7 +105,7 @@ pub(super) fn write_beside<T>(
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    written.with_context(|| format!("cannot write {}", path.display()))
+    written.with_context(|| format!("cannot write {}", shown(path)))
 }
 
 /// Refuses an output path that names anything but a regular file (or nothing yet): a
@@ -118,19 +118,19 @@ fn refuse_unusual_target(path: &Path) -> anyhow::Result<()> {
     if ft.is_symlink() {
         return Err(anyhow!(
             "{} is a symbolic link: -o does not write through a link; name the file itself, or leave -o out to write to stdout",
-            path.display()
+            shown(path)
         ));
     }
     if ft.is_dir() {
         return Err(anyhow!(
             "{} is a directory: name the file to write",
-            path.display()
+            shown(path)
         ));
     }
     match review_mcp::review::hashing::kind_name(&ft) {
         Some(kind) => Err(anyhow!(
             "{} is {kind}, not a regular file: -o writes a file (a temporary file renamed over it); name a file, or leave -o out to write to stdout",
-            path.display()
+            shown(path)
         )),
         None => Ok(()),
     }

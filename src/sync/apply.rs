@@ -589,7 +589,8 @@ pub(super) fn complete(
 ) -> Result<Vec<String>> {
     for kind in ItemKind::ALL {
         let dir = folder.join(kind.dir());
-        std::fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| fail!("cannot create {}: {e}", super::shown(&dir)))?;
     }
     // The texts are read from the journal as they are written, a batch at a time.
     let mut touched = false;

@@ -12,7 +12,7 @@ use super::apply::WRITE_THREADS;
 use super::line::{Schemas, is_id_text, parse_event, parse_item};
 use super::merge::{resolve, side};
 use super::run::Entries;
-use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned};
+use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned, shown};
 use crate::text::escape_controls;
 
 /// Ids as `import` allows them that are also a file name on every system a teammate may
@@ -181,11 +181,6 @@ pub(super) fn cannot_list(dir: &Path, e: &io::Error) -> super::Error {
         ),
         _ => fail!("cannot read {}: {e}", shown(dir)),
     }
-}
-
-/// A path of the folder as messages show it: control characters escaped.
-pub(super) fn shown(path: &Path) -> String {
-    escape_controls(&path.display().to_string()).into_owned()
 }
 
 /// Why an entry of a subfolder whose name is not its files' is refused: a symbolic link

@@ -17,12 +17,11 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::Result;
 use super::folder::{
     HASH_THREADS, MAX_FILE_BYTES, MAX_READ_BYTES, cannot_list, misnamed, on_threads, read_regular,
-    shown,
 };
 use super::line::{event_text, parse_event};
+use super::{Result, shown};
 use crate::review::history::Event;
 use crate::text::escape_controls;
 

@@ -34,7 +34,7 @@ use sha2::{Digest, Sha256};
 
 use super::line::{Line, Schemas, parse_export_line};
 use super::new_database::NewDatabase;
-use super::{Item, MAX_REPORTED, Result};
+use super::{Item, MAX_REPORTED, Result, shown};
 use crate::framing::{Frame, LineReader, MAX_LINE_BYTES};
 use crate::review::history::Event;
 use crate::review::{Decision, Record};
@@ -71,7 +71,7 @@ impl InputFile {
             fail!(
                 "cannot read {}: {e}; check the path: import reads a file `review-mcp export` \
                  wrote",
-                path.display()
+                shown(path)
             )
         };
         let file = File::open(path).map_err(cannot_read)?;
@@ -84,7 +84,7 @@ impl InputFile {
             return Err(fail!(
                 "{} is a directory: give the file `review-mcp export` wrote (export -o FILE), \
                  not its folder; nothing was written",
-                path.display()
+                shown(path)
             ));
         }
         let copy = unnamed_temporary().map_err(|e| {
@@ -92,7 +92,7 @@ impl InputFile {
                 "{} can be read only once (a pipe), so import copies it to a temporary file \
                  as it checks it, and cannot make one in {}: {e}; set TMPDIR to a writable \
                  directory, or import from a file",
-                path.display(),
+                shown(path),
                 std::env::temp_dir().display()
             )
         })?;
@@ -220,7 +220,7 @@ pub fn import_from(db: &Path, file: &Path, input: &mut dyn Reread) -> Result<Imp
     let cannot_read = |e: io::Error| {
         fail!(
             "cannot read {}: {e}; check the path: import reads a file `review-mcp export` wrote",
-            file.display()
+            shown(file)
         )
     };
     let (checked, digest) = {
@@ -235,18 +235,18 @@ pub fn import_from(db: &Path, file: &Path, input: &mut dyn Reread) -> Result<Imp
                 "{} can be read only once (a pipe), so import copies it to a temporary file in \
                  {} as it checks it, and could not write that copy: {e}; nothing was written: \
                  set TMPDIR to a directory with room for the whole file, or import from a file",
-                file.display(),
+                shown(file),
                 std::env::temp_dir().display()
             ));
         }
-        let checked = checked.map_err(|e| fail!("{}: {e}", file.display()))?;
+        let checked = checked.map_err(|e| fail!("{}: {e}", shown(file)))?;
         (checked, hashed.hash.finalize())
     };
     let nothing_written = |e: StoreError| {
         fail!(
             "{}: nothing was written to {}: {}",
-            file.display(),
-            db.display(),
+            shown(file),
+            shown(db),
             e.user_message()
         )
     };

@@ -151,6 +151,13 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// The sha256 of an item's file text.
 pub type Hash = [u8; 32];
 
+/// A path as sync's messages show it: control characters escaped, so a name made by a pulled
+/// commit (or a folder named by a script) cannot fake a line of the message or act on the
+/// terminal.
+fn shown(path: &std::path::Path) -> String {
+    crate::text::escape_controls(&path.display().to_string()).into_owned()
+}
+
 /// The sha256 of `bytes`.
 pub fn hash(bytes: &[u8]) -> Hash {
     Sha256::digest(bytes).into()

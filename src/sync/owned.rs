@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{ItemKind, README, Result};
+use super::{ItemKind, README, Result, shown};
 
 /// The id file: the folder's id on one line, written at its first sync and committed with
 /// the folder, so a moved checkout or another clone is the same folder to the database.
@@ -55,7 +55,7 @@ pub(super) fn attributes(folder: &Path) -> Result<bool> {
              every file of the folder with review-mcp's driver, wherever the folder moves); with \
              another merge rule git leaves conflict markers in the items, or merges them line by \
              line into files that are not items: {ATTRIBUTES_FIX}; nothing was changed",
-            path.display()
+            shown(&path)
         )),
     }
 }
@@ -96,10 +96,10 @@ pub(super) fn lock(
     exclusive: bool,
     waiting: &mut dyn FnMut(&Path),
 ) -> Result<FolderLock> {
-    let cannot = |e: io::Error| fail!("cannot lock {}: {e}", folder.display());
+    let cannot = |e: io::Error| fail!("cannot lock {}: {e}", shown(folder));
     let dir = fs::File::open(folder).map_err(cannot)?;
     if !dir.metadata().map_err(cannot)?.is_dir() {
-        return Err(fail!("cannot lock {}: not a directory", folder.display()));
+        return Err(fail!("cannot lock {}: not a directory", shown(folder)));
     }
     let tried = if exclusive {
         dir.try_lock()
@@ -135,7 +135,7 @@ fn read_own(path: &Path, fix: &str) -> Result<Option<String>> {
     let meta = match fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(fail!("cannot read {}: {e}", path.display())),
+        Err(e) => return Err(fail!("cannot read {}: {e}", shown(path))),
     };
     let why = if meta.file_type().is_symlink() {
         "is a symbolic link"
@@ -144,7 +144,7 @@ fn read_own(path: &Path, fix: &str) -> Result<Option<String>> {
     } else {
         // Read through the handle, bounded: what is read is what was checked, however the
         // entry changes meanwhile.
-        let cannot = |e: io::Error| fail!("cannot read {}: {e}", path.display());
+        let cannot = |e: io::Error| fail!("cannot read {}: {e}", shown(path));
         let f = fs::File::open(path).map_err(cannot)?;
         let mut bytes = Vec::new();
         if !f.metadata().map_err(cannot)?.is_file() {
@@ -165,7 +165,7 @@ fn read_own(path: &Path, fix: &str) -> Result<Option<String>> {
     };
     Err(fail!(
         "{} {why}: review-mcp sync did not write it; {fix}; nothing was changed",
-        path.display()
+        shown(path)
     ))
 }
 
@@ -190,8 +190,8 @@ pub(super) fn readme(folder: &Path) -> Result<Readme> {
             return Err(fail!(
                 "{} is not the README review-mcp sync writes: sync keeps a folder of its own \
                  (records/, decisions/, its README.md), such as {}; nothing was changed",
-                path.display(),
-                folder.join("review").display()
+                shown(&path),
+                shown(&folder.join("review"))
             ));
         }
     })
@@ -224,7 +224,7 @@ pub(super) fn folder_id(folder: &Path) -> Result<Option<String>> {
         return Err(fail!(
             "{} does not hold a folder id as review-mcp sync writes it (8 to 64 letters, \
              digits, _ or -): {ID_FIX}; nothing was changed",
-            path.display()
+            shown(&path)
         ));
     }
     Ok(Some(id.to_string()))
@@ -401,10 +401,10 @@ pub(super) fn stale_temporaries(folder: &Path) -> Result<Vec<PathBuf>> {
             Ok(l) => l,
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) if e.kind() == io::ErrorKind::NotADirectory => continue,
-            Err(e) => return Err(fail!("cannot read {}: {e}", dir.display())),
+            Err(e) => return Err(fail!("cannot read {}: {e}", shown(&dir))),
         };
         for entry in listing {
-            let entry = entry.map_err(|e| fail!("cannot read {}: {e}", dir.display()))?;
+            let entry = entry.map_err(|e| fail!("cannot read {}: {e}", shown(&dir)))?;
             let name = entry.file_name();
             let Some(target) = name.to_str().and_then(temporary_target) else {
                 continue;

@@ -67,14 +67,14 @@ use super::apply::WRITE_BATCH;
 use super::apply::{Apply, complete, overlay};
 use super::folder::{
     HASH_THREADS, fsync_dir, is_file_id, on_threads, read_folder, refuse_links, remove_file, scan,
-    shown, write_all, write_atomic,
+    write_all, write_atomic,
 };
 use super::history::{HISTORY_DIR, engineer_verdict_events, missing_files, read_history};
 use super::line::Schemas;
 use super::new_database::{NewDatabase, NewFolder};
 use super::owned;
 use super::saved;
-use super::{Action, Hash, Item, ItemKind, README, Result, classify};
+use super::{Action, Hash, Item, ItemKind, README, Result, classify, shown};
 use crate::store::{Store, SyncTx};
 
 /// What is known of one item before the sync acts.

@@ -12,7 +12,8 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::folder::{fsync_dir, shown};
+use super::folder::fsync_dir;
+use super::shown;
 use super::{Item, Result};
 
 /// How many deleted items (on each side) the output names; the rest are counted.

@@ -25,6 +25,7 @@ mod history_readers;
 mod history_review;
 mod history_transfer;
 mod hostile;
+mod hostile_strings;
 mod librules_layers;
 mod notifications;
 mod packaging;

@@ -1,0 +1,220 @@
+//! Stored strings that try to change what a reader sees: an escape sequence, a carriage
+//! return, a line break faking a line, a bidirectional override, NUL, a C1 control, a
+//! spreadsheet formula, HTML and Markdown, put in every field of a decision, its carry and
+//! its verdicts, then read back through every reader of the review (the terminal, the report,
+//! the Form 3, the history and the command line's messages).
+
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use review_mcp::store::Store;
+use serde_json::{Value, json};
+
+use crate::support::TempDir;
+use crate::support::inproc::{Client, Era, art_uri, rev};
+
+/// Everything a reader must not obey.
+const EVIL: &str = "\u{1b}]0;pwn\u{7}\u{1b}[2J\rReview of FAKE\n| 9 | fake | row |\n=HYPERLINK(\"http://x\")\u{202e}gnp.exe\u{0}\t\u{9b}31m<script>x</script>\u{2028}\u{85}end";
+
+/// Whether `text` holds a character that acts on a terminal rather than being shown.
+fn acting(text: &str) -> Option<char> {
+    text.chars()
+        .find(|&c| (c != '\n' && review_mcp::text::is_control_like(c)) || c == '\u{85}')
+}
+
+fn evil_item(n: usize) -> Value {
+    json!({"requirement": format!("{n}{EVIL}"), "source": "drawing", "sourceDetail": EVIL,
+           "evidence": EVIL, "state": "satisfied", "question": EVIL,
+           "faces": ["face:9"], "verdict": {"judgement": "accepted", "reason": EVIL}})
+}
+
+/// A decision at revision 1 whose every string is [`EVIL`], an engineer's card-less verdict
+/// through the terminal, carried to revision 2 with an evil change text.
+fn evil_review(name: &str) -> TempDir {
+    let dir = TempDir::new(name).unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    let file = dir.join("part.step");
+    let file = file.to_str().unwrap();
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), file), "subject": EVIL, "disposition": EVIL,
+               "summary": EVIL, "basis": [evil_item(1), evil_item(2)]}),
+    );
+    let mut store = Store::open(&db).unwrap();
+    let answers = format!("r\n{EVIL}\n\n");
+    let mut input = answers.as_bytes();
+    review_mcp::terminal::review(&mut store, &rev(1), &mut input, &mut Vec::new()).unwrap();
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file),
+               "map": [{"from": "face:9", "to": "face:9"}], "changed": ["face:9"],
+               "change": EVIL}),
+    );
+    dir
+}
+
+#[test]
+fn the_terminal_shows_every_stored_string_inert() {
+    let dir = evil_review("hostile-terminal");
+    let mut store = Store::open(&dir.join("r.db")).unwrap();
+    for r in [rev(1), rev(2)] {
+        let mut out = Vec::new();
+        review_mcp::terminal::review(&mut store, &r, &mut &b"s\ns\nq\n"[..], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(acting(&text), None, "{text}");
+        assert!(
+            !text.lines().any(|l| l.starts_with("Review of FAKE")),
+            "{text}"
+        );
+        assert!(!text.lines().any(|l| l.starts_with("| 9")), "{text}");
+    }
+}
+
+#[test]
+fn the_report_and_history_show_every_stored_string_inert() {
+    let dir = evil_review("hostile-report");
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    for r in [rev(1), rev(2)] {
+        let report = c.read_text(&format!("review://revisions/{r}/report"));
+        // A tab is kept as a tab: Markdown shows it as space.
+        assert_eq!(acting(&report.replace('\t', " ")), None, "{report}");
+        // Markdown shows `\<` as `<`: an HTML tag is one whose `<` is not escaped.
+        assert!(
+            !report.contains("<script") || !report.replace("\\<script", "").contains("<script"),
+            "{report}"
+        );
+        assert!(!report.lines().any(|l| l.starts_with("| 9")), "{report}");
+        let resp = c.call(
+            "review_history",
+            json!({"artifact": {"revision": r, "format": "step"}}),
+        );
+        let text = resp["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert_eq!(acting(&text), None, "{text}");
+        assert!(
+            !text.lines().any(|l| l.starts_with("Review of FAKE")),
+            "{text}"
+        );
+    }
+}
+
+/// Cells of an RFC 4180 text.
+fn csv_cells(text: &str) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                cur.push('"');
+            }
+            (true, '"') => quoted = false,
+            (false, '"') => quoted = true,
+            (false, ',') => cells.push(std::mem::take(&mut cur)),
+            (false, '\r') => {}
+            (false, '\n') => cells.push(std::mem::take(&mut cur)),
+            (_, c) => cur.push(c),
+        }
+    }
+    cells.push(cur);
+    cells
+}
+
+#[test]
+fn the_form3_has_no_formula_and_no_control_in_any_cell() {
+    let dir = evil_review("hostile-form3");
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    for r in [rev(1), rev(2)] {
+        let csv = c.read_text(&format!("review://revisions/{r}/form3.csv"));
+        for cell in csv_cells(&csv) {
+            assert_eq!(acting(&cell), None, "{cell:?}");
+            let first = cell.trim_start().chars().next();
+            assert!(
+                !matches!(first, Some('=' | '+' | '-' | '@' | '\t' | '\r')),
+                "{cell:?}"
+            );
+        }
+    }
+}
+
+/// `review-mcp ARGS` in `dir`; its stderr.
+fn refused_cli(dir: &std::path::Path, args: &[&std::ffi::OsStr]) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .current_dir(dir)
+        .env_remove("REVIEW_MCP_DB_PATH")
+        .env("MCP_LOG_LEVEL", "warn")
+        .stdin(std::process::Stdio::null())
+        .args(args)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {o:?}");
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A folder name with a line break and an escape sequence in it (a directory a pulled commit
+/// made, which a script then names in `-o`, `backup` or `sync`) is shown escaped in every
+/// refusal that names it: the refusal stays one line and fakes no other.
+#[test]
+fn a_refusal_naming_a_hostile_path_stays_one_line() {
+    let dir = evil_review("hostile-paths");
+    let evil = "d\nreview-mcp: wrote the Form 3\u{1b}[2J";
+    let bad = dir.join(evil);
+    std::fs::create_dir(&bad).unwrap();
+    std::os::unix::fs::symlink(dir.join("r.db"), bad.join("link.csv")).unwrap();
+    std::fs::write(bad.join("README.md"), "mine\n").unwrap();
+    std::fs::write(bad.join("exists.db"), "x").unwrap();
+    std::fs::write(bad.join("victim"), "precious").unwrap();
+    std::os::unix::fs::symlink(bad.join("victim"), bad.join("victim.csv")).unwrap();
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let db: std::ffi::OsString = dir.join("r.db").into();
+    let r1 = rev(1);
+    let cases: Vec<Vec<std::ffi::OsString>> = vec![
+        // -o through a planted link (to the database, to another file), into a directory
+        // that does not exist, onto a directory.
+        vec![os("form3"), os(&r1), os("-o"), bad.join("link.csv").into()],
+        vec![
+            os("form3"),
+            os(&r1),
+            os("-o"),
+            bad.join("victim.csv").into(),
+        ],
+        vec![os("form3"), os(&r1), os("-o"), bad.join("no/f.csv").into()],
+        vec![os("form3"), os(&r1), os("-o"), bad.clone().into()],
+        vec![os("export"), os("-o"), bad.join("link.csv").into()],
+        // backup onto a file or a directory that exists, into a directory that does not.
+        vec![os("backup"), bad.join("exists.db").into()],
+        vec![os("backup"), bad.clone().into()],
+        vec![os("backup"), bad.join("no/b.db").into()],
+        // sync of a folder holding a README of someone else's; import of a directory.
+        vec![os("sync"), bad.clone().into()],
+        vec![os("import"), bad.clone().into()],
+    ];
+    let mut failed = Vec::new();
+    for args in cases {
+        let mut all = vec![os("--db"), db.clone()];
+        all.extend(args);
+        let refs: Vec<&std::ffi::OsStr> = all.iter().map(|a| a.as_os_str()).collect();
+        let err = refused_cli(dir.path(), &refs);
+        if acting(&err).is_some() || err.lines().count() != 1 {
+            failed.push(err);
+        }
+    }
+    // A database named in such a folder that is not there.
+    let none = bad.join("none.db");
+    let err = refused_cli(
+        dir.path(),
+        &[
+            os("--db").as_os_str(),
+            none.as_os_str(),
+            os("export").as_os_str(),
+        ],
+    );
+    if err.lines().count() != 1 {
+        failed.push(err);
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
