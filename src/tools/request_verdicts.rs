@@ -579,9 +579,12 @@ fn when(at: &str) -> String {
     }
 }
 
-/// A stored string as the form shows it: one line, at most `n` characters.
+/// A stored string as the form shows it: one line, at most `n` characters, its invisible
+/// characters (a zero width space, tag characters spelling words) written as escapes
+/// (`\u{200b}`), as the card, the terminal, the report and the Form 3 show them: the engineer
+/// judges all the item says.
 fn shown(s: &str, n: usize) -> String {
-    prefix_chars(&one_line(s), n)
+    crate::text::escape_controls(&prefix_chars(&one_line(s), n)).into_owned()
 }
 
 /// [`shown`], followed, when it cuts, by how many characters it leaves out

@@ -218,3 +218,109 @@ fn a_refusal_naming_a_hostile_path_stays_one_line() {
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+/// Input that runs `then` when it is first read: the engineer's terminal while something
+/// happens to the database between the question and the answer.
+struct Meanwhile<F: FnMut()> {
+    then: Option<F>,
+    rest: &'static [u8],
+}
+
+impl<F: FnMut()> std::io::Read for Meanwhile<F> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        std::io::BufRead::fill_buf(self)
+            .map(|b| {
+                let n = b.len().min(buf.len());
+                buf[..n].copy_from_slice(&b[..n]);
+                n
+            })
+            .inspect(|&n| std::io::BufRead::consume(self, n))
+    }
+}
+
+impl<F: FnMut()> std::io::BufRead for Meanwhile<F> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if let Some(mut f) = self.then.take() {
+            f();
+        }
+        Ok(self.rest)
+    }
+    fn consume(&mut self, n: usize) {
+        self.rest = &self.rest[n..];
+    }
+}
+
+/// The database restored from a backup (renamed over the path) while the engineer reads an
+/// item in their terminal: the answer is not written into the file the session no longer
+/// names, nor into the restored one unseen, and the session says so.
+#[test]
+fn a_database_restored_under_the_terminal_takes_no_answer_unseen() {
+    let dir = evil_review("hostile-restored");
+    let db = dir.join("r.db");
+    let copy = dir.join("copy.db");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .args([
+            std::ffi::OsStr::new("--db"),
+            db.as_os_str(),
+            "backup".as_ref(),
+            copy.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let mut store = Store::open(&db).unwrap();
+    let mut input = Meanwhile {
+        then: Some(|| std::fs::rename(&copy, &db).unwrap()),
+        rest: b"a\nrestored under me\n\n",
+    };
+    let mut out = Vec::new();
+    let got = review_mcp::terminal::review(&mut store, &rev(2), &mut input, &mut out);
+    let text = String::from_utf8_lossy(&out);
+    let err = got.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        err.contains("moved or replaced") || err.contains("replaced"),
+        "{err}\n{text}"
+    );
+    drop(store);
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+    assert!(!report.contains("restored under me"), "{report}");
+}
+
+/// Regression: the verdict form (`request_verdicts`) showed the invisible characters of a
+/// requirement, evidence, source detail, question and faces as nothing (tag
+/// characters spelling words a model reads and the engineer does not see, a zero width space),
+/// where the card, the terminal, the report and the Form 3 show them as escapes: the engineer
+/// accepted an item whose stored text said more than the form showed.
+#[test]
+fn the_verdict_form_shows_invisible_characters() {
+    let hidden =
+        "Bore is H7\u{E0020}\u{E0061}\u{E006E}\u{E0064}\u{E0020}\u{E0048}\u{E0038}\u{200B}";
+    let dir = TempDir::new("hostile-form-invisible").unwrap();
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    let file = "/work/bracket.step";
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), file), "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": hidden, "source": "drawing", "sourceDetail": hidden,
+                          "evidence": hidden, "question": hidden, "state": "unresolved",
+                          "faces": ["face:1"]}]}),
+    );
+    let asked = c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": art_uri(&rev(1), file), "subject": "release"}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let field = &params["requestedSchema"]["properties"]["judgement_0"];
+    for shown in [&field["title"], &field["description"]] {
+        let text = shown.as_str().unwrap_or_else(|| panic!("{asked}"));
+        assert!(
+            !text.chars().any(review_mcp::text::is_invisible),
+            "{}",
+            text.escape_unicode()
+        );
+        assert!(text.contains("\\u{"), "{text}");
+    }
+}
