@@ -41,7 +41,7 @@ fn stderr(o: &Output) -> String {
 /// A strict RFC 4180 reader: records end with CRLF (the last one too), a field is either
 /// plain (no comma, quote, CR or LF) or quoted (quotes doubled inside; CR and LF allowed
 /// there); anything else is an error naming the byte offset.
-fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
+pub(crate) fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
     let b: Vec<char> = text.chars().collect();
     let mut records = Vec::new();
     let mut record = Vec::new();
