@@ -15,7 +15,7 @@ use super::merge::{self, side};
 use super::owned::step;
 use super::run::{Counts, Entries, Entry};
 use super::saved::{NAMED, Saver};
-use super::{Action, Hash, Item, ItemKind, Result, hash};
+use super::{Action, Hash, Item, ItemKind, Result, hash, shown};
 use crate::store::{Store, SyncTx};
 
 /// How many files are written (and fsynced) at once: the file system commits concurrent
@@ -589,8 +589,7 @@ pub(super) fn complete(
 ) -> Result<Vec<String>> {
     for kind in ItemKind::ALL {
         let dir = folder.join(kind.dir());
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| fail!("cannot create {}: {e}", super::shown(&dir)))?;
+        std::fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", shown(&dir)))?;
     }
     // The texts are read from the journal as they are written, a batch at a time.
     let mut touched = false;
