@@ -217,6 +217,12 @@ impl BasisItem {
             .map(|c| c.from.as_str())
     }
 
+    /// Whether the item awaits the engineer: it holds no verdict of theirs (none, or only the
+    /// assistant's).
+    pub fn awaits_engineer(&self) -> bool {
+        !self.verdict.as_ref().is_some_and(|v| v.via.is_engineer())
+    }
+
     /// How the item was carried: `None` when it was stated at its decision's revision.
     pub fn carry_state(&self) -> Option<CarryState> {
         self.carried.as_ref().map(|c| c.state)

@@ -935,6 +935,80 @@ fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Resul
     Ok(())
 }
 
+/// Regression: a 2026-07-28 retry that came back without the answer (asked again) refused the
+/// whole question when any item had changed, the unchanged ones too, where the answer itself
+/// is judged item by item. Now it asks again about the items still as shown; the changed one
+/// is left for the next call (`remaining`), and the answer to the new form records the rest.
+#[test]
+fn a_sealed_retry_without_the_answer_asks_again_about_the_unchanged_items() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let out = send(&mut s, &modern_ask(2, json!({})));
+    let state = out[0]["result"]["requestState"]
+        .as_str()
+        .context("no requestState")?
+        .to_string();
+    change_the_second_item(&mut s, 3, Some(modern_meta()))?;
+    let out = send(&mut s, &modern_ask(4, json!({"requestState": state})));
+    let result = &out[0]["result"];
+    assert_eq!(result["resultType"], "input_required", "{out:?}");
+    let fields = &result["inputRequests"]["verdicts"]["params"]["requestedSchema"]["properties"];
+    assert!(
+        fields.get("judgement_0").is_some() && fields.get("judgement_1").is_none(),
+        "asks about the unchanged item only: {fields}"
+    );
+    let again = result["requestState"]
+        .as_str()
+        .context("no requestState")?
+        .to_string();
+    let retry = json!({"requestState": again,
+                       "inputResponses": {"verdicts": {"action": "accept",
+                           "content": {"judgement_0": "accepted"}}}});
+    let out = send(&mut s, &modern_ask(5, retry));
+    let content = &out[0]["result"]["structuredContent"];
+    assert_eq!(content["outcome"], "recorded", "{out:?}");
+    assert_eq!(
+        (
+            &content["asked"],
+            &content["recorded"],
+            &content["remaining"]
+        ),
+        (&json!([0]), &json!([0]), &json!(1)),
+        "{out:?}"
+    );
+    assert_eq!(
+        verdicts(&mut s)?,
+        vec![Some(("accepted".into(), "elicitation".into())), None]
+    );
+    Ok(())
+}
+
+/// A retry without the answer after every item asked changed asks nothing: the question is
+/// refused, as the answer to it would be, and nothing is written.
+#[test]
+fn a_sealed_retry_without_the_answer_after_every_item_changed_is_refused() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let out = send(&mut s, &modern_ask(2, json!({})));
+    let state = out[0]["result"]["requestState"].clone();
+    restate(
+        &mut s,
+        3,
+        Some(modern_meta()),
+        json!([
+            {"requirement": "M6 depth 10 mm", "source": "drawing", "state": "satisfied"},
+            {"requirement": "Wall 1.5 mm", "source": "drawing", "state": "violated"}]),
+    )?;
+    let out = send(&mut s, &modern_ask(4, json!({"requestState": state})));
+    let text = refusal_text(&out)?;
+    assert!(
+        text.contains("no item asked is still the one shown") && text.contains("nothing"),
+        "{text}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
 #[test]
 fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
     let mut s = server_with_wait(Some(Duration::from_millis(100)))?;
