@@ -627,25 +627,13 @@ mod tests {
     /// verdict of this revision as the earlier revision's history).
     #[test]
     fn resolve_an_engineer_verdict_taken_into_a_carried_item_makes_it_fresh() {
-        use crate::review::{Carried, CarryState};
-        let carried = |mut b: BasisItem| {
-            b.carried = Some(Carried {
-                changed: vec![],
-                from: REV.replace('0', "1"),
-                ids_of: None,
-                state: CarryState::Inherited,
-                unmapped: vec![],
-                verdict: None,
-            });
-            b
-        };
-        let base = decision(T1, "carried", vec![carried(item("Bore", None))]);
+        let base = decision(T1, "carried", vec![carried_bore()]);
         let judged = decision(
             T2,
             "carried",
             vec![item("Bore", Some((Judgement::Accepted, Via::App, T2)))],
         );
-        let later = decision(T3, "hold", vec![carried(item("Bore", None))]);
+        let later = decision(T3, "hold", vec![carried_bore()]);
         for (ours, theirs) in [(&judged, &later), (&later, &judged)] {
             let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
             let b = &basis(&r.item)[0];
@@ -659,11 +647,12 @@ mod tests {
         assert_eq!(b.carried, None);
     }
 
-    /// A basis item "Bore" carried from revision 1 (inherited), its evidence quoted there.
-    fn carried_bore(evidence: &str) -> BasisItem {
+    /// A basis item "Bore" carried from revision 1 (inherited), its evidence ("10.01
+    /// measured") quoted there.
+    fn carried_bore() -> BasisItem {
         use crate::review::{Carried, CarryState};
         BasisItem {
-            evidence: Some(evidence.into()),
+            evidence: Some("10.01 measured".into()),
             carried: Some(Carried {
                 changed: vec![],
                 from: REV.replace('0', "1"),
@@ -694,20 +683,16 @@ mod tests {
             }),
             carried: None,
             evidence: Some(BORE_EVIDENCE_THERE.into()),
-            ..carried_bore("10.01 measured")
+            ..carried_bore()
         };
         let wall = |v: Option<(Judgement, Via, &str)>| item("Wall", v);
-        let base = decision(
-            T1,
-            "carried",
-            vec![carried_bore("10.01 measured"), wall(None)],
-        );
+        let base = decision(T1, "carried", vec![carried_bore(), wall(None)]);
         let bore_judged = decision(T2, "carried", vec![judged(Judgement::Accepted), wall(None)]);
         let wall_judged = decision(
             T3,
             "carried",
             vec![
-                carried_bore("10.01 measured"),
+                carried_bore(),
                 wall(Some((Judgement::Accepted, Via::App, T3))),
             ],
         );
@@ -731,14 +716,14 @@ mod tests {
             "hold",
             vec![item("Bore", Some((Judgement::Accepted, Via::App, T2)))],
         );
-        let carried = decision(T3, "carried", vec![carried_bore("10.01 measured")]);
+        let carried = decision(T3, "carried", vec![carried_bore()]);
         let r = one_sided(Some(&judged), side(&carried, "theirs"));
         let b = &basis(&r.item)[0];
         assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
         assert_eq!(b.carried, None);
         assert_eq!(b.evidence.as_deref(), Some(BORE_EVIDENCE_THERE));
         // Both sides replaced the base's verdict: the base's is kept, the same way.
-        let other = decision(T2, "rework", vec![carried_bore("10.01 measured")]);
+        let other = decision(T2, "rework", vec![carried_bore()]);
         for (ours, theirs) in [(&carried, &other), (&other, &carried)] {
             let r = resolve(Some(&judged), side(ours, "ours"), side(theirs, "theirs")).unwrap();
             let b = &basis(&r.item)[0];

@@ -1043,11 +1043,9 @@ mod tests {
             .unwrap();
     }
 
-    /// Regression: a state sealed by an earlier build (no `shown`) is answered only while the
-    /// whole basis is as shown; refused because an item not asked changed, it said "no item
-    /// asked is still the one shown", untrue of the item asked, which had not changed.
-    #[test]
-    fn an_earlier_builds_form_refused_for_the_basis_says_so() {
+    /// "bore" asked about its item 0, then restated with item 1 changed: the store, the
+    /// question as this build seals it, and as an earlier build sealed it (no `shown`).
+    fn item_0_asked_then_item_1_changed() -> (Store, Question, Question) {
         let mut store = Store::open_in_memory().unwrap();
         bore(&mut store, &["M6 depth 8 mm", "Wall 2 mm"]);
         let args: Args = serde_json::from_value(json!({
@@ -1059,9 +1057,18 @@ mod tests {
         };
         let earlier = Question {
             shown: Vec::new(),
-            ..q
+            ..q.clone()
         };
         bore(&mut store, &["M6 depth 8 mm", "Wall 1.8 mm"]);
+        (store, q, earlier)
+    }
+
+    /// Regression: a state sealed by an earlier build (no `shown`) is answered only while the
+    /// whole basis is as shown; refused because an item not asked changed, it said "no item
+    /// asked is still the one shown", untrue of the item asked, which had not changed.
+    #[test]
+    fn an_earlier_builds_form_refused_for_the_basis_says_so() {
+        let (mut store, _, earlier) = item_0_asked_then_item_1_changed();
         let mut content = Map::new();
         content.insert("judgement_0".into(), json!("accepted"));
         let Err(ToolError::Invalid(said)) =
@@ -1082,20 +1089,7 @@ mod tests {
     /// asked that changed refuses it. One of this build is asked again about the item asked.
     #[test]
     fn an_earlier_builds_state_asked_again_keeps_the_whole_basis_rule() {
-        let mut store = Store::open_in_memory().unwrap();
-        bore(&mut store, &["M6 depth 8 mm", "Wall 2 mm"]);
-        let args: Args = serde_json::from_value(json!({
-            "artifact": {"revision": format!("sha256:{}", "ab".repeat(32)), "format": "step"},
-            "subject": "bore", "items": [0]}))
-        .unwrap();
-        let Step::Ask(q) = prepare(&mut store, args).unwrap() else {
-            panic!("nothing asked");
-        };
-        let earlier = Question {
-            shown: Vec::new(),
-            ..q.clone()
-        };
-        bore(&mut store, &["M6 depth 8 mm", "Wall 1.8 mm"]);
+        let (mut store, q, earlier) = item_0_asked_then_item_1_changed();
         let Err(ToolError::Invalid(said)) = reask(&mut store, earlier) else {
             panic!("asked again on a basis that changed");
         };
