@@ -116,7 +116,7 @@ fn open_items(d: &Decision) -> Vec<usize> {
         .basis
         .iter()
         .enumerate()
-        .filter(|(_, b)| !b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
+        .filter(|(_, b)| b.awaits_engineer())
         .map(|(i, _)| i)
         .collect();
     open.sort_by_key(|&i| {

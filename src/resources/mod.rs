@@ -805,8 +805,7 @@ fn carriable_here(
     view: &RevisionView,
     revision: &str,
 ) -> Result<bool, ResourceError> {
-    let mut froms: Vec<&crate::review::Artifact> = Vec::new();
-    for a in view
+    let froms = view
         .stale_records
         .iter()
         .filter(|r| r.superseded.is_none())
@@ -816,16 +815,32 @@ fn carriable_here(
                 .iter()
                 .filter(|d| d.superseded.is_none())
                 .map(|d| &d.artifact),
-        )
-    {
-        if !froms
-            .iter()
-            .any(|f| f.revision == a.revision && f.uri == a.uri)
-        {
-            froms.push(a);
-        }
-    }
+        );
+    Ok(carriable_to(store, froms, revision, usize::MAX)?)
+}
+
+/// Whether the review of one of `froms` (the artifacts of stale items not carried on, each
+/// revision and file looked at once, at most `looked_at` of them) can be carried to
+/// `revision` of its file: what a hint checks before it names `carry_forward`
+/// (`show_review`'s line, `recall`'s summary).
+pub fn carriable_to<'a>(
+    store: &mut Store,
+    froms: impl IntoIterator<Item = &'a crate::review::Artifact>,
+    revision: &str,
+    looked_at: usize,
+) -> Result<bool, crate::store::StoreError> {
+    let mut seen: Vec<&crate::review::Artifact> = Vec::new();
     for from in froms {
+        if seen
+            .iter()
+            .any(|f| f.revision == from.revision && f.uri == from.uri)
+        {
+            continue;
+        }
+        if seen.len() == looked_at {
+            break;
+        }
+        seen.push(from);
         let to = crate::review::Artifact {
             revision: revision.to_string(),
             ..from.clone()

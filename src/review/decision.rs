@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::Artifact;
 use super::artifact::ArtifactWire;
-use super::carry::{Carried, CarryState, DecisionCarried, Superseded};
+use super::carry::{Carried, CarryState, DecisionCarried, Superseded, quoted_at};
 use super::hashing::hex16;
 use super::record::stale;
 
@@ -215,6 +215,28 @@ impl BasisItem {
             .as_ref()
             .filter(|c| c.state == CarryState::Inherited)
             .map(|c| c.from.as_str())
+    }
+
+    /// Whether the item awaits the engineer: it holds no verdict of theirs (none, or only the
+    /// assistant's).
+    pub fn awaits_engineer(&self) -> bool {
+        !self.verdict.as_ref().is_some_and(|v| v.via.is_engineer())
+    }
+
+    /// Makes the item its decision's revision's own, as the engineer's verdict given there
+    /// does, on every path that puts one on a carried item (`record_verdicts`, and a sync or
+    /// git merge that takes one into it): no longer carried, and its evidence, quoted at the
+    /// revision it was carried from as the engineer was shown it, keeps saying so
+    /// ([`quoted_at`]), so that no reader gives it as this revision's result. Returns whether
+    /// the evidence was relabelled.
+    pub fn judged_here(&mut self) -> bool {
+        match (self.carried.take(), self.evidence.as_mut()) {
+            (Some(c), Some(e)) => {
+                *e = quoted_at(e, &c.from);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// How the item was carried: `None` when it was stated at its decision's revision.

@@ -78,7 +78,7 @@ pub fn keep_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<K
         };
         if outranks(Some(engineer), item.verdict.as_ref()) {
             // Judged at its own revision: no longer carried (as `record_verdict` does).
-            item.carried = None;
+            item.judged_here();
             kept.push(KeptVerdict {
                 index,
                 offered: item.verdict.replace(engineer.clone()),

@@ -74,7 +74,8 @@ pub struct FileRevision {
     pub decisions: u64,
     /// Of the decisions, how many were carried on to a later revision (judged there).
     pub carried_on: u64,
-    /// The revision they were carried to (the latest, when several).
+    /// The revision they were carried to: the last carry's, when several (by when it was
+    /// carried, not by hash).
     pub carried_to: Option<String>,
     /// Basis items of the decisions not carried on that await the engineer: no verdict, or
     /// only the assistant's.
@@ -85,21 +86,26 @@ pub struct FileRevision {
 
 /// [`Store::file_revisions`]: `?1` the locators (a JSON array), `?2` the revision left out,
 /// `?3` the assistant's `via`. Newest activity first (`seq` is one counter for both tables).
+/// The revision carried to is the last carry's (by the time it was carried, `superseded.at`,
+/// which every clone holds alike), not the highest hash.
 const FILE_REVISIONS: &str = "WITH l(locator) AS (SELECT value FROM json_each(?1)), \
      per AS ( \
        SELECT d.revision, 0 AS records, 1 AS decisions, d.superseded IS NOT NULL AS carried_on, \
          json_extract(d.superseded, '$.by') AS carried_to, \
+         json_extract(d.superseded, '$.at') AS carried_at, \
          CASE WHEN d.superseded IS NULL THEN (SELECT count(*) FROM basis_items b \
            WHERE b.decision_rid = d.rid AND (b.verdict_judgement IS NULL \
              OR b.verdict_via IS NULL OR b.verdict_via = ?3)) ELSE 0 END AS open, \
          d.updated_at AS at, d.seq \
        FROM decisions d WHERE d.locator IN (SELECT locator FROM l) AND d.revision <> ?2 \
        UNION ALL \
-       SELECT r.revision, 1, 0, 0, NULL, 0, r.updated_at, r.seq \
-       FROM records r WHERE r.locator IN (SELECT locator FROM l) AND r.revision <> ?2) \
-     SELECT revision, sum(records), sum(decisions), sum(carried_on), max(carried_to), \
+       SELECT r.revision, 1, 0, 0, NULL, NULL, 0, r.updated_at, r.seq \
+       FROM records r WHERE r.locator IN (SELECT locator FROM l) AND r.revision <> ?2), \
+     latest AS (SELECT *, first_value(carried_to) OVER (PARTITION BY revision \
+       ORDER BY carried_to IS NULL, carried_at DESC, carried_to DESC) AS carried_last FROM per) \
+     SELECT revision, sum(records), sum(decisions), sum(carried_on), max(carried_last), \
        sum(open), max(at) \
-     FROM per GROUP BY revision ORDER BY max(seq) DESC";
+     FROM latest GROUP BY revision ORDER BY max(seq) DESC";
 
 /// One revision as `resources/list` shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -589,6 +595,43 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    /// Regression: a revision carried to two revisions (the part's review recorded under two
+    /// paths of one file, a linked folder, each carried on) named the lexically highest
+    /// revision it went to (`max`), not the one it was carried to last.
+    #[test]
+    fn file_revisions_names_the_latest_carry_not_the_highest_hash() {
+        use super::super::carry::CarryPlan;
+        use crate::review::carry::EntityMap;
+        let mut store = Store::open_in_memory().unwrap();
+        let paths = ["file:///w/a.step", "file:///link/a.step"];
+        let at = |uri: &str, n: u8| {
+            let mut a = artifact(Some(uri));
+            a.revision = rev(n);
+            a
+        };
+        for uri in paths {
+            store.remember_decision(&bore_on(at(uri, 1))).unwrap();
+        }
+        // Carried to the higher hash first, then, later, to the lower one.
+        for (uri, to) in [(paths[0], 9), (paths[1], 5)] {
+            let plan = CarryPlan {
+                from: at(uri, 1),
+                to: at(uri, to),
+                map: EntityMap::new(&[], &[]).unwrap(),
+                change: None,
+            };
+            store
+                .carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+                .unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let locators: Vec<String> = paths.iter().map(|p| p.to_string()).collect();
+        let found = store.file_revisions(&locators, &rev(7)).unwrap();
+        let first = found.iter().find(|f| f.revision == rev(1)).unwrap();
+        assert_eq!((first.decisions, first.carried_on), (2, 2));
+        assert_eq!(first.carried_to.as_deref(), Some(rev(5).as_str()));
     }
 
     fn bore_on(artifact: crate::review::Artifact) -> NewDecision {

@@ -8,7 +8,6 @@ use super::browse::DECISION_SAID_ON;
 use super::carry::carried_disposition;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
-use crate::review::carry::quoted_at;
 use crate::review::history::{Channel, Written, decision_events};
 use crate::review::{Decision, Meaning, Verdict};
 use crate::time;
@@ -136,15 +135,9 @@ impl Store {
                 continue;
             };
             item.verdict = Some(v.clone());
-            // The engineer judged it at this revision: no longer inherited, nor to re-verify.
-            // Its evidence is still the one quoted at the revision it was carried from, as
-            // they were shown it ("evidence there"): it keeps saying so.
-            if let Some(c) = item.carried.take()
-                && let Some(e) = item.evidence.as_mut()
-            {
-                *e = quoted_at(e, &c.from);
-                relabelled = true;
-            }
+            // The engineer judged it at this revision: no longer inherited, nor to re-verify,
+            // its evidence still said as the earlier revision's ("evidence there").
+            relabelled |= item.judged_here();
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
                  verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, carried = NULL, \

@@ -294,7 +294,7 @@ fn carry_verdicts(
         if take {
             item.verdict = Some(theirs.clone());
             // Judged at its own revision: no longer carried (as `record_verdict` does).
-            item.carried = None;
+            item.judged_here();
             notes.push(format!(
                 "the engineer's verdict on {:?} kept from the {loser_name} version",
                 item.requirement
@@ -627,25 +627,13 @@ mod tests {
     /// verdict of this revision as the earlier revision's history).
     #[test]
     fn resolve_an_engineer_verdict_taken_into_a_carried_item_makes_it_fresh() {
-        use crate::review::{Carried, CarryState};
-        let carried = |mut b: BasisItem| {
-            b.carried = Some(Carried {
-                changed: vec![],
-                from: REV.replace('0', "1"),
-                ids_of: None,
-                state: CarryState::Inherited,
-                unmapped: vec![],
-                verdict: None,
-            });
-            b
-        };
-        let base = decision(T1, "carried", vec![carried(item("Bore", None))]);
+        let base = decision(T1, "carried", vec![carried_bore()]);
         let judged = decision(
             T2,
             "carried",
             vec![item("Bore", Some((Judgement::Accepted, Via::App, T2)))],
         );
-        let later = decision(T3, "hold", vec![carried(item("Bore", None))]);
+        let later = decision(T3, "hold", vec![carried_bore()]);
         for (ours, theirs) in [(&judged, &later), (&later, &judged)] {
             let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
             let b = &basis(&r.item)[0];
@@ -657,6 +645,91 @@ mod tests {
         let b = &basis(&r.item)[0];
         assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
         assert_eq!(b.carried, None);
+    }
+
+    /// A basis item "Bore" carried from revision 1 (inherited), its evidence ("10.01
+    /// measured") quoted there.
+    fn carried_bore() -> BasisItem {
+        use crate::review::{Carried, CarryState};
+        BasisItem {
+            evidence: Some("10.01 measured".into()),
+            carried: Some(Carried {
+                changed: vec![],
+                from: REV.replace('0', "1"),
+                ids_of: None,
+                state: CarryState::Inherited,
+                unmapped: vec![],
+                verdict: None,
+            }),
+            ..item("Bore", None)
+        }
+    }
+
+    /// The evidence of "Bore" as an engineer's verdict at the new revision makes it: said as
+    /// revision 1's (see [`carried_bore`]).
+    const BORE_EVIDENCE_THERE: &str = "at revision sha256:1123456789ab…: 10.01 measured";
+
+    /// Regression: two clones each judged one carried item of a decision (the store labelled
+    /// each judged item's evidence with the revision it was quoted at); the merge takes the
+    /// earlier clone's verdict into the later version, where that item was still carried, and
+    /// cleared its marker without the label: "10.01 measured" read as the new revision's
+    /// result. It now says so as a verdict given here does ([`BasisItem::judged_here`]).
+    #[test]
+    fn resolve_labels_the_evidence_of_a_carried_item_it_takes_an_engineer_verdict_into() {
+        let judged = |judgement| BasisItem {
+            verdict: Some(Verdict {
+                at: T2.into(),
+                ..Verdict::given(judgement, Via::App)
+            }),
+            carried: None,
+            evidence: Some(BORE_EVIDENCE_THERE.into()),
+            ..carried_bore()
+        };
+        let wall = |v: Option<(Judgement, Via, &str)>| item("Wall", v);
+        let base = decision(T1, "carried", vec![carried_bore(), wall(None)]);
+        let bore_judged = decision(T2, "carried", vec![judged(Judgement::Accepted), wall(None)]);
+        let wall_judged = decision(
+            T3,
+            "carried",
+            vec![
+                carried_bore(),
+                wall(Some((Judgement::Accepted, Via::App, T3))),
+            ],
+        );
+        for (ours, theirs) in [(&bore_judged, &wall_judged), (&wall_judged, &bore_judged)] {
+            let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let b = &basis(&r.item)[0];
+            assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
+            assert_eq!(b.carried, None);
+            assert_eq!(b.evidence.as_deref(), Some(BORE_EVIDENCE_THERE));
+        }
+    }
+
+    /// Regression: a version changed on one side only that holds an item still carried where
+    /// the other held the engineer's verdict (and, when both sides changed, the base held
+    /// it) takes that verdict back ([`keep_engineer_verdicts`]) and cleared the carried
+    /// marker without labelling the evidence. Now labelled, as a verdict given here is.
+    #[test]
+    fn a_kept_engineer_verdict_labels_the_evidence_of_the_carried_item_it_lands_on() {
+        let judged = decision(
+            T2,
+            "hold",
+            vec![item("Bore", Some((Judgement::Accepted, Via::App, T2)))],
+        );
+        let carried = decision(T3, "carried", vec![carried_bore()]);
+        let r = one_sided(Some(&judged), side(&carried, "theirs"));
+        let b = &basis(&r.item)[0];
+        assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
+        assert_eq!(b.carried, None);
+        assert_eq!(b.evidence.as_deref(), Some(BORE_EVIDENCE_THERE));
+        // Both sides replaced the base's verdict: the base's is kept, the same way.
+        let other = decision(T2, "rework", vec![carried_bore()]);
+        for (ours, theirs) in [(&carried, &other), (&other, &carried)] {
+            let r = resolve(Some(&judged), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let b = &basis(&r.item)[0];
+            assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
+            assert_eq!(b.evidence.as_deref(), Some(BORE_EVIDENCE_THERE));
+        }
     }
 
     /// One clone carried the revision on (the decision marked superseded), the other gave

@@ -66,6 +66,10 @@ Newest first; while `next_cursor` is present, call again with it and the same fi
     }
 }
 
+/// At most this many revisions of stale records on a page are looked at for a carry to the
+/// current one (the newest first: the one a carry would come from).
+const CARRY_FROM_LOOKED_AT: usize = 5;
+
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let scope = super::RecallScope::of(
         args.artifact.as_ref(),
@@ -92,6 +96,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let mut table = ArtifactTable::default();
     let mut firsts = Vec::new();
     let mut stale = 0;
+    // The artifacts of the stale records not carried on, newest first: where a carry to the
+    // current revision would come from.
+    let mut carriable: Vec<crate::review::Artifact> = Vec::new();
     let mut superseded = 0;
     let mut re_verify = 0;
     // A page ends early when the next record would take the answer past its byte bound.
@@ -116,6 +123,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             table.keep(e);
         }
         stale += usize::from(is_stale);
+        if is_stale && r.superseded.is_none() {
+            carriable.push(r.artifact.into_owned());
+        }
         superseded += usize::from(r.superseded.is_some());
         re_verify += usize::from(
             r.carried
@@ -136,7 +146,22 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         summary.push_str("; ...");
     }
     if stale > 0 {
-        summary.push_str(&format!("; {stale} stale (written for another revision)"));
+        // Named only where a carry is possible (as `show_review` names it): not for records
+        // carried on already, nor back to an earlier revision of the review.
+        let carry = match current {
+            Some(rev) => {
+                crate::resources::carriable_to(store, &carriable, rev, CARRY_FROM_LOOKED_AT)?
+            }
+            None => false,
+        };
+        summary.push_str(&format!(
+            "; {stale} stale (written for another revision{})",
+            if carry {
+                "; carry_forward carries a review here"
+            } else {
+                ""
+            }
+        ));
     }
     if re_verify > 0 {
         summary.push_str(&format!("; {re_verify} carried to re-verify"));

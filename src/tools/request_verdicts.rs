@@ -22,7 +22,7 @@ use super::schema::{self as s, MAX_SUBJECT};
 use super::{ArtifactArg, Step, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::carry::VerdictAfterCarry;
 use crate::review::decision::DecisionWire;
-use crate::review::{Decision, Judgement, Verdict, Via};
+use crate::review::{BasisItem, Decision, Judgement, Verdict, Via};
 use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
 use crate::text::{needs_quotes, one_line, prefix_chars, quoted};
 use crate::time;
@@ -390,7 +390,7 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         .basis
         .iter()
         .enumerate()
-        .filter(|(_, b)| !b.verdict.as_ref().is_some_and(|v| v.via.is_engineer()))
+        .filter(|(_, b)| b.awaits_engineer())
         // An item inherited by `carry_forward` stands as inherited (its verdict at the earlier
         // revision is its history): asked only when named in `items`.
         .filter(|(i, b)| {
@@ -976,19 +976,49 @@ fn answer_without(
     )
 }
 
-/// Rebuilds the form of a sealed question (a retry that lacks the answer is asked again).
+/// Rebuilds the form of a sealed question (a retry that lacks the answer is asked again), by
+/// the rule its answer is judged by ([`finish`]): the items asked that are still as shown are
+/// asked again, and a changed one is left for the next call (counted in `remaining` while it
+/// awaits the engineer); refused when none is. A state sealed by an earlier build (no
+/// `shown`) is asked again only while the whole basis is as shown.
 pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
-    match store.find_decision(&DecisionRef::Id(&q.decision))? {
-        Some(d) if d.basis_digest() == q.digest => {
-            let after = store.verdicts_after_carry(&d)?;
-            let form = form(&d, &q.items, q.remaining, &after);
-            Ok(Step::Ask(Question { form, ..q }))
+    let refused = |why: &str| {
+        Err(ToolError::Invalid(format!(
+            "The decision changed since the engineer was asked ({why}), so nothing was written. Call request_verdicts again without requestState."
+        )))
+    };
+    let Some(d) = store.find_decision(&DecisionRef::Id(&q.decision))? else {
+        return refused("it was forgotten");
+    };
+    let q = if q.shown.is_empty() {
+        if d.basis_digest() != q.digest {
+            return refused("its basis is no longer the one shown");
         }
-        _ => Err(ToolError::Invalid(
-            "The decision changed since the engineer was asked, so nothing was written. Call request_verdicts again without requestState."
-                .into(),
-        )),
-    }
+        q
+    } else {
+        let (shown, changed): (Vec<_>, Vec<_>) =
+            q.shown.iter().cloned().partition(|(i, judged)| {
+                d.basis
+                    .get(*i)
+                    .is_some_and(|b| b.judged_digest() == *judged)
+            });
+        if shown.is_empty() {
+            return refused("no item asked is still the one shown");
+        }
+        let awaiting = changed
+            .iter()
+            .filter(|(i, _)| d.basis.get(*i).is_some_and(BasisItem::awaits_engineer))
+            .count();
+        Question {
+            items: shown.iter().map(|(i, _)| *i).collect(),
+            remaining: q.remaining + awaiting,
+            shown,
+            ..q
+        }
+    };
+    let after = store.verdicts_after_carry(&d)?;
+    let form = form(&d, &q.items, q.remaining, &after);
+    Ok(Step::Ask(Question { form, ..q }))
 }
 
 #[cfg(test)]
@@ -1016,11 +1046,9 @@ mod tests {
             .unwrap();
     }
 
-    /// Regression: a state sealed by an earlier build (no `shown`) is answered only while the
-    /// whole basis is as shown; refused because an item not asked changed, it said "no item
-    /// asked is still the one shown", untrue of the item asked, which had not changed.
-    #[test]
-    fn an_earlier_builds_form_refused_for_the_basis_says_so() {
+    /// "bore" asked about its item 0, then restated with item 1 changed: the store, the
+    /// question as this build seals it, and as an earlier build sealed it (no `shown`).
+    fn item_0_asked_then_item_1_changed() -> (Store, Question, Question) {
         let mut store = Store::open_in_memory().unwrap();
         bore(&mut store, &["M6 depth 8 mm", "Wall 2 mm"]);
         let args: Args = serde_json::from_value(json!({
@@ -1032,9 +1060,18 @@ mod tests {
         };
         let earlier = Question {
             shown: Vec::new(),
-            ..q
+            ..q.clone()
         };
         bore(&mut store, &["M6 depth 8 mm", "Wall 1.8 mm"]);
+        (store, q, earlier)
+    }
+
+    /// Regression: a state sealed by an earlier build (no `shown`) is answered only while the
+    /// whole basis is as shown; refused because an item not asked changed, it said "no item
+    /// asked is still the one shown", untrue of the item asked, which had not changed.
+    #[test]
+    fn an_earlier_builds_form_refused_for_the_basis_says_so() {
+        let (mut store, _, earlier) = item_0_asked_then_item_1_changed();
         let mut content = Map::new();
         content.insert("judgement_0".into(), json!("accepted"));
         let Err(ToolError::Invalid(said)) =
@@ -1048,5 +1085,24 @@ mod tests {
                 && said.contains("item 0 accepted"),
             "{said}"
         );
+    }
+
+    /// A state sealed by an earlier build (no `shown`), sent back without the answer, keeps
+    /// that build's rule: asked again only while the whole basis is as shown, so an item not
+    /// asked that changed refuses it. One of this build is asked again about the item asked.
+    #[test]
+    fn an_earlier_builds_state_asked_again_keeps_the_whole_basis_rule() {
+        let (mut store, q, earlier) = item_0_asked_then_item_1_changed();
+        let Err(ToolError::Invalid(said)) = reask(&mut store, earlier) else {
+            panic!("asked again on a basis that changed");
+        };
+        assert!(
+            said.contains("its basis is no longer the one shown"),
+            "{said}"
+        );
+        let Ok(Step::Ask(again)) = reask(&mut store, q) else {
+            panic!("this build's state not asked again");
+        };
+        assert_eq!((again.items, again.remaining), (vec![0], 1));
     }
 }

@@ -556,6 +556,14 @@ fn modern_meta() -> Value {
            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}})
 }
 
+/// The sealed `requestState` of `out`, an `input_required` answer.
+fn request_state(out: &[Value]) -> Result<String> {
+    let state = out
+        .first()
+        .and_then(|m| m["result"]["requestState"].as_str());
+    Ok(state.context("no requestState")?.to_string())
+}
+
 fn modern_ask(id: u64, extra: Value) -> Value {
     let mut params = json!({"name": "request_verdicts",
         "arguments": {"artifact": artifact(), "subject": "thread depth"}, "_meta": modern_meta()});
@@ -573,10 +581,7 @@ fn an_altered_request_state_is_refused_and_writes_nothing() -> Result<()> {
     let out = send(&mut s, &modern_ask(2, json!({})));
     assert_eq!(out.len(), 1, "no server request in 2026-07-28: {out:?}");
     assert_eq!(out[0]["result"]["resultType"], "input_required");
-    let state = out[0]["result"]["requestState"]
-        .as_str()
-        .context("no requestState")?
-        .to_string();
+    let state = request_state(&out)?;
     let (body, seal) = state.rsplit_once('.').context("no seal")?;
     let flip = |c: char| if c == '0' { '1' } else { '0' };
     let mut altered = Vec::new();
@@ -824,6 +829,23 @@ fn change_the_second_item(server: &mut Server, id: u64, meta: Option<Value>) -> 
     )
 }
 
+/// [`restate`] with both items changed.
+fn change_every_item(server: &mut Server, id: u64, meta: Option<Value>) -> Result<()> {
+    restate(
+        server,
+        id,
+        meta,
+        json!([
+            {"requirement": "M6 depth 10 mm", "source": "drawing", "state": "satisfied"},
+            {"requirement": "Wall 1.5 mm", "source": "drawing", "state": "violated"}]),
+    )
+}
+
+/// The verdicts after the engineer's acceptance of the first item only was recorded.
+fn first_accepted() -> Vec<Option<(String, String)>> {
+    vec![Some(("accepted".into(), "elicitation".into())), None]
+}
+
 /// Regression: an item changed while the engineer answered the form refused every answer of
 /// the form, the unchanged items' too, and the engineer's reasons were gone. Now each answer
 /// stands or falls with its own item, as in the card and the terminal: the unchanged item's
@@ -852,10 +874,7 @@ fn an_item_changed_while_the_form_is_open_loses_only_its_own_answer() -> Result<
             && text.contains("not at the boss"),
         "says what was recorded, what was not and the engineer's words: {text}"
     );
-    assert_eq!(
-        verdicts(&mut s)?,
-        vec![Some(("accepted".into(), "elicitation".into())), None]
-    );
+    assert_eq!(verdicts(&mut s)?, first_accepted());
     Ok(())
 }
 
@@ -866,14 +885,7 @@ fn a_form_whose_every_item_changed_writes_nothing_and_keeps_the_engineers_words(
     let mut s = server_with_wait(None)?;
     form_session(&mut s)?;
     let asked = the_ask(&send(&mut s, &ask(2)))?;
-    restate(
-        &mut s,
-        3,
-        None,
-        json!([
-            {"requirement": "M6 depth 10 mm", "source": "drawing", "state": "satisfied"},
-            {"requirement": "Wall 1.5 mm", "source": "drawing", "state": "violated"}]),
-    )?;
+    change_every_item(&mut s, 3, None)?;
     let out = send(&mut s, &answer(&asked, accept()));
     let text = refusal_text(&out)?;
     assert!(
@@ -893,10 +905,7 @@ fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Resul
     let mut s = server_with_wait(None)?;
     form_session(&mut s)?;
     let out = send(&mut s, &modern_ask(2, json!({})));
-    let state = out[0]["result"]["requestState"]
-        .as_str()
-        .context("no requestState")?
-        .to_string();
+    let state = request_state(&out)?;
     change_the_second_item(&mut s, 3, Some(modern_meta()))?;
     let retry = json!({"requestState": state, "inputResponses": {"verdicts": accept()}});
     let out = send(&mut s, &modern_ask(4, retry.clone()));
@@ -906,10 +915,7 @@ fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Resul
         "{out:?}"
     );
     let first = verdicts(&mut s)?;
-    assert_eq!(
-        first,
-        vec![Some(("accepted".into(), "elicitation".into())), None]
-    );
+    assert_eq!(first, first_accepted());
     let history = |s: &mut Server| -> Result<usize> {
         let out = send(
             s,
@@ -935,15 +941,70 @@ fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Resul
     Ok(())
 }
 
+/// Regression: a 2026-07-28 retry that came back without the answer (asked again) refused the
+/// whole question when any item had changed, the unchanged ones too, where the answer itself
+/// is judged item by item. Now it asks again about the items still as shown; the changed one
+/// is left for the next call (`remaining`), and the answer to the new form records the rest.
+#[test]
+fn a_sealed_retry_without_the_answer_asks_again_about_the_unchanged_items() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let out = send(&mut s, &modern_ask(2, json!({})));
+    let state = request_state(&out)?;
+    change_the_second_item(&mut s, 3, Some(modern_meta()))?;
+    let out = send(&mut s, &modern_ask(4, json!({"requestState": state})));
+    let result = &out[0]["result"];
+    assert_eq!(result["resultType"], "input_required", "{out:?}");
+    let fields = &result["inputRequests"]["verdicts"]["params"]["requestedSchema"]["properties"];
+    assert!(
+        fields.get("judgement_0").is_some() && fields.get("judgement_1").is_none(),
+        "asks about the unchanged item only: {fields}"
+    );
+    let again = request_state(&out)?;
+    let retry = json!({"requestState": again,
+                       "inputResponses": {"verdicts": {"action": "accept",
+                           "content": {"judgement_0": "accepted"}}}});
+    let out = send(&mut s, &modern_ask(5, retry));
+    let content = &out[0]["result"]["structuredContent"];
+    assert_eq!(content["outcome"], "recorded", "{out:?}");
+    assert_eq!(
+        (
+            &content["asked"],
+            &content["recorded"],
+            &content["remaining"]
+        ),
+        (&json!([0]), &json!([0]), &json!(1)),
+        "{out:?}"
+    );
+    assert_eq!(verdicts(&mut s)?, first_accepted());
+    Ok(())
+}
+
+/// A retry without the answer after every item asked changed asks nothing: the question is
+/// refused, as the answer to it would be, and nothing is written.
+#[test]
+fn a_sealed_retry_without_the_answer_after_every_item_changed_is_refused() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let out = send(&mut s, &modern_ask(2, json!({})));
+    let state = request_state(&out)?;
+    change_every_item(&mut s, 3, Some(modern_meta()))?;
+    let out = send(&mut s, &modern_ask(4, json!({"requestState": state})));
+    let text = refusal_text(&out)?;
+    assert!(
+        text.contains("no item asked is still the one shown") && text.contains("nothing"),
+        "{text}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
 #[test]
 fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
     let mut s = server_with_wait(Some(Duration::from_millis(100)))?;
     form_session(&mut s)?;
     let out = send(&mut s, &modern_ask(2, json!({})));
-    let state = out[0]["result"]["requestState"]
-        .as_str()
-        .context("no requestState")?
-        .to_string();
+    let state = request_state(&out)?;
     thread::sleep(Duration::from_millis(250));
     let out = send(
         &mut s,

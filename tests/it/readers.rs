@@ -602,6 +602,45 @@ fn readers_recall_at_a_moved_file_says_where_the_revisions_review_is() {
     }
 }
 
+/// Regression: `recall` of a changed part's file at its new revision said "1 stale (written
+/// for another revision)" and no more, where `show_review` of the same artifact names
+/// `carry_forward`. It names it too, once, where a carry is possible: not for records carried
+/// on already, nor back to an earlier revision of the review.
+#[test]
+fn readers_recall_of_stale_records_names_carry_forward_where_it_can_carry() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = "/w/bracket.step";
+        c.ok(
+            "remember",
+            json!({"artifact": art_uri(&rev(1), file), "entity_ids": ["face:7"], "name": "bore"}),
+        );
+        let text = summary(&c.call("recall", json!({"artifact": art_uri(&rev(2), file)})));
+        assert_eq!(
+            text,
+            "1 record; \"bore\"; 1 stale (written for another revision; carry_forward carries a review here)."
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file),
+                   "map": [{"from": "face:7", "to": "face:7"}]}),
+        );
+        // The next revision: from revision 2, where the review now is.
+        let text = summary(&c.call("recall", json!({"artifact": art_uri(&rev(3), file)})));
+        assert_eq!(
+            text.matches("carry_forward carries a review here").count(),
+            1,
+            "{text}"
+        );
+        // Back at revision 1: its own record is carried on, revision 2's is not carried back.
+        let text = summary(&c.call("recall", json!({"artifact": art_uri(&rev(1), file)})));
+        assert!(
+            text.contains("stale") && !text.contains("carry_forward carries"),
+            "{text}"
+        );
+    }
+}
+
 /// Found in an end-to-end review: after the part changed, `recall` of the file at the new
 /// revision said "4 stale (written for another revision)", and `recall_decisions` of the
 /// same artifact said only "1 decision; \"release\": hold.": the summary a model reads gave

@@ -393,6 +393,60 @@ fn merge_file_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow:
     Ok(())
 }
 
+/// Regression: two clones each gave the engineer's verdict on one item of a carried decision
+/// (the verdict labels the item's evidence with the revision it was quoted at); `merge-file`
+/// took the earlier clone's verdict into the later version, where that item was still
+/// carried, and cleared the marker without the label, so the old revision's evidence read as
+/// this revision's result. The merged item now says it, as the verdict given there did.
+#[test]
+fn merge_file_labels_the_evidence_of_a_carried_item_it_takes_a_verdict_into() -> anyhow::Result<()>
+{
+    let dir = TempDir::new("merge-carried-evidence")?;
+    let from = REV.replace('0', "1");
+    let there = format!("at revision {}…: 10.01 measured", &from[..19]);
+    let carried = json!({"requirement": "Bore 10 H7", "source": "drawing", "state": "satisfied",
+        "faces": [], "evidence": "10.01 measured",
+        "carried": {"from": from, "state": "inherited"}});
+    let judged = json!({"requirement": "Bore 10 H7", "source": "drawing", "state": "satisfied",
+        "faces": [], "evidence": there, "verdict": verdict("accepted", "app", T2, Some("Ada"))});
+    let version = |updated: &str, bore: &Value, wall: Option<Value>| {
+        let mut d = decision(updated, "carried", &[("Wall 2 mm", wall)]);
+        if let Some(basis) = d["decision"]["basis"].as_array_mut() {
+            basis.insert(0, bore.clone());
+        }
+        d
+    };
+    let base = version(T1, &carried, None);
+    let bore_judged = version(T2, &judged, None);
+    let wall_judged = version(
+        T3,
+        &carried,
+        Some(verdict("rejected", "app", T3, Some("Bob"))),
+    );
+    for (ours_v, theirs_v) in [(&bore_judged, &wall_judged), (&wall_judged, &bore_judged)] {
+        let paths = ["base", "ours", "theirs"].map(|n| dir.join(n));
+        for (path, v) in paths.iter().zip([&base, ours_v, theirs_v]) {
+            std::fs::write(path, pretty(v)?)?;
+        }
+        let args: Vec<String> = paths
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let out = review_mcp(
+            &dir.join("unused.db"),
+            &["merge-file", &args[0], &args[1], &args[2]],
+        )?;
+        ensure!(out.status.success(), "{out:?}");
+        let merged: Value = serde_json::from_str(&std::fs::read_to_string(&paths[1])?)?;
+        let bore = &merged["decision"]["basis"][0];
+        assert_eq!(first_verdict(&merged), ("accepted".into(), "app".into()));
+        assert!(bore.get("carried").is_none(), "{bore}");
+        assert_eq!(bore["evidence"], json!(there), "{bore}");
+        assert_eq!(merged["decision"]["basis"][1]["verdict"]["via"], "app");
+    }
+    Ok(())
+}
+
 /// A database with one decision, synced once to `DIR/review`.
 fn synced(dir: &TempDir) -> anyhow::Result<(PathBuf, PathBuf)> {
     let db = dir.join("a.db");
