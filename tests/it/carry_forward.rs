@@ -1020,3 +1020,48 @@ fn carry_forward_refuses_a_new_id_in_changed() {
         assert_eq!(ok["decisions"][0]["re_verify"], 1, "{ok}");
     }
 }
+
+/// Regression (a real plate reviewed through the Python client): the summary of a carried
+/// decision (`show_review`, `recall_decisions`) counted each carried item's state at the
+/// revision it came from as a state of this one: `"states": {"satisfied": 3, "violated": 1}`
+/// for a decision nothing of which had been checked at the new revision. A carried item is
+/// counted in `carried` (inherited or to re-verify) until it is stated here; the engineer's
+/// verdict at this revision makes it this revision's, and then its state counts.
+#[test]
+fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[2]);
+    let old = review_at_r1(&mut c);
+    c.ok("carry_forward", carry_args());
+    let at_r2 = |c: &mut Client| {
+        let shown = c.ok("show_review", json!({"artifact": art_uri(&r2(), FILE)}));
+        let listed = c.ok("recall_decisions", json!({"artifact": art_uri(&r2(), FILE)}));
+        assert_eq!(shown["decisions"][0], listed["decisions"][0], "{shown} {listed}");
+        listed["decisions"][0].clone()
+    };
+    let d = at_r2(&mut c);
+    assert_eq!(d["items"], 4, "{d}");
+    assert_eq!(
+        d["carried"],
+        json!({"from": r1(), "inherited": 1, "re_verify": 3})
+    );
+    assert_eq!(d["states"], json!({}), "nothing was checked at revision 2: {d}");
+    assert_eq!(d["verdicts"], json!({"none": 4}), "{d}");
+
+    // The engineer judges the bore (violated there) at revision 2, in the card.
+    let shown = c.call(
+        "show_review",
+        json!({"artifact": art_uri(&r2(), FILE), "detail": "full"}),
+    );
+    let new = shown["result"]["structuredContent"]["decisions"][0]["id"].clone();
+    assert_ne!(new, json!(old));
+    let digest = shown["result"]["structuredContent"]["decisions"][0]["basis"][0]["digest"].clone();
+    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][new.as_str().unwrap()].clone();
+    c.ok(
+        "record_verdict",
+        json!({"decision_id": new, "index": 0, "item_digest": digest, "judgement": "rejected",
+               "card_proof": proof}),
+    );
+    let d = at_r2(&mut c);
+    assert_eq!(d["states"], json!({"violated": 1}), "{d}");
+    assert_eq!(d["carried"]["re_verify"], 2, "{d}");
+}
