@@ -1065,3 +1065,30 @@ fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
     assert_eq!(d["states"], json!({"violated": 1}), "{d}");
     assert_eq!(d["carried"]["re_verify"], 2, "{d}");
 }
+
+/// Regression (the same review): the report's "Open questions" gave a carried item's state as
+/// this revision's ("(unresolved, drawing)"), where its table row says "inherited (unresolved
+/// there)". The open question is labelled as its row is.
+#[test]
+fn the_reports_open_questions_label_a_carried_items_state_as_the_earlier_revisions() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[0]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&r1(), FILE), "subject": "fit", "disposition": "hold", "basis": [
+            {"requirement": "Flange fit H7", "source": "drawing", "state": "unresolved",
+             "question": "H7 or J7?", "faces": ["face:1"]}]}),
+    );
+    c.ok("carry_forward", carry_args());
+    let rep = report(&mut c, &r2());
+    let open = &rep[rep.find("## Open questions").unwrap()..];
+    assert!(
+        open.contains("- **fit** (inherited (unresolved there), drawing): Flange fit H7. Question: H7 or J7?"),
+        "{open}"
+    );
+    let rep = report(&mut c, &r1());
+    let open = &rep[rep.find("## Open questions").unwrap()..];
+    assert!(
+        open.contains("- **fit** (unresolved, drawing): Flange fit H7."),
+        "{open}"
+    );
+}
