@@ -1046,6 +1046,24 @@ fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
     );
     assert_eq!(d["states"], json!({}), "nothing was checked at revision 2: {d}");
     assert_eq!(d["verdicts"], json!({"none": 4}), "{d}");
+    // The state filter agrees: nothing is violated at revision 2 yet, whether the filter
+    // leads the query or follows the text filter.
+    let violated = |c: &mut Client, extra: Value| {
+        let mut args = json!({"artifact": art_uri(&r2(), FILE), "state": "violated"});
+        if let (Some(a), Some(e)) = (args.as_object_mut(), extra.as_object()) {
+            a.extend(e.clone());
+        }
+        c.ok("recall_decisions", args)["decisions"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    assert_eq!(violated(&mut c, json!({})), 0);
+    assert_eq!(violated(&mut c, json!({"text": "bore"})), 0);
+    let at_r1 = c.ok(
+        "recall_decisions",
+        json!({"artifact": art(&r1()), "state": "violated", "current_only": false}),
+    );
+    assert_eq!(at_r1["decisions"][0]["id"], json!(old), "{at_r1}");
 
     // The engineer judges the bore (violated there) at revision 2, in the card.
     let shown = c.call(
@@ -1064,6 +1082,8 @@ fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
     let d = at_r2(&mut c);
     assert_eq!(d["states"], json!({"violated": 1}), "{d}");
     assert_eq!(d["carried"]["re_verify"], 2, "{d}");
+    assert_eq!(violated(&mut c, json!({})), 1);
+    assert_eq!(violated(&mut c, json!({"text": "bore"})), 1);
 }
 
 /// Regression (the same review): the report's "Open questions" gave a carried item's state as
