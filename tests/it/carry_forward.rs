@@ -1112,3 +1112,38 @@ fn the_reports_open_questions_label_a_carried_items_state_as_the_earlier_revisio
         "{open}"
     );
 }
+
+/// Regression (the same review): a decision carried to revision 2 and forgotten there comes
+/// back as stale against revision 2 (its revision-1 copy, which nothing else says now). With
+/// nothing else recorded, show_review's line said to state it again; with other items still
+/// recorded it only counted "1 item stale against it", with no word of why or what to do.
+#[test]
+fn show_review_says_to_state_again_what_was_carried_here_and_forgotten() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[0]);
+    review_at_r1(&mut c);
+    c.ok("carry_forward", carry_args());
+    let line = |c: &mut Client| {
+        let r = c.call("show_review", json!({"artifact": art_uri(&r2(), FILE)}));
+        r["result"]["content"][0]["text"].as_str().unwrap().to_string()
+    };
+    assert!(line(&mut c).contains("0 items stale against it)"), "{}", line(&mut c));
+    c.ok(
+        "forget",
+        json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+    );
+    let l = line(&mut c);
+    assert!(
+        l.contains("(0 open questions; 1 item stale against it, carried on from there and forgotten at the revision it went to: state it again here with remember_decision or remember)."),
+        "{l}"
+    );
+    // A late item at revision 1, never carried, is stale for another reason.
+    c.ok(
+        "remember",
+        json!({"artifact": art_uri(&r1(), FILE), "name": "late", "entity_ids": [], "note": "n"}),
+    );
+    let l = line(&mut c);
+    assert!(
+        l.contains("2 items stale against it, 1 of them carried on from there and forgotten at the revision it went to: state it again here with remember_decision or remember)."),
+        "{l}"
+    );
+}
