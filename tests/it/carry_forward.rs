@@ -1034,8 +1034,14 @@ fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
     c.ok("carry_forward", carry_args());
     let at_r2 = |c: &mut Client| {
         let shown = c.ok("show_review", json!({"artifact": art_uri(&r2(), FILE)}));
-        let listed = c.ok("recall_decisions", json!({"artifact": art_uri(&r2(), FILE)}));
-        assert_eq!(shown["decisions"][0], listed["decisions"][0], "{shown} {listed}");
+        let listed = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(&r2(), FILE)}),
+        );
+        assert_eq!(
+            shown["decisions"][0], listed["decisions"][0],
+            "{shown} {listed}"
+        );
         listed["decisions"][0].clone()
     };
     let d = at_r2(&mut c);
@@ -1044,7 +1050,11 @@ fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
         d["carried"],
         json!({"from": r1(), "inherited": 1, "re_verify": 3})
     );
-    assert_eq!(d["states"], json!({}), "nothing was checked at revision 2: {d}");
+    assert_eq!(
+        d["states"],
+        json!({}),
+        "nothing was checked at revision 2: {d}"
+    );
     assert_eq!(d["verdicts"], json!({"none": 4}), "{d}");
     // The state filter agrees: nothing is violated at revision 2 yet, whether the filter
     // leads the query or follows the text filter.
@@ -1073,7 +1083,8 @@ fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
     let new = shown["result"]["structuredContent"]["decisions"][0]["id"].clone();
     assert_ne!(new, json!(old));
     let digest = shown["result"]["structuredContent"]["decisions"][0]["basis"][0]["digest"].clone();
-    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][new.as_str().unwrap()].clone();
+    let proof =
+        shown["result"]["_meta"]["review-mcp/card"]["proofs"][new.as_str().unwrap()].clone();
     c.ok(
         "record_verdict",
         json!({"decision_id": new, "index": 0, "item_digest": digest, "judgement": "rejected",
@@ -1102,7 +1113,9 @@ fn the_reports_open_questions_label_a_carried_items_state_as_the_earlier_revisio
     let rep = report(&mut c, &r2());
     let open = &rep[rep.find("## Open questions").unwrap()..];
     assert!(
-        open.contains("- **fit** (inherited (unresolved there), drawing): Flange fit H7. Question: H7 or J7?"),
+        open.contains(
+            "- **fit** (inherited (unresolved there), drawing): Flange fit H7. Question: H7 or J7?"
+        ),
         "{open}"
     );
     let rep = report(&mut c, &r1());
@@ -1124,9 +1137,16 @@ fn show_review_says_to_state_again_what_was_carried_here_and_forgotten() {
     c.ok("carry_forward", carry_args());
     let line = |c: &mut Client| {
         let r = c.call("show_review", json!({"artifact": art_uri(&r2(), FILE)}));
-        r["result"]["content"][0]["text"].as_str().unwrap().to_string()
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
-    assert!(line(&mut c).contains("0 items stale against it)"), "{}", line(&mut c));
+    assert!(
+        line(&mut c).contains("0 items stale against it)"),
+        "{}",
+        line(&mut c)
+    );
     c.ok(
         "forget",
         json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
