@@ -445,11 +445,6 @@ fn record_line(r: &Record) -> String {
     s
 }
 
-/// A verdict with who gave it and when: the engineer's own (through the form or the review
-/// card) reads differently from one the assistant relayed.
-///
-/// An engineer's verdict is an attestation: who (the name, when the server that took it had
-/// one), when (to the minute, UTC) and what it means (a review unless they said approval).
 /// A basis item's state as the report gives it: a carried item's is the earlier revision's,
 /// so it reads "re-verify (satisfied there)", as the terminal, the form and the Form 3 say it.
 fn state_label(b: &BasisItem) -> String {
@@ -459,6 +454,11 @@ fn state_label(b: &BasisItem) -> String {
     }
 }
 
+/// A verdict with who gave it and when: the engineer's own (through the form or the review
+/// card) reads differently from one the assistant relayed.
+///
+/// An engineer's verdict is an attestation: who (the name, when the server that took it had
+/// one), when (to the minute, UTC) and what it means (a review unless they said approval).
 fn verdict_text(v: &Verdict) -> String {
     let when = match (v.at.get(..10), v.at.get(11..16)) {
         (Some(day), Some(time)) => format!("{day} {time} UTC"),

@@ -73,19 +73,29 @@ fn review_at_r1(c: &mut Client) -> String {
     let id = d["decision"]["id"].as_str().unwrap().to_string();
     // The engineer, in the review card: the bore rejected, the flange accepted.
     for (index, judgement) in [(0, "rejected"), (1, "accepted")] {
-        let shown = c.call("show_review", json!({"artifact": a, "detail": "full"}));
-        let digest =
-            shown["result"]["structuredContent"]["decisions"][0]["basis"][index]["digest"].clone();
-        // The card's proof, given to the card in the result's _meta (issue 28).
-        let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
-        let out = c.ok(
-            "record_verdict",
-            json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": judgement,
-                   "card_proof": proof}),
-        );
+        let out = in_card(c, &a, index, judgement);
+        assert_eq!(out["decision"]["id"], json!(id));
         assert_eq!(out["verdict"]["via"], "app");
     }
     id
+}
+
+/// The engineer's verdict on item `index` of the first decision `show_review` shows at
+/// `artifact`, clicked in the review card; `record_verdict`'s answer.
+fn in_card(c: &mut Client, artifact: &Value, index: usize, judgement: &str) -> Value {
+    let shown = c.call(
+        "show_review",
+        json!({"artifact": artifact, "detail": "full"}),
+    );
+    let d = &shown["result"]["structuredContent"]["decisions"][0];
+    let id = d["id"].as_str().unwrap();
+    // The card's proof, given to the card in the result's _meta (issue 28).
+    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][id].clone();
+    c.ok(
+        "record_verdict",
+        json!({"decision_id": id, "index": index, "item_digest": d["basis"][index]["digest"],
+               "judgement": judgement, "card_proof": proof}),
+    )
 }
 
 fn resource(c: &mut Client, revision: &str) -> Value {
@@ -1076,20 +1086,8 @@ fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
     assert_eq!(at_r1["decisions"][0]["id"], json!(old), "{at_r1}");
 
     // The engineer judges the bore (violated there) at revision 2, in the card.
-    let shown = c.call(
-        "show_review",
-        json!({"artifact": art_uri(&r2(), FILE), "detail": "full"}),
-    );
-    let new = shown["result"]["structuredContent"]["decisions"][0]["id"].clone();
-    assert_ne!(new, json!(old));
-    let digest = shown["result"]["structuredContent"]["decisions"][0]["basis"][0]["digest"].clone();
-    let proof =
-        shown["result"]["_meta"]["review-mcp/card"]["proofs"][new.as_str().unwrap()].clone();
-    c.ok(
-        "record_verdict",
-        json!({"decision_id": new, "index": 0, "item_digest": digest, "judgement": "rejected",
-               "card_proof": proof}),
-    );
+    let out = in_card(&mut c, &art_uri(&r2(), FILE), 0, "rejected");
+    assert_ne!(out["decision"]["id"], json!(old));
     let d = at_r2(&mut c);
     assert_eq!(d["states"], json!({"violated": 1}), "{d}");
     assert_eq!(d["carried"]["re_verify"], 2, "{d}");
