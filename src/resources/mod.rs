@@ -588,6 +588,34 @@ fn card_content() -> Value {
     })
 }
 
+/// What the line of a revision with items says of its stale items that were carried on from
+/// their revision and forgotten at the revision they went to (nothing else says them now, and
+/// no carry brings them back): to state them again, as the line of an empty revision says.
+fn forgotten_there(stale: u64, carried_on: u64) -> String {
+    if carried_on == 0 {
+        return String::new();
+    }
+    let n = carried_on.min(stale);
+    let which = if n < stale {
+        format!(", {n} of them")
+    } else {
+        ",".to_string()
+    };
+    format!(
+        "{which} carried on from there and forgotten at the revision {} went to: state {} again here with remember_decision or remember",
+        they(n),
+        them(n)
+    )
+}
+
+fn they(n: u64) -> &'static str {
+    if n == 1 { "it" } else { "they" }
+}
+
+fn them(n: u64) -> &'static str {
+    if n == 1 { "it" } else { "them" }
+}
+
 /// The review `show_review` answers: the revision's decisions (only those about `subject`
 /// when given), records, open questions and what is stale against it, fitted into the answer
 /// bound; at full detail (the review card's) every field, else in summary form. With it a
@@ -635,12 +663,13 @@ pub fn review(
     };
     let line = if recorded {
         format!(
-            "Review of {name}: {} and {} ({} open question{}; {} stale against it).{}{} The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
+            "Review of {name}: {} and {} ({} open question{}; {} stale against it{}).{}{} The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
             plural(totals.1, "decision"),
             plural(totals.0, "record"),
             open,
             if open == 1 { "" } else { "s" },
             plural(stale_items, "item"),
+            forgotten_there(stale_items, tallies.stale_carried_on),
             // A revision carried on is not where the work is: its open questions were carried
             // with it, and verdicts are given there.
             view.supersession
@@ -657,8 +686,8 @@ pub fn review(
             "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it, carried on from there and forgotten at the revision {} went to (state {} again here with remember_decision or remember).",
             plural(stale_items, "item"),
             if stale_items == 1 { "is" } else { "are" },
-            if stale_items == 1 { "it" } else { "they" },
-            if stale_items == 1 { "it" } else { "them" },
+            they(stale_items),
+            them(stale_items),
         )
     } else if stale_items > 0 {
         format!(

@@ -15,7 +15,7 @@ pub(super) const RECORDS_PAGED: &str =
     "recall with this revision alone as its artifact (no uri) pages through them";
 use super::{display_name, plural};
 use crate::review::carry::{entities_label, short_revision};
-use crate::review::{CarryState, Decision, Meaning, Record, State, Verdict};
+use crate::review::{BasisItem, CarryState, Decision, Meaning, Record, State, Verdict};
 
 impl RevisionView {
     /// The Markdown report. Every stored string (ids, timestamps and the revision included:
@@ -256,15 +256,12 @@ impl RevisionView {
                 let evidence = b.evidence.as_deref().unwrap_or("");
                 // A carried item's state and evidence are the earlier revision's, not results
                 // of this one: labelled so, as the terminal, the form and the Form 3 do.
-                let (state, evidence) = match &b.carried {
-                    Some(c) => (
-                        format!("{} ({} there)", c.state.as_str(), b.state.as_str()),
-                        match evidence {
-                            "" => String::new(),
-                            e => format!("at revision {}: {e}", short_revision(&c.from)),
-                        },
-                    ),
-                    None => (b.state.as_str().to_string(), evidence.to_string()),
+                let state = state_label(b);
+                let evidence = match &b.carried {
+                    Some(c) if !evidence.is_empty() => {
+                        format!("at revision {}: {evidence}", short_revision(&c.from))
+                    }
+                    _ => evidence.to_string(),
                 };
                 let _ = writeln!(
                     out,
@@ -335,7 +332,7 @@ impl RevisionView {
                         out,
                         "- **{}** ({}, {}): {}. Question: {}",
                         line(&d.subject),
-                        b.state.as_str(),
+                        state_label(b),
                         b.source.as_str(),
                         line(&b.requirement),
                         line(b.question.as_deref().unwrap_or(""))
@@ -446,6 +443,15 @@ fn record_line(r: &Record) -> String {
     }
     s.push('\n');
     s
+}
+
+/// A basis item's state as the report gives it: a carried item's is the earlier revision's,
+/// so it reads "re-verify (satisfied there)", as the terminal, the form and the Form 3 say it.
+fn state_label(b: &BasisItem) -> String {
+    match &b.carried {
+        Some(c) => format!("{} ({} there)", c.state.as_str(), b.state.as_str()),
+        None => b.state.as_str().to_string(),
+    }
 }
 
 /// A verdict with who gave it and when: the engineer's own (through the form or the review

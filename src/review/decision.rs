@@ -394,8 +394,8 @@ pub struct BasisWire<'a> {
 }
 
 /// A decision in summary form: what a model decides with (subject, disposition, its artifact
-/// and staleness by index, how many basis items are in each state and each verdict state, and
-/// the open questions) without the basis itself.
+/// and staleness by index, how many basis items stated at its revision are in each state, how
+/// many items are in each verdict state, and the open questions) without the basis itself.
 #[derive(Debug, Serialize)]
 pub struct DecisionSummaryWire<'a> {
     artifact: usize,
@@ -446,7 +446,11 @@ impl Decision {
         let mut states = std::collections::BTreeMap::new();
         let mut verdicts = std::collections::BTreeMap::new();
         for b in &self.basis {
-            *states.entry(b.state.as_str()).or_insert(0) += 1;
+            // A carried item's state is the earlier revision's: it is counted in `carried`
+            // (inherited or to re-verify) until it is stated here, never as a state of this one.
+            if b.carried.is_none() {
+                *states.entry(b.state.as_str()).or_insert(0) += 1;
+            }
             let v = match b.verdict.as_ref().map(|v| v.judgement) {
                 None => "none",
                 Some(j) => j.as_str(),

@@ -73,19 +73,29 @@ fn review_at_r1(c: &mut Client) -> String {
     let id = d["decision"]["id"].as_str().unwrap().to_string();
     // The engineer, in the review card: the bore rejected, the flange accepted.
     for (index, judgement) in [(0, "rejected"), (1, "accepted")] {
-        let shown = c.call("show_review", json!({"artifact": a, "detail": "full"}));
-        let digest =
-            shown["result"]["structuredContent"]["decisions"][0]["basis"][index]["digest"].clone();
-        // The card's proof, given to the card in the result's _meta (issue 28).
-        let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][&id].clone();
-        let out = c.ok(
-            "record_verdict",
-            json!({"decision_id": id, "index": index, "item_digest": digest, "judgement": judgement,
-                   "card_proof": proof}),
-        );
+        let out = in_card(c, &a, index, judgement);
+        assert_eq!(out["decision"]["id"], json!(id));
         assert_eq!(out["verdict"]["via"], "app");
     }
     id
+}
+
+/// The engineer's verdict on item `index` of the first decision `show_review` shows at
+/// `artifact`, clicked in the review card; `record_verdict`'s answer.
+fn in_card(c: &mut Client, artifact: &Value, index: usize, judgement: &str) -> Value {
+    let shown = c.call(
+        "show_review",
+        json!({"artifact": artifact, "detail": "full"}),
+    );
+    let d = &shown["result"]["structuredContent"]["decisions"][0];
+    let id = d["id"].as_str().unwrap();
+    // The card's proof, given to the card in the result's _meta (issue 28).
+    let proof = shown["result"]["_meta"]["review-mcp/card"]["proofs"][id].clone();
+    c.ok(
+        "record_verdict",
+        json!({"decision_id": id, "index": index, "item_digest": d["basis"][index]["digest"],
+               "judgement": judgement, "card_proof": proof}),
+    )
 }
 
 fn resource(c: &mut Client, revision: &str) -> Value {
@@ -1019,4 +1029,139 @@ fn carry_forward_refuses_a_new_id_in_changed() {
         );
         assert_eq!(ok["decisions"][0]["re_verify"], 1, "{ok}");
     }
+}
+
+/// Regression (a real plate reviewed through the Python client): the summary of a carried
+/// decision (`show_review`, `recall_decisions`) counted each carried item's state at the
+/// revision it came from as a state of this one: `"states": {"satisfied": 3, "violated": 1}`
+/// for a decision nothing of which had been checked at the new revision. A carried item is
+/// counted in `carried` (inherited or to re-verify) until it is stated here; the engineer's
+/// verdict at this revision makes it this revision's, and then its state counts.
+#[test]
+fn a_carried_decisions_summary_counts_no_state_of_the_earlier_revision() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[2]);
+    let old = review_at_r1(&mut c);
+    c.ok("carry_forward", carry_args());
+    let at_r2 = |c: &mut Client| {
+        let shown = c.ok("show_review", json!({"artifact": art_uri(&r2(), FILE)}));
+        let listed = c.ok(
+            "recall_decisions",
+            json!({"artifact": art_uri(&r2(), FILE)}),
+        );
+        assert_eq!(
+            shown["decisions"][0], listed["decisions"][0],
+            "{shown} {listed}"
+        );
+        listed["decisions"][0].clone()
+    };
+    let d = at_r2(&mut c);
+    assert_eq!(d["items"], 4, "{d}");
+    assert_eq!(
+        d["carried"],
+        json!({"from": r1(), "inherited": 1, "re_verify": 3})
+    );
+    assert_eq!(
+        d["states"],
+        json!({}),
+        "nothing was checked at revision 2: {d}"
+    );
+    assert_eq!(d["verdicts"], json!({"none": 4}), "{d}");
+    // The state filter agrees: nothing is violated at revision 2 yet, whether the filter
+    // leads the query or follows the text filter.
+    let violated = |c: &mut Client, extra: Value| {
+        let mut args = json!({"artifact": art_uri(&r2(), FILE), "state": "violated"});
+        if let (Some(a), Some(e)) = (args.as_object_mut(), extra.as_object()) {
+            a.extend(e.clone());
+        }
+        c.ok("recall_decisions", args)["decisions"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    assert_eq!(violated(&mut c, json!({})), 0);
+    assert_eq!(violated(&mut c, json!({"text": "bore"})), 0);
+    let at_r1 = c.ok(
+        "recall_decisions",
+        json!({"artifact": art(&r1()), "state": "violated", "current_only": false}),
+    );
+    assert_eq!(at_r1["decisions"][0]["id"], json!(old), "{at_r1}");
+
+    // The engineer judges the bore (violated there) at revision 2, in the card.
+    let out = in_card(&mut c, &art_uri(&r2(), FILE), 0, "rejected");
+    assert_ne!(out["decision"]["id"], json!(old));
+    let d = at_r2(&mut c);
+    assert_eq!(d["states"], json!({"violated": 1}), "{d}");
+    assert_eq!(d["carried"]["re_verify"], 2, "{d}");
+    assert_eq!(violated(&mut c, json!({})), 1);
+    assert_eq!(violated(&mut c, json!({"text": "bore"})), 1);
+}
+
+/// Regression (the same review): the report's "Open questions" gave a carried item's state as
+/// this revision's ("(unresolved, drawing)"), where its table row says "inherited (unresolved
+/// there)". The open question is labelled as its row is.
+#[test]
+fn the_reports_open_questions_label_a_carried_items_state_as_the_earlier_revisions() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[0]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&r1(), FILE), "subject": "fit", "disposition": "hold", "basis": [
+            {"requirement": "Flange fit H7", "source": "drawing", "state": "unresolved",
+             "question": "H7 or J7?", "faces": ["face:1"]}]}),
+    );
+    c.ok("carry_forward", carry_args());
+    let rep = report(&mut c, &r2());
+    let open = &rep[rep.find("## Open questions").unwrap()..];
+    assert!(
+        open.contains(
+            "- **fit** (inherited (unresolved there), drawing): Flange fit H7. Question: H7 or J7?"
+        ),
+        "{open}"
+    );
+    let rep = report(&mut c, &r1());
+    let open = &rep[rep.find("## Open questions").unwrap()..];
+    assert!(
+        open.contains("- **fit** (unresolved, drawing): Flange fit H7."),
+        "{open}"
+    );
+}
+
+/// Regression (the same review): a decision carried to revision 2 and forgotten there comes
+/// back as stale against revision 2 (its revision-1 copy, which nothing else says now). With
+/// nothing else recorded, show_review's line said to state it again; with other items still
+/// recorded it only counted "1 item stale against it", with no word of why or what to do.
+#[test]
+fn show_review_says_to_state_again_what_was_carried_here_and_forgotten() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[0]);
+    review_at_r1(&mut c);
+    c.ok("carry_forward", carry_args());
+    let line = |c: &mut Client| {
+        let r = c.call("show_review", json!({"artifact": art_uri(&r2(), FILE)}));
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        line(&mut c).contains("0 items stale against it)"),
+        "{}",
+        line(&mut c)
+    );
+    c.ok(
+        "forget",
+        json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+    );
+    let l = line(&mut c);
+    assert!(
+        l.contains("(0 open questions; 1 item stale against it, carried on from there and forgotten at the revision it went to: state it again here with remember_decision or remember)."),
+        "{l}"
+    );
+    // A late item at revision 1, never carried, is stale for another reason.
+    c.ok(
+        "remember",
+        json!({"artifact": art_uri(&r1(), FILE), "name": "late", "entity_ids": [], "note": "n"}),
+    );
+    let l = line(&mut c);
+    assert!(
+        l.contains("2 items stale against it, 1 of them carried on from there and forgotten at the revision it went to: state it again here with remember_decision or remember)."),
+        "{l}"
+    );
 }

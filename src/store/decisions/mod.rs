@@ -452,10 +452,13 @@ pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
             verdict_params,
         );
     }
-    let state_drives = !text && q.face.is_none() && q.state.is_some();
-    if !state_drives && let Some(state) = q.state {
+    // An item carried from an earlier revision holds that revision's state, not this one's:
+    // only an item stated at the decision's revision is in a state there (as the summary's
+    // `states` counts). `decision_states`, which may lead the query, holds every item's.
+    if let Some(state) = q.state {
         c.add(
-            "EXISTS (SELECT 1 FROM decision_states s WHERE s.state = ? AND s.seq = d.seq)",
+            "EXISTS (SELECT 1 FROM basis_items b WHERE b.decision_rid = d.rid \
+             AND b.state = ? AND b.carried IS NULL)",
             [Clause::text(state.as_str())],
         );
     }
