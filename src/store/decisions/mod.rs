@@ -452,13 +452,21 @@ pub(super) fn decision_filters(c: &mut Clause, q: &DecisionQuery, text: bool) {
             verdict_params,
         );
     }
-    // An item carried from an earlier revision holds that revision's state, not this one's:
-    // only an item stated at the decision's revision is in a state there (as the summary's
-    // `states` counts). `decision_states`, which may lead the query, holds every item's.
     if let Some(state) = q.state {
+        let state_drives = !text && q.face.is_none();
+        if !state_drives {
+            c.add(
+                "EXISTS (SELECT 1 FROM decision_states s WHERE s.state = ? AND s.seq = d.seq)",
+                [Clause::text(state.as_str())],
+            );
+        }
+        // An item carried from an earlier revision holds that revision's state, not this
+        // one's: only an item stated at the decision's revision is in a state there (as the
+        // summary's `states` counts), and `decision_states` holds every item's. Only a carried
+        // decision holds carried items, so only its items are looked at.
         c.add(
-            "EXISTS (SELECT 1 FROM basis_items b WHERE b.decision_rid = d.rid \
-             AND b.state = ? AND b.carried IS NULL)",
+            "(d.carried IS NULL OR EXISTS (SELECT 1 FROM basis_items b \
+             WHERE b.decision_rid = d.rid AND b.state = ? AND b.carried IS NULL))",
             [Clause::text(state.as_str())],
         );
     }
