@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::Artifact;
 use super::artifact::ArtifactWire;
-use super::carry::{Carried, CarryState, DecisionCarried, Superseded, quoted_at};
+use super::carry::{Carried, CarryState, DecisionCarried, Superseded, quoted_at, short_revision};
 use super::hashing::hex16;
 use super::record::stale;
 
@@ -475,6 +475,18 @@ impl Decision {
             updated_at: &self.updated_at,
             verdicts,
         }
+    }
+
+    /// A carried decision's disposition: that it was carried from revision `from` and how
+    /// many items need re-verification, never the old disposition restated as fresh (that one
+    /// is kept in its `carried`). At most 200 characters, as every disposition.
+    pub fn carried_disposition(&self, from: &str) -> String {
+        format!(
+            "carried from revision {}: {} of {} basis items to re-verify",
+            short_revision(from),
+            self.carried_count(CarryState::Reverify),
+            self.basis.len()
+        )
     }
 
     /// How many basis items are carried in `state`.

@@ -5,7 +5,6 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::browse::DECISION_SAID_ON;
-use super::carry::carried_disposition;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
 use crate::review::history::{Channel, Written, decision_events};
@@ -160,9 +159,9 @@ impl Store {
         // just judged here is no longer one of them (only while the disposition is still
         // the one the carry wrote).
         if let Some(c) = &before.carried
-            && before.disposition == carried_disposition(&before, &c.from)
+            && before.disposition == before.carried_disposition(&c.from)
         {
-            decision.disposition = carried_disposition(&decision, &c.from);
+            decision.disposition = decision.carried_disposition(&c.from);
         }
         let not_before = std::cmp::max(&decision.created_at, &decision.updated_at).clone();
         decision.updated_at = time::updated_after(time::now(), &not_before);
