@@ -156,13 +156,8 @@ impl Store {
             ])?;
         }
         // A carried decision's disposition counts its items to re-verify: one the engineer
-        // just judged here is no longer one of them (only while the disposition is still
-        // the one the carry wrote).
-        if let Some(c) = &before.carried
-            && before.disposition == before.carried_disposition(&c.from)
-        {
-            decision.disposition = decision.carried_disposition(&c.from);
-        }
+        // just judged here is no longer one of them.
+        decision.recount_carried(&before);
         let not_before = std::cmp::max(&decision.created_at, &decision.updated_at).clone();
         decision.updated_at = time::updated_after(time::now(), &not_before);
         if decision.disposition == before.disposition && !relabelled {
