@@ -145,6 +145,16 @@ pub(super) fn where_reviewed(
                 },
                 escape_controls(to)
             );
+            // A file reviewed under two paths, each carried on apart: the last carry's
+            // revision is named, the others counted.
+            let others = f.carried_to_revisions.saturating_sub(1);
+            if others > 0 {
+                let _ = write!(
+                    what,
+                    " (and {others} other revision{})",
+                    if others == 1 { "" } else { "s" }
+                );
+            }
         }
         let _ = writeln!(
             out,

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::Artifact;
 use super::artifact::ArtifactWire;
-use super::carry::{Carried, CarryState, DecisionCarried, Superseded, quoted_at};
+use super::carry::{Carried, CarryState, DecisionCarried, Superseded, quoted_at, short_revision};
 use super::hashing::hex16;
 use super::record::stale;
 
@@ -227,8 +227,9 @@ impl BasisItem {
     /// does, on every path that puts one on a carried item (`record_verdicts`, and a sync or
     /// git merge that takes one into it): no longer carried, and its evidence, quoted at the
     /// revision it was carried from as the engineer was shown it, keeps saying so
-    /// ([`quoted_at`]), so that no reader gives it as this revision's result. Returns whether
-    /// the evidence was relabelled.
+    /// ([`quoted_at`]), so that no reader gives it as this revision's result; its decision's
+    /// disposition is counted again after ([`Decision::recount_carried`]). Returns whether the
+    /// evidence was relabelled.
     pub fn judged_here(&mut self) -> bool {
         match (self.carried.take(), self.evidence.as_mut()) {
             (Some(c), Some(e)) => {
@@ -474,6 +475,33 @@ impl Decision {
             summary: self.summary.as_deref(),
             updated_at: &self.updated_at,
             verdicts,
+        }
+    }
+
+    /// A carried decision's disposition: that it was carried from revision `from` and how
+    /// many items need re-verification, never the old disposition restated as fresh (that one
+    /// is kept in its `carried`). At most 200 characters, as every disposition.
+    pub fn carried_disposition(&self, from: &str) -> String {
+        format!(
+            "carried from revision {}: {} of {} basis items to re-verify",
+            short_revision(from),
+            self.carried_count(CarryState::Reverify),
+            self.basis.len()
+        )
+    }
+
+    /// Counts again the items a carried decision has to re-verify once some were judged here
+    /// (an engineer's verdict made them this revision's: [`BasisItem::judged_here`]), while
+    /// its disposition is still the one the carry wrote for `before`, the decision as it was
+    /// before they were judged; a disposition stated since is left as it is. Every path that
+    /// judges a carried item ends with it: `record_verdicts`, and a sync or git merge that
+    /// takes an engineer's verdict into one. A pure function of the two, so every clone that
+    /// merges the same versions writes the same text.
+    pub fn recount_carried(&mut self, before: &Decision) {
+        if let Some(c) = &before.carried
+            && before.disposition == before.carried_disposition(&c.from)
+        {
+            self.disposition = self.carried_disposition(&c.from);
         }
     }
 

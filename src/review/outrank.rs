@@ -65,7 +65,9 @@ pub fn outranks(engineer: Option<&Verdict>, other: Option<&Verdict>) -> bool {
 /// `old` whose engineer verdict it would replace by the assistant's (or by none) takes the
 /// engineer's verdict back. Returns the verdicts kept, `offered` naming the one `new` held.
 /// An engineer's verdict in `new` stands (the engineer may change their mind); an item left
-/// out of `new` goes with its verdict, as in [`merge_verdicts`].
+/// out of `new` goes with its verdict, as in [`merge_verdicts`]. An item that takes one back
+/// is judged here ([`BasisItem::judged_here`]); the caller counts its decision's items to
+/// re-verify again (`Decision::recount_carried`).
 pub fn keep_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<KeptVerdict> {
     let pairs = pair_by_requirement(old, new);
     let mut kept = Vec::new();

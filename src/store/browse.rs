@@ -77,6 +77,9 @@ pub struct FileRevision {
     /// The revision they were carried to: the last carry's, when several (by when it was
     /// carried, not by hash).
     pub carried_to: Option<String>,
+    /// How many revisions they were carried to: more than one when the file's review was
+    /// recorded under two paths (a linked folder) and each was carried on apart.
+    pub carried_to_revisions: u64,
     /// Basis items of the decisions not carried on that await the engineer: no verdict, or
     /// only the assistant's.
     pub open: u64,
@@ -87,7 +90,7 @@ pub struct FileRevision {
 /// [`Store::file_revisions`]: `?1` the locators (a JSON array), `?2` the revision left out,
 /// `?3` the assistant's `via`. Newest activity first (`seq` is one counter for both tables).
 /// The revision carried to is the last carry's (by the time it was carried, `superseded.at`,
-/// which every clone holds alike), not the highest hash.
+/// which every clone holds alike), not the highest hash; the last column counts them all.
 const FILE_REVISIONS: &str = "WITH l(locator) AS (SELECT value FROM json_each(?1)), \
      per AS ( \
        SELECT d.revision, 0 AS records, 1 AS decisions, d.superseded IS NOT NULL AS carried_on, \
@@ -104,7 +107,7 @@ const FILE_REVISIONS: &str = "WITH l(locator) AS (SELECT value FROM json_each(?1
      latest AS (SELECT *, first_value(carried_to) OVER (PARTITION BY revision \
        ORDER BY carried_to IS NULL, carried_at DESC, carried_to DESC) AS carried_last FROM per) \
      SELECT revision, sum(records), sum(decisions), sum(carried_on), max(carried_last), \
-       sum(open), max(at) \
+       sum(open), max(at), count(DISTINCT carried_to) \
      FROM latest GROUP BY revision ORDER BY max(seq) DESC";
 
 /// One revision as `resources/list` shows it.
@@ -328,6 +331,7 @@ impl Store {
                     carried_to: r.get(4)?,
                     open: count(r.get(5)?),
                     last_activity: r.get(6)?,
+                    carried_to_revisions: count(r.get(7)?),
                 })
             },
         )?;
@@ -632,6 +636,7 @@ mod tests {
         let first = found.iter().find(|f| f.revision == rev(1)).unwrap();
         assert_eq!((first.decisions, first.carried_on), (2, 2));
         assert_eq!(first.carried_to.as_deref(), Some(rev(5).as_str()));
+        assert_eq!(first.carried_to_revisions, 2);
     }
 
     fn bore_on(artifact: crate::review::Artifact) -> NewDecision {

@@ -13,13 +13,9 @@ use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write
 use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, write_record};
 use super::{DecisionQuery, PageRequest, Store, StoreError, history};
-use crate::review::carry::{
-    EntityMap, VerdictAfterCarry, carried_artifact, quoted_at, short_revision,
-};
+use crate::review::carry::{EntityMap, VerdictAfterCarry, carried_artifact, quoted_at};
 use crate::review::history::{Channel, Written, carried_events, carried_onto_events};
-use crate::review::{
-    Artifact, BasisItem, CarryState, Decision, DecisionCarried, Record, Superseded, id,
-};
+use crate::review::{Artifact, BasisItem, Decision, DecisionCarried, Record, Superseded, id};
 use crate::time;
 
 /// What to carry: every record and decision at `from` (of `from`'s file, when it has a uri)
@@ -842,7 +838,7 @@ fn carry_in(
             created_at: created.clone(),
             updated_at: created,
         };
-        new.disposition = carried_disposition(&new, &from.revision);
+        new.disposition = new.carried_disposition(&from.revision);
         write_decision(tx, None, &new, seq)?;
         let how = Written {
             channel: Channel::Assistant,
@@ -885,18 +881,6 @@ fn free_id(
     } else {
         derived
     })
-}
-
-/// A carried decision's disposition: that it was carried and how many items need
-/// re-verification, never the old disposition restated as fresh (that one is kept in its
-/// `carried`). At most 200 characters, as every disposition.
-pub fn carried_disposition(d: &Decision, from: &str) -> String {
-    let re = d.carried_count(CarryState::Reverify);
-    format!(
-        "carried from revision {}: {re} of {} basis items to re-verify",
-        short_revision(from),
-        d.basis.len()
-    )
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::browse::DECISION_SAID_ON;
-use super::carry::carried_disposition;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
 use crate::review::history::{Channel, Written, decision_events};
@@ -157,13 +156,8 @@ impl Store {
             ])?;
         }
         // A carried decision's disposition counts its items to re-verify: one the engineer
-        // just judged here is no longer one of them (only while the disposition is still
-        // the one the carry wrote).
-        if let Some(c) = &before.carried
-            && before.disposition == carried_disposition(&before, &c.from)
-        {
-            decision.disposition = carried_disposition(&decision, &c.from);
-        }
+        // just judged here is no longer one of them.
+        decision.recount_carried(&before);
         let not_before = std::cmp::max(&decision.created_at, &decision.updated_at).clone();
         decision.updated_at = time::updated_after(time::now(), &not_before);
         if decision.disposition == before.disposition && !relabelled {

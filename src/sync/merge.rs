@@ -109,6 +109,7 @@ pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
     if kept.is_empty() {
         return Resolved::taken(changed.item);
     }
+    out.recount_carried(c);
     let notes: Vec<String> = kept
         .iter()
         .map(|k| {
@@ -337,6 +338,7 @@ fn carry_verdicts(
             ));
         }
     }
+    out.recount_carried(winner);
     out
 }
 
@@ -730,6 +732,89 @@ mod tests {
             assert_eq!(b.verdict.as_ref().map(|v| v.via), Some(Via::App));
             assert_eq!(b.evidence.as_deref(), Some(BORE_EVIDENCE_THERE));
         }
+    }
+
+    /// A decision carried from revision 1 whose items are `basis`, its disposition the one the
+    /// carry writes, counting its items to re-verify ([`Decision::carried_disposition`]).
+    fn carried_decision(updated: &str, basis: Vec<BasisItem>) -> Item {
+        use crate::review::DecisionCarried;
+        let mut d = fixtures::decision("bracket", updated, "", basis);
+        let from = REV.replace('0', "1");
+        d.disposition = d.carried_disposition(&from);
+        d.carried = Some(DecisionCarried {
+            change: None,
+            disposition: "hold".into(),
+            from,
+            source: "dec_0".into(),
+        });
+        Item::Decision(d)
+    }
+
+    /// "Bore" carried to re-verify ([`carried_bore`], its state re-verify).
+    fn reverify_bore() -> BasisItem {
+        let mut b = carried_bore();
+        if let Some(c) = b.carried.as_mut() {
+            c.state = crate::review::CarryState::Reverify;
+        }
+        b
+    }
+
+    fn disposition(i: &Item) -> &str {
+        match i {
+            Item::Decision(d) => &d.disposition,
+            Item::Record(_) => "",
+        }
+    }
+
+    /// Regression: the store recounts a carried decision's disposition when the engineer's
+    /// verdict lands on one of its items ("… 1 of 2 basis items to re-verify"), but a merge
+    /// that took the other clone's verdict into a carried item left the count as it was, so
+    /// the merged decision said "1 of 2" with none left to re-verify. Every order of the
+    /// sides gives the same text (each clone computes the same file).
+    #[test]
+    fn a_merge_that_judges_a_carried_item_recounts_the_carried_disposition() {
+        let wall = || BasisItem {
+            requirement: "Wall".into(),
+            ..reverify_bore()
+        };
+        let judged = |b: BasisItem, at: &str| BasisItem {
+            verdict: Some(Verdict {
+                at: at.into(),
+                ..Verdict::given(Judgement::Accepted, Via::App)
+            }),
+            carried: None,
+            ..b
+        };
+        let base = carried_decision(T1, vec![reverify_bore(), wall()]);
+        let bore_judged = carried_decision(T2, vec![judged(reverify_bore(), T2), wall()]);
+        let wall_judged = carried_decision(T3, vec![reverify_bore(), judged(wall(), T3)]);
+        assert!(disposition(&wall_judged).ends_with("1 of 2 basis items to re-verify"));
+        let mut texts = Vec::new();
+        for (ours, theirs) in [(&bore_judged, &wall_judged), (&wall_judged, &bore_judged)] {
+            let r = resolve(Some(&base), side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            assert!(
+                disposition(&r.item).ends_with("0 of 2 basis items to re-verify"),
+                "{}",
+                disposition(&r.item)
+            );
+            texts.push(r.item.text());
+        }
+        assert_eq!(texts[0], texts[1], "both clones write the same file");
+        // Changed on one side only, the kept engineer verdict recounts the same way.
+        let later = carried_decision(T3, vec![reverify_bore(), wall()]);
+        let r = one_sided(Some(&bore_judged), side(&later, "theirs"));
+        assert!(
+            disposition(&r.item).ends_with("1 of 2 basis items to re-verify"),
+            "{}",
+            disposition(&r.item)
+        );
+        // A disposition stated since (not the carry's) is left as it is.
+        let mut restated = later.clone();
+        if let Item::Decision(d) = &mut restated {
+            d.disposition = "release".into();
+        }
+        let r = one_sided(Some(&bore_judged), side(&restated, "theirs"));
+        assert_eq!(disposition(&r.item), "release");
     }
 
     /// One clone carried the revision on (the decision marked superseded), the other gave

@@ -888,3 +888,46 @@ fn form3_of_a_changed_part_names_the_revisions_its_review_is_at() {
     assert!(!dir.path().join("f.csv").exists());
     assert!(stderr(&o).contains(&rev(2)), "{}", stderr(&o));
 }
+
+/// Regression: a part reviewed under two paths of one file (its folder and a link to it),
+/// each path's review carried on to a different revision: `form3 PART` (and `review PART`)
+/// said the old revision's "2 carried on to" the last carry's revision, as if both decisions
+/// went there. It now says that another revision took some too.
+#[test]
+fn a_changed_part_carried_on_to_two_revisions_says_so() {
+    let dir = TempDir::new("form3-elsewhere-two-carries").unwrap();
+    let real = dir.path().join("real");
+    fs::create_dir(&real).unwrap();
+    std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+    fs::write(real.join("bracket.step"), b"bracket, as it is now").unwrap();
+    let paths = [
+        real.join("bracket.step"),
+        dir.path().join("link/bracket.step"),
+    ];
+    let mut client = Client::new(Store::open(&dir.path().join("r.db")).unwrap(), ERAS[0]);
+    for (path, to) in paths.iter().zip([5, 9]) {
+        let path = path.to_str().unwrap();
+        client.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), path), "subject": "bore", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing",
+                              "state": "satisfied"}]}),
+        );
+        client.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(1), path), "to": art_uri(&rev(to), path), "map": []}),
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(client);
+    let o = run(dir.path(), &["--db", "r.db", "form3", "link/bracket.step"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "all carried on to {} (and 1 other revision)",
+            rev(9)
+        )),
+        "{err}"
+    );
+}

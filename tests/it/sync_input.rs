@@ -423,9 +423,29 @@ fn merge_file_labels_the_evidence_of_a_carried_item_it_takes_a_verdict_into() ->
         &carried,
         Some(verdict("rejected", "app", T3, Some("Bob"))),
     );
-    for (ours_v, theirs_v) in [(&bore_judged, &wall_judged), (&wall_judged, &bore_judged)] {
+    for merged in merged_both_ways(&dir, &base, &bore_judged, &wall_judged)? {
+        let merged: Value = serde_json::from_str(&merged)?;
+        let bore = &merged["decision"]["basis"][0];
+        assert_eq!(first_verdict(&merged), ("accepted".into(), "app".into()));
+        assert!(bore.get("carried").is_none(), "{bore}");
+        assert_eq!(bore["evidence"], json!(there), "{bore}");
+        assert_eq!(merged["decision"]["basis"][1]["verdict"]["via"], "app");
+    }
+    Ok(())
+}
+
+/// Runs `merge-file` on `base` and versions `a` and `b` in `dir`, each as "ours" in turn: the
+/// two merged texts (what git commits), `a` as ours first.
+fn merged_both_ways(
+    dir: &TempDir,
+    base: &Value,
+    a: &Value,
+    b: &Value,
+) -> anyhow::Result<Vec<String>> {
+    let mut merged = Vec::new();
+    for (ours_v, theirs_v) in [(a, b), (b, a)] {
         let paths = ["base", "ours", "theirs"].map(|n| dir.join(n));
-        for (path, v) in paths.iter().zip([&base, ours_v, theirs_v]) {
+        for (path, v) in paths.iter().zip([base, ours_v, theirs_v]) {
             std::fs::write(path, pretty(v)?)?;
         }
         let args: Vec<String> = paths
@@ -437,13 +457,53 @@ fn merge_file_labels_the_evidence_of_a_carried_item_it_takes_a_verdict_into() ->
             &["merge-file", &args[0], &args[1], &args[2]],
         )?;
         ensure!(out.status.success(), "{out:?}");
-        let merged: Value = serde_json::from_str(&std::fs::read_to_string(&paths[1])?)?;
-        let bore = &merged["decision"]["basis"][0];
-        assert_eq!(first_verdict(&merged), ("accepted".into(), "app".into()));
-        assert!(bore.get("carried").is_none(), "{bore}");
-        assert_eq!(bore["evidence"], json!(there), "{bore}");
-        assert_eq!(merged["decision"]["basis"][1]["verdict"]["via"], "app");
+        merged.push(std::fs::read_to_string(&paths[1])?);
     }
+    Ok(merged)
+}
+
+/// Regression: `record_verdict` counts a carried decision's items to re-verify again when the
+/// engineer judges one ("… 1 of 2 basis items to re-verify"), but `merge-file`, taking one
+/// clone's verdict into the other's version where that item was still carried, kept the
+/// version's count: the merged decision said 1 of 2 with none left to re-verify. It now counts
+/// them again, and both clones write the same file whichever side is theirs.
+#[test]
+fn merge_file_recounts_the_carried_disposition_of_an_item_it_takes_a_verdict_into()
+-> anyhow::Result<()> {
+    let dir = TempDir::new("merge-carried-recount")?;
+    let from = REV.replace('0', "1");
+    let left = |n: usize| {
+        format!(
+            "carried from revision {}…: {n} of 2 basis items to re-verify",
+            &from[..19]
+        )
+    };
+    let item = |requirement: &str, judged: Option<(&str, &str)>| {
+        let mut i = json!({"requirement": requirement, "source": "drawing",
+            "state": "satisfied", "faces": []});
+        match judged {
+            Some((at, who)) => i["verdict"] = verdict("accepted", "app", at, Some(who)),
+            None => i["carried"] = json!({"from": from, "state": "re-verify"}),
+        }
+        i
+    };
+    let version = |updated: &str, bore: Option<(&str, &str)>, wall: Option<(&str, &str)>| {
+        let to_verify = usize::from(bore.is_none()) + usize::from(wall.is_none());
+        let mut d = decision(updated, &left(to_verify), &[]);
+        d["decision"]["basis"] = json!([item("Bore 10 H7", bore), item("Wall 2 mm", wall)]);
+        d["decision"]["carried"] = json!({"from": from, "source": "dec_0", "disposition": "hold"});
+        d
+    };
+    let base = version(T1, None, None);
+    let bore_judged = version(T2, Some((T2, "Ada")), None);
+    let wall_judged = version(T3, None, Some((T3, "Bob")));
+    let merged = merged_both_ways(&dir, &base, &bore_judged, &wall_judged)?;
+    for text in &merged {
+        let m: Value = serde_json::from_str(text)?;
+        assert_eq!(m["decision"]["disposition"], json!(left(0)), "{m}");
+        assert!(m["decision"]["basis"][0].get("carried").is_none(), "{m}");
+    }
+    assert_eq!(merged[0], merged[1], "each clone writes the same file");
     Ok(())
 }
 
