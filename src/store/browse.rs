@@ -165,6 +165,26 @@ const EXPORT_RECORDS: &str = "SELECT r.seq FROM records r ORDER BY r.created_at,
 /// The export's order of the decisions, as [`EXPORT_RECORDS`].
 const EXPORT_DECISIONS: &str = "SELECT d.rid FROM decisions d ORDER BY d.created_at, d.id";
 
+/// Each row `by_key` reads for a key `order` returns, in that order, handed to `each`.
+fn each_by_key<E: From<StoreError>>(
+    tx: &Transaction<'_>,
+    order: &str,
+    by_key: &str,
+    mut each: impl FnMut(&rusqlite::Row<'_>) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut order = tx.prepare_cached(order).map_err(StoreError::from)?;
+    let mut keys = order.query([]).map_err(StoreError::from)?;
+    let mut by_key = tx.prepare_cached(by_key).map_err(StoreError::from)?;
+    while let Some(key) = keys.next().map_err(StoreError::from)? {
+        let key: i64 = key.get(0).map_err(StoreError::from)?;
+        let mut rows = by_key.query([key]).map_err(StoreError::from)?;
+        if let Some(row) = rows.next().map_err(StoreError::from)? {
+            each(row)?;
+        }
+    }
+    Ok(())
+}
+
 impl Store {
     /// A record by its id.
     pub fn get_record(&mut self, id: &str) -> Result<Option<Record>, StoreError> {
@@ -421,46 +441,17 @@ impl Store {
         mut each: impl FnMut(ExportItem) -> Result<(), E>,
     ) -> Result<(), E> {
         let tx = self.read()?;
-        {
-            let mut order = tx
-                .prepare_cached(EXPORT_RECORDS)
-                .map_err(StoreError::from)?;
-            let mut keys = order.query([]).map_err(StoreError::from)?;
-            let mut by_key = tx
-                .prepare_cached(&format!(
-                    "SELECT {RECORD_COLS} FROM records r WHERE r.seq = ?1"
-                ))
-                .map_err(StoreError::from)?;
-            while let Some(key) = keys.next().map_err(StoreError::from)? {
-                let seq: i64 = key.get(0).map_err(StoreError::from)?;
-                let mut rows = by_key.query([seq]).map_err(StoreError::from)?;
-                if let Some(row) = rows.next().map_err(StoreError::from)? {
-                    let (record, _) = record_from_row(row).map_err(StoreError::from)?;
-                    each(ExportItem::Record(record))?;
-                }
-            }
-        }
-        {
-            let mut order = tx
-                .prepare_cached(EXPORT_DECISIONS)
-                .map_err(StoreError::from)?;
-            let mut keys = order.query([]).map_err(StoreError::from)?;
-            let mut by_key = tx
-                .prepare_cached(&format!(
-                    "SELECT {DECISION_COLS} FROM decisions d WHERE d.rid = ?1"
-                ))
-                .map_err(StoreError::from)?;
-            while let Some(key) = keys.next().map_err(StoreError::from)? {
-                let rid: i64 = key.get(0).map_err(StoreError::from)?;
-                let mut rows = by_key.query([rid]).map_err(StoreError::from)?;
-                if let Some(row) = rows.next().map_err(StoreError::from)? {
-                    let (rid, mut decision, _) =
-                        decision_from_row(row).map_err(StoreError::from)?;
-                    decision.basis = load_basis(&tx, rid)?;
-                    each(ExportItem::Decision(decision))?;
-                }
-            }
-        }
+        let records = format!("SELECT {RECORD_COLS} FROM records r WHERE r.seq = ?1");
+        each_by_key(&tx, EXPORT_RECORDS, &records, |row| {
+            let (record, _) = record_from_row(row).map_err(StoreError::from)?;
+            each(ExportItem::Record(record))
+        })?;
+        let decisions = format!("SELECT {DECISION_COLS} FROM decisions d WHERE d.rid = ?1");
+        each_by_key(&tx, EXPORT_DECISIONS, &decisions, |row| {
+            let (rid, mut decision, _) = decision_from_row(row).map_err(StoreError::from)?;
+            decision.basis = load_basis(&tx, rid)?;
+            each(ExportItem::Decision(decision))
+        })?;
         super::history::each_event(&tx, |e| each(ExportItem::Event(e)))
     }
 
