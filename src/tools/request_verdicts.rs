@@ -45,9 +45,14 @@ pub const FIRST_LINE: &str =
 const SHOWN: usize = 300;
 /// How much of a requirement an item's title shows, in characters.
 const TITLE_REQUIREMENT: usize = 80;
-/// How much of a requirement longer than its title shows the description shows: 20 items
-/// of a form stay about 20 KB.
+/// How much of a requirement longer than its title shows the description shows.
 const REQUIREMENT_SHOWN: usize = 1000;
+/// What the form may take as JSON (`elicitation/create` params; in 2026-07-28 the input
+/// request, beside the sealed state in an answer within its 32,000-byte bound): the items
+/// past it are left for the next form, and one item past it alone is shown shorter.
+const FORM_BYTES: usize = 24_000;
+/// The fewest characters of a field the form shows, however it is shortened.
+const LEAST_SHOWN: usize = 20;
 
 /// The key of the one input request of an `input_required` result.
 pub const INPUT_KEY: &str = "verdicts";
@@ -143,7 +148,7 @@ pub struct Question {
     /// then the whole basis must be unchanged ([`Question::digest`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shown: Vec<(usize, String)>,
-    /// Unjudged items left out of this form (over [`MAX_ASKED`]).
+    /// Unjudged items left out of this form (past [`MAX_ASKED`] or its bound, [`FORM_BYTES`]).
     pub remaining: usize,
     /// The form: `elicitation/create` params without `mode` (the adapter adds it where the
     /// revision has it). Not sealed: it is rebuilt from the decision on a retry.
@@ -442,7 +447,7 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         summary.push('.');
         return answer(&decision, Outcome::NothingToAsk, &[], &[], 0, summary).map(Step::Done);
     }
-    let form = form(&decision, &items, remaining, &after);
+    let (items, remaining, form) = fitted_form(&decision, items, remaining, &after, FORM_BYTES);
     Ok(Step::Ask(Question {
         decision: decision.id.clone(),
         digest: decision.basis_digest(),
@@ -456,9 +461,47 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     }))
 }
 
+/// The form of `items` within `bound` bytes ([`FORM_BYTES`]): the items it asks (the first of `items`, at least
+/// one), the unjudged items it leaves (`remaining` and those of `items` past the bound that
+/// await the engineer: asked next), and the form. An item past the bound alone is shown with
+/// each field halved until it fits (at least [`LEAST_SHOWN`] characters), every cut saying how
+/// much it leaves out.
+fn fitted_form(
+    d: &Decision,
+    mut items: Vec<usize>,
+    mut remaining: usize,
+    after: &[VerdictAfterCarry],
+    bound: usize,
+) -> (Vec<usize>, usize, Value) {
+    let mut halved = 0;
+    loop {
+        let form = form(d, &items, remaining, after, halved);
+        let bytes = crate::wire::to_json(&form).map_or(usize::MAX, |j| j.len());
+        if bytes <= bound || (items.len() == 1 && SHOWN >> halved <= LEAST_SHOWN) {
+            return (items, remaining, form);
+        }
+        if items.len() > 1 {
+            // Left for the next form, while it awaits the engineer.
+            if let Some(i) = items.pop() {
+                remaining += usize::from(d.basis.get(i).is_some_and(BasisItem::awaits_engineer));
+            }
+        } else {
+            halved += 1;
+        }
+    }
+}
+
 /// The `elicitation/create` params (without `mode`): a message that shows each item asked,
-/// and the flat form.
-fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCarry]) -> Value {
+/// and the flat form, each field at most its characters halved `halved` times.
+fn form(
+    d: &Decision,
+    items: &[usize],
+    remaining: usize,
+    after: &[VerdictAfterCarry],
+    halved: u32,
+) -> Value {
+    let field = (SHOWN >> halved).max(LEAST_SHOWN);
+    let requirement = (REQUIREMENT_SHOWN >> halved).max(LEAST_SHOWN);
     // The first line is what a host that shows one line shows: who the answers belong to
     // (under 80 characters). Each item's details are in its field (title and description)
     // only, never repeated here.
@@ -486,12 +529,13 @@ fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCa
     for &i in items {
         let b = &d.basis[i];
         // The requirement is what the engineer judges: one the title cuts is shown here, at
-        // up to REQUIREMENT_SHOWN characters, and every cut says how much it leaves out.
+        // up to REQUIREMENT_SHOWN characters (fewer in a form past FORM_BYTES), and every cut
+        // says how much it leaves out.
         let mut about = String::new();
         if b.requirement.chars().count() > TITLE_REQUIREMENT {
             about.push_str(&format!(
                 "requirement: {}; ",
-                counted(&b.requirement, REQUIREMENT_SHOWN)
+                counted(&b.requirement, requirement)
             ));
         }
         // A carried item's state and evidence are the earlier revision's, not results of this
@@ -499,25 +543,25 @@ fn form(d: &Decision, items: &[usize], remaining: usize, after: &[VerdictAfterCa
         // them "there", as the Form 3's comments do, so the engineer does not accept a result
         // of before the change as this revision's.
         let there = if let Some(c) = &b.carried {
-            about.push_str(&format!("{}; ", shown(&c.describe(), SHOWN)));
+            about.push_str(&format!("{}; ", shown(&c.describe(), field)));
             " there"
         } else {
             ""
         };
         about.push_str(&format!("source: {}", b.source.as_str()));
         if let Some(detail) = &b.source_detail {
-            about.push_str(&format!(" ({})", counted(detail, SHOWN)));
+            about.push_str(&format!(" ({})", counted(detail, field)));
         }
         about.push_str(&format!("; state{there}: {}", b.state.as_str()));
         if let Some(e) = &b.evidence {
-            about.push_str(&format!("; evidence{there}: {}", counted(e, SHOWN)));
+            about.push_str(&format!("; evidence{there}: {}", counted(e, field)));
         }
         if let Some(q) = &b.question {
-            about.push_str(&format!("; question: {}", counted(q, SHOWN)));
+            about.push_str(&format!("; question: {}", counted(q, field)));
         }
         if !b.faces.is_empty() {
             let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
-            about.push_str(&format!("; faces: {}", shown(&faces.join(", "), SHOWN)));
+            about.push_str(&format!("; faces: {}", shown(&faces.join(", "), field)));
         }
         if let Some(v) = &b.verdict {
             // Who gave it, through which channel, and when: the engineer's own earlier
@@ -1017,8 +1061,20 @@ pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
         }
     };
     let after = store.verdicts_after_carry(&d)?;
-    let form = form(&d, &q.items, q.remaining, &after);
-    Ok(Step::Ask(Question { form, ..q }))
+    let (items, remaining, form) =
+        fitted_form(&d, q.items.clone(), q.remaining, &after, FORM_BYTES);
+    let shown = q
+        .shown
+        .into_iter()
+        .filter(|(i, _)| items.contains(i))
+        .collect();
+    Ok(Step::Ask(Question {
+        items,
+        remaining,
+        shown,
+        form,
+        ..q
+    }))
 }
 
 #[cfg(test)]
@@ -1044,6 +1100,33 @@ mod tests {
                 basis: requirements.iter().map(|r| BasisItem::stated(r)).collect(),
             })
             .unwrap();
+    }
+
+    /// A form past its bound asks the first items that fit, leaves the others to the next
+    /// (counted in `remaining`), and shows one item past it alone shorter, each field cut
+    /// saying how much it leaves out.
+    #[test]
+    fn a_form_past_its_bound_asks_fewer_items_then_shows_one_shorter() {
+        let mut store = Store::open_in_memory().unwrap();
+        let long = "r".repeat(900);
+        bore(&mut store, &[&long, &long, &long]);
+        let (_, decisions, _) = store.export_all().unwrap();
+        let d = &decisions[0];
+        let bytes = |form: &Value| form.to_string().len();
+        let (items, remaining, whole) = fitted_form(d, vec![0, 1, 2], 0, &[], usize::MAX);
+        assert_eq!((items, remaining), (vec![0, 1, 2], 0));
+        let one = bytes(&whole) / 3 + 200;
+        let (items, remaining, form) = fitted_form(d, vec![0, 1, 2], 0, &[], one);
+        assert_eq!((items, remaining), (vec![0], 2));
+        assert!(bytes(&form) <= one, "{form}");
+        assert!(form["message"].as_str().unwrap().contains("(2 more items"));
+        let (items, _, form) = fitted_form(d, vec![0, 1, 2], 0, &[], 600);
+        assert_eq!(items, vec![0]);
+        let about = form["requestedSchema"]["properties"]["judgement_0"]["description"]
+            .as_str()
+            .unwrap();
+        assert!(about.contains(" more characters]"), "{about}");
+        assert!(bytes(&form) < bytes(&whole) / 3, "{form}");
     }
 
     /// "bore" asked about its item 0, then restated with item 1 changed: the store, the

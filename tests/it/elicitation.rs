@@ -1293,3 +1293,66 @@ fn the_engineers_words_on_changed_items_stay_within_the_answer_bound() -> Result
     }
     Ok(())
 }
+
+/// A decision of twenty items whose every field the form shows is as long as the form shows
+/// it, of `c` (a character escaped as `\u{200b}` takes nine bytes of JSON, a tag character
+/// ten: one such item alone is past the form's bound).
+fn twenty_full_items(server: &mut Server, id: u64, c: &str) -> Result<()> {
+    let long = |n: usize| c.repeat(n);
+    let basis: Vec<Value> = (0..20)
+        .map(|i| {
+            json!({"requirement": format!("{i} {}", long(1_200)), "source": "drawing",
+                   "sourceDetail": long(400), "state": "unresolved", "evidence": long(400),
+                   "question": long(400), "faces": (0..12).map(|f| format!("face:{f}{}", long(40))).collect::<Vec<_>>()})
+        })
+        .collect();
+    let out = send(
+        server,
+        &call(
+            id,
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
+                   "basis": basis}),
+        ),
+    );
+    ensure!(
+        out.first().is_some_and(|r| r["result"]["isError"] != true),
+        "remember_decision: {out:?}"
+    );
+    Ok(())
+}
+
+/// Regression: the form showed each of twenty items at up to 1,000 characters of requirement
+/// and 300 of each other field, whatever they cost in bytes: a 2026-07-28 answer asking them
+/// took 56 KB, past the answer bound, at default arguments. A form now asks the items that
+/// fit its bound (the others are `remaining`, asked next) and shows a single item that
+/// passes it alone shorter, every cut saying how much it leaves out.
+#[test]
+fn the_form_of_the_largest_items_stays_within_the_answer_bound() -> Result<()> {
+    const BOUND: usize = 32_000;
+    for c in ["x", "\u{200b}", "\u{1F600}", "\u{E0041}"] {
+        let mut s = server_with_wait(None)?;
+        form_session(&mut s)?;
+        twenty_full_items(&mut s, 2, c)?;
+        let out = send(&mut s, &modern_ask(3, json!({})));
+        let result = &out[0]["result"];
+        assert_eq!(result["resultType"], "input_required", "{c:?}: {out:?}");
+        let bytes = out[0].to_string().len();
+        assert!(bytes <= BOUND, "{c:?}: a {bytes}-byte answer");
+        let params = &result["inputRequests"]["verdicts"]["params"];
+        let asked = params["requestedSchema"]["required"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert!(asked >= 1, "{c:?}: asks nothing: {params}");
+        let message = params["message"].as_str().unwrap_or_default();
+        if asked < 20 {
+            let more = format!("({} more items will be asked next.)", 20 - asked);
+            assert!(message.contains(&more), "{c:?}: {message}");
+        }
+        // The legacy form, a request of the server's: the same bound.
+        let out = send(&mut s, &ask(4));
+        let bytes = out[0].to_string().len();
+        assert!(bytes <= BOUND, "{c:?}: a {bytes}-byte elicitation/create");
+    }
+    Ok(())
+}
