@@ -1217,13 +1217,8 @@ fn every_channel_stores_the_author_of_the_verdict_and_nothing_else() -> Result<(
 
 /// A decision of twenty unresolved items with long requirements, item `i`'s tagged `tag(i)`,
 /// written in the session of `server`.
-fn twenty_items(server: &mut Server, id: u64, tag: impl Fn(usize) -> &'static str) -> Result<()> {
-    let basis: Vec<Value> = (0..20)
-        .map(|i| {
-            json!({"requirement": format!("{} {i} {}", tag(i), "r".repeat(400)), "source": "drawing",
-                   "state": "unresolved", "question": format!("Is {i} fine? {}", "q".repeat(300))})
-        })
-        .collect();
+/// "thread depth" restated on hold with `basis`.
+fn hold_with(server: &mut Server, id: u64, basis: Vec<Value>) -> Result<()> {
     let out = send(
         server,
         &call(
@@ -1238,6 +1233,16 @@ fn twenty_items(server: &mut Server, id: u64, tag: impl Fn(usize) -> &'static st
         "remember_decision: {out:?}"
     );
     Ok(())
+}
+
+fn twenty_items(server: &mut Server, id: u64, tag: impl Fn(usize) -> &'static str) -> Result<()> {
+    let basis: Vec<Value> = (0..20)
+        .map(|i| {
+            json!({"requirement": format!("{} {i} {}", tag(i), "r".repeat(400)), "source": "drawing",
+                   "state": "unresolved", "question": format!("Is {i} fine? {}", "q".repeat(300))})
+        })
+        .collect();
+    hold_with(server, id, basis)
 }
 
 /// Every item of a twenty-item form rejected with a reason of the most characters a form
@@ -1306,20 +1311,7 @@ fn twenty_full_items(server: &mut Server, id: u64, c: &str) -> Result<()> {
                    "question": long(400), "faces": (0..12).map(|f| format!("face:{f}{}", long(40))).collect::<Vec<_>>()})
         })
         .collect();
-    let out = send(
-        server,
-        &call(
-            id,
-            "remember_decision",
-            json!({"artifact": artifact(), "subject": "thread depth", "disposition": "hold",
-                   "basis": basis}),
-        ),
-    );
-    ensure!(
-        out.first().is_some_and(|r| r["result"]["isError"] != true),
-        "remember_decision: {out:?}"
-    );
-    Ok(())
+    hold_with(server, id, basis)
 }
 
 /// Regression: the form showed each of twenty items at up to 1,000 characters of requirement
