@@ -507,10 +507,12 @@ fn form(
     // only, never repeated here.
     // The subject quoted with its quotes escaped, and a disposition that could end early
     // quoted too: neither can name another part or revision.
+    // A carried decision's says how many items are to re-verify, at its end: shown whole.
+    let n = if d.carried.is_some() { 100 } else { 40 };
     let disposition = if needs_quotes(&d.disposition) {
-        quoted(&one_line(&d.disposition), 40)
+        quoted(&one_line(&d.disposition), n)
     } else {
-        shown(&d.disposition, 40)
+        shown(&d.disposition, n)
     };
     let mut message = format!(
         "{FIRST_LINE}\nDecision {} ({disposition}) on {} at {}: accept or reject each item; a reason is optional.",

@@ -334,3 +334,25 @@ fn the_terminal_command_a_host_without_a_form_is_given_names_the_servers_author(
         "{refused}"
     );
 }
+
+/// Regression: the form's second line showed a decision's disposition cut at 40 characters,
+/// so a carried one read "carried from revision sha256:…" and stopped before how many items
+/// are to re-verify, what the engineer is asked about. A carried disposition is shown whole.
+#[test]
+fn the_forms_message_says_how_many_carried_items_are_to_re_verify() {
+    let dir = rejected_then_carried("carry-form-line");
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    let asked = c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": art_uri(&rev(2), FILE), "subject": "release"}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let message = asked["result"]["inputRequests"]["verdicts"]["params"]["message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.contains(": 1 of 1 basis items to re-verify\")"),
+        "{message}"
+    );
+}
