@@ -55,6 +55,17 @@ fn first_row(c: &mut Client, revision: &str) -> String {
         .to_string()
 }
 
+/// The 2026-07-28 `input_required` answer of `request_verdicts` on "release" at revision 2, to
+/// a client that declares form elicitation.
+fn asked_at_revision_2(c: &mut Client) -> Value {
+    c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": art_uri(&rev(2), FILE), "subject": "release"}}),
+        json!({"elicitation": {"form": {}}}),
+    )
+}
+
 /// Regression: the reason the engineer gave for rejecting an item at revision 1 ("move hole 2
 /// inboard", why the part changed) was in the Form 3's comments and the card, but the report's
 /// worklist and table, the terminal's "at that revision" line and the form's description said
@@ -87,12 +98,7 @@ fn a_carried_verdicts_reason_is_said_in_the_report_the_terminal_and_the_form() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(there.contains(&quoted), "{there}");
 
-    let asked = c.request_declaring(
-        "tools/call",
-        json!({"name": "request_verdicts",
-               "arguments": {"artifact": art_uri(&rev(2), FILE), "subject": "release"}}),
-        json!({"elicitation": {"form": {}}}),
-    );
+    let asked = asked_at_revision_2(&mut c);
     let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
         ["properties"]["judgement_0"]["description"]
         .as_str()
@@ -342,12 +348,7 @@ fn the_terminal_command_a_host_without_a_form_is_given_names_the_servers_author(
 fn the_forms_message_says_how_many_carried_items_are_to_re_verify() {
     let dir = rejected_then_carried("carry-form-line");
     let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
-    let asked = c.request_declaring(
-        "tools/call",
-        json!({"name": "request_verdicts",
-               "arguments": {"artifact": art_uri(&rev(2), FILE), "subject": "release"}}),
-        json!({"elicitation": {"form": {}}}),
-    );
+    let asked = asked_at_revision_2(&mut c);
     let message = asked["result"]["inputRequests"]["verdicts"]["params"]["message"]
         .as_str()
         .unwrap_or_default();

@@ -28,10 +28,15 @@ fn remember(server: &mut Server) -> Result<Value> {
         {"requirement": "Thread M6", "source": "model-pmi", "state": "unresolved",
          "question": "cut or rolled?"}
     ]);
+    bore_at(server, URI, basis)
+}
+
+/// The decision "bore" on hold at revision `SEED` of `uri`, with `basis`.
+fn bore_at(server: &mut Server, uri: &str, basis: Value) -> Result<Value> {
     server
         .call(
             "remember_decision",
-            json!({"artifact": artifact(SEED, URI), "subject": "bore", "disposition": "hold",
+            json!({"artifact": artifact(SEED, uri), "subject": "bore", "disposition": "hold",
                    "basis": basis}),
         )?
         .ok()
@@ -322,13 +327,7 @@ fn a_changed_part_names_the_revision_its_review_is_at_and_the_command() -> Resul
         {"requirement": "Thread M6", "source": "model-pmi", "state": "unresolved",
          "question": "cut or rolled?"}
     ]);
-    server
-        .call(
-            "remember_decision",
-            json!({"artifact": artifact(SEED, uri), "subject": "bore", "disposition": "hold",
-                   "basis": basis}),
-        )?
-        .ok()?;
+    bore_at(&mut server, uri, basis)?;
     server.close()?;
     let (shown, ok) = in_terminal(&db, Some("Ada"), uri, &[], "pty")?;
     ensure!(!ok, "nothing was reviewed: exit 1: {shown}");
