@@ -706,13 +706,7 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
                     unwritten.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
                 ));
             }
-            answer(
-                &d,
-                &q.items,
-                &recorded,
-                q.remaining,
-                summary,
-            )
+            answer(&d, &q.items, &recorded, q.remaining, summary)
         }
         VerdictsOutcome::Changed(_) => {
             let all: Vec<&(usize, Verdict)> = verdicts.iter().collect();

@@ -669,7 +669,10 @@ fn an_event_says_each_thing_once() -> Result<()> {
         }
         // What the page leaves out is in the whole event.
         let first = &by_id["events"][0];
-        let uri = format!("review://events/{}/part/1", first["id"].as_str().context("id")?);
+        let uri = format!(
+            "review://events/{}/part/1",
+            first["id"].as_str().context("id")?
+        );
         let part: Value = serde_json::from_str(&read(&mut h, &uri)?)?;
         let whole: Value = serde_json::from_str(part["json"].as_str().context("json")?)?;
         ensure!(

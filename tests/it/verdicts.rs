@@ -755,5 +755,8 @@ fn an_answer_that_wrote_nothing_does_not_resend_the_decision() {
     assert_eq!(s["outcome"], "nothing_to_ask", "{r}");
     assert!(s.get("decision").is_none(), "{s}");
     let summary = r["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(summary.contains("recall_decisions"), "what to do next: {summary}");
+    assert!(
+        summary.contains("recall_decisions"),
+        "what to do next: {summary}"
+    );
 }
