@@ -94,7 +94,7 @@ pub fn spec() -> ToolSpec {
                 "outcome": {
                     "type": "string",
                     "enum": Outcome::ALL,
-                    "description": "recorded: the engineer answered, the verdicts are stored; declined: the engineer refused, nothing was written; cancelled: the host closed the form unanswered (the engineer may not have seen it), nothing was written, see other_channels; nothing_to_ask: every item has an engineer verdict."
+                    "description": "recorded: the engineer answered, the verdicts are stored (decision: as it now stands); declined: the engineer refused, nothing was written; cancelled: the host closed the form unanswered (the engineer may not have seen it), nothing was written, see other_channels; nothing_to_ask: every item has an engineer verdict. Only recorded carries decision: the others changed nothing."
                 },
                 "decision": s::decision_output(),
                 "asked": {"type": "array", "items": {"type": "integer", "minimum": 0}},
@@ -444,8 +444,9 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
                 " or is inherited from an earlier revision ({inherited}; name them in `items` to ask again)"
             ));
         }
-        summary.push('.');
-        return answer(&decision, Outcome::NothingToAsk, &[], &[], 0, summary).map(Step::Done);
+        // The decision is not sent back: nothing changed, and the caller reads it there.
+        summary.push_str(" (recall_decisions shows them).");
+        return answer_without(Outcome::NothingToAsk, &[], 0, None, summary).map(Step::Done);
     }
     let (items, remaining, form) = fitted_form(&decision, items, remaining, &after, FORM_BYTES);
     Ok(Step::Ask(Question {
@@ -653,10 +654,7 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
     let content = match reply {
         FormReply::Decline => {
             let summary = "The engineer declined the form (an explicit refusal): nothing was written. Do not record verdicts for them; ask again later or in chat.".to_string();
-            return match store.find_decision(&DecisionRef::Id(&q.decision))? {
-                Some(d) => answer(&d, Outcome::Declined, &q.items, &[], q.remaining, summary),
-                None => answer_without(Outcome::Declined, &q.items, summary),
-            };
+            return answer_without(Outcome::Declined, &q.items, q.remaining, None, summary);
         }
         FormReply::Cancel => {
             // A cancel is not the engineer's word: a host that never shows the form (`claude
@@ -672,18 +670,8 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
                 note: summary.clone(),
                 ..other
             };
-            return match &found {
-                Some(d) => answer_full(
-                    d,
-                    Outcome::Cancelled,
-                    &q.items,
-                    &[],
-                    q.remaining,
-                    Some(&other),
-                    summary,
-                ),
-                None => answer_without(Outcome::Cancelled, &q.items, summary),
-            };
+            let other = found.is_some().then_some(&other);
+            return answer_without(Outcome::Cancelled, &q.items, q.remaining, other, summary);
         }
         FormReply::Accept(content) => content,
     };
@@ -718,14 +706,7 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
                     unwritten.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
                 ));
             }
-            answer(
-                &d,
-                Outcome::Recorded,
-                &q.items,
-                &recorded,
-                q.remaining,
-                summary,
-            )
+            answer(&d, &q.items, &recorded, q.remaining, summary)
         }
         VerdictsOutcome::Changed(_) => {
             let all: Vec<&(usize, Verdict)> = verdicts.iter().collect();
@@ -970,32 +951,20 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
+/// The answer of a form recorded: the decision as it now stands, with its new verdicts.
 fn answer(
     d: &Decision,
-    outcome: Outcome,
     asked: &[usize],
     recorded: &[usize],
     remaining: usize,
-    summary: String,
-) -> Result<ToolOutput, ToolError> {
-    answer_full(d, outcome, asked, recorded, remaining, None, summary)
-}
-
-fn answer_full(
-    d: &Decision,
-    outcome: Outcome,
-    asked: &[usize],
-    recorded: &[usize],
-    remaining: usize,
-    other_channels: Option<&OtherChannels>,
     summary: String,
 ) -> Result<ToolOutput, ToolError> {
     ToolOutput::new(
         &Answer {
             asked,
             decision: Some(d.wire(Some(&d.artifact.revision))),
-            other_channels,
-            outcome,
+            other_channels: None,
+            outcome: Outcome::Recorded,
             recorded,
             remaining,
         },
@@ -1004,19 +973,24 @@ fn answer_full(
     .fit_member("decision", crate::resources::DECISIONS)
 }
 
+/// The answer of a question that wrote nothing (declined, cancelled, nothing to ask): what
+/// happened and what to do next, without the decision, which is as the caller asked about
+/// it (`recall_decisions` reads it).
 fn answer_without(
     outcome: Outcome,
     asked: &[usize],
+    remaining: usize,
+    other_channels: Option<&OtherChannels>,
     summary: String,
 ) -> Result<ToolOutput, ToolError> {
     ToolOutput::new(
         &Answer {
             asked,
             decision: None,
-            other_channels: None,
+            other_channels,
             outcome,
             recorded: &[],
-            remaining: 0,
+            remaining,
         },
         summary,
     )

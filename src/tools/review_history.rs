@@ -64,7 +64,7 @@ fn output_schema() -> Value {
                 "properties": {
                     "id": {"type": "string"},
                     "kind": {"type": "string", "enum": EventKind::ALL},
-                    "of": {"type": "string", "description": "The decision or record id."},
+                    "of": {"type": "string", "description": "The decision or record id; absent in a page asked by id (it is that id)."},
                     "subject": {"type": "string"},
                     "at": {"type": "string"},
                     "author": {"type": "string", "description": "Who: a verdict's author, else the author of the server that wrote."},
@@ -76,11 +76,9 @@ fn output_schema() -> Value {
                         "requirement": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "string"}
                     }, "required": ["field"]}},
                     "artifact": {"type": "integer", "minimum": 0, "description": "The index of its file and revision in `artifacts`."},
-                    "after": {"type": "string"},
-                    "step": {"type": "integer", "minimum": 0},
                     "truncated": s::truncated_output()
                 },
-                "required": ["id", "kind", "of", "at", "channel", "artifact"]
+                "required": ["id", "kind", "at", "channel", "artifact"]
             }},
             "artifacts": {"type": "array", "description": "Every file and revision of the page once; an event's `artifact` is its index here.", "items": {
                 "type": "object",
@@ -165,6 +163,20 @@ fn other_files(
     Ok(other.hint("recorded change", more))
 }
 
+/// Takes out of `event` what its reader does not need, or has already: the digest of the
+/// state it left (`after`, for import and sync), its place among the events of its write
+/// (`step`, which the page's order says) and, in a page asked by id, that id (`of`). The whole
+/// event, with them, is `review://events/{id}/part/1`.
+fn for_reader(event: &mut Value, by_id: bool) {
+    if let Some(o) = event.as_object_mut() {
+        o.remove("after");
+        o.remove("step");
+        if by_id {
+            o.remove("of");
+        }
+    }
+}
+
 /// Takes `event`'s `locator` and `revision` out of it (the page says each pair once, in its
 /// `artifacts` table, and a locator that is the revision itself, an item recorded without a
 /// uri, not at all): the index of their entry in `table`, and the entry to append when the
@@ -207,6 +219,7 @@ pub fn answer(
     for (e, _) in &got.page.items {
         let mut v = serde_json::to_value(e)
             .map_err(|e| ToolError::Internal(format!("could not encode an event: {e}")))?;
+        for_reader(&mut v, query.of.is_some());
         let (index, entry) = where_in(&mut v, &artifacts);
         let entry_bytes = entry.as_ref().map_or(0, |a| wire::answer_bytes(a) + 1);
         let mut bytes = wire::answer_bytes(&v) + 1 + entry_bytes;

@@ -731,3 +731,32 @@ fn a_form_answered_after_its_decision_was_carried_on_names_where_to_ask() {
     );
     assert!(c.decision()["basis"][0].get("verdict").is_none());
 }
+
+/// An answer that wrote nothing (declined, cancelled, nothing to ask) says what happened and
+/// what to do next, and does not send back the decision the caller asked about: it is
+/// unchanged, and `recall_decisions` reads it. With it, each of these answers resent the
+/// whole decision, in structuredContent and again in the text block.
+#[test]
+fn an_answer_that_wrote_nothing_does_not_resend_the_decision() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    for action in ["decline", "cancel"] {
+        let r = c.ask_and_answer(ask_args(), json!({"action": action}));
+        let s = &r["result"]["structuredContent"];
+        assert!(s.get("decision").is_none(), "{action}: {s}");
+        let text = r["result"]["content"][1]["text"].as_str().unwrap();
+        assert!(!text.contains("Wall at least 2 mm"), "{action}: {text}");
+    }
+    let all = json!({"judgement_0": "accepted", "judgement_1": "accepted",
+                     "judgement_2": "rejected"});
+    c.ask_and_answer(ask_args(), json!({"action": "accept", "content": all}));
+    let r = c.call("request_verdicts", ask_args(), form());
+    let s = &r["result"]["structuredContent"];
+    assert_eq!(s["outcome"], "nothing_to_ask", "{r}");
+    assert!(s.get("decision").is_none(), "{s}");
+    let summary = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        summary.contains("recall_decisions"),
+        "what to do next: {summary}"
+    );
+}
