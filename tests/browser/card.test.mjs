@@ -1330,6 +1330,18 @@ test("card_says_a_cancelled_call_was_cancelled_and_no_longer_waits", async () =>
   await page.close();
 });
 
+test("card_given_a_failed_tool_result_says_why_and_no_longer_waits", async () => {
+  // show_review's own answer an isError result (a revision refused, say): the card showed
+  // its text under "Waiting for the review from the host."
+  const failed = await server.send("tools/call", { name: "show_review", arguments: { artifact: { ...artifact(REV), revision: "sha256:1" } } });
+  assert.equal(failed.result.isError, true, JSON.stringify(failed));
+  const { page, card } = await openCard({ context: { theme: "light" }, result: failed.result, heading: null });
+  await card.getByRole("status").getByText(failed.result.content[0].text.slice(0, 40), { exact: false }).waitFor();
+  const text = await cardFrame(page).evaluate(() => document.body.innerText);
+  assert.doesNotMatch(text, /Waiting for the review|Loading/, text);
+  await page.close();
+});
+
 test("card_takes_messages_from_its_host_window_only", async () => {
   // A sibling frame of the host page, or the card's own window, posting a review or an answer
   // to the card's pending call: the card takes messages of window.parent only.
