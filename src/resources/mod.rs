@@ -435,7 +435,8 @@ fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> Result<String, ResourceErro
 /// The card as served: [`CARD_HTML`] without the indentation of its lines and without its
 /// whole-line comments (the script's `//`, the style's `/* */`, the page's `<!-- -->`),
 /// which are for its readers here, not for the browser, with fewer line breaks ([`runs_on`])
-/// and the style's rules without the spaces around their punctuation ([`squeeze_css`]). The
+/// and the style's rules and the script's statements without the spaces around their
+/// punctuation ([`squeeze`]). The
 /// card's answer stays within the answer bound. Nothing in the page
 /// depends on leading whitespace or on those line breaks: no `<pre>`, no text area, no string
 /// spanning lines, and no `//` in the script but whole-line comments (a unit test holds it to
@@ -468,8 +469,8 @@ fn served_card() -> &'static str {
         let mut out = String::with_capacity(CARD_HTML.len());
         for (i, (line, part)) in kept.iter().enumerate() {
             match part {
-                CardPart::Style => squeeze_css(line, &mut out),
-                _ => out.push_str(line),
+                CardPart::Page => out.push_str(line),
+                _ => squeeze(line, *part, &mut out),
             }
             let next = kept.get(i + 1).map_or("", |(l, _)| l);
             if !runs_on(line, *part, next) {
@@ -480,16 +481,33 @@ fn served_card() -> &'static str {
     })
 }
 
-/// One line of the card's style onto `out`, without a space after `:`, `,`, `;`, `{` or `}`
-/// or before `{`, `}`, `;` or `,`, outside quoted strings (`content: ": "` keeps its). A
-/// space before `:` is kept (`a :hover` is not `a:hover`), and so are the spaces that
-/// separate values and the operators of `calc()`.
-fn squeeze_css(line: &str, out: &mut String) {
+/// One line of the card's style or script onto `out`, without a space after `:`, `,`, `;`,
+/// `{` or `}` (in the script also `(`, `)` and `=`) or before `{`, `}`, `;` or `,` (in the
+/// script also `(`, `)` and `=`), outside quoted strings (`content: ": "` keeps its). In the
+/// style a space before `:` is kept (`a :hover` is not `a:hover`), and so are the spaces that
+/// separate values and the operators of `calc()`; in the script those of its other operators
+/// (`a + +b`), of its words, and of its regular expressions, none of which holds a space or a
+/// quote.
+fn squeeze(line: &str, part: CardPart, out: &mut String) {
+    let (after, before): (&[char], &[char]) = match part {
+        CardPart::Script => (
+            &[':', ',', ';', '{', '}', '(', ')', '='],
+            &['{', '}', ';', ',', '(', ')', '='],
+        ),
+        _ => (&[':', ',', ';', '{', '}'], &['{', '}', ';', ',']),
+    };
     let mut quote: Option<char> = None;
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         match quote {
             Some(q) => {
+                if c == '\\' {
+                    out.push(c);
+                    if let Some(escaped) = chars.next() {
+                        out.push(escaped);
+                    }
+                    continue;
+                }
                 if c == q {
                     quote = None;
                 }
@@ -500,10 +518,7 @@ fn squeeze_css(line: &str, out: &mut String) {
                 out.push(c);
             }
             None if c == ' '
-                && (out.ends_with([':', ',', ';', '{', '}'])
-                    || chars
-                        .peek()
-                        .is_some_and(|n| matches!(n, '{' | '}' | ';' | ','))) => {}
+                && (out.ends_with(after) || chars.peek().is_some_and(|n| before.contains(n))) => {}
             None => out.push(c),
         }
     }
@@ -1025,13 +1040,28 @@ mod tests {
     #[test]
     fn squeezed_css_keeps_strings_descendants_and_values() {
         let mut out = String::new();
-        squeeze_css(
+        squeeze(
             "td::before { content: \": \"; font: 12px / 1.4 a, b; } p :hover { margin: calc(1px + 2%) 0 ; }",
+            CardPart::Style,
             &mut out,
         );
         assert_eq!(
             out,
             "td::before{content:\": \";font:12px / 1.4 a,b;}p :hover{margin:calc(1px + 2%) 0;}"
+        );
+    }
+
+    #[test]
+    fn squeezed_script_keeps_strings_words_and_operators() {
+        let mut out = String::new();
+        squeeze(
+            "if (a === 'x, y' && b) { f(\"( \\\" ) \", c ? d : e, g + +h); } else { return typeof k; } m = !n;",
+            CardPart::Script,
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            "if(a==='x, y' && b){f(\"( \\\" ) \",c ? d :e,g + +h);}else{return typeof k;}m=!n;"
         );
     }
 

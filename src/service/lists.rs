@@ -148,8 +148,8 @@ pub(super) fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
             shape_titles(spec.annotations.clone(), f),
         );
     }
-    if let Some(ui) = spec.ui.meta() {
-        m.insert("_meta".into(), json!({"ui": ui}));
+    if let Some(meta) = spec.ui.meta() {
+        m.insert("_meta".into(), meta);
     }
     Value::Object(m)
 }

@@ -62,16 +62,21 @@ pub enum Ui {
 }
 
 impl Ui {
-    /// The tool's `_meta.ui`, given to every client that is listed the tool.
+    /// The tool's `_meta`, given to every client that is listed the tool: `ui` (`resourceUri`
+    /// and `visibility`), and the card's URI again under the flat key `ui/resourceUri`, which
+    /// the specification's `Tool` type still names (deprecated) and the official SDK's
+    /// `registerAppTool` writes beside `ui.resourceUri`, for hosts that read only that key.
     pub fn meta(self) -> Option<Value> {
         let uri = crate::resources::CARD_URI;
-        match self {
-            Ui::None => None,
-            Ui::Card => {
-                Some(serde_json::json!({"resourceUri": uri, "visibility": ["model", "app"]}))
-            }
-            Ui::AppOnly => Some(serde_json::json!({"resourceUri": uri, "visibility": ["app"]})),
-        }
+        let visibility = match self {
+            Ui::None => return None,
+            Ui::Card => serde_json::json!(["model", "app"]),
+            Ui::AppOnly => serde_json::json!(["app"]),
+        };
+        Some(serde_json::json!({
+            "ui": {"resourceUri": uri, "visibility": visibility},
+            "ui/resourceUri": uri
+        }))
     }
 }
 

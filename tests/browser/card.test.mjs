@@ -116,6 +116,15 @@ window.addEventListener("message", async (event) => {
   const m = event.data;
   window.fromCard.push(m);
   if (m.method === "ui/initialize") {
+    // neverInit: a host that never answers the handshake; dataWithoutInit: and sends the
+    // tool's input and result all the same.
+    if (window.hostState.neverInit) {
+      if (window.hostState.dataWithoutInit) {
+        send({ method: "ui/notifications/tool-input", params: { arguments: window.hostState.toolInput } });
+        send({ method: "ui/notifications/tool-result", params: window.hostState.toolResult });
+      }
+      return;
+    }
     // initDelay: a host that takes its time to answer (and, until it has, takes no notice of
     // what the card sends: hostState.ignoreBeforeInit).
     const answer = () => {
@@ -131,13 +140,23 @@ window.addEventListener("message", async (event) => {
   } else if (window.hostState.ignoreBeforeInit && !window.hostState.initialized) {
     window.ignoredBeforeInit = (window.ignoredBeforeInit || 0) + 1;
   } else if (m.method === "ui/notifications/initialized") {
+    // partials: tool-input-partial arguments streamed first; cancelled: the reason the call
+    // was cancelled, sent instead of its result.
+    for (const p of window.hostState.partials || []) send({ method: "ui/notifications/tool-input-partial", params: { arguments: p } });
     send({ method: "ui/notifications/tool-input", params: { arguments: window.hostState.toolInput } });
-    send({ method: "ui/notifications/tool-result", params: window.hostState.toolResult });
+    if (window.hostState.cancelled !== undefined) {
+      send({ method: "ui/notifications/tool-cancelled", params: { reason: window.hostState.cancelled } });
+    } else {
+      send({ method: "ui/notifications/tool-result", params: window.hostState.toolResult });
+    }
   } else if (m.method === "ui/notifications/size-changed") {
     if (typeof m.params.height === "number") frame.style.height = m.params.height + "px";
   } else if (m.method === "tools/call") {
     // hangTools: the calls a host never answers.
     if ((window.hostState.hangTools || []).includes(m.params.name)) return;
+    // toolAnswers: what the host answers a call of that tool itself, not passing it on.
+    const own = (window.hostState.toolAnswers || {})[m.params.name];
+    if (own) { send(Object.assign({ id: m.id }, own)); return; }
     const answer = await window.toServer(m.params);
     send(Object.assign({ id: m.id }, answer));
   }
@@ -211,7 +230,7 @@ after(async () => {
 });
 
 /** A host page with the card loaded, the host context `context`; every request recorded. */
-async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) }, result = showResult, via = server, html = cardHtml, host = {} }) {
+async function openCard({ context, colorScheme = "light", toolInput = { artifact: artifact(REV) }, result = showResult, via = server, html = cardHtml, host = {}, heading = /Review of bracket\.step/ }) {
   const page = await browser.newPage({ viewport: { width: 1100, height: 1800 }, colorScheme });
   const requests = [];
   page.on("request", (r) => requests.push(r.url()));
@@ -225,7 +244,7 @@ async function openCard({ context, colorScheme = "light", toolInput = { artifact
   }, [context, toolInput, result, host]);
   await page.evaluate((html) => window.loadCard(html), html);
   const card = page.frameLocator("#card");
-  await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor();
+  if (heading) await card.getByRole("heading", { name: heading }).waitFor();
   return { page, card, requests };
 }
 
@@ -1114,4 +1133,384 @@ test("card_labels_a_carried_items_state_and_evidence_as_the_earlier_revisions", 
   assert.equal(stated.green, 1, JSON.stringify(stated));
   assert.equal(stated.evidence, "x=18.0: 12.0 mm to the edge", JSON.stringify(stated));
   await second.page.close();
+});
+
+// ---- The card against the MCP Apps specification (2026-01-26), rule by rule ----
+
+/** Requests of the 2026-07-28 era to `s`: the envelope in each request's own _meta. */
+function modern(s, caps = UI_CAPS) {
+  return {
+    send: (method, params = {}) => s.send(method, { ...params, _meta: { ...(params._meta || {}),
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": caps } }),
+  };
+}
+
+/** Tool `name` called through `via` (either era), which must succeed: its result. */
+async function callVia(via, name, args) {
+  const m = await via.send("tools/call", { name, arguments: args });
+  assert.equal(m.error, undefined, JSON.stringify(m.error));
+  assert.notEqual(m.result.isError, true, JSON.stringify(m.result));
+  return m.result;
+}
+
+/** The card's messages to its host, of method `method`. */
+const sentByCard = (page, method) => page.evaluate((method) => window.fromCard.filter((m) => m.method === method), method);
+
+/** A decision of one item at revision `rev`, and show_review's answer to the model for it. */
+async function oneItem(rev, subject, requirement, via = server) {
+  await callVia(via, "remember_decision", {
+    artifact: artifact(rev), subject, disposition: "hold",
+    basis: [{ requirement, source: "drawing", state: "unresolved", question: "which?" }],
+  });
+  return callVia(via, "show_review", { artifact: artifact(rev) });
+}
+
+test("card_resource_and_tool_links_are_named_as_the_specification_names_them_in_both_eras", async () => {
+  // resources/read: one content, the card's URI, text/html;profile=mcp-app, the HTML as text,
+  // and _meta.ui with the specification's member names only (csp with its four domain lists,
+  // prefersBorder). tools/list: _meta.ui.resourceUri and visibility, and the flat
+  // _meta["ui/resourceUri"] the specification's Tool type still names (deprecated) and the
+  // official SDK's registerAppTool writes beside it, for hosts that read only that key.
+  const fresh = new Server(server.db);
+  try {
+    for (const [era, via] of [["2025-11-25", server], ["2026-07-28", modern(fresh)]]) {
+      const read = await via.send("resources/read", { uri: CARD_URI });
+      assert.equal(read.error, undefined, `${era}: ${JSON.stringify(read.error)}`);
+      assert.equal(read.result.contents.length, 1, era);
+      const c = read.result.contents[0];
+      assert.equal(c.uri, CARD_URI, era);
+      assert.equal(c.mimeType, "text/html;profile=mcp-app", era);
+      assert.equal(c.blob, undefined, era);
+      assert.match(c.text, /^<!DOCTYPE html>/, era);
+      assert.deepEqual(Object.keys(c._meta.ui).sort(), ["csp", "prefersBorder"], era);
+      assert.deepEqual(c._meta.ui.csp, { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, era);
+      assert.equal(c._meta.ui.prefersBorder, true, era);
+      const tools = (await via.send("tools/list", {})).result.tools;
+      const linked = Object.fromEntries(tools.filter((t) => t._meta !== undefined).map((t) => [t.name, t._meta]));
+      assert.deepEqual(linked, {
+        show_review: { ui: { resourceUri: CARD_URI, visibility: ["model", "app"] }, "ui/resourceUri": CARD_URI },
+        record_verdict: { ui: { resourceUri: CARD_URI, visibility: ["app"] }, "ui/resourceUri": CARD_URI },
+      }, era);
+    }
+  } finally {
+    fresh.close();
+  }
+});
+
+test("card_round_trip_in_the_2026_07_28_era", async () => {
+  // The host speaks the stateless revision to the server: each call the card makes is passed
+  // on with the envelope (the extension declared in the request itself). The card gets the
+  // summary, asks for the full review, and the click is recorded as the engineer's.
+  const fresh = new Server(server.db);
+  try {
+    const via = modern(fresh);
+    const rev = "sha256:" + "d1".repeat(32);
+    const shown = await oneItem(rev, "modern era", "Counterbore 11 mm", via);
+    assert.equal(shown.resultType, "complete");
+    assert.equal(shown.structuredContent.detail, "summary");
+    const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown, via });
+    await card.getByRole("textbox", { name: "Reason for item 1: Counterbore 11 mm" }).fill("depth to be checked");
+    await card.getByRole("button", { name: "Reject item 1: Counterbore 11 mm" }).click();
+    await card.getByRole("status").getByText(/Recorded: rejected item 1/).waitFor();
+    const calls = (await sentByCard(page, "tools/call")).map((m) => m.params.name);
+    assert.deepEqual(calls, ["show_review", "record_verdict"]);
+    const back = await callVia(via, "recall_decisions", { artifact: artifact(rev), subject: "modern era" });
+    const v = back.structuredContent.decisions[0].basis[0].verdict;
+    assert.deepEqual([v.judgement, v.via, v.author, v.reason], ["rejected", "app", AUTHOR, "depth to be checked"]);
+    await page.close();
+  } finally {
+    fresh.close();
+  }
+});
+
+test("card_does_not_say_recorded_when_the_host_answers_a_click_without_the_servers_record", async () => {
+  // A host that answers the card's record_verdict itself (an empty result, null, a text of
+  // its own) has not passed it on, or not said what the server answered: the card said
+  // "Recorded: accepted item 1" all the same. It says the verdict may not be recorded, and
+  // the engineer can click again.
+  const rev = "sha256:" + "d2".repeat(32);
+  const shown = await oneItem(rev, "unconfirmed", "Keyway 5 mm");
+  for (const answer of [{ result: {} }, { result: null }, { result: { content: [{ type: "text", text: "ok" }] } },
+    { result: { structuredContent: { decision: "x" } } }]) {
+    const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown,
+      host: { toolAnswers: { record_verdict: answer } } });
+    const accept = card.getByRole("button", { name: "Accept item 1: Keyway 5 mm" });
+    await accept.click();
+    await card.getByRole("status").getByText(/may not be recorded/).waitFor();
+    assert.doesNotMatch(await card.getByRole("status").textContent(), /Recorded/, JSON.stringify(answer));
+    assert.equal(await accept.isEnabled(), true);
+    await card.getByText("awaiting the engineer").first().waitFor();
+    await page.close();
+  }
+  const back = await server.call("recall_decisions", { artifact: artifact(rev), subject: "unconfirmed" });
+  assert.equal(back.structuredContent.decisions[0].basis[0].verdict, undefined);
+});
+
+test("card_keeps_keyboard_focus_on_the_button_after_a_click_that_was_not_recorded", async () => {
+  // The row's buttons are disabled while a click is on its way, which takes the focus from
+  // the one pressed; only a recorded click gave it back. A keyboard user whose click the host
+  // refused, the server refused, or that changed under them was sent back to the top of the
+  // card. The focus is back on the button pressed (the same item, shown again).
+  const rev = "sha256:" + "d3".repeat(32);
+  const shown = await oneItem(rev, "focus", "Dowel hole 6H7");
+  const changed = "The decision changed since the card showed it: item 1 is now \"Dowel hole 6H7\". Nothing was written.";
+  for (const answer of [{ error: { code: -32000, message: "tool calls from apps need approval" } },
+    { result: { isError: true, content: [{ type: "text", text: "The database is busy: try again." }] } },
+    { result: { isError: true, content: [{ type: "text", text: changed }] } }]) {
+    const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown,
+      host: { toolAnswers: { record_verdict: answer } } });
+    const reject = card.getByRole("button", { name: "Reject item 1: Dowel hole 6H7" });
+    await reject.focus();
+    await page.keyboard.press("Enter");
+    await card.getByRole("status").getByText(/need approval|database is busy|shown again below/).waitFor();
+    await settle(page);
+    const focused = await cardFrame(page).evaluate(() => document.activeElement && document.activeElement.getAttribute("aria-label"));
+    assert.equal(focused, "Reject item 1: Dowel hole 6H7", JSON.stringify(answer));
+    await page.close();
+  }
+});
+
+test("card_handshake_answered_after_the_wait_takes_the_answer_and_drops_the_warning", async () => {
+  // A host that answers ui/initialize after the card said it had not answered in 30 s: the
+  // card takes the answer, reports its size after it, and the warning does not stay.
+  const fast = "<script>(function () { var st = window.setTimeout; window.setTimeout = function (f, ms) { return st(f, (ms || 0) / 10); }; })();</script>";
+  const { page, card } = await openCard({ context: { theme: "dark" }, html: cardHtml.replace("<head>", "<head>" + fast),
+    host: { initDelay: 4500, ignoreBeforeInit: true }, heading: null });
+  await card.getByRole("status").getByText(/has not answered in 30 seconds/).waitFor();
+  await card.getByRole("heading", { name: /Review of bracket\.step/ }).waitFor({ timeout: 15000 });
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).waitFor();
+  await settle(page);
+  assert.doesNotMatch(await card.getByRole("status").textContent(), /has not answered/);
+  assert.ok(isDark(await bodyBackground(page)));
+  const log = await page.evaluate(() => window.fromCard.map((m) => m.method));
+  assert.ok(log.lastIndexOf("ui/notifications/size-changed") > log.indexOf("ui/notifications/initialized"));
+  await page.close();
+});
+
+test("card_handshake_refused_says_so_and_sends_no_initialized", async () => {
+  // A host that answers ui/initialize with an error: the card says so, never claims the
+  // handshake succeeded (no ui/notifications/initialized) and still tells its size.
+  const page = await browser.newPage({ viewport: { width: 900, height: 1200 } });
+  await page.setContent('<!DOCTYPE html><html lang="en"><head><title>refusing host</title></head><body>' +
+    '<iframe id="card" sandbox="allow-scripts" title="card"></iframe><script>window.fromCard = [];' +
+    'window.addEventListener("message", (e) => { const m = e.data; window.fromCard.push(m);' +
+    ' if (m.method === "ui/initialize") e.source.postMessage({ jsonrpc: "2.0", id: m.id, error: { code: -32603, message: "apps are off <b>here</b>" } }, "*"); });' +
+    '</script></body></html>');
+  await page.evaluate((html) => { document.getElementById("card").srcdoc = html; }, cardHtml);
+  const card = page.frameLocator("#card");
+  await card.getByRole("status").getByText("The host refused the card: apps are off <b>here</b>").waitFor();
+  await settle(page);
+  const methods = await page.evaluate(() => window.fromCard.map((m) => m.method));
+  assert.ok(!methods.includes("ui/notifications/initialized"), JSON.stringify(methods));
+  assert.ok(methods.includes("ui/notifications/size-changed"), JSON.stringify(methods));
+  await page.close();
+});
+
+test("card_takes_streamed_partial_input_without_acting_on_it", async () => {
+  // tool-input-partial is best-effort, MUST NOT be relied on: the card asks for the review
+  // of the complete tool-input only (partials naming another revision and subject first).
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(REV), subject: SUBJECT },
+    host: { partials: [{}, { artifact: { revision: "sha256:" } }, { artifact: artifact(OLD), subject: "bore tol" }] } });
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).waitFor();
+  const calls = (await sentByCard(page, "tools/call")).map((m) => m.params);
+  assert.deepEqual(calls, [{ name: "show_review", arguments: { detail: "full", artifact: artifact(REV), subject: SUBJECT } }]);
+  await page.close();
+});
+
+test("card_says_a_cancelled_call_was_cancelled_and_no_longer_waits", async () => {
+  // tool-cancelled instead of a result: the card said "The host cancelled the call" under a
+  // subtitle still "Waiting for the review from the host." The reason is the host's text,
+  // shown as text.
+  const reason = "stopped by the user \u202e<b>x</b>";
+  const { page, card } = await openCard({ context: { theme: "light" }, host: { cancelled: reason }, heading: null });
+  await card.getByRole("status").getByText("The host cancelled the call: stopped by the user \\u{202e}<b>x</b>").waitFor();
+  const text = await cardFrame(page).evaluate(() => document.body.innerText);
+  assert.doesNotMatch(text, /Waiting for the review|Loading/, text);
+  assert.equal(await cardFrame(page).evaluate(() => document.querySelectorAll("b").length), 0);
+  await page.close();
+});
+
+test("card_given_a_failed_tool_result_says_why_and_no_longer_waits", async () => {
+  // show_review's own answer an isError result (a revision refused, say): the card showed
+  // its text under "Waiting for the review from the host."
+  const failed = await server.send("tools/call", { name: "show_review", arguments: { artifact: { ...artifact(REV), revision: "sha256:1" } } });
+  assert.equal(failed.result.isError, true, JSON.stringify(failed));
+  const { page, card } = await openCard({ context: { theme: "light" }, result: failed.result, heading: null });
+  await card.getByRole("status").getByText(failed.result.content[0].text.slice(0, 40), { exact: false }).waitFor();
+  const text = await cardFrame(page).evaluate(() => document.body.innerText);
+  assert.doesNotMatch(text, /Waiting for the review|Loading/, text);
+  await page.close();
+});
+
+test("card_takes_messages_from_its_host_window_only", async () => {
+  // A sibling frame of the host page, or the card's own window, posting a review or an answer
+  // to the card's pending call: the card takes messages of window.parent only.
+  const { page, card } = await openCard({ context: { theme: "light" }, host: { hangTools: ["record_verdict"] } });
+  await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).click();
+  const click = (await sentByCard(page, "tools/call")).find((m) => m.params.name === "record_verdict");
+  const evil = { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: { structuredContent: {
+    revision: "sha256:" + "e".repeat(64), decisions: [{ id: "dec_evil", subject: "EVIL REVIEW", basis: [] }] } } };
+  const spoof = { jsonrpc: "2.0", id: click.id, result: { structuredContent: { decision: { id: "dec_x", subject: "SPOOFED", basis: [] } } } };
+  await page.evaluate(([evil, spoof]) => {
+    const sib = document.createElement("iframe");
+    sib.setAttribute("sandbox", "allow-scripts");
+    sib.srcdoc = "<script>parent.frames[0].postMessage(" + JSON.stringify(evil) + ", '*');" +
+      "parent.frames[0].postMessage(" + JSON.stringify(spoof) + ", '*');<\/script>";
+    document.body.appendChild(sib);
+  }, [evil, spoof]);
+  await cardFrame(page).evaluate(([evil, spoof]) => { window.postMessage(evil, "*"); window.postMessage(spoof, "*"); }, [evil, spoof]);
+  await page.waitForTimeout(500);
+  const text = await cardFrame(page).evaluate(() => document.body.innerText);
+  assert.doesNotMatch(text, /EVIL|SPOOFED|Recorded/, text);
+  assert.match(text, /Recording/);
+  await page.close();
+});
+
+test("card_answers_resource_teardown_and_sends_no_click_after_it", async () => {
+  // ui/resource-teardown is answered with an empty result under its id; the card is going:
+  // a click after it would go to a host that has let go of it, never answered.
+  const { page, card } = await openCard({ context: { theme: "light" } });
+  await page.evaluate(() => window.sendToCard({ id: 900, method: "ui/resource-teardown", params: { reason: "conversation closed" } }));
+  await page.waitForFunction(() => window.fromCard.some((m) => m.id === 900));
+  const answer = await page.evaluate(() => window.fromCard.find((m) => m.id === 900));
+  assert.deepEqual(answer, { jsonrpc: "2.0", id: 900, result: {} });
+  const accept = card.getByRole("button", { name: "Accept item 1: Bore 12H7" });
+  assert.equal(await accept.isDisabled(), true);
+  await accept.click({ force: true });
+  await page.waitForTimeout(300);
+  assert.equal((await sentByCard(page, "tools/call")).filter((m) => m.params.name === "record_verdict").length, 0);
+  await page.close();
+});
+
+test("card_merges_host_context_changes_theme_variables_and_display_mode", async () => {
+  // host-context-changed is a partial update merged with what the card had: the theme back
+  // and forth, a style variable kept across an update that does not name it, a display mode
+  // change and a font block (no request: the card declares no resource domain).
+  const { page, requests } = await openCard({ context: { theme: "light", displayMode: "inline",
+    styles: { variables: { "--color-background-primary": "rgb(1, 2, 3)" } } } });
+  const frame = cardFrame(page);
+  assert.equal(await bodyBackground(page), "rgb(1, 2, 3)");
+  const change = (params) => page.evaluate((p) => window.sendToCard({ method: "ui/notifications/host-context-changed", params: p }), params);
+  await change({ theme: "dark", displayMode: "fullscreen", styles: { variables: { "--color-text-primary": "rgb(250, 250, 250)" },
+    css: { fonts: "@import url('https://fonts.example.com/x.css');" } } });
+  await frame.waitForFunction(() => document.documentElement.getAttribute("data-theme") === "dark");
+  assert.equal(await bodyBackground(page), "rgb(1, 2, 3)");
+  assert.equal(await frame.evaluate(() => getComputedStyle(document.body).color), "rgb(250, 250, 250)");
+  await change({ theme: "light" });
+  await frame.waitForFunction(() => document.documentElement.getAttribute("data-theme") === "light");
+  assert.equal(await frame.evaluate(() => getComputedStyle(document.body).color), "rgb(250, 250, 250)");
+  assert.deepEqual(requests.filter((u) => !/^(about:|data:)/.test(u)), []);
+  await page.close();
+});
+
+test("card_shows_hostile_file_names_error_texts_and_cut_labels_as_text", async () => {
+  // A file name from the artifact's URI (percent-escaped bidi override and markup), the
+  // server's refusal text, and the accessible names of the buttons, cut at 80 characters: a
+  // cut through a character outside the BMP (a tag character) left half of it, a lone
+  // surrogate, in the name a screen reader reads.
+  const rev = "sha256:" + "d4".repeat(32);
+  const uri = "file:///w/%E2%80%AEpets.drab%3Cimg%20src%3Dx%20onerror%3Dparent.postMessage('pwned','*')%3E.step";
+  const requirement = "a".repeat(79) + "\u{e0061}b";
+  await server.call("remember_decision", { artifact: { ...artifact(rev), uri }, subject: "names", disposition: "hold",
+    basis: [{ requirement, source: "drawing", state: "satisfied" }] });
+  const shown = await server.call("show_review", { artifact: { ...artifact(rev), uri } });
+  const refusal = "Refused: <b>no</b> \u202ereversed \u200b";
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: { ...artifact(rev), uri } }, result: shown,
+    heading: /^Review of \\u\{202e\}pets\.drab<img/, host: { toolAnswers: { record_verdict: { result: { isError: true, content: [{ type: "text", text: refusal }] } } } } });
+  const frame = cardFrame(page);
+  assert.equal(await frame.evaluate(() => document.querySelector("h1").textContent),
+    "Review of \\u{202e}pets.drab<img src=x onerror=parent.postMessage('pwned','*')>.step");
+  const accept = card.getByRole("button", { name: /^Accept item 1: a{79}/ });
+  await accept.click();
+  await card.getByRole("status").getByText("Refused: <b>no</b> \\u{202e}reversed \\u{200b}").waitFor();
+  assert.equal(await frame.evaluate(() => document.querySelectorAll("img, b").length), 0);
+  assert.ok(!(await page.evaluate(() => window.fromCard)).includes("pwned"));
+  const labels = await frame.evaluate(() => Array.from(document.querySelectorAll("[aria-label], label")).map((e) => e.getAttribute("aria-label") || e.textContent));
+  for (const l of labels) {
+    assert.doesNotMatch(l, /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/, JSON.stringify(l));
+    assert.doesNotMatch(l, /[\u{e0000}-\u{e007f}]/u, JSON.stringify(l));
+  }
+  await page.close();
+});
+
+test("card_is_usable_from_the_keyboard_alone_with_a_name_on_every_control", async () => {
+  // Tab from the top of the card: every control it reaches has an accessible name; the
+  // reason, Accept and Reject of an item follow one another; Space on Reject records it with
+  // the reason typed, and the focus stays on that Reject.
+  const rev = "sha256:" + "d5".repeat(32);
+  const shown = await oneItem(rev, "keyboard", "Spot face 20 mm");
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  await card.getByRole("button", { name: "Accept item 1: Spot face 20 mm" }).waitFor();
+  const frame = cardFrame(page);
+  await frame.evaluate(() => document.activeElement && document.activeElement.blur());
+  await page.locator("#card").focus();
+  const names = [];
+  for (let i = 0; i < 6; i++) {
+    await page.keyboard.press("Tab");
+    const n = await frame.evaluate(() => {
+      const e = document.activeElement;
+      if (!e || e === document.body) return null;
+      return e.getAttribute("aria-label") || (e.labels && e.labels[0] && e.labels[0].textContent) || e.textContent;
+    });
+    if (n === null) break;
+    names.push(n);
+  }
+  assert.deepEqual(names.slice(0, 3), ["Reason for item 1: Spot face 20 mm", "Accept item 1: Spot face 20 mm", "Reject item 1: Spot face 20 mm"]);
+  await frame.evaluate(() => document.activeElement && document.activeElement.blur());
+  await page.locator("#card").focus();
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("spot face too shallow");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press("Tab");
+  await page.keyboard.press(" ");
+  await card.getByRole("status").getByText(/Recorded: rejected item 1/).waitFor();
+  assert.equal(await frame.evaluate(() => document.activeElement.getAttribute("aria-label")), "Reject item 1: Spot face 20 mm");
+  const back = await server.call("recall_decisions", { artifact: artifact(rev), subject: "keyboard" });
+  assert.equal(back.structuredContent.decisions[0].basis[0].verdict.reason, "spot face too shallow");
+  await page.close();
+});
+
+test("card_of_the_largest_valid_decision_renders_within_its_bounds", async () => {
+  // 1,000 basis items (remember_decision's maximum), each with long fields: the card gets
+  // the full review within the answer bound, renders it in well under a second or two, says
+  // how much was left out, and its first and last items shown can be judged.
+  const rev = "sha256:" + "d6".repeat(32);
+  const long = (c, n) => c.repeat(n);
+  const basis = Array.from({ length: 1000 }, (_, i) => ({
+    requirement: `Req ${i} ` + long("r", 900), source: "drawing", sourceDetail: long("s", 200), state: i % 2 ? "unresolved" : "satisfied",
+    evidence: long("e", 2000), question: i % 2 ? long("q", 1000) : undefined, faces: Array.from({ length: 20 }, (_, j) => `face:${i}-${j}`),
+  }));
+  await server.call("remember_decision", { artifact: artifact(rev), subject: long("S", 1000), disposition: long("D", 200),
+    summary: long("m", 60000), basis });
+  let t = Date.now();
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const summaryMs = Date.now() - t;
+  t = Date.now();
+  const full = await server.call("show_review", { artifact: artifact(rev), detail: "full" });
+  const fullMs = Date.now() - t;
+  console.log(`largest decision: show_review ${summaryMs} ms (summary), ${fullMs} ms (full)`);
+  const bytes = Buffer.byteLength(JSON.stringify(full), "utf8");
+  // The card's own time: from the summary given to the full review shown (the host answers
+  // the card's show_review with the answer the server gave above).
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown,
+    host: { toolAnswers: { show_review: { result: full } } } });
+  const buttons = card.getByRole("button", { name: /^Accept item \d+: Req/ });
+  await buttons.first().waitFor();
+  const ms = await cardFrame(page).evaluate(() => Math.round(performance.now()));
+  const n = await buttons.count();
+  console.log(`largest decision: full answer ${bytes} bytes, ${n} items with buttons, shown in ${ms} ms`);
+  assert.ok(bytes < 40000, `${bytes}`);
+  assert.ok(n >= 1, `${n}`);
+  assert.ok(ms < 3000, `${ms} ms`);
+  // The basis was cut to the items that fit: the card says how many are not shown, and that
+  // its counts and open questions are of the items shown (it said "5 awaiting the engineer"
+  // and listed 2 open questions of a decision with 1,000 items, 500 of them open).
+  const cut = 1000 - n;
+  await card.getByText(`${cut} more basis items are not shown here`, { exact: false }).waitFor();
+  await card.getByText(new RegExp(`^Verdicts on the ${n} items shown: 0 accepted`)).waitFor();
+  await card.getByText(`Of the items shown; ${cut} more are not.`).waitFor();
+  await page.evaluate(() => { window.hostState.toolAnswers = {}; });
+  await buttons.last().click();
+  await card.getByRole("status").getByText(/Recorded: accepted item \d+/).waitFor();
+  await page.close();
 });

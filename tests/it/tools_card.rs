@@ -111,6 +111,15 @@ fn card_links_go_to_every_client_and_the_app_tool_only_to_one_that_declared_the_
         let record = &tool(&list, "record_verdict")["_meta"]["ui"];
         assert_eq!(record["resourceUri"], CARD);
         assert_eq!(record["visibility"], json!(["app"]));
+        // The flat key the specification's Tool type still names (deprecated), which the
+        // official SDK writes beside ui.resourceUri for hosts that read only that key.
+        for name in ["show_review", "record_verdict"] {
+            assert_eq!(
+                tool(&list, name)["_meta"]["ui/resourceUri"],
+                CARD,
+                "{era:?}"
+            );
+        }
         // Only show_review and record_verdict carry links.
         let linked = list["result"]["tools"]
             .as_array()
