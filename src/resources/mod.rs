@@ -1091,6 +1091,15 @@ mod tests {
     }
 
     #[test]
+    fn card_script_has_no_template_literal() {
+        // `squeeze` knows only '…' and "…" strings: the spaces in a template literal's text
+        // would be taken out of what the card shows.
+        let script =
+            &CARD_HTML[CARD_HTML.find("<script>").unwrap()..CARD_HTML.find("</script>").unwrap()];
+        assert!(!script.contains('`'));
+    }
+
+    #[test]
     fn canonical_decodes_only_what_a_value_may_hold() {
         let rev = format!("sha256:{}", "ab".repeat(32));
         let encoded = format!("review://revisions/{}/report", rev.replace(':', "%3a"));
