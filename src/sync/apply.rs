@@ -16,6 +16,7 @@ use super::owned::step;
 use super::run::{Counts, Entries, Entry};
 use super::saved::{NAMED, Saver};
 use super::{Action, Hash, Item, ItemKind, Result, hash, shown};
+use crate::review::Decision;
 use crate::store::{Store, SyncTx};
 
 /// How many files are written (and fsynced) at once: the file system commits concurrent
@@ -190,6 +191,9 @@ impl<'a, 't> Apply<'a, 't> {
                 id
             ));
         }
+        if let Some(Item::Decision(d)) = file_item {
+            self.verdicts_ahead(d, db_item);
+        }
         match action {
             Action::InSync => match (&e.db, db_item) {
                 (Some(h), Some(item)) if e.base != Some(*h) => {
@@ -265,6 +269,42 @@ impl<'a, 't> Apply<'a, 't> {
             }
         }
         Ok(())
+    }
+
+    /// A `clock:` line for each verdict of the folder's version `d` dated ahead of this
+    /// machine's clock that the database's version `held` does not hold: of two engineer
+    /// verdicts on one requirement a merge keeps the later `at`, so such a verdict would beat
+    /// every verdict given after it, as a version dated ahead beats every later edit.
+    fn verdicts_ahead(&mut self, d: &Decision, held: Option<&Item>) {
+        let held = match held {
+            Some(Item::Decision(h)) => h.basis.as_slice(),
+            _ => &[],
+        };
+        for item in &d.basis {
+            let Some(v) = item.verdict.as_ref().filter(|v| v.at > self.ahead) else {
+                continue;
+            };
+            if held
+                .iter()
+                .any(|h| h.requirement == item.requirement && h.verdict.as_ref() == Some(v))
+            {
+                continue;
+            }
+            self.counts.clock.push(format!(
+                "decision {} {}: the verdict in the folder ({} via {}) is dated {}, ahead of this \
+                 machine's clock ({}): the clock that gave it (or this one) is wrong, or the file \
+                 was written by hand, and as the later of two engineer verdicts wins a merge, it \
+                 would beat every verdict given after it; have it checked (`git log -- \
+                 decisions/{}.json` names who committed it)",
+                crate::text::inline(&d.id, 80),
+                crate::text::quoted(&item.requirement, 80),
+                v.judgement.as_str(),
+                v.via.as_str(),
+                v.at,
+                crate::time::now(),
+                d.id
+            ));
+        }
     }
 
     /// `changed`, the version of the side that changed alone, as it may replace `before` (the

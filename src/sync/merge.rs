@@ -205,7 +205,13 @@ pub fn both_changed(
                 Some(Item::Decision(b)) => Some(b),
                 _ => None,
             };
-            Item::Decision(carry_verdicts(base, w, l, loser.name, &mut notes))
+            Item::Decision(carry_verdicts(
+                base,
+                w,
+                l,
+                (winner.name, loser.name),
+                &mut notes,
+            ))
         }
         (w, _) => w.clone(),
     };
@@ -269,7 +275,7 @@ fn carry_verdicts(
     base: Option<&Decision>,
     winner: &Decision,
     loser: &Decision,
-    loser_name: &str,
+    (winner_name, loser_name): (&str, &str),
     notes: &mut Vec<String>,
 ) -> Decision {
     let mut out = winner.clone();
@@ -287,19 +293,39 @@ fn carry_verdicts(
             continue;
         }
         // The rule of the tools, then between two engineer verdicts the later.
+        let rival = item
+            .verdict
+            .as_ref()
+            .filter(|mine| mine.via.is_engineer() && *mine != theirs);
         let take = outranks(Some(theirs), item.verdict.as_ref())
-            || item
-                .verdict
-                .as_ref()
-                .is_some_and(|mine| mine != theirs && theirs.at > mine.at);
+            || rival.is_some_and(|mine| theirs.at > mine.at);
+        // Two engineer verdicts: the one replaced is named with the one kept, whichever
+        // version held it (the engineer's own verdict is never dropped without a word).
+        let replaced = |kept: &Verdict, gone: &Verdict, gone_version: &str| {
+            format!(
+                "the {gone_version} version's engineer verdict on {:?} ({}) replaced by {} ({})",
+                item.requirement,
+                describe(gone),
+                describe(kept),
+                match kept.at == gone.at {
+                    true => "same time: the kept version's",
+                    false => "the later",
+                }
+            )
+        };
         if take {
+            notes.push(match rival {
+                Some(mine) => replaced(theirs, mine, winner_name),
+                None => format!(
+                    "the engineer's verdict on {:?} kept from the {loser_name} version",
+                    item.requirement
+                ),
+            });
             item.verdict = Some(theirs.clone());
             // Judged at its own revision: no longer carried (as `record_verdict` does).
             item.judged_here();
-            notes.push(format!(
-                "the engineer's verdict on {:?} kept from the {loser_name} version",
-                item.requirement
-            ));
+        } else if let Some(mine) = rival {
+            notes.push(replaced(mine, theirs, loser_name));
         }
     }
     for (j, item) in loser.basis.iter().enumerate() {

@@ -1185,3 +1185,148 @@ fn sync_names_a_history_event_dated_ahead_of_the_clock() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// Regression (adversarial audit of sync): an item changed on both sides whose two versions
+/// hold different engineer verdicts on one requirement keeps the one with the later `at`, and
+/// the conflict line named only the winning version: the engineer's own rejection given
+/// here (through the terminal, with its reason) was replaced by a folder version's acceptance
+/// dated 9999-12-31 without a word of it. Now the conflict names the verdict replaced and the
+/// one kept, whichever side wins, and a folder verdict dated ahead of this machine's clock (it
+/// would beat every verdict given after it) is named in a `clock:` line, as a version is.
+#[test]
+fn sync_names_the_engineer_verdict_a_merge_replaces_and_one_dated_ahead() -> anyhow::Result<()> {
+    const AHEAD: &str = "9999-12-31T23:59:59.999Z";
+    let dir = TempDir::new("sync-verdict-ahead")?;
+    let db = dir.join("a.db");
+    let base = decision(
+        T1,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("rejected", "app", T1, Some("Ada"))),
+        )],
+    );
+    import(&dir, &db, std::slice::from_ref(&base))?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    // Here: the engineer rejects again, through the terminal, at T2 (a later version).
+    let mut mine = verdict("rejected", "terminal", T2, Some("Ada"));
+    mine["reason"] = json!("bore out of tolerance");
+    import(
+        &dir,
+        &db,
+        &[decision(T2, "hold", &[("Bore 10 H7", Some(mine))])],
+    )?;
+    // The folder: an acceptance dated far ahead, in a version of T3 (the later).
+    let forged = Some(verdict("accepted", "app", AHEAD, Some("Ada")));
+    let file = folder.join("decisions/dec_1.json");
+    std::fs::write(
+        &file,
+        pretty(&decision(T3, "release", &[("Bore 10 H7", forged.clone())]))?,
+    )?;
+    let out = ok(sync(&db, &folder)?)?;
+    let conflict = out
+        .lines()
+        .find(|l| l.starts_with("conflict: decision dec_1 changed on both sides"))
+        .unwrap_or_default();
+    ensure!(
+        conflict.contains("rejected via terminal by Ada at 2026-01-02T00:00:00.000Z")
+            && conflict.contains(&format!("accepted via app by Ada at {AHEAD}")),
+        "the conflict names the engineer verdict replaced and the one kept: {out}"
+    );
+    ensure!(
+        out.lines().any(|l| l.starts_with("clock: ")
+            && l.contains("dec_1")
+            && l.contains("\"Bore 10 H7\"")
+            && l.contains(&format!("dated {AHEAD}"))
+            && l.contains("git log -- decisions/dec_1.json")),
+        "the verdict dated ahead is named: {out}"
+    );
+
+    // The database's version wins (later), the folder's verdict (later `at`) is taken into
+    // it: the conflict names the database's verdict it replaced too.
+    import(
+        &dir,
+        &db,
+        &[decision(
+            "2026-01-04T00:00:00.000Z",
+            "hold",
+            &[(
+                "Bore 10 H7",
+                Some(verdict("rejected", "terminal", T3, Some("Ada"))),
+            )],
+        )],
+    )?;
+    std::fs::write(
+        &file,
+        pretty(&decision(
+            "2026-01-03T12:00:00.000Z",
+            "release",
+            &[("Bore 10 H7", forged)],
+        ))?,
+    )?;
+    let out = ok(sync(&db, &folder)?)?;
+    let conflict = out
+        .lines()
+        .find(|l| l.starts_with("conflict: decision dec_1 changed on both sides"))
+        .unwrap_or_default();
+    ensure!(
+        conflict.contains("kept the database version")
+            && conflict.contains(&format!("rejected via terminal by Ada at {T3}"))
+            && conflict.contains(&format!("accepted via app by Ada at {AHEAD}")),
+        "the conflict names the engineer verdict replaced and the one kept: {out}"
+    );
+    Ok(())
+}
+
+/// `merge-file` names the engineer verdict its merge replaces, as sync does.
+#[test]
+fn merge_file_names_the_engineer_verdict_a_merge_replaces() -> anyhow::Result<()> {
+    let dir = TempDir::new("merge-verdict-replaced")?;
+    let db = dir.join("unused.db");
+    let base_v = decision(
+        T1,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("rejected", "app", T1, Some("Ada"))),
+        )],
+    );
+    let ours_v = decision(
+        T2,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("rejected", "terminal", T2, Some("Ada"))),
+        )],
+    );
+    let theirs_v = decision(
+        T3,
+        "release",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("accepted", "app", T3, Some("Bob"))),
+        )],
+    );
+    let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+    std::fs::write(&base, pretty(&base_v)?)?;
+    std::fs::write(&ours, pretty(&ours_v)?)?;
+    std::fs::write(&theirs, pretty(&theirs_v)?)?;
+    let out = review_mcp(
+        &db,
+        &[
+            "merge-file",
+            &base.to_string_lossy(),
+            &ours.to_string_lossy(),
+            &theirs.to_string_lossy(),
+        ],
+    )?;
+    ensure!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        err.contains(&format!("rejected via terminal by Ada at {T2}"))
+            && err.contains(&format!("accepted via app by Bob at {T3}")),
+        "{err}"
+    );
+    Ok(())
+}
