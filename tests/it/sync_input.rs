@@ -1330,3 +1330,77 @@ fn merge_file_names_the_engineer_verdict_a_merge_replaces() -> anyhow::Result<()
     );
     Ok(())
 }
+
+/// Regression (adversarial audit of sync): a pulled commit that replaces a directory on the
+/// way to the synced folder by a symbolic link (`design` → `/elsewhere`, for `sync
+/// design/review`) made sync follow it and write the whole review there (or sync another
+/// project's folder found there), outside the repository: only DIR itself was checked. git
+/// never writes a file through a link it checked out, so a DIR reached through a link inside
+/// the git work tree is not the repository's folder: refused, dry run too, naming the link,
+/// and nothing is written anywhere. A link above the work tree (the checkout reached through
+/// a link of the user's) is followed as before.
+#[test]
+fn sync_refuses_a_folder_reached_through_a_link_inside_the_work_tree() -> anyhow::Result<()> {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new("sync-linked-parent")?;
+    let db = dir.join("a.db");
+    import(&dir, &db, &[decision(T1, "hold", &[("Bore 10 H7", None)])])?;
+    let repo = dir.join("repo");
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&repo)
+        .output()?;
+    ensure!(git.status.success(), "{git:?}");
+    let folder = repo.join("design/review");
+    ok(sync(&db, &folder)?)?;
+    // The pulled commit: `design` is now a link to a directory outside the repository.
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir(&elsewhere)?;
+    std::fs::rename(repo.join("design"), dir.join("design.old"))?;
+    symlink(&elsewhere, repo.join("design"))?;
+    for args in [vec!["sync", "--dry-run"], vec!["sync"]] {
+        let f = folder.to_string_lossy();
+        let mut args = args.clone();
+        args.push(&f);
+        let err = refused(review_mcp(&db, &args)?)?;
+        ensure!(
+            err.contains(&format!(
+                "{}: is a symbolic link",
+                repo.join("design").display()
+            )) && err.contains("nothing was changed"),
+            "{args:?}: {err}"
+        );
+        ensure!(
+            std::fs::read_dir(&elsewhere)?.next().is_none(),
+            "{args:?}: nothing written through the link"
+        );
+    }
+    // A link to another checkout (which holds `.git` itself): refused the same way.
+    let other = dir.join("other");
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&other)
+        .output()?;
+    ensure!(git.status.success(), "{git:?}");
+    std::fs::remove_file(repo.join("design"))?;
+    symlink("../other", repo.join("design"))?;
+    let err = refused(sync(&db, &folder)?)?;
+    ensure!(
+        err.contains(&format!(
+            "{}: is a symbolic link",
+            repo.join("design").display()
+        )),
+        "{err}"
+    );
+    ensure!(
+        std::fs::read_dir(&other)?.all(|e| e.is_ok_and(|e| e.file_name() == ".git")),
+        "nothing written in the other checkout"
+    );
+    // The checkout itself reached through a link of the user's: followed.
+    std::fs::remove_file(repo.join("design"))?;
+    std::fs::rename(dir.join("design.old"), repo.join("design"))?;
+    symlink(&repo, dir.join("checkout"))?;
+    let out = ok(sync(&db, &dir.join("checkout/design/review"))?)?;
+    ensure!(out.contains("conflicts: 0"), "{out}");
+    Ok(())
+}
