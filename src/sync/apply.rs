@@ -113,6 +113,26 @@ pub(super) struct Apply<'a, 't> {
 /// the clock that wrote it is wrong (clocks kept by NTP agree within far less).
 pub(super) const CLOCK_SLACK_MS: i64 = 5 * 60 * 1000;
 
+/// Refuses the sync when the folder's file of `kind` `id` holds the item under another key
+/// than the database's version ([`merge::moved_key`]), naming the file: nothing is changed.
+fn refuse_moved(
+    kind: ItemKind,
+    id: &str,
+    file: merge::Side<'_>,
+    db: merge::Side<'_>,
+) -> Result<()> {
+    match merge::moved_key(file, db) {
+        None => Ok(()),
+        Some(why) => Err(fail!(
+            "{}/{id}.json: {}; nothing was changed. Restore the file (`git log -p -- FILE` \
+             shows who changed it, `git checkout -- FILE` restores the committed one), then run \
+             sync again",
+            kind.dir(),
+            why
+        )),
+    }
+}
+
 /// What [`Apply::finish`] leaves: the plan's lines, and where the items deleted from the
 /// database were written (to be made durable before the commit).
 pub(super) struct Finished {
@@ -225,6 +245,9 @@ impl<'a, 't> Apply<'a, 't> {
             }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
+                if let Some(held) = db_item {
+                    refuse_moved(kind, id, side(item, "folder"), side(held, "database"))?;
+                }
                 // The rule of the tools against the database's version (or the base's).
                 let r = self.outranked(db_item, item, "folder")?;
                 match db_item {
@@ -251,6 +274,7 @@ impl<'a, 't> Apply<'a, 't> {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
                     return Err(fail!("{id}: a conflict needs both versions"));
                 };
+                refuse_moved(kind, id, side(file, "folder"), side(db, "database"))?;
                 let base = self.base_item(kind, id)?;
                 let resolved =
                     merge::resolve(base.as_ref(), side(db, "database"), side(file, "folder"))?;

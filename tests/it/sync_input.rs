@@ -1404,3 +1404,106 @@ fn sync_refuses_a_folder_reached_through_a_link_inside_the_work_tree() -> anyhow
     ensure!(out.contains("conflicts: 0"), "{out}");
     Ok(())
 }
+
+/// Regression (adversarial audit of sync): a folder version of an item under the same id but
+/// of another key — a decision moved to another revision, part or subject, a feature renamed
+/// or moved to another part — was imported silently, engineer verdicts and all: a commit
+/// turned Ada's verdict on revision A into one on revision B, which she never judged, without
+/// a line (no "engineer verdict from the folder", no conflict, no event). `import` refuses
+/// such a line ("an id names one decision"); sync now refuses the file the same way, dry run
+/// too, naming both keys, and nothing changes; `merge-file` leaves two such versions to git.
+#[test]
+fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-rekeyed")?;
+    let db = dir.join("a.db");
+    let judged = decision(
+        T1,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("accepted", "app", T1, Some("Ada"))),
+        )],
+    );
+    import(
+        &dir,
+        &db,
+        &[judged.clone(), feature("rec_1", "bore", None, T1)],
+    )?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    let before = ok(review_mcp(&db, &["export"])?)?;
+    let other = REV.replace('0', "1");
+    let mut moved = Vec::new();
+    for (field, value) in [
+        ("/decision/artifact/revision", json!(other)),
+        ("/decision/artifact/uri", json!("file:///w/q.step")),
+        ("/decision/subject", json!("flange")),
+    ] {
+        let mut v = judged.clone();
+        v["decision"]["updated_at"] = json!(T2);
+        if let Some(slot) = v.pointer_mut(field) {
+            *slot = value;
+        }
+        moved.push(("decisions/dec_1.json", v));
+    }
+    for (field, value) in [
+        ("/record/name", json!("slot")),
+        ("/record/artifact/uri", json!("file:///w/q.step")),
+    ] {
+        let mut v = feature("rec_1", "bore", None, T2);
+        if let Some(slot) = v.pointer_mut(field) {
+            *slot = value;
+        }
+        moved.push(("records/rec_1.json", v));
+    }
+    for (file, v) in &moved {
+        let path = folder.join(file);
+        let committed = std::fs::read(&path)?;
+        std::fs::write(&path, pretty(v)?)?;
+        for args in [vec!["sync", "--dry-run"], vec!["sync"]] {
+            let f = folder.to_string_lossy();
+            let mut args = args.clone();
+            args.push(&f);
+            let err = refused(review_mcp(&db, &args)?)?;
+            ensure!(
+                err.contains(file)
+                    && err.contains("an id names one")
+                    && err.contains("nothing was changed"),
+                "{args:?} {v}: {err}"
+            );
+        }
+        ensure!(
+            ok(review_mcp(&db, &["export"])?)? == before,
+            "{v}: the database is unchanged"
+        );
+        // merge-file: the moved version against the committed one, either side.
+        let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+        for (o, t) in [
+            (&committed, &pretty(v)?.into_bytes()),
+            (&pretty(v)?.into_bytes(), &committed),
+        ] {
+            std::fs::write(&base, &committed)?;
+            std::fs::write(&ours, o)?;
+            std::fs::write(&theirs, t)?;
+            let out = review_mcp(
+                &db,
+                &[
+                    "merge-file",
+                    &base.to_string_lossy(),
+                    &ours.to_string_lossy(),
+                    &theirs.to_string_lossy(),
+                ],
+            )?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            ensure!(
+                !out.status.success() && err.contains("an id names one"),
+                "merge-file {v}: {err}"
+            );
+            ensure!(std::fs::read(&ours)? == *o, "OURS untouched");
+        }
+        std::fs::write(&path, committed)?;
+    }
+    let again = ok(sync(&db, &folder)?)?;
+    ensure!(again.contains("conflicts: 0"), "{again}");
+    Ok(())
+}
