@@ -194,6 +194,31 @@ fn sync(db: &Path, folder: &Path) -> anyhow::Result<Output> {
     review_mcp(db, &["sync", &folder.to_string_lossy()])
 }
 
+/// `sync --dry-run DIR`, then `sync DIR`: each run's arguments and output.
+fn dry_run_then_sync(db: &Path, folder: &Path) -> anyhow::Result<Vec<(&'static str, Output)>> {
+    let f = folder.to_string_lossy();
+    Ok(vec![
+        (
+            "sync --dry-run",
+            review_mcp(db, &["sync", "--dry-run", &f])?,
+        ),
+        ("sync", review_mcp(db, &["sync", &f])?),
+    ])
+}
+
+/// `review-mcp merge-file BASE OURS THEIRS`.
+fn merge_file(db: &Path, base: &Path, ours: &Path, theirs: &Path) -> anyhow::Result<Output> {
+    review_mcp(
+        db,
+        &[
+            "merge-file",
+            &base.to_string_lossy(),
+            &ours.to_string_lossy(),
+            &theirs.to_string_lossy(),
+        ],
+    )
+}
+
 /// Regression (item 5): a one-sided change of a synced decision that turns the engineer's
 /// rejection (via app) into the assistant's acceptance, from the folder (a hand edit, a
 /// teammate's commit) or from the database, keeps the engineer's verdict and is a conflict;
@@ -1164,11 +1189,8 @@ fn sync_names_a_history_event_dated_ahead_of_the_clock() -> anyhow::Result<()> {
     let e = e.sealed();
     let file = format!("history/{}.json", e.id);
     std::fs::write(folder.join(&file), review_mcp::sync::line::event_text(&e))?;
-    for args in [vec!["sync", "--dry-run"], vec!["sync"]] {
-        let f = folder.to_string_lossy();
-        let mut args = args.clone();
-        args.push(&f);
-        let out = ok(review_mcp(&db, &args)?)?;
+    for (args, out) in dry_run_then_sync(&db, &folder)? {
+        let out = ok(out)?;
         ensure!(
             out.lines().any(|l| l.starts_with("clock: ")
                 && l.contains(&file)
@@ -1312,15 +1334,7 @@ fn merge_file_names_the_engineer_verdict_a_merge_replaces() -> anyhow::Result<()
     std::fs::write(&base, pretty(&base_v)?)?;
     std::fs::write(&ours, pretty(&ours_v)?)?;
     std::fs::write(&theirs, pretty(&theirs_v)?)?;
-    let out = review_mcp(
-        &db,
-        &[
-            "merge-file",
-            &base.to_string_lossy(),
-            &ours.to_string_lossy(),
-            &theirs.to_string_lossy(),
-        ],
-    )?;
+    let out = merge_file(&db, &base, &ours, &theirs)?;
     ensure!(out.status.success(), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     ensure!(
@@ -1358,11 +1372,8 @@ fn sync_refuses_a_folder_reached_through_a_link_inside_the_work_tree() -> anyhow
     std::fs::create_dir(&elsewhere)?;
     std::fs::rename(repo.join("design"), dir.join("design.old"))?;
     symlink(&elsewhere, repo.join("design"))?;
-    for args in [vec!["sync", "--dry-run"], vec!["sync"]] {
-        let f = folder.to_string_lossy();
-        let mut args = args.clone();
-        args.push(&f);
-        let err = refused(review_mcp(&db, &args)?)?;
+    for (args, out) in dry_run_then_sync(&db, &folder)? {
+        let err = refused(out)?;
         ensure!(
             err.contains(&format!(
                 "{}: is a symbolic link",
@@ -1460,11 +1471,8 @@ fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> any
         let path = folder.join(file);
         let committed = std::fs::read(&path)?;
         std::fs::write(&path, pretty(v)?)?;
-        for args in [vec!["sync", "--dry-run"], vec!["sync"]] {
-            let f = folder.to_string_lossy();
-            let mut args = args.clone();
-            args.push(&f);
-            let err = refused(review_mcp(&db, &args)?)?;
+        for (args, out) in dry_run_then_sync(&db, &folder)? {
+            let err = refused(out)?;
             ensure!(
                 err.contains(file)
                     && err.contains("an id names one")
@@ -1485,15 +1493,7 @@ fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> any
             std::fs::write(&base, &committed)?;
             std::fs::write(&ours, o)?;
             std::fs::write(&theirs, t)?;
-            let out = review_mcp(
-                &db,
-                &[
-                    "merge-file",
-                    &base.to_string_lossy(),
-                    &ours.to_string_lossy(),
-                    &theirs.to_string_lossy(),
-                ],
-            )?;
+            let out = merge_file(&db, &base, &ours, &theirs)?;
             let err = String::from_utf8_lossy(&out.stderr);
             ensure!(
                 !out.status.success() && err.contains("an id names one"),
