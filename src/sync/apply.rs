@@ -16,6 +16,7 @@ use super::owned::step;
 use super::run::{Counts, Entries, Entry};
 use super::saved::{NAMED, Saver};
 use super::{Action, Hash, Item, ItemKind, Result, hash, shown};
+use crate::review::Decision;
 use crate::store::{Store, SyncTx};
 
 /// How many files are written (and fsynced) at once: the file system commits concurrent
@@ -112,6 +113,26 @@ pub(super) struct Apply<'a, 't> {
 /// the clock that wrote it is wrong (clocks kept by NTP agree within far less).
 pub(super) const CLOCK_SLACK_MS: i64 = 5 * 60 * 1000;
 
+/// Refuses the sync when the folder's file of `kind` `id` holds the item under another key
+/// than the database's version ([`merge::moved_key`]), naming the file: nothing is changed.
+fn refuse_moved(
+    kind: ItemKind,
+    id: &str,
+    file: merge::Side<'_>,
+    db: merge::Side<'_>,
+) -> Result<()> {
+    match merge::moved_key(file, db) {
+        None => Ok(()),
+        Some(why) => Err(fail!(
+            "{}/{id}.json: {}; nothing was changed. Restore the file (`git log -p -- FILE` \
+             shows who changed it, `git checkout -- FILE` restores the committed one), then run \
+             sync again",
+            kind.dir(),
+            why
+        )),
+    }
+}
+
 /// What [`Apply::finish`] leaves: the plan's lines, and where the items deleted from the
 /// database were written (to be made durable before the commit).
 pub(super) struct Finished {
@@ -190,6 +211,9 @@ impl<'a, 't> Apply<'a, 't> {
                 id
             ));
         }
+        if let Some(Item::Decision(d)) = file_item {
+            self.verdicts_ahead(d, db_item);
+        }
         match action {
             Action::InSync => match (&e.db, db_item) {
                 (Some(h), Some(item)) if e.base != Some(*h) => {
@@ -221,6 +245,9 @@ impl<'a, 't> Apply<'a, 't> {
             }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
+                if let Some(held) = db_item {
+                    refuse_moved(kind, id, side(item, "folder"), side(held, "database"))?;
+                }
                 // The rule of the tools against the database's version (or the base's).
                 let r = self.outranked(db_item, item, "folder")?;
                 match db_item {
@@ -247,6 +274,7 @@ impl<'a, 't> Apply<'a, 't> {
                 let (Some(db), Some(file)) = (db_item, file_item) else {
                     return Err(fail!("{id}: a conflict needs both versions"));
                 };
+                refuse_moved(kind, id, side(file, "folder"), side(db, "database"))?;
                 let base = self.base_item(kind, id)?;
                 let resolved =
                     merge::resolve(base.as_ref(), side(db, "database"), side(file, "folder"))?;
@@ -265,6 +293,42 @@ impl<'a, 't> Apply<'a, 't> {
             }
         }
         Ok(())
+    }
+
+    /// A `clock:` line for each verdict of the folder's version `d` dated ahead of this
+    /// machine's clock that the database's version `held` does not hold: of two engineer
+    /// verdicts on one requirement a merge keeps the later `at`, so such a verdict would beat
+    /// every verdict given after it, as a version dated ahead beats every later edit.
+    fn verdicts_ahead(&mut self, d: &Decision, held: Option<&Item>) {
+        let held = match held {
+            Some(Item::Decision(h)) => h.basis.as_slice(),
+            _ => &[],
+        };
+        for item in &d.basis {
+            let Some(v) = item.verdict.as_ref().filter(|v| v.at > self.ahead) else {
+                continue;
+            };
+            if held
+                .iter()
+                .any(|h| h.requirement == item.requirement && h.verdict.as_ref() == Some(v))
+            {
+                continue;
+            }
+            self.counts.clock.push(format!(
+                "decision {} {}: the verdict in the folder ({} via {}) is dated {}, ahead of this \
+                 machine's clock ({}): the clock that gave it (or this one) is wrong, or the file \
+                 was written by hand, and as the later of two engineer verdicts wins a merge, it \
+                 would beat every verdict given after it; have it checked (`git log -- \
+                 decisions/{}.json` names who committed it)",
+                crate::text::inline(&d.id, 80),
+                crate::text::quoted(&item.requirement, 80),
+                v.judgement.as_str(),
+                v.via.as_str(),
+                v.at,
+                crate::time::now(),
+                d.id
+            ));
+        }
     }
 
     /// `changed`, the version of the side that changed alone, as it may replace `before` (the

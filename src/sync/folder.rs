@@ -198,7 +198,7 @@ pub(super) fn misnamed(path: &Path, link: bool, not: &str) -> String {
 /// Refuses a folder whose own entries are symbolic links: DIR itself as named, its
 /// `records`, `decisions` and `README.md`. A link there would make sync read or write outside
 /// the folder (a committed link is one `git pull` away). The path leading to DIR is the
-/// user's and is followed.
+/// user's and is followed, but for a link inside a git work tree (refused by the sync).
 pub(super) fn refuse_links(dir: &Path) -> Result<()> {
     // Without a trailing `/`, which would make the look follow a link.
     let dir: PathBuf = dir.components().collect();

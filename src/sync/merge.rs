@@ -81,6 +81,9 @@ pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<
             theirs.item.id()
         ));
     }
+    if let Some(moved) = moved_key(theirs, ours) {
+        return Err(moved);
+    }
     let (o, t) = (ours.item.text(), theirs.item.text());
     let b = base.map(Item::text);
     if o == t {
@@ -93,6 +96,67 @@ pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<
         return Ok(one_sided(Some(ours.item), theirs));
     }
     Ok(both_changed(base, ours, theirs, &o, &t))
+}
+
+/// What an id names for good, as `import` keys it: a record's kind and, for a feature, its
+/// name and part; a decision's subject, part and revision. No review-mcp writes a version of
+/// an id under another (`import` refuses one: "an id names one decision"), so a version that
+/// moves an id elsewhere is not a version of that item: taken, it would carry the item's
+/// engineer verdicts to a revision, part or subject they were never given on.
+fn key_of(item: &Item) -> (&str, Option<&str>, Option<&str>, Option<&str>) {
+    match item {
+        Item::Record(r) => match r.name.as_deref() {
+            Some(name) => ("feature", Some(name), Some(r.artifact.locator()), None),
+            None => ("note", None, None, None),
+        },
+        Item::Decision(d) => (
+            "decision",
+            Some(d.subject.as_str()),
+            Some(d.artifact.locator()),
+            Some(d.artifact.revision.as_str()),
+        ),
+    }
+}
+
+/// The key [`key_of`] gives `item`, for a reader: `decision "bracket" at file:///…, revision
+/// sha256:…`, stored strings short and escaped.
+fn key_shown(item: &Item) -> String {
+    use crate::text::{inline, quoted};
+    let (what, name, locator, revision) = key_of(item);
+    let mut out = what.to_string();
+    if let Some(n) = name {
+        out.push(' ');
+        out.push_str(&quoted(n, 80));
+    }
+    if let Some(l) = locator {
+        out.push_str(" at ");
+        out.push_str(&inline(l, 200));
+    }
+    if let Some(r) = revision {
+        out.push_str(", revision ");
+        out.push_str(&inline(r, 80));
+    }
+    out
+}
+
+/// Why `moved` is not a version of the item `held` names (its id under another key, see
+/// [`key_of`]), each named by its side; `None` when it is.
+pub fn moved_key(moved: Side<'_>, held: Side<'_>) -> Option<String> {
+    if key_of(moved.item) == key_of(held.item) {
+        return None;
+    }
+    let kind = moved.item.kind().as_str();
+    Some(format!(
+        "the {} version of {kind} {} is {}, but the {} version is {}: an id names one {kind} \
+         for good (import refuses such a line too), and no review-mcp moves one to another \
+         revision, part, subject or name, which would carry its engineer verdicts to what they \
+         were never given on; if the other is wanted, it is another {kind}: give it a new id",
+        moved.name,
+        crate::text::inline(moved.item.id(), 80),
+        key_shown(moved.item),
+        held.name,
+        key_shown(held.item),
+    ))
 }
 
 /// A version changed on one side only replaces `before` (the unchanged side, or the base when
@@ -205,7 +269,13 @@ pub fn both_changed(
                 Some(Item::Decision(b)) => Some(b),
                 _ => None,
             };
-            Item::Decision(carry_verdicts(base, w, l, loser.name, &mut notes))
+            Item::Decision(carry_verdicts(
+                base,
+                w,
+                l,
+                (winner.name, loser.name),
+                &mut notes,
+            ))
         }
         (w, _) => w.clone(),
     };
@@ -269,7 +339,7 @@ fn carry_verdicts(
     base: Option<&Decision>,
     winner: &Decision,
     loser: &Decision,
-    loser_name: &str,
+    (winner_name, loser_name): (&str, &str),
     notes: &mut Vec<String>,
 ) -> Decision {
     let mut out = winner.clone();
@@ -287,19 +357,39 @@ fn carry_verdicts(
             continue;
         }
         // The rule of the tools, then between two engineer verdicts the later.
+        let rival = item
+            .verdict
+            .as_ref()
+            .filter(|mine| mine.via.is_engineer() && *mine != theirs);
         let take = outranks(Some(theirs), item.verdict.as_ref())
-            || item
-                .verdict
-                .as_ref()
-                .is_some_and(|mine| mine != theirs && theirs.at > mine.at);
+            || rival.is_some_and(|mine| theirs.at > mine.at);
+        // Two engineer verdicts: the one replaced is named with the one kept, whichever
+        // version held it (the engineer's own verdict is never dropped without a word).
+        let replaced = |kept: &Verdict, gone: &Verdict, gone_version: &str| {
+            format!(
+                "the {gone_version} version's engineer verdict on {:?} ({}) replaced by {} ({})",
+                item.requirement,
+                describe(gone),
+                describe(kept),
+                match kept.at == gone.at {
+                    true => "same time: the kept version's",
+                    false => "the later",
+                }
+            )
+        };
         if take {
+            notes.push(match rival {
+                Some(mine) => replaced(theirs, mine, winner_name),
+                None => format!(
+                    "the engineer's verdict on {:?} kept from the {loser_name} version",
+                    item.requirement
+                ),
+            });
             item.verdict = Some(theirs.clone());
             // Judged at its own revision: no longer carried (as `record_verdict` does).
             item.judged_here();
-            notes.push(format!(
-                "the engineer's verdict on {:?} kept from the {loser_name} version",
-                item.requirement
-            ));
+        } else if let Some(mine) = rival {
+            notes.push(replaced(mine, theirs, loser_name));
         }
     }
     for (j, item) in loser.basis.iter().enumerate() {

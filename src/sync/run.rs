@@ -172,6 +172,7 @@ pub fn run(
     let started = std::time::Instant::now();
     let schemas = Schemas::from_tools()?;
     refuse_links(dir)?;
+    refuse_a_link_inside_the_work_tree(dir)?;
     // A file named where the folder goes (`sync review.db`): said as such, not as the
     // "File exists" of creating it.
     if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
@@ -527,6 +528,41 @@ fn refuse_inside_a_synced_folder(dir: &Path) -> Result<()> {
                 owned::ID_FILE,
                 shown(ancestor)
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a DIR reached through a symbolic link inside a git work tree (`design/review` once
+/// a pulled commit replaced `design` by a link to `/elsewhere`, or to `../other-project`): git
+/// never writes a file through a link it checked out, so such a DIR is not the repository's
+/// folder, and sync would read and write another place (outside the repository, or another
+/// project's synced folder). A link on the way to DIR with a directory holding `.git` above it
+/// is refused (a link that holds `.git` itself too: it may point at another checkout); the
+/// path above every work tree (the checkout reached through a link of the user's) is followed.
+fn refuse_a_link_inside_the_work_tree(dir: &Path) -> Result<()> {
+    let at = std::path::absolute(dir)?;
+    let mut link = None;
+    for a in at.ancestors().skip(1) {
+        if let Some(link) = link
+            && fs::symlink_metadata(a.join(".git")).is_ok()
+        {
+            return Err(fail!(
+                "{}: is a symbolic link, inside the git work tree {}, on the way to the folder \
+                 {}: git never writes a file through a link it checked out, so the folder \
+                 reached through it is not the repository's (a commit may have replaced a \
+                 directory by a link: `git log -- PATH` names who); nothing was changed. \
+                 Restore the directory (`git checkout` of a commit before the link), or sync \
+                 the folder by its own path",
+                shown(link),
+                shown(a),
+                shown(dir)
+            ));
+        }
+        // A name that is a link (never `..`, nor the root): the one nearest the work tree's
+        // top is named.
+        if a.file_name().is_some() && fs::symlink_metadata(a).is_ok_and(|m| m.is_symlink()) {
+            link = Some(a);
         }
     }
     Ok(())

@@ -194,6 +194,31 @@ fn sync(db: &Path, folder: &Path) -> anyhow::Result<Output> {
     review_mcp(db, &["sync", &folder.to_string_lossy()])
 }
 
+/// `sync --dry-run DIR`, then `sync DIR`: each run's arguments and output.
+fn dry_run_then_sync(db: &Path, folder: &Path) -> anyhow::Result<Vec<(&'static str, Output)>> {
+    let f = folder.to_string_lossy();
+    Ok(vec![
+        (
+            "sync --dry-run",
+            review_mcp(db, &["sync", "--dry-run", &f])?,
+        ),
+        ("sync", review_mcp(db, &["sync", &f])?),
+    ])
+}
+
+/// `review-mcp merge-file BASE OURS THEIRS`.
+fn merge_file(db: &Path, base: &Path, ours: &Path, theirs: &Path) -> anyhow::Result<Output> {
+    review_mcp(
+        db,
+        &[
+            "merge-file",
+            &base.to_string_lossy(),
+            &ours.to_string_lossy(),
+            &theirs.to_string_lossy(),
+        ],
+    )
+}
+
 /// Regression (item 5): a one-sided change of a synced decision that turns the engineer's
 /// rejection (via app) into the assistant's acceptance, from the folder (a hand edit, a
 /// teammate's commit) or from the database, keeps the engineer's verdict and is a conflict;
@@ -1164,11 +1189,8 @@ fn sync_names_a_history_event_dated_ahead_of_the_clock() -> anyhow::Result<()> {
     let e = e.sealed();
     let file = format!("history/{}.json", e.id);
     std::fs::write(folder.join(&file), review_mcp::sync::line::event_text(&e))?;
-    for args in [vec!["sync", "--dry-run"], vec!["sync"]] {
-        let f = folder.to_string_lossy();
-        let mut args = args.clone();
-        args.push(&f);
-        let out = ok(review_mcp(&db, &args)?)?;
+    for (args, out) in dry_run_then_sync(&db, &folder)? {
+        let out = ok(out)?;
         ensure!(
             out.lines().any(|l| l.starts_with("clock: ")
                 && l.contains(&file)
@@ -1183,5 +1205,305 @@ fn sync_names_a_history_event_dated_ahead_of_the_clock() -> anyhow::Result<()> {
         !again.contains("clock: "),
         "named once, when it arrives: {again}"
     );
+    Ok(())
+}
+
+/// Regression (adversarial audit of sync): an item changed on both sides whose two versions
+/// hold different engineer verdicts on one requirement keeps the one with the later `at`, and
+/// the conflict line named only the winning version: the engineer's own rejection given
+/// here (through the terminal, with its reason) was replaced by a folder version's acceptance
+/// dated 9999-12-31 without a word of it. Now the conflict names the verdict replaced and the
+/// one kept, whichever side wins, and a folder verdict dated ahead of this machine's clock (it
+/// would beat every verdict given after it) is named in a `clock:` line, as a version is.
+#[test]
+fn sync_names_the_engineer_verdict_a_merge_replaces_and_one_dated_ahead() -> anyhow::Result<()> {
+    const AHEAD: &str = "9999-12-31T23:59:59.999Z";
+    let dir = TempDir::new("sync-verdict-ahead")?;
+    let db = dir.join("a.db");
+    let base = decision(
+        T1,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("rejected", "app", T1, Some("Ada"))),
+        )],
+    );
+    import(&dir, &db, std::slice::from_ref(&base))?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    // Here: the engineer rejects again, through the terminal, at T2 (a later version).
+    let mut mine = verdict("rejected", "terminal", T2, Some("Ada"));
+    mine["reason"] = json!("bore out of tolerance");
+    import(
+        &dir,
+        &db,
+        &[decision(T2, "hold", &[("Bore 10 H7", Some(mine))])],
+    )?;
+    // The folder: an acceptance dated far ahead, in a version of T3 (the later).
+    let forged = Some(verdict("accepted", "app", AHEAD, Some("Ada")));
+    let file = folder.join("decisions/dec_1.json");
+    std::fs::write(
+        &file,
+        pretty(&decision(T3, "release", &[("Bore 10 H7", forged.clone())]))?,
+    )?;
+    let out = ok(sync(&db, &folder)?)?;
+    let conflict = out
+        .lines()
+        .find(|l| l.starts_with("conflict: decision dec_1 changed on both sides"))
+        .unwrap_or_default();
+    ensure!(
+        conflict.contains("rejected via terminal by Ada at 2026-01-02T00:00:00.000Z")
+            && conflict.contains(&format!("accepted via app by Ada at {AHEAD}")),
+        "the conflict names the engineer verdict replaced and the one kept: {out}"
+    );
+    ensure!(
+        out.lines().any(|l| l.starts_with("clock: ")
+            && l.contains("dec_1")
+            && l.contains("\"Bore 10 H7\"")
+            && l.contains(&format!("dated {AHEAD}"))
+            && l.contains("git log -- decisions/dec_1.json")),
+        "the verdict dated ahead is named: {out}"
+    );
+
+    // The database's version wins (later), the folder's verdict (later `at`) is taken into
+    // it: the conflict names the database's verdict it replaced too.
+    import(
+        &dir,
+        &db,
+        &[decision(
+            "2026-01-04T00:00:00.000Z",
+            "hold",
+            &[(
+                "Bore 10 H7",
+                Some(verdict("rejected", "terminal", T3, Some("Ada"))),
+            )],
+        )],
+    )?;
+    std::fs::write(
+        &file,
+        pretty(&decision(
+            "2026-01-03T12:00:00.000Z",
+            "release",
+            &[("Bore 10 H7", forged)],
+        ))?,
+    )?;
+    let out = ok(sync(&db, &folder)?)?;
+    let conflict = out
+        .lines()
+        .find(|l| l.starts_with("conflict: decision dec_1 changed on both sides"))
+        .unwrap_or_default();
+    ensure!(
+        conflict.contains("kept the database version")
+            && conflict.contains(&format!("rejected via terminal by Ada at {T3}"))
+            && conflict.contains(&format!("accepted via app by Ada at {AHEAD}")),
+        "the conflict names the engineer verdict replaced and the one kept: {out}"
+    );
+    Ok(())
+}
+
+/// `merge-file` names the engineer verdict its merge replaces, as sync does.
+#[test]
+fn merge_file_names_the_engineer_verdict_a_merge_replaces() -> anyhow::Result<()> {
+    let dir = TempDir::new("merge-verdict-replaced")?;
+    let db = dir.join("unused.db");
+    let base_v = decision(
+        T1,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("rejected", "app", T1, Some("Ada"))),
+        )],
+    );
+    let ours_v = decision(
+        T2,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("rejected", "terminal", T2, Some("Ada"))),
+        )],
+    );
+    let theirs_v = decision(
+        T3,
+        "release",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("accepted", "app", T3, Some("Bob"))),
+        )],
+    );
+    let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+    std::fs::write(&base, pretty(&base_v)?)?;
+    std::fs::write(&ours, pretty(&ours_v)?)?;
+    std::fs::write(&theirs, pretty(&theirs_v)?)?;
+    let out = merge_file(&db, &base, &ours, &theirs)?;
+    ensure!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        err.contains(&format!("rejected via terminal by Ada at {T2}"))
+            && err.contains(&format!("accepted via app by Bob at {T3}")),
+        "{err}"
+    );
+    Ok(())
+}
+
+/// Regression (adversarial audit of sync): a pulled commit that replaces a directory on the
+/// way to the synced folder by a symbolic link (`design` → `/elsewhere`, for `sync
+/// design/review`) made sync follow it and write the whole review there (or sync another
+/// project's folder found there), outside the repository: only DIR itself was checked. git
+/// never writes a file through a link it checked out, so a DIR reached through a link inside
+/// the git work tree is not the repository's folder: refused, dry run too, naming the link,
+/// and nothing is written anywhere. A link above the work tree (the checkout reached through
+/// a link of the user's) is followed as before.
+#[test]
+fn sync_refuses_a_folder_reached_through_a_link_inside_the_work_tree() -> anyhow::Result<()> {
+    use std::os::unix::fs::symlink;
+    let dir = TempDir::new("sync-linked-parent")?;
+    let db = dir.join("a.db");
+    import(&dir, &db, &[decision(T1, "hold", &[("Bore 10 H7", None)])])?;
+    let repo = dir.join("repo");
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&repo)
+        .output()?;
+    ensure!(git.status.success(), "{git:?}");
+    let folder = repo.join("design/review");
+    ok(sync(&db, &folder)?)?;
+    // The pulled commit: `design` is now a link to a directory outside the repository.
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir(&elsewhere)?;
+    std::fs::rename(repo.join("design"), dir.join("design.old"))?;
+    symlink(&elsewhere, repo.join("design"))?;
+    for (args, out) in dry_run_then_sync(&db, &folder)? {
+        let err = refused(out)?;
+        ensure!(
+            err.contains(&format!(
+                "{}: is a symbolic link",
+                repo.join("design").display()
+            )) && err.contains("nothing was changed"),
+            "{args:?}: {err}"
+        );
+        ensure!(
+            std::fs::read_dir(&elsewhere)?.next().is_none(),
+            "{args:?}: nothing written through the link"
+        );
+    }
+    // A link to another checkout (which holds `.git` itself): refused the same way.
+    let other = dir.join("other");
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&other)
+        .output()?;
+    ensure!(git.status.success(), "{git:?}");
+    std::fs::remove_file(repo.join("design"))?;
+    symlink("../other", repo.join("design"))?;
+    let err = refused(sync(&db, &folder)?)?;
+    ensure!(
+        err.contains(&format!(
+            "{}: is a symbolic link",
+            repo.join("design").display()
+        )),
+        "{err}"
+    );
+    ensure!(
+        std::fs::read_dir(&other)?.all(|e| e.is_ok_and(|e| e.file_name() == ".git")),
+        "nothing written in the other checkout"
+    );
+    // The checkout itself reached through a link of the user's: followed.
+    std::fs::remove_file(repo.join("design"))?;
+    std::fs::rename(dir.join("design.old"), repo.join("design"))?;
+    symlink(&repo, dir.join("checkout"))?;
+    let out = ok(sync(&db, &dir.join("checkout/design/review"))?)?;
+    ensure!(out.contains("conflicts: 0"), "{out}");
+    Ok(())
+}
+
+/// Regression (adversarial audit of sync): a folder version of an item under the same id but
+/// of another key — a decision moved to another revision, part or subject, a feature renamed
+/// or moved to another part — was imported silently, engineer verdicts and all: a commit
+/// turned Ada's verdict on revision A into one on revision B, which she never judged, without
+/// a line (no "engineer verdict from the folder", no conflict, no event). `import` refuses
+/// such a line ("an id names one decision"); sync now refuses the file the same way, dry run
+/// too, naming both keys, and nothing changes; `merge-file` leaves two such versions to git.
+#[test]
+fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-rekeyed")?;
+    let db = dir.join("a.db");
+    let judged = decision(
+        T1,
+        "hold",
+        &[(
+            "Bore 10 H7",
+            Some(verdict("accepted", "app", T1, Some("Ada"))),
+        )],
+    );
+    import(
+        &dir,
+        &db,
+        &[judged.clone(), feature("rec_1", "bore", None, T1)],
+    )?;
+    let folder = dir.join("review");
+    ok(sync(&db, &folder)?)?;
+    let before = ok(review_mcp(&db, &["export"])?)?;
+    let other = REV.replace('0', "1");
+    let mut moved = Vec::new();
+    for (field, value) in [
+        ("/decision/artifact/revision", json!(other)),
+        ("/decision/artifact/uri", json!("file:///w/q.step")),
+        ("/decision/subject", json!("flange")),
+    ] {
+        let mut v = judged.clone();
+        v["decision"]["updated_at"] = json!(T2);
+        if let Some(slot) = v.pointer_mut(field) {
+            *slot = value;
+        }
+        moved.push(("decisions/dec_1.json", v));
+    }
+    for (field, value) in [
+        ("/record/name", json!("slot")),
+        ("/record/artifact/uri", json!("file:///w/q.step")),
+    ] {
+        let mut v = feature("rec_1", "bore", None, T2);
+        if let Some(slot) = v.pointer_mut(field) {
+            *slot = value;
+        }
+        moved.push(("records/rec_1.json", v));
+    }
+    for (file, v) in &moved {
+        let path = folder.join(file);
+        let committed = std::fs::read(&path)?;
+        std::fs::write(&path, pretty(v)?)?;
+        for (args, out) in dry_run_then_sync(&db, &folder)? {
+            let err = refused(out)?;
+            ensure!(
+                err.contains(file)
+                    && err.contains("an id names one")
+                    && err.contains("nothing was changed"),
+                "{args:?} {v}: {err}"
+            );
+        }
+        ensure!(
+            ok(review_mcp(&db, &["export"])?)? == before,
+            "{v}: the database is unchanged"
+        );
+        // merge-file: the moved version against the committed one, either side.
+        let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+        for (o, t) in [
+            (&committed, &pretty(v)?.into_bytes()),
+            (&pretty(v)?.into_bytes(), &committed),
+        ] {
+            std::fs::write(&base, &committed)?;
+            std::fs::write(&ours, o)?;
+            std::fs::write(&theirs, t)?;
+            let out = merge_file(&db, &base, &ours, &theirs)?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            ensure!(
+                !out.status.success() && err.contains("an id names one"),
+                "merge-file {v}: {err}"
+            );
+            ensure!(std::fs::read(&ours)? == *o, "OURS untouched");
+        }
+        std::fs::write(&path, committed)?;
+    }
+    let again = ok(sync(&db, &folder)?)?;
+    ensure!(again.contains("conflicts: 0"), "{again}");
     Ok(())
 }
