@@ -1215,3 +1215,40 @@ fn read_only_commands_on_an_empty_file_say_what_to_do() -> anyhow::Result<()> {
     assert!(!copy.exists());
     Ok(())
 }
+
+/// The file truncated in place while a server runs (`: > review.db`, `truncate`, a smaller
+/// file copied onto it): the path still names the same inode, so the identity check passed
+/// and the server went on answering writes (10 of 10, crash helper) into a file `check`
+/// then called malformed, where none of them could be read back. A database file never
+/// shrinks under review-mcp (no vacuum), so a file shorter than the server saw it is
+/// refused, reads too, saying it was truncated, to run `check` and restore a good copy.
+#[test]
+fn file_truncated_while_serving_refuses_writes_instead_of_acknowledging_them() -> anyhow::Result<()>
+{
+    for (case, keep) in [("to nothing", 0.0), ("to half", 0.5)] {
+        let dir = TempDir::new("truncated")?;
+        let db = dir.join("review.db");
+        let mut server = Server::start(&db)?;
+        for i in 0..5 {
+            assert!(remember(&mut server, &format!("before-{i}"))?.is_ok());
+        }
+        // Answered once the last write's checkpoint is done: the file holds every write.
+        assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+        let len = std::fs::metadata(&db)?.len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&db)?
+            .set_len((len as f64 * keep) as u64)?;
+        let refused = |answer: Answer| match answer {
+            Answer::ToolError(text) => assert!(
+                text.contains("truncated") && text.contains("check"),
+                "{case}: {text}"
+            ),
+            other => panic!("{case}: a call after the file was truncated: {other:?}"),
+        };
+        refused(remember(&mut server, "after")?);
+        refused(server.call("recall", json!({"artifact": art()}))?);
+        server.close()?;
+    }
+    Ok(())
+}
