@@ -1252,3 +1252,45 @@ fn file_truncated_while_serving_refuses_writes_instead_of_acknowledging_them() -
     }
     Ok(())
 }
+
+/// A `backup` or `export -o` killed while it wrote (a host's timeout, Ctrl-C, kill -9) left
+/// its temporary file beside FILE for good: 32 of 41 such kills left `.FILE.PID-0.tmp`, a
+/// backup's up to the database's size, with its `-journal` (crash helper). The next command
+/// writing FILE removes them once nobody holds them and they are a minute old; a temporary
+/// file still young, and every other name, stay.
+#[test]
+fn temporary_files_a_killed_backup_or_export_left_are_removed_by_the_next() -> anyhow::Result<()> {
+    let dir = TempDir::new("killed-temps")?;
+    let db = dir.join("review.db");
+    kept_by_a_server(&db)?;
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let plant = |name: &str, old: bool| -> anyhow::Result<std::path::PathBuf> {
+        let path = dir.join(name);
+        let file = std::fs::File::create(&path)?;
+        std::io::Write::write_all(&mut &file, b"partial copy")?;
+        if old {
+            file.set_modified(an_hour_ago)?;
+        }
+        Ok(path)
+    };
+    let (copy, export) = (dir.join("copy.db"), dir.join("out.jsonl"));
+    let (copy, export) = (copy.to_string_lossy(), export.to_string_lossy());
+    for (target, args) in [
+        ("copy.db", vec!["backup", &copy]),
+        ("out.jsonl", vec!["export", "-o", &export]),
+    ] {
+        let left = plant(&format!(".{target}.4194000-0.tmp"), true)?;
+        let journal = plant(&format!(".{target}.4194000-0.tmp-journal"), true)?;
+        let young = plant(&format!(".{target}.4194001-0.tmp"), false)?;
+        let yours = plant(&format!(".{target}.notes.tmp"), true)?;
+        let out = run_cli(&db, &args)?;
+        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+        assert!(
+            !left.exists() && !journal.exists(),
+            "{args:?} left {left:?}"
+        );
+        assert!(young.exists() && yours.exists(), "{args:?}");
+        assert!(dir.join(target).exists());
+    }
+    Ok(())
+}
