@@ -47,8 +47,9 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     // SQLite writes the copy through its own connection, which a mode without the owner's
     // write bit (a read-only database's, 0444) would refuse: the owner may write it until it
     // is complete, then it gets the database's mode.
+    // `file` stays open (and locked) until the copy is in place: a temporary file nobody
+    // holds is one a killed backup left.
     let mode = file.metadata().map(|m| m.permissions());
-    drop(file);
     let made = (|| -> anyhow::Result<()> {
         let mode = mode?;
         #[cfg(unix)]
@@ -75,6 +76,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             }
         })?;
         let _ = std::fs::remove_file(&tmp);
+        drop(file);
         if let Ok(d) = File::open(&dir) {
             let _ = d.sync_all();
         }

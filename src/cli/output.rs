@@ -35,6 +35,7 @@ pub(super) fn refuse_database_target(db: &Path, target: &Path) -> anyhow::Result
 /// is taken is skipped for the next candidate.
 pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf, File)> {
     let mode = db_mode(db)?;
+    remove_abandoned_temps(path);
     let mut last = io::Error::other("no temporary name was free");
     for candidate in temp_candidates(path).take(100) {
         let mut options = std::fs::OpenOptions::new();
@@ -46,6 +47,9 @@ pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf,
         }
         match options.open(&candidate) {
             Ok(file) => {
+                // Held while the file is written (see `remove_abandoned_temps`); a file
+                // system without locks leaves it to the file's age.
+                let _ = file.try_lock();
                 // The umask may have cleared bits of `mode`; the export gets exactly the
                 // database's.
                 #[cfg(unix)]
@@ -133,6 +137,78 @@ fn refuse_unusual_target(path: &Path) -> anyhow::Result<()> {
             shown(path)
         )),
         None => Ok(()),
+    }
+}
+
+/// How old a temporary file nobody holds must be before it is taken for one a killed command
+/// left: its own command locks it a moment after creating it.
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temporary files beside `path` (`.NAME.PID-N.tmp`, and the `-journal` SQLite
+/// kept beside a backup's) that a command writing `path` was killed in the middle of: a
+/// regular file of that form, unlocked and unchanged for [`ABANDONED_AFTER`]. A killed
+/// `backup` left a partial copy of the database there for good. Best effort: what cannot be
+/// looked at or removed stays, and so does every other name.
+fn remove_abandoned_temps(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file_name.strip_prefix(&prefix) else {
+            continue;
+        };
+        let (counter, journal) = match rest.strip_suffix(".tmp-journal") {
+            Some(c) => (c, true),
+            None => match rest.strip_suffix(".tmp") {
+                Some(c) => (c, false),
+                None => continue,
+            },
+        };
+        let numbered = counter.split_once('-').is_some_and(|(pid, n)| {
+            [pid, n]
+                .iter()
+                .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        });
+        let candidate = entry.path();
+        let old = std::fs::symlink_metadata(&candidate).is_ok_and(|m| {
+            m.is_file()
+                && m.modified()
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age >= ABANDONED_AFTER)
+        });
+        if !numbered || !old {
+            continue;
+        }
+        // A journal goes with its file: alone once that file is gone.
+        let abandoned = if journal {
+            !dir.join(&file_name[..file_name.len() - "-journal".len()])
+                .exists()
+        } else {
+            File::open(&candidate).is_ok_and(|f| f.try_lock().is_ok())
+        };
+        if abandoned {
+            log::info!(
+                "removing {}, a temporary file a killed review-mcp command left",
+                shown(&candidate)
+            );
+            let _ = std::fs::remove_file(&candidate);
+            if !journal {
+                let mut journal = candidate.into_os_string();
+                journal.push("-journal");
+                let _ = std::fs::remove_file(journal);
+            }
+        }
     }
 }
 

@@ -178,6 +178,15 @@ impl std::fmt::Display for StoreError {
                 path.display(),
                 path.display()
             ),
+            StoreError::FileChanged {
+                path,
+                change: FileChange::Truncated(now, before),
+            } => write!(
+                f,
+                "{} was truncated while this server was running ({now} bytes now, {before} before: another program wrote over it in place, such as `: > file` or a file copied onto it); nothing more is read or written, so that no write is answered into a damaged file. Stop the servers, run `review-mcp --db {} check`, put your last good copy in its place if it reports damage (a `review-mcp backup` file, or an export imported into a new file), and restart the server",
+                path.display(),
+                path.display()
+            ),
             StoreError::FileChanged { path, change } => {
                 let what = match change {
                     FileChange::Deleted => {
@@ -188,6 +197,7 @@ impl std::fmt::Display for StoreError {
                     }
                     FileChange::Linked(n) => format!("gained a second name ({n} hard links)"),
                     FileChange::Companion(suffix) => format!("lost its {suffix} file"),
+                    FileChange::Truncated(..) => "was truncated".to_string(),
                 };
                 write!(
                     f,

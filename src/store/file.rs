@@ -10,6 +10,7 @@
 //! links to file") but only logs them through a callback that rusqlite installs with
 //! `unsafe`, which this crate forbids; checking here also lets a tool say what happened.
 
+use std::cell::Cell;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,10 @@ pub enum FileChange {
     Replaced,
     /// The file gained another name: a second hard link.
     Linked(u64),
+    /// The file is shorter than this server saw it (now, before): it was truncated or written
+    /// over in place (`: > review.db`, a smaller file copied onto it). review-mcp never
+    /// shrinks a database file (no vacuum), so its pages are gone.
+    Truncated(u64, u64),
     /// A companion file SQLite holds open in WAL mode (`-wal` or `-shm`, the suffix) is gone
     /// from its path, or the path names another file: SQLite would go on writing into the
     /// unlinked file while any other connection used a new one.
@@ -128,6 +133,11 @@ pub struct Identity {
     /// The symbolic link the file was named by (see [`database_path`]), which must go on
     /// naming it.
     link: Option<PathBuf>,
+    /// The largest size the file was seen with: it only grows (nothing here vacuums it).
+    size: Cell<u64>,
+    /// Once seen truncated (now, before), always: a checkpoint may grow the file back, with
+    /// the lost pages a hole of zeros.
+    truncated: Cell<Option<(u64, u64)>>,
 }
 
 impl Identity {
@@ -141,6 +151,8 @@ impl Identity {
             ino,
             companions: Vec::new(),
             link: None,
+            size: Cell::new(meta.len()),
+            truncated: Cell::new(None),
         })
     }
 
@@ -177,11 +189,23 @@ impl Identity {
         if let Some(link) = &self.link {
             Identity::named(link, (self.dev, self.ino))?;
         }
-        Identity::named(&self.path, (self.dev, self.ino))
+        let len = Identity::named(&self.path, (self.dev, self.ino))?.len();
+        let seen = self.size.get();
+        if len < seen && self.truncated.get().is_none() {
+            self.truncated.set(Some((len, seen)));
+        }
+        if let Some((now, before)) = self.truncated.get() {
+            return Err(StoreError::FileChanged {
+                path: self.path.clone(),
+                change: FileChange::Truncated(now, before),
+            });
+        }
+        self.size.set(len);
+        Ok(())
     }
 
-    /// Whether `path` names the file `id`, with this one name.
-    fn named(path: &Path, id: (u64, u64)) -> Result<(), StoreError> {
+    /// Whether `path` names the file `id`, with this one name: its metadata if so.
+    fn named(path: &Path, id: (u64, u64)) -> Result<Metadata, StoreError> {
         let changed = |change| StoreError::FileChanged {
             path: path.to_path_buf(),
             change,
@@ -191,7 +215,7 @@ impl Identity {
             Err(e) => Err(StoreError::io(path)(e)),
             Ok(meta) if dev_ino(&meta) != id => Err(changed(FileChange::Replaced)),
             Ok(meta) if links(&meta) > 1 => Err(changed(FileChange::Linked(links(&meta)))),
-            Ok(_) => Ok(()),
+            Ok(meta) => Ok(meta),
         }
     }
 

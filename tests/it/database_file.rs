@@ -1215,3 +1215,82 @@ fn read_only_commands_on_an_empty_file_say_what_to_do() -> anyhow::Result<()> {
     assert!(!copy.exists());
     Ok(())
 }
+
+/// The file truncated in place while a server runs (`: > review.db`, `truncate`, a smaller
+/// file copied onto it): the path still names the same inode, so the identity check passed
+/// and the server went on answering writes (10 of 10, crash helper) into a file `check`
+/// then called malformed, where none of them could be read back. A database file never
+/// shrinks under review-mcp (no vacuum), so a file shorter than the server saw it is
+/// refused, reads too, saying it was truncated, to run `check` and restore a good copy.
+#[test]
+fn file_truncated_while_serving_refuses_writes_instead_of_acknowledging_them() -> anyhow::Result<()>
+{
+    for (case, keep) in [("to nothing", 0.0), ("to half", 0.5)] {
+        let dir = TempDir::new("truncated")?;
+        let db = dir.join("review.db");
+        let mut server = Server::start(&db)?;
+        for i in 0..5 {
+            assert!(remember(&mut server, &format!("before-{i}"))?.is_ok());
+        }
+        // Answered once the last write's checkpoint is done: the file holds every write.
+        assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+        let len = std::fs::metadata(&db)?.len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&db)?
+            .set_len((len as f64 * keep) as u64)?;
+        let refused = |answer: Answer| match answer {
+            Answer::ToolError(text) => assert!(
+                text.contains("truncated") && text.contains("check"),
+                "{case}: {text}"
+            ),
+            other => panic!("{case}: a call after the file was truncated: {other:?}"),
+        };
+        refused(remember(&mut server, "after")?);
+        refused(server.call("recall", json!({"artifact": art()}))?);
+        server.close()?;
+    }
+    Ok(())
+}
+
+/// A `backup` or `export -o` killed while it wrote (a host's timeout, Ctrl-C, kill -9) left
+/// its temporary file beside FILE for good: 32 of 41 such kills left `.FILE.PID-0.tmp`, a
+/// backup's up to the database's size, with its `-journal` (crash helper). The next command
+/// writing FILE removes them once nobody holds them and they are a minute old; a temporary
+/// file still young, and every other name, stay.
+#[test]
+fn temporary_files_a_killed_backup_or_export_left_are_removed_by_the_next() -> anyhow::Result<()> {
+    let dir = TempDir::new("killed-temps")?;
+    let db = dir.join("review.db");
+    kept_by_a_server(&db)?;
+    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let plant = |name: &str, old: bool| -> anyhow::Result<std::path::PathBuf> {
+        let path = dir.join(name);
+        let file = std::fs::File::create(&path)?;
+        std::io::Write::write_all(&mut &file, b"partial copy")?;
+        if old {
+            file.set_modified(an_hour_ago)?;
+        }
+        Ok(path)
+    };
+    let (copy, export) = (dir.join("copy.db"), dir.join("out.jsonl"));
+    let (copy, export) = (copy.to_string_lossy(), export.to_string_lossy());
+    for (target, args) in [
+        ("copy.db", vec!["backup", &copy]),
+        ("out.jsonl", vec!["export", "-o", &export]),
+    ] {
+        let left = plant(&format!(".{target}.4194000-0.tmp"), true)?;
+        let journal = plant(&format!(".{target}.4194000-0.tmp-journal"), true)?;
+        let young = plant(&format!(".{target}.4194001-0.tmp"), false)?;
+        let yours = plant(&format!(".{target}.notes.tmp"), true)?;
+        let out = run_cli(&db, &args)?;
+        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+        assert!(
+            !left.exists() && !journal.exists(),
+            "{args:?} left {left:?}"
+        );
+        assert!(young.exists() && yours.exists(), "{args:?}");
+        assert!(dir.join(target).exists());
+    }
+    Ok(())
+}
