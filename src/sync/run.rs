@@ -680,18 +680,43 @@ pub(super) fn gather(
 
 /// Refuses two items of a kind whose ids differ only in letter case: on the case-insensitive
 /// file systems of macOS and Windows they are one file, so one would overwrite the other.
+/// The way out names the side that holds the one to drop: a twin only in the folder came with
+/// a commit and goes with its file; one in the database is forgotten there.
 fn refuse_case_twins(entries: &Entries) -> Result<()> {
-    let mut seen: HashMap<(ItemKind, String), &str> = HashMap::new();
+    let mut seen: HashMap<(ItemKind, String), (&str, &Entry)> = HashMap::new();
     for ((kind, id), e) in entries {
         if e.db.is_none() && e.file.is_none() {
             continue;
         }
-        if let Some(twin) = seen.insert((*kind, id.to_ascii_lowercase()), id) {
+        if let Some((twin, t)) = seen.insert((*kind, id.to_ascii_lowercase()), (id, e)) {
+            let held = |e: &Entry| match (e.db.is_some(), e.file.is_some()) {
+                (true, true) => "in the database and the folder",
+                (true, false) => "in the database",
+                _ => "in the folder only",
+            };
+            let folder_only: Vec<String> = [(twin, t), (id.as_str(), e)]
+                .iter()
+                .filter(|(_, e)| e.db.is_none())
+                .map(|(id, _)| format!("{}/{id}.json", kind.dir()))
+                .collect();
+            let way_out = if folder_only.is_empty() {
+                "Forget one and save it again (the server gives it a new id), or import it \
+                 under another id"
+                    .to_string()
+            } else {
+                format!(
+                    "Remove the folder's {} if it is not wanted (`git rm`, then commit; \
+                     `git log -- FILE` names who added it), or give the item another id in \
+                     its file",
+                    folder_only.join(" and ")
+                )
+            };
             return Err(fail!(
-                "{} {twin} and {id}: their ids differ only in letter case, so on macOS and \
-                 Windows they are one file; nothing was changed. Forget one and save it again \
-                 (the server gives it a new id), or import it under another id",
-                kind.as_str()
+                "{} {twin} ({}) and {id} ({}): their ids differ only in letter case, so on \
+                 macOS and Windows they are one file; nothing was changed. {way_out}",
+                kind.as_str(),
+                held(t),
+                held(e),
             ));
         }
     }

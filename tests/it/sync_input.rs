@@ -1507,3 +1507,43 @@ fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> any
     ensure!(again.contains("conflicts: 0"), "{again}");
     Ok(())
 }
+
+/// Regression: two items whose ids differ only in letter case were refused with one way out,
+/// "forget one" in the database, also when one of them had come with a commit and was in the
+/// folder only, where forgetting does nothing. The refusal says where each is and, for one
+/// in the folder only, to remove its file.
+#[test]
+fn sync_names_where_each_case_twin_is_and_the_way_out_for_it() -> anyhow::Result<()> {
+    let dir = TempDir::new("case-twins")?;
+    let (db, folder) = synced(&dir)?;
+    // A commit brings REC_1 beside the synced rec_1.
+    let planted = folder.join("records/REC_1.json");
+    std::fs::write(&planted, pretty(&feature("REC_1", "other", None, T2))?)?;
+    for (run, out) in dry_run_then_sync(&db, &folder)? {
+        let err = refused(out)?;
+        ensure!(
+            err.contains("rec_1 (in the database and the folder)")
+                && err.contains("REC_1 (in the folder only)")
+                && err.contains("Remove the folder's records/REC_1.json")
+                && !err.contains("Forget one"),
+            "{run}: {err}"
+        );
+    }
+    // Both in the database: forgetting one there is the way out.
+    std::fs::remove_file(&planted)?;
+    let db2 = dir.join("b.db");
+    import(
+        &dir,
+        &db2,
+        &[
+            feature("rec_2", "a", None, T1),
+            feature("REC_2", "b", None, T1),
+        ],
+    )?;
+    let err = refused(sync(&db2, &dir.join("review2"))?)?;
+    ensure!(
+        err.contains("(in the database)") && err.contains("Forget one"),
+        "{err}"
+    );
+    Ok(())
+}
