@@ -393,7 +393,10 @@ fn ids_that_are_no_file_name_on_every_system_refuse_the_sync() -> anyhow::Result
         (&["Com1"], "record Com1"),
         (&["lpt9.a.b"], "record lpt9.a.b"),
         (&["a:b"], "record a:b"),
-        (&["rec_A", "rec_b", "rec_a"], "rec_A and rec_a"),
+        (
+            &["rec_A", "rec_b", "rec_a"],
+            "rec_A (in the database) and rec_a (in the database)",
+        ),
     ] {
         let lines: Vec<String> = ids
             .iter()
