@@ -1470,6 +1470,45 @@ test("card_is_usable_from_the_keyboard_alone_with_a_name_on_every_control", asyn
   await page.close();
 });
 
+test("card_keeps_the_reasons_typed_in_other_items_when_it_shows_a_recorded_verdict", async () => {
+  // Regression: every render rebuilt the card from the review, so a verdict recorded on item
+  // 1 (or the full review arriving) emptied the reason the engineer had typed for item 2,
+  // whose Reject then recorded no reason. The text stays, and the focus stays in it.
+  const rev = "sha256:" + "d7".repeat(32);
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject: "typed", disposition: "hold",
+    basis: [{ requirement: "Bore 10 H7", source: "drawing", state: "unresolved", question: "which?" },
+            { requirement: "Wall 2 mm", source: "drawing", state: "unresolved", question: "which?" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  await card.getByRole("button", { name: "Accept item 1: Bore 10 H7" }).waitFor();
+  const second = card.getByRole("textbox", { name: "Reason for item 2: Wall 2 mm" });
+  await second.fill("wall measured 1.8 mm");
+  await card.getByRole("button", { name: "Accept item 1: Bore 10 H7" }).click();
+  await card.getByRole("status").getByText(/Recorded: accepted item 1/).waitFor();
+  assert.equal(await second.inputValue(), "wall measured 1.8 mm");
+  // The host sends the review again while the engineer types in item 2: the card is built
+  // anew (new inputs), the text and the focus stay in the box typed in.
+  await second.focus();
+  await page.keyboard.type(", twice");
+  const frame = cardFrame(page);
+  await frame.evaluate(() => { document.activeElement.builtBefore = true; });
+  await page.evaluate((result) => window.sendToCard({ method: "ui/notifications/tool-result", params: result }), shown);
+  await frame.waitForFunction(() => {
+    const e = document.querySelector("input[data-typed]");
+    return e && !e.builtBefore;
+  });
+  assert.equal(await second.inputValue(), "wall measured 1.8 mm, twice");
+  assert.equal(await frame.evaluate(() => document.activeElement.getAttribute("aria-label") ||
+    document.activeElement.id), await second.evaluate((e) => e.id));
+  await card.getByRole("button", { name: "Reject item 2: Wall 2 mm" }).click();
+  await card.getByRole("status").getByText(/Recorded: rejected item 2/).waitFor();
+  const back = await server.call("recall_decisions", { artifact: artifact(rev), subject: "typed", detail: "full" });
+  assert.equal(back.structuredContent.decisions[0].basis[1].verdict.reason, "wall measured 1.8 mm, twice");
+  await page.close();
+});
+
 test("card_of_the_largest_valid_decision_renders_within_its_bounds", async () => {
   // 1,000 basis items (remember_decision's maximum), each with long fields: the card gets
   // the full review within the answer bound, renders it in well under a second or two, says
