@@ -132,6 +132,11 @@ fn decision(updated: &str, disposition: &str, basis: &[(&str, Option<Value>)]) -
     }})
 }
 
+/// [`decision`] of one item, "Bore 10 H7", with verdict `v`.
+fn bore(updated: &str, disposition: &str, v: Value) -> Value {
+    decision(updated, disposition, &[("Bore 10 H7", Some(v))])
+}
+
 fn feature(id: &str, name: &str, author: Option<&str>, updated: &str) -> Value {
     let mut r = json!({"record": {
         "id": id, "kind": "feature", "name": name, "note": "n", "tags": [], "entity_ids": [],
@@ -379,22 +384,8 @@ fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Resul
 fn merge_file_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Result<()> {
     let dir = TempDir::new("merge-outrank")?;
     let db = dir.join("unused.db");
-    let base_v = decision(
-        T1,
-        "hold",
-        &[(
-            "Bore 10 H7",
-            Some(verdict("rejected", "app", T1, Some("Ada"))),
-        )],
-    );
-    let changed = decision(
-        T2,
-        "release",
-        &[(
-            "Bore 10 H7",
-            Some(verdict("accepted", "assistant", T2, None)),
-        )],
-    );
+    let base_v = bore(T1, "hold", verdict("rejected", "app", T1, Some("Ada")));
+    let changed = bore(T2, "release", verdict("accepted", "assistant", T2, None));
     for (ours_v, theirs_v) in [(&base_v, &changed), (&changed, &base_v)] {
         let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
         std::fs::write(&base, pretty(&base_v)?)?;
@@ -1221,14 +1212,7 @@ fn sync_names_the_engineer_verdict_a_merge_replaces_and_one_dated_ahead() -> any
     const AHEAD: &str = "9999-12-31T23:59:59.999Z";
     let dir = TempDir::new("sync-verdict-ahead")?;
     let db = dir.join("a.db");
-    let base = decision(
-        T1,
-        "hold",
-        &[(
-            "Bore 10 H7",
-            Some(verdict("rejected", "app", T1, Some("Ada"))),
-        )],
-    );
+    let base = bore(T1, "hold", verdict("rejected", "app", T1, Some("Ada")));
     import(&dir, &db, std::slice::from_ref(&base))?;
     let folder = dir.join("review");
     ok(sync(&db, &folder)?)?;
@@ -1271,13 +1255,10 @@ fn sync_names_the_engineer_verdict_a_merge_replaces_and_one_dated_ahead() -> any
     import(
         &dir,
         &db,
-        &[decision(
+        &[bore(
             "2026-01-04T00:00:00.000Z",
             "hold",
-            &[(
-                "Bore 10 H7",
-                Some(verdict("rejected", "terminal", T3, Some("Ada"))),
-            )],
+            verdict("rejected", "terminal", T3, Some("Ada")),
         )],
     )?;
     std::fs::write(
@@ -1307,30 +1288,9 @@ fn sync_names_the_engineer_verdict_a_merge_replaces_and_one_dated_ahead() -> any
 fn merge_file_names_the_engineer_verdict_a_merge_replaces() -> anyhow::Result<()> {
     let dir = TempDir::new("merge-verdict-replaced")?;
     let db = dir.join("unused.db");
-    let base_v = decision(
-        T1,
-        "hold",
-        &[(
-            "Bore 10 H7",
-            Some(verdict("rejected", "app", T1, Some("Ada"))),
-        )],
-    );
-    let ours_v = decision(
-        T2,
-        "hold",
-        &[(
-            "Bore 10 H7",
-            Some(verdict("rejected", "terminal", T2, Some("Ada"))),
-        )],
-    );
-    let theirs_v = decision(
-        T3,
-        "release",
-        &[(
-            "Bore 10 H7",
-            Some(verdict("accepted", "app", T3, Some("Bob"))),
-        )],
-    );
+    let base_v = bore(T1, "hold", verdict("rejected", "app", T1, Some("Ada")));
+    let ours_v = bore(T2, "hold", verdict("rejected", "terminal", T2, Some("Ada")));
+    let theirs_v = bore(T3, "release", verdict("accepted", "app", T3, Some("Bob")));
     let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
     std::fs::write(&base, pretty(&base_v)?)?;
     std::fs::write(&ours, pretty(&ours_v)?)?;
@@ -1428,14 +1388,7 @@ fn sync_refuses_a_folder_reached_through_a_link_inside_the_work_tree() -> anyhow
 fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> anyhow::Result<()> {
     let dir = TempDir::new("sync-rekeyed")?;
     let db = dir.join("a.db");
-    let judged = decision(
-        T1,
-        "hold",
-        &[(
-            "Bore 10 H7",
-            Some(verdict("accepted", "app", T1, Some("Ada"))),
-        )],
-    );
+    let judged = bore(T1, "hold", verdict("accepted", "app", T1, Some("Ada")));
     import(
         &dir,
         &db,
