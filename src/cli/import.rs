@@ -16,7 +16,7 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
     let _ = writeln!(
         out,
-        "{}: {} lines: added {}, replaced {}, unchanged {}; history: {} events, {} new",
+        "{}: {} lines: added {}, replaced {}, kept the database's {} (as held, or not later); history: {} events, {} new",
         shown(file),
         done.lines,
         done.summary.added,

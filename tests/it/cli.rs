@@ -664,7 +664,7 @@ fn export_import_export_round_trip_is_byte_identical() {
     let o = run(dir.path(), &["--db", "one.db", "import", "in.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("added 1000, replaced 0, unchanged 0"),
+        stdout(&o).contains("added 1000, replaced 0, kept the database's 0"),
         "{}",
         stdout(&o)
     );
@@ -703,7 +703,7 @@ fn import_same_file_twice_changes_nothing() {
     let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("added 0, replaced 0, unchanged 200"),
+        stdout(&o).contains("added 0, replaced 0, kept the database's 200"),
         "{}",
         stdout(&o)
     );
@@ -983,7 +983,7 @@ fn import_later_updated_at_wins_and_keeps_its_own_id() {
     write_lines(&dir.path().join("b.jsonl"), &[older]);
     let o = run(dir.path(), &["--db", "r.db", "import", "b.jsonl"]);
     assert!(
-        stdout(&o).contains("added 0, replaced 0, unchanged 1"),
+        stdout(&o).contains("added 0, replaced 0, kept the database's 1"),
         "{}",
         stdout(&o)
     );
@@ -997,7 +997,7 @@ fn import_later_updated_at_wins_and_keeps_its_own_id() {
     write_lines(&dir.path().join("c.jsonl"), &[newer]);
     let o = run(dir.path(), &["--db", "r.db", "import", "c.jsonl"]);
     assert!(
-        stdout(&o).contains("added 0, replaced 1, unchanged 0"),
+        stdout(&o).contains("added 0, replaced 1, kept the database's 0"),
         "{}",
         stdout(&o)
     );
@@ -1038,7 +1038,7 @@ fn import_older_line_than_a_server_write_leaves_the_server_write() {
     let o = run(dir.path(), &["--db", "r.db", "import", "old.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("1 lines: added 0, replaced 0, unchanged 1"),
+        stdout(&o).contains("1 lines: added 0, replaced 0, kept the database's 1"),
         "{}",
         stdout(&o)
     );
