@@ -1347,6 +1347,8 @@ test("card_takes_messages_from_its_host_window_only", async () => {
   // to the card's pending call: the card takes messages of window.parent only.
   const { page, card } = await openCard({ context: { theme: "light" }, host: { hangTools: ["record_verdict"] } });
   await card.getByRole("button", { name: "Accept item 1: Bore 12H7" }).click();
+  // The click's call leaves the card after the click returns: waited for, not assumed.
+  await page.waitForFunction(() => window.fromCard.some((m) => m.method === "tools/call" && m.params.name === "record_verdict"));
   const click = (await sentByCard(page, "tools/call")).find((m) => m.params.name === "record_verdict");
   const evil = { jsonrpc: "2.0", method: "ui/notifications/tool-result", params: { structuredContent: {
     revision: "sha256:" + "e".repeat(64), decisions: [{ id: "dec_evil", subject: "EVIL REVIEW", basis: [] }] } } };
