@@ -225,6 +225,17 @@ fn merge_file(db: &Path, base: &Path, ours: &Path, theirs: &Path) -> anyhow::Res
     )
 }
 
+/// Writes `base`, `ours` and `theirs` in `dir` with these texts and runs `merge-file` on
+/// them: its output, and the path of OURS (where the merge leaves its result).
+fn merge_texts(dir: &TempDir, texts: [&[u8]; 3]) -> anyhow::Result<(Output, PathBuf)> {
+    let [base, ours, theirs] = ["base", "ours", "theirs"].map(|n| dir.join(n));
+    for (path, text) in [&base, &ours, &theirs].into_iter().zip(texts) {
+        std::fs::write(path, text)?;
+    }
+    let out = merge_file(&dir.join("unused.db"), &base, &ours, &theirs)?;
+    Ok((out, ours))
+}
+
 /// Regression (item 5): a one-sided change of a synced decision that turns the engineer's
 /// rejection (via app) into the assistant's acceptance, from the folder (a hand edit, a
 /// teammate's commit) or from the database, keeps the engineer's verdict and is a conflict;
@@ -383,22 +394,20 @@ fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Resul
 #[test]
 fn merge_file_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Result<()> {
     let dir = TempDir::new("merge-outrank")?;
-    let db = dir.join("unused.db");
-    let base_v = bore(T1, "hold", verdict("rejected", "app", T1, Some("Ada")));
-    let changed = bore(T2, "release", verdict("accepted", "assistant", T2, None));
+    let base_v = pretty(&bore(
+        T1,
+        "hold",
+        verdict("rejected", "app", T1, Some("Ada")),
+    ))?;
+    let changed = pretty(&bore(
+        T2,
+        "release",
+        verdict("accepted", "assistant", T2, None),
+    ))?;
     for (ours_v, theirs_v) in [(&base_v, &changed), (&changed, &base_v)] {
-        let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
-        std::fs::write(&base, pretty(&base_v)?)?;
-        std::fs::write(&ours, pretty(ours_v)?)?;
-        std::fs::write(&theirs, pretty(theirs_v)?)?;
-        let out = review_mcp(
-            &db,
-            &[
-                "merge-file",
-                &base.to_string_lossy(),
-                &ours.to_string_lossy(),
-                &theirs.to_string_lossy(),
-            ],
+        let (out, ours) = merge_texts(
+            &dir,
+            [base_v.as_bytes(), ours_v.as_bytes(), theirs_v.as_bytes()],
         )?;
         ensure!(out.status.success(), "{out:?}");
         let merged: Value = serde_json::from_str(&std::fs::read_to_string(&ours)?)?;
@@ -461,20 +470,14 @@ fn merged_both_ways(
 ) -> anyhow::Result<Vec<String>> {
     let mut merged = Vec::new();
     for (ours_v, theirs_v) in [(a, b), (b, a)] {
-        let paths = ["base", "ours", "theirs"].map(|n| dir.join(n));
-        for (path, v) in paths.iter().zip([base, ours_v, theirs_v]) {
-            std::fs::write(path, pretty(v)?)?;
-        }
-        let args: Vec<String> = paths
-            .iter()
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect();
-        let out = review_mcp(
-            &dir.join("unused.db"),
-            &["merge-file", &args[0], &args[1], &args[2]],
+        let texts = [base, ours_v, theirs_v].map(pretty);
+        let [base_t, ours_t, theirs_t] = texts;
+        let (out, ours) = merge_texts(
+            dir,
+            [base_t?.as_bytes(), ours_t?.as_bytes(), theirs_t?.as_bytes()],
         )?;
         ensure!(out.status.success(), "{out:?}");
-        merged.push(std::fs::read_to_string(&paths[1])?);
+        merged.push(std::fs::read_to_string(&ours)?);
     }
     Ok(merged)
 }
@@ -1287,15 +1290,25 @@ fn sync_names_the_engineer_verdict_a_merge_replaces_and_one_dated_ahead() -> any
 #[test]
 fn merge_file_names_the_engineer_verdict_a_merge_replaces() -> anyhow::Result<()> {
     let dir = TempDir::new("merge-verdict-replaced")?;
-    let db = dir.join("unused.db");
-    let base_v = bore(T1, "hold", verdict("rejected", "app", T1, Some("Ada")));
-    let ours_v = bore(T2, "hold", verdict("rejected", "terminal", T2, Some("Ada")));
-    let theirs_v = bore(T3, "release", verdict("accepted", "app", T3, Some("Bob")));
-    let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
-    std::fs::write(&base, pretty(&base_v)?)?;
-    std::fs::write(&ours, pretty(&ours_v)?)?;
-    std::fs::write(&theirs, pretty(&theirs_v)?)?;
-    let out = merge_file(&db, &base, &ours, &theirs)?;
+    let base_v = pretty(&bore(
+        T1,
+        "hold",
+        verdict("rejected", "app", T1, Some("Ada")),
+    ))?;
+    let ours_v = pretty(&bore(
+        T2,
+        "hold",
+        verdict("rejected", "terminal", T2, Some("Ada")),
+    ))?;
+    let theirs_v = pretty(&bore(
+        T3,
+        "release",
+        verdict("accepted", "app", T3, Some("Bob")),
+    ))?;
+    let (out, _) = merge_texts(
+        &dir,
+        [base_v.as_bytes(), ours_v.as_bytes(), theirs_v.as_bytes()],
+    )?;
     ensure!(out.status.success(), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     ensure!(
@@ -1439,15 +1452,11 @@ fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> any
             "{v}: the database is unchanged"
         );
         // merge-file: the moved version against the committed one, either side.
-        let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
         for (o, t) in [
             (&committed, &pretty(v)?.into_bytes()),
             (&pretty(v)?.into_bytes(), &committed),
         ] {
-            std::fs::write(&base, &committed)?;
-            std::fs::write(&ours, o)?;
-            std::fs::write(&theirs, t)?;
-            let out = merge_file(&db, &base, &ours, &theirs)?;
+            let (out, ours) = merge_texts(&dir, [&committed, o, t])?;
             let err = String::from_utf8_lossy(&out.stderr);
             ensure!(
                 !out.status.success() && err.contains("an id names one"),
