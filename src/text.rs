@@ -10,11 +10,14 @@
 //! - [`escape_controls`]: control and bidirectional characters shown as `\u{…}` escapes (text
 //!   from files printed on a terminal, which must not move the cursor or reorder the line);
 //! - [`quoted`], [`inline`]: a stored string inside a one-line message (a tool's summary, an
-//!   error a model reads), cut and escaped so that it stays one value on that one line.
+//!   error a model reads), cut and escaped so that it stays one value on that one line;
+//! - [`shown_path`], [`shell_word`]: a path named in a message, and a word of a command a
+//!   message tells the reader to run.
 //!
 //! A leaf: it imports nothing from the crate.
 
 use std::borrow::Cow;
+use std::path::Path;
 
 /// `s` cut to at most `max` bytes at a character boundary, followed by a marker of how many
 /// bytes were cut (`…[4194050 bytes cut]`); `s` itself when it fits.
@@ -103,6 +106,27 @@ pub fn is_invisible(c: char) -> bool {
 /// be guarded again where it is printed.
 pub fn escape_controls(s: &str) -> Cow<'_, str> {
     replace_control_like(s, |c| format!("\\u{{{c:x}}}"))
+}
+
+/// A path as a message names it: [`escape_controls`] of its display form, so a file name
+/// made by a pulled commit or a script cannot fake a line of the message or act on the
+/// terminal.
+pub fn shown_path(path: &Path) -> String {
+    escape_controls(&path.display().to_string()).into_owned()
+}
+
+/// `s` as one word of a POSIX shell command that a message tells its reader to run: as it is
+/// when made only of characters no shell treats specially, else in single quotes (a `'`
+/// inside written `'\''`). A path with a space, a `;` or a `$(…)` then stays the one word it
+/// is when the command is pasted, instead of breaking it or running something else. Control
+/// characters are escaped as [`escape_controls`] does: the word is shown, never acted on.
+pub fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
+    let word = match !s.is_empty() && s.chars().all(plain) {
+        true => s.to_string(),
+        false => format!("'{}'", s.replace('\'', "'\\''")),
+    };
+    escape_controls(&word).into_owned()
 }
 
 /// JSON text (as serde_json writes it, compact) with every character of [`is_control_like`]
@@ -328,6 +352,16 @@ mod tests {
             escape_json_controls_but_newlines("{\n  \"a\": 1\n}"),
             Cow::Borrowed(_)
         ));
+    }
+
+    #[test]
+    fn shell_word_is_one_word_for_a_posix_shell() {
+        assert_eq!(shell_word("/srv/reviews/r-1.db"), "/srv/reviews/r-1.db");
+        assert_eq!(shell_word("My Reviews/a.db"), "'My Reviews/a.db'");
+        assert_eq!(shell_word("it's;$(rm x)`y`"), "'it'\\''s;$(rm x)`y`'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("~/a*.db"), "'~/a*.db'");
+        assert_eq!(shell_word("a\u{1b}[2Jb"), "'a\\u{1b}[2Jb'");
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
             "review-mcp: {}: {} problem(s) found{version}. Keep a copy of the file as it is, stop the servers that use it, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file with `review-mcp --db NEW import FILE`); `sqlite3 {} .recover` may save what a damaged file still holds",
             shown(db),
             problems.len(),
-            shown(db)
+            review_mcp::text::shell_word(&db.to_string_lossy())
         );
         return Ok(ExitCode::FAILURE);
     }

@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::output::shown;
 use review_mcp::review::absolute_path_as_uri;
 use review_mcp::store::Store;
 use review_mcp::text::escape_controls;
@@ -27,12 +28,12 @@ pub(super) fn nothing_decided(
     revision: &str,
     subcommand: &str,
 ) -> String {
-    let shown_db = escape_controls(&absolute_db(db).display().to_string()).into_owned();
+    let shown_db = shown(&absolute_db(db));
     let rev = escape_controls(revision);
     match file {
         Some(file) => format!(
             "no decision is recorded at {rev}, the revision of {} as it is now, in {shown_db}.\n{}",
-            escape_controls(&file.display().to_string()),
+            shown(file),
             where_reviewed(store, db, file, revision, subcommand)
         ),
         None => format!(

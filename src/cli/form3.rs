@@ -11,10 +11,10 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 
+use super::output::shown;
 use review_mcp::resources::ResourceError;
 use review_mcp::resources::form3::Form3;
 use review_mcp::review::{file_revision, is_revision};
-use review_mcp::text::escape_controls;
 
 use super::database::{open_existing, store_error};
 use super::elsewhere::nothing_decided;
@@ -34,7 +34,7 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
         None => match file_revision(target) {
             Ok(r) => (r, Some(target)),
             Err(e) => {
-                let shown = escape_controls(&target.display().to_string()).into_owned();
+                let shown = shown(target);
                 // A mistyped revision is no file either: say which form it missed.
                 if shown.starts_with("sha256:") {
                     return Err(anyhow!(

@@ -11,9 +11,7 @@ use review_mcp::store;
 
 /// A path as a message on the terminal names it: every control, bidirectional and invisible
 /// character escaped (`e\u{1b}[31m.db`), as every failure message shows it.
-pub(super) fn shown(path: &Path) -> String {
-    review_mcp::text::escape_controls(&path.display().to_string()).into_owned()
-}
+pub(super) use review_mcp::text::shown_path as shown;
 
 /// Refuses an output path that is the database itself or one of its companion files, as
 /// `cp f f` refuses: writing there would destroy what is being read.

@@ -7,10 +7,10 @@ use std::io::{self, IsTerminal};
 use std::path::Path;
 use std::process::ExitCode;
 
+use super::output::shown;
 use review_mcp::review::{file_revision, is_revision};
 use review_mcp::store::Store;
 use review_mcp::terminal;
-use review_mcp::text::escape_controls;
 
 use super::database::store_error;
 
@@ -37,7 +37,7 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
             Err(e) => {
                 crate::cli::say(format_args!(
                     "review-mcp: {}: {e} (give the part's file or its sha256:<64 hex> revision)\n",
-                    escape_controls(&target.display().to_string())
+                    shown(target)
                 ));
                 return Ok(ExitCode::FAILURE);
             }
@@ -46,7 +46,7 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
     if !db.exists() {
         crate::cli::say(format_args!(
             "review-mcp: no database at {} (give --db PATH or set REVIEW_MCP_DB_PATH to the server's database)\n",
-            escape_controls(&db.display().to_string())
+            shown(db)
         ));
         return Ok(ExitCode::FAILURE);
     }

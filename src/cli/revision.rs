@@ -30,9 +30,7 @@ pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> 
     Ok(all)
 }
 
-fn shown(path: &std::path::Path) -> String {
-    escape_controls(&path.display().to_string()).into_owned()
-}
+use review_mcp::text::shown_path as shown;
 
 /// Runs `revision` on stdout and stderr: exit status 1 when a file could not be hashed.
 pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use review_mcp::sync::{Counts, Outcome, bounded};
-use review_mcp::text::escape_controls;
+use review_mcp::text::{escape_controls, shell_word};
+
+use super::output::shown;
 
 /// `review-mcp sync DIR [--dry-run]`.
 pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
@@ -21,12 +23,12 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
     } = review_mcp::sync::run(db, dir, dry_run, &mut |folder| {
         crate::cli::say(format_args!(
             "review-mcp sync: another sync of {} is running; waiting for it to finish\n",
-            escape_controls(&folder.display().to_string())
+            shown(folder)
         ));
     })?;
     let mut out = io::stdout().lock();
     if new_folder {
-        let dir = escape_controls(&dir.display().to_string()).into_owned();
+        let dir = shown(dir);
         let _ = match dry_run {
             true => writeln!(
                 out,
@@ -45,7 +47,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
              place no longer holds its id (moved, renamed or not mounted; if it is a copy on a \
              drive not mounted now, sync that copy with a database of its own)",
             if dry_run { "would sync" } else { "synced" },
-            escape_controls(&old.display().to_string())
+            shown(&old)
         );
     }
     for c in bounded(&counts.clock, counts.clock.len()) {
@@ -153,14 +155,14 @@ fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &
                 out,
                 "would save {what} in {}/ first (`review-mcp import` of that file brings them \
                  back)",
-                escape_controls(&dir.display().to_string())
+                shown(&dir)
             );
         }
         (false, Some(file)) if n == 0 => {
             let _ = writeln!(
                 out,
                 "saved {what} in {} (to compare with the merge: import keeps the later version)",
-                escape_controls(&file.display().to_string())
+                shown(file)
             );
         }
         (false, Some(file)) => {
@@ -170,27 +172,13 @@ fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &
                  reset`, a file deleted by hand), bring them back with: review-mcp --db {} \
                  import {}, then sync again (where the database holds a later version, import \
                  keeps it: the file is there to compare)",
-                escape_controls(&file.display().to_string()),
-                shell_word(&db),
-                shell_word(file)
+                shown(file),
+                shell_word(&db.to_string_lossy()),
+                shell_word(&file.to_string_lossy())
             );
         }
         (false, None) => {}
     }
-}
-
-/// A path as one word of a shell command, single-quoted when it holds anything but plain
-/// characters, its control characters escaped.
-fn shell_word(path: &Path) -> String {
-    let s = path.display().to_string();
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c));
-    let word = match plain {
-        true => s,
-        false => format!("'{}'", s.replace('\'', "'\\''")),
-    };
-    escape_controls(&word).into_owned()
 }
 
 /// The one-line summary per kind of change.

@@ -157,7 +157,7 @@ impl std::fmt::Display for StoreError {
                 f,
                 "{} is damaged ({source}): run `review-mcp --db {} check`, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file)",
                 path.display(),
-                path.display()
+                command_path(path)
             ),
             StoreError::NotAFile { path, kind } => write!(
                 f,
@@ -185,7 +185,7 @@ impl std::fmt::Display for StoreError {
                 f,
                 "{} was truncated while this server was running ({now} bytes now, {before} before: another program wrote over it in place, such as `: > file` or a file copied onto it); nothing more is read or written, so that no write is answered into a damaged file. Stop the servers, run `review-mcp --db {} check`, put your last good copy in its place if it reports damage (a `review-mcp backup` file, or an export imported into a new file), and restart the server",
                 path.display(),
-                path.display()
+                command_path(path)
             ),
             StoreError::FileChanged { path, change } => {
                 let what = match change {
@@ -339,6 +339,11 @@ fn is_write_failure(e: &rusqlite::Error) -> bool {
     )
 }
 
+/// `path` as a word of a command the message tells its reader to run.
+fn command_path(path: &Path) -> String {
+    crate::text::shell_word(&path.to_string_lossy())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +369,32 @@ mod tests {
             std::io::ErrorKind::NotFound,
         ));
         assert!(!e.to_string().contains("permissions"));
+    }
+
+    /// A command in a message is copied into a shell as it is: a path with a space, a `;` or
+    /// a `$(…)` is one quoted word there, not a broken command or another one.
+    #[test]
+    fn a_command_in_a_message_quotes_the_path() {
+        let path = PathBuf::from("/home/me/My Reviews/it's;$(x).db");
+        let quoted = "'/home/me/My Reviews/it'\\''s;$(x).db'";
+        let damaged = StoreError::Damaged {
+            path: path.clone(),
+            source: rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+                None,
+            ),
+        };
+        let truncated = StoreError::FileChanged {
+            path,
+            change: FileChange::Truncated(0, 4096),
+        };
+        for e in [damaged, truncated] {
+            let m = e.to_string();
+            assert!(
+                m.contains(&format!("`review-mcp --db {quoted} check`")),
+                "{m}"
+            );
+        }
     }
 
     #[test]

@@ -154,9 +154,7 @@ pub type Hash = [u8; 32];
 /// A path as sync's messages show it: control characters escaped, so a name made by a pulled
 /// commit (or a folder named by a script) cannot fake a line of the message or act on the
 /// terminal.
-fn shown(path: &std::path::Path) -> String {
-    crate::text::escape_controls(&path.display().to_string()).into_owned()
-}
+use crate::text::shown_path as shown;
 
 /// The sha256 of `bytes`.
 pub fn hash(bytes: &[u8]) -> Hash {

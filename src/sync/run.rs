@@ -469,13 +469,14 @@ pub fn run(
 /// holds it, is refused, and the two ways out.
 fn copy_refused(folder: &Path, old: &Path, id: &str) -> super::Error {
     let (new, old, file) = (shown(folder), shown(old), owned::ID_FILE);
+    let new_word = crate::text::shell_word(&folder.to_string_lossy());
     fail!(
         "{new} and {old} both hold the folder id {id} ({file}): one is a copy of the other (a \
          second clone or a `git worktree` of the repository, a copied or restored folder), and \
          this database last synced the folder at {old}. Synced in turn with one database, each \
          would delete from it what the other lacks; nothing was changed. To review {new} apart \
          (another branch, another copy), sync it with a database of its own: review-mcp --db \
-         OTHER.db sync {new} (and serve OTHER.db to the assistant working there). If {new} \
+         OTHER.db sync {new_word} (and serve OTHER.db to the assistant working there). If {new} \
          replaces {old} (an old copy you no longer sync), delete {old}/{file} (or {old} \
          itself), then sync again: {new} goes on as the folder moved"
     )
@@ -526,7 +527,7 @@ fn refuse_inside_a_synced_folder(dir: &Path) -> Result<()> {
                 shown(dir),
                 shown(ancestor),
                 owned::ID_FILE,
-                shown(ancestor)
+                crate::text::shell_word(&ancestor.to_string_lossy())
             ));
         }
     }

@@ -24,7 +24,7 @@ use crate::review::carry::VerdictAfterCarry;
 use crate::review::decision::DecisionWire;
 use crate::review::{BasisItem, Decision, Judgement, Verdict, Via};
 use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
-use crate::text::{needs_quotes, one_line, prefix_chars, quoted};
+use crate::text::{needs_quotes, one_line, prefix_chars, quoted, shell_word};
 use crate::time;
 use crate::version::Version;
 
@@ -922,29 +922,18 @@ pub fn command_line(
     let mut cmd = format!("review-mcp {subcommand}");
     if let Some(db) = db {
         cmd.push_str(" --db ");
-        cmd.push_str(&shell_quote(&one_line(&db.to_string_lossy())));
+        cmd.push_str(&shell_word(&one_line(&db.to_string_lossy())));
     }
     if let Some(author) = author {
         cmd.push_str(" --author ");
-        cmd.push_str(&shell_quote(&one_line(author)));
+        cmd.push_str(&shell_word(&one_line(author)));
     }
     cmd.push(' ');
     match revision {
-        Some(r) => cmd.push_str(&shell_quote(&one_line(r))),
+        Some(r) => cmd.push_str(&shell_word(&one_line(r))),
         None => cmd.push_str("FILE"),
     }
     cmd
-}
-
-/// `s` as one POSIX shell word: as it is when it is made of safe characters only, else in
-/// single quotes.
-fn shell_quote(s: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./:=+@%,".contains(c);
-    if !s.is_empty() && s.chars().all(safe) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 fn is_zero(n: &usize) -> bool {

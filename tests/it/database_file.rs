@@ -986,11 +986,12 @@ fn import_into_a_locked_database_names_both_files_and_the_lock() -> anyhow::Resu
 
 /// A damaged file (a page of the records table overwritten): `check` reports the damage as a
 /// problem of that file, exit 1, and says what to do; `export` and `backup` refuse, naming
-/// the database and that it is damaged (SQLite's own message names no file).
+/// the database and that it is damaged (SQLite's own message names no file). The file's name
+/// has a space: the `sqlite3` command `check` gives quotes it, so that it runs as printed.
 #[test]
 fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()> {
     let dir = TempDir::new("damaged")?;
-    let db = dir.join("review.db");
+    let db = dir.join("the review.db");
     let mut server = Server::start(&db)?;
     for i in 0..40 {
         assert!(remember(&mut server, &format!("feature {i}"))?.is_ok());
@@ -1017,7 +1018,9 @@ fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()>
     let err = stderr_of(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(&format!("{name}: integrity:")) && err.contains("backup"),
+        err.contains(&format!("{name}: integrity:"))
+            && err.contains("backup")
+            && err.contains(&format!("`sqlite3 '{name}' .recover`")),
         "{err}"
     );
     let copy = dir.join("copy.db");

@@ -1407,15 +1407,20 @@ fn sync_saves_deleted_items_only_in_a_folder_of_its_own() -> anyhow::Result<()> 
 /// `sync review/records` (a completion one level too deep) wrote a README, an id file and a
 /// copy of every item into the synced folder's own subfolder, which the next `sync review`
 /// then refused file by file. A DIR inside a synced folder is now refused, naming the folder
-/// to sync, and nothing is written (dry run too).
+/// to sync, and nothing is written (dry run too). The command it gives is one the shell runs
+/// as it reads: the folder's name has a space, which the command quotes.
 #[test]
 fn sync_refuses_a_folder_inside_a_synced_folder() -> anyhow::Result<()> {
     let tmp = TempDir::new("sync-inside")?;
     let dir = tmp.path();
-    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    let (db, folder) = (dir.join("a.db"), dir.join("the review"));
     import(dir, &db, &[feature("rec_a", "bore", "x", T1)])?;
     sync(&db, &folder)?;
     let before = files(&folder)?;
+    let command = format!(
+        "(review-mcp sync '{}')",
+        std::fs::canonicalize(&folder)?.display()
+    );
     for sub in ["records", "history", "new/deeper"] {
         for dry in [true, false] {
             let target = folder.join(sub);
@@ -1429,7 +1434,9 @@ fn sync_refuses_a_folder_inside_a_synced_folder() -> anyhow::Result<()> {
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(!out.status.success(), "{sub}: {err}");
             assert!(
-                err.contains("is inside the folder") && err.contains("sync that folder itself"),
+                err.contains("is inside the folder")
+                    && err.contains("sync that folder itself")
+                    && err.contains(&command),
                 "{sub}: {err}"
             );
         }
