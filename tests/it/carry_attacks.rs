@@ -769,7 +769,7 @@ fn a_carried_chain_reads_alike_in_a_synced_clone() {
             let shown = c.ok("show_review", json!({"artifact": r(n)}));
             seen.push((
                 shown["counts"].clone(),
-                shown["stale_decisions"].as_array().unwrap().len(),
+                shown["stale_decisions"].as_array().map_or(0, Vec::len),
             ));
             // The current decision of each subject is revision 3's copy in both.
             let recalled = c.ok("recall_decisions", json!({"artifact": r(n), "limit": 50}));
