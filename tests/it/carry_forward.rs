@@ -1192,6 +1192,30 @@ fn show_review_says_its_revision_and_a_zero_stale_count_once() {
     }
 }
 
+/// carry_forward's answer sends no empty `changed` or `unmapped` (an entry with neither is
+/// re-verified because the part changed), no zero `already_stated`, and not the `from` and
+/// `to` the call gave (its line names both): 460 bytes of structuredContent for six entries.
+#[test]
+fn carry_forward_sends_no_empty_list_nor_the_calls_own_revisions() {
+    for era in ERAS {
+        let mut c = Client::new(Store::open_in_memory().unwrap(), era);
+        review_at_r1(&mut c);
+        let carried = c.ok("carry_forward", carry_args());
+        for absent in ["from", "to", "already_stated", "omitted"] {
+            assert!(carried.get(absent).is_none(), "{era:?} {absent}: {carried}");
+        }
+        let entries = carried["re_verify"].as_array().unwrap();
+        assert_eq!(entries.len(), 6, "{carried}");
+        for e in entries {
+            for list in ["changed", "unmapped"] {
+                assert_ne!(e.get(list), Some(&json!([])), "{era:?}: {e}");
+            }
+        }
+        let naming = |key: &str| entries.iter().filter(|e| e.get(key).is_some()).count();
+        assert_eq!((naming("changed"), naming("unmapped")), (2, 2), "{carried}");
+    }
+}
+
 /// A carried decision's summary (recall_decisions, show_review, and show_review's stale list
 /// at the revision it came from) says `"disposition": "carried"`: the revision and counts the
 /// carry's disposition spelled out are in `carried` and `items`. Its text line says so
