@@ -612,25 +612,49 @@ impl RevisionView {
         let (records, all_decisions) = counts;
         let (stale_records, all_stale_decisions) = stale;
         let listed = u64::try_from(stale_decisions.len()).unwrap_or(u64::MAX);
+        // Each thing said once: the revision at the top (not again in its own table entry),
+        // each count in `counts`; `omitted` and `stale_decisions` only when they hold
+        // something (the summary lists no records: `counts` has how many).
+        for a in &mut artifacts {
+            if let Some(entry) = a.as_object_mut()
+                && entry.get("revision").and_then(Value::as_str) == cur
+            {
+                entry.remove("revision");
+            }
+        }
+        let omitted: serde_json::Map<String, Value> = [
+            (
+                "decisions",
+                u64::try_from(self.omitted_decisions + left_out[0]).unwrap_or(u64::MAX),
+            ),
+            (
+                "stale_decisions",
+                all_stale_decisions.saturating_sub(listed),
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(k, n)| (k.to_string(), json!(n)))
+        .collect();
         let mut v = json!({
             "revision": self.revision,
             "detail": "summary",
             "report": format!("{}{}{}", super::REVISIONS, self.revision, super::REPORT_SUFFIX),
             "artifacts": artifacts,
             "decisions": decisions,
-            "stale_decisions": stale_decisions,
             "counts": {
                 "records": records,
                 "decisions": all_decisions,
                 "stale_records": stale_records,
                 "stale_decisions": all_stale_decisions,
             },
-            "omitted": {
-                "records": records,
-                "decisions": self.omitted_decisions + left_out[0],
-                "stale_decisions": all_stale_decisions.saturating_sub(listed),
-            },
         });
+        if !stale_decisions.is_empty() {
+            v["stale_decisions"] = Value::Array(stale_decisions);
+        }
+        if !omitted.is_empty() {
+            v["omitted"] = Value::Object(omitted);
+        }
         self.add_supersession(&mut v);
         v
     }

@@ -466,7 +466,7 @@ impl Decision {
                 inherited: self.carried_count(CarryState::Inherited),
                 re_verify: self.carried_count(CarryState::Reverify),
             }),
-            disposition: &self.disposition,
+            disposition: self.shown_disposition(),
             id: &self.id,
             items: self.basis.len(),
             open_questions: self.open_questions().collect(),
@@ -499,9 +499,27 @@ impl Decision {
     /// merges the same versions writes the same text.
     pub fn recount_carried(&mut self, before: &Decision) {
         if let Some(c) = &before.carried
-            && before.disposition == before.carried_disposition(&c.from)
+            && before.carry_wrote_disposition()
         {
             self.disposition = self.carried_disposition(&c.from);
+        }
+    }
+
+    /// Whether the disposition is still the one a carry wrote ([`Self::carried_disposition`]),
+    /// not one stated since.
+    pub fn carry_wrote_disposition(&self) -> bool {
+        self.carried
+            .as_ref()
+            .is_some_and(|c| self.disposition == self.carried_disposition(&c.from))
+    }
+
+    /// The disposition as a summary says it: "carried" while it is the one a carry wrote,
+    /// whose revision and counts the summary's `carried` and `items` hold.
+    pub fn shown_disposition(&self) -> &str {
+        if self.carry_wrote_disposition() {
+            "carried"
+        } else {
+            &self.disposition
         }
     }
 

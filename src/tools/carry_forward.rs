@@ -81,7 +81,16 @@ pub fn spec() -> ToolSpec {
                 "already_carried": {"type": "boolean"},
                 "records": {"type": "object"},
                 "decisions": {"type": "array"},
-                "re_verify": {"type": "array"}
+                "re_verify": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "changed": {"type": "array", "items": {"type": "string"}},
+                        "unmapped": {"type": "array", "items": {"type": "string"}}
+                    },
+                    "description": "changed, unmapped: absent when empty (neither: the part changed)."
+                }},
+                "already_stated": {"type": "integer", "minimum": 1, "description": "Absent when none."},
+                "omitted": {"type": "integer", "minimum": 1, "description": "re_verify entries left out; absent when none."}
             },
             "required": ["already_carried", "records", "decisions", "re_verify"]
         }),
@@ -177,9 +186,14 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         };
         // The ids named are `from`'s, or (an item still to re-verify from an earlier carry,
         // which found nothing new here) those of the revision `ids_of` names.
+        // Each list only when it names an id: an entry with neither is re-verified because the
+        // part changed.
         let entry = |mut e: Value, c: &crate::review::Carried| {
-            e["changed"] = json!(ids(&c.changed));
-            e["unmapped"] = json!(ids(&c.unmapped));
+            for (key, list) in [("changed", &c.changed), ("unmapped", &c.unmapped)] {
+                if !list.is_empty() {
+                    e[key] = json!(ids(list));
+                }
+            }
             if (!c.changed.is_empty() || !c.unmapped.is_empty())
                 && c.ids_revision() != plan.from.revision
             {
@@ -224,17 +238,17 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             });
             keep(e, PAGE_ITEMS_BUDGET, &mut decisions);
         }
+        // Not the call's own `from` and `to` again; a count only when it is not 0.
         let mut answer = json!({
-            "from": plan.from.revision,
-            "to": plan.to.revision,
             "already_carried": out.already_carried,
             "records": {"inherited": ri, "re_verify": rr},
             "decisions": decisions,
             "re_verify": re_verify,
-            "already_stated": out.already_stated,
         });
-        if left_out > 0 {
-            answer["omitted"] = json!(left_out);
+        for (key, n) in [("already_stated", out.already_stated), ("omitted", left_out)] {
+            if n > 0 {
+                answer[key] = json!(n);
+            }
         }
         let mut summary = if out.already_carried && to_empty {
             // What the carry wrote there was forgotten: saying "nothing changed" and how to

@@ -162,7 +162,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             firsts.push(format!(
                 "; {}: {}{state}",
                 quoted(&d.subject, 40),
-                disposition(&d.disposition, 20)
+                disposition(d.shown_disposition(), 20)
             ));
         }
         true

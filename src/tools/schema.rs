@@ -335,7 +335,7 @@ pub fn decision_summary_output() -> Value {
         "properties": {
             "id": {"type": "string"},
             "subject": {"type": "string"},
-            "disposition": {"type": "string"},
+            "disposition": {"type": "string", "description": "\"carried\": as carry_forward wrote it, not stated since (`carried` counts its items)."},
             "summary": {"type": "string"},
             "artifact": artifact_index(),
             "items": {"type": "integer", "minimum": 0, "description": "Basis items."},

@@ -48,22 +48,28 @@ On hosts that render MCP Apps the review card opens, where the engineer accepts 
 /// The review as `show_review` answers it (see [`resources::review`]).
 pub fn review_output() -> Value {
     let list = |item: Value| json!({"type": "array", "items": item});
+    // An entry at the revision reviewed leaves it out: `revision` says it once.
+    let mut artifacts = s::page_artifacts();
+    if let Some(Value::Array(required)) = artifacts["items"].get_mut("required") {
+        required.retain(|k| k != "revision");
+    }
+    artifacts["items"]["properties"]["revision"]["description"] =
+        json!("Absent: the revision reviewed (`revision`).");
     json!({
         "type": "object",
         "properties": {
             "revision": {"type": "string"},
             "detail": {"type": "string", "enum": ["summary"], "description": "Present in the summary form (the default); the review card asks for detail \"full\"."},
             "report": {"type": "string", "description": "The Markdown report resource of the revision."},
-            "artifacts": s::page_artifacts(),
+            "artifacts": artifacts,
             "decisions": list(json!({"anyOf": [s::card_decision_output(), s::decision_summary_output()]})),
-            "stale_decisions": list(s::decision_summary_output()),
+            "stale_decisions": {"type": "array", "items": s::decision_summary_output(), "description": "Absent when none (counts.stale_decisions)."},
             "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
             "records": list(s::record_output()),
             "omitted": {
                 "type": "object",
                 "additionalProperties": {"type": "integer", "minimum": 0},
-                "required": ["records", "decisions"],
-                "description": "How many of the revision's records and decisions did not fit in this answer (recall and recall_decisions page through all)."
+                "description": "How many of the revision's records and decisions did not fit in this answer (recall and recall_decisions page through all); the summary has it only when it left a decision out."
             },
             "stale": {
                 "type": "object",
@@ -87,7 +93,7 @@ pub fn review_output() -> Value {
                 "required": ["decision_id", "subject", "index", "requirement", "state", "question"]
             }))
         },
-        "required": ["revision", "decisions", "omitted"]
+        "required": ["revision", "decisions"]
     })
 }
 

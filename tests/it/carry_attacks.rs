@@ -375,7 +375,7 @@ fn a_carry_to_a_revision_without_a_uri_keeps_each_item_in_its_file() {
         json!({"from": a, "to": art(&rev(2)), "map": [{"from": "face:1", "to": "face:11"}]}),
     );
     assert_eq!(out["records"]["inherited"], 2, "{out}");
-    assert_eq!(out["already_stated"], 0, "{out}");
+    assert!(out.get("already_stated").is_none(), "none: {out}");
     let file_at_2 = art_uri(&rev(2), FILE);
     let got = c.ok(
         "recall_decisions",
@@ -447,7 +447,7 @@ fn a_carry_of_two_files_onto_one_is_refused_and_writes_nothing() {
         json!({"from": art(&rev(1)), "to": art(&rev(2)), "map": []}),
     );
     assert_eq!(out["decisions"].as_array().unwrap().len(), 2, "{out}");
-    assert_eq!(out["already_stated"], 0, "{out}");
+    assert!(out.get("already_stated").is_none(), "none: {out}");
 }
 
 /// An item already stated at `to` is left as stated there and its copy at `from` is
@@ -769,7 +769,7 @@ fn a_carried_chain_reads_alike_in_a_synced_clone() {
             let shown = c.ok("show_review", json!({"artifact": r(n)}));
             seen.push((
                 shown["counts"].clone(),
-                shown["stale_decisions"].as_array().unwrap().len(),
+                shown["stale_decisions"].as_array().map_or(0, Vec::len),
             ));
             // The current decision of each subject is revision 3's copy in both.
             let recalled = c.ok("recall_decisions", json!({"artifact": r(n), "limit": 50}));
