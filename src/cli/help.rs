@@ -62,7 +62,9 @@ Usage:
                                           a -o FILE starts with a UTF-8 byte-order mark, so
                                           that Excel reads it as UTF-8).
   review-mcp [--db PATH] import FILE      Add or replace records and decisions from an export,
-                                          all or nothing; reports added, replaced, unchanged.
+                                          all or nothing; reports how many lines it added,
+                                          replaced, and kept the database's version of (the
+                                          same, or not later than the database's).
   review-mcp [--db PATH] check            Check the database's integrity and schema version;
                                           exit status 0 only when it is sound.
   review-mcp [--db PATH] backup FILE      Write a complete copy of the database to FILE (a new

@@ -212,20 +212,25 @@ fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
     if !c.arrived.is_empty() {
         let _ = writeln!(
             out,
-            "{would}taken from the folder: {} engineer verdicts (the folder is unsigned: \
+            "{would}taken from the folder: {} (the folder is unsigned: \
              check in the pull request who gave each)",
-            c.arrived.len()
+            count(c.arrived.len(), "engineer verdict")
         );
     }
     if !c.arrived_events.is_empty() {
         let _ = writeln!(
             out,
-            "{would}taken from the folder's history: {} engineer verdict events (the folder is \
+            "{would}taken from the folder's history: {} (the folder is \
              unsigned: check in the pull request who gave each)",
-            c.arrived_events.len()
+            count(c.arrived_events.len(), "engineer verdict event")
         );
     }
     if dry_run {
         let _ = writeln!(out, "dry run: nothing was changed");
     }
+}
+
+/// `n` and the noun, plural unless one: "1 engineer verdict", "2 engineer verdicts".
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

@@ -693,6 +693,25 @@ fn export_import_export_round_trip_is_byte_identical() {
     assert!(export(dir.path(), "one.db") == first);
 }
 
+/// Regression: `--help` said import "reports added, replaced, unchanged", a word its report
+/// no longer prints (it says "kept the database's N"): a reader looked for a count not there.
+#[test]
+fn help_words_the_import_report_as_import_prints_it() {
+    let dir = TempDir::new("help-import").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(3));
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = stdout(&o);
+    let help = stdout(&run(dir.path(), &["--help"]));
+    for word in ["added", "replaced", "kept the database's"] {
+        assert!(
+            report.contains(word) && help.contains(word),
+            "{word}: report {report}, help {help}"
+        );
+    }
+    assert!(!help.contains("unchanged"), "{help}");
+}
+
 #[test]
 fn import_same_file_twice_changes_nothing() {
     let dir = TempDir::new("import-twice").unwrap();

@@ -379,7 +379,7 @@ fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Resul
     assert!(
         out.contains(
             "engineer verdict from the folder: decision dec_1 \"Wall 2 mm\": accepted via elicitation by Mallory"
-        ) && out.contains("taken from the folder: 1 engineer verdicts")
+        ) && out.contains("taken from the folder: 1 engineer verdict (the folder is unsigned")
             && out.contains("conflicts: 0"),
         "{out}"
     );
@@ -896,14 +896,16 @@ fn sync_lists_every_engineer_verdict_event_the_folder_brings() -> anyhow::Result
     ensure!(
         dry.contains(&format!(
             "would take an engineer verdict event from the folder's history: {said}"
-        )) && dry.contains("would be taken from the folder's history: 1 engineer verdict events"),
+        )) && dry.contains(
+            "would be taken from the folder's history: 1 engineer verdict event (the folder"
+        ),
         "{dry}"
     );
     let out = ok(sync(&db, &folder)?)?;
     ensure!(
         out.contains(&format!(
             "engineer verdict event from the folder's history: {said}"
-        )) && out.contains("taken from the folder's history: 1 engineer verdict events"),
+        )) && out.contains("taken from the folder's history: 1 engineer verdict event (the folder"),
         "{out}"
     );
     let again = ok(sync(&db, &folder)?)?;
