@@ -523,7 +523,7 @@ fn form(
     );
     if remaining > 0 {
         message.push_str(&format!(
-            " ({remaining} more item{} will be asked next.)",
+            " (Not in this form: {remaining} more item{} awaiting your verdict.)",
             if remaining == 1 { "" } else { "s" }
         ));
     }

@@ -164,6 +164,34 @@ fn is_list_changed(m: &Value) -> bool {
     m["method"] == "notifications/resources/list_changed"
 }
 
+/// Regression: a form asked for chosen items (`items: [1]`) while another item also awaits the
+/// engineer told the engineer "(1 more item will be asked next.)", a promise that only the
+/// assistant's next call keeps. The form now says how many more await the engineer's verdict
+/// without promising when they are asked.
+#[test]
+fn a_form_of_chosen_items_counts_the_others_without_promising_to_ask_them() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let out = send(
+        &mut s,
+        &call(
+            2,
+            "request_verdicts",
+            json!({"artifact": artifact(), "subject": "thread depth", "items": [1]}),
+        ),
+    );
+    let message = out
+        .first()
+        .and_then(|m| m["params"]["message"].as_str())
+        .context("no form")?;
+    assert!(
+        message.contains("(Not in this form: 1 more item awaiting your verdict.)")
+            && !message.contains("asked next"),
+        "{message}"
+    );
+    Ok(())
+}
+
 #[test]
 fn other_requests_are_served_while_questions_wait_and_each_answer_finds_its_call() -> Result<()> {
     let mut s = server_with_wait(None)?;
@@ -1340,7 +1368,10 @@ fn the_form_of_the_largest_items_stays_within_the_answer_bound() -> Result<()> {
         assert!(asked >= 1, "{c:?}: asks nothing: {params}");
         let message = params["message"].as_str().unwrap_or_default();
         if asked < 20 {
-            let more = format!("({} more items will be asked next.)", 20 - asked);
+            let more = format!(
+                "(Not in this form: {} more items awaiting your verdict.)",
+                20 - asked
+            );
             assert!(message.contains(&more), "{c:?}: {message}");
         }
         // The legacy form, a request of the server's: the same bound.
