@@ -325,13 +325,27 @@ fn keep_superseded(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> 
     item
 }
 
-/// Who wrote a version, for the report: " by NAME" when it carries an author.
+/// Who wrote a version, for the report: " by NAME" when it carries an author, and for a
+/// decision whose latest verdict someone else gave (the change that made this version, as a
+/// rule), " (last verdict by NAME)": the decision's author is who last stated it, not who
+/// judged it.
 fn author_of(item: &Item) -> String {
-    let author = match item {
-        Item::Record(r) => r.author.as_deref(),
-        Item::Decision(d) => d.author.as_deref(),
+    let (author, last_verdict) = match item {
+        Item::Record(r) => (r.author.as_deref(), None),
+        Item::Decision(d) => (
+            d.author.as_deref(),
+            d.basis
+                .iter()
+                .filter_map(|b| b.verdict.as_ref())
+                .max_by(|a, b| a.at.cmp(&b.at))
+                .and_then(|v| v.author.as_deref()),
+        ),
     };
-    author.map(|a| format!(" by {a}")).unwrap_or_default()
+    let mut said = author.map(|a| format!(" by {a}")).unwrap_or_default();
+    if let Some(v) = last_verdict.filter(|v| Some(*v) != author) {
+        said.push_str(&format!(" (last verdict by {v})"));
+    }
+    said
 }
 
 /// The winner's decision with the loser's engineer verdicts carried over (module docs).
@@ -581,6 +595,49 @@ mod tests {
             (Judgement::Rejected, Via::Elicitation)
         );
         assert!(r.conflict.unwrap().contains("kept from the base"));
+    }
+
+    /// Regression: a conflict named a decision's version "by" the decision's author even when
+    /// that version was an engineer's verdict given by someone else ("theirs version of T3 by
+    /// Nina" for Brook's reject). The report now also names the last verdict's author.
+    #[test]
+    fn a_conflict_names_who_gave_the_last_verdict_of_each_version() {
+        let by = |d: Item, author: &str, verdict_by: Option<&str>| match d {
+            Item::Decision(mut d) => {
+                d.author = Some(author.into());
+                if let (Some(b), Some(v)) = (d.basis.first_mut(), verdict_by) {
+                    if let Some(verdict) = b.verdict.as_mut() {
+                        verdict.author = Some(v.into());
+                    }
+                }
+                Item::Decision(d)
+            }
+            record => record,
+        };
+        let base = by(decision(T1, "hold", vec![item("Bore", None)]), "Nina", None);
+        let ours = by(
+            decision(T2, "release", vec![item("Bore", None)]),
+            "Nina",
+            None,
+        );
+        let theirs = by(
+            decision(
+                T3,
+                "hold",
+                vec![item("Bore", Some((Judgement::Rejected, Via::Terminal, T3)))],
+            ),
+            "Nina",
+            Some("Brook"),
+        );
+        let r = resolve(Some(&base), side(&ours, "ours"), side(&theirs, "theirs")).unwrap();
+        let report = r.conflict.unwrap_or_default();
+        assert!(
+            report.contains(&format!("ours version of {T2} by Nina,"))
+                && report.contains(&format!(
+                    "theirs version of {T3} by Nina (last verdict by Brook);"
+                )),
+            "{report}"
+        );
     }
 
     #[test]
