@@ -47,7 +47,7 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
             Err(ExportError::Store(e)) => Err(store_error(db, e)),
         };
     };
-    let (r, d) = write_beside(path, db, |file| {
+    let (r, d, e) = write_beside(path, db, |file| {
         let mut out = io::BufWriter::new(file);
         let counts = match export_from(&mut store, &mut out) {
             Ok(counts) => counts,
@@ -58,7 +58,7 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
         Ok(counts)
     })?;
     log::info!(
-        "exported {r} records and {d} decisions to {}",
+        "exported {r} records, {d} decisions and {e} history events to {}",
         path.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -695,9 +695,12 @@ impl From<StoreError> for ExportError {
 /// The export of `store` written to `out`, the bytes [`write_export`] writes from
 /// `Store::export_all`, but read and written one item at a time (`Store::export_each`), so
 /// an export holds one item in memory, not the whole database (1.5 GB for a 500 MB export
-/// before). Returns the two counts of items.
-pub fn export_from(store: &mut Store, out: &mut dyn Write) -> Result<(usize, usize), ExportError> {
-    let mut counts = (0, 0);
+/// before). Returns the counts of records, decisions and history events written.
+pub fn export_from(
+    store: &mut Store,
+    out: &mut dyn Write,
+) -> Result<(usize, usize, usize), ExportError> {
+    let mut counts = (0, 0, 0);
     store.export_each(|item| {
         let json = match item {
             ExportItem::Record(r) => {
@@ -708,7 +711,10 @@ pub fn export_from(store: &mut Store, out: &mut dyn Write) -> Result<(usize, usi
                 counts.1 += 1;
                 serde_json::to_string(&*Item::Decision(d).clamped())
             }
-            ExportItem::Event(e) => serde_json::to_string(&EventLine::of(&e)),
+            ExportItem::Event(e) => {
+                counts.2 += 1;
+                serde_json::to_string(&EventLine::of(&e))
+            }
         };
         line(out, json).map_err(ExportError::Write)
     })?;
@@ -1006,7 +1012,7 @@ mod tests {
         write_export(records, decisions, &events, &mut all_at_once).unwrap();
         let mut streamed = Vec::new();
         let counts = export_from(&mut store, &mut streamed).unwrap();
-        assert_eq!(counts, (12, 2));
+        assert_eq!(counts, (12, 2, events.len()));
         assert_eq!(
             String::from_utf8(streamed).unwrap(),
             String::from_utf8(all_at_once).unwrap()

@@ -22,12 +22,21 @@ fn run(dir: &Path, args: &[&str]) -> Result<Output> {
         .output()?)
 }
 
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
 /// A database with one record, made by serving one `remember` call.
 fn database(dir: &Path) -> Result<()> {
-    let lines = [
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"artifact":{"revision":"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","format":"step"},"entity_ids":[],"name":"bore"}}}"#,
-    ];
+    serve(
+        dir,
+        &[
+            INITIALIZE,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"artifact":{"revision":"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","format":"step"},"entity_ids":[],"name":"bore"}}}"#,
+        ],
+    )
+}
+
+/// `lines` served to a server of `r.db` in `dir`, its answers dropped.
+fn serve(dir: &Path, lines: &[&str]) -> Result<()> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
         .args(["--db", "r.db"])
         .current_dir(dir)
@@ -78,6 +87,41 @@ fn export_symlink_planted_at_the_old_temp_name_is_not_followed() -> Result<()> {
     ensure!(
         names == ["out.jsonl", "out.jsonl.tmp", "victim"],
         "{names:?}"
+    );
+    Ok(())
+}
+
+/// Regression: `export -o` reported "exported 0 records and 1 decisions", silent about the
+/// history events it wrote after them (a decision's first one, its creation). It counts them
+/// now.
+#[test]
+fn export_to_a_file_counts_the_history_events_it_wrote() -> Result<()> {
+    let dir = TempDir::new("counts")?;
+    serve(
+        dir.path(),
+        &[
+            INITIALIZE,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember_decision","arguments":{"artifact":{"revision":"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","format":"step"},"subject":"bore","disposition":"hold","basis":[{"requirement":"Bore 10 H7","source":"drawing","state":"satisfied"}]}}}"#,
+        ],
+    )?;
+    let o = Command::new(env!("CARGO_BIN_EXE_review-mcp"))
+        .args(["--db", "r.db", "export", "-o", "out.jsonl"])
+        .current_dir(dir.path())
+        .env("MCP_LOG_LEVEL", "info")
+        .env("MCP_LOG_FORMAT", "human")
+        .stdin(Stdio::null())
+        .output()?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    ensure!(o.status.success(), "{err}");
+    let export = std::fs::read_to_string(dir.join("out.jsonl"))?;
+    let events = export
+        .lines()
+        .filter(|l| l.starts_with("{\"event\""))
+        .count();
+    ensure!(events == 1, "{export}");
+    ensure!(
+        err.contains("exported 0 records, 1 decisions and 1 history events to out.jsonl"),
+        "{err}"
     );
     Ok(())
 }
