@@ -605,10 +605,10 @@ mod tests {
         let by = |d: Item, author: &str, verdict_by: Option<&str>| match d {
             Item::Decision(mut d) => {
                 d.author = Some(author.into());
-                if let (Some(b), Some(v)) = (d.basis.first_mut(), verdict_by) {
-                    if let Some(verdict) = b.verdict.as_mut() {
-                        verdict.author = Some(v.into());
-                    }
+                if let (Some(b), Some(v)) = (d.basis.first_mut(), verdict_by)
+                    && let Some(verdict) = b.verdict.as_mut()
+                {
+                    verdict.author = Some(v.into());
                 }
                 Item::Decision(d)
             }
