@@ -400,6 +400,32 @@ fn table() -> Vec<Case> {
             line(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":7})),
             vec![],
         ),
+        // Valid JSON text no value can hold, in a message that is never answered: a
+        // notification (a JavaScript client's `reason` cut inside an emoji) or a response
+        // answering no question of ours gets nothing back, as if it could be read.
+        case(
+            "notification holding a lone surrogate escape",
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"stop \ud83d"}}"#,
+            vec![],
+        ),
+        case(
+            "notification nested over 128 levels",
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"x":{}}}}}"#,
+                String::from_utf8_lossy(&nested("[", "]", 200))
+            ),
+            vec![],
+        ),
+        case(
+            "client response holding a number out of range",
+            r#"{"jsonrpc":"2.0","id":"not-asked","result":{"n":1e999}}"#,
+            vec![],
+        ),
+        case(
+            "client error response without an id holding a lone surrogate escape",
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"\udc00"}}"#,
+            vec![],
+        ),
         case(
             "cancel naming an unknown request",
             line(
