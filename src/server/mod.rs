@@ -286,7 +286,11 @@ impl Server {
                             crate::text::clip_bytes(&e.to_string(), 200)
                         ),
                     ),
-                    None => refusal(None, PARSE_ERROR, "Parse error"),
+                    None => refusal(
+                        None,
+                        PARSE_ERROR,
+                        "Parse error: the line is not JSON text; send each message as one line of UTF-8 JSON",
+                    ),
                 }];
             }
         };

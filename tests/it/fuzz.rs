@@ -785,7 +785,7 @@ fn fuzz_oracle_rejects_wrong_answers() {
         "answered notification"
     );
     assert!(check_frame(Some(note), false, &[]).is_ok());
-    let parse = json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}});
+    let parse = json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON text; send each message as one line of UTF-8 JSON"}});
     assert!(check_frame(Some(b"{"), false, std::slice::from_ref(&parse)).is_ok());
     assert!(check_frame(Some(b"{"), false, &[ok]).is_err());
     assert!(

@@ -29,7 +29,7 @@ fn line(v: &Value) -> Vec<u8> {
 }
 
 fn parse_error() -> Value {
-    json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})
+    json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON text; send each message as one line of UTF-8 JSON"}})
 }
 
 /// -32700 for a request whose id could be read though its JSON could not.
