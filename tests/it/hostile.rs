@@ -180,15 +180,30 @@ fn table() -> Vec<Case> {
             line(&json!({"jsonrpc":"2.0","id":1.5,"method":"ping"})),
             vec![bad_id()],
         ),
+        // A number with no fractional part is an integer to the schema's RequestId (JSON
+        // Schema's "integer"): it is answered under that id, never with id null.
         case(
-            "id a whole float",
+            "id a whole float is echoed",
             r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#,
-            vec![bad_id()],
+            vec![json!({"jsonrpc":"2.0","id":1.0,"result":{}})],
         ),
         case(
-            "id in exponent form",
+            "id in exponent form is echoed",
             r#"{"jsonrpc":"2.0","id":1e2,"method":"ping"}"#,
-            vec![bad_id()],
+            vec![json!({"jsonrpc":"2.0","id":100.0,"result":{}})],
+        ),
+        case(
+            "id minus zero is echoed",
+            r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#,
+            vec![json!({"jsonrpc":"2.0","id":-0.0,"result":{}})],
+        ),
+        case(
+            "id a whole float in a line whose JSON cannot be held",
+            r#"{"jsonrpc":"2.0","id":2.0,"method":"\ud800"}"#,
+            vec![unreadable(
+                json!(2.0),
+                "unexpected end of hex escape at line 1 column 43",
+            )],
         ),
         case(
             "id an object",
