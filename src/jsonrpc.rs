@@ -23,12 +23,17 @@ pub enum Id {
 }
 
 impl Id {
-    /// Accepts strings and integers (anything that fits i64 or u64). Fractions, floats that
-    /// happen to be whole, booleans, null, arrays and objects are not ids.
+    /// Accepts strings and integers: what fits i64 or u64, and a number written with a
+    /// fraction or exponent whose value is whole (`1.0`, `1e2`, `-0`), which the schema's
+    /// `RequestId` (JSON Schema's `"integer"`) counts as an integer too; it is echoed as
+    /// serde_json holds it (`1.0`, `100.0`, `-0.0`: the same value). Fractions, integers
+    /// beyond u64 and i64 (rounded by then), booleans, null, arrays and objects are not ids.
     pub fn from_value(v: &Value) -> Option<Id> {
         match v {
             Value::String(s) => Some(Id::String(s.clone())),
-            Value::Number(n) if n.is_i64() || n.is_u64() => Some(Id::Number(n.clone())),
+            Value::Number(n) if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(is_whole) => {
+                Some(Id::Number(n.clone()))
+            }
             _ => None,
         }
     }
@@ -39,6 +44,14 @@ impl Id {
             Id::String(s) => Value::String(s.clone()),
         }
     }
+}
+
+/// A number without a fractional part that a float holds exactly (at most 2^53 either side):
+/// an integer too large for u64 or i64 arrives as a float already rounded, and echoing it
+/// would name another request, so it is not an id.
+fn is_whole(f: f64) -> bool {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    f.fract() == 0.0 && f.abs() <= EXACT
 }
 
 /// An error object: `code`, one-sentence `message`, optional `data` (members in sorted
@@ -255,8 +268,10 @@ impl<'de> serde::Deserialize<'de> for PeekedId {
             fn visit_u64<E>(self, v: u64) -> Result<PeekedId, E> {
                 Ok(PeekedId::Valid(Id::Number(v.into())))
             }
-            fn visit_f64<E>(self, _: f64) -> Result<PeekedId, E> {
-                Ok(PeekedId::Other)
+            fn visit_f64<E>(self, v: f64) -> Result<PeekedId, E> {
+                Ok(serde_json::Number::from_f64(v)
+                    .filter(|_| is_whole(v))
+                    .map_or(PeekedId::Other, |n| PeekedId::Valid(Id::Number(n))))
             }
             fn visit_bool<E>(self, _: bool) -> Result<PeekedId, E> {
                 Ok(PeekedId::Other)
@@ -404,6 +419,17 @@ mod tests {
                 matches!(got, Incoming::Invalid { id: None, .. }),
                 "{id}: {got:?}"
             );
+        }
+    }
+
+    #[test]
+    fn classify_whole_numbers_in_float_form_are_ids() {
+        for id in [json!(1.0), json!(-0.0), json!(1e2)] {
+            let got = classify(json!({"jsonrpc":"2.0","id":id,"method":"ping"}));
+            let Incoming::Request(r) = got else {
+                panic!("{id}: not a request: {got:?}")
+            };
+            assert_eq!(r.id.to_value(), id);
         }
     }
 

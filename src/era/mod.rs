@@ -16,6 +16,9 @@ use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, Id, Notificati
 use crate::service::ServiceError;
 use crate::service::changes::Change;
 
+/// -32602 for a list cursor this server did not issue for that list: what to send instead.
+pub const INVALID_CURSOR: &str = "Invalid cursor: send the nextCursor of the previous page of the same list as it was given, or no cursor for the first page";
+
 /// The wire form of the service errors both eras answer alike. Resource-not-found differs by
 /// era, so each adapter passes its own mapping for it.
 pub fn service_error(
@@ -24,7 +27,7 @@ pub fn service_error(
 ) -> ErrorObject {
     match e {
         ServiceError::InvalidParams(m) => ErrorObject::new(INVALID_PARAMS, m),
-        ServiceError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, "Invalid cursor"),
+        ServiceError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, INVALID_CURSOR),
         ServiceError::ResourceNotFound { uri } => not_found(uri),
         ServiceError::Internal(m) => {
             log::error!("internal error: {m}");
@@ -65,6 +68,6 @@ pub fn uri_data(uri: &str) -> Value {
 pub fn call_error(e: CallError) -> ErrorObject {
     match e {
         CallError::InvalidParams(m) => ErrorObject::new(INVALID_PARAMS, m),
-        CallError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, "Invalid cursor"),
+        CallError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, INVALID_CURSOR),
     }
 }

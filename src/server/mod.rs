@@ -265,6 +265,16 @@ impl Server {
                             .into_iter()
                             .collect();
                     }
+                    // A notification, or a response that answers no question of ours: never
+                    // answered, readable or not (a parse error with id null would reach the
+                    // client as an answer to nothing it sent).
+                    Ok(jsonrpc::Peeked::Notification | jsonrpc::Peeked::Response(_)) => {
+                        log::warn!(
+                            "dropped a notification or response whose JSON cannot be read: {}",
+                            crate::text::clip_bytes(&e.to_string(), 200)
+                        );
+                        return Vec::new();
+                    }
                     _ => None,
                 };
                 return vec![match id {
@@ -276,7 +286,11 @@ impl Server {
                             crate::text::clip_bytes(&e.to_string(), 200)
                         ),
                     ),
-                    None => refusal(None, PARSE_ERROR, "Parse error"),
+                    None => refusal(
+                        None,
+                        PARSE_ERROR,
+                        "Parse error: the line is not JSON text; send each message as one line of UTF-8 JSON",
+                    ),
                 }];
             }
         };

@@ -29,7 +29,7 @@ fn line(v: &Value) -> Vec<u8> {
 }
 
 fn parse_error() -> Value {
-    json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}})
+    json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON text; send each message as one line of UTF-8 JSON"}})
 }
 
 /// -32700 for a request whose id could be read though its JSON could not.
@@ -180,15 +180,30 @@ fn table() -> Vec<Case> {
             line(&json!({"jsonrpc":"2.0","id":1.5,"method":"ping"})),
             vec![bad_id()],
         ),
+        // A number with no fractional part is an integer to the schema's RequestId (JSON
+        // Schema's "integer"): it is answered under that id, never with id null.
         case(
-            "id a whole float",
+            "id a whole float is echoed",
             r#"{"jsonrpc":"2.0","id":1.0,"method":"ping"}"#,
-            vec![bad_id()],
+            vec![json!({"jsonrpc":"2.0","id":1.0,"result":{}})],
         ),
         case(
-            "id in exponent form",
+            "id in exponent form is echoed",
             r#"{"jsonrpc":"2.0","id":1e2,"method":"ping"}"#,
-            vec![bad_id()],
+            vec![json!({"jsonrpc":"2.0","id":100.0,"result":{}})],
+        ),
+        case(
+            "id minus zero is echoed",
+            r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#,
+            vec![json!({"jsonrpc":"2.0","id":-0.0,"result":{}})],
+        ),
+        case(
+            "id a whole float in a line whose JSON cannot be held",
+            r#"{"jsonrpc":"2.0","id":2.0,"method":"\ud800"}"#,
+            vec![unreadable(
+                json!(2.0),
+                "unexpected end of hex escape at line 1 column 43",
+            )],
         ),
         case(
             "id an object",
@@ -398,6 +413,32 @@ fn table() -> Vec<Case> {
         case(
             "notification with wrong-typed params",
             line(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":7})),
+            vec![],
+        ),
+        // Valid JSON text no value can hold, in a message that is never answered: a
+        // notification (a JavaScript client's `reason` cut inside an emoji) or a response
+        // answering no question of ours gets nothing back, as if it could be read.
+        case(
+            "notification holding a lone surrogate escape",
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"stop \ud83d"}}"#,
+            vec![],
+        ),
+        case(
+            "notification nested over 128 levels",
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"x":{}}}}}"#,
+                String::from_utf8_lossy(&nested("[", "]", 200))
+            ),
+            vec![],
+        ),
+        case(
+            "client response holding a number out of range",
+            r#"{"jsonrpc":"2.0","id":"not-asked","result":{"n":1e999}}"#,
+            vec![],
+        ),
+        case(
+            "client error response without an id holding a lone surrogate escape",
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"\udc00"}}"#,
             vec![],
         ),
         case(

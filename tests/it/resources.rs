@@ -141,7 +141,11 @@ fn resources_list_bad_cursor_is_invalid_params() {
         let mut c = Client::memory(era);
         let got = c.request("resources/list", json!({"cursor": "r1.x.y"}));
         assert_eq!(got["error"]["code"], -32602, "{got}");
-        assert_eq!(got["error"]["message"], "Invalid cursor");
+        // Says what to send instead, not only what is wrong.
+        assert_eq!(
+            got["error"]["message"],
+            "Invalid cursor: send the nextCursor of the previous page of the same list as it was given, or no cursor for the first page"
+        );
     }
 }
 
