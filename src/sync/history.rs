@@ -313,7 +313,10 @@ mod tests {
         let respaced = text_b.replacen("{\n", "{ \n", 1);
         let recorded = |e: &Event, text: &str| (e.id.clone(), Some(hash(text.as_bytes())));
         let held_ab: Held = [recorded(a, &text_a), recorded(b, &text_b)].into();
-        let cases: Vec<(&str, &[u8], &[u8], Held, usize, bool)> = vec![
+        // The case, the two files' bytes, what the database holds, how many are parsed, and
+        // whether the folder is sound.
+        type Case<'a> = (&'a str, &'a [u8], &'a [u8], Held, usize, bool);
+        let cases: Vec<Case> = vec![
             (
                 "as written",
                 text_a.as_bytes(),
