@@ -47,7 +47,10 @@ pub(super) fn scope(q: &HistoryQuery, id_column: &str) -> Clause {
 
 /// Appends `events` (already sealed) unless present: an event is its content, so one that
 /// arrives twice is kept once. Returns how many were new.
-pub(super) fn append(tx: &Transaction<'_>, events: &[Event]) -> Result<usize, StoreError> {
+pub(super) fn append<'e>(
+    tx: &Transaction<'_>,
+    events: impl IntoIterator<Item = &'e Event>,
+) -> Result<usize, StoreError> {
     let mut added = 0;
     for e in events {
         let body = serde_json::to_string(e).map_err(|e| StoreError::Invalid(e.to_string()))?;

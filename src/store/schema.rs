@@ -7,7 +7,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1` (after the columns
 /// [`COLUMNS_BEFORE`] lists for it). Never edit a shipped entry; add a new one.
 pub(super) const MIGRATIONS: &[&str] = &[
-    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15,
+    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16,
 ];
 
 /// The schema version this build writes.
@@ -444,6 +444,20 @@ CREATE TABLE IF NOT EXISTS sync_folders (
     folder   TEXT PRIMARY KEY,
     path     BLOB NOT NULL,
     database BLOB NOT NULL
+) WITHOUT ROWID;
+"#;
+
+/// The history files a sync has checked (`review-mcp sync`): per event the database holds, the
+/// sha256 of its history file's text as sync writes it (`history/<event id>.json`). A later
+/// sync takes a file whose bytes (CRLF line endings as LF) hash to it as that event without
+/// parsing and checking it again; any other file of the event is parsed and checked as
+/// before. The text is the event's alone, whatever the folder: one row per event, written by
+/// sync only (a server's event has none until a sync checks or writes its file). Every
+/// statement may run twice.
+const V16: &str = r#"
+CREATE TABLE IF NOT EXISTS sync_event_files (
+    id   TEXT PRIMARY KEY,
+    hash BLOB NOT NULL
 ) WITHOUT ROWID;
 "#;
 

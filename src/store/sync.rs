@@ -181,6 +181,34 @@ impl Store {
         tx.commit()?;
         Ok(())
     }
+
+    /// [`SyncTx::know_event_files`] in a transaction of its own: the history files a sync
+    /// wrote after its commit.
+    pub fn know_event_files<'f>(
+        &mut self,
+        files: impl IntoIterator<Item = (&'f str, &'f [u8])>,
+    ) -> Result<(), StoreError> {
+        let tx = self.write()?;
+        know_event_files(&tx, files)?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// Records the hash of each event's history file text, for the events of `files` the database
+/// holds.
+fn know_event_files<'f>(
+    tx: &Transaction<'_>,
+    files: impl IntoIterator<Item = (&'f str, &'f [u8])>,
+) -> Result<(), StoreError> {
+    let mut put = tx.prepare_cached(
+        "INSERT OR REPLACE INTO sync_event_files (id, hash) \
+         SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
+    )?;
+    for (id, hash) in files {
+        put.execute(params![id, hash])?;
+    }
+    Ok(())
 }
 
 /// Where a database last synced a folder, and that database's path, as the system's bytes
@@ -573,26 +601,53 @@ impl<'a> SyncTx<'a> {
     }
 
     /// Adds the events the database does not hold (each already checked sealed: the folder's
-    /// are); one it holds is kept as it is. Returns the ids of those that were new.
+    /// are); one it holds is kept as it is. Returns the ids of those that were new. Each is
+    /// looked up by its id: the database's other events are not read.
     pub fn add_events(&self, events: &[Event]) -> Result<Vec<String>, StoreError> {
         super::import::refuse_edited(events)?;
-        let held = self.event_ids()?;
-        let new: Vec<Event> = events
-            .iter()
-            .filter(|e| !held.contains(&e.id))
-            .cloned()
-            .collect();
-        history::append(&self.tx, &new)?;
-        Ok(new.into_iter().map(|e| e.id).collect())
+        let mut held = self
+            .tx
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM events WHERE id = ?1)")?;
+        let mut new = Vec::new();
+        for e in events {
+            if !held.query_row([&e.id], |r| r.get::<_, bool>(0))? {
+                new.push(e);
+            }
+        }
+        history::append(&self.tx, new.iter().copied())?;
+        Ok(new.into_iter().map(|e| e.id.clone()).collect())
     }
 
-    /// The id of every event the database holds.
-    pub fn event_ids(&self) -> Result<std::collections::HashSet<String>, StoreError> {
-        Ok(self
+    /// Every event the database holds, one at a time: its id, and the hash of its history
+    /// file's text that a sync recorded ([`SyncTx::know_event_files`]; `None`: none yet).
+    pub fn each_event_file<E: From<StoreError>>(
+        &self,
+        mut each: impl FnMut(String, Option<Vec<u8>>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut stmt = self
             .tx
-            .prepare_cached("SELECT id FROM events")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?)
+            .prepare_cached(
+                "SELECT e.id, f.hash FROM events e LEFT JOIN sync_event_files f ON f.id = e.id",
+            )
+            .map_err(StoreError::from)?;
+        let mut rows = stmt.query([]).map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            each(
+                row.get(0).map_err(StoreError::from)?,
+                row.get(1).map_err(StoreError::from)?,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Records, for each event of `files` the database holds, the hash of its history file's
+    /// text (see [`SyncTx::each_event_file`]); an id the database holds no event of is passed
+    /// over.
+    pub fn know_event_files<'f>(
+        &self,
+        files: impl IntoIterator<Item = (&'f str, &'f [u8])>,
+    ) -> Result<(), StoreError> {
+        know_event_files(&self.tx, files)
     }
 
     /// Commits everything the sync wrote.

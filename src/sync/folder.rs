@@ -160,6 +160,15 @@ fn lf_endings(bytes: Vec<u8>) -> Vec<u8> {
     out
 }
 
+/// The hash of a file's bytes with CRLF line endings as LF ([`lf_endings`]), as a scan takes
+/// an item file and a history file is met with the hash of its text.
+pub(super) fn text_hash(bytes: &[u8]) -> Hash {
+    match bytes.contains(&b'\r') {
+        true => hash(&lf_endings(bytes.to_vec())),
+        false => hash(bytes),
+    }
+}
+
 /// The hash of an item file as a scan takes it (CRLF as LF), `None` when it is absent; a
 /// file that cannot be read as an item file (a link, a directory, too large) is `Err`.
 pub(super) fn file_hash(path: &Path) -> std::result::Result<Option<Hash>, String> {

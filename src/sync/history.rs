@@ -11,31 +11,49 @@
 //! event is ever changed or dropped, on either side. A file that is not an event file (a
 //! link, not a regular file, over [`MAX_FILE_BYTES`], a bad name, an edited or malformed
 //! event) refuses the sync, named, as a bad item file does.
+//!
+//! A file of an event the database holds whose bytes (CRLF line endings as LF) are the text
+//! sync writes for that event, by the hash the database recorded when a sync last checked or
+//! wrote it (`sync_event_files`), is that event: it is taken without being parsed and checked
+//! again, so a sync with nothing new reads and hashes the history, and parses only what
+//! changed. Any other file (new, edited, or of an event whose hash is not recorded yet) is
+//! checked in full, as before.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::folder::{
     HASH_THREADS, MAX_FILE_BYTES, MAX_READ_BYTES, cannot_list, misnamed, on_threads, read_regular,
+    text_hash,
 };
 use super::line::{event_text, parse_event};
-use super::{Result, shown};
+use super::{Hash, Result, hash, shown};
 use crate::review::history::Event;
 use crate::text::escape_controls;
 
 /// The subfolder of the history files.
 pub(super) const HISTORY_DIR: &str = "history";
 
+/// The events the database holds, by id, each with the hash of its history file's text when a
+/// sync recorded it (`None`: not yet).
+pub(super) type Held = HashMap<String, Option<Hash>>;
+
 /// The folder's history as read: the events of its files the database did not hold, the id
-/// of every event file found sound, and the files refused.
+/// of every event file found sound, the hashes to record, and the files refused.
 #[derive(Debug, Default)]
 pub(super) struct FolderHistory {
     /// The events the database did not hold (those it holds are checked, then not kept).
     pub(super) events: Vec<Event>,
     /// The id of every sound event file of the folder.
     pub(super) present: Vec<String>,
+    /// The events of the files parsed and found sound whose file text's hash the database did
+    /// not hold: each id with the hash of the text sync writes for it, to be recorded.
+    pub(super) known: Vec<(String, Hash)>,
+    /// How many files were parsed and checked (each other sound file held the text recorded
+    /// for its event).
+    pub(super) parsed: usize,
     pub(super) problems: Vec<String>,
     /// The bytes of the event files the database does not hold, counted against what one
     /// sync reads and holds ([`MAX_READ_BYTES`]): none is read when they come to more.
@@ -53,8 +71,9 @@ fn event_id_of(name: &str) -> Option<&str> {
 /// FIFO, never read past [`MAX_FILE_BYTES`]) named by its event's id, holding a sealed event.
 /// Hidden files (a temporary of an interrupted sync) are skipped unless they are links. A
 /// folder without `history/` has no events. The events of `held` (the database's) are
-/// checked like the others but not kept: only what is new is held in memory.
-pub(super) fn read_history(folder: &Path, held: &HashSet<String>) -> Result<FolderHistory> {
+/// checked like the others but not kept (one whose file is the text whose hash `held`
+/// records is taken as it is): only what is new is held in memory.
+pub(super) fn read_history(folder: &Path, held: &Held) -> Result<FolderHistory> {
     let mut out = FolderHistory::default();
     let dir = folder.join(HISTORY_DIR);
     let listing = match fs::read_dir(&dir) {
@@ -84,7 +103,7 @@ pub(super) fn read_history(folder: &Path, held: &HashSet<String>) -> Result<Fold
             Some(id) => {
                 // The size the entry has now (a link's own): each file is bounded again as it
                 // is read.
-                if !held.contains(id) {
+                if !held.contains_key(id) {
                     let len = entry.metadata().map_or(0, |m| m.len());
                     out.bytes = out.bytes.saturating_add(len);
                 }
@@ -103,16 +122,15 @@ pub(super) fn read_history(folder: &Path, held: &HashSet<String>) -> Result<Fold
     }
     // Read and checked on a few threads: a history holds more files than the items do.
     for read in on_threads(&files, HASH_THREADS, |part| read_files(part, held)) {
-        let (events, present, problems) = read.unwrap_or_else(|| {
-            (
-                Vec::new(),
-                Vec::new(),
-                vec![format!("{}: a reader failed", shown(&dir))],
-            )
+        let read = read.unwrap_or_else(|| FolderHistory {
+            problems: vec![format!("{}: a reader failed", shown(&dir))],
+            ..FolderHistory::default()
         });
-        out.events.extend(events);
-        out.present.extend(present);
-        out.problems.extend(problems);
+        out.events.extend(read.events);
+        out.present.extend(read.present);
+        out.known.extend(read.known);
+        out.parsed += read.parsed;
+        out.problems.extend(read.problems);
     }
     // The order events arrive in a database: by time, then by their place in their write.
     out.events
@@ -120,33 +138,49 @@ pub(super) fn read_history(folder: &Path, held: &HashSet<String>) -> Result<Fold
     Ok(out)
 }
 
-/// Each event file of `files` (path, the id its name gives) read and checked: the events
-/// not `held`, the ids of the sound files, the problems.
-fn read_files(
-    files: &[(PathBuf, String)],
-    held: &HashSet<String>,
-) -> (Vec<Event>, Vec<String>, Vec<String>) {
-    let mut events = Vec::new();
-    let mut present = Vec::new();
-    let mut problems = Vec::new();
+/// Each event file of `files` (path, the id its name gives) read and checked (but a file of
+/// a held event whose text is the one recorded): the events not `held`, the ids of the sound
+/// files, the hashes to record, the problems (`bytes` left at 0).
+fn read_files(files: &[(PathBuf, String)], held: &Held) -> FolderHistory {
+    let mut out = FolderHistory::default();
     for (path, id) in files {
-        match read_regular(path, MAX_FILE_BYTES).and_then(|bytes| parse_event(&bytes)) {
+        let bytes = match read_regular(path, MAX_FILE_BYTES) {
+            Ok(bytes) => bytes,
+            Err(why) => {
+                out.problems
+                    .push(format!("{}: {}", shown(path), escape_controls(&why)));
+                continue;
+            }
+        };
+        let recorded = held.get(id).copied().flatten();
+        if recorded.is_some_and(|h| text_hash(&bytes) == h) {
+            out.present.push(id.clone());
+            continue;
+        }
+        out.parsed += 1;
+        match parse_event(&bytes) {
             Ok(e) if e.id == *id => {
-                present.push(e.id.clone());
-                if !held.contains(id) {
-                    events.push(e);
+                out.present.push(e.id.clone());
+                let text = hash(event_text(&e).as_bytes());
+                if recorded != Some(text) {
+                    out.known.push((e.id.clone(), text));
+                }
+                if !held.contains_key(id) {
+                    out.events.push(e);
                 }
             }
-            Ok(e) => problems.push(format!(
+            Ok(e) => out.problems.push(format!(
                 "{}: holds event {}, but its name is {id}: an event file is named by its \
                  event's id",
                 shown(path),
                 e.id
             )),
-            Err(why) => problems.push(format!("{}: {}", shown(path), escape_controls(&why))),
+            Err(why) => out
+                .problems
+                .push(format!("{}: {}", shown(path), escape_controls(&why))),
         }
     }
-    (events, present, problems)
+    out
 }
 
 /// The engineer's verdicts that the events of `events` whose ids are in `added` (new to the
@@ -232,6 +266,145 @@ pub(super) fn missing_files(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::review::history::{Channel, Written, record_events};
+    use crate::store::fixtures::{T1, feature};
+
+    /// Two sealed events of a feature: its note replaced, one way and the other.
+    fn events() -> Vec<Event> {
+        let how = Written {
+            channel: Channel::Assistant,
+            at: T1,
+            author: Some("Ada"),
+        };
+        let old = feature("rec_a", "bore", T1);
+        let mut new = old.clone();
+        new.note = Some("edited".into());
+        let mut events = record_events(&how, Some(&old), &new);
+        events.extend(record_events(&how, Some(&new), &old));
+        events
+    }
+
+    /// A history folder under the temporary directory, named `name`, holding `files`.
+    fn folder(name: &str, files: &[(&str, &[u8])]) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "review-mcp-history-unit-{name}-{}",
+            std::process::id()
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join(HISTORY_DIR)).unwrap();
+        for (id, bytes) in files {
+            fs::write(dir.join(HISTORY_DIR).join(format!("{id}.json")), bytes).unwrap();
+        }
+        dir
+    }
+
+    /// A held event's file whose bytes are the text recorded for it is taken without being
+    /// parsed (CRLF endings too); one whose hash is not recorded yet is parsed, checked and its
+    /// hash given to record; an edited file of a held event whose hash is recorded is still
+    /// parsed and refused, named (an edit that keeps the same event is taken, as before); and
+    /// a new event is parsed and kept.
+    #[test]
+    fn a_held_event_file_is_parsed_only_when_its_text_is_not_the_recorded_one() {
+        let all = events();
+        let (a, b) = (&all[0], &all[1]);
+        let (text_a, text_b) = (event_text(a), event_text(b));
+        let crlf = text_a.replace('\n', "\r\n");
+        let edited = text_b.replacen("Ada", "Eve", 1);
+        let respaced = text_b.replacen("{\n", "{ \n", 1);
+        let recorded = |e: &Event, text: &str| (e.id.clone(), Some(hash(text.as_bytes())));
+        let held_ab: Held = [recorded(a, &text_a), recorded(b, &text_b)].into();
+        // The case, the two files' bytes, what the database holds, how many are parsed, and
+        // whether the folder is sound.
+        type Case<'a> = (&'a str, &'a [u8], &'a [u8], Held, usize, bool);
+        let cases: Vec<Case> = vec![
+            (
+                "as written",
+                text_a.as_bytes(),
+                text_b.as_bytes(),
+                held_ab.clone(),
+                0,
+                true,
+            ),
+            (
+                "crlf",
+                crlf.as_bytes(),
+                text_b.as_bytes(),
+                held_ab.clone(),
+                0,
+                true,
+            ),
+            (
+                "edited",
+                text_a.as_bytes(),
+                edited.as_bytes(),
+                held_ab.clone(),
+                1,
+                false,
+            ),
+            (
+                "respaced",
+                text_a.as_bytes(),
+                respaced.as_bytes(),
+                held_ab.clone(),
+                1,
+                true,
+            ),
+            (
+                "not recorded",
+                text_a.as_bytes(),
+                text_b.as_bytes(),
+                [recorded(a, &text_a), (b.id.clone(), None)].into(),
+                1,
+                true,
+            ),
+            (
+                "new",
+                text_a.as_bytes(),
+                text_b.as_bytes(),
+                [recorded(a, &text_a)].into(),
+                1,
+                true,
+            ),
+        ];
+        for (case, bytes_a, bytes_b, held, parsed, sound) in cases {
+            let dir = folder(case, &[(&a.id, bytes_a), (&b.id, bytes_b)]);
+            let read = read_history(&dir, &held).unwrap();
+            assert_eq!(read.parsed, parsed, "{case}");
+            if !sound {
+                assert_eq!(read.present, vec![a.id.clone()], "{case}");
+                assert_eq!(read.problems.len(), 1, "{case}");
+                assert!(
+                    read.problems[0].contains(&b.id)
+                        && read.problems[0].contains("its id is not its content's"),
+                    "{case}: {:?}",
+                    read.problems
+                );
+                fs::remove_dir_all(&dir).unwrap();
+                continue;
+            }
+            assert!(read.problems.is_empty(), "{case}: {:?}", read.problems);
+            let mut present = read.present.clone();
+            present.sort();
+            let mut want = vec![a.id.clone(), b.id.clone()];
+            want.sort();
+            assert_eq!(present, want, "{case}");
+            let new: Vec<&str> = read.events.iter().map(|e| e.id.as_str()).collect();
+            assert_eq!(
+                new,
+                (case == "new")
+                    .then_some(b.id.as_str())
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+                "{case}"
+            );
+            let known: Vec<(String, Hash)> = match case {
+                "not recorded" | "new" => vec![(b.id.clone(), hash(text_b.as_bytes()))],
+                _ => Vec::new(),
+            };
+            assert_eq!(read.known, known, "{case}");
+            fs::remove_dir_all(&dir).unwrap();
+        }
+    }
 
     #[test]
     fn only_an_event_id_names_a_history_file() {

@@ -69,7 +69,7 @@ use super::folder::{
     HASH_THREADS, fsync_dir, is_file_id, on_threads, read_folder, refuse_links, remove_file, scan,
     write_all, write_atomic,
 };
-use super::history::{HISTORY_DIR, engineer_verdict_events, missing_files, read_history};
+use super::history::{HISTORY_DIR, Held, engineer_verdict_events, missing_files, read_history};
 use super::line::Schemas;
 use super::new_database::{NewDatabase, NewFolder};
 use super::owned;
@@ -258,13 +258,19 @@ pub fn run(
     // needs reading too (rare) sends the sync back to read the folder again.
     // The history files are read once, before the lock: they are only ever added to, and the
     // database's events are met with them under the lock.
-    // Only the events the database lacks are kept in memory (the others are checked).
-    let held = store.sync_snapshot(&id, legacy)?.event_ids()?;
+    // Only the events the database lacks are kept in memory (the others are checked, but a
+    // file whose text is the one the database recorded for its event, which is taken as is).
+    let mut held = Held::new();
+    store.sync_snapshot(&id, legacy)?.each_event_file(|id, h| {
+        held.insert(id, h.and_then(|h| Hash::try_from(h.as_slice()).ok()));
+        Ok::<(), super::Error>(())
+    })?;
     let history = read_history(&folder, &held)?;
     drop(held);
     log::debug!(
-        "sync: {} history files read at {} ms",
+        "sync: {} history files read ({} parsed and checked) at {} ms",
         history.present.len(),
+        history.parsed,
         started.elapsed().as_millis()
     );
     let mut attempt = 0;
@@ -326,6 +332,12 @@ pub fn run(
     let mut counts = Counts::default();
     // The folder's events first: an item whose state they tell then records nothing more.
     let history_added = tx.add_events(&history.events)?;
+    tx.know_event_files(
+        history
+            .known
+            .iter()
+            .map(|(id, h)| (id.as_str(), h.as_slice())),
+    )?;
     counts.history_imported = history_added.len();
     counts.arrived_events = engineer_verdict_events(&history.events, &history_added);
     let now = crate::time::now_millis();
@@ -593,7 +605,8 @@ fn resolved(path: &Path) -> Result<std::path::PathBuf> {
 }
 
 /// Writes the history files of the events `ids` (each atomically, in parallel batches, their
-/// texts read a batch at a time) and fsyncs their directory.
+/// texts read a batch at a time), records the hash of each text written (the next sync takes
+/// the file unparsed while it holds that text) and fsyncs their directory.
 fn write_history(store: &mut Store, folder: &Path, ids: &[String]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
@@ -601,11 +614,15 @@ fn write_history(store: &mut Store, folder: &Path, ids: &[String]) -> Result<()>
     let dir = folder.join(HISTORY_DIR);
     fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", shown(&dir)))?;
     for part in ids.chunks(WRITE_BATCH) {
-        write_all(&missing_files(
-            folder,
-            &store.events_by_id(part)?,
-            &BTreeSet::new(),
-        ))?;
+        let events = store.events_by_id(part)?;
+        let files = missing_files(folder, &events, &BTreeSet::new());
+        write_all(&files)?;
+        let hashes: Vec<(&str, Hash)> = events
+            .iter()
+            .zip(&files)
+            .map(|(e, (_, text))| (e.id.as_str(), super::hash(text.as_bytes())))
+            .collect();
+        store.know_event_files(hashes.iter().map(|(id, h)| (*id, h.as_slice())))?;
     }
     fsync_dir(&dir);
     owned::step("history written");
