@@ -534,7 +534,8 @@ impl Server {
 
     /// Why a `subscriptions/listen` stream cannot be held open, if it cannot. Each open stream
     /// keeps its request id until the client cancels it or the input ends, so both the number
-    /// of streams and the size of a kept id are bounded. The refusal is an error response to
+    /// of streams and the size of a kept id are bounded, and no two streams share an id (one
+    /// cancellation would close both, and each notification would go out twice). The refusal is an error response to
     /// that request, which also ends it.
     fn listen_refusal(&self, id: &Id) -> Option<String> {
         let id_bytes = match id {
@@ -546,6 +547,13 @@ impl Server {
                 "Invalid Request: a subscriptions/listen request id may be at most \
                  {MAX_LISTEN_ID_BYTES} bytes, since the stream keeps it"
             ))
+        } else if self.streams.iter().any(|(held, _)| held == id) {
+            Some(
+                "Invalid Request: this request id is already an open subscriptions/listen \
+                 stream's; request ids must be unique among the requests in flight: use a new \
+                 id, or cancel that stream (notifications/cancelled) first"
+                    .to_string(),
+            )
         } else if self.streams.len() >= MAX_LISTEN_STREAMS {
             Some(format!(
                 "Invalid Request: at most {MAX_LISTEN_STREAMS} subscriptions/listen streams \

@@ -1084,7 +1084,12 @@ mod tests {
         let (items, remaining, form) = fitted_form(d, vec![0, 1, 2], 0, &[], one);
         assert_eq!((items, remaining), (vec![0], 2));
         assert!(bytes(&form) <= one, "{form}");
-        assert!(form["message"].as_str().unwrap().contains("(Not in this form: 2 more items"));
+        assert!(
+            form["message"]
+                .as_str()
+                .unwrap()
+                .contains("(Not in this form: 2 more items")
+        );
         let (items, _, form) = fitted_form(d, vec![0, 1, 2], 0, &[], 600);
         assert_eq!(items, vec![0]);
         let about = form["requestedSchema"]["properties"]["judgement_0"]["description"]

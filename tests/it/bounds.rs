@@ -261,6 +261,29 @@ fn listen_streams_past_the_cap_are_refused_until_one_is_cancelled() -> Result<()
     Ok(())
 }
 
+/// Regression: a second stream under the id of an open one was acknowledged, so every
+/// notification went out twice and one cancellation closed both. Request ids are unique
+/// among the requests in flight: the second is refused, and the id is free again once its
+/// stream is cancelled.
+#[test]
+fn listen_under_the_id_of_an_open_stream_is_refused() -> Result<()> {
+    let mut s = server()?;
+    ensure!(is_ack(&s.handle_line(&listen(json!(7)))));
+    let refused = s.handle_line(&listen(json!(7)));
+    ensure!(
+        matches!(refused.as_slice(), [e] if e["id"] == json!(7)
+            && e["error"]["code"] == json!(-32600)
+            && e["error"]["message"].as_str().is_some_and(|m| m.contains("already"))),
+        "{refused:?}"
+    );
+    ensure!(is_ack(&s.handle_line(&listen(json!("7")))), "another id");
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+                        "params":{"requestId":7}});
+    ensure!(s.handle_line(cancel.to_string().as_bytes()).is_empty());
+    ensure!(is_ack(&s.handle_line(&listen(json!(7)))), "free again");
+    Ok(())
+}
+
 /// A long string id is refused instead of kept for the life of the stream.
 #[test]
 fn listen_with_an_id_over_the_byte_bound_is_refused_not_kept() -> Result<()> {
