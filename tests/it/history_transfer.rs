@@ -1087,3 +1087,48 @@ fn history_a_sync_parses_only_the_history_files_that_changed() -> anyhow::Result
     }
     Ok(())
 }
+
+/// Regression: the hash a sync records for a history file it writes is recorded only for an
+/// event a full check takes (sealed, of the forms import takes). A database whose event was
+/// edited behind its triggers' back writes that event's file; the next sync refuses the file,
+/// named, as it did before history files were taken by their recorded hash (it was taken
+/// unparsed: the text recorded was the edited event's).
+#[test]
+fn history_an_edited_event_of_the_database_is_refused_when_its_written_file_is_read_back()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("history-edited-held")?;
+    let db = tmp.join("a.db");
+    review_of_every_kind(&db)?;
+    let folder = tmp.join("review");
+    let edited = {
+        let conn = rusqlite::Connection::open(&db)?;
+        let id: String = conn.query_row(
+            "SELECT id FROM events WHERE body LIKE '%\"hold\"%' ORDER BY id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )?;
+        conn.execute_batch("DROP TRIGGER events_never_updated;")?;
+        conn.execute(
+            "UPDATE events SET body = replace(body, '\"hold\"', '\"release\"') WHERE id = ?1",
+            [&id],
+        )?;
+        id
+    };
+    let said = sync(&db, &folder)?;
+    ensure!(
+        std::fs::read_to_string(folder.join(format!("history/{edited}.json")))?
+            .contains("\"release\""),
+        "the edited event's file: {said}"
+    );
+    let before = history_files(&folder)?;
+    let out = cli(&db, &["sync", &folder.to_string_lossy()])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        !out.status.success()
+            && err.contains(&format!("{edited}.json"))
+            && err.contains("its id is not its content's"),
+        "the edited event's file was taken: {err}"
+    );
+    ensure!(before == history_files(&folder)?, "the folder changed");
+    Ok(())
+}
