@@ -1132,3 +1132,46 @@ fn history_an_edited_event_of_the_database_is_refused_when_its_written_file_is_r
     ensure!(before == history_files(&folder)?, "the folder changed");
     Ok(())
 }
+
+/// Regression: a recorded history file hash the database holds in another form than the
+/// sync writes (a hash stored as text or of another length: a damaged or hand-edited
+/// `sync_event_files`) is no hash: its file is parsed and checked, and its hash recorded
+/// again. It made every sync fail on reading the table (a wrong column type), which `check`
+/// does not report.
+#[test]
+fn history_a_recorded_hash_in_another_form_is_not_one_and_its_file_is_checked() -> anyhow::Result<()>
+{
+    let tmp = TempDir::new("history-hash-form")?;
+    let db = tmp.join("a.db");
+    review_of_every_kind(&db)?;
+    let folder = tmp.join("review");
+    sync(&db, &folder)?;
+    let all = history_files(&folder)?.len();
+    let hashes = |sql: &str| -> anyhow::Result<i64> {
+        let conn = rusqlite::Connection::open(&db)?;
+        Ok(conn.query_row(sql, [], |r| r.get(0))?)
+    };
+    ensure!(all > 1, "{all} history files");
+    ensure!(
+        hashes("SELECT count(*) FROM sync_event_files WHERE typeof(hash) = 'blob'")? == all as i64
+    );
+    rusqlite::Connection::open(&db)?.execute_batch(
+        "UPDATE sync_event_files SET hash = hex(hash) WHERE id = (SELECT min(id) FROM sync_event_files); \
+         UPDATE sync_event_files SET hash = x'00' WHERE id = (SELECT max(id) FROM sync_event_files);",
+    )?;
+    let (said, parsed) = sync_parsing(&db, &folder)?;
+    ensure!(parsed == 2, "{parsed} parsed: {said}");
+    ensure!(
+        said.contains("history events: 0 written to the folder, 0 imported"),
+        "{said}"
+    );
+    ensure!(
+        hashes(
+            "SELECT count(*) FROM sync_event_files WHERE typeof(hash) = 'blob' AND length(hash) = 32"
+        )? == all as i64,
+        "the hashes were not recorded again"
+    );
+    let (_, parsed) = sync_parsing(&db, &folder)?;
+    ensure!(parsed == 0, "{parsed} parsed");
+    Ok(())
+}
