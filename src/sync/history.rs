@@ -406,6 +406,56 @@ mod tests {
         }
     }
 
+    /// The recorded hash only spares the parse: whatever bytes a held event's file holds (its
+    /// text with its line endings, a lone CR, a BOM, another event's text, spaces changed …),
+    /// a sync that has its text's hash recorded takes or refuses the file exactly as one that
+    /// parses it does.
+    #[test]
+    fn a_recorded_hash_never_changes_what_a_held_event_file_is_taken_as() {
+        let all = events();
+        let (a, b) = (&all[0], &all[1]);
+        let text = event_text(a);
+        let mut variants: Vec<(&str, Vec<u8>)> = vec![
+            ("as written", text.clone().into_bytes()),
+            ("crlf", text.replace('\n', "\r\n").into_bytes()),
+            ("crlf once", text.replacen('\n', "\r\n", 1).into_bytes()),
+            ("cr cr lf", text.replacen('\n', "\r\r\n", 1).into_bytes()),
+            ("lone cr", text.replace('\n', "\r").into_bytes()),
+            ("cr at the end", format!("{text}\r").into_bytes()),
+            ("cr first", format!("\r{text}").into_bytes()),
+            ("no final newline", text.trim_end().as_bytes().to_vec()),
+            ("bom", format!("\u{feff}{text}").into_bytes()),
+            ("another event", event_text(b).into_bytes()),
+            ("edited", text.replacen("Ada", "Eve", 1).into_bytes()),
+            ("empty", Vec::new()),
+        ];
+        let mut nul = text.clone().into_bytes();
+        nul.push(0);
+        variants.push(("nul", nul));
+        for (case, bytes) in variants {
+            let taken = |recorded: Option<Hash>| {
+                let dir = folder(
+                    &format!("same-{}", case.replace(' ', "-")),
+                    &[(&a.id, &bytes)],
+                );
+                let held: Held = [(a.id.clone(), recorded)].into();
+                let read = read_history(&dir, &held).unwrap();
+                fs::remove_dir_all(&dir).unwrap();
+                (read.present, read.problems, read.events.len())
+            };
+            let parsed = taken(None);
+            assert_eq!(taken(Some(hash(text.as_bytes()))), parsed, "{case}");
+            // A raw CR is JSON's white space: read in full, only these are refused.
+            let refused = ["bom", "another event", "edited", "empty", "nul"];
+            assert_eq!(
+                parsed.1.is_empty(),
+                !refused.contains(&case),
+                "{case}: {:?}",
+                parsed.1
+            );
+        }
+    }
+
     #[test]
     fn only_an_event_id_names_a_history_file() {
         let id = format!("evt-{}", "0a".repeat(16));

@@ -70,7 +70,7 @@ use super::folder::{
     write_all, write_atomic,
 };
 use super::history::{HISTORY_DIR, Held, engineer_verdict_events, missing_files, read_history};
-use super::line::Schemas;
+use super::line::{Schemas, check_event};
 use super::new_database::{NewDatabase, NewFolder};
 use super::owned;
 use super::saved;
@@ -605,8 +605,9 @@ fn resolved(path: &Path) -> Result<std::path::PathBuf> {
 }
 
 /// Writes the history files of the events `ids` (each atomically, in parallel batches, their
-/// texts read a batch at a time), records the hash of each text written (the next sync takes
-/// the file unparsed while it holds that text) and fsyncs their directory.
+/// texts read a batch at a time), records the hash of each text written of an event a full
+/// read takes (the next sync takes the file unparsed while it holds that text) and fsyncs
+/// their directory.
 fn write_history(store: &mut Store, folder: &Path, ids: &[String]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
@@ -617,9 +618,12 @@ fn write_history(store: &mut Store, folder: &Path, ids: &[String]) -> Result<()>
         let events = store.events_by_id(part)?;
         let files = missing_files(folder, &events, &BTreeSet::new());
         write_all(&files)?;
+        // Only the text of an event a full read takes (sealed, of the forms import takes) is
+        // recorded: a file of an event edited in the database is checked, and refused, when read.
         let hashes: Vec<(&str, Hash)> = events
             .iter()
             .zip(&files)
+            .filter(|(e, _)| check_event(e).is_ok())
             .map(|(e, (_, text))| (e.id.as_str(), super::hash(text.as_bytes())))
             .collect();
         store.know_event_files(hashes.iter().map(|(id, h)| (*id, h.as_slice())))?;

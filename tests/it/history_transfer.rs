@@ -1087,3 +1087,91 @@ fn history_a_sync_parses_only_the_history_files_that_changed() -> anyhow::Result
     }
     Ok(())
 }
+
+/// Regression: the hash a sync records for a history file it writes is recorded only for an
+/// event a full check takes (sealed, of the forms import takes). A database whose event was
+/// edited behind its triggers' back writes that event's file; the next sync refuses the file,
+/// named, as it did before history files were taken by their recorded hash (it was taken
+/// unparsed: the text recorded was the edited event's).
+#[test]
+fn history_an_edited_event_of_the_database_is_refused_when_its_written_file_is_read_back()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("history-edited-held")?;
+    let db = tmp.join("a.db");
+    review_of_every_kind(&db)?;
+    let folder = tmp.join("review");
+    let edited = {
+        let conn = rusqlite::Connection::open(&db)?;
+        let id: String = conn.query_row(
+            "SELECT id FROM events WHERE body LIKE '%\"hold\"%' ORDER BY id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )?;
+        conn.execute_batch("DROP TRIGGER events_never_updated;")?;
+        conn.execute(
+            "UPDATE events SET body = replace(body, '\"hold\"', '\"release\"') WHERE id = ?1",
+            [&id],
+        )?;
+        id
+    };
+    let said = sync(&db, &folder)?;
+    ensure!(
+        std::fs::read_to_string(folder.join(format!("history/{edited}.json")))?
+            .contains("\"release\""),
+        "the edited event's file: {said}"
+    );
+    let before = history_files(&folder)?;
+    let out = cli(&db, &["sync", &folder.to_string_lossy()])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        !out.status.success()
+            && err.contains(&format!("{edited}.json"))
+            && err.contains("its id is not its content's"),
+        "the edited event's file was taken: {err}"
+    );
+    ensure!(before == history_files(&folder)?, "the folder changed");
+    Ok(())
+}
+
+/// Regression: a recorded history file hash the database holds in another form than the
+/// sync writes (a hash stored as text or of another length: a damaged or hand-edited
+/// `sync_event_files`) is no hash: its file is parsed and checked, and its hash recorded
+/// again. It made every sync fail on reading the table (a wrong column type), which `check`
+/// does not report.
+#[test]
+fn history_a_recorded_hash_in_another_form_is_not_one_and_its_file_is_checked() -> anyhow::Result<()>
+{
+    let tmp = TempDir::new("history-hash-form")?;
+    let db = tmp.join("a.db");
+    review_of_every_kind(&db)?;
+    let folder = tmp.join("review");
+    sync(&db, &folder)?;
+    let all = history_files(&folder)?.len();
+    let hashes = |sql: &str| -> anyhow::Result<i64> {
+        let conn = rusqlite::Connection::open(&db)?;
+        Ok(conn.query_row(sql, [], |r| r.get(0))?)
+    };
+    ensure!(all > 1, "{all} history files");
+    ensure!(
+        hashes("SELECT count(*) FROM sync_event_files WHERE typeof(hash) = 'blob'")? == all as i64
+    );
+    rusqlite::Connection::open(&db)?.execute_batch(
+        "UPDATE sync_event_files SET hash = hex(hash) WHERE id = (SELECT min(id) FROM sync_event_files); \
+         UPDATE sync_event_files SET hash = x'00' WHERE id = (SELECT max(id) FROM sync_event_files);",
+    )?;
+    let (said, parsed) = sync_parsing(&db, &folder)?;
+    ensure!(parsed == 2, "{parsed} parsed: {said}");
+    ensure!(
+        said.contains("history events: 0 written to the folder, 0 imported"),
+        "{said}"
+    );
+    ensure!(
+        hashes(
+            "SELECT count(*) FROM sync_event_files WHERE typeof(hash) = 'blob' AND length(hash) = 32"
+        )? == all as i64,
+        "the hashes were not recorded again"
+    );
+    let (_, parsed) = sync_parsing(&db, &folder)?;
+    ensure!(parsed == 0, "{parsed} parsed");
+    Ok(())
+}
