@@ -296,6 +296,11 @@ pub fn parse_export_line(text: &str, schemas: &Schemas) -> Result<Line, String> 
 
 /// A history file's bytes (`{"event":{…}}`, pretty-printed), validated as an export's event
 /// line is.
+///
+/// A sync takes a held event's file whose bytes hash to the value `sync_event_files` recorded
+/// without calling this again. A change that makes this, [`check_event`] or [`event_text`]
+/// refuse or write differently what they took before must empty that table in its migration
+/// (docs/architecture.md), or files recorded under the old rules skip the new ones.
 pub fn parse_event(bytes: &[u8]) -> Result<Event, String> {
     event_of(read_value(bytes)?)
 }
