@@ -48,9 +48,17 @@ impl Service {
     ) -> Result<Step<Payload>, ServiceError> {
         let version = ctx.version;
         let Some(tool) = registry().iter().find(|t| t.spec.name == name) else {
+            // The names a model may call (not the card's own), so a misspelt one is put right
+            // in the next call.
+            let names: Vec<&str> = registry()
+                .iter()
+                .filter(|t| t.spec.ui != crate::tools::Ui::AppOnly)
+                .map(|t| t.spec.name)
+                .collect();
             return Err(ServiceError::InvalidParams(format!(
-                "Unknown tool: {}",
-                text::inline(name, 100)
+                "Unknown tool: {}. The tools are {} (tools/list describes them)",
+                text::inline(name, 100),
+                names.join(", ")
             )));
         };
         let f = version.features();

@@ -120,6 +120,30 @@ fn refusals_quote_the_start_of_a_huge_value_not_all_of_it() -> Result<()> {
 /// session set a log level, a refused enveloped call gets no `notifications/message` (the
 /// revision sends none, and none without a `logLevel` in the request), while the same call
 /// of the session still logs.
+/// A model that misspells a tool (`recal`) learned only "Unknown tool: recal". The refusal now
+/// names the tools it may call, in both eras, and never the card's own `record_verdict`.
+#[test]
+fn an_unknown_tool_is_refused_naming_the_tools() -> Result<()> {
+    let mut s = server()?;
+    initialize(&mut s, "2025-11-25")?;
+    let params = json!({"name": "recal", "arguments": {}});
+    for (id, params) in [(1, params.clone()), (2, enveloped(params))] {
+        let out = send(&mut s, &request(id, "tools/call", params));
+        let error = &answer(&out, id)?["error"];
+        let message = error["message"].as_str().unwrap_or_default();
+        ensure!(
+            error["code"] == json!(-32602)
+                && message.starts_with("Unknown tool: recal")
+                && ["remember", "recall", "show_review", "review_history"]
+                    .iter()
+                    .all(|t| message.contains(t))
+                && !message.contains("record_verdict"),
+            "{error}"
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn an_enveloped_request_gets_no_log_message_of_the_legacy_session() -> Result<()> {
     let mut s = server()?;
