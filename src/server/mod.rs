@@ -535,8 +535,8 @@ impl Server {
     /// Why a `subscriptions/listen` stream cannot be held open, if it cannot. Each open stream
     /// keeps its request id until the client cancels it or the input ends, so both the number
     /// of streams and the size of a kept id are bounded, and no two streams share an id (one
-    /// cancellation would close both, and each notification would go out twice). The refusal is an error response to
-    /// that request, which also ends it.
+    /// cancellation would close both, and each notification would go out twice). The refusal
+    /// is an error response to that request, which also ends it.
     fn listen_refusal(&self, id: &Id) -> Option<String> {
         let id_bytes = match id {
             Id::String(s) => s.len(),

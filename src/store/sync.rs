@@ -620,10 +620,10 @@ impl<'a> SyncTx<'a> {
 
     /// Every event the database holds, one at a time: its id, and the hash of its history
     /// file's text that a sync recorded ([`SyncTx::know_event_files`]; `None`: none yet, or
-    /// not a blob).
+    /// not a 32-byte blob).
     pub fn each_event_file<E: From<StoreError>>(
         &self,
-        mut each: impl FnMut(String, Option<Vec<u8>>) -> Result<(), E>,
+        mut each: impl FnMut(String, Option<[u8; 32]>) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut stmt = self
             .tx
@@ -633,10 +633,10 @@ impl<'a> SyncTx<'a> {
             .map_err(StoreError::from)?;
         let mut rows = stmt.query([]).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
-            // A hash held in another form (not a blob: a damaged or hand-edited row) is none:
-            // the file is then checked in full, and its hash recorded again.
+            // A hash held in another form (not a blob of 32 bytes: a damaged or hand-edited
+            // row) is none: the file is then checked in full, and its hash recorded again.
             let hash = match row.get_ref(1).map_err(StoreError::from)? {
-                rusqlite::types::ValueRef::Blob(b) => Some(b.to_vec()),
+                rusqlite::types::ValueRef::Blob(b) => <[u8; 32]>::try_from(b).ok(),
                 _ => None,
             };
             each(row.get(0).map_err(StoreError::from)?, hash)?;

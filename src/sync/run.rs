@@ -262,7 +262,7 @@ pub fn run(
     // file whose text is the one the database recorded for its event, which is taken as is).
     let mut held = Held::new();
     store.sync_snapshot(&id, legacy)?.each_event_file(|id, h| {
-        held.insert(id, h.and_then(|h| Hash::try_from(h.as_slice()).ok()));
+        held.insert(id, h);
         Ok::<(), super::Error>(())
     })?;
     let history = read_history(&folder, &held)?;
@@ -616,6 +616,8 @@ fn write_history(store: &mut Store, folder: &Path, ids: &[String]) -> Result<()>
     fs::create_dir_all(&dir).map_err(|e| fail!("cannot create {}: {e}", shown(&dir)))?;
     for part in ids.chunks(WRITE_BATCH) {
         let events = store.events_by_id(part)?;
+        // Nothing is taken as present: one file per event, in the events' order (the zip
+        // below pairs each text with its event).
         let files = missing_files(folder, &events, &BTreeSet::new());
         write_all(&files)?;
         // Only the text of an event a full read takes (sealed, of the forms import takes) is
