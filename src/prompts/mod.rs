@@ -42,7 +42,16 @@ pub enum PromptError {
 impl std::fmt::Display for PromptError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PromptError::Unknown(n) => write!(f, "Unknown prompt: {}", inline(n, 100)),
+            // The names there are, so a misspelt one is put right in the next request.
+            PromptError::Unknown(n) => {
+                let names: Vec<&str> = PROMPTS.iter().map(|p| p.name).collect();
+                write!(
+                    f,
+                    "Unknown prompt: {}. The prompts are {} (prompts/list describes them)",
+                    inline(n, 100),
+                    names.join(", ")
+                )
+            }
             PromptError::MissingArgument(a) => write!(f, "Missing required argument: {a}"),
             PromptError::InvalidArgument(m) => f.write_str(m),
         }
@@ -166,18 +175,24 @@ pub fn catalog() -> Vec<Value> {
         .collect()
 }
 
-/// The names of a prompt's arguments, `None` for an unknown prompt (`completion/complete`).
-pub fn argument_names(name: &str) -> Option<Vec<&'static str>> {
-    let spec = PROMPTS.iter().find(|p| p.name == name)?;
-    Some(spec.args.iter().map(|a| a.name).collect())
+/// The names of a prompt's arguments (`completion/complete`), or why there are none: the
+/// prompt is unknown.
+pub fn argument_names(name: &str) -> Result<Vec<&'static str>, PromptError> {
+    let spec = spec(name)?;
+    Ok(spec.args.iter().map(|a| a.name).collect())
+}
+
+/// The prompt named `name`.
+fn spec(name: &str) -> Result<&'static PromptSpec, PromptError> {
+    PROMPTS
+        .iter()
+        .find(|p| p.name == name)
+        .ok_or_else(|| PromptError::Unknown(name.to_string()))
 }
 
 /// Renders a prompt: the `GetPromptResult` object (`description?`, `messages`).
 pub fn get(name: &str, args: &Map<String, Value>) -> Result<Value, PromptError> {
-    let spec = PROMPTS
-        .iter()
-        .find(|p| p.name == name)
-        .ok_or_else(|| PromptError::Unknown(name.to_string()))?;
+    let spec = spec(name)?;
     let args = validate(spec, args)?;
     let text = (spec.render)(&args);
     Ok(json!({

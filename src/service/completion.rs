@@ -101,12 +101,8 @@ fn rule(
 ) -> Result<Option<(Completable, Context)>, CompletionError> {
     match reference {
         Reference::Prompt(name) => {
-            let Some(arguments) = prompts::argument_names(name) else {
-                return Err(CompletionError::Invalid(format!(
-                    "Unknown prompt: {}",
-                    inline(name, 100)
-                )));
-            };
+            let arguments = prompts::argument_names(name)
+                .map_err(|e| CompletionError::Invalid(e.to_string()))?;
             if !arguments.contains(&argument) {
                 return Err(CompletionError::Invalid(format!(
                     "Prompt {} takes no argument {}; it accepts: {}",
@@ -282,7 +278,7 @@ mod tests {
         for (argument, _, _) in PROMPT_ARGUMENTS {
             let takes = ["start_review", "resume_review", "record_decision"]
                 .iter()
-                .any(|p| prompts::argument_names(p).is_some_and(|a| a.contains(&argument)));
+                .any(|p| prompts::argument_names(p).is_ok_and(|a| a.contains(&argument)));
             assert!(takes, "{argument}");
         }
     }

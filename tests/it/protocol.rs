@@ -144,6 +144,37 @@ fn an_unknown_tool_is_refused_naming_the_tools() -> Result<()> {
     Ok(())
 }
 
+/// A misspelt prompt name is put right in the next request: `prompts/get` and a completion
+/// of its argument both name the prompts there are.
+#[test]
+fn an_unknown_prompt_is_refused_naming_the_prompts() -> Result<()> {
+    let mut s = server()?;
+    initialize(&mut s, "2025-11-25")?;
+    let get = json!({"name": "review_part", "arguments": {}});
+    let complete = json!({"ref": {"type": "ref/prompt", "name": "review_part"},
+        "argument": {"name": "revision", "value": ""}});
+    let calls = [
+        ("prompts/get", get.clone()),
+        ("prompts/get", enveloped(get)),
+        ("completion/complete", complete.clone()),
+        ("completion/complete", enveloped(complete)),
+    ];
+    for (id, (method, params)) in (1..).zip(calls) {
+        let out = send(&mut s, &request(id, method, params));
+        let error = &answer(&out, id)?["error"];
+        let message = error["message"].as_str().unwrap_or_default();
+        ensure!(
+            error["code"] == json!(-32602)
+                && message.starts_with("Unknown prompt: review_part")
+                && ["start_review", "record_decision", "resume_review"]
+                    .iter()
+                    .all(|p| message.contains(p)),
+            "{method}: {error}"
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn an_enveloped_request_gets_no_log_message_of_the_legacy_session() -> Result<()> {
     let mut s = server()?;
