@@ -4,7 +4,8 @@
 //! Configuration comes from the environment, read once at start:
 //! - `MCP_LOG_LEVEL`: `debug` | `info` | `warn` | `error` | `off` (default `info`). Any other value is
 //!   reported with a warning and `info` is used: a typo must not silence the logs.
-//! - `MCP_LOG_FORMAT`: `json` (default) or `human`.
+//! - `MCP_LOG_FORMAT`: `json` or `human`. Unset: `human` when stderr is a terminal (a person runs
+//!   a command), else `json` (a host or a log file reads it).
 //! - `MCP_TRACE_ID`: added to every line as `trace_id`, so a host can correlate the lines of
 //!   one server process with its own.
 //!
@@ -63,8 +64,14 @@ const SECRET_KEYS: [&str; 14] = [
 ];
 
 impl Config {
-    /// Reads the three settings; `None` or an empty string means unset.
-    pub fn from_values(level: Option<&str>, format: Option<&str>, trace_id: Option<&str>) -> Self {
+    /// Reads the three settings; `None` or an empty string means unset. `terminal`: stderr
+    /// is a terminal, where an unset format is `human`.
+    pub fn from_values(
+        level: Option<&str>,
+        format: Option<&str>,
+        trace_id: Option<&str>,
+        terminal: bool,
+    ) -> Self {
         fn set(v: Option<&str>) -> Option<&str> {
             v.map(str::trim).filter(|s| !s.is_empty())
         }
@@ -83,13 +90,18 @@ impl Config {
                 LevelFilter::Info
             }
         };
+        let (default, default_name) = if terminal {
+            (Format::Human, "human")
+        } else {
+            (Format::Json, "json")
+        };
         let format = match set(format).map(|s| (s, s.to_ascii_lowercase())) {
-            None => Format::Json,
+            None => default,
             Some((_, f)) if f == "json" => Format::Json,
             Some((_, f)) if f == "human" => Format::Human,
             Some((s, _)) => {
-                unknown("MCP_LOG_FORMAT", s, "json, human", "json");
-                Format::Json
+                unknown("MCP_LOG_FORMAT", s, "json, human", default_name);
+                default
             }
         };
         let trace_id = set(trace_id).map(str::to_string);
@@ -116,6 +128,7 @@ pub fn init() {
         var("MCP_LOG_LEVEL").as_deref(),
         var("MCP_LOG_FORMAT").as_deref(),
         var("MCP_TRACE_ID").as_deref(),
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
     );
     let installed = env_logger::Builder::new()
         .filter_level(level)
@@ -313,38 +326,59 @@ mod tests {
 
     #[test]
     fn config_defaults_are_info_json_no_trace() {
-        let c = Config::from_values(None, None, None);
+        let c = Config::from_values(None, None, None, false);
         assert_eq!(c.level, LevelFilter::Info);
         assert_eq!(c.format, Format::Json);
         assert_eq!(c.trace_id, None);
         assert!(c.warnings.is_empty());
-        assert_eq!(Config::from_values(Some(""), Some(" "), Some("")), c);
+        assert_eq!(Config::from_values(Some(""), Some(" "), Some(""), false), c);
+    }
+
+    /// A person running a command reads the human form; a host or a log file, JSON. A
+    /// format that is set is taken either way; a typo falls back to the default.
+    #[test]
+    fn config_unset_format_is_human_on_a_terminal() {
+        assert_eq!(
+            Config::from_values(None, None, None, true).format,
+            Format::Human
+        );
+        assert_eq!(
+            Config::from_values(None, Some("json"), None, true).format,
+            Format::Json
+        );
+        let typo = Config::from_values(None, Some("xml"), None, true);
+        assert_eq!(typo.format, Format::Human);
+        assert!(
+            typo.warnings[0].ends_with("using human"),
+            "{:?}",
+            typo.warnings
+        );
     }
 
     #[test]
     fn config_known_values_are_taken() {
-        let c = Config::from_values(Some("debug"), Some("human"), Some("abc-123"));
+        let c = Config::from_values(Some("debug"), Some("human"), Some("abc-123"), false);
         assert_eq!(c.level, LevelFilter::Debug);
         assert_eq!(c.format, Format::Human);
         assert_eq!(c.trace_id.as_deref(), Some("abc-123"));
         assert_eq!(
-            Config::from_values(Some("WARN"), None, None).level,
+            Config::from_values(Some("WARN"), None, None, false).level,
             LevelFilter::Warn
         );
         assert_eq!(
-            Config::from_values(Some("error"), None, None).level,
+            Config::from_values(Some("error"), None, None, false).level,
             LevelFilter::Error
         );
         // Regression: `off` was refused with a warning on every start, so a host could not
         // silence the server.
-        let off = Config::from_values(Some("off"), None, None);
+        let off = Config::from_values(Some("off"), None, None, false);
         assert_eq!(off.level, LevelFilter::Off);
         assert!(off.warnings.is_empty());
     }
 
     #[test]
     fn config_invalid_level_warns_and_uses_info() {
-        let c = Config::from_values(Some("verbose"), Some("xml"), None);
+        let c = Config::from_values(Some("verbose"), Some("xml"), None, false);
         assert_eq!(c.level, LevelFilter::Info);
         assert_eq!(c.format, Format::Json);
         assert_eq!(c.warnings.len(), 2);

@@ -136,7 +136,8 @@ Environment:
                       the host's form, in seconds (1 to 86400, default 600); in 2026-07-28
                       also how long its requestState stays valid.
   MCP_LOG_LEVEL       debug | info | warn | error | off (default info). Logs go to stderr.
-  MCP_LOG_FORMAT      json | human (default json: one JSON object per line).
+  MCP_LOG_FORMAT      json | human (default human when stderr is a terminal, else json:
+                      one JSON object per line).
   MCP_TRACE_ID        Added to every log line as trace_id (default: none).
 
 Exit status: 0 success, 1 failure (details on stderr; replay's report is on stdout),
@@ -189,7 +190,7 @@ mod tests {
             "MCP_LOG_LEVEL",
             "default info",
             "MCP_LOG_FORMAT",
-            "default json",
+            "default human when stderr is a terminal, else json",
             "MCP_TRACE_ID",
             "REVIEW_MCP_ELICITATION_TIMEOUT",
             "--author NAME",
