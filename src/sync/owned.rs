@@ -197,6 +197,59 @@ pub(super) fn readme(folder: &Path) -> Result<Readme> {
     })
 }
 
+/// Refuses a first sync of a folder that holds entries not sync's own: a name not starting
+/// with `.` other than its subfolders and README (`sync .` at a project's root without a
+/// README). Its `.gitattributes` (`* merge=review`) would have git merge every file there with
+/// review-mcp's driver, which refuses what is not an item, and its files would mix with the
+/// project's. Hidden entries (`.git`, `.gitignore`) are a repository's own, and allowed.
+pub(super) fn refuse_foreign_entries(folder: &Path) -> Result<()> {
+    let cannot = |e: io::Error| fail!("cannot read {}: {e}", shown(folder));
+    let listing = match fs::read_dir(folder) {
+        Ok(l) => l,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(cannot(e)),
+    };
+    let own = ItemKind::ALL
+        .map(ItemKind::dir)
+        .into_iter()
+        .chain([super::history::HISTORY_DIR, README_FILE]);
+    let own: Vec<&str> = own.collect();
+    let mut foreign = Vec::new();
+    for entry in listing {
+        let entry = entry.map_err(cannot)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || own.contains(&name.as_str()) {
+            continue;
+        }
+        let dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        foreign.push(format!(
+            "{}{}",
+            crate::text::inline(&name, 100),
+            if dir { "/" } else { "" }
+        ));
+    }
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    const SHOWN: usize = 5;
+    let more = foreign.len().saturating_sub(SHOWN);
+    foreign.truncate(SHOWN);
+    let more = match more {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Err(fail!(
+        "{} holds files that are not review-mcp sync's ({}{more}): sync keeps a folder of its \
+         own (records/, decisions/, history/, its README.md, and a .gitattributes that has git \
+         merge every file of the folder with review-mcp's driver), such as {}; nothing was \
+         changed",
+        shown(folder),
+        foreign.join(", "),
+        shown(&folder.join("review"))
+    ))
+}
+
 /// Whether `id` is a folder id as sync writes them (and never a path: legacy keys are).
 fn is_folder_id(id: &str) -> bool {
     (8..=64).contains(&id.len())

@@ -235,6 +235,10 @@ pub fn run(
     let run = owned::new_token(&folder);
     // A folder last synced by a version that keyed it by its path keeps its bases.
     let legacy = folder.to_str();
+    // A first sync takes a folder of its own, never a project's root.
+    if new_id && !store.sync_snapshot(&id, legacy)?.has_bases()? {
+        owned::refuse_foreign_entries(&folder)?;
+    }
     // Where this database last synced the folder's id: another directory that still holds
     // the id is a copy (a second clone or `git worktree`, a copied folder), and the two synced
     // in turn would each delete from the database what the other lacks. Judged before the

@@ -448,6 +448,51 @@ fn sync_never_replaces_a_readme_it_did_not_write() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A first sync of a folder that holds files not its own (`sync .` at a project's root
+/// without a README) is refused, dry run too, naming them, and writes nothing: its
+/// `.gitattributes` (`* merge=review`) would have git merge every file of the project with
+/// review-mcp's driver, which refuses what is not an item. A new repository of its own (only
+/// `.git` and dotfiles) is synced; so is a synced folder a file was added to later.
+#[test]
+fn sync_refuses_a_first_sync_of_a_folder_holding_files_not_its_own() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-foreign")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let project = dir.join("project");
+    std::fs::create_dir_all(project.join("src"))?;
+    std::fs::create_dir_all(project.join(".git"))?;
+    std::fs::write(project.join("src/main.c"), "int main;\n")?;
+    std::fs::write(project.join("notes.txt"), "mine\n")?;
+    let p = project.to_string_lossy().into_owned();
+    for args in [vec!["sync", &p], vec!["sync", "--dry-run", &p]] {
+        let out = review_mcp(&db, &args)?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        ensure!(!out.status.success(), "{args:?} was not refused: {err}");
+        ensure!(
+            err.contains("notes.txt")
+                && err.contains("src")
+                && err.contains("project/review")
+                && err.contains("nothing was changed"),
+            "{err}"
+        );
+        let mut left = std::fs::read_dir(&project)?
+            .map(|e| Ok(e?.file_name().to_string_lossy().into_owned()))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        left.sort();
+        ensure!(left == [".git", "notes.txt", "src"], "written: {left:?}");
+    }
+
+    let own = dir.join("own");
+    std::fs::create_dir_all(own.join(".git"))?;
+    std::fs::write(own.join(".gitignore"), "*.db\n")?;
+    sync(&db, &own)?;
+    ensure!(own.join("records/rec_1.json").exists());
+    std::fs::write(own.join("notes.txt"), "added later\n")?;
+    sync(&db, &own)?;
+    Ok(())
+}
+
 /// Issue 23 item 11: a moved checkout is the same folder: an item forgotten since the last
 /// sync is deleted from the folder, not imported back.
 #[test]
@@ -499,6 +544,8 @@ fn sync_of_a_folder_synced_by_path_keeps_its_state() -> anyhow::Result<()> {
     // What an earlier version left: bases keyed by the folder's path, no id file, schema 8.
     let path = std::fs::canonicalize(&folder)?;
     std::fs::remove_file(folder.join(".review-mcp-folder"))?;
+    // A file of the user's beside the items does not make it a folder not sync's own.
+    std::fs::write(folder.join("notes.txt"), "mine\n")?;
     {
         let conn = rusqlite::Connection::open(&db)?;
         conn.execute(
