@@ -200,10 +200,9 @@ pub fn run(
         true => Some(owned::lock(&folder, !dry_run, waiting)?),
         false => None,
     };
-    // What sync owns in the folder is checked before anything is written: a README it did
-    // not write, or an id file that is not one, refuses the sync.
-    let readme = owned::readme(&folder)?;
-    let attributes_current = owned::attributes(&folder)?;
+    // What sync owns in the folder is checked before anything is written: an id file that is
+    // not one, entries not its own at a first sync, a README it did not write, or a
+    // .gitattributes of another rule refuses the sync.
     let found_id = owned::folder_id(&folder)?;
     let stale = owned::stale_temporaries(&folder)?;
     // A dry run acts exactly as the sync, on a private copy of the database (a database that
@@ -239,6 +238,8 @@ pub fn run(
     if new_id && !store.sync_snapshot(&id, legacy)?.has_bases()? {
         owned::refuse_foreign_entries(&folder)?;
     }
+    let readme = owned::readme(&folder)?;
+    let attributes_current = owned::attributes(&folder)?;
     // Where this database last synced the folder's id: another directory that still holds
     // the id is a copy (a second clone or `git worktree`, a copied folder), and the two synced
     // in turn would each delete from the database what the other lacks. Judged before the

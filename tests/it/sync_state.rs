@@ -464,6 +464,8 @@ fn sync_refuses_a_first_sync_of_a_folder_holding_files_not_its_own() -> anyhow::
     std::fs::create_dir_all(project.join(".git"))?;
     std::fs::write(project.join("src/main.c"), "int main;\n")?;
     std::fs::write(project.join("notes.txt"), "mine\n")?;
+    // The project's own attributes: the refusal names the files, and never says to delete it.
+    std::fs::write(project.join(".gitattributes"), "*.png binary\n")?;
     let p = project.to_string_lossy().into_owned();
     for args in [vec!["sync", &p], vec!["sync", "--dry-run", &p]] {
         let out = review_mcp(&db, &args)?;
@@ -480,7 +482,10 @@ fn sync_refuses_a_first_sync_of_a_folder_holding_files_not_its_own() -> anyhow::
             .map(|e| Ok(e?.file_name().to_string_lossy().into_owned()))
             .collect::<anyhow::Result<Vec<_>>>()?;
         left.sort();
-        ensure!(left == [".git", "notes.txt", "src"], "written: {left:?}");
+        ensure!(
+            left == [".git", ".gitattributes", "notes.txt", "src"],
+            "written: {left:?}"
+        );
     }
 
     let own = dir.join("own");
