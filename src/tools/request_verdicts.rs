@@ -699,6 +699,9 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
                 quoted(&d.subject, 60),
                 written.len() - accepted
             );
+            let (held, unwritten): (Vec<_>, Vec<_>) =
+                unwritten.into_iter().partition(|(i, v)| holds(&d, *i, v));
+            summary.push_str(&already_held(&held));
             if !unwritten.is_empty() {
                 summary.push_str(&format!(
                     " Not recorded, changed while the engineer was answering: {}. Ask about the item as it is now with request_verdicts, items {:?}.",
@@ -708,8 +711,18 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             }
             answer(&d, &q.items, &recorded, q.remaining, summary)
         }
-        VerdictsOutcome::Changed(_) => {
-            let all: Vec<&(usize, Verdict)> = verdicts.iter().collect();
+        VerdictsOutcome::Changed(d) if verdicts.iter().all(|(i, v)| holds(&d, *i, v)) => {
+            // The same answer sent again (a 2026-07-28 retry repeated): it changed the items
+            // it was sealed against, so it is not written twice, and it is not lost either.
+            let summary = format!(
+                "These answers of the engineer on {} were already recorded (the same answer was sent again): nothing new was written.",
+                quoted(&d.subject, 60)
+            );
+            answer(&d, &q.items, &[], q.remaining, summary)
+        }
+        VerdictsOutcome::Changed(d) => {
+            let (held, changed): (Vec<_>, Vec<_>) =
+                verdicts.iter().partition(|(i, v)| holds(&d, *i, v));
             // A form of an earlier build was answered on the whole basis as shown.
             let why = if q.shown.is_empty() {
                 "its basis is no longer the one shown"
@@ -717,8 +730,9 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
                 "no item asked is still the one shown"
             };
             Err(ToolError::Invalid(format!(
-                "The decision changed while the engineer was answering ({why}), so nothing was written. The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
-                answers_given(&all)
+                "The decision changed while the engineer was answering ({why}), so nothing was written.{} The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
+                already_held(&held),
+                answers_given(&changed)
             )))
         }
         VerdictsOutcome::Missing => Err(ToolError::Invalid(
@@ -730,6 +744,35 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             forgotten,
         } => Err(carried_on_refusal(store, &decision, forgotten)?),
     }
+}
+
+/// Whether item `i` of `d` holds the engineer's answer `v` as it was given: the same judgement
+/// and reason, through the form, by the same author (when it was recorded aside).
+fn holds(d: &Decision, i: usize, v: &Verdict) -> bool {
+    d.basis
+        .get(i)
+        .and_then(|b| b.verdict.as_ref())
+        .is_some_and(|held| {
+            (
+                &held.judgement,
+                &held.reason,
+                held.via,
+                &held.author,
+                held.meaning,
+            ) == (&v.judgement, &v.reason, v.via, &v.author, v.meaning)
+        })
+}
+
+/// What the summary says of answers the decision already held as given (recorded by the same
+/// answer sent before): nothing when there are none.
+fn already_held(held: &[&(usize, Verdict)]) -> String {
+    if held.is_empty() {
+        return String::new();
+    }
+    format!(
+        " Already recorded before (the same answer was sent again): items {:?}.",
+        held.iter().map(|(i, _)| *i).collect::<Vec<_>>()
+    )
 }
 
 /// What the engineer answered on items whose answer was not recorded, so that their words

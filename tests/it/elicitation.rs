@@ -964,8 +964,53 @@ fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Resul
         out[0]["result"]["structuredContent"]["outcome"], "recorded",
         "a replay is not recorded again: {out:?}"
     );
+    let text = refusal_text(&out)?;
+    assert!(
+        text.contains("Already recorded before (the same answer was sent again): items [0]"),
+        "the replayed item 0 is not said to have changed: {text}"
+    );
     assert_eq!(verdicts(&mut s)?, first);
     assert_eq!(history(&mut s)?, events, "the replay wrote no event");
+    Ok(())
+}
+
+/// Regression: a 2026-07-28 host that sent its retry twice (the stateless era lets a client
+/// retry a request whose answer it lost) was told the second time that the decision had
+/// changed while the engineer was answering, that nothing was written, and to ask again: the
+/// engineer's verdicts, which the first retry recorded, read as lost. Now an answer the
+/// decision already holds, word for word, is said to be recorded already, and nothing is
+/// written twice.
+#[test]
+fn a_sealed_answer_sent_twice_is_recorded_once_and_said_to_be_recorded() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let state = request_state(&send(&mut s, &modern_ask(2, json!({}))))?;
+    let retry = json!({"requestState": state, "inputResponses": {"verdicts": accept()}});
+    let first = send(&mut s, &modern_ask(3, retry.clone()));
+    assert_eq!(
+        first[0]["result"]["structuredContent"]["recorded"],
+        json!([0, 1]),
+        "{first:?}"
+    );
+    let stored = verdicts(&mut s)?;
+    let again = send(&mut s, &modern_ask(4, retry));
+    let result = &again[0]["result"];
+    assert_ne!(result["isError"], json!(true), "{again:?}");
+    assert_eq!(
+        result["structuredContent"]["outcome"], "recorded",
+        "{again:?}"
+    );
+    assert_eq!(
+        result["structuredContent"]["recorded"],
+        json!([]),
+        "nothing written twice"
+    );
+    let text = result["content"][0]["text"].as_str().context("no text")?;
+    assert!(
+        text.contains("already recorded") && !text.contains("changed"),
+        "{text}"
+    );
+    assert_eq!(verdicts(&mut s)?, stored);
     Ok(())
 }
 
