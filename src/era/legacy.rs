@@ -18,6 +18,9 @@ use crate::tools::Step;
 use crate::version::{LOG_LEVELS, Version};
 use crate::wire::Payload;
 
+/// What a 2026-07-28 request sent without its envelope is told to send.
+const ENVELOPE: &str = "send it with io.modelcontextprotocol/protocolVersion (\"2026-07-28\") and io.modelcontextprotocol/clientCapabilities (an object, {} for none) in params._meta";
+
 /// -32002: resource not found, as every legacy revision specifies it.
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
@@ -158,9 +161,9 @@ fn handle_inner(
     let Some(session) = session else {
         if method.is_some_and(Method::is_modern_only) {
             // A modern method without its envelope: what the modern ladder answers too.
-            return Err(ErrorObject::invalid_params(
-                "Invalid params: the _meta envelope is missing",
-            ));
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid params: the _meta envelope is missing: {name} is a 2026-07-28 request; {ENVELOPE}"
+            )));
         }
         if served.is_some() {
             return Err(ErrorObject::invalid_params(format!(
@@ -170,7 +173,16 @@ fn handle_inner(
         return Err(ErrorObject::method_not_found(name));
     };
     let Some(method) = served else {
-        return Err(ErrorObject::method_not_found(name));
+        let mut e = ErrorObject::method_not_found(name);
+        if method == Some(Method::Listen) {
+            e.message = format!(
+                "{} (a 2026-07-28 request; {ENVELOPE}. This session follows changes with resources/subscribe and notifications/resources/list_changed)",
+                e.message
+            );
+        } else if method.is_some_and(Method::is_modern_only) {
+            e.message = format!("{} (a 2026-07-28 request; {ENVELOPE})", e.message);
+        }
+        return Err(e);
     };
     match Call::parse(method, params).map_err(super::call_error)? {
         Call::SetLevel { level } => {

@@ -104,8 +104,9 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
             .and_then(|m| m.get(META_CLIENT_CAPABILITIES)),
     );
     let ctx = Context { version, client };
-    let Some(method) = Method::from_name(name).filter(|m| !m.is_legacy_only()) else {
-        return Reply::Error(ErrorObject::method_not_found(name));
+    let named = Method::from_name(name);
+    let Some(method) = named.filter(|m| !m.is_legacy_only()) else {
+        return Reply::Error(removed_method(name, named));
     };
     match Call::parse(method, params) {
         Err(e) => Reply::Error(super::call_error(e)),
@@ -149,8 +150,35 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
         }
         Ok(
             Call::Ping | Call::SetLevel { .. } | Call::Subscribe { .. } | Call::Unsubscribe { .. },
-        ) => Reply::Error(ErrorObject::method_not_found(name)),
+        ) => Reply::Error(removed_method(name, Some(method))),
     }
+}
+
+/// -32601 for a method this revision does not have, saying what 2026-07-28 has instead when
+/// it is one the handshake era has (`initialize` here is the handshake without its
+/// `protocolVersion`: the router takes it as the handshake when it has one).
+fn removed_method(name: &str, method: Option<Method>) -> ErrorObject {
+    let instead = match method {
+        Some(Method::Ping) => {
+            "2026-07-28 has no ping: any request, such as server/discover, shows the server is there"
+        }
+        Some(Method::SetLevel) => {
+            "2026-07-28 has no logging/setLevel: the level goes in each request's _meta as io.modelcontextprotocol/logLevel"
+        }
+        Some(Method::Subscribe) => {
+            "2026-07-28 subscribes with subscriptions/listen, listing the URIs in notifications.resourceSubscriptions"
+        }
+        Some(Method::Unsubscribe) => {
+            "2026-07-28 ends a subscription by cancelling its subscriptions/listen request with notifications/cancelled"
+        }
+        _ if name == call::INITIALIZE => {
+            "2026-07-28 has no handshake: send server/discover, or any request, with this _meta envelope; or initialize without the envelope and with protocolVersion for a handshake session"
+        }
+        _ => return ErrorObject::method_not_found(name),
+    };
+    let mut e = ErrorObject::method_not_found(name);
+    e.message = format!("{} ({instead})", e.message);
+    e
 }
 
 /// Steps 1 to 3 of the ladder. Returns the version and the params object.
