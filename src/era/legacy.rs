@@ -203,7 +203,7 @@ fn handle_inner(
             })?;
             Ok(match served {
                 Step::Ask(q) if !session.can_elicit() => {
-                    Step::Done(Ok(service.without_elicitation(&q, session.version)))
+                    Step::Done(Ok(service.without_elicitation(&q, session.context())))
                 }
                 step => step.map(Ok),
             })

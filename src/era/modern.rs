@@ -17,7 +17,7 @@ use crate::resources;
 use crate::service::changes::{Interest, MAX_WATCHED_URIS};
 use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::tools::Step;
-use crate::tools::request_verdicts::{INPUT_KEY, Question};
+use crate::tools::request_verdicts::{self, INPUT_KEY, Question};
 use crate::version::{LOG_LEVELS, Version};
 use crate::wire::Payload;
 
@@ -137,7 +137,10 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                 Ok(Step::Done(result)) => Reply::Result(decorate(result, cache)),
                 Ok(Step::Ask(q)) => {
                     if !ctx.client.elicitation_form {
-                        return Reply::Error(missing_elicitation(&service.engineer_terminal(&q)));
+                        return Reply::Error(missing_elicitation(
+                            &service.engineer_terminal(&q),
+                            ctx.client.apps,
+                        ));
                     }
                     let arguments = arguments.unwrap_or_else(|| json!({}));
                     match service.seal(&q, &arguments) {
@@ -280,11 +283,12 @@ fn discover_result() -> Payload {
 }
 
 /// -32021 for a call that must ask the engineer from a request that did not declare form
-/// elicitation; `terminal`: the engineer's own command for the decision, ready to run.
-fn missing_elicitation(terminal: &str) -> ErrorObject {
+/// elicitation; `terminal`: the engineer's own command for the decision, ready to run;
+/// `apps`: the request declared the MCP Apps extension (its host renders the review card).
+fn missing_elicitation(terminal: &str, apps: bool) -> ErrorObject {
     ErrorObject::new(
         MISSING_REQUIRED_CLIENT_CAPABILITY,
-        format!("Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision. The engineer's own channels outside a form: {terminal} in their terminal, or the review card (show_review) where the host renders MCP Apps."),
+        format!("Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision. The engineer's own channels outside a form: {terminal} in their terminal, or {}.", request_verdicts::card_channel(apps)),
     )
     .with_data(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
 }

@@ -201,7 +201,7 @@ impl Service {
                     Some(Retry {
                         state: Some(state),
                         responses,
-                    }) => self.retry_tool(&name, &arguments, &state, responses, version),
+                    }) => self.retry_tool(&name, &arguments, &state, responses, ctx),
                     _ => self.call_tool(&name, &arguments, ctx),
                 };
             }

@@ -650,7 +650,13 @@ fn reason_key(i: usize) -> String {
 
 /// Step two: the engineer's answer. Writes only an accepted form that matches the question,
 /// to a basis that is still the one asked about.
-pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolOutput, ToolError> {
+/// `apps`: the host declared the MCP Apps extension, so it renders the review card.
+pub fn finish(
+    store: &mut Store,
+    q: &Question,
+    reply: FormReply,
+    apps: bool,
+) -> Result<ToolOutput, ToolError> {
     let content = match reply {
         FormReply::Decline => {
             let summary = "The engineer declined the form (an explicit refusal): nothing was written. Do not record verdicts for them; ask again later or in chat.".to_string();
@@ -663,8 +669,9 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             let revision = found.as_ref().map(|d| d.artifact.revision.as_str());
             let other = OtherChannels::new(store.path(), store.author(), revision);
             let summary = format!(
-                "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, `{}`; or the review card (show_review) where the host renders MCP Apps. Do not record verdicts for them.",
-                other.terminal
+                "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, `{}`; or {}. Do not record verdicts for them.",
+                other.terminal,
+                card_channel(apps)
             );
             let other = OtherChannels {
                 note: summary.clone(),
@@ -924,6 +931,17 @@ pub struct OtherChannels {
     pub terminal: String,
 }
 
+/// The review card as the engineer's channel, as an answer names it: rendered by this host
+/// when it declared the MCP Apps extension (`apps`), else only where a host renders apps (a
+/// host may render the card without declaring it).
+pub fn card_channel(apps: bool) -> &'static str {
+    if apps {
+        "the review card, which this host renders (call show_review; the engineer clicks Accept or Reject there)"
+    } else {
+        "the review card (show_review) where the host renders MCP Apps"
+    }
+}
+
 /// Where the review card reaches the engineer.
 const CARD_CHANNEL: &str = "call show_review: hosts that render MCP Apps (Claude Desktop, claude.ai, VS Code) show the review card, where the engineer clicks Accept or Reject";
 
@@ -1171,7 +1189,7 @@ mod tests {
         let mut content = Map::new();
         content.insert("judgement_0".into(), json!("accepted"));
         let Err(ToolError::Invalid(said)) =
-            finish(&mut store, &earlier, FormReply::Accept(content))
+            finish(&mut store, &earlier, FormReply::Accept(content), false)
         else {
             panic!("recorded on a basis that changed");
         };

@@ -542,6 +542,56 @@ fn revisions_without_elicitation_never_ask_alone_or_in_a_batch() -> Result<()> {
     Ok(())
 }
 
+/// The MCP Apps extension as a host declares it.
+fn apps() -> Value {
+    json!({"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}})
+}
+
+/// Regression: a host that declared the MCP Apps extension (it renders the review card) but
+/// could not or did not show the form was told the card only "where the host renders MCP
+/// Apps", as if it might not, after "ask in chat": the one channel sure to work there, and
+/// the engineer's own, read as a maybe. Now every answer that names the engineer's channels
+/// says the card is rendered by this host when the request declared the extension (in
+/// `initialize`, or in the 2026-07-28 request itself), and stays conditional otherwise.
+#[test]
+fn a_host_that_declared_apps_is_told_it_renders_the_card() -> Result<()> {
+    const SURE: &str = "the review card, which this host renders (call show_review";
+    const MAYBE: &str = "the review card (show_review) where the host renders MCP Apps";
+    for (caps, says, not) in [
+        (json!({"extensions": apps()}), SURE, MAYBE),
+        (json!({}), MAYBE, SURE),
+    ] {
+        // No form in this host: refused at once.
+        let mut s = server_with_wait(None)?;
+        session(&mut s, "2025-11-25", caps.clone())?;
+        let t = refusal_text(&send(&mut s, &ask(2)))?;
+        assert!(t.contains(says) && !t.contains(not), "{caps}: {t}");
+        // The same declaration in a 2026-07-28 request, read from that request alone.
+        let mut meta = modern_meta();
+        meta["io.modelcontextprotocol/clientCapabilities"] = caps.clone();
+        let out = send(&mut s, &modern_ask(3, json!({"_meta": meta})));
+        let m = out[0]["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            out[0]["error"]["code"] == -32021 && m.contains(says) && !m.contains(not),
+            "{caps}: {out:?}"
+        );
+        // A form the host cancelled.
+        let mut with_form = caps.clone();
+        with_form["elicitation"] = json!({"form": {}});
+        let mut s = server_with_wait(None)?;
+        session(&mut s, "2025-11-25", with_form.clone())?;
+        let asked = the_ask(&send(&mut s, &ask(2)))?;
+        let out = send(&mut s, &answer(&asked, json!({"action": "cancel"})));
+        let t = out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(t.contains(says) && !t.contains(not), "{with_form}: {out:?}");
+        let note = &out[0]["result"]["structuredContent"]["other_channels"]["note"];
+        assert_eq!(note.as_str(), Some(t), "{out:?}");
+    }
+    Ok(())
+}
+
 #[test]
 fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Result<()> {
     for caps in [
