@@ -114,7 +114,7 @@ pub fn spec() -> ToolSpec {
         }),
         annotations: s::annotations("Ask the engineer for verdicts", false, false, false),
         ui: super::Ui::None,
-        run: |store, args| prepare(store, super::parse(NAME, args)?),
+        run: |store, args, _| prepare(store, super::parse(NAME, args)?),
     }
 }
 
@@ -940,6 +940,20 @@ pub fn card_channel(apps: bool) -> &'static str {
     } else {
         "the review card (show_review) where the host renders MCP Apps"
     }
+}
+
+/// The engineer's own channels in the host of `caller`, to change a verdict of theirs: the
+/// host's form where it has one, the card, and their terminal (`terminal`, the command).
+pub fn engineer_channels(caller: super::Caller, terminal: &str) -> String {
+    let form = if caller.form {
+        "request_verdicts (the host's form), "
+    } else {
+        ""
+    };
+    format!(
+        "through {form}{} or their terminal (`{terminal}`)",
+        card_channel(caller.card)
+    )
 }
 
 /// Where the review card reaches the engineer.
