@@ -190,9 +190,17 @@ fn handle_inner(
             Ok(Step::Done(Ok(Payload::default())))
         }
         Call::Shared(mut call) => {
-            // `inputResponses` and `requestState` are 2026-07-28 vocabulary: here they mean
-            // nothing, and a question is answered by the client's response.
+            // `inputResponses` and `requestState` are 2026-07-28 vocabulary: here a question is
+            // answered by the client's response. A sealed state is a 2026-07-28 retry that lost
+            // its envelope: taken as a new call, the engineer's answer it carries would be
+            // dropped unsaid and the form put again, so it is refused saying what to send.
             if let SharedCall::ToolsCall { retry, .. } = &mut call {
+                if retry.as_ref().is_some_and(|r| r.state.is_some()) {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "Invalid params: requestState and inputResponses answer a 2026-07-28 input_required result; {ENVELOPE}. Without the envelope this is a call of the {} session, which asks with elicitation/create",
+                        session.version.as_str()
+                    )));
+                }
                 *retry = None;
             }
             let served = service.serve(call, session.context()).map_err(|e| {

@@ -1024,6 +1024,37 @@ fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Resul
     Ok(())
 }
 
+/// Regression: a 2026-07-28 retry (the engineer's answer in `inputResponses`, with its
+/// `requestState`) sent without the `_meta` envelope in a process with a handshake session
+/// was taken as a new call of that session: the engineer's answer was dropped without a word
+/// and the form put to them again (or, without elicitation in the session, the model told to
+/// ask in chat). It is now refused, -32602 saying to send the retry with its envelope, and
+/// nothing is asked or written.
+#[test]
+fn a_sealed_retry_without_its_envelope_is_refused_saying_to_send_the_envelope() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let state = request_state(&send(&mut s, &modern_ask(2, json!({}))))?;
+    let bare = request(
+        json!(3),
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": artifact(), "subject": "thread depth"},
+               "requestState": state, "inputResponses": {"verdicts": accept()}}),
+    );
+    let out = send(&mut s, &bare);
+    ensure!(out.len() == 1, "asked nothing, wrote nothing: {out:?}");
+    let message = out[0]["error"]["message"].as_str().unwrap_or_default();
+    ensure!(
+        out[0]["error"]["code"] == -32602
+            && message.contains("requestState")
+            && message.contains("io.modelcontextprotocol/protocolVersion"),
+        "{out:?}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
 /// Regression: a 2026-07-28 host that sent its retry twice (the stateless era lets a client
 /// retry a request whose answer it lost) was told the second time that the decision had
 /// changed while the engineer was answering, that nothing was written, and to ask again: the
