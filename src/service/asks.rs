@@ -108,10 +108,17 @@ impl Service {
                     "Invalid params: requestState was altered, issued by another database, or issued for other arguments; call request_verdicts again without requestState".into(),
                 ));
             }
-            Unsealed::Expired => {
-                return Err(ServiceError::InvalidParams(
-                    "Invalid params: requestState expired (the engineer's answer came after the wait bound); call request_verdicts again without requestState".into(),
-                ));
+            Unsealed::Expired(q) => {
+                // The engineer's words are said, not lost, though they cannot be recorded.
+                let answers = responses
+                    .get(request_verdicts::INPUT_KEY)
+                    .and_then(FormReply::read)
+                    .and_then(|reply| request_verdicts::answers_in(&q, &reply))
+                    .map(|a| format!(" The engineer's answers: {a}."))
+                    .unwrap_or_default();
+                return Err(ServiceError::InvalidParams(format!(
+                    "Invalid params: requestState expired (the engineer's answer came after the wait bound), so nothing was written.{answers} Call request_verdicts again without requestState"
+                )));
             }
         };
         let started = Instant::now();

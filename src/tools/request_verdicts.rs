@@ -782,6 +782,16 @@ fn already_held(held: &[&(usize, Verdict)]) -> String {
     )
 }
 
+/// What the engineer answered in `reply` to `q`, as [`answers_given`] says it, when it is an
+/// accepted form that matches the question: said by an answer that cannot record it.
+pub fn answers_in(q: &Question, reply: &FormReply) -> Option<String> {
+    let FormReply::Accept(content) = reply else {
+        return None;
+    };
+    let verdicts = read_form(q, content.clone(), None).ok()?;
+    Some(answers_given(&verdicts.iter().collect::<Vec<_>>()))
+}
+
 /// What the engineer answered on items whose answer was not recorded, so that their words
 /// are not lost: `item 1 rejected ("not at the boss")`, each reason quoted on one line and
 /// clipped to 200 characters, and to its share of [`ANSWERS_GIVEN_BYTES`] as the answer's

@@ -1168,10 +1168,15 @@ fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
         ),
     );
     assert_eq!(out[0]["error"]["code"], -32602, "{out:?}");
+    // Regression: the refusal said only that the state expired, and the engineer's answers,
+    // typed into a form the 2026-07-28 host kept open past the bound, were gone. They are now
+    // in the refusal, as in every other answer that could not record them.
+    let message = out[0]["error"]["message"].as_str().unwrap_or_default();
     assert!(
-        out[0]["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("expired")),
+        message.contains("expired")
+            && message.contains(
+                r#"The engineer's answers: item 0 accepted, item 1 rejected ("not at the boss")"#
+            ),
         "{out:?}"
     );
     assert_eq!(verdicts(&mut s)?, vec![None, None]);
