@@ -754,7 +754,7 @@ pub fn finish(
 }
 
 /// Whether item `i` of `d` holds the engineer's answer `v` as it was given: the same judgement
-/// and reason, through the form, by the same author (when it was recorded aside).
+/// and reason, through the form, by the same author: the answer was recorded already.
 fn holds(d: &Decision, i: usize, v: &Verdict) -> bool {
     d.basis
         .get(i)
