@@ -18,6 +18,9 @@ use crate::tools::Step;
 use crate::version::{LOG_LEVELS, Version};
 use crate::wire::Payload;
 
+/// What a 2026-07-28 request sent without its envelope is told to send.
+const ENVELOPE: &str = "send it with io.modelcontextprotocol/protocolVersion (\"2026-07-28\") and io.modelcontextprotocol/clientCapabilities (an object, {} for none) in params._meta";
+
 /// -32002: resource not found, as every legacy revision specifies it.
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
@@ -158,9 +161,9 @@ fn handle_inner(
     let Some(session) = session else {
         if method.is_some_and(Method::is_modern_only) {
             // A modern method without its envelope: what the modern ladder answers too.
-            return Err(ErrorObject::invalid_params(
-                "Invalid params: the _meta envelope is missing",
-            ));
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid params: the _meta envelope is missing: {name} is a 2026-07-28 request; {ENVELOPE}"
+            )));
         }
         if served.is_some() {
             return Err(ErrorObject::invalid_params(format!(
@@ -170,7 +173,16 @@ fn handle_inner(
         return Err(ErrorObject::method_not_found(name));
     };
     let Some(method) = served else {
-        return Err(ErrorObject::method_not_found(name));
+        let mut e = ErrorObject::method_not_found(name);
+        if method == Some(Method::Listen) {
+            e.message = format!(
+                "{} (a 2026-07-28 request; {ENVELOPE}. This session follows changes with resources/subscribe and notifications/resources/list_changed)",
+                e.message
+            );
+        } else if method.is_some_and(Method::is_modern_only) {
+            e.message = format!("{} (a 2026-07-28 request; {ENVELOPE})", e.message);
+        }
+        return Err(e);
     };
     match Call::parse(method, params).map_err(super::call_error)? {
         Call::SetLevel { level } => {
@@ -178,9 +190,17 @@ fn handle_inner(
             Ok(Step::Done(Ok(Payload::default())))
         }
         Call::Shared(mut call) => {
-            // `inputResponses` and `requestState` are 2026-07-28 vocabulary: here they mean
-            // nothing, and a question is answered by the client's response.
+            // `inputResponses` and `requestState` are 2026-07-28 vocabulary: here a question is
+            // answered by the client's response. A sealed state is a 2026-07-28 retry that lost
+            // its envelope: taken as a new call, the engineer's answer it carries would be
+            // dropped unsaid and the form put again, so it is refused saying what to send.
             if let SharedCall::ToolsCall { retry, .. } = &mut call {
+                if retry.as_ref().is_some_and(|r| r.state.is_some()) {
+                    return Err(ErrorObject::invalid_params(format!(
+                        "Invalid params: requestState and inputResponses answer a 2026-07-28 input_required result; {ENVELOPE}. Without the envelope this is a call of the {} session, which asks with elicitation/create",
+                        session.version.as_str()
+                    )));
+                }
                 *retry = None;
             }
             let served = service.serve(call, session.context()).map_err(|e| {
@@ -191,7 +211,7 @@ fn handle_inner(
             })?;
             Ok(match served {
                 Step::Ask(q) if !session.can_elicit() => {
-                    Step::Done(Ok(service.without_elicitation(&q, session.version)))
+                    Step::Done(Ok(service.without_elicitation(&q, session.context())))
                 }
                 step => step.map(Ok),
             })

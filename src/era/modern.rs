@@ -17,7 +17,7 @@ use crate::resources;
 use crate::service::changes::{Interest, MAX_WATCHED_URIS};
 use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
 use crate::tools::Step;
-use crate::tools::request_verdicts::{INPUT_KEY, Question};
+use crate::tools::request_verdicts::{self, INPUT_KEY, Question};
 use crate::version::{LOG_LEVELS, Version};
 use crate::wire::Payload;
 
@@ -104,8 +104,9 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
             .and_then(|m| m.get(META_CLIENT_CAPABILITIES)),
     );
     let ctx = Context { version, client };
-    let Some(method) = Method::from_name(name).filter(|m| !m.is_legacy_only()) else {
-        return Reply::Error(ErrorObject::method_not_found(name));
+    let named = Method::from_name(name);
+    let Some(method) = named.filter(|m| !m.is_legacy_only()) else {
+        return Reply::Error(removed_method(name, named));
     };
     match Call::parse(method, params) {
         Err(e) => Reply::Error(super::call_error(e)),
@@ -136,7 +137,10 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
                 Ok(Step::Done(result)) => Reply::Result(decorate(result, cache)),
                 Ok(Step::Ask(q)) => {
                     if !ctx.client.elicitation_form {
-                        return Reply::Error(missing_elicitation(&service.engineer_terminal(&q)));
+                        return Reply::Error(missing_elicitation(
+                            &service.engineer_terminal(&q),
+                            ctx.client.apps,
+                        ));
                     }
                     let arguments = arguments.unwrap_or_else(|| json!({}));
                     match service.seal(&q, &arguments) {
@@ -149,8 +153,35 @@ pub fn handle(service: &mut Service, id: &Id, name: &str, params: Option<Value>)
         }
         Ok(
             Call::Ping | Call::SetLevel { .. } | Call::Subscribe { .. } | Call::Unsubscribe { .. },
-        ) => Reply::Error(ErrorObject::method_not_found(name)),
+        ) => Reply::Error(removed_method(name, Some(method))),
     }
+}
+
+/// -32601 for a method this revision does not have, saying what 2026-07-28 has instead when
+/// it is one the handshake era has (`initialize` here is the handshake without its
+/// `protocolVersion`: the router takes it as the handshake when it has one).
+fn removed_method(name: &str, method: Option<Method>) -> ErrorObject {
+    let instead = match method {
+        Some(Method::Ping) => {
+            "2026-07-28 has no ping: any request, such as server/discover, shows the server is there"
+        }
+        Some(Method::SetLevel) => {
+            "2026-07-28 has no logging/setLevel: the level goes in each request's _meta as io.modelcontextprotocol/logLevel"
+        }
+        Some(Method::Subscribe) => {
+            "2026-07-28 subscribes with subscriptions/listen, listing the URIs in notifications.resourceSubscriptions"
+        }
+        Some(Method::Unsubscribe) => {
+            "2026-07-28 ends a subscription by cancelling its subscriptions/listen request with notifications/cancelled"
+        }
+        _ if name == call::INITIALIZE => {
+            "2026-07-28 has no handshake: send server/discover, or any request, with this _meta envelope; or initialize without the envelope and with protocolVersion for a handshake session"
+        }
+        _ => return ErrorObject::method_not_found(name),
+    };
+    let mut e = ErrorObject::method_not_found(name);
+    e.message = format!("{} ({instead})", e.message);
+    e
 }
 
 /// Steps 1 to 3 of the ladder. Returns the version and the params object.
@@ -252,11 +283,12 @@ fn discover_result() -> Payload {
 }
 
 /// -32021 for a call that must ask the engineer from a request that did not declare form
-/// elicitation; `terminal`: the engineer's own command for the decision, ready to run.
-fn missing_elicitation(terminal: &str) -> ErrorObject {
+/// elicitation; `terminal`: the engineer's own command for the decision, ready to run;
+/// `apps`: the request declared the MCP Apps extension (its host renders the review card).
+fn missing_elicitation(terminal: &str, apps: bool) -> ErrorObject {
     ErrorObject::new(
         MISSING_REQUIRED_CLIENT_CAPABILITY,
-        format!("Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision. The engineer's own channels outside a form: {terminal} in their terminal, or the review card (show_review) where the host renders MCP Apps."),
+        format!("Missing required client capability: elicitation (form). This call asks the engineer through a form; declare elicitation in io.modelcontextprotocol/clientCapabilities, or ask the engineer in chat and record the answers with remember_decision. The engineer's own channels outside a form: {terminal} in their terminal, or {}.", request_verdicts::card_channel(apps)),
     )
     .with_data(json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
 }

@@ -13,6 +13,7 @@ use serde_json::json;
 use super::Server;
 use crate::call;
 use crate::jsonrpc::{ClientResponse, Id, Notification, Outgoing, Response};
+use crate::service::Context;
 use crate::tools::request_verdicts::{FormReply, Question};
 use crate::version::Version;
 
@@ -28,7 +29,8 @@ pub struct Pending {
     /// The server's `elicitation/create` request.
     pub ask: Id,
     pub question: Question,
-    pub version: Version,
+    /// The session's revision and what its client declared.
+    pub ctx: Context,
     pub deadline: Instant,
 }
 
@@ -46,7 +48,7 @@ impl Asks {
         &mut self,
         call: Id,
         question: Question,
-        version: Version,
+        ctx: Context,
         wait: Duration,
     ) -> Option<Outgoing> {
         if self.pending.len() >= MAX_PENDING {
@@ -58,13 +60,13 @@ impl Asks {
         let request = Outgoing::Request {
             id: ask.clone(),
             method: call::ELICIT.to_string(),
-            params: question.params(version),
+            params: question.params(ctx.version),
         };
         self.pending.push(Pending {
             call,
             ask,
             question,
-            version,
+            ctx,
             deadline: Instant::now() + wait,
         });
         Some(request)
@@ -121,18 +123,18 @@ impl Server {
     /// Puts `question` to the legacy client for its call `id`: the server's request to write,
     /// or an `isError` answer when too many questions already wait.
     pub(super) fn ask(&mut self, id: Id, question: Question) -> Outgoing {
-        let version = self
+        let ctx = self
             .session
             .as_ref()
-            .map_or(Version::LATEST_LEGACY, |s| s.version);
+            .map_or(Context::plain(Version::LATEST_LEGACY), |s| s.context());
         let wait = self.service.answer_wait();
-        match self.asks.put(id.clone(), question.clone(), version, wait) {
+        match self.asks.put(id.clone(), question.clone(), ctx, wait) {
             Some(request) => request,
             None => {
                 let why = format!(
                     "{MAX_PENDING} questions already wait for the engineer's answer; answer or cancel one first. Nothing was written."
                 );
-                let payload = self.service.unanswered(&question, &why, version);
+                let payload = self.service.unanswered(&question, &why, ctx);
                 Outgoing::Response(Response::result(id, payload))
             }
         }
@@ -147,16 +149,16 @@ impl Server {
         let Pending {
             call,
             question,
-            version,
+            ctx,
             ..
         } = p;
         let payload = match r.outcome {
             Ok(result) => match FormReply::read(&result) {
-                Some(reply) => self.service.answer(&question, reply, version),
+                Some(reply) => self.service.answer(&question, reply, ctx),
                 None => self.service.unanswered(
                     &question,
                     "The host answered the form with something that is not an elicitation result (action accept, decline or cancel), so nothing was written. Ask the engineer in chat, then record their words with remember_decision.",
-                    version,
+                    ctx,
                 ),
             },
             Err((code, message)) => self.service.unanswered(
@@ -164,7 +166,7 @@ impl Server {
                 &format!(
                     "The host could not show the form (error {code}: {message}), so nothing was written. Ask the engineer in chat, then record their words with remember_decision (stored as relayed by you, via \"assistant\")."
                 ),
-                version,
+                ctx,
             ),
         };
         Some(Outgoing::Response(Response::result(call, payload)))
@@ -181,7 +183,7 @@ impl Server {
         );
         Some(Outgoing::Response(Response::result(
             p.call,
-            self.service.unanswered(&p.question, &why, p.version),
+            self.service.unanswered(&p.question, &why, p.ctx),
         )))
     }
 
@@ -217,7 +219,7 @@ impl Server {
             out.push(withdraw(&p.ask, reason));
             out.push(Outgoing::Response(Response::result(
                 p.call,
-                self.service.unanswered(&p.question, why, p.version),
+                self.service.unanswered(&p.question, why, p.ctx),
             )));
         }
         out

@@ -6,36 +6,37 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::calls::log_call;
-use super::{Service, ServiceError};
+use super::{Context, Service, ServiceError};
 use crate::store::DecisionRef;
 use crate::text;
 use crate::tools::Step;
 use crate::tools::request_state::{self, Unsealed};
 use crate::tools::request_verdicts::{self, FormReply, Question};
-use crate::version::Version;
 use crate::wire::{self, Payload};
 
 impl Service {
-    /// The engineer's answer to `q` (asked in a legacy session): the `tools/call` result.
-    pub fn answer(&mut self, q: &Question, reply: FormReply, version: Version) -> Payload {
+    /// The engineer's answer to `q`, asked of the client of `ctx`: the `tools/call` result.
+    pub fn answer(&mut self, q: &Question, reply: FormReply, ctx: Context) -> Payload {
         let started = Instant::now();
-        let out = request_verdicts::finish(&mut self.store, q, reply);
-        self.tool_payload(request_verdicts::NAME, out, version, started)
+        let out = request_verdicts::finish(&mut self.store, q, reply, ctx.client.apps);
+        self.tool_payload(request_verdicts::NAME, out, ctx.version, started)
     }
 
     /// The `tools/call` result of question `q` that could not be put or was not answered:
     /// `why`, as an `isError` result, followed by the engineer's other channels (their
-    /// terminal, with the decision's revision, and the review card). Nothing is written.
-    pub fn unanswered(&mut self, q: &Question, why: &str, version: Version) -> Payload {
+    /// terminal, with the decision's revision, and the review card, which the client of `ctx`
+    /// renders when it declared the MCP Apps extension). Nothing is written.
+    pub fn unanswered(&mut self, q: &Question, why: &str, ctx: Context) -> Payload {
         log_call(
             request_verdicts::NAME,
-            version,
+            ctx.version,
             "unanswered",
             Instant::now(),
         );
         let terminal = self.engineer_terminal(q);
         wire::tool_error(&format!(
-            "{why} The engineer's own channels outside this form: in their terminal, {terminal}; or the review card (show_review) where the host renders MCP Apps."
+            "{why} The engineer's own channels outside this form: in their terminal, {terminal}; or {}.",
+            request_verdicts::card_channel(ctx.client.apps)
         ))
     }
 
@@ -59,8 +60,8 @@ impl Service {
     }
 
     /// The text of question `q` put to a legacy client that cannot show a form.
-    pub fn without_elicitation(&mut self, q: &Question, version: Version) -> Payload {
-        self.unanswered(q, &request_verdicts::without_elicitation(version), version)
+    pub fn without_elicitation(&mut self, q: &Question, ctx: Context) -> Payload {
+        self.unanswered(q, &request_verdicts::without_elicitation(ctx.version), ctx)
     }
 
     /// `requestState` for `q`, asked by the call with `arguments`: sealed under the
@@ -87,8 +88,9 @@ impl Service {
         args: &Value,
         state: &str,
         mut responses: Map<String, Value>,
-        version: Version,
+        ctx: Context,
     ) -> Result<Step<Payload>, ServiceError> {
+        let version = ctx.version;
         if name != request_verdicts::NAME {
             return Err(ServiceError::InvalidParams(format!(
                 "Invalid params: requestState was not issued for the tool {}; send the call again without requestState and inputResponses",
@@ -106,10 +108,17 @@ impl Service {
                     "Invalid params: requestState was altered, issued by another database, or issued for other arguments; call request_verdicts again without requestState".into(),
                 ));
             }
-            Unsealed::Expired => {
-                return Err(ServiceError::InvalidParams(
-                    "Invalid params: requestState expired (the engineer's answer came after the wait bound); call request_verdicts again without requestState".into(),
-                ));
+            Unsealed::Expired(q) => {
+                // The engineer's words are said, not lost, though they cannot be recorded.
+                let answers = responses
+                    .get(request_verdicts::INPUT_KEY)
+                    .and_then(FormReply::read)
+                    .and_then(|reply| request_verdicts::answers_in(&q, &reply))
+                    .map(|a| format!(" The engineer's answers: {a}."))
+                    .unwrap_or_default();
+                return Err(ServiceError::InvalidParams(format!(
+                    "Invalid params: requestState expired (the engineer's answer came after the wait bound), so nothing was written.{answers} Call request_verdicts again without requestState"
+                )));
             }
         };
         let started = Instant::now();
@@ -126,7 +135,7 @@ impl Service {
                         request_verdicts::INPUT_KEY
                     )));
                 };
-                Ok(Step::Done(self.answer(&q, reply, version)))
+                Ok(Step::Done(self.answer(&q, reply, ctx)))
             }
         }
     }

@@ -72,7 +72,7 @@ impl Service {
             }
             return Ok(Step::Done(wire::tool_error(&msg)));
         }
-        let step = (tool.spec.run)(&mut self.store, args);
+        let step = (tool.spec.run)(&mut self.store, args, ctx.caller());
         if matches!(step, Ok(Step::Ask(_))) {
             log_call(name, version, "asked", started);
         }

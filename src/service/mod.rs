@@ -97,6 +97,14 @@ pub struct Context {
 }
 
 impl Context {
+    /// What the client can put before the engineer, for a tool's answer to name.
+    pub fn caller(self) -> crate::tools::Caller {
+        crate::tools::Caller {
+            form: self.version.features().elicitation && self.client.elicitation_form,
+            card: self.client.apps,
+        }
+    }
+
     /// A client that declared nothing, at `version`.
     pub fn plain(version: Version) -> Context {
         Context {
@@ -201,7 +209,7 @@ impl Service {
                     Some(Retry {
                         state: Some(state),
                         responses,
-                    }) => self.retry_tool(&name, &arguments, &state, responses, version),
+                    }) => self.retry_tool(&name, &arguments, &state, responses, ctx),
                     _ => self.call_tool(&name, &arguments, ctx),
                 };
             }

@@ -44,7 +44,7 @@ pub fn spec() -> ToolSpec {
         }),
         annotations: s::annotations("Revision of a file", true, false, true),
         ui: super::Ui::None,
-        run: |_store: &mut Store, args| run(super::parse(NAME, args)?).map(super::Step::Done),
+        run: |_store: &mut Store, args, _| run(super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

@@ -96,7 +96,7 @@ pub fn spec() -> ToolSpec {
         }),
         annotations: s::annotations("Carry the review to a new revision", false, false, true),
         ui: super::Ui::None,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, _| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

@@ -44,7 +44,7 @@ pub fn spec() -> ToolSpec {
         }),
         annotations: s::annotations("Forget a record or decision", false, true, true),
         ui: super::Ui::None,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, _| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

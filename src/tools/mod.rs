@@ -80,8 +80,19 @@ impl Ui {
     }
 }
 
-/// How a tool runs: arguments that passed its input schema, against the store.
-pub type Run = fn(&mut Store, &Value) -> Result<Step, ToolError>;
+/// How a tool runs: arguments that passed its input schema, against the store, for `Caller`.
+pub type Run = fn(&mut Store, &Value, Caller) -> Result<Step, ToolError>;
+
+/// What the host that called can put before the engineer besides their terminal (which every
+/// local host has), so that an answer names only channels that work there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Caller {
+    /// The host's form: the request declared form elicitation, in a revision that has it.
+    pub form: bool,
+    /// The review card: the request declared the MCP Apps extension. A host that declared
+    /// nothing may render it all the same, so the card is then named as a maybe.
+    pub card: bool,
+}
 
 /// Where a call stands: done with its answer (a tool's output, then the call's payload, then
 /// the era's result or error), or waiting for the engineer. The one "done or ask" type from

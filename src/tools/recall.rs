@@ -62,7 +62,7 @@ Newest first; while `next_cursor` is present, call again with it and the same fi
         }),
         annotations: s::annotations("Recall features and notes", true, false, true),
         ui: super::Ui::None,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, _| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

@@ -72,7 +72,7 @@ By default the newest decision of each subject on each file (current_only: false
         }),
         annotations: s::annotations("Recall review decisions", true, false, true),
         ui: super::Ui::None,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, _| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

@@ -86,7 +86,7 @@ pub fn spec() -> ToolSpec {
         }),
         annotations: s::annotations("Record the engineer's verdict", false, false, true),
         ui: super::Ui::AppOnly,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, _| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

@@ -58,7 +58,7 @@ With `name`: a feature keyed by the artifact's locator (uri, else revision) and 
         }),
         annotations: s::annotations("Remember a feature or note", false, true, false),
         ui: super::Ui::None,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, _| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

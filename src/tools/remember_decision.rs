@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::schema::{self as s, MAX_BASIS, MAX_DISPOSITION, MAX_SUBJECT, MAX_TEXT};
-use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
+use super::{ArtifactArg, Caller, ToolError, ToolOutput, ToolSpec, request_verdicts, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::outrank::{KeptVerdict, Outranked, RemovedVerdict};
 use crate::review::{BasisItem, State};
@@ -83,12 +83,17 @@ The same (locator, subject, revision) replaces (replaced: true); another revisio
         }),
         annotations: s::annotations("Remember a review decision", false, true, true),
         ui: super::Ui::None,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, caller| {
+            run(store, super::parse(NAME, args)?, caller).map(super::Step::Done)
+        },
     }
 }
 
-pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
+pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, ToolError> {
     let artifact = args.artifact.normalise()?;
+    // The engineer's terminal command, named when their verdict outranked the assistant's.
+    let db = store.path().map(std::path::Path::to_path_buf);
+    let author = store.author().map(str::to_string);
     crate::review::decision::check_stated(&args.subject, &args.disposition, &args.basis)?;
     let new = NewDecision {
         artifact,
@@ -113,7 +118,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             decision.basis.len(),
             if decision.basis.len() == 1 { "" } else { "s" },
         );
-        let summary = summary + &outranked_text(&outranked);
+        let terminal = request_verdicts::terminal_command(
+            db.as_deref(),
+            author.as_deref(),
+            Some(&decision.artifact.revision),
+        );
+        let channels = request_verdicts::engineer_channels(caller, &terminal);
+        let summary = summary + &outranked_text(&outranked, &channels);
         let current = Some(decision.artifact.revision.as_str());
         ToolOutput::new(
             &Saved {
@@ -130,9 +141,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
 }
 
 /// What the summary says of the engineer's verdicts: those an offered verdict did not
-/// replace, and those removed with their items. Kept verdicts nobody contested are in the
-/// structured answer only.
-fn outranked_text(o: &Outranked) -> String {
+/// replace, and those removed with their items, and the engineer's `channels` to change theirs.
+/// Kept verdicts nobody contested are in the structured answer only.
+fn outranked_text(o: &Outranked, channels: &str) -> String {
     let mut text = String::new();
     let contested: Vec<&KeptVerdict> = o.kept.iter().filter(|k| k.offered.is_some()).collect();
     if !contested.is_empty() {
@@ -146,9 +157,9 @@ fn outranked_text(o: &Outranked) -> String {
                 k.verdict.via.as_str()
             )
         })));
-        text.push_str(
-            "; your verdict was not written. Ask the engineer with request_verdicts to change it.",
-        );
+        text.push_str(&format!(
+            "; your verdict was not written. Only the engineer changes it, {channels}."
+        ));
     }
     if !o.removed.is_empty() {
         text.push_str(" Removed with their items, the engineer's verdicts on ");

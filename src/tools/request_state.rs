@@ -31,8 +31,9 @@ pub enum Unsealed {
     Ok(Question),
     /// Altered, truncated, issued by another database, or for another call.
     Invalid,
-    /// Older than the wait bound.
-    Expired,
+    /// Older than the wait bound: the question it held, so that an answer to it is not lost
+    /// unsaid.
+    Expired(Box<Question>),
 }
 
 /// Reads a `requestState` back for this call at `now_ms`.
@@ -67,7 +68,7 @@ pub fn unseal(secret: &[u8], state: &str, arguments: &Value, now_ms: i64) -> Uns
         return Unsealed::Invalid;
     }
     if now_ms > body.exp {
-        return Unsealed::Expired;
+        return Unsealed::Expired(Box::new(body.q));
     }
     Unsealed::Ok(body.q)
 }
@@ -160,7 +161,10 @@ mod tests {
             unseal(&secret, &state, &reordered, 0),
             Unsealed::Ok(_)
         ));
-        assert_eq!(unseal(&secret, &state, &args, 1_001), Unsealed::Expired);
+        assert!(matches!(
+            unseal(&secret, &state, &args, 1_001),
+            Unsealed::Expired(_)
+        ));
         assert_eq!(
             unseal(&secret, &state, &json!({"subject": "other"}), 0),
             Unsealed::Invalid

@@ -114,7 +114,7 @@ pub fn spec() -> ToolSpec {
         }),
         annotations: s::annotations("Ask the engineer for verdicts", false, false, false),
         ui: super::Ui::None,
-        run: |store, args| prepare(store, super::parse(NAME, args)?),
+        run: |store, args, _| prepare(store, super::parse(NAME, args)?),
     }
 }
 
@@ -650,7 +650,13 @@ fn reason_key(i: usize) -> String {
 
 /// Step two: the engineer's answer. Writes only an accepted form that matches the question,
 /// to a basis that is still the one asked about.
-pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolOutput, ToolError> {
+/// `apps`: the host declared the MCP Apps extension, so it renders the review card.
+pub fn finish(
+    store: &mut Store,
+    q: &Question,
+    reply: FormReply,
+    apps: bool,
+) -> Result<ToolOutput, ToolError> {
     let content = match reply {
         FormReply::Decline => {
             let summary = "The engineer declined the form (an explicit refusal): nothing was written. Do not record verdicts for them; ask again later or in chat.".to_string();
@@ -663,8 +669,9 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             let revision = found.as_ref().map(|d| d.artifact.revision.as_str());
             let other = OtherChannels::new(store.path(), store.author(), revision);
             let summary = format!(
-                "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, `{}`; or the review card (show_review) where the host renders MCP Apps. Do not record verdicts for them.",
-                other.terminal
+                "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, `{}`; or {}. Do not record verdicts for them.",
+                other.terminal,
+                card_channel(apps)
             );
             let other = OtherChannels {
                 note: summary.clone(),
@@ -699,6 +706,9 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
                 quoted(&d.subject, 60),
                 written.len() - accepted
             );
+            let (held, unwritten): (Vec<_>, Vec<_>) =
+                unwritten.into_iter().partition(|(i, v)| holds(&d, *i, v));
+            summary.push_str(&already_held(&held));
             if !unwritten.is_empty() {
                 summary.push_str(&format!(
                     " Not recorded, changed while the engineer was answering: {}. Ask about the item as it is now with request_verdicts, items {:?}.",
@@ -708,8 +718,18 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             }
             answer(&d, &q.items, &recorded, q.remaining, summary)
         }
-        VerdictsOutcome::Changed(_) => {
-            let all: Vec<&(usize, Verdict)> = verdicts.iter().collect();
+        VerdictsOutcome::Changed(d) if verdicts.iter().all(|(i, v)| holds(&d, *i, v)) => {
+            // The same answer sent again (a 2026-07-28 retry repeated): it changed the items
+            // it was sealed against, so it is not written twice, and it is not lost either.
+            let summary = format!(
+                "These answers of the engineer on {} were already recorded (the same answer was sent again): nothing new was written.",
+                quoted(&d.subject, 60)
+            );
+            answer(&d, &q.items, &[], q.remaining, summary)
+        }
+        VerdictsOutcome::Changed(d) => {
+            let (held, changed): (Vec<_>, Vec<_>) =
+                verdicts.iter().partition(|(i, v)| holds(&d, *i, v));
             // A form of an earlier build was answered on the whole basis as shown.
             let why = if q.shown.is_empty() {
                 "its basis is no longer the one shown"
@@ -717,8 +737,9 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
                 "no item asked is still the one shown"
             };
             Err(ToolError::Invalid(format!(
-                "The decision changed while the engineer was answering ({why}), so nothing was written. The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
-                answers_given(&all)
+                "The decision changed while the engineer was answering ({why}), so nothing was written.{} The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
+                already_held(&held),
+                answers_given(&changed)
             )))
         }
         VerdictsOutcome::Missing => Err(ToolError::Invalid(
@@ -730,6 +751,45 @@ pub fn finish(store: &mut Store, q: &Question, reply: FormReply) -> Result<ToolO
             forgotten,
         } => Err(carried_on_refusal(store, &decision, forgotten)?),
     }
+}
+
+/// Whether item `i` of `d` holds the engineer's answer `v` as it was given: the same judgement
+/// and reason, through the form, by the same author: the answer was recorded already.
+fn holds(d: &Decision, i: usize, v: &Verdict) -> bool {
+    d.basis
+        .get(i)
+        .and_then(|b| b.verdict.as_ref())
+        .is_some_and(|held| {
+            (
+                &held.judgement,
+                &held.reason,
+                held.via,
+                &held.author,
+                held.meaning,
+            ) == (&v.judgement, &v.reason, v.via, &v.author, v.meaning)
+        })
+}
+
+/// What the summary says of answers the decision already held as given (recorded by the same
+/// answer sent before): nothing when there are none.
+fn already_held(held: &[&(usize, Verdict)]) -> String {
+    if held.is_empty() {
+        return String::new();
+    }
+    format!(
+        " Already recorded before (the same answer was sent again): items {:?}.",
+        held.iter().map(|(i, _)| *i).collect::<Vec<_>>()
+    )
+}
+
+/// What the engineer answered in `reply` to `q`, as [`answers_given`] says it, when it is an
+/// accepted form that matches the question: said by an answer that cannot record it.
+pub fn answers_in(q: &Question, reply: &FormReply) -> Option<String> {
+    let FormReply::Accept(content) = reply else {
+        return None;
+    };
+    let verdicts = read_form(q, content.clone(), None).ok()?;
+    Some(answers_given(&verdicts.iter().collect::<Vec<_>>()))
 }
 
 /// What the engineer answered on items whose answer was not recorded, so that their words
@@ -879,6 +939,31 @@ pub struct OtherChannels {
     pub card: &'static str,
     /// The command line the engineer runs in their own terminal.
     pub terminal: String,
+}
+
+/// The review card as the engineer's channel, as an answer names it: rendered by this host
+/// when it declared the MCP Apps extension (`apps`), else only where a host renders apps (a
+/// host may render the card without declaring it).
+pub fn card_channel(apps: bool) -> &'static str {
+    if apps {
+        "the review card, which this host renders (call show_review; the engineer clicks Accept or Reject there)"
+    } else {
+        "the review card (show_review) where the host renders MCP Apps"
+    }
+}
+
+/// The engineer's own channels in the host of `caller`, to change a verdict of theirs: the
+/// host's form where it has one, the card, and their terminal (`terminal`, the command).
+pub fn engineer_channels(caller: super::Caller, terminal: &str) -> String {
+    let form = if caller.form {
+        "request_verdicts (the host's form), "
+    } else {
+        ""
+    };
+    format!(
+        "through {form}{} or their terminal (`{terminal}`)",
+        card_channel(caller.card)
+    )
 }
 
 /// Where the review card reaches the engineer.
@@ -1128,7 +1213,7 @@ mod tests {
         let mut content = Map::new();
         content.insert("judgement_0".into(), json!("accepted"));
         let Err(ToolError::Invalid(said)) =
-            finish(&mut store, &earlier, FormReply::Accept(content))
+            finish(&mut store, &earlier, FormReply::Accept(content), false)
         else {
             panic!("recorded on a basis that changed");
         };

@@ -50,7 +50,7 @@ pub fn spec() -> ToolSpec {
         output_schema: output_schema(),
         annotations: s::annotations("Review history", true, false, true),
         ui: super::Ui::None,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, _| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

@@ -41,7 +41,7 @@ On hosts that render MCP Apps the review card opens, where the engineer accepts 
         output_schema: review_output(),
         annotations: s::annotations("Show the review", true, false, true),
         ui: super::Ui::Card,
-        run: |store, args| run(store, super::parse(NAME, args)?).map(super::Step::Done),
+        run: |store, args, _| run(store, super::parse(NAME, args)?).map(super::Step::Done),
     }
 }
 

@@ -542,6 +542,56 @@ fn revisions_without_elicitation_never_ask_alone_or_in_a_batch() -> Result<()> {
     Ok(())
 }
 
+/// The MCP Apps extension as a host declares it.
+fn apps() -> Value {
+    json!({"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}})
+}
+
+/// Regression: a host that declared the MCP Apps extension (it renders the review card) but
+/// could not or did not show the form was told the card only "where the host renders MCP
+/// Apps", as if it might not, after "ask in chat": the one channel sure to work there, and
+/// the engineer's own, read as a maybe. Now every answer that names the engineer's channels
+/// says the card is rendered by this host when the request declared the extension (in
+/// `initialize`, or in the 2026-07-28 request itself), and stays conditional otherwise.
+#[test]
+fn a_host_that_declared_apps_is_told_it_renders_the_card() -> Result<()> {
+    const SURE: &str = "the review card, which this host renders (call show_review";
+    const MAYBE: &str = "the review card (show_review) where the host renders MCP Apps";
+    for (caps, says, not) in [
+        (json!({"extensions": apps()}), SURE, MAYBE),
+        (json!({}), MAYBE, SURE),
+    ] {
+        // No form in this host: refused at once.
+        let mut s = server_with_wait(None)?;
+        session(&mut s, "2025-11-25", caps.clone())?;
+        let t = refusal_text(&send(&mut s, &ask(2)))?;
+        assert!(t.contains(says) && !t.contains(not), "{caps}: {t}");
+        // The same declaration in a 2026-07-28 request, read from that request alone.
+        let mut meta = modern_meta();
+        meta["io.modelcontextprotocol/clientCapabilities"] = caps.clone();
+        let out = send(&mut s, &modern_ask(3, json!({"_meta": meta})));
+        let m = out[0]["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            out[0]["error"]["code"] == -32021 && m.contains(says) && !m.contains(not),
+            "{caps}: {out:?}"
+        );
+        // A form the host cancelled.
+        let mut with_form = caps.clone();
+        with_form["elicitation"] = json!({"form": {}});
+        let mut s = server_with_wait(None)?;
+        session(&mut s, "2025-11-25", with_form.clone())?;
+        let asked = the_ask(&send(&mut s, &ask(2)))?;
+        let out = send(&mut s, &answer(&asked, json!({"action": "cancel"})));
+        let t = out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(t.contains(says) && !t.contains(not), "{with_form}: {out:?}");
+        let note = &out[0]["result"]["structuredContent"]["other_channels"]["note"];
+        assert_eq!(note.as_str(), Some(t), "{out:?}");
+    }
+    Ok(())
+}
+
 #[test]
 fn without_the_capability_a_legacy_session_is_refused_without_a_request() -> Result<()> {
     for caps in [
@@ -964,8 +1014,84 @@ fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Resul
         out[0]["result"]["structuredContent"]["outcome"], "recorded",
         "a replay is not recorded again: {out:?}"
     );
+    let text = refusal_text(&out)?;
+    assert!(
+        text.contains("Already recorded before (the same answer was sent again): items [0]"),
+        "the replayed item 0 is not said to have changed: {text}"
+    );
     assert_eq!(verdicts(&mut s)?, first);
     assert_eq!(history(&mut s)?, events, "the replay wrote no event");
+    Ok(())
+}
+
+/// Regression: a 2026-07-28 retry (the engineer's answer in `inputResponses`, with its
+/// `requestState`) sent without the `_meta` envelope in a process with a handshake session
+/// was taken as a new call of that session: the engineer's answer was dropped without a word
+/// and the form put to them again (or, without elicitation in the session, the model told to
+/// ask in chat). It is now refused, -32602 saying to send the retry with its envelope, and
+/// nothing is asked or written.
+#[test]
+fn a_sealed_retry_without_its_envelope_is_refused_saying_to_send_the_envelope() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let state = request_state(&send(&mut s, &modern_ask(2, json!({}))))?;
+    let bare = request(
+        json!(3),
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": artifact(), "subject": "thread depth"},
+               "requestState": state, "inputResponses": {"verdicts": accept()}}),
+    );
+    let out = send(&mut s, &bare);
+    ensure!(out.len() == 1, "asked nothing, wrote nothing: {out:?}");
+    let message = out[0]["error"]["message"].as_str().unwrap_or_default();
+    ensure!(
+        out[0]["error"]["code"] == -32602
+            && message.contains("requestState")
+            && message.contains("io.modelcontextprotocol/protocolVersion"),
+        "{out:?}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+/// Regression: a 2026-07-28 host that sent its retry twice (the stateless era lets a client
+/// retry a request whose answer it lost) was told the second time that the decision had
+/// changed while the engineer was answering, that nothing was written, and to ask again: the
+/// engineer's verdicts, which the first retry recorded, read as lost. Now an answer the
+/// decision already holds, word for word, is said to be recorded already, and nothing is
+/// written twice.
+#[test]
+fn a_sealed_answer_sent_twice_is_recorded_once_and_said_to_be_recorded() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let state = request_state(&send(&mut s, &modern_ask(2, json!({}))))?;
+    let retry = json!({"requestState": state, "inputResponses": {"verdicts": accept()}});
+    let first = send(&mut s, &modern_ask(3, retry.clone()));
+    assert_eq!(
+        first[0]["result"]["structuredContent"]["recorded"],
+        json!([0, 1]),
+        "{first:?}"
+    );
+    let stored = verdicts(&mut s)?;
+    let again = send(&mut s, &modern_ask(4, retry));
+    let result = &again[0]["result"];
+    assert_ne!(result["isError"], json!(true), "{again:?}");
+    assert_eq!(
+        result["structuredContent"]["outcome"], "recorded",
+        "{again:?}"
+    );
+    assert_eq!(
+        result["structuredContent"]["recorded"],
+        json!([]),
+        "nothing written twice"
+    );
+    let text = result["content"][0]["text"].as_str().context("no text")?;
+    assert!(
+        text.contains("already recorded") && !text.contains("changed"),
+        "{text}"
+    );
+    assert_eq!(verdicts(&mut s)?, stored);
     Ok(())
 }
 
@@ -1042,10 +1168,15 @@ fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
         ),
     );
     assert_eq!(out[0]["error"]["code"], -32602, "{out:?}");
+    // Regression: the refusal said only that the state expired, and the engineer's answers,
+    // typed into a form the 2026-07-28 host kept open past the bound, were gone. They are now
+    // in the refusal, as in every other answer that could not record them.
+    let message = out[0]["error"]["message"].as_str().unwrap_or_default();
     assert!(
-        out[0]["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("expired")),
+        message.contains("expired")
+            && message.contains(
+                r#"The engineer's answers: item 0 accepted, item 1 rejected ("not at the boss")"#
+            ),
         "{out:?}"
     );
     assert_eq!(verdicts(&mut s)?, vec![None, None]);

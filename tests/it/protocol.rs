@@ -175,6 +175,65 @@ fn an_unknown_prompt_is_refused_naming_the_prompts() -> Result<()> {
     Ok(())
 }
 
+/// A method of the other era was refused "Method not found: ping" (or `logging/setLevel`,
+/// `resources/subscribe`, `initialize` with the 2026-07-28 envelope; `server/discover` or
+/// `subscriptions/listen` in a handshake session, or "the _meta envelope is missing" before
+/// one), leaving a host that mixed the eras to guess what the server wanted. Each refusal
+/// keeps its code and first words and now says what to send instead.
+#[test]
+fn a_method_of_the_other_era_is_refused_saying_what_to_send_instead() -> Result<()> {
+    let mut s = server()?;
+    let refusal = |s: &mut Server, id: u64, method: &str, params: Value| -> Result<(i64, String)> {
+        let out = send(s, &request(id, method, params));
+        let error = &answer(&out, id)?["error"];
+        let code = error["code"].as_i64().context("no code")?;
+        Ok((
+            code,
+            error["message"].as_str().unwrap_or_default().to_string(),
+        ))
+    };
+    let discover = refusal(&mut s, 1, "server/discover", json!({}))?;
+    ensure!(
+        discover.0 == -32602
+            && discover
+                .1
+                .starts_with("Invalid params: the _meta envelope is missing")
+            && discover.1.contains(PV)
+            && discover.1.contains(CC),
+        "{discover:?}"
+    );
+    initialize(&mut s, "2025-11-25")?;
+    for (id, method, says) in [
+        (2, "server/discover", PV),
+        (3, "subscriptions/listen", "resources/subscribe"),
+    ] {
+        let (code, message) = refusal(&mut s, id, method, json!({"notifications": {}}))?;
+        ensure!(
+            code == -32601
+                && message.starts_with(&format!("Method not found: {method}"))
+                && message.contains(says),
+            "{method}: {message}"
+        );
+    }
+    for (id, method, says) in [
+        (4, "ping", "server/discover"),
+        (5, "logging/setLevel", "io.modelcontextprotocol/logLevel"),
+        (6, "resources/subscribe", "subscriptions/listen"),
+        (7, "resources/unsubscribe", "cancel"),
+        (8, "initialize", "server/discover"),
+    ] {
+        let params = enveloped(json!({"uri": "review://x", "level": "info"}));
+        let (code, message) = refusal(&mut s, id, method, params)?;
+        ensure!(
+            code == -32601
+                && message.starts_with(&format!("Method not found: {method}"))
+                && message.contains(says),
+            "{method}: {message}"
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn an_enveloped_request_gets_no_log_message_of_the_legacy_session() -> Result<()> {
     let mut s = server()?;

@@ -226,6 +226,55 @@ fn the_form_asks_every_item_without_an_engineer_verdict_and_records_the_answers_
     );
 }
 
+/// Regression: when `remember_decision` kept the engineer's verdict against the assistant's,
+/// it told the model "Ask the engineer with request_verdicts to change it" in every host, also
+/// one that shows no form (Gemini CLI declares no elicitation), where that call can only fail.
+/// The summary now names the engineer's channels of the host that called: the form only where
+/// the request declared it, the review card as this host's when it declared the MCP Apps
+/// extension, and always their terminal, with the command ready to run.
+#[test]
+fn a_kept_engineer_verdict_names_the_channels_of_the_calling_host() {
+    let mut c = Modern::as_author(Some("Ada"));
+    remember(&mut c, basis(None));
+    c.ask_and_answer(
+        ask_args(),
+        json!({"action": "accept", "content": {"judgement_0": "rejected", "judgement_1": "accepted", "judgement_2": "accepted"}}),
+    );
+    let apps = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+    let mut both = apps.clone();
+    both["elicitation"] = json!({"form": {}});
+    for (caps, form, sure_card) in [
+        (json!({}), false, false),
+        (json!({"elicitation": {"url": {}}}), false, false),
+        (form(), true, false),
+        (apps, false, true),
+        (both, true, true),
+    ] {
+        let offered = basis(Some(json!({"judgement": "accepted", "reason": "fine"})));
+        let replaced = c.call(
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "bore", "disposition": "hold", "basis": offered}),
+            caps.clone(),
+        );
+        let summary = replaced["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(summary.contains("outranks yours"), "{caps}: {summary}");
+        assert_eq!(
+            summary.contains("request_verdicts"),
+            form,
+            "{caps}: {summary}"
+        );
+        assert_eq!(
+            summary.contains("the review card, which this host renders"),
+            sure_card,
+            "{caps}: {summary}"
+        );
+        assert!(
+            summary.contains(&format!("review-mcp review --author Ada {REV}")),
+            "{caps}: {summary}"
+        );
+    }
+}
+
 #[test]
 fn an_assistant_replacement_keeps_the_engineers_verdicts_and_says_so() {
     let mut c = Modern::new();
