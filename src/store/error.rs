@@ -180,6 +180,16 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::FileChanged {
                 path,
+                change: FileChange::LogTruncated(now, in_use),
+            } => write!(
+                f,
+                "{}-wal, the write-ahead log this server holds open beside {}, was truncated while the server was running ({now} bytes now, {in_use} in use: a cleanup script, `: > file`?); nothing more is read or written, so that nothing is written after the cut or copied from it into the file. Restart the server (reconnect it in your MCP host; every server on the file, if several), then run `review-mcp --db {} check`",
+                path.display(),
+                path.display(),
+                command_path(path)
+            ),
+            StoreError::FileChanged {
+                path,
                 change: FileChange::Truncated(now, before),
             } => write!(
                 f,
@@ -198,6 +208,7 @@ impl std::fmt::Display for StoreError {
                     FileChange::Linked(n) => format!("gained a second name ({n} hard links)"),
                     FileChange::Companion(suffix) => format!("lost its {suffix} file"),
                     FileChange::Truncated(..) => "was truncated".to_string(),
+                    FileChange::LogTruncated(..) => "had its -wal file truncated".to_string(),
                 };
                 write!(
                     f,

@@ -1297,3 +1297,53 @@ fn temporary_files_a_killed_backup_or_export_left_are_removed_by_the_next() -> a
     }
     Ok(())
 }
+
+/// Regression: `review.db-wal` truncated while a server runs (`: > review.db-wal`, a cleanup
+/// script "shrinking the log") while another process holds a read snapshot (a database
+/// browser). The next write was answered: SQLite appended it after a hole where the log's
+/// header and the begun commit had been, and the checkpoint the snapshot allowed copied that
+/// hole (zeros) into the file's first page, so `review.db` was no SQLite file any more and
+/// every record was unreachable. Each call is now refused, naming the log and what to do,
+/// nothing is written, and once the servers are restarted the file opens with every record.
+#[test]
+fn log_truncated_while_serving_refuses_calls_and_keeps_the_file() -> anyhow::Result<()> {
+    for keep in [0, 32, 100] {
+        let dir = TempDir::new("log-truncated")?;
+        let db = dir.join("review.db");
+        let mut server = Server::start(&db)?;
+        for i in 0..3 {
+            assert!(remember(&mut server, &format!("before-{i}"))?.is_ok());
+        }
+        // Answered once the last write's checkpoint is done: the file holds every write.
+        assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+        let reader = rusqlite::Connection::open(&db)?;
+        reader.execute_batch("BEGIN")?;
+        let n: i64 = reader.query_row("SELECT count(*) FROM records", [], |r| r.get(0))?;
+        assert_eq!(n, 3);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(side(&db, "-wal"))?
+            .set_len(keep)?;
+        let refused = |answer: Answer| match answer {
+            Answer::ToolError(text) => assert!(
+                text.contains("review.db-wal")
+                    && text.contains("truncated")
+                    && text.contains("Restart"),
+                "{keep}: {text}"
+            ),
+            other => panic!("{keep}: a call after the log was truncated: {other:?}"),
+        };
+        refused(remember(&mut server, "after")?);
+        refused(server.call("recall", json!({"artifact": art()}))?);
+        reader.execute_batch("COMMIT")?;
+        drop(reader);
+        server.close()?;
+        check_ok(&db)?;
+        assert_eq!(exported_names(&db)?.len(), 3, "{keep}");
+        let mut server = Server::start(&db)?;
+        assert!(remember(&mut server, "restarted")?.is_ok(), "{keep}");
+        server.close()?;
+        assert_eq!(exported_names(&db)?.len(), 4, "{keep}");
+    }
+    Ok(())
+}
