@@ -74,6 +74,10 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Another process held the write lock for longer than the busy timeout.
+    Locked {
+        path: PathBuf,
+    },
     /// The file's journal mode cannot be set: switching a file of the previous version from
     /// its rollback journal to WAL needs a moment when no other process reads or writes it.
     JournalBusy {
@@ -220,6 +224,12 @@ impl std::fmt::Display for StoreError {
                 f,
                 "cannot open {} for writing ({source}); a server needs it writable: check the file's permissions and attributes (lsattr) and that its file system is mounted read-write. `review-mcp export`, `check` and `backup` work on a read-only file",
                 path.display()
+            ),
+            StoreError::Locked { path } => write!(
+                f,
+                "{} stayed locked by another process for more than {} ms: another program holds it locked (a `sqlite3` shell or a database browser with a transaction open, a `review-mcp import` or `sync` still running); try again once it has finished, or close it",
+                path.display(),
+                BUSY_TIMEOUT.as_millis()
             ),
             StoreError::JournalBusy { path } => write!(
                 f,

@@ -152,7 +152,14 @@ impl Store {
         // The log's length is looked at before the lock: SQLite tells it only outside a
         // transaction.
         disk.map_or(Ok(()), |d| d.verify_log(conn))?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| match disk {
+                Some(d) if open::is_busy(&e) => StoreError::Locked {
+                    path: d.path.clone(),
+                },
+                _ => e.into(),
+            })?;
         // Dropping the transaction rolls it back.
         disk.map_or(Ok(()), open::OnDisk::verify)?;
         not_upgraded_since(&tx, disk)?;

@@ -489,7 +489,10 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     // SQLite's own messages ("unable to open database file", "attempt to write a readonly
     // database") do not say which file: name it.
     let named = |e: StoreError| match e {
-        StoreError::Sqlite(source) if !is_busy(&source) => StoreError::opening(path, source),
+        StoreError::Sqlite(source) if is_busy(&source) => StoreError::Locked {
+            path: path.to_path_buf(),
+        },
+        StoreError::Sqlite(source) => StoreError::opening(path, source),
         other => other,
     };
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;

@@ -1347,3 +1347,47 @@ fn log_truncated_while_serving_refuses_calls_and_keeps_the_file() -> anyhow::Res
     }
     Ok(())
 }
+
+/// Regression: a write waiting out another program's write transaction (a `sqlite3` shell
+/// after `BEGIN IMMEDIATE`) was answered "the database stayed locked by another process for
+/// more than 5000 ms; try again", naming no file and nothing to look for, though retrying
+/// cannot help while that program keeps its transaction open (and `sync` said only "database
+/// error: database is locked"). Both name the file and what holds such a lock; the server
+/// writes again once the lock is gone.
+#[test]
+fn a_write_under_another_programs_write_lock_names_the_file_and_what_holds_it() -> anyhow::Result<()>
+{
+    let dir = TempDir::new("write-locked")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    assert!(remember(&mut server, "before")?.is_ok());
+    // Answered once the last write's checkpoint is done.
+    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+    let holder = rusqlite::Connection::open(&db)?;
+    holder.execute_batch("BEGIN IMMEDIATE")?;
+    let started = Instant::now();
+    match remember(&mut server, "during")? {
+        Answer::ToolError(text) => assert!(
+            text.contains(&db.display().to_string())
+                && text.contains("locked by another process")
+                && text.contains("sqlite3"),
+            "{text}"
+        ),
+        other => panic!("a write under another program's lock was answered {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(12));
+    // Reads go on meanwhile.
+    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+    // `sync` said only "database error: database is locked".
+    let folder = dir.join("folder");
+    let out = run_cli(&db, &["sync", &folder.to_string_lossy()])?;
+    assert_failed_saying(&["sync"], &out, |err| {
+        err.contains(&db.display().to_string()) && err.contains("sqlite3")
+    });
+    holder.execute_batch("ROLLBACK")?;
+    drop(holder);
+    assert!(remember(&mut server, "after")?.is_ok());
+    server.close()?;
+    assert_eq!(exported_names(&db)?.len(), 2);
+    Ok(())
+}
