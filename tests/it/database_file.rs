@@ -39,6 +39,17 @@ fn kept_by_a_server(db: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A server on `db` that answered `writes` remembers (`before-0`, …) and then a recall,
+/// answered once the last write's checkpoint is done: the file holds every write.
+fn server_after_writes(db: &Path, writes: usize) -> anyhow::Result<Server> {
+    let mut server = Server::start(db)?;
+    for i in 0..writes {
+        assert!(remember(&mut server, &format!("before-{i}"))?.is_ok());
+    }
+    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+    Ok(server)
+}
+
 /// `args`' run failed (exit status 1) with a message `says` accepts.
 fn assert_failed_saying(args: &[&str], out: &std::process::Output, says: impl Fn(&str) -> bool) {
     let err = stderr_of(out);
@@ -1231,12 +1242,7 @@ fn file_truncated_while_serving_refuses_writes_instead_of_acknowledging_them() -
     for (case, keep) in [("to nothing", 0.0), ("to half", 0.5)] {
         let dir = TempDir::new("truncated")?;
         let db = dir.join("review.db");
-        let mut server = Server::start(&db)?;
-        for i in 0..5 {
-            assert!(remember(&mut server, &format!("before-{i}"))?.is_ok());
-        }
-        // Answered once the last write's checkpoint is done: the file holds every write.
-        assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+        let mut server = server_after_writes(&db, 5)?;
         let len = std::fs::metadata(&db)?.len();
         std::fs::OpenOptions::new()
             .write(true)
@@ -1310,12 +1316,7 @@ fn log_truncated_while_serving_refuses_calls_and_keeps_the_file() -> anyhow::Res
     for keep in [0, 32, 100] {
         let dir = TempDir::new("log-truncated")?;
         let db = dir.join("review.db");
-        let mut server = Server::start(&db)?;
-        for i in 0..3 {
-            assert!(remember(&mut server, &format!("before-{i}"))?.is_ok());
-        }
-        // Answered once the last write's checkpoint is done: the file holds every write.
-        assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+        let mut server = server_after_writes(&db, 3)?;
         let reader = rusqlite::Connection::open(&db)?;
         reader.execute_batch("BEGIN")?;
         let n: i64 = reader.query_row("SELECT count(*) FROM records", [], |r| r.get(0))?;
@@ -1359,10 +1360,7 @@ fn a_write_under_another_programs_write_lock_names_the_file_and_what_holds_it() 
 {
     let dir = TempDir::new("write-locked")?;
     let db = dir.join("review.db");
-    let mut server = Server::start(&db)?;
-    assert!(remember(&mut server, "before")?.is_ok());
-    // Answered once the last write's checkpoint is done.
-    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+    let mut server = server_after_writes(&db, 1)?;
     let holder = rusqlite::Connection::open(&db)?;
     holder.execute_batch("BEGIN IMMEDIATE")?;
     let started = Instant::now();
