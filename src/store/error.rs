@@ -74,6 +74,10 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Another process held the write lock for longer than the busy timeout.
+    Locked {
+        path: PathBuf,
+    },
     /// The file's journal mode cannot be set: switching a file of the previous version from
     /// its rollback journal to WAL needs a moment when no other process reads or writes it.
     JournalBusy {
@@ -180,6 +184,16 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::FileChanged {
                 path,
+                change: FileChange::LogTruncated(now, in_use),
+            } => write!(
+                f,
+                "{}-wal, the write-ahead log this server holds open beside {}, was truncated while the server was running ({now} bytes now, {in_use} in use: a cleanup script, `: > file`?); nothing more is read or written, so that nothing is written after the cut or copied from it into the file. Restart the server (reconnect it in your MCP host; every server on the file, if several), then run `review-mcp --db {} check`",
+                path.display(),
+                path.display(),
+                command_path(path)
+            ),
+            StoreError::FileChanged {
+                path,
                 change: FileChange::Truncated(now, before),
             } => write!(
                 f,
@@ -198,6 +212,7 @@ impl std::fmt::Display for StoreError {
                     FileChange::Linked(n) => format!("gained a second name ({n} hard links)"),
                     FileChange::Companion(suffix) => format!("lost its {suffix} file"),
                     FileChange::Truncated(..) => "was truncated".to_string(),
+                    FileChange::LogTruncated(..) => "had its -wal file truncated".to_string(),
                 };
                 write!(
                     f,
@@ -209,6 +224,12 @@ impl std::fmt::Display for StoreError {
                 f,
                 "cannot open {} for writing ({source}); a server needs it writable: check the file's permissions and attributes (lsattr) and that its file system is mounted read-write. `review-mcp export`, `check` and `backup` work on a read-only file",
                 path.display()
+            ),
+            StoreError::Locked { path } => write!(
+                f,
+                "{} stayed locked by another process for more than {} ms: another program holds it locked (a `sqlite3` shell or a database browser with a transaction open, a `review-mcp import` or `sync` still running); try again once it has finished, or close it",
+                path.display(),
+                BUSY_TIMEOUT.as_millis()
             ),
             StoreError::JournalBusy { path } => write!(
                 f,

@@ -36,6 +36,11 @@ pub enum FileChange {
     /// from its path, or the path names another file: SQLite would go on writing into the
     /// unlinked file while any other connection used a new one.
     Companion(&'static str),
+    /// The `-wal` the connection holds is shorter (now, in use) than the log SQLite's index
+    /// says it holds: another program cut it (`: > review.db-wal`). SQLite would append the
+    /// next commit after a hole of zeros where the cut frames were, and a checkpoint would
+    /// copy those zeros into the file.
+    LogTruncated(u64, u64),
 }
 
 /// The path as SQLite must see it: absolute, so that a path such as `file:review.db?mode=memory`
@@ -244,6 +249,14 @@ impl Identity {
         {
             let _ = f.set_len(0);
         }
+    }
+
+    /// The length of the `-wal` when it is shorter than `in_use` bytes (`None`: long enough,
+    /// not a companion this identity holds, or gone, which [`Identity::verify`] reports).
+    pub fn log_shorter_than(&self, in_use: u64) -> Option<u64> {
+        let (_, path, _) = self.companions.iter().find(|(s, _, _)| *s == "-wal")?;
+        let len = std::fs::metadata(path).ok()?.len();
+        (len < in_use).then_some(len)
     }
 
     fn verify_companions(&self) -> Result<(), StoreError> {

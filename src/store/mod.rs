@@ -143,18 +143,26 @@ impl Store {
     ///
     /// The file's identity (and its `-wal`'s and `-shm`'s) is checked once the lock is held,
     /// not before: the wait for it can last seconds, and the file can be replaced meanwhile.
+    /// The log's length is checked before (see [`open::OnDisk::verify_log`]).
     fn write(&mut self) -> Result<Transaction<'_>, StoreError> {
         // Opened now if needed (an open checks the file itself).
         self.conn_verified(false)?;
         let conn = self.conn.as_mut().ok_or(StoreError::NotOpen)?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if let Some(disk) = self.file.as_ref()
-            && let Some(identity) = disk.identity.as_ref()
-        {
-            // Dropping the transaction rolls it back.
-            identity.verify().inspect_err(|_| disk.moved.set(true))?;
-        }
-        not_upgraded_since(&tx, self.file.as_ref())?;
+        let disk = self.file.as_ref();
+        // The log's length is looked at before the lock: SQLite tells it only outside a
+        // transaction.
+        disk.map_or(Ok(()), |d| d.verify_log(conn))?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| match disk {
+                Some(d) if open::is_busy(&e) => StoreError::Locked {
+                    path: d.path.clone(),
+                },
+                _ => e.into(),
+            })?;
+        // Dropping the transaction rolls it back.
+        disk.map_or(Ok(()), open::OnDisk::verify)?;
+        not_upgraded_since(&tx, disk)?;
         Ok(tx)
     }
 

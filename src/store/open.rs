@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::file::{self, Identity};
+use super::file::{self, FileChange, Identity};
 use super::inspect::{self, inspect};
 use super::migrate::migrate;
 use super::{BUSY_TIMEOUT, Store, StoreError};
@@ -86,6 +86,58 @@ pub(super) struct OnDisk {
     /// A call was refused because the path no longer names the file (or log) this
     /// connection opened: the checkpoint after the answer then looks again.
     pub moved: Cell<bool>,
+}
+
+impl OnDisk {
+    /// Whether the path still names the file (and log) the connection opened, once it is
+    /// open; a refusal is remembered in [`OnDisk::moved`].
+    pub fn verify(&self) -> Result<(), StoreError> {
+        match &self.identity {
+            Some(identity) => identity.verify().inspect_err(|_| self.moved.set(true)),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the `-wal` still holds every frame SQLite's index (in the `-shm`) says it
+    /// holds: a log cut by another program (`: > review.db-wal`) would get the next commit
+    /// after a hole of zeros where the cut frames were, and the checkpoint would copy those
+    /// zeros into the file (its first page, which no SQLite can open then). `conn` must be
+    /// outside a transaction: SQLite's `NOOP` checkpoint reads the index and nothing else,
+    /// without a lock. Another process's `TRUNCATE` checkpoint may empty the log between the
+    /// two looks (it resets the index first, then cuts the file): a short log is reported
+    /// only when a second look finds the index unchanged and the log still short. A writer
+    /// writes its frames before the index names them.
+    pub fn verify_log(&self, conn: &Connection) -> Result<(), StoreError> {
+        let Some(identity) = self
+            .identity
+            .as_ref()
+            .filter(|_| self.journal == Journal::Wal)
+        else {
+            return Ok(());
+        };
+        let in_use = || -> Result<u64, StoreError> {
+            let frames: i64 = conn
+                .prepare_cached("PRAGMA wal_checkpoint(NOOP)")?
+                .query_row([], |r| r.get(1))?;
+            let page: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
+            Ok(match (u64::try_from(frames), u64::try_from(page)) {
+                (Ok(n @ 1..), Ok(page)) => 32 + n * (24 + page),
+                _ => 0,
+            })
+        };
+        let first = in_use()?;
+        let Some(len) = identity.log_shorter_than(first) else {
+            return Ok(());
+        };
+        if in_use()? != first || identity.log_shorter_than(first).is_none() {
+            return Ok(());
+        }
+        self.moved.set(true);
+        Err(StoreError::FileChanged {
+            path: self.path.clone(),
+            change: FileChange::LogTruncated(len, first),
+        })
+    }
 }
 
 /// What a checkpoint did.
@@ -207,8 +259,9 @@ impl Store {
     pub(super) fn conn_verified(&mut self, verify: bool) -> Result<&mut Connection, StoreError> {
         if let Some(disk) = &mut self.file {
             match (&self.conn, &disk.identity) {
-                (Some(_), Some(identity)) if verify => {
-                    identity.verify().inspect_err(|_| disk.moved.set(true))?;
+                (Some(conn), Some(_)) if verify => {
+                    disk.verify()?;
+                    disk.verify_log(conn)?;
                 }
                 (Some(_), Some(_)) => {}
                 (None, _) => {
@@ -436,7 +489,10 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     // SQLite's own messages ("unable to open database file", "attempt to write a readonly
     // database") do not say which file: name it.
     let named = |e: StoreError| match e {
-        StoreError::Sqlite(source) if !is_busy(&source) => StoreError::opening(path, source),
+        StoreError::Sqlite(source) if is_busy(&source) => StoreError::Locked {
+            path: path.to_path_buf(),
+        },
+        StoreError::Sqlite(source) => StoreError::opening(path, source),
         other => other,
     };
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;

@@ -382,7 +382,11 @@ fn private_dir_name(root: &Path, prefix: &str) -> PathBuf {
 
 /// Whether `e` is another process's lock (SQLite's busy or locked).
 fn is_locked(e: &StoreError) -> bool {
-    matches!(e, StoreError::Sqlite(e) if super::open::is_busy(e))
+    match e {
+        StoreError::Sqlite(e) => super::open::is_busy(e),
+        StoreError::Locked { .. } => true,
+        _ => false,
+    }
 }
 
 /// Whether a rollback journal beside the file holds an interrupted write: its header

@@ -39,6 +39,17 @@ fn kept_by_a_server(db: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A server on `db` that answered `writes` remembers (`before-0`, …) and then a recall,
+/// answered once the last write's checkpoint is done: the file holds every write.
+fn server_after_writes(db: &Path, writes: usize) -> anyhow::Result<Server> {
+    let mut server = Server::start(db)?;
+    for i in 0..writes {
+        assert!(remember(&mut server, &format!("before-{i}"))?.is_ok());
+    }
+    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+    Ok(server)
+}
+
 /// `args`' run failed (exit status 1) with a message `says` accepts.
 fn assert_failed_saying(args: &[&str], out: &std::process::Output, says: impl Fn(&str) -> bool) {
     let err = stderr_of(out);
@@ -1231,12 +1242,7 @@ fn file_truncated_while_serving_refuses_writes_instead_of_acknowledging_them() -
     for (case, keep) in [("to nothing", 0.0), ("to half", 0.5)] {
         let dir = TempDir::new("truncated")?;
         let db = dir.join("review.db");
-        let mut server = Server::start(&db)?;
-        for i in 0..5 {
-            assert!(remember(&mut server, &format!("before-{i}"))?.is_ok());
-        }
-        // Answered once the last write's checkpoint is done: the file holds every write.
-        assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+        let mut server = server_after_writes(&db, 5)?;
         let len = std::fs::metadata(&db)?.len();
         std::fs::OpenOptions::new()
             .write(true)
@@ -1295,5 +1301,91 @@ fn temporary_files_a_killed_backup_or_export_left_are_removed_by_the_next() -> a
         assert!(young.exists() && yours.exists(), "{args:?}");
         assert!(dir.join(target).exists());
     }
+    Ok(())
+}
+
+/// Regression: `review.db-wal` truncated while a server runs (`: > review.db-wal`, a cleanup
+/// script "shrinking the log") while another process holds a read snapshot (a database
+/// browser). The next write was answered: SQLite appended it after a hole where the log's
+/// header and the begun commit had been, and the checkpoint the snapshot allowed copied that
+/// hole (zeros) into the file's first page, so `review.db` was no SQLite file any more and
+/// every record was unreachable. Each call is now refused, naming the log and what to do,
+/// nothing is written, and once the servers are restarted the file opens with every record.
+#[test]
+fn log_truncated_while_serving_refuses_calls_and_keeps_the_file() -> anyhow::Result<()> {
+    for keep in [0, 32, 100] {
+        let dir = TempDir::new("log-truncated")?;
+        let db = dir.join("review.db");
+        let mut server = server_after_writes(&db, 3)?;
+        let reader = rusqlite::Connection::open(&db)?;
+        reader.execute_batch("BEGIN")?;
+        let n: i64 = reader.query_row("SELECT count(*) FROM records", [], |r| r.get(0))?;
+        assert_eq!(n, 3);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(side(&db, "-wal"))?
+            .set_len(keep)?;
+        let refused = |answer: Answer| match answer {
+            Answer::ToolError(text) => assert!(
+                text.contains("review.db-wal")
+                    && text.contains("truncated")
+                    && text.contains("Restart"),
+                "{keep}: {text}"
+            ),
+            other => panic!("{keep}: a call after the log was truncated: {other:?}"),
+        };
+        refused(remember(&mut server, "after")?);
+        refused(server.call("recall", json!({"artifact": art()}))?);
+        reader.execute_batch("COMMIT")?;
+        drop(reader);
+        server.close()?;
+        check_ok(&db)?;
+        assert_eq!(exported_names(&db)?.len(), 3, "{keep}");
+        let mut server = Server::start(&db)?;
+        assert!(remember(&mut server, "restarted")?.is_ok(), "{keep}");
+        server.close()?;
+        assert_eq!(exported_names(&db)?.len(), 4, "{keep}");
+    }
+    Ok(())
+}
+
+/// Regression: a write waiting out another program's write transaction (a `sqlite3` shell
+/// after `BEGIN IMMEDIATE`) was answered "the database stayed locked by another process for
+/// more than 5000 ms; try again", naming no file and nothing to look for, though retrying
+/// cannot help while that program keeps its transaction open (and `sync` said only "database
+/// error: database is locked"). Both name the file and what holds such a lock; the server
+/// writes again once the lock is gone.
+#[test]
+fn a_write_under_another_programs_write_lock_names_the_file_and_what_holds_it() -> anyhow::Result<()>
+{
+    let dir = TempDir::new("write-locked")?;
+    let db = dir.join("review.db");
+    let mut server = server_after_writes(&db, 1)?;
+    let holder = rusqlite::Connection::open(&db)?;
+    holder.execute_batch("BEGIN IMMEDIATE")?;
+    let started = Instant::now();
+    match remember(&mut server, "during")? {
+        Answer::ToolError(text) => assert!(
+            text.contains(&db.display().to_string())
+                && text.contains("locked by another process")
+                && text.contains("sqlite3"),
+            "{text}"
+        ),
+        other => panic!("a write under another program's lock was answered {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(12));
+    // Reads go on meanwhile.
+    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+    // `sync` said only "database error: database is locked".
+    let folder = dir.join("folder");
+    let out = run_cli(&db, &["sync", &folder.to_string_lossy()])?;
+    assert_failed_saying(&["sync"], &out, |err| {
+        err.contains(&db.display().to_string()) && err.contains("sqlite3")
+    });
+    holder.execute_batch("ROLLBACK")?;
+    drop(holder);
+    assert!(remember(&mut server, "after")?.is_ok());
+    server.close()?;
+    assert_eq!(exported_names(&db)?.len(), 2);
     Ok(())
 }
