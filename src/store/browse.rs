@@ -534,7 +534,11 @@ mod tests {
             let columns = conn.prepare(sql).unwrap().column_count();
             assert_eq!(columns, 1, "{sql}");
         }
-        let (records, decisions, _) = store.export_all().unwrap();
+        // `export_all` reads in the order of writing; the export's is by creation, then id
+        // (two items created in one millisecond keep the order of their ids).
+        let (mut records, mut decisions, _) = store.export_all().unwrap();
+        records.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+        decisions.sort_by(|a, b| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
         let mut exported = (0, 0);
         store
             .export_each(|item| {

@@ -360,8 +360,10 @@ fn apply_left_wal(path: &Path) {
     match applied {
         Ok((conn, busy)) => {
             if meta.len() > 0 && !busy {
+                // Said of what was done, not why: the log may be a running server's, or one
+                // a stopped server left.
                 log::info!(
-                    "{} had a write-ahead log left beside it ({} bytes); applied it",
+                    "{}: copied its write-ahead log ({} bytes) into the file",
                     path.display(),
                     meta.len()
                 );
