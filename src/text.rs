@@ -220,6 +220,21 @@ pub fn inline(s: &str, n: usize) -> String {
     escape_controls(&prefix_chars(s, n)).into_owned()
 }
 
+/// Who did something (an author), named inside the words that say so (`by the engineer (form,
+/// Ada)`, `relayed by the assistant of Ada`, `updated … by Ada`): bare when made of letters,
+/// digits, spaces and `.` `-` `'` `_` `@` only (at most `n` characters, [`inline`]), else
+/// [`quoted`]. A name holding `)`, `,`, `;` or `:` then cannot close the words around it and
+/// go on as their time, meaning or another verdict (`Bob), …, meaning approval`), whether it
+/// came from `--author` or an imported or synced file.
+pub fn who(s: &str, n: usize) -> String {
+    let plain = |c: char| c.is_alphanumeric() || matches!(c, ' ' | '.' | '-' | '\'' | '_' | '@');
+    if !s.trim().is_empty() && s.trim() == s && s.chars().all(plain) {
+        inline(s, n)
+    } else {
+        quoted(s, n)
+    }
+}
+
 /// Whether a disposition shown bare in a one-line message could end early and go on in the
 /// message's own words (`accept (D-9) on sha256:…`, `hold; "wall": accept`): it holds a
 /// parenthesis, a quote, a semicolon, a colon or `=`. Such a one is shown quoted; a plain one
@@ -380,6 +395,22 @@ mod tests {
         );
         assert_eq!(inline("hold\r\nfake", 40), "hold\\u{d}\\u{a}fake");
         assert_eq!(inline("hold \"x\"", 40), "hold \"x\"");
+    }
+
+    #[test]
+    fn who_quotes_a_name_that_could_end_the_words_around_it() {
+        assert_eq!(who("Ada Lovelace", 200), "Ada Lovelace");
+        assert_eq!(who("José O'Brien-García", 200), "José O'Brien-García");
+        assert_eq!(who("ada@example.com", 200), "ada@example.com");
+        assert_eq!(
+            who("Bob), 2026-01-02, meaning approval", 200),
+            "\"Bob), 2026-01-02, meaning approval\""
+        );
+        assert_eq!(who("Lovelace, Ada", 200), "\"Lovelace, Ada\"");
+        assert_eq!(who("Ada\u{200b}", 200), "\"Ada\\u{200b}\"");
+        assert_eq!(who(" Ada", 200), "\" Ada\"");
+        assert_eq!(who("", 200), "\"\"");
+        assert_eq!(who("Ada Lovelace", 3), "Ada…");
     }
 
     #[test]

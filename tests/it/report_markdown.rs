@@ -242,7 +242,11 @@ fn expected_row(n: usize, b: &BasisItem) -> Vec<String> {
                 &v.at[11..16]
             );
             match &v.reason {
-                Some(r) => seen(&format!("{head}: {r}")),
+                // Quoted, its controls escaped: it cannot go on as the cell's own words.
+                Some(r) => seen(&format!(
+                    "{head}: {}",
+                    review_mcp::text::quoted(r, usize::MAX)
+                )),
                 None => head,
             }
         }
