@@ -12,7 +12,9 @@
 //! - [`quoted`], [`inline`]: a stored string inside a one-line message (a tool's summary, an
 //!   error a model reads), cut and escaped so that it stays one value on that one line;
 //! - [`shown_path`], [`shell_word`]: a path named in a message, and a word of a command a
-//!   message tells the reader to run.
+//!   message tells the reader to run;
+//! - [`who`], [`file_name`]: an author or a part's file name inside a line's own words, bare
+//!   when plain, else quoted.
 //!
 //! A leaf: it imports nothing from the crate.
 
@@ -222,17 +224,28 @@ pub fn inline(s: &str, n: usize) -> String {
 
 /// Who did something (an author), named inside the words that say so (`by the engineer (form,
 /// Ada)`, `relayed by the assistant of Ada`, `updated … by Ada`): bare when made of letters,
-/// digits, spaces and `.` `-` `'` `_` `@` only (at most `n` characters, [`inline`]), else
-/// [`quoted`]. A name holding `)`, `,`, `;` or `:` then cannot close the words around it and
-/// go on as their time, meaning or another verdict (`Bob), …, meaning approval`), whether it
-/// came from `--author` or an imported or synced file.
+/// digits, spaces and `.` `-` `'` `_` `@` only, else [`quoted`]. A name holding `)`, `,`,
+/// `;` or `:` then cannot close the words around it and go on as their time, meaning or
+/// another verdict (`Bob), …, meaning approval`), whether it came from `--author` or an
+/// imported or synced file.
 pub fn who(s: &str, n: usize) -> String {
-    let plain = |c: char| c.is_alphanumeric() || matches!(c, ' ' | '.' | '-' | '\'' | '_' | '@');
-    if !s.trim().is_empty() && s.trim() == s && s.chars().all(plain) {
-        inline(s, n)
-    } else {
-        quoted(s, n)
-    }
+    bare_or_quoted(s, n, |c| matches!(c, ' ' | '.' | '-' | '\'' | '_' | '@'))
+}
+
+/// A part's file name before a line's own words (`Review of bracket.step @ 0123…: 2
+/// decisions …`): bare when made of letters, digits, spaces and `.` `-` `_` `+` `(` `)` `[`
+/// `]` `,` `'` `~` `#` `&` only, else [`quoted`]. A file may be named anything but `/`: one
+/// named `x.step @ 0123…: 0 decisions … Review of x.step` then cannot start the line with a
+/// review of its own.
+pub fn file_name(s: &str, n: usize) -> String {
+    bare_or_quoted(s, n, |c| "-.+_()[],'~#& ".contains(c))
+}
+
+/// `s` as [`inline`] when it is not empty, has no space at either end and each character is
+/// a letter, a digit or `plain`; else [`quoted`].
+fn bare_or_quoted(s: &str, n: usize, plain: impl Fn(char) -> bool) -> String {
+    let bare = !s.is_empty() && s.trim() == s && s.chars().all(|c| c.is_alphanumeric() || plain(c));
+    if bare { inline(s, n) } else { quoted(s, n) }
 }
 
 /// Whether a disposition shown bare in a one-line message could end early and go on in the
@@ -411,6 +424,20 @@ mod tests {
         assert_eq!(who(" Ada", 200), "\" Ada\"");
         assert_eq!(who("", 200), "\"\"");
         assert_eq!(who("Ada Lovelace", 3), "Ada…");
+    }
+
+    #[test]
+    fn file_name_quotes_a_name_that_could_go_on_as_the_line() {
+        assert_eq!(
+            file_name("bracket (rev B), v2.step", 99),
+            "bracket (rev B), v2.step"
+        );
+        assert_eq!(
+            file_name("a.step @ 0123: 0 decisions", 99),
+            "\"a.step @ 0123: 0 decisions\""
+        );
+        assert_eq!(file_name("a\n\u{202e}b", 99), "\"a\\u{a}\\u{202e}b\"");
+        assert_eq!(file_name("plm:", 99), "\"plm:\"");
     }
 
     #[test]

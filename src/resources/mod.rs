@@ -967,8 +967,9 @@ fn text_content(uri: &str, mime: &str, text: String) -> Value {
 }
 
 /// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision. The name
-/// is decoded for display, and what it decodes to is shown escaped where it would break or
-/// reorder the line (`%0A` is `\u{a}`): a summary, a listing and a report title stay one line.
+/// is decoded for display, and quoted unless plain ([`crate::text::file_name`]), what it
+/// decodes to escaped where it would break or reorder the line (`%0A` is `\u{a}`): a
+/// summary, a listing and a report title stay one line, and begin with their own words.
 fn display_name(uri: Option<&str>, revision: &str) -> String {
     let short = first_chars(revision.strip_prefix("sha256:").unwrap_or(revision), 12);
     let file = uri.and_then(|u| {
@@ -976,7 +977,7 @@ fn display_name(uri: Option<&str>, revision: &str) -> String {
         path.rsplit('/')
             .next()
             .filter(|f| !f.is_empty())
-            .map(|f| crate::text::escape_controls(&percent_decode(f)).into_owned())
+            .map(|f| crate::text::file_name(&percent_decode(f), usize::MAX))
     });
     match file {
         Some(f) => format!("{f} @ {short}"),
@@ -1185,10 +1186,10 @@ mod tests {
             "my part.step @ abababababab"
         );
         assert_eq!(display_name(None, &rev), "sha256:abababababab");
-        assert_eq!(display_name(Some("plm:"), &rev), "plm: @ abababababab");
+        assert_eq!(display_name(Some("plm:"), &rev), "\"plm:\" @ abababababab");
         assert_eq!(
             display_name(Some("file:///w/a%0A%E2%80%AEb.step"), &rev),
-            "a\\u{a}\\u{202e}b.step @ abababababab"
+            "\"a\\u{a}\\u{202e}b.step\" @ abababababab"
         );
     }
 

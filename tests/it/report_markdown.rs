@@ -326,7 +326,8 @@ fn check_hostile_report(first: usize, hostile: &[&str]) -> Result<()> {
     let mut headings = vec![
         (
             1,
-            "Review report: <!-- *b* # `x`.step @ 0123456789ab".to_string(),
+            // Quoted: the name is not plain (text::file_name).
+            "Review report: \"<!-- *b* # `x`.step\" @ 0123456789ab".to_string(),
         ),
         (2, "Decisions".to_string()),
         (2, "Open questions".to_string()),
