@@ -80,24 +80,36 @@ pub fn is_control_like(c: char) -> bool {
         || is_invisible(c)
 }
 
-/// Whether `c` is a format character shown as nothing, which no name, note or id of a review
-/// needs: zero width space, word joiner and the invisible operators, the deprecated format
-/// characters, the byte order mark, the Mongolian vowel separator, the interlinear annotation
-/// characters (which hide the text between them), the shorthand format controls and the tag
-/// characters (which spell ASCII a model reads and a person does not see). Two subjects or
-/// entity ids that differ by one of them look the same unless it is shown. The zero width
-/// joiner and non-joiner are not among them: emoji and Indic and Persian text need them.
+/// Whether `c` is a character shown as nothing (or as a blank), which no name, note or id of a
+/// review needs: the soft hyphen, the combining grapheme joiner, the Hangul fillers, the Khmer
+/// inherent vowels, zero width space, word joiner and the invisible operators, the deprecated
+/// format characters, the byte order mark, the Mongolian vowel separator, the interlinear
+/// annotation characters (which hide the text between them), the shorthand format controls,
+/// the musical formatting controls, the tag characters (which spell ASCII a model reads and
+/// a person does not see) and the variation selectors supplement (whose 240 selectors, one
+/// after another, carry bytes the same way). Two subjects or entity ids that differ by one
+/// of them look the same unless it is shown. The zero width joiner and non-joiner, the
+/// variation selectors U+FE00–FE0F and the Mongolian free variation selectors are not among
+/// them: emoji and Indic, Persian and Mongolian text need them.
 pub fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{180E}'
+        '\u{AD}'
+            | '\u{34F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180E}'
             | '\u{200B}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{206A}'..='\u{206F}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
             | '\u{FEFF}'
+            | '\u{FFA0}'
             | '\u{FFF9}'..='\u{FFFB}'
             | '\u{1BCA0}'..='\u{1BCA3}'
-            | '\u{E0000}'..='\u{E007F}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
     )
 }
 
@@ -357,7 +369,18 @@ mod tests {
             escape_controls("bore\u{200b}\u{feff}\u{2060}\u{e0041}\u{e007f}"),
             "bore\\u{200b}\\u{feff}\\u{2060}\\u{e0041}\\u{e007f}"
         );
-        // Joiners stay: an emoji sequence and Persian text need them.
+        // Drawn as nothing or as a blank: a soft hyphen, a Hangul filler, a variation
+        // selector of the supplement (U+E0100: bytes hidden after a letter).
+        assert_eq!(
+            escape_controls("bo\u{ad}re\u{3164}\u{34f}\u{e0100}\u{1d173}"),
+            "bo\\u{ad}re\\u{3164}\\u{34f}\\u{e0100}\\u{1d173}"
+        );
+        // Joiners stay: an emoji sequence and Persian text need them; so do the emoji
+        // variation selector and Mongolian's free variation selectors.
+        assert!(matches!(
+            escape_controls("\u{2764}\u{fe0f} \u{1820}\u{180b}"),
+            Cow::Borrowed(_)
+        ));
         assert!(matches!(
             escape_controls("👩\u{200d}🔧 می\u{200c}خواهم"),
             Cow::Borrowed(_)

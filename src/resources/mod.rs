@@ -1070,6 +1070,59 @@ mod tests {
         );
     }
 
+    /// The card's `CONTROLS`, the characters it shows as escapes, is
+    /// `text::is_control_like` but the line breaks and tabs a text node shows as spaces: the
+    /// card and every other reader show the same characters, and a change to one is made to
+    /// the other.
+    #[test]
+    fn card_shows_as_escapes_what_every_reader_does() {
+        let start = CARD_HTML
+            .find("var CONTROLS = /[")
+            .expect("the card's CONTROLS")
+            + 17;
+        let class = &CARD_HTML[start..start + CARD_HTML[start..].find("]/gu").expect("end")];
+        // \uXXXX or \u{X…}, each alone or the start of a range.
+        let mut points = Vec::new();
+        let mut rest = class;
+        while let Some(r) = rest.strip_prefix("\\u") {
+            let (hex, after) = match r.strip_prefix('{') {
+                Some(b) => b.split_at(b.find('}').expect("}")),
+                None => r.split_at(4),
+            };
+            points.push(u32::from_str_radix(hex, 16).expect("hex"));
+            rest = after.strip_prefix('}').unwrap_or(after);
+            if let Some(r) = rest.strip_prefix('-') {
+                points.push(u32::MAX); // a range's dash
+                rest = r;
+            }
+        }
+        assert!(rest.is_empty(), "not read: {rest}");
+        let mut card = std::collections::BTreeSet::new();
+        let mut i = 0;
+        while i < points.len() {
+            match points.get(i + 1) {
+                Some(&u32::MAX) => {
+                    card.extend(points[i]..=points[i + 2]);
+                    i += 3;
+                }
+                _ => {
+                    card.insert(points[i]);
+                    i += 1;
+                }
+            }
+        }
+        let differ: Vec<String> = (0..=0x10_FFFF_u32)
+            .filter(|&u| {
+                let rust = char::from_u32(u).is_some_and(|c| {
+                    crate::text::is_control_like(c) && !matches!(c, '\n' | '\r' | '\t')
+                });
+                rust != card.contains(&u)
+            })
+            .map(|u| format!("U+{u:04X}"))
+            .collect();
+        assert!(differ.is_empty(), "{differ:?}");
+    }
+
     #[test]
     fn squeezed_script_serves_plain_strings_in_single_quotes() {
         let mut out = String::new();

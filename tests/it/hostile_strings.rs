@@ -444,3 +444,64 @@ fn a_file_name_cannot_pose_as_the_summary_of_its_review() {
         "{summary}"
     );
 }
+
+/// Characters drawn as nothing (or as a blank) that `is_invisible` did not name: the soft
+/// hyphen, the combining grapheme joiner, the Hangul fillers, the Khmer inherent vowels, the
+/// musical formatting controls and the variation selectors supplement (which, one after
+/// another, carry bytes a model decodes and a person does not see).
+const UNSEEN: [char; 10] = [
+    '\u{AD}',
+    '\u{34F}',
+    '\u{115F}',
+    '\u{1160}',
+    '\u{17B4}',
+    '\u{3164}',
+    '\u{FFA0}',
+    '\u{1D173}',
+    '\u{E0100}',
+    '\u{E01EF}',
+];
+
+/// Regression: a subject or requirement holding one of [`UNSEEN`] looked the same as one
+/// without it in the summary, the report, the Form 3, the terminal and the JSON answer (the
+/// characters went out raw), where a zero width space is shown as `\u{200b}`.
+#[test]
+fn characters_drawn_as_nothing_are_shown_in_every_reader() {
+    let dir = TempDir::new("hostile-unseen").unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    let hidden: String = UNSEEN.iter().map(|c| format!("bo{c}re ")).collect();
+    let answer = c.call(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), "/work/bracket.step"), "subject": hidden,
+               "disposition": "hold",
+               "basis": [{"requirement": hidden, "source": "drawing", "state": "satisfied"}]}),
+    );
+    let summary = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let json_text = answer["result"]["content"][1]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(1)));
+    let form3 = c.read_text(&format!("review://revisions/{}/form3.csv", rev(1)));
+    let mut out = Vec::new();
+    let mut store = Store::open(&db).unwrap();
+    review_mcp::terminal::review(&mut store, &rev(1), &mut &b"q\n"[..], &mut out).unwrap();
+    let terminal = String::from_utf8(out).unwrap();
+    for (reader, text) in [
+        ("summary", summary),
+        ("json text", json_text),
+        ("report", &report),
+        ("form3", &form3),
+        ("terminal", &terminal),
+    ] {
+        let raw: Vec<String> = UNSEEN
+            .iter()
+            .filter(|u| text.contains(**u))
+            .map(|u| format!("U+{:04X}", *u as u32))
+            .collect();
+        assert!(raw.is_empty(), "{reader} holds {raw:?} raw: {text}");
+        assert!(text.contains("\\u"), "{reader}: {text}");
+    }
+}
