@@ -303,6 +303,15 @@ fn the_verdict_form_shows_invisible_characters() {
     }
 }
 
+/// What `review-mcp review` shows of revision `r` of the database `db` before the engineer
+/// quits.
+fn terminal_at(db: &std::path::Path, r: &str) -> String {
+    let mut out = Vec::new();
+    let mut store = Store::open(db).unwrap();
+    review_mcp::terminal::review(&mut store, r, &mut &b"q\n"[..], &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
 /// An author that writes the words around it (`--author`, or an imported or synced file's):
 /// it closes the parenthesis of "(terminal, Bob)" and goes on as the line's own time, meaning
 /// and a second verdict, here an approval by another engineer.
@@ -344,10 +353,7 @@ fn an_author_cannot_write_the_words_around_it() {
     );
     let report = c.read_text(&format!("review://revisions/{}/report", rev(1)));
     let form3 = c.read_text(&format!("review://revisions/{}/form3.csv", rev(2)));
-    let mut out = Vec::new();
-    let mut store = Store::open(&db).unwrap();
-    review_mcp::terminal::review(&mut store, &rev(2), &mut &b"q\n"[..], &mut out).unwrap();
-    let terminal = String::from_utf8(out).unwrap();
+    let terminal = terminal_at(&db, &rev(2));
     for (reader, text) in [
         ("report", &report),
         ("form3", &form3),
@@ -485,10 +491,7 @@ fn characters_drawn_as_nothing_are_shown_in_every_reader() {
         .unwrap_or_default();
     let report = c.read_text(&format!("review://revisions/{}/report", rev(1)));
     let form3 = c.read_text(&format!("review://revisions/{}/form3.csv", rev(1)));
-    let mut out = Vec::new();
-    let mut store = Store::open(&db).unwrap();
-    review_mcp::terminal::review(&mut store, &rev(1), &mut &b"q\n"[..], &mut out).unwrap();
-    let terminal = String::from_utf8(out).unwrap();
+    let terminal = terminal_at(&db, &rev(1));
     for (reader, text) in [
         ("summary", summary),
         ("json text", json_text),
