@@ -12,7 +12,9 @@
 //! - [`quoted`], [`inline`]: a stored string inside a one-line message (a tool's summary, an
 //!   error a model reads), cut and escaped so that it stays one value on that one line;
 //! - [`shown_path`], [`shell_word`]: a path named in a message, and a word of a command a
-//!   message tells the reader to run.
+//!   message tells the reader to run;
+//! - [`who`], [`file_name`]: an author or a part's file name inside a line's own words, bare
+//!   when plain, else quoted.
 //!
 //! A leaf: it imports nothing from the crate.
 
@@ -78,24 +80,36 @@ pub fn is_control_like(c: char) -> bool {
         || is_invisible(c)
 }
 
-/// Whether `c` is a format character shown as nothing, which no name, note or id of a review
-/// needs: zero width space, word joiner and the invisible operators, the deprecated format
-/// characters, the byte order mark, the Mongolian vowel separator, the interlinear annotation
-/// characters (which hide the text between them), the shorthand format controls and the tag
-/// characters (which spell ASCII a model reads and a person does not see). Two subjects or
-/// entity ids that differ by one of them look the same unless it is shown. The zero width
-/// joiner and non-joiner are not among them: emoji and Indic and Persian text need them.
+/// Whether `c` is a character shown as nothing (or as a blank), which no name, note or id of a
+/// review needs: the soft hyphen, the combining grapheme joiner, the Hangul fillers, the Khmer
+/// inherent vowels, zero width space, word joiner and the invisible operators, the deprecated
+/// format characters, the byte order mark, the Mongolian vowel separator, the interlinear
+/// annotation characters (which hide the text between them), the shorthand format controls,
+/// the musical formatting controls, the tag characters (which spell ASCII a model reads and
+/// a person does not see) and the variation selectors supplement (whose 240 selectors, one
+/// after another, carry bytes the same way). Two subjects or entity ids that differ by one
+/// of them look the same unless it is shown. The zero width joiner and non-joiner, the
+/// variation selectors U+FE00–FE0F and the Mongolian free variation selectors are not among
+/// them: emoji and Indic, Persian and Mongolian text need them.
 pub fn is_invisible(c: char) -> bool {
     matches!(
         c,
-        '\u{180E}'
+        '\u{AD}'
+            | '\u{34F}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180E}'
             | '\u{200B}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{206A}'..='\u{206F}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
             | '\u{FEFF}'
+            | '\u{FFA0}'
             | '\u{FFF9}'..='\u{FFFB}'
             | '\u{1BCA0}'..='\u{1BCA3}'
-            | '\u{E0000}'..='\u{E007F}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
     )
 }
 
@@ -220,6 +234,32 @@ pub fn inline(s: &str, n: usize) -> String {
     escape_controls(&prefix_chars(s, n)).into_owned()
 }
 
+/// Who did something (an author), named inside the words that say so (`by the engineer (form,
+/// Ada)`, `relayed by the assistant of Ada`, `updated … by Ada`): bare when made of letters,
+/// digits, spaces and `.` `-` `'` `_` `@` only, else [`quoted`]. A name holding `)`, `,`,
+/// `;` or `:` then cannot close the words around it and go on as their time, meaning or
+/// another verdict (`Bob), …, meaning approval`), whether it came from `--author` or an
+/// imported or synced file.
+pub fn who(s: &str, n: usize) -> String {
+    bare_or_quoted(s, n, |c| matches!(c, ' ' | '.' | '-' | '\'' | '_' | '@'))
+}
+
+/// A part's file name before a line's own words (`Review of bracket.step @ 0123…: 2
+/// decisions …`): bare when made of letters, digits, spaces and `.` `-` `_` `+` `(` `)` `[`
+/// `]` `,` `'` `~` `#` `&` only, else [`quoted`]. A file may be named anything but `/`: one
+/// named `x.step @ 0123…: 0 decisions … Review of x.step` then cannot start the line with a
+/// review of its own.
+pub fn file_name(s: &str, n: usize) -> String {
+    bare_or_quoted(s, n, |c| "-.+_()[],'~#& ".contains(c))
+}
+
+/// `s` as [`inline`] when it is not empty, has no space at either end and each character is
+/// a letter, a digit or `plain`; else [`quoted`].
+fn bare_or_quoted(s: &str, n: usize, plain: impl Fn(char) -> bool) -> String {
+    let bare = !s.is_empty() && s.trim() == s && s.chars().all(|c| c.is_alphanumeric() || plain(c));
+    if bare { inline(s, n) } else { quoted(s, n) }
+}
+
 /// Whether a disposition shown bare in a one-line message could end early and go on in the
 /// message's own words (`accept (D-9) on sha256:…`, `hold; "wall": accept`): it holds a
 /// parenthesis, a quote, a semicolon, a colon or `=`. Such a one is shown quoted; a plain one
@@ -329,7 +369,18 @@ mod tests {
             escape_controls("bore\u{200b}\u{feff}\u{2060}\u{e0041}\u{e007f}"),
             "bore\\u{200b}\\u{feff}\\u{2060}\\u{e0041}\\u{e007f}"
         );
-        // Joiners stay: an emoji sequence and Persian text need them.
+        // Drawn as nothing or as a blank: a soft hyphen, a Hangul filler, a variation
+        // selector of the supplement (U+E0100: bytes hidden after a letter).
+        assert_eq!(
+            escape_controls("bo\u{ad}re\u{3164}\u{34f}\u{e0100}\u{1d173}"),
+            "bo\\u{ad}re\\u{3164}\\u{34f}\\u{e0100}\\u{1d173}"
+        );
+        // Joiners stay: an emoji sequence and Persian text need them; so do the emoji
+        // variation selector and Mongolian's free variation selectors.
+        assert!(matches!(
+            escape_controls("\u{2764}\u{fe0f} \u{1820}\u{180b}"),
+            Cow::Borrowed(_)
+        ));
         assert!(matches!(
             escape_controls("👩\u{200d}🔧 می\u{200c}خواهم"),
             Cow::Borrowed(_)
@@ -380,6 +431,36 @@ mod tests {
         );
         assert_eq!(inline("hold\r\nfake", 40), "hold\\u{d}\\u{a}fake");
         assert_eq!(inline("hold \"x\"", 40), "hold \"x\"");
+    }
+
+    #[test]
+    fn who_quotes_a_name_that_could_end_the_words_around_it() {
+        assert_eq!(who("Ada Lovelace", 200), "Ada Lovelace");
+        assert_eq!(who("José O'Brien-García", 200), "José O'Brien-García");
+        assert_eq!(who("ada@example.com", 200), "ada@example.com");
+        assert_eq!(
+            who("Bob), 2026-01-02, meaning approval", 200),
+            "\"Bob), 2026-01-02, meaning approval\""
+        );
+        assert_eq!(who("Lovelace, Ada", 200), "\"Lovelace, Ada\"");
+        assert_eq!(who("Ada\u{200b}", 200), "\"Ada\\u{200b}\"");
+        assert_eq!(who(" Ada", 200), "\" Ada\"");
+        assert_eq!(who("", 200), "\"\"");
+        assert_eq!(who("Ada Lovelace", 3), "Ada…");
+    }
+
+    #[test]
+    fn file_name_quotes_a_name_that_could_go_on_as_the_line() {
+        assert_eq!(
+            file_name("bracket (rev B), v2.step", 99),
+            "bracket (rev B), v2.step"
+        );
+        assert_eq!(
+            file_name("a.step @ 0123: 0 decisions", 99),
+            "\"a.step @ 0123: 0 decisions\""
+        );
+        assert_eq!(file_name("a\n\u{202e}b", 99), "\"a\\u{a}\\u{202e}b\"");
+        assert_eq!(file_name("plm:", 99), "\"plm:\"");
     }
 
     #[test]

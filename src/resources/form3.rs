@@ -766,7 +766,8 @@ mod tests {
         for (hidden, shown) in [
             ("\u{FEFF}=1+2", "\\u{feff}=1+2"),
             ("\u{200B} +1", "\\u{200b} +1"),
-            ("\u{00AD}@x", "'\u{00AD}@x"),
+            ("\u{00AD}@x", "\\u{ad}@x"),
+            ("\u{200D}=x", "'\u{200D}=x"),
         ] {
             let out = cell(hidden);
             assert!(out.starts_with(['\\', '\'']), "{out:?}");

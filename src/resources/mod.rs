@@ -967,8 +967,9 @@ fn text_content(uri: &str, mime: &str, text: String) -> Value {
 }
 
 /// `bracket.step @ 0123abcd` from the file name of a URI, else the short revision. The name
-/// is decoded for display, and what it decodes to is shown escaped where it would break or
-/// reorder the line (`%0A` is `\u{a}`): a summary, a listing and a report title stay one line.
+/// is decoded for display, and quoted unless plain ([`crate::text::file_name`]), what it
+/// decodes to escaped where it would break or reorder the line (`%0A` is `\u{a}`): a
+/// summary, a listing and a report title stay one line, and begin with their own words.
 fn display_name(uri: Option<&str>, revision: &str) -> String {
     let short = first_chars(revision.strip_prefix("sha256:").unwrap_or(revision), 12);
     let file = uri.and_then(|u| {
@@ -976,7 +977,7 @@ fn display_name(uri: Option<&str>, revision: &str) -> String {
         path.rsplit('/')
             .next()
             .filter(|f| !f.is_empty())
-            .map(|f| crate::text::escape_controls(&percent_decode(f)).into_owned())
+            .map(|f| crate::text::file_name(&percent_decode(f), usize::MAX))
     });
     match file {
         Some(f) => format!("{f} @ {short}"),
@@ -1067,6 +1068,59 @@ mod tests {
             out,
             "td::before{content:\": \";font:12px / 1.4 a,b;}p :hover{margin:calc(1px + 2%) 0;}"
         );
+    }
+
+    /// The card's `CONTROLS`, the characters it shows as escapes, is
+    /// `text::is_control_like` but the line breaks and tabs a text node shows as spaces: the
+    /// card and every other reader show the same characters, and a change to one is made to
+    /// the other.
+    #[test]
+    fn card_shows_as_escapes_what_every_reader_does() {
+        let start = CARD_HTML
+            .find("var CONTROLS = /[")
+            .expect("the card's CONTROLS")
+            + 17;
+        let class = &CARD_HTML[start..start + CARD_HTML[start..].find("]/gu").expect("end")];
+        // \uXXXX or \u{X…}, each alone or the start of a range.
+        let mut points = Vec::new();
+        let mut rest = class;
+        while let Some(r) = rest.strip_prefix("\\u") {
+            let (hex, after) = match r.strip_prefix('{') {
+                Some(b) => b.split_at(b.find('}').expect("}")),
+                None => r.split_at(4),
+            };
+            points.push(u32::from_str_radix(hex, 16).expect("hex"));
+            rest = after.strip_prefix('}').unwrap_or(after);
+            if let Some(r) = rest.strip_prefix('-') {
+                points.push(u32::MAX); // a range's dash
+                rest = r;
+            }
+        }
+        assert!(rest.is_empty(), "not read: {rest}");
+        let mut card = std::collections::BTreeSet::new();
+        let mut i = 0;
+        while i < points.len() {
+            match points.get(i + 1) {
+                Some(&u32::MAX) => {
+                    card.extend(points[i]..=points[i + 2]);
+                    i += 3;
+                }
+                _ => {
+                    card.insert(points[i]);
+                    i += 1;
+                }
+            }
+        }
+        let differ: Vec<String> = (0..=0x10_FFFF_u32)
+            .filter(|&u| {
+                let rust = char::from_u32(u).is_some_and(|c| {
+                    crate::text::is_control_like(c) && !matches!(c, '\n' | '\r' | '\t')
+                });
+                rust != card.contains(&u)
+            })
+            .map(|u| format!("U+{u:04X}"))
+            .collect();
+        assert!(differ.is_empty(), "{differ:?}");
     }
 
     #[test]
@@ -1185,10 +1239,10 @@ mod tests {
             "my part.step @ abababababab"
         );
         assert_eq!(display_name(None, &rev), "sha256:abababababab");
-        assert_eq!(display_name(Some("plm:"), &rev), "plm: @ abababababab");
+        assert_eq!(display_name(Some("plm:"), &rev), "\"plm:\" @ abababababab");
         assert_eq!(
             display_name(Some("file:///w/a%0A%E2%80%AEb.step"), &rev),
-            "a\\u{a}\\u{202e}b.step @ abababababab"
+            "\"a\\u{a}\\u{202e}b.step\" @ abababababab"
         );
     }
 

@@ -212,7 +212,7 @@ impl RevisionView {
             let by = d
                 .author
                 .as_deref()
-                .map(|a| format!(" by {}", line(a)))
+                .map(|a| format!(" by {}", line(&crate::text::who(a, 200))))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
@@ -429,7 +429,7 @@ fn record_line(r: &Record) -> String {
         s.push(')');
     }
     if let Some(a) = &r.author {
-        let _ = write!(s, " — by {}", line(a));
+        let _ = write!(s, " — by {}", line(&crate::text::who(a, 200)));
     }
     if let Some(c) = &r.carried {
         let _ = write!(s, " — {}", line(&c.describe()));
@@ -474,9 +474,10 @@ fn verdict_text(v: &Verdict) -> String {
         String::new()
     };
     let mut text = format!("{}{who}, {when}{meaning}", v.judgement.as_str());
+    // Quoted, as the terminal and the Form 3 give it: it cannot go on as the cell's words.
     if let Some(r) = &v.reason {
         text.push_str(": ");
-        text.push_str(r);
+        text.push_str(&crate::text::quoted(r, usize::MAX));
     }
     text
 }

@@ -149,6 +149,9 @@ pub struct Verdict {
     pub via: Via,
 }
 
+/// The most characters of an author a verdict's words show (`--author` takes 200).
+const AUTHOR_SHOWN: usize = 200;
+
 impl Verdict {
     /// Who gave it and how, as the report and the engineer's form say it: " by the engineer
     /// (review card, Ada)", ", as relayed by the assistant of Bob".
@@ -163,7 +166,12 @@ impl Verdict {
 
     /// Who gave it and how, without what it means: " by the engineer (form, Ada)".
     pub fn given_through(&self) -> String {
-        match (self.via, self.author.as_deref()) {
+        // Quoted when it could end the parenthesis or the words around it.
+        let author = self
+            .author
+            .as_deref()
+            .map(|a| crate::text::who(a, AUTHOR_SHOWN));
+        match (self.via, author) {
             (Via::Elicitation, None) => " by the engineer (form)".to_string(),
             (Via::Elicitation, Some(a)) => format!(" by the engineer (form, {a})"),
             (Via::App, None) => " by the engineer (review card)".to_string(),

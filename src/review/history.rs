@@ -202,7 +202,10 @@ impl Event {
         let when = minute(&self.at);
         // Every stored string is shown short and on one line: an imported event is kept
         // as it came, whatever its author or field say.
-        let who = value(self.author.as_deref().unwrap_or("unnamed"), 80);
+        let who = self
+            .author
+            .as_deref()
+            .map_or("unnamed".to_string(), |a| crate::text::who(a, 80));
         // An engineer's verdict attests something: a review unless they said approval.
         let meaning = self
             .meaning

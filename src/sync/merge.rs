@@ -209,7 +209,7 @@ fn describe(v: &Verdict) -> String {
         v.via.as_str(),
         v.author
             .as_deref()
-            .map(|a| format!(" by {a}"))
+            .map(|a| format!(" by {}", crate::text::who(a, 200)))
             .unwrap_or_else(|| ", no author named,".into()),
         v.at,
         as_approval(v.meaning)
@@ -341,9 +341,11 @@ fn author_of(item: &Item) -> String {
                 .and_then(|v| v.author.as_deref()),
         ),
     };
-    let mut said = author.map(|a| format!(" by {a}")).unwrap_or_default();
+    let mut said = author
+        .map(|a| format!(" by {}", crate::text::who(a, 200)))
+        .unwrap_or_default();
     if let Some(v) = last_verdict.filter(|v| Some(*v) != author) {
-        said.push_str(&format!(" (last verdict by {v})"));
+        said.push_str(&format!(" (last verdict by {})", crate::text::who(v, 200)));
     }
     said
 }

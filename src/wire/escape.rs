@@ -41,13 +41,16 @@ impl serde_json::ser::Formatter for ControlsEscaped {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        // Every such character starts with one of these bytes in UTF-8 (DEL; C1: C2 80-9F;
-        // U+061C: D8 9C; U+180E: E1; U+200B-200F, U+2028-202E, U+2060-206F: E2; U+FEFF,
-        // U+FFF9-FFFB: EF; U+1BCA0-1BCA3: F0; the tags, U+E0000-E007F: F3): most text has none.
-        if !fragment
-            .bytes()
-            .any(|b| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xef | 0xf0 | 0xf3))
-        {
+        // Every such character starts with one of these bytes in UTF-8 (DEL; C1 and U+00AD:
+        // C2; U+034F: CD 8F; U+061C: D8 9C; U+115F-1160, U+17B4-17B5, U+180E: E1; U+200B-200F,
+        // U+2028-202E, U+2060-206F: E2; U+3164: E3; U+FEFF, U+FFA0, U+FFF9-FFFB: EF;
+        // U+1BCA0-1BCA3, U+1D173-1D17A: F0; U+E0000-E0FFF: F3): most text has none.
+        if !fragment.bytes().any(|b| {
+            matches!(
+                b,
+                0x7f | 0xc2 | 0xcd | 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3
+            )
+        }) {
             return writer.write_all(fragment.as_bytes());
         }
         writer.write_all(crate::text::escape_json_controls(fragment).as_bytes())
@@ -123,6 +126,19 @@ mod tests {
         assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap(), v);
         let plain = serde_json::json!({"a": "Ø ✅ plain", "n": [1, 2.5, null]});
         assert_eq!(to_json(&plain).unwrap(), plain.to_string());
+    }
+
+    /// The byte filter that lets plain text through unread lets none of the characters
+    /// `is_control_like` names through raw, each alone in a string.
+    #[test]
+    fn to_json_escapes_every_control_like_character_alone() {
+        let raw: Vec<String> = (0..=0x10_FFFF_u32)
+            .filter_map(char::from_u32)
+            .filter(|&c| crate::text::is_control_like(c))
+            .filter(|&c| to_json(&format!("a{c}b")).unwrap().contains(c))
+            .map(|c| format!("U+{:04X}", c as u32))
+            .collect();
+        assert!(raw.is_empty(), "written raw: {raw:?}");
     }
 
     #[test]

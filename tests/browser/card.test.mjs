@@ -970,9 +970,11 @@ test("card_names_on_a_carried_item_the_verdict_its_old_revision_got_after_the_ca
     const said = await notes();
     assert.equal(said.length, 1, JSON.stringify(said));
     assert.equal(said[0][0], "2", "on item 2");
-    const prefix = `after the carry, at revision sha256:555555555555: rejected by the engineer (review card, ${evil}), `;
+    // The author is not plain and the reason is stored text: both quoted, as every reader
+    // quotes them, so neither can go on as the card's words (it did: "(review card, <b>Eve…").
+    const prefix = `after the carry, at revision sha256:555555555555: rejected by the engineer (review card, "${evil}"), `;
     assert.ok(said[0][1].startsWith(prefix), said[0][1]);
-    assert.ok(said[0][1].endsWith(`: 0.08 measured ${HOSTILE}`), said[0][1]);
+    assert.ok(said[0][1].endsWith(`: "0.08 measured ${HOSTILE.replace(/"/g, '\\"')}"`), said[0][1]);
     assert.equal(await frame.evaluate(() => document.querySelectorAll("img, b").length), 0, "stored text is text");
     assert.ok(!(await page.evaluate(() => window.fromCard)).includes("pwned"));
     const history = await frame.evaluate(() => Array.from(document.querySelectorAll(".verdict-by"))
@@ -980,7 +982,7 @@ test("card_names_on_a_carried_item_the_verdict_its_old_revision_got_after_the_ca
     assert.equal(history.length, 1, JSON.stringify(history));
     assert.equal(history[0][0], "1", "on item 1");
     assert.match(history[0][1], new RegExp("^at revision sha256:555555555555 \\(history\\): accepted by the engineer " +
-      "\\(review card, <b>Eve</b> & co\\), 20\\d\\d-[^ ]*Z$"));
+      "\\(review card, \"<b>Eve</b> & co\"\\), 20\\d\\d-[^ ]*Z$"));
     await card.getByText("Carried review: 0 to re-verify first, 2 inherited (not re-verified), 0 stated at this revision.").waitFor();
     await card.getByText(/^Verdicts: 0 accepted, 0 rejected \(0 given by the engineer, 0 relayed by the assistant\), 2 awaiting the engineer\./).waitFor();
 

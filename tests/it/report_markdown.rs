@@ -242,7 +242,11 @@ fn expected_row(n: usize, b: &BasisItem) -> Vec<String> {
                 &v.at[11..16]
             );
             match &v.reason {
-                Some(r) => seen(&format!("{head}: {r}")),
+                // Quoted, its controls escaped: it cannot go on as the cell's own words.
+                Some(r) => seen(&format!(
+                    "{head}: {}",
+                    review_mcp::text::quoted(r, usize::MAX)
+                )),
                 None => head,
             }
         }
@@ -322,7 +326,8 @@ fn check_hostile_report(first: usize, hostile: &[&str]) -> Result<()> {
     let mut headings = vec![
         (
             1,
-            "Review report: <!-- *b* # `x`.step @ 0123456789ab".to_string(),
+            // Quoted: the name is not plain (text::file_name).
+            "Review report: \"<!-- *b* # `x`.step\" @ 0123456789ab".to_string(),
         ),
         (2, "Decisions".to_string()),
         (2, "Open questions".to_string()),

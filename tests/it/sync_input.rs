@@ -813,7 +813,8 @@ fn sync_and_merge_file_escape_control_characters_from_the_folder() -> anyhow::Re
     assert!(clean(&plan) && plan.contains("\\u{1b}[2K"), "{plan:?}");
     let out = ok(sync(&db, &folder)?)?;
     assert!(clean(&out), "{out:?}");
-    let shown = "by Eve\\u{1b}[2K\\u{1b}[1A\\u{d}";
+    // Quoted as well as escaped: the name cannot go on as the line's own words.
+    let shown = "by \"Eve\\u{1b}[2K\\u{1b}[1A\\u{d}\"";
     assert!(
         out.lines()
             .any(|l| l.starts_with("conflict: ") && l.contains(shown))
