@@ -253,6 +253,15 @@ pub fn file_name(s: &str, n: usize) -> String {
     bare_or_quoted(s, n, |c| "-.+_()[],'~#& ".contains(c))
 }
 
+/// A file's uri (or path) inside a line's own words (`… on 0123… of URI, 1 entity.`,
+/// `at URI`): bare when it holds no white space and no quote, as a URI written by the rules
+/// does (`file:///w/bracket.step`, spaces as `%20`), else [`quoted`]. An opaque uri keeps its
+/// spaces (`plm:part 7`), and one such as `plm:x, 0 entities. Saved feature …` then cannot go
+/// on as the line's words.
+pub fn locator(s: &str, n: usize) -> String {
+    bare_or_quoted(s, n, |c| !c.is_whitespace() && c != '"')
+}
+
 /// `s` as [`inline`] when it is not empty, has no space at either end and each character is
 /// a letter, a digit or `plain`; else [`quoted`].
 fn bare_or_quoted(s: &str, n: usize, plain: impl Fn(char) -> bool) -> String {

@@ -312,7 +312,7 @@ fn list_entry(s: &crate::store::RevisionSummary) -> Value {
             "{} and {} recorded for {}; last activity {}.",
             plural(s.records, "record"),
             plural(s.decisions, "decision"),
-            crate::text::escape_controls(s.uri.as_deref().unwrap_or(&s.revision)),
+            crate::text::locator(s.uri.as_deref().unwrap_or(&s.revision), 4096),
             crate::text::escape_controls(&s.last_activity)
         ),
         "mimeType": JSON,

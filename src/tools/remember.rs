@@ -11,7 +11,7 @@ use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, short_rev};
 use crate::review::Kind;
 use crate::review::record::RecordWire;
 use crate::store::{NewRecord, Store};
-use crate::text::{escape_controls, quoted};
+use crate::text::quoted;
 
 pub const NAME: &str = "remember";
 
@@ -83,7 +83,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             "{verb} {what} ({}) on {} of {}, {} entit{}.",
             record.id,
             short_rev(&record.artifact.revision),
-            escape_controls(record.artifact.locator()),
+            crate::text::locator(record.artifact.locator(), 4096),
             record.entity_ids.len(),
             if record.entity_ids.len() == 1 {
                 "y"

@@ -257,7 +257,7 @@ pub fn answer(
     }
     let what = match (&query.of, &query.locator, &query.revision) {
         (Some(id), _, _) => format!("of {}", crate::text::inline(id, 60)),
-        (_, Some(uri), _) => format!("at {}", crate::text::inline(uri, 100)),
+        (_, Some(uri), _) => format!("at {}", crate::text::locator(uri, 100)),
         (_, _, Some(rev)) => format!("at revision {}", super::short_rev(rev)),
         _ => String::new(),
     };
