@@ -55,7 +55,7 @@ Answers stay under 32 KB: lists come as summaries, each artifact once per page (
 A path in `artifact.uri` is stored as a file: URI; entity ids match only at the revision that produced them. \
 This server never parses the CAD file (`artifact_revision` only hashes its bytes, to give its revision) and never measures: take every number from a geometry server. \
 Record each requirement-check as its own basis item with an honest `source` (`assistant-proposed` for your own proposals) \
-and a `question` when it is unresolved or conflicting; never invent verdicts: `request_verdicts` asks the engineer through the host's form and records their answers as theirs. \
+and a `question` when it is unresolved or conflicting; never invent verdicts: `request_verdicts` puts the items before the engineer (the host's form, the review card or their terminal) and records their answers as theirs. \
 The prompts `start_review`, `resume_review` and `record_decision` walk through a review with a geometry server.";
 
 /// How many items a static list (tools, prompts, templates) returns per page.
