@@ -70,8 +70,8 @@ pub fn spec() -> ToolSpec {
     ToolSpec {
         name: NAME,
         title: "Ask the engineer for verdicts",
-        description: "Ask the engineer, through the host's form, to accept or reject basis items of one decision; the answers are stored as the engineer's own (via \"elicitation\") and outrank yours. \
-`items`: basis indexes from 0 (default: items the engineer has not judged, inherited ones aside; at most 20). A decline or cancel writes nothing. Without elicitation support, ask in chat and record their words with remember_decision.",
+        description: "Ask the engineer in the host's form to accept or reject basis items of one decision, stored as theirs (via \"elicitation\"), outranking yours. \
+`items`: basis indexes from 0 (default: those they have not judged, inherited aside; at most 20). Decline or cancel writes nothing. Without a form, its answer names their terminal and the review card; failing those, record their words from chat with remember_decision.",
         input_schema: json!({
             "type": "object",
             "properties": {
