@@ -251,12 +251,15 @@ impl Identity {
         }
     }
 
-    /// The length of the `-wal` when it is shorter than `in_use` bytes (`None`: long enough,
-    /// not a companion this identity holds, or gone, which [`Identity::verify`] reports).
-    pub fn log_shorter_than(&self, in_use: u64) -> Option<u64> {
+    /// The `-wal` as it is now (`None`: not a companion this identity holds, or gone, which
+    /// [`Identity::verify`] reports).
+    pub fn log_state(&self) -> Option<LogState> {
         let (_, path, _) = self.companions.iter().find(|(s, _, _)| *s == "-wal")?;
-        let len = std::fs::metadata(path).ok()?.len();
-        (len < in_use).then_some(len)
+        let meta = std::fs::metadata(path).ok()?;
+        Some(LogState {
+            len: meta.len(),
+            changed: change_time(&meta),
+        })
     }
 
     fn verify_companions(&self) -> Result<(), StoreError> {
@@ -277,6 +280,34 @@ impl Identity {
         }
         Ok(())
     }
+}
+
+/// A `-wal`'s length and the time of its last change: every write and every cut moves that
+/// time (the inode's change time, which no program can set back), so a log whose state is
+/// unchanged since it was last found whole was not cut meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogState {
+    pub len: u64,
+    /// `None` where the system keeps no change time: then never taken as unchanged.
+    changed: Option<(i64, i64)>,
+}
+
+impl LogState {
+    /// Whether the log is just as it was at `earlier`: the same length and change time.
+    pub fn unchanged_since(&self, earlier: &LogState) -> bool {
+        self.changed.is_some() && self == earlier
+    }
+}
+
+#[cfg(unix)]
+fn change_time(meta: &Metadata) -> Option<(i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.ctime(), meta.ctime_nsec()))
+}
+
+#[cfg(not(unix))]
+fn change_time(_meta: &Metadata) -> Option<(i64, i64)> {
+    None
 }
 
 #[cfg(unix)]

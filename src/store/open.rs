@@ -86,6 +86,9 @@ pub(super) struct OnDisk {
     /// A call was refused because the path no longer names the file (or log) this
     /// connection opened: the checkpoint after the answer then looks again.
     pub moved: Cell<bool>,
+    /// The `-wal` as it was when last found whole ([`OnDisk::verify_log`]): a call that finds
+    /// it unchanged does not ask SQLite's index again.
+    pub log_whole: Cell<Option<file::LogState>>,
 }
 
 impl OnDisk {
@@ -106,7 +109,9 @@ impl OnDisk {
     /// without a lock. Another process's `TRUNCATE` checkpoint may empty the log between the
     /// two looks (it resets the index first, then cuts the file): a short log is reported
     /// only when a second look finds the index unchanged and the log still short. A writer
-    /// writes its frames before the index names them.
+    /// writes its frames before the index names them. A log unchanged (length and change
+    /// time) since it was last found whole is not looked at again: reads that follow one
+    /// another cost one `stat`, not two statements.
     pub fn verify_log(&self, conn: &Connection) -> Result<(), StoreError> {
         let Some(identity) = self
             .identity
@@ -125,13 +130,27 @@ impl OnDisk {
                 _ => 0,
             })
         };
-        let first = in_use()?;
-        let Some(len) = identity.log_shorter_than(first) else {
+        let Some(now) = identity.log_state() else {
             return Ok(());
         };
-        if in_use()? != first || identity.log_shorter_than(first).is_none() {
+        if self
+            .log_whole
+            .get()
+            .is_some_and(|whole| now.unchanged_since(&whole))
+        {
             return Ok(());
         }
+        let first = in_use()?;
+        if now.len >= first {
+            self.log_whole.set(Some(now));
+            return Ok(());
+        }
+        self.log_whole.set(None);
+        let later = identity.log_state();
+        if in_use()? != first || later.is_none_or(|l| l.len >= first) {
+            return Ok(());
+        }
+        let len = now.len;
         self.moved.set(true);
         Err(StoreError::FileChanged {
             path: self.path.clone(),
@@ -208,6 +227,7 @@ impl Store {
             checkpointed: 0,
             log_begun: false,
             moved: Cell::new(false),
+            log_whole: Cell::new(None),
             incomplete: false,
         };
         Ok(Store::over(None, Some(disk)))
@@ -267,6 +287,7 @@ impl Store {
                 (None, _) => {
                     let (conn, identity) = connect(&disk.path, disk.journal)?;
                     disk.identity = Some(identity.named_by(&disk.named));
+                    disk.log_whole.set(None);
                     // What opening wrote (a migration) is not a change of the review.
                     self.internal_changes = conn.total_changes();
                     disk.checkpointed = conn.total_changes();
