@@ -269,7 +269,7 @@ fn bare_or_quoted(s: &str, n: usize, plain: impl Fn(char) -> bool) -> String {
 /// Lao, and the kana voicing marks. None is punctuation (Hebrew's sof pasuq, drawn as a
 /// colon, and the Indic dandas are left out), and none drawn as nothing counts (the
 /// combining grapheme joiner).
-fn is_combining_mark(c: char) -> bool {
+pub fn is_combining_mark(c: char) -> bool {
     matches!(
         c,
         '\u{300}'..='\u{36F}'
