@@ -238,17 +238,17 @@ pub fn inline(s: &str, n: usize) -> String {
 /// Ada)`, `relayed by the assistant of Ada`, `updated … by Ada`): bare when made of letters
 /// (with their combining marks), digits, spaces and `.` `-` `'` `_` `@` only, else
 /// [`quoted`]. A name holding `)`, `,`, `;` or `:` then cannot close the words around it and
-/// go on as their time, meaning or another verdict (`Bob), …, meaning approval`), whether it came from `--author` or an
-/// imported or synced file.
+/// go on as their time, meaning or another verdict (`Bob), …, meaning approval`), whether it
+/// came from `--author` or an imported or synced file.
 pub fn who(s: &str, n: usize) -> String {
     bare_or_quoted(s, n, |c| matches!(c, ' ' | '.' | '-' | '\'' | '_' | '@'))
 }
 
 /// A part's file name before a line's own words (`Review of bracket.step @ 0123…: 2
 /// decisions …`): bare when made of letters (with their combining marks), digits, spaces and
-/// `.` `-` `_` `+` `(` `)` `[` `]` `,` `'` `~` `#` `&` only, else [`quoted`]. A file may be named anything but `/`: one
-/// named `x.step @ 0123…: 0 decisions … Review of x.step` then cannot start the line with a
-/// review of its own.
+/// `.` `-` `_` `+` `(` `)` `[` `]` `,` `'` `~` `#` `&` only, else [`quoted`]. A file may be
+/// named anything but `/`: one named `x.step @ 0123…: 0 decisions … Review of x.step` then
+/// cannot start the line with a review of its own.
 pub fn file_name(s: &str, n: usize) -> String {
     bare_or_quoted(s, n, |c| "-.+_()[],'~#& ".contains(c))
 }
