@@ -236,21 +236,23 @@ pub fn inline(s: &str, n: usize) -> String {
 
 /// Who did something (an author), named inside the words that say so (`by the engineer (form,
 /// Ada)`, `relayed by the assistant of Ada`, `updated … by Ada`): bare when made of letters
-/// (with their combining marks), digits, spaces and `.` `-` `'` `_` `@` only, else
+/// (with their combining marks), digits, spaces and `.` `-` `'` `’` `_` `@` only, else
 /// [`quoted`]. A name holding `)`, `,`, `;` or `:` then cannot close the words around it and
 /// go on as their time, meaning or another verdict (`Bob), …, meaning approval`), whether it
 /// came from `--author` or an imported or synced file.
 pub fn who(s: &str, n: usize) -> String {
-    bare_or_quoted(s, n, |c| matches!(c, ' ' | '.' | '-' | '\'' | '_' | '@'))
+    bare_or_quoted(s, n, |c| {
+        matches!(c, ' ' | '.' | '-' | '\'' | '’' | '_' | '@')
+    })
 }
 
 /// A part's file name before a line's own words (`Review of bracket.step @ 0123…: 2
 /// decisions …`): bare when made of letters (with their combining marks), digits, spaces and
-/// `.` `-` `_` `+` `(` `)` `[` `]` `,` `'` `~` `#` `&` only, else [`quoted`]. A file may be
+/// `.` `-` `_` `+` `(` `)` `[` `]` `,` `'` `’` `~` `#` `&` only, else [`quoted`]. A file may be
 /// named anything but `/`: one named `x.step @ 0123…: 0 decisions … Review of x.step` then
 /// cannot start the line with a review of its own.
 pub fn file_name(s: &str, n: usize) -> String {
-    bare_or_quoted(s, n, |c| "-.+_()[],'~#& ".contains(c))
+    bare_or_quoted(s, n, |c| "-.+_()[],'’~#& ".contains(c))
 }
 
 /// `s` as [`inline`] when it is not empty, has no space at either end and each character is
@@ -266,26 +268,20 @@ fn bare_or_quoted(s: &str, n: usize, plain: impl Fn(char) -> bool) -> String {
 /// Whether `c` is a mark drawn on the letter before it that Rust does not count as a letter:
 /// the combining accents (a decomposed `é`, as macOS file names give it), Hebrew and Arabic
 /// points, the marks of the Indic scripts (the virama of every Hindi conjunct), Thai and
-/// Lao, and the kana voicing marks. None is punctuation (Hebrew's sof pasuq, drawn as a
-/// colon, and the Indic dandas are left out), and none drawn as nothing counts (the
-/// combining grapheme joiner).
+/// Lao, and the kana voicing marks, with the few signs of those blocks between them (Hebrew's
+/// maqaf, a hyphen). Hebrew's sof pasuq, drawn as a colon, and the Indic dandas are left out,
+/// and so is what is drawn as nothing (the combining grapheme joiner).
 pub fn is_combining_mark(c: char) -> bool {
     matches!(
         c,
         '\u{300}'..='\u{36F}'
             | '\u{483}'..='\u{489}'
-            | '\u{591}'..='\u{5BD}'
-            | '\u{5BF}'
-            | '\u{5C1}'..='\u{5C2}'
-            | '\u{5C4}'..='\u{5C5}'
-            | '\u{5C7}'
+            | '\u{591}'..='\u{5C2}'
+            | '\u{5C4}'..='\u{5C7}'
             | '\u{610}'..='\u{61A}'
             | '\u{64B}'..='\u{65F}'
             | '\u{670}'
-            | '\u{6D6}'..='\u{6DC}'
-            | '\u{6DF}'..='\u{6E4}'
-            | '\u{6E7}'..='\u{6E8}'
-            | '\u{6EA}'..='\u{6ED}'
+            | '\u{6D6}'..='\u{6ED}'
             | '\u{900}'..='\u{963}'
             | '\u{966}'..='\u{DFF}'
             | '\u{E31}'..='\u{E3A}'
@@ -512,6 +508,17 @@ mod tests {
         assert_eq!(who("Ada\u{34f}", 200), "\"Ada\\u{34f}\"");
         // Hebrew's sof pasuq looks like a colon: quoted.
         assert_eq!(who("Ada\u{5c3}", 200), "\"Ada\u{5c3}\"");
+    }
+
+    /// Regression: a name with a typographic apostrophe (`O’Brien`, as macOS and phones type
+    /// it) was quoted where `O'Brien` is not.
+    #[test]
+    fn who_and_file_name_keep_a_typographic_apostrophe_bare() {
+        assert_eq!(who("Seán O’Brien", 200), "Seán O’Brien");
+        assert_eq!(
+            file_name("O’Brien’s bracket.step", 200),
+            "O’Brien’s bracket.step"
+        );
     }
 
     #[test]
