@@ -1134,10 +1134,13 @@ mod tests {
     /// the card and every other reader.
     #[test]
     fn card_quotes_authors_as_every_reader_does() {
-        let head = "var WHO = /^(?! )(?!.* $)[\\p{Alphabetic}\\p{N}";
+        let head = "var WHO = /^(?!\\x20)(?!.*\\x20$)[\\p{Alphabetic}\\p{N}";
         let start = CARD_HTML.find(head).expect("the card's WHO") + head.len();
-        let class = &CARD_HTML[start..start + CARD_HTML[start..].find(" .'").expect("end")];
+        let class = &CARD_HTML[start..start + CARD_HTML[start..].find("\\x20.'").expect("end")];
         let card = class_points(class);
+        // The served script's squeezing drops a space after `(`: the expression spells it.
+        let line = CARD_HTML[start..].lines().next().unwrap_or_default();
+        assert!(!line.contains(' '), "a space in the card's WHO: {line}");
         let differ: Vec<String> = (0..=0x10_FFFF_u32)
             .filter_map(|u| char::from_u32(u).filter(|c| !c.is_alphanumeric()))
             .filter(|&c| crate::text::is_combining_mark(c) != card.contains(&(c as u32)))
