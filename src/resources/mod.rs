@@ -1070,8 +1070,8 @@ mod tests {
         );
     }
 
-    /// The code points of a regular expression's character class written as `\\uXXXX` and
-    /// `\\u{X…}`, each alone or the start of a range.
+    /// The code points of a regular expression's character class written as `\uXXXX` and
+    /// `\u{X…}`, each alone or the start of a range.
     fn class_points(class: &str) -> std::collections::BTreeSet<u32> {
         let mut points = Vec::new();
         let mut rest = class;
@@ -1130,8 +1130,8 @@ mod tests {
     }
 
     /// The marks the card's `who()` counts as part of a plain name (its `WHO` class, letters,
-    /// digits and the punctuation of `text::who` aside) are `text::is_combining_mark`'s: an author is bare or quoted alike in
-    /// the card and every other reader.
+    /// digits and the punctuation of `text::who` aside) are `text::is_combining_mark`'s: an
+    /// author is bare or quoted alike in the card and every other reader.
     #[test]
     fn card_quotes_authors_as_every_reader_does() {
         let head = "var WHO = /^(?!\\x20)(?!.*\\x20$)[\\p{Alphabetic}\\p{N}";
