@@ -235,22 +235,24 @@ pub fn inline(s: &str, n: usize) -> String {
 }
 
 /// Who did something (an author), named inside the words that say so (`by the engineer (form,
-/// Ada)`, `relayed by the assistant of Ada`, `updated … by Ada`): bare when made of letters,
-/// digits, spaces and `.` `-` `'` `_` `@` only, else [`quoted`]. A name holding `)`, `,`,
-/// `;` or `:` then cannot close the words around it and go on as their time, meaning or
-/// another verdict (`Bob), …, meaning approval`), whether it came from `--author` or an
-/// imported or synced file.
+/// Ada)`, `relayed by the assistant of Ada`, `updated … by Ada`): bare when made of letters
+/// (with their combining marks), digits, spaces and `.` `-` `'` `’` `_` `@` only, else
+/// [`quoted`]. A name holding `)`, `,`, `;` or `:` then cannot close the words around it and
+/// go on as their time, meaning or another verdict (`Bob), …, meaning approval`), whether it
+/// came from `--author` or an imported or synced file.
 pub fn who(s: &str, n: usize) -> String {
-    bare_or_quoted(s, n, |c| matches!(c, ' ' | '.' | '-' | '\'' | '_' | '@'))
+    bare_or_quoted(s, n, |c| {
+        matches!(c, ' ' | '.' | '-' | '\'' | '’' | '_' | '@')
+    })
 }
 
 /// A part's file name before a line's own words (`Review of bracket.step @ 0123…: 2
-/// decisions …`): bare when made of letters, digits, spaces and `.` `-` `_` `+` `(` `)` `[`
-/// `]` `,` `'` `~` `#` `&` only, else [`quoted`]. A file may be named anything but `/`: one
-/// named `x.step @ 0123…: 0 decisions … Review of x.step` then cannot start the line with a
-/// review of its own.
+/// decisions …`): bare when made of letters (with their combining marks), digits, spaces and
+/// `.` `-` `_` `+` `(` `)` `[` `]` `,` `'` `’` `~` `#` `&` only, else [`quoted`]. A file may be
+/// named anything but `/`: one named `x.step @ 0123…: 0 decisions … Review of x.step` then
+/// cannot start the line with a review of its own.
 pub fn file_name(s: &str, n: usize) -> String {
-    bare_or_quoted(s, n, |c| "-.+_()[],'~#& ".contains(c))
+    bare_or_quoted(s, n, |c| "-.+_()[],'’~#& ".contains(c))
 }
 
 /// A file's uri (or path) inside a line's own words (`… on 0123… of URI, 1 entity.`,
@@ -263,10 +265,44 @@ pub fn locator(s: &str, n: usize) -> String {
 }
 
 /// `s` as [`inline`] when it is not empty, has no space at either end and each character is
-/// a letter, a digit or `plain`; else [`quoted`].
+/// a letter, a digit, a [`is_combining_mark`] or `plain`; else [`quoted`].
 fn bare_or_quoted(s: &str, n: usize, plain: impl Fn(char) -> bool) -> String {
-    let bare = !s.is_empty() && s.trim() == s && s.chars().all(|c| c.is_alphanumeric() || plain(c));
+    let bare = !s.is_empty()
+        && s.trim() == s
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || is_combining_mark(c) || plain(c));
     if bare { inline(s, n) } else { quoted(s, n) }
+}
+
+/// Whether `c` is a mark drawn on the letter before it that Rust does not count as a letter:
+/// the combining accents (a decomposed `é`, as macOS file names give it), Hebrew and Arabic
+/// points, the marks of the Indic scripts (the virama of every Hindi conjunct), Thai and
+/// Lao, and the kana voicing marks, with the few signs of those blocks between them (Hebrew's
+/// maqaf, a hyphen). Hebrew's sof pasuq, drawn as a colon, and the Indic dandas are left out,
+/// and so is what is drawn as nothing (the combining grapheme joiner).
+pub fn is_combining_mark(c: char) -> bool {
+    matches!(
+        c,
+        '\u{300}'..='\u{36F}'
+            | '\u{483}'..='\u{489}'
+            | '\u{591}'..='\u{5C2}'
+            | '\u{5C4}'..='\u{5C7}'
+            | '\u{610}'..='\u{61A}'
+            | '\u{64B}'..='\u{65F}'
+            | '\u{670}'
+            | '\u{6D6}'..='\u{6ED}'
+            | '\u{900}'..='\u{963}'
+            | '\u{966}'..='\u{DFF}'
+            | '\u{E31}'..='\u{E3A}'
+            | '\u{E47}'..='\u{E4E}'
+            | '\u{EB1}'..='\u{EBC}'
+            | '\u{EC8}'..='\u{ECE}'
+            | '\u{1AB0}'..='\u{1AFF}'
+            | '\u{1DC0}'..='\u{1DFF}'
+            | '\u{20D0}'..='\u{20FF}'
+            | '\u{3099}'..='\u{309A}'
+            | '\u{FE20}'..='\u{FE2F}'
+    ) && !is_control_like(c)
 }
 
 /// Whether a disposition shown bare in a one-line message could end early and go on in the
@@ -456,6 +492,42 @@ mod tests {
         assert_eq!(who(" Ada", 200), "\" Ada\"");
         assert_eq!(who("", 200), "\"\"");
         assert_eq!(who("Ada Lovelace", 3), "Ada…");
+    }
+
+    /// Regression: a name whose letters carry combining marks was quoted as if it held
+    /// punctuation: José in decomposed form (as macOS file names and some git configs give
+    /// it), every Hindi name with a virama, Thai with a tone mark, a kana with its voicing mark.
+    #[test]
+    fn who_and_file_name_keep_a_name_with_combining_marks_bare() {
+        for name in [
+            "Jose\u{301} Garci\u{301}a",
+            "प्रिया शर्मा",
+            "สมชาย ใจดี่",
+            "ホ\u{3099}ルト",
+            "נָתָן",
+            "مُحَمَّد",
+        ] {
+            assert_eq!(who(name, 200), name);
+            assert_eq!(
+                file_name(&format!("{name}.step"), 200),
+                format!("{name}.step")
+            );
+        }
+        // The combining grapheme joiner is drawn as nothing: shown, and the name quoted.
+        assert_eq!(who("Ada\u{34f}", 200), "\"Ada\\u{34f}\"");
+        // Hebrew's sof pasuq looks like a colon: quoted.
+        assert_eq!(who("Ada\u{5c3}", 200), "\"Ada\u{5c3}\"");
+    }
+
+    /// Regression: a name with a typographic apostrophe (`O’Brien`, as macOS and phones type
+    /// it) was quoted where `O'Brien` is not.
+    #[test]
+    fn who_and_file_name_keep_a_typographic_apostrophe_bare() {
+        assert_eq!(who("Seán O’Brien", 200), "Seán O’Brien");
+        assert_eq!(
+            file_name("O’Brien’s bracket.step", 200),
+            "O’Brien’s bracket.step"
+        );
     }
 
     #[test]

@@ -1070,18 +1070,9 @@ mod tests {
         );
     }
 
-    /// The card's `CONTROLS`, the characters it shows as escapes, is
-    /// `text::is_control_like` but the line breaks and tabs a text node shows as spaces: the
-    /// card and every other reader show the same characters, and a change to one is made to
-    /// the other.
-    #[test]
-    fn card_shows_as_escapes_what_every_reader_does() {
-        let start = CARD_HTML
-            .find("var CONTROLS = /[")
-            .expect("the card's CONTROLS")
-            + 17;
-        let class = &CARD_HTML[start..start + CARD_HTML[start..].find("]/gu").expect("end")];
-        // \uXXXX or \u{X…}, each alone or the start of a range.
+    /// The code points of a regular expression's character class written as `\uXXXX` and
+    /// `\u{X…}`, each alone or the start of a range.
+    fn class_points(class: &str) -> std::collections::BTreeSet<u32> {
         let mut points = Vec::new();
         let mut rest = class;
         while let Some(r) = rest.strip_prefix("\\u") {
@@ -1097,20 +1088,35 @@ mod tests {
             }
         }
         assert!(rest.is_empty(), "not read: {rest}");
-        let mut card = std::collections::BTreeSet::new();
+        let mut set = std::collections::BTreeSet::new();
         let mut i = 0;
         while i < points.len() {
             match points.get(i + 1) {
                 Some(&u32::MAX) => {
-                    card.extend(points[i]..=points[i + 2]);
+                    set.extend(points[i]..=points[i + 2]);
                     i += 3;
                 }
                 _ => {
-                    card.insert(points[i]);
+                    set.insert(points[i]);
                     i += 1;
                 }
             }
         }
+        set
+    }
+
+    /// The card's `CONTROLS`, the characters it shows as escapes, is
+    /// `text::is_control_like` but the line breaks and tabs a text node shows as spaces: the
+    /// card and every other reader show the same characters, and a change to one is made to
+    /// the other.
+    #[test]
+    fn card_shows_as_escapes_what_every_reader_does() {
+        let start = CARD_HTML
+            .find("var CONTROLS = /[")
+            .expect("the card's CONTROLS")
+            + 17;
+        let class = &CARD_HTML[start..start + CARD_HTML[start..].find("]/gu").expect("end")];
+        let card = class_points(class);
         let differ: Vec<String> = (0..=0x10_FFFF_u32)
             .filter(|&u| {
                 let rust = char::from_u32(u).is_some_and(|c| {
@@ -1119,6 +1125,26 @@ mod tests {
                 rust != card.contains(&u)
             })
             .map(|u| format!("U+{u:04X}"))
+            .collect();
+        assert!(differ.is_empty(), "{differ:?}");
+    }
+
+    /// The marks the card's `who()` counts as part of a plain name (its `WHO` class, letters,
+    /// digits and the punctuation of `text::who` aside) are `text::is_combining_mark`'s: an
+    /// author is bare or quoted alike in the card and every other reader.
+    #[test]
+    fn card_quotes_authors_as_every_reader_does() {
+        let head = "var WHO = /^(?!\\x20)(?!.*\\x20$)[\\p{Alphabetic}\\p{N}";
+        let start = CARD_HTML.find(head).expect("the card's WHO") + head.len();
+        let class = &CARD_HTML[start..start + CARD_HTML[start..].find("\\x20.'").expect("end")];
+        let card = class_points(class);
+        // The served script's squeezing drops a space after `(`: the expression spells it.
+        let line = CARD_HTML[start..].lines().next().unwrap_or_default();
+        assert!(!line.contains(' '), "a space in the card's WHO: {line}");
+        let differ: Vec<String> = (0..=0x10_FFFF_u32)
+            .filter_map(|u| char::from_u32(u).filter(|c| !c.is_alphanumeric()))
+            .filter(|&c| crate::text::is_combining_mark(c) != card.contains(&(c as u32)))
+            .map(|c| format!("U+{:04X}", c as u32))
             .collect();
         assert!(differ.is_empty(), "{differ:?}");
     }

@@ -197,11 +197,17 @@ pub(super) fn readme(folder: &Path) -> Result<Readme> {
     })
 }
 
+/// Files a file manager writes into a folder it shows, without a leading dot: Windows
+/// Explorer's folder settings and thumbnails, and the Finder's custom folder icon. A new
+/// folder holding them is no project's.
+const FILE_MANAGER_FILES: [&str; 3] = ["desktop.ini", "Thumbs.db", "Icon\r"];
+
 /// Refuses a first sync of a folder that holds entries not sync's own: a name not starting
 /// with `.` other than its subfolders and README (`sync .` at a project's root without a
 /// README). Its `.gitattributes` (`* merge=review`) would have git merge every file there with
 /// review-mcp's driver, which refuses what is not an item, and its files would mix with the
-/// project's. Hidden entries (`.git`, `.gitignore`) are a repository's own, and allowed.
+/// project's. Hidden entries (`.git`, `.gitignore`) are a repository's own, and allowed, as are
+/// the files a file manager writes into any folder ([`FILE_MANAGER_FILES`]).
 pub(super) fn refuse_foreign_entries(folder: &Path) -> Result<()> {
     let cannot = |e: io::Error| fail!("cannot read {}: {e}", shown(folder));
     let listing = match fs::read_dir(folder) {
@@ -218,7 +224,10 @@ pub(super) fn refuse_foreign_entries(folder: &Path) -> Result<()> {
     for entry in listing {
         let entry = entry.map_err(cannot)?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') || own.contains(&name.as_str()) {
+        let file_manager = FILE_MANAGER_FILES
+            .iter()
+            .any(|f| f.eq_ignore_ascii_case(&name));
+        if name.starts_with('.') || own.contains(&name.as_str()) || file_manager {
             continue;
         }
         let dir = entry.file_type().is_ok_and(|t| t.is_dir());

@@ -498,6 +498,38 @@ fn sync_refuses_a_first_sync_of_a_folder_holding_files_not_its_own() -> anyhow::
     Ok(())
 }
 
+/// Regression: a new folder that a file manager has written its own files into (Windows
+/// Explorer's `desktop.ini` and `Thumbs.db`, the Finder's `Icon\r` of a custom folder icon,
+/// none of them hidden by a leading dot) was refused at its first sync as "holds files that
+/// are not review-mcp sync's", though they are no project's files. They are synced beside,
+/// and a folder holding them and a file of a project is still refused, naming only the file.
+#[test]
+fn sync_takes_a_first_folder_holding_only_file_manager_files() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-file-manager")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let folder = dir.join("review");
+    std::fs::create_dir_all(folder.join(".git"))?;
+    for name in ["desktop.ini", "Thumbs.db", "Icon\r"] {
+        std::fs::write(folder.join(name), "")?;
+    }
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project)?;
+    std::fs::write(project.join("Desktop.ini"), "")?;
+    std::fs::write(project.join("notes.txt"), "mine\n")?;
+    let out = review_mcp(&db, &["sync", &project.to_string_lossy()])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(!out.status.success(), "a project was synced: {err}");
+    ensure!(
+        err.contains("(notes.txt)") && !err.contains("Desktop.ini"),
+        "{err}"
+    );
+    sync(&db, &folder)?;
+    ensure!(folder.join("records/rec_1.json").exists());
+    Ok(())
+}
+
 /// Issue 23 item 11: a moved checkout is the same folder: an item forgotten since the last
 /// sync is deleted from the folder, not imported back.
 #[test]
