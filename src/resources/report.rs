@@ -15,6 +15,7 @@ pub(super) const RECORDS_PAGED: &str =
     "recall with this revision alone as its artifact (no uri) pages through them";
 use super::{display_name, plural};
 use crate::review::carry::{entities_label, short_revision};
+use crate::review::decision::AUTHOR_SHOWN;
 use crate::review::{BasisItem, CarryState, Decision, Meaning, Record, State, Verdict};
 
 impl RevisionView {
@@ -212,7 +213,7 @@ impl RevisionView {
             let by = d
                 .author
                 .as_deref()
-                .map(|a| format!(" by {}", line(&crate::text::who(a, 200))))
+                .map(|a| format!(" by {}", line(&crate::text::who(a, AUTHOR_SHOWN))))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
@@ -429,7 +430,7 @@ fn record_line(r: &Record) -> String {
         s.push(')');
     }
     if let Some(a) = &r.author {
-        let _ = write!(s, " — by {}", line(&crate::text::who(a, 200)));
+        let _ = write!(s, " — by {}", line(&crate::text::who(a, AUTHOR_SHOWN)));
     }
     if let Some(c) = &r.carried {
         let _ = write!(s, " — {}", line(&c.describe()));

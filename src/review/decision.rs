@@ -149,8 +149,8 @@ pub struct Verdict {
     pub via: Via,
 }
 
-/// The most characters of an author a verdict's words show (`--author` takes 200).
-const AUTHOR_SHOWN: usize = 200;
+/// The most characters of an author the words that name them show (`--author` takes 200).
+pub const AUTHOR_SHOWN: usize = 200;
 
 impl Verdict {
     /// Who gave it and how, as the report and the engineer's form say it: " by the engineer

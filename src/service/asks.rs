@@ -18,7 +18,7 @@ impl Service {
     /// The engineer's answer to `q`, asked of the client of `ctx`: the `tools/call` result.
     pub fn answer(&mut self, q: &Question, reply: FormReply, ctx: Context) -> Payload {
         let started = Instant::now();
-        let out = request_verdicts::finish(&mut self.store, q, reply, ctx.client.apps);
+        let out = request_verdicts::finish(&mut self.store, q, reply, ctx.caller());
         self.tool_payload(request_verdicts::NAME, out, ctx.version, started)
     }
 
@@ -36,7 +36,7 @@ impl Service {
         let terminal = self.engineer_terminal(q);
         wire::tool_error(&format!(
             "{why} The engineer's own channels outside this form: in their terminal, {terminal}; or {}.",
-            request_verdicts::card_channel(ctx.client.apps)
+            request_verdicts::card_channel(ctx.caller().card)
         ))
     }
 

@@ -17,6 +17,7 @@
 //! [`merge_verdicts`]: crate::review::outrank::merge_verdicts
 
 use super::Item;
+use crate::review::decision::AUTHOR_SHOWN;
 use crate::review::outrank::{keep_engineer_verdicts, outranks, pair_by_requirement};
 use crate::review::{BasisItem, Decision, Meaning, Verdict};
 
@@ -209,7 +210,7 @@ fn describe(v: &Verdict) -> String {
         v.via.as_str(),
         v.author
             .as_deref()
-            .map(|a| format!(" by {}", crate::text::who(a, 200)))
+            .map(|a| format!(" by {}", crate::text::who(a, AUTHOR_SHOWN)))
             .unwrap_or_else(|| ", no author named,".into()),
         v.at,
         as_approval(v.meaning)
@@ -342,10 +343,13 @@ fn author_of(item: &Item) -> String {
         ),
     };
     let mut said = author
-        .map(|a| format!(" by {}", crate::text::who(a, 200)))
+        .map(|a| format!(" by {}", crate::text::who(a, AUTHOR_SHOWN)))
         .unwrap_or_default();
     if let Some(v) = last_verdict.filter(|v| Some(*v) != author) {
-        said.push_str(&format!(" (last verdict by {})", crate::text::who(v, 200)));
+        said.push_str(&format!(
+            " (last verdict by {})",
+            crate::text::who(v, AUTHOR_SHOWN)
+        ));
     }
     said
 }

@@ -118,13 +118,16 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
             decision.basis.len(),
             if decision.basis.len() == 1 { "" } else { "s" },
         );
-        let terminal = request_verdicts::terminal_command(
-            db.as_deref(),
-            author.as_deref(),
-            Some(&decision.artifact.revision),
-        );
-        let channels = request_verdicts::engineer_channels(caller, &terminal);
-        let summary = summary + &outranked_text(&outranked, &channels);
+        // Said only when a verdict of theirs outranked yours.
+        let channels = || {
+            let terminal = request_verdicts::terminal_command(
+                db.as_deref(),
+                author.as_deref(),
+                Some(&decision.artifact.revision),
+            );
+            request_verdicts::engineer_channels(caller, &terminal)
+        };
+        let summary = summary + &outranked_text(&outranked, channels);
         let current = Some(decision.artifact.revision.as_str());
         ToolOutput::new(
             &Saved {
@@ -143,7 +146,7 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
 /// What the summary says of the engineer's verdicts: those an offered verdict did not
 /// replace, and those removed with their items, and the engineer's `channels` to change theirs.
 /// Kept verdicts nobody contested are in the structured answer only.
-fn outranked_text(o: &Outranked, channels: &str) -> String {
+fn outranked_text(o: &Outranked, channels: impl FnOnce() -> String) -> String {
     let mut text = String::new();
     let contested: Vec<&KeptVerdict> = o.kept.iter().filter(|k| k.offered.is_some()).collect();
     if !contested.is_empty() {
@@ -158,7 +161,8 @@ fn outranked_text(o: &Outranked, channels: &str) -> String {
             )
         })));
         text.push_str(&format!(
-            "; your verdict was not written. Only the engineer changes it, {channels}."
+            "; your verdict was not written. Only the engineer changes it, {}.",
+            channels()
         ));
     }
     if !o.removed.is_empty() {

@@ -650,12 +650,12 @@ fn reason_key(i: usize) -> String {
 
 /// Step two: the engineer's answer. Writes only an accepted form that matches the question,
 /// to a basis that is still the one asked about.
-/// `apps`: the host declared the MCP Apps extension, so it renders the review card.
+/// `caller`: what the host declared (the review card is named as this host's when it did).
 pub fn finish(
     store: &mut Store,
     q: &Question,
     reply: FormReply,
-    apps: bool,
+    caller: super::Caller,
 ) -> Result<ToolOutput, ToolError> {
     let content = match reply {
         FormReply::Decline => {
@@ -671,7 +671,7 @@ pub fn finish(
             let summary = format!(
                 "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, `{}`; or {}. Do not record verdicts for them.",
                 other.terminal,
-                card_channel(apps)
+                card_channel(caller.card)
             );
             let other = OtherChannels {
                 note: summary.clone(),
@@ -1212,9 +1212,12 @@ mod tests {
         let (mut store, _, earlier) = item_0_asked_then_item_1_changed();
         let mut content = Map::new();
         content.insert("judgement_0".into(), json!("accepted"));
-        let Err(ToolError::Invalid(said)) =
-            finish(&mut store, &earlier, FormReply::Accept(content), false)
-        else {
+        let Err(ToolError::Invalid(said)) = finish(
+            &mut store,
+            &earlier,
+            FormReply::Accept(content),
+            super::super::Caller::default(),
+        ) else {
             panic!("recorded on a basis that changed");
         };
         assert!(
