@@ -711,7 +711,7 @@ pub fn finish(
             summary.push_str(&already_held(&held));
             if !unwritten.is_empty() {
                 summary.push_str(&format!(
-                    " Not recorded, changed while the engineer was answering: {}. Ask about the item as it is now with request_verdicts, items {:?}.",
+                    " Not recorded, changed while the engineer was answering: {}. Ask about the item as it is now with request_verdicts (items: {:?}).",
                     answers_given(&unwritten),
                     unwritten.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
                 ));
@@ -793,7 +793,8 @@ pub fn answers_in(q: &Question, reply: &FormReply) -> Option<String> {
 }
 
 /// What the engineer answered on items whose answer was not recorded, so that their words
-/// are not lost: `item 1 rejected ("not at the boss")`, each reason quoted on one line and
+/// are not lost: `item 2 rejected ("not at the boss")`, each item numbered from 1 as the
+/// form, the terminal, the card and every other answer number it, each reason quoted on one line and
 /// clipped to 200 characters, and to its share of [`ANSWERS_GIVEN_BYTES`] as the answer's
 /// JSON carries it (a reason of escaped or four-byte characters costs up to ten bytes a
 /// character).
@@ -802,7 +803,7 @@ fn answers_given(unwritten: &[&(usize, Verdict)]) -> String {
     let each: Vec<String> = unwritten
         .iter()
         .map(|(i, v)| {
-            let head = format!("item {i} {}", v.judgement.as_str());
+            let head = format!("item {} {}", i.saturating_add(1), v.judgement.as_str());
             match &v.reason {
                 Some(r) => {
                     let room = share.saturating_sub(json_bytes(&head) + 4);
@@ -1223,7 +1224,7 @@ mod tests {
         assert!(
             said.contains("its basis is no longer the one shown")
                 && !said.contains("no item asked is still the one shown")
-                && said.contains("item 0 accepted"),
+                && said.contains("item 1 accepted"),
             "{said}"
         );
     }

@@ -952,6 +952,13 @@ fn an_item_changed_while_the_form_is_open_loses_only_its_own_answer() -> Result<
             && text.contains("not at the boss"),
         "says what was recorded, what was not and the engineer's words: {text}"
     );
+    // Regression: the second item, "Item 2" on the engineer's form, was named "item 1" (its
+    // index), which is the first item everywhere else the model or the engineer reads.
+    assert!(
+        text.contains("item 2 rejected (\"not at the boss\")")
+            && text.contains("with request_verdicts (items: [1])"),
+        "numbers the item as the form did and gives the index to ask again: {text}"
+    );
     assert_eq!(verdicts(&mut s)?, first_accepted());
     Ok(())
 }
@@ -968,8 +975,8 @@ fn a_form_whose_every_item_changed_writes_nothing_and_keeps_the_engineers_words(
     let text = refusal_text(&out)?;
     assert!(
         text.contains("nothing was written")
-            && text.contains("item 0 accepted")
-            && text.contains("item 1 rejected (\"not at the boss\")"),
+            && text.contains("item 1 accepted")
+            && text.contains("item 2 rejected (\"not at the boss\")"),
         "{text}"
     );
     assert_eq!(verdicts(&mut s)?, vec![None, None]);
@@ -1175,7 +1182,7 @@ fn a_request_state_past_the_wait_bound_is_refused() -> Result<()> {
     assert!(
         message.contains("expired")
             && message.contains(
-                r#"The engineer's answers: item 0 accepted, item 1 rejected ("not at the boss")"#
+                r#"The engineer's answers: item 1 accepted, item 2 rejected ("not at the boss")"#
             ),
         "{out:?}"
     );
