@@ -275,7 +275,12 @@ fn locked_database_answers_the_handshake_and_reports_the_lock() -> anyhow::Resul
     let answer = remember(&mut server, "during")?;
     let waited = started.elapsed();
     match answer {
-        Answer::ToolError(text) => assert!(text.contains("locked"), "{text}"),
+        Answer::ToolError(text) => assert!(
+            text.contains(&db.display().to_string())
+                && text.contains("locked by another process")
+                && text.contains("sqlite3"),
+            "names the file and what holds such a lock: {text}"
+        ),
         other => panic!("a write on a locked file was answered {other:?}"),
     }
     // The documented busy timeout is 5 s; the answer comes soon after it.
