@@ -995,21 +995,16 @@ fn import_into_a_locked_database_names_both_files_and_the_lock() -> anyhow::Resu
     Ok(())
 }
 
-/// A damaged file (a page of the records table overwritten): `check` reports the damage as a
-/// problem of that file, exit 1, and says what to do; `export` and `backup` refuse, naming
-/// the database and that it is damaged (SQLite's own message names no file). The file's name
-/// has a space: the `sqlite3` command `check` gives quotes it, so that it runs as printed.
-#[test]
-fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()> {
-    let dir = TempDir::new("damaged")?;
-    let db = dir.join("the review.db");
-    let mut server = Server::start(&db)?;
+/// A database of 40 features written by a server, then its records table's root page
+/// overwritten: the file opens, and a query of the records finds it damaged.
+fn damage_the_records_table(db: &Path) -> anyhow::Result<()> {
+    let mut server = Server::start(db)?;
     for i in 0..40 {
         assert!(remember(&mut server, &format!("feature {i}"))?.is_ok());
     }
     server.close()?;
     let (root, page_size): (i64, i64) = {
-        let conn = rusqlite::Connection::open(&db)?;
+        let conn = rusqlite::Connection::open(db)?;
         let root = conn.query_row(
             "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = 'records'",
             [],
@@ -1020,10 +1015,22 @@ fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()>
             conn.pragma_query_value(None, "page_size", |r| r.get(0))?,
         )
     };
-    let mut bytes = std::fs::read(&db)?;
+    let mut bytes = std::fs::read(db)?;
     let at = usize::try_from((root - 1) * page_size)?;
     bytes.splice(at..at + 8, [0x0d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-    std::fs::write(&db, bytes)?;
+    std::fs::write(db, bytes)?;
+    Ok(())
+}
+
+/// A damaged file (a page of the records table overwritten): `check` reports the damage as a
+/// problem of that file, exit 1, and says what to do; `export` and `backup` refuse, naming
+/// the database and that it is damaged (SQLite's own message names no file). The file's name
+/// has a space: the `sqlite3` command `check` gives quotes it, so that it runs as printed.
+#[test]
+fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()> {
+    let dir = TempDir::new("damaged")?;
+    let db = dir.join("the review.db");
+    damage_the_records_table(&db)?;
     let name = db.display().to_string();
     let out = run_cli(&db, &["check"])?;
     let err = stderr_of(&out);
@@ -1057,27 +1064,7 @@ fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()>
 fn damage_found_after_the_open_names_the_check_command_for_the_file() -> anyhow::Result<()> {
     let dir = TempDir::new("damaged-later")?;
     let db = dir.join("the review.db");
-    let mut server = Server::start(&db)?;
-    for i in 0..40 {
-        assert!(remember(&mut server, &format!("feature {i}"))?.is_ok());
-    }
-    server.close()?;
-    let (root, page_size): (i64, i64) = {
-        let conn = rusqlite::Connection::open(&db)?;
-        let root = conn.query_row(
-            "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = 'records'",
-            [],
-            |r| r.get(0),
-        )?;
-        (
-            root,
-            conn.pragma_query_value(None, "page_size", |r| r.get(0))?,
-        )
-    };
-    let mut bytes = std::fs::read(&db)?;
-    let at = usize::try_from((root - 1) * page_size)?;
-    bytes.splice(at..at + 8, [0x0d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-    std::fs::write(&db, bytes)?;
+    damage_the_records_table(&db)?;
     let command = format!("review-mcp --db '{}' check", db.display());
     let mut server = Server::start(&db)?;
     match server.call("recall", json!({"artifact": art()}))? {
