@@ -10,12 +10,14 @@ use review_mcp::store::{Store, StoreError};
 use super::invocation::DB_ENV;
 
 /// A store error as a command says it: SQLite's own errors name no file and say nothing of
-/// what to do, so they get the database's path and the message a tool result gives
-/// ("the database file is damaged (…); run `review-mcp check`", the lock, a full disk); the
-/// store's other errors name their file already.
+/// what to do, so they get the database's path and the message a tool result gives (the
+/// lock, a full disk; a damaged file with the `check` command for it); the store's other
+/// errors name their file already.
 pub(super) fn store_error(db: &Path, e: StoreError) -> anyhow::Error {
-    match e {
-        StoreError::Sqlite(_) => anyhow!("{}: {}", super::output::shown(db), e.user_message()),
+    match e.of_file(Some(db)) {
+        e @ StoreError::Sqlite(_) => {
+            anyhow!("{}: {}", super::output::shown(db), e.user_message())
+        }
         other => anyhow!("{other}"),
     }
 }

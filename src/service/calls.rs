@@ -72,7 +72,8 @@ impl Service {
             }
             return Ok(Step::Done(wire::tool_error(&msg)));
         }
-        let step = (tool.spec.run)(&mut self.store, args, ctx.caller());
+        let step = (tool.spec.run)(&mut self.store, args, ctx.caller())
+            .map_err(|e| e.of_file(self.store.path()));
         if matches!(step, Ok(Step::Ask(_))) {
             log_call(name, version, "asked", started);
         }
@@ -123,7 +124,7 @@ impl Service {
                     .push(("warning", format!("tool {name} refused the call: {e}")));
                 (wire::tool_error(&e.to_string()), "refused")
             }
-            Err(e @ ToolError::Storage(_)) => {
+            Err(e @ (ToolError::Storage(_) | ToolError::Damaged(_))) => {
                 let message = e.to_string();
                 if self.last_storage_failure.as_ref() != Some(&message) {
                     self.log.push(("error", format!("tool {name}: {message}")));

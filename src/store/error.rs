@@ -157,12 +157,9 @@ impl std::fmt::Display for StoreError {
                 path.display()
             ),
             StoreError::Sqlite(e) => write!(f, "database error: {e}"),
-            StoreError::Damaged { path, source } => write!(
-                f,
-                "{} is damaged ({source}): run `review-mcp --db {} check`, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file)",
-                path.display(),
-                command_path(path)
-            ),
+            StoreError::Damaged { path, source } => {
+                f.write_str(&damaged_message(Some(path), source))
+            }
             StoreError::NotAFile { path, kind } => write!(
                 f,
                 "{} is {kind}, not a database file; nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a regular file (or a path where one may be created)",
@@ -285,6 +282,28 @@ impl StoreError {
         }
     }
 
+    /// SQLite's finding that the file is damaged, met after the open (in a query or a
+    /// commit), as [`StoreError::Damaged`] of the file at `path`, whose message gives the
+    /// `check` command for that file: a bare `review-mcp check` run in the user's shell
+    /// checks `./review-mcp.db`. Any other error (or no path: in memory) is returned as it is.
+    pub fn of_file(self, path: Option<&Path>) -> StoreError {
+        match (self, path) {
+            (StoreError::Sqlite(source), Some(path)) if is_damage(&source) => StoreError::Damaged {
+                path: path.to_path_buf(),
+                source,
+            },
+            (other, _) => other,
+        }
+    }
+
+    /// SQLite's finding, when it found the file damaged after the open (the file not named).
+    pub fn damage(&self) -> Option<String> {
+        match self {
+            StoreError::Sqlite(e) if is_damage(e) => Some(e.to_string()),
+            _ => None,
+        }
+    }
+
     /// Whether SQLite found the disk it was writing full.
     pub fn is_disk_full(&self) -> bool {
         matches!(self, StoreError::Sqlite(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull))
@@ -324,14 +343,34 @@ impl StoreError {
                 Some(C::SystemIoFailure) => {
                     return format!("an I/O error occurred on the database file ({e})");
                 }
-                Some(C::DatabaseCorrupt | C::NotADatabase) => {
-                    return format!("the database file is damaged ({e}); run `review-mcp check`");
-                }
+                Some(C::DatabaseCorrupt | C::NotADatabase) => return damaged_message(None, e),
                 _ => {}
             }
         }
         self.to_string()
     }
+}
+
+/// What to say of a damaged file: SQLite's `finding` and the `check` command for the file at
+/// `path`, to copy as it is; without the path (not known where the damage was met), how to
+/// give it, since a bare `review-mcp check` checks `./review-mcp.db`.
+pub fn damaged_message(path: Option<&Path>, finding: &dyn std::fmt::Display) -> String {
+    match path {
+        Some(path) => format!(
+            "{} is damaged ({finding}): run `review-mcp --db {} check`, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file)",
+            path.display(),
+            command_path(path)
+        ),
+        None => format!(
+            "the database file is damaged ({finding}); run `review-mcp --db PATH check` with its path (the --db or REVIEW_MCP_DB_PATH it was opened with)"
+        ),
+    }
+}
+
+/// SQLite's finding that the file is damaged (or not a database at all).
+fn is_damage(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    matches!(e.sqlite_error_code(), Some(DatabaseCorrupt | NotADatabase))
 }
 
 /// SQLite's own notice that the file was renamed or unlinked under an open connection

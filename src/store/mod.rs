@@ -73,7 +73,7 @@ pub use browse::{ExportItem, FileRevision, RevisionSummary, RevisionTallies};
 pub use carry::{CarryCheck, CarryOutcome, CarryPlan, CarryRefusal, Supersession};
 pub use completion::{Completable, Matches, Narrowing, prefix_upper_bound};
 pub use decisions::{DecisionQuery, NewDecision, VerdictState};
-pub use error::StoreError;
+pub use error::{StoreError, damaged_message};
 pub use file::FileChange;
 pub use history::HistoryQuery;
 pub use history_read::{HistoryAnswer, Trail};

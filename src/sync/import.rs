@@ -247,7 +247,7 @@ pub fn import_from(db: &Path, file: &Path, input: &mut dyn Reread) -> Result<Imp
             "{}: nothing was written to {}: {}",
             shown(file),
             shown(db),
-            e.user_message()
+            e.of_file(Some(db)).user_message()
         )
     };
     // A refused import leaves no database it created (declared first: dropped last).

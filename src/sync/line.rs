@@ -273,6 +273,9 @@ const MAX_LINE_ERRORS: usize = 3;
 
 const SHAPE: &str = "expected {\"record\":{…}} or {\"decision\":{…}}";
 
+/// What an export line may be: an item, or an event of the history.
+const LINE_SHAPE: &str = "expected {\"record\":{…}}, {\"decision\":{…}} or {\"event\":{…}}";
+
 /// A line of an export: an item, or an event of the history.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
@@ -290,7 +293,9 @@ pub fn parse_export_line(text: &str, schemas: &Schemas) -> Result<Line, String> 
         .and_then(|o| o.get("event"))
     {
         Some(_) => event_of(value).map(|e| Line::Event(Box::new(e))),
-        None => item_of(value, schemas).map(|i| Line::Item(Box::new(i))),
+        None => item_of(value, schemas)
+            .map(|i| Line::Item(Box::new(i)))
+            .map_err(|e| if e == SHAPE { LINE_SHAPE.into() } else { e }),
     }
 }
 
@@ -888,6 +893,29 @@ mod tests {
         // An item line is still an item.
         let item = serde_json::to_string(&Item::Record(feature("a", "bore", T1))).unwrap();
         assert!(matches!(parse_export_line(&item, &s), Ok(Line::Item(_))));
+    }
+
+    /// Regression (docstruth): an export line of no known shape was refused as "expected
+    /// {"record":{…}} or {"decision":{…}}", though every export holds `{"event":{…}}` lines
+    /// too; a line of an export names all three. An item file of a synced folder (which is
+    /// never an event) is still told the item shapes only.
+    #[test]
+    fn an_export_line_of_no_known_shape_names_the_event_line_too() {
+        let s = Schemas::from_tools().unwrap();
+        for line in [
+            "{\"events\":{}}",
+            "{\"other\":1}",
+            "[]",
+            "{\"record\":{},\"event\":{}}",
+        ] {
+            let why = parse_export_line(line, &s).unwrap_err();
+            assert!(
+                why.contains("{\"record\":{…}}, {\"decision\":{…}} or {\"event\":{…}}"),
+                "{line}: {why}"
+            );
+        }
+        let why = parse_item(b"{\"event\":{}}", &s).unwrap_err();
+        assert!(!why.contains("event"), "{why}");
     }
 
     /// A key given twice in one object (at any depth) is refused: JSON readers disagree on

@@ -21,12 +21,14 @@ pub mod review_history;
 pub mod schema;
 pub mod show_review;
 
+use std::path::Path;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::review::{Artifact, DomainError};
-use crate::store::{Store, StoreError};
+use crate::store::{Store, StoreError, damaged_message};
 use crate::text::prefix_chars;
 use crate::wire::{self, Encoded, PageWriter};
 
@@ -227,6 +229,9 @@ pub enum ToolError {
     Invalid(String),
     /// The database refused (full disk, read-only file, ...). Nothing was written.
     Storage(String),
+    /// SQLite found the database damaged (its finding), which [`ToolError::of_file`] turns
+    /// into a [`ToolError::Storage`] naming the file and the `check` command for it.
+    Damaged(String),
     /// The server could not build its answer: a bug, reported rather than hidden.
     Internal(String),
 }
@@ -236,7 +241,25 @@ impl std::fmt::Display for ToolError {
         match self {
             ToolError::Invalid(m) => f.write_str(m),
             ToolError::Storage(m) => write!(f, "Storage error, nothing was written: {m}"),
+            ToolError::Damaged(m) => write!(
+                f,
+                "Storage error, nothing was written: {}",
+                damaged_message(None, m)
+            ),
             ToolError::Internal(m) => write!(f, "Internal error: {m}"),
+        }
+    }
+}
+
+impl ToolError {
+    /// This failure as the database at `path` (the store's; `None` in memory) had it: a
+    /// damaged file is named, with the `check` command for it.
+    pub fn of_file(self, path: Option<&Path>) -> ToolError {
+        match (self, path) {
+            (ToolError::Damaged(m), Some(path)) => {
+                ToolError::Storage(damaged_message(Some(path), &m))
+            }
+            (other, _) => other,
         }
     }
 }
@@ -247,7 +270,10 @@ impl From<StoreError> for ToolError {
             StoreError::Invalid(m) => ToolError::Invalid(m),
             other => {
                 log::error!("store: {other}");
-                ToolError::Storage(other.user_message())
+                match other.damage() {
+                    Some(finding) => ToolError::Damaged(finding),
+                    None => ToolError::Storage(other.user_message()),
+                }
             }
         }
     }

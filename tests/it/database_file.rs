@@ -1000,21 +1000,16 @@ fn import_into_a_locked_database_names_both_files_and_the_lock() -> anyhow::Resu
     Ok(())
 }
 
-/// A damaged file (a page of the records table overwritten): `check` reports the damage as a
-/// problem of that file, exit 1, and says what to do; `export` and `backup` refuse, naming
-/// the database and that it is damaged (SQLite's own message names no file). The file's name
-/// has a space: the `sqlite3` command `check` gives quotes it, so that it runs as printed.
-#[test]
-fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()> {
-    let dir = TempDir::new("damaged")?;
-    let db = dir.join("the review.db");
-    let mut server = Server::start(&db)?;
+/// A database of 40 features written by a server, then its records table's root page
+/// overwritten: the file opens, and a query of the records finds it damaged.
+fn damage_the_records_table(db: &Path) -> anyhow::Result<()> {
+    let mut server = Server::start(db)?;
     for i in 0..40 {
         assert!(remember(&mut server, &format!("feature {i}"))?.is_ok());
     }
     server.close()?;
     let (root, page_size): (i64, i64) = {
-        let conn = rusqlite::Connection::open(&db)?;
+        let conn = rusqlite::Connection::open(db)?;
         let root = conn.query_row(
             "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = 'records'",
             [],
@@ -1025,10 +1020,22 @@ fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()>
             conn.pragma_query_value(None, "page_size", |r| r.get(0))?,
         )
     };
-    let mut bytes = std::fs::read(&db)?;
+    let mut bytes = std::fs::read(db)?;
     let at = usize::try_from((root - 1) * page_size)?;
     bytes.splice(at..at + 8, [0x0d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-    std::fs::write(&db, bytes)?;
+    std::fs::write(db, bytes)?;
+    Ok(())
+}
+
+/// A damaged file (a page of the records table overwritten): `check` reports the damage as a
+/// problem of that file, exit 1, and says what to do; `export` and `backup` refuse, naming
+/// the database and that it is damaged (SQLite's own message names no file). The file's name
+/// has a space: the `sqlite3` command `check` gives quotes it, so that it runs as printed.
+#[test]
+fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()> {
+    let dir = TempDir::new("damaged")?;
+    let db = dir.join("the review.db");
+    damage_the_records_table(&db)?;
     let name = db.display().to_string();
     let out = run_cli(&db, &["check"])?;
     let err = stderr_of(&out);
@@ -1046,10 +1053,35 @@ fn damaged_file_is_reported_with_its_name_and_what_to_do() -> anyhow::Result<()>
     ] {
         let out = run_cli(&db, &args)?;
         assert_failed_saying(&args, &out, |err| {
-            err.contains(&format!("{name}: the database file is damaged"))
+            err.contains(&format!("{name} is damaged"))
         });
     }
     assert!(!copy.exists(), "a backup of a damaged file was left");
+    Ok(())
+}
+
+/// Regression (docstruth): a file that opens but is damaged further in said "run
+/// `review-mcp check`", in a tool result and from `export`: run as written, in the user's
+/// shell (no `REVIEW_MCP_DB_PATH`, another directory), that checks `./review-mcp.db` and
+/// answers "there is no database". Every such message now gives the command for this file,
+/// `review-mcp --db '<path>' check` (quoted: the name has a space), which reports the damage.
+#[test]
+fn damage_found_after_the_open_names_the_check_command_for_the_file() -> anyhow::Result<()> {
+    let dir = TempDir::new("damaged-later")?;
+    let db = dir.join("the review.db");
+    damage_the_records_table(&db)?;
+    let command = format!("review-mcp --db '{}' check", db.display());
+    let mut server = Server::start(&db)?;
+    match server.call("recall", json!({"artifact": art()}))? {
+        Answer::ToolError(text) => assert!(text.contains(&command), "{text}"),
+        other => panic!("a recall on a damaged file: {other:?}"),
+    }
+    server.close()?;
+    let out = run_cli(&db, &["export"])?;
+    assert_failed_saying(&["export"], &out, |err| err.contains(&command));
+    // The command as given reports the damage of that very file.
+    let out = run_cli(&db, &["check"])?;
+    assert_failed_saying(&["check"], &out, |err| err.contains("integrity:"));
     Ok(())
 }
 
