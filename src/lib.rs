@@ -17,14 +17,16 @@
 //! Modules in reading order: [`framing`], `jsonrpc`, `wire`, [`server`], [`era`],
 //! [`version`], `call`, [`service`], [`tools`], `prompts`, [`resources`],
 //! [`review`], [`store`], [`sync`], [`terminal`], [`replay`], [`logging`], [`text`], [`time`],
-//! `bounds`, `cursor`. Imports point down this diagram; `version`, `text`, `time` and
-//! `cursor` are leaves that import nothing from the crate. Beside the server path, used by the
+//! `bounds`, `cursor`, `program`. Imports point down this diagram; `version`, `text`, `time`,
+//! `cursor` and `program` (how a person's shell runs this binary) are leaves that import
+//! nothing from the crate. Beside the server path, used by the
 //! command line only: [`sync`] (export, import, sync and merge-file, with all their rules),
 //! [`terminal`] (`review-mcp review`, the engineer's verdicts in their terminal) and
 //! [`replay`] (transcripts); the server path imports none of them.
 //!
 //! Public are the modules the binary and `tests/` use; the others (`bounds`, `call`,
-//! `client_caps`, `cursor`, `jsonrpc`, `prompts`, `watch`, `wire`) are the crate's own.
+//! `client_caps`, `cursor`, `jsonrpc`, `program`, `prompts`, `watch`, `wire`) are the crate's
+//! own.
 
 mod bounds;
 mod call;
@@ -34,6 +36,7 @@ pub mod era;
 pub mod framing;
 mod jsonrpc;
 pub mod logging;
+mod program;
 mod prompts;
 pub mod replay;
 pub mod resources;

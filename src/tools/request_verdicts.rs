@@ -998,14 +998,19 @@ pub fn terminal_command(
 }
 
 /// `review-mcp SUBCOMMAND --db PATH --author NAME REVISION` (`FILE` without a revision; no
-/// `--author` without a name), quoted for a POSIX shell, on one line.
+/// `--author` without a name), quoted for a POSIX shell, on one line; the program named as
+/// [`crate::program::invoked_as`] says (its path, when the shell would not find it by name).
 pub fn command_line(
     subcommand: &str,
     db: Option<&std::path::Path>,
     author: Option<&str>,
     revision: Option<&str>,
 ) -> String {
-    let mut cmd = format!("review-mcp {subcommand}");
+    // By the name a shell finds, or by the path the host started this binary from.
+    let mut cmd = format!(
+        "{} {subcommand}",
+        shell_word(&one_line(crate::program::invoked_as()))
+    );
     if let Some(db) = db {
         cmd.push_str(" --db ");
         cmd.push_str(&shell_word(&one_line(&db.to_string_lossy())));

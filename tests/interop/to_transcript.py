@@ -64,9 +64,9 @@ def wildcard_volatile(value, inside_result):
 def loosen(msg, method):
     """The expectation for one server message; returns (expectation, generated ids in it)."""
     error = msg.get("error")
-    if isinstance(error, dict) and "`review-mcp review " in str(error.get("message", "")):
+    if isinstance(error, dict) and "review-mcp review " in str(error.get("message", "")):
         # A request that cannot ask the engineer (-32021) names their terminal command, with
-        # the run's database path.
+        # the run's database path (and the binary's, when it is on no PATH).
         error["message"] = ANY
     result = msg.get("result")
     if not isinstance(result, dict):
@@ -80,8 +80,9 @@ def loosen(msg, method):
             except (ValueError, TypeError):
                 pass
             block["text"] = ANY
-        elif isinstance(block, dict) and "`review-mcp review --db " in str(block.get("text", "")):
-            # An unanswered form names the terminal command, with the run's database path.
+        elif isinstance(block, dict) and "review-mcp review --db " in str(block.get("text", "")):
+            # An unanswered form names the terminal command, with the run's database path (and
+            # the binary's, when it is on no PATH).
             block["text"] = ANY
     for content in result.get("contents", []) if isinstance(result.get("contents"), list) else []:
         if isinstance(content, dict) and "text" in content:

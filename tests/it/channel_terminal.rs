@@ -42,6 +42,81 @@ fn bore_at(server: &mut Server, uri: &str, basis: Value) -> Result<Value> {
         .ok()
 }
 
+/// How the commands the binary prints name it: by its path, since the test's binary is on no
+/// `PATH`.
+fn by_path() -> String {
+    binary()
+        .canonicalize()
+        .unwrap_or_else(|_| binary())
+        .display()
+        .to_string()
+}
+
+/// The terminal command a server started with `path` as its `PATH` gives a host without
+/// elicitation, in `request_verdicts`' refusal.
+fn command_given_with_path(db: &std::path::Path, path: &std::ffi::OsStr) -> Result<String> {
+    let mut cmd = crate::support::client::command(db);
+    cmd.env("PATH", path);
+    let stderr = db.with_extension("stderr");
+    let mut server = Server::start_command(cmd, &stderr)?;
+    remember(&mut server)?;
+    let refused = match server.call(
+        "request_verdicts",
+        json!({"artifact": artifact(SEED, URI), "subject": "bore"}),
+    )? {
+        crate::support::client::Answer::ToolError(text) => text,
+        other => anyhow::bail!("request_verdicts without elicitation answered {other:?}"),
+    };
+    server.close()?;
+    let start = refused.find('`').context("no command")? + 1;
+    let end = refused[start..].find('`').context("no command end")? + start;
+    Ok(refused[start..end].to_string())
+}
+
+/// Regression (from docstruth's audit): the terminal command a server gives named the program
+/// `review-mcp`, so an engineer whose server is a bundle's binary (inside the host's own
+/// folders, on no `PATH`) got "command not found" for the one channel of theirs a host
+/// without forms and cards has, or ran an older `review-mcp` found first. The command names
+/// the program by name when `PATH` finds this very binary first, else by its path.
+#[test]
+fn the_terminal_command_names_the_binary_by_path_unless_path_finds_it() -> Result<()> {
+    let dir = TempDir::new("terminal-program")?;
+    let on_path = dir.join("bin");
+    std::fs::create_dir_all(&on_path)?;
+    std::os::unix::fs::symlink(binary(), on_path.join("review-mcp"))?;
+    let other = dir.join("old");
+    std::fs::create_dir_all(&other)?;
+    std::fs::write(other.join("review-mcp"), "#!/bin/sh\n")?;
+    let paths = |dirs: &[&std::path::Path]| std::env::join_paths(dirs);
+
+    let db = dir.join("a.db");
+    let given = command_given_with_path(&db, &paths(&[&on_path])?)?;
+    let want = format!("review-mcp review --db {} {}", db.display(), revision(SEED));
+    ensure!(given == want, "{given:?}, wanted {want:?}");
+
+    for (name, path) in [
+        ("not on PATH", paths(&[&dir.join("none")])?),
+        ("another first", paths(&[&other, &on_path])?),
+    ] {
+        let db = dir.join(format!("{}.db", name.replace(' ', "-")).as_str());
+        let given = command_given_with_path(&db, &path)?;
+        let want = format!(
+            "{} review --db {} {}",
+            by_path(),
+            db.display(),
+            revision(SEED)
+        );
+        ensure!(given == want, "{name}: {given:?}, wanted {want:?}");
+        // Run as given, from a shell whose PATH has no review-mcp, it is this binary.
+        let version = Command::new(&given[..given.find(" review").context("no program")?])
+            .arg("--version")
+            .env("PATH", dir.join("none"))
+            .output()?;
+        ensure!(version.status.success(), "{name}: {version:?}");
+    }
+    Ok(())
+}
+
 fn stored(server: &mut Server) -> Result<Value> {
     stored_at(server, &revision(SEED))
 }
@@ -300,7 +375,8 @@ fn a_carried_on_revision_points_to_the_later_one_with_this_database() -> Result<
     let (shown, ok) = in_terminal(&db, Some("Ada"), &revision(SEED), &[], "pty")?;
     ensure!(ok, "{shown}");
     let want = format!(
-        "with review-mcp review --db {} --author Ada {}.",
+        "with {} review --db {} --author Ada {}.",
+        by_path(),
         db.display(),
         revision("channel-terminal-2")
     );
@@ -346,7 +422,12 @@ fn a_changed_part_names_the_revision_its_review_is_at_and_the_command() -> Resul
             && shown.contains("1 decision, 2 items awaiting your verdict"),
         "{shown}"
     );
-    let command = format!("review-mcp review --db {} {}", db.display(), revision(SEED));
+    let command = format!(
+        "{} review --db {} {}",
+        by_path(),
+        db.display(),
+        revision(SEED)
+    );
     ensure!(shown.contains(&command), "wanted {command:?} in {shown}");
     ensure!(
         shown.contains(&format!("carry_forward from {} to {now}", revision(SEED))),

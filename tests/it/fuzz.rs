@@ -888,14 +888,21 @@ fn skeleton(v: &Value) -> Value {
 /// (in memory) has not; like ids and timestamps, it is left out.
 fn without_database_path(e: &Value) -> Value {
     let mut e = e.clone();
+    // The binary names itself by its path (it is on no PATH), the in-process server
+    // `review-mcp`: the program is left out too.
     if let Some(m) = e.get("message").and_then(Value::as_str)
-        && let Some(at) = m.find("`review-mcp review --db ")
+        && let Some(at) = m.find("review-mcp review --db ")
+        && let Some(tick) = m[..at].rfind('`')
     {
-        let from = at + "`review-mcp review ".len();
+        let from = at + "review-mcp review ".len();
         let path_end = m[from + "--db ".len()..]
             .find(' ')
             .map_or(m.len(), |i| from + "--db ".len() + i + 1);
-        e["message"] = Value::String(format!("{}{}", &m[..from], &m[path_end..]));
+        e["message"] = Value::String(format!(
+            "{}`review-mcp review {}",
+            &m[..tick],
+            &m[path_end..]
+        ));
     }
     e
 }
