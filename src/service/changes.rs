@@ -94,7 +94,7 @@ impl Watch {
 
     /// What this process's own write changed, when no audience watches a resource by its URI
     /// (a legacy session that subscribed to nothing, a stream of list changes only): the
-    /// resource list, since the write changed rows. One query, the change counter after the
+    /// resource list, when the write changed rows and committed. One query, the change counter after the
     /// write (and once per process the `data_version` the polls compare with), so a write
     /// costs such an audience one notification and is not reported again.
     pub fn after_own_write(
@@ -109,6 +109,11 @@ impl Watch {
         // The counter after this write (one small query): a later commit by another process
         // that changes no row (its checkpoint) is then not taken for a change of the review.
         match store.change_version() {
+            // The counter did not move: the write rolled back (an answer refused before its
+            // commit, a commit that failed), though its statements had changed rows.
+            Ok(now) if self.seen == Some(now) && !self.seen_is_stale => {
+                return Some(interests.iter().map(|_| Vec::new()).collect());
+            }
             Ok(now) => self.seen = Some(now),
             Err(_) => self.seen_is_stale = true,
         }
@@ -358,6 +363,32 @@ mod tests {
         assert_eq!(told, vec![vec![Change::ListChanged, Change::Updated(uri)]]);
         drop((ours, theirs));
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// Regression (docstruth): a write this process rolled back (an answer refused before its
+    /// commit, a commit that failed on a damaged or full file) had still changed rows of the
+    /// connection, so the session was told `list_changed` of a list nothing had changed.
+    #[test]
+    fn an_own_write_rolled_back_is_not_announced() {
+        let mut store = Store::open_in_memory().unwrap();
+        let mut watch = Watch::default();
+        let list_only = Interest {
+            list: true,
+            uris: BTreeSet::new(),
+        };
+        watch.arm(&mut store).unwrap();
+        let refused: Result<(), StoreError> = store
+            .remember_answered(&crate::store::fixtures::note_at(REV, None), |_, _| {
+                Err(StoreError::Invalid("refused before the commit".into()))
+            });
+        assert!(refused.is_err());
+        let told = watch
+            .after_own_write(&mut store, &[&list_only])
+            .unwrap_or_default();
+        assert_eq!(told, vec![Vec::<Change>::new()], "nothing was committed");
+        note(&mut store);
+        let told = watch.after_own_write(&mut store, &[&list_only]);
+        assert_eq!(told, Some(vec![vec![Change::ListChanged]]));
     }
 }
 
