@@ -92,6 +92,15 @@ pub(super) struct OnDisk {
 }
 
 impl OnDisk {
+    /// Whether the file holds a database: it exists and it, or its `-wal` (a database whose
+    /// first commit is not yet checkpointed), is not empty. An empty file (`touch`, a server
+    /// stopped right after creating it) is a database nobody wrote yet: read as the missing
+    /// file is, and written by the first write only.
+    fn holds_data(&self) -> bool {
+        let len = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
+        len(&self.path) > 0 || len(&file::companion(&self.path, "-wal")) > 0
+    }
+
     /// Whether the path still names the file (and log) the connection opened, once it is
     /// open; a refusal is remembered in [`OnDisk::moved`].
     pub fn verify(&self) -> Result<(), StoreError> {
@@ -300,7 +309,7 @@ impl Store {
         self.conn.as_mut().ok_or(StoreError::NotOpen)
     }
 
-    /// Opens the file now if it exists and is not open yet, without waiting for a lock
+    /// Opens the file now if it holds a database and is not open yet, without waiting for a lock
     /// another process holds (the first query then opens it, and waits as always). The
     /// server calls it after an answer, so that what an open writes and syncs (a left log
     /// applied, the log begun) is done before a request waits on it. Returns whether the
@@ -308,7 +317,7 @@ impl Store {
     pub fn open_if_present(&mut self) -> bool {
         match (&self.conn, &self.file) {
             (Some(_), _) => return true,
-            (None, Some(disk)) if disk.path.exists() => {}
+            (None, Some(disk)) if disk.holds_data() => {}
             _ => return false,
         }
         match without_waiting(|| self.conn().map(|_| ())) {
@@ -468,10 +477,10 @@ impl Store {
     }
 
     /// Whether reads go to the scratch database (creating it if needed): a lazy store whose
-    /// file does not exist yet.
+    /// file does not exist yet, or is empty ([`OnDisk::holds_data`]).
     pub(super) fn scratch_until_created(&mut self) -> Result<bool, StoreError> {
         let missing = match (&self.conn, &self.file) {
-            (None, Some(disk)) => !disk.path.exists(),
+            (None, Some(disk)) => !disk.holds_data(),
             _ => false,
         };
         if missing && self.scratch.is_none() {

@@ -218,6 +218,32 @@ fn a_database_that_cannot_be_created_says_where_to_point_the_path() -> anyhow::R
     Ok(())
 }
 
+/// Regression (docstruth): a server started on an empty file (`touch review.db`, a file a
+/// server was stopped right after creating) made it a database at its first answer, with no
+/// request that writes: a host's probe, a list or a read wrote the schema into it. It is
+/// treated as the missing file is: reads find nothing and write nothing, and the first write
+/// makes it the database.
+#[test]
+fn an_empty_file_is_written_by_the_first_write_only() -> anyhow::Result<()> {
+    let dir = TempDir::new("empty-served")?;
+    let db = dir.join("review.db");
+    std::fs::write(&db, b"")?;
+    let mut server = Server::start_logging_to(&db, &dir.join("stderr"))?;
+    for method in ["ping", "tools/list", "resources/list"] {
+        let r = server.request(method, json!({}))?;
+        assert!(r.get("result").is_some(), "{method}: {r}");
+    }
+    let recalled = server.call("recall", json!({"artifact": art()}))?.ok()?;
+    assert_eq!(recalled["records"], json!([]), "{recalled}");
+    assert_eq!(std::fs::metadata(&db)?.len(), 0, "a read wrote the file");
+    assert!(remember(&mut server, "first")?.is_ok());
+    let recalled = server.call("recall", json!({"artifact": art()}))?.ok()?;
+    assert_eq!(recalled["records"].as_array().map(Vec::len), Some(1));
+    assert!(server.close()?.success());
+    assert_eq!(exported_names(&db)?.len(), 1);
+    Ok(())
+}
+
 /// `initialize`, `server/discover`, `ping` and every list answer without the database: a
 /// process that only answers them creates and writes nothing.
 #[test]
