@@ -76,6 +76,9 @@ pub struct Form3Header {
     /// The revision this one was carried to (with the `change` given): this record is
     /// superseded, and the FAI line says so.
     pub superseded_by: Option<(String, Option<String>)>,
+    /// The database the form was read from (`None`: in memory), which the command that writes
+    /// every row names when the resource had to cut it.
+    pub database: Option<std::path::PathBuf>,
 }
 
 /// One basis requirement: one row of the table.
@@ -315,6 +318,7 @@ impl Form3 {
                 to_reverify,
                 inherited,
                 superseded_by: supersession.superseded_by,
+                database: store.path().map(std::path::Path::to_path_buf),
             },
             rows,
             total,
@@ -439,9 +443,17 @@ impl Form3 {
             } else {
                 ""
             };
+            let db = h.database.as_deref();
+            let command =
+                crate::tools::request_verdicts::command_line("form3", db, None, Some(&h.revision));
+            let whose = if db.is_some() {
+                ""
+            } else {
+                " on the server's database"
+            };
             format!(
-                "{shown} of {}: truncated to fit one answer{first}; run `review-mcp form3 {}` on the server's database for every row",
-                self.total, h.revision
+                "{shown} of {}: truncated to fit one answer{first}; run `{command}`{whose} for every row",
+                self.total
             )
         } else {
             format!("{shown} of {}", self.total)
@@ -841,6 +853,7 @@ mod tests {
                 to_reverify: 0,
                 inherited: 0,
                 superseded_by: None,
+                database: None,
             },
             rows,
             total,

@@ -336,10 +336,14 @@ fn form3_command_and_resource_give_one_strict_csv() {
         let cut = content["text"].as_str().unwrap();
         assert!(!cut.starts_with('\u{FEFF}'), "no BOM for a model");
         let parsed = parse_csv(cut).unwrap();
-        assert!(
-            parsed[8][1].starts_with("3 of 5: truncated to fit one answer; run `review-mcp form3 "),
-            "{:?}",
-            parsed[8]
+        // Regression (docstruth): the command said "on the server's database" without naming
+        // it; run as given in a shell without REVIEW_MCP_DB_PATH it read ./review-mcp.db.
+        assert_eq!(
+            parsed[8][1],
+            format!(
+                "3 of 5: truncated to fit one answer; run `review-mcp form3 --db {} {r1}` for every row",
+                db.display()
+            ),
         );
         assert_eq!(
             parsed[HEADER_LINES + 1..],
