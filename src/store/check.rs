@@ -4,6 +4,9 @@
 
 use std::path::Path;
 
+use rusqlite::Transaction;
+
+use super::schema::TEXT_REINDEXED_AT;
 use super::{SCHEMA_VERSION, Store, StoreError};
 
 impl Store {
@@ -71,6 +74,14 @@ impl Store {
             Err(StoreError::Sqlite(e)) => problems.push(damaged("history", e)?),
             Err(e) => return Err(e),
         }
+        // Schema version 1 of the first builds keyed its full-text rows otherwise; the upgrade
+        // to version 2 makes them again.
+        if version >= TEXT_REINDEXED_AT as i64 {
+            match text_index_out_of_step(&tx) {
+                Ok(found) => problems.extend(found),
+                Err(e) => problems.push(damaged("full-text index", e)?),
+            }
+        }
         drop(tx);
         Ok(problems)
     }
@@ -84,4 +95,50 @@ impl Store {
         let problems = store.check()?;
         Ok((version, problems))
     }
+}
+
+/// Each full-text index against its rows: an item is indexed under its `seq` (the FTS5
+/// table's row id, kept in its `_docsize` table; SQLite's integrity check cannot compare a
+/// contentless index with the rows). A server of the first builds still running on a file a
+/// later version upgraded writes a decision's entry under its row id instead, so a text search
+/// finds that decision under no word; a problem names the index, both counts and the repair.
+fn text_index_out_of_step(tx: &Transaction<'_>) -> rusqlite::Result<Vec<String>> {
+    const INDEXES: [(&str, &str, &str); 2] = [
+        (
+            "records",
+            "record",
+            "SELECT (SELECT count(*) FROM records r WHERE NOT EXISTS \
+                 (SELECT 1 FROM records_fts_docsize f WHERE f.id = r.seq)), \
+             (SELECT count(*) FROM records_fts_docsize f WHERE NOT EXISTS \
+                 (SELECT 1 FROM records r WHERE r.seq = f.id))",
+        ),
+        (
+            "decisions",
+            "decision",
+            "SELECT (SELECT count(*) FROM decisions d WHERE NOT EXISTS \
+                 (SELECT 1 FROM decisions_fts_docsize f WHERE f.id = d.seq)), \
+             (SELECT count(*) FROM decisions_fts_docsize f WHERE NOT EXISTS \
+                 (SELECT 1 FROM decisions d WHERE d.seq = f.id))",
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (table, item, sql) in INDEXES {
+        let (unindexed, stray): (i64, i64) =
+            tx.query_row(sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        if unindexed == 0 && stray == 0 {
+            continue;
+        }
+        let count =
+            |n: i64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        problems.push(format!(
+            "the full-text index of {table} is out of step with them: {}, {} (an older review-mcp still running wrote the file after a newer one upgraded it); a text search misses them: export the file and import the export into a new file (`review-mcp export -o FILE`, then `review-mcp --db NEW import FILE`), which indexes every item again",
+            count(
+                unindexed,
+                &format!("{item} without its entry"),
+                &format!("{table} without their entry")
+            ),
+            count(stray, &format!("entry of no {item}"), &format!("entries of no {item}")),
+        ));
+    }
+    Ok(problems)
 }
