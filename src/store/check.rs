@@ -103,22 +103,31 @@ impl Store {
 /// later version upgraded writes a decision's entry under its row id instead, so a text search
 /// finds that decision under no word; a problem names the index, both counts and the repair.
 fn text_index_out_of_step(tx: &Transaction<'_>) -> rusqlite::Result<Vec<String>> {
+    /// The items of `$rows` without an entry in `$index`, and its entries of no item.
+    macro_rules! out_of_step {
+        ($rows:literal, $index:literal) => {
+            concat!(
+                "SELECT (SELECT count(*) FROM ",
+                $rows,
+                " r WHERE NOT EXISTS ",
+                "(SELECT 1 FROM ",
+                $index,
+                "_docsize f WHERE f.id = r.seq)), ",
+                "(SELECT count(*) FROM ",
+                $index,
+                "_docsize f WHERE NOT EXISTS ",
+                "(SELECT 1 FROM ",
+                $rows,
+                " r WHERE r.seq = f.id))"
+            )
+        };
+    }
     const INDEXES: [(&str, &str, &str); 2] = [
-        (
-            "records",
-            "record",
-            "SELECT (SELECT count(*) FROM records r WHERE NOT EXISTS \
-                 (SELECT 1 FROM records_fts_docsize f WHERE f.id = r.seq)), \
-             (SELECT count(*) FROM records_fts_docsize f WHERE NOT EXISTS \
-                 (SELECT 1 FROM records r WHERE r.seq = f.id))",
-        ),
+        ("records", "record", out_of_step!("records", "records_fts")),
         (
             "decisions",
             "decision",
-            "SELECT (SELECT count(*) FROM decisions d WHERE NOT EXISTS \
-                 (SELECT 1 FROM decisions_fts_docsize f WHERE f.id = d.seq)), \
-             (SELECT count(*) FROM decisions_fts_docsize f WHERE NOT EXISTS \
-                 (SELECT 1 FROM decisions d WHERE d.seq = f.id))",
+            out_of_step!("decisions", "decisions_fts"),
         ),
     ];
     let mut problems = Vec::new();
