@@ -1,6 +1,6 @@
 //! The integrity check behind `review-mcp check` and `backup`: SQLite's integrity and
-//! foreign-key checks (which cover the full-text indexes) and the schema version, through a
-//! store or on the file itself as it is on disk.
+//! foreign-key checks, the history's content addresses, each full-text index against its rows
+//! and the schema version, through a store or on the file itself as it is on disk.
 
 use std::path::Path;
 
@@ -17,7 +17,8 @@ impl Store {
             .pragma_query_value(None, "user_version", |r| r.get(0))?)
     }
 
-    /// SQLite's integrity check (which covers the full-text indexes) and foreign-key check.
+    /// SQLite's integrity check (which checks each full-text index's own structure) and
+    /// foreign-key check, the history's events, and each full-text index against its rows.
     /// Returns the problems found (empty when the file is sound).
     pub fn check(&mut self) -> Result<Vec<String>, StoreError> {
         let mut problems = Vec::new();
