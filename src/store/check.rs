@@ -1,9 +1,12 @@
 //! The integrity check behind `review-mcp check` and `backup`: SQLite's integrity and
-//! foreign-key checks (which cover the full-text indexes) and the schema version, through a
-//! store or on the file itself as it is on disk.
+//! foreign-key checks, the history's content addresses, each full-text index against its rows
+//! and the schema version, through a store or on the file itself as it is on disk.
 
 use std::path::Path;
 
+use rusqlite::Transaction;
+
+use super::schema::TEXT_REINDEXED_AT;
 use super::{SCHEMA_VERSION, Store, StoreError};
 
 impl Store {
@@ -14,7 +17,8 @@ impl Store {
             .pragma_query_value(None, "user_version", |r| r.get(0))?)
     }
 
-    /// SQLite's integrity check (which covers the full-text indexes) and foreign-key check.
+    /// SQLite's integrity check (which checks each full-text index's own structure) and
+    /// foreign-key check, the history's events, and each full-text index against its rows.
     /// Returns the problems found (empty when the file is sound).
     pub fn check(&mut self) -> Result<Vec<String>, StoreError> {
         let mut problems = Vec::new();
@@ -71,6 +75,14 @@ impl Store {
             Err(StoreError::Sqlite(e)) => problems.push(damaged("history", e)?),
             Err(e) => return Err(e),
         }
+        // Schema version 1 of the first builds keyed its full-text rows otherwise; the upgrade
+        // to version 2 makes them again.
+        if version >= TEXT_REINDEXED_AT as i64 {
+            match text_index_out_of_step(&tx) {
+                Ok(found) => problems.extend(found),
+                Err(e) => problems.push(damaged("full-text index", e)?),
+            }
+        }
         drop(tx);
         Ok(problems)
     }
@@ -84,4 +96,59 @@ impl Store {
         let problems = store.check()?;
         Ok((version, problems))
     }
+}
+
+/// Each full-text index against its rows: an item is indexed under its `seq` (the FTS5
+/// table's row id, kept in its `_docsize` table; SQLite's integrity check cannot compare a
+/// contentless index with the rows). A server of the first builds still running on a file a
+/// later version upgraded writes a decision's entry under its row id instead, so a text search
+/// finds that decision under no word; a problem names the index, both counts and the repair.
+fn text_index_out_of_step(tx: &Transaction<'_>) -> rusqlite::Result<Vec<String>> {
+    /// The items of `$rows` without an entry in `$index`, and its entries of no item.
+    macro_rules! out_of_step {
+        ($rows:literal, $index:literal) => {
+            concat!(
+                "SELECT (SELECT count(*) FROM ",
+                $rows,
+                " r WHERE NOT EXISTS ",
+                "(SELECT 1 FROM ",
+                $index,
+                "_docsize f WHERE f.id = r.seq)), ",
+                "(SELECT count(*) FROM ",
+                $index,
+                "_docsize f WHERE NOT EXISTS ",
+                "(SELECT 1 FROM ",
+                $rows,
+                " r WHERE r.seq = f.id))"
+            )
+        };
+    }
+    const INDEXES: [(&str, &str, &str); 2] = [
+        ("records", "record", out_of_step!("records", "records_fts")),
+        (
+            "decisions",
+            "decision",
+            out_of_step!("decisions", "decisions_fts"),
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (table, item, sql) in INDEXES {
+        let (unindexed, stray): (i64, i64) =
+            tx.query_row(sql, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        if unindexed == 0 && stray == 0 {
+            continue;
+        }
+        let count =
+            |n: i64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        problems.push(format!(
+            "the full-text index of {table} is out of step with them: {}, {} (an older review-mcp still running wrote the file after a newer one upgraded it); a text search misses them: export the file and import the export into a new file (`review-mcp export -o FILE`, then `review-mcp --db NEW import FILE`), which indexes every item again",
+            count(
+                unindexed,
+                &format!("{item} without its entry"),
+                &format!("{table} without their entry")
+            ),
+            count(stray, &format!("entry of no {item}"), &format!("entries of no {item}")),
+        ));
+    }
+    Ok(problems)
 }

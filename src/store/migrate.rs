@@ -230,7 +230,9 @@ mod tests {
              INSERT INTO basis_items (decision_rid, position, requirement, source, state, faces, \
                 verdict_judgement, verdict_reason) VALUES \
              (1, 0, 'Bore', 'drawing', 'satisfied', '[]', 'accepted', 'fine'), \
-             (1, 1, 'Wall', 'drawing', 'satisfied', '[]', NULL, NULL);"
+             (1, 1, 'Wall', 'drawing', 'satisfied', '[]', NULL, NULL); \
+             INSERT INTO decisions_fts (rowid, subject, body) VALUES \
+             (1, 'bore', 'hold' || char(10) || 'Bore' || char(10) || 'Wall');"
         ))
         .unwrap();
         migrate(&conn, Path::new(":memory:"), false).unwrap();

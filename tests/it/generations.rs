@@ -242,6 +242,95 @@ fn a_file_upgraded_by_a_newer_version_meanwhile_is_refused_not_written() -> anyh
     Ok(())
 }
 
+/// A server of the first builds still running on a file this version upgraded (two hosts,
+/// two bundles) replaces a decision as it always did: the row keeps its row id and gets a new
+/// seq, and its full-text row is deleted and written again under the row id, where this
+/// version keys it by seq. A text search then finds the decision under no word, and `check`
+/// answered "ok". It now names the full-text index out of step and what repairs it (an
+/// export imported into a new file), which this test runs.
+#[test]
+fn a_full_text_index_written_by_the_first_builds_after_the_upgrade_fails_check()
+-> anyhow::Result<()> {
+    use crate::support::file_events::run_cli;
+    let tmp = TempDir::new("gen-fts-check")?;
+    let db = tmp.join("review.db");
+    let mut server = Server::start(&db)?;
+    let art = json!({ "revision": REV, "format": "step", "uri": URI });
+    let basis = json!([{ "requirement": "Wall at least 2 mm", "source": "shop-spec",
+                         "state": "satisfied" }]);
+    server
+        .call(
+            "remember",
+            json!({ "artifact": art, "entity_ids": ["face:3"], "note": "Boss wall looks thin" }),
+        )?
+        .ok()?;
+    server
+        .call(
+            "remember_decision",
+            json!({ "artifact": art, "subject": "wall", "disposition": "hold", "basis": basis }),
+        )?
+        .ok()?;
+    server.close()?;
+    let out = run_cli(&db, &["check"])?;
+    assert!(out.status.success(), "{out:?}");
+
+    // The first builds' replacement (store/decisions.rs of 9af688d), by SQL: its delete by
+    // row id leaves this version's entry (under the old seq) as it was.
+    let old = rusqlite::Connection::open(&db)?;
+    old.execute_batch(
+        "BEGIN;
+         UPDATE counters SET value = value + 1 WHERE name = 'seq';
+         UPDATE decisions SET disposition = 'release',
+             seq = (SELECT value FROM counters WHERE name = 'seq');
+         DELETE FROM decisions_fts WHERE rowid = (SELECT rid FROM decisions);
+         INSERT INTO decisions_fts (rowid, subject, body)
+             SELECT rid, subject, 'release' || char(10) || 'Wall at least 2 mm' FROM decisions;
+         COMMIT;",
+    )?;
+    drop(old);
+    let mut server = Server::start(&db)?;
+    let got = server
+        .call("recall_decisions", json!({ "text": "wall" }))?
+        .ok()?;
+    assert_eq!(
+        found(&got, "decisions", "id"),
+        Vec::<String>::new(),
+        "{got}"
+    );
+    server.close()?;
+
+    let out = run_cli(&db, &["check"])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "check passed: {out:?}");
+    assert!(
+        err.contains("full-text index of decisions")
+            && err.contains("1 decision without its entry")
+            && err.contains("2 entries of no decision")
+            && err.contains("import"),
+        "{err}"
+    );
+    assert!(!err.contains("full-text index of records"), "{err}");
+
+    // The repair it names: an export imported into a new file.
+    let export = tmp.join("review.jsonl");
+    let out = run_cli(&db, &["export", "-o", &export.to_string_lossy()])?;
+    assert!(out.status.success(), "{out:?}");
+    let fresh = tmp.join("fresh.db");
+    let out = run_cli(&fresh, &["import", &export.to_string_lossy()])?;
+    assert!(out.status.success(), "{out:?}");
+    let out = run_cli(&fresh, &["check"])?;
+    assert!(out.status.success(), "{out:?}");
+    let mut server = Server::start(&fresh)?;
+    for text in ["wall", "release"] {
+        let got = server
+            .call("recall_decisions", json!({ "text": text }))?
+            .ok()?;
+        assert_eq!(found(&got, "decisions", "subject"), vec!["wall"], "{got}");
+    }
+    server.close()?;
+    Ok(())
+}
+
 /// `review-mcp export` on `db` by a process that cannot write its directory (as root: user
 /// `nobody` through `setpriv`, since root writes anywhere).
 #[cfg(unix)]
