@@ -13,7 +13,7 @@ use super::line::{Schemas, is_id_text, parse_event, parse_item};
 use super::merge::{resolve, side};
 use super::run::Entries;
 use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned, shown};
-use crate::text::escape_controls;
+use crate::text::{escape_controls, shell_word};
 
 /// Ids as `import` allows them that are also a file name on every system a teammate may
 /// clone the folder on: not hidden (a leading `.`), no `:` (an NTFS stream: git for Windows
@@ -367,7 +367,7 @@ pub(super) fn parse_file(
     id: &str,
 ) -> std::result::Result<Item, String> {
     if has_conflict_markers(bytes) {
-        return Err(CONFLICT_MARKERS.to_string());
+        return Err(conflict_markers());
     }
     let item = parse_item(bytes, schemas)?;
     if item.kind() != kind || item.id() != id {
@@ -383,13 +383,20 @@ pub(super) fn parse_file(
 
 /// What a file holding git's conflict markers is, and how to settle it: git stopped on it
 /// because this clone has no merge driver, and `git checkout -m` merges it again with one.
-const CONFLICT_MARKERS: &str = "holds git's conflict markers (<<<<<<< … >>>>>>>): git stopped \
-     on a change both sides made, without review-mcp's merge driver in this clone. Set it up \
-     (`git config merge.review.name review-mcp`, `git config merge.review.driver 'review-mcp \
-     merge-file %O %A %B %P'`; the folder's .gitattributes, written by sync, says `* \
-     merge=review`), then `git \
-     checkout -m -- FILE` merges it again with the driver (markers already committed: take the \
-     file from a commit before them, `git log -p -- FILE`)";
+/// The driver line names this binary as a shell finds it ([`crate::program::invoked_as`]):
+/// git runs the driver by that word.
+fn conflict_markers() -> String {
+    let program = shell_word(crate::program::invoked_as());
+    let driver = shell_word(&format!("{program} merge-file %O %A %B %P"));
+    format!(
+        "holds git's conflict markers (<<<<<<< … >>>>>>>): git stopped on a change both sides \
+         made, without review-mcp's merge driver in this clone. Set it up (`git config \
+         merge.review.name review-mcp`, `git config merge.review.driver {driver}`; the \
+         folder's .gitattributes, written by sync, says `* merge=review`), then `git checkout \
+         -m -- FILE` merges it again with the driver (markers already committed: take the \
+         file from a commit before them, `git log -p -- FILE`)"
+    )
+}
 
 /// Whether `bytes` hold a line git writes around a conflict: `<<<<<<< ` and `>>>>>>> `
 /// (sync's own files never start a line with either: every line is JSON, indented).

@@ -520,6 +520,14 @@ fn sync_team_conflict_markers_say_the_merge_driver_is_missing_and_how_to_redo_it
             && err.contains("git checkout -m -- "),
         "says what the file holds and how to merge it again: {err}"
     );
+    // Regression: the driver line named `review-mcp`, which git (running it by name) does not
+    // find when the binary that ran the sync is on no PATH, as this test's is: the line names
+    // the binary by its path, as the terminal command does.
+    let driver = format!(
+        "git config merge.review.driver '{} merge-file %O %A %B %P'",
+        binary().canonicalize()?.display()
+    );
+    ensure!(err.contains(&driver), "wanted {driver:?} in {err}");
     Ok(())
 }
 
