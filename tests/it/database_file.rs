@@ -1426,22 +1426,27 @@ fn a_write_under_another_programs_write_lock_names_the_file_and_what_holds_it() 
     let mut server = server_after_writes(&db, 1)?;
     let holder = rusqlite::Connection::open(&db)?;
     holder.execute_batch("BEGIN IMMEDIATE")?;
-    let started = Instant::now();
-    match remember(&mut server, "during")? {
-        Answer::ToolError(text) => assert!(
-            text.contains(&db.display().to_string())
-                && text.contains("locked by another process")
-                && text.contains("sqlite3"),
-            "{text}"
-        ),
-        other => panic!("a write under another program's lock was answered {other:?}"),
-    }
-    assert!(started.elapsed() < Duration::from_secs(12));
-    // Reads go on meanwhile.
-    assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
-    // `sync` said only "database error: database is locked".
     let folder = dir.join("folder");
-    let out = run_cli(&db, &["sync", &folder.to_string_lossy()])?;
+    // `sync` runs beside the server's write, so the two wait out the busy timeout together.
+    let out = std::thread::scope(|scope| -> anyhow::Result<std::process::Output> {
+        let sync = scope.spawn(|| run_cli(&db, &["sync", &folder.to_string_lossy()]));
+        let started = Instant::now();
+        match remember(&mut server, "during")? {
+            Answer::ToolError(text) => assert!(
+                text.contains(&db.display().to_string())
+                    && text.contains("locked by another process")
+                    && text.contains("sqlite3"),
+                "{text}"
+            ),
+            other => panic!("a write under another program's lock was answered {other:?}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(12));
+        // Reads go on meanwhile.
+        assert!(server.call("recall", json!({"artifact": art()}))?.is_ok());
+        sync.join()
+            .map_err(|_| anyhow::anyhow!("the sync thread panicked"))?
+    })?;
+    // `sync` said only "database error: database is locked".
     assert_failed_saying(&["sync"], &out, |err| {
         err.contains(&db.display().to_string()) && err.contains("sqlite3")
     });
