@@ -271,7 +271,10 @@ fn a_signal_at_any_moment_loses_nothing_a_new_server_sees() -> anyhow::Result<()
         .iter()
         .enumerate()
     {
-        let server = Server::start(&db)?;
+        let server = Server::start_command(
+            client::command_taking(&db, signal),
+            &client::stderr_path_for(&db),
+        )?;
         let (mut child, mut stdin, mut stdout) = server.into_parts()?;
         let writes = 60;
         let kill_after = rng.below(40);

@@ -25,6 +25,44 @@ pub fn command(db: &Path) -> Command {
     cmd
 }
 
+/// [`command`] for a server the test stops with `signal` (TERM, INT, HUP or KILL). A signal
+/// this process ignores (SIGHUP under nohup, SIGINT in a background job of a shell without
+/// job control) is ignored by the server it starts too, as POSIX has a program keep an
+/// ignored signal: the server then starts with the signal's default action, as a host starts
+/// it (`env --default-signal`), so that the test delivers it wherever it runs.
+pub fn command_taking(db: &Path, signal: &str) -> Command {
+    if !ignored_here(signal) {
+        return command(db);
+    }
+    let mut cmd = Command::new("env");
+    cmd.arg(format!("--default-signal={signal}"))
+        .arg(binary())
+        .env("REVIEW_MCP_DB_PATH", db)
+        .env("MCP_LOG_LEVEL", "warn")
+        .current_dir(std::env::temp_dir());
+    cmd
+}
+
+/// Whether this process ignores `signal` (HUP, INT or TERM), by the `SigIgn` mask of
+/// `/proc/self/status`: a child inherits an ignored signal.
+fn ignored_here(signal: &str) -> bool {
+    let number = match signal {
+        "HUP" => 1,
+        "INT" => 2,
+        "TERM" => 15,
+        _ => return false,
+    };
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status.lines().find_map(|l| {
+                l.strip_prefix("SigIgn:")
+                    .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+            })
+        })
+        .is_some_and(|mask| mask & (1 << (number - 1)) != 0)
+}
+
 /// The `initialize` request and `initialized` notification that open a 2025-06-18 session
 /// (a revision with `structuredContent`).
 pub fn handshake_lines() -> [String; 2] {

@@ -261,26 +261,6 @@ pub fn hard_link() -> anyhow::Result<String> {
     Ok(stderr.trim().lines().last().unwrap_or_default().to_string())
 }
 
-/// Whether this process ignores `signal` (HUP, INT or TERM), by the `SigIgn` mask of
-/// `/proc/self/status`: a child inherits an ignored signal.
-fn ignored_here(signal: &str) -> bool {
-    let number = match signal {
-        "HUP" => 1,
-        "INT" => 2,
-        "TERM" => 15,
-        _ => return false,
-    };
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status.lines().find_map(|l| {
-                l.strip_prefix("SigIgn:")
-                    .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-            })
-        })
-        .is_some_and(|mask| mask & (1 << (number - 1)) != 0)
-}
-
 /// The server is stopped by `signal` (TERM, INT, HUP or KILL) once `review.db` alone holds
 /// every write it answered, without closing stdin: the checkpoint that follows each answer
 /// copies them there while the server waits for the next request (how soon is a figure of
@@ -290,21 +270,10 @@ fn ignored_here(signal: &str) -> bool {
 pub fn stopped_by_signal(signal: &str, writes: usize) -> anyhow::Result<usize> {
     let dir = TempDir::new("signal")?;
     let db = dir.join("review.db");
-    // A signal this process ignores (SIGHUP under nohup, SIGINT in a background job of a
-    // shell without job control) is ignored by the server it starts too, as POSIX has a
-    // program keep an ignored signal: the server is then started with the signal's default
-    // action, as a host starts it, so that the test delivers it wherever it runs.
-    let mut server = if ignored_here(signal) {
-        let mut cmd = Command::new("env");
-        cmd.arg(format!("--default-signal={signal}"))
-            .arg(client::binary())
-            .env("REVIEW_MCP_DB_PATH", &db)
-            .env("MCP_LOG_LEVEL", "warn")
-            .current_dir(dir.path());
-        Server::start_command(cmd, &client::stderr_path_for(&db))?
-    } else {
-        Server::start(&db)?
-    };
+    let mut server = Server::start_command(
+        client::command_taking(&db, signal),
+        &client::stderr_path_for(&db),
+    )?;
     let names = sorted(write_named(&mut server, signal, writes)?);
     let (mut child, stdin, _stdout) = server.into_parts()?;
     let alone = TempDir::new("signal-copy")?;
