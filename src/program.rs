@@ -73,6 +73,11 @@ mod tests {
         dir
     }
 
+    /// The path `by_path` gives for `file`.
+    fn canonical(file: &Path) -> String {
+        file.canonicalize().unwrap().to_string_lossy().into_owned()
+    }
+
     fn touch(path: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, b"#!/bin/sh\n").unwrap();
@@ -88,11 +93,7 @@ mod tests {
             touch(f);
         }
         let path = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap();
-        let shown = bundle
-            .canonicalize()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let shown = canonical(&bundle);
         // On no PATH, or no PATH at all: the path.
         assert_eq!(by_path(&bundle, None), Some(shown.clone()));
         assert_eq!(
@@ -105,13 +106,7 @@ mod tests {
         // Another review-mcp comes first (an older install): the name would run that one.
         assert_eq!(
             by_path(&installed, Some(&path(&[&dir.join("old"), &bin]))),
-            Some(
-                installed
-                    .canonicalize()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned()
-            )
+            Some(canonical(&installed))
         );
         // A relative PATH entry names a different file from each directory the shell runs
         // in: never this one.
@@ -130,13 +125,7 @@ mod tests {
         touch(&numbered);
         assert_eq!(
             by_path(&numbered, Some(&path(&[&bin]))),
-            Some(
-                numbered
-                    .canonicalize()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned()
-            )
+            Some(canonical(&numbered))
         );
         // A relative or empty PATH entry before this file's directory: the shell looks in
         // that directory of wherever it runs, which may hold another review-mcp. After it,
@@ -145,13 +134,7 @@ mod tests {
             let entries = std::env::join_paths([Path::new(early), &bin]).unwrap();
             assert_eq!(
                 by_path(&installed, Some(&entries)),
-                Some(
-                    installed
-                        .canonicalize()
-                        .unwrap()
-                        .to_string_lossy()
-                        .into_owned()
-                ),
+                Some(canonical(&installed)),
                 "{entries:?}"
             );
             let entries = std::env::join_paths([&bin, Path::new(early)]).unwrap();
