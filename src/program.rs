@@ -35,20 +35,27 @@ pub fn invoked_as() -> &'static str {
 /// The path to write for the executable `exe` when the shell's `path` (the `PATH` variable)
 /// would not run it by [`NAME`]: `None` when it would, or when `exe` is not a `review-mcp`
 /// binary or is gone (replaced while it runs).
+///
+/// By name only when the file is named what typing [`NAME`] looks up (`review-mcp`, on
+/// Windows `review-mcp.exe`: not `review-mcp.2`) and the first directory of `path` holding
+/// such a file holds this one. A relative or empty entry before it (the shell's working
+/// directory, or one under it) may hold another wherever the shell runs: the path then.
 fn by_path(exe: &Path, path: Option<&OsStr>) -> Option<String> {
     let file_name = exe.file_name()?;
     if exe.file_stem() != Some(OsStr::new(NAME)) {
         return None;
     }
     let exe = exe.canonicalize().ok()?;
+    let typed = format!("{NAME}{}", std::env::consts::EXE_SUFFIX);
+    // The first entry the shell could take the name from: a relative one, or a directory
+    // holding a file of that name.
     let first_on_path: Option<PathBuf> = path.and_then(|p| {
         std::env::split_paths(p)
-            .filter(|dir| dir.is_absolute())
             .map(|dir| dir.join(file_name))
-            .find(|candidate| candidate.is_file())
+            .find(|candidate| !candidate.is_absolute() || candidate.is_file())
     });
-    match first_on_path.and_then(|c| c.canonicalize().ok()) {
-        Some(found) if found == exe => None,
+    match first_on_path.filter(|c| c.is_absolute() && file_name == OsStr::new(&typed)) {
+        Some(found) if found.canonicalize().is_ok_and(|f| f == exe) => None,
         _ => Some(exe.to_string_lossy().into_owned()),
     }
 }
@@ -66,6 +73,11 @@ mod tests {
         dir
     }
 
+    /// The path `by_path` gives for `file`.
+    fn canonical(file: &Path) -> String {
+        file.canonicalize().unwrap().to_string_lossy().into_owned()
+    }
+
     fn touch(path: &Path) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, b"#!/bin/sh\n").unwrap();
@@ -81,11 +93,7 @@ mod tests {
             touch(f);
         }
         let path = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap();
-        let shown = bundle
-            .canonicalize()
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+        let shown = canonical(&bundle);
         // On no PATH, or no PATH at all: the path.
         assert_eq!(by_path(&bundle, None), Some(shown.clone()));
         assert_eq!(
@@ -98,16 +106,10 @@ mod tests {
         // Another review-mcp comes first (an older install): the name would run that one.
         assert_eq!(
             by_path(&installed, Some(&path(&[&dir.join("old"), &bin]))),
-            Some(
-                installed
-                    .canonicalize()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned()
-            )
+            Some(canonical(&installed))
         );
-        // A relative PATH entry is not looked in: it names a different file from each
-        // directory the shell runs in.
+        // A relative PATH entry names a different file from each directory the shell runs
+        // in: never this one.
         assert_eq!(by_path(&bundle, Some(OsStr::new("."))), Some(shown.clone()));
         // Through a symbolic link on PATH to this file: the name.
         #[cfg(unix)]
@@ -116,6 +118,27 @@ mod tests {
             std::fs::create_dir_all(&links).unwrap();
             std::os::unix::fs::symlink(&bundle, links.join("review-mcp")).unwrap();
             assert_eq!(by_path(&bundle, Some(&path(&[&links]))), None);
+        }
+        // A binary named otherwise that PATH finds (`review-mcp.2`): typing the name runs
+        // another file, or none.
+        let numbered = dir.join("bin/review-mcp.2");
+        touch(&numbered);
+        assert_eq!(
+            by_path(&numbered, Some(&path(&[&bin]))),
+            Some(canonical(&numbered))
+        );
+        // A relative or empty PATH entry before this file's directory: the shell looks in
+        // that directory of wherever it runs, which may hold another review-mcp. After it,
+        // it is never reached.
+        for early in [".", "", "old"] {
+            let entries = std::env::join_paths([Path::new(early), &bin]).unwrap();
+            assert_eq!(
+                by_path(&installed, Some(&entries)),
+                Some(canonical(&installed)),
+                "{entries:?}"
+            );
+            let entries = std::env::join_paths([&bin, Path::new(early)]).unwrap();
+            assert_eq!(by_path(&installed, Some(&entries)), None, "{entries:?}");
         }
         // Not a review-mcp binary (a test harness), or gone: the name, as it always was.
         let harness = dir.join("bin/it-0123abcd");

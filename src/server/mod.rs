@@ -122,6 +122,10 @@ impl Server {
         R: BufRead + Send + 'static,
         W: Write,
     {
+        // How the commands an answer gives name this binary, looked up now: once the file is
+        // replaced while the server runs (a host updating its bundle), Linux names the
+        // running executable `…/review-mcp (deleted)`.
+        crate::program::invoked_as();
         // The reader reads a line only when the loop asks for one: unread input stays in the
         // pipe (costing no memory here), and a request is read only once the answer before
         // it and the checkpoint after that answer are done, so its own commit is the one

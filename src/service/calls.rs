@@ -72,8 +72,7 @@ impl Service {
             }
             return Ok(Step::Done(wire::tool_error(&msg)));
         }
-        let step = (tool.spec.run)(&mut self.store, args, ctx.caller())
-            .map_err(|e| e.of_file(self.store.path()));
+        let step = (tool.spec.run)(&mut self.store, args, ctx.caller());
         if matches!(step, Ok(Step::Ask(_))) {
             log_call(name, version, "asked", started);
         }
@@ -95,7 +94,8 @@ impl Service {
     }
 
     /// A tool's outcome as its `tools/call` result, logged; a failure is an `isError`
-    /// result whose text says what to fix, and a storage failure is logged once.
+    /// result whose text says what to fix (a damaged file named, with its `check` command),
+    /// and a storage failure is logged once.
     pub(super) fn tool_payload(
         &mut self,
         name: &str,
@@ -104,7 +104,7 @@ impl Service {
         started: Instant,
     ) -> Payload {
         let f = version.features();
-        let (result, outcome) = match out {
+        let (result, outcome) = match out.map_err(|e| e.of_file(self.store.path())) {
             Ok(out) => match check_output(name, &out.structured) {
                 Ok(()) => {
                     let mut result =
@@ -234,4 +234,39 @@ pub(super) fn log_call(tool: &str, version: Version, outcome: &str, started: Ins
         "tool={tool} era={} outcome={outcome} duration_us={micros}",
         version.as_str()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// Regression: SQLite's finding that the file is damaged named the file and its `check`
+    /// command only in the result of a call run at once; the result of the engineer's form
+    /// answer (`request_verdicts` finished when the answer comes back) said "run `review-mcp
+    /// --db PATH check` with its path", a path the model does not know. Every tool result
+    /// names the file.
+    #[test]
+    fn a_damaged_file_is_named_in_every_tool_result() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-calls-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("the review.db");
+        let mut service = Service::new(Store::open(&db).unwrap());
+        let finding = ToolError::Damaged("database disk image is malformed".into());
+        let payload = service.tool_payload(
+            tools::request_verdicts::NAME,
+            Err(finding),
+            Version::V2025_06_18,
+            Instant::now(),
+        );
+        let text = format!("{payload:?}");
+        let command = format!("review-mcp --db '{}' check", db.display());
+        assert!(
+            text.contains(&format!("{} is damaged", db.display())) && text.contains(&command),
+            "{text}"
+        );
+        drop(service);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

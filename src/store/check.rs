@@ -21,6 +21,13 @@ impl Store {
     /// foreign-key check, the history's events, and each full-text index against its rows.
     /// Returns the problems found (empty when the file is sound).
     pub fn check(&mut self) -> Result<Vec<String>, StoreError> {
+        let db = self.path().map(Path::to_path_buf);
+        self.check_of(db.as_deref())
+    }
+
+    /// [`Store::check`] of the file at `db` (`None`: not known here), which the repairs it
+    /// names give as their `--db`.
+    fn check_of(&mut self, db: Option<&Path>) -> Result<Vec<String>, StoreError> {
         let mut problems = Vec::new();
         let version = self.schema_version()?;
         // An older version is no problem (a server upgrades it); a newer one never opens.
@@ -78,7 +85,7 @@ impl Store {
         // Schema version 1 of the first builds keyed its full-text rows otherwise; the upgrade
         // to version 2 makes them again.
         if version >= TEXT_REINDEXED_AT as i64 {
-            match text_index_out_of_step(&tx) {
+            match text_index_out_of_step(&tx, db) {
                 Ok(found) => problems.extend(found),
                 Err(e) => problems.push(damaged("full-text index", e)?),
             }
@@ -93,7 +100,7 @@ impl Store {
     pub fn check_in_place(path: &Path) -> Result<(i64, Vec<String>), StoreError> {
         let (_, _, mut store) = Store::read_only_in_place(path)?;
         let version = store.schema_version()?;
-        let problems = store.check()?;
+        let problems = store.check_of(Some(path))?;
         Ok((version, problems))
     }
 }
@@ -102,8 +109,12 @@ impl Store {
 /// table's row id, kept in its `_docsize` table; SQLite's integrity check cannot compare a
 /// contentless index with the rows). A server of the first builds still running on a file a
 /// later version upgraded writes a decision's entry under its row id instead, so a text search
-/// finds that decision under no word; a problem names the index, both counts and the repair.
-fn text_index_out_of_step(tx: &Transaction<'_>) -> rusqlite::Result<Vec<String>> {
+/// finds that decision under no word; a problem names the index, both counts and the repair,
+/// with the file `db` to export (a bare `review-mcp export` exports `./review-mcp.db`).
+fn text_index_out_of_step(
+    tx: &Transaction<'_>,
+    db: Option<&Path>,
+) -> rusqlite::Result<Vec<String>> {
     /// The items of `$rows` without an entry in `$index`, and its entries of no item.
     macro_rules! out_of_step {
         ($rows:literal, $index:literal) => {
@@ -131,6 +142,7 @@ fn text_index_out_of_step(tx: &Transaction<'_>) -> rusqlite::Result<Vec<String>>
             out_of_step!("decisions", "decisions_fts"),
         ),
     ];
+    let db = db.map_or("PATH".into(), super::error::command_path);
     let mut problems = Vec::new();
     for (table, item, sql) in INDEXES {
         let (unindexed, stray): (i64, i64) =
@@ -141,7 +153,7 @@ fn text_index_out_of_step(tx: &Transaction<'_>) -> rusqlite::Result<Vec<String>>
         let count =
             |n: i64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         problems.push(format!(
-            "the full-text index of {table} is out of step with them: {}, {} (an older review-mcp still running wrote the file after a newer one upgraded it); a text search misses them: export the file and import the export into a new file (`review-mcp export -o FILE`, then `review-mcp --db NEW import FILE`), which indexes every item again",
+            "the full-text index of {table} is out of step with them: {}, {} (an older review-mcp still running wrote the file after a newer one upgraded it); a text search misses them: export the file and import the export into a new file (`review-mcp --db {db} export -o FILE`, then `review-mcp --db NEW import FILE`), which indexes every item again",
             count(
                 unindexed,
                 &format!("{item} without its entry"),

@@ -400,7 +400,7 @@ fn is_write_failure(e: &rusqlite::Error) -> bool {
 }
 
 /// `path` as a word of a command the message tells its reader to run.
-fn command_path(path: &Path) -> String {
+pub(super) fn command_path(path: &Path) -> String {
     crate::text::shell_word(&path.to_string_lossy())
 }
 

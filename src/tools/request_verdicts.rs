@@ -771,15 +771,21 @@ fn holds(d: &Decision, i: usize, v: &Verdict) -> bool {
 }
 
 /// What the summary says of answers the decision already held as given (recorded by the same
-/// answer sent before): nothing when there are none.
+/// answer sent before), each item numbered from 1 as [`answers_given`] numbers the items
+/// beside them: nothing when there are none.
 fn already_held(held: &[&(usize, Verdict)]) -> String {
-    if held.is_empty() {
-        return String::new();
+    let numbers: Vec<String> = held
+        .iter()
+        .map(|(i, _)| i.saturating_add(1).to_string())
+        .collect();
+    match numbers.as_slice() {
+        [] => String::new(),
+        [one] => format!(" Already recorded before (the same answer was sent again): item {one}."),
+        _ => format!(
+            " Already recorded before (the same answer was sent again): items {}.",
+            numbers.join(", ")
+        ),
     }
-    format!(
-        " Already recorded before (the same answer was sent again): items {:?}.",
-        held.iter().map(|(i, _)| *i).collect::<Vec<_>>()
-    )
 }
 
 /// What the engineer answered in `reply` to `q`, as [`answers_given`] says it, when it is an

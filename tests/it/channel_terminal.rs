@@ -57,9 +57,20 @@ fn by_path() -> String {
 fn command_given_with_path(db: &std::path::Path, path: &std::ffi::OsStr) -> Result<String> {
     let mut cmd = crate::support::client::command(db);
     cmd.env("PATH", path);
+    command_given(cmd, db, || Ok(()))
+}
+
+/// The terminal command the server `cmd` on `db` gives, `meanwhile` done after the server
+/// answered its first call and before it is asked.
+fn command_given(
+    cmd: Command,
+    db: &std::path::Path,
+    meanwhile: impl FnOnce() -> Result<()>,
+) -> Result<String> {
     let stderr = db.with_extension("stderr");
     let mut server = Server::start_command(cmd, &stderr)?;
     remember(&mut server)?;
+    meanwhile()?;
     let refused = match server.call(
         "request_verdicts",
         json!({"artifact": artifact(SEED, URI), "subject": "bore"}),
@@ -114,6 +125,36 @@ fn the_terminal_command_names_the_binary_by_path_unless_path_finds_it() -> Resul
             .output()?;
         ensure!(version.status.success(), "{name}: {version:?}");
     }
+    Ok(())
+}
+
+/// Regression: the program was looked up at the first command given, so a binary replaced
+/// while the server ran (a host updating its bundle, an upgrade renamed over the file) was
+/// named `review-mcp`: Linux then names the running executable `…/review-mcp (deleted)`,
+/// which is no review-mcp binary. A bundle's engineer got "command not found" again. The
+/// path is taken when the server starts, and names the binary the host starts next.
+#[test]
+fn a_binary_replaced_while_the_server_runs_is_still_named_by_its_path() -> Result<()> {
+    let dir = TempDir::new("terminal-replaced")?;
+    let bundle = dir.join("bundle");
+    std::fs::create_dir_all(&bundle)?;
+    let exe = bundle.join("review-mcp");
+    std::fs::copy(binary(), &exe)?;
+    let db = dir.join("a.db");
+    let mut cmd = Command::new(&exe);
+    cmd.env("REVIEW_MCP_DB_PATH", &db)
+        .env("MCP_LOG_LEVEL", "warn")
+        .env("PATH", dir.join("none"))
+        .current_dir(std::env::temp_dir());
+    let given = command_given(cmd, &db, || {
+        let update = bundle.join("review-mcp.new");
+        std::fs::copy(binary(), &update)?;
+        std::fs::rename(&update, &exe)?;
+        Ok(())
+    })?;
+    let program = exe.canonicalize()?.display().to_string();
+    let want = format!("{program} review --db {} {}", db.display(), revision(SEED));
+    ensure!(given == want, "{given:?}, wanted {want:?}");
     Ok(())
 }
 

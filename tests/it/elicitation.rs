@@ -1023,8 +1023,10 @@ fn a_sealed_form_answered_after_an_item_changed_records_the_rest_once() -> Resul
     );
     let text = refusal_text(&out)?;
     assert!(
-        text.contains("Already recorded before (the same answer was sent again): items [0]"),
-        "the replayed item 0 is not said to have changed: {text}"
+        text.contains("Already recorded before (the same answer was sent again): item 1.")
+            && text.contains("The engineer's answers: item 2 "),
+        "the replayed first item is not said to have changed, and is numbered from 1 as the \
+         changed one beside it is: {text}"
     );
     assert_eq!(verdicts(&mut s)?, first);
     assert_eq!(history(&mut s)?, events, "the replay wrote no event");

@@ -309,6 +309,15 @@ fn a_full_text_index_written_by_the_first_builds_after_the_upgrade_fails_check()
             && err.contains("import"),
         "{err}"
     );
+    // Regression: the export it named was `review-mcp export -o FILE`, which run as given in
+    // a shell without REVIEW_MCP_DB_PATH exports ./review-mcp.db, not this file.
+    assert!(
+        err.contains(&format!(
+            "`review-mcp --db {} export -o FILE`",
+            db.display()
+        )),
+        "the export command names the file checked: {err}"
+    );
     assert!(!err.contains("full-text index of records"), "{err}");
 
     // The repair it names: an export imported into a new file.
