@@ -92,10 +92,11 @@ pub(super) struct OnDisk {
 }
 
 impl OnDisk {
-    /// Whether the file holds a database: it exists and it, or its `-wal` (a database whose
-    /// first commit is not yet checkpointed), is not empty. An empty file (`touch`, a server
-    /// stopped right after creating it) is a database nobody wrote yet: read as the missing
-    /// file is, and written by the first write only.
+    /// Whether the file holds a database: it exists and it, or its `-wal`, is not empty. An
+    /// empty file (`touch`, a server stopped right after creating it) is a database nobody
+    /// wrote yet: read as the missing file is, and written by the first write only. (SQLite
+    /// never leaves an empty file beside a log with content, since the switch to WAL writes
+    /// the first page; such a pair is opened as before, and SQLite then deletes that log.)
     fn holds_data(&self) -> bool {
         let len = |p: &Path| std::fs::metadata(p).map_or(0, |m| m.len());
         len(&self.path) > 0 || len(&file::companion(&self.path, "-wal")) > 0
