@@ -141,11 +141,8 @@ fn a_binary_replaced_while_the_server_runs_is_still_named_by_its_path() -> Resul
     let exe = bundle.join("review-mcp");
     std::fs::copy(binary(), &exe)?;
     let db = dir.join("a.db");
-    let mut cmd = Command::new(&exe);
-    cmd.env("REVIEW_MCP_DB_PATH", &db)
-        .env("MCP_LOG_LEVEL", "warn")
-        .env("PATH", dir.join("none"))
-        .current_dir(std::env::temp_dir());
+    let mut cmd = crate::support::client::command_running(&exe, &db);
+    cmd.env("PATH", dir.join("none"));
     let given = command_given(cmd, &db, || {
         let update = bundle.join("review-mcp.new");
         std::fs::copy(binary(), &update)?;

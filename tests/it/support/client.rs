@@ -18,7 +18,13 @@ pub fn binary() -> PathBuf {
 /// lands in the checkout. Logs at `warn`: a line per call at `info` is noise in thousands of
 /// calls.
 pub fn command(db: &Path) -> Command {
-    let mut cmd = Command::new(binary());
+    command_running(binary(), db)
+}
+
+/// [`command`]'s environment around `program`: another copy of the binary, or a wrapper
+/// whose arguments the caller adds (`env`, then the binary).
+pub fn command_running(program: impl AsRef<std::ffi::OsStr>, db: &Path) -> Command {
+    let mut cmd = Command::new(program);
     cmd.env("REVIEW_MCP_DB_PATH", db)
         .env("MCP_LOG_LEVEL", "warn")
         .current_dir(std::env::temp_dir());
@@ -34,12 +40,8 @@ pub fn command_taking(db: &Path, signal: &str) -> Command {
     if !ignored_here(signal) {
         return command(db);
     }
-    let mut cmd = Command::new("env");
-    cmd.arg(format!("--default-signal={signal}"))
-        .arg(binary())
-        .env("REVIEW_MCP_DB_PATH", db)
-        .env("MCP_LOG_LEVEL", "warn")
-        .current_dir(std::env::temp_dir());
+    let mut cmd = command_running("env", db);
+    cmd.arg(format!("--default-signal={signal}")).arg(binary());
     cmd
 }
 
