@@ -15,6 +15,7 @@ use super::output::shown;
 use review_mcp::resources::ResourceError;
 use review_mcp::resources::form3::Form3;
 use review_mcp::review::{file_revision, is_revision};
+use review_mcp::store::damaged_message;
 
 use super::database::{open_existing, store_error};
 use super::elsewhere::nothing_decided;
@@ -65,6 +66,9 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
             return Ok(ExitCode::FAILURE);
         }
         Err(ResourceError::Storage(m)) => return Err(anyhow!("{m}")),
+        Err(ResourceError::Damaged(finding)) => {
+            return Err(anyhow!("{}", damaged_message(Some(db), &finding)));
+        }
         Err(ResourceError::InvalidCursor) => return Err(anyhow!("invalid cursor")),
     };
     // A file gets the byte-order mark a spreadsheet needs to read UTF-8; stdout (a pipe, a

@@ -5,6 +5,7 @@
 //! every un-enveloped request until another `initialize` replaces it.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
@@ -13,7 +14,9 @@ use crate::client_caps::ClientCaps;
 use crate::jsonrpc::{ErrorObject, INTERNAL_ERROR, Notification};
 use crate::resources;
 use crate::service::changes::{Interest, MAX_WATCHED_URIS, Watch};
-use crate::service::{self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service};
+use crate::service::{
+    self, Context, SERVER_NAME, SERVER_TITLE, SERVER_VERSION, Service, ServiceError,
+};
 use crate::tools::Step;
 use crate::version::{LOG_LEVELS, Version};
 use crate::wire::Payload;
@@ -237,8 +240,10 @@ fn handle_inner(
                 )));
             }
             watch.track(service.store(), &uri).map_err(|e| {
-                log::error!("subscribe: {e}");
-                ErrorObject::new(INTERNAL_ERROR, "Internal error")
+                let path = service.store().path().map(Path::to_path_buf);
+                super::service_error(ServiceError::of_store(e, path.as_deref()), |_| {
+                    ErrorObject::new(INTERNAL_ERROR, "Internal error")
+                })
             })?;
             session.interest.subscribe(uri);
             Ok(Step::Done(Ok(Payload::default())))

@@ -29,6 +29,10 @@ pub fn service_error(
         ServiceError::InvalidParams(m) => ErrorObject::new(INVALID_PARAMS, m),
         ServiceError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, INVALID_CURSOR),
         ServiceError::ResourceNotFound { uri } => not_found(uri),
+        ServiceError::Storage(m) => {
+            log::warn!("storage error: {m}");
+            ErrorObject::new(INTERNAL_ERROR, format!("Storage error: {m}"))
+        }
         ServiceError::Internal(m) => {
             log::error!("internal error: {m}");
             ErrorObject::new(INTERNAL_ERROR, "Internal error")

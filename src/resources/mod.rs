@@ -40,6 +40,7 @@ use crate::cursor;
 use crate::review::is_revision;
 use crate::store::{Store, StoreError};
 use crate::text::first_chars;
+use crate::tools::ToolError;
 use crate::tools::review_history::EVENTS;
 use crate::wire::PAGE_ITEMS_BUDGET;
 use view::{RevisionView, cut_text, fit, item_text};
@@ -77,12 +78,29 @@ pub enum ResourceError {
     /// Unknown or malformed URI: -32002 (legacy) or -32602 with `data.uri` (modern).
     NotFound,
     InvalidCursor,
+    /// The database failed (locked, moved, a full disk): what to do.
     Storage(String),
+    /// SQLite found the database damaged (its finding): the reader names the file and the
+    /// `check` command for it ([`crate::store::damaged_message`]).
+    Damaged(String),
 }
 
 impl From<StoreError> for ResourceError {
     fn from(e: StoreError) -> Self {
-        ResourceError::Storage(e.user_message())
+        match e.damage() {
+            Some(finding) => ResourceError::Damaged(finding),
+            None => ResourceError::Storage(e.user_message()),
+        }
+    }
+}
+
+impl From<ToolError> for ResourceError {
+    fn from(e: ToolError) -> Self {
+        match e {
+            ToolError::Damaged(finding) => ResourceError::Damaged(finding),
+            ToolError::Storage(m) => ResourceError::Storage(m),
+            other => ResourceError::Storage(other.to_string()),
+        }
     }
 }
 
@@ -417,8 +435,7 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
         of: Some(id.to_string()),
         ..crate::store::HistoryQuery::default()
     };
-    let (answer, _, unknown) = crate::tools::review_history::answer(store, &query, None, None)
-        .map_err(|e| ResourceError::Storage(e.to_string()))?;
+    let (answer, _, unknown) = crate::tools::review_history::answer(store, &query, None, None)?;
     if unknown {
         return Err(ResourceError::NotFound);
     }

@@ -70,7 +70,7 @@ impl Service {
         let secret = self
             .store
             .cursor_secret()
-            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+            .map_err(|e| ServiceError::of_store(e, self.store.path()))?;
         let wait = i64::try_from(self.answer_wait.as_millis()).unwrap_or(i64::MAX);
         Ok(request_state::seal(
             &secret,
@@ -100,7 +100,7 @@ impl Service {
         let secret = self
             .store
             .cursor_secret()
-            .map_err(|e| ServiceError::Internal(e.to_string()))?;
+            .map_err(|e| ServiceError::of_store(e, self.store.path()))?;
         let q = match request_state::unseal(&secret, state, args, crate::time::now_millis()) {
             Unsealed::Ok(q) => q,
             Unsealed::Invalid => {

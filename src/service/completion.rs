@@ -38,13 +38,18 @@ pub const MAX_VALUES: usize = 100;
 pub enum CompletionError {
     /// -32602: an unknown prompt, template or argument.
     Invalid(String),
-    /// -32603.
+    /// -32603: the database failed (locked, moved, a full disk): what to do.
     Storage(String),
+    /// -32603: SQLite found the database damaged (its finding), the file then named.
+    Damaged(String),
 }
 
 impl From<StoreError> for CompletionError {
     fn from(e: StoreError) -> Self {
-        CompletionError::Storage(e.user_message())
+        match e.damage() {
+            Some(finding) => CompletionError::Damaged(finding),
+            None => CompletionError::Storage(e.user_message()),
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! The static lists (tools, prompts, resource templates) and `prompts/get`, paged and shaped
 //! for the request's revision and client.
 
+use std::path::Path;
+
 use serde_json::{Map, Value, json};
 
 use super::calls::registry;
@@ -9,6 +11,7 @@ use crate::client_caps::ClientCaps;
 use crate::cursor;
 use crate::prompts;
 use crate::resources::{self, ResourceError};
+use crate::store::damaged_message;
 use crate::tools::{ToolSpec, Ui};
 use crate::version::Features;
 
@@ -69,13 +72,15 @@ pub(super) fn list_templates(
     Ok(list_result("resourceTemplates", page, next))
 }
 
-pub(super) fn map_resource_error(e: ResourceError, uri: &str) -> ServiceError {
+/// Resource failure `e` of `uri` on the database at `path` (the store's; `None` in memory).
+pub(super) fn map_resource_error(e: ResourceError, uri: &str, path: Option<&Path>) -> ServiceError {
     match e {
         ResourceError::NotFound => ServiceError::ResourceNotFound {
             uri: uri.to_string(),
         },
         ResourceError::InvalidCursor => ServiceError::InvalidCursor,
-        ResourceError::Storage(m) => ServiceError::Internal(m),
+        ResourceError::Storage(m) => ServiceError::Storage(m),
+        ResourceError::Damaged(finding) => ServiceError::Storage(damaged_message(path, &finding)),
     }
 }
 

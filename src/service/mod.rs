@@ -19,6 +19,7 @@
 //! changes, and what changed since the last look.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -26,7 +27,7 @@ use serde_json::{Map, Value};
 use crate::call::{Method, Retry, SharedCall};
 use crate::client_caps::ClientCaps;
 use crate::resources::{self};
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 use crate::tools::Step;
 use crate::version::{Features, Version};
 use crate::wire::Payload;
@@ -70,8 +71,19 @@ pub enum ServiceError {
     InvalidCursor,
     /// -32002 in legacy sessions, -32602 with `data.uri` in the modern era.
     ResourceNotFound { uri: String },
-    /// -32603: a storage or internal failure outside a tool call.
+    /// -32603 with the store's message: the database failed outside a tool call (locked,
+    /// damaged, moved, a full disk), which the user can act on.
+    Storage(String),
+    /// -32603: a bug, logged and answered "Internal error".
     Internal(String),
+}
+
+impl ServiceError {
+    /// The store's failure `e` on the database at `path` (the store's; `None` in memory),
+    /// a damaged file named with the `check` command for it.
+    pub fn of_store(e: StoreError, path: Option<&Path>) -> ServiceError {
+        ServiceError::Storage(e.of_file(path).user_message())
+    }
 }
 
 impl std::fmt::Display for ServiceError {
@@ -80,6 +92,7 @@ impl std::fmt::Display for ServiceError {
             ServiceError::InvalidParams(m) => write!(f, "Invalid params: {m}"),
             ServiceError::InvalidCursor => f.write_str("Invalid cursor"),
             ServiceError::ResourceNotFound { .. } => f.write_str("Resource not found"),
+            ServiceError::Storage(m) => write!(f, "Storage error: {m}"),
             ServiceError::Internal(m) => write!(f, "Internal error: {m}"),
         }
     }
@@ -227,7 +240,10 @@ impl Service {
             } => completion::complete(&mut self.store, &reference, &argument, &value, &context)
                 .map_err(|e| match e {
                     CompletionError::Invalid(m) => ServiceError::InvalidParams(m),
-                    CompletionError::Storage(m) => ServiceError::Internal(m),
+                    CompletionError::Storage(m) => ServiceError::Storage(m),
+                    CompletionError::Damaged(finding) => ServiceError::Storage(
+                        crate::store::damaged_message(self.store.path(), &finding),
+                    ),
                 }),
         };
         out.map(|m| Step::Done(Payload::from_map(m)))
@@ -238,15 +254,15 @@ impl Service {
         cursor: Option<&str>,
         f: Features,
     ) -> Result<Map<String, Value>, ServiceError> {
-        let (items, next) =
-            resources::list(&mut self.store, cursor).map_err(|e| map_resource_error(e, ""))?;
+        let (items, next) = resources::list(&mut self.store, cursor)
+            .map_err(|e| map_resource_error(e, "", self.store.path()))?;
         let items = items.into_iter().map(|v| shape_titles(v, f)).collect();
         Ok(list_result("resources", items, next))
     }
 
     fn read_resource(&mut self, uri: String) -> Result<Map<String, Value>, ServiceError> {
-        let contents =
-            resources::read(&mut self.store, &uri).map_err(|e| map_resource_error(e, &uri))?;
+        let contents = resources::read(&mut self.store, &uri)
+            .map_err(|e| map_resource_error(e, &uri, self.store.path()))?;
         // Moved in, not `json!`: the macro would deep-copy every content block.
         let mut m = Map::new();
         m.insert("contents".into(), Value::from(contents));

@@ -1029,26 +1029,35 @@ fn import_into_a_locked_database_names_both_files_and_the_lock() -> anyhow::Resu
 /// A database of 40 features written by a server, then its records table's root page
 /// overwritten: the file opens, and a query of the records finds it damaged.
 fn damage_the_records_table(db: &Path) -> anyhow::Result<()> {
+    damage_the_records(db, "AND name = 'records'")
+}
+
+/// Writes 40 records, then overwrites the first page of each table and index of the file
+/// whose `sqlite_schema` row matches `which` (an `AND …` clause, or nothing for all).
+fn damage_the_records(db: &Path, which: &str) -> anyhow::Result<()> {
     let mut server = Server::start(db)?;
     for i in 0..40 {
         assert!(remember(&mut server, &format!("feature {i}"))?.is_ok());
     }
     server.close()?;
-    let (root, page_size): (i64, i64) = {
+    let (roots, page_size): (Vec<i64>, i64) = {
         let conn = rusqlite::Connection::open(db)?;
-        let root = conn.query_row(
-            "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = 'records'",
-            [],
-            |r| r.get(0),
-        )?;
+        let roots = conn
+            .prepare(&format!(
+                "SELECT rootpage FROM sqlite_schema WHERE rootpage > 1 {which}"
+            ))?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
         (
-            root,
+            roots,
             conn.pragma_query_value(None, "page_size", |r| r.get(0))?,
         )
     };
     let mut bytes = std::fs::read(db)?;
-    let at = usize::try_from((root - 1) * page_size)?;
-    bytes.splice(at..at + 8, [0x0d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    for root in roots {
+        let at = usize::try_from((root - 1) * page_size)?;
+        bytes.splice(at..at + 8, [0x0d, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+    }
     std::fs::write(db, bytes)?;
     Ok(())
 }
@@ -1108,6 +1117,53 @@ fn damage_found_after_the_open_names_the_check_command_for_the_file() -> anyhow:
     // The command as given reports the damage of that very file.
     let out = run_cli(&db, &["check"])?;
     assert_failed_saying(&["check"], &out, |err| err.contains("integrity:"));
+    Ok(())
+}
+
+/// Regression: a resource list or read, a completion or a subscription on a file damaged
+/// after the open answered "Internal error", and `show_review` and `form3` said "run
+/// `review-mcp --db PATH check` with its path", a path neither the model nor the host's user
+/// knows. Each now names the file and gives the `check` command for it, as a tool result
+/// does.
+#[test]
+fn damage_found_by_a_resource_read_or_completion_names_the_file() -> anyhow::Result<()> {
+    let dir = TempDir::new("damaged-resource")?;
+    let db = dir.join("the review.db");
+    damage_the_records(&db, "")?;
+    let command = format!("review-mcp --db '{}' check", db.display());
+    let revision = art()["revision"].as_str().unwrap_or_default().to_string();
+    let mut server = Server::start(&db)?;
+    let requests = [
+        ("resources/list", json!({})),
+        (
+            "resources/read",
+            json!({"uri": format!("review://revisions/{revision}")}),
+        ),
+        (
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/resource", "uri": "review://revisions/{revision}"},
+                "argument": {"name": "revision", "value": "sha256:"}
+            }),
+        ),
+        (
+            "resources/subscribe",
+            json!({"uri": format!("review://revisions/{revision}")}),
+        ),
+    ];
+    for (method, params) in requests {
+        let r = server.request(method, params)?;
+        let message = r["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(&command), "{method}: {r}");
+    }
+    // The tool and the command that read the review through the resource layer.
+    match server.call("show_review", json!({"artifact": art()}))? {
+        Answer::ToolError(text) => assert!(text.contains(&command), "{text}"),
+        other => panic!("show_review on a damaged file: {other:?}"),
+    }
+    server.close()?;
+    let out = run_cli(&db, &["form3", &revision])?;
+    assert_failed_saying(&["form3"], &out, |err| err.contains(&command));
     Ok(())
 }
 
