@@ -88,11 +88,18 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     }
     drop(store);
     let mut copy = Store::open_read_only(target).map_err(|e| store_error(target, e))?;
-    let problems = copy.check().map_err(|e| store_error(target, e))?;
+    // The copy is the database as it was: its problems are the database's, and the repairs
+    // they name are for the database.
+    let problems = copy
+        .check_of(Some(db))
+        .map_err(|e| store_error(target, e))?;
     if !problems.is_empty() {
+        drop(copy);
+        // A file that fails `check` must not be taken for a backup.
+        let _ = std::fs::remove_file(target);
         return Err(anyhow!(
-            "the backup {} does not pass its check: {}",
-            shown(target),
+            "no backup was written: the copy of {} does not pass its check: {}",
+            shown(db),
             problems.join("; ")
         ));
     }

@@ -32,6 +32,15 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
                 review_mcp::text::escape_controls(p)
             );
         }
+        if store::only_index_out_of_step(&problems) {
+            let _ = writeln!(
+                err,
+                "review-mcp: {}: {} problem(s) found{version}, in the full-text index only: every item is whole and nothing is lost; the repair above makes a new file with every item indexed again",
+                shown(db),
+                problems.len()
+            );
+            return Ok(ExitCode::FAILURE);
+        }
         let _ = writeln!(
             err,
             "review-mcp: {}: {} problem(s) found{version}. Keep a copy of the file as it is, stop the servers that use it, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file with `review-mcp --db NEW import FILE`); `sqlite3 {} .recover` may save what a damaged file still holds",

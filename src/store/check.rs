@@ -26,8 +26,8 @@ impl Store {
     }
 
     /// [`Store::check`] of the file at `db` (`None`: not known here), which the repairs it
-    /// names give as their `--db`.
-    fn check_of(&mut self, db: Option<&Path>) -> Result<Vec<String>, StoreError> {
+    /// names give as their `--db`: `backup` checks its copy as the database it copied.
+    pub fn check_of(&mut self, db: Option<&Path>) -> Result<Vec<String>, StoreError> {
         let mut problems = Vec::new();
         let version = self.schema_version()?;
         // An older version is no problem (a server upgrades it); a newer one never opens.
@@ -105,6 +105,16 @@ impl Store {
     }
 }
 
+/// How a problem of a full-text index out of step with its rows begins: the rows are whole
+/// and its repair (named in it) loses nothing, unlike damage.
+const INDEX_OUT_OF_STEP: &str = "the full-text index of ";
+
+/// Whether every problem of `problems` is a full-text index out of step with its rows: no
+/// damage, nothing lost, and each names its repair.
+pub fn only_index_out_of_step(problems: &[String]) -> bool {
+    problems.iter().all(|p| p.starts_with(INDEX_OUT_OF_STEP))
+}
+
 /// Each full-text index against its rows: an item is indexed under its `seq` (the FTS5
 /// table's row id, kept in its `_docsize` table; SQLite's integrity check cannot compare a
 /// contentless index with the rows). A server of the first builds still running on a file a
@@ -153,7 +163,7 @@ fn text_index_out_of_step(
         let count =
             |n: i64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         problems.push(format!(
-            "the full-text index of {table} is out of step with them: {}, {} (an older review-mcp still running wrote the file after a newer one upgraded it); a text search misses them: export the file and import the export into a new file (`review-mcp --db {db} export -o FILE`, then `review-mcp --db NEW import FILE`), which indexes every item again",
+            "{INDEX_OUT_OF_STEP}{table} is out of step with them: {}, {} (an older review-mcp still running wrote the file after a newer one upgraded it); a text search misses them: export the file and import the export into a new file (`review-mcp --db {db} export -o FILE`, then `review-mcp --db NEW import FILE`), which indexes every item again",
             count(
                 unindexed,
                 &format!("{item} without its entry"),

@@ -40,6 +40,7 @@ mod browse;
 mod carry;
 mod changes;
 mod check;
+pub use check::only_index_out_of_step;
 mod codec;
 mod completion;
 mod decisions;

@@ -319,6 +319,30 @@ fn a_full_text_index_written_by_the_first_builds_after_the_upgrade_fails_check()
         "the export command names the file checked: {err}"
     );
     assert!(!err.contains("full-text index of records"), "{err}");
+    // Regression (review3): the summary told the user to put their last good copy in place
+    // (losing what was written since) and to try `.recover`, advice for a damaged file; an
+    // index out of step loses nothing, and its repair is the one the problem names.
+    assert!(
+        !err.contains("last good copy")
+            && !err.contains(".recover")
+            && err.contains("nothing is lost"),
+        "{err}"
+    );
+    // Regression: `backup` copied the index as it is, failed the copy's check, and left the
+    // copy in place, a file that fails `check`, beside a repair that named `--db PATH`.
+    let copy = tmp.join("copy.db");
+    let out = run_cli(&db, &["backup", &copy.to_string_lossy()])?;
+    let backup_err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{backup_err}");
+    assert!(!copy.exists(), "a backup failing its check was left");
+    assert!(
+        backup_err.contains("no backup was written")
+            && backup_err.contains(&format!(
+                "`review-mcp --db {} export -o FILE`",
+                db.display()
+            )),
+        "{backup_err}"
+    );
 
     // The repair it names: an export imported into a new file.
     let export = tmp.join("review.jsonl");
