@@ -223,6 +223,51 @@ fn a_reader_never_blocks_a_write_and_the_log_shrinks_once_it_ends() -> anyhow::R
     Ok(())
 }
 
+/// The server that wrote under a reader's snapshot stops before the reader ends (its
+/// checkpoint at exit cannot copy what the snapshot keeps), while a second server stays
+/// open on the file, idle: once the reader ends, the idle server copies the log it left
+/// into `review.db` and brings it back under its limit, without a request, so a copy of
+/// `review.db` alone holds every answered write again.
+#[test]
+fn an_idle_server_empties_a_log_its_writer_left_once_the_reader_ends() -> anyhow::Result<()> {
+    let dir = TempDir::new("wal-left-idle")?;
+    let db = dir.join("review.db");
+    let mut writer = Server::start(&db)?;
+    ensure!(remember(&mut writer, "first", "n")?.is_ok());
+    let mut idle = Server::start(&db)?;
+    // A read opens the file in the idle server, which then waits for requests.
+    ensure!(idle.call("recall", json!({"artifact": art()}))?.is_ok());
+    let reader = rusqlite::Connection::open(&db)?;
+    reader.execute_batch("BEGIN")?;
+    let _: i64 = reader.query_row("SELECT count(*) FROM records", [], |r| r.get(0))?;
+    let limit = u64::try_from(review_mcp::store::JOURNAL_SIZE_LIMIT)?;
+    let note = "x".repeat(8000);
+    let wal_len = || std::fs::metadata(side(&db, "-wal")).map_or(0, |m| m.len());
+    let mut written = 1;
+    while wal_len() <= limit {
+        ensure!(remember(&mut writer, &format!("w{written}"), &note)?.is_ok());
+        written += 1;
+        ensure!(written < 2000, "the log never grew past its limit");
+    }
+    writer.close()?;
+    reader.execute_batch("COMMIT")?;
+    drop(reader);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while wal_len() > limit {
+        ensure!(
+            Instant::now() < deadline,
+            "the log is still {} bytes 10 s after the reader ended",
+            wal_len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let copy = dir.join("copy.db");
+    std::fs::copy(&db, &copy)?;
+    assert_eq!(exported_names(&copy)?.len(), written);
+    idle.close()?;
+    Ok(())
+}
+
 /// A reader's snapshot (a database browser left open) while a server runs does not hold up
 /// the read-only commands: `check`, `export` and `backup` answer at once, with every write
 /// the server answered (some only in the log), instead of each first waiting out the 5 s
