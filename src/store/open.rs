@@ -134,9 +134,7 @@ impl OnDisk {
             return Ok(());
         };
         let in_use = || -> Result<u64, StoreError> {
-            let frames: i64 = conn
-                .prepare_cached("PRAGMA wal_checkpoint(NOOP)")?
-                .query_row([], |r| r.get(1))?;
+            let (frames, _) = log_frames(conn)?;
             let page: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
             Ok(match (u64::try_from(frames), u64::try_from(page)) {
                 (Ok(n @ 1..), Ok(page)) => 32 + n * (24 + page),
@@ -385,7 +383,7 @@ impl Store {
     /// and that nobody copied since the previous look (a writer that stopped while a reader's
     /// snapshot kept its checkpoint back, a process killed before its checkpoint): then they
     /// are this connection's to checkpoint ([`Store::checkpoint_and_begin_log`], tried again
-    /// as its own writes are). The idle server looks every few seconds: without this, once
+    /// as its own writes are). The server looks every few seconds, idle too: without this, once
     /// such a reader ended, the log (hundreds of MB after a few thousand writes) and
     /// `review.db` lacking those writes stayed as they were until this connection wrote or
     /// closed. A look costs a `stat` of the `-wal` and, when it is not empty, SQLite's
@@ -405,9 +403,7 @@ impl Store {
             disk.left_seen = None;
             return Ok(false);
         }
-        let (frames, copied): (i64, i64) = conn
-            .prepare_cached("PRAGMA wal_checkpoint(NOOP)")?
-            .query_row([], |r| Ok((r.get(1)?, r.get(2)?)))?;
+        let (frames, copied) = log_frames(conn)?;
         let left = (frames - copied.max(0) > 1).then_some(frames);
         let take = left.is_some() && left == disk.left_seen;
         disk.left_seen = if take { None } else { left };
@@ -627,6 +623,14 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
 /// a `PASSIVE` checkpoint does). A connection not in WAL mode answers "not busy".
 pub(super) fn truncate_wal(conn: &Connection) -> Result<bool, StoreError> {
     checkpoint_wal(conn, TRUNCATE)
+}
+
+/// The frames the log holds and how many of them are copied into the file, as SQLite's index
+/// (in the `-shm`) says: its `NOOP` checkpoint reads the index and nothing else, without a
+/// lock.
+fn log_frames(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
+    conn.prepare_cached("PRAGMA wal_checkpoint(NOOP)")?
+        .query_row([], |r| Ok((r.get(1)?, r.get(2)?)))
 }
 
 /// The statements of the two checkpoints the store runs.
