@@ -4,7 +4,9 @@
 //! checkpoint kept from completing by another process's read snapshot is tried again, first
 //! after [`RETRY_INTERVAL`] and then at longer intervals (up to [`RETRY_MAX`]: a `sqlite3`
 //! shell may sit in a transaction for hours), until it completes, so the log shrinks back
-//! soon after the reader is done.
+//! soon after the reader is done. A server with the file open also looks, every
+//! [`LEFT_LOG_LOOK`], for a log another process left that way (it stopped before the reader
+//! ended) and checkpoints it as its own.
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +18,10 @@ pub const RETRY_INTERVAL: Duration = Duration::from_millis(100);
 
 /// The longest wait between two tries of an incomplete checkpoint.
 pub const RETRY_MAX: Duration = Duration::from_secs(2);
+
+/// How often a server with the file open looks for a log that another process left with
+/// writes nobody copies into the file (see `Store::take_over_left_log`).
+pub const LEFT_LOG_LOOK: Duration = RETRY_MAX;
 
 /// When to try an incomplete checkpoint again, and how long the wait before it was.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +61,24 @@ impl Server {
             // it every interval; the checkpoint after the next write tries again.
             Err(e) => {
                 log::warn!("checkpoint after the answer: {e}");
+                None
+            }
+        }
+    }
+
+    /// The idle look for a log another process left with writes nobody copies into the file
+    /// (its writer stopped while a reader's snapshot held its checkpoint back): when it finds
+    /// one twice in a row, unchanged, this server checkpoints it as its own writes, and
+    /// returns when to try again if that could not complete.
+    pub(super) fn take_over_left_log(&mut self) -> Option<Retry> {
+        match self.service.store().take_over_left_log() {
+            Ok(true) => {
+                log::debug!("checkpointing a log another process left");
+                self.checkpoint(None)
+            }
+            Ok(false) => None,
+            Err(e) => {
+                log::debug!("looking at the log: {e}");
                 None
             }
         }

@@ -144,6 +144,7 @@ impl Server {
         })?;
         let mut next_poll = Instant::now() + POLL_INTERVAL;
         let mut retry_checkpoint: Option<checkpoint::Retry> = None;
+        let mut next_log_look = Instant::now() + checkpoint::LEFT_LOG_LOOK;
         // Nothing waits to be told to read (the reader is gone) when this fails.
         let _ = want.send(());
         loop {
@@ -151,6 +152,7 @@ impl Server {
                 self.interested().then_some(next_poll),
                 self.asks.next_deadline(),
                 retry_checkpoint.map(|r| r.at),
+                self.service.store().is_open().then_some(next_log_look),
             ]
             .into_iter()
             .flatten()
@@ -185,6 +187,12 @@ impl Server {
                     if let Some(retry) = retry_checkpoint.filter(|r| Instant::now() >= r.at) {
                         retry_checkpoint = self.checkpoint(Some(retry));
                     }
+                }
+            }
+            if Instant::now() >= next_log_look {
+                next_log_look = Instant::now() + checkpoint::LEFT_LOG_LOOK;
+                if retry_checkpoint.is_none() {
+                    retry_checkpoint = self.take_over_left_log();
                 }
             }
             write_lines(output, self.expire_questions(Instant::now()))?;

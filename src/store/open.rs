@@ -89,6 +89,9 @@ pub(super) struct OnDisk {
     /// The `-wal` as it was when last found whole ([`OnDisk::verify_log`]): a call that finds
     /// it unchanged does not ask SQLite's index again.
     pub log_whole: Cell<Option<file::LogState>>,
+    /// The frames the log held, not all copied into the file, at the last look of
+    /// [`Store::take_over_left_log`].
+    pub left_seen: Option<i64>,
 }
 
 impl OnDisk {
@@ -131,9 +134,7 @@ impl OnDisk {
             return Ok(());
         };
         let in_use = || -> Result<u64, StoreError> {
-            let frames: i64 = conn
-                .prepare_cached("PRAGMA wal_checkpoint(NOOP)")?
-                .query_row([], |r| r.get(1))?;
+            let (frames, _) = log_frames(conn)?;
             let page: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0))?;
             Ok(match (u64::try_from(frames), u64::try_from(page)) {
                 (Ok(n @ 1..), Ok(page)) => 32 + n * (24 + page),
@@ -239,6 +240,7 @@ impl Store {
             moved: Cell::new(false),
             log_whole: Cell::new(None),
             incomplete: false,
+            left_seen: None,
         };
         Ok(Store::over(None, Some(disk)))
     }
@@ -276,6 +278,11 @@ impl Store {
     /// The path of the file this store opens, `None` in memory.
     pub fn path(&self) -> Option<&Path> {
         self.file.as_ref().map(|f| f.path.as_path())
+    }
+
+    /// Whether a connection to a file on disk is open (not in memory, not yet opened).
+    pub fn is_open(&self) -> bool {
+        self.conn.is_some() && self.file.is_some()
     }
 
     /// The connection, opened now if this is the first query, after checking that the path
@@ -370,6 +377,38 @@ impl Store {
             self.begin_next_log()?;
         }
         Ok(done)
+    }
+
+    /// Whether the log holds commits of another connection that are not in the database file
+    /// and that nobody copied since the previous look (a writer that stopped while a reader's
+    /// snapshot kept its checkpoint back, a process killed before its checkpoint): then they
+    /// are this connection's to checkpoint ([`Store::checkpoint_and_begin_log`], tried again
+    /// as its own writes are). The server looks every few seconds, idle too: without this, once
+    /// such a reader ended, the log (hundreds of MB after a few thousand writes) and
+    /// `review.db` lacking those writes stayed as they were until this connection wrote or
+    /// closed. A look costs a `stat` of the `-wal` and, when it is not empty, SQLite's
+    /// `NOOP` checkpoint (the index only, no lock). A single frame is the begun log (see
+    /// [`Store::begin_next_log`]), not a write: every review write changes two pages or more.
+    pub fn take_over_left_log(&mut self) -> Result<bool, StoreError> {
+        let (Some(conn), Some(disk)) = (&self.conn, &mut self.file) else {
+            return Ok(false);
+        };
+        let log_empty = || {
+            disk.identity
+                .as_ref()
+                .and_then(Identity::log_state)
+                .is_none_or(|log| log.len == 0)
+        };
+        if disk.journal != Journal::Wal || disk.incomplete || log_empty() {
+            disk.left_seen = None;
+            return Ok(false);
+        }
+        let (frames, copied) = log_frames(conn)?;
+        let left = (frames - copied.max(0) > 1).then_some(frames);
+        let take = left.is_some() && left == disk.left_seen;
+        disk.left_seen = if take { None } else { left };
+        disk.incomplete |= take;
+        Ok(take)
     }
 
     /// Empties a log this connection began (`TRUNCATE`, without waiting): for the server,
@@ -584,6 +623,14 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
 /// a `PASSIVE` checkpoint does). A connection not in WAL mode answers "not busy".
 pub(super) fn truncate_wal(conn: &Connection) -> Result<bool, StoreError> {
     checkpoint_wal(conn, TRUNCATE)
+}
+
+/// The frames the log holds and how many of them are copied into the file, as SQLite's index
+/// (in the `-shm`) says: its `NOOP` checkpoint reads the index and nothing else, without a
+/// lock.
+fn log_frames(conn: &Connection) -> rusqlite::Result<(i64, i64)> {
+    conn.prepare_cached("PRAGMA wal_checkpoint(NOOP)")?
+        .query_row([], |r| Ok((r.get(1)?, r.get(2)?)))
 }
 
 /// The statements of the two checkpoints the store runs.

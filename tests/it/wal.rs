@@ -158,6 +158,37 @@ fn only_the_log_is_synced_between_reading_a_remember_and_answering_it() -> anyho
     Ok(())
 }
 
+/// Another process's read transaction on `db` (a `sqlite3` shell after `BEGIN; SELECT ...`),
+/// and the records its snapshot sees.
+fn reader_snapshot(db: &Path) -> anyhow::Result<(rusqlite::Connection, i64)> {
+    let reader = rusqlite::Connection::open(db)?;
+    reader.execute_batch("BEGIN")?;
+    let n: i64 = reader.query_row("SELECT count(*) FROM records", [], |r| r.get(0))?;
+    Ok((reader, n))
+}
+
+fn wal_len(db: &Path) -> u64 {
+    std::fs::metadata(side(db, "-wal")).map_or(0, |m| m.len())
+}
+
+/// Waits, without a request, until the `-wal` beside `db` is back under its limit: within
+/// `secs` seconds of the reader's end.
+fn log_back_under_limit(db: &Path, secs: u64) -> anyhow::Result<()> {
+    let limit = u64::try_from(review_mcp::store::JOURNAL_SIZE_LIMIT)?;
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let len = wal_len(db);
+        if len <= limit {
+            return Ok(());
+        }
+        ensure!(
+            Instant::now() < deadline,
+            "the log is still {len} bytes {secs} s after the reader ended"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Another process holds a read transaction on the file (a `sqlite3` shell after
 /// `BEGIN; SELECT ...`): a `remember` is answered at once, not after the busy timeout, many
 /// of them grow the log past its limit meanwhile, and once the reader ends the server's
@@ -168,15 +199,12 @@ fn a_reader_never_blocks_a_write_and_the_log_shrinks_once_it_ends() -> anyhow::R
     let db = dir.join("review.db");
     let mut server = Server::start(&db)?;
     ensure!(remember(&mut server, "first", "n")?.is_ok());
-    let reader = rusqlite::Connection::open(&db)?;
-    reader.execute_batch("BEGIN")?;
-    let n: i64 = reader.query_row("SELECT count(*) FROM records", [], |r| r.get(0))?;
+    let (reader, n) = reader_snapshot(&db)?;
     assert_eq!(n, 1);
     let limit = u64::try_from(review_mcp::store::JOURNAL_SIZE_LIMIT)?;
     let note = "x".repeat(8000);
     let mut slowest = Duration::ZERO;
     let mut i = 0;
-    let wal_len = || std::fs::metadata(side(&db, "-wal")).map_or(0, |m| m.len());
     loop {
         let started = Instant::now();
         let answer = remember(&mut server, &format!("under-reader-{i}"), &note)?;
@@ -191,7 +219,7 @@ fn a_reader_never_blocks_a_write_and_the_log_shrinks_once_it_ends() -> anyhow::R
             "write {i} under a reader took {took:?}"
         );
         i += 1;
-        if wal_len() > limit {
+        if wal_len(&db) > limit {
             break;
         }
         ensure!(i < 2000, "the log never grew past its limit");
@@ -203,23 +231,46 @@ fn a_reader_never_blocks_a_write_and_the_log_shrinks_once_it_ends() -> anyhow::R
     reader.execute_batch("COMMIT")?;
     drop(reader);
     // No request: the server's retry empties the log.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        let len = wal_len();
-        if len <= limit {
-            break;
-        }
-        ensure!(
-            Instant::now() < deadline,
-            "the log is still {len} bytes 5 s after the reader ended"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    log_back_under_limit(&db, 5)?;
     // And review.db alone holds every write.
     let copy = dir.join("copy.db");
     std::fs::copy(&db, &copy)?;
     assert_eq!(exported_names(&copy)?.len(), i + 1);
     server.close()?;
+    Ok(())
+}
+
+/// The server that wrote under a reader's snapshot stops before the reader ends (its
+/// checkpoint at exit cannot copy what the snapshot keeps), while a second server stays
+/// open on the file, idle: once the reader ends, the idle server copies the log it left
+/// into `review.db` and brings it back under its limit, without a request, so a copy of
+/// `review.db` alone holds every answered write again.
+#[test]
+fn an_idle_server_empties_a_log_its_writer_left_once_the_reader_ends() -> anyhow::Result<()> {
+    let dir = TempDir::new("wal-left-idle")?;
+    let db = dir.join("review.db");
+    let mut writer = Server::start(&db)?;
+    ensure!(remember(&mut writer, "first", "n")?.is_ok());
+    let mut idle = Server::start(&db)?;
+    // A read opens the file in the idle server, which then waits for requests.
+    ensure!(idle.call("recall", json!({"artifact": art()}))?.is_ok());
+    let (reader, _) = reader_snapshot(&db)?;
+    let limit = u64::try_from(review_mcp::store::JOURNAL_SIZE_LIMIT)?;
+    let note = "x".repeat(8000);
+    let mut written = 1;
+    while wal_len(&db) <= limit {
+        ensure!(remember(&mut writer, &format!("w{written}"), &note)?.is_ok());
+        written += 1;
+        ensure!(written < 2000, "the log never grew past its limit");
+    }
+    writer.close()?;
+    reader.execute_batch("COMMIT")?;
+    drop(reader);
+    log_back_under_limit(&db, 10)?;
+    let copy = dir.join("copy.db");
+    std::fs::copy(&db, &copy)?;
+    assert_eq!(exported_names(&copy)?.len(), written);
+    idle.close()?;
     Ok(())
 }
 
