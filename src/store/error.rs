@@ -224,7 +224,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::Locked { path } => write!(
                 f,
-                "{} stayed locked by another process for more than {} ms: another program holds it locked (a `sqlite3` shell or a database browser with a transaction open, a `review-mcp import` or `sync` still running); try again once it has finished, or close it",
+                "{} stayed locked by another process for more than {} ms: another program holds it locked (a `sqlite3` shell or a database browser with unsaved changes or a write transaction open, a program in exclusive locking mode, a `review-mcp import` or `sync` still running); try again once it has finished, or close it",
                 path.display(),
                 BUSY_TIMEOUT.as_millis()
             ),
