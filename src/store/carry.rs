@@ -676,10 +676,15 @@ fn carry_in(
         .into_iter()
         .filter(|(r, _)| r.superseded.is_none())
         .collect();
-    let live_decisions: Vec<(Decision, i64)> = decisions
+    let mut live_decisions: Vec<(Decision, i64)> = decisions
         .into_iter()
         .filter(|(d, _)| d.superseded.is_none())
         .collect();
+    // Carried in the order they were stated in (the Form 3's, which numbers its
+    // characteristics so), each copy dated after the one before: all dated `now`, they
+    // were ordered by their new ids.
+    live_decisions.sort_by(|(a, _), (b, _)| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+    let mut last_created: Option<String> = None;
     // Something of the part changed: a changed entity reported, or an entity of an item
     // that the map does not carry. Whole-part items are then re-verified.
     let map = &plan.map;
@@ -814,7 +819,11 @@ fn carry_in(
             })
             .collect();
         let seq = next_seq(tx)?;
-        let created = created_last(tx, artifact.locator(), &d.subject, now.clone())?;
+        let mut created = created_last(tx, artifact.locator(), &d.subject, now.clone())?;
+        if let Some(last) = &last_created {
+            created = time::updated_strictly_after(created, last);
+        }
+        last_created = Some(created.clone());
         let mut new = Decision {
             id: free_id(tx, "dec", &["carried", &d.id, &to.revision], seq)?,
             subject: d.subject.clone(),
@@ -989,6 +998,46 @@ mod tests {
             .map(|(rev, _)| rev)
             .collect();
         assert_eq!(order, vec![at(9).revision, at(1).revision]);
+    }
+
+    /// The decisions a carry writes keep the order of the ones they were carried from, the
+    /// order the Form 3 numbers its characteristics in: all written in one millisecond, they
+    /// were ordered by their ids, so "bore", the Form 3's characteristic 1 at revision 1, could
+    /// be characteristic 7 at revision 2.
+    #[test]
+    fn carried_decisions_keep_the_order_they_were_stated_in() {
+        let mut store = Store::open_in_memory().unwrap();
+        let subjects = [
+            "bore", "finish", "thread", "wall", "material", "flatness", "edge",
+        ];
+        for subject in subjects {
+            store
+                .remember_decision(&super::super::NewDecision {
+                    artifact: at(1),
+                    subject: subject.into(),
+                    disposition: "hold".into(),
+                    summary: None,
+                    basis: vec![],
+                })
+                .unwrap();
+            // Stated one after another, as tool calls are.
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let order = |store: &mut Store, n: u8| {
+            let mut subjects = Vec::new();
+            store
+                .decisions_of_revision(&at(n).revision, |d| {
+                    subjects.push(d.subject);
+                    true
+                })
+                .unwrap();
+            subjects
+        };
+        assert_eq!(order(&mut store, 1), subjects);
+        carry(&mut store, 1, 2, &[]);
+        assert_eq!(order(&mut store, 2), subjects, "carried once");
+        carry(&mut store, 2, 3, &[]);
+        assert_eq!(order(&mut store, 3), subjects, "carried twice");
     }
 
     #[test]
