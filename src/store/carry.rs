@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::browse::{DECISION_SAID_ON, RECORD_SAID_ON, decisions_with_basis};
+use super::browse::{
+    DECISION_SAID_ON, RECORD_SAID_ON, REVISION_DECISIONS, REVISION_RECORDS, decisions_with_basis,
+};
 use super::codec::opt_json;
 use super::decisions::created_last;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
@@ -33,6 +35,10 @@ pub struct CarryPlan {
 pub struct CarryOutcome {
     /// Everything at `from` was carried to `to` before: nothing written.
     pub already_carried: bool,
+    /// Already carried, and nothing is recorded at `to` any more: what was carried there
+    /// was forgotten since. Read in the carry's own transaction (read before it, a carry
+    /// another server was making then read as forgotten).
+    pub to_emptied: bool,
     /// The records now at `to`, with their markers.
     pub records: Vec<Record>,
     /// The decisions now at `to`, carried.
@@ -665,8 +671,16 @@ fn carry_in(
     match check(tx, from, to, &records, &decisions)? {
         CarryCheck::Carry => {}
         CarryCheck::AlreadyCarried => {
+            let mut held = 0i64;
+            for sql in [REVISION_RECORDS, REVISION_DECISIONS] {
+                let n: i64 = tx
+                    .prepare_cached(sql)?
+                    .query_row([&to.revision], |r| r.get(0))?;
+                held += n;
+            }
             return Ok(CarryOutcome {
                 already_carried: true,
+                to_emptied: held == 0,
                 ..CarryOutcome::default()
             });
         }
