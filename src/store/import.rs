@@ -132,6 +132,17 @@ fn import_record(
             Some(h) => (h.seq, load_record(tx, h.rid)?),
             None => (next_seq(tx)?, None),
         };
+        let marked;
+        let r = match old.as_ref().and_then(|o| o.superseded.as_ref()) {
+            Some(mark) if r.superseded.is_none() => {
+                marked = Record {
+                    superseded: Some(mark.clone()),
+                    ..r.clone()
+                };
+                &marked
+            }
+            _ => r,
+        };
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
     }
@@ -175,6 +186,21 @@ fn import_decision(
         let (seq, old) = match &holder {
             Some(h) => (h.seq, load_decision(tx, h.rid)?),
             None => (next_seq(tx)?, None),
+        };
+        // A revision carried on stays carried on, as sync's merge keeps it: a line from a
+        // clone that had not seen the carry (a verdict given there at the old revision) takes
+        // the held one's `superseded` mark. Without it the old revision was live again: its
+        // Form 3 a full FAI, and carried a second time to another revision.
+        let marked;
+        let d = match old.as_ref().and_then(|o| o.superseded.as_ref()) {
+            Some(mark) if d.superseded.is_none() => {
+                marked = Decision {
+                    superseded: Some(mark.clone()),
+                    ..d.clone()
+                };
+                &marked
+            }
+            _ => d,
         };
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
         // The line took the key from another id: that decision ends here (dated with the
@@ -496,6 +522,56 @@ mod tests {
         assert_eq!(s.all_decisions().unwrap(), vec![d]);
         assert_eq!(s.get_record("a").unwrap(), None);
         assert_eq!(s.check().unwrap(), Vec::<String>::new());
+    }
+
+    /// Regression: a clone that had not seen the carry gave a verdict at the old revision;
+    /// its export, imported where the revision was carried on, replaced the old decision and
+    /// dropped its `superseded` mark: the old revision was live again (its Form 3 a "Full
+    /// FAI", a second carry from it to another revision accepted).
+    #[test]
+    fn import_keeps_the_mark_of_a_revision_carried_on() {
+        use crate::review::carry::EntityMap;
+        use crate::store::CarryPlan;
+        let held = decision("d", "bore", T1, "hold");
+        let held_note = note("n", T1, "flat");
+        let mut s = store_with(
+            std::slice::from_ref(&held_note),
+            std::slice::from_ref(&held),
+        );
+        let to = |c: char| crate::review::Artifact {
+            revision: format!("sha256:{}", c.to_string().repeat(64)),
+            ..held.artifact.clone()
+        };
+        let carry = |s: &mut Store, c: char| {
+            let plan = CarryPlan {
+                from: held.artifact.clone(),
+                to: to(c),
+                map: EntityMap::default(),
+                change: None,
+            };
+            s.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+        };
+        carry(&mut s, 'b').unwrap();
+        let later = Decision {
+            updated_at: "2999-01-01T00:00:00.000Z".into(),
+            ..held.clone()
+        };
+        let later_note = Record {
+            updated_at: later.updated_at.clone(),
+            ..held_note.clone()
+        };
+        let sum = s
+            .import(
+                std::slice::from_ref(&later_note),
+                std::slice::from_ref(&later),
+            )
+            .unwrap();
+        assert_eq!(counts(sum), (0, 2, 0));
+        let now = s.get_decision("d").unwrap().unwrap();
+        assert_eq!(now.superseded.map(|m| m.by), Some(to('b').revision));
+        let now = s.get_record("n").unwrap().unwrap();
+        assert_eq!(now.superseded.map(|m| m.by), Some(to('b').revision));
+        assert!(carry(&mut s, 'c').is_err(), "carried a second time");
     }
 
     #[test]
