@@ -9,7 +9,7 @@ use super::page::next_seq;
 use super::records::rows::{load_record, write_record};
 use super::{Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
-use crate::review::{Decision, Kind, Record, is_revision};
+use crate::review::{Decision, Kind, Record, Superseded, is_revision};
 use crate::time;
 
 /// What an import did, line by line (added + replaced + unchanged = lines offered), as
@@ -72,6 +72,26 @@ fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
     }
 }
 
+/// A revision carried on stays carried on, as sync's merge keeps it: a line without a
+/// `superseded` mark (from a clone that had not seen the carry: a verdict given there at the
+/// old revision) that replaces an item marked superseded (`held`) is written with that mark.
+/// Without it the old revision was live again: its Form 3 a full FAI, and carried a second
+/// time to another revision. `None`: the line as it is.
+fn held_mark<T: Clone>(
+    line: &T,
+    held: Option<&Superseded>,
+    mark: fn(&mut T) -> &mut Option<Superseded>,
+) -> Option<T> {
+    let held = held?;
+    let mut kept = line.clone();
+    let slot = mark(&mut kept);
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(held.clone());
+    Some(kept)
+}
+
 fn import_record(
     tx: &Transaction<'_>,
     r: &Record,
@@ -132,17 +152,10 @@ fn import_record(
             Some(h) => (h.seq, load_record(tx, h.rid)?),
             None => (next_seq(tx)?, None),
         };
-        let marked;
-        let r = match old.as_ref().and_then(|o| o.superseded.as_ref()) {
-            Some(mark) if r.superseded.is_none() => {
-                marked = Record {
-                    superseded: Some(mark.clone()),
-                    ..r.clone()
-                };
-                &marked
-            }
-            _ => r,
-        };
+        let kept = held_mark(r, old.as_ref().and_then(|o| o.superseded.as_ref()), |r| {
+            &mut r.superseded
+        });
+        let r = kept.as_ref().unwrap_or(r);
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
     }
@@ -187,21 +200,10 @@ fn import_decision(
             Some(h) => (h.seq, load_decision(tx, h.rid)?),
             None => (next_seq(tx)?, None),
         };
-        // A revision carried on stays carried on, as sync's merge keeps it: a line from a
-        // clone that had not seen the carry (a verdict given there at the old revision) takes
-        // the held one's `superseded` mark. Without it the old revision was live again: its
-        // Form 3 a full FAI, and carried a second time to another revision.
-        let marked;
-        let d = match old.as_ref().and_then(|o| o.superseded.as_ref()) {
-            Some(mark) if d.superseded.is_none() => {
-                marked = Decision {
-                    superseded: Some(mark.clone()),
-                    ..d.clone()
-                };
-                &marked
-            }
-            _ => d,
-        };
+        let kept = held_mark(d, old.as_ref().and_then(|o| o.superseded.as_ref()), |d| {
+            &mut d.superseded
+        });
+        let d = kept.as_ref().unwrap_or(d);
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
         // The line took the key from another id: that decision ends here (dated with the
         // line that replaced it), and the line's tells what it changed.
