@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 use super::DomainError;
+use super::carry::quoted_at;
 use super::decision::{BasisItem, Verdict, Via};
 
 /// An engineer's verdict that a replacing basis kept, because its item's requirement is
@@ -51,6 +52,26 @@ pub fn pair_by_requirement(old: &[BasisItem], new: &[BasisItem]) -> Vec<Option<u
             Some(j)
         })
         .collect()
+}
+
+/// A carried decision stated again (`remember_decision`): each item of `new` paired with a
+/// carried item of `old` ([`pair_by_requirement`]) whose evidence it repeats word for word
+/// (the basis copied from a recall) keeps saying the revision that evidence was quoted at
+/// ([`quoted_at`]), as an item the engineer's verdict makes this revision's does
+/// ([`BasisItem::judged_here`]): stated here, its evidence is not a result of this revision.
+/// Evidence stated anew is the new revision's.
+pub fn label_copied_evidence(old: &[BasisItem], new: &mut [BasisItem]) {
+    let pairs = pair_by_requirement(old, new);
+    for (item, j) in new.iter_mut().zip(pairs) {
+        let Some(o) = j.and_then(|j| old.get(j)) else {
+            continue;
+        };
+        if let (Some(c), Some(e)) = (&o.carried, item.evidence.as_mut())
+            && o.evidence.as_ref() == Some(e)
+        {
+            *e = quoted_at(e, &c.from);
+        }
+    }
 }
 
 /// The rule itself: whether `engineer`, the verdict an item holds, outranks `other`, a verdict

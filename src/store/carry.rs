@@ -1054,6 +1054,54 @@ mod tests {
         assert_eq!(order(&mut store, 3), subjects, "carried twice");
     }
 
+    /// Regression: a carried decision stated again with `remember_decision` whose items copy
+    /// the carried evidence (the basis as `recall_decisions` gave it, the disposition
+    /// changed) made that evidence this revision's: the Form 3 gave the earlier revision's
+    /// "12.008" as a result of the new one, PASS, in a "Full FAI". Copied evidence keeps
+    /// saying the revision it was quoted at, as it does when the engineer's verdict makes an
+    /// item this revision's; evidence stated anew is the new revision's.
+    #[test]
+    fn evidence_copied_from_a_carried_item_stays_the_earlier_revisions() {
+        use crate::review::BasisItem;
+        use crate::review::carry::short_revision;
+        let mut store = Store::open_in_memory().unwrap();
+        let item = |requirement: &str, evidence: &str| BasisItem {
+            evidence: Some(evidence.into()),
+            ..BasisItem::stated(requirement)
+        };
+        let stated = |store: &mut Store, n: u8, basis: Vec<BasisItem>| {
+            store
+                .remember_decision(&super::super::NewDecision {
+                    artifact: at(n),
+                    subject: "bore".into(),
+                    disposition: "release".into(),
+                    summary: None,
+                    basis,
+                })
+                .unwrap()
+                .0
+        };
+        stated(
+            &mut store,
+            1,
+            vec![item("Bore 12H7", "12.008"), item("Wall 2", "2.1")],
+        );
+        carry(&mut store, 1, 2, &[]);
+        let again = stated(
+            &mut store,
+            2,
+            vec![item("Bore 12H7", "12.008"), item("Wall 2", "2.05 at rev 2")],
+        );
+        let evidence: Vec<Option<&str>> =
+            again.basis.iter().map(|b| b.evidence.as_deref()).collect();
+        let there = format!("at revision {}: 12.008", short_revision(&at(1).revision));
+        assert_eq!(evidence, vec![Some(there.as_str()), Some("2.05 at rev 2")]);
+        assert!(
+            again.basis.iter().all(|b| b.carried.is_none()),
+            "stated here"
+        );
+    }
+
     #[test]
     fn a_carry_back_to_a_superseded_revision_is_refused() {
         let mut store = Store::open_in_memory().unwrap();
