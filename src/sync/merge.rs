@@ -19,7 +19,7 @@
 use super::Item;
 use crate::review::decision::AUTHOR_SHOWN;
 use crate::review::outrank::{keep_engineer_verdicts, outranks, pair_by_requirement};
-use crate::review::{BasisItem, Decision, Meaning, Verdict};
+use crate::review::{BasisItem, CarryState, Decision, Meaning, Verdict};
 
 /// One side of a merge: its version and what the report calls it (`database`, `ours`).
 #[derive(Debug, Clone, Copy)]
@@ -281,6 +281,7 @@ pub fn both_changed(
         (w, _) => w.clone(),
     };
     let item = keep_superseded(item, loser, &mut notes);
+    let item = keep_reverify(item, loser, &mut notes);
     // Equal times are settled by the text, the same way in every clone: not "the later".
     let why = match ours.item.updated_at() == theirs.item.updated_at() {
         true => "same time: the one every clone keeps",
@@ -321,6 +322,45 @@ fn keep_superseded(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> 
         notes.push(format!(
             "kept the {} version's mark: superseded by revision {}",
             loser.name, m.by
+        ));
+    }
+    item
+}
+
+/// What a change touched stays to re-verify: two clones that carried one review to the same
+/// revision (the same ids) with different `changed` lists each wrote their own markers. Each
+/// item of the winner still inherited takes the loser's re-verify marker of the same
+/// requirement (paired in order) from the same revision, so an item either geometry report
+/// touched is never inherited; the disposition the carry wrote counts it.
+fn keep_reverify(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> Item {
+    let (Item::Decision(w), Item::Decision(l)) = (&mut item, loser.item) else {
+        return item;
+    };
+    let before = w.clone();
+    let pairs = pair_by_requirement(&l.basis, &w.basis);
+    let mut kept = 0;
+    for (b, j) in w.basis.iter_mut().zip(pairs) {
+        let Some(theirs) = j
+            .and_then(|j| l.basis.get(j))
+            .and_then(|o| o.carried.as_ref())
+            .filter(|c| c.state == CarryState::Reverify)
+        else {
+            continue;
+        };
+        if let Some(c) = b.carried.as_mut()
+            && c.state == CarryState::Inherited
+            && c.from == theirs.from
+        {
+            *c = theirs.clone();
+            kept += 1;
+        }
+    }
+    if kept > 0 {
+        w.recount_carried(&before);
+        notes.push(format!(
+            "kept the {} version's {kept} item{} to re-verify",
+            loser.name,
+            if kept == 1 { "" } else { "s" }
         ));
     }
     item
@@ -968,6 +1008,41 @@ mod tests {
         }
         let r = one_sided(Some(&bore_judged), side(&restated, "theirs"));
         assert_eq!(disposition(&r.item), "release");
+    }
+
+    /// Regression: two clones carried one review to the same revision (the same ids), the
+    /// geometry server reporting "Bore" changed in one and "Wall" in the other. The later
+    /// carry was kept whole, so the item the earlier one sent to re-verify came out inherited:
+    /// the Form 3 said "inherited (satisfied)" for a face reported changed. An item either
+    /// side carried to re-verify stays so, whichever side wins, and the disposition counts it.
+    #[test]
+    fn two_carries_of_one_review_keep_every_item_either_sent_to_re_verify() {
+        let wall = |b: BasisItem| BasisItem {
+            requirement: "Wall".into(),
+            ..b
+        };
+        let bore_changed = carried_decision(T2, vec![reverify_bore(), wall(carried_bore())]);
+        let wall_changed = carried_decision(T3, vec![carried_bore(), wall(reverify_bore())]);
+        let mut texts = Vec::new();
+        for (ours, theirs) in [
+            (&bore_changed, &wall_changed),
+            (&wall_changed, &bore_changed),
+        ] {
+            let r = resolve(None, side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let states: Vec<_> = basis(&r.item)
+                .iter()
+                .map(|b| b.carried.as_ref().map(|c| c.state))
+                .collect();
+            let reverify = Some(crate::review::CarryState::Reverify);
+            assert_eq!(states, vec![reverify, reverify]);
+            assert!(
+                disposition(&r.item).ends_with("2 of 2 basis items to re-verify"),
+                "{}",
+                disposition(&r.item)
+            );
+            texts.push(r.item.text());
+        }
+        assert_eq!(texts[0], texts[1], "both clones write the same file");
     }
 
     /// One clone carried the revision on (the decision marked superseded), the other gave
