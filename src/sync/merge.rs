@@ -18,8 +18,10 @@
 
 use super::Item;
 use crate::review::decision::AUTHOR_SHOWN;
-use crate::review::outrank::{keep_engineer_verdicts, outranks, pair_by_requirement};
-use crate::review::{BasisItem, CarryState, Decision, Meaning, Verdict};
+use crate::review::outrank::{
+    keep_engineer_verdicts, keep_reverify, outranks, pair_by_requirement,
+};
+use crate::review::{BasisItem, Decision, Meaning, Verdict};
 
 /// One side of a merge: its version and what the report calls it (`database`, `ours`).
 #[derive(Debug, Clone, Copy)]
@@ -281,7 +283,7 @@ pub fn both_changed(
         (w, _) => w.clone(),
     };
     let item = keep_superseded(item, loser, &mut notes);
-    let item = keep_reverify(item, loser, &mut notes);
+    let item = keep_reverify_of(item, loser, &mut notes);
     // Equal times are settled by the text, the same way in every clone: not "the later".
     let why = match ours.item.updated_at() == theirs.item.updated_at() {
         true => "same time: the one every clone keeps",
@@ -327,41 +329,17 @@ fn keep_superseded(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> 
     item
 }
 
-/// What a change touched stays to re-verify: two clones that carried one review to the same
-/// revision (the same ids) with different `changed` lists each wrote their own markers. Each
-/// item of the winner still inherited takes the loser's re-verify marker of the same
-/// requirement (paired in order) from the same revision, so an item either geometry report
-/// touched is never inherited; the disposition the carry wrote counts it.
-fn keep_reverify(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> Item {
-    let (Item::Decision(w), Item::Decision(l)) = (&mut item, loser.item) else {
-        return item;
-    };
-    let before = w.clone();
-    let pairs = pair_by_requirement(&l.basis, &w.basis);
-    let mut kept = 0;
-    for (b, j) in w.basis.iter_mut().zip(pairs) {
-        let Some(theirs) = j
-            .and_then(|j| l.basis.get(j))
-            .and_then(|o| o.carried.as_ref())
-            .filter(|c| c.state == CarryState::Reverify)
-        else {
-            continue;
-        };
-        if let Some(c) = b.carried.as_mut()
-            && c.state == CarryState::Inherited
-            && c.from == theirs.from
-        {
-            *c = theirs.clone();
-            kept += 1;
+/// What a change touched stays to re-verify ([`keep_reverify`]): said in the report.
+fn keep_reverify_of(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> Item {
+    if let (Item::Decision(w), Item::Decision(l)) = (&mut item, loser.item) {
+        let kept = keep_reverify(w, l);
+        if kept > 0 {
+            notes.push(format!(
+                "kept the {} version's {kept} item{} to re-verify",
+                loser.name,
+                if kept == 1 { "" } else { "s" }
+            ));
         }
-    }
-    if kept > 0 {
-        w.recount_carried(&before);
-        notes.push(format!(
-            "kept the {} version's {kept} item{} to re-verify",
-            loser.name,
-            if kept == 1 { "" } else { "s" }
-        ));
     }
     item
 }
