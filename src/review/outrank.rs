@@ -9,7 +9,8 @@
 use serde::Serialize;
 
 use super::DomainError;
-use super::decision::{BasisItem, Verdict, Via};
+use super::carry::{CarryState, quoted_at};
+use super::decision::{BasisItem, Decision, Verdict, Via};
 
 /// An engineer's verdict that a replacing basis kept, because its item's requirement is
 /// unchanged: `offered` is the different verdict the new arguments carried, not written.
@@ -51,6 +52,59 @@ pub fn pair_by_requirement(old: &[BasisItem], new: &[BasisItem]) -> Vec<Option<u
             Some(j)
         })
         .collect()
+}
+
+/// A carried decision stated again (`remember_decision`): each item of `new` paired with a
+/// carried item of `old` ([`pair_by_requirement`]) whose evidence it repeats word for word
+/// (the basis copied from a recall) keeps saying the revision that evidence was quoted at
+/// ([`quoted_at`]), as an item the engineer's verdict makes this revision's does
+/// ([`BasisItem::judged_here`]): stated here, its evidence is not a result of this revision.
+/// Evidence stated anew is the new revision's.
+pub fn label_copied_evidence(old: &[BasisItem], new: &mut [BasisItem]) {
+    let pairs = pair_by_requirement(old, new);
+    for (item, j) in new.iter_mut().zip(pairs) {
+        let Some(o) = j.and_then(|j| old.get(j)) else {
+            continue;
+        };
+        if let (Some(c), Some(e)) = (&o.carried, item.evidence.as_mut())
+            && o.evidence.as_ref() == Some(e)
+        {
+            *e = quoted_at(e, &c.from);
+        }
+    }
+}
+
+/// What a change touched stays to re-verify: two clones that carried one review to the same
+/// revision (the same ids) with different `changed` lists each wrote their own markers, and
+/// `winner` is the version kept (a sync's or merge's later side, an import's later line).
+/// Each of its items still inherited takes `loser`'s re-verify marker of the same
+/// requirement ([`pair_by_requirement`]) from the same revision, so an item either geometry
+/// report touched is never inherited; the disposition the carry wrote counts it again.
+/// Returns how many items it took.
+pub fn keep_reverify(winner: &mut Decision, loser: &Decision) -> usize {
+    let before = winner.clone();
+    let pairs = pair_by_requirement(&loser.basis, &winner.basis);
+    let mut kept = 0;
+    for (b, j) in winner.basis.iter_mut().zip(pairs) {
+        let Some(theirs) = j
+            .and_then(|j| loser.basis.get(j))
+            .and_then(|o| o.carried.as_ref())
+            .filter(|c| c.state == CarryState::Reverify)
+        else {
+            continue;
+        };
+        if let Some(c) = b.carried.as_mut()
+            && c.state == CarryState::Inherited
+            && c.from == theirs.from
+        {
+            *c = theirs.clone();
+            kept += 1;
+        }
+    }
+    if kept > 0 {
+        winner.recount_carried(&before);
+    }
+    kept
 }
 
 /// The rule itself: whether `engineer`, the verdict an item holds, outranks `other`, a verdict

@@ -152,8 +152,8 @@ const REVISIONS_PAGE: &str = "WITH per AS ( \
         ORDER BY seq DESC LIMIT 1) \
      FROM page ORDER BY last_seq DESC, revision";
 
-const REVISION_RECORDS: &str = "SELECT count(*) FROM records WHERE revision = ?1";
-const REVISION_DECISIONS: &str = "SELECT count(*) FROM decisions WHERE revision = ?1";
+pub(super) const REVISION_RECORDS: &str = "SELECT count(*) FROM records WHERE revision = ?1";
+pub(super) const REVISION_DECISIONS: &str = "SELECT count(*) FROM decisions WHERE revision = ?1";
 
 pub(super) fn decisions_with_basis(
     tx: &Transaction<'_>,

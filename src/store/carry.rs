@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::browse::{DECISION_SAID_ON, RECORD_SAID_ON, decisions_with_basis};
+use super::browse::{
+    DECISION_SAID_ON, RECORD_SAID_ON, REVISION_DECISIONS, REVISION_RECORDS, decisions_with_basis,
+};
 use super::codec::opt_json;
 use super::decisions::created_last;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
@@ -33,6 +35,10 @@ pub struct CarryPlan {
 pub struct CarryOutcome {
     /// Everything at `from` was carried to `to` before: nothing written.
     pub already_carried: bool,
+    /// Already carried, and nothing is recorded at `to` any more: what was carried there
+    /// was forgotten since. Read in the carry's own transaction (read before it, a carry
+    /// another server was making then read as forgotten).
+    pub to_emptied: bool,
     /// The records now at `to`, with their markers.
     pub records: Vec<Record>,
     /// The decisions now at `to`, carried.
@@ -665,8 +671,16 @@ fn carry_in(
     match check(tx, from, to, &records, &decisions)? {
         CarryCheck::Carry => {}
         CarryCheck::AlreadyCarried => {
+            let mut held = 0i64;
+            for sql in [REVISION_RECORDS, REVISION_DECISIONS] {
+                let n: i64 = tx
+                    .prepare_cached(sql)?
+                    .query_row([&to.revision], |r| r.get(0))?;
+                held += n;
+            }
             return Ok(CarryOutcome {
                 already_carried: true,
+                to_emptied: held == 0,
                 ..CarryOutcome::default()
             });
         }
@@ -676,10 +690,15 @@ fn carry_in(
         .into_iter()
         .filter(|(r, _)| r.superseded.is_none())
         .collect();
-    let live_decisions: Vec<(Decision, i64)> = decisions
+    let mut live_decisions: Vec<(Decision, i64)> = decisions
         .into_iter()
         .filter(|(d, _)| d.superseded.is_none())
         .collect();
+    // Carried in the order they were stated in (the Form 3's, which numbers its
+    // characteristics so), each copy dated after the one before: all dated `now`, they
+    // were ordered by their new ids.
+    live_decisions.sort_by(|(a, _), (b, _)| (&a.created_at, &a.id).cmp(&(&b.created_at, &b.id)));
+    let mut last_created: Option<String> = None;
     // Something of the part changed: a changed entity reported, or an entity of an item
     // that the map does not carry. Whole-part items are then re-verified.
     let map = &plan.map;
@@ -814,7 +833,11 @@ fn carry_in(
             })
             .collect();
         let seq = next_seq(tx)?;
-        let created = created_last(tx, artifact.locator(), &d.subject, now.clone())?;
+        let mut created = created_last(tx, artifact.locator(), &d.subject, now.clone())?;
+        if let Some(last) = &last_created {
+            created = time::updated_strictly_after(created, last);
+        }
+        last_created = Some(created.clone());
         let mut new = Decision {
             id: free_id(tx, "dec", &["carried", &d.id, &to.revision], seq)?,
             subject: d.subject.clone(),
@@ -989,6 +1012,94 @@ mod tests {
             .map(|(rev, _)| rev)
             .collect();
         assert_eq!(order, vec![at(9).revision, at(1).revision]);
+    }
+
+    /// The decisions a carry writes keep the order of the ones they were carried from, the
+    /// order the Form 3 numbers its characteristics in: all written in one millisecond, they
+    /// were ordered by their ids, so "bore", the Form 3's characteristic 1 at revision 1, could
+    /// be characteristic 7 at revision 2.
+    #[test]
+    fn carried_decisions_keep_the_order_they_were_stated_in() {
+        let mut store = Store::open_in_memory().unwrap();
+        let subjects = [
+            "bore", "finish", "thread", "wall", "material", "flatness", "edge",
+        ];
+        for subject in subjects {
+            store
+                .remember_decision(&super::super::NewDecision {
+                    artifact: at(1),
+                    subject: subject.into(),
+                    disposition: "hold".into(),
+                    summary: None,
+                    basis: vec![],
+                })
+                .unwrap();
+            // Stated one after another, as tool calls are.
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let order = |store: &mut Store, n: u8| {
+            let mut subjects = Vec::new();
+            store
+                .decisions_of_revision(&at(n).revision, |d| {
+                    subjects.push(d.subject);
+                    true
+                })
+                .unwrap();
+            subjects
+        };
+        assert_eq!(order(&mut store, 1), subjects);
+        carry(&mut store, 1, 2, &[]);
+        assert_eq!(order(&mut store, 2), subjects, "carried once");
+        carry(&mut store, 2, 3, &[]);
+        assert_eq!(order(&mut store, 3), subjects, "carried twice");
+    }
+
+    /// Regression: a carried decision stated again with `remember_decision` whose items copy
+    /// the carried evidence (the basis as `recall_decisions` gave it, the disposition
+    /// changed) made that evidence this revision's: the Form 3 gave the earlier revision's
+    /// "12.008" as a result of the new one, PASS, in a "Full FAI". Copied evidence keeps
+    /// saying the revision it was quoted at, as it does when the engineer's verdict makes an
+    /// item this revision's; evidence stated anew is the new revision's.
+    #[test]
+    fn evidence_copied_from_a_carried_item_stays_the_earlier_revisions() {
+        use crate::review::BasisItem;
+        use crate::review::carry::short_revision;
+        let mut store = Store::open_in_memory().unwrap();
+        let item = |requirement: &str, evidence: &str| BasisItem {
+            evidence: Some(evidence.into()),
+            ..BasisItem::stated(requirement)
+        };
+        let stated = |store: &mut Store, n: u8, basis: Vec<BasisItem>| {
+            store
+                .remember_decision(&super::super::NewDecision {
+                    artifact: at(n),
+                    subject: "bore".into(),
+                    disposition: "release".into(),
+                    summary: None,
+                    basis,
+                })
+                .unwrap()
+                .0
+        };
+        stated(
+            &mut store,
+            1,
+            vec![item("Bore 12H7", "12.008"), item("Wall 2", "2.1")],
+        );
+        carry(&mut store, 1, 2, &[]);
+        let again = stated(
+            &mut store,
+            2,
+            vec![item("Bore 12H7", "12.008"), item("Wall 2", "2.05 at rev 2")],
+        );
+        let evidence: Vec<Option<&str>> =
+            again.basis.iter().map(|b| b.evidence.as_deref()).collect();
+        let there = format!("at revision {}: 12.008", short_revision(&at(1).revision));
+        assert_eq!(evidence, vec![Some(there.as_str()), Some("2.05 at rev 2")]);
+        assert!(
+            again.basis.iter().all(|b| b.carried.is_none()),
+            "stated here"
+        );
     }
 
     #[test]

@@ -9,7 +9,8 @@ use super::page::next_seq;
 use super::records::rows::{load_record, write_record};
 use super::{Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
-use crate::review::{Decision, Kind, Record, is_revision};
+use crate::review::outrank::keep_reverify;
+use crate::review::{Decision, Kind, Record, Superseded, is_revision};
 use crate::time;
 
 /// What an import did, line by line (added + replaced + unchanged = lines offered), as
@@ -72,6 +73,26 @@ fn judge(holder: Option<&Holder>, updated_at: &str) -> Outcome {
     }
 }
 
+/// A revision carried on stays carried on, as sync's merge keeps it: a line without a
+/// `superseded` mark (from a clone that had not seen the carry: a verdict given there at the
+/// old revision) that replaces an item marked superseded (`held`) is written with that mark.
+/// Without it the old revision was live again: its Form 3 a full FAI, and carried a second
+/// time to another revision. `None`: the line as it is.
+fn held_mark<T: Clone>(
+    line: &T,
+    held: Option<&Superseded>,
+    mark: fn(&mut T) -> &mut Option<Superseded>,
+) -> Option<T> {
+    let held = held?;
+    let mut kept = line.clone();
+    let slot = mark(&mut kept);
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(held.clone());
+    Some(kept)
+}
+
 fn import_record(
     tx: &Transaction<'_>,
     r: &Record,
@@ -132,6 +153,10 @@ fn import_record(
             Some(h) => (h.seq, load_record(tx, h.rid)?),
             None => (next_seq(tx)?, None),
         };
+        let kept = held_mark(r, old.as_ref().and_then(|o| o.superseded.as_ref()), |r| {
+            &mut r.superseded
+        });
+        let r = kept.as_ref().unwrap_or(r);
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
     }
@@ -176,6 +201,16 @@ fn import_decision(
             Some(h) => (h.seq, load_decision(tx, h.rid)?),
             None => (next_seq(tx)?, None),
         };
+        let mut kept = held_mark(d, old.as_ref().and_then(|o| o.superseded.as_ref()), |d| {
+            &mut d.superseded
+        });
+        // The same carry made in another clone: what either sent to re-verify stays so.
+        if let Some(o) = old.as_ref().filter(|o| o.id == d.id) {
+            let mut line = kept.take().unwrap_or_else(|| d.clone());
+            keep_reverify(&mut line, o);
+            kept = Some(line);
+        }
+        let d = kept.as_ref().unwrap_or(d);
         write_decision(tx, holder.map(|h| h.rid), d, seq)?;
         // The line took the key from another id: that decision ends here (dated with the
         // line that replaced it), and the line's tells what it changed.
@@ -187,6 +222,15 @@ fn import_decision(
             history::transferred_decision(tx, &ended, Some(o), None)?;
         }
         history::transferred_decision(tx, how, old.as_ref(), Some(d))?;
+    } else if let Some(h) = &holder
+        && let Some(old) = load_decision(tx, h.rid)?.filter(|o| o.id == d.id)
+    {
+        // The database's version is kept: it takes what the line's carry sent to re-verify.
+        let mut held = old.clone();
+        if keep_reverify(&mut held, d) > 0 {
+            write_decision(tx, Some(h.rid), &held, h.seq)?;
+            history::transferred_decision(tx, how, Some(&old), Some(&held))?;
+        }
     }
     Ok(outcome)
 }
@@ -496,6 +540,111 @@ mod tests {
         assert_eq!(s.all_decisions().unwrap(), vec![d]);
         assert_eq!(s.get_record("a").unwrap(), None);
         assert_eq!(s.check().unwrap(), Vec::<String>::new());
+    }
+
+    /// Regression: a clone that had not seen the carry gave a verdict at the old revision;
+    /// its export, imported where the revision was carried on, replaced the old decision and
+    /// dropped its `superseded` mark: the old revision was live again (its Form 3 a "Full
+    /// FAI", a second carry from it to another revision accepted).
+    #[test]
+    fn import_keeps_the_mark_of_a_revision_carried_on() {
+        use crate::review::carry::EntityMap;
+        use crate::store::CarryPlan;
+        let held = decision("d", "bore", T1, "hold");
+        let held_note = note("n", T1, "flat");
+        let mut s = store_with(
+            std::slice::from_ref(&held_note),
+            std::slice::from_ref(&held),
+        );
+        let to = |c: char| crate::review::Artifact {
+            revision: format!("sha256:{}", c.to_string().repeat(64)),
+            ..held.artifact.clone()
+        };
+        let carry = |s: &mut Store, c: char| {
+            let plan = CarryPlan {
+                from: held.artifact.clone(),
+                to: to(c),
+                map: EntityMap::default(),
+                change: None,
+            };
+            s.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+        };
+        carry(&mut s, 'b').unwrap();
+        let later = Decision {
+            updated_at: "2999-01-01T00:00:00.000Z".into(),
+            ..held.clone()
+        };
+        let later_note = Record {
+            updated_at: later.updated_at.clone(),
+            ..held_note.clone()
+        };
+        let sum = s
+            .import(
+                std::slice::from_ref(&later_note),
+                std::slice::from_ref(&later),
+            )
+            .unwrap();
+        assert_eq!(counts(sum), (0, 2, 0));
+        let now = s.get_decision("d").unwrap().unwrap();
+        assert_eq!(now.superseded.map(|m| m.by), Some(to('b').revision));
+        let now = s.get_record("n").unwrap().unwrap();
+        assert_eq!(now.superseded.map(|m| m.by), Some(to('b').revision));
+        assert!(carry(&mut s, 'c').is_err(), "carried a second time");
+    }
+
+    /// Regression: the same carry made in two clones with different `changed` lists (face:3
+    /// in one, face:4 in the other): importing one's carried decision into the other kept
+    /// the later version whole, so the item the other carry sent to re-verify came out
+    /// inherited. Either way round, both items stay to re-verify.
+    #[test]
+    fn import_keeps_every_item_either_carry_sent_to_re_verify() {
+        use crate::review::CarryState;
+        use crate::review::carry::EntityMap;
+        use crate::store::CarryPlan;
+        let on = |face: &str, requirement: &str| BasisItem {
+            faces: vec![face.into()],
+            ..BasisItem::stated(requirement)
+        };
+        let held = Decision {
+            basis: vec![on("face:3", "Bore"), on("face:4", "Wall")],
+            ..decision("d", "bore", T1, "hold")
+        };
+        let to = crate::review::Artifact {
+            revision: format!("sha256:{}", "b".repeat(64)),
+            ..held.artifact.clone()
+        };
+        let carry = |s: &mut Store, changed: &str| {
+            let pairs: Vec<(String, String)> = [("face:3", "face:13"), ("face:4", "face:14")]
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect();
+            let plan = CarryPlan {
+                from: held.artifact.clone(),
+                to: to.clone(),
+                map: EntityMap::new(&pairs, &[changed.to_string()]).unwrap(),
+                change: None,
+            };
+            s.carry_forward_answered(&plan, |o| Ok::<_, StoreError>(o.decisions[0].clone()))
+                .unwrap()
+        };
+        let mut first = store_with(&[], std::slice::from_ref(&held));
+        let mut second = store_with(&[], std::slice::from_ref(&held));
+        let earlier = carry(&mut first, "face:3");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let later = carry(&mut second, "face:4");
+        assert_eq!(earlier.id, later.id, "the same carry");
+        for (s, line) in [(&mut first, &later), (&mut second, &earlier)] {
+            s.import(&[], std::slice::from_ref(line)).unwrap();
+            let now = s.get_decision(&line.id).unwrap().unwrap();
+            let states: Vec<_> = now
+                .basis
+                .iter()
+                .map(|b| b.carried.as_ref().map(|c| c.state))
+                .collect();
+            assert_eq!(states, vec![Some(CarryState::Reverify); 2]);
+            assert!(now.disposition.ends_with("2 of 2 basis items to re-verify"));
+            assert_eq!(s.check().unwrap(), Vec::<String>::new());
+        }
     }
 
     #[test]

@@ -18,7 +18,9 @@
 
 use super::Item;
 use crate::review::decision::AUTHOR_SHOWN;
-use crate::review::outrank::{keep_engineer_verdicts, outranks, pair_by_requirement};
+use crate::review::outrank::{
+    keep_engineer_verdicts, keep_reverify, outranks, pair_by_requirement,
+};
 use crate::review::{BasisItem, Decision, Meaning, Verdict};
 
 /// One side of a merge: its version and what the report calls it (`database`, `ours`).
@@ -281,6 +283,7 @@ pub fn both_changed(
         (w, _) => w.clone(),
     };
     let item = keep_superseded(item, loser, &mut notes);
+    let item = keep_reverify_of(item, loser, &mut notes);
     // Equal times are settled by the text, the same way in every clone: not "the later".
     let why = match ours.item.updated_at() == theirs.item.updated_at() {
         true => "same time: the one every clone keeps",
@@ -322,6 +325,21 @@ fn keep_superseded(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> 
             "kept the {} version's mark: superseded by revision {}",
             loser.name, m.by
         ));
+    }
+    item
+}
+
+/// What a change touched stays to re-verify ([`keep_reverify`]): said in the report.
+fn keep_reverify_of(mut item: Item, loser: Side<'_>, notes: &mut Vec<String>) -> Item {
+    if let (Item::Decision(w), Item::Decision(l)) = (&mut item, loser.item) {
+        let kept = keep_reverify(w, l);
+        if kept > 0 {
+            notes.push(format!(
+                "kept the {} version's {kept} item{} to re-verify",
+                loser.name,
+                if kept == 1 { "" } else { "s" }
+            ));
+        }
     }
     item
 }
@@ -968,6 +986,41 @@ mod tests {
         }
         let r = one_sided(Some(&bore_judged), side(&restated, "theirs"));
         assert_eq!(disposition(&r.item), "release");
+    }
+
+    /// Regression: two clones carried one review to the same revision (the same ids), the
+    /// geometry server reporting "Bore" changed in one and "Wall" in the other. The later
+    /// carry was kept whole, so the item the earlier one sent to re-verify came out inherited:
+    /// the Form 3 said "inherited (satisfied)" for a face reported changed. An item either
+    /// side carried to re-verify stays so, whichever side wins, and the disposition counts it.
+    #[test]
+    fn two_carries_of_one_review_keep_every_item_either_sent_to_re_verify() {
+        let wall = |b: BasisItem| BasisItem {
+            requirement: "Wall".into(),
+            ..b
+        };
+        let bore_changed = carried_decision(T2, vec![reverify_bore(), wall(carried_bore())]);
+        let wall_changed = carried_decision(T3, vec![carried_bore(), wall(reverify_bore())]);
+        let mut texts = Vec::new();
+        for (ours, theirs) in [
+            (&bore_changed, &wall_changed),
+            (&wall_changed, &bore_changed),
+        ] {
+            let r = resolve(None, side(ours, "ours"), side(theirs, "theirs")).unwrap();
+            let states: Vec<_> = basis(&r.item)
+                .iter()
+                .map(|b| b.carried.as_ref().map(|c| c.state))
+                .collect();
+            let reverify = Some(crate::review::CarryState::Reverify);
+            assert_eq!(states, vec![reverify, reverify]);
+            assert!(
+                disposition(&r.item).ends_with("2 of 2 basis items to re-verify"),
+                "{}",
+                disposition(&r.item)
+            );
+            texts.push(r.item.text());
+        }
+        assert_eq!(texts[0], texts[1], "both clones write the same file");
     }
 
     /// One clone carried the revision on (the decision marked superseded), the other gave

@@ -159,8 +159,6 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         map,
         change: args.change.filter(|c| !c.trim().is_empty()),
     };
-    // Nothing at `to` at all: a carry found already made was forgotten there since.
-    let to_empty = store.revision_counts(&plan.to.revision)? == (0, 0);
     store.carry_forward_answered(&plan, |out| {
         let count = |state: CarryState| {
             let records = out
@@ -250,7 +248,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 answer[key] = json!(n);
             }
         }
-        let mut summary = if out.already_carried && to_empty {
+        let mut summary = if out.already_carried && out.to_emptied {
             // What the carry wrote there was forgotten: saying "nothing changed" and how to
             // re-verify items that are not there would send the model looking for them.
             format!(
@@ -292,4 +290,83 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         }
         ToolOutput::new(&answer, summary)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::Artifact;
+    use crate::store::{NewDecision, StoreError};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    fn at(c: char) -> Artifact {
+        Artifact {
+            revision: format!("sha256:{}", c.to_string().repeat(64)),
+            format: "step".into(),
+            uri: Some("file:///p.step".into()),
+            units: None,
+        }
+    }
+
+    /// Regression: two servers on one file carrying the same review at once. The one that
+    /// came second looked whether `to` was empty before its write transaction, saw it empty
+    /// (the other's carry not committed yet), then found the carry made and answered that
+    /// what was carried to `to` "was forgotten since (nothing is recorded at …)": nothing
+    /// was forgotten, and the model was told to state the whole review again.
+    #[test]
+    fn a_carry_made_meanwhile_by_another_server_is_not_said_forgotten() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-carry-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = dir.join("review.db");
+        let mut store = Store::open(&db).unwrap();
+        store
+            .remember_decision(&NewDecision {
+                artifact: at('a'),
+                subject: "bore".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: vec![],
+            })
+            .unwrap();
+        let (inside, go_on) = (mpsc::channel(), mpsc::channel::<()>());
+        let other = {
+            let db = db.clone();
+            let (inside, go_on) = (inside.0, go_on.1);
+            std::thread::spawn(move || {
+                let mut store = Store::open(&db).unwrap();
+                let plan = CarryPlan {
+                    from: at('a'),
+                    to: at('b'),
+                    map: EntityMap::default(),
+                    change: None,
+                };
+                store
+                    .carry_forward_answered(&plan, |_| {
+                        // Written, not committed: the first server's call starts now.
+                        inside.send(()).unwrap();
+                        let _ = go_on.recv_timeout(Duration::from_millis(300));
+                        Ok::<_, StoreError>(())
+                    })
+                    .unwrap();
+            })
+        };
+        inside.1.recv().unwrap();
+        let args: Args = super::super::parse(
+            NAME,
+            &serde_json::json!({"from": at('a'), "to": at('b'), "map": []}),
+        )
+        .unwrap();
+        let answer = run(&mut store, args).unwrap();
+        drop(go_on.0);
+        other.join().unwrap();
+        assert!(
+            answer.summary.starts_with("Already carried") && !answer.summary.contains("forgotten"),
+            "{}",
+            answer.summary
+        );
+        drop(store);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

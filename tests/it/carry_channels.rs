@@ -124,7 +124,8 @@ fn the_reports_table_labels_a_carried_items_state_and_evidence_as_the_earlier_re
         cells[4].starts_with("at revision sha256:000000000000…: hole 2 centre x=20.0"),
         "{row}"
     );
-    // Stated again at revision 2: its own state and evidence, unlabelled.
+    // Stated again at revision 2: its own state; the evidence copied word for word from
+    // the carried item is still revision 1's (the hole it measured has moved since).
     c.ok(
         "remember_decision",
         json!({"artifact": art_uri(&rev(2), FILE), "subject": "release", "disposition": "hold",
@@ -133,7 +134,22 @@ fn the_reports_table_labels_a_carried_items_state_and_evidence_as_the_earlier_re
     let row = first_row(&mut c, &rev(2));
     let cells: Vec<&str> = row.split(" | ").collect();
     assert_eq!(cells[3], "satisfied", "{row}");
-    assert!(cells[4].starts_with("hole 2 centre x=20.0"), "{row}");
+    assert!(
+        cells[4].starts_with("at revision sha256:000000000000…: hole 2 centre x=20.0"),
+        "{row}"
+    );
+    // Stated with this revision's evidence: its own, unlabelled.
+    let mut here = item();
+    here["evidence"] = json!("hole 2 centre x=18.0, 8.0 mm centre to edge");
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(2), FILE), "subject": "release", "disposition": "hold",
+               "basis": [here]}),
+    );
+    let row = first_row(&mut c, &rev(2));
+    let cells: Vec<&str> = row.split(" | ").collect();
+    assert_eq!(cells[3], "satisfied", "{row}");
+    assert!(cells[4].starts_with("hole 2 centre x=18.0"), "{row}");
 }
 
 /// Regression: an engineer who approved an item in their terminal ("Meaning: approval") saw

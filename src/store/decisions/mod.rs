@@ -13,7 +13,7 @@ use super::query::Clause;
 use super::search::{fts_words, match_all, match_column};
 use super::{Page, PageRequest, Position, Store, StoreError};
 use crate::review::history::{Channel, Written, decision_events};
-use crate::review::outrank::{Outranked, merge_verdicts};
+use crate::review::outrank::{Outranked, label_copied_evidence, merge_verdicts};
 use crate::review::{Artifact, BasisItem, CarryState, Decision, State, Via, id};
 use crate::time;
 use rows::{
@@ -336,6 +336,7 @@ fn remember_decision_in(
         None => None,
     };
     let old_basis = old.as_ref().map(|o| o.basis.clone()).unwrap_or_default();
+    label_copied_evidence(&old_basis, &mut basis);
     let outranked = merge_verdicts(&old_basis, &mut basis, &now, author.as_deref())
         .map_err(|e| StoreError::Invalid(e.0))?;
     let decision = Decision {
