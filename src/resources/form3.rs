@@ -21,7 +21,7 @@
 use std::fmt::Write as _;
 
 use crate::review::carry::entities_label;
-use crate::review::{CarryState, Decision, Meaning, State, Verdict};
+use crate::review::{CarryState, Decision, Judgement, Meaning, State, Verdict};
 use crate::store::Store;
 use crate::text::escape_controls_but_newlines;
 
@@ -596,7 +596,12 @@ fn row_csv_capped(number: usize, r: &Form3Row, cap: usize) -> String {
         None => (
             r.evidence.clone().unwrap_or_default(),
             r.state.as_str().to_string(),
-            qif_status(r.state),
+            // A verdict rejecting the item disputes its stated state: nothing is passed
+            // (or failed) that the reviewer refused.
+            match &r.verdict {
+                Some(v) if v.judgement == Judgement::Rejected => "INDETERMINATE",
+                _ => qif_status(r.state),
+            },
             verdict_columns(r.verdict.as_ref()),
         ),
     };
@@ -808,6 +813,31 @@ mod tests {
         assert_eq!(qif_status(State::Violated), "FAIL");
         assert_eq!(qif_status(State::Unresolved), "NOT_ANALYZED");
         assert_eq!(qif_status(State::Conflicting), "INDETERMINATE");
+    }
+
+    /// Regression (form3 audit): an item the engineer rejected ("satisfied" stated, the
+    /// engineer disagreeing) said PASS beside "rejected (review)", a status the engineer had
+    /// just refused. A rejected item's status is INDETERMINATE, whatever its stated state.
+    #[test]
+    fn a_rejected_item_is_not_passed() {
+        for (state, judgement, status) in [
+            (State::Satisfied, Judgement::Rejected, "INDETERMINATE"),
+            (State::Violated, Judgement::Rejected, "INDETERMINATE"),
+            (State::Satisfied, Judgement::Accepted, "PASS"),
+            (State::Violated, Judgement::Accepted, "FAIL"),
+        ] {
+            let mut r = row(None);
+            r.state = state;
+            if let Some(v) = r.verdict.as_mut() {
+                v.judgement = judgement;
+            }
+            let csv = form3(vec![], None, vec![r], 1).csv();
+            let line = csv.split("\r\n").nth(11).unwrap_or_default();
+            assert!(
+                line.contains(&format!(",{},{status},", state.as_str())),
+                "{state:?} {judgement:?}: {line}"
+            );
+        }
     }
 
     fn row(inherited: Option<&str>) -> Form3Row {

@@ -288,7 +288,8 @@ fn form3_command_and_resource_give_one_strict_csv() {
             ("satisfied", "PASS"),
             ("conflicting", "INDETERMINATE"),
             ("not-applicable", "OTHER"),
-            ("violated", "FAIL"),
+            // Its verdict (relayed) rejects it: the stated state is disputed.
+            ("violated", "INDETERMINATE"),
             ("unresolved", "NOT_ANALYZED")
         ]
     );
