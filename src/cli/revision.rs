@@ -23,7 +23,9 @@ pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> 
             Err(e) => {
                 all = false;
                 let e = escape_controls(&e.to_string()).into_owned();
-                writeln!(err, "review-mcp: {}: {e}", shown(path))?;
+                // A message stderr cannot take is lost, as `say` loses it: the exit status
+                // and the other files' lines stand.
+                let _ = writeln!(err, "review-mcp: {}: {e}", shown(path));
             }
         }
     }

@@ -1704,3 +1704,26 @@ fn a_closed_stderr_keeps_the_exit_status() {
         assert_eq!(status.code(), Some(code), "{args:?}");
     }
 }
+
+/// Regression: `revision` wrote each refusal to stderr with `?`, so a stderr that could not
+/// take it (a reader gone: `2>&1 | head -1`) ended the run there, with exit status 0 as if
+/// every file had been hashed, and the files after the refused one were never hashed. A
+/// message that cannot be shown is lost; the status and the other files' lines stand.
+#[test]
+fn revision_with_a_closed_stderr_still_fails_and_hashes_the_rest() {
+    let dir = TempDir::new("revision-closed-stderr").unwrap();
+    fs::write(dir.path().join("ok.step"), b"abc").unwrap();
+    let mut child = cmd(dir.path())
+        .args(["revision", "missing.step", "ok.step"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        format!("sha256:{}  ok.step\n", sha256_hex(b"abc"))
+    );
+}
