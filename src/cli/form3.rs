@@ -72,11 +72,8 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
     let Some(path) = output else {
         let csv = form.csv();
         let mut out = io::stdout().lock();
-        return match out.write_all(csv.as_bytes()).and_then(|()| out.flush()) {
-            Ok(()) => Ok(ExitCode::SUCCESS),
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-            Err(e) => Err(anyhow!(e).context("cannot write the Form 3")),
-        };
+        let written = out.write_all(csv.as_bytes()).and_then(|()| out.flush());
+        return crate::cli::finish_stdout(written, "the Form 3", "");
     };
     let csv = form.csv_file();
     write_beside(path, db, |mut file| {

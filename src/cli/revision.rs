@@ -39,9 +39,7 @@ pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     match revision(files, &mut io::stdout().lock(), &mut io::stderr().lock()) {
         Ok(true) => Ok(ExitCode::SUCCESS),
         Ok(false) => Ok(ExitCode::FAILURE),
-        // The reader went away (`| head`): nothing left to tell it.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(e.into()),
+        Err(e) => crate::cli::finish_stdout(Err(e), "the revisions", ""),
     }
 }
 

@@ -1727,3 +1727,46 @@ fn revision_with_a_closed_stderr_still_fails_and_hashes_the_rest() {
         format!("sha256:{}  ok.step\n", sha256_hex(b"abc"))
     );
 }
+
+/// Regression: the reports `check`, `import`, `backup` and `sync` print on stdout were
+/// written with their errors ignored, so with stdout on a full disk (`check > status.txt`,
+/// `sync --dry-run DIR > plan.txt`) the report was lost and the exit status was 0; and
+/// `revision`, `--help` and `--version` failed saying only "No space left on device (os error
+/// 28)", not what could not be written. Each now exits 1 saying its output could not be
+/// written to stdout and why (a reader that went away, `| head`, still ends quietly).
+#[test]
+fn output_lost_to_a_full_device_is_a_failure_that_says_so() {
+    let dir = TempDir::new("stdout-full").unwrap();
+    let Ok(full) = File::options().write(true).open("/dev/full") else {
+        return; // No /dev/full on this system: nothing to write to.
+    };
+    server_remembers_bore(&dir.path().join("r.db"));
+    fs::write(dir.path().join("part.step"), b"abc").unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "export", "-o", "e.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    fs::create_dir(dir.path().join("repo")).unwrap();
+    let cases: [&[&str]; 9] = [
+        &["--db", "r.db", "check"],
+        &["--db", "i.db", "import", "e.jsonl"],
+        &["--db", "r.db", "backup", "b.db"],
+        &["--db", "r.db", "sync", "--dry-run", "repo/review"],
+        &["--db", "r.db", "sync", "repo/review"],
+        &["revision", "part.step"],
+        &["--help"],
+        &["--version"],
+        &["export", "--db", "r.db"],
+    ];
+    for args in cases {
+        let o = cmd(dir.path())
+            .args(args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write") && err.contains("to stdout") && err.contains("No space"),
+            "{args:?}: {err}"
+        );
+    }
+}
