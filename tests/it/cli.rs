@@ -1770,3 +1770,44 @@ fn output_lost_to_a_full_device_is_a_failure_that_says_so() {
         );
     }
 }
+
+/// Regression: `replay` read a transcript with `read_to_string`, so a FIFO given as FILE (a
+/// mistyped `<(…)`, a named pipe nobody writes) hung the run for good, as `revision` once did;
+/// and an empty file, or one of blank lines only (a truncated or emptied transcript), was
+/// "ok (0 server lines)", exit 0: a transcript that tests nothing passed. Both are refused,
+/// named, without waiting, by `replay` and by `replay --bless`.
+#[test]
+fn replay_refuses_a_fifo_and_an_empty_transcript_without_waiting() {
+    let dir = TempDir::new("replay-odd-files").unwrap();
+    let made = Command::new("mkfifo")
+        .arg(dir.path().join("fifo.jsonl"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    fs::write(dir.path().join("empty.jsonl"), b"\n  \n").unwrap();
+    for (args, says) in [
+        (&["replay", "fifo.jsonl"][..], "FIFO"),
+        (&["replay", "--bless", "fifo.jsonl"], "FIFO"),
+        (&["replay", "empty.jsonl"], "empty"),
+        (&["replay", "--bless", "empty.jsonl"], "empty"),
+    ] {
+        let mut child = cmd(dir.path())
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("{args:?} still waits after 20 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let o = child.wait_with_output().unwrap();
+        let text = format!("{}{}", stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {text}");
+        assert!(text.contains(says), "{args:?}: {text}");
+    }
+}
