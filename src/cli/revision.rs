@@ -2,11 +2,35 @@
 //! the library function the `artifact_revision` tool uses too: a regular file only).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use review_mcp::review::file_revision;
+use review_mcp::review::{file_revision, is_revision};
 use review_mcp::text::escape_controls;
+
+/// The revision `review` and `form3` take: `target` as given when it is a `sha256:`
+/// revision, else the revision of the file it names (hashed, never parsed), with that file.
+/// Refused with the message to print: a mistyped or cut-short revision (`sha256:94ff…`, as
+/// messages print one) is named as one, anything else as the file that could not be read.
+pub(super) fn of_target(target: &Path) -> Result<(String, Option<&Path>), String> {
+    if let Some(r) = target.to_str().filter(|t| is_revision(t)) {
+        return Ok((r.to_string(), None));
+    }
+    match file_revision(target) {
+        Ok(r) => Ok((r, Some(target))),
+        Err(e) => {
+            let shown = shown(target);
+            Err(if shown.starts_with("sha256:") {
+                format!(
+                    "'{shown}' is not a revision (sha256:<64 lowercase hex>; `review-mcp \
+                     revision FILE` prints a file's) nor a file ({e})"
+                )
+            } else {
+                format!("{shown}: {e} (give the part's file or its sha256:<64 hex> revision)")
+            })
+        }
+    }
+}
 
 /// `review-mcp revision FILE...`: one `sha256:<hex>  FILE` line per readable file on `out`,
 /// one message per unreadable file on `err`. Returns whether every file was hashed.
