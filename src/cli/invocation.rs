@@ -178,6 +178,13 @@ impl RawArgs {
                  the file's path (./- for a file named -)"
             )));
         }
+        // An empty argument names no file: most often a shell variable that is unset.
+        if files.iter().any(|f| f.as_os_str().is_empty()) {
+            return Err(UsageError(format!(
+                "'{sub}' got an empty argument where a file's path goes (a shell variable that \
+                 is unset or empty?): give the path"
+            )));
+        }
         let no_files = |files: &[PathBuf]| match files.first() {
             Some(f) => Err(UsageError(format!(
                 "'{sub}' takes no FILE, but got '{}'",
@@ -555,6 +562,32 @@ mod tests {
             assert!(err(args).contains("./- for a file named -"), "{args:?}");
         }
         assert!(run(&["revision", "./-"]).is_ok());
+    }
+
+    /// Regression: an empty FILE or DIR (`review-mcp sync "$DIR"` with DIR unset, the
+    /// commonest script slip) reached the commands, each failing its own way with exit status
+    /// 1: "cannot make an empty path absolute" (sync), "cannot write the backup : No such file"
+    /// (a name of nothing); an empty flag value was already a usage error. It is one too.
+    #[test]
+    fn parse_an_empty_file_argument_is_refused_as_a_usage_error() {
+        for args in [
+            &["revision", ""][..],
+            &["revision", "a", "--", ""],
+            &["import", ""],
+            &["backup", ""],
+            &["sync", ""],
+            &["sync", "--dry-run", ""],
+            &["review", ""],
+            &["form3", ""],
+            &["merge-file", "a", "", "c"],
+            &["replay", ""],
+        ] {
+            let m = err(args);
+            assert!(
+                m.contains("an empty argument") && m.contains("unset"),
+                "{args:?}: {m}"
+            );
+        }
     }
 
     #[test]
