@@ -324,37 +324,42 @@ fn revision_large_file_streams_in_constant_memory() {
     assert!(child.wait().unwrap().success());
 }
 
+/// Makes a FIFO (named pipe) at `path`.
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// The binary's output for `args` in `dir`; a run still going after 20 s (waiting on a FIFO)
+/// is killed and fails the test.
+fn output_within_20_s(dir: &Path, args: &[&str]) -> Output {
+    let mut child = cmd(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{args:?} still waits after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
 /// A FIFO with no writer is refused at once, named, and the files after it are still hashed:
 /// the command never blocks opening or reading it (it used to wait for a writer).
 #[cfg(unix)]
 #[test]
 fn revision_refuses_fifo_without_blocking() {
     let dir = TempDir::new("revision-fifo").unwrap();
-    let mk = Command::new("mkfifo")
-        .arg(dir.path().join("pipe.step"))
-        .status()
-        .unwrap();
-    assert!(mk.success());
+    mkfifo(&dir.path().join("pipe.step"));
     fs::write(dir.path().join("b.step"), b"x").unwrap();
-    let mut child = cmd(dir.path())
-        .args(["revision", "pipe.step", "b.step"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > std::time::Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("review-mcp revision blocked on a FIFO");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(status.code(), Some(1));
+    let o = output_within_20_s(dir.path(), &["revision", "pipe.step", "b.step"]);
+    assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), format!("sha256:{}  b.step\n", sha256_hex(b"x")));
     let err = stderr(&o);
     assert!(
@@ -1779,11 +1784,7 @@ fn output_lost_to_a_full_device_is_a_failure_that_says_so() {
 #[test]
 fn replay_refuses_a_fifo_and_an_empty_transcript_without_waiting() {
     let dir = TempDir::new("replay-odd-files").unwrap();
-    let made = Command::new("mkfifo")
-        .arg(dir.path().join("fifo.jsonl"))
-        .status()
-        .unwrap();
-    assert!(made.success());
+    mkfifo(&dir.path().join("fifo.jsonl"));
     fs::write(dir.path().join("empty.jsonl"), b"\n  \n").unwrap();
     for (args, says) in [
         (&["replay", "fifo.jsonl"][..], "FIFO"),
@@ -1791,21 +1792,7 @@ fn replay_refuses_a_fifo_and_an_empty_transcript_without_waiting() {
         (&["replay", "empty.jsonl"], "empty"),
         (&["replay", "--bless", "empty.jsonl"], "empty"),
     ] {
-        let mut child = cmd(dir.path())
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let started = std::time::Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            if started.elapsed() > std::time::Duration::from_secs(20) {
-                child.kill().unwrap();
-                panic!("{args:?} still waits after 20 s");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let o = child.wait_with_output().unwrap();
+        let o = output_within_20_s(dir.path(), args);
         let text = format!("{}{}", stdout(&o), stderr(&o));
         assert_eq!(o.status.code(), Some(1), "{args:?}: {text}");
         assert!(text.contains(says), "{args:?}: {text}");
