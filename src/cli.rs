@@ -58,3 +58,22 @@ pub fn say(message: std::fmt::Arguments<'_>) {
     use std::io::Write;
     let _ = std::io::stderr().lock().write_fmt(message);
 }
+
+/// The exit status of a command once its output (`what`) went to stdout: a reader that went
+/// away (`| head`) ends it quietly, exit 0; any other failure to write it (a full disk under
+/// `> report.txt`) is the command's failure, naming what was lost, and `after` says what the
+/// command had done by then (empty: nothing to say), so nobody takes a lost report for
+/// nothing to report, nor runs again a command that was done.
+pub fn finish_stdout(
+    written: std::io::Result<()>,
+    what: &str,
+    after: &str,
+) -> anyhow::Result<std::process::ExitCode> {
+    match written {
+        Ok(()) => Ok(std::process::ExitCode::SUCCESS),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(std::process::ExitCode::SUCCESS),
+        Err(e) => {
+            Err(anyhow::Error::new(e).context(format!("cannot write {what} to stdout{after}")))
+        }
+    }
+}

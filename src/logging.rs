@@ -114,11 +114,17 @@ impl Config {
     }
 }
 
+/// A variable's value as text: bytes that are not UTF-8 become U+FFFD, so a value with them
+/// is a wrong value, warned of, never read as unset.
+fn env_text(value: Option<std::ffi::OsString>) -> Option<String> {
+    value.map(|v| v.to_string_lossy().into_owned())
+}
+
 /// Sets up `env_logger` on stderr from `MCP_LOG_LEVEL`, `MCP_LOG_FORMAT` and `MCP_TRACE_ID`
 /// (see the module docs), then logs the settings' warnings. A second call (tests) leaves the
 /// first logger in place.
 pub fn init() {
-    let var = |k: &str| std::env::var(k).ok();
+    let var = |k: &str| env_text(std::env::var_os(k));
     let Config {
         level,
         format,
@@ -374,6 +380,30 @@ mod tests {
         let off = Config::from_values(Some("off"), None, None, false);
         assert_eq!(off.level, LevelFilter::Off);
         assert!(off.warnings.is_empty());
+    }
+
+    /// Regression: a value that is not UTF-8 was read as unset (`std::env::var(..).ok()`), so
+    /// `MCP_LOG_LEVEL=$'\xff'` (a mistyped or mis-encoded setting) logged at `info` without
+    /// the warning any other wrong value gets. It is read with its bad bytes as U+FFFD: wrong,
+    /// and said so.
+    #[cfg(unix)]
+    #[test]
+    fn config_a_value_not_utf8_warns_as_any_wrong_one() {
+        use std::os::unix::ffi::OsStringExt;
+        let bad = || Some(std::ffi::OsString::from_vec(b"de\xffbug".to_vec()));
+        let c = Config::from_values(
+            env_text(bad()).as_deref(),
+            env_text(bad()).as_deref(),
+            None,
+            false,
+        );
+        assert_eq!(c.level, LevelFilter::Info);
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        assert!(
+            c.warnings[0].contains("MCP_LOG_LEVEL=\"de\u{fffd}bug\""),
+            "{:?}",
+            c.warnings
+        );
     }
 
     #[test]

@@ -60,8 +60,10 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
     } = invocation;
     match command {
         Command::Serve => cli::serve::run(&db, author),
-        Command::Help => cli::help::print(&cli::help::help_text()),
-        Command::Version => cli::help::print(&format!("{}\n", cli::help::version_text())),
+        Command::Help => cli::help::print(&cli::help::help_text(), "the help"),
+        Command::Version => {
+            cli::help::print(&format!("{}\n", cli::help::version_text()), "the version")
+        }
         Command::Revision { files } => cli::revision::run(&files),
         Command::Export { output } => cli::export::run(&db, output.as_deref()),
         Command::Form3 { target, output } => cli::form3::run(&db, &target, output.as_deref()),

@@ -105,11 +105,13 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     }
     let (records, decisions) = counts(target, &mut copy)?;
     let mut out = io::stdout().lock();
-    let _ = writeln!(
+    let written = writeln!(
         out,
         "{}: backup of {}: {records} records, {decisions} decisions, integrity ok",
         shown(target),
         shown(db)
-    );
-    Ok(ExitCode::SUCCESS)
+    )
+    .and_then(|()| out.flush());
+    let after = format!(" (the backup {} was written and checked)", shown(target));
+    crate::cli::finish_stdout(written, "the backup's report", &after)
 }

@@ -59,10 +59,15 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
         String::new()
     };
     let mut out = io::stdout().lock();
-    let _ = writeln!(
+    let written = writeln!(
         out,
         "{}: ok: schema version {version}{upgrade}, integrity ok, {records} records, {decisions} decisions",
         shown(db)
-    );
-    Ok(ExitCode::SUCCESS)
+    )
+    .and_then(|()| out.flush());
+    crate::cli::finish_stdout(
+        written,
+        "the check's report",
+        " (the database passed its check)",
+    )
 }

@@ -37,13 +37,7 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
         let mut out = io::BufWriter::new(io::stdout().lock());
         return match export_from(&mut store, &mut out) {
             Ok(_) => Ok(ExitCode::SUCCESS),
-            // The reader went away (`| head`): nothing left to tell it, as in `form3`.
-            Err(ExportError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
-                Ok(ExitCode::SUCCESS)
-            }
-            Err(ExportError::Write(e)) => {
-                Err(anyhow::Error::new(e).context("cannot write the export"))
-            }
+            Err(ExportError::Write(e)) => crate::cli::finish_stdout(Err(e), "the export", ""),
             Err(ExportError::Store(e)) => Err(store_error(db, e)),
         };
     };

@@ -11,10 +11,8 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 
-use super::output::shown;
 use review_mcp::resources::ResourceError;
 use review_mcp::resources::form3::Form3;
-use review_mcp::review::{file_revision, is_revision};
 use review_mcp::store::damaged_message;
 
 use super::database::{open_existing, store_error};
@@ -30,25 +28,7 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
         refuse_database_target(db, path)?;
     }
     // A revision is taken as given; anything else is the part's file, hashed (never parsed).
-    let (revision, of_file) = match target.to_str().filter(|t| is_revision(t)) {
-        Some(r) => (r.to_string(), None),
-        None => match file_revision(target) {
-            Ok(r) => (r, Some(target)),
-            Err(e) => {
-                let shown = shown(target);
-                // A mistyped revision is no file either: say which form it missed.
-                if shown.starts_with("sha256:") {
-                    return Err(anyhow!(
-                        "'{shown}' is not a revision (sha256:<64 lowercase hex>; `review-mcp \
-                         revision FILE` prints a file's) nor a file ({e})"
-                    ));
-                }
-                return Err(anyhow!(
-                    "{shown}: {e} (give the part's file or its sha256:<64 hex> revision)"
-                ));
-            }
-        },
-    };
+    let (revision, of_file) = super::revision::of_target(target).map_err(|m| anyhow!(m))?;
     let revision = revision.as_str();
     let mut store = open_existing(db)?;
     // A revision holding notes but no decision has no review to list: a form of no rows,
@@ -76,11 +56,8 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
     let Some(path) = output else {
         let csv = form.csv();
         let mut out = io::stdout().lock();
-        return match out.write_all(csv.as_bytes()).and_then(|()| out.flush()) {
-            Ok(()) => Ok(ExitCode::SUCCESS),
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-            Err(e) => Err(anyhow!(e).context("cannot write the Form 3")),
-        };
+        let written = out.write_all(csv.as_bytes()).and_then(|()| out.flush());
+        return crate::cli::finish_stdout(written, "the Form 3", "");
     };
     let csv = form.csv_file();
     write_beside(path, db, |mut file| {

@@ -153,13 +153,10 @@ pub fn version_text() -> String {
 }
 
 /// Help and version go to stdout (a person asked for them); a closed pipe is not an error.
-pub fn print(text: &str) -> anyhow::Result<ExitCode> {
+pub fn print(text: &str, what: &str) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(e.into()),
-    }
+    let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    crate::cli::finish_stdout(written, what, "")
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::output::shown;
 pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let done = import_file(db, file)?;
     let mut out = io::stdout().lock();
-    let _ = writeln!(
+    let written = writeln!(
         out,
         "{}: {} lines: added {}, replaced {}, kept the database's {} (as held, or not later); history: {} events, {} new",
         shown(file),
@@ -24,6 +24,11 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
         done.summary.unchanged,
         done.events,
         done.summary.events_added
-    );
-    Ok(ExitCode::SUCCESS)
+    )
+    .and_then(|()| out.flush());
+    crate::cli::finish_stdout(
+        written,
+        "the import's report",
+        " (the import itself was done)",
+    )
 }

@@ -2,7 +2,7 @@
 //! made from [`RawArgs`] by applying each subcommand's rules and resolving the database path.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::args::{RawArgs, UsageError, short};
 
@@ -118,11 +118,12 @@ impl RawArgs {
             )));
         }
         let db = if uses_db {
-            let db = self
-                .db
-                .clone()
-                .or(env_db.filter(|v| !v.is_empty()))
-                .map_or_else(|| PathBuf::from(DEFAULT_DB), PathBuf::from);
+            let (db, from) = match (&self.db, env_db.filter(|v| !v.is_empty())) {
+                (Some(db), _) => (PathBuf::from(db), "--db"),
+                (None, Some(env)) => (PathBuf::from(env), DB_ENV),
+                (None, None) => (PathBuf::from(DEFAULT_DB), DB_ENV),
+            };
+            refuse_unexpanded_variable(&db, from)?;
             home_expanded(db, home)?
         } else {
             PathBuf::from(DEFAULT_DB)
@@ -175,6 +176,13 @@ impl RawArgs {
             return Err(UsageError(format!(
                 "'{sub}' takes files by their path, and '-' is not stdin or stdout here: give \
                  the file's path (./- for a file named -)"
+            )));
+        }
+        // An empty argument names no file: most often a shell variable that is unset.
+        if files.iter().any(|f| f.as_os_str().is_empty()) {
+            return Err(UsageError(format!(
+                "'{sub}' got an empty argument where a file's path goes (a shell variable that \
+                 is unset or empty?): give the path"
             )));
         }
         let no_files = |files: &[PathBuf]| match files.first() {
@@ -292,6 +300,30 @@ pub fn parse(
     home: Option<OsString>,
 ) -> Result<Invocation, UsageError> {
     RawArgs::parse(args)?.validate(env_db, home)
+}
+
+/// Refuses a database path holding a variable nothing expanded (`${user_config.database}`, a
+/// bundle setting the host passed unfilled; `$HOME/review.db` in a JSON configuration, where
+/// no shell runs): taken literally, it would create a database under that name in the host's
+/// working directory, a review no other session finds. `from` is where the path came from.
+/// A `$` that starts no variable name (`price$5.db`, `$/`) is a file name like any other.
+fn refuse_unexpanded_variable(db: &Path, from: &str) -> Result<(), UsageError> {
+    let text = db.to_string_lossy();
+    let starts_variable =
+        |c: Option<char>| c.is_some_and(|c| c == '{' || c == '_' || c.is_ascii_alphabetic());
+    let unexpanded = text.contains("${")
+        || db.components().any(|c| {
+            let part = c.as_os_str().to_string_lossy();
+            let mut chars = part.chars();
+            chars.next() == Some('$') && starts_variable(chars.next())
+        });
+    if !unexpanded {
+        return Ok(());
+    }
+    Err(UsageError(format!(
+        "{from} is {}, a path with a variable nothing expanded (a host setting left unfilled, or a configuration no shell reads): set the database path in the host's settings for review-mcp, or give the path itself (an absolute path; a leading ~/ is your home directory)",
+        short(&text)
+    )))
 }
 
 /// The database path with a leading `~` (the whole first component: `~` or `~/…`) replaced by
@@ -532,6 +564,32 @@ mod tests {
         assert!(run(&["revision", "./-"]).is_ok());
     }
 
+    /// Regression: an empty FILE or DIR (`review-mcp sync "$DIR"` with DIR unset, the
+    /// commonest script slip) reached the commands, each failing its own way with exit status
+    /// 1: "cannot make an empty path absolute" (sync), "cannot write the backup : No such file"
+    /// (a name of nothing); an empty flag value was already a usage error. It is one too.
+    #[test]
+    fn parse_an_empty_file_argument_is_refused_as_a_usage_error() {
+        for args in [
+            &["revision", ""][..],
+            &["revision", "a", "--", ""],
+            &["import", ""],
+            &["backup", ""],
+            &["sync", ""],
+            &["sync", "--dry-run", ""],
+            &["review", ""],
+            &["form3", ""],
+            &["merge-file", "a", "", "c"],
+            &["replay", ""],
+        ] {
+            let m = err(args);
+            assert!(
+                m.contains("an empty argument") && m.contains("unset"),
+                "{args:?}: {m}"
+            );
+        }
+    }
+
     #[test]
     fn parse_output_dash_is_stdout_and_blank_command_is_refused() {
         assert_eq!(
@@ -546,5 +604,40 @@ mod tests {
         assert!(err(&["check", "-o", "x"]).contains("only valid with 'export' or 'form3'"));
         assert!(err(&["-o", "x"]).contains("only valid with 'export' or 'form3'"));
         assert!(err(&["export", "--command", "x"]).contains("only valid with 'replay'"));
+    }
+
+    /// Regression: a bundle's `REVIEW_MCP_DB_PATH` is `${user_config.database}`, filled in by
+    /// the host; a host that passes the setting unfilled (as some pass the author's, which is
+    /// why `${user_config.author}` is nobody), or a JSON configuration with `$HOME/review.db`
+    /// (no shell expands it), was taken literally: `serve` created a database named
+    /// `${user_config.database}` in the host's working directory, a review no other session
+    /// finds. A path holding an unexpanded variable is refused, naming where it came from.
+    #[test]
+    fn parse_db_with_an_unexpanded_variable_is_refused() {
+        for value in [
+            "${user_config.database}",
+            "${DOCUMENTS}/review-mcp/review.db",
+            "$HOME/review.db",
+            "/srv/${USER}/r.db",
+        ] {
+            let Err(UsageError(m)) = parse(os(&[]), Some(OsString::from(value)), None) else {
+                panic!("REVIEW_MCP_DB_PATH={value} was accepted");
+            };
+            assert!(
+                m.contains("REVIEW_MCP_DB_PATH") && m.contains(value) && m.contains("variable"),
+                "{m}"
+            );
+            let m = err(&["check", "--db", value]);
+            assert!(m.contains("--db") && m.contains(value), "{m}");
+        }
+        // A `$` that starts no variable name is a file name like any other.
+        for literal in ["/srv/r$.db", "price$5.db", "/srv/$/r.db", "a$b/r.db"] {
+            assert_eq!(
+                parse(os(&[]), Some(OsString::from(literal)), None)
+                    .unwrap()
+                    .db,
+                PathBuf::from(literal)
+            );
+        }
     }
 }

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use super::output::shown;
-use review_mcp::review::{file_revision, is_revision};
 use review_mcp::store::Store;
 use review_mcp::terminal;
 
@@ -30,18 +29,12 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
             return Ok(ExitCode::FAILURE);
         }
     };
-    let (revision, file) = match target.to_str().filter(|t| is_revision(t)) {
-        Some(r) => (r.to_string(), None),
-        None => match file_revision(target) {
-            Ok(r) => (r, Some(target)),
-            Err(e) => {
-                crate::cli::say(format_args!(
-                    "review-mcp: {}: {e} (give the part's file or its sha256:<64 hex> revision)\n",
-                    shown(target)
-                ));
-                return Ok(ExitCode::FAILURE);
-            }
-        },
+    let (revision, file) = match super::revision::of_target(target) {
+        Ok(found) => found,
+        Err(m) => {
+            crate::cli::say(format_args!("review-mcp: {m}\n"));
+            return Ok(ExitCode::FAILURE);
+        }
     };
     if !db.exists() {
         crate::cli::say(format_args!(

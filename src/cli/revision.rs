@@ -2,11 +2,35 @@
 //! the library function the `artifact_revision` tool uses too: a regular file only).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use review_mcp::review::file_revision;
+use review_mcp::review::{file_revision, is_revision};
 use review_mcp::text::escape_controls;
+
+/// The revision `review` and `form3` take: `target` as given when it is a `sha256:`
+/// revision, else the revision of the file it names (hashed, never parsed), with that file.
+/// Refused with the message to print: a mistyped or cut-short revision (`sha256:94ff…`, as
+/// messages print one) is named as one, anything else as the file that could not be read.
+pub(super) fn of_target(target: &Path) -> Result<(String, Option<&Path>), String> {
+    if let Some(r) = target.to_str().filter(|t| is_revision(t)) {
+        return Ok((r.to_string(), None));
+    }
+    match file_revision(target) {
+        Ok(r) => Ok((r, Some(target))),
+        Err(e) => {
+            let shown = shown(target);
+            Err(if shown.starts_with("sha256:") {
+                format!(
+                    "'{shown}' is not a revision (sha256:<64 lowercase hex>; `review-mcp \
+                     revision FILE` prints a file's) nor a file ({e})"
+                )
+            } else {
+                format!("{shown}: {e} (give the part's file or its sha256:<64 hex> revision)")
+            })
+        }
+    }
+}
 
 /// `review-mcp revision FILE...`: one `sha256:<hex>  FILE` line per readable file on `out`,
 /// one message per unreadable file on `err`. Returns whether every file was hashed.
@@ -23,7 +47,9 @@ pub fn revision(files: &[PathBuf], out: &mut dyn Write, err: &mut dyn Write) -> 
             Err(e) => {
                 all = false;
                 let e = escape_controls(&e.to_string()).into_owned();
-                writeln!(err, "review-mcp: {}: {e}", shown(path))?;
+                // A message stderr cannot take is lost, as `say` loses it: the exit status
+                // and the other files' lines stand.
+                let _ = writeln!(err, "review-mcp: {}: {e}", shown(path));
             }
         }
     }
@@ -37,9 +63,7 @@ pub fn run(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
     match revision(files, &mut io::stdout().lock(), &mut io::stderr().lock()) {
         Ok(true) => Ok(ExitCode::SUCCESS),
         Ok(false) => Ok(ExitCode::FAILURE),
-        // The reader went away (`| head`): nothing left to tell it.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
-        Err(e) => Err(e.into()),
+        Err(e) => crate::cli::finish_stdout(Err(e), "the revisions", ""),
     }
 }
 

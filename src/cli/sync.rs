@@ -26,7 +26,8 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             shown(folder)
         ));
     })?;
-    let mut out = io::stdout().lock();
+    // The report is made whole, then written: a stdout that cannot take it fails the command.
+    let mut out: Vec<u8> = Vec::new();
     if new_folder {
         let dir = shown(dir);
         let _ = match dry_run {
@@ -95,7 +96,13 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         );
     }
     saved_note(db, &counts, saved.as_deref(), dry_run, &mut out);
-    Ok(ExitCode::SUCCESS)
+    let mut stdout = io::stdout().lock();
+    let written = stdout.write_all(&out).and_then(|()| stdout.flush());
+    let after = match dry_run {
+        true => " (nothing was changed)",
+        false => " (the sync itself was done: the folder and the database are in step)",
+    };
+    crate::cli::finish_stdout(written, "the sync's report", after)
 }
 
 /// Each item deleted from the database and each file deleted from the folder, named (the

@@ -10,7 +10,7 @@ use super::{ANY, StartError, Step, TranscriptError, format, serve_in_process};
 /// `review-mcp replay --bless FILE`: the transcript at `path` [`bless`]ed, written back only
 /// when it changed. Whether it changed, or why it could not be blessed.
 pub fn bless_file(path: &std::path::Path) -> Result<bool, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = super::read_transcript(path)?;
     let blessed = bless(&text).map_err(|e| e.to_string())?;
     if blessed == text {
         return Ok(false);

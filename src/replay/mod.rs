@@ -65,9 +65,7 @@ pub enum Outcome {
 /// (once when it names none, see [`variants`]). Returns each run with its version; a file
 /// that cannot be read or parsed is a single broken run without one.
 pub fn replay_runs(command: Option<&str>, path: &Path) -> Vec<(Option<String>, Outcome)> {
-    let runs = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read: {e}"))
-        .and_then(|text| variants(&text).map_err(|e| e.to_string()));
+    let runs = read_transcript(path).and_then(|text| variants(&text).map_err(|e| e.to_string()));
     match runs {
         Ok(runs) => runs
             .into_iter()
@@ -75,6 +73,28 @@ pub fn replay_runs(command: Option<&str>, path: &Path) -> Vec<(Option<String>, O
             .collect(),
         Err(why) => vec![(None, Outcome::Broken(why))],
     }
+}
+
+/// The text of the transcript file at `path`. Only a regular file is read: a FIFO, a device
+/// or a directory is refused, named, without being opened (a FIFO nobody writes would keep the
+/// run waiting for good). A file of blank lines only is refused too: it tests nothing, and
+/// would pass as a match of 0 lines.
+pub(crate) fn read_transcript(path: &Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if let Some(kind) = crate::review::hashing::kind_name(&meta.file_type()) {
+        return Err(format!(
+            "cannot read: it is {kind}, not a regular file: give the transcript's file"
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+    if text.trim().is_empty() {
+        return Err(
+            "the file is empty: a transcript holds send and expect lines, one JSON \
+                    object each (protocol-fixtures/README.md)"
+                .into(),
+        );
+    }
+    Ok(text)
 }
 
 /// [`replay_runs`] summed up: a match of all their lines when every run matched, else the

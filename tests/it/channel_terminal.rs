@@ -481,3 +481,23 @@ fn a_changed_part_names_the_revision_its_review_is_at_and_the_command() -> Resul
     );
     Ok(())
 }
+
+/// Regression: a revision cut short as the messages print it (`sha256:94ff…`) or mistyped
+/// was looked for as a file, and `review` said only "sha256:94ff…: no such file", where `form3`
+/// says it is not a revision and what one is. Both say it now, by one function.
+#[test]
+fn a_mistyped_revision_is_named_as_one_not_as_a_missing_file() -> Result<()> {
+    let dir = TempDir::new("channel-terminal-mistyped")?;
+    let db = dir.join("review.db");
+    Server::start(&db)?.close()?;
+    for target in ["sha256:94ff…", "sha256:ABC"] {
+        let (shown, ok) = in_terminal(&db, None, target, &[], "pty")?;
+        ensure!(!ok, "{target}: {shown}");
+        ensure!(
+            shown.contains("is not a revision (sha256:<64 lowercase hex>")
+                && shown.contains("review-mcp revision FILE"),
+            "{target}: {shown}"
+        );
+    }
+    Ok(())
+}

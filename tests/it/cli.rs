@@ -324,37 +324,42 @@ fn revision_large_file_streams_in_constant_memory() {
     assert!(child.wait().unwrap().success());
 }
 
+/// Makes a FIFO (named pipe) at `path`.
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// The binary's output for `args` in `dir`; a run still going after 20 s (waiting on a FIFO)
+/// is killed and fails the test.
+fn output_within_20_s(dir: &Path, args: &[&str]) -> Output {
+    let mut child = cmd(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{args:?} still waits after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
 /// A FIFO with no writer is refused at once, named, and the files after it are still hashed:
 /// the command never blocks opening or reading it (it used to wait for a writer).
 #[cfg(unix)]
 #[test]
 fn revision_refuses_fifo_without_blocking() {
     let dir = TempDir::new("revision-fifo").unwrap();
-    let mk = Command::new("mkfifo")
-        .arg(dir.path().join("pipe.step"))
-        .status()
-        .unwrap();
-    assert!(mk.success());
+    mkfifo(&dir.path().join("pipe.step"));
     fs::write(dir.path().join("b.step"), b"x").unwrap();
-    let mut child = cmd(dir.path())
-        .args(["revision", "pipe.step", "b.step"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > std::time::Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("review-mcp revision blocked on a FIFO");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(status.code(), Some(1));
+    let o = output_within_20_s(dir.path(), &["revision", "pipe.step", "b.step"]);
+    assert_eq!(o.status.code(), Some(1));
     assert_eq!(stdout(&o), format!("sha256:{}  b.step\n", sha256_hex(b"x")));
     let err = stderr(&o);
     assert!(
@@ -1702,5 +1707,94 @@ fn a_closed_stderr_keeps_the_exit_status() {
         drop(child.stderr.take());
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(code), "{args:?}");
+    }
+}
+
+/// Regression: `revision` wrote each refusal to stderr with `?`, so a stderr that could not
+/// take it (a reader gone: `2>&1 | head -1`) ended the run there, with exit status 0 as if
+/// every file had been hashed, and the files after the refused one were never hashed. A
+/// message that cannot be shown is lost; the status and the other files' lines stand.
+#[test]
+fn revision_with_a_closed_stderr_still_fails_and_hashes_the_rest() {
+    let dir = TempDir::new("revision-closed-stderr").unwrap();
+    fs::write(dir.path().join("ok.step"), b"abc").unwrap();
+    let mut child = cmd(dir.path())
+        .args(["revision", "missing.step", "ok.step"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        format!("sha256:{}  ok.step\n", sha256_hex(b"abc"))
+    );
+}
+
+/// Regression: the reports `check`, `import`, `backup` and `sync` print on stdout were
+/// written with their errors ignored, so with stdout on a full disk (`check > status.txt`,
+/// `sync --dry-run DIR > plan.txt`) the report was lost and the exit status was 0; and
+/// `revision`, `--help` and `--version` failed saying only "No space left on device (os error
+/// 28)", not what could not be written. Each now exits 1 saying its output could not be
+/// written to stdout and why (a reader that went away, `| head`, still ends quietly).
+#[test]
+fn output_lost_to_a_full_device_is_a_failure_that_says_so() {
+    let dir = TempDir::new("stdout-full").unwrap();
+    let Ok(full) = File::options().write(true).open("/dev/full") else {
+        return; // No /dev/full on this system: nothing to write to.
+    };
+    server_remembers_bore(&dir.path().join("r.db"));
+    fs::write(dir.path().join("part.step"), b"abc").unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "export", "-o", "e.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    fs::create_dir(dir.path().join("repo")).unwrap();
+    let cases: [&[&str]; 9] = [
+        &["--db", "r.db", "check"],
+        &["--db", "i.db", "import", "e.jsonl"],
+        &["--db", "r.db", "backup", "b.db"],
+        &["--db", "r.db", "sync", "--dry-run", "repo/review"],
+        &["--db", "r.db", "sync", "repo/review"],
+        &["revision", "part.step"],
+        &["--help"],
+        &["--version"],
+        &["export", "--db", "r.db"],
+    ];
+    for args in cases {
+        let o = cmd(dir.path())
+            .args(args)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write") && err.contains("to stdout") && err.contains("No space"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// Regression: `replay` read a transcript with `read_to_string`, so a FIFO given as FILE (a
+/// mistyped `<(…)`, a named pipe nobody writes) hung the run for good, as `revision` once did;
+/// and an empty file, or one of blank lines only (a truncated or emptied transcript), was
+/// "ok (0 server lines)", exit 0: a transcript that tests nothing passed. Both are refused,
+/// named, without waiting, by `replay` and by `replay --bless`.
+#[test]
+fn replay_refuses_a_fifo_and_an_empty_transcript_without_waiting() {
+    let dir = TempDir::new("replay-odd-files").unwrap();
+    mkfifo(&dir.path().join("fifo.jsonl"));
+    fs::write(dir.path().join("empty.jsonl"), b"\n  \n").unwrap();
+    for (args, says) in [
+        (&["replay", "fifo.jsonl"][..], "FIFO"),
+        (&["replay", "--bless", "fifo.jsonl"], "FIFO"),
+        (&["replay", "empty.jsonl"], "empty"),
+        (&["replay", "--bless", "empty.jsonl"], "empty"),
+    ] {
+        let o = output_within_20_s(dir.path(), args);
+        let text = format!("{}{}", stdout(&o), stderr(&o));
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {text}");
+        assert!(text.contains(says), "{args:?}: {text}");
     }
 }
