@@ -71,7 +71,7 @@ pub fn spec() -> ToolSpec {
         name: NAME,
         title: "Ask the engineer for verdicts",
         description: "Ask the engineer in the host's form to accept or reject basis items of one decision, stored as theirs (via \"elicitation\"), outranking yours. \
-`items`: basis indexes from 0 (default: those they have not judged, inherited aside; at most 20). Decline or cancel writes nothing. Without a form, its answer names their terminal and the review card; failing those, record their words from chat with remember_decision.",
+`items`: basis indexes from 0 (default: those with no verdict of theirs, here or carried from an earlier revision; at most 20). Decline or cancel writes nothing. Without a form, its answer names their terminal and the review card; failing those, record their words from chat with remember_decision.",
         input_schema: json!({
             "type": "object",
             "properties": {
@@ -396,18 +396,16 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         .iter()
         .enumerate()
         .filter(|(_, b)| b.awaits_engineer())
-        // An item inherited by `carry_forward` stands as inherited (its verdict at the earlier
-        // revision is its history): asked only when named in `items`.
-        .filter(|(i, b)| {
-            b.carry_state() != Some(crate::review::CarryState::Inherited)
-                || after.iter().any(|a| a.index == *i)
-        })
+        // An item inherited by `carry_forward` with the engineer's verdict at the earlier
+        // revision stands as inherited (that verdict is its history): asked only when named
+        // in `items`. One nobody judged there awaits the engineer as any item does.
+        .filter(|(i, b)| !inherited_judged(b) || after.iter().any(|a| a.index == *i))
         .map(|(i, _)| i)
         .collect();
     let inherited = decision
         .basis
         .iter()
-        .filter(|b| b.inherited_from().is_some())
+        .filter(|b| inherited_judged(b))
         .count();
     let (mut items, remaining) = match args.items {
         Some(asked) => {
@@ -460,6 +458,12 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         remaining,
         form,
     }))
+}
+
+/// Whether `b` is inherited from an earlier revision with the engineer's verdict given there
+/// (the assistant's never travels): left aside by default, as judged.
+fn inherited_judged(b: &crate::review::BasisItem) -> bool {
+    b.inherited_from().is_some() && b.carried.as_ref().is_some_and(|c| c.verdict.is_some())
 }
 
 /// The form of `items` within `bound` bytes ([`FORM_BYTES`]): the items it asks (the first of `items`, at least

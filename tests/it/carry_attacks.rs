@@ -615,8 +615,8 @@ fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_
         assert!(report.contains("- After the carry: "), "{report}");
         let resource = c.read_text(&format!("review://revisions/{}", rev(2)));
         assert!(resource.contains("verdicts_after_carry"), "{resource}");
-        // request_verdicts asks about item 1 again (it was inherited: not asked before),
-        // its field saying what was given after the carry.
+        // request_verdicts asks about item 1 again, its field saying what was given after
+        // the carry; item 0, which nobody judged, is asked about too.
         let asked = c.request_declaring(
             "tools/call",
             json!({"name": "request_verdicts", "arguments": {"artifact": r2, "subject": "bore"}}),
@@ -624,7 +624,7 @@ fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_
         );
         let text = asked.to_string();
         assert!(text.contains("judgement_1"), "{text}");
-        assert!(!text.contains("judgement_0"), "{text}");
+        assert!(text.contains("judgement_0"), "{text}");
         assert!(text.contains("after the carry, at revision"), "{text}");
     }
     // Once the engineer judged the item at revision 2, it is that revision's: nothing named.
@@ -715,6 +715,63 @@ fn a_verdict_given_before_the_carry_is_not_named_after_it() {
         let shown = c.ok("show_review", json!({"artifact": r(n)}));
         assert!(shown.get("verdicts_after_carry").is_none(), "{shown}");
     }
+}
+
+/// Regression (form3 audit): an item nobody judged at the earlier revision was carried on as
+/// inherited, and `request_verdicts` at the new revision answered "Nothing to ask: every
+/// basis item … already has the engineer's verdict or is inherited": a result no engineer
+/// ever verified went from revision to revision without being asked about. An inherited
+/// item is left aside only when it carries the engineer's verdict from the earlier revision;
+/// one nobody judged is asked about as any unjudged item is.
+#[test]
+fn an_inherited_item_nobody_judged_is_asked_about() {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+
+    use crate::support::TempDir;
+
+    let dir = TempDir::new("carry-unjudged").unwrap();
+    let db = dir.join("a.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+    let d = c.ok(
+        "remember_decision",
+        json!({"artifact": r(1), "subject": "bore", "disposition": "hold", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]},
+            {"requirement": "Ra 1.6", "source": "model-pmi", "state": "satisfied", "faces": ["face:3"]}]}),
+    );
+    let id = d["decision"]["id"].as_str().unwrap().to_string();
+    {
+        let mut store = Store::open(&db).unwrap();
+        let at = DecisionRef::Id(&id);
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Accepted,
+            reason: None,
+            via: Via::Terminal,
+        };
+        store
+            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
+            .unwrap();
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": r(1), "to": r(2), "map": [{"from": "face:3", "to": "face:13"}]}),
+    );
+    let asked = c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts", "arguments": {"artifact": r(2), "subject": "bore"}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let text = asked.to_string();
+    assert!(text.contains("judgement_1"), "the unjudged item: {text}");
+    assert!(
+        !text.contains("judgement_0"),
+        "the item judged before: {text}"
+    );
 }
 
 /// A chain synced to another clone answers alike there: revision 1's decision, carried on
