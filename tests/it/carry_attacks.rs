@@ -666,12 +666,31 @@ fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_
     assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
 }
 
+/// Records Ada's acceptance, given in her terminal, of basis item `index` of decision `id`.
+fn accepted_in_the_terminal(db: &std::path::Path, id: &str, index: usize) {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+    let mut store = Store::open(db).unwrap();
+    let at = DecisionRef::Id(id);
+    let shown = store.find_decision(&at).unwrap().unwrap().basis[index].digest();
+    let verdict = Verdict {
+        meaning: None,
+        author: Some("Ada".into()),
+        at: review_mcp::time::now(),
+        judgement: Judgement::Accepted,
+        reason: None,
+        via: Via::Terminal,
+    };
+    store
+        .record_verdicts(&at, Shown::Item(&shown), &[(index, verdict)])
+        .unwrap();
+}
+
 /// The other side: an engineer's verdict given before the carry travels as the carried
 /// item's history, through two carries, and nothing is named "after the carry".
 #[test]
 fn a_verdict_given_before_the_carry_is_not_named_after_it() {
-    use review_mcp::review::{Judgement, Verdict, Via};
-    use review_mcp::store::{DecisionRef, Shown, Store};
+    use review_mcp::store::Store;
 
     use crate::support::TempDir;
 
@@ -685,22 +704,7 @@ fn a_verdict_given_before_the_carry_is_not_named_after_it() {
             {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]}),
     );
     let id = d["decision"]["id"].as_str().unwrap().to_string();
-    {
-        let mut store = Store::open(&db).unwrap();
-        let at = DecisionRef::Id(&id);
-        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
-        let verdict = Verdict {
-            meaning: None,
-            author: Some("Ada".into()),
-            at: review_mcp::time::now(),
-            judgement: Judgement::Accepted,
-            reason: None,
-            via: Via::Terminal,
-        };
-        store
-            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
-            .unwrap();
-    }
+    accepted_in_the_terminal(&db, &id, 0);
     c.ok(
         "carry_forward",
         json!({"from": r(1), "to": r(2), "map": [{"from": "face:3", "to": "face:13"}]}),
@@ -725,8 +729,7 @@ fn a_verdict_given_before_the_carry_is_not_named_after_it() {
 /// one nobody judged is asked about as any unjudged item is.
 #[test]
 fn an_inherited_item_nobody_judged_is_asked_about() {
-    use review_mcp::review::{Judgement, Verdict, Via};
-    use review_mcp::store::{DecisionRef, Shown, Store};
+    use review_mcp::store::Store;
 
     use crate::support::TempDir;
 
@@ -741,22 +744,7 @@ fn an_inherited_item_nobody_judged_is_asked_about() {
             {"requirement": "Ra 1.6", "source": "model-pmi", "state": "satisfied", "faces": ["face:3"]}]}),
     );
     let id = d["decision"]["id"].as_str().unwrap().to_string();
-    {
-        let mut store = Store::open(&db).unwrap();
-        let at = DecisionRef::Id(&id);
-        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
-        let verdict = Verdict {
-            meaning: None,
-            author: Some("Ada".into()),
-            at: review_mcp::time::now(),
-            judgement: Judgement::Accepted,
-            reason: None,
-            via: Via::Terminal,
-        };
-        store
-            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
-            .unwrap();
-    }
+    accepted_in_the_terminal(&db, &id, 0);
     c.ok(
         "carry_forward",
         json!({"from": r(1), "to": r(2), "map": [{"from": "face:3", "to": "face:13"}]}),
