@@ -50,6 +50,7 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
             return Err(anyhow!("{}", damaged_message(Some(db), &finding)));
         }
         Err(ResourceError::InvalidCursor) => return Err(anyhow!("invalid cursor")),
+        Err(ResourceError::Internal(m)) => return Err(anyhow!("internal error: {m}")),
     };
     // A file gets the byte-order mark a spreadsheet needs to read UTF-8; stdout (a pipe, a
     // program, `-o -`) the bytes the resource serves.

@@ -123,8 +123,9 @@ impl RawArgs {
                 (None, Some(env)) => (PathBuf::from(env), DB_ENV),
                 (None, None) => (PathBuf::from(DEFAULT_DB), DB_ENV),
             };
+            let db = home_expanded(db, home)?;
             refuse_unexpanded_variable(&db, from)?;
-            home_expanded(db, home)?
+            db
         } else {
             PathBuf::from(DEFAULT_DB)
         };
@@ -306,17 +307,22 @@ pub fn parse(
 /// bundle setting the host passed unfilled; `$HOME/review.db` in a JSON configuration, where
 /// no shell runs): taken literally, it would create a database under that name in the host's
 /// working directory, a review no other session finds. `from` is where the path came from.
-/// A `$` that starts no variable name (`price$5.db`, `$/`) is a file name like any other.
+/// A `$` that starts no variable name (`price$5.db`, `$/`) is a file name like any other, and
+/// so is a name that exists (a `$proj` folder, or the `${user_config.database}` file an
+/// earlier build created, which holds the reviews recorded so far).
 fn refuse_unexpanded_variable(db: &Path, from: &str) -> Result<(), UsageError> {
     let text = db.to_string_lossy();
     let starts_variable =
         |c: Option<char>| c.is_some_and(|c| c == '{' || c == '_' || c.is_ascii_alphabetic());
-    let unexpanded = text.contains("${")
-        || db.components().any(|c| {
-            let part = c.as_os_str().to_string_lossy();
-            let mut chars = part.chars();
-            chars.next() == Some('$') && starts_variable(chars.next())
-        });
+    let mut named = PathBuf::new();
+    let unexpanded = db.components().any(|c| {
+        named.push(c);
+        let part = c.as_os_str().to_string_lossy();
+        let mut chars = part.chars();
+        let variable =
+            part.contains("${") || (chars.next() == Some('$') && starts_variable(chars.next()));
+        variable && std::fs::symlink_metadata(&named).is_err()
+    });
     if !unexpanded {
         return Ok(());
     }
@@ -639,5 +645,30 @@ mod tests {
                 PathBuf::from(literal)
             );
         }
+    }
+
+    /// Regression (review4): a `$` directory or file that exists (`/data/$proj/r.db`, or the
+    /// `${user_config.database}` an earlier build created in the host's folder, holding the
+    /// reviews recorded so far) was refused as an unexpanded variable, exit 2, with no way to
+    /// give it: an existing name is a name, whatever its characters.
+    #[test]
+    fn parse_db_naming_an_existing_dollar_path_is_accepted() {
+        let dir =
+            std::env::temp_dir().join(format!("review-mcp-cli-dollar-{}", std::process::id()));
+        let project = dir.join("$proj");
+        std::fs::create_dir_all(&project).unwrap();
+        let left = dir.join("${user_config.database}");
+        std::fs::write(&left, b"").unwrap();
+        for db in [project.join("r.db"), left.clone(), project.join("${X}")] {
+            let accepted = parse(os(&[]), Some(db.clone().into_os_string()), None).map(|i| i.db);
+            if db.ends_with("${X}") {
+                assert!(accepted.is_err(), "{db:?} was accepted");
+            } else {
+                assert_eq!(accepted.ok(), Some(db.clone()), "{db:?}");
+                let flag = ["check", "--db", db.to_str().unwrap_or_default()];
+                assert_eq!(run(&flag).ok().map(|i| i.db), Some(db));
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

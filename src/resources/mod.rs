@@ -83,6 +83,9 @@ pub enum ResourceError {
     /// SQLite found the database damaged (its finding): the reader names the file and the
     /// `check` command for it ([`crate::store::damaged_message`]).
     Damaged(String),
+    /// The answer could not be built (a value that does not encode, a tool's refusal of the
+    /// query this reader made): a bug, which the user cannot act on.
+    Internal(String),
 }
 
 impl From<StoreError> for ResourceError {
@@ -99,7 +102,7 @@ impl From<ToolError> for ResourceError {
         match e {
             ToolError::Damaged(finding) => ResourceError::Damaged(finding),
             ToolError::Storage(m) => ResourceError::Storage(m),
-            other => ResourceError::Storage(other.to_string()),
+            ToolError::Internal(m) | ToolError::Invalid(m) => ResourceError::Internal(m),
         }
     }
 }
@@ -407,7 +410,7 @@ pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
                 .event(id)?
                 .map(|e| serde_json::to_value(&e))
                 .transpose()
-                .map_err(|e| ResourceError::Storage(e.to_string()))?,
+                .map_err(|e| ResourceError::Internal(e.to_string()))?,
             _ => store.get_decision(id)?.map(|d| d.to_wire(None)),
         };
         let wire = wire.ok_or(ResourceError::NotFound)?;
@@ -444,9 +447,9 @@ fn history(store: &mut Store, uri: &str, id: &str) -> Result<Vec<Value>, Resourc
 }
 
 /// `v` as the server writes every JSON ([`crate::wire::to_json`]); a value that cannot be
-/// encoded is a storage error.
+/// encoded is a bug.
 fn json_text<T: serde::Serialize + ?Sized>(v: &T) -> Result<String, ResourceError> {
-    crate::wire::to_json(v).map_err(|e| ResourceError::Storage(e.to_string()))
+    crate::wire::to_json(v).map_err(|e| ResourceError::Internal(e.to_string()))
 }
 
 /// The card as served: [`CARD_HTML`] without the indentation of its lines and without its

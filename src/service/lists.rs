@@ -81,6 +81,7 @@ pub(super) fn map_resource_error(e: ResourceError, uri: &str, path: Option<&Path
         ResourceError::InvalidCursor => ServiceError::InvalidCursor,
         ResourceError::Storage(m) => ServiceError::Storage(m),
         ResourceError::Damaged(finding) => ServiceError::Storage(damaged_message(path, &finding)),
+        ResourceError::Internal(m) => ServiceError::Internal(m),
     }
 }
 
@@ -163,6 +164,31 @@ pub(super) fn tool_entry(spec: &ToolSpec, f: Features) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Regression (review4): a resource read that failed for a bug (a tool's internal error
+    /// in the decision history it serves) answered "Storage error: Internal error: …", a
+    /// storage failure the user was told to act on, its message sent to the client; a bug is
+    /// "Internal error", logged. The database's own failures stay storage errors.
+    #[test]
+    fn a_bug_in_a_resource_read_stays_an_internal_error() {
+        use crate::tools::ToolError;
+        for bug in [
+            ToolError::Internal("x".into()),
+            ToolError::Invalid("y".into()),
+        ] {
+            let e = map_resource_error(ResourceError::from(bug), "review://x", None);
+            assert!(matches!(e, ServiceError::Internal(_)), "{e}");
+        }
+        let e = map_resource_error(
+            ResourceError::from(ToolError::Storage("the disk is full".into())),
+            "review://x",
+            None,
+        );
+        assert!(
+            matches!(e, ServiceError::Storage(ref m) if m == "the disk is full"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn static_page_rejects_foreign_and_tampered_cursors() {

@@ -8,7 +8,7 @@ use super::schema::{self as s, MAX_BASIS, MAX_DISPOSITION, MAX_SUBJECT, MAX_TEXT
 use super::{ArtifactArg, Caller, ToolError, ToolOutput, ToolSpec, request_verdicts, short_rev};
 use crate::review::decision::DecisionWire;
 use crate::review::outrank::{KeptVerdict, Outranked, RemovedVerdict};
-use crate::review::{BasisItem, State};
+use crate::review::{BasisItem, Decision, State};
 use crate::store::{NewDecision, Store};
 use crate::text::{disposition, quoted};
 
@@ -95,6 +95,9 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
     let db = store.path().map(std::path::Path::to_path_buf);
     let author = store.author().map(str::to_string);
     crate::review::decision::check_stated(&args.subject, &args.disposition, &args.basis)?;
+    // The evidence as given: an item whose stored evidence differs had it copied from the
+    // carried item it replaces, kept as the earlier revision's (said in the summary).
+    let given: Vec<Option<String>> = args.basis.iter().map(|b| b.evidence.clone()).collect();
     let new = NewDecision {
         artifact,
         subject: args.subject,
@@ -127,7 +130,8 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
             );
             request_verdicts::engineer_channels(caller, &terminal)
         };
-        let summary = summary + &outranked_text(&outranked, channels);
+        let summary =
+            summary + &outranked_text(&outranked, channels) + &quoted_text(decision, &given);
         let current = Some(decision.artifact.revision.as_str());
         ToolOutput::new(
             &Saved {
@@ -178,6 +182,27 @@ fn outranked_text(o: &Outranked, channels: impl FnOnce() -> String) -> String {
         text.push('.');
     }
     text
+}
+
+/// What the summary says of the items whose `given` evidence repeated the carried item's word
+/// for word and was kept as the earlier revision's (`at revision …: …`): a value measured
+/// again here in the same words would otherwise pass for the earlier one unsaid.
+fn quoted_text(decision: &Decision, given: &[Option<String>]) -> String {
+    let items: Vec<String> = decision
+        .basis
+        .iter()
+        .zip(given)
+        .enumerate()
+        .filter(|(_, (b, given))| b.evidence != **given)
+        .map(|(i, (b, _))| format!("basis[{i}] {}", quoted(&b.requirement, 60)))
+        .collect();
+    if items.is_empty() {
+        return String::new();
+    }
+    format!(
+        " The evidence of {} repeats the carried item's word for word, so it is kept as the earlier revision's (`at revision sha256:…: …`), not a result of this one; if it was measured again at this revision, state it again saying so (such as \"at this revision: …\").",
+        listed(items.into_iter())
+    )
 }
 
 /// At most five items, then how many more.

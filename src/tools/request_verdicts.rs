@@ -71,7 +71,7 @@ pub fn spec() -> ToolSpec {
         name: NAME,
         title: "Ask the engineer for verdicts",
         description: "Ask the engineer in the host's form to accept or reject basis items of one decision, stored as theirs (via \"elicitation\"), outranking yours. \
-`items`: basis indexes from 0 (default: those with no verdict of theirs, here or carried from an earlier revision; at most 20). Decline or cancel writes nothing. Without a form, its answer names their terminal and the review card; failing those, record their words from chat with remember_decision.",
+`items`: basis indexes from 0 (default: any without their verdict, here or carried; at most 20). Decline or cancel writes nothing. Without a form, its answer names their terminal and the review card; failing those, record their words from chat with remember_decision.",
         input_schema: json!({
             "type": "object",
             "properties": {

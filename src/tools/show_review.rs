@@ -110,6 +110,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     .map_err(|e| match e {
         ResourceError::Storage(m) => ToolError::Storage(m),
         ResourceError::Damaged(finding) => ToolError::Damaged(finding),
+        ResourceError::Internal(m) => ToolError::Internal(m),
         ResourceError::NotFound | ResourceError::InvalidCursor => {
             ToolError::Internal("the review could not be read".into())
         }

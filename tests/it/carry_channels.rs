@@ -125,11 +125,22 @@ fn the_reports_table_labels_a_carried_items_state_and_evidence_as_the_earlier_re
         "{row}"
     );
     // Stated again at revision 2: its own state; the evidence copied word for word from
-    // the carried item is still revision 1's (the hole it measured has moved since).
-    c.ok(
+    // the carried item is still revision 1's (the hole it measured has moved since), and the
+    // answer says so (review4: it said only "Replaced decision …", so a value measured again
+    // at revision 2 with the same words was silently given as revision 1's).
+    let said = c.call(
         "remember_decision",
         json!({"artifact": art_uri(&rev(2), FILE), "subject": "release", "disposition": "hold",
                "basis": [item()]}),
+    );
+    let said = said["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        said.contains("basis[0]")
+            && said.contains("word for word")
+            && said.contains("kept as the earlier revision's"),
+        "{said}"
     );
     let row = first_row(&mut c, &rev(2));
     let cells: Vec<&str> = row.split(" | ").collect();
@@ -141,11 +152,15 @@ fn the_reports_table_labels_a_carried_items_state_and_evidence_as_the_earlier_re
     // Stated with this revision's evidence: its own, unlabelled.
     let mut here = item();
     here["evidence"] = json!("hole 2 centre x=18.0, 8.0 mm centre to edge");
-    c.ok(
+    let said = c.call(
         "remember_decision",
         json!({"artifact": art_uri(&rev(2), FILE), "subject": "release", "disposition": "hold",
                "basis": [here]}),
     );
+    let said = said["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(!said.contains("word for word"), "{said}");
     let row = first_row(&mut c, &rev(2));
     let cells: Vec<&str> = row.split(" | ").collect();
     assert_eq!(cells[3], "satisfied", "{row}");
