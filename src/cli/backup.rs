@@ -50,7 +50,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     // `file` stays open (and locked) until the copy is in place: a temporary file nobody
     // holds is one a killed backup left.
     let mode = file.metadata().map(|m| m.permissions());
-    let made = (|| -> anyhow::Result<()> {
+    let made = (|| -> anyhow::Result<Result<(u64, u64), Vec<String>>> {
         let mode = mode?;
         #[cfg(unix)]
         {
@@ -67,6 +67,18 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             }
         })?;
         std::fs::set_permissions(&tmp, mode)?;
+        // Checked before it is put in place: a copy that fails is never at the target (and
+        // nothing at the target is ever removed). The copy is the database as it was: its
+        // problems are the database's, and the repairs they name are for the database.
+        let mut copy = Store::open_read_only(&tmp).map_err(|e| store_error(target, e))?;
+        let problems = copy
+            .check_of(Some(db))
+            .map_err(|e| store_error(target, e))?;
+        if !problems.is_empty() {
+            return Ok(Err(problems));
+        }
+        let counted = counts(target, &mut copy)?;
+        drop(copy);
         std::fs::hard_link(&tmp, target).or_else(|e| {
             // A file system without hard links: rename (may replace a file created since).
             if target.exists() {
@@ -80,30 +92,24 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
         if let Ok(d) = File::open(&dir) {
             let _ = d.sync_all();
         }
-        Ok(())
+        Ok(Ok(counted))
     })();
-    if let Err(e) = made {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e.context(format!("cannot write the backup {}", shown(target))));
-    }
+    let (records, decisions) = match made {
+        Ok(Ok(counted)) => counted,
+        Ok(Err(problems)) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(anyhow!(
+                "no backup was written: the copy of {} does not pass its check: {}",
+                shown(db),
+                problems.join("; ")
+            ));
+        }
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e.context(format!("cannot write the backup {}", shown(target))));
+        }
+    };
     drop(store);
-    let mut copy = Store::open_read_only(target).map_err(|e| store_error(target, e))?;
-    // The copy is the database as it was: its problems are the database's, and the repairs
-    // they name are for the database.
-    let problems = copy
-        .check_of(Some(db))
-        .map_err(|e| store_error(target, e))?;
-    if !problems.is_empty() {
-        drop(copy);
-        // A file that fails `check` must not be taken for a backup.
-        let _ = std::fs::remove_file(target);
-        return Err(anyhow!(
-            "no backup was written: the copy of {} does not pass its check: {}",
-            shown(db),
-            problems.join("; ")
-        ));
-    }
-    let (records, decisions) = counts(target, &mut copy)?;
     let mut out = io::stdout().lock();
     let written = writeln!(
         out,

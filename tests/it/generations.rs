@@ -335,6 +335,12 @@ fn a_full_text_index_written_by_the_first_builds_after_the_upgrade_fails_check()
     let backup_err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{backup_err}");
     assert!(!copy.exists(), "a backup failing its check was left");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("copy.db"))
+        .collect();
+    assert!(left.is_empty(), "the copy's files were left: {left:?}");
     assert!(
         backup_err.contains("no backup was written")
             && backup_err.contains(&format!(
