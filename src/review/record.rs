@@ -204,6 +204,11 @@ impl Record {
         ["superseded", id, revision]
     }
 
+    /// The id of what revision `revision` said of the feature `id` once a carry moved it on.
+    pub fn snapshot_id(id: &str, revision: &str) -> String {
+        super::id::derive("rec", &Record::snapshot_parts(id, revision))
+    }
+
     /// Whether `self` is the feature `stayed` carried on by a carry `stayed`'s clone had not
     /// seen: one id, `self` carried to another revision, `stayed` still live at the revision
     /// it was carried from (`base`, the revision both stood at before, when known; else the
@@ -226,38 +231,43 @@ impl Record {
     /// copy or an earlier merge, when held), with its mark (else one naming `onward`'s
     /// revision), dated the later of the two. The copy's text gives way to `stayed`'s unless
     /// it is later than `stayed` and not the carry's plain copy (dated its carry): so every
-    /// clone that meets the same versions, in any order, writes the same row.
+    /// clone that meets the same versions, in any order, writes the same row. `None` when
+    /// `snapshot` is not such a copy (its id minted for something else): the statement then
+    /// stays in the history.
     pub fn stated_before_carry(
         stayed: &Record,
         onward: &Record,
         snapshot: Option<&Record>,
-    ) -> Record {
-        let id = super::id::derive(
-            "rec",
-            &Record::snapshot_parts(&stayed.id, &stayed.artifact.revision),
-        );
+    ) -> Option<Record> {
         let Some(s) = snapshot else {
-            return Record {
-                id,
+            return Some(Record {
+                id: Record::snapshot_id(&stayed.id, &stayed.artifact.revision),
                 superseded: Some(Superseded {
                     at: onward.updated_at.clone(),
                     by: onward.artifact.revision.clone(),
                     change: None,
                 }),
                 ..stayed.clone()
-            };
+            });
         };
+        if s.superseded.is_none()
+            || s.name != stayed.name
+            || s.artifact.revision != stayed.artifact.revision
+            || s.artifact.locator() != stayed.artifact.locator()
+        {
+            return None;
+        }
         let plain = s.superseded.as_ref().is_some_and(|m| s.updated_at <= m.at);
         if s.updated_at > stayed.updated_at && !plain {
-            return s.clone();
+            return Some(s.clone());
         }
-        Record {
+        Some(Record {
             id: s.id.clone(),
             superseded: s.superseded.clone(),
             created_at: s.created_at.clone(),
             updated_at: std::cmp::max(&s.updated_at, &stayed.updated_at).clone(),
             ..stayed.clone()
-        }
+        })
     }
 
     /// The record, borrowed.

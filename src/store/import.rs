@@ -200,10 +200,7 @@ fn keep_stayed(
     how: &Written<'_>,
 ) -> Result<(), StoreError> {
     for (statement, onward) in stayed {
-        let id = crate::review::id::derive(
-            "rec",
-            &Record::snapshot_parts(&statement.id, &statement.artifact.revision),
-        );
+        let id = Record::snapshot_id(&statement.id, &statement.artifact.revision);
         let seq: Option<i64> = tx
             .prepare_cached("SELECT seq FROM records WHERE id = ?1")?
             .query_row([&id], |row| row.get(0))
@@ -212,15 +209,9 @@ fn keep_stayed(
             Some(seq) => load_record(tx, seq)?,
             None => None,
         };
-        if copy.as_ref().is_some_and(|c| {
-            c.superseded.is_none()
-                || c.name != statement.name
-                || c.artifact.revision != statement.artifact.revision
-                || c.artifact.locator() != statement.artifact.locator()
-        }) {
+        let Some(kept) = Record::stated_before_carry(statement, onward, copy.as_ref()) else {
             continue;
-        }
-        let kept = Record::stated_before_carry(statement, onward, copy.as_ref());
+        };
         if copy.as_ref() == Some(&kept) {
             continue;
         }

@@ -367,10 +367,7 @@ impl<'a, 't> Apply<'a, 't> {
     /// revision says of the feature: in its superseded copy (the later of the database's and
     /// the folder's, or a new one), written to both sides like any item the sync settles.
     fn keep_stayed(&mut self, stayed: &Record, onward: &Record) -> Result<()> {
-        let id = crate::review::id::derive(
-            "rec",
-            &Record::snapshot_parts(&stayed.id, &stayed.artifact.revision),
-        );
+        let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
         let key = (ItemKind::Record, id.clone());
         let held = self.tx.record(&id)?;
         let filed = match self.entries.get(&key).and_then(|e| e.file.as_ref()) {
@@ -388,15 +385,10 @@ impl<'a, 't> Apply<'a, 't> {
         };
         // The id names something else (a copy made under a minted id): the statement stays in
         // the history and, from the database, in the file of replaced versions.
-        if copy.is_some_and(|c| {
-            c.superseded.is_none()
-                || c.name != stayed.name
-                || c.artifact.revision != stayed.artifact.revision
-                || c.artifact.locator() != stayed.artifact.locator()
-        }) {
+        let Some(kept) = Record::stated_before_carry(stayed, onward, copy) else {
             return Ok(());
-        }
-        let kept = Item::Record(Record::stated_before_carry(stayed, onward, copy));
+        };
+        let kept = Item::Record(kept);
         self.settled.insert(key);
         match held {
             Some(h) if Item::Record(h.clone()) == kept => self.write_file(&kept),

@@ -601,7 +601,7 @@ mod tests {
         // Kept as what A says: the carry's copy (its id, mark and creation) with the text of
         // the statement, dated the later; the same whichever copy is met first.
         let copy = Record {
-            id: crate::review::id::derive("rec", &Record::snapshot_parts("rec_1", REV)),
+            id: Record::snapshot_id("rec_1", REV),
             superseded: Some(Superseded {
                 at: T2.into(),
                 by: b_rev.clone(),
@@ -610,7 +610,7 @@ mod tests {
             updated_at: T2.into(),
             ..base.clone()
         };
-        let kept = Record::stated_before_carry(&edited, &carried, Some(&copy));
+        let kept = Record::stated_before_carry(&edited, &carried, Some(&copy)).unwrap();
         assert_eq!(
             kept,
             Record {
@@ -621,9 +621,9 @@ mod tests {
         );
         assert_eq!(
             Record::stated_before_carry(&edited, &carried, Some(&kept)),
-            kept
+            Some(kept)
         );
-        let alone = Record::stated_before_carry(&edited, &carried, None);
+        let alone = Record::stated_before_carry(&edited, &carried, None).unwrap();
         assert_eq!(
             (alone.id.as_str(), alone.superseded.map(|m| m.by)),
             (copy.id.as_str(), Some(b_rev))

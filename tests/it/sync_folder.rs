@@ -447,44 +447,26 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
     let (a, b) = (artifact("A", "/w/p.step"), artifact("B", "/w/p.step"));
     let basis = json!([{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
                         "faces": ["face:3"]}]);
-    let mut s = Server::start(&one)?;
-    s.call(
-        "remember",
-        json!({"artifact": a, "name": "mating", "entity_ids": ["face:3"],
-                              "note": "original"}),
-    )?
-    .ok()?;
-    s.call(
-        "remember_decision",
-        json!({"artifact": a, "subject": "bore",
-                                       "disposition": "accept", "basis": basis}),
-    )?
-    .ok()?;
+    // What a server on `db` states at A: the feature's note, the decision's disposition.
+    let state_at_a = |db: &Path, note: &str, disposition: &str| -> anyhow::Result<Server> {
+        let mut s = Server::start(db)?;
+        let feature = json!({"artifact": a, "name": "mating", "entity_ids": ["face:3"],
+                             "note": note});
+        s.call("remember", feature)?.ok()?;
+        let decision = json!({"artifact": a, "subject": "bore", "disposition": disposition,
+                              "basis": basis});
+        s.call("remember_decision", decision)?.ok()?;
+        Ok(s)
+    };
+    let mut s = state_at_a(&one, "original", "accept")?;
     ok(review_mcp(&one, &["sync", &folder])?)?;
     ok(review_mcp(&two, &["sync", &folder])?)?;
-    s.call(
-        "carry_forward",
-        json!({"from": a, "to": b,
-                                   "map": [{"from": "face:3", "to": "face:13"}]}),
-    )?
-    .ok()?;
+    let carry = json!({"from": a, "to": b, "map": [{"from": "face:3", "to": "face:13"}]});
+    s.call("carry_forward", carry)?.ok()?;
     s.close()?;
     ok(review_mcp(&one, &["sync", &folder])?)?;
     std::thread::sleep(std::time::Duration::from_millis(5));
-    let mut s = Server::start(&two)?;
-    s.call(
-        "remember",
-        json!({"artifact": a, "name": "mating", "entity_ids": ["face:3"],
-                              "note": "edited at A"}),
-    )?
-    .ok()?;
-    s.call(
-        "remember_decision",
-        json!({"artifact": a, "subject": "bore",
-                                       "disposition": "reject", "basis": basis}),
-    )?
-    .ok()?;
-    s.close()?;
+    state_at_a(&two, "edited at A", "reject")?.close()?;
     let out = ok(review_mcp(&two, &["sync", &folder])?)?;
     assert!(out.contains("a carried feature never moves back"), "{out}");
     for db in [&one, &two, &one, &two] {
