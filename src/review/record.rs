@@ -197,6 +197,79 @@ impl Record {
         }
     }
 
+    /// The parts [`super::id::derive`] makes the id of what revision `revision` said of the
+    /// feature `id` from, once a carry moved the feature on (`carry_forward`'s superseded
+    /// copy): every clone derives the same id.
+    pub fn snapshot_parts<'a>(id: &'a str, revision: &'a str) -> [&'a str; 3] {
+        ["superseded", id, revision]
+    }
+
+    /// The id of what revision `revision` said of the feature `id` once a carry moved it on.
+    pub fn snapshot_id(id: &str, revision: &str) -> String {
+        super::id::derive("rec", &Record::snapshot_parts(id, revision))
+    }
+
+    /// Whether `self` is the feature `stayed` carried on by a carry `stayed`'s clone had not
+    /// seen: one id, `self` carried to another revision, `stayed` still live at the revision
+    /// it was carried from (`base`, the revision both stood at before, when known; else the
+    /// one `self`'s marker names). `stayed` is then a later statement at that revision, and
+    /// the carry stands: taking `stayed` by its time would move the feature back.
+    pub fn carried_past(&self, stayed: &Record, base: Option<&str>) -> bool {
+        let (Some(c), Some(_), Some(_)) = (&self.carried, &self.name, &stayed.name) else {
+            return false;
+        };
+        let old = stayed.artifact.revision.as_str();
+        self.id == stayed.id
+            && self.superseded.is_none()
+            && stayed.superseded.is_none()
+            && self.artifact.revision != old
+            && (base == Some(old) || c.from == old || c.ids_of.as_deref() == Some(old))
+    }
+
+    /// What `stayed`'s revision says of the feature once `onward` carried it on: `stayed`'s
+    /// statement under the id of that revision's superseded copy (`snapshot`, the carry's own
+    /// copy or an earlier merge, when held), with its mark (else one naming `onward`'s
+    /// revision), dated the later of the two. The copy's text gives way to `stayed`'s unless
+    /// it is later than `stayed` and not the carry's plain copy (dated its carry): so every
+    /// clone that meets the same versions, in any order, writes the same row. `None` when
+    /// `snapshot` is not such a copy (its id minted for something else): the statement then
+    /// stays in the history.
+    pub fn stated_before_carry(
+        stayed: &Record,
+        onward: &Record,
+        snapshot: Option<&Record>,
+    ) -> Option<Record> {
+        let Some(s) = snapshot else {
+            return Some(Record {
+                id: Record::snapshot_id(&stayed.id, &stayed.artifact.revision),
+                superseded: Some(Superseded {
+                    at: onward.updated_at.clone(),
+                    by: onward.artifact.revision.clone(),
+                    change: None,
+                }),
+                ..stayed.clone()
+            });
+        };
+        if s.superseded.is_none()
+            || s.name != stayed.name
+            || s.artifact.revision != stayed.artifact.revision
+            || s.artifact.locator() != stayed.artifact.locator()
+        {
+            return None;
+        }
+        let plain = s.superseded.as_ref().is_some_and(|m| s.updated_at <= m.at);
+        if s.updated_at > stayed.updated_at && !plain {
+            return Some(s.clone());
+        }
+        Some(Record {
+            id: s.id.clone(),
+            superseded: s.superseded.clone(),
+            created_at: s.created_at.clone(),
+            updated_at: std::cmp::max(&s.updated_at, &stayed.updated_at).clone(),
+            ..stayed.clone()
+        })
+    }
+
     /// The record, borrowed.
     pub fn borrowed(&self) -> RecordRef<'_> {
         RecordRef {

@@ -762,7 +762,12 @@ fn carry_in(
                 }
                 let snap_seq = next_seq(tx)?;
                 let snapshot = Record {
-                    id: free_id(tx, "rec", &["superseded", &r.id, &from.revision], snap_seq)?,
+                    id: free_id(
+                        tx,
+                        "rec",
+                        &Record::snapshot_parts(&r.id, &from.revision),
+                        snap_seq,
+                    )?,
                     ..old
                 };
                 write_record(tx, None, &snapshot, snap_seq)?;

@@ -93,10 +93,16 @@ fn held_mark<T: Clone>(
     Some(kept)
 }
 
+/// A feature's statement at a revision a carry moved it on from, made in a clone that had not
+/// seen the carry ([`Record::carried_past`]), and the carried feature: kept once every line is
+/// in, as what that revision says of the feature.
+type Stayed = (Record, Record);
+
 fn import_record(
     tx: &Transaction<'_>,
     r: &Record,
     how: &Written<'_>,
+    stayed: &mut Vec<Stayed>,
 ) -> Result<Outcome, StoreError> {
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
@@ -145,12 +151,27 @@ fn import_record(
             r.id
         )));
     }
-    let outcome = judge(holder.as_ref(), &r.updated_at);
+    let held = match &holder {
+        Some(h) => load_record(tx, h.rid)?,
+        None => None,
+    };
+    // A carry stands against a statement at the revision it carried the feature from, made
+    // where it was not seen, whatever their times: that statement is kept at its revision.
+    let mut outcome = judge(holder.as_ref(), &r.updated_at);
+    if let Some(held) = &held {
+        if r.carried_past(held, None) {
+            stayed.push((held.clone(), r.clone()));
+            outcome = Outcome::Replaced;
+        } else if held.carried_past(r, None) {
+            stayed.push((r.clone(), held.clone()));
+            return Ok(Outcome::Unchanged);
+        }
+    }
     if outcome != Outcome::Unchanged {
         // The winner takes the holder's row, seq included (its own id), so nothing else
         // moves, as when a tool replaces.
         let (seq, old) = match &holder {
-            Some(h) => (h.seq, load_record(tx, h.rid)?),
+            Some(h) => (h.seq, held),
             None => (next_seq(tx)?, None),
         };
         let kept = held_mark(r, old.as_ref().and_then(|o| o.superseded.as_ref()), |r| {
@@ -159,8 +180,49 @@ fn import_record(
         let r = kept.as_ref().unwrap_or(r);
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
+    } else if let (Some(h), Some(old)) = (&holder, held.filter(|o| o.id == r.id)) {
+        // The database's version is kept: it takes the line's mark, as sync's merge keeps it.
+        if let Some(marked) = held_mark(&old, r.superseded.as_ref(), |r| &mut r.superseded) {
+            write_record(tx, Some(h.rid), &marked, h.seq)?;
+            history::transferred_record(tx, how, Some(&old), &marked)?;
+        }
     }
     Ok(outcome)
+}
+
+/// Keeps each of `stayed` as what its revision says of its feature
+/// ([`Record::stated_before_carry`]): in the superseded copy of that revision the database
+/// holds (the carry's, or an import's), else a new one. A copy's id held by another record
+/// (minted, not derived) leaves the statement to the history.
+fn keep_stayed(
+    tx: &Transaction<'_>,
+    stayed: &[Stayed],
+    how: &Written<'_>,
+) -> Result<(), StoreError> {
+    for (statement, onward) in stayed {
+        let id = Record::snapshot_id(&statement.id, &statement.artifact.revision);
+        let seq: Option<i64> = tx
+            .prepare_cached("SELECT seq FROM records WHERE id = ?1")?
+            .query_row([&id], |row| row.get(0))
+            .optional()?;
+        let copy = match seq {
+            Some(seq) => load_record(tx, seq)?,
+            None => None,
+        };
+        let Some(kept) = Record::stated_before_carry(statement, onward, copy.as_ref()) else {
+            continue;
+        };
+        if copy.as_ref() == Some(&kept) {
+            continue;
+        }
+        let at = match seq {
+            Some(seq) => seq,
+            None => next_seq(tx)?,
+        };
+        write_record(tx, seq, &kept, at)?;
+        history::transferred_record(tx, how, copy.as_ref(), &kept)?;
+    }
+    Ok(())
 }
 
 fn import_decision(
@@ -225,9 +287,11 @@ fn import_decision(
     } else if let Some(h) = &holder
         && let Some(old) = load_decision(tx, h.rid)?.filter(|o| o.id == d.id)
     {
-        // The database's version is kept: it takes what the line's carry sent to re-verify.
-        let mut held = old.clone();
-        if keep_reverify(&mut held, d) > 0 {
+        // The database's version is kept: it takes what the line's carry sent to re-verify,
+        // and the line's mark (a restated decision at a revision carried on stays superseded).
+        let mut held = held_mark(&old, d.superseded.as_ref(), |d| &mut d.superseded)
+            .unwrap_or_else(|| old.clone());
+        if keep_reverify(&mut held, d) > 0 || held.superseded != old.superseded {
             write_decision(tx, Some(h.rid), &held, h.seq)?;
             history::transferred_decision(tx, how, Some(&old), Some(&held))?;
         }
@@ -316,11 +380,13 @@ impl Store {
             at: &at,
             author: author.as_deref(),
         };
+        let mut stayed = Vec::new();
         source.records(&mut |r| {
             check_imported_record(&r)?;
-            summary.count(import_record(&tx, &r, &how)?);
+            summary.count(import_record(&tx, &r, &how, &mut stayed)?);
             Ok(())
         })?;
+        keep_stayed(&tx, &stayed, &how)?;
         let mut i = 0;
         source.decisions(&mut |d| {
             check_imported_decision(i, &d)?;
@@ -429,6 +495,7 @@ mod tests {
     use super::super::fixtures::{self, T1, T2, T3};
     use super::*;
     use crate::review::BasisItem;
+    use crate::store::NewRecord;
 
     fn feature(id: &str, name: &str, updated: &str, note: &str) -> Record {
         Record {
@@ -461,6 +528,86 @@ mod tests {
         let mut s = Store::open_in_memory().unwrap();
         s.import(records, decisions).unwrap();
         s
+    }
+
+    /// Regression (found by an audit): a clone that had not seen a carry of revision A to B
+    /// stated the feature "mating" again at A; importing the carry's export took that later
+    /// statement by its time, and the feature moved back from B to A (B lost it). A restated
+    /// decision at A stayed live beside the carried one. Now, in both directions, the carried
+    /// feature stays at B, the statement at A is what A says of it (superseded), the decision
+    /// at A stays superseded, and the two databases hold the same items.
+    #[test]
+    fn a_carried_feature_is_not_moved_back_by_a_statement_at_its_old_revision() {
+        use crate::review::carry::EntityMap;
+        use crate::store::{CarryPlan, NewDecision, StoreError};
+        let at = |n: u8| crate::review::Artifact {
+            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
+            ..fixtures::artifact(Some("file:///p.step"))
+        };
+        let mating = |note: &str| NewRecord {
+            artifact: at(10),
+            name: Some("mating".into()),
+            note: Some(note.into()),
+            tags: vec![],
+            entity_ids: vec!["face:3".into()],
+            id_scheme: "opaque".into(),
+        };
+        let bore = |disposition: &str| NewDecision {
+            artifact: at(10),
+            subject: "bore".into(),
+            disposition: disposition.into(),
+            summary: None,
+            basis: vec![BasisItem::stated("Bore 12H7")],
+        };
+        let export = |s: &mut Store| (s.all_records().unwrap(), s.all_decisions().unwrap());
+        let mut one = Store::open_in_memory().unwrap();
+        one.remember(&mating("original")).unwrap();
+        one.remember_decision(&bore("accept")).unwrap();
+        let mut two = Store::open_in_memory().unwrap();
+        let (r, d) = export(&mut one);
+        two.import(&r, &d).unwrap();
+        let plan = CarryPlan {
+            from: at(10),
+            to: at(11),
+            map: EntityMap::new(&[("face:3".into(), "face:13".into())], &[]).unwrap(),
+            change: None,
+        };
+        one.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        two.remember(&mating("edited at A")).unwrap();
+        two.remember_decision(&bore("reject")).unwrap();
+        let (r1, d1) = export(&mut one);
+        let (r2, d2) = export(&mut two);
+        two.import(&r1, &d1).unwrap();
+        one.import(&r2, &d2).unwrap();
+        for (name, s) in [("one", &mut one), ("two", &mut two)] {
+            let records = s.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{name}: {records:?}");
+            assert_eq!(
+                live[0].artifact.revision,
+                at(11).revision,
+                "{name}: stays at B"
+            );
+            assert_eq!(live[0].entity_ids, ["face:13"], "{name}");
+            let old: Vec<_> = records.iter().filter(|r| r.superseded.is_some()).collect();
+            assert_eq!(old.len(), 1, "{name}: {records:?}");
+            assert_eq!(old[0].artifact.revision, at(10).revision, "{name}");
+            assert_eq!(
+                old[0].note.as_deref(),
+                Some("edited at A"),
+                "{name}: kept at A"
+            );
+            let decisions = s.all_decisions().unwrap();
+            let live: Vec<_> = decisions
+                .iter()
+                .filter(|d| d.superseded.is_none())
+                .collect();
+            assert_eq!(live.len(), 1, "{name}: {decisions:?}");
+            assert_eq!(live[0].artifact.revision, at(11).revision, "{name}");
+        }
+        assert_eq!(export(&mut one), export(&mut two), "the same items in both");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::owned::step;
 use super::run::{Counts, Entries, Entry};
 use super::saved::{NAMED, Saver};
 use super::{Action, Hash, Item, ItemKind, Result, hash, shown};
-use crate::review::Decision;
+use crate::review::{Decision, Record};
 use crate::store::{Store, SyncTx};
 
 /// How many files are written (and fsynced) at once: the file system commits concurrent
@@ -281,6 +281,9 @@ impl<'a, 't> Apply<'a, 't> {
                 if let Some(c) = resolved.conflict {
                     self.counts.conflicts.push(c);
                 }
+                if let (Some(stayed), Item::Record(onward)) = (&resolved.stayed, &resolved.item) {
+                    self.keep_stayed(stayed, onward)?;
+                }
                 if resolved.item.text() != db.text() {
                     // The database's version a conflict replaced, kept with the deleted
                     // items: an edit made here and never synced exists nowhere else.
@@ -357,6 +360,40 @@ impl<'a, 't> Apply<'a, 't> {
             self.counts.conflicts.push(c);
         }
         Ok(r.item)
+    }
+
+    /// Keeps `stayed`, a feature's statement at the revision a carry moved it on from, made
+    /// in a clone that had not seen the carry ([`merge::Resolved::stayed`]), as what that
+    /// revision says of the feature: in its superseded copy (the later of the database's and
+    /// the folder's, or a new one), written to both sides like any item the sync settles.
+    fn keep_stayed(&mut self, stayed: &Record, onward: &Record) -> Result<()> {
+        let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
+        let key = (ItemKind::Record, id.clone());
+        let held = self.tx.record(&id)?;
+        let filed = match self.entries.get(&key).and_then(|e| e.file.as_ref()) {
+            Some((_, Some(item))) => match item.as_ref() {
+                Item::Record(r) => Some(r),
+                Item::Decision(_) => None,
+            },
+            _ => None,
+        };
+        let copy = match (held.as_ref(), filed) {
+            (Some(h), Some(f)) => Some(std::cmp::max_by(h, f, |a, b| {
+                a.updated_at.cmp(&b.updated_at)
+            })),
+            (h, f) => h.or(f),
+        };
+        // The id names something else (a copy made under a minted id): the statement stays in
+        // the history and, from the database, in the file of replaced versions.
+        let Some(kept) = Record::stated_before_carry(stayed, onward, copy) else {
+            return Ok(());
+        };
+        let kept = Item::Record(kept);
+        self.settled.insert(key);
+        match held {
+            Some(h) if Item::Record(h.clone()) == kept => self.write_file(&kept),
+            h => self.import(&kept, h.map(Item::Record).as_ref()),
+        }
     }
 
     /// The database's version of an item whose hash the sync read as `h`: the transaction

@@ -576,7 +576,15 @@ pub fn merge_files(
         )
     })?;
     write_atomic(ours, &resolved.item.text())?;
-    Ok(resolved.conflict.map(named))
+    // The driver writes this one file: a statement a carry stood against is kept at its
+    // revision by the next sync of the database that made it.
+    let later = match resolved.stayed {
+        Some(_) => {
+            " (by the next sync of the database that made it: merge-file writes this file only)"
+        }
+        None => "",
+    };
+    Ok(resolved.conflict.map(|c| named(format!("{c}{later}"))))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use crate::review::decision::AUTHOR_SHOWN;
 use crate::review::outrank::{
     keep_engineer_verdicts, keep_reverify, outranks, pair_by_requirement,
 };
-use crate::review::{BasisItem, Decision, Meaning, Verdict};
+use crate::review::{BasisItem, Decision, Meaning, Record, Verdict};
 
 /// One side of a merge: its version and what the report calls it (`database`, `ours`).
 #[derive(Debug, Clone, Copy)]
@@ -43,6 +43,10 @@ pub struct Resolved {
     pub conflict: Option<String>,
     /// What the rule did to the engineer's verdicts (also in `conflict`).
     pub notes: Vec<String>,
+    /// A feature's statement at a revision that the kept version carried it on from
+    /// ([`Record::carried_past`]): not taken for the item, it is to be kept as what that
+    /// revision says of the feature ([`Record::stated_before_carry`]).
+    pub stayed: Option<Record>,
 }
 
 impl Resolved {
@@ -52,6 +56,7 @@ impl Resolved {
             item: item.clone(),
             conflict: None,
             notes: Vec::new(),
+            stayed: None,
         }
     }
 
@@ -65,6 +70,7 @@ impl Resolved {
             item,
             conflict: Some(report),
             notes,
+            stayed: None,
         }
     }
 }
@@ -259,6 +265,9 @@ pub fn both_changed(
     ours_text: &str,
     theirs_text: &str,
 ) -> Resolved {
+    if let Some(r) = carried_past(base, ours, theirs) {
+        return r;
+    }
     let ours_wins = (ours.item.updated_at(), ours_text) > (theirs.item.updated_at(), theirs_text);
     let (winner, loser) = if ours_wins {
         (ours, theirs)
@@ -302,6 +311,50 @@ pub fn both_changed(
         winner.name,
     );
     Resolved::conflict(item, report, notes)
+}
+
+/// A feature one side carried on to another revision while the other side, which had not seen
+/// the carry, stated it again at the revision it was carried from: the carry stands whatever
+/// the times (the later statement would move the feature back, and the carried revision would
+/// lose it), and the statement is handed back as [`Resolved::stayed`], to be kept as what its
+/// revision says of the feature. `None`: not such a pair.
+fn carried_past(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Option<Resolved> {
+    let (Item::Record(o), Item::Record(t)) = (ours.item, theirs.item) else {
+        return None;
+    };
+    let base = match base {
+        Some(Item::Record(b)) => Some(b.artifact.revision.as_str()),
+        _ => None,
+    };
+    let (onward, stayed, kept, other) = if o.carried_past(t, base) {
+        (o, t, ours, theirs)
+    } else if t.carried_past(o, base) {
+        (t, o, theirs, ours)
+    } else {
+        return None;
+    };
+    let report = format!(
+        "record {} changed on both sides: the {} version carried it to revision {}, the {} \
+         version (of {}{}) states it again at revision {}, which that carry superseded; kept \
+         the {} version (a carried feature never moves back), and the {} version's statement \
+         as what revision {} says of it (superseded)",
+        o.id,
+        kept.name,
+        onward.artifact.revision,
+        other.name,
+        stayed.updated_at,
+        author_of(other.item),
+        stayed.artifact.revision,
+        kept.name,
+        other.name,
+        stayed.artifact.revision,
+    );
+    Some(Resolved {
+        item: kept.item.clone(),
+        conflict: Some(report),
+        notes: Vec::new(),
+        stayed: Some(stayed.clone()),
+    })
 }
 
 /// A revision carried on stays carried on: the winner of a merge keeps the loser's
@@ -495,6 +548,91 @@ mod tests {
             Item::Decision(d) => &d.basis,
             Item::Record(_) => &[],
         }
+    }
+
+    /// Regression (found by an audit): one clone carried the feature "mating" from revision
+    /// A (face:3) to B (face:13); another, which had not seen the carry, stated it again at A
+    /// later. The later version won the merge: the feature moved back to A and B lost it.
+    /// Now the carried version is kept, whichever side and whatever the times, and the
+    /// statement at A is handed back to be kept as what A says of the feature, with the mark
+    /// of the carry's copy and its text, in every order of meeting them.
+    #[test]
+    fn a_carried_feature_is_not_moved_back_by_a_later_statement_at_its_old_revision() {
+        use crate::review::carry::{Carried, CarryState, Superseded};
+        let b_rev = format!("sha256:{}", "b".repeat(64));
+        let at_a = |updated: &str, note: &str| Record {
+            entity_ids: vec!["face:3".into()],
+            note: Some(note.into()),
+            ..fixtures::feature("rec_1", "mating", updated)
+        };
+        let base = at_a(T1, "original");
+        let mut carried = Record {
+            entity_ids: vec!["face:13".into()],
+            carried: Some(Carried {
+                changed: vec![],
+                from: REV.into(),
+                ids_of: None,
+                state: CarryState::Inherited,
+                unmapped: vec![],
+                verdict: None,
+            }),
+            ..at_a(T2, "original")
+        };
+        carried.artifact.revision.clone_from(&b_rev);
+        let edited = at_a(T3, "edited at A");
+        let (b, c, e) = (
+            Item::Record(base.clone()),
+            Item::Record(carried.clone()),
+            Item::Record(edited.clone()),
+        );
+        for (ours, theirs) in [(&e, &c), (&c, &e)] {
+            for base in [Some(&b), None] {
+                let r = resolve(base, side(ours, "ours"), side(theirs, "theirs")).unwrap();
+                assert_eq!(r.item, c, "the carry stands");
+                assert_eq!(
+                    r.stayed.as_ref(),
+                    Some(&edited),
+                    "the statement at A is kept"
+                );
+                let report = r.conflict.unwrap();
+                assert!(report.contains("never moves back"), "{report}");
+            }
+        }
+        // Kept as what A says: the carry's copy (its id, mark and creation) with the text of
+        // the statement, dated the later; the same whichever copy is met first.
+        let copy = Record {
+            id: Record::snapshot_id("rec_1", REV),
+            superseded: Some(Superseded {
+                at: T2.into(),
+                by: b_rev.clone(),
+                change: Some("ECO-1".into()),
+            }),
+            updated_at: T2.into(),
+            ..base.clone()
+        };
+        let kept = Record::stated_before_carry(&edited, &carried, Some(&copy)).unwrap();
+        assert_eq!(
+            kept,
+            Record {
+                note: Some("edited at A".into()),
+                updated_at: T3.into(),
+                ..copy.clone()
+            }
+        );
+        assert_eq!(
+            Record::stated_before_carry(&edited, &carried, Some(&kept)),
+            Some(kept)
+        );
+        let alone = Record::stated_before_carry(&edited, &carried, None).unwrap();
+        assert_eq!(
+            (alone.id.as_str(), alone.superseded.map(|m| m.by)),
+            (copy.id.as_str(), Some(b_rev))
+        );
+        // Not such a pair: a version carried elsewhere from another revision, or the same
+        // revision on both sides, is merged by time as before.
+        let same_rev = Item::Record(at_a(T2, "other"));
+        let r = resolve(Some(&b), side(&e, "ours"), side(&same_rev, "theirs")).unwrap();
+        assert_eq!((r.item, r.stayed), (e.clone(), None));
     }
 
     #[test]

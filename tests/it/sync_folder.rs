@@ -426,3 +426,94 @@ fn ids_that_are_no_file_name_on_every_system_refuse_the_sync() -> anyhow::Result
     ensure!(snapshot(&folder)?.len() == 5);
     Ok(())
 }
+
+/// Regression (found by an audit): one database carried revision A of a part to B (face:3 to
+/// face:13); a second, synced to the same folder, had not seen the carry and stated the
+/// feature "mating" again at A, and restated the decision "bore" there. Its sync took the
+/// later statement by its time: the feature moved back from B to A, B lost it, and only a
+/// conflict line was shown. Now the feature stays at B, the statement at A is kept as what
+/// A says of it (superseded), the decision at A stays superseded, and after a second sync
+/// in each the two databases hold the same items.
+#[test]
+fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
+-> anyhow::Result<()> {
+    use crate::support::artifact;
+    use crate::support::client::Server;
+    use serde_json::{Value, json};
+    let dir = TempDir::new("sync-carryback")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder = dir.join("review");
+    let folder = folder.to_string_lossy();
+    let (a, b) = (artifact("A", "/w/p.step"), artifact("B", "/w/p.step"));
+    let basis = json!([{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                        "faces": ["face:3"]}]);
+    // What a server on `db` states at A: the feature's note, the decision's disposition.
+    let state_at_a = |db: &Path, note: &str, disposition: &str| -> anyhow::Result<Server> {
+        let mut s = Server::start(db)?;
+        let feature = json!({"artifact": a, "name": "mating", "entity_ids": ["face:3"],
+                             "note": note});
+        s.call("remember", feature)?.ok()?;
+        let decision = json!({"artifact": a, "subject": "bore", "disposition": disposition,
+                              "basis": basis});
+        s.call("remember_decision", decision)?.ok()?;
+        Ok(s)
+    };
+    let mut s = state_at_a(&one, "original", "accept")?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    let carry = json!({"from": a, "to": b, "map": [{"from": "face:3", "to": "face:13"}]});
+    s.call("carry_forward", carry)?.ok()?;
+    s.close()?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    state_at_a(&two, "edited at A", "reject")?.close()?;
+    let out = ok(review_mcp(&two, &["sync", &folder])?)?;
+    assert!(out.contains("a carried feature never moves back"), "{out}");
+    for db in [&one, &two, &one, &two] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    let items = |db: &Path| -> anyhow::Result<Vec<Value>> {
+        let text = export(db)?;
+        let mut lines = Vec::new();
+        for l in text.lines() {
+            let v: Value = serde_json::from_str(l)?;
+            if v.get("event").is_none() {
+                lines.push(v);
+            }
+        }
+        Ok(lines)
+    };
+    let (rev_a, rev_b) = (&a["revision"], &b["revision"]);
+    for db in [&one, &two] {
+        let all = items(db)?;
+        let of = |kind: &str, live: bool| -> Vec<&Value> {
+            all.iter()
+                .filter_map(|v| v.get(kind))
+                .filter(|x| x.get("superseded").is_none() == live)
+                .collect()
+        };
+        let (live, old) = (of("record", true), of("record", false));
+        ensure!(live.len() == 1 && old.len() == 1, "{all:?}");
+        ensure!(
+            &live[0]["artifact"]["revision"] == rev_b,
+            "stays at B: {all:?}"
+        );
+        ensure!(live[0]["entity_ids"] == json!(["face:13"]), "{all:?}");
+        ensure!(&old[0]["artifact"]["revision"] == rev_a, "{all:?}");
+        ensure!(
+            old[0]["note"] == "edited at A",
+            "the statement at A is kept: {all:?}"
+        );
+        let live = of("decision", true);
+        ensure!(
+            live.len() == 1 && &live[0]["artifact"]["revision"] == rev_b,
+            "{all:?}"
+        );
+        ensure!(
+            of("decision", false)[0]["disposition"] == "reject",
+            "{all:?}"
+        );
+    }
+    ensure!(items(&one)? == items(&two)?, "the same items in both");
+    Ok(())
+}
