@@ -229,7 +229,9 @@ impl RevisionView {
             }
             let accepted = count_verdicts(d, "accepted");
             let rejected = count_verdicts(d, "rejected");
-            let pending = d.basis.len() - accepted - rejected;
+            // Awaiting the engineer: no verdict of theirs (none, or the assistant's relayed
+            // one), as `request_verdicts` and the terminal count them.
+            let pending = d.basis.iter().filter(|b| b.awaits_engineer()).count();
             let engineer = d
                 .basis
                 .iter()

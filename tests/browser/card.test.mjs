@@ -1014,8 +1014,8 @@ test("card_names_on_a_carried_item_the_verdict_its_old_revision_got_after_the_ca
 
 test("card_counts_a_verdict_the_assistant_relayed_as_the_report_does", async () => {
   // The card said "1 accepted, 0 awaiting the engineer" of an item whose only verdict the
-  // assistant relayed; the report (and the terminal, which asks it again) do not count that
-  // one as the engineer's.
+  // assistant relayed; the report (and the terminal and request_verdicts, which ask it again)
+  // do not count that one as the engineer's: both items await the engineer.
   const rev = "sha256:" + "7".repeat(64);
   await server.call("remember_decision", {
     artifact: artifact(rev), subject: "relayed", disposition: "hold",
@@ -1024,7 +1024,7 @@ test("card_counts_a_verdict_the_assistant_relayed_as_the_report_does", async () 
   });
   const shown = await server.call("show_review", { artifact: artifact(rev) });
   const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
-  await card.getByText(/^Verdicts: 1 accepted, 0 rejected \(0 given by the engineer, 1 relayed by the assistant\), 1 awaiting the engineer\./).waitFor();
+  await card.getByText(/^Verdicts: 1 accepted, 0 rejected \(0 given by the engineer, 1 relayed by the assistant\), 2 awaiting the engineer\./).waitFor();
   await page.close();
 });
 

@@ -193,8 +193,10 @@ fn read_report_is_markdown_with_basis_table_questions_verdicts_and_stale() {
         ),
         "{md}"
     );
+    // Regression (review4): the relayed item counted as judged, "1 awaiting the engineer",
+    // though `request_verdicts` and the terminal ask about both: no verdict of the engineer's.
     assert!(
-        md.contains("Verdicts: 1 accepted, 0 rejected (0 given by the engineer, 1 relayed by the assistant), 1 awaiting the engineer."),
+        md.contains("Verdicts: 1 accepted, 0 rejected (0 given by the engineer, 1 relayed by the assistant), 2 awaiting the engineer."),
         "{md}"
     );
     assert!(md.contains("## Open questions\n\n- **release** (unresolved, drawing): Bore H7. Question: Which fit?"), "{md}");
