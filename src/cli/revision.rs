@@ -20,7 +20,9 @@ pub(super) fn of_target(target: &Path) -> Result<(String, Option<&Path>), String
         Ok(r) => Ok((r, Some(target))),
         Err(e) => {
             let shown = shown(target);
-            Err(if shown.starts_with("sha256:") {
+            // Any case, after pasted spaces: `SHA256:…` is no file name either.
+            let prefix = shown.trim_start().get(..7).map(str::to_ascii_lowercase);
+            Err(if prefix.as_deref() == Some("sha256:") {
                 format!(
                     "'{shown}' is not a revision (sha256:<64 lowercase hex>; `review-mcp \
                      revision FILE` prints a file's) nor a file ({e})"

@@ -490,7 +490,10 @@ fn a_mistyped_revision_is_named_as_one_not_as_a_missing_file() -> Result<()> {
     let dir = TempDir::new("channel-terminal-mistyped")?;
     let db = dir.join("review.db");
     Server::start(&db)?.close()?;
-    for target in ["sha256:94ff…", "sha256:ABC"] {
+    // Regression (review4): an upper-case prefix or a pasted leading space was "no such file".
+    let full = format!("SHA256:{}", "a".repeat(64));
+    let spaced = format!(" sha256:{}", "a".repeat(64));
+    for target in ["sha256:94ff…", "sha256:ABC", &full, &spaced] {
         let (shown, ok) = in_terminal(&db, None, target, &[], "pty")?;
         ensure!(!ok, "{target}: {shown}");
         ensure!(
