@@ -666,6 +666,31 @@ fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_
     assert!(recalled.get("verdicts_after_carry").is_none(), "{recalled}");
 }
 
+/// A client on a new file (in the directory it returns, named `name`) where decision "bore"
+/// of `basis` (on face:3) was stated at revision 1, its item 0 accepted by Ada in her
+/// terminal, then carried to revision 2 (face:3 to face:13).
+fn accepted_then_carried(
+    name: &str,
+    basis: serde_json::Value,
+) -> (crate::support::TempDir, Client) {
+    use review_mcp::store::Store;
+    let dir = crate::support::TempDir::new(name).unwrap();
+    let db = dir.join("a.db");
+    let r = |n: usize| art_uri(&rev(n), FILE);
+    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
+    let d = c.ok(
+        "remember_decision",
+        json!({"artifact": r(1), "subject": "bore", "disposition": "hold", "basis": basis}),
+    );
+    let id = d["decision"]["id"].as_str().unwrap().to_string();
+    accepted_in_the_terminal(&db, &id, 0);
+    c.ok(
+        "carry_forward",
+        json!({"from": r(1), "to": r(2), "map": [{"from": "face:3", "to": "face:13"}]}),
+    );
+    (dir, c)
+}
+
 /// Records Ada's acceptance, given in her terminal, of basis item `index` of decision `id`.
 fn accepted_in_the_terminal(db: &std::path::Path, id: &str, index: usize) {
     use review_mcp::review::{Judgement, Verdict, Via};
@@ -690,24 +715,10 @@ fn accepted_in_the_terminal(db: &std::path::Path, id: &str, index: usize) {
 /// item's history, through two carries, and nothing is named "after the carry".
 #[test]
 fn a_verdict_given_before_the_carry_is_not_named_after_it() {
-    use review_mcp::store::Store;
-
-    use crate::support::TempDir;
-
-    let dir = TempDir::new("carry-early-verdict").unwrap();
-    let db = dir.join("a.db");
     let r = |n: usize| art_uri(&rev(n), FILE);
-    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
-    let d = c.ok(
-        "remember_decision",
-        json!({"artifact": r(1), "subject": "bore", "disposition": "hold", "basis": [
-            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]}),
-    );
-    let id = d["decision"]["id"].as_str().unwrap().to_string();
-    accepted_in_the_terminal(&db, &id, 0);
-    c.ok(
-        "carry_forward",
-        json!({"from": r(1), "to": r(2), "map": [{"from": "face:3", "to": "face:13"}]}),
+    let (_dir, mut c) = accepted_then_carried(
+        "carry-early-verdict",
+        json!([{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]}]),
     );
     c.ok(
         "carry_forward",
@@ -729,25 +740,12 @@ fn a_verdict_given_before_the_carry_is_not_named_after_it() {
 /// one nobody judged is asked about as any unjudged item is.
 #[test]
 fn an_inherited_item_nobody_judged_is_asked_about() {
-    use review_mcp::store::Store;
-
-    use crate::support::TempDir;
-
-    let dir = TempDir::new("carry-unjudged").unwrap();
-    let db = dir.join("a.db");
     let r = |n: usize| art_uri(&rev(n), FILE);
-    let mut c = Client::new(Store::open(&db).unwrap(), ERAS[2]);
-    let d = c.ok(
-        "remember_decision",
-        json!({"artifact": r(1), "subject": "bore", "disposition": "hold", "basis": [
+    let (_dir, mut c) = accepted_then_carried(
+        "carry-unjudged",
+        json!([
             {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:3"]},
-            {"requirement": "Ra 1.6", "source": "model-pmi", "state": "satisfied", "faces": ["face:3"]}]}),
-    );
-    let id = d["decision"]["id"].as_str().unwrap().to_string();
-    accepted_in_the_terminal(&db, &id, 0);
-    c.ok(
-        "carry_forward",
-        json!({"from": r(1), "to": r(2), "map": [{"from": "face:3", "to": "face:13"}]}),
+            {"requirement": "Ra 1.6", "source": "model-pmi", "state": "satisfied", "faces": ["face:3"]}]),
     );
     let asked = c.request_declaring(
         "tools/call",
