@@ -499,7 +499,7 @@ impl Server {
             );
             self.ended.extend(ended);
             if let Err(e) = self.watch.arm(self.service.store()) {
-                log::warn!("watching for changes: {e}");
+                watch_failed(&e);
             }
             return Outgoing::Response(Response::result(id, result));
         }
@@ -521,7 +521,7 @@ impl Server {
                             tracked = tracked.and_then(|()| self.watch.track(store, uri));
                         }
                         if let Err(e) = tracked {
-                            log::warn!("watching for changes: {e}");
+                            watch_failed(&e);
                         }
                         self.streams.push((id, interest));
                         Outgoing::Notification(ack)
@@ -607,6 +607,17 @@ impl Server {
 }
 
 /// Writes `messages` in order, one line each.
+/// A look at the change counter that failed when watching began. Another process's lock is
+/// no fault (the look does not wait for it, and the first poll starts the watch instead):
+/// only anything else is a warning.
+fn watch_failed(e: &crate::store::StoreError) {
+    if e.is_locked() {
+        log::debug!("watching for changes: {e}");
+    } else {
+        log::warn!("watching for changes: {e}");
+    }
+}
+
 fn write_lines<W: Write>(output: &mut W, messages: Vec<Outgoing>) -> io::Result<()> {
     for message in messages {
         framing::write_line(output, message.into_line())?;

@@ -74,9 +74,11 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// Another process held the write lock for longer than the busy timeout.
+    /// Another process held the lock for as long as the statement waited: the busy timeout,
+    /// or nothing at all for a look that does not wait (see `open::without_waiting`).
     Locked {
         path: PathBuf,
+        waited: std::time::Duration,
     },
     /// The file's journal mode cannot be set: switching a file of the previous version from
     /// its rollback journal to WAL needs a moment when no other process reads or writes it.
@@ -222,11 +224,16 @@ impl std::fmt::Display for StoreError {
                 "cannot open {} for writing ({source}); a server needs it writable: check the file's permissions and attributes (lsattr) and that its file system is mounted read-write. `review-mcp export`, `check` and `backup` work on a read-only file",
                 path.display()
             ),
-            StoreError::Locked { path } => write!(
+            StoreError::Locked { path, waited } if waited.is_zero() => write!(
+                f,
+                "{} was locked by another process (a write in progress, or a program holding it locked), and this look does not wait for it: the next one tries again",
+                path.display()
+            ),
+            StoreError::Locked { path, waited } => write!(
                 f,
                 "{} stayed locked by another process for more than {} ms: another program holds it locked (a `sqlite3` shell or a database browser with unsaved changes or a write transaction open, a program in exclusive locking mode, a `review-mcp import` or `sync` still running); try again once it has finished, or close it",
                 path.display(),
-                BUSY_TIMEOUT.as_millis()
+                waited.as_millis()
             ),
             StoreError::JournalBusy { path } => write!(
                 f,
@@ -301,6 +308,16 @@ impl StoreError {
         match self {
             StoreError::Sqlite(e) if is_damage(e) => Some(e.to_string()),
             _ => None,
+        }
+    }
+
+    /// Whether another process's lock stopped it (SQLite's busy or locked): a look that does
+    /// not wait meets one whenever another process writes.
+    pub fn is_locked(&self) -> bool {
+        match self {
+            StoreError::Sqlite(e) => super::open::is_busy(e),
+            StoreError::Locked { .. } => true,
+            _ => false,
         }
     }
 

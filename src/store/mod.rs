@@ -158,6 +158,7 @@ impl Store {
             .map_err(|e| match disk {
                 Some(d) if open::is_busy(&e) => StoreError::Locked {
                     path: d.path.clone(),
+                    waited: open::patience(),
                 },
                 _ => e.into(),
             })?;

@@ -561,6 +561,7 @@ fn connect(path: &Path, journal: Journal) -> Result<(Connection, Identity), Stor
     let named = |e: StoreError| match e {
         StoreError::Sqlite(source) if is_busy(&source) => StoreError::Locked {
             path: path.to_path_buf(),
+            waited: patience,
         },
         StoreError::Sqlite(source) => StoreError::opening(path, source),
         other => other,
@@ -680,6 +681,11 @@ thread_local! {
     /// inside [`without_waiting`]. SQLite calls the handler on the thread running the
     /// statement, so a thread-local is exactly the statement's setting.
     static PATIENCE: Cell<Duration> = const { Cell::new(BUSY_TIMEOUT) };
+}
+
+/// How long this thread's statements wait for another connection's lock now.
+pub(super) fn patience() -> Duration {
+    PATIENCE.with(Cell::get)
 }
 
 /// Runs `f` with statements that give up at once when another connection holds the lock:

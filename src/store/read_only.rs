@@ -42,7 +42,7 @@ impl Store {
             // Not when another process holds the file locked (SQLite's exclusive locking mode
             // keeps its index in memory, so its log has none on disk): copying the files it is
             // writing could read them torn. That is the lock, and it is said so.
-            Err(e) if log_without_index(&path) && !is_locked(&e) => {
+            Err(e) if log_without_index(&path) && !e.is_locked() => {
                 log::debug!(
                     "{}: {e}; reading a private copy with its log",
                     path.display()
@@ -53,7 +53,7 @@ impl Store {
             // that this process may not roll back in place: a read-only directory or mount.
             // SQLite found no writer holding it (else it is not hot), so a private copy of
             // both, rolled back there, is the file as it was before the interrupted write.
-            Err(e) if hot_journal(&path) && !is_locked(&e) => {
+            Err(e) if hot_journal(&path) && !e.is_locked() => {
                 log::debug!("{}: {e}", path.display());
                 log::info!(
                     "{} holds an interrupted write this process cannot roll back in place: reading a private copy rolled back",
@@ -380,15 +380,6 @@ fn private_dir_name(root: &Path, prefix: &str) -> PathBuf {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     root.join(format!("{prefix}{}-{nanos}", std::process::id()))
-}
-
-/// Whether `e` is another process's lock (SQLite's busy or locked).
-fn is_locked(e: &StoreError) -> bool {
-    match e {
-        StoreError::Sqlite(e) => super::open::is_busy(e),
-        StoreError::Locked { .. } => true,
-        _ => false,
-    }
 }
 
 /// Whether a rollback journal beside the file holds an interrupted write: its header
