@@ -363,6 +363,16 @@ const SERVER_REQUEST: &str = "elicitation/create";
 #[derive(Default, Clone)]
 struct Asks(Vec<(Option<Value>, Value)>, bool);
 
+/// The id of the server's request `out`, which no question waiting in `asks` has.
+fn fresh_ask(asks: &Asks, out: &Value) -> Result<Value> {
+    let ask = out["id"].clone();
+    ensure!(
+        asks.0.iter().all(|(a, _)| a.as_ref() != Some(&ask)),
+        "the server's request id {ask} reused"
+    );
+    Ok(ask)
+}
+
 fn is_server_request(v: &Value) -> bool {
     v.get("method").is_some() && v.get("id").is_some()
 }
@@ -601,11 +611,7 @@ fn check_frame_asking(
                 );
                 let want = answer_id(single);
                 ensure!(!want.is_null(), "a question for a call without a valid id");
-                let ask = outputs[0]["id"].clone();
-                ensure!(
-                    asks.0.iter().all(|(a, _)| a.as_ref() != Some(&ask)),
-                    "the server's request id {ask} reused"
-                );
+                let ask = fresh_ask(asks, &outputs[0])?;
                 asks.0.push((Some(ask), want));
                 return Ok(());
             }
@@ -627,12 +633,7 @@ fn check_frame_asking(
                     is_server_request(out) && out.get("method") == Some(&json!(SERVER_REQUEST)),
                     "a held question is not put: {out}"
                 );
-                let ask = out["id"].clone();
-                ensure!(
-                    asks.0.iter().all(|(a, _)| a.as_ref() != Some(&ask)),
-                    "the server's request id {ask} reused"
-                );
-                asks.0[i].0 = Some(ask);
+                asks.0[i].0 = Some(fresh_ask(asks, out)?);
             }
             Ok(())
         }
