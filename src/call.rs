@@ -13,11 +13,14 @@ use serde_json::{Map, Value};
 
 use crate::version::LOG_LEVELS;
 
-/// `initialize`: handled by the router, which opens the legacy session.
 /// The server's own request asking the user through the client (legacy sessions), and the
 /// method of an input request in a 2026-07-28 `input_required` result.
 pub const ELICIT: &str = "elicitation/create";
+/// `initialize`: handled by the router, which opens the legacy session.
 pub const INITIALIZE: &str = "initialize";
+/// The client's word that the handshake is done: until it comes, the server sends the
+/// session no request of its own (every handshake revision's lifecycle).
+pub const INITIALIZED: &str = "notifications/initialized";
 /// Closes a `subscriptions/listen` stream (and would cancel any request).
 pub const CANCELLED: &str = "notifications/cancelled";
 /// The acknowledgement a `subscriptions/listen` stream opens with.

@@ -39,6 +39,10 @@ pub struct Session {
     pub interest: Interest,
     /// What the client declared in `initialize`.
     pub client: ClientCaps,
+    /// The client sent `notifications/initialized`. Until then the server puts no question
+    /// to it: "The server SHOULD NOT send requests other than pings and logging before
+    /// receiving the initialized notification" (the lifecycle of every handshake revision).
+    pub initialized: bool,
 }
 
 impl Session {
@@ -120,6 +124,7 @@ pub fn initialize(params: Option<&Value>) -> (Session, Payload) {
                 uris: BTreeSet::new(),
             },
             client,
+            initialized: false,
         },
         result,
     )

@@ -4,7 +4,8 @@
 //! Nothing is held but the question itself (no transaction, no lock): the loop keeps serving
 //! other requests, and the call is answered when the client's response arrives, when the
 //! client cancels the call (`notifications/cancelled`: no answer, and the form is withdrawn),
-//! or when the wait bound passes (an `isError` result).
+//! or when the wait bound passes (an `isError` result). A question of a session whose client
+//! has not yet sent `notifications/initialized` is held, not put, until it does.
 
 use std::time::{Duration, Instant};
 
@@ -32,7 +33,25 @@ pub struct Pending {
     /// The session's revision and what its client declared.
     pub ctx: Context,
     pub deadline: Instant,
+    /// The request was written. A question held for `notifications/initialized` is not, and
+    /// so has no form to withdraw.
+    pub sent: bool,
 }
+
+impl Pending {
+    /// The server's `elicitation/create` request that puts this question.
+    fn request(&self) -> Outgoing {
+        Outgoing::Request {
+            id: self.ask.clone(),
+            method: call::ELICIT.to_string(),
+            params: self.question.params(self.ctx.version),
+        }
+    }
+}
+
+/// [`MAX_PENDING`] questions already wait.
+#[derive(Debug)]
+pub struct Full;
 
 /// The waiting questions, and the counter of the server's own request ids.
 #[derive(Debug, Default)]
@@ -42,45 +61,58 @@ pub struct Asks {
 }
 
 impl Asks {
-    /// Registers `question` for the call `call` and returns the request to write, or `None`
-    /// when [`MAX_PENDING`] questions already wait.
+    /// Registers `question` for the call `call` and returns the request to write; `None`
+    /// when `held` (the client has not said it is initialized: [`Asks::release`] puts it).
     pub fn put(
         &mut self,
         call: Id,
         question: Question,
         ctx: Context,
         wait: Duration,
-    ) -> Option<Outgoing> {
+        held: bool,
+    ) -> Result<Option<Outgoing>, Full> {
         if self.pending.len() >= MAX_PENDING {
-            return None;
+            return Err(Full);
         }
         self.asked += 1;
         // A string id of the server's own, so a log reader tells it from the client's ids.
         let ask = Id::String(format!("review-mcp-ask-{}", self.asked));
-        let request = Outgoing::Request {
-            id: ask.clone(),
-            method: call::ELICIT.to_string(),
-            params: question.params(ctx.version),
-        };
-        self.pending.push(Pending {
+        let pending = Pending {
             call,
             ask,
             question,
             ctx,
             deadline: Instant::now() + wait,
-        });
-        Some(request)
+            sent: !held,
+        };
+        let request = pending.sent.then(|| pending.request());
+        self.pending.push(pending);
+        Ok(request)
     }
 
-    /// The question the client's response `id` answers.
+    /// The requests of the questions held until the client said it is initialized, in the
+    /// order they were asked; each is put once.
+    pub fn release(&mut self) -> Vec<Outgoing> {
+        self.pending
+            .iter_mut()
+            .filter(|p| !p.sent)
+            .map(|p| {
+                p.sent = true;
+                p.request()
+            })
+            .collect()
+    }
+
+    /// The question the client's response `id` answers (one put to it: a held question's
+    /// id answers nothing yet).
     pub fn answered(&mut self, id: &Id) -> Option<Pending> {
-        let i = self.pending.iter().position(|p| &p.ask == id)?;
+        let i = self.pending.iter().position(|p| p.sent && &p.ask == id)?;
         Some(self.pending.remove(i))
     }
 
-    /// Whether `id` is a question of ours that waits for its answer.
+    /// Whether `id` is a question of ours, put to the client, that waits for its answer.
     pub fn asked(&self, id: &Id) -> bool {
-        self.pending.iter().any(|p| &p.ask == id)
+        self.pending.iter().any(|p| p.sent && &p.ask == id)
     }
 
     /// The question of the call `call`, which the client cancelled.
@@ -121,21 +153,30 @@ pub fn withdraw(ask: &Id, reason: &str) -> Outgoing {
 
 impl Server {
     /// Puts `question` to the legacy client for its call `id`: the server's request to write,
-    /// or an `isError` answer when too many questions already wait.
-    pub(super) fn ask(&mut self, id: Id, question: Question) -> Outgoing {
+    /// nothing while the question is held for `notifications/initialized`, or an `isError`
+    /// answer when too many questions already wait.
+    pub(super) fn ask(&mut self, id: Id, question: Question) -> Option<Outgoing> {
         let ctx = self
             .session
             .as_ref()
             .map_or(Context::plain(Version::LATEST_LEGACY), |s| s.context());
         let wait = self.service.answer_wait();
-        match self.asks.put(id.clone(), question.clone(), ctx, wait) {
-            Some(request) => request,
-            None => {
+        let held = !self.session.as_ref().is_some_and(|s| s.initialized);
+        match self.asks.put(id.clone(), question.clone(), ctx, wait, held) {
+            Ok(request) => {
+                if request.is_none() {
+                    log::info!(
+                        "a question for the engineer waits for the client's notifications/initialized"
+                    );
+                }
+                request
+            }
+            Err(Full) => {
                 let why = format!(
                     "{MAX_PENDING} questions already wait for the engineer's answer; answer or cancel one first. Nothing was written."
                 );
                 let payload = self.service.unanswered(&question, &why, ctx);
-                Outgoing::Response(Response::result(id, payload))
+                Some(Outgoing::Response(Response::result(id, payload)))
             }
         }
     }
@@ -203,10 +244,17 @@ impl Server {
         let why = format!(
             "The engineer did not answer the form within {wait}, so nothing was written. Ask again with request_verdicts when they are back, or ask in chat."
         );
-        self.end_waits(expired, "the wait for the engineer's answer ended", &why)
+        let never_put = format!(
+            "The client did not send notifications/initialized within {wait} of this call, and a server puts no form to a client before it does, so the engineer was not asked and nothing was written. A client sends it after the initialize result; then ask again with request_verdicts, or ask in chat."
+        );
+        let (put, held): (Vec<_>, Vec<_>) = expired.into_iter().partition(|p| p.sent);
+        let reason = "the wait for the engineer's answer ended";
+        let mut out = self.end_waits(put, reason, &why);
+        out.extend(self.end_waits(held, reason, &never_put));
+        out
     }
 
-    /// Ends the waits of `questions`: each form is withdrawn from the host (`reason`) and
+    /// Ends the waits of `questions`: each form put is withdrawn from the host (`reason`) and
     /// its call answered `isError` saying `why`, in the shape of the call's own revision.
     pub(super) fn end_waits(
         &mut self,
@@ -216,7 +264,9 @@ impl Server {
     ) -> Vec<Outgoing> {
         let mut out = Vec::new();
         for p in questions {
-            out.push(withdraw(&p.ask, reason));
+            if p.sent {
+                out.push(withdraw(&p.ask, reason));
+            }
             out.push(Outgoing::Response(Response::result(
                 p.call,
                 self.service.unanswered(&p.question, why, p.ctx),

@@ -451,7 +451,7 @@ impl Server {
                         "Invalid Request: 2026-07-28 requests cannot be batched",
                     ));
                 }
-                Some(self.handle_request_guarded(req))
+                self.handle_request_guarded(req)
             }
             Incoming::Notification(n) => self.handle_notification(&n.method, n.params.as_ref()),
             Incoming::Response(r) => self.take_answer(r),
@@ -464,19 +464,20 @@ impl Server {
     }
 
     /// A panic in a handler must not end the process: it becomes -32603 for that request.
-    fn handle_request_guarded(&mut self, req: Request) -> Outgoing {
+    fn handle_request_guarded(&mut self, req: Request) -> Option<Outgoing> {
         let id = req.id.clone();
         match catch_unwind(AssertUnwindSafe(|| self.handle_request(req))) {
             Ok(answer) => answer,
             Err(_) => {
                 log::error!("a handler panicked; answered -32603 and kept serving");
-                refusal(Some(id), INTERNAL_ERROR, "Internal error")
+                Some(refusal(Some(id), INTERNAL_ERROR, "Internal error"))
             }
         }
     }
 
-    /// Routes a request to its era (see the module docs).
-    fn handle_request(&mut self, req: Request) -> Outgoing {
+    /// Routes a request to its era (see the module docs). `None`: nothing to write yet (a
+    /// question held until the client says it is initialized).
+    fn handle_request(&mut self, req: Request) -> Option<Outgoing> {
         let Request { id, method, params } = req;
         if method == call::INITIALIZE && legacy::is_handshake(params.as_ref()) {
             let (session, result) = legacy::initialize(params.as_ref());
@@ -501,7 +502,7 @@ impl Server {
             if let Err(e) = self.watch.arm(self.service.store()) {
                 watch_failed(&e);
             }
-            return Outgoing::Response(Response::result(id, result));
+            return Some(Outgoing::Response(Response::result(id, result)));
         }
         if modern::has_envelope(params.as_ref()) {
             let reply = modern::handle(&mut self.service, &id, &method, params);
@@ -509,7 +510,7 @@ impl Server {
             // sends no `notifications/message` (and none without a `logLevel` in the
             // request), and nothing of a legacy session applies to a modern request.
             drop(self.service.take_log());
-            return match reply {
+            return Some(match reply {
                 Reply::Result(r) => Outgoing::Response(Response::result(id, r)),
                 Reply::Error(e) => Outgoing::Response(Response::error(Some(id), e)),
                 Reply::Hold { ack, interest } => match self.listen_refusal(&id) {
@@ -527,7 +528,7 @@ impl Server {
                         Outgoing::Notification(ack)
                     }
                 },
-            };
+            });
         }
         match legacy::handle(
             &mut self.service,
@@ -536,10 +537,10 @@ impl Server {
             &method,
             params,
         ) {
-            Step::Done(outcome) => Outgoing::Response(Response {
+            Step::Done(outcome) => Some(Outgoing::Response(Response {
                 id: Some(id),
                 outcome,
-            }),
+            })),
             Step::Ask(question) => self.ask(id, question),
         }
     }
@@ -576,8 +577,9 @@ impl Server {
         }
     }
 
-    /// Notifications are never answered. `notifications/cancelled` closes a listen stream;
-    /// everything else (initialized, progress, roots/list_changed, unknown) is ignored.
+    /// Notifications are never answered. `notifications/cancelled` closes a listen stream,
+    /// `notifications/initialized` lets the session be asked; everything else (progress,
+    /// roots/list_changed, unknown) is ignored.
     fn handle_notification(&mut self, method: &str, params: Option<&Value>) -> Option<Outgoing> {
         if method == call::CANCELLED {
             if let Some(id) = params
@@ -593,8 +595,16 @@ impl Server {
                 // and the host is told to close the form.
                 if let Some(p) = self.asks.cancelled(&id) {
                     log::info!("a call waiting for the engineer's answer was cancelled");
-                    return Some(asks::withdraw(&p.ask, "the call was cancelled"));
+                    return p
+                        .sent
+                        .then(|| asks::withdraw(&p.ask, "the call was cancelled"));
                 }
+            }
+        } else if method == call::INITIALIZED {
+            // The questions held for it are put now, after whatever this line answers.
+            if let Some(session) = self.session.as_mut() {
+                session.initialized = true;
+                self.ended.extend(self.asks.release());
             }
         } else {
             log::debug!(

@@ -78,6 +78,17 @@ fn accept() -> Value {
 /// A legacy session of `version` whose client declared `capabilities`, with one decision of
 /// two basis items, none with a verdict.
 fn session(server: &mut Server, version: &str, capabilities: Value) -> Result<()> {
+    handshake(server, version, capabilities)?;
+    send(server, &initialized());
+    record_decision(server)
+}
+
+fn initialized() -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+}
+
+/// `initialize` alone: the client has not said `notifications/initialized` yet.
+fn handshake(server: &mut Server, version: &str, capabilities: Value) -> Result<()> {
     let out = send(
         server,
         &request(
@@ -91,10 +102,11 @@ fn session(server: &mut Server, version: &str, capabilities: Value) -> Result<()
         out.len() == 1 && out[0]["result"]["protocolVersion"] == version,
         "initialize: {out:?}"
     );
-    send(
-        server,
-        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    );
+    Ok(())
+}
+
+/// The decision of two basis items, none with a verdict, that the questions are about.
+fn record_decision(server: &mut Server) -> Result<()> {
     let out = send(
         server,
         &call(
@@ -353,6 +365,58 @@ fn an_unreadable_answer_to_the_form_ends_the_wait_at_once() -> Result<()> {
             .all(|m| m["id"] != 2 && m["id"] != 3)
     );
     assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    Ok(())
+}
+
+#[test]
+fn no_question_is_put_before_the_client_says_initialized() -> Result<()> {
+    // Every handshake revision: "The server SHOULD NOT send requests other than pings and
+    // logging before receiving the initialized notification". A client that pipelines a call
+    // after initialize has its question held, and put once it says initialized.
+    let wait = Duration::from_millis(200);
+    let mut s = server_with_wait(Some(wait))?;
+    handshake(&mut s, "2025-11-25", json!({"elicitation": {"form": {}}}))?;
+    record_decision(&mut s)?;
+    let out = send(&mut s, &ask(2));
+    assert!(
+        out.is_empty(),
+        "a request of the server's own before initialized: {out:?}"
+    );
+    let out = send(&mut s, &ask(3));
+    assert!(out.is_empty(), "{out:?}");
+    // A held call that is cancelled is never put, and there is no form to withdraw.
+    let out = send(
+        &mut s,
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
+    );
+    assert!(out.is_empty(), "{out:?}");
+    let asked = the_ask(&send(&mut s, &initialized()))?;
+    assert!(send(&mut s, &initialized()).is_empty(), "put once");
+    let out = send(&mut s, &answer(&asked, accept()));
+    assert_eq!(out[0]["id"], 2, "{out:?}");
+    assert_eq!(out[0]["result"]["structuredContent"]["outcome"], "recorded");
+    assert!(verdicts(&mut s)?.iter().all(Option::is_some));
+
+    // A question held until its bound: its call is answered saying why, and no form that was
+    // never put is withdrawn.
+    let mut s = server_with_wait(Some(wait))?;
+    handshake(&mut s, "2025-11-25", json!({"elicitation": {"form": {}}}))?;
+    record_decision(&mut s)?;
+    assert!(send(&mut s, &ask(4)).is_empty());
+    let out: Vec<Value> = s
+        .expire_questions(Instant::now() + wait * 2)
+        .into_iter()
+        .map(|m| serde_json::from_str(&m.into_line()))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 4);
+    assert_eq!(out[0]["result"]["isError"], true);
+    assert!(
+        out[0]["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("notifications/initialized")),
+        "{out:?}"
+    );
     Ok(())
 }
 

@@ -17,7 +17,9 @@
 //!    is `request_verdicts` in a legacy session that declared elicitation: its `tools/call`
 //!    may be answered by the server's own `elicitation/create` request instead, and then the
 //!    client's response to that request gets the call's answer, and a `notifications/cancelled`
-//!    naming the call gets the withdrawal of the server's request.
+//!    naming the call gets the withdrawal of the server's request. Before the session's client
+//!    sent `notifications/initialized` that call gets nothing: its question is held, and put
+//!    (the request written) when the notification comes.
 //!
 //! The seed is fixed and the run bounded by a case count, so a failure reproduces exactly;
 //! `FUZZ_CASES` and `FUZZ_SEED` override them for longer runs. A short run through the binary
@@ -355,9 +357,21 @@ fn answer_id(v: &Value) -> Value {
 const SERVER_REQUEST: &str = "elicitation/create";
 
 /// The server's questions that wait for the client's response, in the order asked: the id of
-/// the server's request and the id of the `tools/call` that waits for it.
+/// the server's request (`None` while the question is held) and the id of the `tools/call`
+/// that waits for it; and whether a question asked now is held (the session's client has not
+/// sent `notifications/initialized`).
 #[derive(Default, Clone)]
-struct Asks(Vec<(Value, Value)>);
+struct Asks(Vec<(Option<Value>, Value)>, bool);
+
+/// The id of the server's request `out`, which no question waiting in `asks` has.
+fn fresh_ask(asks: &Asks, out: &Value) -> Result<Value> {
+    let ask = out["id"].clone();
+    ensure!(
+        asks.0.iter().all(|(a, _)| a.as_ref() != Some(&ask)),
+        "the server's request id {ask} reused"
+    );
+    Ok(ask)
+}
 
 fn is_server_request(v: &Value) -> bool {
     v.get("method").is_some() && v.get("id").is_some()
@@ -546,23 +560,48 @@ fn check_frame_asking(
                     .pointer("/params/protocolVersion")
                     .is_some_and(Value::is_string);
             if handshake && outputs.first().is_some_and(|a| a.get("result").is_some()) {
+                // A question put is withdrawn; a held one was never put.
+                let ends: usize = asks
+                    .0
+                    .iter()
+                    .map(|(ask, _)| 1 + usize::from(ask.is_some()))
+                    .sum();
                 ensure!(
-                    outputs.len() == 1 + 2 * asks.0.len(),
+                    outputs.len() == 1 + ends,
                     "{} messages after a new session, {} calls waited",
                     outputs.len(),
                     asks.0.len()
                 );
-                for ((ask, call), ended) in asks.0.iter().zip(outputs[1..].chunks(2)) {
+                let mut ended = outputs[1..].iter();
+                for (ask, call) in &asks.0 {
+                    if let Some(ask) = ask {
+                        let withdrawn = ended.next();
+                        ensure!(
+                            withdrawn.is_some_and(|w| w.get("method")
+                                == Some(&json!("notifications/cancelled"))
+                                && w.pointer("/params/requestId") == Some(ask)),
+                            "the question {ask} of the replaced session is not withdrawn"
+                        );
+                    }
                     ensure!(
-                        ended[0].get("method") == Some(&json!("notifications/cancelled"))
-                            && ended[0].pointer("/params/requestId") == Some(ask)
-                            && ended[1].get("id") == Some(call)
-                            && ended[1].pointer("/result/isError") == Some(&json!(true)),
-                        "a call of the replaced session is not ended: {ended:?}"
+                        ended.next().is_some_and(|a| a.get("id") == Some(call)
+                            && a.pointer("/result/isError") == Some(&json!(true))),
+                        "the call {call} of the replaced session is not ended"
                     );
                 }
                 asks.0.clear();
                 return check_answer_for(single, &outputs[0]);
+            }
+            if outputs.is_empty()
+                && asks.1
+                && single.get("method") == Some(&json!("tools/call"))
+                && single.pointer("/params/name") == Some(&json!("request_verdicts"))
+            {
+                // Held until the client says it is initialized.
+                let want = answer_id(single);
+                ensure!(!want.is_null(), "a question for a call without a valid id");
+                asks.0.push((None, want));
+                return Ok(());
             }
             ensure!(outputs.len() == 1, "{} answers, expected 1", outputs.len());
             if is_server_request(&outputs[0]) {
@@ -572,15 +611,31 @@ fn check_frame_asking(
                 );
                 let want = answer_id(single);
                 ensure!(!want.is_null(), "a question for a call without a valid id");
-                let ask = outputs[0]["id"].clone();
-                ensure!(
-                    asks.0.iter().all(|(a, _)| a != &ask),
-                    "the server's request id {ask} reused"
-                );
-                asks.0.push((ask, want));
+                let ask = fresh_ask(asks, &outputs[0])?;
+                asks.0.push((Some(ask), want));
                 return Ok(());
             }
             check_answer_for(single, &outputs[0])
+        }
+        other if other.get("method") == Some(&json!("notifications/initialized")) => {
+            // The questions held for it are put, in the order asked.
+            let held: Vec<usize> = (0..asks.0.len())
+                .filter(|&i| asks.0[i].0.is_none())
+                .collect();
+            ensure!(
+                outputs.len() == held.len(),
+                "{} messages for {} held questions",
+                outputs.len(),
+                held.len()
+            );
+            for (i, out) in held.into_iter().zip(outputs) {
+                ensure!(
+                    is_server_request(out) && out.get("method") == Some(&json!(SERVER_REQUEST)),
+                    "a held question is not put: {out}"
+                );
+                asks.0[i].0 = Some(fresh_ask(asks, out)?);
+            }
+            Ok(())
         }
         other => {
             let is_response = other.get("method").is_none();
@@ -588,7 +643,7 @@ fn check_frame_asking(
                 // The client's response to a question: the id of the server's request.
                 other
                     .get("id")
-                    .and_then(|id| asks.0.iter().position(|(a, _)| a == id))
+                    .and_then(|id| asks.0.iter().position(|(a, _)| a.as_ref() == Some(id)))
             } else if other.get("method") == Some(&json!("notifications/cancelled")) {
                 // The first question of the call it names (ids compare as the server reads them).
                 other
@@ -606,6 +661,11 @@ fn check_frame_asking(
                 return Ok(());
             };
             let (ask, call) = asks.0.remove(i);
+            let Some(ask) = ask else {
+                // A held question was never put: nothing to withdraw.
+                ensure!(outputs.is_empty(), "a cancelled held question was answered");
+                return Ok(());
+            };
             ensure!(outputs.len() == 1, "{} messages, expected 1", outputs.len());
             if is_response {
                 ensure!(
@@ -642,7 +702,7 @@ fn unparsed(bytes: &[u8], outputs: &[Value], asks: &mut Asks) -> Result<()> {
         let i = asks
             .0
             .iter()
-            .position(|(ask, call)| call == &id && named(ask))
+            .position(|(ask, call)| call == &id && ask.as_ref().is_some_and(named))
             .ok_or_else(|| anyhow!("a result for an unreadable line: {out}"))?;
         asks.0.remove(i);
         ensure!(
@@ -683,6 +743,7 @@ fn run_case(server: &mut Server, asks: &mut Asks, bytes: &[u8]) -> Result<Vec<Va
         let batches = server
             .session()
             .is_some_and(|s| s.version.accepts_batches());
+        asks.1 = server.session().is_some_and(|s| !s.initialized);
         let outputs = catch_unwind(AssertUnwindSafe(|| server.handle_frame(frame)))
             .map_err(|_| anyhow!("the server panicked"))?;
         check_frame_asking(input.as_deref(), batches, &outputs, asks).with_context(|| {
@@ -820,11 +881,13 @@ fn fuzz_oracle_rejects_wrong_answers() {
             Some(response),
             false,
             &[for_other],
-            &mut Asks(asks.0.clone())
+            &mut Asks(asks.0.clone(), false)
         )
         .is_err()
     );
-    assert!(check_frame_asking(Some(response), false, &[], &mut Asks(asks.0.clone())).is_err());
+    assert!(
+        check_frame_asking(Some(response), false, &[], &mut Asks(asks.0.clone(), false)).is_err()
+    );
     let cancel =
         br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#;
     let withdrawn = |id: &str| json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}});
@@ -833,7 +896,7 @@ fn fuzz_oracle_rejects_wrong_answers() {
             Some(cancel),
             false,
             &[withdrawn("review-mcp-ask-2")],
-            &mut Asks(asks.0.clone())
+            &mut Asks(asks.0.clone(), false)
         )
         .is_err()
     );
@@ -842,7 +905,7 @@ fn fuzz_oracle_rejects_wrong_answers() {
             Some(cancel),
             false,
             &[withdrawn("review-mcp-ask-1")],
-            &mut Asks(asks.0.clone())
+            &mut Asks(asks.0.clone(), false)
         )
         .is_ok()
     );
@@ -859,6 +922,36 @@ fn fuzz_oracle_rejects_wrong_answers() {
         check_frame_asking(Some(response), false, &[for_call], &mut asks).is_err(),
         "a question answered twice"
     );
+
+    // Before the client says it is initialized a request_verdicts call may get nothing: held,
+    // then put by notifications/initialized, and a cancelled held call withdraws nothing.
+    let verdicts =
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"request_verdicts"}}"#;
+    let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert!(
+        check_frame_asking(Some(verdicts), false, &[], &mut Asks::default()).is_err(),
+        "silence once the client is initialized"
+    );
+    assert!(
+        check_frame_asking(Some(call), false, &[], &mut Asks(Vec::new(), true)).is_err(),
+        "silence for another tool"
+    );
+    let mut held = Asks(Vec::new(), true);
+    assert!(check_frame_asking(Some(verdicts), false, &[], &mut held).is_ok());
+    let cancel_held =
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#;
+    assert!(check_frame_asking(Some(cancel_held), false, &[], &mut held.clone()).is_ok());
+    assert!(check_frame_asking(Some(initialized), false, &[], &mut held.clone()).is_err());
+    assert!(
+        check_frame_asking(
+            Some(initialized),
+            false,
+            std::slice::from_ref(&asked),
+            &mut held
+        )
+        .is_ok()
+    );
+    assert_eq!(held.0, vec![(Some(json!("review-mcp-ask-1")), json!(7))]);
 }
 
 /// What two servers fed the same stream must agree on, leaving out what each generates for
