@@ -14,6 +14,7 @@ mod carry_forward;
 mod channel_terminal;
 mod cli;
 mod completions;
+mod converge;
 mod database_file;
 mod elicitation;
 mod export_file;
