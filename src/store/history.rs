@@ -316,14 +316,15 @@ pub(super) fn all_events(tx: &Transaction<'_>) -> Result<Vec<Event>, StoreError>
     Ok(events)
 }
 
-/// Every event, oldest first (by time, then by when it was written), handed to `each` one at
-/// a time.
+/// Every event, oldest first, handed to `each` one at a time. Events of one millisecond are in
+/// the order of their items' ids, each item's in the order they were written: a clone that
+/// took the same events in another order (a sync, an import) exports them the same.
 pub(super) fn each_event<E: From<StoreError>>(
     tx: &Transaction<'_>,
     mut each: impl FnMut(Event) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut stmt = tx
-        .prepare_cached("SELECT body FROM events ORDER BY at, seq")
+        .prepare_cached("SELECT body FROM events ORDER BY at, of, seq")
         .map_err(StoreError::from)?;
     let mut rows = stmt.query([]).map_err(StoreError::from)?;
     while let Some(row) = rows.next().map_err(StoreError::from)? {
@@ -462,6 +463,41 @@ mod tests {
         assert!(!explained(&tx, &hold.id, &held, Some(at), Some(&released)).unwrap());
         // "release" over "hold": the newest event says it already.
         assert!(explained(&tx, &hold.id, &released, Some(at), Some(&held)).unwrap());
+    }
+
+    /// Regression (the converge test, seed 14): two clones that took the same events of two
+    /// items written in one millisecond in opposite orders exported them in those orders, so
+    /// converged clones' exports differed. Across items the order is the items' ids; one
+    /// item's events keep the order they were written in.
+    #[test]
+    fn events_of_one_millisecond_export_in_one_order_whatever_order_they_arrived_in() {
+        let how = Written {
+            channel: Channel::Assistant,
+            at: "2026-12-01T14:02:00.000Z",
+            author: None,
+        };
+        let events: Vec<Vec<Event>> = ["hold", "release"]
+            .into_iter()
+            .map(|disposition| {
+                let mut d = bore(disposition);
+                d.subject = format!("bore {disposition}");
+                let (d, _, _) = Store::open_in_memory()
+                    .unwrap()
+                    .remember_decision(&d)
+                    .unwrap();
+                decision_events(&how, None, Some(&d), &[])
+            })
+            .collect();
+        let exported = |order: [usize; 2]| {
+            let mut store = Store::open_in_memory().unwrap();
+            let tx = store.write().unwrap();
+            for i in order {
+                append(&tx, &events[i]).unwrap();
+            }
+            let ids: Vec<String> = all_events(&tx).unwrap().into_iter().map(|e| e.id).collect();
+            ids
+        };
+        assert_eq!(exported([0, 1]), exported([1, 0]));
     }
 
     #[test]
