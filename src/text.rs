@@ -357,9 +357,159 @@ pub fn cut_middle(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// The ways two names a person reads as one can be spelled apart, in the order [`alike`]
+/// undoes them: the accents composed or not (NFC), characters drawn as nothing (the
+/// [`is_invisible`] ones, the joiners and the bidirectional controls), white space (at the
+/// ends, doubled, a tab or a line break for a space), full-width and other compatibility
+/// forms (NFKC), and letter case.
+const SPELLINGS: [&str; 5] = [
+    "Unicode composition",
+    "invisible characters",
+    "white space",
+    "character width",
+    "letter case",
+];
+
+/// `t` with step `step` of [`SPELLINGS`] undone.
+fn undone_step(t: &str, step: usize) -> String {
+    match step {
+        0 => icu_normalizer::ComposingNormalizerBorrowed::new_nfc()
+            .normalize(t)
+            .into_owned(),
+        // Drawn as nothing: dropped. Line breaks and tabs are white space, the next step's.
+        1 => t
+            .chars()
+            .filter(|&c| {
+                !(is_invisible(c)
+                    || matches!(c, '\u{200C}' | '\u{200D}')
+                    || (is_control_like(c) && !c.is_whitespace() && !c.is_control()))
+            })
+            .collect(),
+        2 => t
+            .split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
+        // Each character by itself, so that composing accents stays step 0's.
+        3 => {
+            let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
+            t.chars()
+                .map(|c| nfkc.normalize(&c.to_string()).into_owned())
+                .collect()
+        }
+        _ => t.to_lowercase(),
+    }
+}
+
+/// `s` with the steps of [`SPELLINGS`] up to `upto` (not included) undone, but for `skip`.
+fn undone(s: &str, upto: usize, skip: Option<usize>) -> String {
+    (0..upto)
+        .filter(|&step| Some(step) != skip)
+        .fold(s.to_string(), |t, step| undone_step(&t, step))
+}
+
+/// Whether `a` and `b` are two spellings of what a person reads as one name, and if so what
+/// tells them apart (some of [`SPELLINGS`], in that order: each one without which they would
+/// still differ); `None` when they are the same string or read differently. Letters of other
+/// scripts that look alike (a Cyrillic "а" for a Latin "a") are not undone: they are
+/// different letters.
+pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
+    if a == b {
+        return None;
+    }
+    let upto = (1..=SPELLINGS.len()).find(|&n| undone(a, n, None) == undone(b, n, None))?;
+    Some(
+        (0..upto)
+            .filter(|&step| undone(a, upto, Some(step)) != undone(b, upto, Some(step)))
+            .map(|step| SPELLINGS[step])
+            .collect(),
+    )
+}
+
+/// `s` as [`quoted`], with what [`alike`] undoes also written as escapes: a combining mark
+/// that composes with the character before it (`"Bore\u{301}"`, a decomposed "é"), the joiners and the characters with a compatibility
+/// form (`"\u{ff22}ore"`, a full-width "Ｂ"). Two look-alike names are then told apart where a
+/// message names one beside the other.
+pub fn spelled(s: &str, n: usize) -> String {
+    let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
+    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
+    let mut out = String::from('"');
+    let mut before = None;
+    for c in prefix_chars(s, n).chars() {
+        let one = c.to_string();
+        // A mark that composes with the character before it (`e` and U+0301: `é`).
+        let composes = before.is_some_and(|b: char| {
+            let pair = format!("{b}{c}");
+            nfc.normalize(&pair) != pair
+        });
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if is_control_like(c)
+                || composes
+                || matches!(c, '\u{200C}' | '\u{200D}')
+                || nfkc.normalize(&one) != one =>
+            {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+        before = Some(c);
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alike_names_what_tells_two_spellings_of_one_name_apart() {
+        let d = |a, b| alike(a, b);
+        assert_eq!(
+            d("Bor\u{e9}", "Bore\u{301}"),
+            Some(vec!["Unicode composition"])
+        );
+        assert_eq!(d("Bore", "Bore "), Some(vec!["white space"]));
+        assert_eq!(d("big bore", "big\t\n bore"), Some(vec!["white space"]));
+        assert_eq!(
+            d("Bore", "Bo\u{200d}re"),
+            Some(vec!["invisible characters"])
+        );
+        assert_eq!(
+            d("Bore", "\u{202e}Bore"),
+            Some(vec!["invisible characters"])
+        );
+        assert_eq!(d("Bore", "\u{ff22}ore"), Some(vec!["character width"]));
+        assert_eq!(
+            d("BOR\u{c9} ", "bore\u{301}"),
+            Some(vec!["Unicode composition", "white space", "letter case"])
+        );
+        // Both decomposed: the composition is not what differs.
+        assert_eq!(d("Bore\u{301} ", "Bore\u{301}"), Some(vec!["white space"]));
+        // The same string, or letters that read differently: not alike.
+        assert_eq!(d("Bore", "Bore"), None);
+        assert_eq!(d("Bore", "B\u{43e}re"), None);
+        assert_eq!(d("Disk", "D\u{131}sk"), None);
+        assert_eq!(d("Bore", "Bone"), None);
+    }
+
+    #[test]
+    fn spelled_shows_what_alike_undoes() {
+        assert_eq!(spelled("Bore\u{301}", 60), "\"Bore\\u{301}\"");
+        assert_eq!(spelled("Bor\u{e9}", 60), "\"Bor\u{e9}\"");
+        assert_eq!(
+            spelled("\u{ff22}o\u{200d}re\u{200b}", 60),
+            "\"\\u{ff22}o\\u{200d}re\\u{200b}\""
+        );
+        assert_eq!(spelled("a \"b\"\\\n", 60), "\"a \\\"b\\\"\\\\\\u{a}\"");
+        // Marks that compose with nothing stay as they are (Hindi's virama, a matra).
+        assert_eq!(
+            spelled("\u{915}\u{94d}\u{937}", 60),
+            "\"\u{915}\u{94d}\u{937}\""
+        );
+    }
 
     #[test]
     fn clip_bytes_cuts_at_a_char_boundary_and_says_how_much() {

@@ -447,6 +447,37 @@ fn uri_to_call(uri: &str) -> String {
     crate::text::quoted(uri, usize::try_from(schema::MAX_URI).unwrap_or(usize::MAX))
 }
 
+/// How many stored names (or subjects) of one file a lookup that matched none compares with
+/// the name asked for ([`named_alike`]): every feature of a large review, bounded.
+const NAMES_COMPARED: usize = 10_000;
+
+/// The stored names among `stored` that a person reads as `asked` but are spelled otherwise
+/// (`text::alike`: composed accents, invisible characters, white space, width, case), as
+/// words to end a summary with: `" Not named exactly so here, but named alike: "Bore\u{301}",
+/// which differs in Unicode composition; give that spelling to <to>."`, naming at most three.
+/// Empty when none is. A lookup by name is exact; this says why it missed what looks the same.
+fn named_alike(asked: &str, stored: &[String], to: &str) -> String {
+    let alike: Vec<String> = stored
+        .iter()
+        .filter_map(|name| {
+            let how = crate::text::alike(asked, name)?;
+            Some(format!(
+                "{}, which differs in {}",
+                crate::text::spelled(name, 200),
+                how.join(" and ")
+            ))
+        })
+        .take(3)
+        .collect();
+    if alike.is_empty() {
+        return String::new();
+    }
+    format!(
+        " Not named exactly so here, but named alike: {}; give that spelling to {to}.",
+        alike.join("; ")
+    )
+}
+
 /// How many items a summary looks at for [`OtherFiles`]: enough to name the other files,
 /// bounded so a miss stays cheap.
 const OTHER_FILES_LOOKED_AT: usize = 50;
