@@ -113,6 +113,14 @@ pub fn is_invisible(c: char) -> bool {
     )
 }
 
+/// Whether `s` shows nothing: it is made only of white space, control characters and
+/// characters drawn as nothing ([`is_control_like`], the joiners U+200C/D). A name of a zero
+/// width space is as blank as a name of spaces: nobody can read it, nor tell it from another.
+pub fn is_blank(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_whitespace() || is_control_like(c) || matches!(c, '\u{200C}' | '\u{200D}'))
+}
+
 /// `s` with every character of [`is_control_like`] written as a visible escape (`\u{1b}`):
 /// what a file holds, shown on a terminal without an escape sequence acting, a line break
 /// faking another line, or reordered text. `s` itself when there is nothing to escape.
