@@ -1129,7 +1129,7 @@ fn readers_forget_that_deletes_nothing_names_where_the_revision_has_it() {
 /// editors write it; a trailing space; another letter case; a zero width space; a full-width
 /// letter), deleted nothing and said only "Deleted 0": the model reported it forgotten while
 /// it stayed. The summary now names the stored look-alike, spelled so the difference shows,
-/// and what differs; forgetting that spelling deletes it.
+/// and what differs; forgetting that spelling deletes it. `request_verdicts` names it too.
 #[test]
 fn readers_forget_of_a_look_alike_names_the_stored_spelling() {
     for era in ERAS {
@@ -1160,6 +1160,16 @@ fn readers_forget_of_a_look_alike_names_the_stored_spelling() {
                 "remember_decision",
                 json!({"artifact": file, "subject": stored, "disposition": "hold",
                        "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+            );
+            // Asking the engineer about it says the same.
+            let out = c.call(
+                "request_verdicts",
+                json!({"artifact": file, "subject": asked}),
+            );
+            let text = summary(&out);
+            assert!(
+                text.contains(&format!("named alike: {shown}, which differs in {how}; give that spelling to ask about it")),
+                "request_verdicts {stored:?}: {text}"
             );
             for key in ["name", "subject"] {
                 let out = c.call("forget", json!({"artifact": file, key: asked}));
