@@ -88,12 +88,12 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     if deleted == 0 && hint.is_empty() {
         let stored = match (&args.name, &args.subject) {
             (Some(_), _) => store.feature_names(a.locator(), super::NAMES_COMPARED)?,
-            (_, Some(_)) => store.decision_subjects(a.locator(), super::NAMES_COMPARED)?,
+            (_, Some(_)) => store.decision_subjects(Some(a.locator()), super::NAMES_COMPARED)?,
             _ => Vec::new(),
         };
         let asked = args.name.as_deref().or(args.subject.as_deref());
         if let Some(asked) = asked {
-            hint = super::named_alike(asked, &stored, "forget it");
+            hint = super::named_alike_sentence(asked, &stored, "forget it");
         }
     }
     ToolOutput::new(

@@ -452,30 +452,36 @@ fn uri_to_call(uri: &str) -> String {
 const NAMES_COMPARED: usize = 10_000;
 
 /// The stored names among `stored` that a person reads as `asked` but are spelled otherwise
-/// (`text::alike`: composed accents, invisible characters, white space, width, case), as
-/// words to end a summary with: `" Not named exactly so here, but named alike: "Bore\u{301}",
-/// which differs in Unicode composition; give that spelling to <to>."`, naming at most three.
-/// Empty when none is. A lookup by name is exact; this says why it missed what looks the same.
-fn named_alike(asked: &str, stored: &[String], to: &str) -> String {
+/// (`text::alike`: composed accents, invisible characters, white space, width, case), at most
+/// three, each spelled so the difference shows and followed by what differs: `"Bore\u{301}",
+/// which differs in Unicode composition`. `None` when none is. A lookup by name is exact;
+/// this says why it missed what looks the same.
+fn named_alike(asked: &str, stored: &[String]) -> Option<String> {
     let alike: Vec<String> = stored
         .iter()
         .filter_map(|name| {
-            let how = crate::text::alike(asked, name)?;
+            let mut how = crate::text::alike(asked, name)?;
+            let last = how.pop().unwrap_or_default();
+            let how = match how.is_empty() {
+                true => last.to_string(),
+                false => format!("{} and {last}", how.join(", ")),
+            };
             Some(format!(
-                "{}, which differs in {}",
-                crate::text::spelled(name, 200),
-                how.join(" and ")
+                "{}, which differs in {how}",
+                crate::text::spelled(name, 200)
             ))
         })
         .take(3)
         .collect();
-    if alike.is_empty() {
-        return String::new();
-    }
-    format!(
-        " Not named exactly so here, but named alike: {}; give that spelling to {to}.",
-        alike.join("; ")
-    )
+    (!alike.is_empty()).then(|| alike.join("; "))
+}
+
+/// [`named_alike`] as a sentence ending a summary: `" Not named exactly so here, but named
+/// alike: …; give that spelling to <to>."`, or nothing.
+fn named_alike_sentence(asked: &str, stored: &[String], to: &str) -> String {
+    named_alike(asked, stored).map_or_else(String::new, |alike| {
+        format!(" Not named exactly so here, but named alike: {alike}; give that spelling to {to}.")
+    })
 }
 
 /// How many items a summary looks at for [`OtherFiles`]: enough to name the other files,

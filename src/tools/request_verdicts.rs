@@ -373,9 +373,9 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         let elsewhere = recorded_elsewhere(store, &artifact, &args.subject)?;
         // Not elsewhere, but here under a subject a person reads as this one: name it.
         let alike = match elsewhere.is_empty() {
-            true => super::named_alike(
+            true => super::named_alike_sentence(
                 &args.subject,
-                &store.decision_subjects(artifact.locator(), super::NAMES_COMPARED)?,
+                &store.decision_subjects(Some(artifact.locator()), super::NAMES_COMPARED)?,
                 "ask about it",
             ),
             false => String::new(),

@@ -1129,7 +1129,8 @@ fn readers_forget_that_deletes_nothing_names_where_the_revision_has_it() {
 /// editors write it; a trailing space; another letter case; a zero width space; a full-width
 /// letter), deleted nothing and said only "Deleted 0": the model reported it forgotten while
 /// it stayed. The summary now names the stored look-alike, spelled so the difference shows,
-/// and what differs; forgetting that spelling deletes it. `request_verdicts` names it too.
+/// and what differs; forgetting that spelling deletes it. `request_verdicts` and
+/// `recall_decisions` by subject name it too.
 #[test]
 fn readers_forget_of_a_look_alike_names_the_stored_spelling() {
     for era in ERAS {
@@ -1161,6 +1162,17 @@ fn readers_forget_of_a_look_alike_names_the_stored_spelling() {
                 json!({"artifact": file, "subject": stored, "disposition": "hold",
                        "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
             );
+            // Recalling it by subject, with the file or without, says the same.
+            for args in [
+                json!({"artifact": file, "subject": asked}),
+                json!({"subject": asked}),
+            ] {
+                let text = summary(&c.call("recall_decisions", args));
+                assert!(
+                    text.contains(&format!("named alike: {shown}, which differs in {how}")),
+                    "recall_decisions {stored:?}: {text}"
+                );
+            }
             // Asking the engineer about it says the same.
             let out = c.call(
                 "request_verdicts",

@@ -249,17 +249,19 @@ impl Store {
         })
     }
 
-    /// The distinct subjects of the decisions at `locator` (at any revision), at most
-    /// `limit`: what a lookup by a subject that matched none is compared with
-    /// (`text::alike`).
+    /// The distinct subjects of the decisions at `locator` (any file when `None`; at any
+    /// revision), at most `limit`: what a lookup by a subject that matched none is compared
+    /// with (`text::alike`).
     pub fn decision_subjects(
         &mut self,
-        locator: &str,
+        locator: Option<&str>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
         let tx = self.read()?;
         let subjects = tx
-            .prepare_cached("SELECT DISTINCT subject FROM decisions WHERE locator = ?1 LIMIT ?2")?
+            .prepare_cached(
+                "SELECT DISTINCT subject FROM decisions WHERE ?1 IS NULL OR locator = ?1 LIMIT ?2",
+            )?
             .query_map(
                 params![locator, i64::try_from(limit).unwrap_or(i64::MAX)],
                 |r| r.get::<_, String>(0),
