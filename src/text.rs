@@ -220,16 +220,25 @@ pub fn escape_controls_but_newlines(s: &str) -> String {
 /// subject or requirement then reads as one value: it cannot close its quotes, start a line
 /// of its own (a fake verdict, a fake "Saved …") or reorder the message around it.
 pub fn quoted(s: &str, n: usize) -> String {
+    quoted_escaping(s, n, |_, _| false)
+}
+
+/// [`quoted`], also escaping each character `also` says of (given the character before it).
+fn quoted_escaping(s: &str, n: usize, also: impl Fn(char, Option<char>) -> bool) -> String {
     let head = prefix_chars(s, n);
     let mut out = String::with_capacity(head.len() + 2);
     out.push('"');
+    let mut before = None;
     for c in head.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if is_control_like(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if is_control_like(c) || also(c, before) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
             c => out.push(c),
         }
+        before = Some(c);
     }
     out.push('"');
     out
@@ -441,31 +450,15 @@ pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
 pub fn spelled(s: &str, n: usize) -> String {
     let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
     let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
-    let mut out = String::from('"');
-    let mut before = None;
-    for c in prefix_chars(s, n).chars() {
+    quoted_escaping(s, n, |c, before| {
         let one = c.to_string();
         // A mark that composes with the character before it (`e` and U+0301: `é`).
-        let composes = before.is_some_and(|b: char| {
+        let composes = before.is_some_and(|b| {
             let pair = format!("{b}{c}");
             nfc.normalize(&pair) != pair
         });
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if is_control_like(c)
-                || composes
-                || matches!(c, '\u{200C}' | '\u{200D}')
-                || nfkc.normalize(&one) != one =>
-            {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
-            }
-            c => out.push(c),
-        }
-        before = Some(c);
-    }
-    out.push('"');
-    out
+        composes || matches!(c, '\u{200C}' | '\u{200D}') || nfkc.normalize(&one) != one
+    })
 }
 
 #[cfg(test)]
