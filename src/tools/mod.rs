@@ -457,8 +457,10 @@ const NAMES_COMPARED: usize = 10_000;
 /// which differs in Unicode composition`. `None` when none is. A lookup by name is exact;
 /// this says why it missed what looks the same.
 fn named_alike(asked: &str, stored: &[String]) -> Option<String> {
+    let key = crate::text::alike_key(asked);
     let alike: Vec<String> = stored
         .iter()
+        .filter(|name| crate::text::alike_key(name) == key)
         .filter_map(|name| {
             let mut how = crate::text::alike(asked, name)?;
             let last = how.pop().unwrap_or_default();
