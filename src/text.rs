@@ -461,9 +461,9 @@ pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
 }
 
 /// `s` as [`quoted`], with what [`alike`] undoes also written as escapes: a combining mark
-/// that composes with the character before it (`"Bore\u{301}"`, a decomposed "é"), the joiners and the characters with a compatibility
-/// form (`"\u{ff22}ore"`, a full-width "Ｂ"). Two look-alike names are then told apart where a
-/// message names one beside the other.
+/// that composes with the character before it (`"Bore\u{301}"`, a decomposed "é"), the
+/// joiners and the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ").
+/// Two look-alike names are then told apart where a message names one beside the other.
 pub fn spelled(s: &str, n: usize) -> String {
     let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
     let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
