@@ -20,6 +20,7 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+mod decomposed;
 
 /// `s` cut to at most `max` bytes at a character boundary, followed by a marker of how many
 /// bytes were cut (`…[4194050 bytes cut]`); `s` itself when it fits.
@@ -375,10 +376,11 @@ pub fn cut_middle(s: &str, max_chars: usize) -> String {
 }
 
 /// The ways two names a person reads as one can be spelled apart, in the order [`alike`]
-/// undoes them: the accents composed or not (NFC), characters drawn as nothing (the
-/// [`is_invisible`] ones, the joiners and the bidirectional controls), white space (at the
-/// ends, doubled, a tab or a line break for a space), full-width and other compatibility
-/// forms (NFKC), and letter case.
+/// undoes them: the accents composed or not (the Latin, Greek and Cyrillic letters of
+/// [`decomposed`]; marks stacked in another order are not reordered), characters drawn as
+/// nothing (the [`is_invisible`] ones, the joiners and the bidirectional controls), white
+/// space (at the ends, doubled, a tab or a line break for a space), full-width forms of ASCII
+/// (`Ｂ` for `B`, an ideographic space), and letter case.
 const SPELLINGS: [&str; 5] = [
     "Unicode composition",
     "invisible characters",
@@ -394,9 +396,16 @@ fn undone_step(t: &str, step: usize) -> String {
         return t.to_string();
     }
     match step {
-        0 => icu_normalizer::ComposingNormalizerBorrowed::new_nfc()
-            .normalize(t)
-            .into_owned(),
+        // Decomposed, so that a composed and a decomposed accent are the same marks.
+        0 => t
+            .chars()
+            .fold(String::with_capacity(t.len()), |mut out, c| {
+                match decomposed::decomposed(c) {
+                    Some(d) => out.push_str(d),
+                    None => out.push(c),
+                }
+                out
+            }),
         // Drawn as nothing: dropped. Line breaks and tabs are white space, the next step's.
         1 => t
             .chars()
@@ -411,19 +420,7 @@ fn undone_step(t: &str, step: usize) -> String {
             .filter(|w| !w.is_empty())
             .collect::<Vec<_>>()
             .join(" "),
-        // Each character by itself, so that composing accents stays step 0's.
-        3 => {
-            let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
-            let mut out = String::with_capacity(t.len());
-            let mut buf = [0u8; 4];
-            for c in t.chars() {
-                match c.is_ascii() {
-                    true => out.push(c),
-                    false => out.push_str(&nfkc.normalize(c.encode_utf8(&mut buf))),
-                }
-            }
-            out
-        }
+        3 => t.chars().map(|c| narrow(c).unwrap_or(c)).collect(),
         _ => t.to_lowercase(),
     }
 }
@@ -465,17 +462,21 @@ pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
 /// joiners and the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ").
 /// Two look-alike names are then told apart where a message names one beside the other.
 pub fn spelled(s: &str, n: usize) -> String {
-    let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
-    let nfkc = icu_normalizer::ComposingNormalizerBorrowed::new_nfkc();
     quoted_escaping(s, n, |c, before| {
-        let one = c.to_string();
-        // A mark that composes with the character before it (`e` and U+0301: `é`).
-        let composes = before.is_some_and(|b| {
-            let pair = format!("{b}{c}");
-            nfc.normalize(&pair) != pair
-        });
-        composes || matches!(c, '\u{200C}' | '\u{200D}') || nfkc.normalize(&one) != one
+        // A diacritical mark after a character (`e` and U+0301: `é`).
+        let composes = before.is_some() && ('\u{300}'..='\u{36F}').contains(&c);
+        composes || matches!(c, '\u{200C}' | '\u{200D}') || narrow(c).is_some()
     })
+}
+
+/// The ASCII character whose full-width form `c` is (U+FF01 to U+FF5E), or the space for
+/// the ideographic space U+3000.
+fn narrow(c: char) -> Option<char> {
+    match c {
+        '\u{3000}' => Some(' '),
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFEE0),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -504,6 +505,21 @@ mod tests {
             d("BOR\u{c9} ", "bore\u{301}"),
             Some(vec!["Unicode composition", "white space", "letter case"])
         );
+        // Greek, Cyrillic and a letter of two marks (Vietnamese), composed and not.
+        for (composed, decomposed) in [
+            (
+                "\u{3ac}\u{3be}\u{3bf}\u{3bd}\u{3b1}\u{3c2}",
+                "\u{3b1}\u{301}\u{3be}\u{3bf}\u{3bd}\u{3b1}\u{3c2}",
+            ),
+            ("\u{439}", "\u{438}\u{306}"),
+            ("\u{1ec7}", "e\u{323}\u{302}"),
+        ] {
+            assert_eq!(
+                d(composed, decomposed),
+                Some(vec!["Unicode composition"]),
+                "{composed:?}"
+            );
+        }
         // Both decomposed: the composition is not what differs.
         assert_eq!(d("Bore\u{301} ", "Bore\u{301}"), Some(vec!["white space"]));
         // The same string, or letters that read differently: not alike.
@@ -523,6 +539,23 @@ mod tests {
                 "{a:?} {b:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_decomposition_table_is_sorted_and_each_entry_is_a_letter_and_its_marks() {
+        let table = decomposed::DECOMPOSED;
+        assert!(table.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(letter, parts) in table {
+            let mut chars = parts.chars();
+            let base = chars.next();
+            assert!(base.is_some_and(|b| b != letter), "{letter:?}");
+            assert!(
+                chars.all(|m| ('\u{300}'..='\u{36F}').contains(&m)),
+                "{letter:?} decomposes to a mark outside the combining diacriticals"
+            );
+            assert_eq!(decomposed::decomposed(letter), Some(parts));
+        }
+        assert_eq!(decomposed::decomposed('e'), None);
     }
 
     #[test]
