@@ -20,6 +20,7 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+mod decomposed;
 
 /// `s` cut to at most `max` bytes at a character boundary, followed by a marker of how many
 /// bytes were cut (`…[4194050 bytes cut]`); `s` itself when it fits.
@@ -111,6 +112,14 @@ pub fn is_invisible(c: char) -> bool {
             | '\u{1D173}'..='\u{1D17A}'
             | '\u{E0000}'..='\u{E0FFF}'
     )
+}
+
+/// Whether `s` shows nothing: it is made only of white space, control characters and
+/// characters drawn as nothing ([`is_control_like`], the joiners U+200C/D). A name of a zero
+/// width space is as blank as a name of spaces: nobody can read it, nor tell it from another.
+pub fn is_blank(s: &str) -> bool {
+    s.chars()
+        .all(|c| c.is_whitespace() || is_control_like(c) || matches!(c, '\u{200C}' | '\u{200D}'))
 }
 
 /// `s` with every character of [`is_control_like`] written as a visible escape (`\u{1b}`):
@@ -212,16 +221,25 @@ pub fn escape_controls_but_newlines(s: &str) -> String {
 /// subject or requirement then reads as one value: it cannot close its quotes, start a line
 /// of its own (a fake verdict, a fake "Saved …") or reorder the message around it.
 pub fn quoted(s: &str, n: usize) -> String {
+    quoted_escaping(s, n, |_, _| false)
+}
+
+/// [`quoted`], also escaping each character `also` says of (given the character before it).
+fn quoted_escaping(s: &str, n: usize, also: impl Fn(char, Option<char>) -> bool) -> String {
     let head = prefix_chars(s, n);
     let mut out = String::with_capacity(head.len() + 2);
     out.push('"');
+    let mut before = None;
     for c in head.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if is_control_like(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if is_control_like(c) || also(c, before) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32))
+            }
             c => out.push(c),
         }
+        before = Some(c);
     }
     out.push('"');
     out
@@ -357,9 +375,204 @@ pub fn cut_middle(s: &str, max_chars: usize) -> String {
     out
 }
 
+/// The ways two names a person reads as one can be spelled apart, in the order [`alike`]
+/// undoes them: the accents composed or not (the Latin, Greek and Cyrillic letters of
+/// [`decomposed`]; marks stacked in another order are not reordered), characters drawn as
+/// nothing (the [`is_invisible`] ones, the joiners and the bidirectional controls), white
+/// space (at the ends, doubled, a tab or a line break for a space), full-width forms of ASCII
+/// (`Ｂ` for `B`, an ideographic space), and letter case.
+const SPELLINGS: [&str; 5] = [
+    "Unicode composition",
+    "invisible characters",
+    "white space",
+    "character width",
+    "letter case",
+];
+
+/// `t` with step `step` of [`SPELLINGS`] undone.
+fn undone_step(t: &str, step: usize) -> String {
+    // ASCII is composed, visible but for its controls (white space to step 2) and of one width.
+    if t.is_ascii() && matches!(step, 0 | 1 | 3) {
+        return t.to_string();
+    }
+    match step {
+        // Decomposed, so that a composed and a decomposed accent are the same marks.
+        0 => t
+            .chars()
+            .fold(String::with_capacity(t.len()), |mut out, c| {
+                match decomposed::decomposed(c) {
+                    Some(d) => out.push_str(d),
+                    None => out.push(c),
+                }
+                out
+            }),
+        // Drawn as nothing: dropped. Line breaks and tabs are white space, the next step's.
+        1 => t
+            .chars()
+            .filter(|&c| {
+                !(is_invisible(c)
+                    || matches!(c, '\u{200C}' | '\u{200D}')
+                    || (is_control_like(c) && !c.is_whitespace() && !c.is_control()))
+            })
+            .collect(),
+        2 => t
+            .split(|c: char| c.is_whitespace() || c.is_control())
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" "),
+        3 => t.chars().map(|c| narrow(c).unwrap_or(c)).collect(),
+        _ => t.to_lowercase(),
+    }
+}
+
+/// `s` with the steps of [`SPELLINGS`] up to `upto` (not included) undone, but for `skip`.
+fn undone(s: &str, upto: usize, skip: Option<usize>) -> String {
+    (0..upto)
+        .filter(|&step| Some(step) != skip)
+        .fold(s.to_string(), |t, step| undone_step(&t, step))
+}
+
+/// `s` with every step of [`SPELLINGS`] undone: two names with the same key are two spellings
+/// of one name ([`alike`] says how they differ). Computed once per name, it is what a lookup
+/// compares many stored names with.
+pub fn alike_key(s: &str) -> String {
+    undone(s, SPELLINGS.len(), None)
+}
+
+/// Whether `a` and `b` are two spellings of what a person reads as one name, and if so what
+/// tells them apart (some of [`SPELLINGS`], in that order: each one without which they would
+/// still differ); `None` when they are the same string or read differently. Letters of other
+/// scripts that look alike (a Cyrillic "а" for a Latin "a") are not undone: they are
+/// different letters.
+pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
+    if a == b {
+        return None;
+    }
+    let upto = (1..=SPELLINGS.len()).find(|&n| undone(a, n, None) == undone(b, n, None))?;
+    Some(
+        (0..upto)
+            .filter(|&step| undone(a, upto, Some(step)) != undone(b, upto, Some(step)))
+            .map(|step| SPELLINGS[step])
+            .collect(),
+    )
+}
+
+/// `s` as [`quoted`], with what [`alike`] undoes also written as escapes: a combining mark
+/// that composes with the character before it (`"Bore\u{301}"`, a decomposed "é"), the
+/// joiners and the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ").
+/// Two look-alike names are then told apart where a message names one beside the other.
+pub fn spelled(s: &str, n: usize) -> String {
+    quoted_escaping(s, n, |c, before| {
+        // A diacritical mark after a character (`e` and U+0301: `é`).
+        let composes = before.is_some() && ('\u{300}'..='\u{36F}').contains(&c);
+        composes || matches!(c, '\u{200C}' | '\u{200D}') || narrow(c).is_some()
+    })
+}
+
+/// The ASCII character whose full-width form `c` is (U+FF01 to U+FF5E), or the space for
+/// the ideographic space U+3000.
+fn narrow(c: char) -> Option<char> {
+    match c {
+        '\u{3000}' => Some(' '),
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(u32::from(c) - 0xFEE0),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn alike_names_what_tells_two_spellings_of_one_name_apart() {
+        let d = |a, b| alike(a, b);
+        assert_eq!(
+            d("Bor\u{e9}", "Bore\u{301}"),
+            Some(vec!["Unicode composition"])
+        );
+        assert_eq!(d("Bore", "Bore "), Some(vec!["white space"]));
+        assert_eq!(d("big bore", "big\t\n bore"), Some(vec!["white space"]));
+        assert_eq!(
+            d("Bore", "Bo\u{200d}re"),
+            Some(vec!["invisible characters"])
+        );
+        assert_eq!(
+            d("Bore", "\u{202e}Bore"),
+            Some(vec!["invisible characters"])
+        );
+        assert_eq!(d("Bore", "\u{ff22}ore"), Some(vec!["character width"]));
+        assert_eq!(
+            d("BOR\u{c9} ", "bore\u{301}"),
+            Some(vec!["Unicode composition", "white space", "letter case"])
+        );
+        // Greek, Cyrillic and a letter of two marks (Vietnamese), composed and not.
+        for (composed, decomposed) in [
+            (
+                "\u{3ac}\u{3be}\u{3bf}\u{3bd}\u{3b1}\u{3c2}",
+                "\u{3b1}\u{301}\u{3be}\u{3bf}\u{3bd}\u{3b1}\u{3c2}",
+            ),
+            ("\u{439}", "\u{438}\u{306}"),
+            ("\u{1ec7}", "e\u{323}\u{302}"),
+        ] {
+            assert_eq!(
+                d(composed, decomposed),
+                Some(vec!["Unicode composition"]),
+                "{composed:?}"
+            );
+        }
+        // Both decomposed: the composition is not what differs.
+        assert_eq!(d("Bore\u{301} ", "Bore\u{301}"), Some(vec!["white space"]));
+        // The same string, or letters that read differently: not alike.
+        assert_eq!(d("Bore", "Bore"), None);
+        assert_eq!(d("Bore", "B\u{43e}re"), None);
+        assert_eq!(d("Disk", "D\u{131}sk"), None);
+        assert_eq!(d("Bore", "Bone"), None);
+        // Alike exactly when the keys are the same.
+        for (a, b) in [
+            ("Bor\u{e9}", "BORE\u{301} "),
+            ("Bore", "Bone"),
+            ("x\ty", "X Y"),
+        ] {
+            assert_eq!(
+                alike(a, b).is_some(),
+                alike_key(a) == alike_key(b),
+                "{a:?} {b:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_decomposition_table_is_sorted_and_each_entry_is_a_letter_and_its_marks() {
+        let table = decomposed::DECOMPOSED;
+        assert!(table.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(letter, parts) in table {
+            let mut chars = parts.chars();
+            let base = chars.next();
+            assert!(base.is_some_and(|b| b != letter), "{letter:?}");
+            assert!(
+                chars.all(|m| ('\u{300}'..='\u{36F}').contains(&m)),
+                "{letter:?} decomposes to a mark outside the combining diacriticals"
+            );
+            assert_eq!(decomposed::decomposed(letter), Some(parts));
+        }
+        assert_eq!(decomposed::decomposed('e'), None);
+    }
+
+    #[test]
+    fn spelled_shows_what_alike_undoes() {
+        assert_eq!(spelled("Bore\u{301}", 60), "\"Bore\\u{301}\"");
+        assert_eq!(spelled("Bor\u{e9}", 60), "\"Bor\u{e9}\"");
+        assert_eq!(
+            spelled("\u{ff22}o\u{200d}re\u{200b}", 60),
+            "\"\\u{ff22}o\\u{200d}re\\u{200b}\""
+        );
+        assert_eq!(spelled("a \"b\"\\\n", 60), "\"a \\\"b\\\"\\\\\\u{a}\"");
+        // Marks that compose with nothing stay as they are (Hindi's virama, a matra).
+        assert_eq!(
+            spelled("\u{915}\u{94d}\u{937}", 60),
+            "\"\u{915}\u{94d}\u{937}\""
+        );
+    }
 
     #[test]
     fn clip_bytes_cuts_at_a_char_boundary_and_says_how_much() {

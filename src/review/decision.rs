@@ -311,18 +311,18 @@ pub fn check_stated(
     disposition: &str,
     basis: &[BasisItem],
 ) -> Result<(), super::DomainError> {
-    if subject.trim().is_empty() {
+    if crate::text::is_blank(subject) {
         return Err(super::DomainError(
             "\"subject\" is blank: name what the decision is about (it is the decision's key at this revision)".into(),
         ));
     }
-    if disposition.trim().is_empty() {
+    if crate::text::is_blank(disposition) {
         return Err(super::DomainError(
             "\"disposition\" is blank: say what was decided, in a word or a phrase".into(),
         ));
     }
     for (index, item) in basis.iter().enumerate() {
-        if item.requirement.trim().is_empty() {
+        if crate::text::is_blank(&item.requirement) {
             return Err(super::DomainError(format!(
                 "basis[{index}] has a blank \"requirement\": state what has to hold, so it can be checked"
             )));

@@ -313,7 +313,7 @@ pub fn stale(revision: &str, current: Option<&str>) -> Option<bool> {
 /// blank. A name is how the feature is recalled and shown; a blank one names nothing.
 pub fn check_name(name: Option<&str>) -> Result<(), super::DomainError> {
     match name {
-        Some(n) if n.trim().is_empty() => Err(super::DomainError(
+        Some(n) if crate::text::is_blank(n) => Err(super::DomainError(
             "\"name\" is blank: give the feature a name, or leave \"name\" out and give a \"note\""
                 .into(),
         )),

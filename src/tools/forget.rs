@@ -82,6 +82,20 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     if deleted == 0 && hint.is_empty() {
         hint = elsewhere(store, &a, args.name.as_deref(), args.subject.as_deref())?;
     }
+    // Nothing of that exact name anywhere, but one here a person reads as it ("Boré" stored
+    // with its accent decomposed, "Bore " with a trailing space): name it and what differs,
+    // or the model reports as forgotten what is still there.
+    if deleted == 0 && hint.is_empty() {
+        let stored = match (&args.name, &args.subject) {
+            (Some(_), _) => store.feature_names(a.locator(), super::NAMES_COMPARED)?,
+            (_, Some(_)) => store.decision_subjects(Some(a.locator()), super::NAMES_COMPARED)?,
+            _ => Vec::new(),
+        };
+        let asked = args.name.as_deref().or(args.subject.as_deref());
+        if let Some(asked) = asked {
+            hint = super::named_alike_sentence(asked, &stored, "forget it");
+        }
+    }
     ToolOutput::new(
         &json!({"deleted": deleted}),
         format!("Deleted {deleted} ({what}).{hint}"),

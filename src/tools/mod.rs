@@ -447,6 +447,45 @@ fn uri_to_call(uri: &str) -> String {
     crate::text::quoted(uri, usize::try_from(schema::MAX_URI).unwrap_or(usize::MAX))
 }
 
+/// How many stored names (or subjects) of one file a lookup that matched none compares with
+/// the name asked for ([`named_alike`]): every feature of a large review, bounded.
+const NAMES_COMPARED: usize = 10_000;
+
+/// The stored names among `stored` that a person reads as `asked` but are spelled otherwise
+/// (`text::alike`: composed accents, invisible characters, white space, width, case), at most
+/// three, each spelled so the difference shows and followed by what differs: `"Bore\u{301}",
+/// which differs in Unicode composition`. `None` when none is. A lookup by name is exact;
+/// this says why it missed what looks the same.
+fn named_alike(asked: &str, stored: &[String]) -> Option<String> {
+    let key = crate::text::alike_key(asked);
+    let alike: Vec<String> = stored
+        .iter()
+        .filter(|name| crate::text::alike_key(name) == key)
+        .filter_map(|name| {
+            let mut how = crate::text::alike(asked, name)?;
+            let last = how.pop().unwrap_or_default();
+            let how = match how.is_empty() {
+                true => last.to_string(),
+                false => format!("{} and {last}", how.join(", ")),
+            };
+            Some(format!(
+                "{}, which differs in {how}",
+                crate::text::spelled(name, 200)
+            ))
+        })
+        .take(3)
+        .collect();
+    (!alike.is_empty()).then(|| alike.join("; "))
+}
+
+/// [`named_alike`] as a sentence ending a summary: `" Not named exactly so here, but named
+/// alike: …; give that spelling to <to>."`, or nothing.
+fn named_alike_sentence(asked: &str, stored: &[String], to: &str) -> String {
+    named_alike(asked, stored).map_or_else(String::new, |alike| {
+        format!(" Not named exactly so here, but named alike: {alike}; give that spelling to {to}.")
+    })
+}
+
 /// How many items a summary looks at for [`OtherFiles`]: enough to name the other files,
 /// bounded so a miss stays cheap.
 const OTHER_FILES_LOOKED_AT: usize = 50;

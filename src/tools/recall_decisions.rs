@@ -214,6 +214,18 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         })?;
         summary.push_str(&other.hint("decision", other.found >= limit));
     }
+    // No decision of that subject, but one a person reads as it (spelled otherwise): name it.
+    if n == 0
+        && first_page
+        && let Some(subject) = &query.subject
+    {
+        let stored = store.decision_subjects(query.locator.as_deref(), super::NAMES_COMPARED)?;
+        if let Some(alike) = super::named_alike(subject, &stored) {
+            summary.push_str(&format!(
+                "; no subject is exactly that, but named alike: {alike} (give that spelling)"
+            ));
+        }
+    }
     let (after, said) = crate::resources::verdicts_after_carry(store, &carried_here)?;
     if !said.is_empty() {
         summary.push_str("; ");

@@ -371,8 +371,17 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     };
     let Some(decision) = store.find_decision(&at)? else {
         let elsewhere = recorded_elsewhere(store, &artifact, &args.subject)?;
+        // Not elsewhere, but here under a subject a person reads as this one: name it.
+        let alike = match elsewhere.is_empty() {
+            true => super::named_alike_sentence(
+                &args.subject,
+                &store.decision_subjects(Some(artifact.locator()), super::NAMES_COMPARED)?,
+                "ask about it",
+            ),
+            false => String::new(),
+        };
         return Err(ToolError::Invalid(format!(
-            "No decision {} at {} for this artifact{}.",
+            "No decision {} at {} for this artifact{}.{alike}",
             quoted(&args.subject, 80),
             short_rev(&artifact.revision),
             if elsewhere.is_empty() {

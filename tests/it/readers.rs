@@ -1124,6 +1124,89 @@ fn readers_forget_that_deletes_nothing_names_where_the_revision_has_it() {
     }
 }
 
+/// A `forget` naming a feature or decision as a person reads it, where it is stored spelled
+/// otherwise (the accent of "Boré" composed, stored decomposed as macOS file names and some
+/// editors write it; a trailing space; another letter case; a zero width space; a full-width
+/// letter), deleted nothing and said only "Deleted 0": the model reported it forgotten while
+/// it stayed. The summary now names the stored look-alike, spelled so the difference shows,
+/// and what differs; forgetting that spelling deletes it. `request_verdicts` and
+/// `recall_decisions` by subject name it too.
+#[test]
+fn readers_forget_of_a_look_alike_names_the_stored_spelling() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = art_uri(&rev(1), "/w/bracket.step");
+        for (stored, asked, shown, how) in [
+            (
+                "Bore\u{301}",
+                "Bor\u{e9}",
+                "\"Bore\\u{301}\"",
+                "Unicode composition",
+            ),
+            ("Bore ", "Bore", "\"Bore \"", "white space"),
+            ("bore", "Bore", "\"bore\"", "letter case"),
+            (
+                "Bo\u{200b}re",
+                "Bore",
+                "\"Bo\\u{200b}re\"",
+                "invisible characters",
+            ),
+            ("\u{ff22}ore", "Bore", "\"\\u{ff22}ore\"", "character width"),
+        ] {
+            c.ok(
+                "remember",
+                json!({"artifact": file, "entity_ids": [], "name": stored}),
+            );
+            c.ok(
+                "remember_decision",
+                json!({"artifact": file, "subject": stored, "disposition": "hold",
+                       "basis": [{"requirement": "r", "source": "drawing", "state": "satisfied"}]}),
+            );
+            // Recalling it by subject, with the file or without, says the same.
+            for args in [
+                json!({"artifact": file, "subject": asked}),
+                json!({"subject": asked}),
+            ] {
+                let text = summary(&c.call("recall_decisions", args));
+                assert!(
+                    text.contains(&format!("named alike: {shown}, which differs in {how}")),
+                    "recall_decisions {stored:?}: {text}"
+                );
+            }
+            // Asking the engineer about it says the same.
+            let out = c.call(
+                "request_verdicts",
+                json!({"artifact": file, "subject": asked}),
+            );
+            let text = summary(&out);
+            assert!(
+                text.contains(&format!("named alike: {shown}, which differs in {how}; give that spelling to ask about it")),
+                "request_verdicts {stored:?}: {text}"
+            );
+            for key in ["name", "subject"] {
+                let out = c.call("forget", json!({"artifact": file, key: asked}));
+                assert_eq!(
+                    out["result"]["structuredContent"]["deleted"], 0,
+                    "{key} {stored:?}"
+                );
+                let text = summary(&out);
+                assert!(
+                    text.contains(&format!("named alike: {shown}, which differs in {how}")),
+                    "{key} {stored:?}: {text}"
+                );
+                let out = c.call("forget", json!({"artifact": file, key: stored}));
+                assert_eq!(
+                    out["result"]["structuredContent"]["deleted"], 1,
+                    "{key} {stored:?}"
+                );
+            }
+        }
+        // A name nothing looks like: nothing said.
+        let out = c.call("forget", json!({"artifact": file, "name": "Bore"}));
+        assert_eq!(summary(&out), "Deleted 0 (feature \"Bore\").");
+    }
+}
+
 /// The feature lookup of a `forget` that deleted nothing went through full-text search: a
 /// name of no word ("--", "(") found nothing, and a name other features' names start with
 /// (50 "bore N" newer than "bore") was past the 50 rows read, so the summary said nothing of

@@ -846,6 +846,56 @@ fn blank_words_a_reader_relies_on_refused_by_name_nothing_written() {
     }
 }
 
+/// A feature name, subject, disposition or requirement made only of characters drawn as
+/// nothing (a zero width space, a word joiner, a joiner, a byte order mark, a right-to-left
+/// mark), with white space or not, passed the blank check (`trim` keeps them) and was stored:
+/// a feature no one can see the name of, an item the engineer is asked to accept that shows
+/// an empty line. They are refused as blank, by name, and nothing is written.
+#[test]
+fn words_of_invisible_characters_only_are_blank() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        for blank in ["\u{200b}", " \u{2060}\u{feff} ", "\u{200d}", "\u{200f}\t"] {
+            let msg = c.refused(
+                "remember",
+                json!({"artifact": art(REV_A), "entity_ids": [], "name": blank, "note": "n"}),
+            );
+            assert!(
+                msg.contains("\"name\" is blank"),
+                "{era:?} {blank:?}: {msg}"
+            );
+            let mut empty = item("satisfied");
+            empty["requirement"] = json!(blank);
+            for (field, args) in [
+                (
+                    "\"subject\" is blank",
+                    json!({"subject": blank, "disposition": "hold", "basis": [item("satisfied")]}),
+                ),
+                (
+                    "\"disposition\" is blank",
+                    json!({"subject": "s", "disposition": blank, "basis": [item("satisfied")]}),
+                ),
+                (
+                    "basis[0] has a blank \"requirement\"",
+                    json!({"subject": "s", "disposition": "hold", "basis": [empty]}),
+                ),
+            ] {
+                let mut args = args;
+                args["artifact"] = art(REV_A);
+                let msg = c.refused("remember_decision", args);
+                assert!(msg.contains(field), "{era:?} {blank:?} {field}: {msg}");
+            }
+        }
+        assert_eq!(c.ok("recall_decisions", json!({}))["decisions"], json!([]));
+        assert_eq!(c.ok("recall", json!({}))["records"], json!([]));
+        // A name with a visible character and a joiner (an emoji sequence) is not blank.
+        c.ok(
+            "remember",
+            json!({"artifact": art(REV_A), "entity_ids": [], "name": "\u{1f468}\u{200d}\u{1f527}"}),
+        );
+    }
+}
+
 #[test]
 fn remember_unusual_characters_round_trip() {
     let mut c = Client::memory(Era::V2026_07_28);

@@ -249,6 +249,27 @@ impl Store {
         })
     }
 
+    /// The distinct subjects of the decisions at `locator` (any file when `None`; at any
+    /// revision), at most `limit`: what a lookup by a subject that matched none is compared
+    /// with (`text::alike`).
+    pub fn decision_subjects(
+        &mut self,
+        locator: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let tx = self.read()?;
+        let subjects = tx
+            .prepare_cached(
+                "SELECT DISTINCT subject FROM decisions WHERE ?1 IS NULL OR locator = ?1 LIMIT ?2",
+            )?
+            .query_map(
+                params![locator, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |r| r.get::<_, String>(0),
+            )?
+            .collect::<Result<_, _>>()?;
+        Ok(subjects)
+    }
+
     /// Deletes the decision for `subject` at (`locator`, `revision`). Returns 0 or 1.
     pub fn forget_decision(
         &mut self,

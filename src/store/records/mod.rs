@@ -359,6 +359,28 @@ impl Store {
         Ok(files)
     }
 
+    /// The distinct names of the features at `locator` (at any revision), at most `limit`:
+    /// what a lookup by a name that matched none is compared with, to name a stored spelling
+    /// of what the caller meant (`text::alike`).
+    pub fn feature_names(
+        &mut self,
+        locator: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let tx = self.read()?;
+        let names = tx
+            .prepare_cached(
+                "SELECT DISTINCT name FROM records WHERE locator = ?1 AND name IS NOT NULL \
+                 LIMIT ?2",
+            )?
+            .query_map(
+                params![locator, i64::try_from(limit).unwrap_or(i64::MAX)],
+                |r| r.get::<_, String>(0),
+            )?
+            .collect::<Result<_, _>>()?;
+        Ok(names)
+    }
+
     /// Deletes the anonymous notes written for `revision` (and `locator`, when given) whose
     /// entity set contains `entity_id`.
     pub fn forget_notes(
