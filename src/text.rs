@@ -178,7 +178,9 @@ pub fn escape_json_controls(json: &str) -> Cow<'_, str> {
 /// strings (serde_json escapes those in them), are kept. `json` itself when there is nothing
 /// to escape.
 pub fn escape_json_controls_but_newlines(json: &str) -> Cow<'_, str> {
-    if !json.chars().any(|c| c != '\n' && is_control_like(c)) {
+    let mut any = false;
+    each_shown(json, |c, escaped| any |= escaped && c != '\n');
+    if !any {
         return Cow::Borrowed(json);
     }
     Cow::Owned(
@@ -189,20 +191,36 @@ pub fn escape_json_controls_but_newlines(json: &str) -> Cow<'_, str> {
     )
 }
 
-/// `s` with each character of [`is_control_like`] replaced by `escape` of its code point;
-/// `s` itself when it holds none.
+/// How many combining marks in a row are drawn: a letter with more ("a" and 200 accents)
+/// is drawn as a tower over the lines above and below it, hiding them in a terminal or a
+/// page. Vietnamese stacks two on a letter, the Indic scripts three or four.
+const MARKS_DRAWN: usize = 4;
+
+/// Goes through `s` saying of each character whether a reader is shown it as an escape:
+/// every one of [`is_control_like`], and each combining mark past [`MARKS_DRAWN`] in a row.
+pub fn each_shown(s: &str, mut each: impl FnMut(char, bool)) {
+    let mut marks = 0;
+    for c in s.chars() {
+        // A mark Rust counts as a letter is one (an Indic vowel sign, a Thai vowel).
+        let mark = is_combining_mark(c) && !c.is_alphanumeric();
+        marks = if mark { marks + 1 } else { 0 };
+        each(c, is_control_like(c) || marks > MARKS_DRAWN);
+    }
+}
+
+/// `s` with each character a reader is shown as an escape ([`each_shown`]) replaced by
+/// `escape` of its code point; `s` itself when it holds none.
 fn replace_control_like(s: &str, escape: impl Fn(u32) -> String) -> Cow<'_, str> {
-    if !s.chars().any(is_control_like) {
+    let mut any = false;
+    each_shown(s, |_, escaped| any |= escaped);
+    if !any {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        if is_control_like(c) {
-            out.push_str(&escape(c as u32));
-        } else {
-            out.push(c);
-        }
-    }
+    each_shown(s, |c, escaped| match escaped {
+        true => out.push_str(&escape(c as u32)),
+        false => out.push(c),
+    });
     Cow::Owned(out)
 }
 
@@ -230,17 +248,15 @@ fn quoted_escaping(s: &str, n: usize, also: impl Fn(char, Option<char>) -> bool)
     let mut out = String::with_capacity(head.len() + 2);
     out.push('"');
     let mut before = None;
-    for c in head.chars() {
+    each_shown(&head, |c, escaped| {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if is_control_like(c) || also(c, before) => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32))
-            }
+            c if escaped || also(c, before) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
         before = Some(c);
-    }
+    });
     out.push('"');
     out
 }
@@ -556,6 +572,26 @@ mod tests {
             assert_eq!(decomposed::decomposed(letter), Some(parts));
         }
         assert_eq!(decomposed::decomposed('e'), None);
+    }
+
+    /// Regression: "a" with 200 combining accents was shown raw by every reader, a tower of
+    /// marks drawn over the lines above and below it (a terminal, the report, the card).
+    #[test]
+    fn a_tower_of_combining_marks_is_shown_past_its_fourth_mark() {
+        let tower = format!("a{}b", "\u{301}".repeat(6));
+        let shown = format!("a{}{}b", "\u{301}".repeat(4), "\\u{301}".repeat(2));
+        assert_eq!(escape_controls(&tower), shown);
+        assert_eq!(quoted(&tower, 50), format!("\"{shown}\""));
+        // Vietnamese, two marks on one letter, and Devanagari letters in a row stay as they are.
+        for plain in [
+            "Vie\u{323}\u{302}t",
+            "\u{915}\u{94d}\u{937}\u{92e}\u{93e}\u{928}\u{915}",
+        ] {
+            assert_eq!(escape_controls(plain), plain);
+        }
+        // Each letter has its own four.
+        let two = "e\u{301}\u{301}\u{301}\u{301}e\u{301}\u{301}\u{301}\u{301}";
+        assert_eq!(escape_controls(two), two);
     }
 
     #[test]

@@ -1169,6 +1169,22 @@ mod tests {
         assert!(differ.is_empty(), "{differ:?}");
     }
 
+    /// The marks the card counts toward a tower it escapes (`MARK`) are the marks of its
+    /// `WHO`, which the test above holds to `text::is_combining_mark`.
+    #[test]
+    fn card_counts_the_marks_every_reader_counts() {
+        let class = |head: &str, end: &str| {
+            let start = CARD_HTML.find(head).expect("the class") + head.len();
+            CARD_HTML[start..start + CARD_HTML[start..].find(end).expect("end")].to_string()
+        };
+        let who = class(
+            "var WHO = /^(?!\\x20)(?!.*\\x20$)[\\p{Alphabetic}\\p{N}",
+            "\\x20.'",
+        );
+        let mark = class("var MARK = /^[", "]$/u;");
+        assert_eq!(mark, who);
+    }
+
     #[test]
     fn squeezed_script_serves_plain_strings_in_single_quotes() {
         let mut out = String::new();

@@ -528,20 +528,19 @@ fn code(s: &str) -> String {
 
 fn escape(s: &str, in_cell: bool) -> String {
     let mut folded = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' | '\r' => folded.push(' '),
-            '\0' => folded.push('\u{FFFD}'),
-            '\t' => folded.push('\t'),
-            // Shown, not obeyed: an escape sequence or a C1 control would act on whatever
-            // shows the Markdown raw, and a bidirectional control would reorder the rest of
-            // the report's line. The backslash of `\u{…}` is then escaped below like any.
-            c if crate::text::is_control_like(c) => {
-                let _ = write!(folded, "\\u{{{:x}}}", c as u32);
-            }
-            c => folded.push(c),
+    crate::text::each_shown(s, |c, escaped| match c {
+        '\n' | '\r' => folded.push(' '),
+        '\0' => folded.push('\u{FFFD}'),
+        '\t' => folded.push('\t'),
+        // Shown, not obeyed: an escape sequence or a C1 control would act on whatever shows
+        // the Markdown raw, a bidirectional control would reorder the rest of the report's
+        // line, and a tower of combining marks would cover the lines around it. The
+        // backslash of `\u{…}` is then escaped below like any.
+        c if escaped => {
+            let _ = write!(folded, "\\u{{{:x}}}", c as u32);
         }
-    }
+        c => folded.push(c),
+    });
     let text = folded.trim();
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 2);

@@ -586,6 +586,25 @@ test("card_shows_invisible_characters_of_stored_strings_as_escapes", async () =>
   await page.close();
 });
 
+test("card_shows_a_tower_of_combining_marks_past_its_fourth_as_escapes", async () => {
+  // "a" with 200 combining accents was drawn as a tower over the card's lines above and
+  // below it. Four marks on a letter are drawn (Vietnamese stacks two), the rest escaped.
+  const rev = "sha256:" + "d".repeat(64);
+  const tower = "bore a" + "\u0301".repeat(200) + " end";
+  await server.call("remember_decision", {
+    artifact: artifact(rev), subject: "tower", disposition: "hold",
+    basis: [{ requirement: tower, source: "drawing", state: "satisfied" }],
+  });
+  const shown = await server.call("show_review", { artifact: artifact(rev) });
+  const { page } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(rev) }, result: shown });
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  await frame.waitForFunction(() => document.body.innerText.includes("bore a"));
+  const seen = await frame.evaluate(() => document.body.innerText);
+  assert.equal(seen.match(/\u0301{5,}/g), null, seen.slice(0, 400));
+  assert.ok(seen.includes("bore a" + "\u0301".repeat(4) + "\\u{301}".repeat(196) + " end"), seen.slice(0, 400));
+  await page.close();
+});
+
 test("card_subtitle_counts_the_revisions_decisions_and_records_not_the_ones_that_fit", async () => {
   // A review too large for one answer comes with `omitted`: the subtitle said "2 decisions,
   // 2 records" of 40 and 40. It counts those that did not fit too.
