@@ -104,10 +104,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     // A page ends early when the next record would take the answer past its byte bound.
     let page = store.recall_each(&query, request, |r| {
         let is_stale = current.is_some_and(|c| c != r.artifact.revision);
-        let first = (firsts.len() < 3).then(|| match r.name {
-            Some(name) => quoted(name, 40),
-            None => format!("note {}", r.id),
-        });
+        let first =
+            (firsts.len() < 3).then(|| r.name.map(str::to_string).ok_or_else(|| r.id.to_string()));
         let (index, entry) = table.find(
             &r.artifact,
             Some(r.id_scheme),
@@ -138,9 +136,21 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let next = pager.next(&page);
     let n = page.items.len();
     let mut summary = format!("{n} record{}", if n == 1 { "" } else { "s" });
-    for first in &firsts {
+    // Two names a person reads as one ("Boré" composed and decomposed) are spelled so that
+    // the difference shows, as a lookup that misses names them.
+    let keys: Vec<Option<String>> = firsts
+        .iter()
+        .map(|f| f.as_ref().ok().map(|n| crate::text::alike_key(n)))
+        .collect();
+    for (first, key) in firsts.iter().zip(&keys) {
         summary.push_str("; ");
-        summary.push_str(first);
+        match first {
+            Ok(name) if keys.iter().filter(|k| *k == key).count() > 1 => {
+                summary.push_str(&crate::text::spelled(name, 40));
+            }
+            Ok(name) => summary.push_str(&quoted(name, 40)),
+            Err(id) => summary.push_str(&format!("note {id}")),
+        }
     }
     if n > 3 {
         summary.push_str("; ...");

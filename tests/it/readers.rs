@@ -1207,6 +1207,31 @@ fn readers_forget_of_a_look_alike_names_the_stored_spelling() {
     }
 }
 
+/// `recall`'s summary listed two features a person reads as one as the same words
+/// (`"Boré"; "Boré"`, one accent composed, the other decomposed): the model could not tell
+/// which to name. Look-alikes in the list are spelled so the difference shows; another name
+/// is quoted as before.
+#[test]
+fn readers_recall_lists_look_alike_names_spelled_apart() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let file = art_uri(&rev(1), "/w/bracket.step");
+        for name in ["Bor\u{e9}", "Bore\u{301}", "d\u{e9}j\u{e0} vu"] {
+            c.ok(
+                "remember",
+                json!({"artifact": file, "entity_ids": [], "name": name}),
+            );
+        }
+        let text = summary(&c.call("recall", json!({"artifact": file})));
+        assert!(
+            text.contains("\"Bore\\u{301}\"")
+                && text.contains("\"Bor\u{e9}\"")
+                && text.contains("\"d\u{e9}j\u{e0} vu\""),
+            "{text}"
+        );
+    }
+}
+
 /// The feature lookup of a `forget` that deleted nothing went through full-text search: a
 /// name of no word ("--", "(") found nothing, and a name other features' names start with
 /// (50 "bore N" newer than "bore") was past the 50 rows read, so the summary said nothing of
