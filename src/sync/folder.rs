@@ -750,6 +750,27 @@ mod tests {
     }
 
     #[test]
+    fn only_a_set_aside_version_s_name_gives_its_id() {
+        assert_eq!(
+            kept_id(&kept_name("rec_3f9a0c1b2d4e5f60")),
+            Some("rec_3f9a0c1b2d4e5f60")
+        );
+        assert_eq!(kept_id(".x.json.kept"), Some("x"));
+        for other in [
+            "rec_1.json",
+            ".rec_1.json",
+            "rec_1.json.kept",
+            ".rec_1.kept",
+            "..json.kept",
+            ".CON.json.kept",
+            ".a:b.json.kept",
+            ".rec_1.json.1-2.tmp",
+        ] {
+            assert_eq!(kept_id(other), None, "{other}");
+        }
+    }
+
+    #[test]
     fn only_crlf_line_endings_become_lf() {
         let lf = |s: &str| String::from_utf8(lf_endings(s.as_bytes().to_vec())).unwrap_or_default();
         assert_eq!(lf("{\r\n  \"a\": 1\r\n}\r\n"), "{\n  \"a\": 1\n}\n");

@@ -661,6 +661,18 @@ fn restated_and_edited(editor_pulls: bool, rebase: bool) -> anyhow::Result<()> {
     ensure!(said.contains(how), "wanted {how:?} in {said}");
     let status = git_ok(&second.clone, &["status", "--porcelain"])?;
     ensure!(status.contains(untracked), "git status shows it: {status}");
+    let dry = run(Command::new(binary())
+        .arg("--db")
+        .arg(&second.db)
+        .args(["sync", "--dry-run"])
+        .arg(second.clone.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let dry = String::from_utf8_lossy(&dry.stdout);
+    ensure!(
+        dry.contains("would restore records/rec_") == (editor_pulls != rebase)
+            && !dry.contains("would be deleted from the database:"),
+        "a dry run reads a version set aside as the item's file: {dry}"
+    );
     let synced = second.sync()?;
     ensure!(
         synced.contains("restored records/rec_") == (editor_pulls != rebase),
