@@ -76,6 +76,14 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
             let _ = writeln!(out, "would {}", escape_controls(line));
         }
     }
+    for file in &counts.restored {
+        let _ = writeln!(
+            out,
+            "restored {} (merge-file set it aside: git paired its file with another item's as \
+             a rename): commit it",
+            escape_controls(file)
+        );
+    }
     deletions(&counts, dry_run, &mut out);
     let meanwhile = &counts.changed_meanwhile;
     for file in bounded(meanwhile, meanwhile.len()) {

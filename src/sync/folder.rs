@@ -242,6 +242,9 @@ pub(super) fn refuse_links(dir: &Path) -> Result<()> {
 pub(super) struct Scan {
     kind: ItemKind,
     files: Vec<(String, Hash)>,
+    /// The ids whose file is the version merge-file set aside ([`kept_of`]): their own is
+    /// absent.
+    kept: Vec<String>,
     problems: Vec<String>,
 }
 
@@ -254,6 +257,7 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
     let mut out = Scan {
         kind,
         files: Vec::new(),
+        kept: Vec::new(),
         problems: Vec::new(),
     };
     let dir = folder.join(kind.dir());
@@ -277,6 +281,10 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
                 .push(format!("{}: {}", shown(&path), owned::NESTED_ATTRIBUTES));
             continue;
         }
+        if let Some(id) = kept_id(name) {
+            out.kept.push(id.to_string());
+            continue;
+        }
         if name.starts_with('.') && !link {
             continue;
         }
@@ -287,6 +295,24 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
         };
         match read_regular(&path, MAX_FILE_BYTES).map(lf_endings) {
             Ok(bytes) => out.files.push((id.to_string(), hash(&bytes))),
+            Err(why) => out.problems.push(format!("{}: {why}", shown(&path))),
+        }
+    }
+    // A version set aside stands for its item's file while that file is absent.
+    let own: std::collections::HashSet<&str> =
+        out.files.iter().map(|(id, _)| id.as_str()).collect();
+    let kept: Vec<String> = std::mem::take(&mut out.kept)
+        .into_iter()
+        .filter(|id| !own.contains(id.as_str()))
+        .collect();
+    drop(own);
+    for id in kept {
+        let path = kept_of(folder, kind, &id);
+        match read_regular(&path, MAX_FILE_BYTES).map(lf_endings) {
+            Ok(bytes) => {
+                out.files.push((id.clone(), hash(&bytes)));
+                out.kept.push(id);
+            }
             Err(why) => out.problems.push(format!("{}: {why}", shown(&path))),
         }
     }
@@ -310,7 +336,10 @@ pub(super) fn read_folder(
         problems.extend(scan.problems);
         let kind = scan.kind;
         for (id, h) in scan.files {
-            let path = file_of(folder, kind, &id);
+            let path = match scan.kept.contains(&id) {
+                true => kept_of(folder, kind, &id),
+                false => file_of(folder, kind, &id),
+            };
             let e = entries.entry((kind, id.clone())).or_default();
             if e.knows(&h) {
                 e.file = Some((h, None));
@@ -564,6 +593,11 @@ pub fn merge_files(
     };
     let ours_item = parse(ours, "ours", &ours_bytes)?;
     let theirs_item = parse(theirs, "theirs", &theirs_bytes)?;
+    if let Some(n) = name
+        && let Some(said) = unpair(n, ours, &ours_item, &theirs_item)?
+    {
+        return Ok(Some(named(said)));
+    }
     let resolved = resolve(
         base_item.as_ref(),
         side(&ours_item, "ours"),
@@ -585,6 +619,109 @@ pub fn merge_files(
         None => "",
     };
     Ok(resolved.conflict.map(|c| named(format!("{c}{later}"))))
+}
+
+/// Where merge-file sets an item's version aside (`records/.<id>.json.kept`) when git
+/// is about to delete the item's own file; the next sync takes it as the item's file.
+pub(super) fn kept_of(folder: &Path, kind: ItemKind, id: &str) -> PathBuf {
+    folder.join(kind.dir()).join(kept_name(id))
+}
+
+fn kept_name(id: &str) -> String {
+    format!(".{id}.json{KEPT}")
+}
+
+/// The suffix of a version merge-file set aside ([`kept_of`]).
+const KEPT: &str = ".kept";
+
+/// The id of a file name [`kept_of`] gives, `None` for any other name.
+pub(super) fn kept_id(file_name: &str) -> Option<&str> {
+    let id = file_name
+        .strip_prefix('.')?
+        .strip_suffix(KEPT)?
+        .strip_suffix(".json")?;
+    is_file_id(id).then_some(id)
+}
+
+/// The versions merge-file set aside ([`kept_of`]) whose item has no file of its own: each
+/// place, and the item's file it stands for (a sync takes it as that file, and puts it there
+/// once the database is committed).
+pub(super) fn kept_versions(folder: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for kind in ItemKind::ALL {
+        let Ok(listing) = fs::read_dir(folder.join(kind.dir())) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            let name = entry.file_name();
+            if let Some(id) = name.to_str().and_then(kept_id) {
+                let own = file_of(folder, kind, id);
+                if fs::symlink_metadata(&own).is_err() {
+                    out.push((entry.path(), own));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Two different items of one kind handed to the driver: git paired one item's file, deleted
+/// on one side, with another item's file added on that side (two ids of one feature, a
+/// feature forgotten and stated again) as a rename, and merged the other side's edit of the
+/// first into the second's file. Neither is a version of the other: the item the path `n`
+/// names stays there (written over `ours`), and the other is given back its own file in the
+/// work tree (git runs the driver at its top, `n` relative to it), so that the next sync
+/// sees both and a change beats a deletion as ever. When that file is there (it is ours:
+/// git deletes it once the driver is done), the version is set aside beside it
+/// ([`kept_of`]), which the next sync takes as the item's file. `None` (left to git) when
+/// the path names neither item or no folder of the work tree is there (`git merge-tree`).
+fn unpair(n: &Path, ours: &Path, ours_item: &Item, theirs_item: &Item) -> Result<Option<String>> {
+    let kind = ours_item.kind();
+    if theirs_item.kind() != kind || theirs_item.id() == ours_item.id() {
+        return Ok(None);
+    }
+    let stem = n
+        .file_name()
+        .and_then(|f| f.to_str())
+        .and_then(|f| f.strip_suffix(".json"));
+    let (stay, other) = match stem {
+        Some(s) if s == ours_item.id() => (ours_item, theirs_item),
+        Some(s) if s == theirs_item.id() => (theirs_item, ours_item),
+        _ => return Ok(None),
+    };
+    let Some(dir) = n
+        .parent()
+        .filter(|d| d.file_name().and_then(|f| f.to_str()) == Some(kind.dir()))
+    else {
+        return Ok(None);
+    };
+    let is_dir = fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_dir());
+    if !is_dir || !is_file_id(other.id()) {
+        return Ok(None);
+    }
+    let own = dir.join(format!("{}.json", other.id()));
+    let absent = fs::symlink_metadata(&own).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
+    let put = match absent {
+        true => own.clone(),
+        false => dir.join(kept_name(other.id())),
+    };
+    write_atomic(&put, &other.text())?;
+    write_atomic(ours, &stay.text())?;
+    let (k, o, s) = (kind.as_str(), other.id(), stay.id());
+    let given = match absent {
+        true => format!("written back to its own file {} (commit it)", shown(&own)),
+        false => format!(
+            "set aside as {} (git deletes {} after the merge; the next review-mcp sync puts \
+             it back)",
+            shown(&put),
+            shown(&own)
+        ),
+    };
+    Ok(Some(format!(
+        "git paired {k} {o}'s file with {k} {s}'s, another item, as a rename: {s} is kept \
+         here, and {o} {given}"
+    )))
 }
 
 #[cfg(test)]
@@ -609,6 +746,27 @@ mod tests {
             "a/b", "a b",
         ] {
             assert!(!is_file_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_a_set_aside_version_s_name_gives_its_id() {
+        assert_eq!(
+            kept_id(&kept_name("rec_3f9a0c1b2d4e5f60")),
+            Some("rec_3f9a0c1b2d4e5f60")
+        );
+        assert_eq!(kept_id(".x.json.kept"), Some("x"));
+        for other in [
+            "rec_1.json",
+            ".rec_1.json",
+            "rec_1.json.kept",
+            ".rec_1.kept",
+            "..json.kept",
+            ".CON.json.kept",
+            ".a:b.json.kept",
+            ".rec_1.json.1-2.tmp",
+        ] {
+            assert_eq!(kept_id(other), None, "{other}");
         }
     }
 

@@ -66,8 +66,8 @@ use std::{fs, io};
 use super::apply::WRITE_BATCH;
 use super::apply::{Apply, complete, overlay};
 use super::folder::{
-    HASH_THREADS, fsync_dir, is_file_id, on_threads, read_folder, refuse_links, remove_file, scan,
-    write_all, write_atomic,
+    HASH_THREADS, fsync_dir, is_file_id, kept_versions, on_threads, read_folder, refuse_links,
+    remove_file, scan, write_all, write_atomic,
 };
 use super::history::{HISTORY_DIR, Held, engineer_verdict_events, missing_files, read_history};
 use super::line::{Schemas, check_event};
@@ -126,6 +126,9 @@ pub struct Counts {
     /// Files a `git pull` or an editor changed while the sync ran (after it read them): left
     /// as they are, for the next sync to merge (`records/<id>.json`).
     pub changed_meanwhile: Vec<String>,
+    /// Item files put back from the versions merge-file set aside (git paired them with other
+    /// items' files as renames), each `records/<id>.json`: new to git, to be committed.
+    pub restored: Vec<String>,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken
@@ -205,6 +208,9 @@ pub fn run(
     // .gitattributes of another rule refuses the sync.
     let found_id = owned::folder_id(&folder)?;
     let stale = owned::stale_temporaries(&folder)?;
+    // Items' versions merge-file set aside (git paired their files with other items' as a
+    // rename): read as the items' files, put in place after the commit.
+    let kept = kept_versions(&folder);
     // A dry run acts exactly as the sync, on a private copy of the database (a database that
     // does not exist yet is an empty one in memory), and writes no file.
     // A refused sync leaves no database it created (declared first: dropped last).
@@ -224,6 +230,15 @@ pub fn run(
             format!("delete {} (left by an interrupted sync)", name.display())
         })
         .collect();
+    lines.extend(kept.iter().map(|(from, to)| {
+        let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
+        format!(
+            "restore {} from {} (merge-file set it aside: git paired its file with another \
+             item's as a rename)",
+            name(to),
+            name(from)
+        )
+    }));
     // The folder's id, written at its first sync, keys its state in the database, so a moved
     // checkout or another clone is the same folder.
     let new_id = found_id.is_none();
@@ -447,6 +462,13 @@ pub fn run(
         c.keep();
     }
     owned::step("committed");
+    for (from, to) in &kept {
+        if fs::symlink_metadata(to).is_err() {
+            fs::rename(from, to).map_err(|e| fail!("cannot restore {}: {e}", shown(to)))?;
+            let name = to.strip_prefix(&folder).unwrap_or(to);
+            counts.restored.push(name.display().to_string());
+        }
+    }
     for path in &stale {
         remove_file(path)?;
     }

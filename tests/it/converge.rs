@@ -405,33 +405,26 @@ impl World {
     }
 
     /// `git pull`; a file one side changed and the other deleted (which git merges without
-    /// the driver) is kept, so sync sees an item changed on one side, deleted on the other.
+    /// the driver) is kept, so sync sees an item changed on one side, deleted on the other;
+    /// so are the files of a rename git paired against a delete or another rename.
     fn pull(&mut self, c: usize) -> anyhow::Result<()> {
         let dir = self.clones[c].dir.clone();
-        // Exact renames only: git pairs an item file deleted on one side with another item's
-        // file added on the other (two ids of one key) as a rename, and hands the driver two
-        // items (reported apart; `merge.renames=false` does not stop it in git 2.47).
-        let pull = git(
-            &dir,
-            &[
-                "pull",
-                "-q",
-                "--no-edit",
-                "-X",
-                "find-renames=100%",
-                "origin",
-                "main",
-            ],
-        )?;
+        // A plain pull, as the README says: git pairs an item file deleted on one side with
+        // another item's file added on that side (two ids of one key) as a rename, and the
+        // driver gives the other item back its own file (or sets it aside for sync).
+        let pull = git(&dir, &["pull", "-q", "--no-edit", "origin", "main"])?;
         if !pull.status.success() {
             let status = git_ok(&dir, &["status", "--porcelain"])?;
             for line in status.lines() {
                 let (code, path) = line.split_at(3);
                 match code.trim() {
-                    "UD" | "DU" => {
-                        git_ok(&dir, &["add", path.trim()])?;
+                    // modify/delete, and git's rename pairing met by a delete or another
+                    // rename (rename/delete, rename/rename): the files in the tree are kept.
+                    "UD" | "DU" | "AU" | "UA" | "DD" => {
+                        git_ok(&dir, &["add", "-A", "--", path.trim()])?;
                     }
-                    "M" | "A" | "D" | "R" => {}
+                    // A version the merge driver set aside (or gave back), for sync.
+                    "M" | "A" | "D" | "R" | "??" => {}
                     _ => bail!(
                         "pull in clone {c}: {}{}\n{status}",
                         String::from_utf8_lossy(&pull.stdout),

@@ -584,3 +584,143 @@ fn sync_team_a_renamed_folder_keeps_its_merge_driver() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Regression: git pairs an item file deleted on one side with another item's similar file
+/// added on that side as a rename (Alice forgets bore and states it again: a new id), so
+/// Bob's edit of the forgotten item met Alice's new one in one file, and the merge driver,
+/// handed two different items, refused them: a plain `git pull` (as the README says) stopped
+/// on a conflicted file holding Bob's item under Alice's item's name. The driver now keeps
+/// the item the path names and gives the other back its own file; the next sync takes both:
+/// the edit beats the forget, and of bore's two ids the later version keeps it. Played four ways: Bob (the edit) or Alice (the restatement)
+/// pulling the other's commit, by merge and by rebase.
+fn restated_and_edited(editor_pulls: bool, rebase: bool) -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-restated")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    for e in [&a, &b] {
+        let how = if rebase { "true" } else { "false" };
+        git_ok(&e.clone, &["config", "pull.rebase", how])?;
+    }
+    let restate = |a: &mut Engineer| -> anyhow::Result<()> {
+        a.server
+            .call("forget", json!({"artifact": art(), "name": "bore"}))?
+            .ok()?;
+        a.remember("bore", "alice: ream to size, stated again")?;
+        a.sync()?;
+        a.commit("alice: bore stated again")
+    };
+    let edit = |b: &mut Engineer| -> anyhow::Result<()> {
+        b.remember("bore", "bob: ream to size and deburr")?;
+        b.sync()?;
+        b.commit("bob: bore")
+    };
+    let (first, second) = match editor_pulls {
+        true => {
+            restate(&mut a)?;
+            git_ok(&a.clone, &["push", "-q", "origin", "HEAD:main"])?;
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            edit(&mut b)?;
+            (a, b)
+        }
+        false => {
+            edit(&mut b)?;
+            git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            restate(&mut a)?;
+            (b, a)
+        }
+    };
+    let (mut first, mut second) = (first, second);
+    // The README's workflow, word for word: `git pull`, sync, `git add -A`, commit, push.
+    let pull = git(&second.clone, &["pull", "--no-edit", "origin", "main"])?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&pull.stdout),
+        String::from_utf8_lossy(&pull.stderr)
+    );
+    ensure!(pull.status.success(), "a plain git pull settles it: {said}");
+    ensure!(
+        said.contains("review-mcp merge-file: conflict: review/records/"),
+        "the driver says what it did: {said}"
+    );
+    // The file git deletes after the driver (the pulling side's own) is set aside instead.
+    let (how, untracked) = match editor_pulls != rebase {
+        true => (
+            "set aside as review/records/.rec_",
+            "?? review/records/.rec_",
+        ),
+        false => (
+            "written back to its own file review/records/rec_",
+            "?? review/records/rec_",
+        ),
+    };
+    ensure!(said.contains(how), "wanted {how:?} in {said}");
+    let status = git_ok(&second.clone, &["status", "--porcelain"])?;
+    ensure!(status.contains(untracked), "git status shows it: {status}");
+    let dry = run(Command::new(binary())
+        .arg("--db")
+        .arg(&second.db)
+        .args(["sync", "--dry-run"])
+        .arg(second.clone.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let dry = String::from_utf8_lossy(&dry.stdout);
+    ensure!(
+        dry.contains("would restore records/rec_") == (editor_pulls != rebase)
+            && !dry.contains("would be deleted from the database:"),
+        "a dry run reads a version set aside as the item's file: {dry}"
+    );
+    let synced = second.sync()?;
+    ensure!(
+        synced.contains("restored records/rec_") == (editor_pulls != rebase),
+        "sync puts a version set aside in place: {synced}"
+    );
+    second.commit("merged")?;
+    git_ok(&second.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    let status = git_ok(&second.clone, &["status", "--porcelain"])?;
+    ensure!(status.is_empty(), "the folder is all committed: {status}");
+    first.pull()?;
+    first.sync()?;
+    let status = git_ok(&first.clone, &["status", "--porcelain"])?;
+    ensure!(
+        status.is_empty(),
+        "nothing for the first to commit: {status}"
+    );
+    let (fa, fb) = (first.features()?, second.features()?);
+    assert_eq!(fa, fb, "both clones hold the same review");
+    // The edit beats the forget, so bore has two ids: the later version keeps it.
+    let later = match editor_pulls {
+        true => "bob: ream to size and deburr",
+        false => "alice: ream to size, stated again",
+    };
+    assert_eq!(fa, [("bore".to_string(), later.to_string())]);
+    let tracked = git_ok(&first.clone, &["ls-files", "review/records"])?;
+    ensure!(
+        tracked.lines().count() == 1,
+        "one file committed: {tracked}"
+    );
+    for e in [first, second] {
+        let status = e.server.close()?;
+        ensure!(status.success(), "server exited with {status}");
+    }
+    Ok(())
+}
+
+#[test]
+fn sync_team_an_edit_pulled_onto_a_restatement_goes_through_a_plain_pull() -> anyhow::Result<()> {
+    restated_and_edited(false, false)
+}
+
+#[test]
+fn sync_team_a_restatement_pulled_onto_an_edit_goes_through_a_plain_pull() -> anyhow::Result<()> {
+    restated_and_edited(true, false)
+}
+
+#[test]
+fn sync_team_a_restatement_and_an_edit_rebased_go_through_a_plain_pull() -> anyhow::Result<()> {
+    restated_and_edited(true, true)?;
+    restated_and_edited(false, true)
+}
