@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use super::decisions::rows::{load_decision, write_decision};
 use super::history;
 use super::page::next_seq;
-use super::records::rows::{load_record, write_record};
+use super::records::rows::{load_record, write_record, write_stated_before_carry};
 use super::{Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
 use crate::review::outrank::keep_reverify;
@@ -206,21 +206,13 @@ fn keep_stayed(
             .query_row([&id], |row| row.get(0))
             .optional()?;
         let copy = match seq {
-            Some(seq) => load_record(tx, seq)?,
+            Some(seq) => load_record(tx, seq)?.map(|r| (r, seq)),
             None => None,
         };
-        let Some(kept) = Record::stated_before_carry(statement, onward, copy.as_ref()) else {
-            continue;
-        };
-        if copy.as_ref() == Some(&kept) {
-            continue;
+        let held = copy.as_ref().map(|(r, seq)| (r, *seq));
+        if let Some(kept) = write_stated_before_carry(tx, statement, onward, held)? {
+            history::transferred_record(tx, how, held.map(|(r, _)| r), &kept)?;
         }
-        let at = match seq {
-            Some(seq) => seq,
-            None => next_seq(tx)?,
-        };
-        write_record(tx, seq, &kept, at)?;
-        history::transferred_record(tx, how, copy.as_ref(), &kept)?;
     }
     Ok(())
 }

@@ -73,7 +73,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         entity_ids: args.entity_ids,
         id_scheme: args.id_scheme.unwrap_or_else(|| "opaque".into()),
     };
-    store.remember_answered(&new, |record, replaced| {
+    store.remember_answered(&new, |record, replaced, _| {
         let what = match (record.kind, &record.name) {
             (Kind::Feature, Some(n)) => format!("feature {}", quoted(n, 60)),
             _ => "note".to_string(),
