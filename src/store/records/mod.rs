@@ -15,8 +15,8 @@ use crate::review::history::{Channel, Written, record_events};
 use crate::review::{Artifact, CarryState, Kind, Record, RecordRef, id};
 use crate::time;
 use rows::{
-    RECORD_COLS, RECORD_COLS_LEN, delete_records, load_record, record_ref_from_row, write_record,
-    write_stated_before_carry,
+    RECORD_COLS, RECORD_COLS_LEN, delete_records, feature_copy, load_record, record_ref_from_row,
+    write_record, write_stated_before_carry,
 };
 
 /// What `remember` stores: the artifact already normalised.
@@ -512,15 +512,7 @@ fn stated_where_carried_on(
     let revision = &new.artifact.revision;
     // The copy by its key; else whatever holds the id a new copy would take (no copy, if it
     // is something else: the statement is then the usual replacement).
-    let by_key: Option<i64> = tx
-        .prepare_cached(
-            "SELECT seq FROM records WHERE locator = ?1 AND name = ?2 AND revision = ?3 \
-             AND superseded IS NOT NULL ORDER BY seq DESC LIMIT 1",
-        )?
-        .query_row(params![new.artifact.locator(), name, revision], |r| {
-            r.get(0)
-        })
-        .optional()?;
+    let by_key = feature_copy(tx, new.artifact.locator(), name, revision)?;
     let seq = match by_key {
         Some(seq) => Some(seq),
         None => tx

@@ -128,6 +128,23 @@ pub(in crate::store) fn write_record(
     Ok(())
 }
 
+/// The seq of what `revision` says of the feature `name` at `locator` once a carry moved the
+/// feature on from it (its superseded copy), when held: the revision was carried past.
+pub(in crate::store) fn feature_copy(
+    tx: &Transaction<'_>,
+    locator: &str,
+    name: &str,
+    revision: &str,
+) -> Result<Option<i64>, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT seq FROM records WHERE locator = ?1 AND name = ?2 AND revision = ?3 \
+             AND superseded IS NOT NULL ORDER BY seq DESC LIMIT 1",
+        )?
+        .query_row(params![locator, name, revision], |r| r.get(0))
+        .optional()?)
+}
+
 /// Writes `statement` as what its revision says of the feature `onward` carried on from it
 /// ([`Record::stated_before_carry`]): over `copy` (that revision's superseded copy, with its
 /// seq) when held, else as a new row. Returns what it wrote; `None` when nothing was (`copy`
