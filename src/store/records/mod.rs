@@ -30,6 +30,38 @@ pub struct NewRecord {
     pub id_scheme: String,
 }
 
+impl NewRecord {
+    /// The record it states under `id`: fresh (neither carried nor superseded), its lists
+    /// without repeats.
+    fn stated(
+        &self,
+        id: String,
+        author: Option<String>,
+        created_at: String,
+        updated_at: String,
+    ) -> Record {
+        Record {
+            id,
+            kind: if self.name.is_some() {
+                Kind::Feature
+            } else {
+                Kind::Note
+            },
+            name: self.name.clone(),
+            note: self.note.clone(),
+            tags: dedup(&self.tags),
+            entity_ids: dedup(&self.entity_ids),
+            id_scheme: self.id_scheme.clone(),
+            artifact: self.artifact.clone(),
+            author,
+            carried: None,
+            superseded: None,
+            created_at,
+            updated_at,
+        }
+    }
+}
+
 /// The filters of `recall`, ANDed. `entity_id` is matched only at `entity_revision`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RecordQuery {
@@ -442,29 +474,12 @@ fn remember_in(
             (None, seq, id::mint("rec", seq), now.clone(), now.clone())
         }
     };
-    let record = Record {
-        id,
-        kind: if new.name.is_some() {
-            Kind::Feature
-        } else {
-            Kind::Note
-        },
-        name: new.name.clone(),
-        note: new.note.clone(),
-        tags: dedup(&new.tags),
-        entity_ids: dedup(&new.entity_ids),
-        id_scheme: new.id_scheme.clone(),
-        artifact: new.artifact.clone(),
-        author,
-        carried: None,
-        superseded: None,
-        updated_at: if replaced {
-            time::updated_strictly_after(now, &not_before)
-        } else {
-            time::updated_after(now, &not_before)
-        },
-        created_at,
+    let updated_at = if replaced {
+        time::updated_strictly_after(now, &not_before)
+    } else {
+        time::updated_after(now, &not_before)
     };
+    let record = new.stated(id, author, created_at, updated_at);
     // The text it replaces, for the history. A row whose lists no longer read (a hand-edited
     // file) is still replaced, as it always was; its previous text then goes unrecorded.
     let before = match old.map(|seq| load_record(tx, seq)) {
@@ -531,21 +546,12 @@ fn stated_where_carried_on(
         }
         None => time::updated_after(now, &onward.created_at),
     };
-    let statement = Record {
-        id: onward.id.clone(),
-        kind: Kind::Feature,
-        name: new.name.clone(),
-        note: new.note.clone(),
-        tags: dedup(&new.tags),
-        entity_ids: dedup(&new.entity_ids),
-        id_scheme: new.id_scheme.clone(),
-        artifact: new.artifact.clone(),
-        author: author.map(str::to_string),
-        carried: None,
-        superseded: None,
-        created_at: onward.created_at.clone(),
+    let statement = new.stated(
+        onward.id.clone(),
+        author.map(str::to_string),
+        onward.created_at.clone(),
         updated_at,
-    };
+    );
     if by_key.is_none() && !onward.carried_past(&statement, None) {
         return Ok(None);
     }
