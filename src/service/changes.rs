@@ -378,7 +378,7 @@ mod tests {
         };
         watch.arm(&mut store).unwrap();
         let refused: Result<(), StoreError> = store
-            .remember_answered(&crate::store::fixtures::note_at(REV, None), |_, _| {
+            .remember_answered(&crate::store::fixtures::note_at(REV, None), |_, _, _| {
                 Err(StoreError::Invalid("refused before the commit".into()))
             });
         assert!(refused.is_err());

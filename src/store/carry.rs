@@ -1210,16 +1210,186 @@ mod tests {
     }
 
     /// The ids a carry writes are derived (the same carry in two clones writes the same
-    /// ids); when one is taken (a feature carried, moved back by a remember at the old
-    /// revision, carried again) a fresh one is used and the carry succeeds.
+    /// ids); when one is taken (a feature carried, then moved back to the old revision, as a
+    /// `remember` there did up to 0.1.0 and a database written then may still hold, carried
+    /// again) a fresh one is used and the carry succeeds.
     #[test]
     fn a_feature_carried_again_gets_a_fresh_id_for_its_second_old_copy() {
         let mut store = Store::open_in_memory().unwrap();
         feature(&mut store, 1, "bore", "face:1");
         carry(&mut store, 1, 2, &[("face:1", "face:11")]);
-        feature(&mut store, 1, "bore", "face:1");
+        let (live, seq) = features(&mut store)
+            .into_iter()
+            .find(|(r, _)| r.superseded.is_none())
+            .unwrap();
+        let back = Record {
+            artifact: at(1),
+            entity_ids: vec!["face:1".into()],
+            carried: None,
+            ..live
+        };
+        let tx = store.write().unwrap();
+        write_record(&tx, Some(seq), &back, seq).unwrap();
+        tx.commit().unwrap();
         let again = carry(&mut store, 1, 2, &[("face:1", "face:11")]);
         assert_eq!(again.records.len(), 1);
+    }
+
+    /// Every feature of the file `p.step`, with its seq, in seq order.
+    fn features(store: &mut Store) -> Vec<(Record, i64)> {
+        let tx = store.read().unwrap();
+        let mut stmt = tx
+            .prepare(&format!(
+                "SELECT {RECORD_COLS} FROM records r WHERE r.kind = 'feature' ORDER BY r.seq"
+            ))
+            .unwrap();
+        stmt.query_map([], record_from_row)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    /// The feature as it stands (not superseded) and what revision `n` says of it.
+    fn live_and_copy(store: &mut Store, n: u8) -> (Record, Option<Record>) {
+        let all = features(store);
+        let live = all.iter().find(|(r, _)| r.superseded.is_none()).unwrap();
+        let copy = all
+            .iter()
+            .find(|(r, _)| r.superseded.is_some() && r.artifact.revision == at(n).revision);
+        (live.0.clone(), copy.map(|(r, _)| r.clone()))
+    }
+
+    fn chamfer_at(n: u8, note: &str) -> NewRecord {
+        NewRecord {
+            artifact: at(n),
+            name: Some("chamfer".into()),
+            note: Some(note.into()),
+            tags: vec![],
+            entity_ids: vec![format!("face:{n}{n}")],
+            id_scheme: "opaque".into(),
+        }
+    }
+
+    /// A feature stated again at the revision a carry moved it on from, on the database that
+    /// made the carry, updates what that revision says of it (its superseded copy, the id
+    /// every clone derives) and leaves the carried feature where it is, as sync and import
+    /// keep it against a clone that had not seen the carry. Before, `remember` moved the
+    /// feature, its carried id and all, back to revision 1: revision 2 lost it.
+    #[test]
+    fn a_feature_stated_again_where_it_was_carried_from_updates_that_revisions_copy() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.remember(&chamfer_at(1, "first")).unwrap();
+        carry(&mut store, 1, 2, &[("face:11", "face:22")]);
+        let (carried, copy) = live_and_copy(&mut store, 1);
+        let copy = copy.unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let (saved, replaced) = store.remember(&chamfer_at(1, "again")).unwrap();
+        assert!(replaced, "revision 1's copy was replaced");
+        assert_eq!(saved.id, Record::snapshot_id(&carried.id, &at(1).revision));
+        assert_eq!(saved.id, copy.id);
+        assert_eq!(saved.artifact.revision, at(1).revision);
+        assert_eq!(saved.superseded, copy.superseded, "still carried on to 2");
+        assert_eq!(
+            (saved.note.as_deref(), saved.entity_ids.clone()),
+            (Some("again"), vec!["face:11".to_string()])
+        );
+        assert_eq!(saved.created_at, copy.created_at);
+        assert!(saved.updated_at > copy.updated_at);
+        let (live, held) = live_and_copy(&mut store, 1);
+        assert_eq!(live, carried, "the carried feature is unchanged");
+        assert_eq!(held, Some(saved));
+        assert_eq!(features(&mut store).len(), 2);
+    }
+
+    /// Its copy forgotten (`forget` at revision 1), the feature stated again there gets a new
+    /// copy under the derived id, as import writes it; the carried feature is unchanged.
+    #[test]
+    fn a_feature_stated_again_where_its_copy_was_forgotten_gets_a_new_copy() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.remember(&chamfer_at(1, "first")).unwrap();
+        carry(&mut store, 1, 2, &[("face:11", "face:22")]);
+        let (carried, _) = live_and_copy(&mut store, 1);
+        let gone = store
+            .forget_feature("file:///p.step", "chamfer", &at(1).revision)
+            .unwrap();
+        assert_eq!(gone, 1);
+        let (saved, replaced) = store.remember(&chamfer_at(1, "again")).unwrap();
+        assert!(!replaced);
+        assert_eq!(saved.id, Record::snapshot_id(&carried.id, &at(1).revision));
+        assert_eq!(
+            saved.superseded.as_ref().map(|s| s.by.as_str()),
+            Some(at(2).revision.as_str())
+        );
+        let (live, held) = live_and_copy(&mut store, 1);
+        assert_eq!(live, carried);
+        assert_eq!(held, Some(saved));
+    }
+
+    /// Stated afresh at revision 2 (no longer carried), then carried on to 3: a statement at
+    /// revision 1 or 2, both carried past, updates that revision's copy, never the feature.
+    #[test]
+    fn a_feature_stated_again_at_any_revision_carried_past_stays_where_it_stands() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.remember(&chamfer_at(1, "first")).unwrap();
+        carry(&mut store, 1, 2, &[("face:11", "face:22")]);
+        store.remember(&chamfer_at(2, "at two")).unwrap();
+        let (fresh, _) = live_and_copy(&mut store, 1);
+        assert!(fresh.carried.is_none());
+        let (saved, _) = store.remember(&chamfer_at(1, "one again")).unwrap();
+        assert_eq!(saved.artifact.revision, at(1).revision);
+        assert!(saved.superseded.is_some());
+        assert_eq!(live_and_copy(&mut store, 1).0, fresh);
+        carry(&mut store, 2, 3, &[("face:22", "face:33")]);
+        let (onward, _) = live_and_copy(&mut store, 1);
+        for n in [1, 2] {
+            let (saved, replaced) = store.remember(&chamfer_at(n, "later")).unwrap();
+            assert!(replaced);
+            assert_eq!(saved.artifact.revision, at(n).revision);
+            assert_eq!(
+                saved.superseded.as_ref().map(|s| s.by.as_str()),
+                Some(at(n + 1).revision.as_str())
+            );
+            let (live, held) = live_and_copy(&mut store, n);
+            assert_eq!(live, onward, "revision {n}");
+            assert_eq!(held, Some(saved));
+        }
+        assert_eq!(features(&mut store).len(), 3);
+    }
+
+    /// A decision stated again at a revision carried on stays superseded, as import and sync
+    /// keep it: before, `remember_decision` there made revision 1 live again (a full Form 3,
+    /// and carried a second time).
+    #[test]
+    fn a_decision_stated_again_at_a_revision_carried_on_stays_superseded() {
+        let mut store = Store::open_in_memory().unwrap();
+        let bore = |n: u8, disposition: &str| super::super::NewDecision {
+            artifact: at(n),
+            ..super::super::fixtures::bore(disposition)
+        };
+        store.remember_decision(&bore(1, "hold")).unwrap();
+        carry(&mut store, 1, 2, &[]);
+        let (d, replaced, _) = store.remember_decision(&bore(1, "release")).unwrap();
+        assert!(replaced);
+        assert_eq!(d.disposition, "release");
+        assert_eq!(
+            d.superseded.as_ref().map(|s| s.by.as_str()),
+            Some(at(2).revision.as_str())
+        );
+        assert!(
+            store
+                .supersession(&at(1).revision)
+                .unwrap()
+                .superseded_by
+                .is_some()
+        );
+        let mut at_one = Vec::new();
+        store
+            .decisions_of_revision(&at(1).revision, |d| {
+                at_one.push(d.superseded.is_some());
+                true
+            })
+            .unwrap();
+        assert_eq!(at_one, vec![true]);
     }
 
     /// The copy of a note a carry leaves behind is marked superseded in place: its entity, tag

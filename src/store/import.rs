@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use super::decisions::rows::{load_decision, write_decision};
 use super::history;
 use super::page::next_seq;
-use super::records::rows::{load_record, write_record};
+use super::records::rows::{feature_copy, load_record, write_record, write_stated_before_carry};
 use super::{Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
 use crate::review::outrank::keep_reverify;
@@ -162,7 +162,7 @@ fn import_record(
         if r.carried_past(held, None) {
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
-        } else if held.carried_past(r, None) {
+        } else if held.carried_past(r, None) || carried_past_here(tx, held, r)? {
             stayed.push((r.clone(), held.clone()));
             return Ok(Outcome::Unchanged);
         }
@@ -190,6 +190,29 @@ fn import_record(
     Ok(outcome)
 }
 
+/// Whether the database holds the revision of `line`, a statement of the feature `held` stands
+/// for elsewhere, as carried past: a superseded copy of the feature there. Sync knows it from
+/// its base; [`Record::carried_past`] from the marker, which names only the last revision the
+/// feature was stated at (carried A to B, stated again at B, carried to C: B).
+fn carried_past_here(
+    tx: &Transaction<'_>,
+    held: &Record,
+    line: &Record,
+) -> Result<bool, StoreError> {
+    let Some(name) = &line.name else {
+        return Ok(false);
+    };
+    if held.id != line.id
+        || held.name != line.name
+        || held.superseded.is_some()
+        || line.superseded.is_some()
+        || held.artifact.revision == line.artifact.revision
+    {
+        return Ok(false);
+    }
+    Ok(feature_copy(tx, line.artifact.locator(), name, &line.artifact.revision)?.is_some())
+}
+
 /// Keeps each of `stayed` as what its revision says of its feature
 /// ([`Record::stated_before_carry`]): in the superseded copy of that revision the database
 /// holds (the carry's, or an import's), else a new one. A copy's id held by another record
@@ -206,21 +229,13 @@ fn keep_stayed(
             .query_row([&id], |row| row.get(0))
             .optional()?;
         let copy = match seq {
-            Some(seq) => load_record(tx, seq)?,
+            Some(seq) => load_record(tx, seq)?.map(|r| (r, seq)),
             None => None,
         };
-        let Some(kept) = Record::stated_before_carry(statement, onward, copy.as_ref()) else {
-            continue;
-        };
-        if copy.as_ref() == Some(&kept) {
-            continue;
+        let held = copy.as_ref().map(|(r, seq)| (r, *seq));
+        if let Some(kept) = write_stated_before_carry(tx, statement, onward, held)? {
+            history::transferred_record(tx, how, held.map(|(r, _)| r), &kept)?;
         }
-        let at = match seq {
-            Some(seq) => seq,
-            None => next_seq(tx)?,
-        };
-        write_record(tx, seq, &kept, at)?;
-        history::transferred_record(tx, how, copy.as_ref(), &kept)?;
     }
     Ok(())
 }
@@ -608,6 +623,60 @@ mod tests {
             assert_eq!(live[0].artifact.revision, at(11).revision, "{name}");
         }
         assert_eq!(export(&mut one), export(&mut two), "the same items in both");
+    }
+
+    /// A feature carried on twice (A to B, stated again at B, B to C: it says it came from B),
+    /// then a line from a clone that had seen none of it stating the feature at A: the
+    /// database holds A's superseded copy, so the line is what A says of it, as `remember`
+    /// there writes it and as `sync` keeps it (its base says the feature stood at A). Before,
+    /// the later line took the feature back from C to A (C lost it): the marker names B, not A.
+    #[test]
+    fn a_feature_carried_past_a_revision_is_not_moved_back_by_a_line_of_that_revision() {
+        use crate::review::carry::EntityMap;
+        use crate::store::{CarryPlan, StoreError};
+        let at = |n: u8| crate::review::Artifact {
+            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
+            ..fixtures::artifact(Some("file:///p.step"))
+        };
+        let mating = |n: u8, note: &str| NewRecord {
+            artifact: at(n),
+            name: Some("mating".into()),
+            note: Some(note.into()),
+            tags: vec![],
+            entity_ids: vec!["face:3".into()],
+            id_scheme: "opaque".into(),
+        };
+        let carry = |s: &mut Store, from: u8, to: u8| {
+            let plan = CarryPlan {
+                from: at(from),
+                to: at(to),
+                map: EntityMap::new(&[("face:3".into(), "face:3".into())], &[]).unwrap(),
+                change: None,
+            };
+            s.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+                .unwrap();
+        };
+        let mut one = Store::open_in_memory().unwrap();
+        one.remember(&mating(10, "original")).unwrap();
+        let mut two = Store::open_in_memory().unwrap();
+        two.import(&one.all_records().unwrap(), &[]).unwrap();
+        carry(&mut one, 10, 11);
+        one.remember(&mating(11, "at B")).unwrap();
+        carry(&mut one, 11, 12);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        two.remember(&mating(10, "edited at A")).unwrap();
+        one.import(&two.all_records().unwrap(), &[]).unwrap();
+        let records = one.all_records().unwrap();
+        let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+        assert_eq!(live.len(), 1, "{records:?}");
+        assert_eq!(live[0].artifact.revision, at(12).revision, "stays at C");
+        let at_a: Vec<_> = records
+            .iter()
+            .filter(|r| r.artifact.revision == at(10).revision)
+            .collect();
+        assert_eq!(at_a.len(), 1, "{records:?}");
+        assert_eq!(at_a[0].note.as_deref(), Some("edited at A"));
+        assert!(at_a[0].superseded.is_some());
     }
 
     #[test]

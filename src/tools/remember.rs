@@ -52,7 +52,8 @@ With `name`: a feature keyed by the artifact's locator (uri, else revision) and 
             "type": "object",
             "properties": {
                 "record": s::record_output(),
-                "replaced": {"type": "boolean", "description": "true when a named feature was replaced."}
+                "replaced": {"type": "boolean", "description": "true when a named feature was replaced."},
+                "carried_on": {"type": "object", "description": "Only when the revision named was carried on past the feature: it stands at `revision`, unchanged, and `record` is what the named revision says of it (superseded).", "properties": {"id": {"type": "string"}, "revision": {"type": "string"}}, "required": ["id", "revision"]}
             },
             "required": ["record", "replaced"]
         }),
@@ -73,16 +74,22 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         entity_ids: args.entity_ids,
         id_scheme: args.id_scheme.unwrap_or_else(|| "opaque".into()),
     };
-    store.remember_answered(&new, |record, replaced| {
+    store.remember_answered(&new, |record, replaced, onward| {
         let what = match (record.kind, &record.name) {
             (Kind::Feature, Some(n)) => format!("feature {}", quoted(n, 60)),
             _ => "note".to_string(),
         };
         let verb = if replaced { "Replaced" } else { "Saved" };
-        let summary = format!(
-            "{verb} {what} ({}) on {} of {}, {} entit{}.",
+        let rev = short_rev(&record.artifact.revision);
+        // Stated at a revision the feature was carried on from: what that revision says of
+        // it, beside the feature as it stands.
+        let what = match onward {
+            Some(_) => format!("what {rev} says of {what} (its copy, superseded)"),
+            None => what,
+        };
+        let mut summary = format!(
+            "{verb} {what} ({}) on {rev} of {}, {} entit{}.",
             record.id,
-            short_rev(&record.artifact.revision),
             crate::text::locator(record.artifact.locator(), 4096),
             record.entity_ids.len(),
             if record.entity_ids.len() == 1 {
@@ -91,11 +98,22 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 "ies"
             }
         );
+        if let Some(o) = onward {
+            let at = short_rev(&o.artifact.revision);
+            summary.push_str(&format!(
+                " {rev} was carried on: the feature ({}) stands at {at}, unchanged; to change it, remember it at {at}.",
+                o.id
+            ));
+        }
         let current = Some(record.artifact.revision.as_str());
         ToolOutput::new(
             &Saved {
                 record: record.wire(current),
                 replaced,
+                carried_on: onward.map(|o| CarriedOn {
+                    id: &o.id,
+                    revision: &o.artifact.revision,
+                }),
             },
             summary,
         )?
@@ -104,9 +122,19 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     })
 }
 
-/// The answer: the record as stored, and whether it replaced an earlier one.
+/// The answer: the record as stored, whether it replaced an earlier one, and the feature as
+/// it stands when the record is what an earlier revision says of it.
 #[derive(Serialize)]
 struct Saved<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    carried_on: Option<CarriedOn<'a>>,
     record: RecordWire<'a>,
     replaced: bool,
+}
+
+/// The feature as it stands at a later revision, left unchanged.
+#[derive(Serialize)]
+struct CarriedOn<'a> {
+    id: &'a str,
+    revision: &'a str,
 }

@@ -130,8 +130,18 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
             );
             request_verdicts::engineer_channels(caller, &terminal)
         };
-        let summary =
-            summary + &outranked_text(&outranked, channels) + &quoted_text(decision, &given);
+        // Stated at a revision carried on: the decision stays superseded there.
+        let carried_on = decision.superseded.as_ref().map_or(String::new(), |s| {
+            format!(
+                " {} was carried on: this decision stays superseded; the review is at {}.",
+                short_rev(&decision.artifact.revision),
+                short_rev(&s.by)
+            )
+        });
+        let summary = summary
+            + &carried_on
+            + &outranked_text(&outranked, channels)
+            + &quoted_text(decision, &given);
         let current = Some(decision.artifact.revision.as_str());
         ToolOutput::new(
             &Saved {

@@ -1259,3 +1259,104 @@ fn a_carried_decisions_summary_says_its_counts_once() {
         );
     }
 }
+
+/// `remember` at the revision a carry moved a feature on from, in the database that made the
+/// carry, updates what that revision says of it and tells the model so: the answer names that
+/// revision's copy (superseded) and the feature, which stands at revision 2 unchanged
+/// (`carried_on`). Before, the feature went back to revision 1 with its carried id, revision
+/// 2 lost it, and the answer said only "Replaced feature".
+#[test]
+fn remember_at_the_revision_carried_from_updates_its_copy_and_says_so() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let a1 = art_uri(&r1(), FILE);
+        let first = c.ok(
+            "remember",
+            json!({"artifact": a1, "name": "chamfer", "entity_ids": ["face:3"], "note": "1x45"}),
+        );
+        let id = first["record"]["id"].as_str().unwrap().to_string();
+        c.ok("carry_forward", carry_args());
+        let resp = c.call(
+            "remember",
+            json!({"artifact": a1, "name": "chamfer", "entity_ids": ["face:3"], "note": "2x45"}),
+        );
+        let out = &resp["result"]["structuredContent"];
+        assert_eq!(
+            out["carried_on"],
+            json!({"id": id, "revision": r2()}),
+            "{resp}"
+        );
+        assert_eq!(out["replaced"], true);
+        let copy = out["record"]["id"].as_str().unwrap().to_string();
+        assert_ne!(copy, id);
+        assert_eq!(out["record"]["artifact"]["revision"], json!(r1()));
+        assert_eq!(out["record"]["superseded"]["by"], json!(r2()));
+        assert_eq!(out["record"]["note"], "2x45");
+        let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+        let short = |r: &str| format!("{}…", &r[..15]);
+        assert_eq!(
+            text,
+            format!(
+                "Replaced what {r1} says of feature \"chamfer\" (its copy, superseded) ({copy}) \
+                 on {r1} of file://{FILE}, 1 entity. {r1} was carried on: the feature ({id}) \
+                 stands at {r2}, unchanged; to change it, remember it at {r2}.",
+                r1 = short(&r1()),
+                r2 = short(&r2()),
+            )
+        );
+        // Recalled: the feature at revision 2 as carried, revision 1's copy as restated.
+        let page = c.ok("recall", json!({"artifact": art_uri(&r2(), FILE)}));
+        let artifacts = page["artifacts"].as_array().unwrap().clone();
+        let mut held: Vec<(String, String, String)> = page["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let a = &artifacts[r["artifact"].as_u64().unwrap() as usize];
+                (
+                    r["id"].as_str().unwrap().to_string(),
+                    a["revision"].as_str().unwrap().to_string(),
+                    r["note"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        held.sort();
+        let mut expected = vec![
+            (id.clone(), r2(), "1x45".to_string()),
+            (copy.clone(), r1(), "2x45".to_string()),
+        ];
+        expected.sort();
+        assert_eq!(held, expected);
+    }
+}
+
+/// `remember_decision` at a revision carried on keeps the decision superseded (revision 2
+/// holds the review, as after import or sync) and says so. Before, the mark was cleared:
+/// revision 1 was live again, its Form 3 a full FAI.
+#[test]
+fn remember_decision_at_a_revision_carried_on_keeps_it_superseded_and_says_so() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let id = review_at_r1(&mut c);
+        c.ok("carry_forward", carry_args());
+        let resp = c.call(
+            "remember_decision",
+            json!({"artifact": art_uri(&r1(), FILE), "subject": "bore", "disposition": "hold",
+                   "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "unresolved",
+                              "question": "Is the bore 12H7?"}]}),
+        );
+        let out = &resp["result"]["structuredContent"];
+        assert_eq!(out["decision"]["id"], json!(id), "{resp}");
+        assert_eq!(out["decision"]["superseded"]["by"], json!(r2()), "{resp}");
+        let text = resp["result"]["content"][0]["text"].as_str().unwrap();
+        let short = |r: &str| format!("{}…", &r[..15]);
+        assert!(
+            text.contains(&format!(
+                " {} was carried on: this decision stays superseded; the review is at {}.",
+                short(&r1()),
+                short(&r2())
+            )),
+            "{text}"
+        );
+    }
+}

@@ -290,10 +290,8 @@ struct World {
     said: BTreeMap<usize, String>,
     /// The engineer's verdicts given: (part, rev, subject, requirement) -> (at, judgement).
     verdicts: BTreeMap<Requirement, Vec<(String, bool)>>,
-    /// Ids of features a carry moved from revision `from`: (id, part, from).
-    carried: Vec<(String, usize, usize)>,
-    /// Statements of part 0's features at a revision, in order: (effect index, revision).
-    restated: Vec<(usize, usize)>,
+    /// Ids of features a carry moved on, with the revision it moved them from: (id, from).
+    carried: Vec<(String, usize)>,
     /// How many carries were made (part 0's decisions are not modelled after one).
     carries: usize,
     /// Every history event id any database held at any point.
@@ -360,7 +358,6 @@ impl World {
             said: BTreeMap::new(),
             verdicts: BTreeMap::new(),
             carried: Vec::new(),
-            restated: Vec::new(),
             carries: 0,
             events: BTreeSet::new(),
             archive,
@@ -482,9 +479,6 @@ impl World {
         let args = json!({"artifact": art(part, r), "name": NAMES[name], "note": note,
                           "entity_ids": [format!("face:{name}")], "tags": [format!("t{tag}")]});
         if self.call(c, "remember", args).is_some() {
-            if part == 0 {
-                self.restated.push((self.effects.len(), r));
-            }
             self.effect(c, Effect::Edit(Key::Feature(part, name)), Some(note));
         }
     }
@@ -606,7 +600,7 @@ impl World {
                     self.carries += 1;
                     let after = self.feature_ids(c, 0, from + 1)?;
                     for id in before.intersection(&after) {
-                        self.carried.push((id.clone(), self.effects.len(), from));
+                        self.carried.push((id.clone(), from));
                     }
                     // A carry changes every item of the revision; counted as an edit of each.
                     for k in 0..NAMES.len() {
@@ -948,13 +942,11 @@ fn check_rules(w: &World, export: &str) -> anyhow::Result<()> {
             }
         }
     }
-    // A carried feature is never moved back to the revision it was carried from, unless it
-    // was stated there again after the carry (`remember` itself moves it back, in any clone:
-    // reported; sync and import keep the carry against a clone that had not seen it).
-    for (id, when, from) in &w.carried {
-        if w.restated.iter().any(|(i, r)| i > when && r == from) {
-            continue;
-        }
+    // A carried feature is never moved back to the revision it was carried from, even when it
+    // was stated there again after the carry: `remember` there writes that revision's copy
+    // in the clone that made the carry, as sync and import keep the carry against a clone
+    // that had not seen it.
+    for (id, from) in &w.carried {
         for r in records.iter().filter(|r| r["id"] == id.as_str()) {
             ensure!(
                 r["artifact"]["revision"] != rev(0, *from),

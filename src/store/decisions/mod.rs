@@ -369,7 +369,9 @@ fn remember_decision_in(
         artifact: new.artifact.clone(),
         author,
         carried: None,
-        superseded: None,
+        // Stated again at a revision carried on: it stays carried on (superseded), as import
+        // and sync keep it; the later revision holds the review.
+        superseded: old.as_ref().and_then(|o| o.superseded.clone()),
         updated_at: time::updated_after(now, &not_before),
         created_at,
     };

@@ -15,7 +15,8 @@ use crate::review::history::{Channel, Written, record_events};
 use crate::review::{Artifact, CarryState, Kind, Record, RecordRef, id};
 use crate::time;
 use rows::{
-    RECORD_COLS, RECORD_COLS_LEN, delete_records, load_record, record_ref_from_row, write_record,
+    RECORD_COLS, RECORD_COLS_LEN, delete_records, feature_copy, load_record, record_ref_from_row,
+    write_record, write_stated_before_carry,
 };
 
 /// What `remember` stores: the artifact already normalised.
@@ -27,6 +28,38 @@ pub struct NewRecord {
     pub tags: Vec<String>,
     pub entity_ids: Vec<String>,
     pub id_scheme: String,
+}
+
+impl NewRecord {
+    /// The record it states under `id`: fresh (neither carried nor superseded), its lists
+    /// without repeats.
+    fn stated(
+        &self,
+        id: String,
+        author: Option<String>,
+        created_at: String,
+        updated_at: String,
+    ) -> Record {
+        Record {
+            id,
+            kind: if self.name.is_some() {
+                Kind::Feature
+            } else {
+                Kind::Note
+            },
+            name: self.name.clone(),
+            note: self.note.clone(),
+            tags: dedup(&self.tags),
+            entity_ids: dedup(&self.entity_ids),
+            id_scheme: self.id_scheme.clone(),
+            artifact: self.artifact.clone(),
+            author,
+            carried: None,
+            superseded: None,
+            created_at,
+            updated_at,
+        }
+    }
 }
 
 /// The filters of `recall`, ANDed. `entity_id` is matched only at `entity_revision`.
@@ -50,23 +83,25 @@ impl Store {
     /// keeping its id and `created_at`; an anonymous note is always new. Returns the stored
     /// record and whether it replaced one.
     pub fn remember(&mut self, new: &NewRecord) -> Result<(Record, bool), StoreError> {
-        self.remember_answered(new, |r, replaced| {
+        self.remember_answered(new, |r, replaced, _| {
             Ok::<_, StoreError>((r.clone(), replaced))
         })
     }
 
-    /// [`Store::remember`], handing the stored record (and whether it replaced one) to
+    /// [`Store::remember`], handing the stored record, whether it replaced one and, when
+    /// the statement named a revision the feature was carried on from, the feature as it
+    /// stands (left unchanged; the record is then that revision's superseded copy) to
     /// `answer` before the transaction commits: an error from `answer` (an answer too large
     /// to send, say) writes nothing. So a tool encodes its answer once, inside the call.
     pub fn remember_answered<T, E: From<StoreError>>(
         &mut self,
         new: &NewRecord,
-        answer: impl FnOnce(&Record, bool) -> Result<T, E>,
+        answer: impl FnOnce(&Record, bool, Option<&Record>) -> Result<T, E>,
     ) -> Result<T, E> {
         let author = self.author.clone();
         let tx = self.write()?;
-        let (record, replaced) = remember_in(&tx, author, new)?;
-        let answered = answer(&record, replaced)?;
+        let (record, replaced, onward) = remember_in(&tx, author, new)?;
+        let answered = answer(&record, replaced, onward.as_ref())?;
         tx.commit().map_err(StoreError::from)?;
         Ok(answered)
     }
@@ -409,7 +444,7 @@ fn remember_in(
     tx: &Transaction<'_>,
     author: Option<String>,
     new: &NewRecord,
-) -> Result<(Record, bool), StoreError> {
+) -> Result<Remembered, StoreError> {
     let now = time::now();
     // With the replaced record, the time its new `updated_at` may not precede: its
     // `created_at` and its last `updated_at` (a clock ahead of this one, or stepped back).
@@ -417,17 +452,17 @@ fn remember_in(
     // said of it stays). A note with entities replaces a note carried to this revision with
     // the same entities: stating it again at this revision makes it fresh.
     let row = |r: &Row<'_>| r.try_into();
-    let existing: Option<(i64, String, String, String)> = match &new.name {
+    let existing: Option<(i64, String, String, String, String)> = match &new.name {
         Some(name) => tx
             .prepare_cached(
-                "SELECT seq, id, created_at, max(created_at, updated_at) FROM records \
+                "SELECT seq, id, created_at, max(created_at, updated_at), revision FROM records \
                  WHERE locator = ?1 AND name = ?2 AND superseded IS NULL",
             )?
             .query_row(params![new.artifact.locator(), name], row)
             .optional()?,
         None if !new.entity_ids.is_empty() => tx
             .prepare_cached(
-                "SELECT seq, id, created_at, max(created_at, updated_at) FROM records \
+                "SELECT seq, id, created_at, max(created_at, updated_at), revision FROM records \
                  WHERE revision = ?1 AND locator = ?2 AND kind = 'note' AND entity_ids = ?3 \
                  AND carried IS NOT NULL ORDER BY seq LIMIT 1",
             )?
@@ -442,40 +477,31 @@ fn remember_in(
             .optional()?,
         None => None,
     };
+    // The feature stands at another revision: the statement may name one it was carried on
+    // from.
+    if let (Some(name), Some((live, .., at))) = (&new.name, &existing)
+        && *at != new.artifact.revision
+        && let Some(done) = stated_where_carried_on(tx, author.as_deref(), new, name, *live)?
+    {
+        return Ok(done);
+    }
     let replaced = existing.is_some();
     // A replacement keeps its seq, its place in every result order, so a recall paging
     // past it serves it exactly once (see `Store::recall_each`); only a new record takes
     // the next seq.
     let (old, seq, id, created_at, not_before) = match existing {
-        Some((old, id, created, not_before)) => (Some(old), old, id, created, not_before),
+        Some((old, id, created, not_before, _)) => (Some(old), old, id, created, not_before),
         None => {
             let seq = next_seq(tx)?;
             (None, seq, id::mint("rec", seq), now.clone(), now.clone())
         }
     };
-    let record = Record {
-        id,
-        kind: if new.name.is_some() {
-            Kind::Feature
-        } else {
-            Kind::Note
-        },
-        name: new.name.clone(),
-        note: new.note.clone(),
-        tags: dedup(&new.tags),
-        entity_ids: dedup(&new.entity_ids),
-        id_scheme: new.id_scheme.clone(),
-        artifact: new.artifact.clone(),
-        author,
-        carried: None,
-        superseded: None,
-        updated_at: if replaced {
-            time::updated_strictly_after(now, &not_before)
-        } else {
-            time::updated_after(now, &not_before)
-        },
-        created_at,
+    let updated_at = if replaced {
+        time::updated_strictly_after(now, &not_before)
+    } else {
+        time::updated_after(now, &not_before)
     };
+    let record = new.stated(id, author, created_at, updated_at);
     // The text it replaces, for the history. A row whose lists no longer read (a hand-edited
     // file) is still replaced, as it always was; its previous text then goes unrecorded.
     let before = match old.map(|seq| load_record(tx, seq)) {
@@ -496,8 +522,80 @@ fn remember_in(
         };
         history::append(tx, &record_events(&how, Some(before), &record))?;
     }
-    Ok((record, replaced))
+    Ok((record, replaced, None))
 }
+
+/// A feature stated at a revision it was carried on from (or past), while it stands at a
+/// later one (`live`, its seq): the statement is what that revision says of it, written into
+/// that revision's superseded copy (or a new one under the id every clone derives), and the
+/// feature stays where it stands, unchanged, as sync and import keep it against a clone that
+/// had not seen the carry ([`Record::carried_past`], [`Record::stated_before_carry`]). So one
+/// database and two synced clones agree. `None`: not such a statement (the usual replacement).
+fn stated_where_carried_on(
+    tx: &Transaction<'_>,
+    author: Option<&str>,
+    new: &NewRecord,
+    name: &str,
+    live: i64,
+) -> Result<Option<Remembered>, StoreError> {
+    // A row whose lists no longer read (a hand-edited file) is replaced as it always was.
+    let onward = match load_record(tx, live) {
+        Ok(Some(r)) => r,
+        Ok(None) | Err(StoreError::Sqlite(rusqlite::Error::FromSqlConversionFailure(..))) => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    let revision = &new.artifact.revision;
+    // The copy by its key; else whatever holds the id a new copy would take (no copy, if it
+    // is something else: the statement is then the usual replacement).
+    let by_key = feature_copy(tx, new.artifact.locator(), name, revision)?;
+    let seq = match by_key {
+        Some(seq) => Some(seq),
+        None => tx
+            .prepare_cached("SELECT seq FROM records WHERE id = ?1")?
+            .query_row([Record::snapshot_id(&onward.id, revision)], |r| r.get(0))
+            .optional()?,
+    };
+    let copy = match seq {
+        Some(seq) => load_record(tx, seq)?.map(|r| (r, seq)),
+        None => None,
+    };
+    let now = time::now();
+    let updated_at = match &copy {
+        Some((c, _)) => {
+            time::updated_strictly_after(now, std::cmp::max(&c.created_at, &c.updated_at))
+        }
+        None => time::updated_after(now, &onward.created_at),
+    };
+    let statement = new.stated(
+        onward.id.clone(),
+        author.map(str::to_string),
+        onward.created_at.clone(),
+        updated_at,
+    );
+    if by_key.is_none() && !onward.carried_past(&statement, None) {
+        return Ok(None);
+    }
+    let held = copy.as_ref().map(|(r, seq)| (r, *seq));
+    let Some(kept) = write_stated_before_carry(tx, &statement, &onward, held)? else {
+        return Ok(None);
+    };
+    if let Some((before, _)) = held {
+        let how = Written {
+            channel: Channel::Assistant,
+            at: &kept.updated_at,
+            author: kept.author.as_deref(),
+        };
+        history::append(tx, &record_events(&how, Some(before), &kept))?;
+    }
+    Ok(Some((kept, held.is_some(), Some(onward))))
+}
+
+/// What `remember` wrote: the record, whether it replaced one, and, when the statement was
+/// kept as what an earlier revision says of a feature carried on from it, the feature as it
+/// stands (unchanged).
+type Remembered = (Record, bool, Option<Record>);
 
 /// Which filter drives a scan (and so is not repeated as a condition).
 #[derive(Clone, Copy, PartialEq)]

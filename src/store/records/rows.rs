@@ -7,6 +7,7 @@ use crate::review::artifact::ArtifactWire;
 use crate::review::{Kind, Record, RecordRef, Superseded};
 use crate::store::StoreError;
 use crate::store::codec::{json_opt, json_strings, json_strs, json_text, opt_json, wire_enum};
+use crate::store::page::next_seq;
 
 pub(in crate::store) const RECORD_COLS: &str = "r.id, r.kind, r.name, r.note, r.tags, r.entity_ids, \
     r.id_scheme, r.revision, r.format, r.uri, r.units, r.created_at, r.updated_at, r.seq, \
@@ -125,6 +126,47 @@ pub(in crate::store) fn write_record(
     tx.prepare_cached("INSERT INTO records_fts (rowid, name, note) VALUES (?1, ?2, ?3)")?
         .execute(params![seq, record.name, record.note])?;
     Ok(())
+}
+
+/// The seq of what `revision` says of the feature `name` at `locator` once a carry moved the
+/// feature on from it (its superseded copy), when held: the revision was carried past.
+pub(in crate::store) fn feature_copy(
+    tx: &Transaction<'_>,
+    locator: &str,
+    name: &str,
+    revision: &str,
+) -> Result<Option<i64>, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT seq FROM records WHERE locator = ?1 AND name = ?2 AND revision = ?3 \
+             AND superseded IS NOT NULL ORDER BY seq DESC LIMIT 1",
+        )?
+        .query_row(params![locator, name, revision], |r| r.get(0))
+        .optional()?)
+}
+
+/// Writes `statement` as what its revision says of the feature `onward` carried on from it
+/// ([`Record::stated_before_carry`]): over `copy` (that revision's superseded copy, with its
+/// seq) when held, else as a new row. Returns what it wrote; `None` when nothing was (`copy`
+/// is no such copy, or says it already).
+pub(in crate::store) fn write_stated_before_carry(
+    tx: &Transaction<'_>,
+    statement: &Record,
+    onward: &Record,
+    copy: Option<(&Record, i64)>,
+) -> Result<Option<Record>, StoreError> {
+    let Some(kept) = Record::stated_before_carry(statement, onward, copy.map(|(r, _)| r)) else {
+        return Ok(None);
+    };
+    if copy.is_some_and(|(r, _)| *r == kept) {
+        return Ok(None);
+    }
+    let (old, seq) = match copy {
+        Some((_, seq)) => (Some(seq), seq),
+        None => (None, next_seq(tx)?),
+    };
+    write_record(tx, old, &kept, seq)?;
+    Ok(Some(kept))
 }
 
 /// Marks the record stored at `seq` superseded by `superseded`, its `updated_at` moved: the
