@@ -243,6 +243,23 @@ impl<'a, 't> Apply<'a, 't> {
                     ));
                 }
             }
+            // Only the folder changed, and its version states the feature at a revision the
+            // database holds a superseded copy of (git merged a clone's statement that had not
+            // seen the carry over ours): what that revision says, kept there; the feature
+            // stays where it stands.
+            Action::ToDatabase
+                if let (Some(Item::Record(held)), Some(Item::Record(stated))) =
+                    (db_item, file_item)
+                    && merge::elsewhere(held, stated)
+                    && self.copy_known(stated) =>
+            {
+                self.counts.conflicts.push(format!(
+                    "record {id}: the folder's version states it at revision {}, which a carry                      moved it on from; kept it at revision {}, and the statement as what                      revision {} says of it (superseded)",
+                    stated.artifact.revision, held.artifact.revision, stated.artifact.revision
+                ));
+                self.keep_stayed(stated, held)?;
+                self.write_file(&Item::Record(held.clone()))?;
+            }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
                 if let Some(held) = db_item {
@@ -276,8 +293,13 @@ impl<'a, 't> Apply<'a, 't> {
                 };
                 refuse_moved(kind, id, side(file, "folder"), side(db, "database"))?;
                 let base = self.base_item(kind, id)?;
-                let resolved =
-                    merge::resolve(base.as_ref(), side(db, "database"), side(file, "folder"))?;
+                let copied = |stayed: &Record| self.copy_known(stayed);
+                let resolved = merge::resolve_knowing(
+                    base.as_ref(),
+                    side(db, "database"),
+                    side(file, "folder"),
+                    &copied,
+                )?;
                 if let Some(c) = resolved.conflict {
                     self.counts.conflicts.push(c);
                 }
@@ -360,6 +382,31 @@ impl<'a, 't> Apply<'a, 't> {
             self.counts.conflicts.push(c);
         }
         Ok(r.item)
+    }
+
+    /// Whether the database or the folder holds a superseded copy of the feature `stayed`
+    /// states, at its revision (under the id every clone derives for it): that revision was
+    /// carried past ([`merge::CopyKnown`]).
+    fn copy_known(&self, stayed: &Record) -> bool {
+        let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
+        let is_copy = |r: &Record| {
+            r.superseded.is_some()
+                && r.name == stayed.name
+                && r.artifact.revision == stayed.artifact.revision
+        };
+        let held = self.tx.record(&id).ok().flatten();
+        let filed = match self
+            .entries
+            .get(&(ItemKind::Record, id))
+            .and_then(|e| e.file.as_ref())
+        {
+            Some((_, Some(item))) => match item.as_ref() {
+                Item::Record(r) => is_copy(r),
+                Item::Decision(_) => false,
+            },
+            _ => false,
+        };
+        held.as_ref().is_some_and(is_copy) || filed
     }
 
     /// Keeps `stayed`, a feature's statement at the revision a carry moved it on from, made
@@ -542,6 +589,7 @@ impl<'a, 't> Apply<'a, 't> {
             side(incoming, "folder"),
             &held.text(),
             &incoming.text(),
+            &|_| false,
         );
         let winner = resolved.item;
         let loser = if winner.id() == held.id() {

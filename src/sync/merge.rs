@@ -79,6 +79,21 @@ impl Resolved {
 /// version; otherwise the rule of this module. `Err` when the two are not the same kind of
 /// item or have different ids.
 pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<Resolved, String> {
+    resolve_knowing(base, ours, theirs, &|_| false)
+}
+
+/// Whether a superseded copy of the feature a statement names is known at the statement's
+/// revision (in the database, the folder or the work tree): that revision was carried past,
+/// though the feature, stated again since, no longer says so.
+pub type CopyKnown<'a> = &'a dyn Fn(&Record) -> bool;
+
+/// [`resolve`], knowing the superseded copies `copied` says of.
+pub fn resolve_knowing(
+    base: Option<&Item>,
+    ours: Side<'_>,
+    theirs: Side<'_>,
+    copied: CopyKnown<'_>,
+) -> Result<Resolved, String> {
     if ours.item.kind() != theirs.item.kind() || ours.item.id() != theirs.item.id() {
         return Err(format!(
             "{} is {} {} but {} is {} {}: not two versions of one item",
@@ -104,7 +119,7 @@ pub fn resolve(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Result<
     if b.as_deref() == Some(o.as_str()) {
         return Ok(one_sided(Some(ours.item), theirs));
     }
-    Ok(both_changed(base, ours, theirs, &o, &t))
+    Ok(both_changed(base, ours, theirs, &o, &t, copied))
 }
 
 /// What an id names for good, as `import` keys it: a record's kind and, for a feature, its
@@ -264,8 +279,9 @@ pub fn both_changed(
     theirs: Side<'_>,
     ours_text: &str,
     theirs_text: &str,
+    copied: CopyKnown<'_>,
 ) -> Resolved {
-    if let Some(r) = carried_past(base, ours, theirs) {
+    if let Some(r) = carried_past(base, ours, theirs, copied) {
         return r;
     }
     let ours_wins = (ours.item.updated_at(), ours_text) > (theirs.item.updated_at(), theirs_text);
@@ -317,8 +333,15 @@ pub fn both_changed(
 /// the carry, stated it again at the revision it was carried from: the carry stands whatever
 /// the times (the later statement would move the feature back, and the carried revision would
 /// lose it), and the statement is handed back as [`Resolved::stayed`], to be kept as what its
-/// revision says of the feature. `None`: not such a pair.
-fn carried_past(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Option<Resolved> {
+/// revision says of the feature. `None`: not such a pair. A feature stated again after its
+/// carry no longer has the carry's mark: then a superseded copy of it known at the other
+/// side's revision (`copied`) says that revision was carried past.
+fn carried_past(
+    base: Option<&Item>,
+    ours: Side<'_>,
+    theirs: Side<'_>,
+    copied: CopyKnown<'_>,
+) -> Option<Resolved> {
     let (Item::Record(o), Item::Record(t)) = (ours.item, theirs.item) else {
         return None;
     };
@@ -326,9 +349,12 @@ fn carried_past(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Option
         Some(Item::Record(b)) => Some(b.artifact.revision.as_str()),
         _ => None,
     };
-    let (onward, stayed, kept, other) = if o.carried_past(t, base) {
+    let past = |onward: &Record, stayed: &Record| {
+        onward.carried_past(stayed, base) || (elsewhere(onward, stayed) && copied(stayed))
+    };
+    let (onward, stayed, kept, other) = if past(o, t) {
         (o, t, ours, theirs)
-    } else if t.carried_past(o, base) {
+    } else if past(t, o) {
         (t, o, theirs, ours)
     } else {
         return None;
@@ -355,6 +381,18 @@ fn carried_past(base: Option<&Item>, ours: Side<'_>, theirs: Side<'_>) -> Option
         notes: Vec::new(),
         stayed: Some(stayed.clone()),
     })
+}
+
+/// Whether `stayed` states the feature `onward` is (its id, both named and live) at another
+/// revision: with a superseded copy of it known there ([`CopyKnown`]), a statement of what
+/// that revision says, not a move of the feature.
+pub fn elsewhere(onward: &Record, stayed: &Record) -> bool {
+    onward.id == stayed.id
+        && onward.name.is_some()
+        && stayed.name.is_some()
+        && onward.superseded.is_none()
+        && stayed.superseded.is_none()
+        && onward.artifact.revision != stayed.artifact.revision
 }
 
 /// A revision carried on stays carried on: the winner of a merge keeps the loser's
