@@ -395,18 +395,22 @@ impl<'a, 't> Apply<'a, 't> {
                 && r.artifact.revision == stayed.artifact.revision
         };
         let held = self.tx.record(&id).ok().flatten();
-        let filed = match self
+        held.as_ref().is_some_and(is_copy) || self.filed_record(&id).is_some_and(is_copy)
+    }
+
+    /// The record the folder's file of `id` holds, as this sync read it.
+    fn filed_record(&self, id: &str) -> Option<&Record> {
+        match self
             .entries
-            .get(&(ItemKind::Record, id))
+            .get(&(ItemKind::Record, id.to_string()))
             .and_then(|e| e.file.as_ref())
         {
             Some((_, Some(item))) => match item.as_ref() {
-                Item::Record(r) => is_copy(r),
-                Item::Decision(_) => false,
+                Item::Record(r) => Some(r),
+                Item::Decision(_) => None,
             },
-            _ => false,
-        };
-        held.as_ref().is_some_and(is_copy) || filed
+            _ => None,
+        }
     }
 
     /// Keeps `stayed`, a feature's statement at the revision a carry moved it on from, made
@@ -417,13 +421,7 @@ impl<'a, 't> Apply<'a, 't> {
         let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
         let key = (ItemKind::Record, id.clone());
         let held = self.tx.record(&id)?;
-        let filed = match self.entries.get(&key).and_then(|e| e.file.as_ref()) {
-            Some((_, Some(item))) => match item.as_ref() {
-                Item::Record(r) => Some(r),
-                Item::Decision(_) => None,
-            },
-            _ => None,
-        };
+        let filed = self.filed_record(&id);
         let copy = match (held.as_ref(), filed) {
             (Some(h), Some(f)) => Some(std::cmp::max_by(h, f, |a, b| {
                 a.updated_at.cmp(&b.updated_at)

@@ -1065,24 +1065,7 @@ fn long() -> anyhow::Result<()> {
 #[test]
 fn a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_the_carry()
 -> anyhow::Result<()> {
-    use Op::*;
-    let remember = |c, rev, tag| Remember {
-        c,
-        part: 0,
-        rev,
-        name: 0,
-        tag,
-    };
-    run(&[
-        remember(0, 0, 0),
-        Sync { c: 0 },
-        Sync { c: 1 },
-        Carry { c: 0, from: 0 },
-        remember(0, 1, 1),
-        remember(1, 0, 2),
-        Sync { c: 0 },
-        Sync { c: 1 },
-    ])
+    run(&missed_carry(false))
 }
 
 /// The same, with clone 1's statement committed before it pulls: git merges the two versions
@@ -1092,6 +1075,13 @@ fn a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_t
 /// the feature where it stands and the statement as that revision's.
 #[test]
 fn a_restatement_merged_by_git_over_a_missed_carry_is_not_moved_back() -> anyhow::Result<()> {
+    run(&missed_carry(true))
+}
+
+/// Clone 0 carries feature 0 from revision 0 to 1 and states it again at 1; clone 1, which
+/// has not seen the carry, states it later at 0 (and commits it first, when `committed`);
+/// then each syncs.
+fn missed_carry(committed: bool) -> Vec<Op> {
     use Op::*;
     let remember = |c, rev, tag| Remember {
         c,
@@ -1100,15 +1090,17 @@ fn a_restatement_merged_by_git_over_a_missed_carry_is_not_moved_back() -> anyhow
         name: 0,
         tag,
     };
-    run(&[
+    let mut ops = vec![
         remember(0, 0, 0),
         Sync { c: 0 },
         Sync { c: 1 },
         Carry { c: 0, from: 0 },
         remember(0, 1, 1),
         remember(1, 0, 2),
-        Commit { c: 1 },
-        Sync { c: 0 },
-        Sync { c: 1 },
-    ])
+    ];
+    if committed {
+        ops.push(Commit { c: 1 });
+    }
+    ops.extend([Sync { c: 0 }, Sync { c: 1 }]);
+    ops
 }
