@@ -455,6 +455,32 @@ pub fn alike_key(s: &str) -> String {
     undone(s, SPELLINGS.len(), None)
 }
 
+/// Whether `alike_key(name) == key`, without building the key of an ASCII `name` (what a
+/// lookup compares thousands of stored names with): its key is its words, split at white
+/// space and controls, joined by one space, in lower case.
+pub fn has_alike_key(name: &str, key: &str) -> bool {
+    if !name.is_ascii() {
+        return alike_key(name) == key;
+    }
+    let mut key = key.bytes();
+    let mut space = false;
+    let mut started = false;
+    for b in name.bytes() {
+        if b.is_ascii_whitespace() || b.is_ascii_control() {
+            space = started;
+            continue;
+        }
+        if std::mem::take(&mut space) && key.next() != Some(b' ') {
+            return false;
+        }
+        started = true;
+        if key.next() != Some(b.to_ascii_lowercase()) {
+            return false;
+        }
+    }
+    key.next().is_none()
+}
+
 /// Whether `a` and `b` are two spellings of what a person reads as one name, and if so what
 /// tells them apart (some of [`SPELLINGS`], in that order: each one without which they would
 /// still differ); `None` when they are the same string or read differently. Letters of other
@@ -498,6 +524,39 @@ fn narrow(c: char) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn has_alike_key_agrees_with_alike_key() {
+        let names = [
+            "",
+            " ",
+            "Bore",
+            "bore",
+            " Bore ",
+            "big  bore",
+            "big\t\nbore",
+            "big\u{b}bore",
+            "a\u{1f}b",
+            "a\u{7f}b",
+            "BIG BORE ",
+            "bigbore",
+            "big bore x",
+            "Bor\u{e9}",
+            "Bore\u{301}",
+            "\u{ff22}ore",
+            "Bo\u{200b}re",
+        ];
+        for name in names {
+            for other in names {
+                let key = alike_key(other);
+                assert_eq!(
+                    has_alike_key(name, &key),
+                    alike_key(name) == key,
+                    "{name:?} against the key of {other:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn alike_names_what_tells_two_spellings_of_one_name_apart() {

@@ -377,10 +377,11 @@ mod tests {
             uris: BTreeSet::new(),
         };
         watch.arm(&mut store).unwrap();
-        let refused: Result<(), StoreError> = store
-            .remember_answered(&crate::store::fixtures::note_at(REV, None), |_, _, _| {
-                Err(StoreError::Invalid("refused before the commit".into()))
-            });
+        let refused: Result<(), StoreError> = store.remember_answered(
+            &crate::store::fixtures::note_at(REV, None),
+            None,
+            |_, _, _, _| Err(StoreError::Invalid("refused before the commit".into())),
+        );
         assert!(refused.is_err());
         let told = watch
             .after_own_write(&mut store, &[&list_only])

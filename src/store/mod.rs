@@ -81,7 +81,7 @@ pub use history_read::{HistoryAnswer, Trail};
 pub use import::{ImportSource, ImportSummary};
 pub use open::{Checkpoint, JOURNAL_SIZE_LIMIT, Journal};
 pub use page::{Page, PageRequest, Position};
-pub use records::{NewRecord, RecordQuery};
+pub use records::{NamesAlike, NewRecord, RecordQuery};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use search::fts_words;
 pub use sizing::EntityTable;

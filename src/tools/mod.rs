@@ -460,7 +460,7 @@ fn named_alike(asked: &str, stored: &[String]) -> Option<String> {
     let key = crate::text::alike_key(asked);
     let alike: Vec<String> = stored
         .iter()
-        .filter(|name| crate::text::alike_key(name) == key)
+        .filter(|name| crate::text::has_alike_key(name, &key))
         .filter_map(|name| {
             let mut how = crate::text::alike(asked, name)?;
             let last = how.pop().unwrap_or_default();
@@ -483,6 +483,28 @@ fn named_alike(asked: &str, stored: &[String]) -> Option<String> {
 fn named_alike_sentence(asked: &str, stored: &[String], to: &str) -> String {
     named_alike(asked, stored).map_or_else(String::new, |alike| {
         format!(" Not named exactly so here, but named alike: {alike}; give that spelling to {to}.")
+    })
+}
+
+/// What a statement of `name` compares the other names of its file with, when it makes the
+/// name new there ([`stated_alike_sentence`]): keeps those a person reads as `name`.
+fn names_alike(name: &str) -> crate::store::NamesAlike {
+    let key = crate::text::alike_key(name);
+    crate::store::NamesAlike {
+        keep: Box::new(move |other| crate::text::has_alike_key(other, &key)),
+        compared: NAMES_COMPARED,
+    }
+}
+
+/// A sentence ending the answer of a statement that made a name new on its file when another
+/// name there reads as it ([`named_alike`]): the model meant that one, most likely, and now
+/// holds two. `what` is `feature` (`to` `change`) or `decision` (`to` `state`); nothing when
+/// none is alike.
+fn stated_alike_sentence(name: &str, others: &[String], what: &str, to: &str) -> String {
+    named_alike(name, others).map_or_else(String::new, |alike| {
+        format!(
+            " Another {what} here is named alike: {alike}; to {to} that one give its spelling, and forget this one if it was meant."
+        )
     })
 }
 

@@ -74,7 +74,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         entity_ids: args.entity_ids,
         id_scheme: args.id_scheme.unwrap_or_else(|| "opaque".into()),
     };
-    store.remember_answered(&new, |record, replaced, onward| {
+    let alike = new.name.as_deref().map(super::names_alike);
+    store.remember_answered(&new, alike.as_ref(), |record, replaced, onward, others| {
         let what = match (record.kind, &record.name) {
             (Kind::Feature, Some(n)) => format!("feature {}", quoted(n, 60)),
             _ => "note".to_string(),
@@ -104,6 +105,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 " {rev} was carried on: the feature ({}) stands at {at}, unchanged; to change it, remember it at {at}.",
                 o.id
             ));
+        }
+        if let Some(name) = &record.name {
+            summary.push_str(&super::stated_alike_sentence(name, others, "feature", "change"));
         }
         let current = Some(record.artifact.revision.as_str());
         ToolOutput::new(

@@ -105,56 +105,61 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
         summary: args.summary,
         basis: args.basis,
     };
-    store.remember_decision_answered(&new, |decision, replaced, outranked| {
-        let open = decision
-            .basis
-            .iter()
-            .filter(|b| matches!(b.state, State::Unresolved | State::Conflicting))
-            .count();
-        let summary = format!(
-            "{} decision {} = {} ({}) on {}: {} basis item{}, {open} open.",
-            if replaced { "Replaced" } else { "Saved" },
-            quoted(&decision.subject, 60),
-            disposition(&decision.disposition, 40),
-            decision.id,
-            short_rev(&decision.artifact.revision),
-            decision.basis.len(),
-            if decision.basis.len() == 1 { "" } else { "s" },
-        );
-        // Said only when a verdict of theirs outranked yours.
-        let channels = || {
-            let terminal = request_verdicts::terminal_command(
-                db.as_deref(),
-                author.as_deref(),
-                Some(&decision.artifact.revision),
-            );
-            request_verdicts::engineer_channels(caller, &terminal)
-        };
-        // Stated at a revision carried on: the decision stays superseded there.
-        let carried_on = decision.superseded.as_ref().map_or(String::new(), |s| {
-            format!(
-                " {} was carried on: this decision stays superseded; the review is at {}.",
+    store.remember_decision_answered(
+        &new,
+        Some(&super::names_alike(&new.subject)),
+        |decision, replaced, outranked, others| {
+            let open = decision
+                .basis
+                .iter()
+                .filter(|b| matches!(b.state, State::Unresolved | State::Conflicting))
+                .count();
+            let summary = format!(
+                "{} decision {} = {} ({}) on {}: {} basis item{}, {open} open.",
+                if replaced { "Replaced" } else { "Saved" },
+                quoted(&decision.subject, 60),
+                disposition(&decision.disposition, 40),
+                decision.id,
                 short_rev(&decision.artifact.revision),
-                short_rev(&s.by)
-            )
-        });
-        let summary = summary
-            + &carried_on
-            + &outranked_text(&outranked, channels)
-            + &quoted_text(decision, &given);
-        let current = Some(decision.artifact.revision.as_str());
-        ToolOutput::new(
-            &Saved {
-                decision: decision.wire(current),
-                engineer_verdicts_kept: &outranked.kept,
-                engineer_verdicts_removed: &outranked.removed,
-                replaced,
-            },
-            summary,
-        )?
-        .refuse_if_too_big(|| format!("decision {:?}", decision.subject))?
-        .fit_member("decision", crate::resources::DECISIONS)
-    })
+                decision.basis.len(),
+                if decision.basis.len() == 1 { "" } else { "s" },
+            );
+            // Said only when a verdict of theirs outranked yours.
+            let channels = || {
+                let terminal = request_verdicts::terminal_command(
+                    db.as_deref(),
+                    author.as_deref(),
+                    Some(&decision.artifact.revision),
+                );
+                request_verdicts::engineer_channels(caller, &terminal)
+            };
+            // Stated at a revision carried on: the decision stays superseded there.
+            let carried_on = decision.superseded.as_ref().map_or(String::new(), |s| {
+                format!(
+                    " {} was carried on: this decision stays superseded; the review is at {}.",
+                    short_rev(&decision.artifact.revision),
+                    short_rev(&s.by)
+                )
+            });
+            let summary = summary
+                + &carried_on
+                + &super::stated_alike_sentence(&decision.subject, others, "decision", "state")
+                + &outranked_text(&outranked, channels)
+                + &quoted_text(decision, &given);
+            let current = Some(decision.artifact.revision.as_str());
+            ToolOutput::new(
+                &Saved {
+                    decision: decision.wire(current),
+                    engineer_verdicts_kept: &outranked.kept,
+                    engineer_verdicts_removed: &outranked.removed,
+                    replaced,
+                },
+                summary,
+            )?
+            .refuse_if_too_big(|| format!("decision {:?}", decision.subject))?
+            .fit_member("decision", crate::resources::DECISIONS)
+        },
+    )
 }
 
 /// What the summary says of the engineer's verdicts: those an offered verdict did not

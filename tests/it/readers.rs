@@ -1207,6 +1207,63 @@ fn readers_forget_of_a_look_alike_names_the_stored_spelling() {
     }
 }
 
+/// A `remember` or `remember_decision` under a name new on its file, where another name
+/// there reads as it ("mounting  hole" beside "Mounting hole", "bore fit" beside "Bore fit"
+/// at the previous revision), silently made a second feature or a decision that no carry or
+/// history links to the first: the model meant the stored one, most likely. The answer now
+/// names the stored spelling and what differs, once; stating a name the file already holds
+/// (a replacement, or the name at another revision) says nothing of it.
+#[test]
+fn readers_a_statement_under_a_look_alike_of_a_stored_name_names_it() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let (a, b) = (
+            art_uri(&rev(1), "/w/bracket.step"),
+            art_uri(&rev(2), "/w/bracket.step"),
+        );
+        let basis = json!([{"requirement": "r", "source": "drawing", "state": "satisfied"}]);
+        let feature = |c: &mut Client, at: &Value, name: &str| {
+            summary(&c.call(
+                "remember",
+                json!({"artifact": at, "entity_ids": ["face:1"], "name": name}),
+            ))
+        };
+        let decision = |c: &mut Client, at: &Value, subject: &str| {
+            summary(&c.call(
+                "remember_decision",
+                json!({"artifact": at, "subject": subject, "disposition": "accept", "basis": basis}),
+            ))
+        };
+        let said = |text: &str| text.contains("named alike");
+        assert!(!said(&feature(&mut c, &a, "Mounting hole")));
+        let text = feature(&mut c, &a, "mounting  hole");
+        assert!(
+            text.ends_with(
+                " Another feature here is named alike: \"Mounting hole\", which differs in white space and letter case; to change that one give its spelling, and forget this one if it was meant."
+            ),
+            "{era:?}: {text}"
+        );
+        // Replaced, moved to another revision, or the stored spelling itself: nothing said.
+        assert!(!said(&feature(&mut c, &a, "mounting  hole")), "{era:?}");
+        assert!(!said(&feature(&mut c, &b, "Mounting hole")), "{era:?}");
+        // Another file is another review.
+        let other = art_uri(&rev(1), "/w/plate.step");
+        assert!(!said(&feature(&mut c, &other, "MOUNTING HOLE")), "{era:?}");
+
+        assert!(!said(&decision(&mut c, &a, "Bore fit")));
+        let text = decision(&mut c, &b, "bore fit");
+        assert!(
+            text.contains(
+                " Another decision here is named alike: \"Bore fit\", which differs in letter case; to state that one give its spelling"
+            ),
+            "{era:?}: {text}"
+        );
+        // The subject the file holds, stated at another revision: its own spelling.
+        assert!(!said(&decision(&mut c, &b, "Bore fit")), "{era:?}");
+        assert!(!said(&decision(&mut c, &b, "bore fit")), "{era:?}");
+    }
+}
+
 /// `recall`'s summary listed two features a person reads as one as the same words
 /// (`"Boré"; "Boré"`, one accent composed, the other decomposed): the model could not tell
 /// which to name. Look-alikes in the list are spelled so the difference shows; another name

@@ -79,22 +79,34 @@ impl Store {
         &mut self,
         new: &NewDecision,
     ) -> Result<(Decision, bool, Outranked), StoreError> {
-        self.remember_decision_answered(new, |d, replaced, outranked| {
+        self.remember_decision_answered(new, None, |d, replaced, outranked, _| {
             Ok::<_, StoreError>((d.clone(), replaced, outranked))
         })
     }
 
     /// [`Store::remember_decision`], handing what it wrote to `answer` before the
-    /// transaction commits (see [`Store::remember_answered`]).
+    /// transaction commits (see [`Store::remember_answered`]), with, when its subject is new
+    /// on its file, the other subjects there that `alike` keeps.
     pub fn remember_decision_answered<T, E: From<StoreError>>(
         &mut self,
         new: &NewDecision,
-        answer: impl FnOnce(&Decision, bool, Outranked) -> Result<T, E>,
+        alike: Option<&super::records::NamesAlike>,
+        answer: impl FnOnce(&Decision, bool, Outranked, &[String]) -> Result<T, E>,
     ) -> Result<T, E> {
         let author = self.author.clone();
         let tx = self.write()?;
         let (decision, replaced, outranked) = remember_decision_in(&tx, author, new)?;
-        let answered = answer(&decision, replaced, outranked)?;
+        let others = match alike {
+            Some(alike) if !replaced => super::records::other_names(
+                &tx,
+                super::records::Names::Subjects,
+                decision.artifact.locator(),
+                &decision.subject,
+                alike,
+            )?,
+            _ => Vec::new(),
+        };
+        let answered = answer(&decision, replaced, outranked, &others)?;
         tx.commit().map_err(StoreError::from)?;
         Ok(answered)
     }

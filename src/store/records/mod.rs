@@ -83,25 +83,34 @@ impl Store {
     /// keeping its id and `created_at`; an anonymous note is always new. Returns the stored
     /// record and whether it replaced one.
     pub fn remember(&mut self, new: &NewRecord) -> Result<(Record, bool), StoreError> {
-        self.remember_answered(new, |r, replaced, _| {
+        self.remember_answered(new, None, |r, replaced, _, _| {
             Ok::<_, StoreError>((r.clone(), replaced))
         })
     }
 
-    /// [`Store::remember`], handing the stored record, whether it replaced one and, when
-    /// the statement named a revision the feature was carried on from, the feature as it
-    /// stands (left unchanged; the record is then that revision's superseded copy) to
-    /// `answer` before the transaction commits: an error from `answer` (an answer too large
-    /// to send, say) writes nothing. So a tool encodes its answer once, inside the call.
+    /// [`Store::remember`], handing the stored record, whether it replaced one, when the
+    /// statement named a revision the feature was carried on from the feature as it stands
+    /// (left unchanged; the record is then that revision's superseded copy), and when it
+    /// made a feature of a name new on its file the names of the other features there that
+    /// `alike` keeps (a look-alike check of the new name) to `answer` before
+    /// the transaction commits: an error from `answer` (an answer too large to send, say)
+    /// writes nothing. So a tool encodes its answer once, inside the call.
     pub fn remember_answered<T, E: From<StoreError>>(
         &mut self,
         new: &NewRecord,
-        answer: impl FnOnce(&Record, bool, Option<&Record>) -> Result<T, E>,
+        alike: Option<&NamesAlike>,
+        answer: impl FnOnce(&Record, bool, Option<&Record>, &[String]) -> Result<T, E>,
     ) -> Result<T, E> {
         let author = self.author.clone();
         let tx = self.write()?;
         let (record, replaced, onward) = remember_in(&tx, author, new)?;
-        let answered = answer(&record, replaced, onward.as_ref())?;
+        let others = match (&record.name, alike, replaced || onward.is_some()) {
+            (Some(name), Some(alike), false) => {
+                other_names(&tx, Names::Features, record.artifact.locator(), name, alike)?
+            }
+            _ => Vec::new(),
+        };
+        let answered = answer(&record, replaced, onward.as_ref(), &others)?;
         tx.commit().map_err(StoreError::from)?;
         Ok(answered)
     }
@@ -437,6 +446,64 @@ impl Store {
         tx.commit()?;
         Ok(n)
     }
+}
+
+/// Which names [`other_names`] reads: of the features that stand (not superseded), or the
+/// subjects of decisions at any revision.
+#[derive(Clone, Copy)]
+pub(super) enum Names {
+    Features,
+    Subjects,
+}
+
+/// What a statement under a name new on its file compares the file's other names with: it
+/// keeps those `keep` accepts, of the first `compared` read (a large review stays cheap).
+pub struct NamesAlike {
+    pub keep: Box<dyn Fn(&str) -> bool>,
+    pub compared: usize,
+}
+
+/// The names of `what` on the file `locator` but for `but` that `alike` keeps; none when
+/// `but` is a subject stated there already (more than the decision just written): the
+/// subject is not new, so its spelling is the file's own. Each name is read borrowed from
+/// its index entry (the features read their unique index alone) and only the kept copied.
+pub(super) fn other_names(
+    tx: &Transaction<'_>,
+    what: Names,
+    locator: &str,
+    but: &str,
+    alike: &NamesAlike,
+) -> Result<Vec<String>, StoreError> {
+    let query = match what {
+        Names::Features => {
+            "SELECT name FROM records WHERE locator = ?1 AND name IS NOT NULL \
+             AND superseded IS NULL AND name != ?2 LIMIT ?3"
+        }
+        Names::Subjects => {
+            let stated: i64 = tx
+                .prepare_cached(
+                    "SELECT count(*) FROM decisions WHERE subject = ?2 AND locator = ?1",
+                )?
+                .query_row(params![locator, but], |r| r.get(0))?;
+            if stated > 1 {
+                return Ok(Vec::new());
+            }
+            "SELECT DISTINCT subject FROM decisions WHERE locator = ?1 AND subject != ?2 LIMIT ?3"
+        }
+    };
+    let limit = i64::try_from(alike.compared).unwrap_or(i64::MAX);
+    let mut statement = tx.prepare_cached(query)?;
+    let mut rows = statement.query(params![locator, but, limit])?;
+    let mut kept = Vec::new();
+    while let Some(row) = rows.next()? {
+        // A name that is no text (a hand-edited file) reads as no name a person would mean.
+        if let Ok(name) = row.get_ref(0)?.as_str()
+            && (alike.keep)(name)
+        {
+            kept.push(name.to_string());
+        }
+    }
+    Ok(kept)
 }
 
 /// The write of [`Store::remember`], inside `tx`, uncommitted.
