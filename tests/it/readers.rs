@@ -1127,7 +1127,7 @@ fn readers_forget_that_deletes_nothing_names_where_the_revision_has_it() {
 /// A `forget` naming a feature or decision as a person reads it, where it is stored spelled
 /// otherwise (the accent of "Boré" composed, stored decomposed as macOS file names and some
 /// editors write it; a trailing space; another letter case; a zero width space; a full-width
-/// letter), deleted nothing and said only "Deleted 0": the model reported it forgotten while
+/// letter; a Cyrillic "о"), deleted nothing and said only "Deleted 0": the model reported it forgotten while
 /// it stayed. The summary now names the stored look-alike, spelled so the difference shows,
 /// and what differs; forgetting that spelling deletes it. `request_verdicts` and
 /// `recall_decisions` by subject name it too.
@@ -1152,6 +1152,12 @@ fn readers_forget_of_a_look_alike_names_the_stored_spelling() {
                 "invisible characters",
             ),
             ("\u{ff22}ore", "Bore", "\"\\u{ff22}ore\"", "character width"),
+            (
+                "B\u{43e}re",
+                "Bore",
+                "\"B\\u{43e}re\"",
+                "letters of another script",
+            ),
         ] {
             c.ok(
                 "remember",
