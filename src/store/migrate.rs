@@ -1,5 +1,6 @@
 //! Bringing a file's schema up to this build's version, in one write transaction that checks
-//! again, under the write lock, that the file is ours.
+//! again, under the write lock, that the file is ours. A file already at this version is
+//! only read.
 
 use std::path::Path;
 
@@ -14,7 +15,14 @@ use super::{APPLICATION_ID, SCHEMA_VERSION, StoreError};
 /// repeated inside the transaction: another process may have initialised the file between
 /// our read-only look and now. `announce`: say in the log what happened to the file (not for
 /// an in-memory database, nor for a private copy whose reader says so itself).
+///
+/// A file of this version is read, not locked: an open needs no write lock then, so a
+/// process opening the file while others keep writing (a look that does not wait for the
+/// lock, such as the poll for their commits) opens it at once.
 pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<(), StoreError> {
+    if at_this_version(conn, path)? {
+        return Ok(());
+    }
     // IMMEDIATE: take the write lock first so two processes initialising one new file run
     // one after the other.
     let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
@@ -67,6 +75,14 @@ pub(super) fn migrate(conn: &Connection, path: &Path, announce: bool) -> Result<
     // The connection's open checkpoints the migration into the main file right after
     // (see `open::connect`), so the main file's header shows the file is ours.
     Ok(())
+}
+
+/// Whether the file is ours and at [`SCHEMA_VERSION`], read in a read transaction. A file
+/// that is not ours is refused here as it would be under the lock.
+fn at_this_version(conn: &Connection, path: &Path) -> Result<bool, StoreError> {
+    let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Deferred)?;
+    let (app, version, tables) = identify(&tx)?;
+    Ok(matches!(classify(path, app, version, tables)?, Found::Ours(v) if v == SCHEMA_VERSION))
 }
 
 #[cfg(test)]

@@ -433,3 +433,37 @@ fn another_process_commit_that_changes_no_review_row_is_not_announced() -> Resul
     );
     watching.close()
 }
+
+/// Regression (xproc): a server that had not opened the file yet (a host started while other
+/// servers wrote) opened it with a write transaction, to see whether the schema needed an
+/// upgrade, and the poll does not wait for a lock: while other processes kept the write lock
+/// busy (three servers writing 500 calls each), its open failed at every poll and its client
+/// was told of nothing until the writes stopped. A file at this version opens with a read.
+#[test]
+fn a_server_that_opens_the_file_while_others_write_is_told_of_their_writes() -> Result<()> {
+    let dir = TempDir::new("notify-busy-open")?;
+    let db = dir.join("review.db");
+    write_from_another_process(&db, REV, "made")?;
+    // Another process keeps the write lock, letting it go only between its commits.
+    let writer = rusqlite::Connection::open(&db)?;
+    writer.execute_batch("BEGIN IMMEDIATE")?;
+    let mut watching = Watched::spawn(&db)?;
+    initialize(&mut watching)?;
+    watching.request("resources/subscribe", json!({"uri": revision_uri()}))?;
+    let started = Instant::now();
+    let mut notes = Vec::new();
+    for i in 0..20 {
+        writer.execute_batch(&format!(
+            "UPDATE records SET note = 'change {i}' WHERE name = 'made'; COMMIT; BEGIN IMMEDIATE;"
+        ))?;
+        notes.extend(watching.lines_within(Duration::from_millis(100)));
+        if both_arrived(&notes) {
+            break;
+        }
+    }
+    let waited = started.elapsed();
+    writer.execute_batch("COMMIT")?;
+    ensure!(both_arrived(&notes), "after {waited:?}: {notes:?}");
+    ensure!(waited < Duration::from_secs(1), "took {waited:?}");
+    watching.close()
+}
