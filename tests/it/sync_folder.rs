@@ -517,3 +517,50 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
     ensure!(items(&one)? == items(&two)?, "the same items in both");
     Ok(())
 }
+
+/// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
+/// item's file only while that file is absent, and one its item's file is back beside (a `git
+/// merge --abort` restores the file git was deleting, never removes the untracked version set
+/// aside; `git add -A` then commits it) was left there, unseen: the day the item's file went
+/// (a teammate's forget, pulled), that stale version stood for it, and the forget was undone,
+/// in every clone, each time it was repeated.
+#[test]
+fn sync_a_set_aside_version_beside_its_item_s_file_is_removed_not_left_to_undo_a_forget()
+-> anyhow::Result<()> {
+    let dir = TempDir::new("sync-stale-kept")?;
+    let db = database(
+        &dir,
+        "a.db",
+        &[
+            feature("rec_1", "bore", "x", T1),
+            feature("rec_2", "slot", "y", T1),
+        ],
+    )?;
+    let folder = dir.join("review");
+    let sync = || review_mcp(&db, &["sync", &folder.to_string_lossy()]).and_then(ok);
+    sync()?;
+    let own = folder.join("records/rec_1.json");
+    let kept = folder.join("records/.rec_1.json.kept");
+    std::fs::copy(&own, &kept)?;
+    let dry = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    ensure!(
+        dry.contains("would delete records/.rec_1.json.kept") && kept.exists(),
+        "{dry}"
+    );
+    let out = sync()?;
+    ensure!(
+        out.contains("deleted records/.rec_1.json.kept"),
+        "sync says so: {out}"
+    );
+    ensure!(!kept.exists(), "the stale version set aside is gone");
+    // A teammate's forget of bore, pulled: its file goes, and so does bore.
+    std::fs::remove_file(&own)?;
+    sync()?;
+    let out = sync()?;
+    ensure!(!own.exists(), "bore's file stays deleted: {out}");
+    ensure!(!export(&db)?.contains("rec_1"), "bore stays forgotten");
+    Ok(())
+}
