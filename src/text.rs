@@ -504,7 +504,8 @@ pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
 /// `s` as [`quoted`], with what [`alike`] undoes also written as escapes: a combining mark
 /// that composes with the character before it (`"Bore\u{301}"`, a decomposed "é"), the
 /// joiners, the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ") and
-/// the Greek and Cyrillic letters drawn as Latin ones (`"B\u{43e}re"`, a Cyrillic "о"). Two
+/// the Greek and Cyrillic letters drawn as Latin ones (`"B\u{43e}re"`, a Cyrillic "о") and
+/// every white space character but the space (`"big\u{a0}bore"`, a no-break space). Two
 /// look-alike names are then told apart where a message names one beside the other.
 pub fn spelled(s: &str, n: usize) -> String {
     quoted_escaping(s, n, |c, before| {
@@ -514,6 +515,7 @@ pub fn spelled(s: &str, n: usize) -> String {
             || matches!(c, '\u{200C}' | '\u{200D}')
             || narrow(c).is_some()
             || latin_twin(c).is_some()
+            || (c.is_whitespace() && c != ' ')
     })
 }
 
@@ -732,6 +734,31 @@ mod tests {
             spelled("\u{915}\u{94d}\u{937}", 60),
             "\"\u{915}\u{94d}\u{937}\""
         );
+    }
+
+    /// Regression: `alike` undoes every white space character, and `spelled` showed all but
+    /// the tab and line breaks as they are: "big bore" and "big\u{a0}bore" (a no-break space,
+    /// as a word processor pastes it) were named alike, "differs in white space", in one
+    /// spelling, and recall listed the two as one name twice.
+    #[test]
+    fn spelled_tells_every_look_alike_white_space_from_a_space() {
+        for space in [
+            '\u{a0}', '\u{1680}', '\u{2000}', '\u{2002}', '\u{2007}', '\u{2009}', '\u{200a}',
+            '\u{202f}', '\u{205f}', '\u{3000}',
+        ] {
+            let other = format!("big{space}bore");
+            assert_eq!(
+                alike("big bore", &other),
+                Some(vec!["white space"]),
+                "{other:?}"
+            );
+            let shown = spelled(&other, 60);
+            assert!(
+                shown.is_ascii() && shown != spelled("big bore", 60),
+                "{other:?} shown as {shown}"
+            );
+        }
+        assert_eq!(spelled("big bore", 60), "\"big bore\"");
     }
 
     #[test]
