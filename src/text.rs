@@ -21,6 +21,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 mod decomposed;
+mod marks;
 
 /// `s` cut to at most `max` bytes at a character boundary, followed by a marker of how many
 /// bytes were cut (`…[4194050 bytes cut]`); `s` itself when it fits.
@@ -197,12 +198,13 @@ pub fn escape_json_controls_but_newlines(json: &str) -> Cow<'_, str> {
 const MARKS_DRAWN: usize = 4;
 
 /// Goes through `s` saying of each character whether a reader is shown it as an escape:
-/// every one of [`is_control_like`], and each combining mark past [`MARKS_DRAWN`] in a row.
+/// every one of [`is_control_like`], and each combining mark past [`MARKS_DRAWN`] in a row
+/// (any of Unicode's, [`marks::MARKS`], as the card's `\p{M}`).
 pub fn each_shown(s: &str, mut each: impl FnMut(char, bool)) {
     let mut marks = 0;
     for c in s.chars() {
         // A mark Rust counts as a letter is one (an Indic vowel sign, a Thai vowel).
-        let mark = is_combining_mark(c) && !c.is_alphanumeric();
+        let mark = (is_combining_mark(c) || marks::is_mark(c)) && !c.is_alphanumeric();
         marks = if mark { marks + 1 } else { 0 };
         each(c, is_control_like(c) || marks > MARKS_DRAWN);
     }
@@ -718,6 +720,39 @@ mod tests {
         // Each letter has its own four.
         let two = "e\u{301}\u{301}\u{301}\u{301}e\u{301}\u{301}\u{301}\u{301}";
         assert_eq!(escape_controls(two), two);
+    }
+
+    /// Regression: only the marks of `is_combining_mark`'s blocks were counted, so a tower of
+    /// any other mark (the Vedic tone marks, the combining Devanagari digits, the musical
+    /// symbols' marks, the ideographic tone marks, the Tibetan and Ethiopic ones) was drawn
+    /// by the terminal, the report and the Form 3 over the lines around it, while the card,
+    /// which counts every mark Unicode has but a letter's (`\p{M}`), showed it as escapes.
+    #[test]
+    fn a_tower_of_any_mark_is_shown_past_its_fourth_mark() {
+        for mark in [
+            '\u{1cd0}',
+            '\u{a8e0}',
+            '\u{1d167}',
+            '\u{302a}',
+            '\u{f18}',
+            '\u{135d}',
+            '\u{1e8d0}',
+        ] {
+            let tower = format!("a{}b", mark.to_string().repeat(6));
+            let escape = format!("\\u{{{:x}}}", mark as u32);
+            let shown = format!("a{}{}b", mark.to_string().repeat(4), escape.repeat(2));
+            assert_eq!(escape_controls(&tower), shown, "{escape}");
+        }
+        // A Tibetan vowel sign is a letter's mark, as a Devanagari one is.
+        let tibetan = "\u{f40}\u{f71}\u{f72}\u{f74}\u{f7a}\u{f7c}\u{f80}";
+        assert_eq!(escape_controls(tibetan), tibetan);
+    }
+
+    #[test]
+    fn the_mark_table_is_sorted_and_apart() {
+        for w in marks::MARKS.windows(2) {
+            assert!(w[0].0 <= w[0].1 && w[0].1 < w[1].0, "{w:?}");
+        }
     }
 
     #[test]
