@@ -513,6 +513,9 @@ pub fn run(
             .unwrap_or_default()
     );
     counts.changed_meanwhile = left;
+    // A version set aside for an item the database no longer holds was put back only for
+    // the deletion to take it: nothing restored is left to commit.
+    counts.restored.retain(|name| folder.join(name).exists());
     Ok(Outcome {
         new_folder,
         moved_from,

@@ -564,3 +564,48 @@ fn sync_a_set_aside_version_beside_its_item_s_file_is_removed_not_left_to_undo_a
     ensure!(!export(&db)?.contains("rec_1"), "bore stays forgotten");
     Ok(())
 }
+
+/// Regression: a version merge-file set aside for an item this database has forgotten since
+/// stands for a file sync deletes: sync said both "restored records/<id>.json …: commit it"
+/// and "deleted from the folder: records/<id>.json", and left no file to commit.
+#[test]
+fn sync_a_set_aside_version_of_a_forgotten_item_is_not_said_restored() -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use crate::support::client::Server;
+    use serde_json::json;
+    let dir = TempDir::new("sync-kept-forgotten")?;
+    let db = dir.join("a.db");
+    let mut s = Server::start(&db)?;
+    let a = artifact("A", "/w/p.step");
+    for name in ["bore", "slot"] {
+        let feature = json!({"artifact": a, "name": name, "entity_ids": [], "note": "x"});
+        s.call("remember", feature)?.ok()?;
+    }
+    let folder = dir.join("review");
+    let sync = || review_mcp(&db, &["sync", &folder.to_string_lossy()]).and_then(ok);
+    sync()?;
+    let bore = export(&db)?
+        .lines()
+        .find(|l| l.contains("\"bore\""))
+        .and_then(|l| l.split("\"id\":\"").nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .ok_or_else(|| anyhow::anyhow!("no bore"))?;
+    let own = folder.join(format!("records/{bore}.json"));
+    let kept = folder.join(format!("records/.{bore}.json.kept"));
+    std::fs::rename(&own, &kept)?;
+    s.call("forget", json!({"artifact": a, "name": "bore"}))?
+        .ok()?;
+    s.close()?;
+    let out = sync()?;
+    ensure!(
+        !own.exists() && !kept.exists(),
+        "bore stays forgotten: {out}"
+    );
+    ensure!(
+        !out.contains("restored")
+            && out.contains(&format!("deleted from the folder: records/{bore}.json")),
+        "{out}"
+    );
+    Ok(())
+}
