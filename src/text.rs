@@ -398,22 +398,24 @@ pub fn cut_middle(s: &str, max_chars: usize) -> String {
 /// [`decomposed`]; marks stacked in another order are not reordered), characters drawn as
 /// nothing (the [`is_invisible`] ones, the joiners and the bidirectional controls), white
 /// space (at the ends, doubled, a tab or a line break for a space), full-width forms of ASCII
-/// (`Ｂ` for `B`, an ideographic space), Greek and Cyrillic letters drawn as Latin ones (a
+/// (`Ｂ` for `B`, an ideographic space), the Latin ligatures of U+FB00–FB06 (`ﬁ` for `fi`, as
+/// text copied from a PDF drawing gives it), Greek and Cyrillic letters drawn as Latin ones (a
 /// Cyrillic `о` for `o`: [`latin_twin`]), and letter case.
-const SPELLINGS: [&str; 6] = [
+const SPELLINGS: [&str; 7] = [
     "Unicode composition",
     "invisible characters",
     "white space",
     "character width",
+    "ligatures",
     "letters of another script",
     "letter case",
 ];
 
 /// `t` with step `step` of [`SPELLINGS`] undone.
 fn undone_step(t: &str, step: usize) -> String {
-    // ASCII is composed, visible but for its controls (white space to step 2), of one width
-    // and Latin.
-    if t.is_ascii() && matches!(step, 0 | 1 | 3 | 4) {
+    // ASCII is composed, visible but for its controls (white space to step 2), of one width,
+    // without ligatures and Latin.
+    if t.is_ascii() && matches!(step, 0 | 1 | 3 | 4 | 5) {
         return t.to_string();
     }
     match step {
@@ -442,7 +444,16 @@ fn undone_step(t: &str, step: usize) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         3 => t.chars().map(|c| narrow(c).unwrap_or(c)).collect(),
-        4 => t.chars().map(|c| latin_twin(c).unwrap_or(c)).collect(),
+        4 => t
+            .chars()
+            .fold(String::with_capacity(t.len()), |mut out, c| {
+                match ligature(c) {
+                    Some(letters) => out.push_str(letters),
+                    None => out.push(c),
+                }
+                out
+            }),
+        5 => t.chars().map(|c| latin_twin(c).unwrap_or(c)).collect(),
         _ => t.to_lowercase(),
     }
 }
@@ -506,8 +517,8 @@ pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
 /// `s` as [`quoted`], with what [`alike`] undoes also written as escapes: a combining mark
 /// that composes with the character before it (`"Bore\u{301}"`, a decomposed "é"), the
 /// joiners, the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ") and
-/// the Greek and Cyrillic letters drawn as Latin ones (`"B\u{43e}re"`, a Cyrillic "о") and
-/// every white space character but the space (`"big\u{a0}bore"`, a no-break space). Two
+/// the ligatures (`"\u{fb01}llet"`), the Greek and Cyrillic letters drawn as Latin ones
+/// (`"B\u{43e}re"`, a Cyrillic "о") and every white space character but the space (`"big\u{a0}bore"`, a no-break space). Two
 /// look-alike names are then told apart where a message names one beside the other.
 pub fn spelled(s: &str, n: usize) -> String {
     quoted_escaping(s, n, |c, before| {
@@ -517,8 +528,22 @@ pub fn spelled(s: &str, n: usize) -> String {
             || matches!(c, '\u{200C}' | '\u{200D}')
             || narrow(c).is_some()
             || latin_twin(c).is_some()
+            || ligature(c).is_some()
             || (c.is_whitespace() && c != ' ')
     })
+}
+
+/// The letters the Latin ligature `c` (U+FB00 to U+FB06) is drawn for.
+fn ligature(c: char) -> Option<&'static str> {
+    match c {
+        '\u{FB00}' => Some("ff"),
+        '\u{FB01}' => Some("fi"),
+        '\u{FB02}' => Some("fl"),
+        '\u{FB03}' => Some("ffi"),
+        '\u{FB04}' => Some("ffl"),
+        '\u{FB05}' | '\u{FB06}' => Some("st"),
+        _ => None,
+    }
 }
 
 /// The Latin letter a Greek or Cyrillic letter `c` is drawn as ([`latin_glyph`]), or whose
@@ -775,6 +800,24 @@ mod tests {
     /// the tab and line breaks as they are: "big bore" and "big\u{a0}bore" (a no-break space,
     /// as a word processor pastes it) were named alike, "differs in white space", in one
     /// spelling, and recall listed the two as one name twice.
+    /// Regression: a ligature was no look-alike (8ae06a4 left compatibility forms but width
+    /// out), so a `forget` of "fillet" that missed the stored "\u{fb01}llet" (text copied
+    /// from a PDF drawing) said only "Deleted 0", and `recall` listed the two in one
+    /// spelling.
+    #[test]
+    fn a_ligature_is_a_look_alike_spelled_apart() {
+        let stored = "\u{fb01}llet \u{fb00}\u{fb02}\u{fb03}\u{fb04}\u{fb05}\u{fb06}";
+        let asked = "fillet ffflffifflstst";
+        assert_eq!(alike_key(stored), alike_key(asked));
+        assert!(has_alike_key(asked, &alike_key(stored)));
+        assert_eq!(alike(asked, stored), Some(vec!["ligatures"]));
+        assert_eq!(
+            alike("Fillet", "\u{fb01}llet"),
+            Some(vec!["ligatures", "letter case"])
+        );
+        assert_eq!(spelled("\u{fb01}llet", 60), "\"\\u{fb01}llet\"");
+    }
+
     #[test]
     fn spelled_tells_every_look_alike_white_space_from_a_space() {
         for space in [
