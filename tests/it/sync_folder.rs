@@ -56,6 +56,18 @@ fn database(dir: &TempDir, name: &str, lines: &[String]) -> anyhow::Result<PathB
     Ok(db)
 }
 
+/// A database holding two features, rec_1 "bore" and rec_2 "slot".
+fn bore_and_slot(dir: &TempDir) -> anyhow::Result<PathBuf> {
+    database(
+        dir,
+        "a.db",
+        &[
+            feature("rec_1", "bore", "x", T1),
+            feature("rec_2", "slot", "y", T1),
+        ],
+    )
+}
+
 fn export(db: &Path) -> anyhow::Result<String> {
     ok(review_mcp(db, &["export"])?)
 }
@@ -188,14 +200,7 @@ fn sync_dry_run_changes_nothing_and_a_second_sync_is_a_no_op() -> anyhow::Result
 #[test]
 fn sync_deleted_on_one_side_and_changed_on_the_other_is_kept_and_reported() -> anyhow::Result<()> {
     let dir = TempDir::new("sync-keep")?;
-    let db = database(
-        &dir,
-        "a.db",
-        &[
-            feature("rec_1", "bore", "x", T1),
-            feature("rec_2", "slot", "y", T1),
-        ],
-    )?;
+    let db = bore_and_slot(&dir)?;
     let folder = dir.join("review");
     ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
     // rec_1: changed in the database (a later import), deleted in the folder.
@@ -519,23 +524,16 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
 }
 
 /// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
-/// item's file only while that file is absent, and one its item's file is back beside (a `git
-/// merge --abort` restores the file git was deleting, never removes the untracked version set
-/// aside; `git add -A` then commits it) was left there, unseen: the day the item's file went
+/// item's file only while that file is absent, and one whose item's file was back beside it
+/// (a `git merge --abort` restores the file git was deleting and leaves the untracked version
+/// set aside; `git add -A` then commits it) was left there, unseen: the day the item's file went
 /// (a teammate's forget, pulled), that stale version stood for it, and the forget was undone,
 /// in every clone, each time it was repeated.
 #[test]
 fn sync_a_set_aside_version_beside_its_item_s_file_is_removed_not_left_to_undo_a_forget()
 -> anyhow::Result<()> {
     let dir = TempDir::new("sync-stale-kept")?;
-    let db = database(
-        &dir,
-        "a.db",
-        &[
-            feature("rec_1", "bore", "x", T1),
-            feature("rec_2", "slot", "y", T1),
-        ],
-    )?;
+    let db = bore_and_slot(&dir)?;
     let folder = dir.join("review");
     let sync = || review_mcp(&db, &["sync", &folder.to_string_lossy()]).and_then(ok);
     sync()?;
