@@ -516,10 +516,11 @@ pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
 
 /// `s` as [`quoted`], with what [`alike`] undoes also written as escapes: a combining mark
 /// that composes with the character before it (`"Bore\u{301}"`, a decomposed "é"), the
-/// joiners, the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ") and
+/// joiners, the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ"),
 /// the ligatures (`"\u{fb01}llet"`), the Greek and Cyrillic letters drawn as Latin ones
-/// (`"B\u{43e}re"`, a Cyrillic "о") and every white space character but the space (`"big\u{a0}bore"`, a no-break space). Two
-/// look-alike names are then told apart where a message names one beside the other.
+/// (`"B\u{43e}re"`, a Cyrillic "о") and every white space character but the space
+/// (`"big\u{a0}bore"`, a no-break space). Two look-alike names are then told apart where a
+/// message names one beside the other.
 pub fn spelled(s: &str, n: usize) -> String {
     quoted_escaping(s, n, |c, before| {
         // A diacritical mark after a character (`e` and U+0301: `é`).
