@@ -21,6 +21,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 mod decomposed;
+mod marks;
 
 /// `s` cut to at most `max` bytes at a character boundary, followed by a marker of how many
 /// bytes were cut (`…[4194050 bytes cut]`); `s` itself when it fits.
@@ -197,12 +198,13 @@ pub fn escape_json_controls_but_newlines(json: &str) -> Cow<'_, str> {
 const MARKS_DRAWN: usize = 4;
 
 /// Goes through `s` saying of each character whether a reader is shown it as an escape:
-/// every one of [`is_control_like`], and each combining mark past [`MARKS_DRAWN`] in a row.
+/// every one of [`is_control_like`], and each combining mark past [`MARKS_DRAWN`] in a row
+/// (any of Unicode's, [`marks::MARKS`], as the card's `\p{M}`).
 pub fn each_shown(s: &str, mut each: impl FnMut(char, bool)) {
     let mut marks = 0;
     for c in s.chars() {
         // A mark Rust counts as a letter is one (an Indic vowel sign, a Thai vowel).
-        let mark = is_combining_mark(c) && !c.is_alphanumeric();
+        let mark = (is_combining_mark(c) || marks::is_mark(c)) && !c.is_alphanumeric();
         marks = if mark { marks + 1 } else { 0 };
         each(c, is_control_like(c) || marks > MARKS_DRAWN);
     }
@@ -396,22 +398,24 @@ pub fn cut_middle(s: &str, max_chars: usize) -> String {
 /// [`decomposed`]; marks stacked in another order are not reordered), characters drawn as
 /// nothing (the [`is_invisible`] ones, the joiners and the bidirectional controls), white
 /// space (at the ends, doubled, a tab or a line break for a space), full-width forms of ASCII
-/// (`Ｂ` for `B`, an ideographic space), Greek and Cyrillic letters drawn as Latin ones (a
+/// (`Ｂ` for `B`, an ideographic space), the Latin ligatures of U+FB00–FB06 (`ﬁ` for `fi`, as
+/// text copied from a PDF drawing gives it), Greek and Cyrillic letters drawn as Latin ones (a
 /// Cyrillic `о` for `o`: [`latin_twin`]), and letter case.
-const SPELLINGS: [&str; 6] = [
+const SPELLINGS: [&str; 7] = [
     "Unicode composition",
     "invisible characters",
     "white space",
     "character width",
+    "ligatures",
     "letters of another script",
     "letter case",
 ];
 
 /// `t` with step `step` of [`SPELLINGS`] undone.
 fn undone_step(t: &str, step: usize) -> String {
-    // ASCII is composed, visible but for its controls (white space to step 2), of one width
-    // and Latin.
-    if t.is_ascii() && matches!(step, 0 | 1 | 3 | 4) {
+    // ASCII is composed, visible but for its controls (white space to step 2), of one width,
+    // without ligatures and Latin.
+    if t.is_ascii() && matches!(step, 0 | 1 | 3 | 4 | 5) {
         return t.to_string();
     }
     match step {
@@ -440,7 +444,16 @@ fn undone_step(t: &str, step: usize) -> String {
             .collect::<Vec<_>>()
             .join(" "),
         3 => t.chars().map(|c| narrow(c).unwrap_or(c)).collect(),
-        4 => t.chars().map(|c| latin_twin(c).unwrap_or(c)).collect(),
+        4 => t
+            .chars()
+            .fold(String::with_capacity(t.len()), |mut out, c| {
+                match ligature(c) {
+                    Some(letters) => out.push_str(letters),
+                    None => out.push(c),
+                }
+                out
+            }),
+        5 => t.chars().map(|c| latin_twin(c).unwrap_or(c)).collect(),
         _ => t.to_lowercase(),
     }
 }
@@ -503,9 +516,11 @@ pub fn alike(a: &str, b: &str) -> Option<Vec<&'static str>> {
 
 /// `s` as [`quoted`], with what [`alike`] undoes also written as escapes: a combining mark
 /// that composes with the character before it (`"Bore\u{301}"`, a decomposed "é"), the
-/// joiners, the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ") and
-/// the Greek and Cyrillic letters drawn as Latin ones (`"B\u{43e}re"`, a Cyrillic "о"). Two
-/// look-alike names are then told apart where a message names one beside the other.
+/// joiners, the characters with a compatibility form (`"\u{ff22}ore"`, a full-width "Ｂ"),
+/// the ligatures (`"\u{fb01}llet"`), the Greek and Cyrillic letters drawn as Latin ones
+/// (`"B\u{43e}re"`, a Cyrillic "о") and every white space character but the space
+/// (`"big\u{a0}bore"`, a no-break space). Two look-alike names are then told apart where a
+/// message names one beside the other.
 pub fn spelled(s: &str, n: usize) -> String {
     quoted_escaping(s, n, |c, before| {
         // A diacritical mark after a character (`e` and U+0301: `é`).
@@ -514,7 +529,22 @@ pub fn spelled(s: &str, n: usize) -> String {
             || matches!(c, '\u{200C}' | '\u{200D}')
             || narrow(c).is_some()
             || latin_twin(c).is_some()
+            || ligature(c).is_some()
+            || (c.is_whitespace() && c != ' ')
     })
+}
+
+/// The letters the Latin ligature `c` (U+FB00 to U+FB06) is drawn for.
+fn ligature(c: char) -> Option<&'static str> {
+    match c {
+        '\u{FB00}' => Some("ff"),
+        '\u{FB01}' => Some("fi"),
+        '\u{FB02}' => Some("fl"),
+        '\u{FB03}' => Some("ffi"),
+        '\u{FB04}' => Some("ffl"),
+        '\u{FB05}' | '\u{FB06}' => Some("st"),
+        _ => None,
+    }
 }
 
 /// The Latin letter a Greek or Cyrillic letter `c` is drawn as ([`latin_glyph`]), or whose
@@ -718,6 +748,39 @@ mod tests {
         assert_eq!(escape_controls(two), two);
     }
 
+    /// Regression: only the marks of `is_combining_mark`'s blocks were counted, so a tower of
+    /// any other mark (the Vedic tone marks, the combining Devanagari digits, the musical
+    /// symbols' marks, the ideographic tone marks, the Tibetan and Ethiopic ones) was drawn
+    /// by the terminal, the report and the Form 3 over the lines around it, while the card,
+    /// which counts every mark Unicode has but a letter's (`\p{M}`), showed it as escapes.
+    #[test]
+    fn a_tower_of_any_mark_is_shown_past_its_fourth_mark() {
+        for mark in [
+            '\u{1cd0}',
+            '\u{a8e0}',
+            '\u{1d167}',
+            '\u{302a}',
+            '\u{f18}',
+            '\u{135d}',
+            '\u{1e8d0}',
+        ] {
+            let tower = format!("a{}b", mark.to_string().repeat(6));
+            let escape = format!("\\u{{{:x}}}", mark as u32);
+            let shown = format!("a{}{}b", mark.to_string().repeat(4), escape.repeat(2));
+            assert_eq!(escape_controls(&tower), shown, "{escape}");
+        }
+        // A Tibetan vowel sign is a letter's mark, as a Devanagari one is.
+        let tibetan = "\u{f40}\u{f71}\u{f72}\u{f74}\u{f7a}\u{f7c}\u{f80}";
+        assert_eq!(escape_controls(tibetan), tibetan);
+    }
+
+    #[test]
+    fn the_mark_table_is_sorted_and_apart() {
+        for w in marks::MARKS.windows(2) {
+            assert!(w[0].0 <= w[0].1 && w[0].1 < w[1].0, "{w:?}");
+        }
+    }
+
     #[test]
     fn spelled_shows_what_alike_undoes() {
         assert_eq!(spelled("Bore\u{301}", 60), "\"Bore\\u{301}\"");
@@ -732,6 +795,49 @@ mod tests {
             spelled("\u{915}\u{94d}\u{937}", 60),
             "\"\u{915}\u{94d}\u{937}\""
         );
+    }
+
+    /// Regression: `alike` undoes every white space character, and `spelled` showed all but
+    /// the tab and line breaks as they are: "big bore" and "big\u{a0}bore" (a no-break space,
+    /// as a word processor pastes it) were named alike, "differs in white space", in one
+    /// spelling, and recall listed the two as one name twice.
+    /// Regression: a ligature was no look-alike (8ae06a4 left compatibility forms but width
+    /// out), so a `forget` of "fillet" that missed the stored "\u{fb01}llet" (text copied
+    /// from a PDF drawing) said only "Deleted 0", and `recall` listed the two in one
+    /// spelling.
+    #[test]
+    fn a_ligature_is_a_look_alike_spelled_apart() {
+        let stored = "\u{fb01}llet \u{fb00}\u{fb02}\u{fb03}\u{fb04}\u{fb05}\u{fb06}";
+        let asked = "fillet ffflffifflstst";
+        assert_eq!(alike_key(stored), alike_key(asked));
+        assert!(has_alike_key(asked, &alike_key(stored)));
+        assert_eq!(alike(asked, stored), Some(vec!["ligatures"]));
+        assert_eq!(
+            alike("Fillet", "\u{fb01}llet"),
+            Some(vec!["ligatures", "letter case"])
+        );
+        assert_eq!(spelled("\u{fb01}llet", 60), "\"\\u{fb01}llet\"");
+    }
+
+    #[test]
+    fn spelled_tells_every_look_alike_white_space_from_a_space() {
+        for space in [
+            '\u{a0}', '\u{1680}', '\u{2000}', '\u{2002}', '\u{2007}', '\u{2009}', '\u{200a}',
+            '\u{202f}', '\u{205f}', '\u{3000}',
+        ] {
+            let other = format!("big{space}bore");
+            assert_eq!(
+                alike("big bore", &other),
+                Some(vec!["white space"]),
+                "{other:?}"
+            );
+            let shown = spelled(&other, 60);
+            assert!(
+                shown.is_ascii() && shown != spelled("big bore", 60),
+                "{other:?} shown as {shown}"
+            );
+        }
+        assert_eq!(spelled("big bore", 60), "\"big bore\"");
     }
 
     #[test]

@@ -87,6 +87,13 @@ impl RawArgs {
                 only_files = true;
                 continue;
             }
+            // The merge driver's fourth argument is git's `%P`, the file's path in the work
+            // tree, given after no `--` by the documented driver line: a folder may start
+            // with `-`.
+            if raw.subcommand == Some("merge-file") && raw.positionals.len() == 3 {
+                raw.positional(arg)?;
+                continue;
+            }
             if !text.starts_with('-') || text == "-" {
                 raw.positional(arg)?;
                 continue;

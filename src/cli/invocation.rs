@@ -570,6 +570,28 @@ mod tests {
         assert!(run(&["revision", "./-"]).is_ok());
     }
 
+    /// Regression: git hands the driver the file's path in the work tree (`%P`) as the line
+    /// the README gives has it, without `--`: a synced folder whose path starts with `-`
+    /// (`-review/records/<id>.json`) had every merge refused as an unknown flag, exit status
+    /// 2, and git left each file both sides changed conflicted. The fourth argument of
+    /// `merge-file` is that path, whatever it starts with.
+    #[test]
+    fn parse_merge_file_takes_a_path_starting_with_a_dash() {
+        let path = "-review/records/rec_1.json";
+        for args in [
+            &["merge-file", "a", "b", "c", path][..],
+            &["merge-file", "a", "b", "c", "--", path],
+        ] {
+            match run(args).map(|i| i.command) {
+                Ok(Command::MergeFile { name, .. }) => {
+                    assert_eq!(name, Some(PathBuf::from(path)), "{args:?}")
+                }
+                other => panic!("{args:?} parsed as {other:?}"),
+            }
+        }
+        assert!(err(&["merge-file", "a", "-b", "c"]).contains("unknown flag '-b'"));
+    }
+
     /// Regression: an empty FILE or DIR (`review-mcp sync "$DIR"` with DIR unset, the
     /// commonest script slip) reached the commands, each failing its own way with exit status
     /// 1: "cannot make an empty path absolute" (sync), "cannot write the backup : No such file"

@@ -254,7 +254,9 @@ impl<'a, 't> Apply<'a, 't> {
                     && self.copy_known(stated) =>
             {
                 self.counts.conflicts.push(format!(
-                    "record {id}: the folder's version states it at revision {}, which a carry                      moved it on from; kept it at revision {}, and the statement as what                      revision {} says of it (superseded)",
+                    "record {id}: the folder's version states it at revision {}, which a carry \
+                     moved it on from; kept it at revision {}, and the statement as what \
+                     revision {} says of it (superseded)",
                     stated.artifact.revision, held.artifact.revision, stated.artifact.revision
                 ));
                 self.keep_stayed(stated, held)?;

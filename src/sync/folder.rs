@@ -643,11 +643,14 @@ pub(super) fn kept_id(file_name: &str) -> Option<&str> {
     is_file_id(id).then_some(id)
 }
 
-/// The versions merge-file set aside ([`kept_of`]) whose item has no file of its own: each
-/// place, and the item's file it stands for (a sync takes it as that file, and puts it there
-/// once the database is committed).
-pub(super) fn kept_versions(folder: &Path) -> Vec<(PathBuf, PathBuf)> {
-    let mut out = Vec::new();
+/// The versions merge-file set aside ([`kept_of`]): first those whose item has no file of its
+/// own, each place and the item's file it stands for (a sync takes it as that file, and puts
+/// it there once the database is committed); then those whose item's file is back beside
+/// them (a `git merge --abort` restores the file git was deleting and leaves the version set
+/// aside), stale, each place and that file: a sync deletes them, which would otherwise stand
+/// for the file the day it goes (a forget) and bring the item back.
+pub(super) fn kept_versions(folder: &Path) -> KeptVersions {
+    let mut out = (Vec::new(), Vec::new());
     for kind in ItemKind::ALL {
         let Ok(listing) = fs::read_dir(folder.join(kind.dir())) else {
             continue;
@@ -656,15 +659,22 @@ pub(super) fn kept_versions(folder: &Path) -> Vec<(PathBuf, PathBuf)> {
             let name = entry.file_name();
             if let Some(id) = name.to_str().and_then(kept_id) {
                 let own = file_of(folder, kind, id);
-                if fs::symlink_metadata(&own).is_err() {
-                    out.push((entry.path(), own));
+                let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                match fs::symlink_metadata(&own) {
+                    Err(_) => out.0.push((entry.path(), own)),
+                    Ok(_) if !is_dir => out.1.push((entry.path(), own)),
+                    Ok(_) => {}
                 }
             }
         }
     }
-    out.sort();
+    out.0.sort();
+    out.1.sort();
     out
 }
+
+/// [`kept_versions`]: those that stand for their item's file, and the stale ones.
+pub(super) type KeptVersions = (Vec<(PathBuf, PathBuf)>, Vec<(PathBuf, PathBuf)>);
 
 /// Two different items of one kind handed to the driver: git paired one item's file, deleted
 /// on one side, with another item's file added on that side (two ids of one feature, a

@@ -129,6 +129,9 @@ pub struct Counts {
     /// Item files put back from the versions merge-file set aside (git paired them with other
     /// items' files as renames), each `records/<id>.json`: new to git, to be committed.
     pub restored: Vec<String>,
+    /// Versions merge-file set aside whose item's file was back beside them, deleted (each
+    /// `records/.<id>.json.kept`, and that file).
+    pub stale_kept: Vec<(String, String)>,
 }
 
 /// What a sync did (or, in a dry run, would do), for the command to print; every text taken
@@ -210,7 +213,7 @@ pub fn run(
     let stale = owned::stale_temporaries(&folder)?;
     // Items' versions merge-file set aside (git paired their files with other items' as a
     // rename): read as the items' files, put in place after the commit.
-    let kept = kept_versions(&folder);
+    let (kept, stale_kept) = kept_versions(&folder);
     // A dry run acts exactly as the sync, on a private copy of the database (a database that
     // does not exist yet is an empty one in memory), and writes no file.
     // A refused sync leaves no database it created (declared first: dropped last).
@@ -237,6 +240,14 @@ pub fn run(
              item's as a rename)",
             name(to),
             name(from)
+        )
+    }));
+    lines.extend(stale_kept.iter().map(|(from, to)| {
+        let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
+        format!(
+            "delete {} (a version merge-file set aside, stale: {} is back)",
+            name(from),
+            name(to)
         )
     }));
     // The folder's id, written at its first sync, keys its state in the database, so a moved
@@ -469,6 +480,13 @@ pub fn run(
             counts.restored.push(name.display().to_string());
         }
     }
+    for (from, to) in &stale_kept {
+        if fs::symlink_metadata(to).is_ok() {
+            remove_file(from)?;
+            let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
+            counts.stale_kept.push((name(from), name(to)));
+        }
+    }
     for path in &stale {
         remove_file(path)?;
     }
@@ -495,6 +513,9 @@ pub fn run(
             .unwrap_or_default()
     );
     counts.changed_meanwhile = left;
+    // A version set aside for an item the database no longer holds was put back only for
+    // the deletion to take it: nothing restored is left to commit.
+    counts.restored.retain(|name| folder.join(name).exists());
     Ok(Outcome {
         new_folder,
         moved_from,

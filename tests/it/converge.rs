@@ -379,8 +379,12 @@ impl World {
     /// Sync the clone's database and folder, and commit what changed.
     fn sync_sync(&mut self, c: usize) -> anyhow::Result<()> {
         let (db, dir) = (self.clones[c].db.clone(), self.clones[c].dir.clone());
-        review_mcp::sync::run(&db, &dir.join("review"), false, &mut |_| {})
+        let done = review_mcp::sync::run(&db, &dir.join("review"), false, &mut |_| {})
             .map_err(|e| anyhow::anyhow!("sync of clone {c}: {e}"))?;
+        // Each conflict is one sentence of single spaces (the names played have none).
+        for line in &done.counts.conflicts {
+            ensure!(!line.contains("  "), "sync of clone {c} said: {line}");
+        }
         self.models(|m| m.sync(c));
         git_ok(&dir, &["add", "-A"])?;
         if !git(&dir, &["diff", "--cached", "--quiet"])?

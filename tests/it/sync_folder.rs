@@ -56,6 +56,18 @@ fn database(dir: &TempDir, name: &str, lines: &[String]) -> anyhow::Result<PathB
     Ok(db)
 }
 
+/// A database holding two features, rec_1 "bore" and rec_2 "slot".
+fn bore_and_slot(dir: &TempDir) -> anyhow::Result<PathBuf> {
+    database(
+        dir,
+        "a.db",
+        &[
+            feature("rec_1", "bore", "x", T1),
+            feature("rec_2", "slot", "y", T1),
+        ],
+    )
+}
+
 fn export(db: &Path) -> anyhow::Result<String> {
     ok(review_mcp(db, &["export"])?)
 }
@@ -188,14 +200,7 @@ fn sync_dry_run_changes_nothing_and_a_second_sync_is_a_no_op() -> anyhow::Result
 #[test]
 fn sync_deleted_on_one_side_and_changed_on_the_other_is_kept_and_reported() -> anyhow::Result<()> {
     let dir = TempDir::new("sync-keep")?;
-    let db = database(
-        &dir,
-        "a.db",
-        &[
-            feature("rec_1", "bore", "x", T1),
-            feature("rec_2", "slot", "y", T1),
-        ],
-    )?;
+    let db = bore_and_slot(&dir)?;
     let folder = dir.join("review");
     ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
     // rec_1: changed in the database (a later import), deleted in the folder.
@@ -515,5 +520,90 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
         );
     }
     ensure!(items(&one)? == items(&two)?, "the same items in both");
+    Ok(())
+}
+
+/// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
+/// item's file only while that file is absent, and one whose item's file was back beside it
+/// (a `git merge --abort` restores the file git was deleting and leaves the untracked version
+/// set aside; `git add -A` then commits it) was left there, unseen: the day the item's file went
+/// (a teammate's forget, pulled), that stale version stood for it, and the forget was undone,
+/// in every clone, each time it was repeated.
+#[test]
+fn sync_a_set_aside_version_beside_its_item_s_file_is_removed_not_left_to_undo_a_forget()
+-> anyhow::Result<()> {
+    let dir = TempDir::new("sync-stale-kept")?;
+    let db = bore_and_slot(&dir)?;
+    let folder = dir.join("review");
+    let sync = || review_mcp(&db, &["sync", &folder.to_string_lossy()]).and_then(ok);
+    sync()?;
+    let own = folder.join("records/rec_1.json");
+    let kept = folder.join("records/.rec_1.json.kept");
+    std::fs::copy(&own, &kept)?;
+    let dry = ok(review_mcp(
+        &db,
+        &["sync", "--dry-run", &folder.to_string_lossy()],
+    )?)?;
+    ensure!(
+        dry.contains("would delete records/.rec_1.json.kept") && kept.exists(),
+        "{dry}"
+    );
+    let out = sync()?;
+    ensure!(
+        out.contains("deleted records/.rec_1.json.kept"),
+        "sync says so: {out}"
+    );
+    ensure!(!kept.exists(), "the stale version set aside is gone");
+    // A teammate's forget of bore, pulled: its file goes, and so does bore.
+    std::fs::remove_file(&own)?;
+    sync()?;
+    let out = sync()?;
+    ensure!(!own.exists(), "bore's file stays deleted: {out}");
+    ensure!(!export(&db)?.contains("rec_1"), "bore stays forgotten");
+    Ok(())
+}
+
+/// Regression: a version merge-file set aside for an item this database has forgotten since
+/// stands for a file sync deletes: sync said both "restored records/<id>.json …: commit it"
+/// and "deleted from the folder: records/<id>.json", and left no file to commit.
+#[test]
+fn sync_a_set_aside_version_of_a_forgotten_item_is_not_said_restored() -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use crate::support::client::Server;
+    use serde_json::json;
+    let dir = TempDir::new("sync-kept-forgotten")?;
+    let db = dir.join("a.db");
+    let mut s = Server::start(&db)?;
+    let a = artifact("A", "/w/p.step");
+    for name in ["bore", "slot"] {
+        let feature = json!({"artifact": a, "name": name, "entity_ids": [], "note": "x"});
+        s.call("remember", feature)?.ok()?;
+    }
+    let folder = dir.join("review");
+    let sync = || review_mcp(&db, &["sync", &folder.to_string_lossy()]).and_then(ok);
+    sync()?;
+    let bore = export(&db)?
+        .lines()
+        .find(|l| l.contains("\"bore\""))
+        .and_then(|l| l.split("\"id\":\"").nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .ok_or_else(|| anyhow::anyhow!("no bore"))?;
+    let own = folder.join(format!("records/{bore}.json"));
+    let kept = folder.join(format!("records/.{bore}.json.kept"));
+    std::fs::rename(&own, &kept)?;
+    s.call("forget", json!({"artifact": a, "name": "bore"}))?
+        .ok()?;
+    s.close()?;
+    let out = sync()?;
+    ensure!(
+        !own.exists() && !kept.exists(),
+        "bore stays forgotten: {out}"
+    );
+    ensure!(
+        !out.contains("restored")
+            && out.contains(&format!("deleted from the folder: records/{bore}.json")),
+        "{out}"
+    );
     Ok(())
 }

@@ -674,8 +674,15 @@ fn restated_and_edited(editor_pulls: bool, rebase: bool) -> anyhow::Result<()> {
         "a dry run reads a version set aside as the item's file: {dry}"
     );
     let synced = second.sync()?;
+    // A version set aside is put in place, but for the edit's (of the earlier time) when the
+    // restatement is later: the later of bore's two ids keeps it, so that file is deleted at
+    // once, and nothing restored is left to commit.
+    let set_aside = editor_pulls != rebase;
     ensure!(
-        synced.contains("restored records/rec_") == (editor_pulls != rebase),
+        synced.contains("restored records/rec_") == (set_aside && editor_pulls)
+            && (!set_aside
+                || editor_pulls
+                || synced.contains("deleted from the folder: records/rec_")),
         "sync puts a version set aside in place: {synced}"
     );
     second.commit("merged")?;
