@@ -109,15 +109,6 @@ enum Op {
         from: usize,
         to: usize,
     },
-    /// The engineer's verdict through the host's form (`request_verdicts`, elicitation).
-    Ask {
-        c: usize,
-        part: usize,
-        rev: usize,
-        subject: usize,
-        item: usize,
-        accept: bool,
-    },
     /// The engineer's verdict, by the form or the terminal, on the `pick`th (modulo their
     /// number) decision clone `c` holds not superseded, whichever it is by then.
     Judge {
@@ -238,7 +229,7 @@ fn generate(seed: u64, n: usize) -> Vec<Op> {
                         to: from + 1 + r.below(REVS - 1 - from),
                     }
                 }
-                13 => Op::Judge {
+                13 | 17 => Op::Judge {
                     c,
                     pick: r.below(8),
                     item: r.below(3),
@@ -247,14 +238,6 @@ fn generate(seed: u64, n: usize) -> Vec<Op> {
                 },
                 15 => Op::Fidelity { c },
                 16 => Op::Commit { c },
-                17 => Op::Ask {
-                    c,
-                    part,
-                    rev,
-                    subject: r.below(SUBJECTS.len()),
-                    item: r.below(3),
-                    accept: r.below(2) == 0,
-                },
                 18 => Op::Import {
                     c,
                     from: (c + 1 + r.below(CLONES - 1)) % CLONES,
@@ -696,7 +679,7 @@ impl World {
                 subject,
                 item,
                 accept,
-            } => self.verdict(c, part, rev, subject, item, accept)?,
+            } => self.judge(c, (part, rev, subject, item), accept, false)?,
             Op::Carry { c, from, to } => {
                 let before = self.feature_ids(c, 0, from)?;
                 let args = json!({"from": art(0, from), "to": art(0, to), "changed": ["face:1"],
@@ -714,14 +697,6 @@ impl World {
                     }
                 }
             }
-            Op::Ask {
-                c,
-                part,
-                rev,
-                subject,
-                item,
-                accept,
-            } => self.ask(c, part, rev, subject, item, accept)?,
             Op::Judge {
                 c,
                 pick,
@@ -742,10 +717,7 @@ impl World {
                     })
                     .collect();
                 if let Some(&(part, r, s)) = held.get(pick % held.len().max(1)) {
-                    match form {
-                        true => self.ask(c, part, r, s, item, accept)?,
-                        false => self.verdict(c, part, r, s, item, accept)?,
-                    }
+                    self.judge(c, (part, r, s, item), accept, form)?;
                 }
             }
             Op::Import { c, from } => {
@@ -807,30 +779,57 @@ impl World {
             }))
     }
 
-    /// The engineer's verdict through the host's form: `request_verdicts` asks about the item
-    /// (2026-07-28: an `input_required` answer), and the retry carries the engineer's answer.
-    fn ask(
+    /// The engineer's verdict on requirement `item` of clone `c`'s decision of `subject` at
+    /// revision `r` of `part`, through the host's form (`form`) or the terminal's channel.
+    fn judge(
+        &mut self,
+        c: usize,
+        (part, r, subject, item): Requirement,
+        accept: bool,
+        form: bool,
+    ) -> anyhow::Result<()> {
+        let Some(d) = self.decision(c, part, r, subject)? else {
+            return Ok(());
+        };
+        let Some(pos) = d["basis"].as_array().and_then(|b| {
+            b.iter()
+                .position(|b| b["requirement"] == REQUIREMENTS[item])
+        }) else {
+            return Ok(());
+        };
+        let (at, via) = match form {
+            true => (
+                self.by_form(c, part, r, subject, pos, accept)?,
+                "elicitation",
+            ),
+            false => (self.by_terminal(c, &d, pos, accept)?, "terminal"),
+        };
+        let Some(at) = at else { return Ok(()) };
+        self.verdicts
+            .entry((part, r, subject, item))
+            .or_default()
+            .push((at, accept, via));
+        self.took(if form {
+            "verdict by form"
+        } else {
+            "verdict by terminal"
+        });
+        self.effect(c, Effect::Edit(Key::Decision(part, subject, r)), None);
+        Ok(())
+    }
+
+    /// The host's form: `request_verdicts` asks about basis item `pos` (2026-07-28: an
+    /// `input_required` answer), and the retry carries the engineer's answer. The verdict's
+    /// time, when recorded.
+    fn by_form(
         &mut self,
         c: usize,
         part: usize,
         r: usize,
         subject: usize,
-        item: usize,
+        pos: usize,
         accept: bool,
-    ) -> anyhow::Result<()> {
-        let position = |d: &Value| {
-            d["basis"].as_array().and_then(|b| {
-                b.iter()
-                    .position(|b| b["requirement"] == REQUIREMENTS[item])
-            })
-        };
-        let Some(pos) = self
-            .decision(c, part, r, subject)?
-            .as_ref()
-            .and_then(position)
-        else {
-            return Ok(());
-        };
+    ) -> anyhow::Result<Option<String>> {
         let form = json!({"elicitation": {"form": {}}});
         let args = json!({"artifact": art(part, r), "subject": SUBJECTS[subject], "items": [pos]});
         let client = &mut self.clones[c].client;
@@ -840,7 +839,7 @@ impl World {
             form.clone(),
         );
         if asked["result"]["resultType"] != "input_required" {
-            return Ok(());
+            return Ok(None);
         }
         let judgement = if accept { "accepted" } else { "rejected" };
         let answer =
@@ -853,58 +852,41 @@ impl World {
             form,
         );
         if done["result"]["structuredContent"]["recorded"] != json!([pos]) {
-            return Ok(());
+            return Ok(None);
         }
         let Some(d) = self.decision(c, part, r, subject)? else {
             bail!("clone {c}: the decision answered a verdict recorded, and is gone");
         };
-        let v = position(&d).map(|p| d["basis"][p]["verdict"].clone());
-        let Some(at) = v
-            .as_ref()
-            .filter(|v| v["via"] == "elicitation" && v["judgement"] == judgement)
-            .and_then(|v| v["at"].as_str())
-        else {
-            bail!("clone {c}: the verdict answered recorded is not held: {v:?}");
-        };
-        self.verdicts
-            .entry((part, r, subject, item))
-            .or_default()
-            .push((at.to_string(), accept, "elicitation"));
-        self.took("verdict by form");
-        self.effect(c, Effect::Edit(Key::Decision(part, subject, r)), None);
-        Ok(())
+        let v = &d["basis"][pos]["verdict"];
+        match v["at"].as_str() {
+            Some(at) if v["via"] == "elicitation" && v["judgement"] == judgement => {
+                Ok(Some(at.to_string()))
+            }
+            _ => bail!("clone {c}: the verdict answered recorded is not held: {v}"),
+        }
     }
 
-    /// The engineer's verdict through the terminal's channel (the store's `record_verdicts`).
-    fn verdict(
+    /// The terminal's channel (the store's `record_verdicts`, as `review-mcp review` calls it)
+    /// on basis item `pos` of decision `d`. The verdict's time, when recorded.
+    fn by_terminal(
         &mut self,
         c: usize,
-        part: usize,
-        r: usize,
-        subject: usize,
-        item: usize,
+        d: &Value,
+        pos: usize,
         accept: bool,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Option<String>> {
         let mut store = Store::open(&self.clones[c].db)?;
         store.set_author(Some(format!("eng{c}")));
-        let Some(d) = self.decision(c, part, r, subject)? else {
-            return Ok(());
-        };
         let Some(id) = d["id"].as_str() else {
-            return Ok(());
+            return Ok(None);
         };
         let at_ref = DecisionRef::Id(id);
-        let Some(d) = store.find_decision(&at_ref)? else {
-            return Ok(());
-        };
-        let Some(pos) = d
-            .basis
-            .iter()
-            .position(|b| b.requirement == REQUIREMENTS[item])
+        let Some(shown) = store
+            .find_decision(&at_ref)?
+            .and_then(|d| d.basis.get(pos).map(|b| b.digest()))
         else {
-            return Ok(());
+            return Ok(None);
         };
-        let shown = d.basis[pos].digest();
         let at = review_mcp::time::now();
         let v = Verdict {
             meaning: None,
@@ -919,15 +901,10 @@ impl World {
             via: Via::Terminal,
         };
         let outcome = store.record_verdicts(&at_ref, Shown::Item(&shown), &[(pos, v)])?;
-        if matches!(outcome, review_mcp::store::VerdictsOutcome::Recorded(_)) {
-            self.verdicts
-                .entry((part, r, subject, item))
-                .or_default()
-                .push((at.to_string(), accept, "terminal"));
-            self.took("verdict by terminal");
-            self.effect(c, Effect::Edit(Key::Decision(part, subject, r)), None);
-        }
-        Ok(())
+        Ok(
+            matches!(outcome, review_mcp::store::VerdictsOutcome::Recorded(_))
+                .then(|| at.to_string()),
+        )
     }
 
     /// Export, import into an empty database, export again: the same bytes. The export also
@@ -1467,6 +1444,47 @@ fn a_feature_stated_again_where_its_forgotten_copy_was_does_not_move_back() -> a
             rev: 0,
             from: 1,
             to: 1,
+        },
+    ])
+    .map(drop)
+}
+
+/// Open failure, cause not found (seed 82 of 60 operations, minimised to 7): clone 1 carries
+/// a feature 0 -> 1 -> 2 (unsynced), clone 2 (which pulled it at 0) states it at 1, clone 0
+/// (never synced) states the same name at 0 under an id of its own; after the final syncs the
+/// carried feature stands at revision 1, where clone 1's carry moved it from.
+#[test]
+#[ignore = "open failure: a feature carried twice is moved back to the middle revision"]
+fn a_feature_carried_twice_is_not_moved_back_to_the_middle_revision() -> anyhow::Result<()> {
+    use Op::*;
+    let remember = |c, rev, tag| Remember {
+        c,
+        part: 0,
+        rev,
+        name: 0,
+        tag,
+    };
+    run(&[
+        remember(1, 0, 0),
+        Sync { c: 1 },
+        Carry {
+            c: 1,
+            from: 0,
+            to: 1,
+        },
+        Sync { c: 2 },
+        Carry {
+            c: 1,
+            from: 1,
+            to: 2,
+        },
+        remember(0, 0, 1),
+        Rename {
+            c: 2,
+            part: 0,
+            rev: 1,
+            from: 1,
+            to: 0,
         },
     ])
     .map(drop)
