@@ -1204,15 +1204,20 @@ fn uri_is(item: &Value, part: usize) -> bool {
         .is_some_and(|u| u.ends_with(PARTS[part]))
 }
 
-/// The shortest list (by removing chunks, then single operations) that still fails.
+/// The shortest list (by removing chunks, then single operations) that still fails (with
+/// `CONVERGE_MINIMISE_LIKE`, with an error that says that text: the same failure).
 fn minimise(mut ops: Vec<Op>) -> Vec<Op> {
+    let like = std::env::var("CONVERGE_MINIMISE_LIKE").ok();
+    let fails = |ops: &[Op]| {
+        run(ops).is_err_and(|e| like.as_ref().is_none_or(|l| format!("{e:#}").contains(l)))
+    };
     let mut chunk = ops.len() / 2;
     while chunk >= 1 {
         let mut i = 0;
         while i < ops.len() {
             let mut shorter = ops.clone();
             shorter.drain(i..(i + chunk).min(ops.len()));
-            if run(&shorter).is_err() {
+            if fails(&shorter) {
                 ops = shorter;
             } else {
                 i += chunk;
@@ -1486,6 +1491,53 @@ fn a_feature_carried_twice_is_not_moved_back_to_the_middle_revision() -> anyhow:
             from: 1,
             to: 0,
         },
+    ])
+    .map(drop)
+}
+
+/// Open failure, cause not found (seed 5 of 200 operations, minimised to 9): clone 2 carries
+/// clone 0's decision on and imports clone 0's export; clone 0 forgets the decision; after
+/// their syncs a decision's file in the folder holds another decision (its name is not its
+/// id), and the next sync refuses the folder.
+#[test]
+#[ignore = "open failure: a decision file left holding another decision"]
+fn no_decision_file_is_left_holding_another_decision() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 0,
+            part: 0,
+            rev: 0,
+            subject: 0,
+            disposition: 2,
+            states: [0, 1, 1],
+            assistant: Some(1),
+        },
+        Sync { c: 0 },
+        Sync { c: 2 },
+        Carry {
+            c: 2,
+            from: 0,
+            to: 1,
+        },
+        Decide {
+            c: 0,
+            part: 1,
+            rev: 1,
+            subject: 1,
+            disposition: 0,
+            states: [0, 1, 0],
+            assistant: Some(2),
+        },
+        Import { c: 2, from: 0 },
+        ForgetDecision {
+            c: 0,
+            part: 0,
+            rev: 0,
+            subject: 0,
+        },
+        Sync { c: 2 },
+        Commit { c: 0 },
     ])
     .map(drop)
 }
