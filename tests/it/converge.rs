@@ -1541,3 +1541,82 @@ fn no_decision_file_is_left_holding_another_decision() -> anyhow::Result<()> {
     ])
     .map(drop)
 }
+
+/// Open failure, cause not found (seed 1 of 200 operations, minimised to 8 with
+/// `CONVERGE_MINIMISE_LIKE`): a decision judged by form in clone 2 reaches clone 0 by an
+/// import of clone 1's export (from before the verdict); clone 2 forgets it and imports clone
+/// 0's export; export -> import into an empty database -> export of a clone then gives its
+/// history events in another order.
+#[test]
+#[ignore = "open failure: export -> import -> export differs in the order of history events"]
+fn export_import_export_keeps_the_order_of_the_history() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 0,
+            rev: 2,
+            subject: 1,
+            disposition: 2,
+            states: [1, 1, 0],
+            assistant: None,
+        },
+        Sync { c: 2 },
+        Judge {
+            c: 2,
+            pick: 3,
+            item: 1,
+            accept: false,
+            form: true,
+        },
+        Sync { c: 1 },
+        Import { c: 0, from: 1 },
+        Sync { c: 2 },
+        ForgetDecision {
+            c: 2,
+            part: 0,
+            rev: 2,
+            subject: 1,
+        },
+        Import { c: 2, from: 0 },
+    ])
+    .map(drop)
+}
+
+/// Open failure, cause not found (seed 8 of 200 operations, minimised to 7 with
+/// `CONVERGE_MINIMISE_LIKE`): one clone carries a feature 1 -> 2, forgets and remembers it at
+/// 2, syncs, then forgets and remembers it at 1; the archive, which imported another clone's
+/// export and then the converged one, lacks a record of the converged export and any later
+/// version of it.
+#[test]
+#[ignore = "open failure: the archive lacks a record the clones converged on"]
+fn the_archive_holds_what_is_stated_again_at_a_revision_carried_past() -> anyhow::Result<()> {
+    use Op::*;
+    let again = |rev| Rename {
+        c: 0,
+        part: 0,
+        rev,
+        from: 2,
+        to: 2,
+    };
+    run(&[
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 1,
+        },
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        again(2),
+        Sync { c: 0 },
+        Sync { c: 1 },
+        again(1),
+        Fidelity { c: 1 },
+    ])
+    .map(drop)
+}
