@@ -1,12 +1,15 @@
 //! Convergence and fidelity of everything that moves data between databases: three clones of
 //! one git remote, each with its own database, play a seeded random sequence of edits
-//! (features remembered, renamed, tagged and forgotten, anonymous notes, decisions of three
-//! basis items, the assistant's verdicts in `remember_decision` and the engineer's in the
-//! terminal's channel, a review carried to the next revision) and sync (`review-mcp sync`,
-//! `git pull` with the merge driver, push) at random points, with conflicting edits of one item
-//! on two clones and a forget on one clone while another edits. Every so often a clone's
-//! export is imported into an empty database and exported again (byte-identical), and into a
-//! fourth database that only ever imports.
+//! (features remembered, renamed, tagged, forgotten and remembered again under the same name,
+//! anonymous notes, decisions of three basis items, the assistant's verdicts in
+//! `remember_decision` and the engineer's through the terminal's channel and the host's form
+//! (`request_verdicts`), a review carried on, revision to revision or two clones to two
+//! different revisions) and sync (`review-mcp sync`, `git pull` or `git pull --rebase` with the
+//! merge driver, alone or before a sync, push) at random points, with conflicting edits of one
+//! item on two clones and a forget on one clone while another edits. Every so often a clone's
+//! export is imported into an empty database and exported again (byte-identical), into a
+//! fourth database that only ever imports, and into another clone's database, beside its git
+//! sync (as a bundle or a restore would).
 //!
 //! After a final round of syncs in several orders every clone must export the same bytes, and
 //! those must be what the documented rules say, played on a model of every copy of each key
@@ -99,9 +102,33 @@ enum Op {
         item: usize,
         accept: bool,
     },
+    /// Carry part 0's review from `from` to `to` (a later revision: two clones may carry one
+    /// revision to two different ones).
     Carry {
         c: usize,
         from: usize,
+        to: usize,
+    },
+    /// The engineer's verdict, by the form or the terminal, on the `pick`th (modulo their
+    /// number) decision clone `c` holds not superseded, whichever it is by then.
+    Judge {
+        c: usize,
+        pick: usize,
+        item: usize,
+        accept: bool,
+        form: bool,
+    },
+    /// Clone `from`'s export imported into clone `c`'s database (`review-mcp import`, the
+    /// path of a bundle or a backup), beside its git sync.
+    Import {
+        c: usize,
+        from: usize,
+    },
+    /// A plain `git pull` (or `git pull --rebase`) by hand, the merge driver settling the item
+    /// files, then `git push`: no sync.
+    Pull {
+        c: usize,
+        rebase: bool,
     },
     Sync {
         c: usize,
@@ -138,7 +165,7 @@ fn generate(seed: u64, n: usize) -> Vec<Op> {
             let c = r.below(CLONES);
             let part = r.below(PARTS.len());
             let rev = r.below(REVS);
-            match r.below(20) {
+            match r.below(24) {
                 0..=3 => Op::Remember {
                     c,
                     part,
@@ -186,7 +213,7 @@ fn generate(seed: u64, n: usize) -> Vec<Op> {
                     rev,
                     subject: r.below(SUBJECTS.len()),
                 },
-                12 | 13 => Op::Verdict {
+                12 => Op::Verdict {
                     c,
                     part,
                     rev,
@@ -194,12 +221,31 @@ fn generate(seed: u64, n: usize) -> Vec<Op> {
                     item: r.below(3),
                     accept: r.below(2) == 0,
                 },
-                14 => Op::Carry {
+                14 => {
+                    let from = r.below(REVS - 1);
+                    Op::Carry {
+                        c,
+                        from,
+                        to: from + 1 + r.below(REVS - 1 - from),
+                    }
+                }
+                13 | 17 => Op::Judge {
                     c,
-                    from: r.below(REVS - 1),
+                    pick: r.below(8),
+                    item: r.below(3),
+                    accept: r.below(2) == 0,
+                    form: r.below(2) == 0,
                 },
                 15 => Op::Fidelity { c },
                 16 => Op::Commit { c },
+                18 => Op::Import {
+                    c,
+                    from: (c + 1 + r.below(CLONES - 1)) % CLONES,
+                },
+                19 => Op::Pull {
+                    c,
+                    rebase: r.below(2) == 0,
+                },
                 _ => Op::Sync { c },
             }
         })
@@ -267,6 +313,13 @@ impl Replicas {
         self.remote = self.folder[c];
         self.shared[c] = self.remote;
     }
+    /// `import` of `from`'s export into `c`: the later version wins, nothing is deleted.
+    fn import(&mut self, c: usize, from: usize) {
+        self.db[c] = match (self.db[c], self.db[from]) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
 }
 
 /// A basis item of a decision: (part, revision, subject, requirement).
@@ -288,8 +341,9 @@ struct World {
     effects: Vec<(Effect, usize)>,
     /// The notes each feature statement wrote, and each decision's disposition, by effect.
     said: BTreeMap<usize, String>,
-    /// The engineer's verdicts given: (part, rev, subject, requirement) -> (at, judgement).
-    verdicts: BTreeMap<Requirement, Vec<(String, bool)>>,
+    /// The engineer's verdicts given: (part, rev, subject, requirement) -> (at, judgement,
+    /// channel).
+    verdicts: BTreeMap<Requirement, Vec<(String, bool, &'static str)>>,
     /// Ids of features a carry moved on, with the revision it moved them from: (id, from).
     carried: Vec<(String, usize)>,
     /// How many carries were made (part 0's decisions are not modelled after one).
@@ -299,7 +353,12 @@ struct World {
     /// The fourth database, which only imports the clones' exports.
     archive: PathBuf,
     counter: usize,
+    /// How often each kind of move took effect (printed by `converge::long`).
+    moves: Moves,
 }
+
+/// Counts of the moves that took effect, by kind.
+type Moves = BTreeMap<&'static str, usize>;
 
 fn export(db: &Path) -> anyhow::Result<String> {
     let mut store = Store::open(db)?;
@@ -362,6 +421,7 @@ impl World {
             events: BTreeSet::new(),
             archive,
             counter: 0,
+            moves: Moves::new(),
         };
         // The first clone commits the folder (its id, its `.gitattributes` naming the driver),
         // so the other clones start from it and no two first syncs race.
@@ -398,42 +458,61 @@ impl World {
 
     /// As the README says: pull (the merge driver settles the item files), sync, commit, push.
     fn cycle(&mut self, c: usize) -> anyhow::Result<()> {
-        self.pull(c)?;
+        self.pull(c, false)?;
         self.sync_sync(c)?;
         git_ok(&self.clones[c].dir, &["push", "-q", "origin", "main"])?;
         self.models(|m| m.push(c));
         Ok(())
     }
 
-    /// `git pull`; a file one side changed and the other deleted (which git merges without
-    /// the driver) is kept, so sync sees an item changed on one side, deleted on the other;
-    /// so are the files of a rename git paired against a delete or another rename.
-    fn pull(&mut self, c: usize) -> anyhow::Result<()> {
+    /// `git pull` (`--rebase`: the clone's commits replayed on the remote's, each through the
+    /// driver); a file one side changed and the other deleted (which git merges without the
+    /// driver) is kept, so sync sees an item changed on one side, deleted on the other; so are
+    /// the files of a rename git paired against a delete or another rename.
+    fn pull(&mut self, c: usize, rebase: bool) -> anyhow::Result<()> {
         let dir = self.clones[c].dir.clone();
         // A plain pull, as the README says: git pairs an item file deleted on one side with
         // another item's file added on that side (two ids of one key) as a rename, and the
         // driver gives the other item back its own file (or sets it aside for sync).
-        let pull = git(&dir, &["pull", "-q", "--no-edit", "origin", "main"])?;
-        if !pull.status.success() {
+        let how = if rebase { "--rebase" } else { "--no-edit" };
+        let mut step = git(&dir, &["pull", "-q", how, "origin", "main"])?;
+        let mut steps = 0;
+        while !step.status.success() {
+            steps += 1;
             let status = git_ok(&dir, &["status", "--porcelain"])?;
             for line in status.lines() {
                 let (code, path) = line.split_at(3);
                 match code.trim() {
                     // modify/delete, and git's rename pairing met by a delete or another
-                    // rename (rename/delete, rename/rename): the files in the tree are kept.
-                    "UD" | "DU" | "AU" | "UA" | "DD" => {
+                    // rename (rename/delete, rename/rename, whose target the other side
+                    // added too: AA): the files in the tree are kept.
+                    "UD" | "DU" | "AU" | "UA" | "DD" | "AA" => {
                         git_ok(&dir, &["add", "-A", "--", path.trim()])?;
                     }
                     // A version the merge driver set aside (or gave back), for sync.
                     "M" | "A" | "D" | "R" | "??" => {}
                     _ => bail!(
                         "pull in clone {c}: {}{}\n{status}",
-                        String::from_utf8_lossy(&pull.stdout),
-                        String::from_utf8_lossy(&pull.stderr)
+                        String::from_utf8_lossy(&step.stdout),
+                        String::from_utf8_lossy(&step.stderr)
                     ),
                 }
             }
-            git_ok(&dir, &["commit", "-q", "--no-edit"])?;
+            ensure!(
+                steps < 50,
+                "pull {how} in clone {c} does not end: {}",
+                String::from_utf8_lossy(&step.stderr)
+            );
+            self.took(if rebase {
+                "pull --rebase settled by hand"
+            } else {
+                "pull settled by hand"
+            });
+            if !rebase {
+                git_ok(&dir, &["commit", "-q", "--no-edit"])?;
+                break;
+            }
+            step = git(&dir, &["-c", "core.editor=true", "rebase", "--continue"])?;
         }
         self.models(|m| m.pull(c));
         Ok(())
@@ -446,6 +525,10 @@ impl World {
             }
         }
         Ok(())
+    }
+
+    fn took(&mut self, what: &'static str) {
+        *self.moves.entry(what).or_default() += 1;
     }
 
     fn models(&mut self, f: impl Fn(&mut Replicas)) {
@@ -487,14 +570,16 @@ impl World {
         }
     }
 
-    fn forget(&mut self, c: usize, part: usize, r: usize, name: usize) {
+    /// Whether it deleted something.
+    fn forget(&mut self, c: usize, part: usize, r: usize, name: usize) -> bool {
         let args = json!({"artifact": art(part, r), "name": NAMES[name]});
-        if self
+        let deleted = self
             .call(c, "forget", args)
-            .is_some_and(|v| v["deleted"].as_u64().unwrap_or(0) > 0)
-        {
+            .is_some_and(|v| v["deleted"].as_u64().unwrap_or(0) > 0);
+        if deleted {
             self.effect(c, Effect::Forget(Key::Feature(part, name)), None);
         }
+        deleted
     }
 
     fn apply(&mut self, op: &Op) -> anyhow::Result<()> {
@@ -513,10 +598,11 @@ impl World {
                 from,
                 to,
             } => {
-                if from != to {
-                    self.forget(c, part, rev, from);
-                    self.remember(c, part, rev, to, 0);
+                // The same name: forgotten, then remembered again under it.
+                if self.forget(c, part, rev, from) && from == to {
+                    self.took("forgotten and remembered again");
                 }
+                self.remember(c, part, rev, to, 0);
             }
             Op::Note {
                 c,
@@ -529,7 +615,9 @@ impl World {
                                   "entity_ids": [format!("edge:{entity}")]});
                 self.call(c, "remember", args);
             }
-            Op::Forget { c, part, rev, name } => self.forget(c, part, rev, name),
+            Op::Forget { c, part, rev, name } => {
+                self.forget(c, part, rev, name);
+            }
             Op::ForgetNotes {
                 c,
                 part,
@@ -595,14 +683,15 @@ impl World {
                 subject,
                 item,
                 accept,
-            } => self.verdict(c, part, rev, subject, item, accept)?,
-            Op::Carry { c, from } => {
+            } => self.judge(c, (part, rev, subject, item), accept, false)?,
+            Op::Carry { c, from, to } => {
                 let before = self.feature_ids(c, 0, from)?;
-                let args = json!({"from": art(0, from), "to": art(0, from + 1), "changed": ["face:1"],
+                let args = json!({"from": art(0, from), "to": art(0, to), "changed": ["face:1"],
                                   "change": "ECO", "map": []});
                 if self.call(c, "carry_forward", args).is_some() {
                     self.carries += 1;
-                    let after = self.feature_ids(c, 0, from + 1)?;
+                    self.took("carry");
+                    let after = self.feature_ids(c, 0, to)?;
                     for id in before.intersection(&after) {
                         self.carried.push((id.clone(), from));
                     }
@@ -611,6 +700,44 @@ impl World {
                         self.effect(c, Effect::Edit(Key::Feature(0, k)), None);
                     }
                 }
+            }
+            Op::Judge {
+                c,
+                pick,
+                item,
+                accept,
+                form,
+            } => {
+                let held: Vec<(usize, usize, usize)> = lines(&export(&self.clones[c].db)?)
+                    .into_iter()
+                    .filter_map(|mut l| {
+                        let d = l["decision"].take();
+                        let part = (0..PARTS.len()).find(|p| uri_is(&d, *p))?;
+                        let r = (0..REVS).find(|r| d["artifact"]["revision"] == rev(part, *r))?;
+                        let s = SUBJECTS.iter().position(|s| d["subject"] == *s)?;
+                        d.get("superseded")
+                            .is_none_or(Value::is_null)
+                            .then_some((part, r, s))
+                    })
+                    .collect();
+                if let Some(&(part, r, s)) = held.get(pick % held.len().max(1)) {
+                    self.judge(c, (part, r, s, item), accept, form)?;
+                }
+            }
+            Op::Import { c, from } => {
+                self.counter += 1;
+                let file = self.root.join(format!("bundle-{}.jsonl", self.counter));
+                std::fs::write(&file, export(&self.clones[from].db)?)?;
+                review_mcp::sync::import::import_file(&self.clones[c].db, &file)
+                    .map_err(|e| anyhow::anyhow!("import into clone {c}: {e}"))?;
+                self.models(|m| m.import(c, from));
+                self.took("import");
+            }
+            Op::Pull { c, rebase } => {
+                self.pull(c, rebase)?;
+                self.took(if rebase { "pull --rebase" } else { "pull" });
+                git_ok(&self.clones[c].dir, &["push", "-q", "origin", "main"])?;
+                self.models(|m| m.push(c));
             }
             Op::Sync { c } => self.cycle(c)?,
             Op::Commit { c } => {
@@ -637,43 +764,133 @@ impl World {
             .collect())
     }
 
-    /// The engineer's verdict through the terminal's channel (the store's `record_verdicts`).
-    fn verdict(
+    /// Clone `c`'s decision of `subject` at revision `r` of `part`, not superseded, as exported.
+    fn decision(
+        &self,
+        c: usize,
+        part: usize,
+        r: usize,
+        subject: usize,
+    ) -> anyhow::Result<Option<Value>> {
+        Ok(lines(&export(&self.clones[c].db)?)
+            .into_iter()
+            .map(|mut l| l["decision"].take())
+            .find(|d| {
+                d["subject"] == SUBJECTS[subject]
+                    && d["artifact"]["revision"] == rev(part, r)
+                    && uri_is(d, part)
+                    && d.get("superseded").is_none_or(Value::is_null)
+            }))
+    }
+
+    /// The engineer's verdict on requirement `item` of clone `c`'s decision of `subject` at
+    /// revision `r` of `part`, through the host's form (`form`) or the terminal's channel.
+    fn judge(
+        &mut self,
+        c: usize,
+        (part, r, subject, item): Requirement,
+        accept: bool,
+        form: bool,
+    ) -> anyhow::Result<()> {
+        let Some(d) = self.decision(c, part, r, subject)? else {
+            return Ok(());
+        };
+        let Some(pos) = d["basis"].as_array().and_then(|b| {
+            b.iter()
+                .position(|b| b["requirement"] == REQUIREMENTS[item])
+        }) else {
+            return Ok(());
+        };
+        let (at, via) = match form {
+            true => (
+                self.by_form(c, part, r, subject, pos, accept)?,
+                "elicitation",
+            ),
+            false => (self.by_terminal(c, &d, pos, accept)?, "terminal"),
+        };
+        let Some(at) = at else { return Ok(()) };
+        self.verdicts
+            .entry((part, r, subject, item))
+            .or_default()
+            .push((at, accept, via));
+        self.took(if form {
+            "verdict by form"
+        } else {
+            "verdict by terminal"
+        });
+        self.effect(c, Effect::Edit(Key::Decision(part, subject, r)), None);
+        Ok(())
+    }
+
+    /// The host's form: `request_verdicts` asks about basis item `pos` (2026-07-28: an
+    /// `input_required` answer), and the retry carries the engineer's answer. The verdict's
+    /// time, when recorded.
+    fn by_form(
         &mut self,
         c: usize,
         part: usize,
         r: usize,
         subject: usize,
-        item: usize,
+        pos: usize,
         accept: bool,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Option<String>> {
+        let form = json!({"elicitation": {"form": {}}});
+        let args = json!({"artifact": art(part, r), "subject": SUBJECTS[subject], "items": [pos]});
+        let client = &mut self.clones[c].client;
+        let asked = client.request_declaring(
+            "tools/call",
+            json!({"name": "request_verdicts", "arguments": args.clone()}),
+            form.clone(),
+        );
+        if asked["result"]["resultType"] != "input_required" {
+            return Ok(None);
+        }
+        let judgement = if accept { "accepted" } else { "rejected" };
+        let answer =
+            json!({"action": "accept", "content": {format!("judgement_{pos}"): judgement}});
+        let done = client.request_declaring(
+            "tools/call",
+            json!({"name": "request_verdicts", "arguments": args,
+                   "inputResponses": {"verdicts": answer},
+                   "requestState": asked["result"]["requestState"].clone()}),
+            form,
+        );
+        if done["result"]["structuredContent"]["recorded"] != json!([pos]) {
+            return Ok(None);
+        }
+        let Some(d) = self.decision(c, part, r, subject)? else {
+            bail!("clone {c}: the decision answered a verdict recorded, and is gone");
+        };
+        let v = &d["basis"][pos]["verdict"];
+        match v["at"].as_str() {
+            Some(at) if v["via"] == "elicitation" && v["judgement"] == judgement => {
+                Ok(Some(at.to_string()))
+            }
+            _ => bail!("clone {c}: the verdict answered recorded is not held: {v}"),
+        }
+    }
+
+    /// The terminal's channel (the store's `record_verdicts`, as `review-mcp review` calls it)
+    /// on basis item `pos` of decision `d`. The verdict's time, when recorded.
+    fn by_terminal(
+        &mut self,
+        c: usize,
+        d: &Value,
+        pos: usize,
+        accept: bool,
+    ) -> anyhow::Result<Option<String>> {
         let mut store = Store::open(&self.clones[c].db)?;
         store.set_author(Some(format!("eng{c}")));
-        let found = {
-            let d = lines(&export(&self.clones[c].db)?).into_iter().find(|l| {
-                let d = &l["decision"];
-                d["subject"] == SUBJECTS[subject]
-                    && d["artifact"]["revision"] == rev(part, r)
-                    && d["artifact"]["uri"]
-                        .as_str()
-                        .is_some_and(|u| u.ends_with(PARTS[part]))
-                    && d.get("superseded").is_none_or(Value::is_null)
-            });
-            d.and_then(|l| l["decision"]["id"].as_str().map(str::to_string))
+        let Some(id) = d["id"].as_str() else {
+            return Ok(None);
         };
-        let Some(id) = found else { return Ok(()) };
-        let at_ref = DecisionRef::Id(&id);
-        let Some(d) = store.find_decision(&at_ref)? else {
-            return Ok(());
-        };
-        let Some(pos) = d
-            .basis
-            .iter()
-            .position(|b| b.requirement == REQUIREMENTS[item])
+        let at_ref = DecisionRef::Id(id);
+        let Some(shown) = store
+            .find_decision(&at_ref)?
+            .and_then(|d| d.basis.get(pos).map(|b| b.digest()))
         else {
-            return Ok(());
+            return Ok(None);
         };
-        let shown = d.basis[pos].digest();
         let at = review_mcp::time::now();
         let v = Verdict {
             meaning: None,
@@ -688,14 +905,10 @@ impl World {
             via: Via::Terminal,
         };
         let outcome = store.record_verdicts(&at_ref, Shown::Item(&shown), &[(pos, v)])?;
-        if matches!(outcome, review_mcp::store::VerdictsOutcome::Recorded(_)) {
-            self.verdicts
-                .entry((part, r, subject, item))
-                .or_default()
-                .push((at.to_string(), accept));
-            self.effect(c, Effect::Edit(Key::Decision(part, subject, r)), None);
-        }
-        Ok(())
+        Ok(
+            matches!(outcome, review_mcp::store::VerdictsOutcome::Recorded(_))
+                .then(|| at.to_string()),
+        )
     }
 
     /// Export, import into an empty database, export again: the same bytes. The export also
@@ -759,7 +972,7 @@ fn first_difference(a: &str, b: &str) -> String {
 }
 
 /// Runs `ops` from three empty clones, then the final syncs and every check.
-fn run(ops: &[Op]) -> anyhow::Result<()> {
+fn run(ops: &[Op]) -> anyhow::Result<Moves> {
     let mut w = World::new()?;
     for (i, op) in ops.iter().enumerate() {
         w.apply(op)
@@ -831,7 +1044,7 @@ fn run(ops: &[Op]) -> anyhow::Result<()> {
             "the archive, which imported every export, lacks {l} and any later version of it"
         );
     }
-    Ok(())
+    Ok(w.moves)
 }
 
 /// The documented rules, checked on the converged export.
@@ -956,7 +1169,7 @@ fn check_rules(w: &World, export: &str) -> anyhow::Result<()> {
                 let Some(given) = w.verdicts.get(&(*p, *r, *s, item_no)) else {
                     continue;
                 };
-                let Some((at, accept)) = given.iter().max_by(|a, b| a.0.cmp(&b.0)) else {
+                let Some((at, accept, via)) = given.iter().max_by(|a, b| a.0.cmp(&b.0)) else {
                     continue;
                 };
                 let b = item["basis"]
@@ -966,10 +1179,10 @@ fn check_rules(w: &World, export: &str) -> anyhow::Result<()> {
                     .find(|b| b["requirement"] == *req);
                 let v = b.map(|b| &b["verdict"]);
                 ensure!(
-                    v.is_some_and(|v| v["via"] == "terminal"
+                    v.is_some_and(|v| v["via"] == *via
                         && v["at"] == at.as_str()
                         && (v["judgement"] == "accepted") == *accept),
-                    "{key:?} {req}: the engineer's latest verdict ({at}, accepted {accept}) is not held: {v:?}"
+                    "{key:?} {req}: the engineer's latest verdict ({at} via {via}, accepted {accept}) is not held: {v:?}"
                 );
             }
         }
@@ -995,15 +1208,20 @@ fn uri_is(item: &Value, part: usize) -> bool {
         .is_some_and(|u| u.ends_with(PARTS[part]))
 }
 
-/// The shortest list (by removing chunks, then single operations) that still fails.
+/// The shortest list (by removing chunks, then single operations) that still fails (with
+/// `CONVERGE_MINIMISE_LIKE`, with an error that says that text: the same failure).
 fn minimise(mut ops: Vec<Op>) -> Vec<Op> {
+    let like = std::env::var("CONVERGE_MINIMISE_LIKE").ok();
+    let fails = |ops: &[Op]| {
+        run(ops).is_err_and(|e| like.as_ref().is_none_or(|l| format!("{e:#}").contains(l)))
+    };
     let mut chunk = ops.len() / 2;
     while chunk >= 1 {
         let mut i = 0;
         while i < ops.len() {
             let mut shorter = ops.clone();
             shorter.drain(i..(i + chunk).min(ops.len()));
-            if run(&shorter).is_err() {
+            if fails(&shorter) {
                 ops = shorter;
             } else {
                 i += chunk;
@@ -1016,22 +1234,28 @@ fn minimise(mut ops: Vec<Op>) -> Vec<Op> {
 
 fn seeds(from: u64, count: u64, n: usize) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
+    let mut moves = Moves::new();
     for seed in from..from + count {
         let ops = generate(seed, n);
-        if let Err(e) = run(&ops) {
-            let short = if std::env::var_os("CONVERGE_MINIMISE").is_some() {
-                minimise(ops)
-            } else {
-                ops
-            };
-            bail!(
-                "seed {seed} fails: {e:#}\nshortest operation list ({}):\n{short:#?}",
-                short.len()
-            );
+        match run(&ops) {
+            Ok(m) => m
+                .into_iter()
+                .for_each(|(k, n)| *moves.entry(k).or_default() += n),
+            Err(e) => {
+                let short = if std::env::var_os("CONVERGE_MINIMISE").is_some() {
+                    minimise(ops)
+                } else {
+                    ops
+                };
+                bail!(
+                    "seed {seed} fails: {e:#}\nshortest operation list ({}):\n{short:#?}",
+                    short.len()
+                );
+            }
         }
     }
     eprintln!(
-        "converge: {count} seeds x {n} operations in {:.1?}",
+        "converge: {count} seeds x {n} operations in {:.1?}; moves that took effect: {moves:?}",
         started.elapsed()
     );
     Ok(())
@@ -1069,7 +1293,7 @@ fn long() -> anyhow::Result<()> {
 #[test]
 fn a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_the_carry()
 -> anyhow::Result<()> {
-    run(&missed_carry(false))
+    run(&missed_carry(false)).map(drop)
 }
 
 /// The same, with clone 1's statement committed before it pulls: git merges the two versions
@@ -1079,7 +1303,7 @@ fn a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_t
 /// the feature where it stands and the statement as that revision's.
 #[test]
 fn a_restatement_merged_by_git_over_a_missed_carry_is_not_moved_back() -> anyhow::Result<()> {
-    run(&missed_carry(true))
+    run(&missed_carry(true)).map(drop)
 }
 
 /// Clone 0 carries feature 0 from revision 0 to 1 and states it again at 1; clone 1, which
@@ -1098,7 +1322,11 @@ fn missed_carry(committed: bool) -> Vec<Op> {
         remember(0, 0, 0),
         Sync { c: 0 },
         Sync { c: 1 },
-        Carry { c: 0, from: 0 },
+        Carry {
+            c: 0,
+            from: 0,
+            to: 1,
+        },
         remember(0, 1, 1),
         remember(1, 0, 2),
     ];
@@ -1107,4 +1335,292 @@ fn missed_carry(committed: bool) -> Vec<Op> {
     }
     ops.extend([Sync { c: 0 }, Sync { c: 1 }]);
     ops
+}
+
+/// Regression of the driver (seed 11 of 60 operations, minimised to 10): clone 0's commit
+/// deletes its decision's file and adds another decision's, the remote deletes it and adds a
+/// third's (two ids of one key settled by clone 2, the superseded copy a carry left, both
+/// brought by imports): git pairs the deleted file with the added one on each side
+/// (rename/rename), one of the targets added on both sides (`AA`), and hands the driver two
+/// items neither of which the file is named for, which it leaves to git. Each file git leaves
+/// is a whole item: `git add -A`, commit and sync converge, as docs/command-line.md says.
+#[test]
+fn a_rename_rename_whose_target_both_sides_added_is_settled_by_add_commit_and_sync()
+-> anyhow::Result<()> {
+    use Op::*;
+    let decide = |c, part, rev, subject, disposition, states, assistant| Decide {
+        c,
+        part,
+        rev,
+        subject,
+        disposition,
+        states,
+        assistant: Some(assistant),
+    };
+    run(&[
+        decide(1, 0, 1, 0, 0, [0, 0, 1], 1),
+        Carry {
+            c: 1,
+            from: 1,
+            to: 2,
+        },
+        decide(0, 0, 2, 0, 1, [1, 0, 1], 0),
+        Verdict {
+            c: 1,
+            part: 0,
+            rev: 2,
+            subject: 0,
+            item: 2,
+            accept: true,
+        },
+        Sync { c: 0 },
+        Import { c: 0, from: 1 },
+        decide(0, 1, 1, 1, 1, [0, 0, 1], 2),
+        Import { c: 2, from: 1 },
+        Sync { c: 2 },
+        Commit { c: 0 },
+    ])
+    .map(drop)
+}
+
+/// Known defect, not fixed here (seed 260 of 60 operations, minimised to 6): clone 1 gives the
+/// engineer's verdict on clone 0's decision; clone 2, which has not seen it, states the same
+/// decision later (another id), and its export goes into the archive. Sync keeps clone 2's
+/// later version and carries clone 1's engineer verdict into it, but keeps its `updated_at`:
+/// the merged version, with the verdict, is dated as the version the archive already holds,
+/// and `import` keeps the database's version on an equal `updated_at`, so the archive, which
+/// then imports the converged export, never gets the engineer's verdict.
+#[test]
+#[ignore = "known defect: a version merged by sync keeps the winner's updated_at, and import then keeps the pre-merge version"]
+fn an_engineer_verdict_merged_by_sync_reaches_a_database_that_imported_the_version_before()
+-> anyhow::Result<()> {
+    use Op::*;
+    let decide = |c, disposition, assistant| Decide {
+        c,
+        part: 1,
+        rev: 2,
+        subject: 1,
+        disposition,
+        states: [0, 0, 1],
+        assistant,
+    };
+    run(&[
+        decide(0, 1, Some(2)),
+        Sync { c: 0 },
+        Sync { c: 1 },
+        Verdict {
+            c: 1,
+            part: 1,
+            rev: 2,
+            subject: 1,
+            item: 2,
+            accept: false,
+        },
+        decide(2, 0, None),
+        Fidelity { c: 2 },
+    ])
+    .map(drop)
+}
+
+/// Known defect, not fixed here (seed 1 of 60 operations, minimised to 4, one clone, no
+/// sync): a feature carried from revision 0 to 1 and stated again at 1 (its carry mark
+/// cleared); `forget` by its name at revision 0 deletes what revision 0 says of it (its
+/// superseded copy, as docs/tools.md says); `remember` of the name at revision 0 then finds
+/// nothing saying revision 0 was carried past (no copy, no mark, and a record's carry leaves
+/// no history event) and moves the feature back to revision 0: revision 1 loses it.
+#[test]
+#[ignore = "known defect: forgetting a carried feature's superseded copy erases the last sign its revision was carried past"]
+fn a_feature_stated_again_where_its_forgotten_copy_was_does_not_move_back() -> anyhow::Result<()> {
+    use Op::*;
+    let remember = |rev, tag| Remember {
+        c: 2,
+        part: 0,
+        rev,
+        name: 1,
+        tag,
+    };
+    run(&[
+        remember(0, 2),
+        Carry {
+            c: 2,
+            from: 0,
+            to: 1,
+        },
+        remember(1, 1),
+        Rename {
+            c: 2,
+            part: 0,
+            rev: 0,
+            from: 1,
+            to: 1,
+        },
+    ])
+    .map(drop)
+}
+
+/// Open failure, cause not found (seed 82 of 60 operations, minimised to 7): clone 1 carries
+/// a feature 0 -> 1 -> 2 (unsynced), clone 2 (which pulled it at 0) states it at 1, clone 0
+/// (never synced) states the same name at 0 under an id of its own; after the final syncs the
+/// carried feature stands at revision 1, where clone 1's carry moved it from.
+#[test]
+#[ignore = "open failure: a feature carried twice is moved back to the middle revision"]
+fn a_feature_carried_twice_is_not_moved_back_to_the_middle_revision() -> anyhow::Result<()> {
+    use Op::*;
+    let remember = |c, rev, tag| Remember {
+        c,
+        part: 0,
+        rev,
+        name: 0,
+        tag,
+    };
+    run(&[
+        remember(1, 0, 0),
+        Sync { c: 1 },
+        Carry {
+            c: 1,
+            from: 0,
+            to: 1,
+        },
+        Sync { c: 2 },
+        Carry {
+            c: 1,
+            from: 1,
+            to: 2,
+        },
+        remember(0, 0, 1),
+        Rename {
+            c: 2,
+            part: 0,
+            rev: 1,
+            from: 1,
+            to: 0,
+        },
+    ])
+    .map(drop)
+}
+
+/// Open failure, cause not found (seed 5 of 200 operations, minimised to 9): clone 2 carries
+/// clone 0's decision on and imports clone 0's export; clone 0 forgets the decision; after
+/// their syncs a decision's file in the folder holds another decision (its name is not its
+/// id), and the next sync refuses the folder.
+#[test]
+#[ignore = "open failure: a decision file left holding another decision"]
+fn no_decision_file_is_left_holding_another_decision() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 0,
+            part: 0,
+            rev: 0,
+            subject: 0,
+            disposition: 2,
+            states: [0, 1, 1],
+            assistant: Some(1),
+        },
+        Sync { c: 0 },
+        Sync { c: 2 },
+        Carry {
+            c: 2,
+            from: 0,
+            to: 1,
+        },
+        Decide {
+            c: 0,
+            part: 1,
+            rev: 1,
+            subject: 1,
+            disposition: 0,
+            states: [0, 1, 0],
+            assistant: Some(2),
+        },
+        Import { c: 2, from: 0 },
+        ForgetDecision {
+            c: 0,
+            part: 0,
+            rev: 0,
+            subject: 0,
+        },
+        Sync { c: 2 },
+        Commit { c: 0 },
+    ])
+    .map(drop)
+}
+
+/// Open failure, cause not found (seed 1 of 200 operations, minimised to 8 with
+/// `CONVERGE_MINIMISE_LIKE`): a decision judged by form in clone 2 reaches clone 0 by an
+/// import of clone 1's export (from before the verdict); clone 2 forgets it and imports clone
+/// 0's export; export -> import into an empty database -> export of a clone then gives its
+/// history events in another order.
+#[test]
+#[ignore = "open failure: export -> import -> export differs in the order of history events"]
+fn export_import_export_keeps_the_order_of_the_history() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 0,
+            rev: 2,
+            subject: 1,
+            disposition: 2,
+            states: [1, 1, 0],
+            assistant: None,
+        },
+        Sync { c: 2 },
+        Judge {
+            c: 2,
+            pick: 3,
+            item: 1,
+            accept: false,
+            form: true,
+        },
+        Sync { c: 1 },
+        Import { c: 0, from: 1 },
+        Sync { c: 2 },
+        ForgetDecision {
+            c: 2,
+            part: 0,
+            rev: 2,
+            subject: 1,
+        },
+        Import { c: 2, from: 0 },
+    ])
+    .map(drop)
+}
+
+/// Open failure, cause not found (seed 8 of 200 operations, minimised to 7 with
+/// `CONVERGE_MINIMISE_LIKE`): one clone carries a feature 1 -> 2, forgets and remembers it at
+/// 2, syncs, then forgets and remembers it at 1; the archive, which imported another clone's
+/// export and then the converged one, lacks a record of the converged export and any later
+/// version of it.
+#[test]
+#[ignore = "open failure: the archive lacks a record the clones converged on"]
+fn the_archive_holds_what_is_stated_again_at_a_revision_carried_past() -> anyhow::Result<()> {
+    use Op::*;
+    let again = |rev| Rename {
+        c: 0,
+        part: 0,
+        rev,
+        from: 2,
+        to: 2,
+    };
+    run(&[
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 1,
+        },
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        again(2),
+        Sync { c: 0 },
+        Sync { c: 1 },
+        again(1),
+        Fidelity { c: 1 },
+    ])
+    .map(drop)
 }
