@@ -198,6 +198,7 @@ pub fn one_sided(before: Option<&Item>, changed: Side<'_>) -> Resolved {
         return Resolved::taken(changed.item);
     }
     out.recount_carried(c);
+    let out = dated_after(out, c);
     let notes: Vec<String> = kept
         .iter()
         .map(|k| {
@@ -297,13 +298,8 @@ pub fn both_changed(
                 Some(Item::Decision(b)) => Some(b),
                 _ => None,
             };
-            Item::Decision(carry_verdicts(
-                base,
-                w,
-                l,
-                (winner.name, loser.name),
-                &mut notes,
-            ))
+            let merged = carry_verdicts(base, w, l, (winner.name, loser.name), &mut notes);
+            Item::Decision(dated_after(merged, w))
         }
         (w, _) => w.clone(),
     };
@@ -464,6 +460,19 @@ fn author_of(item: &Item) -> String {
 }
 
 /// The winner's decision with the loser's engineer verdicts carried over (module docs).
+/// `merged`, a version of `taken` that holds engineer verdicts `taken` lacks, dated a
+/// millisecond after it: two different versions of one decision never share an
+/// `updated_at`, so an `import` (where an equal time keeps the database's version) of the
+/// merged version into a database holding `taken` takes the verdicts. The time depends on
+/// the two versions alone, so every clone that merges them writes the same version.
+fn dated_after(mut merged: Decision, taken: &Decision) -> Decision {
+    if merged.basis != taken.basis {
+        merged.updated_at =
+            crate::time::updated_strictly_after(taken.updated_at.clone(), &taken.updated_at);
+    }
+    merged
+}
+
 fn carry_verdicts(
     base: Option<&Decision>,
     winner: &Decision,
