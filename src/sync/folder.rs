@@ -594,7 +594,7 @@ pub fn merge_files(
     let ours_item = parse(ours, "ours", &ours_bytes)?;
     let theirs_item = parse(theirs, "theirs", &theirs_bytes)?;
     if let Some(n) = name
-        && let Some(said) = unpair(n, ours, &ours_item, &theirs_item)?
+        && let Some(said) = unpair(n, ours, base_item.as_ref(), &ours_item, &theirs_item)?
     {
         return Ok(Some(named(said)));
     }
@@ -686,7 +686,19 @@ pub(super) type KeptVersions = (Vec<(PathBuf, PathBuf)>, Vec<(PathBuf, PathBuf)>
 /// git deletes it once the driver is done), the version is set aside beside it
 /// ([`kept_of`]), which the next sync takes as the item's file. `None` (left to git) when
 /// the path names neither item or no folder of the work tree is there (`git merge-tree`).
-fn unpair(n: &Path, ours: &Path, ours_item: &Item, theirs_item: &Item) -> Result<Option<String>> {
+///
+/// The rename's destination is the item that is not the base's (`base`, the rename's
+/// source): the side that kept the base's item edited it, the other renamed it away. That
+/// item stays, whichever `n` names: when the other side also added the destination's file
+/// (the same item, imported there), git 2.47 gives the source's path as `%P` but stores the
+/// result in the destination's file.
+fn unpair(
+    n: &Path,
+    ours: &Path,
+    base: Option<&Item>,
+    ours_item: &Item,
+    theirs_item: &Item,
+) -> Result<Option<String>> {
     let kind = ours_item.kind();
     if theirs_item.kind() != kind || theirs_item.id() == ours_item.id() {
         return Ok(None);
@@ -695,10 +707,14 @@ fn unpair(n: &Path, ours: &Path, ours_item: &Item, theirs_item: &Item) -> Result
         .file_name()
         .and_then(|f| f.to_str())
         .and_then(|f| f.strip_suffix(".json"));
+    let source = base.map(Item::id);
     let (stay, other) = match stem {
+        Some(s) if s != ours_item.id() && s != theirs_item.id() => return Ok(None),
+        None => return Ok(None),
+        Some(_) if source == Some(theirs_item.id()) => (ours_item, theirs_item),
+        Some(_) if source == Some(ours_item.id()) => (theirs_item, ours_item),
         Some(s) if s == ours_item.id() => (ours_item, theirs_item),
-        Some(s) if s == theirs_item.id() => (theirs_item, ours_item),
-        _ => return Ok(None),
+        Some(_) => (theirs_item, ours_item),
     };
     let Some(dir) = n
         .parent()

@@ -1499,17 +1499,15 @@ fn a_feature_carried_twice_is_not_moved_back_to_the_middle_revision() -> anyhow:
     .map(drop)
 }
 
-/// Known defect, not fixed (seed 5 of 200 operations, minimised to 9): clone 2 carries
-/// clone 0's decision X on and imports clone 0's export, which holds clone 0's new decision Z;
-/// clone 0 forgets X. Clone 0's commit deletes X's file and adds Z's, which git pairs as a
-/// rename X -> Z; the other side modified X's file and added Z's too (the same Z). In that
-/// rename/add collision git 2.47 runs the merge driver with `%P` naming X's file, the rename's
-/// source, and stores the result in Z's file: the driver keeps the item `%P` names (X) over
-/// OURS and sets Z aside as `.Z.json.kept`, so Z's file holds X, and the next sync refuses
-/// the folder ("holds decision X, but its place names decision Z"). With a plain rename
-/// (no add on the other side) `%P` names the destination and the driver is right.
+/// Regression (seed 5 of 200 operations, minimised to 9): clone 2 carries clone 0's decision
+/// X on and imports clone 0's export, which holds clone 0's new decision Z; clone 0 forgets
+/// X. Clone 0's commit deletes X's file and adds Z's, which git pairs as a rename X -> Z; the
+/// other side modified X's file and added Z's too (the same Z). In that rename/add collision
+/// git 2.47 runs the merge driver with `%P` naming X's file, the rename's source, and stores
+/// the result in Z's file: the driver kept the item `%P` names (X) over OURS and set Z aside,
+/// so Z's file held X and the next sync refused the folder ("holds decision X, but its place
+/// names decision Z"). The driver now keeps the item that is not the base's.
 #[test]
-#[ignore = "known defect: in a rename/add collision git hands the merge driver the rename's source path as %P"]
 fn no_decision_file_is_left_holding_another_decision() -> anyhow::Result<()> {
     use Op::*;
     run(&[
