@@ -108,6 +108,21 @@ pub(super) fn ending_explained(
         .query_row(params![of, updated_at], |r| r.get(0))?)
 }
 
+/// `at`, or a millisecond after item `of`'s latest event here when that is later: the
+/// change a sync or an import writes over a version is its newest event, even where an event
+/// of the version it replaces was dated after that version (one that came back after it was
+/// forgotten is dated after the end), or the history would not end in the state written, and
+/// an export of it imported anew would add events of its own.
+fn after_the_last_event(tx: &Transaction<'_>, of: &str, at: String) -> Result<String, StoreError> {
+    let latest: Option<String> = tx
+        .prepare_cached("SELECT max(at) FROM events WHERE of = ?1")?
+        .query_row(params![of], |r| r.get(0))?;
+    Ok(match latest {
+        Some(l) if l > at => time::updated_strictly_after(at, &l),
+        _ => at,
+    })
+}
+
 /// When item `of` last ended here (its latest `forgotten` event), if it ever did.
 fn last_ending(tx: &Transaction<'_>, of: &str) -> Result<Option<String>, StoreError> {
     Ok(tx
@@ -155,7 +170,11 @@ pub(super) fn transferred_decision(
         (None, Some(n)) => last_ending(tx, &n.id)?
             .filter(|e| e.as_str() >= n.updated_at.as_str())
             .map(|e| time::updated_strictly_after(n.updated_at.clone(), &e)),
-        (Some(o), Some(n)) => Some(time::updated_after(n.updated_at.clone(), &o.updated_at)),
+        (Some(o), Some(n)) => Some(after_the_last_event(
+            tx,
+            &n.id,
+            time::updated_after(n.updated_at.clone(), &o.updated_at),
+        )?),
         _ => None,
     };
     let how = match (new, &ended) {
@@ -191,7 +210,11 @@ pub(super) fn transferred_record(
         return Ok(0);
     }
     // Never dated before the text it replaces (see `transferred_decision`).
-    let at = time::updated_after(new.updated_at.clone(), &old.updated_at);
+    let at = after_the_last_event(
+        tx,
+        &new.id,
+        time::updated_after(new.updated_at.clone(), &old.updated_at),
+    )?;
     let how = Written {
         channel: how.channel,
         at: &at,
