@@ -9,7 +9,7 @@ use super::page::next_seq;
 use super::records::rows::{feature_copy, load_record, write_record, write_stated_before_carry};
 use super::{Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
-use crate::review::outrank::keep_reverify;
+use crate::review::outrank::{keep_engineer_verdicts, keep_reverify};
 use crate::review::{Decision, Kind, Record, Superseded, is_revision};
 use crate::time;
 
@@ -281,10 +281,16 @@ fn import_decision(
         let mut kept = held_mark(d, old.as_ref().and_then(|o| o.superseded.as_ref()), |d| {
             &mut d.superseded
         });
-        // The same carry made in another clone: what either sent to re-verify stays so.
+        // The same carry made in another clone: what either sent to re-verify stays so. And
+        // the database's engineer verdicts outrank the line's assistant's (or none), as in a
+        // sync: a later version from a clone that had not seen them never takes them away.
         if let Some(o) = old.as_ref().filter(|o| o.id == d.id) {
             let mut line = kept.take().unwrap_or_else(|| d.clone());
             keep_reverify(&mut line, o);
+            if !keep_engineer_verdicts(&o.basis, &mut line.basis).is_empty() {
+                line.recount_carried(d);
+                line.updated_at = dated_after(&line.updated_at);
+            }
             kept = Some(line);
         }
         let d = kept.as_ref().unwrap_or(d);
@@ -306,12 +312,28 @@ fn import_decision(
         // and the line's mark (a restated decision at a revision carried on stays superseded).
         let mut held = held_mark(&old, d.superseded.as_ref(), |d| &mut d.superseded)
             .unwrap_or_else(|| old.clone());
-        if keep_reverify(&mut held, d) > 0 || held.superseded != old.superseded {
+        // And the line's engineer verdicts the database's version lacks (given in a clone
+        // before this version was written here).
+        if !keep_engineer_verdicts(&d.basis, &mut held.basis).is_empty() {
+            held.recount_carried(&old);
+            held.updated_at = dated_after(&held.updated_at);
+        }
+        if keep_reverify(&mut held, d) > 0
+            || held.superseded != old.superseded
+            || held.updated_at != old.updated_at
+        {
             write_decision(tx, Some(h.rid), &held, h.seq)?;
             history::transferred_decision(tx, how, Some(&old), Some(&held))?;
         }
     }
     Ok(outcome)
+}
+
+/// A millisecond after `at`: the time of a version an import made of two (the engineer's
+/// verdicts of one kept in the other), so that no two different versions of a decision share
+/// an `updated_at`; it depends on the two alone, as sync's merge does.
+fn dated_after(at: &str) -> String {
+    time::updated_strictly_after(at.to_string(), at)
 }
 
 impl Store {
@@ -543,6 +565,50 @@ mod tests {
         let mut s = Store::open_in_memory().unwrap();
         s.import(records, decisions).unwrap();
         s
+    }
+
+    /// Regression (converge2, seed 118): an import took a later line whole, and the
+    /// engineer's verdict the database held on an item the line left without one was gone.
+    /// Both ways now: the database's stays on the later line, and an earlier line's goes
+    /// into the database's version; each such version is dated a millisecond later, and the
+    /// same file imported again changes nothing.
+    #[test]
+    fn an_import_keeps_the_engineer_verdicts_either_side_holds() {
+        use crate::review::decision::{Judgement, Verdict, Via};
+        let judged = |updated: &str, by: &str, at: &str| {
+            let mut d = decision("dec_1", "bore", updated, "accept");
+            d.basis[0].verdict = Some(Verdict {
+                at: at.into(),
+                author: Some(by.into()),
+                judgement: Judgement::Rejected,
+                meaning: None,
+                reason: None,
+                via: Via::Terminal,
+            });
+            d
+        };
+        let verdict_of = |s: &mut Store| {
+            let d = s.all_decisions().unwrap().remove(0);
+            (d.basis[0].verdict.clone().map(|v| v.author), d.updated_at)
+        };
+        // The database's engineer verdict, a later line without it.
+        let mut s = store_with(&[], &[judged(T1, "Ada", T1)]);
+        let later = decision("dec_1", "bore", T2, "rework");
+        s.import(&[], std::slice::from_ref(&later)).unwrap();
+        let (by, updated) = verdict_of(&mut s);
+        assert_eq!(by, Some(Some("Ada".into())));
+        assert!(updated.as_str() > T2, "{updated}");
+        let again = s.import(&[], std::slice::from_ref(&later)).unwrap();
+        assert_eq!(counts(again), (0, 0, 1));
+        // An earlier line holding the engineer's verdict the database lacks.
+        let mut s = store_with(&[], &[decision("dec_1", "bore", T3, "rework")]);
+        let earlier = judged(T2, "Bea", T2);
+        s.import(&[], std::slice::from_ref(&earlier)).unwrap();
+        let (by, updated) = verdict_of(&mut s);
+        assert_eq!(by, Some(Some("Bea".into())));
+        assert!(updated.as_str() > T3, "{updated}");
+        let again = s.import(&[], std::slice::from_ref(&earlier)).unwrap();
+        assert_eq!(counts(again), (0, 0, 1));
     }
 
     /// Regression (found by an audit): a clone that had not seen a carry of revision A to B

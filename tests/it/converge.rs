@@ -1549,6 +1549,46 @@ fn no_decision_file_is_left_holding_another_decision() -> anyhow::Result<()> {
     .map(drop)
 }
 
+/// Regression (seed 118 of 60 operations, minimised to 6): clone 0 gives the engineer's
+/// verdict on one item of a decision (terminal), clone 2 on another (form), later; clone 0
+/// imports clone 2's export. The line is later, and `import` took it whole: clone 0's
+/// engineer verdict was gone, and the syncs after it had no version left that held it. The
+/// database's engineer verdicts now outrank a line's assistant's (or none), and a line's
+/// those of the database's version it keeps.
+#[test]
+fn an_import_of_a_later_version_keeps_the_engineer_verdicts_it_lacks() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 1,
+            rev: 1,
+            subject: 0,
+            disposition: 2,
+            states: [0, 1, 1],
+            assistant: Some(2),
+        },
+        Sync { c: 2 },
+        Sync { c: 0 },
+        Judge {
+            c: 0,
+            pick: 4,
+            item: 1,
+            accept: false,
+            form: false,
+        },
+        Judge {
+            c: 2,
+            pick: 5,
+            item: 0,
+            accept: true,
+            form: true,
+        },
+        Import { c: 0, from: 2 },
+    ])
+    .map(drop)
+}
+
 /// Regression (seed 1 of 200 operations, minimised to 8 with `CONVERGE_MINIMISE_LIKE`): a
 /// decision judged by form in clone 2 reaches clone 0 by an import of clone 1's export (from
 /// before the verdict); clone 2 forgets it and imports clone 0's export, which brings it back

@@ -225,6 +225,19 @@ fn merge_file(db: &Path, base: &Path, ours: &Path, theirs: &Path) -> anyhow::Res
     )
 }
 
+/// Turns every verdict in the database `db` into the assistant's acceptance given at `at`, as
+/// an import of an older version wrote a line over the engineer's verdicts.
+fn assistant_verdict_by_hand(db: &Path, at: &str) -> anyhow::Result<()> {
+    let conn = rusqlite::Connection::open(db)?;
+    conn.execute(
+        "UPDATE basis_items SET verdict_judgement = 'accepted', verdict_via = 'assistant', \
+         verdict_at = ?1, verdict_author = 'Bob', verdict_reason = NULL, verdict_meaning = NULL \
+         WHERE verdict_judgement IS NOT NULL",
+        [at],
+    )?;
+    Ok(())
+}
+
 /// Writes `base`, `ours` and `theirs` in `dir` with these texts and runs `merge-file` on
 /// them: its output, and the path of OURS (where the merge leaves its result).
 fn merge_texts(dir: &TempDir, texts: [&[u8]; 3]) -> anyhow::Result<(Output, PathBuf)> {
@@ -304,12 +317,20 @@ fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Resul
     let again = ok(sync(&db, &folder)?)?;
     assert!(again.contains("conflicts: 0"), "settled: {again}");
 
-    // The same from the database side (an import, which replaces the row as it is).
+    // The same from the database side. An import no longer takes the engineer's verdict
+    // away (it outranks the line's assistant's, as here); an older version's import replaced
+    // the row as it is, which the file is made to hold by hand.
     import(
         &dir,
         &db,
         &[decision(T3, "rework", &[("Bore 10 H7", assistant.clone())])],
     )?;
+    assert_eq!(
+        first_verdict(&exported_decision(&db)?),
+        ("rejected".into(), "app".into()),
+        "the import keeps the engineer's verdict"
+    );
+    assistant_verdict_by_hand(&db, T3)?;
     let plan = ok(review_mcp(
         &db,
         &["sync", "--dry-run", &folder.to_string_lossy()],
@@ -345,6 +366,7 @@ fn sync_never_lets_an_assistant_verdict_replace_the_engineers() -> anyhow::Resul
             &[("Bore 10 H7", assistant.clone())],
         )],
     )?;
+    assistant_verdict_by_hand(&db, "2026-01-03T12:00:00.000Z")?;
     let plan = ok(review_mcp(
         &db,
         &["sync", "--dry-run", &folder.to_string_lossy()],
