@@ -1632,6 +1632,50 @@ fn export_import_export_keeps_the_order_of_the_history() -> anyhow::Result<()> {
     .map(drop)
 }
 
+/// Known defect, not fixed (seed 14 of 200 operations, minimised to 11 with
+/// `CONVERGE_MINIMISE_LIKE`; seed 12 fails the same way): a decision carried to revision 2 is
+/// forgotten in clone 2, and clone 1, which holds it live, imports clone 2's export. An import
+/// adds and replaces but never deletes, so the decision stays live in clone 1 while the
+/// `forgotten` event it imported is the last of its history; export -> import into an empty
+/// database -> export then adds an `arrived` event of the import's own. The fix would record
+/// that the item stays here (an event after the imported end), as a fresh import does.
+#[test]
+#[ignore = "known defect: an import of a forget leaves a live item whose history ends forgotten"]
+fn an_import_of_a_forget_leaves_a_history_that_ends_in_the_state() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 1,
+            part: 0,
+            rev: 1,
+            subject: 1,
+            disposition: 1,
+            states: [0, 1, 1],
+            assistant: None,
+        },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        Import { c: 0, from: 2 },
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        Sync { c: 0 },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        ForgetDecision {
+            c: 2,
+            part: 0,
+            rev: 2,
+            subject: 1,
+        },
+        Import { c: 1, from: 2 },
+        Fidelity { c: 1 },
+    ])
+    .map(drop)
+}
+
 /// Open failure, cause not found (seed 8 of 200 operations, minimised to 7 with
 /// `CONVERGE_MINIMISE_LIKE`): one clone carries a feature 1 -> 2, forgets and remembers it at
 /// 2, syncs, then forgets and remembers it at 1; the archive, which imported another clone's
