@@ -65,6 +65,13 @@ pub fn updated_strictly_after(now: String, not_before: &str) -> String {
     }
 }
 
+/// The millisecond after `at` ([`updated_strictly_after`] with no clock): the time of a
+/// version made of two others (the engineer's verdicts of one kept in the other), which
+/// depends on the two alone, so every clone that makes it writes the same one.
+pub fn millisecond_after(at: &str) -> String {
+    updated_strictly_after(at.to_string(), at)
+}
+
 /// Milliseconds since the Unix epoch of a timestamp in this module's form.
 fn millis_of(s: &str) -> Option<i64> {
     if !is_timestamp(s) {

@@ -289,7 +289,7 @@ fn import_decision(
             keep_reverify(&mut line, o);
             if !keep_engineer_verdicts(&o.basis, &mut line.basis).is_empty() {
                 line.recount_carried(d);
-                line.updated_at = dated_after(&line.updated_at);
+                line.updated_at = time::millisecond_after(&line.updated_at);
             }
             kept = Some(line);
         }
@@ -316,7 +316,7 @@ fn import_decision(
         // before this version was written here).
         if !keep_engineer_verdicts(&d.basis, &mut held.basis).is_empty() {
             held.recount_carried(&old);
-            held.updated_at = dated_after(&held.updated_at);
+            held.updated_at = time::millisecond_after(&held.updated_at);
         }
         if keep_reverify(&mut held, d) > 0
             || held.superseded != old.superseded
@@ -327,13 +327,6 @@ fn import_decision(
         }
     }
     Ok(outcome)
-}
-
-/// A millisecond after `at`: the time of a version an import made of two (the engineer's
-/// verdicts of one kept in the other), so that no two different versions of a decision share
-/// an `updated_at`; it depends on the two alone, as sync's merge does.
-fn dated_after(at: &str) -> String {
-    time::updated_strictly_after(at.to_string(), at)
 }
 
 impl Store {

@@ -467,8 +467,7 @@ fn author_of(item: &Item) -> String {
 /// the two versions alone, so every clone that merges them writes the same version.
 fn dated_after(mut merged: Decision, taken: &Decision) -> Decision {
     if merged.basis != taken.basis {
-        merged.updated_at =
-            crate::time::updated_strictly_after(taken.updated_at.clone(), &taken.updated_at);
+        merged.updated_at = crate::time::millisecond_after(&taken.updated_at);
     }
     merged
 }
