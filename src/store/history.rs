@@ -93,9 +93,10 @@ pub(super) fn explained(
         .query_row(params![of, after, since, replaced], |r| r.get(0))?)
 }
 
-/// Whether an event already says that item `of`, as it stood at `updated_at`, ended (it
-/// was forgotten, an event without `after`, at or after that time): a sync that deletes it
-/// then brings nothing the history does not already tell.
+/// Whether the history of item `of`, as it stood at `updated_at`, ends it: its latest event
+/// is a `forgotten` (an event without `after`) at or after that time. A sync that deletes
+/// it then brings nothing the history does not already tell. An ending followed by an event
+/// saying the item went on (an import that kept it) does not: the deletion is a new end.
 pub(super) fn ending_explained(
     tx: &Transaction<'_>,
     of: &str,
@@ -103,9 +104,30 @@ pub(super) fn ending_explained(
 ) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after IS NULL AND at >= ?2)",
+            "SELECT EXISTS (SELECT 1 FROM events e WHERE e.of = ?1 AND e.after IS NULL \
+             AND e.at >= ?2 \
+             AND NOT EXISTS (SELECT 1 FROM events z WHERE z.of = ?1 AND z.after IS NOT NULL \
+                 AND (z.at > e.at OR (z.at = e.at AND z.seq > e.seq))))",
         )?
         .query_row(params![of, updated_at], |r| r.get(0))?)
+}
+
+/// Records that decision `d`, live here, goes on when its history ends it after its last
+/// change (a `forgotten` event from another clone came with a sync or an import that kept
+/// it): the event an import of this version into a database that held only that history
+/// records (`arrived`, dated just after the end, signed by the version's author), so the
+/// history of a live decision does not end on "forgotten", and a clone that takes the same
+/// version back records the same event. Nothing when the history does not end it. Returns
+/// how many events were added.
+pub(super) fn decision_goes_on(
+    tx: &Transaction<'_>,
+    how: &Written<'_>,
+    d: &Decision,
+) -> Result<usize, StoreError> {
+    if !ending_explained(tx, &d.id, &d.updated_at)? {
+        return Ok(0);
+    }
+    transferred_decision(tx, how, None, Some(d))
 }
 
 /// `at`, or a millisecond after item `of`'s latest event here when that is later: the
@@ -161,7 +183,15 @@ pub(super) fn transferred_decision(
     }
     // A deletion never before the decision's last change, whatever the clock says: the
     // history reads in time order.
-    let ended = old.map(|o| time::updated_after(how.at.to_string(), &o.updated_at));
+    // Nor before an event the item has here (one saying it went on after an earlier end).
+    let ended = match old {
+        Some(o) => Some(after_the_last_event(
+            tx,
+            &o.id,
+            time::updated_after(how.at.to_string(), &o.updated_at),
+        )?),
+        None => None,
+    };
     // A decision that comes back after it was forgotten here is dated after that end, so
     // the history does not end on "forgotten" while it is live.
     // Nor is a version written over another dated before it (a folder file whose

@@ -398,10 +398,16 @@ impl Store {
         let author = self.author.clone();
         let tx = self.write()?;
         let mut summary = ImportSummary::default();
+        // The items whose history the import ended (a `forgotten` event new here).
+        let mut ended = std::collections::BTreeSet::new();
         source.events(&mut |e| {
             let one = std::slice::from_ref(&e);
             refuse_edited(one)?;
-            summary.events_added += history::append(&tx, one)?;
+            let added = history::append(&tx, one)?;
+            if added > 0 && e.after.is_none() {
+                ended.insert(e.of);
+            }
+            summary.events_added += added;
             Ok(())
         })?;
         let at = time::now();
@@ -424,6 +430,21 @@ impl Store {
             summary.count(import_decision(&tx, &d, &how)?);
             Ok(())
         })?;
+        // An import never deletes: a decision another clone forgot stays here, and its
+        // history says it goes on after the end it brought.
+        for id in &ended {
+            let rid: Option<i64> = tx
+                .prepare_cached("SELECT rid FROM decisions WHERE id = ?1")?
+                .query_row([id], |row| row.get(0))
+                .optional()?;
+            if let Some(d) = rid
+                .map(|rid| load_decision(&tx, rid))
+                .transpose()?
+                .flatten()
+            {
+                history::decision_goes_on(&tx, &how, &d)?;
+            }
+        }
         tx.commit()?;
         Ok(summary)
     }
@@ -558,6 +579,45 @@ mod tests {
         let mut s = Store::open_in_memory().unwrap();
         s.import(records, decisions).unwrap();
         s
+    }
+
+    /// Regression (converge, seeds 12 and 14 of 200): an import of another clone's history
+    /// that ends a decision this database holds (it was forgotten there) left the live
+    /// decision's history ending on "forgotten". The import now records that it goes on
+    /// (`arrived`, after the end), once; a sync that then deletes it records a new end.
+    #[test]
+    fn a_decision_kept_against_an_imported_end_goes_on_in_its_history() {
+        use crate::review::history::EventKind;
+        let d = decision("dec_1", "bore", T1, "hold");
+        let mut elsewhere = store_with(&[], std::slice::from_ref(&d));
+        let a = &d.artifact;
+        assert_eq!(
+            elsewhere
+                .forget_decision(a.locator(), &d.subject, &a.revision)
+                .unwrap(),
+            1
+        );
+        let ended = elsewhere.events().unwrap();
+        let mut here = store_with(&[], std::slice::from_ref(&d));
+        let kinds = |s: &mut Store| -> Vec<EventKind> {
+            s.events().unwrap().into_iter().map(|e| e.kind).collect()
+        };
+        for _ in 0..2 {
+            here.import_with_history(&[], &[], &ended).unwrap();
+            assert_eq!(
+                kinds(&mut here),
+                [EventKind::Arrived, EventKind::Forgotten, EventKind::Arrived]
+            );
+            assert_eq!(here.all_decisions().unwrap(), std::slice::from_ref(&d));
+        }
+        // A sync that deletes it: the history ends again, after the decision went on.
+        let sync = here.sync_transaction("folder", None).unwrap();
+        assert_eq!(sync.delete_decision(&d.id).unwrap(), 1);
+        sync.commit().unwrap();
+        let events = here.events().unwrap();
+        assert_eq!(events.len(), 4, "{events:?}");
+        assert_eq!(events[3].kind, EventKind::Forgotten);
+        assert!(events[3].at > events[2].at, "{events:?}");
     }
 
     /// Regression (converge2, seed 118): an import took a later line whole, and the

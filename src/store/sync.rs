@@ -555,20 +555,14 @@ impl<'a> SyncTx<'a> {
     }
 
     /// Records that decision `id`, kept by the sync (deleted in the folder but changed in the
-    /// database), goes on, when the history ends it after its last change (a teammate's
-    /// `forgotten` event came with the folder): the event an import of this version records
-    /// (dated just after that end, signed by its author), so the history of a live decision
-    /// does not end on "forgotten", and the teammate's database records the same event when
-    /// it takes the file back. Nothing when the history does not end it. Returns how many
-    /// events were added.
+    /// database), goes on when a teammate's `forgotten` event that came with the folder ends
+    /// its history ([`history::decision_goes_on`]); the teammate's database records the same
+    /// event when it takes the file back. Returns how many events were added.
     pub fn decision_goes_on(&self, id: &str) -> Result<usize, StoreError> {
-        let Some(d) = self.decision(id)? else {
-            return Ok(0);
-        };
-        if !history::ending_explained(&self.tx, id, &d.updated_at)? {
-            return Ok(0);
+        match self.decision(id)? {
+            Some(d) => history::decision_goes_on(&self.tx, &self.how(), &d),
+            None => Ok(0),
         }
-        history::transferred_decision(&self.tx, &self.how(), None, Some(&d))
     }
 
     /// How this sync writes: its channel, its start time and who syncs.

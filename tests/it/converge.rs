@@ -1632,15 +1632,15 @@ fn export_import_export_keeps_the_order_of_the_history() -> anyhow::Result<()> {
     .map(drop)
 }
 
-/// Known defect, not fixed (seed 14 of 200 operations, minimised to 11 with
-/// `CONVERGE_MINIMISE_LIKE`; seed 12 fails the same way): a decision carried to revision 2 is
-/// forgotten in clone 2, and clone 1, which holds it live, imports clone 2's export. An import
-/// adds and replaces but never deletes, so the decision stays live in clone 1 while the
-/// `forgotten` event it imported is the last of its history; export -> import into an empty
-/// database -> export then adds an `arrived` event of the import's own. The fix would record
-/// that the item stays here (an event after the imported end), as a fresh import does.
+/// Regression (seed 14 of 200 operations, minimised to 11 with `CONVERGE_MINIMISE_LIKE`;
+/// seed 12 failed the same way): a decision carried to revision 2 is forgotten in clone 2,
+/// and clone 1, which holds it live, imports clone 2's export. An import adds and replaces
+/// but never deletes, so the decision stays live in clone 1, while the `forgotten` event it
+/// imported was the last of its history; export -> import into an empty database -> export
+/// then added an `arrived` event of the import's own. The import now records that the
+/// decision goes on (that `arrived` event, dated just after the end), as a sync that keeps a
+/// decision a teammate forgot does.
 #[test]
-#[ignore = "known defect: an import of a forget leaves a live item whose history ends forgotten"]
 fn an_import_of_a_forget_leaves_a_history_that_ends_in_the_state() -> anyhow::Result<()> {
     use Op::*;
     run(&[
