@@ -118,11 +118,25 @@ pub fn outranks(engineer: Option<&Verdict>, other: Option<&Verdict>) -> bool {
 /// file, a side of a git merge) and replaces `old`: each item of `new` paired with an item of
 /// `old` whose engineer verdict it would replace by the assistant's (or by none) takes the
 /// engineer's verdict back. Returns the verdicts kept, `offered` naming the one `new` held.
-/// An engineer's verdict in `new` stands (the engineer may change their mind); an item left
+/// An engineer's verdict in `new` stands (the engineer may change their mind: `new` is a
+/// version made from `old`, which saw its verdict); an item left
 /// out of `new` goes with its verdict, as in [`merge_verdicts`]. An item that takes one back
 /// is judged here ([`BasisItem::judged_here`]); the caller counts its decision's items to
 /// re-verify again (`Decision::recount_carried`).
 pub fn keep_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<KeptVerdict> {
+    keep_verdicts(old, new, false)
+}
+
+/// [`keep_engineer_verdicts`] between two versions neither of which is known to be made from
+/// the other (an `import` line and the database's version of its decision): an engineer's
+/// verdict in `new` stands only when it is not earlier than `old`'s on the same requirement.
+/// Between two engineer verdicts the later `at` stands, as a merge of two changed versions
+/// keeps it: the earlier was given where the later had not been seen.
+pub fn keep_later_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<KeptVerdict> {
+    keep_verdicts(old, new, true)
+}
+
+fn keep_verdicts(old: &[BasisItem], new: &mut [BasisItem], later: bool) -> Vec<KeptVerdict> {
     let pairs = pair_by_requirement(old, new);
     let mut kept = Vec::new();
     for (index, (item, pair)) in new.iter_mut().zip(pairs).enumerate() {
@@ -132,7 +146,12 @@ pub fn keep_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<K
         else {
             continue;
         };
-        if outranks(Some(engineer), item.verdict.as_ref()) {
+        let later = later
+            && item
+                .verdict
+                .as_ref()
+                .is_some_and(|v| v.via.is_engineer() && engineer.at > v.at);
+        if outranks(Some(engineer), item.verdict.as_ref()) || later {
             // Judged at its own revision: no longer carried (as `record_verdict` does).
             item.judged_here();
             kept.push(KeptVerdict {
@@ -288,13 +307,16 @@ mod tests {
             item("Wall", Some((Rejected, Via::Elicitation, "t1"))),
             item("Thread", Some((Rejected, Via::App, "t1"))),
             item("Flat", Some((Accepted, Via::Assistant, "t1"))),
+            item("Slot", Some((Rejected, Via::App, "t3"))),
         ];
         let mut new = [
             item("Bore", Some((Accepted, Via::Assistant, "t2"))),
             item("Wall", None),
             item("Thread", Some((Accepted, Via::Elicitation, "t2"))),
             item("Flat", Some((Rejected, Via::Assistant, "t2"))),
+            item("Slot", Some((Accepted, Via::Elicitation, "t2"))),
         ];
+        let mut unseen = new.clone();
         let kept = keep_engineer_verdicts(&old, &mut new);
         let got: Vec<_> = new
             .iter()
@@ -307,6 +329,7 @@ mod tests {
                 Some((Rejected, Via::Elicitation)),
                 Some((Accepted, Via::Elicitation)),
                 Some((Rejected, Via::Assistant)),
+                Some((Accepted, Via::Elicitation)),
             ],
             "the engineer's verdict stands against the assistant's or none; a new engineer's verdict replaces it"
         );
@@ -316,6 +339,15 @@ mod tests {
                 .collect::<Vec<_>>(),
             [(0, true), (1, false)]
         );
+        // Neither version made from the other (an import): the later engineer verdict.
+        let kept = keep_later_engineer_verdicts(&old, &mut unseen);
+        let got: Vec<_> = unseen
+            .iter()
+            .map(|b| b.verdict.as_ref().map(|v| (v.judgement, v.via)))
+            .collect();
+        assert_eq!(got[2], Some((Accepted, Via::Elicitation)), "later: stands");
+        assert_eq!(got[4], Some((Rejected, Via::App)), "earlier: replaced");
+        assert_eq!(kept.iter().map(|k| k.index).collect::<Vec<_>>(), [0, 1, 4]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::page::next_seq;
 use super::records::rows::{feature_copy, load_record, write_record, write_stated_before_carry};
 use super::{Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
-use crate::review::outrank::{keep_engineer_verdicts, keep_reverify};
+use crate::review::outrank::{keep_later_engineer_verdicts, keep_reverify};
 use crate::review::{Decision, Kind, Record, Superseded, is_revision};
 use crate::time;
 
@@ -282,12 +282,13 @@ fn import_decision(
             &mut d.superseded
         });
         // The same carry made in another clone: what either sent to re-verify stays so. And
-        // the database's engineer verdicts outrank the line's assistant's (or none), as in a
-        // sync: a later version from a clone that had not seen them never takes them away.
+        // the database's engineer verdicts outrank the line's assistant's (or none) and its
+        // earlier engineer verdicts, as in a sync: a later version from a clone that had not
+        // seen them never takes them away.
         if let Some(o) = old.as_ref().filter(|o| o.id == d.id) {
             let mut line = kept.take().unwrap_or_else(|| d.clone());
             keep_reverify(&mut line, o);
-            if !keep_engineer_verdicts(&o.basis, &mut line.basis).is_empty() {
+            if !keep_later_engineer_verdicts(&o.basis, &mut line.basis).is_empty() {
                 line.recount_carried(d);
                 line.updated_at = time::millisecond_after(&line.updated_at);
             }
@@ -312,9 +313,9 @@ fn import_decision(
         // and the line's mark (a restated decision at a revision carried on stays superseded).
         let mut held = held_mark(&old, d.superseded.as_ref(), |d| &mut d.superseded)
             .unwrap_or_else(|| old.clone());
-        // And the line's engineer verdicts the database's version lacks (given in a clone
-        // before this version was written here).
-        if !keep_engineer_verdicts(&d.basis, &mut held.basis).is_empty() {
+        // And the line's engineer verdicts the database's version lacks, or holds an earlier
+        // one of (given in a clone before this version was written here).
+        if !keep_later_engineer_verdicts(&d.basis, &mut held.basis).is_empty() {
             held.recount_carried(&old);
             held.updated_at = time::millisecond_after(&held.updated_at);
         }

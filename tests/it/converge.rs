@@ -1713,3 +1713,39 @@ fn the_archive_holds_what_is_stated_again_at_a_revision_carried_past() -> anyhow
     ])
     .map(drop)
 }
+
+/// Regression (by hand, after the rule sync keeps): clone 2 gives the engineer's verdict on a
+/// requirement, clone 0 a different one later, and clone 2 then changes the decision (a later
+/// version, which keeps its own engineer verdict); clone 0 imports clone 2's export. Between
+/// two engineer verdicts on one requirement the later stands in a sync; the import took the
+/// later line's, older, verdict, and the engineer's latest word was gone for good.
+#[test]
+fn an_import_keeps_the_later_of_two_engineer_verdicts() -> anyhow::Result<()> {
+    use Op::*;
+    let decide = |c, disposition| Decide {
+        c,
+        part: 0,
+        rev: 0,
+        subject: 0,
+        disposition,
+        states: [0, 1, 1],
+        assistant: Some(1),
+    };
+    let judge = |c, accept, form| Judge {
+        c,
+        pick: 0,
+        item: 0,
+        accept,
+        form,
+    };
+    run(&[
+        decide(0, 0),
+        Sync { c: 0 },
+        Sync { c: 2 },
+        judge(2, true, false),
+        judge(0, false, true),
+        decide(2, 1),
+        Import { c: 0, from: 2 },
+    ])
+    .map(drop)
+}
