@@ -94,8 +94,10 @@ pub(super) fn explained(
 }
 
 /// Whether an event already says that item `of`, as it stood at `updated_at`, ended (it
-/// was forgotten, an event without `after`, at or after that time): a sync that deletes it
-/// then brings nothing the history does not already tell.
+/// was forgotten, an event without `after`, at or after that time) and nothing after that
+/// end says it went on: a sync or an import that deletes it then brings nothing the history
+/// does not already tell. An end the item came back from (an `arrived` dated after it)
+/// explains no deletion: the history would end on the return.
 pub(super) fn ending_explained(
     tx: &Transaction<'_>,
     of: &str,
@@ -103,7 +105,10 @@ pub(super) fn ending_explained(
 ) -> Result<bool, StoreError> {
     Ok(tx
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM events WHERE of = ?1 AND after IS NULL AND at >= ?2)",
+            "SELECT EXISTS (SELECT 1 FROM events e WHERE e.of = ?1 AND e.after IS NULL \
+             AND e.at >= ?2 \
+             AND NOT EXISTS (SELECT 1 FROM events z WHERE z.of = ?1 AND z.after IS NOT NULL \
+                 AND (z.at > e.at OR (z.at = e.at AND z.seq > e.seq))))",
         )?
         .query_row(params![of, updated_at], |r| r.get(0))?)
 }
@@ -159,9 +164,17 @@ pub(super) fn transferred_decision(
     if explained {
         return Ok(0);
     }
-    // A deletion never before the decision's last change, whatever the clock says: the
-    // history reads in time order.
-    let ended = old.map(|o| time::updated_after(how.at.to_string(), &o.updated_at));
+    // A deletion never before the decision's last change nor its last event (a return
+    // after a forget is dated after that end), whatever the clock says: the history reads
+    // in time order and ends in the end.
+    let ended = match (old, new) {
+        (Some(o), None) => Some(after_the_last_event(
+            tx,
+            &o.id,
+            time::updated_after(how.at.to_string(), &o.updated_at),
+        )?),
+        _ => None,
+    };
     // A decision that comes back after it was forgotten here is dated after that end, so
     // the history does not end on "forgotten" while it is live.
     // Nor is a version written over another dated before it (a folder file whose

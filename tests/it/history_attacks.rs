@@ -1,0 +1,69 @@
+//! An adversarial audit of the history channel across clones (import, sync): scenarios that try
+//! to make a decision's history lie about what the database holds.
+
+use review_mcp::review::history::EventKind;
+use review_mcp::review::{Artifact, Decision};
+use review_mcp::store::{HistoryQuery, NewDecision, PageRequest, Store};
+
+use crate::support::inproc::REV_A;
+
+fn artifact() -> Artifact {
+    Artifact {
+        revision: REV_A.to_string(),
+        format: "step".into(),
+        uri: Some("file:///work/bracket.step".into()),
+        units: None,
+    }
+}
+
+/// A decision on `bore` of REV_A with `id`, `disposition`, created and last changed at `at`:
+/// an export line of another clone.
+fn line(id: &str, disposition: &str, at: &str) -> anyhow::Result<Decision> {
+    let (mut d, _, _) = Store::open_in_memory()?.remember_decision(&NewDecision {
+        artifact: artifact(),
+        subject: "bore".into(),
+        disposition: disposition.into(),
+        summary: None,
+        basis: vec![],
+    })?;
+    d.id = id.into();
+    d.created_at = at.into();
+    d.updated_at = at.into();
+    Ok(d)
+}
+
+/// The kinds of `id`'s events, newest first, as `review_history` lists them.
+fn kinds(store: &mut Store, id: &str) -> anyhow::Result<Vec<EventKind>> {
+    let q = HistoryQuery {
+        of: Some(id.into()),
+        ..HistoryQuery::default()
+    };
+    let page = store.history(&q, PageRequest::first(100))?;
+    Ok(page.items.into_iter().map(|(e, _)| e.kind).collect())
+}
+
+/// Regression: a decision forgotten here and brought back by an import (its `arrived` event
+/// dated after the forget) whose key a later line of another id then took (a teammate's
+/// decision on the same subject, minted with its own id) was deleted with no event: the
+/// forget before its return was taken to explain the deletion, so its history ended
+/// `arrived`, live, while no decision of that id was left.
+#[test]
+fn a_decision_brought_back_then_replaced_by_another_id_ends_forgotten() -> anyhow::Result<()> {
+    let mut store = Store::open_in_memory()?;
+    let ours = line("dec_ours", "hold", "2026-01-01T00:00:00.000Z")?;
+    let theirs = line("dec_theirs", "release", "2026-01-02T00:00:00.000Z")?;
+    store.import(&[], std::slice::from_ref(&ours))?;
+    let key = ours.artifact.locator().to_string();
+    assert_eq!(store.forget_decision(&key, "bore", REV_A)?, 1);
+    assert_eq!(store.import(&[], std::slice::from_ref(&ours))?.added, 1);
+    assert_eq!(store.import(&[], &[theirs])?.replaced, 1);
+    let live: Vec<String> = store.all_decisions()?.into_iter().map(|d| d.id).collect();
+    assert_eq!(live, ["dec_theirs"]);
+    let history = kinds(&mut store, "dec_ours")?;
+    assert_eq!(
+        history.first(),
+        Some(&EventKind::Forgotten),
+        "dec_ours is gone, its history newest first: {history:?}"
+    );
+    Ok(())
+}
