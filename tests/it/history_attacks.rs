@@ -67,3 +67,48 @@ fn a_decision_brought_back_then_replaced_by_another_id_ends_forgotten() -> anyho
     );
     Ok(())
 }
+
+/// The same through `sync`: a decision a teammate forgot (their `forgotten` event comes with
+/// the folder) that was forgotten here too and brought back by an import (`arrived`, dated
+/// after both ends) is deleted by the sync, and its history ends in that deletion.
+#[test]
+fn a_decision_brought_back_here_and_forgotten_by_a_teammate_ends_forgotten_after_a_sync()
+-> anyhow::Result<()> {
+    use crate::support::TempDir;
+    use crate::support::file_events::{run_cli as cli, succeeded as ok};
+    let tmp = TempDir::new("history-attacks-sync-end")?;
+    let (a, b, folder) = (tmp.join("a.db"), tmp.join("b.db"), tmp.join("review"));
+    let folder_arg = folder.to_string_lossy().to_string();
+    let (d, _, _) = Store::open(&a)?.remember_decision(&NewDecision {
+        artifact: artifact(),
+        subject: "bore".into(),
+        disposition: "hold".into(),
+        summary: None,
+        basis: vec![],
+    })?;
+    let key = d.artifact.locator().to_string();
+    ok(cli(&a, &["sync", &folder_arg])?)?;
+    ok(cli(&b, &["sync", &folder_arg])?)?;
+    let export = tmp.join("b.jsonl");
+    std::fs::write(&export, ok(cli(&b, &["export"])?)?)?;
+    // The teammate forgets it and syncs; here it is forgotten, then imported back.
+    assert_eq!(Store::open(&a)?.forget_decision(&key, "bore", REV_A)?, 1);
+    ok(cli(&a, &["sync", &folder_arg])?)?;
+    assert_eq!(Store::open(&b)?.forget_decision(&key, "bore", REV_A)?, 1);
+    ok(cli(&b, &["import", &export.to_string_lossy()])?)?;
+    assert_eq!(
+        kinds(&mut Store::open(&b)?, &d.id)?.first(),
+        Some(&EventKind::Arrived)
+    );
+    ok(cli(&b, &["sync", &folder_arg])?)?;
+    let mut store = Store::open(&b)?;
+    assert!(store.all_decisions()?.is_empty(), "the sync deletes it");
+    let history = kinds(&mut store, &d.id)?;
+    assert_eq!(
+        history.first(),
+        Some(&EventKind::Forgotten),
+        "{} is gone, its history newest first: {history:?}",
+        d.id
+    );
+    Ok(())
+}
