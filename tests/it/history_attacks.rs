@@ -171,3 +171,51 @@ fn an_item_of_many_events_imports_in_time_linear_in_them() -> anyhow::Result<()>
     );
     Ok(())
 }
+
+/// Regression: an imported event whose `locator` is long (a hostile line: nothing bounds it but
+/// the line; no tool takes a uri over 4,096 characters) took the page's whole budget with its
+/// `artifacts` entry, so the event was cut to nothing, its `id` too, and `review_history` of
+/// the decision answered an internal error (its output broke its own schema): the decision's
+/// history could not be read. The entry's locator is cut, and the page is within the bound.
+#[test]
+fn a_history_page_stays_within_the_bound_whatever_an_event_locator_holds() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era};
+    use serde_json::json;
+    let d = line("dec_x", "hold", "2025-01-01T00:00:00.000Z")?;
+    let mut events = events_then_an_end(&d, 2);
+    events.truncate(2);
+    events[1].locator = format!("file:///work/{}.step", "x".repeat(100_000));
+    let long = events[1].clone().sealed();
+    events[1] = long;
+    let mut store = Store::open_in_memory()?;
+    store.import_with_history(&[], std::slice::from_ref(&d), &events)?;
+    let mut c = Client::new(store, Era::V2026_07_28);
+    for args in [
+        json!({"id": "dec_x"}),
+        json!({"artifact": {"revision": REV_A, "format": "step"}}),
+    ] {
+        let r = c.request(
+            "tools/call",
+            json!({"name": "review_history", "arguments": args}),
+        );
+        let bytes = serde_json::to_string(&r)?.len();
+        let page = &r["result"]["structuredContent"];
+        assert_eq!(
+            page["events"].as_array().map(Vec::len),
+            Some(2),
+            "{args}: {}",
+            r.to_string().chars().take(600).collect::<String>()
+        );
+        let cut = page["artifacts"][0]["locator"].as_str().unwrap_or_default();
+        assert!(
+            cut.ends_with('…') && cut.chars().count() == 4097,
+            "{cut:.80}"
+        );
+        assert!(
+            bytes <= 32_000,
+            "{args}: an answer of {bytes} bytes: {}",
+            r.to_string().chars().take(600).collect::<String>()
+        );
+    }
+    Ok(())
+}
