@@ -123,6 +123,20 @@ pub fn outranks(engineer: Option<&Verdict>, other: Option<&Verdict>) -> bool {
 /// is judged here ([`BasisItem::judged_here`]); the caller counts its decision's items to
 /// re-verify again (`Decision::recount_carried`).
 pub fn keep_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<KeptVerdict> {
+    keep_verdicts(old, new, false)
+}
+
+/// [`keep_engineer_verdicts`] for two versions of which neither need have seen the other (an
+/// import: there is no base to say which engineer verdict came after the other): an item of
+/// `new` whose engineer verdict differs from `old`'s, given earlier, takes `old`'s too, as
+/// sync's merge of two versions keeps the later `at`. Without it an import of a version later
+/// for another reason (a verdict on another item) took away an engineer's newer verdict for
+/// an older one, and clones that imported in different orders kept different verdicts.
+pub fn keep_later_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<KeptVerdict> {
+    keep_verdicts(old, new, true)
+}
+
+fn keep_verdicts(old: &[BasisItem], new: &mut [BasisItem], later: bool) -> Vec<KeptVerdict> {
     let pairs = pair_by_requirement(old, new);
     let mut kept = Vec::new();
     for (index, (item, pair)) in new.iter_mut().zip(pairs).enumerate() {
@@ -132,7 +146,13 @@ pub fn keep_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<K
         else {
             continue;
         };
-        if outranks(Some(engineer), item.verdict.as_ref()) {
+        let newer = later
+            && engineer.via.is_engineer()
+            && item
+                .verdict
+                .as_ref()
+                .is_some_and(|n| n.via.is_engineer() && n != engineer && engineer.at > n.at);
+        if outranks(Some(engineer), item.verdict.as_ref()) || newer {
             // Judged at its own revision: no longer carried (as `record_verdict` does).
             item.judged_here();
             kept.push(KeptVerdict {

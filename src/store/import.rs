@@ -9,7 +9,7 @@ use super::page::next_seq;
 use super::records::rows::{feature_copy, load_record, write_record, write_stated_before_carry};
 use super::{Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
-use crate::review::outrank::{keep_engineer_verdicts, keep_reverify};
+use crate::review::outrank::{keep_later_engineer_verdicts, keep_reverify};
 use crate::review::{Decision, Kind, Record, Superseded, is_revision};
 use crate::time;
 
@@ -287,7 +287,7 @@ fn import_decision(
         if let Some(o) = old.as_ref().filter(|o| o.id == d.id) {
             let mut line = kept.take().unwrap_or_else(|| d.clone());
             keep_reverify(&mut line, o);
-            if !keep_engineer_verdicts(&o.basis, &mut line.basis).is_empty() {
+            if !keep_later_engineer_verdicts(&o.basis, &mut line.basis).is_empty() {
                 line.recount_carried(d);
                 line.updated_at = time::millisecond_after(&line.updated_at);
             }
@@ -314,7 +314,7 @@ fn import_decision(
             .unwrap_or_else(|| old.clone());
         // And the line's engineer verdicts the database's version lacks (given in a clone
         // before this version was written here).
-        if !keep_engineer_verdicts(&d.basis, &mut held.basis).is_empty() {
+        if !keep_later_engineer_verdicts(&d.basis, &mut held.basis).is_empty() {
             held.recount_carried(&old);
             held.updated_at = time::millisecond_after(&held.updated_at);
         }

@@ -1713,3 +1713,52 @@ fn the_archive_holds_what_is_stated_again_at_a_revision_carried_past() -> anyhow
     ])
     .map(drop)
 }
+
+/// Regression (seed 2216 of 120 operations, minimised to 9 with `CONVERGE_MINIMISE_LIKE`; seed
+/// 2142 failed the same way): clones 1 and 2 give different engineer verdicts on one item
+/// (clone 2's later), clone 0 judges another item, clone 1 imports clone 0's export (a later
+/// version, which keeps clone 1's verdict), and clone 2 imports clone 1's export: the later
+/// version took clone 2's newer verdict away for clone 1's older one. Between two engineer
+/// verdicts an import keeps the later `at`, as sync's merge does.
+#[test]
+fn an_import_keeps_the_later_of_two_engineer_verdicts() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 1,
+            part: 1,
+            rev: 2,
+            subject: 0,
+            disposition: 0,
+            states: [1, 1, 0],
+            assistant: None,
+        },
+        Import { c: 0, from: 1 },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        Judge {
+            c: 1,
+            pick: 4,
+            item: 1,
+            accept: false,
+            form: false,
+        },
+        Judge {
+            c: 2,
+            pick: 0,
+            item: 1,
+            accept: true,
+            form: true,
+        },
+        Judge {
+            c: 0,
+            pick: 5,
+            item: 2,
+            accept: false,
+            form: true,
+        },
+        Import { c: 1, from: 0 },
+        Import { c: 2, from: 1 },
+    ])
+    .map(drop)
+}

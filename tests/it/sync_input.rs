@@ -1279,16 +1279,32 @@ fn sync_names_the_engineer_verdict_a_merge_replaces_and_one_dated_ahead() -> any
     );
 
     // The database's version wins (later), the folder's verdict (later `at`) is taken into
-    // it: the conflict names the database's verdict it replaced too.
-    import(
-        &dir,
-        &db,
-        &[bore(
-            "2026-01-04T00:00:00.000Z",
-            "hold",
-            verdict("rejected", "terminal", T3, Some("Ada")),
-        )],
-    )?;
+    // it: the conflict names the database's verdict it replaced too. The engineer rejects
+    // again here, through the terminal (an import of a version holding that verdict, dated
+    // T3, now keeps the database's later one: the two verdicts' later `at`, as this merge).
+    {
+        use review_mcp::review::{Judgement, Verdict, Via};
+        use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
+        let mut store = Store::open(&db)?;
+        let at = DecisionRef::Id("dec_1");
+        let shown = store
+            .find_decision(&at)?
+            .and_then(|d| d.basis.first().map(|b| b.digest()))
+            .unwrap_or_default();
+        let again = Verdict {
+            at: T3.into(),
+            author: Some("Ada".into()),
+            judgement: Judgement::Rejected,
+            meaning: None,
+            reason: None,
+            via: Via::Terminal,
+        };
+        let outcome = store.record_verdicts(&at, Shown::Item(&shown), &[(0, again)])?;
+        ensure!(
+            matches!(outcome, VerdictsOutcome::Recorded(_)),
+            "{outcome:?}"
+        );
+    }
     std::fs::write(
         &file,
         pretty(&decision(
