@@ -1813,3 +1813,53 @@ fn an_archive_of_every_export_holds_each_renamed_and_carried_feature() -> anyhow
     ])
     .map(drop)
 }
+
+/// Known defect, not fixed (seed 2472 of 120 operations, minimised to 8 with
+/// `CONVERGE_MINIMISE_LIKE`; seed 2684 fails with the same message): a feature stated at
+/// revision 0 in clone 1 reaches clone 2 by import and clone 0 by sync; clone 0 carries it to
+/// revision 2, and clone 2, which has not seen the carry, states it at revision 1, syncs, and
+/// states it again at revision 0. After the final syncs clones 0 and 2 hold different
+/// histories: the sync's `text_replaced` events of the same millisecond differ (one clone has
+/// an event of the feature's record at revision 0, the other one of another record of it at
+/// another revision, where the first has it). The
+/// cause was not found; the list is minimal, so it needs the carry and the statements at the
+/// carried-from revision (the carried-feature rules, which another change is fixing).
+#[test]
+#[ignore = "known defect: clones' histories differ after a carry and statements at its old revision"]
+fn clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision() -> anyhow::Result<()>
+{
+    use Op::*;
+    run(&[
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 0,
+            name: 2,
+            tag: 1,
+        },
+        Import { c: 2, from: 1 },
+        Sync { c: 2 },
+        Sync { c: 0 },
+        Carry {
+            c: 0,
+            from: 0,
+            to: 2,
+        },
+        Remember {
+            c: 2,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 1,
+        },
+        Sync { c: 2 },
+        Remember {
+            c: 2,
+            part: 0,
+            rev: 0,
+            name: 2,
+            tag: 1,
+        },
+    ])
+    .map(drop)
+}
