@@ -1863,3 +1863,56 @@ fn clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision() ->
     ])
     .map(drop)
 }
+
+/// Known defect, not fixed (seed 2671 of 120 operations, minimised to 12 with
+/// `CONVERGE_MINIMISE_LIKE`): clones 0 and 1 each decide on one subject of part 1 at revision 1
+/// (two ids for one key), meet by imports and a sync, and clone 0 forgets the decision last;
+/// after the final syncs a clone still holds a decision on that subject that the documented
+/// rules forgot. The cause was not found (the two ids of one key, one of which an import gave
+/// the key, are the likely place).
+#[test]
+#[ignore = "known defect: a decision forgotten last is held after the final syncs (two ids of one key)"]
+fn a_decision_forgotten_last_is_forgotten_everywhere() -> anyhow::Result<()> {
+    use Op::*;
+    let decide = |c, rev, subject, disposition, states, assistant| Decide {
+        c,
+        part: 1,
+        rev,
+        subject,
+        disposition,
+        states,
+        assistant: Some(assistant),
+    };
+    run(&[
+        decide(1, 1, 0, 2, [0, 0, 0], 1),
+        decide(0, 2, 0, 1, [0, 1, 0], 2),
+        decide(0, 1, 1, 1, [0, 1, 1], 1),
+        decide(0, 1, 0, 0, [0, 1, 0], 1),
+        Import { c: 2, from: 0 },
+        Judge {
+            c: 2,
+            pick: 2,
+            item: 0,
+            accept: true,
+            form: true,
+        },
+        Judge {
+            c: 1,
+            pick: 4,
+            item: 2,
+            accept: false,
+            form: true,
+        },
+        Import { c: 0, from: 1 },
+        Commit { c: 0 },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        ForgetDecision {
+            c: 0,
+            part: 1,
+            rev: 1,
+            subject: 0,
+        },
+    ])
+    .map(drop)
+}
