@@ -127,11 +127,12 @@ pub fn keep_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<K
     keep_verdicts(old, new, false)
 }
 
-/// [`keep_engineer_verdicts`] between two versions neither of which is known to be made from
-/// the other (an `import` line and the database's version of its decision): an engineer's
-/// verdict in `new` stands only when it is not earlier than `old`'s on the same requirement.
-/// Between two engineer verdicts the later `at` stands, as a merge of two changed versions
-/// keeps it: the earlier was given where the later had not been seen.
+/// [`keep_engineer_verdicts`] for two versions of which neither need have seen the other (an
+/// import: there is no base to say which engineer verdict came after the other): an item of
+/// `new` whose engineer verdict differs from `old`'s, given earlier, takes `old`'s too, as
+/// sync's merge of two versions keeps the later `at`. Without it an import of a version later
+/// for another reason (a verdict on another item) took away an engineer's newer verdict for
+/// an older one, and clones that imported in different orders kept different verdicts.
 pub fn keep_later_engineer_verdicts(old: &[BasisItem], new: &mut [BasisItem]) -> Vec<KeptVerdict> {
     keep_verdicts(old, new, true)
 }
@@ -146,12 +147,13 @@ fn keep_verdicts(old: &[BasisItem], new: &mut [BasisItem], later: bool) -> Vec<K
         else {
             continue;
         };
-        let later = later
+        let newer = later
+            && engineer.via.is_engineer()
             && item
                 .verdict
                 .as_ref()
-                .is_some_and(|v| v.via.is_engineer() && engineer.at > v.at);
-        if outranks(Some(engineer), item.verdict.as_ref()) || later {
+                .is_some_and(|n| n.via.is_engineer() && n != engineer && engineer.at > n.at);
+        if outranks(Some(engineer), item.verdict.as_ref()) || newer {
             // Judged at its own revision: no longer carried (as `record_verdict` does).
             item.judged_here();
             kept.push(KeptVerdict {

@@ -188,6 +188,15 @@ fn where_in(event: &mut Value, table: &[Value]) -> (usize, Option<Value>) {
             entry[key] = v;
         }
     }
+    // No tool takes a uri longer than MAX_URI, but an imported or synced event's locator is
+    // bounded by its line only: cut (the whole event is `review://events/{id}/part/1`), or
+    // its entry alone takes the page and the event is cut to nothing, not even its id.
+    let max = usize::try_from(super::schema::MAX_URI).unwrap_or(usize::MAX);
+    if let Some(l) = entry["locator"].as_str()
+        && l.chars().count() > max
+    {
+        entry["locator"] = json!(crate::text::prefix_chars(l, max));
+    }
     if entry.get("locator") == entry.get("revision")
         && let Some(o) = entry.as_object_mut()
     {

@@ -1720,7 +1720,7 @@ fn the_archive_holds_what_is_stated_again_at_a_revision_carried_past() -> anyhow
 /// two engineer verdicts on one requirement the later stands in a sync; the import took the
 /// later line's, older, verdict, and the engineer's latest word was gone for good.
 #[test]
-fn an_import_keeps_the_later_of_two_engineer_verdicts() -> anyhow::Result<()> {
+fn an_import_of_a_later_version_keeps_the_later_engineer_verdict() -> anyhow::Result<()> {
     use Op::*;
     let decide = |c, disposition| Decide {
         c,
@@ -1746,6 +1746,209 @@ fn an_import_keeps_the_later_of_two_engineer_verdicts() -> anyhow::Result<()> {
         judge(0, false, true),
         decide(2, 1),
         Import { c: 0, from: 2 },
+    ])
+    .map(drop)
+}
+
+/// Regression (seed 2216 of 120 operations, minimised to 9 with `CONVERGE_MINIMISE_LIKE`; seed
+/// 2142 failed the same way): clones 1 and 2 give different engineer verdicts on one item
+/// (clone 2's later), clone 0 judges another item, clone 1 imports clone 0's export (a later
+/// version, which keeps clone 1's verdict), and clone 2 imports clone 1's export: the later
+/// version took clone 2's newer verdict away for clone 1's older one. Between two engineer
+/// verdicts an import keeps the later `at`, as sync's merge does.
+#[test]
+fn an_import_keeps_the_later_of_two_engineer_verdicts() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 1,
+            part: 1,
+            rev: 2,
+            subject: 0,
+            disposition: 0,
+            states: [1, 1, 0],
+            assistant: None,
+        },
+        Import { c: 0, from: 1 },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        Judge {
+            c: 1,
+            pick: 4,
+            item: 1,
+            accept: false,
+            form: false,
+        },
+        Judge {
+            c: 2,
+            pick: 0,
+            item: 1,
+            accept: true,
+            form: true,
+        },
+        Judge {
+            c: 0,
+            pick: 5,
+            item: 2,
+            accept: false,
+            form: true,
+        },
+        Import { c: 1, from: 0 },
+        Import { c: 2, from: 1 },
+    ])
+    .map(drop)
+}
+
+/// Known defect, not fixed (seed 2048 of 120 operations, minimised to 8 with
+/// `CONVERGE_MINIMISE_LIKE`; seeds 2092, 2099, 2158 and 2226 fail with the same message):
+/// features renamed and carried in two clones (revision 0 to 2 in clone 2, 1 to 2 in clone 0)
+/// and synced; an export of clone 1 imported into the archive, then a rename at revision 0 in
+/// clone 0. At the end the archive, which imported every export, lacks a feature of revision 0
+/// that a clone holds (clone 0's live `bore` there, nor any later version of it). The cause
+/// was not found; the list is minimal, so it needs both carries and both renames: likely the
+/// carried-feature rules of import (another change is fixing carries).
+#[test]
+#[ignore = "known defect: the archive lacks a feature of a carried-from revision after renames and carries"]
+fn an_archive_of_every_export_holds_each_renamed_and_carried_feature() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Rename {
+            c: 2,
+            part: 0,
+            rev: 0,
+            from: 1,
+            to: 0,
+        },
+        Carry {
+            c: 2,
+            from: 0,
+            to: 2,
+        },
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 1,
+            name: 0,
+            tag: 1,
+        },
+        Sync { c: 1 },
+        Sync { c: 0 },
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        Fidelity { c: 1 },
+        Rename {
+            c: 0,
+            part: 0,
+            rev: 0,
+            from: 0,
+            to: 0,
+        },
+    ])
+    .map(drop)
+}
+
+/// Known defect, not fixed (seed 2472 of 120 operations, minimised to 8 with
+/// `CONVERGE_MINIMISE_LIKE`; seed 2684 fails with the same message): a feature stated at
+/// revision 0 in clone 1 reaches clone 2 by import and clone 0 by sync; clone 0 carries it to
+/// revision 2, and clone 2, which has not seen the carry, states it at revision 1, syncs, and
+/// states it again at revision 0. After the final syncs clones 0 and 2 hold different
+/// histories: the sync's `text_replaced` events of the same millisecond differ (one clone has
+/// an event of the feature's record at revision 0, the other one of another record of it at
+/// another revision, where the first has it). The
+/// cause was not found; the list is minimal, so it needs the carry and the statements at the
+/// carried-from revision (the carried-feature rules, which another change is fixing).
+#[test]
+#[ignore = "known defect: clones' histories differ after a carry and statements at its old revision"]
+fn clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision() -> anyhow::Result<()>
+{
+    use Op::*;
+    run(&[
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 0,
+            name: 2,
+            tag: 1,
+        },
+        Import { c: 2, from: 1 },
+        Sync { c: 2 },
+        Sync { c: 0 },
+        Carry {
+            c: 0,
+            from: 0,
+            to: 2,
+        },
+        Remember {
+            c: 2,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 1,
+        },
+        Sync { c: 2 },
+        Remember {
+            c: 2,
+            part: 0,
+            rev: 0,
+            name: 2,
+            tag: 1,
+        },
+    ])
+    .map(drop)
+}
+
+/// Known defect, not fixed (seed 2671 of 120 operations, minimised to 12 with
+/// `CONVERGE_MINIMISE_LIKE`): clones 0 and 1 each decide on one subject of part 1 at revision 1
+/// (two ids for one key), meet by imports and a sync, and clone 0 forgets the decision last;
+/// after the final syncs a clone still holds a decision on that subject that the documented
+/// rules forgot. The cause was not found (the two ids of one key, one of which an import gave
+/// the key, are the likely place).
+#[test]
+#[ignore = "known defect: a decision forgotten last is held after the final syncs (two ids of one key)"]
+fn a_decision_forgotten_last_is_forgotten_everywhere() -> anyhow::Result<()> {
+    use Op::*;
+    let decide = |c, rev, subject, disposition, states, assistant| Decide {
+        c,
+        part: 1,
+        rev,
+        subject,
+        disposition,
+        states,
+        assistant: Some(assistant),
+    };
+    run(&[
+        decide(1, 1, 0, 2, [0, 0, 0], 1),
+        decide(0, 2, 0, 1, [0, 1, 0], 2),
+        decide(0, 1, 1, 1, [0, 1, 1], 1),
+        decide(0, 1, 0, 0, [0, 1, 0], 1),
+        Import { c: 2, from: 0 },
+        Judge {
+            c: 2,
+            pick: 2,
+            item: 0,
+            accept: true,
+            form: true,
+        },
+        Judge {
+            c: 1,
+            pick: 4,
+            item: 2,
+            accept: false,
+            form: true,
+        },
+        Import { c: 0, from: 1 },
+        Commit { c: 0 },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        ForgetDecision {
+            c: 0,
+            part: 1,
+            rev: 1,
+            subject: 0,
+        },
     ])
     .map(drop)
 }

@@ -21,6 +21,7 @@ mod export_file;
 mod form3_csv;
 mod fuzz;
 mod generations;
+mod history_attacks;
 mod history_done_when;
 mod history_readers;
 mod history_review;

@@ -228,21 +228,12 @@ fn merge_file(db: &Path, base: &Path, ours: &Path, theirs: &Path) -> anyhow::Res
 /// Turns every verdict in the database `db` into the assistant's acceptance given at `at`, as
 /// an import of an older version wrote a line over the engineer's verdicts.
 fn assistant_verdict_by_hand(db: &Path, at: &str) -> anyhow::Result<()> {
-    verdict_by_hand(db, ("accepted", "assistant", at, "Bob"))
-}
-
-/// Turns every verdict in the database `db` into this one (judgement, via, at, author), as a
-/// version written over the stored one (import keeps the later of two engineer verdicts).
-fn verdict_by_hand(
-    db: &Path,
-    (judgement, via, at, author): (&str, &str, &str, &str),
-) -> anyhow::Result<()> {
     let conn = rusqlite::Connection::open(db)?;
     conn.execute(
-        "UPDATE basis_items SET verdict_judgement = ?1, verdict_via = ?2, verdict_at = ?3, \
-         verdict_author = ?4, verdict_reason = NULL, verdict_meaning = NULL \
+        "UPDATE basis_items SET verdict_judgement = 'accepted', verdict_via = 'assistant', \
+         verdict_at = ?1, verdict_author = 'Bob', verdict_reason = NULL, verdict_meaning = NULL \
          WHERE verdict_judgement IS NOT NULL",
-        rusqlite::params![judgement, via, at, author],
+        [at],
     )?;
     Ok(())
 }
@@ -1288,19 +1279,32 @@ fn sync_names_the_engineer_verdict_a_merge_replaces_and_one_dated_ahead() -> any
     );
 
     // The database's version wins (later), the folder's verdict (later `at`) is taken into
-    // it: the conflict names the database's verdict it replaced too. (An import keeps the
-    // verdict dated ahead, the later, in the version it writes: the engineer's word at T3 is
-    // written by hand.)
-    import(
-        &dir,
-        &db,
-        &[bore(
-            "2026-01-04T00:00:00.000Z",
-            "hold",
-            verdict("rejected", "terminal", T3, Some("Ada")),
-        )],
-    )?;
-    verdict_by_hand(&db, ("rejected", "terminal", T3, "Ada"))?;
+    // it: the conflict names the database's verdict it replaced too. The engineer rejects
+    // again here, through the terminal (an import of a version holding that verdict, dated
+    // T3, now keeps the database's later one: the two verdicts' later `at`, as this merge).
+    {
+        use review_mcp::review::{Judgement, Verdict, Via};
+        use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
+        let mut store = Store::open(&db)?;
+        let at = DecisionRef::Id("dec_1");
+        let shown = store
+            .find_decision(&at)?
+            .and_then(|d| d.basis.first().map(|b| b.digest()))
+            .unwrap_or_default();
+        let again = Verdict {
+            at: T3.into(),
+            author: Some("Ada".into()),
+            judgement: Judgement::Rejected,
+            meaning: None,
+            reason: None,
+            via: Via::Terminal,
+        };
+        let outcome = store.record_verdicts(&at, Shown::Item(&shown), &[(0, again)])?;
+        ensure!(
+            matches!(outcome, VerdictsOutcome::Recorded(_)),
+            "{outcome:?}"
+        );
+    }
     std::fs::write(
         &file,
         pretty(&decision(

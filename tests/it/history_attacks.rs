@@ -1,0 +1,221 @@
+//! An adversarial audit of the history channel across clones (import, sync): scenarios that try
+//! to make a decision's history lie about what the database holds.
+
+use review_mcp::review::history::EventKind;
+use review_mcp::review::{Artifact, Decision};
+use review_mcp::store::{HistoryQuery, NewDecision, PageRequest, Store};
+
+use crate::support::inproc::REV_A;
+
+fn artifact() -> Artifact {
+    Artifact {
+        revision: REV_A.to_string(),
+        format: "step".into(),
+        uri: Some("file:///work/bracket.step".into()),
+        units: None,
+    }
+}
+
+/// A decision on `bore` of REV_A with `id`, `disposition`, created and last changed at `at`:
+/// an export line of another clone.
+fn line(id: &str, disposition: &str, at: &str) -> anyhow::Result<Decision> {
+    let (mut d, _, _) = Store::open_in_memory()?.remember_decision(&NewDecision {
+        artifact: artifact(),
+        subject: "bore".into(),
+        disposition: disposition.into(),
+        summary: None,
+        basis: vec![],
+    })?;
+    d.id = id.into();
+    d.created_at = at.into();
+    d.updated_at = at.into();
+    Ok(d)
+}
+
+/// The kinds of `id`'s events, newest first, as `review_history` lists them.
+fn kinds(store: &mut Store, id: &str) -> anyhow::Result<Vec<EventKind>> {
+    let q = HistoryQuery {
+        of: Some(id.into()),
+        ..HistoryQuery::default()
+    };
+    let page = store.history(&q, PageRequest::first(100))?;
+    Ok(page.items.into_iter().map(|(e, _)| e.kind).collect())
+}
+
+/// Regression: a decision forgotten here and brought back by an import (its `arrived` event
+/// dated after the forget) whose key a later line of another id then took (a teammate's
+/// decision on the same subject, minted with its own id) was deleted with no event: the
+/// forget before its return was taken to explain the deletion, so its history ended
+/// `arrived`, live, while no decision of that id was left.
+#[test]
+fn a_decision_brought_back_then_replaced_by_another_id_ends_forgotten() -> anyhow::Result<()> {
+    let mut store = Store::open_in_memory()?;
+    let ours = line("dec_ours", "hold", "2026-01-01T00:00:00.000Z")?;
+    let theirs = line("dec_theirs", "release", "2026-01-02T00:00:00.000Z")?;
+    store.import(&[], std::slice::from_ref(&ours))?;
+    let key = ours.artifact.locator().to_string();
+    assert_eq!(store.forget_decision(&key, "bore", REV_A)?, 1);
+    assert_eq!(store.import(&[], std::slice::from_ref(&ours))?.added, 1);
+    assert_eq!(store.import(&[], &[theirs])?.replaced, 1);
+    let live: Vec<String> = store.all_decisions()?.into_iter().map(|d| d.id).collect();
+    assert_eq!(live, ["dec_theirs"]);
+    let history = kinds(&mut store, "dec_ours")?;
+    assert_eq!(
+        history.first(),
+        Some(&EventKind::Forgotten),
+        "dec_ours is gone, its history newest first: {history:?}"
+    );
+    Ok(())
+}
+
+/// The same through `sync`: a decision a teammate forgot (their `forgotten` event comes with
+/// the folder) that was forgotten here too and brought back by an import (`arrived`, dated
+/// after both ends) is deleted by the sync, and its history ends in that deletion.
+#[test]
+fn a_decision_brought_back_here_and_forgotten_by_a_teammate_ends_forgotten_after_a_sync()
+-> anyhow::Result<()> {
+    use crate::support::TempDir;
+    use crate::support::file_events::{run_cli as cli, succeeded as ok};
+    let tmp = TempDir::new("history-attacks-sync-end")?;
+    let (a, b, folder) = (tmp.join("a.db"), tmp.join("b.db"), tmp.join("review"));
+    let folder_arg = folder.to_string_lossy().to_string();
+    let (d, _, _) = Store::open(&a)?.remember_decision(&NewDecision {
+        artifact: artifact(),
+        subject: "bore".into(),
+        disposition: "hold".into(),
+        summary: None,
+        basis: vec![],
+    })?;
+    let key = d.artifact.locator().to_string();
+    ok(cli(&a, &["sync", &folder_arg])?)?;
+    ok(cli(&b, &["sync", &folder_arg])?)?;
+    let export = tmp.join("b.jsonl");
+    std::fs::write(&export, ok(cli(&b, &["export"])?)?)?;
+    // The teammate forgets it and syncs; here it is forgotten, then imported back.
+    assert_eq!(Store::open(&a)?.forget_decision(&key, "bore", REV_A)?, 1);
+    ok(cli(&a, &["sync", &folder_arg])?)?;
+    assert_eq!(Store::open(&b)?.forget_decision(&key, "bore", REV_A)?, 1);
+    ok(cli(&b, &["import", &export.to_string_lossy()])?)?;
+    assert_eq!(
+        kinds(&mut Store::open(&b)?, &d.id)?.first(),
+        Some(&EventKind::Arrived)
+    );
+    ok(cli(&b, &["sync", &folder_arg])?)?;
+    let mut store = Store::open(&b)?;
+    assert!(store.all_decisions()?.is_empty(), "the sync deletes it");
+    let history = kinds(&mut store, &d.id)?;
+    assert_eq!(
+        history.first(),
+        Some(&EventKind::Forgotten),
+        "{} is gone, its history newest first: {history:?}",
+        d.id
+    );
+    Ok(())
+}
+
+/// `n` sealed events of `d` (kind `replaced`, one a millisecond from 2026-01-01) that each say
+/// it was left in its own state, then its `forgotten` event: a hostile export's history.
+fn events_then_an_end(d: &Decision, n: usize) -> Vec<review_mcp::review::history::Event> {
+    use review_mcp::review::history::{Channel, Event, decision_state};
+    let event = |i: usize, kind: EventKind, after: Option<String>| {
+        Event {
+            after,
+            at: review_mcp::time::format_millis(
+                1_767_225_600_000 + i64::try_from(i).unwrap_or(i64::MAX),
+            ),
+            author: None,
+            changes: vec![],
+            channel: Channel::Assistant,
+            id: String::new(),
+            kind,
+            locator: d.artifact.locator().to_string(),
+            meaning: None,
+            of: d.id.clone(),
+            reason: None,
+            revision: d.artifact.revision.clone(),
+            step: 0,
+            subject: d.subject.clone(),
+        }
+        .sealed()
+    };
+    let state = decision_state(d);
+    let mut events: Vec<Event> = (0..n)
+        .map(|i| event(i, EventKind::Replaced, Some(state.clone())))
+        .collect();
+    events.push(event(n, EventKind::Forgotten, None));
+    events
+}
+
+/// Regression: the check that a write's state is already told by the history (an event in
+/// that state with no end or replaced state after it) looked, for each event of the item in
+/// that state, at every later one: an export whose item had n events in the state its line
+/// writes, then an end, took n² steps to import (4,000 events: 3.5 s in a debug build, 20,000:
+/// 109 s, with the write lock held). Each is now looked at once or twice.
+#[test]
+fn an_item_of_many_events_imports_in_time_linear_in_them() -> anyhow::Result<()> {
+    let d = line("dec_x", "hold", "2025-01-01T00:00:00.000Z")?;
+    let events = events_then_an_end(&d, 20_000);
+    let mut store = Store::open_in_memory()?;
+    let started = std::time::Instant::now();
+    let summary = store.import_with_history(&[], std::slice::from_ref(&d), &events)?;
+    let took = started.elapsed();
+    assert_eq!((summary.added, summary.events_added), (1, 20_001));
+    assert!(
+        took < std::time::Duration::from_secs(15),
+        "20,001 events of one item imported in {took:?}"
+    );
+    // The line comes back after the end: recorded, and the history ends live.
+    assert_eq!(
+        kinds(&mut store, "dec_x")?.first(),
+        Some(&EventKind::Arrived)
+    );
+    Ok(())
+}
+
+/// Regression: an imported event whose `locator` is long (a hostile line: nothing bounds it but
+/// the line; no tool takes a uri over 4,096 characters) took the page's whole budget with its
+/// `artifacts` entry, so the event was cut to nothing, its `id` too, and `review_history` of
+/// the decision answered an internal error (its output broke its own schema): the decision's
+/// history could not be read. The entry's locator is cut, and the page is within the bound.
+#[test]
+fn a_history_page_stays_within_the_bound_whatever_an_event_locator_holds() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era};
+    use serde_json::json;
+    let d = line("dec_x", "hold", "2025-01-01T00:00:00.000Z")?;
+    let mut events = events_then_an_end(&d, 2);
+    events.truncate(2);
+    events[1].locator = format!("file:///work/{}.step", "x".repeat(100_000));
+    let long = events[1].clone().sealed();
+    events[1] = long;
+    let mut store = Store::open_in_memory()?;
+    store.import_with_history(&[], std::slice::from_ref(&d), &events)?;
+    let mut c = Client::new(store, Era::V2026_07_28);
+    for args in [
+        json!({"id": "dec_x"}),
+        json!({"artifact": {"revision": REV_A, "format": "step"}}),
+    ] {
+        let r = c.request(
+            "tools/call",
+            json!({"name": "review_history", "arguments": args}),
+        );
+        let bytes = serde_json::to_string(&r)?.len();
+        let page = &r["result"]["structuredContent"];
+        assert_eq!(
+            page["events"].as_array().map(Vec::len),
+            Some(2),
+            "{args}: {}",
+            r.to_string().chars().take(600).collect::<String>()
+        );
+        let cut = page["artifacts"][0]["locator"].as_str().unwrap_or_default();
+        assert!(
+            cut.ends_with('…') && cut.chars().count() == 4097,
+            "{cut:.80}"
+        );
+        assert!(
+            bytes <= 32_000,
+            "{args}: an answer of {bytes} bytes: {}",
+            r.to_string().chars().take(600).collect::<String>()
+        );
+    }
+    Ok(())
+}
