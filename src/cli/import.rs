@@ -25,6 +25,11 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
         done.events,
         done.summary.events_added
     )
+    .and_then(|()| {
+        done.clock.iter().try_for_each(|c| {
+            writeln!(out, "clock: {}", review_mcp::text::escape_controls(c))
+        })
+    })
     .and_then(|()| out.flush());
     crate::cli::finish_stdout(
         written,

@@ -47,6 +47,8 @@ pub struct Imported {
     /// How many of the lines were events of the history (each kept once, never changed).
     pub events: usize,
     pub summary: ImportSummary,
+    /// The file's lines dated ahead of this machine's clock ([`Checked::clock`]).
+    pub clock: Vec<String>,
 }
 
 /// Where an import reads its file: once to check every line, then again (from its start)
@@ -277,6 +279,7 @@ pub fn import_from(db: &Path, file: &Path, input: &mut dyn Reread) -> Result<Imp
         lines: checked.lines,
         events: checked.events,
         summary,
+        clock: checked.clock,
     })
 }
 
@@ -327,6 +330,13 @@ pub struct Checked {
     pub lines: usize,
     pub events: usize,
     runs: Vec<(LineKind, usize)>,
+    /// One line for each item, engineer's verdict or event of the file dated more than
+    /// five minutes ahead of this machine's clock (at most [`MAX_REPORTED`], then a count):
+    /// written under a clock far ahead, or by hand, it wins every later comparison (the later
+    /// edit, the later of two engineer verdicts) and ends its item's history for every event
+    /// recorded before its date, as `sync` names such a file.
+    pub clock: Vec<String>,
+    ahead: usize,
 }
 
 impl Checked {
@@ -338,6 +348,58 @@ impl Checked {
         match self.runs.last_mut() {
             Some((k, n)) if *k == kind => *n += 1,
             _ => self.runs.push((kind, 1)),
+        }
+    }
+
+    /// Notes each date of `line` (number `n`) after `ahead`, this machine's clock and its
+    /// slack.
+    fn dated_ahead(&mut self, n: usize, line: &Line, ahead: &str) {
+        let mut found = Vec::new();
+        match line {
+            Line::Event(e) if e.at.as_str() > ahead => found.push(format!(
+                "the event `{}` of {} {} is dated {}; the review's history lists it after every \
+                 event recorded before that date",
+                e.kind.as_str(),
+                crate::text::inline(&e.of, 80),
+                crate::text::quoted(&e.subject, 80),
+                e.at
+            )),
+            Line::Event(_) => {}
+            Line::Item(item) => {
+                if item.updated_at() > ahead {
+                    found.push(format!(
+                        "{} is dated {}; as the later edit wins, it would beat edits made after it",
+                        item.describe(),
+                        item.updated_at()
+                    ));
+                }
+                if let Item::Decision(d) = &**item {
+                    for b in &d.basis {
+                        if let Some(v) = b.verdict.as_ref().filter(|v| v.at.as_str() > ahead) {
+                            found.push(format!(
+                                "the verdict of decision {} on {} ({} via {}) is dated {}; as the \
+                                 later of two engineer verdicts wins, it would beat every verdict \
+                                 given after it",
+                                crate::text::inline(&d.id, 80),
+                                crate::text::quoted(&b.requirement, 80),
+                                v.judgement.as_str(),
+                                v.via.as_str(),
+                                v.at
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        for f in found {
+            self.ahead += 1;
+            if self.clock.len() < MAX_REPORTED {
+                self.clock.push(format!(
+                    "line {n}: {f}; it is ahead of this machine's clock ({}): the clock that \
+                     wrote it (or this one) is wrong, or the line was written by hand",
+                    crate::time::now()
+                ));
+            }
         }
     }
 
@@ -354,6 +416,8 @@ pub fn read_import(
     schemas: &Schemas,
 ) -> std::result::Result<Checked, ImportError> {
     let mut checked = Checked::default();
+    let ahead =
+        crate::time::format_millis(crate::time::now_millis() + super::apply::CLOCK_SLACK_MS);
     let mut problems = Vec::new();
     let mut bad = 0usize;
     let mut number = 0usize;
@@ -409,7 +473,10 @@ pub fn read_import(
             }
         });
         match checked_line {
-            Ok(line) => checked.push(LineKind::of(&line)),
+            Ok(line) => {
+                checked.dated_ahead(number, &line, &ahead);
+                checked.push(LineKind::of(&line));
+            }
             Err(why) => {
                 bad += 1;
                 if problems.len() < MAX_REPORTED {
@@ -420,6 +487,12 @@ pub fn read_import(
     }
     if bad > problems.len() {
         problems.push(format!("… and {} more bad lines", bad - problems.len()));
+    }
+    if checked.ahead > checked.clock.len() {
+        let more = checked.ahead - checked.clock.len();
+        checked.clock.push(format!(
+            "… and {more} more dates ahead of this machine's clock"
+        ));
     }
     if problems.is_empty() {
         Ok(checked)

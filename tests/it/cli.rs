@@ -1798,3 +1798,78 @@ fn replay_refuses_a_fifo_and_an_empty_transcript_without_waiting() {
         assert!(text.contains(says), "{args:?}: {text}");
     }
 }
+
+/// Regression (converge3's audit of the history): `import` took lines dated far ahead of this
+/// machine's clock without a word, where `sync` names such a file in a `clock:` line. A
+/// `forgotten` event dated 9999-12-31 ends a live decision's history for good (no later event
+/// can be dated after it), a version dated ahead beats every later edit, and an engineer's
+/// verdict dated ahead every later verdict. Each is now named, with its line; a file of the
+/// present says nothing.
+#[test]
+fn import_names_each_line_dated_ahead_of_this_machines_clock() {
+    use review_mcp::review::history::Event;
+    const AHEAD: &str = "9999-12-31T23:59:59.999Z";
+    let dir = TempDir::new("import-ahead").unwrap();
+    let held = server_remembers_bore(&dir.path().join("r.db"));
+    // An event of the present (an export's), resealed with a date ahead.
+    fs::write(dir.path().join("now.jsonl"), export(dir.path(), "r.db")).unwrap();
+    let o = run(dir.path(), &["--db", "other.db", "import", "now.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("clock:"), "{}", stdout(&o));
+    let decision = serde_json::json!({"decision": {
+        "id": "dec_ahead", "subject": "bore fit", "disposition": "hold", "summary": "s",
+        "basis": [{"requirement": "Bore 10 H7", "source": "drawing", "state": "satisfied",
+            "faces": [], "verdict": {"judgement": "rejected", "via": "app", "at": AHEAD}}],
+        "artifact": {"revision": rev(1), "format": "step", "uri": "file:///w/p.step"},
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z"}});
+    let event: Event = serde_json::from_value(serde_json::json!({
+        "at": AHEAD, "changes": [{"field": "disposition", "from": "hold"}], "channel": "sync",
+        "id": "evt-0", "kind": "forgotten", "locator": "file:///w/p.step", "of": "dec_ahead",
+        "revision": rev(1), "step": 0, "subject": "bore fit"}))
+    .unwrap();
+    let event = serde_json::json!({"event": event.sealed()});
+    write_lines(
+        &dir.path().join("ahead.jsonl"),
+        &[
+            bore_line(&held.id, AHEAD, "from a clock ahead"),
+            decision,
+            event,
+        ],
+    );
+    let o = run(dir.path(), &["--db", "r.db", "import", "ahead.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let clock: Vec<&str> = out.lines().filter(|l| l.starts_with("clock: ")).collect();
+    assert_eq!(clock.len(), 3, "{out}");
+    assert!(
+        clock[0].starts_with(&format!(
+            "clock: line 1: record {} feature \"bore\"",
+            held.id
+        )),
+        "{out}"
+    );
+    assert!(
+        clock[1].contains(
+            "line 2: the verdict of decision dec_ahead on \"Bore 10 H7\" (rejected via app)"
+        ),
+        "{out}"
+    );
+    assert!(
+        clock[2].contains("line 3: the event `forgotten` of dec_ahead \"bore fit\""),
+        "{out}"
+    );
+    assert!(
+        clock
+            .iter()
+            .all(|l| l.contains(AHEAD) && l.contains("ahead of this machine's clock")),
+        "{out}"
+    );
+    // The decision stays (an import never deletes), and its history goes on after that end.
+    let (_, events) = items_and_events(&export(dir.path(), "r.db"));
+    let last = events
+        .lines()
+        .rfind(|l| l.contains("\"of\":\"dec_ahead\""))
+        .unwrap_or_default();
+    assert!(last.contains("\"after\":"), "{events}");
+    assert!(events.contains("\"kind\":\"arrived\""), "{events}");
+}
