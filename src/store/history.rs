@@ -223,6 +223,26 @@ pub(super) fn transferred_record(
     append(tx, &record_events(&how, Some(old), new))
 }
 
+/// Whether the history says the feature `of` was carried on from `revision` (a `carried`
+/// event of it there, `carry_forward`'s): that revision was carried past, even when its
+/// superseded copy was forgotten since and the feature stated again where it stands (its
+/// carry mark gone), so nothing else there says so.
+pub(super) fn carried_from(
+    tx: &Transaction<'_>,
+    of: &str,
+    revision: &str,
+) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM events e, json_each(e.body, '$.changes') c \
+             WHERE e.of = ?1 AND e.revision = ?2 \
+             AND json_extract(e.body, '$.kind') = 'carried' \
+             AND json_extract(c.value, '$.field') = 'revision' \
+             AND json_extract(c.value, '$.from') = ?2)",
+        )?
+        .query_row(params![of, revision], |r| r.get(0))?)
+}
+
 /// The revision the history says `revision` (of the file `locator`, when given) was carried
 /// on to: a `carried` event of a decision there whose revision changed from it to another.
 /// The link that stays when every item carried was forgotten since. Only a revision is

@@ -435,6 +435,12 @@ impl<'a> SyncTx<'a> {
         record_by_id(&self.tx, id)
     }
 
+    /// Whether the history says the feature `id` was carried on from `revision` (the
+    /// folder's events are added first): that revision was carried past.
+    pub fn carried_from(&self, id: &str, revision: &str) -> Result<bool, StoreError> {
+        history::carried_from(&self.tx, id, revision)
+    }
+
     /// A decision by id, with its basis.
     pub fn decision(&self, id: &str) -> Result<Option<Decision>, StoreError> {
         Ok(find(&self.tx, &DecisionRef::Id(id))?.map(|(_, d)| d))

@@ -387,8 +387,9 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     /// Whether the database or the folder holds a superseded copy of the feature `stayed`
-    /// states, at its revision (under the id every clone derives for it): that revision was
-    /// carried past ([`merge::CopyKnown`]).
+    /// states, at its revision (under the id every clone derives for it), or the history a
+    /// carry of the feature from there (its copy forgotten since): that revision was carried
+    /// past ([`merge::CopyKnown`]).
     fn copy_known(&self, stayed: &Record) -> bool {
         let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
         let is_copy = |r: &Record| {
@@ -397,7 +398,15 @@ impl<'a, 't> Apply<'a, 't> {
                 && r.artifact.revision == stayed.artifact.revision
         };
         let held = self.tx.record(&id).ok().flatten();
-        held.as_ref().is_some_and(is_copy) || self.filed_record(&id).is_some_and(is_copy)
+        held.as_ref().is_some_and(is_copy)
+            || self.filed_record(&id).is_some_and(is_copy)
+            || self
+                .tx
+                .carried_from(&stayed.id, &stayed.artifact.revision)
+                .unwrap_or_else(|e| {
+                    log::warn!("sync: the history of {} does not read: {e}", stayed.id);
+                    false
+                })
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.

@@ -1306,6 +1306,26 @@ fn a_restatement_merged_by_git_over_a_missed_carry_is_not_moved_back() -> anyhow
     run(&missed_carry(true)).map(drop)
 }
 
+/// As `a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_the_carry`,
+/// with clone 0's copy at revision 0 forgotten before the syncs: sync finds no superseded copy
+/// of the feature at 0 in the database nor in the folder, and the carry's `carried` event
+/// (the folder's events are added first) says revision 0 was carried past. Before, sync took
+/// clone 1's later statement and moved the feature back to revision 0.
+#[test]
+fn a_restatement_where_the_copy_was_forgotten_is_not_moved_back_by_sync() -> anyhow::Result<()> {
+    let mut ops = missed_carry(false);
+    ops.insert(
+        5,
+        Op::Forget {
+            c: 0,
+            part: 0,
+            rev: 0,
+            name: 0,
+        },
+    );
+    run(&ops).map(drop)
+}
+
 /// Clone 0 carries feature 0 from revision 0 to 1 and states it again at 1; clone 1, which
 /// has not seen the carry, states it later at 0 (and commits it first, when `committed`);
 /// then each syncs.
@@ -1422,14 +1442,15 @@ fn an_engineer_verdict_merged_by_sync_reaches_a_database_that_imported_the_versi
     .map(drop)
 }
 
-/// Known defect, not fixed here (seed 1 of 60 operations, minimised to 4, one clone, no
-/// sync): a feature carried from revision 0 to 1 and stated again at 1 (its carry mark
-/// cleared); `forget` by its name at revision 0 deletes what revision 0 says of it (its
-/// superseded copy, as docs/tools.md says); `remember` of the name at revision 0 then finds
-/// nothing saying revision 0 was carried past (no copy, no mark, and a record's carry leaves
-/// no history event) and moves the feature back to revision 0: revision 1 loses it.
+/// Regression (seed 1 of 60 operations, minimised to 4, one clone, no sync): a feature
+/// carried from revision 0 to 1 and stated again at 1 (its carry mark cleared); `forget` by
+/// its name at revision 0 deletes what revision 0 says of it (its superseded copy, as
+/// docs/tools.md says); `remember` of the name at revision 0 then found nothing saying
+/// revision 0 was carried past (no copy, no mark, and a record's carry left no history
+/// event) and moved the feature back to revision 0: revision 1 lost it. The carry now writes
+/// a `carried` event on the feature, which the forget leaves: the statement is a new copy at
+/// revision 0, as when the copy was held.
 #[test]
-#[ignore = "known defect: forgetting a carried feature's superseded copy erases the last sign its revision was carried past"]
 fn a_feature_stated_again_where_its_forgotten_copy_was_does_not_move_back() -> anyhow::Result<()> {
     use Op::*;
     let remember = |rev, tag| Remember {
