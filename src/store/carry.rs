@@ -1365,6 +1365,38 @@ mod tests {
         assert_eq!(features(&mut store).len(), 2);
     }
 
+    /// Carried from 1 to 2, forgotten at 2 and stated anew there (another id, never carried),
+    /// its copy at 1 forgotten: stated again at 1, the feature stays at 2. Revision 1 was
+    /// carried past for the file's feature of that name (the carry's `carried` event, found
+    /// by the feature's key as its copy is), and the statement is a new copy there, as it
+    /// replaces the copy while that is held. Before, the event was looked for by the
+    /// feature's id, and the new feature was moved back to 1 (while `import` of the same
+    /// statement, finding the copy by name, kept it at 2: an archive held another review).
+    #[test]
+    fn a_feature_stated_anew_after_a_carry_is_not_moved_back_once_the_copy_is_forgotten() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.remember(&chamfer_at(1, "first")).unwrap();
+        carry(&mut store, 1, 2, &[("face:11", "face:22")]);
+        let forget = |store: &mut Store, n: u8| {
+            store
+                .forget_feature("file:///p.step", "chamfer", &at(n).revision)
+                .unwrap()
+        };
+        assert_eq!(forget(&mut store, 2), 1, "the carried feature went");
+        let (anew, _) = store.remember(&chamfer_at(2, "anew")).unwrap();
+        assert_eq!(forget(&mut store, 1), 1, "revision 1's copy went");
+        let (saved, replaced) = store.remember(&chamfer_at(1, "one again")).unwrap();
+        assert!(!replaced);
+        assert_eq!(saved.id, Record::snapshot_id(&anew.id, &at(1).revision));
+        assert_eq!(
+            saved.superseded.as_ref().map(|s| s.by.as_str()),
+            Some(at(2).revision.as_str())
+        );
+        let (live, held) = live_and_copy(&mut store, 1);
+        assert_eq!(live, anew, "the feature stays at revision 2, unchanged");
+        assert_eq!(held, Some(saved));
+    }
+
     /// Stated afresh at revision 2 (no longer carried), then carried on to 3: a statement at
     /// revision 1 or 2, both carried past, updates that revision's copy, never the feature.
     #[test]

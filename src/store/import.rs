@@ -212,7 +212,12 @@ fn carried_past_here(
     }
     Ok(
         feature_copy(tx, line.artifact.locator(), name, &line.artifact.revision)?.is_some()
-            || history::carried_from(tx, &held.id, &line.artifact.revision)?,
+            || history::feature_carried_from(
+                tx,
+                line.artifact.locator(),
+                name,
+                &line.artifact.revision,
+            )?,
     )
 }
 

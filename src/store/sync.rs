@@ -435,10 +435,15 @@ impl<'a> SyncTx<'a> {
         record_by_id(&self.tx, id)
     }
 
-    /// Whether the history says the feature `id` was carried on from `revision` (the
-    /// folder's events are added first): that revision was carried past.
-    pub fn carried_from(&self, id: &str, revision: &str) -> Result<bool, StoreError> {
-        history::carried_from(&self.tx, id, revision)
+    /// Whether the history says the feature `name` of the file `locator` was carried on
+    /// from `revision` (the folder's events are added first): that revision was carried past.
+    pub fn feature_carried_from(
+        &self,
+        locator: &str,
+        name: &str,
+        revision: &str,
+    ) -> Result<bool, StoreError> {
+        history::feature_carried_from(&self.tx, locator, name, revision)
     }
 
     /// A decision by id, with its basis.

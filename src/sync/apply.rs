@@ -400,13 +400,18 @@ impl<'a, 't> Apply<'a, 't> {
         let held = self.tx.record(&id).ok().flatten();
         held.as_ref().is_some_and(is_copy)
             || self.filed_record(&id).is_some_and(is_copy)
-            || self
-                .tx
-                .carried_from(&stayed.id, &stayed.artifact.revision)
-                .unwrap_or_else(|e| {
-                    log::warn!("sync: the history of {} does not read: {e}", stayed.id);
-                    false
-                })
+            || stayed.name.as_deref().is_some_and(|name| {
+                self.tx
+                    .feature_carried_from(
+                        stayed.artifact.locator(),
+                        name,
+                        &stayed.artifact.revision,
+                    )
+                    .unwrap_or_else(|e| {
+                        log::warn!("sync: the history of {} does not read: {e}", stayed.id);
+                        false
+                    })
+            })
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.

@@ -643,7 +643,7 @@ fn stated_where_carried_on(
     );
     if by_key.is_none()
         && !onward.carried_past(&statement, None)
-        && !history::carried_from(tx, &onward.id, revision)?
+        && !history::feature_carried_from(tx, new.artifact.locator(), name, revision)?
     {
         return Ok(None);
     }
