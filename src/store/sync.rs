@@ -435,15 +435,16 @@ impl<'a> SyncTx<'a> {
         record_by_id(&self.tx, id)
     }
 
-    /// Whether the history says the feature `name` of the file `locator` was carried on
-    /// from `revision` (the folder's events are added first): that revision was carried past.
-    pub fn feature_carried_from(
+    /// Whether `revision` was carried past for the feature `name` of the file `locator`: its
+    /// superseded copy there is held, or the history (the folder's events are added first)
+    /// tells a carry of the feature from there.
+    pub fn carried_past_at(
         &self,
         locator: &str,
         name: &str,
         revision: &str,
     ) -> Result<bool, StoreError> {
-        history::feature_carried_from(&self.tx, locator, name, revision)
+        super::records::rows::carried_past_at(&self.tx, locator, name, revision)
     }
 
     /// A decision by id, with its basis.

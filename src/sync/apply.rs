@@ -402,11 +402,7 @@ impl<'a, 't> Apply<'a, 't> {
             || self.filed_record(&id).is_some_and(is_copy)
             || stayed.name.as_deref().is_some_and(|name| {
                 self.tx
-                    .feature_carried_from(
-                        stayed.artifact.locator(),
-                        name,
-                        &stayed.artifact.revision,
-                    )
+                    .carried_past_at(stayed.artifact.locator(), name, &stayed.artifact.revision)
                     .unwrap_or_else(|e| {
                         log::warn!("sync: the history of {} does not read: {e}", stayed.id);
                         false
@@ -597,14 +593,43 @@ impl<'a, 't> Apply<'a, 't> {
     /// id, with the place (seq) of `held`'s row for it to take, or `None` when `held` kept the
     /// key (already written here).
     fn settle_key(&mut self, held: &Item, incoming: &Item) -> Result<Option<(Item, Option<i64>)>> {
-        let resolved = merge::both_changed(
-            None,
-            side(held, "database"),
-            side(incoming, "folder"),
-            &held.text(),
-            &incoming.text(),
-            &|_| false,
-        );
+        // One feature under two ids at two revisions, one of them carried past (a clone that
+        // had not seen the carry stated the feature anew there): the other keeps the key
+        // whatever the times, and the statement is what its revision says of it, as
+        // `remember` and `import` keep it.
+        let stayed = match (held, incoming) {
+            (Item::Record(h), Item::Record(i)) if h.one_key_at_two_revisions(i) => {
+                match (
+                    self.copy_known(&i.restated_as(h)),
+                    self.copy_known(&h.restated_as(i)),
+                ) {
+                    (true, false) => Some((i.restated_as(h), h.clone())),
+                    (false, true) => Some((h.restated_as(i), i.clone())),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let resolved = match &stayed {
+            Some((statement, onward)) => merge::Resolved {
+                item: Item::Record(onward.clone()),
+                conflict: None,
+                notes: vec![format!(
+                    "the other states it at revision {}, which a carry moved it on from: kept as \
+                     what that revision says of it (superseded)",
+                    statement.artifact.revision
+                )],
+                stayed: None,
+            },
+            None => merge::both_changed(
+                None,
+                side(held, "database"),
+                side(incoming, "folder"),
+                &held.text(),
+                &incoming.text(),
+                &|_| false,
+            ),
+        };
         let winner = resolved.item;
         let loser = if winner.id() == held.id() {
             incoming
@@ -642,6 +667,9 @@ impl<'a, 't> Apply<'a, 't> {
         self.settled.insert((loser.kind(), loser.id().to_string()));
         self.settled
             .insert((winner.kind(), winner.id().to_string()));
+        if let Some((statement, onward)) = &stayed {
+            self.keep_stayed(statement, onward)?;
+        }
         if winner.id() == held.id() {
             if winner != *held {
                 self.counts
