@@ -165,25 +165,6 @@ fn import_record(
         } else if held.carried_past(r, None) || carried_past_here(tx, held, r)? {
             stayed.push((r.clone(), held.clone()));
             return Ok(Outcome::Unchanged);
-        } else if held.one_key_at_two_revisions(r) {
-            // One feature under two ids (a clone that had not seen the carry stated it anew
-            // at a revision carried past): the one at the revision carried past is what that
-            // revision says of the other, which keeps the key whatever their times.
-            let past = |x: &Record| match &x.name {
-                Some(name) => carried_past_at(tx, x.artifact.locator(), name, &x.artifact.revision),
-                None => Ok(false),
-            };
-            match (past(r)?, past(held)?) {
-                (true, false) => {
-                    stayed.push((r.restated_as(held), held.clone()));
-                    return Ok(Outcome::Unchanged);
-                }
-                (false, true) => {
-                    stayed.push((held.restated_as(r), r.clone()));
-                    outcome = Outcome::Replaced;
-                }
-                _ => {}
-            }
         }
     }
     if outcome != Outcome::Unchanged {
@@ -812,62 +793,6 @@ mod tests {
         assert_eq!(at_a.len(), 1, "{records:?}");
         assert_eq!(at_a[0].note.as_deref(), Some("edited at A"));
         assert!(at_a[0].superseded.is_some());
-    }
-
-    /// A feature carried A to B, then a later line from a clone that had never held it
-    /// stating a feature of that name at A under an id of its own: one feature under two ids,
-    /// and A was carried past, so the line is what A says of the carried feature (its copy
-    /// takes the text), which stays at B with its id; the line's id is not kept. Before, the
-    /// later line took the key, and the feature stood at A (B lost it), where `remember` of
-    /// the same statement keeps it at B.
-    #[test]
-    fn a_line_of_another_id_at_a_revision_carried_past_does_not_take_the_feature_back() {
-        use crate::review::carry::EntityMap;
-        use crate::store::{CarryPlan, StoreError};
-        let at = |n: u8| crate::review::Artifact {
-            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
-            ..fixtures::artifact(Some("file:///p.step"))
-        };
-        let mating = |n: u8, note: &str| NewRecord {
-            artifact: at(n),
-            name: Some("mating".into()),
-            note: Some(note.into()),
-            tags: vec![],
-            entity_ids: vec!["face:3".into()],
-            id_scheme: "opaque".into(),
-        };
-        let mut one = Store::open_in_memory().unwrap();
-        let (carried, _) = one.remember(&mating(10, "original")).unwrap();
-        let plan = CarryPlan {
-            from: at(10),
-            to: at(11),
-            map: EntityMap::new(&[("face:3".into(), "face:3".into())], &[]).unwrap(),
-            change: None,
-        };
-        one.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
-            .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        let mut two = Store::open_in_memory().unwrap();
-        let (other, _) = two.remember(&mating(10, "stated at A elsewhere")).unwrap();
-        assert_ne!(other.id, carried.id);
-        one.import(&two.all_records().unwrap(), &[]).unwrap();
-        let records = one.all_records().unwrap();
-        let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
-        assert_eq!(live.len(), 1, "{records:?}");
-        assert_eq!(live[0].id, carried.id);
-        assert_eq!(live[0].artifact.revision, at(11).revision, "stays at B");
-        let at_a: Vec<_> = records
-            .iter()
-            .filter(|r| r.artifact.revision == at(10).revision)
-            .collect();
-        assert_eq!(at_a.len(), 1, "{records:?}");
-        assert_eq!(
-            at_a[0].id,
-            Record::snapshot_id(&carried.id, &at(10).revision)
-        );
-        assert_eq!(at_a[0].note.as_deref(), Some("stated at A elsewhere"));
-        assert!(at_a[0].superseded.is_some());
-        assert!(records.iter().all(|r| r.id != other.id));
     }
 
     #[test]

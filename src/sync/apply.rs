@@ -597,8 +597,15 @@ impl<'a, 't> Apply<'a, 't> {
         // had not seen the carry stated the feature anew there): the other keeps the key
         // whatever the times, and the statement is what its revision says of it, as
         // `remember` and `import` keep it.
+        // Not when the folder deleted the database's version (unchanged here since the base):
+        // it goes in this sync, and the statement is the feature stated anew after it was
+        // forgotten where it stood.
+        let going = self
+            .entries
+            .get(&(ItemKind::Record, held.id().to_string()))
+            .is_some_and(|e| e.file.is_none() && e.base.is_some() && e.db == e.base);
         let stayed = match (held, incoming) {
-            (Item::Record(h), Item::Record(i)) if h.one_key_at_two_revisions(i) => {
+            (Item::Record(h), Item::Record(i)) if !going && h.one_key_at_two_revisions(i) => {
                 match (
                     self.copy_known(&i.restated_as(h)),
                     self.copy_known(&h.restated_as(i)),

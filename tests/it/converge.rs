@@ -1487,7 +1487,7 @@ fn a_feature_stated_again_where_its_forgotten_copy_was_does_not_move_back() -> a
 /// deletion (a change wins over it) and beat clone 0's by time, so the carried feature stood
 /// at revision 1. A statement under another id at a revision carried past (a copy there, or a
 /// carry's event from there) is now what that revision says, and the carried feature keeps
-/// the key, in `sync` (`settle_key`) as in `import`.
+/// the key in `sync` (`settle_key`), unless the folder deleted it.
 #[test]
 fn a_feature_carried_twice_is_not_moved_back_to_the_middle_revision() -> anyhow::Result<()> {
     use Op::*;
