@@ -663,6 +663,25 @@ pub fn carried_onto_events(
     ev.out
 }
 
+/// The event of the feature `from` carried on to `to` (its id kept): on the feature, at the
+/// revision it was carried from. What says that revision was carried past once its
+/// superseded copy is forgotten and the feature stated again where it stands (no carry mark
+/// left): `remember`, `import` and `sync` then keep a statement there as that revision's.
+pub fn record_carried_events(how: &Written<'_>, from: &Record, to: &Record) -> Vec<Event> {
+    let mut ev = Events::new(how);
+    ev.push(
+        EventKind::Carried,
+        record_key(from),
+        vec![Change::of(
+            "revision",
+            Some(&from.artifact.revision),
+            Some(&to.artifact.revision),
+        )],
+        Some(record_state(to)),
+    );
+    ev.out
+}
+
 fn record_key(r: &Record) -> (&str, &str, &str, &str) {
     (
         &r.id,

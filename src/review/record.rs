@@ -226,6 +226,30 @@ impl Record {
             && (base == Some(old) || c.from == old || c.ids_of.as_deref() == Some(old))
     }
 
+    /// Whether `self` and `other` are one feature (one file and name, both live) under two
+    /// ids, stated at two revisions: when one of the revisions was carried past for the
+    /// feature, the statement there is what that revision says of it, and the other keeps
+    /// the key whatever their times, as `remember` keeps it.
+    pub fn one_key_at_two_revisions(&self, other: &Record) -> bool {
+        self.id != other.id
+            && self.name.is_some()
+            && self.name == other.name
+            && self.superseded.is_none()
+            && other.superseded.is_none()
+            && self.artifact.locator() == other.artifact.locator()
+            && self.artifact.revision != other.artifact.revision
+    }
+
+    /// `self`'s statement as one of the feature `onward` (its id): what `self`'s revision
+    /// says of the feature `onward` stands for, when `self` is that feature under another id
+    /// stated at a revision carried past ([`Record::one_key_at_two_revisions`]).
+    pub fn restated_as(&self, onward: &Record) -> Record {
+        Record {
+            id: onward.id.clone(),
+            ..self.clone()
+        }
+    }
+
     /// What `stayed`'s revision says of the feature once `onward` carried it on: `stayed`'s
     /// statement under the id of that revision's superseded copy (`snapshot`, the carry's own
     /// copy or an earlier merge, when held), with its mark (else one naming `onward`'s

@@ -16,7 +16,9 @@ use super::page::next_seq;
 use super::records::rows::{RECORD_COLS, record_from_row, supersede_record, write_record};
 use super::{DecisionQuery, PageRequest, Store, StoreError, history};
 use crate::review::carry::{EntityMap, VerdictAfterCarry, carried_artifact, quoted_at};
-use crate::review::history::{Channel, Written, carried_events, carried_onto_events};
+use crate::review::history::{
+    Channel, Written, carried_events, carried_onto_events, record_carried_events,
+};
 use crate::review::{Artifact, BasisItem, Decision, DecisionCarried, Record, Superseded, id};
 use crate::time;
 
@@ -776,6 +778,14 @@ fn carry_in(
                     ..moved
                 };
                 write_record(tx, Some(seq), &moved, seq)?;
+                // The carry's event on the feature, dated as its change: what says `from`
+                // was carried past once its copy is forgotten and the feature stated again.
+                let how = Written {
+                    channel: Channel::Assistant,
+                    at: &moved.updated_at,
+                    author,
+                };
+                history::append(tx, &record_carried_events(&how, &r, &moved))?;
                 out.records.push(moved);
             }
             None => {
@@ -1322,6 +1332,68 @@ mod tests {
         );
         let (live, held) = live_and_copy(&mut store, 1);
         assert_eq!(live, carried);
+        assert_eq!(held, Some(saved));
+    }
+
+    /// Stated afresh at revision 2 (its carry mark gone) and its copy at revision 1
+    /// forgotten, the feature stated again at 1 stays at 2: the carry's `carried` event says
+    /// revision 1 was carried past, and the statement is a new copy there, as when the mark
+    /// was still held. Before, nothing said so and `remember` moved the feature back to 1:
+    /// revision 2 lost it.
+    #[test]
+    fn a_feature_stated_again_where_its_copy_was_forgotten_after_a_restatement_stays() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.remember(&chamfer_at(1, "first")).unwrap();
+        carry(&mut store, 1, 2, &[("face:11", "face:22")]);
+        store.remember(&chamfer_at(2, "at two")).unwrap();
+        let gone = store
+            .forget_feature("file:///p.step", "chamfer", &at(1).revision)
+            .unwrap();
+        assert_eq!(gone, 1, "revision 1's copy went");
+        let (fresh, copy) = live_and_copy(&mut store, 1);
+        assert!(fresh.carried.is_none() && copy.is_none());
+        let (saved, replaced) = store.remember(&chamfer_at(1, "one again")).unwrap();
+        assert!(!replaced);
+        assert_eq!(saved.id, Record::snapshot_id(&fresh.id, &at(1).revision));
+        assert_eq!(
+            saved.superseded.as_ref().map(|s| s.by.as_str()),
+            Some(at(2).revision.as_str())
+        );
+        let (live, held) = live_and_copy(&mut store, 1);
+        assert_eq!(live, fresh, "the feature stays at revision 2, unchanged");
+        assert_eq!(held, Some(saved));
+        assert_eq!(features(&mut store).len(), 2);
+    }
+
+    /// Carried from 1 to 2, forgotten at 2 and stated anew there (another id, never carried),
+    /// its copy at 1 forgotten: stated again at 1, the feature stays at 2. Revision 1 was
+    /// carried past for the file's feature of that name (the carry's `carried` event, found
+    /// by the feature's key as its copy is), and the statement is a new copy there, as it
+    /// replaces the copy while that is held. Before, the event was looked for by the
+    /// feature's id, and the new feature was moved back to 1 (while `import` of the same
+    /// statement, finding the copy by name, kept it at 2: an archive held another review).
+    #[test]
+    fn a_feature_stated_anew_after_a_carry_is_not_moved_back_once_the_copy_is_forgotten() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.remember(&chamfer_at(1, "first")).unwrap();
+        carry(&mut store, 1, 2, &[("face:11", "face:22")]);
+        let forget = |store: &mut Store, n: u8| {
+            store
+                .forget_feature("file:///p.step", "chamfer", &at(n).revision)
+                .unwrap()
+        };
+        assert_eq!(forget(&mut store, 2), 1, "the carried feature went");
+        let (anew, _) = store.remember(&chamfer_at(2, "anew")).unwrap();
+        assert_eq!(forget(&mut store, 1), 1, "revision 1's copy went");
+        let (saved, replaced) = store.remember(&chamfer_at(1, "one again")).unwrap();
+        assert!(!replaced);
+        assert_eq!(saved.id, Record::snapshot_id(&anew.id, &at(1).revision));
+        assert_eq!(
+            saved.superseded.as_ref().map(|s| s.by.as_str()),
+            Some(at(2).revision.as_str())
+        );
+        let (live, held) = live_and_copy(&mut store, 1);
+        assert_eq!(live, anew, "the feature stays at revision 2, unchanged");
         assert_eq!(held, Some(saved));
     }
 

@@ -279,6 +279,32 @@ pub(super) fn transferred_record(
     append(tx, &record_events(&how, Some(old), new))
 }
 
+/// Whether the history says the feature `name` of the file `locator` was carried on from
+/// `revision` (a `carried` event of a feature there, `carry_forward`'s; a decision's names
+/// the decision it went to): that revision was carried past, even when its superseded copy
+/// was forgotten since and the feature stated again where it stands (its carry mark gone),
+/// or forgotten and stated anew there (another id), so nothing else there says so. By the
+/// feature's key, as its copy is found ([`super::records::rows::feature_copy`]).
+pub(super) fn feature_carried_from(
+    tx: &Transaction<'_>,
+    locator: &str,
+    name: &str,
+    revision: &str,
+) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM events e, json_each(e.body, '$.changes') c \
+             WHERE e.revision = ?1 AND e.locator = ?2 \
+             AND json_extract(e.body, '$.subject') = ?3 \
+             AND json_extract(e.body, '$.kind') = 'carried' \
+             AND json_extract(c.value, '$.field') = 'revision' \
+             AND json_extract(c.value, '$.from') = ?1 \
+             AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
+               WHERE json_extract(d.value, '$.field') = 'decision'))",
+        )?
+        .query_row(params![revision, locator, name], |r| r.get(0))?)
+}
+
 /// The revision the history says `revision` (of the file `locator`, when given) was carried
 /// on to: a `carried` event of a decision there whose revision changed from it to another.
 /// The link that stays when every item carried was forgotten since. Only a revision is

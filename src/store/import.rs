@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use super::decisions::rows::{load_decision, write_decision};
 use super::history;
 use super::page::next_seq;
-use super::records::rows::{feature_copy, load_record, write_record, write_stated_before_carry};
+use super::records::rows::{carried_past_at, load_record, write_record, write_stated_before_carry};
 use super::{Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
 use crate::review::outrank::{keep_later_engineer_verdicts, keep_reverify};
@@ -210,7 +210,7 @@ fn carried_past_here(
     {
         return Ok(false);
     }
-    Ok(feature_copy(tx, line.artifact.locator(), name, &line.artifact.revision)?.is_some())
+    carried_past_at(tx, line.artifact.locator(), name, &line.artifact.revision)
 }
 
 /// Keeps each of `stayed` as what its revision says of its feature
@@ -790,6 +790,63 @@ mod tests {
         let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
         assert_eq!(live.len(), 1, "{records:?}");
         assert_eq!(live[0].artifact.revision, at(12).revision, "stays at C");
+        let at_a: Vec<_> = records
+            .iter()
+            .filter(|r| r.artifact.revision == at(10).revision)
+            .collect();
+        assert_eq!(at_a.len(), 1, "{records:?}");
+        assert_eq!(at_a[0].note.as_deref(), Some("edited at A"));
+        assert!(at_a[0].superseded.is_some());
+    }
+
+    /// A feature carried A to B and stated again at B (no carry mark left), its copy at A
+    /// forgotten, then a later line from a clone that had seen none of it stating the feature
+    /// at A: the carry's `carried` event says A was carried past, so the line is what A says
+    /// of it, as `remember` there writes it. Before, nothing said so and the later line took
+    /// the feature back from B to A (B lost it).
+    #[test]
+    fn a_line_at_a_revision_whose_copy_was_forgotten_does_not_move_the_feature_back() {
+        use crate::review::carry::EntityMap;
+        use crate::store::{CarryPlan, StoreError};
+        let at = |n: u8| crate::review::Artifact {
+            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
+            ..fixtures::artifact(Some("file:///p.step"))
+        };
+        let mating = |n: u8, note: &str| NewRecord {
+            artifact: at(n),
+            name: Some("mating".into()),
+            note: Some(note.into()),
+            tags: vec![],
+            entity_ids: vec!["face:3".into()],
+            id_scheme: "opaque".into(),
+        };
+        let mut one = Store::open_in_memory().unwrap();
+        one.remember(&mating(10, "original")).unwrap();
+        let mut two = Store::open_in_memory().unwrap();
+        two.import(&one.all_records().unwrap(), &[]).unwrap();
+        let plan = CarryPlan {
+            from: at(10),
+            to: at(11),
+            map: EntityMap::new(&[("face:3".into(), "face:3".into())], &[]).unwrap(),
+            change: None,
+        };
+        one.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+            .unwrap();
+        one.remember(&mating(11, "at B")).unwrap();
+        let locator = at(10).locator().to_string();
+        assert_eq!(
+            one.forget_feature(&locator, "mating", &at(10).revision)
+                .unwrap(),
+            1
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        two.remember(&mating(10, "edited at A")).unwrap();
+        one.import(&two.all_records().unwrap(), &[]).unwrap();
+        let records = one.all_records().unwrap();
+        let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+        assert_eq!(live.len(), 1, "{records:?}");
+        assert_eq!(live[0].artifact.revision, at(11).revision, "stays at B");
+        assert_eq!(live[0].note.as_deref(), Some("at B"));
         let at_a: Vec<_> = records
             .iter()
             .filter(|r| r.artifact.revision == at(10).revision)

@@ -435,6 +435,18 @@ impl<'a> SyncTx<'a> {
         record_by_id(&self.tx, id)
     }
 
+    /// Whether `revision` was carried past for the feature `name` of the file `locator`: its
+    /// superseded copy there is held, or the history (the folder's events are added first)
+    /// tells a carry of the feature from there.
+    pub fn carried_past_at(
+        &self,
+        locator: &str,
+        name: &str,
+        revision: &str,
+    ) -> Result<bool, StoreError> {
+        super::records::rows::carried_past_at(&self.tx, locator, name, revision)
+    }
+
     /// A decision by id, with its basis.
     pub fn decision(&self, id: &str) -> Result<Option<Decision>, StoreError> {
         Ok(find(&self.tx, &DecisionRef::Id(id))?.map(|(_, d)| d))

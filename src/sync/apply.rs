@@ -387,8 +387,9 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     /// Whether the database or the folder holds a superseded copy of the feature `stayed`
-    /// states, at its revision (under the id every clone derives for it): that revision was
-    /// carried past ([`merge::CopyKnown`]).
+    /// states, at its revision (under the id every clone derives for it), or the history a
+    /// carry of the feature from there (its copy forgotten since): that revision was carried
+    /// past ([`merge::CopyKnown`]).
     fn copy_known(&self, stayed: &Record) -> bool {
         let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
         let is_copy = |r: &Record| {
@@ -397,7 +398,16 @@ impl<'a, 't> Apply<'a, 't> {
                 && r.artifact.revision == stayed.artifact.revision
         };
         let held = self.tx.record(&id).ok().flatten();
-        held.as_ref().is_some_and(is_copy) || self.filed_record(&id).is_some_and(is_copy)
+        held.as_ref().is_some_and(is_copy)
+            || self.filed_record(&id).is_some_and(is_copy)
+            || stayed.name.as_deref().is_some_and(|name| {
+                self.tx
+                    .carried_past_at(stayed.artifact.locator(), name, &stayed.artifact.revision)
+                    .unwrap_or_else(|e| {
+                        log::warn!("sync: the history of {} does not read: {e}", stayed.id);
+                        false
+                    })
+            })
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.
@@ -583,14 +593,50 @@ impl<'a, 't> Apply<'a, 't> {
     /// id, with the place (seq) of `held`'s row for it to take, or `None` when `held` kept the
     /// key (already written here).
     fn settle_key(&mut self, held: &Item, incoming: &Item) -> Result<Option<(Item, Option<i64>)>> {
-        let resolved = merge::both_changed(
-            None,
-            side(held, "database"),
-            side(incoming, "folder"),
-            &held.text(),
-            &incoming.text(),
-            &|_| false,
-        );
+        // One feature under two ids at two revisions, one of them carried past (a clone that
+        // had not seen the carry stated the feature anew there): the other keeps the key
+        // whatever the times, and the statement is what its revision says of it, as
+        // `remember` and `import` keep it.
+        // Not when the folder deleted the database's version (unchanged here since the base):
+        // it goes in this sync, and the statement is the feature stated anew after it was
+        // forgotten where it stood.
+        let going = self
+            .entries
+            .get(&(ItemKind::Record, held.id().to_string()))
+            .is_some_and(|e| e.file.is_none() && e.base.is_some() && e.db == e.base);
+        let stayed = match (held, incoming) {
+            (Item::Record(h), Item::Record(i)) if !going && h.one_key_at_two_revisions(i) => {
+                match (
+                    self.copy_known(&i.restated_as(h)),
+                    self.copy_known(&h.restated_as(i)),
+                ) {
+                    (true, false) => Some((i.restated_as(h), h.clone())),
+                    (false, true) => Some((h.restated_as(i), i.clone())),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let resolved = match &stayed {
+            Some((statement, onward)) => merge::Resolved {
+                item: Item::Record(onward.clone()),
+                conflict: None,
+                notes: vec![format!(
+                    "the other states it at revision {}, which a carry moved it on from: kept as \
+                     what that revision says of it (superseded)",
+                    statement.artifact.revision
+                )],
+                stayed: None,
+            },
+            None => merge::both_changed(
+                None,
+                side(held, "database"),
+                side(incoming, "folder"),
+                &held.text(),
+                &incoming.text(),
+                &|_| false,
+            ),
+        };
         let winner = resolved.item;
         let loser = if winner.id() == held.id() {
             incoming
@@ -628,6 +674,9 @@ impl<'a, 't> Apply<'a, 't> {
         self.settled.insert((loser.kind(), loser.id().to_string()));
         self.settled
             .insert((winner.kind(), winner.id().to_string()));
+        if let Some((statement, onward)) = &stayed {
+            self.keep_stayed(statement, onward)?;
+        }
         if winner.id() == held.id() {
             if winner != *held {
                 self.counts

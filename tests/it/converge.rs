@@ -1306,6 +1306,26 @@ fn a_restatement_merged_by_git_over_a_missed_carry_is_not_moved_back() -> anyhow
     run(&missed_carry(true)).map(drop)
 }
 
+/// As `a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_the_carry`,
+/// with clone 0's copy at revision 0 forgotten before the syncs: sync finds no superseded copy
+/// of the feature at 0 in the database nor in the folder, and the carry's `carried` event
+/// (the folder's events are added first) says revision 0 was carried past. Before, sync took
+/// clone 1's later statement and moved the feature back to revision 0.
+#[test]
+fn a_restatement_where_the_copy_was_forgotten_is_not_moved_back_by_sync() -> anyhow::Result<()> {
+    let mut ops = missed_carry(false);
+    ops.insert(
+        5,
+        Op::Forget {
+            c: 0,
+            part: 0,
+            rev: 0,
+            name: 0,
+        },
+    );
+    run(&ops).map(drop)
+}
+
 /// Clone 0 carries feature 0 from revision 0 to 1 and states it again at 1; clone 1, which
 /// has not seen the carry, states it later at 0 (and commits it first, when `committed`);
 /// then each syncs.
@@ -1422,14 +1442,15 @@ fn an_engineer_verdict_merged_by_sync_reaches_a_database_that_imported_the_versi
     .map(drop)
 }
 
-/// Known defect, not fixed here (seed 1 of 60 operations, minimised to 4, one clone, no
-/// sync): a feature carried from revision 0 to 1 and stated again at 1 (its carry mark
-/// cleared); `forget` by its name at revision 0 deletes what revision 0 says of it (its
-/// superseded copy, as docs/tools.md says); `remember` of the name at revision 0 then finds
-/// nothing saying revision 0 was carried past (no copy, no mark, and a record's carry leaves
-/// no history event) and moves the feature back to revision 0: revision 1 loses it.
+/// Regression (seed 1 of 60 operations, minimised to 4, one clone, no sync): a feature
+/// carried from revision 0 to 1 and stated again at 1 (its carry mark cleared); `forget` by
+/// its name at revision 0 deletes what revision 0 says of it (its superseded copy, as
+/// docs/tools.md says); `remember` of the name at revision 0 then found nothing saying
+/// revision 0 was carried past (no copy, no mark, and a record's carry left no history
+/// event) and moved the feature back to revision 0: revision 1 lost it. The carry now writes
+/// a `carried` event on the feature, which the forget leaves: the statement is a new copy at
+/// revision 0, as when the copy was held.
 #[test]
-#[ignore = "known defect: forgetting a carried feature's superseded copy erases the last sign its revision was carried past"]
 fn a_feature_stated_again_where_its_forgotten_copy_was_does_not_move_back() -> anyhow::Result<()> {
     use Op::*;
     let remember = |rev, tag| Remember {
@@ -1458,12 +1479,16 @@ fn a_feature_stated_again_where_its_forgotten_copy_was_does_not_move_back() -> a
     .map(drop)
 }
 
-/// Open failure, cause not found (seed 82 of 60 operations, minimised to 7): clone 1 carries
-/// a feature 0 -> 1 -> 2 (unsynced), clone 2 (which pulled it at 0) states it at 1, clone 0
-/// (never synced) states the same name at 0 under an id of its own; after the final syncs the
-/// carried feature stands at revision 1, where clone 1's carry moved it from.
+/// Regression (seed 82 of 60 operations, minimised to 7): clone 1 carries a feature
+/// 0 -> 1 -> 2 (unsynced), clone 2 (which pulled it at 0) states it at 1, clone 0 (never
+/// synced) states the same name at 0 under an id of its own. Clone 1's sync met clone 0's
+/// statement at 0 as another id of the feature's key, and the later kept the key: the
+/// carried feature was deleted on both sides, clone 2's statement at 1 came back against the
+/// deletion (a change wins over it) and beat clone 0's by time, so the carried feature stood
+/// at revision 1. A statement under another id at a revision carried past (a copy there, or a
+/// carry's event from there) is now what that revision says, and the carried feature keeps
+/// the key in `sync` (`settle_key`), unless the folder deleted it.
 #[test]
-#[ignore = "open failure: a feature carried twice is moved back to the middle revision"]
 fn a_feature_carried_twice_is_not_moved_back_to_the_middle_revision() -> anyhow::Result<()> {
     use Op::*;
     let remember = |c, rev, tag| Remember {
@@ -1676,13 +1701,15 @@ fn an_import_of_a_forget_leaves_a_history_that_ends_in_the_state() -> anyhow::Re
     .map(drop)
 }
 
-/// Open failure, cause not found (seed 8 of 200 operations, minimised to 7 with
-/// `CONVERGE_MINIMISE_LIKE`): one clone carries a feature 1 -> 2, forgets and remembers it at
-/// 2, syncs, then forgets and remembers it at 1; the archive, which imported another clone's
-/// export and then the converged one, lacks a record of the converged export and any later
-/// version of it.
+/// Regression (seed 8 of 200 operations, minimised to 7 with `CONVERGE_MINIMISE_LIKE`): one
+/// clone carries a feature 1 -> 2, forgets and remembers it at 2 (a new id, never carried),
+/// syncs, then forgets and remembers it at 1: the forget deleted revision 1's copy, and
+/// `remember` moved the new feature to revision 1, while the archive, which had imported
+/// another clone's export with that copy, took the converged export's statement at 1 as what
+/// revision 1 says (its copy found by name) and kept the feature at 2: the archive lacked the
+/// converged record. The carry's `carried` event is now looked for by the feature's key
+/// (file and name), as its copy is: `remember` keeps the feature at 2 too.
 #[test]
-#[ignore = "open failure: the archive lacks a record the clones converged on"]
 fn the_archive_holds_what_is_stated_again_at_a_revision_carried_past() -> anyhow::Result<()> {
     use Op::*;
     let again = |rev| Rename {

@@ -641,7 +641,10 @@ fn stated_where_carried_on(
         onward.created_at.clone(),
         updated_at,
     );
-    if by_key.is_none() && !onward.carried_past(&statement, None) {
+    if by_key.is_none()
+        && !onward.carried_past(&statement, None)
+        && !history::feature_carried_from(tx, new.artifact.locator(), name, revision)?
+    {
         return Ok(None);
     }
     let held = copy.as_ref().map(|(r, seq)| (r, *seq));

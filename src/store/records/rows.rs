@@ -145,6 +145,20 @@ pub(in crate::store) fn feature_copy(
         .optional()?)
 }
 
+/// Whether `revision` was carried past for the feature `name` of the file `locator`: what it
+/// says of the feature (its superseded copy) is held, or the history tells a carry of the
+/// feature from there (the copy forgotten since). A statement there, of whatever id, is then
+/// what that revision says, never a move of the feature back.
+pub(in crate::store) fn carried_past_at(
+    tx: &Transaction<'_>,
+    locator: &str,
+    name: &str,
+    revision: &str,
+) -> Result<bool, StoreError> {
+    Ok(feature_copy(tx, locator, name, revision)?.is_some()
+        || crate::store::history::feature_carried_from(tx, locator, name, revision)?)
+}
+
 /// Writes `statement` as what its revision says of the feature `onward` carried on from it
 /// ([`Record::stated_before_carry`]): over `copy` (that revision's superseded copy, with its
 /// seq) when held, else as a new row. Returns what it wrote; `None` when nothing was (`copy`
