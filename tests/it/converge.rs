@@ -1826,16 +1826,15 @@ fn an_import_keeps_the_later_of_two_engineer_verdicts() -> anyhow::Result<()> {
     .map(drop)
 }
 
-/// Known defect, not fixed (seed 2048 of 120 operations, minimised to 8 with
-/// `CONVERGE_MINIMISE_LIKE`; seeds 2092, 2099, 2158 and 2226 fail with the same message):
+/// Regression (seed 2048 of 120 operations, minimised to 8 with `CONVERGE_MINIMISE_LIKE`;
+/// seeds 2092, 2099, 2158 and 2226 failed with the same message):
 /// features renamed and carried in two clones (revision 0 to 2 in clone 2, 1 to 2 in clone 0)
 /// and synced; an export of clone 1 imported into the archive, then a rename at revision 0 in
 /// clone 0. At the end the archive, which imported every export, lacks a feature of revision 0
-/// that a clone holds (clone 0's live `bore` there, nor any later version of it). The cause
-/// was not found; the list is minimal, so it needs both carries and both renames: likely the
-/// carried-feature rules of import (another change is fixing carries).
+/// that a clone held (clone 0's live `bore` there, nor any later version of it). Fixed with
+/// the carried-feature rules (a carry's `carried` event found by the feature's file and name;
+/// a statement under another id at a revision carried past does not take the key in sync).
 #[test]
-#[ignore = "known defect: the archive lacks a feature of a carried-from revision after renames and carries"]
 fn an_archive_of_every_export_holds_each_renamed_and_carried_feature() -> anyhow::Result<()> {
     use Op::*;
     run(&[
