@@ -285,9 +285,13 @@ fn import_decision(
         // the database's engineer verdicts outrank the line's assistant's (or none) and its
         // earlier engineer verdicts, as in a sync: a later version from a clone that had not
         // seen them never takes them away.
-        if let Some(o) = old.as_ref().filter(|o| o.id == d.id) {
+        // Under another id (two ids of one key, the line's the later), the engineer verdicts
+        // go with the key too, as sync's merge of two ids carries them.
+        if let Some(o) = old.as_ref() {
             let mut line = kept.take().unwrap_or_else(|| d.clone());
-            keep_reverify(&mut line, o);
+            if o.id == d.id {
+                keep_reverify(&mut line, o);
+            }
             if !keep_later_engineer_verdicts(&o.basis, &mut line.basis).is_empty() {
                 line.recount_carried(d);
                 line.updated_at = time::millisecond_after(&line.updated_at);
@@ -307,19 +311,24 @@ fn import_decision(
         }
         history::transferred_decision(tx, how, old.as_ref(), Some(d))?;
     } else if let Some(h) = &holder
-        && let Some(old) = load_decision(tx, h.rid)?.filter(|o| o.id == d.id)
+        && let Some(old) = load_decision(tx, h.rid)?
     {
         // The database's version is kept: it takes what the line's carry sent to re-verify,
         // and the line's mark (a restated decision at a revision carried on stays superseded).
-        let mut held = held_mark(&old, d.superseded.as_ref(), |d| &mut d.superseded)
-            .unwrap_or_else(|| old.clone());
+        let same = old.id == d.id;
+        let mut held = match same {
+            true => held_mark(&old, d.superseded.as_ref(), |d| &mut d.superseded),
+            false => None,
+        }
+        .unwrap_or_else(|| old.clone());
         // And the line's engineer verdicts the database's version lacks, or holds an earlier
         // one of (given in a clone before this version was written here).
         if !keep_later_engineer_verdicts(&d.basis, &mut held.basis).is_empty() {
             held.recount_carried(&old);
             held.updated_at = time::millisecond_after(&held.updated_at);
         }
-        if keep_reverify(&mut held, d) > 0
+        // (Under another id, the older line's engineer verdicts only.)
+        if (same && keep_reverify(&mut held, d) > 0)
             || held.superseded != old.superseded
             || held.updated_at != old.updated_at
         {
@@ -619,6 +628,41 @@ mod tests {
         assert_eq!(events.len(), 4, "{events:?}");
         assert_eq!(events[3].kind, EventKind::Forgotten);
         assert!(events[3].at > events[2].at, "{events:?}");
+    }
+
+    /// Regression (converge, seed 28 of 200): two ids of one key (two clones decided on it
+    /// apart). The later keeps the key, and the engineer's verdict the other held goes with
+    /// it, whichever is the database's, as sync's merge of two ids carries it.
+    #[test]
+    fn an_import_carries_the_engineer_verdicts_across_two_ids_of_one_key() {
+        use crate::review::decision::{Judgement, Verdict, Via};
+        let judged = |id: &str, updated: &str| {
+            let mut d = decision(id, "bore", updated, "hold");
+            d.basis[0].verdict = Some(Verdict {
+                at: updated.into(),
+                author: Some("Ada".into()),
+                judgement: Judgement::Rejected,
+                meaning: None,
+                reason: None,
+                via: Via::Terminal,
+            });
+            d
+        };
+        let held = |s: &mut Store| {
+            let mut all = s.all_decisions().unwrap();
+            assert_eq!(all.len(), 1, "{all:?}");
+            let d = all.remove(0);
+            (d.id, d.basis[0].verdict.clone().map(|v| v.via))
+        };
+        // The database's judged version, a later line of another id without the verdict.
+        let mut s = store_with(&[], &[judged("dec_1", T1)]);
+        let later = decision("dec_2", "bore", T2, "accept");
+        s.import(&[], std::slice::from_ref(&later)).unwrap();
+        assert_eq!(held(&mut s), ("dec_2".into(), Some(Via::Terminal)));
+        // An older line of another id holding the verdict the database's version lacks.
+        let mut s = store_with(&[], &[decision("dec_2", "bore", T3, "accept")]);
+        s.import(&[], &[judged("dec_1", T2)]).unwrap();
+        assert_eq!(held(&mut s), ("dec_2".into(), Some(Via::Terminal)));
     }
 
     /// Regression (converge2, seed 118): an import took a later line whole, and the

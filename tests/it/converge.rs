@@ -1978,3 +1978,39 @@ fn a_decision_forgotten_last_is_forgotten_everywhere() -> anyhow::Result<()> {
     ])
     .map(drop)
 }
+
+/// Regression (seed 28 of 200 operations, minimised to 6 with `CONVERGE_MINIMISE_LIKE`): clone
+/// 2 decides on a key and the engineer judges an item there (terminal); clone 1, which never
+/// saw it, decides on the same key under an id of its own, later, without verdicts; clone 2
+/// imports clone 1's export. The later line took the key from the other id, and the
+/// engineer's verdict went with the id it replaced, where sync's merge of two ids of one key
+/// carries it to the one kept. An import now carries the engineer's verdicts across the two
+/// ids too, both ways.
+#[test]
+fn an_import_of_another_id_of_one_key_keeps_the_engineer_verdicts() -> anyhow::Result<()> {
+    use Op::*;
+    let decide = |c, part, rev, disposition, states, assistant| Decide {
+        c,
+        part,
+        rev,
+        subject: 0,
+        disposition,
+        states,
+        assistant,
+    };
+    run(&[
+        decide(2, 0, 0, 2, [1, 0, 1], None),
+        decide(2, 0, 1, 0, [0, 1, 0], Some(0)),
+        decide(2, 1, 2, 0, [1, 0, 1], Some(1)),
+        Judge {
+            c: 2,
+            pick: 2,
+            item: 1,
+            accept: false,
+            form: false,
+        },
+        decide(1, 1, 2, 1, [1, 0, 1], None),
+        Import { c: 2, from: 1 },
+    ])
+    .map(drop)
+}
