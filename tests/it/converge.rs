@@ -1965,7 +1965,8 @@ fn an_archive_of_every_export_holds_each_renamed_and_carried_feature() -> anyhow
 }
 
 /// Known defect, not fixed (seed 2472 of 120 operations, minimised to 8 with
-/// `CONVERGE_MINIMISE_LIKE`; seed 2684 fails with the same message): a feature stated at
+/// `CONVERGE_MINIMISE_LIKE`; seed 2684 fails with the same message, and so does seed 2665 x 120
+/// since the harness commits what the driver gives back): a feature stated at
 /// revision 0 in clone 1 reaches clone 2 by import and clone 0 by sync; clone 0 carries it to
 /// revision 2, and clone 2, which has not seen the carry, states it at revision 1, syncs, and
 /// states it again at revision 0. After the final syncs clones 0 and 2 hold different
