@@ -719,10 +719,6 @@ mod tests {
     fn a_carried_feature_is_not_moved_back_by_a_statement_at_its_old_revision() {
         use crate::review::carry::EntityMap;
         use crate::store::{CarryPlan, NewDecision, StoreError};
-        let at = |n: u8| crate::review::Artifact {
-            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
-            ..fixtures::artifact(Some("file:///p.step"))
-        };
         let mating = |note: &str| NewRecord {
             artifact: at(10),
             name: Some("mating".into()),
@@ -789,6 +785,40 @@ mod tests {
         assert_eq!(export(&mut one), export(&mut two), "the same items in both");
     }
 
+    /// Revision `n` of `file:///p.step`.
+    fn at(n: u8) -> crate::review::Artifact {
+        crate::review::Artifact {
+            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
+            ..fixtures::artifact(Some("file:///p.step"))
+        }
+    }
+
+    /// The feature `mating` (face:3) stated at revision `n`.
+    fn mating(n: u8, note: &str) -> NewRecord {
+        NewRecord {
+            artifact: at(n),
+            name: Some("mating".into()),
+            note: Some(note.into()),
+            tags: vec![],
+            entity_ids: vec!["face:3".into()],
+            id_scheme: "opaque".into(),
+        }
+    }
+
+    /// `carry_forward` of revision `from` to `to`, face:3 unchanged.
+    fn carry(s: &mut Store, from: u8, to: u8) {
+        use crate::review::carry::EntityMap;
+        use crate::store::{CarryPlan, StoreError};
+        let plan = CarryPlan {
+            from: at(from),
+            to: at(to),
+            map: EntityMap::new(&[("face:3".into(), "face:3".into())], &[]).unwrap(),
+            change: None,
+        };
+        s.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
+            .unwrap();
+    }
+
     /// A feature carried on twice (A to B, stated again at B, B to C: it says it came from B),
     /// then a line from a clone that had seen none of it stating the feature at A: the
     /// database holds A's superseded copy, so the line is what A says of it, as `remember`
@@ -796,30 +826,6 @@ mod tests {
     /// the later line took the feature back from C to A (C lost it): the marker names B, not A.
     #[test]
     fn a_feature_carried_past_a_revision_is_not_moved_back_by_a_line_of_that_revision() {
-        use crate::review::carry::EntityMap;
-        use crate::store::{CarryPlan, StoreError};
-        let at = |n: u8| crate::review::Artifact {
-            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
-            ..fixtures::artifact(Some("file:///p.step"))
-        };
-        let mating = |n: u8, note: &str| NewRecord {
-            artifact: at(n),
-            name: Some("mating".into()),
-            note: Some(note.into()),
-            tags: vec![],
-            entity_ids: vec!["face:3".into()],
-            id_scheme: "opaque".into(),
-        };
-        let carry = |s: &mut Store, from: u8, to: u8| {
-            let plan = CarryPlan {
-                from: at(from),
-                to: at(to),
-                map: EntityMap::new(&[("face:3".into(), "face:3".into())], &[]).unwrap(),
-                change: None,
-            };
-            s.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
-                .unwrap();
-        };
         let mut one = Store::open_in_memory().unwrap();
         one.remember(&mating(10, "original")).unwrap();
         let mut two = Store::open_in_memory().unwrap();
@@ -850,32 +856,11 @@ mod tests {
     /// the feature back from B to A (B lost it).
     #[test]
     fn a_line_at_a_revision_whose_copy_was_forgotten_does_not_move_the_feature_back() {
-        use crate::review::carry::EntityMap;
-        use crate::store::{CarryPlan, StoreError};
-        let at = |n: u8| crate::review::Artifact {
-            revision: format!("sha256:{}", format!("{n:x}").repeat(64)),
-            ..fixtures::artifact(Some("file:///p.step"))
-        };
-        let mating = |n: u8, note: &str| NewRecord {
-            artifact: at(n),
-            name: Some("mating".into()),
-            note: Some(note.into()),
-            tags: vec![],
-            entity_ids: vec!["face:3".into()],
-            id_scheme: "opaque".into(),
-        };
         let mut one = Store::open_in_memory().unwrap();
         one.remember(&mating(10, "original")).unwrap();
         let mut two = Store::open_in_memory().unwrap();
         two.import(&one.all_records().unwrap(), &[]).unwrap();
-        let plan = CarryPlan {
-            from: at(10),
-            to: at(11),
-            map: EntityMap::new(&[("face:3".into(), "face:3".into())], &[]).unwrap(),
-            change: None,
-        };
-        one.carry_forward_answered(&plan, |_| Ok::<_, StoreError>(()))
-            .unwrap();
+        carry(&mut one, 10, 11);
         one.remember(&mating(11, "at B")).unwrap();
         let locator = at(10).locator().to_string();
         assert_eq!(
