@@ -26,6 +26,12 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
         done.summary.events_added
     )
     .and_then(|()| {
+        done.engineer_verdicts.iter().try_for_each(|v| {
+            let v = review_mcp::text::escape_controls(v);
+            writeln!(out, "engineer verdict event from the file: {v}")
+        })
+    })
+    .and_then(|()| {
         done.clock.iter().try_for_each(|c| {
             writeln!(out, "clock: {}", review_mcp::text::escape_controls(c))
         })

@@ -15,7 +15,7 @@ use crate::time;
 
 /// What an import did, line by line (added + replaced + unchanged = lines offered), as
 /// decided inside its write transaction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ImportSummary {
     /// Lines whose key was free.
     pub added: usize,
@@ -25,7 +25,16 @@ pub struct ImportSummary {
     pub unchanged: usize,
     /// Event lines new to the database (the others it held already).
     pub events_added: usize,
+    /// The first [`ENGINEER_VERDICTS_LISTED`] of those that say an engineer gave a verdict:
+    /// an event's seal is a digest anyone can compute, so a file can claim any engineer's
+    /// verdict, and each is listed for the reviewer, as `sync` lists them.
+    pub engineer_verdicts: Vec<Event>,
+    /// How many engineer-verdict events were new, listed or not.
+    pub engineer_verdicts_added: usize,
 }
+
+/// How many of an import's new engineer-verdict events [`ImportSummary`] keeps to be named.
+pub const ENGINEER_VERDICTS_LISTED: usize = 20;
 
 impl ImportSummary {
     fn count(&mut self, outcome: Outcome) {
@@ -414,10 +423,16 @@ impl Store {
             let one = std::slice::from_ref(&e);
             refuse_edited(one)?;
             let added = history::append(&tx, one)?;
+            summary.events_added += added;
+            if added > 0 && e.is_engineers_verdict() {
+                summary.engineer_verdicts_added += 1;
+                if summary.engineer_verdicts.len() < ENGINEER_VERDICTS_LISTED {
+                    summary.engineer_verdicts.push(e.clone());
+                }
+            }
             if added > 0 && e.after.is_none() {
                 ended.insert(e.of);
             }
-            summary.events_added += added;
             Ok(())
         })?;
         let at = time::now();

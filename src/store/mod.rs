@@ -78,7 +78,7 @@ pub use error::{StoreError, damaged_message};
 pub use file::FileChange;
 pub use history::HistoryQuery;
 pub use history_read::{HistoryAnswer, Trail};
-pub use import::{ImportSource, ImportSummary};
+pub use import::{ENGINEER_VERDICTS_LISTED, ImportSource, ImportSummary};
 pub use open::{Checkpoint, JOURNAL_SIZE_LIMIT, Journal};
 pub use page::{Page, PageRequest, Position};
 pub use records::{NamesAlike, NewRecord, RecordQuery};

@@ -193,25 +193,28 @@ pub(super) fn engineer_verdict_events(events: &[Event], added: &[String]) -> Vec
     events
         .iter()
         .filter(|e| added.contains(e.id.as_str()) && e.is_engineers_verdict())
-        .map(|e| {
-            let change = e.changes.iter().find(|c| c.field == "verdict");
-            let requirement = change.and_then(|c| c.requirement.as_deref()).unwrap_or("");
-            let judgement = change.and_then(|c| c.to.as_deref()).unwrap_or("none");
-            let author = e
-                .author
-                .as_deref()
-                .map_or(", no author named,".to_string(), |a| format!(" by {a}"));
-            format!(
-                "{HISTORY_DIR}/{}.json: decision {} {requirement:?}: {judgement} via {}{author} \
-                 at {}{}",
-                e.id,
-                e.of,
-                e.channel.as_str(),
-                e.at,
-                super::merge::as_approval(e.meaning)
-            )
-        })
+        .map(|e| format!("{HISTORY_DIR}/{}.json: {}", e.id, verdict_claimed(e)))
         .collect()
+}
+
+/// What an engineer-verdict event says was given: the decision, the requirement, the
+/// judgement, the channel, the author and the meaning (`sync` and `import` list each one new
+/// to the database).
+pub(crate) fn verdict_claimed(e: &Event) -> String {
+    let change = e.changes.iter().find(|c| c.field == "verdict");
+    let requirement = change.and_then(|c| c.requirement.as_deref()).unwrap_or("");
+    let judgement = change.and_then(|c| c.to.as_deref()).unwrap_or("none");
+    let author = e
+        .author
+        .as_deref()
+        .map_or(", no author named,".to_string(), |a| format!(" by {a}"));
+    format!(
+        "decision {} {requirement:?}: {judgement} via {}{author} at {}{}",
+        e.of,
+        e.channel.as_str(),
+        e.at,
+        super::merge::as_approval(e.meaning)
+    )
 }
 
 /// One `clock:` line for each event of `events` that `added` (the ids new to the database)

@@ -49,6 +49,10 @@ pub struct Imported {
     pub summary: ImportSummary,
     /// The file's lines dated ahead of this machine's clock ([`Checked::clock`]).
     pub clock: Vec<String>,
+    /// One line for each event new to the database that says an engineer gave a verdict (the
+    /// first [`crate::store::ENGINEER_VERDICTS_LISTED`], then a count), as `sync` lists them: anyone can
+    /// write such an event, so each is shown for the reviewer.
+    pub engineer_verdicts: Vec<String>,
 }
 
 /// Where an import reads its file: once to check every line, then again (from its start)
@@ -278,9 +282,24 @@ pub fn import_from(db: &Path, file: &Path, input: &mut dyn Reread) -> Result<Imp
     Ok(Imported {
         lines: checked.lines,
         events: checked.events,
-        summary,
         clock: checked.clock,
+        engineer_verdicts: verdicts_claimed(&summary),
+        summary,
     })
+}
+
+/// The lines naming the engineer-verdict events an import added ([`Imported::engineer_verdicts`]).
+fn verdicts_claimed(summary: &ImportSummary) -> Vec<String> {
+    let mut lines: Vec<String> = summary
+        .engineer_verdicts
+        .iter()
+        .map(|e| format!("event {}: {}", e.id, super::history::verdict_claimed(e)))
+        .collect();
+    if summary.engineer_verdicts_added > lines.len() {
+        let more = summary.engineer_verdicts_added - lines.len();
+        lines.push(format!("… and {more} more"));
+    }
+    lines
 }
 
 /// Why an import file was refused: the first bad lines, each with its number.

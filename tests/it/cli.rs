@@ -1873,3 +1873,79 @@ fn import_names_each_line_dated_ahead_of_this_machines_clock() {
     assert!(last.contains("\"after\":"), "{events}");
     assert!(events.contains("\"kind\":\"arrived\""), "{events}");
 }
+
+/// `import` lists each event new to the database that says an engineer gave a verdict, as
+/// `sync` lists those of the folder's history: an event's seal is a digest anyone can
+/// compute, so a file can claim any engineer's verdict. Importing the same file again lists
+/// nothing (nothing new).
+#[test]
+fn import_lists_the_engineer_verdict_events_it_adds() {
+    use review_mcp::review::{BasisItem, Judgement, Source, State, Verdict, Via};
+    use review_mcp::store::{DecisionRef, NewDecision, Shown, Store, VerdictsOutcome};
+    let dir = TempDir::new("import-verdict-events").unwrap();
+    {
+        let mut store = Store::open(&dir.path().join("a.db")).unwrap();
+        let d = store
+            .remember_decision(&NewDecision {
+                artifact: review_mcp::review::Artifact {
+                    revision: rev(1),
+                    format: "step".into(),
+                    uri: Some("file:///w/p.step".into()),
+                    units: None,
+                },
+                subject: "bore fit".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: vec![BasisItem {
+                    requirement: "Bore 10 H7".into(),
+                    source: Source::Drawing,
+                    source_detail: None,
+                    evidence: None,
+                    state: State::Satisfied,
+                    question: None,
+                    faces: vec![],
+                    verdict: None,
+                    carried: None,
+                }],
+            })
+            .unwrap();
+        let at = DecisionRef::Id(&d.0.id);
+        let shown = d.0.basis[0].digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: None,
+            via: Via::Terminal,
+        };
+        let outcome = store
+            .record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])
+            .unwrap();
+        assert!(
+            matches!(outcome, VerdictsOutcome::Recorded(_)),
+            "{outcome:?}"
+        );
+    }
+    fs::write(dir.path().join("a.jsonl"), export(dir.path(), "a.db")).unwrap();
+    let listed = |o: &Output| -> Vec<String> {
+        stdout(o)
+            .lines()
+            .filter(|l| l.starts_with("engineer verdict event from the file: "))
+            .map(str::to_string)
+            .collect()
+    };
+    let o = run(dir.path(), &["--db", "b.db", "import", "a.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = listed(&o);
+    assert_eq!(lines.len(), 1, "{}", stdout(&o));
+    assert!(
+        lines[0].contains(": decision dec_")
+            && lines[0].contains("\"Bore 10 H7\": rejected via terminal by Ada at "),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(dir.path(), &["--db", "b.db", "import", "a.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(listed(&o).is_empty(), "{}", stdout(&o));
+}
