@@ -7,7 +7,8 @@ use super::decisions::rows::{load_decision, write_decision};
 use super::history;
 use super::page::next_seq;
 use super::records::rows::{carried_past_at, load_record, write_record, write_stated_before_carry};
-use super::{Store, StoreError};
+use super::verdicts::find;
+use super::{DecisionRef, Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
 use crate::review::outrank::{keep_later_engineer_verdicts, keep_reverify};
 use crate::review::{Decision, Kind, Record, Superseded, is_revision};
@@ -458,15 +459,7 @@ impl Store {
         // An import never deletes: a decision another clone forgot stays here, and its
         // history says it goes on after the end it brought.
         for id in &ended {
-            let rid: Option<i64> = tx
-                .prepare_cached("SELECT rid FROM decisions WHERE id = ?1")?
-                .query_row([id], |row| row.get(0))
-                .optional()?;
-            if let Some(d) = rid
-                .map(|rid| load_decision(&tx, rid))
-                .transpose()?
-                .flatten()
-            {
+            if let Some((_, d)) = find(&tx, &DecisionRef::Id(id))? {
                 history::decision_goes_on(&tx, &how, &d)?;
             }
         }
@@ -834,6 +827,22 @@ mod tests {
             .unwrap();
     }
 
+    /// The one live feature of `s`, after a line stating it at A (revision 10) "edited at A"
+    /// was kept as A's superseded copy, the one record at A.
+    fn stays_with_a_copy_at_a(s: &mut Store) -> Record {
+        let records = s.all_records().unwrap();
+        let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+        assert_eq!(live.len(), 1, "{records:?}");
+        let at_a: Vec<_> = records
+            .iter()
+            .filter(|r| r.artifact.revision == at(10).revision)
+            .collect();
+        assert_eq!(at_a.len(), 1, "{records:?}");
+        assert_eq!(at_a[0].note.as_deref(), Some("edited at A"));
+        assert!(at_a[0].superseded.is_some());
+        live[0].clone()
+    }
+
     /// A feature carried on twice (A to B, stated again at B, B to C: it says it came from B),
     /// then a line from a clone that had seen none of it stating the feature at A: the
     /// database holds A's superseded copy, so the line is what A says of it, as `remember`
@@ -851,17 +860,8 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(5));
         two.remember(&mating(10, "edited at A")).unwrap();
         one.import(&two.all_records().unwrap(), &[]).unwrap();
-        let records = one.all_records().unwrap();
-        let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
-        assert_eq!(live.len(), 1, "{records:?}");
-        assert_eq!(live[0].artifact.revision, at(12).revision, "stays at C");
-        let at_a: Vec<_> = records
-            .iter()
-            .filter(|r| r.artifact.revision == at(10).revision)
-            .collect();
-        assert_eq!(at_a.len(), 1, "{records:?}");
-        assert_eq!(at_a[0].note.as_deref(), Some("edited at A"));
-        assert!(at_a[0].superseded.is_some());
+        let live = stays_with_a_copy_at_a(&mut one);
+        assert_eq!(live.artifact.revision, at(12).revision, "stays at C");
     }
 
     /// A feature carried A to B and stated again at B (no carry mark left), its copy at A
@@ -886,18 +886,9 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(5));
         two.remember(&mating(10, "edited at A")).unwrap();
         one.import(&two.all_records().unwrap(), &[]).unwrap();
-        let records = one.all_records().unwrap();
-        let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
-        assert_eq!(live.len(), 1, "{records:?}");
-        assert_eq!(live[0].artifact.revision, at(11).revision, "stays at B");
-        assert_eq!(live[0].note.as_deref(), Some("at B"));
-        let at_a: Vec<_> = records
-            .iter()
-            .filter(|r| r.artifact.revision == at(10).revision)
-            .collect();
-        assert_eq!(at_a.len(), 1, "{records:?}");
-        assert_eq!(at_a[0].note.as_deref(), Some("edited at A"));
-        assert!(at_a[0].superseded.is_some());
+        let live = stays_with_a_copy_at_a(&mut one);
+        assert_eq!(live.artifact.revision, at(11).revision, "stays at B");
+        assert_eq!(live.note.as_deref(), Some("at B"));
     }
 
     #[test]

@@ -1880,37 +1880,22 @@ fn import_names_each_line_dated_ahead_of_this_machines_clock() {
 /// nothing (nothing new).
 #[test]
 fn import_lists_the_engineer_verdict_events_it_adds() {
-    use review_mcp::review::{BasisItem, Judgement, Source, State, Verdict, Via};
-    use review_mcp::store::{DecisionRef, NewDecision, Shown, Store, VerdictsOutcome};
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store, VerdictsOutcome};
     let dir = TempDir::new("import-verdict-events").unwrap();
+    let decision = serde_json::json!({"decision": {
+        "id": "dec_judged", "subject": "bore fit", "disposition": "hold", "summary": "s",
+        "basis": [{"requirement": "Bore 10 H7", "source": "drawing", "state": "satisfied",
+            "faces": []}],
+        "artifact": {"revision": rev(1), "format": "step", "uri": "file:///w/p.step"},
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z"}});
+    write_lines(&dir.path().join("decision.jsonl"), &[decision]);
+    let o = run(dir.path(), &["--db", "a.db", "import", "decision.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     {
         let mut store = Store::open(&dir.path().join("a.db")).unwrap();
-        let d = store
-            .remember_decision(&NewDecision {
-                artifact: review_mcp::review::Artifact {
-                    revision: rev(1),
-                    format: "step".into(),
-                    uri: Some("file:///w/p.step".into()),
-                    units: None,
-                },
-                subject: "bore fit".into(),
-                disposition: "hold".into(),
-                summary: None,
-                basis: vec![BasisItem {
-                    requirement: "Bore 10 H7".into(),
-                    source: Source::Drawing,
-                    source_detail: None,
-                    evidence: None,
-                    state: State::Satisfied,
-                    question: None,
-                    faces: vec![],
-                    verdict: None,
-                    carried: None,
-                }],
-            })
-            .unwrap();
-        let at = DecisionRef::Id(&d.0.id);
-        let shown = d.0.basis[0].digest();
+        let at = DecisionRef::Id("dec_judged");
+        let shown = store.find_decision(&at).unwrap().unwrap().basis[0].digest();
         let verdict = Verdict {
             meaning: None,
             author: Some("Ada".into()),
@@ -1940,7 +1925,7 @@ fn import_lists_the_engineer_verdict_events_it_adds() {
     let lines = listed(&o);
     assert_eq!(lines.len(), 1, "{}", stdout(&o));
     assert!(
-        lines[0].contains(": decision dec_")
+        lines[0].contains(": decision dec_judged ")
             && lines[0].contains("\"Bore 10 H7\": rejected via terminal by Ada at "),
         "{}",
         stdout(&o)
