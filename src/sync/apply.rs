@@ -137,6 +137,8 @@ fn refuse_moved(
 /// database were written (to be made durable before the commit).
 pub(super) struct Finished {
     pub(super) lines: Vec<String>,
+    /// The folder's files this sync deletes (`records/<id>.json`), every one.
+    pub(super) files_deleted: BTreeSet<String>,
     pub(super) saver: Saver,
 }
 
@@ -722,6 +724,7 @@ impl<'a, 't> Apply<'a, 't> {
             tx.set_pending(key.0.as_str(), &key.1, prior.as_ref().map(|h| &h[..]), run)?;
         }
         let mut lines = Vec::new();
+        let mut files_deleted = BTreeSet::new();
         let mut deleted: [BTreeSet<&str>; 2] = Default::default();
         let keys: BTreeSet<&Key> = files.keys().chain(rows.keys()).collect();
         for key in keys {
@@ -758,13 +761,18 @@ impl<'a, 't> Apply<'a, 't> {
                     }
                     deleted[k].insert(id);
                     lines.push(format!("delete {file}"));
+                    files_deleted.insert(file);
                 }
                 None => {}
             }
         }
         counts.deleted = [deleted[0].len(), deleted[1].len()];
         counts.replaced_saved = replaced;
-        Ok(Finished { lines, saver })
+        Ok(Finished {
+            lines,
+            files_deleted,
+            saver,
+        })
     }
 }
 

@@ -233,15 +233,10 @@ pub fn run(
             format!("delete {} (left by an interrupted sync)", name.display())
         })
         .collect();
-    lines.extend(kept.iter().map(|(from, to)| {
-        let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
-        format!(
-            "restore {} from {} (merge-file set it aside: git paired its file with another \
-             item's as a rename)",
-            name(to),
-            name(from)
-        )
-    }));
+    // Where the versions merge-file set aside go in the plan: said once the sync knows which
+    // files it deletes (a version of an item the database no longer holds is put back only for
+    // the deletion to take it).
+    let kept_at = lines.len();
     lines.extend(stale_kept.iter().map(|(from, to)| {
         let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
         format!(
@@ -403,6 +398,26 @@ pub fn run(
         }
     }
     let finished = sync.finish(&run)?;
+    let kept_lines: Vec<String> = kept
+        .iter()
+        .map(|(from, to)| {
+            let name = |p: &Path| p.strip_prefix(&folder).unwrap_or(p).display().to_string();
+            match finished.files_deleted.contains(&name(to)) {
+                true => format!(
+                    "delete {} (merge-file set aside {}, which this sync deletes)",
+                    name(from),
+                    name(to)
+                ),
+                false => format!(
+                    "restore {} from {} (merge-file set it aside: git paired its file with \
+                     another item's as a rename)",
+                    name(to),
+                    name(from)
+                ),
+            }
+        })
+        .collect();
+    lines.splice(kept_at..kept_at, kept_lines);
     lines.extend(finished.lines);
     let saver = finished.saver;
     // Every event the folder lacks, this sync's own included, is written after the commit

@@ -565,7 +565,8 @@ fn sync_a_set_aside_version_beside_its_item_s_file_is_removed_not_left_to_undo_a
 
 /// Regression: a version merge-file set aside for an item this database has forgotten since
 /// stands for a file sync deletes: sync said both "restored records/<id>.json …: commit it"
-/// and "deleted from the folder: records/<id>.json", and left no file to commit.
+/// and "deleted from the folder: records/<id>.json", and left no file to commit; its dry run
+/// said both "would restore" and "would delete".
 #[test]
 fn sync_a_set_aside_version_of_a_forgotten_item_is_not_said_restored() -> anyhow::Result<()> {
     use crate::support::artifact;
@@ -595,6 +596,17 @@ fn sync_a_set_aside_version_of_a_forgotten_item_is_not_said_restored() -> anyhow
     s.call("forget", json!({"artifact": a, "name": "bore"}))?
         .ok()?;
     s.close()?;
+    // The dry run says what the sync does: the version set aside goes, nothing is restored.
+    let dry = review_mcp(&db, &["sync", "--dry-run", &folder.to_string_lossy()]).and_then(ok)?;
+    ensure!(
+        !dry.contains("restore")
+            && dry.contains(&format!(
+                "would delete records/.{bore}.json.kept (merge-file set aside records/{bore}.json, \
+                 which this sync deletes)"
+            ))
+            && kept.exists(),
+        "{dry}"
+    );
     let out = sync()?;
     ensure!(
         !own.exists() && !kept.exists(),
