@@ -397,20 +397,7 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
             .contains(&decision.id);
         return Err(carried_on_refusal(store, &decision, forgotten)?);
     }
-    // The engineer's verdicts given at the earlier revision after the carry (a clone's, by
-    // sync): the carried item does not show them, so it is asked about again by default.
-    let after = store.verdicts_after_carry(&decision)?;
-    let unjudged: Vec<usize> = decision
-        .basis
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.awaits_engineer())
-        // An item inherited by `carry_forward` with the engineer's verdict at the earlier
-        // revision stands as inherited (that verdict is its history): asked only when named
-        // in `items`. One nobody judged there awaits the engineer as any item does.
-        .filter(|(i, b)| !inherited_judged(b) || after.iter().any(|a| a.index == *i))
-        .map(|(i, _)| i)
-        .collect();
+    let (unjudged, after) = awaiting(store, &decision)?;
     let inherited = decision
         .basis
         .iter()
@@ -468,6 +455,39 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
         form,
     }))
 }
+
+/// The items of `decision` that await the engineer's verdict, as `request_verdicts` without
+/// `items` asks them, and the engineer's verdicts given at the earlier revision after its
+/// carry (a clone's, by sync): the carried item does not show them, so it is asked about
+/// again by default.
+fn awaiting(
+    store: &mut Store,
+    decision: &Decision,
+) -> Result<(Vec<usize>, Vec<VerdictAfterCarry>), ToolError> {
+    let after = store.verdicts_after_carry(decision)?;
+    let unjudged = decision
+        .basis
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.awaits_engineer())
+        // An item inherited by `carry_forward` with the engineer's verdict at the earlier
+        // revision stands as inherited (that verdict is its history): asked only when named
+        // in `items`. One nobody judged there awaits the engineer as any item does.
+        .filter(|(i, b)| !inherited_judged(b) || after.iter().any(|a| a.index == *i))
+        .map(|(i, _)| i)
+        .collect();
+    Ok((unjudged, after))
+}
+
+/// Whether no item of `d` awaits the engineer any more (they gave their verdicts by another
+/// channel while a question was out): a refusal of that question then says nothing is left
+/// to ask, as `request_verdicts` would, instead of sending the caller to ask again.
+fn settled(store: &mut Store, d: &Decision) -> Result<bool, ToolError> {
+    Ok(awaiting(store, d)?.0.is_empty())
+}
+
+/// How a refusal of a question about a decision whose every item was settled meanwhile ends.
+const SETTLED: &str = "Every item now has the engineer's verdict, so nothing is left to ask (recall_decisions shows them)";
 
 /// Whether `b` is inherited from an earlier revision with the engineer's verdict given there
 /// (the assistant's never travels): left aside by default, as judged.
@@ -749,8 +769,14 @@ pub fn finish(
             } else {
                 "no item asked is still the one shown"
             };
+            let next = match settled(store, &d)? {
+                true => format!(
+                    "{SETTLED}; where these answers differ from them, ask the engineer which stands."
+                ),
+                false => "Call request_verdicts again to ask about the basis as it is now.".into(),
+            };
             Err(ToolError::Invalid(format!(
-                "The decision changed while the engineer was answering ({why}), so nothing was written.{} The engineer's answers: {}. Call request_verdicts again to ask about the basis as it is now.",
+                "The decision changed while the engineer was answering ({why}), so nothing was written.{} The engineer's answers: {}. {next}",
                 already_held(&held),
                 answers_given(&changed)
             )))
@@ -1101,17 +1127,24 @@ fn answer_without(
 /// awaits the engineer); refused when none is. A state sealed by an earlier build (no
 /// `shown`) is asked again only while the whole basis is as shown.
 pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
-    let refused = |why: &str| {
+    const AGAIN: &str = "Call request_verdicts again without requestState.";
+    let next = |store: &mut Store, d: &Decision| -> Result<String, ToolError> {
+        Ok(match settled(store, d)? {
+            true => format!("{SETTLED}."),
+            false => AGAIN.into(),
+        })
+    };
+    let refused = |why: &str, next: &str| {
         Err(ToolError::Invalid(format!(
-            "The decision changed since the engineer was asked ({why}), so nothing was written. Call request_verdicts again without requestState."
+            "The decision changed since the engineer was asked ({why}), so nothing was written. {next}"
         )))
     };
     let Some(d) = store.find_decision(&DecisionRef::Id(&q.decision))? else {
-        return refused("it was forgotten");
+        return refused("it was forgotten", AGAIN);
     };
     let q = if q.shown.is_empty() {
         if d.basis_digest() != q.digest {
-            return refused("its basis is no longer the one shown");
+            return refused("its basis is no longer the one shown", &next(store, &d)?);
         }
         q
     } else {
@@ -1122,7 +1155,7 @@ pub fn reask(store: &mut Store, q: Question) -> Result<Step, ToolError> {
                     .is_some_and(|b| b.judged_digest() == *judged)
             });
         if shown.is_empty() {
-            return refused("no item asked is still the one shown");
+            return refused("no item asked is still the one shown", &next(store, &d)?);
         }
         let awaiting = changed
             .iter()

@@ -1585,3 +1585,69 @@ fn the_form_of_the_largest_items_stays_within_the_answer_bound() -> Result<()> {
     }
     Ok(())
 }
+
+/// The engineer's click in the review card on item `index` of the decision (`judgement`),
+/// through the legacy session: another channel of the engineer's own than the form.
+fn in_card(server: &mut Server, id: u64, index: usize, judgement: &str) -> Result<()> {
+    let shown = send(
+        server,
+        &call(
+            id,
+            "show_review",
+            json!({"artifact": artifact(), "detail": "full"}),
+        ),
+    );
+    let result = &shown.first().context("no show_review answer")?["result"];
+    let d = &result["structuredContent"]["decisions"][0];
+    let decision = d["id"].as_str().context("no decision id")?;
+    let proof = &result["_meta"]["review-mcp/card"]["proofs"][decision];
+    let out = send(
+        server,
+        &call(
+            id + 1,
+            "record_verdict",
+            json!({"decision_id": decision, "index": index,
+                   "item_digest": d["basis"][index]["digest"], "judgement": judgement,
+                   "card_proof": proof}),
+        ),
+    );
+    ensure!(
+        out.first().is_some_and(|r| r["result"]["isError"] != true),
+        "record_verdict: {out:?}"
+    );
+    Ok(())
+}
+
+/// Regression: a 2026-07-28 form answered after the engineer had settled every item asked in
+/// the review card was refused (nothing written, rightly) with "call request_verdicts again",
+/// which then had nothing to ask. The refusal now says every item has the engineer's verdict,
+/// names the answers that differ, and sends to recall_decisions and the engineer; so does a
+/// retry without the answer.
+#[test]
+fn a_sealed_form_answered_after_the_card_settled_every_item_says_nothing_is_left_to_ask()
+-> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let state = request_state(&send(&mut s, &modern_ask(2, json!({}))))?;
+    in_card(&mut s, 3, 0, "rejected")?;
+    in_card(&mut s, 5, 1, "rejected")?;
+    let settled = verdicts(&mut s)?;
+    for (id, retry) in [
+        (
+            7,
+            json!({"requestState": state, "inputResponses": {"verdicts": accept()}}),
+        ),
+        (8, json!({"requestState": state})),
+    ] {
+        let out = send(&mut s, &modern_ask(id, retry));
+        let text = refusal_text(&out)?;
+        assert!(
+            !text.contains("Call request_verdicts again")
+                && text.contains("nothing is left to ask")
+                && text.contains("recall_decisions"),
+            "{text}"
+        );
+        assert_eq!(verdicts(&mut s)?, settled, "nothing written");
+    }
+    Ok(())
+}
