@@ -668,16 +668,17 @@ fn restated_and_edited(editor_pulls: bool, rebase: bool) -> anyhow::Result<()> {
         .arg(second.clone.join(FOLDER))
         .env("MCP_LOG_LEVEL", "warn"))?;
     let dry = String::from_utf8_lossy(&dry.stdout);
+    // A version set aside is put in place, but for the edit's (of the earlier time) when the
+    // restatement is later: the later of bore's two ids keeps it, so that file is deleted at
+    // once, and nothing restored is left to commit. The dry run says the same.
+    let set_aside = editor_pulls != rebase;
     ensure!(
-        dry.contains("would restore records/rec_") == (editor_pulls != rebase)
+        dry.contains("would restore records/rec_") == (set_aside && editor_pulls)
+            && dry.contains("would delete records/.rec_") == (set_aside && !editor_pulls)
             && !dry.contains("would be deleted from the database:"),
         "a dry run reads a version set aside as the item's file: {dry}"
     );
     let synced = second.sync()?;
-    // A version set aside is put in place, but for the edit's (of the earlier time) when the
-    // restatement is later: the later of bore's two ids keeps it, so that file is deleted at
-    // once, and nothing restored is left to commit.
-    let set_aside = editor_pulls != rebase;
     ensure!(
         synced.contains("restored records/rec_") == (set_aside && editor_pulls)
             && (!set_aside
