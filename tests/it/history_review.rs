@@ -657,3 +657,41 @@ fn history_a_stored_string_cannot_forge_the_when_who_and_channel_of_a_trail_line
     );
     Ok(())
 }
+
+/// The report said of a decision stated by Ada and judged since by Brook in his terminal
+/// "Recorded …, updated <Brook's time> by Ada Lovelace": the decision's `author` is who last
+/// stated it (a verdict keeps its own author and leaves it), so the report gave Brook's
+/// change to Ada (found driving a real review: two engineers, one synced folder). It now
+/// says who stated it apart from when it was updated, and the verdict names Brook.
+#[test]
+fn history_the_report_does_not_give_a_verdicts_update_to_the_decisions_author() {
+    use crate::support::inproc::Era;
+    let dir = TempDir::new("report-updated-by").unwrap();
+    let db = dir.join("r.db");
+    let mut store = Store::open(&db).unwrap();
+    store.set_author(Some("Ada Lovelace".into()));
+    let mut c = Client::new(store, Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": {"revision": REV_A, "format": "step", "uri": "/work/bracket.step"},
+               "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": "Bore is H7", "source": "drawing", "state": "satisfied"}]}),
+    );
+    let mut brook = Store::open(&db).unwrap();
+    brook.set_author(Some("Brook".into()));
+    review_mcp::terminal::review(
+        &mut brook,
+        REV_A,
+        &mut &b"r\ntoo tight\n\n"[..],
+        &mut Vec::new(),
+    )
+    .unwrap();
+    let (report, line) = report_line(&mut c, "Recorded ").unwrap();
+    assert!(
+        report.contains("by the engineer (terminal, Brook)"),
+        "{report}"
+    );
+    // Not "updated <time> by Ada Lovelace": the time of Brook's verdict.
+    assert!(!line.contains("Z by Ada"), "{line}");
+    assert!(line.contains("stated by Ada Lovelace"), "{line}");
+}
