@@ -732,7 +732,7 @@ pub fn review(
     };
     let line = if recorded {
         format!(
-            "Review of {name}: {} and {} ({} open question{}; {} stale against it{}).{}{} The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
+            "Review of {name}: {} and {} ({} open question{}; {} stale against it{}).{}{}{} The full report: {REVISIONS}{revision}{REPORT_SUFFIX}",
             plural(totals.1, "decision"),
             plural(totals.0, "record"),
             open,
@@ -746,6 +746,12 @@ pub fn review(
                 .as_ref()
                 .map(|(by, _)| carried_on_line(&view, by, in_part))
                 .unwrap_or_default(),
+            // Where the work is: what was carried here and is not stated here yet.
+            if view.supersession.superseded_by.is_none() {
+                worklist_line(&review)
+            } else {
+                String::new()
+            },
             left_out(&review, totals, full),
         )
     } else if stale_items > 0 && tallies.stale_carried_on >= stale_items {
@@ -865,6 +871,21 @@ fn carried_on_line(view: &RevisionView, by: &str, in_part: bool) -> String {
         ));
     }
     line
+}
+
+/// The sentence of `review`'s line for a revision a review was carried to: its `worklist`,
+/// what is still to re-verify and what is inherited, and the calls that list them; nothing
+/// once every carried item is stated here (no `worklist`).
+fn worklist_line(review: &Value) -> String {
+    let count = |key: &str| review["worklist"][key].as_u64().unwrap_or(0);
+    let (re_verify, inherited) = (count("re_verify"), count("inherited"));
+    if re_verify == 0 && inherited == 0 {
+        return String::new();
+    }
+    format!(
+        " Carried here (carry_forward): {} to re-verify, {inherited} inherited (not re-verified here); recall and recall_decisions with carried \"re-verify\" list what to re-verify.",
+        plural(re_verify, "item")
+    )
 }
 
 /// When this answer leaves out some of the revision's decisions (or, at full detail,

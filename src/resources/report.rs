@@ -210,10 +210,13 @@ impl RevisionView {
                     change_text(sup.change.as_deref())
                 );
             }
+            // The decision's author is who last stated it (remember_decision, a carry, an
+            // import or sync of a version), not who updated it last: an engineer's verdict
+            // moves `updated_at` and names its own author in its cell and the trail.
             let by = d
                 .author
                 .as_deref()
-                .map(|a| format!(" by {}", line(&crate::text::who(a, AUTHOR_SHOWN))))
+                .map(|a| format!("; stated by {}", line(&crate::text::who(a, AUTHOR_SHOWN))))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,

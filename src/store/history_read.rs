@@ -21,6 +21,9 @@ pub struct HistoryAnswer {
     pub earlier_unrecorded: bool,
     /// For one id: that nothing is known of it here (no event, no decision or record).
     pub unknown: bool,
+    /// For one id of a stored feature or note: its `created_at` and `author` as the record
+    /// holds them, since a record's creation is not an event (only its changes are).
+    pub record_created: Option<(String, Option<String>)>,
 }
 
 /// A decision's latest changes, newest first, and how many it has in all.
@@ -110,11 +113,19 @@ impl Store {
             }
             _ => false,
         };
+        let record_created = match &q.of {
+            Some(id) => tx
+                .prepare_cached("SELECT created_at, author FROM records WHERE id = ?1")?
+                .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?,
+            None => None,
+        };
         Ok(HistoryAnswer {
             page,
             since,
             earlier_unrecorded,
             unknown,
+            record_created,
         })
     }
 

@@ -277,6 +277,17 @@ pub fn answer(
     if got.unknown {
         summary.push_str("; no decision or record with this id is known here");
     }
+    // A feature's or note's creation is not an event: without this, a record's only event
+    // (a carry) reads as when and by whom it was named.
+    if let Some((created, author)) = &got.record_created {
+        summary.push_str(&format!(
+            "; a feature's or note's creation is not a recorded change: the record says created_at {}, author {}",
+            crate::text::inline(created, 60),
+            author
+                .as_deref()
+                .map_or("none".to_string(), |a| crate::text::who(a, 200))
+        ));
+    }
     if got.earlier_unrecorded {
         summary.push_str(&format!(
             "; changes before {} were not recorded",

@@ -1167,6 +1167,65 @@ fn show_review_says_to_state_again_what_was_carried_here_and_forgotten() {
     );
 }
 
+/// show_review's line of a revision carried to said "2 decisions and 4 records (1 open
+/// question; 0 items stale against it)" and nothing of the carry, so a model reading the line
+/// took the review as stated here, with nothing to do (found driving a real review: 11 items
+/// to re-verify, the line silent). It says the worklist the answer's `worklist` counts and
+/// where to list it, and no longer once every item is stated here again; not at all for a
+/// revision carried on (its work is at the later revision, which the line names).
+#[test]
+fn show_review_line_of_a_carried_revision_says_its_worklist() {
+    for era in ERAS {
+        let mut c = Client::new(Store::open_in_memory().unwrap(), era);
+        review_at_r1(&mut c);
+        c.ok("carry_forward", carry_args());
+        let line = |c: &mut Client, r: &str| {
+            let out = c.call("show_review", json!({"artifact": art_uri(r, FILE)}));
+            let text = out["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            (text, out["result"]["structuredContent"]["worklist"].clone())
+        };
+        let (l, worklist) = line(&mut c, &r2());
+        let (re_verify, inherited) = (
+            worklist["re_verify"].as_u64().unwrap(),
+            worklist["inherited"].as_u64().unwrap(),
+        );
+        assert!(re_verify > 0 && inherited > 0, "{worklist}");
+        let said = format!(
+            "Carried here (carry_forward): {re_verify} items to re-verify, {inherited} inherited \
+             (not re-verified here); recall and recall_decisions with carried \"re-verify\" list \
+             what to re-verify."
+        );
+        assert!(l.contains(&said), "{era:?}: {l}");
+        assert!(l.ends_with("/report"), "{l}");
+        // Revision 1 was carried on: its line names where the review went, no worklist.
+        let (l1, _) = line(&mut c, &r1());
+        assert!(!l1.contains("Carried here"), "{l1}");
+        // Stated here again in part: the line counts what is left, as `worklist` does.
+        let a2 = art_uri(&r2(), FILE);
+        c.ok(
+            "remember",
+            json!({"artifact": a2, "name": "bore", "entity_ids": ["face:13"], "note": "n"}),
+        );
+        c.ok(
+            "remember_decision",
+            json!({"artifact": a2, "subject": "bore", "disposition": "ok",
+            "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied"}]}),
+        );
+        let (l, left) = line(&mut c, &r2());
+        let fewer = left["re_verify"].as_u64().unwrap();
+        assert!(fewer < re_verify, "{left}");
+        assert!(
+            l.contains(&format!(
+                "Carried here (carry_forward): {fewer} items to re-verify, "
+            )),
+            "{l}"
+        );
+    }
+}
+
 /// show_review's summary says each thing once (measured: 820 bytes of structuredContent for
 /// one decision, 1,163 once carried): its revision at the top and in its report's URI, not a
 /// third time in its own `artifacts` entry, and a zero stale count once, in `counts`, with no

@@ -657,3 +657,83 @@ fn history_a_stored_string_cannot_forge_the_when_who_and_channel_of_a_trail_line
     );
     Ok(())
 }
+
+/// The report said of a decision stated by Ada and judged since by Brook in his terminal
+/// "Recorded …, updated <Brook's time> by Ada Lovelace": the decision's `author` is who last
+/// stated it (a verdict keeps its own author and leaves it), so the report gave Brook's
+/// change to Ada (found driving a real review: two engineers, one synced folder). It now
+/// says who stated it apart from when it was updated, and the verdict names Brook.
+#[test]
+fn history_the_report_does_not_give_a_verdicts_update_to_the_decisions_author() {
+    use crate::support::inproc::Era;
+    let dir = TempDir::new("report-updated-by").unwrap();
+    let db = dir.join("r.db");
+    let mut store = Store::open(&db).unwrap();
+    store.set_author(Some("Ada Lovelace".into()));
+    let mut c = Client::new(store, Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": {"revision": REV_A, "format": "step", "uri": "/work/bracket.step"},
+               "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": "Bore is H7", "source": "drawing", "state": "satisfied"}]}),
+    );
+    let mut brook = Store::open(&db).unwrap();
+    brook.set_author(Some("Brook".into()));
+    review_mcp::terminal::review(
+        &mut brook,
+        REV_A,
+        &mut &b"r\ntoo tight\n\n"[..],
+        &mut Vec::new(),
+    )
+    .unwrap();
+    let (report, line) = report_line(&mut c, "Recorded ").unwrap();
+    assert!(
+        report.contains("by the engineer (terminal, Brook)"),
+        "{report}"
+    );
+    // Not "updated <time> by Ada Lovelace": the time of Brook's verdict.
+    assert!(!line.contains("Z by Ada"), "{line}");
+    assert!(line.contains("stated by Ada Lovelace"), "{line}");
+}
+
+/// A feature named at revision A and carried to B: `review_history` by its id said "1
+/// recorded change of rec_…" (the carry, by the author who carried it), and nothing of when
+/// and by whom it was named, since a feature's or note's creation is not an event; asked who
+/// named the face, a model gave the carry's time and author (found driving a real review). The
+/// line now says a record's creation is not among its changes and gives the record's own
+/// `created_at` and `author`, also for a record with no change at all ("0 recorded changes").
+#[test]
+fn history_of_a_record_by_id_says_when_and_by_whom_it_was_created() {
+    use crate::support::inproc::{Era, REV_B};
+    let mut store = Store::open_in_memory().unwrap();
+    store.set_author(Some("Ada Lovelace".into()));
+    let mut c = Client::new(store, Era::V2026_07_28);
+    let a = json!({"revision": REV_A, "format": "step", "uri": "/work/bracket.step"});
+    let b = json!({"revision": REV_B, "format": "step", "uri": "/work/bracket.step"});
+    let named = c.ok(
+        "remember",
+        json!({"artifact": a, "name": "hole 1", "entity_ids": ["face:10"], "note": "M6 clearance"}),
+    );
+    let note = c.ok(
+        "remember",
+        json!({"artifact": a, "entity_ids": [], "note": "material 6061-T6"}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": a, "to": b, "map": [{"from": "face:10", "to": "face:10"}], "changed": []}),
+    );
+    for (record, events) in [(&named["record"], 1), (&note["record"], 0)] {
+        let id = record["id"].as_str().unwrap();
+        let out = c.call("review_history", json!({"id": id}));
+        let line = out["result"]["content"][0]["text"].as_str().unwrap();
+        let page = &out["result"]["structuredContent"];
+        assert_eq!(page["events"].as_array().unwrap().len(), events, "{page}");
+        let created = record["created_at"].as_str().unwrap();
+        assert!(
+            line.contains(&format!(
+                "a feature's or note's creation is not a recorded change: the record says created_at {created}, author Ada Lovelace"
+            )),
+            "{line}"
+        );
+    }
+}
