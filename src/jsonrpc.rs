@@ -127,6 +127,13 @@ pub enum Incoming {
     Notification(Notification),
     /// A response sent by the client to a request of the server's own (`elicitation/create`).
     Response(ClientResponse),
+    /// Shaped as a response (a `result` or an `error`, no `method`) but not JSON-RPC 2.0:
+    /// never answered, since its id is in the server's id space, not the client's; one that
+    /// names a question of the server's ends that question's wait.
+    InvalidResponse {
+        id: Option<Id>,
+        reason: String,
+    },
     /// Not a JSON-RPC message: answered with -32600 and the id when one could be read.
     Invalid {
         id: Option<Id>,
@@ -145,6 +152,13 @@ pub fn classify(value: Value) -> Incoming {
     let raw_id = obj.get("id");
     let valid_id = raw_id.and_then(Id::from_value);
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        if !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error"))
+        {
+            return Incoming::InvalidResponse {
+                id: valid_id,
+                reason: "its \"jsonrpc\" is not \"2.0\"".into(),
+            };
+        }
         return Incoming::Invalid {
             id: valid_id,
             reason: "\"jsonrpc\" must be \"2.0\"".into(),

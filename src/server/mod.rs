@@ -455,6 +455,13 @@ impl Server {
             }
             Incoming::Notification(n) => self.handle_notification(&n.method, n.params.as_ref()),
             Incoming::Response(r) => self.take_answer(r),
+            Incoming::InvalidResponse { id, reason } => {
+                let ended = id.and_then(|id| self.unreadable_answer(&id, &reason));
+                if ended.is_none() {
+                    log::warn!("dropped a response from the client that is not JSON-RPC 2.0");
+                }
+                ended
+            }
             Incoming::Invalid { id, reason } => Some(refusal(
                 id,
                 INVALID_REQUEST,

@@ -333,6 +333,7 @@ fn is_valid_id(v: &Value) -> bool {
 
 /// Notifications and client responses are answered with nothing; everything else (garbage
 /// included) with exactly one message. This is the spec's rule, computed without the server.
+/// A response without `"jsonrpc": "2.0"` is not answered either: its id is the server's.
 fn request_shaped(v: &Value) -> bool {
     let Some(obj) = v.as_object() else {
         return true;
@@ -341,7 +342,7 @@ fn request_shaped(v: &Value) -> bool {
     let notification = obj.get("method").is_some_and(Value::is_string) && !obj.contains_key("id");
     let response =
         !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error"));
-    !(version_ok && (notification || response))
+    !((version_ok && notification) || response)
 }
 
 /// The id an answer to `v` must carry.
