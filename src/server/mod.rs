@@ -294,7 +294,7 @@ impl Server {
                         Some(id),
                         PARSE_ERROR,
                         format!(
-                            "Parse error: {}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting over 128 levels)",
+                            "Parse error: {}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting 128 levels deep or more)",
                             crate::text::clip_bytes(&e.to_string(), 200)
                         ),
                     ),
