@@ -345,6 +345,25 @@ fn request_shaped(v: &Value) -> bool {
     !((version_ok && notification) || response)
 }
 
+/// Whether two valid ids name one request: the same string, or numbers of one value (`1`,
+/// `1.0` and `1e0` are one id; `-0.0` is 0).
+fn same_id(a: &Value, b: &Value) -> bool {
+    let integer = |v: &Value| {
+        v.as_i64()
+            .map(i128::from)
+            .or_else(|| v.as_u64().map(i128::from))
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0)
+                    .map(|f| f as i128)
+            })
+    };
+    match (a, b) {
+        (Value::Number(_), Value::Number(_)) => integer(a).is_some() && integer(a) == integer(b),
+        _ => a == b,
+    }
+}
+
 /// The id an answer to `v` must carry.
 fn answer_id(v: &Value) -> Value {
     match v.get("id") {
@@ -650,7 +669,7 @@ fn check_frame_asking(
                 other
                     .pointer("/params/requestId")
                     .filter(|id| is_valid_id(id))
-                    .and_then(|id| asks.0.iter().position(|(_, c)| c == id))
+                    .and_then(|id| asks.0.iter().position(|(_, c)| same_id(c, id)))
             } else {
                 None
             };
