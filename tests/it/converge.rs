@@ -2043,6 +2043,52 @@ fn clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision() ->
     .map(drop)
 }
 
+/// Known defect, not examined (found by carrysync's run of seeds 2650 to 2719 x 120: seed
+/// 2687, minimised to these 5 operations with `CONVERGE_MINIMISE_LIKE`; the code before
+/// carrysync's change fails it the same way): clone 2 decides on a subject of part 1, clone 1
+/// imports that decision, gives the engineer's verdict by the terminal on one of its items and
+/// records the decision again; clone 1's export, imported into an empty database and exported
+/// again, is not the same (here 3 lines against 5; in the full seed, an `import` `arrived`
+/// event of another decision id, dated earlier, where the first export has a terminal
+/// `verdict_replaced` event). No carry, no sync: remember_decision, export and import alone.
+#[test]
+#[ignore = "known defect: export -> import -> export differs after an import, a verdict and a decision recorded again"]
+fn export_import_export_is_the_same_after_a_decision_recorded_again_over_an_import()
+-> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 1,
+            rev: 2,
+            subject: 0,
+            disposition: 0,
+            states: [1, 1, 0],
+            assistant: None,
+        },
+        Import { c: 1, from: 2 },
+        Verdict {
+            c: 1,
+            part: 1,
+            rev: 2,
+            subject: 0,
+            item: 1,
+            accept: true,
+        },
+        Decide {
+            c: 1,
+            part: 1,
+            rev: 2,
+            subject: 0,
+            disposition: 0,
+            states: [1, 1, 0],
+            assistant: None,
+        },
+        Fidelity { c: 1 },
+    ])
+    .map(drop)
+}
+
 /// Regression of the model, not of the product (seed 2671 of 120 operations, minimised to 12
 /// with `CONVERGE_MINIMISE_LIKE`): clones 0 and 1 each decide on one subject of part 1 at
 /// revision 1 (two ids for one key); clone 2 imports clone 0's and gives the engineer's verdict
