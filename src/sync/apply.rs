@@ -225,6 +225,28 @@ impl<'a, 't> Apply<'a, 't> {
                 (None, _) if e.base.is_some() => self.tx.drop_base(kind.as_str(), id)?,
                 (None, _) => {}
             },
+            // Only the database changed, and its version states the feature at a revision
+            // carried past (stated here before this clone saw the carry, which arrived with
+            // this sync), while the folder's stands elsewhere: the mirror of the case below.
+            // What that revision says, kept there; the feature stays where the folder has it,
+            // as `remember` keeps a statement made after the carry is known (so the clones
+            // that take the file see one history).
+            Action::ToFolder
+                if let Some(Item::Record(stated)) = db_item
+                    && let Some(Item::Record(onward)) =
+                        self.unchanged_file_item(kind, id, e)?
+                    && merge::elsewhere(&onward, stated)
+                    && self.copy_known(stated) =>
+            {
+                self.counts.conflicts.push(format!(
+                    "record {id}: the database's version states it at revision {}, which a \
+                     carry moved it on from; kept it at revision {} (the folder's version), and \
+                     the statement as what revision {} says of it (superseded)",
+                    stated.artifact.revision, onward.artifact.revision, stated.artifact.revision
+                ));
+                self.keep_stayed(stated, &onward)?;
+                self.import(&Item::Record(onward), db_item)?;
+            }
             Action::ToFolder | Action::KeepDatabase => {
                 let item = db_item.ok_or_else(|| fail!("{id}: no database version"))?;
                 // The rule of the tools against the folder's version (the base's text).
@@ -470,6 +492,15 @@ impl<'a, 't> Apply<'a, 't> {
                  again",
                 kind.as_str()
             )),
+        }
+    }
+
+    /// The folder's version of an item whose file is its base (unchanged since the last sync,
+    /// so not parsed when read): the base's item. `None` when the file is absent or changed.
+    fn unchanged_file_item(&self, kind: ItemKind, id: &str, e: &Entry) -> Result<Option<Item>> {
+        match e.file_hash() {
+            Some(h) if e.base == Some(h) => self.base_item(kind, id),
+            _ => Ok(None),
         }
     }
 

@@ -1990,19 +1990,21 @@ fn an_archive_of_every_export_holds_each_renamed_and_carried_feature() -> anyhow
     .map(drop)
 }
 
-/// Known defect, not fixed (seed 2472 of 120 operations, minimised to 8 with
-/// `CONVERGE_MINIMISE_LIKE`; seed 2684 fails with the same message, and so does seed 2665 x 120
-/// since the harness commits what the driver gives back): a feature stated at
-/// revision 0 in clone 1 reaches clone 2 by import and clone 0 by sync; clone 0 carries it to
-/// revision 2, and clone 2, which has not seen the carry, states it at revision 1, syncs, and
-/// states it again at revision 0. After the final syncs clones 0 and 2 hold different
-/// histories: the sync's `text_replaced` events of the same millisecond differ (one clone has
-/// an event of the feature's record at revision 0, the other one of another record of it at
-/// another revision, where the first has it). The
-/// cause was not found; the list is minimal, so it needs the carry and the statements at the
-/// carried-from revision (the carried-feature rules, which another change is fixing).
+/// Regression (seed 2472 of 120 operations, minimised to 8 with `CONVERGE_MINIMISE_LIKE`;
+/// seeds 2684 and 2665 x 120 and 57 x 200 failed the same way): a feature stated at revision
+/// 0 in clone 1 reaches clone 2 by import and clone 0 by sync; clone 0 carries it to revision
+/// 2, and clone 2, which has not seen the carry, states it at revision 1, syncs, and states it
+/// again at revision 0 (its `remember` moves its own row back to 0: it knows no carry). At
+/// the final syncs clone 0 keeps the later statement at revision 1 (never carried past) and
+/// writes revision 0's superseded copy; clone 2's sync then brought that copy and the
+/// `carried` event, but, only its database having changed since its last sync, wrote the
+/// feature at revision 0 to the folder. Clone 1 took that file as what revision 0 says (the
+/// copy) and wrote the feature back at revision 1; clone 2 took that last, recording a sync
+/// `text_replaced` event (the feature back to revision 1) that the clones synced before did
+/// not hold: the histories differed. A sync now keeps such a
+/// statement in the copy when only the database changed, as it does when only the folder
+/// did (`sync_folder::sync_keeps_a_statement_at_a_revision_carried_past_in_its_copy_when_only_the_database_changed`).
 #[test]
-#[ignore = "known defect: clones' histories differ after a carry and statements at its old revision"]
 fn clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision() -> anyhow::Result<()>
 {
     use Op::*;
@@ -2037,6 +2039,52 @@ fn clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision() ->
             name: 2,
             tag: 1,
         },
+    ])
+    .map(drop)
+}
+
+/// Known defect, not examined (found by carrysync's run of seeds 2650 to 2719 x 120: seed
+/// 2687, minimised to these 5 operations with `CONVERGE_MINIMISE_LIKE`; the code before
+/// carrysync's change fails it the same way): clone 2 decides on a subject of part 1, clone 1
+/// imports that decision, gives the engineer's verdict by the terminal on one of its items and
+/// records the decision again; clone 1's export, imported into an empty database and exported
+/// again, is not the same (here 3 lines against 5; in the full seed, an `import` `arrived`
+/// event of another decision id, dated earlier, where the first export has a terminal
+/// `verdict_replaced` event). No carry, no sync: remember_decision, export and import alone.
+#[test]
+#[ignore = "known defect: export -> import -> export differs after an import, a verdict and a decision recorded again"]
+fn export_import_export_is_the_same_after_a_decision_recorded_again_over_an_import()
+-> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 1,
+            rev: 2,
+            subject: 0,
+            disposition: 0,
+            states: [1, 1, 0],
+            assistant: None,
+        },
+        Import { c: 1, from: 2 },
+        Verdict {
+            c: 1,
+            part: 1,
+            rev: 2,
+            subject: 0,
+            item: 1,
+            accept: true,
+        },
+        Decide {
+            c: 1,
+            part: 1,
+            rev: 2,
+            subject: 0,
+            disposition: 0,
+            states: [1, 1, 0],
+            assistant: None,
+        },
+        Fidelity { c: 1 },
     ])
     .map(drop)
 }

@@ -523,6 +523,99 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
     Ok(())
 }
 
+/// Regression (converge::clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision,
+/// seeds 2472 and 2684 x 120, 57 x 200): database one carried the feature "mating" from A to
+/// B while two, which had not seen the carry, stated it at C and synced; one's sync kept that
+/// later statement (C was never carried past) and wrote A's superseded copy. Two then stated
+/// the feature at A, still unaware of the carry, which moved its own row from C to A. Its next
+/// sync, which brought the copy at A and the `carried` event, saw only the database changed
+/// and wrote the feature at A to the folder: moved back to a revision carried past, where a
+/// sync of a folder change (and `remember` in a clone that knows the carry) keeps such a
+/// statement as what A says. The other databases then corrected it on import, and two took
+/// the correction last with a sync event of its own: the clones' histories differed. Now two's
+/// sync keeps the feature at C and the statement in A's copy, as the others would.
+#[test]
+fn sync_keeps_a_statement_at_a_revision_carried_past_in_its_copy_when_only_the_database_changed()
+-> anyhow::Result<()> {
+    use crate::support::artifact;
+    use crate::support::client::Server;
+    use serde_json::{Value, json};
+    let dir = TempDir::new("sync-carried-past-here")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let state = |db: &Path, rev: &str, note: &str| -> anyhow::Result<Server> {
+        let mut s = Server::start(db)?;
+        let feature =
+            json!({"artifact": at(rev), "name": "mating", "entity_ids": [], "note": note});
+        s.call("remember", feature)?.ok()?;
+        Ok(s)
+    };
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let mut s = state(&one, "A", "original")?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    s.close()?;
+    pause();
+    state(&two, "C", "at C")?.close()?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    pause();
+    state(&two, "A", "stated again at A")?.close()?;
+    let out = ok(review_mcp(&two, &["sync", &folder])?)?;
+    assert!(out.contains("which a carry moved it on from"), "{out}");
+    // What the folder holds for everyone: the feature at C, the statement in A's copy.
+    let records: Vec<Value> = snapshot(&folder_path)?
+        .iter()
+        .filter(|(p, _)| p.parent().is_some_and(|d| d.ends_with("records")))
+        .map(|(_, text)| serde_json::from_str::<Value>(text).map(|v| v["record"].clone()))
+        .collect::<Result<_, _>>()?;
+    let rev = |r: &Value| r["artifact"]["revision"].clone();
+    let live: Vec<&Value> = records
+        .iter()
+        .filter(|r| r.get("superseded").is_none())
+        .collect();
+    let copies: Vec<&Value> = records
+        .iter()
+        .filter(|r| r.get("superseded").is_some())
+        .collect();
+    ensure!(live.len() == 1 && copies.len() == 1, "{records:?}");
+    ensure!(
+        rev(live[0]) == at("C")["revision"] && live[0]["note"] == "at C",
+        "the feature stays at C: {records:?}"
+    );
+    ensure!(
+        rev(copies[0]) == at("A")["revision"] && copies[0]["note"] == "stated again at A",
+        "the statement is what A says: {records:?}"
+    );
+    // One takes it (recording the copy's change of text when two's sync made the copy
+    // without one: which depends on the order of the ids), and two the event one added.
+    for db in [&one, &two, &one] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    let out = ok(review_mcp(&two, &["sync", &folder])?)?;
+    ensure!(
+        out.contains("history events: 0 written to the folder, 0 imported")
+            && out.contains("written to the folder: 0 ")
+            && out.contains("imported into the database: 0 "),
+        "nothing left to sync: {out}"
+    );
+    // (Events of one item and millisecond may be listed in either order.)
+    let sorted = |db: &Path| -> anyhow::Result<Vec<String>> {
+        let mut lines: Vec<String> = export(db)?.lines().map(str::to_string).collect();
+        lines.sort();
+        Ok(lines)
+    };
+    ensure!(
+        sorted(&one)? == sorted(&two)?,
+        "one history, one state in both"
+    );
+    Ok(())
+}
+
 /// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
 /// item's file only while that file is absent, and one whose item's file was back beside it
 /// (a `git merge --abort` restores the file git was deleting and leaves the untracked version
