@@ -291,6 +291,10 @@ fn show_item(
     if !b.faces.is_empty() {
         let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
         writeln!(out, "    faces: {}", shown(&faces.join(", "), SHOWN))?;
+    } else if let Some(n) = &b.not_carried {
+        // Judged since a carry lost all its ids: not about the whole part.
+        let label = crate::review::carry::entities_label(&[], &n.ids, Some(&n.of));
+        writeln!(out, "    faces: {}", shown(&label, SHOWN))?;
     }
     if let Some(v) = &b.verdict {
         writeln!(out, "    so far: {}", verdict(v))?;

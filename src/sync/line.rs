@@ -116,6 +116,9 @@ impl Schemas {
         {
             item.insert("carried".into(), carried);
             item.insert("verdict".into(), verdict);
+            // The ids a judged item lost to a carry (`review::NotCarried`). Lines without it
+            // (older exports) import as before.
+            item.insert("notCarried".into(), not_carried_schema());
         }
         let text = json!({"type": "string", "minLength": 1, "maxLength": 200});
         decision_props.insert(
@@ -197,6 +200,21 @@ fn carried_schema(verdict: &Value) -> Value {
             "verdict": verdict
         },
         "required": ["from", "state"],
+        "additionalProperties": false
+    })
+}
+
+/// The entity ids a judged basis item lost to a carry (`review::NotCarried`) in an export line.
+fn not_carried_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "ids": {"type": "array", "items": {"type": "string", "minLength": 1,
+                "maxLength": tools::schema::MAX_ENTITY}, "minItems": 1,
+                "maxItems": tools::schema::MAX_ENTITIES},
+            "of": {"type": "string"}
+        },
+        "required": ["ids", "of"],
         "additionalProperties": false
     })
 }
@@ -623,6 +641,21 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
         }
         if let Some(c) = &item.carried {
             check_carried(&whose, c)?;
+        }
+        // The ids a judged item lost: only on an item without ids, judged (no longer
+        // carried: a carried item names them in carried.unmapped).
+        if let Some(n) = &item.not_carried {
+            if item.carried.is_some() || !item.faces.is_empty() {
+                return Err(format!(
+                    "{whose}: basis[{i}] has notCarried and {}: notCarried names the ids a judged item without faces lost to a carry",
+                    if item.carried.is_some() {
+                        "is marked carried (its carried.unmapped names them)"
+                    } else {
+                        "faces"
+                    }
+                ));
+            }
+            check_revision(&whose, &format!("basis[{i}].notCarried.of"), &n.of)?;
         }
         if let Some(at) = item.verdict.as_ref().map(|v| v.at.as_str())
             && !at.is_empty()
