@@ -150,6 +150,28 @@ fn a_judged_item_whose_ids_were_not_carried_still_names_them_after_the_form() {
     says_the_lost_ids_at_revision_2(&mut c);
 }
 
+/// Asked about again by name (`request_verdicts` with `items`), the form names the ids too.
+#[test]
+fn the_form_asking_again_about_a_judged_item_names_the_ids_it_lost() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), Era::V2026_07_28);
+    carried_without_the_holes(&mut c);
+    by_form(&mut c, 2, 0);
+    let asked = c.request_declaring(
+        "tools/call",
+        json!({"name": "request_verdicts",
+               "arguments": {"artifact": at(2), "subject": "holes", "items": [0]}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let form = asked["result"]["inputRequests"]["verdicts"]["params"].to_string();
+    assert!(
+        form.contains(&format!(
+            "faces: none at this revision (face:10, face:11 of revision {} not carried)",
+            rev(1)
+        )),
+        "{form}"
+    );
+}
+
 #[test]
 fn a_judged_item_whose_ids_were_not_carried_still_names_them_after_the_card() {
     let mut c = Client::declaring(
