@@ -113,15 +113,6 @@ fn form3_row(c: &mut Client, n: usize) -> String {
 /// What every reader of revision 2 must say of the judged holes item: it lost face:10 and
 /// face:11 of revision 1, never that it is about the whole part.
 fn says_the_lost_ids_at_revision_2(c: &mut Client) {
-    let item = holes_item(c, 2);
-    assert!(item["verdict"]["via"].is_string(), "judged: {item}");
-    assert!(item.get("carried").is_none(), "{item}");
-    assert_eq!(item["faces"], json!([]), "{item}");
-    assert_eq!(
-        item["notCarried"],
-        json!({"ids": ["face:10", "face:11"], "of": rev(1)}),
-        "{item}"
-    );
     let row = report_row(c, 2);
     assert!(
         row.contains(&format!(
@@ -140,6 +131,15 @@ fn says_the_lost_ids_at_revision_2(c: &mut Client) {
         "{row}"
     );
     assert!(!row.contains("whole part"), "{row}");
+    let item = holes_item(c, 2);
+    assert!(item["verdict"]["via"].is_string(), "judged: {item}");
+    assert!(item.get("carried").is_none(), "{item}");
+    assert_eq!(item["faces"], json!([]), "{item}");
+    assert_eq!(
+        item["notCarried"],
+        json!({"ids": ["face:10", "face:11"], "of": rev(1)}),
+        "{item}"
+    );
 }
 
 #[test]
@@ -181,6 +181,20 @@ fn a_judged_item_whose_ids_were_not_carried_still_names_them_after_the_card() {
     );
     carried_without_the_holes(&mut c);
     in_card(&mut c, 2, 0);
+    says_the_lost_ids_at_revision_2(&mut c);
+}
+
+/// The engineer's terminal (`review-mcp review`): the holes item, to re-verify, comes first.
+#[test]
+fn a_judged_item_whose_ids_were_not_carried_still_names_them_after_the_terminal() {
+    let dir = TempDir::new("carry-lost-terminal").unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    carried_without_the_holes(&mut c);
+    let mut store = Store::open(&db).unwrap();
+    let mut input = &b"a\n\n\n"[..];
+    review_mcp::terminal::review(&mut store, &rev(2), &mut input, &mut Vec::new()).unwrap();
+    assert_eq!(holes_item(&mut c, 2)["verdict"]["via"], "terminal");
     says_the_lost_ids_at_revision_2(&mut c);
 }
 
@@ -291,8 +305,10 @@ fn a_judged_items_lost_ids_survive_export_import_and_sync() {
     says_the_lost_ids_at_revision_2(&mut c);
 }
 
-/// Two clones of the carried review through one folder; the engineer judges the item in
-/// one, and the other's sync takes the verdict in: both name the ids it lost.
+/// Two clones of the carried review through one folder; the engineer judges the holes item in
+/// one and, later, the plate item in the other, whose version of the decision then wins the
+/// merge and takes the holes verdict in (`judged_here` in sync's merge): both name the ids it
+/// lost, and the clones converge.
 #[test]
 fn a_verdict_synced_into_a_clone_keeps_the_ids_it_lost() {
     let dir = TempDir::new("carry-lost-sync").unwrap();
@@ -309,11 +325,21 @@ fn a_verdict_synced_into_a_clone_keeps_the_ids_it_lost() {
         let mut c = Client::new(Store::open(&b).unwrap(), Era::V2026_07_28);
         by_form(&mut c, 2, 0);
     }
+    {
+        let mut c = Client::new(Store::open(&a).unwrap(), Era::V2026_07_28);
+        let item = holes_item(&mut c, 2);
+        assert!(
+            item["carried"].is_object(),
+            "not judged in this clone: {item}"
+        );
+        by_form(&mut c, 2, 1);
+    }
     ok(cli(&b, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
-    ok(cli(&a, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
+    let said = ok(cli(&a, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
+    ok(cli(&b, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
     for db in [&a, &b] {
         let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
         says_the_lost_ids_at_revision_2(&mut c);
     }
-    assert_eq!(export(&a), export(&b), "the clones converge");
+    assert_eq!(export(&a), export(&b), "the clones converge: {said}");
 }
