@@ -524,6 +524,34 @@ mod tests {
         assert!(again.unmapped.is_empty());
     }
 
+    /// Judged at r2 after it lost face:7 of r1 (kept as `NotCarried`), carried on to r3 with
+    /// nothing changed: it was carried as an inherited whole-part item. It is to re-verify,
+    /// naming face:7 of r1; a whole-part item judged at r2 still is inherited.
+    #[test]
+    fn a_judged_item_that_lost_its_ids_is_carried_to_re_verify_naming_them() {
+        let none = EntityMap::new(&[], &[]).unwrap();
+        let lost = NotCarried {
+            ids: ids(&["face:7"]),
+            of: "r1".into(),
+        };
+        let (c, new) = none.carried(&[], "r2", None, None, false, Some(&lost));
+        assert_eq!(
+            (c.state, c.from.as_str(), c.unmapped, c.ids_of, new.len()),
+            (
+                CarryState::Reverify,
+                "r2",
+                ids(&["face:7"]),
+                Some("r1".to_string()),
+                0
+            )
+        );
+        let (whole, _) = none.carried(&[], "r2", None, None, false, None);
+        assert_eq!(
+            (whole.state, whole.unmapped),
+            (CarryState::Inherited, vec![])
+        );
+    }
+
     #[test]
     fn inherited_only_when_every_entity_is_mapped_and_none_changed() {
         let p = |a: &str, b: &str| (a.to_string(), b.to_string());
