@@ -182,6 +182,14 @@ fn a_judged_item_whose_ids_were_not_carried_still_names_them_after_the_card() {
     carried_without_the_holes(&mut c);
     in_card(&mut c, 2, 0);
     says_the_lost_ids_at_revision_2(&mut c);
+    // The card's own data names them too (its Faces cell reads `notCarried`).
+    let shown = c.call("show_review", json!({"artifact": at(2), "detail": "full"}));
+    let item = &shown["result"]["structuredContent"]["decisions"][0]["basis"][0];
+    assert_eq!(
+        item["notCarried"],
+        json!({"ids": ["face:10", "face:11"], "of": rev(1)}),
+        "{item}"
+    );
 }
 
 /// The engineer's terminal (`review-mcp review`): the holes item, to re-verify, comes first.
