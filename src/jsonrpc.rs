@@ -14,13 +14,39 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
 
-/// A request id: an integer or a string, echoed back exactly as it arrived.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A request id: an integer or a string, echoed back exactly as it arrived. Two ids are the
+/// same id when they are the same value: `1`, `1.0` and `1e0` name one request (the schema's
+/// `RequestId` counts each as the integer 1), `"1"` another.
+#[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum Id {
     Number(serde_json::Number),
     String(String),
 }
+
+/// The integer a number id stands for: an id is an integer, or a whole float of at most 2^53
+/// ([`is_whole`]), which an i128 holds exactly (`-0.0` is 0).
+fn integer_of(n: &serde_json::Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
+        .or_else(|| n.as_f64().filter(|f| is_whole(*f)).map(|f| f as i128))
+}
+
+impl PartialEq for Id {
+    fn eq(&self, other: &Id) -> bool {
+        match (self, other) {
+            (Id::String(a), Id::String(b)) => a == b,
+            (Id::Number(a), Id::Number(b)) => match (integer_of(a), integer_of(b)) {
+                (Some(a), Some(b)) => a == b,
+                _ => a == b,
+            },
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Id {}
 
 impl Id {
     /// Accepts strings and integers: what fits i64 or u64, and a number written with a
@@ -127,6 +153,13 @@ pub enum Incoming {
     Notification(Notification),
     /// A response sent by the client to a request of the server's own (`elicitation/create`).
     Response(ClientResponse),
+    /// Shaped as a response (a `result` or an `error`, no `method`) but not JSON-RPC 2.0:
+    /// never answered, since its id is in the server's id space, not the client's; one that
+    /// names a question of the server's ends that question's wait.
+    InvalidResponse {
+        id: Option<Id>,
+        reason: String,
+    },
     /// Not a JSON-RPC message: answered with -32600 and the id when one could be read.
     Invalid {
         id: Option<Id>,
@@ -145,6 +178,13 @@ pub fn classify(value: Value) -> Incoming {
     let raw_id = obj.get("id");
     let valid_id = raw_id.and_then(Id::from_value);
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        if !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error"))
+        {
+            return Incoming::InvalidResponse {
+                id: valid_id,
+                reason: "its \"jsonrpc\" is not \"2.0\"".into(),
+            };
+        }
         return Incoming::Invalid {
             id: valid_id,
             reason: "\"jsonrpc\" must be \"2.0\"".into(),

@@ -109,16 +109,13 @@ fn decisions_at(store: &mut Store, revision: &str) -> Result<Vec<Decision>, Stor
     }
 }
 
-/// The items of `d` awaiting the engineer (no verdict of the engineer's own), those carried
-/// from an earlier revision to re-verify first, then in their order.
-fn open_items(d: &Decision) -> Vec<usize> {
-    let mut open: Vec<usize> = d
-        .basis
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.awaits_engineer())
-        .map(|(i, _)| i)
-        .collect();
+/// The items of `d` awaiting the engineer, by the rule every channel asks by
+/// ([`Decision::awaiting_engineer`]: no verdict of the engineer's own, and not inherited with
+/// the engineer's verdict at the earlier revision), those carried from an earlier revision to
+/// re-verify first, then in their order. `after`: the engineer's verdicts given at the earlier
+/// revision after the carry.
+fn open_items(d: &Decision, after: &[VerdictAfterCarry]) -> Vec<usize> {
+    let mut open = d.awaiting_engineer(after);
     open.sort_by_key(|&i| {
         let reverify = d
             .basis
@@ -423,19 +420,42 @@ pub fn review(
         }
         return Ok(tally);
     }
-    let open_total: usize = decisions.iter().map(|d| open_items(d).len()).sum();
+    let (mut open_total, mut unjudged) = (0, 0);
+    for d in &decisions {
+        open_total += open_items(d, &store.verdicts_after_carry(d)?).len();
+        unjudged += d.basis.iter().filter(|b| b.awaits_engineer()).count();
+    }
+    // Left aside as `request_verdicts` leaves them: inherited by a carry with the engineer's
+    // verdict at the earlier revision, which is their history; they stand as inherited.
+    let inherited = match unjudged - open_total {
+        0 => String::new(),
+        n => format!(
+            "{n} item{} inherited by carry_forward with your verdict at an earlier revision {} not asked again (request_verdicts naming {} in `items` asks about {}).",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "is" } else { "are" },
+            if n == 1 { "it" } else { "them" },
+            if n == 1 { "it" } else { "them" },
+        ),
+    };
     if open_total == 0 {
         writeln!(
             out,
-            "Every item of the {} decision{} here has your verdict already.",
+            "Nothing to ask: every item of the {} decision{} here has your verdict already{}",
             decisions.len(),
-            if decisions.len() == 1 { "" } else { "s" }
+            if decisions.len() == 1 { "" } else { "s" },
+            match inherited.is_empty() {
+                true => ".".to_string(),
+                false => format!(", or is inherited with it. {inherited}"),
+            }
         )?;
         return Ok(tally);
     }
+    if !inherited.is_empty() {
+        writeln!(out, "{inherited}")?;
+    }
     let count = decisions.len();
     'decisions: for (n, listed) in decisions.into_iter().enumerate() {
-        if open_items(&listed).is_empty() {
+        if open_items(&listed, &store.verdicts_after_carry(&listed)?).is_empty() {
             continue;
         }
         // As it stands now: another process (a server, a sync) may have written since the
@@ -467,7 +487,8 @@ pub fn review(
         // decision is shown again after an answer it did not take.
         let mut skipped: Vec<String> = Vec::new();
         'shown: loop {
-            let open: Vec<usize> = open_items(&d)
+            let after = store.verdicts_after_carry(&d)?;
+            let open: Vec<usize> = open_items(&d, &after)
                 .into_iter()
                 .filter(|&i| {
                     d.basis
@@ -478,7 +499,6 @@ pub fn review(
             if open.is_empty() {
                 continue 'decisions;
             }
-            let after = store.verdicts_after_carry(&d)?;
             // The subject quoted with its quotes escaped, and a disposition that could end early
             // quoted too: neither can name another part.
             let disposition = if needs_quotes(&d.disposition) {
@@ -1223,6 +1243,58 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// Regression: the terminal asked again about items a carry inherited with the engineer's
+    /// verdict at the earlier revision, which `request_verdicts` leaves aside by default (found
+    /// driving a real review): the channels disagreed on what awaits the engineer. Both now ask
+    /// by one rule (`Decision::awaiting_engineer`), and the terminal says what it left aside.
+    #[test]
+    fn items_inherited_with_the_engineers_verdict_are_not_asked_again() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.set_author(Some("Ada".into()));
+        let d = stored(&mut store);
+        let verdict = |judgement| Verdict {
+            meaning: Some(Meaning::Review),
+            author: Some("Ada".into()),
+            at: time::now(),
+            judgement,
+            reason: None,
+            via: Via::Terminal,
+        };
+        for (i, judgement) in [(0, Judgement::Accepted), (1, Judgement::Rejected)] {
+            let shown = d.basis[i].digest();
+            store
+                .record_verdicts(
+                    &DecisionRef::Id(&d.id),
+                    Shown::Item(&shown),
+                    &[(i, verdict(judgement))],
+                )
+                .unwrap();
+        }
+        let to = carried_on(&mut store, &d);
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &to.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("1 open item of 3")
+                && text.contains("2 items inherited by carry_forward with your verdict at an earlier revision are not asked again")
+                && text.contains("Thread M6")
+                && !text.contains("Bore 12H7"),
+            "{text}"
+        );
+        // With nothing else open, nothing is asked, and the line says why.
+        let mut input: &[u8] = b"a\n\n\n";
+        let mut out = Vec::new();
+        review(&mut store, &to.revision, &mut input, &mut out).unwrap();
+        let mut out = Vec::new();
+        review(&mut store, &to.revision, &mut &b""[..], &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("Nothing to ask: every item of the 1 decision here has your verdict already, or is inherited with it. 2 items inherited"),
+            "{text}"
+        );
+    }
+
     /// Issue 28: items carried from an earlier revision to re-verify are asked first; an
     /// inherited one keeps its place.
     #[test]
@@ -1240,7 +1312,7 @@ mod tests {
         };
         d.basis[0].carried = Some(carried(CarryState::Inherited));
         d.basis[2].carried = Some(carried(CarryState::Reverify));
-        assert_eq!(open_items(&d), vec![2, 0, 1]);
+        assert_eq!(open_items(&d, &[]), vec![2, 0, 1]);
         let mut out = Vec::new();
         show_item(&mut out, &d, 2, &[]).unwrap();
         let text = String::from_utf8(out).unwrap();

@@ -62,7 +62,7 @@ pub fn run(db: &Path, dir: &Path, dry_run: bool) -> anyhow::Result<ExitCode> {
         false => "engineer verdict from the folder",
     };
     for a in &counts.arrived {
-        let _ = writeln!(out, "{arrived}: {}", escape_controls(a));
+        let _ = writeln!(out, "{arrived}: {}", escape_controls(&a.line));
     }
     let arrived_event = match dry_run {
         true => "would take an engineer verdict event from the folder's history",

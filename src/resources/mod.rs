@@ -611,7 +611,8 @@ fn split_part(rest: &str) -> Result<(&str, Option<usize>), ResourceError> {
     let Some((id, n)) = rest.split_once("/part/") else {
         return Ok((rest, None));
     };
-    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+    // Written as the server writes it (no leading zero): one resource, one URI.
+    if n.is_empty() || n.starts_with('0') || !n.bytes().all(|b| b.is_ascii_digit()) {
         return Err(ResourceError::NotFound);
     }
     let n = n.parse().map_err(|_| ResourceError::NotFound)?;

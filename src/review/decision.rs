@@ -232,6 +232,14 @@ impl BasisItem {
             .map(|c| c.from.as_str())
     }
 
+    /// Whether the item is inherited from an earlier revision with the engineer's verdict given
+    /// there (the assistant's never travels): left aside by default by every channel that asks
+    /// the engineer, as judged ([`Decision::awaiting_engineer`]).
+    pub fn inherited_judged(&self) -> bool {
+        self.inherited_from().is_some()
+            && self.carried.as_ref().is_some_and(|c| c.verdict.is_some())
+    }
+
     /// Whether the item awaits the engineer: it holds no verdict of theirs (none, or only the
     /// assistant's).
     pub fn awaits_engineer(&self) -> bool {
@@ -482,6 +490,22 @@ pub struct OpenQuestion<'a> {
 }
 
 impl Decision {
+    /// The items that await the engineer's verdict, as every channel asks them by default
+    /// (`request_verdicts` without `items`, `review-mcp review`): no verdict of the engineer's
+    /// own, and not inherited by `carry_forward` with the engineer's verdict at the earlier
+    /// revision (that verdict is its history; it stands as inherited) unless `after` holds an
+    /// engineer's verdict given at that revision after the carry (a clone's, by sync: the
+    /// carried item does not show it, so it is asked about again).
+    pub fn awaiting_engineer(&self, after: &[super::carry::VerdictAfterCarry]) -> Vec<usize> {
+        self.basis
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.awaits_engineer())
+            .filter(|(i, b)| !b.inherited_judged() || after.iter().any(|a| a.index == *i))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     /// The full page form, its artifact being entry `artifact` of the page's table.
     pub fn page_wire(&self, artifact: usize) -> DecisionWire<'_, usize> {
         let mut w = self.wire_with(artifact, None);

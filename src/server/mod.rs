@@ -294,7 +294,7 @@ impl Server {
                         Some(id),
                         PARSE_ERROR,
                         format!(
-                            "Parse error: {}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting over 128 levels)",
+                            "Parse error: {}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting 128 levels deep or more)",
                             crate::text::clip_bytes(&e.to_string(), 200)
                         ),
                     ),
@@ -455,6 +455,13 @@ impl Server {
             }
             Incoming::Notification(n) => self.handle_notification(&n.method, n.params.as_ref()),
             Incoming::Response(r) => self.take_answer(r),
+            Incoming::InvalidResponse { id, reason } => {
+                let ended = id.and_then(|id| self.unreadable_answer(&id, &reason));
+                if ended.is_none() {
+                    log::warn!("dropped a response from the client that is not JSON-RPC 2.0");
+                }
+                ended
+            }
             Incoming::Invalid { id, reason } => Some(refusal(
                 id,
                 INVALID_REQUEST,

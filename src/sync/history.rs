@@ -188,13 +188,37 @@ fn read_files(files: &[(PathBuf, String)], held: &Held) -> FolderHistory {
 /// requirement, the judgement, the channel, the author and the meaning. The folder is
 /// unsigned and an event's seal is a digest anyone can compute, so an event can claim any
 /// engineer's verdict: like a verdict of an item file, each is listed for the reviewer.
-pub(super) fn engineer_verdict_events(events: &[Event], added: &[String]) -> Vec<String> {
+/// One that says what a verdict this sync took from an item file says (`arrived`, listed
+/// already) is not listed again.
+pub(super) fn engineer_verdict_events(
+    events: &[Event],
+    added: &[String],
+    arrived: &[super::merge::Arrived],
+) -> Vec<String> {
     let added: BTreeSet<&str> = added.iter().map(String::as_str).collect();
     events
         .iter()
         .filter(|e| added.contains(e.id.as_str()) && e.is_engineers_verdict())
+        .filter(|e| {
+            !arrived
+                .iter()
+                .any(|a| Some(&a.said) == verdict_said(e).as_ref())
+        })
         .map(|e| format!("{HISTORY_DIR}/{}.json: {}", e.id, verdict_claimed(e)))
         .collect()
+}
+
+/// What an engineer-verdict event says was given, as an item file's verdict says it
+/// ([`super::merge::VerdictSaid`]).
+fn verdict_said(e: &Event) -> Option<super::merge::VerdictSaid> {
+    let change = e.changes.iter().find(|c| c.field == "verdict")?;
+    Some((
+        e.of.clone(),
+        change.requirement.clone()?,
+        change.to.clone()?,
+        e.channel.as_str().to_string(),
+        e.author.clone(),
+    ))
 }
 
 /// What an engineer-verdict event says was given: the decision, the requirement, the

@@ -249,10 +249,24 @@ pub(super) fn as_approval(meaning: Option<Meaning>) -> &'static str {
     }
 }
 
+/// An engineer's verdict a sync took from an item file: the line that names it in the report,
+/// and what it is ([`VerdictSaid`]).
+#[derive(Debug, PartialEq)]
+pub struct Arrived {
+    pub line: String,
+    pub said: VerdictSaid,
+}
+
+/// Which verdict was given on which requirement of which decision, by whom and through which
+/// channel: what an item file's verdict and a history event of that verdict both say (their
+/// times may differ: the event is dated by the write). `(decision, requirement, judgement,
+/// channel, author)`.
+pub type VerdictSaid = (String, String, String, String, Option<String>);
+
 /// The engineer's verdicts `after` holds that no version of `known` holds on the same
 /// requirement: what a sync takes from the folder on the folder's word alone (it is unsigned),
 /// one line each, naming the decision, the requirement and who gave it, for the report.
-pub fn arrived_verdicts(known: &[&Item], after: &Item) -> Vec<String> {
+pub fn arrived_verdicts(known: &[&Item], after: &Item) -> Vec<Arrived> {
     let Item::Decision(d) = after else {
         return Vec::new();
     };
@@ -267,7 +281,16 @@ pub fn arrived_verdicts(known: &[&Item], after: &Item) -> Vec<String> {
                     .any(|b| b.requirement == item.requirement && b.verdict.as_ref() == Some(v)),
                 Item::Record(_) => false,
             });
-            (!held).then(|| format!("decision {} {:?}: {}", d.id, item.requirement, describe(v)))
+            (!held).then(|| Arrived {
+                line: format!("decision {} {:?}: {}", d.id, item.requirement, describe(v)),
+                said: (
+                    d.id.clone(),
+                    item.requirement.clone(),
+                    v.judgement.as_str().to_string(),
+                    v.via.as_str().to_string(),
+                    v.author.clone(),
+                ),
+            })
         })
         .collect()
 }
@@ -871,7 +894,10 @@ mod tests {
             )
         };
         let after = with(&v);
-        let lines = arrived_verdicts(&[], &after);
+        let lines: Vec<String> = arrived_verdicts(&[], &after)
+            .into_iter()
+            .map(|a| a.line)
+            .collect();
         assert_eq!(
             lines,
             [format!(
@@ -887,7 +913,10 @@ mod tests {
         let mut approval = v.clone();
         approval.meaning = Some(Meaning::Approval);
         assert_eq!(
-            arrived_verdicts(&[], &with(&approval)),
+            arrived_verdicts(&[], &with(&approval))
+                .into_iter()
+                .map(|a| a.line)
+                .collect::<Vec<_>>(),
             [format!(
                 "decision dec_1 \"Bore\": rejected via app by Ada at {T2}, as an approval"
             )]

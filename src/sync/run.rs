@@ -101,7 +101,7 @@ pub struct Counts {
     pub conflicts: Vec<String>,
     /// The engineer's verdicts taken from the folder on its word (it is unsigned), one line
     /// each naming the decision, the requirement and who gave it.
-    pub arrived: Vec<String>,
+    pub arrived: Vec<super::merge::Arrived>,
     /// The engineer's verdicts that events of the folder's history new to the database say
     /// were given, one line each naming the event's file (the folder is unsigned, and so is
     /// an event).
@@ -365,7 +365,6 @@ pub fn run(
             .map(|(id, h)| (id.as_str(), h.as_slice())),
     )?;
     counts.history_imported = history_added.len();
-    counts.arrived_events = engineer_verdict_events(&history.events, &history_added);
     let now = crate::time::now_millis();
     counts.clock.extend(super::history::events_ahead(
         &history.events,
@@ -398,6 +397,9 @@ pub fn run(
         }
     }
     let finished = sync.finish(&run)?;
+    // Listed once: an event of a verdict this sync took from an item file is not listed again.
+    counts.arrived_events =
+        engineer_verdict_events(&history.events, &history_added, &counts.arrived);
     let kept_lines: Vec<String> = kept
         .iter()
         .map(|(from, to)| {

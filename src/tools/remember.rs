@@ -88,10 +88,16 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             Some(_) => format!("what {rev} says of {what} (its copy, superseded)"),
             None => what,
         };
+        // The file, when the record has one (without, its locator is the revision just said).
+        let of = record
+            .artifact
+            .uri
+            .as_deref()
+            .map(|uri| format!(" of {}", crate::text::locator(uri, 4096)))
+            .unwrap_or_default();
         let mut summary = format!(
-            "{verb} {what} ({}) on {rev} of {}, {} entit{}.",
+            "{verb} {what} ({}) on {rev}{of}, {} entit{}.",
             record.id,
-            crate::text::locator(record.artifact.locator(), 4096),
             record.entity_ids.len(),
             if record.entity_ids.len() == 1 {
                 "y"

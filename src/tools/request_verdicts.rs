@@ -401,7 +401,7 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
     let inherited = decision
         .basis
         .iter()
-        .filter(|b| inherited_judged(b))
+        .filter(|b| b.inherited_judged())
         .count();
     let (mut items, remaining) = match args.items {
         Some(asked) => {
@@ -457,26 +457,14 @@ pub fn prepare(store: &mut Store, args: Args) -> Result<Step, ToolError> {
 }
 
 /// The items of `decision` that await the engineer's verdict, as `request_verdicts` without
-/// `items` asks them, and the engineer's verdicts given at the earlier revision after its
-/// carry (a clone's, by sync): the carried item does not show them, so it is asked about
-/// again by default.
+/// `items` asks them ([`Decision::awaiting_engineer`]), and the engineer's verdicts given at
+/// the earlier revision after its carry (a clone's, by sync).
 fn awaiting(
     store: &mut Store,
     decision: &Decision,
 ) -> Result<(Vec<usize>, Vec<VerdictAfterCarry>), ToolError> {
     let after = store.verdicts_after_carry(decision)?;
-    let unjudged = decision
-        .basis
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.awaits_engineer())
-        // An item inherited by `carry_forward` with the engineer's verdict at the earlier
-        // revision stands as inherited (that verdict is its history): asked only when named
-        // in `items`. One nobody judged there awaits the engineer as any item does.
-        .filter(|(i, b)| !inherited_judged(b) || after.iter().any(|a| a.index == *i))
-        .map(|(i, _)| i)
-        .collect();
-    Ok((unjudged, after))
+    Ok((decision.awaiting_engineer(&after), after))
 }
 
 /// Whether no item of `d` awaits the engineer any more (they gave their verdicts by another
@@ -488,12 +476,6 @@ fn settled(store: &mut Store, d: &Decision) -> Result<bool, ToolError> {
 
 /// How a refusal of a question about a decision whose every item was settled meanwhile ends.
 const SETTLED: &str = "Every item now has the engineer's verdict, so nothing is left to ask (recall_decisions shows them)";
-
-/// Whether `b` is inherited from an earlier revision with the engineer's verdict given there
-/// (the assistant's never travels): left aside by default, as judged.
-fn inherited_judged(b: &crate::review::BasisItem) -> bool {
-    b.inherited_from().is_some() && b.carried.as_ref().is_some_and(|c| c.verdict.is_some())
-}
 
 /// The form of `items` within `bound` bytes ([`FORM_BYTES`]): the items it asks (the first of `items`, at least
 /// one), the unjudged items it leaves (`remaining` and those of `items` past the bound that

@@ -284,6 +284,31 @@ fn listen_under_the_id_of_an_open_stream_is_refused() -> Result<()> {
     Ok(())
 }
 
+/// Regression: ids were compared as written, so a stream opened under `1.0` (a whole number
+/// the schema's `RequestId` counts as the integer 1, and the server echoes as sent) was not
+/// the stream of id `1`: a second listen under `1` was acknowledged (every notification went
+/// out twice) and `notifications/cancelled` with `requestId: 1` left the stream open.
+#[test]
+fn a_whole_number_id_written_as_a_float_names_the_same_stream() -> Result<()> {
+    let mut s = server()?;
+    ensure!(is_ack(&s.handle_line(&listen(json!(1.0)))));
+    for same in [json!(1), json!(1.0)] {
+        let refused = s.handle_line(&listen(same.clone()));
+        ensure!(
+            matches!(refused.as_slice(), [e] if e["error"]["code"] == json!(-32600)
+                && e["error"]["message"].as_str().is_some_and(|m| m.contains("already"))),
+            "{same}: {refused:?}"
+        );
+    }
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+                        "params":{"requestId":1}});
+    ensure!(s.handle_line(cancel.to_string().as_bytes()).is_empty());
+    ensure!(is_ack(&s.handle_line(&listen(json!(1)))), "free again");
+    ensure!(is_ack(&s.handle_line(&listen(json!(-0.0)))));
+    ensure!(!is_ack(&s.handle_line(&listen(json!(0)))), "-0.0 is 0");
+    Ok(())
+}
+
 /// A long string id is refused instead of kept for the life of the stream.
 #[test]
 fn listen_with_an_id_over_the_byte_bound_is_refused_not_kept() -> Result<()> {

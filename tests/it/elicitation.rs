@@ -368,6 +368,37 @@ fn an_unreadable_answer_to_the_form_ends_the_wait_at_once() -> Result<()> {
     Ok(())
 }
 
+/// Regression: a response without `"jsonrpc": "2.0"` was answered -32600 carrying its id,
+/// which is in the server's id space (`review-mcp-ask-N`), not the client's: the client got
+/// an answer to a request it never sent, and the `tools/call` that waited for the form went on
+/// waiting for the wait bound (600 s). Such a response is now never answered; one that names
+/// a question of ours answers the call that waited, `isError`, nothing written.
+#[test]
+fn a_response_without_its_jsonrpc_version_is_not_answered_and_ends_the_wait() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    for stray in [
+        json!({"id": "review-mcp-ask-9", "result": accept()}),
+        json!({"jsonrpc": "1.0", "id": 7, "error": {"code": 1, "message": "x"}}),
+        json!({"result": {}}),
+    ] {
+        let out = send(&mut s, &stray);
+        assert!(out.is_empty(), "{stray} was answered: {out:?}");
+    }
+    let out = send(&mut s, &json!({"id": asked, "result": accept()}));
+    let text = refusal_text(&out)?;
+    assert_eq!(out[0]["id"], 2);
+    assert!(text.contains("could not be read"), "{text}");
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+    // A request without the version is still a request, refused with its id.
+    let out = send(&mut s, &json!({"id": 3, "method": "ping"}));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["id"], 3);
+    assert_eq!(out[0]["error"]["code"], -32600);
+    Ok(())
+}
+
 #[test]
 fn no_question_is_put_before_the_client_says_initialized() -> Result<()> {
     // Every handshake revision: "The server SHOULD NOT send requests other than pings and

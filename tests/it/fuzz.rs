@@ -333,6 +333,7 @@ fn is_valid_id(v: &Value) -> bool {
 
 /// Notifications and client responses are answered with nothing; everything else (garbage
 /// included) with exactly one message. This is the spec's rule, computed without the server.
+/// A response without `"jsonrpc": "2.0"` is not answered either: its id is the server's.
 fn request_shaped(v: &Value) -> bool {
     let Some(obj) = v.as_object() else {
         return true;
@@ -341,7 +342,26 @@ fn request_shaped(v: &Value) -> bool {
     let notification = obj.get("method").is_some_and(Value::is_string) && !obj.contains_key("id");
     let response =
         !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error"));
-    !(version_ok && (notification || response))
+    !((version_ok && notification) || response)
+}
+
+/// Whether two valid ids name one request: the same string, or numbers of one value (`1`,
+/// `1.0` and `1e0` are one id; `-0.0` is 0).
+fn same_id(a: &Value, b: &Value) -> bool {
+    let integer = |v: &Value| {
+        v.as_i64()
+            .map(i128::from)
+            .or_else(|| v.as_u64().map(i128::from))
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_992.0)
+                    .map(|f| f as i128)
+            })
+    };
+    match (a, b) {
+        (Value::Number(_), Value::Number(_)) => integer(a).is_some() && integer(a) == integer(b),
+        _ => a == b,
+    }
 }
 
 /// The id an answer to `v` must carry.
@@ -649,7 +669,7 @@ fn check_frame_asking(
                 other
                     .pointer("/params/requestId")
                     .filter(|id| is_valid_id(id))
-                    .and_then(|id| asks.0.iter().position(|(_, c)| c == id))
+                    .and_then(|id| asks.0.iter().position(|(_, c)| same_id(c, id)))
             } else {
                 None
             };

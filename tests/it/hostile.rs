@@ -35,7 +35,7 @@ fn parse_error() -> Value {
 /// -32700 for a request whose id could be read though its JSON could not.
 fn unreadable(id: Value, reason: &str) -> Value {
     json!({"jsonrpc":"2.0","id":id,"error":{"code":-32700,"message":format!(
-        "Parse error: {reason}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting over 128 levels)")}})
+        "Parse error: {reason}: the request holds a value that cannot be read (a lone UTF-16 surrogate in a string, a number out of range, or nesting 128 levels deep or more)")}})
 }
 
 fn invalid(id: Value, reason: &str) -> Value {
@@ -154,6 +154,27 @@ fn table() -> Vec<Case> {
             format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":{}}}}}"#,
                 String::from_utf8_lossy(&nested("[", "]", 10_000))
+            ),
+            vec![unreadable(
+                json!(1),
+                "recursion limit exceeded at line 1 column 180",
+            )],
+        ),
+        // The bound is serde_json's: 127 levels are read, 128 are not (the message and the
+        // docs said "over 128", so a client kept to 128 levels was refused).
+        case(
+            "nesting 127 levels deep in all",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":{}}}}}"#,
+                String::from_utf8_lossy(&nested("[", "]", 125))
+            ),
+            vec![json!({"jsonrpc":"2.0","id":1,"result":{}})],
+        ),
+        case(
+            "nesting 128 levels deep in all",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":{}}}}}"#,
+                String::from_utf8_lossy(&nested("[", "]", 126))
             ),
             vec![unreadable(
                 json!(1),

@@ -349,8 +349,10 @@ fn an_author_cannot_write_the_words_around_it() {
     c.ok(
         "carry_forward",
         json!({"from": art_uri(&rev(1), file), "to": art_uri(&rev(2), file),
-               "map": [{"from": "face:1", "to": "face:1"}], "changed": []}),
+               "map": [{"from": "face:1", "to": "face:1"}], "changed": ["face:1"]}),
     );
+    // (Changed, so the terminal asks about it again, showing the verdict it carries: one
+    // inherited with the engineer's verdict is not asked again.)
     let report = c.read_text(&format!("review://revisions/{}/report", rev(1)));
     let form3 = c.read_text(&format!("review://revisions/{}/form3.csv", rev(2)));
     let terminal = terminal_at(&db, &rev(2));

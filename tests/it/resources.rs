@@ -301,6 +301,20 @@ fn revision_read_of_large_records_stays_within_the_line_limit() {
         one["truncated"]["whole"],
         format!("review://records/{}/part/1", ids[0])
     );
+    // Regression: `…/part/01` was served as part 1, one resource under two URIs. A part is
+    // read as the server names it.
+    for n in ["01", "001", "0"] {
+        let refused = c.request(
+            "resources/read",
+            json!({"uri": format!("review://records/{}/part/{n}", ids[0])}),
+        );
+        assert_eq!(
+            refused["error"]["code"],
+            -32002,
+            "part {n}: {}",
+            &refused.to_string()[..200]
+        );
+    }
 }
 
 /// Issue 23 ("Also"): the subscribe refusal listed the accepted URI patterns but left out

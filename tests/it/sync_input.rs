@@ -1551,3 +1551,58 @@ fn sync_names_where_each_case_twin_is_and_the_way_out_for_it() -> anyhow::Result
     );
     Ok(())
 }
+
+/// Regression: a sync that took a teammate's engineer verdict listed it twice, once from the
+/// decision's file ("engineer verdict from the folder: …") and once from the history event of
+/// that verdict ("engineer verdict event from the folder's history: …"), and counted both:
+/// eleven verdicts read as twenty-two lines (found driving a real review). An event that says
+/// what a verdict taken from an item file says is not listed again.
+#[test]
+fn sync_lists_a_verdict_taken_from_the_folder_once_not_again_as_its_event() -> anyhow::Result<()> {
+    use review_mcp::review::{Judgement, Verdict, Via};
+    use review_mcp::store::{DecisionRef, Shown, Store};
+    let dir = TempDir::new("sync-verdict-once")?;
+    let (a, b) = (dir.join("a.db"), dir.join("b.db"));
+    import(&dir, &a, &[decision(T1, "hold", &[("Bore 10 H7", None)])])?;
+    let folder = dir.join("review");
+    ok(sync(&a, &folder)?)?;
+    ok(sync(&b, &folder)?)?;
+    // Ada clicks Reject in her card, in clone a, and syncs.
+    {
+        let mut store = Store::open(&a)?;
+        let at = DecisionRef::Id("dec_1");
+        let shown = store
+            .find_decision(&at)?
+            .ok_or_else(|| anyhow::anyhow!("no dec_1"))?
+            .basis[0]
+            .digest();
+        let verdict = Verdict {
+            meaning: None,
+            author: Some("Ada".into()),
+            at: review_mcp::time::now(),
+            judgement: Judgement::Rejected,
+            reason: None,
+            via: Via::App,
+        };
+        store.record_verdicts(&at, Shown::Item(&shown), &[(0, verdict)])?;
+    }
+    ok(sync(&a, &folder)?)?;
+    for dry_run in [true, false] {
+        let f = folder.to_string_lossy();
+        let args: &[&str] = match dry_run {
+            true => &["sync", "--dry-run", &f],
+            false => &["sync", &f],
+        };
+        let out = ok(review_mcp(&b, args)?)?;
+        let naming: Vec<&str> = out.lines().filter(|l| l.contains("Bore 10 H7")).collect();
+        ensure!(
+            naming.len() == 1
+                && naming[0].contains("engineer verdict from the folder: decision dec_1")
+                && naming[0].contains("rejected via app by Ada")
+                && out.contains("taken from the folder: 1 engineer verdict (")
+                && !out.contains("engineer verdict event"),
+            "{out}"
+        );
+    }
+    Ok(())
+}

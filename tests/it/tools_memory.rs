@@ -114,6 +114,40 @@ fn remember_anonymous_note_twice_appends() {
     assert_ne!(all["records"][0]["id"], all["records"][1]["id"]);
 }
 
+/// Regression: a record without a uri was said to be saved "on sha256:0123… of
+/// sha256:0123…(all 64 digits)", its revision given a second time, whole, where the line names
+/// a file. The line now names a file only when the record has one.
+#[test]
+fn remember_without_a_uri_names_its_revision_once() {
+    let mut c = Client::memory(Era::V2026_07_28);
+    let text = |v: &Value| {
+        v["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let bare = text(&c.call(
+        "remember",
+        json!({"artifact": art(REV_A), "entity_ids": ["face:1"], "name": "bore"}),
+    ));
+    assert!(
+        bare.ends_with(&format!(" on {}…, 1 entity.", &REV_A[..15])),
+        "{bare}"
+    );
+    assert_eq!(bare.matches(&REV_A[7..15]).count(), 1, "{bare}");
+    let filed = text(&c.call(
+        "remember",
+        json!({"artifact": art_uri(REV_A, "/w/a.step"), "entity_ids": [], "note": "n"}),
+    ));
+    assert!(
+        filed.ends_with(&format!(
+            " on {}… of file:///w/a.step, 0 entities.",
+            &REV_A[..15]
+        )),
+        "{filed}"
+    );
+}
+
 #[test]
 fn remember_timestamps_are_rfc3339_utc_millis() {
     let mut c = Client::memory(Era::V2025_11_25);
