@@ -192,6 +192,7 @@ fn corpus(items: usize) -> (Vec<Record>, Vec<Decision>) {
             basis: (0..3)
                 .map(|j| BasisItem {
                     carried: None,
+                    not_carried: None,
                     requirement: format!("requirement {j} of decision {i}"),
                     source: Source::Drawing,
                     source_detail: None,

@@ -288,6 +288,10 @@ fn show_item(
     if !b.faces.is_empty() {
         let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
         writeln!(out, "    faces: {}", shown(&faces.join(", "), SHOWN))?;
+    } else if let Some(n) = &b.not_carried {
+        // Judged since a carry lost all its ids: not about the whole part.
+        let label = crate::review::carry::entities_label(&[], &n.ids, Some(&n.of));
+        writeln!(out, "    faces: {}", shown(&label, SHOWN))?;
     }
     if let Some(v) = &b.verdict {
         writeln!(out, "    so far: {}", verdict(v))?;
@@ -1313,5 +1317,29 @@ mod tests {
         show_item(&mut out, &d, 2, &[]).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("re-verify first; changed: face:3"), "{text}");
+    }
+
+    /// An item judged after a carry lost all its ids (`not_carried`) is shown naming them,
+    /// never as about the whole part (an item with no faces shows no faces line).
+    #[test]
+    fn an_item_that_lost_its_ids_to_a_carry_names_them() {
+        use crate::review::NotCarried;
+        let mut store = Store::open_in_memory().unwrap();
+        let mut d = stored(&mut store);
+        let of = format!("sha256:{}", "cd".repeat(32));
+        d.basis[1].faces = vec![];
+        d.basis[1].not_carried = Some(NotCarried {
+            ids: vec!["face:10".into(), "face:11".into()],
+            of: of.clone(),
+        });
+        let mut out = Vec::new();
+        show_item(&mut out, &d, 1, &[]).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(&format!(
+                "    faces: none at this revision (face:10, face:11 of revision {of} not carried)\n"
+            )),
+            "{text}"
+        );
     }
 }

@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use crate::review::carry::entities_label;
+use crate::review::carry::{NotCarried, entities_label};
 use crate::review::{CarryState, Decision, Judgement, Meaning, State, Verdict};
 use crate::store::Store;
 use crate::text::escape_controls_but_newlines;
@@ -107,6 +107,9 @@ pub struct Form3Row {
     /// entity that changed or could not be carried). Not a result of this revision either;
     /// an item is inherited or to re-verify, not both (re-verify wins).
     pub reverify: Option<Reverify>,
+    /// The entity ids a judged item lost to a carry (`faces` empty): its Reference
+    /// Location names them with their revision, never "whole part".
+    pub not_carried: Option<NotCarried>,
 }
 
 /// A carried item still to re-verify: where it came from and why: the entities reported
@@ -166,6 +169,7 @@ impl Form3Row {
                         unmapped: c.unmapped.clone(),
                         ids_of: c.ids_of.clone(),
                     }),
+                not_carried: b.not_carried.clone(),
             })
             .collect()
     }
@@ -526,8 +530,12 @@ fn first_row_within(r: &Form3Row, room: usize) -> String {
 
 /// One data row as a CSV record, each cell at most `cap` characters (see [`bounded`]).
 fn row_csv_capped(number: usize, r: &Form3Row, cap: usize) -> String {
-    let not_carried = r.reverify.as_ref().map_or(&[][..], |rv| &rv.unmapped[..]);
-    let location = entities_label(&r.faces, not_carried);
+    let (not_carried, of) = match (&r.reverify, &r.not_carried) {
+        (Some(rv), _) => (&rv.unmapped[..], None),
+        (None, Some(n)) => (&n.ids[..], Some(n.of.as_str())),
+        (None, None) => (&[][..], None),
+    };
+    let location = entities_label(&r.faces, not_carried, of);
     // Every stored string in the prose is quoted with its quotes escaped, so a subject or
     // an evidence cannot end its own words and write the comments' (a fake "verdict there:
     // accepted by the engineer", the only place a carried row's verdict is named).
@@ -863,6 +871,7 @@ mod tests {
             }),
             inherited_from: inherited.map(str::to_string),
             reverify: None,
+            not_carried: None,
         }
     }
 
@@ -963,7 +972,7 @@ mod tests {
             ids_of: None,
         });
         let line = row_csv(1, &r);
-        let label = crate::review::carry::entities_label(&[], &ids);
+        let label = crate::review::carry::entities_label(&[], &ids, None);
         assert!(line.contains(&label), "{}", &line[..200]);
         assert!(line.contains(&format!(
             "changed: {}; not carried: {})",

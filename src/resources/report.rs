@@ -257,8 +257,7 @@ impl RevisionView {
                     (None, Some(c)) => format!("pending at this revision ({})", c.describe()),
                     (None, None) => "pending".to_string(),
                 };
-                let unmapped = b.carried.as_ref().map_or(&[][..], |c| &c.unmapped[..]);
-                let faces = entities_label(&b.faces, unmapped);
+                let faces = b.entities_label(short_revision);
                 let evidence = b.evidence.as_deref().unwrap_or("");
                 // A carried item's state and evidence are the earlier revision's, not results
                 // of this one: labelled so, as the terminal, the form and the Form 3 do.
@@ -424,7 +423,7 @@ fn record_line(r: &Record) -> String {
     }
     if r.entity_ids.is_empty() {
         let unmapped = r.carried.as_ref().map_or(&[][..], |c| &c.unmapped[..]);
-        let _ = write!(s, " ({})", entities_label(&[], unmapped));
+        let _ = write!(s, " ({})", entities_label(&[], unmapped, None));
     } else {
         let shown: Vec<&str> = r.entity_ids.iter().take(10).map(String::as_str).collect();
         let more = r.entity_ids.len().saturating_sub(shown.len());

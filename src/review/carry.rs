@@ -155,19 +155,35 @@ pub fn quoted_at(text: &str, from: &str) -> String {
 
 /// How an item's entity ids read to people: the ids, or "whole part" when it has none. An
 /// item a carry left without ids because none of its own could be carried (`not_carried`:
-/// the old ids it lost) is not about the whole part: "none at this revision (face:7 not
-/// carried)", until it is re-identified and stated again.
-pub fn entities_label(ids: &[String], not_carried: &[String]) -> String {
+/// the old ids it lost, of revision `of` when the caller names it) is not about the whole
+/// part: "none at this revision (face:7 not carried)", "none at this revision (face:7 of
+/// revision sha256:1234… not carried)", until it is re-identified and stated again.
+pub fn entities_label(ids: &[String], not_carried: &[String], of: Option<&str>) -> String {
     if !ids.is_empty() {
         ids.join(", ")
     } else if not_carried.is_empty() {
         "whole part".to_string()
     } else {
+        let of = of.map(|r| format!(" of revision {r}")).unwrap_or_default();
         format!(
-            "none at this revision ({} not carried)",
+            "none at this revision ({}{of} not carried)",
             not_carried.join(", ")
         )
     }
+}
+
+/// The entity ids a basis item lost to a carry (none of its own could be carried there, so
+/// its `faces` are `[]`), kept on the item once the engineer's verdict made it its revision's
+/// own ([`super::BasisItem::judged_here`] takes them from the carried marker it drops), so
+/// that it never reads as about the whole part. Gone when the item is stated again
+/// (`remember_decision`: re-identified); a later carry moves them back into the carried
+/// marker (`unmapped`, `ids_of`). Absent from the wire when the item lost none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotCarried {
+    /// The ids lost, of revision `of`.
+    pub ids: Vec<String>,
+    /// The revision whose entity ids they are.
+    pub of: String,
 }
 
 /// What a carried decision says of the decision it was carried from.
@@ -379,7 +395,9 @@ impl EntityMap {
     /// `from`, that carried `prior` (its own marker at the old revision, if it was carried
     /// there) and whose engineer's verdict at the old revision was `verdict`. `anything`:
     /// something of the part changed (a changed entity reported, or an item with an
-    /// unmapped entity), which sends whole-part items to re-verify.
+    /// unmapped entity), which sends whole-part items to re-verify. `lost`: the ids an item
+    /// without any (`ids` empty) lost to an earlier carry and kept once judged
+    /// ([`NotCarried`]): it is carried to re-verify, naming them, never as a whole-part item.
     pub fn carried(
         &self,
         ids: &[String],
@@ -387,12 +405,16 @@ impl EntityMap {
         prior: Option<&Carried>,
         verdict: Option<Verdict>,
         anything: bool,
+        lost: Option<&NotCarried>,
     ) -> (Carried, Vec<String>) {
         let m = self.apply(ids);
         let touched = !m.changed.is_empty() || !m.unmapped.is_empty();
         let whole = ids.is_empty() && anything;
         let still = prior.is_some_and(|p| p.state == CarryState::Reverify);
-        let state = if touched || whole || still {
+        // Judged at `from` without an id: what it is about cannot be followed to the new
+        // revision, as an unmapped id cannot.
+        let lost = lost.filter(|l| ids.is_empty() && prior.is_none() && !l.ids.is_empty());
+        let state = if touched || whole || still || lost.is_some() {
             CarryState::Reverify
         } else {
             CarryState::Inherited
@@ -410,6 +432,9 @@ impl EntityMap {
         let (changed, unmapped, ids_of) = if touched {
             let ids_of = Some(from.to_string()).filter(|f| *f != origin);
             (m.changed, m.unmapped, ids_of)
+        } else if let Some(l) = lost {
+            let ids_of = Some(l.of.clone()).filter(|of| *of != origin);
+            (Vec::new(), l.ids.clone(), ids_of)
         } else {
             match prior.filter(|p| p.state == CarryState::Reverify) {
                 Some(p) => (p.changed.clone(), p.unmapped.clone(), p.ids_of.clone()),
@@ -481,9 +506,9 @@ mod tests {
     #[test]
     fn an_item_that_lost_its_ids_still_names_them_when_carried_again() {
         let none = EntityMap::new(&[], &[]).unwrap();
-        let (first, ids1) = none.carried(&ids(&["face:7"]), "r1", None, None, true);
+        let (first, ids1) = none.carried(&ids(&["face:7"]), "r1", None, None, true, None);
         assert_eq!((first.unmapped.clone(), ids1.len()), (ids(&["face:7"]), 0));
-        let (second, ids2) = none.carried(&ids1, "r2", Some(&first), None, false);
+        let (second, ids2) = none.carried(&ids1, "r2", Some(&first), None, false, None);
         assert_eq!(
             (
                 second.state,
@@ -494,9 +519,37 @@ mod tests {
             (CarryState::Reverify, "r1", ids(&["face:7"]), 0)
         );
         // A whole-part item never lost ids and names none.
-        let (whole, _) = none.carried(&[], "r1", None, None, true);
-        let (again, _) = none.carried(&[], "r2", Some(&whole), None, true);
+        let (whole, _) = none.carried(&[], "r1", None, None, true, None);
+        let (again, _) = none.carried(&[], "r2", Some(&whole), None, true, None);
         assert!(again.unmapped.is_empty());
+    }
+
+    /// Judged at r2 after it lost face:7 of r1 (kept as `NotCarried`), carried on to r3 with
+    /// nothing changed: it was carried as an inherited whole-part item. It is to re-verify,
+    /// naming face:7 of r1; a whole-part item judged at r2 still is inherited.
+    #[test]
+    fn a_judged_item_that_lost_its_ids_is_carried_to_re_verify_naming_them() {
+        let none = EntityMap::new(&[], &[]).unwrap();
+        let lost = NotCarried {
+            ids: ids(&["face:7"]),
+            of: "r1".into(),
+        };
+        let (c, new) = none.carried(&[], "r2", None, None, false, Some(&lost));
+        assert_eq!(
+            (c.state, c.from.as_str(), c.unmapped, c.ids_of, new.len()),
+            (
+                CarryState::Reverify,
+                "r2",
+                ids(&["face:7"]),
+                Some("r1".to_string()),
+                0
+            )
+        );
+        let (whole, _) = none.carried(&[], "r2", None, None, false, None);
+        assert_eq!(
+            (whole.state, whole.unmapped),
+            (CarryState::Inherited, vec![])
+        );
     }
 
     #[test]
@@ -507,25 +560,25 @@ mod tests {
             &ids(&["face:2"]),
         )
         .unwrap();
-        let (c, new) = m.carried(&ids(&["face:1"]), "r1", None, None, true);
+        let (c, new) = m.carried(&ids(&["face:1"]), "r1", None, None, true, None);
         assert_eq!((c.state, new), (CarryState::Inherited, ids(&["face:11"])));
-        let (c, _) = m.carried(&ids(&["face:1", "face:2"]), "r1", None, None, true);
+        let (c, _) = m.carried(&ids(&["face:1", "face:2"]), "r1", None, None, true, None);
         assert_eq!(
             (c.state, c.changed),
             (CarryState::Reverify, ids(&["face:2"]))
         );
-        let (c, new) = m.carried(&ids(&["face:1", "face:9"]), "r1", None, None, true);
+        let (c, new) = m.carried(&ids(&["face:1", "face:9"]), "r1", None, None, true, None);
         assert_eq!(
             (c.state, c.unmapped, new),
             (CarryState::Reverify, ids(&["face:9"]), ids(&["face:11"]))
         );
         // The whole part: re-verify when anything changed, inherited otherwise.
         assert_eq!(
-            m.carried(&[], "r1", None, None, true).0.state,
+            m.carried(&[], "r1", None, None, true, None).0.state,
             CarryState::Reverify
         );
         assert_eq!(
-            m.carried(&[], "r1", None, None, false).0.state,
+            m.carried(&[], "r1", None, None, false, None).0.state,
             CarryState::Inherited
         );
         // Carried on again unchanged: still from its origin, still to re-verify if it was.
@@ -537,7 +590,7 @@ mod tests {
             unmapped: vec![],
             verdict: None,
         };
-        let (c, _) = m.carried(&ids(&["face:1"]), "r1", Some(&prior), None, false);
+        let (c, _) = m.carried(&ids(&["face:1"]), "r1", Some(&prior), None, false, None);
         assert_eq!((c.from.as_str(), c.state), ("r0", CarryState::Reverify));
     }
 }

@@ -5,7 +5,9 @@ use serde_json::Value;
 
 use super::Artifact;
 use super::artifact::ArtifactWire;
-use super::carry::{Carried, CarryState, DecisionCarried, Superseded, quoted_at, short_revision};
+use super::carry::{
+    Carried, CarryState, DecisionCarried, NotCarried, Superseded, quoted_at, short_revision,
+};
 use super::hashing::hex16;
 use super::record::stale;
 
@@ -212,6 +214,11 @@ pub struct BasisItem {
     /// Carried from an earlier revision by `carry_forward` (absent: stated at this one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried: Option<Carried>,
+    /// The entity ids a carry lost (none of the item's own could be carried: `faces` is
+    /// `[]`), kept once the engineer's verdict made it this revision's (absent: it lost none,
+    /// or it is still carried, whose marker names them, or it was stated again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_carried: Option<NotCarried>,
 }
 
 impl BasisItem {
@@ -246,14 +253,45 @@ impl BasisItem {
     /// ([`quoted_at`]), so that no reader gives it as this revision's result; its decision's
     /// disposition is counted again after ([`Decision::recount_carried`]). Returns whether the
     /// evidence was relabelled.
+    ///
+    /// An item none of whose ids could be carried keeps naming them ([`NotCarried`]): its
+    /// `faces` are `[]`, and it is not about the whole part.
     pub fn judged_here(&mut self) -> bool {
-        match (self.carried.take(), self.evidence.as_mut()) {
-            (Some(c), Some(e)) => {
+        let Some(c) = self.carried.take() else {
+            return false;
+        };
+        if self.faces.is_empty() && !c.unmapped.is_empty() {
+            self.not_carried = Some(NotCarried {
+                of: c.ids_revision().to_string(),
+                ids: c.unmapped,
+            });
+        }
+        match self.evidence.as_mut() {
+            Some(e) => {
                 *e = quoted_at(e, &c.from);
                 true
             }
-            _ => false,
+            None => false,
         }
+    }
+
+    /// The entity ids the item lost to a carry, when it has none of its own: those its
+    /// carried marker names (ids of the revision the marker says), or those it kept once
+    /// judged, with their revision (`Some`). Empty when it lost none.
+    pub fn lost_ids(&self) -> (&[String], Option<&str>) {
+        match (&self.carried, &self.not_carried) {
+            (Some(c), _) => (&c.unmapped, None),
+            (None, Some(n)) => (&n.ids, Some(&n.of)),
+            (None, None) => (&[], None),
+        }
+    }
+
+    /// The item's entities as people read them ([`super::carry::entities_label`]): its ids,
+    /// "whole part", or the ids it lost to a carry; `revision` shortens the revision of ids
+    /// kept once judged, as the reader names revisions.
+    pub fn entities_label(&self, revision: impl Fn(&str) -> String) -> String {
+        let (lost, of) = self.lost_ids();
+        super::carry::entities_label(&self.faces, lost, of.map(revision).as_deref())
     }
 
     /// How the item was carried: `None` when it was stated at its decision's revision.
@@ -399,6 +437,8 @@ pub struct BasisWire<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     evidence: Option<&'a str>,
     faces: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_carried: Option<&'a NotCarried>,
     #[serde(skip_serializing_if = "Option::is_none")]
     question: Option<&'a str>,
     requirement: &'a str,
@@ -674,6 +714,7 @@ impl BasisItem {
             carried: self.carried.as_ref(),
             evidence: self.evidence.as_deref(),
             faces: &self.faces,
+            not_carried: self.not_carried.as_ref(),
             question: self.question.as_deref(),
             requirement: &self.requirement,
             source: self.source,
@@ -699,6 +740,7 @@ impl BasisItem {
             faces: vec![],
             verdict: None,
             carried: None,
+            not_carried: None,
         }
     }
 }

@@ -35,7 +35,7 @@ pub use artifact::{
     Artifact, DomainError, FORMAT_STEP, absolute_path_as_uri, is_revision, normalise_uri,
     path_prefix_as_uri,
 };
-pub use carry::{Carried, CarryState, DecisionCarried, Superseded};
+pub use carry::{Carried, CarryState, DecisionCarried, NotCarried, Superseded};
 pub use decision::{BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via};
 pub use hashing::{HashError, file_digest, file_revision};
 pub use record::{Kind, Record, RecordRef};

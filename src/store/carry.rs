@@ -727,6 +727,7 @@ fn carry_in(
             r.carried.as_ref(),
             None,
             anything,
+            None,
         );
         let updated = time::updated_after(now.clone(), std::cmp::max(&r.created_at, &r.updated_at));
         let old = Record {
@@ -838,11 +839,14 @@ fn carry_in(
                     b.carried.as_ref(),
                     engineer,
                     anything,
+                    b.not_carried.as_ref(),
                 );
                 BasisItem {
                     faces,
                     verdict: None,
                     carried: Some(carried),
+                    // The ids it lost are in its new marker (`unmapped`, `ids_of`).
+                    not_carried: None,
                     ..b.clone()
                 }
             })

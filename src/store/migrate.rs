@@ -362,6 +362,93 @@ mod tests {
         assert!(store.check().unwrap().is_empty());
     }
 
+    /// A schema-16 file whose carried basis item lost all its ids (faces `[]`, face:10 and
+    /// face:11 unmapped) upgrades to 17 with its items as they were, and the engineer's verdict
+    /// on that item then keeps the ids it lost in the new `not_carried` column: before it, the
+    /// verdict dropped them with the carried marker, and the item read "whole part".
+    #[test]
+    fn v16_file_upgrades_its_items_unchanged_and_a_verdict_keeps_the_lost_ids() {
+        use super::super::{DecisionRef, Shown, VerdictsOutcome};
+        use crate::review::{Judgement, Verdict, Via};
+        const T: &str = "2026-01-01T00:00:00.000Z";
+        let from = format!("sha256:{}", "a".repeat(64));
+        let carried =
+            format!(r#"{{"from":"{from}","state":"re-verify","unmapped":["face:10","face:11"]}}"#);
+        let conn = at_version(16);
+        conn.execute_batch(&format!(
+            "INSERT INTO decisions (rid, id, locator, subject, revision, format, uri, disposition, \
+                created_at, updated_at, seq) VALUES \
+             (1, 'dec_a', 'file:///p.step', 'holes', '{REV}', 'step', 'file:///p.step', 'hold', \
+                '{T}', '{T}', 1); \
+             INSERT INTO basis_items (decision_rid, position, requirement, source, state, faces, \
+                evidence, carried) VALUES \
+             (1, 0, 'Two holes', 'drawing', 'satisfied', '[]', '40.02', '{carried}'), \
+             (1, 1, 'Plate', 'drawing', 'satisfied', '[\"face:2\"]', NULL, NULL); \
+             INSERT INTO decision_faces (face, revision, seq, rid) VALUES ('face:2', '{REV}', 1, 1); \
+             INSERT INTO decision_states (state, seq, rid) VALUES ('satisfied', 1, 1); \
+             INSERT INTO decisions_fts (rowid, subject, body) VALUES \
+                (1, 'holes', 'hold' || char(10) || 'Two holes' || char(10) || '40.02' \
+                 || char(10) || 'Plate'); \
+             UPDATE counters SET value = 1 WHERE name = 'seq';"
+        ))
+        .unwrap();
+        let basis_rows = |conn: &Connection| -> Vec<(String, Option<String>, Option<String>)> {
+            conn.prepare(
+                "SELECT requirement, faces, carried FROM basis_items ORDER BY decision_rid, position",
+            )
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+        };
+        let before = basis_rows(&conn);
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, 17);
+        assert_eq!(basis_rows(&conn), before, "items upgrade as they were");
+        let lost: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM basis_items WHERE not_carried IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(lost, 0, "no item upgrades with ids kept");
+        let mut store = Store::from_connection(conn).unwrap();
+        assert!(store.check().unwrap().is_empty());
+        let d = store.get_decision("dec_a").unwrap().unwrap();
+        let digest = d.basis[0].digest();
+        let given = Verdict {
+            at: crate::time::now(),
+            ..Verdict::given(Judgement::Accepted, Via::Terminal)
+        };
+        let got = store
+            .record_verdicts(
+                &DecisionRef::Id("dec_a"),
+                Shown::Item(&digest),
+                &[(0, given)],
+            )
+            .unwrap();
+        assert!(matches!(got, VerdictsOutcome::Recorded(_)), "{got:?}");
+        let kept: Option<String> = store
+            .conn()
+            .unwrap()
+            .query_row(
+                "SELECT not_carried FROM basis_items WHERE position = 0",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            kept,
+            Some(format!(r#"{{"ids":["face:10","face:11"],"of":"{from}"}}"#))
+        );
+        assert!(store.check().unwrap().is_empty());
+    }
+
     /// A schema-14 file that synced a folder upgrades to 15 keeping the folder's bases, with
     /// no place recorded for it yet (its next sync records one), and passes the check.
     #[test]

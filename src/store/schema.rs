@@ -7,7 +7,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1` (after the columns
 /// [`COLUMNS_BEFORE`] lists for it). Never edit a shipped entry; add a new one.
 pub(super) const MIGRATIONS: &[&str] = &[
-    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16,
+    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17,
 ];
 
 /// The schema version this build writes.
@@ -297,6 +297,8 @@ const COLUMNS_BEFORE: &[(usize, &str, &[&str])] = &[
     (10, "basis_items", &["carried"]),
     // The meaning of an engineer's verdict (V11).
     (11, "basis_items", &["verdict_meaning"]),
+    // The entity ids a judged basis item lost to a carry (V17: JSON, NULL when none).
+    (17, "basis_items", &["not_carried"]),
 ];
 
 /// Upgrades schema version `i` to `i + 1`: the columns [`COLUMNS_BEFORE`] lists for it, then
@@ -460,6 +462,11 @@ CREATE TABLE IF NOT EXISTS sync_event_files (
     hash BLOB NOT NULL
 ) WITHOUT ROWID;
 "#;
+
+/// The entity ids a basis item lost to a carry, kept once the engineer's verdict made it its
+/// revision's own (`review::NotCarried`): `basis_items.not_carried`, JSON, added first (see
+/// [`COLUMNS_BEFORE`]); existing items upgrade without one (NULL: as they read before).
+const V17: &str = "";
 
 /// The upgrade after which [`rebuild_text_indexes`] runs: schema version 2 keys records by
 /// their `seq`, and so must their full-text rows be.

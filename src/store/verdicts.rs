@@ -5,6 +5,7 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::browse::DECISION_SAID_ON;
+use super::codec::opt_json;
 use super::decisions::rows::{DECISION_COLS, decision_from_row, load_basis, write_decision};
 use super::{Store, StoreError, history};
 use crate::review::history::{Channel, Written, decision_events};
@@ -140,7 +141,7 @@ impl Store {
             tx.prepare_cached(
                 "UPDATE basis_items SET verdict_judgement = ?1, verdict_reason = ?2, \
                  verdict_via = ?3, verdict_at = ?4, verdict_author = ?5, carried = NULL, \
-                 verdict_meaning = ?8, evidence = ?9 \
+                 verdict_meaning = ?8, evidence = ?9, not_carried = ?10 \
                  WHERE decision_rid = ?6 AND position = ?7",
             )?
             .execute(params![
@@ -152,7 +153,8 @@ impl Store {
                 rid,
                 i64::try_from(*i).unwrap_or(i64::MAX),
                 v.meaning.map(Meaning::as_str),
-                item.evidence
+                item.evidence,
+                opt_json(item.not_carried.as_ref())
             ])?;
         }
         // A carried decision's disposition counts its items to re-verify: one the engineer

@@ -116,6 +116,9 @@ impl Schemas {
         {
             item.insert("carried".into(), carried);
             item.insert("verdict".into(), verdict);
+            // The ids a judged item lost to a carry (`review::NotCarried`). Lines without it
+            // (older exports) import as before.
+            item.insert("notCarried".into(), not_carried_schema());
         }
         let text = json!({"type": "string", "minLength": 1, "maxLength": 200});
         decision_props.insert(
@@ -197,6 +200,21 @@ fn carried_schema(verdict: &Value) -> Value {
             "verdict": verdict
         },
         "required": ["from", "state"],
+        "additionalProperties": false
+    })
+}
+
+/// The entity ids a judged basis item lost to a carry (`review::NotCarried`) in an export line.
+fn not_carried_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "ids": {"type": "array", "items": {"type": "string", "minLength": 1,
+                "maxLength": tools::schema::MAX_ENTITY}, "minItems": 1,
+                "maxItems": tools::schema::MAX_ENTITIES},
+            "of": {"type": "string"}
+        },
+        "required": ["ids", "of"],
         "additionalProperties": false
     })
 }
@@ -624,6 +642,21 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
         if let Some(c) = &item.carried {
             check_carried(&whose, c)?;
         }
+        // The ids a judged item lost: only on an item without ids, judged (no longer
+        // carried: a carried item names them in carried.unmapped).
+        if let Some(n) = &item.not_carried {
+            if item.carried.is_some() || !item.faces.is_empty() {
+                return Err(format!(
+                    "{whose}: basis[{i}] has notCarried and {}: notCarried names the ids a judged item without faces lost to a carry",
+                    if item.carried.is_some() {
+                        "is marked carried (its carried.unmapped names them)"
+                    } else {
+                        "faces"
+                    }
+                ));
+            }
+            check_revision(&whose, &format!("basis[{i}].notCarried.of"), &n.of)?;
+        }
         if let Some(at) = item.verdict.as_ref().map(|v| v.at.as_str())
             && !at.is_empty()
             && !crate::time::is_timestamp(at)
@@ -818,6 +851,44 @@ mod tests {
     /// A basis item carrying a verdict of its own and a carried mark is refused: the verdict
     /// would be shown as an earlier revision's history (the adversarial review's one-sided
     /// sync case; no channel of this server writes such an item).
+    /// `notCarried` (the ids a judged item lost to a carry) is taken on a judged item without
+    /// faces, naming a revision, and through the line schema; refused beside `carried` or
+    /// `faces`, or with an `of` that is no revision.
+    #[test]
+    fn check_decision_takes_not_carried_only_on_an_item_without_faces_or_marker() {
+        let rev = format!("sha256:{}", "a".repeat(64));
+        let item = |extra: Value| {
+            let mut v = json!({"requirement": "Two holes", "source": "drawing",
+                "state": "satisfied", "faces": [],
+                "verdict": {"at": T2, "judgement": "accepted", "via": "app"},
+                "notCarried": {"ids": ["face:10", "face:11"], "of": rev}});
+            if let (Value::Object(m), Value::Object(e)) = (&mut v, extra) {
+                m.extend(e);
+            }
+            serde_json::from_value::<crate::review::BasisItem>(v).unwrap()
+        };
+        let mut d = decision(vec![item(json!({}))]);
+        assert_eq!(check_decision(&mut d), Ok(()));
+        let schemas = Schemas::from_tools().unwrap();
+        let line = serde_json::to_value(json!({ "decision": &d })).unwrap();
+        assert_eq!(schemas.validate(&line), Ok(()), "{line}");
+        for (extra, said) in [
+            (json!({"faces": ["face:20"]}), "has notCarried and faces"),
+            (
+                json!({"verdict": null, "carried": {"from": rev, "state": "re-verify"}}),
+                "is marked carried",
+            ),
+            (
+                json!({"notCarried": {"ids": ["face:10"], "of": "r1"}}),
+                "notCarried.of \"r1\"",
+            ),
+        ] {
+            d.basis = vec![item(extra)];
+            let e = check_decision(&mut d).unwrap_err();
+            assert!(e.contains(said), "{e}");
+        }
+    }
+
     #[test]
     fn check_decision_refuses_a_carried_item_with_a_verdict_of_its_own() {
         let rev = format!("sha256:{}", "a".repeat(64));

@@ -580,6 +580,10 @@ fn form(
         if !b.faces.is_empty() {
             let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
             about.push_str(&format!("; faces: {}", shown(&faces.join(", "), field)));
+        } else if let Some(n) = &b.not_carried {
+            // Judged since a carry lost all its ids: not about the whole part.
+            let label = crate::review::carry::entities_label(&[], &n.ids, Some(&n.of));
+            about.push_str(&format!("; faces: {}", shown(&label, field)));
         }
         if let Some(v) = &b.verdict {
             // Who gave it, through which channel, and when: the engineer's own earlier

@@ -1031,6 +1031,43 @@ test("card_names_on_a_carried_item_the_verdict_its_old_revision_got_after_the_ca
   }
 });
 
+test("card_names_the_ids_a_judged_item_lost_to_a_carry", async () => {
+  // A requirement about two holes (face:10, face:11), neither in carry_forward's map, read
+  // "none at this revision (… not carried)" until the engineer judged it at the new revision;
+  // then the card's Faces cell said "whole part". It names the ids it lost and their revision,
+  // as the report and the Form 3 do; an item about the whole part still says so.
+  const R1 = "sha256:" + "7".repeat(64);
+  const R2 = "sha256:" + "8".repeat(64);
+  const s = await session(path.join(dir, "lost-ids.db"));
+  try {
+    await s.call("remember_decision", {
+      artifact: artifact(R1), subject: "holes", disposition: "hold",
+      basis: [
+        { requirement: "Two holes 6.6 on 40 centres", source: "drawing", state: "satisfied", faces: ["face:10", "face:11"] },
+        { requirement: "Material 6061-T6", source: "shop-spec", state: "satisfied", faces: [] },
+      ],
+    });
+    await s.call("carry_forward", { from: artifact(R1), to: artifact(R2), map: [] });
+    const before = await s.call("show_review", { artifact: artifact(R2), detail: "full" });
+    const d = before.structuredContent.decisions[0];
+    await s.call("record_verdict", { decision_id: d.id, index: 0, item_digest: d.basis[0].digest,
+      judgement: "accepted", card_proof: before._meta["review-mcp/card"].proofs[d.id], seen_verdict_at: "" });
+    const shown = await s.call("show_review", { artifact: artifact(R2) });
+    const { page, card } = await openCard({ context: { theme: "light" }, toolInput: { artifact: artifact(R2) },
+      result: shown, via: s });
+    await card.getByRole("button", { name: "Accept item 2: Material 6061-T6" }).waitFor();
+    const faces = await cardFrame(page).evaluate(() => Array.from(document.querySelectorAll("td.mono"))
+      .map((e) => e.textContent));
+    assert.deepEqual(faces, [
+      "none at this revision (face:10, face:11 of revision sha256:777777777777 not carried)",
+      "whole part",
+    ]);
+    await page.close();
+  } finally {
+    s.close();
+  }
+});
+
 test("card_counts_a_verdict_the_assistant_relayed_as_the_report_does", async () => {
   // The card said "1 accepted, 0 awaiting the engineer" of an item whose only verdict the
   // assistant relayed; the report (and the terminal and request_verdicts, which ask it again)

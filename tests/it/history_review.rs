@@ -41,6 +41,7 @@ fn basis(prefix: &str, n: usize, len: usize) -> Vec<BasisItem> {
             faces: vec![],
             verdict: None,
             carried: None,
+            not_carried: None,
         })
         .collect()
 }

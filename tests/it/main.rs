@@ -11,6 +11,7 @@ mod carry_attacks;
 mod carry_chain;
 mod carry_channels;
 mod carry_forward;
+mod carry_lost;
 mod channel_terminal;
 mod cli;
 mod completions;

@@ -102,6 +102,7 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
         basis: vec![
             BasisItem {
                 carried: None,
+                not_carried: None,
                 requirement: format!("{h} requirement"),
                 source: Source::Drawing,
                 source_detail: Some(format!("{h} detail")),
@@ -120,6 +121,7 @@ fn decision(i: usize, h: &str, revision: &str) -> Decision {
             },
             BasisItem {
                 carried: None,
+                not_carried: None,
                 requirement: h.into(),
                 source: Source::ShopSpec,
                 source_detail: None,

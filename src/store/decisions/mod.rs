@@ -359,8 +359,10 @@ fn remember_decision_in(
         .iter()
         .map(|b| BasisItem {
             faces: dedup(&b.faces),
-            // Stated at this revision: fresh, whatever was carried here before.
+            // Stated at this revision: fresh, whatever was carried here before, and
+            // re-identified (its faces are what it is about now).
             carried: None,
+            not_carried: None,
             ..b.clone()
         })
         .collect();

@@ -51,7 +51,7 @@ pub(in crate::store) fn load_basis(
     let mut stmt = tx.prepare_cached(
         "SELECT requirement, source, source_detail, evidence, state, question, faces, \
          verdict_judgement, verdict_reason, verdict_via, verdict_at, verdict_author, carried, \
-         verdict_meaning FROM basis_items \
+         verdict_meaning, not_carried FROM basis_items \
          WHERE decision_rid = ?1 ORDER BY position",
     )?;
     let items = stmt
@@ -90,6 +90,7 @@ pub(in crate::store) fn load_basis(
                 faces: json_strings(6, &faces)?,
                 verdict,
                 carried: json_opt(12, row.get_ref(12)?.as_str_or_null()?)?,
+                not_carried: json_opt(14, row.get_ref(14)?.as_str_or_null()?)?,
             })
         })?
         .collect::<Result<_, _>>()?;
@@ -183,8 +184,8 @@ pub(in crate::store) fn write_decision(
         let mut item_stmt = tx.prepare_cached(
             "INSERT INTO basis_items (decision_rid, position, requirement, source, \
              source_detail, evidence, state, question, faces, verdict_judgement, verdict_reason, \
-             verdict_via, verdict_at, verdict_author, carried, verdict_meaning) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+             verdict_via, verdict_at, verdict_author, carried, verdict_meaning, not_carried) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
         )?;
         let mut face_stmt = tx.prepare_cached(
             "INSERT OR IGNORE INTO decision_faces (face, revision, seq, rid) VALUES (?1, ?2, ?3, ?4)",
@@ -213,6 +214,7 @@ pub(in crate::store) fn write_decision(
                 item.verdict
                     .as_ref()
                     .and_then(|v| v.meaning.map(Meaning::as_str)),
+                opt_json(item.not_carried.as_ref()),
             ])?;
             for f in &faces {
                 face_stmt.execute(params![f, a.revision, seq, rid])?;
