@@ -236,7 +236,7 @@ impl<'a, 't> Apply<'a, 't> {
                     && let Some(Item::Record(onward)) =
                         self.unchanged_file_item(kind, id, e)?
                     && merge::elsewhere(&onward, stated)
-                    && self.copy_known(stated) =>
+                    && self.copy_known(stated)? =>
             {
                 self.counts.conflicts.push(format!(
                     "record {id}: the database's version states it at revision {}, which a \
@@ -275,7 +275,7 @@ impl<'a, 't> Apply<'a, 't> {
                 if let (Some(Item::Record(held)), Some(Item::Record(stated))) =
                     (db_item, file_item)
                     && merge::elsewhere(held, stated)
-                    && self.copy_known(stated) =>
+                    && self.copy_known(stated)? =>
             {
                 self.counts.conflicts.push(format!(
                     "record {id}: the folder's version states it at revision {}, which a carry \
@@ -319,7 +319,17 @@ impl<'a, 't> Apply<'a, 't> {
                 };
                 refuse_moved(kind, id, side(file, "folder"), side(db, "database"))?;
                 let base = self.base_item(kind, id)?;
-                let copied = |stayed: &Record| self.copy_known(stayed);
+                // What the merge may ask, read first (a record of one side or the other).
+                let known = |item: &Item| match item {
+                    Item::Record(r) => self.copy_known(r),
+                    Item::Decision(_) => Ok(false),
+                };
+                let (db_known, file_known) = (known(db)?, known(file)?);
+                let copied = |stayed: &Record| match (db, file) {
+                    (Item::Record(d), _) if d == stayed => db_known,
+                    (_, Item::Record(f)) if f == stayed => file_known,
+                    _ => false,
+                };
                 let resolved = merge::resolve_knowing(
                     base.as_ref(),
                     side(db, "database"),
@@ -413,25 +423,42 @@ impl<'a, 't> Apply<'a, 't> {
     /// Whether the database or the folder holds a superseded copy of the feature `stayed`
     /// states, at its revision (under the id every clone derives for it), or the history a
     /// carry of the feature from there (its copy forgotten since): that revision was carried
-    /// past ([`merge::CopyKnown`]).
-    fn copy_known(&self, stayed: &Record) -> bool {
+    /// past ([`merge::CopyKnown`]). A database that cannot be read stops the sync (nothing
+    /// commits): read as "no copy", it would let a statement move a carried feature back.
+    fn copy_known(&self, stayed: &Record) -> Result<bool> {
         let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
         let is_copy = |r: &Record| {
             r.superseded.is_some()
                 && r.name == stayed.name
                 && r.artifact.revision == stayed.artifact.revision
         };
-        let held = self.tx.record(&id).ok().flatten();
-        held.as_ref().is_some_and(is_copy)
+        let unread = |e: crate::store::StoreError| {
+            fail!(
+                "cannot tell whether revision {} of {} was carried past for record {}: the \
+                 database does not read ({e}); nothing was changed (`review-mcp check` tests \
+                 the file)",
+                stayed.artifact.revision,
+                stayed.artifact.locator(),
+                stayed.id
+            )
+        };
+        if self
+            .tx
+            .record(&id)
+            .map_err(unread)?
+            .as_ref()
+            .is_some_and(is_copy)
             || self.filed_record(&id).is_some_and(is_copy)
-            || stayed.name.as_deref().is_some_and(|name| {
-                self.tx
-                    .carried_past_at(stayed.artifact.locator(), name, &stayed.artifact.revision)
-                    .unwrap_or_else(|e| {
-                        log::warn!("sync: the history of {} does not read: {e}", stayed.id);
-                        false
-                    })
-            })
+        {
+            return Ok(true);
+        }
+        match stayed.name.as_deref() {
+            Some(name) => self
+                .tx
+                .carried_past_at(stayed.artifact.locator(), name, &stayed.artifact.revision)
+                .map_err(unread),
+            None => Ok(false),
+        }
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.
@@ -640,8 +667,8 @@ impl<'a, 't> Apply<'a, 't> {
         let stayed = match (held, incoming) {
             (Item::Record(h), Item::Record(i)) if !going && h.one_key_at_two_revisions(i) => {
                 match (
-                    self.copy_known(&i.restated_as(h)),
-                    self.copy_known(&h.restated_as(i)),
+                    self.copy_known(&i.restated_as(h))?,
+                    self.copy_known(&h.restated_as(i))?,
                 ) {
                     (true, false) => Some((i.restated_as(h), h.clone())),
                     (false, true) => Some((h.restated_as(i), i.clone())),

@@ -712,3 +712,61 @@ fn sync_a_set_aside_version_of_a_forgotten_item_is_not_said_restored() -> anyhow
     );
     Ok(())
 }
+
+/// Regression: whether a revision was carried past for a feature (sync's rule that a
+/// statement there never moves a carried feature back) was read from the database with every
+/// read error taken as "no": a history the database could not read let the folder's version
+/// move the feature to that revision, a warning in the log the only trace. A failed read now
+/// stops the sync, naming it, and nothing changes.
+#[test]
+fn sync_stops_when_the_history_it_judges_a_carry_by_does_not_read() -> anyhow::Result<()> {
+    use crate::support::client::Server;
+    use crate::support::{artifact, revision};
+    use serde_json::json;
+    let dir = TempDir::new("sync-carry-unread")?;
+    let db = dir.join("a.db");
+    let mut s = Server::start(&db)?;
+    let feature = json!({"artifact": artifact("A", "/w/p.step"), "name": "mating",
+                         "entity_ids": [], "note": "x"});
+    s.call("remember", feature)?.ok()?;
+    s.close()?;
+    let folder = dir.join("review");
+    let f = folder.to_string_lossy();
+    ok(review_mcp(&db, &["sync", &f])?)?;
+    // A teammate's commit states the feature at revision B (only the folder changed) ...
+    let file = std::fs::read_dir(folder.join("records"))?
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("no record file"))??
+        .path();
+    let text = std::fs::read_to_string(&file)?.replace(&revision("A"), &revision("B"));
+    std::fs::write(&file, text)?;
+    // ... and the database's history of revision B cannot be read (a damaged event).
+    let conn = rusqlite::Connection::open(&db)?;
+    conn.execute(
+        "INSERT INTO events (id, at, step, of, locator, revision, body) \
+         VALUES ('evt-damaged', '2026-01-01T00:00:00.000Z', 0, 'rec_x', 'file:///w/p.step', ?1, '{')",
+        [revision("B")],
+    )?;
+    let stands = |conn: &rusqlite::Connection| -> rusqlite::Result<String> {
+        conn.query_row(
+            "SELECT revision FROM records WHERE name = 'mating' AND superseded IS NULL",
+            [],
+            |r| r.get(0),
+        )
+    };
+    ensure!(stands(&conn)? == revision("A"));
+    let out = review_mcp(&db, &["sync", &f])?;
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    ensure!(!out.status.success(), "the sync stops: {said}");
+    ensure!(
+        said.contains("cannot tell whether revision")
+            && said.contains("malformed JSON")
+            && said.contains("nothing was changed"),
+        "and says why: {said}"
+    );
+    ensure!(
+        stands(&conn)? == revision("A"),
+        "nothing changed: the feature stays at A"
+    );
+    Ok(())
+}
