@@ -558,11 +558,12 @@ pub fn decision_events(
             }
             // What the basis says changed with no state or verdict of its own changing
             // (an item's evidence, question or faces): still a replacement, so the history
-            // tells every state the decision was in.
+            // tells every state the decision was in. Only an event of its own says that
+            // state: an engineer's verdict kept unchallenged (no verdict offered) is none.
             let said_more = changes.is_empty()
                 && ev.out.is_empty()
                 && verdicts.is_empty()
-                && kept.is_empty()
+                && kept.iter().all(|k| k.offered.is_none())
                 && decision_state(o) != after;
             if !changes.is_empty() || said_more {
                 // Sorted first: the decision's change, then what it did to verdicts.
@@ -926,5 +927,38 @@ mod tests {
         assert!(events[0].is_sealed());
         // Nothing said differently: no event.
         assert!(decision_events(&HOW, Some(&old), Some(&old.clone()), &[]).is_empty());
+    }
+
+    /// Regression (converge, seed 2687): the assistant stated a decision again with other
+    /// evidence and no verdict on an item the engineer had judged. The engineer's verdict
+    /// stayed (kept, not challenged), and because something was kept the replacement was no
+    /// event: the history did not end in the state written, so export, import into an empty
+    /// database and export again added an `arrived` and a `verdict_given` of channel `import`.
+    #[test]
+    fn a_replacement_that_keeps_an_unchallenged_engineer_verdict_is_still_an_event() {
+        let engineer = Some((Judgement::Accepted, Via::Terminal));
+        let with = |evidence: &str, verdict| {
+            let mut b = item("Flatness 0.05", verdict);
+            b.evidence = Some(evidence.into());
+            vec![item("Bore", None), b]
+        };
+        let old = decision(with("e1 1", engineer));
+        let mut basis = with("e3 1", None);
+        let outranked = merge_verdicts(&old.basis, &mut basis, HOW.at, HOW.author).unwrap();
+        assert_eq!(outranked.kept.len(), 1, "the engineer's verdict stays");
+        assert!(outranked.kept[0].offered.is_none());
+        let new = decision(basis);
+        let events = decision_events(&HOW, Some(&old), Some(&new), &outranked.kept);
+        assert_eq!(kinds(&events), ["replaced"], "{events:#?}");
+        assert_eq!(
+            events[0].after.as_deref(),
+            Some(decision_state(&new).as_str())
+        );
+        // Restated word for word: still no event.
+        let mut same = old.basis.clone();
+        let outranked = merge_verdicts(&old.basis, &mut same, HOW.at, HOW.author).unwrap();
+        let again = decision(same);
+        assert_eq!(decision_state(&again), decision_state(&old));
+        assert!(decision_events(&HOW, Some(&old), Some(&again), &outranked.kept).is_empty());
     }
 }

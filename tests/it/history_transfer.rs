@@ -272,6 +272,53 @@ fn history_export_import_export_is_byte_identical_with_every_kind_of_event() -> 
     Ok(())
 }
 
+/// Regression (converge, seed 2687): the assistant stated a decision again with other
+/// evidence and no verdict on the item the engineer had judged by the terminal. The
+/// engineer's verdict stayed, unchallenged, and the replacement recorded no event, so the
+/// history ended in the state before it: export, import into an empty database and export
+/// again gained an `arrived` and a `verdict_given` of channel `import`.
+#[test]
+fn history_a_restatement_over_an_engineer_verdict_exports_import_and_exports_the_same()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("history-restated")?;
+    let (one, two) = (tmp.join("one.db"), tmp.join("two.db"));
+    let mut c = client(&one, "Ada")?;
+    let with = |evidence: &str| {
+        let mut b = item("Flatness 0.05", "violated", None);
+        b["evidence"] = json!(evidence);
+        json!([item("Bore 10 H7", "violated", None), b])
+    };
+    let id = decide(&mut c, "bracket", "hold", with("0.04 measured"));
+    drop(c);
+    engineer_verdict(
+        &one,
+        &id,
+        1,
+        Judgement::Accepted,
+        "Grace",
+        Via::Terminal,
+        Meaning::Review,
+    )?;
+    let mut c = client(&one, "Ada")?;
+    decide(&mut c, "bracket", "hold", with("0.041 measured again"));
+    drop(c);
+    let held = events(&one)?;
+    let last = held.last().context("events")?;
+    assert_eq!(last.kind.as_str(), "replaced", "{held:#?}");
+
+    let first = export(&one)?;
+    let file = tmp.join("one.jsonl");
+    std::fs::write(&file, &first)?;
+    import(&two, &file)?;
+    let second = export(&two)?;
+    assert!(
+        first == second,
+        "export → import → export differs:\n{first}\n{second}"
+    );
+    assert_eq!(ids(&events(&two)?), ids(&held));
+    Ok(())
+}
+
 #[test]
 fn history_an_edited_event_line_is_refused_naming_its_line() -> anyhow::Result<()> {
     let tmp = TempDir::new("history-edited")?;
