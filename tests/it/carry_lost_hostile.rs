@@ -7,6 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::support::TempDir;
+use crate::support::file_events::run_cli as cli;
 use crate::support::inproc::{Client, Era, art_uri, rev};
 use review_mcp::store::Store;
 
@@ -24,21 +25,8 @@ fn acting(text: &str) -> Option<char> {
         .find(|&c| (c != '\n' && review_mcp::text::is_control_like(c)) || c == '\u{85}')
 }
 
-/// Revision 1's "holes" decision about `ids`, carried to revision 2 with none of them in the
-/// map, then accepted there through the host's form: its notCarried names `ids`.
-fn judged_after_losing(db: &std::path::Path, ids: &[String]) -> Client {
-    let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
-    c.ok(
-        "remember_decision",
-        json!({"artifact": at(1), "subject": "holes", "disposition": "hold", "basis": [
-            {"requirement": "Two holes", "source": "drawing", "state": "satisfied", "faces": ids},
-            {"requirement": "Base plate", "source": "drawing", "state": "satisfied",
-             "faces": ["face:2"]}]}),
-    );
-    c.ok(
-        "carry_forward",
-        json!({"from": at(1), "to": at(2), "map": [{"from": "face:2", "to": "face:2"}]}),
-    );
+/// The engineer accepts item 0 of "holes" at revision 2 through the host's form.
+fn accept_by_form(c: &mut Client) {
     let form = json!({"elicitation": {"form": {}}});
     let args = json!({"artifact": at(2), "subject": "holes", "items": [0]});
     let asked = c.request_declaring(
@@ -60,6 +48,24 @@ fn judged_after_losing(db: &std::path::Path, ids: &[String]) -> Client {
         "{}",
         &done.to_string()[..2000.min(done.to_string().len())]
     );
+}
+
+/// Revision 1's "holes" decision about `ids`, carried to revision 2 with none of them in the
+/// map, then accepted there through the host's form: its notCarried names `ids`.
+fn judged_after_losing(db: &std::path::Path, ids: &[String]) -> Client {
+    let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "holes", "disposition": "hold", "basis": [
+            {"requirement": "Two holes", "source": "drawing", "state": "satisfied", "faces": ids},
+            {"requirement": "Base plate", "source": "drawing", "state": "satisfied",
+             "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:2", "to": "face:2"}]}),
+    );
+    accept_by_form(&mut c);
     let got = c.ok(
         "recall_decisions",
         json!({"artifact": at(2), "subject": "holes"}),
@@ -196,4 +202,95 @@ fn hostile_lost_ids_are_shown_inert_in_every_reader() {
     assert!(about.contains("Review of FAKE"), "{about}");
     assert_eq!(acting(&about), None, "{about}");
     assert!(!about.contains('\n'), "{about}");
+}
+
+/// Revision 1's "holes" decision carried to revision 2 with face:10 and face:11 left out of
+/// the map, not yet judged.
+fn carried_not_judged(db: &std::path::Path) {
+    let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "holes", "disposition": "hold", "basis": [
+            {"requirement": "Two holes", "source": "drawing", "state": "satisfied",
+             "faces": ["face:10", "face:11"]},
+            {"requirement": "Base plate", "source": "drawing", "state": "satisfied",
+             "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:2", "to": "face:2"}]}),
+    );
+}
+
+fn holes_item(db: &std::path::Path) -> Value {
+    let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "recall_decisions",
+        json!({"artifact": at(2), "subject": "holes"}),
+    )["decisions"][0]["basis"][0]
+        .clone()
+}
+
+fn sync(db: &std::path::Path, folder: &std::path::Path) {
+    let o = cli(db, &["sync", &folder.to_string_lossy()]).unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Two clones of the carried review: one states the lost item again (re-identified as
+/// face:20, face:21: no notCarried), the other's engineer judges it (notCarried). Whichever
+/// is later, the clones converge on one item: the restatement keeping the engineer's verdict,
+/// or the judged item naming the ids it lost; never both faces and notCarried.
+#[test]
+fn a_restatement_and_a_verdict_on_a_lost_item_in_two_clones_converge() {
+    for judged_later in [false, true] {
+        let dir = TempDir::new("nc-restate-judge").unwrap();
+        let (a, b, folder) = (dir.join("a.db"), dir.join("b.db"), dir.join("review"));
+        carried_not_judged(&a);
+        sync(&a, &folder);
+        sync(&b, &folder);
+        let restate = |db: &std::path::Path| {
+            let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(2), "subject": "holes", "disposition": "hold", "basis": [
+                    {"requirement": "Two holes", "source": "drawing", "state": "satisfied",
+                     "faces": ["face:20", "face:21"]},
+                    {"requirement": "Base plate", "source": "drawing", "state": "satisfied",
+                     "faces": ["face:2"]}]}),
+            );
+        };
+        let judge = |db: &std::path::Path| {
+            let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
+            accept_by_form(&mut c);
+        };
+        let pause = || std::thread::sleep(std::time::Duration::from_millis(20));
+        if judged_later {
+            restate(&a);
+            pause();
+            judge(&b);
+        } else {
+            judge(&b);
+            pause();
+            restate(&a);
+        }
+        sync(&b, &folder);
+        sync(&a, &folder);
+        sync(&b, &folder);
+        let (ia, ib) = (holes_item(&a), holes_item(&b));
+        assert_eq!(ia, ib, "judged later: {judged_later}");
+        assert_eq!(ia["verdict"]["via"], "elicitation", "{ia}");
+        if judged_later {
+            assert_eq!(ia["faces"], json!([]), "{ia}");
+            assert_eq!(
+                ia["notCarried"]["ids"],
+                json!(["face:10", "face:11"]),
+                "{ia}"
+            );
+        } else {
+            assert_eq!(ia["faces"], json!(["face:20", "face:21"]), "{ia}");
+            assert!(ia.get("notCarried").is_none(), "{ia}");
+        }
+        let export = |db: &std::path::Path| cli(db, &["export"]).unwrap().stdout;
+        assert_eq!(export(&a), export(&b), "judged later: {judged_later}");
+    }
 }
