@@ -646,12 +646,18 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
         // carried: a carried item names them in carried.unmapped).
         if let Some(n) = &item.not_carried {
             if item.carried.is_some() || !item.faces.is_empty() {
+                // Said with how to mend the file: which of the two to keep.
                 return Err(format!(
-                    "{whose}: basis[{i}] has notCarried and {}: notCarried names the ids a judged item without faces lost to a carry",
+                    "{whose}: basis[{i}] has notCarried and {}: notCarried names the ids a judged item without faces lost to a carry; {}",
                     if item.carried.is_some() {
-                        "is marked carried (its carried.unmapped names them)"
+                        "is marked carried"
                     } else {
                         "faces"
+                    },
+                    if item.carried.is_some() {
+                        "remove notCarried (a carried item names the ids it lost in carried.unmapped) or remove the carried mark (an item judged at this revision is no longer carried)"
+                    } else {
+                        "remove notCarried (the faces say what the item is about) or empty faces (the item lost every id it had)"
                     }
                 ));
             }
@@ -887,6 +893,37 @@ mod tests {
             let e = check_decision(&mut d).unwrap_err();
             assert!(e.contains(said), "{e}");
         }
+    }
+
+    /// A line with notCarried beside faces or a carried mark is refused saying how to mend
+    /// it (which of the two to remove), where the refusal only said what notCarried is.
+    #[test]
+    fn a_refused_not_carried_says_how_to_mend_the_line() {
+        let rev = format!("sha256:{}", "a".repeat(64));
+        let item = |extra: Value| {
+            let mut v = json!({"requirement": "Two holes", "source": "drawing",
+                "state": "satisfied", "faces": [],
+                "verdict": {"at": T2, "judgement": "accepted", "via": "app"},
+                "notCarried": {"ids": ["face:10"], "of": rev}});
+            if let (Value::Object(m), Value::Object(e)) = (&mut v, extra) {
+                m.extend(e);
+            }
+            serde_json::from_value::<crate::review::BasisItem>(v).unwrap()
+        };
+        let mut d = decision(vec![item(json!({"faces": ["face:20"]}))]);
+        let e = check_decision(&mut d).unwrap_err();
+        assert!(
+            e.contains("remove notCarried (the faces say what the item is about) or empty faces"),
+            "{e}"
+        );
+        d.basis = vec![item(
+            json!({"verdict": null, "carried": {"from": rev, "state": "re-verify"}}),
+        )];
+        let e = check_decision(&mut d).unwrap_err();
+        assert!(
+            e.contains("remove notCarried (a carried item names the ids it lost in carried.unmapped) or remove the carried mark"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod carry_chain;
 mod carry_channels;
 mod carry_forward;
 mod carry_lost;
+mod carry_lost_hostile;
 mod channel_terminal;
 mod cli;
 mod completions;
