@@ -567,8 +567,8 @@ impl<'a> SyncTx<'a> {
     }
 
     /// Records that decision `id`, kept by the sync (deleted in the folder but changed in the
-    /// database), goes on when a teammate's `forgotten` event that came with the folder ends
-    /// its history ([`history::decision_goes_on`]); the teammate's database records the same
+    /// database, or written to the folder), goes on when a teammate's `forgotten` event that
+    /// came with the folder ends its history ([`history::decision_goes_on`]); the teammate's database records the same
     /// event when it takes the file back. Returns how many events were added.
     pub fn decision_goes_on(&self, id: &str) -> Result<usize, StoreError> {
         match self.decision(id)? {

@@ -396,6 +396,20 @@ pub fn run(
             }
         }
     }
+    // A decision live here whose history the folder's events ended (a teammate forgot it)
+    // goes on, whatever this sync did with its file (kept against the deletion, or written:
+    // new to the folder, as an import from the teammate's export makes it), as `import`
+    // records: the history of a live decision does not end on "forgotten".
+    let added: BTreeSet<&str> = history_added.iter().map(String::as_str).collect();
+    let ended: BTreeSet<&str> = history
+        .events
+        .iter()
+        .filter(|e| e.after.is_none() && added.contains(e.id.as_str()))
+        .map(|e| e.of.as_str())
+        .collect();
+    for id in ended {
+        tx.decision_goes_on(id)?;
+    }
     let finished = sync.finish(&run)?;
     // Listed once: an event of a verdict this sync took from an item file is not listed again.
     counts.arrived_events =

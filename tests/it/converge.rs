@@ -2303,3 +2303,41 @@ fn the_archive_holds_a_decision_it_keeps_superseded_after_the_clones_forgot_that
     ])
     .map(drop)
 }
+
+/// Regression (seed 3041 of 120 operations, "export -> import -> export differs"; minimised
+/// to these 6 with `CONVERGE_MINIMISE_LIKE`): clone 0 decides and clone 1 imports its export
+/// (the decision, never synced there); clone 0 forgets the decision and syncs, so the folder
+/// holds its history (created, forgotten) and no file; clone 1 syncs, keeps its live copy,
+/// new to the folder, and writes its file. The product was wrong: that sync took the
+/// `forgotten` event without recording that the decision goes on (only a sync keeping a
+/// decision against a deleted file did), so clone 1's live decision's history ended on
+/// "forgotten" and its export imported into an empty database added an `arrived` event of the
+/// import's ("3 lines against 4"). Seen failing before the fix
+/// (`sync_state::sync_writing_a_decision_its_author_forgot_does_not_end_its_history`).
+#[test]
+fn a_decision_imported_then_forgotten_by_its_author_exports_and_imports_the_same()
+-> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 0,
+            part: 0,
+            rev: 2,
+            subject: 0,
+            disposition: 1,
+            states: [0, 1, 1],
+            assistant: None,
+        },
+        Import { c: 1, from: 0 },
+        ForgetDecision {
+            c: 0,
+            part: 0,
+            rev: 2,
+            subject: 0,
+        },
+        Sync { c: 0 },
+        Sync { c: 1 },
+        Fidelity { c: 1 },
+    ])
+    .map(drop)
+}

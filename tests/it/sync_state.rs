@@ -1186,6 +1186,64 @@ fn sync_keeping_an_item_forgotten_elsewhere_does_not_end_its_history() -> anyhow
     Ok(())
 }
 
+/// A decision one clone imported from another's export (never synced there) while its author
+/// forgot it: the clone's sync keeps its copy, new to the folder, and writes its file, but took
+/// the author's `forgotten` event from the folder's history without saying the decision goes
+/// on, so the history of a live decision ended on "forgotten", and its export imported into an
+/// empty database added an `arrived` event of the import's (converge seed 3041). The sync now
+/// records that it goes on whatever the item's action, as `import` does; seen failing first.
+#[test]
+fn sync_writing_a_decision_its_author_forgot_does_not_end_its_history() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-new-forgot")?;
+    let dir = tmp.path();
+    let (ada, brook) = (dir.join("ada.db"), dir.join("brook.db"));
+    let (fa, fb) = (dir.join("ada"), dir.join("brook"));
+    import(dir, &ada, &[decision("dec_d", "hold", T1, None)])?;
+    let lines: Vec<String> = export(&ada)?.lines().map(str::to_string).collect();
+    import(dir, &brook, &lines)?;
+    let mut server = Server::start(&ada)?;
+    let art = json!({"revision": REV, "format": "step", "uri": "file:///w/p.step"});
+    let v = server
+        .call("forget", json!({"artifact": art, "subject": "bracket"}))?
+        .ok()?;
+    ensure!(v["deleted"] == 1, "{v}");
+    ensure!(server.close()?.success());
+    sync(&ada, &fa)?;
+    ensure!(!fa.join("decisions/dec_d.json").exists());
+    // Brook clones the folder: the forgotten event, no file.
+    copy_tree(&fa, &fb)?;
+    sync(&brook, &fb)?;
+    assert!(fb.join("decisions/dec_d.json").exists());
+    let kinds = |db: &Path| -> anyhow::Result<Vec<String>> {
+        export(db)?
+            .lines()
+            .filter(|l| l.starts_with("{\"event\"") && l.contains("\"of\":\"dec_d\""))
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l)?;
+                Ok(v["event"]["kind"].as_str().unwrap_or("").to_string())
+            })
+            .collect()
+    };
+    assert_ne!(
+        kinds(&brook)?.last().map(String::as_str),
+        Some("forgotten"),
+        "the live decision's history ends forgotten: {:?}",
+        kinds(&brook)?
+    );
+    // Its export, imported into an empty database, exports the same.
+    let file = dir.join("brook.jsonl");
+    let first = export(&brook)?;
+    std::fs::write(&file, &first)?;
+    let fresh = dir.join("fresh.db");
+    ok(review_mcp(&fresh, &["import", &file.to_string_lossy()])?)?;
+    assert_eq!(export(&fresh)?, first);
+    // Ada takes it back: the two histories agree.
+    copy_tree(&fb, &fa)?;
+    sync(&ada, &fa)?;
+    assert_eq!(kinds(&ada)?, kinds(&brook)?);
+    Ok(())
+}
+
 /// A database inside the folder it syncs (`--db review/review.db sync review`) was synced
 /// silently: `git add -A review` then commits everyone's private database (and its -wal), and
 /// a pull replaces it under running servers. The sync now refuses, saying where to keep it,
