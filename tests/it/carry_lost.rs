@@ -45,25 +45,43 @@ fn carried_without_the_holes(c: &mut Client) {
     );
 }
 
-/// The engineer accepts item `index` of "holes" at revision `n` through the host's form
-/// (2026-07-28: `input_required`, then the retry with the answer).
-fn by_form(c: &mut Client, n: usize, index: usize) {
-    let form = json!({"elicitation": {"form": {}}});
+/// The host's form asking about item `index` of "holes" at revision `n` (2026-07-28:
+/// `input_required`): the call's arguments and the sealed state its answer goes back with.
+pub(crate) fn form_asked(c: &mut Client, n: usize, index: usize) -> (Value, Value) {
     let args = json!({"artifact": at(n), "subject": "holes", "items": [index]});
     let asked = c.request_declaring(
         "tools/call",
         json!({"name": "request_verdicts", "arguments": args.clone()}),
-        form.clone(),
+        form(),
     );
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
-    let answer = json!({"action": "accept", "content": {format!("judgement_{index}"): "accepted"}});
-    let done = c.request_declaring(
+    (args, asked["result"]["requestState"].clone())
+}
+
+/// The retry answering [`form_asked`]'s form: `judgement` on item `index`.
+pub(crate) fn form_answered(
+    c: &mut Client,
+    (args, state): (Value, Value),
+    index: usize,
+    judgement: &str,
+) -> Value {
+    let answer = json!({"action": "accept", "content": {format!("judgement_{index}"): judgement}});
+    c.request_declaring(
         "tools/call",
         json!({"name": "request_verdicts", "arguments": args,
-               "inputResponses": {"verdicts": answer},
-               "requestState": asked["result"]["requestState"].clone()}),
-        form,
-    );
+               "inputResponses": {"verdicts": answer}, "requestState": state}),
+        form(),
+    )
+}
+
+fn form() -> Value {
+    json!({"elicitation": {"form": {}}})
+}
+
+/// The engineer accepts item `index` of "holes" at revision `n` through the host's form.
+pub(crate) fn by_form(c: &mut Client, n: usize, index: usize) {
+    let asked = form_asked(c, n, index);
+    let done = form_answered(c, asked, index, "accepted");
     assert_eq!(
         done["result"]["structuredContent"]["recorded"],
         json!([index]),

@@ -6,6 +6,7 @@
 
 use serde_json::{Value, json};
 
+use crate::carry_lost::{by_form, form_answered, form_asked};
 use crate::support::TempDir;
 use crate::support::file_events::run_cli as cli;
 use crate::support::inproc::{Client, Era, art_uri, rev};
@@ -25,31 +26,6 @@ fn acting(text: &str) -> Option<char> {
         .find(|&c| (c != '\n' && review_mcp::text::is_control_like(c)) || c == '\u{85}')
 }
 
-/// The engineer accepts item 0 of "holes" at revision 2 through the host's form.
-fn accept_by_form(c: &mut Client) {
-    let form = json!({"elicitation": {"form": {}}});
-    let args = json!({"artifact": at(2), "subject": "holes", "items": [0]});
-    let asked = c.request_declaring(
-        "tools/call",
-        json!({"name": "request_verdicts", "arguments": args.clone()}),
-        form.clone(),
-    );
-    let answer = json!({"action": "accept", "content": {"judgement_0": "accepted"}});
-    let done = c.request_declaring(
-        "tools/call",
-        json!({"name": "request_verdicts", "arguments": args,
-               "inputResponses": {"verdicts": answer},
-               "requestState": asked["result"]["requestState"].clone()}),
-        form,
-    );
-    assert_eq!(
-        done["result"]["structuredContent"]["recorded"],
-        json!([0]),
-        "{}",
-        &done.to_string()[..2000.min(done.to_string().len())]
-    );
-}
-
 /// Revision 1's "holes" decision about `ids`, carried to revision 2 with none of them in the
 /// map, then accepted there through the host's form: its notCarried names `ids`.
 fn judged_after_losing(db: &std::path::Path, ids: &[String]) -> Client {
@@ -65,7 +41,7 @@ fn judged_after_losing(db: &std::path::Path, ids: &[String]) -> Client {
         "carry_forward",
         json!({"from": at(1), "to": at(2), "map": [{"from": "face:2", "to": "face:2"}]}),
     );
-    accept_by_form(&mut c);
+    by_form(&mut c, 2, 0);
     let got = c.ok(
         "recall_decisions",
         json!({"artifact": at(2), "subject": "holes"}),
@@ -132,23 +108,9 @@ fn a_form_answer_on_an_item_whose_lost_ids_changed_since_is_not_recorded() {
     let dir = TempDir::new("nc-digest-form").unwrap();
     let db = dir.join("r.db");
     let mut c = judged_after_losing(&db, &["face:10".to_string(), "face:11".to_string()]);
-    let form = json!({"elicitation": {"form": {}}});
-    let args = json!({"artifact": at(2), "subject": "holes", "items": [0]});
-    let asked = c.request_declaring(
-        "tools/call",
-        json!({"name": "request_verdicts", "arguments": args.clone()}),
-        form.clone(),
-    );
-    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let asked = form_asked(&mut c, 2, 0);
     lost_ids_become(&db, &["face:12"]);
-    let answer = json!({"action": "accept", "content": {"judgement_0": "rejected"}});
-    let done = c.request_declaring(
-        "tools/call",
-        json!({"name": "request_verdicts", "arguments": args,
-               "inputResponses": {"verdicts": answer},
-               "requestState": asked["result"]["requestState"].clone()}),
-        form,
-    );
+    let done = form_answered(&mut c, asked, 0, "rejected");
     assert_ne!(
         done["result"]["structuredContent"]["recorded"],
         json!([0]),
@@ -261,7 +223,7 @@ fn a_restatement_and_a_verdict_on_a_lost_item_in_two_clones_converge() {
         };
         let judge = |db: &std::path::Path| {
             let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
-            accept_by_form(&mut c);
+            by_form(&mut c, 2, 0);
         };
         let pause = || std::thread::sleep(std::time::Duration::from_millis(20));
         if judged_later {
