@@ -531,7 +531,7 @@ fn first_row_within(r: &Form3Row, room: usize) -> String {
 /// One data row as a CSV record, each cell at most `cap` characters (see [`bounded`]).
 fn row_csv_capped(number: usize, r: &Form3Row, cap: usize) -> String {
     let (not_carried, of) = match (&r.reverify, &r.not_carried) {
-        (Some(rv), _) => (&rv.unmapped[..], None),
+        (Some(rv), _) => (&rv.unmapped[..], rv.ids_of.as_deref()),
         (None, Some(n)) => (&n.ids[..], Some(n.of.as_str())),
         (None, None) => (&[][..], None),
     };

@@ -276,11 +276,12 @@ impl BasisItem {
     }
 
     /// The entity ids the item lost to a carry, when it has none of its own: those its
-    /// carried marker names (ids of the revision the marker says), or those it kept once
-    /// judged, with their revision (`Some`). Empty when it lost none.
+    /// carried marker names, or those it kept once judged, with their revision (`Some`) when
+    /// it is not the one the item was carried from (which its row names): kept once judged,
+    /// or carried on again since (the marker's `ids_of`). Empty when it lost none.
     pub fn lost_ids(&self) -> (&[String], Option<&str>) {
         match (&self.carried, &self.not_carried) {
-            (Some(c), _) => (&c.unmapped, None),
+            (Some(c), _) => (&c.unmapped, c.ids_of.as_deref()),
             (None, Some(n)) => (&n.ids, Some(&n.of)),
             (None, None) => (&[], None),
         }

@@ -251,14 +251,22 @@ fn a_judged_item_carried_again_keeps_the_ids_it_lost() {
     );
     assert_eq!(item["carried"]["ids_of"], rev(1), "{item}");
     assert!(item.get("notCarried").is_none(), "{item}");
+    // Carried on again, the ids are still revision 1's, not those of revision 2 (which the
+    // row names as where the item was carried from): said, as once judged.
     let row = report_row(&mut c, 3);
     assert!(
-        row.contains("| none at this revision (face:10, face:11 not carried) |"),
+        row.contains(&format!(
+            "| none at this revision (face:10, face:11 of revision {} not carried) |",
+            short(1)
+        )),
         "{row}"
     );
     let row = form3_row(&mut c, 3);
     assert!(
-        row.contains(",\"none at this revision (face:10, face:11 not carried)\","),
+        row.contains(&format!(
+            ",\"none at this revision (face:10, face:11 of revision {} not carried)\",",
+            rev(1)
+        )),
         "{row}"
     );
     assert!(!row.contains("whole part"), "{row}");
