@@ -104,8 +104,14 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     // A page ends early when the next record would take the answer past its byte bound.
     let page = store.recall_each(&query, request, |r| {
         let is_stale = current.is_some_and(|c| c != r.artifact.revision);
-        let first =
-            (firsts.len() < 3).then(|| r.name.map(str::to_string).ok_or_else(|| r.id.to_string()));
+        // The first names, each marked when it is a superseded copy (what an earlier
+        // revision said of a feature carried on): the same name twice reads as two revisions.
+        let first = (firsts.len() < 3).then(|| {
+            (
+                r.name.map(str::to_string).ok_or_else(|| r.id.to_string()),
+                r.superseded.is_some(),
+            )
+        });
         let (index, entry) = table.find(
             &r.artifact,
             Some(r.id_scheme),
@@ -140,9 +146,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     // the difference shows, as a lookup that misses names them.
     let keys: Vec<Option<String>> = firsts
         .iter()
-        .map(|f| f.as_ref().ok().map(|n| crate::text::alike_key(n)))
+        .map(|(f, _)| f.as_ref().ok().map(|n| crate::text::alike_key(n)))
         .collect();
-    for (first, key) in firsts.iter().zip(&keys) {
+    for ((first, old), key) in firsts.iter().zip(&keys) {
         summary.push_str("; ");
         match first {
             Ok(name) if keys.iter().filter(|k| *k == key).count() > 1 => {
@@ -150,6 +156,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             }
             Ok(name) => summary.push_str(&quoted(name, 40)),
             Err(id) => summary.push_str(&format!("note {id}")),
+        }
+        if *old {
+            summary.push_str(" (superseded)");
         }
     }
     if n > 3 {

@@ -1419,3 +1419,28 @@ fn remember_decision_at_a_revision_carried_on_keeps_it_superseded_and_says_so() 
         );
     }
 }
+
+/// Regression (found driving a real review): after a carry, `recall` of the file (every
+/// revision) lists each feature and its superseded copy, and the summary named them alike
+/// (`"bore"; "bore"`), so a model reading the line took one feature for two. A superseded
+/// copy's name is marked.
+#[test]
+fn recall_of_a_file_after_a_carry_marks_the_superseded_copies_it_names() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), Era::V2025_11_25);
+    let a = art_uri(&r1(), FILE);
+    c.ok(
+        "remember",
+        json!({"artifact": a, "name": "bore", "entity_ids": ["face:3"], "note": "12H7"}),
+    );
+    c.ok("carry_forward", carry_args());
+    let got = c.call(
+        "recall",
+        json!({"artifact": {"uri": FILE, "revision": r2(), "format": "step"}}),
+    );
+    let text = got["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("2 records; \"bore\"; \"bore\" (superseded);")
+            || text.starts_with("2 records; \"bore\" (superseded); \"bore\";"),
+        "{text}"
+    );
+}
