@@ -420,11 +420,14 @@ pub fn review(
         }
         return Ok(tally);
     }
-    let (mut open_total, mut unjudged) = (0, 0);
+    // How many items of each decision are open, read once: a decision with none is passed.
+    let mut open_counts = Vec::with_capacity(decisions.len());
+    let mut unjudged = 0;
     for d in &decisions {
-        open_total += open_items(d, &store.verdicts_after_carry(d)?).len();
+        open_counts.push(open_items(d, &store.verdicts_after_carry(d)?).len());
         unjudged += d.basis.iter().filter(|b| b.awaits_engineer()).count();
     }
+    let open_total: usize = open_counts.iter().sum();
     // Left aside as `request_verdicts` leaves them: inherited by a carry with the engineer's
     // verdict at the earlier revision, which is their history; they stand as inherited.
     let inherited = match unjudged - open_total {
@@ -455,7 +458,7 @@ pub fn review(
     }
     let count = decisions.len();
     'decisions: for (n, listed) in decisions.into_iter().enumerate() {
-        if open_items(&listed, &store.verdicts_after_carry(&listed)?).is_empty() {
+        if open_counts.get(n).is_none_or(|&open| open == 0) {
             continue;
         }
         // As it stands now: another process (a server, a sync) may have written since the

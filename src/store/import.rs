@@ -843,6 +843,18 @@ mod tests {
         live[0].clone()
     }
 
+    /// Clone one states the feature at A, clone two imports it, and one carries it A to B and
+    /// states it again at B, which two never sees.
+    fn carried_to_b_past_a_clone() -> (Store, Store) {
+        let mut one = Store::open_in_memory().unwrap();
+        one.remember(&mating(10, "original")).unwrap();
+        let mut two = Store::open_in_memory().unwrap();
+        two.import(&one.all_records().unwrap(), &[]).unwrap();
+        carry(&mut one, 10, 11);
+        one.remember(&mating(11, "at B")).unwrap();
+        (one, two)
+    }
+
     /// A feature carried on twice (A to B, stated again at B, B to C: it says it came from B),
     /// then a line from a clone that had seen none of it stating the feature at A: the
     /// database holds A's superseded copy, so the line is what A says of it, as `remember`
@@ -850,12 +862,7 @@ mod tests {
     /// the later line took the feature back from C to A (C lost it): the marker names B, not A.
     #[test]
     fn a_feature_carried_past_a_revision_is_not_moved_back_by_a_line_of_that_revision() {
-        let mut one = Store::open_in_memory().unwrap();
-        one.remember(&mating(10, "original")).unwrap();
-        let mut two = Store::open_in_memory().unwrap();
-        two.import(&one.all_records().unwrap(), &[]).unwrap();
-        carry(&mut one, 10, 11);
-        one.remember(&mating(11, "at B")).unwrap();
+        let (mut one, mut two) = carried_to_b_past_a_clone();
         carry(&mut one, 11, 12);
         std::thread::sleep(std::time::Duration::from_millis(5));
         two.remember(&mating(10, "edited at A")).unwrap();
@@ -871,12 +878,7 @@ mod tests {
     /// the feature back from B to A (B lost it).
     #[test]
     fn a_line_at_a_revision_whose_copy_was_forgotten_does_not_move_the_feature_back() {
-        let mut one = Store::open_in_memory().unwrap();
-        one.remember(&mating(10, "original")).unwrap();
-        let mut two = Store::open_in_memory().unwrap();
-        two.import(&one.all_records().unwrap(), &[]).unwrap();
-        carry(&mut one, 10, 11);
-        one.remember(&mating(11, "at B")).unwrap();
+        let (mut one, mut two) = carried_to_b_past_a_clone();
         let locator = at(10).locator().to_string();
         assert_eq!(
             one.forget_feature(&locator, "mating", &at(10).revision)
