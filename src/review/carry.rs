@@ -63,7 +63,23 @@ pub struct Carried {
     pub verdict: Option<Verdict>,
 }
 
+/// Keeps the first of each id of `ids`, in order (a set, as an item's faces are stored).
+fn once_each(ids: &mut Vec<String>) {
+    let mut seen = BTreeSet::new();
+    ids.retain(|id| seen.insert(id.clone()));
+}
+
 impl Carried {
+    /// The marker as a carry writes it, for one a line or file brings in: `changed` and
+    /// `unmapped` each name an id once, and an id that could not be carried (`unmapped`) is
+    /// not also named `changed` (releases before this one named it in both).
+    pub fn normalise_ids(&mut self) {
+        once_each(&mut self.unmapped);
+        once_each(&mut self.changed);
+        let unmapped: BTreeSet<&String> = self.unmapped.iter().collect();
+        self.changed.retain(|id| !unmapped.contains(id));
+    }
+
     /// The revision whose entity ids `changed` and `unmapped` are.
     pub fn ids_revision(&self) -> &str {
         self.ids_of.as_deref().unwrap_or(&self.from)
@@ -184,6 +200,13 @@ pub struct NotCarried {
     pub ids: Vec<String>,
     /// The revision whose entity ids they are.
     pub of: String,
+}
+
+impl NotCarried {
+    /// Each id once, in order, as a carry wrote them (its `unmapped`).
+    pub fn normalise_ids(&mut self) {
+        once_each(&mut self.ids);
+    }
 }
 
 /// What a carried decision says of the decision it was carried from.

@@ -1,18 +1,205 @@
-//! The ids a carry names on an item: an id that could not be mapped is never also named
-//! changed.
+//! The ids a carry names on an item, as lines and folder files bring them in (`import`,
+//! `sync`, `merge-file`) and as the carry writes them: `notCarried` only beside the engineer's
+//! verdict, each list of ids (`notCarried.ids`, `carried.changed`, `carried.unmapped`) a set
+//! as `faces` is, and an id that could not be mapped never also named changed.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use std::path::Path;
+
 use serde_json::{Value, json};
 
+use crate::carry_lost::by_form;
 use crate::support::TempDir;
+use crate::support::file_events::{run_cli as cli, succeeded as ok};
 use crate::support::inproc::{Client, Era, art_uri, rev};
 use review_mcp::store::Store;
 
 const FILE: &str = "/work/bracket.step";
 
+/// A change made to a line's or a folder file's basis item 0.
+type Edit = fn(&mut Value);
+
 fn at(n: usize) -> Value {
     art_uri(&rev(n), FILE)
+}
+
+/// Revision 1's "holes" decision (item 1 about face:10 and face:11, item 2 about face:2),
+/// carried to revision 2 with only face:2 in the map and `changed`; `judged`: the engineer
+/// then accepts item 1 through the host's form (it keeps the ids it lost as notCarried).
+fn holes_carried(db: &Path, changed: &[&str], judged: bool) {
+    let mut c = Client::new(Store::open(db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "holes", "disposition": "hold", "basis": [
+            {"requirement": "Two holes", "source": "drawing", "evidence": "measured 40.02",
+             "state": "satisfied", "faces": ["face:10", "face:11"]},
+            {"requirement": "Base plate", "source": "drawing", "state": "satisfied",
+             "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "map": [{"from": "face:2", "to": "face:2"}],
+               "changed": changed}),
+    );
+    if judged {
+        by_form(&mut c, 2, 0);
+    }
+}
+
+fn export(db: &Path) -> String {
+    ok(cli(db, &["export"]).unwrap()).unwrap()
+}
+
+/// The export `text` with the line of revision 2's decision changed by `edit`.
+fn edited(text: &str, edit: impl Fn(&mut Value)) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if v["decision"]["artifact"]["revision"] == json!(rev(2)) {
+            edit(&mut v["decision"]["basis"][0]);
+            out.push_str(&v.to_string());
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    assert_ne!(out, text, "no line of revision 2's decision");
+    out
+}
+
+/// The folder file of revision 2's decision after a sync of `db` into `folder`.
+fn decision_file(folder: &Path) -> std::path::PathBuf {
+    for e in std::fs::read_dir(folder.join("decisions")).unwrap() {
+        let p = e.unwrap().path();
+        let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+        if v["decision"]["artifact"]["revision"] == json!(rev(2)) {
+            return p;
+        }
+    }
+    panic!("no file of revision 2's decision in {}", folder.display())
+}
+
+/// Rewrites the folder file `p` with `edit` applied to its basis item 0, as sync writes it.
+fn edit_file(p: &Path, edit: impl Fn(&mut Value)) {
+    let mut v: Value = serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap();
+    edit(&mut v["decision"]["basis"][0]);
+    std::fs::write(p, serde_json::to_string_pretty(&v).unwrap() + "\n").unwrap();
+}
+
+/// notCarried is kept only beside the engineer's verdict (the verdict that made the item its
+/// revision's): a line or folder file whose item has it without one (no verdict, or the
+/// assistant's) is refused by import, sync and merge-file alike, saying how to mend it. Each
+/// took it, and the item then read as judged-and-lost with nothing judged.
+#[test]
+fn not_carried_without_the_engineers_verdict_is_refused_on_every_path() {
+    let dir = TempDir::new("nc-no-verdict").unwrap();
+    let a = dir.join("a.db");
+    holes_carried(&a, &[], true);
+    let good = export(&a);
+    let edits: [(&str, Edit); 2] = [
+        ("none", |i| {
+            i.as_object_mut().unwrap().remove("verdict");
+        }),
+        ("the assistant's", |i| {
+            i["verdict"]["via"] = json!("assistant");
+        }),
+    ];
+    let mended = "remove notCarried";
+    for (what, edit) in edits {
+        let file = dir.join("bad.jsonl");
+        std::fs::write(&file, edited(&good, edit)).unwrap();
+        let b = dir.join(&format!("import-{}.db", what.len()));
+        let out = cli(&b, &["import", &file.to_string_lossy()]).unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success(), "import took verdict {what}: {err}");
+        assert!(
+            err.contains("has notCarried but no verdict of the engineer") && err.contains(mended),
+            "{what}: {err}"
+        );
+        // A folder whose file was edited so: a database syncing it is refused.
+        let folder = dir.join(&format!("review-{}", what.len()));
+        ok(cli(&a, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
+        let p = decision_file(&folder);
+        let text = std::fs::read(&p).unwrap();
+        edit_file(&p, edit);
+        let c = dir.join(&format!("sync-{}.db", what.len()));
+        let out = cli(&c, &["sync", &folder.to_string_lossy()]).unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!out.status.success(), "sync took verdict {what}: {err}");
+        assert!(
+            err.contains("notCarried") && err.contains(mended),
+            "{what}: {err}"
+        );
+        // git's merge driver: OURS left as it was, to git.
+        let (base, ours, theirs) = (dir.join("base"), dir.join("ours"), dir.join("theirs"));
+        std::fs::write(&base, &text).unwrap();
+        std::fs::write(&ours, &text).unwrap();
+        std::fs::copy(&p, &theirs).unwrap();
+        let out = cli(
+            &a,
+            &[
+                "merge-file",
+                &base.to_string_lossy(),
+                &ours.to_string_lossy(),
+                &theirs.to_string_lossy(),
+            ],
+        )
+        .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(
+            !out.status.success(),
+            "merge-file took verdict {what}: {err}"
+        );
+        assert!(err.contains("notCarried"), "{what}: {err}");
+        assert_eq!(std::fs::read(&ours).unwrap(), text, "{what}");
+    }
+}
+
+/// Each list of ids a carry names is a set, as `faces` is: `notCarried.ids`,
+/// `carried.unmapped` and `carried.changed` listing an id twice, and an id in both
+/// `changed` and `unmapped` (as releases before this one wrote it), are taken once each, by
+/// import as by sync: the database holds what the carry itself writes, and exports it
+/// byte for byte. They were stored as the line said, and every reader named the id twice.
+#[test]
+fn ids_listed_twice_by_a_line_or_file_are_taken_once() {
+    let dir = TempDir::new("nc-twice").unwrap();
+    // Judged: notCarried.ids twice.
+    let a = dir.join("a.db");
+    holes_carried(&a, &[], true);
+    // Carried, not judged: unmapped twice, and face:10 also "changed".
+    let c = dir.join("c.db");
+    holes_carried(&c, &[], false);
+    let cases: [(&Path, Edit); 2] = [
+        (&a, |i| {
+            i["notCarried"]["ids"] = json!(["face:10", "face:11", "face:10", "face:11"]);
+        }),
+        (&c, |i| {
+            i["carried"]["unmapped"] = json!(["face:10", "face:11", "face:11"]);
+            i["carried"]["changed"] = json!(["face:10", "face:10"]);
+        }),
+    ];
+    for (n, (db, edit)) in cases.into_iter().enumerate() {
+        let good = export(db);
+        let file = dir.join(&format!("twice-{n}.jsonl"));
+        std::fs::write(&file, edited(&good, edit)).unwrap();
+        let b = dir.join(&format!("import-{n}.db"));
+        ok(cli(&b, &["import", &file.to_string_lossy()]).unwrap()).unwrap();
+        assert_eq!(export(&b), good, "case {n}: import");
+        let folder = dir.join(&format!("review-{n}"));
+        ok(cli(db, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
+        edit_file(&decision_file(&folder), edit);
+        let s = dir.join(&format!("sync-{n}.db"));
+        ok(cli(&s, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
+        let synced = export(&s);
+        let decisions = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| l.starts_with("{\"decision\""))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(decisions(&synced), decisions(&good), "case {n}: sync");
+    }
 }
 
 /// An id reported changed that the map leaves out could not be carried: the carry names it
