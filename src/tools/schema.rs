@@ -203,7 +203,9 @@ pub fn decision_output() -> Value {
                         "state": {"type": "string", "enum": State::ALL},
                         "question": {"type": "string"},
                         "faces": {"type": "array", "items": {"type": "string"}},
-                        "verdict": verdict_output()
+                        "verdict": verdict_output(),
+                        "carried": carried_output(),
+                        "notCarried": not_carried_output()
                     },
                     "required": ["requirement", "source", "state", "faces"]
                 }
@@ -243,6 +245,33 @@ pub fn card_decision_output() -> Value {
         "required": ["lines"]
     });
     d
+}
+
+/// A basis item's carry marker (`review::Carried`), as `carry_forward` describes it: its
+/// verdict is shaped as the item's `verdict`, which describes its fields.
+fn carried_output() -> Value {
+    let ids = json!({"type": "array", "items": {"type": "string"}});
+    json!({
+        "type": "object",
+        "properties": {
+            "changed": ids,
+            "from": {"type": "string"},
+            "ids_of": {"type": "string"},
+            "state": {"type": "string", "enum": crate::review::CarryState::ALL},
+            "unmapped": ids,
+            "verdict": {"type": "object", "required": ["judgement", "via", "at"]}
+        },
+        "required": ["from", "state"]
+    })
+}
+
+/// The ids a judged basis item lost to a carry (`review::NotCarried`).
+fn not_carried_output() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"ids": {"type": "array", "items": {"type": "string"}}, "of": {"type": "string"}},
+        "required": ["ids", "of"]
+    })
 }
 
 /// A stored verdict with its provenance.

@@ -237,3 +237,147 @@ fn a_changed_id_the_map_leaves_out_is_named_once_as_unmapped() {
     assert!(csv.contains("face:10"), "{csv}");
     assert!(!csv.contains("face:10 changed"), "{csv}");
 }
+
+/// Every basis item schema under `schema` (the `items` of a `basis` property), with where.
+fn basis_item_schemas<'a>(schema: &'a Value, at: String, out: &mut Vec<(String, &'a Value)>) {
+    match schema {
+        Value::Object(m) => {
+            if let Some(items) = m
+                .get("properties")
+                .and_then(|p| p.get("basis"))
+                .and_then(|b| b.get("items"))
+            {
+                out.push((at.clone(), items));
+            }
+            for (k, v) in m {
+                basis_item_schemas(v, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                basis_item_schemas(v, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every basis item of an answer (the elements of a `basis` array).
+fn basis_items<'a>(answer: &'a Value, out: &mut Vec<&'a Value>) {
+    match answer {
+        Value::Object(m) => {
+            if let Some(Value::Array(items)) = m.get("basis") {
+                out.extend(items.iter());
+            }
+            m.values().for_each(|v| basis_items(v, out));
+        }
+        Value::Array(a) => a.iter().for_each(|v| basis_items(v, out)),
+        _ => {}
+    }
+}
+
+/// The tools' `outputSchema` describe a basis item's `carried` marker and `notCarried` as
+/// answers give them: every tool that answers with basis items names both, with their
+/// fields, and every key of a carried or judged item in `recall_decisions`, `show_review`
+/// and `request_verdicts` answers is one its tool's schema names. They named neither, though
+/// answers carried them.
+#[test]
+fn the_output_schemas_describe_carried_and_not_carried_basis_items() {
+    let dir = TempDir::new("nc-output-schema").unwrap();
+    let db = dir.join("a.db");
+    holes_carried(&db, &[], true);
+    let mut c = Client::declaring(
+        Store::open(&db).unwrap(),
+        Era::V2026_07_28,
+        crate::support::inproc::ui_caps(),
+    );
+    let listed = c.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap().clone();
+    let schema_of = |name: &str| -> Value {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("no tool {name}"))["outputSchema"]
+            .clone()
+    };
+    let props = |item: &Value| -> Vec<String> {
+        item["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    for name in [
+        "show_review",
+        "recall_decisions",
+        "remember_decision",
+        "request_verdicts",
+        "record_verdict",
+    ] {
+        let schema = schema_of(name);
+        let mut found = Vec::new();
+        basis_item_schemas(&schema, String::new(), &mut found);
+        assert!(!found.is_empty(), "{name}: no basis item schema");
+        for (at, item) in found {
+            let p = &item["properties"];
+            assert_eq!(
+                p["carried"]["required"],
+                json!(["from", "state"]),
+                "{name} {at}: {item}"
+            );
+            let mut fields = props(&p["carried"]);
+            fields.sort();
+            assert_eq!(
+                fields,
+                ["changed", "from", "ids_of", "state", "unmapped", "verdict"],
+                "{name} {at}"
+            );
+            assert_eq!(
+                p["notCarried"]["required"],
+                json!(["ids", "of"]),
+                "{name} {at}: {item}"
+            );
+        }
+    }
+    // Answers holding a carried item (item 2) and a judged one that lost its ids (item 1).
+    let answers = [
+        (
+            "recall_decisions",
+            c.ok(
+                "recall_decisions",
+                json!({"artifact": at(2), "subject": "holes", "detail": "full"}),
+            ),
+        ),
+        (
+            "show_review",
+            c.ok("show_review", json!({"artifact": at(2), "detail": "full"})),
+        ),
+    ];
+    let asked = crate::carry_lost::form_asked(&mut c, 2, 1);
+    let done = crate::carry_lost::form_answered(&mut c, asked, 1, "rejected");
+    let answers = answers.into_iter().chain([(
+        "request_verdicts",
+        done["result"]["structuredContent"].clone(),
+    )]);
+    let mut seen = [false, false];
+    for (name, answer) in answers {
+        let mut found = Vec::new();
+        let schema = schema_of(name);
+        basis_item_schemas(&schema, String::new(), &mut found);
+        let mut items = Vec::new();
+        basis_items(&answer, &mut items);
+        assert!(!items.is_empty(), "{name}: {answer}");
+        for item in items {
+            seen[0] |= item.get("carried").is_some();
+            seen[1] |= item.get("notCarried").is_some();
+            for key in item.as_object().unwrap().keys() {
+                for (at, s) in &found {
+                    assert!(
+                        props(s).contains(key),
+                        "{name}: {key} of {item} is not in {at}"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(seen, [true, true], "the answers hold both");
+}
