@@ -185,38 +185,26 @@ impl Schemas {
     }
 }
 
-/// A carried item's marker (`review::Carried`) in an export line.
+/// A carried item's marker (`review::Carried`) in an export line: the answers' shape, each
+/// id bounded as `faces` are, nothing else.
 fn carried_schema(verdict: &Value) -> Value {
-    let ids = json!({"type": "array", "items": {"type": "string", "minLength": 1,
-        "maxLength": tools::schema::MAX_ENTITY}, "maxItems": tools::schema::MAX_ENTITIES});
-    json!({
-        "type": "object",
-        "properties": {
-            "changed": ids,
-            "from": {"type": "string"},
-            "ids_of": {"type": "string"},
-            "state": {"type": "string", "enum": crate::review::CarryState::ALL},
-            "unmapped": ids,
-            "verdict": verdict
-        },
-        "required": ["from", "state"],
-        "additionalProperties": false
-    })
+    let id = json!({"type": "string", "minLength": 1, "maxLength": tools::schema::MAX_ENTITY});
+    let mut c = tools::schema::carried_shape(&id, verdict.clone());
+    for list in ["changed", "unmapped"] {
+        c["properties"][list]["maxItems"] = json!(tools::schema::MAX_ENTITIES);
+    }
+    c["additionalProperties"] = json!(false);
+    c
 }
 
-/// The entity ids a judged basis item lost to a carry (`review::NotCarried`) in an export line.
+/// The entity ids a judged basis item lost to a carry (`review::NotCarried`) in an export
+/// line: at least one.
 fn not_carried_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "ids": {"type": "array", "items": {"type": "string", "minLength": 1,
-                "maxLength": tools::schema::MAX_ENTITY}, "minItems": 1,
-                "maxItems": tools::schema::MAX_ENTITIES},
-            "of": {"type": "string"}
-        },
-        "required": ["ids", "of"],
-        "additionalProperties": false
-    })
+    let mut n = tools::schema::not_carried_shape(json!({"type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": tools::schema::MAX_ENTITY},
+        "minItems": 1, "maxItems": tools::schema::MAX_ENTITIES}));
+    n["additionalProperties"] = json!(false);
+    n
 }
 
 /// What an item of a superseded revision says (`review::Superseded`) in an export line.
