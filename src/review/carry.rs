@@ -63,7 +63,23 @@ pub struct Carried {
     pub verdict: Option<Verdict>,
 }
 
+/// Keeps the first of each id of `ids`, in order (a set, as an item's faces are stored).
+fn once_each(ids: &mut Vec<String>) {
+    let mut seen = BTreeSet::new();
+    ids.retain(|id| seen.insert(id.clone()));
+}
+
 impl Carried {
+    /// The marker as a carry writes it, for one a line or file brings in: `changed` and
+    /// `unmapped` each name an id once, and an id that could not be carried (`unmapped`) is
+    /// not also named `changed` (releases before this one named it in both).
+    pub fn normalise_ids(&mut self) {
+        once_each(&mut self.unmapped);
+        once_each(&mut self.changed);
+        let unmapped: BTreeSet<&String> = self.unmapped.iter().collect();
+        self.changed.retain(|id| !unmapped.contains(id));
+    }
+
     /// The revision whose entity ids `changed` and `unmapped` are.
     pub fn ids_revision(&self) -> &str {
         self.ids_of.as_deref().unwrap_or(&self.from)
@@ -184,6 +200,13 @@ pub struct NotCarried {
     pub ids: Vec<String>,
     /// The revision whose entity ids they are.
     pub of: String,
+}
+
+impl NotCarried {
+    /// Each id once, in order, as a carry wrote them (its `unmapped`).
+    pub fn normalise_ids(&mut self) {
+        once_each(&mut self.ids);
+    }
 }
 
 /// What a carried decision says of the decision it was carried from.
@@ -381,11 +404,13 @@ impl EntityMap {
                     if seen.insert(new.as_str()) {
                         out.ids.push(new.clone());
                     }
+                    if self.changed.contains(id) {
+                        out.changed.push(id.clone());
+                    }
                 }
+                // Not carried: named once, as unmapped, even when reported changed (an id
+                // that could not be mapped was not changed into anything here).
                 None => out.unmapped.push(id.clone()),
-            }
-            if self.changed.contains(id) {
-                out.changed.push(id.clone());
             }
         }
         out
@@ -499,6 +524,24 @@ mod tests {
             .collect();
         let merged = EntityMap::new(&pairs, &[]).unwrap().apply(&old);
         assert_eq!(merged.ids, ids(&["new:6", "new:0", "new:1", "new:2"]));
+    }
+
+    /// An id reported changed that the map leaves out could not be carried: it is named once,
+    /// unmapped (it cannot also be "changed" to something), so the carry's answer, the marker
+    /// and every reader name it once; it was named in both lists.
+    #[test]
+    fn an_unmapped_id_reported_changed_is_named_once_as_unmapped() {
+        let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+        let m = EntityMap::new(&[p("face:2", "face:2")], &ids(&["face:2", "face:10"])).unwrap();
+        let out = m.apply(&ids(&["face:10", "face:2", "face:11"]));
+        assert_eq!(out.ids, ids(&["face:2"]));
+        assert_eq!(out.changed, ids(&["face:2"]));
+        assert_eq!(out.unmapped, ids(&["face:10", "face:11"]));
+        let (c, _) = m.carried(&ids(&["face:10"]), "r1", None, None, true, None);
+        assert_eq!(
+            (c.state, c.changed, c.unmapped),
+            (CarryState::Reverify, vec![], ids(&["face:10"]))
+        );
     }
 
     /// Carried twice with its only id unmapped the first time: the second marker named

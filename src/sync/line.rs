@@ -185,38 +185,26 @@ impl Schemas {
     }
 }
 
-/// A carried item's marker (`review::Carried`) in an export line.
+/// A carried item's marker (`review::Carried`) in an export line: the answers' shape, each
+/// id bounded as `faces` are, nothing else.
 fn carried_schema(verdict: &Value) -> Value {
-    let ids = json!({"type": "array", "items": {"type": "string", "minLength": 1,
-        "maxLength": tools::schema::MAX_ENTITY}, "maxItems": tools::schema::MAX_ENTITIES});
-    json!({
-        "type": "object",
-        "properties": {
-            "changed": ids,
-            "from": {"type": "string"},
-            "ids_of": {"type": "string"},
-            "state": {"type": "string", "enum": crate::review::CarryState::ALL},
-            "unmapped": ids,
-            "verdict": verdict
-        },
-        "required": ["from", "state"],
-        "additionalProperties": false
-    })
+    let id = json!({"type": "string", "minLength": 1, "maxLength": tools::schema::MAX_ENTITY});
+    let mut c = tools::schema::carried_shape(&id, verdict.clone());
+    for list in ["changed", "unmapped"] {
+        c["properties"][list]["maxItems"] = json!(tools::schema::MAX_ENTITIES);
+    }
+    c["additionalProperties"] = json!(false);
+    c
 }
 
-/// The entity ids a judged basis item lost to a carry (`review::NotCarried`) in an export line.
+/// The entity ids a judged basis item lost to a carry (`review::NotCarried`) in an export
+/// line: at least one.
 fn not_carried_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "ids": {"type": "array", "items": {"type": "string", "minLength": 1,
-                "maxLength": tools::schema::MAX_ENTITY}, "minItems": 1,
-                "maxItems": tools::schema::MAX_ENTITIES},
-            "of": {"type": "string"}
-        },
-        "required": ["ids", "of"],
-        "additionalProperties": false
-    })
+    let mut n = tools::schema::not_carried_shape(json!({"type": "array",
+        "items": {"type": "string", "minLength": 1, "maxLength": tools::schema::MAX_ENTITY},
+        "minItems": 1, "maxItems": tools::schema::MAX_ENTITIES}));
+    n["additionalProperties"] = json!(false);
+    n
 }
 
 /// What an item of a superseded revision says (`review::Superseded`) in an export line.
@@ -598,8 +586,10 @@ fn check_record(r: &mut Record) -> Result<(), String> {
     )?;
     let whose = format!("record {}", r.id);
     check_lineage(&whose, None, r.superseded.as_ref(), None)?;
-    if let Some(c) = &r.carried {
+    if let Some(c) = &mut r.carried {
         check_carried(&whose, c)?;
+        // Its ids as the carry writes them: each once, an unmapped one not also changed.
+        c.normalise_ids();
     }
     match (r.kind, &r.name) {
         (Kind::Feature, None) => Err(format!("record {}: a feature needs a name", r.id)),
@@ -661,6 +651,13 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
                     }
                 ));
             }
+            // Kept only beside the verdict that made the item its revision's, the engineer's:
+            // without it the item would read as judged, its ids lost, with nothing judged.
+            if !item.verdict.as_ref().is_some_and(|v| v.via.is_engineer()) {
+                return Err(format!(
+                    "{whose}: basis[{i}] has notCarried but no verdict of the engineer: notCarried names the ids a judged item without faces lost to a carry, kept beside the engineer's verdict; give back the engineer's verdict (via elicitation, app or terminal), or remove notCarried (and, for an item still to re-verify, mark it carried with those ids in carried.unmapped)"
+                ));
+            }
             check_revision(&whose, &format!("basis[{i}].notCarried.of"), &n.of)?;
         }
         if let Some(at) = item.verdict.as_ref().map(|v| v.at.as_str())
@@ -678,9 +675,16 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
     // An item's faces are a set: stored once each, as `remember_decision` stores them. The
     // line is judged (and its events, whose `after` is the state stored, are made) in that
     // form, so the events a line arrives with tell what the database then holds.
+    // So are the ids a carry names on it, as the carry writes them.
     for item in &mut d.basis {
         let mut seen = std::collections::HashSet::new();
         item.faces.retain(|f| seen.insert(f.clone()));
+        if let Some(c) = &mut item.carried {
+            c.normalise_ids();
+        }
+        if let Some(n) = &mut item.not_carried {
+            n.normalise_ids();
+        }
     }
     wire::check_item_fits(
         &format!("decision {:?}", d.subject),
@@ -812,6 +816,29 @@ mod tests {
         let mut r = feature("rec_1", "bore", T1);
         r.artifact.uri = Some("relative/part.step".into());
         assert!(check_record(&mut r).unwrap_err().contains("is not a URI"));
+    }
+
+    /// A record's carry marker names its ids as the carry writes them: each once, an
+    /// unmapped id not also changed (a line listing them twice was stored so).
+    #[test]
+    fn check_record_takes_a_carried_markers_ids_once_each() {
+        let rev = format!("sha256:{}", "a".repeat(64));
+        let mut r = feature("rec_1", "bore", T1);
+        r.carried = Some(
+            serde_json::from_value(json!({"from": rev, "state": "re-verify",
+                "changed": ["face:1", "face:3", "face:1"],
+                "unmapped": ["face:3", "face:4", "face:3"]}))
+            .unwrap(),
+        );
+        assert_eq!(check_record(&mut r), Ok(()));
+        let c = r.carried.unwrap();
+        assert_eq!(
+            (c.changed, c.unmapped),
+            (
+                vec!["face:1".to_string()],
+                vec!["face:3".to_string(), "face:4".to_string()]
+            )
+        );
     }
 
     #[test]

@@ -203,7 +203,9 @@ pub fn decision_output() -> Value {
                         "state": {"type": "string", "enum": State::ALL},
                         "question": {"type": "string"},
                         "faces": {"type": "array", "items": {"type": "string"}},
-                        "verdict": verdict_output()
+                        "verdict": verdict_output(),
+                        "carried": carried_output(),
+                        "notCarried": not_carried_output()
                     },
                     "required": ["requirement", "source", "state", "faces"]
                 }
@@ -243,6 +245,45 @@ pub fn card_decision_output() -> Value {
         "required": ["lines"]
     });
     d
+}
+
+/// A carry marker (`review::Carried`) whose ids are each `ids` and whose verdict is `verdict`:
+/// the shape answers give it (below) and an export line's (`sync::line`, stricter).
+pub fn carried_shape(ids: &Value, verdict: Value) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "changed": {"type": "array", "items": ids},
+            "from": {"type": "string"},
+            "ids_of": {"type": "string"},
+            "state": {"type": "string", "enum": crate::review::CarryState::ALL},
+            "unmapped": {"type": "array", "items": ids},
+            "verdict": verdict
+        },
+        "required": ["from", "state"]
+    })
+}
+
+/// The ids a judged basis item lost to a carry (`review::NotCarried`), as `ids` (an array).
+pub fn not_carried_shape(ids: Value) -> Value {
+    json!({
+        "type": "object",
+        "properties": {"ids": ids, "of": {"type": "string"}},
+        "required": ["ids", "of"]
+    })
+}
+
+/// A basis item's carry marker in answers: its verdict is shaped as the item's `verdict`,
+/// which describes its fields.
+fn carried_output() -> Value {
+    carried_shape(
+        &json!({"type": "string"}),
+        json!({"type": "object", "required": ["judgement", "via", "at"]}),
+    )
+}
+
+fn not_carried_output() -> Value {
+    not_carried_shape(json!({"type": "array", "items": {"type": "string"}}))
 }
 
 /// A stored verdict with its provenance.

@@ -11,6 +11,7 @@ mod carry_attacks;
 mod carry_chain;
 mod carry_channels;
 mod carry_forward;
+mod carry_lines;
 mod carry_lost;
 mod carry_lost_hostile;
 mod channel_terminal;
