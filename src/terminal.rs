@@ -240,11 +240,9 @@ fn show_item(
                 CarryState::Inherited => "inherited, not re-verified",
             }
         );
-        if !c.changed.is_empty() {
-            line.push_str(&format!(
-                "; changed: {}",
-                shown(&c.changed.join(", "), SHOWN)
-            ));
+        let changed = c.changed_and_carried();
+        if !changed.is_empty() {
+            line.push_str(&format!("; changed: {}", shown(&changed.join(", "), SHOWN)));
         }
         if !c.unmapped.is_empty() {
             line.push_str(&format!(

@@ -165,7 +165,11 @@ impl Form3Row {
                     .filter(|c| c.state == CarryState::Reverify)
                     .map(|c| Reverify {
                         from: c.from.clone(),
-                        changed: c.changed.clone(),
+                        changed: c
+                            .changed_and_carried()
+                            .into_iter()
+                            .map(str::to_string)
+                            .collect(),
                         unmapped: c.unmapped.clone(),
                         ids_of: c.ids_of.clone(),
                     }),

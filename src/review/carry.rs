@@ -63,21 +63,16 @@ pub struct Carried {
     pub verdict: Option<Verdict>,
 }
 
-/// Keeps the first of each id of `ids`, in order (a set, as an item's faces are stored).
-fn once_each(ids: &mut Vec<String>) {
-    let mut seen = BTreeSet::new();
-    ids.retain(|id| seen.insert(id.clone()));
-}
-
 impl Carried {
-    /// The marker as a carry writes it, for one a line or file brings in: `changed` and
-    /// `unmapped` each name an id once, and an id that could not be carried (`unmapped`) is
-    /// not also named `changed` (releases before this one named it in both).
-    pub fn normalise_ids(&mut self) {
-        once_each(&mut self.unmapped);
-        once_each(&mut self.changed);
-        let unmapped: BTreeSet<&String> = self.unmapped.iter().collect();
-        self.changed.retain(|id| !unmapped.contains(id));
+    /// The ids of `changed` that were carried, as readers name them: an id that could not
+    /// be carried is named once, as unmapped, though a marker of an earlier release (which a
+    /// database, export or synced file may still hold as it was written) lists it in both.
+    pub fn changed_and_carried(&self) -> Vec<&str> {
+        self.changed
+            .iter()
+            .filter(|id| !self.unmapped.contains(id))
+            .map(String::as_str)
+            .collect()
     }
 
     /// The revision whose entity ids `changed` and `unmapped` are.
@@ -105,8 +100,9 @@ impl Carried {
             CarryState::Reverify => {
                 let mut why: Vec<String> = Vec::new();
                 let of = self.ids_of_suffix();
-                if !self.changed.is_empty() {
-                    why.push(format!("{}{of} changed", self.changed.join(", ")));
+                let changed = self.changed_and_carried();
+                if !changed.is_empty() {
+                    why.push(format!("{}{of} changed", changed.join(", ")));
                 }
                 if !self.unmapped.is_empty() {
                     why.push(format!(
@@ -200,13 +196,6 @@ pub struct NotCarried {
     pub ids: Vec<String>,
     /// The revision whose entity ids they are.
     pub of: String,
-}
-
-impl NotCarried {
-    /// Each id once, in order, as a carry wrote them (its `unmapped`).
-    pub fn normalise_ids(&mut self) {
-        once_each(&mut self.ids);
-    }
 }
 
 /// What a carried decision says of the decision it was carried from.

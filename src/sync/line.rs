@@ -586,10 +586,8 @@ fn check_record(r: &mut Record) -> Result<(), String> {
     )?;
     let whose = format!("record {}", r.id);
     check_lineage(&whose, None, r.superseded.as_ref(), None)?;
-    if let Some(c) = &mut r.carried {
+    if let Some(c) = &r.carried {
         check_carried(&whose, c)?;
-        // Its ids as the carry writes them: each once, an unmapped one not also changed.
-        c.normalise_ids();
     }
     match (r.kind, &r.name) {
         (Kind::Feature, None) => Err(format!("record {}: a feature needs a name", r.id)),
@@ -675,16 +673,13 @@ fn check_decision(d: &mut Decision) -> Result<(), String> {
     // An item's faces are a set: stored once each, as `remember_decision` stores them. The
     // line is judged (and its events, whose `after` is the state stored, are made) in that
     // form, so the events a line arrives with tell what the database then holds.
-    // So are the ids a carry names on it, as the carry writes them.
+    // The ids a carry names on it are kept as the line says (releases before 0.2 named an
+    // id that could not be mapped both changed and unmapped): its events' `after` digests
+    // that state, and an export of it exports byte for byte. Readers name each id once
+    // (`Carried::changed_and_carried`).
     for item in &mut d.basis {
         let mut seen = std::collections::HashSet::new();
         item.faces.retain(|f| seen.insert(f.clone()));
-        if let Some(c) = &mut item.carried {
-            c.normalise_ids();
-        }
-        if let Some(n) = &mut item.not_carried {
-            n.normalise_ids();
-        }
     }
     wire::check_item_fits(
         &format!("decision {:?}", d.subject),
@@ -816,29 +811,6 @@ mod tests {
         let mut r = feature("rec_1", "bore", T1);
         r.artifact.uri = Some("relative/part.step".into());
         assert!(check_record(&mut r).unwrap_err().contains("is not a URI"));
-    }
-
-    /// A record's carry marker names its ids as the carry writes them: each once, an
-    /// unmapped id not also changed (a line listing them twice was stored so).
-    #[test]
-    fn check_record_takes_a_carried_markers_ids_once_each() {
-        let rev = format!("sha256:{}", "a".repeat(64));
-        let mut r = feature("rec_1", "bore", T1);
-        r.carried = Some(
-            serde_json::from_value(json!({"from": rev, "state": "re-verify",
-                "changed": ["face:1", "face:3", "face:1"],
-                "unmapped": ["face:3", "face:4", "face:3"]}))
-            .unwrap(),
-        );
-        assert_eq!(check_record(&mut r), Ok(()));
-        let c = r.carried.unwrap();
-        assert_eq!(
-            (c.changed, c.unmapped),
-            (
-                vec!["face:1".to_string()],
-                vec!["face:3".to_string(), "face:4".to_string()]
-            )
-        );
     }
 
     #[test]

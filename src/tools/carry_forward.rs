@@ -187,7 +187,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         // Each list only when it names an id: an entry with neither is re-verified because the
         // part changed.
         let entry = |mut e: Value, c: &crate::review::Carried| {
-            for (key, list) in [("changed", &c.changed), ("unmapped", &c.unmapped)] {
+            // An id an earlier release's marker names both changed and unmapped, once.
+            let changed: Vec<String> = c
+                .changed_and_carried()
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            for (key, list) in [("changed", &changed), ("unmapped", &c.unmapped)] {
                 if !list.is_empty() {
                     e[key] = json!(ids(list));
                 }

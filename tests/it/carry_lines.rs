@@ -1,7 +1,7 @@
 //! The ids a carry names on an item, as lines and folder files bring them in (`import`,
 //! `sync`, `merge-file`) and as the carry writes them: `notCarried` only beside the engineer's
-//! verdict, each list of ids (`notCarried.ids`, `carried.changed`, `carried.unmapped`) a set
-//! as `faces` is, and an id that could not be mapped never also named changed.
+//! verdict, an earlier release's marker kept as written, and an id that could not be mapped
+//! never also named changed.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
@@ -157,49 +157,44 @@ fn not_carried_without_the_engineers_verdict_is_refused_on_every_path() {
 }
 
 /// Each list of ids a carry names is a set, as `faces` is: `notCarried.ids`,
-/// `carried.unmapped` and `carried.changed` listing an id twice, and an id in both
-/// `changed` and `unmapped` (as releases before this one wrote it), are taken once each, by
-/// import as by sync: the database holds what the carry itself writes, and exports it
-/// byte for byte. They were stored as the line said, and every reader named the id twice.
+/// An export written by the build before this one (026b167): revision a's "holes" decision
+/// carried to b with face:2 mapped and face:10 reported changed but left out of the map, so
+/// its marker names face:10 both `changed` and `unmapped`, as that build wrote every such
+/// carry; its events' `after` digests that marker.
+const EARLIER_EXPORT: &str = include_str!("../fixtures/export_0_1_changed_and_unmapped.jsonl");
+
+/// A marker an earlier release wrote naming an id both changed and unmapped is kept as
+/// written, by import as by sync (its events digest that state: export -> import -> export
+/// stays byte for byte, and nothing is recorded as arriving), and every reader names the id
+/// once, as not carried. Taking it "once each" on the way in rewrote it: the import then
+/// recorded the decision as arriving changed, its export differed from the file, and a
+/// clone's sync rewrote the teammate's file and added an event.
 #[test]
-fn ids_listed_twice_by_a_line_or_file_are_taken_once() {
-    let dir = TempDir::new("nc-twice").unwrap();
-    // Judged: notCarried.ids twice.
+fn an_earlier_releases_marker_naming_an_id_twice_is_kept_and_read_once() {
+    let dir = TempDir::new("nc-earlier").unwrap();
+    let file = dir.join("earlier.jsonl");
+    std::fs::write(&file, EARLIER_EXPORT).unwrap();
     let a = dir.join("a.db");
-    holes_carried(&a, &[], true);
-    // Carried, not judged: unmapped twice, and face:10 also "changed".
-    let c = dir.join("c.db");
-    holes_carried(&c, &[], false);
-    let cases: [(&Path, Edit); 2] = [
-        (&a, |i| {
-            i["notCarried"]["ids"] = json!(["face:10", "face:11", "face:10", "face:11"]);
-        }),
-        (&c, |i| {
-            i["carried"]["unmapped"] = json!(["face:10", "face:11", "face:11"]);
-            i["carried"]["changed"] = json!(["face:10", "face:10"]);
-        }),
-    ];
-    for (n, (db, edit)) in cases.into_iter().enumerate() {
-        let good = export(db);
-        let file = dir.join(&format!("twice-{n}.jsonl"));
-        std::fs::write(&file, edited(&good, edit)).unwrap();
-        let b = dir.join(&format!("import-{n}.db"));
-        ok(cli(&b, &["import", &file.to_string_lossy()]).unwrap()).unwrap();
-        assert_eq!(export(&b), good, "case {n}: import");
-        let folder = dir.join(&format!("review-{n}"));
-        ok(cli(db, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
-        edit_file(&decision_file(&folder), edit);
-        let s = dir.join(&format!("sync-{n}.db"));
-        ok(cli(&s, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
-        let synced = export(&s);
-        let decisions = |t: &str| -> Vec<String> {
-            t.lines()
-                .filter(|l| l.starts_with("{\"decision\""))
-                .map(str::to_string)
-                .collect()
-        };
-        assert_eq!(decisions(&synced), decisions(&good), "case {n}: sync");
-    }
+    ok(cli(&a, &["import", &file.to_string_lossy()]).unwrap()).unwrap();
+    assert_eq!(export(&a), EARLIER_EXPORT, "import");
+    // A clone syncing the folder another clone wrote takes it as it is.
+    let folder = dir.join("review");
+    ok(cli(&a, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
+    let carried = folder.join("decisions/dec_43694ef7455d8586.json");
+    let written = std::fs::read(&carried).unwrap();
+    let b = dir.join("b.db");
+    ok(cli(&b, &["sync", &folder.to_string_lossy()]).unwrap()).unwrap();
+    assert_eq!(std::fs::read(&carried).unwrap(), written);
+    assert_eq!(export(&b), EARLIER_EXPORT, "sync");
+    // Read once, as not carried.
+    let b_rev = format!("sha256:{}", "b".repeat(64));
+    let mut c = Client::new(Store::open(&b).unwrap(), Era::V2026_07_28);
+    let report = c.read_text(&format!("review://revisions/{b_rev}/report"));
+    assert!(report.contains("face:10 not carried"), "{report}");
+    assert!(!report.contains("face:10 changed"), "{report}");
+    let csv = c.read_text(&format!("review://revisions/{b_rev}/form3.csv"));
+    assert!(csv.contains("not carried: face:10"), "{csv}");
+    assert!(!csv.contains("changed: face:10"), "{csv}");
 }
 
 /// An id reported changed that the map leaves out could not be carried: the carry names it
