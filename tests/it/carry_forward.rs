@@ -1574,3 +1574,47 @@ fn recall_leaves_out_the_copies_a_carry_superseded_unless_current_only_is_false(
     assert!(text.contains("; 5 superseded copies not shown"), "{text}");
     assert!(text.contains("; 1 superseded ("), "{text}");
 }
+
+/// show_review reads a file's other revisions newest first, up to a cap of rows, for its
+/// stale list, and set the superseded copies a carry made aside only after reading them:
+/// 120 copies (made by the carry, so the newest rows) took the whole cap, and the stale list
+/// of a third revision held none of the 120 features it counted stale at revision 2 (and its
+/// line, judging by that list, said no carry could bring them). The copies a later copy says
+/// are left out in the query (recall's current_only rule).
+#[test]
+fn show_review_lists_stale_records_past_the_copies_a_carry_made() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), Era::V2025_11_25);
+    let a1 = art_uri(&r1(), FILE);
+    for i in 0..120 {
+        c.ok(
+            "remember",
+            json!({"artifact": a1, "name": format!("hole {i}"), "entity_ids": [], "note": "H7"}),
+        );
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": a1, "to": art_uri(&r2(), FILE), "map": [], "change": CHANGE}),
+    );
+    let got = c.call(
+        "show_review",
+        json!({"artifact": art_uri(&rev(3), FILE), "detail": "full"}),
+    );
+    let sc = &got["result"]["structuredContent"];
+    let listed = sc["stale"]["records"].as_array().unwrap();
+    let line = got["result"]["content"][0]["text"].as_str().unwrap();
+    // The line judged the carry by the stale list: empty, it named revision 2 a later
+    // revision that carry_forward does not carry back.
+    assert!(
+        line.contains(
+            "120 items of this file at other revisions are stale against it (carry_forward carries a review here)"
+        ),
+        "{line}"
+    );
+    assert!(!listed.is_empty(), "{sc}");
+    assert!(
+        listed
+            .iter()
+            .all(|r| r["artifact"]["revision"] == json!(r2())),
+        "{sc}"
+    );
+}
