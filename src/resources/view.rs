@@ -213,8 +213,11 @@ impl RevisionView {
         let mut carried_on_records = Vec::new();
         let mut carried_on_decisions = Vec::new();
         for uri in &uris {
+            // The copies a later copy still says are left out by the query (`recall`'s
+            // `current_only`): read and set aside here, they took the rows of the cap.
             let q = RecordQuery {
                 locator: Some(uri.clone()),
+                current_only: true,
                 ..RecordQuery::default()
             };
             store.recall_each(&q, PageRequest::first(STALE_CAP), |r| {

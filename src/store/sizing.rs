@@ -3,10 +3,12 @@
 
 use rusqlite::types::Value as SqlValue;
 
+use super::browse::RECORD_SAID_ON;
 use super::decisions::{CURRENT_DECISION, decision_filters};
 use super::query::Clause;
+use super::records::{Driver, record_filters};
 use super::search::{fts_words, match_all};
-use super::{DecisionQuery, Store, StoreError};
+use super::{DecisionQuery, RecordQuery, Store, StoreError};
 
 /// Where an entity id is looked for at other revisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +41,40 @@ impl Store {
         decision_filters(&mut c, &all, true);
         c.add(&format!("NOT {CURRENT_DECISION}"), Vec::new());
         let sql = format!("SELECT count(*) FROM decisions d WHERE {}", c.joined());
+        let n: i64 = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// How many records match `q` (created by `snapshot`, the write counter of the page
+    /// they were left out of) but are superseded copies a later copy still says: what a
+    /// current-only recall left out.
+    pub fn count_superseded_records(
+        &mut self,
+        q: &RecordQuery,
+        snapshot: i64,
+    ) -> Result<u64, StoreError> {
+        let tx = self.read()?;
+        let all = RecordQuery {
+            current_only: false,
+            ..q.clone()
+        };
+        let mut c = Clause::default();
+        if let Some(text) = &q.text {
+            match match_all(&fts_words(text)) {
+                Some(expr) => c.add(
+                    "r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)",
+                    [SqlValue::Text(expr)],
+                ),
+                None => return Ok(0),
+            }
+        }
+        c.add("r.seq <= ?", [SqlValue::Integer(snapshot)]);
+        record_filters(&mut c, &all, "r.seq", Driver::Records);
+        c.add(
+            &format!("r.superseded IS NOT NULL AND {RECORD_SAID_ON}"),
+            Vec::new(),
+        );
+        let sql = format!("SELECT count(*) FROM records r WHERE {}", c.joined());
         let n: i64 = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
         Ok(u64::try_from(n).unwrap_or(0))
     }

@@ -24,6 +24,7 @@ pub struct Args {
     tags: Option<Vec<String>>,
     kind: Option<Kind>,
     carried: Option<CarryState>,
+    current_only: Option<bool>,
     #[serde(default, deserialize_with = "super::integer")]
     limit: Option<u64>,
     cursor: Option<String>,
@@ -34,8 +35,8 @@ pub fn spec() -> ToolSpec {
         name: NAME,
         title: "Recall features and notes",
         description: "Find what was remembered before asking the engineer again. Optional filters, ANDed. \
-`artifact` with `uri`: that file at every revision; without: that revision. Its `revision` is the current one: the page's `artifacts` table (records give their index) marks other revisions stale: true (re-check them). \
-Newest first; while `next_cursor` is present, call again with it and the same filters.",
+`artifact` with `uri`: that file at every revision; without: that revision. Its `revision` is the current one: the page's `artifacts` table marks other revisions stale: true (re-check them). \
+Newest first; follow `next_cursor` with the same filters.",
         input_schema: json!({
             "type": "object",
             "properties": {
@@ -45,6 +46,7 @@ Newest first; while `next_cursor` is present, call again with it and the same fi
                 "tags": s::strings(MAX_TAGS, MAX_TAG, "All must be present."),
                 "kind": {"type": "string", "enum": ["feature", "note"]},
                 "carried": s::carried_filter(),
+                "current_only": {"type": "boolean", "default": true},
                 "limit": s::limit(),
                 "cursor": s::cursor()
             },
@@ -85,6 +87,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         tags: args.tags.clone().unwrap_or_default(),
         kind: args.kind,
         carried: args.carried,
+        current_only: args.current_only.unwrap_or(true),
     };
     let first_page = args.cursor.is_none();
     let (pager, request) = Pager::open(store, NAME, &query, args.cursor.as_deref(), args.limit)?;
@@ -190,6 +193,20 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             "; {superseded} superseded (their revision was carried to a later one: see their artifact's superseded.by)"
         ));
     }
+    // What a carry superseded and a later copy still says, left out: said once, on the
+    // first page, as recall_decisions says its older decisions.
+    let left_out = match first_page && query.current_only {
+        true => store.count_superseded_records(&query, page.snapshot)?,
+        false => 0,
+    };
+    if left_out > 0 {
+        summary.push_str(&format!(
+            "; {left_out} superseded cop{} not shown (current_only: false lists them)",
+            if left_out == 1 { "y" } else { "ies" }
+        ));
+    }
+    // Matched, but left out: the hints for an empty answer below would say nothing matched.
+    let first_page = first_page && left_out == 0;
     if n == 0
         && first_page
         && let (Some((entity, rev)), Some(a)) = (&query.entity, args.artifact.as_ref())

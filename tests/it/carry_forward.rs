@@ -277,10 +277,20 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
         );
         assert_eq!(at_r1["decisions"], json!([]));
 
-        // Revision 1 says it was superseded, and what it said stays reachable by entity.
+        // Revision 1 says it was superseded, and what it said stays reachable by entity,
+        // left out by default (its copy at revision 2 says it) and counted.
         let by_entity = c.call(
             "recall",
             json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:3"}),
+        );
+        let text = by_entity["result"]["content"][0]["text"].as_str().unwrap();
+        assert_eq!(
+            text,
+            "0 records; 1 superseded copy not shown (current_only: false lists them)."
+        );
+        let by_entity = c.call(
+            "recall",
+            json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:3", "current_only": false}),
         );
         let text = by_entity["result"]["content"][0]["text"].as_str().unwrap();
         assert!(text.contains("superseded"), "{text}");
@@ -565,7 +575,7 @@ fn carry_forward_survives_export_import_and_sync() {
     assert_eq!(names(&live), ["flange"]);
     let old = c.ok(
         "recall",
-        json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:1"}),
+        json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:1", "current_only": false}),
     );
     assert_eq!(names(&old), ["flange"]);
     let entry = &old["artifacts"][old["records"][0]["artifact"].as_u64().unwrap() as usize];
@@ -809,7 +819,10 @@ fn forget_of_a_carried_feature_deletes_only_the_named_revisions_row() {
                    "map": [{"from": "face:3", "to": "face:13"}], "changed": ["face:3"]}),
         );
         let rows = |c: &mut Client| -> Vec<String> {
-            let page = c.ok("recall", json!({"artifact": art_uri(&r2(), FILE)}));
+            let page = c.ok(
+                "recall",
+                json!({"artifact": art_uri(&r2(), FILE), "current_only": false}),
+            );
             let artifacts = page["artifacts"].as_array().unwrap().clone();
             page["records"]
                 .as_array()
@@ -1364,7 +1377,10 @@ fn remember_at_the_revision_carried_from_updates_its_copy_and_says_so() {
             )
         );
         // Recalled: the feature at revision 2 as carried, revision 1's copy as restated.
-        let page = c.ok("recall", json!({"artifact": art_uri(&r2(), FILE)}));
+        let page = c.ok(
+            "recall",
+            json!({"artifact": art_uri(&r2(), FILE), "current_only": false}),
+        );
         let artifacts = page["artifacts"].as_array().unwrap().clone();
         let mut held: Vec<(String, String, String)> = page["records"]
             .as_array()
@@ -1435,12 +1451,170 @@ fn recall_of_a_file_after_a_carry_marks_the_superseded_copies_it_names() {
     c.ok("carry_forward", carry_args());
     let got = c.call(
         "recall",
-        json!({"artifact": {"uri": FILE, "revision": r2(), "format": "step"}}),
+        json!({"artifact": {"uri": FILE, "revision": r2(), "format": "step"}, "current_only": false}),
     );
     let text = got["result"]["content"][0]["text"].as_str().unwrap();
     assert!(
         text.starts_with("2 records; \"bore\"; \"bore\" (superseded);")
             || text.starts_with("2 records; \"bore\" (superseded); \"bore\";"),
         "{text}"
+    );
+}
+
+/// The text line and the page of a recall.
+fn recall_page(c: &mut Client, args: Value) -> (String, Value) {
+    let got = c.call("recall", args);
+    let text = got["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (text, got["result"]["structuredContent"].clone())
+}
+
+/// Every record id of a recall, following its cursors with `limit` 2: no page short or
+/// empty while more follow.
+fn recall_ids(c: &mut Client, args: &Value) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut a = args.clone();
+        a["limit"] = json!(2);
+        if let Some(cur) = &cursor {
+            a["cursor"] = json!(cur);
+        }
+        let (_, page) = recall_page(c, a);
+        let records = page["records"].as_array().unwrap();
+        cursor = page["next_cursor"].as_str().map(str::to_string);
+        if cursor.is_some() {
+            assert_eq!(records.len(), 2, "a short page with more to come: {page}");
+        }
+        ids.extend(
+            records
+                .iter()
+                .map(|r| r["id"].as_str().unwrap().to_string()),
+        );
+        if cursor.is_none() {
+            return ids;
+        }
+    }
+}
+
+/// After a carry, recall of the file listed each carried feature twice: the feature at the
+/// later revision and its superseded copy at the earlier one (12 records for 6 features).
+/// By default (current_only) the copies a later copy still says are left out and counted
+/// once; `current_only: false` lists them; a plain stale record (never carried) stays
+/// listed and marked stale; a copy whose later copy was forgotten is listed again. Paged with
+/// the filter in SQL, every page is full while more follow, by file, text, tag and entity.
+#[test]
+fn recall_leaves_out_the_copies_a_carry_superseded_unless_current_only_is_false() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), Era::V2025_11_25);
+    let a1 = art_uri(&r1(), FILE);
+    for i in 0..6 {
+        c.ok(
+            "remember",
+            json!({"artifact": a1, "name": format!("hole {i}"), "entity_ids": [format!("face:{i}")],
+                   "note": format!("diameter {i} mm, H7"), "tags": ["hole"]}),
+        );
+    }
+    // A revision of the file never carried on: its record is stale, not superseded.
+    c.ok(
+        "remember",
+        json!({"artifact": art_uri(&rev(9), FILE), "name": "slot", "entity_ids": [],
+               "note": "slot 4 mm", "tags": ["hole"]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": a1, "to": art_uri(&r2(), FILE), "map": [], "change": CHANGE}),
+    );
+    let file = json!({"artifact": {"uri": FILE, "revision": r2(), "format": "step"}});
+    let mut all = file.clone();
+    all["current_only"] = json!(false);
+    let (text, page) = recall_page(&mut c, file.clone());
+    assert_eq!(page["records"].as_array().unwrap().len(), 7, "{page}");
+    assert!(text.starts_with("7 records; "), "{text}");
+    assert!(!text.contains("(superseded)"), "{text}");
+    assert!(
+        text.ends_with("; 6 superseded copies not shown (current_only: false lists them)."),
+        "{text}"
+    );
+    assert!(text.contains("; 1 stale ("), "{text}");
+    let (text_all, page_all) = recall_page(&mut c, all.clone());
+    assert_eq!(page_all["records"].as_array().unwrap().len(), 13);
+    assert!(!text_all.contains("not shown"), "{text_all}");
+    assert_eq!(recall_ids(&mut c, &file).len(), 7);
+    assert_eq!(recall_ids(&mut c, &all).len(), 13);
+    // The same rule by text, by tag and by an entity id of the earlier revision.
+    for (args, shown, hidden) in [
+        (json!({"text": "diameter"}), 6, 6),
+        (json!({"tags": ["hole"]}), 7, 6),
+        (
+            json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:3"}),
+            0,
+            1,
+        ),
+    ] {
+        let (text, _) = recall_page(&mut c, args.clone());
+        assert_eq!(recall_ids(&mut c, &args).len(), shown, "{args}: {text}");
+        assert!(
+            hidden == 0 || text.contains(&format!("; {hidden} superseded cop")),
+            "{args}: {text}"
+        );
+        let mut every = args.clone();
+        every["current_only"] = json!(false);
+        assert_eq!(recall_ids(&mut c, &every).len(), shown + hidden, "{every}");
+    }
+    // The feature forgotten at revision 2: nothing else says what revision 1 said of it, so
+    // its copy is listed again (marked superseded, stale), as show_review lists it.
+    c.ok(
+        "forget",
+        json!({"artifact": art_uri(&r2(), FILE), "name": "hole 3"}),
+    );
+    let (text, page) = recall_page(&mut c, file);
+    assert_eq!(page["records"].as_array().unwrap().len(), 7, "{page}");
+    assert!(text.contains("; 5 superseded copies not shown"), "{text}");
+    assert!(text.contains("; 1 superseded ("), "{text}");
+}
+
+/// show_review reads a file's other revisions newest first, up to a cap of rows, for its
+/// stale list, and set the superseded copies a carry made aside only after reading them:
+/// 120 copies (made by the carry, so the newest rows) took the whole cap, and the stale list
+/// of a third revision held none of the 120 features it counted stale at revision 2 (and its
+/// line, judging by that list, said no carry could bring them). The copies a later copy says
+/// are left out in the query (recall's current_only rule).
+#[test]
+fn show_review_lists_stale_records_past_the_copies_a_carry_made() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), Era::V2025_11_25);
+    let a1 = art_uri(&r1(), FILE);
+    for i in 0..120 {
+        c.ok(
+            "remember",
+            json!({"artifact": a1, "name": format!("hole {i}"), "entity_ids": [], "note": "H7"}),
+        );
+    }
+    c.ok(
+        "carry_forward",
+        json!({"from": a1, "to": art_uri(&r2(), FILE), "map": [], "change": CHANGE}),
+    );
+    let got = c.call(
+        "show_review",
+        json!({"artifact": art_uri(&rev(3), FILE), "detail": "full"}),
+    );
+    let sc = &got["result"]["structuredContent"];
+    let listed = sc["stale"]["records"].as_array().unwrap();
+    let line = got["result"]["content"][0]["text"].as_str().unwrap();
+    // The line judged the carry by the stale list: empty, it named revision 2 a later
+    // revision that carry_forward does not carry back.
+    assert!(
+        line.contains(
+            "120 items of this file at other revisions are stale against it (carry_forward carries a review here)"
+        ),
+        "{line}"
+    );
+    assert!(!listed.is_empty(), "{sc}");
+    assert!(
+        listed
+            .iter()
+            .all(|r| r["artifact"]["revision"] == json!(r2())),
+        "{sc}"
     );
 }

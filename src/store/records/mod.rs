@@ -6,6 +6,7 @@ pub(super) mod rows;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
+use super::browse::RECORD_SAID_ON;
 use super::codec::dedup;
 use super::page::{Segment, current_seq, next_seq, run_segments_into};
 use super::query::Clause;
@@ -76,6 +77,10 @@ pub struct RecordQuery {
     pub kind: Option<Kind>,
     /// Only records carried in this state (inherited, or to re-verify).
     pub carried: Option<CarryState>,
+    /// Leave out what a carry superseded while a later copy still says it (see
+    /// [`RECORD_SAID_ON`]): the copy at the later revision is the record. One whose every
+    /// copy was forgotten since is listed, as `recall_decisions` lists such a decision.
+    pub current_only: bool,
 }
 
 impl Store {
@@ -669,7 +674,7 @@ type Remembered = (Record, bool, Option<Record>);
 
 /// Which filter drives a scan (and so is not repeated as a condition).
 #[derive(Clone, Copy, PartialEq)]
-enum Driver {
+pub(super) enum Driver {
     /// The full-text index: entity and every tag are checked as conditions.
     Text,
     /// The entity side table.
@@ -682,7 +687,13 @@ enum Driver {
 
 /// The filters other than the driving one. Entity and tags are checked by primary-key
 /// probes of the side tables (their rows carry the record's seq).
-fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver) {
+pub(super) fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver) {
+    if q.current_only {
+        c.add(
+            &format!("(r.superseded IS NULL OR NOT {RECORD_SAID_ON})"),
+            [],
+        );
+    }
     if let Some(l) = &q.locator {
         c.add("r.locator = ?", [Clause::text(l)]);
     }
@@ -699,7 +710,8 @@ fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver
         );
         // Across a file's revisions (a locator, no revision) the worklist is what is carried
         // now: an item whose revision was carried on is not on it any more, its copy at the
-        // later revision is. By the revision alone, it is that revision's worklist, as it was.
+        // later revision is. By the revision alone, it is that revision's worklist, as it was
+        // (once carried on, with `current_only` false: its items are superseded copies).
         if q.revision.is_none() {
             c.add("r.superseded IS NULL", []);
         }
