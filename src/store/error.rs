@@ -208,6 +208,9 @@ impl std::fmt::Display for StoreError {
                     FileChange::Replaced => {
                         "was replaced by another file (a restored backup, `git checkout`, a sync client)".to_string()
                     }
+                    FileChange::Moved => {
+                        "was moved, and a symbolic link to it left at its path (SQLite keeps the -wal and -shm beside the file a link names, so a server started now would use others than this one's)".to_string()
+                    }
                     FileChange::Linked(n) => format!("gained a second name ({n} hard links)"),
                     FileChange::Companion(suffix) => format!("lost its {suffix} file"),
                     FileChange::Truncated(..) => "was truncated".to_string(),

@@ -26,6 +26,10 @@ pub enum FileChange {
     Deleted,
     /// The path names another file (another inode or device).
     Replaced,
+    /// The file's own path is now a symbolic link to it: the file was moved and a link left
+    /// where it was. SQLite keeps the `-wal` and `-shm` beside the file a link names, so a
+    /// connection opened now uses others than the ones this one holds: two logs on one file.
+    Moved,
     /// The file gained another name: a second hard link.
     Linked(u64),
     /// The file is shorter than this server saw it (now, before): it was truncated or written
@@ -193,6 +197,13 @@ impl Identity {
         // The link first: it names the file through the file's own path.
         if let Some(link) = &self.link {
             Identity::named(link, (self.dev, self.ino))?;
+        }
+        // The file's own path (a link already followed) must not have become a link.
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(StoreError::FileChanged {
+                path: self.path.clone(),
+                change: FileChange::Moved,
+            });
         }
         let len = Identity::named(&self.path, (self.dev, self.ino))?.len();
         let seen = self.size.get();

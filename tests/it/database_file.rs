@@ -936,6 +936,36 @@ fn symlinked_database_is_the_file_it_names() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The file moved while a server runs and a symbolic link left at its old path to where it
+/// went ("I moved it into my synced folder"): the path still names the same file, but SQLite
+/// keeps the `-wal` and `-shm` beside the file a link names, so a server started now on
+/// either path uses others than this one's, and two logs on one file lose answered writes.
+/// The running server refuses to go on; a server started on the file holds every write.
+#[test]
+fn file_moved_and_linked_back_while_serving_is_refused() -> anyhow::Result<()> {
+    let dir = TempDir::new("moved-linked")?;
+    std::fs::create_dir(dir.join("synced"))?;
+    let db = dir.join("review.db");
+    let moved = dir.join("synced/review.db");
+    let mut server = server_after_writes(&db, 2)?;
+    std::fs::rename(&db, &moved)?;
+    std::os::unix::fs::symlink(&moved, &db)?;
+    match remember(&mut server, "after-the-move")? {
+        Answer::ToolError(text) => assert!(text.contains("symbolic link"), "{text}"),
+        other => panic!("a write after the file moved under a link: {other:?}"),
+    }
+    let mut second = Server::start(&db)?;
+    remember(&mut second, "second-server")?.ok()?;
+    second.close()?;
+    server.close()?;
+    assert_eq!(
+        exported_names(&moved)?,
+        ["before-0", "before-1", "second-server"]
+    );
+    check_ok(&moved)?;
+    Ok(())
+}
+
 /// A path that names no file a server could use, a loop of symbolic links or a path ending
 /// in a slash, is refused at start with a message naming it, and nothing is created.
 #[test]
