@@ -59,6 +59,13 @@ pub enum StoreError {
         path: PathBuf,
         kind: &'static str,
     },
+    /// A companion file SQLite must open beside the database (the suffix) is not a regular
+    /// file (a FIFO, a directory, a symbolic link).
+    CompanionNotAFile {
+        path: PathBuf,
+        suffix: &'static str,
+        kind: &'static str,
+    },
     /// The file has more than one name.
     HardLinked {
         path: PathBuf,
@@ -165,6 +172,12 @@ impl std::fmt::Display for StoreError {
             StoreError::NotAFile { path, kind } => write!(
                 f,
                 "{} is {kind}, not a database file; nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a regular file (or a path where one may be created)",
+                path.display()
+            ),
+            StoreError::CompanionNotAFile { path, suffix, kind } => write!(
+                f,
+                "{}{suffix}, where SQLite keeps the write-ahead log of {}, is {kind}, not a file SQLite can use; nothing was read or written. Move it away (review-mcp never makes one) and start again",
+                path.display(),
                 path.display()
             ),
             StoreError::HardLinked { path, links } => write!(

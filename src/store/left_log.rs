@@ -71,8 +71,42 @@ pub(super) fn check(path: &Path) -> Result<(), StoreError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io(e)),
     };
-    let wal = match File::open(&wal_path) {
-        Ok(f) => f,
+    // SQLite can use only a regular file there: a FIFO would block this open (and SQLite's)
+    // for good, and a directory or a link (which SQLite will not follow) fails every open
+    // with a message naming the database, not the log. Refused now, naming the log.
+    match std::fs::symlink_metadata(&wal_path) {
+        Ok(meta) if !meta.file_type().is_file() => {
+            return Err(StoreError::CompanionNotAFile {
+                path: path.to_path_buf(),
+                suffix: "-wal",
+                kind: match crate::review::hashing::kind_name(&meta.file_type()) {
+                    _ if meta.file_type().is_symlink() => "a symbolic link",
+                    Some(kind) => kind,
+                    None => "not a regular file",
+                },
+            });
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(e)),
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: a FIFO put there since the look above does not block the open.
+        opts.custom_flags(0o4000);
+    }
+    let wal = match opts.open(&wal_path) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => f,
+        Ok(_) => {
+            return Err(StoreError::CompanionNotAFile {
+                path: path.to_path_buf(),
+                suffix: "-wal",
+                kind: "not a regular file",
+            });
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io(e)),
     };

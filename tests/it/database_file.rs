@@ -186,6 +186,99 @@ fn fifo_or_device_path_is_refused_and_nothing_is_created() -> anyhow::Result<()>
     Ok(())
 }
 
+/// `cmd`'s output, or `None` when it had not ended after 10 s (then it is killed).
+fn output_within_10s(
+    mut cmd: std::process::Command,
+) -> anyhow::Result<Option<std::process::Output>> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait()?.is_none() {
+        if Instant::now() > deadline {
+            child.kill()?;
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(Some(child.wait_with_output()?))
+}
+
+/// A FIFO, a directory or a symbolic link where the `-wal` goes (planted, or left by a
+/// tool): the server hung at start on a FIFO, reading it before anything was answered, and
+/// so did `check` and `export`; a directory or link was refused as "cannot open review.db for
+/// reading and writing … check that the file and its directory are writable", which names
+/// the wrong file. Each is now refused at once, naming the `-wal` and what it is, and the
+/// database and the planted file are left as they were.
+#[test]
+fn a_wal_that_is_not_a_file_is_refused_naming_it() -> anyhow::Result<()> {
+    let dir = TempDir::new("wal-not-a-file")?;
+    let db = dir.join("review.db");
+    kept_by_a_server(&db)?;
+    let digest = sha256_file(&db)?;
+    let wal = side(&db, "-wal");
+    std::fs::write(dir.join("target"), b"precious")?;
+    let plant: [(&str, &dyn Fn() -> std::io::Result<()>); 3] = [
+        ("FIFO", &|| {
+            std::process::Command::new("mkfifo")
+                .arg(&wal)
+                .status()
+                .map(|_| ())
+        }),
+        ("directory", &|| std::fs::create_dir(&wal)),
+        ("symbolic link", &|| {
+            std::os::unix::fs::symlink(dir.join("target"), &wal)
+        }),
+    ];
+    for (kind, make) in plant {
+        make()?;
+        assert!(std::fs::symlink_metadata(&wal).is_ok(), "{kind} not made");
+        let mut server = client::command(&db);
+        server.env("MCP_LOG_LEVEL", "warn");
+        for (what, cmd) in [
+            ("serve", server),
+            ("check", cli_command(&db, &["check"])),
+            ("export", cli_command(&db, &["export"])),
+        ] {
+            let out = output_within_10s(cmd)?
+                .ok_or_else(|| anyhow::anyhow!("{what} hung on a {kind} as the -wal"))?;
+            let err = stderr_of(&out);
+            assert!(
+                !out.status.success(),
+                "{what} ran beside a {kind} -wal: {err}"
+            );
+            assert!(
+                err.contains("review.db-wal") && err.contains(kind),
+                "{what}, {kind}: {err}"
+            );
+        }
+        let meta = std::fs::symlink_metadata(&wal)?;
+        if meta.is_dir() {
+            std::fs::remove_dir(&wal)?;
+        } else {
+            std::fs::remove_file(&wal)?;
+        }
+        assert_eq!(sha256_file(&db)?, digest, "{kind}: the database changed");
+    }
+    assert_eq!(std::fs::read(dir.join("target"))?, b"precious");
+    assert_eq!(exported_names(&db)?, ["kept"]);
+    Ok(())
+}
+
+/// The command `run_cli` runs, not yet run.
+fn cli_command(db: &Path, args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(client::binary());
+    cmd.arg("--db")
+        .arg(db)
+        .args(args)
+        .env("MCP_LOG_LEVEL", "warn")
+        .current_dir(std::env::temp_dir());
+    cmd
+}
+
 /// Regression: a database that cannot be created (the host started the server in a
 /// directory it cannot write, so the default `./review-mcp.db` fails) was refused with
 /// "Storage error, nothing was written: cannot open /review-mcp.db: Permission denied (os
