@@ -176,8 +176,13 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::CompanionNotAFile { path, suffix, kind } => write!(
                 f,
-                "{}{suffix}, where SQLite keeps the write-ahead log of {}, is {kind}, not a file SQLite can use; nothing was read or written. Move it away (review-mcp never makes one) and start again",
+                "{}{suffix}, where SQLite keeps {} of {}, is {kind}, not a file SQLite can use; nothing was read or written. Move it away (review-mcp never makes one) and start again",
                 path.display(),
+                match *suffix {
+                    "-wal" => "the write-ahead log",
+                    "-shm" => "the log's shared index",
+                    _ => "the rollback journal",
+                },
                 path.display()
             ),
             StoreError::HardLinked { path, links } => write!(

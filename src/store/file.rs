@@ -99,6 +99,34 @@ pub fn companion(db: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// Refuses a companion of `db` (`-journal`, `-wal`, `-shm`) that is there and not a regular
+/// file: a FIFO would block the open of it (ours, or SQLite's) for good, and a directory or a
+/// symbolic link (which SQLite will not follow) fails every open with a message naming the
+/// database, not the companion.
+pub fn companions_are_files(db: &Path) -> Result<(), StoreError> {
+    for suffix in COMPANIONS {
+        let path = companion(db, suffix);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if !meta.file_type().is_file() => {
+                let ft = meta.file_type();
+                return Err(StoreError::CompanionNotAFile {
+                    path: db.to_path_buf(),
+                    suffix,
+                    kind: match crate::review::hashing::kind_name(&ft) {
+                        _ if ft.is_symlink() => "a symbolic link",
+                        Some(kind) => kind,
+                        None => "not a regular file",
+                    },
+                });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(StoreError::io(&path)(e)),
+        }
+    }
+    Ok(())
+}
+
 /// Refuses what must never be opened as a database: anything but a regular file (a FIFO
 /// would block the open, a device would be overwritten), and a file with more than one name
 /// (each name would get its own journal, and a crash would leave one of them to roll back the

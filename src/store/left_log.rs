@@ -45,6 +45,8 @@ fn is_counter(offset: usize) -> bool {
 /// Refuses the file when its left log would give it another file's first page (see the
 /// module). No log, an empty one, or one that does not begin with a first-page commit passes.
 pub(super) fn check(path: &Path) -> Result<(), StoreError> {
+    // SQLite can use only regular files beside the database (see `companions_are_files`).
+    super::file::companions_are_files(path)?;
     let io = StoreError::io(path);
     let wal_path = companion(path, "-wal");
     // The file's first page first: a server committing meanwhile changes the log after it,
@@ -71,25 +73,6 @@ pub(super) fn check(path: &Path) -> Result<(), StoreError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io(e)),
     };
-    // SQLite can use only a regular file there: a FIFO would block this open (and SQLite's)
-    // for good, and a directory or a link (which SQLite will not follow) fails every open
-    // with a message naming the database, not the log. Refused now, naming the log.
-    match std::fs::symlink_metadata(&wal_path) {
-        Ok(meta) if !meta.file_type().is_file() => {
-            return Err(StoreError::CompanionNotAFile {
-                path: path.to_path_buf(),
-                suffix: "-wal",
-                kind: match crate::review::hashing::kind_name(&meta.file_type()) {
-                    _ if meta.file_type().is_symlink() => "a symbolic link",
-                    Some(kind) => kind,
-                    None => "not a regular file",
-                },
-            });
-        }
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(e)),
-    }
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(target_os = "linux")]

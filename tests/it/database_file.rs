@@ -207,61 +207,70 @@ fn output_within_10s(
     Ok(Some(child.wait_with_output()?))
 }
 
-/// A FIFO, a directory or a symbolic link where the `-wal` goes (planted, or left by a
-/// tool): the server hung at start on a FIFO, reading it before anything was answered, and
-/// so did `check` and `export`; a directory or link was refused as "cannot open review.db for
-/// reading and writing … check that the file and its directory are writable", which names
-/// the wrong file. Each is now refused at once, naming the `-wal` and what it is, and the
+/// A FIFO, a directory or a symbolic link where the `-wal`, `-shm` or `-journal` goes
+/// (planted, or left by a tool): the server hung at start on a FIFO `-wal` or `-journal`,
+/// before anything was answered, and so did `check` and `export` on the `-wal`; the others
+/// were refused at each call as "cannot open review.db for reading and writing … check that
+/// the file and its directory are writable" or "the database file is read-only", which name
+/// the wrong file. Each is now refused at once, naming the companion and what it is, and the
 /// database and the planted file are left as they were.
 #[test]
-fn a_wal_that_is_not_a_file_is_refused_naming_it() -> anyhow::Result<()> {
-    let dir = TempDir::new("wal-not-a-file")?;
+fn a_companion_that_is_not_a_file_is_refused_naming_it() -> anyhow::Result<()> {
+    let dir = TempDir::new("companion-not-a-file")?;
     let db = dir.join("review.db");
     kept_by_a_server(&db)?;
     let digest = sha256_file(&db)?;
-    let wal = side(&db, "-wal");
     std::fs::write(dir.join("target"), b"precious")?;
-    let plant: [(&str, &dyn Fn() -> std::io::Result<()>); 3] = [
-        ("FIFO", &|| {
-            std::process::Command::new("mkfifo")
-                .arg(&wal)
-                .status()
-                .map(|_| ())
-        }),
-        ("directory", &|| std::fs::create_dir(&wal)),
-        ("symbolic link", &|| {
-            std::os::unix::fs::symlink(dir.join("target"), &wal)
-        }),
-    ];
-    for (kind, make) in plant {
-        make()?;
-        assert!(std::fs::symlink_metadata(&wal).is_ok(), "{kind} not made");
-        let mut server = client::command(&db);
-        server.env("MCP_LOG_LEVEL", "warn");
-        for (what, cmd) in [
-            ("serve", server),
-            ("check", cli_command(&db, &["check"])),
-            ("export", cli_command(&db, &["export"])),
-        ] {
-            let out = output_within_10s(cmd)?
-                .ok_or_else(|| anyhow::anyhow!("{what} hung on a {kind} as the -wal"))?;
-            let err = stderr_of(&out);
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let planted = side(&db, suffix);
+        let plant: [(&str, &dyn Fn() -> std::io::Result<()>); 3] = [
+            ("FIFO", &|| {
+                std::process::Command::new("mkfifo")
+                    .arg(&planted)
+                    .status()
+                    .map(|_| ())
+            }),
+            ("directory", &|| std::fs::create_dir(&planted)),
+            ("symbolic link", &|| {
+                std::os::unix::fs::symlink(dir.join("target"), &planted)
+            }),
+        ];
+        for (kind, make) in plant {
+            make()?;
             assert!(
-                !out.status.success(),
-                "{what} ran beside a {kind} -wal: {err}"
+                std::fs::symlink_metadata(&planted).is_ok(),
+                "{kind} not made"
             );
-            assert!(
-                err.contains("review.db-wal") && err.contains(kind),
-                "{what}, {kind}: {err}"
+            let mut server = client::command(&db);
+            server.env("MCP_LOG_LEVEL", "warn");
+            for (what, cmd) in [
+                ("serve", server),
+                ("check", cli_command(&db, &["check"])),
+                ("export", cli_command(&db, &["export"])),
+            ] {
+                let out = output_within_10s(cmd)?
+                    .ok_or_else(|| anyhow::anyhow!("{what} hung on a {kind} as the {suffix}"))?;
+                let err = stderr_of(&out);
+                assert!(
+                    !out.status.success(),
+                    "{what} ran beside a {kind} {suffix}: {err}"
+                );
+                assert!(
+                    err.contains(&format!("review.db{suffix}")) && err.contains(kind),
+                    "{what}, {kind} {suffix}: {err}"
+                );
+            }
+            if std::fs::symlink_metadata(&planted)?.is_dir() {
+                std::fs::remove_dir(&planted)?;
+            } else {
+                std::fs::remove_file(&planted)?;
+            }
+            assert_eq!(
+                sha256_file(&db)?,
+                digest,
+                "{kind} {suffix}: the database changed"
             );
         }
-        let meta = std::fs::symlink_metadata(&wal)?;
-        if meta.is_dir() {
-            std::fs::remove_dir(&wal)?;
-        } else {
-            std::fs::remove_file(&wal)?;
-        }
-        assert_eq!(sha256_file(&db)?, digest, "{kind}: the database changed");
     }
     assert_eq!(std::fs::read(dir.join("target"))?, b"precious");
     assert_eq!(exported_names(&db)?, ["kept"]);
