@@ -59,6 +59,13 @@ pub enum StoreError {
         path: PathBuf,
         kind: &'static str,
     },
+    /// A companion file SQLite must open beside the database (the suffix) is not a regular
+    /// file (a FIFO, a directory, a symbolic link).
+    CompanionNotAFile {
+        path: PathBuf,
+        suffix: &'static str,
+        kind: &'static str,
+    },
     /// The file has more than one name.
     HardLinked {
         path: PathBuf,
@@ -167,6 +174,17 @@ impl std::fmt::Display for StoreError {
                 "{} is {kind}, not a database file; nothing was created or changed. Point REVIEW_MCP_DB_PATH or --db at a regular file (or a path where one may be created)",
                 path.display()
             ),
+            StoreError::CompanionNotAFile { path, suffix, kind } => write!(
+                f,
+                "{}{suffix}, where SQLite keeps {} of {}, is {kind}, not a file SQLite can use; nothing was read or written. Move it away (review-mcp never makes one) and start again",
+                path.display(),
+                match *suffix {
+                    "-wal" => "the write-ahead log",
+                    "-shm" => "the log's shared index",
+                    _ => "the rollback journal",
+                },
+                path.display()
+            ),
             StoreError::HardLinked { path, links } => write!(
                 f,
                 "{} has {links} hard links (names); SQLite would keep a separate log (`-wal` and `-shm`) for each name and a crash could damage the file. Keep one name (remove the other links, or copy the file with `review-mcp backup`) and start again",
@@ -207,6 +225,9 @@ impl std::fmt::Display for StoreError {
                     }
                     FileChange::Replaced => {
                         "was replaced by another file (a restored backup, `git checkout`, a sync client)".to_string()
+                    }
+                    FileChange::Moved => {
+                        "was moved, and a symbolic link to it left at its path (SQLite keeps the -wal and -shm beside the file a link names, so a server started now would use others than this one's)".to_string()
                     }
                     FileChange::Linked(n) => format!("gained a second name ({n} hard links)"),
                     FileChange::Companion(suffix) => format!("lost its {suffix} file"),

@@ -26,6 +26,10 @@ pub enum FileChange {
     Deleted,
     /// The path names another file (another inode or device).
     Replaced,
+    /// The file's own path is now a symbolic link to it: the file was moved and a link left
+    /// where it was. SQLite keeps the `-wal` and `-shm` beside the file a link names, so a
+    /// connection opened now uses others than the ones this one holds: two logs on one file.
+    Moved,
     /// The file gained another name: a second hard link.
     Linked(u64),
     /// The file is shorter than this server saw it (now, before): it was truncated or written
@@ -93,6 +97,34 @@ pub fn companion(db: &Path, suffix: &str) -> PathBuf {
     let mut s = db.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)
+}
+
+/// Refuses a companion of `db` (`-journal`, `-wal`, `-shm`) that is there and not a regular
+/// file: a FIFO would block the open of it (ours, or SQLite's) for good, and a directory or a
+/// symbolic link (which SQLite will not follow) fails every open with a message naming the
+/// database, not the companion.
+pub fn companions_are_files(db: &Path) -> Result<(), StoreError> {
+    for suffix in COMPANIONS {
+        let path = companion(db, suffix);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if !meta.file_type().is_file() => {
+                let ft = meta.file_type();
+                return Err(StoreError::CompanionNotAFile {
+                    path: db.to_path_buf(),
+                    suffix,
+                    kind: match crate::review::hashing::kind_name(&ft) {
+                        _ if ft.is_symlink() => "a symbolic link",
+                        Some(kind) => kind,
+                        None => "not a regular file",
+                    },
+                });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(StoreError::io(&path)(e)),
+        }
+    }
+    Ok(())
 }
 
 /// Refuses what must never be opened as a database: anything but a regular file (a FIFO
@@ -193,6 +225,13 @@ impl Identity {
         // The link first: it names the file through the file's own path.
         if let Some(link) = &self.link {
             Identity::named(link, (self.dev, self.ino))?;
+        }
+        // The file's own path (a link already followed) must not have become a link.
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(StoreError::FileChanged {
+                path: self.path.clone(),
+                change: FileChange::Moved,
+            });
         }
         let len = Identity::named(&self.path, (self.dev, self.ino))?.len();
         let seen = self.size.get();

@@ -45,6 +45,8 @@ fn is_counter(offset: usize) -> bool {
 /// Refuses the file when its left log would give it another file's first page (see the
 /// module). No log, an empty one, or one that does not begin with a first-page commit passes.
 pub(super) fn check(path: &Path) -> Result<(), StoreError> {
+    // SQLite can use only regular files beside the database (see `companions_are_files`).
+    super::file::companions_are_files(path)?;
     let io = StoreError::io(path);
     let wal_path = companion(path, "-wal");
     // The file's first page first: a server committing meanwhile changes the log after it,
@@ -71,8 +73,23 @@ pub(super) fn check(path: &Path) -> Result<(), StoreError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io(e)),
     };
-    let wal = match File::open(&wal_path) {
-        Ok(f) => f,
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK: a FIFO put there since the look above does not block the open.
+        opts.custom_flags(0o4000);
+    }
+    let wal = match opts.open(&wal_path) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => f,
+        Ok(_) => {
+            return Err(StoreError::CompanionNotAFile {
+                path: path.to_path_buf(),
+                suffix: "-wal",
+                kind: "not a regular file",
+            });
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io(e)),
     };

@@ -186,6 +186,108 @@ fn fifo_or_device_path_is_refused_and_nothing_is_created() -> anyhow::Result<()>
     Ok(())
 }
 
+/// `cmd`'s output, or `None` when it had not ended after 10 s (then it is killed).
+fn output_within_10s(
+    mut cmd: std::process::Command,
+) -> anyhow::Result<Option<std::process::Output>> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait()?.is_none() {
+        if Instant::now() > deadline {
+            child.kill()?;
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(Some(child.wait_with_output()?))
+}
+
+/// A FIFO, a directory or a symbolic link where the `-wal`, `-shm` or `-journal` goes
+/// (planted, or left by a tool): the server hung at start on a FIFO `-wal` or `-journal`,
+/// before anything was answered, and so did `check` and `export` on the `-wal`; the others
+/// were refused at each call as "cannot open review.db for reading and writing … check that
+/// the file and its directory are writable" or "the database file is read-only", which name
+/// the wrong file. Each is now refused at once, naming the companion and what it is, and the
+/// database and the planted file are left as they were.
+#[test]
+fn a_companion_that_is_not_a_file_is_refused_naming_it() -> anyhow::Result<()> {
+    let dir = TempDir::new("companion-not-a-file")?;
+    let db = dir.join("review.db");
+    kept_by_a_server(&db)?;
+    let digest = sha256_file(&db)?;
+    std::fs::write(dir.join("target"), b"precious")?;
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let planted = side(&db, suffix);
+        let plant: [(&str, &dyn Fn() -> std::io::Result<()>); 3] = [
+            ("FIFO", &|| {
+                std::process::Command::new("mkfifo")
+                    .arg(&planted)
+                    .status()
+                    .map(|_| ())
+            }),
+            ("directory", &|| std::fs::create_dir(&planted)),
+            ("symbolic link", &|| {
+                std::os::unix::fs::symlink(dir.join("target"), &planted)
+            }),
+        ];
+        for (kind, make) in plant {
+            make()?;
+            assert!(
+                std::fs::symlink_metadata(&planted).is_ok(),
+                "{kind} not made"
+            );
+            let mut server = client::command(&db);
+            server.env("MCP_LOG_LEVEL", "warn");
+            for (what, cmd) in [
+                ("serve", server),
+                ("check", cli_command(&db, &["check"])),
+                ("export", cli_command(&db, &["export"])),
+            ] {
+                let out = output_within_10s(cmd)?
+                    .ok_or_else(|| anyhow::anyhow!("{what} hung on a {kind} as the {suffix}"))?;
+                let err = stderr_of(&out);
+                assert!(
+                    !out.status.success(),
+                    "{what} ran beside a {kind} {suffix}: {err}"
+                );
+                assert!(
+                    err.contains(&format!("review.db{suffix}")) && err.contains(kind),
+                    "{what}, {kind} {suffix}: {err}"
+                );
+            }
+            if std::fs::symlink_metadata(&planted)?.is_dir() {
+                std::fs::remove_dir(&planted)?;
+            } else {
+                std::fs::remove_file(&planted)?;
+            }
+            assert_eq!(
+                sha256_file(&db)?,
+                digest,
+                "{kind} {suffix}: the database changed"
+            );
+        }
+    }
+    assert_eq!(std::fs::read(dir.join("target"))?, b"precious");
+    assert_eq!(exported_names(&db)?, ["kept"]);
+    Ok(())
+}
+
+/// The command `run_cli` runs, not yet run.
+fn cli_command(db: &Path, args: &[&str]) -> std::process::Command {
+    let mut cmd = std::process::Command::new(client::binary());
+    cmd.arg("--db")
+        .arg(db)
+        .args(args)
+        .env("MCP_LOG_LEVEL", "warn")
+        .current_dir(std::env::temp_dir());
+    cmd
+}
+
 /// Regression: a database that cannot be created (the host started the server in a
 /// directory it cannot write, so the default `./review-mcp.db` fails) was refused with
 /// "Storage error, nothing was written: cannot open /review-mcp.db: Permission denied (os
@@ -933,6 +1035,36 @@ fn symlinked_database_is_the_file_it_names() -> anyhow::Result<()> {
     }
     server.close()?;
     assert_eq!(exported_names(&real)?, ["first", "second", "third"]);
+    Ok(())
+}
+
+/// The file moved while a server runs and a symbolic link left at its old path to where it
+/// went ("I moved it into my synced folder"): the path still names the same file, but SQLite
+/// keeps the `-wal` and `-shm` beside the file a link names, so a server started now on
+/// either path uses others than this one's, and two logs on one file lose answered writes.
+/// The running server refuses to go on; a server started on the file holds every write.
+#[test]
+fn file_moved_and_linked_back_while_serving_is_refused() -> anyhow::Result<()> {
+    let dir = TempDir::new("moved-linked")?;
+    std::fs::create_dir(dir.join("synced"))?;
+    let db = dir.join("review.db");
+    let moved = dir.join("synced/review.db");
+    let mut server = server_after_writes(&db, 2)?;
+    std::fs::rename(&db, &moved)?;
+    std::os::unix::fs::symlink(&moved, &db)?;
+    match remember(&mut server, "after-the-move")? {
+        Answer::ToolError(text) => assert!(text.contains("symbolic link"), "{text}"),
+        other => panic!("a write after the file moved under a link: {other:?}"),
+    }
+    let mut second = Server::start(&db)?;
+    remember(&mut second, "second-server")?.ok()?;
+    second.close()?;
+    server.close()?;
+    assert_eq!(
+        exported_names(&moved)?,
+        ["before-0", "before-1", "second-server"]
+    );
+    check_ok(&moved)?;
     Ok(())
 }
 
