@@ -10,9 +10,9 @@ use super::view::RevisionView;
 /// decisions, and a revision carried on has none current) and every decision, not only the
 /// current ones.
 pub(super) const DECISIONS_PAGED: &str = "recall_decisions with this revision alone as its artifact (no uri) and current_only: false pages through them";
-/// The same for a revision's records (what a revision carried on holds are superseded
-/// copies, which recall leaves out by default).
-pub(super) const RECORDS_PAGED: &str = "recall with this revision alone as its artifact (no uri) and current_only: false pages through them";
+/// The same for a revision's records.
+pub(super) const RECORDS_PAGED: &str =
+    "recall with this revision alone as its artifact (no uri) pages through them";
 use super::{display_name, plural};
 use crate::review::carry::{entities_label, short_revision};
 use crate::review::decision::AUTHOR_SHOWN;

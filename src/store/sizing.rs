@@ -74,6 +74,9 @@ impl Store {
             &format!("r.superseded IS NOT NULL AND {RECORD_SAID_ON}"),
             Vec::new(),
         );
+        if let Some(rev) = &q.current_revision {
+            c.add("r.revision <> ?", [SqlValue::Text(rev.clone())]);
+        }
         let sql = format!("SELECT count(*) FROM records r WHERE {}", c.joined());
         let n: i64 = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
         Ok(u64::try_from(n).unwrap_or(0))

@@ -88,6 +88,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         kind: args.kind,
         carried: args.carried,
         current_only: args.current_only.unwrap_or(true),
+        current_revision: current.clone(),
     };
     let first_page = args.cursor.is_none();
     let (pager, request) = Pager::open(store, NAME, &query, args.cursor.as_deref(), args.limit)?;

@@ -326,10 +326,7 @@ fn the_same_carry_in_two_clones_syncs_into_one_review() {
         );
         // What revision 1 said stays once too: the feature's superseded copy, the note, the
         // decision.
-        let recs = c.ok(
-            "recall",
-            json!({"artifact": art(&rev(1)), "current_only": false, "limit": 50}),
-        );
+        let recs = c.ok("recall", json!({"artifact": art(&rev(1)), "limit": 50}));
         let decs = c.ok(
             "recall_decisions",
             json!({"artifact": art(&rev(1)), "current_only": false, "limit": 50}),

@@ -277,20 +277,11 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
         );
         assert_eq!(at_r1["decisions"], json!([]));
 
-        // Revision 1 says it was superseded, and what it said stays reachable by entity,
-        // left out by default (its copy at revision 2 says it) and counted.
+        // Revision 1 says it was superseded, and what it said stays reachable by entity (at
+        // revision 1, supplied: nothing there is a copy left out).
         let by_entity = c.call(
             "recall",
             json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:3"}),
-        );
-        let text = by_entity["result"]["content"][0]["text"].as_str().unwrap();
-        assert_eq!(
-            text,
-            "0 records; 1 superseded copy not shown (current_only: false lists them)."
-        );
-        let by_entity = c.call(
-            "recall",
-            json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:3", "current_only": false}),
         );
         let text = by_entity["result"]["content"][0]["text"].as_str().unwrap();
         assert!(text.contains("superseded"), "{text}");
@@ -1547,10 +1538,11 @@ fn recall_leaves_out_the_copies_a_carry_superseded_unless_current_only_is_false(
     for (args, shown, hidden) in [
         (json!({"text": "diameter"}), 6, 6),
         (json!({"tags": ["hole"]}), 7, 6),
+        // At the revision supplied, nothing is a copy to leave out (see below).
         (
             json!({"artifact": art_uri(&r1(), FILE), "entity_id": "face:3"}),
-            0,
             1,
+            0,
         ),
     ] {
         let (text, _) = recall_page(&mut c, args.clone());
@@ -1573,6 +1565,62 @@ fn recall_leaves_out_the_copies_a_carry_superseded_unless_current_only_is_false(
     assert_eq!(page["records"].as_array().unwrap().len(), 7, "{page}");
     assert!(text.contains("; 5 superseded copies not shown"), "{text}");
     assert!(text.contains("; 1 superseded ("), "{text}");
+}
+
+/// A caller whose file is at the revision a carry went past (checked out again) supplies
+/// it: its records are that file's records there, not copies to leave out. current_only
+/// left them out and listed the later revision's copies, stale, with the ids of another
+/// revision ("bore" face:7 for a file whose bore is face:1), and by the revision alone
+/// listed nothing. Only copies at other revisions are left out.
+#[test]
+fn recall_at_a_revision_carried_past_lists_its_own_records() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), Era::V2025_11_25);
+    let (a0, a1) = (art_uri(&rev(7), FILE), art_uri(&r1(), FILE));
+    c.ok(
+        "remember",
+        json!({"artifact": a0, "name": "bore", "entity_ids": ["face:1"], "note": "H7"}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": a0, "to": a1, "map": [{"from": "face:1", "to": "face:4"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": a1, "to": art_uri(&r2(), FILE), "map": [{"from": "face:4", "to": "face:9"}]}),
+    );
+    let listed = |page: &Value| -> Vec<(String, bool)> {
+        let arts = page["artifacts"].as_array().unwrap();
+        page["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let a = &arts[r["artifact"].as_u64().unwrap() as usize];
+                (
+                    r["entity_ids"][0].as_str().unwrap().to_string(),
+                    a["stale"] == json!(true),
+                )
+            })
+            .collect()
+    };
+    // The file at revision 1: its own record current, revision 2's copy stale, revision 0's
+    // copy (carried on to revision 1) left out and counted.
+    let (text, page) = recall_page(&mut c, json!({"artifact": a1}));
+    let mut got = listed(&page);
+    got.sort();
+    assert_eq!(
+        got,
+        vec![("face:4".to_string(), false), ("face:9".to_string(), true)],
+        "{page}"
+    );
+    assert!(text.contains("; 1 superseded copy not shown"), "{text}");
+    // By revision 1 alone, and by its entity id.
+    let alone = json!({"artifact": {"revision": r1(), "format": "step"}});
+    let (text, page) = recall_page(&mut c, alone);
+    assert_eq!(listed(&page), vec![("face:4".to_string(), false)], "{text}");
+    assert!(!text.contains("not shown"), "{text}");
+    let (_, page) = recall_page(&mut c, json!({"artifact": a1, "entity_id": "face:4"}));
+    assert_eq!(listed(&page), vec![("face:4".to_string(), false)], "{page}");
 }
 
 /// show_review reads a file's other revisions newest first, up to a cap of rows, for its

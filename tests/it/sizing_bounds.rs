@@ -438,10 +438,7 @@ fn a_page_of_a_superseded_revision_says_the_carry_once() {
     let pages = [
         (
             "records",
-            c.ok(
-                "recall",
-                json!({"artifact": a, "text": "feature", "current_only": false}),
-            ),
+            c.ok("recall", json!({"artifact": a, "text": "feature"})),
         ),
         (
             "decisions",
@@ -482,10 +479,7 @@ fn a_page_of_a_superseded_revision_says_the_carry_once() {
         );
     }
     // The summary names where the mark is.
-    let resp = c.call(
-        "recall",
-        json!({"artifact": a, "text": "feature", "current_only": false}),
-    );
+    let resp = c.call("recall", json!({"artifact": a, "text": "feature"}));
     let line = resp["result"]["content"][0]["text"].as_str().unwrap();
     assert!(line.contains("artifact's superseded.by"), "{line}");
 }
@@ -534,30 +528,8 @@ fn show_review_says_what_it_left_out_and_where_it_is() {
         follow(&mut c, "recall_decisions", "decisions", hinted).len(),
         DECISIONS
     );
-    // Its records are superseded copies now, which recall leaves out by default: the line
-    // names the call that lists them.
-    let resp = c.call("show_review", json!({"artifact": art(), "detail": "full"}));
-    let line = resp["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(
-        line.contains("recall with this revision alone as its artifact (no uri) and current_only: false pages through them"),
-        "{line}"
-    );
-    let by_default = c.call("recall", json!({"artifact": alone}));
-    let text = by_default["result"]["content"][0]["text"].as_str().unwrap();
     assert_eq!(
-        text,
-        format!(
-            "0 records; {RECORDS} superseded copies not shown (current_only: false lists them)."
-        )
-    );
-    assert_eq!(
-        follow(
-            &mut c,
-            "recall",
-            "records",
-            json!({"artifact": alone, "current_only": false})
-        )
-        .len(),
+        follow(&mut c, "recall", "records", json!({"artifact": alone})).len(),
         RECORDS
     );
     // A review that fits says nothing of the kind.

@@ -81,6 +81,11 @@ pub struct RecordQuery {
     /// [`RECORD_SAID_ON`]): the copy at the later revision is the record. One whose every
     /// copy was forgotten since is listed, as `recall_decisions` lists such a decision.
     pub current_only: bool,
+    /// The revision the caller supplied as the part's current one: its records are never
+    /// left out by `current_only`. A carry past it does not make them copies of anything for
+    /// a caller whose file is at that revision (one checked out again), where the copies at
+    /// the later revision are the stale ones.
+    pub current_revision: Option<String>,
 }
 
 impl Store {
@@ -689,10 +694,16 @@ pub(super) enum Driver {
 /// probes of the side tables (their rows carry the record's seq).
 pub(super) fn record_filters(c: &mut Clause, q: &RecordQuery, seq_col: &str, driver: Driver) {
     if q.current_only {
-        c.add(
-            &format!("(r.superseded IS NULL OR NOT {RECORD_SAID_ON})"),
-            [],
-        );
+        match &q.current_revision {
+            Some(rev) => c.add(
+                &format!("(r.superseded IS NULL OR r.revision = ? OR NOT {RECORD_SAID_ON})"),
+                [Clause::text(rev)],
+            ),
+            None => c.add(
+                &format!("(r.superseded IS NULL OR NOT {RECORD_SAID_ON})"),
+                [],
+            ),
+        }
     }
     if let Some(l) = &q.locator {
         c.add("r.locator = ?", [Clause::text(l)]);
