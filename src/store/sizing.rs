@@ -23,61 +23,64 @@ impl Store {
     /// How many decisions match `q` but are not the newest of their subject on their file:
     /// what a current-only recall left out.
     pub fn count_older_decisions(&mut self, q: &DecisionQuery) -> Result<u64, StoreError> {
-        let tx = self.read()?;
         let all = DecisionQuery {
             current_only: false,
             ..q.clone()
         };
-        let mut c = Clause::default();
-        if let Some(text) = &q.text {
-            match match_all(&fts_words(text)) {
-                Some(expr) => c.add(
-                    "d.seq IN (SELECT rowid FROM decisions_fts WHERE decisions_fts MATCH ?)",
-                    [SqlValue::Text(expr)],
-                ),
-                None => return Ok(0),
-            }
-        }
-        decision_filters(&mut c, &all, true);
-        c.add(&format!("NOT {CURRENT_DECISION}"), Vec::new());
-        let sql = format!("SELECT count(*) FROM decisions d WHERE {}", c.joined());
-        let n: i64 = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
-        Ok(u64::try_from(n).unwrap_or(0))
+        self.count_matching("decisions d", "decisions_fts", q.text.as_deref(), |c| {
+            decision_filters(c, &all, true);
+            c.add(&format!("NOT {CURRENT_DECISION}"), Vec::new());
+        })
     }
 
     /// How many records match `q` (created by `snapshot`, the write counter of the page
     /// they were left out of) but are superseded copies a later copy still says: what a
-    /// current-only recall left out.
+    /// current-only recall left out (never one of the supplied revision).
     pub fn count_superseded_records(
         &mut self,
         q: &RecordQuery,
         snapshot: i64,
     ) -> Result<u64, StoreError> {
-        let tx = self.read()?;
         let all = RecordQuery {
             current_only: false,
             ..q.clone()
         };
+        self.count_matching("records r", "records_fts", q.text.as_deref(), |c| {
+            c.add("r.seq <= ?", [SqlValue::Integer(snapshot)]);
+            record_filters(c, &all, "r.seq", Driver::Records);
+            c.add(
+                &format!("r.superseded IS NOT NULL AND {RECORD_SAID_ON}"),
+                Vec::new(),
+            );
+            if let Some(rev) = &q.current_revision {
+                c.add("r.revision <> ?", [SqlValue::Text(rev.clone())]);
+            }
+        })
+    }
+
+    /// How many rows of `table` (`"records r"` or `"decisions d"`, its alias the one the
+    /// filters name) match `text` in `fts`, its full-text index, and what `filters` adds.
+    fn count_matching(
+        &mut self,
+        table: &str,
+        fts: &str,
+        text: Option<&str>,
+        filters: impl FnOnce(&mut Clause),
+    ) -> Result<u64, StoreError> {
+        let tx = self.read()?;
+        let alias = table.rsplit(' ').next().unwrap_or(table);
         let mut c = Clause::default();
-        if let Some(text) = &q.text {
+        if let Some(text) = text {
             match match_all(&fts_words(text)) {
                 Some(expr) => c.add(
-                    "r.seq IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)",
+                    &format!("{alias}.seq IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)"),
                     [SqlValue::Text(expr)],
                 ),
                 None => return Ok(0),
             }
         }
-        c.add("r.seq <= ?", [SqlValue::Integer(snapshot)]);
-        record_filters(&mut c, &all, "r.seq", Driver::Records);
-        c.add(
-            &format!("r.superseded IS NOT NULL AND {RECORD_SAID_ON}"),
-            Vec::new(),
-        );
-        if let Some(rev) = &q.current_revision {
-            c.add("r.revision <> ?", [SqlValue::Text(rev.clone())]);
-        }
-        let sql = format!("SELECT count(*) FROM records r WHERE {}", c.joined());
+        filters(&mut c);
+        let sql = format!("SELECT count(*) FROM {table} WHERE {}", c.joined());
         let n: i64 = tx.query_row(&sql, rusqlite::params_from_iter(c.params), |r| r.get(0))?;
         Ok(u64::try_from(n).unwrap_or(0))
     }
