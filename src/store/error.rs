@@ -106,6 +106,10 @@ pub enum StoreError {
     NotOpen,
 }
 
+/// Who may hold the database locked, and what to do: said by every message of a lock that
+/// outlasted the wait.
+const LOCK_HOLDERS: &str = "another program holds it locked (a `sqlite3` shell or a database browser with unsaved changes or a write transaction open, a program in exclusive locking mode, a `review-mcp import` or `sync` still running, a review-mcp process stopped mid-write by Ctrl-Z or a debugger); try again once it has finished, or close it (`fg` or kill one that was stopped)";
+
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -252,7 +256,7 @@ impl std::fmt::Display for StoreError {
             ),
             StoreError::Locked { path, waited } => write!(
                 f,
-                "{} stayed locked by another process for more than {} ms: another program holds it locked (a `sqlite3` shell or a database browser with unsaved changes or a write transaction open, a program in exclusive locking mode, a `review-mcp import` or `sync` still running); try again once it has finished, or close it",
+                "{} stayed locked by another process for more than {} ms: {LOCK_HOLDERS}",
                 path.display(),
                 waited.as_millis()
             ),
@@ -362,7 +366,7 @@ impl StoreError {
             match e.sqlite_error_code() {
                 Some(C::DatabaseBusy | C::DatabaseLocked) => {
                     return format!(
-                        "the database stayed locked by another process for more than {} ms; try again",
+                        "the database stayed locked by another process for more than {} ms: {LOCK_HOLDERS}",
                         BUSY_TIMEOUT.as_millis()
                     );
                 }
