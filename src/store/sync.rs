@@ -298,6 +298,108 @@ impl<'a> SyncTx<'a> {
         Ok(self.tx.query_row("PRAGMA data_version", [], |r| r.get(0))?)
     }
 
+    /// Where this read stands in the change journal (schema version 5): the counter every
+    /// write of a record or decision moves, whichever process wrote, and SQLite's schema
+    /// cookie. Read again under the write lock, they say which items changed since
+    /// ([`SyncTx::changed_places`]), unless the schema changed (then read everything again).
+    pub fn journal_mark(&self) -> Result<(i64, i64), StoreError> {
+        let counter: i64 = self
+            .tx
+            .prepare_cached("SELECT value FROM counters WHERE name = 'change'")?
+            .query_row([], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0);
+        let cookie: i64 = self
+            .tx
+            .query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+        Ok((counter, cookie))
+    }
+
+    /// The (revision, locator) places of the records and decisions written (inserted,
+    /// changed or deleted: the triggers mark the row's place before and after) since the
+    /// journal's counter stood at `since`.
+    pub fn changed_places(&self, since: i64) -> Result<Vec<(String, String)>, StoreError> {
+        let v = self
+            .tx
+            .prepare_cached("SELECT revision, locator FROM changes WHERE version > ?1")?
+            .query_map([since], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(v)
+    }
+
+    /// The ids of every record and of every decision (no item is read).
+    pub fn item_ids(
+        &self,
+    ) -> Result<
+        (
+            std::collections::HashSet<String>,
+            std::collections::HashSet<String>,
+        ),
+        StoreError,
+    > {
+        let ids = |sql: &str| -> Result<std::collections::HashSet<String>, StoreError> {
+            let v = self
+                .tx
+                .prepare_cached(sql)?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(v)
+        };
+        Ok((
+            ids("SELECT id FROM records")?,
+            ids("SELECT id FROM decisions")?,
+        ))
+    }
+
+    /// Every record at `revision` and `locator`, one at a time.
+    pub fn each_record_at<E: From<StoreError>>(
+        &self,
+        revision: &str,
+        locator: &str,
+        mut each: impl FnMut(Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut stmt = self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {RECORD_COLS} FROM records r WHERE r.revision = ?1 AND r.locator = ?2 \
+                 ORDER BY r.seq"
+            ))
+            .map_err(StoreError::from)?;
+        let mut rows = stmt
+            .query(params![revision, locator])
+            .map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            let (record, _) = record_from_row(row).map_err(StoreError::from)?;
+            each(record)?;
+        }
+        Ok(())
+    }
+
+    /// Every decision at `revision` and `locator` with its basis, one at a time.
+    pub fn each_decision_at<E: From<StoreError>>(
+        &self,
+        revision: &str,
+        locator: &str,
+        mut each: impl FnMut(Decision) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut stmt = self
+            .tx
+            .prepare_cached(&format!(
+                "SELECT {DECISION_COLS} FROM decisions d WHERE d.revision = ?1 \
+                 AND d.locator = ?2 ORDER BY d.seq"
+            ))
+            .map_err(StoreError::from)?;
+        let mut rows = stmt
+            .query(params![revision, locator])
+            .map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            let (rid, mut decision, _) = decision_from_row(row).map_err(StoreError::from)?;
+            decision.basis = load_basis(&self.tx, rid)?;
+            each(decision)?;
+        }
+        Ok(())
+    }
+
     /// Whether this folder has been synced with this database before.
     pub fn has_bases(&self) -> Result<bool, StoreError> {
         Ok(self
