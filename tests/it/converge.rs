@@ -916,6 +916,17 @@ impl World {
             false => (self.by_terminal(c, &d, pos, accept)?, "terminal"),
         };
         let Some(at) = at else { return Ok(()) };
+        // A carry's map is empty (`Op::Carry`): every id is unmapped, and the engineer's
+        // verdict on a carried item keeps them as `notCarried`, which import, sync and
+        // merge-file take only beside the engineer's verdict.
+        let b = &d["basis"][pos];
+        if b["faces"] == json!([])
+            && b["carried"]["unmapped"]
+                .as_array()
+                .is_some_and(|u| !u.is_empty())
+        {
+            self.took("verdict on an item that lost its ids");
+        }
         self.verdicts
             .entry((part, r, subject, item))
             .or_default()
@@ -1120,6 +1131,13 @@ fn run(ops: &[Op]) -> anyhow::Result<Moves> {
         "a second sync changed the database"
     );
     check_rules(&w, &exports[0])?;
+    let not_carried = lines(&exports[0])
+        .iter()
+        .filter_map(|l| l["decision"]["basis"].as_array())
+        .flatten()
+        .filter(|b| b.get("notCarried").is_some())
+        .count();
+    *w.moves.entry("final items with notCarried").or_default() += not_carried;
     // Fidelity of the final content, and the archive holds every item the clones hold.
     w.fidelity(0)?;
     // The archive imported every export: it holds each final item, or a later version of its
