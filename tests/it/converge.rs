@@ -661,6 +661,15 @@ impl World {
         let resp = self.clones[c].client.call(tool, args);
         let result = &resp["result"];
         if resp.get("error").is_some() || result["isError"] == json!(true) {
+            // A refusal the rules make (a carry past, nothing to forget) is a move that took no
+            // effect; arguments the tool's schema refuses are this test's mistake, and every
+            // such move was silently skipped (a basis item's `open_question`, which is
+            // `question`, refused 70% of the decisions played).
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(
+                !text.starts_with("Invalid arguments"),
+                "{tool} refused the test's arguments: {text}"
+            );
             return None;
         }
         Some(result["structuredContent"].clone())
@@ -750,7 +759,7 @@ impl World {
                             "state": STATES[states[i]], "evidence": format!("e{} {}", self.counter, i),
                             "faces": [format!("face:{i}")]});
                         if STATES[states[i]] == "unresolved" {
-                            b["open_question"] = json!("measure it?");
+                            b["question"] = json!("measure it?");
                         }
                         if assistant == Some(i) {
                             b["verdict"] = json!({"judgement": "accepted"});
@@ -2356,6 +2365,103 @@ fn a_decision_imported_then_forgotten_by_its_author_exports_and_imports_the_same
         Sync { c: 0 },
         Sync { c: 1 },
         Fidelity { c: 1 },
+    ])
+    .map(drop)
+}
+
+/// Not found by a seed: main now refuses (in `import`, `sync` and `merge-file`) a basis item
+/// with `notCarried` but no engineer's verdict, so a merge that made one would stop every later
+/// sync. Clone 0 decides at revision 0 and carries it to 1 (the map is empty: every item loses
+/// its id); clone 1 syncs it, then judges an item of the carried decision (it keeps the id it
+/// lost as `notCarried`) while clone 0 states the decision again at revision 1 (its ids given
+/// anew), in either order; each syncs without pushing, and clone 1's `git pull` (a merge, or a
+/// rebase) brings the two versions of the decision's file to the merge driver. Every sync and
+/// merge goes through, and the clones converge.
+#[test]
+fn a_judged_item_that_lost_its_ids_and_a_restatement_merge_through_the_driver() -> anyhow::Result<()>
+{
+    use Op::*;
+    let decide = |c, rev, disposition| Decide {
+        c,
+        part: 0,
+        rev,
+        subject: 0,
+        disposition,
+        states: [0, 1, 2],
+        assistant: Some(0),
+    };
+    let judge = Judge {
+        c: 1,
+        pick: 0,
+        item: 0,
+        accept: false,
+        form: true,
+    };
+    for judged_first in [true, false] {
+        for rebase in [false, true] {
+            let mut ops = vec![
+                decide(0, 0, 0),
+                Carry {
+                    c: 0,
+                    from: 0,
+                    to: 1,
+                },
+                Sync { c: 0 },
+                Sync { c: 1 },
+            ];
+            if judged_first {
+                ops.extend([judge.clone(), decide(0, 1, 1)]);
+            } else {
+                ops.extend([decide(0, 1, 1), judge.clone()]);
+            }
+            ops.extend([Commit { c: 1 }, Commit { c: 0 }, Sync { c: 0 }]);
+            ops.extend([Pull { c: 1, rebase }, Sync { c: 1 }, Fidelity { c: 1 }]);
+            let moves = run(&ops)
+                .with_context(|| format!("judged first {judged_first}, rebase {rebase}"))?;
+            ensure!(
+                moves.get("verdict on an item that lost its ids") == Some(&1),
+                "the verdict was not on an item that lost its ids: {moves:?}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Regression (seed 3376 of 120 operations, "carried feature … moved back to revision 1";
+/// minimised to these 6 with `CONVERGE_MINIMISE_LIKE=moved back to revision`, no sync before
+/// the final round): clone 0 remembers "chamfer" at revision 2, clone 2 imports it (the same
+/// id), each states it again at revision 1 (which moves it there, clone 2's statement the
+/// later), clone 0 carries revision 1 on to 2 (the feature to 2, its copy at 1 superseded)
+/// and forgets "chamfer" at revision 2. The final syncs leave the carried feature, clone 2's
+/// version, current at revision 1: moved back to the revision it was carried from.
+#[test]
+#[ignore = "known defect: a carried feature forgotten at the new revision comes back at the old one from a clone that had not seen the carry (see the doc comment)"]
+fn a_carried_feature_forgotten_after_the_carry_does_not_come_back_at_the_old_revision()
+-> anyhow::Result<()> {
+    use Op::*;
+    let remember = |c, rev| Remember {
+        c,
+        part: 0,
+        rev,
+        name: 2,
+        tag: 2,
+    };
+    run(&[
+        remember(0, 2),
+        Import { c: 2, from: 0 },
+        remember(0, 1),
+        remember(2, 1),
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        Forget {
+            c: 0,
+            part: 0,
+            rev: 2,
+            name: 2,
+        },
     ])
     .map(drop)
 }
