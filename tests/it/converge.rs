@@ -2434,6 +2434,18 @@ fn a_judged_item_that_lost_its_ids_and_a_restatement_merge_through_the_driver() 
 /// later), clone 0 carries revision 1 on to 2 (the feature to 2, its copy at 1 superseded)
 /// and forgets "chamfer" at revision 2. The final syncs leave the carried feature, clone 2's
 /// version, current at revision 1: moved back to the revision it was carried from.
+///
+/// The product is wrong (docs/command-line.md, "A carried feature stated again where it was":
+/// the statement is kept as what the old revision says, in its superseded copy; the feature
+/// never moves back). Clone 0's sync writes the copy at revision 1 and the `carried` and
+/// `forgotten` events, but no file of the feature (forgotten before its first sync). Clone 2's
+/// sync then holds the feature at revision 1, new to the folder: `Action::ToFolder` in
+/// `src/sync/apply.rs` keeps a statement at a carried-past revision as the copy only when the
+/// folder holds the feature elsewhere (`unchanged_file_item`), and here it holds none, so the
+/// feature is written back at revision 1 (and every clone takes it). The case needs the
+/// statement kept in the copy (`keep_stayed`) with the feature left deleted, its forget after
+/// the carry standing; the mirror (clone 2 syncing first, so clone 0 meets the feature in the
+/// folder with none in its database: `Action::ToDatabase`, `db_item` `None`) too.
 #[test]
 #[ignore = "known defect: a carried feature forgotten at the new revision comes back at the old one from a clone that had not seen the carry (see the doc comment)"]
 fn a_carried_feature_forgotten_after_the_carry_does_not_come_back_at_the_old_revision()
@@ -2461,6 +2473,51 @@ fn a_carried_feature_forgotten_after_the_carry_does_not_come_back_at_the_old_rev
             part: 0,
             rev: 2,
             name: 2,
+        },
+    ])
+    .map(drop)
+}
+
+/// Found with the model's decisions fixed (`question`, not `open_question`): seed 21 of 60
+/// operations ("Feature(1, 1): 1 held, the model holds None"; `converge::long`'s default range
+/// stops there), minimised to these 5 with `CONVERGE_MINIMISE_LIKE=the model holds None`.
+/// Clone 2 remembers "slot" at revision 1 (id X) and syncs; clone 0, which has not pulled,
+/// remembers "slot" at revision 2 (another id, Y), syncs and commits without pushing, then
+/// forgets "slot". The model is wrong, not the product: its `pull` merges the two versions of
+/// the key in the folder as one (Y, the later), but git keeps both files (two ids); the sync
+/// then deletes Y (the database forgot it, the folder's file is unchanged since the base) and
+/// takes X, new to this database, which the forget never saw: "a change is kept against a
+/// deletion", and "the later of two ids for one key keeps it" applies only to two ids a sync
+/// meets (docs/command-line.md, "Two ids for one key"; here Y is gone first). Every clone
+/// converges on X; the model, which has no ids, holds nothing. Left ignored until the model
+/// keeps a version per id where two clones added one key apart.
+#[test]
+#[ignore = "known defect of the model: two ids of one key are merged by pull as one version (see the doc comment)"]
+fn a_feature_forgotten_under_one_id_keeps_the_teammates_statement_under_another()
+-> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Remember {
+            c: 2,
+            part: 1,
+            rev: 1,
+            name: 1,
+            tag: 2,
+        },
+        Sync { c: 2 },
+        Remember {
+            c: 0,
+            part: 1,
+            rev: 2,
+            name: 1,
+            tag: 1,
+        },
+        Commit { c: 0 },
+        Forget {
+            c: 0,
+            part: 1,
+            rev: 1,
+            name: 1,
         },
     ])
     .map(drop)
