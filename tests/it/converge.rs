@@ -2522,3 +2522,60 @@ fn a_feature_forgotten_under_one_id_keeps_the_teammates_statement_under_another(
     ])
     .map(drop)
 }
+
+/// Found with the model's decisions fixed: seed 406 of 200 operations ("export -> import ->
+/// export differs"), minimised to these 11 with `CONVERGE_MINIMISE_LIKE`; seen failing. The
+/// product is wrong (its history). Clone 2 decides D at revision 0, clone 1 imports it and
+/// syncs, clone 0 syncs; clone 2 gives the engineer's verdict on D (state X: `verdict_given`,
+/// after X); clone 0 carries revision 0 on and syncs (D superseded in the folder); clone 1
+/// forgets D and syncs: the folder's change beats the forget, D comes back and
+/// `decision_goes_on` writes an `arrived` (sync) event after the `forgotten` one, in the
+/// folder's state (no verdict: after Y). Clone 2's sync then merges its version (X) with the
+/// folder's (later, superseded) and keeps the engineer's verdict: the merged version is in
+/// state X, but no event says so after the `arrived` one (its history ends in Y, by its
+/// `after` digests). An import of its export into an empty database adds `arrived` and
+/// `verdict_given` events (channel import) to reach X: "export -> import -> export differs".
+/// Not yet found: which sync write leaves no event (`transferred_decision` over the version in
+/// state X, whose `explained` should not take the `verdict_given` from before the `forgotten`).
+#[test]
+#[ignore = "known defect: a decision that came back after a forget and then took an engineer verdict in a merge ends its history in the state without the verdict (see the doc comment)"]
+fn a_forgotten_decision_judged_elsewhere_exports_and_imports_the_same() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 0,
+            rev: 0,
+            subject: 1,
+            disposition: 0,
+            states: [1, 2, 0],
+            assistant: None,
+        },
+        Import { c: 1, from: 2 },
+        Sync { c: 1 },
+        Sync { c: 0 },
+        Judge {
+            c: 2,
+            pick: 3,
+            item: 2,
+            accept: true,
+            form: true,
+        },
+        Carry {
+            c: 0,
+            from: 0,
+            to: 2,
+        },
+        Sync { c: 0 },
+        ForgetDecision {
+            c: 1,
+            part: 0,
+            rev: 0,
+            subject: 1,
+        },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        Fidelity { c: 2 },
+    ])
+    .map(drop)
+}
