@@ -242,7 +242,15 @@ pub(super) fn transferred_decision(
         (None, Some(at)) => Written { at, ..how.clone() },
         (None, None) => how.clone(),
     };
-    append(tx, &decision_events(&how, old, new, &[]))
+    let mut events = decision_events(&how, old, new, &[]);
+    // The history does not end in the state written, though `old` is in it: the events that
+    // came with the write (a folder's, added first) end elsewhere (a teammate's forget, the
+    // decision back without the verdict `old` holds). What was written arrives whole, or an
+    // export of it imported anew would add events of its own.
+    if events.is_empty() && new.is_some() {
+        events = decision_events(&how, None, new, &[]);
+    }
+    append(tx, &events)
 }
 
 /// The record event of an import or a sync that replaces `old` with `new` (its previous
