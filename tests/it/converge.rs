@@ -2580,3 +2580,57 @@ fn a_forgotten_decision_judged_elsewhere_exports_and_imports_the_same() -> anyho
     ])
     .map(drop)
 }
+
+/// Seed 406 of 200 operations again, after the fix above (minimised to these 12): as
+/// `a_forgotten_decision_judged_elsewhere_exports_and_imports_the_same`, with clone 2 importing
+/// clone 0's export (the superseded decision, which takes clone 2's engineer verdict: state X)
+/// before the syncs. Clone 2's sync then writes nothing of the decision (its database holds
+/// the merged version already), but adds the folder's `forgotten` and `arrived` events (clone
+/// 1's return, in state Y): the history of the live decision ended in Y, and its export
+/// imported anew added events. The sync's check that a decision a teammate forgot goes on
+/// (`decision_goes_on`) looked only for a history ending on "forgotten"; it now also records
+/// the decision `arrived` whole when its latest event leaves it in another state. Seen failing
+/// first.
+#[test]
+fn a_forgotten_decision_imported_with_a_verdict_exports_and_imports_the_same() -> anyhow::Result<()>
+{
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 0,
+            rev: 0,
+            subject: 1,
+            disposition: 0,
+            states: [1, 2, 0],
+            assistant: None,
+        },
+        Import { c: 1, from: 2 },
+        Sync { c: 1 },
+        Sync { c: 0 },
+        Judge {
+            c: 2,
+            pick: 3,
+            item: 2,
+            accept: true,
+            form: true,
+        },
+        Carry {
+            c: 0,
+            from: 0,
+            to: 2,
+        },
+        Import { c: 2, from: 0 },
+        Sync { c: 0 },
+        ForgetDecision {
+            c: 1,
+            part: 0,
+            rev: 0,
+            subject: 1,
+        },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        Fidelity { c: 2 },
+    ])
+    .map(drop)
+}
