@@ -150,10 +150,23 @@ pub(super) fn decision_goes_on(
     how: &Written<'_>,
     d: &Decision,
 ) -> Result<usize, StoreError> {
-    if !ending_explained(tx, &d.id, &d.updated_at)? {
+    if !ending_explained(tx, &d.id, &d.updated_at)? && !ends_elsewhere(tx, d)? {
         return Ok(0);
     }
     transferred_decision(tx, how, None, Some(d))
+}
+
+/// Whether decision `d`'s latest event leaves it in another state than `d`'s: a teammate's
+/// return after its forget (`arrived`, in the folder's version) while this database holds a
+/// version it merged with its own engineer verdict since.
+fn ends_elsewhere(tx: &Transaction<'_>, d: &Decision) -> Result<bool, StoreError> {
+    let last: Option<Option<String>> = tx
+        .prepare_cached(
+            "SELECT after FROM events WHERE of = ?1 ORDER BY at DESC, seq DESC LIMIT 1",
+        )?
+        .query_row(params![&d.id], |r| r.get(0))
+        .optional()?;
+    Ok(matches!(last, Some(Some(a)) if a != decision_state(d)))
 }
 
 /// `at`, or a millisecond after item `of`'s latest event here when that is later: the
@@ -242,7 +255,15 @@ pub(super) fn transferred_decision(
         (None, Some(at)) => Written { at, ..how.clone() },
         (None, None) => how.clone(),
     };
-    append(tx, &decision_events(&how, old, new, &[]))
+    let mut events = decision_events(&how, old, new, &[]);
+    // The history does not end in the state written, though `old` is in it: the events that
+    // came with the write (a folder's, added first) end elsewhere (a teammate's forget, the
+    // decision back without the verdict `old` holds). What was written arrives whole, or an
+    // export of it imported anew would add events of its own.
+    if events.is_empty() && new.is_some() {
+        events = decision_events(&how, None, new, &[]);
+    }
+    append(tx, &events)
 }
 
 /// The record event of an import or a sync that replaces `old` with `new` (its previous

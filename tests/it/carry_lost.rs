@@ -377,3 +377,130 @@ fn a_verdict_synced_into_a_clone_keeps_the_ids_it_lost() {
     }
     assert_eq!(export(&a), export(&b), "the clones converge: {said}");
 }
+
+/// The two clones of [`a_verdict_synced_into_a_clone_keeps_the_ids_it_lost`], one of which
+/// judges the holes item after the carry (it keeps the ids it lost as `notCarried`, beside the
+/// engineer's verdict) while the other, which has not seen the verdict, states the decision
+/// again at revision 2 (the holes re-identified, whole part, or left out), carries it on to
+/// revision 3, or judges it too; in both orders of time. `import`, `sync` and `merge-file`
+/// refuse a line with `notCarried` but no engineer's verdict, so a merge that made one would
+/// stop every later sync: each sync and an export imported into an empty database succeed,
+/// the clones converge, and every `notCarried` item they hold has the engineer's verdict.
+#[test]
+fn no_merge_of_a_judged_lost_item_with_another_clones_edit_leaves_not_carried_without_a_verdict() {
+    let restate = |faces: Option<Value>| {
+        move |c: &mut Client| {
+            let mut basis = vec![
+                json!({"requirement": "Base plate 5.0 mm", "source": "drawing",
+                 "state": "satisfied", "faces": ["face:2"],
+                 "verdict": {"judgement": "accepted"}}),
+            ];
+            if let Some(faces) = faces.clone() {
+                basis.insert(
+                    0,
+                    json!({"requirement": "Two holes Ø6.6 on 40 mm centres", "source": "drawing",
+                     "evidence": "measured 40.01", "state": "satisfied", "faces": faces,
+                     "verdict": {"judgement": "accepted"}}),
+                );
+            }
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(2), "subject": "holes", "disposition": "release",
+                       "basis": basis}),
+            );
+        }
+    };
+    type Edit = Box<dyn Fn(&mut Client)>;
+    let edits: Vec<(&str, Edit)> = vec![
+        (
+            "restated, the holes re-identified",
+            Box::new(restate(Some(json!(["face:20", "face:21"])))),
+        ),
+        (
+            "restated, the holes about the whole part",
+            Box::new(restate(Some(json!([])))),
+        ),
+        ("restated without the holes", Box::new(restate(None))),
+        (
+            "carried on to revision 3",
+            Box::new(|c: &mut Client| {
+                c.ok(
+                    "carry_forward",
+                    json!({"from": at(2), "to": at(3), "map": [{"from": "face:2", "to": "face:2"}]}),
+                );
+            }),
+        ),
+        (
+            "the plate judged",
+            Box::new(|c: &mut Client| by_form(c, 2, 1)),
+        ),
+        (
+            "the holes judged too",
+            Box::new(|c: &mut Client| by_form(c, 2, 0)),
+        ),
+    ];
+    for (what, edit) in &edits {
+        for judged_first in [true, false] {
+            let case = format!(
+                "{what}, judged {}",
+                if judged_first { "first" } else { "last" }
+            );
+            let dir = TempDir::new("carry-lost-merge").unwrap();
+            let (a, b) = (dir.join("a.db"), dir.join("b.db"));
+            let folder = dir.join("review");
+            let sync = |db: &Path| {
+                cli(db, &["sync", &folder.to_string_lossy()])
+                    .map_err(|e| e.to_string())
+                    .and_then(|o| ok(o).map_err(|e| e.to_string()))
+                    .unwrap_or_else(|e| panic!("{case}: sync of {}: {e}", db.display()))
+            };
+            carried_without_the_holes(&mut Client::new(Store::open(&a).unwrap(), Era::V2026_07_28));
+            sync(&a);
+            sync(&b);
+            let judge = || {
+                by_form(
+                    &mut Client::new(Store::open(&b).unwrap(), Era::V2026_07_28),
+                    2,
+                    0,
+                )
+            };
+            let other = || edit(&mut Client::new(Store::open(&a).unwrap(), Era::V2026_07_28));
+            if judged_first {
+                judge();
+                std::thread::sleep(std::time::Duration::from_millis(3));
+                other();
+            } else {
+                other();
+                std::thread::sleep(std::time::Duration::from_millis(3));
+                judge();
+            }
+            for db in [&b, &a, &b, &a] {
+                sync(db);
+            }
+            let (ea, eb) = (export(&a), export(&b));
+            assert_eq!(ea, eb, "{case}: the clones converge");
+            let file = dir.join("a.jsonl");
+            std::fs::write(&file, &ea).unwrap();
+            let fresh = dir.join("fresh.db");
+            ok(cli(&fresh, &["import", &file.to_string_lossy()]).unwrap())
+                .unwrap_or_else(|e| panic!("{case}: import: {e}\n{ea}"));
+            let mut lost = 0;
+            for l in ea.lines() {
+                let l: Value = serde_json::from_str(l).unwrap();
+                for item in l["decision"]["basis"].as_array().into_iter().flatten() {
+                    if item.get("notCarried").is_some() {
+                        lost += 1;
+                        let via = item["verdict"]["via"].as_str().unwrap_or_default();
+                        assert!(
+                            ["elicitation", "app", "terminal"].contains(&via),
+                            "{case}: notCarried without the engineer's verdict: {item}"
+                        );
+                    }
+                }
+            }
+            // The verdict, the later edit, wins the merge: the judged holes item names the ids
+            // it lost (at revision 2, marked superseded once carried on).
+            assert!(judged_first || lost > 0, "{case}: no notCarried kept\n{ea}");
+        }
+    }
+}

@@ -661,6 +661,15 @@ impl World {
         let resp = self.clones[c].client.call(tool, args);
         let result = &resp["result"];
         if resp.get("error").is_some() || result["isError"] == json!(true) {
+            // A refusal the rules make (a carry past, nothing to forget) is a move that took no
+            // effect; arguments the tool's schema refuses are this test's mistake, and every
+            // such move was silently skipped (a basis item's `open_question`, which is
+            // `question`, refused 70% of the decisions played).
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(
+                !text.starts_with("Invalid arguments"),
+                "{tool} refused the test's arguments: {text}"
+            );
             return None;
         }
         Some(result["structuredContent"].clone())
@@ -750,7 +759,7 @@ impl World {
                             "state": STATES[states[i]], "evidence": format!("e{} {}", self.counter, i),
                             "faces": [format!("face:{i}")]});
                         if STATES[states[i]] == "unresolved" {
-                            b["open_question"] = json!("measure it?");
+                            b["question"] = json!("measure it?");
                         }
                         if assistant == Some(i) {
                             b["verdict"] = json!({"judgement": "accepted"});
@@ -916,6 +925,17 @@ impl World {
             false => (self.by_terminal(c, &d, pos, accept)?, "terminal"),
         };
         let Some(at) = at else { return Ok(()) };
+        // A carry's map is empty (`Op::Carry`): every id is unmapped, and the engineer's
+        // verdict on a carried item keeps them as `notCarried`, which import, sync and
+        // merge-file take only beside the engineer's verdict.
+        let b = &d["basis"][pos];
+        if b["faces"] == json!([])
+            && b["carried"]["unmapped"]
+                .as_array()
+                .is_some_and(|u| !u.is_empty())
+        {
+            self.took("verdict on an item that lost its ids");
+        }
         self.verdicts
             .entry((part, r, subject, item))
             .or_default()
@@ -1120,6 +1140,13 @@ fn run(ops: &[Op]) -> anyhow::Result<Moves> {
         "a second sync changed the database"
     );
     check_rules(&w, &exports[0])?;
+    let not_carried = lines(&exports[0])
+        .iter()
+        .filter_map(|l| l["decision"]["basis"].as_array())
+        .flatten()
+        .filter(|b| b.get("notCarried").is_some())
+        .count();
+    *w.moves.entry("final items with notCarried").or_default() += not_carried;
     // Fidelity of the final content, and the archive holds every item the clones hold.
     w.fidelity(0)?;
     // The archive imported every export: it holds each final item, or a later version of its
@@ -2338,6 +2365,272 @@ fn a_decision_imported_then_forgotten_by_its_author_exports_and_imports_the_same
         Sync { c: 0 },
         Sync { c: 1 },
         Fidelity { c: 1 },
+    ])
+    .map(drop)
+}
+
+/// Not found by a seed: main now refuses (in `import`, `sync` and `merge-file`) a basis item
+/// with `notCarried` but no engineer's verdict, so a merge that made one would stop every later
+/// sync. Clone 0 decides at revision 0 and carries it to 1 (the map is empty: every item loses
+/// its id); clone 1 syncs it, then judges an item of the carried decision (it keeps the id it
+/// lost as `notCarried`) while clone 0 states the decision again at revision 1 (its ids given
+/// anew), in either order; each syncs without pushing, and clone 1's `git pull` (a merge, or a
+/// rebase) brings the two versions of the decision's file to the merge driver. Every sync and
+/// merge goes through, and the clones converge.
+#[test]
+fn a_judged_item_that_lost_its_ids_and_a_restatement_merge_through_the_driver() -> anyhow::Result<()>
+{
+    use Op::*;
+    let decide = |c, rev, disposition| Decide {
+        c,
+        part: 0,
+        rev,
+        subject: 0,
+        disposition,
+        states: [0, 1, 2],
+        assistant: Some(0),
+    };
+    let judge = Judge {
+        c: 1,
+        pick: 0,
+        item: 0,
+        accept: false,
+        form: true,
+    };
+    for judged_first in [true, false] {
+        for rebase in [false, true] {
+            let mut ops = vec![
+                decide(0, 0, 0),
+                Carry {
+                    c: 0,
+                    from: 0,
+                    to: 1,
+                },
+                Sync { c: 0 },
+                Sync { c: 1 },
+            ];
+            if judged_first {
+                ops.extend([judge.clone(), decide(0, 1, 1)]);
+            } else {
+                ops.extend([decide(0, 1, 1), judge.clone()]);
+            }
+            ops.extend([Commit { c: 1 }, Commit { c: 0 }, Sync { c: 0 }]);
+            ops.extend([Pull { c: 1, rebase }, Sync { c: 1 }, Fidelity { c: 1 }]);
+            let moves = run(&ops)
+                .with_context(|| format!("judged first {judged_first}, rebase {rebase}"))?;
+            ensure!(
+                moves.get("verdict on an item that lost its ids") == Some(&1),
+                "the verdict was not on an item that lost its ids: {moves:?}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Regression (seed 3376 of 120 operations, "carried feature … moved back to revision 1";
+/// minimised to these 6 with `CONVERGE_MINIMISE_LIKE=moved back to revision`, no sync before
+/// the final round): clone 0 remembers "chamfer" at revision 2, clone 2 imports it (the same
+/// id), each states it again at revision 1 (which moves it there, clone 2's statement the
+/// later), clone 0 carries revision 1 on to 2 (the feature to 2, its copy at 1 superseded)
+/// and forgets "chamfer" at revision 2. The final syncs leave the carried feature, clone 2's
+/// version, current at revision 1: moved back to the revision it was carried from.
+///
+/// The product is wrong (docs/command-line.md, "A carried feature stated again where it was":
+/// the statement is kept as what the old revision says, in its superseded copy; the feature
+/// never moves back). Clone 0's sync writes the copy at revision 1 and the `carried` and
+/// `forgotten` events, but no file of the feature (forgotten before its first sync). Clone 2's
+/// sync then holds the feature at revision 1, new to the folder: `Action::ToFolder` in
+/// `src/sync/apply.rs` keeps a statement at a carried-past revision as the copy only when the
+/// folder holds the feature elsewhere (`unchanged_file_item`), and here it holds none, so the
+/// feature is written back at revision 1 (and every clone takes it). The case needs the
+/// statement kept in the copy (`keep_stayed`) with the feature left deleted, its forget after
+/// the carry standing; the mirror (clone 2 syncing first, so clone 0 meets the feature in the
+/// folder with none in its database: `Action::ToDatabase`, `db_item` `None`) too.
+#[test]
+#[ignore = "known defect: a carried feature forgotten at the new revision comes back at the old one from a clone that had not seen the carry (see the doc comment)"]
+fn a_carried_feature_forgotten_after_the_carry_does_not_come_back_at_the_old_revision()
+-> anyhow::Result<()> {
+    use Op::*;
+    let remember = |c, rev| Remember {
+        c,
+        part: 0,
+        rev,
+        name: 2,
+        tag: 2,
+    };
+    run(&[
+        remember(0, 2),
+        Import { c: 2, from: 0 },
+        remember(0, 1),
+        remember(2, 1),
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        Forget {
+            c: 0,
+            part: 0,
+            rev: 2,
+            name: 2,
+        },
+    ])
+    .map(drop)
+}
+
+/// Found with the model's decisions fixed (`question`, not `open_question`): seed 21 of 60
+/// operations ("Feature(1, 1): 1 held, the model holds None"; `converge::long`'s default range
+/// stops there), minimised to these 5 with `CONVERGE_MINIMISE_LIKE=the model holds None`.
+/// Clone 2 remembers "slot" at revision 1 (id X) and syncs; clone 0, which has not pulled,
+/// remembers "slot" at revision 2 (another id, Y), syncs and commits without pushing, then
+/// forgets "slot". The model is wrong, not the product: its `pull` merges the two versions of
+/// the key in the folder as one (Y, the later), but git keeps both files (two ids); the sync
+/// then deletes Y (the database forgot it, the folder's file is unchanged since the base) and
+/// takes X, new to this database, which the forget never saw: "a change is kept against a
+/// deletion", and "the later of two ids for one key keeps it" applies only to two ids a sync
+/// meets (docs/command-line.md, "Two ids for one key"; here Y is gone first). Every clone
+/// converges on X; the model, which has no ids, holds nothing. Left ignored until the model
+/// keeps a version per id where two clones added one key apart.
+#[test]
+#[ignore = "known defect of the model: two ids of one key are merged by pull as one version (see the doc comment)"]
+fn a_feature_forgotten_under_one_id_keeps_the_teammates_statement_under_another()
+-> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Remember {
+            c: 2,
+            part: 1,
+            rev: 1,
+            name: 1,
+            tag: 2,
+        },
+        Sync { c: 2 },
+        Remember {
+            c: 0,
+            part: 1,
+            rev: 2,
+            name: 1,
+            tag: 1,
+        },
+        Commit { c: 0 },
+        Forget {
+            c: 0,
+            part: 1,
+            rev: 1,
+            name: 1,
+        },
+    ])
+    .map(drop)
+}
+
+/// Found with the model's decisions fixed: seed 406 of 200 operations ("export -> import ->
+/// export differs"), minimised to these 11 with `CONVERGE_MINIMISE_LIKE`; seen failing. The
+/// product is wrong (its history). Clone 2 decides D at revision 0, clone 1 imports it and
+/// syncs, clone 0 syncs; clone 2 gives the engineer's verdict on D (state X: `verdict_given`,
+/// after X); clone 0 carries revision 0 on and syncs (D superseded in the folder); clone 1
+/// forgets D and syncs: the folder's change beats the forget, D comes back and
+/// `decision_goes_on` writes an `arrived` (sync) event after the `forgotten` one, in the
+/// folder's state (no verdict: after Y). Clone 2's sync then merges its version (X) with the
+/// folder's (later, superseded) and keeps the engineer's verdict: the merged version is in
+/// state X, but no event says so after the `arrived` one (its history ends in Y, by its
+/// `after` digests). An import of its export into an empty database adds `arrived` and
+/// `verdict_given` events (channel import) to reach X: "export -> import -> export differs".
+/// The merged version is written over clone 2's own, also in state X: `transferred_decision`
+/// found the write unexplained (no event in X since the `forgotten` one) but wrote the
+/// difference from clone 2's version, which is none. It now writes the version `arrived` whole
+/// when that difference is empty; seen failing before.
+#[test]
+fn a_forgotten_decision_judged_elsewhere_exports_and_imports_the_same() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 0,
+            rev: 0,
+            subject: 1,
+            disposition: 0,
+            states: [1, 2, 0],
+            assistant: None,
+        },
+        Import { c: 1, from: 2 },
+        Sync { c: 1 },
+        Sync { c: 0 },
+        Judge {
+            c: 2,
+            pick: 3,
+            item: 2,
+            accept: true,
+            form: true,
+        },
+        Carry {
+            c: 0,
+            from: 0,
+            to: 2,
+        },
+        Sync { c: 0 },
+        ForgetDecision {
+            c: 1,
+            part: 0,
+            rev: 0,
+            subject: 1,
+        },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        Fidelity { c: 2 },
+    ])
+    .map(drop)
+}
+
+/// Seed 406 of 200 operations again, after the fix above (minimised to these 12): as
+/// `a_forgotten_decision_judged_elsewhere_exports_and_imports_the_same`, with clone 2 importing
+/// clone 0's export (the superseded decision, which takes clone 2's engineer verdict: state X)
+/// before the syncs. Clone 2's sync then writes nothing of the decision (its database holds
+/// the merged version already), but adds the folder's `forgotten` and `arrived` events (clone
+/// 1's return, in state Y): the history of the live decision ended in Y, and its export
+/// imported anew added events. The sync's check that a decision a teammate forgot goes on
+/// (`decision_goes_on`) looked only for a history ending on "forgotten"; it now also records
+/// the decision `arrived` whole when its latest event leaves it in another state. Seen failing
+/// first.
+#[test]
+fn a_forgotten_decision_imported_with_a_verdict_exports_and_imports_the_same() -> anyhow::Result<()>
+{
+    use Op::*;
+    run(&[
+        Decide {
+            c: 2,
+            part: 0,
+            rev: 0,
+            subject: 1,
+            disposition: 0,
+            states: [1, 2, 0],
+            assistant: None,
+        },
+        Import { c: 1, from: 2 },
+        Sync { c: 1 },
+        Sync { c: 0 },
+        Judge {
+            c: 2,
+            pick: 3,
+            item: 2,
+            accept: true,
+            form: true,
+        },
+        Carry {
+            c: 0,
+            from: 0,
+            to: 2,
+        },
+        Import { c: 2, from: 0 },
+        Sync { c: 0 },
+        ForgetDecision {
+            c: 1,
+            part: 0,
+            rev: 0,
+            subject: 1,
+        },
+        Sync { c: 1 },
+        Sync { c: 2 },
+        Fidelity { c: 2 },
     ])
     .map(drop)
 }
