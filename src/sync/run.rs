@@ -783,28 +783,14 @@ fn refresh(tx: &SyncTx<'_>, mut entries: Entries, since: i64) -> Result<Option<E
     let mut batch: Vec<Item> = Vec::with_capacity(HASH_BATCH);
     for (revision, locator) in &places {
         tx.each_record_at(revision, locator, |r| {
-            batch.push(Item::Record(r));
-            if batch.len() == HASH_BATCH {
-                hash_into(&mut entries, &mut batch)?;
-            }
-            Ok::<(), super::Error>(())
+            batched(&mut entries, &mut batch, Item::Record(r))
         })?;
         tx.each_decision_at(revision, locator, |d| {
-            batch.push(Item::Decision(d));
-            if batch.len() == HASH_BATCH {
-                hash_into(&mut entries, &mut batch)?;
-            }
-            Ok::<(), super::Error>(())
+            batched(&mut entries, &mut batch, Item::Decision(d))
         })?;
     }
     hash_into(&mut entries, &mut batch)?;
-    for b in tx.bases()? {
-        let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
-        else {
-            continue;
-        };
-        entries.entry((kind, b.id)).or_default().base = Some(h);
-    }
+    add_bases(tx, &mut entries)?;
     // What neither side holds any more (an item read before the lock, forgotten since, with
     // no file and no base) is no entry, as in a whole read.
     entries.retain(|_, e| e.db.is_some() || e.file.is_some() || e.base.is_some());
@@ -916,21 +902,27 @@ pub(super) fn action_of(e: &Entry) -> Action {
 pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
     let mut entries: Entries = BTreeMap::new();
     let mut batch: Vec<Item> = Vec::with_capacity(HASH_BATCH);
-    tx.each_record(|r| {
-        batch.push(Item::Record(r));
-        if batch.len() == HASH_BATCH {
-            hash_into(&mut entries, &mut batch)?;
-        }
-        Ok::<(), super::Error>(())
-    })?;
-    tx.each_decision(|d| {
-        batch.push(Item::Decision(d));
-        if batch.len() == HASH_BATCH {
-            hash_into(&mut entries, &mut batch)?;
-        }
-        Ok::<(), super::Error>(())
-    })?;
+    tx.each_record(|r| batched(&mut entries, &mut batch, Item::Record(r)))?;
+    tx.each_decision(|d| batched(&mut entries, &mut batch, Item::Decision(d)))?;
     hash_into(&mut entries, &mut batch)?;
+    add_bases(tx, &mut entries)?;
+    Ok(entries)
+}
+
+/// How many items of the database are held at once while they are hashed.
+const HASH_BATCH: usize = 1024;
+
+/// Adds `item` to `batch`, hashing the batch into `entries` once it holds [`HASH_BATCH`].
+fn batched(entries: &mut Entries, batch: &mut Vec<Item>, item: Item) -> Result<()> {
+    batch.push(item);
+    if batch.len() == HASH_BATCH {
+        hash_into(entries, batch)?;
+    }
+    Ok(())
+}
+
+/// Sets each entry's base: the hash of the version this folder and database last agreed on.
+fn add_bases(tx: &SyncTx<'_>, entries: &mut Entries) -> Result<()> {
     for b in tx.bases()? {
         let (Some(kind), Ok(h)) = (ItemKind::parse(&b.kind), Hash::try_from(b.hash.as_slice()))
         else {
@@ -938,11 +930,8 @@ pub(super) fn read_database(tx: &SyncTx<'_>) -> Result<Entries> {
         };
         entries.entry((kind, b.id)).or_default().base = Some(h);
     }
-    Ok(entries)
+    Ok(())
 }
-
-/// How many items of the database are held at once while they are hashed.
-const HASH_BATCH: usize = 1024;
 
 /// Hashes the items of `batch` (emptied) and keeps each one's hash in `entries`.
 fn hash_into(entries: &mut Entries, batch: &mut Vec<Item>) -> Result<()> {
