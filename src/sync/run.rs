@@ -1032,6 +1032,71 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// The read under the lock finds what changed by the change journal, which the triggers
+    /// on `records` and `decisions` keep: a verdict, written to `basis_items`, must move its
+    /// decision's row too, or a sync beside the engineer answering would write the decision
+    /// without it (and the next sync, finding nothing changed, never would). A guard of that
+    /// rule for the verdict channels' one write.
+    #[test]
+    fn a_verdict_given_during_the_read_is_synced() {
+        use crate::review::{Artifact, BasisItem, Judgement, Verdict, Via};
+        use crate::store::{DecisionRef, NewDecision, Shown, VerdictsOutcome};
+        let dir =
+            std::env::temp_dir().join(format!("review-mcp-sync-verdict-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let (db, folder) = (dir.join("r.db"), dir.join("review"));
+        fs::create_dir_all(&dir).unwrap();
+        let rev = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let mut store = Store::open(&db).unwrap();
+        for _ in 0..50 {
+            store
+                .remember(&note_at(&rev('a'), Some("file:///w/p.step".into())))
+                .unwrap();
+        }
+        let (d, _, _) = store
+            .remember_decision(&NewDecision {
+                artifact: Artifact {
+                    revision: rev('b'),
+                    format: "step".into(),
+                    uri: Some("file:///w/p.step".into()),
+                    units: None,
+                },
+                subject: "bore".into(),
+                disposition: "hold".into(),
+                summary: None,
+                basis: vec![BasisItem::stated("Bore 12H7")],
+            })
+            .unwrap();
+        drop(store);
+        run(&db, &folder, false, &mut |_| {}).unwrap();
+        let (server, id, digest) = (db.clone(), d.id.clone(), d.basis_digest());
+        BEFORE_LOCK.with(|hook| {
+            *hook.borrow_mut() = Some(Box::new(move || {
+                let mut other = Store::open(&server).unwrap();
+                let given = Verdict {
+                    at: crate::time::now(),
+                    ..Verdict::given(Judgement::Accepted, Via::Elicitation)
+                };
+                let got = other
+                    .record_verdicts(&DecisionRef::Id(&id), Shown::Basis(&digest), &[(0, given)])
+                    .unwrap();
+                assert!(matches!(got, VerdictsOutcome::Recorded(_)), "{got:?}");
+                HASHED.with(|n| n.set(0));
+            }));
+        });
+        run(&db, &folder, false, &mut |_| {}).unwrap();
+        BEFORE_LOCK.with(|hook| *hook.borrow_mut() = None);
+        assert!(
+            HASHED.with(Cell::get) <= 1,
+            "more than the decision read again"
+        );
+        let file = fs::read_to_string(folder.join(format!("decisions/{}.json", d.id))).unwrap();
+        assert!(file.contains("\"judgement\": \"accepted\""), "{file}");
+        let again = run(&db, &folder, false, &mut |_| {}).unwrap();
+        assert!(again.plan.is_empty(), "{:?}", again.plan);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Regression (issue: sync grew with the data, 0.65 to 0.85 GB for a 200 MB export):
     /// every item of the database was held whole while the sync ran (its entry embedded the
     /// item, 680 bytes before its strings and basis). An entry now holds the three hashes and,
