@@ -239,15 +239,33 @@ impl<'a> SyncTx<'a> {
     /// Every record, one at a time, in the order of [`SyncTx::records`].
     pub fn each_record<E: From<StoreError>>(
         &self,
+        each: impl FnMut(Record) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.records_where("", [], each)
+    }
+
+    /// Every decision with its basis, one at a time, in the order of [`SyncTx::decisions`].
+    pub fn each_decision<E: From<StoreError>>(
+        &self,
+        each: impl FnMut(Decision) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.decisions_where("", [], each)
+    }
+
+    /// The records `filter` (a `WHERE` clause on `r`, or nothing) keeps, in `seq` order.
+    fn records_where<E: From<StoreError>>(
+        &self,
+        filter: &str,
+        params: impl rusqlite::Params,
         mut each: impl FnMut(Record) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut stmt = self
             .tx
             .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r ORDER BY r.seq"
+                "SELECT {RECORD_COLS} FROM records r {filter} ORDER BY r.seq"
             ))
             .map_err(StoreError::from)?;
-        let mut rows = stmt.query([]).map_err(StoreError::from)?;
+        let mut rows = stmt.query(params).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
             let (record, _) = record_from_row(row).map_err(StoreError::from)?;
             each(record)?;
@@ -255,18 +273,21 @@ impl<'a> SyncTx<'a> {
         Ok(())
     }
 
-    /// Every decision with its basis, one at a time, in the order of [`SyncTx::decisions`].
-    pub fn each_decision<E: From<StoreError>>(
+    /// The decisions `filter` (a `WHERE` clause on `d`, or nothing) keeps, with their basis,
+    /// in `seq` order.
+    fn decisions_where<E: From<StoreError>>(
         &self,
+        filter: &str,
+        params: impl rusqlite::Params,
         mut each: impl FnMut(Decision) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut stmt = self
             .tx
             .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d ORDER BY d.seq"
+                "SELECT {DECISION_COLS} FROM decisions d {filter} ORDER BY d.seq"
             ))
             .map_err(StoreError::from)?;
-        let mut rows = stmt.query([]).map_err(StoreError::from)?;
+        let mut rows = stmt.query(params).map_err(StoreError::from)?;
         while let Some(row) = rows.next().map_err(StoreError::from)? {
             let (rid, mut decision, _) = decision_from_row(row).map_err(StoreError::from)?;
             decision.basis = load_basis(&self.tx, rid)?;
@@ -356,23 +377,13 @@ impl<'a> SyncTx<'a> {
         &self,
         revision: &str,
         locator: &str,
-        mut each: impl FnMut(Record) -> Result<(), E>,
+        each: impl FnMut(Record) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut stmt = self
-            .tx
-            .prepare_cached(&format!(
-                "SELECT {RECORD_COLS} FROM records r WHERE r.revision = ?1 AND r.locator = ?2 \
-                 ORDER BY r.seq"
-            ))
-            .map_err(StoreError::from)?;
-        let mut rows = stmt
-            .query(params![revision, locator])
-            .map_err(StoreError::from)?;
-        while let Some(row) = rows.next().map_err(StoreError::from)? {
-            let (record, _) = record_from_row(row).map_err(StoreError::from)?;
-            each(record)?;
-        }
-        Ok(())
+        self.records_where(
+            "WHERE r.revision = ?1 AND r.locator = ?2",
+            params![revision, locator],
+            each,
+        )
     }
 
     /// Every decision at `revision` and `locator` with its basis, one at a time.
@@ -380,24 +391,13 @@ impl<'a> SyncTx<'a> {
         &self,
         revision: &str,
         locator: &str,
-        mut each: impl FnMut(Decision) -> Result<(), E>,
+        each: impl FnMut(Decision) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut stmt = self
-            .tx
-            .prepare_cached(&format!(
-                "SELECT {DECISION_COLS} FROM decisions d WHERE d.revision = ?1 \
-                 AND d.locator = ?2 ORDER BY d.seq"
-            ))
-            .map_err(StoreError::from)?;
-        let mut rows = stmt
-            .query(params![revision, locator])
-            .map_err(StoreError::from)?;
-        while let Some(row) = rows.next().map_err(StoreError::from)? {
-            let (rid, mut decision, _) = decision_from_row(row).map_err(StoreError::from)?;
-            decision.basis = load_basis(&self.tx, rid)?;
-            each(decision)?;
-        }
-        Ok(())
+        self.decisions_where(
+            "WHERE d.revision = ?1 AND d.locator = ?2",
+            params![revision, locator],
+            each,
+        )
     }
 
     /// Whether this folder has been synced with this database before.
