@@ -549,6 +549,16 @@ impl<'a> SyncTx<'a> {
         super::records::rows::carried_past_at(&self.tx, locator, name, revision)
     }
 
+    /// Where and when the history says a carry moved the feature `id` on from `revision`
+    /// (`(to, at)`), when it does.
+    pub fn feature_carried_on(
+        &self,
+        id: &str,
+        revision: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        super::history::feature_carried_on(&self.tx, id, revision)
+    }
+
     /// A decision by id, with its basis.
     pub fn decision(&self, id: &str) -> Result<Option<Decision>, StoreError> {
         Ok(find(&self.tx, &DecisionRef::Id(id))?.map(|(_, d)| d))

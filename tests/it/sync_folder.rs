@@ -616,6 +616,147 @@ fn sync_keeps_a_statement_at_a_revision_carried_past_in_its_copy_when_only_the_d
     Ok(())
 }
 
+/// Database one holds the feature "mating" at A, shared with two (`synced`: through a sync
+/// of the folder, else an import of one's export), carries A on to B and forgets the feature
+/// at B (and, `copy_forgotten`, what A says of it: then only the carry's `carried` event says
+/// A was carried past); two, which has not seen the carry, states it again at A; each syncs
+/// (`one_first`: one first), then each twice more. Checks the two databases then hold the same items, as
+/// [`the_forget_stands_and_the_statement_is_what_a_says`], and that the syncs said so.
+fn forgotten_after_the_carry(
+    synced: bool,
+    copy_forgotten: bool,
+    one_first: bool,
+) -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use crate::support::client::Server;
+    use serde_json::{Value, json};
+    let dir = TempDir::new("sync-carried-forgotten")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let state = |db: &Path, rev: &str, note: &str| -> anyhow::Result<Server> {
+        let mut s = Server::start(db)?;
+        let feature =
+            json!({"artifact": at(rev), "name": "mating", "entity_ids": [], "note": note});
+        s.call("remember", feature)?.ok()?;
+        Ok(s)
+    };
+    let mut s = state(&one, "A", "original")?;
+    if synced {
+        ok(review_mcp(&one, &["sync", &folder])?)?;
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+    } else {
+        let file = dir.join("one.jsonl");
+        std::fs::write(&file, export(&one)?)?;
+        ok(review_mcp(&two, &["import", &file.to_string_lossy()])?)?;
+    }
+    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    let forget = s.call("forget", json!({"artifact": at("B"), "name": "mating"}))?;
+    ensure!(forget.ok()?["deleted"] == 1, "forgotten at B");
+    if copy_forgotten {
+        let forget = s.call("forget", json!({"artifact": at("A"), "name": "mating"}))?;
+        ensure!(forget.ok()?["deleted"] == 1, "the copy at A forgotten");
+    }
+    s.close()?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    state(&two, "A", "stated again at A")?.close()?;
+    let order = if one_first {
+        [&one, &two]
+    } else {
+        [&two, &one]
+    };
+    let mut said = String::new();
+    for (i, db) in order.iter().chain(&order).chain(&order).enumerate() {
+        said += &ok(review_mcp(db, &["sync", &folder])?)?;
+        // Once a database that knows the carry has synced, the folder never holds the feature
+        // (live) back at A, even for a while (two, syncing first, knows nothing of it).
+        if i == 0 && !one_first {
+            continue;
+        }
+        for (path, text) in snapshot(&folder_path)? {
+            let item: Value = serde_json::from_str(&text)?;
+            ensure!(
+                item["record"].get("superseded").is_some(),
+                "{} holds the feature live after {}'s sync: {text}",
+                path.display(),
+                db.display()
+            );
+        }
+    }
+    let items = |db: &Path| -> anyhow::Result<Vec<Value>> {
+        let mut lines = Vec::new();
+        for l in export(db)?.lines() {
+            let v: Value = serde_json::from_str(l)?;
+            if v.get("event").is_none() {
+                lines.push(v);
+            }
+        }
+        Ok(lines)
+    };
+    let all = items(&one)?;
+    ensure!(all == items(&two)?, "the same items in both");
+    the_forget_stands_and_the_statement_is_what_a_says(&all)?;
+    ensure!(said.contains("which a carry moved it on from"), "{said}");
+    Ok(())
+}
+
+/// What the two databases of [`forgotten_after_the_carry`] hold: the feature nowhere (its
+/// forget after the carry stands), and two's statement as what A says of it, in A's copy.
+fn the_forget_stands_and_the_statement_is_what_a_says(
+    all: &[serde_json::Value],
+) -> anyhow::Result<()> {
+    let records: Vec<&serde_json::Value> = all.iter().filter_map(|v| v.get("record")).collect();
+    let live = records.iter().filter(|r| r.get("superseded").is_none());
+    ensure!(live.count() == 0, "the feature is forgotten: {records:?}");
+    let a = crate::support::artifact("A", "/w/p.step");
+    ensure!(
+        records.len() == 1
+            && records[0]["artifact"]["revision"] == a["revision"]
+            && records[0]["note"] == "stated again at A",
+        "the statement is what A says (superseded): {records:?}"
+    );
+    Ok(())
+}
+
+/// Regression (converge::a_carried_feature_forgotten_after_the_carry_does_not_come_back_at_the_old_revision,
+/// seed 3376 x 120): one carried the feature from A to B and forgot it at B; two, which had
+/// not seen the carry, stated it again at A. One synced first (the copy at A, no file of the
+/// feature); two's sync met the feature in its database alone, at A, with no version of it
+/// elsewhere in the folder, and wrote it to the folder at A (or, shared by an earlier sync,
+/// kept it against the folder's deletion): moved back to a revision carried past, and every
+/// clone took it. Now the statement is what A says of it (its copy) and the forget stands; so
+/// when one forgot that copy too, the carry's `carried` event of the feature saying A was
+/// carried past.
+#[test]
+fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_database()
+-> anyhow::Result<()> {
+    for (synced, copy_forgotten) in [(false, false), (true, false), (false, true)] {
+        forgotten_after_the_carry(synced, copy_forgotten, true).map_err(|e| {
+            anyhow::anyhow!("synced before: {synced}, copy forgotten: {copy_forgotten}: {e}")
+        })?;
+    }
+    Ok(())
+}
+
+/// The mirror of
+/// `sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_database`:
+/// two synced first (its statement at A written to the folder), and one's sync met the
+/// feature in the folder alone, at A, its own forgotten, and imported it at A (or, shared by
+/// an earlier sync, kept it against the database's deletion). Now the statement is what A
+/// says of it and the forget stands.
+#[test]
+fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_folder()
+-> anyhow::Result<()> {
+    for (synced, copy_forgotten) in [(false, false), (true, false), (false, true)] {
+        forgotten_after_the_carry(synced, copy_forgotten, false).map_err(|e| {
+            anyhow::anyhow!("synced before: {synced}, copy forgotten: {copy_forgotten}: {e}")
+        })?;
+    }
+    Ok(())
+}
+
 /// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
 /// item's file only while that file is absent, and one whose item's file was back beside it
 /// (a `git merge --abort` restores the file git was deleting and leaves the untracked version
