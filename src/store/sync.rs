@@ -549,14 +549,11 @@ impl<'a> SyncTx<'a> {
         super::records::rows::carried_past_at(&self.tx, locator, name, revision)
     }
 
-    /// Where and when the history says a carry moved the feature `id` on from `revision`
-    /// (`(to, at)`), when it does.
-    pub fn feature_carried_on(
-        &self,
-        id: &str,
-        revision: &str,
-    ) -> Result<Option<(String, String)>, StoreError> {
-        super::history::feature_carried_on(&self.tx, id, revision)
+    /// The feature `stated` states, as a carry of that very feature moved it on from
+    /// `stated`'s revision, when the database says there was one (that revision's copy of
+    /// it, or the carry's event).
+    pub fn carried_on_from(&self, stated: &Record) -> Result<Option<Record>, StoreError> {
+        super::records::rows::carried_on_from(&self.tx, stated)
     }
 
     /// A decision by id, with its basis.

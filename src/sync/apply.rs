@@ -500,39 +500,20 @@ impl<'a, 't> Apply<'a, 't> {
         }
     }
 
-    /// Where a carry of the very feature `stated` states (its id) moved it on from `stated`'s
-    /// revision, as the feature there (its revision and the carry's time: what a new copy's
-    /// mark names), when the database or the folder holds its superseded copy at that
-    /// revision (under the id every clone derives) or the history tells that carry. `None`:
-    /// `stated` is no live named feature, or nothing says its revision was carried past for
-    /// it. By id, not by name: a feature forgotten and stated anew under another id at a
-    /// revision carried past is a feature of its own.
+    /// The feature `stated` states (live and named), as a carry of that very feature (its
+    /// id) moved it on from `stated`'s revision, when the database says there was one
+    /// (`SyncTx::carried_on_from`: that revision's superseded copy of it, or the carry's
+    /// `carried` event) or the folder holds that copy. `None`: nothing says so.
     fn carried_on(&self, stated: &Record) -> Result<Option<Record>> {
-        if stated.name.is_none() || stated.superseded.is_some() {
-            return Ok(None);
+        if let Some(onward) = self.tx.carried_on_from(stated)? {
+            return Ok(Some(onward));
         }
-        let revision = &stated.artifact.revision;
-        let id = Record::snapshot_id(&stated.id, revision);
-        let mark = |r: &Record| {
-            r.superseded
-                .as_ref()
-                .filter(|_| r.name == stated.name && r.artifact.revision == *revision)
-                .map(|m| (m.by.clone(), m.at.clone()))
-        };
-        let held = self.tx.record(&id)?;
-        let found = match held.as_ref().and_then(mark) {
-            Some(m) => Some(m),
-            None => match self.filed_record(&id).and_then(mark) {
-                Some(m) => Some(m),
-                None => self.tx.feature_carried_on(&stated.id, revision)?,
-            },
-        };
-        Ok(found.map(|(by, at)| {
-            let mut onward = stated.clone();
-            onward.artifact.revision = by;
-            onward.updated_at = at;
-            onward
-        }))
+        let id = Record::snapshot_id(&stated.id, &stated.artifact.revision);
+        Ok(self
+            .filed_record(&id)
+            .and_then(|c| stated.carried_by(c))
+            .filter(|_| stated.name.is_some() && stated.superseded.is_none())
+            .map(|m| stated.carried_to(m)))
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.

@@ -1,6 +1,7 @@
 //! `review-mcp sync` and `merge-file` end to end on small folders: validation refuses and
 //! changes nothing, a dry run changes nothing, deletions against edits are kept and reported,
-//! two ids for one key settle, and the merge driver leaves a file it cannot read to git.
+//! two ids for one key settle, and the merge driver leaves a file it cannot read to git; a
+//! carried feature is not moved back to the revision it was carried from (by sync or import).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -753,6 +754,68 @@ fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the
         forgotten_after_the_carry(synced, copy_forgotten, false).map_err(|e| {
             anyhow::anyhow!("synced before: {synced}, copy forgotten: {copy_forgotten}: {e}")
         })?;
+    }
+    Ok(())
+}
+
+/// Regression (found beside
+/// `sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_database`):
+/// `import` shares sync's rule. Database one carried the feature "mating" from A to B and
+/// forgot it at B (and, `copy_forgotten`, what A says of it); two, which had imported it
+/// before the carry, stated it again at A. One's import of two's export added the feature at
+/// A, free there: moved back to a revision carried past, in a database that knew the carry.
+/// Now the line is what A says of it (its copy, or a new one the carry's `carried` event
+/// says is due) and the forget stands.
+#[test]
+fn import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back() -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use crate::support::client::Server;
+    use serde_json::{Value, json};
+    for copy_forgotten in [false, true] {
+        let dir = TempDir::new("import-carried-forgotten")?;
+        let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+        let at = |rev: &str| artifact(rev, "/w/p.step");
+        let state = |db: &Path, note: &str| -> anyhow::Result<Server> {
+            let mut s = Server::start(db)?;
+            let feature =
+                json!({"artifact": at("A"), "name": "mating", "entity_ids": [], "note": note});
+            s.call("remember", feature)?.ok()?;
+            Ok(s)
+        };
+        let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
+            let file = dir.join("export.jsonl");
+            std::fs::write(&file, export(from)?)?;
+            ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
+        };
+        let mut s = state(&one, "original")?;
+        import(&one, &two)?;
+        let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+        s.call("carry_forward", carry)?.ok()?;
+        let forget = s.call("forget", json!({"artifact": at("B"), "name": "mating"}))?;
+        ensure!(forget.ok()?["deleted"] == 1, "forgotten at B");
+        if copy_forgotten {
+            let forget = s.call("forget", json!({"artifact": at("A"), "name": "mating"}))?;
+            ensure!(forget.ok()?["deleted"] == 1, "the copy at A forgotten");
+        }
+        s.close()?;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        state(&two, "stated again at A")?.close()?;
+        import(&two, &one)?;
+        let records: Vec<Value> = export(&one)?
+            .lines()
+            .map(serde_json::from_str::<Value>)
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter_map(|mut v| v.get_mut("record").map(Value::take))
+            .collect();
+        ensure!(
+            records.len() == 1
+                && records[0].get("superseded").is_some()
+                && records[0]["artifact"]["revision"] == at("A")["revision"]
+                && records[0]["note"] == "stated again at A",
+            "copy forgotten: {copy_forgotten}: the feature stays forgotten, and the line is what \
+             A says of it: {records:?}"
+        );
     }
     Ok(())
 }
