@@ -524,6 +524,17 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
     Ok(())
 }
 
+/// A server on `db` that has stated the feature "mating" of /w/p.step at revision `rev` (the
+/// seed of [`crate::support::artifact`]) with `note`.
+fn mating_at(db: &Path, rev: &str, note: &str) -> anyhow::Result<crate::support::client::Server> {
+    let mut s = crate::support::client::Server::start(db)?;
+    let at = crate::support::artifact(rev, "/w/p.step");
+    let feature = serde_json::json!({"artifact": at, "name": "mating", "entity_ids": [],
+                                     "note": note});
+    s.call("remember", feature)?.ok()?;
+    Ok(s)
+}
+
 /// Regression (converge::clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision,
 /// seeds 2472 and 2684 x 120, 57 x 200): database one carried the feature "mating" from A to
 /// B while two, which had not seen the carry, stated it at C and synced; one's sync kept that
@@ -539,20 +550,13 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
 fn sync_keeps_a_statement_at_a_revision_carried_past_in_its_copy_when_only_the_database_changed()
 -> anyhow::Result<()> {
     use crate::support::artifact;
-    use crate::support::client::Server;
     use serde_json::{Value, json};
     let dir = TempDir::new("sync-carried-past-here")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
-    let state = |db: &Path, rev: &str, note: &str| -> anyhow::Result<Server> {
-        let mut s = Server::start(db)?;
-        let feature =
-            json!({"artifact": at(rev), "name": "mating", "entity_ids": [], "note": note});
-        s.call("remember", feature)?.ok()?;
-        Ok(s)
-    };
+    let state = mating_at;
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
     let mut s = state(&one, "A", "original")?;
     ok(review_mcp(&one, &["sync", &folder])?)?;
@@ -623,27 +627,18 @@ fn sync_keeps_a_statement_at_a_revision_carried_past_in_its_copy_when_only_the_d
 /// A was carried past); two, which has not seen the carry, states it again at A; each syncs
 /// (`one_first`: one first), then each twice more. Checks the two databases then hold the same items, as
 /// [`the_forget_stands_and_the_statement_is_what_a_says`], and that the syncs said so.
-fn forgotten_after_the_carry(
+fn forgotten_after_the_carry_in(
     synced: bool,
     copy_forgotten: bool,
     one_first: bool,
 ) -> anyhow::Result<()> {
-    use crate::support::artifact;
-    use crate::support::client::Server;
-    use serde_json::{Value, json};
+    use serde_json::Value;
     let dir = TempDir::new("sync-carried-forgotten")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
-    let at = |rev: &str| artifact(rev, "/w/p.step");
-    let state = |db: &Path, rev: &str, note: &str| -> anyhow::Result<Server> {
-        let mut s = Server::start(db)?;
-        let feature =
-            json!({"artifact": at(rev), "name": "mating", "entity_ids": [], "note": note});
-        s.call("remember", feature)?.ok()?;
-        Ok(s)
-    };
-    let mut s = state(&one, "A", "original")?;
+    let state = mating_at;
+    let s = state(&one, "A", "original")?;
     if synced {
         ok(review_mcp(&one, &["sync", &folder])?)?;
         ok(review_mcp(&two, &["sync", &folder])?)?;
@@ -652,15 +647,7 @@ fn forgotten_after_the_carry(
         std::fs::write(&file, export(&one)?)?;
         ok(review_mcp(&two, &["import", &file.to_string_lossy()])?)?;
     }
-    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
-    s.call("carry_forward", carry)?.ok()?;
-    let forget = s.call("forget", json!({"artifact": at("B"), "name": "mating"}))?;
-    ensure!(forget.ok()?["deleted"] == 1, "forgotten at B");
-    if copy_forgotten {
-        let forget = s.call("forget", json!({"artifact": at("A"), "name": "mating"}))?;
-        ensure!(forget.ok()?["deleted"] == 1, "the copy at A forgotten");
-    }
-    s.close()?;
+    carried_and_forgotten(s, copy_forgotten)?;
     std::thread::sleep(std::time::Duration::from_millis(5));
     state(&two, "A", "stated again at A")?.close()?;
     let order = if one_first {
@@ -703,7 +690,38 @@ fn forgotten_after_the_carry(
     Ok(())
 }
 
-/// What the two databases of [`forgotten_after_the_carry`] hold: the feature nowhere (its
+/// [`forgotten_after_the_carry_in`] the ways the feature reaches two: by import, by an
+/// earlier sync, and by import with the copy at A forgotten too.
+fn forgotten_after_the_carry(one_first: bool) -> anyhow::Result<()> {
+    for (synced, copy_forgotten) in [(false, false), (true, false), (false, true)] {
+        forgotten_after_the_carry_in(synced, copy_forgotten, one_first).map_err(|e| {
+            anyhow::anyhow!("synced before: {synced}, copy forgotten: {copy_forgotten}: {e}")
+        })?;
+    }
+    Ok(())
+}
+
+/// `s` (a server that stated "mating" at A) carries A on to B and forgets the feature at B
+/// (and, `copy_forgotten`, what A says of it), then closes.
+fn carried_and_forgotten(
+    mut s: crate::support::client::Server,
+    copy_forgotten: bool,
+) -> anyhow::Result<()> {
+    use serde_json::json;
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    let forget = s.call("forget", json!({"artifact": at("B"), "name": "mating"}))?;
+    ensure!(forget.ok()?["deleted"] == 1, "forgotten at B");
+    if copy_forgotten {
+        let forget = s.call("forget", json!({"artifact": at("A"), "name": "mating"}))?;
+        ensure!(forget.ok()?["deleted"] == 1, "the copy at A forgotten");
+    }
+    s.close()?;
+    Ok(())
+}
+
+/// What the two databases of [`forgotten_after_the_carry_in`] hold: the feature nowhere (its
 /// forget after the carry stands), and two's statement as what A says of it, in A's copy.
 fn the_forget_stands_and_the_statement_is_what_a_says(
     all: &[serde_json::Value],
@@ -733,12 +751,7 @@ fn the_forget_stands_and_the_statement_is_what_a_says(
 #[test]
 fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_database()
 -> anyhow::Result<()> {
-    for (synced, copy_forgotten) in [(false, false), (true, false), (false, true)] {
-        forgotten_after_the_carry(synced, copy_forgotten, true).map_err(|e| {
-            anyhow::anyhow!("synced before: {synced}, copy forgotten: {copy_forgotten}: {e}")
-        })?;
-    }
-    Ok(())
+    forgotten_after_the_carry(true)
 }
 
 /// The mirror of
@@ -750,12 +763,7 @@ fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the
 #[test]
 fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_folder()
 -> anyhow::Result<()> {
-    for (synced, copy_forgotten) in [(false, false), (true, false), (false, true)] {
-        forgotten_after_the_carry(synced, copy_forgotten, false).map_err(|e| {
-            anyhow::anyhow!("synced before: {synced}, copy forgotten: {copy_forgotten}: {e}")
-        })?;
-    }
-    Ok(())
+    forgotten_after_the_carry(false)
 }
 
 /// Regression (found beside
@@ -769,35 +777,20 @@ fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the
 #[test]
 fn import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back() -> anyhow::Result<()> {
     use crate::support::artifact;
-    use crate::support::client::Server;
-    use serde_json::{Value, json};
+    use serde_json::Value;
     for copy_forgotten in [false, true] {
         let dir = TempDir::new("import-carried-forgotten")?;
         let (one, two) = (dir.join("one.db"), dir.join("two.db"));
         let at = |rev: &str| artifact(rev, "/w/p.step");
-        let state = |db: &Path, note: &str| -> anyhow::Result<Server> {
-            let mut s = Server::start(db)?;
-            let feature =
-                json!({"artifact": at("A"), "name": "mating", "entity_ids": [], "note": note});
-            s.call("remember", feature)?.ok()?;
-            Ok(s)
-        };
+        let state = |db: &Path, note: &str| mating_at(db, "A", note);
         let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
             let file = dir.join("export.jsonl");
             std::fs::write(&file, export(from)?)?;
             ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
         };
-        let mut s = state(&one, "original")?;
+        let s = state(&one, "original")?;
         import(&one, &two)?;
-        let carry = json!({"from": at("A"), "to": at("B"), "map": []});
-        s.call("carry_forward", carry)?.ok()?;
-        let forget = s.call("forget", json!({"artifact": at("B"), "name": "mating"}))?;
-        ensure!(forget.ok()?["deleted"] == 1, "forgotten at B");
-        if copy_forgotten {
-            let forget = s.call("forget", json!({"artifact": at("A"), "name": "mating"}))?;
-            ensure!(forget.ok()?["deleted"] == 1, "the copy at A forgotten");
-        }
-        s.close()?;
+        carried_and_forgotten(s, copy_forgotten)?;
         std::thread::sleep(std::time::Duration::from_millis(5));
         state(&two, "stated again at A")?.close()?;
         import(&two, &one)?;
