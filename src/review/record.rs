@@ -294,6 +294,28 @@ impl Record {
         })
     }
 
+    /// Where `copy`, when it is what `self`'s revision says of the feature once a carry moved
+    /// it on (superseded, of `self`'s file, name and revision), says the carry took it:
+    /// `(by, at)`, its mark's revision and time.
+    pub fn carried_by(&self, copy: &Record) -> Option<(String, String)> {
+        let m = copy.superseded.as_ref()?;
+        (copy.name == self.name
+            && copy.artifact.revision == self.artifact.revision
+            && copy.artifact.locator() == self.artifact.locator())
+        .then(|| (m.by.clone(), m.at.clone()))
+    }
+
+    /// The feature `self` states, as the carry from `self`'s revision left it: at revision
+    /// `to`, dated `at`, what a new superseded copy's mark names
+    /// ([`Record::stated_before_carry`]) when nothing holds the feature any more (forgotten
+    /// after the carry).
+    pub fn carried_to(&self, (to, at): (String, String)) -> Record {
+        let mut onward = self.clone();
+        onward.artifact.revision = to;
+        onward.updated_at = at;
+        onward
+    }
+
     /// The record, borrowed.
     pub fn borrowed(&self) -> RecordRef<'_> {
         RecordRef {

@@ -326,6 +326,32 @@ pub(super) fn feature_carried_from(
         .query_row(params![revision, locator, name], |r| r.get(0))?)
 }
 
+/// Where and when the history says a carry moved the feature `of` (a record's id) on from
+/// `revision`: the first `carried` event of that very feature there (its revision changed from
+/// `revision` to another), as `(to, at)`. What sync keeps a statement of the feature at
+/// `revision` by once nothing else holds it (its copy and the feature forgotten since).
+pub(super) fn feature_carried_on(
+    tx: &Transaction<'_>,
+    of: &str,
+    revision: &str,
+) -> Result<Option<(String, String)>, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT json_extract(c.value, '$.to'), e.at \
+             FROM events e, json_each(e.body, '$.changes') c \
+             WHERE e.of = ?1 AND e.revision = ?2 \
+             AND json_extract(e.body, '$.kind') = 'carried' \
+             AND json_extract(c.value, '$.field') = 'revision' \
+             AND json_extract(c.value, '$.from') = ?2 \
+             AND json_type(c.value, '$.to') = 'text' \
+             AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
+               WHERE json_extract(d.value, '$.field') = 'decision') \
+             ORDER BY e.at, e.seq LIMIT 1",
+        )?
+        .query_row(params![of, revision], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}
+
 /// The revision the history says `revision` (of the file `locator`, when given) was carried
 /// on to: a `carried` event of a decision there whose revision changed from it to another.
 /// The link that stays when every item carried was forgotten since. Only a revision is

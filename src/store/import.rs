@@ -6,7 +6,9 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use super::decisions::rows::{load_decision, write_decision};
 use super::history;
 use super::page::next_seq;
-use super::records::rows::{carried_past_at, load_record, write_record, write_stated_before_carry};
+use super::records::rows::{
+    carried_on_from, carried_past_at, load_record, write_record, write_stated_before_carry,
+};
 use super::verdicts::find;
 use super::{DecisionRef, Store, StoreError};
 use crate::review::history::{Channel, Event, Written};
@@ -160,6 +162,16 @@ fn import_record(
              key ({wanted}); an id names one record, so give the line a new id",
             r.id
         )));
+    }
+    // The feature was forgotten here after a carry of it moved it on from the line's
+    // revision (that revision's copy of it, or the carry's event, held): the line, from a
+    // clone that had not seen the carry, is what that revision says of it, not the feature
+    // back there, as sync keeps it.
+    if holder.is_none()
+        && let Some(onward) = carried_on_from(tx, r)?
+    {
+        stayed.push((r.clone(), onward));
+        return Ok(Outcome::Unchanged);
     }
     let held = match &holder {
         Some(h) => load_record(tx, h.rid)?,

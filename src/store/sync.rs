@@ -549,6 +549,13 @@ impl<'a> SyncTx<'a> {
         super::records::rows::carried_past_at(&self.tx, locator, name, revision)
     }
 
+    /// The feature `stated` states, as a carry of that very feature moved it on from
+    /// `stated`'s revision, when the database says there was one (that revision's copy of
+    /// it, or the carry's event).
+    pub fn carried_on_from(&self, stated: &Record) -> Result<Option<Record>, StoreError> {
+        super::records::rows::carried_on_from(&self.tx, stated)
+    }
+
     /// A decision by id, with its basis.
     pub fn decision(&self, id: &str) -> Result<Option<Decision>, StoreError> {
         Ok(find(&self.tx, &DecisionRef::Id(id))?.map(|(_, d)| d))

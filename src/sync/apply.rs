@@ -247,6 +247,27 @@ impl<'a, 't> Apply<'a, 't> {
                 self.keep_stayed(stated, &onward)?;
                 self.import(&Item::Record(onward), db_item)?;
             }
+            // Only the database holds the feature, at a revision a carry of it moved it on
+            // from (stated here before the carry was seen), and the folder holds it nowhere:
+            // forgotten after the carry (its file deleted, or never written). What that
+            // revision says, kept there; the feature does not come back where it was carried
+            // from, and the forget stands.
+            Action::ToFolder | Action::KeepDatabase
+                if e.file.is_none()
+                    && let Some(Item::Record(stated)) = db_item
+                    && let Some(onward) = self.carried_on(stated)? =>
+            {
+                self.counts.conflicts.push(format!(
+                    "record {id}: the database's version states it at revision {}, which a \
+                     carry moved it on from, and the folder no longer holds it (forgotten after \
+                     the carry); kept the statement as what revision {} says of it \
+                     (superseded), and the feature forgotten",
+                    stated.artifact.revision, stated.artifact.revision
+                ));
+                self.keep_stayed(stated, &onward)?;
+                self.delete_item(kind, id)?;
+                self.tx.drop_base(kind.as_str(), id)?;
+            }
             Action::ToFolder | Action::KeepDatabase => {
                 let item = db_item.ok_or_else(|| fail!("{id}: no database version"))?;
                 // The rule of the tools against the folder's version (the base's text).
@@ -285,6 +306,24 @@ impl<'a, 't> Apply<'a, 't> {
                 ));
                 self.keep_stayed(stated, held)?;
                 self.write_file(&Item::Record(held.clone()))?;
+            }
+            // The mirror: only the folder holds the feature, at a revision a carry of it moved
+            // it on from (a teammate's statement that had not seen the carry), and the
+            // database holds it nowhere (forgotten here after the carry).
+            Action::ToDatabase | Action::KeepFolder
+                if e.db.is_none()
+                    && let Some(Item::Record(stated)) = file_item
+                    && let Some(onward) = self.carried_on(stated)? =>
+            {
+                self.counts.conflicts.push(format!(
+                    "record {id}: the folder's version states it at revision {}, which a carry \
+                     moved it on from, and the database no longer holds it (forgotten after the \
+                     carry); kept the statement as what revision {} says of it (superseded), \
+                     and the feature forgotten",
+                    stated.artifact.revision, stated.artifact.revision
+                ));
+                self.keep_stayed(stated, &onward)?;
+                self.delete_file(kind, id)?;
             }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
@@ -459,6 +498,22 @@ impl<'a, 't> Apply<'a, 't> {
                 .map_err(unread),
             None => Ok(false),
         }
+    }
+
+    /// The feature `stated` states (live and named), as a carry of that very feature (its
+    /// id) moved it on from `stated`'s revision, when the database says there was one
+    /// (`SyncTx::carried_on_from`: that revision's superseded copy of it, or the carry's
+    /// `carried` event) or the folder holds that copy. `None`: nothing says so.
+    fn carried_on(&self, stated: &Record) -> Result<Option<Record>> {
+        if let Some(onward) = self.tx.carried_on_from(stated)? {
+            return Ok(Some(onward));
+        }
+        let id = Record::snapshot_id(&stated.id, &stated.artifact.revision);
+        Ok(self
+            .filed_record(&id)
+            .and_then(|c| stated.carried_by(c))
+            .filter(|_| stated.name.is_some() && stated.superseded.is_none())
+            .map(|m| stated.carried_to(m)))
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.

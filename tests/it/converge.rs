@@ -2435,19 +2435,19 @@ fn a_judged_item_that_lost_its_ids_and_a_restatement_merge_through_the_driver() 
 /// and forgets "chamfer" at revision 2. The final syncs leave the carried feature, clone 2's
 /// version, current at revision 1: moved back to the revision it was carried from.
 ///
-/// The product is wrong (docs/command-line.md, "A carried feature stated again where it was":
-/// the statement is kept as what the old revision says, in its superseded copy; the feature
-/// never moves back). Clone 0's sync writes the copy at revision 1 and the `carried` and
-/// `forgotten` events, but no file of the feature (forgotten before its first sync). Clone 2's
-/// sync then holds the feature at revision 1, new to the folder: `Action::ToFolder` in
-/// `src/sync/apply.rs` keeps a statement at a carried-past revision as the copy only when the
-/// folder holds the feature elsewhere (`unchanged_file_item`), and here it holds none, so the
-/// feature is written back at revision 1 (and every clone takes it). The case needs the
-/// statement kept in the copy (`keep_stayed`) with the feature left deleted, its forget after
-/// the carry standing; the mirror (clone 2 syncing first, so clone 0 meets the feature in the
-/// folder with none in its database: `Action::ToDatabase`, `db_item` `None`) too.
+/// The product was wrong (docs/command-line.md, "A carried feature stated again where it
+/// was": the statement is kept as what the old revision says, in its superseded copy; the
+/// feature never moves back). Clone 0's sync writes the copy at revision 1 and the `carried`
+/// and `forgotten` events, but no file of the feature (forgotten before its first sync).
+/// Clone 2's sync then held the feature at revision 1, new to the folder: `Action::ToFolder`
+/// in `src/sync/apply.rs` kept a statement at a carried-past revision as the copy only when
+/// the folder held the feature elsewhere, and here it held none, so the feature was written
+/// back at revision 1 (and every clone took it). Now a statement of the feature at a revision
+/// a carry of that very feature (its id) moved it on from, which the other side holds
+/// nowhere, is kept in the copy and the feature left forgotten, in either direction
+/// (`sync_folder::sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_database`,
+/// `…_from_the_folder`). Seen failing before the fix.
 #[test]
-#[ignore = "known defect: a carried feature forgotten at the new revision comes back at the old one from a clone that had not seen the carry (see the doc comment)"]
 fn a_carried_feature_forgotten_after_the_carry_does_not_come_back_at_the_old_revision()
 -> anyhow::Result<()> {
     use Op::*;

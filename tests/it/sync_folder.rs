@@ -1,6 +1,7 @@
 //! `review-mcp sync` and `merge-file` end to end on small folders: validation refuses and
 //! changes nothing, a dry run changes nothing, deletions against edits are kept and reported,
-//! two ids for one key settle, and the merge driver leaves a file it cannot read to git.
+//! two ids for one key settle, and the merge driver leaves a file it cannot read to git; a
+//! carried feature is not moved back to the revision it was carried from (by sync or import).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -523,6 +524,17 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
     Ok(())
 }
 
+/// A server on `db` that has stated the feature "mating" of /w/p.step at revision `rev` (the
+/// seed of [`crate::support::artifact`]) with `note`.
+fn mating_at(db: &Path, rev: &str, note: &str) -> anyhow::Result<crate::support::client::Server> {
+    let mut s = crate::support::client::Server::start(db)?;
+    let at = crate::support::artifact(rev, "/w/p.step");
+    let feature = serde_json::json!({"artifact": at, "name": "mating", "entity_ids": [],
+                                     "note": note});
+    s.call("remember", feature)?.ok()?;
+    Ok(s)
+}
+
 /// Regression (converge::clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision,
 /// seeds 2472 and 2684 x 120, 57 x 200): database one carried the feature "mating" from A to
 /// B while two, which had not seen the carry, stated it at C and synced; one's sync kept that
@@ -538,20 +550,13 @@ fn sync_never_moves_a_carried_feature_back_to_the_revision_it_was_carried_from()
 fn sync_keeps_a_statement_at_a_revision_carried_past_in_its_copy_when_only_the_database_changed()
 -> anyhow::Result<()> {
     use crate::support::artifact;
-    use crate::support::client::Server;
     use serde_json::{Value, json};
     let dir = TempDir::new("sync-carried-past-here")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
-    let state = |db: &Path, rev: &str, note: &str| -> anyhow::Result<Server> {
-        let mut s = Server::start(db)?;
-        let feature =
-            json!({"artifact": at(rev), "name": "mating", "entity_ids": [], "note": note});
-        s.call("remember", feature)?.ok()?;
-        Ok(s)
-    };
+    let state = mating_at;
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
     let mut s = state(&one, "A", "original")?;
     ok(review_mcp(&one, &["sync", &folder])?)?;
@@ -613,6 +618,198 @@ fn sync_keeps_a_statement_at_a_revision_carried_past_in_its_copy_when_only_the_d
         sorted(&one)? == sorted(&two)?,
         "one history, one state in both"
     );
+    Ok(())
+}
+
+/// Database one holds the feature "mating" at A, shared with two (`synced`: through a sync
+/// of the folder, else an import of one's export), carries A on to B and forgets the feature
+/// at B (and, `copy_forgotten`, what A says of it: then only the carry's `carried` event says
+/// A was carried past); two, which has not seen the carry, states it again at A; each syncs
+/// (`one_first`: one first), then each twice more. Checks the two databases then hold the same items, as
+/// [`the_forget_stands_and_the_statement_is_what_a_says`], and that the syncs said so.
+fn forgotten_after_the_carry_in(
+    synced: bool,
+    copy_forgotten: bool,
+    one_first: bool,
+) -> anyhow::Result<()> {
+    use serde_json::Value;
+    let dir = TempDir::new("sync-carried-forgotten")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let state = mating_at;
+    let s = state(&one, "A", "original")?;
+    if synced {
+        ok(review_mcp(&one, &["sync", &folder])?)?;
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+    } else {
+        let file = dir.join("one.jsonl");
+        std::fs::write(&file, export(&one)?)?;
+        ok(review_mcp(&two, &["import", &file.to_string_lossy()])?)?;
+    }
+    carried_and_forgotten(s, copy_forgotten)?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    state(&two, "A", "stated again at A")?.close()?;
+    let order = if one_first {
+        [&one, &two]
+    } else {
+        [&two, &one]
+    };
+    let mut said = String::new();
+    for (i, db) in order.iter().chain(&order).chain(&order).enumerate() {
+        said += &ok(review_mcp(db, &["sync", &folder])?)?;
+        // Once a database that knows the carry has synced, the folder never holds the feature
+        // (live) back at A, even for a while (two, syncing first, knows nothing of it).
+        if i == 0 && !one_first {
+            continue;
+        }
+        for (path, text) in snapshot(&folder_path)? {
+            let item: Value = serde_json::from_str(&text)?;
+            ensure!(
+                item["record"].get("superseded").is_some(),
+                "{} holds the feature live after {}'s sync: {text}",
+                path.display(),
+                db.display()
+            );
+        }
+    }
+    let items = |db: &Path| -> anyhow::Result<Vec<Value>> {
+        let mut lines = Vec::new();
+        for l in export(db)?.lines() {
+            let v: Value = serde_json::from_str(l)?;
+            if v.get("event").is_none() {
+                lines.push(v);
+            }
+        }
+        Ok(lines)
+    };
+    let all = items(&one)?;
+    ensure!(all == items(&two)?, "the same items in both");
+    the_forget_stands_and_the_statement_is_what_a_says(&all)?;
+    ensure!(said.contains("which a carry moved it on from"), "{said}");
+    Ok(())
+}
+
+/// [`forgotten_after_the_carry_in`] the ways the feature reaches two: by import, by an
+/// earlier sync, and by import with the copy at A forgotten too.
+fn forgotten_after_the_carry(one_first: bool) -> anyhow::Result<()> {
+    for (synced, copy_forgotten) in [(false, false), (true, false), (false, true)] {
+        forgotten_after_the_carry_in(synced, copy_forgotten, one_first).map_err(|e| {
+            anyhow::anyhow!("synced before: {synced}, copy forgotten: {copy_forgotten}: {e}")
+        })?;
+    }
+    Ok(())
+}
+
+/// `s` (a server that stated "mating" at A) carries A on to B and forgets the feature at B
+/// (and, `copy_forgotten`, what A says of it), then closes.
+fn carried_and_forgotten(
+    mut s: crate::support::client::Server,
+    copy_forgotten: bool,
+) -> anyhow::Result<()> {
+    use serde_json::json;
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    let forget = s.call("forget", json!({"artifact": at("B"), "name": "mating"}))?;
+    ensure!(forget.ok()?["deleted"] == 1, "forgotten at B");
+    if copy_forgotten {
+        let forget = s.call("forget", json!({"artifact": at("A"), "name": "mating"}))?;
+        ensure!(forget.ok()?["deleted"] == 1, "the copy at A forgotten");
+    }
+    s.close()?;
+    Ok(())
+}
+
+/// What the two databases of [`forgotten_after_the_carry_in`] hold: the feature nowhere (its
+/// forget after the carry stands), and two's statement as what A says of it, in A's copy.
+fn the_forget_stands_and_the_statement_is_what_a_says(
+    all: &[serde_json::Value],
+) -> anyhow::Result<()> {
+    let records: Vec<&serde_json::Value> = all.iter().filter_map(|v| v.get("record")).collect();
+    let live = records.iter().filter(|r| r.get("superseded").is_none());
+    ensure!(live.count() == 0, "the feature is forgotten: {records:?}");
+    let a = crate::support::artifact("A", "/w/p.step");
+    ensure!(
+        records.len() == 1
+            && records[0]["artifact"]["revision"] == a["revision"]
+            && records[0]["note"] == "stated again at A",
+        "the statement is what A says (superseded): {records:?}"
+    );
+    Ok(())
+}
+
+/// Regression (converge::a_carried_feature_forgotten_after_the_carry_does_not_come_back_at_the_old_revision,
+/// seed 3376 x 120): one carried the feature from A to B and forgot it at B; two, which had
+/// not seen the carry, stated it again at A. One synced first (the copy at A, no file of the
+/// feature); two's sync met the feature in its database alone, at A, with no version of it
+/// elsewhere in the folder, and wrote it to the folder at A (or, shared by an earlier sync,
+/// kept it against the folder's deletion): moved back to a revision carried past, and every
+/// clone took it. Now the statement is what A says of it (its copy) and the forget stands; so
+/// when one forgot that copy too, the carry's `carried` event of the feature saying A was
+/// carried past.
+#[test]
+fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_database()
+-> anyhow::Result<()> {
+    forgotten_after_the_carry(true)
+}
+
+/// The mirror of
+/// `sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_database`:
+/// two synced first (its statement at A written to the folder), and one's sync met the
+/// feature in the folder alone, at A, its own forgotten, and imported it at A (or, shared by
+/// an earlier sync, kept it against the database's deletion). Now the statement is what A
+/// says of it and the forget stands.
+#[test]
+fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_folder()
+-> anyhow::Result<()> {
+    forgotten_after_the_carry(false)
+}
+
+/// Regression (found beside
+/// `sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the_database`):
+/// `import` shares sync's rule. Database one carried the feature "mating" from A to B and
+/// forgot it at B (and, `copy_forgotten`, what A says of it); two, which had imported it
+/// before the carry, stated it again at A. One's import of two's export added the feature at
+/// A, free there: moved back to a revision carried past, in a database that knew the carry.
+/// Now the line is what A says of it (its copy, or a new one the carry's `carried` event
+/// says is due) and the forget stands.
+#[test]
+fn import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back() -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use serde_json::Value;
+    for copy_forgotten in [false, true] {
+        let dir = TempDir::new("import-carried-forgotten")?;
+        let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+        let at = |rev: &str| artifact(rev, "/w/p.step");
+        let state = |db: &Path, note: &str| mating_at(db, "A", note);
+        let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
+            let file = dir.join("export.jsonl");
+            std::fs::write(&file, export(from)?)?;
+            ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
+        };
+        let s = state(&one, "original")?;
+        import(&one, &two)?;
+        carried_and_forgotten(s, copy_forgotten)?;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        state(&two, "stated again at A")?.close()?;
+        import(&two, &one)?;
+        let records: Vec<Value> = export(&one)?
+            .lines()
+            .map(serde_json::from_str::<Value>)
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter_map(|mut v| v.get_mut("record").map(Value::take))
+            .collect();
+        ensure!(
+            records.len() == 1
+                && records[0].get("superseded").is_some()
+                && records[0]["artifact"]["revision"] == at("A")["revision"]
+                && records[0]["note"] == "stated again at A",
+            "copy forgotten: {copy_forgotten}: the feature stays forgotten, and the line is what \
+             A says of it: {records:?}"
+        );
+    }
     Ok(())
 }
 

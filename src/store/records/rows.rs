@@ -159,6 +159,27 @@ pub(in crate::store) fn carried_past_at(
         || crate::store::history::feature_carried_from(tx, locator, name, revision)?)
 }
 
+/// The feature `stated` states (live and named), as a carry of that very feature (its id)
+/// moved it on from `stated`'s revision ([`Record::carried_to`]), when the database says
+/// there was one: it holds that revision's superseded copy of it (under the id every clone
+/// derives), or the carry's `carried` event of it. By id, not by name: a feature forgotten and
+/// stated anew under another id is a feature of its own. `None`: nothing says so.
+pub(in crate::store) fn carried_on_from(
+    tx: &Transaction<'_>,
+    stated: &Record,
+) -> Result<Option<Record>, StoreError> {
+    if stated.name.is_none() || stated.superseded.is_some() {
+        return Ok(None);
+    }
+    let revision = &stated.artifact.revision;
+    let copy = crate::store::browse::record_by_id(tx, &Record::snapshot_id(&stated.id, revision))?;
+    let mark = match copy.as_ref().and_then(|c| stated.carried_by(c)) {
+        Some(m) => Some(m),
+        None => crate::store::history::feature_carried_on(tx, &stated.id, revision)?,
+    };
+    Ok(mark.map(|m| stated.carried_to(m)))
+}
+
 /// Writes `statement` as what its revision says of the feature `onward` carried on from it
 /// ([`Record::stated_before_carry`]): over `copy` (that revision's superseded copy, with its
 /// seq) when held, else as a new row. Returns what it wrote; `None` when nothing was (`copy`
