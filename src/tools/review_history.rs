@@ -165,14 +165,50 @@ fn other_files(
 
 /// Takes out of `event` what its reader does not need, or has already: the digest of the
 /// state it left (`after`, for import and sync), its place among the events of its write
-/// (`step`, which the page's order says) and, in a page asked by id, that id (`of`). The whole
-/// event, with them, is `review://events/{id}/part/1`.
+/// (`step`, which the page's order says), in a page asked by id that id (`of`), and of a
+/// carry's `revision` change the side that is the event's own revision (its `artifacts`
+/// entry says it). The whole event, with them, is `review://events/{id}/part/1`.
 fn for_reader(event: &mut Value, by_id: bool) {
     if let Some(o) = event.as_object_mut() {
         o.remove("after");
         o.remove("step");
         if by_id {
             o.remove("of");
+        }
+    }
+    own_revision_once(event);
+}
+
+/// A carry's `revision` change names both revisions, and one is where the event is (its
+/// `revision`, said once in the page's `artifacts` table): the carried event on the new item
+/// says `from` only, the one on the old item `to` only, as its `decision` change does. A
+/// change without both sides, or with neither equal to the event's own (only an imported
+/// event can), is left as it is.
+fn own_revision_once(event: &mut Value) {
+    if event["kind"] != json!(EventKind::Carried.as_str()) {
+        return;
+    }
+    let own = event["revision"].clone();
+    let Some(changes) = event.get_mut("changes").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for c in changes {
+        let Some(c) = c.as_object_mut() else {
+            continue;
+        };
+        if c.get("field") != Some(&json!("revision")) || c.contains_key("index") {
+            continue;
+        }
+        let (Some(from), Some(to)) = (c.get("from"), c.get("to")) else {
+            continue;
+        };
+        if from == to {
+            continue;
+        }
+        if *to == own {
+            c.remove("to");
+        } else if *from == own {
+            c.remove("from");
         }
     }
 }
