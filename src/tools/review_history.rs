@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::cursor::Pager;
 use super::schema as s;
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use crate::review::carry::short_revision;
 use crate::review::history::{Channel, EventKind};
 use crate::store::{HistoryQuery, Store};
 use crate::wire::{self, PAGE_ITEMS_BUDGET};
@@ -213,6 +214,44 @@ fn own_revision_once(event: &mut Value) {
     }
 }
 
+/// A carry's other revision, when the page's `artifacts` table gives it in full, is named by
+/// its short form there (`sha256:` and 12 hex digits, as a summary writes it): a page of a
+/// carried file's history said the same two or three revisions in full event after event. A
+/// short form two of the table's revisions share (only imported events can make one) stays
+/// in full, as does a revision the table does not hold (the other side of a page asked by
+/// id). Returns the short forms it wrote.
+fn named_in_table(event: &mut Value, table: &[&Value]) -> Vec<String> {
+    let full: Vec<&str> = table
+        .iter()
+        .filter_map(|a| a["revision"].as_str())
+        .collect();
+    let label = |rev: &str| -> Option<String> {
+        let short = short_revision(rev);
+        let mut shared = full.iter().filter(|r| short_revision(r) == short);
+        let only = shared.next().is_some_and(|r| *r == rev) && shared.all(|r| *r == rev);
+        (only && short != rev).then_some(short)
+    };
+    let mut used = Vec::new();
+    if event["kind"] != json!(EventKind::Carried.as_str()) {
+        return used;
+    }
+    let Some(changes) = event.get_mut("changes").and_then(Value::as_array_mut) else {
+        return used;
+    };
+    for c in changes {
+        if c["field"] != json!("revision") || c.get("index").is_some() {
+            continue;
+        }
+        for side in ["from", "to"] {
+            if let Some(short) = c[side].as_str().and_then(label) {
+                c[side] = json!(short);
+                used.push(short);
+            }
+        }
+    }
+    used
+}
+
 /// Takes `event`'s `locator` and `revision` out of it (the page says each pair once, in its
 /// `artifacts` table, and a locator that is the revision itself, an item recorded without a
 /// uri, not at all): the index of their entry in `table`, and the entry to append when the
@@ -261,11 +300,24 @@ pub fn answer(
     let mut events = Vec::new();
     let mut artifacts: Vec<Value> = Vec::new();
     let mut taken = 0;
+    // The short forms of revisions the page's events wrote (see `named_in_table`).
+    let mut labels = std::collections::BTreeSet::new();
     for (e, _) in &got.page.items {
         let mut v = serde_json::to_value(e)
             .map_err(|e| ToolError::Internal(format!("could not encode an event: {e}")))?;
         for_reader(&mut v, query.of.is_some());
         let (index, entry) = where_in(&mut v, &artifacts);
+        // A new entry whose revision reads as a short form the page already wrote would make
+        // that form name two revisions: the page ends before it (only imported events can).
+        if taken > 0
+            && let Some(rev) = entry.as_ref().and_then(|a| a["revision"].as_str())
+            && labels.contains(&short_revision(rev))
+            && !artifacts.iter().any(|a| a["revision"] == rev)
+        {
+            break;
+        }
+        let table: Vec<&Value> = artifacts.iter().chain(entry.as_ref()).collect();
+        labels.extend(named_in_table(&mut v, &table));
         let entry_bytes = entry.as_ref().map_or(0, |a| wire::answer_bytes(a) + 1);
         let mut bytes = wire::answer_bytes(&v) + 1 + entry_bytes;
         if spent + bytes > PAGE_ITEMS_BUDGET {
@@ -287,6 +339,12 @@ pub fn answer(
     if taken < got.page.items.len() {
         got.page.items.truncate(taken);
         got.page.more = true;
+    }
+    // A revision the table came to hold after an event that names it: short there too (the
+    // page, counted with it in full, only gets smaller).
+    let table: Vec<&Value> = artifacts.iter().collect();
+    for e in &mut events {
+        named_in_table(e, &table);
     }
     let next = pager.next(&got.page);
     let n = events.len();
@@ -336,4 +394,43 @@ pub fn answer(
         "."
     });
     Ok((out, summary, got.unknown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn carried(from: &str, to: &str) -> Value {
+        json!({"kind": "carried", "changes": [{"field": "revision", "from": from, "to": to}]})
+    }
+
+    /// A revision the table holds is named short; one it does not hold, or whose short form
+    /// another of its revisions shares, stays whole.
+    #[test]
+    fn a_carry_names_a_revision_of_the_table_short_unless_ambiguous() {
+        let a = format!("sha256:{}", "a".repeat(64));
+        let b = format!("sha256:{}", "b".repeat(64));
+        let twin = format!("sha256:{}{}", "b".repeat(12), "c".repeat(52));
+        let outside = format!("sha256:{}", "d".repeat(64));
+        let table = [json!({"revision": a}), json!({"revision": b})];
+        let table: Vec<&Value> = table.iter().collect();
+        let mut events = [carried(&a, &outside), carried(&outside, &b)];
+        for e in &mut events {
+            named_in_table(e, &table);
+        }
+        assert_eq!(
+            events[0]["changes"][0]["from"],
+            json!(format!("sha256:{}…", "a".repeat(12)))
+        );
+        assert_eq!(events[0]["changes"][0]["to"], json!(outside));
+        assert_eq!(
+            events[1]["changes"][0]["to"],
+            json!(format!("sha256:{}…", "b".repeat(12)))
+        );
+        let table = [json!({"revision": b}), json!({"revision": twin})];
+        let table: Vec<&Value> = table.iter().collect();
+        let mut events = [carried(&outside, &b)];
+        named_in_table(&mut events[0], &table);
+        assert_eq!(events[0]["changes"][0]["to"], json!(b));
+    }
 }

@@ -732,6 +732,17 @@ fn a_carried_event_says_its_own_revision_once_in_the_table() -> Result<()> {
         ] {
             let page = history(&mut h, args.clone())?;
             let table = page["artifacts"].as_array().context("artifacts")?;
+            // Each revision of the table in full once (an entry per file it is of).
+            let text = page.to_string();
+            for entry in table {
+                let rev = entry["revision"].as_str().context("revision")?;
+                let entries = table.iter().filter(|a| a["revision"] == rev).count();
+                ensure!(
+                    text.matches(rev).count() == entries,
+                    "{era:?} {args}: {rev} said again: {text}"
+                );
+            }
+            let mut carried_other = Vec::new();
             for e in page["events"].as_array().context("events")? {
                 let i = usize::try_from(e["artifact"].as_u64().context("artifact")?)?;
                 let own = table.get(i).context("entry")?["revision"]
@@ -749,13 +760,23 @@ fn a_carried_event_says_its_own_revision_once_in_the_table() -> Result<()> {
                     .as_array()
                     .and_then(|c| c.iter().find(|c| c["field"] == "revision"))
                     .context("a revision change")?;
-                // One side, the other revision, in full.
+                // One side, the other revision: in full, or short when the table has it.
                 let sides = ["from", "to"].map(|k| change.get(k).and_then(Value::as_str));
+                let other = match sides {
+                    [Some(r), None] | [None, Some(r)] => r,
+                    _ => anyhow::bail!("{era:?}: {change}"),
+                };
+                let in_table = |r: &str| table.iter().any(|a| a["revision"] == r);
+                let short = |r: &str| format!("{}…", &r[..19]);
+                let meant = [REV, REV2, REV3]
+                    .into_iter()
+                    .find(|r| *r == other || (in_table(r) && short(r) == other))
+                    .context("a revision of the review")?;
                 ensure!(
-                    matches!(sides, [Some(r), None] | [None, Some(r)]
-                             if [REV, REV2, REV3].contains(&r) && r != own),
-                    "{era:?}: {change}"
+                    meant != own && (other == meant) != in_table(meant),
+                    "{era:?}: {change} (table {table:?})"
                 );
+                carried_other.push(meant);
                 // The whole event keeps both.
                 let uri = format!("review://events/{}/part/1", e["id"].as_str().context("id")?);
                 let part: Value = serde_json::from_str(&read(&mut h, &uri)?)?;
@@ -769,6 +790,10 @@ fn a_carried_event_says_its_own_revision_once_in_the_table() -> Result<()> {
                     "{whole}"
                 );
             }
+            ensure!(
+                !carried_other.is_empty(),
+                "{era:?} {args}: no carried event"
+            );
         }
         // Both carries, seen from each side, in these pages.
         ensure!(carried >= 8, "{era:?}: {carried} carried events");
