@@ -786,3 +786,64 @@ fn recall_carried_with_a_uri_lists_only_the_worklist_not_what_was_carried_on() {
         );
     }
 }
+
+/// The histsize audit's case: a carry's answer named the revision of each entry's ids
+/// (`ids_of`) whole in every entry to re-verify, the same revision for every item still to
+/// re-verify from the carry before (a fifth of the answer's bytes on the realistic review).
+/// It is said whole once, in the first entry, and by its short form after.
+#[test]
+fn a_carry_answer_says_the_revision_of_earlier_ids_whole_once() {
+    // Revisions whose short forms differ, and rev(n)'s, which share theirs: those stay whole.
+    fn spelled(n: usize) -> String {
+        format!("sha256:{}", n.to_string().repeat(64))
+    }
+    for (era, r, shortened) in [
+        (ERAS[0], spelled as fn(usize) -> String, true),
+        (ERAS[1], spelled, true),
+        (ERAS[2], spelled, true),
+        (ERAS[2], rev, false),
+    ] {
+        let at = |n: usize| art_uri(&r(n), FILE);
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]},
+                {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": at(1), "name": "boss", "entity_ids": ["face:3"]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": ["face:1", "face:2", "face:3"],
+                   "map": [{"from": "face:1", "to": "face:11"}, {"from": "face:2", "to": "face:12"},
+                           {"from": "face:3", "to": "face:13"}]}),
+        );
+        let out = c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": at(3), "changed": [],
+                   "map": [{"from": "face:11", "to": "face:21"}, {"from": "face:12", "to": "face:22"},
+                           {"from": "face:13", "to": "face:23"}]}),
+        );
+        let entries = out["re_verify"].as_array().expect("re_verify");
+        assert_eq!(entries.len(), 3, "{out}");
+        let short = if shortened {
+            format!("{}…", &r(1)[..19])
+        } else {
+            r(1)
+        };
+        let named: Vec<&Value> = entries.iter().map(|e| &e["ids_of"]).collect();
+        assert_eq!(named, [&json!(r(1)), &json!(short), &json!(short)], "{out}");
+        let whole = if shortened { 1 } else { 3 };
+        assert_eq!(out.to_string().matches(&r(1)).count(), whole, "{out}");
+        // The marker itself keeps its revisions whole.
+        let d = c.ok(
+            "show_review",
+            json!({"artifact": at(3), "subject": "bore", "detail": "full"}),
+        );
+        let b = &d["decisions"][0]["basis"][0];
+        assert_eq!(b["carried"]["from"], r(1), "{b}");
+    }
+}
