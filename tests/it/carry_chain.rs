@@ -847,3 +847,54 @@ fn a_carry_answer_says_the_revision_of_earlier_ids_whole_once() {
         assert_eq!(b["carried"]["from"], r(1), "{b}");
     }
 }
+
+/// The histsize audit's case: `show_review`'s summary of a carried revision names the
+/// revision carried from whole in `supersedes`, and every carried decision named it whole
+/// again in its `carried.from` (71 bytes each, a seventh of the answer). A decision says it
+/// by its short form, which `supersedes` resolves; revisions that share a short form (rev(n)'s
+/// do) stay whole.
+#[test]
+fn show_review_names_the_revision_carried_from_whole_once() {
+    fn spelled(n: usize) -> String {
+        format!("sha256:{}", n.to_string().repeat(64))
+    }
+    for (era, r, shortened) in [
+        (ERAS[0], spelled as fn(usize) -> String, true),
+        (ERAS[2], spelled, true),
+        (ERAS[2], rev, false),
+    ] {
+        let at = |n: usize| art_uri(&r(n), FILE);
+        let mut c = Client::memory(era);
+        for subject in ["bore", "wall", "thread"] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(1), "subject": subject, "disposition": "accept", "basis": [
+                    {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+            );
+        }
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": [],
+                   "map": [{"from": "face:1", "to": "face:11"}]}),
+        );
+        let out = c.ok("show_review", json!({"artifact": at(2)}));
+        assert_eq!(out["supersedes"][0]["revision"], r(1), "{out}");
+        let from: Vec<&Value> = out["decisions"]
+            .as_array()
+            .expect("decisions")
+            .iter()
+            .map(|d| &d["carried"]["from"])
+            .collect();
+        let said = if shortened {
+            format!("{}…", &r(1)[..19])
+        } else {
+            r(1)
+        };
+        assert_eq!(from, [&json!(said); 3], "{out}");
+        let whole = if shortened { 1 } else { 4 };
+        assert_eq!(out.to_string().matches(&r(1)).count(), whole, "{out}");
+        // The full form, the card's, keeps it whole.
+        let full = c.ok("show_review", json!({"artifact": at(2), "detail": "full"}));
+        assert_eq!(full["decisions"][0]["carried"]["from"], r(1), "{full}");
+    }
+}
