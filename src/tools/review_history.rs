@@ -214,42 +214,71 @@ fn own_revision_once(event: &mut Value) {
     }
 }
 
-/// A carry's other revision, when the page's `artifacts` table gives it in full, is named by
-/// its short form there (`sha256:` and 12 hex digits, as a summary writes it): a page of a
-/// carried file's history said the same two or three revisions in full event after event. A
-/// short form two of the table's revisions share (only imported events can make one) stays
-/// in full, as does a revision the table does not hold (the other side of a page asked by
-/// id). Returns the short forms it wrote.
-fn named_in_table(event: &mut Value, table: &[&Value]) -> Vec<String> {
-    let full: Vec<&str> = table
-        .iter()
-        .filter_map(|a| a["revision"].as_str())
-        .collect();
-    let label = |rev: &str| -> Option<String> {
-        let short = short_revision(rev);
-        let mut shared = full.iter().filter(|r| short_revision(r) == short);
-        let only = shared.next().is_some_and(|r| *r == rev) && shared.all(|r| *r == rev);
-        (only && short != rev).then_some(short)
-    };
-    let mut used = Vec::new();
-    if event["kind"] != json!(EventKind::Carried.as_str()) {
-        return used;
-    }
-    let Some(changes) = event.get_mut("changes").and_then(Value::as_array_mut) else {
-        return used;
-    };
-    for c in changes {
-        if c["field"] != json!("revision") || c.get("index").is_some() {
-            continue;
+/// The revisions a page has said whole, for the carries of its events: a carry's other
+/// revision is named by its short form (`sha256:` and 12 hex digits, `…`, as a summary writes
+/// it) when the page said it whole before, in its `artifacts` table or in an earlier event (a
+/// page of a carried file's history said the same two or three revisions whole, event after
+/// event). A revision said the first time, or whose short form another revision the page said
+/// shares (only imported events can make one), stays whole.
+#[derive(Default)]
+struct Said {
+    /// Revisions said whole by events, not in the table, in page order.
+    in_events: Vec<String>,
+    /// Each short form written, and the revision it stands for.
+    labels: std::collections::BTreeMap<String, String>,
+}
+
+impl Said {
+    /// Names the revisions of `event`'s carry by `table` and what the page said before it.
+    fn name(&mut self, event: &mut Value, table: &[&Value]) {
+        if event["kind"] != json!(EventKind::Carried.as_str()) {
+            return;
         }
-        for side in ["from", "to"] {
-            if let Some(short) = c[side].as_str().and_then(label) {
-                c[side] = json!(short);
-                used.push(short);
+        let in_table: Vec<&str> = table
+            .iter()
+            .filter_map(|a| a["revision"].as_str())
+            .collect();
+        let Some(changes) = event.get_mut("changes").and_then(Value::as_array_mut) else {
+            return;
+        };
+        for c in changes {
+            if c["field"] != json!("revision") || c.get("index").is_some() {
+                continue;
+            }
+            for side in ["from", "to"] {
+                let Some(rev) = c[side].as_str().map(str::to_string) else {
+                    continue;
+                };
+                if self.labels.contains_key(&rev) {
+                    continue;
+                }
+                let known = in_table.contains(&rev.as_str()) || self.in_events.contains(&rev);
+                if !known {
+                    self.in_events.push(rev);
+                    continue;
+                }
+                let short = short_revision(&rev);
+                let twins = in_table
+                    .iter()
+                    .copied()
+                    .chain(self.in_events.iter().map(String::as_str))
+                    .chain(self.labels.values().map(String::as_str))
+                    .any(|r| r != rev && short_revision(r) == short);
+                if !twins && short != rev {
+                    c[side] = json!(short);
+                    self.labels.insert(short, rev);
+                }
             }
         }
     }
-    used
+
+    /// Whether a table entry of `rev` would make a short form the page wrote name two
+    /// revisions (the table comes before the events that wrote it).
+    fn twinned_by(&self, rev: &str) -> bool {
+        self.labels
+            .get(&short_revision(rev))
+            .is_some_and(|r| r != rev)
+    }
 }
 
 /// Takes `event`'s `locator` and `revision` out of it (the page says each pair once, in its
@@ -300,8 +329,8 @@ pub fn answer(
     let mut events = Vec::new();
     let mut artifacts: Vec<Value> = Vec::new();
     let mut taken = 0;
-    // The short forms of revisions the page's events wrote (see `named_in_table`).
-    let mut labels = std::collections::BTreeSet::new();
+    // What the page said whole so far, and the short forms it wrote (see `Said`).
+    let mut said = Said::default();
     for (e, _) in &got.page.items {
         let mut v = serde_json::to_value(e)
             .map_err(|e| ToolError::Internal(format!("could not encode an event: {e}")))?;
@@ -311,13 +340,12 @@ pub fn answer(
         // that form name two revisions: the page ends before it (only imported events can).
         if taken > 0
             && let Some(rev) = entry.as_ref().and_then(|a| a["revision"].as_str())
-            && labels.contains(&short_revision(rev))
-            && !artifacts.iter().any(|a| a["revision"] == rev)
+            && said.twinned_by(rev)
         {
             break;
         }
         let table: Vec<&Value> = artifacts.iter().chain(entry.as_ref()).collect();
-        labels.extend(named_in_table(&mut v, &table));
+        said.name(&mut v, &table);
         let entry_bytes = entry.as_ref().map_or(0, |a| wire::answer_bytes(a) + 1);
         let mut bytes = wire::answer_bytes(&v) + 1 + entry_bytes;
         if spent + bytes > PAGE_ITEMS_BUDGET {
@@ -343,8 +371,12 @@ pub fn answer(
     // A revision the table came to hold after an event that names it: short there too (the
     // page, counted with it in full, only gets smaller).
     let table: Vec<&Value> = artifacts.iter().collect();
+    let mut again = Said {
+        in_events: Vec::new(),
+        labels: said.labels,
+    };
     for e in &mut events {
-        named_in_table(e, &table);
+        again.name(e, &table);
     }
     let next = pager.next(&got.page);
     let n = events.len();
@@ -404,33 +436,38 @@ mod tests {
         json!({"kind": "carried", "changes": [{"field": "revision", "from": from, "to": to}]})
     }
 
-    /// A revision the table holds is named short; one it does not hold, or whose short form
-    /// another of its revisions shares, stays whole.
+    fn short(c: char) -> Value {
+        json!(format!("sha256:{}…", c.to_string().repeat(12)))
+    }
+
+    /// A revision the table holds, or an earlier event said whole, is named short; one said
+    /// the first time, or whose short form another revision the page said shares, whole.
     #[test]
-    fn a_carry_names_a_revision_of_the_table_short_unless_ambiguous() {
+    fn a_carry_names_a_revision_said_before_short_unless_ambiguous() {
         let a = format!("sha256:{}", "a".repeat(64));
         let b = format!("sha256:{}", "b".repeat(64));
         let twin = format!("sha256:{}{}", "b".repeat(12), "c".repeat(52));
-        let outside = format!("sha256:{}", "d".repeat(64));
+        let d = format!("sha256:{}", "d".repeat(64));
         let table = [json!({"revision": a}), json!({"revision": b})];
         let table: Vec<&Value> = table.iter().collect();
-        let mut events = [carried(&a, &outside), carried(&outside, &b)];
+        let mut said = Said::default();
+        let mut events = [carried(&a, &d), carried(&d, &b), carried(&twin, &a)];
         for e in &mut events {
-            named_in_table(e, &table);
+            said.name(e, &table);
         }
+        assert_eq!(events[0]["changes"][0]["from"], short('a'));
         assert_eq!(
-            events[0]["changes"][0]["from"],
-            json!(format!("sha256:{}…", "a".repeat(12)))
+            events[0]["changes"][0]["to"],
+            json!(d),
+            "said the first time"
         );
-        assert_eq!(events[0]["changes"][0]["to"], json!(outside));
-        assert_eq!(
-            events[1]["changes"][0]["to"],
-            json!(format!("sha256:{}…", "b".repeat(12)))
-        );
-        let table = [json!({"revision": b}), json!({"revision": twin})];
-        let table: Vec<&Value> = table.iter().collect();
-        let mut events = [carried(&outside, &b)];
-        named_in_table(&mut events[0], &table);
-        assert_eq!(events[0]["changes"][0]["to"], json!(b));
+        assert_eq!(events[1]["changes"][0]["from"], short('d'), "said before");
+        // b's twin is said first here: from then on b's short form would name two.
+        assert_eq!(events[1]["changes"][0]["to"], short('b'));
+        assert_eq!(events[2]["changes"][0]["from"], json!(twin));
+        assert!(said.twinned_by(&twin) && !said.twinned_by(&b));
+        let mut later = carried(&d, &b);
+        said.name(&mut later, &table);
+        assert_eq!(later["changes"][0]["to"], json!(b), "b's twin was said");
     }
 }
