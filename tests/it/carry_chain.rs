@@ -898,3 +898,71 @@ fn show_review_names_the_revision_carried_from_whole_once() {
         assert_eq!(full["decisions"][0]["carried"]["from"], r(1), "{full}");
     }
 }
+
+/// The histsize audit's case: after a carry, every record of a `recall` page and every
+/// decision summary of a `recall_decisions` page named the revision it was carried from whole
+/// (`carried.from`, 71 bytes each: a seventh of a recall page). A page says each revision
+/// whole once; after that, the short form. Revisions that share a short form (rev(n)'s do)
+/// stay whole.
+#[test]
+fn a_recall_page_says_the_revision_carried_from_whole_once() {
+    fn spelled(n: usize) -> String {
+        format!("sha256:{}", n.to_string().repeat(64))
+    }
+    for (era, r, shortened) in [
+        (ERAS[0], spelled as fn(usize) -> String, true),
+        (ERAS[2], spelled, true),
+        (ERAS[2], rev, false),
+    ] {
+        let at = |n: usize| art_uri(&r(n), FILE);
+        let mut c = Client::memory(era);
+        for (i, subject) in ["bore", "wall", "thread"].into_iter().enumerate() {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(1), "subject": subject, "disposition": "accept", "basis": [
+                    {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+            );
+            c.ok(
+                "remember",
+                json!({"artifact": at(1), "name": subject, "entity_ids": [format!("face:{i}")]}),
+            );
+        }
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": [],
+                   "map": [{"from": "face:0", "to": "face:10"}, {"from": "face:1", "to": "face:11"},
+                           {"from": "face:2", "to": "face:12"}]}),
+        );
+        let short = format!("{}…", &r(1)[..19]);
+        let look = json!({"artifact": {"revision": r(2), "format": "step"}});
+        for (tool, key) in [("recall", "records"), ("recall_decisions", "decisions")] {
+            let page = c.ok(tool, look.clone());
+            let from: Vec<&Value> = page[key]
+                .as_array()
+                .expect("items")
+                .iter()
+                .map(|i| &i["carried"]["from"])
+                .collect();
+            let want = if shortened {
+                [json!(r(1)), json!(short), json!(short)]
+            } else {
+                [json!(r(1)), json!(r(1)), json!(r(1))]
+            };
+            assert_eq!(from, want.iter().collect::<Vec<_>>(), "{tool}: {page}");
+            let whole = if shortened { 1 } else { 3 };
+            assert_eq!(
+                page.to_string().matches(&r(1)).count(),
+                whole,
+                "{tool}: {page}"
+            );
+        }
+        // Asked for one decision whole, it is whole.
+        let one = c.ok(
+            "recall_decisions",
+            json!({"artifact": {"revision": r(2), "format": "step"}, "detail": "full"}),
+        );
+        for d in one["decisions"].as_array().expect("decisions") {
+            assert_eq!(d["carried"]["from"], r(1), "{d}");
+        }
+    }
+}
