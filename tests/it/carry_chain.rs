@@ -787,22 +787,32 @@ fn recall_carried_with_a_uri_lists_only_the_worklist_not_what_was_carried_on() {
     }
 }
 
+/// Revisions whose short forms (`sha256:` and 12 hex digits) differ.
+fn spelled(n: usize) -> String {
+    format!("sha256:{}", n.to_string().repeat(64))
+}
+
+/// How a test spells revision `n`.
+type Spelling = fn(usize) -> String;
+
+/// Each era with revisions of distinct short forms (`true`), and the modern era with
+/// rev(n)'s, which share theirs: those stay whole.
+fn spellings() -> [(crate::support::inproc::Era, Spelling, bool); 4] {
+    [
+        (ERAS[0], spelled, true),
+        (ERAS[1], spelled, true),
+        (ERAS[2], spelled, true),
+        (ERAS[2], rev, false),
+    ]
+}
+
 /// The histsize audit's case: a carry's answer named the revision of each entry's ids
 /// (`ids_of`) whole in every entry to re-verify, the same revision for every item still to
 /// re-verify from the carry before (a fifth of the answer's bytes on the realistic review).
 /// It is said whole once, in the first entry, and by its short form after.
 #[test]
 fn a_carry_answer_says_the_revision_of_earlier_ids_whole_once() {
-    // Revisions whose short forms differ, and rev(n)'s, which share theirs: those stay whole.
-    fn spelled(n: usize) -> String {
-        format!("sha256:{}", n.to_string().repeat(64))
-    }
-    for (era, r, shortened) in [
-        (ERAS[0], spelled as fn(usize) -> String, true),
-        (ERAS[1], spelled, true),
-        (ERAS[2], spelled, true),
-        (ERAS[2], rev, false),
-    ] {
+    for (era, r, shortened) in spellings() {
         let at = |n: usize| art_uri(&r(n), FILE);
         let mut c = Client::memory(era);
         c.ok(
@@ -855,14 +865,7 @@ fn a_carry_answer_says_the_revision_of_earlier_ids_whole_once() {
 /// do) stay whole.
 #[test]
 fn show_review_names_the_revision_carried_from_whole_once() {
-    fn spelled(n: usize) -> String {
-        format!("sha256:{}", n.to_string().repeat(64))
-    }
-    for (era, r, shortened) in [
-        (ERAS[0], spelled as fn(usize) -> String, true),
-        (ERAS[2], spelled, true),
-        (ERAS[2], rev, false),
-    ] {
+    for (era, r, shortened) in spellings() {
         let at = |n: usize| art_uri(&r(n), FILE);
         let mut c = Client::memory(era);
         for subject in ["bore", "wall", "thread"] {
@@ -906,14 +909,7 @@ fn show_review_names_the_revision_carried_from_whole_once() {
 /// stay whole.
 #[test]
 fn a_recall_page_says_the_revision_carried_from_whole_once() {
-    fn spelled(n: usize) -> String {
-        format!("sha256:{}", n.to_string().repeat(64))
-    }
-    for (era, r, shortened) in [
-        (ERAS[0], spelled as fn(usize) -> String, true),
-        (ERAS[2], spelled, true),
-        (ERAS[2], rev, false),
-    ] {
+    for (era, r, shortened) in spellings() {
         let at = |n: usize| art_uri(&r(n), FILE);
         let mut c = Client::memory(era);
         for (i, subject) in ["bore", "wall", "thread"].into_iter().enumerate() {
