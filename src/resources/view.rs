@@ -573,6 +573,7 @@ impl RevisionView {
         let mut carries = json!({});
         self.add_supersession(&mut carries);
         let mut spent = 1024 + wire::answer_bytes(&carries);
+        let short_from = ShortFrom::of(self, &carries);
         let mut lists = [Vec::new(), Vec::new()];
         let mut left_out = [0usize, 0usize];
         for (i, list) in [&self.decisions, &self.stale_decisions]
@@ -589,7 +590,8 @@ impl RevisionView {
                         .map(crate::review::Superseded::page_ref),
                     cur,
                 );
-                let item = serde_json::to_value(d.summary_wire(index)).unwrap_or(Value::Null);
+                let mut item = serde_json::to_value(d.summary_wire(index)).unwrap_or(Value::Null);
+                short_from.apply(&mut item);
                 // One summary larger than half the answer is cut to fit, saying so.
                 let whole = format!("{}{}/part/1", super::DECISIONS, d.id);
                 let item = wire::fit_item(item, PAGE_ITEMS_BUDGET / 2, &whole);
@@ -744,6 +746,59 @@ impl RevisionView {
         }
         if let Some(by) = &s.superseded_by {
             m.insert("superseded_by".into(), entry(by));
+        }
+    }
+}
+
+/// A carried decision's `carried.from` in the review's summary: every decision a carry
+/// brought here names the revision it came from, which the summary's `supersedes` already
+/// names whole (five decisions said it five times more, 71 bytes each). It is said by its
+/// short form (`sha256:` and 12 hex digits) when `supersedes` has it whole and no other
+/// revision of the answer shares that form; else whole.
+struct ShortFrom {
+    named: Vec<String>,
+    every: Vec<String>,
+}
+
+impl ShortFrom {
+    fn of(review: &RevisionView, carries: &Value) -> ShortFrom {
+        let named: Vec<String> = carries["supersedes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["revision"].as_str().map(str::to_string))
+            .collect();
+        let mut every: Vec<String> = named.clone();
+        every.push(review.revision.clone());
+        every.extend(
+            carries["superseded_by"]["revision"]
+                .as_str()
+                .map(str::to_string),
+        );
+        for d in review.decisions.iter().chain(&review.stale_decisions) {
+            every.push(d.artifact.revision.clone());
+            every.extend(d.carried.as_ref().map(|c| c.from.clone()));
+        }
+        every.sort_unstable();
+        every.dedup();
+        ShortFrom { named, every }
+    }
+
+    fn apply(&self, item: &mut Value) {
+        let Some(from) = item["carried"]["from"].as_str() else {
+            return;
+        };
+        if !self.named.iter().any(|r| r == from) {
+            return;
+        }
+        let short = crate::review::carry::short_revision(from);
+        let shared = self
+            .every
+            .iter()
+            .filter(|r| crate::review::carry::short_revision(r) == short)
+            .count();
+        if shared == 1 && short != from {
+            item["carried"]["from"] = json!(short);
         }
     }
 }

@@ -231,6 +231,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         for e in entries {
             keep(e, PAGE_ITEMS_BUDGET / 2, &mut re_verify);
         }
+        ids_of_once(&mut re_verify, [&plan.from.revision, &plan.to.revision]);
         let mut decisions = Vec::new();
         for d in &out.decisions {
             let e = json!({
@@ -296,6 +297,37 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         }
         ToolOutput::new(&answer, summary)
     })
+}
+
+/// Each revision an `ids_of` names is said whole once, in the first entry naming it, and by
+/// its short form (`sha256:` and 12 hex digits, `…`) in the entries after: the items still to
+/// re-verify from an earlier carry all name the same one or two revisions (a fifth of a
+/// carry's answer said the same revision again). A short form another revision of the answer
+/// or of the call (`call`: its `from` and `to`) shares stays whole. The answer was counted
+/// with every one whole: it only gets smaller.
+fn ids_of_once(entries: &mut [Value], call: [&String; 2]) {
+    use crate::review::carry::short_revision;
+    let mut named: Vec<String> = entries
+        .iter()
+        .filter_map(|e| e["ids_of"].as_str().map(str::to_string))
+        .chain(call.into_iter().cloned())
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    let mut said: Vec<String> = Vec::new();
+    for e in entries {
+        let Some(rev) = e["ids_of"].as_str().map(str::to_string) else {
+            continue;
+        };
+        if !said.contains(&rev) {
+            said.push(rev);
+            continue;
+        }
+        let short = short_revision(&rev);
+        if short != rev && named.iter().filter(|r| short_revision(r) == short).count() == 1 {
+            e["ids_of"] = json!(short);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -105,6 +105,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     let mut carriable: Vec<crate::review::Artifact> = Vec::new();
     let mut superseded = 0;
     let mut re_verify = 0;
+    let mut whole_once = super::WholeOnce::default();
+    let mut taken = 0usize;
     // A page ends early when the next record would take the answer past its byte bound.
     let page = store.recall_each(&query, request, |r| {
         let is_stale = current.is_some_and(|c| c != r.artifact.revision);
@@ -124,9 +126,23 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
                 .map(crate::review::Superseded::page_ref),
             current,
         );
-        if !records.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &r.page_wire(index)) {
+        // Each revision whole once in the page: a carried record's `from` said before is
+        // short (see `WholeOnce`).
+        let mut named = whole_once.clone();
+        if let Some(e) = &entry
+            && !named.said_in(&serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+            && taken > 0
+        {
             return false;
         }
+        let mut item = serde_json::to_value(r.page_wire(index)).unwrap_or(serde_json::Value::Null);
+        named.name_at(&mut item, "/carried/from");
+        named.name_at(&mut item, "/carried/ids_of");
+        if !records.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &item) {
+            return false;
+        }
+        whole_once = named;
+        taken += 1;
         if let Some(e) = &entry {
             table.keep(e);
         }

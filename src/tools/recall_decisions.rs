@@ -125,6 +125,8 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     // The carried decisions of the page: an engineer's verdict given at the earlier
     // revision after the carry (a clone's, by sync) is named beside them.
     let mut carried_here = Vec::new();
+    let mut whole_once = super::WholeOnce::default();
+    let mut summaries = 0usize;
     let page = store.recall_decisions_each(&query, request, |d| {
         let artifact = d.artifact.wire();
         let (index, entry) = table.find(
@@ -138,7 +140,24 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         let taken = if full {
             decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &d.page_wire(index))
         } else {
-            decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &d.summary_wire(index))
+            // Each revision whole once in the page: a carried decision's `from` said before
+            // is short (see `WholeOnce`).
+            let mut named = whole_once.clone();
+            if let Some(e) = &entry
+                && !named.said_in(&serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+                && summaries > 0
+            {
+                return false;
+            }
+            let mut item =
+                serde_json::to_value(d.summary_wire(index)).unwrap_or(serde_json::Value::Null);
+            named.name_at(&mut item, "/carried/from");
+            let taken = decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &item);
+            if taken {
+                whole_once = named;
+                summaries += 1;
+            }
+            taken
         };
         if !taken {
             return false;

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use super::cursor::Pager;
 use super::schema as s;
 use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
+use crate::review::carry::short_revision;
 use crate::review::history::{Channel, EventKind};
 use crate::store::{HistoryQuery, Store};
 use crate::wire::{self, PAGE_ITEMS_BUDGET};
@@ -165,8 +166,9 @@ fn other_files(
 
 /// Takes out of `event` what its reader does not need, or has already: the digest of the
 /// state it left (`after`, for import and sync), its place among the events of its write
-/// (`step`, which the page's order says) and, in a page asked by id, that id (`of`). The whole
-/// event, with them, is `review://events/{id}/part/1`.
+/// (`step`, which the page's order says), in a page asked by id that id (`of`), and of a
+/// carry's `revision` change the side that is the event's own revision (its `artifacts`
+/// entry says it). The whole event, with them, is `review://events/{id}/part/1`.
 fn for_reader(event: &mut Value, by_id: bool) {
     if let Some(o) = event.as_object_mut() {
         o.remove("after");
@@ -174,6 +176,108 @@ fn for_reader(event: &mut Value, by_id: bool) {
         if by_id {
             o.remove("of");
         }
+    }
+    own_revision_once(event);
+}
+
+/// A carry's `revision` change names both revisions, and one is where the event is (its
+/// `revision`, said once in the page's `artifacts` table): the carried event on the new item
+/// says `from` only, the one on the old item `to` only, as its `decision` change does. A
+/// change without both sides, or with neither equal to the event's own (only an imported
+/// event can), is left as it is.
+fn own_revision_once(event: &mut Value) {
+    if event["kind"] != json!(EventKind::Carried.as_str()) {
+        return;
+    }
+    let own = event["revision"].clone();
+    let Some(changes) = event.get_mut("changes").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for c in changes {
+        let Some(c) = c.as_object_mut() else {
+            continue;
+        };
+        if c.get("field") != Some(&json!("revision")) || c.contains_key("index") {
+            continue;
+        }
+        let (Some(from), Some(to)) = (c.get("from"), c.get("to")) else {
+            continue;
+        };
+        if from == to {
+            continue;
+        }
+        if *to == own {
+            c.remove("to");
+        } else if *from == own {
+            c.remove("from");
+        }
+    }
+}
+
+/// The revisions a page has said whole, for the carries of its events: a carry's other
+/// revision is named by its short form (`sha256:` and 12 hex digits, `…`, as a summary writes
+/// it) when the page said it whole before, in its `artifacts` table or in an earlier event (a
+/// page of a carried file's history said the same two or three revisions whole, event after
+/// event). A revision said the first time, or whose short form another revision the page said
+/// shares (only imported events can make one), stays whole.
+#[derive(Default)]
+struct Said {
+    /// Revisions said whole by events, not in the table, in page order.
+    in_events: Vec<String>,
+    /// Each short form written, and the revision it stands for.
+    labels: std::collections::BTreeMap<String, String>,
+}
+
+impl Said {
+    /// Names the revisions of `event`'s carry by `table` and what the page said before it.
+    fn name(&mut self, event: &mut Value, table: &[&Value]) {
+        if event["kind"] != json!(EventKind::Carried.as_str()) {
+            return;
+        }
+        let in_table: Vec<&str> = table
+            .iter()
+            .filter_map(|a| a["revision"].as_str())
+            .collect();
+        let Some(changes) = event.get_mut("changes").and_then(Value::as_array_mut) else {
+            return;
+        };
+        for c in changes {
+            if c["field"] != json!("revision") || c.get("index").is_some() {
+                continue;
+            }
+            for side in ["from", "to"] {
+                let Some(rev) = c[side].as_str().map(str::to_string) else {
+                    continue;
+                };
+                if self.labels.contains_key(&rev) {
+                    continue;
+                }
+                let known = in_table.contains(&rev.as_str()) || self.in_events.contains(&rev);
+                if !known {
+                    self.in_events.push(rev);
+                    continue;
+                }
+                let short = short_revision(&rev);
+                let twins = in_table
+                    .iter()
+                    .copied()
+                    .chain(self.in_events.iter().map(String::as_str))
+                    .chain(self.labels.values().map(String::as_str))
+                    .any(|r| r != rev && short_revision(r) == short);
+                if !twins && short != rev {
+                    c[side] = json!(short);
+                    self.labels.insert(short, rev);
+                }
+            }
+        }
+    }
+
+    /// Whether a table entry of `rev` would make a short form the page wrote name two
+    /// revisions (the table comes before the events that wrote it).
+    fn twinned_by(&self, rev: &str) -> bool {
+        self.labels
+            .get(&short_revision(rev))
+            .is_some_and(|r| r != rev)
     }
 }
 
@@ -225,11 +329,23 @@ pub fn answer(
     let mut events = Vec::new();
     let mut artifacts: Vec<Value> = Vec::new();
     let mut taken = 0;
+    // What the page said whole so far, and the short forms it wrote (see `Said`).
+    let mut said = Said::default();
     for (e, _) in &got.page.items {
         let mut v = serde_json::to_value(e)
             .map_err(|e| ToolError::Internal(format!("could not encode an event: {e}")))?;
         for_reader(&mut v, query.of.is_some());
         let (index, entry) = where_in(&mut v, &artifacts);
+        // A new entry whose revision reads as a short form the page already wrote would make
+        // that form name two revisions: the page ends before it (only imported events can).
+        if taken > 0
+            && let Some(rev) = entry.as_ref().and_then(|a| a["revision"].as_str())
+            && said.twinned_by(rev)
+        {
+            break;
+        }
+        let table: Vec<&Value> = artifacts.iter().chain(entry.as_ref()).collect();
+        said.name(&mut v, &table);
         let entry_bytes = entry.as_ref().map_or(0, |a| wire::answer_bytes(a) + 1);
         let mut bytes = wire::answer_bytes(&v) + 1 + entry_bytes;
         if spent + bytes > PAGE_ITEMS_BUDGET {
@@ -251,6 +367,16 @@ pub fn answer(
     if taken < got.page.items.len() {
         got.page.items.truncate(taken);
         got.page.more = true;
+    }
+    // A revision the table came to hold after an event that names it: short there too (the
+    // page, counted with it in full, only gets smaller).
+    let table: Vec<&Value> = artifacts.iter().collect();
+    let mut again = Said {
+        in_events: Vec::new(),
+        labels: said.labels,
+    };
+    for e in &mut events {
+        again.name(e, &table);
     }
     let next = pager.next(&got.page);
     let n = events.len();
@@ -300,4 +426,48 @@ pub fn answer(
         "."
     });
     Ok((out, summary, got.unknown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn carried(from: &str, to: &str) -> Value {
+        json!({"kind": "carried", "changes": [{"field": "revision", "from": from, "to": to}]})
+    }
+
+    fn short(c: char) -> Value {
+        json!(format!("sha256:{}…", c.to_string().repeat(12)))
+    }
+
+    /// A revision the table holds, or an earlier event said whole, is named short; one said
+    /// the first time, or whose short form another revision the page said shares, whole.
+    #[test]
+    fn a_carry_names_a_revision_said_before_short_unless_ambiguous() {
+        let a = format!("sha256:{}", "a".repeat(64));
+        let b = format!("sha256:{}", "b".repeat(64));
+        let twin = format!("sha256:{}{}", "b".repeat(12), "c".repeat(52));
+        let d = format!("sha256:{}", "d".repeat(64));
+        let table = [json!({"revision": a}), json!({"revision": b})];
+        let table: Vec<&Value> = table.iter().collect();
+        let mut said = Said::default();
+        let mut events = [carried(&a, &d), carried(&d, &b), carried(&twin, &a)];
+        for e in &mut events {
+            said.name(e, &table);
+        }
+        assert_eq!(events[0]["changes"][0]["from"], short('a'));
+        assert_eq!(
+            events[0]["changes"][0]["to"],
+            json!(d),
+            "said the first time"
+        );
+        assert_eq!(events[1]["changes"][0]["from"], short('d'), "said before");
+        // b's twin is said first here: from then on b's short form would name two.
+        assert_eq!(events[1]["changes"][0]["to"], short('b'));
+        assert_eq!(events[2]["changes"][0]["from"], json!(twin));
+        assert!(said.twinned_by(&twin) && !said.twinned_by(&b));
+        let mut later = carried(&d, &b);
+        said.name(&mut later, &table);
+        assert_eq!(later["changes"][0]["to"], json!(b), "b's twin was said");
+    }
 }

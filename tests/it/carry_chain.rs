@@ -786,3 +786,179 @@ fn recall_carried_with_a_uri_lists_only_the_worklist_not_what_was_carried_on() {
         );
     }
 }
+
+/// Revisions whose short forms (`sha256:` and 12 hex digits) differ.
+fn spelled(n: usize) -> String {
+    format!("sha256:{}", n.to_string().repeat(64))
+}
+
+/// How a test spells revision `n`.
+type Spelling = fn(usize) -> String;
+
+/// Each era with revisions of distinct short forms (`true`), and the modern era with
+/// rev(n)'s, which share theirs: those stay whole.
+fn spellings() -> [(crate::support::inproc::Era, Spelling, bool); 4] {
+    [
+        (ERAS[0], spelled, true),
+        (ERAS[1], spelled, true),
+        (ERAS[2], spelled, true),
+        (ERAS[2], rev, false),
+    ]
+}
+
+/// The histsize audit's case: a carry's answer named the revision of each entry's ids
+/// (`ids_of`) whole in every entry to re-verify, the same revision for every item still to
+/// re-verify from the carry before (a fifth of the answer's bytes on the realistic review).
+/// It is said whole once, in the first entry, and by its short form after.
+#[test]
+fn a_carry_answer_says_the_revision_of_earlier_ids_whole_once() {
+    for (era, r, shortened) in spellings() {
+        let at = |n: usize| art_uri(&r(n), FILE);
+        let mut c = Client::memory(era);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]},
+                {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
+        );
+        c.ok(
+            "remember",
+            json!({"artifact": at(1), "name": "boss", "entity_ids": ["face:3"]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": ["face:1", "face:2", "face:3"],
+                   "map": [{"from": "face:1", "to": "face:11"}, {"from": "face:2", "to": "face:12"},
+                           {"from": "face:3", "to": "face:13"}]}),
+        );
+        let out = c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": at(3), "changed": [],
+                   "map": [{"from": "face:11", "to": "face:21"}, {"from": "face:12", "to": "face:22"},
+                           {"from": "face:13", "to": "face:23"}]}),
+        );
+        let entries = out["re_verify"].as_array().expect("re_verify");
+        assert_eq!(entries.len(), 3, "{out}");
+        let short = if shortened {
+            format!("{}…", &r(1)[..19])
+        } else {
+            r(1)
+        };
+        let named: Vec<&Value> = entries.iter().map(|e| &e["ids_of"]).collect();
+        assert_eq!(named, [&json!(r(1)), &json!(short), &json!(short)], "{out}");
+        let whole = if shortened { 1 } else { 3 };
+        assert_eq!(out.to_string().matches(&r(1)).count(), whole, "{out}");
+        // The marker itself keeps its revisions whole.
+        let d = c.ok(
+            "show_review",
+            json!({"artifact": at(3), "subject": "bore", "detail": "full"}),
+        );
+        let b = &d["decisions"][0]["basis"][0];
+        assert_eq!(b["carried"]["from"], r(1), "{b}");
+    }
+}
+
+/// The histsize audit's case: `show_review`'s summary of a carried revision names the
+/// revision carried from whole in `supersedes`, and every carried decision named it whole
+/// again in its `carried.from` (71 bytes each, a seventh of the answer). A decision says it
+/// by its short form, which `supersedes` resolves; revisions that share a short form (rev(n)'s
+/// do) stay whole.
+#[test]
+fn show_review_names_the_revision_carried_from_whole_once() {
+    for (era, r, shortened) in spellings() {
+        let at = |n: usize| art_uri(&r(n), FILE);
+        let mut c = Client::memory(era);
+        for subject in ["bore", "wall", "thread"] {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(1), "subject": subject, "disposition": "accept", "basis": [
+                    {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+            );
+        }
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": [],
+                   "map": [{"from": "face:1", "to": "face:11"}]}),
+        );
+        let out = c.ok("show_review", json!({"artifact": at(2)}));
+        assert_eq!(out["supersedes"][0]["revision"], r(1), "{out}");
+        let from: Vec<&Value> = out["decisions"]
+            .as_array()
+            .expect("decisions")
+            .iter()
+            .map(|d| &d["carried"]["from"])
+            .collect();
+        let said = if shortened {
+            format!("{}…", &r(1)[..19])
+        } else {
+            r(1)
+        };
+        assert_eq!(from, [&json!(said); 3], "{out}");
+        let whole = if shortened { 1 } else { 4 };
+        assert_eq!(out.to_string().matches(&r(1)).count(), whole, "{out}");
+        // The full form, the card's, keeps it whole.
+        let full = c.ok("show_review", json!({"artifact": at(2), "detail": "full"}));
+        assert_eq!(full["decisions"][0]["carried"]["from"], r(1), "{full}");
+    }
+}
+
+/// The histsize audit's case: after a carry, every record of a `recall` page and every
+/// decision summary of a `recall_decisions` page named the revision it was carried from whole
+/// (`carried.from`, 71 bytes each: a seventh of a recall page). A page says each revision
+/// whole once; after that, the short form. Revisions that share a short form (rev(n)'s do)
+/// stay whole.
+#[test]
+fn a_recall_page_says_the_revision_carried_from_whole_once() {
+    for (era, r, shortened) in spellings() {
+        let at = |n: usize| art_uri(&r(n), FILE);
+        let mut c = Client::memory(era);
+        for (i, subject) in ["bore", "wall", "thread"].into_iter().enumerate() {
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(1), "subject": subject, "disposition": "accept", "basis": [
+                    {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+            );
+            c.ok(
+                "remember",
+                json!({"artifact": at(1), "name": subject, "entity_ids": [format!("face:{i}")]}),
+            );
+        }
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": [],
+                   "map": [{"from": "face:0", "to": "face:10"}, {"from": "face:1", "to": "face:11"},
+                           {"from": "face:2", "to": "face:12"}]}),
+        );
+        let short = format!("{}…", &r(1)[..19]);
+        let look = json!({"artifact": {"revision": r(2), "format": "step"}});
+        for (tool, key) in [("recall", "records"), ("recall_decisions", "decisions")] {
+            let page = c.ok(tool, look.clone());
+            let from: Vec<&Value> = page[key]
+                .as_array()
+                .expect("items")
+                .iter()
+                .map(|i| &i["carried"]["from"])
+                .collect();
+            let want = if shortened {
+                [json!(r(1)), json!(short), json!(short)]
+            } else {
+                [json!(r(1)), json!(r(1)), json!(r(1))]
+            };
+            assert_eq!(from, want.iter().collect::<Vec<_>>(), "{tool}: {page}");
+            let whole = if shortened { 1 } else { 3 };
+            assert_eq!(
+                page.to_string().matches(&r(1)).count(),
+                whole,
+                "{tool}: {page}"
+            );
+        }
+        // Asked for one decision whole, it is whole.
+        let one = c.ok(
+            "recall_decisions",
+            json!({"artifact": {"revision": r(2), "format": "step"}, "detail": "full"}),
+        );
+        for d in one["decisions"].as_array().expect("decisions") {
+            assert_eq!(d["carried"]["from"], r(1), "{d}");
+        }
+    }
+}

@@ -219,3 +219,98 @@ fn a_history_page_stays_within_the_bound_whatever_an_event_locator_holds() -> an
     }
     Ok(())
 }
+
+/// Imported carried events whose revisions share a short form (`sha256:` and 12 hex digits):
+/// a `review_history` page names a carry's other revision short only while that form names
+/// one revision the page said whole before it (its table, then its events), so a page ends
+/// before the event whose table entry would make a short form it wrote name two.
+#[test]
+fn history_short_revisions_never_name_two_of_a_page() -> anyhow::Result<()> {
+    use crate::support::inproc::{Client, Era};
+    use review_mcp::review::history::{Change, Channel, Event};
+    let rev = |head: char, tail: char| {
+        format!(
+            "sha256:{}{}",
+            head.to_string().repeat(12),
+            tail.to_string().repeat(52)
+        )
+    };
+    let (a, b, twin) = (rev('a', '1'), rev('b', '1'), rev('b', '2'));
+    let locator = "file:///work/twins.step";
+    // Newest first: an event at b, a carry to a from b, an event at b's twin.
+    let event = |i: i64, kind: EventKind, at_rev: &str, changes: Vec<Change>| {
+        Event {
+            after: None,
+            at: review_mcp::time::format_millis(1_767_225_600_000 - i),
+            author: None,
+            changes,
+            channel: Channel::Import,
+            id: String::new(),
+            kind,
+            locator: locator.to_string(),
+            meaning: None,
+            of: format!("dec_{i}"),
+            reason: None,
+            revision: at_rev.to_string(),
+            step: 0,
+            subject: "bore".into(),
+        }
+        .sealed()
+    };
+    let carry = Change {
+        field: "revision".into(),
+        from: Some(b.clone()),
+        index: None,
+        requirement: None,
+        to: Some(a.clone()),
+    };
+    let events = vec![
+        event(0, EventKind::Forgotten, &b, vec![]),
+        event(1, EventKind::Carried, &a, vec![carry]),
+        event(2, EventKind::Forgotten, &twin, vec![]),
+    ];
+    let mut store = Store::open_in_memory()?;
+    store.import_with_history(&[], &[], &events)?;
+    let mut c = Client::new(store, Era::V2026_07_28);
+    let mut cursor: Option<String> = None;
+    let mut seen = 0;
+    for _ in 0..5 {
+        let mut args = serde_json::json!({"artifact": {"revision": a, "format": "step",
+                                                       "uri": locator}});
+        if let Some(cur) = &cursor {
+            args["cursor"] = serde_json::json!(cur);
+        }
+        let page = c.ok("review_history", args);
+        // What the page said whole before each short form: its table, then its events.
+        let mut said: Vec<&str> = page["artifacts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["revision"].as_str())
+            .collect();
+        for e in page["events"].as_array().into_iter().flatten() {
+            seen += 1;
+            for side in e["changes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|ch| [&ch["from"], &ch["to"]])
+                .filter_map(|v| v.as_str())
+            {
+                if let Some(head) = side.strip_suffix('…') {
+                    let named = said.iter().filter(|r| r.starts_with(head)).count();
+                    assert_eq!(named, 1, "{side} names {named} of {said:?}: {page}");
+                } else {
+                    assert!([&a, &b, &twin].contains(&&side.to_string()), "{page}");
+                    said.push(side);
+                }
+            }
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, 3, "every event once");
+    Ok(())
+}

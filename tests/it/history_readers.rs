@@ -683,3 +683,126 @@ fn an_event_says_each_thing_once() -> Result<()> {
     }
     Ok(())
 }
+
+/// The histsize audit's case: a carry's event named both revisions in full in its `revision`
+/// change (`from` and `to`, 71 bytes each), and one of them is the event's own, which the
+/// page's `artifacts` table already says: a page of a carried review spent a sixth of its
+/// bytes on it. A page's carried event names only the other revision (`from` on the new
+/// item, `to` on the old, as its `decision` change does); the whole event keeps both. Fails
+/// if an event of a page says its own revision again anywhere.
+#[test]
+fn a_carried_event_says_its_own_revision_once_in_the_table() -> Result<()> {
+    const REV2: &str = "sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+    const REV3: &str = "sha256:ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
+    let at = |rev: &str| json!({"revision": rev, "format": "step", "uri": FILE});
+    for era in ERAS {
+        let dir = TempDir::new("history-carry-once")?;
+        let mut h = host(&dir, era)?;
+        let old = remember(&mut h, "hold", None, "satisfied")?["id"]
+            .as_str()
+            .context("id")?
+            .to_string();
+        h.ok(
+            "remember",
+            json!({"artifact": artifact(), "name": "mounting hole", "note": "M6",
+                   "entity_ids": ["face:1"]}),
+        )?;
+        h.ok(
+            "carry_forward",
+            json!({"from": at(REV), "to": at(REV2), "map": [{"from": "face:1", "to": "face:2"}]}),
+        )?;
+        h.ok(
+            "carry_forward",
+            json!({"from": at(REV2), "to": at(REV3), "map": [{"from": "face:2", "to": "face:3"}],
+                   "changed": ["face:2"]}),
+        )?;
+        let newest = h.ok(
+            "recall_decisions",
+            json!({"artifact": {"revision": REV3, "format": "step"}}),
+        )?["decisions"][0]["id"]
+            .as_str()
+            .context("carried id")?
+            .to_string();
+        let mut carried = 0;
+        for args in [
+            json!({"artifact": at(REV)}),
+            json!({"artifact": {"revision": REV2, "format": "step"}}),
+            json!({"id": old}),
+            json!({"id": newest}),
+        ] {
+            let page = history(&mut h, args.clone())?;
+            let table = page["artifacts"].as_array().context("artifacts")?;
+            // Each revision of the table in full once (an entry per file it is of).
+            let text = page.to_string();
+            for entry in table {
+                let rev = entry["revision"].as_str().context("revision")?;
+                let entries = table.iter().filter(|a| a["revision"] == rev).count();
+                ensure!(
+                    text.matches(rev).count() == entries,
+                    "{era:?} {args}: {rev} said again: {text}"
+                );
+            }
+            let mut carried_other = Vec::new();
+            for e in page["events"].as_array().context("events")? {
+                let i = usize::try_from(e["artifact"].as_u64().context("artifact")?)?;
+                let own = table.get(i).context("entry")?["revision"]
+                    .as_str()
+                    .context("revision")?;
+                ensure!(
+                    !e.to_string().contains(own),
+                    "{era:?} {args}: the event says its own revision again: {e}"
+                );
+                if e["kind"] != "carried" {
+                    continue;
+                }
+                carried += 1;
+                let change = e["changes"]
+                    .as_array()
+                    .and_then(|c| c.iter().find(|c| c["field"] == "revision"))
+                    .context("a revision change")?;
+                // One side, the other revision.
+                let sides = ["from", "to"].map(|k| change.get(k).and_then(Value::as_str));
+                let other = match sides {
+                    [Some(r), None] | [None, Some(r)] => r,
+                    _ => anyhow::bail!("{era:?}: {change}"),
+                };
+                let in_table = |r: &str| table.iter().any(|a| a["revision"] == r);
+                let short = |r: &str| format!("{}…", &r[..19]);
+                let meant = [REV, REV2, REV3]
+                    .into_iter()
+                    .find(|r| {
+                        *r == other
+                            || ((in_table(r) || carried_other.contains(r)) && short(r) == other)
+                    })
+                    .context("a revision of the review")?;
+                // Whole the first time the page says it: short when its table or an earlier
+                // event did.
+                let before = in_table(meant) || carried_other.contains(&meant);
+                ensure!(
+                    meant != own && (other == meant) != before,
+                    "{era:?}: {change} (table {table:?})"
+                );
+                carried_other.push(meant);
+                // The whole event keeps both.
+                let uri = format!("review://events/{}/part/1", e["id"].as_str().context("id")?);
+                let part: Value = serde_json::from_str(&read(&mut h, &uri)?)?;
+                let whole: Value = serde_json::from_str(part["json"].as_str().context("json")?)?;
+                let both = whole["changes"]
+                    .as_array()
+                    .and_then(|c| c.iter().find(|c| c["field"] == "revision"))
+                    .context("whole revision change")?;
+                ensure!(
+                    both["from"].is_string() && both["to"].is_string() && whole["revision"] == own,
+                    "{whole}"
+                );
+            }
+            ensure!(
+                !carried_other.is_empty(),
+                "{era:?} {args}: no carried event"
+            );
+        }
+        // Both carries, seen from each side, in these pages.
+        ensure!(carried >= 8, "{era:?}: {carried} carried events");
+    }
+    Ok(())
+}
