@@ -2673,3 +2673,52 @@ fn a_forgotten_decision_imported_with_a_verdict_exports_and_imports_the_same() -
     ])
     .map(drop)
 }
+
+/// Found with the model keeping a file per id: seed 268 of 60 operations ("clone 0 and clone
+/// 2 differ after the final syncs": clone 2 alone held a sync `text_replaced` event of the
+/// carried feature), minimised to these 6 with `CONVERGE_MINIMISE_LIKE`. Clone 1 remembers
+/// "slot" at revision 0 and carries it to 1; clone 2 imports that (the feature at 1); clone 1
+/// carries it on to 2; clone 2, which has not seen the second carry, states the feature at 1
+/// and commits without pushing. In the final syncs git merges clone 2's statement over the
+/// carry (the driver, which does not see the copy at 1 the pull brings, keeps the later
+/// statement, clone 2's own), so clone 2's sync finds the feature unchanged on both sides and
+/// pushes it at 1. Clone 1's sync then keeps it at 2 and the statement in revision 1's copy
+/// (docs/command-line.md, "A carried feature stated again where it was") but recorded nothing
+/// of the feature: the history it wrote to the folder ended on clone 2's statement, so clone 2,
+/// taking the file last, recorded a sync event of its own (the feature back at 2) that no
+/// other clone held. The product was wrong: that sync (`Action::ToDatabase`, the folder's
+/// version stating the feature at a revision carried past) now records the event, as the
+/// mirror case does by importing, and clone 2 finds it held. Seen failing before the fix.
+#[test]
+fn a_statement_git_merged_over_a_second_carry_leaves_one_history() -> anyhow::Result<()> {
+    use Op::*;
+    run(&[
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 0,
+            name: 1,
+            tag: 0,
+        },
+        Carry {
+            c: 1,
+            from: 0,
+            to: 1,
+        },
+        Import { c: 2, from: 1 },
+        Carry {
+            c: 1,
+            from: 1,
+            to: 2,
+        },
+        Remember {
+            c: 2,
+            part: 0,
+            rev: 1,
+            name: 1,
+            tag: 1,
+        },
+        Commit { c: 2 },
+    ])
+    .map(drop)
+}
