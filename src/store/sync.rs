@@ -634,6 +634,16 @@ impl<'a> SyncTx<'a> {
         Ok(())
     }
 
+    /// Records that the folder's version `stated` of a record gives way to `held`, which
+    /// the database keeps and the sync writes over it (a statement at a revision a carry moved
+    /// the feature on from, kept in that revision's copy), unless the history already says
+    /// so: the folder's events end on the statement, and the clones that take the file record
+    /// the same event (the event an import of `held` over `stated` records).
+    pub fn record_kept_over(&self, stated: &Record, held: &Record) -> Result<(), StoreError> {
+        history::transferred_record(&self.tx, &self.how(), Some(stated), held)?;
+        Ok(())
+    }
+
     /// Writes `d` as the decision with its id (see [`SyncTx::put_record`]).
     pub fn put_decision(&self, d: &Decision, place: Option<i64>) -> Result<(), StoreError> {
         let held: Option<(i64, i64)> = self

@@ -291,7 +291,9 @@ impl<'a, 't> Apply<'a, 't> {
             // Only the folder changed, and its version states the feature at a revision the
             // database holds a superseded copy of (git merged a clone's statement that had not
             // seen the carry over ours): what that revision says, kept there; the feature
-            // stays where it stands.
+            // stays where it stands, and its history says so after the statement's event, as
+            // an import of the file written records it in the clones that take it (the mirror
+            // case records it importing the folder's version).
             Action::ToDatabase
                 if let (Some(Item::Record(held)), Some(Item::Record(stated))) =
                     (db_item, file_item)
@@ -305,6 +307,7 @@ impl<'a, 't> Apply<'a, 't> {
                     stated.artifact.revision, held.artifact.revision, stated.artifact.revision
                 ));
                 self.keep_stayed(stated, held)?;
+                self.tx.record_kept_over(stated, held)?;
                 self.write_file(&Item::Record(held.clone()))?;
             }
             // The mirror: only the folder holds the feature, at a revision a carry of it moved
