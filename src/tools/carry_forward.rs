@@ -141,6 +141,13 @@ fn check_limits(args: &Args) -> Result<(), ToolError> {
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     check_limits(&args)?;
+    // Its schema leaves the revision's form to `normalise`: a short form is said as the
+    // other tools' schema refusal says it.
+    for (name, a) in [("from", &args.from), ("to", &args.to)] {
+        if let Some(why) = super::short_revision_refused(store, &a.revision) {
+            return Err(ToolError::Invalid(format!("{name}.revision: {why}")));
+        }
+    }
     let from = args.from.normalise()?;
     let to = args.to.normalise()?;
     if from.revision == to.revision {

@@ -379,6 +379,42 @@ impl ArtifactArg {
     }
 }
 
+/// A revision given by the short form an answer writes (`sha256:9d297e93c19f…`, see
+/// `WholeOnce`), which a tool cannot take: what the form is, what to pass, and the stored
+/// revision it stands for when exactly one begins so (never a guess among several: how many
+/// do). `None` when `value` is not a short form. Written for every field of a revision: the
+/// schema's refusal (`service/calls.rs`) and `carry_forward`'s own check. One index seek per
+/// revision found, at most `SHORT_FORM_MATCHES` + 1 a column.
+pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> {
+    let head = crate::review::short_revision_head(value)?;
+    let found = store.complete(
+        crate::store::Completable::Revision,
+        head,
+        &crate::store::Narrowing::default(),
+        SHORT_FORM_MATCHES,
+    );
+    let here = match found.as_ref().map(|m| (m.values.as_slice(), m.has_more)) {
+        Ok(([one], false)) => format!(": the one revision here that begins {head} is {one}"),
+        Ok(([], _)) => format!(" (no revision here begins {head})"),
+        Ok((_, true)) => format!(
+            " (more than {SHORT_FORM_MATCHES} revisions here begin {head}: give the one meant)"
+        ),
+        Ok((many, false)) => format!(
+            " ({} revisions here begin {head}: give the one meant)",
+            many.len()
+        ),
+        Err(_) => String::new(),
+    };
+    Some(format!(
+        "\"{value}\" is the short form an answer writes for a revision it gives whole once (in \
+         its artifacts table or where it first names it); pass the whole revision, sha256: and \
+         64 hex digits{here}"
+    ))
+}
+
+/// How many revisions a short-form refusal counts before it says "more than".
+const SHORT_FORM_MATCHES: usize = 10;
+
 /// What the optional `artifact` and `entity_id` of both recalls select (and the `artifact` of
 /// `review_history`).
 struct RecallScope {
