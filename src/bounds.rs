@@ -104,6 +104,21 @@ pub fn count_values(bytes: &[u8], stop_after: usize) -> Shape {
 pub struct SchemaError {
     pub path: String,
     pub message: String,
+    /// The `pattern` a string did not match, when that is the error.
+    pub pattern: Option<String>,
+}
+
+impl SchemaError {
+    fn of(e: &ValidationError<'_>, schema: &Value, instance: &Value) -> SchemaError {
+        SchemaError {
+            path: e.instance_path().to_string(),
+            message: describe(e, schema, instance),
+            pattern: match e.kind() {
+                ValidationErrorKind::Pattern { pattern } => Some(pattern.clone()),
+                _ => None,
+            },
+        }
+    }
 }
 
 /// The errors of one instance: at most the number asked for, and what was left out.
@@ -193,10 +208,7 @@ pub fn schema_errors(
     if count_nodes(rest, SMALL_INSTANCE) <= SMALL_INSTANCE {
         let mut all = validator.iter_errors(rest);
         for e in all.by_ref().take(room) {
-            found.errors.push(SchemaError {
-                path: e.instance_path().to_string(),
-                message: describe(&e, schema, rest),
-            });
+            found.errors.push(SchemaError::of(&e, schema, rest));
         }
         let more = all.count() + hidden_over;
         if more > 0 {
@@ -206,10 +218,7 @@ pub fn schema_errors(
         if room > 0
             && let Err(e) = validator.validate(rest)
         {
-            found.errors.push(SchemaError {
-                path: e.instance_path().to_string(),
-                message: describe(&e, schema, rest),
-            });
+            found.errors.push(SchemaError::of(&e, schema, rest));
         }
         found.left_out = LeftOut::Unknown;
     }
@@ -236,6 +245,7 @@ fn over_max_items(
                     out.push(SchemaError {
                         path: path.clone(),
                         message: max_items_message(items, limit),
+                        pattern: None,
                     });
                 }
             }

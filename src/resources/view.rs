@@ -10,6 +10,7 @@ use crate::review::artifact::ArtifactTable;
 use crate::review::carry::VerdictAfterCarry;
 use crate::review::{Decision, Record};
 use crate::store::{DecisionQuery, PageRequest, RecordQuery, Store, Supersession, Trail};
+use crate::tools::WholeOnce;
 use crate::wire::{self, MAX_ANSWER_ITEMS_BYTES, PAGE_ITEMS_BUDGET};
 
 /// At most this many records and decisions of a revision are inlined in one read; the rest
@@ -573,7 +574,7 @@ impl RevisionView {
         let mut carries = json!({});
         self.add_supersession(&mut carries);
         let mut spent = 1024 + wire::answer_bytes(&carries);
-        let short_from = ShortFrom::of(self, &carries);
+        let mut short_from = short_from(self, &carries);
         let mut lists = [Vec::new(), Vec::new()];
         let mut left_out = [0usize, 0usize];
         for (i, list) in [&self.decisions, &self.stale_decisions]
@@ -591,7 +592,7 @@ impl RevisionView {
                     cur,
                 );
                 let mut item = serde_json::to_value(d.summary_wire(index)).unwrap_or(Value::Null);
-                short_from.apply(&mut item);
+                short_from.short_at(&mut item, "/carried/from");
                 // One summary larger than half the answer is cut to fit, saying so.
                 let whole = format!("{}{}/part/1", super::DECISIONS, d.id);
                 let item = wire::fit_item(item, PAGE_ITEMS_BUDGET / 2, &whole);
@@ -753,54 +754,27 @@ impl RevisionView {
 /// A carried decision's `carried.from` in the review's summary: every decision a carry
 /// brought here names the revision it came from, which the summary's `supersedes` already
 /// names whole (five decisions said it five times more, 71 bytes each). It is said by its
-/// short form (`sha256:` and 12 hex digits) when `supersedes` has it whole and no other
-/// revision of the answer shares that form; else whole.
-struct ShortFrom {
-    named: Vec<String>,
-    every: Vec<String>,
-}
-
-impl ShortFrom {
-    fn of(review: &RevisionView, carries: &Value) -> ShortFrom {
-        let named: Vec<String> = carries["supersedes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e["revision"].as_str().map(str::to_string))
-            .collect();
-        let mut every: Vec<String> = named.clone();
-        every.push(review.revision.clone());
-        every.extend(
-            carries["superseded_by"]["revision"]
-                .as_str()
-                .map(str::to_string),
-        );
-        for d in review.decisions.iter().chain(&review.stale_decisions) {
-            every.push(d.artifact.revision.clone());
-            every.extend(d.carried.as_ref().map(|c| c.from.clone()));
-        }
-        every.sort_unstable();
-        every.dedup();
-        ShortFrom { named, every }
+/// short form when `supersedes` has it whole (see `WholeOnce`: no other revision of the
+/// answer may share that form); else whole.
+fn short_from(review: &RevisionView, carries: &Value) -> WholeOnce {
+    let mut every = vec![review.revision.clone()];
+    every.extend(
+        carries["superseded_by"]["revision"]
+            .as_str()
+            .map(str::to_string),
+    );
+    for d in review.decisions.iter().chain(&review.stale_decisions) {
+        every.push(d.artifact.revision.clone());
+        every.extend(d.carried.as_ref().map(|c| c.from.clone()));
     }
-
-    fn apply(&self, item: &mut Value) {
-        let Some(from) = item["carried"]["from"].as_str() else {
-            return;
-        };
-        if !self.named.iter().any(|r| r == from) {
-            return;
-        }
-        let short = crate::review::carry::short_revision(from);
-        let shared = self
-            .every
-            .iter()
-            .filter(|r| crate::review::carry::short_revision(r) == short)
-            .count();
-        if shared == 1 && short != from {
-            item["carried"]["from"] = json!(short);
-        }
-    }
+    let mut once = WholeOnce::among(every);
+    carries["supersedes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["revision"].as_str())
+        .for_each(|r| once.says(r));
+    once
 }
 
 /// What a review shows of a carry's `change`: its first 200 characters, fewer when they

@@ -225,6 +225,22 @@ pub fn is_revision(s: &str) -> bool {
     })
 }
 
+/// The head of a revision that `s` spells short, as an answer writes one it has given whole
+/// (`sha256:` and 12 lowercase hex digits, `…`, `carry::short_revision`; a summary's 8), with
+/// or without the `…` (or `...`). `None` for anything else: a whole revision, or one a digit
+/// short, is not a short form.
+pub fn short_revision_head(s: &str) -> Option<&str> {
+    let head = s
+        .strip_suffix('…')
+        .or_else(|| s.strip_suffix("..."))
+        .unwrap_or(s);
+    let hex = head.strip_prefix("sha256:")?;
+    let hex_only = hex
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    (hex_only && [8, 12].contains(&hex.len())).then_some(head)
+}
+
 /// True when `s` starts with a URI scheme. A scheme needs two or more characters so that a
 /// Windows drive letter (`C:\x\part.step`) stays a file name, as it is on POSIX.
 pub(super) fn has_scheme(s: &str) -> bool {

@@ -33,7 +33,7 @@ pub mod record;
 
 pub use artifact::{
     Artifact, DomainError, FORMAT_STEP, absolute_path_as_uri, is_revision, normalise_uri,
-    path_prefix_as_uri,
+    path_prefix_as_uri, short_revision_head,
 };
 pub use carry::{Carried, CarryState, DecisionCarried, NotCarried, Superseded};
 pub use decision::{BasisItem, Decision, Judgement, Meaning, Source, State, Verdict, Via};

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::{Context, Service, ServiceError};
 use crate::bounds;
+use crate::store::Store;
 use crate::text;
 use crate::tools::{self, Step, ToolError, ToolOutput, ToolSpec};
 use crate::version::Version;
@@ -63,7 +64,7 @@ impl Service {
         };
         let f = version.features();
         let started = Instant::now();
-        if let Some(msg) = validate_args(tool, args) {
+        if let Some(msg) = validate_args(tool, args, &mut self.store) {
             self.log
                 .push(("warning", format!("tool {name} refused the call: {msg}")));
             log_call(name, version, "invalid-arguments", started);
@@ -146,8 +147,13 @@ impl Service {
     }
 }
 
-/// Validates tool arguments against the tool's `inputSchema`; `Some(message)` on failure.
-pub(super) fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<String> {
+/// Validates tool arguments against the tool's `inputSchema`; `Some(message)` on failure. A
+/// revision given by its short form is looked up in `store` (`tools::short_revision_refused`).
+pub(super) fn validate_args(
+    tool: &RegisteredTool,
+    args: &Value,
+    store: &mut Store,
+) -> Option<String> {
     let compiled = tool.input.get_or_init(|| compile(&tool.spec.input_schema));
     let validator = match compiled {
         Ok(v) => v,
@@ -173,6 +179,14 @@ pub(super) fn validate_args(tool: &RegisteredTool, args: &Value) -> Option<Strin
             } else {
                 e.path.as_str()
             };
+            let short = args
+                .pointer(&e.path)
+                .and_then(Value::as_str)
+                .filter(|_| e.pattern.as_deref() == Some(tools::schema::REVISION_PATTERN))
+                .and_then(|v| tools::short_revision_refused(store, v));
+            if let Some(why) = short {
+                return format!("{}: {why}", text::escape_controls(at));
+            }
             // Short even when the offending value is a megabyte string. The middle is cut, not
             // the end: jsonschema puts the value first and the rule last, and the rule is what
             // the caller needs to read.

@@ -141,6 +141,13 @@ fn check_limits(args: &Args) -> Result<(), ToolError> {
 
 pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     check_limits(&args)?;
+    // Its schema leaves the revision's form to `normalise`: a short form is said as the
+    // other tools' schema refusal says it.
+    for (name, a) in [("from", &args.from), ("to", &args.to)] {
+        if let Some(why) = super::short_revision_refused(store, &a.revision) {
+            return Err(ToolError::Invalid(format!("{name}.revision: {why}")));
+        }
+    }
     let from = args.from.normalise()?;
     let to = args.to.normalise()?;
     if from.revision == to.revision {
@@ -306,27 +313,13 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
 /// or of the call (`call`: its `from` and `to`) shares stays whole. The answer was counted
 /// with every one whole: it only gets smaller.
 fn ids_of_once(entries: &mut [Value], call: [&String; 2]) {
-    use crate::review::carry::short_revision;
-    let mut named: Vec<String> = entries
+    let named = entries
         .iter()
         .filter_map(|e| e["ids_of"].as_str().map(str::to_string))
-        .chain(call.into_iter().cloned())
-        .collect();
-    named.sort_unstable();
-    named.dedup();
-    let mut said: Vec<String> = Vec::new();
+        .chain(call.into_iter().cloned());
+    let mut once = super::WholeOnce::among(named);
     for e in entries {
-        let Some(rev) = e["ids_of"].as_str().map(str::to_string) else {
-            continue;
-        };
-        if !said.contains(&rev) {
-            said.push(rev);
-            continue;
-        }
-        let short = short_revision(&rev);
-        if short != rev && named.iter().filter(|r| short_revision(r) == short).count() == 1 {
-            e["ids_of"] = json!(short);
-        }
+        once.name_at(e, "/ids_of");
     }
 }
 

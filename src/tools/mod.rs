@@ -20,6 +20,9 @@ pub mod request_verdicts;
 pub mod review_history;
 pub mod schema;
 pub mod show_review;
+pub mod whole_once;
+
+pub use whole_once::WholeOnce;
 
 use std::path::Path;
 
@@ -376,6 +379,42 @@ impl ArtifactArg {
     }
 }
 
+/// A revision given by the short form an answer writes (`sha256:9d297e93c19f…`, see
+/// `WholeOnce`), which a tool cannot take: what the form is, what to pass, and the stored
+/// revision it stands for when exactly one begins so (never a guess among several: how many
+/// do). `None` when `value` is not a short form. Written for every field of a revision: the
+/// schema's refusal (`service/calls.rs`) and `carry_forward`'s own check. One index seek per
+/// revision found, at most `SHORT_FORM_MATCHES` + 1 a column.
+pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> {
+    let head = crate::review::short_revision_head(value)?;
+    let found = store.complete(
+        crate::store::Completable::Revision,
+        head,
+        &crate::store::Narrowing::default(),
+        SHORT_FORM_MATCHES,
+    );
+    let here = match found.as_ref().map(|m| (m.values.as_slice(), m.has_more)) {
+        Ok(([one], false)) => format!(": the one revision here that begins {head} is {one}"),
+        Ok(([], _)) => format!(" (no revision here begins {head})"),
+        Ok((_, true)) => format!(
+            " (more than {SHORT_FORM_MATCHES} revisions here begin {head}: give the one meant)"
+        ),
+        Ok((many, false)) => format!(
+            " ({} revisions here begin {head}: give the one meant)",
+            many.len()
+        ),
+        Err(_) => String::new(),
+    };
+    Some(format!(
+        "\"{value}\" is the short form an answer writes for a revision it gives whole once (in \
+         its artifacts table or where it first names it); pass the whole revision, sha256: and \
+         64 hex digits{here}"
+    ))
+}
+
+/// How many revisions a short-form refusal counts before it says "more than".
+const SHORT_FORM_MATCHES: usize = 10;
+
 /// What the optional `artifact` and `entity_id` of both recalls select (and the `artifact` of
 /// `review_history`).
 struct RecallScope {
@@ -586,79 +625,6 @@ impl OtherFiles {
 /// `sha256:0123abcd…` for summaries.
 fn short_rev(rev: &str) -> String {
     prefix_chars(rev, 15)
-}
-
-/// The revisions one page has said whole, so that it says each whole once: a carried item's
-/// `carried.from` (and `ids_of`) said whole before in the page (its `artifacts` table, which
-/// comes first, or an earlier item) is its short form, `sha256:` and 12 hex digits and `…`
-/// (every record a carry brought named the same revision whole: a seventh of a recall page).
-/// A revision whose short form another one the page said shares (only imported items can
-/// make one) stays whole.
-#[derive(Debug, Default, Clone)]
-pub struct WholeOnce {
-    said: Vec<String>,
-    /// Each short form written, and the revision it stands for.
-    labels: std::collections::BTreeMap<String, String>,
-}
-
-impl WholeOnce {
-    /// Takes in the revisions a new table entry says whole; false when one would make a short
-    /// form the page wrote name two revisions (the table comes before the items): the page
-    /// ends before it.
-    pub fn said_in(&mut self, entry: &Value) -> bool {
-        let mut revs = Vec::new();
-        revisions_in(entry, &mut revs);
-        let short = crate::review::carry::short_revision;
-        if revs
-            .iter()
-            .any(|r| self.labels.get(&short(r)).is_some_and(|x| x != r))
-        {
-            return false;
-        }
-        for r in revs {
-            if !self.said.contains(&r) {
-                self.said.push(r);
-            }
-        }
-        true
-    }
-
-    /// Names the revision at `pointer` of `item` whole the first time, short after.
-    pub fn name_at(&mut self, item: &mut Value, pointer: &str) {
-        let Some(slot) = item.pointer_mut(pointer) else {
-            return;
-        };
-        let Some(rev) = slot.as_str().map(str::to_string) else {
-            return;
-        };
-        if self.labels.contains_key(&rev) {
-            return;
-        }
-        if !self.said.contains(&rev) {
-            self.said.push(rev);
-            return;
-        }
-        let short = crate::review::carry::short_revision(&rev);
-        let twins = self
-            .said
-            .iter()
-            .chain(self.labels.values())
-            .any(|r| *r != rev && crate::review::carry::short_revision(r) == short);
-        if !twins && short != rev {
-            *slot = Value::String(short.clone());
-            self.labels.insert(short, rev);
-        }
-    }
-}
-
-/// Every string of `v` that is a revision (`sha256:` and 64 hex digits).
-fn revisions_in(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) if s.len() == 71 && s.starts_with("sha256:") => out.push(s.clone()),
-        Value::Array(a) => a.iter().for_each(|x| revisions_in(x, out)),
-        Value::Object(o) => o.values().for_each(|x| revisions_in(x, out)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]

@@ -127,21 +127,19 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             current,
         );
         // Each revision whole once in the page: a carried record's `from` said before is
-        // short (see `WholeOnce`).
-        let mut named = whole_once.clone();
+        // short (see `WholeOnce`). A record refused ends the page: what it said is not read.
         if let Some(e) = &entry
-            && !named.said_in(&serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+            && !whole_once.said_in(&serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
             && taken > 0
         {
             return false;
         }
         let mut item = serde_json::to_value(r.page_wire(index)).unwrap_or(serde_json::Value::Null);
-        named.name_at(&mut item, "/carried/from");
-        named.name_at(&mut item, "/carried/ids_of");
+        whole_once.name_at(&mut item, "/carried/from");
+        whole_once.name_at(&mut item, "/carried/ids_of");
         if !records.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &item) {
             return false;
         }
-        whole_once = named;
         taken += 1;
         if let Some(e) = &entry {
             table.keep(e);

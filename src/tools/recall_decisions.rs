@@ -141,22 +141,19 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &d.page_wire(index))
         } else {
             // Each revision whole once in the page: a carried decision's `from` said before
-            // is short (see `WholeOnce`).
-            let mut named = whole_once.clone();
+            // is short (see `WholeOnce`). A decision refused ends the page: what it said is
+            // not read.
             if let Some(e) = &entry
-                && !named.said_in(&serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
+                && !whole_once.said_in(&serde_json::to_value(e).unwrap_or(serde_json::Value::Null))
                 && summaries > 0
             {
                 return false;
             }
             let mut item =
                 serde_json::to_value(d.summary_wire(index)).unwrap_or(serde_json::Value::Null);
-            named.name_at(&mut item, "/carried/from");
+            whole_once.name_at(&mut item, "/carried/from");
             let taken = decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &item);
-            if taken {
-                whole_once = named;
-                summaries += 1;
-            }
+            summaries += usize::from(taken);
             taken
         };
         if !taken {

@@ -11,8 +11,7 @@ use serde_json::{Value, json};
 
 use super::cursor::Pager;
 use super::schema as s;
-use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec};
-use crate::review::carry::short_revision;
+use super::{ArtifactArg, ToolError, ToolOutput, ToolSpec, WholeOnce};
 use crate::review::history::{Channel, EventKind};
 use crate::store::{HistoryQuery, Store};
 use crate::wire::{self, PAGE_ITEMS_BUDGET};
@@ -215,18 +214,9 @@ fn own_revision_once(event: &mut Value) {
 }
 
 /// The revisions a page has said whole, for the carries of its events: a carry's other
-/// revision is named by its short form (`sha256:` and 12 hex digits, `…`, as a summary writes
-/// it) when the page said it whole before, in its `artifacts` table or in an earlier event (a
-/// page of a carried file's history said the same two or three revisions whole, event after
-/// event). A revision said the first time, or whose short form another revision the page said
-/// shares (only imported events can make one), stays whole.
+/// revision is said whole once (see `WholeOnce`), the page's `artifacts` table first.
 #[derive(Default)]
-struct Said {
-    /// Revisions said whole by events, not in the table, in page order.
-    in_events: Vec<String>,
-    /// Each short form written, and the revision it stands for.
-    labels: std::collections::BTreeMap<String, String>,
-}
+struct Said(WholeOnce);
 
 impl Said {
     /// Names the revisions of `event`'s carry by `table` and what the page said before it.
@@ -234,10 +224,10 @@ impl Said {
         if event["kind"] != json!(EventKind::Carried.as_str()) {
             return;
         }
-        let in_table: Vec<&str> = table
+        table
             .iter()
             .filter_map(|a| a["revision"].as_str())
-            .collect();
+            .for_each(|r| self.0.says(r));
         let Some(changes) = event.get_mut("changes").and_then(Value::as_array_mut) else {
             return;
         };
@@ -245,39 +235,15 @@ impl Said {
             if c["field"] != json!("revision") || c.get("index").is_some() {
                 continue;
             }
-            for side in ["from", "to"] {
-                let Some(rev) = c[side].as_str().map(str::to_string) else {
-                    continue;
-                };
-                if self.labels.contains_key(&rev) {
-                    continue;
-                }
-                let known = in_table.contains(&rev.as_str()) || self.in_events.contains(&rev);
-                if !known {
-                    self.in_events.push(rev);
-                    continue;
-                }
-                let short = short_revision(&rev);
-                let twins = in_table
-                    .iter()
-                    .copied()
-                    .chain(self.in_events.iter().map(String::as_str))
-                    .chain(self.labels.values().map(String::as_str))
-                    .any(|r| r != rev && short_revision(r) == short);
-                if !twins && short != rev {
-                    c[side] = json!(short);
-                    self.labels.insert(short, rev);
-                }
-            }
+            self.0.name_at(c, "/from");
+            self.0.name_at(c, "/to");
         }
     }
 
     /// Whether a table entry of `rev` would make a short form the page wrote name two
     /// revisions (the table comes before the events that wrote it).
     fn twinned_by(&self, rev: &str) -> bool {
-        self.labels
-            .get(&short_revision(rev))
-            .is_some_and(|r| r != rev)
+        self.0.twinned_by(rev)
     }
 }
 
@@ -371,10 +337,7 @@ pub fn answer(
     // A revision the table came to hold after an event that names it: short there too (the
     // page, counted with it in full, only gets smaller).
     let table: Vec<&Value> = artifacts.iter().collect();
-    let mut again = Said {
-        in_events: Vec::new(),
-        labels: said.labels,
-    };
+    let mut again = Said(said.0.written_only());
     for e in &mut events {
         again.name(e, &table);
     }

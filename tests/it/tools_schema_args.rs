@@ -6,7 +6,7 @@
 // Helpers outside #[test] functions may panic too: a failed expectation is a failed test.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use crate::support::inproc::{Client, Era, REV_A};
+use crate::support::inproc::{Client, Era, REV_A, REV_B};
 use serde_json::{Map, Value, json};
 
 /// The refusal the Rust side gives when arguments the schema accepted do not fit the tool's
@@ -250,5 +250,72 @@ fn a_schema_refusal_names_every_allowed_value() {
         );
         let says = r#""open" is not one of "satisfied", "violated", "unresolved", "conflicting" or "not-applicable""#;
         assert!(text.contains(says), "{era:?}: {text}");
+    }
+}
+
+/// A revision copied from an answer by its short form (`sha256:` and 12 hex digits, `…`, as
+/// an answer writes a revision it gave whole once; or without the `…`) was refused with the
+/// schema's `does not match "^sha256:[0-9a-f]{64}$"`, which does not say what the value is
+/// or what to pass. The refusal says both, in every era and for every field of that pattern
+/// (`carry_forward`'s `to` too), and names the stored revision that begins so when there is
+/// exactly one: never a guess among several, then how many.
+#[test]
+fn a_revision_given_by_its_short_form_is_refused_saying_what_to_pass() {
+    let twin = format!("sha256:{}{}", "b".repeat(12), "c".repeat(52));
+    let at = |rev: &str| json!({"revision": rev, "format": "step"});
+    let whole = "pass the whole revision, sha256: and 64 hex digits";
+    for era in [Era::V2025_06_18, Era::V2025_11_25, Era::V2026_07_28] {
+        let mut c = Client::memory(era);
+        for rev in [REV_A, REV_B, twin.as_str()] {
+            c.ok(
+                "remember",
+                json!({"artifact": at(rev), "name": "bore", "entity_ids": ["face:1"]}),
+            );
+        }
+        let a_short = format!("{}…", &REV_A[..19]);
+        let text = c.schema_refused(
+            "remember",
+            json!({"artifact": at(&a_short), "name": "n", "entity_ids": []}),
+        );
+        assert!(
+            text.contains(&format!(
+                "/artifact/revision: \"{a_short}\" is the short form"
+            )) && text.contains(whole)
+                && text.contains(&format!(
+                    "the one revision here that begins {} is {REV_A}",
+                    &REV_A[..19]
+                )),
+            "{era:?}: {text}"
+        );
+        // Two revisions begin sha256:bbbbbbbbbbbb: neither is named.
+        let b_head = &REV_B[..19];
+        // carry_forward's schema leaves the form to the tool, which says it the same way.
+        let text = c.refused(
+            "carry_forward",
+            json!({"from": at(REV_A), "to": at(b_head), "map": []}),
+        );
+        assert!(
+            text.contains(&format!("to.revision: \"{b_head}\" is the short form"))
+                && text.contains(&format!(
+                    "(2 revisions here begin {b_head}: give the one meant)"
+                ))
+                && !text.contains(REV_B)
+                && !text.contains(&twin),
+            "{era:?}: {text}"
+        );
+        let text = c.schema_refused("recall", json!({"artifact": at("sha256:dddd1234...")}));
+        assert!(
+            text.contains(whole) && text.contains("(no revision here begins sha256:dddd1234)"),
+            "{era:?}: {text}"
+        );
+        // Not a short form: the schema's own words.
+        let text = c.schema_refused(
+            "remember",
+            json!({"artifact": at("sha256:NOT-HEX"), "name": "n", "entity_ids": []}),
+        );
+        assert!(
+            text.contains("does not match") && !text.contains("short form"),
+            "{era:?}: {text}"
+        );
     }
 }
