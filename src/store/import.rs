@@ -146,6 +146,7 @@ fn import_record(
         .prepare_cached("SELECT seq, kind, name, locator FROM records WHERE id = ?1")?
         .query_row([&r.id], |row| row.try_into())
         .optional()?;
+    let id_held = by_id.is_some();
     if let Some((rid, kind, name, locator)) = by_id
         && holder.as_ref().map(|h| h.rid) != Some(rid)
     {
@@ -166,10 +167,9 @@ fn import_record(
     // The feature was forgotten here after a carry of it moved it on from the line's
     // revision (that revision's copy of it, or the carry's event, held): the line, from a
     // clone that had not seen the carry, is what that revision says of it, not the feature
-    // back there, as sync keeps it.
-    if holder.is_none()
-        && let Some(onward) = carried_on_from(tx, r)?
-    {
+    // back there, as sync keeps it. So too when its name is held by a feature stated anew
+    // under another id since: the carried feature takes no key back from it.
+    if !id_held && let Some(onward) = carried_on_from(tx, r)? {
         stayed.push((r.clone(), onward));
         return Ok(Outcome::Unchanged);
     }

@@ -813,6 +813,65 @@ fn import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back() -> a
     Ok(())
 }
 
+/// Regression (converge::an_import_does_not_move_a_carried_feature_back_over_the_name_stated_anew,
+/// seed 600 x 200): as `import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back`,
+/// with one stating "mating" anew at B (an id of its own) after the forget, before two's
+/// (later) statement at A arrives. The import judged the line against that feature, the
+/// holder of the name, and the later line took the key: the carried feature was live again at
+/// A beside its own superseded copy there (an export that, imported anew, turned the live
+/// line into the copy). Now the line is what A says of it, whoever holds the name: the
+/// feature stated anew stays at B.
+#[test]
+fn an_import_does_not_move_a_forgotten_carried_feature_back_over_another_id() -> anyhow::Result<()>
+{
+    use crate::support::artifact;
+    use serde_json::Value;
+    for copy_forgotten in [false, true] {
+        let dir = TempDir::new("import-carried-other-id")?;
+        let (one, two, anew) = (dir.join("one.db"), dir.join("two.db"), dir.join("anew.db"));
+        let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
+            let file = dir.join("export.jsonl");
+            std::fs::write(&file, export(from)?)?;
+            ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
+        };
+        let s = mating_at(&one, "A", "original")?;
+        import(&one, &two)?;
+        carried_and_forgotten(s, copy_forgotten)?;
+        mating_at(&one, "B", "stated anew at B")?.close()?;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        mating_at(&two, "A", "stated again at A")?.close()?;
+        import(&two, &one)?;
+        let records: Vec<Value> = export(&one)?
+            .lines()
+            .map(serde_json::from_str::<Value>)
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter_map(|mut v| v.get_mut("record").map(Value::take))
+            .collect();
+        let rev = |r: &Value| r["artifact"]["revision"].clone();
+        let (copies, live): (Vec<&Value>, Vec<&Value>) =
+            records.iter().partition(|r| r.get("superseded").is_some());
+        ensure!(
+            live.len() == 1
+                && rev(live[0]) == artifact("B", "/w/p.step")["revision"]
+                && live[0]["note"] == "stated anew at B",
+            "copy forgotten: {copy_forgotten}: the feature stated anew stays at B: {records:?}"
+        );
+        ensure!(
+            copies.len() == 1
+                && rev(copies[0]) == artifact("A", "/w/p.step")["revision"]
+                && copies[0]["note"] == "stated again at A",
+            "copy forgotten: {copy_forgotten}: the line is what A says of it: {records:?}"
+        );
+        import(&one, &anew)?;
+        ensure!(
+            export(&anew)? == export(&one)?,
+            "copy forgotten: {copy_forgotten}: export -> import -> export is the same"
+        );
+    }
+    Ok(())
+}
+
 /// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
 /// item's file only while that file is absent, and one whose item's file was back beside it
 /// (a `git merge --abort` restores the file git was deleting and leaves the untracked version
