@@ -16,8 +16,8 @@ use crate::review::outrank::{keep_later_engineer_verdicts, keep_reverify};
 use crate::review::{Decision, Kind, Record, Superseded, is_revision};
 use crate::time;
 
-/// What an import did, line by line (added + replaced + unchanged = lines offered), as
-/// decided inside its write transaction.
+/// What an import did, line by line (added + replaced + unchanged + stayed = lines offered),
+/// as decided inside its write transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ImportSummary {
     /// Lines whose key was free.
@@ -26,6 +26,10 @@ pub struct ImportSummary {
     pub replaced: usize,
     /// Lines identical to, older than, or as old as the holder of their key.
     pub unchanged: usize,
+    /// Lines stating a feature at a revision a carry of it moved it on from (made in a clone
+    /// that had not seen the carry): kept as what that revision says of it, in its superseded
+    /// copy, the feature left where the carry took it (or forgotten there since).
+    pub stayed: usize,
     /// Event lines new to the database (the others it held already).
     pub events_added: usize,
     /// The first [`ENGINEER_VERDICTS_LISTED`] of those that say an engineer gave a verdict:
@@ -45,6 +49,7 @@ impl ImportSummary {
             Outcome::Added => self.added += 1,
             Outcome::Replaced => self.replaced += 1,
             Outcome::Unchanged => self.unchanged += 1,
+            Outcome::Stayed => self.stayed += 1,
         }
     }
 }
@@ -55,6 +60,8 @@ enum Outcome {
     Added,
     Replaced,
     Unchanged,
+    /// Kept as what its revision says of a feature a carry moved on from there.
+    Stayed,
 }
 
 /// The row holding a line's natural key: its row id (a record's is its seq), `updated_at`
@@ -171,7 +178,7 @@ fn import_record(
         && let Some(onward) = carried_on_from(tx, r)?
     {
         stayed.push((r.clone(), onward));
-        return Ok(Outcome::Unchanged);
+        return Ok(Outcome::Stayed);
     }
     let held = match &holder {
         Some(h) => load_record(tx, h.rid)?,
@@ -186,7 +193,7 @@ fn import_record(
             outcome = Outcome::Replaced;
         } else if held.carried_past(r, None) || carried_past_here(tx, held, r)? {
             stayed.push((r.clone(), held.clone()));
-            return Ok(Outcome::Unchanged);
+            return Ok(Outcome::Stayed);
         }
     }
     if outcome != Outcome::Unchanged {

@@ -813,6 +813,48 @@ fn import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back() -> a
     Ok(())
 }
 
+/// Regression: `import`'s report counted a line it kept as what an old revision says of a
+/// carried feature (the line stating the feature at a revision a carry moved it on from,
+/// written into that revision's superseded copy) as "kept the database's" version, though
+/// the line's statement was written and the database's text of the copy replaced. It now
+/// counts such a line apart and says what became of it; so for a line met by the feature
+/// still standing where the carry took it.
+#[test]
+fn import_reports_a_line_kept_as_what_a_revision_carried_past_says() -> anyhow::Result<()> {
+    for forgotten in [true, false] {
+        let dir = TempDir::new("import-carried-report")?;
+        let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+        let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
+            let file = dir.join("export.jsonl");
+            std::fs::write(&file, export(from)?)?;
+            ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
+        };
+        let mut s = mating_at(&one, "A", "original")?;
+        import(&one, &two)?;
+        if forgotten {
+            carried_and_forgotten(s, false)?;
+        } else {
+            let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+            let carry = serde_json::json!({"from": at("A"), "to": at("B"), "map": []});
+            s.call("carry_forward", carry)?.ok()?;
+            s.close()?;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        mating_at(&two, "A", "stated again at A")?.close()?;
+        let said = import(&two, &one)?;
+        ensure!(
+            said.contains("added 0, replaced 0, kept the database's 0")
+                && said.contains("kept 1 as what the revision it states says"),
+            "forgotten at B: {forgotten}: {said}"
+        );
+        ensure!(
+            export(&one)?.contains("stated again at A"),
+            "the line's statement is written"
+        );
+    }
+    Ok(())
+}
+
 /// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
 /// item's file only while that file is absent, and one whose item's file was back beside it
 /// (a `git merge --abort` restores the file git was deleting and leaves the untracked version
