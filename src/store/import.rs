@@ -126,7 +126,7 @@ fn import_record(
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
     let name = r.name.as_ref().filter(|_| r.superseded.is_none());
-    let holder = match name {
+    let by_key = match name {
         Some(name) => tx
             .prepare_cached(
                 "SELECT seq, updated_at, seq FROM records WHERE locator = ?1 AND name = ?2 \
@@ -148,6 +148,19 @@ fn import_record(
             )?
             .query_row([&r.id], holder)
             .optional()?,
+    };
+    // A feature recorded without a uri is keyed by its revision, which a carry moves on (its
+    // id kept): a line of it at another revision (from a clone on the other side of that
+    // carry) is judged against the feature under its id, as a feature of a file is.
+    let holder = match (by_key, name) {
+        (None, Some(name)) if r.artifact.uri.is_none() => tx
+            .prepare_cached(
+                "SELECT seq, updated_at, seq FROM records WHERE id = ?1 AND name = ?2 \
+                 AND uri IS NULL AND superseded IS NULL",
+            )?
+            .query_row(params![r.id, name], holder)
+            .optional()?,
+        (h, _) => h,
     };
     let by_id: Option<(i64, String, Option<String>, String)> = tx
         .prepare_cached("SELECT seq, kind, name, locator FROM records WHERE id = ?1")?

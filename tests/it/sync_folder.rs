@@ -855,6 +855,136 @@ fn import_reports_a_line_kept_as_what_a_revision_carried_past_says() -> anyhow::
     Ok(())
 }
 
+/// Regression (found by an adversarial read of the carried-and-forgotten rule): a feature
+/// recorded without a uri is keyed by its revision (its locator), and `carry_forward` moves it
+/// on to the next revision under its id, as it moves a feature of a file. Sync's rule that an
+/// id names one key for good (`merge::moved_key`) compared that locator, so every other
+/// clone's sync refused the carried feature's file ("an id names one record for good ... no
+/// review-mcp moves one to another revision") and stayed refused: a plain carry stopped the
+/// team's sync, and so did a statement at the old revision made before the carry was seen.
+/// A feature's key is now its name and file (its uri, none here), as for a feature of a file.
+#[test]
+fn sync_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Result<()> {
+    use serde_json::{Value, json};
+    let at = |rev: &str| {
+        let mut a = crate::support::artifact(rev, "/w/p.step");
+        a.as_object_mut().map(|o| o.remove("uri"));
+        a
+    };
+    for restated in [false, true] {
+        let dir = TempDir::new("sync-carried-no-uri")?;
+        let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+        let folder = dir.join("review").to_string_lossy().into_owned();
+        let state = |db: &Path, note: &str| -> anyhow::Result<()> {
+            let mut s = crate::support::client::Server::start(db)?;
+            let feature = json!({"artifact": at("A"), "name": "mating", "entity_ids": [],
+                                 "note": note});
+            s.call("remember", feature)?.ok()?;
+            s.close()?;
+            Ok(())
+        };
+        state(&one, "original")?;
+        ok(review_mcp(&one, &["sync", &folder])?)?;
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+        let mut s = crate::support::client::Server::start(&one)?;
+        let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+        s.call("carry_forward", carry)?.ok()?;
+        s.close()?;
+        if restated {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            state(&two, "stated again at A")?;
+        }
+        for db in [&one, &two, &one, &two] {
+            ok(review_mcp(db, &["sync", &folder])?)
+                .map_err(|e| anyhow::anyhow!("restated at A: {restated}: {e}"))?;
+        }
+        let records = |db: &Path| -> anyhow::Result<Vec<Value>> {
+            let mut out = Vec::new();
+            for l in export(db)?.lines() {
+                let mut v: Value = serde_json::from_str(l)?;
+                if let Some(r) = v.get_mut("record") {
+                    out.push(r.take());
+                }
+            }
+            Ok(out)
+        };
+        let all = records(&one)?;
+        ensure!(all == records(&two)?, "the same records in both: {all:?}");
+        let live: Vec<&Value> = all
+            .iter()
+            .filter(|r| r.get("superseded").is_none())
+            .collect();
+        ensure!(
+            live.len() == 1 && live[0]["artifact"]["revision"] == at("B")["revision"],
+            "restated at A: {restated}: the feature stands at B: {all:?}"
+        );
+    }
+    Ok(())
+}
+
+/// Regression, the import side of [`sync_takes_the_carry_of_a_feature_recorded_without_a_uri`]:
+/// import looked the holder of a line stating a feature without a uri up by its locator, the
+/// revision, so a line from a clone that had not seen a carry of it (the feature at the old
+/// revision) met the carried feature by id alone and refused the whole file ("the id is
+/// already held by another record"), and so did the carried feature's line in that clone.
+/// Each is now judged against the feature under its id, as for a feature of a file: the
+/// carry stands, and the statement at the old revision is what that revision says of it.
+#[test]
+fn import_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Result<()> {
+    use serde_json::{Value, json};
+    let at = |rev: &str| {
+        let mut a = crate::support::artifact(rev, "/w/p.step");
+        a.as_object_mut().map(|o| o.remove("uri"));
+        a
+    };
+    let dir = TempDir::new("import-carried-no-uri")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
+        let file = dir.join("export.jsonl");
+        std::fs::write(&file, export(from)?)?;
+        ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
+    };
+    let state = |db: &Path, note: &str| -> anyhow::Result<()> {
+        let mut s = crate::support::client::Server::start(db)?;
+        let feature = json!({"artifact": at("A"), "name": "mating", "entity_ids": [],
+                             "note": note});
+        s.call("remember", feature)?.ok()?;
+        s.close()?;
+        Ok(())
+    };
+    state(&one, "original")?;
+    import(&one, &two)?;
+    let mut s = crate::support::client::Server::start(&one)?;
+    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    s.close()?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    state(&two, "stated again at A")?;
+    import(&two, &one).map_err(|e| anyhow::anyhow!("two's export into one: {e}"))?;
+    import(&one, &two).map_err(|e| anyhow::anyhow!("one's export into two: {e}"))?;
+    for db in [&one, &two] {
+        let records: Vec<Value> = export(db)?
+            .lines()
+            .map(serde_json::from_str::<Value>)
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter_map(|mut v| v.get_mut("record").map(Value::take))
+            .collect();
+        let (live, copies): (Vec<&Value>, Vec<&Value>) =
+            records.iter().partition(|r| r.get("superseded").is_none());
+        ensure!(
+            live.len() == 1
+                && live[0]["artifact"]["revision"] == at("B")["revision"]
+                && copies.len() == 1
+                && copies[0]["artifact"]["revision"] == at("A")["revision"]
+                && copies[0]["note"] == "stated again at A",
+            "{}: the feature stands at B, the statement is what A says: {records:?}",
+            db.display()
+        );
+    }
+    Ok(())
+}
+
 /// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
 /// item's file only while that file is absent, and one whose item's file was back beside it
 /// (a `git merge --abort` restores the file git was deleting and leaves the untracked version
