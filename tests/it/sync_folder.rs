@@ -985,6 +985,46 @@ fn import_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Resul
     Ok(())
 }
 
+/// Regression (adversarial read of the carried-and-forgotten rule): a folder's superseded copy
+/// dated ahead of this machine's clock (a wrong clock, or a file written by hand) that a sync
+/// took as what its revision says of a feature (`keep_stayed`, here for the database's
+/// statement of the feature at that revision once the feature's file was gone) was never
+/// checked against the clock when its id sorted after the feature's: keep_stayed settled it
+/// first, and sync skips a settled item, so no "clock:" line named it, though its date keeps
+/// its text over every later statement there. The clock line now names it whichever the order.
+#[test]
+fn sync_names_a_copy_dated_ahead_that_it_keeps_for_a_statement_at_a_revision_carried_past()
+-> anyhow::Result<()> {
+    use serde_json::json;
+    let dir = TempDir::new("sync-copy-ahead")?;
+    // rec_0 sorts before the id of its copy at REV (derived: rec_f598fbfe55ac2096).
+    let db = database(&dir, "a.db", &[feature("rec_0", "mating", "synced", T1)])?;
+    let folder = dir.join("review");
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    let mut s = crate::support::client::Server::start(&db)?;
+    let at = json!({"revision": REV, "format": "step", "uri": "/w/p.step"});
+    let edit = json!({"artifact": at, "name": "mating", "entity_ids": [], "note": "edited here"});
+    s.call("remember", edit)?.ok()?;
+    s.close()?;
+    std::fs::remove_file(folder.join("records/rec_0.json"))?;
+    let copy = "rec_f598fbfe55ac2096";
+    let line = feature(copy, "mating", "planted", "2099-01-01T00:00:00.000Z");
+    let mut v: serde_json::Value = serde_json::from_str(&line)?;
+    v["record"]["superseded"] = json!({"at": T1, "by": REV.replace('0', "1")});
+    std::fs::write(folder.join(format!("records/{copy}.json")), v.to_string())?;
+    let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(
+        out.contains("which a carry moved it on from"),
+        "the copy is taken for the statement: {out}"
+    );
+    ensure!(
+        out.lines()
+            .any(|l| l.starts_with("clock: ") && l.contains(copy) && l.contains("2099")),
+        "the copy dated ahead is named: {out}"
+    );
+    Ok(())
+}
+
 /// Regression: a version merge-file set aside (`records/.<id>.json.kept`) stands for its
 /// item's file only while that file is absent, and one whose item's file was back beside it
 /// (a `git merge --abort` restores the file git was deleting and leaves the untracked version
