@@ -252,8 +252,9 @@ impl<'a, 't> Apply<'a, 't> {
                     "record {id}: the database's version states it at revision {}, which a \
                      carry moved it on from, and the folder no longer holds it (forgotten after \
                      the carry); kept the statement as what revision {} says of it \
-                     (superseded), and the feature forgotten",
-                    stated.artifact.revision, stated.artifact.revision
+                     (superseded), and the feature forgotten (to have it again, remember it at \
+                     revision {}: its saved version imports as that copy)",
+                    stated.artifact.revision, stated.artifact.revision, onward.artifact.revision
                 ));
                 self.keep_stayed(stated, &onward)?;
                 self.delete_item(kind, id)?;
@@ -310,8 +311,8 @@ impl<'a, 't> Apply<'a, 't> {
                     "record {id}: the folder's version states it at revision {}, which a carry \
                      moved it on from, and the database no longer holds it (forgotten after the \
                      carry); kept the statement as what revision {} says of it (superseded), \
-                     and the feature forgotten",
-                    stated.artifact.revision, stated.artifact.revision
+                     and the feature forgotten (to have it again, remember it at revision {})",
+                    stated.artifact.revision, stated.artifact.revision, onward.artifact.revision
                 ));
                 self.keep_stayed(stated, &onward)?;
                 self.delete_file(kind, id)?;

@@ -687,6 +687,16 @@ fn forgotten_after_the_carry_in(
     ensure!(all == items(&two)?, "the same items in both");
     the_forget_stands_and_the_statement_is_what_a_says(&all)?;
     ensure!(said.contains("which a carry moved it on from"), "{said}");
+    // The deletion says how to have the feature again: its saved version imports as A's copy.
+    let b = crate::support::artifact("B", "/w/p.step");
+    ensure!(
+        said.lines().any(|l| l.contains("forgotten after the carry")
+            && l.contains(&format!(
+                "to have it again, remember it at revision {}",
+                b["revision"].as_str().unwrap_or_default()
+            ))),
+        "{said}"
+    );
     Ok(())
 }
 
