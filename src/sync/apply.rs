@@ -252,8 +252,9 @@ impl<'a, 't> Apply<'a, 't> {
                     "record {id}: the database's version states it at revision {}, which a \
                      carry moved it on from, and the folder no longer holds it (forgotten after \
                      the carry); kept the statement as what revision {} says of it \
-                     (superseded), and the feature forgotten (to have it again, remember it at \
-                     revision {}: its saved version imports as that copy)",
+                     (superseded), and the feature forgotten (to have it again, remember it where \
+                     its review stands: revision {}, or where that was carried on to; its saved \
+                     version imports as that copy)",
                     stated.artifact.revision, stated.artifact.revision, onward.artifact.revision
                 ));
                 self.keep_stayed(stated, &onward)?;
@@ -311,7 +312,8 @@ impl<'a, 't> Apply<'a, 't> {
                     "record {id}: the folder's version states it at revision {}, which a carry \
                      moved it on from, and the database no longer holds it (forgotten after the \
                      carry); kept the statement as what revision {} says of it (superseded), \
-                     and the feature forgotten (to have it again, remember it at revision {})",
+                     and the feature forgotten (to have it again, remember it where its review stands: \
+                     revision {}, or where that was carried on to)",
                     stated.artifact.revision, stated.artifact.revision, onward.artifact.revision
                 ));
                 self.keep_stayed(stated, &onward)?;

@@ -692,7 +692,8 @@ fn forgotten_after_the_carry_in(
     ensure!(
         said.lines().any(|l| l.contains("forgotten after the carry")
             && l.contains(&format!(
-                "to have it again, remember it at revision {}",
+                "to have it again, remember it where its review stands: revision {}, or where \
+                 that was carried on to",
                 b["revision"].as_str().unwrap_or_default()
             ))),
         "{said}"
