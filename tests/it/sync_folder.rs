@@ -788,30 +788,19 @@ fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the
 #[test]
 fn import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back() -> anyhow::Result<()> {
     use crate::support::artifact;
-    use serde_json::Value;
     for copy_forgotten in [false, true] {
         let dir = TempDir::new("import-carried-forgotten")?;
         let (one, two) = (dir.join("one.db"), dir.join("two.db"));
         let at = |rev: &str| artifact(rev, "/w/p.step");
         let state = |db: &Path, note: &str| mating_at(db, "A", note);
-        let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
-            let file = dir.join("export.jsonl");
-            std::fs::write(&file, export(from)?)?;
-            ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
-        };
+        let import = |from: &Path, into: &Path| exported_into(&dir, from, into);
         let s = state(&one, "original")?;
         import(&one, &two)?;
         carried_and_forgotten(s, copy_forgotten)?;
         std::thread::sleep(std::time::Duration::from_millis(5));
         state(&two, "stated again at A")?.close()?;
         import(&two, &one)?;
-        let records: Vec<Value> = export(&one)?
-            .lines()
-            .map(serde_json::from_str::<Value>)
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .filter_map(|mut v| v.get_mut("record").map(Value::take))
-            .collect();
+        let records = records_of(&one)?;
         ensure!(
             records.len() == 1
                 && records[0].get("superseded").is_some()
@@ -835,11 +824,7 @@ fn import_reports_a_line_kept_as_what_a_revision_carried_past_says() -> anyhow::
     for forgotten in [true, false] {
         let dir = TempDir::new("import-carried-report")?;
         let (one, two) = (dir.join("one.db"), dir.join("two.db"));
-        let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
-            let file = dir.join("export.jsonl");
-            std::fs::write(&file, export(from)?)?;
-            ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
-        };
+        let import = |from: &Path, into: &Path| exported_into(&dir, from, into);
         let mut s = mating_at(&one, "A", "original")?;
         import(&one, &two)?;
         if forgotten {
@@ -866,6 +851,51 @@ fn import_reports_a_line_kept_as_what_a_revision_carried_past_says() -> anyhow::
     Ok(())
 }
 
+/// Imports `from`'s export into `into` (through a file in `dir`), returning import's report.
+fn exported_into(dir: &TempDir, from: &Path, into: &Path) -> anyhow::Result<String> {
+    let file = dir.join("export.jsonl");
+    std::fs::write(&file, export(from)?)?;
+    ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
+}
+
+/// The records `db` exports, in its order.
+fn records_of(db: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
+    let mut out = Vec::new();
+    for l in export(db)?.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(l)?;
+        if let Some(r) = v.get_mut("record") {
+            out.push(r.take());
+        }
+    }
+    Ok(out)
+}
+
+/// The artifact of revision `rev` (the seed of [`crate::support::artifact`]) with no uri.
+fn without_uri(rev: &str) -> serde_json::Value {
+    let mut a = crate::support::artifact(rev, "/w/p.step");
+    a.as_object_mut().map(|o| o.remove("uri"));
+    a
+}
+
+/// States the feature "mating", recorded without a uri, at revision A in `db`, with `note`.
+fn mating_without_uri_at_a(db: &Path, note: &str) -> anyhow::Result<()> {
+    let mut s = crate::support::client::Server::start(db)?;
+    let feature = serde_json::json!({"artifact": without_uri("A"), "name": "mating",
+                                     "entity_ids": [], "note": note});
+    s.call("remember", feature)?.ok()?;
+    s.close()?;
+    Ok(())
+}
+
+/// Carries revision A on to B (no uri) in `db`.
+fn carry_without_uri(db: &Path) -> anyhow::Result<()> {
+    let mut s = crate::support::client::Server::start(db)?;
+    let carry = serde_json::json!({"from": without_uri("A"), "to": without_uri("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    s.close()?;
+    Ok(())
+}
+
 /// Regression (found by an adversarial read of the carried-and-forgotten rule): a feature
 /// recorded without a uri is keyed by its revision (its locator), and `carry_forward` moves it
 /// on to the next revision under its id, as it moves a feature of a file. Sync's rule that an
@@ -876,31 +906,17 @@ fn import_reports_a_line_kept_as_what_a_revision_carried_past_says() -> anyhow::
 /// A feature's key is now its name and file (its uri, none here), as for a feature of a file.
 #[test]
 fn sync_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Result<()> {
-    use serde_json::{Value, json};
-    let at = |rev: &str| {
-        let mut a = crate::support::artifact(rev, "/w/p.step");
-        a.as_object_mut().map(|o| o.remove("uri"));
-        a
-    };
+    use serde_json::Value;
+    let at = without_uri;
     for restated in [false, true] {
         let dir = TempDir::new("sync-carried-no-uri")?;
         let (one, two) = (dir.join("one.db"), dir.join("two.db"));
         let folder = dir.join("review").to_string_lossy().into_owned();
-        let state = |db: &Path, note: &str| -> anyhow::Result<()> {
-            let mut s = crate::support::client::Server::start(db)?;
-            let feature = json!({"artifact": at("A"), "name": "mating", "entity_ids": [],
-                                 "note": note});
-            s.call("remember", feature)?.ok()?;
-            s.close()?;
-            Ok(())
-        };
+        let state = mating_without_uri_at_a;
         state(&one, "original")?;
         ok(review_mcp(&one, &["sync", &folder])?)?;
         ok(review_mcp(&two, &["sync", &folder])?)?;
-        let mut s = crate::support::client::Server::start(&one)?;
-        let carry = json!({"from": at("A"), "to": at("B"), "map": []});
-        s.call("carry_forward", carry)?.ok()?;
-        s.close()?;
+        carry_without_uri(&one)?;
         if restated {
             std::thread::sleep(std::time::Duration::from_millis(5));
             state(&two, "stated again at A")?;
@@ -909,16 +925,7 @@ fn sync_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Result<
             ok(review_mcp(db, &["sync", &folder])?)
                 .map_err(|e| anyhow::anyhow!("restated at A: {restated}: {e}"))?;
         }
-        let records = |db: &Path| -> anyhow::Result<Vec<Value>> {
-            let mut out = Vec::new();
-            for l in export(db)?.lines() {
-                let mut v: Value = serde_json::from_str(l)?;
-                if let Some(r) = v.get_mut("record") {
-                    out.push(r.take());
-                }
-            }
-            Ok(out)
-        };
+        let records = records_of;
         let all = records(&one)?;
         ensure!(all == records(&two)?, "the same records in both: {all:?}");
         let live: Vec<&Value> = all
@@ -942,45 +949,21 @@ fn sync_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Result<
 /// carry stands, and the statement at the old revision is what that revision says of it.
 #[test]
 fn import_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Result<()> {
-    use serde_json::{Value, json};
-    let at = |rev: &str| {
-        let mut a = crate::support::artifact(rev, "/w/p.step");
-        a.as_object_mut().map(|o| o.remove("uri"));
-        a
-    };
+    use serde_json::Value;
+    let at = without_uri;
     let dir = TempDir::new("import-carried-no-uri")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
-    let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
-        let file = dir.join("export.jsonl");
-        std::fs::write(&file, export(from)?)?;
-        ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
-    };
-    let state = |db: &Path, note: &str| -> anyhow::Result<()> {
-        let mut s = crate::support::client::Server::start(db)?;
-        let feature = json!({"artifact": at("A"), "name": "mating", "entity_ids": [],
-                             "note": note});
-        s.call("remember", feature)?.ok()?;
-        s.close()?;
-        Ok(())
-    };
+    let import = |from: &Path, into: &Path| exported_into(&dir, from, into);
+    let state = mating_without_uri_at_a;
     state(&one, "original")?;
     import(&one, &two)?;
-    let mut s = crate::support::client::Server::start(&one)?;
-    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
-    s.call("carry_forward", carry)?.ok()?;
-    s.close()?;
+    carry_without_uri(&one)?;
     std::thread::sleep(std::time::Duration::from_millis(5));
     state(&two, "stated again at A")?;
     import(&two, &one).map_err(|e| anyhow::anyhow!("two's export into one: {e}"))?;
     import(&one, &two).map_err(|e| anyhow::anyhow!("one's export into two: {e}"))?;
     for db in [&one, &two] {
-        let records: Vec<Value> = export(db)?
-            .lines()
-            .map(serde_json::from_str::<Value>)
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .filter_map(|mut v| v.get_mut("record").map(Value::take))
-            .collect();
+        let records = records_of(db)?;
         let (live, copies): (Vec<&Value>, Vec<&Value>) =
             records.iter().partition(|r| r.get("superseded").is_none());
         ensure!(
