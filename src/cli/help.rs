@@ -64,7 +64,9 @@ Usage:
   review-mcp [--db PATH] import FILE      Add or replace records and decisions from an export,
                                           all or nothing; reports how many lines it added,
                                           replaced, and kept the database's version of (the
-                                          same, or not later than the database's).
+                                          same, or not later than the database's), and any
+                                          kept as what an old revision says of a feature a
+                                          carry moved on (its superseded copy).
   review-mcp [--db PATH] check            Check the database's integrity and schema version;
                                           exit status 0 only when it is sound.
   review-mcp [--db PATH] backup FILE      Write a complete copy of the database to FILE (a new

@@ -9,6 +9,21 @@ use review_mcp::sync::import::import_file;
 
 use super::output::shown;
 
+/// What the report says of the lines kept as what an old revision says of a carried feature
+/// (nothing when there were none, so the usual report is as it was).
+fn stayed(n: usize) -> String {
+    match n {
+        0 => String::new(),
+        1 => ", kept 1 as what the revision it states says of a feature a carry moved on from \
+              there (its superseded copy)"
+            .to_string(),
+        n => format!(
+            ", kept {n} as what the revisions they state say of features a carry moved on from \
+             there (their superseded copies)"
+        ),
+    }
+}
+
 /// `review-mcp import FILE`: validate every line, then let the store judge and write them in
 /// one transaction as it reads the file again, and report what it did on stdout.
 pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
@@ -16,12 +31,13 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
     let written = writeln!(
         out,
-        "{}: {} lines: added {}, replaced {}, kept the database's {} (as held, or not later); history: {} events, {} new",
+        "{}: {} lines: added {}, replaced {}, kept the database's {} (as held, or not later){}; history: {} events, {} new",
         shown(file),
         done.lines,
         done.summary.added,
         done.summary.replaced,
         done.summary.unchanged,
+        stayed(done.summary.stayed),
         done.events,
         done.summary.events_added
     )

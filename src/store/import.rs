@@ -16,8 +16,8 @@ use crate::review::outrank::{keep_later_engineer_verdicts, keep_reverify};
 use crate::review::{Decision, Kind, Record, Superseded, is_revision};
 use crate::time;
 
-/// What an import did, line by line (added + replaced + unchanged = lines offered), as
-/// decided inside its write transaction.
+/// What an import did, line by line (added + replaced + unchanged + stayed = lines offered),
+/// as decided inside its write transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ImportSummary {
     /// Lines whose key was free.
@@ -26,6 +26,10 @@ pub struct ImportSummary {
     pub replaced: usize,
     /// Lines identical to, older than, or as old as the holder of their key.
     pub unchanged: usize,
+    /// Lines stating a feature at a revision a carry of it moved it on from (made in a clone
+    /// that had not seen the carry): kept as what that revision says of it, in its superseded
+    /// copy, the feature left where the carry took it (or forgotten there since).
+    pub stayed: usize,
     /// Event lines new to the database (the others it held already).
     pub events_added: usize,
     /// The first [`ENGINEER_VERDICTS_LISTED`] of those that say an engineer gave a verdict:
@@ -45,6 +49,7 @@ impl ImportSummary {
             Outcome::Added => self.added += 1,
             Outcome::Replaced => self.replaced += 1,
             Outcome::Unchanged => self.unchanged += 1,
+            Outcome::Stayed => self.stayed += 1,
         }
     }
 }
@@ -55,6 +60,8 @@ enum Outcome {
     Added,
     Replaced,
     Unchanged,
+    /// Kept as what its revision says of a feature a carry moved on from there.
+    Stayed,
 }
 
 /// The row holding a line's natural key: its row id (a record's is its seq), `updated_at`
@@ -119,7 +126,7 @@ fn import_record(
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
     let name = r.name.as_ref().filter(|_| r.superseded.is_none());
-    let holder = match name {
+    let by_key = match name {
         Some(name) => tx
             .prepare_cached(
                 "SELECT seq, updated_at, seq FROM records WHERE locator = ?1 AND name = ?2 \
@@ -141,6 +148,19 @@ fn import_record(
             )?
             .query_row([&r.id], holder)
             .optional()?,
+    };
+    // A feature recorded without a uri is keyed by its revision, which a carry moves on (its
+    // id kept): a line of it at another revision (from a clone on the other side of that
+    // carry) is judged against the feature under its id, as a feature of a file is.
+    let holder = match (by_key, name) {
+        (None, Some(name)) if r.artifact.uri.is_none() => tx
+            .prepare_cached(
+                "SELECT seq, updated_at, seq FROM records WHERE id = ?1 AND name = ?2 \
+                 AND uri IS NULL AND superseded IS NULL",
+            )?
+            .query_row(params![r.id, name], holder)
+            .optional()?,
+        (h, _) => h,
     };
     let by_id: Option<(i64, String, Option<String>, String)> = tx
         .prepare_cached("SELECT seq, kind, name, locator FROM records WHERE id = ?1")?
@@ -171,7 +191,7 @@ fn import_record(
     // under another id since: the carried feature takes no key back from it.
     if !id_held && let Some(onward) = carried_on_from(tx, r)? {
         stayed.push((r.clone(), onward));
-        return Ok(Outcome::Unchanged);
+        return Ok(Outcome::Stayed);
     }
     let held = match &holder {
         Some(h) => load_record(tx, h.rid)?,
@@ -186,7 +206,7 @@ fn import_record(
             outcome = Outcome::Replaced;
         } else if held.carried_past(r, None) || carried_past_here(tx, held, r)? {
             stayed.push((r.clone(), held.clone()));
-            return Ok(Outcome::Unchanged);
+            return Ok(Outcome::Stayed);
         }
     }
     if outcome != Outcome::Unchanged {

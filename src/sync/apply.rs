@@ -94,6 +94,8 @@ pub(super) struct Apply<'a, 't> {
     pub(super) counts: &'a mut Counts,
     /// Items already settled by a key conflict with another id.
     pub(super) settled: HashSet<Key>,
+    /// Folder versions already checked against the clock ([`Apply::clock_ahead`]).
+    clocked: HashSet<Key>,
     files: BTreeMap<Key, FileOp>,
     rows: BTreeMap<Key, RowOp>,
     /// Where each item deleted from the database goes, as it was, as it is deleted (saved
@@ -169,6 +171,7 @@ impl<'a, 't> Apply<'a, 't> {
             overlay,
             counts,
             settled: HashSet::new(),
+            clocked: HashSet::new(),
             files,
             rows: BTreeMap::new(),
             saver,
@@ -198,20 +201,8 @@ impl<'a, 't> Apply<'a, 't> {
         };
         let db_item = loaded.as_ref();
         let file_item = e.file.as_ref().and_then(|(_, i)| i.as_deref());
-        if let Some(item) = file_item
-            && item.updated_at() > self.ahead.as_str()
-        {
-            self.counts.clock.push(format!(
-                "{} in the folder is dated {}, ahead of this machine's clock ({}): the clock \
-                 that wrote it (or this one) is wrong, and as the later edit wins a merge, \
-                 this version would beat edits made after it; have the wrong clock fixed (in \
-                 the folder, `git log -- {}/{}.json` names who committed it)",
-                item.describe(),
-                item.updated_at(),
-                crate::time::now(),
-                kind.dir(),
-                id
-            ));
+        if let Some(item) = file_item {
+            self.clock_ahead(kind, id, item);
         }
         if let Some(Item::Decision(d)) = file_item {
             self.verdicts_ahead(d, db_item);
@@ -261,8 +252,10 @@ impl<'a, 't> Apply<'a, 't> {
                     "record {id}: the database's version states it at revision {}, which a \
                      carry moved it on from, and the folder no longer holds it (forgotten after \
                      the carry); kept the statement as what revision {} says of it \
-                     (superseded), and the feature forgotten",
-                    stated.artifact.revision, stated.artifact.revision
+                     (superseded), and the feature forgotten (to have it again, remember it where \
+                     its review stands: revision {}, or where that was carried on to; its saved \
+                     version imports as that copy)",
+                    stated.artifact.revision, stated.artifact.revision, onward.artifact.revision
                 ));
                 self.keep_stayed(stated, &onward)?;
                 self.delete_item(kind, id)?;
@@ -322,8 +315,9 @@ impl<'a, 't> Apply<'a, 't> {
                     "record {id}: the folder's version states it at revision {}, which a carry \
                      moved it on from, and the database no longer holds it (forgotten after the \
                      carry); kept the statement as what revision {} says of it (superseded), \
-                     and the feature forgotten",
-                    stated.artifact.revision, stated.artifact.revision
+                     and the feature forgotten (to have it again, remember it where its review stands: \
+                     revision {}, or where that was carried on to)",
+                    stated.artifact.revision, stated.artifact.revision, onward.artifact.revision
                 ));
                 self.keep_stayed(stated, &onward)?;
                 self.delete_file(kind, id)?;
@@ -396,6 +390,26 @@ impl<'a, 't> Apply<'a, 't> {
             }
         }
         Ok(())
+    }
+
+    /// A `clock:` line for the folder's version `item` of `kind` `id` when it is dated ahead of
+    /// this machine's clock (once per item: a copy [`Apply::keep_stayed`] takes is checked
+    /// there, as it may be settled before its own turn).
+    fn clock_ahead(&mut self, kind: ItemKind, id: &str, item: &Item) {
+        if item.updated_at() <= self.ahead.as_str() || !self.clocked.insert((kind, id.into())) {
+            return;
+        }
+        self.counts.clock.push(format!(
+            "{} in the folder is dated {}, ahead of this machine's clock ({}): the clock \
+             that wrote it (or this one) is wrong, and as the later edit wins a merge, \
+             this version would beat edits made after it; have the wrong clock fixed (in \
+             the folder, `git log -- {}/{}.json` names who committed it)",
+            item.describe(),
+            item.updated_at(),
+            crate::time::now(),
+            kind.dir(),
+            id
+        ));
     }
 
     /// A `clock:` line for each verdict of the folder's version `d` dated ahead of this
@@ -542,6 +556,13 @@ impl<'a, 't> Apply<'a, 't> {
         let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
         let key = (ItemKind::Record, id.clone());
         let held = self.tx.record(&id)?;
+        if let Some(f) = self
+            .filed_record(&id)
+            .filter(|f| f.updated_at.as_str() > self.ahead.as_str())
+            .cloned()
+        {
+            self.clock_ahead(ItemKind::Record, &id, &Item::Record(f));
+        }
         let filed = self.filed_record(&id);
         let copy = match (held.as_ref(), filed) {
             (Some(h), Some(f)) => Some(std::cmp::max_by(h, f, |a, b| {

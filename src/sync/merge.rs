@@ -130,7 +130,10 @@ pub fn resolve_knowing(
 fn key_of(item: &Item) -> (&str, Option<&str>, Option<&str>, Option<&str>) {
     match item {
         Item::Record(r) => match r.name.as_deref() {
-            Some(name) => ("feature", Some(name), Some(r.artifact.locator()), None),
+            // Its file, not its locator: a feature recorded without a uri is keyed by its
+            // revision, which `carry_forward` moves on as it moves a feature of a file on to
+            // the file's next revision (its id kept).
+            Some(name) => ("feature", Some(name), r.artifact.uri.as_deref(), None),
             None => ("note", None, None, None),
         },
         Item::Decision(d) => (
@@ -152,9 +155,13 @@ fn key_shown(item: &Item) -> String {
         out.push(' ');
         out.push_str(&quoted(n, 80));
     }
-    if let Some(l) = locator {
-        out.push_str(" at ");
-        out.push_str(&inline(l, 200));
+    match locator {
+        Some(l) => {
+            out.push_str(" at ");
+            out.push_str(&inline(l, 200));
+        }
+        None if what == "feature" => out.push_str(" without a uri"),
+        None => {}
     }
     if let Some(r) = revision {
         out.push_str(", revision ");

@@ -687,6 +687,17 @@ fn forgotten_after_the_carry_in(
     ensure!(all == items(&two)?, "the same items in both");
     the_forget_stands_and_the_statement_is_what_a_says(&all)?;
     ensure!(said.contains("which a carry moved it on from"), "{said}");
+    // The deletion says how to have the feature again: its saved version imports as A's copy.
+    let b = crate::support::artifact("B", "/w/p.step");
+    ensure!(
+        said.lines().any(|l| l.contains("forgotten after the carry")
+            && l.contains(&format!(
+                "to have it again, remember it where its review stands: revision {}, or where \
+                 that was carried on to",
+                b["revision"].as_str().unwrap_or_default()
+            ))),
+        "{said}"
+    );
     Ok(())
 }
 
@@ -777,30 +788,19 @@ fn sync_does_not_bring_a_carried_feature_forgotten_after_the_carry_back_from_the
 #[test]
 fn import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back() -> anyhow::Result<()> {
     use crate::support::artifact;
-    use serde_json::Value;
     for copy_forgotten in [false, true] {
         let dir = TempDir::new("import-carried-forgotten")?;
         let (one, two) = (dir.join("one.db"), dir.join("two.db"));
         let at = |rev: &str| artifact(rev, "/w/p.step");
         let state = |db: &Path, note: &str| mating_at(db, "A", note);
-        let import = |from: &Path, into: &Path| -> anyhow::Result<String> {
-            let file = dir.join("export.jsonl");
-            std::fs::write(&file, export(from)?)?;
-            ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
-        };
+        let import = |from: &Path, into: &Path| exported_into(&dir, from, into);
         let s = state(&one, "original")?;
         import(&one, &two)?;
         carried_and_forgotten(s, copy_forgotten)?;
         std::thread::sleep(std::time::Duration::from_millis(5));
         state(&two, "stated again at A")?.close()?;
         import(&two, &one)?;
-        let records: Vec<Value> = export(&one)?
-            .lines()
-            .map(serde_json::from_str::<Value>)
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .filter_map(|mut v| v.get_mut("record").map(Value::take))
-            .collect();
+        let records = records_of(&one)?;
         ensure!(
             records.len() == 1
                 && records[0].get("superseded").is_some()
@@ -869,6 +869,212 @@ fn an_import_does_not_move_a_forgotten_carried_feature_back_over_another_id() ->
             "copy forgotten: {copy_forgotten}: export -> import -> export is the same"
         );
     }
+    Ok(())
+}
+
+/// Regression: `import`'s report counted a line it kept as what an old revision says of a
+/// carried feature (the line stating the feature at a revision a carry moved it on from,
+/// written into that revision's superseded copy) as "kept the database's" version, though
+/// the line's statement was written and the database's text of the copy replaced. It now
+/// counts such a line apart and says what became of it; so for a line met by the feature
+/// still standing where the carry took it.
+#[test]
+fn import_reports_a_line_kept_as_what_a_revision_carried_past_says() -> anyhow::Result<()> {
+    for forgotten in [true, false] {
+        let dir = TempDir::new("import-carried-report")?;
+        let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+        let import = |from: &Path, into: &Path| exported_into(&dir, from, into);
+        let mut s = mating_at(&one, "A", "original")?;
+        import(&one, &two)?;
+        if forgotten {
+            carried_and_forgotten(s, false)?;
+        } else {
+            let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+            let carry = serde_json::json!({"from": at("A"), "to": at("B"), "map": []});
+            s.call("carry_forward", carry)?.ok()?;
+            s.close()?;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        mating_at(&two, "A", "stated again at A")?.close()?;
+        let said = import(&two, &one)?;
+        ensure!(
+            said.contains("added 0, replaced 0, kept the database's 0")
+                && said.contains("kept 1 as what the revision it states says"),
+            "forgotten at B: {forgotten}: {said}"
+        );
+        ensure!(
+            export(&one)?.contains("stated again at A"),
+            "the line's statement is written"
+        );
+    }
+    Ok(())
+}
+
+/// Imports `from`'s export into `into` (through a file in `dir`), returning import's report.
+fn exported_into(dir: &TempDir, from: &Path, into: &Path) -> anyhow::Result<String> {
+    let file = dir.join("export.jsonl");
+    std::fs::write(&file, export(from)?)?;
+    ok(review_mcp(into, &["import", &file.to_string_lossy()])?)
+}
+
+/// The records `db` exports, in its order.
+fn records_of(db: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
+    let mut out = Vec::new();
+    for l in export(db)?.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(l)?;
+        if let Some(r) = v.get_mut("record") {
+            out.push(r.take());
+        }
+    }
+    Ok(out)
+}
+
+/// The artifact of revision `rev` (the seed of [`crate::support::artifact`]) with no uri.
+fn without_uri(rev: &str) -> serde_json::Value {
+    let mut a = crate::support::artifact(rev, "/w/p.step");
+    a.as_object_mut().map(|o| o.remove("uri"));
+    a
+}
+
+/// States the feature "mating", recorded without a uri, at revision A in `db`, with `note`.
+fn mating_without_uri_at_a(db: &Path, note: &str) -> anyhow::Result<()> {
+    let mut s = crate::support::client::Server::start(db)?;
+    let feature = serde_json::json!({"artifact": without_uri("A"), "name": "mating",
+                                     "entity_ids": [], "note": note});
+    s.call("remember", feature)?.ok()?;
+    s.close()?;
+    Ok(())
+}
+
+/// Carries revision A on to B (no uri) in `db`.
+fn carry_without_uri(db: &Path) -> anyhow::Result<()> {
+    let mut s = crate::support::client::Server::start(db)?;
+    let carry = serde_json::json!({"from": without_uri("A"), "to": without_uri("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    s.close()?;
+    Ok(())
+}
+
+/// Regression (found by an adversarial read of the carried-and-forgotten rule): a feature
+/// recorded without a uri is keyed by its revision (its locator), and `carry_forward` moves it
+/// on to the next revision under its id, as it moves a feature of a file. Sync's rule that an
+/// id names one key for good (`merge::moved_key`) compared that locator, so every other
+/// clone's sync refused the carried feature's file ("an id names one record for good ... no
+/// review-mcp moves one to another revision") and stayed refused: a plain carry stopped the
+/// team's sync, and so did a statement at the old revision made before the carry was seen.
+/// A feature's key is now its name and file (its uri, none here), as for a feature of a file.
+#[test]
+fn sync_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Result<()> {
+    use serde_json::Value;
+    let at = without_uri;
+    for restated in [false, true] {
+        let dir = TempDir::new("sync-carried-no-uri")?;
+        let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+        let folder = dir.join("review").to_string_lossy().into_owned();
+        let state = mating_without_uri_at_a;
+        state(&one, "original")?;
+        ok(review_mcp(&one, &["sync", &folder])?)?;
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+        carry_without_uri(&one)?;
+        if restated {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            state(&two, "stated again at A")?;
+        }
+        for db in [&one, &two, &one, &two] {
+            ok(review_mcp(db, &["sync", &folder])?)
+                .map_err(|e| anyhow::anyhow!("restated at A: {restated}: {e}"))?;
+        }
+        let records = records_of;
+        let all = records(&one)?;
+        ensure!(all == records(&two)?, "the same records in both: {all:?}");
+        let live: Vec<&Value> = all
+            .iter()
+            .filter(|r| r.get("superseded").is_none())
+            .collect();
+        ensure!(
+            live.len() == 1 && live[0]["artifact"]["revision"] == at("B")["revision"],
+            "restated at A: {restated}: the feature stands at B: {all:?}"
+        );
+    }
+    Ok(())
+}
+
+/// Regression, the import side of [`sync_takes_the_carry_of_a_feature_recorded_without_a_uri`]:
+/// import looked the holder of a line stating a feature without a uri up by its locator, the
+/// revision, so a line from a clone that had not seen a carry of it (the feature at the old
+/// revision) met the carried feature by id alone and refused the whole file ("the id is
+/// already held by another record"), and so did the carried feature's line in that clone.
+/// Each is now judged against the feature under its id, as for a feature of a file: the
+/// carry stands, and the statement at the old revision is what that revision says of it.
+#[test]
+fn import_takes_the_carry_of_a_feature_recorded_without_a_uri() -> anyhow::Result<()> {
+    use serde_json::Value;
+    let at = without_uri;
+    let dir = TempDir::new("import-carried-no-uri")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let import = |from: &Path, into: &Path| exported_into(&dir, from, into);
+    let state = mating_without_uri_at_a;
+    state(&one, "original")?;
+    import(&one, &two)?;
+    carry_without_uri(&one)?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    state(&two, "stated again at A")?;
+    import(&two, &one).map_err(|e| anyhow::anyhow!("two's export into one: {e}"))?;
+    import(&one, &two).map_err(|e| anyhow::anyhow!("one's export into two: {e}"))?;
+    for db in [&one, &two] {
+        let records = records_of(db)?;
+        let (live, copies): (Vec<&Value>, Vec<&Value>) =
+            records.iter().partition(|r| r.get("superseded").is_none());
+        ensure!(
+            live.len() == 1
+                && live[0]["artifact"]["revision"] == at("B")["revision"]
+                && copies.len() == 1
+                && copies[0]["artifact"]["revision"] == at("A")["revision"]
+                && copies[0]["note"] == "stated again at A",
+            "{}: the feature stands at B, the statement is what A says: {records:?}",
+            db.display()
+        );
+    }
+    Ok(())
+}
+
+/// Regression (adversarial read of the carried-and-forgotten rule): a folder's superseded copy
+/// dated ahead of this machine's clock (a wrong clock, or a file written by hand) that a sync
+/// took as what its revision says of a feature (`keep_stayed`, here for the database's
+/// statement of the feature at that revision once the feature's file was gone) was never
+/// checked against the clock when its id sorted after the feature's: keep_stayed settled it
+/// first, and sync skips a settled item, so no "clock:" line named it, though its date keeps
+/// its text over every later statement there. The clock line now names it whichever the order.
+#[test]
+fn sync_names_a_copy_dated_ahead_that_it_keeps_for_a_statement_at_a_revision_carried_past()
+-> anyhow::Result<()> {
+    use serde_json::json;
+    let dir = TempDir::new("sync-copy-ahead")?;
+    // rec_0 sorts before the id of its copy at REV (derived: rec_f598fbfe55ac2096).
+    let db = database(&dir, "a.db", &[feature("rec_0", "mating", "synced", T1)])?;
+    let folder = dir.join("review");
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    let mut s = crate::support::client::Server::start(&db)?;
+    let at = json!({"revision": REV, "format": "step", "uri": "/w/p.step"});
+    let edit = json!({"artifact": at, "name": "mating", "entity_ids": [], "note": "edited here"});
+    s.call("remember", edit)?.ok()?;
+    s.close()?;
+    std::fs::remove_file(folder.join("records/rec_0.json"))?;
+    let copy = "rec_f598fbfe55ac2096";
+    let line = feature(copy, "mating", "planted", "2099-01-01T00:00:00.000Z");
+    let mut v: serde_json::Value = serde_json::from_str(&line)?;
+    v["record"]["superseded"] = json!({"at": T1, "by": REV.replace('0', "1")});
+    std::fs::write(folder.join(format!("records/{copy}.json")), v.to_string())?;
+    let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(
+        out.contains("which a carry moved it on from"),
+        "the copy is taken for the statement: {out}"
+    );
+    ensure!(
+        out.lines()
+            .any(|l| l.starts_with("clock: ") && l.contains(copy) && l.contains("2099")),
+        "the copy dated ahead is named: {out}"
+    );
     Ok(())
 }
 
