@@ -385,6 +385,14 @@ impl<'a, 't> Apply<'a, 't> {
                     self.replaced += 1;
                     self.import(&resolved.item, db_item)?;
                 } else {
+                    // The folder's version states the feature at a revision carried past: its
+                    // history says the feature stands here after that statement, as the clone
+                    // that stated it records on taking the file (see `Action::ToDatabase`).
+                    if let (Some(stayed), Item::Record(held)) = (&resolved.stayed, db)
+                        && matches!(file, Item::Record(f) if f == stayed)
+                    {
+                        self.tx.record_kept_over(stayed, held)?;
+                    }
                     self.write_file(db)?;
                 }
             }
