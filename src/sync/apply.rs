@@ -385,6 +385,14 @@ impl<'a, 't> Apply<'a, 't> {
                     self.replaced += 1;
                     self.import(&resolved.item, db_item)?;
                 } else {
+                    // The folder's version states the feature at a revision carried past: its
+                    // history says the feature stands here after that statement, as the clone
+                    // that stated it records on taking the file (see `Action::ToDatabase`).
+                    if let (Some(stayed), Item::Record(held)) = (&resolved.stayed, db)
+                        && matches!(file, Item::Record(f) if f == stayed)
+                    {
+                        self.tx.record_kept_over(stayed, held)?;
+                    }
                     self.write_file(db)?;
                 }
             }
@@ -743,14 +751,23 @@ impl<'a, 't> Apply<'a, 't> {
             .entries
             .get(&(ItemKind::Record, held.id().to_string()))
             .is_some_and(|e| e.file.is_none() && e.base.is_some() && e.db == e.base);
+        // A statement under the id of the feature a carry moved on from its revision (the
+        // carried feature forgotten after the carry, then stated anew under another id) is
+        // what that revision says of that very feature: its own copy, as `import` keeps it.
+        let statement = |stated: &Record, onward: &Record| -> Result<Record> {
+            Ok(match self.carried_on(stated)? {
+                Some(_) => stated.clone(),
+                None => stated.restated_as(onward),
+            })
+        };
         let stayed = match (held, incoming) {
             (Item::Record(h), Item::Record(i)) if !going && h.one_key_at_two_revisions(i) => {
                 match (
                     self.copy_known(&i.restated_as(h))?,
                     self.copy_known(&h.restated_as(i))?,
                 ) {
-                    (true, false) => Some((i.restated_as(h), h.clone())),
-                    (false, true) => Some((h.restated_as(i), i.clone())),
+                    (true, false) => Some((statement(i, h)?, h.clone())),
+                    (false, true) => Some((statement(h, i)?, i.clone())),
                     _ => None,
                 }
             }

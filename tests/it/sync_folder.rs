@@ -1232,3 +1232,206 @@ fn sync_stops_when_the_history_it_judges_a_carry_by_does_not_read() -> anyhow::R
     );
     Ok(())
 }
+
+/// The lines `db` exports, sorted (events of one item and millisecond may be listed in either
+/// order).
+fn sorted_export(db: &Path) -> anyhow::Result<Vec<String>> {
+    let mut lines: Vec<String> = export(db)?.lines().map(str::to_string).collect();
+    lines.sort();
+    Ok(lines)
+}
+
+/// Whether `dbs` end as one: the same export, history included (sorted), `check` ok in each,
+/// and an export imported into an empty database exports the same.
+fn clones_end_as_one(dir: &TempDir, dbs: &[&Path]) -> anyhow::Result<()> {
+    let first = sorted_export(dbs[0])?;
+    for db in dbs {
+        ensure!(
+            sorted_export(db)? == first,
+            "{} differs from {}",
+            db.display(),
+            dbs[0].display()
+        );
+        ok(review_mcp(db, &["check"])?)?;
+    }
+    let empty = dir.join("empty.db");
+    exported_into(dir, dbs[0], &empty)?;
+    ensure!(
+        export(&empty)? == export(dbs[0])?,
+        "export -> import into an empty database -> export is the same"
+    );
+    Ok(())
+}
+
+/// The sync mirror of `an_import_does_not_move_a_forgotten_carried_feature_back_over_another_id`:
+/// database one carries "mating" (its id) from A to B, forgets it at B (and,
+/// `copy_forgotten`, what A says of it), then states "mating" anew at B (an id of its own);
+/// two, which had the feature at A (`synced`: by an earlier sync, else an import) and never
+/// saw the carry, states it again at A; each syncs (`one_first`: one first), then each twice
+/// more. The feature stated anew stays at B, two's statement is what A says of it (in the
+/// feature's own copy there, the one copy at A), and the clones end as one. Regression: with
+/// one syncing first, two's sync met the two ids as one feature and, when it came to the
+/// feature stated anew first (the order of the two ids), wrote the statement into a copy
+/// named after that id, beside the carried feature's own copy at A: two copies at A.
+fn stated_anew_after_the_forget_in(
+    synced: bool,
+    copy_forgotten: bool,
+    one_first: bool,
+) -> anyhow::Result<()> {
+    use serde_json::Value;
+    let dir = TempDir::new("sync-carried-other-id")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let s = mating_at(&one, "A", "original")?;
+    if synced {
+        ok(review_mcp(&one, &["sync", &folder])?)?;
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+    } else {
+        exported_into(&dir, &one, &two)?;
+    }
+    carried_and_forgotten(s, copy_forgotten)?;
+    mating_at(&one, "B", "stated anew at B")?.close()?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&two, "A", "stated again at A")?.close()?;
+    let order = if one_first {
+        [&one, &two]
+    } else {
+        [&two, &one]
+    };
+    for db in order.iter().chain(&order).chain(&order) {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    let rev = |r: &Value| r["artifact"]["revision"].clone();
+    let at = |r: &str| crate::support::artifact(r, "/w/p.step")["revision"].clone();
+    for db in [&one, &two] {
+        let records = records_of(db)?;
+        let (copies, live): (Vec<&Value>, Vec<&Value>) =
+            records.iter().partition(|r| r.get("superseded").is_some());
+        ensure!(
+            live.len() == 1 && rev(live[0]) == at("B") && live[0]["note"] == "stated anew at B",
+            "{}: the feature stated anew stays at B: {records:?}",
+            db.display()
+        );
+        ensure!(
+            copies.len() == 1
+                && rev(copies[0]) == at("A")
+                && copies[0]["note"] == "stated again at A",
+            "{}: the statement is what A says of it: {records:?}",
+            db.display()
+        );
+    }
+    clones_end_as_one(&dir, &[&one, &two])
+}
+
+/// See [`stated_anew_after_the_forget_in`]: every way the feature reaches two, and both orders.
+#[test]
+fn sync_does_not_move_a_forgotten_carried_feature_back_over_another_id() -> anyhow::Result<()> {
+    for one_first in [true, false] {
+        for (synced, copy_forgotten) in [(false, false), (true, false), (false, true), (true, true)]
+        {
+            stated_anew_after_the_forget_in(synced, copy_forgotten, one_first).map_err(|e| {
+                anyhow::anyhow!(
+                    "one first: {one_first}, synced before: {synced}, copy forgotten: \
+                     {copy_forgotten}: {e}"
+                )
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Both sides changed (`Action::Resolve`): one and two share "mating" at A; one carries it
+/// to B and edits its note there; two, which has not seen the carry, states it again at A,
+/// later. Synced in either order (`one_first`), the feature stays at B with one's note, two's
+/// statement is what A says of it, and the clones end with one history. Regression (the
+/// `Action::Resolve` twin of converge::a_statement_git_merged_over_a_second_carry_leaves_one_history):
+/// with two syncing first, one's sync kept its own version and recorded nothing of the
+/// feature, so two, taking the file, recorded a sync event (the feature at B after its
+/// statement at A) one did not hold: two's history alone, had its sync been a round's last.
+fn both_changed_over_a_carry_in(one_first: bool) -> anyhow::Result<()> {
+    use serde_json::{Value, json};
+    let dir = TempDir::new("sync-carried-both-changed")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let mut s = mating_at(&one, "A", "original")?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    s.close()?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&one, "B", "edited at B")?.close()?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&two, "A", "stated again at A")?.close()?;
+    let order = if one_first {
+        [&one, &two]
+    } else {
+        [&two, &one]
+    };
+    let syncs = |dbs: &[&PathBuf]| -> anyhow::Result<()> {
+        for db in dbs {
+            ok(review_mcp(db, &["sync", &folder])?)?;
+        }
+        Ok(())
+    };
+    // The first to sync takes the other's resolution: it records nothing of the feature that
+    // the other lacks (as the last sync of a round, it would hold it alone).
+    syncs(&[order[0], order[1], order[0]])?;
+    let id = records_of(&one)?
+        .into_iter()
+        .find(|r| r.get("superseded").is_none())
+        .map(|r| r["id"].clone())
+        .ok_or_else(|| anyhow::anyhow!("no live feature"))?;
+    let events_of = |db: &Path| -> anyhow::Result<Vec<Value>> {
+        let mut out = Vec::new();
+        for l in export(db)?.lines() {
+            let v: Value = serde_json::from_str(l)?;
+            if v["event"]["of"] == id {
+                out.push(v);
+            }
+        }
+        out.sort_by_key(|v| v.to_string());
+        Ok(out)
+    };
+    ensure!(
+        events_of(&one)? == events_of(&two)?,
+        "the feature's history differs after {} took the resolution:\n{:#?}\n{:#?}",
+        order[0].display(),
+        events_of(&one)?,
+        events_of(&two)?
+    );
+    syncs(&[order[1], order[0], order[1]])?;
+    let rev = |r: &Value| r["artifact"]["revision"].clone();
+    for db in [&one, &two] {
+        let records = records_of(db)?;
+        let (copies, live): (Vec<&Value>, Vec<&Value>) =
+            records.iter().partition(|r| r.get("superseded").is_some());
+        ensure!(
+            live.len() == 1
+                && rev(live[0]) == at("B")["revision"]
+                && live[0]["note"] == "edited at B",
+            "{}: the feature stays at B: {records:?}",
+            db.display()
+        );
+        ensure!(
+            copies.len() == 1
+                && rev(copies[0]) == at("A")["revision"]
+                && copies[0]["note"] == "stated again at A",
+            "{}: the statement is what A says of it: {records:?}",
+            db.display()
+        );
+    }
+    clones_end_as_one(&dir, &[&one, &two])
+}
+
+#[test]
+fn sync_resolving_both_changed_over_a_carry_leaves_one_history() -> anyhow::Result<()> {
+    for one_first in [true, false] {
+        both_changed_over_a_carry_in(one_first)
+            .map_err(|e| anyhow::anyhow!("one first: {one_first}: {e}"))?;
+    }
+    Ok(())
+}
