@@ -824,8 +824,6 @@ fn import_does_not_bring_a_carried_feature_forgotten_after_the_carry_back() -> a
 #[test]
 fn an_import_does_not_move_a_forgotten_carried_feature_back_over_another_id() -> anyhow::Result<()>
 {
-    use crate::support::artifact;
-    use serde_json::Value;
     for copy_forgotten in [false, true] {
         let dir = TempDir::new("import-carried-other-id")?;
         let (one, two, anew) = (dir.join("one.db"), dir.join("two.db"), dir.join("anew.db"));
@@ -841,28 +839,8 @@ fn an_import_does_not_move_a_forgotten_carried_feature_back_over_another_id() ->
         std::thread::sleep(std::time::Duration::from_millis(5));
         mating_at(&two, "A", "stated again at A")?.close()?;
         import(&two, &one)?;
-        let records: Vec<Value> = export(&one)?
-            .lines()
-            .map(serde_json::from_str::<Value>)
-            .collect::<Result<Vec<_>, _>>()?
-            .into_iter()
-            .filter_map(|mut v| v.get_mut("record").map(Value::take))
-            .collect();
-        let rev = |r: &Value| r["artifact"]["revision"].clone();
-        let (copies, live): (Vec<&Value>, Vec<&Value>) =
-            records.iter().partition(|r| r.get("superseded").is_some());
-        ensure!(
-            live.len() == 1
-                && rev(live[0]) == artifact("B", "/w/p.step")["revision"]
-                && live[0]["note"] == "stated anew at B",
-            "copy forgotten: {copy_forgotten}: the feature stated anew stays at B: {records:?}"
-        );
-        ensure!(
-            copies.len() == 1
-                && rev(copies[0]) == artifact("A", "/w/p.step")["revision"]
-                && copies[0]["note"] == "stated again at A",
-            "copy forgotten: {copy_forgotten}: the line is what A says of it: {records:?}"
-        );
+        live_at_b_and_one_copy_at_a(&one, "stated anew at B", "stated again at A")
+            .map_err(|e| anyhow::anyhow!("copy forgotten: {copy_forgotten}: {e}"))?;
         import(&one, &anew)?;
         ensure!(
             export(&anew)? == export(&one)?,
@@ -927,6 +905,28 @@ fn records_of(db: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
         }
     }
     Ok(out)
+}
+
+/// `db` holds "mating" live at B saying `live_note`, and one superseded copy, at A, saying
+/// `copy_note`: the feature stays where the carry took it, and the statement at A is what A
+/// says of it.
+fn live_at_b_and_one_copy_at_a(db: &Path, live_note: &str, copy_note: &str) -> anyhow::Result<()> {
+    let records = records_of(db)?;
+    let rev = |r: &serde_json::Value| r["artifact"]["revision"].clone();
+    let at = |r: &str| crate::support::artifact(r, "/w/p.step")["revision"].clone();
+    let (copies, live): (Vec<_>, Vec<_>) =
+        records.iter().partition(|r| r.get("superseded").is_some());
+    ensure!(
+        live.len() == 1 && rev(live[0]) == at("B") && live[0]["note"] == live_note,
+        "{}: the feature stays at B, saying {live_note:?}: {records:?}",
+        db.display()
+    );
+    ensure!(
+        copies.len() == 1 && rev(copies[0]) == at("A") && copies[0]["note"] == copy_note,
+        "{}: the statement is what A says of it, {copy_note:?}: {records:?}",
+        db.display()
+    );
+    Ok(())
 }
 
 /// The artifact of revision `rev` (the seed of [`crate::support::artifact`]) with no uri.
@@ -1278,7 +1278,6 @@ fn stated_anew_after_the_forget_in(
     copy_forgotten: bool,
     one_first: bool,
 ) -> anyhow::Result<()> {
-    use serde_json::Value;
     let dir = TempDir::new("sync-carried-other-id")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     let folder_path = dir.join("review");
@@ -1302,24 +1301,8 @@ fn stated_anew_after_the_forget_in(
     for db in order.iter().chain(&order).chain(&order) {
         ok(review_mcp(db, &["sync", &folder])?)?;
     }
-    let rev = |r: &Value| r["artifact"]["revision"].clone();
-    let at = |r: &str| crate::support::artifact(r, "/w/p.step")["revision"].clone();
     for db in [&one, &two] {
-        let records = records_of(db)?;
-        let (copies, live): (Vec<&Value>, Vec<&Value>) =
-            records.iter().partition(|r| r.get("superseded").is_some());
-        ensure!(
-            live.len() == 1 && rev(live[0]) == at("B") && live[0]["note"] == "stated anew at B",
-            "{}: the feature stated anew stays at B: {records:?}",
-            db.display()
-        );
-        ensure!(
-            copies.len() == 1
-                && rev(copies[0]) == at("A")
-                && copies[0]["note"] == "stated again at A",
-            "{}: the statement is what A says of it: {records:?}",
-            db.display()
-        );
+        live_at_b_and_one_copy_at_a(db, "stated anew at B", "stated again at A")?;
     }
     clones_end_as_one(&dir, &[&one, &two])
 }
@@ -1404,25 +1387,8 @@ fn both_changed_over_a_carry_in(one_first: bool) -> anyhow::Result<()> {
         events_of(&two)?
     );
     syncs(&[order[1], order[0], order[1]])?;
-    let rev = |r: &Value| r["artifact"]["revision"].clone();
     for db in [&one, &two] {
-        let records = records_of(db)?;
-        let (copies, live): (Vec<&Value>, Vec<&Value>) =
-            records.iter().partition(|r| r.get("superseded").is_some());
-        ensure!(
-            live.len() == 1
-                && rev(live[0]) == at("B")["revision"]
-                && live[0]["note"] == "edited at B",
-            "{}: the feature stays at B: {records:?}",
-            db.display()
-        );
-        ensure!(
-            copies.len() == 1
-                && rev(copies[0]) == at("A")["revision"]
-                && copies[0]["note"] == "stated again at A",
-            "{}: the statement is what A says of it: {records:?}",
-            db.display()
-        );
+        live_at_b_and_one_copy_at_a(db, "edited at B", "stated again at A")?;
     }
     clones_end_as_one(&dir, &[&one, &two])
 }
