@@ -248,15 +248,7 @@ impl<'a, 't> Apply<'a, 't> {
                     && let Some(Item::Record(stated)) = db_item
                     && let Some(onward) = self.carried_on(stated)? =>
             {
-                self.counts.conflicts.push(format!(
-                    "record {id}: the database's version states it at revision {}, which a \
-                     carry moved it on from, and the folder no longer holds it (forgotten after \
-                     the carry); kept the statement as what revision {} says of it \
-                     (superseded), and the feature forgotten (to have it again, remember it where \
-                     its review stands: revision {}, or where that was carried on to; its saved \
-                     version imports as that copy)",
-                    stated.artifact.revision, stated.artifact.revision, onward.artifact.revision
-                ));
+                self.forgotten_after_the_carry(id, ("database", "folder"), stated, &onward);
                 self.keep_stayed(stated, &onward)?;
                 self.delete_item(kind, id)?;
                 self.tx.drop_base(kind.as_str(), id)?;
@@ -311,14 +303,7 @@ impl<'a, 't> Apply<'a, 't> {
                     && let Some(Item::Record(stated)) = file_item
                     && let Some(onward) = self.carried_on(stated)? =>
             {
-                self.counts.conflicts.push(format!(
-                    "record {id}: the folder's version states it at revision {}, which a carry \
-                     moved it on from, and the database no longer holds it (forgotten after the \
-                     carry); kept the statement as what revision {} says of it (superseded), \
-                     and the feature forgotten (to have it again, remember it where its review stands: \
-                     revision {}, or where that was carried on to)",
-                    stated.artifact.revision, stated.artifact.revision, onward.artifact.revision
-                ));
+                self.forgotten_after_the_carry(id, ("folder", "database"), stated, &onward);
                 self.keep_stayed(stated, &onward)?;
                 self.delete_file(kind, id)?;
             }
@@ -398,6 +383,32 @@ impl<'a, 't> Apply<'a, 't> {
             }
         }
         Ok(())
+    }
+
+    /// The conflict line of a statement at a revision a carry of the feature moved it on from,
+    /// held by one side (`held_by`) while the other no longer holds the feature (forgotten
+    /// after the carry): kept as what that revision says, and how to have the feature again
+    /// (a row the sync deletes is saved, and imports as that copy).
+    fn forgotten_after_the_carry(
+        &mut self,
+        id: &str,
+        (held_by, other): (&str, &str),
+        stated: &Record,
+        onward: &Record,
+    ) {
+        let saved = match held_by {
+            "database" => "; its saved version imports as that copy",
+            _ => "",
+        };
+        let rev = &stated.artifact.revision;
+        self.counts.conflicts.push(format!(
+            "record {id}: the {held_by}'s version states it at revision {rev}, which a carry \
+             moved it on from, and the {other} no longer holds it (forgotten after the carry); \
+             kept the statement as what revision {rev} says of it (superseded), and the feature \
+             forgotten (to have it again, remember it where its review stands: revision {}, or \
+             where that was carried on to{saved})",
+            onward.artifact.revision
+        ));
     }
 
     /// A `clock:` line for the folder's version `item` of `kind` `id` when it is dated ahead of
