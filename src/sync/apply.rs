@@ -594,11 +594,21 @@ impl<'a, 't> Apply<'a, 't> {
         let Some(kept) = Record::stated_before_carry(stayed, onward, copy) else {
             return Ok(());
         };
+        // The folder's copy, which the database does not hold, replaced by the statement:
+        // its history says so, as the clones that hold the copy record on taking the file.
+        let replaced = match (&held, filed) {
+            (None, Some(f)) if f != &kept => Some(f.clone()),
+            _ => None,
+        };
         let kept = Item::Record(kept);
         self.settled.insert(key);
         match held {
             Some(h) if Item::Record(h.clone()) == kept => self.write_file(&kept),
             h => self.import(&kept, h.map(Item::Record).as_ref()),
+        }?;
+        match (replaced, &kept) {
+            (Some(f), Item::Record(k)) => Ok(self.tx.record_kept_over(&f, k)?),
+            _ => Ok(()),
         }
     }
 
