@@ -2703,8 +2703,13 @@ fn a_forgotten_decision_imported_with_a_verdict_exports_and_imports_the_same() -
 /// mirror case does by importing, and clone 2 finds it held. Seen failing before the fix.
 #[test]
 fn a_statement_git_merged_over_a_second_carry_leaves_one_history() -> anyhow::Result<()> {
+    run(&statement_git_merged_over_a_second_carry()).map(drop)
+}
+
+/// The operations of [`a_statement_git_merged_over_a_second_carry_leaves_one_history`].
+fn statement_git_merged_over_a_second_carry() -> Vec<Op> {
     use Op::*;
-    run(&[
+    vec![
         Remember {
             c: 1,
             part: 0,
@@ -2731,8 +2736,48 @@ fn a_statement_git_merged_over_a_second_carry_leaves_one_history() -> anyhow::Re
             tag: 1,
         },
         Commit { c: 2 },
-    ])
-    .map(drop)
+    ]
+}
+
+/// The sequence of [`a_statement_git_merged_over_a_second_carry_leaves_one_history`], then
+/// final syncs in an order where clone 0, which never held the feature, syncs between clone 2's
+/// push and clone 1's next sync. Clone 1 pushes "slot" at revision 2 with its copies at 0 and
+/// 1; clone 2's pull merges its own statement at 1 over the carry (the driver cannot see the
+/// copy at 1 the pull brings) and its sync pushes the feature at 1 beside that copy. Clone 0's
+/// sync met the feature in the folder alone, with its copy at 1 there, and took it as
+/// forgotten after the carry (its database held no row of it): it kept the statement in the
+/// copy and deleted the feature's file, and clone 1's next sync, finding the file deleted and
+/// its own version unchanged, deleted the live feature: no clone held "slot". A database
+/// forgot only what it knew: now clone 0 takes the folder's version and clone 1's sync
+/// settles it. Seen failing before the fix (no clone held a live "slot").
+#[test]
+fn a_third_clone_syncing_after_a_statement_git_merged_over_a_carry_keeps_the_feature()
+-> anyhow::Result<()> {
+    let mut w = World::new()?;
+    for op in &statement_git_merged_over_a_second_carry() {
+        w.apply(op).with_context(|| format!("{op:?}"))?;
+    }
+    for c in [1, 2, 0, 1, 2, 0] {
+        w.cycle(c)?;
+    }
+    // Each clone holds the one feature, at revision 2 where the carry took it.
+    let at_2 = format!("\"revision\":\"{}\"", rev(0, 2));
+    let mut live = Vec::new();
+    for c in 0..CLONES {
+        let text = export(&w.clones[c].db)?;
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("{\"record\""))
+            .filter(|l| l.contains("\"name\":\"slot\"") && !l.contains("\"superseded\""))
+            .collect();
+        ensure!(
+            lines.len() == 1 && lines[0].contains(&at_2),
+            "clone {c} holds {lines:?}"
+        );
+        live.push(lines[0].to_string());
+    }
+    ensure!(live[0] == live[1] && live[1] == live[2], "{live:#?}");
+    Ok(())
 }
 
 /// Found after the fixes of 254af6a and 11adbf5: seed 600 of 200 operations ("operation 115:
