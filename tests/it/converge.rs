@@ -2846,6 +2846,28 @@ fn a_third_clone_syncing_after_a_statement_git_merged_over_a_carry_keeps_the_fea
     Ok(())
 }
 
+/// The sequence of [`a_third_clone_syncing_after_a_statement_git_merged_over_a_carry_keeps_the_feature`]:
+/// clone 0's export, taken while it holds the feature at revision 1 beside its copy there
+/// (until clone 1 syncs again: the known defect of
+/// [`a_statement_git_merged_over_a_second_carry_is_not_pushed_at_the_old_revision`]), imported
+/// into an empty database exports the same. Import kept the feature's line as the copy at 1
+/// (the file's `carried` event said 1 was carried past, and no row held its id, the rule for
+/// a feature forgotten after its carry), so the empty database held no live "slot": "export
+/// -> import -> export differs". Now, like sync, the rule needs the database to have known
+/// the feature before the import. Seen failing before the fix.
+#[test]
+fn a_clone_holding_a_statement_git_merged_over_a_carry_exports_what_it_imports()
+-> anyhow::Result<()> {
+    let mut w = World::new()?;
+    for op in &statement_git_merged_over_a_second_carry() {
+        w.apply(op).with_context(|| format!("{op:?}"))?;
+    }
+    for c in [1, 2, 0] {
+        w.cycle(c)?;
+    }
+    w.apply(&Op::Fidelity { c: 0 })
+}
+
 /// Found after the fixes of 254af6a and 11adbf5: seed 600 of 200 operations ("operation 115:
 /// Fidelity { c: 2 }: export -> import -> export differs"), minimised to these 8 with
 /// `CONVERGE_MINIMISE_LIKE`. Clone 1 states "chamfer" at revision 2 (id X); clone 2 states it
