@@ -357,6 +357,26 @@ pub(super) fn feature_carried_on(
         .optional()?)
 }
 
+/// The last event the history holds (its `seq`; 0 when it holds none): the events a sync
+/// then adds come after it.
+pub(super) fn last_event(tx: &Transaction<'_>) -> Result<i64, StoreError> {
+    Ok(tx
+        .prepare_cached("SELECT COALESCE(MAX(seq), 0) FROM events")?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// Whether the history held an event of the item `of` (a record's id) up to the event `seq`
+/// ([`last_event`]): the database knew the item then. By the events of that id
+/// (`events_of`).
+pub(super) fn item_known_by(tx: &Transaction<'_>, of: &str, seq: i64) -> Result<bool, StoreError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM events e INDEXED BY events_of \
+             WHERE e.of = ?1 AND e.seq <= ?2)",
+        )?
+        .query_row(params![of, seq], |r| r.get(0))?)
+}
+
 /// The revision the history says `revision` (of the file `locator`, when given) was carried
 /// on to: a `carried` event of a decision there whose revision changed from it to another.
 /// The link that stays when every item carried was forgotten since. Only a revision is

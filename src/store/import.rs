@@ -121,6 +121,7 @@ fn import_record(
     tx: &Transaction<'_>,
     r: &Record,
     how: &Written<'_>,
+    known_before: i64,
     stayed: &mut Vec<Stayed>,
 ) -> Result<Outcome, StoreError> {
     // A live feature's key is its file and name; what an old revision said of a feature
@@ -188,8 +189,13 @@ fn import_record(
     // revision (that revision's copy of it, or the carry's event, held): the line, from a
     // clone that had not seen the carry, is what that revision says of it, not the feature
     // back there, as sync keeps it. So too when its name is held by a feature stated anew
-    // under another id since: the carried feature takes no key back from it.
-    if !id_held && let Some(onward) = carried_on_from(tx, r)? {
+    // under another id since: the carried feature takes no key back from it. Forgotten
+    // here: the database knew the feature before this import (an event of it); one that
+    // never held it (an empty database) takes the line as it is, as sync does.
+    if !id_held
+        && history::item_known_by(tx, &r.id, known_before)?
+        && let Some(onward) = carried_on_from(tx, r)?
+    {
         stayed.push((r.clone(), onward));
         return Ok(Outcome::Stayed);
     }
@@ -452,6 +458,9 @@ impl Store {
         let mut summary = ImportSummary::default();
         // The items whose history the import ended (a `forgotten` event new here).
         let mut ended = std::collections::BTreeSet::new();
+        // What the database knew before the file's events: a feature it never held it forgot
+        // nothing of (see `import_record`).
+        let known_before = history::last_event(&tx)?;
         source.events(&mut |e| {
             let one = std::slice::from_ref(&e);
             refuse_edited(one)?;
@@ -477,7 +486,7 @@ impl Store {
         let mut stayed = Vec::new();
         source.records(&mut |r| {
             check_imported_record(&r)?;
-            summary.count(import_record(&tx, &r, &how, &mut stayed)?);
+            summary.count(import_record(&tx, &r, &how, known_before, &mut stayed)?);
             Ok(())
         })?;
         keep_stayed(&tx, &stayed, &how)?;

@@ -549,6 +549,18 @@ impl<'a> SyncTx<'a> {
         super::records::rows::carried_past_at(&self.tx, locator, name, revision)
     }
 
+    /// The last event the history holds (0: none); see [`SyncTx::record_known_by`].
+    pub fn last_event(&self) -> Result<i64, StoreError> {
+        super::history::last_event(&self.tx)
+    }
+
+    /// Whether the history held an event of the record `id` up to the event `seq` (what
+    /// [`SyncTx::last_event`] said before the sync added the folder's events): the database
+    /// knew the feature before this sync.
+    pub fn record_known_by(&self, id: &str, seq: i64) -> Result<bool, StoreError> {
+        super::history::item_known_by(&self.tx, id, seq)
+    }
+
     /// The feature `stated` states, as a carry of that very feature moved it on from
     /// `stated`'s revision, when the database says there was one (that revision's copy of
     /// it, or the carry's event).

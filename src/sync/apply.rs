@@ -109,6 +109,9 @@ pub(super) struct Apply<'a, 't> {
     /// A folder version dated after this (now, plus [`CLOCK_SLACK_MS`]) was written under a
     /// clock that is ahead.
     ahead: String,
+    /// The last event the database's history held before this sync added the folder's
+    /// (`SyncTx::last_event`): what the database knew of a feature before the sync.
+    known_before: i64,
 }
 
 /// How far ahead of this machine's clock a folder version may be dated before the sync says
@@ -151,6 +154,7 @@ impl<'a, 't> Apply<'a, 't> {
         overlay: Overlay,
         counts: &'a mut Counts,
         saver: Saver,
+        known_before: i64,
     ) -> Self {
         // The files an earlier sync left unfinished are this sync's to finish.
         let files = overlay
@@ -178,6 +182,7 @@ impl<'a, 't> Apply<'a, 't> {
             replaced: 0,
             described: HashMap::new(),
             ahead: crate::time::format_millis(crate::time::now_millis() + CLOCK_SLACK_MS),
+            known_before,
         }
     }
 
@@ -297,11 +302,16 @@ impl<'a, 't> Apply<'a, 't> {
             }
             // The mirror: only the folder holds the feature, at a revision a carry of it moved
             // it on from (a teammate's statement that had not seen the carry), and the
-            // database holds it nowhere (forgotten here after the carry).
+            // database holds it nowhere: forgotten here after the carry, when the database
+            // knew the feature before this sync (its history held an event of it). A database
+            // that never held it forgot nothing: it takes the folder's version, a statement git
+            // merged over the carry that the carrying clone's next sync settles (deleted here,
+            // its file gone would delete the feature in the carrying clone too).
             Action::ToDatabase | Action::KeepFolder
                 if e.db.is_none()
                     && let Some(Item::Record(stated)) = file_item
-                    && let Some(onward) = self.carried_on(stated)? =>
+                    && let Some(onward) = self.carried_on(stated)?
+                    && self.tx.record_known_by(id, self.known_before)? =>
             {
                 self.forgotten_after_the_carry(id, ("folder", "database"), stated, &onward);
                 self.keep_stayed(stated, &onward)?;
@@ -594,11 +604,21 @@ impl<'a, 't> Apply<'a, 't> {
         let Some(kept) = Record::stated_before_carry(stayed, onward, copy) else {
             return Ok(());
         };
+        // The folder's copy, which the database does not hold, replaced by the statement:
+        // its history says so, as the clones that hold the copy record on taking the file.
+        let replaced = match (&held, filed) {
+            (None, Some(f)) if f != &kept => Some(f.clone()),
+            _ => None,
+        };
         let kept = Item::Record(kept);
         self.settled.insert(key);
         match held {
             Some(h) if Item::Record(h.clone()) == kept => self.write_file(&kept),
             h => self.import(&kept, h.map(Item::Record).as_ref()),
+        }?;
+        match (replaced, &kept) {
+            (Some(f), Item::Record(k)) => Ok(self.tx.record_kept_over(&f, k)?),
+            _ => Ok(()),
         }
     }
 
@@ -1098,7 +1118,7 @@ mod tests {
         assert_eq!(overlay.disk(&entries, &unfinished), Some(old));
         assert_eq!(overlay.rows.len(), 3);
         let mut counts = Counts::default();
-        let apply = Apply::new(&tx, &entries, overlay, &mut counts, Saver::new(None));
+        let apply = Apply::new(&tx, &entries, overlay, &mut counts, Saver::new(None), 0);
         assert_eq!(apply.files.get(&unfinished), Some(&FileOp::Write));
         assert_eq!(apply.files.len(), 1);
     }

@@ -375,6 +375,7 @@ pub fn run(
 
     let mut counts = Counts::default();
     // The folder's events first: an item whose state they tell then records nothing more.
+    let known_before = tx.last_event()?;
     let history_added = tx.add_events(&history.events)?;
     tx.know_event_files(
         history
@@ -403,6 +404,7 @@ pub fn run(
         unfinished,
         &mut counts,
         saved::Saver::new(saving),
+        known_before,
     );
     // Deletions first, then everything else.
     for pass in [true, false] {

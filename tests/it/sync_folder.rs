@@ -596,8 +596,7 @@ fn sync_keeps_a_statement_at_a_revision_carried_past_in_its_copy_when_only_the_d
         rev(copies[0]) == at("A")["revision"] && copies[0]["note"] == "stated again at A",
         "the statement is what A says: {records:?}"
     );
-    // One takes it (recording the copy's change of text when two's sync made the copy
-    // without one: which depends on the order of the ids), and two the event one added.
+    // One takes it, and two anything one added.
     for db in [&one, &two, &one] {
         ok(review_mcp(db, &["sync", &folder])?)?;
     }
@@ -1332,6 +1331,10 @@ fn sync_does_not_move_a_forgotten_carried_feature_back_over_another_id() -> anyh
 /// with two syncing first, one's sync kept its own version and recorded nothing of the
 /// feature, so two, taking the file, recorded a sync event (the feature at B after its
 /// statement at A) one did not hold: two's history alone, had its sync been a round's last.
+/// And with one syncing first, two's sync wrote its statement into A's copy as the folder held
+/// it (a copy two did not hold) and recorded nothing of the copy's new text, so one, taking
+/// the copy's file, recorded a `text_replaced` event of it that two lacked (seen failing in 8
+/// of 12 runs: the path depends on the order of the random ids).
 fn both_changed_over_a_carry_in(one_first: bool) -> anyhow::Result<()> {
     use serde_json::{Value, json};
     let dir = TempDir::new("sync-carried-both-changed")?;
@@ -1368,11 +1371,16 @@ fn both_changed_over_a_carry_in(one_first: bool) -> anyhow::Result<()> {
         .find(|r| r.get("superseded").is_none())
         .map(|r| r["id"].clone())
         .ok_or_else(|| anyhow::anyhow!("no live feature"))?;
+    let copy = serde_json::Value::from(review_mcp::review::record::Record::snapshot_id(
+        id.as_str().unwrap_or_default(),
+        at("A")["revision"].as_str().unwrap_or_default(),
+    ));
     let events_of = |db: &Path| -> anyhow::Result<Vec<Value>> {
         let mut out = Vec::new();
         for l in export(db)?.lines() {
             let v: Value = serde_json::from_str(l)?;
-            if v["event"]["of"] == id {
+            // The feature's events and its copy's at A (`Action::Resolve` writes both).
+            if v["event"]["of"] == id || v["event"]["of"] == copy {
                 out.push(v);
             }
         }
