@@ -359,6 +359,16 @@ pub fn disposition(s: &str, n: usize) -> String {
     }
 }
 
+/// `n` and `noun`, the noun plural unless `n` is 1 ("1 record", "0 records", "2 history
+/// events"): the counts a command prints. `noun` is singular and takes an `s`.
+pub fn counted<N: std::fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    if n == N::from(1) {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// The first `n` characters of `s` followed by `…` when `s` is longer; `s` itself otherwise.
 pub fn prefix_chars(s: &str, n: usize) -> String {
     let head = first_chars(s, n);
@@ -1021,6 +1031,13 @@ mod tests {
         );
         assert_eq!(file_name("a\n\u{202e}b", 99), "\"a\\u{a}\\u{202e}b\"");
         assert_eq!(file_name("plm:", 99), "\"plm:\"");
+    }
+
+    #[test]
+    fn counted_says_one_in_the_singular() {
+        assert_eq!(counted(1u64, "record"), "1 record");
+        assert_eq!(counted(0usize, "decision"), "0 decisions");
+        assert_eq!(counted(2usize, "history event"), "2 history events");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, anyhow};
 
 use review_mcp::store::Store;
+use review_mcp::text::counted;
 
 use super::database::{counts, open_existing, store_error};
 use super::output::{create_temp_beside, refuse_database_target, shown};
@@ -113,9 +114,11 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
     let written = writeln!(
         out,
-        "{}: backup of {}: {records} records, {decisions} decisions, integrity ok",
+        "{}: backup of {}: {}, {}, integrity ok",
         shown(target),
-        shown(db)
+        shown(db),
+        counted(records, "record"),
+        counted(decisions, "decision")
     )
     .and_then(|()| out.flush());
     let after = format!(" (the backup {} was written and checked)", shown(target));

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use review_mcp::store::{self, Store, StoreError};
 
 use super::database::{counts, open_existing, require_existing, store_error};
+use review_mcp::text::counted;
+
 use super::output::shown;
 
 /// `review-mcp check`: SQLite's integrity and foreign-key checks, the full-text indexes and
@@ -61,8 +63,10 @@ pub fn run(db: &Path) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
     let written = writeln!(
         out,
-        "{}: ok: schema version {version}{upgrade}, integrity ok, {records} records, {decisions} decisions",
-        shown(db)
+        "{}: ok: schema version {version}{upgrade}, integrity ok, {}, {}",
+        shown(db),
+        counted(records, "record"),
+        counted(decisions, "decision")
     )
     .and_then(|()| out.flush());
     crate::cli::finish_stdout(

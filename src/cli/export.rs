@@ -21,6 +21,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use review_mcp::sync::line::{ExportError, export_from};
+use review_mcp::text::counted;
 
 use super::database::{open_existing, store_error};
 use super::output::{refuse_database_target, write_beside};
@@ -52,7 +53,10 @@ pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
         Ok(counts)
     })?;
     log::info!(
-        "exported {r} records, {d} decisions and {e} history events to {}",
+        "exported {}, {} and {} to {}",
+        counted(r, "record"),
+        counted(d, "decision"),
+        counted(e, "history event"),
         path.display()
     );
     Ok(ExitCode::SUCCESS)

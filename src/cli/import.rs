@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use review_mcp::sync::import::import_file;
+use review_mcp::text::counted;
 
 use super::output::shown;
 
@@ -31,14 +32,14 @@ pub fn run(db: &Path, file: &Path) -> anyhow::Result<ExitCode> {
     let mut out = io::stdout().lock();
     let written = writeln!(
         out,
-        "{}: {} lines: added {}, replaced {}, kept the database's {} (as held, or not later){}; history: {} events, {} new",
+        "{}: {}: added {}, replaced {}, kept the database's {} (as held, or not later){}; history: {}, {} new",
         shown(file),
-        done.lines,
+        counted(done.lines, "line"),
         done.summary.added,
         done.summary.replaced,
         done.summary.unchanged,
         stayed(done.summary.stayed),
-        done.events,
+        counted(done.events, "event"),
         done.summary.events_added
     )
     .and_then(|()| {

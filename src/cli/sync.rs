@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use review_mcp::sync::{Counts, Outcome, bounded};
-use review_mcp::text::{escape_controls, shell_word};
+use review_mcp::text::{counted, escape_controls, shell_word};
 
 use super::output::shown;
 
@@ -211,8 +211,10 @@ fn summary(c: &Counts, dry_run: bool, out: &mut dyn Write) {
         let (r, d) = (n[0], n[1]);
         let _ = writeln!(
             out,
-            "{would}{what}: {} ({r} records, {d} decisions){then}",
-            r + d
+            "{would}{what}: {} ({}, {}){then}",
+            r + d,
+            counted(r, "record"),
+            counted(d, "decision")
         );
     };
     line("written to the folder", c.written, "");

@@ -1062,7 +1062,7 @@ fn import_older_line_than_a_server_write_leaves_the_server_write() {
     let o = run(dir.path(), &["--db", "r.db", "import", "old.jsonl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("1 lines: added 0, replaced 0, kept the database's 1"),
+        stdout(&o).contains("1 line: added 0, replaced 0, kept the database's 1"),
         "{}",
         stdout(&o)
     );
@@ -1580,7 +1580,7 @@ fn success_lines_show_the_paths_they_name_escaped() {
         }
     }
     assert!(stdout(&outputs[0]).contains("e\\u{1b}[31mvil\\u{202e}\\u{200b}.db: ok"));
-    assert!(stdout(&outputs[2]).contains("vil\\u{202e}\\u{200b}.jsonl: 1 lines"));
+    assert!(stdout(&outputs[2]).contains("vil\\u{202e}\\u{200b}.jsonl: 1 line:"));
     assert!(stdout(&outputs[3]).contains(".bak: backup of "));
 }
 
@@ -1641,7 +1641,7 @@ fn backup_into_a_folder_whose_name_is_not_utf8() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("1 records"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("1 record,"), "{}", stdout(&o));
     let names: Vec<_> = fs::read_dir(&folder)
         .unwrap()
         .map(|e| e.unwrap().file_name())

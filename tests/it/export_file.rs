@@ -120,7 +120,7 @@ fn export_to_a_file_counts_the_history_events_it_wrote() -> Result<()> {
         .count();
     ensure!(events == 1, "{export}");
     ensure!(
-        err.contains("exported 0 records, 1 decisions and 1 history events to out.jsonl"),
+        err.contains("exported 0 records, 1 decision and 1 history event to out.jsonl"),
         "{err}"
     );
     Ok(())

@@ -985,7 +985,7 @@ fn sync_takes_crlf_line_endings_for_the_same_file() -> anyhow::Result<()> {
     import(&db, &file)?;
     let out = sync(&db, &folder)?;
     ensure!(
-        out.contains("written to the folder: 1 (1 records, 0 decisions)")
+        out.contains("written to the folder: 1 (1 record, 0 decisions)")
             && out.contains("conflicts: 0"),
         "{out}"
     );
@@ -1001,7 +1001,7 @@ fn sync_takes_crlf_line_endings_for_the_same_file() -> anyhow::Result<()> {
     std::fs::write(&path, crlf(&(serde_json::to_string_pretty(&item)? + "\n")))?;
     let out = sync(&db, &folder)?;
     ensure!(
-        out.contains("imported into the database: 1 (1 records, 0 decisions)")
+        out.contains("imported into the database: 1 (1 record, 0 decisions)")
             && out.contains("conflicts: 0"),
         "{out}"
     );

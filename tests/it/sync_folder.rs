@@ -174,7 +174,7 @@ fn sync_dry_run_changes_nothing_and_a_second_sync_is_a_no_op() -> anyhow::Result
 
     let first = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
     assert!(
-        first.contains("written to the folder: 1 (1 records"),
+        first.contains("written to the folder: 1 (1 record"),
         "{first}"
     );
     assert!(first.starts_with("made the folder "), "{first}");
@@ -221,7 +221,7 @@ fn sync_deleted_on_one_side_and_changed_on_the_other_is_kept_and_reported() -> a
     std::fs::remove_file(folder.join("records/rec_2.json"))?;
     let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
     assert!(
-        out.contains("deleted: 1 (1 records, 0 decisions): 0 from the folder, 1 from the database"),
+        out.contains("deleted: 1 (1 record, 0 decisions): 0 from the folder, 1 from the database"),
         "{out}"
     );
     assert!(!export(&db)?.contains("rec_2"));

@@ -370,9 +370,7 @@ fn sync_dry_run_plans_exactly_what_the_sync_does() -> anyhow::Result<()> {
     let done = sync(&db, &folder)?;
     assert_eq!(summary(&plan), summary(&done), "{plan}\n---\n{done}");
     assert!(
-        done.contains(
-            "deleted: 3 (2 records, 1 decisions): 2 from the folder, 1 from the database"
-        ),
+        done.contains("deleted: 3 (2 records, 1 decision): 2 from the folder, 1 from the database"),
         "{done}"
     );
     assert!(
@@ -981,7 +979,7 @@ fn sync_names_each_item_it_deletes_and_saves_them_to_be_imported_back() -> anyho
     assert_eq!(items(&export(&db)?), items(&before));
     let again = sync(&db, &folder)?;
     assert!(
-        again.contains("written to the folder: 27 (26 records, 1 decisions)"),
+        again.contains("written to the folder: 27 (26 records, 1 decision)"),
         "{again}"
     );
     assert!(folder.join("decisions/dec_d.json").exists());
