@@ -962,3 +962,66 @@ fn a_recall_page_says_the_revision_carried_from_whole_once() {
         }
     }
 }
+
+/// Two revisions sharing a short form (only an import or a sync can bring them: a
+/// crafted file, or a real collision of 48 bits): a `recall` or `recall_decisions` page that
+/// wrote one's short form (an item carried from it, after one that said it whole) went on to
+/// name the other whole in a later item, so the page's short form stood for two of its
+/// revisions. A table entry that would do so ends the page; an item's `carried.from` now
+/// does too (the next page says it whole), whatever the order.
+#[test]
+fn a_short_form_a_recall_page_wrote_never_comes_to_name_two_of_its_revisions() {
+    use review_mcp::review::{Decision, Record};
+    use review_mcp::store::Store;
+    let twin = |tail: char| format!("sha256:abcdef012345{}", tail.to_string().repeat(52));
+    let (a, a2, b) = (twin('1'), twin('2'), rev(9));
+    let artifact = json!({"revision": b, "format": "step", "uri": "file:///work/twins.step"});
+    let order = [&a, &a2, &a, &a];
+    let records: Vec<Record> = order
+        .iter()
+        .enumerate()
+        .map(|(i, from)| {
+            serde_json::from_value(json!({"id": format!("rec_{i:016x}"), "kind": "feature",
+                "name": format!("f{i}"), "entity_ids": [format!("face:{i}")], "id_scheme": "opaque",
+                "artifact": artifact, "carried": {"from": from, "state": "inherited"},
+                "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}))
+            .unwrap()
+        })
+        .collect();
+    let decisions: Vec<Decision> = order
+        .iter()
+        .enumerate()
+        .map(|(i, from)| {
+            serde_json::from_value(json!({"id": format!("dec_{i:016x}"), "subject": format!("s{i}"),
+                "disposition": "carried", "artifact": artifact,
+                "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                           "faces": ["face:1"], "carried": {"from": from, "state": "inherited"}}],
+                "carried": {"disposition": "accept", "from": from, "source": format!("dec_{:016x}", 100 + i)},
+                "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}))
+            .unwrap()
+        })
+        .collect();
+    for era in ERAS {
+        let mut store = Store::open_in_memory().unwrap();
+        store.import(&records, &decisions).unwrap();
+        let mut c = Client::new(store, era);
+        for (tool, key) in [("recall", "records"), ("recall_decisions", "decisions")] {
+            let mut seen = 0;
+            let mut cursor: Option<String> = None;
+            for _ in 0..order.len() {
+                let mut args = json!({});
+                if let Some(cur) = &cursor {
+                    args["cursor"] = json!(cur);
+                }
+                let page = c.ok(tool, args);
+                crate::support::inproc::short_forms_name_one_earlier_revision(&page);
+                seen += page[key].as_array().map_or(0, Vec::len);
+                cursor = page["next_cursor"].as_str().map(str::to_string);
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            assert_eq!(seen, order.len(), "{era:?} {tool}");
+        }
+    }
+}
