@@ -100,19 +100,11 @@ impl WholeOnce {
     /// Names the revision at `pointer` of `item` whole the first time, short after.
     pub fn name_at(&mut self, item: &mut Value, pointer: &str) {
         if let Some(slot) = item.pointer_mut(pointer) {
-            self.name(slot, true);
+            self.name(slot);
         }
     }
 
-    /// Names the revision at `pointer` of `item` short when the answer said it whole before,
-    /// and whole (saying it for nothing after) when not.
-    pub fn short_at(&mut self, item: &mut Value, pointer: &str) {
-        if let Some(slot) = item.pointer_mut(pointer) {
-            self.name(slot, false);
-        }
-    }
-
-    fn name(&mut self, slot: &mut Value, first_says: bool) {
+    fn name(&mut self, slot: &mut Value) {
         let Some(rev) = slot.as_str().map(str::to_string) else {
             return;
         };
@@ -120,9 +112,7 @@ impl WholeOnce {
             return;
         }
         if !self.said.contains(&rev) {
-            if first_says {
-                self.said.push(rev);
-            }
+            self.said.push(rev);
             return;
         }
         let short = short_revision(&rev);

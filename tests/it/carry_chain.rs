@@ -860,9 +860,10 @@ fn a_carry_answer_says_the_revision_of_earlier_ids_whole_once() {
 
 /// The histsize audit's case: `show_review`'s summary of a carried revision names the
 /// revision carried from whole in `supersedes`, and every carried decision named it whole
-/// again in its `carried.from` (71 bytes each, a seventh of the answer). A decision says it
-/// by its short form, which `supersedes` resolves; revisions that share a short form (rev(n)'s
-/// do) stay whole.
+/// again in its `carried.from` (71 bytes each, a seventh of the answer). The first decision
+/// says it whole and the ones after by its short form; revisions that share a short form
+/// (rev(n)'s do) stay whole. The adversarial read found every decision short: `supersedes`
+/// comes after `decisions` in the answer, so the short forms came before any whole one.
 #[test]
 fn show_review_names_the_revision_carried_from_whole_once() {
     for (era, r, shortened) in spellings() {
@@ -888,14 +889,16 @@ fn show_review_names_the_revision_carried_from_whole_once() {
             .iter()
             .map(|d| &d["carried"]["from"])
             .collect();
-        let said = if shortened {
+        let short = if shortened {
             format!("{}…", &r(1)[..19])
         } else {
             r(1)
         };
-        assert_eq!(from, [&json!(said); 3], "{out}");
-        let whole = if shortened { 1 } else { 4 };
+        // Whole in the first decision: `decisions` comes before `supersedes` in the answer.
+        assert_eq!(from, [&json!(r(1)), &json!(short), &json!(short)], "{out}");
+        let whole = if shortened { 2 } else { 4 };
         assert_eq!(out.to_string().matches(&r(1)).count(), whole, "{out}");
+        crate::support::inproc::short_forms_name_one_earlier_revision(&out);
         // The full form, the card's, keeps it whole.
         let full = c.ok("show_review", json!({"artifact": at(2), "detail": "full"}));
         assert_eq!(full["decisions"][0]["carried"]["from"], r(1), "{full}");
