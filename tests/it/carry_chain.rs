@@ -1028,3 +1028,40 @@ fn a_short_form_a_recall_page_wrote_never_comes_to_name_two_of_its_revisions() {
         }
     }
 }
+
+/// The adversarial read's case: the report of a revision a review was carried to twice named
+/// the revision its inherited items were verified at (the first) only by its short form, in
+/// every worklist line and evidence cell (66 times on the realistic review), and said it whole
+/// nowhere: a reader had no revision to pass. Its header now says it whole once.
+#[test]
+fn the_report_says_whole_the_revision_its_items_name_short() {
+    let at = |n: usize| art_uri(&spelled(n), FILE);
+    let mut c = Client::memory(ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+             "evidence": "CMM 12.008", "faces": ["face:1"]},
+            {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": at(1), "name": "bore", "entity_ids": ["face:1"]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "changed": [],
+               "map": [{"from": "face:1", "to": "face:11"}, {"from": "face:2", "to": "face:12"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(2), "to": at(3), "changed": ["face:11"], "change": "ECO-2",
+               "map": [{"from": "face:11", "to": "face:21"}, {"from": "face:12", "to": "face:22"}]}),
+    );
+    let report = c.read_text(&format!("review://revisions/{}/report", spelled(3)));
+    assert!(
+        report.contains(&format!("{}…", &spelled(1)[..19])),
+        "{report}"
+    );
+    crate::support::inproc::short_forms_name_one_earlier_revision(&json!(report));
+}
