@@ -28,7 +28,14 @@ pub fn service_error(
     match e {
         ServiceError::InvalidParams(m) => ErrorObject::new(INVALID_PARAMS, m),
         ServiceError::InvalidCursor => ErrorObject::new(INVALID_PARAMS, INVALID_CURSOR),
-        ServiceError::ResourceNotFound { uri } => not_found(uri),
+        // A revision given by its short form: what to pass, after the words clients know.
+        ServiceError::ResourceNotFound { uri, hint } => {
+            let mut e = not_found(uri);
+            if let Some(hint) = hint {
+                e.message = format!("{}: the revision {hint}", e.message);
+            }
+            e
+        }
         ServiceError::Storage(m) => {
             log::warn!("storage error: {m}");
             ErrorObject::new(INTERNAL_ERROR, format!("Storage error: {m}"))

@@ -340,6 +340,24 @@ fn list_entry(s: &crate::store::RevisionSummary) -> Value {
     })
 }
 
+/// The revision a `review://revisions/…` URI (its report or Form 3 too) gives by the short
+/// form an answer writes (`review::short_revision_head`): no resource, but one a caller
+/// built from a short form it was given, to be told what to pass (`tools::short_revision_refused`).
+pub fn short_revision_in(uri: &str) -> Option<String> {
+    let canonical = canonical(uri);
+    let rest = canonical.strip_prefix(REVISIONS)?;
+    let revision = rest
+        .strip_suffix(FORM3_SUFFIX)
+        .or_else(|| rest.strip_suffix(REPORT_SUFFIX))
+        .unwrap_or(rest);
+    // Its `…` as a client that fills the template the RFC 6570 way escapes it.
+    let revision = ["%E2%80%A6", "%e2%80%a6"]
+        .iter()
+        .find_map(|e| revision.strip_suffix(e))
+        .map_or_else(|| revision.to_string(), |head| format!("{head}…"));
+    crate::review::short_revision_head(&revision).map(|_| revision.clone())
+}
+
 /// The `contents` of one resource.
 pub fn read(store: &mut Store, uri: &str) -> Result<Vec<Value>, ResourceError> {
     // Matched in its canonical form; the contents name it as the client asked for it.

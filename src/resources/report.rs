@@ -70,6 +70,15 @@ impl RevisionView {
                 );
             }
         }
+        // Every other revision the sections name by its short form, whole once here: an item
+        // inherited twice names the revision it was verified at, which no line above says.
+        for rev in self.named_short() {
+            let _ = writeln!(
+                out,
+                "- Revision {} is named below by its short form (`sha256:` and 12 hex digits).",
+                code(&rev)
+            );
+        }
         // The revision's counts, not what fits here (the sections say what is not shown).
         let (records, decisions) = self.totals();
         let _ = writeln!(
@@ -96,6 +105,48 @@ impl RevisionView {
         self.report_records(&mut out);
         self.report_stale(&mut out);
         out
+    }
+
+    /// The revisions the report names only by their short form (`carry::short_revision`):
+    /// where a carried item was verified and what its ids are of, and the revision an item was
+    /// carried on to, but for those its header says whole. In the order the items name them.
+    fn named_short(&self) -> Vec<String> {
+        let mut whole: Vec<&str> = vec![self.revision.as_str()];
+        whole.extend(self.supersession.supersedes.iter().map(|(r, _)| r.as_str()));
+        whole.extend(
+            self.supersession
+                .superseded_by
+                .iter()
+                .map(|(r, _)| r.as_str()),
+        );
+        whole.extend(self.stands_at.values().map(String::as_str));
+        let carried = self
+            .records
+            .iter()
+            .chain(&self.stale_records)
+            .flat_map(|r| {
+                let c = r
+                    .carried
+                    .iter()
+                    .flat_map(|c| [Some(&c.from), c.ids_of.as_ref()]);
+                c.chain([r.superseded.as_ref().map(|s| &s.by)])
+            })
+            .chain(
+                self.decisions
+                    .iter()
+                    .chain(&self.stale_decisions)
+                    .flat_map(|d| &d.basis)
+                    .flat_map(|b| b.carried.iter())
+                    .flat_map(|c| [Some(&c.from), c.ids_of.as_ref()]),
+            )
+            .flatten();
+        let mut named = Vec::new();
+        for rev in carried {
+            if !whole.contains(&rev.as_str()) && !named.contains(rev) {
+                named.push(rev.clone());
+            }
+        }
+        named
     }
 
     /// For a carried revision: what must be re-verified first, then what is inherited (from

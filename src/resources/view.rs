@@ -592,7 +592,9 @@ impl RevisionView {
                     cur,
                 );
                 let mut item = serde_json::to_value(d.summary_wire(index)).unwrap_or(Value::Null);
-                short_from.short_at(&mut item, "/carried/from");
+                // What the answer said before this decision, should it be left out.
+                let said_before = short_from.clone();
+                short_from.name_at(&mut item, "/carried/from");
                 // One summary larger than half the answer is cut to fit, saying so.
                 let whole = format!("{}{}/part/1", super::DECISIONS, d.id);
                 let item = wire::fit_item(item, PAGE_ITEMS_BUDGET / 2, &whole);
@@ -602,6 +604,7 @@ impl RevisionView {
                 }
                 if spent + bytes > PAGE_ITEMS_BUDGET {
                     left_out[i] += 1;
+                    short_from = said_before;
                     continue;
                 }
                 spent += bytes;
@@ -752,10 +755,12 @@ impl RevisionView {
 }
 
 /// A carried decision's `carried.from` in the review's summary: every decision a carry
-/// brought here names the revision it came from, which the summary's `supersedes` already
-/// names whole (five decisions said it five times more, 71 bytes each). It is said by its
-/// short form when `supersedes` has it whole (see `WholeOnce`: no other revision of the
-/// answer may share that form); else whole.
+/// brought here names the revision it came from (five decisions said it five times, 71 bytes
+/// each). The first decision that names it says it whole, the ones after by its short form
+/// (see `WholeOnce`: no other revision of the answer may share that form), though the
+/// summary's `supersedes` names it whole too: the answer's members are in the order of their
+/// names, and `decisions` comes before `supersedes`, so a short form there would come before
+/// any whole one.
 fn short_from(review: &RevisionView, carries: &Value) -> WholeOnce {
     let mut every = vec![review.revision.clone()];
     every.extend(
@@ -763,18 +768,19 @@ fn short_from(review: &RevisionView, carries: &Value) -> WholeOnce {
             .as_str()
             .map(str::to_string),
     );
+    every.extend(
+        carries["supersedes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["revision"].as_str())
+            .map(str::to_string),
+    );
     for d in review.decisions.iter().chain(&review.stale_decisions) {
         every.push(d.artifact.revision.clone());
         every.extend(d.carried.as_ref().map(|c| c.from.clone()));
     }
-    let mut once = WholeOnce::among(every);
-    carries["supersedes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e["revision"].as_str())
-        .for_each(|r| once.says(r));
-    once
+    WholeOnce::among(every)
 }
 
 /// What a review shows of a carry's `change`: its first 200 characters, fewer when they

@@ -77,6 +77,7 @@ pub(super) fn map_resource_error(e: ResourceError, uri: &str, path: Option<&Path
     match e {
         ResourceError::NotFound => ServiceError::ResourceNotFound {
             uri: uri.to_string(),
+            hint: None,
         },
         ResourceError::InvalidCursor => ServiceError::InvalidCursor,
         ResourceError::Storage(m) => ServiceError::Storage(m),

@@ -70,7 +70,8 @@ pub enum ServiceError {
     /// -32602 "Invalid cursor" in every era.
     InvalidCursor,
     /// -32002 in legacy sessions, -32602 with `data.uri` in the modern era.
-    ResourceNotFound { uri: String },
+    /// `hint`: what to pass instead, when the URI gives a revision by its short form.
+    ResourceNotFound { uri: String, hint: Option<String> },
     /// -32603 with the store's message: the database failed outside a tool call (locked,
     /// damaged, moved, a full disk), which the user can act on.
     Storage(String),
@@ -261,8 +262,26 @@ impl Service {
     }
 
     fn read_resource(&mut self, uri: String) -> Result<Map<String, Value>, ServiceError> {
-        let contents = resources::read(&mut self.store, &uri)
-            .map_err(|e| map_resource_error(e, &uri, self.store.path()))?;
+        let contents = match resources::read(&mut self.store, &uri) {
+            Ok(c) => c,
+            Err(e) => {
+                let short = matches!(e, resources::ResourceError::NotFound)
+                    .then(|| resources::short_revision_in(&uri))
+                    .flatten()
+                    .and_then(|rev| crate::tools::short_revision_refused(&mut self.store, &rev));
+                return Err(
+                    match (map_resource_error(e, &uri, self.store.path()), short) {
+                        (ServiceError::ResourceNotFound { uri, .. }, Some(hint)) => {
+                            ServiceError::ResourceNotFound {
+                                uri,
+                                hint: Some(hint),
+                            }
+                        }
+                        (other, _) => other,
+                    },
+                );
+            }
+        };
         // Moved in, not `json!`: the macro would deep-copy every content block.
         let mut m = Map::new();
         m.insert("contents".into(), Value::from(contents));

@@ -135,8 +135,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             return false;
         }
         let mut item = serde_json::to_value(r.page_wire(index)).unwrap_or(serde_json::Value::Null);
-        whole_once.name_at(&mut item, "/carried/from");
-        whole_once.name_at(&mut item, "/carried/ids_of");
+        if !whole_once.names_at(&mut item, &["/carried/from", "/carried/ids_of"]) {
+            return false;
+        }
         if !records.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &item) {
             return false;
         }

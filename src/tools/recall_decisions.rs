@@ -151,7 +151,9 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             }
             let mut item =
                 serde_json::to_value(d.summary_wire(index)).unwrap_or(serde_json::Value::Null);
-            whole_once.name_at(&mut item, "/carried/from");
+            if !whole_once.names_at(&mut item, &["/carried/from"]) {
+                return false;
+            }
             let taken = decisions.push_referring(PAGE_ITEMS_BUDGET, entry.as_ref(), &item);
             summaries += usize::from(taken);
             taken

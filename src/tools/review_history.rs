@@ -219,25 +219,24 @@ fn own_revision_once(event: &mut Value) {
 struct Said(WholeOnce);
 
 impl Said {
-    /// Names the revisions of `event`'s carry by `table` and what the page said before it.
-    fn name(&mut self, event: &mut Value, table: &[&Value]) {
+    /// Names the revisions of `event`'s carry by `table` and what the page said before it;
+    /// false when one would be said whole beside a short form the page wrote for its twin
+    /// (see `WholeOnce::names_at`): the page ends before `event`.
+    fn name(&mut self, event: &mut Value, table: &[&Value]) -> bool {
         if event["kind"] != json!(EventKind::Carried.as_str()) {
-            return;
+            return true;
         }
         table
             .iter()
             .filter_map(|a| a["revision"].as_str())
             .for_each(|r| self.0.says(r));
         let Some(changes) = event.get_mut("changes").and_then(Value::as_array_mut) else {
-            return;
+            return true;
         };
-        for c in changes {
-            if c["field"] != json!("revision") || c.get("index").is_some() {
-                continue;
-            }
-            self.0.name_at(c, "/from");
-            self.0.name_at(c, "/to");
-        }
+        changes
+            .iter_mut()
+            .filter(|c| c["field"] == json!("revision") && c.get("index").is_none())
+            .all(|c| self.0.names_at(c, &["/from", "/to"]))
     }
 
     /// Whether a table entry of `rev` would make a short form the page wrote name two
@@ -311,7 +310,9 @@ pub fn answer(
             break;
         }
         let table: Vec<&Value> = artifacts.iter().chain(entry.as_ref()).collect();
-        said.name(&mut v, &table);
+        if !said.name(&mut v, &table) && taken > 0 {
+            break;
+        }
         let entry_bytes = entry.as_ref().map_or(0, |a| wire::answer_bytes(a) + 1);
         let mut bytes = wire::answer_bytes(&v) + 1 + entry_bytes;
         if spent + bytes > PAGE_ITEMS_BUDGET {
@@ -339,6 +340,7 @@ pub fn answer(
     let table: Vec<&Value> = artifacts.iter().collect();
     let mut again = Said(said.0.written_only());
     for e in &mut events {
+        // None can be refused now: the first naming ended the page before any that would be.
         again.name(e, &table);
     }
     let next = pager.next(&got.page);
@@ -414,9 +416,9 @@ mod tests {
         let table = [json!({"revision": a}), json!({"revision": b})];
         let table: Vec<&Value> = table.iter().collect();
         let mut said = Said::default();
-        let mut events = [carried(&a, &d), carried(&d, &b), carried(&twin, &a)];
+        let mut events = [carried(&a, &d), carried(&d, &b)];
         for e in &mut events {
-            said.name(e, &table);
+            assert!(said.name(e, &table));
         }
         assert_eq!(events[0]["changes"][0]["from"], short('a'));
         assert_eq!(
@@ -425,12 +427,18 @@ mod tests {
             "said the first time"
         );
         assert_eq!(events[1]["changes"][0]["from"], short('d'), "said before");
-        // b's twin is said first here: from then on b's short form would name two.
         assert_eq!(events[1]["changes"][0]["to"], short('b'));
-        assert_eq!(events[2]["changes"][0]["from"], json!(twin));
+        // b's short form is written: its twin said whole after it would make that form name
+        // two revisions of the page, which ends before the event.
         assert!(said.twinned_by(&twin) && !said.twinned_by(&b));
-        let mut later = carried(&d, &b);
-        said.name(&mut later, &table);
-        assert_eq!(later["changes"][0]["to"], json!(b), "b's twin was said");
+        assert!(!said.name(&mut carried(&twin, &a), &table));
+        // b's twin said first: b is whole after it.
+        let mut first = Said::default();
+        let mut events = [carried(&twin, &a), carried(&d, &b)];
+        for e in &mut events {
+            assert!(first.name(e, &table));
+        }
+        assert_eq!(events[0]["changes"][0]["from"], json!(twin));
+        assert_eq!(events[1]["changes"][0]["to"], json!(b), "b's twin was said");
     }
 }

@@ -33,11 +33,15 @@ impl WholeOnce {
         }
     }
 
-    /// Keeps only the short forms written, to name the items again by a table that came to
-    /// say more revisions after them.
+    /// Keeps the short forms written, to name the items again by a table that came to say
+    /// more revisions after them; every revision the answer said whole is one a short form
+    /// written then must not share (an item after the one shortened may say it).
     pub fn written_only(self) -> WholeOnce {
+        let mut among = self.among;
+        among.extend(self.said);
         WholeOnce {
             written: self.written,
+            among,
             ..WholeOnce::default()
         }
     }
@@ -69,22 +73,38 @@ impl WholeOnce {
         true
     }
 
+    /// Names the revisions at `pointers` of `item` as [`WholeOnce::name_at`] does; false,
+    /// naming none, when one would be said whole beside a short form the answer wrote for
+    /// another revision (an item after it: only imported items can): the page ends before
+    /// `item`, as before a table entry that would.
+    pub fn names_at(&mut self, item: &mut Value, pointers: &[&str]) -> bool {
+        let revs: Vec<String> = pointers
+            .iter()
+            .filter_map(|p| item.pointer(p).and_then(Value::as_str))
+            .map(str::to_string)
+            .collect();
+        if revs.iter().any(|r| self.twinned_by(r)) {
+            return false;
+        }
+        // The item's own revisions are known before it is named: one of them is not
+        // shortened beside its twin in the same item.
+        let known = self.among.len();
+        self.among.extend(revs);
+        for p in pointers {
+            self.name_at(item, p);
+        }
+        self.among.truncate(known);
+        true
+    }
+
     /// Names the revision at `pointer` of `item` whole the first time, short after.
     pub fn name_at(&mut self, item: &mut Value, pointer: &str) {
         if let Some(slot) = item.pointer_mut(pointer) {
-            self.name(slot, true);
+            self.name(slot);
         }
     }
 
-    /// Names the revision at `pointer` of `item` short when the answer said it whole before,
-    /// and whole (saying it for nothing after) when not.
-    pub fn short_at(&mut self, item: &mut Value, pointer: &str) {
-        if let Some(slot) = item.pointer_mut(pointer) {
-            self.name(slot, false);
-        }
-    }
-
-    fn name(&mut self, slot: &mut Value, first_says: bool) {
+    fn name(&mut self, slot: &mut Value) {
         let Some(rev) = slot.as_str().map(str::to_string) else {
             return;
         };
@@ -92,9 +112,7 @@ impl WholeOnce {
             return;
         }
         if !self.said.contains(&rev) {
-            if first_says {
-                self.said.push(rev);
-            }
+            self.said.push(rev);
             return;
         }
         let short = short_revision(&rev);

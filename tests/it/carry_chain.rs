@@ -860,9 +860,10 @@ fn a_carry_answer_says_the_revision_of_earlier_ids_whole_once() {
 
 /// The histsize audit's case: `show_review`'s summary of a carried revision names the
 /// revision carried from whole in `supersedes`, and every carried decision named it whole
-/// again in its `carried.from` (71 bytes each, a seventh of the answer). A decision says it
-/// by its short form, which `supersedes` resolves; revisions that share a short form (rev(n)'s
-/// do) stay whole.
+/// again in its `carried.from` (71 bytes each, a seventh of the answer). The first decision
+/// says it whole and the ones after by its short form; revisions that share a short form
+/// (rev(n)'s do) stay whole. The adversarial read found every decision short: `supersedes`
+/// comes after `decisions` in the answer, so the short forms came before any whole one.
 #[test]
 fn show_review_names_the_revision_carried_from_whole_once() {
     for (era, r, shortened) in spellings() {
@@ -888,14 +889,16 @@ fn show_review_names_the_revision_carried_from_whole_once() {
             .iter()
             .map(|d| &d["carried"]["from"])
             .collect();
-        let said = if shortened {
+        let short = if shortened {
             format!("{}…", &r(1)[..19])
         } else {
             r(1)
         };
-        assert_eq!(from, [&json!(said); 3], "{out}");
-        let whole = if shortened { 1 } else { 4 };
+        // Whole in the first decision: `decisions` comes before `supersedes` in the answer.
+        assert_eq!(from, [&json!(r(1)), &json!(short), &json!(short)], "{out}");
+        let whole = if shortened { 2 } else { 4 };
         assert_eq!(out.to_string().matches(&r(1)).count(), whole, "{out}");
+        crate::support::inproc::short_forms_name_one_earlier_revision(&out);
         // The full form, the card's, keeps it whole.
         let full = c.ok("show_review", json!({"artifact": at(2), "detail": "full"}));
         assert_eq!(full["decisions"][0]["carried"]["from"], r(1), "{full}");
@@ -961,4 +964,104 @@ fn a_recall_page_says_the_revision_carried_from_whole_once() {
             assert_eq!(d["carried"]["from"], r(1), "{d}");
         }
     }
+}
+
+/// Two revisions sharing a short form (only an import or a sync can bring them: a
+/// crafted file, or a real collision of 48 bits): a `recall` or `recall_decisions` page that
+/// wrote one's short form (an item carried from it, after one that said it whole) went on to
+/// name the other whole in a later item, so the page's short form stood for two of its
+/// revisions. A table entry that would do so ends the page; an item's `carried.from` now
+/// does too (the next page says it whole), whatever the order.
+#[test]
+fn a_short_form_a_recall_page_wrote_never_comes_to_name_two_of_its_revisions() {
+    use review_mcp::review::{Decision, Record};
+    use review_mcp::store::Store;
+    let twin = |tail: char| format!("sha256:abcdef012345{}", tail.to_string().repeat(52));
+    let (a, a2, b) = (twin('1'), twin('2'), rev(9));
+    let artifact = json!({"revision": b, "format": "step", "uri": "file:///work/twins.step"});
+    let order = [&a, &a2, &a, &a];
+    let records: Vec<Record> = order
+        .iter()
+        .enumerate()
+        .map(|(i, from)| {
+            serde_json::from_value(json!({"id": format!("rec_{i:016x}"), "kind": "feature",
+                "name": format!("f{i}"), "entity_ids": [format!("face:{i}")], "id_scheme": "opaque",
+                "artifact": artifact, "carried": {"from": from, "state": "inherited"},
+                "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}))
+            .unwrap()
+        })
+        .collect();
+    let decisions: Vec<Decision> = order
+        .iter()
+        .enumerate()
+        .map(|(i, from)| {
+            serde_json::from_value(json!({"id": format!("dec_{i:016x}"), "subject": format!("s{i}"),
+                "disposition": "carried", "artifact": artifact,
+                "basis": [{"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+                           "faces": ["face:1"], "carried": {"from": from, "state": "inherited"}}],
+                "carried": {"disposition": "accept", "from": from, "source": format!("dec_{:016x}", 100 + i)},
+                "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}))
+            .unwrap()
+        })
+        .collect();
+    for era in ERAS {
+        let mut store = Store::open_in_memory().unwrap();
+        store.import(&records, &decisions).unwrap();
+        let mut c = Client::new(store, era);
+        for (tool, key) in [("recall", "records"), ("recall_decisions", "decisions")] {
+            let mut seen = 0;
+            let mut cursor: Option<String> = None;
+            for _ in 0..order.len() {
+                let mut args = json!({});
+                if let Some(cur) = &cursor {
+                    args["cursor"] = json!(cur);
+                }
+                let page = c.ok(tool, args);
+                crate::support::inproc::short_forms_name_one_earlier_revision(&page);
+                seen += page[key].as_array().map_or(0, Vec::len);
+                cursor = page["next_cursor"].as_str().map(str::to_string);
+                if cursor.is_none() {
+                    break;
+                }
+            }
+            assert_eq!(seen, order.len(), "{era:?} {tool}");
+        }
+    }
+}
+
+/// The adversarial read's case: the report of a revision a review was carried to twice named
+/// the revision its inherited items were verified at (the first) only by its short form, in
+/// every worklist line and evidence cell (66 times on the realistic review), and said it whole
+/// nowhere: a reader had no revision to pass. Its header now says it whole once.
+#[test]
+fn the_report_says_whole_the_revision_its_items_name_short() {
+    let at = |n: usize| art_uri(&spelled(n), FILE);
+    let mut c = Client::memory(ERAS[2]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
+             "evidence": "CMM 12.008", "faces": ["face:1"]},
+            {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
+    );
+    c.ok(
+        "remember",
+        json!({"artifact": at(1), "name": "bore", "entity_ids": ["face:1"]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(1), "to": at(2), "changed": [],
+               "map": [{"from": "face:1", "to": "face:11"}, {"from": "face:2", "to": "face:12"}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": at(2), "to": at(3), "changed": ["face:11"], "change": "ECO-2",
+               "map": [{"from": "face:11", "to": "face:21"}, {"from": "face:12", "to": "face:22"}]}),
+    );
+    let report = c.read_text(&format!("review://revisions/{}/report", spelled(3)));
+    assert!(
+        report.contains(&format!("{}…", &spelled(1)[..19])),
+        "{report}"
+    );
+    crate::support::inproc::short_forms_name_one_earlier_revision(&json!(report));
 }

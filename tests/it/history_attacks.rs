@@ -314,3 +314,92 @@ fn history_short_revisions_never_name_two_of_a_page() -> anyhow::Result<()> {
     assert_eq!(seen, 3, "every event once");
     Ok(())
 }
+
+/// Two revisions sharing a short form, each said by a carry event of one page: a page that
+/// wrote one's short form (a carry naming it after one that said it whole) went on to say the
+/// other whole in a later event; and a revision an event said whole first, shortened once the
+/// page's table came to hold it, shared its short form with a twin a later event said whole.
+/// Either way the page's short form stood for two of its revisions (`history_short_revisions_
+/// never_name_two_of_a_page` looked only before each short form). Now every short form of
+/// every page names one revision of it, said before.
+#[test]
+fn a_short_form_a_history_page_wrote_never_comes_to_name_two_of_its_revisions() -> anyhow::Result<()>
+{
+    use crate::support::inproc::{Client, Era, short_forms_name_one_earlier_revision};
+    use review_mcp::review::history::{Change, Channel, Event};
+    let rev = |head: &str, tail: char| format!("sha256:{head}{}", tail.to_string().repeat(52));
+    let (a, twin, c) = (
+        rev("abcdef012345", '1'),
+        rev("abcdef012345", '2'),
+        rev("cccccccccccc", 'c'),
+    );
+    let locator = "file:///work/twins.step";
+    let event = |i: i64, kind: EventKind, at_rev: &str, from: Option<&str>| {
+        let changes = from
+            .map(|f| Change {
+                field: "revision".into(),
+                from: Some(f.to_string()),
+                index: None,
+                requirement: None,
+                to: Some(at_rev.to_string()),
+            })
+            .into_iter()
+            .collect();
+        Event {
+            after: None,
+            at: review_mcp::time::format_millis(1_767_225_600_000 - i),
+            author: None,
+            changes,
+            channel: Channel::Import,
+            id: String::new(),
+            kind,
+            locator: locator.to_string(),
+            meaning: None,
+            of: format!("dec_{i}"),
+            reason: None,
+            revision: at_rev.to_string(),
+            step: 0,
+            subject: "bore".into(),
+        }
+        .sealed()
+    };
+    let carried = EventKind::Carried;
+    // Newest first. The first page of each: carries from a, a, then its twin; and carries
+    // from a and its twin, then an event at a (its table entry comes after both).
+    let cases = [
+        vec![
+            event(0, carried, &c, Some(&a)),
+            event(1, carried, &c, Some(&a)),
+            event(2, carried, &c, Some(&twin)),
+            event(3, carried, &c, Some(&a)),
+        ],
+        vec![
+            event(0, carried, &c, Some(&a)),
+            event(1, carried, &c, Some(&twin)),
+            event(2, EventKind::Forgotten, &a, None),
+        ],
+    ];
+    for events in cases {
+        let mut store = Store::open_in_memory()?;
+        store.import_with_history(&[], &[], &events)?;
+        let mut client = Client::new(store, Era::V2026_07_28);
+        let mut cursor: Option<String> = None;
+        let mut seen = 0;
+        for _ in 0..events.len() {
+            let mut args = serde_json::json!({"artifact": {"revision": c, "format": "step",
+                                                           "uri": locator}});
+            if let Some(cur) = &cursor {
+                args["cursor"] = serde_json::json!(cur);
+            }
+            let page = client.ok("review_history", args);
+            short_forms_name_one_earlier_revision(&page);
+            seen += page["events"].as_array().map_or(0, Vec::len);
+            match page["next_cursor"].as_str() {
+                Some(next) => cursor = Some(next.to_string()),
+                None => break,
+            }
+        }
+        assert_eq!(seen, events.len(), "every event once");
+    }
+    Ok(())
+}

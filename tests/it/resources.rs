@@ -392,3 +392,39 @@ fn revision_read_that_fits_compactly_leaves_nothing_out() {
     assert_eq!(view["decisions"].as_array().unwrap().len(), 9);
     assert_eq!(view["records"].as_array().unwrap().len(), 12);
 }
+
+/// The adversarial read of the short-form rule: a revision resource asked by the short form an
+/// answer writes (`review://revisions/sha256:0123456789ab…`, its report, its Form 3; with or
+/// without the `…`, percent-encoded or not) answered "Resource not found" alone, where a tool
+/// argument so given is told what it is and what to pass. It is still not found (the code and
+/// data every client knows), and the message says what the tool refusal says.
+#[test]
+fn a_revision_resource_asked_by_its_short_form_says_what_to_pass() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        seed(&mut c);
+        let head = &REV_A[..19];
+        for uri in [
+            format!("review://revisions/{head}…"),
+            format!("review://revisions/{head}"),
+            format!("review://revisions/{head}%E2%80%A6/report"),
+            format!("review://revisions/{}/form3.csv", &REV_A[..15]),
+        ] {
+            let got = read(&mut c, &uri);
+            let want = if era == Era::V2026_07_28 {
+                -32602
+            } else {
+                -32002
+            };
+            assert_eq!(got["error"]["code"], want, "{era:?} {uri}: {got}");
+            assert_eq!(got["error"]["data"], json!({"uri": uri}));
+            let message = got["error"]["message"].as_str().unwrap_or_default();
+            assert!(
+                message.starts_with("Resource not found: "),
+                "{uri}: {message}"
+            );
+            assert!(message.contains("pass the whole revision"), "{message}");
+            assert!(message.ends_with(&format!(" is {REV_A}")), "{message}");
+        }
+    }
+}

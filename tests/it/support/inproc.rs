@@ -240,3 +240,32 @@ pub fn server_remembers_bore(path: &std::path::Path) -> review_mcp::review::Reco
     };
     store.remember(&new).unwrap().0
 }
+
+/// Every short form of `page` (`sha256:`, 12 hex digits, `…`) names exactly one revision the
+/// page says whole, and that one before it.
+pub fn short_forms_name_one_earlier_revision(page: &Value) {
+    let text = page.to_string();
+    fn whole(s: &str) -> std::collections::BTreeSet<&str> {
+        s.match_indices("sha256:")
+            .map(|(i, _)| &s[i..(i + 71).min(s.len())])
+            .filter(|r| review_mcp::review::is_revision(r))
+            .collect()
+    }
+    let every = whole(&text);
+    for (at, _) in text.match_indices('…') {
+        let Some(head) = text[..at]
+            .rfind("sha256:")
+            .map(|i| &text[i..at])
+            .filter(|h| h.len() == 19)
+        else {
+            continue;
+        };
+        let named: Vec<_> = every.iter().filter(|r| r.starts_with(head)).collect();
+        assert_eq!(named.len(), 1, "{head}… names {named:?}: {page}");
+        assert!(
+            whole(&text[..at]).contains(named[0]),
+            "{head}… before {}: {page}",
+            named[0]
+        );
+    }
+}
