@@ -28,7 +28,7 @@ pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<Ex
         refuse_database_target(db, path)?;
     }
     // A revision is taken as given; anything else is the part's file, hashed (never parsed).
-    let (revision, of_file) = super::revision::of_target(target).map_err(|m| anyhow!(m))?;
+    let (revision, of_file) = super::revision::of_target(target, db).map_err(|m| anyhow!(m))?;
     let revision = revision.as_str();
     let mut store = open_existing(db)?;
     // A revision holding notes but no decision has no review to list: a form of no rows,

@@ -29,7 +29,7 @@ pub fn run(db: &Path, author: Option<String>, target: &Path) -> anyhow::Result<E
             return Ok(ExitCode::FAILURE);
         }
     };
-    let (revision, file) = match super::revision::of_target(target) {
+    let (revision, file) = match super::revision::of_target(target, db) {
         Ok(found) => found,
         Err(m) => {
             crate::cli::say(format_args!("review-mcp: {m}\n"));

@@ -5,14 +5,20 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use review_mcp::review::{file_revision, is_revision};
+use review_mcp::review::{file_revision, is_revision, short_revision_head};
 use review_mcp::text::escape_controls;
+use review_mcp::tools::{short_revision_refused, short_revision_refused_alone};
 
 /// The revision `review` and `form3` take: `target` as given when it is a `sha256:`
 /// revision, else the revision of the file it names (hashed, never parsed), with that file.
-/// Refused with the message to print: a mistyped or cut-short revision (`sha256:94ff…`, as
-/// messages print one) is named as one, anything else as the file that could not be read.
-pub(super) fn of_target(target: &Path) -> Result<(String, Option<&Path>), String> {
+/// Refused with the message to print: the short form an answer writes (`sha256:94ff…`) says
+/// so and names the revision of the database `db` it stands for, when exactly one
+/// (`tools::short_revision_refused`, as a tool's argument is refused); another mistyped or
+/// cut-short revision is named as one, anything else as the file that could not be read.
+pub(super) fn of_target<'a>(
+    target: &'a Path,
+    db: &Path,
+) -> Result<(String, Option<&'a Path>), String> {
     if let Some(r) = target.to_str().filter(|t| is_revision(t)) {
         return Ok((r.to_string(), None));
     }
@@ -22,7 +28,17 @@ pub(super) fn of_target(target: &Path) -> Result<(String, Option<&Path>), String
             let shown = shown(target);
             // Any case, after pasted spaces: `SHA256:…` is no file name either.
             let prefix = shown.trim_start().get(..7).map(str::to_ascii_lowercase);
-            Err(if prefix.as_deref() == Some("sha256:") {
+            let short = target
+                .to_str()
+                .filter(|t| short_revision_head(t).is_some())
+                .map(|t| match super::database::open_existing(db) {
+                    Ok(mut store) => short_revision_refused(&mut store, t),
+                    // No database to look in: what the form is and what to pass.
+                    Err(_) => short_revision_refused_alone(t),
+                });
+            Err(if let Some(Some(short)) = short {
+                escape_controls(&short).into_owned()
+            } else if prefix.as_deref() == Some("sha256:") {
                 format!(
                     "'{shown}' is not a revision (sha256:<64 lowercase hex>; `review-mcp \
                      revision FILE` prints a file's) nor a file ({e})"

@@ -177,8 +177,13 @@ pub fn complete(
             None => (Vec::new(), false),
             Some(narrowing) => {
                 // A file is stored by its `file:` URI; what the user types is often its path.
+                // A revision's short form, as answers write it (`sha256:9d297e93c19f…`), is
+                // the prefix it stands for, not a value that ends in `…`.
                 let typed = match what {
                     Completable::Locator => path_prefix_as_uri(value),
+                    Completable::Revision => crate::review::short_revision_head(value)
+                        .filter(|head| head.len() < value.len())
+                        .map(str::to_string),
                     _ => None,
                 };
                 let value = typed.as_deref().unwrap_or(value);

@@ -405,11 +405,21 @@ pub fn short_revision_refused(store: &mut Store, value: &str) -> Option<String> 
         ),
         Err(_) => String::new(),
     };
-    Some(format!(
+    Some(short_form_message(value, &here))
+}
+
+/// [`short_revision_refused`] with no database to look in: what the form is and what to pass.
+pub fn short_revision_refused_alone(value: &str) -> Option<String> {
+    crate::review::short_revision_head(value)?;
+    Some(short_form_message(value, ""))
+}
+
+fn short_form_message(value: &str, here: &str) -> String {
+    format!(
         "\"{value}\" is the short form an answer writes for a revision it gives whole once (in \
          its artifacts table or where it first names it); pass the whole revision, sha256: and \
          64 hex digits{here}"
-    ))
+    )
 }
 
 /// How many revisions a short-form refusal counts before it says "more than".

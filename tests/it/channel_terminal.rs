@@ -504,3 +504,25 @@ fn a_mistyped_revision_is_named_as_one_not_as_a_missing_file() -> Result<()> {
     }
     Ok(())
 }
+
+/// Regression: `review` given a revision by the short form answers write (`sha256:` and 12
+/// hex digits, `…`) said it was neither a revision nor a file; it now says what the form is
+/// and names the one stored revision it stands for, as a tool and `form3` do.
+#[test]
+fn a_short_form_names_the_revision_it_stands_for() -> Result<()> {
+    let dir = TempDir::new("channel-terminal-short")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    remember(&mut server)?;
+    server.close()?;
+    let whole = revision(SEED);
+    let short = format!("{}…", &whole[..19]);
+    let (shown, ok) = in_terminal(&db, None, &short, &[], "pty")?;
+    ensure!(!ok, "{shown}");
+    ensure!(
+        shown.contains("is the short form an answer writes")
+            && shown.contains(&format!("begins {} is {whole}", &whole[..19])),
+        "{shown}"
+    );
+    Ok(())
+}

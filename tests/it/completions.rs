@@ -258,6 +258,45 @@ fn a_typed_path_completes_the_stored_file_uri() {
     }
 }
 
+/// Regression: a revision's short form pasted from an answer (`sha256:` and 12 or 8 hex
+/// digits, then `…` or `...`) completed nothing, the `…` being taken as part of the prefix. It
+/// now completes the revisions it stands for, in the prompts and the revision templates.
+#[test]
+fn a_short_form_completes_the_revision_it_stands_for() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        // Two revisions that differ in their first hex digits (`rev(n)`'s share 12 zeros).
+        let whole = crate::support::revision("completion short 1");
+        c.ok(
+            "remember",
+            json!({"artifact": art(&whole), "entity_ids": [], "note": "n"}),
+        );
+        let other = crate::support::revision("completion short 2");
+        assert_ne!(whole[..15], other[..15]);
+        c.ok(
+            "remember",
+            json!({"artifact": art(&other), "entity_ids": [], "note": "n"}),
+        );
+        for short in [format!("{}…", &whole[..19]), format!("{}...", &whole[..15])] {
+            let got = values(&prompt(
+                &mut c,
+                "resume_review",
+                "revision",
+                &short,
+                json!({}),
+            ));
+            assert_eq!(got, vec![whole.clone()], "{era:?} {short}");
+            let got = values(&template(
+                &mut c,
+                "review://revisions/{revision}",
+                "revision",
+                &short,
+            ));
+            assert_eq!(got, vec![whole.clone()], "{era:?} {short}");
+        }
+    }
+}
+
 /// A typed path with `.` or `..` in it names the file remember stores without them (it
 /// cleans a path lexically): its completion offered nothing, as `..` stayed in the prefix
 /// (file:///work/sub/../my) that no stored URI starts with. A path that ends at a

@@ -470,6 +470,39 @@ fn form3_output_refuses_links_and_leaves_nothing_partial() {
     assert!(String::from_utf8_lossy(&help.stdout).contains("form3 FILE-OR-REVISION [-o FILE]"));
 }
 
+/// Regression: `form3` given a revision by the short form answers write (`sha256:` and 12 or
+/// 8 hex digits, with or without `…`) said only that it was neither a revision nor a file; it
+/// now says what the form is and names the one stored revision it stands for, as a tool does.
+#[test]
+fn form3_of_a_short_form_names_the_revision_it_stands_for() {
+    let dir = TempDir::new("form3-short").unwrap();
+    seeded(dir.path());
+    let r1 = rev(1);
+    for short in [format!("{}…", &r1[..19]), r1[..15].to_string()] {
+        let o = run(dir.path(), &["--db", "r.db", "form3", &short]);
+        assert_eq!(o.status.code(), Some(1), "{short}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("is the short form an answer writes")
+                && err.contains(&format!(
+                    "the one revision here that begins {} is {r1}",
+                    short.trim_end_matches('…')
+                )),
+            "{short}: {err}"
+        );
+        assert!(o.stdout.is_empty(), "{short}");
+    }
+    // No database: what the form is and what to pass, and nothing created.
+    let o = run(dir.path(), &["--db", "none.db", "form3", &r1[..15]]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("pass the whole revision"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.path().join("none.db").exists());
+}
+
 fn sha256sum(path: &Path) -> String {
     let o = Command::new("sha256sum").arg(path).output().unwrap();
     assert!(o.status.success());
