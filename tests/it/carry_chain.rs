@@ -26,6 +26,11 @@ fn basis(c: &mut Client, n: usize) -> Vec<Value> {
 /// A at revision 1, on face:1 and face:2; inherited unchanged to revision 2 (face:11,
 /// face:12); then carried to 3 with face:11 changed.
 fn chain_to_three(c: &mut Client) {
+    chain_to_three_at(c, &at);
+}
+
+/// [`chain_to_three`] at the revisions `at` gives.
+fn chain_to_three_at(c: &mut Client, at: &dyn Fn(usize) -> Value) {
     c.ok(
         "remember_decision",
         json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
@@ -1038,26 +1043,10 @@ fn the_report_says_whole_the_revision_its_items_name_short() {
     let at = |n: usize| art_uri(&spelled(n), FILE);
     let mut c = Client::memory(ERAS[2]);
     c.ok(
-        "remember_decision",
-        json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [
-            {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied",
-             "evidence": "CMM 12.008", "faces": ["face:1"]},
-            {"requirement": "Flat 0.05", "source": "drawing", "state": "satisfied", "faces": ["face:2"]}]}),
-    );
-    c.ok(
         "remember",
         json!({"artifact": at(1), "name": "bore", "entity_ids": ["face:1"]}),
     );
-    c.ok(
-        "carry_forward",
-        json!({"from": at(1), "to": at(2), "changed": [],
-               "map": [{"from": "face:1", "to": "face:11"}, {"from": "face:2", "to": "face:12"}]}),
-    );
-    c.ok(
-        "carry_forward",
-        json!({"from": at(2), "to": at(3), "changed": ["face:11"], "change": "ECO-2",
-               "map": [{"from": "face:11", "to": "face:21"}, {"from": "face:12", "to": "face:22"}]}),
-    );
+    chain_to_three_at(&mut c, &at);
     let report = c.read_text(&format!("review://revisions/{}/report", spelled(3)));
     assert!(
         report.contains(&format!("{}…", &spelled(1)[..19])),

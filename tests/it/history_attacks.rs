@@ -220,6 +220,35 @@ fn a_history_page_stays_within_the_bound_whatever_an_event_locator_holds() -> an
     Ok(())
 }
 
+/// An imported event `i` (newer the lower `i`) of decision `dec_{i}` "bore" at `at_rev` of
+/// `locator`, as the short-form tests below import them.
+fn twin_event(
+    i: i64,
+    kind: EventKind,
+    locator: &str,
+    at_rev: &str,
+    changes: Vec<review_mcp::review::history::Change>,
+) -> review_mcp::review::history::Event {
+    use review_mcp::review::history::{Channel, Event};
+    Event {
+        after: None,
+        at: review_mcp::time::format_millis(1_767_225_600_000 - i),
+        author: None,
+        changes,
+        channel: Channel::Import,
+        id: String::new(),
+        kind,
+        locator: locator.to_string(),
+        meaning: None,
+        of: format!("dec_{i}"),
+        reason: None,
+        revision: at_rev.to_string(),
+        step: 0,
+        subject: "bore".into(),
+    }
+    .sealed()
+}
+
 /// Imported carried events whose revisions share a short form (`sha256:` and 12 hex digits):
 /// a `review_history` page names a carry's other revision short only while that form names
 /// one revision the page said whole before it (its table, then its events), so a page ends
@@ -227,7 +256,7 @@ fn a_history_page_stays_within_the_bound_whatever_an_event_locator_holds() -> an
 #[test]
 fn history_short_revisions_never_name_two_of_a_page() -> anyhow::Result<()> {
     use crate::support::inproc::{Client, Era};
-    use review_mcp::review::history::{Change, Channel, Event};
+    use review_mcp::review::history::Change;
     let rev = |head: char, tail: char| {
         format!(
             "sha256:{}{}",
@@ -239,23 +268,7 @@ fn history_short_revisions_never_name_two_of_a_page() -> anyhow::Result<()> {
     let locator = "file:///work/twins.step";
     // Newest first: an event at b, a carry to a from b, an event at b's twin.
     let event = |i: i64, kind: EventKind, at_rev: &str, changes: Vec<Change>| {
-        Event {
-            after: None,
-            at: review_mcp::time::format_millis(1_767_225_600_000 - i),
-            author: None,
-            changes,
-            channel: Channel::Import,
-            id: String::new(),
-            kind,
-            locator: locator.to_string(),
-            meaning: None,
-            of: format!("dec_{i}"),
-            reason: None,
-            revision: at_rev.to_string(),
-            step: 0,
-            subject: "bore".into(),
-        }
-        .sealed()
+        twin_event(i, kind, locator, at_rev, changes)
     };
     let carry = Change {
         field: "revision".into(),
@@ -326,7 +339,7 @@ fn history_short_revisions_never_name_two_of_a_page() -> anyhow::Result<()> {
 fn a_short_form_a_history_page_wrote_never_comes_to_name_two_of_its_revisions() -> anyhow::Result<()>
 {
     use crate::support::inproc::{Client, Era, short_forms_name_one_earlier_revision};
-    use review_mcp::review::history::{Change, Channel, Event};
+    use review_mcp::review::history::Change;
     let rev = |head: &str, tail: char| format!("sha256:{head}{}", tail.to_string().repeat(52));
     let (a, twin, c) = (
         rev("abcdef012345", '1'),
@@ -345,23 +358,7 @@ fn a_short_form_a_history_page_wrote_never_comes_to_name_two_of_its_revisions() 
             })
             .into_iter()
             .collect();
-        Event {
-            after: None,
-            at: review_mcp::time::format_millis(1_767_225_600_000 - i),
-            author: None,
-            changes,
-            channel: Channel::Import,
-            id: String::new(),
-            kind,
-            locator: locator.to_string(),
-            meaning: None,
-            of: format!("dec_{i}"),
-            reason: None,
-            revision: at_rev.to_string(),
-            step: 0,
-            subject: "bore".into(),
-        }
-        .sealed()
+        twin_event(i, kind, locator, at_rev, changes)
     };
     let carried = EventKind::Carried;
     // Newest first. The first page of each: carries from a, a, then its twin; and carries
