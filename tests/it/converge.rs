@@ -502,6 +502,9 @@ struct World {
     /// The engineer's verdicts given: (part, rev, subject, requirement) -> (at, judgement,
     /// channel).
     verdicts: BTreeMap<Requirement, Vec<(String, bool, &'static str)>>,
+    /// Every engineer's verdict given, even one since lost: a restored backup may bring it
+    /// back (`prune_verdicts` makes `verdicts` those some copy still holds).
+    given: BTreeMap<Requirement, Vec<(String, bool, &'static str)>>,
     /// Ids of features a carry moved on, with the revision it moved them from and the ids of
     /// the carry's `carried` events of them: (id, from, events). A carry whose events no copy
     /// kept (made in a clone that started over or restored a backup before pushing it) is lost
@@ -598,6 +601,7 @@ impl World {
             effects: Vec::new(),
             said: BTreeMap::new(),
             verdicts: BTreeMap::new(),
+            given: BTreeMap::new(),
             carried: Vec::new(),
             backups: Vec::new(),
             carries: 0,
@@ -782,13 +786,23 @@ impl World {
         Ok(())
     }
 
-    /// The engineer's verdicts no copy holds any more (given in a clone that then started over
-    /// or restored a backup before syncing them) are not given for the checks.
+    /// The engineer's verdicts for the checks: every one given that some copy still holds
+    /// (one given in a clone that then started over or restored a backup before syncing it is
+    /// lost; one a restored backup held is back: seed 152).
     fn prune_verdicts(&mut self) {
-        for (&(p, r, s, item), given) in self.verdicts.iter_mut() {
-            let m = self.model.get(&Key::Decision(p, s, r));
-            given.retain(|(at, ..)| m.is_some_and(|m| m.holds_verdict(item, at)));
-        }
+        self.verdicts = self
+            .given
+            .iter()
+            .map(|(&(p, r, s, item), given)| {
+                let m = self.model.get(&Key::Decision(p, s, r));
+                let held = given
+                    .iter()
+                    .filter(|(at, ..)| m.is_some_and(|m| m.holds_verdict(item, at)))
+                    .cloned()
+                    .collect();
+                ((p, r, s, item), held)
+            })
+            .collect();
     }
 
     /// Clone `c`'s server stopped (its store closed), so its database file can go.
@@ -1225,6 +1239,10 @@ impl World {
             self.took("verdict on an item that lost its ids");
         }
         self.verdicts
+            .entry((part, r, subject, item))
+            .or_default()
+            .push((at.clone(), accept, via));
+        self.given
             .entry((part, r, subject, item))
             .or_default()
             .push((at.clone(), accept, via));
@@ -3264,6 +3282,45 @@ fn a_feature_moved_back_then_carried_twice_through_an_import_converges() -> anyh
             from: 1,
             to: 2,
         },
+    ];
+    run(&ops).map(|_| ())
+}
+
+/// Seed 152 at 120 operations, minimised: clone 2 starts over, gives an engineer's verdict,
+/// takes a backup, starts over again (the verdict, never synced, is lost) and restores the
+/// backup, which holds the verdict: it is back, and it is the latest (the model had dropped
+/// it for good at the second start, and asked for the earlier verdict of clone 1).
+#[test]
+fn a_verdict_lost_by_starting_over_is_back_with_the_backup_that_held_it() -> anyhow::Result<()> {
+    let ops = vec![
+        Op::Decide {
+            c: 1,
+            part: 1,
+            rev: 1,
+            subject: 1,
+            disposition: 0,
+            states: [2, 2, 2],
+            assistant: None,
+        },
+        Op::Sync { c: 1 },
+        Op::Judge {
+            c: 1,
+            pick: 0,
+            item: 0,
+            accept: true,
+            form: false,
+        },
+        Op::Rejoin { c: 2 },
+        Op::Judge {
+            c: 2,
+            pick: 5,
+            item: 0,
+            accept: false,
+            form: true,
+        },
+        Op::Backup { c: 2 },
+        Op::Rejoin { c: 2 },
+        Op::Restore { c: 2, pick: 0 },
     ];
     run(&ops).map(|_| ())
 }
