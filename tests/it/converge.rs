@@ -9,7 +9,15 @@
 //! item on two clones and a forget on one clone while another edits. Every so often a clone's
 //! export is imported into an empty database and exported again (byte-identical), into a
 //! fourth database that only ever imports, and into another clone's database, beside its git
-//! sync (as a bundle or a restore would).
+//! sync (as a bundle or a restore would). Rarely, drawn from a second stream of the seed so
+//! each seed's other operations are the list they always were, a clone starts over as a new
+//! team member (its working copy and database thrown away, a fresh `git clone`, an empty
+//! database, a sync: what it had not pushed is lost) or has its database replaced by a
+//! `review-mcp backup` of it taken earlier, its working copy kept (docs/database.md, "Restore
+//! a backup and sync"): the restored database's items and sync bases are the backup's, and
+//! its next sync plays the three-way rule against those bases (a version synced since the
+//! backup comes back from the folder; an edit made since and never synced is lost, and so are
+//! the events and engineer verdicts no other copy kept).
 //!
 //! After a final round of syncs in several orders every clone must export the same bytes, and
 //! those must be what the documented rules say, played on a model of every copy of each key
@@ -140,6 +148,24 @@ enum Op {
     Fidelity {
         c: usize,
     },
+    /// Clone `c` starts over as a new team member would: its working copy and database thrown
+    /// away, a fresh `git clone` of the remote, an empty database, then `review-mcp sync` (the
+    /// first sync of a database that never held anything) and a commit. What it had not pushed
+    /// is lost: the model drops exactly its unpushed edits (`Replicas::rejoin`).
+    Rejoin {
+        c: usize,
+    },
+    /// `review-mcp backup` of clone `c`'s database, kept for a later `Restore`.
+    Backup {
+        c: usize,
+    },
+    /// Clone `c`'s database replaced by one of its backups (the `pick`th latest, modulo their
+    /// number; none taken yet: no effect), its working copy kept: a user restoring a backup
+    /// after a disk failure (docs/database.md: stop the servers, move the copy into place).
+    Restore {
+        c: usize,
+        pick: usize,
+    },
 }
 
 struct Rng(u64);
@@ -157,8 +183,31 @@ impl Rng {
     }
 }
 
-/// `n` operations from `seed`: mostly edits, a sync about one time in five.
+/// `n` operations from `seed` (`edits`), and between them, drawn from a second stream of the
+/// seed so a seed's edits and syncs are the list they always were, a clone starting over
+/// (`Rejoin`) or restoring a backup (`Restore`) one time in 40 each after an operation, and a
+/// backup taken one time in ten.
 fn generate(seed: u64, n: usize) -> Vec<Op> {
+    let mut life = Rng(seed ^ 0x005E_ED0F_11FE_C7C1);
+    let mut ops = Vec::new();
+    for op in edits(seed, n) {
+        ops.push(op);
+        let c = life.below(CLONES);
+        match life.below(40) {
+            0 => ops.push(Op::Rejoin { c }),
+            1 => ops.push(Op::Restore {
+                c,
+                pick: life.below(3),
+            }),
+            2..=5 => ops.push(Op::Backup { c }),
+            _ => {}
+        }
+    }
+    ops
+}
+
+/// `n` operations from `seed`: mostly edits, a sync about one time in five.
+fn edits(seed: u64, n: usize) -> Vec<Op> {
     let mut r = Rng(seed);
     (0..n)
         .map(|_| {
@@ -402,6 +451,33 @@ impl Replicas {
             (a, b) => a.clone().or_else(|| b.clone()),
         };
     }
+    /// A fresh clone of the remote and an empty database (`Op::Rejoin`): no item, no base, the
+    /// folder the remote's; what the clone had not pushed is gone.
+    fn rejoin(&mut self, c: usize) {
+        self.db[c] = None;
+        self.base[c] = Files::new();
+        self.folder[c] = self.remote.clone();
+        self.shared[c] = self.remote.clone();
+    }
+    /// Whether any copy that can still reach the team (a database, a working copy, the remote)
+    /// holds the engineer's verdict dated `at` on requirement `item`.
+    fn holds_verdict(&self, item: usize, at: &str) -> bool {
+        self.db
+            .iter()
+            .flatten()
+            .chain(self.folder.iter().flat_map(|f| f.values()))
+            .chain(self.remote.values())
+            .any(|v| v.eng.get(&item).is_some_and(|a| a == at))
+    }
+}
+
+/// A backup of one clone's database (`Op::Backup`), with what the model held there then: each
+/// key's item in that database and its sync base, which a restore brings back together (the
+/// bases live in the database: docs/command-line.md, `sync_bases`).
+struct Backup {
+    c: usize,
+    file: PathBuf,
+    model: BTreeMap<Key, (Option<Ver>, Files)>,
 }
 
 /// A basis item of a decision: (part, revision, subject, requirement).
@@ -426,8 +502,16 @@ struct World {
     /// The engineer's verdicts given: (part, rev, subject, requirement) -> (at, judgement,
     /// channel).
     verdicts: BTreeMap<Requirement, Vec<(String, bool, &'static str)>>,
-    /// Ids of features a carry moved on, with the revision it moved them from: (id, from).
-    carried: Vec<(String, usize)>,
+    /// Every engineer's verdict given, even one since lost: a restored backup may bring it
+    /// back (`prune_verdicts` makes `verdicts` those some copy still holds).
+    given: BTreeMap<Requirement, Vec<(String, bool, &'static str)>>,
+    /// Ids of features a carry moved on, with the revision it moved them from and the ids of
+    /// the carry's `carried` events of them: (id, from, events). A carry whose events no copy
+    /// kept (made in a clone that started over or restored a backup before pushing it) is lost
+    /// with them, and the feature stays where it was.
+    carried: Vec<(String, usize, Vec<String>)>,
+    /// The backups taken (`Op::Backup`), oldest first.
+    backups: Vec<Backup>,
     /// How many carries were made (part 0's decisions are not modelled after one).
     carries: usize,
     /// Every history event id any database held at any point.
@@ -450,6 +534,36 @@ fn export(db: &Path) -> anyhow::Result<String> {
     Ok(String::from_utf8(out)?)
 }
 
+/// A clone's git configuration: its author, plain pulls, the merge driver.
+fn configure(dir: &Path, name: &str) -> anyhow::Result<()> {
+    for (k, v) in [
+        ("user.name", name),
+        ("user.email", "e@example.com"),
+        ("pull.rebase", "false"),
+        ("merge.review.name", "review-mcp"),
+        (
+            "merge.review.driver",
+            &format!("{} merge-file %O %A %B %P", binary().display()),
+        ),
+    ] {
+        git_ok(dir, &["config", k, v])?;
+    }
+    Ok(())
+}
+
+/// A database file and its companions removed.
+fn remove_database(db: &Path) -> anyhow::Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut f = db.as_os_str().to_owned();
+        f.push(suffix);
+        match std::fs::remove_file(&f) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn lines(text: &str) -> Vec<Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).expect("export line"))
@@ -467,18 +581,7 @@ impl World {
             let name = format!("eng{i}");
             git_ok(&root, &["clone", "-q", &bare.to_string_lossy(), &name])?;
             let dir = root.join(&name);
-            for (k, v) in [
-                ("user.name", name.as_str()),
-                ("user.email", "e@example.com"),
-                ("pull.rebase", "false"),
-                ("merge.review.name", "review-mcp"),
-                (
-                    "merge.review.driver",
-                    &format!("{} merge-file %O %A %B %P", binary().display()),
-                ),
-            ] {
-                git_ok(&dir, &["config", k, v])?;
-            }
+            configure(&dir, &name)?;
             git_ok(&dir, &["checkout", "-q", "-b", "main"])?;
             let db = root.join(format!("{name}.db"));
             let mut store = Store::open(&db)?;
@@ -498,7 +601,9 @@ impl World {
             effects: Vec::new(),
             said: BTreeMap::new(),
             verdicts: BTreeMap::new(),
+            given: BTreeMap::new(),
             carried: Vec::new(),
+            backups: Vec::new(),
             carries: 0,
             events: BTreeSet::new(),
             archive,
@@ -654,6 +759,145 @@ impl World {
                 self.events.insert(id.to_string());
             }
         }
+        Ok(())
+    }
+
+    /// Before clone `c`'s database is thrown away or replaced: the events it holds that the
+    /// remote holds too are kept by the team for good (a history file is never removed), and
+    /// count among those any database ever held. The others are lost with it, unless another
+    /// database holds them (counted when that one is) or `c`'s kept working copy does (its
+    /// next sync takes them back).
+    fn note_surviving_events(&mut self, c: usize) -> anyhow::Result<()> {
+        let bare = self.root.join("team.git");
+        let remote: BTreeSet<String> = git_ok(
+            &bare,
+            &["ls-tree", "-r", "--name-only", "main", "review/history"],
+        )?
+        .lines()
+        .filter_map(|p| Path::new(p).file_stem()?.to_str().map(str::to_string))
+        .collect();
+        for l in lines(&export(&self.clones[c].db)?) {
+            if let Some(id) = l["event"]["id"].as_str()
+                && remote.contains(id)
+            {
+                self.events.insert(id.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// The engineer's verdicts for the checks: every one given that some copy still holds
+    /// (one given in a clone that then started over or restored a backup before syncing it is
+    /// lost; one a restored backup held is back: seed 152).
+    fn prune_verdicts(&mut self) {
+        self.verdicts = self
+            .given
+            .iter()
+            .map(|(&(p, r, s, item), given)| {
+                let m = self.model.get(&Key::Decision(p, s, r));
+                let held = given
+                    .iter()
+                    .filter(|(at, ..)| m.is_some_and(|m| m.holds_verdict(item, at)))
+                    .cloned()
+                    .collect();
+                ((p, r, s, item), held)
+            })
+            .collect();
+    }
+
+    /// Clone `c`'s server stopped (its store closed), so its database file can go.
+    fn close(&mut self, c: usize) -> anyhow::Result<()> {
+        self.counter += 1;
+        let idle = Store::open(&self.root.join(format!("idle-{}.db", self.counter)))?;
+        self.clones[c].client = Client::new(idle, Era::V2026_07_28);
+        Ok(())
+    }
+
+    /// Clone `c`'s server started again on its database file.
+    fn open(&mut self, c: usize) -> anyhow::Result<()> {
+        let mut store = Store::open(&self.clones[c].db)?;
+        store.set_author(Some(format!("eng{c}")));
+        self.clones[c].client = Client::new(store, Era::V2026_07_28);
+        Ok(())
+    }
+
+    fn rejoin(&mut self, c: usize) -> anyhow::Result<()> {
+        self.note_surviving_events(c)?;
+        self.close(c)?;
+        std::fs::remove_dir_all(&self.clones[c].dir)?;
+        remove_database(&self.clones[c].db)?;
+        self.counter += 1;
+        let name = format!("eng{c}");
+        let dir = self.root.join(format!("{name}-{}", self.counter));
+        let bare = self.root.join("team.git");
+        git_ok(
+            &self.root,
+            &[
+                "clone",
+                "-q",
+                &bare.to_string_lossy(),
+                &dir.to_string_lossy(),
+            ],
+        )?;
+        configure(&dir, &name)?;
+        self.clones[c].dir = dir;
+        self.open(c)?;
+        self.models(|m| m.rejoin(c));
+        self.prune_verdicts();
+        self.sync_sync(c)?;
+        self.took("rejoin");
+        Ok(())
+    }
+
+    fn backup(&mut self, c: usize) -> anyhow::Result<()> {
+        self.counter += 1;
+        let file = self.root.join(format!("backup-{c}-{}.db", self.counter));
+        let out = std::process::Command::new(binary())
+            .arg("--db")
+            .arg(&self.clones[c].db)
+            .arg("backup")
+            .arg(&file)
+            .output()?;
+        ensure!(
+            out.status.success(),
+            "backup of clone {c}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let model = self
+            .model
+            .iter()
+            .map(|(k, m)| (k.clone(), (m.db[c].clone(), m.base[c].clone())))
+            .collect();
+        self.backups.push(Backup { c, file, model });
+        Ok(())
+    }
+
+    /// As docs/database.md says: the servers stopped, the backup moved into place.
+    fn restore(&mut self, c: usize, pick: usize) -> anyhow::Result<()> {
+        let mine: Vec<usize> = (0..self.backups.len())
+            .filter(|&i| self.backups[i].c == c)
+            .collect();
+        let Some(&i) = mine
+            .len()
+            .checked_sub(1 + pick % mine.len().max(1))
+            .and_then(|k| mine.get(k))
+        else {
+            return Ok(());
+        };
+        self.note_surviving_events(c)?;
+        self.close(c)?;
+        let db = self.clones[c].db.clone();
+        remove_database(&db)?;
+        std::fs::copy(&self.backups[i].file, &db)?;
+        self.open(c)?;
+        let snapshot = &self.backups[i].model;
+        for (k, m) in self.model.iter_mut() {
+            let (item, base) = snapshot.get(k).cloned().unwrap_or_default();
+            m.db[c] = item;
+            m.base[c] = base;
+        }
+        self.prune_verdicts();
+        self.took("restore");
         Ok(())
     }
 
@@ -838,14 +1082,32 @@ impl World {
             } => self.judge(c, (part, rev, subject, item), accept, false)?,
             Op::Carry { c, from, to } => {
                 let before = self.feature_ids(c, 0, from)?;
+                let events_before: BTreeSet<String> = lines(&export(&self.clones[c].db)?)
+                    .iter()
+                    .filter_map(|l| l["event"]["id"].as_str().map(str::to_string))
+                    .collect();
                 let args = json!({"from": art(0, from), "to": art(0, to), "changed": ["face:1"],
                                   "change": "ECO", "map": []});
                 if self.call(c, "carry_forward", args).is_some() {
                     self.carries += 1;
                     self.took("carry");
                     let after = self.feature_ids(c, 0, to)?;
+                    let new_events: Vec<(String, String)> = lines(&export(&self.clones[c].db)?)
+                        .iter()
+                        .filter_map(|l| {
+                            let e = &l["event"];
+                            let id = e["id"].as_str()?;
+                            (e["kind"] == "carried" && !events_before.contains(id))
+                                .then(|| (e["of"].as_str().unwrap_or_default().into(), id.into()))
+                        })
+                        .collect();
                     for id in before.intersection(&after) {
-                        self.carried.push((id.clone(), from));
+                        let events = new_events
+                            .iter()
+                            .filter(|(of, _)| of == id)
+                            .map(|(_, e)| e.clone())
+                            .collect();
+                        self.carried.push((id.clone(), from, events));
                     }
                     // A carry changes every item of the revision; counted as an edit of each.
                     for k in 0..NAMES.len() {
@@ -897,6 +1159,9 @@ impl World {
                 self.sync_sync(c)?;
             }
             Op::Fidelity { c } => self.fidelity(c)?,
+            Op::Rejoin { c } => self.rejoin(c)?,
+            Op::Backup { c } => self.backup(c)?,
+            Op::Restore { c, pick } => self.restore(c, pick)?,
         }
         // Distinct milliseconds: the later statement is the later one by the clock too.
         std::thread::sleep(std::time::Duration::from_millis(2));
@@ -974,6 +1239,10 @@ impl World {
             self.took("verdict on an item that lost its ids");
         }
         self.verdicts
+            .entry((part, r, subject, item))
+            .or_default()
+            .push((at.clone(), accept, via));
+        self.given
             .entry((part, r, subject, item))
             .or_default()
             .push((at.clone(), accept, via));
@@ -1400,7 +1669,12 @@ fn check_rules(w: &World, export: &str) -> anyhow::Result<()> {
     // was stated there again after the carry: `remember` there writes that revision's copy
     // in the clone that made the carry, as sync and import keep the carry against a clone
     // that had not seen it.
-    for (id, from) in &w.carried {
+    for (id, from, events) in &w.carried {
+        // A carry no copy kept (its events lost with a clone that started over or restored a
+        // backup before pushing it) never happened for the team.
+        if !events.is_empty() && !events.iter().any(|e| w.events.contains(e)) {
+            continue;
+        }
         for r in records.iter().filter(|r| r["id"] == id.as_str()) {
             ensure!(
                 r["artifact"]["revision"] != rev(0, *from),
@@ -2964,4 +3238,89 @@ fn a_note_carried_on_then_forgotten_at_its_old_revision() -> anyhow::Result<()> 
         },
     ])
     .map(drop)
+}
+
+/// Seed 17 at 120 operations, minimised (the first seed of the sweep that widened the model
+/// with `Rejoin` and `Restore`, though none is needed: it fails with the old operations
+/// alone). Clone 1 states "slot" at revision 2 and syncs; clone 2 takes it, states it again at
+/// revision 0 (moving it back: clone 2 had seen no carry) and carries revision 0 to 1; clone 0,
+/// which never synced, imports clone 2's export (the feature at revision 1, carried from 0)
+/// and carries revision 1 on to 2 (its carried mark still names revision 0: carried on
+/// unchanged). After the final syncs one clone holds the feature at revision 2 (clone 0's
+/// carry, the later version) and another at revision 1 (clone 2's carry): each keeps its own
+/// through every sync, and the clones never converge (seen: clone 0 at 2 and clone 2 at 1 in
+/// this list; clone 0 at 1 and clone 1 at 2 in the full seed). Found with the old operations
+/// alone, so not a matter of starting over or restoring; left for a fix of the carry rules.
+#[test]
+#[ignore = "known defect: a feature stated again at an earlier revision, carried twice on two clones (the second through an import), ends at two revisions in two clones"]
+fn a_feature_moved_back_then_carried_twice_through_an_import_converges() -> anyhow::Result<()> {
+    let ops = vec![
+        Op::Rename {
+            c: 1,
+            part: 0,
+            rev: 2,
+            from: 1,
+            to: 1,
+        },
+        Op::Sync { c: 1 },
+        Op::Sync { c: 2 },
+        Op::Rename {
+            c: 2,
+            part: 0,
+            rev: 0,
+            from: 0,
+            to: 1,
+        },
+        Op::Carry {
+            c: 2,
+            from: 0,
+            to: 1,
+        },
+        Op::Import { c: 0, from: 2 },
+        Op::Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+    ];
+    run(&ops).map(|_| ())
+}
+
+/// Seed 152 at 120 operations, minimised: clone 2 starts over, gives an engineer's verdict,
+/// takes a backup, starts over again (the verdict, never synced, is lost) and restores the
+/// backup, which holds the verdict: it is back, and it is the latest (the model had dropped
+/// it for good at the second start, and asked for the earlier verdict of clone 1).
+#[test]
+fn a_verdict_lost_by_starting_over_is_back_with_the_backup_that_held_it() -> anyhow::Result<()> {
+    let ops = vec![
+        Op::Decide {
+            c: 1,
+            part: 1,
+            rev: 1,
+            subject: 1,
+            disposition: 0,
+            states: [2, 2, 2],
+            assistant: None,
+        },
+        Op::Sync { c: 1 },
+        Op::Judge {
+            c: 1,
+            pick: 0,
+            item: 0,
+            accept: true,
+            form: false,
+        },
+        Op::Rejoin { c: 2 },
+        Op::Judge {
+            c: 2,
+            pick: 5,
+            item: 0,
+            accept: false,
+            form: true,
+        },
+        Op::Backup { c: 2 },
+        Op::Rejoin { c: 2 },
+        Op::Restore { c: 2, pick: 0 },
+    ];
+    run(&ops).map(|_| ())
 }
