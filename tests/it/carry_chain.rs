@@ -1065,3 +1065,33 @@ fn the_report_says_whole_the_revision_its_items_name_short() {
     );
     crate::support::inproc::short_forms_name_one_earlier_revision(&json!(report));
 }
+
+/// Reported by the second end-user walk: a decision carried 1 -> 2 and forgotten at 2 is
+/// listed by `recall_decisions` at 2 and 3 (nothing else says it), and its line said only
+/// `"bore": accept (superseded by sha256:…)`, naming as where it went the revision that no
+/// longer holds it; a model asked that revision and found nothing. The line now says it was
+/// forgotten there and to state it again, as `show_review`'s does; a decision whose copy
+/// stands (listed with `current_only: false`) still reads "superseded by".
+#[test]
+fn recall_decisions_says_a_decision_carried_on_and_forgotten_there_is_to_state_again() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        let line = |c: &mut Client, args: Value| {
+            c.call("recall_decisions", args)["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let standing = line(&mut c, json!({"artifact": at(3), "current_only": false}));
+        assert!(standing.contains("(superseded by sha256:"), "{standing}");
+        assert!(!standing.contains("forgotten"), "{standing}");
+        c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+        c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+        for n in [2usize, 3] {
+            let text = line(&mut c, json!({"artifact": at(n)}));
+            assert!(text.contains("forgotten there"), "{n}: {text}");
+            assert!(text.contains("remember_decision"), "{n}: {text}");
+        }
+    }
+}
