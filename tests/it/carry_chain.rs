@@ -1095,3 +1095,57 @@ fn recall_decisions_says_a_decision_carried_on_and_forgotten_there_is_to_state_a
         }
     }
 }
+
+/// Reported by the second end-user walk (1 -> 2 -> 3, the basis restated from a recall at 2
+/// and at 3): evidence quoted at revision 1 and restated at 2 read `at revision <1>: cert
+/// 4471`; carried to 3 and restated (or judged) there it read `at revision <2>: at revision
+/// <1>: cert 4471`, one label more for every carry, naming as where it was quoted a revision
+/// it was only carried through. It now keeps the one label that names where it was quoted.
+#[test]
+fn evidence_quoted_at_an_earlier_revision_is_labelled_once_along_the_chain() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let cert = json!({"requirement": "Material 6061-T6", "source": "supplier-cert",
+                          "evidence": "cert 4471", "state": "satisfied", "faces": []});
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [cert,
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": ["face:1"],
+                   "map": [{"from": "face:1", "to": "face:11"}]}),
+        );
+        // The assistant restates the decision at each revision with the basis as recalled.
+        let restate = |c: &mut Client, n: usize| {
+            let b = basis(c, n);
+            let copied: Vec<Value> = b
+                .iter()
+                .map(|i| {
+                    let mut o = serde_json::Map::new();
+                    for k in ["requirement", "source", "evidence", "state", "faces"] {
+                        if let Some(v) = i.get(k) {
+                            o.insert(k.into(), v.clone());
+                        }
+                    }
+                    Value::Object(o)
+                })
+                .collect();
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(n), "subject": "bore", "disposition": "accept", "basis": copied}),
+            );
+        };
+        restate(&mut c, 2);
+        let there = format!("at revision {}…: cert 4471", &rev(1)[..19]);
+        assert_eq!(basis(&mut c, 2)[0]["evidence"], json!(there));
+        c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": at(3), "changed": ["face:11"],
+                   "map": [{"from": "face:11", "to": "face:21"}]}),
+        );
+        restate(&mut c, 3);
+        assert_eq!(basis(&mut c, 3)[0]["evidence"], json!(there));
+    }
+}
