@@ -174,7 +174,7 @@ pub fn quoted_at(text: &str, from: &str) -> String {
 
 /// Whether `text` begins with the label [`quoted_at`] writes: "at revision ", a short
 /// revision (`sha256:`, 12 lowercase hex digits, `…`) and ": ".
-fn says_its_revision(text: &str) -> bool {
+pub fn says_its_revision(text: &str) -> bool {
     text.strip_prefix("at revision sha256:")
         .and_then(|rest| rest.get(..12).zip(rest.get(12..)))
         .is_some_and(|(hex, tail)| {
