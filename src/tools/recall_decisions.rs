@@ -219,7 +219,7 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         match state {
             First::Said(s) => summary.push_str(s),
             First::Superseded { id, by } if forgotten.contains(id) => summary.push_str(&format!(
-                " (carried on to {by} and forgotten there: state it again with remember_decision)"
+                " (carried on to {by} and forgotten there: state it again with remember_decision, or forget it at its own revision if no longer wanted)"
             )),
             First::Superseded { by, .. } => summary.push_str(&format!(" (superseded by {by})")),
         }
