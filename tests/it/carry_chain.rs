@@ -1149,3 +1149,39 @@ fn evidence_quoted_at_an_earlier_revision_is_labelled_once_along_the_chain() {
         assert_eq!(basis(&mut c, 3)[0]["evidence"], json!(there));
     }
 }
+
+/// Reported by the second end-user walk: the history of the decision carried to revision 3,
+/// asked by its id, was "1 recorded change of dec_…, newest first." (its carry), and its
+/// line said nothing of the decision it was carried from, whose history holds every verdict
+/// and restatement before: a model had to dig the id out of the event's changes. The line
+/// names that decision and the call, down the chain.
+#[test]
+fn a_carried_decisions_history_names_the_decision_it_was_carried_from() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        let id_at = |c: &mut Client, n: usize| {
+            let of_n = json!({"revision": rev(n), "format": "step"});
+            c.ok(
+                "recall_decisions",
+                json!({"artifact": of_n, "subject": "bore", "current_only": false}),
+            )["decisions"][0]["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let (one, two, three) = (id_at(&mut c, 1), id_at(&mut c, 2), id_at(&mut c, 3));
+        let line = |c: &mut Client, id: &str| {
+            c.call("review_history", json!({"id": id}))["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let l = line(&mut c, &three);
+        assert!(l.contains(&format!("review_history with id {two}")), "{l}");
+        let l = line(&mut c, &two);
+        assert!(l.contains(&format!("review_history with id {one}")), "{l}");
+        let l = line(&mut c, &one);
+        assert!(!l.contains("review_history with id"), "{l}");
+    }
+}
