@@ -612,6 +612,16 @@ fn row_csv_capped(number: usize, r: &Form3Row, cap: usize) -> String {
             // (or failed) that the reviewer refused.
             match &r.verdict {
                 Some(v) if v.judgement == Judgement::Rejected => "INDETERMINATE",
+                // Results quoted at an earlier revision (a carried item the engineer judged
+                // here, not measured again): nothing was analysed at this revision, as for
+                // an inherited row; its state is the earlier result's.
+                _ if r
+                    .evidence
+                    .as_deref()
+                    .is_some_and(crate::review::carry::says_its_revision) =>
+                {
+                    "NOT_ANALYZED"
+                }
                 _ => qif_status(r.state),
             },
             verdict_columns(r.verdict.as_ref()),

@@ -690,10 +690,22 @@ fn forgotten_there(stale: u64, carried_on: u64) -> String {
         ",".to_string()
     };
     format!(
-        "{which} carried on from there and forgotten at the revision {} went to: state {} again here with remember_decision or remember",
+        "{which} carried on from there and forgotten at the revision {} went to: state {} again here with remember_decision or remember, {}",
         they(n),
-        them(n)
+        them(n),
+        or_forget(n)
     )
+}
+
+/// The other way out for what was carried on and forgotten where it went: forgotten there on
+/// purpose, it is ended by forgetting it at its own revision too (else every later review
+/// lists it as stale, and "state it again" alone would restate what the engineer dropped).
+fn or_forget(n: u64) -> &'static str {
+    if n == 1 {
+        "or forget it at its own revision if no longer wanted"
+    } else {
+        "or forget them at their own revision if no longer wanted"
+    }
 }
 
 fn they(n: u64) -> &'static str {
@@ -777,11 +789,12 @@ pub fn review(
         // Each was carried on to a later revision and every copy forgotten since: a carry
         // from its revision would be refused (carried already), so none is advised.
         format!(
-            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it, carried on from there and forgotten at the revision {} went to (state {} again here with remember_decision or remember).",
+            "Review of {name}: nothing is recorded at this revision; {} of this file at other revisions {} stale against it, carried on from there and forgotten at the revision {} went to (state {} again here with remember_decision or remember, {}).",
             plural(stale_items, "item"),
             if stale_items == 1 { "is" } else { "are" },
             they(stale_items),
             them(stale_items),
+            or_forget(stale_items),
         )
     } else if stale_items > 0 {
         format!(
@@ -848,7 +861,7 @@ fn carried_on_line(view: &RevisionView, by: &str, in_part: bool) -> String {
         .iter()
         .filter(|id| view.forgotten.contains(**id))
         .count();
-    const AGAIN: &str = "at the part's current revision (remember_decision, remember)";
+    const AGAIN: &str = "at the part's current revision (remember_decision, remember), or forget here what no longer applies";
     if forgotten > 0 && forgotten == carried.len() {
         return if in_part {
             format!(

@@ -154,7 +154,14 @@ const MAX_TEXT_CHARS: usize = 65_536;
 /// evidence of a carried item the engineer's verdict makes this revision's (as they were shown
 /// it), a carried decision's summary. Cut at its end (`…`) when the label would take it past
 /// the field's limit.
+///
+/// A text that already says the revision it was quoted at (evidence stated again at `from`
+/// with its label, then carried on and judged or stated again) keeps that one label: it was
+/// quoted there, not at `from`, which it was only carried through.
 pub fn quoted_at(text: &str, from: &str) -> String {
+    if says_its_revision(text) {
+        return text.to_string();
+    }
     let label = format!("at revision {}: ", short_revision(from));
     let room = MAX_TEXT_CHARS.saturating_sub(label.chars().count() + 1);
     let kept = if text.chars().count() + label.chars().count() > MAX_TEXT_CHARS {
@@ -163,6 +170,16 @@ pub fn quoted_at(text: &str, from: &str) -> String {
         text.to_string()
     };
     label + &kept
+}
+
+/// Whether `text` begins with the label [`quoted_at`] writes: "at revision ", a short
+/// revision (`sha256:`, 12 lowercase hex digits, `…`) and ": ".
+pub fn says_its_revision(text: &str) -> bool {
+    text.strip_prefix("at revision sha256:")
+        .and_then(|rest| rest.get(..12).zip(rest.get(12..)))
+        .is_some_and(|(hex, tail)| {
+            hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) && tail.starts_with("…: ")
+        })
 }
 
 /// How an item's entity ids read to people: the ids, or "whole part" when it has none. An

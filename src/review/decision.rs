@@ -268,8 +268,10 @@ impl BasisItem {
         }
         match self.evidence.as_mut() {
             Some(e) => {
-                *e = quoted_at(e, &c.from);
-                true
+                let quoted = quoted_at(e, &c.from);
+                let relabelled = quoted != *e;
+                *e = quoted;
+                relabelled
             }
             None => false,
         }

@@ -35,6 +35,9 @@ pub struct RemovedVerdict {
 pub struct Outranked {
     pub kept: Vec<KeptVerdict>,
     pub removed: Vec<RemovedVerdict>,
+    /// The indexes (in the new basis) of kept verdicts whose item the new basis states
+    /// otherwise (another state or evidence): the engineer judged what it said before.
+    pub stated_otherwise: Vec<usize>,
 }
 
 /// Which item of `old` each item of `new` stands for: the same requirement text, in order
@@ -211,6 +214,12 @@ pub fn merge_verdicts(
         item.verdict = match (before, offered) {
             (Some(engineer), offered) if engineer.via.is_engineer() => {
                 let offered = offered.filter(|o| !o.says_the_same(engineer));
+                if matched
+                    .and_then(|j| old.get(j))
+                    .is_some_and(|o| o.state != item.state || o.evidence != item.evidence)
+                {
+                    out.stated_otherwise.push(i);
+                }
                 out.kept.push(KeptVerdict {
                     index: i,
                     offered: offered.map(assistants),

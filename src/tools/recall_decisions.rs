@@ -169,18 +169,26 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
             carried_here.push(d.clone());
         }
         if firsts.len() < 3 {
+            // A superseded decision's words wait for the page: whether its copy was
+            // forgotten where it went is read after it (`unsaid_carried_on`).
             let state = match (&d.superseded, &d.carried) {
-                (Some(s), _) => format!(" (superseded by {})", super::short_rev(&s.by)),
-                (None, Some(_)) => format!(
+                (Some(s), _) => First::Superseded {
+                    id: d.id.clone(),
+                    by: super::short_rev(&s.by),
+                },
+                (None, Some(_)) => First::Said(format!(
                     " ({} to re-verify)",
                     d.carried_count(crate::review::CarryState::Reverify)
-                ),
-                (None, None) => String::new(),
+                )),
+                (None, None) => First::Said(String::new()),
             };
-            firsts.push(format!(
-                "; {}: {}{state}",
-                quoted(&d.subject, 40),
-                disposition(d.shown_disposition(), 20)
+            firsts.push((
+                format!(
+                    "; {}: {}",
+                    quoted(&d.subject, 40),
+                    disposition(d.shown_disposition(), 20)
+                ),
+                state,
             ));
         }
         true
@@ -191,8 +199,30 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
     if !full && n > 0 {
         summary.push_str(" (summaries; detail \"full\" or a subject gives the basis)");
     }
-    for first in &firsts {
-        summary.push_str(first);
+    // A decision carried on whose every copy was forgotten since is listed because nothing
+    // else says it: "superseded by" would send the reader to a revision that no longer
+    // holds it, so its line says to state it again, as `show_review`'s does.
+    let superseded: Vec<&str> = firsts
+        .iter()
+        .filter_map(|(_, s)| match s {
+            First::Superseded { id, .. } => Some(id.as_str()),
+            First::Said(_) => None,
+        })
+        .collect();
+    let forgotten = if superseded.is_empty() {
+        Default::default()
+    } else {
+        store.unsaid_carried_on(&superseded, &[])?
+    };
+    for (head, state) in &firsts {
+        summary.push_str(head);
+        match state {
+            First::Said(s) => summary.push_str(s),
+            First::Superseded { id, by } if forgotten.contains(id) => summary.push_str(&format!(
+                " (carried on to {by} and forgotten there: state it again with remember_decision, or forget it at its own revision if no longer wanted)"
+            )),
+            First::Superseded { by, .. } => summary.push_str(&format!(" (superseded by {by})")),
+        }
     }
     if stale > 0 {
         summary.push_str(&format!("; {stale} stale (made for another revision)"));
@@ -254,4 +284,14 @@ pub fn run(store: &mut Store, args: Args) -> Result<ToolOutput, ToolError> {
         return Ok(out);
     }
     out.with_member("verdicts_after_carry", serde_json::Value::Array(after))
+}
+
+/// How the line names one of the first decisions of the page, after its subject.
+enum First {
+    Said(String),
+    /// Carried on to `by` (short): said once the page knows whether it was forgotten there.
+    Superseded {
+        id: String,
+        by: String,
+    },
 }

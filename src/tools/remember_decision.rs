@@ -184,6 +184,29 @@ fn outranked_text(o: &Outranked, channels: impl FnOnce() -> String) -> String {
             channels()
         ));
     }
+    // Kept on an item now stated otherwise: the engineer judged what it said before.
+    let otherwise: Vec<&KeptVerdict> = o
+        .kept
+        .iter()
+        .filter(|k| o.stated_otherwise.contains(&k.index))
+        .collect();
+    if !otherwise.is_empty() {
+        text.push_str(" The engineer's verdict stays on ");
+        text.push_str(&listed(otherwise.iter().map(|k| {
+            format!(
+                "basis[{}] {} ({} {})",
+                k.index,
+                quoted(&k.requirement, 60),
+                k.verdict.judgement.as_str(),
+                k.verdict.via.as_str()
+            )
+        })));
+        let items: Vec<String> = otherwise.iter().map(|k| k.index.to_string()).collect();
+        text.push_str(&format!(
+            ", given when the item's state or evidence read otherwise: they have not judged it as stated now, so ask them again (request_verdicts with \"items\": [{}], or the review card: the terminal asks only items without their verdict).",
+            items.join(", ")
+        ));
+    }
     if !o.removed.is_empty() {
         text.push_str(" Removed with their items, the engineer's verdicts on ");
         text.push_str(&listed(o.removed.iter().map(|r| {

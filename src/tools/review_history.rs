@@ -379,6 +379,16 @@ pub fn answer(
                 .map_or("none".to_string(), |a| crate::text::who(a, 200))
         ));
     }
+    // A decision carried here began as a copy of another: its changes before the carry are
+    // that one's (the oldest event, on the last page, names it).
+    if query.of.is_some()
+        && next.is_none()
+        && let Some(from) = events.last().and_then(carried_from)
+    {
+        summary.push_str(&format!(
+            "; it was carried from {from}: review_history with id {from} gives its changes before"
+        ));
+    }
     if got.earlier_unrecorded {
         summary.push_str(&format!(
             "; changes before {} were not recorded",
@@ -391,6 +401,20 @@ pub fn answer(
         "."
     });
     Ok((out, summary, got.unknown))
+}
+
+/// The decision an event says its item was carried from: a `carried` event's `decision`
+/// change with a `from` (the new item's; the old item's names where it went, `to`).
+fn carried_from(event: &Value) -> Option<String> {
+    if event["kind"] != "carried" {
+        return None;
+    }
+    event["changes"]
+        .as_array()?
+        .iter()
+        .find(|c| c["field"] == "decision")
+        .and_then(|c| c["from"].as_str())
+        .map(|id| crate::text::inline(id, 60))
 }
 
 #[cfg(test)]

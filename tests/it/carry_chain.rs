@@ -1054,3 +1054,123 @@ fn the_report_says_whole_the_revision_its_items_name_short() {
     );
     crate::support::inproc::short_forms_name_one_earlier_revision(&json!(report));
 }
+
+/// Reported by the second end-user walk: a decision carried 1 -> 2 and forgotten at 2 is
+/// listed by `recall_decisions` at 2 and 3 (nothing else says it), and its line said only
+/// `"bore": accept (superseded by sha256:…)`, naming as where it went the revision that no
+/// longer holds it; a model asked that revision and found nothing. The line now says it was
+/// forgotten there and to state it again, as `show_review`'s does; a decision whose copy
+/// stands (listed with `current_only: false`) still reads "superseded by".
+#[test]
+fn recall_decisions_says_a_decision_carried_on_and_forgotten_there_is_to_state_again() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        let line = |c: &mut Client, args: Value| {
+            c.call("recall_decisions", args)["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let standing = line(&mut c, json!({"artifact": at(3), "current_only": false}));
+        assert!(standing.contains("(superseded by sha256:"), "{standing}");
+        assert!(!standing.contains("forgotten"), "{standing}");
+        c.ok("forget", json!({"artifact": at(2), "subject": "bore"}));
+        c.ok("forget", json!({"artifact": at(3), "subject": "bore"}));
+        for n in [2usize, 3] {
+            let text = line(&mut c, json!({"artifact": at(n)}));
+            assert!(text.contains("forgotten there"), "{n}: {text}");
+            assert!(text.contains("remember_decision"), "{n}: {text}");
+        }
+    }
+}
+
+/// Reported by the second end-user walk (1 -> 2 -> 3, the basis restated from a recall at 2
+/// and at 3): evidence quoted at revision 1 and restated at 2 read `at revision <1>: cert
+/// 4471`; carried to 3 and restated (or judged) there it read `at revision <2>: at revision
+/// <1>: cert 4471`, one label more for every carry, naming as where it was quoted a revision
+/// it was only carried through. It now keeps the one label that names where it was quoted.
+#[test]
+fn evidence_quoted_at_an_earlier_revision_is_labelled_once_along_the_chain() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        let cert = json!({"requirement": "Material 6061-T6", "source": "supplier-cert",
+                          "evidence": "cert 4471", "state": "satisfied", "faces": []});
+        c.ok(
+            "remember_decision",
+            json!({"artifact": at(1), "subject": "bore", "disposition": "accept", "basis": [cert,
+                {"requirement": "Bore 12H7", "source": "drawing", "state": "satisfied", "faces": ["face:1"]}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": at(1), "to": at(2), "changed": ["face:1"],
+                   "map": [{"from": "face:1", "to": "face:11"}]}),
+        );
+        // The assistant restates the decision at each revision with the basis as recalled.
+        let restate = |c: &mut Client, n: usize| {
+            let b = basis(c, n);
+            let copied: Vec<Value> = b
+                .iter()
+                .map(|i| {
+                    let mut o = serde_json::Map::new();
+                    for k in ["requirement", "source", "evidence", "state", "faces"] {
+                        if let Some(v) = i.get(k) {
+                            o.insert(k.into(), v.clone());
+                        }
+                    }
+                    Value::Object(o)
+                })
+                .collect();
+            c.ok(
+                "remember_decision",
+                json!({"artifact": at(n), "subject": "bore", "disposition": "accept", "basis": copied}),
+            );
+        };
+        restate(&mut c, 2);
+        let there = format!("at revision {}…: cert 4471", &rev(1)[..19]);
+        assert_eq!(basis(&mut c, 2)[0]["evidence"], json!(there));
+        c.ok(
+            "carry_forward",
+            json!({"from": at(2), "to": at(3), "changed": ["face:11"],
+                   "map": [{"from": "face:11", "to": "face:21"}]}),
+        );
+        restate(&mut c, 3);
+        assert_eq!(basis(&mut c, 3)[0]["evidence"], json!(there));
+    }
+}
+
+/// Reported by the second end-user walk: the history of the decision carried to revision 3,
+/// asked by its id, was "1 recorded change of dec_…, newest first." (its carry), and its
+/// line said nothing of the decision it was carried from, whose history holds every verdict
+/// and restatement before: a model had to dig the id out of the event's changes. The line
+/// names that decision and the call, down the chain.
+#[test]
+fn a_carried_decisions_history_names_the_decision_it_was_carried_from() {
+    for era in ERAS {
+        let mut c = Client::memory(era);
+        chain_to_three(&mut c);
+        let id_at = |c: &mut Client, n: usize| {
+            let of_n = json!({"revision": rev(n), "format": "step"});
+            c.ok(
+                "recall_decisions",
+                json!({"artifact": of_n, "subject": "bore", "current_only": false}),
+            )["decisions"][0]["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let (one, two, three) = (id_at(&mut c, 1), id_at(&mut c, 2), id_at(&mut c, 3));
+        let line = |c: &mut Client, id: &str| {
+            c.call("review_history", json!({"id": id}))["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let l = line(&mut c, &three);
+        assert!(l.contains(&format!("review_history with id {two}")), "{l}");
+        let l = line(&mut c, &two);
+        assert!(l.contains(&format!("review_history with id {one}")), "{l}");
+        let l = line(&mut c, &one);
+        assert!(!l.contains("review_history with id"), "{l}");
+    }
+}

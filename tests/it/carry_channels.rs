@@ -388,3 +388,42 @@ fn the_forms_message_says_how_many_carried_items_are_to_re_verify() {
         "{message}"
     );
 }
+
+/// Reported by the second end-user walk: the hole 1 clearance was `violated` at revision 1
+/// (x = -20 mm), the hole moved at revision 2, and the engineer accepted the carried item
+/// there in the form ("24 mm now: ok") before anyone measured it again. The Form 3 row of
+/// revision 2 gave its Results as revision 1's ("at revision sha256:…: …") but its QIF status
+/// as FAIL: a failed characteristic at revision 2, accepted, where nothing was analysed at
+/// revision 2. A row whose Results are an earlier revision's is NOT_ANALYZED, as an
+/// inherited row is; a rejected one stays INDETERMINATE.
+#[test]
+fn a_judged_carried_items_form3_status_is_not_an_earlier_revisions_result() {
+    for (key, qif) in [("a", "NOT_ANALYZED"), ("r", "INDETERMINATE")] {
+        let dir = TempDir::new("carry-verdict-qif").unwrap();
+        let db = dir.join("r.db");
+        let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+        c.ok(
+            "remember_decision",
+            json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+                   "basis": [{"requirement": "Hole 1 centre at least 24 mm from centre", "source": "shop-spec",
+                              "evidence": "build123d: face:6 axis at x=-20.0", "state": "violated",
+                              "faces": ["face:6"]}]}),
+        );
+        c.ok(
+            "carry_forward",
+            json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+                   "map": [{"from": "face:6", "to": "face:6"}], "changed": ["face:6"]}),
+        );
+        let mut store = Store::open(&db).unwrap();
+        let answers = format!("{key}\n\n\n");
+        let mut input = answers.as_bytes();
+        review_mcp::terminal::review(&mut store, &rev(2), &mut input, &mut Vec::new()).unwrap();
+        let csv = c.read_text(&format!("review://revisions/{}/form3.csv", rev(2)));
+        let row = csv
+            .lines()
+            .find(|l| l.starts_with("1,"))
+            .unwrap_or_else(|| panic!("{csv}"));
+        assert!(row.contains(",at revision sha256:"), "{row}");
+        assert!(row.contains(&format!(",violated,{qif},")), "{key}: {row}");
+    }
+}

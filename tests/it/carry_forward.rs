@@ -1156,7 +1156,7 @@ fn show_review_says_to_state_again_what_was_carried_here_and_forgotten() {
     );
     let l = line(&mut c);
     assert!(
-        l.contains("(0 open questions; 1 item stale against it, carried on from there and forgotten at the revision it went to: state it again here with remember_decision or remember)."),
+        l.contains("(0 open questions; 1 item stale against it, carried on from there and forgotten at the revision it went to: state it again here with remember_decision or remember, or forget it at its own revision if no longer wanted)."),
         "{l}"
     );
     // A late item at revision 1, never carried, is stale for another reason.
@@ -1166,7 +1166,7 @@ fn show_review_says_to_state_again_what_was_carried_here_and_forgotten() {
     );
     let l = line(&mut c);
     assert!(
-        l.contains("2 items stale against it, 1 of them carried on from there and forgotten at the revision it went to: state it again here with remember_decision or remember)."),
+        l.contains("2 items stale against it, 1 of them carried on from there and forgotten at the revision it went to: state it again here with remember_decision or remember, or forget it at its own revision if no longer wanted)."),
         "{l}"
     );
 }
@@ -1665,4 +1665,43 @@ fn show_review_lists_stale_records_past_the_copies_a_carry_made() {
             .all(|r| r["artifact"]["revision"] == json!(r2())),
         "{sc}"
     );
+}
+
+/// Reported by the second end-user walk: the engineer forgot "paint spec" at revision 2 on
+/// purpose (the change made it moot), and from then on every review of revision 2 and later,
+/// `recall_decisions` and revision 1's own line said only to state it again: the one way out
+/// offered would restate what the engineer dropped. Forgetting it at its own revision ends
+/// it; the lines now say that too.
+#[test]
+fn a_decision_forgotten_where_it_was_carried_names_forgetting_it_at_its_revision_too() {
+    let mut c = Client::new(Store::open_in_memory().unwrap(), ERAS[0]);
+    review_at_r1(&mut c);
+    c.ok("carry_forward", carry_args());
+    c.ok(
+        "forget",
+        json!({"artifact": art_uri(&r2(), FILE), "subject": "bore"}),
+    );
+    let line = |c: &mut Client, tool: &str, rev: String| {
+        let r = c.call(tool, json!({"artifact": art_uri(&rev, FILE)}));
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    for tool in ["show_review", "recall_decisions"] {
+        let l = line(&mut c, tool, r2());
+        assert!(
+            l.contains("or forget it at its own revision"),
+            "{tool}: {l}"
+        );
+    }
+    let l = line(&mut c, "show_review", r1());
+    assert!(l.contains("or forget here what no longer applies"), "{l}");
+    // Following it ends the nag.
+    c.ok(
+        "forget",
+        json!({"artifact": art_uri(&r1(), FILE), "subject": "bore"}),
+    );
+    let l = line(&mut c, "show_review", r2());
+    assert!(!l.contains("forgotten"), "{l}");
 }

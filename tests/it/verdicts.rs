@@ -809,3 +809,43 @@ fn an_answer_that_wrote_nothing_does_not_resend_the_decision() {
         "what to do next: {summary}"
     );
 }
+
+/// Reported by the second end-user walk: the engineer accepted "Hole 1 clears the rail bolt"
+/// while it read `violated` (x = -20 mm); the assistant then measured again and restated the
+/// decision with the item `satisfied` (x = -24 mm). The engineer's verdict was kept, as the
+/// outranking rule says, but the answer's text said nothing (an uncontested kept verdict was
+/// in the structured content only), so the record now shows the engineer accepting evidence
+/// they never saw and nobody is told to ask them. The text names such an item and says to
+/// ask the engineer again; a restatement that leaves the item as judged says nothing.
+#[test]
+fn a_kept_engineer_verdict_on_an_item_stated_otherwise_says_to_ask_them_again() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    c.ask_and_answer(
+        json!({"artifact": artifact(), "subject": "bore", "items": [1]}),
+        json!({"action": "accept", "content": {"judgement_1": "accepted"}}),
+    );
+    let d = c.decision();
+    let restate = |c: &mut Modern, basis: Value| {
+        let r = c.call(
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "bore", "disposition": "hold", "basis": basis}),
+            json!({}),
+        );
+        assert_ne!(r["result"]["isError"], json!(true), "{r}");
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let same = restate(&mut c, d["basis"].clone());
+    assert!(!same.contains("ask them again"), "{same}");
+    let mut measured = d["basis"].clone();
+    measured[1]["evidence"] = json!("measure: 1.7 mm");
+    measured[1]["state"] = json!("violated");
+    let text = restate(&mut c, measured);
+    assert!(text.contains("basis[1]"), "{text}");
+    assert!(text.contains("ask them again"), "{text}");
+    assert!(text.contains("\"items\": [1]"), "{text}");
+    assert_eq!(c.decision()["basis"][1]["verdict"]["via"], "elicitation");
+}
