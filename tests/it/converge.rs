@@ -3246,13 +3246,15 @@ fn a_note_carried_on_then_forgotten_at_its_old_revision() -> anyhow::Result<()> 
 /// revision 0 (moving it back: clone 2 had seen no carry) and carries revision 0 to 1; clone 0,
 /// which never synced, imports clone 2's export (the feature at revision 1, carried from 0)
 /// and carries revision 1 on to 2 (its carried mark still names revision 0: carried on
-/// unchanged). After the final syncs one clone holds the feature at revision 2 (clone 0's
-/// carry, the later version) and another at revision 1 (clone 2's carry): each keeps its own
-/// through every sync, and the clones never converge (seen: clone 0 at 2 and clone 2 at 1 in
-/// this list; clone 0 at 1 and clone 1 at 2 in the full seed). Found with the old operations
-/// alone, so not a matter of starting over or restoring; left for a fix of the carry rules.
+/// unchanged). At the final syncs clone 2 met the feature changed on both sides, its own at 1
+/// against clone 0's at 2, the base's revision, and took 2 for a revision its own carry had
+/// moved the feature on from: it kept 1 and set clone 0's carry aside as "what revision 2
+/// says" (a copy at 2 superseded by 1), while the others, knowing the carry from 1 (its copy
+/// at 1, its `carried` event), kept 2; each kept its own through every sync (seen: clone 0 at
+/// 2 and clone 2 at 1). Now the copy at 1 says 1 was carried past, which the base alone does
+/// not say of 2: the later carry stands in every clone
+/// (`sync_folder::sync_takes_a_later_carry_through_this_database_s_revision_over_its_own_carry`).
 #[test]
-#[ignore = "known defect: a feature stated again at an earlier revision, carried twice on two clones (the second through an import), ends at two revisions in two clones"]
 fn a_feature_moved_back_then_carried_twice_through_an_import_converges() -> anyhow::Result<()> {
     let ops = vec![
         Op::Rename {

@@ -1409,3 +1409,70 @@ fn sync_resolving_both_changed_over_a_carry_leaves_one_history() -> anyhow::Resu
     }
     Ok(())
 }
+
+/// Regression (converge::a_feature_moved_back_then_carried_twice_through_an_import_converges,
+/// seed 17 x 120): database two states "mating" at C and syncs, states it again at A (moving
+/// it back: it had seen no carry) and carries A on to B; one imports two's export (the feature
+/// at B, carried from A) and carries B on to C, its carry mark still naming A (carried on
+/// unchanged), and syncs first. Two's sync met the feature changed on both sides: its own at
+/// B, carried, against the folder's at C, the base's revision. It took the base's revision
+/// for one its carry had moved the feature on from, kept B and set one's carry to C aside as
+/// "what C says" (a copy at C superseded by B); one's next sync, knowing its carry from B (the
+/// copy at B and the `carried` event), kept C: the two clones held the feature at two
+/// revisions through every sync. The folder's copy at B says B was carried past, which the
+/// base alone does not say of C: the later carry stands, and every clone ends with the feature
+/// at C. Seen failing before the fix (two kept the feature at B).
+#[test]
+fn sync_takes_a_later_carry_through_this_database_s_revision_over_its_own_carry()
+-> anyhow::Result<()> {
+    use crate::support::artifact;
+    use serde_json::json;
+    let dir = TempDir::new("sync-later-carry")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&two, "C", "at C")?.close()?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    pause();
+    let mut s = mating_at(&two, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    exported_into(&dir, &two, &one)?;
+    pause();
+    let mut s = crate::support::client::Server::start(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    let out = ok(review_mcp(&two, &["sync", &folder])?)?;
+    let live = |db: &Path| -> anyhow::Result<Vec<serde_json::Value>> {
+        Ok(records_of(db)?
+            .into_iter()
+            .filter(|r| r.get("superseded").is_none())
+            .map(|r| r["artifact"]["revision"].clone())
+            .collect())
+    };
+    ensure!(
+        live(&two)? == vec![at("C")["revision"].clone()],
+        "two takes one's later carry to C: {:?}\n{out}",
+        records_of(&two)?
+    );
+    for db in [&one, &two, &one, &two] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    ensure!(
+        live(&one)? == vec![at("C")["revision"].clone()],
+        "one keeps it at C: {:?}",
+        records_of(&one)?
+    );
+    clones_end_as_one(&dir, &[&one, &two])
+}
