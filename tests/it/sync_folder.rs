@@ -1476,3 +1476,62 @@ fn sync_takes_a_later_carry_through_this_database_s_revision_over_its_own_carry(
     );
     clones_end_as_one(&dir, &[&one, &two])
 }
+
+/// The import mirror of
+/// `sync_takes_a_later_carry_through_this_database_s_revision_over_its_own_carry`: one
+/// carries "mating" from A to B, two imports it, one carries B on to C (its mark still naming
+/// A: carried on unchanged), then two, which has not seen that carry, states the feature again
+/// at B. Two's import of one's export met the line at C, earlier than its own statement at B,
+/// which no mark said was carried past (the mark names A), and kept its statement by time:
+/// the feature stayed at B, beside the copy at B that says C superseded it, and the carry to
+/// C was lost there. The `carried` event of the feature from B (imported before the items)
+/// now says B was carried past: the carry stands, the statement is what B says of it, as sync
+/// keeps it. Seen failing before the fix (two held the feature live at B).
+#[test]
+fn import_takes_a_carry_on_past_a_later_statement_its_mark_does_not_name() -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use serde_json::json;
+    let dir = TempDir::new("import-carried-on-past")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let mut s = mating_at(&one, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    exported_into(&dir, &one, &two)?;
+    pause();
+    let mut s = crate::support::client::Server::start(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    pause();
+    mating_at(&two, "B", "restated at B")?.close()?;
+    let out = exported_into(&dir, &one, &two)?;
+    let records = records_of(&two)?;
+    let rev = |r: &serde_json::Value| r["artifact"]["revision"].clone();
+    let (copies, live): (Vec<_>, Vec<_>) =
+        records.iter().partition(|r| r.get("superseded").is_some());
+    ensure!(
+        live.len() == 1 && rev(live[0]) == at("C")["revision"],
+        "the carry to C stands: {records:?}\n{out}"
+    );
+    ensure!(
+        copies
+            .iter()
+            .any(|c| rev(c) == at("B")["revision"] && c["note"] == "restated at B"),
+        "the statement is what B says of it: {records:?}"
+    );
+    for db in [&one, &two, &one, &two] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    clones_end_as_one(&dir, &[&one, &two])
+}
