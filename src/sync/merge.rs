@@ -378,12 +378,24 @@ fn carried_past(
     let past = |onward: &Record, stayed: &Record| {
         onward.carried_past(stayed, base) || (elsewhere(onward, stayed) && copied(stayed))
     };
-    let (onward, stayed, kept, other) = if past(o, t) {
+    // Both may claim the other's revision carried past: one side moved the feature back from
+    // the base's revision and carried it on, while the other carried that very carry on
+    // further, to the base's revision, its mark still naming the first carry's revision
+    // (carried on unchanged). The base alone says nothing of a carry; a superseded copy (or a
+    // `carried` event) of the feature known at one side's revision says that revision was
+    // carried past: the later carry is kept, and every clone ends where it put the feature.
+    let known_past = |onward: &Record, stayed: &Record| elsewhere(onward, stayed) && copied(stayed);
+    let ours_onward = match (past(o, t), past(t, o)) {
+        // Ours gives way only when theirs' claim alone is backed by a copy.
+        (true, true) => known_past(o, t) || !known_past(t, o),
+        (true, false) => true,
+        (false, true) => false,
+        (false, false) => return None,
+    };
+    let (onward, stayed, kept, other) = if ours_onward {
         (o, t, ours, theirs)
-    } else if past(t, o) {
-        (t, o, theirs, ours)
     } else {
-        return None;
+        (t, o, theirs, ours)
     };
     let report = format!(
         "record {} changed on both sides: the {} version carried it to revision {}, the {} \

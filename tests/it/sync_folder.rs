@@ -1409,3 +1409,129 @@ fn sync_resolving_both_changed_over_a_carry_leaves_one_history() -> anyhow::Resu
     }
     Ok(())
 }
+
+/// Regression (converge::a_feature_moved_back_then_carried_twice_through_an_import_converges,
+/// seed 17 x 120): database two states "mating" at C and syncs, states it again at A (moving
+/// it back: it had seen no carry) and carries A on to B; one imports two's export (the feature
+/// at B, carried from A) and carries B on to C, its carry mark still naming A (carried on
+/// unchanged), and syncs first. Two's sync met the feature changed on both sides: its own at
+/// B, carried, against the folder's at C, the base's revision. It took the base's revision
+/// for one its carry had moved the feature on from, kept B and set one's carry to C aside as
+/// "what C says" (a copy at C superseded by B); one's next sync, knowing its carry from B (the
+/// copy at B and the `carried` event), kept C: the two clones held the feature at two
+/// revisions through every sync. The folder's copy at B says B was carried past, which the
+/// base alone does not say of C: the later carry stands, and every clone ends with the feature
+/// at C. Seen failing before the fix (two kept the feature at B).
+#[test]
+fn sync_takes_a_later_carry_through_this_database_s_revision_over_its_own_carry()
+-> anyhow::Result<()> {
+    use crate::support::artifact;
+    use serde_json::json;
+    let dir = TempDir::new("sync-later-carry")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&two, "C", "at C")?.close()?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    pause();
+    let mut s = mating_at(&two, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    exported_into(&dir, &two, &one)?;
+    pause();
+    let mut s = crate::support::client::Server::start(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    let out = ok(review_mcp(&two, &["sync", &folder])?)?;
+    let live = |db: &Path| -> anyhow::Result<Vec<serde_json::Value>> {
+        Ok(records_of(db)?
+            .into_iter()
+            .filter(|r| r.get("superseded").is_none())
+            .map(|r| r["artifact"]["revision"].clone())
+            .collect())
+    };
+    ensure!(
+        live(&two)? == vec![at("C")["revision"].clone()],
+        "two takes one's later carry to C: {:?}\n{out}",
+        records_of(&two)?
+    );
+    for db in [&one, &two, &one, &two] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    ensure!(
+        live(&one)? == vec![at("C")["revision"].clone()],
+        "one keeps it at C: {:?}",
+        records_of(&one)?
+    );
+    clones_end_as_one(&dir, &[&one, &two])
+}
+
+/// The import mirror of
+/// `sync_takes_a_later_carry_through_this_database_s_revision_over_its_own_carry`: one
+/// carries "mating" from A to B, two imports it, one carries B on to C (its mark still naming
+/// A: carried on unchanged), then two, which has not seen that carry, states the feature again
+/// at B. Two's import of one's export met the line at C, earlier than its own statement at B,
+/// which no mark said was carried past (the mark names A), and kept its statement by time:
+/// the feature stayed at B, beside the copy at B that says C superseded it, and the carry to
+/// C was lost there. The `carried` event of the feature from B (imported before the items)
+/// now says B was carried past: the carry stands, the statement is what B says of it, as sync
+/// keeps it. Seen failing before the fix (two held the feature live at B).
+#[test]
+fn import_takes_a_carry_on_past_a_later_statement_its_mark_does_not_name() -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use serde_json::json;
+    let dir = TempDir::new("import-carried-on-past")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let mut s = mating_at(&one, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    exported_into(&dir, &one, &two)?;
+    pause();
+    let mut s = crate::support::client::Server::start(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    pause();
+    mating_at(&two, "B", "restated at B")?.close()?;
+    let out = exported_into(&dir, &one, &two)?;
+    let records = records_of(&two)?;
+    let rev = |r: &serde_json::Value| r["artifact"]["revision"].clone();
+    let (copies, live): (Vec<_>, Vec<_>) =
+        records.iter().partition(|r| r.get("superseded").is_some());
+    ensure!(
+        live.len() == 1 && rev(live[0]) == at("C")["revision"],
+        "the carry to C stands: {records:?}\n{out}"
+    );
+    ensure!(
+        copies
+            .iter()
+            .any(|c| rev(c) == at("B")["revision"] && c["note"] == "restated at B"),
+        "the statement is what B says of it: {records:?}"
+    );
+    for db in [&one, &two, &one, &two] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    clones_end_as_one(&dir, &[&one, &two])
+}
