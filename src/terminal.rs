@@ -431,7 +431,7 @@ pub fn review(
     let inherited = match unjudged - open_total {
         0 => String::new(),
         n => format!(
-            "{n} item{} inherited by carry_forward with your verdict at an earlier revision {} not asked again (request_verdicts naming {} in `items` asks about {}).",
+            "{n} item{} inherited by carry_forward with your verdict at an earlier revision {} not asked again (to judge {} at this revision, answer {} in the review card, or have the assistant ask you in the host's form).",
             if n == 1 { "" } else { "s" },
             if n == 1 { "is" } else { "are" },
             if n == 1 { "it" } else { "them" },
@@ -501,11 +501,13 @@ pub fn review(
                 continue 'decisions;
             }
             // The subject quoted with its quotes escaped, and a disposition that could end early
-            // quoted too: neither can name another part.
+            // quoted too: neither can name another part. Up to 100 characters: a carried
+            // decision's ("carried from revision sha256:…: 1 of 3 basis items to re-verify")
+            // whole.
             let disposition = if needs_quotes(&d.disposition) {
-                quoted(&d.disposition, 60)
+                quoted(&d.disposition, 100)
             } else {
-                shown(&d.disposition, 60)
+                shown(&d.disposition, 100)
             };
             writeln!(
                 out,

@@ -526,3 +526,46 @@ fn a_short_form_names_the_revision_it_stands_for() -> Result<()> {
     );
     Ok(())
 }
+
+/// Regression (the end-user walk): an item a carry inherited with the engineer's verdict is not
+/// asked again, and the line saying so told the engineer, at their own terminal, to call a
+/// tool ("request_verdicts naming it in `items` asks about it"): a hint for the assistant. It
+/// now names what the engineer can do: the review card, or the assistant asking in the form.
+#[test]
+fn an_inherited_judged_item_is_left_aside_saying_what_the_engineer_can_do() -> Result<()> {
+    let dir = TempDir::new("channel-terminal-inherited")?;
+    let db = dir.join("review.db");
+    let mut server = Server::start(&db)?;
+    remember(&mut server)?;
+    // The engineer accepts item 1 at the first revision, then quits.
+    let (shown, ok) = in_terminal(
+        &db,
+        Some("Ada"),
+        &revision(SEED),
+        &["a", "", "", "q"],
+        "pty",
+    )?;
+    ensure!(ok, "{shown}");
+    server
+        .call(
+            "carry_forward",
+            json!({"from": artifact(SEED, URI), "to": artifact("channel-terminal-2", URI), "map": []}),
+        )?
+        .ok()?;
+    server.close()?;
+    let (shown, _) = in_terminal(
+        &db,
+        Some("Ada"),
+        &revision("channel-terminal-2"),
+        &["q"],
+        "pty",
+    )?;
+    ensure!(
+        shown.contains("1 item inherited by carry_forward with your verdict at an earlier revision is not asked again (to judge it at this revision, answer it in the review card, or have the assistant ask you in the host's form)."),
+        "{shown}"
+    );
+    ensure!(!shown.contains("`items`"), "{shown}");
+    // The carried decision's disposition is shown whole, not cut in "basis items".
+    ensure!(shown.contains("0 of 3 basis items to re-verify"), "{shown}");
+    Ok(())
+}
