@@ -213,12 +213,16 @@ fn import_record(
         } else if held.carried_past(r, None) || carried_past_here(tx, held, r)? {
             stayed.push((r.clone(), held.clone()));
             return Ok(Outcome::Stayed);
-        } else if outcome == Outcome::Unchanged && carried_past_here(tx, r, held)? {
+        } else if (outcome == Outcome::Unchanged || held.carried.is_none())
+            && carried_past_here(tx, r, held)?
+        {
             // The mirror: the line carried the feature on past the held version's revision,
             // its mark naming an earlier one (carried on unchanged), and a carry of the
             // feature from the held revision (its `carried` event, imported above, or its
             // copy) says so. The held version, later by its time, is a statement made where
-            // that carry was not seen: kept as what its revision says, as sync keeps it.
+            // that carry was not seen: kept as what its revision says, as sync keeps it. So
+            // is one stated there (no carry mark) before the carry, whatever the times: the
+            // line's mark says the carry was made from the feature as carried there, unchanged.
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
         }

@@ -386,8 +386,17 @@ fn carried_past(
     // carried past: the later carry is kept, and every clone ends where it put the feature.
     let known_past = |onward: &Record, stayed: &Record| elsewhere(onward, stayed) && copied(stayed);
     let ours_onward = match (past(o, t), past(t, o)) {
-        // Ours gives way only when theirs' claim alone is backed by a copy.
-        (true, true) => known_past(o, t) || !known_past(t, o),
+        // The claim a copy alone backs wins. When both are backed (or neither), nothing tells
+        // the carries apart: the later stands, the revision settling equal times, so every
+        // clone picks the same side (ours first, each clone would keep its own for good).
+        (true, true) => match (known_past(o, t), known_past(t, o)) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => {
+                (o.updated_at.as_str(), o.artifact.revision.as_str())
+                    > (t.updated_at.as_str(), t.artifact.revision.as_str())
+            }
+        },
         (true, false) => true,
         (false, true) => false,
         (false, false) => return None,

@@ -1535,3 +1535,313 @@ fn import_takes_a_carry_on_past_a_later_statement_its_mark_does_not_name() -> an
     }
     clones_end_as_one(&dir, &[&one, &two])
 }
+
+/// One carries "mating" A to B, two takes it (by import, or by sync when `synced`), two
+/// states it again at B ("restated at B"), and only then one, which has not seen that
+/// statement, carries B on to C (its mark naming A: carried on unchanged). Two then takes
+/// one's version (import of one's export, or sync). Returns two's records.
+fn restated_before_the_carry_on(synced: bool) -> anyhow::Result<Vec<serde_json::Value>> {
+    use crate::support::artifact;
+    use serde_json::json;
+    let dir = TempDir::new("restated-before-carry-on")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let mut s = mating_at(&one, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    if synced {
+        ok(review_mcp(&one, &["sync", &folder])?)?;
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+    } else {
+        exported_into(&dir, &one, &two)?;
+    }
+    pause();
+    mating_at(&two, "B", "restated at B")?.close()?;
+    pause();
+    let mut s = crate::support::client::Server::start(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    if synced {
+        ok(review_mcp(&one, &["sync", &folder])?)?;
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+    } else {
+        exported_into(&dir, &one, &two)?;
+    }
+    let records = records_of(&two)?;
+    let rev = |r: &serde_json::Value| r["artifact"]["revision"].clone();
+    let (copies, live): (Vec<_>, Vec<_>) =
+        records.iter().partition(|r| r.get("superseded").is_some());
+    ensure!(
+        live.len() == 1 && rev(live[0]) == at("C")["revision"],
+        "the carry to C stands: {records:?}"
+    );
+    ensure!(
+        copies
+            .iter()
+            .any(|c| rev(c) == at("B")["revision"] && c["note"] == "restated at B"),
+        "the statement, made before the carry and not seen by it, is what B says of it: \
+         {records:?}\nin the history: {:?}",
+        export(&two)?
+            .lines()
+            .filter(|l| l.contains("restated at B"))
+            .collect::<Vec<_>>()
+    );
+    for db in [&one, &two, &one, &two] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    clones_end_as_one(&dir, &[&one, &two])?;
+    Ok(records)
+}
+
+/// Sync keeps two's statement at B (made before one's carry B -> C, not seen by it) as what B
+/// says of the feature, whatever the times; import must do the same (sync and import agree).
+#[test]
+fn sync_keeps_a_statement_made_before_a_carry_on_it_did_not_see() -> anyhow::Result<()> {
+    restated_before_the_carry_on(true).map(|_| ())
+}
+
+/// Regression (adv17): import took one's carry to C, later than two's statement at B, by
+/// time alone (the mirror rule of 1efbc4d applied only where time kept the held version),
+/// so two's statement was left to the history and B's copy said "at A", where sync keeps
+/// the statement as what B says: the clones' items depended on how the carry arrived. Seen
+/// failing before the fix.
+#[test]
+fn import_keeps_a_statement_made_before_a_carry_on_it_did_not_see() -> anyhow::Result<()> {
+    restated_before_the_carry_on(false).map(|_| ())
+}
+
+/// The seed-17 sequence of
+/// `sync_takes_a_later_carry_through_this_database_s_revision_over_its_own_carry`, with a
+/// superseded copy of the feature at C planted in the folder (a pulled commit) before two's
+/// sync, so that both sides' claims are backed by a copy. Regression (adv17): when both were
+/// backed, merge::carried_past kept the database's side in every clone: two kept its carry
+/// to B and set one's carry aside as what C says, one kept C, and after six more syncs the
+/// clones still held the feature at two revisions. A tie is now settled by time (the later
+/// carry, one's to C), the same in every clone. Seen failing before the fix.
+fn seed_17_with_a_copy_at_c_planted() -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use review_mcp::review::record::Record;
+    use serde_json::json;
+    let dir = TempDir::new("sync-later-carry-planted")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&two, "C", "at C")?.close()?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    pause();
+    let mut s = mating_at(&two, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    exported_into(&dir, &two, &one)?;
+    pause();
+    let mut s = crate::support::client::Server::start(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    let id = records_of(&one)?
+        .into_iter()
+        .find(|r| r.get("superseded").is_none())
+        .and_then(|r| r["id"].as_str().map(str::to_string))
+        .ok_or_else(|| anyhow::anyhow!("no live feature"))?;
+    let rev = |r: &str| at(r)["revision"].as_str().unwrap_or_default().to_string();
+    let copy_b = folder_path.join(format!(
+        "records/{}.json",
+        Record::snapshot_id(&id, &rev("B"))
+    ));
+    let copy_c = Record::snapshot_id(&id, &rev("C"));
+    let text = std::fs::read_to_string(&copy_b)?;
+    let copy_id_b = Record::snapshot_id(&id, &rev("B"));
+    // The copy at B, moved to C: its id, revision and mark (superseded by A, where two
+    // moved the feature back to from C) and its note.
+    let planted = text
+        .replace(&copy_id_b, &copy_c)
+        .replace(&rev("B"), "REV_B")
+        .replace(&rev("C"), &rev("A"))
+        .replace("REV_B", &rev("C"))
+        .replace("\"at A\"", "\"planted at C\"");
+    std::fs::write(folder_path.join(format!("records/{copy_c}.json")), planted)?;
+    let out = ok(review_mcp(&two, &["sync", &folder])?)?;
+    for db in [&one, &two, &one, &two, &one, &two] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    let live = |db: &Path| -> anyhow::Result<Vec<serde_json::Value>> {
+        Ok(records_of(db)?
+            .into_iter()
+            .filter(|r| r.get("superseded").is_none())
+            .map(|r| r["artifact"]["revision"].clone())
+            .collect())
+    };
+    ensure!(
+        live(&one)? == live(&two)?,
+        "one holds {:?}, two {:?}\n{out}",
+        live(&one)?,
+        live(&two)?
+    );
+    ensure!(
+        live(&two)? == vec![json!(rev("C"))],
+        "the later carry to C stands: {:?}\n{out}",
+        records_of(&two)?
+    );
+    clones_end_as_one(&dir, &[&one, &two])
+}
+
+#[test]
+fn sync_with_both_claims_backed_by_a_copy_converges() -> anyhow::Result<()> {
+    seed_17_with_a_copy_at_c_planted()
+}
+
+/// The seed-17 sequence with a third clone, three, which synced the feature at C with two
+/// at the start and, seeing no carry, states it at `rev` ("three at <rev>") after all the
+/// carries, then syncs after one and two. The feature ends at C in every clone, three's
+/// statement live there (at C) or kept as what its revision says (A and B, carried past),
+/// and the clones end as one.
+fn seed_17_with_a_third_clone_stating_at(rev_three: &str) -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use serde_json::json;
+    let dir = TempDir::new("sync-later-carry-three")?;
+    let (one, two, three) = (dir.join("one.db"), dir.join("two.db"), dir.join("three.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&two, "C", "at C")?.close()?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    ok(review_mcp(&three, &["sync", &folder])?)?;
+    pause();
+    let mut s = mating_at(&two, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    exported_into(&dir, &two, &one)?;
+    pause();
+    let mut s = crate::support::client::Server::start(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    pause();
+    let note = format!("three at {rev_three}");
+    mating_at(&three, rev_three, &note)?.close()?;
+    for db in [&one, &two, &three, &one, &two, &three, &one, &two, &three] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    let records = records_of(&three)?;
+    let rev = |r: &serde_json::Value| r["artifact"]["revision"].clone();
+    let (copies, live): (Vec<_>, Vec<_>) =
+        records.iter().partition(|r| r.get("superseded").is_some());
+    ensure!(
+        live.len() == 1 && rev(live[0]) == at("C")["revision"],
+        "the carry to C stands: {records:?}"
+    );
+    let kept = match rev_three {
+        "C" => live[0]["note"] == note.as_str(),
+        r => copies
+            .iter()
+            .any(|c| rev(c) == at(r)["revision"] && c["note"] == note.as_str()),
+    };
+    ensure!(kept, "three's statement is kept: {records:?}");
+    clones_end_as_one(&dir, &[&one, &two, &three])
+}
+
+#[test]
+fn sync_a_third_clone_s_statement_after_the_seed_17_carries_is_kept() -> anyhow::Result<()> {
+    for r in ["C", "B", "A"] {
+        seed_17_with_a_third_clone_stating_at(r)
+            .map_err(|e| anyhow::anyhow!("three states at {r}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The seed-17 sequence, but two, after moving the feature back to A and carrying it to B,
+/// states it again at B ("restated at B", after one's carry to C, which it has not seen),
+/// then takes one's version by sync (`synced`) or by import. Either way the carry to C
+/// stands, two's statement is what B says of it, and the clones end as one.
+fn seed_17_restated_at_b(synced: bool) -> anyhow::Result<()> {
+    use crate::support::artifact;
+    use serde_json::json;
+    let dir = TempDir::new("sync-later-carry-restated")?;
+    let (one, two) = (dir.join("one.db"), dir.join("two.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(&two, "C", "at C")?.close()?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    pause();
+    let mut s = mating_at(&two, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    exported_into(&dir, &two, &one)?;
+    pause();
+    let mut s = crate::support::client::Server::start(&one)?;
+    s.call(
+        "carry_forward",
+        json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    pause();
+    mating_at(&two, "B", "restated at B")?.close()?;
+    if synced {
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+    } else {
+        exported_into(&dir, &one, &two)?;
+    }
+    let records = records_of(&two)?;
+    let rev = |r: &serde_json::Value| r["artifact"]["revision"].clone();
+    let (copies, live): (Vec<_>, Vec<_>) =
+        records.iter().partition(|r| r.get("superseded").is_some());
+    ensure!(
+        live.len() == 1 && rev(live[0]) == at("C")["revision"],
+        "the carry to C stands: {records:?}"
+    );
+    ensure!(
+        copies
+            .iter()
+            .any(|c| rev(c) == at("B")["revision"] && c["note"] == "restated at B"),
+        "the statement is what B says of it: {records:?}"
+    );
+    for db in [&one, &two, &one, &two] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    clones_end_as_one(&dir, &[&one, &two])
+}
+
+#[test]
+fn sync_and_import_agree_on_a_statement_after_the_seed_17_carries() -> anyhow::Result<()> {
+    for synced in [true, false] {
+        seed_17_restated_at_b(synced).map_err(|e| anyhow::anyhow!("synced: {synced}: {e}"))?;
+    }
+    Ok(())
+}
