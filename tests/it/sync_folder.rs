@@ -1410,6 +1410,44 @@ fn sync_resolving_both_changed_over_a_carry_leaves_one_history() -> anyhow::Resu
     Ok(())
 }
 
+/// The carries of seed 17 (`converge::a_feature_moved_back_then_carried_twice_through_an_import_converges`),
+/// nothing synced after them: two states "mating" at C and syncs (then each of `joined`
+/// syncs), states it again at A (moving it back: it has seen no carry) and carries A on to
+/// B; one imports two's export and carries B on to C, its carry mark still naming A.
+fn seed_17_carries(
+    dir: &TempDir,
+    one: &Path,
+    two: &Path,
+    folder: &str,
+    joined: &[&Path],
+) -> anyhow::Result<()> {
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    mating_at(two, "C", "at C")?.close()?;
+    ok(review_mcp(two, &["sync", folder])?)?;
+    for db in joined {
+        ok(review_mcp(db, &["sync", folder])?)?;
+    }
+    pause();
+    let mut s = mating_at(two, "A", "at A")?;
+    s.call(
+        "carry_forward",
+        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    exported_into(dir, two, one)?;
+    pause();
+    let mut s = crate::support::client::Server::start(one)?;
+    s.call(
+        "carry_forward",
+        serde_json::json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    Ok(())
+}
+
 /// Regression (converge::a_feature_moved_back_then_carried_twice_through_an_import_converges,
 /// seed 17 x 120): database two states "mating" at C and syncs, states it again at A (moving
 /// it back: it had seen no carry) and carries A on to B; one imports two's export (the feature
@@ -1426,32 +1464,12 @@ fn sync_resolving_both_changed_over_a_carry_leaves_one_history() -> anyhow::Resu
 fn sync_takes_a_later_carry_through_this_database_s_revision_over_its_own_carry()
 -> anyhow::Result<()> {
     use crate::support::artifact;
-    use serde_json::json;
     let dir = TempDir::new("sync-later-carry")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
-    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    mating_at(&two, "C", "at C")?.close()?;
-    ok(review_mcp(&two, &["sync", &folder])?)?;
-    pause();
-    let mut s = mating_at(&two, "A", "at A")?;
-    s.call(
-        "carry_forward",
-        json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    exported_into(&dir, &two, &one)?;
-    pause();
-    let mut s = crate::support::client::Server::start(&one)?;
-    s.call(
-        "carry_forward",
-        json!({"from": at("B"), "to": at("C"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
+    seed_17_carries(&dir, &one, &two, &folder, &[])?;
     ok(review_mcp(&one, &["sync", &folder])?)?;
     let out = ok(review_mcp(&two, &["sync", &folder])?)?;
     let live = |db: &Path| -> anyhow::Result<Vec<serde_json::Value>> {
@@ -1638,26 +1656,7 @@ fn seed_17_with_a_copy_at_c_planted() -> anyhow::Result<()> {
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
-    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    mating_at(&two, "C", "at C")?.close()?;
-    ok(review_mcp(&two, &["sync", &folder])?)?;
-    pause();
-    let mut s = mating_at(&two, "A", "at A")?;
-    s.call(
-        "carry_forward",
-        json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    exported_into(&dir, &two, &one)?;
-    pause();
-    let mut s = crate::support::client::Server::start(&one)?;
-    s.call(
-        "carry_forward",
-        json!({"from": at("B"), "to": at("C"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
+    seed_17_carries(&dir, &one, &two, &folder, &[])?;
     ok(review_mcp(&one, &["sync", &folder])?)?;
     let id = records_of(&one)?
         .into_iter()
@@ -1718,33 +1717,13 @@ fn sync_with_both_claims_backed_by_a_copy_converges() -> anyhow::Result<()> {
 /// and the clones end as one.
 fn seed_17_with_a_third_clone_stating_at(rev_three: &str) -> anyhow::Result<()> {
     use crate::support::artifact;
-    use serde_json::json;
     let dir = TempDir::new("sync-later-carry-three")?;
     let (one, two, three) = (dir.join("one.db"), dir.join("two.db"), dir.join("three.db"));
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    mating_at(&two, "C", "at C")?.close()?;
-    ok(review_mcp(&two, &["sync", &folder])?)?;
-    ok(review_mcp(&three, &["sync", &folder])?)?;
-    pause();
-    let mut s = mating_at(&two, "A", "at A")?;
-    s.call(
-        "carry_forward",
-        json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    exported_into(&dir, &two, &one)?;
-    pause();
-    let mut s = crate::support::client::Server::start(&one)?;
-    s.call(
-        "carry_forward",
-        json!({"from": at("B"), "to": at("C"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
+    seed_17_carries(&dir, &one, &two, &folder, &[&three])?;
     pause();
     let note = format!("three at {rev_three}");
     mating_at(&three, rev_three, &note)?.close()?;
@@ -1784,32 +1763,13 @@ fn sync_a_third_clone_s_statement_after_the_seed_17_carries_is_kept() -> anyhow:
 /// stands, two's statement is what B says of it, and the clones end as one.
 fn seed_17_restated_at_b(synced: bool) -> anyhow::Result<()> {
     use crate::support::artifact;
-    use serde_json::json;
     let dir = TempDir::new("sync-later-carry-restated")?;
     let (one, two) = (dir.join("one.db"), dir.join("two.db"));
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    mating_at(&two, "C", "at C")?.close()?;
-    ok(review_mcp(&two, &["sync", &folder])?)?;
-    pause();
-    let mut s = mating_at(&two, "A", "at A")?;
-    s.call(
-        "carry_forward",
-        json!({"from": at("A"), "to": at("B"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    exported_into(&dir, &two, &one)?;
-    pause();
-    let mut s = crate::support::client::Server::start(&one)?;
-    s.call(
-        "carry_forward",
-        json!({"from": at("B"), "to": at("C"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
+    seed_17_carries(&dir, &one, &two, &folder, &[])?;
     ok(review_mcp(&one, &["sync", &folder])?)?;
     pause();
     mating_at(&two, "B", "restated at B")?.close()?;
