@@ -162,6 +162,17 @@ pub fn run(store: &mut Store, args: Args, caller: Caller) -> Result<ToolOutput, 
     )
 }
 
+/// A kept engineer verdict as the summary names it: its item, requirement and verdict.
+fn kept_named(k: &KeptVerdict) -> String {
+    format!(
+        "basis[{}] {} ({} {})",
+        k.index,
+        quoted(&k.requirement, 60),
+        k.verdict.judgement.as_str(),
+        k.verdict.via.as_str()
+    )
+}
+
 /// What the summary says of the engineer's verdicts: those an offered verdict did not
 /// replace, and those removed with their items, and the engineer's `channels` to change theirs.
 /// Kept verdicts nobody contested are in the structured answer only.
@@ -170,15 +181,7 @@ fn outranked_text(o: &Outranked, channels: impl FnOnce() -> String) -> String {
     let contested: Vec<&KeptVerdict> = o.kept.iter().filter(|k| k.offered.is_some()).collect();
     if !contested.is_empty() {
         text.push_str(" The engineer's verdict outranks yours, so it was kept on ");
-        text.push_str(&listed(contested.iter().map(|k| {
-            format!(
-                "basis[{}] {} ({} {})",
-                k.index,
-                quoted(&k.requirement, 60),
-                k.verdict.judgement.as_str(),
-                k.verdict.via.as_str()
-            )
-        })));
+        text.push_str(&listed(contested.iter().map(|k| kept_named(k))));
         text.push_str(&format!(
             "; your verdict was not written. Only the engineer changes it, {}.",
             channels()
@@ -192,15 +195,7 @@ fn outranked_text(o: &Outranked, channels: impl FnOnce() -> String) -> String {
         .collect();
     if !otherwise.is_empty() {
         text.push_str(" The engineer's verdict stays on ");
-        text.push_str(&listed(otherwise.iter().map(|k| {
-            format!(
-                "basis[{}] {} ({} {})",
-                k.index,
-                quoted(&k.requirement, 60),
-                k.verdict.judgement.as_str(),
-                k.verdict.via.as_str()
-            )
-        })));
+        text.push_str(&listed(otherwise.iter().map(|k| kept_named(k))));
         let items: Vec<String> = otherwise.iter().map(|k| k.index.to_string()).collect();
         text.push_str(&format!(
             ", given when the item's state or evidence read otherwise: they have not judged it as stated now, so ask them again (request_verdicts with \"items\": [{}], or the review card: the terminal asks only items without their verdict).",
