@@ -42,6 +42,17 @@ fn bore_at(server: &mut Server, uri: &str, basis: Value) -> Result<Value> {
         .ok()
 }
 
+/// The review at revision `SEED` carried on, unchanged, to revision "channel-terminal-2".
+fn carried_to_two(server: &mut Server) -> Result<()> {
+    server
+        .call(
+            "carry_forward",
+            json!({"from": artifact(SEED, URI), "to": artifact("channel-terminal-2", URI), "map": []}),
+        )?
+        .ok()?;
+    Ok(())
+}
+
 /// How the commands the binary prints name it: by its path, since the test's binary is on no
 /// `PATH`.
 fn by_path() -> String {
@@ -403,12 +414,7 @@ fn a_carried_on_revision_points_to_the_later_one_with_this_database() -> Result<
     let db = dir.join("review.db");
     let mut server = Server::start(&db)?;
     remember(&mut server)?;
-    server
-        .call(
-            "carry_forward",
-            json!({"from": artifact(SEED, URI), "to": artifact("channel-terminal-2", URI), "map": []}),
-        )?
-        .ok()?;
+    carried_to_two(&mut server)?;
     server.close()?;
     let (shown, ok) = in_terminal(&db, Some("Ada"), &revision(SEED), &[], "pty")?;
     ensure!(ok, "{shown}");
@@ -546,12 +552,7 @@ fn an_inherited_judged_item_is_left_aside_saying_what_the_engineer_can_do() -> R
         "pty",
     )?;
     ensure!(ok, "{shown}");
-    server
-        .call(
-            "carry_forward",
-            json!({"from": artifact(SEED, URI), "to": artifact("channel-terminal-2", URI), "map": []}),
-        )?
-        .ok()?;
+    carried_to_two(&mut server)?;
     server.close()?;
     let (shown, _) = in_terminal(
         &db,
