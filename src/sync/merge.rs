@@ -432,7 +432,10 @@ fn carried_past(
 
 /// Whether `stayed` states the feature `onward` is (its id, both named and live) at another
 /// revision: with a superseded copy of it known there ([`CopyKnown`]), a statement of what
-/// that revision says, not a move of the feature.
+/// that revision says, not a move of the feature. Not when `stayed` is itself a carry of the
+/// feature from `onward`'s revision (its mark names it): a carry moves the feature on from
+/// where the other side has it, whatever a copy there says (one of another feature of that
+/// name, carried past that revision and replaced on the key by this one, seed 6057).
 pub fn elsewhere(onward: &Record, stayed: &Record) -> bool {
     onward.id == stayed.id
         && onward.name.is_some()
@@ -440,6 +443,7 @@ pub fn elsewhere(onward: &Record, stayed: &Record) -> bool {
         && onward.superseded.is_none()
         && stayed.superseded.is_none()
         && onward.artifact.revision != stayed.artifact.revision
+        && !stayed.carried_past(onward, None)
 }
 
 /// A revision carried on stays carried on: the winner of a merge keeps the loser's

@@ -3390,11 +3390,14 @@ fn a_verdict_lost_by_starting_over_is_back_with_the_backup_that_held_it() -> any
 /// the model, on 98821b6; none of the new operations is needed). Clone 2 states "bore" at
 /// revision 1 and carries it on to 2 without syncing; clone 0 states "bore" at revision 0 (a
 /// feature of its own: another id) and syncs; clone 2 syncs; clone 0 carries revision 0 on to 1.
-/// After the final syncs a clone holds the carried feature live at revision 0, which its carry
-/// moved it on from ("carried feature … moved back to revision 0"). Not yet traced: left for
-/// the next session, with the carry rules of sync (`merge::carried_past`, `Apply::carried_on`).
+/// Clone 2's sync kept clone 0's later feature (two ids, one key) and left in the folder the
+/// copy at revision 1 of its own, carried past. Clone 0's final sync met its carry from 0 to 1
+/// against the folder's version at 0 and took the copy at 1 (of the other feature, found by
+/// name) for one of its own: it kept the feature at 0 and the carry as "what revision 1 says"
+/// ("carried feature … moved back to revision 0"). A version whose carry mark names the other
+/// side's revision is a carry from there, never a statement at a revision carried past
+/// (`merge::elsewhere`); `sync_folder::sync_keeps_a_carry_onto_a_revision_another_feature_of_its_name_was_carried_past`.
 #[test]
-#[ignore = "known defect: two features of one name stated at two revisions by two clones, each carried on, end with one moved back to the revision its carry left"]
 fn two_features_of_one_name_carried_on_by_two_clones_do_not_move_back() -> anyhow::Result<()> {
     let ops = vec![
         Op::Remember {

@@ -1805,3 +1805,92 @@ fn sync_and_import_agree_on_a_statement_after_the_seed_17_carries() -> anyhow::R
     }
     Ok(())
 }
+
+/// Seed 6057 (converge::two_features_of_one_name_carried_on_by_two_clones_do_not_move_back):
+/// two states "mating" at B and carries it on to C; one, later, states "mating" at A (an id
+/// of its own) and syncs; two's sync keeps one's later feature (two ids, one key) and leaves
+/// in the folder the copy at B of its own feature, carried past; three joins. One, which has
+/// not synced since, carries its feature from A on to B, then takes the folder's state by a
+/// sync (`by_import`: by an import of two's export, then a sync). The copy at B is of the
+/// other feature: one's version at B is its own carry from A, where the folder has it, not a
+/// statement at a revision carried past. Its sync kept the feature at A ("states it at
+/// revision B, which a carry moved it on from; kept it at revision A") and wrote one's carry
+/// as what B says: the feature moved back to the revision its carry left. The carry stands in
+/// every clone, three (whose sync meets the carry in the folder only) included.
+fn a_carry_onto_another_feature_s_copy(by_import: bool) -> anyhow::Result<()> {
+    use crate::support::artifact;
+    let dir = TempDir::new("sync-carry-onto-a-copy")?;
+    let (one, two, three) = (dir.join("one.db"), dir.join("two.db"), dir.join("three.db"));
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy();
+    let at = |rev: &str| artifact(rev, "/w/p.step");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let mut s = mating_at(&two, "B", "two's at B")?;
+    s.call(
+        "carry_forward",
+        serde_json::json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    pause();
+    let s = mating_at(&one, "A", "one's at A")?;
+    ok(review_mcp(&one, &["sync", &folder])?)?;
+    ok(review_mcp(&two, &["sync", &folder])?)?;
+    ok(review_mcp(&three, &["sync", &folder])?)?;
+    pause();
+    let mut s = s;
+    s.call(
+        "carry_forward",
+        serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    let live_at = |db: &Path| -> anyhow::Result<Vec<serde_json::Value>> {
+        Ok(records_of(db)?
+            .into_iter()
+            .filter(|r| r.get("superseded").is_none())
+            .map(|r| r["artifact"]["revision"].clone())
+            .collect())
+    };
+    let b = vec![at("B")["revision"].clone()];
+    let mut said = String::new();
+    if by_import {
+        said += &exported_into(&dir, &two, &one)?;
+        ensure!(
+            live_at(&one)? == b,
+            "one's import keeps its carry to B: {:?}\n{said}",
+            records_of(&one)?
+        );
+    }
+    said += &ok(review_mcp(&one, &["sync", &folder])?)?;
+    ensure!(
+        live_at(&one)? == b && !said.contains("which a carry moved it on from"),
+        "one's carry to B stands: {:?}\n{said}",
+        records_of(&one)?
+    );
+    let said = ok(review_mcp(&three, &["sync", &folder])?)?;
+    ensure!(
+        live_at(&three)? == b && !said.contains("which a carry moved it on from"),
+        "three takes one's carry to B: {:?}\n{said}",
+        records_of(&three)?
+    );
+    for db in [&two, &one, &three, &two, &one] {
+        ok(review_mcp(db, &["sync", &folder])?)?;
+    }
+    ensure!(
+        live_at(&two)? == b,
+        "two holds it at B: {:?}",
+        records_of(&two)?
+    );
+    clones_end_as_one(&dir, &[&one, &two, &three])
+}
+
+#[test]
+fn sync_keeps_a_carry_onto_a_revision_another_feature_of_its_name_was_carried_past()
+-> anyhow::Result<()> {
+    for by_import in [false, true] {
+        a_carry_onto_another_feature_s_copy(by_import)
+            .map_err(|e| anyhow::anyhow!("by import: {by_import}: {e}"))?;
+    }
+    Ok(())
+}
