@@ -1811,13 +1811,16 @@ fn sync_and_import_agree_on_a_statement_after_the_seed_17_carries() -> anyhow::R
 /// of its own) and syncs; two's sync keeps one's later feature (two ids, one key) and leaves
 /// in the folder the copy at B of its own feature, carried past; three joins. One, which has
 /// not synced since, carries its feature from A on to B, then takes the folder's state by a
-/// sync (`by_import`: by an import of two's export, then a sync). The copy at B is of the
-/// other feature: one's version at B is its own carry from A, where the folder has it, not a
-/// statement at a revision carried past. Its sync kept the feature at A ("states it at
-/// revision B, which a carry moved it on from; kept it at revision A") and wrote one's carry
-/// as what B says: the feature moved back to the revision its carry left. The carry stands in
-/// every clone, three (whose sync meets the carry in the folder only) included.
-fn a_carry_onto_another_feature_s_copy(by_import: bool) -> anyhow::Result<()> {
+/// sync (`by_import`: by an import of two's export, then a sync; `restated`: two, which has not
+/// seen the carry, states the feature again at A and syncs first, so one's sync meets it changed
+/// on both sides). The copy at B is of the other feature: one's version at B is its own carry
+/// from A, where the folder has it, not a statement at a revision carried past. Its sync kept
+/// the feature at A ("states it at revision B, which a carry moved it on from; kept it at
+/// revision A") and wrote one's carry as what B says: the feature moved back to the revision
+/// its carry left (both changed: the later statement at A won, as both sides then claimed the
+/// other's revision carried past). The carry stands in every clone, three (whose sync meets
+/// the carry in the folder only) included, and a statement at A is what A says of it.
+fn a_carry_onto_another_feature_s_copy(by_import: bool, restated: bool) -> anyhow::Result<()> {
     use crate::support::artifact;
     let dir = TempDir::new("sync-carry-onto-a-copy")?;
     let (one, two, three) = (dir.join("one.db"), dir.join("two.db"), dir.join("three.db"));
@@ -1854,6 +1857,11 @@ fn a_carry_onto_another_feature_s_copy(by_import: bool) -> anyhow::Result<()> {
     };
     let b = vec![at("B")["revision"].clone()];
     let mut said = String::new();
+    if restated {
+        pause();
+        mating_at(&two, "A", "two's again at A")?.close()?;
+        ok(review_mcp(&two, &["sync", &folder])?)?;
+    }
     if by_import {
         said += &exported_into(&dir, &two, &one)?;
         ensure!(
@@ -1882,15 +1890,27 @@ fn a_carry_onto_another_feature_s_copy(by_import: bool) -> anyhow::Result<()> {
         "two holds it at B: {:?}",
         records_of(&two)?
     );
+    if restated {
+        ensure!(
+            records_of(&two)?
+                .iter()
+                .any(|r| r.get("superseded").is_some()
+                    && r["artifact"]["revision"] == at("A")["revision"]
+                    && r["note"] == "two's again at A"),
+            "two's statement is what A says of it: {:?}",
+            records_of(&two)?
+        );
+    }
     clones_end_as_one(&dir, &[&one, &two, &three])
 }
 
 #[test]
 fn sync_keeps_a_carry_onto_a_revision_another_feature_of_its_name_was_carried_past()
 -> anyhow::Result<()> {
-    for by_import in [false, true] {
-        a_carry_onto_another_feature_s_copy(by_import)
-            .map_err(|e| anyhow::anyhow!("by import: {by_import}: {e}"))?;
+    for (by_import, restated) in [(false, false), (true, false), (false, true)] {
+        a_carry_onto_another_feature_s_copy(by_import, restated).map_err(|e| {
+            anyhow::anyhow!("by import: {by_import}, restated at A by two: {restated}: {e}")
+        })?;
     }
     Ok(())
 }
