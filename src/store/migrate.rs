@@ -407,7 +407,7 @@ mod tests {
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 17);
+        assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(basis_rows(&conn), before, "items upgrade as they were");
         let lost: i64 = conn
             .query_row(
