@@ -300,6 +300,108 @@ pub(super) fn transferred_record(
     append(tx, &record_events(&how, Some(old), new))
 }
 
+/// [`feature_carried_from`]'s query (`?1` the revision, `?2` the locator, `?3` the name): it
+/// reads (and parses) every event of the revision and file, which a single question (a
+/// `remember`) may do; sync and import, which ask it of every statement that meets a carried
+/// version of its feature, ask [`CarriedFrom`].
+const FEATURE_CARRIED_FROM: &str = "SELECT EXISTS (SELECT 1 \
+     FROM events e, json_each(e.body, '$.changes') c \
+     WHERE e.revision = ?1 AND e.locator = ?2 \
+     AND json_extract(e.body, '$.subject') = ?3 \
+     AND json_extract(e.body, '$.kind') = 'carried' \
+     AND json_extract(c.value, '$.field') = 'revision' \
+     AND json_extract(c.value, '$.from') = ?1 \
+     AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
+       WHERE json_extract(d.value, '$.field') = 'decision'))";
+
+/// The names [`FEATURE_CARRIED_FROM`] finds at revision `?1` and file `?2`, among the events up
+/// to `?3` (a `seq`): the same events read, the same conditions, every name at once.
+const FEATURES_CARRIED_FROM: &str = "SELECT DISTINCT json_extract(e.body, '$.subject') \
+     FROM events e, json_each(e.body, '$.changes') c \
+     WHERE e.revision = ?1 AND e.locator = ?2 AND e.seq <= ?3 \
+     AND json_type(e.body, '$.subject') = 'text' \
+     AND json_extract(e.body, '$.kind') = 'carried' \
+     AND json_extract(c.value, '$.field') = 'revision' \
+     AND json_extract(c.value, '$.from') = ?1 \
+     AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
+       WHERE json_extract(d.value, '$.field') = 'decision')";
+
+/// The same names among the events after `?1` up to `?2` (those a transaction added since it
+/// last asked), each with its revision and file.
+const FEATURES_CARRIED_SINCE: &str = "SELECT DISTINCT e.revision, e.locator, \
+     json_extract(e.body, '$.subject') \
+     FROM events e, json_each(e.body, '$.changes') c \
+     WHERE e.seq > ?1 AND e.seq <= ?2 \
+     AND json_type(e.body, '$.subject') = 'text' \
+     AND json_extract(e.body, '$.kind') = 'carried' \
+     AND json_extract(c.value, '$.field') = 'revision' \
+     AND json_type(c.value, '$.from') = 'text' \
+     AND json_extract(c.value, '$.from') = e.revision \
+     AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
+       WHERE json_extract(d.value, '$.field') = 'decision')";
+
+/// [`feature_carried_from`] for the many statements of one transaction (a sync's, an
+/// import's): the events of a revision and file are read once, at the first question about
+/// them, the names of the features carried on from there kept; the events the transaction
+/// adds after that are read once as it asks again (the history is append-only: no event read
+/// changes or goes). The same answers, and the same read errors (a damaged event of the
+/// revision and file stops the first question about them), as asking
+/// [`feature_carried_from`] each time, which read every event of the revision and file per
+/// statement: N statements of one file and revision grew as N squared.
+#[derive(Default)]
+pub(in crate::store) struct CarriedFrom {
+    read: std::cell::RefCell<CarriedRead>,
+}
+
+#[derive(Default)]
+struct CarriedRead {
+    /// The last event read (its `seq`) for every (revision, locator) in `names`.
+    to: i64,
+    /// Per (revision, locator) read: the names of the features carried on from there.
+    names: std::collections::HashMap<(String, String), std::collections::HashSet<String>>,
+}
+
+impl CarriedFrom {
+    /// Whether the history says the feature `name` of the file `locator` was carried on from
+    /// `revision`, as [`feature_carried_from`] answers it now.
+    pub(in crate::store) fn holds(
+        &self,
+        tx: &Transaction<'_>,
+        locator: &str,
+        name: &str,
+        revision: &str,
+    ) -> Result<bool, StoreError> {
+        let mut read = self.read.borrow_mut();
+        let last = last_event(tx)?;
+        if last < read.to {
+            // Never: events are never deleted. Read again rather than trust what went.
+            *read = CarriedRead::default();
+        }
+        if last > read.to {
+            if !read.names.is_empty() {
+                let mut stmt = tx.prepare_cached(FEATURES_CARRIED_SINCE)?;
+                let mut rows = stmt.query(params![read.to, last])?;
+                while let Some(row) = rows.next()? {
+                    let key: (String, String) = (row.get(0)?, row.get(1)?);
+                    if let Some(names) = read.names.get_mut(&key) {
+                        names.insert(row.get(2)?);
+                    }
+                }
+            }
+            read.to = last;
+        }
+        let key = (revision.to_string(), locator.to_string());
+        if !read.names.contains_key(&key) {
+            let names = tx
+                .prepare_cached(FEATURES_CARRIED_FROM)?
+                .query_map(params![revision, locator, read.to], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            read.names.insert(key.clone(), names);
+        }
+        Ok(read.names.get(&key).is_some_and(|n| n.contains(name)))
+    }
+}
+
 /// Whether the history says the feature `name` of the file `locator` was carried on from
 /// `revision` (a `carried` event of a feature there, `carry_forward`'s; a decision's names
 /// the decision it went to): that revision was carried past, even when its superseded copy
@@ -313,16 +415,7 @@ pub(super) fn feature_carried_from(
     revision: &str,
 ) -> Result<bool, StoreError> {
     Ok(tx
-        .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM events e, json_each(e.body, '$.changes') c \
-             WHERE e.revision = ?1 AND e.locator = ?2 \
-             AND json_extract(e.body, '$.subject') = ?3 \
-             AND json_extract(e.body, '$.kind') = 'carried' \
-             AND json_extract(c.value, '$.field') = 'revision' \
-             AND json_extract(c.value, '$.from') = ?1 \
-             AND NOT EXISTS (SELECT 1 FROM json_each(e.body, '$.changes') d \
-               WHERE json_extract(d.value, '$.field') = 'decision'))",
-        )?
+        .prepare_cached(FEATURE_CARRIED_FROM)?
         .query_row(params![revision, locator, name], |r| r.get(0))?)
 }
 
@@ -597,6 +690,52 @@ mod tests {
                 .any(|s| s.starts_with("SEARCH e USING INDEX events_of (of=?")),
             "{steps:?}"
         );
+    }
+
+    /// `CarriedFrom` (sync's and import's reading of the `carried` events, once per revision
+    /// and file, so that N statements meeting carried features no longer read the events N
+    /// times) answers as `feature_carried_from` does, for other names, revisions and files,
+    /// and for the events the transaction adds after its first question.
+    #[test]
+    fn carried_from_answers_as_feature_carried_from_as_the_transaction_adds_events() {
+        use crate::review::history::record_carried_events;
+        use crate::store::fixtures::{T2, feature};
+        let mut store = Store::open_in_memory().unwrap();
+        let tx = store.write().unwrap();
+        let how = Written {
+            channel: Channel::Import,
+            at: T2,
+            author: None,
+        };
+        let on = format!("sha256:{}", "b".repeat(64));
+        let carry = |r: &Record| {
+            let mut to = r.clone();
+            to.artifact.revision.clone_from(&on);
+            append(&tx, &record_carried_events(&how, r, &to)).unwrap();
+        };
+        let (mating, bore) = (feature("rec_1", "mating", T2), feature("rec_2", "bore", T2));
+        let (locator, from) = (mating.artifact.locator(), mating.artifact.revision.clone());
+        carry(&mating);
+        let carried = CarriedFrom::default();
+        let asks = [
+            ("mating", from.as_str(), locator),
+            ("bore", from.as_str(), locator),
+            ("mating", on.as_str(), locator),
+            ("mating", from.as_str(), "file:///w/other.step"),
+        ];
+        let answers = |carried: &CarriedFrom| -> Vec<bool> {
+            asks.iter()
+                .map(|(name, revision, locator)| {
+                    let held = carried.holds(&tx, locator, name, revision).unwrap();
+                    let asked = feature_carried_from(&tx, locator, name, revision).unwrap();
+                    assert_eq!(held, asked, "{name} at {revision} of {locator}");
+                    held
+                })
+                .collect()
+        };
+        assert_eq!(answers(&carried), [true, false, false, false]);
+        carry(&bore);
+        assert_eq!(answers(&carried), [true, true, false, false]);
     }
 
     #[test]

@@ -122,6 +122,7 @@ fn import_record(
     r: &Record,
     how: &Written<'_>,
     known_before: i64,
+    carried: &history::CarriedFrom,
     stayed: &mut Vec<Stayed>,
 ) -> Result<Outcome, StoreError> {
     // A live feature's key is its file and name; what an old revision said of a feature
@@ -210,11 +211,11 @@ fn import_record(
         if r.carried_past(held, None) {
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
-        } else if held.carried_past(r, None) || carried_past_here(tx, held, r)? {
+        } else if held.carried_past(r, None) || carried_past_here(tx, carried, held, r)? {
             stayed.push((r.clone(), held.clone()));
             return Ok(Outcome::Stayed);
         } else if (outcome == Outcome::Unchanged || held.carried.is_none())
-            && carried_past_here(tx, r, held)?
+            && carried_past_here(tx, carried, r, held)?
         {
             // The mirror: the line carried the feature on past the held version's revision,
             // its mark naming an earlier one (carried on unchanged), and a carry of the
@@ -256,6 +257,7 @@ fn import_record(
 /// feature was stated at (carried A to B, stated again at B, carried to C: B).
 fn carried_past_here(
     tx: &Transaction<'_>,
+    carried: &history::CarriedFrom,
     held: &Record,
     line: &Record,
 ) -> Result<bool, StoreError> {
@@ -270,7 +272,13 @@ fn carried_past_here(
     {
         return Ok(false);
     }
-    carried_past_at(tx, line.artifact.locator(), name, &line.artifact.revision)
+    carried_past_at(
+        tx,
+        carried,
+        line.artifact.locator(),
+        name,
+        &line.artifact.revision,
+    )
 }
 
 /// Keeps each of `stayed` as what its revision says of its feature
@@ -473,6 +481,8 @@ impl Store {
         // What the database knew before the file's events: a feature it never held it forgot
         // nothing of (see `import_record`).
         let known_before = history::last_event(&tx)?;
+        // The `carried` events asked of every line that meets a carried version of its feature.
+        let carried = history::CarriedFrom::default();
         source.events(&mut |e| {
             let one = std::slice::from_ref(&e);
             refuse_edited(one)?;
@@ -498,7 +508,14 @@ impl Store {
         let mut stayed = Vec::new();
         source.records(&mut |r| {
             check_imported_record(&r)?;
-            summary.count(import_record(&tx, &r, &how, known_before, &mut stayed)?);
+            summary.count(import_record(
+                &tx,
+                &r,
+                &how,
+                known_before,
+                &carried,
+                &mut stayed,
+            )?);
             Ok(())
         })?;
         keep_stayed(&tx, &stayed, &how)?;

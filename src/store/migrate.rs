@@ -407,7 +407,7 @@ mod tests {
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 17);
+        assert_eq!(version, SCHEMA_VERSION);
         assert_eq!(basis_rows(&conn), before, "items upgrade as they were");
         let lost: i64 = conn
             .query_row(
@@ -463,6 +463,28 @@ mod tests {
         let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
         assert_eq!(count("SELECT count(*) FROM sync_bases"), 1);
         assert_eq!(count("SELECT count(*) FROM sync_folders"), 0);
+        let mut store = Store::from_connection(conn).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        assert!(store.check().unwrap().is_empty());
+    }
+
+    /// A schema-17 file upgrades to 18 with the index of a feature's superseded copies by
+    /// their key (`records_copy_key`, which `feature_copy`'s query names), and checks sound.
+    #[test]
+    fn v17_file_upgrades_with_the_copy_key_index() {
+        let conn = at_version(17);
+        let indexes = |conn: &Connection| -> i64 {
+            conn.query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' \
+                 AND name = 'records_copy_key'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(indexes(&conn), 0);
+        migrate(&conn, Path::new(":memory:"), false).unwrap();
+        assert_eq!(indexes(&conn), 1);
         let mut store = Store::from_connection(conn).unwrap();
         assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
         assert!(store.check().unwrap().is_empty());

@@ -7,7 +7,7 @@ pub const APPLICATION_ID: i64 = 0x5256_4D43;
 /// Append-only: migration `i` upgrades schema version `i` to `i + 1` (after the columns
 /// [`COLUMNS_BEFORE`] lists for it). Never edit a shipped entry; add a new one.
 pub(super) const MIGRATIONS: &[&str] = &[
-    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17,
+    V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V12, V13, V14, V15, V16, V17, V18,
 ];
 
 /// The schema version this build writes.
@@ -467,6 +467,20 @@ CREATE TABLE IF NOT EXISTS sync_event_files (
 /// revision's own (`review::NotCarried`): `basis_items.not_carried`, JSON, added first (see
 /// [`COLUMNS_BEFORE`]); existing items upgrade without one (NULL: as they read before).
 const V17: &str = "";
+
+/// Whether a revision was carried past for a feature: sync and import ask, of every statement
+/// that meets a carried version of its feature, for the feature's superseded copy at the
+/// statement's revision, found by (locator, name, revision) among the copies
+/// (`records::rows::feature_copy`). Without this index each question read every record of the
+/// revision: a sync of N features changed on both sides over a carry grew as N squared. It is
+/// partial, so it holds only the copies. (The `carried` events asked with it are read once per
+/// revision and file by the sync or import: `history::CarriedFrom`; an index on their JSON
+/// would refuse a damaged event, which must stop a sync instead, naming it.) Every statement
+/// may run twice.
+const V18: &str = r#"
+CREATE INDEX IF NOT EXISTS records_copy_key ON records (locator, name, revision, seq)
+    WHERE superseded IS NOT NULL;
+"#;
 
 /// The upgrade after which [`rebuild_text_indexes`] runs: schema version 2 keys records by
 /// their `seq`, and so must their full-text rows be.

@@ -56,6 +56,8 @@ pub struct SyncTx<'a> {
     at: String,
     /// Who syncs (the store's author), the author of a deletion's event.
     author: Option<String>,
+    /// The `carried` events read so far ([`SyncTx::carried_past_at`]).
+    carried: super::history::CarriedFrom,
 }
 
 impl Store {
@@ -223,6 +225,7 @@ impl<'a> SyncTx<'a> {
             folder: folder.to_string(),
             at: time::now(),
             author,
+            carried: super::history::CarriedFrom::default(),
         }
     }
 
@@ -546,7 +549,7 @@ impl<'a> SyncTx<'a> {
         name: &str,
         revision: &str,
     ) -> Result<bool, StoreError> {
-        super::records::rows::carried_past_at(&self.tx, locator, name, revision)
+        super::records::rows::carried_past_at(&self.tx, &self.carried, locator, name, revision)
     }
 
     /// The last event the history holds (0: none); see [`SyncTx::record_known_by`].

@@ -128,6 +128,13 @@ pub(in crate::store) fn write_record(
     Ok(())
 }
 
+/// [`feature_copy`]'s query (`?1` the locator, `?2` the name, `?3` the revision). By the
+/// copies' key (`records_copy_key`), never the records of the revision: sync and import ask it
+/// of every statement that meets a carried version of its feature.
+pub(in crate::store) const FEATURE_COPY: &str = "SELECT seq FROM records \
+     INDEXED BY records_copy_key WHERE locator = ?1 AND name = ?2 AND revision = ?3 \
+     AND superseded IS NOT NULL ORDER BY seq DESC LIMIT 1";
+
 /// The seq of what `revision` says of the feature `name` at `locator` once a carry moved the
 /// feature on from it (its superseded copy), when held: the revision was carried past.
 pub(in crate::store) fn feature_copy(
@@ -137,10 +144,7 @@ pub(in crate::store) fn feature_copy(
     revision: &str,
 ) -> Result<Option<i64>, StoreError> {
     Ok(tx
-        .prepare_cached(
-            "SELECT seq FROM records WHERE locator = ?1 AND name = ?2 AND revision = ?3 \
-             AND superseded IS NOT NULL ORDER BY seq DESC LIMIT 1",
-        )?
+        .prepare_cached(FEATURE_COPY)?
         .query_row(params![locator, name, revision], |r| r.get(0))
         .optional()?)
 }
@@ -148,15 +152,17 @@ pub(in crate::store) fn feature_copy(
 /// Whether `revision` was carried past for the feature `name` of the file `locator`: what it
 /// says of the feature (its superseded copy) is held, or the history tells a carry of the
 /// feature from there (the copy forgotten since). A statement there, of whatever id, is then
-/// what that revision says, never a move of the feature back.
+/// what that revision says, never a move of the feature back. The events are asked of
+/// `carried`, the transaction's reading of them (sync and import ask this of many statements).
 pub(in crate::store) fn carried_past_at(
     tx: &Transaction<'_>,
+    carried: &crate::store::history::CarriedFrom,
     locator: &str,
     name: &str,
     revision: &str,
 ) -> Result<bool, StoreError> {
     Ok(feature_copy(tx, locator, name, revision)?.is_some()
-        || crate::store::history::feature_carried_from(tx, locator, name, revision)?)
+        || carried.holds(tx, locator, name, revision)?)
 }
 
 /// The feature `stated` states (live and named), as a carry of that very feature (its id)
@@ -286,6 +292,31 @@ pub(in crate::store) fn delete_records(
 mod tests {
     use crate::store::fixtures::{REV, artifact, side_rows};
     use crate::store::{NewRecord, Store};
+
+    /// Regression (sync_bench's carried case): the query of `feature_copy`, which sync and
+    /// import ask of every statement that meets a carried version of its feature, was planned
+    /// on `records_revision_seq`: it read every record of the revision for each statement
+    /// (all of them when no copy is held), so a sync of N features changed on both sides over
+    /// a carry grew as N squared. It searches the copies of the one key.
+    #[test]
+    fn feature_copy_searches_the_copies_of_the_key() {
+        let mut store = Store::open_in_memory().unwrap();
+        let conn = store.conn().unwrap();
+        let mut stmt = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", super::FEATURE_COPY))
+            .unwrap();
+        let steps: Vec<String> = stmt
+            .query_map(["file:///p.step", "bore", REV], |r| r.get(3))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(
+            steps.iter().any(|s| s.starts_with(
+                "SEARCH records USING INDEX records_copy_key (locator=? AND name=? AND revision=?)"
+            )),
+            "{steps:?}"
+        );
+    }
 
     /// Regression (found in review): side rows are deleted by the keys in the record's own
     /// lists, so a list that no longer parses made the record impossible to rewrite or forget.
