@@ -252,7 +252,8 @@ fn import_record(
 }
 
 /// Whether the database holds the revision of `line`, a statement of the feature `held` stands
-/// for elsewhere, as carried past: a superseded copy of the feature there. Sync knows it from
+/// for elsewhere, as carried past: a superseded copy of the feature there (not when the
+/// feature was carried from `held`'s revision to `line`'s). Sync knows it from
 /// its base; [`Record::carried_past`] from the marker, which names only the last revision the
 /// feature was stated at (carried A to B, stated again at B, carried to C: B).
 fn carried_past_here(
@@ -269,6 +270,15 @@ fn carried_past_here(
         || held.superseded.is_some()
         || line.superseded.is_some()
         || held.artifact.revision == line.artifact.revision
+    {
+        return Ok(false);
+    }
+    // This very feature (its id) carried on from `held`'s revision to `line`'s, and nothing of
+    // its id carried on from `line`'s: `line` is that carry, stated again there (its mark
+    // gone), whatever a copy there of another feature of its name (two ids, one key) says, as
+    // sync keeps it.
+    if carried_on_from(tx, line)?.is_none()
+        && carried_on_from(tx, held)?.is_some_and(|c| c.artifact.revision == line.artifact.revision)
     {
         return Ok(false);
     }

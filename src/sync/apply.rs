@@ -232,7 +232,7 @@ impl<'a, 't> Apply<'a, 't> {
                     && let Some(Item::Record(onward)) =
                         self.unchanged_file_item(kind, id, e)?
                     && merge::elsewhere(&onward, stated)
-                    && self.copy_known(stated)? =>
+                    && self.copy_known_against(stated, &onward)? =>
             {
                 self.counts.conflicts.push(format!(
                     "record {id}: the database's version states it at revision {}, which a \
@@ -288,7 +288,7 @@ impl<'a, 't> Apply<'a, 't> {
                 if let (Some(Item::Record(held)), Some(Item::Record(stated))) =
                     (db_item, file_item)
                     && merge::elsewhere(held, stated)
-                    && self.copy_known(stated)? =>
+                    && self.copy_known_against(stated, held)? =>
             {
                 self.counts.conflicts.push(format!(
                     "record {id}: the folder's version states it at revision {}, which a carry \
@@ -351,11 +351,12 @@ impl<'a, 't> Apply<'a, 't> {
                 refuse_moved(kind, id, side(file, "folder"), side(db, "database"))?;
                 let base = self.base_item(kind, id)?;
                 // What the merge may ask, read first (a record of one side or the other).
-                let known = |item: &Item| match item {
-                    Item::Record(r) => self.copy_known(r),
-                    Item::Decision(_) => Ok(false),
+                let known = |item: &Item, other: &Item| match (item, other) {
+                    (Item::Record(r), Item::Record(o)) => self.copy_known_against(r, o),
+                    (Item::Record(r), Item::Decision(_)) => self.copy_known(r),
+                    (Item::Decision(_), _) => Ok(false),
                 };
-                let (db_known, file_known) = (known(db)?, known(file)?);
+                let (db_known, file_known) = (known(db, file)?, known(file, db)?);
                 let copied = |stayed: &Record| match (db, file) {
                     (Item::Record(d), _) if d == stayed => db_known,
                     (_, Item::Record(f)) if f == stayed => file_known,
@@ -544,6 +545,24 @@ impl<'a, 't> Apply<'a, 't> {
                 .map_err(unread),
             None => Ok(false),
         }
+    }
+
+    /// [`Apply::copy_known`] for `stayed` against `onward`, the other side's version of the
+    /// feature at another revision. A copy found by name (of another feature of that name: two
+    /// ids, one key) does not make `stayed` a statement at a revision carried past when this
+    /// very feature (its id) was carried on from `onward`'s revision to `stayed`'s (its copy at
+    /// `onward`'s revision, or the carry's `carried` event, says so) and nothing of its id says
+    /// it was carried on from `stayed`'s: `stayed` is then that carry, stated again there (its
+    /// mark gone), and stands as the carry would ([`merge::elsewhere`]).
+    fn copy_known_against(&self, stayed: &Record, onward: &Record) -> Result<bool> {
+        if self.carried_on(stayed)?.is_none()
+            && self
+                .carried_on(onward)?
+                .is_some_and(|c| c.artifact.revision == stayed.artifact.revision)
+        {
+            return Ok(false);
+        }
+        self.copy_known(stayed)
     }
 
     /// The feature `stated` states (live and named), as a carry of that very feature (its
