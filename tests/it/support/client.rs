@@ -199,12 +199,23 @@ impl Server {
     }
 
     fn spawn_command(mut cmd: Command, stderr_path: &Path) -> anyhow::Result<Server> {
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(File::create(stderr_path)?)
-            .spawn()
-            .with_context(|| format!("spawning {}", binary().display()))?;
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped());
+        let mut tries = 0;
+        let mut child = loop {
+            cmd.stderr(File::create(stderr_path)?);
+            match cmd.spawn() {
+                // ETXTBSY: a binary the test just copied (channel_terminal's bundle) is still
+                // open for writing in a child another test thread forked and has not yet
+                // exec'd (the descriptor closes on exec): the copy is done, so spawn again.
+                Err(e) if e.raw_os_error() == Some(26) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                other => {
+                    break other.with_context(|| format!("spawning {}", binary().display()))?;
+                }
+            }
+        };
         let stdin = child.stdin.take().context("no stdin pipe")?;
         let stdout = BufReader::new(child.stdout.take().context("no stdout pipe")?);
         Ok(Server {
