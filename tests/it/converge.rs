@@ -3426,3 +3426,96 @@ fn two_features_of_one_name_carried_on_by_two_clones_do_not_move_back() -> anyho
     ];
     run(&ops).map(|_| ())
 }
+
+/// Seed 7277 at 80 operations (the sweep after seed 6057's fix, on 971b096), minimised with
+/// `CONVERGE_MINIMISE_LIKE="the engineer's latest verdict"` from 88 to these 16 (the
+/// `Restore` takes no backup, none being taken: it stayed as the failure is not every run's).
+/// Clones 2 and 0 decide one subject of part 1 apart (two ids, one key); clone 0 gives the
+/// engineer's verdict by the form; clone 1 imports clone 2's export and syncs, then gives the
+/// engineer's verdict on "Flatness 0.05" by the terminal, syncs, and the clones go on with
+/// other items. After the final syncs no clone holds that verdict ("the engineer's latest
+/// verdict … via terminal … is not held: Some(Null)"). Fails in about 4 runs of 6, before
+/// and after 971b096.
+///
+/// Traced: clone 0's sync deletes clone 2's id (D2, undecided by the engineer then) for its
+/// own (D0, later), clone 1 syncs and commits its D2 with the terminal verdict without pulling,
+/// and its `pull --rebase` keeps that file against the delete (modify/delete). Clone 2's first
+/// sync then meets the folder's D0 and D2 (the verdict, dated after D0) against its database's
+/// D2 (without it). When D0's entry comes first (the order of the random ids),
+/// `Apply::import` → `Apply::settle_key` (src/sync/apply.rs) settles the key between D0 and
+/// the *database's* D2 ("dec_… (database, <D2's first time>) and dec_… (folder, …) are one
+/// decision … under two ids: kept D0"), deletes D2 on both sides and marks it settled, so
+/// D2's own folder version, later and holding the verdict, is never merged nor its verdict
+/// carried to D0. When D2's entry comes first its folder version is merged first, D2 is the
+/// later and keeps the key with the verdict. A fix: `settle_key` should weigh `held`'s id at
+/// its own three-way result (its folder version when that changed), not the database's row.
+#[test]
+#[ignore = "known defect: sync settles two ids of one key against the database's version of the other id while its folder version, later, holds an engineer verdict (seed 7277, fails in some runs)"]
+fn an_engineer_verdict_on_a_decision_of_two_ids_is_not_lost() -> anyhow::Result<()> {
+    let ops = vec![
+        Op::Decide {
+            c: 2,
+            part: 1,
+            rev: 0,
+            subject: 0,
+            disposition: 1,
+            states: [0, 2, 0],
+            assistant: Some(2),
+        },
+        Op::Decide {
+            c: 0,
+            part: 1,
+            rev: 0,
+            subject: 0,
+            disposition: 1,
+            states: [1, 0, 1],
+            assistant: Some(2),
+        },
+        Op::Restore { c: 2, pick: 2 },
+        Op::Judge {
+            c: 0,
+            pick: 2,
+            item: 0,
+            accept: true,
+            form: true,
+        },
+        Op::Import { c: 1, from: 2 },
+        Op::Sync { c: 1 },
+        Op::Judge {
+            c: 1,
+            pick: 5,
+            item: 1,
+            accept: true,
+            form: false,
+        },
+        Op::Sync { c: 0 },
+        Op::Commit { c: 1 },
+        Op::Pull { c: 1, rebase: true },
+        Op::Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 2,
+        },
+        Op::Decide {
+            c: 1,
+            part: 0,
+            rev: 2,
+            subject: 0,
+            disposition: 0,
+            states: [2, 0, 1],
+            assistant: None,
+        },
+        Op::Sync { c: 2 },
+        Op::Sync { c: 0 },
+        Op::Forget {
+            c: 1,
+            part: 0,
+            rev: 0,
+            name: 0,
+        },
+        Op::Sync { c: 0 },
+    ];
+    run(&ops).map(drop)
+}
