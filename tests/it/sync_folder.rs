@@ -1875,3 +1875,40 @@ fn sync_two_ids_of_a_decision_keep_the_engineer_verdict_of_the_one_changed_in_th
     }
     Ok(())
 }
+
+/// What the sync of [`two_ids_with_a_verdict_in_the_folder`] keeps, `import` keeps, whichever
+/// of the two lines is imported first (one file refuses two lines of one key, so each line is
+/// its own import, judged against the database): `held`'s later version with the engineer's
+/// verdict, at the key.
+#[test]
+fn import_two_ids_of_a_decision_keep_the_engineer_verdict_of_the_later_line() -> anyhow::Result<()>
+{
+    let (held, incoming) = ("dec_b", "dec_a");
+    let mut judged: serde_json::Value = serde_json::from_str(&decision(held, "release", T3))?;
+    judged["decision"]["basis"][0]["verdict"] = serde_json::json!({
+        "judgement": "accepted", "via": "terminal", "at": T3, "author": "Ada"
+    });
+    let (judged, other) = (judged.to_string(), decision(incoming, "hold", T2));
+    for (n, lines) in [[&other, &judged], [&judged, &other]].iter().enumerate() {
+        let dir = TempDir::new("import-two-ids-verdict")?;
+        let db = database(&dir, "a.db", &[decision(held, "hold", T1)])?;
+        // One file refuses two lines of one key: two imports, one after the other.
+        for line in lines {
+            let file = dir.join("line.jsonl");
+            std::fs::write(&file, format!("{line}\n"))?;
+            ok(review_mcp(&db, &["import", &file.to_string_lossy()])?)?;
+        }
+        let exported = export(&db)?;
+        let decisions: Vec<&str> = exported
+            .lines()
+            .filter(|l| l.starts_with(r#"{"decision":"#))
+            .collect();
+        ensure!(
+            decisions.len() == 1
+                && decisions[0].contains(&format!(r#""id":"{held}""#))
+                && decisions[0].contains(r#""via":"terminal""#),
+            "order {n}: {held} keeps the key with the engineer's verdict: {exported}"
+        );
+    }
+    Ok(())
+}
