@@ -1912,3 +1912,44 @@ fn import_two_ids_of_a_decision_keep_the_engineer_verdict_of_the_later_line() ->
     }
     Ok(())
 }
+
+/// The rule of [`sync_two_ids_of_a_decision_keep_the_engineer_verdict_of_the_one_changed_in_the_folder`]
+/// for a feature of two ids: the database's `held` changed in the folder since the last sync
+/// (a later note) is weighed at that version, so it keeps the key against `incoming` (dated
+/// between), whichever id the sync meets first; the old sync kept `incoming` when it came first
+/// and the later note was lost.
+#[test]
+fn sync_two_ids_of_a_feature_weigh_the_one_changed_in_the_folder_at_its_folder_version()
+-> anyhow::Result<()> {
+    for (held, incoming) in [("rec_b", "rec_a"), ("rec_a", "rec_b")] {
+        let dir = TempDir::new("sync-two-ids-feature")?;
+        let db = database(&dir, "a.db", &[feature(held, "bore", "first", T1)])?;
+        let folder = dir.join("review");
+        ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+        for (id, note, at) in [(held, "later", T3), (incoming, "between", T2)] {
+            let v: serde_json::Value = serde_json::from_str(&feature(id, "bore", note, at))?;
+            std::fs::write(
+                folder.join(format!("records/{id}.json")),
+                serde_json::to_string_pretty(&v)? + "\n",
+            )?;
+        }
+        ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+        let exported = export(&db)?;
+        let records: Vec<&str> = exported
+            .lines()
+            .filter(|l| l.starts_with(r#"{"record":"#))
+            .collect();
+        ensure!(
+            records.len() == 1
+                && records[0].contains(&format!(r#""id":"{held}""#))
+                && records[0].contains(r#""note":"later""#),
+            "{held} keeps the key with its later note ({incoming} came with it): {exported}"
+        );
+        let files = snapshot(&folder)?;
+        ensure!(
+            files.len() == 1 && files[0].1.contains(r#""note": "later""#),
+            "the folder holds {held} with its later note: {files:?}"
+        );
+    }
+    Ok(())
+}
