@@ -92,8 +92,11 @@ pub(super) struct Apply<'a, 't> {
     entries: &'a Entries,
     overlay: Overlay,
     pub(super) counts: &'a mut Counts,
-    /// Items already settled by a key conflict with another id.
+    /// Items already settled by a key conflict with another id, or acted on before their turn
+    /// ([`Apply::merge_first`]): the sync's own turn for them passes them by.
     pub(super) settled: HashSet<Key>,
+    /// Items acted on ([`Apply::act`]), in their turn or before it.
+    acted: HashSet<Key>,
     /// Folder versions already checked against the clock ([`Apply::clock_ahead`]).
     clocked: HashSet<Key>,
     files: BTreeMap<Key, FileOp>,
@@ -175,6 +178,7 @@ impl<'a, 't> Apply<'a, 't> {
             overlay,
             counts,
             settled: HashSet::new(),
+            acted: HashSet::new(),
             clocked: HashSet::new(),
             files,
             rows: BTreeMap::new(),
@@ -193,6 +197,7 @@ impl<'a, 't> Apply<'a, 't> {
         e: &Entry,
         action: Action,
     ) -> Result<()> {
+        self.acted.insert((kind, id.to_string()));
         // The database's version, read again now where the action needs it (the sync kept
         // only its hash).
         let needed = match action {
@@ -758,10 +763,15 @@ impl<'a, 't> Apply<'a, 't> {
     /// database held at that id, for the report of the engineer's verdicts that arrive from
     /// the folder).
     fn import(&mut self, item: &Item, previous: Option<&Item>) -> Result<()> {
-        let holder = match item {
-            Item::Record(r) => self.tx.record_holder(r).map(|h| h.map(Item::Record)),
-            Item::Decision(d) => self.tx.decision_holder(d).map(|h| h.map(Item::Decision)),
-        }?;
+        let mut holder = self.holder(item)?;
+        // The other id is weighed at its own three-way result: its folder version, changed
+        // since the last sync, is merged first (as it is when its id comes first in the
+        // sync's order), and the key settled against what that leaves.
+        if let Some(held) = &holder
+            && self.merge_first(held)?
+        {
+            holder = self.holder(item)?;
+        }
         let (item, held, place) = match holder {
             Some(held) => match self.settle_key(&held, item)? {
                 Some((winner, place)) => (winner, Some(held), place),
@@ -782,6 +792,42 @@ impl<'a, 't> Apply<'a, 't> {
             .arrived
             .extend(merge::arrived_verdicts(&known, &stored));
         self.write_file(&stored)
+    }
+
+    /// The item holding `item`'s natural key in the database under another id.
+    fn holder(&self, item: &Item) -> Result<Option<Item>> {
+        Ok(match item {
+            Item::Record(r) => self.tx.record_holder(r)?.map(Item::Record),
+            Item::Decision(d) => self.tx.decision_holder(d)?.map(Item::Decision),
+        })
+    }
+
+    /// Acts now on `held`, the database's item at a key another id arrives at, when the sync
+    /// has not reached it yet, it is still the version the sync read, and its folder version
+    /// changed since the last sync (its action takes the folder's version into account):
+    /// settled against the database's version alone, the other id would delete it on both
+    /// sides and its folder version, an engineer's verdict in it, would never be merged.
+    /// Returns whether it acted.
+    fn merge_first(&mut self, held: &Item) -> Result<bool> {
+        let key = (held.kind(), held.id().to_string());
+        let entries = self.entries;
+        let Some(e) = entries.get(&key) else {
+            return Ok(false);
+        };
+        let action = super::run::action_of(e);
+        if self.settled.contains(&key)
+            || self.acted.contains(&key)
+            || e.db != Some(held.hash())
+            || !matches!(
+                action,
+                Action::ToDatabase | Action::KeepFolder | Action::Resolve
+            )
+        {
+            return Ok(false);
+        }
+        self.settled.insert(key);
+        self.act(held.kind(), held.id(), e, action)?;
+        Ok(true)
     }
 
     /// Two ids at one natural key: `held` in the database, `incoming` from the folder (or a

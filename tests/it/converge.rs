@@ -3450,10 +3450,11 @@ fn two_features_of_one_name_carried_on_by_two_clones_do_not_move_back() -> anyho
 /// decision … under two ids: kept D0"), deletes D2 on both sides and marks it settled, so
 /// D2's own folder version, later and holding the verdict, is never merged nor its verdict
 /// carried to D0. When D2's entry comes first its folder version is merged first, D2 is the
-/// later and keeps the key with the verdict. A fix: `settle_key` should weigh `held`'s id at
-/// its own three-way result (its folder version when that changed), not the database's row.
+/// later and keeps the key with the verdict. Fixed: `Apply::import` acts on `held`'s id first
+/// when its folder version changed (`Apply::merge_first`), so the key is settled against its
+/// three-way result, whatever the order (sync_folder::sync_two_ids_of_a_decision_keep_the_
+/// engineer_verdict_of_the_one_changed_in_the_folder takes both orders every run).
 #[test]
-#[ignore = "known defect: sync settles two ids of one key against the database's version of the other id while its folder version, later, holds an engineer verdict (seed 7277, fails in some runs)"]
 fn an_engineer_verdict_on_a_decision_of_two_ids_is_not_lost() -> anyhow::Result<()> {
     let ops = vec![
         Op::Decide {

@@ -2112,3 +2112,151 @@ fn sync_keeps_a_carry_stated_again_onto_a_revision_another_feature_of_its_name_w
     }
     Ok(())
 }
+
+/// Two ids of one decision key met by one sync: the database holds `held` as the last sync
+/// left it, the folder holds `held` changed since (a later version with the engineer's verdict,
+/// through the terminal) and `incoming`, another clone's decision on the subject (new to this
+/// database, dated between the two). The export of the database after the sync, and the one
+/// decision file the folder then holds.
+fn two_ids_with_a_verdict_in_the_folder(
+    held: &str,
+    incoming: &str,
+) -> anyhow::Result<(String, Vec<(PathBuf, String)>)> {
+    let dir = TempDir::new("sync-two-ids-verdict")?;
+    let db = database(&dir, "a.db", &[decision(held, "hold", T1)])?;
+    let folder = dir.join("review");
+    ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    let pretty = |line: &str| -> anyhow::Result<String> {
+        let v: serde_json::Value = serde_json::from_str(line)?;
+        Ok(serde_json::to_string_pretty(&v)? + "\n")
+    };
+    let mut judged: serde_json::Value = serde_json::from_str(&decision(held, "release", T3))?;
+    judged["decision"]["basis"][0]["verdict"] = serde_json::json!({
+        "judgement": "accepted", "via": "terminal", "at": T3, "author": "Ada"
+    });
+    std::fs::write(
+        folder.join(format!("decisions/{held}.json")),
+        pretty(&judged.to_string())?,
+    )?;
+    std::fs::write(
+        folder.join(format!("decisions/{incoming}.json")),
+        pretty(&decision(incoming, "hold", T2))?,
+    )?;
+    let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(
+        out.contains("are one decision (locator, subject and revision) under two ids"),
+        "{out}"
+    );
+    Ok((export(&db)?, snapshot(&folder)?))
+}
+
+/// Regression (seed 7277 of the convergence sweep, converge::an_engineer_verdict_on_a_
+/// decision_of_two_ids_is_not_lost): when the folder's other id came first in the sync's order
+/// (its id sorting first), the sync settled the key against the database's version of `held`,
+/// deleted `held` on both sides and never merged its folder version: the engineer's verdict it
+/// held was lost in every clone. Whichever id sorts first, `held` is weighed at its folder
+/// version (the later), and keeps the key with the engineer's verdict, in the database and in
+/// the folder.
+#[test]
+fn sync_two_ids_of_a_decision_keep_the_engineer_verdict_of_the_one_changed_in_the_folder()
+-> anyhow::Result<()> {
+    for (held, incoming) in [("dec_b", "dec_a"), ("dec_a", "dec_b")] {
+        let (exported, files) = two_ids_with_a_verdict_in_the_folder(held, incoming)?;
+        let lines: Vec<&str> = exported
+            .lines()
+            .filter(|l| l.starts_with(r#"{"decision":"#))
+            .collect();
+        ensure!(
+            lines.len() == 1
+                && lines[0].contains(&format!(r#""id":"{held}""#))
+                && lines[0].contains(r#""via":"terminal""#)
+                && lines[0].contains(r#""disposition":"release""#),
+            "{held} kept the key with the engineer's verdict ({incoming} came with it): {exported}"
+        );
+        ensure!(
+            files.len() == 1
+                && files[0].0.ends_with(format!("decisions/{held}.json"))
+                && files[0].1.contains(r#""via": "terminal""#),
+            "the folder holds {held} with the verdict: {files:?}"
+        );
+    }
+    Ok(())
+}
+
+/// What the sync of [`two_ids_with_a_verdict_in_the_folder`] keeps, `import` keeps, whichever
+/// of the two lines is imported first (one file refuses two lines of one key, so each line is
+/// its own import, judged against the database): `held`'s later version with the engineer's
+/// verdict, at the key.
+#[test]
+fn import_two_ids_of_a_decision_keep_the_engineer_verdict_of_the_later_line() -> anyhow::Result<()>
+{
+    let (held, incoming) = ("dec_b", "dec_a");
+    let mut judged: serde_json::Value = serde_json::from_str(&decision(held, "release", T3))?;
+    judged["decision"]["basis"][0]["verdict"] = serde_json::json!({
+        "judgement": "accepted", "via": "terminal", "at": T3, "author": "Ada"
+    });
+    let (judged, other) = (judged.to_string(), decision(incoming, "hold", T2));
+    for (n, lines) in [[&other, &judged], [&judged, &other]].iter().enumerate() {
+        let dir = TempDir::new("import-two-ids-verdict")?;
+        let db = database(&dir, "a.db", &[decision(held, "hold", T1)])?;
+        // One file refuses two lines of one key: two imports, one after the other.
+        for line in lines {
+            let file = dir.join("line.jsonl");
+            std::fs::write(&file, format!("{line}\n"))?;
+            ok(review_mcp(&db, &["import", &file.to_string_lossy()])?)?;
+        }
+        let exported = export(&db)?;
+        let decisions: Vec<&str> = exported
+            .lines()
+            .filter(|l| l.starts_with(r#"{"decision":"#))
+            .collect();
+        ensure!(
+            decisions.len() == 1
+                && decisions[0].contains(&format!(r#""id":"{held}""#))
+                && decisions[0].contains(r#""via":"terminal""#),
+            "order {n}: {held} keeps the key with the engineer's verdict: {exported}"
+        );
+    }
+    Ok(())
+}
+
+/// The rule of [`sync_two_ids_of_a_decision_keep_the_engineer_verdict_of_the_one_changed_in_the_folder`]
+/// for a feature of two ids: the database's `held` changed in the folder since the last sync
+/// (a later note) is weighed at that version, so it keeps the key against `incoming` (dated
+/// between), whichever id the sync meets first; the old sync kept `incoming` when it came first
+/// and the later note was lost.
+#[test]
+fn sync_two_ids_of_a_feature_weigh_the_one_changed_in_the_folder_at_its_folder_version()
+-> anyhow::Result<()> {
+    for (held, incoming) in [("rec_b", "rec_a"), ("rec_a", "rec_b")] {
+        let dir = TempDir::new("sync-two-ids-feature")?;
+        let db = database(&dir, "a.db", &[feature(held, "bore", "first", T1)])?;
+        let folder = dir.join("review");
+        ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+        for (id, note, at) in [(held, "later", T3), (incoming, "between", T2)] {
+            let v: serde_json::Value = serde_json::from_str(&feature(id, "bore", note, at))?;
+            std::fs::write(
+                folder.join(format!("records/{id}.json")),
+                serde_json::to_string_pretty(&v)? + "\n",
+            )?;
+        }
+        ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+        let exported = export(&db)?;
+        let records: Vec<&str> = exported
+            .lines()
+            .filter(|l| l.starts_with(r#"{"record":"#))
+            .collect();
+        ensure!(
+            records.len() == 1
+                && records[0].contains(&format!(r#""id":"{held}""#))
+                && records[0].contains(r#""note":"later""#),
+            "{held} keeps the key with its later note ({incoming} came with it): {exported}"
+        );
+        let files = snapshot(&folder)?;
+        ensure!(
+            files.len() == 1 && files[0].1.contains(r#""note": "later""#),
+            "the folder holds {held} with its later note: {files:?}"
+        );
+    }
+    Ok(())
+}
