@@ -3523,3 +3523,45 @@ fn an_engineer_verdict_on_a_decision_of_two_ids_is_not_lost() -> anyhow::Result<
     ];
     run(&ops).map(drop)
 }
+
+/// Seed 7324 at 120 operations (the sweep of seed7277's branch, on 8916870's sync), minimised
+/// to 6: the seed-6057 shape reached by renames and an import. Clone 2 renames a feature at
+/// revision 1 to "chamfer" and carries it on to 2; clone 1 renames another feature at revision
+/// 0 to "chamfer" (two ids, one key); clone 2 imports clone 1's export and clone 1 carries its
+/// "chamfer" from 0 to 1; clone 2's sync. The clones ended with the feature live at revision 1
+/// in one and at 0 in another ("clone 0 and clone 2 differ after the final syncs"), 4 runs of
+/// 4. It converges since the carry from the other side's revision stands against another
+/// feature's copy found by name (`merge::elsewhere`, `Apply::copy_known_against`).
+#[test]
+fn a_renamed_feature_carried_on_beside_an_imported_one_of_its_name_converges() -> anyhow::Result<()>
+{
+    let ops = vec![
+        Op::Rename {
+            c: 2,
+            part: 0,
+            rev: 1,
+            from: 0,
+            to: 2,
+        },
+        Op::Carry {
+            c: 2,
+            from: 1,
+            to: 2,
+        },
+        Op::Rename {
+            c: 1,
+            part: 0,
+            rev: 0,
+            from: 1,
+            to: 2,
+        },
+        Op::Import { c: 2, from: 1 },
+        Op::Carry {
+            c: 1,
+            from: 0,
+            to: 1,
+        },
+        Op::Sync { c: 2 },
+    ];
+    run(&ops).map(|_| ())
+}
