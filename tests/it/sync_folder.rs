@@ -1806,6 +1806,33 @@ fn sync_and_import_agree_on_a_statement_after_the_seed_17_carries() -> anyhow::R
     Ok(())
 }
 
+/// Seed 6057's start, shared by the tests of two features of one name where one was carried
+/// past B: two states "mating" at B and carries it on to C; one, later, states "mating" at A
+/// (an id of its own: two ids, one key); one, two and three sync in turn, so two's sync keeps
+/// one's later feature and leaves in the folder what B says of two's (its superseded copy).
+/// One's session, still open.
+fn two_carried_past_b_then_one_at_a(
+    one: &Path,
+    two: &Path,
+    three: &Path,
+    folder: &str,
+) -> anyhow::Result<crate::support::client::Server> {
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let mut s = mating_at(two, "B", "two's at B")?;
+    s.call(
+        "carry_forward",
+        serde_json::json!({"from": at("B"), "to": at("C"), "map": []}),
+    )?
+    .ok()?;
+    s.close()?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let s = mating_at(one, "A", "one's at A")?;
+    for db in [one, two, three] {
+        ok(review_mcp(db, &["sync", folder])?)?;
+    }
+    Ok(s)
+}
+
 /// Seed 6057 (converge::two_features_of_one_name_carried_on_by_two_clones_do_not_move_back):
 /// two states "mating" at B and carries it on to C; one, later, states "mating" at A (an id
 /// of its own) and syncs; two's sync keeps one's later feature (two ids, one key) and leaves
@@ -1828,20 +1855,8 @@ fn a_carry_onto_another_feature_s_copy(by_import: bool, restated: bool) -> anyho
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    let mut s = mating_at(&two, "B", "two's at B")?;
-    s.call(
-        "carry_forward",
-        serde_json::json!({"from": at("B"), "to": at("C"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
+    let mut s = two_carried_past_b_then_one_at_a(&one, &two, &three, &folder)?;
     pause();
-    let s = mating_at(&one, "A", "one's at A")?;
-    ok(review_mcp(&one, &["sync", &folder])?)?;
-    ok(review_mcp(&two, &["sync", &folder])?)?;
-    ok(review_mcp(&three, &["sync", &folder])?)?;
-    pause();
-    let mut s = s;
     s.call(
         "carry_forward",
         serde_json::json!({"from": at("A"), "to": at("B"), "map": []}),
@@ -1935,18 +1950,7 @@ fn winner_stated_where_the_loser_was_carried_past(
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    let mut s = mating_at(&two, "B", "two's at B")?;
-    s.call(
-        "carry_forward",
-        serde_json::json!({"from": at("B"), "to": at("C"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    pause();
-    mating_at(&one, "A", "one's at A")?.close()?;
-    ok(review_mcp(&one, &["sync", &folder])?)?;
-    ok(review_mcp(&two, &["sync", &folder])?)?;
-    ok(review_mcp(&three, &["sync", &folder])?)?;
+    two_carried_past_b_then_one_at_a(&one, &two, &three, &folder)?.close()?;
     if knew_copy {
         ok(review_mcp(&one, &["sync", &folder])?)?;
     }
@@ -2039,18 +2043,7 @@ fn carried_and_stated_again_onto_another_feature_s_copy(
     let folder = folder_path.to_string_lossy();
     let at = |rev: &str| artifact(rev, "/w/p.step");
     let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
-    let mut s = mating_at(&two, "B", "two's at B")?;
-    s.call(
-        "carry_forward",
-        serde_json::json!({"from": at("B"), "to": at("C"), "map": []}),
-    )?
-    .ok()?;
-    s.close()?;
-    pause();
-    let mut s = mating_at(&one, "A", "one's at A")?;
-    for db in [&one, &two, &three] {
-        ok(review_mcp(db, &["sync", &folder])?)?;
-    }
+    let mut s = two_carried_past_b_then_one_at_a(&one, &two, &three, &folder)?;
     pause();
     s.call(
         "carry_forward",
