@@ -2253,3 +2253,148 @@ fn sync_two_ids_of_a_feature_weigh_the_one_changed_in_the_folder_at_its_folder_v
     }
     Ok(())
 }
+
+/// Three ids of one decision key met by one sync (three clones decided one subject apart): the
+/// database holds `held` as the last sync left it, the folder holds `held` changed since (the
+/// engineer's verdict, given in another clone), `between` (dated before that version) and
+/// `latest` (dated after it, without the verdict). In every order of the three ids the latest
+/// keeps the key with the engineer's verdict, in the database and in the folder; the dry run
+/// reports the conflicts the sync then reports, and a second sync changes nothing.
+#[test]
+fn sync_three_ids_of_a_decision_keep_the_latest_with_the_engineer_verdict_in_every_id_order()
+-> anyhow::Result<()> {
+    const T4: &str = "2026-01-04T00:00:00.000Z";
+    let pretty = |v: &serde_json::Value| -> anyhow::Result<String> {
+        Ok(serde_json::to_string_pretty(v)? + "\n")
+    };
+    let ids = ["dec_a", "dec_b", "dec_c"];
+    for h in 0..3 {
+        let others: Vec<&str> = (0..3).filter(|&i| i != h).map(|i| ids[i]).collect();
+        for (between, latest) in [(others[0], others[1]), (others[1], others[0])] {
+            let held = ids[h];
+            let dir = TempDir::new("sync-three-ids")?;
+            let db = database(&dir, "a.db", &[decision(held, "hold", T1)])?;
+            let folder = dir.join("review");
+            ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+            let mut judged: serde_json::Value =
+                serde_json::from_str(&decision(held, "release", T3))?;
+            judged["decision"]["basis"][0]["verdict"] = serde_json::json!({
+                "judgement": "accepted", "via": "terminal", "at": T3, "author": "Ada"
+            });
+            let versions = [
+                (held, judged),
+                (
+                    between,
+                    serde_json::from_str(&decision(between, "hold", T2))?,
+                ),
+                (
+                    latest,
+                    serde_json::from_str(&decision(latest, "scrap", T4))?,
+                ),
+            ];
+            for (id, v) in &versions {
+                std::fs::write(folder.join(format!("decisions/{id}.json")), pretty(v)?)?;
+            }
+            let case = format!("held {held}, between {between}, latest {latest}");
+            let conflicts = |out: &str| -> Vec<String> {
+                out.lines()
+                    .filter(|l| l.starts_with("conflict"))
+                    .map(str::to_string)
+                    .collect()
+            };
+            let dry = ok(review_mcp(
+                &db,
+                &["sync", "--dry-run", &folder.to_string_lossy()],
+            )?)?;
+            let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+            ensure!(
+                conflicts(&dry) == conflicts(&out) && conflicts(&out).len() == 3,
+                "{case}: the dry run reports the two settled keys the sync reports:\n{dry}\n{out}"
+            );
+            let exported = export(&db)?;
+            let decisions: Vec<&str> = exported
+                .lines()
+                .filter(|l| l.starts_with(r#"{"decision":"#))
+                .collect();
+            ensure!(
+                decisions.len() == 1
+                    && decisions[0].contains(&format!(r#""id":"{latest}""#))
+                    && decisions[0].contains(r#""disposition":"scrap""#)
+                    && decisions[0].contains(r#""via":"terminal""#),
+                "{case}: {latest} keeps the key with the engineer's verdict: {exported}"
+            );
+            let files = snapshot(&folder)?;
+            ensure!(
+                files.len() == 1
+                    && files[0].0.ends_with(format!("decisions/{latest}.json"))
+                    && files[0].1.contains(r#""via": "terminal""#),
+                "{case}: the folder holds {latest} with the verdict: {files:?}"
+            );
+            let again = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+            ensure!(
+                again.contains("written to the folder: 0 ")
+                    && again.contains("imported into the database: 0 ")
+                    && export(&db)? == exported,
+                "{case}: a second sync changes nothing: {again}"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Known defect (found by adv7277's second read of f0c97fd; not from that commit: the old
+/// sync did the same). Two ids of one decision key, the database's `held` deleted in the folder
+/// (a teammate forgot it) but changed here since the last sync, and the folder's `incoming`
+/// dated after that change. The result is right in both id orders (`incoming` keeps the key),
+/// but the report depends on the order: when `held` sorts first, its own turn (`KeepDatabase`,
+/// which `Apply::merge_first` does not act on early) prints "was deleted in the folder but
+/// changed in the database: kept, and written back to the folder", and `incoming`'s turn then
+/// prints "kept {incoming}, deleted {held} on both sides": two contradictory lines, and one
+/// conflict more than the other order counts. Both orders should print one report.
+#[test]
+#[ignore = "known defect: a decision deleted in the folder, changed here and then settled away by another id is reported as kept when its id sorts first"]
+fn sync_reports_a_decision_deleted_in_the_folder_and_settled_by_another_id_alike_in_both_id_orders()
+-> anyhow::Result<()> {
+    const T25: &str = "2026-01-02T12:00:00.000Z";
+    let mut reports = Vec::new();
+    for (held, incoming) in [("dec_a", "dec_b"), ("dec_b", "dec_a")] {
+        let dir = TempDir::new("sync-keepdb-two-ids")?;
+        let db = database(&dir, "a.db", &[decision(held, "hold", T1)])?;
+        let folder = dir.join("review");
+        ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+        std::fs::remove_file(folder.join(format!("decisions/{held}.json")))?;
+        let v: serde_json::Value = serde_json::from_str(&decision(incoming, "scrap", T3))?;
+        std::fs::write(
+            folder.join(format!("decisions/{incoming}.json")),
+            serde_json::to_string_pretty(&v)? + "\n",
+        )?;
+        let changed = dir.join("changed.jsonl");
+        std::fs::write(&changed, decision(held, "rework", T25) + "\n")?;
+        ok(review_mcp(&db, &["import", &changed.to_string_lossy()])?)?;
+        let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+        let exported = export(&db)?;
+        ensure!(
+            exported.contains(&format!(r#""id":"{incoming}""#))
+                && !exported.contains(&format!(r#""id":"{held}""#)),
+            "{incoming} keeps the key: {exported}"
+        );
+        ensure!(
+            !out.contains(&format!(
+                "decision {held} was deleted in the folder but changed in the database: kept"
+            )),
+            "{held} is not reported kept when the sync deletes it on both sides:\n{out}"
+        );
+        // The report with the ids named by their part, not their name.
+        let report: Vec<String> = out
+            .lines()
+            .filter(|l| l.starts_with("conflict"))
+            .map(|l| l.replace(held, "HELD").replace(incoming, "INCOMING"))
+            .collect();
+        reports.push(report);
+    }
+    ensure!(
+        reports[0] == reports[1],
+        "one report whatever the id order: {reports:#?}"
+    );
+    Ok(())
+}
