@@ -2024,8 +2024,9 @@ fn the_winner_stated_where_only_the_loser_was_carried_past_leaves_one_copy_there
 /// leaves in the folder what B says of two's (its superseded copy there); three joins. One,
 /// which has not synced since, carries its feature from A on to B and states it again there
 /// (the carry's mark gone); `restated`: two, which has not seen the carry, states it again at A
-/// and syncs first; `by_import`: two then imports one's export. Then every clone syncs. One's version at B is its own feature carried on
-/// from A (its copy at A says it was carried to B), not a statement at a revision carried past:
+/// and syncs first; `by_import`: two then imports one's export. Then every clone syncs. One's
+/// version at B is its own feature carried on from A (its copy at A says it was carried to B),
+/// not a statement at a revision carried past:
 /// its sync kept the feature at A ("states it at revision B, which a carry moved it on from;
 /// kept it at revision A") and wrote one's statement as what B says, judged by the other
 /// feature's copy at B, found by name (both changed: both sides then claimed the other's
