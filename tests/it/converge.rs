@@ -3565,3 +3565,110 @@ fn a_renamed_feature_carried_on_beside_an_imported_one_of_its_name_converges() -
     ];
     run(&ops).map(|_| ())
 }
+
+/// Seed 8601 at 200 operations (the last sweep of the session that fixed seeds 6057 and 7277),
+/// minimised to 10. The seed fails on 8916870 too (harness and product built there): not this
+/// session's change. Not traced. Clone 2 states "bore" at revision 0 and syncs; clone 1 starts
+/// over, carries 0 on to 1 and its export goes to the archive (`Fidelity`); clone 0 states "bore"
+/// at 0 (another id) and syncs; clone 1 starts over again (its carry, never pushed, is lost) and
+/// exports; clone 2 states its "bore" at 0 again. The archive, which imported every export, lacks
+/// clone 2's last statement (and any later version of it). A likely reading, unchecked: the archive
+/// holds the lost carry (the feature at 1, its copy at 0) beside clone 0's feature at 0 (two ids,
+/// one key), and the final import keeps the statement neither in the copy nor live; whether the
+/// product or the model's archive rule (`as_copy`) is wrong is open.
+#[test]
+#[ignore = "known defect, not traced: the archive lacks a statement at a revision a lost carry left, beside another feature of its name (seed 8601)"]
+fn the_archive_keeps_a_statement_where_a_lost_carry_left_beside_another_id() -> anyhow::Result<()> {
+    let remember = |c, tag| Op::Remember {
+        c,
+        part: 0,
+        rev: 0,
+        name: 0,
+        tag,
+    };
+    let ops = vec![
+        remember(2, 2),
+        Op::Sync { c: 2 },
+        Op::Rejoin { c: 1 },
+        Op::Carry {
+            c: 1,
+            from: 0,
+            to: 1,
+        },
+        Op::Fidelity { c: 1 },
+        remember(0, 1),
+        Op::Sync { c: 0 },
+        Op::Rejoin { c: 1 },
+        Op::Fidelity { c: 1 },
+        remember(2, 2),
+    ];
+    run(&ops).map(|_| ())
+}
+
+/// Seed 8648 at 200 operations (the same sweep), minimised to 14. The seed fails on 8916870 too:
+/// not this session's change. Not traced. Clones 2 and 0 decide, sync; clone 0 gives the engineer's
+/// verdict by the terminal; clone 1 syncs, gives another by the form, exports to the archive,
+/// starts over and decides clone 0's subject again (another id, later, other states, no verdict),
+/// never syncing it; clones 0 and 2 sync; clones 2 and 1 export. The archive, which imported every
+/// export, lacks clone 0's decision with the engineer's terminal verdict (and any later version of
+/// it): the import of clone 1's later decision of that key seems to drop the verdict (two ids, one
+/// key). Whether that is a trust defect of import (sync keeps an engineer's verdicts with the later
+/// id) or the verdict rightly goes with items stated otherwise, and the model is wrong, is open:
+/// the first thing to trace next.
+#[test]
+#[ignore = "known defect, not traced: the archive lacks a decision with an engineer verdict after a clone started over and decided again (seed 8648)"]
+fn the_archive_keeps_a_verdict_a_clone_starting_over_decided_over() -> anyhow::Result<()> {
+    let ops = vec![
+        Op::Decide {
+            c: 2,
+            part: 0,
+            rev: 2,
+            subject: 0,
+            disposition: 0,
+            states: [0, 1, 1],
+            assistant: Some(1),
+        },
+        Op::Decide {
+            c: 0,
+            part: 1,
+            rev: 1,
+            subject: 1,
+            disposition: 1,
+            states: [0, 0, 2],
+            assistant: Some(0),
+        },
+        Op::Sync { c: 2 },
+        Op::Sync { c: 0 },
+        Op::Judge {
+            c: 0,
+            pick: 7,
+            item: 1,
+            accept: true,
+            form: false,
+        },
+        Op::Sync { c: 1 },
+        Op::Judge {
+            c: 1,
+            pick: 1,
+            item: 2,
+            accept: false,
+            form: true,
+        },
+        Op::Fidelity { c: 1 },
+        Op::Rejoin { c: 1 },
+        Op::Decide {
+            c: 1,
+            part: 1,
+            rev: 1,
+            subject: 1,
+            disposition: 2,
+            states: [1, 2, 0],
+            assistant: None,
+        },
+        Op::Sync { c: 0 },
+        Op::Sync { c: 2 },
+        Op::Fidelity { c: 2 },
+        Op::Fidelity { c: 1 },
+    ];
+    run(&ops).map(|_| ())
+}
