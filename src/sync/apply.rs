@@ -818,10 +818,7 @@ impl<'a, 't> Apply<'a, 't> {
         if self.settled.contains(&key)
             || self.acted.contains(&key)
             || e.db != Some(held.hash())
-            || !matches!(
-                action,
-                Action::ToDatabase | Action::KeepFolder | Action::Resolve
-            )
+            || !matches!(action, Action::ToDatabase | Action::Resolve)
         {
             return Ok(false);
         }
