@@ -797,6 +797,75 @@ mod tests {
         assert_eq!(counts(again), (0, 0, 1));
     }
 
+    /// Two merges of one version W, each taking another version's engineer verdicts, are both
+    /// dated a millisecond after W (import here, sync's `merge::dated_after` in a clone), so
+    /// two different versions of one decision share an `updated_at` (converge seed 8648: an
+    /// archive fed by exports kept a form verdict the clones lost by starting over). An equal
+    /// time keeps the database's version and takes the line's engineer verdicts, so no
+    /// verdict is lost either way, and a version holding every verdict of the line is left
+    /// alone.
+    #[test]
+    fn two_merges_of_one_version_dated_alike_lose_no_engineer_verdict_on_import() {
+        use crate::review::decision::{Judgement, Verdict, Via};
+        let w = |updated: &str| {
+            let basis = vec![
+                BasisItem::stated("Bore 10 H7"),
+                BasisItem::stated("Wall 2.0"),
+            ];
+            Decision {
+                id: "dec_1".into(),
+                ..fixtures::decision("bore", updated, "rework", basis)
+            }
+        };
+        let judge = |mut d: Decision, item: usize, via: Via, at: &str| {
+            d.basis[item].verdict = Some(Verdict {
+                at: at.into(),
+                author: Some("Ada".into()),
+                judgement: Judgement::Rejected,
+                meaning: None,
+                reason: None,
+                via,
+            });
+            d
+        };
+        let vias = |s: &mut Store| {
+            let d = s.all_decisions().unwrap().remove(0);
+            let vias: Vec<Option<Via>> = d
+                .basis
+                .iter()
+                .map(|b| b.verdict.as_ref().map(|v| v.via))
+                .collect();
+            (vias, d.updated_at)
+        };
+        let merged_at = time::millisecond_after(T2);
+        // The archive: a form verdict at T1 (its clone then lost it), then W, later, without it.
+        let mut archive = store_with(&[], &[judge(w(T1), 1, Via::Elicitation, T1)]);
+        archive.import(&[], &[w(T2)]).unwrap();
+        assert_eq!(
+            vias(&mut archive),
+            (vec![None, Some(Via::Elicitation)], merged_at.clone())
+        );
+        // The clones' final version: W with a terminal verdict merged in, dated as the archive's.
+        let fin = judge(w(&merged_at), 0, Via::Terminal, T1);
+        let mut clone = store_with(&[], std::slice::from_ref(&fin));
+        let both = (
+            vec![Some(Via::Terminal), Some(Via::Elicitation)],
+            time::millisecond_after(&merged_at),
+        );
+        archive.import(&[], std::slice::from_ref(&fin)).unwrap();
+        assert_eq!(vias(&mut archive), both);
+        // The other way: the clone takes the archive's version at the same time.
+        let archived = judge(w(&merged_at), 1, Via::Elicitation, T1);
+        clone.import(&[], std::slice::from_ref(&archived)).unwrap();
+        assert_eq!(vias(&mut clone), both);
+        // A version holding every verdict of the line is left as it is.
+        let mut holds_all = store_with(&[], &[judge(archived.clone(), 0, Via::Terminal, T1)]);
+        let before = holds_all.all_decisions().unwrap();
+        let again = holds_all.import(&[], std::slice::from_ref(&fin)).unwrap();
+        assert_eq!(counts(again), (0, 0, 1));
+        assert_eq!(holds_all.all_decisions().unwrap(), before);
+    }
+
     /// Regression (found by an audit): a clone that had not seen a carry of revision A to B
     /// stated the feature "mating" again at A; importing the carry's export took that later
     /// statement by its time, and the feature moved back from B to A (B lost it). A restated

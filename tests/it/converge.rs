@@ -1508,6 +1508,8 @@ fn run(ops: &[Op]) -> anyhow::Result<Moves> {
         let kept = archive.iter().filter_map(|a| a.get(kind)).any(|a| {
             a == item
                 || (kind == "decision" && unmarked(a) == unmarked(item))
+                || (kind == "decision"
+                    && holds_more_engineer_verdicts(&unmarked(a), &unmarked(item)))
                 || (item["kind"] == "note"
                     && a["id"] == item["id"]
                     && a["updated_at"].as_str() > item["updated_at"].as_str())
@@ -1542,6 +1544,46 @@ fn run(ops: &[Op]) -> anyhow::Result<Moves> {
         );
     }
     Ok(w.moves)
+}
+
+/// Whether the archive's decision `a` is the final decision `item` with engineer verdicts it
+/// lacks (or later ones of the engineer) on some of its requirements, at the same `updated_at`:
+/// two merges of one version, each taking another version's engineer verdicts, are dated alike
+/// (a millisecond after the version they were made from, `merge::dated_after` and import's
+/// rule alike), and an archive fed by exports keeps the engineer verdicts a clone lost by
+/// starting over, which import never takes away (an equal `updated_at` keeps the archive's
+/// version and takes the line's engineer verdicts). Seed 8648
+/// (`the_archive_keeps_a_verdict_a_clone_starting_over_decided_over`).
+fn holds_more_engineer_verdicts(a: &Value, item: &Value) -> bool {
+    let engineers = |v: &Value| v.is_object() && v["via"] != "assistant";
+    let (Some(ours), Some(final_basis)) = (a["basis"].as_array(), item["basis"].as_array()) else {
+        return false;
+    };
+    // Everything but the basis (and a carried decision's disposition, counted again from its
+    // items) is the final version's.
+    let rest = |d: &Value, carried: bool| {
+        let mut d = d.clone();
+        if let Some(o) = d.as_object_mut() {
+            o.remove("basis");
+            if carried {
+                o.remove("disposition");
+            }
+        }
+        d
+    };
+    let carried = !item["carried"].is_null();
+    a["updated_at"] == item["updated_at"]
+        && rest(a, carried) == rest(item, carried)
+        && ours.len() == final_basis.len()
+        && ours != final_basis
+        && ours.iter().zip(final_basis).all(|(o, f)| {
+            let (mine, theirs) = (&o["verdict"], &f["verdict"]);
+            o == f
+                || (o["requirement"] == f["requirement"]
+                    && engineers(mine)
+                    && mine != theirs
+                    && (!engineers(theirs) || mine["at"].as_str() > theirs["at"].as_str()))
+        })
 }
 
 /// The documented rules, checked on the converged export.
@@ -3605,20 +3647,21 @@ fn the_archive_keeps_a_statement_where_a_lost_carry_left_beside_another_id() -> 
     run(&ops).map(|_| ())
 }
 
-/// Seed 8648 at 200 operations (the same sweep), minimised to 14. The seed fails on 8916870 too:
-/// not this session's change. Clones 2 and 0 decide, sync; clone 0 gives the engineer's verdict by
-/// the terminal; clone 1 syncs, gives another by the form on that decision, exports to the archive
+/// Seed 8648 at 200 operations (the same sweep), minimised to 14. Regression of the model, not
+/// of the product. Clones 2 and 0 decide, sync; clone 0 gives the engineer's verdict by the
+/// terminal; clone 1 syncs, gives another by the form on that decision, exports to the archive
 /// (`Fidelity`), starts over (its form verdict, never pushed, is lost) and decides clone 0's
-/// subject again, never syncing it; clones 0 and 2 sync; clones 2 and 1 export. Traced as far as
-/// this: the final item (clone 1's id, clone 0's terminal verdict carried to it) and the archive's
-/// version of that id share one `updated_at`, and the archive's holds one engineer verdict more,
-/// clone 1's lost form verdict, which import keeps (an engineer's verdict is never taken away by a
-/// version that had not seen it). No verdict is lost; the archive keeps one the clones lost. Open:
-/// whether import should date such a version a millisecond later, as sync's `merge::dated_after`
-/// does (two different versions of one decision never share an `updated_at`), and the model then
-/// accept the archive's later version, or the model accept an equal time with more verdicts.
+/// subject again (version W, the same id), never syncing it; clones 0 and 2 sync; clones 2 and 1
+/// export. The archive takes clone 0's terminal verdict into the form verdict's version, then
+/// W, later, with both verdicts (import: an engineer's verdict is never taken away by a version
+/// that had not seen it), dated a millisecond after W; the final sync merges W with clone 0's
+/// terminal verdict, also dated a millisecond after W (`merge::dated_after`). Two merges of one
+/// version share an `updated_at` and the archive's holds one engineer verdict more, the one the
+/// clones lost. No verdict is lost, and the final export imported into the archive changes
+/// nothing (an equal time keeps the archive's version and takes the line's engineer verdicts);
+/// the check asked for an equal version or a later one, and now also accepts the final version
+/// with more engineer verdicts at the same time (`holds_more_engineer_verdicts`).
 #[test]
-#[ignore = "known defect: the archive holds a decision at the final version's updated_at with one engineer verdict more (one a clone lost by starting over), and the model finds the final version missing (seed 8648)"]
 fn the_archive_keeps_a_verdict_a_clone_starting_over_decided_over() -> anyhow::Result<()> {
     let ops = vec![
         Op::Decide {
