@@ -886,12 +886,32 @@ impl<'a, 't> Apply<'a, 't> {
                 &|_| false,
             ),
         };
-        let winner = resolved.item;
+        let (winner, mut notes) = (resolved.item, resolved.notes);
         let loser = if winner.id() == held.id() {
             incoming
         } else {
             held
         };
+        // `held` deleted in the folder but changed here (its own turn comes after the folder's
+        // arrivals, so this settles it in every id order): kept, it is written back, as its
+        // own turn would have said.
+        let kept_against_the_folder = winner.id() == held.id()
+            && self
+                .entries
+                .get(&(held.kind(), held.id().to_string()))
+                .is_some_and(|e| super::run::action_of(e) == Action::KeepDatabase);
+        // The rule of the tools against the base, as its own turn applies it.
+        let winner = match kept_against_the_folder {
+            true => self.outranked(None, &winner, "database")?,
+            false => winner,
+        };
+        if kept_against_the_folder {
+            notes.push(format!(
+                "{} was deleted in the folder but changed in the database: written back to the \
+                 folder",
+                held.id()
+            ));
+        }
         self.counts.conflicts.push(format!(
             "{} {} (database, {}) and {} (folder, {}) are one {} under two ids: kept {}, \
              deleted {} on both sides{}",
@@ -903,11 +923,7 @@ impl<'a, 't> Apply<'a, 't> {
             held.kind().key_name(),
             winner.id(),
             loser.id(),
-            resolved
-                .notes
-                .iter()
-                .map(|n| format!("; {n}"))
-                .collect::<String>()
+            notes.iter().map(|n| format!("; {n}")).collect::<String>()
         ));
         self.described
             .entry((loser.kind(), loser.id().to_string()))
@@ -932,6 +948,9 @@ impl<'a, 't> Apply<'a, 't> {
                     .arrived
                     .extend(merge::arrived_verdicts(&[held], &winner));
                 self.put(&winner)?;
+            }
+            if kept_against_the_folder && winner.kind() == ItemKind::Decision {
+                self.tx.decision_goes_on(winner.id())?;
             }
             self.write_file(&winner)?;
             return Ok(None);
