@@ -2001,15 +2001,15 @@ fn the_winner_stated_where_only_the_loser_was_carried_past_is_what_that_revision
     Ok(())
 }
 
-/// Known defect (found by adv6057, not fixed): stated at B before one's database held the
-/// other feature's copy there, the statement ends in a copy of its own at B (its id's), beside
-/// the other feature's: two superseded copies of one key at one revision, in every clone, where
+/// Regression (found by adv6057): stated at B before one's database held the other feature's
+/// copy there, the statement ended in a copy of its own at B (its id's), beside the other
+/// feature's: two superseded copies of one key at one revision, in every clone, where
 /// `remember` in a database that held the copy writes the one copy. Sync's and import's
-/// `keep_stayed` find a copy by the statement's id only, `remember`'s `stated_where_carried_on`
-/// by the key (`rows::feature_copy`); which copy every clone should write, when clones hold
-/// different ones, is a rule of its own (the copies of two ids for one key), not a small fix.
+/// `keep_stayed` found a copy by the statement's id only, `remember`'s `stated_where_carried_on`
+/// by the key (`rows::feature_copy`). When neither side holds a copy under the statement's own
+/// id, sync and import now write it into the revision's copy found by the key (the database's,
+/// else the folder's), so every clone holds the one copy, saying the statement.
 #[test]
-#[ignore = "known defect: the winner of a key stated at a revision only the loser was carried past, before the loser's copy there was known, ends with two copies at that revision"]
 fn the_winner_stated_where_only_the_loser_was_carried_past_leaves_one_copy_there()
 -> anyhow::Result<()> {
     for by_import in [false, true] {
