@@ -302,10 +302,18 @@ fn keep_stayed(
 ) -> Result<(), StoreError> {
     for (statement, onward) in stayed {
         let id = Record::snapshot_id(&statement.id, &statement.artifact.revision);
-        let seq: Option<i64> = tx
+        let mut seq: Option<i64> = tx
             .prepare_cached("SELECT seq FROM records WHERE id = ?1")?
             .query_row([&id], |row| row.get(0))
             .optional()?;
+        // None under its own id: the revision's copy by its key (another id's: two ids, one
+        // key), as `remember` and `sync` find it, not a second copy.
+        if seq.is_none()
+            && let Some(name) = statement.name.as_deref()
+        {
+            let (locator, revision) = (statement.artifact.locator(), &statement.artifact.revision);
+            seq = super::records::rows::feature_copy(tx, locator, name, revision)?;
+        }
         let copy = match seq {
             Some(seq) => load_record(tx, seq)?.map(|r| (r, seq)),
             None => None,

@@ -552,6 +552,21 @@ impl<'a> SyncTx<'a> {
         super::records::rows::carried_past_at(&self.tx, &self.carried, locator, name, revision)
     }
 
+    /// What `revision` says of the feature `name` at `locator` once a carry moved it on (its
+    /// superseded copy there, of whatever id), when held: the copy `remember` writes a
+    /// statement at that revision into.
+    pub fn feature_copy(
+        &self,
+        locator: &str,
+        name: &str,
+        revision: &str,
+    ) -> Result<Option<Record>, StoreError> {
+        match super::records::rows::feature_copy(&self.tx, locator, name, revision)? {
+            Some(seq) => super::records::rows::load_record(&self.tx, seq),
+            None => Ok(None),
+        }
+    }
+
     /// The last event the history holds (0: none); see [`SyncTx::record_known_by`].
     pub fn last_event(&self) -> Result<i64, StoreError> {
         super::history::last_event(&self.tx)

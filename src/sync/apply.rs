@@ -99,6 +99,9 @@ pub(super) struct Apply<'a, 't> {
     acted: HashSet<Key>,
     /// Folder versions already checked against the clock ([`Apply::clock_ahead`]).
     clocked: HashSet<Key>,
+    /// The folder's superseded copies of features by their key (locator, name, revision),
+    /// each the least id; made when first asked ([`Apply::copy_by_key`]).
+    filed_copies: Option<HashMap<(String, String, String), String>>,
     files: BTreeMap<Key, FileOp>,
     rows: BTreeMap<Key, RowOp>,
     /// Where each item deleted from the database goes, as it was, as it is deleted (saved
@@ -180,6 +183,7 @@ impl<'a, 't> Apply<'a, 't> {
             settled: HashSet::new(),
             acted: HashSet::new(),
             clocked: HashSet::new(),
+            filed_copies: None,
             files,
             rows: BTreeMap::new(),
             saver,
@@ -606,9 +610,22 @@ impl<'a, 't> Apply<'a, 't> {
     /// revision says of the feature: in its superseded copy (the later of the database's and
     /// the folder's, or a new one), written to both sides like any item the sync settles.
     fn keep_stayed(&mut self, stayed: &Record, onward: &Record) -> Result<()> {
-        let id = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
+        let own = Record::snapshot_id(&stayed.id, &stayed.artifact.revision);
+        let mut held = self.tx.record(&own)?;
+        // Neither side holds the copy under the statement's own id: the revision's copy of
+        // the feature by its key (another id's: two ids, one key), as `remember` finds it, so
+        // a statement made before that copy was known ends in it, not in a second copy.
+        let id = match held.is_some() || self.filed_record(&own).is_some() {
+            true => own,
+            false => match self.copy_by_key(stayed)? {
+                Some(c) => {
+                    held = self.tx.record(&c)?;
+                    c
+                }
+                None => own,
+            },
+        };
         let key = (ItemKind::Record, id.clone());
-        let held = self.tx.record(&id)?;
         if let Some(f) = self
             .filed_record(&id)
             .filter(|f| f.updated_at.as_str() > self.ahead.as_str())
@@ -644,6 +661,42 @@ impl<'a, 't> Apply<'a, 't> {
             (Some(f), Item::Record(k)) => Ok(self.tx.record_kept_over(&f, k)?),
             _ => Ok(()),
         }
+    }
+
+    /// The id of the superseded copy, of whatever id, of the feature `stayed` states at its
+    /// revision: the database's (as `remember` finds it), else the folder's (the least id when
+    /// the folder holds several), as this sync read it. `None`: neither holds one.
+    fn copy_by_key(&mut self, stayed: &Record) -> Result<Option<String>> {
+        let Some(name) = stayed.name.as_deref() else {
+            return Ok(None);
+        };
+        let (locator, revision) = (stayed.artifact.locator(), &stayed.artifact.revision);
+        if let Some(c) = self.tx.feature_copy(locator, name, revision)? {
+            return Ok(Some(c.id));
+        }
+        let entries = self.entries;
+        let copies = self.filed_copies.get_or_insert_with(|| {
+            let mut copies = HashMap::new();
+            for ((kind, id), e) in entries {
+                if let (ItemKind::Record, Some((_, Some(item)))) = (kind, &e.file)
+                    && let Item::Record(r) = item.as_ref()
+                    && r.superseded.is_some()
+                    && let Some(name) = &r.name
+                {
+                    let key = (
+                        r.artifact.locator().to_string(),
+                        name.clone(),
+                        r.artifact.revision.clone(),
+                    );
+                    // The entries in id order: the first is the least.
+                    copies.entry(key).or_insert_with(|| id.clone());
+                }
+            }
+            copies
+        });
+        Ok(copies
+            .get(&(locator.to_string(), name.to_string(), revision.clone()))
+            .cloned())
     }
 
     /// The database's version of an item whose hash the sync read as `h`: the transaction
@@ -886,12 +939,32 @@ impl<'a, 't> Apply<'a, 't> {
                 &|_| false,
             ),
         };
-        let winner = resolved.item;
+        let (winner, mut notes) = (resolved.item, resolved.notes);
         let loser = if winner.id() == held.id() {
             incoming
         } else {
             held
         };
+        // `held` deleted in the folder but changed here (its own turn comes after the folder's
+        // arrivals, so this settles it in every id order): kept, it is written back, as its
+        // own turn would have said.
+        let kept_against_the_folder = winner.id() == held.id()
+            && self
+                .entries
+                .get(&(held.kind(), held.id().to_string()))
+                .is_some_and(|e| super::run::action_of(e) == Action::KeepDatabase);
+        // The rule of the tools against the base, as its own turn applies it.
+        let winner = match kept_against_the_folder {
+            true => self.outranked(None, &winner, "database")?,
+            false => winner,
+        };
+        if kept_against_the_folder {
+            notes.push(format!(
+                "{} was deleted in the folder but changed in the database: written back to the \
+                 folder",
+                held.id()
+            ));
+        }
         self.counts.conflicts.push(format!(
             "{} {} (database, {}) and {} (folder, {}) are one {} under two ids: kept {}, \
              deleted {} on both sides{}",
@@ -903,11 +976,7 @@ impl<'a, 't> Apply<'a, 't> {
             held.kind().key_name(),
             winner.id(),
             loser.id(),
-            resolved
-                .notes
-                .iter()
-                .map(|n| format!("; {n}"))
-                .collect::<String>()
+            notes.iter().map(|n| format!("; {n}")).collect::<String>()
         ));
         self.described
             .entry((loser.kind(), loser.id().to_string()))
@@ -932,6 +1001,9 @@ impl<'a, 't> Apply<'a, 't> {
                     .arrived
                     .extend(merge::arrived_verdicts(&[held], &winner));
                 self.put(&winner)?;
+            }
+            if kept_against_the_folder && winner.kind() == ItemKind::Decision {
+                self.tx.decision_goes_on(winner.id())?;
             }
             self.write_file(&winner)?;
             return Ok(None);

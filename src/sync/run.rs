@@ -33,7 +33,9 @@
 //!    classified (`sync::classify`) and acted on in the database: deletions
 //!    first (so an item a teammate renamed away never collides with its own ghost), then
 //!    imports and merges (`sync::merge`, whose outranking rule also holds for a side changed
-//!    alone: an assistant's verdict never replaces an engineer's); each file to write or
+//!    alone: an assistant's verdict never replaces an engineer's), and last the items the
+//!    folder deleted and the database changed (kept and written back, unless another id
+//!    arriving at the item's key settled it first); each file to write or
 //!    delete is journaled in the same transaction (`sync_pending`), its text being the item's
 //!    new base;
 //! 4. the transaction commits; then, outside the lock, the journaled files are written (to a
@@ -406,12 +408,19 @@ pub fn run(
         saved::Saver::new(saving),
         known_before,
     );
-    // Deletions first, then everything else.
-    for pass in [true, false] {
+    // Deletions first, then everything else, and last the items the folder deleted and the
+    // database changed since (kept, written back): another id arriving from the folder at such
+    // an item's key settles it first, whichever id sorts first, so no sync reports an item
+    // kept that the other id then deletes on both sides.
+    let pass_of = |action: Action| match action {
+        Action::DeleteFile | Action::DeleteItem => 0,
+        Action::KeepDatabase => 2,
+        _ => 1,
+    };
+    for pass in 0..3 {
         for ((kind, id), e) in &entries {
             let action = action_of(e);
-            let deletion = matches!(action, Action::DeleteFile | Action::DeleteItem);
-            if deletion == pass && !sync.settled.contains(&(*kind, id.clone())) {
+            if pass_of(action) == pass && !sync.settled.contains(&(*kind, id.clone())) {
                 sync.act(*kind, id, e, action)?;
             }
         }

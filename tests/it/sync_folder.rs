@@ -2001,15 +2001,15 @@ fn the_winner_stated_where_only_the_loser_was_carried_past_is_what_that_revision
     Ok(())
 }
 
-/// Known defect (found by adv6057, not fixed): stated at B before one's database held the
-/// other feature's copy there, the statement ends in a copy of its own at B (its id's), beside
-/// the other feature's: two superseded copies of one key at one revision, in every clone, where
+/// Regression (found by adv6057): stated at B before one's database held the other feature's
+/// copy there, the statement ended in a copy of its own at B (its id's), beside the other
+/// feature's: two superseded copies of one key at one revision, in every clone, where
 /// `remember` in a database that held the copy writes the one copy. Sync's and import's
-/// `keep_stayed` find a copy by the statement's id only, `remember`'s `stated_where_carried_on`
-/// by the key (`rows::feature_copy`); which copy every clone should write, when clones hold
-/// different ones, is a rule of its own (the copies of two ids for one key), not a small fix.
+/// `keep_stayed` found a copy by the statement's id only, `remember`'s `stated_where_carried_on`
+/// by the key (`rows::feature_copy`). When neither side holds a copy under the statement's own
+/// id, sync and import now write it into the revision's copy found by the key (the database's,
+/// else the folder's), so every clone holds the one copy, saying the statement.
 #[test]
-#[ignore = "known defect: the winner of a key stated at a revision only the loser was carried past, before the loser's copy there was known, ends with two copies at that revision"]
 fn the_winner_stated_where_only_the_loser_was_carried_past_leaves_one_copy_there()
 -> anyhow::Result<()> {
     for by_import in [false, true] {
@@ -2343,59 +2343,91 @@ fn sync_three_ids_of_a_decision_keep_the_latest_with_the_engineer_verdict_in_eve
     Ok(())
 }
 
-/// Known defect (found by adv7277's second read of f0c97fd; not from that commit: the old
-/// sync did the same). Two ids of one decision key, the database's `held` deleted in the folder
-/// (a teammate forgot it) but changed here since the last sync, and the folder's `incoming`
-/// dated after that change. The result is right in both id orders (`incoming` keeps the key),
-/// but the report depends on the order: when `held` sorts first, its own turn (`KeepDatabase`,
-/// which `Apply::merge_first` does not act on early) prints "was deleted in the folder but
-/// changed in the database: kept, and written back to the folder", and `incoming`'s turn then
-/// prints "kept {incoming}, deleted {held} on both sides": two contradictory lines, and one
-/// conflict more than the other order counts. Both orders should print one report.
+/// Regression (found by adv7277's second read of f0c97fd; the sync before it did the same).
+/// Two ids of one decision key, the database's `held` deleted in the folder (a teammate forgot
+/// it) but changed here since the last sync, and the folder's `incoming`, dated after that
+/// change (`incoming` keeps the key) or before it (`held` keeps it). The result was right in
+/// both id orders, but the report depended on the order: when `held` sorted first, its own
+/// turn (`KeepDatabase`) printed "was deleted in the folder but changed in the database: kept,
+/// and written back to the folder", and `incoming`'s turn then printed "kept {incoming},
+/// deleted {held} on both sides": two contradictory lines, and one conflict more than the
+/// other order counted. The sync now acts on such an item after the folder's arrivals, so the
+/// other id settles it first in both orders: one report, which says `held` was written back
+/// when it keeps the key.
 #[test]
-#[ignore = "known defect: a decision deleted in the folder, changed here and then settled away by another id is reported as kept when its id sorts first"]
 fn sync_reports_a_decision_deleted_in_the_folder_and_settled_by_another_id_alike_in_both_id_orders()
 -> anyhow::Result<()> {
     const T25: &str = "2026-01-02T12:00:00.000Z";
-    let mut reports = Vec::new();
-    for (held, incoming) in [("dec_a", "dec_b"), ("dec_b", "dec_a")] {
-        let dir = TempDir::new("sync-keepdb-two-ids")?;
-        let db = database(&dir, "a.db", &[decision(held, "hold", T1)])?;
-        let folder = dir.join("review");
-        ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
-        std::fs::remove_file(folder.join(format!("decisions/{held}.json")))?;
-        let v: serde_json::Value = serde_json::from_str(&decision(incoming, "scrap", T3))?;
-        std::fs::write(
-            folder.join(format!("decisions/{incoming}.json")),
-            serde_json::to_string_pretty(&v)? + "\n",
-        )?;
-        let changed = dir.join("changed.jsonl");
-        std::fs::write(&changed, decision(held, "rework", T25) + "\n")?;
-        ok(review_mcp(&db, &["import", &changed.to_string_lossy()])?)?;
-        let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
-        let exported = export(&db)?;
+    for incoming_later in [true, false] {
+        let mut reports = Vec::new();
+        for (held, incoming) in [("dec_a", "dec_b"), ("dec_b", "dec_a")] {
+            let (winner, loser) = match incoming_later {
+                true => (incoming, held),
+                false => (held, incoming),
+            };
+            let case = format!("held {held}, incoming {incoming}, kept {winner}");
+            let dir = TempDir::new("sync-keepdb-two-ids")?;
+            let db = database(&dir, "a.db", &[decision(held, "hold", T1)])?;
+            let folder = dir.join("review");
+            ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+            std::fs::remove_file(folder.join(format!("decisions/{held}.json")))?;
+            let at = if incoming_later { T3 } else { T2 };
+            let v: serde_json::Value = serde_json::from_str(&decision(incoming, "scrap", at))?;
+            std::fs::write(
+                folder.join(format!("decisions/{incoming}.json")),
+                serde_json::to_string_pretty(&v)? + "\n",
+            )?;
+            let changed = dir.join("changed.jsonl");
+            std::fs::write(&changed, decision(held, "rework", T25) + "\n")?;
+            ok(review_mcp(&db, &["import", &changed.to_string_lossy()])?)?;
+            let dry = ok(review_mcp(
+                &db,
+                &["sync", "--dry-run", &folder.to_string_lossy()],
+            )?)?;
+            let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+            let exported = export(&db)?;
+            ensure!(
+                exported.contains(&format!(r#""id":"{winner}""#))
+                    && !exported.contains(&format!(r#""id":"{loser}""#)),
+                "{case}: {winner} keeps the key: {exported}"
+            );
+            let files = snapshot(&folder)?;
+            ensure!(
+                files.len() == 1 && files[0].0.ends_with(format!("decisions/{winner}.json")),
+                "{case}: the folder holds {winner}: {files:?}"
+            );
+            ensure!(
+                !out.contains(&format!(
+                    "decision {held} was deleted in the folder but changed in the database: kept"
+                )) || winner == held,
+                "{case}: {held} is not reported kept when the sync deletes it on both sides:\n{out}"
+            );
+            let conflicts = |out: &str| -> Vec<String> {
+                out.lines()
+                    .filter(|l| l.starts_with("conflict"))
+                    .map(|l| l.replace(held, "HELD").replace(incoming, "INCOMING"))
+                    .collect()
+            };
+            ensure!(
+                conflicts(&dry) == conflicts(&out),
+                "{case}: the dry run reports what the sync does:\n{dry}\n{out}"
+            );
+            if winner == held {
+                ensure!(
+                    conflicts(&out).iter().any(|l| l.contains(
+                        "HELD was deleted in the folder but changed in the database: written \
+                         back to the folder"
+                    )),
+                    "{case}: the report says {held} was written back:\n{out}"
+                );
+            }
+            // The report with the ids named by their part, not their name.
+            reports.push(conflicts(&out));
+        }
         ensure!(
-            exported.contains(&format!(r#""id":"{incoming}""#))
-                && !exported.contains(&format!(r#""id":"{held}""#)),
-            "{incoming} keeps the key: {exported}"
+            reports[0] == reports[1],
+            "incoming later: {incoming_later}: one report whatever the id order: {reports:#?}"
         );
-        ensure!(
-            !out.contains(&format!(
-                "decision {held} was deleted in the folder but changed in the database: kept"
-            )),
-            "{held} is not reported kept when the sync deletes it on both sides:\n{out}"
-        );
-        // The report with the ids named by their part, not their name.
-        let report: Vec<String> = out
-            .lines()
-            .filter(|l| l.starts_with("conflict"))
-            .map(|l| l.replace(held, "HELD").replace(incoming, "INCOMING"))
-            .collect();
-        reports.push(report);
     }
-    ensure!(
-        reports[0] == reports[1],
-        "one report whatever the id order: {reports:#?}"
-    );
     Ok(())
 }
