@@ -3568,16 +3568,22 @@ fn a_renamed_feature_carried_on_beside_an_imported_one_of_its_name_converges() -
 
 /// Seed 8601 at 200 operations (the last sweep of the session that fixed seeds 6057 and 7277),
 /// minimised to 10. The seed fails on 8916870 too (harness and product built there): not this
-/// session's change. Not traced. Clone 2 states "bore" at revision 0 and syncs; clone 1 starts
-/// over, carries 0 on to 1 and its export goes to the archive (`Fidelity`); clone 0 states "bore"
-/// at 0 (another id) and syncs; clone 1 starts over again (its carry, never pushed, is lost) and
-/// exports; clone 2 states its "bore" at 0 again. The archive, which imported every export, lacks
-/// clone 2's last statement (and any later version of it). A likely reading, unchecked: the archive
-/// holds the lost carry (the feature at 1, its copy at 0) beside clone 0's feature at 0 (two ids,
-/// one key), and the final import keeps the statement neither in the copy nor live; whether the
-/// product or the model's archive rule (`as_copy`) is wrong is open.
+/// session's change. Clone 2 states "bore" (id Y) at revision 0 and syncs; clone 1 starts
+/// over, carries 0 on to 1 and its export goes to the archive (`Fidelity`: Y at 1, its copy at
+/// 0, the `carried` event); clone 0 states "bore" at 0 (id X) and syncs; clone 1 starts over
+/// again (its carry, never pushed, is lost) and exports X to the archive; clone 2 states Y at 0
+/// again. The archive, which imported every export, lacked clone 2's last statement (Y at 0,
+/// "note 9", the item the clones converge on). Traced: the import of X, later than Y's carry,
+/// took the key from Y at 1 (import keeps the later of two ids of one key): the archive held
+/// X live at 0 beside Y's copy at 0, and Y nowhere live. The final import met Y's line with
+/// its id held by no record, known to the archive's history, and Y's copy at 0: the rule for a
+/// feature forgotten after its carry (`import_record`, `carried_on_from`) kept it as that copy
+/// (the copy took "note 9"), so X's older statement stayed live at 0, the engineer's later one
+/// hidden behind it, and the model's `as_copy` found no Y live elsewhere. The product was
+/// wrong: the name stood at 0 again, so nothing was moved back; import now judges the line
+/// against X by time there, as any two ids of one key at one revision, and Y takes
+/// the key (`store::import::tests::a_later_line_at_the_revision_its_name_stands_at_again_takes_the_key`).
 #[test]
-#[ignore = "known defect, not traced: the archive lacks a statement at a revision a lost carry left, beside another feature of its name (seed 8601)"]
 fn the_archive_keeps_a_statement_where_a_lost_carry_left_beside_another_id() -> anyhow::Result<()> {
     let remember = |c, tag| Op::Remember {
         c,
