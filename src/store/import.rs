@@ -186,24 +186,31 @@ fn import_record(
             r.id
         )));
     }
+    let held = match &holder {
+        Some(h) => load_record(tx, h.rid)?,
+        None => None,
+    };
     // The feature was forgotten here after a carry of it moved it on from the line's
     // revision (that revision's copy of it, or the carry's event, held): the line, from a
     // clone that had not seen the carry, is what that revision says of it, not the feature
     // back there, as sync keeps it. So too when its name is held by a feature stated anew
     // under another id since: the carried feature takes no key back from it. Forgotten
     // here: the database knew the feature before this import (an event of it); one that
-    // never held it (an empty database) takes the line as it is, as sync does.
+    // never held it (an empty database) takes the line as it is, as sync does. Not when
+    // the name is held at the line's own revision (a later line of another id took the key
+    // there from the carried feature: import keeps the later of two ids): nothing is moved
+    // back, and the two ids of one key at one revision are judged by their times, as any
+    // two are; kept as the copy, the line's later statement was hidden behind the older.
     if !id_held
+        && held
+            .as_ref()
+            .is_none_or(|h| h.artifact.revision != r.artifact.revision)
         && history::item_known_by(tx, &r.id, known_before)?
         && let Some(onward) = carried_on_from(tx, r)?
     {
         stayed.push((r.clone(), onward));
         return Ok(Outcome::Stayed);
     }
-    let held = match &holder {
-        Some(h) => load_record(tx, h.rid)?,
-        None => None,
-    };
     // A carry stands against a statement at the revision it carried the feature from, made
     // where it was not seen, whatever their times: that statement is kept at its revision.
     let mut outcome = judge(holder.as_ref(), &r.updated_at);
@@ -1048,6 +1055,54 @@ mod tests {
         let live = stays_with_a_copy_at_a(&mut one);
         assert_eq!(live.artifact.revision, at(11).revision, "stays at B");
         assert_eq!(live.note.as_deref(), Some("at B"));
+    }
+
+    /// Regression (converge, seed 8601 of 200, minimised to 10): a feature carried A to B,
+    /// then a later line of another id stating it at A took the key (import keeps the later
+    /// of two ids of one key), so the name stands at A again; then a later line still, of the
+    /// carried feature's id at A, from a clone that had seen neither. It was kept as A's
+    /// superseded copy (the carried feature taken for forgotten after its carry) beside the
+    /// older statement live at A: the engineer's last statement hidden. Now it takes the key
+    /// by its time, as any two ids of one key at one revision are judged.
+    #[test]
+    fn a_later_line_at_the_revision_its_name_stands_at_again_takes_the_key() {
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut one = Store::open_in_memory().unwrap();
+        let (carried, _) = one.remember(&mating(10, "original")).unwrap();
+        let mut three = Store::open_in_memory().unwrap();
+        three.import(&one.all_records().unwrap(), &[]).unwrap();
+        carry(&mut one, 10, 11);
+        let mut archive = Store::open_in_memory().unwrap();
+        archive
+            .import_with_history(&one.all_records().unwrap(), &[], &one.events().unwrap())
+            .unwrap();
+        later();
+        let mut two = Store::open_in_memory().unwrap();
+        let (other, _) = two.remember(&mating(10, "stated at A by two")).unwrap();
+        assert_ne!(other.id, carried.id);
+        archive.import(&two.all_records().unwrap(), &[]).unwrap();
+        let live = |s: &mut Store| -> Vec<Record> {
+            let records = s.all_records().unwrap();
+            records
+                .into_iter()
+                .filter(|r| r.superseded.is_none())
+                .collect()
+        };
+        let before = live(&mut archive);
+        assert_eq!(before.len(), 1, "{before:?}");
+        assert_eq!(before[0].id, other.id, "the later of two ids keeps the key");
+        assert_eq!(before[0].artifact.revision, at(10).revision);
+        later();
+        three.remember(&mating(10, "stated last")).unwrap();
+        let summary = archive
+            .import_with_history(&three.all_records().unwrap(), &[], &three.events().unwrap())
+            .unwrap();
+        let after = live(&mut archive);
+        assert_eq!(after.len(), 1, "{:?}", archive.all_records().unwrap());
+        assert_eq!(after[0].id, carried.id, "the later line keeps the key");
+        assert_eq!(after[0].artifact.revision, at(10).revision);
+        assert_eq!(after[0].note.as_deref(), Some("stated last"));
+        assert_eq!((summary.replaced, summary.stayed), (1, 0));
     }
 
     #[test]
