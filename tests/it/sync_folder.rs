@@ -2706,3 +2706,74 @@ fn remember_at_a_revision_two_clones_carried_past_picks_one_copy_in_every_clone(
     }
     Ok(())
 }
+
+/// advorder: the decision `held`, deleted in the folder, was given the engineer's verdict here
+/// since the last sync (its turn now the sync's last pass), and the folder's `incoming`, of its
+/// key, is dated after that: `incoming` keeps the key, with the engineer's verdict, in the
+/// database and the folder, in both id orders; the dry run reports what the sync does, and a
+/// second sync changes nothing.
+#[test]
+fn sync_a_decision_deleted_in_the_folder_keeps_its_engineer_verdict_under_the_later_id()
+-> anyhow::Result<()> {
+    const T25: &str = "2026-01-02T12:00:00.000Z";
+    for (held, incoming) in [("dec_a", "dec_b"), ("dec_b", "dec_a")] {
+        let case = format!("held {held}, incoming {incoming}");
+        let dir = TempDir::new("sync-keepdb-verdict")?;
+        let db = database(&dir, "a.db", &[decision(held, "hold", T1)])?;
+        let folder = dir.join("review");
+        let f = folder.to_string_lossy();
+        ok(review_mcp(&db, &["sync", &f])?)?;
+        std::fs::remove_file(folder.join(format!("decisions/{held}.json")))?;
+        let v: serde_json::Value = serde_json::from_str(&decision(incoming, "scrap", T3))?;
+        std::fs::write(
+            folder.join(format!("decisions/{incoming}.json")),
+            serde_json::to_string_pretty(&v)? + "\n",
+        )?;
+        let mut judged: serde_json::Value = serde_json::from_str(&decision(held, "release", T25))?;
+        judged["decision"]["basis"][0]["verdict"] = serde_json::json!({
+            "judgement": "accepted", "via": "terminal", "at": T25, "author": "Ada"
+        });
+        let changed = dir.join("changed.jsonl");
+        std::fs::write(&changed, judged.to_string() + "\n")?;
+        ok(review_mcp(&db, &["import", &changed.to_string_lossy()])?)?;
+        let dry = ok(review_mcp(&db, &["sync", "--dry-run", &f])?)?;
+        let out = ok(review_mcp(&db, &["sync", &f])?)?;
+        let conflicts = |out: &str| -> Vec<String> {
+            out.lines()
+                .filter(|l| l.starts_with("conflict: "))
+                .map(str::to_string)
+                .collect()
+        };
+        ensure!(
+            conflicts(&dry) == conflicts(&out) && conflicts(&out).len() == 1,
+            "{case}: one conflict, the dry run's:\n{dry}\n{out}"
+        );
+        let exported = export(&db)?;
+        let decisions: Vec<&str> = exported
+            .lines()
+            .filter(|l| l.starts_with(r#"{"decision":"#))
+            .collect();
+        ensure!(
+            decisions.len() == 1
+                && decisions[0].contains(&format!(r#""id":"{incoming}""#))
+                && decisions[0].contains(r#""disposition":"scrap""#)
+                && decisions[0].contains(r#""via":"terminal""#),
+            "{case}: {incoming} keeps the key with the engineer's verdict:\n{exported}\n{out}"
+        );
+        let files = snapshot(&folder)?;
+        ensure!(
+            files.len() == 1
+                && files[0].0.ends_with(format!("decisions/{incoming}.json"))
+                && files[0].1.contains(r#""via": "terminal""#),
+            "{case}: the folder holds {incoming} with the verdict: {files:?}"
+        );
+        let again = ok(review_mcp(&db, &["sync", &f])?)?;
+        ensure!(
+            again.contains("written to the folder: 0 ")
+                && again.contains("imported into the database: 0 ")
+                && export(&db)? == exported,
+            "{case}: a second sync changes nothing: {again}"
+        );
+    }
+    Ok(())
+}
