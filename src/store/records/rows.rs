@@ -130,10 +130,13 @@ pub(in crate::store) fn write_record(
 
 /// [`feature_copy`]'s query (`?1` the locator, `?2` the name, `?3` the revision). By the
 /// copies' key (`records_copy_key`), never the records of the revision: sync and import ask it
-/// of every statement that meets a carried version of its feature.
+/// of every statement that meets a carried version of its feature. Of several copies of one
+/// key (two clones carried their own feature of one name from one revision), the least id:
+/// the same copy in every clone that holds them (each numbers its rows in its own order), as
+/// sync takes the folder's.
 pub(in crate::store) const FEATURE_COPY: &str = "SELECT seq FROM records \
      INDEXED BY records_copy_key WHERE locator = ?1 AND name = ?2 AND revision = ?3 \
-     AND superseded IS NOT NULL ORDER BY seq DESC LIMIT 1";
+     AND superseded IS NOT NULL ORDER BY id LIMIT 1";
 
 /// The seq of what `revision` says of the feature `name` at `locator` once a carry moved the
 /// feature on from it (its superseded copy), when held: the revision was carried past.
