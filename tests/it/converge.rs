@@ -1505,23 +1505,43 @@ fn run(ops: &[Op]) -> anyhow::Result<Moves> {
             }
             i
         };
-        let kept = archive.iter().filter_map(|a| a.get(kind)).any(|a| {
+        let held = archive.iter().filter_map(|a| a.get(kind)).any(|a| {
             a == item
                 || (kind == "decision" && unmarked(a) == unmarked(item))
                 || (kind == "decision"
                     && holds_more_engineer_verdicts(&unmarked(a), &unmarked(item)))
-                || (item["kind"] == "note"
+        });
+        let later = !held
+            && archive.iter().filter_map(|a| a.get(kind)).any(|a| {
+                (item["kind"] == "note"
                     && a["id"] == item["id"]
                     && a["updated_at"].as_str() > item["updated_at"].as_str()
                     && later_version_of_note(a, item))
-                || (item["kind"] != "note"
-                    && key(a) == key(item)
-                    && (kind == "record"
-                        || a["artifact"]["revision"] == item["artifact"]["revision"])
-                    && a["updated_at"].as_str() > item["updated_at"].as_str()
-                    && (kind == "decision" || not_moved_back(a, item))
-                    && (kind == "record" || keeps_engineer_verdicts(a, item)))
-        });
+                    || (item["kind"] != "note"
+                        && key(a) == key(item)
+                        && (kind == "record"
+                            || a["artifact"]["revision"] == item["artifact"]["revision"])
+                        && a["updated_at"].as_str() > item["updated_at"].as_str()
+                        && (kind == "decision" || not_moved_back(a, item))
+                        && (kind == "record" || keeps_engineer_verdicts(a, item)))
+            });
+        let kept = held || later;
+        // How often a later version stood for the final one (printed by `converge::long`),
+        // and how often that version had engineer verdicts to keep.
+        if later {
+            *w.moves
+                .entry("archive items kept by a later version")
+                .or_default() += 1;
+            let judged = item["basis"].as_array().is_some_and(|b| {
+                b.iter()
+                    .any(|i| i["verdict"]["via"].is_string() && i["verdict"]["via"] != "assistant")
+            });
+            if judged {
+                *w.moves
+                    .entry("of them decisions with engineer verdicts")
+                    .or_default() += 1;
+            }
+        }
         // A carry the clones lost (made in a clone that started over or restored a backup
         // before syncing it) that the archive imported stands there: import never moves a
         // carried feature back, and keeps a later statement at the revision carried past as
