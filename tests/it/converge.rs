@@ -1505,20 +1505,43 @@ fn run(ops: &[Op]) -> anyhow::Result<Moves> {
             }
             i
         };
-        let kept = archive.iter().filter_map(|a| a.get(kind)).any(|a| {
+        let held = archive.iter().filter_map(|a| a.get(kind)).any(|a| {
             a == item
                 || (kind == "decision" && unmarked(a) == unmarked(item))
                 || (kind == "decision"
                     && holds_more_engineer_verdicts(&unmarked(a), &unmarked(item)))
-                || (item["kind"] == "note"
-                    && a["id"] == item["id"]
-                    && a["updated_at"].as_str() > item["updated_at"].as_str())
-                || (item["kind"] != "note"
-                    && key(a) == key(item)
-                    && (kind == "record"
-                        || a["artifact"]["revision"] == item["artifact"]["revision"])
-                    && a["updated_at"].as_str() > item["updated_at"].as_str())
         });
+        let later = !held
+            && archive.iter().filter_map(|a| a.get(kind)).any(|a| {
+                (item["kind"] == "note"
+                    && a["id"] == item["id"]
+                    && a["updated_at"].as_str() > item["updated_at"].as_str()
+                    && later_version_of_note(a, item))
+                    || (item["kind"] != "note"
+                        && key(a) == key(item)
+                        && (kind == "record"
+                            || a["artifact"]["revision"] == item["artifact"]["revision"])
+                        && a["updated_at"].as_str() > item["updated_at"].as_str()
+                        && (kind == "decision" || not_moved_back(a, item))
+                        && (kind == "record" || keeps_engineer_verdicts(a, item)))
+            });
+        let kept = held || later;
+        // How often a later version stood for the final one (printed by `converge::long`),
+        // and how often that version had engineer verdicts to keep.
+        if later {
+            *w.moves
+                .entry("archive items kept by a later version")
+                .or_default() += 1;
+            let judged = item["basis"].as_array().is_some_and(|b| {
+                b.iter()
+                    .any(|i| i["verdict"]["via"].is_string() && i["verdict"]["via"] != "assistant")
+            });
+            if judged {
+                *w.moves
+                    .entry("of them decisions with engineer verdicts")
+                    .or_default() += 1;
+            }
+        }
         // A carry the clones lost (made in a clone that started over or restored a backup
         // before syncing it) that the archive imported stands there: import never moves a
         // carried feature back, and keeps a later statement at the revision carried past as
@@ -1592,6 +1615,52 @@ fn holds_more_engineer_verdicts(a: &Value, item: &Value) -> bool {
                     && mine != theirs
                     && (!engineers(theirs) || mine["at"].as_str() > theirs["at"].as_str()))
         })
+}
+
+/// Whether the archive's later version `a` of the final decision `item` holds every engineer
+/// verdict `item` holds, or a later one of the engineer (by `at`) on the same requirement:
+/// import never lets an engineer's verdict go (docs/database.md, "Restore or merge": the
+/// line's engineer verdicts go into the version the database keeps, and between two on one
+/// requirement the later `at` stands), and a later version of a key is no licence to lose one.
+/// Requirements are paired as the outranking rule pairs them (the k-th of a repeated
+/// requirement to the k-th).
+fn keeps_engineer_verdicts(a: &Value, item: &Value) -> bool {
+    let engineers = |v: &Value| v.is_object() && v["via"] != "assistant";
+    let (Some(ours), Some(final_basis)) = (a["basis"].as_array(), item["basis"].as_array()) else {
+        return false;
+    };
+    let mut used = vec![false; ours.len()];
+    final_basis.iter().all(|f| {
+        let Some(j) =
+            (0..ours.len()).find(|&j| !used[j] && ours[j]["requirement"] == f["requirement"])
+        else {
+            return !engineers(&f["verdict"]);
+        };
+        used[j] = true;
+        let (mine, theirs) = (&ours[j]["verdict"], &f["verdict"]);
+        !engineers(theirs)
+            || mine == theirs
+            || (engineers(mine) && mine["at"].as_str() > theirs["at"].as_str())
+    })
+}
+
+/// Whether the archive's later version `a` of the final note `item` (a note's id is its key)
+/// is the same record: an id names one record for good, and a line whose id another key holds
+/// (another name, locator or kind) refuses the whole file (docs/database.md, "Restore or
+/// merge"), so a later version keeps the kind, the name and the file.
+fn later_version_of_note(a: &Value, item: &Value) -> bool {
+    ["kind", "name"].iter().all(|f| a[*f] == item[*f])
+        && a["artifact"]["uri"] == item["artifact"]["uri"]
+}
+
+/// Whether the archive's later version `a` of the final feature `item`, carried on from a
+/// revision, stands anywhere but at that revision: a carried feature is never moved back to
+/// the revision it was carried from by a later statement made there (docs/database.md,
+/// "Restore or merge": the statement is kept in that revision's superseded copy).
+fn not_moved_back(a: &Value, item: &Value) -> bool {
+    item["carried"]["from"].is_null()
+        || a.get("superseded").is_some_and(|v| !v.is_null())
+        || a["artifact"]["revision"] != item["carried"]["from"]
 }
 
 /// The documented rules, checked on the converged export.
@@ -3772,4 +3841,66 @@ fn the_archive_keeps_a_verdict_a_clone_starting_over_decided_over() -> anyhow::R
         Op::Fidelity { c: 1 },
     ];
     run(&ops).map(|_| ())
+}
+
+/// The archive check (`run`, `let kept = archive`) no longer takes any later version of a
+/// decision's key as keeping the final one: the later version must hold each of the final
+/// version's engineer verdicts, or a later one of the engineer on that requirement
+/// (`keeps_engineer_verdicts`). Before, a later version without the engineer's verdict passed.
+#[test]
+fn the_archive_check_wants_each_engineer_verdict_in_a_later_version() {
+    let verdict = |via: &str, at: &str| json!({"state": "accepted", "via": via, "at": at});
+    let decision = |updated: &str, v: Value| {
+        json!({"subject": "fit", "updated_at": updated, "basis": [
+            {"requirement": "Bore 10 H7", "verdict": verdict("assistant", "2026-01-01T00:00:00.000Z")},
+            {"requirement": "Wall 2.0", "verdict": v},
+        ]})
+    };
+    let final_version = decision(
+        "2026-01-02T00:00:00.000Z",
+        verdict("terminal", "2026-01-01T12:00:00.000Z"),
+    );
+    let later = |v: Value| decision("2026-01-03T00:00:00.000Z", v);
+    // The same verdict, or a later one of the engineer: kept.
+    assert!(keeps_engineer_verdicts(
+        &later(verdict("terminal", "2026-01-01T12:00:00.000Z")),
+        &final_version
+    ));
+    assert!(keeps_engineer_verdicts(
+        &later(verdict("form", "2026-01-01T13:00:00.000Z")),
+        &final_version
+    ));
+    // The assistant's, none, an earlier one of the engineer, or the requirement gone: lost.
+    for lost in [
+        verdict("assistant", "2026-01-02T12:00:00.000Z"),
+        Value::Null,
+        verdict("form", "2026-01-01T11:00:00.000Z"),
+    ] {
+        assert!(!keeps_engineer_verdicts(&later(lost), &final_version));
+    }
+    let mut without = later(Value::Null);
+    without["basis"].as_array_mut().unwrap().pop();
+    assert!(!keeps_engineer_verdicts(&without, &final_version));
+    // A final version with no engineer verdict is kept by any later version of its key.
+    let assistant_only = decision("2026-01-02T00:00:00.000Z", Value::Null);
+    assert!(keeps_engineer_verdicts(&without, &assistant_only));
+}
+
+/// The archive check's later version of a note is the same record (kind, name, file), and a
+/// later version of a feature carried on from a revision does not stand there again unmarked.
+#[test]
+fn the_archive_check_wants_a_later_version_to_be_the_same_record_not_moved_back() {
+    let note = |uri: &str| json!({"kind": "note", "name": null, "artifact": {"uri": uri}});
+    assert!(later_version_of_note(&note(PARTS[0]), &note(PARTS[0])));
+    assert!(!later_version_of_note(&note(PARTS[1]), &note(PARTS[0])));
+    let at = |r: usize| json!({"kind": "feature", "name": "bore", "artifact": art(0, r)});
+    let mut carried = at(1);
+    carried["carried"] = json!({"from": rev(0, 0), "state": "inherited"});
+    assert!(not_moved_back(&at(2), &carried));
+    assert!(!not_moved_back(&at(0), &carried));
+    let mut copy = at(0);
+    copy["superseded"] = json!({"at": "2026-01-02T00:00:00.000Z", "by": "ada"});
+    assert!(not_moved_back(&copy, &carried));
+    // A feature never carried may stand at any revision.
+    assert!(not_moved_back(&at(0), &at(1)));
 }
