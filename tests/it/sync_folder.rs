@@ -93,6 +93,27 @@ fn snapshot(dir: &Path) -> anyhow::Result<Vec<(PathBuf, String)>> {
     Ok(out)
 }
 
+/// The `conflict: …` lines of a sync's output (not its `conflicts: N` count).
+fn conflict_lines(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.starts_with("conflict: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `db`'s dry run of a sync of `folder`, then the sync, whose conflict lines must be the dry
+/// run's: the sync's output and those lines.
+fn sync_as_dry_run_says(db: &Path, folder: &str) -> anyhow::Result<(String, Vec<String>)> {
+    let dry = ok(review_mcp(db, &["sync", "--dry-run", folder])?)?;
+    let out = ok(review_mcp(db, &["sync", folder])?)?;
+    let conflicts = conflict_lines(&out);
+    ensure!(
+        conflict_lines(&dry) == conflicts,
+        "the dry run reports what the sync does:\n{dry}\n{out}"
+    );
+    Ok((out, conflicts))
+}
+
 #[test]
 fn sync_folder_file_that_does_not_validate_refuses_and_changes_nothing() -> anyhow::Result<()> {
     let dir = TempDir::new("sync-refuse")?;
@@ -2297,20 +2318,11 @@ fn sync_three_ids_of_a_decision_keep_the_latest_with_the_engineer_verdict_in_eve
                 std::fs::write(folder.join(format!("decisions/{id}.json")), pretty(v)?)?;
             }
             let case = format!("held {held}, between {between}, latest {latest}");
-            let conflicts = |out: &str| -> Vec<String> {
-                out.lines()
-                    .filter(|l| l.starts_with("conflict"))
-                    .map(str::to_string)
-                    .collect()
-            };
-            let dry = ok(review_mcp(
-                &db,
-                &["sync", "--dry-run", &folder.to_string_lossy()],
-            )?)?;
-            let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+            let (out, conflicts) = sync_as_dry_run_says(&db, &folder.to_string_lossy())
+                .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
             ensure!(
-                conflicts(&dry) == conflicts(&out) && conflicts(&out).len() == 3,
-                "{case}: the dry run reports the two settled keys the sync reports:\n{dry}\n{out}"
+                conflicts.len() == 2,
+                "{case}: the sync reports the two settled keys:\n{out}"
             );
             let exported = export(&db)?;
             let decisions: Vec<&str> = exported
@@ -2380,11 +2392,13 @@ fn sync_reports_a_decision_deleted_in_the_folder_and_settled_by_another_id_alike
             let changed = dir.join("changed.jsonl");
             std::fs::write(&changed, decision(held, "rework", T25) + "\n")?;
             ok(review_mcp(&db, &["import", &changed.to_string_lossy()])?)?;
-            let dry = ok(review_mcp(
-                &db,
-                &["sync", "--dry-run", &folder.to_string_lossy()],
-            )?)?;
-            let out = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
+            let (out, conflicts) = sync_as_dry_run_says(&db, &folder.to_string_lossy())
+                .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
+            // The report with the ids named by their part, not their name.
+            let conflicts: Vec<String> = conflicts
+                .iter()
+                .map(|l| l.replace(held, "HELD").replace(incoming, "INCOMING"))
+                .collect();
             let exported = export(&db)?;
             ensure!(
                 exported.contains(&format!(r#""id":"{winner}""#))
@@ -2402,27 +2416,16 @@ fn sync_reports_a_decision_deleted_in_the_folder_and_settled_by_another_id_alike
                 )) || winner == held,
                 "{case}: {held} is not reported kept when the sync deletes it on both sides:\n{out}"
             );
-            let conflicts = |out: &str| -> Vec<String> {
-                out.lines()
-                    .filter(|l| l.starts_with("conflict"))
-                    .map(|l| l.replace(held, "HELD").replace(incoming, "INCOMING"))
-                    .collect()
-            };
-            ensure!(
-                conflicts(&dry) == conflicts(&out),
-                "{case}: the dry run reports what the sync does:\n{dry}\n{out}"
-            );
             if winner == held {
                 ensure!(
-                    conflicts(&out).iter().any(|l| l.contains(
+                    conflicts.iter().any(|l| l.contains(
                         "HELD was deleted in the folder but changed in the database: written \
                          back to the folder"
                     )),
                     "{case}: the report says {held} was written back:\n{out}"
                 );
             }
-            // The report with the ids named by their part, not their name.
-            reports.push(conflicts(&out));
+            reports.push(conflicts);
         }
         ensure!(
             reports[0] == reports[1],
@@ -2489,18 +2492,7 @@ fn copy_deleted_in_the_folder_and_stated_by_both(copy_later: bool) -> anyhow::Re
         serde_json::to_string_pretty(&v)? + "\n",
     )?;
     std::fs::remove_file(folder_path.join(format!("records/{copy}.json")))?;
-    let conflicts = |out: &str| -> Vec<String> {
-        out.lines()
-            .filter(|l| l.starts_with("conflict"))
-            .map(str::to_string)
-            .collect()
-    };
-    let dry = ok(review_mcp(&one, &["sync", "--dry-run", &folder])?)?;
-    let out = ok(review_mcp(&one, &["sync", &folder])?)?;
-    ensure!(
-        conflicts(&dry) == conflicts(&out),
-        "the dry run reports what the sync does:\n{dry}\n{out}"
-    );
+    let (out, _) = sync_as_dry_run_says(&one, &folder)?;
     live_at_b_and_one_copy_at_a(&one, "original", note(second))
         .map_err(|e| anyhow::anyhow!("{e}\n{out}"))?;
     ensure!(
@@ -2576,18 +2568,7 @@ fn forgotten_changed_and_decided_anew(
     std::fs::write(&file, judged.to_string() + "\n")?;
     ok(review_mcp(&three, &["import", &file.to_string_lossy()])?)?;
     ok(review_mcp(&three, &["sync", &folder])?)?;
-    let conflicts = |out: &str| -> Vec<String> {
-        out.lines()
-            .filter(|l| l.starts_with("conflict"))
-            .map(str::to_string)
-            .collect()
-    };
-    let dry = ok(review_mcp(&one, &["sync", "--dry-run", &folder])?)?;
-    let out = ok(review_mcp(&one, &["sync", &folder])?)?;
-    ensure!(
-        conflicts(&dry) == conflicts(&out),
-        "the dry run reports what the sync does:\n{dry}\n{out}"
-    );
+    let (out, _) = sync_as_dry_run_says(&one, &folder)?;
     for db in [&two, &three, &one, &two, &three] {
         ok(review_mcp(db, &["sync", &folder])?)?;
     }
@@ -2736,18 +2717,9 @@ fn sync_a_decision_deleted_in_the_folder_keeps_its_engineer_verdict_under_the_la
         let changed = dir.join("changed.jsonl");
         std::fs::write(&changed, judged.to_string() + "\n")?;
         ok(review_mcp(&db, &["import", &changed.to_string_lossy()])?)?;
-        let dry = ok(review_mcp(&db, &["sync", "--dry-run", &f])?)?;
-        let out = ok(review_mcp(&db, &["sync", &f])?)?;
-        let conflicts = |out: &str| -> Vec<String> {
-            out.lines()
-                .filter(|l| l.starts_with("conflict: "))
-                .map(str::to_string)
-                .collect()
-        };
-        ensure!(
-            conflicts(&dry) == conflicts(&out) && conflicts(&out).len() == 1,
-            "{case}: one conflict, the dry run's:\n{dry}\n{out}"
-        );
+        let (out, conflicts) =
+            sync_as_dry_run_says(&db, &f).map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
+        ensure!(conflicts.len() == 1, "{case}: one conflict:\n{out}");
         let exported = export(&db)?;
         let decisions: Vec<&str> = exported
             .lines()
