@@ -316,9 +316,18 @@ impl<'a, 't> Apply<'a, 't> {
             // that never held it forgot nothing: it takes the folder's version, a statement git
             // merged over the carry that the carrying clone's next sync settles (deleted here,
             // its file gone would delete the feature in the carrying clone too).
+            // Not when another id holds the name at the statement's own revision (a later
+            // statement there took the key from the carried feature): the name stands there
+            // again, nothing is moved back, and the two ids of one key at one revision are
+            // judged by their times, as `import` judges them; kept as the copy, the later
+            // statement was hidden behind the older.
             Action::ToDatabase | Action::KeepFolder
                 if e.db.is_none()
                     && let Some(Item::Record(stated)) = file_item
+                    && self
+                        .tx
+                        .record_holder(stated)?
+                        .is_none_or(|h| h.artifact.revision != stated.artifact.revision)
                     && let Some(onward) = self.carried_on(stated)?
                     && self.tx.record_known_by(id, self.known_before)? =>
             {
