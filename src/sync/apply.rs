@@ -256,11 +256,14 @@ impl<'a, 't> Apply<'a, 't> {
             // from (stated here before the carry was seen), and the folder holds it nowhere:
             // forgotten after the carry (its file deleted, or never written). What that
             // revision says, kept there; the feature does not come back where it was carried
-            // from, and the forget stands.
+            // from, and the forget stands. Not when the folder holds another id of its name
+            // live at that very revision (a later statement there took the key from the
+            // carried feature): the name stands there again, as in the mirror case below.
             Action::ToFolder | Action::KeepDatabase
                 if e.file.is_none()
                     && let Some(Item::Record(stated)) = db_item
-                    && let Some(onward) = self.carried_on(stated)? =>
+                    && let Some(onward) = self.carried_on(stated)?
+                    && !self.filed_holder_at(stated) =>
             {
                 self.forgotten_after_the_carry(id, ("database", "folder"), stated, &onward);
                 self.keep_stayed(stated, &onward)?;
@@ -316,9 +319,18 @@ impl<'a, 't> Apply<'a, 't> {
             // that never held it forgot nothing: it takes the folder's version, a statement git
             // merged over the carry that the carrying clone's next sync settles (deleted here,
             // its file gone would delete the feature in the carrying clone too).
+            // Not when another id holds the name at the statement's own revision (a later
+            // statement there took the key from the carried feature): the name stands there
+            // again, nothing is moved back, and the two ids of one key at one revision are
+            // judged by their times, as `import` judges them; kept as the copy, the later
+            // statement was hidden behind the older.
             Action::ToDatabase | Action::KeepFolder
                 if e.db.is_none()
                     && let Some(Item::Record(stated)) = file_item
+                    && self
+                        .tx
+                        .record_holder(stated)?
+                        .is_none_or(|h| h.artifact.revision != stated.artifact.revision)
                     && let Some(onward) = self.carried_on(stated)?
                     && self.tx.record_known_by(id, self.known_before)? =>
             {
@@ -588,6 +600,25 @@ impl<'a, 't> Apply<'a, 't> {
             .and_then(|c| stated.carried_by(c))
             .filter(|_| stated.name.is_some() && stated.superseded.is_none())
             .map(|m| stated.carried_to(m)))
+    }
+
+    /// Whether the folder holds `stated`'s name live at its own revision under another id
+    /// (the key's holder there, as `SyncTx::record_holder` finds it in the database). Only a
+    /// file the sync read whole counts: one equal to its base stands for a version the
+    /// database holds (it cannot, beside `stated` at that key) or deleted (going in this sync).
+    fn filed_holder_at(&self, stated: &Record) -> bool {
+        let Some(name) = stated.name.as_deref() else {
+            return false;
+        };
+        self.entries.iter().any(|((kind, id), e)| {
+            *kind == ItemKind::Record
+                && *id != stated.id
+                && matches!(&e.file, Some((_, Some(item))) if matches!(item.as_ref(),
+                    Item::Record(r) if r.superseded.is_none()
+                        && r.name.as_deref() == Some(name)
+                        && r.artifact.locator() == stated.artifact.locator()
+                        && r.artifact.revision == stated.artifact.revision))
+        })
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.
