@@ -114,6 +114,38 @@ fn sync_as_dry_run_says(db: &Path, folder: &str) -> anyhow::Result<(String, Vec<
     Ok((out, conflicts))
 }
 
+/// `db`'s one decision, `id`, scrapped with the engineer's terminal verdict, the folder's one
+/// file the same, and a second sync that changes nothing.
+fn alone_with_the_verdict(db: &Path, folder: &Path, id: &str) -> anyhow::Result<()> {
+    let exported = export(db)?;
+    let decisions: Vec<&str> = exported
+        .lines()
+        .filter(|l| l.starts_with(r#"{"decision":"#))
+        .collect();
+    ensure!(
+        decisions.len() == 1
+            && decisions[0].contains(&format!(r#""id":"{id}""#))
+            && decisions[0].contains(r#""disposition":"scrap""#)
+            && decisions[0].contains(r#""via":"terminal""#),
+        "{id} keeps the key with the engineer's verdict: {exported}"
+    );
+    let files = snapshot(folder)?;
+    ensure!(
+        files.len() == 1
+            && files[0].0.ends_with(format!("decisions/{id}.json"))
+            && files[0].1.contains(r#""via": "terminal""#),
+        "the folder holds {id} with the verdict: {files:?}"
+    );
+    let again = ok(review_mcp(db, &["sync", &folder.to_string_lossy()])?)?;
+    ensure!(
+        again.contains("written to the folder: 0 ")
+            && again.contains("imported into the database: 0 ")
+            && export(db)? == exported,
+        "a second sync changes nothing: {again}"
+    );
+    Ok(())
+}
+
 #[test]
 fn sync_folder_file_that_does_not_validate_refuses_and_changes_nothing() -> anyhow::Result<()> {
     let dir = TempDir::new("sync-refuse")?;
@@ -2324,32 +2356,8 @@ fn sync_three_ids_of_a_decision_keep_the_latest_with_the_engineer_verdict_in_eve
                 conflicts.len() == 2,
                 "{case}: the sync reports the two settled keys:\n{out}"
             );
-            let exported = export(&db)?;
-            let decisions: Vec<&str> = exported
-                .lines()
-                .filter(|l| l.starts_with(r#"{"decision":"#))
-                .collect();
-            ensure!(
-                decisions.len() == 1
-                    && decisions[0].contains(&format!(r#""id":"{latest}""#))
-                    && decisions[0].contains(r#""disposition":"scrap""#)
-                    && decisions[0].contains(r#""via":"terminal""#),
-                "{case}: {latest} keeps the key with the engineer's verdict: {exported}"
-            );
-            let files = snapshot(&folder)?;
-            ensure!(
-                files.len() == 1
-                    && files[0].0.ends_with(format!("decisions/{latest}.json"))
-                    && files[0].1.contains(r#""via": "terminal""#),
-                "{case}: the folder holds {latest} with the verdict: {files:?}"
-            );
-            let again = ok(review_mcp(&db, &["sync", &folder.to_string_lossy()])?)?;
-            ensure!(
-                again.contains("written to the folder: 0 ")
-                    && again.contains("imported into the database: 0 ")
-                    && export(&db)? == exported,
-                "{case}: a second sync changes nothing: {again}"
-            );
+            alone_with_the_verdict(&db, &folder, latest)
+                .map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
         }
     }
     Ok(())
@@ -2720,32 +2728,8 @@ fn sync_a_decision_deleted_in_the_folder_keeps_its_engineer_verdict_under_the_la
         let (out, conflicts) =
             sync_as_dry_run_says(&db, &f).map_err(|e| anyhow::anyhow!("{case}: {e}"))?;
         ensure!(conflicts.len() == 1, "{case}: one conflict:\n{out}");
-        let exported = export(&db)?;
-        let decisions: Vec<&str> = exported
-            .lines()
-            .filter(|l| l.starts_with(r#"{"decision":"#))
-            .collect();
-        ensure!(
-            decisions.len() == 1
-                && decisions[0].contains(&format!(r#""id":"{incoming}""#))
-                && decisions[0].contains(r#""disposition":"scrap""#)
-                && decisions[0].contains(r#""via":"terminal""#),
-            "{case}: {incoming} keeps the key with the engineer's verdict:\n{exported}\n{out}"
-        );
-        let files = snapshot(&folder)?;
-        ensure!(
-            files.len() == 1
-                && files[0].0.ends_with(format!("decisions/{incoming}.json"))
-                && files[0].1.contains(r#""via": "terminal""#),
-            "{case}: the folder holds {incoming} with the verdict: {files:?}"
-        );
-        let again = ok(review_mcp(&db, &["sync", &f])?)?;
-        ensure!(
-            again.contains("written to the folder: 0 ")
-                && again.contains("imported into the database: 0 ")
-                && export(&db)? == exported,
-            "{case}: a second sync changes nothing: {again}"
-        );
+        alone_with_the_verdict(&db, &folder, incoming)
+            .map_err(|e| anyhow::anyhow!("{case}: {e}\n{out}"))?;
     }
     Ok(())
 }
