@@ -2899,3 +2899,151 @@ fn held_at_the_revision_its_name_stands_at_again() -> anyhow::Result<bool> {
     let other = records_of(&two)?[0]["id"].clone();
     Ok(carried.as_str() < other.as_str())
 }
+
+/// Adversarial read of the database side of
+/// `sync_a_later_statement_held_at_the_revision_its_name_stands_at_again_in_the_folder_keeps_the_key`:
+/// there the carried feature's statement (Y, live at A in three) is settled by `settle_key`
+/// when X's file sorts first, and by the ordinary path when Y's does. Checks three's sync
+/// reports the same conflict lines in both id orders (ids named by role, times left out), and
+/// that its dry run says what the sync does.
+#[test]
+fn sync_reports_a_name_standing_again_in_the_folder_alike_in_both_id_orders() -> anyhow::Result<()>
+{
+    let mut seen: [Option<Vec<String>>; 2] = [None, None];
+    for _ in 0..32 {
+        let (carried_first, lines) = held_again_reported()?;
+        seen[usize::from(carried_first)] = Some(lines);
+        if let [Some(a), Some(b)] = &seen {
+            ensure!(a == b, "X first: {a:#?}\nY first: {b:#?}");
+            return Ok(());
+        }
+    }
+    anyhow::bail!("both id orders not seen in 32 runs")
+}
+
+/// One run of [`sync_reports_a_name_standing_again_in_the_folder_alike_in_both_id_orders`]:
+/// whether the carried id sorts first, and three's conflict lines with the carried id as `Y`
+/// and the other as `X`.
+fn held_again_reported() -> anyhow::Result<(bool, Vec<String>)> {
+    use serde_json::json;
+    let dir = TempDir::new("sync-name-stands-again-lines")?;
+    let (one, two, three) = (dir.join("one.db"), dir.join("two.db"), dir.join("three.db"));
+    let by_sync = dir.join("sync.db");
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let mut s = mating_at(&one, "A", "original")?;
+    let carried = records_of(&one)?[0]["id"].clone();
+    exported_into(&dir, &one, &three)?;
+    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+    s.call("carry_forward", carry)?.ok()?;
+    s.close()?;
+    let (one_file, two_file) = (dir.join("one.jsonl"), dir.join("two.jsonl"));
+    std::fs::write(&one_file, export(&one)?)?;
+    pause();
+    mating_at(&two, "A", "stated at A by two")?.close()?;
+    std::fs::write(&two_file, export(&two)?)?;
+    for file in [&one_file, &two_file] {
+        ok(review_mcp(&by_sync, &["import", &file.to_string_lossy()])?)?;
+    }
+    pause();
+    mating_at(&three, "A", "stated last")?.close()?;
+    let folder = dir.join("review").to_string_lossy().into_owned();
+    ok(review_mcp(&by_sync, &["sync", &folder])?)?;
+    let (_, lines) = sync_as_dry_run_says(&three, &folder)?;
+    let (y, x) = (
+        carried.as_str().unwrap_or_default().to_string(),
+        records_of(&two)?[0]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    );
+    let lines = lines
+        .iter()
+        .map(|l| {
+            // Ids by role, and the times (of each run) as zeros.
+            l.replace(&y, "Y")
+                .replace(&x, "X")
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '0' } else { c })
+                .collect()
+        })
+        .collect();
+    Ok((y < x, lines))
+}
+
+/// Adversarial read of the folder side of
+/// `sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key_as_import_does`,
+/// the holder at the statement's revision moved on by the folder: the archive (X live at A,
+/// Y's copy at A, Y live nowhere) syncs; four takes the folder, carries A on to B (X moves to
+/// B) and syncs; three, which never saw the carry of Y, states Y at A and its file reaches the
+/// folder (git merged it over, simulated by copying it in). The archive's next sync sees Y's
+/// file new and X's changed. The database's X at A stood aside the forget of Y when Y's id
+/// sorts first (then X moves to B as the import settles the key, and Y came back live at A,
+/// where its carry had moved it from), not when X's sorts first (X moved first, no one holds
+/// the name at A: Y forgotten after the carry). Now both orders alike: the name does not
+/// stand at A after the sync, and Y's forget stands. The ids are random: runs until both
+/// orders are seen.
+#[test]
+fn sync_a_holder_at_the_revision_the_folder_moves_on_does_not_bring_the_carried_feature_back()
+-> anyhow::Result<()> {
+    let mut seen = [false, false];
+    for _ in 0..32 {
+        let carried_first = holder_moved_on()?;
+        seen[usize::from(carried_first)] = true;
+        if seen == [true, true] {
+            return Ok(());
+        }
+    }
+    anyhow::bail!("both id orders not seen in 32 runs: {seen:?}")
+}
+
+/// One run of
+/// [`sync_a_holder_at_the_revision_the_folder_moves_on_does_not_bring_the_carried_feature_back`];
+/// returns whether the carried feature's id sorts before the other id.
+fn holder_moved_on() -> anyhow::Result<bool> {
+    use serde_json::json;
+    let dir = TempDir::new("sync-holder-moved-on")?;
+    let (one, two, three) = (dir.join("one.db"), dir.join("two.db"), dir.join("three.db"));
+    let (by_sync, four) = (dir.join("sync.db"), dir.join("four.db"));
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(5));
+    let at = |rev: &str| crate::support::artifact(rev, "/w/p.step");
+    let carry = json!({"from": at("A"), "to": at("B"), "map": []});
+    let mut s = mating_at(&one, "A", "original")?;
+    let carried = records_of(&one)?[0]["id"].clone();
+    exported_into(&dir, &one, &three)?;
+    s.call("carry_forward", carry.clone())?.ok()?;
+    s.close()?;
+    exported_into(&dir, &one, &by_sync)?;
+    pause();
+    mating_at(&two, "A", "stated at A by two")?.close()?;
+    exported_into(&dir, &two, &by_sync)?;
+    let other = records_of(&two)?[0]["id"].clone();
+    let folder_path = dir.join("review");
+    let folder = folder_path.to_string_lossy().into_owned();
+    ok(review_mcp(&by_sync, &["sync", &folder])?)?;
+    ok(review_mcp(&four, &["sync", &folder])?)?;
+    let mut s = crate::support::client::Server::start(&four)?;
+    s.call("carry_forward", carry)?.ok()?;
+    s.close()?;
+    ok(review_mcp(&four, &["sync", &folder])?)?;
+    pause();
+    mating_at(&three, "A", "stated last")?.close()?;
+    let elsewhere = dir.join("three-review");
+    ok(review_mcp(&three, &["sync", &elsewhere.to_string_lossy()])?)?;
+    let name = format!("records/{}.json", carried.as_str().unwrap_or_default());
+    std::fs::copy(elsewhere.join(&name), folder_path.join(&name))?;
+    let said = ok(review_mcp(&by_sync, &["sync", &folder])?)?;
+    let records = records_of(&by_sync)?;
+    let live: Vec<_> = records
+        .iter()
+        .filter(|r| r.get("superseded").is_none())
+        .collect();
+    ensure!(
+        live.len() == 1
+            && live[0]["id"] == other
+            && live[0]["artifact"]["revision"] == at("B")["revision"],
+        "X stands at B alone, Y's forget stands (carried first: {}): {records:?}\n{said}",
+        carried.as_str() < other.as_str()
+    );
+    Ok(carried.as_str() < other.as_str())
+}
