@@ -2941,8 +2941,10 @@ fn held_again_reported() -> anyhow::Result<(bool, Vec<String>)> {
 /// file new and X's changed. When Y's id sorts first, the database's X still holds the name at
 /// A at Y's turn, so the forget of Y stands aside; checks Y does not come back live at A (where
 /// its carry moved it from) in either id order: X stands at B alone, Y's forget stands. (It
-/// passed before and after advgap's change: a check of a doubt, not a regression.) The ids
-/// are random: runs until both orders are seen.
+/// passed before and after advgap's change: a check of a doubt, not a regression; it passes
+/// too with the folder side's "forgotten after the carry" branch disabled, the ordinary path
+/// keeping Y's statement in its copy as well.) The ids are random: runs until both orders are
+/// seen.
 #[test]
 fn sync_a_holder_at_the_revision_the_folder_moves_on_does_not_bring_the_carried_feature_back()
 -> anyhow::Result<()> {
