@@ -102,6 +102,9 @@ pub(super) struct Apply<'a, 't> {
     /// The folder's superseded copies of features by their key (locator, name, revision),
     /// each the least id; made when first asked ([`Apply::copy_by_key`]).
     filed_copies: Option<HashMap<(String, String, String), String>>,
+    /// The ids of the folder's live named features by their key (locator, name, revision),
+    /// of the files this sync read whole; made when first asked ([`Apply::filed_holder_at`]).
+    filed_live: std::cell::OnceCell<HashMap<(String, String, String), Vec<String>>>,
     files: BTreeMap<Key, FileOp>,
     rows: BTreeMap<Key, RowOp>,
     /// Where each item deleted from the database goes, as it was, as it is deleted (saved
@@ -184,6 +187,7 @@ impl<'a, 't> Apply<'a, 't> {
             acted: HashSet::new(),
             clocked: HashSet::new(),
             filed_copies: None,
+            filed_live: std::cell::OnceCell::new(),
             files,
             rows: BTreeMap::new(),
             saver,
@@ -610,15 +614,31 @@ impl<'a, 't> Apply<'a, 't> {
         let Some(name) = stated.name.as_deref() else {
             return false;
         };
-        self.entries.iter().any(|((kind, id), e)| {
-            *kind == ItemKind::Record
-                && *id != stated.id
-                && matches!(&e.file, Some((_, Some(item))) if matches!(item.as_ref(),
-                    Item::Record(r) if r.superseded.is_none()
-                        && r.name.as_deref() == Some(name)
-                        && r.artifact.locator() == stated.artifact.locator()
-                        && r.artifact.revision == stated.artifact.revision))
-        })
+        let live = self.filed_live.get_or_init(|| {
+            let mut live: HashMap<_, Vec<String>> = HashMap::new();
+            for ((kind, id), e) in self.entries {
+                if let (ItemKind::Record, Some((_, Some(item)))) = (kind, &e.file)
+                    && let Item::Record(r) = item.as_ref()
+                    && r.superseded.is_none()
+                    && let Some(name) = &r.name
+                {
+                    let key = (
+                        r.artifact.locator().to_string(),
+                        name.clone(),
+                        r.artifact.revision.clone(),
+                    );
+                    live.entry(key).or_default().push(id.clone());
+                }
+            }
+            live
+        });
+        let key = (
+            stated.artifact.locator().to_string(),
+            name.to_string(),
+            stated.artifact.revision.clone(),
+        );
+        live.get(&key)
+            .is_some_and(|ids| ids.iter().any(|id| *id != stated.id))
     }
 
     /// The record the folder's file of `id` holds, as this sync read it.
