@@ -99,12 +99,9 @@ pub(super) struct Apply<'a, 't> {
     acted: HashSet<Key>,
     /// Folder versions already checked against the clock ([`Apply::clock_ahead`]).
     clocked: HashSet<Key>,
-    /// The folder's superseded copies of features by their key (locator, name, revision),
-    /// each the least id; made when first asked ([`Apply::copy_by_key`]).
-    filed_copies: Option<HashMap<(String, String, String), String>>,
-    /// The ids of the folder's live named features by their key (locator, name, revision),
-    /// of the files this sync read whole; made when first asked ([`Apply::filed_holder_at`]).
-    filed_live: std::cell::OnceCell<HashMap<(String, String, String), Vec<String>>>,
+    /// The folder's named features by their key, of the files this sync read whole; made
+    /// when first asked ([`Apply::filed_features`]).
+    filed_features: std::cell::OnceCell<FiledFeatures>,
     files: BTreeMap<Key, FileOp>,
     rows: BTreeMap<Key, RowOp>,
     /// Where each item deleted from the database goes, as it was, as it is deleted (saved
@@ -147,6 +144,26 @@ fn refuse_moved(
     }
 }
 
+/// A named feature's key: its locator, name and revision.
+type FeatureKey = (String, String, String);
+
+fn feature_key(artifact: &crate::review::Artifact, name: &str) -> FeatureKey {
+    (
+        artifact.locator().to_string(),
+        name.to_string(),
+        artifact.revision.clone(),
+    )
+}
+
+/// The folder's named features by their key, of the files this sync read whole.
+#[derive(Default)]
+struct FiledFeatures {
+    /// The superseded copies, each the least id ([`Apply::copy_by_key`]).
+    copies: HashMap<FeatureKey, String>,
+    /// The ids of the live features ([`Apply::filed_holder_at`]).
+    live: HashMap<FeatureKey, Vec<String>>,
+}
+
 /// What [`Apply::finish`] leaves: the plan's lines, and where the items deleted from the
 /// database were written (to be made durable before the commit).
 pub(super) struct Finished {
@@ -186,8 +203,7 @@ impl<'a, 't> Apply<'a, 't> {
             settled: HashSet::new(),
             acted: HashSet::new(),
             clocked: HashSet::new(),
-            filed_copies: None,
-            filed_live: std::cell::OnceCell::new(),
+            filed_features: std::cell::OnceCell::new(),
             files,
             rows: BTreeMap::new(),
             saver,
@@ -614,30 +630,10 @@ impl<'a, 't> Apply<'a, 't> {
         let Some(name) = stated.name.as_deref() else {
             return false;
         };
-        let live = self.filed_live.get_or_init(|| {
-            let mut live: HashMap<_, Vec<String>> = HashMap::new();
-            for ((kind, id), e) in self.entries {
-                if let (ItemKind::Record, Some((_, Some(item)))) = (kind, &e.file)
-                    && let Item::Record(r) = item.as_ref()
-                    && r.superseded.is_none()
-                    && let Some(name) = &r.name
-                {
-                    let key = (
-                        r.artifact.locator().to_string(),
-                        name.clone(),
-                        r.artifact.revision.clone(),
-                    );
-                    live.entry(key).or_default().push(id.clone());
-                }
-            }
-            live
-        });
-        let key = (
-            stated.artifact.locator().to_string(),
-            name.to_string(),
-            stated.artifact.revision.clone(),
-        );
-        live.get(&key)
+        let key = feature_key(&stated.artifact, name);
+        self.filed_features()
+            .live
+            .get(&key)
             .is_some_and(|ids| ids.iter().any(|id| *id != stated.id))
     }
 
@@ -717,7 +713,7 @@ impl<'a, 't> Apply<'a, 't> {
     /// The id of the superseded copy, of whatever id, of the feature `stayed` states at its
     /// revision: the database's (as `remember` finds it), else the folder's (the least id when
     /// the folder holds several), as this sync read it. `None`: neither holds one.
-    fn copy_by_key(&mut self, stayed: &Record) -> Result<Option<String>> {
+    fn copy_by_key(&self, stayed: &Record) -> Result<Option<String>> {
         let Some(name) = stayed.name.as_deref() else {
             return Ok(None);
         };
@@ -725,29 +721,35 @@ impl<'a, 't> Apply<'a, 't> {
         if let Some(c) = self.tx.feature_copy(locator, name, revision)? {
             return Ok(Some(c.id));
         }
-        let entries = self.entries;
-        let copies = self.filed_copies.get_or_insert_with(|| {
-            let mut copies = HashMap::new();
-            for ((kind, id), e) in entries {
+        Ok(self
+            .filed_features()
+            .copies
+            .get(&feature_key(&stayed.artifact, name))
+            .cloned())
+    }
+
+    /// The folder's named features by their key, indexed in one pass over the entries when
+    /// first asked.
+    fn filed_features(&self) -> &FiledFeatures {
+        self.filed_features.get_or_init(|| {
+            let mut filed = FiledFeatures::default();
+            // The entries in id order: the first copy of a key is its least id.
+            for ((kind, id), e) in self.entries {
                 if let (ItemKind::Record, Some((_, Some(item)))) = (kind, &e.file)
                     && let Item::Record(r) = item.as_ref()
-                    && r.superseded.is_some()
                     && let Some(name) = &r.name
                 {
-                    let key = (
-                        r.artifact.locator().to_string(),
-                        name.clone(),
-                        r.artifact.revision.clone(),
-                    );
-                    // The entries in id order: the first is the least.
-                    copies.entry(key).or_insert_with(|| id.clone());
+                    let key = feature_key(&r.artifact, name);
+                    match r.superseded {
+                        Some(_) => {
+                            filed.copies.entry(key).or_insert_with(|| id.clone());
+                        }
+                        None => filed.live.entry(key).or_default().push(id.clone()),
+                    }
                 }
             }
-            copies
-        });
-        Ok(copies
-            .get(&(locator.to_string(), name.to_string(), revision.clone()))
-            .cloned())
+            filed
+        })
     }
 
     /// The database's version of an item whose hash the sync read as `h`: the transaction
