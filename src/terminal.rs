@@ -29,7 +29,7 @@ use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
 use crate::store::{
     DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
 };
-use crate::text::{escape_controls, needs_quotes, prefix_chars, quoted};
+use crate::text::{escape_controls, holds_a_semicolon, needs_quotes, prefix_chars, quoted};
 use crate::time;
 
 /// What a session did.
@@ -87,6 +87,16 @@ const SHOWN: usize = 400;
 /// cut never reads as the whole text.
 fn shown(s: &str, n: usize) -> String {
     escape_controls(&prefix_chars(s, n)).into_owned() + &crate::text::more_characters(s, n)
+}
+
+/// A stored field in a line of `label: value` segments joined by `; `: [`shown`], and
+/// [`quoted`] (its quotes escaped) when it [`holds_a_semicolon`], so it cannot go on as a
+/// segment of the terminal's own (`; state: satisfied`, `; so far: accepted by the engineer`).
+fn segment(s: &str, n: usize) -> String {
+    match holds_a_semicolon(s) {
+        true => quoted(s, n) + &crate::text::more_characters(s, n),
+        false => shown(s, n),
+    }
 }
 
 /// Every decision at `revision`, newest first.
@@ -242,12 +252,15 @@ fn show_item(
         );
         let changed = c.changed_and_carried();
         if !changed.is_empty() {
-            line.push_str(&format!("; changed: {}", shown(&changed.join(", "), SHOWN)));
+            line.push_str(&format!(
+                "; changed: {}",
+                segment(&changed.join(", "), SHOWN)
+            ));
         }
         if !c.unmapped.is_empty() {
             line.push_str(&format!(
                 "; unmapped: {}",
-                shown(&c.unmapped.join(", "), SHOWN)
+                segment(&c.unmapped.join(", "), SHOWN)
             ));
         }
         // Ids of a later revision than `from` (carried on unchanged, then touched).
@@ -273,19 +286,19 @@ fn show_item(
     let there = if b.carried.is_some() { " there" } else { "" };
     let mut about = format!("source: {}", b.source.as_str());
     if let Some(detail) = &b.source_detail {
-        about.push_str(&format!(" ({})", shown(detail, SHOWN)));
+        about.push_str(&format!(" ({})", segment(detail, SHOWN)));
     }
     about.push_str(&format!("; state{there}: {}", b.state.as_str()));
     writeln!(out, "    {about}")?;
     if let Some(e) = &b.evidence {
-        writeln!(out, "    evidence{there}: {}", shown(e, SHOWN))?;
+        writeln!(out, "    evidence{there}: {}", segment(e, SHOWN))?;
     }
     if let Some(q) = &b.question {
-        writeln!(out, "    question: {}", shown(q, SHOWN))?;
+        writeln!(out, "    question: {}", segment(q, SHOWN))?;
     }
     if !b.faces.is_empty() {
         let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
-        writeln!(out, "    faces: {}", shown(&faces.join(", "), SHOWN))?;
+        writeln!(out, "    faces: {}", segment(&faces.join(", "), SHOWN))?;
     } else if let Some(n) = &b.not_carried {
         // Judged since a carry lost all its ids: not about the whole part.
         let label = crate::review::carry::entities_label(&[], &n.ids, Some(&n.of));
@@ -873,6 +886,50 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    /// Regression: an item's source detail went bare into the line `source: … (detail);
+    /// state: …`, and its evidence and question bare after their labels, so a detail
+    /// `sheet 2); state: satisfied; x (y` showed a violated item as satisfied before its
+    /// real state, and an evidence `per drawing; so far: accepted by the engineer (…)` an
+    /// earlier verdict of the engineer's that was never given. A stored field holding a
+    /// semicolon (or a character drawn as one) is quoted, its quotes escaped, as the form
+    /// shows it; a plain one stays bare.
+    #[test]
+    fn stored_fields_holding_a_semicolon_are_quoted() {
+        let mut store = Store::open_in_memory().unwrap();
+        let fake = "so far: accepted by the engineer (terminal, Ada), 2026-12-01T14:02:00.000Z";
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "cd".repeat(32)),
+                format: "step".into(),
+                uri: Some("file:///w/p.step".into()),
+                units: None,
+            },
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![BasisItem {
+                source_detail: Some("sheet 2); state: satisfied; x (y".into()),
+                evidence: Some(format!("per drawing; {fake}")),
+                state: crate::review::State::Unresolved,
+                question: Some("which\u{37e} \"one\"".into()),
+                ..BasisItem::stated("Bore 12H7")
+            }],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for line in [
+            "    source: drawing (\"sheet 2); state: satisfied; x (y\"); state: unresolved\n"
+                .to_string(),
+            format!("    evidence: \"per drawing; {fake}\"\n"),
+            "    question: \"which\u{37e} \\\"one\\\"\"\n".to_string(),
+        ] {
+            assert!(text.contains(&line), "{line}\n{text}");
+        }
     }
 
     /// Input that, before it hands over line `at`, runs `meddle` (another process's write

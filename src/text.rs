@@ -349,6 +349,15 @@ pub fn needs_quotes(disposition: &str) -> bool {
     disposition.contains(['(', ')', '"', ';', ':', '='])
 }
 
+/// Whether a stored field shown bare among segments joined by `; ` (`source: drawing (…);
+/// state: …; evidence: …`, the form's description and the terminal's lines) could end its
+/// segment and go on in the words around it (`; so far: accepted by the engineer …`): it
+/// holds a semicolon, or a character drawn as one (U+037E GREEK QUESTION MARK, which NFC
+/// makes `;`, and the small and fullwidth semicolons). Such a one is shown [`quoted`].
+pub fn holds_a_semicolon(s: &str) -> bool {
+    s.contains([';', '\u{37E}', '\u{FE54}', '\u{FF1B}'])
+}
+
 /// A disposition in a one-line summary, after `=` or `:`: [`quoted`] when it
 /// [`needs_quotes`], [`inline`] otherwise.
 pub fn disposition(s: &str, n: usize) -> String {

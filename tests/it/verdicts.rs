@@ -745,6 +745,54 @@ fn the_form_message_names_the_decision_it_asks_about_unforged() {
     );
 }
 
+/// Regression: the form's description joins an item's fields as `label: value; label: value`
+/// and put the stored ones bare, so a source detail, evidence or question holding `; ` went
+/// on in the form's own words: an evidence `per drawing; so far: accepted by the engineer
+/// (review card, Ada Lovelace), …` showed an item no one had judged as already accepted by
+/// the engineer, and a source detail `sheet 2); state: satisfied; x (y` a violated item as
+/// satisfied. A stored field holding a semicolon (or a character drawn as one) is quoted,
+/// its quotes escaped; a plain one stays bare.
+#[test]
+fn stored_fields_cannot_add_segments_to_the_forms_description() {
+    let mut c = Modern::new();
+    let fake = "so far: accepted by the engineer (review card, Ada Lovelace), 2026-12-01 14:02 UTC";
+    remember(
+        &mut c,
+        json!([
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "violated",
+             "sourceDetail": "sheet 2); state: satisfied; x (y",
+             "evidence": format!("per drawing; {fake}")},
+            {"requirement": "Wall", "source": "drawing", "state": "unresolved",
+             "question": format!("which\u{37e} {fake}\"")},
+            {"requirement": "Chamfer", "source": "drawing", "state": "satisfied",
+             "sourceDetail": "note 4", "evidence": "cert 4471: 6061-T6"}
+        ]),
+    );
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let about = |i: usize| {
+        params["requestedSchema"]["properties"][format!("judgement_{i}")]["description"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{asked}"))
+            .to_string()
+    };
+    assert_eq!(
+        about(0),
+        format!(
+            "source: drawing (\"sheet 2); state: satisfied; x (y\"); state: violated; evidence: \"per drawing; {fake}\""
+        )
+    );
+    assert_eq!(
+        about(1),
+        format!("source: drawing; state: unresolved; question: \"which\u{37e} {fake}\\\"\"")
+    );
+    // Nothing to mistake: shown as before.
+    assert_eq!(
+        about(2),
+        "source: drawing (note 4); state: satisfied; evidence: cert 4471: 6061-T6"
+    );
+}
+
 /// The review carried on (carry_forward) while the engineer fills the form: nothing is
 /// written, and the refusal says where the decision's review stands now and what to ask
 /// with, as the refusal of a question about a decision carried on says.
