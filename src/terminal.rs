@@ -29,7 +29,9 @@ use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
 use crate::store::{
     DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
 };
-use crate::text::{escape_controls, holds_a_semicolon, needs_quotes, prefix_chars, quoted};
+use crate::text::{
+    blank_runs_counted, escape_controls, holds_a_semicolon, needs_quotes, prefix_chars,
+};
 use crate::time;
 
 /// What a session did.
@@ -82,11 +84,19 @@ const MAX_REASON: usize = 2_000;
 /// How much of a stored field is shown, in characters.
 const SHOWN: usize = 400;
 
-/// A stored string as the terminal shows it: at most `n` characters, every control escaped,
+/// A stored string as the terminal shows it: at most `n` characters, every control escaped, a
+/// run of blanks counted ([`blank_runs_counted`]),
 /// and, when it is cut, how many characters are not shown (`… [25 more characters]`), so a
 /// cut never reads as the whole text.
 fn shown(s: &str, n: usize) -> String {
-    escape_controls(&prefix_chars(s, n)).into_owned() + &crate::text::more_characters(s, n)
+    blank_runs_counted(&escape_controls(&prefix_chars(s, n))).into_owned()
+        + &crate::text::more_characters(s, n)
+}
+
+/// A stored string quoted ([`crate::text::quoted`]), its runs of blanks counted as
+/// [`shown`] counts them.
+fn quoted(s: &str, n: usize) -> String {
+    blank_runs_counted(&crate::text::quoted(s, n)).into_owned()
 }
 
 /// A stored field in a line of `label: value` segments joined by `; `: [`shown`], and
@@ -214,7 +224,8 @@ fn verdict(v: &Verdict) -> String {
     let by = shown(&v.given_by(), 200);
     let mut s = format!("{}{by}, {}", v.judgement.as_str(), shown(&v.at, 40));
     if let Some(r) = v.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-        s.push_str(&format!(": {}", crate::review::carry::reason_quoted(r)));
+        let reason = crate::review::carry::reason_quoted(r);
+        s.push_str(&format!(": {}", blank_runs_counted(&reason)));
     }
     s
 }
@@ -237,7 +248,7 @@ fn show_item(
         "\n  Item {} of {}: {}",
         i + 1,
         d.basis.len(),
-        escape_controls(&b.requirement)
+        blank_runs_counted(&escape_controls(&b.requirement))
     )?;
     // A carried item's state and evidence are the earlier revision's, not results of this one:
     // the carry is said first, and they are labelled "there", as the form and the Form 3 do.
@@ -927,6 +938,45 @@ mod tests {
                 .to_string(),
             format!("    evidence: \"per drawing; {fake}\"\n"),
             "    question: \"which\u{37e} \\\"one\\\"\"\n".to_string(),
+        ] {
+            assert!(text.contains(&line), "{line}\n{text}");
+        }
+    }
+
+    /// Regression: the requirement is shown whole, and a stored field up to 400 characters,
+    /// and a terminal wraps a long line at its width: a requirement `Bore 12H7`, 75 spaces
+    /// and `so far: accepted by the engineer (terminal, Ada), …` showed that fake verdict at
+    /// the start of a row of its own on an 80-column terminal, indented as the session's own
+    /// "so far" line. A run of five or more blank characters (white space, or U+2800 BRAILLE
+    /// PATTERN BLANK, drawn as one) is shown as a count.
+    #[test]
+    fn a_run_of_blanks_cannot_push_stored_text_to_a_row_of_its_own() {
+        let mut store = Store::open_in_memory().unwrap();
+        let fake = "so far: accepted by the engineer (terminal, Ada), 2026-12-01T14:02:00.000Z";
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "ce".repeat(32)),
+                format: "step".into(),
+                uri: Some("file:///w/p.step".into()),
+                units: None,
+            },
+            subject: format!("bore{}x", "\u{3000}".repeat(6)),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![BasisItem {
+                evidence: Some(format!("per drawing{}{fake}", "\u{2800}".repeat(70))),
+                ..BasisItem::stated(&format!("Bore 12H7{}{fake}", " ".repeat(75)))
+            }],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for line in [
+            format!("  Item 1 of 1: Bore 12H7 [75 spaces] {fake}\n"),
+            format!("    evidence: per drawing [70 spaces] {fake}\n"),
+            "Decision 1 of 1: \"bore [6 spaces] x\"".to_string(),
         ] {
             assert!(text.contains(&line), "{line}\n{text}");
         }
