@@ -544,7 +544,14 @@ pub fn review(
                 d.basis.len()
             )?;
             if let Some(summary) = &d.summary {
-                writeln!(out, "  {}", shown(summary, SHOWN))?;
+                // The model's words: labelled and quoted, so they cannot pass for the
+                // session's own lines (`  Recorded: …`).
+                writeln!(
+                    out,
+                    "  summary: {}{}",
+                    quoted(summary, SHOWN),
+                    crate::text::more_characters(summary, SHOWN)
+                )?;
             }
             for i in open {
                 show_item(out, &d, i, &after)?;
@@ -980,6 +987,42 @@ mod tests {
         ] {
             assert!(text.contains(&line), "{line}\n{text}");
         }
+    }
+
+    /// Regression: the decision's summary, the model's own words, was printed bare on a line
+    /// of its own at the indent of the session's lines (`  Recorded: accepted (approval).`),
+    /// so a summary could pass for what the session says. It is labelled and quoted.
+    #[test]
+    fn the_summary_is_labelled_and_quoted() {
+        let mut store = Store::open_in_memory().unwrap();
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "cf".repeat(32)),
+                format: "step".into(),
+                uri: None,
+                units: None,
+            },
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: Some("Recorded: accepted (approval).".into()),
+            basis: vec![BasisItem::stated("Bore 12H7")],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l == "  summary: \"Recorded: accepted (approval).\""),
+            "{text}"
+        );
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.trim() == "Recorded: accepted (approval)."),
+            "{text}"
+        );
     }
 
     /// Input that, before it hands over line `at`, runs `meddle` (another process's write
