@@ -155,16 +155,26 @@ enum Choice {
 }
 
 /// Shows `prompt` and reads one line; `None` at the end of the input (the prompt's line then
-/// ended).
+/// ended). A line that is not UTF-8 (an Alt key sending a byte with the high bit set, text
+/// pasted in another encoding) is refused and the prompt shown again: nothing is made of it,
+/// and the session goes on.
 fn ask(input: &mut dyn BufRead, out: &mut dyn Write, prompt: &str) -> io::Result<Option<String>> {
-    write!(out, "{prompt}")?;
-    out.flush()?;
-    let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
-        writeln!(out)?;
-        return Ok(None);
+    loop {
+        write!(out, "{prompt}")?;
+        out.flush()?;
+        let mut line = Vec::new();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(None);
+        }
+        match String::from_utf8(line) {
+            Ok(line) => return Ok(Some(line.trim().to_string())),
+            Err(_) => writeln!(
+                out,
+                "  That line is not UTF-8 text (see the terminal's encoding); type it again."
+            )?,
+        }
     }
-    Ok(Some(line.trim().to_string()))
 }
 
 fn ask_choice(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Choice> {
@@ -1022,6 +1032,33 @@ mod tests {
                 .lines()
                 .any(|l| l.trim() == "Recorded: accepted (approval)."),
             "{text}"
+        );
+    }
+
+    /// Regression: a line that is not UTF-8 at a prompt (a terminal whose Alt key sends a
+    /// byte with the high bit set, text pasted from a Latin-1 document) ended the whole
+    /// session with "the terminal: stream did not contain valid UTF-8" and exit status 1,
+    /// the item on screen unanswered. The line is refused and the question asked again;
+    /// nothing is made of it.
+    #[test]
+    fn a_line_that_is_not_utf8_is_asked_again() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let mut input: &[u8] = b"\xe1\nr\nnot \xe9 UTF-8\nslot is fine\n\xff\na\nq\n";
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        assert_eq!((tally.rejected, tally.quit), (1, true));
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches("not UTF-8 text").count(), 3, "{text}");
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        let v0 = back.basis[0].verdict.clone().unwrap();
+        assert_eq!(
+            (v0.judgement, v0.meaning, v0.reason.as_deref()),
+            (
+                Judgement::Rejected,
+                Some(Meaning::Approval),
+                Some("slot is fine")
+            )
         );
     }
 
