@@ -548,7 +548,10 @@ pub fn review(
                 "\nDecision {} of {count}: {} ({disposition}) on {}: {} open item{} of {}",
                 n + 1,
                 quoted(&d.subject, 200),
-                shown(d.artifact.uri.as_deref().unwrap_or("the part"), 200),
+                match d.artifact.uri.as_deref() {
+                    Some(uri) if crate::text::uri_needs_quotes(uri) => quoted(uri, 200),
+                    uri => shown(uri.unwrap_or("the part"), 200),
+                },
                 open.len(),
                 if open.len() == 1 { "" } else { "s" },
                 d.basis.len()
@@ -1059,6 +1062,35 @@ mod tests {
                 Some(Meaning::Approval),
                 Some("slot is fine")
             )
+        );
+    }
+
+    /// Regression: the decision's header named its file bare (`on {uri}: 1 open item`), and
+    /// a URI other than a file's may hold spaces, so `urn:a on file:///w/other.step` named
+    /// another part first. A URI holding white space or a quote is quoted.
+    #[test]
+    fn a_uri_with_spaces_is_quoted_in_the_header() {
+        let mut store = Store::open_in_memory().unwrap();
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "d0".repeat(32)),
+                format: "step".into(),
+                uri: Some("urn:a on file:///w/other.step".into()),
+                units: None,
+            },
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![BasisItem::stated("Bore 12H7")],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("Decision 1 of 1: \"bore\" (hold) on \"urn:a on file:///w/other.step\": 1 open item of 1"),
+            "{text}"
         );
     }
 

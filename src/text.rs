@@ -349,6 +349,15 @@ pub fn needs_quotes(disposition: &str) -> bool {
     disposition.contains(['(', ')', '"', ';', ':', '='])
 }
 
+/// Whether a URI shown bare in a one-line message (`on {uri} at {revision}`) could read as
+/// the message's own words: it holds white space, a quote or a character of
+/// [`is_control_like`]. A file's URI holds none (they are percent-encoded); another scheme's
+/// (`urn:a on file:///w/other.step at sha256:…`) may, and is then shown [`quoted`].
+pub fn uri_needs_quotes(uri: &str) -> bool {
+    uri.chars()
+        .any(|c| c.is_whitespace() || c == '"' || is_control_like(c))
+}
+
 /// The fewest blank characters in a row that [`blank_runs_counted`] counts.
 const BLANK_RUN: usize = 5;
 

@@ -24,7 +24,9 @@ use crate::review::carry::VerdictAfterCarry;
 use crate::review::decision::DecisionWire;
 use crate::review::{BasisItem, Decision, Judgement, Verdict, Via};
 use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
-use crate::text::{holds_a_semicolon, needs_quotes, one_line, prefix_chars, quoted, shell_word};
+use crate::text::{
+    holds_a_semicolon, needs_quotes, one_line, prefix_chars, quoted, shell_word, uri_needs_quotes,
+};
 use crate::time;
 use crate::version::Version;
 
@@ -533,7 +535,10 @@ fn form(
     let mut message = format!(
         "{FIRST_LINE}\nDecision {} ({disposition}) on {} at {}: accept or reject each item; a reason is optional.",
         quoted(&one_line(&d.subject), 120),
-        shown(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
+        match d.artifact.uri.as_deref() {
+            Some(uri) if uri_needs_quotes(uri) => quoted(&one_line(uri), 120),
+            uri => shown(uri.unwrap_or("the part"), 120),
+        },
         short_rev(&d.artifact.revision)
     );
     if remaining > 0 {

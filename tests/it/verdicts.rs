@@ -745,6 +745,51 @@ fn the_form_message_names_the_decision_it_asks_about_unforged() {
     );
 }
 
+/// Regression: the form's message named the decision's file bare (`on {uri} at {revision}`),
+/// and a URI other than a file's may hold spaces (`urn:a on file:///w/other.step at
+/// sha256:999999999999`), so it named another part and revision before the real one. A URI
+/// holding white space or a quote is quoted, as the subject is.
+#[test]
+fn the_form_message_quotes_a_uri_that_could_read_as_its_own_words() {
+    let mut c = Modern::new();
+    let uri = "urn:a on file:///w/other.step at sha256:999999999999";
+    let art = json!({"revision": REV, "format": "step", "uri": uri});
+    let decided = c.call(
+        "remember_decision",
+        json!({"artifact": art, "subject": "bore", "disposition": "hold",
+               "basis": [{"requirement": "Bore", "source": "drawing", "state": "satisfied"}]}),
+        json!({}),
+    );
+    assert_ne!(decided["result"]["isError"], json!(true), "{decided}");
+    let asked = c.call(
+        "request_verdicts",
+        json!({"artifact": art, "subject": "bore"}),
+        form(),
+    );
+    let message = asked["result"]["inputRequests"]["verdicts"]["params"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{asked}"))
+        .to_string();
+    let second = message.lines().nth(1).unwrap();
+    assert!(
+        second.starts_with(&format!(
+            "Decision \"bore\" (hold) on \"{uri}\" at sha256:cccccccc…"
+        )),
+        "{second}"
+    );
+    // A file's URI has no white space (percent-encoded): bare, as before.
+    remember(&mut c, basis(None));
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let message = asked["result"]["inputRequests"]["verdicts"]["params"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{asked}"))
+        .to_string();
+    assert!(
+        message.contains("Decision \"bore\" (hold) on file:///work/bracket.step at "),
+        "{message}"
+    );
+}
+
 /// Regression: the form's description joins an item's fields as `label: value; label: value`
 /// and put the stored ones bare, so a source detail, evidence or question holding `; ` went
 /// on in the form's own words: an evidence `per drawing; so far: accepted by the engineer
