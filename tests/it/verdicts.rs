@@ -745,6 +745,50 @@ fn the_form_message_names_the_decision_it_asks_about_unforged() {
     );
 }
 
+/// Known defect (found by the wire2 audit, not fixed): the form's fields reach the host in the
+/// order serde_json writes a map's keys, sorted (the crate is built without
+/// `preserve_order`, which would add a dependency): every `judgement_i` before every
+/// `reason_i`, and `judgement_10` between `judgement_1` and `judgement_2`. A host that shows
+/// the fields in the order received (`Object.entries`) shows an item's reason far from its
+/// judgement, and item 11 after item 2. Fixing it changes the form's documented keys (e.g.
+/// `item_001_judgement`, `item_001_reason`) and every transcript that holds a form, a
+/// change of the wire contract to make on purpose.
+#[test]
+#[ignore = "known defect: the form's fields are sent in sorted key order, reasons after every judgement and item 11 after item 2"]
+fn the_forms_fields_reach_the_host_item_by_item_in_basis_order() {
+    let mut c = Modern::new();
+    let items: Vec<Value> = (0..12)
+        .map(|i| json!({"requirement": format!("Item {i}"), "source": "drawing", "state": "satisfied"}))
+        .collect();
+    remember(&mut c, json!(items));
+    let params = json!({"name": "request_verdicts", "arguments": ask_args(),
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": form()}});
+    let line = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": params});
+    let mut wire = Vec::new();
+    c.server
+        .serve_frame(
+            review_mcp::framing::Frame::Line(line.to_string().into_bytes()),
+            &mut wire,
+        )
+        .unwrap();
+    let wire = String::from_utf8(wire).unwrap();
+    let at = |key: &str| {
+        wire.find(&format!("\"{key}\":{{"))
+            .unwrap_or_else(|| panic!("no {key}: {wire}"))
+    };
+    let mut keys = Vec::new();
+    for i in 0..12 {
+        keys.push(format!("judgement_{i}"));
+        keys.push(format!("reason_{i}"));
+    }
+    let places: Vec<usize> = keys.iter().map(|k| at(k)).collect();
+    assert!(
+        places.windows(2).all(|w| w[0] < w[1]),
+        "fields out of order: {keys:?} at {places:?}"
+    );
+}
+
 /// Regression: the form's message named the decision's file bare (`on {uri} at {revision}`),
 /// and a URI other than a file's may hold spaces (`urn:a on file:///w/other.step at
 /// sha256:999999999999`), so it named another part and revision before the real one. A URI
