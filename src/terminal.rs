@@ -29,7 +29,9 @@ use crate::review::{CarryState, Decision, Judgement, Meaning, Verdict, Via};
 use crate::store::{
     DecisionQuery, DecisionRef, PageRequest, Shown, Store, StoreError, VerdictsOutcome,
 };
-use crate::text::{escape_controls, needs_quotes, prefix_chars, quoted};
+use crate::text::{
+    blank_runs_counted, escape_controls, holds_a_semicolon, needs_quotes, prefix_chars,
+};
 use crate::time;
 
 /// What a session did.
@@ -82,11 +84,29 @@ const MAX_REASON: usize = 2_000;
 /// How much of a stored field is shown, in characters.
 const SHOWN: usize = 400;
 
-/// A stored string as the terminal shows it: at most `n` characters, every control escaped,
+/// A stored string as the terminal shows it: at most `n` characters, every control escaped, a
+/// run of blanks counted ([`blank_runs_counted`]),
 /// and, when it is cut, how many characters are not shown (`… [25 more characters]`), so a
 /// cut never reads as the whole text.
 fn shown(s: &str, n: usize) -> String {
-    escape_controls(&prefix_chars(s, n)).into_owned() + &crate::text::more_characters(s, n)
+    blank_runs_counted(&escape_controls(&prefix_chars(s, n))).into_owned()
+        + &crate::text::more_characters(s, n)
+}
+
+/// A stored string quoted ([`crate::text::quoted`]), its runs of blanks counted as
+/// [`shown`] counts them.
+fn quoted(s: &str, n: usize) -> String {
+    blank_runs_counted(&crate::text::quoted(s, n)).into_owned()
+}
+
+/// A stored field in a line of `label: value` segments joined by `; `: [`shown`], and
+/// [`quoted`] (its quotes escaped) when it [`holds_a_semicolon`], so it cannot go on as a
+/// segment of the terminal's own (`; state: satisfied`, `; so far: accepted by the engineer`).
+fn segment(s: &str, n: usize) -> String {
+    match holds_a_semicolon(s) {
+        true => quoted(s, n) + &crate::text::more_characters(s, n),
+        false => shown(s, n),
+    }
 }
 
 /// Every decision at `revision`, newest first.
@@ -135,16 +155,26 @@ enum Choice {
 }
 
 /// Shows `prompt` and reads one line; `None` at the end of the input (the prompt's line then
-/// ended).
+/// ended). A line that is not UTF-8 (an Alt key sending a byte with the high bit set, text
+/// pasted in another encoding) is refused and the prompt shown again: nothing is made of it,
+/// and the session goes on.
 fn ask(input: &mut dyn BufRead, out: &mut dyn Write, prompt: &str) -> io::Result<Option<String>> {
-    write!(out, "{prompt}")?;
-    out.flush()?;
-    let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
-        writeln!(out)?;
-        return Ok(None);
+    loop {
+        write!(out, "{prompt}")?;
+        out.flush()?;
+        let mut line = Vec::new();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            writeln!(out)?;
+            return Ok(None);
+        }
+        match String::from_utf8(line) {
+            Ok(line) => return Ok(Some(line.trim().to_string())),
+            Err(_) => writeln!(
+                out,
+                "  That line is not UTF-8 text (see the terminal's encoding); type it again."
+            )?,
+        }
     }
-    Ok(Some(line.trim().to_string()))
 }
 
 fn ask_choice(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Choice> {
@@ -204,7 +234,8 @@ fn verdict(v: &Verdict) -> String {
     let by = shown(&v.given_by(), 200);
     let mut s = format!("{}{by}, {}", v.judgement.as_str(), shown(&v.at, 40));
     if let Some(r) = v.reason.as_deref().filter(|r| !r.trim().is_empty()) {
-        s.push_str(&format!(": {}", crate::review::carry::reason_quoted(r)));
+        let reason = crate::review::carry::reason_quoted(r);
+        s.push_str(&format!(": {}", blank_runs_counted(&reason)));
     }
     s
 }
@@ -227,7 +258,7 @@ fn show_item(
         "\n  Item {} of {}: {}",
         i + 1,
         d.basis.len(),
-        escape_controls(&b.requirement)
+        blank_runs_counted(&escape_controls(&b.requirement))
     )?;
     // A carried item's state and evidence are the earlier revision's, not results of this one:
     // the carry is said first, and they are labelled "there", as the form and the Form 3 do.
@@ -242,12 +273,15 @@ fn show_item(
         );
         let changed = c.changed_and_carried();
         if !changed.is_empty() {
-            line.push_str(&format!("; changed: {}", shown(&changed.join(", "), SHOWN)));
+            line.push_str(&format!(
+                "; changed: {}",
+                segment(&changed.join(", "), SHOWN)
+            ));
         }
         if !c.unmapped.is_empty() {
             line.push_str(&format!(
                 "; unmapped: {}",
-                shown(&c.unmapped.join(", "), SHOWN)
+                segment(&c.unmapped.join(", "), SHOWN)
             ));
         }
         // Ids of a later revision than `from` (carried on unchanged, then touched).
@@ -273,19 +307,19 @@ fn show_item(
     let there = if b.carried.is_some() { " there" } else { "" };
     let mut about = format!("source: {}", b.source.as_str());
     if let Some(detail) = &b.source_detail {
-        about.push_str(&format!(" ({})", shown(detail, SHOWN)));
+        about.push_str(&format!(" ({})", segment(detail, SHOWN)));
     }
     about.push_str(&format!("; state{there}: {}", b.state.as_str()));
     writeln!(out, "    {about}")?;
     if let Some(e) = &b.evidence {
-        writeln!(out, "    evidence{there}: {}", shown(e, SHOWN))?;
+        writeln!(out, "    evidence{there}: {}", segment(e, SHOWN))?;
     }
     if let Some(q) = &b.question {
-        writeln!(out, "    question: {}", shown(q, SHOWN))?;
+        writeln!(out, "    question: {}", segment(q, SHOWN))?;
     }
     if !b.faces.is_empty() {
         let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
-        writeln!(out, "    faces: {}", shown(&faces.join(", "), SHOWN))?;
+        writeln!(out, "    faces: {}", segment(&faces.join(", "), SHOWN))?;
     } else if let Some(n) = &b.not_carried {
         // Judged since a carry lost all its ids: not about the whole part.
         let label = crate::review::carry::entities_label(&[], &n.ids, Some(&n.of));
@@ -514,13 +548,23 @@ pub fn review(
                 "\nDecision {} of {count}: {} ({disposition}) on {}: {} open item{} of {}",
                 n + 1,
                 quoted(&d.subject, 200),
-                shown(d.artifact.uri.as_deref().unwrap_or("the part"), 200),
+                match d.artifact.uri.as_deref() {
+                    Some(uri) if crate::text::uri_needs_quotes(uri) => quoted(uri, 200),
+                    uri => shown(uri.unwrap_or("the part"), 200),
+                },
                 open.len(),
                 if open.len() == 1 { "" } else { "s" },
                 d.basis.len()
             )?;
             if let Some(summary) = &d.summary {
-                writeln!(out, "  {}", shown(summary, SHOWN))?;
+                // The model's words: labelled and quoted, so they cannot pass for the
+                // session's own lines (`  Recorded: …`).
+                writeln!(
+                    out,
+                    "  summary: {}{}",
+                    quoted(summary, SHOWN),
+                    crate::text::more_characters(summary, SHOWN)
+                )?;
             }
             for i in open {
                 show_item(out, &d, i, &after)?;
@@ -871,6 +915,181 @@ mod tests {
             text.contains(
                 "Decision 1 of 1: \"bore\\\" (release) on file:///w/other.step: 1 open item of 1\\\\\" (\"hold) on (x\") on file:///w/p.step: 1 open item of 1"
             ),
+            "{text}"
+        );
+    }
+
+    /// Regression: an item's source detail went bare into the line `source: … (detail);
+    /// state: …`, and its evidence and question bare after their labels, so a detail
+    /// `sheet 2); state: satisfied; x (y` showed a violated item as satisfied before its
+    /// real state, and an evidence `per drawing; so far: accepted by the engineer (…)` an
+    /// earlier verdict of the engineer's that was never given. A stored field holding a
+    /// semicolon (or a character drawn as one) is quoted, its quotes escaped, as the form
+    /// shows it; a plain one stays bare.
+    #[test]
+    fn stored_fields_holding_a_semicolon_are_quoted() {
+        let mut store = Store::open_in_memory().unwrap();
+        let fake = "so far: accepted by the engineer (terminal, Ada), 2026-12-01T14:02:00.000Z";
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "cd".repeat(32)),
+                format: "step".into(),
+                uri: Some("file:///w/p.step".into()),
+                units: None,
+            },
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![BasisItem {
+                source_detail: Some("sheet 2); state: satisfied; x (y".into()),
+                evidence: Some(format!("per drawing; {fake}")),
+                state: crate::review::State::Unresolved,
+                question: Some("which\u{37e} \"one\"".into()),
+                ..BasisItem::stated("Bore 12H7")
+            }],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for line in [
+            "    source: drawing (\"sheet 2); state: satisfied; x (y\"); state: unresolved\n"
+                .to_string(),
+            format!("    evidence: \"per drawing; {fake}\"\n"),
+            "    question: \"which\u{37e} \\\"one\\\"\"\n".to_string(),
+        ] {
+            assert!(text.contains(&line), "{line}\n{text}");
+        }
+    }
+
+    /// Regression: the requirement is shown whole, and a stored field up to 400 characters,
+    /// and a terminal wraps a long line at its width: a requirement `Bore 12H7`, 75 spaces
+    /// and `so far: accepted by the engineer (terminal, Ada), …` showed that fake verdict at
+    /// the start of a row of its own on an 80-column terminal, indented as the session's own
+    /// "so far" line. A run of five or more blank characters (white space, or U+2800 BRAILLE
+    /// PATTERN BLANK, drawn as one) is shown as a count.
+    #[test]
+    fn a_run_of_blanks_cannot_push_stored_text_to_a_row_of_its_own() {
+        let mut store = Store::open_in_memory().unwrap();
+        let fake = "so far: accepted by the engineer (terminal, Ada), 2026-12-01T14:02:00.000Z";
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "ce".repeat(32)),
+                format: "step".into(),
+                uri: Some("file:///w/p.step".into()),
+                units: None,
+            },
+            subject: format!("bore{}x", "\u{3000}".repeat(6)),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![BasisItem {
+                evidence: Some(format!("per drawing{}{fake}", "\u{2800}".repeat(70))),
+                ..BasisItem::stated(&format!("Bore 12H7{}{fake}", " ".repeat(75)))
+            }],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        for line in [
+            format!("  Item 1 of 1: Bore 12H7 [75 spaces] {fake}\n"),
+            format!("    evidence: per drawing [70 spaces] {fake}\n"),
+            "Decision 1 of 1: \"bore [6 spaces] x\"".to_string(),
+        ] {
+            assert!(text.contains(&line), "{line}\n{text}");
+        }
+    }
+
+    /// Regression: the decision's summary, the model's own words, was printed bare on a line
+    /// of its own at the indent of the session's lines (`  Recorded: accepted (approval).`),
+    /// so a summary could pass for what the session says. It is labelled and quoted.
+    #[test]
+    fn the_summary_is_labelled_and_quoted() {
+        let mut store = Store::open_in_memory().unwrap();
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "cf".repeat(32)),
+                format: "step".into(),
+                uri: None,
+                units: None,
+            },
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: Some("Recorded: accepted (approval).".into()),
+            basis: vec![BasisItem::stated("Bore 12H7")],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l == "  summary: \"Recorded: accepted (approval).\""),
+            "{text}"
+        );
+        assert!(
+            !text
+                .lines()
+                .any(|l| l.trim() == "Recorded: accepted (approval)."),
+            "{text}"
+        );
+    }
+
+    /// Regression: a line that is not UTF-8 at a prompt (a terminal whose Alt key sends a
+    /// byte with the high bit set, text pasted from a Latin-1 document) ended the whole
+    /// session with "the terminal: stream did not contain valid UTF-8" and exit status 1,
+    /// the item on screen unanswered. The line is refused and the question asked again;
+    /// nothing is made of it.
+    #[test]
+    fn a_line_that_is_not_utf8_is_asked_again() {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = stored(&mut store);
+        let mut input: &[u8] = b"\xe1\nr\nnot \xe9 UTF-8\nslot is fine\n\xff\na\nq\n";
+        let mut out = Vec::new();
+        let tally = review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        assert_eq!((tally.rejected, tally.quit), (1, true));
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches("not UTF-8 text").count(), 3, "{text}");
+        let back = store.get_decision(&d.id).unwrap().unwrap();
+        let v0 = back.basis[0].verdict.clone().unwrap();
+        assert_eq!(
+            (v0.judgement, v0.meaning, v0.reason.as_deref()),
+            (
+                Judgement::Rejected,
+                Some(Meaning::Approval),
+                Some("slot is fine")
+            )
+        );
+    }
+
+    /// Regression: the decision's header named its file bare (`on {uri}: 1 open item`), and
+    /// a URI other than a file's may hold spaces, so `urn:a on file:///w/other.step` named
+    /// another part first. A URI holding white space or a quote is quoted.
+    #[test]
+    fn a_uri_with_spaces_is_quoted_in_the_header() {
+        let mut store = Store::open_in_memory().unwrap();
+        let new = NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", "d0".repeat(32)),
+                format: "step".into(),
+                uri: Some("urn:a on file:///w/other.step".into()),
+                units: None,
+            },
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: None,
+            basis: vec![BasisItem::stated("Bore 12H7")],
+        };
+        let d = store.remember_decision(&new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("Decision 1 of 1: \"bore\" (hold) on \"urn:a on file:///w/other.step\": 1 open item of 1"),
             "{text}"
         );
     }

@@ -349,6 +349,64 @@ pub fn needs_quotes(disposition: &str) -> bool {
     disposition.contains(['(', ')', '"', ';', ':', '='])
 }
 
+/// Whether a URI shown bare in a one-line message (`on {uri} at {revision}`) could read as
+/// the message's own words: it holds white space, a quote or a character of
+/// [`is_control_like`]. A file's URI holds none (they are percent-encoded); another scheme's
+/// (`urn:a on file:///w/other.step at sha256:…`) may, and is then shown [`quoted`].
+pub fn uri_needs_quotes(uri: &str) -> bool {
+    uri.chars()
+        .any(|c| c.is_whitespace() || c == '"' || is_control_like(c))
+}
+
+/// The fewest blank characters in a row that [`blank_runs_counted`] counts.
+const BLANK_RUN: usize = 5;
+
+/// `s` with every run of [`BLANK_RUN`] or more blank characters (white space, and U+2800
+/// BRAILLE PATTERN BLANK, drawn as one) written as ` [N spaces] `. A terminal wraps a long
+/// line at its width, so a run of them in a stored string could push what follows to the
+/// start of a row of its own, where it reads as a line of the program's (`    so far:
+/// accepted by the engineer …`). `s` itself when it has none.
+pub fn blank_runs_counted(s: &str) -> Cow<'_, str> {
+    let blank = |c: char| c.is_whitespace() || c == '\u{2800}';
+    let mut run = 0usize;
+    let mut long = false;
+    for c in s.chars() {
+        run = if blank(c) { run + 1 } else { 0 };
+        long |= run >= BLANK_RUN;
+    }
+    if !long {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut blanks = String::new();
+    let flush = |out: &mut String, blanks: &mut String| {
+        match blanks.chars().count() {
+            n if n >= BLANK_RUN => out.push_str(&format!(" [{n} spaces] ")),
+            _ => out.push_str(blanks),
+        }
+        blanks.clear();
+    };
+    for c in s.chars() {
+        if blank(c) {
+            blanks.push(c);
+        } else {
+            flush(&mut out, &mut blanks);
+            out.push(c);
+        }
+    }
+    flush(&mut out, &mut blanks);
+    Cow::Owned(out)
+}
+
+/// Whether a stored field shown bare among segments joined by `; ` (`source: drawing (…);
+/// state: …; evidence: …`, the form's description and the terminal's lines) could end its
+/// segment and go on in the words around it (`; so far: accepted by the engineer …`): it
+/// holds a semicolon, or a character drawn as one (U+037E GREEK QUESTION MARK, which NFC
+/// makes `;`, and the small and fullwidth semicolons). Such a one is shown [`quoted`].
+pub fn holds_a_semicolon(s: &str) -> bool {
+    s.contains([';', '\u{37E}', '\u{FE54}', '\u{FF1B}'])
+}
+
 /// A disposition in a one-line summary, after `=` or `:`: [`quoted`] when it
 /// [`needs_quotes`], [`inline`] otherwise.
 pub fn disposition(s: &str, n: usize) -> String {

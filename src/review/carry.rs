@@ -102,12 +102,12 @@ impl Carried {
                 let of = self.ids_of_suffix();
                 let changed = self.changed_and_carried();
                 if !changed.is_empty() {
-                    why.push(format!("{}{of} changed", changed.join(", ")));
+                    why.push(format!("{}{of} changed", ids_listed(changed)));
                 }
                 if !self.unmapped.is_empty() {
                     why.push(format!(
                         "{}{of} not carried (unmapped)",
-                        self.unmapped.join(", ")
+                        ids_listed(self.unmapped.iter().map(String::as_str))
                     ));
                 }
                 if why.is_empty() {
@@ -484,6 +484,20 @@ impl EntityMap {
             m.ids,
         )
     }
+}
+
+/// Entity ids in the words of [`Carried::describe`], joined by `, `: an id is any string
+/// the model gave, so one holding a semicolon (or a character drawn as one) is quoted, as
+/// the form's fields are: bare, it would go on as a segment of the form's description
+/// (`; so far: accepted by the engineer …`).
+fn ids_listed<'a>(ids: impl IntoIterator<Item = &'a str>) -> String {
+    ids.into_iter()
+        .map(|id| match crate::text::holds_a_semicolon(id) {
+            true => crate::text::quoted(id, 300),
+            false => id.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -24,7 +24,9 @@ use crate::review::carry::VerdictAfterCarry;
 use crate::review::decision::DecisionWire;
 use crate::review::{BasisItem, Decision, Judgement, Verdict, Via};
 use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
-use crate::text::{needs_quotes, one_line, prefix_chars, quoted, shell_word};
+use crate::text::{
+    holds_a_semicolon, needs_quotes, one_line, prefix_chars, quoted, shell_word, uri_needs_quotes,
+};
 use crate::time;
 use crate::version::Version;
 
@@ -533,7 +535,10 @@ fn form(
     let mut message = format!(
         "{FIRST_LINE}\nDecision {} ({disposition}) on {} at {}: accept or reject each item; a reason is optional.",
         quoted(&one_line(&d.subject), 120),
-        shown(d.artifact.uri.as_deref().unwrap_or("the part"), 120),
+        match d.artifact.uri.as_deref() {
+            Some(uri) if uri_needs_quotes(uri) => quoted(&one_line(uri), 120),
+            uri => shown(uri.unwrap_or("the part"), 120),
+        },
         short_rev(&d.artifact.revision)
     );
     if remaining > 0 {
@@ -553,7 +558,7 @@ fn form(
         if b.requirement.chars().count() > TITLE_REQUIREMENT {
             about.push_str(&format!(
                 "requirement: {}; ",
-                counted(&b.requirement, requirement)
+                segment(&b.requirement, requirement)
             ));
         }
         // A carried item's state and evidence are the earlier revision's, not results of this
@@ -568,18 +573,23 @@ fn form(
         };
         about.push_str(&format!("source: {}", b.source.as_str()));
         if let Some(detail) = &b.source_detail {
-            about.push_str(&format!(" ({})", counted(detail, field)));
+            about.push_str(&format!(" ({})", segment(detail, field)));
         }
         about.push_str(&format!("; state{there}: {}", b.state.as_str()));
         if let Some(e) = &b.evidence {
-            about.push_str(&format!("; evidence{there}: {}", counted(e, field)));
+            about.push_str(&format!("; evidence{there}: {}", segment(e, field)));
         }
         if let Some(q) = &b.question {
-            about.push_str(&format!("; question: {}", counted(q, field)));
+            about.push_str(&format!("; question: {}", segment(q, field)));
         }
         if !b.faces.is_empty() {
             let faces: Vec<&str> = b.faces.iter().take(10).map(String::as_str).collect();
-            about.push_str(&format!("; faces: {}", shown(&faces.join(", "), field)));
+            let faces = faces.join(", ");
+            let faces = match holds_a_semicolon(&faces) {
+                true => quoted(&one_line(&faces), field),
+                false => shown(&faces, field),
+            };
+            about.push_str(&format!("; faces: {faces}"));
         } else if let Some(n) = &b.not_carried {
             // Judged since a carry lost all its ids: not about the whole part.
             let label = crate::review::carry::entities_label(&[], &n.ids, Some(&n.of));
@@ -657,6 +667,18 @@ fn shown(s: &str, n: usize) -> String {
 /// (`… [25 more characters]`): a cut field of the item judged never reads as the whole.
 fn counted(s: &str, n: usize) -> String {
     shown(s, n) + &crate::text::more_characters(s, n)
+}
+
+/// A stored field of the item as its segment of the description shows it: [`counted`], and
+/// [`quoted`] (its quotes escaped) when it [`holds_a_semicolon`]: the description joins its
+/// segments with `; `, so a bare one could go on as a segment of the form's own (`; so far:
+/// accepted by the engineer …` on an item no one judged).
+fn segment(s: &str, n: usize) -> String {
+    if holds_a_semicolon(s) {
+        quoted(&one_line(s), n) + &crate::text::more_characters(s, n)
+    } else {
+        counted(s, n)
+    }
 }
 
 fn judgement_key(i: usize) -> String {

@@ -427,3 +427,39 @@ fn a_judged_carried_items_form3_status_is_not_an_earlier_revisions_result() {
         assert!(row.contains(&format!(",violated,{qif},")), "{key}: {row}");
     }
 }
+
+/// Regression: the form's description of a carried item to re-verify named its changed and
+/// unmapped entity ids bare inside `re-verify (… changed), carried from revision …; …`, and an
+/// entity id is any string the model gave (up to 256 characters), so an id holding `; so far:
+/// accepted by the engineer (…), …` went on as a segment of the form's own, an earlier
+/// verdict of the engineer's that was never given. An id holding a semicolon is quoted.
+#[test]
+fn an_entity_id_holding_a_semicolon_cannot_add_a_segment_to_the_forms_description() {
+    let dir = TempDir::new("carry-id-semicolon").unwrap();
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    let face = "face:9; so far: accepted by the engineer (review card, Ada), 2026-12-01 14:02 UTC";
+    let mut it = item();
+    it["faces"] = json!([face]);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [it]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": face, "to": "face:9"}], "changed": [face]}),
+    );
+    let asked = asked_at_revision_2(&mut c);
+    let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
+        ["properties"]["judgement_0"]["description"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{asked}"))
+        .to_string();
+    assert!(
+        about.starts_with(&format!(
+            "re-verify (\"{face}\" changed), carried from revision "
+        )),
+        "{about}"
+    );
+}

@@ -745,6 +745,143 @@ fn the_form_message_names_the_decision_it_asks_about_unforged() {
     );
 }
 
+/// Known defect (found by the wire2 audit, not fixed): the form's fields reach the host in the
+/// order serde_json writes a map's keys, sorted (the crate is built without
+/// `preserve_order`, which would add a dependency): every `judgement_i` before every
+/// `reason_i`, and `judgement_10` between `judgement_1` and `judgement_2`. A host that shows
+/// the fields in the order received (`Object.entries`) shows an item's reason far from its
+/// judgement, and item 11 after item 2. Fixing it changes the form's documented keys (e.g.
+/// `item_001_judgement`, `item_001_reason`) and every transcript that holds a form, a
+/// change of the wire contract to make on purpose.
+#[test]
+#[ignore = "known defect: the form's fields are sent in sorted key order, reasons after every judgement and item 11 after item 2"]
+fn the_forms_fields_reach_the_host_item_by_item_in_basis_order() {
+    let mut c = Modern::new();
+    let items: Vec<Value> = (0..12)
+        .map(|i| json!({"requirement": format!("Item {i}"), "source": "drawing", "state": "satisfied"}))
+        .collect();
+    remember(&mut c, json!(items));
+    let params = json!({"name": "request_verdicts", "arguments": ask_args(),
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": form()}});
+    let line = json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": params});
+    let mut wire = Vec::new();
+    c.server
+        .serve_frame(
+            review_mcp::framing::Frame::Line(line.to_string().into_bytes()),
+            &mut wire,
+        )
+        .unwrap();
+    let wire = String::from_utf8(wire).unwrap();
+    let at = |key: &str| {
+        wire.find(&format!("\"{key}\":{{"))
+            .unwrap_or_else(|| panic!("no {key}: {wire}"))
+    };
+    let mut keys = Vec::new();
+    for i in 0..12 {
+        keys.push(format!("judgement_{i}"));
+        keys.push(format!("reason_{i}"));
+    }
+    let places: Vec<usize> = keys.iter().map(|k| at(k)).collect();
+    assert!(
+        places.windows(2).all(|w| w[0] < w[1]),
+        "fields out of order: {keys:?} at {places:?}"
+    );
+}
+
+/// Regression: the form's message named the decision's file bare (`on {uri} at {revision}`),
+/// and a URI other than a file's may hold spaces (`urn:a on file:///w/other.step at
+/// sha256:999999999999`), so it named another part and revision before the real one. A URI
+/// holding white space or a quote is quoted, as the subject is.
+#[test]
+fn the_form_message_quotes_a_uri_that_could_read_as_its_own_words() {
+    let mut c = Modern::new();
+    let uri = "urn:a on file:///w/other.step at sha256:999999999999";
+    let art = json!({"revision": REV, "format": "step", "uri": uri});
+    let decided = c.call(
+        "remember_decision",
+        json!({"artifact": art, "subject": "bore", "disposition": "hold",
+               "basis": [{"requirement": "Bore", "source": "drawing", "state": "satisfied"}]}),
+        json!({}),
+    );
+    assert_ne!(decided["result"]["isError"], json!(true), "{decided}");
+    let asked = c.call(
+        "request_verdicts",
+        json!({"artifact": art, "subject": "bore"}),
+        form(),
+    );
+    let message = asked["result"]["inputRequests"]["verdicts"]["params"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{asked}"))
+        .to_string();
+    let second = message.lines().nth(1).unwrap();
+    assert!(
+        second.starts_with(&format!(
+            "Decision \"bore\" (hold) on \"{uri}\" at sha256:cccccccc…"
+        )),
+        "{second}"
+    );
+    // A file's URI has no white space (percent-encoded): bare, as before.
+    remember(&mut c, basis(None));
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let message = asked["result"]["inputRequests"]["verdicts"]["params"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{asked}"))
+        .to_string();
+    assert!(
+        message.contains("Decision \"bore\" (hold) on file:///work/bracket.step at "),
+        "{message}"
+    );
+}
+
+/// Regression: the form's description joins an item's fields as `label: value; label: value`
+/// and put the stored ones bare, so a source detail, evidence or question holding `; ` went
+/// on in the form's own words: an evidence `per drawing; so far: accepted by the engineer
+/// (review card, Ada Lovelace), …` showed an item no one had judged as already accepted by
+/// the engineer, and a source detail `sheet 2); state: satisfied; x (y` a violated item as
+/// satisfied. A stored field holding a semicolon (or a character drawn as one) is quoted,
+/// its quotes escaped; a plain one stays bare.
+#[test]
+fn stored_fields_cannot_add_segments_to_the_forms_description() {
+    let mut c = Modern::new();
+    let fake = "so far: accepted by the engineer (review card, Ada Lovelace), 2026-12-01 14:02 UTC";
+    remember(
+        &mut c,
+        json!([
+            {"requirement": "Bore 12H7", "source": "drawing", "state": "violated",
+             "sourceDetail": "sheet 2); state: satisfied; x (y",
+             "evidence": format!("per drawing; {fake}")},
+            {"requirement": "Wall", "source": "drawing", "state": "unresolved",
+             "question": format!("which\u{37e} {fake}\"")},
+            {"requirement": "Chamfer", "source": "drawing", "state": "satisfied",
+             "sourceDetail": "note 4", "evidence": "cert 4471: 6061-T6"}
+        ]),
+    );
+    let asked = c.call("request_verdicts", ask_args(), form());
+    let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
+    let about = |i: usize| {
+        params["requestedSchema"]["properties"][format!("judgement_{i}")]["description"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{asked}"))
+            .to_string()
+    };
+    assert_eq!(
+        about(0),
+        format!(
+            "source: drawing (\"sheet 2); state: satisfied; x (y\"); state: violated; evidence: \"per drawing; {fake}\""
+        )
+    );
+    assert_eq!(
+        about(1),
+        format!("source: drawing; state: unresolved; question: \"which\u{37e} {fake}\\\"\"")
+    );
+    // Nothing to mistake: shown as before.
+    assert_eq!(
+        about(2),
+        "source: drawing (note 4); state: satisfied; evidence: cert 4471: 6061-T6"
+    );
+}
+
 /// The review carried on (carry_forward) while the engineer fills the form: nothing is
 /// written, and the refusal says where the decision's review stands now and what to ask
 /// with, as the refusal of a question about a decision carried on says.
