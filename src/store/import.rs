@@ -117,6 +117,62 @@ fn held_mark<T: Clone>(
 /// in, as what that revision says of the feature.
 type Stayed = (Record, Record);
 
+/// A line of a feature (`line`) older than the feature of its name the database holds under
+/// another id at another revision (`held`, in row `rid`): judged once every line is in
+/// ([`settle_contested`]).
+struct Contested {
+    line: Record,
+    held: Record,
+    rid: i64,
+    seq: i64,
+}
+
+/// Whether the database holds a superseded copy of `feature`'s key at `revision` dated at or
+/// after `at`: a statement at that revision as late as `at` is already kept there, as what
+/// that carried-past revision says of the feature.
+fn copy_as_late(
+    tx: &Transaction<'_>,
+    feature: &Record,
+    revision: &str,
+    at: &str,
+) -> Result<bool, StoreError> {
+    let Some(name) = feature.name.as_deref() else {
+        return Ok(false);
+    };
+    let copy =
+        match super::records::rows::feature_copy(tx, feature.artifact.locator(), name, revision)? {
+            Some(seq) => load_record(tx, seq)?,
+            None => None,
+        };
+    Ok(copy.is_some_and(|c| c.updated_at.as_str() >= at))
+}
+
+/// Each contested line takes its key from the feature the database held at another revision
+/// when the held feature's revision was carried past with a statement there at least as late
+/// as the held one (its copy there: the exporting clone kept that statement, or a later one,
+/// as what the revision says of the carried feature, as sync keeps a feature stated anew
+/// there under another id): the carried feature is not moved back by the later time of a
+/// statement its own clones have settled. Returns how many lines it replaced with.
+fn settle_contested(
+    tx: &Transaction<'_>,
+    contested: &[Contested],
+    how: &Written<'_>,
+) -> Result<usize, StoreError> {
+    let mut replaced = 0;
+    for c in contested {
+        // Still held as it was when the line met it.
+        if load_record(tx, c.rid)?.as_ref() != Some(&c.held) {
+            continue;
+        }
+        if copy_as_late(tx, &c.held, &c.held.artifact.revision, &c.held.updated_at)? {
+            write_record(tx, Some(c.rid), &c.line, c.seq)?;
+            history::transferred_record(tx, how, Some(&c.held), &c.line)?;
+            replaced += 1;
+        }
+    }
+    Ok(replaced)
+}
+
 fn import_record(
     tx: &Transaction<'_>,
     r: &Record,
@@ -124,6 +180,7 @@ fn import_record(
     known_before: i64,
     carried: &history::CarriedFrom,
     stayed: &mut Vec<Stayed>,
+    contested: &mut Vec<Contested>,
 ) -> Result<Outcome, StoreError> {
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
@@ -233,6 +290,24 @@ fn import_record(
             // line's mark says the carry was made from the feature as carried there, unchanged.
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
+        } else if held.one_key_at_two_revisions(r)
+            && let Some(h) = &holder
+        {
+            // One feature under two ids at two revisions: the later keeps the key, unless
+            // the later one's revision holds the feature's copy with a statement at least as
+            // late (the other side kept that statement there, the revision carried past).
+            match outcome {
+                Outcome::Replaced if copy_as_late(tx, r, &r.artifact.revision, &r.updated_at)? => {
+                    return Ok(Outcome::Unchanged);
+                }
+                Outcome::Unchanged => contested.push(Contested {
+                    line: r.clone(),
+                    held: held.clone(),
+                    rid: h.rid,
+                    seq: h.seq,
+                }),
+                _ => {}
+            }
         }
     }
     if outcome != Outcome::Unchanged {
@@ -530,7 +605,7 @@ impl Store {
             at: &at,
             author: author.as_deref(),
         };
-        let mut stayed = Vec::new();
+        let (mut stayed, mut contested) = (Vec::new(), Vec::new());
         source.records(&mut |r| {
             check_imported_record(&r)?;
             summary.count(import_record(
@@ -540,10 +615,14 @@ impl Store {
                 known_before,
                 &carried,
                 &mut stayed,
+                &mut contested,
             )?);
             Ok(())
         })?;
         keep_stayed(&tx, &stayed, &how)?;
+        let taken = settle_contested(&tx, &contested, &how)?;
+        summary.unchanged -= taken;
+        summary.replaced += taken;
         let mut i = 0;
         source.decisions(&mut |d| {
             check_imported_decision(i, &d)?;
@@ -1103,6 +1182,53 @@ mod tests {
         assert_eq!(after[0].artifact.revision, at(10).revision);
         assert_eq!(after[0].note.as_deref(), Some("stated last"));
         assert_eq!((summary.replaced, summary.stayed), (1, 0));
+    }
+
+    /// Regression (converge, seed 9458 of 200, minimised to 6): a feature carried A to B in
+    /// one clone while another, that had not seen the carry, forgot it at A and stated it anew
+    /// there under a new id. The clones' sync keeps the carried feature at B and the statement
+    /// as what A says of it (its copy there, dated as the statement). An archive that imported
+    /// the stating clone's export first, then the clones', kept the statement live at A (the
+    /// later of two ids) and never took the feature at B; the other way round, the statement's
+    /// later time took the key back to A. The copy dated at least as late as the statement
+    /// says the statement is settled: the carried feature keeps the key in either order.
+    #[test]
+    fn a_statement_kept_in_the_copy_at_a_revision_carried_past_does_not_take_the_key_back() {
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut one = Store::open_in_memory().unwrap();
+        let (carried, _) = one.remember(&mating(10, "original")).unwrap();
+        carry(&mut one, 10, 11);
+        later();
+        let mut two = Store::open_in_memory().unwrap();
+        let (anew, _) = two.remember(&mating(10, "stated anew at A")).unwrap();
+        assert_ne!(anew.id, carried.id);
+        // What the clones' sync makes of it: the statement in the copy at A, at its time.
+        let clones: Vec<Record> = one
+            .all_records()
+            .unwrap()
+            .into_iter()
+            .map(|mut r| {
+                if r.superseded.is_some() {
+                    r.note = anew.note.clone();
+                    r.updated_at = anew.updated_at.clone();
+                }
+                r
+            })
+            .collect();
+        let stating = two.all_records().unwrap();
+        for (first, then) in [(&stating, &clones), (&clones, &stating)] {
+            let mut archive = Store::open_in_memory().unwrap();
+            archive.import(first, &[]).unwrap();
+            archive.import(then, &[]).unwrap();
+            let records = archive.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{records:?}");
+            assert_eq!(live[0].id, carried.id, "{records:?}");
+            assert_eq!(live[0].artifact.revision, at(11).revision);
+            let copy: Vec<_> = records.iter().filter(|r| r.superseded.is_some()).collect();
+            assert_eq!(copy.len(), 1, "{records:?}");
+            assert_eq!(copy[0].note.as_deref(), Some("stated anew at A"));
+        }
     }
 
     #[test]

@@ -3904,3 +3904,41 @@ fn the_archive_check_wants_a_later_version_to_be_the_same_record_not_moved_back(
     // A feature never carried may stand at any revision.
     assert!(not_moved_back(&at(0), &at(1)));
 }
+
+/// Seed 9458 of 200, minimised to 6: clone 0 states "chamfer" at 1 and syncs; clone 2 starts
+/// over and carries 1 on to 2 (not synced); clone 0, not having seen the carry, forgets the
+/// feature at 1 and states it anew there (a new id), and exports to the archive. The clones
+/// converge on the feature carried to 2, with clone 0's statement as what 1 says of it (its
+/// copy there, dated as the statement). The archive held the statement live at 1, the later
+/// of two ids, and never took the feature at 2: it was moved back. Import now lets the
+/// carried feature take the key when its copy at the other's revision holds a statement at
+/// least as late (`store::import::tests::a_statement_kept_in_the_copy_at_a_revision_carried_past_does_not_take_the_key_back`).
+/// Seen failing before.
+#[test]
+fn the_archive_takes_a_carry_over_a_statement_its_clones_kept_as_the_copy() -> anyhow::Result<()> {
+    let ops = vec![
+        Op::Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 2,
+        },
+        Op::Sync { c: 0 },
+        Op::Rejoin { c: 2 },
+        Op::Carry {
+            c: 2,
+            from: 1,
+            to: 2,
+        },
+        Op::Rename {
+            c: 0,
+            part: 0,
+            rev: 1,
+            from: 2,
+            to: 2,
+        },
+        Op::Fidelity { c: 0 },
+    ];
+    run(&ops).map(|_| ())
+}
