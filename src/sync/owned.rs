@@ -64,10 +64,29 @@ pub(super) fn attributes(folder: &Path) -> Result<bool> {
 /// `history/`) is refused: git takes the deepest file's rule, so one there (which sync would
 /// otherwise skip as a hidden file) would override the folder's own `* merge=review` for the
 /// files beside it, out of sight of the check of [`attributes`].
-pub(super) const NESTED_ATTRIBUTES: &str = "a .gitattributes here overrides the folder's own \
+const NESTED_ATTRIBUTES: &str = "a .gitattributes here overrides the folder's own \
     (`* merge=review`) for the files beside it, and git would merge them by another rule \
     (conflict markers, or two versions' lines interleaved): remove it (attributes of your own \
     go in the repository's top .gitattributes)";
+
+/// Why a `.gitignore` in one of the folder's subfolders is refused: git would ignore the
+/// files it matches there, so `git add` of the folder would leave sync's new files out of
+/// every commit, unsaid (the team would never receive them).
+pub(super) const NESTED_IGNORE: &str = "a .gitignore here has git leave the files it matches \
+    out of every commit (`git add -A` skips them unsaid), so the items and events sync writes \
+    here would never reach the team: git would leave them untracked; remove it (patterns of \
+    your own go in the repository's top .gitignore)";
+
+/// Why a file of git's own in a subfolder of the folder (`records/`, `decisions/`,
+/// `history/`) is refused, `None` for any other name: a `.gitattributes` or a `.gitignore`
+/// there changes what git does with sync's files beside it, out of sight of every check.
+pub(super) fn nested_git_file(name: &str) -> Option<&'static str> {
+    match name {
+        ATTRIBUTES_FILE => Some(NESTED_ATTRIBUTES),
+        ".gitignore" => Some(NESTED_IGNORE),
+        _ => None,
+    }
+}
 
 /// How a README that sync wrote is recognised (every version of its text has this line).
 const README_MARKER: &str = "This folder is written by `review-mcp sync`";

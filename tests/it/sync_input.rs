@@ -1183,6 +1183,38 @@ fn sync_refuses_a_gitattributes_that_changes_the_folders_merge_rule() -> anyhow:
     Ok(())
 }
 
+/// Regression: a `.gitignore` in `records/`, `decisions/` or `history/` (a pulled commit, or a
+/// teammate's `*` there) was skipped as a hidden file: every file sync then wrote there was
+/// ignored by git, so `git add -A` left each new item and event out of every commit, silently,
+/// and the team never received them. Such a file is refused, named, like a `.gitattributes`
+/// there, and nothing changes until it is removed.
+#[test]
+fn sync_refuses_a_gitignore_in_its_subfolders() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-gitignore")?;
+    let (db, folder) = synced(&dir)?;
+    for sub in ["records", "decisions", "history"] {
+        let planted = folder.join(sub).join(".gitignore");
+        std::fs::write(&planted, "*\n")?;
+        import(&dir, &db, &[feature(&format!("rec_{sub}"), sub, None, T2)])?;
+        let before = ok(review_mcp(&db, &["export"])?)?;
+        let err = refused(sync(&db, &folder)?)?;
+        ensure!(
+            err.contains(&format!("{sub}/.gitignore"))
+                && err.contains("git would leave")
+                && err.contains("remove it"),
+            "{sub}: {err}"
+        );
+        ensure!(ok(review_mcp(&db, &["export"])?)? == before);
+        ensure!(
+            !folder.join(format!("records/rec_{sub}.json")).exists(),
+            "{sub}: nothing written"
+        );
+        std::fs::remove_file(&planted)?;
+        ok(sync(&db, &folder)?)?;
+    }
+    Ok(())
+}
+
 /// Regression: an event of the folder's history dated far ahead (a pulled `forgotten` event of
 /// a live decision dated 9999-12-31, or one written under a clock years ahead) was taken
 /// silently, while an item file dated ahead is named in a `clock:` line. Such an event is the
