@@ -278,6 +278,49 @@ pub(super) fn refuse_foreign_entries(folder: &Path) -> Result<()> {
     ))
 }
 
+/// Refuses an entry of the folder whose name differs from one of sync's own (`records`,
+/// `decisions`, `history`, `README.md`, `.gitattributes`, `.review-mcp-folder`) only in
+/// letter case (`Records/`, `README.MD`): on the case-insensitive file systems of macOS and
+/// Windows the two are one name, and git checks one out over the other there, so a commit
+/// adding it would change an item, the README or the merge rule in every such clone, under a
+/// name its diff shows as a new file. Letters outside ASCII never fold to these names.
+pub(super) fn refuse_case_variants(folder: &Path) -> Result<()> {
+    let listing = match fs::read_dir(folder) {
+        Ok(l) => l,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(fail!("cannot read {}: {e}", shown(folder))),
+    };
+    let own = ItemKind::ALL.map(ItemKind::dir).into_iter().chain([
+        super::history::HISTORY_DIR,
+        README_FILE,
+        ATTRIBUTES_FILE,
+        ID_FILE,
+    ]);
+    let own: Vec<&str> = own.collect();
+    for entry in listing {
+        let entry = entry.map_err(|e| fail!("cannot read {}: {e}", shown(folder)))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let Some(mine) = own
+            .iter()
+            .find(|o| **o != name && o.eq_ignore_ascii_case(name))
+        else {
+            continue;
+        };
+        return Err(fail!(
+            "{}: its name differs from sync's own {mine} only in letter case, so on macOS and \
+             Windows the two are one, and git checks one out over the other there (a commit \
+             adding it changes the review in those clones under another name); nothing was \
+             changed. Remove it (`git rm -r`, then commit; `git log -- PATH` names who added \
+             it), then sync again",
+            shown(&entry.path())
+        ));
+    }
+    Ok(())
+}
+
 /// Whether `id` is a folder id as sync writes them (and never a path: legacy keys are).
 fn is_folder_id(id: &str) -> bool {
     (8..=64).contains(&id.len())

@@ -265,6 +265,7 @@ pub fn run(
     }
     let readme = owned::readme(&folder)?;
     let attributes_current = owned::attributes(&folder)?;
+    owned::refuse_case_variants(&folder)?;
     // Where this database last synced the folder's id: another directory that still holds
     // the id is a copy (a second clone or `git worktree`, a copied folder), and the two synced
     // in turn would each delete from the database what the other lacks. Judged before the

@@ -1544,6 +1544,52 @@ fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> any
     Ok(())
 }
 
+/// Regression: a name beside sync's own that differs from it only in letter case
+/// (`Records/rec_1.json`, `README.MD`, `.GITATTRIBUTES`) was left alone as a file of the
+/// user's, though on macOS and Windows it is the same name: git checks one out over the other
+/// there, so a commit could change an item (or the merge rule) in every such clone under a
+/// name its pull request shows as a new file. Refused now, named, dry run too, and nothing
+/// changes until it is removed.
+#[test]
+fn sync_refuses_a_name_that_is_its_own_in_another_letter_case() -> anyhow::Result<()> {
+    let dir = TempDir::new("own-name-case")?;
+    let (db, folder) = synced(&dir)?;
+    let other = pretty(&feature("rec_1", "bore", Some("Eve"), T3))?;
+    for name in [
+        "Records/rec_1.json",
+        "DECISIONS/dec_1.json",
+        "History/evt-00000000000000000000000000000000.json",
+        "README.MD",
+        "readme.md",
+        ".GITATTRIBUTES",
+        ".Review-MCP-Folder",
+    ] {
+        let planted = folder.join(name);
+        if let Some(parent) = planted.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&planted, &other)?;
+        let before = ok(review_mcp(&db, &["export"])?)?;
+        let top = name.split('/').next().unwrap_or(name);
+        for (run, out) in dry_run_then_sync(&db, &folder)? {
+            let err = refused(out)?;
+            ensure!(
+                err.contains(top)
+                    && err.contains("only in letter case")
+                    && err.contains("nothing was changed"),
+                "{name} {run}: {err}"
+            );
+        }
+        ensure!(ok(review_mcp(&db, &["export"])?)? == before, "{name}");
+        match planted.parent().filter(|p| *p != folder) {
+            Some(p) => std::fs::remove_dir_all(p)?,
+            None => std::fs::remove_file(&planted)?,
+        }
+        ok(sync(&db, &folder)?)?;
+    }
+    Ok(())
+}
+
 /// Regression: two items whose ids differ only in letter case were refused with one way out,
 /// "forget one" in the database, also when one of them had come with a commit and was in the
 /// folder only, where forgetting does nothing. The refusal says where each is and, for one
