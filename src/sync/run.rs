@@ -182,6 +182,7 @@ pub fn run(
     let schemas = Schemas::from_tools()?;
     refuse_links(dir)?;
     refuse_a_link_inside_the_work_tree(dir)?;
+    refuse_a_git_directory(dir)?;
     refuse_while_git_replays(dir)?;
     // A file named where the folder goes (`sync review.db`): said as such, not as the
     // "File exists" of creating it.
@@ -690,6 +691,33 @@ fn refuse_a_link_inside_the_work_tree(dir: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses a DIR at or inside a git directory: a bare repository (`team.git`, the one the
+/// team pushes to, taken for the place to sync with) or a clone's `.git`. git never commits a
+/// file there, so the review would reach no one. A git directory is told as git tells one:
+/// a `HEAD` file beside `objects/` and `refs/`.
+fn refuse_a_git_directory(dir: &Path) -> Result<()> {
+    let at = resolved(dir)?;
+    let is_dir = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    let git_dir = at.ancestors().find(|a| {
+        fs::symlink_metadata(a.join("HEAD")).is_ok_and(|m| m.is_file())
+            && is_dir(&a.join("objects"))
+            && is_dir(&a.join("refs"))
+    });
+    let Some(git_dir) = git_dir else {
+        return Ok(());
+    };
+    Err(fail!(
+        "{} is {}the git directory {} (a bare repository, or a clone's .git): git never \
+         commits a file there, so the review would reach no one; nothing was changed. Sync a \
+         folder in a clone's work tree (`git clone {} CLONE`, then `review-mcp sync \
+         CLONE/review`) and let git carry it: commit, push and pull",
+        shown(dir),
+        if git_dir == at { "" } else { "inside " },
+        shown(git_dir),
+        crate::text::shell_word(&git_dir.to_string_lossy())
+    ))
 }
 
 /// Refuses a DIR whose git work tree is in the middle of a rebase (or `git am`) or a bisect:

@@ -825,3 +825,49 @@ fn sync_team_refuses_a_folder_while_git_rebases_or_bisects_its_work_tree() -> an
     ensure!(a.export()? == held);
     Ok(())
 }
+
+/// Regression: `sync team.git/review` (the bare repository the team pushes to, taken for the
+/// place to sync with) made the folder inside the git directory and synced it, as did
+/// `sync clone/.git/review`: git never commits a file there, so the review reached no one,
+/// unsaid. A folder at or inside a git directory is refused, dry run too, saying to sync a
+/// folder of a clone, and nothing is made.
+#[test]
+fn sync_team_refuses_a_folder_inside_a_git_directory() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-git-dir")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let db = root.path().join("other.db");
+    for folder in [
+        bare.join("review"),
+        bare.clone(),
+        a.clone.join(".git/review"),
+        a.clone.join(".git"),
+    ] {
+        for dry_run in [true, false] {
+            let mut cmd = Command::new(binary());
+            cmd.arg("--db").arg(&db).arg("sync");
+            if dry_run {
+                cmd.arg("--dry-run");
+            }
+            let out = run(cmd.arg(&folder).env("MCP_LOG_LEVEL", "warn"))?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            ensure!(
+                !out.status.success()
+                    && err.contains("git directory")
+                    && err.contains("git clone")
+                    && err.contains("nothing was changed"),
+                "{} (dry run {dry_run}): {err}{}",
+                folder.display(),
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        ensure!(
+            folder.ends_with(".git") || folder.ends_with("team.git") || !folder.exists(),
+            "{} was made",
+            folder.display()
+        );
+    }
+    ensure!(!db.exists(), "no database was made");
+    Ok(())
+}
