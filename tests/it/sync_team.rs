@@ -823,6 +823,32 @@ fn sync_team_refuses_a_folder_while_git_rebases_or_bisects_its_work_tree() -> an
     git_ok(&a.clone, &["bisect", "reset"])?;
     a.sync()?;
     ensure!(a.export()? == held);
+
+    // A linked worktree (its `.git` a file naming its git directory) is checked the same.
+    let tree = root.path().join("tree");
+    git_ok(
+        &a.clone,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "tree",
+            &tree.to_string_lossy(),
+        ],
+    )?;
+    git_ok(&tree, &["bisect", "start", "HEAD", "HEAD~3"])?;
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(root.path().join("tree.db"))
+        .arg("sync")
+        .arg(tree.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        !out.status.success() && err.contains("git bisect reset"),
+        "refused in a worktree during a bisect: {err}"
+    );
     Ok(())
 }
 
