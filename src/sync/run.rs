@@ -696,14 +696,26 @@ fn refuse_a_link_inside_the_work_tree(dir: &Path) -> Result<()> {
 /// Refuses a DIR at or inside a git directory: a bare repository (`team.git`, the one the
 /// team pushes to, taken for the place to sync with) or a clone's `.git`. git never commits a
 /// file there, so the review would reach no one. A git directory is told as git tells one:
-/// a `HEAD` file beside `objects/` and `refs/`.
+/// `objects/` and `refs/` beside a `HEAD` file that names a branch (`ref: refs/…`) or a
+/// commit (hex digits), so a project's own `objects/`, `refs/` and `HEAD` are not taken
+/// for one.
 fn refuse_a_git_directory(dir: &Path) -> Result<()> {
+    use std::io::Read;
     let at = resolved(dir)?;
     let is_dir = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    let head_of_git = |p: &Path| {
+        if !fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) {
+            return false;
+        }
+        let mut text = String::new();
+        let read = fs::File::open(p).and_then(|f| f.take(128).read_to_string(&mut text));
+        let head = text.trim_end();
+        read.is_ok()
+            && (head.starts_with("ref: refs/")
+                || (head.len() >= 40 && head.chars().all(|c| c.is_ascii_hexdigit())))
+    };
     let git_dir = at.ancestors().find(|a| {
-        fs::symlink_metadata(a.join("HEAD")).is_ok_and(|m| m.is_file())
-            && is_dir(&a.join("objects"))
-            && is_dir(&a.join("refs"))
+        is_dir(&a.join("objects")) && is_dir(&a.join("refs")) && head_of_git(&a.join("HEAD"))
     });
     let Some(git_dir) = git_dir else {
         return Ok(());

@@ -895,5 +895,23 @@ fn sync_team_refuses_a_folder_inside_a_git_directory() -> anyhow::Result<()> {
         );
     }
     ensure!(!db.exists(), "no database was made");
+    // A project's own `objects/`, `refs/` and `HEAD` (no branch or commit in it) are no git
+    // directory: its folder syncs.
+    let project = root.path().join("project");
+    for d in ["objects", "refs"] {
+        std::fs::create_dir_all(project.join(d))?;
+    }
+    std::fs::write(project.join("HEAD"), "the head of the part\n")?;
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("sync")
+        .arg(project.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    ensure!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     Ok(())
 }
