@@ -370,6 +370,26 @@ impl<'a, 't> Apply<'a, 't> {
                     // indent): the database holds the same item, and the file gets its form
                     // back; nothing is imported.
                     Some(held) if held.text() == r.text() => self.write_file(held)?,
+                    // The folder went back to an older version (a `git revert`, or the file
+                    // sync wrote put back as committed by `git checkout`, `git stash` or `git
+                    // reset` before any commit held it): taken, as the folder changed, but
+                    // the database's version is saved and the change named, since it may
+                    // exist nowhere else.
+                    Some(held) if r.updated_at() < held.updated_at() => {
+                        self.counts.conflicts.push(format!(
+                            "{} {id} changed in the folder only, to a version older than the \
+                             database's (folder version of {}, database version of {}): taken, \
+                             and the database's version saved (a `git revert`, or the file \
+                             sync wrote put back by `git checkout`, `git stash` or `git reset` \
+                             before a commit held it?)",
+                            kind.as_str(),
+                            r.updated_at(),
+                            held.updated_at()
+                        ));
+                        self.saver.push(held)?;
+                        self.replaced += 1;
+                        self.import(&r, db_item)?;
+                    }
                     _ => self.import(&r, db_item)?,
                 }
                 if action == Action::KeepFolder {

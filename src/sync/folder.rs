@@ -276,9 +276,8 @@ pub(super) fn scan(folder: &Path, kind: ItemKind) -> Result<Scan> {
                 .push(format!("{}: not an item file (<id>.json)", shown(&path)));
             continue;
         };
-        if name == owned::ATTRIBUTES_FILE {
-            out.problems
-                .push(format!("{}: {}", shown(&path), owned::NESTED_ATTRIBUTES));
+        if let Some(why) = owned::nested_git_file(name) {
+            out.problems.push(format!("{}: {why}", shown(&path)));
             continue;
         }
         if let Some(id) = kept_id(name) {

@@ -88,12 +88,8 @@ pub(super) fn read_history(folder: &Path, held: &Held) -> Result<FolderHistory> 
         let link = entry.file_type().is_ok_and(|t| t.is_symlink());
         let name = entry.file_name();
         let name = name.to_str();
-        if name == Some(super::owned::ATTRIBUTES_FILE) {
-            out.problems.push(format!(
-                "{}: {}",
-                shown(&path),
-                super::owned::NESTED_ATTRIBUTES
-            ));
+        if let Some(why) = name.and_then(super::owned::nested_git_file) {
+            out.problems.push(format!("{}: {why}", shown(&path)));
             continue;
         }
         if name.is_some_and(|n| n.starts_with('.')) && !link {

@@ -64,10 +64,29 @@ pub(super) fn attributes(folder: &Path) -> Result<bool> {
 /// `history/`) is refused: git takes the deepest file's rule, so one there (which sync would
 /// otherwise skip as a hidden file) would override the folder's own `* merge=review` for the
 /// files beside it, out of sight of the check of [`attributes`].
-pub(super) const NESTED_ATTRIBUTES: &str = "a .gitattributes here overrides the folder's own \
+const NESTED_ATTRIBUTES: &str = "a .gitattributes here overrides the folder's own \
     (`* merge=review`) for the files beside it, and git would merge them by another rule \
     (conflict markers, or two versions' lines interleaved): remove it (attributes of your own \
     go in the repository's top .gitattributes)";
+
+/// Why a `.gitignore` in one of the folder's subfolders is refused: git would ignore the
+/// files it matches there, so `git add` of the folder would leave sync's new files out of
+/// every commit, unsaid (the team would never receive them).
+pub(super) const NESTED_IGNORE: &str = "a .gitignore here has git leave the files it matches \
+    out of every commit (`git add -A` skips them unsaid), so the items and events sync writes \
+    here would never reach the team: git would leave them untracked; remove it (patterns of \
+    your own go in the repository's top .gitignore)";
+
+/// Why a file of git's own in a subfolder of the folder (`records/`, `decisions/`,
+/// `history/`) is refused, `None` for any other name: a `.gitattributes` or a `.gitignore`
+/// there changes what git does with sync's files beside it, out of sight of every check.
+pub(super) fn nested_git_file(name: &str) -> Option<&'static str> {
+    match name {
+        ATTRIBUTES_FILE => Some(NESTED_ATTRIBUTES),
+        ".gitignore" => Some(NESTED_IGNORE),
+        _ => None,
+    }
+}
 
 /// How a README that sync wrote is recognised (every version of its text has this line).
 const README_MARKER: &str = "This folder is written by `review-mcp sync`";
@@ -257,6 +276,49 @@ pub(super) fn refuse_foreign_entries(folder: &Path) -> Result<()> {
         foreign.join(", "),
         shown(&folder.join("review"))
     ))
+}
+
+/// Refuses an entry of the folder whose name differs from one of sync's own (`records`,
+/// `decisions`, `history`, `README.md`, `.gitattributes`, `.review-mcp-folder`) only in
+/// letter case (`Records/`, `README.MD`): on the case-insensitive file systems of macOS and
+/// Windows the two are one name, and git checks one out over the other there, so a commit
+/// adding it would change an item, the README or the merge rule in every such clone, under a
+/// name its diff shows as a new file. Letters outside ASCII never fold to these names.
+pub(super) fn refuse_case_variants(folder: &Path) -> Result<()> {
+    let listing = match fs::read_dir(folder) {
+        Ok(l) => l,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(fail!("cannot read {}: {e}", shown(folder))),
+    };
+    let own = ItemKind::ALL.map(ItemKind::dir).into_iter().chain([
+        super::history::HISTORY_DIR,
+        README_FILE,
+        ATTRIBUTES_FILE,
+        ID_FILE,
+    ]);
+    let own: Vec<&str> = own.collect();
+    for entry in listing {
+        let entry = entry.map_err(|e| fail!("cannot read {}: {e}", shown(folder)))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let Some(mine) = own
+            .iter()
+            .find(|o| **o != name && o.eq_ignore_ascii_case(name))
+        else {
+            continue;
+        };
+        return Err(fail!(
+            "{}: its name differs from sync's own {mine} only in letter case, so on macOS and \
+             Windows the two are one, and git checks one out over the other there (a commit \
+             adding it changes the review in those clones under another name); nothing was \
+             changed. Remove it (`git rm -r`, then commit; `git log -- PATH` names who added \
+             it), then sync again",
+            shown(&entry.path())
+        ));
+    }
+    Ok(())
 }
 
 /// Whether `id` is a folder id as sync writes them (and never a path: legacy keys are).

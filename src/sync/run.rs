@@ -4,7 +4,8 @@
 //! One run, in order:
 //! 0. the folder's own entries are checked: DIR as named, `records`, `decisions` and
 //!    `README.md` must not be symbolic links (refused, named: a link would lead reads and
-//!    writes outside the folder); the folder's lock is taken (`owned::lock`: a second sync of
+//!    writes outside the folder), and a rebase or bisect in progress in the folder's git work
+//!    tree refuses the sync (the folder is not the branch then); the folder's lock is taken (`owned::lock`: a second sync of
 //!    the folder waits), and what sync owns in the folder is checked before anything is
 //!    written: a README.md it did not write, or an id file that is not one, refuses the sync.
 //!    The folder's state in the database is keyed by its id (`.review-mcp-folder`, written at
@@ -181,6 +182,8 @@ pub fn run(
     let schemas = Schemas::from_tools()?;
     refuse_links(dir)?;
     refuse_a_link_inside_the_work_tree(dir)?;
+    refuse_a_git_directory(dir)?;
+    refuse_while_git_replays(dir)?;
     // A file named where the folder goes (`sync review.db`): said as such, not as the
     // "File exists" of creating it.
     if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
@@ -263,6 +266,7 @@ pub fn run(
     }
     let readme = owned::readme(&folder)?;
     let attributes_current = owned::attributes(&folder)?;
+    owned::refuse_case_variants(&folder)?;
     // Where this database last synced the folder's id: another directory that still holds
     // the id is a copy (a second clone or `git worktree`, a copied folder), and the two synced
     // in turn would each delete from the database what the other lacks. Judged before the
@@ -687,6 +691,127 @@ fn refuse_a_link_inside_the_work_tree(dir: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses a DIR at or inside a git directory: a bare repository (`team.git`, the one the
+/// team pushes to, taken for the place to sync with) or a clone's `.git`. git never commits a
+/// file there, so the review would reach no one. A git directory is told as git tells one:
+/// `objects/` and `refs/` beside a `HEAD` file that names a branch (`ref: refs/…`) or a
+/// commit (hex digits), so a project's own `objects/`, `refs/` and `HEAD` are not taken
+/// for one.
+fn refuse_a_git_directory(dir: &Path) -> Result<()> {
+    use std::io::Read;
+    let at = resolved(dir)?;
+    let is_dir = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    let head_of_git = |p: &Path| {
+        if !fs::symlink_metadata(p).is_ok_and(|m| m.is_file()) {
+            return false;
+        }
+        let mut text = String::new();
+        let read = fs::File::open(p).and_then(|f| f.take(128).read_to_string(&mut text));
+        let head = text.trim_end();
+        read.is_ok()
+            && (head.starts_with("ref: refs/")
+                || (head.len() >= 40 && head.chars().all(|c| c.is_ascii_hexdigit())))
+    };
+    let git_dir = at.ancestors().find(|a| {
+        is_dir(&a.join("objects")) && is_dir(&a.join("refs")) && head_of_git(&a.join("HEAD"))
+    });
+    let Some(git_dir) = git_dir else {
+        return Ok(());
+    };
+    Err(fail!(
+        "{} is {}the git directory {} (a bare repository, or a clone's .git): git never \
+         commits a file there, so the review would reach no one; nothing was changed. Sync a \
+         folder in a clone's work tree (`git clone {} CLONE`, then `review-mcp sync \
+         CLONE/review`) and let git carry it: commit, push and pull",
+        shown(dir),
+        if git_dir == at { "" } else { "inside " },
+        shown(git_dir),
+        crate::text::shell_word(&git_dir.to_string_lossy())
+    ))
+}
+
+/// Refuses a DIR whose git work tree is in the middle of a rebase (or `git am`) or a bisect:
+/// its files are then the commits replayed so far, or an older commit under test, not the
+/// branch. A sync would take what the commits not yet replayed hold for deleted by a
+/// teammate (deleting it from the database and recording it as forgotten in the history the
+/// team shares) and write files the replay then stops on. The nearest directory at or above
+/// DIR holding `.git` is the work tree; its git directory is `.git` itself or the one a
+/// `.git` file names (a linked worktree, a submodule). Nothing is refused when none is found
+/// or it cannot be read. A merge in progress is not refused: its work tree holds both sides.
+fn refuse_while_git_replays(dir: &Path) -> Result<()> {
+    let at = resolved(dir)?;
+    let Some(top) = at
+        .ancestors()
+        .find(|a| fs::symlink_metadata(a.join(".git")).is_ok())
+    else {
+        return Ok(());
+    };
+    let Some(git_dir) = git_dir_of(top) else {
+        return Ok(());
+    };
+    let replays = [
+        (
+            "rebase-merge",
+            "a rebase",
+            "the commits replayed so far",
+            "settle the conflict, `git add` it and `git rebase --continue`, or `git rebase \
+             --abort`",
+        ),
+        (
+            "rebase-apply",
+            "a rebase (or `git am`)",
+            "the commits replayed so far",
+            "settle the conflict, `git add` it and `git rebase --continue` (`git am \
+             --continue`), or `git rebase --abort` (`git am --abort`)",
+        ),
+        (
+            "BISECT_LOG",
+            "a bisect",
+            "an older commit under test",
+            "`git bisect reset`",
+        ),
+    ];
+    for (file, what, holds, fix) in replays {
+        let marker = git_dir.join(file);
+        if fs::symlink_metadata(&marker).is_ok() {
+            return Err(fail!(
+                "git is in the middle of {what} in the work tree {} ({} is there): the \
+                 folder {} holds {holds}, not your branch, and a sync now would take what \
+                 your later commits hold for deleted (deleting it from the database and \
+                 recording it as forgotten in the team's history); nothing was changed. \
+                 Finish it first ({fix}), then sync",
+                shown(top),
+                shown(&marker),
+                shown(dir)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The git directory of the work tree `top`: `top/.git` when it is a directory, else the
+/// directory a `.git` file names (`gitdir: PATH`, relative to `top`); `None` when it cannot
+/// be read.
+fn git_dir_of(top: &Path) -> Option<std::path::PathBuf> {
+    use std::io::Read;
+    let dot = top.join(".git");
+    let meta = fs::symlink_metadata(&dot).ok()?;
+    if meta.is_dir() {
+        return Some(dot);
+    }
+    if !meta.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    fs::File::open(&dot)
+        .ok()?
+        .take(4096)
+        .read_to_string(&mut text)
+        .ok()?;
+    let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    Some(top.join(named))
 }
 
 /// `path` made absolute with its links and `..` resolved component by component, as the

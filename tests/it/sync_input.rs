@@ -1183,6 +1183,38 @@ fn sync_refuses_a_gitattributes_that_changes_the_folders_merge_rule() -> anyhow:
     Ok(())
 }
 
+/// Regression: a `.gitignore` in `records/`, `decisions/` or `history/` (a pulled commit, or a
+/// teammate's `*` there) was skipped as a hidden file: every file sync then wrote there was
+/// ignored by git, so `git add -A` left each new item and event out of every commit, silently,
+/// and the team never received them. Such a file is refused, named, like a `.gitattributes`
+/// there, and nothing changes until it is removed.
+#[test]
+fn sync_refuses_a_gitignore_in_its_subfolders() -> anyhow::Result<()> {
+    let dir = TempDir::new("sync-gitignore")?;
+    let (db, folder) = synced(&dir)?;
+    for sub in ["records", "decisions", "history"] {
+        let planted = folder.join(sub).join(".gitignore");
+        std::fs::write(&planted, "*\n")?;
+        import(&dir, &db, &[feature(&format!("rec_{sub}"), sub, None, T2)])?;
+        let before = ok(review_mcp(&db, &["export"])?)?;
+        let err = refused(sync(&db, &folder)?)?;
+        ensure!(
+            err.contains(&format!("{sub}/.gitignore"))
+                && err.contains("git would leave")
+                && err.contains("remove it"),
+            "{sub}: {err}"
+        );
+        ensure!(ok(review_mcp(&db, &["export"])?)? == before);
+        ensure!(
+            !folder.join(format!("records/rec_{sub}.json")).exists(),
+            "{sub}: nothing written"
+        );
+        std::fs::remove_file(&planted)?;
+        ok(sync(&db, &folder)?)?;
+    }
+    Ok(())
+}
+
 /// Regression: an event of the folder's history dated far ahead (a pulled `forgotten` event of
 /// a live decision dated 9999-12-31, or one written under a clock years ahead) was taken
 /// silently, while an item file dated ahead is named in a `clock:` line. Such an event is the
@@ -1509,6 +1541,52 @@ fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> any
     }
     let again = ok(sync(&db, &folder)?)?;
     ensure!(again.contains("conflicts: 0"), "{again}");
+    Ok(())
+}
+
+/// Regression: a name beside sync's own that differs from it only in letter case
+/// (`Records/rec_1.json`, `README.MD`, `.GITATTRIBUTES`) was left alone as a file of the
+/// user's, though on macOS and Windows it is the same name: git checks one out over the other
+/// there, so a commit could change an item (or the merge rule) in every such clone under a
+/// name its pull request shows as a new file. Refused now, named, dry run too, and nothing
+/// changes until it is removed.
+#[test]
+fn sync_refuses_a_name_that_is_its_own_in_another_letter_case() -> anyhow::Result<()> {
+    let dir = TempDir::new("own-name-case")?;
+    let (db, folder) = synced(&dir)?;
+    let other = pretty(&feature("rec_1", "bore", Some("Eve"), T3))?;
+    for name in [
+        "Records/rec_1.json",
+        "DECISIONS/dec_1.json",
+        "History/evt-00000000000000000000000000000000.json",
+        "README.MD",
+        "readme.md",
+        ".GITATTRIBUTES",
+        ".Review-MCP-Folder",
+    ] {
+        let planted = folder.join(name);
+        if let Some(parent) = planted.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&planted, &other)?;
+        let before = ok(review_mcp(&db, &["export"])?)?;
+        let top = name.split('/').next().unwrap_or(name);
+        for (run, out) in dry_run_then_sync(&db, &folder)? {
+            let err = refused(out)?;
+            ensure!(
+                err.contains(top)
+                    && err.contains("only in letter case")
+                    && err.contains("nothing was changed"),
+                "{name} {run}: {err}"
+            );
+        }
+        ensure!(ok(review_mcp(&db, &["export"])?)? == before, "{name}");
+        match planted.parent().filter(|p| *p != folder) {
+            Some(p) => std::fs::remove_dir_all(p)?,
+            None => std::fs::remove_file(&planted)?,
+        }
+        ok(sync(&db, &folder)?)?;
+    }
     Ok(())
 }
 

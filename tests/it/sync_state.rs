@@ -1075,6 +1075,65 @@ fn sync_saves_the_database_version_a_conflict_replaced() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Regression: sync writes a changed item's file, and the engineer may never commit it; a
+/// `git checkout -- review` (or `git stash`, `git reset --hard`) then puts the older committed
+/// text back, and the next sync took it as a change in the folder and replaced the database's
+/// later version with it, unsaid and saved nowhere: that version existed in no commit and no
+/// file. A folder version older than the database's that replaces it is now named in a
+/// conflict line and the database's version saved beside the database, to be imported back.
+#[test]
+fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-older")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[decision("dec_d", "hold", T1, None)])?;
+    sync(&db, &folder)?;
+    let committed = std::fs::read(folder.join("decisions/dec_d.json"))?;
+    import(
+        dir,
+        &db,
+        &[decision(
+            "dec_d",
+            "hold until the bore is reworked",
+            T2,
+            None,
+        )],
+    )?;
+    sync(&db, &folder)?;
+    // The file sync wrote is put back as committed: older than the database's version.
+    std::fs::write(folder.join("decisions/dec_d.json"), &committed)?;
+    let out = sync(&db, &folder)?;
+    ensure!(
+        out.lines()
+            .any(|l| l.starts_with("conflict: decision dec_d")
+                && l.contains("older than the database's")
+                && l.contains(T1)
+                && l.contains(T2)),
+        "{out}"
+    );
+    ensure!(
+        out.contains("saved the database's version of the 1 item a conflict replaced in "),
+        "{out}"
+    );
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    ensure!(saved.len() == 1, "{out}");
+    let text = std::fs::read_to_string(&saved[0])?;
+    ensure!(text.contains("hold until the bore is reworked"), "{text}");
+    // A later version from the folder (a teammate's edit) is taken as before, unsaid.
+    std::fs::write(
+        folder.join("decisions/dec_d.json"),
+        pretty(&decision("dec_d", "release", T3, None))?,
+    )?;
+    let out = sync(&db, &folder)?;
+    ensure!(
+        out.contains("conflicts: 0") && !out.contains("saved"),
+        "{out}"
+    );
+    Ok(())
+}
+
 /// A file only reformatted by hand (keys reordered, another indent, trailing spaces) was
 /// "imported into the database: 1" though nothing of the item changed: the file is now only
 /// given its form back ("written to the folder: 1"), and nothing is imported or recorded.

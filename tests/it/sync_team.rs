@@ -732,3 +732,186 @@ fn sync_team_a_restatement_and_an_edit_rebased_go_through_a_plain_pull() -> anyh
     restated_and_edited(true, true)?;
     restated_and_edited(false, true)
 }
+
+/// `review-mcp sync` of the engineer's folder, dry run or not, whatever it exits with.
+fn sync_output(e: &Engineer, dry_run: bool) -> anyhow::Result<Output> {
+    let mut cmd = Command::new(binary());
+    cmd.arg("--db").arg(&e.db).arg("sync");
+    if dry_run {
+        cmd.arg("--dry-run");
+    }
+    run(cmd
+        .arg(e.clone.join(&e.folder))
+        .env("MCP_LOG_LEVEL", "warn"))
+}
+
+/// Regression: a sync run while `git pull --rebase` was stopped on a conflict (in any file of
+/// the repository) read a work tree that holds the commits replayed so far, not the branch:
+/// a decision the engineer had synced and committed, not yet replayed, was taken for deleted
+/// by a teammate (deleted from the database, a `forgotten` event recorded for the team's
+/// history), and the history files it wrote stopped `git rebase --continue` (untracked files
+/// the replayed commit would overwrite). A `git bisect` checks out older commits the same
+/// way. The sync (and its dry run) is now refused while either is in progress, saying how to
+/// finish it, and nothing changes; once finished, the sync takes the branch as it is.
+#[test]
+fn sync_team_refuses_a_folder_while_git_rebases_or_bisects_its_work_tree() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-rebase")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    std::fs::write(a.clone.join("notes.txt"), "base\n")?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    // Alice: a note of her own, then a decision synced and committed, not yet pushed.
+    std::fs::write(a.clone.join("notes.txt"), "alice\n")?;
+    a.commit("alice: notes")?;
+    a.decide("hold", None)?;
+    a.sync()?;
+    a.commit("alice: hold")?;
+    // Bob pushes another note: Alice's rebase stops on it before her decision is replayed.
+    std::fs::write(b.clone.join("notes.txt"), "bob\n")?;
+    b.commit("bob: notes")?;
+    git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    let pull = git(&a.clone, &["pull", "-q", "--rebase", "origin", "main"])?;
+    ensure!(!pull.status.success(), "the rebase stops on notes.txt");
+    let held = a.export()?;
+    ensure!(held.contains("\"decision\""), "{held}");
+    let status = git_ok(
+        &a.clone,
+        &["status", "--porcelain", "--untracked-files=all"],
+    )?;
+    for dry_run in [true, false] {
+        let out = sync_output(&a, dry_run)?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        ensure!(
+            !out.status.success()
+                && err.contains("rebase")
+                && err.contains("git rebase --continue")
+                && err.contains("nothing was changed"),
+            "dry run {dry_run}: refused, saying how to finish the rebase: {err}{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    ensure!(a.export()? == held, "the database is as it was");
+    ensure!(
+        git_ok(
+            &a.clone,
+            &["status", "--porcelain", "--untracked-files=all"]
+        )? == status,
+        "no file was written"
+    );
+    // Finished, the rebase replays the decision and the sync finds nothing to change.
+    std::fs::write(a.clone.join("notes.txt"), "both\n")?;
+    git_ok(&a.clone, &["add", "notes.txt"])?;
+    git_ok(
+        &a.clone,
+        &["-c", "core.editor=true", "rebase", "--continue"],
+    )?;
+    let out = a.sync()?;
+    ensure!(out.contains("deleted: 0 "), "{out}");
+    ensure!(a.export()? == held, "nothing deleted or forgotten: {out}");
+
+    // A bisect checks out older commits: refused until it is reset.
+    git_ok(&a.clone, &["bisect", "start", "HEAD", "HEAD~3"])?;
+    let out = sync_output(&a, false)?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        !out.status.success() && err.contains("git bisect reset"),
+        "refused during a bisect: {err}"
+    );
+    ensure!(a.export()? == held, "the database is as it was");
+    git_ok(&a.clone, &["bisect", "reset"])?;
+    a.sync()?;
+    ensure!(a.export()? == held);
+
+    // A linked worktree (its `.git` a file naming its git directory) is checked the same.
+    let tree = root.path().join("tree");
+    git_ok(
+        &a.clone,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "tree",
+            &tree.to_string_lossy(),
+        ],
+    )?;
+    git_ok(&tree, &["bisect", "start", "HEAD", "HEAD~3"])?;
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(root.path().join("tree.db"))
+        .arg("sync")
+        .arg(tree.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    ensure!(
+        !out.status.success() && err.contains("git bisect reset"),
+        "refused in a worktree during a bisect: {err}"
+    );
+    Ok(())
+}
+
+/// Regression: `sync team.git/review` (the bare repository the team pushes to, taken for the
+/// place to sync with) made the folder inside the git directory and synced it, as did
+/// `sync clone/.git/review`: git never commits a file there, so the review reached no one,
+/// unsaid. A folder at or inside a git directory is refused, dry run too, saying to sync a
+/// folder of a clone, and nothing is made.
+#[test]
+fn sync_team_refuses_a_folder_inside_a_git_directory() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-git-dir")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let db = root.path().join("other.db");
+    for folder in [
+        bare.join("review"),
+        bare.clone(),
+        a.clone.join(".git/review"),
+        a.clone.join(".git"),
+    ] {
+        for dry_run in [true, false] {
+            let mut cmd = Command::new(binary());
+            cmd.arg("--db").arg(&db).arg("sync");
+            if dry_run {
+                cmd.arg("--dry-run");
+            }
+            let out = run(cmd.arg(&folder).env("MCP_LOG_LEVEL", "warn"))?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            ensure!(
+                !out.status.success()
+                    && err.contains("git directory")
+                    && err.contains("git clone")
+                    && err.contains("nothing was changed"),
+                "{} (dry run {dry_run}): {err}{}",
+                folder.display(),
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        ensure!(
+            folder.ends_with(".git") || folder.ends_with("team.git") || !folder.exists(),
+            "{} was made",
+            folder.display()
+        );
+    }
+    ensure!(!db.exists(), "no database was made");
+    // A project's own `objects/`, `refs/` and `HEAD` (no branch or commit in it) are no git
+    // directory: its folder syncs.
+    let project = root.path().join("project");
+    for d in ["objects", "refs"] {
+        std::fs::create_dir_all(project.join(d))?;
+    }
+    std::fs::write(project.join("HEAD"), "the head of the part\n")?;
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("sync")
+        .arg(project.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    ensure!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}
