@@ -571,6 +571,9 @@ fn form(
             about.push_str(&format!(" ({})", counted(detail, field)));
         }
         about.push_str(&format!("; state{there}: {}", b.state.as_str()));
+        if let Some(hint) = b.state.verdict_hint() {
+            about.push_str(&format!(" ({hint})"));
+        }
         if let Some(e) = &b.evidence {
             about.push_str(&format!("; evidence{there}: {}", counted(e, field)));
         }
