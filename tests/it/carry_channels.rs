@@ -427,3 +427,45 @@ fn a_judged_carried_items_form3_status_is_not_an_earlier_revisions_result() {
         assert!(row.contains(&format!(",violated,{qif},")), "{key}: {row}");
     }
 }
+
+/// Found by enduser3 walking a real bracket (build123d-mcp's face ids): the hole was face:8 at
+/// revision 1 and face:9 at revision 2, and the form and the report said "re-verify (face:8
+/// changed), carried from revision …; faces: face:9, face:10": the changed id first, beside
+/// the new revision's faces, read as this revision's face:8 (another face: the side wall). The
+/// terminal ("carried from …: re-verify first; changed: face:8") and the Form 3 ("Carried from
+/// … to re-verify at this revision (changed: face:8)") name the revision first. So do the form
+/// and the report now, saying the ids are of that revision.
+#[test]
+fn a_re_verify_line_names_the_revision_before_the_ids_that_changed_there() {
+    let dir = TempDir::new("carry-ids-there").unwrap();
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": "Hole pitch 40 mm", "source": "drawing",
+                          "state": "satisfied", "faces": ["face:8", "face:9"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:8", "to": "face:9"}, {"from": "face:9", "to": "face:10"}],
+               "changed": ["face:8"]}),
+    );
+    let want = format!(
+        "re-verify, carried from revision {}… (changed there: face:8)",
+        &rev(1)[..19]
+    );
+    let asked = asked_at_revision_2(&mut c);
+    let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
+        ["properties"]["judgement_0"]["description"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(about.starts_with(&want), "{about}");
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+    let worklist = report
+        .lines()
+        .find(|l| l.starts_with("- Decision **release**, item 1"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(worklist.ends_with(&want), "{worklist}");
+}
