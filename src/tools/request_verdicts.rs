@@ -738,6 +738,17 @@ pub fn finish(
                     unwritten.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
                 ));
             }
+            // What the form left out (`remaining`) is said in the line too: without it the
+            // line read as the decision judged.
+            if q.remaining > 0 {
+                let (items, them) = match q.remaining {
+                    1 => ("1 more item awaits".to_string(), "it"),
+                    n => (format!("{n} more items await"), "them"),
+                };
+                summary.push_str(&format!(
+                    " {items} the engineer's verdict: request_verdicts without items asks {them}."
+                ));
+            }
             answer(&d, &q.items, &recorded, q.remaining, summary)
         }
         VerdictsOutcome::Changed(d) if verdicts.iter().all(|(i, v)| holds(&d, *i, v)) => {

@@ -259,6 +259,42 @@ fn a_violated_item_says_that_accepting_it_confirms_the_violation() -> Result<()>
     Ok(())
 }
 
+/// Found by enduser3: the engineer answered a form of chosen items (`items`) while others
+/// still awaited them, and the answer's line said only "Recorded the engineer's verdicts on
+/// …: 1 accepted, 0 rejected (via elicitation)": `remaining` was in the structured content
+/// alone, and a model reading the line took the decision as judged. The line says how many
+/// items still await the engineer and the call that asks them.
+#[test]
+fn a_recorded_answer_says_how_many_items_still_await_the_engineer() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(
+        &mut s,
+        &call(
+            2,
+            "request_verdicts",
+            json!({"artifact": artifact(), "subject": "thread depth", "items": [1]}),
+        ),
+    ))?;
+    let out = send(
+        &mut s,
+        &answer(
+            &asked,
+            json!({"action": "accept", "content": {"judgement_1": "accepted"}}),
+        ),
+    );
+    let result = &out.first().context("no answer")?["result"];
+    ensure!(result["structuredContent"]["remaining"] == 1, "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    ensure!(
+        text.ends_with(
+            " 1 more item awaits the engineer's verdict: request_verdicts without items asks it."
+        ),
+        "{text}"
+    );
+    Ok(())
+}
+
 #[test]
 fn other_requests_are_served_while_questions_wait_and_each_answer_finds_its_call() -> Result<()> {
     let mut s = server_with_wait(None)?;
