@@ -469,3 +469,78 @@ fn a_re_verify_line_names_the_revision_before_the_ids_that_changed_there() {
         .unwrap_or_else(|| panic!("{report}"));
     assert!(worklist.ends_with(&want), "{worklist}");
 }
+
+/// Found by enduser3: the engineer rejected "Flatness of datum A" at revision 1 in their
+/// terminal ("flatness by process, not CMM"), the carry left that face unchanged, and the item
+/// was inherited with the rejection as its history. No channel asks about it again (it has the
+/// engineer's verdict there), and `show_review`'s line and `worklist` counted it with the
+/// others as "inherited (not re-verified here)": a model reading them took the disputed item
+/// as settled. The line names how many inherited items the engineer rejected there, and the
+/// `worklist` counts them (`inherited_rejected`); none, nothing is said.
+#[test]
+fn show_review_says_how_many_inherited_items_the_engineer_rejected_there() {
+    let dir = TempDir::new("carry-inherited-rejected").unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [
+                   {"requirement": "Flatness of datum A 0.05", "source": "drawing",
+                    "state": "satisfied", "evidence": "by process", "faces": ["face:2"]},
+                   {"requirement": "Width 40 mm", "source": "drawing", "state": "satisfied",
+                    "faces": ["face:0"]}]}),
+    );
+    let mut store = Store::open(&db).unwrap();
+    let mut input = &b"r\nflatness by process, not CMM\n\na\n\n\n"[..];
+    review_mcp::terminal::review(&mut store, &rev(1), &mut input, &mut Vec::new()).unwrap();
+    drop(store);
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:2", "to": "face:7"}, {"from": "face:0", "to": "face:5"}]}),
+    );
+    let (text, got) = line_and_review(&mut c);
+    assert_eq!(
+        got["worklist"],
+        json!({"re_verify": 0, "inherited": 2, "inherited_rejected": 1, "stated_here": 0}),
+        "{got}"
+    );
+    assert!(
+        text.contains("2 inherited (not re-verified here; the engineer rejected 1 of them there: recall_decisions with carried \"inherited\" shows which, to state again or ask about with request_verdicts and items)"),
+        "{text}"
+    );
+    // Both accepted: nothing more is said.
+    let dir = TempDir::new("carry-inherited-accepted").unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": "Width 40 mm", "source": "drawing",
+                          "state": "satisfied", "faces": ["face:0"]}]}),
+    );
+    let mut store = Store::open(&db).unwrap();
+    review_mcp::terminal::review(&mut store, &rev(1), &mut &b"a\n\n\n"[..], &mut Vec::new())
+        .unwrap();
+    drop(store);
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:0", "to": "face:5"}]}),
+    );
+    let (text, got) = line_and_review(&mut c);
+    assert!(got["worklist"].get("inherited_rejected").is_none(), "{got}");
+    assert!(!text.contains("rejected"), "{text}");
+}
+
+/// `show_review` of revision 2: its line and its structured content.
+fn line_and_review(c: &mut Client) -> (String, Value) {
+    let got = c.ok("show_review", json!({"artifact": art_uri(&rev(2), FILE)}));
+    let resp = c.call("show_review", json!({"artifact": art_uri(&rev(2), FILE)}));
+    let text = resp["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    (text, got)
+}
