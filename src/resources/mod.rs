@@ -919,7 +919,7 @@ fn worklist_line(review: &Value) -> String {
     let rejected = match count("inherited_rejected") {
         0 => String::new(),
         n => format!(
-            "; the engineer rejected {n} of them there: recall_decisions with carried \"inherited\" shows which, to state again or ask about with request_verdicts and items"
+            "; the engineer rejected {n} of them there: recall_decisions with carried \"inherited\" and detail \"full\" shows which, to state again or ask about with request_verdicts and items"
         ),
     };
     format!(

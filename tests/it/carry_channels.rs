@@ -507,7 +507,7 @@ fn show_review_says_how_many_inherited_items_the_engineer_rejected_there() {
         "{got}"
     );
     assert!(
-        text.contains("2 inherited (not re-verified here; the engineer rejected 1 of them there: recall_decisions with carried \"inherited\" shows which, to state again or ask about with request_verdicts and items)"),
+        text.contains("2 inherited (not re-verified here; the engineer rejected 1 of them there: recall_decisions with carried \"inherited\" and detail \"full\" shows which, to state again or ask about with request_verdicts and items)"),
         "{text}"
     );
     // Both accepted: nothing more is said.
