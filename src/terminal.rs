@@ -190,7 +190,7 @@ fn ask_choice(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Choice
             "q" | "quit" => return Ok(Choice::Quit),
             _ => writeln!(
                 out,
-                "  a: accept the item; r: reject it; s: leave it open for now; q: stop here (what you answered is kept)."
+                "  a: accept the item as stated (accepting a violated one confirms the violation); r: reject it (the item is wrong as stated); s: leave it open for now; q: stop here (what you answered is kept)."
             )?,
         }
     }
@@ -310,6 +310,9 @@ fn show_item(
         about.push_str(&format!(" ({})", segment(detail, SHOWN)));
     }
     about.push_str(&format!("; state{there}: {}", b.state.as_str()));
+    if let Some(hint) = b.state.verdict_hint() {
+        about.push_str(&format!(" ({hint})"));
+    }
     writeln!(out, "    {about}")?;
     if let Some(e) = &b.evidence {
         writeln!(out, "    evidence{there}: {}", segment(e, SHOWN))?;
@@ -749,6 +752,36 @@ mod tests {
         assert_eq!(
             back.basis[2].verdict, None,
             "quit: the rest is not recorded"
+        );
+    }
+
+    /// Found by enduser3: a verdict judges the item as stated (accepting a violated one
+    /// confirms the violation: the Form 3's FAIL; rejecting says the item is wrong:
+    /// INDETERMINATE), but the terminal said only "a: accept the item; r: reject it", and an
+    /// engineer rejected a violated item to reject the part. A violated item says what
+    /// accepting it means, and so does the help.
+    #[test]
+    fn a_violated_item_says_that_accepting_it_confirms_the_violation() {
+        let mut store = Store::open_in_memory().unwrap();
+        let mut d = stored(&mut store);
+        d.basis[0].state = crate::review::State::Violated;
+        let new = NewDecision {
+            artifact: d.artifact.clone(),
+            subject: d.subject.clone(),
+            disposition: d.disposition.clone(),
+            summary: None,
+            basis: d.basis.clone(),
+        };
+        store.remember_decision(&new).unwrap();
+        let mut input: &[u8] = b"?\ns\nq\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let hint = "state: violated (accepting confirms the violation; reject only if the item is wrong as stated)";
+        assert_eq!(text.matches(hint).count(), 1, "{text}");
+        assert!(
+            text.contains("a: accept the item as stated (accepting a violated one confirms the violation); r: reject it (the item is wrong as stated);"),
+            "{text}"
         );
     }
 

@@ -914,8 +914,16 @@ fn worklist_line(review: &Value) -> String {
     if re_verify == 0 && inherited == 0 {
         return String::new();
     }
+    // An inherited item the engineer rejected there is asked about by no channel: said here,
+    // so that it is not taken as settled with the others.
+    let rejected = match count("inherited_rejected") {
+        0 => String::new(),
+        n => format!(
+            "; the engineer rejected {n} of them there: recall_decisions with carried \"inherited\" and detail \"full\" shows which, to state again or ask about with request_verdicts and items"
+        ),
+    };
     format!(
-        " Carried here (carry_forward): {} to re-verify, {inherited} inherited (not re-verified here); recall and recall_decisions with carried \"re-verify\" list what to re-verify.",
+        " Carried here (carry_forward): {} to re-verify, {inherited} inherited (not re-verified here{rejected}); recall and recall_decisions with carried \"re-verify\" list what to re-verify.",
         plural(re_verify, "item")
     )
 }

@@ -733,13 +733,33 @@ impl RevisionView {
                 *c += 1;
             }
         }
+        // Inherited with the engineer's rejection at the earlier revision as its history: no
+        // channel asks about it again, so the worklist says how many, or a model reading
+        // "inherited" takes the disputed items as settled.
+        let rejected = self
+            .decisions
+            .iter()
+            .flat_map(|d| &d.basis)
+            .filter(|b| {
+                b.carried.as_ref().is_some_and(|c| {
+                    c.state == crate::review::CarryState::Inherited
+                        && c.verdict
+                            .as_ref()
+                            .is_some_and(|v| v.judgement == crate::review::Judgement::Rejected)
+                })
+            })
+            .count();
         if let [re_verify, inherited, stated_here] = counts
             && re_verify + inherited > 0
         {
-            m.insert(
-                "worklist".into(),
-                json!({"re_verify": re_verify, "inherited": inherited, "stated_here": stated_here}),
-            );
+            let mut w =
+                json!({"re_verify": re_verify, "inherited": inherited, "stated_here": stated_here});
+            if rejected > 0
+                && let Value::Object(o) = &mut w
+            {
+                o.insert("inherited_rejected".into(), json!(rejected));
+            }
+            m.insert("worklist".into(), w);
         }
         let s = &self.supersession;
         if !s.supersedes.is_empty() {

@@ -91,8 +91,10 @@ impl Carried {
     }
 
     /// One line for people: "inherited from revision sha256:1234abcd… (accepted by the
-    /// engineer (form) at that revision, 2026-12-01)", "re-verify: face:3 changed, face:9
-    /// unmapped".
+    /// engineer (form) at that revision, 2026-12-01)", "re-verify, carried from revision
+    /// sha256:1234abcd… (changed there: face:3; not carried (unmapped): face:9)". The revision
+    /// comes before the ids, which are its own ("there"), or those of the revision named beside
+    /// them (`ids_of`): beside the new revision's faces, "face:3 changed" read as this one's.
     pub fn describe(&self) -> String {
         let from = short_revision(&self.from);
         let mut s = match self.state {
@@ -100,13 +102,14 @@ impl Carried {
             CarryState::Reverify => {
                 let mut why: Vec<String> = Vec::new();
                 let of = self.ids_of_suffix();
+                let there = if of.is_empty() { " there" } else { "" };
                 let changed = self.changed_and_carried();
                 if !changed.is_empty() {
-                    why.push(format!("{}{of} changed", ids_listed(changed)));
+                    why.push(format!("changed{there}: {}{of}", ids_listed(changed)));
                 }
                 if !self.unmapped.is_empty() {
                     why.push(format!(
-                        "{}{of} not carried (unmapped)",
+                        "not carried (unmapped){there}: {}{of}",
                         ids_listed(self.unmapped.iter().map(String::as_str))
                     ));
                 }
@@ -114,7 +117,7 @@ impl Carried {
                     why.push("the part changed".into());
                 }
                 format!(
-                    "re-verify ({}), carried from revision {from}",
+                    "re-verify, carried from revision {from} ({})",
                     why.join("; ")
                 )
             }

@@ -109,6 +109,19 @@ wire_names!(Via {
 });
 
 impl State {
+    /// What a verdict on an item in this state means, said where the engineer gives it (the
+    /// form, the terminal) when it is easily misread: a verdict judges the item as stated, so
+    /// accepting a violated item confirms the violation (the Form 3's FAIL), and rejecting it
+    /// says the item is wrong as stated (INDETERMINATE), not that the part fails.
+    pub fn verdict_hint(self) -> Option<&'static str> {
+        match self {
+            State::Violated => {
+                Some("accepting confirms the violation; reject only if the item is wrong as stated")
+            }
+            _ => None,
+        }
+    }
+
     /// `unresolved` and `conflicting` need a `question`: what would settle it.
     pub fn needs_question(self) -> bool {
         matches!(self, State::Unresolved | State::Conflicting)

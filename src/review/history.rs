@@ -299,6 +299,20 @@ fn change_words(c: &Change) -> String {
         Some(i) => format!("item {} {}", ordinal(i), value(&c.field, 40)),
         None => value(&c.field, 40),
     };
+    // A carry's revisions in the short form every reader writes (`sha256:` and 12 hex
+    // digits, `…`), which the tools resolve; cut at 60 characters they were a spelling of
+    // their own that nothing resolves.
+    if c.field == "revision" && c.index.is_none() {
+        // (An imported event's value that is no whole revision is shown as any value.)
+        let r = |s: &Option<String>| match s.as_deref() {
+            Some(s) if crate::review::artifact::is_revision(s) => {
+                crate::review::carry::short_revision(s)
+            }
+            Some(s) => value(s, 60),
+            None => "none".to_string(),
+        };
+        return format!("revision {} → {}", r(&c.from), r(&c.to));
+    }
     let v = |s: &Option<String>| s.as_deref().map_or("none".to_string(), |s| value(s, 60));
     format!("{field} {} → {}", v(&c.from), v(&c.to))
 }

@@ -576,6 +576,9 @@ fn form(
             about.push_str(&format!(" ({})", segment(detail, field)));
         }
         about.push_str(&format!("; state{there}: {}", b.state.as_str()));
+        if let Some(hint) = b.state.verdict_hint() {
+            about.push_str(&format!(" ({hint})"));
+        }
         if let Some(e) = &b.evidence {
             about.push_str(&format!("; evidence{there}: {}", segment(e, field)));
         }
@@ -755,6 +758,17 @@ pub fn finish(
                     " Not recorded, changed while the engineer was answering: {}. Ask about the item as it is now with request_verdicts (items: {:?}).",
                     answers_given(&unwritten),
                     unwritten.iter().map(|(i, _)| *i).collect::<Vec<_>>(),
+                ));
+            }
+            // What the form left out (`remaining`) is said in the line too: without it the
+            // line read as the decision judged.
+            if q.remaining > 0 {
+                let (items, them) = match q.remaining {
+                    1 => ("1 more item awaits".to_string(), "it"),
+                    n => (format!("{n} more items await"), "them"),
+                };
+                summary.push_str(&format!(
+                    " {items} the engineer's verdict: request_verdicts without items asks {them}."
                 ));
             }
             answer(&d, &q.items, &recorded, q.remaining, summary)

@@ -458,8 +458,126 @@ fn an_entity_id_holding_a_semicolon_cannot_add_a_segment_to_the_forms_descriptio
         .to_string();
     assert!(
         about.starts_with(&format!(
-            "re-verify (\"{face}\" changed), carried from revision "
+            "re-verify, carried from revision {}… (changed there: \"{face}\")",
+            &rev(1)[..19]
         )),
         "{about}"
     );
+}
+
+/// Found by enduser3 walking a real bracket (build123d-mcp's face ids): the hole was face:8 at
+/// revision 1 and face:9 at revision 2, and the form and the report said "re-verify (face:8
+/// changed), carried from revision …; faces: face:9, face:10": the changed id first, beside
+/// the new revision's faces, read as this revision's face:8 (another face: the side wall). The
+/// terminal ("carried from …: re-verify first; changed: face:8") and the Form 3 ("Carried from
+/// … to re-verify at this revision (changed: face:8)") name the revision first. So do the form
+/// and the report now, saying the ids are of that revision.
+#[test]
+fn a_re_verify_line_names_the_revision_before_the_ids_that_changed_there() {
+    let dir = TempDir::new("carry-ids-there").unwrap();
+    let mut c = Client::new(Store::open(&dir.join("r.db")).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": "Hole pitch 40 mm", "source": "drawing",
+                          "state": "satisfied", "faces": ["face:8", "face:9"]}]}),
+    );
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:8", "to": "face:9"}, {"from": "face:9", "to": "face:10"}],
+               "changed": ["face:8"]}),
+    );
+    let want = format!(
+        "re-verify, carried from revision {}… (changed there: face:8)",
+        &rev(1)[..19]
+    );
+    let asked = asked_at_revision_2(&mut c);
+    let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
+        ["properties"]["judgement_0"]["description"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(about.starts_with(&want), "{about}");
+    let report = c.read_text(&format!("review://revisions/{}/report", rev(2)));
+    let worklist = report
+        .lines()
+        .find(|l| l.starts_with("- Decision **release**, item 1"))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(worklist.ends_with(&want), "{worklist}");
+}
+
+/// Found by enduser3: the engineer rejected "Flatness of datum A" at revision 1 in their
+/// terminal ("flatness by process, not CMM"), the carry left that face unchanged, and the item
+/// was inherited with the rejection as its history. No channel asks about it again (it has the
+/// engineer's verdict there), and `show_review`'s line and `worklist` counted it with the
+/// others as "inherited (not re-verified here)": a model reading them took the disputed item
+/// as settled. The line names how many inherited items the engineer rejected there, and the
+/// `worklist` counts them (`inherited_rejected`); none, nothing is said.
+#[test]
+fn show_review_says_how_many_inherited_items_the_engineer_rejected_there() {
+    let dir = TempDir::new("carry-inherited-rejected").unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [
+                   {"requirement": "Flatness of datum A 0.05", "source": "drawing",
+                    "state": "satisfied", "evidence": "by process", "faces": ["face:2"]},
+                   {"requirement": "Width 40 mm", "source": "drawing", "state": "satisfied",
+                    "faces": ["face:0"]}]}),
+    );
+    let mut store = Store::open(&db).unwrap();
+    let mut input = &b"r\nflatness by process, not CMM\n\na\n\n\n"[..];
+    review_mcp::terminal::review(&mut store, &rev(1), &mut input, &mut Vec::new()).unwrap();
+    drop(store);
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:2", "to": "face:7"}, {"from": "face:0", "to": "face:5"}]}),
+    );
+    let (text, got) = line_and_review(&mut c);
+    assert_eq!(
+        got["worklist"],
+        json!({"re_verify": 0, "inherited": 2, "inherited_rejected": 1, "stated_here": 0}),
+        "{got}"
+    );
+    assert!(
+        text.contains("2 inherited (not re-verified here; the engineer rejected 1 of them there: recall_decisions with carried \"inherited\" and detail \"full\" shows which, to state again or ask about with request_verdicts and items)"),
+        "{text}"
+    );
+    // Both accepted: nothing more is said.
+    let dir = TempDir::new("carry-inherited-accepted").unwrap();
+    let db = dir.join("r.db");
+    let mut c = Client::new(Store::open(&db).unwrap(), Era::V2026_07_28);
+    c.ok(
+        "remember_decision",
+        json!({"artifact": art_uri(&rev(1), FILE), "subject": "release", "disposition": "hold",
+               "basis": [{"requirement": "Width 40 mm", "source": "drawing",
+                          "state": "satisfied", "faces": ["face:0"]}]}),
+    );
+    let mut store = Store::open(&db).unwrap();
+    review_mcp::terminal::review(&mut store, &rev(1), &mut &b"a\n\n\n"[..], &mut Vec::new())
+        .unwrap();
+    drop(store);
+    c.ok(
+        "carry_forward",
+        json!({"from": art_uri(&rev(1), FILE), "to": art_uri(&rev(2), FILE),
+               "map": [{"from": "face:0", "to": "face:5"}]}),
+    );
+    let (text, got) = line_and_review(&mut c);
+    assert!(got["worklist"].get("inherited_rejected").is_none(), "{got}");
+    assert!(!text.contains("rejected"), "{text}");
+}
+
+/// `show_review` of revision 2: its line and its structured content.
+fn line_and_review(c: &mut Client) -> (String, Value) {
+    let got = c.ok("show_review", json!({"artifact": art_uri(&rev(2), FILE)}));
+    let resp = c.call("show_review", json!({"artifact": art_uri(&rev(2), FILE)}));
+    let text = resp["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    (text, got)
 }

@@ -949,7 +949,11 @@ fn carry_forward_form_labels_a_carried_items_evidence_as_the_earlier_revisions()
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert!(about.starts_with("re-verify (face:10 changed)"), "{about}");
+    assert!(
+        about.starts_with("re-verify, carried from revision ")
+            && about.contains(" (changed there: face:10)"),
+        "{about}"
+    );
     assert!(
         about.contains("state there: satisfied")
             && about.contains("evidence there: find_holes: location x=-25.0"),

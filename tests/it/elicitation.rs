@@ -204,6 +204,97 @@ fn a_form_of_chosen_items_counts_the_others_without_promising_to_ask_them() -> R
     Ok(())
 }
 
+/// Found by enduser3 driving a real review: a verdict judges the item as stated, so the
+/// engineer who agrees that an item is violated accepts it (the Form 3 says FAIL), and one who
+/// rejects it says the item is wrong (INDETERMINATE); but the form only said "accept or reject
+/// each item", and an engineer rejecting "Hole pitch 40 mm: violated, 35 mm measured" to
+/// reject the part had the Form 3 call the violation disputed. A violated item's field says
+/// what accepting it means; a satisfied one's says nothing more.
+#[test]
+fn a_violated_item_says_that_accepting_it_confirms_the_violation() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let out = send(
+        &mut s,
+        &call(
+            2,
+            "remember_decision",
+            json!({"artifact": artifact(), "subject": "hole pattern", "disposition": "hold",
+                   "basis": [
+                       {"requirement": "Hole pitch 40 mm", "source": "drawing", "state": "violated",
+                        "evidence": "find_holes: 35 mm"},
+                       {"requirement": "Holes 8.5 mm", "source": "drawing", "state": "satisfied"}]}),
+        ),
+    );
+    ensure!(
+        out.first().is_some_and(|r| r["result"]["isError"] != true),
+        "{out:?}"
+    );
+    let out = send(
+        &mut s,
+        &call(
+            3,
+            "request_verdicts",
+            json!({"artifact": artifact(), "subject": "hole pattern"}),
+        ),
+    );
+    let fields = &out.first().context("no form")?["params"]["requestedSchema"]["properties"];
+    let about = |k: &str| {
+        fields[k]["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let hint = "state: violated (accepting confirms the violation; reject only if the item is wrong as stated)";
+    ensure!(
+        about("judgement_0").contains(hint),
+        "{}",
+        about("judgement_0")
+    );
+    ensure!(
+        !about("judgement_1").contains("accepting"),
+        "{}",
+        about("judgement_1")
+    );
+    Ok(())
+}
+
+/// Found by enduser3: the engineer answered a form of chosen items (`items`) while others
+/// still awaited them, and the answer's line said only "Recorded the engineer's verdicts on
+/// …: 1 accepted, 0 rejected (via elicitation)": `remaining` was in the structured content
+/// alone, and a model reading the line took the decision as judged. The line says how many
+/// items still await the engineer and the call that asks them.
+#[test]
+fn a_recorded_answer_says_how_many_items_still_await_the_engineer() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(
+        &mut s,
+        &call(
+            2,
+            "request_verdicts",
+            json!({"artifact": artifact(), "subject": "thread depth", "items": [1]}),
+        ),
+    ))?;
+    let out = send(
+        &mut s,
+        &answer(
+            &asked,
+            json!({"action": "accept", "content": {"judgement_1": "accepted"}}),
+        ),
+    );
+    let result = &out.first().context("no answer")?["result"];
+    ensure!(result["structuredContent"]["remaining"] == 1, "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    ensure!(
+        text.ends_with(
+            " 1 more item awaits the engineer's verdict: request_verdicts without items asks it."
+        ),
+        "{text}"
+    );
+    Ok(())
+}
+
 #[test]
 fn other_requests_are_served_while_questions_wait_and_each_answer_finds_its_call() -> Result<()> {
     let mut s = server_with_wait(None)?;

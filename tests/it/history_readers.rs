@@ -806,3 +806,55 @@ fn a_carried_event_says_its_own_revision_once_in_the_table() -> Result<()> {
     }
     Ok(())
 }
+
+/// Found by enduser3 driving a real review with the official TypeScript clients: the trail
+/// line of a carry ("carried: revision … → …", in the report and the review card's data) cut
+/// each revision at 60 characters, `sha256:` and 52 hex digits then `…`: a third spelling,
+/// neither whole nor the short form every other reader writes, which no tool, resource or
+/// command resolves (the short form is refused naming the revision it stands for; this one
+/// only failed the schema, and `form3` called it "not a revision"). The line names each
+/// revision in the short form (`sha256:` and 12 hex digits, `…`), which the report's header
+/// and the card's `revision` and `supersedes` say whole.
+#[test]
+fn a_carried_trail_line_names_each_revision_in_the_short_form() -> Result<()> {
+    const REV2: &str = "sha256:eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+    let at = |rev: &str| json!({"revision": rev, "format": "step", "uri": FILE});
+    let short = |rev: &str| format!("{}…", &rev[..19]);
+    let want = format!("carried: revision {} → {}; ", short(REV), short(REV2));
+    for era in ERAS {
+        let dir = TempDir::new("history-carry-trail")?;
+        let mut h = host(&dir, era)?;
+        remember(&mut h, "hold", None, "satisfied")?;
+        h.ok(
+            "carry_forward",
+            json!({"from": at(REV), "to": at(REV2), "map": []}),
+        )?;
+        let mut lines: Vec<String> = Vec::new();
+        for rev in [REV, REV2] {
+            let report = read(&mut h, &format!("review://revisions/{rev}/report"))?;
+            lines.extend(
+                report
+                    .lines()
+                    .filter(|l| l.starts_with("- carried: "))
+                    .map(str::to_string),
+            );
+            let card = h.ok(
+                "show_review",
+                json!({"artifact": at(rev), "detail": "full"}),
+            )?;
+            for d in card["decisions"].as_array().context("decisions")? {
+                for l in d["trail"]["lines"].as_array().context("trail")? {
+                    let l = l.as_str().context("line")?;
+                    if l.starts_with("carried: ") {
+                        lines.push(format!("- {l}"));
+                    }
+                }
+            }
+        }
+        ensure!(lines.len() == 4, "{era:?}: the carried lines {lines:?}");
+        for l in &lines {
+            ensure!(l.starts_with(&format!("- {want}")), "{era:?}: {l}");
+        }
+    }
+    Ok(())
+}

@@ -868,7 +868,7 @@ fn stored_fields_cannot_add_segments_to_the_forms_description() {
     assert_eq!(
         about(0),
         format!(
-            "source: drawing (\"sheet 2); state: satisfied; x (y\"); state: violated; evidence: \"per drawing; {fake}\""
+            "source: drawing (\"sheet 2); state: satisfied; x (y\"); state: violated (accepting confirms the violation; reject only if the item is wrong as stated); evidence: \"per drawing; {fake}\""
         )
     );
     assert_eq!(
