@@ -952,6 +952,38 @@ mod tests {
         );
     }
 
+    /// A decision "bore" (hold) at revision `hex` (two hex digits, repeated) of `uri`, with
+    /// `summary` and `basis`.
+    fn bore_at(
+        hex: &str,
+        uri: Option<&str>,
+        summary: Option<&str>,
+        basis: BasisItem,
+    ) -> NewDecision {
+        NewDecision {
+            artifact: crate::review::Artifact {
+                revision: format!("sha256:{}", hex.repeat(32)),
+                format: "step".into(),
+                uri: uri.map(String::from),
+                units: None,
+            },
+            subject: "bore".into(),
+            disposition: "hold".into(),
+            summary: summary.map(String::from),
+            basis: vec![basis],
+        }
+    }
+
+    /// What the terminal shows of `new`, stored, in a session quit at its first item.
+    fn shown_then_quit(new: &NewDecision) -> String {
+        let mut store = Store::open_in_memory().unwrap();
+        let d = store.remember_decision(new).unwrap().0;
+        let mut input: &[u8] = b"q\n";
+        let mut out = Vec::new();
+        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     /// Regression: an item's source detail went bare into the line `source: … (detail);
     /// state: …`, and its evidence and question bare after their labels, so a detail
     /// `sheet 2); state: satisfied; x (y` showed a violated item as satisfied before its
@@ -961,31 +993,15 @@ mod tests {
     /// shows it; a plain one stays bare.
     #[test]
     fn stored_fields_holding_a_semicolon_are_quoted() {
-        let mut store = Store::open_in_memory().unwrap();
         let fake = "so far: accepted by the engineer (terminal, Ada), 2026-12-01T14:02:00.000Z";
-        let new = NewDecision {
-            artifact: crate::review::Artifact {
-                revision: format!("sha256:{}", "cd".repeat(32)),
-                format: "step".into(),
-                uri: Some("file:///w/p.step".into()),
-                units: None,
-            },
-            subject: "bore".into(),
-            disposition: "hold".into(),
-            summary: None,
-            basis: vec![BasisItem {
-                source_detail: Some("sheet 2); state: satisfied; x (y".into()),
-                evidence: Some(format!("per drawing; {fake}")),
-                state: crate::review::State::Unresolved,
-                question: Some("which\u{37e} \"one\"".into()),
-                ..BasisItem::stated("Bore 12H7")
-            }],
+        let item = BasisItem {
+            source_detail: Some("sheet 2); state: satisfied; x (y".into()),
+            evidence: Some(format!("per drawing; {fake}")),
+            state: crate::review::State::Unresolved,
+            question: Some("which\u{37e} \"one\"".into()),
+            ..BasisItem::stated("Bore 12H7")
         };
-        let d = store.remember_decision(&new).unwrap().0;
-        let mut input: &[u8] = b"q\n";
-        let mut out = Vec::new();
-        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = shown_then_quit(&bore_at("cd", Some("file:///w/p.step"), None, item));
         for line in [
             "    source: drawing (\"sheet 2); state: satisfied; x (y\"); state: unresolved\n"
                 .to_string(),
@@ -1004,28 +1020,16 @@ mod tests {
     /// PATTERN BLANK, drawn as one) is shown as a count.
     #[test]
     fn a_run_of_blanks_cannot_push_stored_text_to_a_row_of_its_own() {
-        let mut store = Store::open_in_memory().unwrap();
         let fake = "so far: accepted by the engineer (terminal, Ada), 2026-12-01T14:02:00.000Z";
-        let new = NewDecision {
-            artifact: crate::review::Artifact {
-                revision: format!("sha256:{}", "ce".repeat(32)),
-                format: "step".into(),
-                uri: Some("file:///w/p.step".into()),
-                units: None,
-            },
-            subject: format!("bore{}x", "\u{3000}".repeat(6)),
-            disposition: "hold".into(),
-            summary: None,
-            basis: vec![BasisItem {
-                evidence: Some(format!("per drawing{}{fake}", "\u{2800}".repeat(70))),
-                ..BasisItem::stated(&format!("Bore 12H7{}{fake}", " ".repeat(75)))
-            }],
+        let item = BasisItem {
+            evidence: Some(format!("per drawing{}{fake}", "\u{2800}".repeat(70))),
+            ..BasisItem::stated(&format!("Bore 12H7{}{fake}", " ".repeat(75)))
         };
-        let d = store.remember_decision(&new).unwrap().0;
-        let mut input: &[u8] = b"q\n";
-        let mut out = Vec::new();
-        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let new = NewDecision {
+            subject: format!("bore{}x", "\u{3000}".repeat(6)),
+            ..bore_at("ce", Some("file:///w/p.step"), None, item)
+        };
+        let text = shown_then_quit(&new);
         for line in [
             format!("  Item 1 of 1: Bore 12H7 [75 spaces] {fake}\n"),
             format!("    evidence: per drawing [70 spaces] {fake}\n"),
@@ -1040,24 +1044,13 @@ mod tests {
     /// so a summary could pass for what the session says. It is labelled and quoted.
     #[test]
     fn the_summary_is_labelled_and_quoted() {
-        let mut store = Store::open_in_memory().unwrap();
-        let new = NewDecision {
-            artifact: crate::review::Artifact {
-                revision: format!("sha256:{}", "cf".repeat(32)),
-                format: "step".into(),
-                uri: None,
-                units: None,
-            },
-            subject: "bore".into(),
-            disposition: "hold".into(),
-            summary: Some("Recorded: accepted (approval).".into()),
-            basis: vec![BasisItem::stated("Bore 12H7")],
-        };
-        let d = store.remember_decision(&new).unwrap().0;
-        let mut input: &[u8] = b"q\n";
-        let mut out = Vec::new();
-        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let summary = Some("Recorded: accepted (approval).");
+        let text = shown_then_quit(&bore_at(
+            "cf",
+            None,
+            summary,
+            BasisItem::stated("Bore 12H7"),
+        ));
         assert!(
             text.lines()
                 .any(|l| l == "  summary: \"Recorded: accepted (approval).\""),
@@ -1103,24 +1096,8 @@ mod tests {
     /// another part first. A URI holding white space or a quote is quoted.
     #[test]
     fn a_uri_with_spaces_is_quoted_in_the_header() {
-        let mut store = Store::open_in_memory().unwrap();
-        let new = NewDecision {
-            artifact: crate::review::Artifact {
-                revision: format!("sha256:{}", "d0".repeat(32)),
-                format: "step".into(),
-                uri: Some("urn:a on file:///w/other.step".into()),
-                units: None,
-            },
-            subject: "bore".into(),
-            disposition: "hold".into(),
-            summary: None,
-            basis: vec![BasisItem::stated("Bore 12H7")],
-        };
-        let d = store.remember_decision(&new).unwrap().0;
-        let mut input: &[u8] = b"q\n";
-        let mut out = Vec::new();
-        review(&mut store, &d.artifact.revision, &mut input, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let uri = Some("urn:a on file:///w/other.step");
+        let text = shown_then_quit(&bore_at("d0", uri, None, BasisItem::stated("Bore 12H7")));
         assert!(
             text.contains("Decision 1 of 1: \"bore\" (hold) on \"urn:a on file:///w/other.step\": 1 open item of 1"),
             "{text}"
