@@ -4117,3 +4117,63 @@ fn adv9458_a_statement_kept_in_the_carried_feature_s_own_copy_among_two() -> any
     ];
     run(&ops).map(drop)
 }
+
+/// The archive of seed 9458's shape, whose import moved the key back to the carried feature
+/// once every line was in (`settle_contested`, the stating clone's export first), exports what
+/// an empty database that imports that export exports again, byte for byte (adv9458).
+#[test]
+fn adv9458_an_archive_that_settled_a_contested_line_exports_what_it_imports() -> anyhow::Result<()>
+{
+    use Op::*;
+    let ops = vec![
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 2,
+        },
+        Sync { c: 0 },
+        Rejoin { c: 2 },
+        Carry {
+            c: 2,
+            from: 1,
+            to: 2,
+        },
+        Rename {
+            c: 0,
+            part: 0,
+            rev: 1,
+            from: 2,
+            to: 2,
+        },
+        Fidelity { c: 0 },
+        Sync { c: 2 },
+        Sync { c: 0 },
+        Sync { c: 2 },
+        Fidelity { c: 2 },
+    ];
+    let mut w = World::new()?;
+    for op in &ops {
+        w.apply(op)?;
+    }
+    let first = export(&w.archive)?;
+    // The carried feature holds the key at 2, the statement anew at 1 kept in its copy.
+    let live: Vec<Value> = lines(&first)
+        .into_iter()
+        .map(|mut l| l["record"].take())
+        .filter(|r| r["kind"] == "feature" && r.get("superseded").is_none_or(Value::is_null))
+        .collect();
+    ensure!(
+        live.len() == 1 && live[0]["artifact"]["revision"] == rev(0, 2),
+        "{live:?}"
+    );
+    let file = w.root.join("archive.jsonl");
+    std::fs::write(&file, &first)?;
+    let fresh = w.root.join("archive-again.db");
+    review_mcp::sync::import::import_file(&fresh, &file)
+        .map_err(|e| anyhow::anyhow!("import into an empty database: {e}"))?;
+    let again = export(&fresh)?;
+    ensure!(first == again, "{}", first_difference(&first, &again));
+    Ok(())
+}
