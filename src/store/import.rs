@@ -22,9 +22,13 @@ use crate::time;
 pub struct ImportSummary {
     /// Lines whose key was free.
     pub added: usize,
-    /// Lines later than the holder of their key, which they replaced.
+    /// Lines later than the holder of their key, which they replaced; and a carried feature's
+    /// line that took its key back, once every line was in, from a statement its clones kept
+    /// in its copy at the revision carried past (`settle_contested`), however old.
     pub replaced: usize,
-    /// Lines identical to, older than, or as old as the holder of their key.
+    /// Lines identical to, older than, or as old as the holder of their key; and a statement
+    /// under a new id, later than the carried feature holding its key, that the feature's copy
+    /// at the statement's revision already keeps (`copy_as_late`).
     pub unchanged: usize,
     /// Lines stating a feature at a revision a carry of it moved it on from (made in a clone
     /// that had not seen the carry): kept as what that revision says of it, in its superseded
