@@ -3942,3 +3942,238 @@ fn the_archive_takes_a_carry_over_a_statement_its_clones_kept_as_the_copy() -> a
     ];
     run(&ops).map(|_| ())
 }
+
+/// Known defect (adv9458, found in review of the fix above; the store's
+/// `store::import::tests::a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew`
+/// says why it is left). Clone 0 states "chamfer" at 1, carries it to 2 and syncs; clone 1
+/// takes the carry (the archive imports its export); clone 0 forgets the feature at 2 and
+/// states it anew at 1 (a new id); clone 1 then states it at 1, which goes in the copy there,
+/// later than the new id. The clones delete the carried feature and keep the new id live at
+/// revision 1. The archive, its copy at 1 dated after the new id, keeps (this order) or takes
+/// back (the other) the carried feature at 2: it holds the statement anew nowhere.
+#[test]
+#[ignore = "known defect: a later copy at A lets a forgotten carried feature take the key from a statement anew (adv9458)"]
+fn adv9458_a_carried_feature_forgotten_where_it_stands_then_a_later_copy() -> anyhow::Result<()> {
+    run(&forgotten_where_it_stands(false)).map(drop)
+}
+
+/// The same, the stating clone's export imported first.
+#[test]
+#[ignore = "known defect: a later copy at A lets a forgotten carried feature take the key from a statement anew (adv9458)"]
+fn adv9458_a_carried_feature_forgotten_where_it_stands_then_a_later_copy_other_order()
+-> anyhow::Result<()> {
+    run(&forgotten_where_it_stands(true)).map(drop)
+}
+
+fn forgotten_where_it_stands(stating_first: bool) -> Vec<Op> {
+    use Op::*;
+    let mut ops = vec![
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 2,
+        },
+        Sync { c: 0 },
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        Sync { c: 0 },
+        Sync { c: 1 },
+        Fidelity { c: 1 },
+        Forget {
+            c: 0,
+            part: 0,
+            rev: 2,
+            name: 2,
+        },
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 3,
+        },
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 4,
+        },
+        Fidelity { c: 1 },
+        Fidelity { c: 0 },
+    ];
+    if stating_first {
+        let n = ops.len();
+        ops.swap(n - 1, n - 2);
+    }
+    ops
+}
+
+/// The twin of the known defect above, which passes (adv9458): seed 9458's shape (clone 0,
+/// not having seen clone 1's carry of "chamfer" from 1 to 2, forgets it at 1 and states it
+/// anew there), then clone 1, which made the carry, states it at 1 later (in the copy there,
+/// other words than clone 0's). The clones keep the carried feature at 2 and clone 1's words
+/// in the copy at 1 (clone 0's statement settled there, then hidden by the later one); so does
+/// the archive, whose copy at 1 is dated after clone 0's statement. Asking that the copy hold
+/// the statement's very words (a fix tried for the defect above) fails this test: seen.
+#[test]
+fn adv9458_a_statement_settled_then_hidden_by_a_later_one_keeps_the_carry() -> anyhow::Result<()> {
+    use Op::*;
+    let ops = vec![
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 2,
+        },
+        Sync { c: 0 },
+        Sync { c: 1 },
+        Carry {
+            c: 1,
+            from: 1,
+            to: 2,
+        },
+        Sync { c: 1 },
+        Fidelity { c: 1 },
+        Rename {
+            c: 0,
+            part: 0,
+            rev: 1,
+            from: 2,
+            to: 2,
+        },
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 4,
+        },
+        Fidelity { c: 1 },
+        Fidelity { c: 0 },
+    ];
+    run(&ops).map(drop)
+}
+
+/// Two clones carry their own "chamfer" from 1 to 2 (two ids, two copies at 1); the later
+/// carried feature keeps the key; clone 2, which had not seen the carries, forgets the
+/// feature at 1 and states it anew there. The clones keep the carried feature at 2 and the
+/// statement in its own copy at 1; the archive must too, whichever copy has the least id
+/// (`store::import::tests::a_statement_kept_in_the_carried_feature_s_own_copy_among_two_does_not_take_the_key_back`,
+/// seen failing there; here the ids are random, so before the fix this failed only when the
+/// other copy had the least id).
+#[test]
+fn adv9458_a_statement_kept_in_the_carried_feature_s_own_copy_among_two() -> anyhow::Result<()> {
+    use Op::*;
+    let ops = vec![
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 2,
+        },
+        Sync { c: 0 },
+        Sync { c: 2 },
+        Remember {
+            c: 1,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 3,
+        },
+        Carry {
+            c: 0,
+            from: 1,
+            to: 2,
+        },
+        Carry {
+            c: 1,
+            from: 1,
+            to: 2,
+        },
+        Fidelity { c: 0 },
+        Fidelity { c: 1 },
+        Sync { c: 0 },
+        Sync { c: 1 },
+        Sync { c: 0 },
+        Rename {
+            c: 2,
+            part: 0,
+            rev: 1,
+            from: 2,
+            to: 2,
+        },
+        Fidelity { c: 2 },
+        Sync { c: 2 },
+        Sync { c: 1 },
+        Fidelity { c: 1 },
+    ];
+    run(&ops).map(drop)
+}
+
+/// The archive of seed 9458's shape, whose import moved the key back to the carried feature
+/// once every line was in (`settle_contested`, the stating clone's export first), exports what
+/// an empty database that imports that export exports again, byte for byte (adv9458).
+#[test]
+fn adv9458_an_archive_that_settled_a_contested_line_exports_what_it_imports() -> anyhow::Result<()>
+{
+    use Op::*;
+    let ops = vec![
+        Remember {
+            c: 0,
+            part: 0,
+            rev: 1,
+            name: 2,
+            tag: 2,
+        },
+        Sync { c: 0 },
+        Rejoin { c: 2 },
+        Carry {
+            c: 2,
+            from: 1,
+            to: 2,
+        },
+        Rename {
+            c: 0,
+            part: 0,
+            rev: 1,
+            from: 2,
+            to: 2,
+        },
+        Fidelity { c: 0 },
+        Sync { c: 2 },
+        Sync { c: 0 },
+        Sync { c: 2 },
+        Fidelity { c: 2 },
+    ];
+    let mut w = World::new()?;
+    for op in &ops {
+        w.apply(op)?;
+    }
+    let first = export(&w.archive)?;
+    // The carried feature holds the key at 2, the statement anew at 1 kept in its copy.
+    let live: Vec<Value> = lines(&first)
+        .into_iter()
+        .map(|mut l| l["record"].take())
+        .filter(|r| r["kind"] == "feature" && r.get("superseded").is_none_or(Value::is_null))
+        .collect();
+    ensure!(
+        live.len() == 1 && live[0]["artifact"]["revision"] == rev(0, 2),
+        "{live:?}"
+    );
+    let file = w.root.join("archive.jsonl");
+    std::fs::write(&file, &first)?;
+    let fresh = w.root.join("archive-again.db");
+    review_mcp::sync::import::import_file(&fresh, &file)
+        .map_err(|e| anyhow::anyhow!("import into an empty database: {e}"))?;
+    let again = export(&fresh)?;
+    ensure!(first == again, "{}", first_difference(&first, &again));
+    Ok(())
+}
