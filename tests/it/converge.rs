@@ -4177,3 +4177,63 @@ fn adv9458_an_archive_that_settled_a_contested_line_exports_what_it_imports() ->
     ensure!(first == again, "{}", first_difference(&first, &again));
     Ok(())
 }
+
+/// Known defect (seed 9535 of 200, minimised to 11; also fails on d3ad7de, before this
+/// session's changes): during `git pull --rebase`, git pairs an item file deleted on one side
+/// with another item's file added there as a rename, and the merge driver gives the other item
+/// back its own file, untracked ("written back to its own file … (commit it)"). A later commit
+/// of the same rebase adds that very file (the clone's own statement, committed before the
+/// pull), and git stops the rebase: "The following untracked working tree files would be
+/// overwritten by merge … Please move or remove them before you merge". Nothing is lost (the
+/// file and the commit both hold the item), but the user is left mid-rebase by a message that
+/// does not say what to do; `git add` of the given-back file, `git commit`, then `git rebase
+/// --continue` goes on (the add/add conflict goes to the driver). A fix: the driver sets the
+/// version aside for sync (`.<id>.json.kept`, as it does when the file is there) while git is
+/// rebasing, so nothing untracked stands in a later pick's way.
+#[test]
+#[ignore = "known defect: a file the merge driver gives back during git pull --rebase stops a later pick that adds it"]
+fn a_file_given_back_during_a_rebase_does_not_stop_a_later_pick() -> anyhow::Result<()> {
+    use Op::*;
+    let ops = vec![
+        Remember {
+            c: 2,
+            part: 1,
+            rev: 0,
+            name: 2,
+            tag: 2,
+        },
+        Sync { c: 2 },
+        Sync { c: 1 },
+        Remember {
+            c: 1,
+            part: 1,
+            rev: 2,
+            name: 2,
+            tag: 1,
+        },
+        Commit { c: 1 },
+        Note {
+            c: 2,
+            part: 1,
+            rev: 0,
+            entity: 0,
+        },
+        Forget {
+            c: 2,
+            part: 1,
+            rev: 2,
+            name: 2,
+        },
+        Remember {
+            c: 1,
+            part: 1,
+            rev: 1,
+            name: 2,
+            tag: 1,
+        },
+        Sync { c: 2 },
+        Commit { c: 1 },
+        Pull { c: 1, rebase: true },
+    ];
+    run(&ops).map(|_| ())
+}
