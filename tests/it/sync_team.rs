@@ -915,3 +915,51 @@ fn sync_team_refuses_a_folder_inside_a_git_directory() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// Regression: a clone kept as a bare repository with its work trees added inside it (`git
+/// clone --bare URL project.git`, then `git worktree add main` in it: a common layout for
+/// working on several branches) was refused as "inside the git directory project.git",
+/// though git commits the work tree's files like any clone's. A directory holding `.git`
+/// (here the worktree's `.git` file) between the folder and the git directory is a work tree
+/// of its own: its folder syncs, and what the sync writes is committed and pushed.
+#[test]
+fn sync_team_syncs_a_worktree_added_inside_a_bare_clone() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-bare-worktree")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    git_ok(
+        root.path(),
+        &["clone", "-q", "--bare", &bare.to_string_lossy(), "bob.git"],
+    )?;
+    let local = root.path().join("bob.git");
+    git_ok(&local, &["worktree", "add", "-q", "main", "main"])?;
+    let tree = local.join("main");
+    for (k, v) in [("user.name", "bob"), ("user.email", "bob@example.com")] {
+        git_ok(&tree, &["config", k, v])?;
+    }
+    let db = root.path().join("bob.db");
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("sync")
+        .arg(tree.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    ensure!(
+        out.status.success(),
+        "the worktree's folder syncs: {}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let export = run(Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("export")
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let export = String::from_utf8_lossy(&export.stdout);
+    ensure!(
+        export.contains("ream to size"),
+        "alice's feature reached bob's database: {export}"
+    );
+    Ok(())
+}
