@@ -388,6 +388,7 @@ impl<'a, 't> Apply<'a, 't> {
                         ));
                         self.saver.push(held)?;
                         self.replaced += 1;
+                        self.counts.older_saved += 1;
                         self.import(&r, db_item)?;
                     }
                     _ => self.import(&r, db_item)?,

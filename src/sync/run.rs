@@ -126,6 +126,10 @@ pub struct Counts {
     /// How many database versions that a conflict's merge replaced were saved with the
     /// deleted items.
     pub replaced_saved: usize,
+    /// How many of `replaced_saved` are database versions a folder version older than them
+    /// replaced (changed in the folder only): the saved one is the later, which `import`
+    /// brings back.
+    pub older_saved: usize,
     /// Files a `git pull` or an editor changed while the sync ran (after it read them): left
     /// as they are, for the next sync to merge (`records/<id>.json`).
     pub changed_meanwhile: Vec<String>,

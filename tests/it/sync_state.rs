@@ -1134,6 +1134,54 @@ fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow:
     Ok(())
 }
 
+/// Regression: the database's version an older folder version replaced (a `git checkout --
+/// review` of a file sync wrote and nobody committed) was saved with the note "to compare with
+/// the merge: import keeps the later version", as for a conflict's merge: no merge took place,
+/// the saved version is the later one, and the note gave no command, so the engineer who did
+/// not mean the checkout was not told that `import` of that file, then a sync, brings it back.
+/// The note now gives that command, as it does for a deletion, and it works.
+#[test]
+fn sync_says_how_to_bring_back_the_database_version_an_older_folder_version_replaced()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-older-back")?;
+    let dir = tmp.path();
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[decision("dec_d", "hold", T1, None)])?;
+    sync(&db, &folder)?;
+    let committed = std::fs::read(folder.join("decisions/dec_d.json"))?;
+    import(
+        dir,
+        &db,
+        &[decision(
+            "dec_d",
+            "hold until the bore is reworked",
+            T2,
+            None,
+        )],
+    )?;
+    sync(&db, &folder)?;
+    std::fs::write(folder.join("decisions/dec_d.json"), &committed)?;
+    let out = sync(&db, &folder)?;
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    ensure!(saved.len() == 1, "{out}");
+    let command = format!(
+        "review-mcp --db {} import {}, then sync again",
+        db.display(),
+        saved[0].display()
+    );
+    ensure!(
+        out.contains(&command) && !out.contains("compare with the merge"),
+        "the note gives the command that brings it back: {out}"
+    );
+    ok(review_mcp(&db, &["import", &saved[0].to_string_lossy()])?)?;
+    sync(&db, &folder)?;
+    let file = std::fs::read_to_string(folder.join("decisions/dec_d.json"))?;
+    ensure!(file.contains("hold until the bore is reworked"), "{file}");
+    Ok(())
+}
+
 /// A file only reformatted by hand (keys reordered, another indent, trailing spaces) was
 /// "imported into the database: 1" though nothing of the item changed: the file is now only
 /// given its form back ("written to the folder: 1"), and nothing is imported or recorded.
