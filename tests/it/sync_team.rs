@@ -963,3 +963,51 @@ fn sync_team_syncs_a_worktree_added_inside_a_bare_clone() -> anyhow::Result<()> 
     );
     Ok(())
 }
+
+/// Regression (found by `converge::long`, seed 6 at 200 operations, shortened to 7): Alice
+/// carried a feature to revision B and pushed; Bob, who had not pulled, stated it again at
+/// revision A, later, and synced and committed. His `git pull` had the merge driver keep the
+/// carry (a carried feature never moves back, whatever the times) and hand his statement to
+/// his next sync, to be kept as what revision A says. That sync took the carry, older than
+/// his statement, for the folder going back to an older version: a conflict line blaming a
+/// `git revert` or `git checkout`, and his statement saved in `bob.db.sync-deleted/`, though
+/// nothing was lost. A folder version that carries the database's on is no older version.
+#[test]
+fn sync_team_a_carry_the_driver_kept_over_a_later_restatement_is_no_older_version()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-carry-restated")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call(
+            "carry_forward",
+            json!({"from": art(), "to": artifact("bracket rev B", "/work/bracket.step"),
+                   "changed": ["face:1"], "change": "ECO", "map": []}),
+        )?
+        .ok()?;
+    a.publish("alice: carried to revision B")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream to size and deburr")?;
+    b.sync()?;
+    b.commit("bob: bore")?;
+    b.pull()?;
+    let out = b.sync()?;
+    ensure!(
+        !out.contains("older than the database's") && !out.contains("saved the database"),
+        "no older folder version: {out}"
+    );
+    ensure!(
+        !root.path().join("bob.db.sync-deleted").exists(),
+        "nothing saved: {out}"
+    );
+    let held = b.export()?;
+    ensure!(
+        held.contains("bob: ream to size and deburr") && held.contains("\"carried\""),
+        "the carry stands, and bob's statement as what revision A says: {held}"
+    );
+    Ok(())
+}
