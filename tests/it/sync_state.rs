@@ -1075,16 +1075,10 @@ fn sync_saves_the_database_version_a_conflict_replaced() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Regression: sync writes a changed item's file, and the engineer may never commit it; a
-/// `git checkout -- review` (or `git stash`, `git reset --hard`) then puts the older committed
-/// text back, and the next sync took it as a change in the folder and replaced the database's
-/// later version with it, unsaid and saved nowhere: that version existed in no commit and no
-/// file. A folder version older than the database's that replaces it is now named in a
-/// conflict line and the database's version saved beside the database, to be imported back.
-#[test]
-fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow::Result<()> {
-    let tmp = TempDir::new("sync-older")?;
-    let dir = tmp.path();
+/// In `dir`: decision dec_d synced at T1 then at T2 (`a.db`, folder `review`), its file put
+/// back as synced at T1 (a `git checkout -- review` of a file no commit held), and synced:
+/// the database, the folder and what that sync printed.
+fn older_folder_version_synced(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf, String)> {
     let (db, folder) = (dir.join("a.db"), dir.join("review"));
     import(dir, &db, &[decision("dec_d", "hold", T1, None)])?;
     sync(&db, &folder)?;
@@ -1103,6 +1097,20 @@ fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow:
     // The file sync wrote is put back as committed: older than the database's version.
     std::fs::write(folder.join("decisions/dec_d.json"), &committed)?;
     let out = sync(&db, &folder)?;
+    Ok((db, folder, out))
+}
+
+/// Regression: sync writes a changed item's file, and the engineer may never commit it; a
+/// `git checkout -- review` (or `git stash`, `git reset --hard`) then puts the older committed
+/// text back, and the next sync took it as a change in the folder and replaced the database's
+/// later version with it, unsaid and saved nowhere: that version existed in no commit and no
+/// file. A folder version older than the database's that replaces it is now named in a
+/// conflict line and the database's version saved beside the database, to be imported back.
+#[test]
+fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-older")?;
+    let dir = tmp.path();
+    let (db, folder, out) = older_folder_version_synced(dir)?;
     ensure!(
         out.lines()
             .any(|l| l.starts_with("conflict: decision dec_d")
@@ -1145,23 +1153,7 @@ fn sync_says_how_to_bring_back_the_database_version_an_older_folder_version_repl
 -> anyhow::Result<()> {
     let tmp = TempDir::new("sync-older-back")?;
     let dir = tmp.path();
-    let (db, folder) = (dir.join("a.db"), dir.join("review"));
-    import(dir, &db, &[decision("dec_d", "hold", T1, None)])?;
-    sync(&db, &folder)?;
-    let committed = std::fs::read(folder.join("decisions/dec_d.json"))?;
-    import(
-        dir,
-        &db,
-        &[decision(
-            "dec_d",
-            "hold until the bore is reworked",
-            T2,
-            None,
-        )],
-    )?;
-    sync(&db, &folder)?;
-    std::fs::write(folder.join("decisions/dec_d.json"), &committed)?;
-    let out = sync(&db, &folder)?;
+    let (db, folder, out) = older_folder_version_synced(dir)?;
     let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
         .map(|e| e.map(|e| e.path()))
         .collect::<Result<_, _>>()?;
