@@ -181,7 +181,7 @@ fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &
                 shown(&dir)
             );
         }
-        (false, Some(file)) if n == 0 => {
+        (false, Some(file)) if n == 0 && c.older_saved == 0 => {
             let _ = writeln!(
                 out,
                 "saved {what} in {} (to compare with the merge: import keeps the later version)",
@@ -189,10 +189,23 @@ fn saved_note(db: &Path, c: &Counts, saved: Option<&Path>, dry_run: bool, out: &
             );
         }
         (false, Some(file)) => {
+            let unmeant = match (n, c.older_saved) {
+                (_, 0) => {
+                    "a deletion was not meant (a force-push, a `git reset`, a file deleted \
+                           by hand)"
+                }
+                (0, _) => {
+                    "the older folder version was not meant (a `git checkout`, `git \
+                           stash` or `git reset` of a file sync wrote and no commit held)"
+                }
+                _ => {
+                    "a deletion or an older folder version was not meant (a force-push, a \
+                      `git checkout`, `git stash` or `git reset`, a file deleted by hand)"
+                }
+            };
             let _ = writeln!(
                 out,
-                "saved {what} in {}; if a deletion was not meant (a force-push, a `git \
-                 reset`, a file deleted by hand), bring them back with: review-mcp --db {} \
+                "saved {what} in {}; if {unmeant}, bring them back with: review-mcp --db {} \
                  import {}, then sync again (where the database holds a later version, import \
                  keeps it: the file is there to compare)",
                 shown(file),

@@ -375,7 +375,13 @@ impl<'a, 't> Apply<'a, 't> {
                     // reset` before any commit held it): taken, as the folder changed, but
                     // the database's version is saved and the change named, since it may
                     // exist nowhere else.
-                    Some(held) if r.updated_at() < held.updated_at() => {
+                    // Not a carry of the database's feature on from its revision (the
+                    // driver, or a teammate's sync, kept a carry over a later statement there,
+                    // which is kept as what that revision says): a carry stands whatever the
+                    // times, and nothing is lost.
+                    Some(held)
+                        if r.updated_at() < held.updated_at() && !self.carries_on(&r, held)? =>
+                    {
                         self.counts.conflicts.push(format!(
                             "{} {id} changed in the folder only, to a version older than the \
                              database's (folder version of {}, database version of {}): taken, \
@@ -388,6 +394,7 @@ impl<'a, 't> Apply<'a, 't> {
                         ));
                         self.saver.push(held)?;
                         self.replaced += 1;
+                        self.counts.older_saved += 1;
                         self.import(&r, db_item)?;
                     }
                     _ => self.import(&r, db_item)?,
@@ -624,6 +631,18 @@ impl<'a, 't> Apply<'a, 't> {
             return Ok(false);
         }
         self.copy_known(stayed)
+    }
+
+    /// Whether `onward` (the folder's version) is the feature `held` (the database's, unchanged
+    /// since the last sync) carried on from `held`'s revision: by its carry mark, or, the mark
+    /// gone (stated again after the carry), by a superseded copy known at `held`'s revision,
+    /// as [`merge::both_changed`] tells a carry from a statement.
+    fn carries_on(&self, onward: &Item, held: &Item) -> Result<bool> {
+        let (Item::Record(onward), Item::Record(held)) = (onward, held) else {
+            return Ok(false);
+        };
+        Ok(onward.carried_past(held, Some(&held.artifact.revision))
+            || (merge::elsewhere(onward, held) && self.copy_known_against(held, onward)?))
     }
 
     /// The feature `stated` states (live and named), as a carry of that very feature (its

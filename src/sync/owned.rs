@@ -313,9 +313,11 @@ pub(super) fn refuse_case_variants(folder: &Path) -> Result<()> {
             "{}: its name differs from sync's own {mine} only in letter case, so on macOS and \
              Windows the two are one, and git checks one out over the other there (a commit \
              adding it changes the review in those clones under another name); nothing was \
-             changed. Remove it (`git rm -r`, then commit; `git log -- PATH` names who added \
-             it), then sync again",
-            shown(&entry.path())
+             changed. Give it another name (`git mv {path} NEW`, a name not sync's: what it \
+             holds is kept) or remove it (`git rm -r {path}`), commit (`git log -- {path}` \
+             names who added it), then sync again",
+            shown(&entry.path()),
+            path = crate::text::shell_word(&entry.path().to_string_lossy())
         ));
     }
     Ok(())

@@ -126,6 +126,10 @@ pub struct Counts {
     /// How many database versions that a conflict's merge replaced were saved with the
     /// deleted items.
     pub replaced_saved: usize,
+    /// How many of `replaced_saved` are database versions a folder version older than them
+    /// replaced (changed in the folder only): the saved one is the later, which `import`
+    /// brings back.
+    pub older_saved: usize,
     /// Files a `git pull` or an editor changed while the sync ran (after it read them): left
     /// as they are, for the next sync to merge (`records/<id>.json`).
     pub changed_meanwhile: Vec<String>,
@@ -698,7 +702,8 @@ fn refuse_a_link_inside_the_work_tree(dir: &Path) -> Result<()> {
 /// file there, so the review would reach no one. A git directory is told as git tells one:
 /// `objects/` and `refs/` beside a `HEAD` file that names a branch (`ref: refs/…`) or a
 /// commit (hex digits), so a project's own `objects/`, `refs/` and `HEAD` are not taken
-/// for one.
+/// for one; a work tree nearer DIR than the git directory (a `.git` between them: a worktree
+/// added inside a bare clone) is not refused.
 fn refuse_a_git_directory(dir: &Path) -> Result<()> {
     use std::io::Read;
     let at = resolved(dir)?;
@@ -714,10 +719,19 @@ fn refuse_a_git_directory(dir: &Path) -> Result<()> {
             && (head.starts_with("ref: refs/")
                 || (head.len() >= 40 && head.chars().all(|c| c.is_ascii_hexdigit())))
     };
-    let git_dir = at.ancestors().find(|a| {
-        is_dir(&a.join("objects")) && is_dir(&a.join("refs")) && head_of_git(&a.join("HEAD"))
+    // The nearest of a work tree (a directory holding `.git`) and a git directory decides:
+    // a work tree inside a git directory (`git worktree add main` in a bare clone) is
+    // committed like any clone's.
+    let git_dir = at.ancestors().find_map(|a| {
+        if is_dir(&a.join("objects")) && is_dir(&a.join("refs")) && head_of_git(&a.join("HEAD")) {
+            Some(Some(a))
+        } else if fs::symlink_metadata(a.join(".git")).is_ok() {
+            Some(None)
+        } else {
+            None
+        }
     });
-    let Some(git_dir) = git_dir else {
+    let Some(Some(git_dir)) = git_dir else {
         return Ok(());
     };
     Err(fail!(

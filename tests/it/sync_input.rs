@@ -1549,7 +1549,10 @@ fn sync_and_merge_file_refuse_an_item_moved_to_another_key_under_its_id() -> any
 /// user's, though on macOS and Windows it is the same name: git checks one out over the other
 /// there, so a commit could change an item (or the merge rule) in every such clone under a
 /// name its pull request shows as a new file. Refused now, named, dry run too, and nothing
-/// changes until it is removed.
+/// changes until it is removed. The refusal's way out was only `git rm -r`, which drops what a
+/// team's `Readme.md` beside the README holds, without its path: it now offers `git mv PATH`
+/// to another name (what it holds kept) or `git rm -r PATH`, the path written out (seen
+/// failing before).
 #[test]
 fn sync_refuses_a_name_that_is_its_own_in_another_letter_case() -> anyhow::Result<()> {
     let dir = TempDir::new("own-name-case")?;
@@ -1576,7 +1579,10 @@ fn sync_refuses_a_name_that_is_its_own_in_another_letter_case() -> anyhow::Resul
             ensure!(
                 err.contains(top)
                     && err.contains("only in letter case")
-                    && err.contains("nothing was changed"),
+                    && err.contains("nothing was changed")
+                    // The way out keeps what it holds, named with its path.
+                    && err.contains(&format!("git mv {}", folder.join(top).display()))
+                    && err.contains(&format!("git rm -r {}", folder.join(top).display())),
                 "{name} {run}: {err}"
             );
         }

@@ -1075,16 +1075,10 @@ fn sync_saves_the_database_version_a_conflict_replaced() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Regression: sync writes a changed item's file, and the engineer may never commit it; a
-/// `git checkout -- review` (or `git stash`, `git reset --hard`) then puts the older committed
-/// text back, and the next sync took it as a change in the folder and replaced the database's
-/// later version with it, unsaid and saved nowhere: that version existed in no commit and no
-/// file. A folder version older than the database's that replaces it is now named in a
-/// conflict line and the database's version saved beside the database, to be imported back.
-#[test]
-fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow::Result<()> {
-    let tmp = TempDir::new("sync-older")?;
-    let dir = tmp.path();
+/// In `dir`: decision dec_d synced at T1 then at T2 (`a.db`, folder `review`), its file put
+/// back as synced at T1 (a `git checkout -- review` of a file no commit held), and synced:
+/// the database, the folder and what that sync printed.
+fn older_folder_version_synced(dir: &Path) -> anyhow::Result<(PathBuf, PathBuf, String)> {
     let (db, folder) = (dir.join("a.db"), dir.join("review"));
     import(dir, &db, &[decision("dec_d", "hold", T1, None)])?;
     sync(&db, &folder)?;
@@ -1103,6 +1097,20 @@ fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow:
     // The file sync wrote is put back as committed: older than the database's version.
     std::fs::write(folder.join("decisions/dec_d.json"), &committed)?;
     let out = sync(&db, &folder)?;
+    Ok((db, folder, out))
+}
+
+/// Regression: sync writes a changed item's file, and the engineer may never commit it; a
+/// `git checkout -- review` (or `git stash`, `git reset --hard`) then puts the older committed
+/// text back, and the next sync took it as a change in the folder and replaced the database's
+/// later version with it, unsaid and saved nowhere: that version existed in no commit and no
+/// file. A folder version older than the database's that replaces it is now named in a
+/// conflict line and the database's version saved beside the database, to be imported back.
+#[test]
+fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-older")?;
+    let dir = tmp.path();
+    let (db, folder, out) = older_folder_version_synced(dir)?;
     ensure!(
         out.lines()
             .any(|l| l.starts_with("conflict: decision dec_d")
@@ -1131,6 +1139,38 @@ fn sync_saves_the_database_version_an_older_folder_version_replaces() -> anyhow:
         out.contains("conflicts: 0") && !out.contains("saved"),
         "{out}"
     );
+    Ok(())
+}
+
+/// Regression: the database's version an older folder version replaced (a `git checkout --
+/// review` of a file sync wrote and nobody committed) was saved with the note "to compare with
+/// the merge: import keeps the later version", as for a conflict's merge: no merge took place,
+/// the saved version is the later one, and the note gave no command, so the engineer who did
+/// not mean the checkout was not told that `import` of that file, then a sync, brings it back.
+/// The note now gives that command, as it does for a deletion, and it works.
+#[test]
+fn sync_says_how_to_bring_back_the_database_version_an_older_folder_version_replaced()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-older-back")?;
+    let dir = tmp.path();
+    let (db, folder, out) = older_folder_version_synced(dir)?;
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    ensure!(saved.len() == 1, "{out}");
+    let command = format!(
+        "review-mcp --db {} import {}, then sync again",
+        db.display(),
+        saved[0].display()
+    );
+    ensure!(
+        out.contains(&command) && !out.contains("compare with the merge"),
+        "the note gives the command that brings it back: {out}"
+    );
+    ok(review_mcp(&db, &["import", &saved[0].to_string_lossy()])?)?;
+    sync(&db, &folder)?;
+    let file = std::fs::read_to_string(folder.join("decisions/dec_d.json"))?;
+    ensure!(file.contains("hold until the bore is reworked"), "{file}");
     Ok(())
 }
 

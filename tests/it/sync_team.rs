@@ -915,3 +915,99 @@ fn sync_team_refuses_a_folder_inside_a_git_directory() -> anyhow::Result<()> {
     );
     Ok(())
 }
+
+/// Regression: a clone kept as a bare repository with its work trees added inside it (`git
+/// clone --bare URL project.git`, then `git worktree add main` in it: a common layout for
+/// working on several branches) was refused as "inside the git directory project.git",
+/// though git commits the work tree's files like any clone's. A directory holding `.git`
+/// (here the worktree's `.git` file) between the folder and the git directory is a work tree
+/// of its own: its folder syncs, and what the sync writes is committed and pushed.
+#[test]
+fn sync_team_syncs_a_worktree_added_inside_a_bare_clone() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-bare-worktree")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    git_ok(
+        root.path(),
+        &["clone", "-q", "--bare", &bare.to_string_lossy(), "bob.git"],
+    )?;
+    let local = root.path().join("bob.git");
+    git_ok(&local, &["worktree", "add", "-q", "main", "main"])?;
+    let tree = local.join("main");
+    for (k, v) in [("user.name", "bob"), ("user.email", "bob@example.com")] {
+        git_ok(&tree, &["config", k, v])?;
+    }
+    let db = root.path().join("bob.db");
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("sync")
+        .arg(tree.join(FOLDER))
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    ensure!(
+        out.status.success(),
+        "the worktree's folder syncs: {}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let export = run(Command::new(binary())
+        .arg("--db")
+        .arg(&db)
+        .arg("export")
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    let export = String::from_utf8_lossy(&export.stdout);
+    ensure!(
+        export.contains("ream to size"),
+        "alice's feature reached bob's database: {export}"
+    );
+    Ok(())
+}
+
+/// Regression (found by `converge::long`, seed 6 at 200 operations, shortened to 7): Alice
+/// carried a feature to revision B and pushed; Bob, who had not pulled, stated it again at
+/// revision A, later, and synced and committed. His `git pull` had the merge driver keep the
+/// carry (a carried feature never moves back, whatever the times) and hand his statement to
+/// his next sync, to be kept as what revision A says. That sync took the carry, older than
+/// his statement, for the folder going back to an older version: a conflict line blaming a
+/// `git revert` or `git checkout`, and his statement saved in `bob.db.sync-deleted/`, though
+/// nothing was lost. A folder version that carries the database's on is no older version.
+#[test]
+fn sync_team_a_carry_the_driver_kept_over_a_later_restatement_is_no_older_version()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-carry-restated")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call(
+            "carry_forward",
+            json!({"from": art(), "to": artifact("bracket rev B", "/work/bracket.step"),
+                   "changed": ["face:1"], "change": "ECO", "map": []}),
+        )?
+        .ok()?;
+    a.publish("alice: carried to revision B")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream to size and deburr")?;
+    b.sync()?;
+    b.commit("bob: bore")?;
+    b.pull()?;
+    let out = b.sync()?;
+    ensure!(
+        !out.contains("older than the database's") && !out.contains("saved the database"),
+        "no older folder version: {out}"
+    );
+    ensure!(
+        !root.path().join("bob.db.sync-deleted").exists(),
+        "nothing saved: {out}"
+    );
+    let held = b.export()?;
+    ensure!(
+        held.contains("bob: ream to size and deburr") && held.contains("\"carried\""),
+        "the carry stands, and bob's statement as what revision A says: {held}"
+    );
+    Ok(())
+}
