@@ -1276,7 +1276,6 @@ mod tests {
             later();
             s.all_records().unwrap()
         };
-        let (mut x, mut y) = (carried_one(), carried_one());
         let copy_id = |rs: &[Record]| {
             rs.iter()
                 .find(|r| r.superseded.is_some())
@@ -1284,10 +1283,16 @@ mod tests {
                 .id
                 .clone()
         };
-        // The carried feature the clones keep is the one whose copy is not the least id.
-        if copy_id(&x) < copy_id(&y) {
-            std::mem::swap(&mut x, &mut y);
-        }
+        // The clones keep the later of the two carried features (two ids of one key at one
+        // revision); the case is the one where its copy is not the least id: made again until
+        // the ids fall so (each try, one in two).
+        let (x, y) = loop {
+            let earlier = carried_one();
+            let later = carried_one();
+            if copy_id(&later) > copy_id(&earlier) {
+                break (later, earlier);
+            }
+        };
         let other_copy = y.iter().find(|r| r.superseded.is_some()).unwrap().clone();
         let carried = x.iter().find(|r| r.superseded.is_none()).unwrap().clone();
         later();
