@@ -510,9 +510,11 @@ struct World {
     /// kept (made in a clone that started over or restored a backup before pushing it) is lost
     /// with them, and the feature stays where it was.
     carried: Vec<(String, usize, Vec<String>)>,
-    /// Whether a clone's database was replaced by one of its backups (`Op::Restore`): its
-    /// next sync may bring an item's older version back to the team.
-    restored: bool,
+    /// Whether a clone's database was replaced by one of its backups (`Op::Restore`), or took
+    /// another's export (`Op::Import`: where it had forgotten an item, the export's older
+    /// version of it comes back as new): its next sync may bring an item's older version back
+    /// to the team.
+    brought_back: bool,
     /// The backups taken (`Op::Backup`), oldest first.
     backups: Vec<Backup>,
     /// How many carries were made (part 0's decisions are not modelled after one).
@@ -612,7 +614,7 @@ impl World {
             archive,
             counter: 0,
             moves: Moves::new(),
-            restored: false,
+            brought_back: false,
         };
         // The first clone commits the folder (its id, its `.gitattributes` naming the driver),
         // so the other clones start from it and no two first syncs race.
@@ -636,10 +638,10 @@ impl World {
         for line in &done.counts.conflicts {
             ensure!(!line.contains("  "), "sync of clone {c} said: {line}");
             // A folder version older than the database's is named when git put one back (no
-            // move played here does) or a restored backup brought one back to the team; a
-            // carry kept over a later statement is no such version.
+            // move played here does) or a restored backup or an import brought one back to the
+            // team; a carry kept over a later statement is no such version.
             ensure!(
-                self.restored || !line.contains("older than the database's"),
+                self.brought_back || !line.contains("older than the database's"),
                 "sync of clone {c} named an older folder version, though none was put back: {line}"
             );
         }
@@ -885,7 +887,7 @@ impl World {
 
     /// As docs/database.md says: the servers stopped, the backup moved into place.
     fn restore(&mut self, c: usize, pick: usize) -> anyhow::Result<()> {
-        self.restored = true;
+        self.brought_back = true;
         let mine: Vec<usize> = (0..self.backups.len())
             .filter(|&i| self.backups[i].c == c)
             .collect();
@@ -1151,6 +1153,7 @@ impl World {
                 }
             }
             Op::Import { c, from } => {
+                self.brought_back = true;
                 self.counter += 1;
                 let file = self.root.join(format!("bundle-{}.jsonl", self.counter));
                 std::fs::write(&file, export(&self.clones[from].db)?)?;
