@@ -1213,6 +1213,23 @@ mod tests {
         assert_eq!((summary.replaced, summary.stayed), (1, 0));
     }
 
+    /// `records` as the clones' sync leaves them once it kept `anew`, a statement under a new
+    /// id at the revision carried past, as what that revision says: its copy there holds the
+    /// statement, dated as it.
+    fn settled_into_the_copy(records: &[Record], anew: &Record) -> Vec<Record> {
+        records
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                if r.superseded.is_some() {
+                    r.note = anew.note.clone();
+                    r.updated_at = anew.updated_at.clone();
+                }
+                r
+            })
+            .collect()
+    }
+
     /// Regression (converge, seed 9458 of 200, minimised to 6): a feature carried A to B in
     /// one clone while another, that had not seen the carry, forgot it at A and stated it anew
     /// there under a new id. The clones' sync keeps the carried feature at B and the statement
@@ -1231,19 +1248,7 @@ mod tests {
         let mut two = Store::open_in_memory().unwrap();
         let (anew, _) = two.remember(&mating(10, "stated anew at A")).unwrap();
         assert_ne!(anew.id, carried.id);
-        // What the clones' sync makes of it: the statement in the copy at A, at its time.
-        let clones: Vec<Record> = one
-            .all_records()
-            .unwrap()
-            .into_iter()
-            .map(|mut r| {
-                if r.superseded.is_some() {
-                    r.note = anew.note.clone();
-                    r.updated_at = anew.updated_at.clone();
-                }
-                r
-            })
-            .collect();
+        let clones = settled_into_the_copy(&one.all_records().unwrap(), &anew);
         let stating = two.all_records().unwrap();
         for (first, then) in [(&stating, &clones), (&clones, &stating)] {
             let mut archive = Store::open_in_memory().unwrap();
@@ -1298,17 +1303,7 @@ mod tests {
         later();
         let mut two = Store::open_in_memory().unwrap();
         let (anew, _) = two.remember(&mating(10, "stated anew at A")).unwrap();
-        let mut clones: Vec<Record> = x
-            .iter()
-            .cloned()
-            .map(|mut r| {
-                if r.superseded.is_some() {
-                    r.note = anew.note.clone();
-                    r.updated_at = anew.updated_at.clone();
-                }
-                r
-            })
-            .collect();
+        let mut clones = settled_into_the_copy(&x, &anew);
         clones.push(other_copy.clone());
         let stating = two.all_records().unwrap();
         for (first, then) in [(&stating, &clones), (&clones, &stating)] {
