@@ -25,6 +25,9 @@ pub enum Frame {
 pub struct LineReader<R> {
     inner: R,
     max: usize,
+    /// Whether a line over `max` ends the reading where the limit is passed ([`Self::stopping`])
+    /// rather than being read to its end.
+    stop: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -33,7 +36,22 @@ impl<R: BufRead> LineReader<R> {
     }
 
     pub fn with_limit(inner: R, max: usize) -> Self {
-        Self { inner, max }
+        Self {
+            inner,
+            max,
+            stop: false,
+        }
+    }
+
+    /// A reader that answers [`Frame::TooLong`] as soon as a line passes [`MAX_LINE_BYTES`],
+    /// without reading the rest of it: for a reader that gives up at such a line (an import),
+    /// where an input with no end and no newline (`/dev/zero`) would otherwise be read for
+    /// ever. Its `len` is then what was read of the line; the stream is no longer in step.
+    pub fn stopping(inner: R) -> Self {
+        Self {
+            stop: true,
+            ..Self::new(inner)
+        }
     }
 
     /// Reads the next line. A final line without a newline is still returned as a line.
@@ -69,7 +87,7 @@ impl<R: BufRead> LineReader<R> {
             }
             let consumed = chunk.len() + usize::from(found_newline);
             self.inner.consume(consumed);
-            if found_newline {
+            if found_newline || (too_long && self.stop) {
                 break;
             }
         }
@@ -111,6 +129,23 @@ mod tests {
             if end {
                 return out;
             }
+        }
+    }
+
+    /// An input with no end and no newline (`/dev/zero`): a stopping reader answers TooLong
+    /// once past the limit, having read little more than the limit.
+    #[test]
+    fn a_stopping_reader_gives_up_a_line_with_no_end_at_the_limit() {
+        let endless = io::BufReader::with_capacity(4096, io::repeat(b'a'));
+        let mut r = LineReader::stopping(endless);
+        match r.next_frame().unwrap() {
+            Frame::TooLong { len } => {
+                assert!(
+                    len > MAX_LINE_BYTES && len <= MAX_LINE_BYTES + 4096,
+                    "{len}"
+                )
+            }
+            f => panic!("{f:?}"),
         }
     }
 
