@@ -22,13 +22,9 @@ use crate::time;
 pub struct ImportSummary {
     /// Lines whose key was free.
     pub added: usize,
-    /// Lines later than the holder of their key, which they replaced; and a carried feature's
-    /// line that took its key back, once every line was in, from a statement its clones kept
-    /// in its copy at the revision carried past (`settle_contested`), however old.
+    /// Lines later than the holder of their key, which they replaced.
     pub replaced: usize,
-    /// Lines identical to, older than, or as old as the holder of their key; and a statement
-    /// under a new id, later than the carried feature holding its key, that the feature's copy
-    /// at the statement's revision already keeps (`copy_as_late`).
+    /// Lines identical to, older than, or as old as the holder of their key.
     pub unchanged: usize,
     /// Lines stating a feature at a revision a carry of it moved it on from (made in a clone
     /// that had not seen the carry): kept as what that revision says of it, in its superseded
@@ -121,85 +117,6 @@ fn held_mark<T: Clone>(
 /// in, as what that revision says of the feature.
 type Stayed = (Record, Record);
 
-/// A line of a feature (`line`) older than the feature of its name the database holds under
-/// another id at another revision (`held`, in row `rid`): judged once every line is in
-/// ([`settle_contested`]).
-struct Contested {
-    line: Record,
-    held: Record,
-    rid: i64,
-    seq: i64,
-}
-
-/// Whether the database holds a superseded copy of `feature`'s key at `revision` dated at or
-/// after `at`: a statement at that revision as late as `at` is already kept there, as what
-/// that carried-past revision says of the feature. The copy of the carried feature
-/// (`carried`, its id) when held, where sync keeps a statement under another id
-/// ([`Record::restated_as`]); else the key's ([`super::records::rows::feature_copy`]: of two
-/// copies, two clones having carried their own feature of the name, the least id's).
-fn copy_as_late(
-    tx: &Transaction<'_>,
-    feature: &Record,
-    revision: &str,
-    at: &str,
-    carried: &Record,
-) -> Result<bool, StoreError> {
-    let Some(name) = feature.name.as_deref() else {
-        return Ok(false);
-    };
-    let own: Option<i64> = tx
-        .prepare_cached("SELECT seq FROM records WHERE id = ?1 AND superseded IS NOT NULL")?
-        .query_row([Record::snapshot_id(&carried.id, revision)], |row| {
-            row.get(0)
-        })
-        .optional()?;
-    let seq = match own {
-        Some(seq) => Some(seq),
-        None => super::records::rows::feature_copy(tx, feature.artifact.locator(), name, revision)?,
-    };
-    let copy = match seq {
-        Some(seq) => load_record(tx, seq)?,
-        None => None,
-    };
-    Ok(copy.is_some_and(|c| {
-        c.name == feature.name
-            && c.artifact.locator() == feature.artifact.locator()
-            && c.updated_at.as_str() >= at
-    }))
-}
-
-/// Each contested line takes its key from the feature the database held at another revision
-/// when the held feature's revision was carried past with a statement there at least as late
-/// as the held one (its copy there: the exporting clone kept that statement, or a later one,
-/// as what the revision says of the carried feature, as sync keeps a feature stated anew
-/// there under another id): the carried feature is not moved back by the later time of a
-/// statement its own clones have settled. Returns how many lines it replaced with.
-fn settle_contested(
-    tx: &Transaction<'_>,
-    contested: &[Contested],
-    how: &Written<'_>,
-) -> Result<usize, StoreError> {
-    let mut replaced = 0;
-    for c in contested {
-        // Still held as it was when the line met it.
-        if load_record(tx, c.rid)?.as_ref() != Some(&c.held) {
-            continue;
-        }
-        if copy_as_late(
-            tx,
-            &c.held,
-            &c.held.artifact.revision,
-            &c.held.updated_at,
-            &c.line,
-        )? {
-            write_record(tx, Some(c.rid), &c.line, c.seq)?;
-            history::transferred_record(tx, how, Some(&c.held), &c.line)?;
-            replaced += 1;
-        }
-    }
-    Ok(replaced)
-}
-
 fn import_record(
     tx: &Transaction<'_>,
     r: &Record,
@@ -207,7 +124,6 @@ fn import_record(
     known_before: i64,
     carried: &history::CarriedFrom,
     stayed: &mut Vec<Stayed>,
-    contested: &mut Vec<Contested>,
 ) -> Result<Outcome, StoreError> {
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
@@ -317,26 +233,6 @@ fn import_record(
             // line's mark says the carry was made from the feature as carried there, unchanged.
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
-        } else if held.one_key_at_two_revisions(r)
-            && let Some(h) = &holder
-        {
-            // One feature under two ids at two revisions: the later keeps the key, unless
-            // the later one's revision holds the feature's copy with a statement at least as
-            // late (the other side kept that statement there, the revision carried past).
-            match outcome {
-                Outcome::Replaced
-                    if copy_as_late(tx, r, &r.artifact.revision, &r.updated_at, held)? =>
-                {
-                    return Ok(Outcome::Unchanged);
-                }
-                Outcome::Unchanged => contested.push(Contested {
-                    line: r.clone(),
-                    held: held.clone(),
-                    rid: h.rid,
-                    seq: h.seq,
-                }),
-                _ => {}
-            }
         }
     }
     if outcome != Outcome::Unchanged {
@@ -634,7 +530,7 @@ impl Store {
             at: &at,
             author: author.as_deref(),
         };
-        let (mut stayed, mut contested) = (Vec::new(), Vec::new());
+        let mut stayed = Vec::new();
         source.records(&mut |r| {
             check_imported_record(&r)?;
             summary.count(import_record(
@@ -644,14 +540,10 @@ impl Store {
                 known_before,
                 &carried,
                 &mut stayed,
-                &mut contested,
             )?);
             Ok(())
         })?;
         keep_stayed(&tx, &stayed, &how)?;
-        let taken = settle_contested(&tx, &contested, &how)?;
-        summary.unchanged -= taken;
-        summary.replaced += taken;
         let mut i = 0;
         source.decisions(&mut |d| {
             check_imported_decision(i, &d)?;
@@ -1230,15 +1122,20 @@ mod tests {
             .collect()
     }
 
-    /// Regression (converge, seed 9458 of 200, minimised to 6): a feature carried A to B in
+    /// Known defect (converge, seed 9458 of 200, minimised to 6): a feature carried A to B in
     /// one clone while another, that had not seen the carry, forgot it at A and stated it anew
     /// there under a new id. The clones' sync keeps the carried feature at B and the statement
-    /// as what A says of it (its copy there, dated as the statement). An archive that imported
-    /// the stating clone's export first, then the clones', kept the statement live at A (the
-    /// later of two ids) and never took the feature at B; the other way round, the statement's
-    /// later time took the key back to A. The copy dated at least as late as the statement
-    /// says the statement is settled: the carried feature keeps the key in either order.
+    /// as what A says of it (its copy there, dated as the statement). An archive that imports
+    /// the stating clone's export first, then the clones', keeps the statement live at A (the
+    /// later of two ids) and never takes the feature at B; the other way round, the statement's
+    /// later time takes the key back to A. A rule that let a copy dated at least as late as the
+    /// statement keep the key for the carried feature fixed this and broke its twin, more
+    /// common in the convergence runs
+    /// ([`a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew`]):
+    /// nothing a record line or a record's history holds tells the two apart (a record's
+    /// forget writes no event), so it is left for a decision.
     #[test]
+    #[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
     fn a_statement_kept_in_the_copy_at_a_revision_carried_past_does_not_take_the_key_back() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let mut one = Store::open_in_memory().unwrap();
@@ -1265,13 +1162,13 @@ mod tests {
         }
     }
 
-    /// Regression (found in review of the fix above, adv9458): two clones carried their own
+    /// Known defect, the one above with two copies (adv9458): two clones carried their own
     /// feature of one name from A to B (two ids, two copies at A); the clones keep the later
     /// carried feature at B and, once a clone that had not seen the carries states the name
     /// anew at A, that statement in the carried feature's own copy at A (sync's
-    /// `Record::restated_as`). The import asked the key's copy of the least id, the other
-    /// feature's, dated its carry: the statement's later time took the key back to A.
+    /// `Record::restated_as`). The statement's later time takes the key back to A in an archive.
     #[test]
+    #[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
     fn a_statement_kept_in_the_carried_feature_s_own_copy_among_two_does_not_take_the_key_back() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let carried_one = || {
@@ -1318,23 +1215,15 @@ mod tests {
         }
     }
 
-    /// Known defect (found in review of the fix above, adv9458; converge
-    /// `adv9458_a_carried_feature_forgotten_where_it_stands_then_a_later_copy`, both orders). The copy at A
-    /// can be dated at or after a statement under a new id at A for another reason than the
-    /// clones keeping that statement there. Carried A to B, the feature is forgotten at B where
-    /// it stands (by a clone that had seen the carry) and stated anew at A (a new id); then a
-    /// clone that had seen the carry states it at A, which goes in the copy there, later. The
-    /// clones' sync deletes the carried feature and keeps the new id live at A. The archive's
-    /// copy at A, dated after the new id, lets the forgotten carried feature keep the key
-    /// (`import_record`'s mirror: the new id's line left unchanged) or take it back
-    /// (`settle_contested`), in either import order: the archive holds the statement anew
-    /// nowhere. Asking that the copy hold the statement's very words fixes this case but
-    /// breaks its twin (`converge::adv9458_a_statement_settled_then_hidden_by_a_later_one_keeps_the_carry`:
-    /// the stating clone had not seen the carry, the clones keep the carried feature and the
-    /// later words in the copy); nothing a record line or a record's history holds tells the
-    /// two apart (a record's forget writes no event), so the fix is left for a decision.
+    /// The twin of the known defect above (adv9458; converge
+    /// `adv9458_a_carried_feature_forgotten_where_it_stands_then_a_later_copy`, both orders, and
+    /// seed 9763 of 200): carried A to B, the feature is forgotten at B where it stands (by a
+    /// clone that had seen the carry) and stated anew at A (a new id); then a clone that had
+    /// seen the carry states it at A, which goes in the copy there, later. The clones' sync
+    /// deletes the carried feature and keeps the new id live at A, and so does an archive in
+    /// either import order (the later of two ids keeps the key). A rule that let the copy dated
+    /// after the new id keep the key for the carried feature lost the statement here.
     #[test]
-    #[ignore = "known defect: a later copy at A lets a forgotten carried feature take the key from a statement anew (adv9458)"]
     fn a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let mut one = Store::open_in_memory().unwrap();
