@@ -616,6 +616,54 @@ fn import_keeps_blank_words() {
     assert!(items.contains(r#""name":" ""#), "{items}");
 }
 
+/// An export a newer review-mcp wrote, brought to this one (a teammate ahead, a user who
+/// went back a version): its lines may hold a field, a kind of line or a kind of event this
+/// build does not know. Each is refused, named, and nothing written; and the message says
+/// what to do: the file needs the version that wrote it. Found by importing this build's
+/// export (`notCarried`, new at schema 17) with the build of schema 12, which refused it as
+/// "Additional properties are not allowed ('notCarried' was unexpected)" and no more: this
+/// build said the same of a newer build's lines.
+#[test]
+fn import_of_a_newer_versions_export_says_it_needs_that_version() {
+    let dir = TempDir::new("newer-export").unwrap();
+    let lines = mixed_lines(5);
+    write_lines(&dir.path().join("in.jsonl"), &lines);
+    let o = run(dir.path(), &["--db", "a.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = export(dir.path(), "a.db");
+    let (_, events) = items_and_events(&before);
+    let event: serde_json::Value = serde_json::from_str(events.lines().next().unwrap()).unwrap();
+    let mut with_field = lines
+        .iter()
+        .find(|l| l.get("record").is_some())
+        .unwrap()
+        .clone();
+    with_field["record"]["weight"] = serde_json::json!({"grams": 12});
+    let mut new_kind = event.clone();
+    new_kind["event"]["kind"] = "signed".into();
+    let newer = [
+        with_field,
+        serde_json::json!({"signature": {"id": "sig_1"}}),
+        new_kind,
+    ];
+    for (i, line) in newer.iter().enumerate() {
+        let file = format!("newer{i}.jsonl");
+        write_lines(&dir.path().join(&file), std::slice::from_ref(line));
+        for db in ["a.db", "fresh.db"] {
+            let o = run(dir.path(), &["--db", db, "import", &file]);
+            let e = stderr(&o);
+            assert_eq!(o.status.code(), Some(1), "{line}: {e}");
+            assert!(e.contains("line 1: "), "{line}: {e}");
+            assert!(
+                e.contains("written by a newer review-mcp") && e.contains("that version"),
+                "{line}: the refusal says nothing of what to do: {e}"
+            );
+        }
+        assert!(!dir.path().join("fresh.db").exists(), "{line}");
+        assert_eq!(export(dir.path(), "a.db"), before, "{line}");
+    }
+}
+
 fn write_lines(path: &Path, lines: &[serde_json::Value]) {
     let mut text = String::new();
     for l in lines {
