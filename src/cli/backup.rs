@@ -10,7 +10,7 @@ use anyhow::{Context, anyhow};
 use review_mcp::store::Store;
 use review_mcp::text::counted;
 
-use super::database::{counts, open_existing, store_error};
+use super::database::{counts, require_existing, store_error};
 use super::output::{create_temp_beside, refuse_database_target, shown};
 
 /// `review-mcp backup FILE`: a complete, self-contained copy of the database, taken in one
@@ -32,7 +32,9 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
             shown(target)
         ));
     }
-    let mut store = open_existing(db)?;
+    // The file as it is: a file of an older version is copied at that version, not upgraded.
+    require_existing(db)?;
+    let mut store = Store::open_read_only_as_it_is(db).map_err(|e| store_error(db, e))?;
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -71,7 +73,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
         // Checked before it is put in place: a copy that fails is never at the target (and
         // nothing at the target is ever removed). The copy is the database as it was: its
         // problems are the database's, and the repairs they name are for the database.
-        let mut copy = Store::open_read_only(&tmp).map_err(|e| store_error(target, e))?;
+        let mut copy = Store::open_read_only_quietly(&tmp).map_err(|e| store_error(target, e))?;
         let problems = copy
             .check_of(Some(db))
             .map_err(|e| store_error(target, e))?;

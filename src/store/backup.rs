@@ -15,6 +15,10 @@ impl Store {
     pub fn backup_into(&mut self, target: &Path) -> Result<(), StoreError> {
         let target = file::absolute(target)?;
         let conn = self.conn()?;
+        // A private copy of a log or a hot journal is read `query_only`, which refuses
+        // `VACUUM INTO` as well: the copy is made from it all the same (the file itself is
+        // opened read-only, never written through this).
+        conn.pragma_update(None, "query_only", false)?;
         // An absolute path is never read as a URI (see `file::absolute`). Its bytes as they
         // are, as a blob read as text: a lossy UTF-8 string would name another file when the
         // path is not UTF-8 (`bad\xff/`), which a Unix file name may be; SQLite hands the

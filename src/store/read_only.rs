@@ -22,6 +22,24 @@ impl Store {
         Ok(store)
     }
 
+    /// [`Store::open_read_only`], but a file of an older schema version as it is, not
+    /// upgraded: what `backup` copies, so that the copy of an older file is of its version
+    /// (the build that wrote it still opens it; this one upgrades it as it would the file).
+    pub fn open_read_only_as_it_is(path: &Path) -> Result<Store, StoreError> {
+        Store::read_only_in_place(path).map(|(_, _, store)| store)
+    }
+
+    /// [`Store::open_read_only`] without its word in the log for a file of an older
+    /// version: `backup` checks its copy of such a file so (a private temporary file the
+    /// log would name as if it were the database).
+    pub fn open_read_only_quietly(path: &Path) -> Result<Store, StoreError> {
+        let (_, version, store) = Store::read_only_in_place(path)?;
+        if version < SCHEMA_VERSION {
+            return store.private_copy_quiet();
+        }
+        Ok(store)
+    }
+
     /// A read-only store over the existing file itself (absolute path, schema version as
     /// inspected): the first step of every read-only command.
     pub(super) fn read_only_in_place(path: &Path) -> Result<(PathBuf, i64, Store), StoreError> {
@@ -132,10 +150,6 @@ impl Store {
     /// copy whatever the file's version).
     pub(super) fn private_copy_quiet(mut self) -> Result<Store, StoreError> {
         in_private_dir(|_, copy| {
-            // A private copy of a log or a hot journal is read `query_only`, which refuses
-            // `VACUUM INTO` as well: this copy is made from it all the same (the file itself
-            // is opened read-only, never written through this).
-            self.conn()?.pragma_update(None, "query_only", false)?;
             self.backup_into(copy)?;
             drop(self);
             super::open::upgrade_quietly(copy)?;

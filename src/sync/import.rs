@@ -306,6 +306,10 @@ fn verdicts_claimed(summary: &ImportSummary) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ImportError {
     pub problems: Vec<String>,
+    /// Whether what a line holds was refused (not the reading of the file stopped): the
+    /// message then says how to mend the lines, and that a file from a newer review-mcp
+    /// needs that version, whose lines may hold what this build does not know.
+    pub lines_refused: bool,
 }
 
 impl std::fmt::Display for ImportError {
@@ -314,7 +318,16 @@ impl std::fmt::Display for ImportError {
             f,
             "the import file was refused and nothing was written:\n  {}",
             self.problems.join("\n  ")
-        )
+        )?;
+        if self.lines_refused {
+            write!(
+                f,
+                "\nfix or remove each line named, then import again; a field, line or event \
+                 kind this review-mcp does not know may mean the file was written by a newer \
+                 review-mcp: import it with that version or a later one"
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -469,7 +482,10 @@ pub fn read_import(
             },
             Err(e) => {
                 problems.push(format!("line {number}: cannot be read: {e}"));
-                return Err(ImportError { problems });
+                return Err(ImportError {
+                    problems,
+                    lines_refused: false,
+                });
             }
         };
         // Two lines of one file that write the same key with different ids: in an export
@@ -524,7 +540,10 @@ pub fn read_import(
     if problems.is_empty() {
         Ok(checked)
     } else {
-        Err(ImportError { problems })
+        Err(ImportError {
+            problems,
+            lines_refused: true,
+        })
     }
 }
 

@@ -717,6 +717,45 @@ fn read_only_commands_do_not_upgrade_an_older_file() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `backup` of a file of an older schema version is a copy of the file as it is, at its own
+/// version, which the build that wrote it still opens; this build reads it as it reads the
+/// file (the first server to open the copy upgrades it). Found by giving real older builds
+/// (schema versions 7, 12 and 17) the backup this build took of their databases: each refused
+/// it as written by a newer review-mcp, though the database it copied was still theirs, so a
+/// user who took a backup with the new build before going back a version had none that the
+/// old build could open.
+#[test]
+fn backup_of_an_older_file_is_of_that_version() -> anyhow::Result<()> {
+    let dir = TempDir::new("backup-old")?;
+    let db = dir.join("review.db");
+    rusqlite::Connection::open(&db)?.execute_batch(OLD_V1)?;
+    let before = sha256_file(&db)?;
+    let copy = dir.join("copy.db");
+    let copy_arg = copy.to_string_lossy().into_owned();
+    let o = run_cli(&db, &["backup", &copy_arg])?;
+    anyhow::ensure!(o.status.success(), "{}", stderr_of(&o));
+    let said = String::from_utf8_lossy(&o.stdout);
+    anyhow::ensure!(
+        said.contains("1 record, 0 decisions, integrity ok"),
+        "{said}"
+    );
+    let version = |p: &Path| -> anyhow::Result<i64> {
+        let c =
+            rusqlite::Connection::open_with_flags(p, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        Ok(c.pragma_query_value(None, "user_version", |r| r.get(0))?)
+    };
+    assert_eq!(version(&copy)?, 1, "the copy is not of the file's version");
+    assert_eq!(version(&db)?, 1);
+    assert_eq!(
+        sha256_file(&db)?,
+        before,
+        "backup changed the file it copied"
+    );
+    assert_eq!(exported_names(&copy)?, vec!["v1 feature".to_string()]);
+    check_ok(&copy)?;
+    Ok(())
+}
+
 /// `form3` of a revision with no decision, in a file of an older schema (read through an
 /// upgraded private copy), names the file itself in its message, never the private copy,
 /// which is gone once the command ends.
