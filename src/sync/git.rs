@@ -26,6 +26,7 @@
 //! git that fails there (a `safe.directory` refusal, a broken repository) refuses the sync
 //! with what git said, since the engineer's `git add` fails the same way.
 
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -160,9 +161,22 @@ fn fields(out: &[u8]) -> impl Iterator<Item = &[u8]> {
     out.split(|b| *b == 0).filter(|f| !f.is_empty())
 }
 
-/// Bytes of a path as git takes and gives them.
-fn bytes(p: &Path) -> &[u8] {
-    p.as_os_str().as_encoded_bytes()
+/// The path git takes (from the work tree's top, `/` between names) of `name` in the
+/// subfolder `dir` (`""`: the folder itself) of the folder at `rel`.
+fn git_path(rel: &Path, dir: &str, name: &OsStr) -> Vec<u8> {
+    let mut p = Vec::new();
+    for part in rel
+        .iter()
+        .map(OsStr::as_encoded_bytes)
+        .chain([dir.as_bytes()])
+    {
+        if !part.is_empty() {
+            p.extend_from_slice(part);
+            p.push(b'/');
+        }
+    }
+    p.extend_from_slice(name.as_encoded_bytes());
+    p
 }
 
 /// The path of git's bytes, as shown in a message.
@@ -191,7 +205,7 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
         return Ok(());
     };
     let top = top.as_path();
-    let under = |p: &Path| -> PathBuf { rel.join(p) };
+    let under = |dir: &str, name: &OsStr| git_path(rel, dir, name);
     // Files git knows but leaves out of the work tree, or whose changes it does not look at.
     let mut spec = std::ffi::OsString::from(":(literal)");
     spec.push(if rel.as_os_str().is_empty() {
@@ -232,13 +246,16 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
         });
     }
     // The paths sync owns or writes: its own files, every item and event file there, and one
-    // of each kind it has not written yet.
-    let mut paths: Vec<PathBuf> = [README_FILE, ID_FILE, ATTRIBUTES_FILE]
+    // of each kind it has not written yet (named last).
+    let mut paths: Vec<Vec<u8>> = [README_FILE, ID_FILE, ATTRIBUTES_FILE]
         .iter()
-        .map(|f| under(Path::new(f)))
+        .map(|f| under("", OsStr::new(f)))
         .collect();
-    for (dir, sample) in sample_names() {
-        paths.push(under(&Path::new(dir).join(sample)));
+    let samples: Vec<Vec<u8>> = sample_names()
+        .iter()
+        .map(|(dir, name)| under(dir, OsStr::new(name)))
+        .collect();
+    for (dir, _) in sample_names() {
         let Ok(listing) = fs::read_dir(folder.join(dir)) else {
             continue;
         };
@@ -246,13 +263,14 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
             let name = entry.file_name();
             let plain = name.as_encoded_bytes();
             if !plain.starts_with(b".") && plain.ends_with(b".json") {
-                paths.push(under(&Path::new(dir).join(&name)));
+                paths.push(under(dir, &name));
             }
         }
     }
+    paths.extend(samples.iter().cloned());
     let mut input = Vec::new();
     for p in &paths {
-        input.extend_from_slice(bytes(p));
+        input.extend_from_slice(p);
         input.push(0);
     }
     // A sparse checkout that would leave out a file sync has yet to write (git 2.41 and later
@@ -271,11 +289,10 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
             &[0],
         )
     {
-        let inside: Vec<&[u8]> = fields(&inside).collect();
-        let known: Vec<Vec<u8>> = problems.iter().map(|p| p.path.clone()).collect();
+        let inside: HashSet<&[u8]> = fields(&inside).collect();
+        let known: HashSet<Vec<u8>> = problems.iter().map(|p| p.path.clone()).collect();
         for p in &paths {
-            let p = bytes(p);
-            if !inside.contains(&p) && !known.iter().any(|k| k == p) {
+            if !inside.contains(p.as_slice()) && !known.contains(p) {
                 problems.push(Problem {
                     path: p.to_vec(),
                     why: "outside git's sparse checkout: git would not commit it (`git add` skips \
@@ -344,10 +361,6 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
     if problems.is_empty() {
         return Ok(());
     }
-    let samples: Vec<PathBuf> = sample_names()
-        .iter()
-        .map(|(dir, name)| under(&Path::new(dir).join(name)))
-        .collect();
     Err(refusal(top, rel, &samples, problems))
 }
 
@@ -357,15 +370,15 @@ const NAMED: usize = 5;
 /// The refusal of the folder at `rel` in the work tree `top` for `problems`: each reason once,
 /// with the first [`NAMED`] paths it holds for (a name standing for the files sync has yet to
 /// write shown as such, from `samples`) and how to fix it.
-fn refusal(top: &Path, rel: &Path, samples: &[PathBuf], problems: Vec<Problem>) -> super::Error {
+fn refusal(top: &Path, rel: &Path, samples: &[Vec<u8>], problems: Vec<Problem>) -> super::Error {
     let folder = rel.to_string_lossy();
     let folder = if folder.is_empty() { "." } else { &folder };
     let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
     for p in problems {
-        let path = match samples.iter().find(|s| bytes(s) == p.path.as_slice()) {
+        let path = match samples.iter().find(|s| **s == p.path) {
             Some(s) => format!(
                 "{} (the files sync writes there)",
-                shown(&s.with_file_name("*.json"))
+                shown(&Path::new(&*String::from_utf8_lossy(s)).with_file_name("*.json"))
             ),
             None => path_shown(&p.path),
         };
@@ -419,5 +432,31 @@ fn fix_of(why: &str, folder: &str) -> String {
              !working-tree-encoding`, or remove the attribute where it is set (`git check-attr \
              -a FILE` lists a file's attributes)"
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// git's paths are from the work tree's top with `/` between names, the folder's own
+    /// files without a subfolder, the folder at the top without a prefix.
+    #[test]
+    fn paths_for_git_are_from_the_top_with_slashes() {
+        let name = OsStr::new("rec_1.json");
+        let folder = Path::new("design").join("review");
+        assert_eq!(
+            git_path(&folder, "records", name),
+            b"design/review/records/rec_1.json"
+        );
+        assert_eq!(
+            git_path(&folder, "", OsStr::new(README_FILE)),
+            b"design/review/README.md"
+        );
+        assert_eq!(
+            git_path(Path::new(""), "records", name),
+            b"records/rec_1.json"
+        );
+        assert_eq!(git_path(Path::new(""), "", name), b"rec_1.json");
     }
 }
