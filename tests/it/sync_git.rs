@@ -223,8 +223,9 @@ fn sync_refuses_a_sparse_checkout_that_leaves_its_files_out() -> anyhow::Result<
     Ok(())
 }
 
-/// Regression: a top-level `.gitignore` (`*.json`), `.git/info/exclude` (`review/`) or
-/// `core.excludesFile` (`records/`) that ignores the folder's files: sync wrote them and
+/// Regression: a top-level `.gitignore` (`*.json`), one in the folder itself (`rec_*`),
+/// `.git/info/exclude` (`review/`) or `core.excludesFile` (`records/`) that ignores the
+/// folder's files: sync wrote them and
 /// `git add -A` skipped every new one without a word, so nothing was shared and nobody was
 /// told. Sync now asks `git check-ignore` and refuses, naming the files and the fix; with the
 /// folder excepted (`!/review/**` after `*.json`) it syncs and git commits the new file.
@@ -234,8 +235,13 @@ fn sync_refuses_a_folder_git_ignores() -> anyhow::Result<()> {
     r.add_feature("rec_3", "chamfer")?;
     let excludes = r.dir.join("excludes");
     std::fs::write(&excludes, "records/\n")?;
-    let ignores: [(&str, PathBuf, &str); 3] = [
+    let ignores: [(&str, PathBuf, &str); 4] = [
         ("top .gitignore", r.repo.join(".gitignore"), "*.json\n"),
+        (
+            "the folder's .gitignore",
+            r.repo.join("review/.gitignore"),
+            "rec_*\n",
+        ),
         (
             "info/exclude",
             r.repo.join(".git/info/exclude"),
@@ -313,7 +319,8 @@ fn sync_refuses_attributes_that_rewrite_its_files() -> anyhow::Result<()> {
 /// Regression (of the checks above): sync asks git about the repository the folder is in,
 /// whatever `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE` a host passes through (pointing at
 /// nothing, they made git fail, refusing every sync); a repository git will not read (owned
-/// by another user: `safe.directory`) refuses the sync with git's own words and the fix.
+/// by another user: `safe.directory`) refuses the sync with git's own words and the fix; a
+/// machine without git syncs unasked.
 #[test]
 fn sync_asks_the_folder_s_own_repository_whatever_the_environment_says() -> anyhow::Result<()> {
     let r = Repo::new("sync-git-env")?;
@@ -342,6 +349,10 @@ fn sync_asks_the_folder_s_own_repository_whatever_the_environment_says() -> anyh
     );
     ensure!(r.export()? == before);
     ensure!(!r.repo.join("review/records/rec_3.json").exists());
+    // A machine without git syncs as before, unasked.
+    let said = ok(r.sync(&[("PATH", "/nonexistent")])?)?;
+    ensure!(said.contains("written to the folder: 1 "), "{said}");
+    r.add_feature("rec_4", "fillet")?;
     let said = ok(r.sync(&env)?)?;
     ensure!(said.contains("written to the folder: 1 "), "{said}");
     Ok(())
