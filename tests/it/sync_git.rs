@@ -223,6 +223,33 @@ fn sync_refuses_a_sparse_checkout_that_leaves_its_files_out() -> anyhow::Result<
     Ok(())
 }
 
+/// A file of the folder marked by hand so that git does not look at what sync writes there
+/// (`git update-index --skip-worktree` or `--assume-unchanged`: its changes never reach a
+/// commit) refuses the sync, dry run too, naming it and how to undo the mark.
+#[test]
+fn sync_refuses_files_git_does_not_look_at() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-marked")?;
+    r.add_feature("rec_3", "chamfer")?;
+    let file = "review/records/rec_1.json";
+    for (mark, says, undo) in [
+        ("--skip-worktree", "skip-worktree", "--no-skip-worktree"),
+        (
+            "--assume-unchanged",
+            "assume-unchanged",
+            "--no-assume-unchanged",
+        ),
+    ] {
+        r.git(&["update-index", mark, file])?;
+        let folder = r.repo.join("review");
+        let dry = refused(r.run(&["sync", "--dry-run", &folder.to_string_lossy()], &[])?)?;
+        ensure!(dry.contains(file) && dry.contains(says), "{mark}: {dry}");
+        r.refuses(mark, &[file, says, undo])?;
+        r.git(&["update-index", undo, file])?;
+    }
+    r.syncs_and_commits("marks undone")?;
+    Ok(())
+}
+
 /// Regression: a top-level `.gitignore` (`*.json`), one in the folder itself (`rec_*`),
 /// `.git/info/exclude` (`review/`) or `core.excludesFile` (`records/`) that ignores the
 /// folder's files: sync wrote them and
