@@ -24,7 +24,8 @@
 //! `folder.rs` (the folder's files read and written, `merge_files`), `apply.rs` (the plan
 //! acted on, the journal), `owned.rs` (the lock, the id file and where a database last synced
 //! the folder, the README, the test hook), `history.rs` (the history files read and the missing
-//! ones found), `new_database.rs` (a database a refused import or sync created, removed
+//! ones found), `git.rs` (the repository's settings that would keep git from checking out or
+//! committing the folder's files as sync writes them, asked of git), `new_database.rs` (a database a refused import or sync created, removed
 //! again), `saved.rs` (the items a sync deletes from the database, named and saved beside it
 //! to be imported back).
 
@@ -37,6 +38,7 @@ macro_rules! fail {
 
 mod apply;
 mod folder;
+mod git;
 mod history;
 pub mod import;
 pub mod line;

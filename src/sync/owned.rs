@@ -437,7 +437,7 @@ pub(super) fn path_bytes(path: &Path) -> Vec<u8> {
 }
 
 /// The path [`path_bytes`] kept.
-fn path_of(bytes: &[u8]) -> PathBuf {
+pub(super) fn path_of(bytes: &[u8]) -> PathBuf {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;

@@ -7,7 +7,10 @@
 //!    writes outside the folder), and a rebase or bisect in progress in the folder's git work
 //!    tree refuses the sync (the folder is not the branch then); the folder's lock is taken (`owned::lock`: a second sync of
 //!    the folder waits), and what sync owns in the folder is checked before anything is
-//!    written: a README.md it did not write, or an id file that is not one, refuses the sync.
+//!    written: a README.md it did not write, or an id file that is not one, refuses the sync;
+//!    so does a setting of the repository under which git would not check out or commit the
+//!    folder's files as sync reads and writes them (`git::refuse_settings`: a sparse checkout,
+//!    an ignore pattern, an attribute that rewrites them).
 //!    The folder's state in the database is keyed by its id (`.review-mcp-folder`, written at
 //!    its first sync), which travels with git; bases still keyed by the folder's path
 //!    (written before the id file existed) are adopted. Another directory where this database
@@ -271,6 +274,9 @@ pub fn run(
     let readme = owned::readme(&folder)?;
     let attributes_current = owned::attributes(&folder)?;
     owned::refuse_case_variants(&folder)?;
+    // git, as the repository is set, must check out and commit the files sync reads and
+    // writes: a sparse checkout, an ignore pattern or a rewriting attribute refuses the sync.
+    super::git::refuse_settings(&folder, attributes_current)?;
     // Where this database last synced the folder's id: another directory that still holds
     // the id is a copy (a second clone or `git worktree`, a copied folder), and the two synced
     // in turn would each delete from the database what the other lacks. Judged before the

@@ -47,6 +47,7 @@ mod sizing_items;
 mod stress;
 mod sync_copies;
 mod sync_folder;
+mod sync_git;
 mod sync_input;
 mod sync_servers;
 mod sync_state;

@@ -1,0 +1,462 @@
+//! What the repository's own settings make git do with the folder's files, asked of git itself
+//! before a sync reads or writes anything. Sync reads and writes the folder's files on disk;
+//! git decides what of them is checked out and what is committed, and a setting of the
+//! repository (or of one clone) can make the two differ without a word:
+//!
+//! - a sparse checkout (or a file marked `--skip-worktree` by hand) leaves the folder's files
+//!   out of the work tree: sync would take every one for deleted by the team, delete it from
+//!   the database and record the deletion in the team's history, and git would not commit what
+//!   sync writes there (nor a file marked `--assume-unchanged`);
+//! - an ignore pattern (a `.gitignore`, `.git/info/exclude`, `core.excludesFile`) matching the
+//!   folder's files has `git add` skip the new ones unsaid: the review never reaches the team;
+//! - an attribute that rewrites the file between the work tree and the commit (`filter`, such
+//!   as `filter=lfs`, which a clone without the filter checks out as something that is not an
+//!   item; `ident`, which rewrites `$Id$` in a note; `working-tree-encoding`), or a `merge`
+//!   rule other than review-mcp's driver (in `.git/info/attributes`, which outranks the
+//!   folder's own `.gitattributes`). End-of-line conversion (`text`, `eol`, `core.autocrlf`)
+//!   is harmless: sync reads a file with CRLF line endings as the same item.
+//!
+//! git is the authority (`git ls-files -v`, `git sparse-checkout check-rules`, `git
+//! check-ignore --no-index`, `git check-attr`), run in the folder's work tree (as git finds
+//! it from the folder: `git rev-parse --show-toplevel`) with the variables that would point it
+//! at another repository, work tree or index removed (`GIT_DIR`, `GIT_WORK_TREE`,
+//! `GIT_INDEX_FILE`, …: a host may pass its own through): the repository is the one the
+//! folder is in, as for the engineer's `git add` there. A folder in no work tree (a `.git`
+//! git does not take for a repository is none), or a machine without git, is not checked; a
+//! git that fails there (a `safe.directory` refusal, a broken repository) refuses the sync
+//! with what git said, since the engineer's `git add` fails the same way.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::{fs, thread};
+
+use super::history::HISTORY_DIR;
+use super::owned::{ATTRIBUTES_FILE, ID_FILE, README_FILE};
+use super::{ItemKind, Result, shown};
+use crate::text::{inline, shell_word};
+
+/// The variables that make git use another repository, work tree, index or object store than
+/// the one found from its working directory.
+const LOCATION_VARIABLES: [&str; 8] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+];
+
+/// Names of files sync writes, standing for the ones it has not written yet, one per
+/// subfolder (the form of the ids the server makes), so a pattern that would catch its next
+/// file is found before that file exists.
+fn sample_names() -> [(&'static str, String); 3] {
+    let hex = "0123456789abcdef";
+    [
+        (ItemKind::Record.dir(), format!("rec_{hex}.json")),
+        (ItemKind::Decision.dir(), format!("dec_{hex}.json")),
+        (HISTORY_DIR, format!("evt-{hex}{hex}.json")),
+    ]
+}
+
+/// git run in `dir`, `stdin` written to it, its messages in English (the refusal quotes
+/// them, and a folder in no repository is told by them): `None` when there is no git to run.
+fn run_git(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Result<Option<Output>> {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C")
+        .env("LANGUAGE", "C");
+    for v in LOCATION_VARIABLES {
+        cmd.env_remove(v);
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            log::debug!("sync: no git to ask about {}: {e}", dir.display());
+            return Ok(None);
+        }
+        Err(e) => return Err(fail!("cannot run git in {}: {e}", shown(dir))),
+    };
+    let input = child.stdin.take();
+    let out = thread::scope(|s| {
+        s.spawn(move || {
+            if let Some(mut i) = input {
+                // git stops reading when it fails; what it says then is the error.
+                let _ = i.write_all(stdin);
+            }
+        });
+        child.wait_with_output()
+    })
+    .map_err(|e| fail!("cannot run git in {}: {e}", shown(dir)))?;
+    Ok(Some(out))
+}
+
+/// git in the work tree `top` ([`run_git`]): what it printed, `None` when there is no git to
+/// run; an error naming what git said when it exits with a status not in `ok`.
+fn git(top: &Path, args: &[&OsStr], stdin: &[u8], ok: &[i32]) -> Result<Option<Vec<u8>>> {
+    let Some(out) = run_git(top, args, stdin)? else {
+        return Ok(None);
+    };
+    match out.status.code() {
+        Some(c) if ok.contains(&c) => Ok(Some(out.stdout)),
+        _ => Err(failed(top, args, &out.stderr)),
+    }
+}
+
+/// The refusal of a sync git could not answer for in `dir`: the command and git's words.
+fn failed(dir: &Path, args: &[&OsStr], stderr: &[u8]) -> super::Error {
+    let said = String::from_utf8_lossy(stderr);
+    let said: Vec<&str> = said.lines().filter(|l| !l.trim().is_empty()).collect();
+    let args: Vec<String> = args.iter().map(|a| a.to_string_lossy().into()).collect();
+    fail!(
+        "git in {} could not say what it does with the folder's files (`git {}`: {}): sync \
+         asks git whether it checks them out and commits them before it changes anything; \
+         nothing was changed. Fix what git says (`git status` there says the same), then sync \
+         again",
+        shown(dir),
+        args.join(" "),
+        inline(&said.join(" "), 600)
+    )
+}
+
+/// The top of the work tree git finds for `folder` (absolute; the nearest directory of it
+/// that exists is asked), as git spells it: `None` when it is in none (or there is no git).
+fn work_tree(folder: &Path) -> Result<Option<PathBuf>> {
+    let Some(start) = folder.ancestors().find(|a| a.is_dir()) else {
+        return Ok(None);
+    };
+    let args = os(&["rev-parse", "--show-toplevel"], None);
+    let Some(out) = run_git(start, &args, b"")? else {
+        return Ok(None);
+    };
+    if !out.status.success() {
+        // A `.git` git does not take for a repository (nor any above it) is none.
+        if String::from_utf8_lossy(&out.stderr).contains("not a git repository") {
+            return Ok(None);
+        }
+        return Err(failed(start, &args, &out.stderr));
+    }
+    let top = out.stdout.strip_suffix(b"\n").unwrap_or(&out.stdout);
+    Ok((!top.is_empty()).then(|| super::owned::path_of(top)))
+}
+
+/// git's arguments: `fixed`, then `path` when given.
+fn os<'a>(fixed: &[&'a str], path: impl Into<Option<&'a OsStr>>) -> Vec<&'a OsStr> {
+    let mut args: Vec<&OsStr> = fixed.iter().map(|a| OsStr::new(*a)).collect();
+    args.extend(path.into());
+    args
+}
+
+/// The NUL-terminated fields of git's `-z` output.
+fn fields(out: &[u8]) -> impl Iterator<Item = &[u8]> {
+    out.split(|b| *b == 0).filter(|f| !f.is_empty())
+}
+
+/// The path git takes (from the work tree's top, `/` between names) of `name` in the
+/// subfolder `dir` (`""`: the folder itself) of the folder at `rel`.
+fn git_path(rel: &Path, dir: &str, name: &OsStr) -> Vec<u8> {
+    let mut p = Vec::new();
+    for part in rel
+        .iter()
+        .map(OsStr::as_encoded_bytes)
+        .chain([dir.as_bytes()])
+    {
+        if !part.is_empty() {
+            p.extend_from_slice(part);
+            p.push(b'/');
+        }
+    }
+    p.extend_from_slice(name.as_encoded_bytes());
+    p
+}
+
+/// The path of git's bytes, as shown in a message.
+fn path_shown(b: &[u8]) -> String {
+    shown(Path::new(&*String::from_utf8_lossy(b)))
+}
+
+/// One path git would not handle as sync needs, and why.
+struct Problem {
+    path: Vec<u8>,
+    why: String,
+}
+
+/// Refuses the folder `folder` (absolute) when git, as the repository holding it is set,
+/// would not check out or commit its files as sync reads and writes them (the module's
+/// comment says which settings and why); `merge_rule` says the folder's own `.gitattributes`
+/// is in place, so any other merge rule than its driver's comes from a setting that outranks
+/// it. Nothing is changed either way.
+pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
+    let Some(top) = work_tree(folder)? else {
+        return Ok(());
+    };
+    // A folder outside the work tree git found (`core.worktree` naming another place): git
+    // commits none of it from here, and nothing is asked.
+    let Ok(rel) = folder.strip_prefix(&top) else {
+        return Ok(());
+    };
+    let top = top.as_path();
+    let under = |dir: &str, name: &OsStr| git_path(rel, dir, name);
+    // Files git knows but leaves out of the work tree, or whose changes it does not look at.
+    let mut spec = std::ffi::OsString::from(":(literal)");
+    spec.push(if rel.as_os_str().is_empty() {
+        OsStr::new(".")
+    } else {
+        rel.as_os_str()
+    });
+    let Some(listed) = git(
+        top,
+        &os(&["ls-files", "-v", "-z", "--"], Some(&*spec)),
+        b"",
+        &[0],
+    )?
+    else {
+        return Ok(());
+    };
+    let mut problems = Vec::new();
+    for f in fields(&listed) {
+        let (tag, path) = match f {
+            [tag, b' ', path @ ..] => (*tag, path),
+            _ => continue,
+        };
+        let why = match tag {
+            b'S' | b's' => {
+                "outside git's sparse checkout (`git ls-files -v` marks it S, skip-worktree): git \
+                 does not check it out, so sync would take it for deleted by the team and delete \
+                 it from the database, and git would not commit what sync writes there"
+            }
+            t if t.is_ascii_lowercase() => {
+                "marked assume-unchanged (`git ls-files -v` shows it in lower case): git would not \
+                 see what sync writes there, and never commit it"
+            }
+            _ => continue,
+        };
+        problems.push(Problem {
+            path: path.to_vec(),
+            why: why.to_string(),
+        });
+    }
+    // The paths sync owns or writes: its own files, every item and event file there, and one
+    // of each kind it has not written yet (named last).
+    let mut paths: Vec<Vec<u8>> = [README_FILE, ID_FILE, ATTRIBUTES_FILE]
+        .iter()
+        .map(|f| under("", OsStr::new(f)))
+        .collect();
+    let samples: Vec<Vec<u8>> = sample_names()
+        .iter()
+        .map(|(dir, name)| under(dir, OsStr::new(name)))
+        .collect();
+    for (dir, _) in sample_names() {
+        let Ok(listing) = fs::read_dir(folder.join(dir)) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            let name = entry.file_name();
+            let plain = name.as_encoded_bytes();
+            if !plain.starts_with(b".") && plain.ends_with(b".json") {
+                paths.push(under(dir, &name));
+            }
+        }
+    }
+    paths.extend(samples.iter().cloned());
+    let mut input = Vec::new();
+    for p in &paths {
+        input.extend_from_slice(p);
+        input.push(0);
+    }
+    // A sparse checkout that would leave out a file sync has yet to write (git 2.41 and later
+    // tell; an older git that cannot is left to `ls-files` above).
+    let sparse = git(
+        top,
+        &os(&["config", "--bool", "--get", "core.sparseCheckout"], None),
+        b"",
+        &[0, 1],
+    )?;
+    if sparse.is_some_and(|s| s.trim_ascii() == b"true")
+        && let Ok(Some(inside)) = git(
+            top,
+            &os(&["sparse-checkout", "check-rules", "-z"], None),
+            &input,
+            &[0],
+        )
+    {
+        let inside: HashSet<&[u8]> = fields(&inside).collect();
+        let known: HashSet<Vec<u8>> = problems.iter().map(|p| p.path.clone()).collect();
+        for p in &paths {
+            if !inside.contains(p.as_slice()) && !known.contains(p) {
+                problems.push(Problem {
+                    path: p.to_vec(),
+                    why: "outside git's sparse checkout: git would not commit it (`git add` skips \
+                          it), so what sync writes there would never reach the team"
+                        .to_string(),
+                });
+            }
+        }
+    }
+    // Ignored: `git add -A` skips a new file unsaid.
+    if let Some(ignored) = git(
+        top,
+        &os(&["check-ignore", "--no-index", "-z", "--stdin"], None),
+        &input,
+        &[0, 1],
+    )? {
+        for p in fields(&ignored) {
+            problems.push(Problem {
+                path: p.to_vec(),
+                why: "ignored by git (`git check-ignore -v PATH` names the pattern and the file \
+                      holding it: a .gitignore, .git/info/exclude or core.excludesFile): `git add` \
+                      leaves it out of every commit unsaid, so what sync writes there would never \
+                      reach the team"
+                    .to_string(),
+            });
+        }
+    }
+    let mut attrs = vec!["filter", "ident", "working-tree-encoding"];
+    if merge_rule {
+        attrs.push("merge");
+    }
+    let mut args = vec!["check-attr", "-z", "--stdin"];
+    args.extend(&attrs);
+    if let Some(said) = git(top, &os(&args, None), &input, &[0])? {
+        let said: Vec<&[u8]> = fields(&said).collect();
+        for rec in said.chunks_exact(3) {
+            let (path, attr, value) = (rec[0], rec[1], String::from_utf8_lossy(rec[2]));
+            let unset = value == "unspecified" || value == "unset";
+            let why = match attr {
+                b"filter" if !unset => format!(
+                    "git's attribute filter={value} applies to it: git commits what the filter \
+                     makes of the file, and a clone without that filter (git-lfs, or the filter's \
+                     configuration) checks out something that is not the item's file"
+                ),
+                b"ident" if value == "set" => "git's attribute ident applies to it: git rewrites \
+                     `$Id$` in it when it checks it out, changing a note that holds it"
+                    .to_string(),
+                b"working-tree-encoding" if !unset => format!(
+                    "git's attribute working-tree-encoding={value} applies to it: git re-encodes \
+                     it when it checks it out and refuses to commit the UTF-8 sync writes"
+                ),
+                b"merge" if value != "review" => format!(
+                    "git's attribute merge={value} applies to it, over the folder's own \
+                     .gitattributes (`* merge=review`; .git/info/attributes outranks it): git \
+                     would merge it by another rule than review-mcp's driver (conflict markers, \
+                     or two versions' lines interleaved)"
+                ),
+                _ => continue,
+            };
+            problems.push(Problem {
+                path: path.to_vec(),
+                why,
+            });
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(refusal(top, rel, &samples, problems))
+}
+
+/// How many paths are named for each reason a refusal gives.
+const NAMED: usize = 5;
+
+/// The refusal of the folder at `rel` in the work tree `top` for `problems`: each reason once,
+/// with the first [`NAMED`] paths it holds for (a name standing for the files sync has yet to
+/// write shown as such, from `samples`) and how to fix it.
+fn refusal(top: &Path, rel: &Path, samples: &[Vec<u8>], problems: Vec<Problem>) -> super::Error {
+    let folder = rel.to_string_lossy();
+    let folder = if folder.is_empty() { "." } else { &folder };
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+    for p in problems {
+        let path = match samples.iter().find(|s| **s == p.path) {
+            Some(s) => format!(
+                "{} (the files sync writes there)",
+                shown(&Path::new(&*String::from_utf8_lossy(s)).with_file_name("*.json"))
+            ),
+            None => path_shown(&p.path),
+        };
+        match reasons.iter_mut().find(|(why, _)| *why == p.why) {
+            Some((_, paths)) => paths.push(path),
+            None => reasons.push((p.why, vec![path])),
+        }
+    }
+    let mut lines = Vec::new();
+    for (why, mut paths) in reasons {
+        let more = paths.len().saturating_sub(NAMED);
+        paths.truncate(NAMED);
+        let more = match more {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
+        let fix = fix_of(&why, folder);
+        lines.push(format!("  {}{more}: {why}; {fix}", paths.join(", ")));
+    }
+    fail!(
+        "git, as the repository {} is set, would not check out or commit the folder's files as \
+         sync reads and writes them; nothing was changed:\n{}\nthen sync again",
+        shown(top),
+        lines.join("\n")
+    )
+}
+
+/// How to fix what `why` says, for the folder at `folder` in its work tree.
+fn fix_of(why: &str, folder: &str) -> String {
+    if why.contains("sparse checkout") {
+        format!(
+            "put the folder in the sparse checkout (`git sparse-checkout add {}` in cone mode, \
+             `git sparse-checkout add {}` in non-cone mode, or `git sparse-checkout disable`; a \
+             file marked by hand: `git update-index --no-skip-worktree FILE`)",
+            shell_word(folder),
+            shell_word(&format!("/{folder}/"))
+        )
+    } else if why.contains("assume-unchanged") {
+        "undo it: `git update-index --no-assume-unchanged FILE`".to_string()
+    } else if why.contains("ignored") {
+        format!(
+            "remove the pattern, or follow a pattern that names files (`*.json`) with a line \
+             `!/{folder}/**` in the same file"
+        )
+    } else if why.contains("merge=") {
+        "remove that merge rule where it is set (.git/info/attributes, or a .gitattributes)"
+            .to_string()
+    } else {
+        format!(
+            "end the repository's top .gitattributes with a line `/{folder}/** !filter !ident \
+             !working-tree-encoding`, or remove the attribute where it is set (`git check-attr \
+             -a FILE` lists a file's attributes)"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// git's paths are from the work tree's top with `/` between names, the folder's own
+    /// files without a subfolder, the folder at the top without a prefix.
+    #[test]
+    fn paths_for_git_are_from_the_top_with_slashes() {
+        let name = OsStr::new("rec_1.json");
+        let folder = Path::new("design").join("review");
+        assert_eq!(
+            git_path(&folder, "records", name),
+            b"design/review/records/rec_1.json"
+        );
+        assert_eq!(
+            git_path(&folder, "", OsStr::new(README_FILE)),
+            b"design/review/README.md"
+        );
+        assert_eq!(
+            git_path(Path::new(""), "records", name),
+            b"records/rec_1.json"
+        );
+        assert_eq!(git_path(Path::new(""), "", name), b"rec_1.json");
+    }
+}
