@@ -156,7 +156,10 @@ impl RawArgs {
                     "--author needs a name of 1 to 200 characters".into(),
                 ));
             }
-            Some(Some(a)) => Some(a.trim().to_string()),
+            Some(Some(a)) => match super::serve::unprintable_in_name(a.trim()) {
+                Some(why) => return Err(UsageError(format!("--author {why}"))),
+                None => Some(a.trim().to_string()),
+            },
             Some(None) => return Err(UsageError("--author must be valid UTF-8".into())),
         };
         if self.dry_run && sub != "sync" {

@@ -1402,6 +1402,46 @@ fn replay_bless_with_command_or_elsewhere_exits_2() {
     assert_usage_error(&["check", "--bless"], "--bless is only valid with 'replay'");
 }
 
+/// Regression (found by cliout): `--author` and `REVIEW_MCP_AUTHOR` took a name holding a line
+/// break or a terminal escape. Every record, decision and verdict stored it raw, and the
+/// terminal command the server gives showed it escaped (`'Ada\u{a}Lovelace'`), so the
+/// engineer who ran that command recorded their verdicts under another name, the escape's
+/// text. Such a name is refused at the start, saying which character.
+#[test]
+fn an_author_with_a_control_character_is_refused_at_the_start() {
+    for name in ["Ada\nLovelace", "Ada\u{1b}[31m", "Ada\u{202e}L"] {
+        assert_usage_error(&["--author", name], "--author holds the character U+");
+        assert_usage_error(
+            &["--author", name, "review", "x.step"],
+            "--author holds the character U+",
+        );
+    }
+    let dir = TempDir::new("author-env").unwrap();
+    let o = cmd(dir.path())
+        .args(["--db", "a.db", "serve"])
+        .env("REVIEW_MCP_AUTHOR", "Ada\nLovelace")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "serve wrote to stdout");
+    assert!(
+        stderr(&o).contains("REVIEW_MCP_AUTHOR holds the character U+000A"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !dir.path().join("a.db").exists(),
+        "serve created a database"
+    );
+    // Backticks, stars and bars are a name's own characters.
+    let dir = TempDir::new("author-marks").unwrap();
+    let o = cmd(dir.path())
+        .args(["--db", "a.db", "--author", "Ada `L` *|*"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 /// One session of the binary: `lines` in, the answers out.
 fn serve_lines(
     dir: &Path,
