@@ -1293,6 +1293,40 @@ fn import_missing_file_fails_and_creates_nothing_wrong() {
     assert!(stderr(&o).contains("nope.jsonl"), "{}", stderr(&o));
 }
 
+/// Regression (found by cliout): `import backup.db`, the copy `backup` wrote given as if it
+/// were an export (to restore it), was read as text: refused with a list of lines "not
+/// UTF-8 … save the file as UTF-8 (a file saved as UTF-16 …)" and "not JSON", which says
+/// nothing of what the file is or how a backup is restored. It is refused naming it an
+/// SQLite database, with both ways to use it, and nothing is written or created.
+#[test]
+fn import_of_a_database_file_says_it_is_one_and_how_to_use_it() {
+    let dir = TempDir::new("import-db").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(10));
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(dir.path(), &["--db", "r.db", "backup", "copy.db"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = export(dir.path(), "r.db");
+    for (db, input) in [("new.db", "copy.db"), ("r.db", "copy.db"), ("r.db", "r.db")] {
+        let o = run(dir.path(), &["--db", db, "import", input]);
+        assert_eq!(o.status.code(), Some(1), "{db} {input}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{input} is an SQLite database"))
+                && err.contains("nothing was written")
+                && err.contains(&format!("review-mcp --db {input} export -o FILE"))
+                && !err.contains("line 1"),
+            "{db} {input}: {err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+    assert!(
+        !dir.path().join("new.db").exists(),
+        "a database was created"
+    );
+    assert_eq!(export(dir.path(), "r.db"), before);
+}
+
 #[test]
 fn check_honours_db_and_reports_schema_version() {
     let dir = TempDir::new("check").unwrap();
