@@ -463,6 +463,43 @@ fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("FAIL missing.jsonl"), "{}", stdout(&o));
 }
+/// Regression (found by cliout): `replay` and `replay --bless` printed a transcript's file name
+/// raw, in the report on stdout and in the failures on stderr, so a name holding a terminal
+/// escape acted on the terminal and one holding a line break printed a line of its own (a
+/// fake `ok …` or `FAIL …`); every other command shows a name escaped. Now they do too.
+#[test]
+fn replay_and_bless_show_a_file_name_escaped() {
+    let dir = TempDir::new("replay-names").unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/legacy/2024-11-05/0001_handshake_initialized_ping.jsonl");
+    let name = "t\u{1b}[2J\nok   fake.jsonl";
+    std::fs::copy(&fixture, dir.path().join(name)).unwrap();
+    let missing = "gone\u{1b}]0;x\u{7}.jsonl";
+    for args in [
+        vec!["replay", name, missing],
+        vec!["replay", "--bless", name, missing],
+    ] {
+        let o = run(dir.path(), &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let (out, err) = (stdout(&o), stderr(&o));
+        for text in [&out, &err] {
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{7}'),
+                "{args:?}: {text:?}"
+            );
+        }
+        assert!(
+            out.contains("t\\u{1b}[2J\\u{a}ok   fake.jsonl"),
+            "{args:?}: {out:?}"
+        );
+        assert!(!out.lines().any(|l| l.starts_with("ok   fake")), "{out:?}");
+        assert!(
+            format!("{out}{err}").contains("gone\\u{1b}]0;x\\u{7}.jsonl"),
+            "{args:?}: {out:?} {err:?}"
+        );
+    }
+}
+
 // ---- export / import / check ------------------------------------------------------------
 
 fn rev(i: usize) -> String {
