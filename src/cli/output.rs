@@ -62,11 +62,21 @@ pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf,
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                // The one reason a new file cannot be made: its directory is missing.
+                // Its directory is missing, or takes no new file (`/proc`, `/sys`: a kernel's
+                // file system answers "not found" for a name it does not make).
                 let dir = match path.parent() {
                     Some(p) if !p.as_os_str().is_empty() => p,
                     _ => Path::new("."),
                 };
+                if dir.is_dir() {
+                    return Err(io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{} takes no new file ({e}); choose a path in a directory of your own",
+                            shown(dir)
+                        ),
+                    ));
+                }
                 return Err(io::Error::new(
                     e.kind(),
                     format!(
@@ -156,7 +166,7 @@ fn remove_abandoned_temps(path: &Path) {
     } else {
         dir
     };
-    let prefix = format!(".{}.", name.to_string_lossy());
+    let prefix = format!(".{}.", temp_stem(name));
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -212,11 +222,27 @@ fn remove_abandoned_temps(path: &Path) {
 
 /// Temporary names for an export to `path`: `.NAME.PID-N.tmp` beside it.
 fn temp_candidates(path: &Path) -> impl Iterator<Item = PathBuf> + '_ {
-    let name = path
-        .file_name()
-        .map_or_else(|| "export".into(), |n| n.to_string_lossy().into_owned());
+    let name = path.file_name().map_or_else(|| "export".into(), temp_stem);
     let pid = std::process::id();
     (0u32..).map(move |n| path.with_file_name(format!(".{name}.{pid}-{n}.tmp")))
+}
+
+/// The longest part of a target's name a temporary name keeps: with the dot before it, the
+/// `.PID-N.tmp` after it and the `-journal` SQLite puts after a backup's, the temporary name
+/// stays within the 255 bytes a file name may have, as long as the target's own may be.
+const TEMP_STEM_BYTES: usize = 200;
+
+/// The target's file `name` as its temporary names start: cut to [`TEMP_STEM_BYTES`] (at a
+/// character's end). A name near the limit (`-o` of 250 bytes) made a temporary name too long
+/// for the file system, and the write was refused for a name that is valid.
+fn temp_stem(name: &std::ffi::OsStr) -> String {
+    let mut name = name.to_string_lossy().into_owned();
+    let mut end = name.len().min(TEMP_STEM_BYTES);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name.truncate(end);
+    name
 }
 
 /// The database file's permission bits (0600 for a file this server created).
