@@ -26,6 +26,39 @@ pub(super) fn refuse_database_target(db: &Path, target: &Path) -> anyhow::Result
     Ok(())
 }
 
+/// Refuses an output path that is the part's file `input` (by another spelling or another
+/// hard link too): `form3 bracket.step -o bracket.step` replaced the part with its own Form 3.
+pub(super) fn refuse_input_target(input: &Path, target: &Path) -> anyhow::Result<()> {
+    if same_file(input, target) {
+        let form = input.with_extension("form3.csv");
+        return Err(anyhow!(
+            "{} is the part's file {}: the Form 3 would replace it; give -o a file of its own, such as {}; nothing was written",
+            shown(target),
+            shown(input),
+            shown(&form)
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are one file: one device and inode (through links).
+#[cfg(unix)]
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => (x.dev(), x.ino()) == (y.dev(), y.ino()),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
 /// The temporary file an export is written to before it is renamed over `path`: a new file
 /// in the same directory (so the rename is atomic), created exclusively (`create_new` fails
 /// on anything already there, a symlink included, and never follows one), with the
