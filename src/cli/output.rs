@@ -153,6 +153,13 @@ pub(super) fn write_beside<T>(
     written.with_context(|| format!("cannot write {}", shown(path)))
 }
 
+/// Refuses an output path before anything is read: the database or one of its companions
+/// ([`refuse_database_target`]), or anything [`write_beside`] would refuse to replace.
+pub(super) fn refuse_output(db: &Path, target: &Path) -> anyhow::Result<()> {
+    refuse_database_target(db, target)?;
+    refuse_unusual_target(target)
+}
+
 /// Refuses an output path that names anything but a regular file (or nothing yet): a
 /// symbolic link (whatever it points to), a directory, a FIFO, a socket or a device.
 fn refuse_unusual_target(path: &Path) -> anyhow::Result<()> {
@@ -172,13 +179,29 @@ fn refuse_unusual_target(path: &Path) -> anyhow::Result<()> {
             shown(path)
         ));
     }
-    match review_mcp::review::hashing::kind_name(&ft) {
-        Some(kind) => Err(anyhow!(
+    if let Some(kind) = review_mcp::review::hashing::kind_name(&ft) {
+        return Err(anyhow!(
             "{} is {kind}, not a regular file: -o writes a file (a temporary file renamed over it); name a file, or leave -o out to write to stdout",
             shown(path)
-        )),
-        None => Ok(()),
+        ));
     }
+    if is_sqlite_file(path) {
+        return Err(anyhow!(
+            "{} is an SQLite database (another review database, or a backup): -o would replace it with text; choose another name, or remove it first if it is to go",
+            shown(path)
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the file at `path` starts with an SQLite database's header, which no export or
+/// Form 3 does: a database, never yesterday's output.
+fn is_sqlite_file(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 16];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| &header == b"SQLite format 3\0")
 }
 
 /// How old a temporary file nobody holds must be before it is taken for one a killed command

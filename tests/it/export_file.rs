@@ -281,3 +281,37 @@ fn output_in_a_directory_that_takes_no_file_does_not_say_it_is_missing() -> Resu
     );
     Ok(())
 }
+
+/// Regression (found by cliout): `export -o` and `form3 -o` replaced an SQLite database that
+/// was not the one read (`--db a.db export -o b.db`, the flag's place slipped; or `-o` naming
+/// last week's `backup`): the database was gone, a JSON Lines file in its place. A target
+/// holding a database is refused now and left as it was; yesterday's export is still replaced.
+#[test]
+fn export_onto_another_database_is_refused_and_an_old_export_replaced() -> Result<()> {
+    let dir = TempDir::new("onto-db")?;
+    database(dir.path())?;
+    let o = run(dir.path(), &["--db", "r.db", "backup", "copy.db"])?;
+    ensure!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let copy = std::fs::read(dir.join("copy.db"))?;
+    let rev = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    for args in [
+        vec!["export", "-o", "copy.db"],
+        vec!["form3", rev, "-o", "copy.db"],
+    ] {
+        let mut all = vec!["--db", "r.db"];
+        all.extend_from_slice(&args);
+        let o = run(dir.path(), &all)?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        ensure!(o.status.code() == Some(1), "{args:?}: {err}");
+        ensure!(
+            err.contains("copy.db is an SQLite database") && err.contains("choose another name"),
+            "{args:?}: {err}"
+        );
+        ensure!(std::fs::read(dir.join("copy.db"))? == copy, "{args:?}");
+    }
+    std::fs::write(dir.join("old.jsonl"), b"yesterday\n")?;
+    let o = run(dir.path(), &["--db", "r.db", "export", "-o", "old.jsonl"])?;
+    ensure!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ensure!(std::fs::read(dir.join("old.jsonl"))?.starts_with(b"{\"record\""));
+    Ok(())
+}
