@@ -113,7 +113,8 @@ Options:
                       check and backup need an existing one and create nothing.
                       A leading ~/ is your home directory, also where no shell expands it.
   -o, --output FILE   export, form3: write to FILE instead of stdout, through a temporary
-                      file renamed into place (never a partial FILE; a symlink is refused).
+                      file renamed into place (never a partial FILE; a symlink, a device,
+                      an SQLite database or form3's own part file as FILE is refused).
                       -o - is stdout.
   --command CMD       replay: the server command line to test (default: this server, in
                       process), run once per FILE in a fresh directory named by {{dir}}.
