@@ -451,6 +451,54 @@ fn db_environment_variable_is_used_and_flag_wins() {
     assert!(!dir.path().join("env2.db").exists());
 }
 
+/// Regression (found by cliout): a database path copied with the line break or the space after
+/// it (`"REVIEW_MCP_DB_PATH": "/home/ada/review.db "` in a host's configuration) made a new,
+/// empty database of that name beside the real one, exit 0, and the review seemed forgotten.
+/// A part of the path that names nothing yet and holds a control character or white space at
+/// an end is refused (exit 2, nothing created); an existing file of such a name is opened.
+#[test]
+fn a_database_path_with_a_stray_line_break_or_space_is_refused() {
+    let dir = TempDir::new("db-stray").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(4));
+    for db in ["r.db\n", "r.db ", " r.db", "r\tx.db", "new\n/r.db"] {
+        let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
+        assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("names nothing yet"),
+            "{db:?}: {}",
+            stderr(&o)
+        );
+        let shown = db.replace('\n', "\\u{a}").replace('\t', "\\u{9}");
+        assert!(
+            stderr(&o).contains(&format!("'{shown}'")),
+            "{db:?}: {}",
+            stderr(&o)
+        );
+        let o = cmd(dir.path())
+            .env("REVIEW_MCP_DB_PATH", db)
+            .arg("serve")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("REVIEW_MCP_DB_PATH is '"),
+            "{db:?}: {}",
+            stderr(&o)
+        );
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["in.jsonl"], "a database was created");
+    // A file of that name that exists is the user's: opened as named.
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::rename(dir.path().join("r.db"), dir.path().join("r.db ")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db ", "check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 #[test]
 fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
     let dir = TempDir::new("replay").unwrap();
