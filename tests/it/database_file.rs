@@ -1696,3 +1696,61 @@ fn a_write_under_another_programs_write_lock_names_the_file_and_what_holds_it() 
     assert_eq!(exported_names(&db)?.len(), 2);
     Ok(())
 }
+
+/// Regression (found by cliout): `--db /dev/stderr` with stderr a log file (as a host keeps
+/// it) made the log the database: SQLite wrote its pages over the log lines and the log went
+/// on writing into the database; `--db /dev/stdout` under `> out.jsonl` the same with the
+/// answers. A database path that is the process's own standard output, error or input is
+/// refused before anything is opened, naming the stream, and the file is left as it was.
+#[cfg(unix)]
+#[test]
+fn a_database_path_that_is_the_process_s_own_stream_is_refused() -> anyhow::Result<()> {
+    let dir = TempDir::new("db-own-stream")?;
+    let write = format!(
+        "{}\n{}\n",
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "remember",
+               "arguments": {"artifact": artifact("own-stream", "/w/b.step"), "entity_ids": [], "name": "bore"}}})
+    );
+    for (db, args) in [
+        ("/dev/stderr", vec![]),
+        ("/dev/stdout", vec![]),
+        ("/dev/stderr", vec!["check"]),
+    ] {
+        let (out, err) = (dir.join("out.txt"), dir.join("err.txt"));
+        let mut child = cli_command(Path::new(db), &args)
+            .env("MCP_LOG_LEVEL", "info")
+            .stdin(Stdio::piped())
+            .stdout(std::fs::File::create(&out)?)
+            .stderr(std::fs::File::create(&err)?)
+            .spawn()?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(write.as_bytes());
+        }
+        let status = child.wait()?;
+        let (out, err) = (std::fs::read(&out)?, std::fs::read(&err)?);
+        let text = String::from_utf8_lossy(&err);
+        anyhow::ensure!(status.code() == Some(1), "{db} {args:?}: {status:?} {text}");
+        let stream = if db == "/dev/stdout" {
+            "standard output"
+        } else {
+            "standard error"
+        };
+        anyhow::ensure!(
+            text.contains(&format!("{db} is this command's {stream}")),
+            "{db} {args:?}: {text}"
+        );
+        for bytes in [&out, &err] {
+            anyhow::ensure!(
+                !bytes.starts_with(b"SQLite format 3"),
+                "{db} {args:?}: a database was made"
+            );
+        }
+        anyhow::ensure!(
+            out.is_empty(),
+            "{db} {args:?}: answered {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+    Ok(())
+}
