@@ -94,34 +94,33 @@ pub(super) fn create_temp_beside(path: &Path, db: &Path) -> io::Result<(PathBuf,
                 return Ok((candidate, file));
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                // Its directory is missing, or takes no new file (`/proc`, `/sys`: a kernel's
-                // file system answers "not found" for a name it does not make).
-                let dir = match path.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => p,
-                    _ => Path::new("."),
-                };
-                if dir.is_dir() {
-                    return Err(io::Error::new(
-                        e.kind(),
-                        format!(
-                            "{} takes no new file ({e}); choose a path in a directory of your own",
-                            shown(dir)
-                        ),
-                    ));
-                }
-                return Err(io::Error::new(
-                    e.kind(),
-                    format!(
-                        "the directory {} does not exist; create it, or choose a path in an existing one",
-                        shown(dir)
-                    ),
-                ));
-            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(not_made(path, e)),
             Err(e) => return Err(e),
         }
     }
     Err(last)
+}
+
+/// "Not found" for a new name beside `path`, said as what it means: its directory is missing,
+/// or takes no new file (`/proc`, `/sys`: a kernel's file system answers "not found" for a
+/// name it does not make).
+fn not_made(path: &Path, e: io::Error) -> io::Error {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let message = if dir.is_dir() {
+        format!(
+            "{} takes no new file ({e}); choose a path in a directory of your own",
+            shown(dir)
+        )
+    } else {
+        format!(
+            "the directory {} does not exist; create it, or choose a path in an existing one",
+            shown(dir)
+        )
+    };
+    io::Error::new(e.kind(), message)
 }
 
 /// Writes `path` through a new temporary file beside it ([`create_temp_beside`]): `write`
@@ -213,7 +212,7 @@ const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 /// regular file of that form, unlocked and unchanged for [`ABANDONED_AFTER`]. A killed
 /// `backup` left a partial copy of the database there for good. Best effort: what cannot be
 /// looked at or removed stays, and so does every other name.
-fn remove_abandoned_temps(path: &Path) {
+pub(super) fn remove_abandoned_temps(path: &Path) {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return;
     };
@@ -231,6 +230,10 @@ fn remove_abandoned_temps(path: &Path) {
         let Some(rest) = file_name.strip_prefix(&prefix) else {
             continue;
         };
+        if let Some(counter) = rest.strip_suffix(".tmp.d") {
+            remove_abandoned_private_dir(&entry.path(), counter);
+            continue;
+        }
         let (counter, journal) = match rest.strip_suffix(".tmp-journal") {
             Some(c) => (c, true),
             None => match rest.strip_suffix(".tmp") {
@@ -238,11 +241,7 @@ fn remove_abandoned_temps(path: &Path) {
                 None => continue,
             },
         };
-        let numbered = counter.split_once('-').is_some_and(|(pid, n)| {
-            [pid, n]
-                .iter()
-                .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-        });
+        let numbered = is_counter(counter);
         let candidate = entry.path();
         let old = std::fs::symlink_metadata(&candidate).is_ok_and(|m| {
             m.is_file()
@@ -274,6 +273,74 @@ fn remove_abandoned_temps(path: &Path) {
             }
         }
     }
+}
+
+/// Whether `counter` is the `PID-N` of a temporary name.
+fn is_counter(counter: &str) -> bool {
+    counter.split_once('-').is_some_and(|(pid, n)| {
+        [pid, n]
+            .iter()
+            .all(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
+/// Removes the private directory `.NAME.PID-N.tmp.d` ([`create_private_dir_beside`]) a killed
+/// backup left: a real directory (never a link), unchanged for [`ABANDONED_AFTER`], whose
+/// copy no process holds any more (each file in it can be locked).
+fn remove_abandoned_private_dir(dir: &Path, counter: &str) {
+    let old = std::fs::symlink_metadata(dir).is_ok_and(|m| {
+        m.is_dir()
+            && m.modified()
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age >= ABANDONED_AFTER)
+    });
+    if !is_counter(counter) || !old {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let unheld = entries.filter_map(Result::ok).all(|e| {
+        std::fs::symlink_metadata(e.path()).is_ok_and(|m| !m.is_file())
+            || File::open(e.path()).is_ok_and(|f| f.try_lock().is_ok())
+    });
+    if unheld {
+        log::info!(
+            "removing {}, a temporary folder a killed review-mcp backup left",
+            shown(dir)
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// A new private directory beside `path` for a backup's copy: `.NAME.PID-N.tmp.d`, mode 0700
+/// (`mkdir` fails on anything already there, a link included). SQLite makes files at names
+/// derived from the copy's (its `-journal`); in a directory others can write (`/tmp`) a file
+/// planted at such a name, foreseen from the process id, would be opened and written by
+/// SQLite, and a planted hot journal rolled back into the copy. In this directory nobody
+/// else can make a file.
+pub(super) fn create_private_dir_beside(path: &Path) -> io::Result<PathBuf> {
+    remove_abandoned_temps(path);
+    let mut last = io::Error::other("no temporary name was free");
+    for candidate in temp_candidates(path).take(100) {
+        let mut name = candidate.into_os_string();
+        name.push(".d");
+        let candidate = PathBuf::from(name);
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        match builder.create(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(not_made(path, e)),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last)
 }
 
 /// Temporary names for an export to `path`: `.NAME.PID-N.tmp` beside it.
