@@ -196,11 +196,7 @@ fn refuse_unusual_target(path: &Path) -> anyhow::Result<()> {
 /// Whether the file at `path` starts with an SQLite database's header, which no export or
 /// Form 3 does: a database, never yesterday's output.
 fn is_sqlite_file(path: &Path) -> bool {
-    use std::io::Read;
-    let mut header = [0u8; 16];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut header))
-        .is_ok_and(|()| &header == b"SQLite format 3\0")
+    File::open(path).is_ok_and(store::file::starts_as_sqlite)
 }
 
 /// How old a temporary file nobody holds must be before it is taken for one a killed command

@@ -139,13 +139,10 @@ impl Reread for InputFile {
 }
 
 /// Whether `file` starts with the header of an SQLite database, which no export line can:
-/// a backup given to `import` as if it were an export. Read through a clone of the
-/// descriptor (the import reads the file again from its start).
+/// a backup given to `import` as if it were an export (the import reads the file again from
+/// its start).
 fn is_sqlite_file(file: &File) -> bool {
-    let mut header = [0u8; 16];
-    file.try_clone()
-        .and_then(|mut f| f.read_exact(&mut header))
-        .is_ok_and(|()| &header == b"SQLite format 3\0")
+    crate::store::file::starts_as_sqlite(file)
 }
 
 /// A file in the temporary directory that no name reaches: removed as soon as it is made
