@@ -1758,6 +1758,20 @@ fn a_database_path_that_is_the_process_s_own_stream_is_refused() -> anyhow::Resu
             String::from_utf8_lossy(&out)
         );
     }
+    // `review-mcp --db review.db export >> review.db` (meant: review.jsonl): the export was
+    // appended to the database it read.
+    let db = dir.join("review.db");
+    kept_by_a_server(&db)?;
+    let before = std::fs::read(&db)?;
+    let appended = std::fs::OpenOptions::new().append(true).open(&db)?;
+    let out = cli_command(&db, &["export"]).stdout(appended).output()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(
+        out.status.code() == Some(1),
+        "export >> the database: {text}"
+    );
+    anyhow::ensure!(text.contains("is this command's standard output"), "{text}");
+    anyhow::ensure!(std::fs::read(&db)? == before, "the database changed");
     Ok(())
 }
 
