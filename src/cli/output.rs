@@ -195,8 +195,11 @@ fn refuse_unusual_target(path: &Path) -> anyhow::Result<()> {
 
 /// Whether the file at `path` starts with an SQLite database's header, which no export or
 /// Form 3 does: a database, never yesterday's output.
+/// Opened without waiting, and read only when what was opened is a regular file: a FIFO put
+/// at the path since it was looked at never keeps the command waiting for a writer.
 fn is_sqlite_file(path: &Path) -> bool {
-    File::open(path).is_ok_and(store::file::starts_as_sqlite)
+    review_mcp::review::hashing::open_never_waiting(path)
+        .is_ok_and(|f| f.metadata().is_ok_and(|m| m.is_file()) && store::file::starts_as_sqlite(f))
 }
 
 /// How old a temporary file nobody holds must be before it is taken for one a killed command
@@ -381,6 +384,34 @@ mod tests {
     use std::io::Write;
 
     use super::*;
+
+    /// Regression (found by cliout): the SQLite-header look at an output target opened it
+    /// with a plain open, so a FIFO put there between the look at its kind and the open kept
+    /// `export -o` waiting for a writer for good.
+    #[cfg(unix)]
+    #[test]
+    fn the_header_look_at_a_fifo_does_not_wait() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-cli-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("out.jsonl");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let looked = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(is_sqlite_file(&looked));
+        });
+        let answer = rx.recv_timeout(std::time::Duration::from_secs(5));
+        if answer.is_err() {
+            // Let the waiting open go on and end.
+            let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(answer, Ok(false), "the look waited on the FIFO");
+    }
 
     #[cfg(unix)]
     #[test]
