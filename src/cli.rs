@@ -34,7 +34,7 @@
 mod args;
 pub mod backup;
 pub mod check;
-mod database;
+pub mod database;
 mod elsewhere;
 pub mod export;
 pub mod form3;

@@ -58,6 +58,17 @@ fn run(invocation: Invocation) -> anyhow::Result<ExitCode> {
         db,
         author,
     } = invocation;
+    let uses_database = !matches!(
+        command,
+        Command::Help
+            | Command::Version
+            | Command::Revision { .. }
+            | Command::MergeFile { .. }
+            | Command::Replay { .. }
+    );
+    if uses_database {
+        cli::database::refuse_standard_stream(&db)?;
+    }
     match command {
         Command::Serve => cli::serve::run(&db, author),
         Command::Help => cli::help::print(&cli::help::help_text(), "the help"),

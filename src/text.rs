@@ -153,6 +153,26 @@ pub fn shell_word(s: &str) -> String {
     escape_controls(&word).into_owned()
 }
 
+/// `s` as a Markdown code span (a command a text answer tells its reader to run): fenced by
+/// one backtick more than the longest run of backticks inside it, and padded with a space
+/// where it starts or ends with one, so a backtick in it (a path, an `--author` name) cannot
+/// end the span early and show the rest as Markdown (CommonMark 6.1).
+pub fn code_span(s: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in s.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
 /// JSON text (as serde_json writes it, compact) with every character of [`is_control_like`]
 /// it leaves raw (DEL, C1 controls, the Unicode line and paragraph separators, the
 /// bidirectional controls, the invisible format characters) written as a `\uXXXX` escape (a
@@ -1005,6 +1025,17 @@ mod tests {
         assert_eq!(shell_word(""), "''");
         assert_eq!(shell_word("~/a*.db"), "'~/a*.db'");
         assert_eq!(shell_word("a\u{1b}[2Jb"), "'a\\u{1b}[2Jb'");
+    }
+
+    #[test]
+    fn code_span_is_not_ended_by_a_backtick_inside() {
+        assert_eq!(
+            code_span("review-mcp review FILE"),
+            "`review-mcp review FILE`"
+        );
+        assert_eq!(code_span("a 'x`y' b"), "``a 'x`y' b``");
+        assert_eq!(code_span("a ``x` b"), "```a ``x` b```");
+        assert_eq!(code_span("`x"), "`` `x ``");
     }
 
     #[test]

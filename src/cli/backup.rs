@@ -11,7 +11,17 @@ use review_mcp::store::Store;
 use review_mcp::text::counted;
 
 use super::database::{counts, require_existing, store_error};
-use super::output::{create_temp_beside, refuse_database_target, shown};
+use super::output::{create_private_dir_beside, create_temp_beside, refuse_database_target, shown};
+
+/// A backup's private directory ([`create_private_dir_beside`]), removed with what it holds
+/// when the backup ends, done or not.
+struct PrivateDir(PathBuf);
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 /// `review-mcp backup FILE`: a complete, self-contained copy of the database, taken in one
 /// read transaction (SQLite's `VACUUM INTO`) so it is consistent while servers write. FILE
@@ -39,14 +49,19 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    // Created empty and exclusively (never through a planted link) with the database's
-    // mode, then filled by SQLite, which accepts an empty file.
-    let (tmp, file) = create_temp_beside(target, db).with_context(|| {
+    let cannot = || {
         format!(
             "cannot write the backup {} (its folder must exist and be writable)",
             shown(target)
         )
-    })?;
+    };
+    // The copy and the files SQLite makes beside it (its journal) live in a private
+    // directory beside FILE, removed when done (declared first: dropped last).
+    let private = PrivateDir(create_private_dir_beside(target).with_context(cannot)?);
+    let name = target.file_name().unwrap_or("backup".as_ref());
+    // Created empty and exclusively (never through a planted link) with the database's
+    // mode, then filled by SQLite, which accepts an empty file.
+    let (tmp, file) = create_temp_beside(&private.0.join(name), db).with_context(cannot)?;
     // SQLite writes the copy through its own connection, which a mode without the owner's
     // write bit (a read-only database's, 0444) would refuse: the owner may write it until it
     // is complete, then it gets the database's mode.

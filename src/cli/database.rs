@@ -42,6 +42,47 @@ pub(super) fn require_existing(db: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Refuses a database path that is this process's own standard input, output or error (a
+/// regular file: `--db /dev/stderr` with stderr a host's log file, `/dev/stdout` under
+/// `> out.jsonl`): the server made its log (or the file its answers go to) its database,
+/// and each wrote over the other.
+#[cfg(unix)]
+pub fn refuse_standard_stream(db: &Path) -> anyhow::Result<()> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let Ok(file) = std::fs::metadata(db) else {
+        return Ok(());
+    };
+    if !file.is_file() {
+        return Ok(());
+    }
+    let of = |fd: std::os::fd::BorrowedFd<'_>| {
+        fd.try_clone_to_owned()
+            .ok()
+            .map(std::fs::File::from)
+            .and_then(|f| f.metadata().ok())
+            .is_some_and(|m| (m.dev(), m.ino()) == (file.dev(), file.ino()))
+    };
+    let stream = if of(std::io::stdout().as_fd()) {
+        "standard output"
+    } else if of(std::io::stderr().as_fd()) {
+        "standard error (where its log goes)"
+    } else if of(std::io::stdin().as_fd()) {
+        "standard input"
+    } else {
+        return Ok(());
+    };
+    Err(anyhow!(
+        "{} is this command's {stream}: a database there and the stream would write over each other; nothing was opened. Point --db or {DB_ENV} at a file of its own",
+        super::output::shown(db)
+    ))
+}
+
+#[cfg(not(unix))]
+pub fn refuse_standard_stream(_db: &Path) -> anyhow::Result<()> {
+    Ok(())
+}
+
 /// How many records and decisions the database `db` holds.
 pub(super) fn counts(db: &Path, store: &mut Store) -> anyhow::Result<(u64, u64)> {
     store.totals().map_err(|e| store_error(db, e))

@@ -24,13 +24,13 @@ use review_mcp::sync::line::{ExportError, export_from};
 use review_mcp::text::counted;
 
 use super::database::{open_existing, store_error};
-use super::output::{refuse_database_target, write_beside};
+use super::output::{refuse_output, write_beside};
 
 /// `review-mcp export [-o FILE]`: JSON Lines on stdout, or into FILE through a temporary file
 /// renamed into place, so a failed export never leaves a truncated backup behind.
 pub fn run(db: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
     if let Some(path) = output {
-        refuse_database_target(db, path)?;
+        refuse_output(db, path)?;
     }
     let mut store = open_existing(db)?;
     // Read and written one item at a time: an export holds one item in memory.

@@ -17,7 +17,7 @@ use review_mcp::store::damaged_message;
 
 use super::database::{open_existing, store_error};
 use super::elsewhere::nothing_decided;
-use super::output::{refuse_database_target, write_beside};
+use super::output::{refuse_input_target, refuse_output, write_beside};
 
 /// Writes the Form 3 of `target` (a `sha256:` revision, else a file whose revision it is) to
 /// stdout, or to `output` through a temporary file beside
@@ -25,10 +25,13 @@ use super::output::{refuse_database_target, write_beside};
 /// or the database itself is refused as the target.
 pub fn run(db: &Path, target: &Path, output: Option<&Path>) -> anyhow::Result<ExitCode> {
     if let Some(path) = output {
-        refuse_database_target(db, path)?;
+        refuse_output(db, path)?;
     }
     // A revision is taken as given; anything else is the part's file, hashed (never parsed).
     let (revision, of_file) = super::revision::of_target(target, db).map_err(|m| anyhow!(m))?;
+    if let (Some(file), Some(path)) = (of_file, output) {
+        refuse_input_target(file, path)?;
+    }
     let revision = revision.as_str();
     let mut store = open_existing(db)?;
     // A revision holding notes but no decision has no review to list: a form of no rows,

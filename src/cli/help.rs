@@ -113,7 +113,8 @@ Options:
                       check and backup need an existing one and create nothing.
                       A leading ~/ is your home directory, also where no shell expands it.
   -o, --output FILE   export, form3: write to FILE instead of stdout, through a temporary
-                      file renamed into place (never a partial FILE; a symlink is refused).
+                      file renamed into place (never a partial FILE; a symlink, a device,
+                      an SQLite database or form3's own part file as FILE is refused).
                       -o - is stdout.
   --command CMD       replay: the server command line to test (default: this server, in
                       process), run once per FILE in a fresh directory named by {{dir}}.
@@ -132,7 +133,7 @@ Options:
 Environment:
   {DB_ENV}  The database file when --db is not given (default ./{DEFAULT_DB}).
   REVIEW_MCP_AUTHOR   serve, review: the author when --author is not given (1 to 200
-                      characters).
+                      characters, no control or invisible ones).
   REVIEW_MCP_ELICITATION_TIMEOUT
                       serve: how long request_verdicts waits for the engineer's answer to
                       the host's form, in seconds (1 to 86400, default 600); in 2026-07-28

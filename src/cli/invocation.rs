@@ -125,6 +125,7 @@ impl RawArgs {
             };
             let db = home_expanded(db, home)?;
             refuse_unexpanded_variable(&db, from)?;
+            refuse_stray_characters(&db, from)?;
             db
         } else {
             PathBuf::from(DEFAULT_DB)
@@ -156,7 +157,10 @@ impl RawArgs {
                     "--author needs a name of 1 to 200 characters".into(),
                 ));
             }
-            Some(Some(a)) => Some(a.trim().to_string()),
+            Some(Some(a)) => match super::serve::unprintable_in_name(a.trim()) {
+                Some(why) => return Err(UsageError(format!("--author {why}"))),
+                None => Some(a.trim().to_string()),
+            },
             Some(None) => return Err(UsageError("--author must be valid UTF-8".into())),
         };
         if self.dry_run && sub != "sync" {
@@ -329,6 +333,34 @@ fn refuse_unexpanded_variable(db: &Path, from: &str) -> Result<(), UsageError> {
     Err(UsageError(format!(
         "{from} is {}, a path with a variable nothing expanded (a host setting left unfilled, or a configuration no shell reads): set the database path in the host's settings for review-mcp, or give the path itself (an absolute path; a leading ~/ is your home directory)",
         short(&text)
+    )))
+}
+
+/// Refuses a database path a part of which names nothing yet and holds a control character
+/// (a line break, a tab) or starts or ends with white space: a path pasted into a host's
+/// configuration with the line break or the space after it (`"/home/ada/review.db "`) made
+/// a new, empty database beside the one it meant, and the review seemed forgotten. A file or
+/// folder of such a name that exists is opened as named.
+fn refuse_stray_characters(db: &Path, from: &str) -> Result<(), UsageError> {
+    let mut named = PathBuf::new();
+    let stray = db.components().find_map(|c| {
+        named.push(c);
+        let part = c.as_os_str().to_string_lossy();
+        let what = if part.chars().any(review_mcp::text::is_control_like) {
+            "a control or invisible character (a line break, a tab)"
+        } else if part.starts_with(char::is_whitespace) || part.ends_with(char::is_whitespace) {
+            "white space at an end"
+        } else {
+            return None;
+        };
+        std::fs::symlink_metadata(&named).is_err().then_some(what)
+    });
+    let Some(what) = stray else {
+        return Ok(());
+    };
+    Err(UsageError(format!(
+        "{from} is '{}', which holds {what} and names nothing yet: it would make a new, empty database there, not open yours; give the path without it",
+        review_mcp::text::escape_controls(&short(&db.to_string_lossy()))
     )))
 }
 

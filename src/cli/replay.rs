@@ -26,11 +26,14 @@ pub fn bless(files: &[PathBuf]) -> anyhow::Result<ExitCode> {
         match review_mcp::replay::bless_file(file) {
             Ok(changed) => {
                 let verb = if changed { "blessed" } else { "unchanged" };
-                writeln!(out, "{verb} {}", file.display())?;
+                writeln!(out, "{verb} {}", super::output::shown(file))?;
             }
             Err(e) => {
                 failed = true;
-                crate::cli::say(format_args!("review-mcp: {}: {e}\n", file.display()));
+                crate::cli::say(format_args!(
+                    "review-mcp: {}: {e}\n",
+                    super::output::shown(file)
+                ));
             }
         }
     }

@@ -71,7 +71,25 @@ pub(super) fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<Strin
             "{AUTHOR_ENV} is longer than 200 characters: shorten it or unset it"
         ));
     }
+    if let Some(why) = unprintable_in_name(name) {
+        return Err(format!("{AUTHOR_ENV} {why}, or unset it"));
+    }
     Ok(Some(name.to_string()))
+}
+
+/// What is wrong with an author's `name` that holds a character a terminal acts on or shows
+/// as nothing (a line break, a tab, an escape, a bidirectional control, a zero width space):
+/// stored in every record and verdict, it would be shown escaped (`\u{a}`), and the terminal
+/// command a server gives would record the escape's text, another name. `None` when there is
+/// none.
+pub(super) fn unprintable_in_name(name: &str) -> Option<String> {
+    let c = name
+        .chars()
+        .find(|&c| review_mcp::text::is_control_like(c))?;
+    Some(format!(
+        "holds the character U+{:04X} (a control or invisible character): an author's name is recorded and shown as it is; give it without line breaks, tabs, escapes or invisible characters",
+        u32::from(c)
+    ))
 }
 
 /// How long `request_verdicts` waits for the engineer's answer, in seconds.
@@ -113,6 +131,22 @@ mod tests {
             env_author(Some(OsStr::new("${user_config.author}"))),
             Ok(None),
             "an unfilled bundle setting is nobody"
+        );
+        for bad in [
+            "Ada\nLovelace",
+            "Ada\u{1b}[2J",
+            "Ada\tL",
+            "Ada\u{202e}L",
+            "Ada\u{200b}",
+        ] {
+            assert!(
+                env_author(Some(OsStr::new(bad))).is_err_and(|e| e.contains("U+")),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            env_author(Some(OsStr::new("Ada ``Lovelace`` *|*"))),
+            Ok(Some("Ada ``Lovelace`` *|*".into()))
         );
     }
 

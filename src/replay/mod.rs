@@ -144,9 +144,13 @@ pub fn replay_files(
     for path in files {
         for (version, outcome) in replay_runs(command, path) {
             count += 1;
+            // Escaped as every name the commands print: a file name (or a version a
+            // transcript names) cannot act on the terminal or print a line of its own.
             let name = match version {
-                Some(v) => format!("{} under {v}", path.display()),
-                None => path.display().to_string(),
+                Some(v) => format!("{} under {}", crate::text::shown_path(path), {
+                    crate::text::escape_controls(&v)
+                }),
+                None => crate::text::shown_path(path),
             };
             match outcome {
                 Outcome::Match { lines } => writeln!(out, "ok   {name} ({lines} server lines)")?,

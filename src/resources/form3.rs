@@ -460,8 +460,9 @@ impl Form3 {
                 " on the server's database"
             };
             format!(
-                "{shown} of {}: truncated to fit one answer{first}; run `{command}`{whose} for every row",
-                self.total
+                "{shown} of {}: truncated to fit one answer{first}; run {}{whose} for every row",
+                self.total,
+                crate::text::code_span(&command)
             )
         } else {
             format!("{shown} of {}", self.total)

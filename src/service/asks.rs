@@ -54,8 +54,11 @@ impl Service {
             revision.as_deref(),
         );
         match revision {
-            Some(_) => format!("`{command}`"),
-            None => format!("`{command}` (FILE: the part's file or its sha256 revision)"),
+            Some(_) => text::code_span(&command),
+            None => format!(
+                "{} (FILE: the part's file or its sha256 revision)",
+                text::code_span(&command)
+            ),
         }
     }
 

@@ -163,13 +163,14 @@ fn text_index_out_of_step(
         let count =
             |n: i64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         problems.push(format!(
-            "{INDEX_OUT_OF_STEP}{table} is out of step with them: {}, {} (an older review-mcp still running wrote the file after a newer one upgraded it); a text search misses them: export the file and import the export into a new file (`review-mcp --db {db} export -o FILE`, then `review-mcp --db NEW import FILE`), which indexes every item again",
+            "{INDEX_OUT_OF_STEP}{table} is out of step with them: {}, {} (an older review-mcp still running wrote the file after a newer one upgraded it); a text search misses them: export the file and import the export into a new file ({}, then `review-mcp --db NEW import FILE`), which indexes every item again",
             count(
                 unindexed,
                 &format!("{item} without its entry"),
                 &format!("{table} without their entry")
             ),
             count(stray, &format!("entry of no {item}"), &format!("entries of no {item}")),
+            crate::text::code_span(&format!("review-mcp --db {db} export -o FILE")),
         ));
     }
     Ok(problems)

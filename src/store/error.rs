@@ -208,19 +208,19 @@ impl std::fmt::Display for StoreError {
                 change: FileChange::LogTruncated(now, in_use),
             } => write!(
                 f,
-                "{}-wal, the write-ahead log this server holds open beside {}, was truncated while the server was running ({now} bytes now, {in_use} in use: a cleanup script, `: > file`?); nothing more is read or written, so that nothing is written after the cut or copied from it into the file. Restart the server (reconnect it in your MCP host; every server on the file, if several), then run `review-mcp --db {} check`",
+                "{}-wal, the write-ahead log this server holds open beside {}, was truncated while the server was running ({now} bytes now, {in_use} in use: a cleanup script, `: > file`?); nothing more is read or written, so that nothing is written after the cut or copied from it into the file. Restart the server (reconnect it in your MCP host; every server on the file, if several), then run {}",
                 path.display(),
                 path.display(),
-                command_path(path)
+                check_command(path)
             ),
             StoreError::FileChanged {
                 path,
                 change: FileChange::Truncated(now, before),
             } => write!(
                 f,
-                "{} was truncated while this server was running ({now} bytes now, {before} before: another program wrote over it in place, such as `: > file` or a file copied onto it); nothing more is read or written, so that no write is answered into a damaged file. Stop the servers, run `review-mcp --db {} check`, put your last good copy in its place if it reports damage (a `review-mcp backup` file, or an export imported into a new file), and restart the server",
+                "{} was truncated while this server was running ({now} bytes now, {before} before: another program wrote over it in place, such as `: > file` or a file copied onto it); nothing more is read or written, so that no write is answered into a damaged file. Stop the servers, run {}, put your last good copy in its place if it reports damage (a `review-mcp backup` file, or an export imported into a new file), and restart the server",
                 path.display(),
-                command_path(path)
+                check_command(path)
             ),
             StoreError::FileChanged { path, change } => {
                 let what = match change {
@@ -399,9 +399,9 @@ impl StoreError {
 pub fn damaged_message(path: Option<&Path>, finding: &dyn std::fmt::Display) -> String {
     match path {
         Some(path) => format!(
-            "{} is damaged ({finding}): run `review-mcp --db {} check`, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file)",
+            "{} is damaged ({finding}): run {}, and put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file)",
             path.display(),
-            command_path(path)
+            check_command(path)
         ),
         None => format!(
             "the database file is damaged ({finding}); run `review-mcp --db PATH check` with its path (the --db or REVIEW_MCP_DB_PATH it was opened with)"
@@ -446,9 +446,37 @@ pub(super) fn command_path(path: &Path) -> String {
     crate::text::shell_word(&path.to_string_lossy())
 }
 
+/// `review-mcp --db PATH check` for the database at `path`, as a Markdown code span (these
+/// messages reach the assistant in tool results): a backtick in the path cannot end it.
+fn check_command(path: &Path) -> String {
+    crate::text::code_span(&format!("review-mcp --db {} check", command_path(path)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression (found by cliout): the `check` command a damaged or truncated file's
+    /// message names was a code span of one backtick, so a backtick in the database's path
+    /// ended it in the middle of the path.
+    #[test]
+    fn the_check_command_in_a_message_is_one_code_span_whatever_the_path() {
+        let path = Path::new("/srv/a`b/r.db");
+        let message = damaged_message(Some(path), &"malformed");
+        assert!(
+            message.contains("run ``review-mcp --db '/srv/a`b/r.db' check``,"),
+            "{message}"
+        );
+        let truncated = StoreError::FileChanged {
+            path: path.to_path_buf(),
+            change: FileChange::Truncated(0, 4096),
+        }
+        .to_string();
+        assert!(
+            truncated.contains("run ``review-mcp --db '/srv/a`b/r.db' check``,"),
+            "{truncated}"
+        );
+    }
 
     fn sqlite_error(code: std::ffi::c_int) -> StoreError {
         StoreError::Sqlite(rusqlite::Error::SqliteFailure(

@@ -360,6 +360,15 @@ fn dev_ino(_meta: &Metadata) -> (u64, u64) {
     (0, 0)
 }
 
+/// Whether what `reader` reads starts with an SQLite database's header (`SQLite format 3`
+/// and a NUL), which no export line, Form 3 or text file does.
+pub fn starts_as_sqlite(mut reader: impl std::io::Read) -> bool {
+    let mut header = [0u8; 16];
+    reader
+        .read_exact(&mut header)
+        .is_ok_and(|()| &header == b"SQLite format 3\0")
+}
+
 /// Whether `target` is `db` itself or one of its companion files, by identity where the file
 /// exists (a link or another spelling of the same file counts) and by name otherwise.
 pub fn is_database_file(db: &Path, target: &Path) -> bool {

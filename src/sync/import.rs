@@ -83,6 +83,17 @@ impl InputFile {
         let file = File::open(path).map_err(cannot_read)?;
         let meta = file.metadata().map_err(cannot_read)?;
         if meta.is_file() {
+            if is_sqlite_file(&file) {
+                return Err(fail!(
+                    "{} is an SQLite database (a review-mcp database or its backup), not an \
+                     export: import reads the JSON Lines `review-mcp export` writes, and \
+                     nothing was written. To restore a backup, stop the servers and move it \
+                     into place of the database; to merge it into this one, export it \
+                     (`review-mcp --db {} export -o FILE`) and import FILE",
+                    shown(path),
+                    crate::text::shell_word(&path.to_string_lossy())
+                ));
+            }
             return Ok(InputFile::Regular(file));
         }
         // Opened on Unix, but never read: not a pipe to copy, and not "line 1".
@@ -125,6 +136,13 @@ impl Reread for InputFile {
             },
         }
     }
+}
+
+/// Whether `file` starts with the header of an SQLite database, which no export line can:
+/// a backup given to `import` as if it were an export (the import reads the file again from
+/// its start).
+fn is_sqlite_file(file: &File) -> bool {
+    crate::store::file::starts_as_sqlite(file)
 }
 
 /// A file in the temporary directory that no name reaches: removed as soon as it is made

@@ -206,7 +206,13 @@ pub fn run(
     // A refused sync leaves no folder it made (dropped after the lock and the store).
     let mut made = (!dry_run && new_folder).then(|| NewFolder::before(dir));
     if !dry_run {
-        fs::create_dir_all(dir).map_err(|e| fail!("cannot create {}: {e}", shown(dir)))?;
+        fs::create_dir_all(dir).map_err(|e| {
+            fail!(
+                "cannot create the folder {}: {e}; nothing was changed. Name a folder in a \
+                 directory you can write (in a clone's work tree, such as review/)",
+                shown(dir)
+            )
+        })?;
     }
     let folder = match fs::canonicalize(dir) {
         Ok(p) => p,

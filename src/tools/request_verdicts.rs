@@ -713,8 +713,8 @@ pub fn finish(
             let revision = found.as_ref().map(|d| d.artifact.revision.as_str());
             let other = OtherChannels::new(store.path(), store.author(), revision);
             let summary = format!(
-                "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, `{}`; or {}. Do not record verdicts for them.",
-                other.terminal,
+                "The host closed the form without an answer (cancel): the engineer may not have been reached, since some hosts cancel a form they never show. Nothing was written; the items asked still await the engineer's verdict. Other channels of the engineer's own: in their terminal, {}; or {}. Do not record verdicts for them.",
+                crate::text::code_span(&other.terminal),
                 card_channel(caller.card)
             );
             let other = OtherChannels {
@@ -1029,8 +1029,9 @@ pub fn engineer_channels(caller: super::Caller, terminal: &str) -> String {
         ""
     };
     format!(
-        "through {form}{} or their terminal (`{terminal}`)",
-        card_channel(caller.card)
+        "through {form}{} or their terminal ({})",
+        card_channel(caller.card),
+        crate::text::code_span(terminal)
     )
 }
 

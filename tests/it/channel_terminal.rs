@@ -90,9 +90,55 @@ fn command_given(
         other => anyhow::bail!("request_verdicts without elicitation answered {other:?}"),
     };
     server.close()?;
-    let start = refused.find('`').context("no command")? + 1;
-    let end = refused[start..].find('`').context("no command end")? + start;
-    Ok(refused[start..end].to_string())
+    first_code_span(&refused).context("no command")
+}
+
+/// The content of the first Markdown code span in `text`, read as CommonMark reads it: the
+/// opening run of backticks is closed by the next run of the same length only, and one space
+/// is stripped from each end when both ends have one.
+fn first_code_span(text: &str) -> Option<String> {
+    let runs = |from: usize| {
+        let mut i = from;
+        std::iter::from_fn(move || {
+            let start = i + text[i..].find('`')?;
+            let len = text[start..].len() - text[start..].trim_start_matches('`').len();
+            i = start + len;
+            Some((start, len))
+        })
+    };
+    let (open, fence) = runs(0).next()?;
+    let inner = open + fence;
+    let (close, _) = runs(inner).find(|&(_, len)| len == fence)?;
+    let content = &text[inner..close];
+    let padded = content.len() > 2 && content.starts_with(' ') && content.ends_with(' ');
+    Some(match padded {
+        true => content[1..content.len() - 1].to_string(),
+        false => content.to_string(),
+    })
+}
+
+/// Regression (found by cliout): the terminal command in a text answer was put in a code span
+/// of one backtick, so a backtick in the server's `--author` (or in its database's path) ended
+/// the span there: the reader (or a Markdown view) got the command cut in two, the rest shown
+/// as text. The span's fence is now longer than any run of backticks in the command.
+#[test]
+fn a_backtick_in_the_author_or_the_path_does_not_cut_the_command_short() -> Result<()> {
+    let dir = TempDir::new("terminal-backtick")?;
+    let folder = dir.join("a`b");
+    std::fs::create_dir_all(&folder)?;
+    let db = folder.join("r.db");
+    let author = "Ada ``x` Lovelace";
+    let mut cmd = crate::support::client::command(&db);
+    cmd.args(["--author", author]);
+    let given = command_given(cmd, &db, || Ok(()))?;
+    let expected = format!(
+        "{} review --db '{}' --author '{author}' {}",
+        by_path(),
+        db.display(),
+        revision(SEED)
+    );
+    ensure!(given == expected, "{given:?}\nis not {expected:?}");
+    Ok(())
 }
 
 /// Regression (from docstruth's audit): the terminal command a server gives named the program

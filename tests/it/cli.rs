@@ -451,6 +451,54 @@ fn db_environment_variable_is_used_and_flag_wins() {
     assert!(!dir.path().join("env2.db").exists());
 }
 
+/// Regression (found by cliout): a database path copied with the line break or the space after
+/// it (`"REVIEW_MCP_DB_PATH": "/home/ada/review.db "` in a host's configuration) made a new,
+/// empty database of that name beside the real one, exit 0, and the review seemed forgotten.
+/// A part of the path that names nothing yet and holds a control character or white space at
+/// an end is refused (exit 2, nothing created); an existing file of such a name is opened.
+#[test]
+fn a_database_path_with_a_stray_line_break_or_space_is_refused() {
+    let dir = TempDir::new("db-stray").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(4));
+    for db in ["r.db\n", "r.db ", " r.db", "r\tx.db", "new\n/r.db"] {
+        let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
+        assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("names nothing yet"),
+            "{db:?}: {}",
+            stderr(&o)
+        );
+        let shown = db.replace('\n', "\\u{a}").replace('\t', "\\u{9}");
+        assert!(
+            stderr(&o).contains(&format!("'{shown}'")),
+            "{db:?}: {}",
+            stderr(&o)
+        );
+        let o = cmd(dir.path())
+            .env("REVIEW_MCP_DB_PATH", db)
+            .arg("serve")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("REVIEW_MCP_DB_PATH is '"),
+            "{db:?}: {}",
+            stderr(&o)
+        );
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["in.jsonl"], "a database was created");
+    // A file of that name that exists is the user's: opened as named.
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::rename(dir.path().join("r.db"), dir.path().join("r.db ")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db ", "check"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 #[test]
 fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
     let dir = TempDir::new("replay").unwrap();
@@ -463,6 +511,43 @@ fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("FAIL missing.jsonl"), "{}", stdout(&o));
 }
+/// Regression (found by cliout): `replay` and `replay --bless` printed a transcript's file name
+/// raw, in the report on stdout and in the failures on stderr, so a name holding a terminal
+/// escape acted on the terminal and one holding a line break printed a line of its own (a
+/// fake `ok …` or `FAIL …`); every other command shows a name escaped. Now they do too.
+#[test]
+fn replay_and_bless_show_a_file_name_escaped() {
+    let dir = TempDir::new("replay-names").unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("protocol-fixtures/legacy/2024-11-05/0001_handshake_initialized_ping.jsonl");
+    let name = "t\u{1b}[2J\nok   fake.jsonl";
+    std::fs::copy(&fixture, dir.path().join(name)).unwrap();
+    let missing = "gone\u{1b}]0;x\u{7}.jsonl";
+    for args in [
+        vec!["replay", name, missing],
+        vec!["replay", "--bless", name, missing],
+    ] {
+        let o = run(dir.path(), &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let (out, err) = (stdout(&o), stderr(&o));
+        for text in [&out, &err] {
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{7}'),
+                "{args:?}: {text:?}"
+            );
+        }
+        assert!(
+            out.contains("t\\u{1b}[2J\\u{a}ok   fake.jsonl"),
+            "{args:?}: {out:?}"
+        );
+        assert!(!out.lines().any(|l| l.starts_with("ok   fake")), "{out:?}");
+        assert!(
+            format!("{out}{err}").contains("gone\\u{1b}]0;x\\u{7}.jsonl"),
+            "{args:?}: {out:?} {err:?}"
+        );
+    }
+}
+
 // ---- export / import / check ------------------------------------------------------------
 
 fn rev(i: usize) -> String {
@@ -1293,6 +1378,40 @@ fn import_missing_file_fails_and_creates_nothing_wrong() {
     assert!(stderr(&o).contains("nope.jsonl"), "{}", stderr(&o));
 }
 
+/// Regression (found by cliout): `import backup.db`, the copy `backup` wrote given as if it
+/// were an export (to restore it), was read as text: refused with a list of lines "not
+/// UTF-8 … save the file as UTF-8 (a file saved as UTF-16 …)" and "not JSON", which says
+/// nothing of what the file is or how a backup is restored. It is refused naming it an
+/// SQLite database, with both ways to use it, and nothing is written or created.
+#[test]
+fn import_of_a_database_file_says_it_is_one_and_how_to_use_it() {
+    let dir = TempDir::new("import-db").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(10));
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(dir.path(), &["--db", "r.db", "backup", "copy.db"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let before = export(dir.path(), "r.db");
+    for (db, input) in [("new.db", "copy.db"), ("r.db", "copy.db"), ("r.db", "r.db")] {
+        let o = run(dir.path(), &["--db", db, "import", input]);
+        assert_eq!(o.status.code(), Some(1), "{db} {input}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{input} is an SQLite database"))
+                && err.contains("nothing was written")
+                && err.contains(&format!("review-mcp --db {input} export -o FILE"))
+                && !err.contains("line 1"),
+            "{db} {input}: {err}"
+        );
+        assert!(o.stdout.is_empty());
+    }
+    assert!(
+        !dir.path().join("new.db").exists(),
+        "a database was created"
+    );
+    assert_eq!(export(dir.path(), "r.db"), before);
+}
+
 #[test]
 fn check_honours_db_and_reports_schema_version() {
     let dir = TempDir::new("check").unwrap();
@@ -1400,6 +1519,46 @@ fn replay_bless_refuses_a_shared_transcript_whose_versions_answer_differently() 
 fn replay_bless_with_command_or_elsewhere_exits_2() {
     assert_usage_error(&["replay", "--bless", "--command", "x", "a"], "--command");
     assert_usage_error(&["check", "--bless"], "--bless is only valid with 'replay'");
+}
+
+/// Regression (found by cliout): `--author` and `REVIEW_MCP_AUTHOR` took a name holding a line
+/// break or a terminal escape. Every record, decision and verdict stored it raw, and the
+/// terminal command the server gives showed it escaped (`'Ada\u{a}Lovelace'`), so the
+/// engineer who ran that command recorded their verdicts under another name, the escape's
+/// text. Such a name is refused at the start, saying which character.
+#[test]
+fn an_author_with_a_control_character_is_refused_at_the_start() {
+    for name in ["Ada\nLovelace", "Ada\u{1b}[31m", "Ada\u{202e}L"] {
+        assert_usage_error(&["--author", name], "--author holds the character U+");
+        assert_usage_error(
+            &["--author", name, "review", "x.step"],
+            "--author holds the character U+",
+        );
+    }
+    let dir = TempDir::new("author-env").unwrap();
+    let o = cmd(dir.path())
+        .args(["--db", "a.db", "serve"])
+        .env("REVIEW_MCP_AUTHOR", "Ada\nLovelace")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty(), "serve wrote to stdout");
+    assert!(
+        stderr(&o).contains("REVIEW_MCP_AUTHOR holds the character U+000A"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !dir.path().join("a.db").exists(),
+        "serve created a database"
+    );
+    // Backticks, stars and bars are a name's own characters.
+    let dir = TempDir::new("author-marks").unwrap();
+    let o = cmd(dir.path())
+        .args(["--db", "a.db", "--author", "Ada `L` *|*"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 /// One session of the binary: `lines` in, the answers out.

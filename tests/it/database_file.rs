@@ -1594,6 +1594,11 @@ fn temporary_files_a_killed_backup_or_export_left_are_removed_by_the_next() -> a
         let journal = plant(&format!(".{target}.4194000-0.tmp-journal"), true)?;
         let young = plant(&format!(".{target}.4194001-0.tmp"), false)?;
         let yours = plant(&format!(".{target}.notes.tmp"), true)?;
+        // A killed backup's private folder, with its partial copy.
+        let folder = dir.join(&format!(".{target}.4194002-0.tmp.d"));
+        std::fs::create_dir(&folder)?;
+        std::fs::write(folder.join(".copy.db.4194002-0.tmp"), b"partial copy")?;
+        std::fs::File::open(&folder)?.set_modified(an_hour_ago)?;
         let out = run_cli(&db, &args)?;
         assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
         assert!(
@@ -1601,6 +1606,7 @@ fn temporary_files_a_killed_backup_or_export_left_are_removed_by_the_next() -> a
             "{args:?} left {left:?}"
         );
         assert!(young.exists() && yours.exists(), "{args:?}");
+        assert!(!folder.exists(), "{args:?} left {folder:?}");
         assert!(dir.join(target).exists());
     }
     Ok(())
@@ -1694,5 +1700,148 @@ fn a_write_under_another_programs_write_lock_names_the_file_and_what_holds_it() 
     assert!(remember(&mut server, "after")?.is_ok());
     server.close()?;
     assert_eq!(exported_names(&db)?.len(), 2);
+    Ok(())
+}
+
+/// Regression (found by cliout): `--db /dev/stderr` with stderr a log file (as a host keeps
+/// it) made the log the database: SQLite wrote its pages over the log lines and the log went
+/// on writing into the database; `--db /dev/stdout` under `> out.jsonl` the same with the
+/// answers. A database path that is the process's own standard output, error or input is
+/// refused before anything is opened, naming the stream, and the file is left as it was.
+#[cfg(unix)]
+#[test]
+fn a_database_path_that_is_the_process_s_own_stream_is_refused() -> anyhow::Result<()> {
+    let dir = TempDir::new("db-own-stream")?;
+    let write = format!(
+        "{}\n{}\n",
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "remember",
+               "arguments": {"artifact": artifact("own-stream", "/w/b.step"), "entity_ids": [], "name": "bore"}}})
+    );
+    for (db, args) in [
+        ("/dev/stderr", vec![]),
+        ("/dev/stdout", vec![]),
+        ("/dev/stderr", vec!["check"]),
+    ] {
+        let (out, err) = (dir.join("out.txt"), dir.join("err.txt"));
+        let mut child = cli_command(Path::new(db), &args)
+            .env("MCP_LOG_LEVEL", "info")
+            .stdin(Stdio::piped())
+            .stdout(std::fs::File::create(&out)?)
+            .stderr(std::fs::File::create(&err)?)
+            .spawn()?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(write.as_bytes());
+        }
+        let status = child.wait()?;
+        let (out, err) = (std::fs::read(&out)?, std::fs::read(&err)?);
+        let text = String::from_utf8_lossy(&err);
+        anyhow::ensure!(status.code() == Some(1), "{db} {args:?}: {status:?} {text}");
+        let stream = if db == "/dev/stdout" {
+            "standard output"
+        } else {
+            "standard error"
+        };
+        anyhow::ensure!(
+            text.contains(&format!("{db} is this command's {stream}")),
+            "{db} {args:?}: {text}"
+        );
+        for bytes in [&out, &err] {
+            anyhow::ensure!(
+                !bytes.starts_with(b"SQLite format 3"),
+                "{db} {args:?}: a database was made"
+            );
+        }
+        anyhow::ensure!(
+            out.is_empty(),
+            "{db} {args:?}: answered {}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+    // `review-mcp --db review.db export >> review.db` (meant: review.jsonl): the export was
+    // appended to the database it read.
+    let db = dir.join("review.db");
+    kept_by_a_server(&db)?;
+    let before = std::fs::read(&db)?;
+    let appended = std::fs::OpenOptions::new().append(true).open(&db)?;
+    let out = cli_command(&db, &["export"]).stdout(appended).output()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(
+        out.status.code() == Some(1),
+        "export >> the database: {text}"
+    );
+    anyhow::ensure!(text.contains("is this command's standard output"), "{text}");
+    anyhow::ensure!(std::fs::read(&db)? == before, "the database changed");
+    Ok(())
+}
+
+/// Regression (found by cliout): `backup FILE` made its copy as `.FILE.PID-0.tmp` beside FILE,
+/// and SQLite opened (and wrote, then deleted) `.FILE.PID-0.tmp-journal` there, a name anyone
+/// who can write that directory (`/tmp`) can foresee from the process id: a file planted at it
+/// was written and removed by the backup, and a planted hot journal would be rolled back into
+/// the copy. The copy is now made inside a private directory (mode 0700) beside FILE, so
+/// nothing at a name in FILE's directory but FILE itself is written, and the backup is whole.
+#[cfg(unix)]
+#[test]
+fn backup_writes_no_file_planted_at_its_journal_s_name() -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let dir = TempDir::new("backup-planted")?;
+    let db = dir.join("review.db");
+    kept_by_a_server(&db)?;
+    let copy = dir.join("copy.db");
+    // The command stops itself before it runs the binary, so its process id is known first
+    // (the binary keeps it: exec).
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("kill -STOP $$; exec \"$0\" \"$@\"")
+        .arg(client::binary())
+        .args([
+            "--db".as_ref(),
+            db.as_os_str(),
+            "backup".as_ref(),
+            copy.as_os_str(),
+        ])
+        .env("MCP_LOG_LEVEL", "warn")
+        .process_group(0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let pid = child.id();
+    let planted: Vec<_> = ["tmp-journal", "tmp-wal", "tmp-shm"]
+        .iter()
+        .map(|end| dir.join(&format!(".copy.db.{pid}-0.{end}")))
+        .collect();
+    for p in &planted {
+        std::fs::write(p, b"planted by another user")?;
+    }
+    // Wait for the stop, then let it go on.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat.split_whitespace().nth(2) == Some("T") || Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let cont = std::process::Command::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status()?;
+    anyhow::ensure!(cont.success());
+    let out = child.wait_with_output()?;
+    anyhow::ensure!(out.status.success(), "{}", stderr_of(&out));
+    for p in &planted {
+        anyhow::ensure!(
+            std::fs::read(p).ok().as_deref() == Some(&b"planted by another user"[..]),
+            "{} was written or removed by the backup",
+            p.display()
+        );
+    }
+    check_ok(&copy)?;
+    let left: Vec<_> = std::fs::read_dir(dir.path())?
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".copy.db") && !n.starts_with(&format!(".copy.db.{pid}-0.tmp-")))
+        .collect();
+    anyhow::ensure!(left.is_empty(), "left beside the copy: {left:?}");
     Ok(())
 }

@@ -214,3 +214,104 @@ fn output_in_a_missing_directory_says_so() -> Result<()> {
     ensure!(!dir.join("missing").exists());
     Ok(())
 }
+
+/// Regression (found by cliout): an output name near the file system's limit of 255 bytes,
+/// valid itself, was refused ("File name too long"): the temporary file beside it,
+/// `.NAME.PID-N.tmp`, was too long. Its temporary name keeps only the name's first 200
+/// bytes now; `export -o`, `form3 -o` and `backup` write it, and leave no temporary file.
+#[test]
+fn an_output_name_near_the_limit_is_written() -> Result<()> {
+    let dir = TempDir::new("long-name")?;
+    database(dir.path())?;
+    let rev = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    // A decision, so that the revision has a Form 3.
+    serve(
+        dir.path(),
+        &[
+            INITIALIZE,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"remember_decision","arguments":{{"artifact":{{"revision":"{rev}","format":"step"}},"subject":"bore","disposition":"hold","basis":[{{"requirement":"r","source":"drawing","state":"satisfied"}}]}}}}}}"#
+            ),
+        ],
+    )?;
+    // 250 bytes, two-byte characters across the cut.
+    let name = |tag: &str| format!("{tag}{}", "é".repeat((250 - tag.len()) / 2));
+    for (out, args) in [
+        (name("e"), vec!["export", "-o"]),
+        (name("f3"), vec!["form3", rev, "-o"]),
+        (name("b"), vec!["backup"]),
+    ] {
+        let mut all = vec!["--db", "r.db"];
+        all.extend_from_slice(&args);
+        all.push(&out);
+        let o = run(dir.path(), &all)?;
+        ensure!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        ensure!(std::fs::metadata(dir.join(&out))?.len() > 0, "{args:?}");
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path())?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    ensure!(left.is_empty(), "temporary files left: {left:?}");
+    Ok(())
+}
+
+/// Regression (found by cliout): `export -o /proc/version` said "the directory /proc does not
+/// exist; create it": a file system that makes no new file answers "not found" too. The
+/// message says the directory takes no new file when it exists.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_in_a_directory_that_takes_no_file_does_not_say_it_is_missing() -> Result<()> {
+    let dir = TempDir::new("proc-out")?;
+    database(dir.path())?;
+    let o = run(
+        dir.path(),
+        &["--db", "r.db", "export", "-o", "/proc/version"],
+    )?;
+    let err = String::from_utf8_lossy(&o.stderr);
+    ensure!(o.status.code() == Some(1), "{err}");
+    ensure!(
+        !err.contains("does not exist") && err.contains("/proc takes no new file"),
+        "{err}"
+    );
+    Ok(())
+}
+
+/// Regression (found by cliout): `export -o` and `form3 -o` replaced an SQLite database that
+/// was not the one read (`--db a.db export -o b.db`, the flag's place slipped; or `-o` naming
+/// last week's `backup`): the database was gone, a JSON Lines file in its place. A target
+/// holding a database is refused now and left as it was; yesterday's export is still replaced.
+#[test]
+fn export_onto_another_database_is_refused_and_an_old_export_replaced() -> Result<()> {
+    let dir = TempDir::new("onto-db")?;
+    database(dir.path())?;
+    let o = run(dir.path(), &["--db", "r.db", "backup", "copy.db"])?;
+    ensure!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let copy = std::fs::read(dir.join("copy.db"))?;
+    let rev = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    for args in [
+        vec!["export", "-o", "copy.db"],
+        vec!["form3", rev, "-o", "copy.db"],
+    ] {
+        let mut all = vec!["--db", "r.db"];
+        all.extend_from_slice(&args);
+        let o = run(dir.path(), &all)?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        ensure!(o.status.code() == Some(1), "{args:?}: {err}");
+        ensure!(
+            err.contains("copy.db is an SQLite database") && err.contains("choose another name"),
+            "{args:?}: {err}"
+        );
+        ensure!(std::fs::read(dir.join("copy.db"))? == copy, "{args:?}");
+    }
+    std::fs::write(dir.join("old.jsonl"), b"yesterday\n")?;
+    let o = run(dir.path(), &["--db", "r.db", "export", "-o", "old.jsonl"])?;
+    ensure!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ensure!(std::fs::read(dir.join("old.jsonl"))?.starts_with(b"{\"record\""));
+    Ok(())
+}

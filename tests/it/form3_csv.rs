@@ -793,6 +793,59 @@ fn form3_of_the_parts_file_is_the_form3_of_its_revision() {
     );
 }
 
+/// Regression (found by cliout): `form3 bracket.step -o bracket.step` (the part's file also
+/// given as the output, a slip of tab completion) replaced the CAD part with its own Form 3,
+/// exit 0. The part's file as `-o`, by its name, another spelling or a hard link, is refused
+/// naming both and a file to give instead, and the part is left as it was.
+#[test]
+fn form3_refuses_the_part_s_own_file_as_its_output() {
+    let dir = TempDir::new("form3-onto-part").unwrap();
+    let part = b"ISO-10303-21;\nDATA;\nENDSEC;\nEND-ISO-10303-21;\n";
+    fs::write(dir.path().join("bracket.step"), part).unwrap();
+    fs::hard_link(
+        dir.path().join("bracket.step"),
+        dir.path().join("alias.step"),
+    )
+    .unwrap();
+    let revision = format!("sha256:{}", sha256_hex(part));
+    let line = json!({"decision": {
+        "id": "dec_00000000000000f2", "subject": "release", "disposition": "hold",
+        "basis": [{"requirement": "Hole 25.00", "source": "drawing", "state": "satisfied"}],
+        "artifact": {"revision": revision, "format": "step", "uri": "file:///work/bracket.step"},
+        "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}});
+    fs::write(dir.path().join("in.jsonl"), format!("{line}\n")).unwrap();
+    let o = run(dir.path(), &["--db", "r.db", "import", "in.jsonl"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for out in ["bracket.step", "./bracket.step", "alias.step"] {
+        let o = run(
+            dir.path(),
+            &["--db", "r.db", "form3", "bracket.step", "-o", out],
+        );
+        assert_eq!(o.status.code(), Some(1), "{out}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("{out} is the part's file bracket.step"))
+                && err.contains("bracket.form3.csv"),
+            "{out}: {err}"
+        );
+        assert_eq!(fs::read(dir.path().join("bracket.step")).unwrap(), part);
+        assert_eq!(fs::read(dir.path().join("alias.step")).unwrap(), part);
+    }
+    // Another file is written as before.
+    let o = run(
+        dir.path(),
+        &[
+            "--db",
+            "r.db",
+            "form3",
+            "bracket.step",
+            "-o",
+            "bracket.form3.csv",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
 /// The formula rule holds in every column a stored string reaches, not only the requirement
 /// and the evidence: the faces, the verdict's reason and author, the subject, disposition,
 /// source detail and question (in the comments), the part file's URI; each starting with one

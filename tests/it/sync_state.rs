@@ -727,6 +727,29 @@ fn sync_of_a_file_says_it_is_not_a_directory() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Regression (found by cliout): a DIR that cannot be made (under `/proc`, on a read-only
+/// file system, in a directory the user cannot write) was refused with the system's words
+/// alone, "cannot create /proc/x: No such file or directory (os error 2)": neither that
+/// nothing changed nor what to name instead. Both are said now.
+#[cfg(target_os = "linux")]
+#[test]
+fn sync_into_a_folder_that_cannot_be_made_says_what_to_do() -> anyhow::Result<()> {
+    let tmp = TempDir::new("sync-no-mkdir")?;
+    let dir = tmp.path();
+    let db = dir.join("a.db");
+    import(dir, &db, &[feature("rec_1", "bore", "x", T1)])?;
+    let out = review_mcp(&db, &["sync", "/proc/review-mcp-sync"])?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot create the folder /proc/review-mcp-sync")
+            && err.contains("nothing was changed")
+            && err.contains("directory you can write"),
+        "{err}"
+    );
+    Ok(())
+}
+
 /// Regression: a refusal of sync's own files named them without saying what to do ("is a
 /// symbolic link: review-mcp sync did not write it", "cannot read …/history: Not a
 /// directory"). Each now says how to mend it, and nothing changes.
