@@ -384,3 +384,106 @@ fn sync_asks_the_folder_s_own_repository_whatever_the_environment_says() -> anyh
     ensure!(said.contains("written to the folder: 1 "), "{said}");
     Ok(())
 }
+
+/// The lines a refusal gives to add to a file: each one in backquotes after "add after it,
+/// in that file," or "add the line" (the refusal must hold one).
+fn lines_to_add(err: &str) -> anyhow::Result<Vec<String>> {
+    let start = err
+        .find("add after it, in that file, the lines ")
+        .or_else(|| err.find("add the line "))
+        .ok_or_else(|| anyhow::anyhow!("no line to add in {err}"))?;
+    let rest = &err[start..];
+    let end = rest
+        .find(" to ")
+        .or_else(|| rest.find(';'))
+        .unwrap_or(rest.len());
+    Ok(rest[..end]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect())
+}
+
+/// Regression: the fix an ignore or attribute refusal gave did not work when the setting
+/// was not in the top file. A `.gitignore` of `design/` holding `*.json`, for the folder
+/// `design/review`, was to be followed "in the same file" by `!/design/review/**`, which
+/// there means `design/design/review` (tried: still refused); a `design/.gitattributes` of
+/// `*.json filter=lfs` was to be outdone by a line in the top .gitattributes, which the
+/// deeper file outranks (tried: still refused). The refusal now names the file, line and
+/// pattern git matched, and lines that work where they are to go: each fix below is taken
+/// from the message, applied, and the sync then runs and git commits its new file.
+#[test]
+fn sync_refusals_give_fixes_that_work_where_the_setting_is() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-fixes")?;
+    let folder = r.repo.join("design/review");
+    let sync = || -> anyhow::Result<Output> { r.run(&["sync", &folder.to_string_lossy()], &[]) };
+    ok(sync()?)?;
+    r.git(&["add", "-A"])?;
+    r.git(&["commit", "-q", "-m", "design review"])?;
+    // Ignore patterns: a subdirectory's .gitignore (lines after it take the folder back),
+    // and a pattern in info/exclude that ignores a directory above the folder (none can: git
+    // looks inside no ignored directory; the line is to go).
+    for (file, pattern, lines) in [
+        ("design/.gitignore", "*.json\n", true),
+        (".git/info/exclude", "design/\n", false),
+    ] {
+        let n = 20 + usize::from(lines);
+        r.add_feature(&format!("rec_{n}"), &format!("chamfer {n}"))?;
+        let path = r.repo.join(file);
+        std::fs::write(&path, pattern)?;
+        let err = refused(sync()?)?;
+        ensure!(
+            err.contains(&format!("{file}:1: `{}`", pattern.trim())),
+            "{file}: the pattern not named: {err}"
+        );
+        let add = match lines {
+            true => lines_to_add(&err)?,
+            false => {
+                ensure!(
+                    err.contains("remove that line: it ignores"),
+                    "{file}: {err}"
+                );
+                Vec::new()
+            }
+        };
+        let kept = if lines { pattern } else { "" };
+        std::fs::write(&path, format!("{kept}{}\n", add.join("\n")))?;
+        let said = ok(sync()?)?;
+        ensure!(said.contains("written to the folder: 1 "), "{file}: {said}");
+        r.git(&["add", "-A"])?;
+        r.git(&["commit", "-q", "-m", file])?;
+        ensure!(
+            r.git(&["status", "--porcelain", "--ignored", "design"])?
+                .is_empty(),
+            "{file}: the fix {add:?} left files out"
+        );
+    }
+    // A .gitignore in the folder itself: removing its line is the fix.
+    std::fs::write(r.repo.join("design/review/.gitignore"), "rec_*\n")?;
+    r.add_feature("rec_30", "fillet")?;
+    let err = refused(sync()?)?;
+    ensure!(
+        err.contains("design/review/.gitignore:1: `rec_*`") && err.contains("remove that line"),
+        "{err}"
+    );
+    std::fs::remove_file(r.repo.join("design/review/.gitignore"))?;
+    ok(sync()?)?;
+    // An attribute set in a subdirectory's .gitattributes.
+    let attributes = r.repo.join("design/.gitattributes");
+    std::fs::write(&attributes, "*.json filter=lfs\n")?;
+    r.add_feature("rec_31", "boss")?;
+    let err = refused(sync()?)?;
+    ensure!(
+        err.contains("filter=lfs") && err.contains("design/.gitattributes"),
+        "{err}"
+    );
+    let add = lines_to_add(&err)?;
+    std::fs::write(
+        &attributes,
+        format!("*.json filter=lfs\n{}\n", add.join("\n")),
+    )?;
+    let said = ok(sync()?)?;
+    ensure!(said.contains("written to the folder: 1 "), "{said}");
+    Ok(())
+}
