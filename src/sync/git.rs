@@ -63,11 +63,14 @@ fn sample_names() -> [(&'static str, String); 3] {
     ]
 }
 
-/// git run in `dir` `stdin` written to it, its messages in English (the refusal quotes
+/// git run in `dir` (no file-system monitor started), `stdin` written to it, its messages in English (the refusal quotes
 /// them, and a folder in no repository is told by them): `None` when there is no git to run.
 fn run_git(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Result<Option<Output>> {
     let mut cmd = Command::new("git");
+    // The repository's `core.fsmonitor` (a command of its configuration, or git's monitor
+    // daemon) is what reading the index would otherwise start: these questions need none.
     cmd.current_dir(dir)
+        .args(["-c", "core.fsmonitor=false"])
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -487,3 +487,23 @@ fn sync_refusals_give_fixes_that_work_where_the_setting_is() -> anyhow::Result<(
     ensure!(said.contains("written to the folder: 1 "), "{said}");
     Ok(())
 }
+
+/// Regression: sync's questions to git ran the repository's `core.fsmonitor` command (`git
+/// ls-files` reads the index, which asks the monitor what changed): a sync started a program
+/// from the clone's configuration, or git's own monitor daemon. Seen with a monitor command
+/// that writes a file: the file was written. git is now asked with the monitor off.
+#[test]
+fn sync_runs_no_fsmonitor_of_the_repository() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-fsmonitor")?;
+    r.add_feature("rec_3", "chamfer")?;
+    let ran = r.dir.join("monitor-ran");
+    r.git(&[
+        "config",
+        "core.fsmonitor",
+        &format!("touch '{}'; false #", ran.display()),
+    ])?;
+    let said = ok(r.sync(&[])?)?;
+    ensure!(said.contains("written to the folder: 1 "), "{said}");
+    ensure!(!ran.exists(), "sync ran the repository's core.fsmonitor");
+    Ok(())
+}
