@@ -165,6 +165,20 @@ fn fields_kept(out: &[u8]) -> impl Iterator<Item = &[u8]> {
     out.strip_suffix(&[0]).unwrap_or(out).split(|b| *b == 0)
 }
 
+/// The folder with its links resolved as git resolves the work tree's top: its nearest
+/// directory that exists made canonical, the names below it kept.
+fn resolved(folder: &Path) -> PathBuf {
+    for a in folder.ancestors() {
+        if let Ok(real) = fs::canonicalize(a) {
+            return match folder.strip_prefix(a) {
+                Ok(rest) if !rest.as_os_str().is_empty() => real.join(rest),
+                _ => real,
+            };
+        }
+    }
+    folder.to_path_buf()
+}
+
 /// The NUL-terminated fields of git's `-z` output.
 fn fields(out: &[u8]) -> impl Iterator<Item = &[u8]> {
     out.split(|b| *b == 0).filter(|f| !f.is_empty())
@@ -343,6 +357,9 @@ struct Problem {
 /// is in place, so any other merge rule than its driver's comes from a setting that outranks
 /// it. Nothing is changed either way.
 pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
+    // A dry run's folder not made yet is not canonical: its links resolved as git resolves
+    // the top's, or it would not be found under it.
+    let folder = &resolved(folder);
     let Some(top) = work_tree(folder)? else {
         return Ok(());
     };

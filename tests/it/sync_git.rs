@@ -507,3 +507,22 @@ fn sync_runs_no_fsmonitor_of_the_repository() -> anyhow::Result<()> {
     ensure!(!ran.exists(), "sync ran the repository's core.fsmonitor");
     Ok(())
 }
+
+/// Regression: a dry run of a folder not made yet, named through a symbolic link to the
+/// work tree (`link/new-review`, `link` -> the clone), skipped git's check (its path was not
+/// under the top git names, which has the link resolved), so it said the sync would run
+/// where the sync itself is refused (here: `.git/info/exclude` ignoring `*.json`).
+#[cfg(unix)]
+#[test]
+fn sync_dry_run_through_a_link_is_checked_as_the_sync() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-dry-link")?;
+    std::fs::write(r.repo.join(".git/info/exclude"), "*.json\n")?;
+    let link = r.dir.join("link");
+    std::os::unix::fs::symlink(&r.repo, &link)?;
+    let folder = link.join("design");
+    let real = refused(r.run(&["sync", &folder.to_string_lossy()], &[])?)?;
+    ensure!(real.contains("ignored by git"), "{real}");
+    let dry = refused(r.run(&["sync", "--dry-run", &folder.to_string_lossy()], &[])?)?;
+    ensure!(dry.contains("ignored by git"), "{dry}");
+    Ok(())
+}
