@@ -325,24 +325,49 @@ impl Why {
             Why::Rewrites { .. } => {
                 let set = "remove the attribute where it is set (.git/info/attributes outranks \
                      every .gitattributes; `git check-attr -a FILE` lists a file's attributes)";
-                match rel.rsplit_once('/') {
-                    _ if rel.is_empty() => set.to_string(),
-                    Some((parent, name)) => format!(
-                        "add the line `/{name}/** !filter !ident !working-tree-encoding` to \
-                         {parent}/.gitattributes (the folder's parent's, which outranks those \
-                         above it), or {set}"
+                let (parent, name) = match rel.rsplit_once('/') {
+                    _ if rel.is_empty() => return set.to_string(),
+                    Some((parent, name)) => (
+                        format!(
+                            "{parent}/.gitattributes (the folder's \
+                         parent's, which outranks those above it)"
+                        ),
+                        name,
                     ),
-                    None => format!(
-                        "add the line `/{rel}/** !filter !ident !working-tree-encoding` to the \
-                         repository's top .gitattributes, or {set}"
-                    ),
-                }
+                    None => ("the repository's top .gitattributes".to_string(), rel),
+                };
+                format!(
+                    "add the line `{} !filter !ident !working-tree-encoding` to {parent}, or \
+                     {set}",
+                    attribute_pattern(&format!("/{name}/**"))
+                )
             }
             Why::Merge(_) => "remove that merge rule where it is set (.git/info/attributes, or a \
                  .gitattributes)"
                 .to_string(),
         }
     }
+}
+
+/// `pattern` as a .gitattributes line takes it: in double quotes, C-style, when it holds a
+/// space, a tab, a quote or a backslash (git would end the pattern at the space).
+fn attribute_pattern(pattern: &str) -> String {
+    if !pattern.contains([' ', '\t', '"', '\\']) {
+        return pattern.to_string();
+    }
+    let mut q = String::from('"');
+    for c in pattern.chars() {
+        match c {
+            '"' | '\\' => {
+                q.push('\\');
+                q.push(c);
+            }
+            '\t' => q.push_str("\\t"),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
 }
 
 /// One path git would not handle as sync needs, and why.
@@ -592,6 +617,14 @@ mod tests {
 
     /// git's paths are from the work tree's top with `/` between names, the folder's own
     /// files without a subfolder, the folder at the top without a prefix.
+    /// A pattern with a space, a quote or a backslash is quoted as .gitattributes reads it.
+    #[test]
+    fn attribute_patterns_are_quoted_when_git_would_split_them() {
+        assert_eq!(attribute_pattern("/review/**"), "/review/**");
+        assert_eq!(attribute_pattern("/sp ace/**"), "\"/sp ace/**\"");
+        assert_eq!(attribute_pattern("/a\"b\\c/**"), "\"/a\\\"b\\\\c/**\"");
+    }
+
     #[test]
     fn paths_for_git_are_from_the_top_with_slashes() {
         let name = OsStr::new("rec_1.json");

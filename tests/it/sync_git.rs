@@ -526,3 +526,24 @@ fn sync_dry_run_through_a_link_is_checked_as_the_sync() -> anyhow::Result<()> {
     ensure!(dry.contains("ignored by git"), "{dry}");
     Ok(())
 }
+
+/// Regression: for a folder whose name holds a space (`sp ace`), the attribute line the
+/// refusal gave (`/sp ace/** !filter …`) is read by git as the pattern `/sp` with an
+/// attribute `ace/**`: added as told, the sync stayed refused. The pattern is now quoted as
+/// git's .gitattributes takes it (`"/sp ace/**"`).
+#[test]
+fn sync_attribute_fix_works_for_a_folder_name_with_a_space() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-space")?;
+    let folder = r.repo.join("sp ace");
+    let sync = || -> anyhow::Result<Output> { r.run(&["sync", &folder.to_string_lossy()], &[]) };
+    ok(sync()?)?;
+    let attributes = r.repo.join(".gitattributes");
+    std::fs::write(&attributes, "*.json ident\n")?;
+    r.add_feature("rec_3", "chamfer")?;
+    let err = refused(sync()?)?;
+    let add = lines_to_add(&err)?;
+    std::fs::write(&attributes, format!("*.json ident\n{}\n", add.join("\n")))?;
+    let said = ok(sync()?)?;
+    ensure!(said.contains("written to the folder: 1 "), "{said}");
+    Ok(())
+}
