@@ -615,8 +615,6 @@ fn refusal(top: &Path, rel: &Path, samples: &[Vec<u8>], problems: Vec<Problem>) 
 mod tests {
     use super::*;
 
-    /// git's paths are from the work tree's top with `/` between names, the folder's own
-    /// files without a subfolder, the folder at the top without a prefix.
     /// A pattern with a space, a quote or a backslash is quoted as .gitattributes reads it.
     #[test]
     fn attribute_patterns_are_quoted_when_git_would_split_them() {
@@ -625,6 +623,8 @@ mod tests {
         assert_eq!(attribute_pattern("/a\"b\\c/**"), "\"/a\\\"b\\\\c/**\"");
     }
 
+    /// git's paths are from the work tree's top with `/` between names, the folder's own
+    /// files without a subfolder, the folder at the top without a prefix.
     #[test]
     fn paths_for_git_are_from_the_top_with_slashes() {
         let name = OsStr::new("rec_1.json");
