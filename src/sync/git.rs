@@ -63,11 +63,14 @@ fn sample_names() -> [(&'static str, String); 3] {
     ]
 }
 
-/// git run in `dir`, `stdin` written to it, its messages in English (the refusal quotes
+/// git run in `dir` (no file-system monitor started), `stdin` written to it, its messages in English (the refusal quotes
 /// them, and a folder in no repository is told by them): `None` when there is no git to run.
 fn run_git(dir: &Path, args: &[&OsStr], stdin: &[u8]) -> Result<Option<Output>> {
     let mut cmd = Command::new("git");
+    // The repository's `core.fsmonitor` (a command of its configuration, or git's monitor
+    // daemon) is what reading the index would otherwise start: these questions need none.
     cmd.current_dir(dir)
+        .args(["-c", "core.fsmonitor=false"])
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -156,6 +159,26 @@ fn os<'a>(fixed: &[&'a str], path: impl Into<Option<&'a OsStr>>) -> Vec<&'a OsSt
     args
 }
 
+/// The NUL-terminated fields of git's `-z` output, empty ones kept (`check-ignore -v` gives
+/// empty ones for a path no pattern matched).
+fn fields_kept(out: &[u8]) -> impl Iterator<Item = &[u8]> {
+    out.strip_suffix(&[0]).unwrap_or(out).split(|b| *b == 0)
+}
+
+/// The folder with its links resolved as git resolves the work tree's top: its nearest
+/// directory that exists made canonical, the names below it kept.
+fn resolved(folder: &Path) -> PathBuf {
+    for a in folder.ancestors() {
+        if let Ok(real) = fs::canonicalize(a) {
+            return match folder.strip_prefix(a) {
+                Ok(rest) if !rest.as_os_str().is_empty() => real.join(rest),
+                _ => real,
+            };
+        }
+    }
+    folder.to_path_buf()
+}
+
 /// The NUL-terminated fields of git's `-z` output.
 fn fields(out: &[u8]) -> impl Iterator<Item = &[u8]> {
     out.split(|b| *b == 0).filter(|f| !f.is_empty())
@@ -184,10 +207,173 @@ fn path_shown(b: &[u8]) -> String {
     shown(Path::new(&*String::from_utf8_lossy(b)))
 }
 
+/// Why git would not handle a path as sync needs.
+#[derive(PartialEq, Eq)]
+enum Why {
+    /// `git ls-files -v` marks it S: skip-worktree (a sparse checkout, or by hand).
+    SkipWorktree,
+    /// `git ls-files -v` shows it in lower case: assume-unchanged.
+    AssumeUnchanged,
+    /// `git sparse-checkout check-rules` leaves it out.
+    OutsideSparse,
+    /// `git check-ignore -v` matched it: the file holding the pattern, its line, the pattern.
+    Ignored {
+        source: Vec<u8>,
+        line: Vec<u8>,
+        pattern: Vec<u8>,
+        /// The pattern ignores the folder or a directory it is in: git looks inside no
+        /// ignored directory, so no line after it takes the folder back.
+        directory: bool,
+    },
+    /// An attribute (`filter`, `ident`, `working-tree-encoding`) with its value.
+    Rewrites { attr: &'static str, value: String },
+    /// A merge rule other than review-mcp's driver, over the folder's own.
+    Merge(String),
+}
+
+impl Why {
+    fn said(&self) -> String {
+        match self {
+            Why::SkipWorktree => "outside git's sparse checkout (`git ls-files -v` marks it S, \
+                 skip-worktree): git does not check it out, so sync would take it for deleted by \
+                 the team and delete it from the database, and git would not commit what sync \
+                 writes there"
+                .to_string(),
+            Why::AssumeUnchanged => "marked assume-unchanged (`git ls-files -v` shows it in lower \
+                 case): git would not see what sync writes there, and never commit it"
+                .to_string(),
+            Why::OutsideSparse => "outside git's sparse checkout: git would not commit it (`git \
+                 add` skips it), so what sync writes there would never reach the team"
+                .to_string(),
+            Why::Ignored {
+                source,
+                line,
+                pattern,
+                ..
+            } => format!(
+                "ignored by git (`git check-ignore -v PATH` says so), by {}:{}: `{}`: `git add` \
+                 leaves it out of every commit unsaid, so what sync writes there would never \
+                 reach the team",
+                path_shown(source),
+                String::from_utf8_lossy(line),
+                inline(&String::from_utf8_lossy(pattern), 200)
+            ),
+            Why::Rewrites { attr: "ident", .. } => "git's attribute ident applies to it: git \
+                 rewrites `$Id$` in it when it checks it out, changing a note that holds it"
+                .to_string(),
+            Why::Rewrites {
+                attr: "working-tree-encoding",
+                value,
+            } => format!(
+                "git's attribute working-tree-encoding={value} applies to it: git re-encodes it \
+                 when it checks it out and refuses to commit the UTF-8 sync writes"
+            ),
+            Why::Rewrites { attr, value } => format!(
+                "git's attribute {attr}={value} applies to it: git commits what the filter makes \
+                 of the file, and a clone without that filter (git-lfs, or the filter's \
+                 configuration) checks out something that is not the item's file"
+            ),
+            Why::Merge(value) => format!(
+                "git's attribute merge={value} applies to it, over the folder's own \
+                 .gitattributes (`* merge=review`; .git/info/attributes outranks it): git would \
+                 merge it by another rule than review-mcp's driver (conflict markers, or two \
+                 versions' lines interleaved)"
+            ),
+        }
+    }
+
+    /// How to fix it, for the folder at `rel` in its work tree (`/` between names).
+    fn fix(&self, rel: &str) -> String {
+        let folder = if rel.is_empty() { "." } else { rel };
+        match self {
+            Why::SkipWorktree | Why::OutsideSparse => format!(
+                "put the folder in the sparse checkout (`git sparse-checkout add {}` in cone \
+                 mode, `git sparse-checkout add {}` in non-cone mode, or `git sparse-checkout \
+                 disable`; a file marked by hand: `git update-index --no-skip-worktree FILE`)",
+                shell_word(folder),
+                shell_word(&format!("/{folder}/"))
+            ),
+            Why::AssumeUnchanged => {
+                "undo it: `git update-index --no-assume-unchanged FILE`".to_string()
+            }
+            Why::Ignored {
+                directory: true, ..
+            } => "remove that line: it ignores the folder or a directory the folder is in, and \
+                  git looks inside no ignored directory (no line after it takes the folder back)"
+                .to_string(),
+            Why::Ignored { source, .. } => {
+                // A .gitignore's patterns are from its own directory; those of
+                // .git/info/exclude and core.excludesFile from the work tree's top.
+                let source = String::from_utf8_lossy(source);
+                let base = match source.rsplit_once('/') {
+                    Some((dir, ".gitignore")) if !source.starts_with('/') => Some(dir),
+                    None if source == ".gitignore" => Some(""),
+                    _ => None,
+                };
+                let from = match base {
+                    Some("") | None => Some(rel),
+                    Some(dir) => rel.strip_prefix(dir).and_then(|r| r.strip_prefix('/')),
+                };
+                match from.filter(|f| !f.is_empty()) {
+                    Some(f) => format!(
+                        "remove that line, or add after it, in that file, the lines `!/{f}/` and \
+                         `!/{f}/**`"
+                    ),
+                    None => "remove that line (the folder holds sync's files only)".to_string(),
+                }
+            }
+            Why::Rewrites { .. } => {
+                let set = "remove the attribute where it is set (.git/info/attributes outranks \
+                     every .gitattributes; `git check-attr -a FILE` lists a file's attributes)";
+                let (parent, name) = match rel.rsplit_once('/') {
+                    _ if rel.is_empty() => return set.to_string(),
+                    Some((parent, name)) => (
+                        format!(
+                            "{parent}/.gitattributes (the folder's \
+                         parent's, which outranks those above it)"
+                        ),
+                        name,
+                    ),
+                    None => ("the repository's top .gitattributes".to_string(), rel),
+                };
+                format!(
+                    "add the line `{} !filter !ident !working-tree-encoding` to {parent}, or \
+                     {set}",
+                    attribute_pattern(&format!("/{name}/**"))
+                )
+            }
+            Why::Merge(_) => "remove that merge rule where it is set (.git/info/attributes, or a \
+                 .gitattributes)"
+                .to_string(),
+        }
+    }
+}
+
+/// `pattern` as a .gitattributes line takes it: in double quotes, C-style, when it holds a
+/// space, a tab, a quote or a backslash (git would end the pattern at the space).
+fn attribute_pattern(pattern: &str) -> String {
+    if !pattern.contains([' ', '\t', '"', '\\']) {
+        return pattern.to_string();
+    }
+    let mut q = String::from('"');
+    for c in pattern.chars() {
+        match c {
+            '"' | '\\' => {
+                q.push('\\');
+                q.push(c);
+            }
+            '\t' => q.push_str("\\t"),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
+}
+
 /// One path git would not handle as sync needs, and why.
 struct Problem {
     path: Vec<u8>,
-    why: String,
+    why: Why,
 }
 
 /// Refuses the folder `folder` (absolute) when git, as the repository holding it is set,
@@ -196,6 +382,9 @@ struct Problem {
 /// is in place, so any other merge rule than its driver's comes from a setting that outranks
 /// it. Nothing is changed either way.
 pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
+    // A dry run's folder not made yet is not canonical: its links resolved as git resolves
+    // the top's, or it would not be found under it.
+    let folder = &resolved(folder);
     let Some(top) = work_tree(folder)? else {
         return Ok(());
     };
@@ -229,20 +418,13 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
             _ => continue,
         };
         let why = match tag {
-            b'S' | b's' => {
-                "outside git's sparse checkout (`git ls-files -v` marks it S, skip-worktree): git \
-                 does not check it out, so sync would take it for deleted by the team and delete \
-                 it from the database, and git would not commit what sync writes there"
-            }
-            t if t.is_ascii_lowercase() => {
-                "marked assume-unchanged (`git ls-files -v` shows it in lower case): git would not \
-                 see what sync writes there, and never commit it"
-            }
+            b'S' | b's' => Why::SkipWorktree,
+            t if t.is_ascii_lowercase() => Why::AssumeUnchanged,
             _ => continue,
         };
         problems.push(Problem {
             path: path.to_vec(),
-            why: why.to_string(),
+            why,
         });
     }
     // The paths sync owns or writes: its own files, every item and event file there, and one
@@ -295,28 +477,56 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
             if !inside.contains(p.as_slice()) && !known.contains(p) {
                 problems.push(Problem {
                     path: p.to_vec(),
-                    why: "outside git's sparse checkout: git would not commit it (`git add` skips \
-                          it), so what sync writes there would never reach the team"
-                        .to_string(),
+                    why: Why::OutsideSparse,
                 });
             }
         }
     }
-    // Ignored: `git add -A` skips a new file unsaid.
+    // Ignored: `git add -A` skips a new file unsaid. `-v` names the pattern (and shows a
+    // path a negated pattern matched last, which git does not ignore).
+    // The folder's directories too (named with a `/`, as directories), to tell a pattern that
+    // ignores one of them.
+    let mut with_dirs = input.clone();
+    let mut dir = Vec::new();
+    for part in rel.iter().map(OsStr::as_encoded_bytes) {
+        dir.extend_from_slice(part);
+        dir.push(b'/');
+        with_dirs.extend_from_slice(&dir);
+        with_dirs.push(0);
+    }
+    for (sub, _) in sample_names() {
+        with_dirs.extend_from_slice(&under(sub, OsStr::new("")));
+        with_dirs.push(0);
+    }
     if let Some(ignored) = git(
         top,
-        &os(&["check-ignore", "--no-index", "-z", "--stdin"], None),
-        &input,
+        &os(&["check-ignore", "--no-index", "-v", "-z", "--stdin"], None),
+        &with_dirs,
         &[0, 1],
     )? {
-        for p in fields(&ignored) {
+        let said: Vec<&[u8]> = fields_kept(&ignored).collect();
+        let said: Vec<[&[u8]; 4]> = said
+            .chunks_exact(4)
+            .map(|r| [r[0], r[1], r[2], r[3]])
+            .filter(|[_, _, pattern, path]| !pattern.starts_with(b"!") && !path.is_empty())
+            .collect();
+        let of_dirs: HashSet<(&[u8], &[u8])> = said
+            .iter()
+            .filter(|r| r[3].ends_with(b"/"))
+            .map(|r| (r[0], r[1]))
+            .collect();
+        for [source, line, pattern, path] in said {
+            if path.ends_with(b"/") {
+                continue;
+            }
             problems.push(Problem {
-                path: p.to_vec(),
-                why: "ignored by git (`git check-ignore -v PATH` names the pattern and the file \
-                      holding it: a .gitignore, .git/info/exclude or core.excludesFile): `git add` \
-                      leaves it out of every commit unsaid, so what sync writes there would never \
-                      reach the team"
-                    .to_string(),
+                path: path.to_vec(),
+                why: Why::Ignored {
+                    source: source.to_vec(),
+                    line: line.to_vec(),
+                    pattern: pattern.to_vec(),
+                    directory: of_dirs.contains(&(source, line)),
+                },
             });
         }
     }
@@ -332,24 +542,19 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
             let (path, attr, value) = (rec[0], rec[1], String::from_utf8_lossy(rec[2]));
             let unset = value == "unspecified" || value == "unset";
             let why = match attr {
-                b"filter" if !unset => format!(
-                    "git's attribute filter={value} applies to it: git commits what the filter \
-                     makes of the file, and a clone without that filter (git-lfs, or the filter's \
-                     configuration) checks out something that is not the item's file"
-                ),
-                b"ident" if value == "set" => "git's attribute ident applies to it: git rewrites \
-                     `$Id$` in it when it checks it out, changing a note that holds it"
-                    .to_string(),
-                b"working-tree-encoding" if !unset => format!(
-                    "git's attribute working-tree-encoding={value} applies to it: git re-encodes \
-                     it when it checks it out and refuses to commit the UTF-8 sync writes"
-                ),
-                b"merge" if value != "review" => format!(
-                    "git's attribute merge={value} applies to it, over the folder's own \
-                     .gitattributes (`* merge=review`; .git/info/attributes outranks it): git \
-                     would merge it by another rule than review-mcp's driver (conflict markers, \
-                     or two versions' lines interleaved)"
-                ),
+                b"filter" if !unset => Why::Rewrites {
+                    attr: "filter",
+                    value: value.into_owned(),
+                },
+                b"ident" if value == "set" => Why::Rewrites {
+                    attr: "ident",
+                    value: value.into_owned(),
+                },
+                b"working-tree-encoding" if !unset => Why::Rewrites {
+                    attr: "working-tree-encoding",
+                    value: value.into_owned(),
+                },
+                b"merge" if value != "review" => Why::Merge(value.into_owned()),
                 _ => continue,
             };
             problems.push(Problem {
@@ -371,9 +576,9 @@ const NAMED: usize = 5;
 /// with the first [`NAMED`] paths it holds for (a name standing for the files sync has yet to
 /// write shown as such, from `samples`) and how to fix it.
 fn refusal(top: &Path, rel: &Path, samples: &[Vec<u8>], problems: Vec<Problem>) -> super::Error {
-    let folder = rel.to_string_lossy();
-    let folder = if folder.is_empty() { "." } else { &folder };
-    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+    let folder = String::from_utf8_lossy(&git_path(rel, "", OsStr::new(""))).into_owned();
+    let folder = folder.trim_end_matches('/');
+    let mut reasons: Vec<(Why, Vec<String>)> = Vec::new();
     for p in problems {
         let path = match samples.iter().find(|s| **s == p.path) {
             Some(s) => format!(
@@ -395,8 +600,8 @@ fn refusal(top: &Path, rel: &Path, samples: &[Vec<u8>], problems: Vec<Problem>) 
             0 => String::new(),
             n => format!(" and {n} more"),
         };
-        let fix = fix_of(&why, folder);
-        lines.push(format!("  {}{more}: {why}; {fix}", paths.join(", ")));
+        let (said, fix) = (why.said(), why.fix(folder));
+        lines.push(format!("  {}{more}: {said}; {fix}", paths.join(", ")));
     }
     fail!(
         "git, as the repository {} is set, would not check out or commit the folder's files as \
@@ -406,38 +611,17 @@ fn refusal(top: &Path, rel: &Path, samples: &[Vec<u8>], problems: Vec<Problem>) 
     )
 }
 
-/// How to fix what `why` says, for the folder at `folder` in its work tree.
-fn fix_of(why: &str, folder: &str) -> String {
-    if why.contains("sparse checkout") {
-        format!(
-            "put the folder in the sparse checkout (`git sparse-checkout add {}` in cone mode, \
-             `git sparse-checkout add {}` in non-cone mode, or `git sparse-checkout disable`; a \
-             file marked by hand: `git update-index --no-skip-worktree FILE`)",
-            shell_word(folder),
-            shell_word(&format!("/{folder}/"))
-        )
-    } else if why.contains("assume-unchanged") {
-        "undo it: `git update-index --no-assume-unchanged FILE`".to_string()
-    } else if why.contains("ignored") {
-        format!(
-            "remove the pattern, or follow a pattern that names files (`*.json`) with a line \
-             `!/{folder}/**` in the same file"
-        )
-    } else if why.contains("merge=") {
-        "remove that merge rule where it is set (.git/info/attributes, or a .gitattributes)"
-            .to_string()
-    } else {
-        format!(
-            "end the repository's top .gitattributes with a line `/{folder}/** !filter !ident \
-             !working-tree-encoding`, or remove the attribute where it is set (`git check-attr \
-             -a FILE` lists a file's attributes)"
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pattern with a space, a quote or a backslash is quoted as .gitattributes reads it.
+    #[test]
+    fn attribute_patterns_are_quoted_when_git_would_split_them() {
+        assert_eq!(attribute_pattern("/review/**"), "/review/**");
+        assert_eq!(attribute_pattern("/sp ace/**"), "\"/sp ace/**\"");
+        assert_eq!(attribute_pattern("/a\"b\\c/**"), "\"/a\\\"b\\\\c/**\"");
+    }
 
     /// git's paths are from the work tree's top with `/` between names, the folder's own
     /// files without a subfolder, the folder at the top without a prefix.

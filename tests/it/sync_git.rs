@@ -384,3 +384,166 @@ fn sync_asks_the_folder_s_own_repository_whatever_the_environment_says() -> anyh
     ensure!(said.contains("written to the folder: 1 "), "{said}");
     Ok(())
 }
+
+/// The lines a refusal gives to add to a file: each one in backquotes after "add after it,
+/// in that file," or "add the line" (the refusal must hold one).
+fn lines_to_add(err: &str) -> anyhow::Result<Vec<String>> {
+    let start = err
+        .find("add after it, in that file, the lines ")
+        .or_else(|| err.find("add the line "))
+        .ok_or_else(|| anyhow::anyhow!("no line to add in {err}"))?;
+    let rest = &err[start..];
+    let end = rest
+        .find(" to ")
+        .or_else(|| rest.find(';'))
+        .unwrap_or(rest.len());
+    Ok(rest[..end]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect())
+}
+
+/// Regression: the fix an ignore or attribute refusal gave did not work when the setting
+/// was not in the top file. A `.gitignore` of `design/` holding `*.json`, for the folder
+/// `design/review`, was to be followed "in the same file" by `!/design/review/**`, which
+/// there means `design/design/review` (tried: still refused); a `design/.gitattributes` of
+/// `*.json filter=lfs` was to be outdone by a line in the top .gitattributes, which the
+/// deeper file outranks (tried: still refused). The refusal now names the file, line and
+/// pattern git matched, and lines that work where they are to go: each fix below is taken
+/// from the message, applied, and the sync then runs and git commits its new file.
+#[test]
+fn sync_refusals_give_fixes_that_work_where_the_setting_is() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-fixes")?;
+    let folder = r.repo.join("design/review");
+    let sync = || -> anyhow::Result<Output> { r.run(&["sync", &folder.to_string_lossy()], &[]) };
+    ok(sync()?)?;
+    r.git(&["add", "-A"])?;
+    r.git(&["commit", "-q", "-m", "design review"])?;
+    // Ignore patterns: a subdirectory's .gitignore (lines after it take the folder back),
+    // and a pattern in info/exclude that ignores a directory above the folder (none can: git
+    // looks inside no ignored directory; the line is to go).
+    for (file, pattern, lines) in [
+        ("design/.gitignore", "*.json\n", true),
+        (".git/info/exclude", "design/\n", false),
+    ] {
+        let n = 20 + usize::from(lines);
+        r.add_feature(&format!("rec_{n}"), &format!("chamfer {n}"))?;
+        let path = r.repo.join(file);
+        std::fs::write(&path, pattern)?;
+        let err = refused(sync()?)?;
+        ensure!(
+            err.contains(&format!("{file}:1: `{}`", pattern.trim())),
+            "{file}: the pattern not named: {err}"
+        );
+        let add = match lines {
+            true => lines_to_add(&err)?,
+            false => {
+                ensure!(
+                    err.contains("remove that line: it ignores"),
+                    "{file}: {err}"
+                );
+                Vec::new()
+            }
+        };
+        let kept = if lines { pattern } else { "" };
+        std::fs::write(&path, format!("{kept}{}\n", add.join("\n")))?;
+        let said = ok(sync()?)?;
+        ensure!(said.contains("written to the folder: 1 "), "{file}: {said}");
+        r.git(&["add", "-A"])?;
+        r.git(&["commit", "-q", "-m", file])?;
+        ensure!(
+            r.git(&["status", "--porcelain", "--ignored", "design"])?
+                .is_empty(),
+            "{file}: the fix {add:?} left files out"
+        );
+    }
+    // A .gitignore in the folder itself: removing its line is the fix.
+    std::fs::write(r.repo.join("design/review/.gitignore"), "rec_*\n")?;
+    r.add_feature("rec_30", "fillet")?;
+    let err = refused(sync()?)?;
+    ensure!(
+        err.contains("design/review/.gitignore:1: `rec_*`") && err.contains("remove that line"),
+        "{err}"
+    );
+    std::fs::remove_file(r.repo.join("design/review/.gitignore"))?;
+    ok(sync()?)?;
+    // An attribute set in a subdirectory's .gitattributes.
+    let attributes = r.repo.join("design/.gitattributes");
+    std::fs::write(&attributes, "*.json filter=lfs\n")?;
+    r.add_feature("rec_31", "boss")?;
+    let err = refused(sync()?)?;
+    ensure!(
+        err.contains("filter=lfs") && err.contains("design/.gitattributes"),
+        "{err}"
+    );
+    let add = lines_to_add(&err)?;
+    std::fs::write(
+        &attributes,
+        format!("*.json filter=lfs\n{}\n", add.join("\n")),
+    )?;
+    let said = ok(sync()?)?;
+    ensure!(said.contains("written to the folder: 1 "), "{said}");
+    Ok(())
+}
+
+/// Regression: sync's questions to git ran the repository's `core.fsmonitor` command (`git
+/// ls-files` reads the index, which asks the monitor what changed): a sync started a program
+/// from the clone's configuration, or git's own monitor daemon. Seen with a monitor command
+/// that writes a file: the file was written. git is now asked with the monitor off.
+#[test]
+fn sync_runs_no_fsmonitor_of_the_repository() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-fsmonitor")?;
+    r.add_feature("rec_3", "chamfer")?;
+    let ran = r.dir.join("monitor-ran");
+    r.git(&[
+        "config",
+        "core.fsmonitor",
+        &format!("touch '{}'; false #", ran.display()),
+    ])?;
+    let said = ok(r.sync(&[])?)?;
+    ensure!(said.contains("written to the folder: 1 "), "{said}");
+    ensure!(!ran.exists(), "sync ran the repository's core.fsmonitor");
+    Ok(())
+}
+
+/// Regression: a dry run of a folder not made yet, named through a symbolic link to the
+/// work tree (`link/new-review`, `link` -> the clone), skipped git's check (its path was not
+/// under the top git names, which has the link resolved), so it said the sync would run
+/// where the sync itself is refused (here: `.git/info/exclude` ignoring `*.json`).
+#[cfg(unix)]
+#[test]
+fn sync_dry_run_through_a_link_is_checked_as_the_sync() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-dry-link")?;
+    std::fs::write(r.repo.join(".git/info/exclude"), "*.json\n")?;
+    let link = r.dir.join("link");
+    std::os::unix::fs::symlink(&r.repo, &link)?;
+    let folder = link.join("design");
+    let real = refused(r.run(&["sync", &folder.to_string_lossy()], &[])?)?;
+    ensure!(real.contains("ignored by git"), "{real}");
+    let dry = refused(r.run(&["sync", "--dry-run", &folder.to_string_lossy()], &[])?)?;
+    ensure!(dry.contains("ignored by git"), "{dry}");
+    Ok(())
+}
+
+/// Regression: for a folder whose name holds a space (`sp ace`), the attribute line the
+/// refusal gave (`/sp ace/** !filter …`) is read by git as the pattern `/sp` with an
+/// attribute `ace/**`: added as told, the sync stayed refused. The pattern is now quoted as
+/// git's .gitattributes takes it (`"/sp ace/**"`).
+#[test]
+fn sync_attribute_fix_works_for_a_folder_name_with_a_space() -> anyhow::Result<()> {
+    let r = Repo::new("sync-git-space")?;
+    let folder = r.repo.join("sp ace");
+    let sync = || -> anyhow::Result<Output> { r.run(&["sync", &folder.to_string_lossy()], &[]) };
+    ok(sync()?)?;
+    let attributes = r.repo.join(".gitattributes");
+    std::fs::write(&attributes, "*.json ident\n")?;
+    r.add_feature("rec_3", "chamfer")?;
+    let err = refused(sync()?)?;
+    let add = lines_to_add(&err)?;
+    std::fs::write(&attributes, format!("*.json ident\n{}\n", add.join("\n")))?;
+    let said = ok(sync()?)?;
+    ensure!(said.contains("written to the folder: 1 "), "{said}");
+    Ok(())
+}
