@@ -695,30 +695,18 @@ impl Store {
         };
         let mut stayed = Vec::new();
         let mut seen = FileSeen::default();
+        let line = |r: &Record, stayed: &mut Vec<Stayed>, seen: &mut FileSeen| {
+            import_record(&tx, r, &how, known_before, &carried, stayed, seen)
+        };
         source.records(&mut |r| {
             check_imported_record(&r)?;
-            summary.count(import_record(
-                &tx,
-                &r,
-                &how,
-                known_before,
-                &carried,
-                &mut stayed,
-                &mut seen,
-            )?);
+            summary.count(line(&r, &mut stayed, &mut seen)?);
             Ok(())
         })?;
+        // The lines that wait for the whole file.
         seen.whole = true;
         for r in std::mem::take(&mut seen.deferred) {
-            summary.count(import_record(
-                &tx,
-                &r,
-                &how,
-                known_before,
-                &carried,
-                &mut stayed,
-                &mut seen,
-            )?);
+            summary.count(line(&r, &mut stayed, &mut seen)?);
         }
         keep_stayed(&tx, &stayed, &how)?;
         let mut i = 0;
