@@ -128,9 +128,9 @@ type Stayed = (Record, Record);
 struct FileSeen {
     /// The file's superseded copies of features: (locator, name, revision).
     copies: std::collections::HashSet<(String, String, String)>,
-    /// Rows this import added (none held before it).
+    /// Rows of features' superseded copies this import added (none held before it).
     added: std::collections::HashSet<i64>,
-    /// Rows this import wrote (added or replaced).
+    /// Rows of live features this import wrote (added or replaced).
     written: std::collections::HashSet<i64>,
     /// Lines judged once every line is in.
     deferred: Vec<Record>,
@@ -405,10 +405,15 @@ fn import_record(
             &mut r.superseded
         });
         let r = kept.as_ref().unwrap_or(r);
-        if holder.is_none() {
-            seen.added.insert(seq);
+        match (&r.name, &r.superseded) {
+            (Some(_), Some(_)) if holder.is_none() => {
+                seen.added.insert(seq);
+            }
+            (Some(_), None) => {
+                seen.written.insert(seq);
+            }
+            _ => {}
         }
-        seen.written.insert(seq);
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
     } else if let (Some(h), Some(old)) = (&holder, held.filter(|o| o.id == r.id)) {
