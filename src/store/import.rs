@@ -50,6 +50,8 @@ impl ImportSummary {
             Outcome::Replaced => self.replaced += 1,
             Outcome::Unchanged => self.unchanged += 1,
             Outcome::Stayed => self.stayed += 1,
+            // Counted when judged, once every line is in.
+            Outcome::Deferred => {}
         }
     }
 }
@@ -62,6 +64,8 @@ enum Outcome {
     Unchanged,
     /// Kept as what its revision says of a feature a carry moved on from there.
     Stayed,
+    /// Judged once every line is in ([`FileSeen`]).
+    Deferred,
 }
 
 /// The row holding a line's natural key: its row id (a record's is its seq), `updated_at`
@@ -117,6 +121,125 @@ fn held_mark<T: Clone>(
 /// in, as what that revision says of the feature.
 type Stayed = (Record, Record);
 
+/// What the import has seen of its file and written so far, for the one judgement that
+/// needs the whole file: a feature stated under one id at a revision another id of its key was
+/// carried on from ([`contest`]).
+#[derive(Default)]
+struct FileSeen {
+    /// The file's superseded copies of features: (locator, name, revision).
+    copies: std::collections::HashSet<(String, String, String)>,
+    /// Rows of features' superseded copies this import added (none held before it).
+    added: std::collections::HashSet<i64>,
+    /// Rows of live features this import wrote (added or replaced).
+    written: std::collections::HashSet<i64>,
+    /// Lines judged once every line is in.
+    deferred: Vec<Record>,
+    /// Every line is in: the deferred lines are judged now.
+    whole: bool,
+}
+
+impl FileSeen {
+    /// Whether the file holds a superseded copy of `stated`'s feature at its revision.
+    fn holds_copy(&self, stated: &Record) -> bool {
+        let Some(name) = &stated.name else {
+            return false;
+        };
+        self.copies.contains(&(
+            stated.artifact.locator().to_string(),
+            name.clone(),
+            stated.artifact.revision.clone(),
+        ))
+    }
+
+    /// Notes `r` as a line of the file.
+    fn line(&mut self, r: &Record) {
+        if let (Some(name), Some(_)) = (&r.name, &r.superseded) {
+            self.copies.insert((
+                r.artifact.locator().to_string(),
+                name.clone(),
+                r.artifact.revision.clone(),
+            ));
+        }
+    }
+}
+
+/// Which of two live features of one key under two ids at two revisions is a statement at the
+/// revision the other was carried on from (its carry mark names it, or the history holds the
+/// carry of its id from there): [`Contest::Line`] the line `r`, [`Contest::Held`] the
+/// database's `held`. `None`: neither, or not two ids of one key.
+fn contest(tx: &Transaction<'_>, held: &Record, r: &Record) -> Result<Option<Contest>, StoreError> {
+    if !held.one_key_at_two_revisions(r) {
+        return Ok(None);
+    }
+    if carried_from(tx, held, &r.artifact.revision)? {
+        return Ok(Some(Contest::Line));
+    }
+    if carried_from(tx, r, &held.artifact.revision)? {
+        return Ok(Some(Contest::Held));
+    }
+    Ok(None)
+}
+
+/// The statement of [`contest`].
+#[derive(Clone, Copy)]
+enum Contest {
+    Line,
+    Held,
+}
+
+/// Whether `onward` (live, named) was carried on from `revision`: its carry mark names it, or
+/// the history holds a carry of its id from there.
+fn carried_from(tx: &Transaction<'_>, onward: &Record, revision: &str) -> Result<bool, StoreError> {
+    if onward
+        .carried
+        .as_ref()
+        .is_some_and(|c| c.from == revision || c.ids_of.as_deref() == Some(revision))
+    {
+        return Ok(true);
+    }
+    Ok(history::feature_carried_on(tx, &onward.id, revision)?.is_some())
+}
+
+/// Whether the database held a superseded copy of `stated`'s feature at its revision before
+/// this import (a row of that key this import did not add).
+fn copy_held_before(
+    tx: &Transaction<'_>,
+    seen: &FileSeen,
+    stated: &Record,
+) -> Result<bool, StoreError> {
+    let Some(name) = &stated.name else {
+        return Ok(false);
+    };
+    let mut stmt = tx.prepare_cached(
+        "SELECT seq FROM records INDEXED BY records_copy_key WHERE locator = ?1 AND name = ?2 \
+         AND revision = ?3 AND superseded IS NOT NULL",
+    )?;
+    let seqs = stmt.query_map(
+        params![stated.artifact.locator(), name, stated.artifact.revision],
+        |row| row.get::<_, i64>(0),
+    )?;
+    for seq in seqs {
+        if !seen.added.contains(&seq?) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// `stated`, a statement made where the carry of `onward` was not seen, as one of `onward`'s
+/// feature: under `onward`'s id (its copy at `stated`'s revision), unless a carry of `stated`'s
+/// own id moved it on from there (then its own copy), as sync keeps it.
+fn statement_of(
+    tx: &Transaction<'_>,
+    stated: &Record,
+    onward: &Record,
+) -> Result<Record, StoreError> {
+    Ok(match carried_on_from(tx, stated)? {
+        Some(_) => stated.clone(),
+        None => stated.restated_as(onward),
+    })
+}
+
 fn import_record(
     tx: &Transaction<'_>,
     r: &Record,
@@ -124,7 +247,11 @@ fn import_record(
     known_before: i64,
     carried: &history::CarriedFrom,
     stayed: &mut Vec<Stayed>,
+    seen: &mut FileSeen,
 ) -> Result<Outcome, StoreError> {
+    if !seen.whole {
+        seen.line(r);
+    }
     // A live feature's key is its file and name; what an old revision said of a feature
     // (superseded, see `carry_forward`) is keyed by its id, as a note is.
     let name = r.name.as_ref().filter(|_| r.superseded.is_none());
@@ -233,6 +360,38 @@ fn import_record(
             // line's mark says the carry was made from the feature as carried there, unchanged.
             stayed.push((held.clone(), r.clone()));
             outcome = Outcome::Replaced;
+        } else if let (Some(contest), Some(h)) = (contest(tx, held, r)?, &holder) {
+            // One feature under two ids at two revisions, one carried on from the other's:
+            // the statement there was made where that carry was not seen when what brought it
+            // (this file, or the database before this import) held no superseded copy of the
+            // feature there; a clone that had seen the carry holds that copy beside a
+            // statement it made anew there (the carried feature forgotten where it stood).
+            // Unseen, the carried feature keeps the key and the statement is what its revision
+            // says of it, whatever their times, as sync keeps it; seen, the later of two ids.
+            let (stated, from_file) = match contest {
+                Contest::Line => (r, true),
+                Contest::Held => (held, seen.written.contains(&h.seq)),
+            };
+            if from_file && !seen.whole {
+                seen.deferred.push(r.clone());
+                return Ok(Outcome::Deferred);
+            }
+            let unseen = match from_file {
+                true => !seen.holds_copy(stated),
+                false => !copy_held_before(tx, seen, stated)?,
+            };
+            if unseen {
+                match contest {
+                    Contest::Line => {
+                        stayed.push((statement_of(tx, r, held)?, held.clone()));
+                        return Ok(Outcome::Stayed);
+                    }
+                    Contest::Held => {
+                        stayed.push((statement_of(tx, held, r)?, r.clone()));
+                        outcome = Outcome::Replaced;
+                    }
+                }
+            }
         }
     }
     if outcome != Outcome::Unchanged {
@@ -246,6 +405,15 @@ fn import_record(
             &mut r.superseded
         });
         let r = kept.as_ref().unwrap_or(r);
+        match (&r.name, &r.superseded) {
+            (Some(_), Some(_)) if holder.is_none() => {
+                seen.added.insert(seq);
+            }
+            (Some(_), None) => {
+                seen.written.insert(seq);
+            }
+            _ => {}
+        }
         write_record(tx, holder.map(|h| h.rid), r, seq)?;
         history::transferred_record(tx, how, old.as_ref(), r)?;
     } else if let (Some(h), Some(old)) = (&holder, held.filter(|o| o.id == r.id)) {
@@ -531,18 +699,20 @@ impl Store {
             author: author.as_deref(),
         };
         let mut stayed = Vec::new();
+        let mut seen = FileSeen::default();
+        let line = |r: &Record, stayed: &mut Vec<Stayed>, seen: &mut FileSeen| {
+            import_record(&tx, r, &how, known_before, &carried, stayed, seen)
+        };
         source.records(&mut |r| {
             check_imported_record(&r)?;
-            summary.count(import_record(
-                &tx,
-                &r,
-                &how,
-                known_before,
-                &carried,
-                &mut stayed,
-            )?);
+            summary.count(line(&r, &mut stayed, &mut seen)?);
             Ok(())
         })?;
+        // The lines that wait for the whole file.
+        seen.whole = true;
+        for r in std::mem::take(&mut seen.deferred) {
+            summary.count(line(&r, &mut stayed, &mut seen)?);
+        }
         keep_stayed(&tx, &stayed, &how)?;
         let mut i = 0;
         source.decisions(&mut |d| {
@@ -1059,7 +1229,10 @@ mod tests {
 
     /// Regression (converge, seed 8601 of 200, minimised to 10): a feature carried A to B,
     /// then a later line of another id stating it at A took the key (import keeps the later
-    /// of two ids of one key), so the name stands at A again; then a later line still, of the
+    /// of two ids of one key when the line's file holds A's copy beside it: here a clone that
+    /// took the carry forgot the feature at B and stated it anew at A; from a clone that had
+    /// not seen the carry, the statement would go in the copy), so the name stands at A again;
+    /// then a later line still, of the
     /// carried feature's id at A, from a clone that had seen neither. It was kept as A's
     /// superseded copy (the carried feature taken for forgotten after its carry) beside the
     /// older statement live at A: the engineer's last statement hidden. Now it takes the key
@@ -1076,11 +1249,23 @@ mod tests {
         archive
             .import_with_history(&one.all_records().unwrap(), &[], &one.events().unwrap())
             .unwrap();
-        later();
+        // Two took the carry, forgot the feature at B where it stands and stated it anew at A:
+        // its export holds A's copy beside the statement (made where the carry was seen).
         let mut two = Store::open_in_memory().unwrap();
+        two.import_with_history(&one.all_records().unwrap(), &[], &one.events().unwrap())
+            .unwrap();
+        later();
+        let b = at(11);
+        assert_eq!(
+            two.forget_feature(b.locator(), "mating", &b.revision)
+                .unwrap(),
+            1
+        );
         let (other, _) = two.remember(&mating(10, "stated at A by two")).unwrap();
         assert_ne!(other.id, carried.id);
-        archive.import(&two.all_records().unwrap(), &[]).unwrap();
+        archive
+            .import_with_history(&two.all_records().unwrap(), &[], &two.events().unwrap())
+            .unwrap();
         let live = |s: &mut Store| -> Vec<Record> {
             let records = s.all_records().unwrap();
             records
@@ -1122,20 +1307,17 @@ mod tests {
             .collect()
     }
 
-    /// Known defect (converge, seed 9458 of 200, minimised to 6): a feature carried A to B in
+    /// Regression (converge, seed 9458 of 200, minimised to 6): a feature carried A to B in
     /// one clone while another, that had not seen the carry, forgot it at A and stated it anew
     /// there under a new id. The clones' sync keeps the carried feature at B and the statement
     /// as what A says of it (its copy there, dated as the statement). An archive that imports
     /// the stating clone's export first, then the clones', keeps the statement live at A (the
     /// later of two ids) and never takes the feature at B; the other way round, the statement's
-    /// later time takes the key back to A. A rule that let a copy dated at least as late as the
-    /// statement keep the key for the carried feature fixed this and broke its twin, more
-    /// common in the convergence runs
-    /// ([`a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew`]):
-    /// nothing a record line or a record's history holds tells the two apart (a record's
-    /// forget writes no event), so it is left for a decision.
+    /// later time took the key back to A. The stating clone's export holds no copy at A beside
+    /// the statement: made where the carry was not seen, it is kept in the copy. Its twin
+    /// ([`a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew`])
+    /// holds that copy, and keeps the later of the two ids.
     #[test]
-    #[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
     fn a_statement_kept_in_the_copy_at_a_revision_carried_past_does_not_take_the_key_back() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let mut one = Store::open_in_memory().unwrap();
@@ -1162,13 +1344,88 @@ mod tests {
         }
     }
 
-    /// Known defect, the one above with two copies (adv9458): two clones carried their own
+    /// Seed 9458's rule in every order of a file's lines: a statement at A under a new id
+    /// (from a clone that had not seen the carry: no copy at A beside it) and the feature
+    /// carried on from A to B, held before the import or arriving in the same file as the
+    /// statement, before or after it, the copy at A before, after or without them. Whether
+    /// the carry was seen is told by the whole file (or by what the database held before
+    /// it), never by where a line of it stands: the carried feature keeps the key, the
+    /// statement in the copy at A; a file that holds the copy beside the statement (made
+    /// where the carry was seen) keeps the later of the two ids.
+    #[test]
+    fn a_statement_where_the_carry_was_not_seen_is_told_by_the_whole_file_in_any_order() {
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut one = Store::open_in_memory().unwrap();
+        one.remember(&mating(10, "original")).unwrap();
+        carry(&mut one, 10, 11);
+        let lines = one.all_records().unwrap();
+        let carried = lines
+            .iter()
+            .find(|r| r.superseded.is_none())
+            .unwrap()
+            .clone();
+        let copy = lines
+            .iter()
+            .find(|r| r.superseded.is_some())
+            .unwrap()
+            .clone();
+        later();
+        let mut two = Store::open_in_memory().unwrap();
+        let (anew, _) = two.remember(&mating(10, "stated anew at A")).unwrap();
+        let settled = |s: &mut Store, case: &str| {
+            let records = s.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{case}: {records:?}");
+            assert_eq!(live[0].id, carried.id, "{case}: {records:?}");
+            let copies: Vec<_> = records.iter().filter(|r| r.superseded.is_some()).collect();
+            assert_eq!(copies.len(), 1, "{case}: {records:?}");
+            assert_eq!(copies[0].note, anew.note, "{case}: {records:?}");
+            assert_eq!(copies[0].artifact.revision, at(10).revision, "{case}");
+        };
+        // The statement held before: the carried feature and its copy arrive in either order.
+        for file in [
+            vec![carried.clone(), copy.clone()],
+            vec![copy.clone(), carried.clone()],
+        ] {
+            let mut archive = store_with(std::slice::from_ref(&anew), &[]);
+            archive.import(&file, &[]).unwrap();
+            settled(&mut archive, &format!("held, then {file:?}"));
+        }
+        // One file, no copy at A: in either order.
+        for file in [
+            vec![anew.clone(), carried.clone()],
+            vec![carried.clone(), anew.clone()],
+        ] {
+            let mut archive = Store::open_in_memory().unwrap();
+            archive.import(&file, &[]).unwrap();
+            settled(&mut archive, &format!("{file:?}"));
+        }
+        // One file with the copy beside the statement, anywhere: the later of two ids.
+        let with_copy = [anew.clone(), carried.clone(), copy.clone()];
+        for order in [
+            [0, 1, 2],
+            [0, 2, 1],
+            [1, 0, 2],
+            [1, 2, 0],
+            [2, 0, 1],
+            [2, 1, 0],
+        ] {
+            let file: Vec<Record> = order.iter().map(|&i| with_copy[i].clone()).collect();
+            let mut archive = Store::open_in_memory().unwrap();
+            archive.import(&file, &[]).unwrap();
+            let records = archive.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{order:?}: {records:?}");
+            assert_eq!(live[0].id, anew.id, "{order:?}: {records:?}");
+        }
+    }
+
+    /// Regression, the one above with two copies (adv9458): two clones carried their own
     /// feature of one name from A to B (two ids, two copies at A); the clones keep the later
     /// carried feature at B and, once a clone that had not seen the carries states the name
     /// anew at A, that statement in the carried feature's own copy at A (sync's
-    /// `Record::restated_as`). The statement's later time takes the key back to A in an archive.
+    /// `Record::restated_as`). The statement's later time took the key back to A in an archive.
     #[test]
-    #[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
     fn a_statement_kept_in_the_carried_feature_s_own_copy_among_two_does_not_take_the_key_back() {
         let later = || std::thread::sleep(std::time::Duration::from_millis(5));
         let carried_one = || {
@@ -1215,7 +1472,7 @@ mod tests {
         }
     }
 
-    /// The twin of the known defect above (adv9458; converge
+    /// The twin of the defect above (adv9458; converge
     /// `adv9458_a_carried_feature_forgotten_where_it_stands_then_a_later_copy`, both orders, and
     /// seed 9763 of 200): carried A to B, the feature is forgotten at B where it stands (by a
     /// clone that had seen the carry) and stated anew at A (a new id); then a clone that had

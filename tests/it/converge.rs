@@ -3925,12 +3925,12 @@ fn the_archive_check_wants_a_later_version_to_be_the_same_record_not_moved_back(
 /// feature at 1 and states it anew there (a new id), and exports to the archive. The clones
 /// converge on the feature carried to 2, with clone 0's statement as what 1 says of it (its
 /// copy there, dated as the statement). The archive held the statement live at 1, the later
-/// of two ids, and never took the feature at 2: it was moved back. Known defect: the rule
-/// that fixed it lost its more common twin
-/// (`adv9458_a_carried_feature_forgotten_where_it_stands_then_a_later_copy`; see
-/// `store::import::tests::a_statement_kept_in_the_copy_at_a_revision_carried_past_does_not_take_the_key_back`).
+/// of two ids, and never took the feature at 2: it was moved back. Clone 0's export held no
+/// copy at 1 beside the statement (it had not seen the carry): the carried feature now keeps
+/// the key, unlike its twin
+/// (`adv9458_a_carried_feature_forgotten_where_it_stands_then_a_later_copy`, whose export holds
+/// that copy; `store::import::tests::a_statement_kept_in_the_copy_at_a_revision_carried_past_does_not_take_the_key_back`).
 #[test]
-#[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
 fn the_archive_takes_a_carry_over_a_statement_its_clones_kept_as_the_copy() -> anyhow::Result<()> {
     let ops = vec![
         Op::Remember {
@@ -3964,11 +3964,10 @@ fn the_archive_takes_a_carry_over_a_statement_its_clones_kept_as_the_copy() -> a
 /// seen the carry, states "slot" at 1 (another id, later than the carry), and exports to the
 /// archive. The clones converge on the feature carried to 2, with clone 2's statement as what
 /// 1 says of it; the archive keeps clone 2's statement live at 1 (the later of two ids) and
-/// lacks the feature at 2. Import cannot tell this statement from the twin's below (one
-/// stated anew after the carried feature was forgotten), since a record's forget leaves no
-/// event in an export.
+/// lacked the feature at 2. Clone 2's export holds no copy at 1 beside its statement, which
+/// the twin's below (stated anew after the carried feature was forgotten) does: import tells
+/// the two apart by it.
 #[test]
-#[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
 fn seed9938_a_statement_at_a_revision_a_teammate_carried_past_keeps_the_carry_in_the_archive()
 -> anyhow::Result<()> {
     use Op::*;
@@ -3997,7 +3996,7 @@ fn seed9938_a_statement_at_a_revision_a_teammate_carried_past_keeps_the_carry_in
     .map(drop)
 }
 
-/// The twin of seed 9458's known defect (adv9458; seed 9763 of 200 is this shape; the store's
+/// The twin of seed 9458's defect (adv9458; seed 9763 of 200 is this shape; the store's
 /// `store::import::tests::a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew`).
 /// Clone 0 states "chamfer" at 1, carries it to 2 and syncs; clone 1
 /// takes the carry (the archive imports its export); clone 0 forgets the feature at 2 and
@@ -4066,7 +4065,7 @@ fn forgotten_where_it_stands(stating_first: bool) -> Vec<Op> {
     ops
 }
 
-/// Known defect, seed 9458's (adv9458): its shape (clone 0,
+/// Seed 9458's defect (adv9458): its shape (clone 0,
 /// not having seen clone 1's carry of "chamfer" from 1 to 2, forgets it at 1 and states it
 /// anew there), then clone 1, which made the carry, states it at 1 later (in the copy there,
 /// other words than clone 0's). The clones keep the carried feature at 2 and clone 1's words
@@ -4074,7 +4073,6 @@ fn forgotten_where_it_stands(stating_first: bool) -> Vec<Op> {
 /// the archive, whose copy at 1 is dated after clone 0's statement. Asking that the copy hold
 /// the statement's very words (a fix tried for the defect above) fails this test: seen.
 #[test]
-#[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
 fn adv9458_a_statement_settled_then_hidden_by_a_later_one_keeps_the_carry() -> anyhow::Result<()> {
     use Op::*;
     let ops = vec![
@@ -4120,9 +4118,8 @@ fn adv9458_a_statement_settled_then_hidden_by_a_later_one_keeps_the_carry() -> a
 /// statement in its own copy at 1; the archive must too, whichever copy has the least id
 /// (`store::import::tests::a_statement_kept_in_the_carried_feature_s_own_copy_among_two_does_not_take_the_key_back`,
 /// seen failing there; here the ids are random, so before the fix this failed only when the
-/// other copy had the least id). Known defect, seed 9458's.
+/// other copy had the least id). Seed 9458's defect.
 #[test]
-#[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
 fn adv9458_a_statement_kept_in_the_carried_feature_s_own_copy_among_two() -> anyhow::Result<()> {
     use Op::*;
     let ops = vec![
@@ -4175,9 +4172,8 @@ fn adv9458_a_statement_kept_in_the_carried_feature_s_own_copy_among_two() -> any
 /// The archive of seed 9458's shape, whose import moved the key back to the carried feature
 /// once every line was in (`settle_contested`, the stating clone's export first), exports what
 /// an empty database that imports that export exports again, byte for byte (adv9458). It
-/// checks the archive holds the carried feature: seed 9458's known defect.
+/// checks the archive holds the carried feature: seed 9458's defect.
 #[test]
-#[ignore = "known defect: an archive keeps a statement anew at a revision carried past over the carried feature its clones keep (seed 9458)"]
 fn adv9458_an_archive_that_settled_a_contested_line_exports_what_it_imports() -> anyhow::Result<()>
 {
     use Op::*;

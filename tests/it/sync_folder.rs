@@ -588,6 +588,35 @@ fn mating_at(db: &Path, rev: &str, note: &str) -> anyhow::Result<crate::support:
     Ok(s)
 }
 
+/// Two (`two`) takes one's carry of "mating" from A to B (`one`'s export), forgets the feature
+/// at B where it stands and states it anew at A ("stated at A by two", a new id): the name
+/// stands at A again, beside the carry's copy there. An archive importing one's export then
+/// two's holds that statement live at A (the later of two ids: two's export holds the copy at
+/// A, so the statement was made where the carry was seen) and the carried id live nowhere.
+/// The id of the one live record of `db`.
+fn live_id(db: &Path) -> anyhow::Result<serde_json::Value> {
+    let live: Vec<_> = records_of(db)?
+        .into_iter()
+        .filter(|r| r.get("superseded").is_none_or(serde_json::Value::is_null))
+        .collect();
+    ensure!(live.len() == 1, "one live record: {live:?}");
+    Ok(live[0]["id"].clone())
+}
+
+fn forgot_at_b_and_stated_at_a(dir: &TempDir, one: &Path, two: &Path) -> anyhow::Result<()> {
+    exported_into(dir, one, two)?;
+    let mut s = crate::support::client::Server::start(two)?;
+    let b = crate::support::artifact("B", "/w/p.step");
+    s.call(
+        "forget",
+        serde_json::json!({"artifact": b, "name": "mating"}),
+    )?
+    .ok()?;
+    s.close()?;
+    mating_at(two, "A", "stated at A by two")?.close()?;
+    Ok(())
+}
+
 /// Regression (converge::clones_hold_one_history_after_a_carry_and_statements_at_its_old_revision,
 /// seeds 2472 and 2684 x 120, 57 x 200): database one carried the feature "mating" from A to
 /// B while two, which had not seen the carry, stated it at C and synced; one's sync kept that
@@ -2736,8 +2765,9 @@ fn sync_a_decision_deleted_in_the_folder_keeps_its_engineer_verdict_under_the_la
 
 /// Regression (sync's side of import's fix for seed 8601): an archive took one's feature
 /// "mating" (id Y) carried from A to B (its copy at A, the carry's event), then a later
-/// statement of "mating" at A under another id (X, from two): import keeps the later of two
-/// ids, so X holds the name at A and Y is live nowhere, known to the history. Three, which
+/// statement of "mating" at A under another id (X, from two, which took the carry and forgot Y
+/// at B: its export holds the copy at A beside X): import keeps the later of two ids, so X
+/// holds the name at A and Y is live nowhere, known to the history. Three, which
 /// had seen neither, states Y at A later still and syncs. Import of three's export gives Y the
 /// key at A by its time (X's older statement goes); sync took the folder's Y for the carried
 /// feature forgotten after its carry and kept it in Y's copy at A, X live beside it: the
@@ -2762,7 +2792,7 @@ fn sync_a_later_statement_at_the_revision_its_name_stands_at_again_takes_the_key
     let (one_file, two_file) = (dir.join("one.jsonl"), dir.join("two.jsonl"));
     std::fs::write(&one_file, export(&one)?)?;
     pause();
-    mating_at(&two, "A", "stated at A by two")?.close()?;
+    forgot_at_b_and_stated_at_a(&dir, &one, &two)?;
     std::fs::write(&two_file, export(&two)?)?;
     for archive in [&by_sync, &by_import] {
         for file in [&one_file, &two_file] {
@@ -2874,7 +2904,7 @@ fn held_at_the_revision_its_name_stands_at_again() -> anyhow::Result<bool> {
         "the same records in both: {:?}",
         records_of(&three)?
     );
-    let other = records_of(&two)?[0]["id"].clone();
+    let other = live_id(&two)?;
     Ok(carried.as_str() < other.as_str())
 }
 
@@ -2913,10 +2943,7 @@ fn held_again_reported() -> anyhow::Result<(bool, Vec<String>)> {
     let (_, lines) = sync_as_dry_run_says(&three, &folder)?;
     let (y, x) = (
         carried.as_str().unwrap_or_default().to_string(),
-        records_of(&two)?[0]["id"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
+        live_id(&two)?.as_str().unwrap_or_default().to_string(),
     );
     let lines = lines
         .iter()
@@ -2969,9 +2996,9 @@ fn holder_moved_on() -> anyhow::Result<bool> {
     s.close()?;
     exported_into(&dir, &one, &by_sync)?;
     pause();
-    mating_at(&two, "A", "stated at A by two")?.close()?;
+    forgot_at_b_and_stated_at_a(&dir, &one, &two)?;
     exported_into(&dir, &two, &by_sync)?;
-    let other = records_of(&two)?[0]["id"].clone();
+    let other = live_id(&two)?;
     let folder_path = dir.join("review");
     let folder = folder_path.to_string_lossy().into_owned();
     ok(review_mcp(&by_sync, &["sync", &folder])?)?;
@@ -3016,8 +3043,9 @@ fn in_both_id_orders(mut run: impl FnMut() -> anyhow::Result<bool>) -> anyhow::R
 }
 
 /// The archive `by_sync` of the cases where a name stands again at a carried feature's
-/// revision: one (`s`, which stated "mating" at A) carries A on to B; two states "mating" at
-/// A later; the archive imports one's export then two's (X live at A, Y's copy at A); three,
+/// revision: one (`s`, which stated "mating" at A) carries A on to B; two takes the carry,
+/// forgets Y at B and states "mating" at A later ([`forgot_at_b_and_stated_at_a`]); the archive
+/// imports one's export then two's (X live at A, Y's copy at A); three,
 /// which never saw the carry, states Y at A last.
 fn archive_and_last_statement(
     dir: &TempDir,
@@ -3032,7 +3060,7 @@ fn archive_and_last_statement(
     let (one_file, two_file) = (dir.join("one.jsonl"), dir.join("two.jsonl"));
     std::fs::write(&one_file, export(one)?)?;
     pause();
-    mating_at(two, "A", "stated at A by two")?.close()?;
+    forgot_at_b_and_stated_at_a(dir, one, two)?;
     std::fs::write(&two_file, export(two)?)?;
     for file in [&one_file, &two_file] {
         ok(review_mcp(by_sync, &["import", &file.to_string_lossy()])?)?;
