@@ -115,6 +115,17 @@ pub fn is_invisible(c: char) -> bool {
     )
 }
 
+/// Whether `c` is one of the characters drawn as nothing ([`is_invisible`]) that text in some
+/// script is written with, and so may stand inside a name (an author's, a file's): a soft
+/// hyphen, a zero width space (Khmer, Thai), a Mongolian vowel separator, a variation
+/// selector (a Japanese name's ideographic variation sequence), an emoji's tag characters.
+/// Not the bidirectional isolates and the deprecated format characters (they change how what
+/// follows is shown), the byte order mark (a file's, not a name's) nor the interlinear
+/// annotation characters (they hide text).
+pub fn is_invisible_in_writing(c: char) -> bool {
+    is_invisible(c) && !matches!(c, '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+}
+
 /// Whether `s` shows nothing: it is made only of white space, control characters and
 /// characters drawn as nothing ([`is_control_like`], the joiners U+200C/D). A name of a zero
 /// width space is as blank as a name of spaces: nobody can read it, nor tell it from another.

@@ -85,12 +85,11 @@ pub(super) fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<Strin
 /// soft hyphen, an emoji's tag characters (the joiners never were refused); the terminal
 /// command a server gives carries them exactly ([`review_mcp::text::shell_word_exact`]).
 pub(super) fn unprintable_in_name(name: &str) -> Option<String> {
-    use review_mcp::text::{is_blank, is_control_like, is_invisible};
-    let kept = |c: char| {
-        is_invisible(c)
-            && !matches!(c, '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
-    };
-    if let Some(c) = name.chars().find(|&c| is_control_like(c) && !kept(c)) {
+    use review_mcp::text::{is_blank, is_control_like, is_invisible_in_writing};
+    if let Some(c) = name
+        .chars()
+        .find(|&c| is_control_like(c) && !is_invisible_in_writing(c))
+    {
         return Some(format!(
             "holds the character U+{:04X} (a control character, or one that reorders or hides the text after it): an author's name is recorded and shown as it is; give it without line breaks, tabs, escapes or direction controls",
             u32::from(c)

@@ -499,6 +499,35 @@ fn a_database_path_with_a_stray_line_break_or_space_is_refused() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
+/// Regression (found by advcli): a new database whose name is written with a character drawn
+/// as nothing inside it (a Japanese name's ideographic variation selector, a Khmer zero width
+/// space between words) was refused as "a control or invisible character (a line break, a
+/// tab)", though nothing stray was pasted. Such a character is refused only at an end of a
+/// part that names nothing yet (a zero width space copied after the path), as white space is.
+#[test]
+fn a_new_database_named_with_an_invisible_character_inside_is_made() {
+    let dir = TempDir::new("db-invisible").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(4));
+    for db in [
+        "\u{8fbb}\u{e0100}.db",
+        "\u{179f}\u{17bb}\u{200b}\u{1785}.db",
+    ] {
+        let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
+        assert_eq!(o.status.code(), Some(0), "{db:?}: {}", stderr(&o));
+        assert!(dir.path().join(db).is_file(), "{db:?} was not made");
+    }
+    for db in ["r.db\u{200b}", "\u{feff}r.db", "r\u{202e}x.db"] {
+        let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
+        assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("names nothing yet"),
+            "{db:?}: {}",
+            stderr(&o)
+        );
+        assert!(!dir.path().join(db).exists(), "{db:?} was made");
+    }
+}
+
 #[test]
 fn replay_matching_transcript_exits_0_and_missing_one_exits_1() {
     let dir = TempDir::new("replay").unwrap();
