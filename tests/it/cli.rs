@@ -461,13 +461,7 @@ fn a_database_path_with_a_stray_line_break_or_space_is_refused() {
     let dir = TempDir::new("db-stray").unwrap();
     write_lines(&dir.path().join("in.jsonl"), &mixed_lines(4));
     for db in ["r.db\n", "r.db ", " r.db", "r\tx.db", "new\n/r.db"] {
-        let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
-        assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
-        assert!(
-            stderr(&o).contains("names nothing yet"),
-            "{db:?}: {}",
-            stderr(&o)
-        );
+        let o = import_refused_as_naming_nothing(dir.path(), db);
         let shown = db.replace('\n', "\\u{a}").replace('\t', "\\u{9}");
         assert!(
             stderr(&o).contains(&format!("'{shown}'")),
@@ -517,15 +511,22 @@ fn a_new_database_named_with_an_invisible_character_inside_is_made() {
         assert!(dir.path().join(db).is_file(), "{db:?} was not made");
     }
     for db in ["r.db\u{200b}", "\u{feff}r.db", "r\u{202e}x.db"] {
-        let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
-        assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
-        assert!(
-            stderr(&o).contains("names nothing yet"),
-            "{db:?}: {}",
-            stderr(&o)
-        );
-        assert!(!dir.path().join(db).exists(), "{db:?} was made");
+        import_refused_as_naming_nothing(dir.path(), db);
     }
+}
+
+/// `import in.jsonl` into `--db db` in `dir`, asserted refused (exit 2) as a path that names
+/// nothing yet, with nothing made at `db`.
+fn import_refused_as_naming_nothing(dir: &Path, db: &str) -> Output {
+    let o = run(dir, &["--db", db, "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("names nothing yet"),
+        "{db:?}: {}",
+        stderr(&o)
+    );
+    assert!(!dir.join(db).exists(), "{db:?} was made");
+    o
 }
 
 #[test]
