@@ -348,7 +348,13 @@ fn refuse_stray_characters(db: &Path, from: &str) -> Result<(), UsageError> {
     let stray = db.components().find_map(|c| {
         named.push(c);
         let part = c.as_os_str().to_string_lossy();
-        let at_end = |c: char| c.is_whitespace() || review_mcp::text::is_invisible_in_writing(c);
+        // A variation selector or a tag character ends a character of its own (辻󠄀, a flag):
+        // at an end it is what the name is written with, not something pasted after it.
+        let at_end = |c: char| {
+            c.is_whitespace()
+                || (review_mcp::text::is_invisible_in_writing(c)
+                    && !matches!(c, '\u{E0000}'..='\u{E0FFF}'))
+        };
         let what = if part.chars().any(|c| {
             review_mcp::text::is_control_like(c) && !review_mcp::text::is_invisible_in_writing(c)
         }) {

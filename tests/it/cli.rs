@@ -505,6 +505,8 @@ fn a_new_database_named_with_an_invisible_character_inside_is_made() {
     for db in [
         "\u{8fbb}\u{e0100}.db",
         "\u{179f}\u{17bb}\u{200b}\u{1785}.db",
+        "\u{8fbb}\u{e0100}/r.db",
+        "\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}/r.db",
     ] {
         let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
         assert_eq!(o.status.code(), Some(0), "{db:?}: {}", stderr(&o));
