@@ -120,10 +120,23 @@ pub fn is_invisible(c: char) -> bool {
 /// hyphen, a zero width space (Khmer, Thai), a Mongolian vowel separator, a variation
 /// selector (a Japanese name's ideographic variation sequence), an emoji's tag characters.
 /// Not the bidirectional isolates and the deprecated format characters (they change how what
-/// follows is shown), the byte order mark (a file's, not a name's) nor the interlinear
-/// annotation characters (they hide text).
+/// follows is shown), the byte order mark (a file's, not a name's), the interlinear
+/// annotation characters (they hide text), the Hangul fillers (no modern Korean name has one;
+/// they make a name look blank or like another) nor the Khmer inherent vowels (deprecated).
 pub fn is_invisible_in_writing(c: char) -> bool {
-    is_invisible(c) && !matches!(c, '\u{2066}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+    is_invisible(c)
+        && !matches!(
+            c,
+            '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{3164}'
+                | '\u{FFA0}'
+                | '\u{17B4}'
+                | '\u{17B5}'
+        )
 }
 
 /// Whether `s` shows nothing: it is made only of white space, control characters and

@@ -148,6 +148,8 @@ mod tests {
             "Ada\u{202e}L",
             "Ada\u{2067}L",
             "\u{feff}Ada",
+            "\u{3164}Ada",
+            "Ada\u{17b4}",
         ] {
             assert!(
                 env_author(Some(OsStr::new(bad))).is_err_and(|e| e.contains("U+")),
