@@ -115,6 +115,30 @@ pub fn is_invisible(c: char) -> bool {
     )
 }
 
+/// Whether `c` is one of the characters drawn as nothing ([`is_invisible`]) that text in some
+/// script is written with, and so may stand inside a name (an author's, a file's): a soft
+/// hyphen, a zero width space (Khmer, Thai), a Mongolian vowel separator, a variation
+/// selector (a Japanese name's ideographic variation sequence), an emoji's tag characters.
+/// Not the bidirectional isolates and the deprecated format characters (they change how what
+/// follows is shown), the byte order mark (a file's, not a name's), the interlinear
+/// annotation characters (they hide text), the Hangul fillers (no modern Korean name has one;
+/// they make a name look blank or like another) nor the Khmer inherent vowels (deprecated).
+pub fn is_invisible_in_writing(c: char) -> bool {
+    is_invisible(c)
+        && !matches!(
+            c,
+            '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{115F}'
+                | '\u{1160}'
+                | '\u{3164}'
+                | '\u{FFA0}'
+                | '\u{17B4}'
+                | '\u{17B5}'
+        )
+}
+
 /// Whether `s` shows nothing: it is made only of white space, control characters and
 /// characters drawn as nothing ([`is_control_like`], the joiners U+200C/D). A name of a zero
 /// width space is as blank as a name of spaces: nobody can read it, nor tell it from another.
@@ -151,6 +175,35 @@ pub fn shell_word(s: &str) -> String {
         false => format!("'{}'", s.replace('\'', "'\\''")),
     };
     escape_controls(&word).into_owned()
+}
+
+/// `s` as one word of a shell command that, pasted, gives the program `s` exactly: as
+/// [`shell_word`] writes it, but when `s` holds characters drawn as nothing
+/// ([`is_invisible`]: a Japanese name's ideographic variation selector, a Khmer zero width
+/// space, a soft hyphen) and no control character, as `$'…'` with each of them written as
+/// the `\xHH` bytes of its UTF-8 (bash, zsh, ksh; POSIX.1-2024). [`shell_word`] shows them
+/// as `\u{…}` text, which a pasted command passed on as written: another name, another path.
+pub fn shell_word_exact(s: &str) -> String {
+    let acting = |c: char| is_control_like(c) && !is_invisible(c);
+    if !s.chars().any(is_invisible) || s.chars().any(acting) {
+        return shell_word(s);
+    }
+    let mut word = String::from("$'");
+    for c in s.chars() {
+        match c {
+            '\\' => word.push_str("\\\\"),
+            '\'' => word.push_str("\\'"),
+            c if is_invisible(c) => {
+                let mut bytes = [0u8; 4];
+                for b in c.encode_utf8(&mut bytes).bytes() {
+                    word.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    word.push('\'');
+    word
 }
 
 /// `s` as a Markdown code span (a command a text answer tells its reader to run): fenced by
@@ -1025,6 +1078,24 @@ mod tests {
         assert_eq!(shell_word(""), "''");
         assert_eq!(shell_word("~/a*.db"), "'~/a*.db'");
         assert_eq!(shell_word("a\u{1b}[2Jb"), "'a\\u{1b}[2Jb'");
+    }
+
+    #[test]
+    fn shell_word_exact_writes_an_invisible_character_as_its_bytes() {
+        assert_eq!(shell_word_exact("Ada Lovelace"), "'Ada Lovelace'");
+        assert_eq!(
+            shell_word_exact("\u{8fbb}\u{e0100}"),
+            "$'\u{8fbb}\\xf3\\xa0\\x84\\x80'"
+        );
+        assert_eq!(
+            shell_word_exact("it's\\ Ste\u{ad}fan"),
+            "$'it\\'s\\\\ Ste\\xc2\\xadfan'"
+        );
+        // A control character: shown, as shell_word shows it.
+        assert_eq!(
+            shell_word_exact("a\u{1b}\u{ad}"),
+            shell_word("a\u{1b}\u{ad}")
+        );
     }
 
     #[test]

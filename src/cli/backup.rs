@@ -97,14 +97,7 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
         }
         let counted = counts(target, &mut copy)?;
         drop(copy);
-        std::fs::hard_link(&tmp, target).or_else(|e| {
-            // A file system without hard links: rename (may replace a file created since).
-            if target.exists() {
-                Err(e)
-            } else {
-                std::fs::rename(&tmp, target)
-            }
-        })?;
+        put_in_place(&tmp, target)?;
         let _ = std::fs::remove_file(&tmp);
         drop(file);
         if let Ok(d) = File::open(&dir) {
@@ -140,4 +133,50 @@ pub fn run(db: &Path, target: &Path) -> anyhow::Result<ExitCode> {
     .and_then(|()| out.flush());
     let after = format!(" (the backup {} was written and checked)", shown(target));
     crate::cli::finish_stdout(written, "the backup's report", &after)
+}
+
+/// Puts the checked copy `tmp` in place at `target` by a hard link, which never replaces a
+/// file there.
+fn put_in_place(tmp: &Path, target: &Path) -> anyhow::Result<()> {
+    let linked = std::fs::hard_link(tmp, target).or_else(|e| {
+        // A file system without hard links: rename (may replace a file created since).
+        if target.exists() || target.is_symlink() {
+            Err(e)
+        } else {
+            std::fs::rename(tmp, target)
+        }
+    });
+    match linked {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(anyhow!(
+            "{} was made while the backup ran (by a second backup to it, or another program); it was left as it is and no backup was written: run the backup again with another name",
+            shown(target)
+        )),
+        linked => Ok(linked?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression (found by advcli): a file made at FILE while the backup ran (a second
+    /// `backup FILE` at once, or any program) was kept, but the refusal said only "File exists
+    /// (os error 17)", not that FILE was left as it is nor what to do.
+    #[test]
+    fn a_target_made_meanwhile_is_left_and_the_refusal_says_what_to_do() {
+        let dir = std::env::temp_dir().join(format!("review-mcp-put-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (tmp, target) = (dir.join("copy.tmp"), dir.join("b.db"));
+        std::fs::write(&tmp, "copy").unwrap();
+        std::fs::write(&target, "theirs").unwrap();
+        let said = put_in_place(&tmp, &target).map_err(|e| format!("{e:#}"));
+        let kept = std::fs::read_to_string(&target).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(kept, "theirs");
+        let said = said.unwrap_err();
+        assert!(
+            said.contains("was made while the backup ran") && said.contains("another name"),
+            "{said}"
+        );
+    }
 }

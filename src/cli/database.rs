@@ -72,8 +72,15 @@ pub fn refuse_standard_stream(db: &Path) -> anyhow::Result<()> {
     } else {
         return Ok(());
     };
+    // `export > review.db`: the shell emptied the file before this command started, so a
+    // refusal saying only that nothing was opened left the engineer with an empty database.
+    let emptied = if file.len() == 0 && stream != "standard input" {
+        " It is empty: if it was your database, the shell emptied it for the redirection (`>`) before review-mcp started, and what it held is gone from it; put your last good copy in its place (a `review-mcp backup` file, or an export imported into a new file)."
+    } else {
+        ""
+    };
     Err(anyhow!(
-        "{} is this command's {stream}: a database there and the stream would write over each other; nothing was opened. Point --db or {DB_ENV} at a file of its own",
+        "{} is this command's {stream}: a database there and the stream would write over each other; nothing was opened.{emptied} Point --db or {DB_ENV} at a file of its own",
         super::output::shown(db)
     ))
 }

@@ -133,7 +133,7 @@ Options:
 Environment:
   {DB_ENV}  The database file when --db is not given (default ./{DEFAULT_DB}).
   REVIEW_MCP_AUTHOR   serve, review: the author when --author is not given (1 to 200
-                      characters, no control or invisible ones).
+                      characters, no control or direction ones).
   REVIEW_MCP_ELICITATION_TIMEOUT
                       serve: how long request_verdicts waits for the engineer's answer to
                       the host's form, in seconds (1 to 86400, default 600); in 2026-07-28

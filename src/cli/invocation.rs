@@ -337,7 +337,9 @@ fn refuse_unexpanded_variable(db: &Path, from: &str) -> Result<(), UsageError> {
 }
 
 /// Refuses a database path a part of which names nothing yet and holds a control character
-/// (a line break, a tab) or starts or ends with white space: a path pasted into a host's
+/// (a line break, a tab) or starts or ends with white space or a character drawn as nothing
+/// (inside a name, [`review_mcp::text::is_invisible_in_writing`] is how some scripts are
+/// written: `辻󠄀.db`, found by advcli): a path pasted into a host's
 /// configuration with the line break or the space after it (`"/home/ada/review.db "`) made
 /// a new, empty database beside the one it meant, and the review seemed forgotten. A file or
 /// folder of such a name that exists is opened as named.
@@ -346,10 +348,19 @@ fn refuse_stray_characters(db: &Path, from: &str) -> Result<(), UsageError> {
     let stray = db.components().find_map(|c| {
         named.push(c);
         let part = c.as_os_str().to_string_lossy();
-        let what = if part.chars().any(review_mcp::text::is_control_like) {
-            "a control or invisible character (a line break, a tab)"
-        } else if part.starts_with(char::is_whitespace) || part.ends_with(char::is_whitespace) {
-            "white space at an end"
+        // A variation selector or a tag character ends a character of its own (辻󠄀, a flag):
+        // at an end it is what the name is written with, not something pasted after it.
+        let at_end = |c: char| {
+            c.is_whitespace()
+                || (review_mcp::text::is_invisible_in_writing(c)
+                    && !matches!(c, '\u{E0000}'..='\u{E0FFF}'))
+        };
+        let what = if part.chars().any(|c| {
+            review_mcp::text::is_control_like(c) && !review_mcp::text::is_invisible_in_writing(c)
+        }) {
+            "a control character (a line break, a tab, a direction control, a byte order mark)"
+        } else if part.starts_with(at_end) || part.ends_with(at_end) {
+            "white space or an invisible character at an end"
         } else {
             return None;
         };

@@ -77,19 +77,28 @@ pub(super) fn env_author(value: Option<&std::ffi::OsStr>) -> Result<Option<Strin
     Ok(Some(name.to_string()))
 }
 
-/// What is wrong with an author's `name` that holds a character a terminal acts on or shows
-/// as nothing (a line break, a tab, an escape, a bidirectional control, a zero width space):
-/// stored in every record and verdict, it would be shown escaped (`\u{a}`), and the terminal
-/// command a server gives would record the escape's text, another name. `None` when there is
-/// none.
+/// What is wrong with an author's `name` that holds a character a terminal acts on or that
+/// reorders or hides the text after it (a line break, a tab, an escape, a bidirectional
+/// control, an interlinear annotation), or that shows nothing at all. `None` when there is
+/// none. Characters drawn as nothing that real names are written with stay: a Japanese name's
+/// ideographic variation selector, a Khmer zero width space, a Mongolian vowel separator, a
+/// soft hyphen, an emoji's tag characters (the joiners never were refused); the terminal
+/// command a server gives carries them exactly ([`review_mcp::text::shell_word_exact`]).
 pub(super) fn unprintable_in_name(name: &str) -> Option<String> {
-    let c = name
+    use review_mcp::text::{is_blank, is_control_like, is_invisible_in_writing};
+    if let Some(c) = name
         .chars()
-        .find(|&c| review_mcp::text::is_control_like(c))?;
-    Some(format!(
-        "holds the character U+{:04X} (a control or invisible character): an author's name is recorded and shown as it is; give it without line breaks, tabs, escapes or invisible characters",
-        u32::from(c)
-    ))
+        .find(|&c| is_control_like(c) && !is_invisible_in_writing(c))
+    {
+        return Some(format!(
+            "holds the character U+{:04X} (a control character, or one that reorders or hides the text after it): an author's name is recorded and shown as it is; give it without line breaks, tabs, escapes or direction controls",
+            u32::from(c)
+        ));
+    }
+    is_blank(name).then(|| {
+        "shows nothing (it is made of characters drawn as nothing): give the name as it is read"
+            .to_string()
+    })
 }
 
 /// How long `request_verdicts` waits for the engineer's answer, in seconds.
@@ -137,12 +146,32 @@ mod tests {
             "Ada\u{1b}[2J",
             "Ada\tL",
             "Ada\u{202e}L",
-            "Ada\u{200b}",
+            "Ada\u{2067}L",
+            "\u{feff}Ada",
+            "\u{3164}Ada",
+            "Ada\u{17b4}",
         ] {
             assert!(
                 env_author(Some(OsStr::new(bad))).is_err_and(|e| e.contains("U+")),
                 "{bad:?}"
             );
+        }
+        assert!(
+            env_author(Some(OsStr::new("\u{200b}\u{ad}"))).is_err_and(|e| e.contains("nothing")),
+            "a name drawn as nothing"
+        );
+        // Characters real names are written with (found by advcli): an ideographic variation
+        // selector, a Khmer zero width space, a Mongolian vowel separator, a soft hyphen, the
+        // joiners of Persian, Indic and emoji text.
+        for good in [
+            "\u{8fbb}\u{e0100} \u{592a}\u{90ce}",
+            "\u{179f}\u{17bb}\u{200b}\u{1785}",
+            "\u{182d}\u{1820}\u{1837}\u{180e}\u{1820}",
+            "Ste\u{ad}fan",
+            "\u{645}\u{62d}\u{645}\u{62f}\u{200c}\u{631}\u{636}\u{627}",
+            "\u{1f469}\u{200d}\u{1f52c} Ada",
+        ] {
+            assert_eq!(env_author(Some(OsStr::new(good))), Ok(Some(good.into())));
         }
         assert_eq!(
             env_author(Some(OsStr::new("Ada ``Lovelace`` *|*"))),

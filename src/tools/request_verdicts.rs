@@ -25,7 +25,8 @@ use crate::review::decision::DecisionWire;
 use crate::review::{BasisItem, Decision, Judgement, Verdict, Via};
 use crate::store::{CarryCheck, CarryRefusal, DecisionRef, Shown, Store, VerdictsOutcome};
 use crate::text::{
-    holds_a_semicolon, needs_quotes, one_line, prefix_chars, quoted, shell_word, uri_needs_quotes,
+    holds_a_semicolon, needs_quotes, one_line, prefix_chars, quoted, shell_word, shell_word_exact,
+    uri_needs_quotes,
 };
 use crate::time;
 use crate::version::Version;
@@ -1081,11 +1082,11 @@ pub fn command_line(
     );
     if let Some(db) = db {
         cmd.push_str(" --db ");
-        cmd.push_str(&shell_word(&one_line(&db.to_string_lossy())));
+        cmd.push_str(&shell_word_exact(&one_line(&db.to_string_lossy())));
     }
     if let Some(author) = author {
         cmd.push_str(" --author ");
-        cmd.push_str(&shell_word(&one_line(author)));
+        cmd.push_str(&shell_word_exact(&one_line(author)));
     }
     cmd.push(' ');
     match revision {

@@ -141,6 +141,59 @@ fn a_backtick_in_the_author_or_the_path_does_not_cut_the_command_short() -> Resu
     Ok(())
 }
 
+/// The words bash makes of the command line `command` (after the program's own), as the
+/// program it names would get them.
+fn words_in_bash(command: &str) -> Result<Vec<String>> {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "words() {{ shift; printf '%s\\0' \"$@\"; }}; words {command}"
+        ))
+        .output()?;
+    ensure!(out.status.success(), "bash: {out:?}");
+    let text = String::from_utf8(out.stdout)?;
+    Ok(text.split_terminator('\0').map(str::to_string).collect())
+}
+
+/// Regression (found by advcli): an author's name holding a character drawn as nothing was
+/// refused at the start (cliout refused it because the terminal command showed it as a
+/// `\u{…}` escape, and the pasted command recorded that text, another name): a Japanese name
+/// with an ideographic variation selector (辻 U+E0100, as a family register writes it), a
+/// Khmer name with the zero width space that separates its words, a Mongolian one with its
+/// vowel separator, a name pasted with a soft hyphen. The server now starts, and the terminal
+/// command, pasted into a shell, gives `review` the very name and path.
+#[test]
+fn an_invisible_character_in_the_name_reaches_review_as_it_is() -> Result<()> {
+    let dir = TempDir::new("terminal-invisible")?;
+    for (n, author) in [
+        "\u{8fbb}\u{e0100} \u{592a}\u{90ce}",
+        "\u{179f}\u{17bb}\u{1781}\u{200b}\u{1785}\u{17b7}\u{178f}\u{17d2}\u{178f}",
+        "\u{182d}\u{1820}\u{1837}\u{180e}\u{1820}",
+        "Ste\u{ad}fan O'Brien",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let folder = dir.join(&format!("\u{8a2d}\u{8a08}\u{200b}{n}"));
+        std::fs::create_dir_all(&folder)?;
+        let db = folder.join("r.db");
+        let mut cmd = crate::support::client::command(&db);
+        cmd.args(["--author", author]);
+        let given = command_given(cmd, &db, || Ok(()))?;
+        let words = words_in_bash(&given)?;
+        let expected = [
+            "review".to_string(),
+            "--db".into(),
+            db.display().to_string(),
+            "--author".into(),
+            author.into(),
+            revision(SEED),
+        ];
+        ensure!(words == expected, "{given:?} gave {words:?}");
+    }
+    Ok(())
+}
+
 /// Regression (from docstruth's audit): the terminal command a server gives named the program
 /// `review-mcp`, so an engineer whose server is a bundle's binary (inside the host's own
 /// folders, on no `PATH`) got "command not found" for the one channel of theirs a host

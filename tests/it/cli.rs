@@ -461,13 +461,7 @@ fn a_database_path_with_a_stray_line_break_or_space_is_refused() {
     let dir = TempDir::new("db-stray").unwrap();
     write_lines(&dir.path().join("in.jsonl"), &mixed_lines(4));
     for db in ["r.db\n", "r.db ", " r.db", "r\tx.db", "new\n/r.db"] {
-        let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
-        assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
-        assert!(
-            stderr(&o).contains("names nothing yet"),
-            "{db:?}: {}",
-            stderr(&o)
-        );
+        let o = import_refused_as_naming_nothing(dir.path(), db);
         let shown = db.replace('\n', "\\u{a}").replace('\t', "\\u{9}");
         assert!(
             stderr(&o).contains(&format!("'{shown}'")),
@@ -497,6 +491,44 @@ fn a_database_path_with_a_stray_line_break_or_space_is_refused() {
     std::fs::rename(dir.path().join("r.db"), dir.path().join("r.db ")).unwrap();
     let o = run(dir.path(), &["--db", "r.db ", "check"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Regression (found by advcli): a new database whose name is written with a character drawn
+/// as nothing inside it (a Japanese name's ideographic variation selector, a Khmer zero width
+/// space between words) was refused as "a control or invisible character (a line break, a
+/// tab)", though nothing stray was pasted. Such a character is refused only at an end of a
+/// part that names nothing yet (a zero width space copied after the path), as white space is.
+#[test]
+fn a_new_database_named_with_an_invisible_character_inside_is_made() {
+    let dir = TempDir::new("db-invisible").unwrap();
+    write_lines(&dir.path().join("in.jsonl"), &mixed_lines(4));
+    for db in [
+        "\u{8fbb}\u{e0100}.db",
+        "\u{179f}\u{17bb}\u{200b}\u{1785}.db",
+        "\u{8fbb}\u{e0100}/r.db",
+        "\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}/r.db",
+    ] {
+        let o = run(dir.path(), &["--db", db, "import", "in.jsonl"]);
+        assert_eq!(o.status.code(), Some(0), "{db:?}: {}", stderr(&o));
+        assert!(dir.path().join(db).is_file(), "{db:?} was not made");
+    }
+    for db in ["r.db\u{200b}", "\u{feff}r.db", "r\u{202e}x.db"] {
+        import_refused_as_naming_nothing(dir.path(), db);
+    }
+}
+
+/// `import in.jsonl` into `--db db` in `dir`, asserted refused (exit 2) as a path that names
+/// nothing yet, with nothing made at `db`.
+fn import_refused_as_naming_nothing(dir: &Path, db: &str) -> Output {
+    let o = run(dir, &["--db", db, "import", "in.jsonl"]);
+    assert_eq!(o.status.code(), Some(2), "{db:?}: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("names nothing yet"),
+        "{db:?}: {}",
+        stderr(&o)
+    );
+    assert!(!dir.join(db).exists(), "{db:?} was made");
+    o
 }
 
 #[test]

@@ -1775,6 +1775,33 @@ fn a_database_path_that_is_the_process_s_own_stream_is_refused() -> anyhow::Resu
     Ok(())
 }
 
+/// Regression (found by advcli): `review-mcp --db review.db export > review.db` (meant:
+/// review.jsonl) is refused by the own-stream check, but the shell had emptied the database
+/// for `>` before review-mcp started, and the refusal said only "nothing was opened": the
+/// engineer, told nothing happened, went on with an empty file. The refusal now says the file
+/// is empty, that the shell emptied it, and how to put the review back; nothing is made.
+#[cfg(unix)]
+#[test]
+fn a_database_the_shell_emptied_for_stdout_is_said_to_be_empty() -> anyhow::Result<()> {
+    let dir = TempDir::new("db-emptied")?;
+    let db = dir.join("review.db");
+    kept_by_a_server(&db)?;
+    let out = cli_command(&db, &["export"])
+        .stdout(std::fs::File::create(&db)?)
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    anyhow::ensure!(out.status.code() == Some(1), "{text}");
+    for said in [
+        "is this command's standard output",
+        "is empty",
+        "review-mcp backup",
+    ] {
+        anyhow::ensure!(text.contains(said), "{said:?} not in {text}");
+    }
+    anyhow::ensure!(std::fs::metadata(&db)?.len() == 0, "the file was written");
+    Ok(())
+}
+
 /// Regression (found by cliout): `backup FILE` made its copy as `.FILE.PID-0.tmp` beside FILE,
 /// and SQLite opened (and wrote, then deleted) `.FILE.PID-0.tmp-journal` there, a name anyone
 /// who can write that directory (`/tmp`) can foresee from the process id: a file planted at it
