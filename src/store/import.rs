@@ -1344,6 +1344,16 @@ mod tests {
         }
     }
 
+    /// The six orders of three things.
+    const ORDERS_OF_THREE: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+
     /// Seed 9458's rule in every order of a file's lines: a statement at A under a new id
     /// (from a clone that had not seen the carry: no copy at A beside it) and the feature
     /// carried on from A to B, held before the import or arriving in the same file as the
@@ -1402,14 +1412,7 @@ mod tests {
         }
         // One file with the copy beside the statement, anywhere: the later of two ids.
         let with_copy = [anew.clone(), carried.clone(), copy.clone()];
-        for order in [
-            [0, 1, 2],
-            [0, 2, 1],
-            [1, 0, 2],
-            [1, 2, 0],
-            [2, 0, 1],
-            [2, 1, 0],
-        ] {
+        for order in ORDERS_OF_THREE {
             let file: Vec<Record> = order.iter().map(|&i| with_copy[i].clone()).collect();
             let mut archive = Store::open_in_memory().unwrap();
             archive.import(&file, &[]).unwrap();
@@ -1560,14 +1563,7 @@ mod tests {
         ];
         let state = |s: &mut Store| (s.all_records().unwrap(), s.all_decisions().unwrap());
         let mut first = None;
-        for order in [
-            [0, 1, 2],
-            [0, 2, 1],
-            [1, 0, 2],
-            [1, 2, 0],
-            [2, 0, 1],
-            [2, 1, 0],
-        ] {
+        for order in ORDERS_OF_THREE {
             let mut archive = Store::open_in_memory().unwrap();
             for i in order {
                 archive
