@@ -1344,6 +1344,16 @@ mod tests {
         }
     }
 
+    /// The six orders of three things.
+    const ORDERS_OF_THREE: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
+
     /// Seed 9458's rule in every order of a file's lines: a statement at A under a new id
     /// (from a clone that had not seen the carry: no copy at A beside it) and the feature
     /// carried on from A to B, held before the import or arriving in the same file as the
@@ -1402,14 +1412,7 @@ mod tests {
         }
         // One file with the copy beside the statement, anywhere: the later of two ids.
         let with_copy = [anew.clone(), carried.clone(), copy.clone()];
-        for order in [
-            [0, 1, 2],
-            [0, 2, 1],
-            [1, 0, 2],
-            [1, 2, 0],
-            [2, 0, 1],
-            [2, 1, 0],
-        ] {
+        for order in ORDERS_OF_THREE {
             let file: Vec<Record> = order.iter().map(|&i| with_copy[i].clone()).collect();
             let mut archive = Store::open_in_memory().unwrap();
             archive.import(&file, &[]).unwrap();
@@ -1525,6 +1528,123 @@ mod tests {
             assert_eq!(live[0].id, anew.id, "{records:?}");
             assert_eq!(live[0].note.as_deref(), Some("stated anew at A"));
         }
+    }
+
+    /// advimp: the three exports of seed 9458 and its twin (the carrying clone's, the clone's
+    /// that stated the feature at A without seeing the carry, the clone's that saw the carry,
+    /// forgot the feature at B and stated it anew at A, latest) imported in all six orders
+    /// leave one live feature, and import, export, import into a fresh database leaves each
+    /// state as it is.
+    #[test]
+    fn the_exports_of_a_carry_and_two_statements_at_its_revision_settle_alike_in_every_order() {
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut one = Store::open_in_memory().unwrap();
+        one.remember(&mating(10, "original")).unwrap();
+        carry(&mut one, 10, 11);
+        let early = (one.all_records().unwrap(), one.events().unwrap());
+        later();
+        let mut two = Store::open_in_memory().unwrap();
+        two.remember(&mating(10, "stated at A, carry unseen"))
+            .unwrap();
+        later();
+        let mut three = Store::open_in_memory().unwrap();
+        three.import_with_history(&early.0, &[], &early.1).unwrap();
+        let b = at(11);
+        three
+            .forget_feature(b.locator(), "mating", &b.revision)
+            .unwrap();
+        three
+            .remember(&mating(10, "stated anew at A, carry seen"))
+            .unwrap();
+        let files = [
+            early,
+            (two.all_records().unwrap(), two.events().unwrap()),
+            (three.all_records().unwrap(), three.events().unwrap()),
+        ];
+        let state = |s: &mut Store| (s.all_records().unwrap(), s.all_decisions().unwrap());
+        let mut first = None;
+        for order in ORDERS_OF_THREE {
+            let mut archive = Store::open_in_memory().unwrap();
+            for i in order {
+                archive
+                    .import_with_history(&files[i].0, &[], &files[i].1)
+                    .unwrap();
+            }
+            let got = state(&mut archive);
+            let mut again = Store::open_in_memory().unwrap();
+            again
+                .import_with_history(&got.0, &got.1, &archive.events().unwrap())
+                .unwrap();
+            assert_eq!(state(&mut again), got, "{order:?}: export, import");
+            // The live feature is one in every order. (What A's copy says is not: the
+            // statement made where the carry was not seen is kept there when it comes before
+            // the later statement anew, and dropped as older than it when it comes after.)
+            let live: Vec<Record> = got
+                .0
+                .into_iter()
+                .filter(|r| r.superseded.is_none())
+                .collect();
+            match &first {
+                None => first = Some((order, live)),
+                Some((o, f)) => assert_eq!(&live, f, "{order:?} against {o:?}"),
+            }
+        }
+    }
+
+    /// advimp: every line of a file counted once in the summary, deferred ones included, and
+    /// a deferred line that fails when judged after the last line leaves nothing written.
+    #[test]
+    fn deferred_lines_are_counted_once_and_one_that_fails_writes_nothing() {
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut one = Store::open_in_memory().unwrap();
+        one.remember(&mating(10, "original")).unwrap();
+        carry(&mut one, 10, 11);
+        let carried = one
+            .all_records()
+            .unwrap()
+            .into_iter()
+            .find(|r| r.superseded.is_none())
+            .unwrap();
+        later();
+        let mut two = Store::open_in_memory().unwrap();
+        let (anew, _) = two.remember(&mating(10, "stated anew")).unwrap();
+        later();
+        let edited = Record {
+            note: Some("edited".into()),
+            updated_at: crate::time::now(),
+            ..anew.clone()
+        };
+        let other = feature("rec_other", "bore", T1, "bore");
+        let file = vec![
+            carried.clone(),
+            anew.clone(),
+            other.clone(),
+            edited.clone(),
+            anew.clone(),
+        ];
+        let mut archive = Store::open_in_memory().unwrap();
+        let s = archive.import(&file, &[]).unwrap();
+        assert_eq!(
+            s.added + s.replaced + s.unchanged + s.stayed,
+            file.len(),
+            "{s:?}"
+        );
+        // A line judged after the last fails (its id held by another key by then): nothing
+        // of the file is written.
+        let thief = Record {
+            name: Some("thief".into()),
+            ..Record {
+                id: anew.id.clone(),
+                ..other.clone()
+            }
+        };
+        let mut archive = Store::open_in_memory().unwrap();
+        let err = archive
+            .import(&[carried.clone(), anew.clone(), thief], &[])
+            .unwrap_err();
+        assert!(err.to_string().contains("already held"), "{err}");
+        assert!(archive.all_records().unwrap().is_empty());
+        assert!(archive.events().unwrap().is_empty());
     }
 
     #[test]

@@ -392,7 +392,7 @@ impl<'a, 't> Apply<'a, 't> {
                             r.updated_at(),
                             held.updated_at()
                         ));
-                        self.saver.push(held)?;
+                        self.save(held)?;
                         self.replaced += 1;
                         self.counts.older_saved += 1;
                         self.import(&r, db_item)?;
@@ -445,7 +445,7 @@ impl<'a, 't> Apply<'a, 't> {
                 if resolved.item.text() != db.text() {
                     // The database's version a conflict replaced, kept with the deleted
                     // items: an edit made here and never synced exists nowhere else.
-                    self.saver.push(db)?;
+                    self.save(db)?;
                     self.replaced += 1;
                     self.import(&resolved.item, db_item)?;
                 } else {
@@ -880,6 +880,25 @@ impl<'a, 't> Apply<'a, 't> {
         Ok(())
     }
 
+    /// Saves `item`, the database's version before this sync changes it, and with a live
+    /// feature the superseded copy the database holds of it at its revision: `import` takes a
+    /// statement whose file holds no such copy for one made where a carry of the feature from
+    /// there was not seen, and keeps it in that copy; beside it (the carried feature forgotten
+    /// where it stood, then stated anew there), the saved file's import brings it back live.
+    fn save(&mut self, item: &Item) -> Result<()> {
+        self.saver.push(item)?;
+        if let Item::Record(r) = item
+            && r.superseded.is_none()
+            && let Some(name) = &r.name
+            && let Some(copy) =
+                self.tx
+                    .feature_copy(r.artifact.locator(), name, &r.artifact.revision)?
+        {
+            self.saver.push(&Item::Record(copy))?;
+        }
+        Ok(())
+    }
+
     fn delete_item(&mut self, kind: ItemKind, id: &str) -> Result<()> {
         // The item as the database holds it, kept to be saved before the commit.
         let held = match kind {
@@ -891,7 +910,7 @@ impl<'a, 't> Apply<'a, 't> {
             // Saved when the database held it before this sync (one this sync imported and
             // then settled away is still in the folder's history of commits).
             if self.entries.get(&key).is_some_and(|e| e.db.is_some()) {
-                self.saver.push(&item)?;
+                self.save(&item)?;
             }
             self.described.insert(key, item.describe());
         }

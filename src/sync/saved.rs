@@ -52,12 +52,19 @@ pub(super) fn saved_file(db: &Path, at: &str, run: &str) -> PathBuf {
 pub(super) struct Saver {
     path: Option<PathBuf>,
     open: Option<std::io::BufWriter<fs::File>>,
+    /// The ids saved: an item is saved once (a copy saved beside a deleted feature and then
+    /// deleted itself keeps its first line, the database's version before this sync).
+    saved: std::collections::HashSet<String>,
 }
 
 impl Saver {
     /// A saver to `path`, or one that only counts (`None`: a dry run writes nothing).
     pub(super) fn new(path: Option<PathBuf>) -> Self {
-        Saver { path, open: None }
+        Saver {
+            path,
+            open: None,
+            saved: Default::default(),
+        }
     }
 
     fn tmp(path: &Path) -> PathBuf {
@@ -76,6 +83,9 @@ impl Saver {
         let Some(path) = &self.path else {
             return Ok(());
         };
+        if !self.saved.insert(item.id().to_string()) {
+            return Ok(());
+        }
         if self.open.is_none() {
             let dir = path.parent().unwrap_or(Path::new("."));
             let mut builder = fs::DirBuilder::new();

@@ -1707,3 +1707,77 @@ fn sync_refuses_a_folder_inside_a_synced_folder() -> anyhow::Result<()> {
     assert!(sync(&db, &folder)?.contains("conflicts: 0"));
     Ok(())
 }
+
+/// advimp: a statement the engineer made anew at revision A after the feature carried on to B
+/// was forgotten there (the database holds A's superseded copy beside it) is deleted by a sync
+/// of a folder put back to a commit that held the carried feature (`git reset`). The saved
+/// file held the statement alone, and `import`, which takes a statement whose file holds no
+/// copy of the feature at its revision for one made where the carry was not seen, hid it in
+/// the copy: the feature deleted stayed away. The saved file now holds the copy the database
+/// kept beside it, and its import brings the statement back live.
+#[test]
+fn a_statement_beside_a_carry_s_copy_deleted_by_sync_comes_back_live() -> anyhow::Result<()> {
+    const A: &str = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const B: &str = "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    let tmp = TempDir::new("sync-deleted-beside-copy")?;
+    let dir = tmp.path();
+    let line = |id: &str, rev: &str, note: &str, extra: &str, updated: &str| {
+        format!(
+            r#"{{"record":{{"id":"{id}","kind":"feature","name":"mating","note":"{note}","tags":[],"entity_ids":["face:3"],"id_scheme":"opaque","artifact":{{"revision":"{rev}","format":"step","uri":"file:///w/p.step"}}{extra},"created_at":"{T1}","updated_at":"{updated}"}}}}"#
+        )
+    };
+    let carried = line(
+        "rec_0000000000000001",
+        B,
+        "carried",
+        &format!(r#","carried":{{"from":"{A}","state":"inherited"}}"#),
+        T2,
+    );
+    let copy = line(
+        "rec_0000000000000002",
+        A,
+        "original",
+        &format!(r#","superseded":{{"at":"{T2}","by":"{B}"}}"#),
+        T2,
+    );
+    let anew = line("rec_0000000000000003", A, "stated anew at A", "", T3);
+    // The commit the folder is put back to: the carried feature at B and its copy at A.
+    let (old_db, old_folder) = (dir.join("old.db"), dir.join("old"));
+    import(dir, &old_db, &[carried.clone(), copy.clone()])?;
+    sync(&old_db, &old_folder)?;
+    // This database: the feature forgotten at B, stated anew at A, synced.
+    let (db, folder) = (dir.join("a.db"), dir.join("review"));
+    import(dir, &db, &[copy.clone(), anew.clone()])?;
+    sync(&db, &folder)?;
+    let live = |db: &Path| -> anyhow::Result<Vec<String>> {
+        Ok(export(db)?
+            .lines()
+            .filter(|l| l.starts_with("{\"record\"") && !l.contains("\"superseded\""))
+            .map(str::to_string)
+            .collect())
+    };
+    assert_eq!(live(&db)?, std::slice::from_ref(&anew));
+    // `git reset` to the older commit: the statement's file gone, the carried feature's back.
+    std::fs::remove_file(folder.join("records/rec_0000000000000003.json"))?;
+    std::fs::copy(
+        old_folder.join("records/rec_0000000000000001.json"),
+        folder.join("records/rec_0000000000000001.json"),
+    )?;
+    let out = sync(&db, &folder)?;
+    assert!(
+        out.contains("deleted from the database: record rec_0000000000000003"),
+        "{out}"
+    );
+    let saved: Vec<PathBuf> = std::fs::read_dir(dir.join("a.db.sync-deleted"))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(saved.len(), 1);
+    ok(review_mcp(&db, &["import", &saved[0].to_string_lossy()])?)?;
+    let back = live(&db)?;
+    assert_eq!(back.len(), 1, "{back:?}");
+    assert!(
+        back[0].contains("rec_0000000000000003") && back[0].contains("stated anew at A"),
+        "the statement deleted by the sync is back live: {back:?}"
+    );
+    Ok(())
+}
