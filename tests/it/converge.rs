@@ -3996,6 +3996,56 @@ fn seed9938_a_statement_at_a_revision_a_teammate_carried_past_keeps_the_carry_in
     .map(drop)
 }
 
+/// Seed 10085 of 300, minimised to these 16 on main with seed 9938's rule in (it fails the
+/// same after advimp): clone 2 states "bore" at 1, clone 1 carries it from 1 to 2 and takes
+/// backups; clone 2 starts over (a fresh clone: it takes the carry), forgets the feature at 2
+/// and states it there again, states it at 1 and syncs; clone 1 restores one of its backups;
+/// clone 2 exports to the archive. The clones end holding the feature carried to 2 (clone 2's
+/// statement, carried from 1, re-verify); the archive, which imported every export, lacks it
+/// and any later version. Found at the end of the session, not yet analysed.
+#[test]
+#[ignore = "known defect: an archive lacks a carried feature its clones hold after a restore (seed 10085)"]
+fn seed10085_an_archive_after_a_restore_holds_the_carried_feature_the_clones_hold()
+-> anyhow::Result<()> {
+    use Op::*;
+    let remember = |c: usize, rev: usize, tag: usize| Remember {
+        c,
+        part: 0,
+        rev,
+        name: 0,
+        tag,
+    };
+    run(&[
+        remember(2, 1, 1),
+        Sync { c: 2 },
+        Sync { c: 1 },
+        Carry {
+            c: 1,
+            from: 1,
+            to: 2,
+        },
+        remember(0, 0, 0),
+        Sync { c: 0 },
+        Backup { c: 1 },
+        Rejoin { c: 2 },
+        Sync { c: 1 },
+        Backup { c: 1 },
+        Backup { c: 1 },
+        Rename {
+            c: 2,
+            part: 0,
+            rev: 2,
+            from: 0,
+            to: 0,
+        },
+        remember(2, 1, 1),
+        Sync { c: 2 },
+        Restore { c: 1, pick: 2 },
+        Fidelity { c: 2 },
+    ])
+    .map(drop)
+}
+
 /// The twin of seed 9458's defect (adv9458; seed 9763 of 200 is this shape; the store's
 /// `store::import::tests::a_carried_feature_forgotten_where_it_stands_does_not_take_the_key_from_a_statement_anew`).
 /// Clone 0 states "chamfer" at 1, carries it to 2 and syncs; clone 1
