@@ -3996,8 +3996,8 @@ fn seed9938_a_statement_at_a_revision_a_teammate_carried_past_keeps_the_carry_in
     .map(drop)
 }
 
-/// Seed 10085 of 300, minimised to these 16 on main with seed 9938's rule in (it fails the
-/// same after advimp): clone 2 states "bore" at 1, clone 1 carries it from 1 to 2 and takes
+/// Seed 10085 of 300 (failing before seed 9938's rule too, on 870260b), minimised to these
+/// 16 with that rule in: clone 2 states "bore" at 1, clone 1 carries it from 1 to 2 and takes
 /// backups; clone 2 starts over (a fresh clone: it takes the carry), forgets the feature at 2
 /// and states it there again, states it at 1 and syncs; clone 1 restores one of its backups;
 /// clone 2 exports to the archive. The clones end holding the feature carried to 2 (clone 2's
