@@ -128,6 +128,8 @@ type Stayed = (Record, Record);
 struct FileSeen {
     /// The file's superseded copies of features: (locator, name, revision).
     copies: std::collections::HashSet<(String, String, String)>,
+    /// What each of the file's superseded copies states ([`statement_print`]).
+    statements: std::collections::HashSet<u64>,
     /// Rows of features' superseded copies this import added (none held before it).
     added: std::collections::HashSet<i64>,
     /// Rows of live features this import wrote (added or replaced).
@@ -154,6 +156,7 @@ impl FileSeen {
     /// Notes `r` as a line of the file.
     fn line(&mut self, r: &Record) {
         if let (Some(name), Some(_)) = (&r.name, &r.superseded) {
+            self.statements.insert(statement_print(r));
             self.copies.insert((
                 r.artifact.locator().to_string(),
                 name.clone(),
@@ -161,6 +164,61 @@ impl FileSeen {
             ));
         }
     }
+}
+
+/// What a feature's version states at its revision, as a superseded copy there holds it once
+/// a sync or an import kept it as what that revision says ([`Record::stated_before_carry`]:
+/// its text, tags, entities and author, dated as it): ids and marks left out.
+fn statement_print(r: &Record) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        r.artifact.locator(),
+        &r.name,
+        &r.artifact.revision,
+        &r.note,
+        &r.tags,
+        &r.entity_ids,
+        &r.author,
+        &r.updated_at,
+    )
+        .hash(&mut h);
+    h.finish()
+}
+
+/// Whether a superseded copy of `stated`'s feature at its revision, in the file or the
+/// database, already holds `stated` itself, dated as it: a clone's sync (or an import) kept
+/// the statement as what that revision says of the carried feature, so it was made where the
+/// carry was not seen, though the clone that made it holds that copy beside it (the copy came
+/// to it after the statement, with a sync that no longer held the carried feature).
+fn settled_in_copy(
+    tx: &Transaction<'_>,
+    seen: &FileSeen,
+    stated: &Record,
+) -> Result<bool, StoreError> {
+    let Some(name) = &stated.name else {
+        return Ok(false);
+    };
+    let print = statement_print(stated);
+    if seen.statements.contains(&print) {
+        return Ok(true);
+    }
+    let mut stmt = tx.prepare_cached(
+        "SELECT seq FROM records INDEXED BY records_copy_key WHERE locator = ?1 AND name = ?2 \
+         AND revision = ?3 AND superseded IS NOT NULL",
+    )?;
+    let seqs: Vec<i64> = stmt
+        .query_map(
+            params![stated.artifact.locator(), name, stated.artifact.revision],
+            |row| row.get::<_, i64>(0),
+        )?
+        .collect::<rusqlite::Result<_>>()?;
+    for seq in seqs {
+        if load_record(tx, seq)?.is_some_and(|c| statement_print(&c) == print) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Which of two live features of one key under two ids at two revisions is a statement at the
@@ -372,14 +430,16 @@ fn import_record(
                 Contest::Line => (r, true),
                 Contest::Held => (held, seen.written.contains(&h.seq)),
             };
-            if from_file && !seen.whole {
+            let copied = match from_file {
+                true => seen.holds_copy(stated),
+                false => copy_held_before(tx, seen, stated)?,
+            };
+            // Whether the file holds the statement in its copy is known at its last line.
+            if (from_file || copied) && !seen.whole {
                 seen.deferred.push(r.clone());
                 return Ok(Outcome::Deferred);
             }
-            let unseen = match from_file {
-                true => !seen.holds_copy(stated),
-                false => !copy_held_before(tx, seen, stated)?,
-            };
+            let unseen = !copied || settled_in_copy(tx, seen, stated)?;
             if unseen {
                 match contest {
                     Contest::Line => {
@@ -1329,6 +1389,51 @@ mod tests {
         assert_ne!(anew.id, carried.id);
         let clones = settled_into_the_copy(&one.all_records().unwrap(), &anew);
         let stating = two.all_records().unwrap();
+        for (first, then) in [(&stating, &clones), (&clones, &stating)] {
+            let mut archive = Store::open_in_memory().unwrap();
+            archive.import(first, &[]).unwrap();
+            archive.import(then, &[]).unwrap();
+            let records = archive.all_records().unwrap();
+            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
+            assert_eq!(live.len(), 1, "{records:?}");
+            assert_eq!(live[0].id, carried.id, "{records:?}");
+            assert_eq!(live[0].artifact.revision, at(11).revision);
+            let copy: Vec<_> = records.iter().filter(|r| r.superseded.is_some()).collect();
+            assert_eq!(copy.len(), 1, "{records:?}");
+            assert_eq!(copy[0].note.as_deref(), Some("stated anew at A"));
+        }
+    }
+
+    /// Regression (converge, seed 10085 of 300, minimised to 16): a clone states the feature
+    /// anew at A (a new id) without seeing its carry to B, and only then syncs in A's copy,
+    /// the carried feature itself having lost its key meanwhile; so its export holds the copy
+    /// beside the statement, as if made where the carry was seen. The clones' sync, once the
+    /// carried feature comes back (a restored backup), keeps it at B and the statement in A's
+    /// copy, dated as it. An archive of both exports kept the statement live at A (the later
+    /// of two ids) and lost the feature at B, in either order: a copy holding the statement
+    /// itself says a sync already kept it as what A says, made where the carry was not seen.
+    #[test]
+    fn a_statement_a_copy_already_holds_does_not_take_the_key_from_the_carried_feature() {
+        let later = || std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut one = Store::open_in_memory().unwrap();
+        let (carried, _) = one.remember(&mating(10, "original")).unwrap();
+        carry(&mut one, 10, 11);
+        let copy: Vec<Record> = one
+            .all_records()
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.superseded.is_some())
+            .collect();
+        assert_eq!(copy.len(), 1);
+        later();
+        let mut two = Store::open_in_memory().unwrap();
+        let (anew, _) = two.remember(&mating(10, "stated anew at A")).unwrap();
+        assert_ne!(anew.id, carried.id);
+        // The copy reaches the stating clone after its statement.
+        two.import(&copy, &[]).unwrap();
+        let stating = two.all_records().unwrap();
+        assert_eq!(stating.len(), 2, "{stating:?}");
+        let clones = settled_into_the_copy(&one.all_records().unwrap(), &anew);
         for (first, then) in [(&stating, &clones), (&clones, &stating)] {
             let mut archive = Store::open_in_memory().unwrap();
             archive.import(first, &[]).unwrap();

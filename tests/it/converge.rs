@@ -3997,14 +3997,22 @@ fn seed9938_a_statement_at_a_revision_a_teammate_carried_past_keeps_the_carry_in
 }
 
 /// Seed 10085 of 300 (failing before seed 9938's rule too, on 870260b), minimised to these
-/// 16 with that rule in: clone 2 states "bore" at 1, clone 1 carries it from 1 to 2 and takes
-/// backups; clone 2 starts over (a fresh clone: it takes the carry), forgets the feature at 2
-/// and states it there again, states it at 1 and syncs; clone 1 restores one of its backups;
-/// clone 2 exports to the archive. The clones end holding the feature carried to 2 (clone 2's
-/// statement, carried from 1, re-verify); the archive, which imported every export, lacks it
-/// and any later version. Found at the end of the session, not yet analysed.
+/// 16 with that rule in: clone 2 states "bore" at 1 (id X), clone 1 carries it from 1 to 2 (X at
+/// 2, its copy S at 1) and backs up; clone 0 states "bore" at 0 (id Z, later) and syncs; clone 2
+/// starts over (it holds Z); clone 1's sync loses X to Z (two ids, one key: Z is later) and
+/// pushes S; clone 2, which never saw X carried, forgets "bore" and states it anew at 2 (id D),
+/// then at 1 (D moves to 1), and its sync brings S beside D; clone 1 restores its first backup
+/// (X at 2, the carry unsynced); clone 2's export (S and D at 1) goes to the archive. The final
+/// syncs bring X back (changed since its base, against the folder's deletion) and keep it at 2,
+/// D's statement in S (dated as D): D is stated anew at a revision carried past. The archive,
+/// importing clone 0's final export (X at 2, S holding D's statement) over D and S, kept D: the
+/// file that brought D held S beside it, which import took for a statement made where the
+/// carry was seen (the later of two ids keeps the key), though S reached clone 2 only after D.
+/// Fixed: a copy at that revision (in the file or the database) holding the statement itself,
+/// dated as it, says a sync already kept it as what the revision says; the carried feature
+/// keeps the key (`store::import`'s
+/// `a_statement_a_copy_already_holds_does_not_take_the_key_from_the_carried_feature`).
 #[test]
-#[ignore = "known defect: an archive lacks a carried feature its clones hold after a restore (seed 10085)"]
 fn seed10085_an_archive_after_a_restore_holds_the_carried_feature_the_clones_hold()
 -> anyhow::Result<()> {
     use Op::*;
