@@ -196,24 +196,14 @@ fn settled_in_copy(
     seen: &FileSeen,
     stated: &Record,
 ) -> Result<bool, StoreError> {
-    let Some(name) = &stated.name else {
+    if stated.name.is_none() {
         return Ok(false);
-    };
+    }
     let print = statement_print(stated);
     if seen.statements.contains(&print) {
         return Ok(true);
     }
-    let mut stmt = tx.prepare_cached(
-        "SELECT seq FROM records INDEXED BY records_copy_key WHERE locator = ?1 AND name = ?2 \
-         AND revision = ?3 AND superseded IS NOT NULL",
-    )?;
-    let seqs: Vec<i64> = stmt
-        .query_map(
-            params![stated.artifact.locator(), name, stated.artifact.revision],
-            |row| row.get::<_, i64>(0),
-        )?
-        .collect::<rusqlite::Result<_>>()?;
-    for seq in seqs {
+    for seq in copies_of(tx, stated)? {
         if load_record(tx, seq)?.is_some_and(|c| statement_print(&c) == print) {
             return Ok(true);
         }
@@ -265,23 +255,28 @@ fn copy_held_before(
     seen: &FileSeen,
     stated: &Record,
 ) -> Result<bool, StoreError> {
+    Ok(copies_of(tx, stated)?
+        .iter()
+        .any(|seq| !seen.added.contains(seq)))
+}
+
+/// The rows of the superseded copies the database holds of `stated`'s feature at its
+/// revision (none for a note).
+fn copies_of(tx: &Transaction<'_>, stated: &Record) -> Result<Vec<i64>, StoreError> {
     let Some(name) = &stated.name else {
-        return Ok(false);
+        return Ok(Vec::new());
     };
     let mut stmt = tx.prepare_cached(
         "SELECT seq FROM records INDEXED BY records_copy_key WHERE locator = ?1 AND name = ?2 \
          AND revision = ?3 AND superseded IS NOT NULL",
     )?;
-    let seqs = stmt.query_map(
-        params![stated.artifact.locator(), name, stated.artifact.revision],
-        |row| row.get::<_, i64>(0),
-    )?;
-    for seq in seqs {
-        if !seen.added.contains(&seq?) {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+    let seqs = stmt
+        .query_map(
+            params![stated.artifact.locator(), name, stated.artifact.revision],
+            |row| row.get::<_, i64>(0),
+        )?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(seqs)
 }
 
 /// `stated`, a statement made where the carry of `onward` was not seen, as one of `onward`'s
@@ -1389,14 +1384,24 @@ mod tests {
         assert_ne!(anew.id, carried.id);
         let clones = settled_into_the_copy(&one.all_records().unwrap(), &anew);
         let stating = two.all_records().unwrap();
-        for (first, then) in [(&stating, &clones), (&clones, &stating)] {
+        archives_keep_the_carry_and_the_statement_in_its_copy(&stating, &clones, &carried.id);
+    }
+
+    /// An archive importing the stating clone's export and the clones', in either order, holds
+    /// the carried feature (`carried`) live at B and the statement in the copy at A.
+    fn archives_keep_the_carry_and_the_statement_in_its_copy(
+        stating: &[Record],
+        clones: &[Record],
+        carried: &str,
+    ) {
+        for (first, then) in [(stating, clones), (clones, stating)] {
             let mut archive = Store::open_in_memory().unwrap();
             archive.import(first, &[]).unwrap();
             archive.import(then, &[]).unwrap();
             let records = archive.all_records().unwrap();
             let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
             assert_eq!(live.len(), 1, "{records:?}");
-            assert_eq!(live[0].id, carried.id, "{records:?}");
+            assert_eq!(live[0].id, carried, "{records:?}");
             assert_eq!(live[0].artifact.revision, at(11).revision);
             let copy: Vec<_> = records.iter().filter(|r| r.superseded.is_some()).collect();
             assert_eq!(copy.len(), 1, "{records:?}");
@@ -1434,19 +1439,7 @@ mod tests {
         let stating = two.all_records().unwrap();
         assert_eq!(stating.len(), 2, "{stating:?}");
         let clones = settled_into_the_copy(&one.all_records().unwrap(), &anew);
-        for (first, then) in [(&stating, &clones), (&clones, &stating)] {
-            let mut archive = Store::open_in_memory().unwrap();
-            archive.import(first, &[]).unwrap();
-            archive.import(then, &[]).unwrap();
-            let records = archive.all_records().unwrap();
-            let live: Vec<_> = records.iter().filter(|r| r.superseded.is_none()).collect();
-            assert_eq!(live.len(), 1, "{records:?}");
-            assert_eq!(live[0].id, carried.id, "{records:?}");
-            assert_eq!(live[0].artifact.revision, at(11).revision);
-            let copy: Vec<_> = records.iter().filter(|r| r.superseded.is_some()).collect();
-            assert_eq!(copy.len(), 1, "{records:?}");
-            assert_eq!(copy[0].note.as_deref(), Some("stated anew at A"));
-        }
+        archives_keep_the_carry_and_the_statement_in_its_copy(&stating, &clones, &carried.id);
     }
 
     /// The six orders of three things.

@@ -83,7 +83,7 @@ impl InputFile {
         let file = File::open(path).map_err(cannot_read)?;
         let meta = file.metadata().map_err(cannot_read)?;
         if meta.is_file() {
-            if is_sqlite_file(&file) {
+            if crate::store::file::starts_as_sqlite(&file) {
                 return Err(fail!(
                     "{} is an SQLite database (a review-mcp database or its backup), not an \
                      export: import reads the JSON Lines `review-mcp export` writes, and \
@@ -136,13 +136,6 @@ impl Reread for InputFile {
             },
         }
     }
-}
-
-/// Whether `file` starts with the header of an SQLite database, which no export line can:
-/// a backup given to `import` as if it were an export (the import reads the file again from
-/// its start).
-fn is_sqlite_file(file: &File) -> bool {
-    crate::store::file::starts_as_sqlite(file)
 }
 
 /// A file in the temporary directory that no name reaches: removed as soon as it is made
