@@ -125,7 +125,8 @@ fn not_made(path: &Path, e: io::Error) -> io::Error {
 
 /// Writes `path` through a new temporary file beside it ([`create_temp_beside`]): `write`
 /// fills (and syncs) the file, which is then renamed over `path`; on any failure the
-/// temporary file is removed and `path` left as it was. A `path` that is anything but a
+/// temporary file is removed and `path` left as it was. The folder is synced after the
+/// rename. A `path` that is anything but a
 /// regular file or nothing (a symbolic link, a directory, a FIFO, a device) is refused,
 /// before and again just before the rename: the rename would replace the link or the
 /// device node itself, never write through it.
@@ -144,12 +145,27 @@ pub(super) fn write_beside<T>(
     let written = write(file).and_then(|t| {
         refuse_unusual_target(path)?;
         std::fs::rename(&tmp, path)?;
+        sync_folder_of(path);
         Ok(t)
     });
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     written.with_context(|| format!("cannot write {}", shown(path)))
+}
+
+/// Syncs the folder holding `path`, so the rename that put the file there survives a power
+/// loss (the file's own data was synced before the rename): without it a crash just after
+/// "written" could leave the folder naming the old file, or none. A failure is only logged:
+/// not every file system can sync a directory.
+fn sync_folder_of(path: &Path) {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if let Err(e) = File::open(dir).and_then(|d| d.sync_all()) {
+        log::debug!("fsync of {}: {e}", dir.display());
+    }
 }
 
 /// Refuses an output path before anything is read: the database or one of its companions
