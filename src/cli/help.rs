@@ -107,7 +107,7 @@ Usage:
 Options:
   --db PATH           The database file of serve, review, export, form3, import, check,
                       backup and sync (the others open none and refuse it). Default:
-                      ${DB_ENV} when set, else ./{DEFAULT_DB}.
+                      ${DB_ENV} when set and not empty, else ./{DEFAULT_DB}.
                       serve, import and sync create a missing file (and its parent
                       directories), readable by its owner only; review, export, form3,
                       check and backup need an existing one and create nothing.
