@@ -647,8 +647,10 @@ fn restated_and_edited(editor_pulls: bool, rebase: bool) -> anyhow::Result<()> {
         said.contains("review-mcp merge-file: conflict: review/records/"),
         "the driver says what it did: {said}"
     );
-    // The file git deletes after the driver (the pulling side's own) is set aside instead.
-    let (how, untracked) = match editor_pulls != rebase {
+    // The file git deletes after the driver (the pulling side's own) is set aside instead, and
+    // so is every version given back during a rebase, where a later commit may add its file.
+    let set_aside = editor_pulls || rebase;
+    let (how, untracked) = match set_aside {
         true => (
             "set aside as review/records/.rec_",
             "?? review/records/.rec_",
@@ -671,7 +673,6 @@ fn restated_and_edited(editor_pulls: bool, rebase: bool) -> anyhow::Result<()> {
     // A version set aside is put in place, but for the edit's (of the earlier time) when the
     // restatement is later: the later of bore's two ids keeps it, so that file is deleted at
     // once, and nothing restored is left to commit. The dry run says the same.
-    let set_aside = editor_pulls != rebase;
     ensure!(
         dry.contains("would restore records/rec_") == (set_aside && editor_pulls)
             && dry.contains("would delete records/.rec_") == (set_aside && !editor_pulls)
