@@ -734,6 +734,160 @@ fn sync_team_a_restatement_and_an_edit_rebased_go_through_a_plain_pull() -> anyh
     restated_and_edited(false, true)
 }
 
+/// Regression (seed 9535 of the converge sweep, `converge::a_file_given_back_during_a_rebase_
+/// does_not_stop_a_later_pick`): Alice forgets bore and states it again (a new id, a file
+/// like the old one's), while Bob edits bore twice, a commit each, then adds slot. Bob's `git
+/// pull --rebase` pairs the forgotten file with Alice's new one as a rename at the first pick,
+/// and the merge driver gave bore back its own file, untracked; the second pick, Bob's next
+/// edit of that file against its deletion (modify/delete: his first edit made the file too
+/// unlike Alice's to pair again), stopped on it: "untracked working tree files would be
+/// overwritten by merge", the user left mid-rebase with no conflict to settle. The driver now
+/// sets the version aside for sync while git replays commits, the pick stops on the
+/// modify/delete conflict as any would (keep the file, `git rebase --continue`), and the
+/// next sync drops the version set aside for the later one the rebase put back. Played in the
+/// clone, and in a linked worktree (`git worktree add`: its `.git` is a file, the rebase's
+/// state in the main clone's git directory), where git is asked where its directory is.
+fn a_rebase_of_several_commits_over_a_restatement(worktree: bool) -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-rebase-several")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    if worktree {
+        // Bob reviews in a worktree of his clone, the only checkout his database syncs.
+        let work = root.path().join("bob-work");
+        let work_s = work.to_string_lossy().into_owned();
+        git_ok(
+            &b.clone,
+            &["worktree", "add", "-q", "-b", "work", &work_s, "main"],
+        )?;
+        b.clone = work;
+        ensure!(
+            b.clone.join(".git").is_file(),
+            "a linked worktree's .git is a file"
+        );
+    }
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call("forget", json!({"artifact": art(), "name": "bore"}))?
+        .ok()?;
+    a.remember("bore", "alice: ream to size, stated again")?;
+    a.publish("alice: bore stated again")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    // Bob's first edit names the bore's forty faces: his file no longer looks like Alice's.
+    let faces: Vec<String> = (1..=40).map(|i| format!("face:{i}")).collect();
+    let edit = |b: &mut Engineer, note: &str| -> anyhow::Result<String> {
+        let v = b
+            .server
+            .call(
+                "remember",
+                json!({"artifact": art(), "name": "bore", "note": note, "entity_ids": faces}),
+            )?
+            .ok()?;
+        Ok(v["record"]["id"].as_str().unwrap_or_default().to_string())
+    };
+    let bore = edit(&mut b, "bob: ream to size")?;
+    b.sync()?;
+    b.commit("bob: bore's faces")?;
+    ensure!(edit(&mut b, "bob: ream to size and deburr")? == bore);
+    b.sync()?;
+    b.commit("bob: deburr")?;
+    b.remember("slot", "bob: mill 6 wide")?;
+    b.sync()?;
+    b.commit("bob: slot")?;
+    let file = format!("review/records/{bore}.json");
+    let pull = git(&b.clone, &["pull", "--rebase", "origin", "main"])?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&pull.stdout),
+        String::from_utf8_lossy(&pull.stderr)
+    );
+    let kept = format!("review/records/.{bore}.json.kept");
+    ensure!(
+        !said.contains("untracked working tree files"),
+        "nothing untracked stands in a later pick's way: {said}"
+    );
+    ensure!(
+        said.contains(&format!("{bore} set aside as {kept}")),
+        "the driver sets bore's version aside and says so: {said}"
+    );
+    // The second pick stops on its own conflict, which git names and the docs settle.
+    let status = git_ok(&b.clone, &["status", "--porcelain"])?;
+    ensure!(
+        !pull.status.success() && status.contains(&format!("DU {file}")),
+        "the second pick stops on modify/delete: {status}\n{said}"
+    );
+    git_ok(&b.clone, &["add", "--", &file])?;
+    let go_on = git(
+        &b.clone,
+        &["-c", "core.editor=true", "rebase", "--continue"],
+    )?;
+    ensure!(
+        go_on.status.success(),
+        "the rebase goes on to its end: {}",
+        String::from_utf8_lossy(&go_on.stderr)
+    );
+    let log = git_ok(&b.clone, &["log", "--format=%s", "-4"])?;
+    ensure!(
+        log.lines().collect::<Vec<_>>()
+            == [
+                "bob: slot",
+                "bob: deburr",
+                "bob: bore's faces",
+                "alice: bore stated again"
+            ],
+        "every commit replayed: {log}"
+    );
+    // The rebase put bore's later version back beside the one set aside.
+    ensure!(b.clone.join(&kept).is_file() && b.clone.join(&file).is_file());
+    let synced = b.sync()?;
+    ensure!(
+        synced.contains(&format!(
+            "deleted records/.{bore}.json.kept (a version merge-file set aside, stale: \
+             records/{bore}.json is back)"
+        )),
+        "sync drops the version set aside for the later one, and says so: {synced}"
+    );
+    ensure!(!b.clone.join(&kept).exists());
+    b.commit("bob: merged")?;
+    git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    let status = git_ok(&b.clone, &["status", "--porcelain"])?;
+    ensure!(status.is_empty(), "the folder is all committed: {status}");
+    a.pull()?;
+    a.sync()?;
+    let (fa, fb) = (a.features()?, b.features()?);
+    assert_eq!(fa, fb, "both clones hold the same review");
+    // The edit beats the forget; of bore's two ids the later version keeps it: Bob's last.
+    assert_eq!(
+        fa,
+        [
+            (
+                "bore".to_string(),
+                "bob: ream to size and deburr".to_string()
+            ),
+            ("slot".to_string(), "bob: mill 6 wide".to_string())
+        ]
+    );
+    for e in [a, b] {
+        let status = e.server.close()?;
+        ensure!(status.success(), "server exited with {status}");
+    }
+    Ok(())
+}
+
+#[test]
+fn sync_team_a_rebase_of_several_commits_is_not_stopped_by_a_version_given_back()
+-> anyhow::Result<()> {
+    a_rebase_of_several_commits_over_a_restatement(false)
+}
+
+#[test]
+fn sync_team_a_rebase_in_a_linked_worktree_is_not_stopped_by_a_version_given_back()
+-> anyhow::Result<()> {
+    a_rebase_of_several_commits_over_a_restatement(true)
+}
+
 /// `review-mcp sync` of the engineer's folder, dry run or not, whatever it exits with.
 fn sync_output(e: &Engineer, dry_run: bool) -> anyhow::Result<Output> {
     let mut cmd = Command::new(binary());
