@@ -682,7 +682,8 @@ pub(super) type KeptVersions = (Vec<(PathBuf, PathBuf)>, Vec<(PathBuf, PathBuf)>
 /// names stays there (written over `ours`), and the other is given back its own file in the
 /// work tree (git runs the driver at its top, `n` relative to it), so that the next sync
 /// sees both and a change beats a deletion as ever. When that file is there (it is ours:
-/// git deletes it once the driver is done), the version is set aside beside it
+/// git deletes it once the driver is done), or while git replays commits (a rebase: a later
+/// commit may bring that file, and would stop on an untracked one), the version is set aside
 /// ([`kept_of`]), which the next sync takes as the item's file. `None` (left to git) when
 /// the path names neither item or no folder of the work tree is there (`git merge-tree`).
 ///
