@@ -747,7 +747,16 @@ fn sync_team_a_restatement_and_an_edit_rebased_go_through_a_plain_pull() -> anyh
 /// next sync drops the version set aside for the later one the rebase put back. Played in the
 /// clone, and in a linked worktree (`git worktree add`: its `.git` is a file, the rebase's
 /// state in the main clone's git directory), where git is asked where its directory is.
-fn a_rebase_of_several_commits_over_a_restatement(worktree: bool) -> anyhow::Result<()> {
+///
+/// `paired_twice`: Bob's first edit keeps the file like Alice's, so git pairs the two at both
+/// picks and hands the driver each of Bob's versions in turn. The first was given back
+/// untracked, the second then set aside beside it, and the next sync dropped the later one,
+/// the set-aside version, for stale: Bob's latest edit was lost. Now the second replaces the
+/// first where it was set aside, and the rebase runs to its end without stopping.
+fn a_rebase_of_several_commits_over_a_restatement(
+    worktree: bool,
+    paired_twice: bool,
+) -> anyhow::Result<()> {
     let root = TempDir::new("sync-team-rebase-several")?;
     let (bare, mut a) = team_repository(root.path())?;
     a.remember("bore", "ream to size")?;
@@ -776,7 +785,8 @@ fn a_rebase_of_several_commits_over_a_restatement(worktree: bool) -> anyhow::Res
     a.publish("alice: bore stated again")?;
     std::thread::sleep(std::time::Duration::from_millis(5));
     // Bob's first edit names the bore's forty faces: his file no longer looks like Alice's.
-    let faces: Vec<String> = (1..=40).map(|i| format!("face:{i}")).collect();
+    let many = if paired_twice { 0 } else { 40 };
+    let faces: Vec<String> = (1..=many).map(|i| format!("face:{i}")).collect();
     let edit = |b: &mut Engineer, note: &str| -> anyhow::Result<String> {
         let v = b
             .server
@@ -789,7 +799,7 @@ fn a_rebase_of_several_commits_over_a_restatement(worktree: bool) -> anyhow::Res
     };
     let bore = edit(&mut b, "bob: ream to size")?;
     b.sync()?;
-    b.commit("bob: bore's faces")?;
+    b.commit("bob: bore")?;
     ensure!(edit(&mut b, "bob: ream to size and deburr")? == bore);
     b.sync()?;
     b.commit("bob: deburr")?;
@@ -812,43 +822,55 @@ fn a_rebase_of_several_commits_over_a_restatement(worktree: bool) -> anyhow::Res
         said.contains(&format!("{bore} set aside as {kept}")),
         "the driver sets bore's version aside and says so: {said}"
     );
-    // The second pick stops on its own conflict, which git names and the docs settle.
-    let status = git_ok(&b.clone, &["status", "--porcelain"])?;
-    ensure!(
-        !pull.status.success() && status.contains(&format!("DU {file}")),
-        "the second pick stops on modify/delete: {status}\n{said}"
-    );
-    git_ok(&b.clone, &["add", "--", &file])?;
-    let go_on = git(
-        &b.clone,
-        &["-c", "core.editor=true", "rebase", "--continue"],
-    )?;
-    ensure!(
-        go_on.status.success(),
-        "the rebase goes on to its end: {}",
-        String::from_utf8_lossy(&go_on.stderr)
-    );
+    if paired_twice {
+        ensure!(pull.status.success(), "the rebase runs to its end: {said}");
+    } else {
+        // The second pick stops on its own conflict, which git names and the docs settle.
+        let status = git_ok(&b.clone, &["status", "--porcelain"])?;
+        ensure!(
+            !pull.status.success() && status.contains(&format!("DU {file}")),
+            "the second pick stops on modify/delete: {status}\n{said}"
+        );
+        git_ok(&b.clone, &["add", "--", &file])?;
+        let go_on = git(
+            &b.clone,
+            &["-c", "core.editor=true", "rebase", "--continue"],
+        )?;
+        ensure!(
+            go_on.status.success(),
+            "the rebase goes on to its end: {}",
+            String::from_utf8_lossy(&go_on.stderr)
+        );
+    }
     let log = git_ok(&b.clone, &["log", "--format=%s", "-4"])?;
     ensure!(
         log.lines().collect::<Vec<_>>()
             == [
                 "bob: slot",
                 "bob: deburr",
-                "bob: bore's faces",
+                "bob: bore",
                 "alice: bore stated again"
             ],
         "every commit replayed: {log}"
     );
-    // The rebase put bore's later version back beside the one set aside.
-    ensure!(b.clone.join(&kept).is_file() && b.clone.join(&file).is_file());
+    // Stopped, the rebase put bore's later version back beside the one set aside; paired
+    // twice, the later version is the one set aside.
+    ensure!(b.clone.join(&kept).is_file() && b.clone.join(&file).is_file() != paired_twice);
     let synced = b.sync()?;
-    ensure!(
-        synced.contains(&format!(
-            "deleted records/.{bore}.json.kept (a version merge-file set aside, stale: \
-             records/{bore}.json is back)"
-        )),
-        "sync drops the version set aside for the later one, and says so: {synced}"
-    );
+    let (line, what) = match paired_twice {
+        true => (
+            format!("restored records/{bore}.json (merge-file set it aside"),
+            "sync puts the version set aside in place",
+        ),
+        false => (
+            format!(
+                "deleted records/.{bore}.json.kept (a version merge-file set aside, stale: \
+                 records/{bore}.json is back)"
+            ),
+            "sync drops the version set aside for the later one",
+        ),
+    };
+    ensure!(synced.contains(&line), "{what}, and says so: {synced}");
     ensure!(!b.clone.join(&kept).exists());
     b.commit("bob: merged")?;
     git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
@@ -879,13 +901,18 @@ fn a_rebase_of_several_commits_over_a_restatement(worktree: bool) -> anyhow::Res
 #[test]
 fn sync_team_a_rebase_of_several_commits_is_not_stopped_by_a_version_given_back()
 -> anyhow::Result<()> {
-    a_rebase_of_several_commits_over_a_restatement(false)
+    a_rebase_of_several_commits_over_a_restatement(false, false)
+}
+
+#[test]
+fn sync_team_a_rebase_that_pairs_one_item_twice_keeps_the_later_version() -> anyhow::Result<()> {
+    a_rebase_of_several_commits_over_a_restatement(false, true)
 }
 
 #[test]
 fn sync_team_a_rebase_in_a_linked_worktree_is_not_stopped_by_a_version_given_back()
 -> anyhow::Result<()> {
-    a_rebase_of_several_commits_over_a_restatement(true)
+    a_rebase_of_several_commits_over_a_restatement(true, false)
 }
 
 /// `review-mcp sync` of the engineer's folder, dry run or not, whatever it exits with.
