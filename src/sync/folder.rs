@@ -682,7 +682,8 @@ pub(super) type KeptVersions = (Vec<(PathBuf, PathBuf)>, Vec<(PathBuf, PathBuf)>
 /// names stays there (written over `ours`), and the other is given back its own file in the
 /// work tree (git runs the driver at its top, `n` relative to it), so that the next sync
 /// sees both and a change beats a deletion as ever. When that file is there (it is ours:
-/// git deletes it once the driver is done), the version is set aside beside it
+/// git deletes it once the driver is done), or while git replays commits (a rebase: a later
+/// commit may bring that file, and would stop on an untracked one), the version is set aside
 /// ([`kept_of`]), which the next sync takes as the item's file. `None` (left to git) when
 /// the path names neither item or no folder of the work tree is there (`git merge-tree`).
 ///
@@ -727,16 +728,27 @@ fn unpair(
     }
     let own = dir.join(format!("{}.json", other.id()));
     let absent = fs::symlink_metadata(&own).is_err_and(|e| e.kind() == io::ErrorKind::NotFound);
-    let put = match absent {
+    // While git replays commits (`git pull --rebase`), a later one may add that very file:
+    // written there now, untracked, it would stop that commit ("untracked working tree files
+    // would be overwritten"), leaving the user mid-rebase. Set aside, it is in no commit's way.
+    let replaying = absent && super::git::replaying(dir);
+    let put = match absent && !replaying {
         true => own.clone(),
         false => dir.join(kept_name(other.id())),
     };
     write_atomic(&put, &other.text())?;
     write_atomic(ours, &stay.text())?;
     let (k, o, s) = (kind.as_str(), other.id(), stay.id());
-    let given = match absent {
-        true => format!("written back to its own file {} (commit it)", shown(&own)),
-        false => format!(
+    let given = match (absent, replaying) {
+        (true, false) => format!("written back to its own file {} (commit it)", shown(&own)),
+        (true, true) => format!(
+            "set aside as {} (git is replaying commits, and a later one may add {}: once git \
+             is done, the next review-mcp sync puts it in place, or keeps that commit's \
+             version, the later)",
+            shown(&put),
+            shown(&own)
+        ),
+        (false, _) => format!(
             "set aside as {} (git deletes {} after the merge; the next review-mcp sync puts \
              it back)",
             shown(&put),

@@ -569,6 +569,50 @@ pub(super) fn refuse_settings(folder: &Path, merge_rule: bool) -> Result<()> {
     Err(refusal(top, rel, &samples, problems))
 }
 
+/// What the git directory holds while git replays commits one by one in its work tree, each
+/// merged on its own: a rebase (`rebase-merge`; `rebase-apply`, also `git am`), a cherry-pick
+/// or revert of several commits (`sequencer`), one stopped on a conflict (`CHERRY_PICK_HEAD`,
+/// `REVERT_HEAD`).
+const REPLAYS: [&str; 5] = [
+    "rebase-merge",
+    "rebase-apply",
+    "sequencer",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+];
+
+/// Whether git is replaying commits ([`REPLAYS`]) in the work tree holding `dir`, where the
+/// merge driver runs: a later commit of the replay may then add a file the driver writes.
+/// The git directory is git's answer (`git rev-parse --absolute-git-dir`, run in `dir` in the
+/// environment git gave the driver: in a linked worktree git passes its own `GIT_DIR`), never
+/// a guessed `.git`, which is a file in a linked worktree or a submodule. `false` when git
+/// cannot say (no git, or `dir` in no repository).
+pub(super) fn replaying(dir: &Path) -> bool {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["rev-parse", "--absolute-git-dir"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .output();
+    let out = match out {
+        Ok(o) if o.status.success() => o.stdout,
+        Ok(_) => return false,
+        Err(e) => {
+            log::debug!("merge-file: cannot ask git where its directory is: {e}");
+            return false;
+        }
+    };
+    let named = out.strip_suffix(b"\n").unwrap_or(&out);
+    if named.is_empty() {
+        return false;
+    }
+    let git_dir = super::owned::path_of(named);
+    REPLAYS
+        .iter()
+        .any(|m| fs::symlink_metadata(git_dir.join(m)).is_ok())
+}
+
 /// How many paths are named for each reason a refusal gives.
 const NAMED: usize = 5;
 

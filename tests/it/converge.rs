@@ -4288,20 +4288,16 @@ fn adv9458_an_archive_that_settled_a_contested_line_exports_what_it_imports() ->
     Ok(())
 }
 
-/// Known defect (seed 9535 of 200, minimised to 11; also fails on d3ad7de, before this
-/// session's changes): during `git pull --rebase`, git pairs an item file deleted on one side
-/// with another item's file added there as a rename, and the merge driver gives the other item
-/// back its own file, untracked ("written back to its own file … (commit it)"). A later commit
-/// of the same rebase adds that very file (the clone's own statement, committed before the
-/// pull), and git stops the rebase: "The following untracked working tree files would be
-/// overwritten by merge … Please move or remove them before you merge". Nothing is lost (the
-/// file and the commit both hold the item), but the user is left mid-rebase by a message that
-/// does not say what to do; `git add` of the given-back file, `git commit`, then `git rebase
-/// --continue` goes on (the add/add conflict goes to the driver). A fix: the driver sets the
-/// version aside for sync (`.<id>.json.kept`, as it does when the file is there) while git is
-/// rebasing, so nothing untracked stands in a later pick's way.
+/// Regression (seed 9535 of 200, minimised to 11): during `git pull --rebase`, git paired an
+/// item file deleted on one side with another item's file added there as a rename, and the
+/// merge driver gave the other item back its own file, untracked ("written back to its own
+/// file … (commit it)"). A later commit of the same rebase adds that very file (the clone's own
+/// statement, committed before the pull), and git stopped the rebase: "The following untracked
+/// working tree files would be overwritten by merge … Please move or remove them before you
+/// merge". Nothing was lost, but the user was left mid-rebase. While git replays commits the
+/// driver now sets the version aside for sync (`.<id>.json.kept`, as it does when the file is
+/// there), so nothing untracked stands in a later pick's way.
 #[test]
-#[ignore = "known defect: a file the merge driver gives back during git pull --rebase stops a later pick that adds it"]
 fn a_file_given_back_during_a_rebase_does_not_stop_a_later_pick() -> anyhow::Result<()> {
     use Op::*;
     let ops = vec![

@@ -647,8 +647,10 @@ fn restated_and_edited(editor_pulls: bool, rebase: bool) -> anyhow::Result<()> {
         said.contains("review-mcp merge-file: conflict: review/records/"),
         "the driver says what it did: {said}"
     );
-    // The file git deletes after the driver (the pulling side's own) is set aside instead.
-    let (how, untracked) = match editor_pulls != rebase {
+    // The file git deletes after the driver (the pulling side's own) is set aside instead, and
+    // so is every version given back during a rebase, where a later commit may add its file.
+    let set_aside = editor_pulls || rebase;
+    let (how, untracked) = match set_aside {
         true => (
             "set aside as review/records/.rec_",
             "?? review/records/.rec_",
@@ -671,7 +673,6 @@ fn restated_and_edited(editor_pulls: bool, rebase: bool) -> anyhow::Result<()> {
     // A version set aside is put in place, but for the edit's (of the earlier time) when the
     // restatement is later: the later of bore's two ids keeps it, so that file is deleted at
     // once, and nothing restored is left to commit. The dry run says the same.
-    let set_aside = editor_pulls != rebase;
     ensure!(
         dry.contains("would restore records/rec_") == (set_aside && editor_pulls)
             && dry.contains("would delete records/.rec_") == (set_aside && !editor_pulls)
@@ -731,6 +732,187 @@ fn sync_team_a_restatement_pulled_onto_an_edit_goes_through_a_plain_pull() -> an
 fn sync_team_a_restatement_and_an_edit_rebased_go_through_a_plain_pull() -> anyhow::Result<()> {
     restated_and_edited(true, true)?;
     restated_and_edited(false, true)
+}
+
+/// Regression (seed 9535 of the converge sweep, `converge::a_file_given_back_during_a_rebase_
+/// does_not_stop_a_later_pick`): Alice forgets bore and states it again (a new id, a file
+/// like the old one's), while Bob edits bore twice, a commit each, then adds slot. Bob's `git
+/// pull --rebase` pairs the forgotten file with Alice's new one as a rename at the first pick,
+/// and the merge driver gave bore back its own file, untracked; the second pick, Bob's next
+/// edit of that file against its deletion (modify/delete: his first edit made the file too
+/// unlike Alice's to pair again), stopped on it: "untracked working tree files would be
+/// overwritten by merge", the user left mid-rebase with no conflict to settle. The driver now
+/// sets the version aside for sync while git replays commits, the pick stops on the
+/// modify/delete conflict as any would (keep the file, `git rebase --continue`), and the
+/// next sync drops the version set aside for the later one the rebase put back. Played in the
+/// clone, and in a linked worktree (`git worktree add`: its `.git` is a file, the rebase's
+/// state in the main clone's git directory), where git is asked where its directory is.
+///
+/// `paired_twice`: Bob's first edit keeps the file like Alice's, so git pairs the two at both
+/// picks and hands the driver each of Bob's versions in turn. The first was given back
+/// untracked, the second then set aside beside it, and the next sync dropped the later one,
+/// the set-aside version, for stale: Bob's latest edit was lost. Now the second replaces the
+/// first where it was set aside, and the rebase runs to its end without stopping.
+fn a_rebase_of_several_commits_over_a_restatement(
+    worktree: bool,
+    paired_twice: bool,
+) -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-rebase-several")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    if worktree {
+        // Bob reviews in a worktree of his clone, the only checkout his database syncs.
+        let work = root.path().join("bob-work");
+        let work_s = work.to_string_lossy().into_owned();
+        git_ok(
+            &b.clone,
+            &["worktree", "add", "-q", "-b", "work", &work_s, "main"],
+        )?;
+        b.clone = work;
+        ensure!(
+            b.clone.join(".git").is_file(),
+            "a linked worktree's .git is a file"
+        );
+    }
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call("forget", json!({"artifact": art(), "name": "bore"}))?
+        .ok()?;
+    a.remember("bore", "alice: ream to size, stated again")?;
+    a.publish("alice: bore stated again")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    // Bob's first edit names the bore's forty faces: his file no longer looks like Alice's.
+    let many = if paired_twice { 0 } else { 40 };
+    let faces: Vec<String> = (1..=many).map(|i| format!("face:{i}")).collect();
+    let edit = |b: &mut Engineer, note: &str| -> anyhow::Result<String> {
+        let v = b
+            .server
+            .call(
+                "remember",
+                json!({"artifact": art(), "name": "bore", "note": note, "entity_ids": faces}),
+            )?
+            .ok()?;
+        Ok(v["record"]["id"].as_str().unwrap_or_default().to_string())
+    };
+    let bore = edit(&mut b, "bob: ream to size")?;
+    b.sync()?;
+    b.commit("bob: bore")?;
+    ensure!(edit(&mut b, "bob: ream to size and deburr")? == bore);
+    b.sync()?;
+    b.commit("bob: deburr")?;
+    b.remember("slot", "bob: mill 6 wide")?;
+    b.sync()?;
+    b.commit("bob: slot")?;
+    let file = format!("review/records/{bore}.json");
+    let pull = git(&b.clone, &["pull", "--rebase", "origin", "main"])?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&pull.stdout),
+        String::from_utf8_lossy(&pull.stderr)
+    );
+    let kept = format!("review/records/.{bore}.json.kept");
+    ensure!(
+        !said.contains("untracked working tree files"),
+        "nothing untracked stands in a later pick's way: {said}"
+    );
+    ensure!(
+        said.contains(&format!("{bore} set aside as {kept}")),
+        "the driver sets bore's version aside and says so: {said}"
+    );
+    if paired_twice {
+        ensure!(pull.status.success(), "the rebase runs to its end: {said}");
+    } else {
+        // The second pick stops on its own conflict, which git names and the docs settle.
+        let status = git_ok(&b.clone, &["status", "--porcelain"])?;
+        ensure!(
+            !pull.status.success() && status.contains(&format!("DU {file}")),
+            "the second pick stops on modify/delete: {status}\n{said}"
+        );
+        git_ok(&b.clone, &["add", "--", &file])?;
+        let go_on = git(
+            &b.clone,
+            &["-c", "core.editor=true", "rebase", "--continue"],
+        )?;
+        ensure!(
+            go_on.status.success(),
+            "the rebase goes on to its end: {}",
+            String::from_utf8_lossy(&go_on.stderr)
+        );
+    }
+    let log = git_ok(&b.clone, &["log", "--format=%s", "-4"])?;
+    ensure!(
+        log.lines().collect::<Vec<_>>()
+            == [
+                "bob: slot",
+                "bob: deburr",
+                "bob: bore",
+                "alice: bore stated again"
+            ],
+        "every commit replayed: {log}"
+    );
+    // Stopped, the rebase put bore's later version back beside the one set aside; paired
+    // twice, the later version is the one set aside.
+    ensure!(b.clone.join(&kept).is_file() && b.clone.join(&file).is_file() != paired_twice);
+    let synced = b.sync()?;
+    let (line, what) = match paired_twice {
+        true => (
+            format!("restored records/{bore}.json (merge-file set it aside"),
+            "sync puts the version set aside in place",
+        ),
+        false => (
+            format!(
+                "deleted records/.{bore}.json.kept (a version merge-file set aside, stale: \
+                 records/{bore}.json is back)"
+            ),
+            "sync drops the version set aside for the later one",
+        ),
+    };
+    ensure!(synced.contains(&line), "{what}, and says so: {synced}");
+    ensure!(!b.clone.join(&kept).exists());
+    b.commit("bob: merged")?;
+    git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+    let status = git_ok(&b.clone, &["status", "--porcelain"])?;
+    ensure!(status.is_empty(), "the folder is all committed: {status}");
+    a.pull()?;
+    a.sync()?;
+    let (fa, fb) = (a.features()?, b.features()?);
+    assert_eq!(fa, fb, "both clones hold the same review");
+    // The edit beats the forget; of bore's two ids the later version keeps it: Bob's last.
+    assert_eq!(
+        fa,
+        [
+            (
+                "bore".to_string(),
+                "bob: ream to size and deburr".to_string()
+            ),
+            ("slot".to_string(), "bob: mill 6 wide".to_string())
+        ]
+    );
+    for e in [a, b] {
+        let status = e.server.close()?;
+        ensure!(status.success(), "server exited with {status}");
+    }
+    Ok(())
+}
+
+#[test]
+fn sync_team_a_rebase_of_several_commits_is_not_stopped_by_a_version_given_back()
+-> anyhow::Result<()> {
+    a_rebase_of_several_commits_over_a_restatement(false, false)
+}
+
+#[test]
+fn sync_team_a_rebase_that_pairs_one_item_twice_keeps_the_later_version() -> anyhow::Result<()> {
+    a_rebase_of_several_commits_over_a_restatement(false, true)
+}
+
+#[test]
+fn sync_team_a_rebase_in_a_linked_worktree_is_not_stopped_by_a_version_given_back()
+-> anyhow::Result<()> {
+    a_rebase_of_several_commits_over_a_restatement(true, false)
 }
 
 /// `review-mcp sync` of the engineer's folder, dry run or not, whatever it exits with.
