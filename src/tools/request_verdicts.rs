@@ -1416,6 +1416,61 @@ mod tests {
         );
     }
 
+    /// A question sealed by an earlier build (no `shown`), answered with that build's form's
+    /// keys (`judgement_<i>`, `reason_<i>`), is recorded as that build recorded it; the same
+    /// answer with one of this build's keys mixed in is refused and writes nothing.
+    #[test]
+    fn an_earlier_builds_state_answered_with_its_forms_keys_is_recorded() {
+        let mut store = Store::open_in_memory().unwrap();
+        bore(&mut store, &["M6 depth 8 mm", "Wall 2 mm"]);
+        let args: Args = serde_json::from_value(json!({
+            "artifact": {"revision": format!("sha256:{}", "ab".repeat(32)), "format": "step"},
+            "subject": "bore"}))
+        .unwrap();
+        let Step::Ask(q) = prepare(&mut store, args).unwrap() else {
+            panic!("nothing asked");
+        };
+        let earlier = Question {
+            shown: Vec::new(),
+            ..q
+        };
+        let answer = |content: Value| match content {
+            Value::Object(m) => FormReply::Accept(m),
+            _ => unreachable!(),
+        };
+        let caller = super::super::Caller::default();
+        let mixed = json!({"judgement_0": "rejected", "item_001_judgement": "accepted"});
+        let Err(ToolError::Invalid(said)) = finish(&mut store, &earlier, answer(mixed), caller)
+        else {
+            panic!("a mixed answer recorded");
+        };
+        assert!(said.contains("it mixes the form's fields"), "{said}");
+        let old = json!({"judgement_0": "rejected", "reason_0": "reamer unknown",
+                         "judgement_1": "accepted"});
+        finish(&mut store, &earlier, answer(old), caller).unwrap();
+        let (_, decisions, _) = store.export_all().unwrap();
+        let verdicts: Vec<_> = decisions[0]
+            .basis
+            .iter()
+            .map(|b| {
+                b.verdict
+                    .as_ref()
+                    .map(|v| (v.judgement, v.reason.clone(), v.via))
+            })
+            .collect();
+        assert_eq!(
+            verdicts,
+            vec![
+                Some((
+                    Judgement::Rejected,
+                    Some("reamer unknown".to_string()),
+                    Via::Elicitation
+                )),
+                Some((Judgement::Accepted, None, Via::Elicitation)),
+            ]
+        );
+    }
+
     /// A state sealed by an earlier build (no `shown`), sent back without the answer, keeps
     /// that build's rule: asked again only while the whole basis is as shown, so an item not
     /// asked that changed refuses it. One of this build is asked again about the item asked.
