@@ -12,8 +12,11 @@
 //!
 //! One form for all the items asked, not a form per item: the engineer sees the whole basis
 //! of the decision at once, the answers are recorded together, and 2026-07-28 needs one
-//! round trip. Each item is a required `judgement_<index>` (`accepted` / `rejected`) and an
-//! optional `reason_<index>`; the flat schema the revisions allow has no nesting.
+//! round trip. Each item is a required `item_<index>_judgement` (`accepted` / `rejected`) and
+//! an optional `item_<index>_reason`, the index zero-padded (`item_007_judgement`); the flat
+//! schema the revisions allow has no nesting. The keys sort in basis order, item by item: a
+//! host shows the fields in the order received, and serde_json writes a map's keys sorted
+//! (see [`Keys`]).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -620,7 +623,7 @@ fn form(
             ));
         }
         // Numbered from 1, as the report's table numbers the basis.
-        let key = judgement_key(i);
+        let key = Keys::Padded.judgement(i);
         properties.insert(
             key.clone(),
             json!({
@@ -631,7 +634,7 @@ fn form(
             }),
         );
         properties.insert(
-            reason_key(i),
+            Keys::Padded.reason(i),
             json!({
                 "type": "string",
                 "title": format!("Item {} reason (optional)", i + 1),
@@ -685,12 +688,77 @@ fn segment(s: &str, n: usize) -> String {
     }
 }
 
-fn judgement_key(i: usize) -> String {
-    format!("judgement_{i}")
+/// The digits of the largest basis index a decision can have (`remember_decision` takes at
+/// most [`s::MAX_BASIS`] items): every index in a key is zero-padded to it.
+const INDEX_DIGITS: usize = digits(s::MAX_BASIS - 1);
+
+/// The decimal digits of `n`.
+const fn digits(mut n: u64) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
 }
 
-fn reason_key(i: usize) -> String {
-    format!("reason_{i}")
+/// The keys of an item's fields in a form's answer.
+///
+/// serde_json (built without `preserve_order`) writes a map's keys sorted by their bytes, and
+/// a host shows the form's fields in the order received. This build's keys ([`Keys::Padded`],
+/// `item_007_judgement`, `item_007_reason`) sort item by item in basis order, each judgement
+/// beside its reason; an earlier build's ([`Keys::Earlier`], `judgement_7`, `reason_7`) sorted
+/// every reason after every judgement and `judgement_10` before `judgement_2`. An answer with
+/// the earlier keys (a host that wrote the documented keys into its code, a 2026-07-28 retry
+/// of a form an earlier build sent) is read as before; one mixing both is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    Padded,
+    Earlier,
+}
+
+impl Keys {
+    fn judgement(self, i: usize) -> String {
+        match self {
+            Keys::Padded => format!("item_{i:0INDEX_DIGITS$}_judgement"),
+            Keys::Earlier => format!("judgement_{i}"),
+        }
+    }
+
+    fn reason(self, i: usize) -> String {
+        match self {
+            Keys::Padded => format!("item_{i:0INDEX_DIGITS$}_reason"),
+            Keys::Earlier => format!("reason_{i}"),
+        }
+    }
+
+    /// Which keys `key` is one of, whatever its index.
+    fn of(key: &str) -> Option<Keys> {
+        let index = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+        let padded = key.strip_prefix("item_").and_then(|k| {
+            k.strip_suffix("_judgement")
+                .or_else(|| k.strip_suffix("_reason"))
+        });
+        if padded.is_some_and(index) {
+            return Some(Keys::Padded);
+        }
+        let earlier = key
+            .strip_prefix("judgement_")
+            .or_else(|| key.strip_prefix("reason_"));
+        earlier.is_some_and(index).then_some(Keys::Earlier)
+    }
+
+    /// The keys an answer's `content` uses: an earlier build's when it holds any of theirs
+    /// and none of this build's (else this build's); `Err` naming one of each when it
+    /// holds both.
+    fn in_answer(content: &Map<String, Value>) -> Result<Keys, (String, String)> {
+        let first = |keys: Keys| content.keys().find(|k| Keys::of(k) == Some(keys));
+        match (first(Keys::Padded), first(Keys::Earlier)) {
+            (Some(padded), Some(earlier)) => Err((padded.clone(), earlier.clone())),
+            (None, Some(_)) => Ok(Keys::Earlier),
+            _ => Ok(Keys::Padded),
+        }
+    }
 }
 
 /// Step two: the engineer's answer. Writes only an accepted form that matches the question,
@@ -909,7 +977,7 @@ fn json_bytes(s: &str) -> usize {
 }
 
 /// Reads an accepted form: a judgement for every item asked, an optional reason, nothing
-/// else.
+/// else, all by this build's keys or all by an earlier build's ([`Keys`]).
 fn read_form(
     q: &Question,
     mut content: Map<String, Value>,
@@ -920,32 +988,39 @@ fn read_form(
             "The engineer's answer does not match the form ({why}), so nothing was written. Call request_verdicts again."
         ))
     };
+    let keys = Keys::in_answer(&content).map_err(|(padded, earlier)| {
+        refused(format!(
+            "it mixes the form's fields, such as {:?}, with an earlier form's, such as {:?}: an answer uses one form's fields only",
+            prefix_chars(&padded, 60),
+            prefix_chars(&earlier, 60)
+        ))
+    })?;
     let at = time::now();
     let mut verdicts = Vec::with_capacity(q.items.len());
     for &i in &q.items {
-        let judgement = match content.remove(&judgement_key(i)) {
+        let judgement = match content.remove(&keys.judgement(i)) {
             Some(Value::String(j)) => Judgement::parse(&j).ok_or_else(|| {
                 // Quoted clipped, like a field the form did not ask: the host's value may
                 // be of any length, the refusal stays one line.
                 refused(format!(
                     "{} is {:?}, not accepted or rejected",
-                    judgement_key(i),
+                    keys.judgement(i),
                     prefix_chars(&j, 60)
                 ))
             })?,
-            Some(_) => return Err(refused(format!("{} is not a string", judgement_key(i)))),
-            None => return Err(refused(format!("{} is missing", judgement_key(i)))),
+            Some(_) => return Err(refused(format!("{} is not a string", keys.judgement(i)))),
+            None => return Err(refused(format!("{} is missing", keys.judgement(i)))),
         };
-        let reason = match content.remove(&reason_key(i)) {
+        let reason = match content.remove(&keys.reason(i)) {
             None | Some(Value::Null) => None,
             Some(Value::String(r)) if r.chars().count() as u64 > MAX_REASON => {
                 return Err(refused(format!(
                     "{} is longer than {MAX_REASON} characters",
-                    reason_key(i)
+                    keys.reason(i)
                 )));
             }
             Some(Value::String(r)) => Some(r.trim().to_string()).filter(|r| !r.is_empty()),
-            Some(_) => return Err(refused(format!("{} is not a string", reason_key(i)))),
+            Some(_) => return Err(refused(format!("{} is not a string", keys.reason(i)))),
         };
         verdicts.push((
             i,
@@ -1259,11 +1334,42 @@ mod tests {
         );
         let (items, _, form) = fitted_form(d, vec![0, 1, 2], 0, &[], 600);
         assert_eq!(items, vec![0]);
-        let about = form["requestedSchema"]["properties"]["judgement_0"]["description"]
+        let about = form["requestedSchema"]["properties"]["item_000_judgement"]["description"]
             .as_str()
             .unwrap();
         assert!(about.contains(" more characters]"), "{about}");
         assert!(bytes(&form) < bytes(&whole) / 3, "{form}");
+    }
+
+    /// The keys of every index a basis can have, sorted as serde_json writes a map's keys,
+    /// come item by item in basis order, each judgement before its own reason; each is read
+    /// back as this build's, and an earlier build's keys as theirs.
+    #[test]
+    fn the_keys_of_every_index_sort_in_basis_order() {
+        let n = usize::try_from(s::MAX_BASIS).unwrap();
+        let in_order: Vec<String> = (0..n)
+            .flat_map(|i| [Keys::Padded.judgement(i), Keys::Padded.reason(i)])
+            .collect();
+        let mut sorted = in_order.clone();
+        sorted.sort();
+        assert_eq!(sorted, in_order);
+        assert_eq!(in_order[0], "item_000_judgement");
+        assert_eq!(in_order[2 * n - 1], "item_999_reason");
+        for key in &in_order {
+            assert_eq!(Keys::of(key), Some(Keys::Padded), "{key}");
+        }
+        for key in ["judgement_0", "reason_12", "judgement_999"] {
+            assert_eq!(Keys::of(key), Some(Keys::Earlier), "{key}");
+        }
+        for key in [
+            "extra",
+            "judgement_",
+            "item__judgement",
+            "reason_1x",
+            "item_001_note",
+        ] {
+            assert_eq!(Keys::of(key), None, "{key}");
+        }
     }
 
     /// "bore" asked about its item 0, then restated with item 1 changed: the store, the
@@ -1307,6 +1413,61 @@ mod tests {
                 && !said.contains("no item asked is still the one shown")
                 && said.contains("item 1 accepted"),
             "{said}"
+        );
+    }
+
+    /// A question sealed by an earlier build (no `shown`), answered with that build's form's
+    /// keys (`judgement_<i>`, `reason_<i>`), is recorded as that build recorded it; the same
+    /// answer with one of this build's keys mixed in is refused and writes nothing.
+    #[test]
+    fn an_earlier_builds_state_answered_with_its_forms_keys_is_recorded() {
+        let mut store = Store::open_in_memory().unwrap();
+        bore(&mut store, &["M6 depth 8 mm", "Wall 2 mm"]);
+        let args: Args = serde_json::from_value(json!({
+            "artifact": {"revision": format!("sha256:{}", "ab".repeat(32)), "format": "step"},
+            "subject": "bore"}))
+        .unwrap();
+        let Step::Ask(q) = prepare(&mut store, args).unwrap() else {
+            panic!("nothing asked");
+        };
+        let earlier = Question {
+            shown: Vec::new(),
+            ..q
+        };
+        let answer = |content: Value| match content {
+            Value::Object(m) => FormReply::Accept(m),
+            _ => unreachable!(),
+        };
+        let caller = super::super::Caller::default();
+        let mixed = json!({"judgement_0": "rejected", "item_001_judgement": "accepted"});
+        let Err(ToolError::Invalid(said)) = finish(&mut store, &earlier, answer(mixed), caller)
+        else {
+            panic!("a mixed answer recorded");
+        };
+        assert!(said.contains("it mixes the form's fields"), "{said}");
+        let old = json!({"judgement_0": "rejected", "reason_0": "reamer unknown",
+                         "judgement_1": "accepted"});
+        finish(&mut store, &earlier, answer(old), caller).unwrap();
+        let (_, decisions, _) = store.export_all().unwrap();
+        let verdicts: Vec<_> = decisions[0]
+            .basis
+            .iter()
+            .map(|b| {
+                b.verdict
+                    .as_ref()
+                    .map(|v| (v.judgement, v.reason.clone(), v.via))
+            })
+            .collect();
+        assert_eq!(
+            verdicts,
+            vec![
+                Some((
+                    Judgement::Rejected,
+                    Some("reamer unknown".to_string()),
+                    Via::Elicitation
+                )),
+                Some((Judgement::Accepted, None, Via::Elicitation)),
+            ]
         );
     }
 

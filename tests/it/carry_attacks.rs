@@ -623,8 +623,8 @@ fn a_verdict_given_at_the_old_revision_after_a_clone_carried_it_is_named_at_the_
             json!({"elicitation": {"form": {}}}),
         );
         let text = asked.to_string();
-        assert!(text.contains("judgement_1"), "{text}");
-        assert!(text.contains("judgement_0"), "{text}");
+        assert!(text.contains("item_001_judgement"), "{text}");
+        assert!(text.contains("item_000_judgement"), "{text}");
         assert!(text.contains("after the carry, at revision"), "{text}");
     }
     // Once the engineer judged the item at revision 2, it is that revision's: nothing named.
@@ -753,9 +753,12 @@ fn an_inherited_item_nobody_judged_is_asked_about() {
         json!({"elicitation": {"form": {}}}),
     );
     let text = asked.to_string();
-    assert!(text.contains("judgement_1"), "the unjudged item: {text}");
     assert!(
-        !text.contains("judgement_0"),
+        text.contains("item_001_judgement"),
+        "the unjudged item: {text}"
+    );
+    assert!(
+        !text.contains("item_000_judgement"),
         "the item judged before: {text}"
     );
 }

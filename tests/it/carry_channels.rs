@@ -100,7 +100,7 @@ fn a_carried_verdicts_reason_is_said_in_the_report_the_terminal_and_the_form() {
 
     let asked = asked_at_revision_2(&mut c);
     let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
-        ["properties"]["judgement_0"]["description"]
+        ["properties"]["item_000_judgement"]["description"]
         .as_str()
         .unwrap_or_default()
         .to_string();
@@ -452,7 +452,7 @@ fn an_entity_id_holding_a_semicolon_cannot_add_a_segment_to_the_forms_descriptio
     );
     let asked = asked_at_revision_2(&mut c);
     let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
-        ["properties"]["judgement_0"]["description"]
+        ["properties"]["item_000_judgement"]["description"]
         .as_str()
         .unwrap_or_else(|| panic!("{asked}"))
         .to_string();
@@ -494,7 +494,7 @@ fn a_re_verify_line_names_the_revision_before_the_ids_that_changed_there() {
     );
     let asked = asked_at_revision_2(&mut c);
     let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
-        ["properties"]["judgement_0"]["description"]
+        ["properties"]["item_000_judgement"]["description"]
         .as_str()
         .unwrap_or_default()
         .to_string();

@@ -401,7 +401,11 @@ fn carry_forward_inherits_re_verifies_and_supersedes_in_each_era() {
             let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
             assert_eq!(
                 params["requestedSchema"]["required"],
-                json!(["judgement_0", "judgement_2", "judgement_3"]),
+                json!([
+                    "item_000_judgement",
+                    "item_002_judgement",
+                    "item_003_judgement"
+                ]),
                 "{asked}"
             );
             // Said once, in the fields (issue 28: no detail twice in the form).
@@ -945,7 +949,7 @@ fn carry_forward_form_labels_a_carried_items_evidence_as_the_earlier_revisions()
         json!({"elicitation": {"form": {}}}),
     );
     let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
-    let about = params["requestedSchema"]["properties"]["judgement_0"]["description"]
+    let about = params["requestedSchema"]["properties"]["item_000_judgement"]["description"]
         .as_str()
         .unwrap_or_default()
         .to_string();

@@ -65,7 +65,8 @@ pub(crate) fn form_answered(
     index: usize,
     judgement: &str,
 ) -> Value {
-    let answer = json!({"action": "accept", "content": {format!("judgement_{index}"): judgement}});
+    let answer =
+        json!({"action": "accept", "content": {format!("item_{index:03}_judgement"): judgement}});
     c.request_declaring(
         "tools/call",
         json!({"name": "request_verdicts", "arguments": args,

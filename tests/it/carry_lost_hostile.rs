@@ -157,7 +157,7 @@ fn hostile_lost_ids_are_shown_inert_in_every_reader() {
         json!({"elicitation": {"form": {}}}),
     );
     let about = asked["result"]["inputRequests"]["verdicts"]["params"]["requestedSchema"]
-        ["properties"]["judgement_0"]["description"]
+        ["properties"]["item_000_judgement"]["description"]
         .as_str()
         .unwrap_or_else(|| panic!("{asked}"))
         .to_string();

@@ -1302,7 +1302,7 @@ impl World {
         }
         let judgement = if accept { "accepted" } else { "rejected" };
         let answer =
-            json!({"action": "accept", "content": {format!("judgement_{pos}"): judgement}});
+            json!({"action": "accept", "content": {format!("item_{pos:03}_judgement"): judgement}});
         let done = client.request_declaring(
             "tools/call",
             json!({"name": "request_verdicts", "arguments": args,

@@ -72,7 +72,7 @@ fn refusal_text(out: &[Value]) -> Result<String> {
 }
 
 fn accept() -> Value {
-    json!({"action": "accept", "content": {"judgement_0": "accepted", "judgement_1": "rejected", "reason_1": "not at the boss"}})
+    json!({"action": "accept", "content": {"item_000_judgement": "accepted", "item_001_judgement": "rejected", "item_001_reason": "not at the boss"}})
 }
 
 /// A legacy session of `version` whose client declared `capabilities`, with one decision of
@@ -247,14 +247,14 @@ fn a_violated_item_says_that_accepting_it_confirms_the_violation() -> Result<()>
     };
     let hint = "state: violated (accepting confirms the violation; reject only if the item is wrong as stated)";
     ensure!(
-        about("judgement_0").contains(hint),
+        about("item_000_judgement").contains(hint),
         "{}",
-        about("judgement_0")
+        about("item_000_judgement")
     );
     ensure!(
-        !about("judgement_1").contains("accepting"),
+        !about("item_001_judgement").contains("accepting"),
         "{}",
-        about("judgement_1")
+        about("item_001_judgement")
     );
     Ok(())
 }
@@ -280,7 +280,7 @@ fn a_recorded_answer_says_how_many_items_still_await_the_engineer() -> Result<()
         &mut s,
         &answer(
             &asked,
-            json!({"action": "accept", "content": {"judgement_1": "accepted"}}),
+            json!({"action": "accept", "content": {"item_001_judgement": "accepted"}}),
         ),
     );
     let result = &out.first().context("no answer")?["result"];
@@ -385,6 +385,83 @@ fn a_response_is_matched_by_the_servers_request_id_only() -> Result<()> {
     Ok(())
 }
 
+/// The legacy `elicitation/create` request puts the form's fields on the wire item by item:
+/// `item_000_judgement`, `item_000_reason`, `item_001_judgement`, … (before, every
+/// `judgement_<i>` came before every `reason_<i>`; see
+/// `verdicts::the_forms_fields_reach_the_host_item_by_item_in_basis_order`).
+#[test]
+fn the_legacy_forms_fields_reach_the_host_item_by_item() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let mut wire = Vec::new();
+    s.serve_frame(
+        review_mcp::framing::Frame::Line(ask(2).to_string().into_bytes()),
+        &mut wire,
+    )?;
+    let wire = String::from_utf8(wire)?;
+    ensure!(wire.contains("\"method\":\"elicitation/create\""), "{wire}");
+    let keys = [
+        "item_000_judgement",
+        "item_000_reason",
+        "item_001_judgement",
+        "item_001_reason",
+    ];
+    let places = keys
+        .iter()
+        .map(|k| {
+            wire.find(&format!("\"{k}\":{{"))
+                .context(format!("no {k}: {wire}"))
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    ensure!(
+        places.windows(2).all(|w| w[0] < w[1]),
+        "fields out of order: {keys:?} at {places:?}"
+    );
+    Ok(())
+}
+
+/// The form's keys of earlier builds (`judgement_<i>`, `reason_<i>`), in a legacy session: an
+/// answer with them (a host that wrote the documented keys into its code) is recorded as it
+/// was before, reason included; one mixing them with the form's keys is refused, naming one
+/// of each, and writes nothing.
+#[test]
+fn an_answer_with_an_earlier_forms_keys_is_recorded_and_one_mixing_both_is_refused() -> Result<()> {
+    let mut s = server_with_wait(None)?;
+    form_session(&mut s)?;
+    let asked = the_ask(&send(&mut s, &ask(2)))?;
+    let mixed = json!({"action": "accept", "content": {
+        "item_000_judgement": "accepted", "judgement_1": "rejected", "reason_1": "not at the boss"}});
+    let text = refusal_text(&send(&mut s, &answer(&asked, mixed)))?;
+    ensure!(
+        text.contains("such as \"item_000_judgement\"")
+            && (text.contains("such as \"judgement_1\"") || text.contains("such as \"reason_1\""))
+            && text.contains("nothing was written"),
+        "{text}"
+    );
+    assert_eq!(verdicts(&mut s)?, vec![None, None]);
+
+    let asked = the_ask(&send(&mut s, &ask(3)))?;
+    let earlier = json!({"action": "accept", "content": {
+        "judgement_0": "accepted", "judgement_1": "rejected", "reason_1": "not at the boss"}});
+    let out = send(&mut s, &answer(&asked, earlier));
+    assert_eq!(out[0]["id"], 3, "{out:?}");
+    assert_eq!(
+        out[0]["result"]["structuredContent"]["outcome"], "recorded",
+        "{out:?}"
+    );
+    assert_eq!(
+        verdicts(&mut s)?,
+        vec![
+            Some(("accepted".into(), "elicitation".into())),
+            Some(("rejected".into(), "elicitation".into()))
+        ]
+    );
+    let reason =
+        &out[0]["result"]["structuredContent"]["decision"]["basis"][1]["verdict"]["reason"];
+    assert_eq!(reason, "not at the boss", "{out:?}");
+    Ok(())
+}
+
 #[test]
 fn a_client_error_response_answers_is_error_and_writes_nothing() -> Result<()> {
     let mut s = server_with_wait(None)?;
@@ -416,11 +493,11 @@ fn a_judgement_of_any_length_is_refused_within_the_answer_bound() -> Result<()> 
         &mut s,
         &answer(
             &asked,
-            json!({"action": "accept", "content": {"judgement_0": huge, "judgement_1": "accepted"}}),
+            json!({"action": "accept", "content": {"item_000_judgement": huge, "item_001_judgement": "accepted"}}),
         ),
     );
     let text = refusal_text(&out)?;
-    assert!(text.contains("judgement_0"), "{text}");
+    assert!(text.contains("item_000_judgement"), "{text}");
     let line = out[0].to_string().len();
     assert!(line < 2_000, "a {line}-byte refusal: {}", &text[..200]);
     assert_eq!(verdicts(&mut s)?, vec![None, None]);
@@ -437,7 +514,7 @@ fn an_unreadable_answer_to_the_form_ends_the_wait_at_once() -> Result<()> {
     form_session(&mut s)?;
     let asked = the_ask(&send(&mut s, &ask(2)))?;
     let line = format!(
-        r#"{{"jsonrpc":"2.0","id":"{asked}","result":{{"action":"accept","content":{{"judgement_0":"accepted","judgement_1":"rejected","reason_1":"cut \ud83d"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":"{asked}","result":{{"action":"accept","content":{{"item_000_judgement":"accepted","item_001_judgement":"rejected","item_001_reason":"cut \ud83d"}}}}}}"#
     );
     let out = s.handle_line(line.as_bytes());
     let text = refusal_text(&out)?;
@@ -1306,13 +1383,13 @@ fn a_sealed_retry_without_the_answer_asks_again_about_the_unchanged_items() -> R
     assert_eq!(result["resultType"], "input_required", "{out:?}");
     let fields = &result["inputRequests"]["verdicts"]["params"]["requestedSchema"]["properties"];
     assert!(
-        fields.get("judgement_0").is_some() && fields.get("judgement_1").is_none(),
+        fields.get("item_000_judgement").is_some() && fields.get("item_001_judgement").is_none(),
         "asks about the unchanged item only: {fields}"
     );
     let again = request_state(&out)?;
     let retry = json!({"requestState": again,
                        "inputResponses": {"verdicts": {"action": "accept",
-                           "content": {"judgement_0": "accepted"}}}});
+                           "content": {"item_000_judgement": "accepted"}}}});
     let out = send(&mut s, &modern_ask(5, retry));
     let content = &out[0]["result"]["structuredContent"];
     assert_eq!(content["outcome"], "recorded", "{out:?}");
@@ -1606,8 +1683,8 @@ fn twenty_items(server: &mut Server, id: u64, tag: impl Fn(usize) -> &'static st
 fn twenty_long_answers(reason: &str) -> Value {
     let mut content = serde_json::Map::new();
     for i in 0..20 {
-        content.insert(format!("judgement_{i}"), json!("rejected"));
-        content.insert(format!("reason_{i}"), json!(reason.repeat(2_000)));
+        content.insert(format!("item_{i:03}_judgement"), json!("rejected"));
+        content.insert(format!("item_{i:03}_reason"), json!(reason.repeat(2_000)));
     }
     json!({"action": "accept", "content": content})
 }

@@ -291,7 +291,7 @@ fn the_verdict_form_shows_invisible_characters() {
         json!({"elicitation": {"form": {}}}),
     );
     let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
-    let field = &params["requestedSchema"]["properties"]["judgement_0"];
+    let field = &params["requestedSchema"]["properties"]["item_000_judgement"];
     for shown in [&field["title"], &field["description"]] {
         let text = shown.as_str().unwrap_or_else(|| panic!("{asked}"));
         assert!(

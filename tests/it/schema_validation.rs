@@ -559,7 +559,7 @@ fn schema_validator_rejects_known_bad_messages() -> Result<()> {
     ];
     // And the shapes this server sends pass: its elicitation/create with and without mode, and
     // an input_required answer (not a CallToolResult: it has no content).
-    let form = json!({"type":"object","properties":{"judgement_0":{"type":"string","enum":["accepted","rejected"]},"reason_0":{"type":"string","maxLength":2000}},"required":["judgement_0"]});
+    let form = json!({"type":"object","properties":{"item_000_judgement":{"type":"string","enum":["accepted","rejected"]},"item_000_reason":{"type":"string","maxLength":2000}},"required":["item_000_judgement"]});
     let good = [
         (
             LATEST_LEGACY,

@@ -130,13 +130,17 @@ fn the_form_asks_every_item_without_an_engineer_verdict_and_records_the_answers_
     // The assistant's relayed verdict on item 0 is not the engineer's: it is asked too.
     assert_eq!(
         schema["required"],
-        json!(["judgement_0", "judgement_1", "judgement_2"])
+        json!([
+            "item_000_judgement",
+            "item_001_judgement",
+            "item_002_judgement"
+        ])
     );
     for (key, p) in schema["properties"].as_object().unwrap() {
         assert_eq!(p["type"], "string", "{key}: flat primitives only");
     }
     assert_eq!(
-        schema["properties"]["judgement_1"]["enum"],
+        schema["properties"]["item_001_judgement"]["enum"],
         json!(["accepted", "rejected"])
     );
     // Issue 28: the first line (all a one-line host shows) says whose answers these are, in
@@ -161,8 +165,8 @@ fn the_form_asks_every_item_without_an_engineer_verdict_and_records_the_answers_
         "tools/call",
         json!({"name": "request_verdicts", "arguments": ask_args(), "requestState": state,
                "inputResponses": {"verdicts": {"action": "accept", "content": {
-                   "judgement_0": "rejected", "reason_0": "reamer unknown",
-                   "judgement_1": "accepted", "judgement_2": "accepted", "reason_2": "  "}}}}),
+                   "item_000_judgement": "rejected", "item_000_reason": "reamer unknown",
+                   "item_001_judgement": "accepted", "item_002_judgement": "accepted", "item_002_reason": "  "}}}}),
         form(),
     );
     let out = &done["result"]["structuredContent"];
@@ -195,7 +199,7 @@ fn the_form_asks_every_item_without_an_engineer_verdict_and_records_the_answers_
         "tools/call",
         json!({"name": "request_verdicts", "arguments": ask_args(), "requestState": state,
                "inputResponses": {"verdicts": {"action": "accept", "content": {
-                   "judgement_0": "accepted", "judgement_1": "accepted", "judgement_2": "accepted"}}}}),
+                   "item_000_judgement": "accepted", "item_001_judgement": "accepted", "item_002_judgement": "accepted"}}}}),
         form(),
     );
     assert_eq!(replay["result"]["isError"], json!(true), "{replay}");
@@ -238,7 +242,7 @@ fn a_kept_engineer_verdict_names_the_channels_of_the_calling_host() {
     remember(&mut c, basis(None));
     c.ask_and_answer(
         ask_args(),
-        json!({"action": "accept", "content": {"judgement_0": "rejected", "judgement_1": "accepted", "judgement_2": "accepted"}}),
+        json!({"action": "accept", "content": {"item_000_judgement": "rejected", "item_001_judgement": "accepted", "item_002_judgement": "accepted"}}),
     );
     let apps = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
     let mut both = apps.clone();
@@ -281,7 +285,7 @@ fn an_assistant_replacement_keeps_the_engineers_verdicts_and_says_so() {
     remember(&mut c, basis(None));
     let done = c.ask_and_answer(
         json!({"artifact": artifact(), "subject": "bore", "items": [0, 2]}),
-        json!({"action": "accept", "content": {"judgement_0": "rejected", "judgement_2": "accepted"}}),
+        json!({"action": "accept", "content": {"item_000_judgement": "rejected", "item_002_judgement": "accepted"}}),
     );
     assert_eq!(
         done["result"]["structuredContent"]["recorded"],
@@ -407,11 +411,11 @@ fn declined_cancelled_or_mismatched_answers_write_nothing() {
         assert_eq!(r["result"]["structuredContent"]["recorded"], json!([]));
     }
     for content in [
-        json!({"judgement_0": "maybe", "judgement_1": "accepted", "judgement_2": "accepted"}),
-        json!({"judgement_0": "accepted", "judgement_1": "accepted"}),
-        json!({"judgement_0": "accepted", "judgement_1": "accepted", "judgement_2": "accepted",
-               "judgement_7": "accepted"}),
-        json!({"judgement_0": true, "judgement_1": "accepted", "judgement_2": "accepted"}),
+        json!({"item_000_judgement": "maybe", "item_001_judgement": "accepted", "item_002_judgement": "accepted"}),
+        json!({"item_000_judgement": "accepted", "item_001_judgement": "accepted"}),
+        json!({"item_000_judgement": "accepted", "item_001_judgement": "accepted", "item_002_judgement": "accepted",
+               "item_007_judgement": "accepted"}),
+        json!({"item_000_judgement": true, "item_001_judgement": "accepted", "item_002_judgement": "accepted"}),
     ] {
         let r = c.ask_and_answer(ask_args(), json!({"action": "accept", "content": content}));
         assert_eq!(r["result"]["isError"], json!(true), "{content}: {r}");
@@ -460,7 +464,7 @@ fn request_state_is_sealed_bound_to_its_call_and_the_capability_is_required() {
         .unwrap()
         .to_string();
     let answer = json!({"action": "accept", "content": {
-        "judgement_0": "accepted", "judgement_1": "accepted", "judgement_2": "accepted"}});
+        "item_000_judgement": "accepted", "item_001_judgement": "accepted", "item_002_judgement": "accepted"}});
     let retry = |c: &mut Modern, args: Value, state: &str| {
         c.request(
             "tools/call",
@@ -522,7 +526,7 @@ fn recall_decisions_filters_on_verdict_state_and_provenance() {
     }
     c.ask_and_answer(
         json!({"artifact": artifact(), "subject": "engineer"}),
-        json!({"action": "accept", "content": {"judgement_0": "rejected"}}),
+        json!({"action": "accept", "content": {"item_000_judgement": "rejected"}}),
     );
     let find = |c: &mut Modern, filter: Value| -> Vec<String> {
         let mut args = json!({"artifact": artifact()});
@@ -576,7 +580,7 @@ fn stored_strings_cannot_forge_lines_of_the_form() {
     let message = params["message"].as_str().unwrap();
     assert_eq!(message.lines().count(), 2, "{message}");
     assert!(!message.contains('\u{202E}'));
-    let title = params["requestedSchema"]["properties"]["judgement_0"]["title"]
+    let title = params["requestedSchema"]["properties"]["item_000_judgement"]["title"]
         .as_str()
         .unwrap();
     assert_eq!(title, "Item 1: Bore Item 2: Wall accepted by QA");
@@ -593,7 +597,7 @@ fn asked_again_the_form_says_who_gave_each_earlier_verdict_how_and_when() {
     let one = json!({"artifact": artifact(), "subject": "bore", "items": [1]});
     let done = c.ask_and_answer(
         one,
-        json!({"action": "accept", "content": {"judgement_1": "rejected"}}),
+        json!({"action": "accept", "content": {"item_001_judgement": "rejected"}}),
     );
     assert_eq!(done["result"]["structuredContent"]["outcome"], "recorded");
     let ui = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
@@ -625,7 +629,7 @@ fn asked_again_the_form_says_who_gave_each_earlier_verdict_how_and_when() {
     let asked = c.call("request_verdicts", all, form());
     let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
     let about = |i: usize| {
-        params["requestedSchema"]["properties"][format!("judgement_{i}")]["description"]
+        params["requestedSchema"]["properties"][format!("item_{i:03}_judgement")]["description"]
             .as_str()
             .unwrap()
             .to_string()
@@ -681,7 +685,7 @@ fn the_form_shows_a_long_requirement_and_says_what_it_cuts() {
     let asked = c.call("request_verdicts", ask_args(), form());
     let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
     let field = |i: usize, key: &str| {
-        params["requestedSchema"]["properties"][format!("judgement_{i}")][key]
+        params["requestedSchema"]["properties"][format!("item_{i:03}_judgement")][key]
             .as_str()
             .unwrap()
             .to_string()
@@ -745,16 +749,15 @@ fn the_form_message_names_the_decision_it_asks_about_unforged() {
     );
 }
 
-/// Known defect (found by the wire2 audit, not fixed): the form's fields reach the host in the
-/// order serde_json writes a map's keys, sorted (the crate is built without
-/// `preserve_order`, which would add a dependency): every `judgement_i` before every
-/// `reason_i`, and `judgement_10` between `judgement_1` and `judgement_2`. A host that shows
-/// the fields in the order received (`Object.entries`) shows an item's reason far from its
-/// judgement, and item 11 after item 2. Fixing it changes the form's documented keys (e.g.
-/// `item_001_judgement`, `item_001_reason`) and every transcript that holds a form, a
-/// change of the wire contract to make on purpose.
+/// Regression (found by the wire2 audit): the form's fields reached the host in the order
+/// serde_json writes a map's keys, sorted (the crate is built without `preserve_order`, which
+/// would add a dependency), and the keys were `judgement_<i>` and `reason_<i>`: every
+/// judgement before every reason, and `judgement_10` between `judgement_1` and `judgement_2`.
+/// A host that shows the fields in the order received (`Object.entries`) showed an item's
+/// reason far from its judgement, and item 11 after item 2. The keys are now
+/// `item_<i>_judgement` and `item_<i>_reason`, the index zero-padded to the largest a basis
+/// can have, so that sorted they come item by item in basis order.
 #[test]
-#[ignore = "known defect: the form's fields are sent in sorted key order, reasons after every judgement and item 11 after item 2"]
 fn the_forms_fields_reach_the_host_item_by_item_in_basis_order() {
     let mut c = Modern::new();
     let items: Vec<Value> = (0..12)
@@ -779,13 +782,90 @@ fn the_forms_fields_reach_the_host_item_by_item_in_basis_order() {
     };
     let mut keys = Vec::new();
     for i in 0..12 {
-        keys.push(format!("judgement_{i}"));
-        keys.push(format!("reason_{i}"));
+        keys.push(format!("item_{i:03}_judgement"));
+        keys.push(format!("item_{i:03}_reason"));
     }
     let places: Vec<usize> = keys.iter().map(|k| at(k)).collect();
     assert!(
         places.windows(2).all(|w| w[0] < w[1]),
         "fields out of order: {keys:?} at {places:?}"
+    );
+    // Each judgement's field holds its item's title: the key and the item shown agree.
+    for i in [0, 2, 10, 11] {
+        let field = &wire[at(&format!("item_{i:03}_judgement"))..];
+        assert!(
+            field[..field.find('}').unwrap()]
+                .contains(&format!("\"title\":\"Item {}: Item {i}\"", i + 1)),
+            "{field}"
+        );
+    }
+}
+
+/// The form's keys of earlier builds (`judgement_<i>`, `reason_<i>`): a 2026-07-28 retry
+/// answering with them (a host that wrote the documented keys into its code, or the answer
+/// to a form an earlier build sent) is recorded as it was before; one mixing them with the
+/// form's keys is refused, naming one of each, and writes nothing.
+#[test]
+fn a_retry_with_an_earlier_forms_keys_is_recorded_and_one_mixing_both_is_refused() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    let before = c.decision();
+    for (content, padded, earlier) in [
+        (
+            json!({"item_000_judgement": "accepted", "judgement_1": "accepted", "judgement_2": "accepted"}),
+            "item_000_judgement",
+            "judgement_1",
+        ),
+        (
+            json!({"item_000_judgement": "accepted", "item_001_judgement": "accepted",
+                   "item_002_judgement": "accepted", "reason_2": "per the drawing"}),
+            "item_000_judgement",
+            "reason_2",
+        ),
+    ] {
+        let r = c.ask_and_answer(ask_args(), json!({"action": "accept", "content": content}));
+        assert_eq!(r["result"]["isError"], json!(true), "{content}: {r}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("such as \"{padded}\""))
+                && text.contains(&format!("such as \"{earlier}\"")),
+            "{text}"
+        );
+        assert!(text.contains("nothing was written"), "{text}");
+    }
+    assert_eq!(c.decision(), before, "nothing written");
+    // An earlier form's keys, one missing: refused by the name the answer uses.
+    let r = c.ask_and_answer(
+        ask_args(),
+        json!({"action": "accept", "content": {"judgement_0": "accepted", "judgement_2": "accepted"}}),
+    );
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("judgement_1 is missing"), "{r}");
+    assert_eq!(c.decision(), before, "nothing written");
+
+    let r = c.ask_and_answer(
+        ask_args(),
+        json!({"action": "accept", "content": {
+            "judgement_0": "rejected", "reason_0": "reamer unknown",
+            "judgement_1": "accepted", "judgement_2": "accepted", "reason_2": "  "}}),
+    );
+    let out = &r["result"]["structuredContent"];
+    assert_eq!(out["outcome"], "recorded", "{r}");
+    assert_eq!(out["recorded"], json!([0, 1, 2]));
+    let d = c.decision();
+    let v0 = &d["basis"][0]["verdict"];
+    assert_eq!(
+        (&v0["judgement"], &v0["via"], &v0["reason"]),
+        (
+            &json!("rejected"),
+            &json!("elicitation"),
+            &json!("reamer unknown")
+        )
+    );
+    assert_eq!(d["basis"][1]["verdict"]["judgement"], "accepted");
+    assert!(
+        d["basis"][2]["verdict"].get("reason").is_none(),
+        "a blank reason is none"
     );
 }
 
@@ -860,7 +940,7 @@ fn stored_fields_cannot_add_segments_to_the_forms_description() {
     let asked = c.call("request_verdicts", ask_args(), form());
     let params = &asked["result"]["inputRequests"]["verdicts"]["params"];
     let about = |i: usize| {
-        params["requestedSchema"]["properties"][format!("judgement_{i}")]["description"]
+        params["requestedSchema"]["properties"][format!("item_{i:03}_judgement")]["description"]
             .as_str()
             .unwrap_or_else(|| panic!("{asked}"))
             .to_string()
@@ -900,7 +980,7 @@ fn a_form_answered_after_its_decision_was_carried_on_names_where_to_ask() {
         json!({"from": artifact(), "to": to_artifact, "map": []}),
     );
     let answer = json!({"action": "accept", "content": {
-        "judgement_0": "accepted", "judgement_1": "accepted", "judgement_2": "rejected"}});
+        "item_000_judgement": "accepted", "item_001_judgement": "accepted", "item_002_judgement": "rejected"}});
     let r = c.request(
         "tools/call",
         json!({"name": "request_verdicts", "arguments": ask_args(),
@@ -933,8 +1013,8 @@ fn an_answer_that_wrote_nothing_does_not_resend_the_decision() {
         let text = r["result"]["content"][1]["text"].as_str().unwrap();
         assert!(!text.contains("Wall at least 2 mm"), "{action}: {text}");
     }
-    let all = json!({"judgement_0": "accepted", "judgement_1": "accepted",
-                     "judgement_2": "rejected"});
+    let all = json!({"item_000_judgement": "accepted", "item_001_judgement": "accepted",
+                     "item_002_judgement": "rejected"});
     c.ask_and_answer(ask_args(), json!({"action": "accept", "content": all}));
     let r = c.call("request_verdicts", ask_args(), form());
     let s = &r["result"]["structuredContent"];
@@ -960,7 +1040,7 @@ fn a_kept_engineer_verdict_on_an_item_stated_otherwise_says_to_ask_them_again() 
     remember(&mut c, basis(None));
     c.ask_and_answer(
         json!({"artifact": artifact(), "subject": "bore", "items": [1]}),
-        json!({"action": "accept", "content": {"judgement_1": "accepted"}}),
+        json!({"action": "accept", "content": {"item_001_judgement": "accepted"}}),
     );
     let d = c.decision();
     let restate = |c: &mut Modern, basis: Value| {

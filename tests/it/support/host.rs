@@ -142,7 +142,7 @@ impl Host {
         let args = json!({"artifact": self.artifact, "subject": self.subject, "items": items});
         let content: serde_json::Map<String, Value> = items
             .iter()
-            .map(|i| (format!("judgement_{i}"), json!("accepted")))
+            .map(|i| (format!("item_{i:03}_judgement"), json!("accepted")))
             .collect();
         let reply = json!({"action": "accept", "content": content});
         let out = self.raw_call("request_verdicts", &args, json!({}));
