@@ -915,6 +915,130 @@ fn sync_team_a_rebase_in_a_linked_worktree_is_not_stopped_by_a_version_given_bac
     a_rebase_of_several_commits_over_a_restatement(true, false)
 }
 
+/// Regression: a sync run while `git cherry-pick A..B` (or a revert of several commits) was
+/// stopped on a conflict in another file was not refused, as one during a rebase is. Over a
+/// restatement, the first pick had the merge driver set bore's version aside; the sync put it
+/// in place, untracked, as an older version than the database's (taken, the database's
+/// saved), and wrote the history files of the commits not yet picked: `git cherry-pick
+/// --continue` then stopped ("untracked working tree files would be overwritten"), the user
+/// stuck mid-pick. The sync, dry run too, is now refused while git's sequencer runs, saying
+/// how to finish; once finished, the sync keeps Bob's later edit.
+#[test]
+fn sync_team_refuses_a_folder_while_git_cherry_picks_several_commits() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-pick")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    std::fs::write(a.clone.join("notes.txt"), "base\n")?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call("forget", json!({"artifact": art(), "name": "bore"}))?
+        .ok()?;
+    a.remember("bore", "alice: ream to size, stated again")?;
+    a.publish("alice: bore stated again")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let faces: Vec<String> = (1..=40).map(|i| format!("face:{i}")).collect();
+    let edit = |b: &mut Engineer, note: &str, message: &str| -> anyhow::Result<()> {
+        b.server
+            .call(
+                "remember",
+                json!({"artifact": art(), "name": "bore", "note": note, "entity_ids": faces}),
+            )?
+            .ok()?;
+        b.sync()?;
+        b.commit(message)
+    };
+    // Bob's three commits on a branch of his own: bore, a note, bore again.
+    edit(&mut b, "bob: ream to size", "bob: bore")?;
+    std::fs::write(b.clone.join("notes.txt"), "bob\n")?;
+    b.commit("bob: notes")?;
+    edit(&mut b, "bob: ream to size and deburr", "bob: deburr")?;
+    git_ok(&b.clone, &["branch", "mine"])?;
+    git_ok(&b.clone, &["fetch", "-q", "origin"])?;
+    git_ok(&b.clone, &["reset", "-q", "--hard", "origin/main"])?;
+    std::fs::write(b.clone.join("notes.txt"), "main\n")?;
+    b.commit("notes on main")?;
+    let pick = git(&b.clone, &["cherry-pick", "origin/main..mine"])?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&pick.stdout),
+        String::from_utf8_lossy(&pick.stderr)
+    );
+    ensure!(
+        !pick.status.success() && said.contains("Merge conflict in notes.txt"),
+        "the second pick stops on notes.txt: {said}"
+    );
+    ensure!(
+        b.clone
+            .join(FOLDER)
+            .join("records")
+            .read_dir()?
+            .any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json.kept"))),
+        "the first pick set bore's version aside"
+    );
+    let held = b.export()?;
+    let status = git_ok(
+        &b.clone,
+        &["status", "--porcelain", "--untracked-files=all"],
+    )?;
+    for dry_run in [true, false] {
+        let out = sync_output(&b, dry_run)?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        ensure!(
+            !out.status.success()
+                && err.contains("cherry-pick")
+                && err.contains("git cherry-pick --continue")
+                && err.contains("nothing was changed"),
+            "dry run {dry_run}: refused, saying how to finish the cherry-pick: {err}{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    ensure!(b.export()? == held, "the database is as it was");
+    ensure!(
+        git_ok(
+            &b.clone,
+            &["status", "--porcelain", "--untracked-files=all"]
+        )? == status,
+        "no file was written"
+    );
+    // Finished (the last pick stops on its modify/delete of bore's file, settled by adding
+    // it), every commit is picked and the sync keeps Bob's later edit.
+    std::fs::write(b.clone.join("notes.txt"), "both\n")?;
+    git_ok(&b.clone, &["add", "notes.txt"])?;
+    for _ in 0..3 {
+        let go_on = git(
+            &b.clone,
+            &["-c", "core.editor=true", "cherry-pick", "--continue"],
+        )?;
+        if go_on.status.success() {
+            break;
+        }
+        let said = String::from_utf8_lossy(&go_on.stderr).into_owned();
+        ensure!(
+            !said.contains("untracked working tree files"),
+            "nothing untracked stands in a later pick's way: {said}"
+        );
+        git_ok(&b.clone, &["add", "-u", FOLDER])?;
+    }
+    ensure!(
+        !b.clone.join(".git").join("sequencer").exists(),
+        "the cherry-pick is finished"
+    );
+    b.sync()?;
+    ensure!(
+        b.features()?
+            == [(
+                "bore".to_string(),
+                "bob: ream to size and deburr".to_string()
+            )],
+        "bob's later edit stays: {:?}",
+        b.features()?
+    );
+    Ok(())
+}
+
 /// `review-mcp sync` of the engineer's folder, dry run or not, whatever it exits with.
 fn sync_output(e: &Engineer, dry_run: bool) -> anyhow::Result<Output> {
     let mut cmd = Command::new(binary());
