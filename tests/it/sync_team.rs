@@ -915,6 +915,82 @@ fn sync_team_a_rebase_in_a_linked_worktree_is_not_stopped_by_a_version_given_bac
     a_rebase_of_several_commits_over_a_restatement(true, false)
 }
 
+/// Regression: a rebase that picks two edits of one item in reverse order (`git rebase -i`,
+/// the later edit moved first), each pairing its file with a restatement as a rename, set
+/// the two versions aside in turn, the older written last over the later: the next sync put
+/// the older version in place over the database's later one ("changed in the folder only,
+/// to a version older than the database's: taken"), Bob's latest edit replaced. A version
+/// set aside now merges with the one already there as two versions of one item do in its
+/// file: the later is kept, whatever order git picks them in.
+#[test]
+fn sync_team_a_rebase_that_reorders_two_edits_of_one_item_keeps_the_later_version()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-reorder")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call("forget", json!({"artifact": art(), "name": "bore"}))?
+        .ok()?;
+    a.remember("bore", "alice: ream to size, stated again")?;
+    a.publish("alice: bore stated again")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.remember("bore", "bob: ream to size")?;
+    b.sync()?;
+    b.commit("bob: bore")?;
+    std::fs::write(b.clone.join("notes.txt"), "bob\n")?;
+    b.commit("bob: notes")?;
+    b.remember("bore", "bob: ream to size and deburr")?;
+    b.sync()?;
+    b.commit("bob: deburr")?;
+    git_ok(&b.clone, &["fetch", "-q", "origin"])?;
+    // The todo list reversed: deburr, notes, bore.
+    let reverse = root.path().join("reverse.sh");
+    std::fs::write(
+        &reverse,
+        "#!/bin/sh\nawk '/^pick/ {a[n++]=$0} END {while (n) print a[--n]}' \"$1\" > \"$1.r\" \
+         && mv \"$1.r\" \"$1\"\n",
+    )?;
+    let editor = format!("sequence.editor=sh {}", reverse.display());
+    let rebase = git(&b.clone, &["-c", &editor, "rebase", "-i", "origin/main"])?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&rebase.stdout),
+        String::from_utf8_lossy(&rebase.stderr)
+    );
+    ensure!(
+        rebase.status.success(),
+        "the rebase runs to its end: {said}"
+    );
+    let log = git_ok(&b.clone, &["log", "--format=%s", "-3"])?;
+    ensure!(
+        log.lines().collect::<Vec<_>>() == ["bob: bore", "bob: notes", "bob: deburr"],
+        "the commits reordered: {log}"
+    );
+    ensure!(
+        said.matches("set aside as").count() == 2,
+        "both picks set bore's version aside: {said}"
+    );
+    let synced = b.sync()?;
+    ensure!(
+        !synced.contains("older than the database's"),
+        "the version put in place is the later: {synced}"
+    );
+    ensure!(
+        b.features()?
+            == [(
+                "bore".to_string(),
+                "bob: ream to size and deburr".to_string()
+            )],
+        "bob's later edit stays: {:?}\n{synced}",
+        b.features()?
+    );
+    Ok(())
+}
+
 /// Regression: a sync run while `git cherry-pick A..B` (or a revert of several commits) was
 /// stopped on a conflict in another file was not refused, as one during a rebase is. Over a
 /// restatement, the first pick had the merge driver set bore's version aside; the sync put it
