@@ -915,6 +915,25 @@ fn sync_team_a_rebase_in_a_linked_worktree_is_not_stopped_by_a_version_given_bac
     a_rebase_of_several_commits_over_a_restatement(true, false)
 }
 
+/// Bob's clone, synced, behind Alice's pushed restatement: she reviewed bore and a
+/// notes.txt, Bob pulled and synced, then she forgot bore and stated it again (another id).
+fn bob_behind_a_restatement(root: &Path) -> anyhow::Result<Engineer> {
+    let (bare, mut a) = team_repository(root)?;
+    std::fs::write(a.clone.join("notes.txt"), "base\n")?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root, &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call("forget", json!({"artifact": art(), "name": "bore"}))?
+        .ok()?;
+    a.remember("bore", "alice: ream to size, stated again")?;
+    a.publish("alice: bore stated again")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    Ok(b)
+}
+
 /// Regression: a rebase that picks two edits of one item in reverse order (`git rebase -i`,
 /// the later edit moved first), each pairing its file with a restatement as a rename, set
 /// the two versions aside in turn, the older written last over the later: the next sync put
@@ -926,18 +945,7 @@ fn sync_team_a_rebase_in_a_linked_worktree_is_not_stopped_by_a_version_given_bac
 fn sync_team_a_rebase_that_reorders_two_edits_of_one_item_keeps_the_later_version()
 -> anyhow::Result<()> {
     let root = TempDir::new("sync-team-reorder")?;
-    let (bare, mut a) = team_repository(root.path())?;
-    a.remember("bore", "ream to size")?;
-    a.publish("alice: first review")?;
-    let mut b = Engineer::start(root.path(), &bare, "bob")?;
-    b.pull()?;
-    b.sync()?;
-    a.server
-        .call("forget", json!({"artifact": art(), "name": "bore"}))?
-        .ok()?;
-    a.remember("bore", "alice: ream to size, stated again")?;
-    a.publish("alice: bore stated again")?;
-    std::thread::sleep(std::time::Duration::from_millis(5));
+    let mut b = bob_behind_a_restatement(root.path())?;
     b.remember("bore", "bob: ream to size")?;
     b.sync()?;
     b.commit("bob: bore")?;
@@ -1002,19 +1010,7 @@ fn sync_team_a_rebase_that_reorders_two_edits_of_one_item_keeps_the_later_versio
 #[test]
 fn sync_team_refuses_a_folder_while_git_cherry_picks_several_commits() -> anyhow::Result<()> {
     let root = TempDir::new("sync-team-pick")?;
-    let (bare, mut a) = team_repository(root.path())?;
-    std::fs::write(a.clone.join("notes.txt"), "base\n")?;
-    a.remember("bore", "ream to size")?;
-    a.publish("alice: first review")?;
-    let mut b = Engineer::start(root.path(), &bare, "bob")?;
-    b.pull()?;
-    b.sync()?;
-    a.server
-        .call("forget", json!({"artifact": art(), "name": "bore"}))?
-        .ok()?;
-    a.remember("bore", "alice: ream to size, stated again")?;
-    a.publish("alice: bore stated again")?;
-    std::thread::sleep(std::time::Duration::from_millis(5));
+    let mut b = bob_behind_a_restatement(root.path())?;
     let faces: Vec<String> = (1..=40).map(|i| format!("face:{i}")).collect();
     let edit = |b: &mut Engineer, note: &str, message: &str| -> anyhow::Result<()> {
         b.server
@@ -1054,31 +1050,7 @@ fn sync_team_refuses_a_folder_while_git_cherry_picks_several_commits() -> anyhow
             .any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json.kept"))),
         "the first pick set bore's version aside"
     );
-    let held = b.export()?;
-    let status = git_ok(
-        &b.clone,
-        &["status", "--porcelain", "--untracked-files=all"],
-    )?;
-    for dry_run in [true, false] {
-        let out = sync_output(&b, dry_run)?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        ensure!(
-            !out.status.success()
-                && err.contains("cherry-pick")
-                && err.contains("git cherry-pick --continue")
-                && err.contains("nothing was changed"),
-            "dry run {dry_run}: refused, saying how to finish the cherry-pick: {err}{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-    ensure!(b.export()? == held, "the database is as it was");
-    ensure!(
-        git_ok(
-            &b.clone,
-            &["status", "--porcelain", "--untracked-files=all"]
-        )? == status,
-        "no file was written"
-    );
+    refused_changing_nothing(&b, &["cherry-pick", "git cherry-pick --continue"])?;
     // Finished (the last pick stops on its modify/delete of bore's file, settled by adding
     // it), every commit is picked and the sync keeps Bob's later edit.
     std::fs::write(b.clone.join("notes.txt"), "both\n")?;
@@ -1111,6 +1083,36 @@ fn sync_team_refuses_a_folder_while_git_cherry_picks_several_commits() -> anyhow
             )],
         "bob's later edit stays: {:?}",
         b.features()?
+    );
+    Ok(())
+}
+
+/// Checks that the engineer's sync, dry run and not, is refused saying each of `says` and
+/// "nothing was changed", and that the database and the work tree's files are as they were.
+fn refused_changing_nothing(e: &Engineer, says: &[&str]) -> anyhow::Result<()> {
+    let held = e.export()?;
+    let status = git_ok(
+        &e.clone,
+        &["status", "--porcelain", "--untracked-files=all"],
+    )?;
+    for dry_run in [true, false] {
+        let out = sync_output(e, dry_run)?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        ensure!(
+            !out.status.success()
+                && says.iter().all(|s| err.contains(s))
+                && err.contains("nothing was changed"),
+            "dry run {dry_run}: refused, saying {says:?}: {err}{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    ensure!(e.export()? == held, "the database is as it was");
+    ensure!(
+        git_ok(
+            &e.clone,
+            &["status", "--porcelain", "--untracked-files=all"]
+        )? == status,
+        "no file was written"
     );
     Ok(())
 }
@@ -1158,30 +1160,7 @@ fn sync_team_refuses_a_folder_while_git_rebases_or_bisects_its_work_tree() -> an
     ensure!(!pull.status.success(), "the rebase stops on notes.txt");
     let held = a.export()?;
     ensure!(held.contains("\"decision\""), "{held}");
-    let status = git_ok(
-        &a.clone,
-        &["status", "--porcelain", "--untracked-files=all"],
-    )?;
-    for dry_run in [true, false] {
-        let out = sync_output(&a, dry_run)?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        ensure!(
-            !out.status.success()
-                && err.contains("rebase")
-                && err.contains("git rebase --continue")
-                && err.contains("nothing was changed"),
-            "dry run {dry_run}: refused, saying how to finish the rebase: {err}{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-    ensure!(a.export()? == held, "the database is as it was");
-    ensure!(
-        git_ok(
-            &a.clone,
-            &["status", "--porcelain", "--untracked-files=all"]
-        )? == status,
-        "no file was written"
-    );
+    refused_changing_nothing(&a, &["rebase", "git rebase --continue"])?;
     // Finished, the rebase replays the decision and the sync finds nothing to change.
     std::fs::write(a.clone.join("notes.txt"), "both\n")?;
     git_ok(&a.clone, &["add", "notes.txt"])?;
