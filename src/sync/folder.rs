@@ -593,7 +593,14 @@ pub fn merge_files(
     let ours_item = parse(ours, "ours", &ours_bytes)?;
     let theirs_item = parse(theirs, "theirs", &theirs_bytes)?;
     if let Some(n) = name
-        && let Some(said) = unpair(n, ours, base_item.as_ref(), &ours_item, &theirs_item)?
+        && let Some(said) = unpair(
+            n,
+            ours,
+            base_item.as_ref(),
+            &ours_item,
+            &theirs_item,
+            &schemas,
+        )?
     {
         return Ok(Some(named(said)));
     }
@@ -698,6 +705,7 @@ fn unpair(
     base: Option<&Item>,
     ours_item: &Item,
     theirs_item: &Item,
+    schemas: &Schemas,
 ) -> Result<Option<String>> {
     let kind = ours_item.kind();
     if theirs_item.kind() != kind || theirs_item.id() == ours_item.id() {
@@ -736,7 +744,15 @@ fn unpair(
         true => own.clone(),
         false => dir.join(kept_name(other.id())),
     };
-    write_atomic(&put, &other.text())?;
+    // A version of the item already set aside there (an earlier commit of the same replay,
+    // or a merge not yet synced) and this one merge as two versions of one item do in its
+    // file: the later is kept. Written over, the last one written would win, even the older
+    // (commits reordered by `git rebase -i`, picked later edit first).
+    let (text, merged) = match put == own {
+        true => (other.text(), false),
+        false => set_aside_with(&put, other, schemas),
+    };
+    write_atomic(&put, &text)?;
     write_atomic(ours, &stay.text())?;
     let (k, o, s) = (kind.as_str(), other.id(), stay.id());
     let given = match (absent, replaying) {
@@ -755,10 +771,32 @@ fn unpair(
             shown(&own)
         ),
     };
+    let merged = match merged {
+        true => "; merged with the version of it set aside there before, the later kept",
+        false => "",
+    };
     Ok(Some(format!(
         "git paired {k} {o}'s file with {k} {s}'s, another item, as a rename: {s} is kept \
-         here, and {o} {given}"
+         here, and {o} {given}{merged}"
     )))
+}
+
+/// The text to set `other` aside as at `put`, and whether it merged with a version of the
+/// same item already there ([`resolve`] without a base: the later kept, the engineer's
+/// verdicts carried). Anything else at `put` (nothing, a link, not an item, another item) is
+/// written over, as sync would drop it.
+fn set_aside_with(put: &Path, other: &Item, schemas: &Schemas) -> (String, bool) {
+    let earlier = read_regular(put, MAX_FILE_BYTES)
+        .ok()
+        .and_then(|bytes| parse_item(&lf_endings(bytes), schemas).ok())
+        .filter(|e| e.kind() == other.kind() && e.id() == other.id());
+    let Some(earlier) = earlier else {
+        return (other.text(), false);
+    };
+    match resolve(None, side(&earlier, "set aside"), side(other, "replayed")) {
+        Ok(r) => (r.item.text(), r.item != *other),
+        Err(_) => (other.text(), false),
+    }
 }
 
 #[cfg(test)]

@@ -758,11 +758,13 @@ fn refuse_a_git_directory(dir: &Path) -> Result<()> {
     ))
 }
 
-/// Refuses a DIR whose git work tree is in the middle of a rebase (or `git am`) or a bisect:
-/// its files are then the commits replayed so far, or an older commit under test, not the
-/// branch. A sync would take what the commits not yet replayed hold for deleted by a
-/// teammate (deleting it from the database and recording it as forgotten in the history the
-/// team shares) and write files the replay then stops on. The nearest directory at or above
+/// Refuses a DIR whose git work tree is in the middle of a rebase (or `git am`), a cherry-pick
+/// or revert of several commits (`sequencer`: a single one stopped on a conflict is a merge)
+/// or a bisect: its files are then the commits replayed so far, or an older commit under
+/// test, not the branch. A sync would take what the commits not yet replayed hold for deleted
+/// by a teammate (deleting it from the database and recording it as forgotten in the history
+/// the team shares) and write files the replay then stops on (a version merge-file set aside,
+/// put in place; the history files of those commits' events). The nearest directory at or above
 /// DIR holding `.git` is the work tree; its git directory is `.git` itself or the one a
 /// `.git` file names (a linked worktree, a submodule). Nothing is refused when none is found
 /// or it cannot be read. A merge in progress is not refused: its work tree holds both sides.
@@ -791,6 +793,13 @@ fn refuse_while_git_replays(dir: &Path) -> Result<()> {
             "the commits replayed so far",
             "settle the conflict, `git add` it and `git rebase --continue` (`git am \
              --continue`), or `git rebase --abort` (`git am --abort`)",
+        ),
+        (
+            "sequencer",
+            "a cherry-pick or revert of several commits",
+            "the commits picked so far",
+            "settle the conflict, `git add` it and `git cherry-pick --continue` (`git revert \
+             --continue`), or `git cherry-pick --abort` (`git revert --abort`)",
         ),
         (
             "BISECT_LOG",

@@ -1009,7 +1009,23 @@ fn read_form(
                 ))
             })?,
             Some(_) => return Err(refused(format!("{} is not a string", keys.judgement(i)))),
-            None => return Err(refused(format!("{} is missing", keys.judgement(i)))),
+            None => {
+                // A field the form did not ask is named with it: the engineer's judgement
+                // under another name (`item_1_judgement`) is not an unanswered item.
+                let asked: std::collections::HashSet<String> = q
+                    .items
+                    .iter()
+                    .flat_map(|&i| [keys.judgement(i), keys.reason(i)])
+                    .collect();
+                let stray = match content.keys().find(|k| !asked.contains(k.as_str())) {
+                    Some(k) => format!(
+                        "; it has a field {:?} the form did not ask",
+                        prefix_chars(k, 60)
+                    ),
+                    None => String::new(),
+                };
+                return Err(refused(format!("{} is missing{stray}", keys.judgement(i))));
+            }
         };
         let reason = match content.remove(&keys.reason(i)) {
             None | Some(Value::Null) => None,

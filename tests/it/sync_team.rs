@@ -915,6 +915,208 @@ fn sync_team_a_rebase_in_a_linked_worktree_is_not_stopped_by_a_version_given_bac
     a_rebase_of_several_commits_over_a_restatement(true, false)
 }
 
+/// Bob's clone, synced, behind Alice's pushed restatement: she reviewed bore and a
+/// notes.txt, Bob pulled and synced, then she forgot bore and stated it again (another id).
+fn bob_behind_a_restatement(root: &Path) -> anyhow::Result<Engineer> {
+    let (bare, mut a) = team_repository(root)?;
+    std::fs::write(a.clone.join("notes.txt"), "base\n")?;
+    a.remember("bore", "ream to size")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root, &bare, "bob")?;
+    b.pull()?;
+    b.sync()?;
+    a.server
+        .call("forget", json!({"artifact": art(), "name": "bore"}))?
+        .ok()?;
+    a.remember("bore", "alice: ream to size, stated again")?;
+    a.publish("alice: bore stated again")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    Ok(b)
+}
+
+/// Regression: a rebase that picks two edits of one item in reverse order (`git rebase -i`,
+/// the later edit moved first), each pairing its file with a restatement as a rename, set
+/// the two versions aside in turn, the older written last over the later: the next sync put
+/// the older version in place over the database's later one ("changed in the folder only,
+/// to a version older than the database's: taken"), Bob's latest edit replaced. A version
+/// set aside now merges with the one already there as two versions of one item do in its
+/// file: the later is kept, whatever order git picks them in.
+#[test]
+fn sync_team_a_rebase_that_reorders_two_edits_of_one_item_keeps_the_later_version()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-reorder")?;
+    let mut b = bob_behind_a_restatement(root.path())?;
+    b.remember("bore", "bob: ream to size")?;
+    b.sync()?;
+    b.commit("bob: bore")?;
+    std::fs::write(b.clone.join("notes.txt"), "bob\n")?;
+    b.commit("bob: notes")?;
+    b.remember("bore", "bob: ream to size and deburr")?;
+    b.sync()?;
+    b.commit("bob: deburr")?;
+    git_ok(&b.clone, &["fetch", "-q", "origin"])?;
+    // The todo list reversed: deburr, notes, bore.
+    let reverse = root.path().join("reverse.sh");
+    std::fs::write(
+        &reverse,
+        "#!/bin/sh\nawk '/^pick/ {a[n++]=$0} END {while (n) print a[--n]}' \"$1\" > \"$1.r\" \
+         && mv \"$1.r\" \"$1\"\n",
+    )?;
+    let editor = format!("sequence.editor=sh {}", reverse.display());
+    let rebase = git(&b.clone, &["-c", &editor, "rebase", "-i", "origin/main"])?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&rebase.stdout),
+        String::from_utf8_lossy(&rebase.stderr)
+    );
+    ensure!(
+        rebase.status.success(),
+        "the rebase runs to its end: {said}"
+    );
+    let log = git_ok(&b.clone, &["log", "--format=%s", "-3"])?;
+    ensure!(
+        log.lines().collect::<Vec<_>>() == ["bob: bore", "bob: notes", "bob: deburr"],
+        "the commits reordered: {log}"
+    );
+    ensure!(
+        said.matches("set aside as").count() == 2,
+        "both picks set bore's version aside: {said}"
+    );
+    let synced = b.sync()?;
+    ensure!(
+        !synced.contains("older than the database's"),
+        "the version put in place is the later: {synced}"
+    );
+    ensure!(
+        b.features()?
+            == [(
+                "bore".to_string(),
+                "bob: ream to size and deburr".to_string()
+            )],
+        "bob's later edit stays: {:?}\n{synced}",
+        b.features()?
+    );
+    Ok(())
+}
+
+/// Regression: a sync run while `git cherry-pick A..B` (or a revert of several commits) was
+/// stopped on a conflict in another file was not refused, as one during a rebase is. Over a
+/// restatement, the first pick had the merge driver set bore's version aside; the sync put it
+/// in place, untracked, as an older version than the database's (taken, the database's
+/// saved), and wrote the history files of the commits not yet picked: `git cherry-pick
+/// --continue` then stopped ("untracked working tree files would be overwritten"), the user
+/// stuck mid-pick. The sync, dry run too, is now refused while git's sequencer runs, saying
+/// how to finish; once finished, the sync keeps Bob's later edit.
+#[test]
+fn sync_team_refuses_a_folder_while_git_cherry_picks_several_commits() -> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-pick")?;
+    let mut b = bob_behind_a_restatement(root.path())?;
+    let faces: Vec<String> = (1..=40).map(|i| format!("face:{i}")).collect();
+    let edit = |b: &mut Engineer, note: &str, message: &str| -> anyhow::Result<()> {
+        b.server
+            .call(
+                "remember",
+                json!({"artifact": art(), "name": "bore", "note": note, "entity_ids": faces}),
+            )?
+            .ok()?;
+        b.sync()?;
+        b.commit(message)
+    };
+    // Bob's three commits on a branch of his own: bore, a note, bore again.
+    edit(&mut b, "bob: ream to size", "bob: bore")?;
+    std::fs::write(b.clone.join("notes.txt"), "bob\n")?;
+    b.commit("bob: notes")?;
+    edit(&mut b, "bob: ream to size and deburr", "bob: deburr")?;
+    git_ok(&b.clone, &["branch", "mine"])?;
+    git_ok(&b.clone, &["fetch", "-q", "origin"])?;
+    git_ok(&b.clone, &["reset", "-q", "--hard", "origin/main"])?;
+    std::fs::write(b.clone.join("notes.txt"), "main\n")?;
+    b.commit("notes on main")?;
+    let pick = git(&b.clone, &["cherry-pick", "origin/main..mine"])?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&pick.stdout),
+        String::from_utf8_lossy(&pick.stderr)
+    );
+    ensure!(
+        !pick.status.success() && said.contains("Merge conflict in notes.txt"),
+        "the second pick stops on notes.txt: {said}"
+    );
+    ensure!(
+        b.clone
+            .join(FOLDER)
+            .join("records")
+            .read_dir()?
+            .any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json.kept"))),
+        "the first pick set bore's version aside"
+    );
+    refused_changing_nothing(&b, &["cherry-pick", "git cherry-pick --continue"])?;
+    // Finished (the last pick stops on its modify/delete of bore's file, settled by adding
+    // it), every commit is picked and the sync keeps Bob's later edit.
+    std::fs::write(b.clone.join("notes.txt"), "both\n")?;
+    git_ok(&b.clone, &["add", "notes.txt"])?;
+    for _ in 0..3 {
+        let go_on = git(
+            &b.clone,
+            &["-c", "core.editor=true", "cherry-pick", "--continue"],
+        )?;
+        if go_on.status.success() {
+            break;
+        }
+        let said = String::from_utf8_lossy(&go_on.stderr).into_owned();
+        ensure!(
+            !said.contains("untracked working tree files"),
+            "nothing untracked stands in a later pick's way: {said}"
+        );
+        git_ok(&b.clone, &["add", "-u", FOLDER])?;
+    }
+    ensure!(
+        !b.clone.join(".git").join("sequencer").exists(),
+        "the cherry-pick is finished"
+    );
+    b.sync()?;
+    ensure!(
+        b.features()?
+            == [(
+                "bore".to_string(),
+                "bob: ream to size and deburr".to_string()
+            )],
+        "bob's later edit stays: {:?}",
+        b.features()?
+    );
+    Ok(())
+}
+
+/// Checks that the engineer's sync, dry run and not, is refused saying each of `says` and
+/// "nothing was changed", and that the database and the work tree's files are as they were.
+fn refused_changing_nothing(e: &Engineer, says: &[&str]) -> anyhow::Result<()> {
+    let held = e.export()?;
+    let status = git_ok(
+        &e.clone,
+        &["status", "--porcelain", "--untracked-files=all"],
+    )?;
+    for dry_run in [true, false] {
+        let out = sync_output(e, dry_run)?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        ensure!(
+            !out.status.success()
+                && says.iter().all(|s| err.contains(s))
+                && err.contains("nothing was changed"),
+            "dry run {dry_run}: refused, saying {says:?}: {err}{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    ensure!(e.export()? == held, "the database is as it was");
+    ensure!(
+        git_ok(
+            &e.clone,
+            &["status", "--porcelain", "--untracked-files=all"]
+        )? == status,
+        "no file was written"
+    );
+    Ok(())
+}
+
 /// `review-mcp sync` of the engineer's folder, dry run or not, whatever it exits with.
 fn sync_output(e: &Engineer, dry_run: bool) -> anyhow::Result<Output> {
     let mut cmd = Command::new(binary());
@@ -958,30 +1160,7 @@ fn sync_team_refuses_a_folder_while_git_rebases_or_bisects_its_work_tree() -> an
     ensure!(!pull.status.success(), "the rebase stops on notes.txt");
     let held = a.export()?;
     ensure!(held.contains("\"decision\""), "{held}");
-    let status = git_ok(
-        &a.clone,
-        &["status", "--porcelain", "--untracked-files=all"],
-    )?;
-    for dry_run in [true, false] {
-        let out = sync_output(&a, dry_run)?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        ensure!(
-            !out.status.success()
-                && err.contains("rebase")
-                && err.contains("git rebase --continue")
-                && err.contains("nothing was changed"),
-            "dry run {dry_run}: refused, saying how to finish the rebase: {err}{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-    }
-    ensure!(a.export()? == held, "the database is as it was");
-    ensure!(
-        git_ok(
-            &a.clone,
-            &["status", "--porcelain", "--untracked-files=all"]
-        )? == status,
-        "no file was written"
-    );
+    refused_changing_nothing(&a, &["rebase", "git rebase --continue"])?;
     // Finished, the rebase replays the decision and the sync finds nothing to change.
     std::fs::write(a.clone.join("notes.txt"), "both\n")?;
     git_ok(&a.clone, &["add", "notes.txt"])?;

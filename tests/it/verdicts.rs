@@ -869,6 +869,41 @@ fn a_retry_with_an_earlier_forms_keys_is_recorded_and_one_mixing_both_is_refused
     );
 }
 
+/// Regression: an answer whose keys were not the form's but close to them (the index
+/// unpadded, `item_1_judgement`, or padded to four digits) was refused as "item_000_judgement
+/// is missing": the engineer's judgements read as unanswered, and an assistant asking again
+/// got the same answer from the same host. The refusal now also names the field the form did
+/// not ask; nothing is written, as before.
+#[test]
+fn an_answer_with_near_miss_keys_is_refused_naming_the_field_it_has() {
+    let mut c = Modern::new();
+    remember(&mut c, basis(None));
+    let before = c.decision();
+    for (content, stray) in [
+        (
+            json!({"item_0_judgement": "accepted", "item_1_judgement": "accepted",
+                   "item_2_judgement": "accepted"}),
+            "item_0_judgement",
+        ),
+        (
+            json!({"item_000_judgement": "accepted", "item_0001_judgement": "rejected",
+                   "item_002_judgement": "accepted"}),
+            "item_0001_judgement",
+        ),
+    ] {
+        let r = c.ask_and_answer(ask_args(), json!({"action": "accept", "content": content}));
+        assert_eq!(r["result"]["isError"], json!(true), "{content}: {r}");
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("it has a field \"{stray}\" the form did not ask"))
+                && text.contains("is missing")
+                && text.contains("nothing was written"),
+            "{text}"
+        );
+    }
+    assert_eq!(c.decision(), before, "nothing written");
+}
+
 /// Regression: the form's message named the decision's file bare (`on {uri} at {revision}`),
 /// and a URI other than a file's may hold spaces (`urn:a on file:///w/other.step at
 /// sha256:999999999999`), so it named another part and revision before the real one. A URI
