@@ -321,8 +321,10 @@ pub fn run(
         history.parsed,
         started.elapsed().as_millis()
     );
+    // The folder's git repository, to tell a base its history never held.
+    let objects = super::git::Objects::of(&folder);
     let mut attempt = 0;
-    let (tx, mut entries) = loop {
+    let (tx, mut entries, unheld) = loop {
         attempt += 1;
         // Read on the file itself (not on the empty stand-in of a file not created yet), the
         // database as read before the lock still holds when no one committed since.
@@ -340,7 +342,18 @@ pub fn run(
         )?;
         let version = snapshot.data_version()?;
         let mark = snapshot.journal_mark()?;
+        let suspects = match &objects {
+            Some(o) => base_ids_to_check(&snapshot, &read, o)?,
+            None => Vec::new(),
+        };
         drop(snapshot);
+        // Asked of git before the lock: a base the folder's history never held.
+        let unheld: BTreeSet<Hash> = objects
+            .as_ref()
+            .map(|o| o.unheld(&suspects))
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
         #[cfg(test)]
         tests::BEFORE_LOCK.with(|hook| {
             if let Some(hook) = hook.borrow_mut().as_mut() {
@@ -349,7 +362,7 @@ pub fn run(
         });
         let tx = store.sync_transaction(&id, legacy)?;
         if existed && tx.data_version()? == version {
-            break (tx, read);
+            break (tx, read, unheld);
         }
         // Servers writing meanwhile (every run on a busy file): only the items the change
         // journal says were written since are read again under the lock, so their writes
@@ -368,7 +381,7 @@ pub fn run(
             combine(&tx, view)?
         };
         match again {
-            Some(entries) => break (tx, entries),
+            Some(entries) => break (tx, entries, unheld),
             None if attempt < READ_ATTEMPTS => {
                 log::debug!("sync: the database changed an item whose file must be read again");
             }
@@ -393,6 +406,7 @@ pub fn run(
         tx.set_path(&here, &owned::path_bytes(&database))?;
     }
     let unfinished = overlay(&tx, &mut entries)?;
+    forget_unheld_bases(&mut entries, &unheld);
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
     let mut counts = Counts::default();
@@ -1049,6 +1063,55 @@ fn refuse_case_twins(entries: &Entries) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether the database's version stands as its base says and the folder's file does not:
+/// sync would take the folder's change (or deletion) for the team's, which holds only if the
+/// folder ever held the base.
+fn base_stands_alone(e: &Entry) -> bool {
+    e.base.is_some() && e.db == e.base && e.file_hash() != e.base
+}
+
+/// The blob ids git would give the base texts of the items [`base_stands_alone`] holds for,
+/// by the texts' hashes (each once; a text is read, hashed and dropped), for git to say which
+/// of them the folder's history never held.
+fn base_ids_to_check(
+    tx: &SyncTx<'_>,
+    entries: &Entries,
+    objects: &super::git::Objects,
+) -> Result<Vec<(Hash, [String; 2])>> {
+    let mut ids: BTreeMap<Hash, [String; 2]> = BTreeMap::new();
+    for ((kind, id), e) in entries {
+        let Some(h) = e
+            .base
+            .filter(|h| base_stands_alone(e) && !ids.contains_key(h))
+        else {
+            continue;
+        };
+        if let Some(body) = tx.base_body(kind.as_str(), id)? {
+            ids.insert(h, objects.ids(&body));
+        }
+    }
+    Ok(ids.into_iter().collect())
+}
+
+/// A base the folder's git history never held (`git::unheld`: a database restored from a
+/// backup taken after a sync into a commit never pushed, the clone since replaced by a fresh
+/// one) is no base: the database's version, which the base calls unchanged, is new to the
+/// folder, so it meets the folder's version as a change of its own (both changed: merged) and
+/// is written back where the folder lacks the file, never replaced by an older version or
+/// deleted for a deletion the folder never made.
+fn forget_unheld_bases(entries: &mut Entries, unheld: &BTreeSet<Hash>) {
+    for ((kind, id), e) in entries.iter_mut() {
+        if base_stands_alone(e) && e.base.is_some_and(|h| unheld.contains(&h)) {
+            log::debug!(
+                "sync: {} {id}: its base is in no commit of the folder's history: taken as new \
+                 to the folder",
+                kind.as_str()
+            );
+            e.base = None;
+        }
+    }
 }
 
 pub(super) fn action_of(e: &Entry) -> Action {
