@@ -17,7 +17,9 @@
 //! a backup and sync"): the restored database's items and sync bases are the backup's, and
 //! its next sync plays the three-way rule against those bases (a version synced since the
 //! backup comes back from the folder; an edit made since and never synced is lost, and so are
-//! the events and engineer verdicts no other copy kept).
+//! the events and engineer verdicts no other copy kept; a base the kept working copy's
+//! repository never held, synced into a commit lost when the clone started over, is no base:
+//! the backup's version is new to the folder, seed 12227).
 //!
 //! After a final round of syncs in several orders every clone must export the same bytes, and
 //! those must be what the documented rules say, played on a model of every copy of each key
