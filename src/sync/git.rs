@@ -670,22 +670,22 @@ impl Objects {
         }
     }
 
-    /// The ids git would give `text` as a blob, as written and with CRLF line endings.
-    pub(super) fn ids(&self, text: &str) -> [String; 2] {
-        [
-            blob_id(text.as_bytes(), self.sha256),
-            blob_id(text.replace('\n', "\r\n").as_bytes(), self.sha256),
-        ]
+    /// The id git would give `text` as a blob: as written, or with CRLF line endings.
+    pub(super) fn id(&self, text: &str, crlf: bool) -> String {
+        match crlf {
+            false => blob_id(text.as_bytes(), self.sha256),
+            true => blob_id(text.replace('\n', "\r\n").as_bytes(), self.sha256),
+        }
     }
 
-    /// The keys of `ids` ([`Objects::ids`]) of which the repository holds neither blob; none
-    /// when git cannot say.
-    pub(super) fn unheld(&self, ids: &[(Hash, [String; 2])]) -> Vec<Hash> {
+    /// The keys of `ids` ([`Objects::id`]) whose blob the repository does not hold; none when
+    /// git cannot say.
+    pub(super) fn unheld(&self, ids: &[(Hash, String)]) -> Vec<Hash> {
         if ids.is_empty() {
             return Vec::new();
         }
         let mut input = String::new();
-        for id in ids.iter().flat_map(|(_, pair)| pair) {
+        for (_, id) in ids {
             input.push_str(id);
             input.push('\n');
         }
@@ -703,7 +703,7 @@ impl Objects {
             .filter(|l| !l.ends_with(b" missing"))
             .collect();
         ids.iter()
-            .filter(|(_, pair)| pair.iter().all(|id| !held.contains(id.as_bytes())))
+            .filter(|(_, id)| !held.contains(id.as_bytes()))
             .map(|(h, _)| *h)
             .collect()
     }
@@ -889,5 +889,44 @@ mod tests {
             b"records/rec_1.json"
         );
         assert_eq!(git_path(Path::new(""), "", name), b"rec_1.json");
+    }
+
+    /// A text committed (with CRLF line endings, as from Windows) is held; one never added is
+    /// not; a folder in no repository is not asked.
+    #[test]
+    fn objects_say_which_texts_the_repository_never_held() {
+        use super::Objects;
+        let dir = std::env::temp_dir().join(format!("review-mcp-objects-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("review")).unwrap();
+        assert!(Objects::of(&dir.join("review")).is_none());
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .current_dir(&dir)
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "-c",
+                    "core.autocrlf=false",
+                ])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(dir.join("review/a.json"), "{\r\n  \"a\": 1\r\n}\r\n").unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "a"]);
+        let o = Objects::of(&dir.join("review")).unwrap();
+        let (held, never) = ("{\n  \"a\": 1\n}\n", "{\n  \"a\": 2\n}\n");
+        let (h1, h2) = ([1u8; 32], [2u8; 32]);
+        let lf = [(h1, o.id(held, false)), (h2, o.id(never, false))];
+        assert_eq!(o.unheld(&lf), vec![h1, h2]);
+        let crlf = [(h1, o.id(held, true)), (h2, o.id(never, true))];
+        assert_eq!(o.unheld(&crlf), vec![h2]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

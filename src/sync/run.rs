@@ -321,8 +321,9 @@ pub fn run(
         history.parsed,
         started.elapsed().as_millis()
     );
-    // The folder's git repository, to tell a base its history never held.
-    let objects = super::git::Objects::of(&folder);
+    // The folder's git repository, to tell a base its history never held: asked once, when
+    // some base would decide an item.
+    let mut objects: Option<Option<super::git::Objects>> = None;
     let mut attempt = 0;
     let (tx, mut entries, unheld) = loop {
         attempt += 1;
@@ -342,18 +343,15 @@ pub fn run(
         )?;
         let version = snapshot.data_version()?;
         let mark = snapshot.journal_mark()?;
-        let suspects = match &objects {
-            Some(o) => base_ids_to_check(&snapshot, &read, o)?,
-            None => Vec::new(),
+        // Asked of git before the lock: a base the folder's history never held.
+        let unheld = match read.values().any(base_stands_alone) {
+            true => match objects.get_or_insert_with(|| super::git::Objects::of(&folder)) {
+                Some(o) => unheld_bases(&snapshot, &read, o)?,
+                None => BTreeSet::new(),
+            },
+            false => BTreeSet::new(),
         };
         drop(snapshot);
-        // Asked of git before the lock: a base the folder's history never held.
-        let unheld: BTreeSet<Hash> = objects
-            .as_ref()
-            .map(|o| o.unheld(&suspects))
-            .unwrap_or_default()
-            .into_iter()
-            .collect();
         #[cfg(test)]
         tests::BEFORE_LOCK.with(|hook| {
             if let Some(hook) = hook.borrow_mut().as_mut() {
@@ -1072,30 +1070,39 @@ fn base_stands_alone(e: &Entry) -> bool {
     e.base.is_some() && e.db == e.base && e.file_hash() != e.base
 }
 
-/// The blob ids git would give the base texts of the items [`base_stands_alone`] holds for,
-/// by the texts' hashes (each once; a text is read, hashed and dropped), for git to say which
-/// of them the folder's history never held.
-fn base_ids_to_check(
+/// The bases of the items [`base_stands_alone`] holds for whose text the folder's git
+/// repository holds no blob of, as written nor with CRLF line endings (asked only of the
+/// texts it lacks as written). Each text is read, hashed and dropped: only ids are kept.
+fn unheld_bases(
     tx: &SyncTx<'_>,
     entries: &Entries,
     objects: &super::git::Objects,
-) -> Result<Vec<(Hash, [String; 2])>> {
-    let mut ids: BTreeMap<Hash, [String; 2]> = BTreeMap::new();
-    for ((kind, id), e) in entries {
-        let Some(h) = e
-            .base
-            .filter(|h| base_stands_alone(e) && !ids.contains_key(h))
-        else {
-            continue;
-        };
-        if let Some(body) = tx.base_body(kind.as_str(), id)? {
-            ids.insert(h, objects.ids(&body));
+) -> Result<BTreeSet<Hash>> {
+    let ids = |crlf: bool, only: Option<&BTreeSet<Hash>>| -> Result<Vec<(Hash, String)>> {
+        let mut ids: BTreeMap<Hash, String> = BTreeMap::new();
+        for ((kind, id), e) in entries {
+            let Some(h) = e.base.filter(|h| {
+                base_stands_alone(e) && !ids.contains_key(h) && only.is_none_or(|o| o.contains(h))
+            }) else {
+                continue;
+            };
+            if let Some(body) = tx.base_body(kind.as_str(), id)? {
+                ids.insert(h, objects.id(&body, crlf));
+            }
         }
+        Ok(ids.into_iter().collect())
+    };
+    let lacking: BTreeSet<Hash> = objects.unheld(&ids(false, None)?).into_iter().collect();
+    if lacking.is_empty() {
+        return Ok(lacking);
     }
-    Ok(ids.into_iter().collect())
+    Ok(objects
+        .unheld(&ids(true, Some(&lacking))?)
+        .into_iter()
+        .collect())
 }
 
-/// A base the folder's git history never held (`git::unheld`: a database restored from a
+/// A base the folder's git history never held (`git::Objects`: a database restored from a
 /// backup taken after a sync into a commit never pushed, the clone since replaced by a fresh
 /// one) is no base: the database's version, which the base calls unchanged, is new to the
 /// folder, so it meets the folder's version as a change of its own (both changed: merged) and
@@ -1105,8 +1112,8 @@ fn forget_unheld_bases(entries: &mut Entries, unheld: &BTreeSet<Hash>) {
     for ((kind, id), e) in entries.iter_mut() {
         if base_stands_alone(e) && e.base.is_some_and(|h| unheld.contains(&h)) {
             log::debug!(
-                "sync: {} {id}: its base is in no commit of the folder's history: taken as new \
-                 to the folder",
+                "sync: {} {id}: the folder's repository holds no object of its base: taken as \
+                 new to the folder",
                 kind.as_str()
             );
             e.base = None;
