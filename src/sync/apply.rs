@@ -819,6 +819,14 @@ impl<'a, 't> Apply<'a, 't> {
     }
 
     pub(super) fn base_item(&self, kind: ItemKind, id: &str) -> Result<Option<Item>> {
+        // A base the folder's history never held was set aside (`run::forget_unheld_bases`).
+        if self
+            .entries
+            .get(&(kind, id.to_string()))
+            .is_some_and(|e| e.base.is_none())
+        {
+            return Ok(None);
+        }
         let body = self.tx.base_body(kind.as_str(), id)?;
         // A base that no longer parses (written by a later version) only costs the merge its
         // knowledge of what was removed knowingly.

@@ -35,7 +35,7 @@ use std::{fs, thread};
 
 use super::history::HISTORY_DIR;
 use super::owned::{ATTRIBUTES_FILE, ID_FILE, README_FILE};
-use super::{ItemKind, Result, shown};
+use super::{Hash, ItemKind, Result, shown};
 use crate::text::{inline, shell_word};
 
 /// The variables that make git use another repository, work tree, index or object store than
@@ -613,6 +613,171 @@ pub(super) fn replaying(dir: &Path) -> bool {
         .any(|m| fs::symlink_metadata(git_dir.join(m)).is_ok())
 }
 
+/// The folder's git repository, asked which item texts it holds a blob of (in a commit, the
+/// index, a stash): a sync's base it never held tells of a history the folder does not have
+/// (the database restored from a backup taken after a sync into a commit that was never
+/// pushed, the clone since thrown away for a fresh one), and sync takes the database's
+/// version for new to the folder (`run::forget_unheld_bases`). A text held with CRLF line
+/// endings (committed so from Windows) counts as held. `None` (nothing is asked, the bases
+/// stand) for a folder in no work tree, on a machine without git, in a shallow or partial
+/// clone (whose history is not all here; git would fetch a missing blob from the remote), or
+/// when git cannot answer.
+pub(super) struct Objects {
+    top: PathBuf,
+    sha256: bool,
+}
+
+impl Objects {
+    pub(super) fn of(folder: &Path) -> Option<Objects> {
+        match Objects::asked(&resolved(folder)) {
+            Ok(o) => o,
+            Err(e) => {
+                log::debug!("sync: cannot ask git which bases its history holds: {e}");
+                None
+            }
+        }
+    }
+
+    fn asked(folder: &Path) -> Result<Option<Objects>> {
+        let Some(top) = work_tree(folder)? else {
+            return Ok(None);
+        };
+        let args = os(
+            &[
+                "rev-parse",
+                "--is-shallow-repository",
+                "--show-object-format",
+            ],
+            None,
+        );
+        let Some(out) = git(&top, &args, b"", &[0])? else {
+            return Ok(None);
+        };
+        let said = String::from_utf8_lossy(&out);
+        let mut said = said.lines();
+        if said.next() != Some("false") {
+            return Ok(None);
+        }
+        let sha256 = match said.next() {
+            Some("sha1") => false,
+            Some("sha256") => true,
+            _ => return Ok(None),
+        };
+        let args = os(&["config", "--get", "extensions.partialClone"], None);
+        match git(&top, &args, b"", &[0, 1])? {
+            Some(v) if v.iter().all(u8::is_ascii_whitespace) => Ok(Some(Objects { top, sha256 })),
+            _ => Ok(None),
+        }
+    }
+
+    /// The id git would give `text` as a blob: as written, or with CRLF line endings.
+    pub(super) fn id(&self, text: &str, crlf: bool) -> String {
+        match crlf {
+            false => blob_id(text.as_bytes(), self.sha256),
+            true => blob_id(text.replace('\n', "\r\n").as_bytes(), self.sha256),
+        }
+    }
+
+    /// The keys of `ids` ([`Objects::id`]) whose blob the repository does not hold; none when
+    /// git cannot say.
+    pub(super) fn unheld(&self, ids: &[(Hash, String)]) -> Vec<Hash> {
+        if ids.is_empty() {
+            return Vec::new();
+        }
+        let mut input = String::new();
+        for (_, id) in ids {
+            input.push_str(id);
+            input.push('\n');
+        }
+        let args = os(&["cat-file", "--batch-check=%(objectname)"], None);
+        let out = match git(&self.top, &args, input.as_bytes(), &[0]) {
+            Ok(Some(out)) => out,
+            Ok(None) => return Vec::new(),
+            Err(e) => {
+                log::debug!("sync: cannot ask git which bases its history holds: {e}");
+                return Vec::new();
+            }
+        };
+        let held: HashSet<&[u8]> = out
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.ends_with(b" missing"))
+            .collect();
+        ids.iter()
+            .filter(|(_, id)| !held.contains(id.as_bytes()))
+            .map(|(h, _)| *h)
+            .collect()
+    }
+}
+
+/// The id git gives a blob of `bytes` (`git hash-object`), in hex.
+fn blob_id(bytes: &[u8], sha256: bool) -> String {
+    let mut data = format!("blob {}\0", bytes.len()).into_bytes();
+    data.extend_from_slice(bytes);
+    let digest: Vec<u8> = if sha256 {
+        use sha2::Digest;
+        sha2::Sha256::digest(&data).to_vec()
+    } else {
+        sha1(&data).to_vec()
+    };
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-1 (FIPS 180-4), for git's object ids only: git names objects by it, it protects
+/// nothing here.
+fn sha1(data: &[u8]) -> [u8; 20] {
+    let mut h: [u32; 5] = [
+        0x6745_2301,
+        0xEFCD_AB89,
+        0x98BA_DCFE,
+        0x1032_5476,
+        0xC3D2_E1F0,
+    ];
+    let mut msg = data.to_vec();
+    let bits = (data.len() as u64).wrapping_mul(8);
+    msg.push(0x80);
+    while msg.len() % 64 != 56 {
+        msg.push(0);
+    }
+    msg.extend_from_slice(&bits.to_be_bytes());
+    for chunk in msg.chunks_exact(64) {
+        let mut w = [0u32; 80];
+        for (i, word) in chunk.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..80 {
+            w[i] = (w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16]).rotate_left(1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e] = h;
+        for (i, wi) in w.iter().enumerate() {
+            let (f, k) = match i {
+                0..=19 => ((b & c) | (!b & d), 0x5A82_7999),
+                20..=39 => (b ^ c ^ d, 0x6ED9_EBA1),
+                40..=59 => ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC),
+                _ => (b ^ c ^ d, 0xCA62_C1D6),
+            };
+            let t = a
+                .rotate_left(5)
+                .wrapping_add(f)
+                .wrapping_add(e)
+                .wrapping_add(k)
+                .wrapping_add(*wi);
+            e = d;
+            d = c;
+            c = b.rotate_left(30);
+            b = a;
+            a = t;
+        }
+        for (x, y) in h.iter_mut().zip([a, b, c, d, e]) {
+            *x = x.wrapping_add(y);
+        }
+    }
+    let mut out = [0u8; 20];
+    for (i, x) in h.iter().enumerate() {
+        out[i * 4..i * 4 + 4].copy_from_slice(&x.to_be_bytes());
+    }
+    out
+}
+
 /// How many paths are named for each reason a refusal gives.
 const NAMED: usize = 5;
 
@@ -657,6 +822,44 @@ fn refusal(top: &Path, rel: &Path, samples: &[Vec<u8>], problems: Vec<Problem>) 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn blob_ids_are_git_s() {
+        use super::blob_id;
+        assert_eq!(
+            blob_id(b"", false),
+            "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+        );
+        assert_eq!(
+            blob_id(b"hello\n", false),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+        assert_eq!(
+            blob_id(b"", true),
+            "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813"
+        );
+        // Longer than one block of SHA-1, and across the padding boundary.
+        for n in [55, 56, 63, 64, 65, 200] {
+            let text = "x".repeat(n);
+            let out = std::process::Command::new("git")
+                .args(["hash-object", "--stdin"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .and_then(|mut c| {
+                    use std::io::Write;
+                    c.stdin.take().map(|mut i| i.write_all(text.as_bytes()));
+                    c.wait_with_output()
+                });
+            if let Ok(out) = out {
+                assert_eq!(
+                    String::from_utf8_lossy(&out.stdout).trim(),
+                    blob_id(text.as_bytes(), false),
+                    "{n}"
+                );
+            }
+        }
+    }
+
     use super::*;
 
     /// A pattern with a space, a quote or a backslash is quoted as .gitattributes reads it.
@@ -686,5 +889,44 @@ mod tests {
             b"records/rec_1.json"
         );
         assert_eq!(git_path(Path::new(""), "", name), b"rec_1.json");
+    }
+
+    /// A text committed (with CRLF line endings, as from Windows) is held; one never added is
+    /// not; a folder in no repository is not asked.
+    #[test]
+    fn objects_say_which_texts_the_repository_never_held() {
+        use super::Objects;
+        let dir = std::env::temp_dir().join(format!("review-mcp-objects-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("review")).unwrap();
+        assert!(Objects::of(&dir.join("review")).is_none());
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .current_dir(&dir)
+                .args([
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                    "-c",
+                    "core.autocrlf=false",
+                ])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(dir.join("review/a.json"), "{\r\n  \"a\": 1\r\n}\r\n").unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "a"]);
+        let o = Objects::of(&dir.join("review")).unwrap();
+        let (held, never) = ("{\n  \"a\": 1\n}\n", "{\n  \"a\": 2\n}\n");
+        let (h1, h2) = ([1u8; 32], [2u8; 32]);
+        let lf = [(h1, o.id(held, false)), (h2, o.id(never, false))];
+        assert_eq!(o.unheld(&lf), vec![h1, h2]);
+        let crlf = [(h1, o.id(held, true)), (h2, o.id(never, true))];
+        assert_eq!(o.unheld(&crlf), vec![h2]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

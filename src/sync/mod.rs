@@ -9,7 +9,8 @@
 //! same file.
 //!
 //! For each item the database remembers its *base*, the text of its file at the last sync of
-//! that folder. [`classify`] compares the database's version, the folder's and the base by
+//! that folder (one the folder's git repository never held is none: `run::forget_unheld_bases`).
+//! [`classify`] compares the database's version, the folder's and the base by
 //! the sha256 of their text; [`merge::resolve`] settles an item changed on both sides. This
 //! module knows no SQL: `store::SyncTx` is the database side; the command line (`cli/sync.rs`,
 //! `cli/import.rs`, `cli/merge_file.rs`) parses the arguments and prints what these files did.
@@ -25,7 +26,8 @@
 //! acted on, the journal), `owned.rs` (the lock, the id file and where a database last synced
 //! the folder, the README, the test hook), `history.rs` (the history files read and the missing
 //! ones found), `git.rs` (the repository's settings that would keep git from checking out or
-//! committing the folder's files as sync writes them, asked of git), `new_database.rs` (a database a refused import or sync created, removed
+//! committing the folder's files as sync writes them, asked of git; whether the repository
+//! holds a base's text at all, `Objects`), `new_database.rs` (a database a refused import or sync created, removed
 //! again), `saved.rs` (the items a sync deletes from the database, named and saved beside it
 //! to be imported back).
 

@@ -321,8 +321,11 @@ pub fn run(
         history.parsed,
         started.elapsed().as_millis()
     );
+    // The folder's git repository, to tell a base its history never held: asked once, when
+    // some base would decide an item.
+    let mut objects: Option<Option<super::git::Objects>> = None;
     let mut attempt = 0;
-    let (tx, mut entries) = loop {
+    let (tx, mut entries, unheld) = loop {
         attempt += 1;
         // Read on the file itself (not on the empty stand-in of a file not created yet), the
         // database as read before the lock still holds when no one committed since.
@@ -340,6 +343,14 @@ pub fn run(
         )?;
         let version = snapshot.data_version()?;
         let mark = snapshot.journal_mark()?;
+        // Asked of git before the lock: a base the folder's history never held.
+        let unheld = match read.values().any(base_stands_alone) {
+            true => match objects.get_or_insert_with(|| super::git::Objects::of(&folder)) {
+                Some(o) => unheld_bases(&snapshot, &read, o)?,
+                None => BTreeSet::new(),
+            },
+            false => BTreeSet::new(),
+        };
         drop(snapshot);
         #[cfg(test)]
         tests::BEFORE_LOCK.with(|hook| {
@@ -349,7 +360,7 @@ pub fn run(
         });
         let tx = store.sync_transaction(&id, legacy)?;
         if existed && tx.data_version()? == version {
-            break (tx, read);
+            break (tx, read, unheld);
         }
         // Servers writing meanwhile (every run on a busy file): only the items the change
         // journal says were written since are read again under the lock, so their writes
@@ -368,7 +379,7 @@ pub fn run(
             combine(&tx, view)?
         };
         match again {
-            Some(entries) => break (tx, entries),
+            Some(entries) => break (tx, entries, unheld),
             None if attempt < READ_ATTEMPTS => {
                 log::debug!("sync: the database changed an item whose file must be read again");
             }
@@ -393,6 +404,7 @@ pub fn run(
         tx.set_path(&here, &owned::path_bytes(&database))?;
     }
     let unfinished = overlay(&tx, &mut entries)?;
+    forget_unheld_bases(&mut entries, &unheld);
     log::debug!("sync: read at {} ms", started.elapsed().as_millis());
 
     let mut counts = Counts::default();
@@ -1058,6 +1070,64 @@ fn refuse_case_twins(entries: &Entries) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether the database's version stands as its base says and the folder's file does not:
+/// sync would take the folder's change (or deletion) for the team's, which holds only if the
+/// folder ever held the base.
+fn base_stands_alone(e: &Entry) -> bool {
+    e.base.is_some() && e.db == e.base && e.file_hash() != e.base
+}
+
+/// The bases of the items [`base_stands_alone`] holds for whose text the folder's git
+/// repository holds no blob of, as written nor with CRLF line endings (asked only of the
+/// texts it lacks as written). Each text is read, hashed and dropped: only ids are kept.
+fn unheld_bases(
+    tx: &SyncTx<'_>,
+    entries: &Entries,
+    objects: &super::git::Objects,
+) -> Result<BTreeSet<Hash>> {
+    let ids = |crlf: bool, only: Option<&BTreeSet<Hash>>| -> Result<Vec<(Hash, String)>> {
+        let mut ids: BTreeMap<Hash, String> = BTreeMap::new();
+        for ((kind, id), e) in entries {
+            let Some(h) = e.base.filter(|h| {
+                base_stands_alone(e) && !ids.contains_key(h) && only.is_none_or(|o| o.contains(h))
+            }) else {
+                continue;
+            };
+            if let Some(body) = tx.base_body(kind.as_str(), id)? {
+                ids.insert(h, objects.id(&body, crlf));
+            }
+        }
+        Ok(ids.into_iter().collect())
+    };
+    let lacking: BTreeSet<Hash> = objects.unheld(&ids(false, None)?).into_iter().collect();
+    if lacking.is_empty() {
+        return Ok(lacking);
+    }
+    Ok(objects
+        .unheld(&ids(true, Some(&lacking))?)
+        .into_iter()
+        .collect())
+}
+
+/// A base the folder's git history never held (`git::Objects`: a database restored from a
+/// backup taken after a sync into a commit never pushed, the clone since replaced by a fresh
+/// one) is no base: the database's version, which the base calls unchanged, is new to the
+/// folder, so it meets the folder's version as a change of its own (both changed: merged) and
+/// is written back where the folder lacks the file, never replaced by an older version or
+/// deleted for a deletion the folder never made.
+fn forget_unheld_bases(entries: &mut Entries, unheld: &BTreeSet<Hash>) {
+    for ((kind, id), e) in entries.iter_mut() {
+        if base_stands_alone(e) && e.base.is_some_and(|h| unheld.contains(&h)) {
+            log::debug!(
+                "sync: {} {id}: the folder's repository holds no object of its base: taken as \
+                 new to the folder",
+                kind.as_str()
+            );
+            e.base = None;
+        }
+    }
 }
 
 pub(super) fn action_of(e: &Entry) -> Action {

@@ -17,7 +17,9 @@
 //! a backup and sync"): the restored database's items and sync bases are the backup's, and
 //! its next sync plays the three-way rule against those bases (a version synced since the
 //! backup comes back from the folder; an edit made since and never synced is lost, and so are
-//! the events and engineer verdicts no other copy kept).
+//! the events and engineer verdicts no other copy kept; a base the kept working copy's
+//! repository never held, synced into a commit lost when the clone started over, is no base:
+//! the backup's version is new to the folder, seed 12227).
 //!
 //! After a final round of syncs in several orders every clone must export the same bytes, and
 //! those must be what the documented rules say, played on a model of every copy of each key
@@ -364,6 +366,11 @@ impl Ver {
 /// holds one item per key, but a folder holds a file per id: two clones that each stated the
 /// key apart made two ids, and git keeps both files (docs/command-line.md, "Two ids for one
 /// key": a sync meets them; the driver gives each item its own file).
+///
+/// `held` is every version each clone's git repository holds a blob of (committed there or
+/// fetched), `pushed` every version the remote ever held: a sync's base the clone's
+/// repository never held (a restored backup's, synced into a commit lost with the working
+/// copy) is no base (docs/database.md, "Restore a backup and sync").
 #[derive(Default)]
 struct Replicas {
     db: [Option<Ver>; CLONES],
@@ -371,6 +378,8 @@ struct Replicas {
     base: [Files; CLONES],
     shared: [Files; CLONES],
     remote: Files,
+    held: [BTreeSet<Ver>; CLONES],
+    pushed: BTreeSet<Ver>,
 }
 
 /// The files of one key in a folder, a commit or a sync's base: id -> version.
@@ -423,23 +432,36 @@ impl Replicas {
     /// still holding the key after it are one conflict: the later keeps the key, with the
     /// other's later engineer verdicts as a merge of two versions takes them, and the other id
     /// is deleted on both sides.
+    /// A base the clone's repository never held is dropped first: the database's version is
+    /// new to the folder. The sync's result is committed (`World::sync_sync`).
     fn sync(&mut self, c: usize) {
         let db: Files = self.db[c].iter().map(|v| (v.id, v.clone())).collect();
-        let kept = merge_files(&db, &self.folder[c], &self.base[c]);
+        let held = &self.held[c];
+        let base: Files = self.base[c]
+            .iter()
+            .filter(|(_, v)| held.contains(*v))
+            .map(|(id, v)| (*id, v.clone()))
+            .collect();
+        let kept = merge_files(&db, &self.folder[c], &base);
         let r = kept.values().cloned().reduce(|a, b| later_taking(&a, &b));
         self.db[c] = r.clone();
         self.folder[c] = r.into_iter().map(|v| (v.id, v)).collect();
         self.base[c] = self.folder[c].clone();
+        self.held[c].extend(self.folder[c].values().cloned());
     }
     /// git merges file by file: the driver merges one id's two versions, and a file one side
-    /// changed and the other deleted is kept (`World::pull`).
+    /// changed and the other deleted is kept (`World::pull`). The fetch brings every version
+    /// the remote ever held; the merge is committed.
     fn pull(&mut self, c: usize) {
         self.folder[c] = merge_files(&self.folder[c], &self.remote, &self.shared[c]);
         self.shared[c] = self.remote.clone();
+        self.held[c].extend(self.pushed.iter().cloned());
+        self.held[c].extend(self.folder[c].values().cloned());
     }
     fn push(&mut self, c: usize) {
         self.remote = self.folder[c].clone();
         self.shared[c] = self.remote.clone();
+        self.pushed.extend(self.remote.values().cloned());
     }
     /// `import` of `from`'s export into `c`: the later version wins, under its own id (a line
     /// that takes the key from another id ends that one: docs/database.md), with the other's
@@ -458,6 +480,7 @@ impl Replicas {
         self.base[c] = Files::new();
         self.folder[c] = self.remote.clone();
         self.shared[c] = self.remote.clone();
+        self.held[c] = self.pushed.clone();
     }
     /// Whether any copy that can still reach the team (a database, a working copy, the remote)
     /// holds the engineer's verdict dated `at` on requirement `item`.
@@ -4377,6 +4400,53 @@ fn a_carry_kept_over_a_later_restatement_is_no_older_folder_version() -> anyhow:
             tag: 2,
         },
         Sync { c: 2 },
+    ];
+    run(&ops).map(drop)
+}
+
+/// Seed 12227 at 200 operations, minimised: clone 1's engineer verdict (terminal, the later of
+/// two on one requirement) is synced into a commit never pushed, a backup taken, the working
+/// copy thrown away for a fresh clone (the commit lost with it) and the backup restored. The
+/// restored database's base says the folder held the decision with that verdict, but no
+/// commit of the fresh clone ever held it: at the final syncs sync took the database's
+/// version for unchanged since its base and the folder's (clone 0's earlier rejected verdict)
+/// replaced it; the engineer's latest verdict was lost. A base whose text the folder's git
+/// repository never held is no base: the database's version is new to the folder, and meets
+/// the folder's as a change of its own (docs/database.md, "Restore a backup and sync").
+#[test]
+fn seed12227_a_verdict_synced_into_a_lost_commit_is_kept_by_the_restored_backup()
+-> anyhow::Result<()> {
+    use Op::*;
+    let ops = [
+        Decide {
+            c: 0,
+            part: 1,
+            rev: 0,
+            subject: 0,
+            disposition: 0,
+            states: [1, 1, 2],
+            assistant: Some(0),
+        },
+        Import { c: 2, from: 0 },
+        Import { c: 1, from: 2 },
+        Judge {
+            c: 0,
+            pick: 7,
+            item: 0,
+            accept: false,
+            form: true,
+        },
+        Judge {
+            c: 1,
+            pick: 7,
+            item: 0,
+            accept: true,
+            form: false,
+        },
+        Commit { c: 1 },
+        Backup { c: 1 },
+        Rejoin { c: 1 },
+        Restore { c: 1, pick: 0 },
     ];
     run(&ops).map(drop)
 }

@@ -1372,3 +1372,55 @@ fn sync_team_a_carry_the_driver_kept_over_a_later_restatement_is_no_older_versio
     );
     Ok(())
 }
+
+/// Work synced into a commit that was never pushed, backed up, then the working copy lost (a
+/// fresh clone) and the backup restored: the restored database's bases say the folder held
+/// the edit and the new feature, but no commit of the fresh clone ever did. Before, sync took
+/// the database's versions for unchanged since their bases: the edit was replaced by the
+/// older version the folder holds, and the new feature deleted for a deletion the folder never
+/// made (both only saved beside the database). docs/database.md promises the loss only of what
+/// was done after the backup and never synced. Seed 12227 of `converge::long` lost an
+/// engineer's verdict this way (`converge::seed12227_a_verdict_synced_into_a_lost_commit_is_kept_by_the_restored_backup`).
+#[test]
+fn sync_team_a_restored_backup_keeps_what_it_synced_into_a_commit_never_pushed()
+-> anyhow::Result<()> {
+    let tmp = TempDir::new("team-lost-commit")?;
+    let root = tmp.path();
+    let (bare, mut a) = team_repository(root)?;
+    a.remember("bore", "first")?;
+    a.publish("bore")?;
+    a.remember("bore", "edited")?;
+    a.remember("slot", "new")?;
+    a.sync()?;
+    a.commit("edited, never pushed")?;
+    let backup = root.join("alice-backup.db");
+    let out = run(Command::new(binary())
+        .arg("--db")
+        .arg(&a.db)
+        .arg("backup")
+        .arg(&backup))?;
+    ensure!(out.status.success(), "backup: {out:?}");
+    // The working copy is lost with its commit; the backup is restored beside a fresh clone.
+    drop(a);
+    std::fs::remove_dir_all(root.join("alice"))?;
+    std::fs::copy(&backup, root.join("again.db"))?;
+    let mut a = Engineer::start(root, &bare, "again")?;
+    let said = a.sync()?;
+    let want = [
+        ("bore".to_string(), "edited".to_string()),
+        ("slot".to_string(), "new".to_string()),
+    ];
+    ensure!(
+        a.features()? == want,
+        "the restored backup lost what it held: {:?}; sync said {said}",
+        a.features()?
+    );
+    // The folder holds them too, for the team.
+    a.commit("restored")?;
+    let files = git_ok(&a.clone, &["grep", "-h", "\"note\"", "--", FOLDER])?;
+    ensure!(
+        files.contains("\"edited\"") && files.contains("\"new\"") && !files.contains("\"first\""),
+        "the folder holds: {files}"
+    );
+    Ok(())
+}
