@@ -1009,5 +1009,27 @@ fn sync_team_a_carry_the_driver_kept_over_a_later_restatement_is_no_older_versio
         held.contains("bob: ream to size and deburr") && held.contains("\"carried\""),
         "the carry stands, and bob's statement as what revision A says: {held}"
     );
+    // In the copy at A, not only in the history (his sync kept the statement there: it had
+    // reached the history alone, seen failing before).
+    let rev_a = art()["revision"].as_str().unwrap_or_default().to_string();
+    ensure!(
+        note_at(&held, "bore", &rev_a, true).as_deref() == Some("bob: ream to size and deburr")
+            && note_at(&held, "bore", &rev_a, false).is_none(),
+        "bob's statement is what revision A says of bore: {held}"
+    );
     Ok(())
+}
+
+/// The feature of `name` in `text` (an export, or a file of the folder), live or the
+/// superseded copy, at `revision`: its note, `None` when there is none.
+fn note_at(text: &str, name: &str, revision: &str, superseded: bool) -> Option<String> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["record"].clone())
+        .find(|r| {
+            r["name"] == name
+                && r["artifact"]["revision"] == revision
+                && r.get("superseded").is_some_and(|m| !m.is_null()) == superseded
+        })
+        .and_then(|r| r["note"].as_str().map(str::to_string))
 }
