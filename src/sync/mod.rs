@@ -25,9 +25,10 @@
 //! acted on, the journal), `owned.rs` (the lock, the id file and where a database last synced
 //! the folder, the README, the test hook), `history.rs` (the history files read and the missing
 //! ones found), `git.rs` (the repository's settings that would keep git from checking out or
-//! committing the folder's files as sync writes them, asked of git), `new_database.rs` (a database a refused import or sync created, removed
-//! again), `saved.rs` (the items a sync deletes from the database, named and saved beside it
-//! to be imported back).
+//! committing the folder's files as sync writes them, asked of git), `sides.rs` (what
+//! the merge driver reads of the two commits git is merging), `new_database.rs` (a database
+//! a refused import or sync created, removed again), `saved.rs` (the items a sync deletes
+//! from the database, named and saved beside it to be imported back).
 
 /// A [`Error`] from a message, as `format!` takes it.
 macro_rules! fail {
@@ -47,6 +48,7 @@ mod new_database;
 mod owned;
 mod run;
 mod saved;
+mod sides;
 
 pub use folder::merge_files;
 pub use run::{Counts, Outcome, run};

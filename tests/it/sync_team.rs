@@ -1033,3 +1033,118 @@ fn note_at(text: &str, name: &str, revision: &str, superseded: bool) -> Option<S
         })
         .and_then(|r| r["note"].as_str().map(str::to_string))
 }
+
+/// The folder's record files of `e`'s clone, one line each (an export's form).
+fn folder_lines(e: &Engineer) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for entry in std::fs::read_dir(e.clone.join(&e.folder).join("records"))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|x| x == "json") {
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+            out.push_str(&v.to_string());
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+/// Regression (`converge::a_statement_git_merged_over_a_second_carry_is_not_pushed_at_the_old_revision`):
+/// Alice carries "bore" from revision A to B, and Bob imports her export (his clone has no
+/// file of it); Alice carries it on to C (its mark still naming A: carried on unchanged) and
+/// pushes, with its copy at B. Bob states "bore" again at B, syncs and commits. His `git
+/// pull` (a merge, and a `--rebase` in the second round) hands the driver his statement at B
+/// and the carry at C with no base (both sides added the file): nothing in the two versions
+/// says B was carried past, and the copy at B is another file of the pull, which git had not
+/// written when the driver ran. The driver kept his later statement, and his sync pushed the
+/// feature live at B beside its copy there, until Alice synced again. The driver now reads
+/// the copy from either side's commit: the carry stands at C, and Bob's sync keeps his
+/// statement as what B says of the feature (the copy), in his database and in the folder he
+/// pushes. Seen failing before the fix (Bob's folder held "bore" live at B); without the
+/// sync's part of it, his statement was only in the history.
+#[test]
+fn sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision() -> anyhow::Result<()>
+{
+    for rebase in [false, true] {
+        let root = TempDir::new("sync-team-second-carry")?;
+        let (bare, mut a) = team_repository(root.path())?;
+        a.remember("slot", "mill 4 wide")?;
+        a.publish("alice: first review")?;
+        let mut b = Engineer::start(root.path(), &bare, "bob")?;
+        b.sync()?;
+        let (rev_b, rev_c) = (
+            artifact("bracket rev B", "/work/bracket.step"),
+            artifact("bracket rev C", "/work/bracket.step"),
+        );
+        let carry = |a: &mut Engineer, from: &Value, to: &Value| -> anyhow::Result<()> {
+            a.server
+                .call(
+                    "carry_forward",
+                    json!({"from": from, "to": to, "changed": [], "change": "ECO", "map": []}),
+                )?
+                .ok()?;
+            Ok(())
+        };
+        a.remember("bore", "ream to size")?;
+        carry(&mut a, &art(), &rev_b)?;
+        a.publish("alice: bore, carried to B")?;
+        let export = root.path().join("alice.jsonl");
+        std::fs::write(&export, a.export()?)?;
+        let imported = run(Command::new(binary())
+            .arg("--db")
+            .arg(&b.db)
+            .arg("import")
+            .arg(&export)
+            .env("MCP_LOG_LEVEL", "warn"))?;
+        ensure!(imported.status.success(), "bob imports alice's export");
+        carry(&mut a, &rev_b, &rev_c)?;
+        a.publish("alice: carried on to C")?;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        b.server
+            .call(
+                "remember",
+                json!({"artifact": rev_b, "name": "bore", "note": "bob: ream and deburr",
+                       "entity_ids": []}),
+            )?
+            .ok()?;
+        b.sync()?;
+        b.commit("bob: bore at B")?;
+        let how = if rebase { "--rebase" } else { "--no-rebase" };
+        git_ok(
+            &b.clone,
+            &["pull", "-q", how, "--no-edit", "origin", "main"],
+        )?;
+        let said = b.sync()?;
+        b.commit("bob: synced")?;
+        let (rb, rc) = (rev_b["revision"].as_str(), rev_c["revision"].as_str());
+        let (Some(rb), Some(rc)) = (rb, rc) else {
+            bail!("no revisions");
+        };
+        for (what, text) in [
+            ("bob's folder", folder_lines(&b)?),
+            ("bob's database", b.export()?),
+        ] {
+            ensure!(
+                note_at(&text, "bore", rb, false).is_none(),
+                "{how}: {what} holds bore live at B, a revision its carry moved it on from: {said}"
+            );
+            ensure!(
+                note_at(&text, "bore", rc, false).as_deref() == Some("ream to size"),
+                "{how}: {what} holds the carry at C: {said}"
+            );
+            ensure!(
+                note_at(&text, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
+                "{how}: {what} keeps bob's statement as what B says of bore: {said}"
+            );
+        }
+        git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+        a.pull()?;
+        a.sync()?;
+        let held = a.export()?;
+        ensure!(
+            note_at(&held, "bore", rc, false).as_deref() == Some("ream to size")
+                && note_at(&held, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
+            "{how}: alice holds the carry at C and bob's statement at B: {held}"
+        );
+    }
+    Ok(())
+}
