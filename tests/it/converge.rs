@@ -1446,7 +1446,11 @@ fn first_difference(a: &str, b: &str) -> String {
 
 /// Runs `ops` from three empty clones, then the final syncs and every check.
 fn run(ops: &[Op]) -> anyhow::Result<Moves> {
-    let mut w = World::new()?;
+    run_in(World::new()?, ops)
+}
+
+/// [`run`] in `w`, a world set up beforehand (a clone's driver line changed).
+fn run_in(mut w: World, ops: &[Op]) -> anyhow::Result<Moves> {
     for (i, op) in ops.iter().enumerate() {
         w.apply(op)
             .with_context(|| format!("operation {i}: {op:?}"))?;
@@ -1951,13 +1955,25 @@ fn a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_t
 }
 
 /// The same, with clone 1's statement committed before it pulls: git merges the two versions
-/// of the feature's file through the driver, which does not yet see the superseded copy the
-/// pull brings (the work tree is written after the merge), and takes the later statement; the
-/// next sync, finding the folder's version at a revision it holds a superseded copy of, keeps
-/// the feature where it stands and the statement as that revision's.
+/// of the feature's file through the driver, which reads the superseded copy at revision 0
+/// from the commit the pull merges in (the work tree is written after the merge) and keeps
+/// the feature at 1; clone 1's next sync, finding the carry over its statement synced before,
+/// keeps the statement as revision 0's.
 #[test]
 fn a_restatement_merged_by_git_over_a_missed_carry_is_not_moved_back() -> anyhow::Result<()> {
     run(&missed_carry(true)).map(drop)
+}
+
+/// The same with clone 1's driver given no `%P` ([`driver_without_path`]): it sees the two
+/// versions only and takes the later statement; clone 0's next sync, finding the folder's
+/// version at a revision it holds a superseded copy of, keeps the feature where it stands and
+/// the statement as that revision's.
+#[test]
+fn a_restatement_merged_by_a_driver_that_cannot_see_the_copy_is_not_moved_back()
+-> anyhow::Result<()> {
+    let w = World::new()?;
+    driver_without_path(&w, 1)?;
+    run_in(w, &missed_carry(true)).map(drop)
 }
 
 /// As `a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_the_carry`,
