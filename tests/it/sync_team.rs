@@ -1148,3 +1148,88 @@ fn sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision() 
     }
     Ok(())
 }
+
+/// The carrying clone's `git pull --rebase` of the same: Bob carries "bore" from A to B and
+/// pushes; Alice, who has it by importing his export (her clone has no file of it), carries
+/// it on to C (the mark still naming A) and commits; Bob states it again at B and pushes.
+/// Alice's rebase replays her carry over his statement: both added the feature's file (no
+/// base), the carry's copy at B is in her commit being picked only (not in `HEAD`, not yet in
+/// the work tree), and the driver found it there (`rebase-merge/done`): the carry stands in
+/// her work tree before any sync, and Bob's next sync keeps his statement as what B says of
+/// it, in every clone. Seen failing with the driver not reading the pick ("the rebase left
+/// bore live at B").
+#[test]
+fn sync_team_a_carry_rebased_over_a_statement_at_the_revision_it_left_stands() -> anyhow::Result<()>
+{
+    let root = TempDir::new("sync-team-rebased-carry")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("slot", "mill 4 wide")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.sync()?;
+    let (rev_b, rev_c) = (
+        artifact("bracket rev B", "/work/bracket.step"),
+        artifact("bracket rev C", "/work/bracket.step"),
+    );
+    let carry = |e: &mut Engineer, from: &Value, to: &Value| -> anyhow::Result<()> {
+        e.server
+            .call(
+                "carry_forward",
+                json!({"from": from, "to": to, "changed": [], "change": "ECO", "map": []}),
+            )?
+            .ok()?;
+        Ok(())
+    };
+    b.remember("bore", "ream to size")?;
+    carry(&mut b, &art(), &rev_b)?;
+    b.publish("bob: bore, carried to B")?;
+    let export = root.path().join("bob.jsonl");
+    std::fs::write(&export, b.export()?)?;
+    let imported = run(Command::new(binary())
+        .arg("--db")
+        .arg(&a.db)
+        .arg("import")
+        .arg(&export)
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    ensure!(imported.status.success(), "alice imports bob's export");
+    carry(&mut a, &rev_b, &rev_c)?;
+    a.sync()?;
+    a.commit("alice: carried on to C")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.server
+        .call(
+            "remember",
+            json!({"artifact": rev_b, "name": "bore", "note": "bob: ream and deburr",
+                   "entity_ids": []}),
+        )?
+        .ok()?;
+    b.publish("bob: bore at B")?;
+    git_ok(&a.clone, &["pull", "-q", "--rebase", "origin", "main"])?;
+    let (Some(rb), Some(rc)) = (rev_b["revision"].as_str(), rev_c["revision"].as_str()) else {
+        bail!("no revisions");
+    };
+    let merged = folder_lines(&a)?;
+    ensure!(
+        note_at(&merged, "bore", rb, false).is_none()
+            && note_at(&merged, "bore", rc, false).as_deref() == Some("ream to size"),
+        "the rebase left bore live at B, a revision the carry moved it on from: {merged}"
+    );
+    // The statement is kept by the next sync of the database that made it, Bob's.
+    a.publish("alice: carried on to C")?;
+    b.pull()?;
+    b.publish("bob: synced")?;
+    a.pull()?;
+    a.sync()?;
+    for e in [&a, &b] {
+        for text in [folder_lines(e)?, e.export()?] {
+            ensure!(
+                note_at(&text, "bore", rb, false).is_none()
+                    && note_at(&text, "bore", rc, false).as_deref() == Some("ream to size")
+                    && note_at(&text, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
+                "the carry at C and bob's statement at B: {}{text}",
+                e.said
+            );
+        }
+    }
+    Ok(())
+}
