@@ -358,6 +358,33 @@ impl<'a, 't> Apply<'a, 't> {
                 self.keep_stayed(stated, &onward)?;
                 self.delete_file(kind, id)?;
             }
+            // Only the folder changed, to the database's feature carried on from the
+            // revision the database holds it at, and the database's version, synced before,
+            // is a statement there later than the carry's copy (made where the carry had not
+            // arrived): git's merge replaced its file by the carry (the driver keeps a carry
+            // over a statement at a revision carried past, and leaves the statement to this
+            // sync). What that revision says, kept there; the feature stays where the folder
+            // has it, as when the statement had not been synced yet (the mirror case above).
+            Action::ToDatabase
+                if let (Some(Item::Record(held)), Some(Item::Record(onward))) =
+                    (db_item, file_item)
+                    && merge::elsewhere(onward, held)
+                    && self.carries_on(
+                        &Item::Record(onward.clone()),
+                        &Item::Record(held.clone()),
+                    )?
+                    && self.stated_after_copy(held)? =>
+            {
+                self.counts.conflicts.push(format!(
+                    "record {id}: the database's version, synced before, states it at revision \
+                     {}, which a carry moved it on from (git's merge kept the carry); kept it at \
+                     revision {} (the folder's version), and the statement as what revision {} \
+                     says of it (superseded)",
+                    held.artifact.revision, onward.artifact.revision, held.artifact.revision
+                ));
+                self.keep_stayed(held, onward)?;
+                self.import(&Item::Record(onward.clone()), db_item)?;
+            }
             Action::ToDatabase | Action::KeepFolder => {
                 let item = file_item.ok_or_else(|| fail!("{id}: no folder version"))?;
                 if let Some(held) = db_item {
@@ -631,6 +658,32 @@ impl<'a, 't> Apply<'a, 't> {
             return Ok(false);
         }
         self.copy_known(stayed)
+    }
+
+    /// Whether `held`, the feature live at a revision a carry moved it on from, says of it
+    /// what that revision's superseded copy (the later of the database's and the folder's)
+    /// does not, and later than the copy: a statement the carry had not seen (the copy is
+    /// what the carrying clone held, dated its carry). A version the carry moved on, or one
+    /// older than it, is not: the carry's copy says what the revision said.
+    fn stated_after_copy(&self, held: &Record) -> Result<bool> {
+        let own = Record::snapshot_id(&held.id, &held.artifact.revision);
+        let copy = match (self.tx.record(&own)?, self.filed_record(&own)) {
+            (Some(h), Some(f)) => Some(std::cmp::max_by(h, f.clone(), |a, b| {
+                a.updated_at.cmp(&b.updated_at)
+            })),
+            (h, f) => h.or_else(|| f.cloned()),
+        };
+        let Some(copy) = copy.filter(|c| held.carried_by(c).is_some()) else {
+            return Ok(false);
+        };
+        let as_copy = Record {
+            id: copy.id.clone(),
+            superseded: copy.superseded.clone(),
+            created_at: copy.created_at.clone(),
+            updated_at: copy.updated_at.clone(),
+            ..held.clone()
+        };
+        Ok(held.updated_at > copy.updated_at && as_copy != copy)
     }
 
     /// Whether `onward` (the folder's version) is the feature `held` (the database's, unchanged

@@ -10,9 +10,11 @@ use std::path::{Path, PathBuf};
 
 use super::apply::WRITE_THREADS;
 use super::line::{Schemas, is_id_text, parse_event, parse_item};
-use super::merge::{resolve, side};
+use super::merge::{resolve_knowing, side};
 use super::run::Entries;
+use super::sides::copy_on_a_side;
 use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned, shown};
+use crate::review::Record;
 use crate::text::{escape_controls, shell_word};
 
 /// Ids as `import` allows them that are also a file name on every system a teammate may
@@ -524,7 +526,8 @@ pub(super) fn remove_file(path: &Path) -> Result<()> {
 
 /// `review-mcp merge-file BASE OURS THEIRS [PATH]`, git's merge driver of a synced folder: the three
 /// versions of one item file read as sync reads the folder's files (regular files only, never
-/// through a link, each at most [`MAX_FILE_BYTES`]), resolved by [`resolve`] and written over
+/// through a link, each at most [`MAX_FILE_BYTES`]), resolved by [`resolve_knowing`] (a
+/// superseded copy read from either side's tree, [`copy_on_a_side`]) and written over
 /// OURS atomically. Returns the conflict to report, if any. A file that does not parse as an
 /// item (conflict markers, another file's text) is refused and OURS left untouched, for git to
 /// merge by hand. An empty BASE (both sides added the file) is a merge without a base. A
@@ -604,10 +607,14 @@ pub fn merge_files(
     {
         return Ok(Some(named(said)));
     }
-    let resolved = resolve(
+    // A statement at a revision a carry of the feature moved it on from: the carry's copy
+    // there is told by either side's tree (the other side's file is not written yet).
+    let copied = |stayed: &Record| name.is_some_and(|n| copy_on_a_side(n, stayed, &schemas));
+    let resolved = resolve_knowing(
         base_item.as_ref(),
         side(&ours_item, "ours"),
         side(&theirs_item, "theirs"),
+        &copied,
     )
     .map_err(|e| {
         fail!(

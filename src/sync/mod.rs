@@ -27,9 +27,10 @@
 //! the folder, the README, the test hook), `history.rs` (the history files read and the missing
 //! ones found), `git.rs` (the repository's settings that would keep git from checking out or
 //! committing the folder's files as sync writes them, asked of git; whether the repository
-//! holds a base's text at all, `Objects`), `new_database.rs` (a database a refused import or sync created, removed
-//! again), `saved.rs` (the items a sync deletes from the database, named and saved beside it
-//! to be imported back).
+//! holds a base's text at all, `Objects`), `sides.rs` (what the merge driver reads of the two
+//! commits git is merging), `new_database.rs` (a database a refused import or sync created,
+//! removed again), `saved.rs` (the items a sync deletes from the database, named and saved
+//! beside it to be imported back).
 
 /// A [`Error`] from a message, as `format!` takes it.
 macro_rules! fail {
@@ -49,6 +50,7 @@ mod new_database;
 mod owned;
 mod run;
 mod saved;
+mod sides;
 
 pub use folder::merge_files;
 pub use run::{Counts, Outcome, run};

@@ -579,6 +579,24 @@ fn configure(dir: &Path, name: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Clone `c`'s merge driver given no `%P` (a driver line of `%O %A %B`, as docs/command-line.md
+/// allows): the driver sees the three versions of the file only, not the carry's copy beside
+/// it in either side's commit, and keeps a statement git merges over a second carry (its
+/// mark naming the first carry's revision) live at the revision carried past, as every
+/// driver did before it read the copy, and as one run outside a merge or rebase still does
+/// (`git merge-tree`, a cherry-pick). The carrying clone's next sync settles it.
+fn driver_without_path(w: &World, c: usize) -> anyhow::Result<()> {
+    git_ok(
+        &w.clones[c].dir,
+        &[
+            "config",
+            "merge.review.driver",
+            &format!("{} merge-file %O %A %B", binary().display()),
+        ],
+    )?;
+    Ok(())
+}
+
 /// A database file and its companions removed.
 fn remove_database(db: &Path) -> anyhow::Result<()> {
     for suffix in ["", "-wal", "-shm"] {
@@ -1451,7 +1469,11 @@ fn first_difference(a: &str, b: &str) -> String {
 
 /// Runs `ops` from three empty clones, then the final syncs and every check.
 fn run(ops: &[Op]) -> anyhow::Result<Moves> {
-    let mut w = World::new()?;
+    run_in(World::new()?, ops)
+}
+
+/// [`run`] in `w`, a world set up beforehand (a clone's driver line changed).
+fn run_in(mut w: World, ops: &[Op]) -> anyhow::Result<Moves> {
     for (i, op) in ops.iter().enumerate() {
         w.apply(op)
             .with_context(|| format!("operation {i}: {op:?}"))?;
@@ -1956,13 +1978,25 @@ fn a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_t
 }
 
 /// The same, with clone 1's statement committed before it pulls: git merges the two versions
-/// of the feature's file through the driver, which does not yet see the superseded copy the
-/// pull brings (the work tree is written after the merge), and takes the later statement; the
-/// next sync, finding the folder's version at a revision it holds a superseded copy of, keeps
-/// the feature where it stands and the statement as that revision's.
+/// of the feature's file through the driver, which reads the superseded copy at revision 0
+/// from the commit the pull merges in (the work tree is written after the merge) and keeps
+/// the feature at 1; clone 1's next sync, finding the carry over its statement synced before,
+/// keeps the statement as revision 0's.
 #[test]
 fn a_restatement_merged_by_git_over_a_missed_carry_is_not_moved_back() -> anyhow::Result<()> {
     run(&missed_carry(true)).map(drop)
+}
+
+/// The same with clone 1's driver given no `%P` ([`driver_without_path`]): it sees the two
+/// versions only and takes the later statement; clone 0's next sync, finding the folder's
+/// version at a revision it holds a superseded copy of, keeps the feature where it stands and
+/// the statement as that revision's.
+#[test]
+fn a_restatement_merged_by_a_driver_that_cannot_see_the_copy_is_not_moved_back()
+-> anyhow::Result<()> {
+    let w = World::new()?;
+    driver_without_path(&w, 1)?;
+    run_in(w, &missed_carry(true)).map(drop)
 }
 
 /// As `a_feature_restated_after_its_carry_is_not_moved_back_by_a_clone_that_missed_the_carry`,
@@ -3219,25 +3253,27 @@ fn held_back_in_folder(w: &World, c: usize) -> anyhow::Result<Vec<(String, Strin
     Ok(back)
 }
 
-/// Known defect: the folder holds a carried feature back at a revision its carry moved it on
-/// from, until the carrying clone syncs again (docs/command-line.md, "A carried feature stated
-/// again where it was", says it never does). The sequence of
+/// Was a known defect: the folder held a carried feature back at a revision its carry moved
+/// it on from, until the carrying clone synced again (docs/command-line.md, "A carried feature
+/// stated again where it was", says it never does). The sequence of
 /// [`a_statement_git_merged_over_a_second_carry_leaves_one_history`], each final sync's push
 /// checked: clone 1 pushes "slot" at revision 2 with its copies at 0 and 1; clone 2 pulls, and
 /// git merges its own statement at 1 (committed, not pushed) over the carry: both sides added
 /// the file, so the driver has no base, and the carry's mark names revision 0 (the feature was
-/// carried on unchanged), not 1, so nothing the driver sees says 1 was carried past (the copy
-/// at 1 is another file the pull brings), and the later statement wins. Clone 2's sync then
-/// finds the feature unchanged on both sides and pushes it live at 1 beside its copy at 1.
-/// Clone 1's next sync settles it (the feature at 2, the statement in the copy), and the
-/// clones converge; a clone that never held the feature and syncs in between takes the
-/// folder's version as it is (`a_third_clone_syncing_after_a_statement_git_merged_over_a_carry_keeps_the_feature`).
-/// Clone 2's sync cannot settle it: its database and folder no longer hold the version at 2
-/// (the merge dropped it; only git's history and clone 1 hold it). A fix needs the driver to
-/// see the other side's copy (git's tree, not the work tree, during a merge), or the carry's
-/// mark to name the revision it was carried from.
+/// carried on unchanged), not 1. The copy at 1 that says 1 was carried past is another file
+/// the pull brings, which git writes only after the driver ran, so the later statement won
+/// and clone 2's sync, finding the feature unchanged on both sides, pushed it live at 1
+/// beside its copy at 1. Clone 2's sync alone could not settle it: its database and folder
+/// no longer held the version at 2. Now the driver reads the copy from the other side's
+/// commit (`GITHEAD_<commit>` of a merge, the pick of a rebase: `sync::sides`) and keeps the
+/// carry, and clone 2's sync, finding the carry over its synced statement, keeps the
+/// statement as what revision 1 says (the copy). The other fix, the carry's mark naming the
+/// revision it was carried from, changes the synced files: schema 17 refuses a field it does
+/// not know (docs/command-line.md, "Teammates on different versions"). Seen failing before
+/// the fix ("clone 2 pushed a carried feature back at a revision carried past");
+/// `sync_team::sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision`
+/// plays it with a merge and a rebase.
 #[test]
-#[ignore = "known defect: the folder holds a carried feature back at its old revision until the carrying clone syncs again"]
 fn a_statement_git_merged_over_a_second_carry_is_not_pushed_at_the_old_revision()
 -> anyhow::Result<()> {
     let mut w = World::new()?;
@@ -3252,14 +3288,30 @@ fn a_statement_git_merged_over_a_second_carry_is_not_pushed_at_the_old_revision(
             "clone {c} pushed a carried feature back at a revision carried past: {back:?}"
         );
     }
+    // Clone 2's statement (tag 1) is what revision 1 says of the feature, in every clone.
+    for c in 0..CLONES {
+        let text = export(&w.clones[c].db)?;
+        let copy_at_1: Vec<Value> = lines(&text)
+            .into_iter()
+            .map(|l| l["record"].clone())
+            .filter(|r| r["name"] == "slot" && r["artifact"]["revision"] == rev(0, 1))
+            .collect();
+        ensure!(
+            copy_at_1.len() == 1
+                && copy_at_1[0].get("superseded").is_some()
+                && copy_at_1[0]["tags"] == json!(["t1"]),
+            "clone {c} holds at revision 1: {copy_at_1:?}"
+        );
+    }
     Ok(())
 }
 
 /// The sequence of [`a_statement_git_merged_over_a_second_carry_leaves_one_history`], then
 /// final syncs in an order where clone 0, which never held the feature, syncs between clone 2's
 /// push and clone 1's next sync. Clone 1 pushes "slot" at revision 2 with its copies at 0 and
-/// 1; clone 2's pull merges its own statement at 1 over the carry (the driver cannot see the
-/// copy at 1 the pull brings) and its sync pushes the feature at 1 beside that copy. Clone 0's
+/// 1; clone 2's pull merges its own statement at 1 over the carry (its driver, given no `%P`,
+/// cannot see the copy at 1 the pull brings: [`driver_without_path`]) and its sync pushes the
+/// feature at 1 beside that copy. Clone 0's
 /// sync met the feature in the folder alone, with its copy at 1 there, and took it as
 /// forgotten after the carry (its database held no row of it): it kept the statement in the
 /// copy and deleted the feature's file, and clone 1's next sync, finding the file deleted and
@@ -3273,7 +3325,15 @@ fn a_third_clone_syncing_after_a_statement_git_merged_over_a_carry_keeps_the_fea
     for op in &statement_git_merged_over_a_second_carry() {
         w.apply(op).with_context(|| format!("{op:?}"))?;
     }
-    for c in [1, 2, 0, 1, 2, 0] {
+    driver_without_path(&w, 2)?;
+    for c in [1, 2] {
+        w.cycle(c)?;
+    }
+    ensure!(
+        !held_back_in_folder(&w, 2)?.is_empty(),
+        "clone 2 pushed the feature at revision 1 beside its copy there"
+    );
+    for c in [0, 1, 2, 0] {
         w.cycle(c)?;
     }
     // Each clone holds the one feature, at revision 2 where the carry took it.
@@ -3298,7 +3358,8 @@ fn a_third_clone_syncing_after_a_statement_git_merged_over_a_carry_keeps_the_fea
 
 /// The sequence of [`a_third_clone_syncing_after_a_statement_git_merged_over_a_carry_keeps_the_feature`]:
 /// clone 0's export, taken while it holds the feature at revision 1 beside its copy there
-/// (until clone 1 syncs again: the known defect of
+/// (until clone 1 syncs again: clone 2's driver, given no `%P`, [`driver_without_path`], kept
+/// the statement, the defect of
 /// [`a_statement_git_merged_over_a_second_carry_is_not_pushed_at_the_old_revision`]), imported
 /// into an empty database exports the same. Import kept the feature's line as the copy at 1
 /// (the file's `carried` event said 1 was carried past, and no row held its id, the rule for
@@ -3312,9 +3373,14 @@ fn a_clone_holding_a_statement_git_merged_over_a_carry_exports_what_it_imports()
     for op in &statement_git_merged_over_a_second_carry() {
         w.apply(op).with_context(|| format!("{op:?}"))?;
     }
+    driver_without_path(&w, 2)?;
     for c in [1, 2, 0] {
         w.cycle(c)?;
     }
+    ensure!(
+        !held_back_in_folder(&w, 0)?.is_empty(),
+        "clone 0 holds the feature at revision 1 beside its copy there"
+    );
     w.apply(&Op::Fidelity { c: 0 })
 }
 

@@ -1370,6 +1370,228 @@ fn sync_team_a_carry_the_driver_kept_over_a_later_restatement_is_no_older_versio
         held.contains("bob: ream to size and deburr") && held.contains("\"carried\""),
         "the carry stands, and bob's statement as what revision A says: {held}"
     );
+    // In the copy at A, not only in the history (his sync kept the statement there: it had
+    // reached the history alone, seen failing before).
+    let rev_a = art()["revision"].as_str().unwrap_or_default().to_string();
+    ensure!(
+        note_at(&held, "bore", &rev_a, true).as_deref() == Some("bob: ream to size and deburr")
+            && note_at(&held, "bore", &rev_a, false).is_none(),
+        "bob's statement is what revision A says of bore: {held}"
+    );
+    Ok(())
+}
+
+/// The feature of `name` in `text` (an export, or a file of the folder), live or the
+/// superseded copy, at `revision`: its note, `None` when there is none.
+fn note_at(text: &str, name: &str, revision: &str, superseded: bool) -> Option<String> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| v["record"].clone())
+        .find(|r| {
+            r["name"] == name
+                && r["artifact"]["revision"] == revision
+                && r.get("superseded").is_some_and(|m| !m.is_null()) == superseded
+        })
+        .and_then(|r| r["note"].as_str().map(str::to_string))
+}
+
+/// The folder's record files of `e`'s clone, one line each (an export's form).
+fn folder_lines(e: &Engineer) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for entry in std::fs::read_dir(e.clone.join(&e.folder).join("records"))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|x| x == "json") {
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+            out.push_str(&v.to_string());
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
+/// Regression (`converge::a_statement_git_merged_over_a_second_carry_is_not_pushed_at_the_old_revision`):
+/// Alice carries "bore" from revision A to B, and Bob imports her export (his clone has no
+/// file of it); Alice carries it on to C (its mark still naming A: carried on unchanged) and
+/// pushes, with its copy at B. Bob states "bore" again at B, syncs and commits. His `git
+/// pull` (a merge, and a `--rebase` in the second round) hands the driver his statement at B
+/// and the carry at C with no base (both sides added the file): nothing in the two versions
+/// says B was carried past, and the copy at B is another file of the pull, which git had not
+/// written when the driver ran. The driver kept his later statement, and his sync pushed the
+/// feature live at B beside its copy there, until Alice synced again. The driver now reads
+/// the copy from either side's commit: the carry stands at C, and Bob's sync keeps his
+/// statement as what B says of the feature (the copy), in his database and in the folder he
+/// pushes. Seen failing before the fix (Bob's folder held "bore" live at B); without the
+/// sync's part of it, his statement was only in the history.
+#[test]
+fn sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision() -> anyhow::Result<()>
+{
+    for rebase in [false, true] {
+        let root = TempDir::new("sync-team-second-carry")?;
+        let (bare, mut a) = team_repository(root.path())?;
+        a.remember("slot", "mill 4 wide")?;
+        a.publish("alice: first review")?;
+        let mut b = Engineer::start(root.path(), &bare, "bob")?;
+        b.sync()?;
+        let (rev_b, rev_c) = (
+            artifact("bracket rev B", "/work/bracket.step"),
+            artifact("bracket rev C", "/work/bracket.step"),
+        );
+        let carry = |a: &mut Engineer, from: &Value, to: &Value| -> anyhow::Result<()> {
+            a.server
+                .call(
+                    "carry_forward",
+                    json!({"from": from, "to": to, "changed": [], "change": "ECO", "map": []}),
+                )?
+                .ok()?;
+            Ok(())
+        };
+        a.remember("bore", "ream to size")?;
+        carry(&mut a, &art(), &rev_b)?;
+        a.publish("alice: bore, carried to B")?;
+        let export = root.path().join("alice.jsonl");
+        std::fs::write(&export, a.export()?)?;
+        let imported = run(Command::new(binary())
+            .arg("--db")
+            .arg(&b.db)
+            .arg("import")
+            .arg(&export)
+            .env("MCP_LOG_LEVEL", "warn"))?;
+        ensure!(imported.status.success(), "bob imports alice's export");
+        carry(&mut a, &rev_b, &rev_c)?;
+        a.publish("alice: carried on to C")?;
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        b.server
+            .call(
+                "remember",
+                json!({"artifact": rev_b, "name": "bore", "note": "bob: ream and deburr",
+                       "entity_ids": []}),
+            )?
+            .ok()?;
+        b.sync()?;
+        b.commit("bob: bore at B")?;
+        let how = if rebase { "--rebase" } else { "--no-rebase" };
+        git_ok(
+            &b.clone,
+            &["pull", "-q", how, "--no-edit", "origin", "main"],
+        )?;
+        let said = b.sync()?;
+        b.commit("bob: synced")?;
+        let (rb, rc) = (rev_b["revision"].as_str(), rev_c["revision"].as_str());
+        let (Some(rb), Some(rc)) = (rb, rc) else {
+            bail!("no revisions");
+        };
+        for (what, text) in [
+            ("bob's folder", folder_lines(&b)?),
+            ("bob's database", b.export()?),
+        ] {
+            ensure!(
+                note_at(&text, "bore", rb, false).is_none(),
+                "{how}: {what} holds bore live at B, a revision its carry moved it on from: {said}"
+            );
+            ensure!(
+                note_at(&text, "bore", rc, false).as_deref() == Some("ream to size"),
+                "{how}: {what} holds the carry at C: {said}"
+            );
+            ensure!(
+                note_at(&text, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
+                "{how}: {what} keeps bob's statement as what B says of bore: {said}"
+            );
+        }
+        git_ok(&b.clone, &["push", "-q", "origin", "HEAD:main"])?;
+        a.pull()?;
+        a.sync()?;
+        let held = a.export()?;
+        ensure!(
+            note_at(&held, "bore", rc, false).as_deref() == Some("ream to size")
+                && note_at(&held, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
+            "{how}: alice holds the carry at C and bob's statement at B: {held}"
+        );
+    }
+    Ok(())
+}
+
+/// The carrying clone's `git pull --rebase` of the same: Bob carries "bore" from A to B and
+/// pushes; Alice, who has it by importing his export (her clone has no file of it), carries
+/// it on to C (the mark still naming A) and commits; Bob states it again at B and pushes.
+/// Alice's rebase replays her carry over his statement: both added the feature's file (no
+/// base), the carry's copy at B is in her commit being picked only (not in `HEAD`, not yet in
+/// the work tree), and the driver found it there (`rebase-merge/done`): the carry stands in
+/// her work tree before any sync, and Bob's next sync keeps his statement as what B says of
+/// it, in every clone. Seen failing with the driver not reading the pick ("the rebase left
+/// bore live at B").
+#[test]
+fn sync_team_a_carry_rebased_over_a_statement_at_the_revision_it_left_stands() -> anyhow::Result<()>
+{
+    let root = TempDir::new("sync-team-rebased-carry")?;
+    let (bare, mut a) = team_repository(root.path())?;
+    a.remember("slot", "mill 4 wide")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root.path(), &bare, "bob")?;
+    b.sync()?;
+    let (rev_b, rev_c) = (
+        artifact("bracket rev B", "/work/bracket.step"),
+        artifact("bracket rev C", "/work/bracket.step"),
+    );
+    let carry = |e: &mut Engineer, from: &Value, to: &Value| -> anyhow::Result<()> {
+        e.server
+            .call(
+                "carry_forward",
+                json!({"from": from, "to": to, "changed": [], "change": "ECO", "map": []}),
+            )?
+            .ok()?;
+        Ok(())
+    };
+    b.remember("bore", "ream to size")?;
+    carry(&mut b, &art(), &rev_b)?;
+    b.publish("bob: bore, carried to B")?;
+    let export = root.path().join("bob.jsonl");
+    std::fs::write(&export, b.export()?)?;
+    let imported = run(Command::new(binary())
+        .arg("--db")
+        .arg(&a.db)
+        .arg("import")
+        .arg(&export)
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    ensure!(imported.status.success(), "alice imports bob's export");
+    carry(&mut a, &rev_b, &rev_c)?;
+    a.sync()?;
+    a.commit("alice: carried on to C")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.server
+        .call(
+            "remember",
+            json!({"artifact": rev_b, "name": "bore", "note": "bob: ream and deburr",
+                   "entity_ids": []}),
+        )?
+        .ok()?;
+    b.publish("bob: bore at B")?;
+    git_ok(&a.clone, &["pull", "-q", "--rebase", "origin", "main"])?;
+    let (Some(rb), Some(rc)) = (rev_b["revision"].as_str(), rev_c["revision"].as_str()) else {
+        bail!("no revisions");
+    };
+    let merged = folder_lines(&a)?;
+    ensure!(
+        note_at(&merged, "bore", rb, false).is_none()
+            && note_at(&merged, "bore", rc, false).as_deref() == Some("ream to size"),
+        "the rebase left bore live at B, a revision the carry moved it on from: {merged}"
+    );
+    // The statement is kept by the next sync of the database that made it, Bob's.
+    a.publish("alice: carried on to C")?;
+    b.pull()?;
+    b.publish("bob: synced")?;
+    a.pull()?;
+    a.sync()?;
+    for e in [&a, &b] {
+        for text in [folder_lines(e)?, e.export()?] {
+            ensure!(
+                note_at(&text, "bore", rb, false).is_none()
+                    && note_at(&text, "bore", rc, false).as_deref() == Some("ream to size")
+                    && note_at(&text, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
+                "the carry at C and bob's statement at B: {}{text}",
+                e.said
+            );
+        }
+    }
     Ok(())
 }
 
