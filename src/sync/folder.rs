@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::apply::WRITE_THREADS;
 use super::line::{Schemas, is_id_text, parse_event, parse_item};
-use super::merge::{resolve_knowing, side};
+use super::merge::{resolve, resolve_knowing, side};
 use super::run::Entries;
 use super::sides::copy_on_a_side;
 use super::{Hash, Item, ItemKind, MAX_REPORTED, Result, hash, owned, shown};
