@@ -1409,6 +1409,58 @@ fn folder_lines(e: &Engineer) -> anyhow::Result<String> {
     Ok(out)
 }
 
+/// Revisions B and C of the bracket ([`art`] is A).
+fn revisions_b_and_c() -> (Value, Value) {
+    (
+        artifact("bracket rev B", "/work/bracket.step"),
+        artifact("bracket rev C", "/work/bracket.step"),
+    )
+}
+
+/// `e` carries every item at `from` on to `to` unchanged (`carry_forward`, no face changed).
+fn carry(e: &mut Engineer, from: &Value, to: &Value) -> anyhow::Result<()> {
+    e.server
+        .call(
+            "carry_forward",
+            json!({"from": from, "to": to, "changed": [], "change": "ECO", "map": []}),
+        )?
+        .ok()?;
+    Ok(())
+}
+
+/// Alice and Bob on one team repository ("slot" published by Alice, synced by Bob); then the
+/// carrier (Bob when `bob_carries`, else Alice) states "bore" ("ream to size") at A, carries
+/// it on to B and publishes, and the other imports the carrier's export: both hold the feature
+/// at B with its copy at A. The two tests of a statement meeting a second carry start here.
+fn bore_carried_to_b(root: &Path, bob_carries: bool) -> anyhow::Result<(Engineer, Engineer)> {
+    let (bare, mut a) = team_repository(root)?;
+    a.remember("slot", "mill 4 wide")?;
+    a.publish("alice: first review")?;
+    let mut b = Engineer::start(root, &bare, "bob")?;
+    b.sync()?;
+    let (rev_b, _) = revisions_b_and_c();
+    let (carrier, other, name, other_name) = match bob_carries {
+        true => (&mut b, &a, "bob", "alice"),
+        false => (&mut a, &b, "alice", "bob"),
+    };
+    carrier.remember("bore", "ream to size")?;
+    carry(carrier, &art(), &rev_b)?;
+    carrier.publish(&format!("{name}: bore, carried to B"))?;
+    let export = root.join(format!("{name}.jsonl"));
+    std::fs::write(&export, carrier.export()?)?;
+    let imported = run(Command::new(binary())
+        .arg("--db")
+        .arg(&other.db)
+        .arg("import")
+        .arg(&export)
+        .env("MCP_LOG_LEVEL", "warn"))?;
+    ensure!(
+        imported.status.success(),
+        "{other_name} imports {name}'s export"
+    );
+    Ok((a, b))
+}
+
 /// Regression (`converge::a_statement_git_merged_over_a_second_carry_is_not_pushed_at_the_old_revision`):
 /// Alice carries "bore" from revision A to B, and Bob imports her export (his clone has no
 /// file of it); Alice carries it on to C (its mark still naming A: carried on unchanged) and
@@ -1427,36 +1479,8 @@ fn sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision() 
 {
     for rebase in [false, true] {
         let root = TempDir::new("sync-team-second-carry")?;
-        let (bare, mut a) = team_repository(root.path())?;
-        a.remember("slot", "mill 4 wide")?;
-        a.publish("alice: first review")?;
-        let mut b = Engineer::start(root.path(), &bare, "bob")?;
-        b.sync()?;
-        let (rev_b, rev_c) = (
-            artifact("bracket rev B", "/work/bracket.step"),
-            artifact("bracket rev C", "/work/bracket.step"),
-        );
-        let carry = |a: &mut Engineer, from: &Value, to: &Value| -> anyhow::Result<()> {
-            a.server
-                .call(
-                    "carry_forward",
-                    json!({"from": from, "to": to, "changed": [], "change": "ECO", "map": []}),
-                )?
-                .ok()?;
-            Ok(())
-        };
-        a.remember("bore", "ream to size")?;
-        carry(&mut a, &art(), &rev_b)?;
-        a.publish("alice: bore, carried to B")?;
-        let export = root.path().join("alice.jsonl");
-        std::fs::write(&export, a.export()?)?;
-        let imported = run(Command::new(binary())
-            .arg("--db")
-            .arg(&b.db)
-            .arg("import")
-            .arg(&export)
-            .env("MCP_LOG_LEVEL", "warn"))?;
-        ensure!(imported.status.success(), "bob imports alice's export");
+        let (mut a, mut b) = bore_carried_to_b(root.path(), false)?;
+        let (rev_b, rev_c) = revisions_b_and_c();
         carry(&mut a, &rev_b, &rev_c)?;
         a.publish("alice: carried on to C")?;
         std::thread::sleep(std::time::Duration::from_millis(5));
@@ -1523,36 +1547,8 @@ fn sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision() 
 fn sync_team_a_carry_rebased_over_a_statement_at_the_revision_it_left_stands() -> anyhow::Result<()>
 {
     let root = TempDir::new("sync-team-rebased-carry")?;
-    let (bare, mut a) = team_repository(root.path())?;
-    a.remember("slot", "mill 4 wide")?;
-    a.publish("alice: first review")?;
-    let mut b = Engineer::start(root.path(), &bare, "bob")?;
-    b.sync()?;
-    let (rev_b, rev_c) = (
-        artifact("bracket rev B", "/work/bracket.step"),
-        artifact("bracket rev C", "/work/bracket.step"),
-    );
-    let carry = |e: &mut Engineer, from: &Value, to: &Value| -> anyhow::Result<()> {
-        e.server
-            .call(
-                "carry_forward",
-                json!({"from": from, "to": to, "changed": [], "change": "ECO", "map": []}),
-            )?
-            .ok()?;
-        Ok(())
-    };
-    b.remember("bore", "ream to size")?;
-    carry(&mut b, &art(), &rev_b)?;
-    b.publish("bob: bore, carried to B")?;
-    let export = root.path().join("bob.jsonl");
-    std::fs::write(&export, b.export()?)?;
-    let imported = run(Command::new(binary())
-        .arg("--db")
-        .arg(&a.db)
-        .arg("import")
-        .arg(&export)
-        .env("MCP_LOG_LEVEL", "warn"))?;
-    ensure!(imported.status.success(), "alice imports bob's export");
+    let (mut a, mut b) = bore_carried_to_b(root.path(), true)?;
+    let (rev_b, rev_c) = revisions_b_and_c();
     carry(&mut a, &rev_b, &rev_c)?;
     a.sync()?;
     a.commit("alice: carried on to C")?;
