@@ -1433,10 +1433,21 @@ fn carry(e: &mut Engineer, from: &Value, to: &Value) -> anyhow::Result<()> {
 /// it on to B and publishes, and the other imports the carrier's export: both hold the feature
 /// at B with its copy at A. The two tests of a statement meeting a second carry start here.
 fn bore_carried_to_b(root: &Path, bob_carries: bool) -> anyhow::Result<(Engineer, Engineer)> {
+    bore_carried_to_b_in(root, bob_carries, FOLDER)
+}
+
+/// [`bore_carried_to_b`] with the review memory in `folder` of each clone.
+fn bore_carried_to_b_in(
+    root: &Path,
+    bob_carries: bool,
+    folder: &str,
+) -> anyhow::Result<(Engineer, Engineer)> {
     let (bare, mut a) = team_repository(root)?;
+    a.folder = folder.into();
     a.remember("slot", "mill 4 wide")?;
     a.publish("alice: first review")?;
     let mut b = Engineer::start(root, &bare, "bob")?;
+    b.folder = folder.into();
     b.sync()?;
     let (rev_b, _) = revisions_b_and_c();
     let (carrier, other, name, other_name) = match bob_carries {
@@ -1477,9 +1488,22 @@ fn bore_carried_to_b(root: &Path, bob_carries: bool) -> anyhow::Result<(Engineer
 #[test]
 fn sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision() -> anyhow::Result<()>
 {
+    statement_over_a_second_carry(FOLDER)
+}
+
+/// The same in a folder whose path has a space, a `:` (git's `<commit>:<path>` separator,
+/// which the driver's lookup of the copy in the other side's commit writes) and a letter
+/// outside ASCII: the driver finds the copy there too.
+#[test]
+fn sync_team_a_statement_over_a_second_carry_in_a_folder_named_with_a_colon_space_and_accent()
+-> anyhow::Result<()> {
+    statement_over_a_second_carry("de:sign r\u{e9}v/review memory")
+}
+
+fn statement_over_a_second_carry(folder: &str) -> anyhow::Result<()> {
     for rebase in [false, true] {
         let root = TempDir::new("sync-team-second-carry")?;
-        let (mut a, mut b) = bore_carried_to_b(root.path(), false)?;
+        let (mut a, mut b) = bore_carried_to_b_in(root.path(), false, folder)?;
         let (rev_b, rev_c) = revisions_b_and_c();
         carry(&mut a, &rev_b, &rev_c)?;
         a.publish("alice: carried on to C")?;
