@@ -1666,3 +1666,46 @@ fn sync_team_a_restored_backup_keeps_what_it_synced_into_a_commit_never_pushed()
     );
     Ok(())
 }
+
+/// An edit synced and never committed, its file then put back as committed by `git checkout
+/// -- DIR` or `git reset --hard` (no commit, index or stash ever held the edit's text): the
+/// next sync keeps the edit and writes its file again (a conflict line names both versions),
+/// as docs/command-line.md says; a `git stash` holds the text, so the stashed-away file is
+/// the older version taken, and the edit saved beside the database to import back.
+#[test]
+fn sync_team_a_synced_edit_put_back_by_git_checkout_is_written_again() -> anyhow::Result<()> {
+    for how in [
+        &["checkout", "--", FOLDER][..],
+        &["reset", "-q", "--hard"][..],
+        &["stash", "-q"][..],
+    ] {
+        let tmp = TempDir::new("team-put-back")?;
+        let (_bare, mut a) = team_repository(tmp.path())?;
+        a.remember("bore", "first")?;
+        a.publish("bore")?;
+        a.remember("bore", "edited")?;
+        a.sync()?;
+        git_ok(&a.clone, how)?;
+        let said = a.sync()?;
+        let stashed = how[0] == "stash";
+        let (want, kept) = match stashed {
+            true => ("first", "older than the database's"),
+            false => ("edited", "changed on both sides"),
+        };
+        ensure!(
+            a.features()? == [("bore".to_string(), want.to_string())],
+            "git {how:?}: {:?}; sync said {said}",
+            a.features()?
+        );
+        ensure!(said.contains(kept), "git {how:?}: sync said {said}");
+        let files = std::fs::read_dir(a.clone.join(FOLDER).join("records"))?
+            .map(|e| Ok(std::fs::read_to_string(e?.path())?))
+            .collect::<anyhow::Result<Vec<String>>>()?
+            .concat();
+        ensure!(
+            files.contains(&format!("\"{want}\"")),
+            "git {how:?}: the folder holds {files}"
+        );
+    }
+    Ok(())
+}
