@@ -1709,3 +1709,46 @@ fn sync_team_a_synced_edit_put_back_by_git_checkout_is_written_again() -> anyhow
     }
     Ok(())
 }
+
+/// [`sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision`] with Bob
+/// taking Alice's carry by `git merge --squash` (git sets `GITHEAD_<commit>` for the squashed
+/// commit as for a merge): the driver finds the carry's copy in her commit, and Bob's sync
+/// keeps his statement as what B says of the feature, nothing live at B.
+#[test]
+fn sync_team_a_statement_squash_merged_over_a_second_carry_stays_at_its_revision()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-second-carry-squash")?;
+    let (mut a, mut b) = bore_carried_to_b(root.path(), false)?;
+    let (rev_b, rev_c) = revisions_b_and_c();
+    carry(&mut a, &rev_b, &rev_c)?;
+    a.publish("alice: carried on to C")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.server
+        .call(
+            "remember",
+            json!({"artifact": rev_b, "name": "bore", "note": "bob: ream and deburr",
+                   "entity_ids": []}),
+        )?
+        .ok()?;
+    b.sync()?;
+    b.commit("bob: bore at B")?;
+    git_ok(&b.clone, &["fetch", "-q", "origin"])?;
+    git_ok(&b.clone, &["merge", "-q", "--squash", "origin/main"])?;
+    b.commit("bob: alice's carry, squashed")?;
+    let said = b.sync()?;
+    let (Some(rb), Some(rc)) = (rev_b["revision"].as_str(), rev_c["revision"].as_str()) else {
+        bail!("no revisions");
+    };
+    for (what, text) in [
+        ("bob's folder", folder_lines(&b)?),
+        ("bob's database", b.export()?),
+    ] {
+        ensure!(
+            note_at(&text, "bore", rb, false).is_none()
+                && note_at(&text, "bore", rc, false).as_deref() == Some("ream to size")
+                && note_at(&text, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
+            "{what}: the carry at C and bob's statement at B: {said}{text}"
+        );
+    }
+    Ok(())
+}
