@@ -860,6 +860,49 @@ mod tests {
         }
     }
 
+    /// The hand-written SHA-1 gives git's blob ids for texts of every length across the
+    /// first blocks and the padding boundaries, and a few long ones, of ASCII and multi-byte
+    /// UTF-8 (each against `git hash-object` of the same bytes, all in one run of git).
+    #[test]
+    fn blob_ids_are_git_s_for_any_length() {
+        use super::blob_id;
+        let dir = std::env::temp_dir().join(format!("review-mcp-sha1-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let pattern = "a\u{e9}\u{20ac}\u{1f529}z\n";
+        let mut lengths: Vec<usize> = (0..=260).collect();
+        lengths.extend([511, 512, 513, 1000, 4095, 4096, 4097, 65_537, 1_000_003]);
+        let mut texts = Vec::new();
+        for (i, n) in lengths.iter().enumerate() {
+            let text: Vec<u8> = pattern.bytes().cycle().take(*n).collect();
+            let path = dir.join(format!("{i}"));
+            std::fs::write(&path, &text).unwrap();
+            texts.push((path, text));
+        }
+        let out = std::process::Command::new("git")
+            .args(["hash-object", "--no-filters", "--stdin-paths"])
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                let paths: String = texts
+                    .iter()
+                    .map(|(p, _)| format!("{}\n", p.display()))
+                    .collect();
+                c.stdin.take().map(|mut i| i.write_all(paths.as_bytes()));
+                c.wait_with_output()
+            })
+            .unwrap();
+        let ids: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+        assert_eq!(ids.len(), texts.len(), "{out:?}");
+        for ((_, text), id) in texts.iter().zip(ids) {
+            assert_eq!(blob_id(text, false), id, "{} bytes", text.len());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     use super::*;
 
     /// A pattern with a space, a quote or a backslash is quoted as .gitattributes reads it.

@@ -1433,10 +1433,21 @@ fn carry(e: &mut Engineer, from: &Value, to: &Value) -> anyhow::Result<()> {
 /// it on to B and publishes, and the other imports the carrier's export: both hold the feature
 /// at B with its copy at A. The two tests of a statement meeting a second carry start here.
 fn bore_carried_to_b(root: &Path, bob_carries: bool) -> anyhow::Result<(Engineer, Engineer)> {
+    bore_carried_to_b_in(root, bob_carries, FOLDER)
+}
+
+/// [`bore_carried_to_b`] with the review memory in `folder` of each clone.
+fn bore_carried_to_b_in(
+    root: &Path,
+    bob_carries: bool,
+    folder: &str,
+) -> anyhow::Result<(Engineer, Engineer)> {
     let (bare, mut a) = team_repository(root)?;
+    a.folder = folder.into();
     a.remember("slot", "mill 4 wide")?;
     a.publish("alice: first review")?;
     let mut b = Engineer::start(root, &bare, "bob")?;
+    b.folder = folder.into();
     b.sync()?;
     let (rev_b, _) = revisions_b_and_c();
     let (carrier, other, name, other_name) = match bob_carries {
@@ -1477,9 +1488,22 @@ fn bore_carried_to_b(root: &Path, bob_carries: bool) -> anyhow::Result<(Engineer
 #[test]
 fn sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision() -> anyhow::Result<()>
 {
+    statement_over_a_second_carry(FOLDER)
+}
+
+/// The same in a folder whose path has a space, a `:` (git's `<commit>:<path>` separator,
+/// which the driver's lookup of the copy in the other side's commit writes) and a letter
+/// outside ASCII: the driver finds the copy there too.
+#[test]
+fn sync_team_a_statement_over_a_second_carry_in_a_folder_named_with_a_colon_space_and_accent()
+-> anyhow::Result<()> {
+    statement_over_a_second_carry("de:sign r\u{e9}v/review memory")
+}
+
+fn statement_over_a_second_carry(folder: &str) -> anyhow::Result<()> {
     for rebase in [false, true] {
         let root = TempDir::new("sync-team-second-carry")?;
-        let (mut a, mut b) = bore_carried_to_b(root.path(), false)?;
+        let (mut a, mut b) = bore_carried_to_b_in(root.path(), false, folder)?;
         let (rev_b, rev_c) = revisions_b_and_c();
         carry(&mut a, &rev_b, &rev_c)?;
         a.publish("alice: carried on to C")?;
@@ -1640,5 +1664,91 @@ fn sync_team_a_restored_backup_keeps_what_it_synced_into_a_commit_never_pushed()
         files.contains("\"edited\"") && files.contains("\"new\"") && !files.contains("\"first\""),
         "the folder holds: {files}"
     );
+    Ok(())
+}
+
+/// An edit synced and never committed, its file then put back as committed by `git checkout
+/// -- DIR` or `git reset --hard` (no commit, index or stash ever held the edit's text): the
+/// next sync keeps the edit and writes its file again (a conflict line names both versions),
+/// as docs/command-line.md says; a `git stash` holds the text, so the stashed-away file is
+/// the older version taken, and the edit saved beside the database to import back.
+#[test]
+fn sync_team_a_synced_edit_put_back_by_git_checkout_is_written_again() -> anyhow::Result<()> {
+    for how in [
+        &["checkout", "--", FOLDER][..],
+        &["reset", "-q", "--hard"][..],
+        &["stash", "-q"][..],
+    ] {
+        let tmp = TempDir::new("team-put-back")?;
+        let (_bare, mut a) = team_repository(tmp.path())?;
+        a.remember("bore", "first")?;
+        a.publish("bore")?;
+        a.remember("bore", "edited")?;
+        a.sync()?;
+        git_ok(&a.clone, how)?;
+        let said = a.sync()?;
+        let stashed = how[0] == "stash";
+        let (want, kept) = match stashed {
+            true => ("first", "older than the database's"),
+            false => ("edited", "changed on both sides"),
+        };
+        ensure!(
+            a.features()? == [("bore".to_string(), want.to_string())],
+            "git {how:?}: {:?}; sync said {said}",
+            a.features()?
+        );
+        ensure!(said.contains(kept), "git {how:?}: sync said {said}");
+        let files = std::fs::read_dir(a.clone.join(FOLDER).join("records"))?
+            .map(|e| Ok(std::fs::read_to_string(e?.path())?))
+            .collect::<anyhow::Result<Vec<String>>>()?
+            .concat();
+        ensure!(
+            files.contains(&format!("\"{want}\"")),
+            "git {how:?}: the folder holds {files}"
+        );
+    }
+    Ok(())
+}
+
+/// [`sync_team_a_statement_git_merges_over_a_second_carry_stays_at_its_revision`] with Bob
+/// taking Alice's carry by `git merge --squash` (git sets `GITHEAD_<commit>` for the squashed
+/// commit as for a merge): the driver finds the carry's copy in her commit, and Bob's sync
+/// keeps his statement as what B says of the feature, nothing live at B.
+#[test]
+fn sync_team_a_statement_squash_merged_over_a_second_carry_stays_at_its_revision()
+-> anyhow::Result<()> {
+    let root = TempDir::new("sync-team-second-carry-squash")?;
+    let (mut a, mut b) = bore_carried_to_b(root.path(), false)?;
+    let (rev_b, rev_c) = revisions_b_and_c();
+    carry(&mut a, &rev_b, &rev_c)?;
+    a.publish("alice: carried on to C")?;
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    b.server
+        .call(
+            "remember",
+            json!({"artifact": rev_b, "name": "bore", "note": "bob: ream and deburr",
+                   "entity_ids": []}),
+        )?
+        .ok()?;
+    b.sync()?;
+    b.commit("bob: bore at B")?;
+    git_ok(&b.clone, &["fetch", "-q", "origin"])?;
+    git_ok(&b.clone, &["merge", "-q", "--squash", "origin/main"])?;
+    b.commit("bob: alice's carry, squashed")?;
+    let said = b.sync()?;
+    let (Some(rb), Some(rc)) = (rev_b["revision"].as_str(), rev_c["revision"].as_str()) else {
+        bail!("no revisions");
+    };
+    for (what, text) in [
+        ("bob's folder", folder_lines(&b)?),
+        ("bob's database", b.export()?),
+    ] {
+        ensure!(
+            note_at(&text, "bore", rb, false).is_none()
+                && note_at(&text, "bore", rc, false).as_deref() == Some("ream to size")
+                && note_at(&text, "bore", rb, true).as_deref() == Some("bob: ream and deburr"),
+            "{what}: the carry at C and bob's statement at B: {said}{text}"
+        );
+    }
     Ok(())
 }
