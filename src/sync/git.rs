@@ -588,26 +588,9 @@ const REPLAYS: [&str; 5] = [
 /// a guessed `.git`, which is a file in a linked worktree or a submodule. `false` when git
 /// cannot say (no git, or `dir` in no repository).
 pub(super) fn replaying(dir: &Path) -> bool {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(["rev-parse", "--absolute-git-dir"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .output();
-    let out = match out {
-        Ok(o) if o.status.success() => o.stdout,
-        Ok(_) => return false,
-        Err(e) => {
-            log::debug!("merge-file: cannot ask git where its directory is: {e}");
-            return false;
-        }
-    };
-    let named = out.strip_suffix(b"\n").unwrap_or(&out);
-    if named.is_empty() {
+    let Some(git_dir) = super::sides::git_dir(dir) else {
         return false;
-    }
-    let git_dir = super::owned::path_of(named);
+    };
     REPLAYS
         .iter()
         .any(|m| fs::symlink_metadata(git_dir.join(m)).is_ok())

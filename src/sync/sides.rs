@@ -20,7 +20,7 @@
 
 use std::ffi::OsStr;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::Item;
@@ -80,12 +80,18 @@ fn sides() -> Vec<String> {
 /// The commit a rebase (merge backend) is replaying: the last command of
 /// `rebase-merge/done` ([`pick_of`]).
 fn picked() -> Option<String> {
-    let dir = git(&["rev-parse", "--git-dir"], b"")?;
-    let dir = String::from_utf8(dir).ok()?;
-    let done = Path::new(dir.trim_end_matches('\n'))
-        .join("rebase-merge")
-        .join("done");
+    let done = git_dir(Path::new("."))?.join("rebase-merge").join("done");
     pick_of(&String::from_utf8(read_regular(&done, 1024 * 1024).ok()?).ok()?)
+}
+
+/// The git directory of the repository holding `dir`, as git names it (`git rev-parse
+/// --absolute-git-dir`) in the environment git gave the driver (in a linked worktree git
+/// passes its own `GIT_DIR`), never a guessed `.git`, which is a file in a linked worktree or a
+/// submodule; `None` when git cannot say.
+pub(super) fn git_dir(dir: &Path) -> Option<PathBuf> {
+    let out = git_in(Some(dir), &["rev-parse", "--absolute-git-dir"], b"")?;
+    let named = out.strip_suffix(b"\n").unwrap_or(&out);
+    (!named.is_empty()).then(|| super::owned::path_of(named))
 }
 
 /// The commit the last command of a rebase's `done` list picks: a `pick` (or `reword`,
@@ -142,7 +148,16 @@ fn blob_at(commit: &str, path: &str) -> Option<Vec<u8>> {
 /// What git printed, run at the driver's working directory (the top of the work tree) in the
 /// environment git gave the driver; `None` when it fails or there is no git.
 fn git(args: &[&str], stdin: &[u8]) -> Option<Vec<u8>> {
-    let mut child = Command::new("git")
+    git_in(None, args, stdin)
+}
+
+/// [`git`], run in `dir` when given.
+fn git_in(dir: Option<&Path>, args: &[&str], stdin: &[u8]) -> Option<Vec<u8>> {
+    let mut command = Command::new("git");
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let mut child = command
         .args(["-c", "core.fsmonitor=false"])
         .args(args.iter().map(OsStr::new))
         .stdin(Stdio::piped())
