@@ -28,7 +28,8 @@
 //! latest verdict is never lost or duplicated, every history event any database ever held is
 //! kept, in order. `a_few_seeds_converge` runs two seeds in every `cargo test`;
 //! `converge::long` (ignored, `tests/stress/README.md`) runs hundreds and, with
-//! `CONVERGE_MINIMISE`, prints the shortest operation list that still fails.
+//! `CONVERGE_MINIMISE`, prints the shortest operation list that still fails; `CONVERGE_TRACE`
+//! prints the records of every database and folder after each operation.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -956,6 +957,49 @@ impl World {
         Ok(())
     }
 
+    /// `CONVERGE_TRACE`: the records each clone's database and folder hold, on stderr, one
+    /// line each (id, name, revision, the revision a carry brought it from, a superseded
+    /// copy's mark, note, `updated_at`), to follow a failing sequence operation by operation.
+    fn trace(&self, when: &str) -> anyhow::Result<()> {
+        let short = |v: &Value| {
+            v.as_str()
+                .and_then(|s| s.get(7..13))
+                .unwrap_or("-")
+                .to_string()
+        };
+        let line = |r: &Value| {
+            format!(
+                "{} {} rev {} from {} superseded by {} note {} at {}",
+                r["id"].as_str().unwrap_or("?"),
+                r["name"],
+                short(&r["artifact"]["revision"]),
+                short(&r["carried"]["from"]),
+                short(&r["superseded"]["by"]),
+                r["note"],
+                r["updated_at"].as_str().unwrap_or("?")
+            )
+        };
+        eprintln!("== {when}");
+        for (c, clone) in self.clones.iter().enumerate() {
+            for l in lines(&export(&clone.db)?) {
+                if let Some(r) = l.get("record") {
+                    eprintln!("  db {c}:     {}", line(r));
+                }
+            }
+            let records = clone.dir.join("review/records");
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&records)
+                .map(|d| d.flatten().map(|e| e.path()).collect())
+                .unwrap_or_default();
+            files.sort();
+            for f in files {
+                let text = std::fs::read_to_string(&f).unwrap_or_default();
+                let r = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
+                eprintln!("  folder {c}: {}", line(&r["record"]));
+            }
+        }
+        Ok(())
+    }
+
     fn took(&mut self, what: &'static str) {
         *self.moves.entry(what).or_default() += 1;
     }
@@ -1477,6 +1521,9 @@ fn run_in(mut w: World, ops: &[Op]) -> anyhow::Result<Moves> {
     for (i, op) in ops.iter().enumerate() {
         w.apply(op)
             .with_context(|| format!("operation {i}: {op:?}"))?;
+        if std::env::var_os("CONVERGE_TRACE").is_some() {
+            w.trace(&format!("after operation {i}: {op:?}"))?;
+        }
     }
     // Events are only ever added: what each database holds now is every event it ever held.
     for c in 0..CLONES {
@@ -1505,6 +1552,9 @@ fn run_in(mut w: World, ops: &[Op]) -> anyhow::Result<Moves> {
         one_order_per_item_and_millisecond(&export(&w.clones[0].db)?) == exports[0],
         "a second sync changed the database"
     );
+    if std::env::var_os("CONVERGE_TRACE").is_some() {
+        w.trace("after the final syncs")?;
+    }
     check_rules(&w, &exports[0])?;
     let not_carried = lines(&exports[0])
         .iter()
