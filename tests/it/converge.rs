@@ -371,7 +371,10 @@ impl Ver {
 /// `held` is every version each clone's git repository holds a blob of (committed there or
 /// fetched), `pushed` every version the remote ever held: a sync's base the clone's
 /// repository never held (a restored backup's, synced into a commit lost with the working
-/// copy) is no base (docs/database.md, "Restore a backup and sync").
+/// copy) is no base (docs/database.md, "Restore a backup and sync"). `reach` is every version
+/// in a commit reachable from the clone's branch: what a push sends, the history of a merge
+/// included (a version committed there and since replaced by a merge is in the remote, and in
+/// every clone that fetches it).
 #[derive(Default)]
 struct Replicas {
     db: [Option<Ver>; CLONES],
@@ -380,6 +383,7 @@ struct Replicas {
     shared: [Files; CLONES],
     remote: Files,
     held: [BTreeSet<Ver>; CLONES],
+    reach: [BTreeSet<Ver>; CLONES],
     pushed: BTreeSet<Ver>,
 }
 
@@ -449,20 +453,31 @@ impl Replicas {
         self.folder[c] = r.into_iter().map(|v| (v.id, v)).collect();
         self.base[c] = self.folder[c].clone();
         self.held[c].extend(self.folder[c].values().cloned());
+        self.reach[c].extend(self.folder[c].values().cloned());
     }
     /// git merges file by file: the driver merges one id's two versions, and a file one side
     /// changed and the other deleted is kept (`World::pull`). The fetch brings every version
-    /// the remote ever held; the merge is committed.
-    fn pull(&mut self, c: usize) {
+    /// the remote ever held; the merge is committed. `--rebase` replays the clone's own
+    /// commits on the remote's: a version of an id the remote left as it was is replayed as it
+    /// was; one of an id the remote changed is merged into a new blob, and the commit that held
+    /// it is no longer on the branch (its blob stays in the clone's repository, not pushed).
+    fn pull(&mut self, c: usize, rebase: bool) {
+        if rebase {
+            let (remote, shared, pushed) = (&self.remote, &self.shared[c], &self.pushed);
+            self.reach[c].retain(|v| pushed.contains(v) || remote.get(&v.id) == shared.get(&v.id));
+        }
         self.folder[c] = merge_files(&self.folder[c], &self.remote, &self.shared[c]);
         self.shared[c] = self.remote.clone();
         self.held[c].extend(self.pushed.iter().cloned());
         self.held[c].extend(self.folder[c].values().cloned());
+        self.reach[c].extend(self.pushed.iter().cloned());
+        self.reach[c].extend(self.folder[c].values().cloned());
     }
+    /// The branch and every commit it reaches go to the remote.
     fn push(&mut self, c: usize) {
         self.remote = self.folder[c].clone();
         self.shared[c] = self.remote.clone();
-        self.pushed.extend(self.remote.values().cloned());
+        self.pushed.extend(self.reach[c].iter().cloned());
     }
     /// `import` of `from`'s export into `c`: the later version wins, under its own id (a line
     /// that takes the key from another id ends that one: docs/database.md), with the other's
@@ -482,6 +497,7 @@ impl Replicas {
         self.folder[c] = self.remote.clone();
         self.shared[c] = self.remote.clone();
         self.held[c] = self.pushed.clone();
+        self.reach[c] = self.pushed.clone();
     }
     /// Whether any copy that can still reach the team (a database, a working copy, the remote)
     /// holds the engineer's verdict dated `at` on requirement `item`.
@@ -765,7 +781,7 @@ impl World {
             }
             step = git(&dir, &["-c", "core.editor=true", "rebase", "--continue"])?;
         }
-        self.models(|m| m.pull(c));
+        self.models(|m| m.pull(c, rebase));
         Ok(())
     }
 
@@ -4621,4 +4637,55 @@ fn seed12563_a_restore_from_before_a_carry_does_not_move_the_feature_back() -> a
         Restore { c: 0, pick: 1 },
     ];
     run(&ops).map(drop)
+}
+
+/// Regression (seed 12679 of 200 operations, minimised to these 10 with
+/// `CONVERGE_MINIMISE_LIKE`): a fault of the model, not of sync. Clone 2 syncs its feature into
+/// a commit (`Commit`), backs its database up, and its next sync merges clone 1's feature of
+/// the same name (the later id keeps the key; clone 2's file is deleted) and pushes; the push
+/// sends the merge's history, clone 2's commit with it. Clone 2 starts over from the remote and
+/// restores the backup: its sync base is a version the fresh clone's repository holds (the
+/// pushed history), so it stands, and the folder's deletion (clone 0 renamed the feature)
+/// deletes the restored feature, as docs/database.md says. The model pushed only the branch
+/// tip's versions, so it took that base for one the repository never held and expected the
+/// restored feature to stay. The model now pushes every version a commit on the branch holds.
+#[test]
+fn a_restored_base_from_a_commit_pushed_in_a_merge_history_stands() -> anyhow::Result<()> {
+    use Op::*;
+    let ops = vec![
+        Remember {
+            c: 2,
+            part: 1,
+            rev: 0,
+            name: 1,
+            tag: 0,
+        },
+        Remember {
+            c: 1,
+            part: 1,
+            rev: 2,
+            name: 1,
+            tag: 0,
+        },
+        Sync { c: 1 },
+        Commit { c: 2 },
+        Backup { c: 2 },
+        Rejoin { c: 0 },
+        Rename {
+            c: 0,
+            part: 1,
+            rev: 1,
+            from: 1,
+            to: 2,
+        },
+        Sync { c: 2 },
+        Rejoin { c: 2 },
+        Restore { c: 2, pick: 2 },
+    ];
+    let moves = run(&ops)?;
+    ensure!(
+        moves.get("restore") == Some(&1),
+        "no restore took effect: {moves:?}"
+    );
+    Ok(())
 }
