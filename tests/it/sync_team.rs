@@ -111,11 +111,16 @@ impl Engineer {
     }
 
     fn remember(&mut self, name: &str, note: &str) -> anyhow::Result<Value> {
+        self.remember_at(&art(), name, note)
+    }
+
+    /// [`Engineer::remember`] at `artifact`.
+    fn remember_at(&mut self, artifact: &Value, name: &str, note: &str) -> anyhow::Result<Value> {
         let v = self
             .server
             .call(
                 "remember",
-                json!({"artifact": art(), "name": name, "note": note, "entity_ids": []}),
+                json!({"artifact": artifact, "name": name, "note": note, "entity_ids": []}),
             )?
             .ok()?;
         Ok(v["record"].clone())
@@ -1787,13 +1792,7 @@ fn a_statement_at_a_pulled_over_a_carry(
         );
     } else {
         // Stated at B after the carry: the carry's mark is gone.
-        a.server
-            .call(
-                "remember",
-                json!({"artifact": rev_b, "name": "chamfer", "note": "at B: 0.5 x 45",
-                       "entity_ids": []}),
-            )?
-            .ok()?;
+        a.remember_at(&rev_b, "chamfer", "at B: 0.5 x 45")?;
     }
     a.publish("alice: carried to B")?;
     std::thread::sleep(std::time::Duration::from_millis(5));
